@@ -1,0 +1,97 @@
+// Proof retention and verdict finalisation: the only place where an engine's "proven"
+// outcome becomes VERIFIED. The artifact is stored under its own proof_ref (sha256 of its
+// RFC 8785 form), and an ES256 attestation is signed; if either fails, the result is not
+// VERIFIED (fail closed).
+import { sha256Ref } from '../core/canonical-json.js';
+import { buildDiagnostic, type DiagnosticResult, type EngineOutcome } from '../core/diagnostic.js';
+import { AttestationError, type AttestationSigner, type IssuedAttestation } from '../core/attestation.js';
+import type { Store } from '../core/store.js';
+
+export const SIGNING_ERROR_CONSTRAINT = 'api.attestation.signing_error';
+
+export interface ProofContext {
+  store: Store;
+  signer: AttestationSigner;
+}
+
+/** Stores the artifact (idempotently: same artifact, same id) and returns its proof_ref. */
+export async function retainProof(
+  store: Store,
+  engine: string,
+  orgId: string | null,
+  artifact: Record<string, unknown>,
+): Promise<string> {
+  const proofRef = sha256Ref(artifact);
+  await store.proofs.updateOne(
+    { _id: proofRef },
+    { $setOnInsert: { artifact, engine, org_id: orgId, created_at: new Date() } },
+    { upsert: true },
+  );
+  return proofRef;
+}
+
+export interface FinalizeOptions {
+  engine: string;
+  orgId: string | null;
+  /** The expression actually evaluated (bound into the attestation's query_hash). */
+  evaluatedExpression: string;
+  withAdmission?: boolean;
+  confidence?: number;
+}
+
+export interface FinalizedDiagnostic {
+  diagnostic: DiagnosticResult;
+  attestation: IssuedAttestation | null;
+  attestationError: string | null;
+}
+
+export async function finalizeOutcome(
+  ctx: ProofContext,
+  outcome: EngineOutcome,
+  opts: FinalizeOptions,
+): Promise<FinalizedDiagnostic> {
+  const withAdmission = opts.withAdmission ?? false;
+  if (outcome.kind !== 'proven') {
+    const status = outcome.kind === 'blocked' ? 'BLOCKED' : 'UNVERIFIABLE';
+    return {
+      diagnostic: buildDiagnostic({ status, agentMessage: outcome.agentMessage, developerFields: outcome.developerFields, withAdmission }),
+      attestation: null,
+      attestationError: null,
+    };
+  }
+  const proofRef = await retainProof(ctx.store, opts.engine, opts.orgId, outcome.proof);
+  try {
+    const attestation = await ctx.signer.sign({
+      evaluatedExpression: opts.evaluatedExpression,
+      status: 'VERIFIED',
+      verified: true,
+      engine: opts.engine,
+      confidence: opts.confidence ?? 1,
+      proofRef,
+    });
+    return {
+      diagnostic: buildDiagnostic({
+        status: 'VERIFIED',
+        agentMessage: outcome.agentMessage,
+        developerFields: outcome.developerFields,
+        proofRef,
+        withAdmission,
+      }),
+      attestation,
+      attestationError: null,
+    };
+  } catch (err) {
+    if (!(err instanceof AttestationError)) throw err;
+    // Proven, but unattested: never VERIFIED (contract, batch row "attestation signing fails").
+    return {
+      diagnostic: buildDiagnostic({
+        status: 'UNVERIFIABLE',
+        agentMessage: 'The claim was proven but its attestation could not be signed; the result is not authoritative.',
+        developerFields: { ...outcome.developerFields, constraint_id: SIGNING_ERROR_CONSTRAINT, attestation_error: err.code },
+        withAdmission,
+      }),
+      attestation: null,
+      attestationError: err.code,
+    };
+  }
+}

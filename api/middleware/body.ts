@@ -1,0 +1,95 @@
+// Reads and parses JSON request bodies with the contract's caps: a byte limit enforced before
+// parsing (from Content-Length up front, and while streaming for chunked bodies), and a read
+// deadline. Over-cap bodies are rejected as soon as the cap is exceeded, never fully buffered.
+import type { Middleware, Context } from 'koa';
+import { HttpError } from '../errors.js';
+
+export const BODY_TIMEOUT_DETAIL = 'Request body not received in time.';
+export const bodyLimitDetail = (limit: number) => `Request body exceeds the ${limit} byte limit for this endpoint.`;
+
+export interface BodyOptions {
+  limitBytes: number;
+  timeoutMs: number;
+}
+
+/** Reads the raw body into a Buffer under the caps (shared by JSON and upload routes). */
+export function readRawBody(ctx: Context, { limitBytes, timeoutMs }: BodyOptions): Promise<Buffer> {
+  const req = ctx.req;
+  const lengthHeader = req.headers['content-length'];
+  if (lengthHeader !== undefined) {
+    if (!/^\d+$/.test(lengthHeader)) throw new HttpError(400, 'Invalid Content-Length header.');
+    if (Number(lengthHeader) > limitBytes) {
+      throw new HttpError(413, bodyLimitDetail(limitBytes), { Connection: 'close' });
+    }
+  }
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let received = 0;
+    let done = false;
+    const finish = (err: HttpError | null, value?: Buffer) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('aborted', onAborted);
+      if (err) {
+        req.pause();
+        reject(err);
+      } else resolve(value as Buffer);
+    };
+    const onData = (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > limitBytes) {
+        finish(new HttpError(413, bodyLimitDetail(limitBytes), { Connection: 'close' }));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => finish(null, Buffer.concat(chunks, received));
+    const onError = () => finish(new HttpError(400, 'Request body could not be read.', { Connection: 'close' }));
+    const onAborted = () => finish(new HttpError(400, 'Request body could not be read.', { Connection: 'close' }));
+    const timer = setTimeout(() => finish(new HttpError(408, BODY_TIMEOUT_DETAIL, { Connection: 'close' })), timeoutMs);
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('aborted', onAborted);
+  });
+}
+
+const JSON_TYPES = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+
+/** Parses a JSON body into ctx.request.body; keeps the raw text in ctx.state.rawBody. */
+export function jsonBody(opts: BodyOptions): Middleware {
+  return async (ctx, next) => {
+    if (ctx.method === 'GET' || ctx.method === 'HEAD' || ctx.method === 'OPTIONS') return next();
+    const type = ctx.get('Content-Type');
+    const raw = await readRawBody(ctx, opts);
+    if (type && !JSON_TYPES.test(type) && raw.length > 0) {
+      throw new HttpError(415, 'Unsupported Content-Type: send application/json.');
+    }
+    const text = raw.toString('utf8');
+    ctx.state.rawBody = text;
+    if (text.trim() === '') {
+      (ctx.request as { body?: unknown }).body = undefined;
+    } else {
+      try {
+        (ctx.request as { body?: unknown }).body = JSON.parse(text);
+      } catch (err) {
+        throw new HttpError(400, `Malformed JSON body: ${(err as Error).message}`);
+      }
+    }
+    return next();
+  };
+}
+
+/** The parsed JSON body, which must be an object for every JSON route. */
+export function bodyObject(ctx: Context): Record<string, unknown> {
+  const body = (ctx.request as { body?: unknown }).body;
+  if (body === undefined) throw new HttpError(400, 'Request body is required (a JSON object).');
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new HttpError(400, 'Request body must be a JSON object.');
+  }
+  return body as Record<string, unknown>;
+}

@@ -1,0 +1,66 @@
+// Outermost middleware: turns every thrown error into a JSON error body with `detail`.
+import type { Middleware } from 'koa';
+import { ZodError } from 'zod';
+import { HttpError, zodDetail } from '../errors.js';
+import { logger } from '../../core/logger.js';
+
+const log = logger('http');
+
+export function errorHandler(): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) {
+        ctx.status = 404;
+        ctx.body = { detail: 'Not Found' };
+      }
+    } catch (err) {
+      if (err instanceof HttpError) {
+        ctx.status = err.status;
+        ctx.set(err.headers);
+        ctx.body = err.body ?? { detail: err.detail };
+      } else if (err instanceof ZodError) {
+        ctx.status = 400;
+        ctx.body = { detail: zodDetail(err) };
+      } else {
+        const e = err as { status?: number; expose?: boolean; message?: string };
+        if (typeof e.status === 'number' && e.status >= 400 && e.status < 500 && e.expose) {
+          ctx.status = e.status;
+          ctx.body = { detail: e.message ?? 'Bad request' };
+        } else {
+          log.error('unhandled error', { method: ctx.method, path: ctx.path, error: String(e.message ?? err) });
+          ctx.status = 500;
+          ctx.body = { detail: 'Internal server error' };
+        }
+      }
+    }
+  };
+}
+
+/** Hosted deployments serve the API under /v1; local servers serve the same routes at the root. */
+export function versionPrefix(): Middleware {
+  return async (ctx, next) => {
+    if (ctx.path === '/v1' || ctx.path.startsWith('/v1/')) {
+      ctx.path = ctx.path.slice(3) || '/';
+    }
+    await next();
+  };
+}
+
+export function accessLog(): Middleware {
+  return async (ctx, next) => {
+    const start = performance.now();
+    try {
+      await next();
+    } finally {
+      // Path only: query strings may carry nonces or tokens and are never logged.
+      log.info('request', {
+        method: ctx.method,
+        path: ctx.path,
+        status: ctx.status,
+        ms: Math.round((performance.now() - start) * 10) / 10,
+        workflow_id: ctx.response.get('X-Workflow-Id') || undefined,
+      });
+    }
+  };
+}

@@ -1,0 +1,31 @@
+// GET /health and GET /health/identity (contract, Endpoints).
+import { createHmac } from 'node:crypto';
+import type Router from '@koa/router';
+import { SERVICE_NAME, SERVICE_VERSION } from '../../core/version.js';
+import { HttpError } from '../errors.js';
+import type { AppDeps } from '../app.js';
+
+export const NONCE_DETAIL = 'nonce is required (max 128 characters)';
+
+export function registerHealthRoutes(router: Router, { cfg }: AppDeps): void {
+  router.get('/health', (ctx) => {
+    ctx.body = { status: 'healthy', service: SERVICE_NAME, version: SERVICE_VERSION, timestamp: new Date().toISOString() };
+  });
+
+  router.get('/health/identity', (ctx) => {
+    const nonce = ctx.query.nonce;
+    if (typeof nonce !== 'string' || nonce.length < 1 || nonce.length > 128) {
+      throw new HttpError(400, NONCE_DETAIL);
+    }
+    const jwtSecret = cfg.SVC_JWT_SECRET_KEY;
+    const lookupSecret = cfg.SVC_API_KEY_LOOKUP_SECRET;
+    if (!jwtSecret || !lookupSecret) throw new HttpError(503, 'server secrets not configured');
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = {
+      identity: {
+        jwt_hmac: createHmac('sha256', jwtSecret).update(`svc-server-identity-v1:jwt:${nonce}`).digest('hex'),
+        lookup_hmac: createHmac('sha256', lookupSecret).update(`svc-server-identity-v1:lookup:${nonce}`).digest('hex'),
+      },
+    };
+  });
+}

@@ -1,0 +1,19 @@
+// POST /verify/math: validated here, evaluated in a workflow by the math engine activity.
+import type Router from '@koa/router';
+import { mathRequestSchema } from '../../activities/engines/math.js';
+import { bodyObject } from '../middleware/body.js';
+import type { AppDeps } from '../app.js';
+import { requireApiKey } from '../middleware/auth.js';
+
+export function registerMathRoutes(router: Router, deps: AppDeps): void {
+  router.post('/verify/math', requireApiKey(deps, 'verify:read'), async (ctx) => {
+    const input = mathRequestSchema.parse(bodyObject(ctx));
+    const { result, workflowId } = await deps.temporal.runVerification('math', input, {
+      orgId: ctx.state.principal?.orgId ?? null,
+      timeoutMs: deps.cfg.SVC_MATH_TIMEOUT * 1000,
+      timeoutDetail: 'Math verification timed out.',
+    });
+    ctx.set('X-Workflow-Id', workflowId);
+    ctx.body = result;
+  });
+}

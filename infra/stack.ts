@@ -1,0 +1,364 @@
+// The project's own process supervisor: Temporal dev server, FerretDB, the worker(s) and the
+// API, each a child process with its log file and pid file under .data/<profile>/, started in
+// order and waited for, stopped cleanly (SIGTERM, then SIGKILL). Used by `npm run dev`
+// (profile dev) and by the test suite's global setup (profile test).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync, unlinkSync, openSync, readSync, closeSync, statSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ensureSecretsFile, generateSecrets } from './secrets.js';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const TOOLS_BIN = path.join(ROOT, '.tools', 'bin');
+
+export interface StackPorts {
+  temporal: number;
+  temporalUi: number;
+  ferret: number;
+  api: number;
+}
+
+export const DEV_PORTS: StackPorts = { temporal: 7233, temporalUi: 8233, ferret: 27017, api: 8000 };
+export const TEST_PORTS: StackPorts = { temporal: 17233, temporalUi: 18233, ferret: 37017, api: 18000 };
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export function portOpen(port: number, host = '127.0.0.1'): Promise<boolean> {
+  return new Promise((resolve) => {
+    const sock = net.connect({ port, host });
+    sock.once('connect', () => {
+      sock.destroy();
+      resolve(true);
+    });
+    sock.once('error', () => resolve(false));
+    sock.setTimeout(1000, () => {
+      sock.destroy();
+      resolve(false);
+    });
+  });
+}
+
+function tailOf(file: string, bytes = 4000): string {
+  try {
+    const size = statSync(file).size;
+    const fd = openSync(file, 'r');
+    const buf = Buffer.alloc(Math.min(bytes, size));
+    readSync(fd, buf, 0, buf.length, Math.max(0, size - buf.length));
+    closeSync(fd);
+    return buf.toString('utf8');
+  } catch {
+    return '';
+  }
+}
+
+export interface ProcessSpec {
+  name: string;
+  command: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+  /** Resolves true once the process serves; polled until `readyTimeoutMs`. */
+  ready: (proc: ManagedProcess) => Promise<boolean>;
+  readyTimeoutMs: number;
+}
+
+export class ManagedProcess {
+  child: ChildProcess | null = null;
+  readonly logFile: string;
+  private readonly pidFile: string;
+
+  constructor(
+    readonly spec: ProcessSpec,
+    private readonly dataDir: string,
+  ) {
+    mkdirSync(path.join(dataDir, 'logs'), { recursive: true });
+    mkdirSync(path.join(dataDir, 'pids'), { recursive: true });
+    this.logFile = path.join(dataDir, 'logs', `${spec.name}.log`);
+    this.pidFile = path.join(dataDir, 'pids', `${spec.name}.pid`);
+  }
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  logContains(text: string): boolean {
+    try {
+      return readFileSync(this.logFile, 'utf8').includes(text);
+    } catch {
+      return false;
+    }
+  }
+
+  /** Stops a process left behind by an earlier run of the same profile (from its pid file). */
+  reapStale(): void {
+    if (!existsSync(this.pidFile)) return;
+    const pid = Number(readFileSync(this.pidFile, 'utf8'));
+    if (pid > 0) {
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    }
+    unlinkSync(this.pidFile);
+  }
+
+  async start(extraEnv: NodeJS.ProcessEnv = {}): Promise<void> {
+    const out = createWriteStream(this.logFile, { flags: 'a' });
+    await new Promise((r) => out.once('open', r));
+    const child = spawn(this.spec.command, this.spec.args, {
+      cwd: ROOT,
+      env: { ...this.spec.env, ...extraEnv },
+      stdio: ['ignore', out, out],
+      detached: true, // own process group, so stop() reaches grandchildren too
+    });
+    this.child = child;
+    writeFileSync(this.pidFile, String(child.pid));
+    let exited = false;
+    child.once('exit', () => {
+      exited = true;
+    });
+    const deadline = Date.now() + this.spec.readyTimeoutMs;
+    while (Date.now() < deadline) {
+      if (exited) {
+        throw new Error(`${this.spec.name} exited during start-up; log tail:\n${tailOf(this.logFile)}`);
+      }
+      if (await this.spec.ready(this).catch(() => false)) return;
+      await sleep(200);
+    }
+    await this.stop();
+    throw new Error(`${this.spec.name} not ready within ${this.spec.readyTimeoutMs} ms; log tail:\n${tailOf(this.logFile)}`);
+  }
+
+  async stop(signal: NodeJS.Signals = 'SIGTERM', graceMs = 8000): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) {
+      this.child = null;
+      return;
+    }
+    const exited = new Promise<void>((r) => child.once('exit', () => r()));
+    try {
+      process.kill(-(child.pid as number), signal);
+    } catch {
+      /* gone */
+    }
+    const timedOut = await Promise.race([exited.then(() => false), sleep(graceMs).then(() => true)]);
+    if (timedOut) {
+      try {
+        process.kill(-(child.pid as number), 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+      await exited;
+    }
+    this.child = null;
+    if (existsSync(this.pidFile)) unlinkSync(this.pidFile);
+  }
+
+  /** Crash simulation for durability tests. */
+  async kill9(): Promise<void> {
+    await this.stop('SIGKILL', 5000);
+  }
+}
+
+export interface StackOptions {
+  profile: 'dev' | 'test';
+  ports: StackPorts;
+  /** Remove the profile's data folder first (tests start from an empty store and history). */
+  fresh?: boolean;
+  /** Extra environment for worker and API (e.g. short time-outs in tests). */
+  env?: NodeJS.ProcessEnv;
+  /** Use an external MongoDB instead of the embedded FerretDB. */
+  mongodbUri?: string;
+}
+
+export class Stack {
+  readonly dataDir: string;
+  readonly env: NodeJS.ProcessEnv;
+  readonly temporal: ManagedProcess;
+  readonly ferret: ManagedProcess | null;
+  readonly worker: ManagedProcess;
+  readonly api: ManagedProcess;
+  readonly mongodbUri: string;
+
+  constructor(readonly opts: StackOptions) {
+    this.dataDir = path.join(ROOT, '.data', opts.profile);
+    if (opts.fresh) rmSync(this.dataDir, { recursive: true, force: true });
+    mkdirSync(this.dataDir, { recursive: true });
+    const secrets = opts.profile === 'dev' ? ensureSecretsFile(path.join(ROOT, '.env.local')) : generateSecrets();
+    const { ports } = opts;
+    this.mongodbUri = opts.mongodbUri ?? process.env.MONGODB_URI ?? `mongodb://127.0.0.1:${ports.ferret}/svc`;
+    this.env = {
+      ...process.env,
+      ...secrets,
+      ...opts.env,
+      MONGODB_URI: this.mongodbUri,
+      TEMPORAL_ADDRESS: `127.0.0.1:${ports.temporal}`,
+      PORT: String(ports.api),
+      HOST: '127.0.0.1',
+    };
+
+    const node = process.execPath;
+    const tsx = ['--import', 'tsx'];
+    this.temporal = new ManagedProcess(
+      {
+        name: 'temporal',
+        command: path.join(TOOLS_BIN, 'temporal'),
+        args: [
+          'server', 'start-dev',
+          '--ip', '127.0.0.1',
+          '--port', String(ports.temporal),
+          '--ui-port', String(ports.temporalUi),
+          '--db-filename', path.join(this.dataDir, 'temporal.sqlite'),
+          '--namespace', 'default',
+          '--log-level', 'warn',
+          // Searchable batch metadata (docs/operations.md shows the UI filters).
+          '--search-attribute', 'SvcOrgId=Keyword',
+          '--search-attribute', 'SvcEngine=Keyword',
+          '--search-attribute', 'SvcItemCount=Int',
+          '--search-attribute', 'SvcBatchStatus=Keyword',
+        ],
+        env: process.env,
+        ready: async () => (await portOpen(ports.temporal)) && (await temporalServes(ports.temporal)),
+        readyTimeoutMs: 60_000,
+      },
+      this.dataDir,
+    );
+    this.ferret = opts.mongodbUri || process.env.MONGODB_URI
+      ? null
+      : new ManagedProcess(
+          {
+            name: 'ferretdb',
+            command: path.join(TOOLS_BIN, 'ferretdb'),
+            args: [
+              '--handler=sqlite',
+              `--sqlite-url=file:${path.join(this.dataDir, 'ferretdb')}/`,
+              `--listen-addr=127.0.0.1:${ports.ferret}`,
+              '--debug-addr=-',
+              '--telemetry=disable',
+              `--state-dir=${path.join(this.dataDir, 'ferretdb-state')}`,
+              '--log-level=warn',
+            ],
+            env: process.env,
+            ready: () => portOpen(ports.ferret),
+            readyTimeoutMs: 30_000,
+          },
+          this.dataDir,
+        );
+    mkdirSync(path.join(this.dataDir, 'ferretdb'), { recursive: true });
+    mkdirSync(path.join(this.dataDir, 'ferretdb-state'), { recursive: true });
+    this.worker = new ManagedProcess(
+      {
+        name: 'worker',
+        command: node,
+        args: [...tsx, path.join(ROOT, 'workers', 'verification-worker.ts')],
+        env: this.env,
+        ready: async (p) => p.logContains('SVC_WORKER_READY'),
+        readyTimeoutMs: 90_000,
+      },
+      this.dataDir,
+    );
+    this.api = new ManagedProcess(
+      {
+        name: 'api',
+        command: node,
+        args: [...tsx, path.join(ROOT, 'api', 'server.ts')],
+        env: this.env,
+        ready: async () => {
+          const res = await fetch(`http://127.0.0.1:${ports.api}/health`).catch(() => null);
+          return res?.status === 200;
+        },
+        readyTimeoutMs: 60_000,
+      },
+      this.dataDir,
+    );
+  }
+
+  get processes(): ManagedProcess[] {
+    return [this.temporal, ...(this.ferret ? [this.ferret] : []), this.worker, this.api];
+  }
+
+  get apiUrl(): string {
+    return `http://127.0.0.1:${this.opts.ports.api}`;
+  }
+
+  get urls(): Record<string, string> {
+    return {
+      api: this.apiUrl,
+      temporal_ui: `http://127.0.0.1:${this.opts.ports.temporalUi}`,
+      temporal_grpc: `127.0.0.1:${this.opts.ports.temporal}`,
+      store: this.mongodbUri,
+    };
+  }
+
+  async up(): Promise<void> {
+    for (const p of this.processes) p.reapStale();
+    for (const p of this.processes) {
+      const { ports } = this.opts;
+      const port = p === this.temporal ? ports.temporal : p === this.ferret ? ports.ferret : p === this.api ? ports.api : null;
+      if (port !== null && (await portOpen(port))) {
+        throw new Error(`port ${port} needed by ${p.spec.name} is already in use (is another stack running? try: npm run stack -- down)`);
+      }
+    }
+    // Infrastructure first, in parallel; then the worker and the API.
+    await Promise.all([this.temporal.start(), this.ferret?.start()]);
+    await Promise.all([this.worker.start(), this.api.start()]);
+  }
+
+  async down(): Promise<void> {
+    for (const p of [...this.processes].reverse()) await p.stop();
+  }
+}
+
+async function temporalServes(port: number): Promise<boolean> {
+  const { Connection } = await import('@temporalio/client');
+  const conn = await Connection.connect({ address: `127.0.0.1:${port}`, connectTimeout: 1000 });
+  try {
+    await conn.withDeadline(Date.now() + 2000, () => conn.workflowService.getSystemInfo({}));
+    await conn.withDeadline(Date.now() + 2000, () => conn.workflowService.describeNamespace({ namespace: 'default' }));
+    return true;
+  } finally {
+    await conn.close();
+  }
+}
+
+// CLI: `tsx infra/stack.ts up` (foreground; Ctrl-C stops everything) or `down`.
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const cmd = process.argv[2] ?? 'up';
+  const stack = new Stack({ profile: 'dev', ports: DEV_PORTS });
+  if (cmd === 'down') {
+    for (const p of stack.processes) p.reapStale();
+    console.log('dev stack stopped');
+  } else if (cmd === 'up') {
+    let stopping = false;
+    const stop = async () => {
+      if (stopping) return;
+      stopping = true;
+      console.log('\nstopping the dev stack…');
+      await stack.down();
+      process.exit(0);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+    stack
+      .up()
+      .then(() => {
+        const u = stack.urls;
+        console.log('\nThe verification service is running:');
+        console.log(`  API          ${u.api}   (also under ${u.api}/v1)`);
+        console.log(`  Temporal UI  ${u.temporal_ui}`);
+        console.log(`  Temporal     ${u.temporal_grpc}`);
+        console.log(`  Store        ${u.store}`);
+        console.log(`  Logs         ${path.join(stack.dataDir, 'logs')}`);
+        console.log('Press Ctrl-C to stop.');
+      })
+      .catch(async (err) => {
+        console.error(String(err?.message ?? err));
+        await stack.down();
+        process.exit(1);
+      });
+  } else {
+    console.error('usage: tsx infra/stack.ts [up|down]');
+    process.exit(2);
+  }
+}

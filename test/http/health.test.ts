@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { createHmac } from 'node:crypto';
+import { get, http, stackEnv } from './helpers.js';
+
+describe('GET /health', () => {
+  it('reports service, version 7.3.0 and an ISO timestamp', async () => {
+    const res = await get('/health');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: 'healthy', service: 'svc-verification-service', version: '7.3.0' });
+    expect(new Date(res.body.timestamp).toISOString()).toBe(res.body.timestamp);
+    expect(Object.keys(res.body).sort()).toEqual(['service', 'status', 'timestamp', 'version']);
+  });
+
+  it('is served under /v1 as well', async () => {
+    const res = await get('/v1/health');
+    expect(res.status).toBe(200);
+    expect(res.body.version).toBe('7.3.0');
+  });
+});
+
+describe('GET /health/identity', () => {
+  it('returns both HMACs of the nonce under the two server secrets', async () => {
+    const nonce = `n-${Date.now()}`;
+    const res = await get(`/health/identity?nonce=${encodeURIComponent(nonce)}`);
+    expect(res.status).toBe(200);
+    const env = stackEnv();
+    const jwt = createHmac('sha256', env.SVC_JWT_SECRET_KEY as string).update(`svc-server-identity-v1:jwt:${nonce}`).digest('hex');
+    const lookup = createHmac('sha256', env.SVC_API_KEY_LOOKUP_SECRET as string).update(`svc-server-identity-v1:lookup:${nonce}`).digest('hex');
+    expect(res.body).toEqual({ identity: { jwt_hmac: jwt, lookup_hmac: lookup } });
+    expect(res.text).not.toContain(env.SVC_JWT_SECRET_KEY as string);
+    expect(res.text).not.toContain(env.SVC_API_KEY_LOOKUP_SECRET as string);
+  });
+
+  it('accepts a nonce of exactly 128 characters', async () => {
+    const res = await get(`/health/identity?nonce=${'a'.repeat(128)}`);
+    expect(res.status).toBe(200);
+    expect(res.body.identity.jwt_hmac).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it.each([
+    ['missing', ''],
+    ['empty', '?nonce='],
+    ['over 128 characters', `?nonce=${'a'.repeat(129)}`],
+    ['repeated', '?nonce=a&nonce=b'],
+  ])('rejects a %s nonce with 400', async (_label, query) => {
+    const res = await get(`/health/identity${query}`);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ detail: 'nonce is required (max 128 characters)' });
+  });
+});
+
+describe('HTTP hygiene', () => {
+  it('answers unknown routes with 404 and a detail', async () => {
+    const res = await get('/no/such/route');
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ detail: 'Not Found' });
+  });
+
+  it('rejects malformed JSON with 400 and never a stack trace', async () => {
+    const res = await http('POST', '/verify/math', { rawBody: '{"expression": "1+1",', headers: { 'content-type': 'application/json' } });
+    expect(res.status).toBe(400);
+    expect(res.body.detail).toMatch(/^Malformed JSON body/);
+    expect(res.text).not.toMatch(/at .*\.ts:\d+/);
+  });
+
+  it('rejects a non-object body with 400', async () => {
+    const res = await http('POST', '/verify/math', { rawBody: '[1,2]', headers: { 'content-type': 'application/json' } });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ detail: 'Request body must be a JSON object.' });
+  });
+
+  it('rejects an empty body with 400', async () => {
+    const res = await http('POST', '/verify/math', { rawBody: '', headers: { 'content-type': 'application/json' } });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ detail: 'Request body is required (a JSON object).' });
+  });
+
+  it('rejects a non-JSON content type with 415', async () => {
+    const res = await http('POST', '/verify/math', { rawBody: 'expression=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(res.status).toBe(415);
+    expect(res.body.detail).toMatch(/application\/json/);
+  });
+});

@@ -1,0 +1,1 @@
+export { verifyWorkflow, noopWorkflow } from './verify.js';

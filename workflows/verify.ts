@@ -1,0 +1,35 @@
+// One verification = one workflow: run the engine's activity under its deadline and return
+// its result. Workflows stay tiny and deterministic; all I/O is in the activities.
+import { proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
+import type { VerificationActivities } from '../activities/index.js';
+import { ENGINE_ACTIVITIES, type VerifyWorkflowInput } from '../core/engines.js';
+
+// Engine outcomes are returned as values, never thrown, so any activity failure is
+// infrastructure (store down, worker crash) or a bug: retry those briefly within the deadline,
+// but never retry what the engine itself rejected as deterministic.
+const retry = {
+  initialInterval: '100 ms',
+  backoffCoefficient: 2,
+  maximumInterval: '1 s',
+  maximumAttempts: 3,
+  nonRetryableErrorTypes: ['DeterministicEngineError', 'ValidationError'],
+};
+
+export async function verifyWorkflow(req: VerifyWorkflowInput): Promise<unknown> {
+  const options = {
+    startToCloseTimeout: req.timeout_ms,
+    scheduleToCloseTimeout: req.timeout_ms,
+    retry,
+  };
+  const acts =
+    req.activity_mode === 'local'
+      ? proxyLocalActivities<VerificationActivities>(options)
+      : proxyActivities<VerificationActivities>(options);
+  const activity = acts[ENGINE_ACTIVITIES[req.engine]] as (input: unknown) => Promise<unknown>;
+  return activity({ input: req.input, org_id: req.org_id, workflow_id: workflowInfo().workflowId });
+}
+
+/** An empty round trip, used by the benchmark to measure the workflow engine's own overhead. */
+export async function noopWorkflow(): Promise<string> {
+  return 'ok';
+}
