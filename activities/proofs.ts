@@ -6,6 +6,7 @@ import { sha256Ref } from '../core/canonical-json.js';
 import { buildDiagnostic, type DiagnosticResult, type EngineOutcome } from '../core/diagnostic.js';
 import { AttestationError, type AttestationSigner, type IssuedAttestation } from '../core/attestation.js';
 import type { Store } from '../core/store.js';
+import { recordAttestation } from './attestations.js';
 
 export const SIGNING_ERROR_CONSTRAINT = 'api.attestation.signing_error';
 
@@ -69,6 +70,8 @@ export async function finalizeOutcome(
       confidence: opts.confidence ?? 1,
       proofRef,
     });
+    // A store failure is not an AttestationError: the catch below rethrows it (the activity retries).
+    await recordAttestation(ctx.store, attestation, { orgId: opts.orgId, engine: opts.engine, proofRef });
     return {
       diagnostic: buildDiagnostic({
         status: 'VERIFIED',

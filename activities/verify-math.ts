@@ -4,6 +4,7 @@
 import { verifyMath, type MathRequest } from './engines/math.js';
 import { retainProof, SIGNING_ERROR_CONSTRAINT, type ProofContext } from './proofs.js';
 import { AttestationError } from '../core/attestation.js';
+import { recordAttestation } from './attestations.js';
 import type { VerifyActivityInput } from './types.js';
 
 export function makeVerifyMathActivity(ctx: ProofContext) {
@@ -26,6 +27,8 @@ export function makeVerifyMathActivity(ctx: ProofContext) {
         confidence: 1,
         proofRef,
       });
+      // Store errors are not AttestationErrors: rethrown below, so the activity retries.
+      await recordAttestation(ctx.store, att, { orgId: req.org_id, engine: 'math', proofRef });
       return {
         ...engineResult,
         status: 'VERIFIED',

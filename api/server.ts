@@ -1,28 +1,46 @@
-// API entry point: validate configuration (refusing to start on bad secrets), then listen.
+// API entry point: validate configuration (refusing to start on bad secrets), connect the
+// store lazily (requests fail closed while it is down), then listen.
 import { createServer } from 'node:http';
 import { loadConfig, assertServerSecrets, ConfigError } from '../core/config.js';
 import { logger } from '../core/logger.js';
+import { Store } from '../core/store.js';
+import { Accounts } from '../core/accounts.js';
+import { parseTrustedProxies, TrustedProxyConfigError } from '../core/client-ip.js';
 import { createApp } from './app.js';
 import { TemporalGateway } from './temporal.js';
+import { IpLimiter, WindowCounter } from './middleware/rate-limit.js';
 
 const log = logger('api');
 
 async function main(): Promise<void> {
   const cfg = loadConfig();
   assertServerSecrets(cfg);
+  let trusted;
+  try {
+    trusted = parseTrustedProxies(cfg.SVC_AUTH_TRUSTED_PROXIES);
+  } catch (err) {
+    if (err instanceof TrustedProxyConfigError) throw new ConfigError(`SVC_AUTH_TRUSTED_PROXIES: ${err.message}`);
+    throw err;
+  }
+  const store = Store.lazy(cfg.MONGODB_URI);
+  const counter = new WindowCounter(store);
+  await counter.init(store);
+  store.ensureIndexes().catch((err) => log.warn('index creation deferred: store unavailable', { error: String(err?.message ?? err) }));
   const temporal = TemporalGateway.create(cfg);
-  const app = createApp({ cfg, temporal });
+  const accounts = new Accounts(store, cfg.SVC_API_KEY_LOOKUP_SECRET as string);
+  const ipLimiter = new IpLimiter(cfg.SVC_RATE_LIMIT_PER_IP, trusted);
+  const app = createApp({ cfg, store, accounts, temporal, counter, ipLimiter });
   const server = createServer(app.callback());
   server.requestTimeout = 0; // body deadlines are enforced per route by the body middleware
   server.headersTimeout = 15_000;
   await new Promise<void>((resolve) => server.listen(cfg.PORT, cfg.HOST, resolve));
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : cfg.PORT;
-  log.info('api listening', { url: `http://${cfg.HOST}:${port}`, ready: 'SVC_API_READY' });
+  log.info('api listening', { url: `http://${cfg.HOST}:${port}`, limiter: counter.backend, ready: 'SVC_API_READY' });
 
   const shutdown = () => {
     log.info('api shutting down');
-    server.close(() => void temporal.close().finally(() => process.exit(0)));
+    server.close(() => void Promise.allSettled([temporal.close(), store.close()]).finally(() => process.exit(0)));
     setTimeout(() => process.exit(0), 3000).unref();
   };
   process.on('SIGTERM', shutdown);

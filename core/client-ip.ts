@@ -119,7 +119,7 @@ export function normalizeIp(raw: string | null | undefined): string | null {
 export interface TrustedProxies {
   /** Canonical entries (`10.0.0.0/8`, `::1`), host bits of ranges cleared. */
   readonly entries: readonly string[];
-  /** Whether a canonical address (from normalizeIp) is a trusted proxy. */
+  /** Whether a bare address is a trusted proxy (IPv4 only against IPv4 entries, IPv6 against IPv6). */
   contains(address: string): boolean;
 }
 
@@ -159,7 +159,10 @@ function maskV6(g: number[], prefix: number): number[] {
  * entry is stored as IPv4 because peer addresses are normalised the same way.
  */
 export function parseTrustedProxies(csv: string | null | undefined): TrustedProxies {
-  const list = new BlockList();
+  // Separate lists per family: BlockList would otherwise match an IPv4 address against IPv6
+  // ranges covering ::ffff:0:0/96 (so `::/0` would silently trust every IPv4 peer).
+  const v4 = new BlockList();
+  const v6 = new BlockList();
   const entries: string[] = [];
   const raw = typeof csv === 'string' ? csv.split(',').map((e) => e.trim()).filter((e) => e.length > 0) : [];
   for (const entry of raw) {
@@ -172,7 +175,8 @@ export function parseTrustedProxies(csv: string | null | undefined): TrustedProx
     if (!isIPv4(addrText) && !isIPv6(addrText)) bad('expected an IPv4/IPv6 address or CIDR range');
     if (slash === -1) {
       const ip = canonicalIp(addrText) ?? bad('expected an IPv4/IPv6 address or CIDR range');
-      list.addAddress(ip, isIPv4(ip) ? 'ipv4' : 'ipv6');
+      if (isIPv4(ip)) v4.addAddress(ip, 'ipv4');
+      else v6.addAddress(ip, 'ipv6');
       entries.push(ip);
       continue;
     }
@@ -182,7 +186,7 @@ export function parseTrustedProxies(csv: string | null | undefined): TrustedProx
     if (isIPv4(addrText)) {
       if (prefix > 32) bad('IPv4 prefix length must be at most 32');
       const net = maskV4(addrText, prefix);
-      list.addSubnet(net, prefix, 'ipv4');
+      v4.addSubnet(net, prefix, 'ipv4');
       entries.push(`${net}/${prefix}`);
       continue;
     }
@@ -192,20 +196,20 @@ export function parseTrustedProxies(csv: string | null | undefined): TrustedProx
       if (prefix < 96) bad('an IPv4-mapped range needs a prefix length of at least 96; write it in IPv4 notation');
       prefix -= 96;
       const net = maskV4(mappedToV4(g), prefix);
-      list.addSubnet(net, prefix, 'ipv4');
+      v4.addSubnet(net, prefix, 'ipv4');
       entries.push(`${net}/${prefix}`);
       continue;
     }
     const net = formatIPv6(maskV6(g, prefix));
-    list.addSubnet(net, prefix, 'ipv6');
+    v6.addSubnet(net, prefix, 'ipv6');
     entries.push(`${net}/${prefix}`);
   }
   return {
     entries,
     contains(address: string): boolean {
-      if (isIPv4(address)) return list.check(address, 'ipv4');
-      if (isIPv6(address)) return list.check(address, 'ipv6');
-      return false;
+      const ip = canonicalIp(address);
+      if (ip === null) return false;
+      return isIPv4(ip) ? v4.check(ip, 'ipv4') : v6.check(ip, 'ipv6');
     },
   };
 }

@@ -1,6 +1,7 @@
 // Service configuration, read once from the environment and validated with zod.
 // Every variable is documented in docs/configuration.md; names follow the contract (SVC_*).
 import { z } from 'zod';
+import { parseVerifyKeys, VerifyKeysConfigError } from './attestation-keys.js';
 
 const seconds = (def: number) =>
   z.coerce
@@ -25,6 +26,10 @@ const envSchema = z.object({
   SVC_ATTESTATION_SIGNING_KEY_PEM: z.string().optional(),
   /** Deployment identifier: the `iss` of every attestation. */
   SVC_DEPLOYMENT_ID: z.string().default('svc-local'),
+  /** Extra ES256 public keys attestations verify with (JSON array of JWKs or PEMs; see core/attestation-keys.ts). */
+  SVC_ATTESTATION_VERIFY_KEYS: z.string().optional(),
+  /** Comma-separated user ids of platform operators (GET /metrics, /metrics/prometheus). Unset: nobody. */
+  SVC_METRICS_OPERATOR_USER_IDS: z.string().default(''),
 
   SVC_PROVIDER_TIMEOUT: seconds(30),
   SVC_Z3_TIMEOUT: seconds(15),
@@ -41,6 +46,10 @@ const envSchema = z.object({
   SVC_UPLOAD_READ_TIMEOUT: seconds(30),
   /** How engine activities run: normal (server-enforced deadlines) or local (see docs/architecture.md). */
   SVC_ACTIVITY_MODE: z.enum(['normal', 'local']).default('normal'),
+  /** Anonymous /auth/* requests per minute per client IP; below 1 refuses start-up. */
+  SVC_RATE_LIMIT_PER_IP: z.coerce.number().int().min(1, 'SVC_RATE_LIMIT_PER_IP must be at least 1').default(10),
+  /** Comma-separated IPs/CIDRs whose X-Forwarded-For is honoured (rightmost hop). */
+  SVC_AUTH_TRUSTED_PROXIES: z.string().default(''),
   SVC_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
 });
 
@@ -62,6 +71,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
   const cfg = parsed.data;
   if (cfg.SVC_ATTESTATION_SIGNING_KEY_PEM) {
     cfg.SVC_ATTESTATION_SIGNING_KEY_PEM = cfg.SVC_ATTESTATION_SIGNING_KEY_PEM.replace(/\\n/g, '\n');
+  }
+  try {
+    parseVerifyKeys(cfg.SVC_ATTESTATION_VERIFY_KEYS);
+  } catch (err) {
+    if (err instanceof VerifyKeysConfigError) throw new ConfigError(`invalid configuration: SVC_ATTESTATION_VERIFY_KEYS: ${err.message}`);
+    throw err;
   }
   return cfg;
 }

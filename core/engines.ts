@@ -14,4 +14,13 @@ export interface VerifyWorkflowInput {
   timeout_ms: number;
   /** 'normal' activities have server-enforced deadlines; 'local' ones skip a server round trip. */
   activity_mode: 'normal' | 'local';
+  /** Who asked, for the audit entry appended after the engine (every run with an org_id is audited). */
+  audit?: AuditContext | null;
+}
+
+export interface AuditContext {
+  user_id: string | null;
+  key_id: string | null;
+  /** `sha256:<hex>` of the validated request as JSON (JSON.stringify). */
+  request_digest: string;
 }

@@ -24,16 +24,18 @@ export class Store {
     readonly db: Db,
   ) {}
 
-  static async connect(uri: string, opts: { serverSelectionTimeoutMS?: number } = {}): Promise<Store> {
-    const client = new MongoClient(uri, {
-      serverSelectionTimeoutMS: opts.serverSelectionTimeoutMS ?? 3000,
-      connectTimeoutMS: 3000,
-      maxPoolSize: 20,
-    });
-    await client.connect();
-    const store = new Store(client, client.db());
+  /** Connects and creates indexes; throws when the store is unreachable. */
+  static async connect(uri: string): Promise<Store> {
+    const store = Store.lazy(uri);
+    await store.client.connect();
     await store.ensureIndexes();
     return store;
+  }
+
+  /** A client that connects on first use: operations fail fast (3 s) while the store is down. */
+  static lazy(uri: string): Store {
+    const client = new MongoClient(uri, { serverSelectionTimeoutMS: 3000, connectTimeoutMS: 3000, maxPoolSize: 20 });
+    return new Store(client, client.db());
   }
 
   collection<T extends Document>(name: string): Collection<T> {

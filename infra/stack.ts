@@ -162,7 +162,7 @@ export class ManagedProcess {
 }
 
 export interface StackOptions {
-  profile: 'dev' | 'test';
+  profile: 'dev' | 'test' | 'bench';
   ports: StackPorts;
   /** Remove the profile's data folder first (tests start from an empty store and history). */
   fresh?: boolean;

@@ -19,7 +19,7 @@ async function main(): Promise<void> {
     namespace: cfg.TEMPORAL_NAMESPACE,
     taskQueue: cfg.SVC_TASK_QUEUE,
     workflowsPath: fileURLToPath(new URL('../workflows/index.ts', import.meta.url)),
-    activities: createActivities({ store, signer }),
+    activities: createActivities({ store, signer, auditSecret: cfg.SVC_AUDIT_SECRET_KEY }),
     shutdownGraceTime: '5 s',
   });
   log.info('worker ready', { task_queue: cfg.SVC_TASK_QUEUE, ready: 'SVC_WORKER_READY' });

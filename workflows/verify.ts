@@ -26,8 +26,29 @@ export async function verifyWorkflow(req: VerifyWorkflowInput): Promise<unknown>
       ? proxyLocalActivities<VerificationActivities>(options)
       : proxyActivities<VerificationActivities>(options);
   const activity = acts[ENGINE_ACTIVITIES[req.engine]] as (input: unknown) => Promise<unknown>;
-  return activity({ input: req.input, org_id: req.org_id, workflow_id: workflowInfo().workflowId });
+  const workflowId = workflowInfo().workflowId;
+  const result = await activity({ input: req.input, org_id: req.org_id, workflow_id: workflowId });
+  // Every organization's verification is audited before its result is returned; if the
+  // append fails, the workflow fails (503), so no verdict exists without its audit record.
+  if (req.org_id !== null) {
+    const audit = req.activity_mode === 'local' ? proxyLocalActivities<VerificationActivities>(AUDIT_OPTIONS) : proxyActivities<VerificationActivities>(AUDIT_OPTIONS);
+    await audit.appendAuditActivity({
+      org_id: req.org_id,
+      workflow_id: workflowId,
+      engine: req.engine,
+      input: req.input,
+      result,
+      audit: req.audit ?? null,
+    });
+  }
+  return result;
 }
+
+// The audit append waits for its chain position under contention (see core/audit-log.ts).
+const AUDIT_OPTIONS = {
+  startToCloseTimeout: '10 s',
+  retry: { ...retry, nonRetryableErrorTypes: [...retry.nonRetryableErrorTypes, 'AuditConfigError', 'AuditChainError'] },
+};
 
 /** An empty round trip, used by the benchmark to measure the workflow engine's own overhead. */
 export async function noopWorkflow(): Promise<string> {

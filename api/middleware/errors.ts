@@ -1,10 +1,13 @@
 // Outermost middleware: turns every thrown error into a JSON error body with `detail`.
 import type { Middleware } from 'koa';
 import { ZodError } from 'zod';
+import { MongoNetworkError, MongoServerSelectionError, MongoNotConnectedError } from 'mongodb';
 import { HttpError, zodDetail } from '../errors.js';
 import { logger } from '../../core/logger.js';
 
 const log = logger('http');
+
+export const STORE_UNAVAILABLE = 'Store unavailable — retry shortly.';
 
 export function errorHandler(): Middleware {
   return async (ctx, next) => {
@@ -22,6 +25,11 @@ export function errorHandler(): Middleware {
       } else if (err instanceof ZodError) {
         ctx.status = 400;
         ctx.body = { detail: zodDetail(err) };
+      } else if (err instanceof MongoServerSelectionError || err instanceof MongoNetworkError || err instanceof MongoNotConnectedError) {
+        // Fail closed: no store, no authentication and no verdict.
+        log.warn('store unavailable', { method: ctx.method, path: ctx.path });
+        ctx.status = 503;
+        ctx.body = { detail: STORE_UNAVAILABLE };
       } else {
         const e = err as { status?: number; expose?: boolean; message?: string };
         if (typeof e.status === 'number' && e.status >= 400 && e.status < 500 && e.expose) {

@@ -2,14 +2,14 @@
 import type Router from '@koa/router';
 import { mathRequestSchema } from '../../activities/engines/math.js';
 import { bodyObject } from '../middleware/body.js';
-import type { AppDeps } from '../app.js';
-import { requireApiKey } from '../middleware/auth.js';
+import { apiKeyGuard, type AppDeps } from '../app.js';
+import { principalOf } from '../middleware/auth.js';
 
 export function registerMathRoutes(router: Router, deps: AppDeps): void {
-  router.post('/verify/math', requireApiKey(deps, 'verify:read'), async (ctx) => {
+  router.post('/verify/math', ...apiKeyGuard(deps, 'verify:read'), async (ctx) => {
     const input = mathRequestSchema.parse(bodyObject(ctx));
     const { result, workflowId } = await deps.temporal.runVerification('math', input, {
-      orgId: ctx.state.principal?.orgId ?? null,
+      orgId: principalOf(ctx).orgId,
       timeoutMs: deps.cfg.SVC_MATH_TIMEOUT * 1000,
       timeoutDetail: 'Math verification timed out.',
     });

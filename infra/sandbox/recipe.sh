@@ -37,10 +37,12 @@ cleanup_build() {
   fi
 }
 
-package_list() {
-  # packages.txt: one package a line, '#' comments; joined with commas for --include.
-  sed -e 's/#.*//' -e 's/[[:space:]]//g' "$HERE/packages.txt" | grep -v '^$' | paste -sd, -
-}
+# packages.txt without comments and blank lines.
+package_lines() { sed -e 's/#.*//' -e 's/[[:space:]]//g' "$HERE/packages.txt" | grep -v '^$' || true; }
+# The packages to install, joined with commas for --include.
+package_list() { package_lines | grep -v '^-' | paste -sd, -; }
+# The packages to purge after the bootstrap, one per line.
+purge_list() { package_lines | grep '^-' | cut -c2- || true; }
 
 build_rootfs() {
   local mirror="$1" out="$2" cache="${3:-}"
@@ -65,6 +67,27 @@ build_rootfs() {
     return 1
   fi
   unmount_below "$rootfs"
+
+  local purge
+  purge="$(purge_list | tr '\n' ' ')"
+  if [ -n "$purge" ]; then
+    log "purging build-only packages: $purge"
+    # shellcheck disable=SC2086 # one word per package
+    DEBIAN_FRONTEND=noninteractive chroot "$rootfs" dpkg --purge --force-depends $purge >"$work/purge.log" 2>&1 ||
+      { tail -n 30 "$work/purge.log" >&2; log "dpkg --purge failed"; return 1; }
+  fi
+  # What must still work after the purge: every shared object of the Python packages links,
+  # and the scientific stack imports.
+  local missing
+  missing="$(chroot "$rootfs" sh -c 'find /usr/lib/python3/dist-packages /usr/lib/python3.11 -name "*.so" -exec ldd {} + 2>&1' | grep 'not found' || true)"
+  if [ -n "$missing" ]; then
+    echo "$missing" | sort -u | head -n 20 >&2
+    log "shared libraries missing after the purge"
+    return 1
+  fi
+  chroot "$rootfs" /usr/bin/python3 -I -c \
+    'import numpy, pandas, scipy, scipy.stats, scipy.optimize, scipy.linalg, scipy.special, scipy.integrate, scipy.interpolate, scipy.signal, scipy.sparse' ||
+    { log "the scientific stack does not import"; return 1; }
 
   # Non-root user of the sandbox; its home exists (owned by it) so that a write there proves
   # the read-only root filesystem, not a permission bit, is what refuses it.

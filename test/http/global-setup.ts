@@ -40,7 +40,13 @@ function controlServer(stack: Stack): Server {
 }
 
 export default async function setup(project: TestProject) {
-  const stack = new Stack({ profile: 'test', ports: TEST_PORTS, fresh: true });
+  const stack = new Stack({
+    profile: 'test',
+    ports: TEST_PORTS,
+    fresh: true,
+    // Tests come from loopback; trusting it lets each test tenant use its own X-Forwarded-For bucket.
+    env: { SVC_AUTH_TRUSTED_PROXIES: '127.0.0.1,::1' },
+  });
   const server = controlServer(stack);
   try {
     await stack.up();

@@ -23,7 +23,7 @@ export async function http<T = any>(
     body = JSON.stringify(opts.body);
     headers['content-type'] ??= 'application/json';
   }
-  const res = await fetch(`${apiUrl()}${path}`, { method, headers, body });
+  const res = await fetch(`${apiUrl()}${path}`, { method, headers, body: body as BodyInit | undefined });
   const text = await res.text();
   let parsed: unknown = undefined;
   try {
@@ -43,3 +43,74 @@ export async function control(action: 'stop' | 'start' | 'kill9', component: 'te
   const res = await fetch(`${inject('controlUrl')}/${action}/${component}`, { method: 'POST' });
   if (res.status !== 200) throw new Error(`control ${action} ${component} failed: ${await res.text()}`);
 }
+
+// ---------------------------------------------------------------------------------------
+// Tenants: sign up through the API; extra members are inserted directly into the store
+// (the contract has no invitation endpoint), then sign in through the API like anyone else.
+// ---------------------------------------------------------------------------------------
+import { randomBytes } from 'node:crypto';
+import { MongoClient } from 'mongodb';
+import { hashPassword } from '../../core/passwords.js';
+
+export const PASSWORD = 'correct horse battery staple 42';
+
+export interface Member {
+  userId: string;
+  orgId: string;
+  email: string;
+  role: string;
+  token: string;
+  key: string;
+  keyId: string;
+}
+
+let mongo: MongoClient | null = null;
+export async function db() {
+  if (!mongo) {
+    mongo = new MongoClient(stackEnv().MONGODB_URI as string);
+    await mongo.connect();
+  }
+  return mongo.db();
+}
+
+export const uniqueEmail = (tag = 'user') => `${tag}-${randomBytes(6).toString('hex')}@example.test`;
+
+export async function mintKey(token: string, name = 'test key', extra: Record<string, unknown> = {}) {
+  const res = await post('/auth/api-keys', { name, ...extra }, { authorization: `Bearer ${token}` });
+  if (res.status !== 200) throw new Error(`mint key failed: ${res.status} ${res.text}`);
+  return res.body as { id: string; key: string; name: string; created_at: string };
+}
+
+/** A fresh organization with its owner, signed in, with one API key. */
+export async function newTenant(plan: 'free' | 'pro' | 'enterprise' = 'enterprise'): Promise<Member> {
+  const email = uniqueEmail('owner');
+  const res = await post('/auth/signup', { email, password: PASSWORD, organization_name: `Org ${email}` }, { 'x-forwarded-for': randomIp() });
+  if (res.status !== 200) throw new Error(`signup failed: ${res.status} ${res.text}`);
+  const { access_token, user } = res.body;
+  if (plan !== 'free') await (await db()).collection('organizations').updateOne({ _id: user.org_id }, { $set: { plan } });
+  const k = await mintKey(access_token);
+  return { userId: user.id, orgId: user.org_id, email, role: 'owner', token: access_token, key: k.key, keyId: k.id };
+}
+
+/** Adds a user with `role` to an organization and signs them in through the API. */
+export async function addMember(orgId: string, role: 'owner' | 'admin' | 'member'): Promise<Member> {
+  const email = uniqueEmail(role);
+  const userId = `usr_${randomBytes(12).toString('hex')}`;
+  await (await db()).collection('users').insertOne({
+    _id: userId as any,
+    email,
+    email_lower: email,
+    password_hash: await hashPassword(PASSWORD),
+    org_id: orgId,
+    role,
+    active: true,
+    created_at: new Date(),
+  });
+  const res = await post('/auth/signin', { email, password: PASSWORD }, { 'x-forwarded-for': randomIp() });
+  if (res.status !== 200) throw new Error(`signin failed: ${res.status} ${res.text}`);
+  const k = await mintKey(res.body.access_token);
+  return { userId, orgId, email, role, token: res.body.access_token, key: k.key, keyId: k.id };
+}
+
+/** The per-IP limiter keys on the peer address (loopback here); X-Forwarded-For is ignored unless trusted. */
+export const randomIp = () => `198.51.100.${1 + Math.floor(Math.random() * 250)}`;

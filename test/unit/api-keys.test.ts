@@ -345,7 +345,9 @@ describe('scanForLiveKeys', () => {
     ['two keys separated by one space', `${K2} ${K2B}`, [[K2, 'v2'], [K2B, 'v2']]],
     ['two v1 keys separated by one comma', `${V1_DASH},${V1_UNDER}`, [[V1_DASH, 'v1'], [V1_UNDER, 'v1']]],
     ['Authorization header', `X-API-Key: ${K2B}\r\n`, [[K2B, 'v2']]],
-    ['v2 followed by _ (not a v2 body character)', `${K2}_backup`, [[K2, 'v2']]],
+    ['v2 followed by _ (not a v2 body character)', `${K2}_bak`, [[K2, 'v2']]],
+    // 36 + 7 = 43 v1 characters: both readings are reported (over-reporting is harmless).
+    ['v2 key that is also a 43-char v1 shape', `${K2}_backup`, [[K2, 'v2'], [`${K2}_backup`, 'v1']]],
     ['v2 preceded by - (not a key character before a prefix)', `x-${K2}`, [[K2, 'v2']]],
     // Adjacent to key characters: not a key of its own.
     ['v2 preceded by a letter', `x${K2}`, []],

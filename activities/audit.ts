@@ -1,0 +1,119 @@
+// appendAuditActivity: records one verification in its organization's audit chain. The
+// workflow runs it right after the engine activity; if it fails (no SVC_AUDIT_SECRET_KEY,
+// store down), the workflow fails and the caller gets a 503 instead of a verdict: no
+// verification result is returned without its audit record (fail closed).
+import { createHash } from 'node:crypto';
+import { ApplicationFailure } from '@temporalio/common';
+import type { Store } from '../core/store.js';
+import { AuditChainError, type AuditEntryFields } from '../core/audit-chain.js';
+import { AuditLog } from '../core/audit-log.js';
+import type { AuditContext } from '../core/engines.js';
+import { logger } from '../core/logger.js';
+
+const log = logger('audit');
+
+export interface AppendAuditInput {
+  org_id: string;
+  workflow_id: string;
+  engine: string;
+  /** The validated request the engine received. */
+  input: unknown;
+  /** The engine activity's result, as returned to the caller. */
+  result: unknown;
+  audit: AuditContext | null;
+}
+
+export interface AppendAuditOutput {
+  log_id: string;
+  seq: number;
+}
+
+/** Longest query text kept in an entry; request_digest covers the full request. */
+export const MAX_AUDIT_QUERY = 20_000;
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+/** Audit fields must be hashable (RFC 8785 domain): lone surrogates become U+FFFD. */
+const wellFormed = (s: string) => s.replace(LONE_SURROGATE, '\ufffd');
+
+const asRecord = (v: unknown): Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+const str = (v: unknown): string | null => (typeof v === 'string' ? wellFormed(v) : null);
+
+/** The entry id of a workflow's audit record: stable across activity retries. */
+export function auditLogId(orgId: string, workflowId: string): string {
+  return `log_${createHash('sha256').update(`${orgId}\u0000${workflowId}`, 'utf8').digest('hex').slice(0, 32)}`;
+}
+
+/** What was evaluated: the engine's evaluated expression if it reports one, else the request's claim text. */
+export function auditQuery(input: unknown, result: unknown): string {
+  const r = asRecord(result);
+  const i = asRecord(input);
+  const candidates = [
+    r.evaluated_expression,
+    asRecord(r.developer_fields).evaluated_expression,
+    i.expression,
+    i.query,
+    i.claim,
+    i.code,
+    i.trace,
+    i.target_document_id,
+  ];
+  const found = candidates.find((c): c is string => typeof c === 'string' && c.length > 0);
+  const text = found ?? JSON.stringify(input ?? null);
+  const points = Array.from(text);
+  return wellFormed(points.length > MAX_AUDIT_QUERY ? points.slice(0, MAX_AUDIT_QUERY).join('') : text);
+}
+
+/** The verdict status of any engine's result shape (DiagnosticResult, logic, fact, process...). */
+export function verdictStatus(result: unknown): string {
+  const r = asRecord(result);
+  if (typeof r.status === 'string') return wellFormed(r.status);
+  if (typeof r.verdict === 'string') return wellFormed(r.verdict);
+  if (typeof r.verified === 'boolean') return r.verified ? 'VERIFIED' : 'NOT_VERIFIED';
+  return 'UNKNOWN';
+}
+
+export function auditFields(req: AppendAuditInput, timestamp: Date): AuditEntryFields {
+  const r = asRecord(req.result);
+  const status = verdictStatus(req.result);
+  return {
+    organization_id: req.org_id,
+    user_id: req.audit?.user_id ?? null,
+    query: auditQuery(req.input, req.result),
+    // Only fixed, typed fields: the hashed payload stays small and inside the canonical domain.
+    result: {
+      status,
+      admission: str(r.admission),
+      proof_ref: str(r.proof_ref),
+      attestation_id: str(asRecord(r.attestation).id),
+      key_id: req.audit?.key_id ?? null,
+      workflow_id: req.workflow_id,
+      request_digest: req.audit?.request_digest ?? null,
+    },
+    verified: status === 'VERIFIED',
+    domain: req.engine,
+    timestamp,
+    raw_llm_output: str(r.raw_llm_output),
+  };
+}
+
+export function makeAppendAuditActivity(deps: { store: Store; auditSecret: string | undefined }) {
+  const auditLog = new AuditLog(deps.store);
+  return async function appendAuditActivity(req: AppendAuditInput): Promise<AppendAuditOutput> {
+    if (!deps.auditSecret) {
+      // Retrying cannot help: fail the workflow now (the caller gets a 503, never a verdict).
+      throw ApplicationFailure.nonRetryable('audit secret is not configured (SVC_AUDIT_SECRET_KEY)', 'AuditConfigError');
+    }
+    try {
+      const res = await auditLog.append(auditFields(req, new Date()), {
+        logId: auditLogId(req.org_id, req.workflow_id),
+        secret: deps.auditSecret,
+      });
+      if (res.attempts > 1) log.debug('audit append retried', { org_id: req.org_id, attempts: res.attempts, existing: res.existing });
+      return { log_id: res.doc._id, seq: res.doc.seq };
+    } catch (err) {
+      if (err instanceof AuditChainError) throw ApplicationFailure.nonRetryable(err.message, 'AuditChainError');
+      throw err;
+    }
+  };
+}

@@ -1,0 +1,203 @@
+// Pieces shared by the language analyzers: scopes with lazily evaluated bindings, the search
+// for the few names some rules look for, literal helpers.
+import type { Node } from 'web-tree-sitter';
+import type { ExprOps, Fact, NameFact } from '../facts.js';
+import { SQL_TEXT } from '../predicates.js';
+import {
+  bindingValues,
+  DYNAMIC_SQL,
+  DYNAMIC_STRING,
+  OPAQUE,
+  type Scope,
+  ScopeTree,
+  type ScopeRange,
+  type Value,
+  constValue,
+  isConst,
+} from '../scopes.js';
+import type { SyntaxView } from '../syntax.js';
+
+/** What the active rules of one scan look for. */
+export interface WantedNames {
+  attribute: ReadonlySet<string>;
+  identifier: ReadonlySet<string>;
+  property_write: ReadonlySet<string>;
+  syntax: ReadonlySet<string>;
+  /** Name patterns of the call rules active for this scan. */
+  callPatterns: readonly string[];
+}
+
+/** Words of call-rule patterns, for deciding cheaply which calls can possibly match a rule. */
+export interface PatternWords {
+  /** First segments (`os`, `subprocess`, `os/exec`); for patterns under `implicitRoot`, also the second. */
+  roots: Set<string>;
+  /** Last segments of patterns that start with a wildcard (`execute` of `*.execute`). */
+  lasts: Set<string>;
+  /** Every segment. */
+  all: Set<string>;
+}
+
+export function patternWords(patterns: readonly string[], implicitRoot?: string): PatternWords {
+  const roots = new Set<string>();
+  const lasts = new Set<string>();
+  const all = new Set<string>();
+  for (const p of patterns) {
+    const segs = p
+      .split(/\([^)]*\)|[.#]/)
+      .map((s) => s.replace(/\*/g, ''))
+      .filter((s) => s.length > 0);
+    for (const s of segs) all.add(s);
+    if (p.startsWith('*')) {
+      if (segs.length > 0) lasts.add(segs[segs.length - 1]);
+    } else if (segs.length > 0) {
+      roots.add(segs[0]);
+      if (segs[0] === implicitRoot && segs[1]) roots.add(segs[1]);
+    }
+  }
+  return { roots, lasts, all };
+}
+
+export interface Analyzer {
+  analyze(view: SyntaxView, wanted: WantedNames): Fact[];
+}
+
+const CALLEE_PREFIX = /[A-Za-z_$@][\w$]*(?:\s*(?:\.|::|->|\?\.)\s*[A-Za-z_$][\w$]*)*/y;
+
+/** The dotted name a call's text starts with (`os.path.join` in `os.path.join(a)`), or null. */
+export function calleePrefix(source: string, start: number): string[] | null {
+  CALLEE_PREFIX.lastIndex = start;
+  const m = CALLEE_PREFIX.exec(source);
+  return m ? m[0].split(/\s*(?:\.|::|->|\?\.)\s*/) : null;
+}
+
+export function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Offsets of whole-word occurrences of any of `names` in the source (candidates to verify on the tree). */
+export function occurrences(source: string, names: Iterable<string>): { index: number; name: string }[] {
+  const list = [...names];
+  if (list.length === 0) return [];
+  const re = new RegExp(`(?<![A-Za-z0-9_$])(?:${list.map(escapeRegExp).join('|')})(?![A-Za-z0-9_$])`, 'g');
+  const out: { index: number; name: string }[] = [];
+  for (let m = re.exec(source); m; m = re.exec(source)) out.push({ index: m.index, name: m[0] });
+  return out;
+}
+
+/** The value of an integer literal in any of the usual notations (0o17, 017, 0x1f, 0b1, 1_000). */
+export function parseIntLiteral(text: string): number | null {
+  const t = text.replace(/_/g, '').replace(/[lLuU]+$/, '');
+  let m: RegExpMatchArray | null;
+  if ((m = /^0[xX]([0-9a-fA-F]+)$/.exec(t))) return parseInt(m[1], 16);
+  if ((m = /^0[oO]([0-7]+)$/.exec(t))) return parseInt(m[1], 8);
+  if ((m = /^0[bB]([01]+)$/.exec(t))) return parseInt(m[1], 2);
+  if ((m = /^0([0-7]+)$/.exec(t))) return parseInt(m[1], 8);
+  if (/^\d+$/.test(t)) return parseInt(t, 10);
+  return null;
+}
+
+export const FALSE_LITERALS = new Set(['False', 'false', '0', 'nil', 'null', 'NULL', 'FALSE']);
+
+/** The marker value for a string built at run time, according to its text. */
+export function dynamicMarker(text: string): Value {
+  return SQL_TEXT.test(text) ? DYNAMIC_SQL : DYNAMIC_STRING;
+}
+
+export function isDynamicMarker(v: Value): boolean {
+  return v === DYNAMIC_SQL || v === DYNAMIC_STRING;
+}
+
+/** The single constant a set of values reduces to, or null. */
+export function singleConstant(values: readonly Value[]): string | null {
+  if (values.length === 0) return null;
+  const first = values[0];
+  if (!isConst(first) || values.some((v) => v !== first)) return null;
+  return first.slice(1);
+}
+
+/**
+ * Common state of one analysis: the scope tree and lazy name lookup. Subclasses provide the
+ * language's expression evaluator (`evaluate`) and how a name that no scope binds resolves.
+ */
+export abstract class AnalysisBase implements Pick<ExprOps, 'view'> {
+  scopes!: ScopeTree;
+  readonly facts: Fact[] = [];
+  /**
+   * Binding statements are only inspected when a name they may bind is looked up (most names
+   * never are): simple ones are filed under the name they bind, read from the source text at
+   * the statement start; the rest (tuple targets, parameters, loop variables) per scope.
+   */
+  protected readonly pendingByName = new Map<string, Node[]>();
+  protected readonly pendingByScope = new Map<Scope, Node[]>();
+  private readonly doneScopes = new Set<Scope>();
+
+  constructor(readonly view: SyntaxView) {}
+
+  protected pendName(name: string, n: Node): void {
+    const list = this.pendingByName.get(name);
+    if (list) list.push(n);
+    else this.pendingByName.set(name, [n]);
+  }
+
+  protected pendScope(scope: Scope, n: Node): void {
+    const list = this.pendingByScope.get(scope);
+    if (list) list.push(n);
+    else this.pendingByScope.set(scope, [n]);
+  }
+
+  /** Records the bindings a pending statement makes. */
+  protected abstract bindNode(n: Node): void;
+
+  /** Whether a name has bindings anywhere in the file (pending or recorded). */
+  protected boundSomewhere(name: string): boolean {
+    return this.pendingByName.has(name) || this.knownNames.has(name);
+  }
+
+  /** Names bound eagerly (imports, definitions). */
+  protected readonly knownNames = new Set<string>();
+
+  protected buildScopes(ranges: readonly ScopeRange[]): void {
+    this.scopes = new ScopeTree(this.view.source.length, ranges);
+  }
+
+  scopeOf(n: Node): Scope {
+    return this.scopes.at(n.startIndex);
+  }
+
+  abstract evaluate(node: Node, scope: Scope): Value[];
+
+  /** Values of a name not bound in any visible scope. */
+  protected abstract freeName(name: string, scope: Scope): Value[];
+
+  lookupName(name: string, scope: Scope): Value[] {
+    const pending = this.pendingByName.get(name);
+    if (pending) {
+      this.pendingByName.delete(name);
+      this.knownNames.add(name);
+      for (const n of pending) this.bindNode(n);
+    }
+    for (let s: Scope | null = scope; s; s = s.parent) {
+      if (this.doneScopes.has(s)) continue;
+      this.doneScopes.add(s);
+      for (const n of this.pendingByScope.get(s) ?? []) this.bindNode(n);
+    }
+    const b = this.scopes.lookup(scope, name);
+    if (b) return bindingValues(b, (e, s) => this.evaluate(e, s));
+    return this.freeName(name, scope);
+  }
+
+  protected fact(f: NameFact): void {
+    this.facts.push(f);
+  }
+
+  /** Constant string of a node through its values (names bound to one constant). */
+  protected constantOfValues(values: readonly Value[]): string | null {
+    return singleConstant(values);
+  }
+
+  protected static readonly OPAQUE_ONLY: Value[] = [OPAQUE];
+
+  protected static constOrOpaque(s: string | null): Value[] {
+    return s === null ? [OPAQUE] : [constValue(s)];
+  }
+}

@@ -1,0 +1,327 @@
+// Go: imports (default package names, aliases, dot-imports), `:=` / `var` / `=` re-bindings
+// (`run := exec.Command`), method values on call results, and `InsecureSkipVerify: true`.
+// A snippet without imports still resolves the standard package names it uses (`exec` →
+// `os/exec`) as long as nothing in the file binds that name.
+import type { Node } from 'web-tree-sitter';
+import { type ExprOps, type Fact, lazySite, makeCallSite } from '../facts.js';
+import { constValue, isRef, member, OPAQUE, type Scope, type ScopeRange, type Value } from '../scopes.js';
+import { dottedParts, unescapeLiteral, type SyntaxView } from '../syntax.js';
+import {
+  AnalysisBase,
+  type Analyzer,
+  calleePrefix,
+  dynamicMarker,
+  FALSE_LITERALS,
+  isDynamicMarker,
+  occurrences,
+  parseIntLiteral,
+  patternWords,
+  type PatternWords,
+  singleConstant,
+  type WantedNames,
+} from './base.js';
+
+const FUNCTION_TYPES = ['function_declaration', 'method_declaration', 'func_literal'];
+const BINDER_TYPES = ['import_spec', 'short_var_declaration', 'var_spec', 'const_spec', 'assignment_statement', 'range_clause'];
+const STATEMENTS = new Set(['short_var_declaration', 'assignment_statement', 'expression_statement', 'return_statement', 'var_spec']);
+
+/** Standard packages by the name code uses for them, for snippets that omit their imports. */
+const WELL_KNOWN: Readonly<Record<string, string>> = {
+  exec: 'os/exec',
+  os: 'os',
+  syscall: 'syscall',
+  unix: 'golang.org/x/sys/unix',
+  md5: 'crypto/md5',
+  sha1: 'crypto/sha1',
+  tls: 'crypto/tls',
+  http: 'net/http',
+  net: 'net',
+  ioutil: 'io/ioutil',
+  io: 'io',
+  sql: 'database/sql',
+  fmt: 'fmt',
+};
+
+const NAMES_AT = /(?:var\s+|const\s+)?([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)/y;
+
+/** The name a package is referred to by when imported without an alias. */
+export function defaultPackageName(path: string): string {
+  const segs = path.split('/');
+  let last = segs[segs.length - 1];
+  if (/^v\d+$/.test(last) && segs.length > 1) last = segs[segs.length - 2];
+  return last.replace(/\.v\d+$/, '').replace(/^go-/, '').replace(/\.go$/, '').replace(/-/g, '_');
+}
+
+class GoAnalysis extends AnalysisBase implements ExprOps {
+  readonly identifierTypes = ['identifier', 'field_identifier'];
+  readonly statementTypes = STATEMENTS;
+  private readonly bound = new Set<number>();
+  private readonly dotImports: string[] = [];
+
+  run(wanted: WantedNames): Fact[] {
+    const v = this.view;
+    const src = v.source;
+    const nodes = v.ofType(v.root, [...FUNCTION_TYPES, ...BINDER_TYPES, 'call_expression']);
+    const types = nodes.map((n) => v.type(n));
+    const ranges: ScopeRange[] = [];
+    nodes.forEach((n, i) => {
+      if (FUNCTION_TYPES.includes(types[i])) ranges.push({ start: n.startIndex, end: v.end(n), kind: 'function' });
+    });
+    this.buildScopes(ranges);
+    const calls: Node[] = [];
+    nodes.forEach((n, i) => {
+      const t = types[i];
+      if (t === 'call_expression') calls.push(n);
+      else if (t === 'import_spec') this.bindNode(n);
+      else if (FUNCTION_TYPES.includes(t)) this.pendScope(this.scopeOf(n), n);
+      else if (t === 'range_clause') this.pendScope(this.scopeOf(n), n);
+      else {
+        NAMES_AT.lastIndex = n.startIndex;
+        const m = NAMES_AT.exec(src);
+        if (m) for (const w of m[1].split(/\s*,\s*/)) this.pendName(w, n);
+      }
+    });
+    const words = patternWords(wanted.callPatterns);
+    const roots = new Set([...words.roots].map((r) => defaultPackageName(r)));
+    for (const c of calls) if (this.relevant(c, words, roots)) this.callFact(c);
+    this.syntaxFacts(wanted);
+    return this.facts;
+  }
+
+  private relevant(call: Node, words: PatternWords, roots: ReadonlySet<string>): boolean {
+    const prefix = calleePrefix(this.view.source, call.startIndex);
+    if (!prefix || this.dotImports.length > 0) return true;
+    const root = prefix[0];
+    return roots.has(root) || words.lasts.has(prefix[prefix.length - 1]) || this.boundSomewhere(root);
+  }
+
+  // ── bindings ──────────────────────────────────────────────────────────────────────────
+
+  private bind(scope: Scope, name: string, expr: Node | null, value: Value = OPAQUE): void {
+    if (name === '_') return;
+    this.knownNames.add(name);
+    if (expr) this.scopes.bindExpr(scope, name, expr);
+    else this.scopes.bindValue(scope, name, value);
+  }
+
+  protected bindNode(n: Node): void {
+    if (this.bound.has(n.id)) return;
+    this.bound.add(n.id);
+    const v = this.view;
+    const scope = this.scopeOf(n);
+    const t = v.type(n);
+    if (FUNCTION_TYPES.includes(t)) {
+      for (const list of [v.field(n, 'receiver'), v.field(n, 'parameters')]) {
+        if (!list) continue;
+        for (const decl of v.named(list)) for (const name of v.fields(decl, 'name')) this.bind(scope, v.text(name), null);
+      }
+      return;
+    }
+    switch (t) {
+      case 'import_spec': {
+        const path = v.field(n, 'path');
+        const spec = path ? this.constant(path, scope) : null;
+        if (spec === null) return;
+        const alias = v.field(n, 'name');
+        const at = alias ? v.type(alias) : '';
+        if (at === 'dot') this.dotImports.push(spec);
+        else if (at !== 'blank_identifier') this.bind(this.scopes.root, alias ? v.text(alias) : defaultPackageName(spec), null, spec);
+        return;
+      }
+      case 'short_var_declaration':
+      case 'assignment_statement': {
+        const left = v.field(n, 'left');
+        const right = v.field(n, 'right');
+        if (left) this.bindLists(v.args(left), right ? v.args(right) : [], scope);
+        return;
+      }
+      case 'var_spec':
+      case 'const_spec': {
+        const value = v.field(n, 'value');
+        this.bindLists(v.fields(n, 'name'), value ? v.args(value) : [], scope);
+        return;
+      }
+      case 'range_clause': {
+        const left = v.field(n, 'left');
+        if (left) for (const id of v.ofType(left, ['identifier'])) this.bind(scope, v.text(id), null);
+        return;
+      }
+    }
+  }
+
+  private bindLists(names: readonly Node[], values: readonly Node[], scope: Scope): void {
+    names.forEach((name, i) => {
+      if (this.view.type(name) !== 'identifier') return;
+      this.bind(scope, this.view.text(name), names.length === values.length ? values[i] : null);
+    });
+  }
+
+  // ── resolution ────────────────────────────────────────────────────────────────────────
+
+  protected freeName(name: string): Value[] {
+    const out: Value[] = this.dotImports.map((p) => `${p}.${name}`);
+    out.push(WELL_KNOWN[name] ?? name);
+    return out;
+  }
+
+  evaluate(node: Node, scope: Scope): Value[] {
+    const v = this.view;
+    switch (v.type(node)) {
+      case 'identifier':
+      case 'package_identifier':
+        return this.lookupName(v.text(node), scope);
+      case 'selector_expression': {
+        const parts = dottedParts(v.text(node));
+        if (parts) {
+          return this.lookupName(parts[0], scope)
+            .filter(isRef)
+            .map((b) => parts.slice(1).reduce(member, b));
+        }
+        const operand = v.field(node, 'operand');
+        const field = v.field(node, 'field');
+        if (!operand || !field) return [OPAQUE];
+        const name = v.text(field);
+        return this.evaluate(operand, scope)
+          .filter(isRef)
+          .map((b) => member(b, name));
+      }
+      case 'call_expression': {
+        const fn = v.field(node, 'function');
+        if (!fn) return [OPAQUE];
+        const args = this.argNodes(v.field(node, 'arguments'));
+        const callees = this.evaluate(fn, scope).filter(isRef);
+        if (callees.includes('fmt.Sprintf') && args[0] && this.stringy(args[0], scope)) return [dynamicMarker(v.text(node))];
+        const first = args[0] ? this.constant(args[0], scope) : null;
+        const suffix = first !== null && /^[\w.-]{1,40}$/.test(first) ? first.toLowerCase() : '';
+        return callees.length > 0 ? callees.map((c) => `${c}(${suffix})`) : [OPAQUE];
+      }
+      case 'parenthesized_expression':
+      case 'unary_expression': {
+        const inner = v.args(node).at(-1);
+        return inner ? this.evaluate(inner, scope) : [OPAQUE];
+      }
+      case 'interpreted_string_literal':
+      case 'raw_string_literal':
+      case 'binary_expression': {
+        const c = this.constant(node, scope);
+        if (c !== null) return [constValue(c)];
+        return this.dynamicString(node, scope) ? [dynamicMarker(v.text(node))] : [OPAQUE];
+      }
+      default:
+        return [OPAQUE];
+    }
+  }
+
+  private argNodes(argsNode: Node | null): Node[] {
+    return argsNode ? this.view.args(argsNode) : [];
+  }
+
+  constant(node: Node, scope: Scope): string | null {
+    const v = this.view;
+    switch (v.type(node)) {
+      case 'interpreted_string_literal':
+        return unescapeLiteral(v.text(node).slice(1, -1));
+      case 'raw_string_literal':
+        return v.text(node).slice(1, -1);
+      case 'binary_expression': {
+        const op = v.field(node, 'operator');
+        const l = v.field(node, 'left');
+        const r = v.field(node, 'right');
+        if (!op || !l || !r || v.type(op) !== '+') return null;
+        const a = this.constant(l, scope);
+        if (a === null) return null;
+        const b = this.constant(r, scope);
+        return b === null ? null : a + b;
+      }
+      case 'parenthesized_expression': {
+        const inner = v.args(node)[0];
+        return inner ? this.constant(inner, scope) : null;
+      }
+      case 'identifier':
+        return singleConstant(this.lookupName(v.text(node), scope));
+      default:
+        return null;
+    }
+  }
+
+  dynamicString(node: Node, scope: Scope): boolean {
+    const v = this.view;
+    switch (v.type(node)) {
+      case 'binary_expression': {
+        const op = v.field(node, 'operator');
+        const l = v.field(node, 'left');
+        const r = v.field(node, 'right');
+        return !!op && !!l && !!r && v.type(op) === '+' && (this.stringy(l, scope) || this.stringy(r, scope));
+      }
+      case 'call_expression':
+      case 'identifier':
+        return this.evaluate(node, scope).some(isDynamicMarker);
+      case 'parenthesized_expression': {
+        const inner = v.args(node)[0];
+        return inner ? this.dynamicString(inner, scope) : false;
+      }
+      default:
+        return false;
+    }
+  }
+
+  private stringy(node: Node, scope: Scope): boolean {
+    return this.constant(node, scope) !== null || this.dynamicString(node, scope);
+  }
+
+  values(node: Node, scope: Scope): Value[] {
+    return this.evaluate(node, scope);
+  }
+
+  number(node: Node): number | null {
+    return parseIntLiteral(this.view.text(node));
+  }
+
+  isFalse(node: Node): boolean {
+    return FALSE_LITERALS.has(this.view.text(node));
+  }
+
+  // ── facts ─────────────────────────────────────────────────────────────────────────────
+
+  private callFact(node: Node): void {
+    const v = this.view;
+    const fn = v.field(node, 'function');
+    if (!fn) return;
+    const scope = this.scopeOf(node);
+    const names = this.evaluate(fn, scope).filter(isRef);
+    if (names.length === 0) return;
+    const argsNode = v.field(node, 'arguments');
+    this.facts.push({
+      kind: 'call',
+      line: v.line(node),
+      names,
+      site: lazySite(() => makeCallSite({ node, scope, ops: this, args: this.argNodes(argsNode) })),
+    });
+  }
+
+  /** `InsecureSkipVerify: true` in a literal, or `x.InsecureSkipVerify = true`. */
+  private syntaxFacts(wanted: WantedNames): void {
+    if (!wanted.syntax.has('InsecureSkipVerify:true')) return;
+    const v = this.view;
+    for (const { index, name } of occurrences(v.source, ['InsecureSkipVerify'])) {
+      const node = v.namedAt(index, index + name.length);
+      if (!node || !/identifier$/.test(v.type(node))) continue;
+      let cur: Node | null = node;
+      for (let i = 0; cur && i < 4; i++) {
+        const parent: Node | null = cur.parent;
+        if (!parent) break;
+        const pt = v.type(parent);
+        const value = pt === 'keyed_element' ? v.named(parent)[1] : pt === 'assignment_statement' ? v.field(parent, 'right') : null;
+        if (value) {
+          if (v.text(value).trim() === 'true') this.fact({ kind: 'syntax', line: v.line(node), name: 'InsecureSkipVerify:true', detail: 'InsecureSkipVerify: true' });
+          break;
+        }
+        cur = parent;
+      }
+    }
+  }
+}
+
+export const goAnalyzer: Analyzer = {
+  analyze: (view: SyntaxView, wanted: WantedNames) => new GoAnalysis(view).run(wanted),
+};

@@ -1,0 +1,428 @@
+// Java: single-type, on-demand (`p.*`) and static imports, the implicit `java.lang`, typed
+// declarations (a local, field or parameter of type T holds a `T#` instance), re-bindings,
+// chained calls (`Runtime.getRuntime().exec`), constructor calls (`new ProcessBuilder(...)`).
+// Snippets without imports still resolve the well-known classes they use.
+import type { Node } from 'web-tree-sitter';
+import { type ExprOps, type Fact, lazySite, makeCallSite } from '../facts.js';
+import { constValue, isRef, member, OPAQUE, type Scope, type ScopeRange, type Value } from '../scopes.js';
+import { dottedParts, unescapeLiteral, type SyntaxView } from '../syntax.js';
+import {
+  AnalysisBase,
+  type Analyzer,
+  calleePrefix,
+  dynamicMarker,
+  FALSE_LITERALS,
+  isDynamicMarker,
+  occurrences,
+  parseIntLiteral,
+  patternWords,
+  type PatternWords,
+  singleConstant,
+  type WantedNames,
+} from './base.js';
+
+const FUNCTION_TYPES = ['method_declaration', 'constructor_declaration', 'lambda_expression'];
+const TYPE_DECLS = ['class_declaration', 'interface_declaration', 'enum_declaration', 'record_declaration'];
+const BINDER_TYPES = ['import_declaration', 'local_variable_declaration', 'field_declaration', 'catch_formal_parameter', 'resource', 'enhanced_for_statement'];
+const CALL_TYPES = ['method_invocation', 'object_creation_expression'];
+const STATEMENTS = new Set(['local_variable_declaration', 'expression_statement', 'return_statement', 'field_declaration']);
+
+const JAVA_LANG = new Set(
+  'Runtime Process ProcessBuilder System String StringBuilder StringBuffer Class ClassLoader Thread Object Math Integer Long Double Boolean Character Byte Short Float Exception RuntimeException Throwable Error Iterable Comparable Runnable Override Deprecated SuppressWarnings'.split(' '),
+);
+
+/** Packages of classes snippets often use without importing them. */
+const WELL_KNOWN: Readonly<Record<string, string>> = {
+  ObjectInputStream: 'java.io',
+  ObjectOutputStream: 'java.io',
+  File: 'java.io',
+  FileInputStream: 'java.io',
+  XMLDecoder: 'java.beans',
+  ScriptEngineManager: 'javax.script',
+  ScriptEngine: 'javax.script',
+  MessageDigest: 'java.security',
+  Files: 'java.nio.file',
+  Paths: 'java.nio.file',
+  Socket: 'java.net',
+  ServerSocket: 'java.net',
+  DatagramSocket: 'java.net',
+  URL: 'java.net',
+  HttpClient: 'java.net.http',
+  SocketChannel: 'java.nio.channels',
+  Statement: 'java.sql',
+  PreparedStatement: 'java.sql',
+  Connection: 'java.sql',
+  DriverManager: 'java.sql',
+  XStream: 'com.thoughtworks.xstream',
+  Yaml: 'org.yaml.snakeyaml',
+  DigestUtils: 'org.apache.commons.codec.digest',
+  FileUtils: 'org.apache.commons.io',
+  SerializationUtils: 'org.apache.commons.lang3',
+  GroovyShell: 'groovy.lang',
+  DefaultExecutor: 'org.apache.commons.exec',
+  NoopHostnameVerifier: 'org.apache.http.conn.ssl',
+};
+
+const PRIMITIVES = new Set(['var', 'int', 'long', 'short', 'byte', 'char', 'boolean', 'float', 'double', 'void']);
+const IMPORT = /import\s+(static\s+)?([\w.\s]+?)(\s*\.\s*\*)?\s*;/y;
+const TYPE_NAME = /(?:class|interface|enum|record)\s+([A-Za-z_$][\w$]*)/;
+
+/** The declared name of a declaration, read from its text: the identifier before the first top-level `=`, `;` or `:`. */
+function declaredName(src: string, start: number): string | null {
+  let depth = 0;
+  let last: string | null = null;
+  const word = /[A-Za-z_$][\w$]*/y;
+  for (let i = start; i < src.length && i < start + 400; i++) {
+    const ch = src[i];
+    if (ch === '<' || ch === '(') depth++;
+    else if (ch === '>' || ch === ')') depth--;
+    else if (depth <= 0 && (ch === '=' || ch === ';' || ch === ':' || ch === ',')) return src[i + 1] === '=' ? null : last;
+    else if (/[A-Za-z_$]/.test(ch)) {
+      word.lastIndex = i;
+      const m = word.exec(src);
+      if (m) {
+        if (depth <= 0) last = m[0];
+        i += m[0].length - 1;
+      }
+    }
+  }
+  return null;
+}
+
+class JavaAnalysis extends AnalysisBase implements ExprOps {
+  readonly identifierTypes = ['identifier'];
+  readonly statementTypes = STATEMENTS;
+  private readonly bound = new Set<number>();
+  private readonly imports = new Map<string, string>();
+  private readonly staticImports = new Map<string, string>();
+  private readonly starPackages: string[] = [];
+  private readonly localTypes = new Set<string>();
+
+  run(wanted: WantedNames): Fact[] {
+    const v = this.view;
+    const src = v.source;
+    const nodes = v.ofType(v.root, [...FUNCTION_TYPES, ...TYPE_DECLS, ...BINDER_TYPES, ...CALL_TYPES, 'formal_parameter']);
+    const types = nodes.map((n) => v.type(n));
+    const ranges: ScopeRange[] = [];
+    nodes.forEach((n, i) => {
+      if (FUNCTION_TYPES.includes(types[i])) ranges.push({ start: n.startIndex, end: v.end(n), kind: 'function' });
+    });
+    this.buildScopes(ranges);
+    const calls: Node[] = [];
+    nodes.forEach((n, i) => {
+      const t = types[i];
+      if (CALL_TYPES.includes(t)) calls.push(n);
+      else if (t === 'import_declaration') this.readImport(n);
+      else if (TYPE_DECLS.includes(t)) {
+        const m = TYPE_NAME.exec(src.slice(n.startIndex, n.startIndex + 400));
+        if (m) this.localTypes.add(m[1]);
+      } else if (FUNCTION_TYPES.includes(t) || t === 'formal_parameter' || t === 'catch_formal_parameter' || t === 'resource' || t === 'enhanced_for_statement') {
+        if (t !== 'formal_parameter') this.pendScope(this.scopeOf(n), n);
+      } else {
+        const name = declaredName(src, n.startIndex);
+        if (name) this.pendName(name, n);
+      }
+    });
+    const words = patternWords(wanted.callPatterns);
+    for (const c of calls) if (this.relevant(c, words)) this.callFact(c);
+    this.syntaxFacts(wanted);
+    return this.facts;
+  }
+
+  private readImport(n: Node): void {
+    IMPORT.lastIndex = n.startIndex;
+    const m = IMPORT.exec(this.view.source);
+    if (!m) return;
+    const path = m[2].replace(/\s+/g, '');
+    if (m[3]) {
+      if (!m[1]) this.starPackages.push(path);
+      return;
+    }
+    const simple = path.slice(path.lastIndexOf('.') + 1);
+    (m[1] ? this.staticImports : this.imports).set(simple, path);
+    this.knownNames.add(simple);
+  }
+
+  private relevant(call: Node, words: PatternWords): boolean {
+    const src = this.view.source;
+    let start = call.startIndex;
+    if (src.startsWith('new', start)) start = skipSpace(src, start + 3);
+    const prefix = calleePrefix(src, start);
+    if (!prefix) return true;
+    return prefix.some((w) => words.all.has(w)) || this.boundSomewhere(prefix[0]) || this.staticImports.has(prefix[0]);
+  }
+
+  /** Fully-qualified candidates of a simple or qualified type name. */
+  typeRefs(name: string): string[] {
+    const base = name.replace(/<[\s\S]*>/g, '').replace(/\[\s*\]/g, '').replace(/\s+/g, '');
+    if (base.includes('.')) {
+      const [head, ...rest] = base.split('.');
+      return head[0] === head[0].toUpperCase() ? this.typeRefs(head).map((h) => [h, ...rest].join('.')) : [base];
+    }
+    const imported = this.imports.get(base);
+    if (imported) return [imported];
+    if (this.localTypes.has(base)) return [base];
+    if (JAVA_LANG.has(base)) return [`java.lang.${base}`];
+    const out = this.starPackages.map((p) => `${p}.${base}`);
+    const known = WELL_KNOWN[base];
+    if (known && !out.includes(`${known}.${base}`)) out.push(`${known}.${base}`);
+    if (out.length === 0) out.push(base);
+    return out;
+  }
+
+  // ── bindings ──────────────────────────────────────────────────────────────────────────
+
+  private bind(scope: Scope, name: string, expr: Node | null, value: Value = OPAQUE): void {
+    this.knownNames.add(name);
+    if (expr) this.scopes.bindExpr(scope, name, expr);
+    else this.scopes.bindValue(scope, name, value);
+  }
+
+  /** A declaration of `name` with type `typeNode` (instances of the type) and optional initializer. */
+  private bindTyped(scope: Scope, name: string, typeNode: Node | null, value: Node | null): void {
+    const typeText = typeNode ? this.view.text(typeNode) : 'var';
+    if (!PRIMITIVES.has(typeText)) for (const t of this.typeRefs(typeText)) this.bind(scope, name, null, `${t}#`);
+    if (value) this.bind(scope, name, value);
+    else if (PRIMITIVES.has(typeText)) this.bind(scope, name, null);
+  }
+
+  protected bindNode(n: Node): void {
+    if (this.bound.has(n.id)) return;
+    this.bound.add(n.id);
+    const v = this.view;
+    const t = v.type(n);
+    const scope = this.scopeOf(n);
+    if (FUNCTION_TYPES.includes(t)) {
+      const params = v.field(n, 'parameters');
+      if (!params) return;
+      if (v.type(params) === 'identifier') {
+        this.bind(scope, v.text(params), null);
+        return;
+      }
+      for (const p of v.named(params)) {
+        const name = v.field(p, 'name');
+        if (name) this.bindTyped(scope, v.text(name), v.field(p, 'type'), null);
+        else if (v.type(p) === 'identifier') this.bind(scope, v.text(p), null);
+      }
+      return;
+    }
+    switch (t) {
+      case 'local_variable_declaration':
+      case 'field_declaration': {
+        const target = t === 'field_declaration' ? this.scopes.root : scope;
+        const type = v.field(n, 'type');
+        for (const d of v.fields(n, 'declarator')) {
+          const name = v.field(d, 'name');
+          if (name) this.bindTyped(target, v.text(name), type, v.field(d, 'value'));
+        }
+        return;
+      }
+      case 'catch_formal_parameter':
+      case 'resource':
+      case 'enhanced_for_statement': {
+        const name = v.field(n, 'name');
+        if (name) this.bindTyped(scope, v.text(name), v.field(n, 'type'), v.field(n, 'value'));
+        return;
+      }
+    }
+  }
+
+  // ── resolution ────────────────────────────────────────────────────────────────────────
+
+  protected freeName(name: string): Value[] {
+    return /^[A-Z]/.test(name) ? this.typeRefs(name) : [name];
+  }
+
+  evaluate(node: Node, scope: Scope): Value[] {
+    const v = this.view;
+    switch (v.type(node)) {
+      case 'identifier':
+      case 'type_identifier':
+        return this.lookupName(v.text(node), scope);
+      case 'this':
+        return ['this'];
+      case 'field_access':
+      case 'scoped_identifier':
+      case 'scoped_type_identifier': {
+        const parts = dottedParts(v.text(node));
+        if (parts) {
+          return this.lookupName(parts[0], scope)
+            .filter(isRef)
+            .map((b) => parts.slice(1).reduce(member, b));
+        }
+        const obj = v.field(node, 'object') ?? v.field(node, 'scope');
+        const field = v.field(node, 'field') ?? v.field(node, 'name');
+        if (!obj || !field) return [OPAQUE];
+        const name = v.text(field);
+        return this.evaluate(obj, scope)
+          .filter(isRef)
+          .map((b) => member(b, name));
+      }
+      case 'method_invocation': {
+        const args = this.argNodes(v.field(node, 'arguments'));
+        const first = args[0] ? this.constant(args[0], scope) : null;
+        const suffix = first !== null && /^[\w.-]{1,40}$/.test(first) ? first.toLowerCase() : '';
+        return this.methodNames(node, scope).map((m) => `${m}(${suffix})`);
+      }
+      case 'object_creation_expression': {
+        const type = v.field(node, 'type');
+        return type ? this.typeRefs(v.text(type)).map((t) => `${t}#`) : [OPAQUE];
+      }
+      case 'parenthesized_expression': {
+        const inner = v.args(node)[0];
+        return inner ? this.evaluate(inner, scope) : [OPAQUE];
+      }
+      case 'cast_expression': {
+        const value = v.field(node, 'value');
+        return value ? this.evaluate(value, scope) : [OPAQUE];
+      }
+      case 'string_literal':
+      case 'binary_expression': {
+        const c = this.constant(node, scope);
+        if (c !== null) return [constValue(c)];
+        return this.dynamicString(node, scope) ? [dynamicMarker(v.text(node))] : [OPAQUE];
+      }
+      case 'ternary_expression': {
+        const a = v.field(node, 'consequence');
+        const b = v.field(node, 'alternative');
+        return [...(a ? this.evaluate(a, scope) : []), ...(b ? this.evaluate(b, scope) : [])];
+      }
+      default:
+        return [OPAQUE];
+    }
+  }
+
+  /** Candidate names of the method a method_invocation calls. */
+  private methodNames(node: Node, scope: Scope): Value[] {
+    const v = this.view;
+    const nameNode = v.field(node, 'name');
+    if (!nameNode) return [];
+    const name = v.text(nameNode);
+    const obj = v.field(node, 'object');
+    if (!obj) {
+      const st = this.staticImports.get(name);
+      return [st ?? `this.${name}`];
+    }
+    return this.evaluate(obj, scope)
+      .filter(isRef)
+      .map((b) => member(b, name));
+  }
+
+  private argNodes(argsNode: Node | null): Node[] {
+    return argsNode ? this.view.args(argsNode) : [];
+  }
+
+  constant(node: Node, scope: Scope): string | null {
+    const v = this.view;
+    switch (v.type(node)) {
+      case 'string_literal': {
+        const text = v.text(node);
+        if (text.startsWith('"""')) return text.slice(3, -3).replace(/^[ \t]*\n/, '');
+        if (v.named(node).some((c) => v.type(c) === 'string_interpolation')) return null;
+        return unescapeLiteral(text.slice(1, -1));
+      }
+      case 'binary_expression': {
+        const op = v.field(node, 'operator');
+        const l = v.field(node, 'left');
+        const r = v.field(node, 'right');
+        if (!op || !l || !r || v.type(op) !== '+') return null;
+        const a = this.constant(l, scope);
+        if (a === null) return null;
+        const b = this.constant(r, scope);
+        return b === null ? null : a + b;
+      }
+      case 'parenthesized_expression': {
+        const inner = v.args(node)[0];
+        return inner ? this.constant(inner, scope) : null;
+      }
+      case 'identifier':
+        return singleConstant(this.lookupName(v.text(node), scope));
+      default:
+        return null;
+    }
+  }
+
+  dynamicString(node: Node, scope: Scope): boolean {
+    const v = this.view;
+    switch (v.type(node)) {
+      case 'binary_expression': {
+        const op = v.field(node, 'operator');
+        const l = v.field(node, 'left');
+        const r = v.field(node, 'right');
+        return !!op && !!l && !!r && v.type(op) === '+' && (this.stringy(l, scope) || this.stringy(r, scope));
+      }
+      case 'method_invocation': {
+        // String.format("... %s", x), "...".formatted(x), String.join / concat on a string.
+        const names = this.methodNames(node, scope);
+        const args = this.argNodes(v.field(node, 'arguments'));
+        const obj = v.field(node, 'object');
+        if (names.includes('java.lang.String.format') && args[0]) return this.stringy(args[0], scope);
+        if (obj && (names.some((n) => /\.(formatted|concat)$/.test(n)) || /\.(formatted|concat)$/.test(v.text(node).split('(')[0]))) return this.stringy(obj, scope);
+        return false;
+      }
+      case 'identifier':
+        return this.lookupName(v.text(node), scope).some(isDynamicMarker);
+      case 'parenthesized_expression': {
+        const inner = v.args(node)[0];
+        return inner ? this.dynamicString(inner, scope) : false;
+      }
+      default:
+        return false;
+    }
+  }
+
+  private stringy(node: Node, scope: Scope): boolean {
+    return this.constant(node, scope) !== null || this.dynamicString(node, scope);
+  }
+
+  values(node: Node, scope: Scope): Value[] {
+    return this.evaluate(node, scope);
+  }
+
+  number(node: Node): number | null {
+    return parseIntLiteral(this.view.text(node));
+  }
+
+  isFalse(node: Node): boolean {
+    return FALSE_LITERALS.has(this.view.text(node));
+  }
+
+  // ── facts ─────────────────────────────────────────────────────────────────────────────
+
+  private callFact(node: Node): void {
+    const v = this.view;
+    const scope = this.scopeOf(node);
+    const isNew = v.type(node) === 'object_creation_expression';
+    let names: Value[];
+    if (isNew) {
+      const type = v.field(node, 'type');
+      names = type ? this.typeRefs(v.text(type)) : [];
+    } else names = this.methodNames(node, scope);
+    if (names.length === 0) return;
+    const argsNode = v.field(node, 'arguments');
+    this.facts.push({
+      kind: 'call',
+      line: v.line(node),
+      names,
+      site: lazySite(() => makeCallSite({ node, scope, ops: this, args: this.argNodes(argsNode), isNew })),
+    });
+  }
+
+  private syntaxFacts(wanted: WantedNames): void {
+    const v = this.view;
+    for (const { index, name } of occurrences(v.source, wanted.syntax)) {
+      const node = v.namedAt(index, index + name.length);
+      if (node && /identifier$/.test(v.type(node))) this.fact({ kind: 'syntax', line: v.line(node), name });
+    }
+  }
+}
+
+function skipSpace(src: string, i: number): number {
+  let j = i;
+  while (j < src.length && /\s/.test(src[j])) j++;
+  return j;
+}
+
+export const javaAnalyzer: Analyzer = {
+  analyze: (view: SyntaxView, wanted: WantedNames) => new JavaAnalysis(view).run(wanted),
+};

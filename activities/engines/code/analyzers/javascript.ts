@@ -1,0 +1,611 @@
+// JavaScript and TypeScript: `require` (plain, destructured, member), ES imports (default,
+// namespace, named with alias, `import x = require()`), dynamic `import()`, `createRequire`,
+// re-bindings, `this.x` fields, `util.promisify` / `.bind`, `.call` / `.apply`, global
+// prefixes (`window.eval`, `globalThis.eval`) and `obj["name"]` lookups.
+import type { Node } from 'web-tree-sitter';
+import { type ExprOps, type Fact, lazySite, makeCallSite } from '../facts.js';
+import { constValue, isRef, member, OPAQUE, type Scope, type ScopeRange, type Value } from '../scopes.js';
+import { dottedParts, unescapeLiteral, type SyntaxView } from '../syntax.js';
+import {
+  AnalysisBase,
+  type Analyzer,
+  calleePrefix,
+  dynamicMarker,
+  FALSE_LITERALS,
+  isDynamicMarker,
+  occurrences,
+  parseIntLiteral,
+  patternWords,
+  type PatternWords,
+  singleConstant,
+  type WantedNames,
+} from './base.js';
+
+const FUNCTION_TYPES = [
+  'function_declaration',
+  'function_expression',
+  'function',
+  'arrow_function',
+  'method_definition',
+  'generator_function_declaration',
+  'generator_function',
+];
+const BINDER_TYPES = [
+  'variable_declarator',
+  'assignment_expression',
+  'import_statement',
+  'class_declaration',
+  'field_definition',
+  'public_field_definition',
+  'catch_clause',
+  'for_in_statement',
+];
+const CALL_TYPES = ['call_expression', 'new_expression'];
+const STATEMENTS = new Set(['expression_statement', 'lexical_declaration', 'variable_declaration', 'return_statement']);
+const GLOBAL_PREFIXES = new Set(['window', 'globalThis', 'self', 'global']);
+const SPECIAL_WORDS = new Set([...GLOBAL_PREFIXES, 'require', 'import', 'module', 'process', 'util', 'this', 'Reflect']);
+const REQUIRE_LIKE = new Set(['require', 'module.require', 'process.mainModule.require', 'module.createRequire()']);
+const TRANSPARENT_WRAPPERS = new Set(['util.promisify']);
+const WRAPPER_TYPES = new Set(['parenthesized_expression', 'await_expression', 'as_expression', 'non_null_expression', 'satisfies_expression', 'type_assertion']);
+
+const NAME_AT = /[A-Za-z_$][\w$]*/y;
+const THIS_MEMBER = /this\s*\.\s*([A-Za-z_$][\w$]*)\s*=(?!=)/y;
+const PATTERN_HEAD = /[[{][^=;]{0,400}?(?==)/y;
+const FUNCTION_NAME = /(?:async\s+)?function\s*\*?\s*([A-Za-z_$][\w$]*)/y;
+const CLASS_NAME = /class\s+([A-Za-z_$][\w$]*)/y;
+const FIELD_NAME = /(?:(?:static|private|public|protected|readonly|declare|override|accessor)\s+)*#?([A-Za-z_$][\w$]*)/y;
+
+/** Module specifier → the name rule patterns use (`node:fs` → `fs`, `fs/promises` → `fs.promises`). */
+export function moduleName(spec: string): string {
+  const bare = spec.replace(/^node:/, '');
+  return bare === 'fs/promises' ? 'fs.promises' : bare;
+}
+
+class JavaScriptAnalysis extends AnalysisBase implements ExprOps {
+  readonly identifierTypes = ['identifier', 'property_identifier', 'shorthand_property_identifier', 'shorthand_property_identifier_pattern'];
+  readonly statementTypes = STATEMENTS;
+  private readonly bound = new Set<number>();
+
+  run(wanted: WantedNames): Fact[] {
+    const v = this.view;
+    const src = v.source;
+    const nodes = v.ofType(v.root, [...FUNCTION_TYPES, ...BINDER_TYPES, ...CALL_TYPES]);
+    const types = nodes.map((n) => v.type(n));
+    const ranges: ScopeRange[] = [];
+    nodes.forEach((n, i) => {
+      if (FUNCTION_TYPES.includes(types[i])) ranges.push({ start: n.startIndex, end: v.end(n), kind: 'function' });
+    });
+    this.buildScopes(ranges);
+    const calls: Node[] = [];
+    nodes.forEach((n, i) => {
+      const t = types[i];
+      if (t === 'call_expression' || t === 'new_expression') {
+        calls.push(n);
+        return;
+      }
+      if (FUNCTION_TYPES.includes(t)) {
+        const scope = this.scopeOf(n);
+        this.pendScope(scope, n);
+        if (t === 'function_declaration' || t === 'generator_function_declaration') {
+          FUNCTION_NAME.lastIndex = n.startIndex;
+          const m = FUNCTION_NAME.exec(src);
+          if (m) this.bind(this.scopes.outer(scope), m[1], null);
+        }
+        return;
+      }
+      switch (t) {
+        case 'import_statement':
+          this.bindNode(n);
+          return;
+        case 'class_declaration': {
+          CLASS_NAME.lastIndex = n.startIndex;
+          const m = CLASS_NAME.exec(src);
+          if (m) this.bind(this.scopeOf(n), m[1], null);
+          return;
+        }
+        case 'field_definition':
+        case 'public_field_definition': {
+          FIELD_NAME.lastIndex = n.startIndex;
+          const m = FIELD_NAME.exec(src);
+          if (m) this.pendName(`this.${m[1]}`, n);
+          return;
+        }
+        case 'catch_clause':
+        case 'for_in_statement':
+          this.pendScope(this.scopeOf(n), n);
+          return;
+        default: {
+          // variable_declarator / assignment_expression: file under the bound name(s).
+          THIS_MEMBER.lastIndex = n.startIndex;
+          const self = THIS_MEMBER.exec(src);
+          if (self) {
+            this.pendName(`this.${self[1]}`, n);
+            return;
+          }
+          PATTERN_HEAD.lastIndex = n.startIndex;
+          const pattern = PATTERN_HEAD.exec(src);
+          if (pattern) {
+            for (const w of pattern[0].match(/[A-Za-z_$][\w$]*/g) ?? []) this.pendName(w, n);
+            return;
+          }
+          NAME_AT.lastIndex = n.startIndex;
+          const name = NAME_AT.exec(src);
+          if (name) this.pendName(name[0], n);
+        }
+      }
+    });
+    const words = patternWords(wanted.callPatterns);
+    for (const c of calls) if (this.relevant(c, words)) this.callFact(c);
+    this.nameFacts(wanted);
+    return this.facts;
+  }
+
+  private relevant(call: Node, words: PatternWords): boolean {
+    const src = this.view.source;
+    let start = call.startIndex;
+    if (src.startsWith('new', start)) start = skipSpace(src, start + 3);
+    const prefix = calleePrefix(src, start);
+    if (!prefix) return true;
+    const root = prefix[0];
+    return (
+      words.roots.has(root) ||
+      SPECIAL_WORDS.has(root) ||
+      words.lasts.has(prefix[prefix.length - 1]) ||
+      (prefix.length > 1 && (prefix[prefix.length - 1] === 'call' || prefix[prefix.length - 1] === 'apply')) ||
+      this.boundSomewhere(root)
+    );
+  }
+
+  // ── bindings ──────────────────────────────────────────────────────────────────────────
+
+  private bind(scope: Scope, name: string, expr: Node | null, value: Value = OPAQUE, path?: string[]): void {
+    this.knownNames.add(name);
+    if (expr) this.scopes.bindExpr(scope, name, expr, path);
+    else this.scopes.bindValue(scope, name, value);
+  }
+
+  protected bindNode(n: Node): void {
+    if (this.bound.has(n.id)) return;
+    this.bound.add(n.id);
+    const v = this.view;
+    const scope = this.scopeOf(n);
+    const t = v.type(n);
+    if (FUNCTION_TYPES.includes(t)) {
+      const params = v.field(n, 'parameters') ?? v.field(n, 'parameter');
+      if (params) this.bindPattern(params, null, [], scope);
+      return;
+    }
+    switch (t) {
+      case 'import_statement':
+        this.bindImport(n, scope);
+        return;
+      case 'variable_declarator': {
+        const name = v.field(n, 'name');
+        if (name) this.bindPattern(name, v.field(n, 'value'), [], scope);
+        return;
+      }
+      case 'assignment_expression': {
+        const left = v.field(n, 'left');
+        const right = v.field(n, 'right');
+        if (!left || !right) return;
+        const lt = v.type(left);
+        if (lt === 'identifier') this.bind(scope, v.text(left), right);
+        else if (lt === 'member_expression') {
+          const parts = dottedParts(v.text(left));
+          if (parts && parts.length === 2 && parts[0] === 'this') this.scopes.bindExpr(this.scopes.root, `this.${parts[1]}`, right);
+        } else this.bindPattern(left, right, [], scope);
+        return;
+      }
+      case 'field_definition':
+      case 'public_field_definition': {
+        const name = v.field(n, 'property') ?? v.field(n, 'name');
+        const value = v.field(n, 'value');
+        if (name && value) this.scopes.bindExpr(this.scopes.root, `this.${v.text(name).replace(/^#/, '')}`, value);
+        return;
+      }
+      case 'catch_clause': {
+        const p = v.field(n, 'parameter');
+        if (p) this.bindPattern(p, null, [], scope);
+        return;
+      }
+      case 'for_in_statement': {
+        const left = v.field(n, 'left');
+        if (left) this.bindPattern(left, null, [], scope);
+        return;
+      }
+    }
+  }
+
+  /** Binds the names of a (possibly destructuring) pattern to members of `value`. */
+  private bindPattern(p: Node, value: Node | null, path: string[], scope: Scope): void {
+    const v = this.view;
+    switch (v.type(p)) {
+      case 'identifier':
+      case 'shorthand_property_identifier_pattern':
+        if (value) this.bind(scope, v.text(p), value, OPAQUE, path.length > 0 ? path : undefined);
+        else this.bind(scope, v.text(p), null);
+        return;
+      case 'object_pattern':
+        for (const prop of v.named(p)) {
+          const pt = v.type(prop);
+          if (pt === 'shorthand_property_identifier_pattern') this.bindPattern(prop, value, [...path, v.text(prop)], scope);
+          else if (pt === 'pair_pattern') {
+            const key = v.field(prop, 'key');
+            const target = v.field(prop, 'value');
+            const keyName = key ? (this.constant(key, scope) ?? v.text(key)) : null;
+            if (target) this.bindPattern(target, keyName !== null ? value : null, keyName !== null ? [...path, keyName] : path, scope);
+          } else this.bindPattern(prop, null, path, scope);
+        }
+        return;
+      case 'object_assignment_pattern':
+      case 'assignment_pattern': {
+        const left = v.field(p, 'left');
+        if (left) this.bindPattern(left, value, path, scope);
+        return;
+      }
+      case 'required_parameter':
+      case 'optional_parameter': {
+        const pattern = v.field(p, 'pattern');
+        if (pattern) this.bindPattern(pattern, null, path, scope);
+        return;
+      }
+      default:
+        // formal_parameters, array_pattern, rest_pattern, lexical binding lists: every identifier, opaque.
+        for (const c of v.named(p)) {
+          if (v.type(c) === 'type_annotation') continue;
+          this.bindPattern(c, null, path, scope);
+        }
+    }
+  }
+
+  private bindImport(n: Node, scope: Scope): void {
+    const v = this.view;
+    const source = v.field(n, 'source');
+    const spec = source ? this.constant(source, scope) : null;
+    for (const clause of v.named(n)) {
+      const ct = v.type(clause);
+      if (ct === 'import_require_clause') {
+        const id = v.named(clause).find((c) => v.type(c) === 'identifier');
+        const src = v.field(clause, 'source');
+        const s = src ? this.constant(src, scope) : null;
+        if (id && s !== null) this.bind(scope, v.text(id), null, moduleName(s));
+        continue;
+      }
+      if (ct !== 'import_clause' || spec === null) continue;
+      const mod = moduleName(spec);
+      for (const part of v.named(clause)) {
+        const pt = v.type(part);
+        if (pt === 'identifier') this.bind(scope, v.text(part), null, mod);
+        else if (pt === 'namespace_import') {
+          const id = v.named(part).find((c) => v.type(c) === 'identifier');
+          if (id) this.bind(scope, v.text(id), null, mod);
+        } else if (pt === 'named_imports') {
+          for (const spec of v.named(part)) {
+            if (v.type(spec) !== 'import_specifier') continue;
+            const name = v.field(spec, 'name');
+            const alias = v.field(spec, 'alias');
+            if (!name) continue;
+            const imported = v.text(name).replace(/^['"]|['"]$/g, '');
+            this.bind(scope, v.text(alias ?? name), null, imported === 'default' ? mod : `${mod}.${imported}`);
+          }
+        }
+      }
+    }
+  }
+
+  // ── resolution ────────────────────────────────────────────────────────────────────────
+
+  protected freeName(name: string): Value[] {
+    return [name];
+  }
+
+  private unwrap(node: Node): Node {
+    let n = node;
+    for (let i = 0; i < 8 && WRAPPER_TYPES.has(this.view.type(n)); i++) {
+      const inner = this.view.args(n)[0];
+      if (!inner) break;
+      n = inner;
+    }
+    return n;
+  }
+
+  evaluate(node: Node, scope: Scope): Value[] {
+    const v = this.view;
+    const n = this.unwrap(node);
+    switch (v.type(n)) {
+      case 'identifier':
+        return this.lookupName(v.text(n), scope);
+      case 'this':
+        return ['this'];
+      case 'member_expression':
+        return this.evalMember(n, scope);
+      case 'subscript_expression': {
+        const obj = v.field(n, 'object');
+        const index = v.field(n, 'index');
+        const key = index ? this.constant(index, scope) : null;
+        if (!obj || key === null) return [OPAQUE];
+        return this.evaluate(obj, scope)
+          .filter(isRef)
+          .map((b) => this.memberOf(b, key));
+      }
+      case 'call_expression':
+        return this.evalCall(n, scope);
+      case 'new_expression': {
+        const ctor = v.field(n, 'constructor');
+        return ctor ? this.evaluate(ctor, scope).filter(isRef).map((r) => `${r}#`) : [OPAQUE];
+      }
+      case 'string':
+      case 'template_string':
+      case 'binary_expression': {
+        if (v.type(n) === 'binary_expression') {
+          const op = v.field(n, 'operator');
+          const o = op ? v.type(op) : '';
+          if (o === '||' || o === '??' || o === '&&') {
+            const l = v.field(n, 'left');
+            const r = v.field(n, 'right');
+            return [...(l ? this.evaluate(l, scope) : []), ...(r ? this.evaluate(r, scope) : [])];
+          }
+        }
+        const c = this.constant(n, scope);
+        if (c !== null) return [constValue(c)];
+        return this.dynamicString(n, scope) ? [dynamicMarker(v.text(n))] : [OPAQUE];
+      }
+      case 'ternary_expression': {
+        const a = v.field(n, 'consequence');
+        const b = v.field(n, 'alternative');
+        return [...(a ? this.evaluate(a, scope) : []), ...(b ? this.evaluate(b, scope) : [])];
+      }
+      case 'sequence_expression': {
+        const parts = v.args(n);
+        return parts.length > 0 ? this.evaluate(parts[parts.length - 1], scope) : [OPAQUE];
+      }
+      case 'assignment_expression': {
+        const right = v.field(n, 'right');
+        return right ? this.evaluate(right, scope) : [OPAQUE];
+      }
+      default:
+        return [OPAQUE];
+    }
+  }
+
+  /** `window.eval` → `eval`: a global prefix on an unbound root is dropped. */
+  private memberOf(base: Value, name: string): Value {
+    return GLOBAL_PREFIXES.has(base) ? name : member(base, name);
+  }
+
+  private evalMember(n: Node, scope: Scope): Value[] {
+    const v = this.view;
+    const parts = dottedParts(v.text(n));
+    if (parts) {
+      if (parts[0] === 'this' && parts.length >= 2) {
+        const key = `this.${parts[1]}`;
+        if (this.boundSomewhere(key)) {
+          return this.lookupName(key, this.scopes.root)
+            .filter(isRef)
+            .map((b) => parts.slice(2).reduce(member, b));
+        }
+      }
+      return this.lookupName(parts[0], scope)
+        .filter(isRef)
+        .map((b) => parts.slice(1).reduce((acc, p) => this.memberOf(acc, p), b));
+    }
+    const obj = v.field(n, 'object');
+    const prop = v.field(n, 'property');
+    if (!obj || !prop) return [OPAQUE];
+    const name = v.text(prop).replace(/^#/, '');
+    return this.evaluate(obj, scope)
+      .filter(isRef)
+      .map((b) => this.memberOf(b, name));
+  }
+
+  private argNodes(argsNode: Node | null): Node[] {
+    if (!argsNode) return [];
+    const v = this.view;
+    if (v.type(argsNode) === 'template_string') return [argsNode];
+    return v.args(argsNode).filter((a) => v.type(a) !== 'spread_element');
+  }
+
+  /** Candidate names of what a call invokes (`f.call(...)` / `f.apply(...)` invoke f). */
+  private callees(fn: Node, scope: Scope): { names: Value[]; offset: number } {
+    const v = this.view;
+    const names = this.evaluate(fn, scope).filter(isRef);
+    let offset = 0;
+    const target = this.unwrap(fn);
+    if (v.type(target) === 'member_expression') {
+      const prop = v.field(target, 'property');
+      const obj = v.field(target, 'object');
+      const method = prop ? v.text(prop) : '';
+      if (obj && (method === 'call' || method === 'apply')) {
+        names.push(...this.evaluate(obj, scope).filter(isRef));
+        offset = method === 'call' ? 1 : 0;
+      }
+    }
+    return { names: [...new Set(names)], offset };
+  }
+
+  private evalCall(n: Node, scope: Scope): Value[] {
+    const v = this.view;
+    const fn = v.field(n, 'function');
+    if (!fn) return [OPAQUE];
+    const args = this.argNodes(v.field(n, 'arguments'));
+    if (v.type(fn) === 'import') {
+      const spec = args[0] ? this.constant(args[0], scope) : null;
+      return [spec === null ? OPAQUE : moduleName(spec)];
+    }
+    const target = this.unwrap(fn);
+    if (v.type(target) === 'member_expression') {
+      const prop = v.field(target, 'property');
+      const obj = v.field(target, 'object');
+      if (prop && obj && v.text(prop) === 'bind') return this.evaluate(obj, scope);
+    }
+    const out: Value[] = [];
+    for (const callee of this.evaluate(fn, scope).filter(isRef)) {
+      if (REQUIRE_LIKE.has(callee)) {
+        const spec = args[0] ? this.constant(args[0], scope) : null;
+        out.push(spec === null ? OPAQUE : moduleName(spec));
+      } else if (TRANSPARENT_WRAPPERS.has(callee)) {
+        if (args[0]) out.push(...this.evaluate(args[0], scope));
+      } else if (callee === 'module.createRequire') {
+        out.push('module.createRequire()');
+      } else {
+        const first = args[0] ? this.constant(args[0], scope) : null;
+        out.push(`${callee}(${first !== null && /^[\w.-]{1,40}$/.test(first) ? first.toLowerCase() : ''})`);
+      }
+    }
+    return out.length > 0 ? out : [OPAQUE];
+  }
+
+  // ── expression views (ExprOps) ───────────────────────────────────────────────────────
+
+  constant(node: Node, scope: Scope): string | null {
+    const v = this.view;
+    const n = this.unwrap(node);
+    switch (v.type(n)) {
+      case 'string': {
+        const text = v.text(n);
+        return unescapeLiteral(text.slice(1, -1));
+      }
+      case 'template_string': {
+        if (v.named(n).some((c) => v.type(c) === 'template_substitution')) return null;
+        return unescapeLiteral(v.text(n).slice(1, -1));
+      }
+      case 'binary_expression': {
+        const op = v.field(n, 'operator');
+        const left = v.field(n, 'left');
+        const right = v.field(n, 'right');
+        if (!op || !left || !right || v.type(op) !== '+') return null;
+        const l = this.constant(left, scope);
+        if (l === null) return null;
+        const r = this.constant(right, scope);
+        return r === null ? null : l + r;
+      }
+      case 'identifier':
+        return singleConstant(this.lookupName(v.text(n), scope));
+      default:
+        return null;
+    }
+  }
+
+  dynamicString(node: Node, scope: Scope): boolean {
+    const v = this.view;
+    const n = this.unwrap(node);
+    switch (v.type(n)) {
+      case 'template_string':
+        return v.named(n).some((c) => v.type(c) === 'template_substitution');
+      case 'binary_expression': {
+        const op = v.field(n, 'operator');
+        const left = v.field(n, 'left');
+        const right = v.field(n, 'right');
+        if (!op || !left || !right || v.type(op) !== '+') return false;
+        return this.stringy(left, scope) || this.stringy(right, scope);
+      }
+      case 'identifier':
+        return this.lookupName(v.text(n), scope).some(isDynamicMarker);
+      default:
+        return false;
+    }
+  }
+
+  private stringy(node: Node, scope: Scope): boolean {
+    return this.constant(node, scope) !== null || this.dynamicString(node, scope);
+  }
+
+  values(node: Node, scope: Scope): Value[] {
+    return this.evaluate(node, scope);
+  }
+
+  number(node: Node): number | null {
+    return parseIntLiteral(this.view.text(node));
+  }
+
+  isFalse(node: Node): boolean {
+    return FALSE_LITERALS.has(this.view.text(node));
+  }
+
+  // ── facts ─────────────────────────────────────────────────────────────────────────────
+
+  private callFact(node: Node): void {
+    const v = this.view;
+    const isNew = v.type(node) === 'new_expression';
+    const fn = v.field(node, isNew ? 'constructor' : 'function');
+    if (!fn) return;
+    const scope = this.scopeOf(node);
+    let names: Value[];
+    let offset = 0;
+    if (isNew) names = this.evaluate(fn, scope).filter(isRef);
+    else if (v.type(fn) === 'import') names = ['import'];
+    else ({ names, offset } = this.callees(fn, scope));
+    if (names.length === 0) return;
+    const argsNode = v.field(node, 'arguments');
+    this.facts.push({
+      kind: 'call',
+      line: v.line(node),
+      names,
+      site: lazySite(() => makeCallSite({ node, scope, ops: this, args: this.argNodes(argsNode).slice(offset), isNew })),
+    });
+  }
+
+  private nameFacts(wanted: WantedNames): void {
+    const v = this.view;
+    const names = new Set(wanted.property_write);
+    if (wanted.syntax.has('dangerouslySetInnerHTML')) names.add('dangerouslySetInnerHTML');
+    if (wanted.syntax.has('rejectUnauthorized:false')) names.add('rejectUnauthorized');
+    if (wanted.syntax.has('NODE_TLS_REJECT_UNAUTHORIZED=0')) names.add('NODE_TLS_REJECT_UNAUTHORIZED');
+    for (const { index, name } of occurrences(v.source, names)) {
+      const node = v.namedAt(index, index + name.length);
+      if (!node) continue;
+      const t = v.type(node);
+      if (t === 'comment') continue;
+      const line = v.line(node);
+      if (wanted.property_write.has(name) && t === 'property_identifier') {
+        const parent = node.parent;
+        const grand = parent?.parent;
+        if (parent && grand && v.type(parent) === 'member_expression' && /assignment_expression$/.test(v.type(grand)) && v.field(grand, 'left')?.id === parent.id) {
+          this.fact({ kind: 'property_write', line, name });
+        }
+      }
+      if (name === 'dangerouslySetInnerHTML' && wanted.syntax.has(name) && t === 'property_identifier' && node.parent && v.type(node.parent) === 'jsx_attribute') {
+        this.fact({ kind: 'syntax', line, name });
+      }
+      if (name === 'rejectUnauthorized' && wanted.syntax.has('rejectUnauthorized:false')) {
+        const value = this.assignedValue(node);
+        if (value !== null && FALSE_LITERALS.has(value)) this.fact({ kind: 'syntax', line, name: 'rejectUnauthorized:false', detail: 'rejectUnauthorized: false' });
+      }
+      if (name === 'NODE_TLS_REJECT_UNAUTHORIZED' && wanted.syntax.has('NODE_TLS_REJECT_UNAUTHORIZED=0')) {
+        const value = this.assignedValue(node);
+        if (value !== null && /^(['"`]?)0\1$/.test(value)) this.fact({ kind: 'syntax', line, name: 'NODE_TLS_REJECT_UNAUTHORIZED=0', detail: 'NODE_TLS_REJECT_UNAUTHORIZED = 0' });
+      }
+    }
+  }
+
+  /** Text of the value given to a key/property (`{ key: value }`, `x.key = value`, `x["key"] = value`). */
+  private assignedValue(node: Node): string | null {
+    const v = this.view;
+    let cur: Node | null = node;
+    for (let i = 0; cur && i < 4; i++) {
+      const parent: Node | null = cur.parent;
+      if (!parent) return null;
+      const pt = v.type(parent);
+      if (pt === 'pair' && v.field(parent, 'key')?.id === cur.id) {
+        const value = v.field(parent, 'value');
+        return value ? v.text(value) : null;
+      }
+      if (pt === 'assignment_expression' && v.field(parent, 'left')?.id === cur.id) {
+        const value = v.field(parent, 'right');
+        return value ? v.text(value) : null;
+      }
+      cur = parent;
+    }
+    return null;
+  }
+}
+
+function skipSpace(src: string, i: number): number {
+  let j = i;
+  while (j < src.length && /\s/.test(src[j])) j++;
+  return j;
+}
+
+export const javascriptAnalyzer: Analyzer = {
+  analyze: (view: SyntaxView, wanted: WantedNames) => new JavaScriptAnalysis(view).run(wanted),
+};

@@ -1,0 +1,153 @@
+// What analyzers extract from a syntax tree, and the lazy views rules use to inspect it.
+//
+// An analyzer resolves every call to its candidate fully-qualified names (after imports,
+// aliases and re-bindings) and reports a few syntactic constructs. Arguments are inspected
+// only when a rule whose name pattern matched asks for them.
+import type { Node } from 'web-tree-sitter';
+import type { Scope } from './scopes.js';
+import { identifierWords, type SyntaxView } from './syntax.js';
+
+export interface ArgView {
+  readonly text: string;
+  /** The value when the expression is a constant string (literals, concatenation, constant names). */
+  constant(): string | null;
+  /** A string built at run time from non-constant parts (concatenation, interpolation, formatting). */
+  dynamicString(): boolean;
+  /** Candidate values (see scopes.ts Value): references, constants, dynamic-string markers. */
+  values(): string[];
+  /** Identifier names used in the expression. */
+  names(): string[];
+  /** Integer literal value (any base), or null. */
+  number(): number | null;
+  /** A false-y literal: false, False, 0, nil, null. */
+  isFalse(): boolean;
+}
+
+export interface CallSite {
+  readonly line: number;
+  readonly isNew: boolean;
+  readonly args: readonly ArgView[];
+  kwarg(name: string): ArgView | undefined;
+  /** Ruby: a block (`{ ... }` / `do ... end`) is attached. */
+  readonly hasBlock: boolean;
+  /** Identifier names of the statement around the call (e.g. the assignment target). */
+  contextNames(): string[];
+}
+
+export interface CallFact {
+  kind: 'call';
+  line: number;
+  /** Candidate fully-qualified callee names (constructor calls: the class name). */
+  names: readonly string[];
+  site: () => CallSite;
+}
+
+/** Attribute/property names read (`x.__globals__`), bare identifiers, property writes, syntax forms. */
+export interface NameFact {
+  kind: 'attribute' | 'identifier' | 'property_write' | 'syntax';
+  line: number;
+  name: string;
+  detail?: string;
+}
+
+export type Fact = CallFact | NameFact;
+
+/** How one language evaluates expressions; used by the generic argument view. */
+export interface ExprOps {
+  readonly view: SyntaxView;
+  constant(node: Node, scope: Scope): string | null;
+  dynamicString(node: Node, scope: Scope): boolean;
+  values(node: Node, scope: Scope): string[];
+  number(node: Node): number | null;
+  isFalse(node: Node): boolean;
+  /** Node types that are identifiers (for name heuristics). */
+  readonly identifierTypes: readonly string[];
+  /** Statement-like node types whose identifiers give a call its context. */
+  readonly statementTypes: ReadonlySet<string>;
+}
+
+export class NodeArg implements ArgView {
+  private c: string | null | undefined;
+  private d: boolean | undefined;
+  private r: string[] | undefined;
+
+  constructor(
+    readonly node: Node,
+    private readonly scope: Scope,
+    private readonly ops: ExprOps,
+  ) {}
+
+  get text(): string {
+    return this.ops.view.text(this.node);
+  }
+
+  constant(): string | null {
+    if (this.c === undefined) this.c = this.ops.constant(this.node, this.scope);
+    return this.c;
+  }
+
+  dynamicString(): boolean {
+    if (this.d === undefined) this.d = this.constant() === null && this.ops.dynamicString(this.node, this.scope);
+    return this.d;
+  }
+
+  values(): string[] {
+    if (this.r === undefined) this.r = this.ops.values(this.node, this.scope);
+    return this.r;
+  }
+
+  names(): string[] {
+    return namesIn(this.node, this.ops);
+  }
+
+  number(): number | null {
+    return this.ops.number(this.node);
+  }
+
+  isFalse(): boolean {
+    return this.ops.isFalse(this.node);
+  }
+}
+
+function namesIn(node: Node, ops: ExprOps): string[] {
+  const v = ops.view;
+  if (ops.identifierTypes.includes(v.type(node))) return identifierWords(v.text(node));
+  return v.ofType(node, ops.identifierTypes).flatMap((n) => identifierWords(v.text(n)));
+}
+
+export interface CallSiteParts {
+  node: Node;
+  scope: Scope;
+  ops: ExprOps;
+  args: readonly Node[];
+  kwargs?: ReadonlyMap<string, Node>;
+  isNew?: boolean;
+  hasBlock?: boolean;
+}
+
+export function makeCallSite(p: CallSiteParts): CallSite {
+  const args = p.args.map((n) => new NodeArg(n, p.scope, p.ops));
+  const kw = new Map<string, ArgView>();
+  for (const [k, n] of p.kwargs ?? []) kw.set(k, new NodeArg(n, p.scope, p.ops));
+  let context: string[] | undefined;
+  return {
+    line: p.ops.view.line(p.node),
+    isNew: p.isNew ?? false,
+    args,
+    kwarg: (name) => kw.get(name),
+    hasBlock: p.hasBlock ?? false,
+    contextNames() {
+      if (!context) {
+        const stmt = p.ops.view.ancestor(p.node, p.ops.statementTypes, 12) ?? p.node;
+        context = namesIn(stmt, p.ops);
+      }
+      return context;
+    },
+  };
+}
+
+/** Memoises a call-site factory so several rules share one inspection. */
+export function lazySite(build: () => CallSite): () => CallSite {
+  let site: CallSite | undefined;
+  return () => (site ??= build());
+}

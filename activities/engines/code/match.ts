@@ -1,0 +1,170 @@
+// Applies the rule table to the facts of one scan.
+import type { CallFact, Fact, NameFact } from './facts.js';
+import type { Finding } from './findings.js';
+import type { Family } from './languages.js';
+import type { MatchContext } from './predicates.js';
+import { RULES, type RuleRow } from './rules.js';
+import { findSecrets } from './secrets.js';
+import type { WantedNames } from './analyzers/base.js';
+
+type CallRow = RuleRow & { match: Extract<RuleRow['match'], { on: 'call' }> };
+type NameRow = RuleRow & { match: Extract<RuleRow['match'], { on: NameFact['kind'] }> };
+
+interface CallEntry {
+  row: CallRow;
+  test: RegExp;
+}
+
+function globToRegExp(glob: string): RegExp {
+  return new RegExp(`^${glob.split('*').map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[\\s\\S]*')}$`);
+}
+
+function firstSegment(name: string): string {
+  const m = /^[^.#(]*/.exec(name);
+  return m ? m[0] : '';
+}
+
+/** Bucket key of a pattern: its leading segment when the wildcard comes after it, else '' (checked for every name). */
+function bucketOf(pattern: string): string {
+  const star = pattern.indexOf('*');
+  const prefix = star < 0 ? pattern : pattern.slice(0, star);
+  const seg = firstSegment(prefix);
+  return star < 0 || prefix.length > seg.length ? seg : '';
+}
+
+/** The rows of one language family, indexed for matching. */
+export class RuleIndex {
+  private readonly buckets = new Map<string, CallEntry[]>();
+  private readonly nameRows: NameRow[] = [];
+  private readonly hinted: CallRow[] = [];
+  private readonly callRows: CallRow[];
+  private readonly names: Omit<WantedNames, 'callPatterns'>;
+  readonly textRows: RuleRow[] = [];
+
+  constructor(readonly family: Family) {
+    const wanted = { attribute: new Set<string>(), identifier: new Set<string>(), property_write: new Set<string>(), syntax: new Set<string>() };
+    this.callRows = [];
+    for (const row of RULES) {
+      if (row.languages !== 'all' && !row.languages.includes(family)) continue;
+      const m = row.match;
+      if (m.on === 'text') this.textRows.push(row);
+      else if (m.on === 'call') {
+        if (m.hint) this.hinted.push(row as CallRow);
+        this.callRows.push(row as CallRow);
+        for (const name of m.names) {
+          const key = bucketOf(name);
+          const entry = { row: row as CallRow, test: globToRegExp(name) };
+          const list = this.buckets.get(key);
+          if (list) list.push(entry);
+          else this.buckets.set(key, [entry]);
+        }
+      } else {
+        this.nameRows.push(row as NameRow);
+        for (const n of m.names) wanted[m.on].add(n);
+      }
+    }
+    this.names = wanted;
+  }
+
+  /** What the analyzer should look for in `source` (call rows whose hint fails are left out). */
+  wanted(source: string): WantedNames {
+    const callPatterns: string[] = [];
+    for (const row of this.callRows) {
+      if (!row.match.hint || row.match.hint.test(source)) callPatterns.push(...row.match.names);
+    }
+    return { ...this.names, callPatterns };
+  }
+
+  /** Findings for the facts of one scan of `source`. */
+  match(facts: readonly Fact[], source: string, ctx: MatchContext): Finding[] {
+    const inactive = new Set<string>();
+    for (const row of this.hinted) if (row.match.hint && !row.match.hint.test(source)) inactive.add(row.id);
+    const out: Finding[] = [];
+    for (const fact of facts) {
+      if (fact.kind === 'call') this.matchCall(fact, inactive, ctx, out);
+      else this.matchName(fact, out);
+    }
+    return out;
+  }
+
+  private matchCall(fact: CallFact, inactive: ReadonlySet<string>, ctx: MatchContext, out: Finding[]): void {
+    const done = new Set<string>();
+    const wild = this.buckets.get('') ?? [];
+    for (const name of fact.names) {
+      const bucket = this.buckets.get(firstSegment(name)) ?? [];
+      for (const list of [bucket, wild]) {
+        for (const { row, test } of list) {
+          if (done.has(row.id) || inactive.has(row.id) || !test.test(name)) continue;
+          const result = row.match.where ? row.match.where.test(fact.site(), ctx) : true;
+          if (result === false) continue;
+          done.add(row.id);
+          out.push({
+            rule_id: row.id,
+            severity: row.severity,
+            type: row.type,
+            line_number: fact.line,
+            description: `${row.description}: ${name}${typeof result === 'string' ? result : ''}`,
+          });
+        }
+      }
+    }
+  }
+
+  private matchName(fact: NameFact, out: Finding[]): void {
+    for (const row of this.nameRows) {
+      if (row.match.on !== fact.kind || !row.match.names.includes(fact.name)) continue;
+      out.push({
+        rule_id: row.id,
+        severity: row.severity,
+        type: row.type,
+        line_number: fact.line,
+        description: `${row.description}: ${fact.detail ?? fact.name}`,
+      });
+    }
+  }
+
+  /** Credential findings over the raw text (line numbers from offsets). */
+  matchText(text: string): Finding[] {
+    if (this.textRows.length === 0) return [];
+    const hits = findSecrets(text);
+    if (hits.length === 0) return [];
+    const lineOf = lineLocator(text);
+    const out: Finding[] = [];
+    for (const hit of hits) {
+      const row = this.textRows.find((r) => r.match.on === 'text' && r.match.secret === hit.check);
+      if (!row) continue;
+      out.push({
+        rule_id: row.id,
+        severity: row.severity,
+        type: row.type,
+        line_number: lineOf(hit.index),
+        description: `${row.description}: ${hit.masked}`,
+      });
+    }
+    return out;
+  }
+}
+
+/** Maps a character offset to its 1-based line. */
+export function lineLocator(text: string): (index: number) => number {
+  const starts = [0];
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+  return (index) => {
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid] <= index) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo + 1;
+  };
+}
+
+const indexes = new Map<Family, RuleIndex>();
+
+export function ruleIndex(family: Family): RuleIndex {
+  let idx = indexes.get(family);
+  if (!idx) indexes.set(family, (idx = new RuleIndex(family)));
+  return idx;
+}

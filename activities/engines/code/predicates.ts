@@ -1,0 +1,174 @@
+// Conditions a rule row can put on a matched call: each carries a `spec` string so the rule
+// table can be hashed into the proof, and a test run against the call's lazy views.
+import type { CallSite } from './facts.js';
+import type { Finding } from './findings.js';
+import { DYNAMIC_SQL, isRef } from './scopes.js';
+
+export interface MatchContext {
+  /** Findings of the same pipeline run on a constant piece of code handed to an eval-like sink. */
+  nested(code: string): readonly Finding[];
+}
+
+/** true / false, or a string: a match whose detail is appended to the finding's description. */
+export type PredicateResult = boolean | string;
+
+export interface Predicate {
+  readonly spec: string;
+  test(site: CallSite, ctx: MatchContext): PredicateResult;
+}
+
+const pred = (spec: string, test: Predicate['test']): Predicate => ({ spec, test });
+
+/** Names that look like a password (the variable, parameter or attribute holding one). */
+export const PASSWORD_NAME = /pass(?:word|wd|phrase)?(?![a-z])|pwd|passwd|credential|^pw$|_pw(?:_|$)|^pw_/i;
+
+/** Text that reads as a SQL statement (used on string literals and their templates). */
+export const SQL_TEXT = /\b(?:select\s[\s\S]*\bfrom|insert\s+into|update\s+\S+\s+set|delete\s+from|drop\s+(?:table|database)|create\s+table|alter\s+table|truncate\s|replace\s+into|union\s+select|where\s)/i;
+
+function argAt(site: CallSite, i: number) {
+  return i < 0 ? site.args[site.args.length + i] : site.args[i];
+}
+
+export const all = (...ps: Predicate[]): Predicate =>
+  pred(`all(${ps.map((p) => p.spec).join(',')})`, (site, ctx) => {
+    let detail: PredicateResult = true;
+    for (const p of ps) {
+      const r = p.test(site, ctx);
+      if (r === false) return false;
+      if (typeof r === 'string') detail = r;
+    }
+    return detail;
+  });
+
+export const not = (p: Predicate): Predicate => pred(`not(${p.spec})`, (site, ctx) => p.test(site, ctx) === false);
+
+/** The argument exists and is not a constant string. */
+export const nonConstantArg = (i: number): Predicate =>
+  pred(`nonConstantArg(${i})`, (site) => {
+    const a = argAt(site, i);
+    return a !== undefined && a.constant() === null;
+  });
+
+/** The argument is a constant string or a string built at run time. */
+export const stringArg = (i: number): Predicate =>
+  pred(`stringArg(${i})`, (site) => {
+    const a = argAt(site, i);
+    return a !== undefined && (a.constant() !== null || a.dynamicString());
+  });
+
+function criticalOf(found: readonly Finding[]): Finding | undefined {
+  return found.find((f) => f.severity === 'critical');
+}
+
+/**
+ * Code handed to an eval-like sink: non-constant code always matches; constant code is scanned
+ * itself and matches when it contains a critical finding.
+ */
+export const evaluatesUnsafeCode = (i: number): Predicate =>
+  pred(`evaluatesUnsafeCode(${i})`, (site, ctx) => {
+    const a = argAt(site, i);
+    if (!a) return false;
+    const code = a.constant();
+    if (code === null) return true;
+    const inner = criticalOf(ctx.nested(code));
+    return inner ? `; the constant code it runs contains: ${inner.description}` : false;
+  });
+
+/** Constant code handed to an eval-like sink that scans clean of critical findings. */
+export const evaluatesConstantCode = (i: number): Predicate =>
+  pred(`evaluatesConstantCode(${i})`, (site, ctx) => {
+    const a = argAt(site, i);
+    if (!a) return false;
+    const code = a.constant();
+    return code !== null && criticalOf(ctx.nested(code)) === undefined;
+  });
+
+/** Some argument (or the statement around the call) names a password. */
+export const passwordContext = (): Predicate =>
+  pred('passwordContext', (site) => {
+    const named = (ns: string[]) => ns.some((n) => PASSWORD_NAME.test(n));
+    return site.args.some((a) => named(a.names())) || named(site.contextNames());
+  });
+
+/** Some argument names a password. */
+export const passwordArg = (): Predicate =>
+  pred('passwordArg', (site) => site.args.some((a) => a.names().some((n) => PASSWORD_NAME.test(n))));
+
+/** The argument is a constant whose lower-cased value is one of `values`. */
+export const constantArgIn = (i: number, values: readonly string[]): Predicate =>
+  pred(`constantArgIn(${i},${values.join('|')})`, (site) => {
+    const c = argAt(site, i)?.constant();
+    return c != null && values.includes(c.toLowerCase());
+  });
+
+/** The argument is a constant matching `re`. */
+export const constantArgMatches = (i: number, re: RegExp): Predicate =>
+  pred(`constantArgMatches(${i},${re.source})`, (site) => {
+    const c = argAt(site, i)?.constant();
+    return c != null && re.test(c);
+  });
+
+/**
+ * A SQL statement built at run time: one of the arguments at `indices` (all when omitted) is a
+ * dynamically built string; with `keyword`, its text must also read as SQL.
+ */
+export const dynamicSql = (indices?: readonly number[], keyword = true): Predicate =>
+  pred(`dynamicSql(${indices?.join('|') ?? '*'},${keyword})`, (site) => {
+    const picked = indices ? indices.map((i) => argAt(site, i)).filter((a) => a !== undefined) : site.args;
+    return picked.some((a) => a.dynamicString() && (!keyword || SQL_TEXT.test(a.text) || a.values().includes(DYNAMIC_SQL)));
+  });
+
+/** A keyword argument with a false-y literal value (`verify=False`). */
+export const kwargFalse = (name: string): Predicate =>
+  pred(`kwargFalse(${name})`, (site) => site.kwarg(name)?.isFalse() === true);
+
+/** The keyword argument is absent or not the literal True. */
+export const kwargNotTrue = (name: string): Predicate =>
+  pred(`kwargNotTrue(${name})`, (site) => {
+    const a = site.kwarg(name);
+    return a === undefined || !/^(?:True|true|1)$/.test(a.text);
+  });
+
+export const kwargTrue = (name: string): Predicate =>
+  pred(`kwargTrue(${name})`, (site) => {
+    const a = site.kwarg(name);
+    return a !== undefined && /^(?:True|true|1)$/.test(a.text);
+  });
+
+const SAFE_YAML_LOADERS = new Set(['SafeLoader', 'CSafeLoader', 'BaseLoader', 'CBaseLoader']);
+
+/** yaml.load without a safe Loader (keyword `Loader=` or second positional argument). */
+export const yamlLoaderUnsafe = (): Predicate =>
+  pred('yamlLoaderUnsafe', (site) => {
+    const loader = site.kwarg('Loader') ?? site.args[1];
+    if (!loader) return true;
+    const last = (s: string) => s.split(/[.#]/).pop() ?? s;
+    const refs = loader.values().filter(isRef);
+    const candidates = refs.length > 0 ? refs.map(last) : [last(loader.text.trim())];
+    return !candidates.every((c) => SAFE_YAML_LOADERS.has(c));
+  });
+
+/** An integer file mode argument that makes the file writable by everyone (o+w). */
+export const worldWritableMode = (i: number): Predicate =>
+  pred(`worldWritableMode(${i})`, (site) => {
+    const n = argAt(site, i)?.number();
+    return n != null && (n & 0o002) !== 0;
+  });
+
+/** The text of argument `i` matches `re`. */
+export const argTextMatches = (i: number, re: RegExp): Predicate =>
+  pred(`argTextMatches(${i},${re.source})`, (site) => {
+    const a = argAt(site, i);
+    return a !== undefined && re.test(a.text);
+  });
+
+/** One of the argument's candidate values is one of `values` (exact references). */
+export const argValueMatches = (i: number, values: readonly string[]): Predicate =>
+  pred(`argValueMatches(${i},${values.join('|')})`, (site) => {
+    const a = argAt(site, i);
+    return a !== undefined && a.values().some((v) => values.includes(v));
+  });
+
+/** Argument `i` is a false-y literal. */
+export const argFalse = (i: number): Predicate =>
+  pred(`argFalse(${i})`, (site) => argAt(site, i)?.isFalse() === true);

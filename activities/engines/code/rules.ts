@@ -1,0 +1,256 @@
+// The rule table: one row per rule (id, languages, severity, type, description, matcher).
+//
+// Matchers run on the facts analyzers extract (see facts.ts), never on raw text, except the
+// credential rows, which look at the text itself (a key in a comment is still a leaked key).
+// Call names are fully qualified after alias resolution:
+//   Python `os.system`, builtins `builtins.eval`; JavaScript `child_process.exec`, globals bare
+//   (`eval`, `fetch`); Go `os/exec.Command`; Java `java.lang.Runtime#exec` (`T#m` = method m on
+//   an instance of T, `new T(...)` = `T`); Ruby `Kernel.system` for receiverless calls, `::` as
+//   `.`; PHP lower-case global function names; a call result is `f(...)`, with its first
+//   constant string argument when it has one (`hashlib.new(md5)`, `crypto.createHash(md5)`).
+// `*` in a name pattern matches any run of characters. Adding a rule is adding a row.
+import { createHash } from 'node:crypto';
+import { canonicalJson } from '../../../core/canonical-json.js';
+import type { Severity, IssueType } from './findings.js';
+import type { Family } from './languages.js';
+import {
+  all,
+  argValueMatches,
+  argFalse,
+  argTextMatches,
+  constantArgIn,
+  constantArgMatches,
+  dynamicSql,
+  evaluatesConstantCode,
+  evaluatesUnsafeCode,
+  kwargFalse,
+  kwargNotTrue,
+  kwargTrue,
+  nonConstantArg,
+  not,
+  passwordArg,
+  passwordContext,
+  stringArg,
+  worldWritableMode,
+  yamlLoaderUnsafe,
+  type Predicate,
+} from './predicates.js';
+import { SECRET_CHECKS, type SecretCheck } from './secrets.js';
+
+export const RULES_VERSION = '1.0.0';
+
+export type Matcher =
+  | { on: 'call'; names: readonly string[]; where?: Predicate; hint?: RegExp }
+  | { on: 'attribute' | 'identifier' | 'property_write' | 'syntax'; names: readonly string[] }
+  | { on: 'text'; secret: SecretCheck };
+
+export interface RuleRow {
+  id: string;
+  languages: readonly Family[] | 'all';
+  severity: Severity;
+  type: IssueType;
+  description: string;
+  match: Matcher;
+}
+
+/** `hint`: a regex the source must match for the row to run at all (a necessary condition, for speed). */
+const call = (names: readonly string[], where?: Predicate, hint?: RegExp): Matcher => ({ on: 'call', names, where, hint });
+
+const SQL_HINT = /\b(?:select|insert|update|delete|drop|create|alter|truncate|replace|union|where)\b/i;
+const PASSWORD_HINT = /p(?:ass|w)|credential/i;
+const attribute = (...names: string[]): Matcher => ({ on: 'attribute', names });
+const identifier = (...names: string[]): Matcher => ({ on: 'identifier', names });
+const propertyWrite = (...names: string[]): Matcher => ({ on: 'property_write', names });
+const syntax = (...names: string[]): Matcher => ({ on: 'syntax', names });
+const text = (secret: SecretCheck): Matcher => ({ on: 'text', secret });
+
+/** `recv.m` and `T#m` forms of method names, for sinks called on any receiver. */
+const methods = (...names: string[]): string[] => names.flatMap((n) => [`*.${n}`, `*#${n}`]);
+
+const PY: readonly Family[] = ['python'];
+const JS: readonly Family[] = ['javascript'];
+const GO: readonly Family[] = ['go'];
+const JAVA: readonly Family[] = ['java'];
+const RB: readonly Family[] = ['ruby'];
+const PHP: readonly Family[] = ['php'];
+const SH: readonly Family[] = ['bash'];
+
+const row = (
+  id: string,
+  languages: RuleRow['languages'],
+  severity: Severity,
+  type: IssueType,
+  description: string,
+  match: Matcher,
+): RuleRow => ({ id, languages, severity, type, description, match });
+
+export const RULES: readonly RuleRow[] = [
+  // ── Python ──────────────────────────────────────────────────────────────────────────────
+  row('py.os-process', PY, 'critical', 'shell_execution', 'Shell or process execution through os', call(['os.system', 'os.popen', 'os.popen2', 'os.popen3', 'os.popen4', 'os.exec*', 'os.spawn*', 'os.posix_spawn', 'os.posix_spawnp', 'os.startfile', 'posix.system', 'posix.popen', 'posix.exec*', 'posix.spawn*', 'nt.system'])),
+  row('py.subprocess', PY, 'critical', 'shell_execution', 'Process execution through subprocess', call(['subprocess.run', 'subprocess.call', 'subprocess.check_call', 'subprocess.check_output', 'subprocess.Popen', 'subprocess.getoutput', 'subprocess.getstatusoutput'])),
+  row('py.pty-spawn', PY, 'critical', 'shell_execution', 'Process execution through pty', call(['pty.spawn'])),
+  row('py.asyncio-subprocess', PY, 'critical', 'shell_execution', 'Process execution through asyncio', call(['asyncio.create_subprocess_exec', 'asyncio.create_subprocess_shell', '*.subprocess_exec', '*.subprocess_shell'])),
+  row('py.legacy-shell', PY, 'critical', 'shell_execution', 'Shell execution through a legacy module', call(['commands.getoutput', 'commands.getstatusoutput', 'platform.popen', 'popen2.*'])),
+  row('py.eval', PY, 'critical', 'dynamic_code_execution', 'Dynamic code execution', call(['builtins.eval', 'builtins.exec', 'builtins.compile', 'builtins.execfile'], evaluatesUnsafeCode(0))),
+  row('py.eval-constant', PY, 'low', 'dynamic_code_execution', 'Evaluation of a constant code string (scanned: no critical finding inside)', call(['builtins.eval', 'builtins.exec', 'builtins.compile'], evaluatesConstantCode(0))),
+  row('py.pickle', PY, 'critical', 'unsafe_deserialization', 'Unsafe deserialization (arbitrary code on load)', call(['pickle.load', 'pickle.loads', 'pickle.Unpickler', 'cPickle.load', 'cPickle.loads', 'cPickle.Unpickler', '_pickle.load', '_pickle.loads', 'dill.load', 'dill.loads', 'cloudpickle.load', 'cloudpickle.loads', 'jsonpickle.decode', 'pandas.read_pickle', 'joblib.load'])),
+  row('py.marshal', PY, 'critical', 'unsafe_deserialization', 'Unsafe deserialization through marshal', call(['marshal.load', 'marshal.loads'])),
+  row('py.shelve', PY, 'critical', 'unsafe_deserialization', 'Unsafe deserialization through shelve (pickle-backed)', call(['shelve.open', 'shelve.Shelf', 'shelve.DbfilenameShelf'])),
+  row('py.yaml-load', PY, 'critical', 'unsafe_deserialization', 'yaml.load without a safe Loader', call(['yaml.load', 'yaml.load_all'], yamlLoaderUnsafe())),
+  row('py.yaml-unsafe', PY, 'critical', 'unsafe_deserialization', 'Unsafe YAML loading', call(['yaml.unsafe_load', 'yaml.unsafe_load_all'])),
+  row('py.numpy-pickle', PY, 'high', 'unsafe_deserialization', 'numpy.load with allow_pickle=True', call(['numpy.load'], kwargTrue('allow_pickle'))),
+  row('py.torch-load', PY, 'high', 'unsafe_deserialization', 'torch.load without weights_only=True (pickle)', call(['torch.load'], kwargNotTrue('weights_only'))),
+  row('py.sandbox-attr', PY, 'critical', 'sandbox_escape', 'Sandbox-escape attribute access', attribute('__subclasses__', '__globals__', '__builtins__', '__code__', '__mro__')),
+  row('py.sandbox-name', PY, 'critical', 'sandbox_escape', 'Direct use of __builtins__', identifier('__builtins__')),
+  row('py.weak-password-hash', PY, 'critical', 'weak_password_hash', 'Weak hash (MD5/SHA-1) used for a password', call(['hashlib.md5', 'hashlib.sha1', 'Crypto.Hash.MD5.new', 'Crypto.Hash.SHA1.new'], passwordContext(), PASSWORD_HINT)),
+  row('py.weak-password-hash-new', PY, 'critical', 'weak_password_hash', 'Weak hash (MD5/SHA-1) used for a password', call(['hashlib.new'], all(constantArgIn(0, ['md5', 'sha1']), passwordContext()), PASSWORD_HINT)),
+  row('py.weak-password-hash-update', PY, 'critical', 'weak_password_hash', 'Weak hash (MD5/SHA-1) fed a password', call(['hashlib.md5(*).update', 'hashlib.sha1(*).update', 'hashlib.new(md5).update', 'hashlib.new(sha1).update'], passwordArg(), PASSWORD_HINT)),
+  row('py.dynamic-import', PY, 'high', 'dynamic_import', 'Import of a module name computed at run time', call(['builtins.__import__', 'importlib.import_module', 'importlib.__import__'], nonConstantArg(0))),
+  row('py.dynamic-attr', PY, 'high', 'dynamic_call', 'Attribute of a process/code module looked up by a computed name', call(['os.?', 'subprocess.?', 'builtins.?', 'pty.?', 'posix.?', 'pickle.?', 'marshal.?'])),
+  row('py.sql', PY, 'high', 'sql_injection', 'SQL statement built from run-time values passed to a query call', call(methods('execute', 'executemany', 'executescript', 'raw', 'mogrify').concat(['pandas.read_sql', 'pandas.read_sql_query', 'sqlalchemy.text']), dynamicSql([0]), SQL_HINT)),
+  row('py.tls-verify-off', PY, 'high', 'insecure_tls', 'TLS certificate verification disabled (verify=False)', call(['requests.*', 'httpx.*', '*.get', '*.post', '*.put', '*.patch', '*.delete', '*.request', '*.head', '*.options', '*.Session', '*.Client', '*.AsyncClient'], kwargFalse('verify'), /\bverify\s*=\s*False\b/)),
+  row('py.tls-unverified', PY, 'high', 'insecure_tls', 'Unverified TLS context', call(['ssl._create_unverified_context', 'ssl._create_stdlib_context'])),
+  row('py.mktemp', PY, 'medium', 'insecure_tempfile', 'Race-prone temporary file name (mktemp)', call(['tempfile.mktemp', 'os.tempnam', 'os.tmpnam'])),
+  row('py.file-delete', PY, 'medium', 'file_deletion', 'File or directory deletion', call(['os.remove', 'os.unlink', 'os.rmdir', 'os.removedirs', 'shutil.rmtree', 'pathlib.Path(*).unlink', 'pathlib.Path(*).rmdir'])),
+  row('py.chmod-world', PY, 'medium', 'insecure_permissions', 'World-writable file mode', call(['os.chmod', 'os.fchmod', 'os.lchmod', 'os.mkdir', 'os.makedirs', 'os.open'], worldWritableMode(1))),
+  row('py.socket', PY, 'low', 'raw_socket', 'Raw network socket', call(['socket.socket', 'socket.create_connection', 'socket.create_server', 'socket.socketpair', 'socket.fromfd'])),
+  row('py.http', PY, 'low', 'outbound_http', 'Outbound HTTP request', call(['requests.get', 'requests.post', 'requests.put', 'requests.patch', 'requests.delete', 'requests.head', 'requests.options', 'requests.request', 'requests.Session', 'urllib.request.urlopen', 'urllib.request.urlretrieve', 'urllib.request.Request', 'urllib2.urlopen', 'http.client.HTTPConnection', 'http.client.HTTPSConnection', 'httpx.get', 'httpx.post', 'httpx.put', 'httpx.delete', 'httpx.request', 'httpx.Client', 'httpx.AsyncClient', 'aiohttp.ClientSession', 'aiohttp.request', 'urllib3.PoolManager', 'urllib3.request'])),
+
+  // ── JavaScript / TypeScript ─────────────────────────────────────────────────────────────
+  row('js.child-process', JS, 'critical', 'shell_execution', 'Process execution through child_process', call(['child_process.*'])),
+  row('js.process-binding', JS, 'critical', 'shell_execution', 'Process spawning through an internal binding', call(['process.binding', 'process._linkedBinding'], constantArgIn(0, ['spawn_sync', 'process_wrap']))),
+  row('js.shell-packages', JS, 'critical', 'shell_execution', 'Process execution through a shell package', call(['execa', 'execa.*', 'execa.execa', 'execa.execaSync', 'execa.execaCommand', 'shelljs.exec', 'cross-spawn', 'cross-spawn.sync', 'zx.$'])),
+  row('js.eval', JS, 'critical', 'dynamic_code_execution', 'Dynamic code execution', call(['eval'], evaluatesUnsafeCode(0))),
+  row('js.function', JS, 'critical', 'dynamic_code_execution', 'Function constructor (dynamic code)', call(['Function', 'Function.prototype.constructor'], evaluatesUnsafeCode(-1))),
+  row('js.eval-constant', JS, 'low', 'dynamic_code_execution', 'Evaluation of a constant code string (scanned: no critical finding inside)', call(['eval', 'Function'], evaluatesConstantCode(-1))),
+  row('js.timer-string', JS, 'critical', 'dynamic_code_execution', 'Timer given a code string', call(['setTimeout', 'setInterval', 'setImmediate'], all(stringArg(0), evaluatesUnsafeCode(0)))),
+  row('js.vm', JS, 'critical', 'dynamic_code_execution', 'Code execution through vm', call(['vm.runInThisContext', 'vm.runInNewContext', 'vm.runInContext', 'vm.compileFunction', 'vm.Script', 'vm.SourceTextModule', 'vm.Script#runIn*', 'vm2.VM#run', 'vm2.NodeVM#run'])),
+  row('js.deserialize', JS, 'critical', 'unsafe_deserialization', 'Unsafe deserialization (functions revived on load)', call(['node-serialize.unserialize', 'serialize-to-js.deserialize', 'funcster.deepDeserialize'])),
+  row('js.weak-password-hash', JS, 'critical', 'weak_password_hash', 'Weak hash (MD5/SHA-1) used for a password', call(['md5', 'sha1', 'crypto-js.MD5', 'crypto-js.SHA1', 'crypto-js.HmacMD5'], passwordContext(), PASSWORD_HINT)),
+  row('js.weak-password-hash-create', JS, 'critical', 'weak_password_hash', 'Weak hash (MD5/SHA-1) used for a password', call(['crypto.createHash'], all(constantArgIn(0, ['md5', 'sha1']), passwordContext()), PASSWORD_HINT)),
+  row('js.weak-password-hash-update', JS, 'critical', 'weak_password_hash', 'Weak hash (MD5/SHA-1) fed a password', call(['crypto.createHash(md5).update', 'crypto.createHash(sha1).update'], passwordArg(), PASSWORD_HINT)),
+  row('js.sql', JS, 'high', 'sql_injection', 'SQL statement built from run-time values passed to a query call', call(methods('query', 'execute', 'raw', 'exec', '$queryRawUnsafe', '$executeRawUnsafe', 'prepare', 'unsafe'), dynamicSql([0]), SQL_HINT)),
+  row('js.xss-property', JS, 'medium', 'xss_sink', 'HTML injection sink (innerHTML/outerHTML assignment)', propertyWrite('innerHTML', 'outerHTML')),
+  row('js.xss-call', JS, 'medium', 'xss_sink', 'HTML injection sink', call(['document.write', 'document.writeln', '*.insertAdjacentHTML'])),
+  row('js.xss-react', JS, 'medium', 'xss_sink', 'HTML injection sink (dangerouslySetInnerHTML)', syntax('dangerouslySetInnerHTML')),
+  row('js.tls-off', JS, 'high', 'insecure_tls', 'TLS certificate verification disabled', syntax('rejectUnauthorized:false', 'NODE_TLS_REJECT_UNAUTHORIZED=0')),
+  row('js.dynamic-require', JS, 'medium', 'dynamic_import', 'Module name computed at run time', call(['require', 'import', 'module.require'], nonConstantArg(0))),
+  row('js.file-delete', JS, 'medium', 'file_deletion', 'File or directory deletion', call(['fs.rm', 'fs.rmSync', 'fs.rmdir', 'fs.rmdirSync', 'fs.unlink', 'fs.unlinkSync', 'fs.promises.rm', 'fs.promises.rmdir', 'fs.promises.unlink', 'fs-extra.remove', 'fs-extra.removeSync', 'fs-extra.emptyDir', 'rimraf', 'rimraf.*', 'del', 'del.*'])),
+  row('js.chmod-world', JS, 'medium', 'insecure_permissions', 'World-writable file mode', call(['fs.chmod', 'fs.chmodSync', 'fs.promises.chmod'], worldWritableMode(1))),
+  row('js.socket', JS, 'low', 'raw_socket', 'Raw network socket', call(['net.connect', 'net.createConnection', 'net.Socket', 'net.createServer', 'dgram.createSocket', 'tls.connect'])),
+  row('js.http', JS, 'low', 'outbound_http', 'Outbound HTTP request', call(['fetch', 'axios', 'axios.*', 'http.request', 'http.get', 'https.request', 'https.get', 'node-fetch', 'got', 'got.*', 'request', 'request.*', 'superagent.*', 'undici.request', 'undici.fetch', 'XMLHttpRequest'])),
+
+  // ── Go ──────────────────────────────────────────────────────────────────────────────────
+  row('go.exec', GO, 'critical', 'shell_execution', 'Process execution', call(['os/exec.Command', 'os/exec.CommandContext', 'syscall.Exec', 'syscall.ForkExec', 'syscall.StartProcess', 'os.StartProcess', 'golang.org/x/sys/unix.Exec'])),
+  row('go.weak-password-hash', GO, 'critical', 'weak_password_hash', 'Weak hash (MD5/SHA-1) used for a password', call(['crypto/md5.Sum', 'crypto/md5.New', 'crypto/sha1.Sum', 'crypto/sha1.New'], passwordContext(), PASSWORD_HINT)),
+  row('go.weak-password-hash-write', GO, 'critical', 'weak_password_hash', 'Weak hash (MD5/SHA-1) fed a password', call(['crypto/md5.New().Write', 'crypto/sha1.New().Write'], passwordArg(), PASSWORD_HINT)),
+  row('go.weak-password-hash-writestring', GO, 'critical', 'weak_password_hash', 'Weak hash (MD5/SHA-1) fed a password', call(['io.WriteString'], all(argValueMatches(0, ['crypto/md5.New()', 'crypto/sha1.New()']), passwordArg()), PASSWORD_HINT)),
+  row('go.sql', GO, 'high', 'sql_injection', 'SQL statement built from run-time values passed to a query call', call(methods('Query', 'QueryRow', 'Exec', 'QueryContext', 'QueryRowContext', 'ExecContext', 'Prepare', 'Raw', 'Select', 'Get'), dynamicSql(), SQL_HINT)),
+  row('go.tls-off', GO, 'high', 'insecure_tls', 'TLS certificate verification disabled (InsecureSkipVerify)', syntax('InsecureSkipVerify:true')),
+  row('go.file-delete', GO, 'medium', 'file_deletion', 'File or directory deletion', call(['os.Remove', 'os.RemoveAll'])),
+  row('go.chmod-world', GO, 'medium', 'insecure_permissions', 'World-writable file mode', call(['os.Chmod', 'os.Mkdir', 'os.MkdirAll', 'os.WriteFile', 'io/ioutil.WriteFile'], worldWritableMode(-1))),
+  row('go.socket', GO, 'low', 'raw_socket', 'Raw network socket', call(['net.Dial', 'net.DialTimeout', 'net.DialTCP', 'net.DialUDP', 'net.Listen', 'net.ListenTCP', 'net.ListenUDP', 'net.ListenPacket'])),
+  row('go.http', GO, 'low', 'outbound_http', 'Outbound HTTP request', call(['net/http.Get', 'net/http.Post', 'net/http.PostForm', 'net/http.Head', 'net/http.NewRequest', 'net/http.NewRequestWithContext', 'net/http.DefaultClient.Do', 'net/http.DefaultClient.Get'])),
+
+  // ── Java ────────────────────────────────────────────────────────────────────────────────
+  row('java.process', JAVA, 'critical', 'shell_execution', 'Process execution', call(['java.lang.Runtime.getRuntime().exec', 'java.lang.Runtime#exec', 'java.lang.ProcessBuilder', 'java.lang.ProcessBuilder#start', 'java.lang.ProcessBuilder#command(*).start', 'org.apache.commons.exec.DefaultExecutor#execute'])),
+  row('java.script-eval', JAVA, 'critical', 'dynamic_code_execution', 'Dynamic code execution through a script engine', call(['javax.script.ScriptEngine#eval', 'javax.script.ScriptEngineManager#getEngineByName(*).eval', 'javax.script.ScriptEngineManager#getEngineByExtension(*).eval', 'groovy.lang.GroovyShell#evaluate'], nonConstantArg(0))),
+  row('java.deserialize', JAVA, 'critical', 'unsafe_deserialization', 'Unsafe deserialization', call(['java.io.ObjectInputStream#readObject', 'java.io.ObjectInputStream#readUnshared', 'java.beans.XMLDecoder#readObject', 'com.thoughtworks.xstream.XStream#fromXML', 'org.apache.commons.lang3.SerializationUtils.deserialize', 'org.apache.commons.lang.SerializationUtils.deserialize'])),
+  row('java.snakeyaml', JAVA, 'high', 'unsafe_deserialization', 'SnakeYAML load of arbitrary types', call(['org.yaml.snakeyaml.Yaml#load', 'org.yaml.snakeyaml.Yaml#loadAll'])),
+  row('java.weak-password-hash', JAVA, 'critical', 'weak_password_hash', 'Weak hash (MD5/SHA-1) used for a password', call(['java.security.MessageDigest.getInstance'], all(constantArgIn(0, ['md5', 'sha-1', 'sha1']), passwordContext()), PASSWORD_HINT)),
+  row('java.weak-password-hash-utils', JAVA, 'critical', 'weak_password_hash', 'Weak hash (MD5/SHA-1) used for a password', call(['org.apache.commons.codec.digest.DigestUtils.md5*', 'org.apache.commons.codec.digest.DigestUtils.sha1*', 'org.apache.commons.codec.digest.DigestUtils.sha*Hex'], passwordContext(), PASSWORD_HINT)),
+  row('java.weak-password-hash-digest', JAVA, 'critical', 'weak_password_hash', 'Weak hash (MD5/SHA-1) fed a password', call(['java.security.MessageDigest.getInstance(md5).digest', 'java.security.MessageDigest.getInstance(md5).update', 'java.security.MessageDigest.getInstance(sha-1).digest', 'java.security.MessageDigest.getInstance(sha-1).update', 'java.security.MessageDigest.getInstance(sha1).digest', 'java.security.MessageDigest.getInstance(sha1).update'], passwordArg(), PASSWORD_HINT)),
+  row('java.sql', JAVA, 'high', 'sql_injection', 'SQL statement built from run-time values passed to a query call', call(methods('executeQuery', 'executeUpdate', 'execute', 'executeLargeUpdate', 'addBatch', 'prepareStatement', 'prepareCall', 'createQuery', 'createNativeQuery', 'queryForList', 'queryForObject', 'update'), dynamicSql([0]), SQL_HINT)),
+  row('java.file-delete', JAVA, 'medium', 'file_deletion', 'File or directory deletion', call(['java.io.File#delete', 'java.io.File#deleteOnExit', 'java.nio.file.Files.delete', 'java.nio.file.Files.deleteIfExists', 'org.apache.commons.io.FileUtils.deleteDirectory', 'org.apache.commons.io.FileUtils.forceDelete'])),
+  row('java.socket', JAVA, 'low', 'raw_socket', 'Raw network socket', call(['java.net.Socket', 'java.net.ServerSocket', 'java.net.DatagramSocket', 'java.nio.channels.SocketChannel.open'])),
+  row('java.http', JAVA, 'low', 'outbound_http', 'Outbound HTTP request', call(['java.net.URL#openConnection', 'java.net.URL#openStream', 'java.net.http.HttpClient.newHttpClient', 'java.net.http.HttpClient.newBuilder', 'java.net.http.HttpClient#send', 'java.net.http.HttpClient#sendAsync'])),
+  row('java.tls-off', JAVA, 'high', 'insecure_tls', 'TLS hostname verification disabled', syntax('NoopHostnameVerifier', 'ALLOW_ALL_HOSTNAME_VERIFIER')),
+
+  // ── Ruby ────────────────────────────────────────────────────────────────────────────────
+  row('rb.kernel-process', RB, 'critical', 'shell_execution', 'Shell or process execution', call(['Kernel.system', 'Kernel.exec', 'Kernel.spawn', 'Kernel.`', 'Kernel.fork', 'Process.spawn', 'Process.exec', 'IO.popen', 'Open3.*', 'PTY.spawn', 'Kernel.syscall'])),
+  row('rb.backticks', RB, 'critical', 'shell_execution', 'Shell execution (backticks / %x)', syntax('subshell')),
+  row('rb.open-pipe', RB, 'critical', 'shell_execution', 'Kernel#open of a command pipe', call(['Kernel.open', 'IO.read', 'IO.readlines', 'IO.write', 'IO.foreach', 'URI.open'], constantArgMatches(0, /^\s*\|/))),
+  row('rb.open-dynamic', RB, 'high', 'shell_execution', 'Kernel#open of a computed path (a leading | runs a command)', call(['Kernel.open'], nonConstantArg(0))),
+  row('rb.eval', RB, 'critical', 'dynamic_code_execution', 'Dynamic code execution of a string', call(['Kernel.eval', '*.instance_eval', '*.class_eval', '*.module_eval', 'binding.eval', 'Kernel.binding().eval'], evaluatesUnsafeCode(0))),
+  row('rb.eval-constant', RB, 'low', 'dynamic_code_execution', 'Evaluation of a constant code string (scanned: no critical finding inside)', call(['Kernel.eval', '*.instance_eval', '*.class_eval', '*.module_eval'], evaluatesConstantCode(0))),
+  row('rb.marshal', RB, 'critical', 'unsafe_deserialization', 'Unsafe deserialization through Marshal', call(['Marshal.load', 'Marshal.restore'])),
+  row('rb.yaml-unsafe', RB, 'critical', 'unsafe_deserialization', 'Unsafe YAML loading', call(['YAML.unsafe_load', 'Psych.unsafe_load', 'YAML.unsafe_load_file', 'Psych.unsafe_load_file'])),
+  row('rb.yaml-load', RB, 'high', 'unsafe_deserialization', 'YAML.load (unsafe before Psych 4)', call(['YAML.load', 'Psych.load', 'YAML.load_file'])),
+  row('rb.weak-password-hash', RB, 'critical', 'weak_password_hash', 'Weak hash (MD5/SHA-1) used for a password', call(['Digest.MD5.*', 'Digest.SHA1.*', 'OpenSSL.Digest.MD5.*', 'OpenSSL.Digest.SHA1.*'], passwordContext(), PASSWORD_HINT)),
+  row('rb.sql', RB, 'high', 'sql_injection', 'SQL built from run-time values passed to a query call', call(methods('execute', 'exec_query', 'find_by_sql', 'select_all', 'select_one', 'select_value', 'query', 'exec'), dynamicSql([0]), SQL_HINT)),
+  row('rb.sql-fragment', RB, 'high', 'sql_injection', 'Interpolated SQL fragment passed to a query builder', call(methods('where', 'order', 'having', 'group', 'joins', 'pluck', 'from'), dynamicSql([0], false))),
+  row('rb.tls-off', RB, 'high', 'insecure_tls', 'TLS certificate verification disabled (VERIFY_NONE)', syntax('VERIFY_NONE')),
+  row('rb.file-delete', RB, 'medium', 'file_deletion', 'File or directory deletion', call(['FileUtils.rm', 'FileUtils.rm_r', 'FileUtils.rm_rf', 'FileUtils.rm_f', 'FileUtils.remove_dir', 'FileUtils.remove_entry', 'FileUtils.remove_entry_secure', 'File.delete', 'File.unlink', 'Dir.rmdir', 'Dir.delete'])),
+  row('rb.chmod-world', RB, 'medium', 'insecure_permissions', 'World-writable file mode', call(['File.chmod', 'FileUtils.chmod', 'FileUtils.chmod_R'], worldWritableMode(0))),
+  row('rb.socket', RB, 'low', 'raw_socket', 'Raw network socket', call(['TCPSocket.new', 'TCPSocket.open', 'UDPSocket.new', 'Socket.new', 'Socket.tcp', 'TCPServer.new'])),
+  row('rb.http', RB, 'low', 'outbound_http', 'Outbound HTTP request', call(['Net.HTTP.*', 'URI.open', 'OpenURI.open_uri', 'HTTParty.*', 'Faraday.*', 'RestClient.*', 'Excon.*'])),
+
+  // ── PHP ─────────────────────────────────────────────────────────────────────────────────
+  row('php.process', PHP, 'critical', 'shell_execution', 'Shell or process execution', call(['exec', 'shell_exec', 'system', 'passthru', 'popen', 'proc_open', 'pcntl_exec', 'expect_popen'])),
+  row('php.backticks', PHP, 'critical', 'shell_execution', 'Shell execution (backticks)', syntax('subshell')),
+  row('php.eval', PHP, 'critical', 'dynamic_code_execution', 'Dynamic code execution (eval)', call(['eval'], evaluatesUnsafeCode(0))),
+  row('php.eval-constant', PHP, 'low', 'dynamic_code_execution', 'Evaluation of a constant code string (scanned: no critical finding inside)', call(['eval'], evaluatesConstantCode(0))),
+  row('php.assert-string', PHP, 'critical', 'dynamic_code_execution', 'assert() of a string (evaluated as code)', call(['assert'], stringArg(0))),
+  row('php.create-function', PHP, 'critical', 'dynamic_code_execution', 'create_function (eval of its body)', call(['create_function'])),
+  row('php.preg-e', PHP, 'critical', 'dynamic_code_execution', 'preg_replace with the /e modifier (eval of the replacement)', call(['preg_replace'], constantArgMatches(0, /^\s*([^\w\s\\])[\s\S]*\1[a-zA-Z]*e[a-zA-Z]*\s*$/))),
+  row('php.dynamic-call', PHP, 'high', 'dynamic_call', 'Function called through a name computed at run time', syntax('dynamic_function_call')),
+  row('php.unserialize', PHP, 'critical', 'unsafe_deserialization', 'Unsafe deserialization (unserialize)', call(['unserialize'], not(argTextMatches(1, /['"]allowed_classes['"]\s*=>\s*false/i)))),
+  row('php.weak-password-hash', PHP, 'critical', 'weak_password_hash', 'Weak hash (MD5/SHA-1) used for a password', call(['md5', 'sha1'], passwordContext(), PASSWORD_HINT)),
+  row('php.weak-password-hash-hash', PHP, 'critical', 'weak_password_hash', 'Weak hash (MD5/SHA-1) used for a password', call(['hash', 'hash_init'], all(constantArgIn(0, ['md5', 'sha1']), passwordContext()), PASSWORD_HINT)),
+  row('php.include-dynamic', PHP, 'high', 'file_inclusion', 'include/require of a path computed at run time', syntax('dynamic_include')),
+  row('php.sql', PHP, 'high', 'sql_injection', 'SQL statement built from run-time values passed to a query call', call(['mysqli_query', 'mysql_query', 'pg_query', 'sqlite_query', 'mysqli_multi_query', 'mysqli_real_query', ...methods('query', 'exec', 'prepare', 'multi_query', 'real_query', 'execute', 'select', 'statement', 'unprepared', 'raw')], dynamicSql(), SQL_HINT)),
+  row('php.tls-off', PHP, 'high', 'insecure_tls', 'TLS certificate verification disabled (cURL)', call(['curl_setopt'], all(argTextMatches(1, /CURLOPT_SSL_VERIFY(?:PEER|HOST)/), argFalse(2)))),
+  row('php.file-delete', PHP, 'medium', 'file_deletion', 'File or directory deletion', call(['unlink', 'rmdir'])),
+  row('php.chmod-world', PHP, 'medium', 'insecure_permissions', 'World-writable file mode', call(['chmod', 'mkdir'], worldWritableMode(1))),
+  row('php.socket', PHP, 'low', 'raw_socket', 'Raw network socket', call(['fsockopen', 'pfsockopen', 'socket_create', 'stream_socket_client', 'stream_socket_server'])),
+  row('php.http', PHP, 'low', 'outbound_http', 'Outbound HTTP request', call(['curl_exec', 'curl_multi_exec'])),
+
+  // ── Bash ────────────────────────────────────────────────────────────────────────────────
+  row('sh.download-exec', SH, 'critical', 'shell_execution', 'Downloaded content executed by a shell or interpreter', syntax('download_exec')),
+  row('sh.eval', SH, 'critical', 'dynamic_code_execution', 'eval of shell text', syntax('eval')),
+  row('sh.reverse-shell', SH, 'critical', 'shell_execution', 'Reverse shell', syntax('reverse_shell')),
+  row('sh.insecure-download', SH, 'high', 'insecure_tls', 'Download with TLS verification disabled', syntax('insecure_download')),
+  row('sh.rm-root', SH, 'high', 'file_deletion', 'Recursive forced deletion of a root or home directory', syntax('rm_rf_root')),
+  row('sh.rm-rf', SH, 'medium', 'file_deletion', 'Recursive forced deletion (rm -rf)', syntax('rm_rf')),
+  row('sh.chmod-world', SH, 'medium', 'insecure_permissions', 'World-writable permissions (chmod 777 / o+w)', syntax('chmod_world_writable')),
+  row('sh.socket', SH, 'low', 'raw_socket', 'Raw network connection', syntax('raw_socket')),
+  row('sh.download', SH, 'low', 'outbound_http', 'Outbound download', syntax('download')),
+
+  // ── Hard-coded credentials (every language, on the text itself) ─────────────────────────
+  ...SECRET_CHECKS.map((s) => row(`secret.${s.id}`, 'all', 'critical', 'hardcoded_credential', s.description, text(s))),
+];
+
+// ── Table identity (recorded in every proof) ──────────────────────────────────────────────
+
+function describeMatcher(m: Matcher): Record<string, unknown> {
+  if (m.on === 'text') return { on: 'text', pattern: m.secret.pattern.source, flags: m.secret.pattern.flags, validation: m.secret.validation };
+  if (m.on === 'call') {
+    return { on: 'call', names: [...m.names], where: m.where?.spec ?? null, hint: m.hint?.source ?? null };
+  }
+  return { on: m.on, names: [...m.names] };
+}
+
+/** sha256 over the canonical JSON of every row (predicates by their spec strings). */
+export const RULES_SHA256: string = createHash('sha256')
+  .update(
+    canonicalJson(
+      RULES.map((r) => ({
+        id: r.id,
+        languages: r.languages === 'all' ? 'all' : [...r.languages],
+        severity: r.severity,
+        type: r.type,
+        description: r.description,
+        match: describeMatcher(r.match),
+      })),
+    ),
+  )
+  .digest('hex');
+
+// Row ids must be unique: a duplicate is a programming error caught at import time.
+{
+  const ids = new Set<string>();
+  for (const r of RULES) {
+    if (ids.has(r.id)) throw new Error(`duplicate code rule id ${r.id}`);
+    ids.add(r.id);
+  }
+}

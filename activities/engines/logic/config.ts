@@ -1,0 +1,29 @@
+// Environment configuration of the Z3 pool. Invalid values throw (fail fast at pool
+// creation) rather than silently falling back.
+
+export const DEFAULT_Z3_TIMEOUT_MS = 15_000;
+export const DEFAULT_POOL_SIZE = 2;
+
+function positiveNumber(name: string, raw: string): number {
+  const v = Number(raw.trim());
+  if (raw.trim() === '' || !Number.isFinite(v) || v <= 0) {
+    throw new Error(`${name} must be a positive number, got ${JSON.stringify(raw)}`);
+  }
+  return v;
+}
+
+/** SVC_Z3_TIMEOUT, in seconds (fractions allowed); default 15 s. Returned in ms. */
+export function readZ3TimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.SVC_Z3_TIMEOUT;
+  if (raw === undefined) return DEFAULT_Z3_TIMEOUT_MS;
+  return Math.round(positiveNumber('SVC_Z3_TIMEOUT', raw) * 1000);
+}
+
+/** SVC_Z3_POOL_SIZE: number of Z3 worker threads, integer 1..64; default 2. */
+export function readPoolSize(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.SVC_Z3_POOL_SIZE;
+  if (raw === undefined) return DEFAULT_POOL_SIZE;
+  const v = positiveNumber('SVC_Z3_POOL_SIZE', raw);
+  if (!Number.isInteger(v) || v > 64) throw new Error(`SVC_Z3_POOL_SIZE must be an integer from 1 to 64, got ${JSON.stringify(raw)}`);
+  return v;
+}

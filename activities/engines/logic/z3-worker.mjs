@@ -1,0 +1,146 @@
+// Z3 worker thread (plain ESM JavaScript so it runs unchanged under node, tsx and vitest).
+// One solve at a time: the z3-solver WASM build allows a single async call per module
+// instance. Every solve gets a fresh Z3 context that is deleted afterwards, which frees
+// every solver/model/AST made in it; the fixed 2 GiB WASM heap otherwise fills up.
+// Messages: see worker-protocol.ts.
+import { parentPort, workerData } from 'node:worker_threads';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const { init } = require('z3-solver');
+
+const Z3_L_FALSE = -1;
+const Z3_L_TRUE = 1;
+
+const { Z3, em } = await init();
+// Make Z3 give up (unknown) before it exhausts the WASM heap, where it would hang.
+Z3.global_param_set('memory_max_size', String(workerData.z3MemoryMaxMb));
+const z3Version = Z3.get_full_version();
+
+function memory() {
+  return {
+    z3AllocBytes: Number(Z3.get_estimated_alloc_size()),
+    heapUsedBytes: process.memoryUsage().heapUsed,
+  };
+}
+
+function sortOf(ctx, sort) {
+  if (sort === 'Int') return Z3.mk_int_sort(ctx);
+  if (sort === 'Real') return Z3.mk_real_sort(ctx);
+  if (sort === 'Bool') return Z3.mk_bool_sort(ctx);
+  throw new Error(`unknown sort ${sort}`);
+}
+
+function readModel(ctx, solver, variables) {
+  const model = Z3.solver_get_model(ctx, solver);
+  Z3.model_inc_ref(ctx, model);
+  try {
+    const out = {};
+    for (const { symbol, sort } of variables) {
+      const c = Z3.mk_const(ctx, Z3.mk_string_symbol(ctx, symbol), sortOf(ctx, sort));
+      const v = Z3.model_eval(ctx, model, c, true);
+      if (v === null) throw new Error(`model_eval failed for ${symbol}`);
+      if (sort === 'Bool') {
+        const b = Z3.get_bool_value(ctx, v);
+        out[symbol] = b === Z3_L_TRUE || b === Z3_L_FALSE ? { kind: 'bool', value: b === Z3_L_TRUE } : { kind: 'other', text: Z3.ast_to_string(ctx, v) };
+      } else if (Z3.is_numeral_ast(ctx, v)) {
+        out[symbol] = { kind: 'numeral', text: Z3.get_numeral_string(ctx, v) };
+      } else {
+        out[symbol] = { kind: 'other', text: Z3.ast_to_string(ctx, v) };
+      }
+    }
+    return out;
+  } finally {
+    Z3.model_dec_ref(ctx, model);
+  }
+}
+
+async function solve(msg) {
+  const cfg = Z3.mk_config();
+  const ctx = Z3.mk_context_rc(cfg);
+  Z3.del_config(cfg);
+  let release = true;
+  try {
+    const solver = Z3.mk_solver(ctx);
+    Z3.solver_inc_ref(ctx, solver);
+    const params = Z3.mk_params(ctx);
+    Z3.params_inc_ref(ctx, params);
+    Z3.params_set_uint(ctx, params, Z3.mk_string_symbol(ctx, 'timeout'), Math.max(1, Math.floor(msg.solverTimeoutMs)));
+    Z3.solver_set_params(ctx, solver, params);
+    Z3.params_dec_ref(ctx, params);
+    Z3.solver_from_string(ctx, solver, msg.smtlib);
+    const err = Z3.get_error_code(ctx);
+    if (err !== 0) throw new Error(`Z3 rejected the SMT-LIB text: ${Z3.get_error_msg(ctx, err)}`);
+    const t0 = performance.now();
+    const r = await Z3.solver_check(ctx, solver);
+    const solveMs = performance.now() - t0;
+    let status = 'unknown';
+    let reasonUnknown = null;
+    let model = null;
+    if (r === Z3_L_TRUE) {
+      status = 'sat';
+      model = readModel(ctx, solver, msg.variables);
+    } else if (r === Z3_L_FALSE) {
+      status = 'unsat';
+    } else {
+      reasonUnknown = Z3.solver_get_reason_unknown(ctx, solver);
+      // After a timeout or memory-out Z3's internal state is not trusted (deleting the
+      // context has been seen to fault); skip cleanup and let the pool replace this worker.
+      release = false;
+    }
+    if (release) Z3.solver_dec_ref(ctx, solver);
+    return { status, reasonUnknown, model, solveMs, recycle: !release };
+  } catch (e) {
+    release = false;
+    throw e;
+  } finally {
+    if (release) Z3.del_context(ctx);
+  }
+}
+
+/**
+ * Emscripten starts Z3's pthreads (each a nested worker instantiating the 35 MB WASM module)
+ * lazily, inside a caller's solve. Start a few during start-up instead. Uses Emscripten's
+ * PThread pool, so it is skipped if a future z3-solver build does not expose it.
+ */
+async function prestartPthreadsAsync(n) {
+  const pt = em && em.PThread;
+  if (!pt || typeof pt.allocateUnusedWorker !== 'function' || typeof pt.loadWasmModuleToWorker !== 'function') return;
+  const before = new Set(pt.unusedWorkers);
+  for (let i = before.size; i < n; i++) pt.allocateUnusedWorker();
+  await Promise.all(pt.unusedWorkers.filter((w) => !before.has(w)).map((w) => pt.loadWasmModuleToWorker(w)));
+}
+
+let busy = false;
+parentPort.on('message', async (msg) => {
+  if (msg.type !== 'solve') return;
+  if (busy) {
+    parentPort.postMessage({ type: 'failure', id: msg.id, message: 'worker busy' });
+    return;
+  }
+  busy = true;
+  try {
+    const result = await solve(msg);
+    parentPort.postMessage({ type: 'result', id: msg.id, ...result, ...memory() });
+  } catch (e) {
+    parentPort.postMessage({ type: 'failure', id: msg.id, message: e instanceof Error ? e.message : String(e) });
+  } finally {
+    busy = false;
+  }
+});
+
+// The first check starts Z3's pthreads (nested workers loading the WASM module) and the
+// first use of each theory compiles its WASM code: pay that during start-up, not in the
+// first caller's solve.
+const WARM_UP = [
+  '(declare-const a Int)', '(declare-const b Int)', '(declare-const r Real)', '(declare-const p Bool)',
+  '(assert (and (> a 5) (< b 10) (= (+ a b) 12) (= (* 3.0 r) 1.0) (or p (> (* a a) 30)) (= (mod a 3) (div b 2))))',
+  '(assert (forall ((n Int)) (=> (> n 0) (> (+ n a) 5))))',
+].join('\n');
+await prestartPthreadsAsync(3);
+for (let i = 0; i < 4; i++) {
+  const w = await solve({ smtlib: WARM_UP, variables: [{ symbol: 'a', sort: 'Int' }, { symbol: 'r', sort: 'Real' }, { symbol: 'p', sort: 'Bool' }], solverTimeoutMs: 10_000 });
+  // A Z3 that cannot solve this is unusable: fail start-up (the pool sees a start failure).
+  if (w.status !== 'sat') throw new Error(`Z3 warm-up solve returned ${w.status} (${w.reasonUnknown ?? ''})`);
+}
+parentPort.postMessage({ type: 'ready', z3Version });

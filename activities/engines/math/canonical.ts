@@ -1,0 +1,854 @@
+// Canonical forms: the symbolic proof engine.
+//
+// An expression is turned into a rational function num/den whose numerator and denominator are
+// polynomials with exact rational coefficients over "factors": variables, pi, i, and atoms
+// (roots, sin/cos/..., log, opaque calls). Every rewrite used is an identity valid for all
+// complex values where both sides are defined (principal branches, as mathjs computes them):
+//
+//   ring laws (expand, collect, cancel)      exact rational arithmetic on literals
+//   i^2 = -1                                  root_n(u)^n = u       (sqrt, cbrt, nthRoot, u^(1/n))
+//   b^(p/q) = (b^(1/q))^p  (principal)        sqrt(c), cbrt(c), ... of rational constants: exact
+//                                              when perfect powers, small square factors pulled out
+//   exp(a)·exp(b) = exp(a+b), e = exp(1),     e^z = exp(z), log(e) = 1, log(exp(c)) = c (c rational)
+//   sin(u)^2 = 1 - cos(u)^2                    sinh(u)^2 = cosh(u)^2 - 1
+//   tan = sin/cos, tanh = sinh/cosh           sin, sinh, tan odd; cos, cosh even (parity)
+//   sin, cos at rational multiples of pi with denominators 1, 2, 3, 4, 6
+//   special values: sin(0), cos(0), exp(0), log(1), log10(10^k), log2(2^k), asin(0), acos(1), atan(0)
+//   abs, sign, floor, ceil, round, min, max, mod, gcd, lcm, n! of rational constants: exact
+//
+// Division by a non-constant records the condition "divisor != 0": identities involving
+// rational functions hold wherever both sides are defined. Two expressions with the same
+// canonical difference 0 are therefore equal (a proof); a non-zero difference proves the
+// opposite only when the only factors left are variables, pi and i (decided by the caller).
+// Sizes are budgeted: past the budget a CanonicalLimitError is thrown and the caller falls
+// back to (non-proving) numerical evaluation.
+import {
+  CanonicalLimitError,
+  complexInRealDomain,
+  divisionByZero,
+  GuardError,
+  logOfNegative,
+  logOfZero,
+  MathDomainError,
+  sqrtOfNegative,
+} from './errors.js';
+import { ALLOWED_FUNCTIONS } from './guards.js';
+import { MATH_LIMITS } from './limits.js';
+import type { AstNode } from './mathjs-instance.js';
+import * as R from './rational.js';
+import type { Q } from './rational.js';
+
+export type Domain = 'real' | 'complex';
+
+type FactorKind = 'var' | 'pi' | 'i' | 'root' | 'sin' | 'cos' | 'sinh' | 'cosh' | 'opaque';
+interface Factor {
+  kind: FactorKind;
+  key: string;
+  /** Variables occurring in the factor (sorted). */
+  vars: readonly string[];
+  /** root: index n and, when it is a polynomial, the radicand (enables root^n = radicand). */
+  index?: number;
+  radicand?: Poly | null;
+  /** sin/cos/sinh/cosh: the argument. */
+  arg?: RF;
+}
+
+interface Mono {
+  key: string;
+  /** [factor key, non-zero integer exponent], sorted by key. */
+  factors: ReadonlyArray<readonly [string, number]>;
+  /** exp(arg) part (exponentials are merged: exp(a)·exp(b) = exp(a+b)). */
+  exp: RF | null;
+  degree: number;
+}
+interface Term {
+  coef: Q;
+  mono: Mono;
+}
+export type Poly = ReadonlyMap<string, Term>;
+export interface RF {
+  num: Poly;
+  den: Poly;
+}
+
+const ONE_MONO: Mono = { key: '', factors: [], exp: null, degree: 0 };
+const EMPTY: Poly = new Map();
+const polyOfConst = (c: Q): Poly => (R.isZero(c) ? EMPTY : new Map([['', { coef: c, mono: ONE_MONO }]]));
+const ONE_POLY = polyOfConst(R.ONE);
+
+/** Identifier or call syntax needs no parentheses before ^. */
+const ATOMIC_KEY = /^[\p{L}_][\p{L}\p{N}_]*(\(.*\))?$/u;
+
+function compareMono(a: Mono, b: Mono): number {
+  if (a.degree !== b.degree) return b.degree - a.degree;
+  return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+}
+
+export class Canonicalizer {
+  /** Names of the rewrite rules used (for the proof record). */
+  readonly rules = new Set<string>();
+  /** Conditions under which the rewrites hold ("divisor != 0"). */
+  readonly conditions = new Set<string>();
+  private readonly factors = new Map<string, Factor>();
+  private work = 0;
+
+  constructor(readonly domain: Domain) {}
+
+  // ---------------------------------------------------------------- parse tree → RF
+
+  fromNode(node: AstNode): RF {
+    switch (node.type) {
+      case 'ConstantNode': {
+        const value = R.parseDecimal(String(node.value));
+        if (!value) throw new GuardError('literal_not_allowed', `Unsupported literal ${String(node.value).slice(0, 40)}.`);
+        return this.constant(value);
+      }
+      case 'ParenthesisNode':
+        return this.fromNode(node.content as AstNode);
+      case 'SymbolNode':
+        return this.symbol(node.name as string);
+      case 'OperatorNode':
+        return this.operator(String(node.fn), (node.args ?? []).map((a) => this.fromNode(a)));
+      case 'FunctionNode':
+        return this.call(((node.fn as AstNode).name as string), node.args ?? []);
+      default:
+        throw new GuardError('node_not_allowed', `Expression element ${node.type} is not allowed.`);
+    }
+  }
+
+  private symbol(name: string): RF {
+    if (name === 'pi') return this.atom({ kind: 'pi', key: 'pi', vars: [] });
+    if (name === 'e') return this.expOf(this.constant(R.ONE));
+    if (name === 'i') {
+      if (this.domain === 'real') throw complexInRealDomain('The imaginary unit i');
+      return this.atom({ kind: 'i', key: 'i', vars: [] });
+    }
+    return this.atom({ kind: 'var', key: name, vars: [name] });
+  }
+
+  private operator(fn: string, args: RF[]): RF {
+    const [a, b] = args as [RF, RF];
+    switch (fn) {
+      case 'add':
+        return this.add(a, b);
+      case 'subtract':
+        return this.sub(a, b);
+      case 'multiply':
+        return this.mul(a, b);
+      case 'divide':
+        return this.div(a, b);
+      case 'unaryMinus':
+        return this.neg(a);
+      case 'unaryPlus':
+        return a;
+      case 'pow':
+        return this.power(a, b);
+      case 'factorial':
+        return this.factorial(a);
+      case 'mod':
+        return this.mod(a, b);
+      default:
+        throw new GuardError('operator_not_allowed', `The operator ${fn} is not allowed.`);
+    }
+  }
+
+  private call(name: string, argNodes: AstNode[]): RF {
+    if (!Object.hasOwn(ALLOWED_FUNCTIONS, name)) throw new GuardError('function_not_allowed', `The function ${name}() is not on the allow-list.`);
+    const args = argNodes.map((a) => this.fromNode(a));
+    const [u, v] = args as [RF, RF | undefined];
+    switch (name) {
+      case 'sqrt':
+        return this.root(u, 2, 'principal');
+      case 'cbrt':
+        return this.root(u, 3, 'cbrt');
+      case 'nthRoot': {
+        const n = v === undefined ? 2 : Number((this.rationalOf(v) as Q).n);
+        return this.root(u, n, 'nthRoot');
+      }
+      case 'exp':
+        return this.expOf(u);
+      case 'log':
+        return v === undefined ? this.log(u) : this.div(this.log(u), this.log(v));
+      case 'log10':
+        return this.logBase(u, 10n, 'log10');
+      case 'log2':
+        return this.logBase(u, 2n, 'log2');
+      case 'sin':
+      case 'cos':
+        return this.trig(name, u);
+      case 'tan':
+        this.rules.add('tan_quotient');
+        return this.div(this.trig('sin', u), this.trig('cos', u));
+      case 'sinh':
+      case 'cosh':
+        return this.hyperbolic(name, u);
+      case 'tanh':
+        this.rules.add('tanh_quotient');
+        return this.div(this.hyperbolic('sinh', u), this.hyperbolic('cosh', u));
+      case 'asin':
+      case 'atan':
+        return this.isZero(u) ? this.special(this.constant(R.ZERO)) : this.opaque(name, [u]);
+      case 'acos': {
+        const c = this.rationalOf(u);
+        return c && R.isOne(c) ? this.special(this.constant(R.ZERO)) : this.opaque(name, [u]);
+      }
+      case 'abs':
+        return this.absOf(u);
+      case 'sign':
+        return this.signOf(u);
+      case 'floor':
+      case 'ceil':
+      case 'round':
+        return this.rounding(name, u, v);
+      case 'factorial':
+        return this.factorial(u);
+      case 'mod':
+        return this.mod(u, v as RF);
+      case 'min':
+      case 'max':
+        return this.minMax(name, args);
+      case 'gcd':
+      case 'lcm':
+        return this.gcdLcm(name, args);
+      default:
+        throw new GuardError('function_not_allowed', `The function ${name}() is not on the allow-list.`);
+    }
+  }
+
+  // ---------------------------------------------------------------- rational functions
+
+  constant(c: Q): RF {
+    return { num: polyOfConst(c), den: ONE_POLY };
+  }
+
+  add(a: RF, b: RF): RF {
+    if (this.polyEqual(a.den, b.den)) return this.normalize(this.polyAdd(a.num, b.num), a.den);
+    return this.normalize(this.polyAdd(this.polyMul(a.num, b.den), this.polyMul(b.num, a.den)), this.polyMul(a.den, b.den));
+  }
+
+  neg(a: RF): RF {
+    return { num: this.polyScale(a.num, R.qInt(-1)), den: a.den };
+  }
+
+  sub(a: RF, b: RF): RF {
+    return this.add(a, this.neg(b));
+  }
+
+  mul(a: RF, b: RF): RF {
+    return this.normalize(this.polyMul(a.num, b.num), this.polyMul(a.den, b.den));
+  }
+
+  div(a: RF, b: RF): RF {
+    if (b.num.size === 0) throw divisionByZero();
+    if (this.rationalOf(b) === null) this.conditions.add(`${this.render(b)} != 0`);
+    return this.normalize(this.polyMul(a.num, b.den), this.polyMul(a.den, b.num));
+  }
+
+  isZero(a: RF): boolean {
+    return a.num.size === 0;
+  }
+
+  /** The value when `a` is a rational constant. */
+  rationalOf(a: RF): Q | null {
+    if (a.num.size === 0) return R.ZERO;
+    if (a.den !== ONE_POLY && !this.polyEqual(a.den, ONE_POLY)) return null;
+    if (a.num.size !== 1) return null;
+    const t = a.num.get('');
+    return t ? t.coef : null;
+  }
+
+  /** re + im·i when `a` is a Gaussian rational constant. */
+  gaussianOf(a: RF): { re: Q; im: Q } | null {
+    if (!this.polyEqual(a.den, ONE_POLY)) return null;
+    let re = R.ZERO;
+    let im = R.ZERO;
+    for (const t of a.num.values()) {
+      if (t.mono.key === '') re = t.coef;
+      else if (t.mono.key === 'i') im = t.coef;
+      else return null;
+    }
+    return { re, im };
+  }
+
+  private powInt(a: RF, n: number, constantBase: boolean): RF {
+    if (!constantBase && Math.abs(n) > MATH_LIMITS.maxSymbolicExponent) {
+      throw new GuardError('exponent_too_large', `The exponent is too large (|n| > ${MATH_LIMITS.maxSymbolicExponent} on a symbolic base).`);
+    }
+    if (n < 0) {
+      if (a.num.size === 0) throw divisionByZero();
+      if (this.rationalOf(a) === null) this.conditions.add(`${this.render(a)} != 0`);
+      return this.powInt({ num: a.den, den: a.num }, -n, constantBase);
+    }
+    return this.normalize(this.polyPow(a.num, n), this.polyPow(a.den, n));
+  }
+
+  /** Normal form of num/den: monomial denominators folded in, otherwise a monic denominator. */
+  private normalize(num: Poly, den: Poly): RF {
+    if (den.size === 0) throw divisionByZero();
+    if (num.size === 0) return { num: EMPTY, den: ONE_POLY };
+    if (den.size === 1) {
+      const [t] = den.values() as IterableIterator<Term>;
+      return { num: this.polyMul(num, this.invertTerm(t)), den: ONE_POLY };
+    }
+    const lead = this.sortedTerms(den)[0] as Term;
+    if (!R.isOne(lead.coef)) {
+      const s = R.div(R.ONE, lead.coef);
+      num = this.polyScale(num, s);
+      den = this.polyScale(den, s);
+    }
+    if (this.polyEqual(num, den)) return { num: ONE_POLY, den: ONE_POLY };
+    const quotient = this.exactQuotient(num, den);
+    if (quotient) return { num: quotient, den: ONE_POLY };
+    return { num, den };
+  }
+
+  // ---------------------------------------------------------------- polynomials
+
+  private charge(n: number): void {
+    this.work += n;
+    if (this.work > MATH_LIMITS.maxWork) throw new CanonicalLimitError('work budget exhausted');
+  }
+
+  private checkPoly(p: Map<string, Term>): Poly {
+    if (p.size > MATH_LIMITS.maxTerms) throw new CanonicalLimitError('too many terms');
+    return p;
+  }
+
+  private polyEqual(a: Poly, b: Poly): boolean {
+    if (a === b) return true;
+    if (a.size !== b.size) return false;
+    for (const [k, t] of a) {
+      const u = b.get(k);
+      if (!u || !R.eq(t.coef, u.coef)) return false;
+    }
+    return true;
+  }
+
+  private polyAdd(a: Poly, b: Poly): Poly {
+    this.charge(b.size);
+    const out = new Map(a);
+    for (const [k, t] of b) {
+      const prev = out.get(k);
+      if (!prev) out.set(k, t);
+      else {
+        const c = R.add(prev.coef, t.coef);
+        if (R.isZero(c)) out.delete(k);
+        else out.set(k, { coef: c, mono: t.mono });
+      }
+    }
+    return this.checkPoly(out);
+  }
+
+  private polyScale(a: Poly, c: Q): Poly {
+    if (R.isZero(c)) return EMPTY;
+    const out = new Map<string, Term>();
+    for (const [k, t] of a) out.set(k, { coef: R.mul(t.coef, c), mono: t.mono });
+    return out;
+  }
+
+  private polyMul(a: Poly, b: Poly): Poly {
+    if (a.size === 0 || b.size === 0) return EMPTY;
+    if (a === ONE_POLY) return b;
+    if (b === ONE_POLY) return a;
+    this.charge(a.size * b.size);
+    let out: Map<string, Term> = new Map();
+    for (const s of a.values()) {
+      for (const t of b.values()) {
+        const coef = R.mul(s.coef, t.coef);
+        if (R.sizeOf(coef) > MATH_LIMITS.maxCoefficientDigits) throw new CanonicalLimitError('coefficient too large');
+        const product = this.monoMul(s.mono, t.mono);
+        for (const [k, u] of product) {
+          const c = R.mul(u.coef, coef);
+          const prev = out.get(k);
+          if (!prev) out.set(k, { coef: c, mono: u.mono });
+          else {
+            const sum = R.add(prev.coef, c);
+            if (R.isZero(sum)) out.delete(k);
+            else out.set(k, { coef: sum, mono: u.mono });
+          }
+        }
+      }
+      if (out.size > MATH_LIMITS.maxTerms) throw new CanonicalLimitError('too many terms');
+    }
+    out = this.checkPoly(out) as Map<string, Term>;
+    return out;
+  }
+
+  private polyPow(a: Poly, n: number): Poly {
+    if (n === 0) return ONE_POLY;
+    if (n === 1) return a;
+    if (a.size === 0) return EMPTY;
+    if (a.size === 1) {
+      const [t] = a.values() as IterableIterator<Term>;
+      const coef = R.pow(t.coef, n, MATH_LIMITS.maxExactDigits);
+      if (R.sizeOf(coef) > MATH_LIMITS.maxCoefficientDigits && t.mono.key !== '') throw new CanonicalLimitError('coefficient too large');
+      const factors = new Map(t.mono.factors.map(([k, e]) => [k, e * n] as [string, number]));
+      const exp = t.mono.exp ? this.mul(t.mono.exp, this.constant(R.qInt(n))) : null;
+      return this.polyScale(this.normalizeMono(factors, exp), coef);
+    }
+    let result = ONE_POLY;
+    let base = a;
+    let k = n;
+    while (k > 0) {
+      if (k & 1) result = this.polyMul(result, base);
+      k >>= 1;
+      if (k > 0) base = this.polyMul(base, base);
+    }
+    return result;
+  }
+
+  private monoMul(a: Mono, b: Mono): Poly {
+    if (a === ONE_MONO && b === ONE_MONO) return ONE_POLY;
+    const factors = new Map<string, number>(a.factors as Array<[string, number]>);
+    for (const [k, e] of b.factors) factors.set(k, (factors.get(k) ?? 0) + e);
+    let exp = a.exp;
+    if (b.exp) exp = exp ? this.add(exp, b.exp) : b.exp;
+    return this.normalizeMono(factors, exp);
+  }
+
+  /** Builds a monomial, applying the reduction rules (i^2, root^n, sin^2, sinh^2). */
+  private normalizeMono(factors: Map<string, number>, exp: RF | null): Poly {
+    let coef = R.ONE;
+    const extra: Poly[] = [];
+    for (const [key, e] of [...factors]) {
+      if (e === 0) {
+        factors.delete(key);
+        continue;
+      }
+      const f = this.factors.get(key) as Factor;
+      if (f.kind === 'i' && (e >= 2 || e < 0)) {
+        const r = ((e % 2) + 2) % 2;
+        if (((e - r) / 2) % 2 !== 0) coef = R.neg(coef);
+        this.rules.add('imaginary_unit_square');
+        if (r === 0) factors.delete(key);
+        else factors.set(key, r);
+      } else if (f.kind === 'root' && f.radicand && e >= (f.index as number)) {
+        const n = f.index as number;
+        extra.push(this.polyPow(f.radicand, Math.floor(e / n)));
+        this.rules.add('radical_power');
+        if (e % n === 0) factors.delete(key);
+        else factors.set(key, e % n);
+      } else if ((f.kind === 'sin' || f.kind === 'sinh') && e >= 2) {
+        const partner = this.factorPoly(f.kind === 'sin' ? 'cos' : 'cosh', f.arg as RF);
+        const square = this.polyMul(partner, partner);
+        // sin^2 = 1 - cos^2 ; sinh^2 = cosh^2 - 1
+        const replacement = f.kind === 'sin' ? this.polyAdd(ONE_POLY, this.polyScale(square, R.qInt(-1))) : this.polyAdd(square, polyOfConst(R.qInt(-1)));
+        extra.push(this.polyPow(replacement, Math.floor(e / 2)));
+        this.rules.add(f.kind === 'sin' ? 'pythagorean_sin_cos' : 'pythagorean_sinh_cosh');
+        if (e % 2 === 0) factors.delete(key);
+        else factors.set(key, 1);
+      }
+    }
+    if (exp && exp.num.size === 0) exp = null;
+    const sorted = [...factors].sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0));
+    const parts = sorted.map(([k, e]) => (e === 1 ? k : `${ATOMIC_KEY.test(k) ? k : `(${k})`}^${e < 0 ? `(${e})` : e}`));
+    if (exp) parts.push(this.renderExp(exp));
+    const mono: Mono = sorted.length === 0 && !exp ? ONE_MONO : { key: parts.join('*'), factors: sorted, exp, degree: sorted.reduce((s, [, e]) => s + e, 0) + (exp ? 1 : 0) };
+    let result: Poly = new Map([[mono.key, { coef, mono }]]);
+    for (const p of extra) result = this.polyMul(result, p);
+    return result;
+  }
+
+  private invertTerm(t: Term): Poly {
+    const factors = new Map(t.mono.factors.map(([k, e]) => [k, -e] as [string, number]));
+    const exp = t.mono.exp ? this.neg(t.mono.exp) : null;
+    return this.polyScale(this.normalizeMono(factors, exp), R.div(R.ONE, t.coef));
+  }
+
+  /** num / den when den divides num exactly (plain polynomials in variables only). */
+  private exactQuotient(num: Poly, den: Poly): Poly | null {
+    const plain = (p: Poly) =>
+      [...p.values()].every((t) => !t.mono.exp && t.mono.factors.every(([k, e]) => e > 0 && this.factors.get(k)?.kind === 'var'));
+    if (!plain(num) || !plain(den)) return null;
+    const lead = this.sortedTerms(den)[0] as Term;
+    let rest: Poly = num;
+    let quotient: Poly = EMPTY;
+    for (let steps = 0; rest.size > 0; steps++) {
+      if (steps > 500) return null;
+      const top = this.sortedTerms(rest)[0] as Term;
+      const exps = new Map(top.mono.factors as Array<[string, number]>);
+      for (const [k, e] of lead.mono.factors) {
+        const left = (exps.get(k) ?? 0) - e;
+        if (left < 0) return null;
+        exps.set(k, left);
+      }
+      const q = this.polyScale(this.normalizeMono(exps, null), R.div(top.coef, lead.coef));
+      quotient = this.polyAdd(quotient, q);
+      rest = this.polyAdd(rest, this.polyScale(this.polyMul(q, den), R.qInt(-1)));
+    }
+    this.rules.add('exact_polynomial_division');
+    return quotient;
+  }
+
+  private sortedTerms(p: Poly): Term[] {
+    return [...p.values()].sort((a, b) => compareMono(a.mono, b.mono));
+  }
+
+  // ---------------------------------------------------------------- factors
+
+  private register(f: Factor): string {
+    if (!this.factors.has(f.key)) this.factors.set(f.key, f);
+    return f.key;
+  }
+
+  private factorPoly(kind: 'cos' | 'cosh' | 'sin' | 'sinh', arg: RF): Poly {
+    const key = this.register({ kind, key: `${kind}(${this.render(arg)})`, vars: this.varsOf(arg), arg });
+    return this.normalizeMono(new Map([[key, 1]]), null);
+  }
+
+  private atom(f: Factor): RF {
+    const key = this.register(f);
+    return { num: this.normalizeMono(new Map([[key, 1]]), null), den: ONE_POLY };
+  }
+
+  private opaque(name: string, args: RF[], sortArgs = false): RF {
+    const rendered = args.map((a) => this.render(a));
+    if (sortArgs) rendered.sort();
+    const vars = [...new Set(args.flatMap((a) => this.varsOf(a)))].sort();
+    return this.atom({ kind: 'opaque', key: `${name}(${rendered.join(', ')})`, vars });
+  }
+
+  private special(value: RF): RF {
+    this.rules.add('special_value');
+    return value;
+  }
+
+  private expOf(arg: RF): RF {
+    if (arg.num.size === 0) return this.special(this.constant(R.ONE));
+    this.rules.add('exponential');
+    return { num: this.normalizeMono(new Map(), arg), den: ONE_POLY };
+  }
+
+  private renderExp(arg: RF): string {
+    const c = this.rationalOf(arg);
+    if (c && R.isOne(c)) return 'e';
+    if (c && R.isInteger(c)) return c.n < 0n ? `e^(${c.n})` : `e^${c.n}`;
+    return `exp(${this.render(arg)})`;
+  }
+
+  /** exp(c) for a rational constant c when `a` is exactly that (coefficient 1). */
+  private expConstantOf(a: RF): Q | null {
+    if (!this.polyEqual(a.den, ONE_POLY) || a.num.size !== 1) return null;
+    const [t] = a.num.values() as IterableIterator<Term>;
+    if (!R.isOne(t.coef) || t.mono.factors.length !== 0 || !t.mono.exp) return null;
+    return this.rationalOf(t.mono.exp);
+  }
+
+  private power(base: RF, exponent: RF): RF {
+    const k = this.rationalOf(exponent);
+    const baseConst = this.varsOf(base).length === 0;
+    if (k !== null && R.isInteger(k)) {
+      if (k.n > BigInt(Number.MAX_SAFE_INTEGER) || k.n < -BigInt(Number.MAX_SAFE_INTEGER)) {
+        throw new GuardError('exponent_too_large', 'The exponent is too large.');
+      }
+      return this.powInt(base, Number(k.n), baseConst);
+    }
+    // e^z = exp(z); exp(c)^z = exp(c·z) for a rational c (Log(exp(c)) = c).
+    const c = this.expConstantOf(base);
+    if (c !== null) return this.expOf(this.mul(this.constant(c), exponent));
+    if (k !== null) {
+      if (this.isZero(base)) {
+        if (R.sign(k) < 0) throw divisionByZero();
+        return this.constant(R.ZERO);
+      }
+      if (k.d > BigInt(MATH_LIMITS.maxRootIndex)) return this.opaquePower(base, exponent);
+      // b^(p/q) = (b^(1/q))^p (principal branch).
+      this.rules.add('rational_exponent');
+      return this.powInt(this.root(base, Number(k.d), 'principal'), Number(k.n), baseConst);
+    }
+    return this.opaquePower(base, exponent);
+  }
+
+  private opaquePower(base: RF, exponent: RF): RF {
+    const vars = [...new Set([...this.varsOf(base), ...this.varsOf(exponent)])].sort();
+    return this.atom({ kind: 'opaque', key: `(${this.render(base)})^(${this.render(exponent)})`, vars });
+  }
+
+  /**
+   * n-th root. 'principal' = u^(1/n) as mathjs computes it (sqrt is the principal square root);
+   * 'cbrt' and 'nthRoot' are real roots (negative for a negative radicand and odd n).
+   */
+  private root(u: RF, n: number, flavor: 'principal' | 'cbrt' | 'nthRoot'): RF {
+    if (n === 1) return u;
+    if (this.isZero(u)) return this.constant(R.ZERO);
+    const c = this.rationalOf(u);
+    if (c !== null) {
+      if (R.sign(c) > 0) return this.positiveRoot(c, n);
+      // Negative rational radicand.
+      if (flavor === 'principal') {
+        if (n === 2) {
+          if (this.domain === 'real') throw sqrtOfNegative();
+          this.rules.add('principal_sqrt_of_negative');
+          return this.mul(this.symbol('i'), this.positiveRoot(R.neg(c), 2));
+        }
+        if (this.domain === 'real') throw complexInRealDomain(`(${R.formatQ(c)})^(1/${n})`);
+        return this.rootAtom(u, n, 'principal');
+      }
+      if (n % 2 === 0) {
+        throw new MathDomainError('even_root_of_negative', 'An even root of a negative number is undefined (use sqrt for the principal complex root).');
+      }
+      this.rules.add('odd_root_of_negative');
+      return this.neg(this.positiveRoot(R.neg(c), n));
+    }
+    return this.rootAtom(u, n, flavor);
+  }
+
+  /** c^(1/n) for a positive rational: perfect powers exact, small n-th power factors pulled out. */
+  private positiveRoot(c: Q, n: number): RF {
+    // c = a/b → (a·b^(n-1))^(1/n) / b
+    const radicand = c.n * c.d ** BigInt(n - 1);
+    if (R.digitsOf(radicand) > 400) return this.rootAtom(this.constant(c), n, 'principal');
+    const { outside, inside } = R.extractPower(radicand, n);
+    const factor = R.q(outside, c.d);
+    this.rules.add('exact_root');
+    if (inside === 1n) return this.constant(factor);
+    const key = n === 2 ? `sqrt(${inside})` : n === 3 ? `cbrt(${inside})` : `nthRoot(${inside}, ${n})`;
+    const atom = this.atom({ kind: 'root', key, vars: [], index: n, radicand: polyOfConst(R.q(inside)) });
+    return this.mul(this.constant(factor), atom);
+  }
+
+  private rootAtom(u: RF, n: number, flavor: 'principal' | 'cbrt' | 'nthRoot'): RF {
+    const body = this.render(u);
+    const key =
+      flavor === 'principal' ? (n === 2 ? `sqrt(${body})` : `(${body})^(1/${n})`) : flavor === 'cbrt' ? `cbrt(${body})` : `nthRoot(${body}, ${n})`;
+    const radicand = this.polyEqual(u.den, ONE_POLY) ? u.num : null;
+    return this.atom({ kind: 'root', key, vars: this.varsOf(u), index: n, radicand });
+  }
+
+  private log(u: RF): RF {
+    if (this.isZero(u)) throw logOfZero();
+    const c = this.rationalOf(u);
+    if (c !== null) {
+      if (R.isOne(c)) return this.special(this.constant(R.ZERO));
+      if (R.sign(c) < 0) {
+        if (this.domain === 'real') throw logOfNegative();
+        // Principal branch: log(-c) = log(c) + i·pi for c > 0.
+        this.rules.add('log_of_negative');
+        return this.add(this.log(this.constant(R.neg(c))), this.mul(this.symbol('i'), this.symbol('pi')));
+      }
+      return this.opaque('log', [u]);
+    }
+    const e = this.expConstantOf(u);
+    if (e !== null) {
+      this.rules.add('log_of_exp');
+      return this.constant(e);
+    }
+    return this.opaque('log', [u]);
+  }
+
+  private logBase(u: RF, base: bigint, name: 'log10' | 'log2'): RF {
+    if (this.isZero(u)) throw logOfZero();
+    const c = this.rationalOf(u);
+    if (c !== null) {
+      if (R.sign(c) < 0 && this.domain === 'real') throw logOfNegative();
+      const k = exactLog(c, base);
+      if (k !== null) return this.special(this.constant(R.qInt(k)));
+    }
+    return this.opaque(name, [u]);
+  }
+
+  /** Sign of the leading coefficient (for parity rules). */
+  private leadingSign(a: RF): number {
+    if (a.num.size === 0) return 0;
+    return R.sign((this.sortedTerms(a.num)[0] as Term).coef);
+  }
+
+  private trig(name: 'sin' | 'cos', u: RF): RF {
+    if (this.leadingSign(u) < 0) {
+      this.rules.add('trig_parity');
+      const inner = this.trig(name, this.neg(u));
+      return name === 'sin' ? this.neg(inner) : inner;
+    }
+    if (this.isZero(u)) return this.special(this.constant(name === 'sin' ? R.ZERO : R.ONE));
+    const k = this.piMultiple(u);
+    if (k !== null) {
+      const value = this.trigAtPi(name, k);
+      if (value) return this.special(value);
+    }
+    return { num: this.factorPoly(name, u), den: ONE_POLY };
+  }
+
+  private hyperbolic(name: 'sinh' | 'cosh', u: RF): RF {
+    if (this.leadingSign(u) < 0) {
+      this.rules.add('hyperbolic_parity');
+      const inner = this.hyperbolic(name, this.neg(u));
+      return name === 'sinh' ? this.neg(inner) : inner;
+    }
+    if (this.isZero(u)) return this.special(this.constant(name === 'sinh' ? R.ZERO : R.ONE));
+    return { num: this.factorPoly(name, u), den: ONE_POLY };
+  }
+
+  /** k when u = k·pi for a rational k. */
+  private piMultiple(u: RF): Q | null {
+    if (!this.polyEqual(u.den, ONE_POLY) || u.num.size !== 1) return null;
+    const [t] = u.num.values() as IterableIterator<Term>;
+    return t.mono.key === 'pi' ? t.coef : null;
+  }
+
+  /** sin/cos(k·pi) for denominators 1, 2, 3, 4, 6 (exact, with sqrt(2) and sqrt(3)). */
+  private trigAtPi(name: 'sin' | 'cos', k: Q): RF | null {
+    if (![1n, 2n, 3n, 4n, 6n].includes(k.d)) return null;
+    // Angle in twelfths of pi reduced to [0, 24): k·pi = m·pi/12.
+    const m = Number((((k.n * 12n) / k.d) % 24n + 24n) % 24n);
+    const s = name === 'sin' ? m : (m + 6) % 24; // cos(x) = sin(x + pi/2)
+    // sin(m·pi/12) for the multiples of pi/12 that occur (multiples of 2 and 3): quadrant folding.
+    const quadrant = Math.floor(s / 6);
+    const r = s % 6;
+    const base = quadrant % 2 === 0 ? r : 6 - r; // sin is symmetric about pi/2
+    const sign = quadrant >= 2 ? -1 : 1;
+    const half = R.q(1n, 2n);
+    let value: RF;
+    switch (base) {
+      case 0: value = this.constant(R.ZERO); break;
+      case 2: value = this.constant(half); break; // pi/6
+      case 3: value = this.mul(this.constant(half), this.positiveRoot(R.qInt(2), 2)); break; // pi/4
+      case 4: value = this.mul(this.constant(half), this.positiveRoot(R.qInt(3), 2)); break; // pi/3
+      case 6: value = this.constant(R.ONE); break; // pi/2
+      default: return null;
+    }
+    return sign < 0 ? this.neg(value) : value;
+  }
+
+  private absOf(u: RF): RF {
+    const g = this.gaussianOf(u);
+    if (g) {
+      if (R.isZero(g.im)) return this.constant(R.qAbs(g.re));
+      this.rules.add('complex_modulus');
+      return this.root(this.constant(R.add(R.mul(g.re, g.re), R.mul(g.im, g.im))), 2, 'principal');
+    }
+    if (this.leadingSign(u) < 0) {
+      this.rules.add('abs_parity');
+      return this.absOf(this.neg(u));
+    }
+    return this.opaque('abs', [u]);
+  }
+
+  private signOf(u: RF): RF {
+    const c = this.rationalOf(u);
+    if (c !== null) return this.constant(R.qInt(R.sign(c)));
+    if (this.leadingSign(u) < 0) {
+      this.rules.add('sign_parity');
+      return this.neg(this.signOf(this.neg(u)));
+    }
+    return this.opaque('sign', [u]);
+  }
+
+  private rounding(name: 'floor' | 'ceil' | 'round', u: RF, digits: RF | undefined): RF {
+    const c = this.rationalOf(u);
+    const n = digits === undefined ? 0 : Number((this.rationalOf(digits) as Q).n);
+    if (c === null) return this.opaque(name, digits === undefined ? [u] : [u, digits]);
+    if (name === 'floor') return this.constant(R.q(R.floorQ(c)));
+    if (name === 'ceil') return this.constant(R.q(R.ceilQ(c)));
+    const scale = 10n ** BigInt(n);
+    return this.constant(R.q(R.roundQ(R.mul(c, R.q(scale))), scale));
+  }
+
+  private factorial(u: RF): RF {
+    const c = this.rationalOf(u);
+    if (c === null) return this.opaque('factorial', [u]);
+    if (!R.isInteger(c) || c.n < 0n) {
+      throw new MathDomainError('factorial_domain', 'The factorial is defined here for non-negative integers only.');
+    }
+    if (c.n > BigInt(MATH_LIMITS.maxFactorial)) {
+      throw new GuardError('factorial_too_large', `Factorials are computed for n <= ${MATH_LIMITS.maxFactorial} only.`);
+    }
+    let r = 1n;
+    for (let k = 2n; k <= c.n; k++) r *= k;
+    return this.constant(R.q(r));
+  }
+
+  private mod(a: RF, b: RF): RF {
+    const x = this.rationalOf(a);
+    const y = this.rationalOf(b);
+    if (x === null || y === null) return this.opaque('mod', [a, b]);
+    if (R.isZero(y)) return this.constant(x); // mathjs: mod(x, 0) = x
+    return this.constant(R.sub(x, R.mul(y, R.q(R.floorQ(R.div(x, y))))));
+  }
+
+  private minMax(name: 'min' | 'max', args: RF[]): RF {
+    const values = args.map((a) => this.rationalOf(a));
+    if (values.some((v) => v === null)) return this.opaque(name, args, true);
+    const qs = values as Q[];
+    return this.constant(qs.reduce((m, v) => ((name === 'min' ? R.cmp(v, m) < 0 : R.cmp(v, m) > 0) ? v : m)));
+  }
+
+  private gcdLcm(name: 'gcd' | 'lcm', args: RF[]): RF {
+    const values = args.map((a) => this.rationalOf(a));
+    if (values.some((v) => v === null)) return this.opaque(name, args, true);
+    const ints = (values as Q[]).map((v) => {
+      if (!R.isInteger(v)) throw new MathDomainError('integer_argument_required', `${name}() takes integer arguments only.`);
+      return v.n < 0n ? -v.n : v.n;
+    });
+    const result = ints.reduce((acc, v) => {
+      if (name === 'gcd') return R.gcd(acc, v);
+      if (acc === 0n || v === 0n) return 0n;
+      return (acc / R.gcd(acc, v)) * v;
+    });
+    return this.constant(R.q(result));
+  }
+
+  // ---------------------------------------------------------------- inspection and rendering
+
+  /** Variables occurring anywhere in `a` (sorted). */
+  varsOf(a: RF): string[] {
+    const out = new Set<string>();
+    const visit = (p: Poly) => {
+      for (const t of p.values()) {
+        for (const [k] of t.mono.factors) for (const v of (this.factors.get(k) as Factor).vars) out.add(v);
+        if (t.mono.exp) for (const v of this.varsOf(t.mono.exp)) out.add(v);
+      }
+    };
+    visit(a.num);
+    visit(a.den);
+    return [...out].sort();
+  }
+
+  /** True when only variables, pi and i occur: then a non-zero form is not identically zero. */
+  isDecisive(a: RF): boolean {
+    const plain = (p: Poly) =>
+      [...p.values()].every((t) => !t.mono.exp && t.mono.factors.every(([k]) => ['var', 'pi', 'i'].includes((this.factors.get(k) as Factor).kind)));
+    return plain(a.num) && plain(a.den);
+  }
+
+  /** Whether the imaginary unit occurs at the top level of `a`. */
+  hasImaginary(a: RF): boolean {
+    return [...a.num.values(), ...a.den.values()].some((t) => t.mono.factors.some(([k]) => k === 'i'));
+  }
+
+  renderPoly(p: Poly): string {
+    if (p.size === 0) return '0';
+    let out = '';
+    for (const t of this.sortedTerms(p)) {
+      const negative = R.sign(t.coef) < 0;
+      const c = R.qAbs(t.coef);
+      let body: string;
+      if (t.mono === ONE_MONO || t.mono.key === '') body = R.formatQ(c);
+      else if (R.isOne(c)) body = t.mono.key;
+      else {
+        const text = R.formatQ(c);
+        body = `${text.includes('/') ? `(${text})` : text}*${t.mono.key}`;
+      }
+      out += out === '' ? (negative ? `-${body}` : body) : negative ? ` - ${body}` : ` + ${body}`;
+    }
+    return out;
+  }
+
+  render(a: RF): string {
+    if (this.polyEqual(a.den, ONE_POLY)) return this.renderPoly(a.num);
+    return `(${this.renderPoly(a.num)})/(${this.renderPoly(a.den)})`;
+  }
+}
+
+/** k with c = base^k (k may be negative), or null. */
+function exactLog(c: Q, base: bigint): number | null {
+  if (R.sign(c) <= 0) return null;
+  const [top, bottom, sign] = c.d === 1n ? [c.n, 1n, 1] : c.n === 1n ? [c.d, 1n, -1] : [0n, 0n, 0];
+  if (sign === 0 || bottom !== 1n) return null;
+  let k = 0;
+  let v = top;
+  while (v > 1n && v % base === 0n) {
+    v /= base;
+    k++;
+  }
+  return v === 1n ? sign * k : null;
+}

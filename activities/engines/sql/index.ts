@@ -1,0 +1,453 @@
+// POST /verify/sql engine: verifySql(request) → EngineOutcome. Pure: no I/O beyond an
+// in-memory SQLite database that is created and closed within the call.
+//
+// Order of decisions (docs/sql-engine.md):
+//   1. size bounds of query / schema_ddl                → BLOCKED complexity_limit_exceeded
+//   2. the raw-text lexer rejects the query             → BLOCKED parse_error
+//   3. token / parenthesis bounds                       → BLOCKED complexity_limit_exceeded
+//   4. any malicious finding (lexer, AST, SQLite)       → VERIFIED (proven) malicious, is_valid false
+//   5. neither the parser nor (sqlite) the engine reads the query → BLOCKED parse_error
+//   6. AST / join / table / subquery bounds             → BLOCKED complexity_limit_exceeded
+//   7. schema_ddl unreadable                            → BLOCKED schema_parse_error
+//   8. undeclared / ambiguous names                     → VERIFIED (proven) schema_violation, is_valid false
+//   9. SQLite prepare fails where the parser did not    → BLOCKED execution_error
+//  10. otherwise                                        → VERIFIED (proven) sql_valid, is_valid true
+import type { EngineOutcome } from '../../../core/diagnostic.js';
+import { sha256Hex } from '../../../core/canonical-json.js';
+import { SERVICE_VERSION } from '../../../core/version.js';
+import { canonicalDialect, LEX_PROFILES, PARSER_DATABASE, type SqlDialect } from './dialects.js';
+import { parseSchema, type SchemaParseOutcome } from './ddl.js';
+import { lexicalChecks } from './lexical-checks.js';
+import { isWord, lexSql, significantTokens, SqlLexError, type LexResult } from './lexer.js';
+import { LIMITS } from './limits.js';
+import { countNodes, isSelect, parseSql, PARSER_NAME, PARSER_VERSION, renderExpr, type Node } from './parser.js';
+import { Resolver, type ColumnUse } from './resolver.js';
+import { isSensitiveColumnName } from './sensitive.js';
+import { prepareInSqlite, sqliteVersion, type SqlitePrepareResult } from './sqlite-check.js';
+import { astTautologies, tautologyIssues, tokenTautologies } from './tautology.js';
+import { issue, isMaliciousIssue, type SqlIssue } from './types.js';
+import type { SqlRequest } from './request.js';
+
+export { sqlRequestSchema, validateSqlRequest, type SqlRequest, type SqlRequestInput } from './request.js';
+export { SUPPORTED_DIALECTS, canonicalDialect, type SqlDialect } from './dialects.js';
+export { LIMITS as SQL_LIMITS } from './limits.js';
+export { isSensitiveColumnName } from './sensitive.js';
+export type { SqlIssue, MaliciousCategory } from './types.js';
+
+export const SQL_CONSTRAINTS = {
+  valid: 'sql_verifier.sql_valid',
+  malicious: 'sql_verifier.malicious',
+  schemaViolation: 'sql_verifier.schema_violation',
+  parseError: 'sql_verifier.parse_error',
+  schemaParseError: 'sql_verifier.schema_parse_error',
+  complexity: 'sql_verifier.complexity_limit_exceeded',
+  executionError: 'sql_verifier.execution_error',
+} as const;
+
+const STATEMENT_DESTRUCTIVE = new Set(['insert', 'replace', 'update', 'delete', 'create', 'drop', 'alter', 'truncate', 'rename', 'merge', 'upsert']);
+
+interface Complexity {
+  tokens: number;
+  paren_depth: number;
+  ast_nodes: number | null;
+  tables: number;
+  joins: number;
+  subquery_depth: number;
+}
+
+/** Everything learned about the query; the outcome builders read from it. */
+class Analysis {
+  readonly issues: SqlIssue[] = [];
+  private readonly issueKeys = new Set<string>();
+  executableCommentsExpanded = false;
+  statementTypes: string[] = [];
+  tables: string[] = [];
+  columns: string[] = [];
+  mode: 'ast' | 'sqlite_engine' | 'none' = 'none';
+  parseError: string | null = null;
+  complexity: Complexity = { tokens: 0, paren_depth: 0, ast_nodes: null, tables: 0, joins: 0, subquery_depth: 0 };
+  schema: SchemaParseOutcome | null = null;
+  sqlite: SqlitePrepareResult | null = null;
+  sqliteSkipped: string | null = null;
+  lexed: LexResult | null = null;
+
+  constructor(
+    readonly query: string,
+    readonly ddl: string,
+    readonly dialect: SqlDialect,
+  ) {}
+
+  add(i: SqlIssue, key = `${i.type}:${i.description}`): void {
+    if (this.issueKeys.has(key)) return;
+    this.issueKeys.add(key);
+    this.issues.push(i);
+  }
+}
+
+export function verifySql(req: SqlRequest): EngineOutcome {
+  const dialect = canonicalDialect(req.dialect ?? 'sqlite');
+  if (dialect === null) throw new TypeError(`unsupported dialect '${String(req.dialect)}' (validate with sqlRequestSchema first)`);
+  const a = new Analysis(req.query, req.schema_ddl, dialect);
+
+  // 1. Size bounds before any work.
+  if (a.query.length > LIMITS.maxQueryLength) return complexityBlocked(a, 'query_length', a.query.length, LIMITS.maxQueryLength);
+  if (a.ddl.length > LIMITS.maxSchemaDdlLength) {
+    return complexityBlocked(a, 'schema_ddl_length', a.ddl.length, LIMITS.maxSchemaDdlLength);
+  }
+
+  // 2. Lex.
+  try {
+    a.lexed = lexSql(a.query, LEX_PROFILES[dialect]);
+  } catch (err) {
+    if (err instanceof SqlLexError) return blocked(a, SQL_CONSTRAINTS.parseError, `the query could not be tokenised: ${err.message}`);
+    throw err;
+  }
+  const sig = significantTokens(a.lexed.tokens);
+  a.complexity.tokens = sig.length;
+  a.complexity.paren_depth = a.lexed.maxDepth;
+  a.executableCommentsExpanded = a.lexed.executableCommentCount > 0;
+  if (sig.length === 0) return blocked(a, SQL_CONSTRAINTS.parseError, 'the query is empty (no SQL outside comments)');
+
+  // 3. Token bounds (they also keep the recursive-descent parser's stack safe).
+  if (sig.length > LIMITS.maxTokens) return complexityBlocked(a, 'tokens', sig.length, LIMITS.maxTokens);
+  if (a.lexed.maxDepth > LIMITS.maxParenDepth) return complexityBlocked(a, 'paren_depth', a.lexed.maxDepth, LIMITS.maxParenDepth);
+
+  a.schema = parseSchema(a.ddl, dialect);
+  const schema = a.schema.schema;
+  const declared = new Set(schema ? [...schema.tables.keys()] : []);
+
+  const lexical = lexicalChecks(a.lexed, { dialect, declaredTables: declared });
+  for (const i of lexical.issues) a.add(i, statementKey(i));
+
+  const parsed = parseSql(a.lexed.analysisText, dialect);
+  if (parsed.ok && parsed.statements.length > 0) {
+    a.mode = 'ast';
+    analyseAst(a, parsed.statements);
+  } else {
+    a.parseError = parsed.ok ? 'the parser produced no statement' : parsed.error;
+    a.statementTypes = lexical.statementHeads.map((h) => h.toLowerCase());
+    for (const i of tautologyIssues(tokenTautologies(a.lexed, dialect), 'lexer')) a.add(i);
+    if (dialect === 'sqlite' && schema !== null && lexical.statementCount === 1) analyseWithSqliteEngine(a);
+    else lexicalComplexity(a);
+  }
+
+  // 4. Proven malice wins over everything that follows.
+  const malicious = a.issues.filter(isMaliciousIssue);
+  if (malicious.length > 0) return maliciousOutcome(a, malicious);
+
+  // 5. Unreadable query (or, on the engine path, a declared schema SQLite cannot hold).
+  if (a.mode === 'none' && a.sqlite && !a.sqlite.ok && a.sqlite.kind === 'schema_build') {
+    return blocked(a, SQL_CONSTRAINTS.schemaParseError, `schema_ddl is not a valid SQLite schema: ${a.sqlite.message}`);
+  }
+  if (a.mode === 'none') {
+    const engineMessage = a.sqlite && !a.sqlite.ok ? `; SQLite: ${a.sqlite.message}` : '';
+    return blocked(a, SQL_CONSTRAINTS.parseError, `the query could not be parsed as ${dialect}: ${a.parseError}${engineMessage}`);
+  }
+
+  // 6. Structural bounds.
+  const c = a.complexity;
+  if (c.ast_nodes !== null && c.ast_nodes > LIMITS.maxAstNodes) return complexityBlocked(a, 'ast_nodes', c.ast_nodes, LIMITS.maxAstNodes);
+  if (c.tables > LIMITS.maxTables) return complexityBlocked(a, 'tables', c.tables, LIMITS.maxTables);
+  if (c.joins > LIMITS.maxJoins) return complexityBlocked(a, 'joins', c.joins, LIMITS.maxJoins);
+  if (c.subquery_depth > LIMITS.maxSubqueryDepth) {
+    return complexityBlocked(a, 'subquery_depth', c.subquery_depth, LIMITS.maxSubqueryDepth);
+  }
+
+  // 7. Schema.
+  if (schema === null) {
+    if (a.schema.limitExceeded) return complexityBlocked(a, 'schema', null, null, a.schema.error ?? undefined);
+    return blocked(a, SQL_CONSTRAINTS.schemaParseError, `schema_ddl could not be parsed: ${a.schema.error}`);
+  }
+
+  // 8 / 9. Names, then the engine (sqlite).
+  if (a.mode === 'ast' && dialect === 'sqlite') {
+    a.sqlite = prepareInSqlite(a.query, schema);
+    if (!a.sqlite.ok && a.sqlite.kind === 'schema_build') {
+      return blocked(a, SQL_CONSTRAINTS.schemaParseError, `schema_ddl is not a valid SQLite schema: ${a.sqlite.message}`);
+    }
+  } else if (dialect !== 'sqlite') {
+    a.sqliteSkipped = `the SQLite prepare check applies to the sqlite dialect only (dialect: ${dialect})`;
+  }
+  let violations = a.issues.filter((i) => i.severity === 'error' && (i.source === 'resolver' || i.source === 'sqlite'));
+  if (violations.length > 0 && a.sqlite?.ok === true && a.mode === 'ast') {
+    // A real engine compiled the query against exactly the declared schema: the resolver was wrong.
+    for (const v of violations) {
+      v.severity = 'info';
+      v.overruled_by = 'sqlite_prepare';
+    }
+    violations = [];
+  }
+  if (violations.length > 0) return schemaViolationOutcome(a, violations);
+
+  if (a.sqlite && !a.sqlite.ok) {
+    a.add(issue('execution_error', 'error', `SQLite rejected the query: ${a.sqlite.message}`, 'sqlite', { sqlite_error: a.sqlite.message }));
+    return blocked(a, SQL_CONSTRAINTS.executionError, `SQLite rejected the query at prepare time: ${a.sqlite.message}`);
+  }
+
+  return proven(a, SQL_CONSTRAINTS.valid, true, false, `SQL query is valid against the declared schema (${dialect}).`);
+}
+
+/** Same category and statement keyword = same finding, whichever detector saw it. */
+function statementKey(i: SqlIssue): string | undefined {
+  return typeof i.statement === 'string' ? `${i.type}:stmt:${i.statement}` : undefined;
+}
+
+// ---- analysis steps ----------------------------------------------------------------------
+
+function analyseAst(a: Analysis, statements: Node[]): void {
+  const schema = a.schema?.schema ?? null;
+  a.statementTypes = statements.map((s) => String(s.type ?? 'unknown').toLowerCase());
+  a.complexity.ast_nodes = countNodes(statements, LIMITS.maxAstNodes + 1);
+  if (a.complexity.ast_nodes > LIMITS.maxAstNodes) return;
+
+  for (const st of statements) {
+    const type = String(st.type ?? 'unknown').toLowerCase();
+    if (isSelect(st)) {
+      const into = st.into;
+      if (into !== null && typeof into === 'object' && !Array.isArray(into) && (into as Node).keyword !== undefined) {
+        const kw = String((into as Node).keyword).toUpperCase();
+        if (kw === 'OUTFILE' || kw === 'DUMPFILE') {
+          const found = issue('administrative_statement', 'critical', `SELECT … INTO ${kw} writes a file on the database server.`, 'ast', {
+            statement: `INTO ${kw}`,
+          });
+          a.add(found, statementKey(found));
+        }
+      }
+      continue;
+    }
+    const destructive = STATEMENT_DESTRUCTIVE.has(type);
+    const found = issue(
+      destructive ? 'destructive_statement' : 'administrative_statement',
+      'critical',
+      destructive ? `${type.toUpperCase()} statement modifies data or schema.` : `${type.toUpperCase()} is not a read-only query statement.`,
+      'ast',
+      { statement: type.toUpperCase() },
+    );
+    // The lexer usually reported the same statement already (by its leading keyword).
+    if (!a.issues.some((i) => isMaliciousIssue(i) && (i.type === 'destructive_statement' || i.type === 'administrative_statement') && i.source === 'lexer' && i.statement_index !== undefined)) {
+      a.add(found, statementKey(found));
+    }
+  }
+
+  // Data-modifying statements nested anywhere (writable CTEs, DML subqueries).
+  const nested = (node: unknown, top: boolean): void => {
+    if (Array.isArray(node)) return node.forEach((n) => nested(n, false));
+    if (node === null || typeof node !== 'object') return;
+    const n = node as Node;
+    const t = typeof n.type === 'string' ? n.type.toLowerCase() : '';
+    if (!top && STATEMENT_DESTRUCTIVE.has(t)) {
+      const found = issue('destructive_statement', 'critical', `${t.toUpperCase()} statement modifies data or schema.`, 'ast', { statement: t.toUpperCase() });
+      a.add(found, statementKey(found));
+    }
+    for (const [k, v] of Object.entries(n)) if (k !== 'loc' && typeof v === 'object' && v !== null) nested(v, false);
+  };
+  for (const st of statements) nested(st, true);
+
+  // Always-true predicates (AST first; the token detector backs up grammars that mis-associate || / &&).
+  const render = (n: Node) => renderExpr(n, a.dialect);
+  let hits = statements.flatMap((st) => astTautologies(st, a.dialect, render));
+  if (hits.length === 0 && a.lexed) hits = tokenTautologies(a.lexed, a.dialect);
+  for (const i of tautologyIssues(hits, 'ast')) a.add(i);
+
+  const resolver = new Resolver(schema, a.dialect);
+  for (const st of statements) if (isSelect(st)) resolver.resolveStatement(st);
+  const r = resolver.result();
+  a.tables = r.tables;
+  a.columns = r.columns;
+  a.complexity.tables = r.stats.tables;
+  a.complexity.joins = r.stats.joins;
+  a.complexity.subquery_depth = r.stats.subqueryDepth;
+  if (schema !== null) for (const v of r.violations) a.add(v);
+  sensitiveFindings(a, r.projected, r.predicated, r.starReads, 'ast');
+}
+
+function sensitiveFindings(a: Analysis, projected: ColumnUse[], predicated: ColumnUse[], starReads: ColumnUse[], source: SqlIssue['source']): void {
+  const label = (u: ColumnUse) => (u.table ? `${u.table}.${u.column}` : u.column);
+  for (const u of projected) {
+    if (!isSensitiveColumnName(u.column)) continue;
+    a.add(
+      issue('sensitive_column_read', 'critical', `The query reads the sensitive column '${label(u)}'.`, source, { table: u.table, column: u.column }),
+      `sensitive:${label(u).toLowerCase()}`,
+    );
+  }
+  for (const u of predicated) {
+    if (!isSensitiveColumnName(u.column)) continue;
+    a.add(
+      issue('sensitive_column_predicate', 'warning', `The sensitive column '${label(u)}' is compared in a predicate (not read out).`, source, {
+        table: u.table,
+        column: u.column,
+      }),
+      `sensitive-pred:${label(u).toLowerCase()}`,
+    );
+  }
+  for (const u of starReads) {
+    if (!isSensitiveColumnName(u.column)) continue;
+    a.add(
+      issue('sensitive_column_exposed', 'warning', `'*' expands to the sensitive column '${label(u)}'; select columns explicitly.`, source, {
+        table: u.table,
+        column: u.column,
+      }),
+      `sensitive-star:${label(u).toLowerCase()}`,
+    );
+  }
+}
+
+/** SQLite dialect, parser failed: the engine itself reads the query (node-sql-parser's SQLite grammar is incomplete). */
+function analyseWithSqliteEngine(a: Analysis): void {
+  const schema = a.schema!.schema!;
+  const result = prepareInSqlite(a.query, schema);
+  a.sqlite = result;
+  lexicalComplexity(a);
+  if (!result.ok) {
+    if (result.kind === 'no_such_table' || result.kind === 'no_such_column' || result.kind === 'ambiguous_column') {
+      a.mode = 'sqlite_engine';
+      a.add(issue(result.kind === 'ambiguous_column' ? 'ambiguous_column' : result.kind === 'no_such_table' ? 'undeclared_table' : 'undeclared_column', 'error', `SQLite: ${result.message}`, 'sqlite', { sqlite_error: result.message }));
+    } else if (result.kind !== 'syntax' && result.kind !== 'schema_build') {
+      a.mode = 'sqlite_engine';
+    }
+    return;
+  }
+  a.mode = 'sqlite_engine';
+  if (!result.readonly) {
+    a.add(issue('destructive_statement', 'critical', 'SQLite reports that the statement writes to the database.', 'sqlite', { statement: a.statementTypes[0]?.toUpperCase() ?? null }));
+  }
+  const projected: ColumnUse[] = result.columns.filter((c) => c.column !== null).map((c) => ({ table: c.table, column: c.column! }));
+  sensitiveFindings(a, projected, [], [], 'sqlite');
+  const tables = new Set<string>();
+  const cols = new Set<string>();
+  for (const t of significantTokens(a.lexed!.tokens)) {
+    const name = t.kind === 'word' || t.kind === 'quoted_ident' ? t.value.toLowerCase() : null;
+    const decl = name !== null ? schema.tables.get(name) : undefined;
+    if (decl) tables.add(decl.name);
+  }
+  for (const c of result.columns) if (c.table && c.column) cols.add(`${c.table}.${c.column}`);
+  a.tables = [...tables].sort();
+  a.columns = [...cols].sort();
+}
+
+/** Bounds from tokens when there is no AST: JOIN keywords, SELECT nesting, declared tables named. */
+function lexicalComplexity(a: Analysis): void {
+  const sig = significantTokens(a.lexed!.tokens);
+  let joins = 0;
+  let depth = 0;
+  const names = new Set<string>();
+  const declared = a.schema?.schema?.tables;
+  for (let i = 0; i < sig.length; i++) {
+    const t = sig[i];
+    if (isWord(t, 'JOIN')) joins++;
+    if (isWord(t, 'SELECT')) depth = Math.max(depth, t.depth);
+    if (declared && (t.kind === 'word' || t.kind === 'quoted_ident') && declared.has(t.value.toLowerCase())) names.add(t.value.toLowerCase());
+  }
+  a.complexity.joins = joins;
+  a.complexity.subquery_depth = depth;
+  a.complexity.tables = names.size;
+}
+
+// ---- outcomes ----------------------------------------------------------------------------
+
+function developerFields(a: Analysis, constraintId: string, isValid: boolean, malicious: boolean): Record<string, unknown> {
+  return {
+    constraint_id: constraintId,
+    is_valid: isValid,
+    malicious_classification: malicious,
+    executable_comments_expanded: a.executableCommentsExpanded,
+    dialect: a.dialect,
+    issues: a.issues,
+    tables: a.tables,
+    columns: a.columns,
+    statement_types: a.statementTypes,
+  };
+}
+
+function blocked(a: Analysis, constraintId: string, error: string, extra: Record<string, unknown> = {}): EngineOutcome {
+  const short: Record<string, string> = {
+    [SQL_CONSTRAINTS.parseError]: 'SQL verification blocked: the query could not be parsed.',
+    [SQL_CONSTRAINTS.schemaParseError]: 'SQL verification blocked: the schema DDL could not be parsed.',
+    [SQL_CONSTRAINTS.complexity]: 'SQL verification blocked: the query exceeds a complexity limit.',
+    [SQL_CONSTRAINTS.executionError]: 'SQL verification blocked: the database engine rejected the query.',
+  };
+  return {
+    kind: 'blocked',
+    agentMessage: short[constraintId] ?? 'SQL verification blocked.',
+    developerFields: { ...developerFields(a, constraintId, false, false), error, ...extra },
+  };
+}
+
+function complexityBlocked(a: Analysis, limit: string, value: number | null, max: number | null, detail?: string): EngineOutcome {
+  const error = detail ?? `${limit} ${value} exceeds the limit of ${max}`;
+  return blocked(a, SQL_CONSTRAINTS.complexity, error, { limit, limit_value: max, observed_value: value });
+}
+
+function maliciousOutcome(a: Analysis, malicious: SqlIssue[]): EngineOutcome {
+  const categories = [...new Set(malicious.map((i) => i.type))].sort();
+  return proven(
+    a,
+    SQL_CONSTRAINTS.malicious,
+    false,
+    true,
+    `SQL query classified as malicious (${categories.join(', ')}): ${malicious[0].description}`,
+    { malicious_categories: categories },
+  );
+}
+
+function schemaViolationOutcome(a: Analysis, violations: SqlIssue[]): EngineOutcome {
+  return proven(
+    a,
+    SQL_CONSTRAINTS.schemaViolation,
+    false,
+    false,
+    `SQL query does not match the declared schema: ${violations[0].description}`,
+    { violations: violations.map((v) => v.description) },
+  );
+}
+
+function proven(
+  a: Analysis,
+  constraintId: string,
+  isValid: boolean,
+  malicious: boolean,
+  agentMessage: string,
+  extra: Record<string, unknown> = {},
+): EngineOutcome {
+  const fields = { ...developerFields(a, constraintId, isValid, malicious), ...extra };
+  return { kind: 'proven', agentMessage, developerFields: fields, proof: proofArtifact(a, constraintId, isValid, malicious) };
+}
+
+/** What was checked, by what, on which exact inputs: JSON-only and deterministic. */
+function proofArtifact(a: Analysis, constraintId: string, isValid: boolean, malicious: boolean): Record<string, unknown> {
+  const schema = a.schema?.schema ?? null;
+  const sqlite = a.sqlite;
+  const expanded = a.executableCommentsExpanded && a.lexed ? a.lexed.analysisText : null;
+  return {
+    engine: 'sql_verifier',
+    service_version: SERVICE_VERSION,
+    parser: { name: PARSER_NAME, version: PARSER_VERSION, database: PARSER_DATABASE[a.dialect] },
+    dialect: a.dialect,
+    query_sha256: sha256Hex(a.query),
+    schema_ddl_sha256: sha256Hex(a.ddl),
+    expanded_query_sha256: expanded !== null ? sha256Hex(expanded) : null,
+    executable_comments_expanded: a.executableCommentsExpanded,
+    analysis: a.mode === 'ast' ? 'parser_ast' : a.mode === 'sqlite_engine' ? 'sqlite_engine' : 'lexer_only',
+    parse_error: a.parseError,
+    statement_types: a.statementTypes,
+    tables_referenced: a.tables,
+    columns_referenced: a.columns,
+    schema: schema
+      ? {
+          source: schema.source,
+          tables: [...schema.tables.values()].map((t) => ({ name: t.name, columns: t.columns })),
+          ignored_statements: schema.ignoredStatements,
+        }
+      : { source: null, error: a.schema?.error ?? 'not parsed' },
+    sqlite_prepare:
+      sqlite === null
+        ? { ran: false, reason: a.sqliteSkipped ?? 'not needed for this verdict' }
+        : sqlite.ok
+          ? { ran: true, ok: true, readonly: sqlite.readonly, sqlite_version: sqliteVersion() }
+          : { ran: true, ok: false, error_kind: sqlite.kind, error: sqlite.message, sqlite_version: sqliteVersion() },
+    complexity: a.complexity,
+    limits: { ...LIMITS },
+    findings: a.issues,
+    verdict: { constraint_id: constraintId, is_valid: isValid, malicious_classification: malicious },
+  };
+}

@@ -1,0 +1,24 @@
+// Safety bounds of the SQL verifier. Exceeding any of them is `sql_verifier.complexity_limit_exceeded`
+// (BLOCKED): the verifier refuses to analyse rather than analyse partially. docs/sql-engine.md lists them.
+export const LIMITS = {
+  /** Characters of `query` (checked before lexing). */
+  maxQueryLength: 50_000,
+  /** Characters of `schema_ddl` (checked before lexing). */
+  maxSchemaDdlLength: 500_000,
+  /** Significant tokens of the query. */
+  maxTokens: 10_000,
+  /** Parenthesis nesting of the query (also protects the recursive-descent parser's stack). */
+  maxParenDepth: 64,
+  /** Objects in the parsed AST. */
+  maxAstNodes: 20_000,
+  /** Distinct tables (declared tables and CTE names) referenced in FROM / JOIN. */
+  maxTables: 10,
+  /** JOINs, counting every FROM item after the first (comma joins included). */
+  maxJoins: 5,
+  /** Nesting of subqueries (derived tables, CTE bodies, scalar / IN / EXISTS subqueries); the outer query is 0. */
+  maxSubqueryDepth: 3,
+  /** Tables declared in schema_ddl. */
+  maxSchemaTables: 500,
+  /** Columns declared in one table. */
+  maxColumnsPerTable: 1_000,
+} as const;

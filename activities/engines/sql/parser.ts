@@ -1,0 +1,127 @@
+// node-sql-parser behind one function, and the helpers that read its AST. The AST differs
+// between dialects (a column name is a string in MySQL, `{expr: {value}}` in PostgreSQL; a
+// subquery is a bare select node or a `{ast}` wrapper), so every read goes through here.
+import { createRequire } from 'node:module';
+import nodeSqlParser from 'node-sql-parser';
+import { PARSER_DATABASE, type SqlDialect } from './dialects.js';
+
+const require = createRequire(import.meta.url);
+export const PARSER_NAME = 'node-sql-parser';
+export const PARSER_VERSION: string = (require('node-sql-parser/package.json') as { version: string }).version;
+
+// One parser instance: it is stateless between calls.
+const parser = new nodeSqlParser.Parser();
+
+/** A node of the parser's AST, read defensively (the AST is untyped JSON). */
+export type Node = Record<string, unknown>;
+
+export type ParseOutcome = { ok: true; statements: Node[] } | { ok: false; error: string };
+
+export function parseSql(text: string, dialect: SqlDialect): ParseOutcome {
+  try {
+    const ast = parser.astify(text, { database: PARSER_DATABASE[dialect] }) as unknown;
+    const list = (Array.isArray(ast) ? ast : [ast]).filter((s): s is Node => isNode(s));
+    return { ok: true, statements: list };
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    return { ok: false, error: message.length > 300 ? `${message.slice(0, 300)}…` : message };
+  }
+}
+
+export const isNode = (x: unknown): x is Node => typeof x === 'object' && x !== null && !Array.isArray(x);
+
+export const isSelect = (x: unknown): boolean => isNode(x) && x.type === 'select';
+
+/** A select node, whether bare or wrapped as `{ast: select}`. */
+export function unwrapSelect(x: unknown): Node | null {
+  if (isSelect(x)) return x as Node;
+  if (isNode(x) && isSelect(x.ast)) return x.ast as Node;
+  return null;
+}
+
+/** Name of an identifier as the AST spells it: a string, `{value}` or `{expr: {value}}`. */
+export function identText(x: unknown): string | null {
+  if (typeof x === 'string') return x;
+  if (typeof x === 'number') return String(x);
+  if (!isNode(x)) return null;
+  if (isNode(x.expr) && (typeof x.expr.value === 'string' || typeof x.expr.value === 'number')) return String(x.expr.value);
+  if (typeof x.value === 'string' || typeof x.value === 'number') return String(x.value);
+  return null;
+}
+
+export interface ColumnRefParts {
+  db: string | null;
+  table: string | null;
+  column: string | null;
+}
+
+export function columnRefParts(node: Node): ColumnRefParts {
+  return {
+    db: identText(node.db) ?? identText(node.schema),
+    table: identText(node.table),
+    column: identText(node.column),
+  };
+}
+
+/** The members of a select's UNION / INTERSECT / EXCEPT chain, first to last. */
+export function setOperationChain(select: Node): Node[] {
+  const out: Node[] = [];
+  let cur: Node | null = select;
+  while (cur && out.length < 10_000) {
+    out.push(cur);
+    cur = isSelect(cur._next) ? (cur._next as Node) : null;
+  }
+  return out;
+}
+
+/** Counts AST objects (a size bound independent of the text length). */
+export function countNodes(root: unknown, cap: number): number {
+  let count = 0;
+  const stack: unknown[] = [root];
+  while (stack.length > 0 && count <= cap) {
+    const cur = stack.pop();
+    if (Array.isArray(cur)) {
+      for (const v of cur) stack.push(v);
+    } else if (isNode(cur)) {
+      count++;
+      for (const [k, v] of Object.entries(cur)) if (k !== 'loc' && typeof v === 'object' && v !== null) stack.push(v);
+    }
+  }
+  return count;
+}
+
+/** `as` of a FROM item: `"g"`, `"g(n)"`, `"v(a, b)"` or `{value}` → alias and optional column list. */
+export function parseAlias(as: unknown): { alias: string | null; columns: string[] | null } {
+  const text = identText(as);
+  if (text === null) return { alias: null, columns: null };
+  const m = /^\s*([^()]+?)\s*\((.*)\)\s*$/s.exec(text);
+  if (!m) return { alias: text, columns: null };
+  const columns = m[2]
+    .split(',')
+    .map((c) => c.trim().replace(/^["`[]|["`\]]$/g, ''))
+    .filter((c) => c.length > 0);
+  return { alias: m[1].replace(/^["`[]|["`\]]$/g, ''), columns };
+}
+
+/** Lower-cased function name of a `function` / `aggr_func` node (last dotted part). */
+export function functionName(node: Node): string | null {
+  const name = node.name;
+  if (typeof name === 'string') return name.toLowerCase();
+  if (isNode(name) && Array.isArray(name.name)) {
+    const parts = name.name.map((p) => identText(p)).filter((p): p is string => p !== null);
+    return parts.length > 0 ? parts[parts.length - 1].toLowerCase() : null;
+  }
+  return identText(name)?.toLowerCase() ?? null;
+}
+
+/** SQL text of an expression node, for messages (falls back to a compact JSON form). */
+export function renderExpr(node: Node, dialect: SqlDialect): string {
+  try {
+    const text = parser.exprToSQL(node, { database: PARSER_DATABASE[dialect] });
+    if (typeof text === 'string' && text.length > 0) return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+  } catch {
+    // exprToSQL does not cover every node; fall through.
+  }
+  const json = JSON.stringify(node);
+  return json.length > 200 ? `${json.slice(0, 200)}…` : json;
+}

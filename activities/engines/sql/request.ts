@@ -1,0 +1,49 @@
+// POST /verify/sql request: `query` and `schema_ddl` required strings, `dialect` optional
+// (default sqlite, names mapped case-insensitively, unknown → validation error). Unknown
+// keys are ignored; known keys are type-strict (no coercion).
+import { z } from 'zod';
+import { canonicalDialect, SUPPORTED_DIALECTS, type SqlDialect } from './dialects.js';
+
+/** Error message for a required string field: missing vs wrong type. */
+export function requiredString(field: string) {
+  return (iss: { input?: unknown }) => (iss.input === undefined ? `${field} is required` : `${field} must be a string`);
+}
+
+export const sqlRequestSchema = z.object({
+  query: z.string({ error: requiredString('query') }),
+  schema_ddl: z.string({ error: requiredString('schema_ddl') }),
+  dialect: z
+    .string({ error: requiredString('dialect') })
+    .optional()
+    .transform((value, ctx): SqlDialect => {
+      if (value === undefined) return 'sqlite';
+      const dialect = canonicalDialect(value);
+      if (dialect === null) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `unsupported dialect '${value.slice(0, 50)}'; supported: ${SUPPORTED_DIALECTS.join(', ')}`,
+        });
+        return z.NEVER;
+      }
+      return dialect;
+    }),
+});
+
+export type SqlRequestInput = z.input<typeof sqlRequestSchema>;
+export type SqlRequest = z.output<typeof sqlRequestSchema>;
+
+export type ValidationResult<T> = { ok: true; value: T } | { ok: false; detail: string };
+
+/** Validates a request body; `detail` is the message for an HTTP 400 `{detail}` body. */
+export function validateSqlRequest(body: unknown): ValidationResult<SqlRequest> {
+  const parsed = sqlRequestSchema.safeParse(body);
+  if (parsed.success) return { ok: true, value: parsed.data };
+  return { ok: false, detail: zodDetail(parsed.error) };
+}
+
+/** The 400 `detail`: the issue messages joined (messages already name their field). */
+export function zodDetail(error: z.ZodError): string {
+  return error.issues
+    .map((i) => (i.path.length === 0 && i.code === 'invalid_type' ? 'request body must be a JSON object' : i.message))
+    .join('; ');
+}

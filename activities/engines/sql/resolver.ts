@@ -1,0 +1,502 @@
+// Scope-aware name resolution of a parsed SELECT against the declared schema.
+//
+// Every FROM item becomes a relation of the SELECT's scope: a declared table, a CTE (WITH
+// names are tables), a derived table (subquery / VALUES, with its alias and optional column
+// list) or a table function (columns unknown: "open"). Column references are resolved
+// qualified (`t.col`: the alias, or the table name when it has no alias) or unqualified
+// (exactly one relation of the nearest scope that has the column; USING/NATURAL columns
+// are shared), then through enclosing scopes for correlated subqueries, then against the
+// select-list aliases in ORDER BY / GROUP BY / HAVING (and WHERE where the dialect allows it).
+// The same walk records the complexity figures (tables, joins, subquery depth) and which
+// columns are projected (read) versus only used in predicates.
+import type { SqlDialect } from './dialects.js';
+import {
+  columnRefParts,
+  functionName,
+  identText,
+  isNode,
+  isSelect,
+  parseAlias,
+  setOperationChain,
+  unwrapSelect,
+  type Node,
+} from './parser.js';
+import { isSystemCatalog } from './lexical-checks.js';
+import { issue, type SchemaModel, type SqlIssue } from './types.js';
+
+interface Relation {
+  /** Name visible in the scope (alias, or the table / CTE name). */
+  name: string;
+  /** Declared table behind it, for reporting. */
+  base: string | null;
+  /** lower-case column → declared spelling; null = open (unknown columns, e.g. a table function). */
+  columns: Map<string, string> | null;
+  /** SQLite's implicit rowid aliases. */
+  pseudo: Set<string>;
+}
+
+class Scope {
+  readonly relations: Relation[] = [];
+  readonly usingColumns = new Set<string>();
+  readonly aliases = new Set<string>();
+  constructor(readonly parent: Scope | null) {}
+}
+
+type Clause = 'select' | 'where' | 'on' | 'groupby' | 'having' | 'orderby' | 'other';
+
+/** Output columns of a SELECT: names in order (null = unnamed); null overall = unknown. */
+type OutputColumns = Array<string | null> | null;
+
+export interface ColumnUse {
+  table: string | null;
+  column: string;
+}
+
+export interface ResolveResult {
+  violations: SqlIssue[];
+  /** Declared tables referenced (declared spelling), sorted. */
+  tables: string[];
+  /** Resolved `table.column` references (declared spelling), sorted. */
+  columns: string[];
+  /** Column references appearing in any select list (values read out). */
+  projected: ColumnUse[];
+  /** Column references appearing in WHERE / ON / HAVING. */
+  predicated: ColumnUse[];
+  /** `*` / `t.*` expansions: the declared columns they read. */
+  starReads: ColumnUse[];
+  stats: { tables: number; joins: number; subqueryDepth: number; selects: number };
+}
+
+const SQLITE_ROWID = ['rowid', 'oid', '_rowid_'];
+
+/** Bare words some grammars hand over as column references although they are values. */
+const VALUE_KEYWORDS = new Set([
+  'current_date',
+  'current_time',
+  'current_timestamp',
+  'localtime',
+  'localtimestamp',
+  'current_user',
+  'session_user',
+  'system_user',
+  'current_role',
+  'current_schema',
+  'current_catalog',
+  'sysdate',
+  'systimestamp',
+  'null',
+  'true',
+  'false',
+  'default',
+  'unknown',
+]);
+
+const DATEPART_FUNCTIONS = new Set(['datepart', 'dateadd', 'datediff', 'datediff_big', 'datename', 'datetrunc', 'date_trunc', 'date_part', 'timestampadd', 'timestampdiff']);
+const DATE_PARTS = new Set(
+  (
+    'year yy yyyy quarter qq q month mm m dayofyear dy y day dd d week wk ww weekday dw hour hh minute mi n second ss s ' +
+    'millisecond ms microsecond mcs nanosecond ns iso_week isowk isoww tzoffset tz frac_second'
+  ).split(' '),
+);
+
+type CteEnv = Map<string, { name: string; columns: OutputColumns }>;
+
+export class Resolver {
+  private readonly violations: SqlIssue[] = [];
+  private readonly violationKeys = new Set<string>();
+  private readonly tables = new Set<string>();
+  private readonly columns = new Set<string>();
+  private readonly relationNames = new Set<string>();
+  readonly projected: ColumnUse[] = [];
+  readonly predicated: ColumnUse[] = [];
+  readonly starReads: ColumnUse[] = [];
+  private joins = 0;
+  private maxDepth = 0;
+  private selects = 0;
+
+  constructor(
+    private readonly schema: SchemaModel | null,
+    private readonly dialect: SqlDialect,
+  ) {}
+
+  /** Resolves one top-level SELECT statement (with its set-operation chain). */
+  resolveStatement(select: Node): OutputColumns {
+    return this.resolveChain(select, null, 0, new Map());
+  }
+
+  result(): ResolveResult {
+    return {
+      violations: this.violations,
+      tables: [...this.tables].sort(),
+      columns: [...this.columns].sort(),
+      projected: this.projected,
+      predicated: this.predicated,
+      starReads: this.starReads,
+      stats: { tables: this.relationNames.size, joins: this.joins, subqueryDepth: this.maxDepth, selects: this.selects },
+    };
+  }
+
+  private violation(key: string, make: () => SqlIssue): void {
+    if (this.violationKeys.has(key)) return;
+    this.violationKeys.add(key);
+    this.violations.push(make());
+  }
+
+  private resolveChain(select: Node, outer: Scope | null, depth: number, env: CteEnv): OutputColumns {
+    const chain = setOperationChain(select);
+    let first: OutputColumns = null;
+    chain.forEach((member, idx) => {
+      // ORDER BY after a set operation is attached to the last member; it names the first member's outputs.
+      const extraAliases = idx > 0 && idx === chain.length - 1 ? first : null;
+      const out = this.resolveSelect(member, outer, depth, env, extraAliases);
+      if (idx === 0) first = out;
+    });
+    return first;
+  }
+
+  private resolveSelect(
+    sel: Node,
+    outer: Scope | null,
+    depth: number,
+    inheritedEnv: CteEnv,
+    extraAliases: OutputColumns,
+  ): OutputColumns {
+    this.selects++;
+    this.maxDepth = Math.max(this.maxDepth, depth);
+    const env: CteEnv = new Map(inheritedEnv);
+
+    // WITH: each CTE is a table for what follows it (and for itself, when recursive).
+    if (Array.isArray(sel.with)) {
+      for (const cte of sel.with) {
+        if (!isNode(cte)) continue;
+        const name = identText(cte.name);
+        const body = unwrapSelect(cte.stmt);
+        const explicit = Array.isArray(cte.columns)
+          ? cte.columns.map((c) => (isNode(c) && c.type === 'column_ref' ? columnRefParts(c).column : identText(c)))
+          : null;
+        if (name !== null) env.set(name.toLowerCase(), { name, columns: explicit });
+        const out = body ? this.resolveChain(body, outer, depth + 1, env) : null;
+        if (name !== null) env.set(name.toLowerCase(), { name, columns: explicit ?? out });
+      }
+    }
+
+    const scope = new Scope(outer);
+    const from = Array.isArray(sel.from) ? sel.from.filter(isNode) : [];
+    const pendingJoins: Array<{ item: Node; rel: Relation | null; natural: boolean; position: number }> = [];
+    let naturalNext = false;
+    from.forEach((item, index) => {
+      if (item.type === 'dual') return;
+      const natural = naturalNext || /natural/i.test(String(item.join ?? ''));
+      naturalNext = false;
+      // node-sql-parser's SQLite grammar reads `a NATURAL JOIN b` as `a AS NATURAL JOIN b`.
+      let asValue = item.as;
+      if (typeof asValue === 'string' && asValue.toUpperCase() === 'NATURAL' && isNode(from[index + 1])) {
+        asValue = null;
+        naturalNext = true;
+      }
+      if (index > 0) this.joins++;
+      const position = scope.relations.length;
+      const rel = this.relationFor({ ...item, as: asValue }, scope, outer, depth, env);
+      if (rel) scope.relations.push(rel);
+      if (index > 0) pendingJoins.push({ item, rel, natural, position });
+    });
+
+    // Join conditions see every relation of the FROM clause.
+    for (const { item, rel, natural, position } of pendingJoins) {
+      const left = scope.relations.slice(0, position);
+      if (Array.isArray(item.using)) {
+        for (const u of item.using) {
+          const col = identText(u);
+          if (col === null) continue;
+          const lower = col.toLowerCase();
+          scope.usingColumns.add(lower);
+          if (rel && rel.columns !== null && !rel.columns.has(lower)) this.undeclaredColumn(rel.base ?? rel.name, col);
+          const known = left.filter((r) => r.columns !== null);
+          if (known.length === left.length && left.length > 0 && !known.some((r) => r.columns!.has(lower))) {
+            this.undeclaredColumn(left[0].base ?? left[0].name, col);
+          }
+        }
+      }
+      if (natural && rel && rel.columns !== null) {
+        for (const other of left) {
+          if (other.columns === null) continue;
+          for (const c of rel.columns.keys()) if (other.columns.has(c)) scope.usingColumns.add(c);
+        }
+      }
+      if (item.on !== undefined && item.on !== null) this.walk(item.on, scope, 'on', depth, env);
+    }
+
+    // Select list: record aliases, resolve expressions, compute the output column names.
+    const output: Array<string | null> = [];
+    let outputOpen = false;
+    const columnsList = Array.isArray(sel.columns) ? sel.columns.filter(isNode) : [];
+    for (const col of columnsList) {
+      const alias = identText(col.as);
+      if (alias !== null) scope.aliases.add(alias.toLowerCase());
+    }
+    for (const col of columnsList) {
+      const expr = isNode(col.expr) ? col.expr : col;
+      if (expr.type === 'column_ref' && columnRefParts(expr).column === '*') {
+        const expanded = this.expandStar(expr, scope);
+        if (expanded === null) outputOpen = true;
+        else output.push(...expanded);
+        continue;
+      }
+      if (expr.type === 'star') {
+        const expanded = this.expandStar({ type: 'column_ref', column: '*' }, scope);
+        if (expanded === null) outputOpen = true;
+        else output.push(...expanded);
+        continue;
+      }
+      this.walk(expr, scope, 'select', depth, env);
+      const alias = identText(col.as);
+      output.push(alias ?? (expr.type === 'column_ref' ? columnRefParts(expr).column : null));
+    }
+    if (extraAliases) for (const a of extraAliases) if (a !== null) scope.aliases.add(a.toLowerCase());
+
+    this.walk(sel.where, scope, 'where', depth, env);
+    const groupby = isNode(sel.groupby) && Array.isArray(sel.groupby.columns) ? sel.groupby.columns : sel.groupby;
+    this.walk(groupby, scope, 'groupby', depth, env);
+    this.walk(sel.having, scope, 'having', depth, env);
+    this.walk(sel.qualify, scope, 'having', depth, env);
+    this.walk(sel.window, scope, 'other', depth, env);
+    this.walk(sel.orderby, scope, 'orderby', depth, env);
+    this.walk(sel.limit, scope, 'other', depth, env);
+    this.walk(sel.top, scope, 'other', depth, env);
+    return outputOpen ? null : output;
+  }
+
+  /** Builds the relation a FROM item contributes; reports undeclared tables. */
+  private relationFor(item: Node, scope: Scope, outer: Scope | null, depth: number, env: CteEnv): Relation | null {
+    const { alias, columns: aliasColumns } = parseAlias(item.as);
+    const sub = unwrapSelect(item.expr) ?? unwrapSelect(item);
+    if (sub && item.type !== 'select') {
+      // A derived table sees enclosing scopes only (LATERAL also sees its left siblings).
+      const lateral = /lateral/i.test(String(item.prefix ?? '')) || item.lateral === true;
+      const out = this.resolveChain(sub, lateral ? scope : outer, depth + 1, env);
+      return this.relation(alias ?? '', null, aliasColumns ?? out);
+    }
+    if (isNode(item.expr) && item.expr.type === 'values') {
+      this.walk(item.expr, scope, 'other', depth, env);
+      return this.relation(alias ?? '', null, aliasColumns ?? valuesColumnNames(item.expr));
+    }
+    const tableName = typeof item.table === 'string' || isNode(item.table) ? identText(item.table) : null;
+    if (tableName === null) {
+      // Table functions (generate_series, json_each, UNNEST…): arguments resolve in the outer
+      // scope and siblings; their columns are unknown unless the alias lists them.
+      if (item.expr !== undefined) this.walk(item.expr, scope, 'other', depth, env);
+      return this.relation(alias ?? '', null, aliasColumns);
+    }
+    const lower = tableName.toLowerCase();
+    this.relationNames.add(lower);
+    const db = identText(item.db) ?? identText(item.schema);
+    const cte = db === null ? env.get(lower) : undefined;
+    if (cte) return this.relation(alias ?? cte.name, null, aliasColumns ?? cte.columns);
+    const declared = this.schema?.tables.get(lower);
+    if (declared) {
+      this.tables.add(declared.name);
+      const rel = this.relation(alias ?? declared.name, declared.name, aliasColumns ?? declared.columns);
+      if (this.dialect === 'sqlite' && declared.kind === 'table') for (const p of SQLITE_ROWID) rel.pseudo.add(p);
+      return rel;
+    }
+    // System catalogs are judged by the malicious-pattern checks, not reported as undeclared tables.
+    if (this.schema !== null && !isSystemCatalog(db, tableName)) {
+      const shown = db !== null ? `${db}.${tableName}` : tableName;
+      this.violation(`table:${shown.toLowerCase()}`, () =>
+        issue('undeclared_table', 'error', `Table '${shown}' is not declared in schema_ddl.`, 'resolver', { table: shown }),
+      );
+    }
+    // Unknown tables stay in scope as open relations so their columns do not cascade into more findings.
+    return this.relation(alias ?? tableName, null, null);
+  }
+
+  private relation(name: string, base: string | null, columns: OutputColumns | string[]): Relation {
+    let map: Map<string, string> | null = null;
+    if (columns !== null) {
+      map = new Map();
+      for (const c of columns) if (c !== null && !map.has(c.toLowerCase())) map.set(c.toLowerCase(), c);
+    }
+    return { name, base, columns: map, pseudo: new Set() };
+  }
+
+  private expandStar(ref: Node, scope: Scope): OutputColumns {
+    const { table } = columnRefParts(ref);
+    const rels = table === null ? scope.relations : scope.relations.filter((r) => r.name.toLowerCase() === table.toLowerCase());
+    if (table !== null && rels.length === 0) {
+      this.unknownQualifier(table, '*');
+      return null;
+    }
+    const out: string[] = [];
+    for (const r of rels) {
+      if (r.columns === null) return null;
+      for (const c of r.columns.values()) {
+        out.push(c);
+        if (r.base) {
+          this.starReads.push({ table: r.base, column: c });
+          this.columns.add(`${r.base}.${c}`);
+        }
+      }
+    }
+    return out;
+  }
+
+  /** Walks an expression tree: resolves column references, descends into subqueries. */
+  private walk(node: unknown, scope: Scope, clause: Clause, depth: number, env: CteEnv): void {
+    if (Array.isArray(node)) {
+      for (const n of node) this.walk(n, scope, clause, depth, env);
+      return;
+    }
+    if (!isNode(node)) return;
+    const sub = unwrapSelect(node);
+    if (sub) {
+      this.resolveChain(sub, scope, depth + 1, env);
+      return;
+    }
+    if (node.type === 'column_ref') {
+      this.resolveColumn(node, scope, clause);
+      return;
+    }
+    // DATEPART(year, d), DATEADD(day, 1, d)…: the first argument is a date-part keyword, not a column.
+    if (node.type === 'function' && DATEPART_FUNCTIONS.has(functionName(node) ?? '') && isNode(node.args) && Array.isArray(node.args.value)) {
+      const [first, ...rest] = node.args.value;
+      const part = isNode(first) && first.type === 'column_ref' ? columnRefParts(first) : null;
+      if (part && part.table === null && part.column !== null && DATE_PARTS.has(part.column.toLowerCase())) {
+        this.walk(rest, scope, clause, depth, env);
+        return;
+      }
+    }
+    // SQLite reads "x" as an identifier first; node-sql-parser's SQLite grammar calls it a string.
+    if (node.type === 'double_quote_string' && this.dialect === 'sqlite' && typeof node.value === 'string') {
+      this.resolveColumn({ type: 'column_ref', table: null, column: node.value }, scope, clause);
+      return;
+    }
+    for (const [key, value] of Object.entries(node)) {
+      if (key === 'loc' || key === 'tableList' || key === 'columnList') continue;
+      if (typeof value === 'object' && value !== null) this.walk(value, scope, clause, depth, env);
+    }
+  }
+
+  private aliasAllowed(clause: Clause): boolean {
+    if (clause === 'groupby' || clause === 'having' || clause === 'orderby') return true;
+    if (clause === 'where') return this.dialect === 'sqlite' || this.dialect === 'snowflake' || this.dialect === 'redshift';
+    if (clause === 'select') return this.dialect === 'snowflake' || this.dialect === 'redshift';
+    return false;
+  }
+
+  private record(rel: Relation | null, column: string, clause: Clause, qualifier: string | null = null): void {
+    const table = rel?.base ?? null;
+    const declared = rel?.columns?.get(column.toLowerCase()) ?? column;
+    if (table) this.columns.add(`${table}.${declared}`);
+    const use = { table: table ?? qualifier, column: declared };
+    if (clause === 'select') this.projected.push(use);
+    else if (clause === 'where' || clause === 'on' || clause === 'having') this.predicated.push(use);
+  }
+
+  private resolveColumn(ref: Node, scope: Scope, clause: Clause): void {
+    const { table, column } = columnRefParts(ref);
+    // `@name` is a T-SQL / MySQL variable that some grammars hand over as a column.
+    if (column === null || column === '*' || column.startsWith('@')) return;
+    const outcome = this.lookup(table, column, scope, clause);
+    // Unresolved references are still uses (a projected `password` is read whether declared or not).
+    if (outcome !== 'alias') this.record(outcome === 'unresolved' ? null : outcome, column, clause, table);
+  }
+
+  /** The relation a column reference resolves to; null = an open relation; 'alias' = a select-list alias. */
+  private lookup(table: string | null, column: string, scope: Scope, clause: Clause): Relation | null | 'alias' | 'unresolved' {
+    const lower = column.toLowerCase();
+    if (table !== null) {
+      for (let s: Scope | null = scope; s; s = s.parent) {
+        const rel = s.relations.find((r) => r.name.toLowerCase() === table.toLowerCase());
+        if (!rel) continue;
+        if (rel.columns === null || rel.columns.has(lower) || rel.pseudo.has(lower)) return rel;
+        this.undeclaredColumn(rel.base ?? rel.name, column);
+        return 'unresolved';
+      }
+      this.unknownQualifier(table, column);
+      return 'unresolved';
+    }
+
+    if (clause === 'orderby' && scope.aliases.has(lower)) return 'alias';
+    for (let s: Scope | null = scope; s; s = s.parent) {
+      const matches = s.relations.filter((r) => r.columns !== null && r.columns.has(lower));
+      if (matches.length === 1) return matches[0];
+      if (matches.length > 1) {
+        if (s.usingColumns.has(lower)) return matches[0];
+        const names = matches.map((r) => r.name);
+        this.violation(`ambiguous:${lower}:${names.join(',').toLowerCase()}`, () =>
+          issue(
+            'ambiguous_column',
+            'error',
+            `Column '${column}' is ambiguous: it exists in ${names.map((n) => `'${n}'`).join(' and ')}.`,
+            'resolver',
+            { column, candidates: names },
+          ),
+        );
+        return 'unresolved';
+      }
+      const pseudo = s.relations.filter((r) => r.pseudo.has(lower));
+      if (pseudo.length >= 1) return pseudo[0];
+      if (s.relations.some((r) => r.columns === null)) return null;
+      if (s === scope && this.aliasAllowed(clause) && s.aliases.has(lower)) return 'alias';
+    }
+    if (VALUE_KEYWORDS.has(lower)) return 'alias';
+    if (this.schema === null) return null;
+    const tables = scope.relations.map((r) => r.base ?? r.name).filter((n) => n.length > 0);
+    this.violation(`column:${lower}`, () =>
+      issue(
+        'undeclared_column',
+        'error',
+        tables.length > 0
+          ? `Column '${column}' is not declared in ${tables.map((t) => `'${t}'`).join(', ')}.`
+          : `Column '${column}' does not belong to any table in scope.`,
+        'resolver',
+        { column, table: tables.length === 1 ? tables[0] : null },
+      ),
+    );
+    return 'unresolved';
+  }
+
+  private undeclaredColumn(table: string, column: string): void {
+    if (this.schema === null) return;
+    this.violation(`column:${table.toLowerCase()}.${column.toLowerCase()}`, () =>
+      issue('undeclared_column', 'error', `Column '${column}' is not declared in '${table}'.`, 'resolver', {
+        table,
+        column,
+      }),
+    );
+  }
+
+  private unknownQualifier(table: string, column: string): void {
+    if (this.schema === null) return;
+    const declared = this.schema.tables.has(table.toLowerCase());
+    this.violation(`qualifier:${table.toLowerCase()}`, () =>
+      declared
+        ? issue(
+            'unknown_table_qualifier',
+            'error',
+            `'${table}.${column}' names table '${table}', which is not in the FROM clause under that name (it may be aliased).`,
+            'resolver',
+            { table, column },
+          )
+        : issue('undeclared_table', 'error', `'${table}.${column}' refers to table '${table}', which is not declared.`, 'resolver', {
+            table,
+            column,
+          }),
+    );
+  }
+}
+
+function valuesColumnNames(values: Node): string[] | null {
+  const rows = Array.isArray(values.values) ? values.values : [];
+  const first = rows[0];
+  if (!isNode(first) || !Array.isArray(first.value)) return null;
+  // SQLite names VALUES columns column1, column2, …; PostgreSQL column1… too.
+  return first.value.map((_, i) => `column${i + 1}`);
+}
+
+/** Output column names of a SELECT resolved against a schema (used for CREATE VIEW / CREATE TABLE AS). */
+export function outputColumnsOf(select: Node, schema: SchemaModel, dialect: SqlDialect): Array<string | null> | null {
+  return new Resolver(schema, dialect).resolveStatement(select);
+}
+
+export { isSelect };

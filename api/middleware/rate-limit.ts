@@ -1,0 +1,195 @@
+// Rate limits of the contract (Limits section):
+//  - per-IP limit on anonymous /auth/* routes: in-process buckets (sliding one-minute window);
+//  - plan limits per organization (requests/min and /day) and named per-key limits (agent
+//    registration 10/hour, attestation verify 1000/hour): counters in the shared store, one
+//    document per window updated with an atomic $inc (TTL index expires old windows), so every
+//    API process shares them. A store error denies the request (fail closed); if the store is
+//    unreachable at start-up, an in-memory counter is used until restart and the log says so.
+import type { Middleware } from 'koa';
+import type { Collection } from 'mongodb';
+import { clientIp, type TrustedProxies } from '../../core/client-ip.js';
+import { Store } from '../../core/store.js';
+import type { Plan } from '../../core/accounts.js';
+import { HttpError } from '../errors.js';
+import { logger } from '../../core/logger.js';
+import { principalOf } from './auth.js';
+
+const log = logger('rate-limit');
+
+export const PLAN_LIMITS: Record<Plan, { perMinute: number | null; perDay: number | null; batchSize: number }> = {
+  free: { perMinute: 60, perDay: 1000, batchSize: 10 },
+  pro: { perMinute: 600, perDay: 50_000, batchSize: 50 },
+  enterprise: { perMinute: null, perDay: null, batchSize: 100 },
+};
+
+// ---------------------------------------------------------------------------------------
+// Per-IP limiter for anonymous /auth/* routes
+// ---------------------------------------------------------------------------------------
+
+export class IpLimiter {
+  private readonly hits = new Map<string, number[]>();
+
+  constructor(
+    private readonly perMinute: number,
+    private readonly trusted: TrustedProxies,
+  ) {}
+
+  middleware(): Middleware {
+    return async (ctx, next) => {
+      // One shared bucket when the peer address is unusable: never skip the limit.
+      const ip = clientIp(ctx.req.socket.remoteAddress, ctx.get('X-Forwarded-For') || undefined, this.trusted) ?? 'unknown';
+      const now = Date.now();
+      const windowStart = now - 60_000;
+      const list = (this.hits.get(ip) ?? []).filter((t) => t > windowStart);
+      if (list.length >= this.perMinute) {
+        const retryAfter = Math.max(1, Math.ceil(((list[0] as number) + 60_000 - now) / 1000));
+        this.hits.set(ip, list);
+        throw new HttpError(429, `Too many authentication attempts. Try again in ${retryAfter} seconds.`, { 'Retry-After': String(retryAfter) });
+      }
+      list.push(now);
+      this.hits.set(ip, list);
+      if (this.hits.size > 50_000) this.prune(windowStart);
+      await next();
+    };
+  }
+
+  private prune(windowStart: number): void {
+    for (const [ip, list] of this.hits) if (!list.some((t) => t > windowStart)) this.hits.delete(ip);
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Shared window counters
+// ---------------------------------------------------------------------------------------
+
+interface CounterDoc {
+  _id: string;
+  count: number;
+  expires_at: Date;
+}
+
+Store.registerIndexes(async (store) => {
+  await store.collection('rate_counters').createIndex({ expires_at: 1 }, { expireAfterSeconds: 0 });
+});
+
+export class LimiterUnavailableError extends Error {}
+
+export interface WindowCount {
+  count: number;
+  resetAt: number; // unix seconds
+}
+
+export class WindowCounter {
+  private memory: Map<string, number> | null = null;
+  private readonly col: Collection<CounterDoc>;
+
+  constructor(store: Store) {
+    this.col = store.collection<CounterDoc>('rate_counters');
+  }
+
+  /** Called at start-up: if the store does not answer, count in memory until restart. */
+  async init(store: Store): Promise<void> {
+    if (!(await store.ping())) {
+      this.memory = new Map();
+      log.warn('shared store unavailable at start-up: using an in-memory rate limiter until restart');
+    }
+  }
+
+  get backend(): 'store' | 'memory' {
+    return this.memory ? 'memory' : 'store';
+  }
+
+  async hit(key: string, windowSeconds: number): Promise<WindowCount> {
+    const now = Math.floor(Date.now() / 1000);
+    const start = now - (now % windowSeconds);
+    const resetAt = start + windowSeconds;
+    const id = `${key}:${windowSeconds}:${start}`;
+    if (this.memory) {
+      const count = (this.memory.get(id) ?? 0) + 1;
+      this.memory.set(id, count);
+      if (this.memory.size > 100_000) this.memory.clear();
+      return { count, resetAt };
+    }
+    try {
+      const doc = await this.col.findOneAndUpdate(
+        { _id: id },
+        { $inc: { count: 1 }, $setOnInsert: { expires_at: new Date((resetAt + 60) * 1000) } },
+        { upsert: true, returnDocument: 'after' },
+      );
+      if (!doc) throw new Error('no counter document');
+      return { count: doc.count, resetAt };
+    } catch (err) {
+      log.error('rate-limit store error: denying request', { error: String((err as Error).message) });
+      throw new LimiterUnavailableError();
+    }
+  }
+}
+
+export const LIMITER_UNAVAILABLE = 'Rate limiter unavailable — retry shortly.';
+
+function rateLimitError(limit: number, resetAt: number, message = 'Rate limit exceeded'): HttpError {
+  const retryAfter = Math.max(1, resetAt - Math.floor(Date.now() / 1000));
+  return new HttpError(
+    429,
+    message,
+    {
+      'Retry-After': String(retryAfter),
+      'X-RateLimit-Limit': String(limit),
+      'X-RateLimit-Remaining': '0',
+      'X-RateLimit-Reset': String(resetAt),
+    },
+    {
+      error: {
+        code: 'SVC-005',
+        message,
+        details: { limit, reset_at: new Date(resetAt * 1000).toISOString(), retry_after: retryAfter },
+      },
+    },
+  );
+}
+
+/** Plan limits for the authenticated organization; sets X-RateLimit-* on every response. */
+export function planLimit(counter: WindowCounter): Middleware {
+  return async (ctx, next) => {
+    const p = principalOf(ctx);
+    const limits = PLAN_LIMITS[p.plan] ?? PLAN_LIMITS.free;
+    const now = Math.floor(Date.now() / 1000);
+    if (limits.perMinute === null || limits.perDay === null) {
+      ctx.set({ 'X-RateLimit-Limit': 'unlimited', 'X-RateLimit-Remaining': 'unlimited', 'X-RateLimit-Reset': String(now - (now % 60) + 60) });
+      return next();
+    }
+    let minute: WindowCount;
+    let day: WindowCount;
+    try {
+      [minute, day] = await Promise.all([counter.hit(`org:${p.orgId}`, 60), counter.hit(`org:${p.orgId}`, 86_400)]);
+    } catch (err) {
+      if (err instanceof LimiterUnavailableError) throw new HttpError(503, LIMITER_UNAVAILABLE);
+      throw err;
+    }
+    if (day.count > limits.perDay) throw rateLimitError(limits.perDay, day.resetAt);
+    if (minute.count > limits.perMinute) throw rateLimitError(limits.perMinute, minute.resetAt);
+    ctx.set({
+      'X-RateLimit-Limit': String(limits.perMinute),
+      'X-RateLimit-Remaining': String(Math.max(0, limits.perMinute - minute.count)),
+      'X-RateLimit-Reset': String(minute.resetAt),
+    });
+    await next();
+  };
+}
+
+/** A named per-key limit (e.g. agent registration 10/hour), on top of the plan limit. */
+export function keyLimit(counter: WindowCounter, name: string, limit: number, windowSeconds: number): Middleware {
+  return async (ctx, next) => {
+    const p = principalOf(ctx);
+    const subject = p.keyId ?? p.userId ?? p.orgId;
+    let w: WindowCount;
+    try {
+      w = await counter.hit(`${name}:${subject}`, windowSeconds);
+    } catch (err) {
+      if (err instanceof LimiterUnavailableError) throw new HttpError(503, LIMITER_UNAVAILABLE);
+      throw err;
+    }
+    if (w.count > limit) throw rateLimitError(limit, w.resetAt);
+    await next();
+  };
+}

@@ -1,0 +1,110 @@
+// /auth/*: sign-up, sign-in, the current user, and API-key management (JWT).
+import type Router from '@koa/router';
+import { z } from 'zod';
+import { MongoServerError } from 'mongodb';
+import { hashPassword, verifySignInPassword, checkPasswordPolicy } from '../../core/passwords.js';
+import { issueAccessToken } from '../../core/jwt.js';
+import { SCOPES, type Scope } from '../../core/scopes.js';
+import type { ApiKeyDoc, UserDoc } from '../../core/accounts.js';
+import { HttpError } from '../errors.js';
+import { bodyObject } from '../middleware/body.js';
+import { principalOf, requireJwt } from '../middleware/auth.js';
+import type { AppDeps } from '../app.js';
+
+const email = z.string().trim().max(254).email('must be a valid e-mail address');
+const signupSchema = z.object({
+  email,
+  password: z.string().max(256),
+  organization_name: z.string().trim().min(1, 'must not be empty').max(200),
+});
+const signinSchema = z.object({ email: z.string().max(254), password: z.string().max(256) });
+const createKeySchema = z.object({
+  name: z.string().trim().min(1, 'must not be empty').max(100),
+  scopes: z.array(z.enum(SCOPES)).min(1).max(SCOPES.length).optional(),
+  expires_in_days: z.number().int().min(1).max(3650).optional(),
+});
+
+export const SIGNIN_FAILED = 'Incorrect email or password.';
+
+const userView = (u: UserDoc) => ({ id: u._id, email: u.email, org_id: u.org_id, role: u.role });
+export const keyView = (k: ApiKeyDoc) => ({
+  id: k._id,
+  name: k.name,
+  preview: k.preview,
+  scopes: k.scopes,
+  created_at: k.created_at.toISOString(),
+  expires_at: k.expires_at ? k.expires_at.toISOString() : null,
+  is_active: k.active,
+});
+
+export function registerAuthRoutes(router: Router, deps: AppDeps): void {
+  const ipLimit = deps.ipLimiter.middleware();
+  const jwtSecret = () => {
+    if (!deps.cfg.SVC_JWT_SECRET_KEY) throw new HttpError(503, 'server secrets not configured');
+    return deps.cfg.SVC_JWT_SECRET_KEY;
+  };
+  const session = async (user: UserDoc) => ({
+    access_token: await issueAccessToken({ userId: user._id, orgId: user.org_id, role: user.role }, jwtSecret()),
+    token_type: 'bearer',
+    user: userView(user),
+  });
+
+  router.post('/auth/signup', ipLimit, async (ctx) => {
+    const input = signupSchema.parse(bodyObject(ctx));
+    jwtSecret();
+    const policy = checkPasswordPolicy(input.password, input.email);
+    if (policy) throw new HttpError(400, policy);
+    const passwordHash = await hashPassword(input.password);
+    try {
+      const { user } = await deps.accounts.createOrgWithOwner({ orgName: input.organization_name, email: input.email, passwordHash });
+      ctx.body = await session(user);
+    } catch (err) {
+      if (err instanceof MongoServerError && err.code === 11000) {
+        throw new HttpError(409, 'An account with this e-mail already exists.');
+      }
+      throw err;
+    }
+  });
+
+  router.post('/auth/signin', ipLimit, async (ctx) => {
+    const input = signinSchema.parse(bodyObject(ctx));
+    const user = await deps.accounts.findUserByEmail(input.email.trim());
+    // Same KDF work whether or not the user exists; one message for every failure.
+    const ok = await verifySignInPassword(input.password, user?.password_hash);
+    if (!ok || !user || !user.active) throw new HttpError(401, SIGNIN_FAILED);
+    const org = await deps.accounts.findOrg(user.org_id);
+    if (!org || !org.active) throw new HttpError(401, SIGNIN_FAILED);
+    ctx.body = await session(user);
+  });
+
+  router.get('/auth/me', requireJwt(deps), async (ctx) => {
+    const p = principalOf(ctx);
+    const [user, org] = await Promise.all([deps.accounts.findUser(p.userId as string), deps.accounts.findOrg(p.orgId)]);
+    if (!user || !org) throw new HttpError(401, 'Invalid or expired access token.');
+    ctx.body = { ...userView(user), organization: { id: org._id, name: org.name, plan: org.plan } };
+  });
+
+  router.post('/auth/api-keys', requireJwt(deps), async (ctx) => {
+    const p = principalOf(ctx);
+    const input = createKeySchema.parse(bodyObject(ctx));
+    const scopes = (input.scopes ?? undefined) as Scope[] | undefined;
+    if (scopes?.includes('admin:all') && p.role === 'member') {
+      throw new HttpError(403, 'Insufficient permissions for this operation');
+    }
+    const expiresAt = input.expires_in_days ? new Date(Date.now() + input.expires_in_days * 86_400_000) : null;
+    const { doc, key } = await deps.accounts.createKey({ orgId: p.orgId, userId: p.userId as string, name: input.name, scopes, expiresAt });
+    ctx.body = { id: doc._id, name: doc.name, key, created_at: doc.created_at.toISOString(), scopes: doc.scopes, expires_at: doc.expires_at?.toISOString() ?? null, preview: doc.preview };
+  });
+
+  router.get('/auth/api-keys', requireJwt(deps), async (ctx) => {
+    const p = principalOf(ctx);
+    ctx.body = (await deps.accounts.listActiveKeys(p.orgId)).map(keyView);
+  });
+
+  router.delete('/auth/api-keys/:key_id', requireJwt(deps), async (ctx) => {
+    const p = principalOf(ctx);
+    const revoked = await deps.accounts.revokeKey(p.orgId, ctx.params.key_id as string);
+    if (!revoked) throw new HttpError(404, 'API key not found.');
+    ctx.body = { id: ctx.params.key_id, revoked: true };
+  });
+}

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { SvcClient, SvcApiError } from '../../client/index.js';
+
+function fakeFetch(status: number, body: unknown, seen: { headers?: Record<string, string>; url?: string }[]) {
+  return (async (url: string, init: RequestInit) => {
+    seen.push({ url, headers: init.headers as Record<string, string> });
+    return new Response(JSON.stringify(body), { status });
+  }) as unknown as typeof fetch;
+}
+
+describe('SvcClient', () => {
+  it('reads the key from SVC_API_KEY when none is passed', async () => {
+    const seen: { headers?: Record<string, string> }[] = [];
+    process.env.SVC_API_KEY = 'svc_live_from_env';
+    try {
+      const c = new SvcClient({ baseUrl: 'http://x', fetch: fakeFetch(200, { ok: 1 }, seen) });
+      await c.verifyMath('1+1');
+      expect(seen[0]?.headers?.['x-api-key']).toBe('svc_live_from_env');
+    } finally {
+      delete process.env.SVC_API_KEY;
+    }
+  });
+
+  it('prefers an explicit key and surfaces error details', async () => {
+    const seen: { headers?: Record<string, string> }[] = [];
+    const c = new SvcClient({ baseUrl: 'http://x/', apiKey: 'svc_live_explicit', fetch: fakeFetch(401, { detail: 'Invalid API key.' }, seen) });
+    await expect(c.verifyMath('1')).rejects.toEqual(new SvcApiError(401, 'Invalid API key.', { detail: 'Invalid API key.' }));
+    expect(seen[0]?.headers?.['x-api-key']).toBe('svc_live_explicit');
+  });
+
+  it('reads the SVC-005 rate-limit object', async () => {
+    const c = new SvcClient({ baseUrl: 'http://x', apiKey: 'k', fetch: fakeFetch(429, { error: { code: 'SVC-005', message: 'Rate limit exceeded' } }, []) });
+    await expect(c.health()).rejects.toMatchObject({ status: 429, detail: 'Rate limit exceeded' });
+  });
+});
