@@ -14,6 +14,13 @@ import { registerHealthRoutes } from './routes/health.js';
 import { registerAuthRoutes } from './routes/auth.js';
 import { registerAdminKeyRoutes } from './routes/admin-keys.js';
 import { registerMathRoutes } from './routes/verify-math.js';
+import { registerAttestationRoutes } from './routes/attestations.js';
+import { registerVerificationContextRoutes } from './routes/verification-context.js';
+import { registerAuditRoutes } from './routes/audit.js';
+import { registerComplianceRoutes } from './routes/compliance.js';
+import { registerMetricsRoutes } from './routes/metrics.js';
+import { registerBadgeRoutes } from './routes/badges.js';
+import { httpMetrics } from './metrics.js';
 import { SERVICE_VERSION } from '../core/version.js';
 
 export interface AppDeps {
@@ -39,8 +46,15 @@ export function createApp(deps: AppDeps): Koa {
   registerAuthRoutes(router, deps);
   registerAdminKeyRoutes(router, deps);
   registerMathRoutes(router, deps);
+  registerAttestationRoutes(router, deps);
+  registerVerificationContextRoutes(router, deps);
+  registerAuditRoutes(router, deps);
+  registerComplianceRoutes(router, deps);
+  registerMetricsRoutes(router, deps);
+  registerBadgeRoutes(router, deps);
 
   app.use(accessLog());
+  app.use(httpMetrics(deps.store));
   app.use(errorHandler());
   app.use(async (ctx, next) => {
     ctx.set('X-Service-Version', SERVICE_VERSION);

@@ -24,7 +24,7 @@ async function main(): Promise<void> {
   }
   const store = Store.lazy(cfg.MONGODB_URI);
   const counter = new WindowCounter(store);
-  await counter.init(store);
+  await counter.init();
   store.ensureIndexes().catch((err) => log.warn('index creation deferred: store unavailable', { error: String(err?.message ?? err) }));
   const temporal = TemporalGateway.create(cfg);
   const accounts = new Accounts(store, cfg.SVC_API_KEY_LOOKUP_SECRET as string);

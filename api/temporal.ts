@@ -1,13 +1,14 @@
 // Starts one workflow per verification and waits for its result under a deadline.
 // Every way this can fail (Temporal unreachable, no worker, deadline missed, activity
 // failure) becomes a 503 with a clear detail: a request never gets a VERIFIED by default.
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
 import { TimeoutFailure } from '@temporalio/common';
 import type { ServiceConfig } from '../core/config.js';
-import type { EngineName, VerifyWorkflowInput } from '../core/engines.js';
+import type { AuditContext, EngineName, VerifyWorkflowInput } from '../core/engines.js';
 import { HttpError } from './errors.js';
 import { logger } from '../core/logger.js';
+import { recordVerdict, recordWorkflowFailure } from './metrics.js';
 
 const log = logger('temporal');
 
@@ -19,6 +20,13 @@ export interface RunOptions {
   timeoutMs: number;
   /** The 503 detail when the engine's deadline is missed (e.g. 'Code verification timed out.'). */
   timeoutDetail: string;
+  /** The authenticated caller (user and key), recorded in the organization's audit entry. */
+  principal?: { userId: string | null; keyId: string | null };
+}
+
+/** `sha256:<hex>` of the validated request as JSON: binds the audit entry to the exact request. */
+export function requestDigest(input: unknown): string {
+  return `sha256:${createHash('sha256').update(JSON.stringify(input ?? null), 'utf8').digest('hex')}`;
 }
 
 export interface RunResult<T> {
@@ -53,6 +61,11 @@ export class TemporalGateway {
       org_id: opts.orgId,
       timeout_ms: opts.timeoutMs,
       activity_mode: this.cfg.SVC_ACTIVITY_MODE,
+      audit: {
+        user_id: opts.principal?.userId ?? null,
+        key_id: opts.principal?.keyId ?? null,
+        request_digest: requestDigest(input),
+      } satisfies AuditContext,
     };
     const graceMs = this.cfg.SVC_WORKFLOW_GRACE * 1000;
     let handle;
@@ -68,18 +81,22 @@ export class TemporalGateway {
       );
     } catch (err) {
       log.warn('workflow start failed', { engine, workflow_id: workflowId, error: errorName(err) });
+      recordWorkflowFailure(engine, 'unavailable');
       throw new HttpError(503, BACKEND_UNAVAILABLE, { 'X-Workflow-Id': workflowId });
     }
     try {
       const result = (await this.connection.withDeadline(Date.now() + opts.timeoutMs + graceMs + 1000, () => handle.result())) as T;
+      recordVerdict(engine, result);
       return { result, workflowId };
     } catch (err) {
       const headers = { 'X-Workflow-Id': workflowId };
       if (isTimeout(err)) {
         log.warn('verification deadline missed', { engine, workflow_id: workflowId });
+        recordWorkflowFailure(engine, 'timeout');
         throw new HttpError(503, opts.timeoutDetail, headers);
       }
       log.warn('verification workflow failed', { engine, workflow_id: workflowId, error: errorName(err) });
+      recordWorkflowFailure(engine, err instanceof WorkflowFailedError ? 'failed' : 'unavailable');
       throw new HttpError(503, err instanceof WorkflowFailedError ? VERIFICATION_INCOMPLETE : BACKEND_UNAVAILABLE, headers);
     }
   }

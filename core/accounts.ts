@@ -61,17 +61,21 @@ Store.registerIndexes(async (store) => {
 });
 
 export class Accounts {
-  readonly orgs: Collection<OrganizationDoc>;
-  readonly users: Collection<UserDoc>;
-  readonly keys: Collection<ApiKeyDoc>;
-
   constructor(
     readonly store: Store,
     private readonly lookupSecret: string,
-  ) {
-    this.orgs = store.collection<OrganizationDoc>('organizations');
-    this.users = store.collection<UserDoc>('users');
-    this.keys = store.collection<ApiKeyDoc>('api_keys');
+  ) {}
+
+  get orgs(): Collection<OrganizationDoc> {
+    return this.store.collection<OrganizationDoc>('organizations');
+  }
+
+  get users(): Collection<UserDoc> {
+    return this.store.collection<UserDoc>('users');
+  }
+
+  get keys(): Collection<ApiKeyDoc> {
+    return this.store.collection<ApiKeyDoc>('api_keys');
   }
 
   digest(key: string): string {

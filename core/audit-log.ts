@@ -62,35 +62,66 @@ export class AuditLog {
     this.heads = store.collection<AuditHeadDoc>('audit_heads');
   }
 
+  /** Last head this process wrote or read, per organization: saves a read per append (a stale one only costs a retry). */
+  private readonly knownHeads = new Map<string, { seq: number; hash: string | null }>();
+  /** Appends of one organization are serialized within the process; the CAS handles other processes. */
+  private readonly queues = new Map<string, Promise<unknown>>();
+
   /**
    * Appends an entry to its organization's chain under the id `logId`. Throws AuditChainError
    * (from buildEntry) when the secret is missing or a field is malformed, and
-   * AuditAppendConflictError when contention outlasts `budgetMs`.
+   * AuditAppendConflictError when contention from other processes outlasts `budgetMs`.
    */
-  async append(fields: AuditEntryFields, opts: { logId: string; secret: string | undefined; budgetMs?: number }): Promise<AppendResult> {
+  append(fields: AuditEntryFields, opts: { logId: string; secret: string | undefined; budgetMs?: number }): Promise<AppendResult> {
+    const orgId = fields.organization_id;
+    const prev = this.queues.get(orgId) ?? Promise.resolve();
+    const run = prev.catch(() => undefined).then(() => this.appendNow(fields, opts));
+    this.queues.set(orgId, run);
+    // Drop the queue entry once idle so the map does not grow with every organization seen.
+    void run.catch(() => undefined).then(() => {
+      if (this.queues.get(orgId) === run) this.queues.delete(orgId);
+    });
+    return run;
+  }
+
+  private async readHead(orgId: string): Promise<{ seq: number; hash: string | null }> {
+    const head = await this.heads.findOne({ _id: orgId });
+    return { seq: head?.seq ?? 0, hash: head?.head_hash ?? null };
+  }
+
+  private async appendNow(fields: AuditEntryFields, opts: { logId: string; secret: string | undefined; budgetMs?: number }): Promise<AppendResult> {
     const orgId = fields.organization_id;
     const deadline = Date.now() + (opts.budgetMs ?? 8000);
+    let head = this.knownHeads.get(orgId) ?? (await this.readHead(orgId));
     for (let attempt = 1; ; attempt++) {
-      const existing = await this.logs.findOne({ _id: opts.logId });
-      if (existing) {
-        await this.rollForward(orgId, existing.seq - 1);
-        return { doc: existing, attempts: attempt, existing: true };
-      }
-      const head = await this.heads.findOne({ _id: orgId });
-      const n = head?.seq ?? 0;
-      const entry = buildEntry(fields, head?.head_hash ?? null, opts.secret);
-      const doc: AuditLogDoc = { _id: opts.logId, seq: n + 1, ...entry };
+      const entry = buildEntry(fields, head.hash, opts.secret);
+      const doc: AuditLogDoc = { _id: opts.logId, seq: head.seq + 1, ...entry };
       try {
         await this.logs.insertOne(doc);
       } catch (err) {
         if (!isDuplicateKey(err)) throw err;
-        // Someone else holds position n+1 (or our own id exists): help the head past it, retry.
-        await this.rollForward(orgId, n);
+        this.knownHeads.delete(orgId);
+        // Our own id (an activity retry whose first attempt got this far): done already.
+        const existing = await this.logs.findOne({ _id: opts.logId });
+        if (existing) {
+          await this.rollForward(orgId, existing.seq - 1);
+          return { doc: existing, attempts: attempt, existing: true };
+        }
+        // Position taken: by a writer that has not moved the head yet (or crashed before it
+        // could), so help the head past it; then retry from the current head.
+        let fresh = await this.readHead(orgId);
+        if (fresh.seq === head.seq) {
+          await this.rollForward(orgId, head.seq);
+          fresh = await this.readHead(orgId);
+        }
         if (Date.now() > deadline) throw new AuditAppendConflictError(attempt);
-        await sleep(Math.min(200, 4 * 2 ** Math.min(attempt, 6)) * (0.5 + Math.random()));
+        // Only a stale cached head costs nothing; real contention from another process backs off.
+        if (attempt > 1) await sleep(Math.min(100, 2 * 2 ** Math.min(attempt, 6)) * (0.5 + Math.random()));
+        head = fresh;
         continue;
       }
-      await this.advanceHead(orgId, n, entry.entry_hash);
+      await this.advanceHead(orgId, head.seq, entry.entry_hash);
+      this.knownHeads.set(orgId, { seq: head.seq + 1, hash: entry.entry_hash });
       return { doc, attempts: attempt, existing: false };
     }
   }

@@ -19,10 +19,37 @@ export class StoreUnavailableError extends Error {
 }
 
 export class Store {
-  private constructor(
-    readonly client: MongoClient,
-    readonly db: Db,
-  ) {}
+  private current: MongoClient;
+  private closing = false;
+  private stale = false;
+
+  private constructor(private readonly uri: string) {
+    this.current = this.newClient();
+  }
+
+  private newClient(): MongoClient {
+    const client = new MongoClient(this.uri, { serverSelectionTimeoutMS: 3000, connectTimeoutMS: 3000, maxPoolSize: 20 });
+    // A failed (auto-)connect closes the client's topology for good ("Topology is closed"):
+    // mark it stale so the next operation gets a fresh client once the store is back.
+    client.on('topologyClosed', () => {
+      if (!this.closing) this.stale = true;
+    });
+    return client;
+  }
+
+  get client(): MongoClient {
+    if (this.stale) {
+      this.stale = false;
+      const old = this.current;
+      this.current = this.newClient();
+      void old.close().catch(() => undefined);
+    }
+    return this.current;
+  }
+
+  get db(): Db {
+    return this.client.db();
+  }
 
   /** Connects and creates indexes; throws when the store is unreachable. */
   static async connect(uri: string): Promise<Store> {
@@ -34,8 +61,7 @@ export class Store {
 
   /** A client that connects on first use: operations fail fast (3 s) while the store is down. */
   static lazy(uri: string): Store {
-    const client = new MongoClient(uri, { serverSelectionTimeoutMS: 3000, connectTimeoutMS: 3000, maxPoolSize: 20 });
-    return new Store(client, client.db());
+    return new Store(uri);
   }
 
   collection<T extends Document>(name: string): Collection<T> {
@@ -68,6 +94,7 @@ export class Store {
   }
 
   async close(): Promise<void> {
-    await this.client.close();
+    this.closing = true;
+    await this.current.close();
   }
 }

@@ -65,7 +65,12 @@ export const ragRequestSchema = z.object({
     .array(chunkSchema, { error: (iss) => (iss.input === undefined ? 'chunks is required' : 'chunks must be an array of objects') })
     .min(1, 'chunks must be a non-empty array'),
   max_drm_rate: z
-    .string({ error: requiredString('max_drm_rate', ` (numeric JSON values are refused; ${RATE_FORMAT_HELP})`) })
+    .string({
+      error: (iss) =>
+        typeof iss.input === 'number'
+          ? `max_drm_rate must be a string (numeric JSON values are refused; ${RATE_FORMAT_HELP})`
+          : `max_drm_rate must be a string; ${RATE_FORMAT_HELP}`,
+    })
     .optional()
     .transform((text, ctx): { text: string; rate: Rational } => {
       const source = text ?? '0';

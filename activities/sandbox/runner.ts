@@ -21,6 +21,8 @@ const RECIPE_DIR = new URL('../../infra/sandbox/', import.meta.url);
 /** The files whose content pins the image tag; setup.sh hashes the same files in the same order. */
 const RECIPE_FILES = ['packages.txt', 'recipe.sh'] as const;
 export const SANDBOX_IMAGE_REPOSITORY = 'svc-sandbox';
+/** What /verify/stats reports as developer_fields.sandbox_type. */
+export const SANDBOX_TYPE = 'docker';
 /** Every sandbox container carries this label (value "1"), for cleanup and leak checks. */
 export const SANDBOX_LABEL = 'svc.sandbox';
 const DEADLINE_LABEL = 'svc.sandbox.deadline';
@@ -29,7 +31,7 @@ const OWNER_LABEL = 'svc.sandbox.owner';
 export const SANDBOX_USER = '10001:10001';
 const DEFAULT_DOCKER_SOCKET = '/var/run/docker.sock';
 
-export const DEFAULTS = {
+export const SANDBOX_DEFAULTS = {
   memoryBytes: 256 * 1024 * 1024,
   cpus: 1,
   pidsLimit: 64,
@@ -352,7 +354,7 @@ export function runPython(
     code,
     files: options.files,
     stdin: options.stdin,
-    timeoutMs: options.timeoutMs ?? DEFAULTS.pythonTimeoutMs,
+    timeoutMs: options.timeoutMs ?? SANDBOX_DEFAULTS.pythonTimeoutMs,
     memoryBytes: options.memoryBytes,
     slots: options.slots,
   });
@@ -361,10 +363,10 @@ export function runPython(
 async function runContainer(opts: SandboxRunOptions, input: Buffer): Promise<SandboxResult> {
   const docker = dockerClient();
   const image = opts.image ?? sandboxImage();
-  const memoryBytes = opts.memoryBytes ?? DEFAULTS.memoryBytes;
+  const memoryBytes = opts.memoryBytes ?? SANDBOX_DEFAULTS.memoryBytes;
   const filesBytes = (opts.files ?? []).reduce((n, f) => n + f.content.length, 0);
-  const tmpfsBytes = opts.tmpfsBytes ?? DEFAULTS.tmpfsBytes + filesBytes;
-  const maxOutputBytes = opts.maxOutputBytes ?? DEFAULTS.maxOutputBytes;
+  const tmpfsBytes = opts.tmpfsBytes ?? SANDBOX_DEFAULTS.tmpfsBytes + filesBytes;
+  const maxOutputBytes = opts.maxOutputBytes ?? SANDBOX_DEFAULTS.maxOutputBytes;
   const selfKillSeconds = Math.ceil(opts.timeoutMs / 1000) + SELF_KILL_GRACE_S;
 
   let container: Docker.Container;
@@ -409,8 +411,8 @@ async function runContainer(opts: SandboxRunOptions, input: Buffer): Promise<San
         Tmpfs: { '/tmp': `rw,noexec,nosuid,nodev,size=${tmpfsBytes},mode=1777` },
         Memory: memoryBytes,
         MemorySwap: memoryBytes,
-        NanoCpus: Math.round((opts.cpus ?? DEFAULTS.cpus) * 1e9),
-        PidsLimit: opts.pidsLimit ?? DEFAULTS.pidsLimit,
+        NanoCpus: Math.round((opts.cpus ?? SANDBOX_DEFAULTS.cpus) * 1e9),
+        PidsLimit: opts.pidsLimit ?? SANDBOX_DEFAULTS.pidsLimit,
         CapDrop: ['ALL'],
         SecurityOpt: ['no-new-privileges'],
         IpcMode: 'none',

@@ -1,7 +1,7 @@
 // Outermost middleware: turns every thrown error into a JSON error body with `detail`.
 import type { Middleware } from 'koa';
 import { ZodError } from 'zod';
-import { MongoNetworkError, MongoServerSelectionError, MongoNotConnectedError } from 'mongodb';
+import { MongoNetworkError, MongoServerSelectionError, MongoNotConnectedError, MongoTopologyClosedError } from 'mongodb';
 import { HttpError, zodDetail } from '../errors.js';
 import { logger } from '../../core/logger.js';
 
@@ -25,7 +25,7 @@ export function errorHandler(): Middleware {
       } else if (err instanceof ZodError) {
         ctx.status = 400;
         ctx.body = { detail: zodDetail(err) };
-      } else if (err instanceof MongoServerSelectionError || err instanceof MongoNetworkError || err instanceof MongoNotConnectedError) {
+      } else if (err instanceof MongoServerSelectionError || err instanceof MongoNetworkError || err instanceof MongoNotConnectedError || err instanceof MongoTopologyClosedError) {
         // Fail closed: no store, no authentication and no verdict.
         log.warn('store unavailable', { method: ctx.method, path: ctx.path });
         ctx.status = 503;

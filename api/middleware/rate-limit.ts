@@ -81,15 +81,16 @@ export interface WindowCount {
 
 export class WindowCounter {
   private memory: Map<string, number> | null = null;
-  private readonly col: Collection<CounterDoc>;
 
-  constructor(store: Store) {
-    this.col = store.collection<CounterDoc>('rate_counters');
+  constructor(private readonly store: Store) {}
+
+  private get col(): Collection<CounterDoc> {
+    return this.store.collection<CounterDoc>('rate_counters');
   }
 
   /** Called at start-up: if the store does not answer, count in memory until restart. */
-  async init(store: Store): Promise<void> {
-    if (!(await store.ping())) {
+  async init(): Promise<void> {
+    if (!(await this.store.ping())) {
       this.memory = new Map();
       log.warn('shared store unavailable at start-up: using an in-memory rate limiter until restart');
     }

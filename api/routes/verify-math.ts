@@ -10,6 +10,7 @@ export function registerMathRoutes(router: Router, deps: AppDeps): void {
     const input = mathRequestSchema.parse(bodyObject(ctx));
     const { result, workflowId } = await deps.temporal.runVerification('math', input, {
       orgId: principalOf(ctx).orgId,
+      principal: principalOf(ctx),
       timeoutMs: deps.cfg.SVC_MATH_TIMEOUT * 1000,
       timeoutDetail: 'Math verification timed out.',
     });

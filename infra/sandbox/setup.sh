@@ -95,7 +95,7 @@ find_mirror() {
     uri="$(awk '
       function flush() {
         if (types ~ /(^|[ \t])deb([ \t]|$)/ && suites ~ /(^|[ \t])bookworm([ \t]|$)/ && enabled !~ /^[ \t]*no/ && uris != "") {
-          split(uris, u, /[ \t]+/); for (i in u) if (u[i] ~ /^https?:\/\//) { print u[i]; found = 1; exit }
+          n = split(uris, u, /[ \t]+/); for (i = 1; i <= n; i++) if (u[i] ~ /^https?:\/\//) { print u[i]; found = 1; exit }
         }
         types = ""; suites = ""; uris = ""; enabled = ""
       }

@@ -1,7 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import net from 'node:net';
 import { inject } from 'vitest';
-import { http } from './helpers.js';
+import { http, newTenant } from './helpers.js';
 
 function rawRequest(payload: string, { holdOpenMs = 0 } = {}): Promise<{ status: number; body: string; elapsedMs: number }> {
   const url = new URL(inject('apiUrl'));
@@ -23,6 +23,11 @@ function rawRequest(payload: string, { holdOpenMs = 0 } = {}): Promise<{ status:
 }
 
 describe('request body caps', () => {
+  let apiKey = '';
+  beforeAll(async () => {
+    apiKey = (await newTenant()).key;
+  });
+
   it('rejects a declared body over 1,000,000 bytes with 413 before reading it', async () => {
     const res = await rawRequest(
       'POST /verify/math HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000001\r\n\r\n{"expression":"',
@@ -43,7 +48,7 @@ describe('request body caps', () => {
     const suffix = '"}';
     const body = prefix + 'p'.repeat(1_000_000 - prefix.length - suffix.length) + suffix;
     expect(Buffer.byteLength(body)).toBe(1_000_000);
-    const res = await http('POST', '/verify/math', { rawBody: body, headers: { 'content-type': 'application/json' } });
+    const res = await http('POST', '/verify/math', { rawBody: body, headers: { 'content-type': 'application/json', 'x-api-key': apiKey } });
     expect(res.status).toBe(200);
     expect(res.body.is_valid).toBe(true);
   });

@@ -14,7 +14,7 @@ export async function startExtraApi(name: string, port: number, env: Record<stri
       args: ['--import', 'tsx', path.join(ROOT, 'api', 'server.ts')],
       env: fullEnv,
       ready: async () => (await fetch(`http://127.0.0.1:${port}/health`).catch(() => null))?.status === 200,
-      readyTimeoutMs: expectReady ? 60_000 : 15_000,
+      readyTimeoutMs: expectReady ? 90_000 : 60_000,
     },
     inject('dataDir'),
   );

@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createHmac } from 'node:crypto';
-import { get, http, stackEnv } from './helpers.js';
+import { get, http, newTenant, stackEnv } from './helpers.js';
 
 describe('GET /health', () => {
   it('reports service, version 7.3.0 and an ISO timestamp', async () => {
@@ -50,6 +50,11 @@ describe('GET /health/identity', () => {
 });
 
 describe('HTTP hygiene', () => {
+  let key: Record<string, string>;
+  beforeAll(async () => {
+    key = { 'x-api-key': (await newTenant()).key };
+  });
+
   it('answers unknown routes with 404 and a detail', async () => {
     const res = await get('/no/such/route');
     expect(res.status).toBe(404);
@@ -57,26 +62,26 @@ describe('HTTP hygiene', () => {
   });
 
   it('rejects malformed JSON with 400 and never a stack trace', async () => {
-    const res = await http('POST', '/verify/math', { rawBody: '{"expression": "1+1",', headers: { 'content-type': 'application/json' } });
+    const res = await http('POST', '/verify/math', { rawBody: '{"expression": "1+1",', headers: { 'content-type': 'application/json', ...key } });
     expect(res.status).toBe(400);
     expect(res.body.detail).toMatch(/^Malformed JSON body/);
     expect(res.text).not.toMatch(/at .*\.ts:\d+/);
   });
 
   it('rejects a non-object body with 400', async () => {
-    const res = await http('POST', '/verify/math', { rawBody: '[1,2]', headers: { 'content-type': 'application/json' } });
+    const res = await http('POST', '/verify/math', { rawBody: '[1,2]', headers: { 'content-type': 'application/json', ...key } });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ detail: 'Request body must be a JSON object.' });
   });
 
   it('rejects an empty body with 400', async () => {
-    const res = await http('POST', '/verify/math', { rawBody: '', headers: { 'content-type': 'application/json' } });
+    const res = await http('POST', '/verify/math', { rawBody: '', headers: { 'content-type': 'application/json', ...key } });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ detail: 'Request body is required (a JSON object).' });
   });
 
   it('rejects a non-JSON content type with 415', async () => {
-    const res = await http('POST', '/verify/math', { rawBody: 'expression=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const res = await http('POST', '/verify/math', { rawBody: 'expression=1', headers: { 'content-type': 'application/x-www-form-urlencoded', ...key } });
     expect(res.status).toBe(415);
     expect(res.body.detail).toMatch(/application\/json/);
   });

@@ -177,6 +177,35 @@ describe('running code', () => {
     });
   });
 
+  it('a 10 MB CSV (the /verify/stats upload limit) fits through stdin, the tmpfs and the memory limit', async () => {
+    const lines = ['id,value'];
+    let bytes = 9;
+    let n = 0;
+    while (bytes < 10_000_000 - 32) {
+      const line = `${n},${n % 1000}`;
+      lines.push(line);
+      bytes += line.length + 1;
+      n++;
+    }
+    const csv = Buffer.from(lines.join('\n') + '\n');
+    expect(csv.length).toBeLessThanOrEqual(10_000_000);
+    const r = await runPython('import pandas as pd\ndf = pd.read_csv("data.csv")\nprint(len(df), df["id"].sum())', {
+      files: [{ name: 'data.csv', content: csv }],
+      timeoutMs: 30_000,
+    });
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe(`${n} ${(n * (n - 1)) / 2}\n`);
+    expect(r.oomKilled).toBe(false);
+  }, 40_000);
+
+  it('a data file cannot shadow an installed module', async () => {
+    const r = await runPython('import numpy\nprint(numpy.__file__)', {
+      files: [{ name: 'numpy.py', content: Buffer.from('raise SystemExit(99)\n') }],
+    });
+    expect(r.stdout).toBe('/usr/lib/python3/dist-packages/numpy/__init__.py\n');
+    expect(r.exitCode).toBe(0);
+  });
+
   it('refuses invalid file names and options before starting anything', async () => {
     await expect(runPython('pass', { files: [{ name: '../x', content: Buffer.from('') }] })).rejects.toThrow(
       'invalid sandbox file name: "../x"',
@@ -310,19 +339,26 @@ describe('escape attempts', () => {
 
   it('contains a fork bomb with the pids limit; the run ends and the host is unaffected', async () => {
     const started = Date.now();
-    const r = await runInSandbox({
+    const run = runInSandbox({
       // Every process forks forever and shrugs off EAGAIN: only the deadline ends it.
       code: ['import os', 'while True:', '    try:', '        os.fork()', '    except OSError:', '        pass'].join('\n'),
       timeoutMs: 4000,
     });
+    await new Promise((r) => setTimeout(r, 2500));
+    const [id] = await listSandboxContainers();
+    const during = processesInCgroupOf(id);
+    // The bomb is at the cap: at most 64 tasks, and the host still starts processes meanwhile.
+    expect(during.length).toBeGreaterThan(32);
+    expect(during.length).toBeLessThanOrEqual(64);
+    expect(execFileSync('echo', ['host alive'], { encoding: 'utf8' })).toBe('host alive\n');
+    const r = await run;
+    expect(r.containerId).toBe(id);
     expect(r.timedOut).toBe(true);
     expect(r.exitCode).toBe(137);
     expect(r.oomKilled).toBe(false);
     expect(Date.now() - started).toBeLessThan(15_000);
-    // No process of the bomb survives on the host (none is left in the container's cgroups),
-    // and the host still starts processes.
-    expect(processesInCgroupOf(r.containerId)).toEqual([]);
-    expect(execFileSync('echo', ['host alive'], { encoding: 'utf8' })).toBe('host alive\n');
+    // No process of the bomb survives on the host.
+    expect(processesInCgroupOf(id)).toEqual([]);
   }, 30_000);
 
   it('a bomb that stops at the limit reports EAGAIN: at most 64 tasks ever existed', async () => {
@@ -391,6 +427,7 @@ describe('slots and availability', () => {
       expect((await first).stdout).toBe('first done\n');
       // The slot is free again.
       expect((await fresh.runPython('print("third")')).stdout).toBe('third\n');
+      expect(await fresh.listSandboxContainers()).toEqual([]);
     } finally {
       delete process.env.SVC_SANDBOX_MAX_CONCURRENT;
       delete process.env.SVC_SANDBOX_ACQUIRE_TIMEOUT;
@@ -481,7 +518,9 @@ describe('slots and availability', () => {
     const live = await make(Date.now() + 60_000);
     try {
       expect(await reapSandboxContainers()).toBe(1);
-      expect(await listSandboxContainers()).toEqual([live.id]);
+      const remaining = await listSandboxContainers('all');
+      expect(remaining).toContain(live.id);
+      expect(remaining).not.toContain(stale.id);
     } finally {
       await live.remove({ force: true });
       await stale.remove({ force: true }).catch(() => undefined);

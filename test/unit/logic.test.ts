@@ -1,7 +1,9 @@
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   LOGIC_LIMITS,
   LogicBlockedError,
+  LogicInputError,
   LogicPool,
   LogicSyntaxError,
   LogicTypeError,
@@ -10,7 +12,6 @@ import {
   looksLikeDsl,
   readPoolSize,
   readZ3TimeoutMs,
-  setModelTamperHookForTests,
   shutdownLogicPool,
   solveLogic,
   type LogicBlockedReason,
@@ -18,6 +19,7 @@ import {
 } from '../../activities/engines/logic/index.js';
 import { checkModel, type ModelValue } from '../../activities/engines/logic/evaluator.js';
 import { Rational, euclideanDivMod } from '../../activities/engines/logic/rational.js';
+import { setModelTamperHookForTests } from '../../activities/engines/logic/test-hooks.js';
 
 // Fermat n=3 over positive integers: Z3 can neither find a model nor refute it.
 const PATHOLOGICAL = '(AND (GT x 0) (GT y 0) (GT z 0) (EQ (PLUS (POW x 3) (POW y 3)) (POW z 3)))';
@@ -56,6 +58,7 @@ describe('SAT with exact (unique) models', () => {
     ['S-expression', '(AND (EQ x 3) (EQ y (PLUS x 4)))', { x: '3', y: '7' }, 'full'],
     ['call form', 'AND(EQ(x, 3), EQ(y, PLUS(x, 4)))', { x: '3', y: '7' }, 'full'],
     ['mixed syntax', '(AND GT(x, 1) (LT x 3))', { x: '2' }, 'full'],
+    ['call form with a space after the operator', 'AND (GT(x, 5), LT (x, 7)) VAR (p, Bool) NOT (p)', { p: 'false', x: '6' }, 'full'],
     ['case-insensitive operators', '(and (gt x 1) (Lt x 3))', { x: '2' }, 'full'],
     ['several top-level forms are conjoined', '(VAR y Int) (GT y 1) (LT y 3)', { y: '2' }, 'full'],
     ['Real rational 1/3', '(VAR x Real) (EQ (MULT 3 x) 1)', { x: '1/3' }, 'full'],
@@ -581,5 +584,136 @@ describe('pool', () => {
 
   it('rejects an invalid timeoutMs', async () => {
     await expect(solve('(EQ x 1)', -1)).rejects.toThrow(RangeError);
+  });
+});
+
+describe('differential: Z3 against the independent evaluator (random formulas)', () => {
+  const small = fc.integer({ min: -6, max: 6 }).map(String);
+  const nonzero = fc.integer({ min: -4, max: 4 }).filter((n) => n !== 0).map(String);
+  const { int, bool } = fc.letrec<{ int: string; bool: string }>((tie) => ({
+    int: fc.oneof(
+      { maxDepth: 4, depthSize: 'small' },
+      fc.constantFrom('x', 'y', 'z'),
+      small,
+      fc.tuple(fc.constantFrom('PLUS', 'MINUS', 'MULT'), tie('int'), tie('int')).map(([o, a, b]) => `(${o} ${a} ${b})`),
+      fc.tuple(fc.constantFrom('DIV', 'MOD'), tie('int'), fc.oneof(nonzero, fc.constantFrom('x', 'y'))).map(([o, a, b]) => `(${o} ${a} ${b})`),
+      fc.tuple(tie('bool'), tie('int'), tie('int')).map(([c, a, b]) => `(ITE ${c} ${a} ${b})`),
+      fc.tuple(tie('int'), fc.integer({ min: 0, max: 3 })).map(([a, n]) => `(POW ${a} ${n})`),
+      tie('int').map((a) => `(MINUS ${a})`),
+    ),
+    bool: fc.oneof(
+      { maxDepth: 4, depthSize: 'small' },
+      fc.constantFrom('p', 'q', 'true', 'false'),
+      fc.tuple(fc.constantFrom('GT', 'LT', 'GTE', 'LTE', 'EQ', 'NEQ'), tie('int'), tie('int')).map(([o, a, b]) => `(${o} ${a} ${b})`),
+      fc.tuple(fc.constantFrom('AND', 'OR', 'XOR', 'IFF', 'IMPLIES'), tie('bool'), tie('bool')).map(([o, a, b]) => `(${o} ${a} ${b})`),
+      tie('bool').map((b) => `(NOT ${b})`),
+      fc.tuple(tie('int'), tie('int'), tie('int')).map(([a, b, c]) => `(DISTINCT ${a} ${b} ${c})`),
+    ),
+  }));
+  const realTerm = fc.oneof(
+    fc.constantFrom('r', 's'),
+    fc.integer({ min: -20, max: 20 }).map((n) => (n / 4).toFixed(2)),
+    fc.tuple(fc.constantFrom('r', 's'), fc.integer({ min: -9, max: 9 }).filter((n) => n !== 0)).map(([v, k]) => `(DIV ${v} ${k}.5)`),
+    fc.tuple(fc.constantFrom('r', 's'), fc.integer({ min: -5, max: 5 })).map(([v, k]) => `(MULT ${k} ${v})`),
+  );
+  const realAtom = fc
+    .tuple(fc.constantFrom('GT', 'LT', 'GTE', 'LTE', 'EQ', 'NEQ'), fc.array(realTerm, { minLength: 2, maxLength: 3 }), realTerm)
+    .map(([o, terms, rhs]) => `(${o} (PLUS ${terms.join(' ')}) ${rhs})`);
+
+  const assignments = fc.sample(
+    fc.record({
+      x: fc.integer({ min: -6, max: 6 }),
+      y: fc.integer({ min: -6, max: 6 }),
+      z: fc.integer({ min: -6, max: 6 }),
+      p: fc.boolean(),
+      q: fc.boolean(),
+      r: fc.integer({ min: -12, max: 12 }),
+      s: fc.integer({ min: -12, max: 12 }),
+    }),
+    { numRuns: 40, seed: 7 },
+  );
+
+  type Point = { x: number; y: number; z: number; p: boolean; q: boolean; r: number; s: number };
+  // Optional pins force evaluation at chosen points (negative values included), so Z3's
+  // arithmetic is compared with the evaluator's where they could differ.
+  const pins = fc.record({
+    x: fc.option(fc.integer({ min: -9, max: 9 })),
+    y: fc.option(fc.integer({ min: -9, max: 9 })),
+    z: fc.option(fc.integer({ min: -9, max: 9 })),
+    p: fc.option(fc.boolean()),
+  });
+  type Pins = { x: number | null; y: number | null; z: number | null; p: boolean | null };
+  const pinForms = (pin: Pins) =>
+    [
+      pin.x === null ? '' : `(EQ x ${pin.x})`,
+      pin.y === null ? '' : `(EQ y ${pin.y})`,
+      pin.z === null ? '' : `(EQ z ${pin.z})`,
+      pin.p === null ? '' : pin.p ? 'p' : '(NOT p)',
+    ].join(' ');
+
+  async function agree(query: string, pin: Pins | null): Promise<string> {
+    const c = compileLogicQuery(query);
+    const r = await solve(query, 10_000);
+    if (r.status === 'ERROR') {
+      // Allowed: the evaluator cannot decide (division by zero); never a disagreement.
+      expect([r.reason, query]).toEqual(['independent_check_inconclusive', query]);
+      return r.status;
+    }
+    expect(r.status === 'SAT' || r.status === 'UNSAT').toBe(true);
+    if (r.status === 'UNSAT') {
+      // No assignment may satisfy an UNSAT query according to the evaluator.
+      for (const sample of assignments) {
+        const a: Point = { ...sample, ...Object.fromEntries(Object.entries(pin ?? {}).filter(([, v]) => v !== null)) };
+        const model = new Map<string, ModelValue>();
+        for (const v of c.variables) {
+          const raw = a[v.name as keyof Point];
+          model.set(v.name, v.sort === 'Bool' ? Boolean(raw) : v.sort === 'Real' ? Rational.of(BigInt(raw as number), 4n) : Rational.of(BigInt(raw as number)));
+        }
+        const checks = checkModel(c.typed.constraints, model);
+        expect([checks.every((k) => k === 'true'), query, a]).toEqual([false, query, a]);
+      }
+    }
+    return r.status;
+  }
+
+  it('Int/Bool formulas: every SAT model checks, no UNSAT is contradicted', async () => {
+    const seen = { SAT: 0, UNSAT: 0, ERROR: 0 } as Record<string, number>;
+    await fc.assert(
+      fc.asyncProperty(fc.array(bool, { minLength: 1, maxLength: 3 }), pins, async (forms, pin) => {
+        seen[await agree(`(VAR p Bool) (VAR q Bool) ${forms.join(' ')} ${pinForms(pin)}`, pin)]++;
+      }),
+      { numRuns: 80, seed: 20240601 },
+    );
+    // The generator must exercise both answers, or the property proves little.
+    expect(seen.SAT).toBeGreaterThan(10);
+    expect(seen.UNSAT).toBeGreaterThan(10);
+  }, 120_000);
+
+  it('linear Real formulas with exact rationals', async () => {
+    const seen = { SAT: 0, UNSAT: 0, ERROR: 0 } as Record<string, number>;
+    await fc.assert(
+      fc.asyncProperty(fc.array(realAtom, { minLength: 1, maxLength: 4 }), async (forms) => {
+        seen[await agree(`(VAR r Real) (VAR s Real) ${forms.join(' ')}`, null)]++;
+      }),
+      { numRuns: 40, seed: 99 },
+    );
+    expect(seen.SAT).toBeGreaterThan(5);
+    expect(seen.UNSAT).toBeGreaterThan(2);
+  }, 120_000);
+});
+
+describe('parser robustness', () => {
+  it('any input either compiles or throws a typed LogicInputError (never crashes)', () => {
+    const alphabet = fc.constantFrom('(', ')', ',', ' ', 'AND', 'GT', 'x', 'VAR', 'Int', 'FORALL', '5', '-2.5', '"', 'é', '.', 'POW', '64', 'p(', 'NOT ');
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ maxLength: 200 }), fc.array(alphabet, { maxLength: 60 }).map((a) => a.join(''))), (q) => {
+        try {
+          compileLogicQuery(q);
+        } catch (e) {
+          expect(e).toBeInstanceOf(LogicInputError);
+        }
+      }),
+      { numRuns: 3_000, seed: 1 },
+    );
   });
 });

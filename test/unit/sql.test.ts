@@ -134,6 +134,8 @@ const MALICIOUS: Case[] = [
   { name: 'MERGE', query: 'MERGE INTO users u USING orders o ON u.id = o.user_id WHEN MATCHED THEN DELETE', dialect: 'postgresql', expect: 'malicious', categories: ['destructive_statement'] },
   { name: 'REPLACE', query: 'REPLACE INTO users (id) VALUES (1)', dialect: 'mysql', expect: 'malicious', categories: ['destructive_statement'] },
   { name: 'DELETE behind a CTE', query: 'WITH t AS (SELECT id FROM users) DELETE FROM orders WHERE user_id IN (SELECT id FROM t)', dialect: 'postgresql', expect: 'malicious', categories: ['destructive_statement'] },
+  { name: 'writable CTE (DELETE inside WITH)', query: 'WITH x AS (DELETE FROM users RETURNING *) SELECT * FROM x', dialect: 'postgresql', expect: 'malicious', categories: ['destructive_statement'] },
+  { name: 'SQLite string ends at the quote despite a backslash', query: "SELECT id FROM users WHERE name = 'a\\' OR 1=1 --'", expect: 'malicious', categories: ['tautology'] },
   { name: 'SELECT INTO a new table', query: 'SELECT * INTO backup FROM users', dialect: 'transactsql', expect: 'malicious', categories: ['destructive_statement'] },
   // administrative
   { name: 'GRANT', query: "GRANT ALL ON *.* TO 'x'", dialect: 'mysql', expect: 'malicious', categories: ['administrative_statement'] },
@@ -216,6 +218,7 @@ const BLOCKED_CASES: Case[] = [
   { name: 'DDL unbalanced', query: 'SELECT id FROM users', ddl: 'CREATE TABLE users (id INT, name TEXT', expect: 'schema_parse_error' },
   { name: 'DDL declares a table twice', query: 'SELECT id FROM users', ddl: 'CREATE TABLE users (id INT); CREATE TABLE users (id INT);', expect: 'schema_parse_error' },
   { name: 'DDL with a duplicate column', query: 'SELECT id FROM users', ddl: 'CREATE TABLE users (id INT, id TEXT);', expect: 'schema_parse_error' },
+  { name: 'DDL unreadable and the query needs the SQLite engine', query: 'SELECT id FROM users INTERSECT SELECT user_id FROM orders', ddl: 'garbage', expect: 'schema_parse_error' },
   { name: 'DDL SQLite cannot hold (reserved name)', query: 'SELECT a FROM sqlite_x', ddl: 'CREATE TABLE sqlite_x (a);', expect: 'schema_parse_error' },
   // complexity_limit_exceeded
   { name: 'query too long', query: `SELECT id FROM users WHERE name = '${'x'.repeat(SQL_LIMITS.maxQueryLength)}'`, expect: 'complexity_limit_exceeded' },
@@ -238,6 +241,7 @@ const BLOCKED_CASES: Case[] = [
       'SELECT id FROM users WHERE id IN (SELECT user_id FROM orders WHERE id IN (SELECT id FROM orders WHERE id IN (SELECT id FROM orders WHERE id IN (SELECT id FROM orders))))',
     expect: 'complexity_limit_exceeded',
   },
+  { name: 'AST nesting (a 1,100-term sum)', query: `SELECT ${Array.from({ length: 1100 }, () => '1').join(' + ')}`, expect: 'complexity_limit_exceeded' },
   { name: 'too many tokens', query: `SELECT id FROM users WHERE id IN (${Array.from({ length: 6000 }, () => '1').join(',')})`, expect: 'complexity_limit_exceeded' },
   // execution_error (SQLite prepare)
   { name: 'unknown function', query: 'SELECT no_such_fn(id) FROM users', expect: 'execution_error' },
@@ -258,6 +262,11 @@ const FALSE_POSITIVE_GUARDS: Case[] = [
   { name: 'MySQL --x is arithmetic, not a comment', query: 'SELECT id FROM users WHERE id=1--1', dialect: 'mysql', expect: 'sql_valid' },
   { name: 'trailing semicolon is one statement', query: 'SELECT id FROM users;', expect: 'sql_valid' },
   { name: 'REPLACE() function is not a REPLACE statement', query: "SELECT replace(name, 'a', 'b') FROM users", expect: 'sql_valid' },
+  { name: 'REPLACE() function in MySQL', query: "SELECT REPLACE(name, 'a', 'b') AS n FROM users", dialect: 'mysql', expect: 'sql_valid' },
+  { name: "backslash is literal in SQLite strings (LIKE … ESCAPE '\\')", query: "SELECT id FROM users WHERE name LIKE 'a\\_%' ESCAPE '\\'", expect: 'sql_valid' },
+  { name: 'a declared table in a schema named like a catalog schema', query: 'SELECT a FROM sys.config', ddl: 'CREATE TABLE sys.config (a INT);', dialect: 'postgresql', expect: 'sql_valid' },
+  { name: 'an alias named like a catalog schema', query: 'SELECT sys.id FROM users sys', dialect: 'postgresql', expect: 'sql_valid' },
+  { name: 'columns named delete_flag and drop_count', query: 'SELECT delete_flag, drop_count FROM flags', ddl: 'CREATE TABLE flags (delete_flag INT, drop_count INT);', expect: 'sql_valid' },
   { name: 'a normal comparison', query: 'SELECT id FROM orders WHERE total >= 10 AND status <> status || status', dialect: 'postgresql', expect: 'sql_valid' },
   { name: 'column named sleep is not a call', query: 'SELECT sleep FROM naps', ddl: 'CREATE TABLE naps (sleep INT);', dialect: 'mysql', expect: 'sql_valid' },
   { name: '/*! is a plain comment outside MySQL', query: 'SELECT id FROM users /*! UNION SELECT 1 */', dialect: 'postgresql', expect: 'sql_valid' },
@@ -327,7 +336,7 @@ describe('verifySql — developer fields and proof', () => {
     expect(p.sqlite_prepare.sqlite_version).toMatch(/^3\.\d+\.\d+$/);
     expect(p.schema.source).toBe('parser');
     expect(p.schema.tables.map((t: { name: string }) => t.name)).toEqual(['users', 'orders', 'products']);
-    expect(p.complexity).toEqual({ tokens: 8, paren_depth: 0, ast_nodes: p.complexity.ast_nodes, tables: 1, joins: 0, subquery_depth: 0 });
+    expect(p.complexity).toEqual({ tokens: 8, paren_depth: 0, ast_nodes: 7, ast_depth: 3, tables: 1, joins: 0, subquery_depth: 0 });
     expect(p.verdict).toEqual({ constraint_id: 'sql_verifier.sql_valid', is_valid: true, malicious_classification: false });
   });
 

@@ -15,8 +15,15 @@ interface CallEntry {
   test: RegExp;
 }
 
-function globToRegExp(glob: string): RegExp {
-  return new RegExp(`^${glob.split('*').map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[\\s\\S]*')}$`);
+/**
+ * `*` matches within one call step (no parentheses), so `child_process.*` matches
+ * `child_process.exec` but not `child_process.exec().on`; a leading `*` matches any prefix,
+ * so `*.execute` matches `conn.cursor().execute`.
+ */
+export function globToRegExp(glob: string): RegExp {
+  const parts = glob.split('*').map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  const body = parts.map((p, i) => (i === 0 ? p : (i === 1 && parts[0] === '' ? '[\\s\\S]*' : '[^()]*') + p)).join('');
+  return new RegExp(`^${body}$`);
 }
 
 function firstSegment(name: string): string {

@@ -27,6 +27,19 @@ export function member(parent: string, name: string): string {
   return parent.endsWith('#') ? parent + name : `${parent}.${name}`;
 }
 
+/**
+ * Members `path` of each value. An opaque value (a parameter, an unknown result) yields
+ * `?.name`, so sinks matched on the method name alone (`*.execute`) still see the call.
+ */
+export function membersOf(values: readonly Value[], path: readonly string[], join: (base: string, name: string) => string = member): Value[] {
+  const out = new Set<Value>();
+  for (const v of values) {
+    if (isRef(v)) out.add(path.reduce(join, v));
+    else if (v === OPAQUE && path.length > 0) out.add(path.reduce(join, '?'));
+  }
+  return [...out];
+}
+
 export type ScopeKind = 'module' | 'function' | 'class' | 'gate';
 
 export interface Binding {

@@ -6,10 +6,14 @@
 //   (GT x 5)   -> List[Atom GT, Atom x, Atom 5]      (S-expression; items separated by whitespace)
 //   GT(x, 5)   -> List[Atom GT, Atom x, Atom 5]      (call form; identifier immediately followed by
 //                                                    '(' and comma-separated arguments)
+// An operator name or VAR followed by whitespace and '(' is also a call (`AND (p, q)`), except
+// at the head of an S-expression: a bare operator name is never a valid atom, so this reading
+// cannot change the meaning of a valid query.
 // Operators, arity and sorts are checked later (ast-builder.ts, typecheck.ts).
 
 import { LogicBlockedError, LogicSyntaxError, excerpt } from './errors.js';
 import { LOGIC_LIMITS } from './limits.js';
+import { DECLARATION_KEYWORD, lookupOperator } from './operators.js';
 import { Rational } from './rational.js';
 
 export type RawNode = RawAtom | RawList;
@@ -96,7 +100,7 @@ class Parser {
 
   parseQuery(): RawNode[] {
     const forms: RawNode[] = [];
-    while (this.i < this.tokens.length) forms.push(this.parseExpr(0));
+    while (this.i < this.tokens.length) forms.push(this.parseExpr(0, false));
     if (forms.length === 0) throw new LogicSyntaxError('empty query (position 0)', 0);
     return forms;
   }
@@ -117,8 +121,8 @@ class Parser {
     return new LogicSyntaxError(`unexpected end of input at position ${this.src.length}: expected ${expected}`, this.src.length);
   }
 
-  /** `depth` is the number of lists enclosing this expression. */
-  private parseExpr(depth: number): RawNode {
+  /** `depth`: lists enclosing this expression; `isHead`: first item of an S-expression. */
+  private parseExpr(depth: number, isHead: boolean): RawNode {
     const tok = this.tokens[this.i];
     if (tok === undefined) throw this.endError('an expression');
     if (tok.t === ')' || tok.t === ',') {
@@ -128,7 +132,7 @@ class Parser {
     if (tok.t === '(') return this.parseSexpr(depth + 1);
     this.i++;
     const next = this.tokens[this.i];
-    if (next !== undefined && next.t === '(' && next.pos === tok.pos + tok.text.length) {
+    if (next !== undefined && next.t === '(' && (next.pos === tok.pos + tok.text.length || (!isHead && isOperatorWord(tok.text)))) {
       return this.parseCall(tok, depth + 1);
     }
     return classifyWord(tok.text, tok.pos);
@@ -148,7 +152,7 @@ class Parser {
       if (tok.t === ',') {
         throw new LogicSyntaxError(`unexpected ',' at position ${tok.pos} (S-expression items are separated by whitespace)`, tok.pos);
       }
-      items.push(this.parseExpr(depth));
+      items.push(this.parseExpr(depth, items.length === 0));
     }
     if (items.length === 0) throw new LogicSyntaxError(`empty list '()' at position ${open.pos}`, open.pos);
     return { kind: 'list', items, style: 'sexpr', pos: open.pos };
@@ -166,7 +170,7 @@ class Parser {
       return { kind: 'list', items, style: 'call', pos: head.pos };
     }
     for (;;) {
-      items.push(this.parseExpr(depth));
+      items.push(this.parseExpr(depth, false));
       const sep = this.tokens[this.i];
       if (sep === undefined) throw this.endError(`',' or ')' to close '(' at position ${open.pos}`);
       this.i++;
@@ -177,6 +181,10 @@ class Parser {
     }
     return { kind: 'list', items, style: 'call', pos: head.pos };
   }
+}
+
+function isOperatorWord(text: string): boolean {
+  return lookupOperator(text) !== null || text.toUpperCase() === DECLARATION_KEYWORD;
 }
 
 /** Lexes and parses a query into its top-level forms. Throws LogicBlockedError / LogicSyntaxError. */

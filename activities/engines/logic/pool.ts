@@ -77,7 +77,8 @@ export interface LogicPoolStats {
   totals: { spawned: number; completed: number; recycled: number; killed: number; crashed: number; startFailures: number };
 }
 
-type SlotState = 'starting' | 'idle' | 'busy' | 'retired';
+export type WorkerSlotState = 'starting' | 'idle' | 'busy' | 'retired';
+type SlotState = WorkerSlotState;
 
 interface Slot {
   id: number;

@@ -182,7 +182,6 @@ function parseModelValue(sort: SortName, text: string): ModelValue | null {
   if (typeof text !== 'string' || text.length > 100_000) return null;
   if (sort === 'Bool') return text === 'true' ? true : text === 'false' ? false : null;
   if (sort === 'Int') return /^-?\d+$/.test(text) ? Rational.of(BigInt(text)) : null;
-  if (!/^-?\d+(?:\/\d+|\.\d+)?$/.test(text)) return null;
-  const r = Rational.parse(text);
-  return r;
+  if (!/^-?\d+(?:\/[1-9]\d*|\.\d+)?$/.test(text)) return null;
+  return Rational.parse(text);
 }

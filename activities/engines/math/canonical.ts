@@ -44,6 +44,8 @@ type FactorKind = 'var' | 'pi' | 'i' | 'root' | 'sin' | 'cos' | 'sinh' | 'cosh' 
 interface Factor {
   kind: FactorKind;
   key: string;
+  /** Rendered with parentheses before ^ (computed on registration). */
+  wrapped?: string;
   /** Variables occurring in the factor (sorted). */
   vars: readonly string[];
   /** root: index n and, when it is a polynomial, the radicand (enables root^n = radicand). */
@@ -60,6 +62,8 @@ interface Mono {
   /** exp(arg) part (exponentials are merged: exp(a)·exp(b) = exp(a+b)). */
   exp: RF | null;
   degree: number;
+  /** No exp part and no factor with a reduction rule: products need no normalization. */
+  simple: boolean;
 }
 interface Term {
   coef: Q;
@@ -71,7 +75,9 @@ export interface RF {
   den: Poly;
 }
 
-const ONE_MONO: Mono = { key: '', factors: [], exp: null, degree: 0 };
+const ONE_MONO: Mono = { key: '', factors: [], exp: null, degree: 0, simple: true };
+/** Factor kinds with a reduction rule (i^2, root^n, sin^2, sinh^2). */
+const REDUCIBLE = new Set<FactorKind>(['i', 'root', 'sin', 'sinh']);
 const EMPTY: Poly = new Map();
 const polyOfConst = (c: Q): Poly => (R.isZero(c) ? EMPTY : new Map([['', { coef: c, mono: ONE_MONO }]]));
 const ONE_POLY = polyOfConst(R.ONE);
@@ -161,10 +167,8 @@ export class Canonicalizer {
         return this.root(u, 2, 'principal');
       case 'cbrt':
         return this.root(u, 3, 'cbrt');
-      case 'nthRoot': {
-        const n = v === undefined ? 2 : Number((this.rationalOf(v) as Q).n);
-        return this.root(u, n, 'nthRoot');
-      }
+      case 'nthRoot':
+        return this.root(u, v === undefined ? 2 : this.smallInteger(v, 'nthRoot', 1, MATH_LIMITS.maxRootIndex), 'nthRoot');
       case 'exp':
         return this.expOf(u);
       case 'log':
@@ -213,6 +217,15 @@ export class Canonicalizer {
       default:
         throw new GuardError('function_not_allowed', `The function ${name}() is not on the allow-list.`);
     }
+  }
+
+  /** An argument that must be an integer constant in [min, max] (root index, rounding digits). */
+  private smallInteger(a: RF, name: string, min: number, max: number): number {
+    const c = this.rationalOf(a);
+    if (c === null || !R.isInteger(c) || c.n < BigInt(min) || c.n > BigInt(max)) {
+      throw new GuardError('invalid_arguments', `The second argument of ${name}() must be an integer constant from ${min} to ${max}.`);
+    }
+    return Number(c.n);
   }
 
   // ---------------------------------------------------------------- rational functions
@@ -356,6 +369,18 @@ export class Canonicalizer {
       for (const t of b.values()) {
         const coef = R.mul(s.coef, t.coef);
         if (R.sizeOf(coef) > MATH_LIMITS.maxCoefficientDigits) throw new CanonicalLimitError('coefficient too large');
+        if (s.mono.simple && t.mono.simple) {
+          const mono = this.simpleProduct(s.mono, t.mono);
+          const prev = out.get(mono.key);
+          if (!prev) out.set(mono.key, { coef, mono });
+          else {
+            const sum = R.add(prev.coef, coef);
+            if (R.isZero(sum)) out.delete(mono.key);
+            else out.set(mono.key, { coef: sum, mono });
+          }
+          continue;
+        }
+        this.charge(4); // products with reductions or exponentials cost several simple ones
         const product = this.monoMul(s.mono, t.mono);
         for (const [k, u] of product) {
           const c = R.mul(u.coef, coef);
@@ -395,6 +420,45 @@ export class Canonicalizer {
       if (k > 0) base = this.polyMul(base, base);
     }
     return result;
+  }
+
+  /** Product of two simple monomials: a linear merge of the sorted factor lists. */
+  private simpleProduct(a: Mono, b: Mono): Mono {
+    if (a === ONE_MONO) return b;
+    if (b === ONE_MONO) return a;
+    const factors: Array<readonly [string, number]> = [];
+    let i = 0;
+    let j = 0;
+    while (i < a.factors.length || j < b.factors.length) {
+      const x = a.factors[i];
+      const y = b.factors[j];
+      if (y === undefined || (x !== undefined && x[0] < y[0])) {
+        factors.push(x as readonly [string, number]);
+        i++;
+      } else if (x === undefined || y[0] < x[0]) {
+        factors.push(y);
+        j++;
+      } else {
+        const e = x[1] + y[1];
+        if (e !== 0) factors.push([x[0], e]);
+        i++;
+        j++;
+      }
+    }
+    return this.makeMono(factors, null);
+  }
+
+  private makeMono(sorted: ReadonlyArray<readonly [string, number]>, exp: RF | null): Mono {
+    if (sorted.length === 0 && !exp) return ONE_MONO;
+    const parts = sorted.map(([k, e]) => (e === 1 ? k : `${(this.factors.get(k) as Factor).wrapped}^${e < 0 ? `(${e})` : e}`));
+    if (exp) parts.push(this.renderExp(exp));
+    let degree = exp ? 1 : 0;
+    let simple = !exp;
+    for (const [k, e] of sorted) {
+      degree += e;
+      if (simple && REDUCIBLE.has((this.factors.get(k) as Factor).kind)) simple = false;
+    }
+    return { key: parts.join('*'), factors: sorted, exp, degree, simple };
   }
 
   private monoMul(a: Mono, b: Mono): Poly {
@@ -441,9 +505,7 @@ export class Canonicalizer {
     }
     if (exp && exp.num.size === 0) exp = null;
     const sorted = [...factors].sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0));
-    const parts = sorted.map(([k, e]) => (e === 1 ? k : `${ATOMIC_KEY.test(k) ? k : `(${k})`}^${e < 0 ? `(${e})` : e}`));
-    if (exp) parts.push(this.renderExp(exp));
-    const mono: Mono = sorted.length === 0 && !exp ? ONE_MONO : { key: parts.join('*'), factors: sorted, exp, degree: sorted.reduce((s, [, e]) => s + e, 0) + (exp ? 1 : 0) };
+    const mono = this.makeMono(sorted, exp);
     let result: Poly = new Map([[mono.key, { coef, mono }]]);
     for (const p of extra) result = this.polyMul(result, p);
     return result;
@@ -465,6 +527,7 @@ export class Canonicalizer {
     let quotient: Poly = EMPTY;
     for (let steps = 0; rest.size > 0; steps++) {
       if (steps > 500) return null;
+      this.charge(rest.size);
       const top = this.sortedTerms(rest)[0] as Term;
       const exps = new Map(top.mono.factors as Array<[string, number]>);
       for (const [k, e] of lead.mono.factors) {
@@ -487,7 +550,7 @@ export class Canonicalizer {
   // ---------------------------------------------------------------- factors
 
   private register(f: Factor): string {
-    if (!this.factors.has(f.key)) this.factors.set(f.key, f);
+    if (!this.factors.has(f.key)) this.factors.set(f.key, { ...f, wrapped: ATOMIC_KEY.test(f.key) ? f.key : `(${f.key})` });
     return f.key;
   }
 
@@ -515,6 +578,18 @@ export class Canonicalizer {
 
   private expOf(arg: RF): RF {
     if (arg.num.size === 0) return this.special(this.constant(R.ONE));
+    // Euler: exp(a + k·i·pi) = exp(a)·(cos(k·pi) + i·sin(k·pi)) when the values are tabulated.
+    const euler = this.polyEqual(arg.den, ONE_POLY) ? arg.num.get('i*pi') : undefined;
+    if (euler) {
+      const c = this.trigAtPi('cos', euler.coef);
+      const s = this.trigAtPi('sin', euler.coef);
+      if (c && s) {
+        this.rules.add('euler_formula');
+        const rest = new Map(arg.num);
+        rest.delete('i*pi');
+        return this.mul(this.expOf({ num: rest, den: ONE_POLY }), this.add(c, this.mul(this.symbol('i'), s)));
+      }
+    }
     this.rules.add('exponential');
     return { num: this.normalizeMono(new Map(), arg), den: ONE_POLY };
   }
@@ -626,7 +701,7 @@ export class Canonicalizer {
         this.rules.add('log_of_negative');
         return this.add(this.log(this.constant(R.neg(c))), this.mul(this.symbol('i'), this.symbol('pi')));
       }
-      return this.opaque('log', [u]);
+      return this.logOfPositive(c);
     }
     const e = this.expConstantOf(u);
     if (e !== null) {
@@ -634,6 +709,31 @@ export class Canonicalizer {
       return this.constant(e);
     }
     return this.opaque('log', [u]);
+  }
+
+  /**
+   * log(c) for a positive rational: the sum of e·log(p) over its small prime factors (real
+   * logarithms of positive numbers), with log(m) for a cofactor that has no small factors.
+   */
+  private logOfPositive(c: Q): RF {
+    const parts = new Map<bigint, bigint>();
+    const split = (x: bigint, sign: bigint) => {
+      for (let p = 2n; p <= 997n && p * p <= x; p += p === 2n ? 1n : 2n) {
+        while (x % p === 0n) {
+          x /= p;
+          parts.set(p, (parts.get(p) ?? 0n) + sign);
+        }
+      }
+      if (x > 1n) parts.set(x, (parts.get(x) ?? 0n) + sign);
+    };
+    split(c.n, 1n);
+    split(c.d, -1n);
+    let sum = this.constant(R.ZERO);
+    for (const [p, e] of [...parts].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+      if (e !== 0n) sum = this.add(sum, this.mul(this.constant(R.q(e)), this.opaque('log', [this.constant(R.q(p))])));
+    }
+    if (parts.size > 1 || [...parts.values()].some((e) => e !== 1n)) this.rules.add('log_of_rational');
+    return sum;
   }
 
   private logBase(u: RF, base: bigint, name: 'log10' | 'log2'): RF {
@@ -735,7 +835,7 @@ export class Canonicalizer {
 
   private rounding(name: 'floor' | 'ceil' | 'round', u: RF, digits: RF | undefined): RF {
     const c = this.rationalOf(u);
-    const n = digits === undefined ? 0 : Number((this.rationalOf(digits) as Q).n);
+    const n = digits === undefined ? 0 : this.smallInteger(digits, name, 0, MATH_LIMITS.maxRoundDigits);
     if (c === null) return this.opaque(name, digits === undefined ? [u] : [u, digits]);
     if (name === 'floor') return this.constant(R.q(R.floorQ(c)));
     if (name === 'ceil') return this.constant(R.q(R.ceilQ(c)));

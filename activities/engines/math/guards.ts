@@ -167,9 +167,6 @@ class GuardWalker {
     if (++this.nodeCount > MATH_LIMITS.maxNodes) {
       throw new GuardError('too_many_nodes', `The expression has more than ${MATH_LIMITS.maxNodes} parse-tree nodes.`);
     }
-    if (depth > MATH_LIMITS.maxTreeDepth) {
-      throw new GuardError('nesting_too_deep', `The expression is nested more than ${MATH_LIMITS.maxTreeDepth} levels deep.`);
-    }
     const info = this.visit(node, depth);
     if (info.closed && info.size > MATH_LIMITS.maxExactDigits) {
       throw new GuardError(
@@ -259,8 +256,9 @@ class GuardWalker {
       if (Math.abs(x) > MATH_LIMITS.maxSymbolicExponent) throw tooLarge(`|n| > ${MATH_LIMITS.maxSymbolicExponent} on a symbolic base`);
       return { closed: false, approx: NaN, size: 1, hasPow };
     }
+    // |x| * log10|b| bounds the size of the value; unknown (complex) bases are re-checked at run time.
     const b = Math.abs(base.approx);
-    const magnitude = b === 0 || !Number.isFinite(b) ? (b === 0 ? 0 : Infinity) : Math.abs(x * Math.log10(b));
+    const magnitude = Number.isNaN(b) || b === 0 ? 0 : b === Infinity ? Infinity : Math.abs(x * Math.log10(b));
     if (magnitude > MATH_LIMITS.maxPowerDigits) {
       throw tooLarge(`about ${formatDigits(magnitude)} digits, limit ${MATH_LIMITS.maxPowerDigits}`);
     }

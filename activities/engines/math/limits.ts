@@ -9,8 +9,6 @@ export const MATH_LIMITS = {
   maxNestingDepth: 40,
   /** Nodes of the parse tree (both sides together). */
   maxNodes: 500,
-  /** Depth of the parse tree (unary chains deepen it without parentheses). */
-  maxTreeDepth: 120,
   /** Significant digits of a number literal, and the magnitude of its decimal exponent. */
   maxLiteralDigits: 300,
   maxLiteralExponent: 300,
@@ -30,10 +28,12 @@ export const MATH_LIMITS = {
   maxVariadicArgs: 20,
   /** Length of a variable name. */
   maxSymbolLength: 32,
-  /** Canonical form: terms of one polynomial, total term multiplications, coefficient digits. */
-  maxTerms: 2_000,
-  maxWork: 200_000,
+  /** Canonical form: terms of one polynomial, work units (one per simple term product), coefficient digits. */
+  maxTerms: 500,
+  maxWork: 10_000,
   maxCoefficientDigits: 3_000,
+  /** Characters of a rendered canonical form (longer forms are not used for proofs or output). */
+  maxRenderedLength: 20_000,
   /** BigNumber significant digits of decimal mode. */
   decimalPrecision: 64,
   /** Numeric evaluation: |log10|v|| of any intermediate decimal value. */

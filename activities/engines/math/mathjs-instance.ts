@@ -8,7 +8,7 @@
 //
 // Config: numbers parse as BigNumber (decimal.js) with 64 significant digits, so a literal such
 // as 0.1 is kept exactly (as the decimal 0.1, not the double nearest to it).
-import { all, create } from 'mathjs';
+import { all, create, type BigNumber, type Complex } from 'mathjs';
 import { MATH_LIMITS } from './limits.js';
 
 const math = create(all, { number: 'BigNumber', precision: MATH_LIMITS.decimalPrecision });
@@ -32,8 +32,8 @@ export interface AstNode {
 }
 
 // Types of the values the evaluator handles (decimal.js BigNumber, IEEE number, Complex).
-export type BigNumberValue = ReturnType<typeof math.bignumber>;
-export type ComplexValue = ReturnType<typeof math.complex>;
+export type BigNumberValue = BigNumber;
+export type ComplexValue = Complex;
 export type NumericValue = number | BigNumberValue | ComplexValue;
 
 type AnyFn = (...args: unknown[]) => unknown;

@@ -40,9 +40,15 @@ export const cmp = (a: Q, b: Q) => {
   return l < r ? -1 : l > r ? 1 : 0;
 };
 
-export const add = (a: Q, b: Q): Q => (a.d === b.d ? q(a.n + b.n, a.d) : q(a.n * b.d + b.n * a.d, a.d * b.d));
+export function add(a: Q, b: Q): Q {
+  if (a.d === 1n && b.d === 1n) return { n: a.n + b.n, d: 1n };
+  return a.d === b.d ? q(a.n + b.n, a.d) : q(a.n * b.d + b.n * a.d, a.d * b.d);
+}
 export const sub = (a: Q, b: Q): Q => add(a, neg(b));
-export const mul = (a: Q, b: Q): Q => q(a.n * b.n, a.d * b.d);
+export function mul(a: Q, b: Q): Q {
+  if (a.d === 1n && b.d === 1n) return { n: a.n * b.n, d: 1n };
+  return q(a.n * b.n, a.d * b.d);
+}
 export const neg = (a: Q): Q => ({ n: -a.n, d: a.d });
 export const qAbs = (a: Q): Q => ({ n: abs(a.n), d: a.d });
 export function div(a: Q, b: Q): Q {

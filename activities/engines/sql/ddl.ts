@@ -6,6 +6,7 @@
 // `CREATE … TABLE name ( … )`, splits the parenthesised body at top-level commas and keeps the
 // first identifier of every definition that is not a table constraint. The DDL is never
 // executed anywhere.
+import { createHash } from 'node:crypto';
 import { LEX_PROFILES, type SqlDialect } from './dialects.js';
 import { identName, isWord, lexSql, significantTokens, splitStatements, type Token } from './lexer.js';
 import { columnRefParts, identText, isNode, parseSql, unwrapSelect, type Node } from './parser.js';
@@ -35,6 +36,26 @@ export interface SchemaParseOutcome {
   limitExceeded: boolean;
   /** Why the parser result was not used, when the tokenizer produced the schema. */
   parserError: string | null;
+}
+
+// Parsing the DDL dominates a verification, and callers send the same schema many times: a small
+// LRU of parsed schemas keyed by dialect + sha256(DDL). Entries are treated as immutable.
+const CACHE_SIZE = 64;
+const cache = new Map<string, SchemaParseOutcome>();
+
+/** parseSchema with a bounded cache (same inputs → the same, read-only, outcome object). */
+export function parseSchemaCached(ddl: string, dialect: SqlDialect): SchemaParseOutcome {
+  const key = `${dialect}:${createHash('sha256').update(ddl).digest('hex')}`;
+  const hit = cache.get(key);
+  if (hit) {
+    cache.delete(key);
+    cache.set(key, hit);
+    return hit;
+  }
+  const outcome = parseSchema(ddl, dialect);
+  cache.set(key, outcome);
+  if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+  return outcome;
 }
 
 export function parseSchema(ddl: string, dialect: SqlDialect): SchemaParseOutcome {

@@ -16,11 +16,11 @@ import type { EngineOutcome } from '../../../core/diagnostic.js';
 import { sha256Hex } from '../../../core/canonical-json.js';
 import { SERVICE_VERSION } from '../../../core/version.js';
 import { canonicalDialect, LEX_PROFILES, PARSER_DATABASE, type SqlDialect } from './dialects.js';
-import { parseSchema, type SchemaParseOutcome } from './ddl.js';
+import { parseSchemaCached, type SchemaParseOutcome } from './ddl.js';
 import { lexicalChecks } from './lexical-checks.js';
 import { isWord, lexSql, significantTokens, SqlLexError, type LexResult } from './lexer.js';
 import { LIMITS } from './limits.js';
-import { countNodes, isSelect, parseSql, PARSER_NAME, PARSER_VERSION, renderExpr, type Node } from './parser.js';
+import { isSelect, measureAst, parseSql, PARSER_NAME, PARSER_VERSION, renderExpr, type Node } from './parser.js';
 import { Resolver, type ColumnUse } from './resolver.js';
 import { isSensitiveColumnName } from './sensitive.js';
 import { prepareInSqlite, sqliteVersion, type SqlitePrepareResult } from './sqlite-check.js';
@@ -50,6 +50,7 @@ interface Complexity {
   tokens: number;
   paren_depth: number;
   ast_nodes: number | null;
+  ast_depth: number | null;
   tables: number;
   joins: number;
   subquery_depth: number;
@@ -65,11 +66,12 @@ class Analysis {
   columns: string[] = [];
   mode: 'ast' | 'sqlite_engine' | 'none' = 'none';
   parseError: string | null = null;
-  complexity: Complexity = { tokens: 0, paren_depth: 0, ast_nodes: null, tables: 0, joins: 0, subquery_depth: 0 };
+  complexity: Complexity = { tokens: 0, paren_depth: 0, ast_nodes: null, ast_depth: null, tables: 0, joins: 0, subquery_depth: 0 };
   schema: SchemaParseOutcome | null = null;
   sqlite: SqlitePrepareResult | null = null;
   sqliteSkipped: string | null = null;
   lexed: LexResult | null = null;
+  analysisOverflow = false;
 
   constructor(
     readonly query: string,
@@ -112,9 +114,13 @@ export function verifySql(req: SqlRequest): EngineOutcome {
   if (sig.length > LIMITS.maxTokens) return complexityBlocked(a, 'tokens', sig.length, LIMITS.maxTokens);
   if (a.lexed.maxDepth > LIMITS.maxParenDepth) return complexityBlocked(a, 'paren_depth', a.lexed.maxDepth, LIMITS.maxParenDepth);
 
-  a.schema = parseSchema(a.ddl, dialect);
+  a.schema = parseSchemaCached(a.ddl, dialect);
   const schema = a.schema.schema;
-  const declared = new Set(schema ? [...schema.tables.keys()] : []);
+  const declared = new Set<string>();
+  for (const t of schema?.tables.values() ?? []) {
+    declared.add(t.name.toLowerCase());
+    if (t.qualifier !== null) declared.add(`${t.qualifier}.${t.name}`.toLowerCase());
+  }
 
   const lexical = lexicalChecks(a.lexed, { dialect, declaredTables: declared });
   for (const i of lexical.issues) a.add(i, statementKey(i));
@@ -122,7 +128,13 @@ export function verifySql(req: SqlRequest): EngineOutcome {
   const parsed = parseSql(a.lexed.analysisText, dialect);
   if (parsed.ok && parsed.statements.length > 0) {
     a.mode = 'ast';
-    analyseAst(a, parsed.statements);
+    try {
+      analyseAst(a, parsed.statements);
+    } catch (err) {
+      // The AST bounds should prevent this; a stack overflow is still a bound, never a verdict.
+      if (!(err instanceof RangeError)) throw err;
+      a.analysisOverflow = true;
+    }
   } else {
     a.parseError = parsed.ok ? 'the parser produced no statement' : parsed.error;
     a.statementTypes = lexical.statementHeads.map((h) => h.toLowerCase());
@@ -139,14 +151,24 @@ export function verifySql(req: SqlRequest): EngineOutcome {
   if (a.mode === 'none' && a.sqlite && !a.sqlite.ok && a.sqlite.kind === 'schema_build') {
     return blocked(a, SQL_CONSTRAINTS.schemaParseError, `schema_ddl is not a valid SQLite schema: ${a.sqlite.message}`);
   }
+  if (a.mode === 'none' && /maximum call stack/i.test(a.parseError ?? '')) {
+    return complexityBlocked(a, 'parser_stack', null, null, 'the query nests too deeply for the parser');
+  }
+  if (a.mode === 'none' && dialect === 'sqlite' && schema === null) {
+    // The parser could not read the query and the engine could not be tried without a schema.
+    if (a.schema.limitExceeded) return complexityBlocked(a, 'schema', null, null, a.schema.error ?? undefined);
+    return blocked(a, SQL_CONSTRAINTS.schemaParseError, `schema_ddl could not be parsed: ${a.schema.error}`);
+  }
   if (a.mode === 'none') {
     const engineMessage = a.sqlite && !a.sqlite.ok ? `; SQLite: ${a.sqlite.message}` : '';
     return blocked(a, SQL_CONSTRAINTS.parseError, `the query could not be parsed as ${dialect}: ${a.parseError}${engineMessage}`);
   }
 
   // 6. Structural bounds.
+  if (a.analysisOverflow) return complexityBlocked(a, 'analysis_stack', null, null, 'the query nests too deeply to analyse');
   const c = a.complexity;
   if (c.ast_nodes !== null && c.ast_nodes > LIMITS.maxAstNodes) return complexityBlocked(a, 'ast_nodes', c.ast_nodes, LIMITS.maxAstNodes);
+  if (c.ast_depth !== null && c.ast_depth > LIMITS.maxAstDepth) return complexityBlocked(a, 'ast_depth', c.ast_depth, LIMITS.maxAstDepth);
   if (c.tables > LIMITS.maxTables) return complexityBlocked(a, 'tables', c.tables, LIMITS.maxTables);
   if (c.joins > LIMITS.maxJoins) return complexityBlocked(a, 'joins', c.joins, LIMITS.maxJoins);
   if (c.subquery_depth > LIMITS.maxSubqueryDepth) {
@@ -197,8 +219,11 @@ function statementKey(i: SqlIssue): string | undefined {
 function analyseAst(a: Analysis, statements: Node[]): void {
   const schema = a.schema?.schema ?? null;
   a.statementTypes = statements.map((s) => String(s.type ?? 'unknown').toLowerCase());
-  a.complexity.ast_nodes = countNodes(statements, LIMITS.maxAstNodes + 1);
-  if (a.complexity.ast_nodes > LIMITS.maxAstNodes) return;
+  const size = measureAst(statements, LIMITS.maxAstNodes + 1);
+  a.complexity.ast_nodes = size.nodes;
+  a.complexity.ast_depth = size.depth;
+  // Past these bounds the recursive analyses below could exhaust the stack: decide on the bounds alone.
+  if (size.nodes > LIMITS.maxAstNodes || size.depth > LIMITS.maxAstDepth) return;
 
   for (const st of statements) {
     const type = String(st.type ?? 'unknown').toLowerCase();
@@ -435,7 +460,7 @@ function proofArtifact(a: Analysis, constraintId: string, isValid: boolean, mali
     schema: schema
       ? {
           source: schema.source,
-          tables: [...schema.tables.values()].map((t) => ({ name: t.name, columns: t.columns })),
+          tables: [...schema.tables.values()].map((t) => ({ name: t.name, columns: [...t.columns] })),
           ignored_statements: schema.ignoredStatements,
         }
       : { source: null, error: a.schema?.error ?? 'not parsed' },

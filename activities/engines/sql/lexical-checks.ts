@@ -214,7 +214,7 @@ export function isSystemCatalog(db: string | null, table: string): boolean {
 
 export interface LexicalContext {
   dialect: SqlDialect;
-  /** Lower-cased names of tables declared in schema_ddl (a declared table is never a catalog). */
+  /** Lower-cased names (`t` and `schema.t`) of tables declared in schema_ddl (a declared table is never a catalog). */
   declaredTables: Set<string>;
 }
 
@@ -282,7 +282,7 @@ export function lexicalChecks(lexed: LexResult, ctx: LexicalContext): LexicalRep
   });
 
   statements.forEach((st) => {
-    const isRead = READ_HEADS.has(st.length > 0 ? firstWord(st) : '') || st[0]?.value === '(';
+    const isRead = READ_HEADS.has(statementHead(st));
     const hasSetOperator = st.some((t) => isWord(t, ...SET_OPERATORS));
     st.forEach((t, i) => {
       const name = lowerName(t);
@@ -360,11 +360,6 @@ export function lexicalChecks(lexed: LexResult, ctx: LexicalContext): LexicalRep
   };
 }
 
-function firstWord(st: Token[]): string {
-  const w = st.find((t) => t.kind === 'word');
-  return w ? w.value.toUpperCase() : '';
-}
-
 /** Leading keyword of a statement; for WITH, the keyword of the main statement after the CTEs. */
 export function statementHead(st: Token[]): string {
   let i = 0;
@@ -395,18 +390,24 @@ function catalogReference(st: Token[], i: number, ctx: LexicalContext): string |
     // `master..sysdatabases` (T-SQL default schema) has a second dot.
     const member2 = st[i + 2]?.value === '.' ? lowerName(st[i + 3]) : null;
     const table = member ?? member2;
-    return table !== null ? `${name}.${table}` : null;
+    if (table === null || ctx.declaredTables.has(`${name}.${table}`)) return null;
+    return `${name}.${table}`;
   }
   if (CATALOG_TABLES.has(name) && !isCall(st, i) && !ctx.declaredTables.has(name) && !dotAfter && !dotBefore) return name;
   return null;
 }
 
-/** True when `name` is introduced as a table alias (`… AS name` or `table name`). */
+/** True when `name` is introduced as a table alias: `… AS name`, or `FROM|JOIN|, table name`. */
 function usedAsAlias(st: Token[], name: string): boolean {
   return st.some((t, k) => {
     if (lowerName(t) !== name || k === 0) return false;
     const before = st[k - 1];
-    return isWord(before, 'AS') || (identName(before) !== null && !isWord(before, 'FROM', 'JOIN', 'ON', 'WHERE', 'AND', 'OR', 'SELECT', 'BY', 'ON'));
+    if (isWord(before, 'AS')) return true;
+    const beforeBefore = st[k - 2];
+    return (
+      identName(before) !== null &&
+      (isWord(beforeBefore, 'FROM', 'JOIN') || (beforeBefore?.kind === 'punct' && (beforeBefore.value === ',' || beforeBefore.value === '.')))
+    );
   });
 }
 

@@ -2,15 +2,17 @@
 // (BLOCKED): the verifier refuses to analyse rather than analyse partially. docs/sql-engine.md lists them.
 export const LIMITS = {
   /** Characters of `query` (checked before lexing). */
-  maxQueryLength: 50_000,
+  maxQueryLength: 20_000,
   /** Characters of `schema_ddl` (checked before lexing). */
   maxSchemaDdlLength: 500_000,
   /** Significant tokens of the query. */
-  maxTokens: 10_000,
+  maxTokens: 4_000,
   /** Parenthesis nesting of the query (also protects the recursive-descent parser's stack). */
   maxParenDepth: 64,
   /** Objects in the parsed AST. */
   maxAstNodes: 20_000,
+  /** Nesting of objects in the parsed AST (long AND/OR chains, UNION chains); SQLite's own expression limit is 1000. */
+  maxAstDepth: 1_000,
   /** Distinct tables (declared tables and CTE names) referenced in FROM / JOIN. */
   maxTables: 10,
   /** JOINs, counting every FROM item after the first (comma joins included). */

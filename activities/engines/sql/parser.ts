@@ -74,20 +74,22 @@ export function setOperationChain(select: Node): Node[] {
   return out;
 }
 
-/** Counts AST objects (a size bound independent of the text length). */
-export function countNodes(root: unknown, cap: number): number {
-  let count = 0;
-  const stack: unknown[] = [root];
-  while (stack.length > 0 && count <= cap) {
-    const cur = stack.pop();
+/** Counts AST objects and their nesting depth (bounds independent of the text length); stops past `cap` nodes. */
+export function measureAst(root: unknown, cap: number): { nodes: number; depth: number } {
+  let nodes = 0;
+  let depth = 0;
+  const stack: Array<[unknown, number]> = [[root, 0]];
+  while (stack.length > 0 && nodes <= cap) {
+    const [cur, d] = stack.pop()!;
     if (Array.isArray(cur)) {
-      for (const v of cur) stack.push(v);
+      for (const v of cur) stack.push([v, d]);
     } else if (isNode(cur)) {
-      count++;
-      for (const [k, v] of Object.entries(cur)) if (k !== 'loc' && typeof v === 'object' && v !== null) stack.push(v);
+      nodes++;
+      depth = Math.max(depth, d + 1);
+      for (const [k, v] of Object.entries(cur)) if (k !== 'loc' && typeof v === 'object' && v !== null) stack.push([v, d + 1]);
     }
   }
-  return count;
+  return { nodes, depth };
 }
 
 /** `as` of a FROM item: `"g"`, `"g(n)"`, `"v(a, b)"` or `{value}` → alias and optional column list. */

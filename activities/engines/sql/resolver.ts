@@ -15,7 +15,6 @@ import {
   functionName,
   identText,
   isNode,
-  isSelect,
   parseAlias,
   setOperationChain,
   unwrapSelect,
@@ -270,7 +269,7 @@ export class Resolver {
   private relationFor(item: Node, scope: Scope, outer: Scope | null, depth: number, env: CteEnv): Relation | null {
     const { alias, columns: aliasColumns } = parseAlias(item.as);
     const sub = unwrapSelect(item.expr) ?? unwrapSelect(item);
-    if (sub && item.type !== 'select') {
+    if (sub) {
       // A derived table sees enclosing scopes only (LATERAL also sees its left siblings).
       const lateral = /lateral/i.test(String(item.prefix ?? '')) || item.lateral === true;
       const out = this.resolveChain(sub, lateral ? scope : outer, depth + 1, env);
@@ -499,4 +498,3 @@ export function outputColumnsOf(select: Node, schema: SchemaModel, dialect: SqlD
   return new Resolver(schema, dialect).resolveStatement(select);
 }
 
-export { isSelect };

@@ -4,7 +4,7 @@
 // `os/exec`) as long as nothing in the file binds that name.
 import type { Node } from 'web-tree-sitter';
 import { type ExprOps, type Fact, lazySite, makeCallSite } from '../facts.js';
-import { constValue, isRef, member, OPAQUE, type Scope, type ScopeRange, type Value } from '../scopes.js';
+import { constValue, isRef, membersOf, OPAQUE, type Scope, type ScopeRange, type Value } from '../scopes.js';
 import { dottedParts, unescapeLiteral, type SyntaxView } from '../syntax.js';
 import {
   AnalysisBase,
@@ -172,18 +172,11 @@ class GoAnalysis extends AnalysisBase implements ExprOps {
         return this.lookupName(v.text(node), scope);
       case 'selector_expression': {
         const parts = dottedParts(v.text(node));
-        if (parts) {
-          return this.lookupName(parts[0], scope)
-            .filter(isRef)
-            .map((b) => parts.slice(1).reduce(member, b));
-        }
+        if (parts) return membersOf(this.lookupName(parts[0], scope), parts.slice(1));
         const operand = v.field(node, 'operand');
         const field = v.field(node, 'field');
         if (!operand || !field) return [OPAQUE];
-        const name = v.text(field);
-        return this.evaluate(operand, scope)
-          .filter(isRef)
-          .map((b) => member(b, name));
+        return membersOf(this.evaluate(operand, scope), [v.text(field)]);
       }
       case 'call_expression': {
         const fn = v.field(node, 'function');

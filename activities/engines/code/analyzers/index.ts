@@ -1,20 +1,24 @@
 // The analyzer of each language family.
 import type { Family } from '../languages.js';
 import type { Analyzer } from './base.js';
+import { bashAnalyzer } from './bash.js';
 import { goAnalyzer } from './go.js';
 import { javaAnalyzer } from './java.js';
 import { javascriptAnalyzer } from './javascript.js';
+import { phpAnalyzer } from './php.js';
 import { pythonAnalyzer } from './python.js';
+import { rubyAnalyzer } from './ruby.js';
 
-const ANALYZERS: Partial<Record<Family, Analyzer>> = {
+const ANALYZERS: Record<Family, Analyzer> = {
   python: pythonAnalyzer,
   javascript: javascriptAnalyzer,
   go: goAnalyzer,
   java: javaAnalyzer,
+  ruby: rubyAnalyzer,
+  php: phpAnalyzer,
+  bash: bashAnalyzer,
 };
 
 export function analyzerFor(family: Family): Analyzer {
-  const a = ANALYZERS[family];
-  if (!a) throw new Error(`no analyzer for ${family}`);
-  return a;
+  return ANALYZERS[family];
 }

@@ -4,7 +4,7 @@
 // Snippets without imports still resolve the well-known classes they use.
 import type { Node } from 'web-tree-sitter';
 import { type ExprOps, type Fact, lazySite, makeCallSite } from '../facts.js';
-import { constValue, isRef, member, OPAQUE, type Scope, type ScopeRange, type Value } from '../scopes.js';
+import { constValue, isRef, membersOf, OPAQUE, type Scope, type ScopeRange, type Value } from '../scopes.js';
 import { dottedParts, unescapeLiteral, type SyntaxView } from '../syntax.js';
 import {
   AnalysisBase,
@@ -101,7 +101,7 @@ class JavaAnalysis extends AnalysisBase implements ExprOps {
   run(wanted: WantedNames): Fact[] {
     const v = this.view;
     const src = v.source;
-    const nodes = v.ofType(v.root, [...FUNCTION_TYPES, ...TYPE_DECLS, ...BINDER_TYPES, ...CALL_TYPES, 'formal_parameter']);
+    const nodes = v.ofType(v.root, [...FUNCTION_TYPES, ...TYPE_DECLS, ...BINDER_TYPES, ...CALL_TYPES]);
     const types = nodes.map((n) => v.type(n));
     const ranges: ScopeRange[] = [];
     nodes.forEach((n, i) => {
@@ -116,8 +116,8 @@ class JavaAnalysis extends AnalysisBase implements ExprOps {
       else if (TYPE_DECLS.includes(t)) {
         const m = TYPE_NAME.exec(src.slice(n.startIndex, n.startIndex + 400));
         if (m) this.localTypes.add(m[1]);
-      } else if (FUNCTION_TYPES.includes(t) || t === 'formal_parameter' || t === 'catch_formal_parameter' || t === 'resource' || t === 'enhanced_for_statement') {
-        if (t !== 'formal_parameter') this.pendScope(this.scopeOf(n), n);
+      } else if (FUNCTION_TYPES.includes(t) || t === 'catch_formal_parameter' || t === 'resource' || t === 'enhanced_for_statement') {
+        this.pendScope(this.scopeOf(n), n);
       } else {
         const name = declaredName(src, n.startIndex);
         if (name) this.pendName(name, n);
@@ -245,18 +245,11 @@ class JavaAnalysis extends AnalysisBase implements ExprOps {
       case 'scoped_identifier':
       case 'scoped_type_identifier': {
         const parts = dottedParts(v.text(node));
-        if (parts) {
-          return this.lookupName(parts[0], scope)
-            .filter(isRef)
-            .map((b) => parts.slice(1).reduce(member, b));
-        }
+        if (parts) return membersOf(this.lookupName(parts[0], scope), parts.slice(1));
         const obj = v.field(node, 'object') ?? v.field(node, 'scope');
         const field = v.field(node, 'field') ?? v.field(node, 'name');
         if (!obj || !field) return [OPAQUE];
-        const name = v.text(field);
-        return this.evaluate(obj, scope)
-          .filter(isRef)
-          .map((b) => member(b, name));
+        return membersOf(this.evaluate(obj, scope), [v.text(field)]);
       }
       case 'method_invocation': {
         const args = this.argNodes(v.field(node, 'arguments'));
@@ -303,9 +296,7 @@ class JavaAnalysis extends AnalysisBase implements ExprOps {
       const st = this.staticImports.get(name);
       return [st ?? `this.${name}`];
     }
-    return this.evaluate(obj, scope)
-      .filter(isRef)
-      .map((b) => member(b, name));
+    return membersOf(this.evaluate(obj, scope), [name]);
   }
 
   private argNodes(argsNode: Node | null): Node[] {

@@ -4,7 +4,7 @@
 // prefixes (`window.eval`, `globalThis.eval`) and `obj["name"]` lookups.
 import type { Node } from 'web-tree-sitter';
 import { type ExprOps, type Fact, lazySite, makeCallSite } from '../facts.js';
-import { constValue, isRef, member, OPAQUE, type Scope, type ScopeRange, type Value } from '../scopes.js';
+import { constValue, isRef, member, membersOf, OPAQUE, type Scope, type ScopeRange, type Value } from '../scopes.js';
 import { dottedParts, unescapeLiteral, type SyntaxView } from '../syntax.js';
 import {
   AnalysisBase,
@@ -324,9 +324,7 @@ class JavaScriptAnalysis extends AnalysisBase implements ExprOps {
         const index = v.field(n, 'index');
         const key = index ? this.constant(index, scope) : null;
         if (!obj || key === null) return [OPAQUE];
-        return this.evaluate(obj, scope)
-          .filter(isRef)
-          .map((b) => this.memberOf(b, key));
+        return membersOf(this.evaluate(obj, scope), [key], (b, k) => this.memberOf(b, k));
       }
       case 'call_expression':
         return this.evalCall(n, scope);
@@ -379,23 +377,14 @@ class JavaScriptAnalysis extends AnalysisBase implements ExprOps {
     if (parts) {
       if (parts[0] === 'this' && parts.length >= 2) {
         const key = `this.${parts[1]}`;
-        if (this.boundSomewhere(key)) {
-          return this.lookupName(key, this.scopes.root)
-            .filter(isRef)
-            .map((b) => parts.slice(2).reduce(member, b));
-        }
+        if (this.boundSomewhere(key)) return membersOf(this.lookupName(key, this.scopes.root), parts.slice(2));
       }
-      return this.lookupName(parts[0], scope)
-        .filter(isRef)
-        .map((b) => parts.slice(1).reduce((acc, p) => this.memberOf(acc, p), b));
+      return membersOf(this.lookupName(parts[0], scope), parts.slice(1), (b, p) => this.memberOf(b, p));
     }
     const obj = v.field(n, 'object');
     const prop = v.field(n, 'property');
     if (!obj || !prop) return [OPAQUE];
-    const name = v.text(prop).replace(/^#/, '');
-    return this.evaluate(obj, scope)
-      .filter(isRef)
-      .map((b) => this.memberOf(b, name));
+    return membersOf(this.evaluate(obj, scope), [v.text(prop).replace(/^#/, '')], (b, p) => this.memberOf(b, p));
   }
 
   private argNodes(argsNode: Node | null): Node[] {

@@ -4,7 +4,7 @@
 // and builtins resolved only when no scope shadows them.
 import type { Node } from 'web-tree-sitter';
 import { type ExprOps, lazySite, makeCallSite, type Fact } from '../facts.js';
-import { constValue, isRef, member, OPAQUE, type Scope, type ScopeRange, type Value } from '../scopes.js';
+import { constValue, isRef, member, membersOf, OPAQUE, type Scope, type ScopeRange, type Value } from '../scopes.js';
 import { dottedParts, unescapeLiteral, type SyntaxView } from '../syntax.js';
 import {
   AnalysisBase,
@@ -339,15 +339,12 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
         base = this.lookupName(parts[0], scope);
         rest = parts.slice(1);
       }
-      return base.filter(isRef).map((b) => rest.reduce(member, b));
+      return membersOf(base, rest);
     }
     const obj = v.field(node, 'object');
     const attr = v.field(node, 'attribute');
     if (!obj || !attr) return [OPAQUE];
-    const name = v.text(attr);
-    return this.evaluate(obj, scope)
-      .filter(isRef)
-      .map((b) => member(b, name));
+    return membersOf(this.evaluate(obj, scope), [v.text(attr)]);
   }
 
   private positional(argsNode: Node | null): Node[] {

@@ -1,0 +1,224 @@
+// Bash: commands are resolved through wrappers (sudo, env, command, builtin, exec, nohup,
+// time, nice, timeout, xargs, doas, stdbuf), quoting, paths (`/bin/bash` → bash) and
+// variables holding a constant command name (`c=eval; $c ...`). Reported: a download piped
+// into a shell or interpreter (or handed to one through `<(...)`, `$(...)` or `<<<`), eval,
+// reverse shells, insecure downloads, rm -rf, world-writable chmod, raw sockets, downloads.
+import type { Node } from 'web-tree-sitter';
+import type { Fact } from '../facts.js';
+import type { SyntaxView } from '../syntax.js';
+import { type Analyzer, occurrences } from './base.js';
+
+const DOWNLOADERS = new Set(['curl', 'wget', 'fetch', 'aria2c', 'http', 'https', 'lwp-download', 'lynx']);
+const INTERPRETER = /^(?:sh|bash|zsh|dash|ksh|mksh|ash|fish|csh|tcsh|busybox|python[\d.]*|perl[\d.]*|ruby[\d.]*|node|nodejs|php[\d.]*|pwsh|powershell|source|\.)$/;
+const WRAPPERS = new Set(['sudo', 'doas', 'env', 'command', 'builtin', 'exec', 'nohup', 'time', 'nice', 'timeout', 'xargs', 'stdbuf', 'chroot', 'su']);
+const NETCAT = new Set(['nc', 'ncat', 'netcat', 'socat', 'telnet']);
+const INTERESTING = new Set([...DOWNLOADERS, ...WRAPPERS, ...NETCAT, 'eval', 'rm', 'chmod', 'sh', 'bash', 'zsh', 'dash', 'ksh', 'source', '.']);
+const ROOT_TARGETS = /^["']?(?:\/\*?|~\/?\*?|\$\{?HOME\}?\/?\*?|\/(?:home|etc|usr|var|boot|bin|sbin|lib|opt|root)\/?\*?)["']?$/;
+/** Options of wrappers that take a value (the next word is not the command). */
+const WRAPPER_VALUE_OPTS: Readonly<Record<string, RegExp>> = {
+  sudo: /^-[ugCDhpRrTU]$/,
+  doas: /^-[uC]$/,
+  nice: /^-n$/,
+  timeout: /^-[sk]$/,
+  xargs: /^-[IdEeLlnPs]$/,
+  stdbuf: /^-[ioe]$/,
+  su: /^-[cs]$/,
+};
+
+interface Effective {
+  name: string;
+  args: Node[];
+  argTexts: string[];
+}
+
+class BashAnalysis {
+  private readonly facts: Fact[] = [];
+  private readonly vars = new Map<string, Set<string>>();
+  private readonly seen = new Set<string>();
+
+  constructor(private readonly view: SyntaxView) {}
+
+  /** Every syntax form is reported; the rule table decides which become findings. */
+  run(): Fact[] {
+    const v = this.view;
+    const src = v.source;
+    const nodes = v.ofType(v.root, ['command', 'pipeline', 'variable_assignment']);
+    const types = nodes.map((n) => v.type(n));
+    nodes.forEach((n, i) => {
+      if (types[i] === 'variable_assignment') this.recordVariable(n);
+    });
+    nodes.forEach((n, i) => {
+      if (types[i] === 'pipeline') this.pipeline(n);
+      else if (types[i] === 'command' && this.interesting(src, n.startIndex)) this.command(n);
+    });
+    // /dev/tcp and /dev/udp: reverse shells when an interactive shell is wired to them.
+    for (const { index } of occurrences(src, ['/dev/tcp', '/dev/udp'])) {
+      const node = v.namedAt(index, index + 8);
+      if (!node || v.type(node) === 'comment') continue;
+      const stmt = v.ancestor(node, new Set(['redirected_statement', 'command']), 6);
+      const cmd = stmt && v.type(stmt) === 'redirected_statement' ? v.field(stmt, 'body') : stmt;
+      const eff = cmd && v.type(cmd) === 'command' ? this.effective(cmd) : null;
+      const shell = eff !== null && INTERPRETER.test(eff.name) && eff.name !== 'source' && eff.name !== '.';
+      this.emit(shell ? 'reverse_shell' : 'raw_socket', node, shell ? `${eff?.name} wired to /dev/tcp` : 'connection through /dev/tcp');
+    }
+    return this.facts;
+  }
+
+  private emit(name: string, node: Node, detail: string): void {
+    const line = this.view.line(node);
+    const key = `${name}@${line}`;
+    if (this.seen.has(key)) return;
+    this.seen.add(key);
+    this.facts.push({ kind: 'syntax', line, name, detail });
+  }
+
+  /** A command can only matter when its first word is a known command, a wrapper, or not a plain word. */
+  private interesting(src: string, start: number): boolean {
+    const m = /[^\s;|&()<>]+/y;
+    m.lastIndex = start;
+    const first = m.exec(src)?.[0] ?? '';
+    if (/^[A-Za-z_]\w*=/.test(first)) return true;
+    if (/^[$"'\\`]/.test(first)) return true;
+    return INTERESTING.has(first.slice(first.lastIndexOf('/') + 1)) || INTERPRETER.test(first.slice(first.lastIndexOf('/') + 1));
+  }
+
+  private recordVariable(n: Node): void {
+    const v = this.view;
+    const name = v.field(n, 'name');
+    const value = v.field(n, 'value');
+    if (!name || !value) return;
+    const text = unquote(v.text(value));
+    if (text === null) return;
+    let set = this.vars.get(v.text(name));
+    if (!set) this.vars.set(v.text(name), (set = new Set()));
+    set.add(text);
+  }
+
+  /** Names a command word can stand for (constant text, or the constant values of a variable). */
+  private wordValues(n: Node): string[] {
+    const v = this.view;
+    const text = v.text(n).trim();
+    const plain = unquote(text);
+    if (plain !== null) return [basename(plain.replace(/^\\/, ''))];
+    const ref = /^"?\$\{?([A-Za-z_]\w*)\}?"?$/.exec(text);
+    if (ref) return [...(this.vars.get(ref[1]) ?? [])].map(basename);
+    return [];
+  }
+
+  /** The command actually run, after wrappers. */
+  private effective(cmd: Node): Effective | null {
+    const v = this.view;
+    const nameNode = v.field(cmd, 'name');
+    if (!nameNode) return null;
+    const args = v.fields(cmd, 'argument');
+    const texts = args.map((a) => v.text(a));
+    const candidates = this.wordValues(v.args(nameNode)[0] ?? nameNode);
+    if (candidates.length === 0) return null;
+    // Prefer a dangerous candidate when a variable may hold several commands.
+    let name = candidates.find((c) => c === 'eval' || INTERPRETER.test(c) || DOWNLOADERS.has(c)) ?? candidates[0];
+    let i = 0;
+    for (let guard = 0; WRAPPERS.has(name) && guard < 8; guard++) {
+      const valueOpt = WRAPPER_VALUE_OPTS[name];
+      const wrapper = name;
+      let next: string | null = null;
+      while (i < texts.length) {
+        const t = unquote(texts[i]) ?? texts[i];
+        i++;
+        if (t === '--') continue;
+        if (wrapper === 'env' && /^[A-Za-z_]\w*=/.test(t)) continue;
+        if (t.startsWith('-')) {
+          if (valueOpt?.test(t)) i++;
+          continue;
+        }
+        if (wrapper === 'timeout' && /^\d/.test(t)) continue;
+        if (wrapper === 'nice' && /^-?\d+$/.test(t)) continue;
+        next = basename(t);
+        break;
+      }
+      if (next === null) return { name, args: args.slice(i), argTexts: texts.slice(i) };
+      name = next;
+    }
+    return { name, args: args.slice(i), argTexts: texts.slice(i) };
+  }
+
+  private pipeline(p: Node): void {
+    const v = this.view;
+    const stages = v.args(p).map((s) => (v.type(s) === 'redirected_statement' ? v.field(s, 'body') : s));
+    let downloadAt = -1;
+    stages.forEach((s, i) => {
+      if (!s || v.type(s) !== 'command') return;
+      const eff = this.effective(s);
+      if (!eff) return;
+      if (downloadAt < 0 && DOWNLOADERS.has(eff.name)) downloadAt = i;
+      else if (downloadAt >= 0 && (INTERPRETER.test(eff.name) || eff.name === 'eval')) {
+        this.emit('download_exec', s, `download piped into ${eff.name}`);
+      }
+    });
+  }
+
+  private command(cmd: Node): void {
+    const v = this.view;
+    const eff = this.effective(cmd);
+    if (!eff) return;
+    const { name, argTexts } = eff;
+    const flags = argTexts.map((t) => unquote(t) ?? t);
+    if (name === 'eval') this.emit('eval', cmd, 'eval');
+    if (name === 'eval' || INTERPRETER.test(name)) {
+      // Downloads handed over through <(...), $(...), `...` or <<<.
+      const parent = cmd.parent;
+      const holders = [...eff.args, ...v.fields(cmd, 'redirect'), ...(parent && v.type(parent) === 'redirected_statement' ? v.fields(parent, 'redirect') : [])];
+      for (const h of holders) {
+        for (const sub of v.ofType(h, ['command_substitution', 'process_substitution'])) {
+          if (v.ofType(sub, ['command']).some((c) => DOWNLOADERS.has(this.effective(c)?.name ?? ''))) {
+            this.emit('download_exec', cmd, `downloaded content run by ${name}`);
+          }
+        }
+      }
+    }
+    if (DOWNLOADERS.has(name)) {
+      this.emit('download', cmd, name);
+      const insecure =
+        (name === 'curl' && flags.some((f) => f === '--insecure' || /^-[A-Za-z]*k[A-Za-z]*$/.test(f))) ||
+        (name === 'wget' && flags.includes('--no-check-certificate'));
+      if (insecure) this.emit('insecure_download', cmd, `${name} without certificate checks`);
+    }
+    if (name === 'rm') {
+      const recursive = flags.some((f) => f === '--recursive' || /^-[A-Za-z]*[rR][A-Za-z]*$/.test(f));
+      const force = flags.some((f) => f === '--force' || /^-[A-Za-z]*f[A-Za-z]*$/.test(f));
+      if (recursive && force) {
+        const targets = argTexts.filter((t) => !t.startsWith('-'));
+        if (targets.some((t) => ROOT_TARGETS.test(t))) this.emit('rm_rf_root', cmd, 'rm -rf of a root or home directory');
+        else this.emit('rm_rf', cmd, 'rm -rf');
+      }
+    }
+    if (name === 'chmod' && flags.some((f) => worldWritable(f))) this.emit('chmod_world_writable', cmd, `chmod ${flags.find((f) => worldWritable(f))}`);
+    if (NETCAT.has(name)) {
+      const shellExec =
+        (name !== 'socat' && flags.some((f) => /^-[A-Za-z]*[ec]$/.test(f))) || (name === 'socat' && flags.some((f) => /^(?:exec|system):/i.test(f)));
+      this.emit(shellExec ? 'reverse_shell' : 'raw_socket', cmd, shellExec ? `${name} handing a shell to the network` : name);
+    }
+  }
+}
+
+/** Text of a word or quoted string without expansions, unquoted; null when it contains expansions. */
+function unquote(text: string): string | null {
+  const t = text.trim();
+  if (/^'[^']*'$/.test(t)) return t.slice(1, -1);
+  if (/^"[^"$`\\]*"$/.test(t)) return t.slice(1, -1);
+  if (/^[^\s$`'"(){}<>|;&]+$/.test(t)) return t;
+  return null;
+}
+
+function basename(s: string): string {
+  return s.slice(s.lastIndexOf('/') + 1);
+}
+
+/** chmod modes that let everyone write: octal with the o+w bit, or symbolic a+w / o+w / +w. */
+function worldWritable(mode: string): boolean {
+  if (/^[0-7]{3,4}$/.test(mode)) return (parseInt(mode, 8) & 0o002) !== 0;
+  return mode.split(',').some((clause) => /^[ugoa]*[+=][rwxXst]*w/.test(clause) && (/^[ugo]*[oa]/.test(clause) || /^[+=]/.test(clause)));
+}
+
+export const bashAnalyzer: Analyzer = {
+  analyze: (view: SyntaxView) => new BashAnalysis(view).run(),
+};

@@ -1,0 +1,382 @@
+// PHP: function names are case-insensitive and global (a namespaced call falls back to the
+// global function), `use function x as y` aliases, variable functions (`$f = 'system'; $f()`),
+// callbacks by name (`call_user_func('system', ...)`, `array_map('system', ...)`), methods
+// (`$pdo->query`), static calls, backticks, include/require of computed paths.
+import type { Node } from 'web-tree-sitter';
+import { type ExprOps, type Fact, lazySite, makeCallSite } from '../facts.js';
+import { constValue, DYNAMIC_STRING, isConst, isRef, member, OPAQUE, type Scope, type ScopeRange, type Value } from '../scopes.js';
+import { unescapeLiteral, type SyntaxView } from '../syntax.js';
+import {
+  AnalysisBase,
+  type Analyzer,
+  calleePrefix,
+  dynamicMarker,
+  FALSE_LITERALS,
+  isDynamicMarker,
+  parseIntLiteral,
+  patternWords,
+  type PatternWords,
+  singleConstant,
+  type WantedNames,
+} from './base.js';
+
+const GATE_TYPES = ['function_definition', 'method_declaration', 'anonymous_function'];
+const CALL_TYPES = ['function_call_expression', 'member_call_expression', 'nullsafe_member_call_expression', 'scoped_call_expression', 'object_creation_expression'];
+const INCLUDE_TYPES = ['include_expression', 'include_once_expression', 'require_expression', 'require_once_expression'];
+const BINDER_TYPES = ['assignment_expression', 'namespace_use_declaration'];
+const STATEMENTS = new Set(['expression_statement', 'return_statement', 'echo_statement']);
+const SUPERGLOBALS = new Set(['$_GET', '$_POST', '$_REQUEST', '$_COOKIE', '$_SERVER', '$_FILES', '$_ENV']);
+const CLOSURE: Value = 'closure#';
+/** Functions that call a callback given by name, and the argument holding it. */
+const CALLBACK_ARG: Readonly<Record<string, number>> = {
+  call_user_func: 0,
+  call_user_func_array: 0,
+  forward_static_call: 0,
+  forward_static_call_array: 0,
+  array_map: 0,
+  register_shutdown_function: 0,
+  register_tick_function: 0,
+  array_filter: 1,
+  array_walk: 1,
+  array_walk_recursive: 1,
+  array_reduce: 1,
+  usort: 1,
+  uasort: 1,
+  uksort: 1,
+  iterator_apply: 1,
+};
+const SPECIAL_WORDS = new Set(Object.keys(CALLBACK_ARG));
+const USE_FUNCTION = /use\s+function\s+([^;]+);/y;
+const TARGET = /(\$[A-Za-z_]\w*)\s*(?:=(?![=>])|\.=|\?\?=)/y;
+
+/** `\Foo\Bar` → `foo\bar`, `\system` → `system`: PHP function names as rule patterns spell them. */
+function functionName(text: string): string {
+  return text.replace(/\s+/g, '').replace(/^\\/, '').toLowerCase();
+}
+
+class PhpAnalysis extends AnalysisBase implements ExprOps {
+  readonly identifierTypes = ['name'];
+  readonly statementTypes = STATEMENTS;
+  private readonly bound = new Set<number>();
+  private readonly functionAliases = new Map<string, string>();
+
+  run(wanted: WantedNames): Fact[] {
+    const v = this.view;
+    const src = v.source;
+    const nodes = v.ofType(v.root, [...GATE_TYPES, 'arrow_function', ...CALL_TYPES, ...INCLUDE_TYPES, ...BINDER_TYPES, 'shell_command_expression']);
+    const types = nodes.map((n) => v.type(n));
+    const ranges: ScopeRange[] = [];
+    nodes.forEach((n, i) => {
+      const t = types[i];
+      if (GATE_TYPES.includes(t)) ranges.push({ start: n.startIndex, end: v.end(n), kind: 'gate' });
+      else if (t === 'arrow_function') ranges.push({ start: n.startIndex, end: v.end(n), kind: 'function' });
+    });
+    this.buildScopes(ranges);
+    const calls: Node[] = [];
+    nodes.forEach((n, i) => {
+      const t = types[i];
+      if (CALL_TYPES.includes(t)) calls.push(n);
+      else if (GATE_TYPES.includes(t) || t === 'arrow_function') this.pendScope(this.scopeOf(n), n);
+      else if (t === 'shell_command_expression') {
+        if (wanted.syntax.has('subshell')) this.fact({ kind: 'syntax', line: v.line(n), name: 'subshell', detail: 'backticks' });
+      } else if (INCLUDE_TYPES.includes(t)) {
+        const arg = v.args(n)[0];
+        if (arg && wanted.syntax.has('dynamic_include') && this.constant(arg, this.scopeOf(n)) === null) {
+          this.fact({ kind: 'syntax', line: v.line(n), name: 'dynamic_include', detail: t.replace(/_expression$/, '') });
+        }
+      } else if (t === 'namespace_use_declaration') {
+        USE_FUNCTION.lastIndex = n.startIndex;
+        const m = USE_FUNCTION.exec(src);
+        if (m) {
+          for (const clause of m[1].split(',')) {
+            const [target, alias] = clause.split(/\s+as\s+/i).map((s) => s.trim());
+            const name = functionName(target);
+            this.functionAliases.set((alias ?? name.slice(name.lastIndexOf('\\') + 1)).toLowerCase(), name.slice(name.lastIndexOf('\\') + 1));
+          }
+        }
+      } else {
+        TARGET.lastIndex = n.startIndex;
+        const m = TARGET.exec(src);
+        if (m) this.pendName(m[1], n);
+      }
+    });
+    const words = patternWords(wanted.callPatterns);
+    const lower = new Set([...words.all].map((w) => w.toLowerCase()));
+    for (const c of calls) if (this.relevant(c, words, lower)) this.callFact(c, wanted);
+    return this.facts;
+  }
+
+  private relevant(call: Node, words: PatternWords, lower: ReadonlySet<string>): boolean {
+    const src = this.view.source;
+    let start = call.startIndex;
+    if (src.startsWith('new', start)) start = skipSpace(src, start + 3);
+    if (src[start] === '\\') start++;
+    const prefix = calleePrefix(src, start);
+    if (!prefix) return true;
+    const root = prefix[0];
+    return (
+      root.startsWith('$') ||
+      prefix.some((w) => lower.has(w.toLowerCase()) || SPECIAL_WORDS.has(w.toLowerCase()) || this.functionAliases.has(w.toLowerCase())) ||
+      words.lasts.has(prefix[prefix.length - 1])
+    );
+  }
+
+  // ── bindings ──────────────────────────────────────────────────────────────────────────
+
+  protected bindNode(n: Node): void {
+    if (this.bound.has(n.id)) return;
+    this.bound.add(n.id);
+    const v = this.view;
+    const scope = this.scopeOf(n);
+    const t = v.type(n);
+    if (t === 'assignment_expression') {
+      const left = v.field(n, 'left');
+      const right = v.field(n, 'right');
+      if (left && right && v.type(left) === 'variable_name') this.scopes.bindExpr(scope, v.text(left), right);
+      return;
+    }
+    const params = v.field(n, 'parameters');
+    if (params) for (const p of v.ofType(params, ['variable_name'])) this.scopes.bindValue(scope, v.text(p), OPAQUE);
+  }
+
+  // ── resolution ────────────────────────────────────────────────────────────────────────
+
+  protected freeName(name: string): Value[] {
+    if (SUPERGLOBALS.has(name)) return [DYNAMIC_STRING];
+    return [OPAQUE];
+  }
+
+  private unwrapArg(n: Node): Node {
+    return this.view.type(n) === 'argument' ? (this.view.args(n).at(-1) ?? n) : n;
+  }
+
+  evaluate(node: Node, scope: Scope): Value[] {
+    const v = this.view;
+    const n = this.unwrapArg(node);
+    switch (v.type(n)) {
+      case 'variable_name':
+        return v.text(n) === '$this' ? ['this'] : this.lookupName(v.text(n), scope);
+      case 'name':
+      case 'qualified_name':
+        return [functionName(v.text(n))];
+      case 'anonymous_function':
+      case 'arrow_function':
+        return [CLOSURE];
+      case 'subscript_expression': {
+        const base = v.args(n)[0];
+        return base && SUPERGLOBALS.has(v.text(base)) ? [DYNAMIC_STRING] : [OPAQUE];
+      }
+      case 'object_creation_expression': {
+        const cls = v.args(n)[0];
+        return cls ? [`${v.text(cls).replace(/^\\/, '')}#`] : [OPAQUE];
+      }
+      case 'member_call_expression':
+      case 'nullsafe_member_call_expression':
+      case 'scoped_call_expression':
+      case 'function_call_expression':
+        return this.callNames(n, scope).names.map((c) => `${c}()`);
+      case 'parenthesized_expression': {
+        const inner = v.args(n)[0];
+        return inner ? this.evaluate(inner, scope) : [OPAQUE];
+      }
+      case 'string':
+      case 'encapsed_string':
+      case 'heredoc':
+      case 'nowdoc':
+      case 'binary_expression': {
+        const c = this.constant(n, scope);
+        if (c !== null) return [constValue(c)];
+        return this.dynamicString(n, scope) ? [dynamicMarker(v.text(n))] : [OPAQUE];
+      }
+      case 'assignment_expression': {
+        const right = v.field(n, 'right');
+        return right ? this.evaluate(right, scope) : [OPAQUE];
+      }
+      default:
+        return [OPAQUE];
+    }
+  }
+
+  private argNodes(call: Node): Node[] {
+    const argsNode = this.view.field(call, 'arguments') ?? this.view.named(call).find((c) => this.view.type(c) === 'arguments') ?? null;
+    return argsNode ? this.view.args(argsNode).map((a) => this.unwrapArg(a)) : [];
+  }
+
+  /** Function names a value can call: constant strings name functions; references name methods. */
+  private callableNames(values: readonly Value[]): Value[] {
+    const out: Value[] = [];
+    for (const val of values) {
+      if (isConst(val)) {
+        const fn = functionName(val.slice(1));
+        out.push(fn.includes('::') ? fn.replace('::', '.') : fn);
+      } else if (isRef(val) && val !== CLOSURE) out.push(val);
+    }
+    return out;
+  }
+
+  private callNames(n: Node, scope: Scope): { names: Value[]; dynamic: boolean } {
+    const v = this.view;
+    switch (v.type(n)) {
+      case 'function_call_expression': {
+        const fn = v.field(n, 'function');
+        if (!fn) return { names: [], dynamic: false };
+        const ft = v.type(fn);
+        if (ft === 'name' || ft === 'qualified_name') {
+          const name = functionName(v.text(fn));
+          const short = name.slice(name.lastIndexOf('\\') + 1);
+          return { names: [this.functionAliases.get(short) ?? short], dynamic: false };
+        }
+        const values = this.evaluate(fn, scope);
+        return { names: this.callableNames(values), dynamic: values.some(isDynamicMarker) };
+      }
+      case 'member_call_expression':
+      case 'nullsafe_member_call_expression': {
+        const obj = v.field(n, 'object');
+        const name = v.field(n, 'name');
+        if (!obj || !name) return { names: [], dynamic: false };
+        if (v.type(name) !== 'name') return { names: [], dynamic: true };
+        const method = v.text(name).toLowerCase();
+        const bases = this.evaluate(obj, scope).filter(isRef);
+        return { names: (bases.length > 0 ? bases : [v.text(obj)]).map((b) => member(b, method)), dynamic: false };
+      }
+      case 'scoped_call_expression': {
+        const sc = v.field(n, 'scope');
+        const name = v.field(n, 'name');
+        if (!sc || !name) return { names: [], dynamic: false };
+        return { names: [`${v.text(sc).replace(/^\\/, '')}.${v.text(name).toLowerCase()}`], dynamic: false };
+      }
+      case 'object_creation_expression': {
+        const cls = v.args(n)[0];
+        return { names: cls ? [v.text(cls).replace(/^\\/, '')] : [], dynamic: false };
+      }
+      default:
+        return { names: [], dynamic: false };
+    }
+  }
+
+  constant(node: Node, scope: Scope): string | null {
+    const v = this.view;
+    const n = this.unwrapArg(node);
+    switch (v.type(n)) {
+      case 'string': {
+        const text = v.text(n);
+        return text.slice(1, -1).replace(/\\(['\\])/g, '$1');
+      }
+      case 'encapsed_string': {
+        if (v.named(n).some((c) => !/^(string_content|escape_sequence)$/.test(v.type(c)))) return null;
+        return unescapeLiteral(v.text(n).slice(1, -1));
+      }
+      case 'nowdoc':
+        return v.args(n).map((c) => (v.type(c) === 'nowdoc_body' ? v.text(c) : '')).join('');
+      case 'binary_expression': {
+        const op = v.field(n, 'operator');
+        const l = v.field(n, 'left');
+        const r = v.field(n, 'right');
+        if (!op || !l || !r || v.type(op) !== '.') return null;
+        const a = this.constant(l, scope);
+        if (a === null) return null;
+        const b = this.constant(r, scope);
+        return b === null ? null : a + b;
+      }
+      case 'name': {
+        // Magic path constants are fixed for a given file.
+        const t = v.text(n);
+        return t === '__DIR__' || t === '__FILE__' ? t : null;
+      }
+      case 'function_call_expression': {
+        const fn = v.field(n, 'function');
+        const args = this.argNodes(n);
+        if (fn && functionName(v.text(fn)) === 'dirname' && args[0]) return this.constant(args[0], scope);
+        return null;
+      }
+      case 'variable_name':
+        return singleConstant(this.lookupName(v.text(n), scope));
+      case 'parenthesized_expression': {
+        const inner = v.args(n)[0];
+        return inner ? this.constant(inner, scope) : null;
+      }
+      default:
+        return null;
+    }
+  }
+
+  dynamicString(node: Node, scope: Scope): boolean {
+    const v = this.view;
+    const n = this.unwrapArg(node);
+    switch (v.type(n)) {
+      case 'encapsed_string':
+      case 'heredoc':
+        return this.constant(n, scope) === null;
+      case 'binary_expression': {
+        const op = v.field(n, 'operator');
+        const l = v.field(n, 'left');
+        const r = v.field(n, 'right');
+        return !!op && !!l && !!r && v.type(op) === '.' && (this.stringy(l, scope) || this.stringy(r, scope));
+      }
+      case 'function_call_expression': {
+        const fn = v.field(n, 'function');
+        const args = this.argNodes(n);
+        return !!fn && /^(sprintf|vsprintf|implode|str_replace)$/.test(functionName(v.text(fn))) && args.some((a) => this.stringy(a, scope));
+      }
+      case 'variable_name':
+      case 'subscript_expression':
+        return this.evaluate(n, scope).some(isDynamicMarker);
+      default:
+        return false;
+    }
+  }
+
+  private stringy(node: Node, scope: Scope): boolean {
+    return this.constant(node, scope) !== null || this.dynamicString(node, scope);
+  }
+
+  values(node: Node, scope: Scope): Value[] {
+    return this.evaluate(node, scope);
+  }
+
+  number(node: Node): number | null {
+    return parseIntLiteral(this.view.text(this.unwrapArg(node)));
+  }
+
+  isFalse(node: Node): boolean {
+    return FALSE_LITERALS.has(this.view.text(this.unwrapArg(node)));
+  }
+
+  // ── facts ─────────────────────────────────────────────────────────────────────────────
+
+  private callFact(node: Node, wanted: WantedNames): void {
+    const v = this.view;
+    const scope = this.scopeOf(node);
+    const { names, dynamic } = this.callNames(node, scope);
+    const line = v.line(node);
+    if (dynamic && wanted.syntax.has('dynamic_function_call')) this.fact({ kind: 'syntax', line, name: 'dynamic_function_call', detail: 'callee computed from run-time input' });
+    if (names.length === 0) return;
+    const isNew = v.type(node) === 'object_creation_expression';
+    this.facts.push({ kind: 'call', line, names, site: lazySite(() => makeCallSite({ node, scope, ops: this, args: this.argNodes(node), isNew })) });
+    // A callback given by name is a call of that function.
+    for (const name of names) {
+      const at = CALLBACK_ARG[name];
+      if (at === undefined) continue;
+      const args = this.argNodes(node);
+      const cb = args[at];
+      if (!cb) continue;
+      const values = this.evaluate(cb, scope);
+      if (values.some(isDynamicMarker) && wanted.syntax.has('dynamic_function_call')) {
+        this.fact({ kind: 'syntax', line, name: 'dynamic_function_call', detail: `${name} callback computed from run-time input` });
+      }
+      const targets = this.callableNames(values);
+      const rest = at === 0 ? args.slice(1) : [];
+      if (targets.length > 0) this.facts.push({ kind: 'call', line, names: targets, site: lazySite(() => makeCallSite({ node, scope, ops: this, args: rest })) });
+    }
+  }
+}
+
+function skipSpace(src: string, i: number): number {
+  let j = i;
+  while (j < src.length && /\s/.test(src[j])) j++;
+  return j;
+}
+
+export const phpAnalyzer: Analyzer = {
+  analyze: (view: SyntaxView, wanted: WantedNames) => new PhpAnalysis(view).run(wanted),
+};

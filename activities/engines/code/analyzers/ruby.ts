@@ -1,0 +1,344 @@
+// Ruby: receiverless calls are Kernel methods unless the file defines a method of that name;
+// `Kernel.x`, `::Kernel.x`, `obj.send(:x, ...)` / `public_send` / `__send__`, method objects
+// (`m = method(:system); m.call(...)`), local/constant/instance-variable re-bindings,
+// `Net::HTTP` as `Net.HTTP`, backticks and `%x()`.
+import type { Node } from 'web-tree-sitter';
+import { type ExprOps, type Fact, lazySite, makeCallSite } from '../facts.js';
+import { constValue, isRef, member, membersOf, OPAQUE, type Scope, type ScopeRange, type Value } from '../scopes.js';
+import { unescapeLiteral, type SyntaxView } from '../syntax.js';
+import {
+  AnalysisBase,
+  type Analyzer,
+  calleePrefix,
+  dynamicMarker,
+  FALSE_LITERALS,
+  isDynamicMarker,
+  occurrences,
+  parseIntLiteral,
+  patternWords,
+  type PatternWords,
+  singleConstant,
+  type WantedNames,
+} from './base.js';
+
+const GATE_TYPES = ['method', 'singleton_method', 'class', 'module', 'singleton_class'];
+const BLOCK_TYPES = ['block', 'do_block', 'lambda'];
+const BINDER_TYPES = ['assignment', 'operator_assignment', 'for'];
+const STATEMENTS = new Set(['assignment', 'operator_assignment', 'return']);
+const SEND = new Set(['send', 'public_send', '__send__']);
+const METHOD_OBJECT_CALLS = new Set(['call', '()', '[]', '===', 'yield']);
+/** Private Kernel methods that `obj.send(:name)` reaches on any object. */
+const KERNEL_PRIVATE = new Set(['system', 'exec', 'spawn', '`', 'eval', 'open', 'fork', 'syscall', 'instance_eval', 'class_eval', 'binding']);
+const SPECIAL_WORDS = new Set([...SEND, 'method', 'Kernel', 'Object', 'binding']);
+
+const TARGET = /(@{0,2}[A-Za-z_]\w*)\s*(?:=(?![=~>])|[-+*/%|&^]{1,2}=|\|\|=|&&=)/y;
+
+class RubyAnalysis extends AnalysisBase implements ExprOps {
+  readonly identifierTypes = ['identifier', 'constant', 'instance_variable'];
+  readonly statementTypes = STATEMENTS;
+  private readonly bound = new Set<number>();
+  private readonly definedMethods = new Set<string>();
+
+  run(wanted: WantedNames): Fact[] {
+    const v = this.view;
+    const src = v.source;
+    const nodes = v.ofType(v.root, [...GATE_TYPES, ...BLOCK_TYPES, ...BINDER_TYPES, 'call', 'subshell']);
+    const types = nodes.map((n) => v.type(n));
+    const ranges: ScopeRange[] = [];
+    nodes.forEach((n, i) => {
+      const t = types[i];
+      if (GATE_TYPES.includes(t)) ranges.push({ start: n.startIndex, end: v.end(n), kind: 'gate' });
+      else if (BLOCK_TYPES.includes(t)) ranges.push({ start: n.startIndex, end: v.end(n), kind: 'function' });
+    });
+    this.buildScopes(ranges);
+    const calls: Node[] = [];
+    nodes.forEach((n, i) => {
+      const t = types[i];
+      if (t === 'call') calls.push(n);
+      else if (t === 'subshell') {
+        if (wanted.syntax.has('subshell')) this.fact({ kind: 'syntax', line: v.line(n), name: 'subshell', detail: src[n.startIndex] === '`' ? 'backticks' : '%x()' });
+      } else if (t === 'method') {
+        const m = /def\s+([A-Za-z_]\w*[?!=]?)/y;
+        m.lastIndex = n.startIndex;
+        const name = m.exec(src);
+        if (name) this.definedMethods.add(name[1]);
+        this.pendScope(this.scopeOf(n), n);
+      } else if (t === 'singleton_method' || BLOCK_TYPES.includes(t) || t === 'for') this.pendScope(this.scopeOf(n), n);
+      else if (t === 'assignment' || t === 'operator_assignment') {
+        TARGET.lastIndex = n.startIndex;
+        const m = TARGET.exec(src);
+        if (m) this.pendName(m[1], n);
+        else this.pendScope(this.scopeOf(n), n);
+      }
+    });
+    const words = patternWords(wanted.callPatterns);
+    for (const c of calls) if (this.relevant(c, words)) this.callFact(c);
+    this.syntaxFacts(wanted);
+    return this.facts;
+  }
+
+  private relevant(call: Node, words: PatternWords): boolean {
+    const prefix = calleePrefix(this.view.source, call.startIndex);
+    if (!prefix) return true;
+    return prefix.some((w) => words.all.has(w) || SPECIAL_WORDS.has(w)) || this.boundSomewhere(prefix[0]);
+  }
+
+  // ── bindings ──────────────────────────────────────────────────────────────────────────
+
+  private bind(scope: Scope, name: string, expr: Node | null): void {
+    this.knownNames.add(name);
+    // Constants and instance variables are visible file-wide; locals stay in their scope.
+    const target = /^[A-Z@]/.test(name) ? this.scopes.root : scope;
+    if (expr) this.scopes.bindExpr(target, name, expr);
+    else this.scopes.bindValue(target, name, OPAQUE);
+  }
+
+  protected bindNode(n: Node): void {
+    if (this.bound.has(n.id)) return;
+    this.bound.add(n.id);
+    const v = this.view;
+    const scope = this.scopeOf(n);
+    const t = v.type(n);
+    if (t === 'method' || t === 'singleton_method' || BLOCK_TYPES.includes(t)) {
+      const params = v.field(n, 'parameters');
+      if (params) for (const id of v.ofType(params, ['identifier'])) this.bind(scope, v.text(id), null);
+      return;
+    }
+    if (t === 'for') {
+      const pattern = v.field(n, 'pattern');
+      if (pattern) for (const id of v.ofType(pattern, ['identifier'])) this.bind(scope, v.text(id), null);
+      return;
+    }
+    const left = v.field(n, 'left');
+    const right = v.field(n, 'right');
+    if (!left) return;
+    const lt = v.type(left);
+    if (lt === 'identifier' || lt === 'constant' || lt === 'instance_variable' || lt === 'class_variable') {
+      this.bind(scope, v.text(left), t === 'assignment' ? right : n);
+    } else {
+      for (const id of v.ofType(left, ['identifier'])) this.bind(scope, v.text(id), null);
+    }
+  }
+
+  // ── resolution ────────────────────────────────────────────────────────────────────────
+
+  protected freeName(name: string): Value[] {
+    if (/^[a-z_]/.test(name)) return [this.definedMethods.has(name) ? `self.${name}` : name];
+    return [name];
+  }
+
+  private lookup(name: string, scope: Scope): Value[] {
+    return this.lookupName(name, /^[A-Z@]/.test(name) ? this.scopes.root : scope);
+  }
+
+  evaluate(node: Node, scope: Scope): Value[] {
+    const v = this.view;
+    switch (v.type(node)) {
+      case 'identifier':
+      case 'constant':
+      case 'instance_variable':
+      case 'class_variable':
+        return this.lookup(v.text(node), scope);
+      case 'self':
+        return ['self'];
+      case 'scope_resolution': {
+        const sc = v.field(node, 'scope');
+        const name = v.field(node, 'name');
+        if (!name) return [OPAQUE];
+        if (!sc) return this.lookup(v.text(name), this.scopes.root);
+        return membersOf(this.evaluate(sc, scope), [v.text(name)]);
+      }
+      case 'call': {
+        const { names } = this.callTargets(node, scope);
+        const method = v.field(node, 'method');
+        const args = this.argNodes(node);
+        if (method && v.text(method) === 'method' && args[0]) {
+          // method(:system) / obj.method(:x): a method object.
+          const sym = this.constant(args[0], scope);
+          if (sym === null) return [OPAQUE];
+          const recv = v.field(node, 'receiver');
+          if (!recv || KERNEL_PRIVATE.has(sym)) return [`&Kernel.${sym}`];
+          return membersOf(this.evaluate(recv, scope), [sym]).map((b) => `&${b}`);
+        }
+        const first = args[0] ? this.constant(args[0], scope) : null;
+        const suffix = first !== null && /^[\w.-]{1,40}$/.test(first) ? first.toLowerCase() : '';
+        return names.length > 0 ? names.map((n) => `${n}(${suffix})`) : [OPAQUE];
+      }
+      case 'parenthesized_statements': {
+        const inner = v.args(node).at(-1);
+        return inner ? this.evaluate(inner, scope) : [OPAQUE];
+      }
+      case 'assignment': {
+        const right = v.field(node, 'right');
+        return right ? this.evaluate(right, scope) : [OPAQUE];
+      }
+      case 'operator_assignment': {
+        const right = v.field(node, 'right');
+        return right && this.stringy(right, scope) ? [dynamicMarker(v.text(node))] : [OPAQUE];
+      }
+      case 'string':
+      case 'simple_symbol':
+      case 'delimited_symbol':
+      case 'binary': {
+        const c = this.constant(node, scope);
+        if (c !== null) return [constValue(c)];
+        return this.dynamicString(node, scope) ? [dynamicMarker(v.text(node))] : [OPAQUE];
+      }
+      case 'conditional': {
+        const a = v.field(node, 'consequence');
+        const b = v.field(node, 'alternative');
+        return [...(a ? this.evaluate(a, scope) : []), ...(b ? this.evaluate(b, scope) : [])];
+      }
+      default:
+        return [OPAQUE];
+    }
+  }
+
+  private argNodes(call: Node): Node[] {
+    const argsNode = this.view.field(call, 'arguments');
+    if (!argsNode) return [];
+    return this.view.args(argsNode).filter((a) => this.view.type(a) !== 'block_argument');
+  }
+
+  /** What a call invokes, and how many leading arguments name the method (send). */
+  private callTargets(node: Node, scope: Scope): { names: Value[]; offset: number } {
+    const v = this.view;
+    const methodNode = v.field(node, 'method');
+    const method = methodNode ? v.text(methodNode) : '()';
+    const recv = v.field(node, 'receiver');
+    const recvValues = recv ? this.evaluate(recv, scope).filter((x) => isRef(x) || x === OPAQUE).map((x) => (x === OPAQUE ? '?' : x)) : null;
+    if (SEND.has(method)) {
+      const args = this.argNodes(node);
+      const sym = args[0] ? this.constant(args[0], scope) : null;
+      if (sym === null) return { names: [], offset: 1 };
+      if (!recvValues || KERNEL_PRIVATE.has(sym)) return { names: [this.receiverless(sym)], offset: 1 };
+      return { names: recvValues.map((b) => member(b, sym)), offset: 1 };
+    }
+    if (!recvValues) return { names: [this.receiverless(method)], offset: 0 };
+    const names: Value[] = [];
+    for (const b of recvValues) {
+      if (b.startsWith('&')) {
+        if (METHOD_OBJECT_CALLS.has(method)) names.push(b.slice(1));
+      } else names.push(member(b, method));
+    }
+    return { names, offset: 0 };
+  }
+
+  private receiverless(method: string): Value {
+    return this.definedMethods.has(method) ? `self.${method}` : `Kernel.${method}`;
+  }
+
+  private literal(node: Node): string | null {
+    const v = this.view;
+    if (v.named(node).some((c) => v.type(c) === 'interpolation')) return null;
+    const text = v.text(node);
+    if (text.startsWith('"')) return unescapeLiteral(text.slice(1, -1));
+    if (text.startsWith("'")) return text.slice(1, -1).replace(/\\(['\\])/g, '$1');
+    if (text.startsWith(':"') || text.startsWith(":'")) return unescapeLiteral(text.slice(2, -1));
+    if (text.startsWith(':')) return text.slice(1);
+    const pct = /^%[qQ]?(.)/.exec(text);
+    if (pct) return text.slice(pct[0].length, -1);
+    return null;
+  }
+
+  constant(node: Node, scope: Scope): string | null {
+    const v = this.view;
+    switch (v.type(node)) {
+      case 'string':
+      case 'simple_symbol':
+      case 'delimited_symbol':
+        return this.literal(node);
+      case 'binary': {
+        const op = v.field(node, 'operator');
+        const l = v.field(node, 'left');
+        const r = v.field(node, 'right');
+        if (!op || !l || !r || v.type(op) !== '+') return null;
+        const a = this.constant(l, scope);
+        if (a === null) return null;
+        const b = this.constant(r, scope);
+        return b === null ? null : a + b;
+      }
+      case 'identifier':
+      case 'constant':
+        return singleConstant(this.lookup(v.text(node), scope));
+      case 'parenthesized_statements': {
+        const inner = v.args(node)[0];
+        return inner ? this.constant(inner, scope) : null;
+      }
+      default:
+        return null;
+    }
+  }
+
+  dynamicString(node: Node, scope: Scope): boolean {
+    const v = this.view;
+    switch (v.type(node)) {
+      case 'string':
+        return this.literal(node) === null;
+      case 'binary': {
+        const op = v.field(node, 'operator');
+        const l = v.field(node, 'left');
+        const r = v.field(node, 'right');
+        if (!op || !l || !r) return false;
+        const o = v.type(op);
+        return (o === '+' && (this.stringy(l, scope) || this.stringy(r, scope))) || (o === '%' && this.stringy(l, scope));
+      }
+      case 'identifier':
+        return this.lookup(v.text(node), scope).some(isDynamicMarker);
+      default:
+        return false;
+    }
+  }
+
+  private stringy(node: Node, scope: Scope): boolean {
+    return this.constant(node, scope) !== null || this.dynamicString(node, scope);
+  }
+
+  values(node: Node, scope: Scope): Value[] {
+    return this.evaluate(node, scope);
+  }
+
+  number(node: Node): number | null {
+    return parseIntLiteral(this.view.text(node));
+  }
+
+  isFalse(node: Node): boolean {
+    return FALSE_LITERALS.has(this.view.text(node));
+  }
+
+  // ── facts ─────────────────────────────────────────────────────────────────────────────
+
+  private callFact(node: Node): void {
+    const v = this.view;
+    const scope = this.scopeOf(node);
+    const { names, offset } = this.callTargets(node, scope);
+    if (names.length === 0) return;
+    this.facts.push({
+      kind: 'call',
+      line: v.line(node),
+      names,
+      site: lazySite(() =>
+        makeCallSite({
+          node,
+          scope,
+          ops: this,
+          args: this.argNodes(node).slice(offset),
+          hasBlock: v.field(node, 'block') !== null || this.view.args(v.field(node, 'arguments') ?? node).some((a) => v.type(a) === 'block_argument'),
+        }),
+      ),
+    });
+  }
+
+  private syntaxFacts(wanted: WantedNames): void {
+    if (!wanted.syntax.has('VERIFY_NONE')) return;
+    const v = this.view;
+    for (const { index, name } of occurrences(v.source, ['VERIFY_NONE'])) {
+      const node = v.namedAt(index, index + name.length);
+      if (node && v.type(node) === 'constant') this.fact({ kind: 'syntax', line: v.line(node), name });
+    }
+  }
+}
+
+export const rubyAnalyzer: Analyzer = {
+  analyze: (view: SyntaxView, wanted: WantedNames) => new RubyAnalysis(view).run(wanted),
+};

@@ -1,0 +1,110 @@
+// /verify/code engine: a security scan of source code on tree-sitter syntax trees, with
+// import/alias resolution, returning the contract's EngineOutcome. Pure: no I/O besides
+// loading the parser and grammar files once.
+import { createHash } from 'node:crypto';
+import type { EngineOutcome } from '../../../core/diagnostic.js';
+import type { Finding } from './findings.js';
+import { resolveLanguage, SUPPORTED_LANGUAGES, type Language } from './languages.js';
+import { RULES, RULES_SHA256, RULES_VERSION } from './rules.js';
+import { getLanguage, parserIdentity, type GrammarIdentity, type ParserIdentity } from './runtime.js';
+import { ScanTimeoutError, scanSource } from './scan.js';
+import { blockedOutcome, CONSTRAINT, provenOutcome, summarize } from './verdict.js';
+
+export { SUPPORTED_LANGUAGES, resolveLanguage, type Language } from './languages.js';
+export type { Finding, Issue, IssueType, Severity } from './findings.js';
+export { RULES, RULES_SHA256, RULES_VERSION } from './rules.js';
+export { CONSTRAINT } from './verdict.js';
+export { ScanTimeoutError } from './scan.js';
+
+export const DEFAULT_LANGUAGE: Language = 'python';
+
+export interface ScanCodeOptions {
+  /** Abandon the scan after this many milliseconds (→ BLOCKED `code_verifier.timeout`). */
+  timeoutMs?: number;
+}
+
+export type RawScan =
+  | {
+      status: 'scanned';
+      language: Language;
+      findings: Finding[];
+      /** Completion applied to a snippet so the grammar accepts it (see scan.ts), or null. */
+      wrapper: string | null;
+      errorCoverage: number;
+      parser: ParserIdentity;
+      grammar: GrammarIdentity;
+    }
+  | { status: 'empty_code' }
+  | { status: 'unsupported_language'; requested: string }
+  | { status: 'parse_failure'; language: Language; errorCoverage: number; firstErrorLine: number };
+
+/**
+ * Scans `code` and returns its findings (no verdict). Throws ScanTimeoutError on time-out and
+ * any other error on internal failure.
+ */
+export async function scanCodeRaw(code: string, language: string = DEFAULT_LANGUAGE, options: ScanCodeOptions = {}): Promise<RawScan> {
+  if (typeof code !== 'string' || code.trim() === '') return { status: 'empty_code' };
+  const canonical = typeof language === 'string' ? resolveLanguage(language) : null;
+  if (!canonical) return { status: 'unsupported_language', requested: String(language) };
+  const deadline = options.timeoutMs !== undefined ? performance.now() + options.timeoutMs : undefined;
+  const loaded = await getLanguage(canonical);
+  const parser = await parserIdentity();
+  if (deadline !== undefined && performance.now() >= deadline) throw new ScanTimeoutError();
+  const out = scanSource(loaded, code, { deadline });
+  if (!out.ok) return { status: 'parse_failure', language: canonical, errorCoverage: out.errorCoverage, firstErrorLine: out.firstErrorLine };
+  return {
+    status: 'scanned',
+    language: canonical,
+    findings: out.findings,
+    wrapper: out.wrapper,
+    errorCoverage: out.errorCoverage,
+    parser,
+    grammar: loaded.grammar,
+  };
+}
+
+/** The /verify/code verdict for `code` in `language` (default python; aliases accepted, case-insensitive). */
+export async function scanCode(code: string, language: string = DEFAULT_LANGUAGE, options: ScanCodeOptions = {}): Promise<EngineOutcome> {
+  let raw: RawScan;
+  try {
+    raw = await scanCodeRaw(code, language ?? DEFAULT_LANGUAGE, options);
+  } catch (err) {
+    if (err instanceof ScanTimeoutError) return blockedOutcome(CONSTRAINT.timeout, 'Code verification timed out.');
+    return blockedOutcome(CONSTRAINT.internalError, 'Code verification failed because of an internal error; the code was not verified.');
+  }
+  switch (raw.status) {
+    case 'empty_code':
+      return blockedOutcome(CONSTRAINT.emptyCode, 'No code was provided to verify.');
+    case 'unsupported_language':
+      return blockedOutcome(
+        CONSTRAINT.unsupportedLanguage,
+        `The language "${raw.requested.slice(0, 40).replace(/[^\w .+#-]/g, '?')}" is not supported; supported languages: ${SUPPORTED_LANGUAGES.join(', ')}.`,
+        { supported_languages: [...SUPPORTED_LANGUAGES] },
+      );
+    case 'parse_failure':
+      return blockedOutcome(
+        CONSTRAINT.parseFailure,
+        `The code could not be parsed as ${raw.language}: most of it is not valid ${raw.language} syntax (first error on line ${raw.firstErrorLine}).`,
+        { language: raw.language, error_coverage: raw.errorCoverage },
+      );
+  }
+  const summary = summarize(raw.findings);
+  const proof: Record<string, unknown> = {
+    engine: 'code_verifier',
+    language: raw.language,
+    parser: { ...raw.parser },
+    grammar: { ...raw.grammar },
+    snippet_wrapper: raw.wrapper,
+    parse_error_coverage: raw.errorCoverage,
+    rules: { version: RULES_VERSION, sha256: RULES_SHA256, count: RULES.length },
+    code_sha256: createHash('sha256').update(code, 'utf8').digest('hex'),
+    findings: raw.findings.map((f) => ({ ...f })),
+    verdict: {
+      constraint_id: summary.constraint_id,
+      is_safe: summary.is_safe,
+      is_valid: summary.is_valid,
+      critical_count: summary.critical_count,
+    },
+  };
+  return provenOutcome(raw.language, raw.findings, proof);
+}

@@ -1,0 +1,91 @@
+// POST /verify/math request and response shapes.
+//
+// Request: `expression` required string; `context` optional object ({domain: 'real' |
+// 'complex'}, other keys ignored); `tolerance` optional number, string or boolean (a
+// non-numeric value is a verdict, BLOCKED, not a 400: the contract lists it among the blocked
+// tolerance cases); `precision_mode` optional 'decimal' | 'float'. Unknown keys are ignored;
+// known keys are type-strict (no coercion).
+import { z } from 'zod';
+
+const requiredString = (field: string) => (iss: { input?: unknown }) =>
+  iss.input === undefined ? `${field} is required` : `${field} must be a string`;
+
+export const mathRequestSchema = z.object({
+  expression: z.string({ error: requiredString('expression') }).min(1, { error: 'expression must not be empty' }),
+  context: z
+    .object(
+      {
+        domain: z.enum(['real', 'complex'], { error: "context.domain must be 'real' or 'complex'" }).optional(),
+      },
+      { error: 'context must be an object' },
+    )
+    .optional(),
+  tolerance: z
+    .union([z.number(), z.string(), z.boolean()], { error: 'tolerance must be a number or a numeric string' })
+    .nullable()
+    .optional(),
+  precision_mode: z.enum(['decimal', 'float'], { error: "precision_mode must be 'decimal' or 'float'" }).optional(),
+});
+
+export type MathRequest = z.output<typeof mathRequestSchema>;
+
+/** The retained proof artifact of a proven identity (JSON only, deterministic). */
+export type MathProof = {
+  method: 'canonical_form';
+  verifier: string;
+  verifier_version: string;
+  /** The evaluated equation (normalized: `**` written as `^`). */
+  expression: string;
+  domain: 'real' | 'complex';
+  lhs: { input: string; canonical: string };
+  rhs: { input: string; canonical: string };
+  difference: '0';
+  /** Rewrite rules used, sorted. */
+  rules: string[];
+  /** Conditions under which the identity holds (divisors non-zero), sorted. */
+  conditions: string[];
+  variables: string[];
+};
+
+/**
+ * The engine's answer. Contract fields for equations (is_valid, result, left_side, right_side,
+ * simplified_difference, message) and expressions (is_valid, value, simplified, original,
+ * is_symbolic, is_complex), plus `status: 'BLOCKED'` for refused requests and `proof` for
+ * proven identities (internal: stripped from the HTTP body and retained as the proof artifact).
+ */
+export type MathResponse = {
+  status?: 'BLOCKED';
+  is_valid: boolean;
+  message: string;
+  /** Machine-readable reason (guard name, domain error, tolerance rejection, ...). */
+  error?: string;
+  warning?: 'ambiguous';
+  // Equations
+  result?: boolean;
+  left_side?: string;
+  right_side?: string;
+  simplified_difference?: string;
+  is_equivalent?: boolean;
+  method?: 'canonical_form' | 'exact_float_comparison' | 'tolerance_comparison' | 'numerical_evaluation' | 'numerical_sampling';
+  samples_checked?: number;
+  counterexample?: Record<string, string>;
+  // Expressions
+  value?: number | string | null;
+  simplified?: string;
+  original?: string;
+  is_symbolic?: true;
+  is_complex?: true;
+  real?: number;
+  imaginary?: number;
+  variables?: string[];
+  interpretations?: string[];
+  // Tolerance
+  is_correct?: boolean;
+  requested_tolerance?: string;
+  max_allowed_tolerance?: string | null;
+  calculated_value?: string | null;
+  precision_mode?: 'decimal' | 'float';
+  tolerance_applied?: boolean;
+  // Internal
+  proof?: MathProof;
+};

@@ -1,0 +1,66 @@
+// /badge/*: SVG badges (no authentication). Every input is untrusted and goes through
+// core/badges.ts; every outcome, including unknown ids, is a badge, never an error page.
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import {
+  renderAttestationBadge,
+  renderBadge,
+  renderEngineBadge,
+  renderNotFoundBadge,
+  renderStatusBadge,
+  renderVerifiedBadge,
+} from '../../core/badges.js';
+import { attestationRecords } from '../../activities/attestations.js';
+import type { AppDeps } from '../app.js';
+import { ATTESTATION_ID, verifyToken } from './attestations.js';
+
+function one(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function sendSvg(ctx: Context, svg: string, cacheSeconds: number): void {
+  ctx.type = 'image/svg+xml; charset=utf-8';
+  // The SVG is served as a document when opened directly: forbid scripts and foreign content.
+  ctx.set('Content-Security-Policy', "default-src 'none'; img-src data:; style-src 'unsafe-inline'");
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set('Cache-Control', cacheSeconds > 0 ? `public, max-age=${cacheSeconds}` : 'no-cache');
+  ctx.body = svg;
+}
+
+export function registerBadgeRoutes(router: Router, deps: AppDeps): void {
+  router.get('/badge/verified', async (ctx) => {
+    const status = one(ctx.query.status)?.trim().toLowerCase();
+    sendSvg(ctx, renderVerifiedBadge(status === 'verified', one(ctx.query.label) ?? 'svc'), 300);
+  });
+
+  router.get('/badge/status/:status', async (ctx) => {
+    sendSvg(ctx, renderStatusBadge(ctx.params.status, one(ctx.query.label) ?? 'svc'), 300);
+  });
+
+  router.get('/badge/engine/:engine', async (ctx) => {
+    sendSvg(ctx, renderEngineBadge(ctx.params.engine), 300);
+  });
+
+  router.get('/badge/custom', async (ctx) => {
+    const q = ctx.query;
+    sendSvg(ctx, renderBadge({ label: one(q.label), message: one(q.message), color: one(q.color), labelColor: one(q.labelColor), logo: one(q.logo) }), 300);
+  });
+
+  // "verified" only for a stored attestation whose token verifies now; expired or no longer
+  // verifiable tokens say so; unknown ids are "not found". Public: the id is an unguessable jti.
+  router.get('/badge/attestation/:id', async (ctx) => {
+    const id = ctx.params.id as string;
+    let rec;
+    try {
+      rec = ATTESTATION_ID.test(id) ? await attestationRecords(deps.store).findOne({ _id: id }) : null;
+    } catch {
+      // Store down: still a badge (never VERIFIED), with a status that tells caches not to keep it.
+      ctx.status = 503;
+      return sendSvg(ctx, renderAttestationBadge('unavailable'), 0);
+    }
+    if (!rec) return sendSvg(ctx, renderNotFoundBadge('attestation'), 0);
+    const v = await verifyToken(deps.cfg, rec.token);
+    if (v.valid) return sendSvg(ctx, renderBadge({ label: 'attestation', message: 'verified', color: 'brightgreen' }), 0);
+    sendSvg(ctx, renderAttestationBadge(v.reason === 'token expired' ? 'expired' : 'invalid'), 0);
+  });
+}

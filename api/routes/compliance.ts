@@ -1,0 +1,78 @@
+// Admin compliance and security endpoints (X-API-Key, owner or admin role), always limited to
+// the caller's own organization. docs/observability.md describes the report contents.
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { AuditLog, auditLogView, type AuditLogDoc, type AuditLogView } from '../../core/audit-log.js';
+import { auditCsvStream } from '../../core/audit-csv.js';
+import { soc2Report, threatSummary, type ReportDeps } from '../../core/compliance-report.js';
+import type { Role } from '../../core/scopes.js';
+import { attestationRecords } from '../../activities/attestations.js';
+import { HttpError } from '../errors.js';
+import { principalOf, requireAdminKey } from '../middleware/auth.js';
+import { PLAN_LIMITS } from '../middleware/rate-limit.js';
+import type { AppDeps } from '../app.js';
+import { AUDIT_LOG_NOT_FOUND, csvAttachment } from './audit.js';
+import { attestationKeyRing } from './attestations.js';
+
+export const CROSS_ORG = "Cannot access another organization's data";
+/** Members are refused (403 Insufficient permissions for this operation). */
+export const COMPLIANCE_ROLES: readonly Role[] = ['owner', 'admin'];
+
+/** 403 unless every given organization id (path or query, possibly repeated) is the caller's own. */
+function ownOrg(ctx: Context, orgId: string | string[] | undefined): string {
+  const p = principalOf(ctx);
+  const given = orgId === undefined ? [] : Array.isArray(orgId) ? orgId : [orgId];
+  if (given.some((id) => id !== p.orgId)) throw new HttpError(403, CROSS_ORG);
+  return p.orgId;
+}
+
+async function* views(docs: AsyncIterable<AuditLogDoc>): AsyncIterable<AuditLogView> {
+  for await (const d of docs) yield auditLogView(d);
+}
+
+export function registerComplianceRoutes(router: Router, deps: AppDeps): void {
+  const auditLog = new AuditLog(deps.store);
+  const admin = requireAdminKey(deps, COMPLIANCE_ROLES);
+
+  const reportDeps = async (orgId: string): Promise<ReportDeps> => {
+    const ring = await attestationKeyRing(deps.cfg);
+    const org = await deps.accounts.findOrg(orgId);
+    return {
+      store: deps.store,
+      accounts: deps.accounts,
+      auditLog,
+      auditSecret: deps.cfg.SVC_AUDIT_SECRET_KEY,
+      attestationCount: (id) => attestationRecords(deps.store).countDocuments({ org_id: id }),
+      signingKid: ring.signingKid,
+      verificationKeyCount: ring.publicJwks.length,
+      planLimits: PLAN_LIMITS[org?.plan ?? 'free'] ?? PLAN_LIMITS.free,
+    };
+  };
+
+  router.get('/admin/compliance/export/csv', admin, async (ctx) => {
+    const orgId = ownOrg(ctx, ctx.query.org_id);
+    // The whole trail in chain order, streamed (no row cap: this is the auditor's copy).
+    csvAttachment(ctx, `audit-trail-${orgId}.csv`);
+    ctx.body = auditCsvStream(views(auditLog.logs.find({ organization_id: orgId }).sort({ seq: 1 })));
+  });
+
+  router.get('/admin/compliance/verify/:log_id', admin, async (ctx) => {
+    const orgId = principalOf(ctx).orgId;
+    const doc = await auditLog.find(orgId, ctx.params.log_id as string);
+    if (!doc) throw new HttpError(404, AUDIT_LOG_NOT_FOUND);
+    const v = await auditLog.verify(orgId, doc, deps.cfg.SVC_AUDIT_SECRET_KEY);
+    ctx.body = { log_id: doc._id, seq: doc.seq, ...v };
+  });
+
+  router.get('/admin/compliance/report/soc2/:org_id', admin, async (ctx) => {
+    const orgId = ownOrg(ctx, ctx.params.org_id);
+    const org = await deps.accounts.findOrg(orgId);
+    if (!org) throw new HttpError(403, CROSS_ORG);
+    ctx.body = await soc2Report(await reportDeps(orgId), org);
+  });
+
+  router.get('/admin/security/threats/:org_id', admin, async (ctx) => {
+    const orgId = ownOrg(ctx, ctx.params.org_id);
+    ctx.body = await threatSummary(await reportDeps(orgId), orgId);
+  });
+}

@@ -1,0 +1,95 @@
+// Observability: platform-operator metrics (JSON and Prometheus text), one tenant's metrics,
+// and the tenant's verification log. docs/observability.md.
+import type Router from '@koa/router';
+import type { Middleware } from 'koa';
+import { AuditLog, auditLogView } from '../../core/audit-log.js';
+import { tenantBreakdown, verificationSummary } from '../../core/compliance-report.js';
+import { orgEventCounts } from '../../core/org-events.js';
+import type { ServiceConfig } from '../../core/config.js';
+import { attestationRecords } from '../../activities/attestations.js';
+import { HttpError } from '../errors.js';
+import { INSUFFICIENT_PERMISSIONS, principalOf, requireKeyOrJwt } from '../middleware/auth.js';
+import { processMetrics, registry } from '../metrics.js';
+import type { AppDeps } from '../app.js';
+import { AUDIT_LIMIT_DEFAULT, AUDIT_LIMIT_MAX, limitParam, statusParam } from './audit.js';
+import { CROSS_ORG } from './compliance.js';
+
+export function operatorIds(cfg: ServiceConfig): Set<string> {
+  return new Set(cfg.SVC_METRICS_OPERATOR_USER_IDS.split(',').map((s) => s.trim()).filter((s) => s.length > 0));
+}
+
+/** Platform operators only: the authenticated user's id must be listed (unset list: nobody). Roles grant nothing. */
+function requireOperator(deps: AppDeps): Middleware {
+  const ids = operatorIds(deps.cfg);
+  return async (ctx, next) => {
+    const p = principalOf(ctx);
+    if (!p.userId || !ids.has(p.userId)) throw new HttpError(403, INSUFFICIENT_PERMISSIONS);
+    await next();
+  };
+}
+
+const CURSOR = /^[1-9][0-9]{0,15}$/;
+
+export function registerMetricsRoutes(router: Router, deps: AppDeps): void {
+  const auditLog = new AuditLog(deps.store);
+  const auth = requireKeyOrJwt(deps, 'verify:read');
+  const operator = requireOperator(deps);
+
+  router.get('/metrics', auth, operator, async (ctx) => {
+    const [proc, tenants] = await Promise.all([processMetrics(), tenantBreakdown(auditLog)]);
+    const totals = tenants.reduce(
+      (t, o) => ({ verifications: t.verifications + o.total, verified: t.verified + o.verified, blocked: t.blocked + o.blocked }),
+      { verifications: 0, verified: 0, blocked: 0 },
+    );
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = { generated_at: new Date().toISOString(), scope: 'global', totals, tenants, process: proc };
+  });
+
+  // Registered before /metrics/:org_id so that "prometheus" is never read as an organization id.
+  router.get('/metrics/prometheus', auth, operator, async (ctx) => {
+    ctx.set('Cache-Control', 'no-store');
+    ctx.type = registry.contentType;
+    ctx.body = await registry.metrics();
+  });
+
+  router.get('/metrics/:org_id', auth, async (ctx) => {
+    const p = principalOf(ctx);
+    if (ctx.params.org_id !== p.orgId) throw new HttpError(403, CROSS_ORG);
+    const since = new Date(Date.now() - 24 * 3600_000).toISOString();
+    const [all, day, head, attestations, events] = await Promise.all([
+      verificationSummary(auditLog, p.orgId),
+      verificationSummary(auditLog, p.orgId, since),
+      auditLog.heads.findOne({ _id: p.orgId }),
+      attestationRecords(deps.store).countDocuments({ org_id: p.orgId }),
+      orgEventCounts(deps.store, p.orgId, 7),
+    ]);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = {
+      org_id: p.orgId,
+      generated_at: new Date().toISOString(),
+      verifications: all,
+      last_24h: day,
+      audit_entries: head?.seq ?? 0,
+      attestations_issued: attestations,
+      rate_limit_rejections_last_7d: events.rate_limited,
+    };
+  });
+
+  // The tenant's verification log (its audit entries), most recent first; `cursor` pages backwards.
+  router.get('/logs', auth, async (ctx) => {
+    const p = principalOf(ctx);
+    const limit = limitParam(ctx, AUDIT_LIMIT_DEFAULT, AUDIT_LIMIT_MAX);
+    const status = statusParam(ctx);
+    const cursor = ctx.query.cursor;
+    if (cursor !== undefined && (typeof cursor !== 'string' || !CURSOR.test(cursor))) {
+      throw new HttpError(400, "Invalid query parameter 'cursor': use the next_cursor of the previous page.");
+    }
+    const docs = await auditLog.list(p.orgId, { limit: limit + 1, status, beforeSeq: cursor === undefined ? undefined : Number(cursor) });
+    const page = docs.slice(0, limit);
+    const last = page[page.length - 1];
+    ctx.body = {
+      logs: page.map(auditLogView),
+      next_cursor: docs.length > limit && last ? String(last.seq) : null,
+    };
+  });
+}

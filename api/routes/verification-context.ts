@@ -1,0 +1,68 @@
+// /verification-context/*: from-diagnostic, validate and resolve (docs/verification-context.md).
+// Bodies are re-parsed from the raw text with the strict parser: a document is a hashed
+// artifact, so integers beyond 2^53, lone surrogates and duplicate keys are rejected (400)
+// rather than silently rounded, replaced or resolved "last key wins".
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { parseStrictJson, StrictJsonError } from '../../core/strict-json.js';
+import { fromDiagnostic, resolveDocument, validateDocument } from '../../core/verification-context.js';
+import { SERVICE_VERSION } from '../../core/version.js';
+import { HttpError } from '../errors.js';
+import { keyLimit } from '../middleware/rate-limit.js';
+import { apiKeyGuard, type AppDeps } from '../app.js';
+import { attestationKeyRing } from './attestations.js';
+
+/** Per-key limit shared by the three endpoints (the contract leaves the number open). */
+export const VC_LIMIT_PER_MINUTE = 600;
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** The request body parsed strictly; 400 with the offending code, JSON path and position. */
+export function strictJsonBody(ctx: Context): unknown {
+  const raw = ctx.state.rawBody as string | undefined;
+  if (raw === undefined || raw.trim() === '') throw new HttpError(400, 'Request body is required (a JSON object).');
+  try {
+    return parseStrictJson(raw);
+  } catch (err) {
+    if (!(err instanceof StrictJsonError)) throw err;
+    const detail = `Invalid JSON body (${err.code}) at ${err.path}: ${err.detail}`;
+    throw new HttpError(400, detail, {}, { detail, code: err.code, path: err.path, position: err.position });
+  }
+}
+
+/** validate/resolve accept the document itself or `{ "document": { ... } }` (a document never has a lone `document` key). */
+function documentOf(body: unknown): unknown {
+  if (isPlainObject(body) && Object.keys(body).length === 1 && isPlainObject(body.document)) return body.document;
+  return body;
+}
+
+export function registerVerificationContextRoutes(router: Router, deps: AppDeps): void {
+  const guard = [...apiKeyGuard(deps, 'verify:read'), keyLimit(deps.counter, 'verification-context', VC_LIMIT_PER_MINUTE, 60)];
+
+  router.post('/verification-context/from-diagnostic', ...guard, async (ctx) => {
+    const body = strictJsonBody(ctx);
+    const ring = await attestationKeyRing(deps.cfg);
+    const out = await fromDiagnostic(body, { publicJwks: ring.publicJwks, issuer: deps.cfg.SVC_DEPLOYMENT_ID, serviceVersion: SERVICE_VERSION });
+    if (!out.ok) {
+      const first = out.errors[0];
+      const detail = first ? `Invalid field '${first.path}': ${first.message}` : 'Invalid request body';
+      throw new HttpError(400, detail, {}, { detail, error: out.error, errors: out.errors });
+    }
+    // The contract's response is the document itself; the gate code travels in a header.
+    ctx.set('X-Trust-Gate', out.trust_gate ?? 'none');
+    ctx.body = out.document;
+  });
+
+  router.post('/verification-context/validate', ...guard, async (ctx) => {
+    ctx.body = validateDocument(documentOf(strictJsonBody(ctx)));
+  });
+
+  router.post('/verification-context/resolve', ...guard, async (ctx) => {
+    const r = resolveDocument(documentOf(strictJsonBody(ctx)));
+    const body: Record<string, unknown> = { resolved: r.resolved };
+    if (r.reason) body.reason = r.reason;
+    if (r.expected_proof_ref) body.expected_proof_ref = r.expected_proof_ref;
+    if (r.errors) body.errors = r.errors;
+    ctx.body = body;
+  });
+}

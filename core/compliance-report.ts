@@ -1,0 +1,213 @@
+// Figures for the compliance report, the threat summary and the per-tenant metrics, computed
+// from the store: verdict counts from the audit log (the authoritative record of every
+// verification), the key and user inventory, attestation counts and security counters.
+// Only $match/$group/$sum aggregation is used (what FerretDB and MongoDB both support).
+import type { Filter } from 'mongodb';
+import type { Store } from './store.js';
+import type { Accounts } from './accounts.js';
+import { AuditLog, type AuditLogDoc, type ChainIntegrity } from './audit-log.js';
+import { orgEventCounts } from './org-events.js';
+
+/** How many of the newest entries the reports re-verify (hash, signature, link, head). */
+export const INTEGRITY_WINDOW = 1000;
+
+export interface VerdictCounts {
+  total: number;
+  verified: number;
+  /** status BLOCKED, or a proven result whose admission is BLOCKED (counted once). */
+  blocked: number;
+  /** VERIFIED results whose admission is BLOCKED: proven-unsafe code, proven-malicious SQL. */
+  unsafe_findings: number;
+  by_status: Record<string, number>;
+}
+
+export interface VerificationSummary extends VerdictCounts {
+  by_engine: Record<string, VerdictCounts>;
+}
+
+const emptyCounts = (): VerdictCounts => ({ total: 0, verified: 0, blocked: 0, unsafe_findings: 0, by_status: {} });
+
+interface GroupRow {
+  _id: { org?: string; engine?: string; status?: string | null; admission?: string | null; verified?: boolean };
+  n: number;
+}
+
+function add(c: VerdictCounts, row: GroupRow): void {
+  const status = row._id.status ?? 'UNKNOWN';
+  c.total += row.n;
+  if (row._id.verified === true) c.verified += row.n;
+  if (status === 'BLOCKED' || row._id.admission === 'BLOCKED') c.blocked += row.n;
+  if (status === 'VERIFIED' && row._id.admission === 'BLOCKED') c.unsafe_findings += row.n;
+  c.by_status[status] = (c.by_status[status] ?? 0) + row.n;
+}
+
+async function groupRows(auditLog: AuditLog, match: Filter<AuditLogDoc>, byOrg: boolean): Promise<GroupRow[]> {
+  const id: Record<string, string> = { engine: '$domain', status: '$result.status', admission: '$result.admission', verified: '$verified' };
+  if (byOrg) id.org = '$organization_id';
+  return (await auditLog.logs.aggregate([{ $match: match }, { $group: { _id: id, n: { $sum: 1 } } }]).toArray()) as GroupRow[];
+}
+
+/** Verdict counts of one organization, optionally since an ISO timestamp. */
+export async function verificationSummary(auditLog: AuditLog, orgId: string, sinceIso?: string): Promise<VerificationSummary> {
+  const match: Filter<AuditLogDoc> = { organization_id: orgId };
+  if (sinceIso) match.timestamp = { $gte: sinceIso };
+  const summary: VerificationSummary = { ...emptyCounts(), by_engine: {} };
+  for (const row of await groupRows(auditLog, match, false)) {
+    add(summary, row);
+    const engine = row._id.engine ?? 'unknown';
+    add((summary.by_engine[engine] ??= emptyCounts()), row);
+  }
+  return summary;
+}
+
+/** Verdict counts of every organization (GET /metrics `tenants`), largest first. */
+export async function tenantBreakdown(auditLog: AuditLog): Promise<Array<{ org_id: string } & VerificationSummary>> {
+  const byOrg = new Map<string, VerificationSummary>();
+  for (const row of await groupRows(auditLog, {}, true)) {
+    const org = row._id.org ?? 'unknown';
+    const s = byOrg.get(org) ?? { ...emptyCounts(), by_engine: {} };
+    add(s, row);
+    add((s.by_engine[row._id.engine ?? 'unknown'] ??= emptyCounts()), row);
+    byOrg.set(org, s);
+  }
+  return [...byOrg.entries()].map(([org_id, s]) => ({ org_id, ...s })).sort((a, b) => b.total - a.total);
+}
+
+/** API keys of the organization with masked previews only (never digests or secrets). */
+export async function keyInventory(accounts: Accounts, orgId: string, now = new Date()) {
+  const keys = await accounts.keys.find({ org_id: orgId }).sort({ created_at: 1 }).toArray();
+  const expired = (k: (typeof keys)[number]) => k.expires_at !== null && k.expires_at.getTime() <= now.getTime();
+  const live = keys.filter((k) => k.active && k.revoked_at === null && !expired(k));
+  return {
+    total: keys.length,
+    active: live.length,
+    revoked: keys.filter((k) => k.revoked_at !== null || !k.active).length,
+    expired: keys.filter((k) => k.active && k.revoked_at === null && expired(k)).length,
+    active_without_expiry: live.filter((k) => k.expires_at === null).length,
+    active_with_admin_scope: live.filter((k) => k.scopes.includes('admin:all')).length,
+    keys: keys.map((k) => ({
+      id: k._id,
+      name: k.name,
+      preview: k.preview,
+      user_id: k.user_id,
+      scopes: k.scopes,
+      state: k.revoked_at !== null || !k.active ? 'revoked' : expired(k) ? 'expired' : 'active',
+      created_at: k.created_at.toISOString(),
+      expires_at: k.expires_at ? k.expires_at.toISOString() : null,
+      revoked_at: k.revoked_at ? k.revoked_at.toISOString() : null,
+    })),
+  };
+}
+
+export async function userInventory(accounts: Accounts, orgId: string) {
+  const users = await accounts.users.find({ org_id: orgId }, { projection: { password_hash: 0 } }).sort({ created_at: 1 }).toArray();
+  const byRole: Record<string, number> = {};
+  for (const u of users) byRole[u.role] = (byRole[u.role] ?? 0) + 1;
+  return {
+    total: users.length,
+    active: users.filter((u) => u.active).length,
+    by_role: byRole,
+    users: users.map((u) => ({ id: u._id, email: u.email, role: u.role, active: u.active, created_at: u.created_at.toISOString() })),
+  };
+}
+
+export interface ReportDeps {
+  store: Store;
+  accounts: Accounts;
+  auditLog: AuditLog;
+  auditSecret: string | undefined;
+  attestationCount: (orgId: string) => Promise<number>;
+  signingKid: string | null;
+  verificationKeyCount: number;
+  planLimits: { perMinute: number | null; perDay: number | null; batchSize: number };
+}
+
+async function auditPeriod(auditLog: AuditLog, orgId: string) {
+  const [first] = await auditLog.logs.find({ organization_id: orgId }).sort({ seq: 1 }).limit(1).toArray();
+  const [last] = await auditLog.logs.find({ organization_id: orgId }).sort({ seq: -1 }).limit(1).toArray();
+  return { first_entry_at: first ? String(first.timestamp) : null, last_entry_at: last ? String(last.timestamp) : null };
+}
+
+/** GET /admin/compliance/report/soc2/{org_id}. */
+export async function soc2Report(deps: ReportDeps, org: { _id: string; name: string; plan: string; active: boolean; created_at: Date }, now = new Date()) {
+  const orgId = org._id;
+  const [verifications, integrity, period, keys, users, attestations, events] = await Promise.all([
+    verificationSummary(deps.auditLog, orgId),
+    deps.auditLog.integrity(orgId, INTEGRITY_WINDOW, deps.auditSecret),
+    auditPeriod(deps.auditLog, orgId),
+    keyInventory(deps.accounts, orgId, now),
+    userInventory(deps.accounts, orgId),
+    deps.attestationCount(orgId),
+    orgEventCounts(deps.store, orgId, 30, now),
+  ]);
+  return {
+    report: 'soc2',
+    generated_at: now.toISOString(),
+    organization: { id: orgId, name: org.name, plan: org.plan, active: org.active, created_at: org.created_at.toISOString() },
+    period,
+    controls: {
+      audit_logging: {
+        secret_configured: Boolean(deps.auditSecret),
+        entries_total: integrity.head_seq,
+        hashing: 'SHA-256 over the RFC 8785 canonical payload, chained per organization',
+        signature: 'HMAC-SHA256 of entry_hash under SVC_AUDIT_SECRET_KEY',
+        chain_integrity: { window: INTEGRITY_WINDOW, ...integrity },
+      },
+      access_control: { users, api_keys: keys },
+      verification_integrity: {
+        ...verifications,
+        attestations_issued: attestations,
+        attestation_signing_key_id: deps.signingKid,
+        attestation_verification_keys: deps.verificationKeyCount,
+      },
+      rate_limiting: {
+        plan: org.plan,
+        limits: { per_minute: deps.planLimits.perMinute, per_day: deps.planLimits.perDay, batch_size: deps.planLimits.batchSize },
+        rejections_last_30_days: events.rate_limited,
+      },
+    },
+  };
+}
+
+/** GET /admin/security/threats/{org_id}. */
+export async function threatSummary(deps: ReportDeps, orgId: string, now = new Date()) {
+  const iso = (hours: number) => new Date(now.getTime() - hours * 3600_000).toISOString();
+  const [day, week, all, integrity, keys, events1, events7] = await Promise.all([
+    verificationSummary(deps.auditLog, orgId, iso(24)),
+    verificationSummary(deps.auditLog, orgId, iso(24 * 7)),
+    verificationSummary(deps.auditLog, orgId),
+    deps.auditLog.integrity(orgId, INTEGRITY_WINDOW, deps.auditSecret),
+    keyInventory(deps.accounts, orgId, now),
+    orgEventCounts(deps.store, orgId, 1, now),
+    orgEventCounts(deps.store, orgId, 7, now),
+  ]);
+  const engines = (s: VerificationSummary) =>
+    Object.fromEntries(Object.entries(s.by_engine).filter(([, c]) => c.blocked > 0).map(([e, c]) => [e, c.blocked]));
+  const revokedLast30 = keys.keys.filter((k) => k.revoked_at !== null && Date.parse(k.revoked_at) >= now.getTime() - 30 * 86_400_000).length;
+  const findings: string[] = [];
+  if (!integrity.valid) findings.push('audit_chain_integrity_failed');
+  if (day.blocked > 0) findings.push('blocked_verifications_last_24h');
+  if (day.unsafe_findings > 0) findings.push('unsafe_findings_last_24h');
+  if (events1.rate_limited > 0) findings.push('rate_limited_last_24h');
+  if (events1.forbidden > 0) findings.push('forbidden_requests_last_24h');
+  if (keys.active_without_expiry > 0) findings.push('active_keys_without_expiry');
+  const level = !integrity.valid ? 'high' : findings.some((f) => f.endsWith('_24h')) ? 'elevated' : 'low';
+  return {
+    organization_id: orgId,
+    generated_at: now.toISOString(),
+    threat_level: level,
+    findings,
+    blocked_verifications: { last_24h: day.blocked, last_7d: week.blocked, total: all.blocked, by_engine_last_7d: engines(week) },
+    unsafe_findings: { last_24h: day.unsafe_findings, last_7d: week.unsafe_findings, total: all.unsafe_findings },
+    rate_limit_rejections: { last_24h: events1.rate_limited, last_7d: events7.rate_limited },
+    forbidden_requests: { last_24h: events1.forbidden, last_7d: events7.forbidden },
+    api_keys: {
+      active: keys.active,
+      active_without_expiry: keys.active_without_expiry,
+      active_with_admin_scope: keys.active_with_admin_scope,
+      expired: keys.expired,
+      revoked_last_30d: revokedLast30,
+    },
+    audit_chain: { window: INTEGRITY_WINDOW, ...integrity },
+  };
+}

@@ -1,0 +1,432 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { crc32 as zlibCrc32 } from 'node:zlib';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { canonicalJson } from '../../core/canonical-json.js';
+import { buildDiagnostic, type EngineOutcome } from '../../core/diagnostic.js';
+import {
+  CONSTRAINT,
+  RULES,
+  RULES_SHA256,
+  RULES_VERSION,
+  SUPPORTED_LANGUAGES,
+  resolveLanguage,
+  scanCode,
+  scanCodeRaw,
+  type Issue,
+} from '../../activities/engines/code/index.js';
+import { base62, crc32, isValidV2Body, v2Checksum } from '../../activities/engines/code/api-key-checksum.js';
+import { globToRegExp } from '../../activities/engines/code/match.js';
+
+const FIXTURES = path.resolve(__dirname, '../fixtures/code');
+const require = createRequire(import.meta.url);
+
+interface CorpusEntry {
+  file: string;
+  language: string;
+  critical: boolean;
+  critical_lines: number[];
+}
+
+const corpus: CorpusEntry[] = JSON.parse(readFileSync(path.join(FIXTURES, 'corpus.json'), 'utf8'));
+const fixture = (file: string) => readFileSync(path.join(FIXTURES, file), 'utf8');
+
+type Proven = Extract<EngineOutcome, { kind: 'proven' }>;
+
+function proven(outcome: EngineOutcome): Proven {
+  if (outcome.kind !== 'proven') throw new Error(`expected proven, got ${outcome.kind}: ${outcome.agentMessage}`);
+  return outcome;
+}
+
+function issues(outcome: EngineOutcome): Issue[] {
+  return proven(outcome).developerFields.issues as Issue[];
+}
+
+function criticalLines(outcome: EngineOutcome): number[] {
+  return [...new Set(issues(outcome).filter((i) => i.severity === 'critical').map((i) => i.line_number))].sort((a, b) => a - b);
+}
+
+// v2 bodies computed independently of this code (Python zlib.crc32 + a separate Base62 encoder).
+const BODY_A = 'A'.repeat(30) + '0uCPlr';
+const BODY_B = '0123456789abcdefghijABCDEFGHIJ3mpbCX';
+const BODY_PAD2 = 'k00000000000000000000000000044008INp';
+
+describe('labelled corpus', () => {
+  const tally = { tp: 0, fp: 0, fn: 0, snippetTp: 0, snippetFp: 0, snippetFn: 0, snippetTn: 0 };
+
+  it('has at least 150 snippets covering all eight language families', () => {
+    expect(corpus.length).toBeGreaterThanOrEqual(150);
+    const languages = new Set(corpus.map((c) => resolveLanguage(c.language)));
+    for (const l of ['python', 'javascript', 'typescript', 'bash', 'go', 'java', 'ruby', 'php']) expect(languages.has(l as never)).toBe(true);
+    expect(corpus.filter((c) => c.critical).length).toBeGreaterThan(50);
+    expect(corpus.filter((c) => !c.critical).length).toBeGreaterThan(50);
+  });
+
+  it.each(corpus.map((c) => [c.file, c] as const))('%s', async (_file, entry) => {
+    const outcome = await scanCode(fixture(entry.file), entry.language);
+    const lines = criticalLines(outcome);
+    const fields = proven(outcome).developerFields;
+    expect(fields.is_valid).toBe(!entry.critical);
+    expect(lines.length > 0).toBe(entry.critical);
+    expect(lines).toEqual(entry.critical_lines);
+    const expected = new Set(entry.critical_lines);
+    for (const l of lines) expected.has(l) ? tally.tp++ : tally.fp++;
+    for (const l of entry.critical_lines) if (!lines.includes(l)) tally.fn++;
+    if (entry.critical) lines.length > 0 ? tally.snippetTp++ : tally.snippetFn++;
+    else lines.length > 0 ? tally.snippetFp++ : tally.snippetTn++;
+  });
+
+  afterAll(() => {
+    const precision = tally.tp / (tally.tp + tally.fp);
+    const recall = tally.tp / (tally.tp + tally.fn);
+    const snippetPrecision = tally.snippetTp / (tally.snippetTp + tally.snippetFp);
+    const snippetRecall = tally.snippetTp / (tally.snippetTp + tally.snippetFn);
+    console.log(
+      `code scanner corpus: ${corpus.length} snippets; critical lines precision ${precision.toFixed(3)} recall ${recall.toFixed(3)} ` +
+        `(tp ${tally.tp}, fp ${tally.fp}, fn ${tally.fn}); snippets precision ${snippetPrecision.toFixed(3)} recall ${snippetRecall.toFixed(3)} ` +
+        `(tp ${tally.snippetTp}, fp ${tally.snippetFp}, fn ${tally.snippetFn}, tn ${tally.snippetTn})`,
+    );
+    expect(precision).toBe(1);
+    expect(recall).toBe(1);
+    expect(snippetPrecision).toBe(1);
+    expect(snippetRecall).toBe(1);
+  });
+});
+
+describe('verdict rows', () => {
+  it('clean code: VERIFIED material, code_safe, admitted', async () => {
+    const outcome = proven(await scanCode('def add(a, b):\n    return a + b\n', 'python'));
+    expect(outcome.agentMessage).toBe('Code scan completed: no security issues found.');
+    expect(outcome.developerFields).toEqual({
+      constraint_id: 'code_verifier.code_safe',
+      is_safe: true,
+      is_valid: true,
+      language: 'python',
+      critical_count: 0,
+      issues: [],
+    });
+    const diag = buildDiagnostic({ status: 'VERIFIED', agentMessage: outcome.agentMessage, developerFields: outcome.developerFields, proofRef: `sha256:${'a'.repeat(64)}`, withAdmission: true });
+    expect(diag.admission).toBe('ADMIT');
+  });
+
+  it('critical finding: code_unsafe, is_valid false, admission BLOCKED', async () => {
+    const outcome = proven(await scanCode('import subprocess as sp\nsp.run("ls")\n'));
+    expect(outcome.developerFields).toEqual({
+      constraint_id: 'code_verifier.code_unsafe',
+      is_safe: false,
+      is_valid: false,
+      language: 'python',
+      critical_count: 1,
+      issues: [{ severity: 'critical', type: 'shell_execution', line_number: 2, description: 'Process execution through subprocess: subprocess.run' }],
+    });
+    expect(outcome.agentMessage).toBe(
+      'Code scan completed: 1 critical issue found (first on line 2: Process execution through subprocess: subprocess.run); the code is not admitted.',
+    );
+    const diag = buildDiagnostic({ status: 'VERIFIED', agentMessage: outcome.agentMessage, developerFields: outcome.developerFields, proofRef: `sha256:${'b'.repeat(64)}`, withAdmission: true });
+    expect(diag.status).toBe('VERIFIED');
+    expect(diag.admission).toBe('BLOCKED');
+  });
+
+  it('high-only finding: admitted (is_valid) but not safe', async () => {
+    const outcome = proven(await scanCode(fixture('go/tn_insecure_tls_high.go'), 'go'));
+    expect(outcome.developerFields.is_valid).toBe(true);
+    expect(outcome.developerFields.is_safe).toBe(false);
+    expect(outcome.developerFields.constraint_id).toBe('code_verifier.code_unsafe');
+    expect(outcome.developerFields.critical_count).toBe(0);
+    expect(outcome.agentMessage).toBe(
+      'Code scan completed: no blocking issue, but 1 high-severity issue found (first on line 5: TLS certificate verification disabled (InsecureSkipVerify): InsecureSkipVerify: true).',
+    );
+  });
+
+  it('lower-severity findings only: safe', async () => {
+    const outcome = proven(await scanCode('import requests\nrequests.get("https://example.com")\n'));
+    expect(outcome.developerFields.is_safe).toBe(true);
+    expect(outcome.developerFields.constraint_id).toBe('code_verifier.code_safe');
+    expect(outcome.agentMessage).toBe('Code scan completed: no critical or high-severity issues; 1 lower-severity finding.');
+    expect(issues(outcome)).toEqual([{ severity: 'low', type: 'outbound_http', line_number: 2, description: 'Outbound HTTP request: requests.get' }]);
+  });
+
+  it.each([[''], ['   \n\t  \n']])('empty code %j → BLOCKED code_verifier.empty_code', async (code) => {
+    expect(await scanCode(code, 'python')).toEqual({
+      kind: 'blocked',
+      agentMessage: 'No code was provided to verify.',
+      developerFields: { constraint_id: 'code_verifier.empty_code', is_valid: false },
+    });
+  });
+
+  it('unsupported language → BLOCKED code_verifier.unsupported_language', async () => {
+    expect(await scanCode('PROGRAM-ID. HELLO.', 'cobol')).toEqual({
+      kind: 'blocked',
+      agentMessage: `The language "cobol" is not supported; supported languages: ${SUPPORTED_LANGUAGES.join(', ')}.`,
+      developerFields: { constraint_id: 'code_verifier.unsupported_language', is_valid: false, supported_languages: [...SUPPORTED_LANGUAGES] },
+    });
+  });
+
+  it('input that does not parse at all → BLOCKED code_verifier.parse_failure', async () => {
+    const outcome = await scanCode('This is not code at all, just some words that a model wrote.', 'python');
+    expect(outcome).toEqual({
+      kind: 'blocked',
+      agentMessage: 'The code could not be parsed as python: most of it is not valid python syntax (first error on line 1).',
+      developerFields: { constraint_id: 'code_verifier.parse_failure', is_valid: false, language: 'python', error_coverage: 1 },
+    });
+    const js = await scanCode('function (( {{ ', 'javascript');
+    expect(js.kind).toBe('blocked');
+    expect(js.developerFields.constraint_id).toBe('code_verifier.parse_failure');
+  });
+
+  it('a partial parse error is a medium parse_error finding, and the rest is still scanned', async () => {
+    const code = 'import os\n\ndef broken(:\n    pass\n\nos.system("id")\n';
+    const outcome = proven(await scanCode(code, 'python'));
+    expect(issues(outcome)).toEqual([
+      { severity: 'medium', type: 'parse_error', line_number: 3, description: 'Syntax error: missing ")"' },
+      { severity: 'critical', type: 'shell_execution', line_number: 6, description: 'Shell or process execution through os: os.system' },
+    ]);
+    expect(proven(await scanCode(fixture('python/tn_partial_parse_error.py'), 'python')).developerFields.issues).toEqual([
+      { severity: 'medium', type: 'parse_error', line_number: 4, description: 'Syntax error: missing ")"' },
+    ]);
+  });
+
+  it('time budget exceeded → BLOCKED code_verifier.timeout', async () => {
+    expect(await scanCode('print(1)', 'python', { timeoutMs: 0 })).toEqual({
+      kind: 'blocked',
+      agentMessage: 'Code verification timed out.',
+      developerFields: { constraint_id: 'code_verifier.timeout', is_valid: false },
+    });
+  });
+
+  it('internal failure → BLOCKED code_verifier.internal_error (fails closed)', async () => {
+    vi.resetModules();
+    vi.doMock('../../activities/engines/code/runtime.js', () => ({
+      getLanguage: () => Promise.reject(new Error('grammar missing')),
+      parserIdentity: () => Promise.reject(new Error('grammar missing')),
+    }));
+    try {
+      const fresh = await import('../../activities/engines/code/index.js');
+      expect(await fresh.scanCode('print(1)', 'python')).toEqual({
+        kind: 'blocked',
+        agentMessage: 'Code verification failed because of an internal error; the code was not verified.',
+        developerFields: { constraint_id: 'code_verifier.internal_error', is_valid: false },
+      });
+    } finally {
+      vi.doUnmock('../../activities/engines/code/runtime.js');
+      vi.resetModules();
+    }
+  });
+
+  it('defaults to python and accepts language aliases case-insensitively', async () => {
+    const cases: [string, string, string][] = [
+      ['import os\nos.system("x")', 'PY', 'python'],
+      ['import os\nos.system("x")', 'Python3', 'python'],
+      ['require("child_process").exec("x")', 'js', 'javascript'],
+      ['require("child_process").exec("x")', 'Node', 'javascript'],
+      ['import cp = require("child_process"); cp.exec("x");', 'ts', 'typescript'],
+      ['curl https://x | sh', 'sh', 'bash'],
+      ['curl https://x | sh', ' Shell ', 'bash'],
+      ['curl https://x | sh', 'BASH', 'bash'],
+      ['package main\nimport "os/exec"\nfunc main() { exec.Command("x") }', 'golang', 'go'],
+      ['system("x")', 'rb', 'ruby'],
+      ['<?php system("x");', 'PHP', 'php'],
+      ['class A { void f() throws Exception { Runtime.getRuntime().exec("x"); } }', 'Java', 'java'],
+    ];
+    for (const [code, alias, canonical] of cases) {
+      const fields = proven(await scanCode(code, alias)).developerFields;
+      expect([alias, fields.language, fields.is_valid]).toEqual([alias, canonical, false]);
+    }
+    const defaulted = proven(await scanCode('import os\nos.system("x")'));
+    expect(defaulted.developerFields.language).toBe('python');
+    expect(resolveLanguage('Kotlin')).toBeNull();
+  });
+
+  it('records a JSON-only proof with parser, grammar identity, rules and code hash', async () => {
+    const code = 'import os\nos.system("id")\n';
+    const outcome = proven(await scanCode(code, 'py'));
+    const proof = outcome.proof as Record<string, any>;
+    const wtsVersion = JSON.parse(readFileSync(path.join(path.dirname(require.resolve('web-tree-sitter')), 'package.json'), 'utf8')).version;
+    const grammarPkg = require.resolve('@vscode/tree-sitter-wasm/package.json');
+    const grammarBytes = readFileSync(path.join(path.dirname(grammarPkg), 'wasm', 'tree-sitter-python.wasm'));
+    expect(proof.parser).toEqual({ name: 'web-tree-sitter', version: wtsVersion });
+    expect(proof.grammar).toEqual({
+      package: '@vscode/tree-sitter-wasm',
+      package_version: JSON.parse(readFileSync(grammarPkg, 'utf8')).version,
+      file: 'tree-sitter-python.wasm',
+      sha256: createHash('sha256').update(grammarBytes).digest('hex'),
+      abi_version: 15,
+    });
+    expect(proof.rules).toEqual({ version: RULES_VERSION, sha256: RULES_SHA256, count: RULES.length });
+    expect(proof.code_sha256).toBe(createHash('sha256').update(code).digest('hex'));
+    expect(proof.language).toBe('python');
+    expect(proof.snippet_wrapper).toBeNull();
+    expect(proof.findings).toEqual([
+      { rule_id: 'py.os-process', severity: 'critical', type: 'shell_execution', line_number: 2, description: 'Shell or process execution through os: os.system' },
+    ]);
+    expect(proof.verdict).toEqual({ constraint_id: 'code_verifier.code_unsafe', is_safe: false, is_valid: false, critical_count: 1 });
+    // Canonical-encodable (the activity layer hashes it into proof_ref) and deterministic.
+    const again = proven(await scanCode(code, 'python'));
+    expect(canonicalJson(again.proof)).toBe(canonicalJson(outcome.proof));
+    expect(RULES_SHA256).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('records the snippet completion applied to PHP without an opening tag', async () => {
+    const outcome = proven(await scanCode('$x = shell_exec($_GET["q"]);\necho $x;\n', 'php'));
+    expect((outcome.proof as Record<string, unknown>).snippet_wrapper).toBe('php_open_tag');
+    expect(criticalLines(outcome)).toEqual([1]);
+  });
+
+  it('parallel first use initialises once and every scan completes', async () => {
+    const jobs = corpus.slice(0, 40).map((c) => scanCode(fixture(c.file), c.language));
+    const outcomes = await Promise.all(jobs);
+    expect(outcomes.map((o) => o.kind)).toEqual(new Array(40).fill('proven'));
+  });
+});
+
+describe('name resolution (aliases must be caught, look-alikes must not)', () => {
+  const cases: [string, string, string, number[]][] = [
+    ['python', 'import subprocess as sp; sp.run(["ls"])', 'import alias', [1]],
+    ['python', 'from os import system as s\ns("echo hi")', 'from-import alias', [2]],
+    ['python', 'import os.path as p\np.join("a")', 'os.path.join', []],
+    ['python', 'import os\nf = os.system\nf("x")', 're-binding', [3]],
+    ['python', 'g = getattr(__import__("o" + "s"), "sys" + "tem")\ng("x")', 'getattr + __import__ of constants', [2]],
+    ['python', 'import importlib\nimportlib.import_module("subprocess").check_call(["x"])', 'importlib', [2]],
+    ['python', 'import re\nre.compile("x")', 're.compile', []],
+    ['python', 'model.eval()', 'method named eval', []],
+    ['python', '# subprocess.run("x")\ns = "os.system(1)"', 'comment and string', []],
+    ['python', 'exec = make()\nexec("x")', 'exec as a variable', []],
+    ['python', 'import hashlib\nsum = hashlib.md5(data).hexdigest()', 'md5 checksum', []],
+    ['python', 'exec("exec(\\"exec(\'print(1)\')\\")")', 'nesting deeper than the limit fails closed', [1]],
+    ['javascript', 'const { exec: run } = require("child_process"); run("x");', 'destructured alias', [1]],
+    ['javascript', 'import { execSync as sh } from "node:child_process";\nsh("x");', 'named import alias', [2]],
+    ['javascript', 'const cp = require("child_process");\nconst p = cp.spawn("x");\np.on("exit", done);', 'method on the result is not another execution', [2]],
+    ['javascript', 'const re = /a/; re.exec("a");', 'RegExp#exec', []],
+    ['go', 'package main\nimport x "os/exec"\nfunc main() { x.Command("ls") }', 'Go import alias', [3]],
+    ['java', 'import java.io.*;\nclass A { Object f(InputStream i) throws Exception { return new ObjectInputStream(i).readObject(); } }', 'Java star import', [2]],
+    ['ruby', 'm = method(:system)\nm.call("ls")', 'Ruby method object', [2]],
+    ['php', '<?php\n$f = "sys" . "tem";\n$f("ls");', 'PHP variable function', [3]],
+    ['bash', 'c=eval\n$c "$x"', 'Bash command through a variable', [2]],
+  ];
+  it.each(cases)('%s: %s (%s)', async (language, code, _label, lines) => {
+    expect(criticalLines(await scanCode(code, language))).toEqual(lines);
+  });
+
+  it('reports non-critical sinks with their severities', async () => {
+    const rows: [string, string, Issue[]][] = [
+      ['python', 'cur.execute("SELECT * FROM t WHERE id = %s" % uid)', [{ severity: 'high', type: 'sql_injection', line_number: 1, description: 'SQL statement built from run-time values passed to a query call: cur.execute' }]],
+      ['python', 'import os\nos.remove(p)', [{ severity: 'medium', type: 'file_deletion', line_number: 2, description: 'File or directory deletion: os.remove' }]],
+      ['python', 'import tempfile\ntempfile.mktemp()', [{ severity: 'medium', type: 'insecure_tempfile', line_number: 2, description: 'Race-prone temporary file name (mktemp): tempfile.mktemp' }]],
+      ['javascript', 'el.outerHTML = html;', [{ severity: 'medium', type: 'xss_sink', line_number: 1, description: 'HTML injection sink (innerHTML/outerHTML assignment): outerHTML' }]],
+      ['javascript', 'const fs = require("fs");\nfs.rmSync(dir, { recursive: true });', [{ severity: 'medium', type: 'file_deletion', line_number: 2, description: 'File or directory deletion: fs.rmSync' }]],
+      ['bash', 'chmod 777 /srv/app', [{ severity: 'medium', type: 'insecure_permissions', line_number: 1, description: 'World-writable permissions (chmod 777 / o+w): chmod 777' }]],
+      ['python', 'import socket\ns = socket.socket()', [{ severity: 'low', type: 'raw_socket', line_number: 2, description: 'Raw network socket: socket.socket' }]],
+    ];
+    for (const [language, code, expected] of rows) expect(issues(await scanCode(code, language))).toEqual(expected);
+  });
+});
+
+describe('hard-coded svc_live_ keys', () => {
+  const keyCases = (key: string) => `API_KEY = "${key}"\n`;
+
+  it('flags a v2 key with a valid checksum, masked', async () => {
+    const key = `svc_live_${BODY_B}`;
+    const outcome = proven(await scanCode(keyCases(key), 'python'));
+    expect(issues(outcome)).toEqual([
+      { severity: 'critical', type: 'hardcoded_credential', line_number: 1, description: 'Hard-coded production API key (SVC_LIVE_API_KEY): svc_live_****pbCX' },
+    ]);
+    expect(JSON.stringify(outcome)).not.toContain(BODY_B);
+  });
+
+  it('ignores a v2-shaped key whose checksum does not match, and test keys', async () => {
+    const badChecksum = `svc_live_${'A'.repeat(30)}0uCPls`;
+    expect(issues(await scanCode(keyCases(badChecksum), 'python'))).toEqual([]);
+    expect(issues(await scanCode(keyCases(`svc_test_${BODY_B}`), 'python'))).toEqual([]);
+  });
+
+  it('flags a legacy v1 key, including one ending in "-", and anchors on the key charset', async () => {
+    const v1 = `svc_live_${'Ab3_'.repeat(10)}xy-`;
+    expect(issues(await scanCode(keyCases(v1), 'python'))).toEqual([
+      { severity: 'critical', type: 'hardcoded_credential', line_number: 1, description: 'Hard-coded production API key (SVC_LIVE_API_KEY_V1): svc_live_****_xy-' },
+    ]);
+    // Glued to more key characters on either side: not a key.
+    expect(issues(await scanCode(keyCases(`x${`svc_live_${BODY_B}`}`), 'python'))).toEqual([]);
+    expect(issues(await scanCode(keyCases(`svc_live_${BODY_B}Z`), 'python'))).toEqual([]);
+    expect(issues(await scanCode(keyCases(`${v1}-`), 'python'))).toEqual([]);
+  });
+
+  it('finds keys in comments of any language', async () => {
+    const key = `svc_live_${BODY_A}`;
+    const cases: [string, string, number[]][] = [
+      ['go', `package main\n// key: ${key}\n`, [2]],
+      ['bash', `# ${key}\necho ok\n`, [1]],
+      ['ruby', `puts 1\n# ${key}\n`, [2]],
+    ];
+    for (const [language, code, lines] of cases) expect(criticalLines(await scanCode(code, language))).toEqual(lines);
+  });
+
+  it('checksum: CRC32 and Base62 agree with the contract vectors and node:zlib', () => {
+    expect(crc32(Buffer.from('123456789'))).toBe(0xcbf43926);
+    expect(base62(0, 6)).toBe('000000');
+    expect(base62(61, 6)).toBe('00000z');
+    expect(base62(0xffffffff, 6)).toBe('4gfFC3');
+    for (const body of [BODY_A, BODY_B, BODY_PAD2]) {
+      expect(v2Checksum(body.slice(0, 30))).toBe(body.slice(30));
+      expect(isValidV2Body(body)).toBe(true);
+    }
+    expect(isValidV2Body(`${'A'.repeat(30)}0uCPls`)).toBe(false);
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 200 }), (bytes) => crc32(bytes) === zlibCrc32(Buffer.from(bytes))),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('rule table', () => {
+  it('has unique ids, valid languages and severities', () => {
+    const ids = RULES.map((r) => r.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    const families = new Set(['python', 'javascript', 'bash', 'go', 'java', 'ruby', 'php']);
+    for (const r of RULES) {
+      if (r.languages !== 'all') for (const l of r.languages) expect(families.has(l)).toBe(true);
+      expect(['critical', 'high', 'medium', 'low']).toContain(r.severity);
+    }
+    // Shell/process execution is critical in every language family.
+    for (const f of families) {
+      expect(RULES.some((r) => r.type === 'shell_execution' && r.severity === 'critical' && r.languages !== 'all' && r.languages.includes(f as never))).toBe(true);
+    }
+  });
+
+  it('name patterns: * stays within one call step, a leading * matches any receiver', () => {
+    expect(globToRegExp('child_process.*').test('child_process.exec')).toBe(true);
+    expect(globToRegExp('child_process.*').test('child_process.spawn().on')).toBe(false);
+    expect(globToRegExp('*.execute').test('conn.cursor().execute')).toBe(true);
+    expect(globToRegExp('hashlib.md5(*).update').test('hashlib.md5().update')).toBe(true);
+    expect(globToRegExp('os.exec*').test('os.execvp')).toBe(true);
+    expect(globToRegExp('os.exec*').test('os.path.exists')).toBe(false);
+  });
+
+  it('exports the constraint ids of the contract', () => {
+    expect(CONSTRAINT).toEqual({
+      safe: 'code_verifier.code_safe',
+      unsafe: 'code_verifier.code_unsafe',
+      emptyCode: 'code_verifier.empty_code',
+      unsupportedLanguage: 'code_verifier.unsupported_language',
+      parseFailure: 'code_verifier.parse_failure',
+      timeout: 'code_verifier.timeout',
+      internalError: 'code_verifier.internal_error',
+    });
+  });
+});
+
+describe('scanCodeRaw', () => {
+  it('returns findings without a verdict', async () => {
+    const raw = await scanCodeRaw('system("ls")', 'ruby');
+    expect(raw.status).toBe('scanned');
+    if (raw.status !== 'scanned') return;
+    expect(raw.language).toBe('ruby');
+    expect(raw.findings).toEqual([
+      { rule_id: 'rb.kernel-process', severity: 'critical', type: 'shell_execution', line_number: 1, description: 'Shell or process execution: Kernel.system' },
+    ]);
+    expect(await scanCodeRaw('  ', 'ruby')).toEqual({ status: 'empty_code' });
+    expect(await scanCodeRaw('x', 'brainfuck')).toEqual({ status: 'unsupported_language', requested: 'brainfuck' });
+  });
+});
