@@ -1,16 +1,28 @@
 // All activities of the verification task queue, built over their shared dependencies.
 import { makeVerifyMathActivity } from './verify-math.js';
 import { makeAppendAuditActivity } from './audit.js';
+import { makeVerifyLogicActivity } from './verify-logic.js';
+import { makeVerifyCodeActivity, makeVerifySqlActivity } from './verify-diagnostic.js';
+import { verifyProcessActivity, verifyRagActivity } from './verify-process-rag.js';
 import type { ProofContext } from './proofs.js';
 
 export type ActivityDeps = ProofContext & {
   /** SVC_AUDIT_SECRET_KEY; unset makes every audited workflow fail closed. */
   auditSecret?: string;
+  /** SVC_Z3_TIMEOUT in milliseconds. */
+  z3TimeoutMs: number;
+  /** Cooperative scan deadline, a little under SVC_CODE_VERIFY_TIMEOUT (the activity timeout is the hard one). */
+  codeTimeoutMs: number;
 };
 
 export function createActivities(deps: ActivityDeps) {
   return {
     verifyMathActivity: makeVerifyMathActivity(deps),
+    verifyLogicActivity: makeVerifyLogicActivity(deps.z3TimeoutMs),
+    verifyCodeActivity: makeVerifyCodeActivity(deps, deps.codeTimeoutMs),
+    verifySqlActivity: makeVerifySqlActivity(deps),
+    verifyProcessActivity,
+    verifyRagActivity,
     appendAuditActivity: makeAppendAuditActivity({ store: deps.store, auditSecret: deps.auditSecret }),
   };
 }

@@ -2,6 +2,11 @@
 // starts workflows) and the workflow code (which must stay deterministic: pure data only).
 export const ENGINE_ACTIVITIES = {
   math: 'verifyMathActivity',
+  logic: 'verifyLogicActivity',
+  code: 'verifyCodeActivity',
+  sql: 'verifySqlActivity',
+  process: 'verifyProcessActivity',
+  rag: 'verifyRagActivity',
 } as const;
 
 export type EngineName = keyof typeof ENGINE_ACTIVITIES;

@@ -22,6 +22,11 @@ export interface StackPorts {
 export const DEV_PORTS: StackPorts = { temporal: 7233, temporalUi: 8233, ferret: 27017, api: 8000 };
 export const TEST_PORTS: StackPorts = { temporal: 17233, temporalUi: 18233, ferret: 37017, api: 18000 };
 
+/** Test ports shifted by SVC_TEST_PORT_OFFSET, so two suites can run side by side on one machine. */
+export function testPorts(offset = Number(process.env.SVC_TEST_PORT_OFFSET ?? 0)): StackPorts {
+  return { temporal: TEST_PORTS.temporal + offset, temporalUi: TEST_PORTS.temporalUi + offset, ferret: TEST_PORTS.ferret + offset, api: TEST_PORTS.api + offset };
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export function portOpen(port: number, host = '127.0.0.1'): Promise<boolean> {
@@ -162,7 +167,7 @@ export class ManagedProcess {
 }
 
 export interface StackOptions {
-  profile: 'dev' | 'test' | 'bench';
+  profile: string; // 'dev', 'test', 'bench', or a variant such as 'test-100'
   ports: StackPorts;
   /** Remove the profile's data folder first (tests start from an empty store and history). */
   fresh?: boolean;

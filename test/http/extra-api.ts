@@ -4,7 +4,8 @@ import { inject } from 'vitest';
 import path from 'node:path';
 import { ManagedProcess, ROOT } from '../../infra/stack.js';
 
-export async function startExtraApi(name: string, port: number, env: Record<string, string | undefined>, expectReady = true) {
+export async function startExtraApi(name: string, basePort: number, env: Record<string, string | undefined>, expectReady = true) {
+  const port = basePort + Number(process.env.SVC_TEST_PORT_OFFSET ?? 0);
   const fullEnv: NodeJS.ProcessEnv = { ...process.env, ...inject('stackEnv'), HOST: '127.0.0.1', PORT: String(port), ...env };
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete fullEnv[k];
   const proc = new ManagedProcess(

@@ -3,7 +3,7 @@
 // HTTP endpoint (stop/start/kill a component) for the fail-closed and durability tests.
 import { createServer, type Server } from 'node:http';
 import type { TestProject } from 'vitest/node';
-import { Stack, TEST_PORTS, type ManagedProcess } from '../../infra/stack.js';
+import { Stack, TEST_PORTS, testPorts, type ManagedProcess } from '../../infra/stack.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -15,7 +15,8 @@ declare module 'vitest' {
   }
 }
 
-const CONTROL_PORT = 18999;
+const OFFSET = Number(process.env.SVC_TEST_PORT_OFFSET ?? 0);
+const CONTROL_PORT = 18999 + OFFSET;
 
 function controlServer(stack: Stack): Server {
   const byName: Record<string, ManagedProcess | null> = {
@@ -41,8 +42,8 @@ function controlServer(stack: Stack): Server {
 
 export default async function setup(project: TestProject) {
   const stack = new Stack({
-    profile: 'test',
-    ports: TEST_PORTS,
+    profile: OFFSET ? `test-${OFFSET}` : 'test',
+    ports: testPorts(OFFSET),
     fresh: true,
     // Tests come from loopback; trusting it lets each test tenant use its own X-Forwarded-For bucket.
     env: { SVC_AUTH_TRUSTED_PROXIES: '127.0.0.1,::1' },
@@ -63,7 +64,7 @@ export default async function setup(project: TestProject) {
       Object.entries(stack.env).filter(([k]) => k.startsWith('SVC_') || k === 'MONGODB_URI' || k === 'TEMPORAL_ADDRESS'),
     ) as Record<string, string>,
   );
-  project.provide('ports', TEST_PORTS);
+  project.provide('ports', testPorts(OFFSET));
   project.provide('dataDir', stack.dataDir);
   return async () => {
     server.close();

@@ -687,6 +687,8 @@ export class Canonicalizer {
     const key =
       flavor === 'principal' ? (n === 2 ? `sqrt(${body})` : `(${body})^(1/${n})`) : flavor === 'cbrt' ? `cbrt(${body})` : `nthRoot(${body}, ${n})`;
     const radicand = this.polyEqual(u.den, ONE_POLY) ? u.num : null;
+    // Real domain: an even root is defined only for a non-negative radicand.
+    if (this.domain === 'real' && n % 2 === 0) this.conditions.add(`${body} >= 0`);
     return this.atom({ kind: 'root', key, vars: this.varsOf(u), index: n, radicand });
   }
 

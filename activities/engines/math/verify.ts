@@ -13,7 +13,7 @@ import { M, restoreDecimalConfig, type AstNode, type NumericValue } from './math
 import { NumericEvaluator, toOutput, valueText, type PrecisionMode } from './numeric.js';
 import { findEquationMarkers, normalizePower, parseInput, type ParsedInput } from './parse.js';
 import * as R from './rational.js';
-import { compareValues, sampleSides } from './sampling.js';
+import { compareValues, samplePoint, sampleSides } from './sampling.js';
 import type { MathProof, MathRequest, MathResponse } from './schema.js';
 import { maxAllowedTolerance, parseTolerance } from './tolerance.js';
 import { MATH_LIMITS } from './limits.js';
@@ -102,6 +102,19 @@ function canonicalOf(canon: Canonicalizer, node: AstNode): RF | null {
   }
 }
 
+/**
+ * An evaluator for sides that are closed. A variable that cancels out (`y - y + pi`) still
+ * needs a value to walk the tree: it gets the first (all-positive) sample point, which does
+ * not change the value because the canonical form does not depend on it.
+ */
+function closedEvaluator(run: Run, mode: PrecisionMode): NumericEvaluator {
+  const point = samplePoint(run.report.variables, 0);
+  const scope = new Map<string, NumericValue>(
+    Object.entries(point).map(([k, x]) => [k, mode === 'decimal' ? M.bignumber(x) : Number(x)]),
+  );
+  return new NumericEvaluator(mode, run.domain, scope);
+}
+
 /** Value of a closed side: exact from the canonical form in decimal mode when possible. */
 function closedValue(run: Run, canon: Canonicalizer, form: RF | null, node: AstNode): NumericValue {
   if (run.mode === 'decimal' && form) {
@@ -112,7 +125,7 @@ function closedValue(run: Run, canon: Canonicalizer, form: RF | null, node: AstN
       return M.complex(R.toNumber(g.re), R.toNumber(g.im));
     }
   }
-  return new NumericEvaluator(run.mode, run.domain).evaluate(node);
+  return closedEvaluator(run, run.mode).evaluate(node);
 }
 
 /** |v| as a decimal. */
@@ -321,7 +334,7 @@ function verifyEquation(run: Run): MathResponse {
   }
 
   if (closed) {
-    const ev = new NumericEvaluator('decimal', run.domain);
+    const ev = closedEvaluator(run, 'decimal');
     const lv = ev.evaluate(ls.node);
     const rv = ev.evaluate(rs.node);
     const cmp = compareValues(lv, rv);

@@ -70,6 +70,55 @@ export function calleePrefix(source: string, start: number): string[] | null {
   return m ? m[0].split(/\s*(?:\.|::|->|\?\.)\s*/) : null;
 }
 
+const PLAIN_CALLEE = /([A-Za-z_$][\w$]*(?:\s*\.\s*[A-Za-z_$][\w$]*)*)\s*\(/y;
+
+/**
+ * When a call's text is a plain dotted name directly followed by `(` (`os.path.join(`), its
+ * parts, so the callee can be resolved without touching the tree; null otherwise.
+ */
+export function plainCallee(source: string, start: number): string[] | null {
+  PLAIN_CALLEE.lastIndex = start;
+  const m = PLAIN_CALLEE.exec(source);
+  return m ? m[1].split(/\s*\.\s*/) : null;
+}
+
+const WORD = /[A-Za-z_$@][\w$]*/y;
+
+/**
+ * Identifier words of a definition header, from `start` up to the first `stop` at bracket
+ * depth 0 (or `max` characters): a superset of the parameter names, read from the text so
+ * parameters can be filed by name without touching the tree. Quoted strings are skipped.
+ */
+export function headerWords(source: string, start: number, stop: RegExp, max = 2000): string[] {
+  const words: string[] = [];
+  let depth = 0;
+  const end = Math.min(source.length, start + max);
+  for (let i = start; i < end; i++) {
+    const ch = source[i];
+    if (ch === '"' || ch === "'" || ch === '`') {
+      const close = source.indexOf(ch, i + 1);
+      if (close < 0) break;
+      i = close;
+      continue;
+    }
+    if (ch === '(' || ch === '[' || (ch === '{' && depth > 0)) depth++;
+    else if (ch === ')' || ch === ']' || (ch === '}' && depth > 0)) depth--;
+    if (depth <= 0) {
+      stop.lastIndex = i;
+      if (stop.test(source)) break;
+    }
+    if (/[A-Za-z_$@]/.test(ch)) {
+      WORD.lastIndex = i;
+      const m = WORD.exec(source);
+      if (m) {
+        words.push(m[0]);
+        i += m[0].length - 1;
+      }
+    }
+  }
+  return words;
+}
+
 export function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

@@ -1,0 +1,57 @@
+// /verify/logic as an activity: the DSL is solved by Z3 in the worker-thread pool, and a SAT
+// model is re-checked by the engine's own evaluator before it is reported.
+import { solveLogic, LogicInputError, INTERNAL_VERIFICATION_ERROR } from './engines/logic/index.js';
+import type { VerifyActivityInput } from './types.js';
+
+export interface LogicRequest {
+  query: string;
+  provider?: string;
+}
+
+export interface LogicActivityResult {
+  status: 'SAT' | 'UNSAT' | 'BLOCKED' | 'ERROR';
+  model?: Record<string, string>;
+  provider_used: string | null;
+  error?: string;
+  reason?: string;
+  message?: string;
+  position?: number | null;
+  /** HTTP status for input problems found only here (the route pre-validates, so rarely used). */
+  http_status?: number;
+}
+
+export function makeVerifyLogicActivity(z3TimeoutMs: number) {
+  return async function verifyLogicActivity(req: VerifyActivityInput<LogicRequest>): Promise<LogicActivityResult> {
+    try {
+      const r = await solveLogic(req.input.query, { timeoutMs: z3TimeoutMs });
+      switch (r.status) {
+        case 'SAT':
+          return { status: 'SAT', model: r.model, provider_used: null };
+        case 'UNSAT':
+          return { status: 'UNSAT', provider_used: null };
+        case 'NATURAL_LANGUAGE':
+          return {
+            status: 'ERROR',
+            error: INTERNAL_VERIFICATION_ERROR,
+            reason: 'natural_language_requires_provider',
+            message: 'The query is natural language, and no LLM provider is configured to translate it; send the logic DSL instead (docs/logic-dsl.md).',
+            provider_used: null,
+          };
+        default:
+          return { status: 'ERROR', error: INTERNAL_VERIFICATION_ERROR, reason: r.reason, provider_used: null };
+      }
+    } catch (err) {
+      if (err instanceof LogicInputError) {
+        return {
+          status: err.httpStatus === 403 ? 'BLOCKED' : 'ERROR',
+          reason: (err as { reason?: string }).reason ?? 'invalid_query',
+          message: err.message,
+          position: err.position,
+          provider_used: null,
+          http_status: err.httpStatus,
+        };
+      }
+      return { status: 'ERROR', error: INTERNAL_VERIFICATION_ERROR, reason: 'internal_failure', provider_used: null };
+    }
+  };
+}

@@ -1,0 +1,45 @@
+// POST /verify/logic: the query is compiled here (syntax errors 400, policy violations 403
+// BLOCKED) and solved in a workflow by the Z3 activity.
+import type Router from '@koa/router';
+import { z } from 'zod';
+import { compileLogicQuery, looksLikeDsl, LogicInputError } from '../../activities/engines/logic/index.js';
+import type { LogicActivityResult } from '../../activities/verify-logic.js';
+import { bodyObject } from '../middleware/body.js';
+import { principalOf } from '../middleware/auth.js';
+import { HttpError } from '../errors.js';
+import { apiKeyGuard, type AppDeps } from '../app.js';
+
+export const logicRequestSchema = z.object({
+  query: z.string().trim().min(1, 'must not be empty'),
+  provider: z.string().max(64).optional(),
+});
+
+export function registerLogicRoutes(router: Router, deps: AppDeps): void {
+  router.post('/verify/logic', ...apiKeyGuard(deps, 'verify:read'), async (ctx) => {
+    const input = logicRequestSchema.parse(bodyObject(ctx));
+    if (looksLikeDsl(input.query)) {
+      try {
+        compileLogicQuery(input.query);
+      } catch (err) {
+        if (!(err instanceof LogicInputError)) throw err;
+        if (err.httpStatus === 403) {
+          ctx.status = 403;
+          ctx.body = { status: 'BLOCKED', reason: (err as { reason?: string }).reason, detail: err.message, position: err.position, provider_used: null };
+          return;
+        }
+        throw new HttpError(400, err.position === null ? err.message : `${err.message} (at position ${err.position})`);
+      }
+    }
+    const { result, workflowId } = await deps.temporal.runVerification<LogicActivityResult>('logic', input, {
+      orgId: principalOf(ctx).orgId,
+      principal: principalOf(ctx),
+      timeoutMs: deps.cfg.SVC_Z3_TIMEOUT * 1000 + 3000,
+      timeoutDetail: 'Logic verification timed out.',
+    });
+    ctx.set('X-Workflow-Id', workflowId);
+    const { http_status, ...body } = result;
+    if (result.status === 'BLOCKED') ctx.status = 403;
+    else if (http_status === 400) throw new HttpError(400, result.message ?? 'Invalid logic query.');
+    ctx.body = body;
+  });
+}

@@ -1,0 +1,17 @@
+// POST /verify/sql: parser, schema, malice classification and (sqlite) prepare check.
+import type Router from '@koa/router';
+import { sqlRequestSchema } from '../../activities/engines/sql/index.js';
+import type { AppDeps } from '../app.js';
+import { registerEngineRoute } from './engine-route.js';
+
+export function registerSqlRoutes(router: Router, deps: AppDeps): void {
+  registerEngineRoute(router, deps, {
+    path: '/verify/sql',
+    engine: 'sql',
+    schema: sqlRequestSchema,
+    // The activity re-validates the caller's fields, so the raw known fields travel as given.
+    toWorkflowInput: (_input, raw) => ({ query: raw.query, schema_ddl: raw.schema_ddl, dialect: raw.dialect }),
+    timeoutMs: () => 10_000,
+    timeoutDetail: 'SQL verification timed out.',
+  });
+}
