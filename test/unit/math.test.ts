@@ -678,3 +678,36 @@ describe('soundness (property): a proven identity holds numerically', () => {
     expect(proven).toBeGreaterThan(40);
   });
 });
+
+describe('robustness (property): any allow-listed input gives a JSON verdict, never an internal error', () => {
+  const fns = ['sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'sinh', 'cosh', 'tanh', 'exp', 'log', 'log10', 'log2', 'sqrt', 'cbrt', 'abs', 'floor', 'ceil', 'round', 'sign', 'factorial'];
+  const leaf = fc.constantFrom('x', 'y', 'pi', 'e', 'i', '0', '1', '-1', '2', '0.5', '10', '1e10', '3.7');
+  const expr: fc.Arbitrary<string> = fc.letrec<{ e: string }>((tie) => ({
+    e: fc.oneof(
+      { depthSize: 'small' },
+      leaf,
+      fc.tuple(tie('e'), fc.constantFrom('+', '-', '*', '/', '^', ' mod '), tie('e')).map(([a, o, b]) => `(${a}${o}${b})`),
+      fc.tuple(fc.constantFrom(...fns), tie('e')).map(([f, a]) => `${f}(${a})`),
+      fc.tuple(fc.constantFrom('min', 'max', 'gcd', 'lcm', 'nthRoot', 'log', 'round', 'mod'), tie('e'), tie('e')).map(([f, a, b]) => `${f}(${a}, ${b})`),
+      tie('e').map((a) => `(${a})!`),
+    ),
+  })).e;
+
+  it('holds for random expressions and equations in both modes and domains', () => {
+    fc.assert(
+      fc.property(fc.tuple(expr, fc.option(expr), fc.constantFrom('decimal', 'float'), fc.constantFrom('real', 'complex')), ([a, b, mode, domain]) => {
+        const r = verifyMath({
+          expression: b === null ? a : `${a} = ${b}`,
+          precision_mode: mode as 'decimal' | 'float',
+          context: { domain: domain as 'real' | 'complex' },
+        });
+        expect(r.error).not.toBe('internal_error');
+        expect(r.error).not.toBe('unbound_variable');
+        assertJsonSafe(r);
+        if (r.status === 'BLOCKED') expect(r.is_valid).toBe(false);
+        if (r.proof) expect(r.is_valid && r.result).toBe(true);
+      }),
+      { numRuns: 400, seed: 7 },
+    );
+  });
+});

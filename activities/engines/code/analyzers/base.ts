@@ -82,6 +82,17 @@ export function plainCallee(source: string, start: number): string[] | null {
   return m ? m[1].split(/\s*\.\s*/) : null;
 }
 
+/** Start offsets shared by several calls (`f(x)(y)`, `a.b(x).c()`): their callee is not the plain prefix. */
+export function sharedStarts(calls: readonly Node[]): Set<number> {
+  const seen = new Set<number>();
+  const shared = new Set<number>();
+  for (const c of calls) {
+    if (seen.has(c.startIndex)) shared.add(c.startIndex);
+    else seen.add(c.startIndex);
+  }
+  return shared;
+}
+
 const WORD = /[A-Za-z_$@][\w$]*/y;
 
 /**

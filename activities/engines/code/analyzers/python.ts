@@ -10,7 +10,10 @@ import {
   AnalysisBase,
   type Analyzer,
   calleePrefix,
+  headerWords,
   patternWords,
+  plainCallee,
+  sharedStarts,
   type PatternWords,
   dynamicMarker,
   FALSE_LITERALS,
@@ -49,6 +52,7 @@ const SIMPLE_TARGET = /([A-Za-z_]\w*)(?:\s*\.\s*([A-Za-z_]\w*))?\s*(?=:|=(?!=)|[
 const TARGET_LIST = /[^=\n]{0,400}?=(?!=)/y;
 const FOR_TARGET = /(?:async\s+)?for\s+([^\n]{0,400}?)\s+in\b/y;
 const DEF_NAME = /(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)/y;
+const HEADER_END = /:/y;
 
 class PythonAnalysis extends AnalysisBase implements ExprOps {
   readonly identifierTypes = ['identifier'];
@@ -81,11 +85,12 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
           DEF_NAME.lastIndex = n.startIndex;
           const m = DEF_NAME.exec(src);
           if (m) this.bind(this.scopes.outer(this.scopeOf(n)), m[1], null);
-          if (t === 'function_definition') this.pendScope(this.scopeOf(n), n);
+          // Parameters are filed under every word of the header (a superset of their names).
+          if (t === 'function_definition') for (const w of headerWords(src, n.startIndex, HEADER_END)) this.pendName(w, n);
           return;
         }
         case 'lambda':
-          this.pendScope(this.scopeOf(n), n);
+          for (const w of headerWords(src, n.startIndex, HEADER_END)) this.pendName(w, n);
           return;
         case 'import_statement':
         case 'import_from_statement':
@@ -118,7 +123,8 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
       }
     });
     const words = patternWords(wanted.callPatterns, 'builtins');
-    for (const c of calls) if (this.relevant(c, words)) this.callFact(c, wanted);
+    const shared = sharedStarts(calls);
+    for (const c of calls) if (this.relevant(c, words)) this.callFact(c, wanted, shared.has(c.startIndex));
     this.nameFacts(wanted);
     return this.facts;
   }
@@ -325,22 +331,18 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
     }
   }
 
+  /** Values of a dotted name `a.b.c` (`self.x` first through its file-wide binding). */
+  private resolveDotted(parts: readonly string[], scope: Scope): Value[] {
+    const selfKey = parts.length >= 2 && (parts[0] === 'self' || parts[0] === 'cls') ? `self.${parts[1]}` : null;
+    if (selfKey && this.boundSomewhere(selfKey)) return membersOf(this.lookupName(selfKey, this.scopes.root), parts.slice(2));
+    const base = this.lookupName(parts[0], scope);
+    return parts.length === 1 ? base : membersOf(base, parts.slice(1));
+  }
+
   private evalAttribute(node: Node, scope: Scope): Value[] {
     const v = this.view;
     const parts = dottedParts(v.text(node));
-    if (parts) {
-      let base: Value[];
-      let rest: string[];
-      const selfKey = parts.length >= 2 && (parts[0] === 'self' || parts[0] === 'cls') ? `self.${parts[1]}` : null;
-      if (selfKey && this.boundSomewhere(selfKey)) {
-        base = this.lookupName(selfKey, this.scopes.root);
-        rest = parts.slice(2);
-      } else {
-        base = this.lookupName(parts[0], scope);
-        rest = parts.slice(1);
-      }
-      return membersOf(base, rest);
-    }
+    if (parts) return this.resolveDotted(parts, scope);
     const obj = v.field(node, 'object');
     const attr = v.field(node, 'attribute');
     if (!obj || !attr) return [OPAQUE];
@@ -583,12 +585,18 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
 
   // ── facts ─────────────────────────────────────────────────────────────────────────────
 
-  private callFact(node: Node, wanted: WantedNames): void {
+  private callFact(node: Node, wanted: WantedNames, nested: boolean): void {
     const v = this.view;
-    const fn = v.field(node, 'function');
-    if (!fn) return;
     const scope = this.scopeOf(node);
-    const names = this.evaluate(fn, scope).filter(isRef);
+    // `a.b.c(` resolves from the text; calls sharing their start with another (`f(x)(y)`) need the tree.
+    const plain = nested ? null : plainCallee(v.source, node.startIndex);
+    let names: Value[];
+    if (plain) names = this.resolveDotted(plain, scope).filter(isRef);
+    else {
+      const fn = v.field(node, 'function');
+      if (!fn) return;
+      names = this.evaluate(fn, scope).filter(isRef);
+    }
     if (names.length === 0) return;
     const argsNode = v.field(node, 'arguments');
     const line = v.line(node);
