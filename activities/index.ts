@@ -4,6 +4,9 @@ import { makeAppendAuditActivity } from './audit.js';
 import { makeVerifyLogicActivity } from './verify-logic.js';
 import { makeVerifyCodeActivity, makeVerifySqlActivity } from './verify-diagnostic.js';
 import { verifyProcessActivity, verifyRagActivity } from './verify-process-rag.js';
+import { makeBatchActivities } from './verify-batch.js';
+import { makeVerifyConsensusActivity } from './verify-consensus.js';
+import { makeVerifyStatsActivity } from './verify-stats.js';
 import type { ProofContext } from './proofs.js';
 
 export type ActivityDeps = ProofContext & {
@@ -16,15 +19,19 @@ export type ActivityDeps = ProofContext & {
 };
 
 export function createActivities(deps: ActivityDeps) {
-  return {
+  const engines = {
     verifyMathActivity: makeVerifyMathActivity(deps),
     verifyLogicActivity: makeVerifyLogicActivity(deps.z3TimeoutMs),
     verifyCodeActivity: makeVerifyCodeActivity(deps, deps.codeTimeoutMs),
     verifySqlActivity: makeVerifySqlActivity(deps),
     verifyProcessActivity,
     verifyRagActivity,
+    verifyConsensusActivity: makeVerifyConsensusActivity(deps),
+    verifyStatsActivity: makeVerifyStatsActivity(deps),
     appendAuditActivity: makeAppendAuditActivity({ store: deps.store, auditSecret: deps.auditSecret }),
   };
+  // Batch items reuse the engine activities above (workflows/batch.ts).
+  return { ...engines, ...makeBatchActivities(deps, engines) };
 }
 
 export type VerificationActivities = ReturnType<typeof createActivities>;

@@ -54,12 +54,15 @@ export type AuditStatusFilter = 'verified' | 'blocked';
 const isDuplicateKey = (err: unknown) => err instanceof MongoServerError && err.code === 11000;
 
 export class AuditLog {
-  readonly logs: Collection<AuditLogDoc>;
-  readonly heads: Collection<AuditHeadDoc>;
+  constructor(private readonly store: Store) {}
 
-  constructor(store: Store) {
-    this.logs = store.collection<AuditLogDoc>('audit_logs');
-    this.heads = store.collection<AuditHeadDoc>('audit_heads');
+  // Looked up per use, never cached: the store replaces its client after an outage.
+  get logs(): Collection<AuditLogDoc> {
+    return this.store.collection<AuditLogDoc>('audit_logs');
+  }
+
+  get heads(): Collection<AuditHeadDoc> {
+    return this.store.collection<AuditHeadDoc>('audit_heads');
   }
 
   /** Last head this process wrote or read, per organization: saves a read per append (a stale one only costs a retry). */

@@ -37,6 +37,11 @@ const envSchema = z.object({
   SVC_MATH_TIMEOUT: seconds(5),
   SVC_BATCH_ITEM_TIMEOUT: seconds(60),
   SVC_BATCH_MAX_JOBS: positiveInt(1000),
+  /** How long POST /verify/batch waits for the job before answering 202 with a snapshot (0: answer at once). */
+  SVC_BATCH_WAIT_SECONDS: z.coerce
+    .number()
+    .refine((n) => Number.isFinite(n) && n >= 0 && n <= 60, 'must be a number of seconds from 0 to 60')
+    .default(5),
   SVC_SANDBOX_MAX_CONCURRENT: positiveInt(4),
   SVC_SANDBOX_ACQUIRE_TIMEOUT: seconds(10),
   /** Extra time a request waits for its workflow beyond the engine deadline (queueing, store writes). */

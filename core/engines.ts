@@ -7,6 +7,8 @@ export const ENGINE_ACTIVITIES = {
   sql: 'verifySqlActivity',
   process: 'verifyProcessActivity',
   rag: 'verifyRagActivity',
+  consensus: 'verifyConsensusActivity',
+  stats: 'verifyStatsActivity',
 } as const;
 
 export type EngineName = keyof typeof ENGINE_ACTIVITIES;

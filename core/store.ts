@@ -79,9 +79,38 @@ export class Store {
     Store.indexHooks.push(hook);
   }
 
+  /**
+   * Runs every registered index hook; one hook's failure does not skip the others. Throws
+   * (after trying all) when any failed, so callers can log and retry.
+   */
   async ensureIndexes(): Promise<void> {
-    await this.proofs.createIndex({ created_at: 1 });
-    for (const hook of Store.indexHooks) await hook(this);
+    const errors: string[] = [];
+    for (const hook of [async (s: Store) => void (await s.proofs.createIndex({ created_at: 1 })), ...Store.indexHooks]) {
+      try {
+        await hook(this);
+      } catch (err) {
+        errors.push(String((err as Error)?.message ?? err));
+      }
+    }
+    if (errors.length) throw new Error(errors.join('; '));
+  }
+
+  /**
+   * A TTL index where the store supports it (MongoDB); FerretDB 1.x does not implement
+   * expireAfterSeconds, so there the owner of the collection sweeps expired documents itself.
+   * Returns whether the TTL index exists.
+   */
+  async ttlIndex(collection: string, field: string): Promise<boolean> {
+    try {
+      await this.collection(collection).createIndex({ [field]: 1 }, { expireAfterSeconds: 0 });
+      return true;
+    } catch (err) {
+      if (/expireAfterSeconds.*not implemented/i.test(String((err as Error)?.message))) {
+        await this.collection(collection).createIndex({ [field]: 1 });
+        return false;
+      }
+      throw err;
+    }
   }
 
   async ping(): Promise<boolean> {

@@ -7,6 +7,7 @@ import { createSigner } from '../core/signer.js';
 import { logger } from '../core/logger.js';
 import { createActivities } from '../activities/index.js';
 import { getLogicPool, shutdownLogicPool } from '../activities/engines/logic/index.js';
+import { reapSandboxContainers } from '../activities/sandbox/runner.js';
 
 const log = logger('worker');
 
@@ -15,8 +16,16 @@ async function main(): Promise<void> {
   // Lazy store: the worker starts (and activities fail, then retry) while the store is down.
   const store = Store.lazy(cfg.MONGODB_URI);
   store.ensureIndexes().catch((err) => log.warn('index creation deferred: store unavailable', { error: String(err?.message ?? err) }));
-  // Z3 workers take a few seconds to start: warm them before taking tasks.
-  await getLogicPool().warmUp();
+  // Z3 workers take a few seconds to start: warm them in the background (a logic task that
+  // arrives first simply waits for its worker inside the solve deadline).
+  getLogicPool()
+    .warmUp()
+    .catch((err: Error) => log.warn('Z3 pool warm-up failed; solves will start workers on demand', { error: err.message }));
+  // Sandbox containers left by a crashed worker: removed in the background (Docker may be absent:
+  // the sandboxed engines then fail closed, the others are unaffected).
+  reapSandboxContainers()
+    .then((n) => n > 0 && log.info('removed leftover sandbox containers', { count: n }))
+    .catch((err: Error) => log.warn('sandbox reaping skipped: Docker unavailable', { error: String(err?.message ?? err) }));
   const signer = await createSigner(cfg);
   const connection = await NativeConnection.connect({ address: cfg.TEMPORAL_ADDRESS });
   const worker = await Worker.create({
@@ -33,7 +42,8 @@ async function main(): Promise<void> {
     }),
     shutdownGraceTime: '5 s',
   });
-  log.info('worker ready', { task_queue: cfg.SVC_TASK_QUEUE, ready: 'SVC_WORKER_READY' });
+  // The supervisor waits for this marker; it is printed whatever the log level.
+  process.stdout.write(`${JSON.stringify({ t: new Date().toISOString(), component: 'worker', msg: 'worker ready', task_queue: cfg.SVC_TASK_QUEUE, ready: 'SVC_WORKER_READY' })}\n`);
   await worker.run();
   await shutdownLogicPool();
   await connection.close();

@@ -1,1 +1,2 @@
 export { verifyWorkflow, noopWorkflow } from './verify.js';
+export { batchWorkflow } from './batch.js';

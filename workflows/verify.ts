@@ -31,8 +31,7 @@ export async function verifyWorkflow(req: VerifyWorkflowInput): Promise<unknown>
   // Every organization's verification is audited before its result is returned; if the
   // append fails, the workflow fails (503), so no verdict exists without its audit record.
   if (req.org_id !== null) {
-    const audit = req.activity_mode === 'local' ? proxyLocalActivities<VerificationActivities>(AUDIT_OPTIONS) : proxyActivities<VerificationActivities>(AUDIT_OPTIONS);
-    await audit.appendAuditActivity({
+    await auditActivities.appendAuditActivity({
       org_id: req.org_id,
       workflow_id: workflowId,
       engine: req.engine,
@@ -44,11 +43,13 @@ export async function verifyWorkflow(req: VerifyWorkflowInput): Promise<unknown>
   return result;
 }
 
-// The audit append waits for its chain position under contention (see core/audit-log.ts).
-const AUDIT_OPTIONS = {
+// The audit append is a short store write, not CPU-bound engine work: it runs as a local
+// activity (same workflow task, no extra server round trip); the workflow's execution timeout
+// still bounds it. Missing secret or malformed fields are not retried.
+const auditActivities = proxyLocalActivities<VerificationActivities>({
   startToCloseTimeout: '10 s',
   retry: { ...retry, nonRetryableErrorTypes: [...retry.nonRetryableErrorTypes, 'AuditConfigError', 'AuditChainError'] },
-};
+});
 
 /** An empty round trip, used by the benchmark to measure the workflow engine's own overhead. */
 export async function noopWorkflow(): Promise<string> {

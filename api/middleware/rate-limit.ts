@@ -69,7 +69,7 @@ interface CounterDoc {
 }
 
 Store.registerIndexes(async (store) => {
-  await store.collection('rate_counters').createIndex({ expires_at: 1 }, { expireAfterSeconds: 0 });
+  await store.ttlIndex('rate_counters', 'expires_at');
 });
 
 export class LimiterUnavailableError extends Error {}
@@ -90,6 +90,11 @@ export class WindowCounter {
 
   /** Called at start-up: if the store does not answer, count in memory until restart. */
   async init(): Promise<void> {
+    // Expired windows are removed by the TTL index on MongoDB; this sweep covers stores without
+    // TTL indexes (FerretDB) and costs one indexed delete every few minutes.
+    setInterval(() => {
+      if (!this.memory) void this.col.deleteMany({ expires_at: { $lt: new Date() } }).catch(() => undefined);
+    }, 300_000).unref();
     if (!(await this.store.ping())) {
       this.memory = new Map();
       log.warn('shared store unavailable at start-up: using an in-memory rate limiter until restart');

@@ -16,9 +16,23 @@ function expectSafeSvg(res: { status: number; headers: Headers; text: string }) 
   for (const bad of ['<script', '<a ', '<a>', '<foreignobject', '<iframe', '<!entity', '<!doctype']) {
     expect(lower).not.toContain(bad);
   }
-  // No event-handler or javascript: attribute inside any tag (escaped text content is fine).
-  expect(res.text).not.toMatch(/<[^>]*\son[a-z]+\s*=/i);
-  expect(res.text).not.toMatch(/<[^>]*javascript:/i);
+  // No event-handler attribute and no javascript: URL in any attribute (escaped text is fine).
+  for (const [, name, value] of attributes(res.text)) {
+    expect(name.toLowerCase().startsWith('on'), name).toBe(false);
+    expect(value.toLowerCase().includes('javascript:'), `${name}=${value}`).toBe(false);
+  }
+}
+
+/** Every attribute of every tag, as [tag, name, value] (values are quoted; '<' inside them is escaped). */
+function attributes(svg: string): Array<[string, string, string]> {
+  const out: Array<[string, string, string]> = [];
+  const tags = [...svg.matchAll(/<([a-zA-Z][\w:-]*)((?:\s+[\w:-]+\s*=\s*"[^"]*")*)\s*\/?>/g)];
+  // Every opening tag must have this well-formed shape, or it would escape the checks.
+  expect(tags.length).toBe((svg.match(/<[a-zA-Z]/g) ?? []).length);
+  for (const tag of tags) {
+    for (const attr of (tag[2] as string).matchAll(/([\w:-]+)\s*=\s*"([^"]*)"/g)) out.push([tag[1] as string, attr[1] as string, attr[2] as string]);
+  }
+  return out;
 }
 
 /** The fill of the message half of a flat badge. */

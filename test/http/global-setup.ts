@@ -3,7 +3,12 @@
 // HTTP endpoint (stop/start/kill a component) for the fail-closed and durability tests.
 import { createServer, type Server } from 'node:http';
 import type { TestProject } from 'vitest/node';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { MongoClient } from 'mongodb';
 import { Stack, TEST_PORTS, testPorts, type ManagedProcess } from '../../infra/stack.js';
+import { scanForLiveKeys } from '../../core/api-keys.js';
+import { PASSWORD_FOR_LEAK_SCAN } from './leak-markers.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -68,6 +73,41 @@ export default async function setup(project: TestProject) {
   project.provide('dataDir', stack.dataDir);
   return async () => {
     server.close();
-    await stack.down();
+    let leaks: string[] = [];
+    try {
+      leaks = await scanForLeaks(stack);
+    } finally {
+      await stack.down();
+    }
+    if (leaks.length > 0) throw new Error(`secrets or raw keys leaked:\n${leaks.join('\n')}`);
   };
+}
+
+/**
+ * After the suite: no raw API key (any checksum-valid svc_live_ key), no test password and no
+ * server secret may appear in any log line or any stored document.
+ */
+async function scanForLeaks(stack: Stack): Promise<string[]> {
+  const secrets = ['SVC_JWT_SECRET_KEY', 'SVC_API_KEY_LOOKUP_SECRET', 'SVC_AUDIT_SECRET_KEY']
+    .map((k) => stack.env[k])
+    .filter((v): v is string => typeof v === 'string' && v.length > 0);
+  const needles = [PASSWORD_FOR_LEAK_SCAN, ...secrets];
+  const leaks: string[] = [];
+  const check = (where: string, text: string) => {
+    for (const m of scanForLiveKeys(text)) leaks.push(`${where}: raw API key ${m.key.slice(0, 12)}…`);
+    for (const n of needles) if (text.includes(n)) leaks.push(`${where}: a secret or password`);
+  };
+  const logDir = path.join(stack.dataDir, 'logs');
+  for (const f of readdirSync(logDir)) check(`log ${f}`, readFileSync(path.join(logDir, f), 'utf8'));
+  const client = new MongoClient(stack.mongodbUri, { serverSelectionTimeoutMS: 5000 });
+  try {
+    await client.connect();
+    const db = client.db();
+    for (const { name } of await db.listCollections().toArray()) {
+      for await (const doc of db.collection(name).find({})) check(`store ${name}`, JSON.stringify(doc));
+    }
+  } finally {
+    await client.close();
+  }
+  return leaks;
 }

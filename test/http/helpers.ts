@@ -52,7 +52,8 @@ import { randomBytes } from 'node:crypto';
 import { MongoClient } from 'mongodb';
 import { hashPassword } from '../../core/passwords.js';
 
-export const PASSWORD = 'correct horse battery staple 42';
+import { PASSWORD_FOR_LEAK_SCAN } from './leak-markers.js';
+export const PASSWORD = PASSWORD_FOR_LEAK_SCAN;
 
 export interface Member {
   userId: string;

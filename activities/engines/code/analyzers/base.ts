@@ -74,23 +74,12 @@ const PLAIN_CALLEE = /([A-Za-z_$][\w$]*(?:\s*\.\s*[A-Za-z_$][\w$]*)*)\s*\(/y;
 
 /**
  * When a call's text is a plain dotted name directly followed by `(` (`os.path.join(`), its
- * parts, so the callee can be resolved without touching the tree; null otherwise.
+ * parts and the offset of the `(`, so the callee can be resolved without touching the tree.
  */
-export function plainCallee(source: string, start: number): string[] | null {
+export function plainCallee(source: string, start: number): { parts: string[]; paren: number } | null {
   PLAIN_CALLEE.lastIndex = start;
   const m = PLAIN_CALLEE.exec(source);
-  return m ? m[1].split(/\s*\.\s*/) : null;
-}
-
-/** Start offsets shared by several calls (`f(x)(y)`, `a.b(x).c()`): their callee is not the plain prefix. */
-export function sharedStarts(calls: readonly Node[]): Set<number> {
-  const seen = new Set<number>();
-  const shared = new Set<number>();
-  for (const c of calls) {
-    if (seen.has(c.startIndex)) shared.add(c.startIndex);
-    else seen.add(c.startIndex);
-  }
-  return shared;
+  return m ? { parts: m[1].split(/\s*\.\s*/), paren: start + m[0].length - 1 } : null;
 }
 
 const WORD = /[A-Za-z_$@][\w$]*/y;
@@ -187,16 +176,31 @@ export abstract class AnalysisBase implements Pick<ExprOps, 'view'> {
    * never are): simple ones are filed under the name they bind, read from the source text at
    * the statement start; the rest (tuple targets, parameters, loop variables) per scope.
    */
-  protected readonly pendingByName = new Map<string, Node[]>();
+  protected readonly pendingByName = new Map<string, { scope: Scope; item: Node | number }[]>();
   protected readonly pendingByScope = new Map<Scope, Node[]>();
   private readonly doneScopes = new Set<Scope>();
 
   constructor(readonly view: SyntaxView) {}
 
-  protected pendName(name: string, n: Node): void {
+  /** Files a binding statement (or a source offset inside one, see binderAt) under a name it may bind. */
+  protected pendName(name: string, n: Node | number): void {
+    const entry = { scope: this.scopes.at(typeof n === 'number' ? n : n.startIndex), item: n };
     const list = this.pendingByName.get(name);
-    if (list) list.push(n);
-    else this.pendingByName.set(name, [n]);
+    if (list) list.push(entry);
+    else this.pendingByName.set(name, [entry]);
+  }
+
+  /**
+   * Names whose bindings may land outside the scope of the statement that makes them
+   * (`self.x`, `this.x`, `@x`, constants): all their pending statements are inspected at once.
+   */
+  protected globalName(name: string): boolean {
+    return /[.@]/.test(name) || /^[A-Z]/.test(name);
+  }
+
+  /** The binding statement around a source offset filed by pendName (analyzers that file offsets override this). */
+  protected binderAt(_offset: number): Node | null {
+    return null;
   }
 
   protected pendScope(scope: Scope, n: Node): void {
@@ -232,9 +236,21 @@ export abstract class AnalysisBase implements Pick<ExprOps, 'view'> {
   lookupName(name: string, scope: Scope): Value[] {
     const pending = this.pendingByName.get(name);
     if (pending) {
-      this.pendingByName.delete(name);
+      // Only statements in scopes visible from here can bind what this lookup sees.
+      const path = new Set<Scope>();
+      if (!this.globalName(name)) for (let s: Scope | null = scope; s; s = s.parent) path.add(s);
+      const keep: typeof pending = [];
+      for (const p of pending) {
+        if (path.size > 0 && !path.has(p.scope)) {
+          keep.push(p);
+          continue;
+        }
+        const n = typeof p.item === 'number' ? this.binderAt(p.item) : p.item;
+        if (n) this.bindNode(n);
+      }
+      if (keep.length > 0) this.pendingByName.set(name, keep);
+      else this.pendingByName.delete(name);
       this.knownNames.add(name);
-      for (const n of pending) this.bindNode(n);
     }
     for (let s: Scope | null = scope; s; s = s.parent) {
       if (this.doneScopes.has(s)) continue;
@@ -248,16 +264,5 @@ export abstract class AnalysisBase implements Pick<ExprOps, 'view'> {
 
   protected fact(f: NameFact): void {
     this.facts.push(f);
-  }
-
-  /** Constant string of a node through its values (names bound to one constant). */
-  protected constantOfValues(values: readonly Value[]): string | null {
-    return singleConstant(values);
-  }
-
-  protected static readonly OPAQUE_ONLY: Value[] = [OPAQUE];
-
-  protected static constOrOpaque(s: string | null): Value[] {
-    return s === null ? [OPAQUE] : [constValue(s)];
   }
 }

@@ -9,12 +9,10 @@ import { dottedParts, unescapeLiteral, type SyntaxView } from '../syntax.js';
 import {
   AnalysisBase,
   type Analyzer,
-  calleePrefix,
   headerWords,
   patternWords,
-  plainCallee,
-  sharedStarts,
   type PatternWords,
+  plainCallee,
   dynamicMarker,
   FALSE_LITERALS,
   isDynamicMarker,
@@ -30,117 +28,368 @@ const BUILTINS = new Set(
   ),
 );
 
-const SCOPE_TYPES = ['function_definition', 'lambda', 'class_definition'];
-const BINDER_TYPES = [
-  'import_statement',
-  'import_from_statement',
-  'assignment',
-  'augmented_assignment',
-  'named_expression',
-  'for_statement',
-  'with_item',
-  'global_statement',
-  'nonlocal_statement',
-  'parameters',
-  'lambda_parameters',
-];
 const STATEMENTS = new Set(['expression_statement', 'return_statement', 'assert_statement', 'raise_statement']);
 
 const SPECIAL_WORDS = new Set(['getattr', '__import__', 'globals', 'vars', 'locals', 'sys', 'importlib', 'functools', '__builtins__', 'builtins']);
 
-const SIMPLE_TARGET = /([A-Za-z_]\w*)(?:\s*\.\s*([A-Za-z_]\w*))?\s*(?=:|=(?!=)|[-+*/%&|^@<>]{1,3}=)/y;
-const TARGET_LIST = /[^=\n]{0,400}?=(?!=)/y;
-const FOR_TARGET = /(?:async\s+)?for\s+([^\n]{0,400}?)\s+in\b/y;
+// Everything below is found from the source text and verified on the tree only where it
+// matters: a full traversal of the tree costs more than the rest of the analysis together.
+const STATEMENT_KEYWORD = /(?:async[ \t]+)?(def|class|import|from|global|nonlocal|for|with|except)\b/y;
+const BLOCK_HEAD = /(?:if|elif|else|while|try|finally|with|for|except)\b[^\n:]*:(?=[ \t]*[^\s#])/y;
+const FOR_TARGET = /for[ \t]+([^\n]+?)[ \t]+in\b/y;
+const KEYWORD_TYPES = new Set(['function_definition', 'class_definition', 'lambda', 'import_statement', 'import_from_statement', 'future_import_statement', 'global_statement', 'nonlocal_statement']);
+// Assignment statements, tried at statement starts.
+const SIMPLE_ASSIGN = /([A-Za-z_]\w*)(?:[ \t]*\.[ \t]*([A-Za-z_]\w*))?[ \t]*(?::[^=\n]*?)?(?:=(?!=)|(?:[-+*/%&|^@]|\/\/|\*\*|>>|<<)=)/y;
+const TUPLE_ASSIGN = /[([]?[ \t]*([A-Za-z_]\w*(?:[ \t]*,[ \t]*\*?[A-Za-z_]\w*)+)[ \t]*,?[ \t]*[)\]]?[ \t]*=(?!=)/y;
+const CHAINED_TARGET = /^[ \t]*([A-Za-z_]\w*)[ \t]*=(?!=)/;
+const SELF_ATTR = /(?:self|cls)[ \t]*\.[ \t]*([A-Za-z_]\w*)/y;
+const AS_TARGET = /(?<![\w.])as[ \t]+([A-Za-z_]\w*)/g;
+const CHAIN = /[A-Za-z_]\w*(?:[ \t]*\.[ \t]*[A-Za-z_]\w*)*/y;
 const DEF_NAME = /(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)/y;
 const HEADER_END = /:/y;
+const ASSIGNMENT_TYPES = new Set(['assignment', 'augmented_assignment', 'named_expression']);
+/** Expression kinds a callee can be wrapped in on its way up to the call. */
+const CALLEE_WRAPPERS = new Set(['parenthesized_expression', 'conditional_expression', 'boolean_operator', 'await']);
+
+/**
+ * The rest of a logical line from `i` (across brackets and `\` continuations), without string
+ * literals and comments: the right-hand side of an assignment, for the alias pre-check.
+ */
+function logicalTail(src: string, i: number): string {
+  let depth = 0;
+  const parts: string[] = [];
+  let from = i;
+  const end = Math.min(src.length, i + 4000);
+  let j = i;
+  for (; j < end; j++) {
+    const c = src.charCodeAt(j);
+    if (c === 35 /* # */ || c === 34 /* " */ || c === 39 /* ' */) {
+      parts.push(src.slice(from, j), ' ');
+      if (c === 35) {
+        const nl = src.indexOf('\n', j);
+        j = (nl < 0 ? end : nl) - 1;
+      } else {
+        const q = src[j];
+        const triple = src.startsWith(q.repeat(3), j);
+        const close = triple ? src.indexOf(q.repeat(3), j + 3) : closingQuote(src, j, q);
+        if (close < 0) return parts.join('');
+        j = close + (triple ? 2 : 0);
+      }
+      from = j + 1;
+      continue;
+    }
+    if (c === 40 || c === 91 || c === 123) depth++;
+    else if (c === 41 || c === 93 || c === 125) {
+      if (--depth < 0) break;
+    } else if ((c === 10 || c === 59) && depth <= 0 && src.charCodeAt(j - 1) !== 92) break;
+  }
+  parts.push(src.slice(from, j));
+  return parts.join('');
+}
+
+function closingQuote(src: string, from: number, quote: string): number {
+  for (let j = from + 1; j < src.length; j++) {
+    if (src[j] === '\\') j++;
+    else if (src[j] === quote) return j;
+    else if (src[j] === '\n') return j;
+  }
+  return -1;
+}
+
+/** Whether a resolved name can match an active rule: by its root or, for `*.m` rules, its last member. */
+function mayMatch(name: string, words: PatternWords): boolean {
+  const root = /^[^.#(]*/.exec(name)![0];
+  if (words.roots.has(root)) return true;
+  const last = /[^.#()]*$/.exec(name)![0];
+  return words.lasts.has(last);
+}
+
+const isIdentStart = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95;
+const isIdentPart = (c: number): boolean => isIdentStart(c) || (c >= 48 && c <= 57);
+
+/** Names (and `self.x` keys) mentioned by a right-hand side. */
+function rhsWords(rhs: string): string[] {
+  const out: string[] = [];
+  for (const m of rhs.matchAll(/(?:(?:self|cls)\s*\.\s*([A-Za-z_]\w*))|([A-Za-z_]\w*)/g)) out.push(m[1] ? `self.${m[1]}` : m[2]);
+  return out;
+}
+
+/** Offset of the `]` closing the `[` at `open` (string literals skipped), or -1. */
+function matchingBracket(src: string, open: number): number {
+  let depth = 0;
+  for (let j = open; j < src.length && j < open + 2000; j++) {
+    const c = src[j];
+    if (c === '"' || c === "'") {
+      const close = closingQuote(src, j, c);
+      if (close < 0) return -1;
+      j = close;
+    } else if (c === '[' || c === '(' || c === '{') depth++;
+    else if (c === ']' || c === ')' || c === '}') {
+      if (--depth === 0) return c === ']' ? j : -1;
+    }
+  }
+  return -1;
+}
+
+/** Whether the name at `pos` directly follows a `(` that is not a call's argument list. */
+function parenthesisedAlone(src: string, pos: number): boolean {
+  let i = pos - 1;
+  while (i >= 0 && /\s/.test(src[i])) i--;
+  if (src[i] !== '(') return false;
+  i--;
+  while (i >= 0 && (src[i] === ' ' || src[i] === '\t')) i--;
+  return i < 0 || !/[\w)\]"']/.test(src[i]);
+}
+
+function nextNonBlank(src: string, i: number): number {
+  let j = i;
+  while (j < src.length && (src[j] === ' ' || src[j] === '\t')) j++;
+  return j;
+}
 
 class PythonAnalysis extends AnalysisBase implements ExprOps {
   readonly identifierTypes = ['identifier'];
   readonly statementTypes = STATEMENTS;
   private readonly globalsOf = new Map<Scope, Set<string>>();
   private readonly bound = new Set<number>();
+  /** Names some assignment or import may bind to a value (aliases); the rest can only be opaque. */
+  private readonly valueNames = new Set<string>();
+  /** Module paths bound by imports, per bound name. */
+  private readonly importValues = new Map<string, string[]>();
+  private readonly seenCalls = new Set<number>();
   private hasStars = false;
 
   run(wanted: WantedNames): Fact[] {
     const v = this.view;
     const src = v.source;
-    const nodes = v.ofType(v.root, [...SCOPE_TYPES, ...BINDER_TYPES, 'call']);
-    const types = nodes.map((n) => v.type(n));
+    const root = v.root;
+
+    // One pass over statement starts (line starts, after `;`, after a one-line block's `:`).
+    const keywordNodes: Node[] = [];
+    const seen = new Set<number>();
+    const keywordNode = (at: number, length: number) => {
+      const n = root.namedDescendantForIndex(at, at + length - 1);
+      if (n && !seen.has(n.id) && KEYWORD_TYPES.has(v.type(n))) {
+        seen.add(n.id);
+        keywordNodes.push(n);
+      }
+    };
+    const assignments: { name: string; offset: number; rhsStart: number }[] = [];
+    const loopTargets: { words: string[]; offset: number }[] = [];
+    const statement = (p: number) => {
+      STATEMENT_KEYWORD.lastIndex = p;
+      const k = STATEMENT_KEYWORD.exec(src);
+      if (k) {
+        const kw = k[1];
+        const at = p + k[0].length - kw.length;
+        if (kw === 'for') {
+          FOR_TARGET.lastIndex = at;
+          const f = FOR_TARGET.exec(src);
+          if (f) loopTargets.push({ words: f[1].match(/[A-Za-z_]\w*/g) ?? [], offset: at });
+        } else if (kw === 'with' || kw === 'except') {
+          const lineEnd = src.indexOf('\n', at);
+          for (const a of src.slice(at, lineEnd < 0 ? src.length : lineEnd).matchAll(AS_TARGET)) loopTargets.push({ words: [a[1]], offset: at });
+        } else keywordNode(at, kw.length);
+        return;
+      }
+      SIMPLE_ASSIGN.lastIndex = p;
+      const a = SIMPLE_ASSIGN.exec(src);
+      if (a) {
+        const name = !a[2] ? a[1] : a[1] === 'self' || a[1] === 'cls' ? `self.${a[2]}` : null;
+        if (name) assignments.push({ name, offset: p, rhsStart: p + a[0].length });
+        return;
+      }
+      TUPLE_ASSIGN.lastIndex = p;
+      const t = TUPLE_ASSIGN.exec(src);
+      if (t) for (const w of t[1].match(/[A-Za-z_]\w*/g) ?? []) assignments.push({ name: w, offset: p + t[0].indexOf(w), rhsStart: p + t[0].length });
+    };
+    for (let lineStart = 0; lineStart < src.length; ) {
+      let lineEnd = src.indexOf('\n', lineStart);
+      if (lineEnd < 0) lineEnd = src.length;
+      let p = lineStart;
+      while (p < lineEnd && (src[p] === ' ' || src[p] === '\t')) p++;
+      if (p < lineEnd && src[p] !== '#') {
+        statement(p);
+        const line = src.slice(p, lineEnd);
+        if (line.includes(';')) for (let i = line.indexOf(';'); i >= 0; i = line.indexOf(';', i + 1)) statement(nextNonBlank(src, p + i + 1));
+        BLOCK_HEAD.lastIndex = p;
+        const head = BLOCK_HEAD.exec(src);
+        if (head) statement(nextNonBlank(src, p + head[0].length));
+      }
+      lineStart = lineEnd + 1;
+    }
+    for (let i = src.indexOf('lambda'); i >= 0; i = src.indexOf('lambda', i + 6)) {
+      if (!/[\w.]/.test(src[i - 1] ?? ' ') && !/\w/.test(src[i + 6] ?? ' ')) keywordNode(i, 6);
+    }
+    for (let i = src.indexOf(':='); i >= 0; i = src.indexOf(':=', i + 2)) {
+      const m = /([A-Za-z_]\w*)[ \t]*$/.exec(src.slice(Math.max(0, i - 80), i));
+      if (m) assignments.push({ name: m[1], offset: i - m[0].length, rhsStart: i + 2 });
+    }
+
     const ranges: ScopeRange[] = [];
-    nodes.forEach((n, i) => {
-      const t = types[i];
+    for (const n of keywordNodes) {
+      const t = v.type(n);
       if (t === 'function_definition' || t === 'lambda') ranges.push({ start: n.startIndex, end: v.end(n), kind: 'function' });
       else if (t === 'class_definition') ranges.push({ start: n.startIndex, end: v.end(n), kind: 'class' });
-    });
+    }
     this.buildScopes(ranges);
-    const calls: Node[] = [];
-    nodes.forEach((n, i) => {
-      const t = types[i];
-      switch (t) {
-        case 'call':
-          calls.push(n);
-          return;
-        case 'function_definition':
-        case 'class_definition': {
-          DEF_NAME.lastIndex = n.startIndex;
-          const m = DEF_NAME.exec(src);
-          if (m) this.bind(this.scopes.outer(this.scopeOf(n)), m[1], null);
-          // Parameters are filed under every word of the header (a superset of their names).
-          if (t === 'function_definition') for (const w of headerWords(src, n.startIndex, HEADER_END)) this.pendName(w, n);
-          return;
-        }
-        case 'lambda':
-          for (const w of headerWords(src, n.startIndex, HEADER_END)) this.pendName(w, n);
-          return;
-        case 'import_statement':
-        case 'import_from_statement':
-        case 'global_statement':
-        case 'nonlocal_statement':
-          this.bindNode(n);
-          return;
-        case 'for_statement': {
-          FOR_TARGET.lastIndex = n.startIndex;
-          const m = FOR_TARGET.exec(src);
-          if (m) for (const w of m[1].match(/[A-Za-z_]\w*/g) ?? []) this.pendName(w, n);
-          return;
-        }
-        case 'with_item':
-          this.pendScope(this.scopeOf(n), n);
-          return;
-        default: {
-          // assignment, augmented_assignment, named_expression: file under the bound name(s).
-          SIMPLE_TARGET.lastIndex = n.startIndex;
-          const m = SIMPLE_TARGET.exec(src);
-          if (m) {
-            if (!m[2]) this.pendName(m[1], n);
-            else if (m[1] === 'self' || m[1] === 'cls') this.pendName(`self.${m[2]}`, n);
-            return;
-          }
-          TARGET_LIST.lastIndex = n.startIndex;
-          const list = TARGET_LIST.exec(src);
-          if (list) for (const w of list[0].match(/[A-Za-z_]\w*/g) ?? []) this.pendName(w, n);
-        }
+    for (const n of keywordNodes) {
+      const t = v.type(n);
+      if (t === 'function_definition' || t === 'class_definition') {
+        DEF_NAME.lastIndex = n.startIndex;
+        const m = DEF_NAME.exec(src);
+        if (m) this.bind(this.scopes.outer(this.scopeOf(n)), m[1], null);
       }
-    });
+      // Parameters are filed under every word of the header (a superset of their names).
+      if (t === 'function_definition' || t === 'lambda') for (const w of headerWords(src, n.startIndex, HEADER_END)) this.pendName(w, n);
+      else if (t !== 'class_definition') this.bindNode(n);
+    }
+    // Loop and `as` targets only ever hold opaque values: bound at once, by text.
+    for (const l of loopTargets) for (const w of l.words) if (w !== 'in') this.bind(this.scopes.at(l.offset), w, null);
+
+    // Assignments: filed by target name at their offset, inspected only when that name is looked up.
+    const assigned: { name: string; words: string[] }[] = [];
+    const target = (name: string, offset: number, rhsStart: number) => {
+      this.pendValue(name, offset);
+      const rhs = logicalTail(src, rhsStart);
+      assigned.push({ name, words: rhsWords(rhs) });
+      const chained = CHAINED_TARGET.exec(rhs);
+      if (chained) target(chained[1], rhsStart + rhs.indexOf(chained[1]), rhsStart + chained[0].length);
+    };
+    for (const a of assignments) target(a.name, a.offset, a.rhsStart);
+
     const words = patternWords(wanted.callPatterns, 'builtins');
-    const shared = sharedStarts(calls);
-    for (const c of calls) if (this.relevant(c, words)) this.callFact(c, wanted, shared.has(c.startIndex));
+    if (this.hasStars) {
+      // Any free name may come from the star-imported module: look at every call.
+      for (const c of v.ofType(root, ['call'])) this.callFact(c, wanted, null);
+    } else {
+      const roots = this.relevantNames(words, assigned);
+      const n = src.length;
+      for (let i = 0; i < n; ) {
+        const c = src.charCodeAt(i);
+        if (!isIdentStart(c)) {
+          // Skip number literals whole (`1e5` holds no name).
+          if (c >= 48 && c <= 57) while (i < n && isIdentPart(src.charCodeAt(i))) i++;
+          else i++;
+          continue;
+        }
+        let j = i + 1;
+        while (j < n && isIdentPart(src.charCodeAt(j))) j++;
+        const w = src.slice(i, j);
+        let before = i - 1;
+        while (before >= 0 && (src[before] === ' ' || src[before] === '\t')) before--;
+        if (src[before] === '.') {
+          if (words.lasts.has(w)) this.climbFrom(i, w.length, wanted);
+        } else if (w === 'self' || w === 'cls') {
+          SELF_ATTR.lastIndex = i;
+          const attr = SELF_ATTR.exec(src);
+          if (attr && roots.has(`self.${attr[1]}`)) this.chainFrom(i, w.length, wanted, words);
+        } else if (roots.has(w)) this.chainFrom(i, w.length, wanted, words);
+        i = j;
+      }
+    }
     this.nameFacts(wanted);
     return this.facts;
   }
 
-  /** Whether a call can possibly resolve to a name some active rule matches (decided on its text). */
-  private relevant(call: Node, words: PatternWords): boolean {
-    const prefix = calleePrefix(this.view.source, call.startIndex);
-    if (!prefix || this.hasStars) return true;
-    const root = prefix[0];
-    return (
-      words.roots.has(root) ||
-      SPECIAL_WORDS.has(root) ||
-      words.lasts.has(prefix[prefix.length - 1]) ||
-      this.boundSomewhere(root) ||
-      (root === 'self' && prefix.length > 1 && this.boundSomewhere(`self.${prefix[1]}`))
-    );
+  /**
+   * Names whose calls can possibly match an active rule: the rules' own roots, the special
+   * forms, names imported from those modules, and (to a fixed point) names assigned from an
+   * expression that mentions one of them.
+   */
+  private relevantNames(words: PatternWords, assigned: readonly { name: string; words: string[] }[]): Set<string> {
+    const relevant = new Set<string>([...words.roots, ...SPECIAL_WORDS]);
+    for (const [name, values] of this.importValues) {
+      if (values.some((val) => relevant.has(val.split('.')[0]))) relevant.add(name);
+    }
+    for (let changed = true; changed; ) {
+      changed = false;
+      for (const a of assigned) {
+        if (!relevant.has(a.name) && a.words.some((w) => relevant.has(w))) {
+          relevant.add(a.name);
+          changed = true;
+        }
+      }
+    }
+    return relevant;
+  }
+
+  protected globalName(name: string): boolean {
+    return super.globalName(name) || [...this.globalsOf.values()].some((names) => names.has(name));
+  }
+
+  private pendValue(name: string, offset: number): void {
+    this.valueNames.add(name);
+    this.pendName(name, offset);
+  }
+
+  protected binderAt(offset: number): Node | null {
+    let cur: Node | null = this.view.root.namedDescendantForIndex(offset, offset);
+    for (let i = 0; cur && i < 6; i++) {
+      if (ASSIGNMENT_TYPES.has(this.view.type(cur))) return cur;
+      cur = cur.parent;
+    }
+    return null;
+  }
+
+  /**
+   * A relevant name at `pos` starting a dotted chain. A plain call `a.b(` is resolved from the
+   * text first, and the tree is consulted only when the resolved name can match a rule.
+   */
+  private chainFrom(pos: number, length: number, wanted: WantedNames, words: PatternWords): void {
+    const v = this.view;
+    const src = v.source;
+    const plain = plainCallee(src, pos);
+    if (plain) {
+      const names = this.resolveDotted(plain.parts, this.scopes.at(pos)).filter(isRef);
+      if (!names.some((n) => mayMatch(n, words))) return;
+      const call = v.root.namedDescendantForIndex(pos, plain.paren + 1);
+      if (!call || call.startIndex !== pos || v.type(call) !== 'call') return;
+      this.callFact(call, wanted, plain.parts);
+      // The call may itself be (part of) a callee: `os.popen(c).read()`, `f(x)(y)`.
+      const after = src[nextNonBlank(src, v.end(call))];
+      if (after === '(' || after === '.' || after === '[') this.climb(call, wanted);
+      return;
+    }
+    CHAIN.lastIndex = pos;
+    const chain = CHAIN.exec(src);
+    const next = nextNonBlank(src, pos + (chain ? chain[0].length : length));
+    // Only a few shapes lead from a name that is not called directly to a call of it:
+    // a subscript that is called (`h[k](x)`), or a parenthesised callee (`(f)(x)`, `(f if c else g)(x)`).
+    const c = src[next];
+    if (c === '[') {
+      const close = matchingBracket(src, next);
+      const after = close < 0 ? '(' : src[nextNonBlank(src, close + 1)];
+      if (after === '(' || after === '.' || after === '[') this.climbFrom(pos, length, wanted);
+    } else if ((c === ')' || /^(?:if|or|and|else)\b/.test(src.slice(next, next + 5))) && parenthesisedAlone(src, pos)) {
+      this.climbFrom(pos, length, wanted);
+    }
+  }
+
+  /** From the identifier at `pos`, records every call it is (part of) the callee of. */
+  private climbFrom(pos: number, length: number, wanted: WantedNames): void {
+    const node = this.view.root.namedDescendantForIndex(pos, pos + length - 1);
+    if (!node || node.startIndex !== pos || this.view.type(node) !== 'identifier') return;
+    this.climb(node, wanted);
+  }
+
+  private climb(start: Node, wanted: WantedNames): void {
+    const v = this.view;
+    let cur = start;
+    for (let i = 0; i < 16; i++) {
+      const p = cur.parent;
+      if (!p) return;
+      const t = v.type(p);
+      if (t === 'call') {
+        if (v.field(p, 'function')?.id !== cur.id) return;
+        this.callFact(p, wanted, null);
+      } else if (t === 'attribute') {
+        if (v.field(p, 'object')?.id !== cur.id && v.field(p, 'attribute')?.id !== cur.id) return;
+      } else if (t === 'subscript') {
+        if (v.field(p, 'value')?.id !== cur.id) return;
+      } else if (!CALLEE_WRAPPERS.has(t)) return;
+      cur = p;
+    }
   }
 
   // ── bindings ──────────────────────────────────────────────────────────────────────────
@@ -148,6 +397,12 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
   private bind(scope: Scope, name: string, expr: Node | null, value: Value = OPAQUE): void {
     const target = this.globalsOf.get(scope)?.has(name) ? this.scopes.root : scope;
     this.knownNames.add(name);
+    if (expr || value !== OPAQUE) this.valueNames.add(name);
+    if (!expr && value !== OPAQUE) {
+      const list = this.importValues.get(name);
+      if (list) list.push(value);
+      else this.importValues.set(name, [value]);
+    }
     if (expr) this.scopes.bindExpr(target, name, expr);
     else this.scopes.bindValue(target, name, value);
   }
@@ -220,19 +475,6 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
         const name = v.field(n, 'name');
         const value = v.field(n, 'value');
         if (name) this.bind(scope, v.text(name), value);
-        return;
-      }
-      case 'for_statement': {
-        const left = v.field(n, 'left');
-        if (left) this.bindTarget(left, null, scope);
-        return;
-      }
-      case 'with_item': {
-        const value = v.field(n, 'value');
-        if (value && v.type(value) === 'as_pattern') {
-          const target = v.field(value, 'alias');
-          if (target) for (const id of v.ofType(target, ['identifier'])) this.bind(scope, v.text(id), null);
-        }
         return;
       }
     }
@@ -585,11 +827,11 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
 
   // ── facts ─────────────────────────────────────────────────────────────────────────────
 
-  private callFact(node: Node, wanted: WantedNames, nested: boolean): void {
+  private callFact(node: Node, wanted: WantedNames, plain: readonly string[] | null): void {
+    if (this.seenCalls.has(node.id)) return;
+    this.seenCalls.add(node.id);
     const v = this.view;
     const scope = this.scopeOf(node);
-    // `a.b.c(` resolves from the text; calls sharing their start with another (`f(x)(y)`) need the tree.
-    const plain = nested ? null : plainCallee(v.source, node.startIndex);
     let names: Value[];
     if (plain) names = this.resolveDotted(plain, scope).filter(isRef);
     else {

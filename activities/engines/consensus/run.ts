@@ -1,0 +1,213 @@
+// /verify/consensus: runs the mode's engines in parallel under one aggregate deadline, then
+// combines their answers (agreement.ts). Engines that miss the deadline are reported as
+// BLOCKED chain entries. Proof retention and attestation are the activity's job
+// (activities/verify-consensus.ts); this module does no store I/O.
+import { combine, engineConfidence, type AgreementStatus } from './agreement.js';
+import { translateArithmetic } from './arith.js';
+import { runMathEngine } from './math-engine.js';
+import { runPythonEngine } from './python-engine.js';
+import { classifyQuery } from './query.js';
+import { runStatsEngine } from './stats-engine.js';
+import type { ArithmeticClaim, ChainStatus, ConsensusEngine, EngineRun } from './types.js';
+import { runZ3Engine } from './z3-engine.js';
+
+export type VerificationMode = 'single' | 'high' | 'maximum';
+export const VERIFICATION_MODES = ['single', 'high', 'maximum'] as const;
+
+/** The contract's aggregate deadline for all engines of one consensus. */
+export const CONSENSUS_DEADLINE_MS = 30_000;
+/** Python evaluation budget per run (the slot wait comes on top, within the aggregate deadline). */
+export const CONSENSUS_PYTHON_TIMEOUT_MS = 10_000;
+
+export interface ChainEntry {
+  engine: ConsensusEngine | 'natural_language';
+  method: string;
+  result: string;
+  confidence: number;
+  latency_ms: number;
+  success: boolean;
+  status: ChainStatus;
+  /** Python and statistics: never VERIFIED by rule. */
+  advisory: boolean;
+  detail?: Record<string, unknown>;
+}
+
+export interface TimedRun {
+  run: EngineRun;
+  latencyMs: number;
+}
+
+export interface ConsensusComputation {
+  queryKind: 'natural_language' | 'arithmetic' | 'statistical';
+  /** What the engines evaluated (for a statistic, its rewrite); null for natural language. */
+  evaluatedExpression: string | null;
+  runs: TimedRun[];
+  chain: ChainEntry[];
+  agreement: AgreementStatus;
+  finalAnswer: string;
+  confidence: number;
+  /** Before attestation: VERIFIED only when every engine VERIFIED the same answer. */
+  status: ChainStatus;
+  sandboxFailure: 'unavailable' | 'capacity' | null;
+  engineMs: number;
+}
+
+export interface EngineImplementations {
+  math: (claim: ArithmeticClaim) => EngineRun | Promise<EngineRun>;
+  python: (claim: ArithmeticClaim, opts: { timeoutMs: number }) => Promise<EngineRun>;
+  z3: (claim: ArithmeticClaim, opts: { timeoutMs: number }) => Promise<EngineRun>;
+  stats: (claim: ArithmeticClaim, opts: { timeoutMs: number }) => Promise<EngineRun>;
+}
+
+export const DEFAULT_ENGINES: EngineImplementations = {
+  math: (claim) => runMathEngine(claim.expression),
+  python: (claim, opts) => runPythonEngine(claim, opts),
+  z3: (claim, opts) => runZ3Engine(claim, opts),
+  stats: (claim, opts) => runStatsEngine(claim.statistic as NonNullable<ArithmeticClaim['statistic']>, opts),
+};
+
+export interface ConsensusOptions {
+  deadlineMs?: number;
+  z3TimeoutMs: number;
+  pythonTimeoutMs?: number;
+  engines?: Partial<EngineImplementations>;
+}
+
+/** min_confidence (0–1) as the percentage it is compared with, free of binary noise (0.57 → 57, not 56.99…). */
+export function requiredPercent(minConfidence: number): number {
+  return Math.round(minConfidence * 1_000_000) / 10_000;
+}
+
+export function enginesFor(mode: VerificationMode, statistical: boolean): ConsensusEngine[] {
+  if (mode === 'single') return ['math'];
+  if (mode === 'high') return ['math', 'python'];
+  return statistical ? ['math', 'python', 'z3', 'stats'] : ['math', 'python', 'z3'];
+}
+
+function lateRun(engine: ConsensusEngine, deadlineMs: number): EngineRun {
+  return {
+    engine,
+    method: 'deadline',
+    status: 'BLOCKED',
+    answer: null,
+    message: `The engine did not answer within the ${Math.round(deadlineMs / 1000)} s consensus deadline.`,
+    advisory: engine === 'python' || engine === 'stats',
+  };
+}
+
+function failedRun(engine: ConsensusEngine, err: unknown): EngineRun {
+  const what = err instanceof Error ? `${err.name}` : 'error';
+  return { engine, method: 'internal', status: 'BLOCKED', answer: null, message: `The engine failed (${what}).`, advisory: engine === 'python' || engine === 'stats' };
+}
+
+export function toChainEntry(t: TimedRun): ChainEntry {
+  const { run } = t;
+  // Defence in depth: an advisory engine is never VERIFIED, whatever it returned.
+  const status: ChainStatus = run.advisory && run.status === 'VERIFIED' ? 'UNVERIFIABLE' : run.status;
+  return {
+    engine: run.engine,
+    method: run.method,
+    result: run.answer ? run.answer.text : run.message,
+    confidence: engineConfidence(status, run.answer),
+    latency_ms: t.latencyMs,
+    success: run.answer !== null,
+    status,
+    advisory: run.advisory,
+    ...(run.detail || run.answer ? { detail: { ...(run.answer ? { note: run.message } : {}), ...run.detail } } : {}),
+  };
+}
+
+export async function runConsensus(query: string, mode: VerificationMode, opts: ConsensusOptions): Promise<ConsensusComputation> {
+  const started = performance.now();
+  const classified = classifyQuery(query);
+  if (classified.kind === 'natural_language') {
+    return {
+      queryKind: 'natural_language',
+      evaluatedExpression: null,
+      runs: [],
+      chain: [
+        {
+          engine: 'natural_language',
+          method: 'llm_translation_unavailable',
+          result: classified.reason,
+          confidence: 0,
+          latency_ms: 0,
+          success: false,
+          status: 'UNVERIFIABLE',
+          advisory: false,
+        },
+      ],
+      agreement: 'NONE',
+      finalAnswer: '',
+      confidence: 0,
+      status: 'UNVERIFIABLE',
+      sandboxFailure: null,
+      engineMs: Math.round(performance.now() - started),
+    };
+  }
+  const claim: ArithmeticClaim = {
+    expression: classified.expression,
+    translation: translateArithmetic(classified.expression),
+    statistic: classified.statistic,
+  };
+  const engines = { ...DEFAULT_ENGINES, ...opts.engines };
+  const deadlineMs = opts.deadlineMs ?? CONSENSUS_DEADLINE_MS;
+  const deadlineAt = Date.now() + deadlineMs;
+  let expire!: () => void;
+  const expired = new Promise<'late'>((resolve) => (expire = () => resolve('late')));
+  const timer = setTimeout(expire, deadlineMs);
+  const remaining = () => Math.max(1, deadlineAt - Date.now());
+
+  const start = (engine: ConsensusEngine): Promise<TimedRun> => {
+    const t0 = performance.now();
+    const work = (async (): Promise<EngineRun> => {
+      switch (engine) {
+        case 'math':
+          return engines.math(claim);
+        case 'python':
+          return engines.python(claim, { timeoutMs: Math.min(opts.pythonTimeoutMs ?? CONSENSUS_PYTHON_TIMEOUT_MS, remaining()) });
+        case 'z3':
+          return engines.z3(claim, { timeoutMs: Math.min(opts.z3TimeoutMs, remaining()) });
+        case 'stats':
+          return engines.stats(claim, { timeoutMs: Math.min(opts.pythonTimeoutMs ?? CONSENSUS_PYTHON_TIMEOUT_MS, remaining()) });
+      }
+    })().catch((err: unknown) => failedRun(engine, err));
+    return Promise.race([work, expired]).then((r) => ({
+      run: r === 'late' ? lateRun(engine, deadlineMs) : r,
+      latencyMs: Math.round(performance.now() - t0),
+    }));
+  };
+
+  // The asynchronous engines (sandbox, Z3 pool) start first; the math engine runs on this
+  // thread, synchronously, while they are under way.
+  const order = enginesFor(mode, claim.statistic !== null);
+  const pending = new Map<ConsensusEngine, Promise<TimedRun>>();
+  for (const engine of order.filter((e) => e !== 'math')) pending.set(engine, start(engine));
+  pending.set('math', start('math'));
+  let runs: TimedRun[];
+  try {
+    runs = await Promise.all(order.map((e) => pending.get(e) as Promise<TimedRun>));
+  } finally {
+    clearTimeout(timer);
+  }
+
+  const chain = runs.map(toChainEntry);
+  const agreement = combine(chain.map((c, i) => ({ answer: c.success ? (runs[i] as TimedRun).run.answer : null, confidence: c.confidence })));
+  const allVerified = chain.length > 0 && chain.every((c) => c.status === 'VERIFIED');
+  const status: ChainStatus =
+    allVerified && agreement.status === 'UNANIMOUS' ? 'VERIFIED' : chain.every((c) => c.status === 'BLOCKED') ? 'BLOCKED' : 'UNVERIFIABLE';
+  const failure = runs.map((r) => r.run.sandboxFailure).find((f) => f !== undefined);
+  return {
+    queryKind: claim.statistic ? 'statistical' : 'arithmetic',
+    evaluatedExpression: claim.expression,
+    runs,
+    chain,
+    agreement: agreement.status,
+    finalAnswer: agreement.finalAnswer,
+    confidence: agreement.confidence,
+    status,
+    // 'unavailable' wins over 'capacity': a missing sandbox is not fixed by retrying.
+    sandboxFailure: runs.some((r) => r.run.sandboxFailure === 'unavailable') ? 'unavailable' : (failure ?? null),
+    engineMs: Math.round(performance.now() - started),
+  };
+}

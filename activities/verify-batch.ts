@@ -1,0 +1,122 @@
+// Activities of the batch workflow: one per item type (each timed inside the activity, so
+// latency_ms is the engine's own time, not queueing), and the final write of the job.
+// Logic, code and SQL items reuse the engine activities of the single-item routes; math
+// items answer with a DiagnosticResult (contract, "Batch math item" rows).
+import { performance } from 'node:perf_hooks';
+import { ApplicationFailure } from '@temporalio/common';
+import { mathBatchOutcome } from './engines/math.js';
+import { finalizeOutcome, type ProofContext } from './proofs.js';
+import type { DiagnosticActivityResult } from './verify-diagnostic.js';
+import type { LogicActivityResult, LogicRequest } from './verify-logic.js';
+import type { AppendAuditInput, AppendAuditOutput } from './audit.js';
+import type { VerifyActivityInput } from './types.js';
+import { BatchJobStore } from '../core/batch-store.js';
+import type { BatchItemActivityInput, BatchItemActivityResult, BatchItemOutcome } from '../core/batch.js';
+import type { AuditContext } from '../core/engines.js';
+import { logger } from '../core/logger.js';
+
+const log = logger('batch');
+
+export const AUDIT_WITHHELD = 'Audit record could not be written: result withheld (fail closed)';
+
+/** The single-item activities the batch items reuse. */
+export interface BatchEngineActivities {
+  verifyLogicActivity: (req: VerifyActivityInput<LogicRequest>) => Promise<LogicActivityResult>;
+  verifyCodeActivity: (req: VerifyActivityInput<{ code: string; language?: string }>) => Promise<DiagnosticActivityResult>;
+  verifySqlActivity: (req: VerifyActivityInput<Record<string, unknown>>) => Promise<DiagnosticActivityResult>;
+  appendAuditActivity: (req: AppendAuditInput) => Promise<AppendAuditOutput>;
+}
+
+const optionalString = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+async function timed(run: () => Promise<unknown>): Promise<BatchItemActivityResult> {
+  const started = performance.now();
+  const result = await run();
+  return { result, latency_ms: Math.round((performance.now() - started) * 100) / 100 };
+}
+
+export interface CompleteBatchJobInput {
+  job_id: string;
+  org_id: string;
+  workflow_id: string;
+  total_items: number;
+  outcomes: BatchItemOutcome[];
+  audit: AuditContext | null;
+}
+
+export interface CompleteBatchJobResult {
+  stored: boolean;
+  audited: boolean;
+  completed_at: string;
+}
+
+export function makeBatchActivities(ctx: ProofContext, engines: BatchEngineActivities) {
+  const jobs = new BatchJobStore(ctx.store);
+  const single = <T>(req: BatchItemActivityInput, input: T): VerifyActivityInput<T> => ({ input, org_id: req.org_id, workflow_id: req.workflow_id });
+
+  return {
+    /**
+     * Math item: proven identity + retained proof + signed attestation → VERIFIED with proof_ref;
+     * sides differ → UNVERIFIABLE (developer_fields.diff); bare expression → UNVERIFIABLE
+     * (developer_fields.simplified); signing fails → UNVERIFIABLE (api.attestation.signing_error).
+     */
+    async verifyMathBatchItemActivity(req: BatchItemActivityInput): Promise<BatchItemActivityResult> {
+      return timed(async () => {
+        const outcome = mathBatchOutcome(req.query, req.params);
+        const evaluated = outcome.kind === 'proven' && typeof outcome.proof.expression === 'string' ? outcome.proof.expression : req.query;
+        const f = await finalizeOutcome(ctx, outcome, { engine: 'math', orgId: req.org_id, evaluatedExpression: evaluated });
+        const result: DiagnosticActivityResult = f.attestation
+          ? { ...f.diagnostic, attestation: { id: f.attestation.jti, token: f.attestation.token, status: f.attestation.status } }
+          : f.diagnostic;
+        return result;
+      });
+    },
+
+    async verifyLogicBatchItemActivity(req: BatchItemActivityInput): Promise<BatchItemActivityResult> {
+      return timed(async () => {
+        // http_status only matters to the single-item route.
+        const { http_status: _ignored, ...result } = await engines.verifyLogicActivity(single(req, { query: req.query, provider: optionalString(req.params.provider) }));
+        return result;
+      });
+    },
+
+    async verifyCodeBatchItemActivity(req: BatchItemActivityInput): Promise<BatchItemActivityResult> {
+      return timed(() => engines.verifyCodeActivity(single(req, { code: req.query, language: optionalString(req.params.language) })));
+    },
+
+    async verifySqlBatchItemActivity(req: BatchItemActivityInput): Promise<BatchItemActivityResult> {
+      // The SQL activity validates these fields itself (invalid ones give a BLOCKED result).
+      return timed(() => engines.verifySqlActivity(single(req, { query: req.query, schema_ddl: req.params.schema_ddl, dialect: req.params.dialect })));
+    },
+
+    /**
+     * The workflow's last step: one audit entry for the job, then the completed job with every
+     * item into `batch_jobs`, and its slot marked finished (evictable). If the audit entry
+     * cannot be written for a reason retrying cannot fix, no result is released: every
+     * completed item becomes failed (fail closed), and the job still completes.
+     */
+    async completeBatchJobActivity(req: CompleteBatchJobInput): Promise<CompleteBatchJobResult> {
+      let audited = true;
+      let outcomes = req.outcomes;
+      try {
+        await engines.appendAuditActivity({
+          org_id: req.org_id,
+          workflow_id: req.workflow_id,
+          engine: 'batch',
+          input: { query: `batch ${req.job_id}: ${req.total_items} items` },
+          result: { status: 'completed' },
+          audit: req.audit,
+        });
+      } catch (err) {
+        if (!(err instanceof ApplicationFailure && err.nonRetryable)) throw err; // store down: retried
+        audited = false;
+        log.error('batch audit entry not written: results withheld', { job_id: req.job_id, error: err.message });
+        outcomes = outcomes.map((o) => (o.status === 'completed' ? { index: o.index, status: 'failed', error: AUDIT_WITHHELD, latency_ms: o.latency_ms } : o));
+      }
+      const completedAt = new Date();
+      const stored = await jobs.complete(req.job_id, outcomes, completedAt);
+      if (!stored) log.warn('batch job document missing at completion', { job_id: req.job_id });
+      return { stored, audited, completed_at: completedAt.toISOString() };
+    },
+  };
+}

@@ -1,0 +1,30 @@
+// /verify/stats as an activity: the query is parsed and checked here, then the uploaded CSV is
+// read back from the store (it is too large for a Temporal payload) and evaluated in the
+// Docker sandbox. The result is a DiagnosticResult that is never VERIFIED; the route reads
+// developer_fields.security_policy (403) and developer_fields.sandbox_error (503 when
+// 'unavailable') to choose the status code.
+import type { DiagnosticResult } from '../core/diagnostic.js';
+import type { Store } from '../core/store.js';
+import { loadUpload } from '../core/uploads.js';
+import { verifyStatsClaim } from './engines/stats/verify.js';
+import type { VerifyActivityInput } from './types.js';
+
+export interface StatsActivityInput {
+  query: string;
+  upload_id: string;
+  columns: string[];
+  rows: number;
+  size_bytes: number;
+  dataset_sha256: string;
+}
+
+export function makeVerifyStatsActivity(deps: { store: Store }) {
+  return async function verifyStatsActivity(req: VerifyActivityInput<StatsActivityInput>): Promise<DiagnosticResult> {
+    const input = req.input;
+    const v = await verifyStatsClaim(
+      { query: input.query, columns: input.columns, datasetSha256: input.dataset_sha256 },
+      () => loadUpload(deps.store, input.upload_id, req.org_id),
+    );
+    return v.diagnostic;
+  };
+}

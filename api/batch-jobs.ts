@@ -1,0 +1,217 @@
+// Batch jobs on the API side: admission into the bounded job store, one workflow per job,
+// a bounded wait for the result, and live snapshots (the workflow's `progress` query) while
+// the job runs. docs/batch.md describes the protocol.
+import { randomBytes } from 'node:crypto';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import type { ServiceConfig } from '../core/config.js';
+import type { Store } from '../core/store.js';
+import {
+  BATCH_CAPACITY_DETAIL,
+  BATCH_CONCURRENCY,
+  SA_BATCH_STATUS,
+  SA_ENGINE,
+  SA_ITEM_COUNT,
+  SA_ORG_ID,
+  type BatchItemRequest,
+  type BatchItemType,
+  type BatchJobView,
+  type BatchWorkflowInput,
+} from '../core/batch.js';
+import { BatchCapacityError, BatchJobStore, jobView, type BatchJobDoc } from '../core/batch-store.js';
+import type { AuditContext } from '../core/engines.js';
+import { logger } from '../core/logger.js';
+import { HttpError } from './errors.js';
+import { BACKEND_UNAVAILABLE, requestDigest, type TemporalGateway } from './temporal.js';
+
+const log = logger('batch');
+
+/** A slot claimed this long ago whose job never got going is checked against Temporal when the store is full. */
+const ORPHAN_AFTER_MS = 60_000;
+const QUERY_DEADLINE_MS = 3000;
+
+export const batchWorkflowId = (orgId: string, jobId: string) => `batch-${orgId}-${jobId}`;
+export const newJobId = () => `bj_${randomBytes(12).toString('hex')}`;
+
+export interface SubmitOptions {
+  orgId: string;
+  principal: { userId: string | null; keyId: string | null };
+  items: BatchItemRequest[];
+}
+
+export class BatchJobs {
+  readonly store: BatchJobStore;
+
+  constructor(
+    private readonly cfg: ServiceConfig,
+    store: Store,
+    private readonly temporal: TemporalGateway,
+  ) {
+    this.store = new BatchJobStore(store);
+  }
+
+  /** Per-attempt budgets by item type (the workflow caps each at the item time-out). */
+  attemptTimeouts(): Partial<Record<BatchItemType, number>> {
+    return {
+      math: this.cfg.SVC_MATH_TIMEOUT * 1000,
+      logic: this.cfg.SVC_Z3_TIMEOUT * 1000 + 3000,
+      code: this.cfg.SVC_CODE_VERIFY_TIMEOUT * 1000,
+      sql: 10_000,
+    };
+  }
+
+  async submit(opts: SubmitOptions): Promise<BatchJobView> {
+    const jobId = newJobId();
+    const workflowId = batchWorkflowId(opts.orgId, jobId);
+    const createdAt = new Date();
+    let admission;
+    try {
+      admission = await this.store.admit(
+        {
+          _id: jobId,
+          org_id: opts.orgId,
+          status: 'running',
+          workflow_id: workflowId,
+          total_items: opts.items.length,
+          completed_items: 0,
+          failed_items: 0,
+          progress_percent: 0,
+          items: [],
+          request_items: opts.items.map((i) => ({ query: i.query, type: i.type })),
+          created_at: createdAt,
+          completed_at: null,
+          started: false,
+          submitted_by: { user_id: opts.principal.userId, key_id: opts.principal.keyId },
+        },
+        this.cfg.SVC_BATCH_MAX_JOBS,
+        () => this.reclaimOrphans(),
+      );
+    } catch (err) {
+      if (err instanceof BatchCapacityError) throw new HttpError(503, BATCH_CAPACITY_DETAIL);
+      throw err;
+    }
+    if (admission.evicted) log.info('batch job evicted', { job_id: admission.evicted, slot: admission.slot });
+
+    const input: BatchWorkflowInput = {
+      job_id: jobId,
+      org_id: opts.orgId,
+      created_at: createdAt.toISOString(),
+      items: opts.items,
+      item_timeout_ms: this.cfg.SVC_BATCH_ITEM_TIMEOUT * 1000,
+      attempt_timeout_ms: this.attemptTimeouts(),
+      concurrency: BATCH_CONCURRENCY,
+      audit: { user_id: opts.principal.userId, key_id: opts.principal.keyId, request_digest: requestDigest({ items: opts.items }) } satisfies AuditContext,
+    };
+    const { client, connection } = this.temporal;
+    let handle;
+    try {
+      handle = await connection.withDeadline(Date.now() + 3000, () =>
+        client.workflow.start('batchWorkflow', {
+          taskQueue: this.cfg.SVC_TASK_QUEUE,
+          workflowId,
+          args: [input],
+          // No execution time-out: a job waits out a worker outage and then completes.
+          typedSearchAttributes: [
+            { key: SA_ORG_ID, value: opts.orgId },
+            { key: SA_ENGINE, value: 'batch' },
+            { key: SA_ITEM_COUNT, value: opts.items.length },
+            { key: SA_BATCH_STATUS, value: 'running' },
+          ],
+        }),
+      );
+    } catch (err) {
+      log.warn('batch workflow start failed', { job_id: jobId, workflow_id: workflowId, error: String((err as Error)?.message ?? err).slice(0, 200) });
+      await this.store.abandon(jobId, admission.slot).catch(() => undefined);
+      throw new HttpError(503, BACKEND_UNAVAILABLE, { 'X-Workflow-Id': workflowId });
+    }
+    await this.store.markStarted(jobId).catch(() => undefined);
+    log.info('batch job started', { job_id: jobId, workflow_id: workflowId, items: opts.items.length, slot: admission.slot });
+
+    const waitMs = this.cfg.SVC_BATCH_WAIT_SECONDS * 1000;
+    if (waitMs > 0) {
+      try {
+        await connection.withDeadline(Date.now() + waitMs, () => handle.result());
+      } catch {
+        // Not finished in time (or Temporal unreachable): the job runs on; the caller polls.
+      }
+    }
+    // The workflow stores the finished job before it completes: the store has the answer.
+    const doc = await this.store.find(jobId);
+    if (!doc) return this.pendingView(jobId, workflowId, opts.items.length, createdAt);
+    return this.view(doc);
+  }
+
+  /** The stored job once completed; while it runs, the workflow's live snapshot. */
+  async view(doc: BatchJobDoc): Promise<BatchJobView> {
+    if (doc.status === 'completed') return jobView(doc);
+    return this.liveView(doc);
+  }
+
+  private async liveView(doc: BatchJobDoc): Promise<BatchJobView> {
+    try {
+      const handle = this.temporal.client.workflow.getHandle(doc.workflow_id);
+      const snap = await this.temporal.connection.withDeadline(Date.now() + QUERY_DEADLINE_MS, () => handle.query<BatchJobView>('progress'));
+      if (snap.status !== 'completed') return snap;
+    } catch {
+      // No worker to answer the query (or Temporal down): fall back to the stored job.
+    }
+    // Completed meanwhile (the store is written first), or no live answer: the stored job.
+    const fresh = await this.store.find(doc._id);
+    return jobView(fresh ?? doc);
+  }
+
+  private pendingView(jobId: string, workflowId: string, total: number, createdAt: Date): BatchJobView {
+    return {
+      job_id: jobId,
+      status: 'running',
+      progress_percent: 0,
+      total_items: total,
+      completed_items: 0,
+      failed_items: 0,
+      items: [],
+      workflow_id: workflowId,
+      created_at: createdAt.toISOString(),
+      completed_at: null,
+    };
+  }
+
+  /**
+   * Frees slots held by submissions that died between claiming a slot and starting their
+   * workflow (no job document, or no workflow), and makes slots of workflows that closed
+   * without storing their job (terminated by an operator) evictable. Returns how many slots
+   * became usable.
+   */
+  async reclaimOrphans(): Promise<number> {
+    const stale = await this.store.staleActiveSlots(new Date(Date.now() - ORPHAN_AFTER_MS), 20);
+    let freed = 0;
+    for (const slot of stale) {
+      const jobId = slot.job_id;
+      if (!jobId) continue;
+      const doc = await this.store.find(jobId);
+      if (!doc) {
+        await this.store.releaseSlot(slot._id, jobId);
+        freed++;
+        continue;
+      }
+      if (doc.status === 'completed') {
+        await this.store.finishSlot(slot._id, jobId); // the final write stopped between its two steps
+        freed++;
+        continue;
+      }
+      try {
+        const desc = await this.temporal.connection.withDeadline(Date.now() + QUERY_DEADLINE_MS, () => this.temporal.client.workflow.getHandle(doc.workflow_id).describe());
+        if (desc.status.name !== 'RUNNING') {
+          await this.store.finishSlot(slot._id, jobId);
+          freed++;
+        }
+      } catch (err) {
+        if (err instanceof WorkflowNotFoundError) {
+          await this.store.abandon(jobId, slot._id);
+          freed++;
+        }
+        // Temporal unreachable: cannot tell, keep the slot.
+      }
+    }
+    if (freed > 0) log.warn('batch slots reclaimed', { freed });
+    return freed;
+  }
+}

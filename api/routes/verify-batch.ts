@@ -1,0 +1,63 @@
+// POST /verify/batch and GET /verify/batch/{job_id}: one workflow per job (api/batch-jobs.ts).
+// POST answers 200 with the finished job when it completes within SVC_BATCH_WAIT_SECONDS,
+// else 202 with the running snapshot to poll with GET.
+import type Router from '@koa/router';
+import { z } from 'zod';
+import { BATCH_FOREIGN_DETAIL, BATCH_ITEM_TYPES, BATCH_MAX_ITEMS, BATCH_NOT_FOUND_DETAIL } from '../../core/batch.js';
+import { bodyObject } from '../middleware/body.js';
+import { principalOf } from '../middleware/auth.js';
+import { PLAN_LIMITS } from '../middleware/rate-limit.js';
+import { HttpError } from '../errors.js';
+import { apiKeyGuard, type AppDeps } from '../app.js';
+import { BatchJobs } from '../batch-jobs.js';
+
+const batchItemSchema = z.object({
+  query: z.string(),
+  type: z
+    .enum(BATCH_ITEM_TYPES, { error: `unknown item type; expected one of ${BATCH_ITEM_TYPES.join(', ')}` })
+    .optional()
+    .transform((t) => t ?? 'natural_language'),
+  params: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .transform((p) => p ?? {}),
+});
+
+export const batchRequestSchema = z.object({
+  items: z
+    .array(batchItemSchema)
+    .min(1, 'must contain at least 1 item')
+    .max(BATCH_MAX_ITEMS, `must contain at most ${BATCH_MAX_ITEMS} items`),
+});
+
+export const planBatchDetail = (count: number, plan: string, limit: number) =>
+  `Batch of ${count} items exceeds the ${plan} plan's batch size of ${limit} items.`;
+
+export function registerBatchRoutes(router: Router, deps: AppDeps): void {
+  const batches = new BatchJobs(deps.cfg, deps.store, deps.temporal);
+
+  router.post('/verify/batch', ...apiKeyGuard(deps, 'verify:read'), async (ctx) => {
+    const { items } = batchRequestSchema.parse(bodyObject(ctx));
+    const principal = principalOf(ctx);
+    const limit = (PLAN_LIMITS[principal.plan] ?? PLAN_LIMITS.free).batchSize;
+    if (items.length > limit) throw new HttpError(400, planBatchDetail(items.length, principal.plan, limit));
+    const job = await batches.submit({ orgId: principal.orgId, principal, items });
+    ctx.set('X-Workflow-Id', job.workflow_id);
+    if (job.status === 'completed') {
+      ctx.status = 200;
+    } else {
+      ctx.status = 202;
+      ctx.set('Location', `/verify/batch/${job.job_id}`);
+    }
+    ctx.body = job;
+  });
+
+  router.get('/verify/batch/:job_id', ...apiKeyGuard(deps, 'verify:read'), async (ctx) => {
+    const doc = await batches.store.find(String(ctx.params.job_id));
+    if (!doc) throw new HttpError(404, BATCH_NOT_FOUND_DETAIL);
+    if (doc.org_id !== principalOf(ctx).orgId) throw new HttpError(403, BATCH_FOREIGN_DETAIL);
+    const job = await batches.view(doc);
+    ctx.set('X-Workflow-Id', job.workflow_id);
+    ctx.body = job;
+  });
+}

@@ -1,0 +1,67 @@
+// POST /verify/consensus: several engines on one claim (docs/consensus.md). Validated here,
+// run by the consensus activity (engines in parallel under one 30 s deadline), and mapped to
+// the contract's statuses: 422 when the confidence is below min_confidence (the body still
+// carries the consensus), 503 when the sandbox a mode needs is unavailable or full.
+import type Router from '@koa/router';
+import { z } from 'zod';
+import { SANDBOX_CAPACITY_MESSAGE, SANDBOX_UNAVAILABLE_MESSAGE } from '../../activities/sandbox/runner.js';
+import type { ConsensusActivityResult, ConsensusRequest } from '../../activities/verify-consensus.js';
+import { CONSENSUS_DEADLINE_MS, requiredPercent } from '../../activities/engines/consensus/run.js';
+import { HttpError } from '../errors.js';
+import { bodyObject } from '../middleware/body.js';
+import { principalOf } from '../middleware/auth.js';
+import { keyLimit } from '../middleware/rate-limit.js';
+import { apiKeyGuard, type AppDeps } from '../app.js';
+
+export const CONSENSUS_TIMEOUT_DETAIL = 'Consensus verification timed out.';
+/** Per-key limit on top of the plan limit (consensus runs up to four engines and two containers). */
+export const CONSENSUS_KEY_LIMIT = { perWindow: 120, windowSeconds: 60 } as const;
+/** Retaining proofs and signing after the engines' deadline. */
+const FINALIZE_BUDGET_MS = 5_000;
+export const MAX_CONSENSUS_QUERY_LENGTH = 10_000;
+
+export const consensusRequestSchema = z.object({
+  query: z
+    .string({ error: (iss) => (iss.input === undefined ? 'query is required' : 'query must be a string') })
+    .min(1, { error: 'query must not be empty' })
+    .max(MAX_CONSENSUS_QUERY_LENGTH, { error: `query must be at most ${MAX_CONSENSUS_QUERY_LENGTH} characters` })
+    .refine((q) => q.trim() !== '', { error: 'query must not be empty' }),
+  verification_mode: z
+    .enum(['single', 'high', 'maximum'], { error: "verification_mode must be 'single', 'high' or 'maximum'" })
+    .default('single'),
+  min_confidence: z
+    .number({ error: 'min_confidence must be a number between 0 and 1' })
+    .min(0, { error: 'min_confidence must be a number between 0 and 1' })
+    .max(1, { error: 'min_confidence must be a number between 0 and 1' })
+    .default(0.95),
+});
+
+export function registerConsensusRoutes(router: Router, deps: AppDeps): void {
+  router.post(
+    '/verify/consensus',
+    ...apiKeyGuard(deps, 'verify:read'),
+    keyLimit(deps.counter, 'consensus', CONSENSUS_KEY_LIMIT.perWindow, CONSENSUS_KEY_LIMIT.windowSeconds),
+    async (ctx) => {
+      const input: ConsensusRequest = consensusRequestSchema.parse(bodyObject(ctx));
+      const principal = principalOf(ctx);
+      const { result, workflowId } = await deps.temporal.runVerification<ConsensusActivityResult>('consensus', input, {
+        orgId: principal.orgId,
+        principal,
+        timeoutMs: CONSENSUS_DEADLINE_MS + FINALIZE_BUDGET_MS,
+        timeoutDetail: CONSENSUS_TIMEOUT_DETAIL,
+      });
+      ctx.set('X-Workflow-Id', workflowId);
+      const { sandbox_failure: sandboxFailure, ...body } = result;
+      const headers = { 'X-Workflow-Id': workflowId };
+      if (sandboxFailure === 'unavailable') throw new HttpError(503, SANDBOX_UNAVAILABLE_MESSAGE, headers);
+      if (sandboxFailure === 'capacity') throw new HttpError(503, SANDBOX_CAPACITY_MESSAGE, { ...headers, 'Retry-After': '1' });
+      const required = requiredPercent(input.min_confidence);
+      // Natural language runs no engine: it is answered as it is (UNVERIFIABLE, confidence 0).
+      if (body.query_kind !== 'natural_language' && body.confidence < required) {
+        const detail = `Consensus confidence ${body.confidence} is below min_confidence (${required}).`;
+        throw new HttpError(422, detail, headers, { detail, ...body });
+      }
+      ctx.body = body;
+    },
+  );
+}

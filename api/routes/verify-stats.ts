@@ -1,0 +1,69 @@
+// POST /verify/stats (multipart: `file` CSV + `query`): the upload is read and checked here
+// under its caps, stored in the store for the worker, and evaluated by the stats activity in
+// the Docker sandbox. See docs/stats.md.
+import type Router from '@koa/router';
+import type { DiagnosticResult } from '../../core/diagnostic.js';
+import { deleteUpload, purgeStaleUploads, saveUpload } from '../../core/uploads.js';
+import type { StatsActivityInput } from '../../activities/verify-stats.js';
+import { SANDBOX_UNAVAILABLE_MESSAGE } from '../../activities/sandbox/runner.js';
+import { HttpError } from '../errors.js';
+import { principalOf } from '../middleware/auth.js';
+import { readCsvUpload, STATS_BODY_LIMIT_BYTES, STATS_CELL_LIMIT, STATS_FILE_LIMIT_BYTES } from '../middleware/csv-upload.js';
+import { apiKeyGuard, type AppDeps } from '../app.js';
+import { logger } from '../../core/logger.js';
+
+const log = logger('stats');
+
+export const UPLOAD_CAPACITY_DETAIL = 'Upload capacity reached — retry shortly.';
+export const STATS_TIMEOUT_DETAIL = 'Statistics verification timed out.';
+/** Concurrent uploads per API process (contract, Limits). */
+export const MAX_CONCURRENT_UPLOADS = 8;
+/** The sandbox run (pandas import + a 10 MB CSV) and reading the upload back, beyond the slot wait. */
+const STATS_RUN_BUDGET_MS = 25_000;
+
+let activeUploads = 0;
+
+export function registerStatsRoutes(router: Router, deps: AppDeps): void {
+  router.post('/verify/stats', ...apiKeyGuard(deps, 'verify:read'), async (ctx) => {
+    // The slot is taken before a byte of the body is read, and held until the answer is sent.
+    if (activeUploads >= MAX_CONCURRENT_UPLOADS) throw new HttpError(503, UPLOAD_CAPACITY_DETAIL, { 'Retry-After': '1' });
+    activeUploads++;
+    let uploadId: string | null = null;
+    try {
+      const upload = await readCsvUpload(ctx, {
+        fileLimitBytes: STATS_FILE_LIMIT_BYTES,
+        bodyLimitBytes: STATS_BODY_LIMIT_BYTES,
+        cellLimit: STATS_CELL_LIMIT,
+        timeoutMs: deps.cfg.SVC_UPLOAD_READ_TIMEOUT * 1000,
+      });
+      const principal = principalOf(ctx);
+      purgeStaleUploads(deps.store).catch((err) => log.warn('stale upload purge failed', { error: String(err?.message ?? err) }));
+      uploadId = await saveUpload(deps.store, principal.orgId, upload.content, upload.sha256);
+      const input: StatsActivityInput = {
+        query: upload.query,
+        upload_id: uploadId,
+        columns: upload.columns,
+        rows: upload.rows,
+        size_bytes: upload.content.length,
+        dataset_sha256: upload.sha256,
+      };
+      const { result, workflowId } = await deps.temporal.runVerification<DiagnosticResult>('stats', input, {
+        orgId: principal.orgId,
+        principal,
+        timeoutMs: deps.cfg.SVC_SANDBOX_ACQUIRE_TIMEOUT * 1000 + STATS_RUN_BUDGET_MS,
+        timeoutDetail: STATS_TIMEOUT_DETAIL,
+      });
+      ctx.set('X-Workflow-Id', workflowId);
+      const fields = result.developer_fields ?? {};
+      if (fields.sandbox_error === 'unavailable') throw new HttpError(503, SANDBOX_UNAVAILABLE_MESSAGE, { 'X-Workflow-Id': workflowId });
+      ctx.status = typeof fields.security_policy === 'string' ? 403 : 200;
+      ctx.body = result;
+    } finally {
+      activeUploads--;
+      if (uploadId !== null) {
+        const id = uploadId;
+        deleteUpload(deps.store, id).catch((err) => log.warn('upload delete failed', { upload_id: id, error: String(err?.message ?? err) }));
+      }
+    }
+  });
+}

@@ -1,0 +1,129 @@
+// Batch jobs (POST /verify/batch): the shapes shared by the API, the batch workflow and its
+// activities. Pure data and pure functions only: the workflow bundle imports this file.
+import { defineSearchAttributeKey } from '@temporalio/common';
+import type { AuditContext } from './engines.js';
+
+export const BATCH_ITEM_TYPES = ['natural_language', 'logic', 'math', 'code', 'fact', 'sql'] as const;
+export type BatchItemType = (typeof BATCH_ITEM_TYPES)[number];
+
+/** Item types whose engine needs an LLM provider (not configured in this service): they fail closed. */
+export const LLM_ITEM_TYPES: readonly BatchItemType[] = ['natural_language', 'fact'];
+export const llmNotConfigured = (type: BatchItemType) => `LLM provider not configured: ${type} items fail closed`;
+
+/** Contract: 1–100 items per request (and at most the plan's batch size). */
+export const BATCH_MAX_ITEMS = 100;
+/** Items of one job in flight at once. */
+export const BATCH_CONCURRENCY = 8;
+
+export const BATCH_CAPACITY_DETAIL = 'Batch capacity reached — retry shortly.';
+export const BATCH_FOREIGN_DETAIL = 'Batch job belongs to another organization';
+export const BATCH_NOT_FOUND_DETAIL = 'Batch job not found';
+
+/** Temporal search attributes (registered by infra/stack.ts; docs/operations.md shows the filters). */
+export const SA_ORG_ID = defineSearchAttributeKey('SvcOrgId', 'KEYWORD');
+export const SA_ENGINE = defineSearchAttributeKey('SvcEngine', 'KEYWORD');
+export const SA_ITEM_COUNT = defineSearchAttributeKey('SvcItemCount', 'INT');
+export const SA_BATCH_STATUS = defineSearchAttributeKey('SvcBatchStatus', 'KEYWORD');
+
+export interface BatchItemRequest {
+  query: string;
+  type: BatchItemType;
+  params: Record<string, unknown>;
+}
+
+export interface BatchWorkflowInput {
+  job_id: string;
+  org_id: string;
+  created_at: string;
+  items: BatchItemRequest[];
+  /** SVC_BATCH_ITEM_TIMEOUT in ms: each item's schedule-to-close budget, retries and queueing included. */
+  item_timeout_ms: number;
+  /** Budget of one attempt per item type (never above item_timeout_ms): a crashed worker's attempt is retried after it. */
+  attempt_timeout_ms: Partial<Record<BatchItemType, number>>;
+  concurrency: number;
+  audit: AuditContext | null;
+}
+
+export type BatchItemStatus = 'completed' | 'failed';
+
+/** One finished item as the workflow records it (the query text is added from the request). */
+export interface BatchItemOutcome {
+  index: number;
+  status: BatchItemStatus;
+  result?: unknown;
+  error?: string;
+  latency_ms: number;
+}
+
+export interface BatchItemView {
+  id: string;
+  query: string;
+  type: BatchItemType;
+  status: BatchItemStatus;
+  result?: unknown;
+  error?: string;
+  latency_ms: number;
+}
+
+export type BatchJobStatus = 'running' | 'completed';
+
+export interface BatchJobView {
+  job_id: string;
+  status: BatchJobStatus;
+  progress_percent: number;
+  total_items: number;
+  completed_items: number;
+  failed_items: number;
+  items: BatchItemView[];
+  workflow_id: string;
+  created_at: string;
+  completed_at: string | null;
+}
+
+/** What an item activity returns: the engine result and the time the activity spent on it. */
+export interface BatchItemActivityResult {
+  result: unknown;
+  latency_ms: number;
+}
+
+export interface BatchItemActivityInput {
+  job_id: string;
+  index: number;
+  query: string;
+  params: Record<string, unknown>;
+  org_id: string;
+  workflow_id: string;
+}
+
+export const itemId = (jobId: string, index: number) => `${jobId}-${index}`;
+
+export function batchCounters(total: number, outcomes: readonly BatchItemOutcome[]) {
+  const completed = outcomes.filter((o) => o.status === 'completed').length;
+  const failed = outcomes.length - completed;
+  return {
+    total_items: total,
+    completed_items: completed,
+    failed_items: failed,
+    // Floor: 100 only once every item is final.
+    progress_percent: total === 0 ? 100 : Math.floor(((completed + failed) * 100) / total),
+  };
+}
+
+/** Item views in index order, with the query text and type from the request. */
+export function itemViews(jobId: string, requests: ReadonlyArray<{ query: string; type: BatchItemType }>, outcomes: readonly BatchItemOutcome[]): BatchItemView[] {
+  return [...outcomes]
+    .sort((a, b) => a.index - b.index)
+    .map((o) => {
+      const req = requests[o.index];
+      const view: BatchItemView = {
+        id: itemId(jobId, o.index),
+        query: req?.query ?? '',
+        type: req?.type ?? 'natural_language',
+        status: o.status,
+        latency_ms: o.latency_ms,
+      };
+      if (o.result !== undefined) view.result = o.result;
+      if (o.error !== undefined) view.error = o.error;
+      return view;
+    });
+}

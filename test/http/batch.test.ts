@@ -1,0 +1,527 @@
+// POST /verify/batch and GET /verify/batch/{job_id}, black box: sizes and plan limits, every
+// item type, the batch math rows, item time-outs, 202-then-poll, tenant isolation, the
+// bounded job store (capacity and eviction), searchable workflow metadata, and durability
+// through a worker crash and an API restart.
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { Client, Connection } from '@temporalio/client';
+import { control, db, get, newTenant, post, stackEnv, type Member } from './helpers.js';
+import { startExtraApi } from './extra-api.js';
+import { ManagedProcess, ROOT } from '../../infra/stack.js';
+import { sha256Ref } from '../../core/canonical-json.js';
+import { mathBatchOutcome } from '../../activities/engines/math.js';
+
+const IDENTITY = '(x+1)^2 = x^2 + 2*x + 1';
+const DIFFER = '(x+1)^2 = x^2 + 1';
+const BARE = '2 + 3*4';
+const AMBIGUOUS = '8/2(2+2)';
+const DDL = 'CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT, email TEXT); CREATE TABLE orders (id INTEGER, user_id INTEGER, total REAL);';
+const CODE = 'import os\nos.system(input())\n';
+/** Never solved in a few seconds (sum of three cubes): Z3 runs until its own time-out. */
+const HARD_LOGIC = '(VAR x Int) (VAR y Int) (VAR z Int) (EQ (PLUS (MULT x x x) (MULT y y y) (MULT z z z)) 33)';
+
+/** Pigeonhole principle, n+1 pigeons in n holes: UNSAT, and Z3 needs about a second for n = 8. */
+function pigeonhole(n: number): string {
+  const decl: string[] = [];
+  const parts: string[] = [];
+  for (let i = 0; i <= n; i++) for (let j = 0; j < n; j++) decl.push(`(VAR p${i}_${j} Bool)`);
+  for (let i = 0; i <= n; i++) parts.push(`(OR ${Array.from({ length: n }, (_, j) => `p${i}_${j}`).join(' ')})`);
+  for (let j = 0; j < n; j++) for (let i = 0; i <= n; i++) for (let k = i + 1; k <= n; k++) parts.push(`(NOT (AND p${i}_${j} p${k}_${j}))`);
+  return `${decl.join(' ')} ${parts.join(' ')}`;
+}
+const SLOW_LOGIC = pigeonhole(8);
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface Res {
+  status: number;
+  headers: Headers;
+  body: any;
+}
+
+async function call(base: string, method: string, p: string, key: string | null, body?: unknown): Promise<Res> {
+  const headers: Record<string, string> = {};
+  if (key) headers['x-api-key'] = key;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`${base}${p}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
+}
+
+/** Polls GET /verify/batch/{id} until the job is completed. */
+async function waitCompleted(base: string, key: string, jobId: string, timeoutMs = 90_000): Promise<any> {
+  const deadline = Date.now() + timeoutMs;
+  let last: Res | null = null;
+  while (Date.now() < deadline) {
+    last = await call(base, 'GET', `/verify/batch/${jobId}`, key).catch(() => null);
+    if (last?.status === 200 && last.body.status === 'completed') return last.body;
+    await sleep(300);
+  }
+  throw new Error(`job ${jobId} not completed in ${timeoutMs} ms; last: ${JSON.stringify(last?.body)?.slice(0, 500)}`);
+}
+
+const withoutAttestation = (r: any) => {
+  const { attestation: _a, ...rest } = r;
+  return rest;
+};
+
+describe('POST /verify/batch: request validation and plan sizes', () => {
+  let ent: Member;
+  let free: Member;
+  let pro: Member;
+  beforeAll(async () => {
+    [ent, free, pro] = await Promise.all([newTenant('enterprise'), newTenant('free'), newTenant('pro')]);
+  });
+
+  const items = (n: number) => Array.from({ length: n }, (_, i) => ({ query: `${i} + 1`, type: 'math' }));
+
+  it('rejects an empty batch, a batch over 100 items and a missing items field with 400', async () => {
+    const empty = await post('/verify/batch', { items: [] }, { 'x-api-key': ent.key });
+    expect(empty.status).toBe(400);
+    expect(empty.body).toEqual({ detail: "Invalid field 'items': must contain at least 1 item" });
+    const over = await post('/verify/batch', { items: items(101) }, { 'x-api-key': ent.key });
+    expect(over.status).toBe(400);
+    expect(over.body).toEqual({ detail: "Invalid field 'items': must contain at most 100 items" });
+    const missing = await post('/verify/batch', { jobs: [] }, { 'x-api-key': ent.key });
+    expect(missing.status).toBe(400);
+    expect(missing.body.detail).toMatch(/^Invalid field 'items'/);
+  });
+
+  it('rejects an unknown item type, a non-string query and non-object params with 400 naming the field', async () => {
+    const unknown = await post('/verify/batch', { items: [{ query: '1+1', type: 'math' }, { query: 'x', type: 'poetry' }] }, { 'x-api-key': ent.key });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body).toEqual({ detail: "Invalid field 'items.1.type': unknown item type; expected one of natural_language, logic, math, code, fact, sql" });
+    const nonString = await post('/verify/batch', { items: [{ query: 42, type: 'math' }] }, { 'x-api-key': ent.key });
+    expect(nonString.status).toBe(400);
+    expect(nonString.body.detail).toMatch(/^Invalid field 'items\.0\.query'/);
+    const badParams = await post('/verify/batch', { items: [{ query: 'SELECT 1', type: 'sql', params: 'sqlite' }] }, { 'x-api-key': ent.key });
+    expect(badParams.status).toBe(400);
+    expect(badParams.body.detail).toMatch(/^Invalid field 'items\.0\.params'/);
+  });
+
+  it('enforces the plan batch size: free 10, pro 50, enterprise 100', async () => {
+    const freeOver = await post('/verify/batch', { items: items(11) }, { 'x-api-key': free.key });
+    expect(freeOver.status).toBe(400);
+    expect(freeOver.body).toEqual({ detail: "Batch of 11 items exceeds the free plan's batch size of 10 items." });
+    const proOver = await post('/verify/batch', { items: items(51) }, { 'x-api-key': pro.key });
+    expect(proOver.status).toBe(400);
+    expect(proOver.body).toEqual({ detail: "Batch of 51 items exceeds the pro plan's batch size of 50 items." });
+
+    const freeMax = await post('/verify/batch', { items: items(10) }, { 'x-api-key': free.key });
+    expect(freeMax.status).toBe(200);
+    expect(freeMax.body).toMatchObject({ status: 'completed', total_items: 10, completed_items: 10, failed_items: 0, progress_percent: 100 });
+    const proMax = await post('/verify/batch', { items: items(50) }, { 'x-api-key': pro.key });
+    expect(proMax.status).toBe(200);
+    expect(proMax.body).toMatchObject({ status: 'completed', total_items: 50, completed_items: 50 });
+    const entMax = await post('/verify/batch', { items: items(100) }, { 'x-api-key': ent.key });
+    expect(entMax.status).toBe(200);
+    expect(entMax.body).toMatchObject({ status: 'completed', total_items: 100, completed_items: 100, failed_items: 0 });
+    expect(entMax.body.items.map((i: any) => i.id)).toEqual(Array.from({ length: 100 }, (_, i) => `${entMax.body.job_id}-${i}`));
+  });
+
+  it('requires an API key with verify:read', async () => {
+    const res = await post('/verify/batch', { items: items(1) });
+    expect(res.status).toBe(401);
+    const got = await get('/verify/batch/bj_000000000000000000000000');
+    expect(got.status).toBe(401);
+  });
+});
+
+describe('batch items of every type', () => {
+  let t: Member;
+  let job: any;
+  let status: number;
+  let headers: Headers;
+  beforeAll(async () => {
+    t = await newTenant('enterprise');
+    const res = await post(
+      '/verify/batch',
+      {
+        items: [
+          { query: IDENTITY, type: 'math' },
+          { query: DIFFER, type: 'math' },
+          { query: BARE, type: 'math' },
+          { query: AMBIGUOUS, type: 'math' },
+          { query: '(AND (GT x 5) (LT x 7))', type: 'logic' },
+          { query: '(AND (GT x 5) (LT x 3))', type: 'logic' },
+          { query: CODE, type: 'code', params: { language: 'python' } },
+          { query: 'SELECT u.name, SUM(o.total) FROM users u JOIN orders o ON o.user_id = u.id GROUP BY u.name', type: 'sql', params: { schema_ddl: DDL, dialect: 'sqlite' } },
+          { query: 'Is the sky blue?' },
+          { query: 'Paris is the capital of France.', type: 'fact', params: { context: 'Paris is the capital of France.' } },
+          { query: 'SELECT 1', type: 'sql', params: { schema_ddl: 'CREATE TABLE (' } },
+        ],
+      },
+      { 'x-api-key': t.key },
+    );
+    status = res.status;
+    job = res.body;
+    headers = res.headers;
+  });
+
+  it('answers 200 with the finished job and its counters', () => {
+    expect(status).toBe(200);
+    expect(job).toMatchObject({
+      job_id: expect.stringMatching(/^bj_[0-9a-f]{24}$/),
+      status: 'completed',
+      progress_percent: 100,
+      total_items: 11,
+      completed_items: 9,
+      failed_items: 2,
+      workflow_id: `batch-${t.orgId}-${job.job_id}`,
+      created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+      completed_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+    });
+    expect(headers.get('x-workflow-id')).toBe(job.workflow_id);
+    expect(job.items).toHaveLength(11);
+    job.items.forEach((item: any, i: number) => {
+      expect(item.id).toBe(`${job.job_id}-${i}`);
+      expect(['completed', 'failed']).toContain(item.status);
+      expect(typeof item.latency_ms).toBe('number');
+      expect(item.latency_ms).toBeGreaterThanOrEqual(0);
+    });
+    expect(job.items.map((i: any) => i.type)).toEqual(['math', 'math', 'math', 'math', 'logic', 'logic', 'code', 'sql', 'natural_language', 'fact', 'sql']);
+    expect(job.items[0].query).toBe(IDENTITY);
+  });
+
+  it('math identity: VERIFIED with the retained proof, its proof_ref and a signed attestation', async () => {
+    const proven = mathBatchOutcome(IDENTITY);
+    if (proven.kind !== 'proven') throw new Error('fixture is not a proven identity');
+    const item = job.items[0];
+    expect(item.status).toBe('completed');
+    expect(item.latency_ms).toBeGreaterThan(0);
+    expect(item.result).toMatchObject({
+      status: 'VERIFIED',
+      agent_message: 'Identity proven: the difference of the two sides simplifies to 0.',
+      developer_fields: {
+        constraint_id: 'math_verifier.identity_proven',
+        is_valid: true,
+        simplified_difference: '0',
+        left_side: 'x^2 + 2*x + 1',
+        right_side: 'x^2 + 2*x + 1',
+        method: 'canonical_form',
+        is_equivalent: true,
+        expression: IDENTITY,
+      },
+      proof_ref: sha256Ref(proven.proof),
+      is_authoritative: true,
+      attestation: { id: expect.any(String), token: expect.any(String), status: 'ISSUED' },
+    });
+    expect(Object.keys(item.result.developer_fields).length).toBe(8);
+    expect(await (await db()).collection('proofs').countDocuments({ _id: item.result.proof_ref })).toBe(1);
+  });
+
+  it('math sides differ: UNVERIFIABLE with a non-zero developer_fields.diff', () => {
+    expect(job.items[1].result).toEqual({
+      status: 'UNVERIFIABLE',
+      agent_message: 'The sides are not equal: the simplified difference is 2*x.',
+      developer_fields: {
+        constraint_id: 'math_verifier.sides_differ',
+        is_valid: false,
+        diff: '2*x',
+        simplified_difference: '2*x',
+        left_side: 'x^2 + 2*x + 1',
+        right_side: 'x^2 + 1',
+        method: 'canonical_form',
+      },
+      proof_ref: null,
+      is_authoritative: false,
+    });
+  });
+
+  it('math bare expression: UNVERIFIABLE with developer_fields.simplified', () => {
+    expect(job.items[2].result).toEqual({
+      status: 'UNVERIFIABLE',
+      agent_message: 'Expression evaluated; a bare expression makes no claim to verify.',
+      developer_fields: { constraint_id: 'math_verifier.expression_evaluated', is_valid: true, simplified: '14', value: 14, original: BARE },
+      proof_ref: null,
+      is_authoritative: false,
+    });
+  });
+
+  it('math ambiguous expression: BLOCKED with its constraint', () => {
+    expect(job.items[3].status).toBe('completed');
+    expect(job.items[3].result).toMatchObject({
+      status: 'BLOCKED',
+      proof_ref: null,
+      is_authoritative: false,
+      developer_fields: { constraint_id: 'math_verifier.ambiguous_expression', is_valid: false, error: 'ambiguous_expression', warning: 'ambiguous' },
+    });
+  });
+
+  it('logic items: the /verify/logic result (SAT with its model, UNSAT)', async () => {
+    expect(job.items[4]).toMatchObject({ status: 'completed', result: { status: 'SAT', model: { x: '6' }, provider_used: null } });
+    expect(job.items[5]).toMatchObject({ status: 'completed', result: { status: 'UNSAT', provider_used: null } });
+    const single = await post('/verify/logic', { query: '(AND (GT x 5) (LT x 3))' }, { 'x-api-key': t.key });
+    expect(job.items[5].result).toEqual(single.body);
+  });
+
+  it('code and sql items: the same DiagnosticResult as the single-item routes', async () => {
+    const code = await post('/verify/code', { code: CODE, language: 'python' }, { 'x-api-key': t.key });
+    expect(code.status).toBe(200);
+    expect(withoutAttestation(job.items[6].result)).toEqual(withoutAttestation(code.body));
+    expect(job.items[6].result).toMatchObject({ status: 'VERIFIED', admission: 'BLOCKED', developer_fields: { is_valid: false } });
+
+    const sql = await post('/verify/sql', { query: job.items[7].query, schema_ddl: DDL, dialect: 'sqlite' }, { 'x-api-key': t.key });
+    expect(withoutAttestation(job.items[7].result)).toEqual(withoutAttestation(sql.body));
+    expect(job.items[7].result).toMatchObject({ status: 'VERIFIED', admission: 'ADMIT', developer_fields: { constraint_id: 'sql_verifier.sql_valid' } });
+    expect(job.items[10].result).toMatchObject({ status: 'BLOCKED', admission: 'BLOCKED', developer_fields: { constraint_id: 'sql_verifier.schema_parse_error' } });
+  });
+
+  it('natural_language (the default type) and fact items fail closed without an LLM provider', () => {
+    expect(job.items[8]).toEqual({
+      id: `${job.job_id}-8`,
+      query: 'Is the sky blue?',
+      type: 'natural_language',
+      status: 'failed',
+      error: 'LLM provider not configured: natural_language items fail closed',
+      latency_ms: 0,
+    });
+    expect(job.items[9]).toMatchObject({ type: 'fact', status: 'failed', error: 'LLM provider not configured: fact items fail closed' });
+    expect(job.items[9].result).toBeUndefined();
+  });
+
+  it('GET returns the stored job, identical to the POST answer', async () => {
+    const res = await get(`/verify/batch/${job.job_id}`, { 'x-api-key': t.key });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual(job);
+    const stored = await (await db()).collection('batch_jobs').findOne({ _id: job.job_id as any });
+    expect(stored).toMatchObject({ org_id: t.orgId, status: 'completed', total_items: 11 });
+    expect(stored!.items).toHaveLength(11);
+  });
+
+  it('GET: 403 for another organization, 404 for an unknown job', async () => {
+    const other = await newTenant('free');
+    const foreign = await get(`/verify/batch/${job.job_id}`, { 'x-api-key': other.key });
+    expect(foreign.status).toBe(403);
+    expect(foreign.body).toEqual({ detail: 'Batch job belongs to another organization' });
+    const unknown = await get('/verify/batch/bj_000000000000000000000000', { 'x-api-key': t.key });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toEqual({ detail: 'Batch job not found' });
+    // The /v1 prefix serves the same route.
+    expect((await get(`/v1/verify/batch/${job.job_id}`, { 'x-api-key': t.key })).status).toBe(200);
+  });
+
+  it('the workflow is searchable by organization, item count and batch status', async () => {
+    const conn = await Connection.connect({ address: stackEnv().TEMPORAL_ADDRESS as string });
+    try {
+      const client = new Client({ connection: conn });
+      const query = `SvcOrgId="${t.orgId}" AND SvcBatchStatus="completed" AND SvcItemCount=11`;
+      let ids: string[] = [];
+      for (let i = 0; i < 40 && ids.length === 0; i++) {
+        ids = [];
+        for await (const wf of client.workflow.list({ query })) ids.push(wf.workflowId);
+        if (ids.length === 0) await sleep(250);
+      }
+      expect(ids).toEqual([job.workflow_id]);
+      const running: string[] = [];
+      for await (const wf of client.workflow.list({ query: `SvcOrgId="${t.orgId}" AND SvcBatchStatus="running"` })) running.push(wf.workflowId);
+      expect(running).toEqual([]);
+    } finally {
+      await conn.close();
+    }
+  });
+});
+
+describe('202 then poll, and item time-outs (extra API: SVC_BATCH_WAIT_SECONDS=0, SVC_BATCH_ITEM_TIMEOUT=3)', () => {
+  let t: Member;
+  let api: Awaited<ReturnType<typeof startExtraApi>>;
+  beforeAll(async () => {
+    t = await newTenant('enterprise');
+    api = await startExtraApi('api-batch-short', 18130, { SVC_BATCH_WAIT_SECONDS: '0', SVC_BATCH_ITEM_TIMEOUT: '3' });
+  });
+  afterAll(async () => {
+    await api?.proc.stop();
+  });
+
+  it('answers 202 with the running snapshot and a Location to poll; GET then returns the completed job', async () => {
+    const res = await call(api.url, 'POST', '/verify/batch', t.key, { items: [{ query: IDENTITY, type: 'math' }, { query: BARE, type: 'math' }] });
+    expect(res.status).toBe(202);
+    expect(res.body).toMatchObject({ job_id: expect.stringMatching(/^bj_/), status: 'running', total_items: 2 });
+    expect(res.body.progress_percent).toBeLessThan(100);
+    expect(res.headers.get('location')).toBe(`/verify/batch/${res.body.job_id}`);
+    const done = await waitCompleted(api.url, t.key, res.body.job_id);
+    expect(done).toMatchObject({ status: 'completed', progress_percent: 100, completed_items: 2, failed_items: 0 });
+    expect(done.items[0].result.status).toBe('VERIFIED');
+  });
+
+  it('an item over the item time-out is failed with its error while the other items complete', async () => {
+    const res = await call(api.url, 'POST', '/verify/batch', t.key, {
+      items: [
+        { query: IDENTITY, type: 'math' },
+        { query: HARD_LOGIC, type: 'logic' },
+        { query: DIFFER, type: 'math' },
+      ],
+    });
+    expect(res.status).toBe(202);
+    const done = await waitCompleted(api.url, t.key, res.body.job_id, 60_000);
+    expect(done).toMatchObject({ status: 'completed', total_items: 3, completed_items: 2, failed_items: 1, progress_percent: 100 });
+    expect(done.items[1]).toEqual({
+      id: `${done.job_id}-1`,
+      query: HARD_LOGIC,
+      type: 'logic',
+      status: 'failed',
+      error: 'Item exceeded the batch item time-out (3000 ms).',
+      latency_ms: 0,
+    });
+    expect(done.items[0].result.status).toBe('VERIFIED');
+    expect(done.items[2].result.status).toBe('UNVERIFIABLE');
+  }, 90_000);
+});
+
+describe('attestation signing failure (extra worker without a signing key)', () => {
+  let t: Member;
+  let worker: ManagedProcess;
+  let api: Awaited<ReturnType<typeof startExtraApi>>;
+  const queue = 'svc-batch-nosign';
+  beforeAll(async () => {
+    t = await newTenant('enterprise');
+    const env: NodeJS.ProcessEnv = { ...process.env, ...stackEnv(), SVC_TASK_QUEUE: queue, SVC_Z3_POOL_SIZE: '1' };
+    delete env.SVC_ATTESTATION_SIGNING_KEY_PEM;
+    worker = new ManagedProcess(
+      {
+        name: 'worker-batch-nosign',
+        command: process.execPath,
+        args: ['--import', 'tsx', path.join(ROOT, 'workers', 'verification-worker.ts')],
+        env,
+        ready: async (p) => p.logContains('SVC_WORKER_READY'),
+        readyTimeoutMs: 90_000,
+      },
+      inject('dataDir'),
+    );
+    await worker.start();
+    api = await startExtraApi('api-batch-nosign', 18131, { SVC_TASK_QUEUE: queue });
+  }, 180_000);
+  afterAll(async () => {
+    await api?.proc.stop();
+    await worker?.stop();
+  });
+
+  it('a proven math item is UNVERIFIABLE with constraint_id api.attestation.signing_error, never VERIFIED', async () => {
+    const res = await call(api.url, 'POST', '/verify/batch', t.key, { items: [{ query: IDENTITY, type: 'math' }, { query: DIFFER, type: 'math' }] });
+    expect(res.status).toBe(200);
+    expect(res.body.items[0]).toMatchObject({ status: 'completed', type: 'math' });
+    expect(res.body.items[0].result).toEqual({
+      status: 'UNVERIFIABLE',
+      agent_message: 'The claim was proven but its attestation could not be signed; the result is not authoritative.',
+      developer_fields: {
+        constraint_id: 'api.attestation.signing_error',
+        attestation_error: 'KEY_MISSING',
+        is_valid: true,
+        simplified_difference: '0',
+        left_side: 'x^2 + 2*x + 1',
+        right_side: 'x^2 + 2*x + 1',
+        method: 'canonical_form',
+        is_equivalent: true,
+        expression: IDENTITY,
+      },
+      proof_ref: null,
+      is_authoritative: false,
+    });
+    expect(res.body.items[1].result).toMatchObject({ status: 'UNVERIFIABLE', developer_fields: { diff: '2*x' } });
+  });
+});
+
+describe('bounded job store (extra API: SVC_BATCH_MAX_JOBS=2)', () => {
+  let t: Member;
+  let api: Awaited<ReturnType<typeof startExtraApi>>;
+  beforeAll(async () => {
+    t = await newTenant('enterprise');
+    api = await startExtraApi('api-batch-cap', 18132, { SVC_BATCH_MAX_JOBS: '2', SVC_BATCH_WAIT_SECONDS: '0' });
+  });
+  afterAll(async () => {
+    await api?.proc.stop();
+  });
+
+  const submit = () => call(api.url, 'POST', '/verify/batch', t.key, { items: [{ query: IDENTITY, type: 'math' }] });
+
+  it('503 when every slot holds an active job; then finished jobs are evicted, oldest first', async () => {
+    await control('stop', 'worker');
+    let a: Res;
+    let b: Res;
+    try {
+      a = await submit();
+      b = await submit();
+      expect(a.status).toBe(202);
+      expect(b.status).toBe(202);
+      const c = await submit();
+      expect(c.status).toBe(503);
+      expect(c.body).toEqual({ detail: 'Batch capacity reached — retry shortly.' });
+    } finally {
+      await control('start', 'worker');
+    }
+    const [doneA, doneB] = await Promise.all([waitCompleted(api.url, t.key, a.body.job_id), waitCompleted(api.url, t.key, b.body.job_id)]);
+    const older = Date.parse(doneA.completed_at) <= Date.parse(doneB.completed_at) ? doneA : doneB;
+    const newer = older === doneA ? doneB : doneA;
+
+    const c = await submit();
+    expect([200, 202]).toContain(c.status);
+    const gone = await call(api.url, 'GET', `/verify/batch/${older.job_id}`, t.key);
+    const kept = await call(api.url, 'GET', `/verify/batch/${newer.job_id}`, t.key);
+    if (doneA.completed_at !== doneB.completed_at) {
+      expect(gone.status).toBe(404);
+      expect(kept.status).toBe(200);
+    } else {
+      expect([gone.status, kept.status].sort()).toEqual([200, 404]);
+    }
+    const d = await submit();
+    expect([200, 202]).toContain(d.status);
+    expect((await call(api.url, 'GET', `/verify/batch/${a.body.job_id}`, t.key)).status).toBe(404);
+    expect((await call(api.url, 'GET', `/verify/batch/${b.body.job_id}`, t.key)).status).toBe(404);
+    expect((await waitCompleted(api.url, t.key, c.body.job_id)).status).toBe('completed');
+    expect((await waitCompleted(api.url, t.key, d.body.job_id)).status).toBe('completed');
+    // The two slots of this pool hold exactly the two newest jobs.
+    const inPool = await (await db()).collection('batch_jobs').find({ slot: { $lt: 2 } }).project({ _id: 1 }).toArray();
+    expect(inPool.map((x) => x._id).sort()).toEqual([c.body.job_id, d.body.job_id].sort());
+  }, 150_000);
+});
+
+describe('durability', () => {
+  let t: Member;
+  beforeAll(async () => {
+    t = await newTenant('enterprise');
+  });
+
+  it('a 100-item batch survives a worker crash: every item reaches a final state exactly once', async () => {
+    // 80 math items and 20 logic items that take about a second each: the job runs well past
+    // the POST's 5-second wait, so the worker is killed mid-way.
+    const items = Array.from({ length: 100 }, (_, i) =>
+      i % 5 === 2 ? { query: SLOW_LOGIC, type: 'logic' } : { query: i % 2 === 0 ? IDENTITY : `${i} + ${i}`, type: 'math' },
+    );
+    const res = await post('/verify/batch', { items }, { 'x-api-key': t.key });
+    expect(res.status).toBe(202);
+    expect(res.body.status).toBe('running');
+    const jobId = res.body.job_id as string;
+    await control('kill9', 'worker');
+    const atCrash = await get(`/verify/batch/${jobId}`, { 'x-api-key': t.key });
+    expect(atCrash.status).toBe(200);
+    expect(atCrash.body.status).toBe('running');
+    await control('start', 'worker');
+
+    const done = await waitCompleted(inject('apiUrl'), t.key, jobId, 150_000);
+    expect(done).toMatchObject({ status: 'completed', total_items: 100, progress_percent: 100 });
+    expect(done.items).toHaveLength(100);
+    expect(done.items.map((i: any) => i.id)).toEqual(Array.from({ length: 100 }, (_, i) => `${jobId}-${i}`));
+    expect(new Set(done.items.map((i: any) => i.id)).size).toBe(100);
+    for (const item of done.items) expect(['completed', 'failed']).toContain(item.status);
+    expect(done.completed_items + done.failed_items).toBe(100);
+    // Attempts lost with the crashed worker are retried on the new one: nothing fails.
+    expect(done.failed_items).toBe(0);
+    done.items.forEach((item: any, i: number) => {
+      if (i % 5 === 2) expect(item.result).toMatchObject({ status: 'UNSAT' });
+      else if (i % 2 === 0) expect(item.result).toMatchObject({ status: 'VERIFIED' });
+      else expect(item.result).toMatchObject({ status: 'UNVERIFIABLE', developer_fields: { value: 2 * i } });
+    });
+  }, 240_000);
+
+  it('a running job survives an API restart', async () => {
+    const items = Array.from({ length: 16 }, () => ({ query: SLOW_LOGIC, type: 'logic' }));
+    const res = await post('/verify/batch', { items }, { 'x-api-key': t.key });
+    expect(res.status).toBe(202);
+    const jobId = res.body.job_id as string;
+    await control('stop', 'api');
+    await control('start', 'api');
+    const done = await waitCompleted(inject('apiUrl'), t.key, jobId, 150_000);
+    expect(done).toMatchObject({ status: 'completed', total_items: 16, completed_items: 16, failed_items: 0 });
+    for (const item of done.items) expect(item.result).toMatchObject({ status: 'UNSAT' });
+  }, 240_000);
+});
