@@ -4,6 +4,7 @@
 // items answer with a DiagnosticResult (contract, "Batch math item" rows).
 import { performance } from 'node:perf_hooks';
 import { ApplicationFailure } from '@temporalio/common';
+import { Context } from '@temporalio/activity';
 import { mathBatchOutcome } from './engines/math.js';
 import { finalizeOutcome, type ProofContext } from './proofs.js';
 import type { DiagnosticActivityResult } from './verify-diagnostic.js';
@@ -11,7 +12,7 @@ import type { LogicActivityResult, LogicRequest } from './verify-logic.js';
 import type { AppendAuditInput, AppendAuditOutput } from './audit.js';
 import type { VerifyActivityInput } from './types.js';
 import { BatchJobStore } from '../core/batch-store.js';
-import type { BatchItemActivityInput, BatchItemActivityResult, BatchItemOutcome } from '../core/batch.js';
+import { ITEM_TIMEOUT_FAILURE, itemTimeoutText, type BatchItemActivityInput, type BatchItemActivityResult, type BatchItemOutcome } from '../core/batch.js';
 import type { AuditContext } from '../core/engines.js';
 import { logger } from '../core/logger.js';
 
@@ -29,10 +30,41 @@ export interface BatchEngineActivities {
 
 const optionalString = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
-async function timed(run: () => Promise<unknown>): Promise<BatchItemActivityResult> {
+/** How often a running item tells the server its worker is alive (the workflow's heartbeatTimeout is 15 s). */
+const HEARTBEAT_EVERY_MS = 2000;
+
+/**
+ * Runs one item: heartbeats while it runs (so an attempt lost with a crashed worker is retried
+ * within the heartbeat time-out, not after the whole item budget), and enforces the item
+ * time-out from the moment the item starts. Time spent waiting for a worker does not count.
+ * A late item fails for good (non-retryable `BatchItemTimeout`, elapsed ms in the details);
+ * its engine work is abandoned, not interrupted (a Z3 solve ends at its own deadline).
+ */
+export async function runBatchItem(req: Pick<BatchItemActivityInput, 'timeout_ms'>, run: () => Promise<unknown>): Promise<BatchItemActivityResult> {
   const started = performance.now();
-  const result = await run();
-  return { result, latency_ms: Math.round((performance.now() - started) * 100) / 100 };
+  const elapsed = () => Math.round((performance.now() - started) * 100) / 100;
+  let ctx: Context | null = null;
+  try {
+    ctx = Context.current();
+  } catch {
+    ctx = null; // called outside an activity (unit tests)
+  }
+  ctx?.heartbeat();
+  const beat = setInterval(() => ctx?.heartbeat(), HEARTBEAT_EVERY_MS);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(ApplicationFailure.create({ message: itemTimeoutText(req.timeout_ms), type: ITEM_TIMEOUT_FAILURE, nonRetryable: true, details: [elapsed()] })),
+      req.timeout_ms,
+    );
+  });
+  try {
+    const result = await Promise.race([run(), late]);
+    return { result, latency_ms: elapsed() };
+  } finally {
+    clearInterval(beat);
+    clearTimeout(timer);
+  }
 }
 
 export interface CompleteBatchJobInput {
@@ -61,7 +93,7 @@ export function makeBatchActivities(ctx: ProofContext, engines: BatchEngineActiv
      * (developer_fields.simplified); signing fails → UNVERIFIABLE (api.attestation.signing_error).
      */
     async verifyMathBatchItemActivity(req: BatchItemActivityInput): Promise<BatchItemActivityResult> {
-      return timed(async () => {
+      return runBatchItem(req, async () => {
         const outcome = mathBatchOutcome(req.query, req.params);
         const evaluated = outcome.kind === 'proven' && typeof outcome.proof.expression === 'string' ? outcome.proof.expression : req.query;
         const f = await finalizeOutcome(ctx, outcome, { engine: 'math', orgId: req.org_id, evaluatedExpression: evaluated });
@@ -73,7 +105,7 @@ export function makeBatchActivities(ctx: ProofContext, engines: BatchEngineActiv
     },
 
     async verifyLogicBatchItemActivity(req: BatchItemActivityInput): Promise<BatchItemActivityResult> {
-      return timed(async () => {
+      return runBatchItem(req, async () => {
         // http_status only matters to the single-item route.
         const { http_status: _ignored, ...result } = await engines.verifyLogicActivity(single(req, { query: req.query, provider: optionalString(req.params.provider) }));
         return result;
@@ -81,12 +113,12 @@ export function makeBatchActivities(ctx: ProofContext, engines: BatchEngineActiv
     },
 
     async verifyCodeBatchItemActivity(req: BatchItemActivityInput): Promise<BatchItemActivityResult> {
-      return timed(() => engines.verifyCodeActivity(single(req, { code: req.query, language: optionalString(req.params.language) })));
+      return runBatchItem(req, () => engines.verifyCodeActivity(single(req, { code: req.query, language: optionalString(req.params.language) })));
     },
 
     async verifySqlBatchItemActivity(req: BatchItemActivityInput): Promise<BatchItemActivityResult> {
       // The SQL activity validates these fields itself (invalid ones give a BLOCKED result).
-      return timed(() => engines.verifySqlActivity(single(req, { query: req.query, schema_ddl: req.params.schema_ddl, dialect: req.params.dialect })));
+      return runBatchItem(req, () => engines.verifySqlActivity(single(req, { query: req.query, schema_ddl: req.params.schema_ddl, dialect: req.params.dialect })));
     },
 
     /**

@@ -13,7 +13,6 @@ import {
   SA_ITEM_COUNT,
   SA_ORG_ID,
   type BatchItemRequest,
-  type BatchItemType,
   type BatchJobView,
   type BatchWorkflowInput,
 } from '../core/batch.js';
@@ -47,16 +46,6 @@ export class BatchJobs {
     private readonly temporal: TemporalGateway,
   ) {
     this.store = new BatchJobStore(store);
-  }
-
-  /** Per-attempt budgets by item type (the workflow caps each at the item time-out). */
-  attemptTimeouts(): Partial<Record<BatchItemType, number>> {
-    return {
-      math: this.cfg.SVC_MATH_TIMEOUT * 1000,
-      logic: this.cfg.SVC_Z3_TIMEOUT * 1000 + 3000,
-      code: this.cfg.SVC_CODE_VERIFY_TIMEOUT * 1000,
-      sql: 10_000,
-    };
   }
 
   async submit(opts: SubmitOptions): Promise<BatchJobView> {
@@ -97,7 +86,6 @@ export class BatchJobs {
       created_at: createdAt.toISOString(),
       items: opts.items,
       item_timeout_ms: this.cfg.SVC_BATCH_ITEM_TIMEOUT * 1000,
-      attempt_timeout_ms: this.attemptTimeouts(),
       concurrency: BATCH_CONCURRENCY,
       audit: { user_id: opts.principal.userId, key_id: opts.principal.keyId, request_digest: requestDigest({ items: opts.items }) } satisfies AuditContext,
     };

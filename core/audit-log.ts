@@ -7,14 +7,16 @@
 //   - `audit_logs` has a unique index on (organization_id, seq): at most one entry per position;
 //   - `audit_heads` holds one document per organization, `{_id: org, seq, head_hash}`, advanced
 //     only by compare-and-swap on `seq` (the genesis head is an insert, guarded by `_id`).
-// A writer reads the head (n, h), builds its entry with previous_hash h, inserts it at seq
-// n+1, then moves the head from n to n+1. A racing writer's insert at n+1 fails on the unique
-// index; it then helps move the head forward (so a writer that crashed between its two steps
-// never wedges the chain) and retries with backoff. Entry ids are chosen by the caller and
-// derived from the workflow id, so an activity retry finds its own entry instead of appending
-// a second one.
+// A writer reads the head (n, h), builds its entries with previous_hash h (then each
+// other's hash), inserts them at seq n+1.. with one ordered insertMany, then moves the head
+// from n to the last one. A racing writer's insert at n+1 fails on the unique index; it then
+// helps move the head forward (so a writer that crashed between its two steps never wedges
+// the chain) and retries with backoff. Inserts always start at the first free position, so the
+// stored entries stay contiguous (1..M) and the head can always be moved over them. Entry ids
+// are chosen by the caller and derived from the workflow id, so an activity retry finds its
+// own entry instead of appending a second one.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { MongoServerError, type Collection, type Filter } from 'mongodb';
+import { MongoBulkWriteError, MongoServerError, type Collection, type Filter } from 'mongodb';
 import { Store } from './store.js';
 import { buildEntry, verifyEntry, type AuditEntry, type AuditEntryFields, type AuditVerification } from './audit-chain.js';
 
@@ -53,6 +55,24 @@ export type AuditStatusFilter = 'verified' | 'blocked';
 
 const isDuplicateKey = (err: unknown) => err instanceof MongoServerError && err.code === 11000;
 
+/** Most entries written by one insertMany. */
+const MAX_BATCH = 100;
+
+interface Head {
+  seq: number;
+  hash: string | null;
+}
+
+interface Pending {
+  fields: AuditEntryFields;
+  logId: string;
+  secret: string | undefined;
+  deadline: number;
+  attempts: number;
+  resolve: (r: AppendResult) => void;
+  reject: (err: unknown) => void;
+}
+
 export class AuditLog {
   constructor(private readonly store: Store) {}
 
@@ -65,88 +85,151 @@ export class AuditLog {
     return this.store.collection<AuditHeadDoc>('audit_heads');
   }
 
-  /** Last head this process wrote or read, per organization: saves a read per append (a stale one only costs a retry). */
-  private readonly knownHeads = new Map<string, { seq: number; hash: string | null }>();
-  /** Appends of one organization are serialized within the process; the CAS handles other processes. */
-  private readonly queues = new Map<string, Promise<unknown>>();
+  /** Last head this process wrote or read, per organization: saves a read per batch (a stale one only costs a retry). */
+  private readonly knownHeads = new Map<string, Head>();
+  /** Appends waiting for their organization's flusher. */
+  private readonly pending = new Map<string, Pending[]>();
+  private readonly flushing = new Set<string>();
 
   /**
-   * Appends an entry to its organization's chain under the id `logId`. Throws AuditChainError
-   * (from buildEntry) when the secret is missing or a field is malformed, and
-   * AuditAppendConflictError when contention from other processes outlasts `budgetMs`.
+   * Appends an entry to its organization's chain under the id `logId`. Rejects with
+   * AuditChainError (from buildEntry) when the secret is missing or a field is malformed, and
+   * with AuditAppendConflictError when contention from other processes outlasts `budgetMs`.
+   *
+   * Within the process, appends of one organization are group-committed: whatever queued up
+   * while the previous batch was being written goes out as one ordered insertMany of linked
+   * entries plus one head move, so a busy organization costs a few store round trips per
+   * batch instead of per entry.
    */
   append(fields: AuditEntryFields, opts: { logId: string; secret: string | undefined; budgetMs?: number }): Promise<AppendResult> {
     const orgId = fields.organization_id;
-    const prev = this.queues.get(orgId) ?? Promise.resolve();
-    const run = prev.catch(() => undefined).then(() => this.appendNow(fields, opts));
-    this.queues.set(orgId, run);
-    // Drop the queue entry once idle so the map does not grow with every organization seen.
-    void run.catch(() => undefined).then(() => {
-      if (this.queues.get(orgId) === run) this.queues.delete(orgId);
+    return new Promise<AppendResult>((resolve, reject) => {
+      const queue = this.pending.get(orgId) ?? [];
+      queue.push({ fields, logId: opts.logId, secret: opts.secret, deadline: Date.now() + (opts.budgetMs ?? 8000), attempts: 0, resolve, reject });
+      this.pending.set(orgId, queue);
+      if (!this.flushing.has(orgId)) void this.flush(orgId);
     });
-    return run;
   }
 
-  private async readHead(orgId: string): Promise<{ seq: number; hash: string | null }> {
+  private async flush(orgId: string): Promise<void> {
+    this.flushing.add(orgId);
+    try {
+      for (;;) {
+        const queue = this.pending.get(orgId);
+        if (!queue || queue.length === 0) break;
+        const batch = queue.splice(0, MAX_BATCH);
+        try {
+          await this.appendBatch(orgId, batch);
+        } catch (err) {
+          // Store errors: every item of the batch fails and its activity retries (an entry that
+          // did get written is then found by its id). The cached head may be stale now.
+          this.knownHeads.delete(orgId);
+          for (const item of batch) item.reject(err);
+        }
+      }
+    } finally {
+      // No await between the empty check above and here: an append queued meanwhile is impossible.
+      this.flushing.delete(orgId);
+      this.pending.delete(orgId);
+    }
+  }
+
+  private async readHead(orgId: string): Promise<Head> {
     const head = await this.heads.findOne({ _id: orgId });
     return { seq: head?.seq ?? 0, hash: head?.head_hash ?? null };
   }
 
-  private async appendNow(fields: AuditEntryFields, opts: { logId: string; secret: string | undefined; budgetMs?: number }): Promise<AppendResult> {
-    const orgId = fields.organization_id;
-    const deadline = Date.now() + (opts.budgetMs ?? 8000);
+  /** Writes `items` as consecutive entries; settles every item (resolve or reject). Throws only on store errors. */
+  private async appendBatch(orgId: string, items: Pending[]): Promise<void> {
+    let remaining = items;
     let head = this.knownHeads.get(orgId) ?? (await this.readHead(orgId));
-    for (let attempt = 1; ; attempt++) {
-      const entry = buildEntry(fields, head.hash, opts.secret);
-      const doc: AuditLogDoc = { _id: opts.logId, seq: head.seq + 1, ...entry };
-      try {
-        await this.logs.insertOne(doc);
-      } catch (err) {
-        if (!isDuplicateKey(err)) throw err;
-        this.knownHeads.delete(orgId);
-        // Our own id (an activity retry whose first attempt got this far): done already.
-        const existing = await this.logs.findOne({ _id: opts.logId });
-        if (existing) {
-          await this.rollForward(orgId, existing.seq - 1);
-          return { doc: existing, attempts: attempt, existing: true };
+    while (remaining.length > 0) {
+      const docs: AuditLogDoc[] = [];
+      const built: Pending[] = [];
+      let previous = head.hash;
+      for (const item of remaining) {
+        item.attempts++;
+        let entry;
+        try {
+          entry = buildEntry(item.fields, previous, item.secret);
+        } catch (err) {
+          item.reject(err); // AuditChainError: not retryable, and must not hold up the others
+          continue;
         }
-        // Position taken: by a writer that has not moved the head yet (or crashed before it
-        // could), so help the head past it; then retry from the current head.
-        let fresh = await this.readHead(orgId);
-        if (fresh.seq === head.seq) {
-          await this.rollForward(orgId, head.seq);
-          fresh = await this.readHead(orgId);
-        }
-        if (Date.now() > deadline) throw new AuditAppendConflictError(attempt);
-        // Only a stale cached head costs nothing; real contention from another process backs off.
-        if (attempt > 1) await sleep(Math.min(100, 2 * 2 ** Math.min(attempt, 6)) * (0.5 + Math.random()));
-        head = fresh;
-        continue;
+        docs.push({ _id: item.logId, seq: head.seq + docs.length + 1, ...entry });
+        built.push(item);
+        previous = entry.entry_hash;
       }
-      await this.advanceHead(orgId, head.seq, entry.entry_hash);
-      this.knownHeads.set(orgId, { seq: head.seq + 1, hash: entry.entry_hash });
-      return { doc, attempts: attempt, existing: false };
+      if (docs.length === 0) return;
+      let inserted = docs.length;
+      try {
+        await this.logs.insertMany(docs, { ordered: true });
+      } catch (err) {
+        if (!(err instanceof MongoBulkWriteError) || err.code !== 11000) throw err;
+        inserted = err.insertedCount;
+      }
+      if (inserted > 0) {
+        const last = docs[inserted - 1] as AuditLogDoc;
+        await this.advanceHead(orgId, head.seq, last.seq, last.entry_hash);
+        head = { seq: last.seq, hash: last.entry_hash };
+        this.knownHeads.set(orgId, head);
+        built.slice(0, inserted).forEach((item, i) => item.resolve({ doc: docs[i] as AuditLogDoc, attempts: item.attempts, existing: false }));
+      }
+      if (inserted === docs.length) return;
+      // docs[inserted] hit a unique index: its own id (an activity retry whose first attempt got
+      // this far), or its position (another process appended there).
+      this.knownHeads.delete(orgId);
+      remaining = built.slice(inserted);
+      const conflicted = remaining[0] as Pending;
+      const existing = await this.logs.findOne({ _id: conflicted.logId });
+      if (existing) {
+        await this.rollForward(orgId, existing.seq - 1);
+        conflicted.resolve({ doc: existing, attempts: conflicted.attempts, existing: true });
+        remaining = remaining.slice(1);
+      } else {
+        // Position taken by a writer that has not moved the head yet (or crashed before it
+        // could): help the head past it, then back off briefly (real cross-process contention).
+        const position = head.seq;
+        if ((await this.readHead(orgId)).seq === position) await this.rollForward(orgId, position);
+        await sleep(Math.min(100, 2 * 2 ** Math.min(conflicted.attempts, 6)) * (0.5 + Math.random()));
+      }
+      const now = Date.now();
+      remaining = remaining.filter((item) => {
+        if (now <= item.deadline) return true;
+        item.reject(new AuditAppendConflictError(item.attempts));
+        return false;
+      });
+      head = await this.readHead(orgId);
     }
   }
 
-  /** Moves the head from seq n to n+1 (CAS); a no-op when someone already did. */
-  private async advanceHead(orgId: string, n: number, hash: string): Promise<void> {
-    if (n === 0) {
-      try {
-        await this.heads.insertOne({ _id: orgId, seq: 1, head_hash: hash, updated_at: new Date() });
-      } catch (err) {
-        if (!isDuplicateKey(err)) throw err;
+  /** Moves the head from seq `from` to `to` (CAS); stops when someone else already moved it that far. */
+  private async advanceHead(orgId: string, from: number, to: number, hash: string): Promise<void> {
+    let cur = from;
+    for (;;) {
+      if (cur === 0) {
+        try {
+          await this.heads.insertOne({ _id: orgId, seq: to, head_hash: hash, updated_at: new Date() });
+          return;
+        } catch (err) {
+          if (!isDuplicateKey(err)) throw err;
+        }
+      } else {
+        const r = await this.heads.updateOne({ _id: orgId, seq: cur }, { $set: { seq: to, head_hash: hash, updated_at: new Date() } });
+        if (r.modifiedCount === 1) return;
       }
-      return;
+      // A helper moved it part of the way (one entry at a time): continue from there.
+      const now = (await this.readHead(orgId)).seq;
+      if (now >= to) return;
+      cur = now;
     }
-    await this.heads.updateOne({ _id: orgId, seq: n }, { $set: { seq: n + 1, head_hash: hash, updated_at: new Date() } });
   }
 
   /** If the entry at seq n+1 exists while the head is still at n, advances the head to it. */
   private async rollForward(orgId: string, n: number): Promise<void> {
     if (n < 0) return;
     const next = await this.logs.findOne({ organization_id: orgId, seq: n + 1 });
-    if (next) await this.advanceHead(orgId, n, next.entry_hash);
+    if (next) await this.advanceHead(orgId, n, n + 1, next.entry_hash);
   }
 
   /** One entry of the organization (another organization's id: null). */

@@ -36,10 +36,8 @@ export interface BatchWorkflowInput {
   org_id: string;
   created_at: string;
   items: BatchItemRequest[];
-  /** SVC_BATCH_ITEM_TIMEOUT in ms: each item's schedule-to-close budget, retries and queueing included. */
+  /** SVC_BATCH_ITEM_TIMEOUT in ms: how long an item may run (time spent waiting for a worker excluded). */
   item_timeout_ms: number;
-  /** Budget of one attempt per item type (never above item_timeout_ms): a crashed worker's attempt is retried after it. */
-  attempt_timeout_ms: Partial<Record<BatchItemType, number>>;
   concurrency: number;
   audit: AuditContext | null;
 }
@@ -93,7 +91,13 @@ export interface BatchItemActivityInput {
   params: Record<string, unknown>;
   org_id: string;
   workflow_id: string;
+  /** The item time-out, enforced inside the activity (see activities/verify-batch.ts). */
+  timeout_ms: number;
 }
+
+/** Failure type of an item that ran past its time-out: final, never retried. */
+export const ITEM_TIMEOUT_FAILURE = 'BatchItemTimeout';
+export const itemTimeoutText = (ms: number) => `Item exceeded the batch item time-out (${ms} ms).`;
 
 export const itemId = (jobId: string, index: number) => `${jobId}-${index}`;
 

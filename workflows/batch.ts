@@ -6,9 +6,11 @@
 import { ActivityFailure, ApplicationFailure, TimeoutFailure, defineQuery, proxyActivities, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { VerificationActivities } from '../activities/index.js';
 import {
+  ITEM_TIMEOUT_FAILURE,
   LLM_ITEM_TYPES,
   SA_BATCH_STATUS,
   batchCounters,
+  itemTimeoutText,
   itemViews,
   llmNotConfigured,
   type BatchItemActivityInput,
@@ -37,25 +39,35 @@ const ITEM_ACTIVITIES = {
 } as const satisfies Partial<Record<BatchItemType, keyof VerificationActivities>>;
 
 // Engine outcomes are values, so an activity failure is infrastructure (a crashed worker, the
-// store down): retry within the item's budget, but not what an engine rejected for good.
+// store down): retry it, but never an item that ran past its time-out (the activity enforces
+// it from the item's start) or what an engine rejected for good. There is no schedule-to-close
+// limit: time spent waiting for a worker (an outage) does not count against the item.
 const itemRetry = {
   initialInterval: '200 ms',
   backoffCoefficient: 2,
   maximumInterval: '2 s',
-  maximumAttempts: 5,
-  nonRetryableErrorTypes: ['DeterministicEngineError', 'ValidationError'],
+  maximumAttempts: 4,
+  nonRetryableErrorTypes: [ITEM_TIMEOUT_FAILURE, 'DeterministicEngineError', 'ValidationError'],
 };
 
-/** Why an item failed, in words a caller can act on (no stack traces). */
-function failureText(err: unknown, itemTimeoutMs: number): string {
-  let cur: unknown = err;
-  for (let i = 0; i < 6 && cur; i++) {
-    if (cur instanceof TimeoutFailure) return `Item exceeded the batch item time-out (${itemTimeoutMs} ms).`;
-    cur = (cur as { cause?: unknown }).cause;
-  }
+/** A crashed worker's attempt is noticed by its missing heartbeats (the activity beats every 2 s). */
+const HEARTBEAT_TIMEOUT_MS = 15_000;
+/** Backstop above the activity's own timer, for an engine that blocks the worker's event loop. */
+const ATTEMPT_GRACE_MS = 2000;
+
+/** Why an item failed, in words a caller can act on (no stack traces), and how long it ran. */
+function failure(err: unknown, itemTimeoutMs: number): { error: string; latency_ms: number } {
   const cause = err instanceof ActivityFailure ? err.cause : err;
-  const message = cause instanceof ApplicationFailure || cause instanceof Error ? cause.message : String(cause);
-  return `Item failed: ${message.slice(0, 300)}`;
+  if (cause instanceof ApplicationFailure && cause.type === ITEM_TIMEOUT_FAILURE) {
+    const ran = cause.details?.[0];
+    return { error: cause.message, latency_ms: typeof ran === 'number' ? ran : itemTimeoutMs };
+  }
+  if (cause instanceof TimeoutFailure) {
+    if (cause.timeoutType === 'HEARTBEAT') return { error: 'Item failed: its worker was lost on every attempt.', latency_ms: 0 };
+    return { error: itemTimeoutText(itemTimeoutMs), latency_ms: itemTimeoutMs };
+  }
+  const message = cause instanceof Error ? cause.message : String(cause);
+  return { error: `Item failed: ${message.slice(0, 300)}`, latency_ms: 0 };
 }
 
 export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchWorkflowResult> {
@@ -76,32 +88,30 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchWor
   });
   setHandler(progressQuery, snapshot);
 
-  const proxies = new Map<string, VerificationActivities>();
-  const activitiesFor = (type: BatchItemType): VerificationActivities => {
-    const attempt = Math.min(input.attempt_timeout_ms[type] ?? input.item_timeout_ms, input.item_timeout_ms);
-    let p = proxies.get(type);
-    if (!p) {
-      p = proxyActivities<VerificationActivities>({
-        startToCloseTimeout: attempt,
-        // The item's whole budget: queueing and retries included.
-        scheduleToCloseTimeout: input.item_timeout_ms,
-        retry: itemRetry,
-      });
-      proxies.set(type, p);
-    }
-    return p;
-  };
+  const items = proxyActivities<VerificationActivities>({
+    startToCloseTimeout: input.item_timeout_ms + ATTEMPT_GRACE_MS,
+    heartbeatTimeout: HEARTBEAT_TIMEOUT_MS,
+    retry: itemRetry,
+  });
 
   const runItem = async (index: number): Promise<BatchItemOutcome> => {
     const item = input.items[index]!;
     if (LLM_ITEM_TYPES.includes(item.type)) return { index, status: 'failed', error: llmNotConfigured(item.type), latency_ms: 0 };
     const name = ITEM_ACTIVITIES[item.type as keyof typeof ITEM_ACTIVITIES];
-    const activity = activitiesFor(item.type)[name] as (req: BatchItemActivityInput) => Promise<BatchItemActivityResult>;
+    const activity = items[name] as (req: BatchItemActivityInput) => Promise<BatchItemActivityResult>;
     try {
-      const r = await activity({ job_id: input.job_id, index, query: item.query, params: item.params, org_id: input.org_id, workflow_id: workflowId });
+      const r = await activity({
+        job_id: input.job_id,
+        index,
+        query: item.query,
+        params: item.params,
+        org_id: input.org_id,
+        workflow_id: workflowId,
+        timeout_ms: input.item_timeout_ms,
+      });
       return { index, status: 'completed', result: r.result, latency_ms: r.latency_ms };
     } catch (err) {
-      return { index, status: 'failed', error: failureText(err, input.item_timeout_ms), latency_ms: 0 };
+      return { index, status: 'failed', ...failure(err, input.item_timeout_ms) };
     }
   };
 

@@ -60,18 +60,16 @@ export function readRawBody(ctx: Context, { limitBytes, timeoutMs }: BodyOptions
 
 const JSON_TYPES = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 const MULTIPART_TYPE = /^multipart\/form-data\s*(?:;|$)/i;
+/** Routes whose multipart bodies the JSON reader leaves unread (paths after the /v1 prefix is stripped). */
+export const STREAMED_UPLOAD_PATHS: ReadonlySet<string> = new Set(['/verify/stats']);
 
 /** Parses a JSON body into ctx.request.body; keeps the raw text in ctx.state.rawBody. */
 export function jsonBody(opts: BodyOptions): Middleware {
   return async (ctx, next) => {
     if (ctx.method === 'GET' || ctx.method === 'HEAD' || ctx.method === 'OPTIONS') return next();
     const type = ctx.get('Content-Type');
-    // Upload routes (/verify/stats) stream their own multipart body under their own caps;
-    // a JSON route that gets one answers 415 from bodyObject.
-    if (MULTIPART_TYPE.test(type)) {
-      ctx.state.multipartBody = true;
-      return next();
-    }
+    // Upload routes stream their own multipart body under their own caps (api/middleware/csv-upload.ts).
+    if (MULTIPART_TYPE.test(type) && STREAMED_UPLOAD_PATHS.has(ctx.path)) return next();
     const raw = await readRawBody(ctx, opts);
     if (type && !JSON_TYPES.test(type) && raw.length > 0) {
       throw new HttpError(415, 'Unsupported Content-Type: send application/json.');
@@ -94,7 +92,6 @@ export function jsonBody(opts: BodyOptions): Middleware {
 /** The parsed JSON body, which must be an object for every JSON route. */
 export function bodyObject(ctx: Context): Record<string, unknown> {
   const body = (ctx.request as { body?: unknown }).body;
-  if (ctx.state.multipartBody === true) throw new HttpError(415, 'Unsupported Content-Type: send application/json.', { Connection: 'close' });
   if (body === undefined) throw new HttpError(400, 'Request body is required (a JSON object).');
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new HttpError(400, 'Request body must be a JSON object.');

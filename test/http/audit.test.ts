@@ -77,19 +77,33 @@ const expressionFor = (i: number) =>
 
 describe('500 concurrent verifications of one organization', () => {
   let t: Member;
+  let loadApi: ManagedProcess;
   const responses: Array<{ status: number; workflowId: string; verdict: string }> = [];
 
   beforeAll(async () => {
     t = await newTenant('enterprise');
+    // This test is about the chain under concurrency, not latency: an API process with a long
+    // workflow grace (same worker and store) keeps a briefly overloaded test machine from
+    // turning a slow request into a 503. Engine and audit activity deadlines are unchanged.
+    const extra = await startExtraApi('api-audit-load', 18124, { SVC_WORKFLOW_GRACE: '60' });
+    loadApi = extra.proc;
     const started = Date.now();
     const res = await pool(500, 25, async (i) => {
-      const r = await post('/verify/math', { expression: expressionFor(i) }, key(t.key));
-      return { status: r.status, workflowId: r.headers.get('x-workflow-id') as string, verdict: r.body?.status ?? (r.body?.is_valid === false ? 'INVALID' : 'OTHER') };
+      const r = await fetch(`${extra.url}/verify/math`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': t.key },
+        body: JSON.stringify({ expression: expressionFor(i) }),
+      });
+      const body = (await r.json()) as { status?: string };
+      return { status: r.status, workflowId: r.headers.get('x-workflow-id') as string, verdict: body.status ?? 'OTHER' };
     });
     const ms = Date.now() - started;
     responses.push(...res);
     console.log(`[audit] 500 verifications (concurrency 25) with audit appends: ${ms} ms, ${Math.round(500 / (ms / 1000))}/s`);
   }, 600_000);
+  afterAll(async () => {
+    await loadApi?.stop();
+  });
 
   it('answers every request', () => {
     expect(responses.filter((r) => r.status !== 200)).toEqual([]);

@@ -18,7 +18,7 @@ export async function postStats(
   if (parts.query !== undefined && parts.query !== null) fd.append('query', parts.query);
   for (const [k, v] of Object.entries(parts.extraFields ?? {})) fd.append(k, v);
   if (parts.file !== undefined && parts.file !== null) {
-    fd.append('file', new Blob([parts.file], { type: 'text/csv' }), parts.filename ?? 'data.csv');
+    fd.append('file', new Blob([typeof parts.file === 'string' ? parts.file : new Uint8Array(parts.file)], { type: 'text/csv' }), parts.filename ?? 'data.csv');
   }
   const res = await fetch(`${base}/verify/stats`, { method: 'POST', body: fd, headers: { 'x-api-key': key } });
   const text = await res.text();

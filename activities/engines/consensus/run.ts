@@ -84,6 +84,9 @@ export function enginesFor(mode: VerificationMode, statistical: boolean): Consen
   return statistical ? ['math', 'python', 'z3', 'stats'] : ['math', 'python', 'z3'];
 }
 
+/** Statistical and code-execution engines: advisory by rule (contract), never VERIFIED. */
+export const ADVISORY_ENGINES: ReadonlySet<ConsensusEngine> = new Set(['python', 'stats']);
+
 function lateRun(engine: ConsensusEngine, deadlineMs: number): EngineRun {
   return {
     engine,
@@ -91,19 +94,20 @@ function lateRun(engine: ConsensusEngine, deadlineMs: number): EngineRun {
     status: 'BLOCKED',
     answer: null,
     message: `The engine did not answer within the ${Math.round(deadlineMs / 1000)} s consensus deadline.`,
-    advisory: engine === 'python' || engine === 'stats',
+    advisory: ADVISORY_ENGINES.has(engine),
   };
 }
 
 function failedRun(engine: ConsensusEngine, err: unknown): EngineRun {
   const what = err instanceof Error ? `${err.name}` : 'error';
-  return { engine, method: 'internal', status: 'BLOCKED', answer: null, message: `The engine failed (${what}).`, advisory: engine === 'python' || engine === 'stats' };
+  return { engine, method: 'internal', status: 'BLOCKED', answer: null, message: `The engine failed (${what}).`, advisory: ADVISORY_ENGINES.has(engine) };
 }
 
 export function toChainEntry(t: TimedRun): ChainEntry {
   const { run } = t;
   // Defence in depth: an advisory engine is never VERIFIED, whatever it returned.
-  const status: ChainStatus = run.advisory && run.status === 'VERIFIED' ? 'UNVERIFIABLE' : run.status;
+  const advisory = run.advisory || ADVISORY_ENGINES.has(run.engine);
+  const status: ChainStatus = advisory && run.status === 'VERIFIED' ? 'UNVERIFIABLE' : run.status;
   return {
     engine: run.engine,
     method: run.method,
@@ -112,7 +116,7 @@ export function toChainEntry(t: TimedRun): ChainEntry {
     latency_ms: t.latencyMs,
     success: run.answer !== null,
     status,
-    advisory: run.advisory,
+    advisory,
     ...(run.detail || run.answer ? { detail: { ...(run.answer ? { note: run.message } : {}), ...run.detail } } : {}),
   };
 }

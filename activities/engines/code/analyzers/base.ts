@@ -3,16 +3,15 @@
 import type { Node } from 'web-tree-sitter';
 import type { ExprOps, Fact, NameFact } from '../facts.js';
 import { SQL_TEXT } from '../predicates.js';
+import { RULES } from '../rules.js';
 import {
   bindingValues,
   DYNAMIC_SQL,
   DYNAMIC_STRING,
-  OPAQUE,
   type Scope,
   ScopeTree,
   type ScopeRange,
   type Value,
-  constValue,
   isConst,
 } from '../scopes.js';
 import type { SyntaxView } from '../syntax.js';
@@ -82,6 +81,20 @@ export function plainCallee(source: string, start: number): { parts: string[]; p
   return m ? { parts: m[1].split(/\s*\.\s*/), paren: start + m[0].length - 1 } : null;
 }
 
+/**
+ * Start offsets shared by several call nodes (`f(x)(y)`, `a.b(x).c()`): there the text prefix
+ * is the callee of the innermost call only, so those calls are resolved on the tree.
+ */
+export function sharedStarts(calls: readonly Node[]): Set<number> {
+  const seen = new Set<number>();
+  const shared = new Set<number>();
+  for (const c of calls) {
+    if (seen.has(c.startIndex)) shared.add(c.startIndex);
+    else seen.add(c.startIndex);
+  }
+  return shared;
+}
+
 const WORD = /[A-Za-z_$@][\w$]*/y;
 
 /**
@@ -131,6 +144,23 @@ export function occurrences(source: string, names: Iterable<string>): { index: n
   const out: { index: number; name: string }[] = [];
   for (let m = re.exec(source); m; m = re.exec(source)) out.push({ index: m.index, name: m[0] });
   return out;
+}
+
+/**
+ * Callees whose results rule patterns tell apart by the first constant argument
+ * (`hashlib.new(md5).update`, `crypto.createHash(md5).update`); any other call result is `f()`.
+ */
+export const SUFFIX_CALLEES: ReadonlySet<string> = new Set(
+  RULES.flatMap((r) => (r.match.on === 'call' ? r.match.names : [])).flatMap((name) =>
+    [...name.matchAll(/\(([^()*]+)\)/g)].map((m) => name.slice(0, m.index)),
+  ),
+);
+
+/** The value of a call result: `callee()`, or `callee(arg)` for SUFFIX_CALLEES (argument read only then). */
+export function resultName(callee: string, firstConstant: () => string | null): string {
+  if (!SUFFIX_CALLEES.has(callee)) return `${callee}()`;
+  const first = firstConstant();
+  return `${callee}(${first !== null && /^[\w.-]{1,40}$/.test(first) ? first.toLowerCase() : ''})`;
 }
 
 /** The value of an integer literal in any of the usual notations (0o17, 017, 0x1f, 0b1, 1_000). */

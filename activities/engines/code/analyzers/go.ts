@@ -16,6 +16,9 @@ import {
   occurrences,
   parseIntLiteral,
   patternWords,
+  plainCallee,
+  sharedStarts,
+  resultName,
   type PatternWords,
   singleConstant,
   type WantedNames,
@@ -83,7 +86,8 @@ class GoAnalysis extends AnalysisBase implements ExprOps {
     });
     const words = patternWords(wanted.callPatterns);
     const roots = new Set([...words.roots].map((r) => defaultPackageName(r)));
-    for (const c of calls) if (this.relevant(c, words, roots)) this.callFact(c);
+    const shared = sharedStarts(calls);
+    for (const c of calls) if (this.relevant(c, words, roots)) this.callFact(c, shared.has(c.startIndex));
     this.syntaxFacts(wanted);
     return this.facts;
   }
@@ -181,12 +185,15 @@ class GoAnalysis extends AnalysisBase implements ExprOps {
       case 'call_expression': {
         const fn = v.field(node, 'function');
         if (!fn) return [OPAQUE];
-        const args = this.argNodes(v.field(node, 'arguments'));
         const callees = this.evaluate(fn, scope).filter(isRef);
-        if (callees.includes('fmt.Sprintf') && args[0] && this.stringy(args[0], scope)) return [dynamicMarker(v.text(node))];
-        const first = args[0] ? this.constant(args[0], scope) : null;
-        const suffix = first !== null && /^[\w.-]{1,40}$/.test(first) ? first.toLowerCase() : '';
-        return callees.length > 0 ? callees.map((c) => `${c}(${suffix})`) : [OPAQUE];
+        if (callees.length === 0) return [OPAQUE];
+        let args: Node[] | undefined;
+        const first = () => (args ??= this.argNodes(v.field(node, 'arguments')))[0];
+        if (callees.includes('fmt.Sprintf')) {
+          const format = first();
+          if (format && this.stringy(format, scope)) return [dynamicMarker(v.text(node))];
+        }
+        return callees.map((c) => resultName(c, () => (first() ? this.constant(first()!, scope) : null)));
       }
       case 'parenthesized_expression':
       case 'unary_expression': {
@@ -276,12 +283,17 @@ class GoAnalysis extends AnalysisBase implements ExprOps {
 
   // ── facts ─────────────────────────────────────────────────────────────────────────────
 
-  private callFact(node: Node): void {
+  private callFact(node: Node, sharedStart: boolean): void {
     const v = this.view;
-    const fn = v.field(node, 'function');
-    if (!fn) return;
     const scope = this.scopeOf(node);
-    const names = this.evaluate(fn, scope).filter(isRef);
+    const plain = sharedStart ? null : plainCallee(v.source, node.startIndex);
+    let names: Value[];
+    if (plain) names = membersOf(this.lookupName(plain.parts[0], scope), plain.parts.slice(1)).filter(isRef);
+    else {
+      const fn = v.field(node, 'function');
+      if (!fn) return;
+      names = this.evaluate(fn, scope).filter(isRef);
+    }
     if (names.length === 0) return;
     const argsNode = v.field(node, 'arguments');
     this.facts.push({

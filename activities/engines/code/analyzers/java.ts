@@ -4,7 +4,7 @@
 // Snippets without imports still resolve the well-known classes they use.
 import type { Node } from 'web-tree-sitter';
 import { type ExprOps, type Fact, lazySite, makeCallSite } from '../facts.js';
-import { constValue, isRef, membersOf, OPAQUE, type Scope, type ScopeRange, type Value } from '../scopes.js';
+import { constValue, membersOf, OPAQUE, type Scope, type ScopeRange, type Value } from '../scopes.js';
 import { dottedParts, unescapeLiteral, type SyntaxView } from '../syntax.js';
 import {
   AnalysisBase,
@@ -16,6 +16,9 @@ import {
   occurrences,
   parseIntLiteral,
   patternWords,
+  plainCallee,
+  sharedStarts,
+  resultName,
   type PatternWords,
   singleConstant,
   type WantedNames,
@@ -124,7 +127,8 @@ class JavaAnalysis extends AnalysisBase implements ExprOps {
       }
     });
     const words = patternWords(wanted.callPatterns);
-    for (const c of calls) if (this.relevant(c, words)) this.callFact(c);
+    const shared = sharedStarts(calls);
+    for (const c of calls) if (this.relevant(c, words)) this.callFact(c, shared.has(c.startIndex));
     this.syntaxFacts(wanted);
     return this.facts;
   }
@@ -252,10 +256,9 @@ class JavaAnalysis extends AnalysisBase implements ExprOps {
         return membersOf(this.evaluate(obj, scope), [v.text(field)]);
       }
       case 'method_invocation': {
-        const args = this.argNodes(v.field(node, 'arguments'));
-        const first = args[0] ? this.constant(args[0], scope) : null;
-        const suffix = first !== null && /^[\w.-]{1,40}$/.test(first) ? first.toLowerCase() : '';
-        return this.methodNames(node, scope).map((m) => `${m}(${suffix})`);
+        let args: Node[] | undefined;
+        const first = () => (args ??= this.argNodes(v.field(node, 'arguments')))[0];
+        return this.methodNames(node, scope).map((m) => resultName(m, () => (first() ? this.constant(first()!, scope) : null)));
       }
       case 'object_creation_expression': {
         const type = v.field(node, 'type');
@@ -380,15 +383,26 @@ class JavaAnalysis extends AnalysisBase implements ExprOps {
 
   // ── facts ─────────────────────────────────────────────────────────────────────────────
 
-  private callFact(node: Node): void {
+  private callFact(node: Node, sharedStart: boolean): void {
     const v = this.view;
     const scope = this.scopeOf(node);
-    const isNew = v.type(node) === 'object_creation_expression';
+    // `a.b.m(` resolves from the text; `new T(`, generic calls and chains need the tree.
+    const plain = sharedStart ? null : plainCallee(v.source, node.startIndex);
+    let isNew = false;
     let names: Value[];
-    if (isNew) {
-      const type = v.field(node, 'type');
-      names = type ? this.typeRefs(v.text(type)) : [];
-    } else names = this.methodNames(node, scope);
+    if (plain && plain.parts[0] !== 'new') {
+      const method = plain.parts[plain.parts.length - 1];
+      names =
+        plain.parts.length === 1
+          ? [this.staticImports.get(method) ?? `this.${method}`]
+          : membersOf(plain.parts.length === 2 ? this.lookupName(plain.parts[0], scope) : membersOf(this.lookupName(plain.parts[0], scope), plain.parts.slice(1, -1)), [method]);
+    } else {
+      isNew = v.type(node) === 'object_creation_expression';
+      if (isNew) {
+        const type = v.field(node, 'type');
+        names = type ? this.typeRefs(v.text(type)) : [];
+      } else names = this.methodNames(node, scope);
+    }
     if (names.length === 0) return;
     const argsNode = v.field(node, 'arguments');
     this.facts.push({

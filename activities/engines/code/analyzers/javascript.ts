@@ -16,6 +16,9 @@ import {
   occurrences,
   parseIntLiteral,
   patternWords,
+  plainCallee,
+  sharedStarts,
+  resultName,
   type PatternWords,
   singleConstant,
   type WantedNames,
@@ -135,7 +138,8 @@ class JavaScriptAnalysis extends AnalysisBase implements ExprOps {
       }
     });
     const words = patternWords(wanted.callPatterns);
-    for (const c of calls) if (this.relevant(c, words)) this.callFact(c);
+    const shared = sharedStarts(calls);
+    for (const c of calls) if (this.relevant(c, words)) this.callFact(c, shared.has(c.startIndex));
     this.nameFacts(wanted);
     return this.facts;
   }
@@ -371,16 +375,20 @@ class JavaScriptAnalysis extends AnalysisBase implements ExprOps {
     return GLOBAL_PREFIXES.has(base) ? name : member(base, name);
   }
 
+  /** Values of a dotted name (`this.x` first through its file-wide binding, global prefixes dropped). */
+  private resolveDotted(parts: readonly string[], scope: Scope): Value[] {
+    if (parts[0] === 'this' && parts.length >= 2) {
+      const key = `this.${parts[1]}`;
+      if (this.boundSomewhere(key)) return membersOf(this.lookupName(key, this.scopes.root), parts.slice(2));
+    }
+    if (parts.length === 1) return parts[0] === 'this' ? ['this'] : this.lookupName(parts[0], scope);
+    return membersOf(this.lookupName(parts[0], scope), parts.slice(1), (b, p) => this.memberOf(b, p));
+  }
+
   private evalMember(n: Node, scope: Scope): Value[] {
     const v = this.view;
     const parts = dottedParts(v.text(n));
-    if (parts) {
-      if (parts[0] === 'this' && parts.length >= 2) {
-        const key = `this.${parts[1]}`;
-        if (this.boundSomewhere(key)) return membersOf(this.lookupName(key, this.scopes.root), parts.slice(2));
-      }
-      return membersOf(this.lookupName(parts[0], scope), parts.slice(1), (b, p) => this.memberOf(b, p));
-    }
+    if (parts) return this.resolveDotted(parts, scope);
     const obj = v.field(n, 'object');
     const prop = v.field(n, 'property');
     if (!obj || !prop) return [OPAQUE];
@@ -416,9 +424,14 @@ class JavaScriptAnalysis extends AnalysisBase implements ExprOps {
     const v = this.view;
     const fn = v.field(n, 'function');
     if (!fn) return [OPAQUE];
-    const args = this.argNodes(v.field(n, 'arguments'));
+    let args: Node[] | undefined;
+    const first = (): Node | undefined => (args ??= this.argNodes(v.field(n, 'arguments')))[0];
+    const firstConstant = (): string | null => {
+      const a = first();
+      return a ? this.constant(a, scope) : null;
+    };
     if (v.type(fn) === 'import') {
-      const spec = args[0] ? this.constant(args[0], scope) : null;
+      const spec = firstConstant();
       return [spec === null ? OPAQUE : moduleName(spec)];
     }
     const target = this.unwrap(fn);
@@ -430,19 +443,20 @@ class JavaScriptAnalysis extends AnalysisBase implements ExprOps {
     const out: Value[] = [];
     for (const callee of this.evaluate(fn, scope).filter(isRef)) {
       if (REQUIRE_LIKE.has(callee)) {
-        const spec = args[0] ? this.constant(args[0], scope) : null;
+        const spec = firstConstant();
         out.push(spec === null ? OPAQUE : moduleName(spec));
       } else if (TRANSPARENT_WRAPPERS.has(callee)) {
-        if (args[0]) out.push(...this.evaluate(args[0], scope));
+        const a = first();
+        if (a) out.push(...this.evaluate(a, scope));
       } else if (callee === 'module.createRequire') {
         out.push('module.createRequire()');
       } else {
-        const first = args[0] ? this.constant(args[0], scope) : null;
-        out.push(`${callee}(${first !== null && /^[\w.-]{1,40}$/.test(first) ? first.toLowerCase() : ''})`);
+        out.push(resultName(callee, firstConstant));
       }
     }
     return out.length > 0 ? out : [OPAQUE];
   }
+
 
   // ── expression views (ExprOps) ───────────────────────────────────────────────────────
 
@@ -513,17 +527,25 @@ class JavaScriptAnalysis extends AnalysisBase implements ExprOps {
 
   // ── facts ─────────────────────────────────────────────────────────────────────────────
 
-  private callFact(node: Node): void {
+  private callFact(node: Node, sharedStart: boolean): void {
     const v = this.view;
-    const isNew = v.type(node) === 'new_expression';
-    const fn = v.field(node, isNew ? 'constructor' : 'function');
-    if (!fn) return;
     const scope = this.scopeOf(node);
+    // `a.b.c(` resolves from the text (not for `.call`/`.apply`/`.bind`, which need the tree).
+    const plain = sharedStart ? null : plainCallee(v.source, node.startIndex);
+    const last = plain?.parts[plain.parts.length - 1];
     let names: Value[];
     let offset = 0;
-    if (isNew) names = this.evaluate(fn, scope).filter(isRef);
-    else if (v.type(fn) === 'import') names = ['import'];
-    else ({ names, offset } = this.callees(fn, scope));
+    let isNew = false;
+    if (plain && plain.parts[0] !== 'new' && plain.parts[0] !== 'import' && last !== 'call' && last !== 'apply' && last !== 'bind') {
+      names = this.resolveDotted(plain.parts, scope).filter(isRef);
+    } else {
+      isNew = v.type(node) === 'new_expression';
+      const fn = v.field(node, isNew ? 'constructor' : 'function');
+      if (!fn) return;
+      if (isNew) names = this.evaluate(fn, scope).filter(isRef);
+      else if (v.type(fn) === 'import') names = ['import'];
+      else ({ names, offset } = this.callees(fn, scope));
+    }
     if (names.length === 0) return;
     const argsNode = v.field(node, 'arguments');
     this.facts.push({

@@ -13,6 +13,7 @@ import {
   patternWords,
   type PatternWords,
   plainCallee,
+  resultName,
   dynamicMarker,
   FALSE_LITERALS,
   isDynamicMarker,
@@ -252,7 +253,13 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
     const target = (name: string, offset: number, rhsStart: number) => {
       this.pendValue(name, offset);
       const rhs = logicalTail(src, rhsStart);
-      assigned.push({ name, words: rhsWords(rhs) });
+      const mentioned = rhsWords(rhs);
+      assigned.push({ name, words: mentioned });
+      // A class attribute is reachable as `self.name` from the methods.
+      if (this.scopes.at(offset).kind === 'class' && !name.includes('.')) {
+        this.pendValue(`self.${name}`, offset);
+        assigned.push({ name: `self.${name}`, words: mentioned });
+      }
       const chained = CHAINED_TARGET.exec(rhs);
       if (chained) target(chained[1], rhsStart + rhs.indexOf(chained[1]), rhsStart + chained[0].length);
     };
@@ -501,6 +508,7 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
     const lt = v.type(left);
     if (lt === 'identifier') {
       this.bind(scope, v.text(left), right);
+      if (scope.kind === 'class' && right) this.scopes.bindExpr(this.scopes.root, `self.${v.text(left)}`, right);
       return;
     }
     if (lt === 'attribute') {
@@ -654,8 +662,7 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
           if (args[0]) out.push(...this.evaluate(args[0], scope));
           break;
         default: {
-          const first = args[0] ? this.constant(args[0], scope) : null;
-          out.push(`${callee}(${first !== null && /^[\w.-]{1,40}$/.test(first) ? first.toLowerCase() : ''})`);
+          out.push(resultName(callee, () => (args[0] ? this.constant(args[0], scope) : null)));
         }
       }
     }

@@ -16,6 +16,7 @@ import {
   occurrences,
   parseIntLiteral,
   patternWords,
+  resultName,
   type PatternWords,
   singleConstant,
   type WantedNames,
@@ -160,9 +161,7 @@ class RubyAnalysis extends AnalysisBase implements ExprOps {
           if (!recv || KERNEL_PRIVATE.has(sym)) return [`&Kernel.${sym}`];
           return membersOf(this.evaluate(recv, scope), [sym]).map((b) => `&${b}`);
         }
-        const first = args[0] ? this.constant(args[0], scope) : null;
-        const suffix = first !== null && /^[\w.-]{1,40}$/.test(first) ? first.toLowerCase() : '';
-        return names.length > 0 ? names.map((n) => `${n}(${suffix})`) : [OPAQUE];
+        return names.length > 0 ? names.map((n) => resultName(n, () => (args[0] ? this.constant(args[0], scope) : null))) : [OPAQUE];
       }
       case 'parenthesized_statements': {
         const inner = v.args(node).at(-1);
