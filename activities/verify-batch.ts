@@ -49,6 +49,8 @@ export async function runBatchItem(req: Pick<BatchItemActivityInput, 'timeout_ms
   } catch {
     ctx = null; // called outside an activity (unit tests)
   }
+  // Local activities cannot heartbeat (their worker re-runs them after a crash).
+  if (ctx?.info.isLocal) ctx = null;
   ctx?.heartbeat();
   const beat = setInterval(() => ctx?.heartbeat(), HEARTBEAT_EVERY_MS);
   let timer: NodeJS.Timeout | undefined;

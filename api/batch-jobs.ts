@@ -87,6 +87,8 @@ export class BatchJobs {
       items: opts.items,
       item_timeout_ms: this.cfg.SVC_BATCH_ITEM_TIMEOUT * 1000,
       concurrency: BATCH_CONCURRENCY,
+      // Batch items are normal activities unless local is forced: each item is its own event in the UI.
+      activity_mode: this.cfg.SVC_ACTIVITY_MODE === 'local' ? 'local' : 'normal',
       audit: { user_id: opts.principal.userId, key_id: opts.principal.keyId, request_digest: requestDigest({ items: opts.items }) } satisfies AuditContext,
     };
     const { client, connection } = this.temporal;

@@ -5,7 +5,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
 import { TimeoutFailure } from '@temporalio/common';
 import type { ServiceConfig } from '../core/config.js';
-import type { AuditContext, EngineName, VerifyWorkflowInput } from '../core/engines.js';
+import { activityModeFor, type AuditContext, type EngineName, type VerifyWorkflowInput } from '../core/engines.js';
 import { HttpError } from './errors.js';
 import { logger } from '../core/logger.js';
 import { recordVerdict, recordWorkflowFailure } from './metrics.js';
@@ -60,7 +60,7 @@ export class TemporalGateway {
       input,
       org_id: opts.orgId,
       timeout_ms: opts.timeoutMs,
-      activity_mode: this.cfg.SVC_ACTIVITY_MODE,
+      activity_mode: activityModeFor(engine, this.cfg.SVC_ACTIVITY_MODE),
       audit: {
         user_id: opts.principal?.userId ?? null,
         key_id: opts.principal?.keyId ?? null,

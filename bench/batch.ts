@@ -1,7 +1,8 @@
 // Benchmark: POST /verify/batch end to end (HTTP → batch workflow → one activity per item →
 // job stored) with 100 math items, one job at a time and 10 jobs at once, next to the same
 // 100 items through the engine in-process. Starts its own stack on private ports.
-//   npx tsx bench/batch.ts [--runs 5] [--jobs 10]
+//   npx tsx bench/batch.ts [--runs 5] [--jobs 10] [--mode normal|local]   (SVC_ACTIVITY_MODE)
+import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { Stack, testPorts } from '../infra/stack.js';
 import { mathBatchOutcome } from '../activities/engines/math.js';
@@ -13,6 +14,7 @@ const arg = (name: string, def: string) => {
 };
 const RUNS = Number(arg('runs', '5'));
 const JOBS = Number(arg('jobs', '10'));
+const MODE = arg('mode', 'normal');
 
 const MIX = ['(x+1)^2 = x^2 + 2*x + 1', '(a+b)*(a-b) = a^2 - b^2', '(x+1)^2 = x^2 + 1', '2^10 + 3*7', 'x/2 + x/2 = x', 'sqrt(16) * 3'];
 const ITEMS = Array.from({ length: 100 }, (_, i) => ({ query: MIX[i % MIX.length] as string, type: 'math' }));
@@ -26,7 +28,7 @@ async function main() {
     ports,
     fresh: true,
     // Wait long enough that every POST answers 200 with the finished job.
-    env: { SVC_LOG_LEVEL: 'warn', SVC_AUTH_TRUSTED_PROXIES: '127.0.0.1', SVC_BATCH_WAIT_SECONDS: '60' },
+    env: { SVC_LOG_LEVEL: 'warn', SVC_AUTH_TRUSTED_PROXIES: '127.0.0.1', SVC_BATCH_WAIT_SECONDS: '60', SVC_ACTIVITY_MODE: MODE },
   });
   await stack.up();
   try {
@@ -40,9 +42,9 @@ async function main() {
     await mc.close();
     const key = (await (await fetch(`${base}/auth/api-keys`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${su.access_token}` }, body: JSON.stringify({ name: 'bench' }) })).json()).key;
 
-    const batch = async () => {
+    const batch = async (items = ITEMS) => {
       const t0 = performance.now();
-      const res = await fetch(`${base}/verify/batch`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify({ items: ITEMS }) });
+      const res = await fetch(`${base}/verify/batch`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify({ items }) });
       const body = await res.json();
       if (res.status !== 200 || body.completed_items !== 100) throw new Error(`status ${res.status}: ${JSON.stringify(body).slice(0, 300)}`);
       const itemMs = (body.items as Array<{ latency_ms: number }>).map((i) => i.latency_ms);
@@ -79,6 +81,20 @@ async function main() {
       max_ms: round(itemLatencies[Math.floor(itemLatencies.length * 0.99)] as number),
     });
     {
+      // Bare expressions: no proof to retain, nothing to sign: the orchestration floor.
+      const bare = Array.from({ length: 100 }, (_, i) => ({ query: `${i} + 1`, type: 'math' }));
+      const times: number[] = [];
+      for (let i = 0; i < RUNS; i++) times.push((await batch(bare)).ms);
+      times.sort((a, b) => a - b);
+      rows.push({
+        label: `1 job x 100 bare-expression items (no proof, no signing; ${RUNS} runs)`,
+        ms: round(times[Math.floor(times.length / 2)] as number),
+        min_ms: round(times[0] as number),
+        max_ms: round(times[times.length - 1] as number),
+        items_per_s: round(100 / ((times[Math.floor(times.length / 2)] as number) / 1000)),
+      });
+    }
+    {
       const t0 = performance.now();
       const results = await Promise.all(Array.from({ length: JOBS }, () => batch()));
       const wall = performance.now() - t0;
@@ -91,6 +107,7 @@ async function main() {
         items_per_s: round((JOBS * 100) / (wall / 1000)),
       });
     }
+    console.log(`activity mode: ${MODE}; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} on ${os.cpus().length} CPUs`);
     console.log('columns: ms = median (single job) or wall time (concurrent jobs); min/max over jobs; max_ms of item latency = p99');
     console.table(rows);
     const p50 = single[Math.floor(single.length / 2)] as number;

@@ -52,7 +52,7 @@ async function runConcurrent(n: number, concurrency: number, fn: (i: number) => 
 }
 
 async function main() {
-  const ports = testPorts(Number(process.env.SVC_BENCH_PORT_OFFSET ?? 20_000));
+  const ports = testPorts(Number(process.env.SVC_BENCH_PORT_OFFSET ?? 25_000));
   const stack = new Stack({ profile: `bench-math-${MODE}`, ports, fresh: true, env: { SVC_ACTIVITY_MODE: MODE, SVC_LOG_LEVEL: 'warn', SVC_AUTH_TRUSTED_PROXIES: '127.0.0.1' } });
   await stack.up();
   try {

@@ -39,6 +39,8 @@ export interface BatchWorkflowInput {
   /** SVC_BATCH_ITEM_TIMEOUT in ms: how long an item may run (time spent waiting for a worker excluded). */
   item_timeout_ms: number;
   concurrency: number;
+  /** SVC_ACTIVITY_MODE: items as normal (default) or local activities. */
+  activity_mode: 'normal' | 'local';
   audit: AuditContext | null;
 }
 

@@ -49,8 +49,8 @@ const envSchema = z.object({
   /** Body read deadline for JSON routes, in seconds (contract: 10). */
   SVC_BODY_READ_TIMEOUT: seconds(10),
   SVC_UPLOAD_READ_TIMEOUT: seconds(30),
-  /** How engine activities run: normal (server-enforced deadlines) or local (see docs/architecture.md). */
-  SVC_ACTIVITY_MODE: z.enum(['normal', 'local']).default('normal'),
+  /** How engine activities run: auto (per engine), normal or local for all (see docs/architecture.md). */
+  SVC_ACTIVITY_MODE: z.enum(['auto', 'normal', 'local']).default('auto'),
   /** Anonymous /auth/* requests per minute per client IP; below 1 refuses start-up. */
   SVC_RATE_LIMIT_PER_IP: z.coerce.number().int().min(1, 'SVC_RATE_LIMIT_PER_IP must be at least 1').default(10),
   /** Comma-separated IPs/CIDRs whose X-Forwarded-For is honoured (rightmost hop). */

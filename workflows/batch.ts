@@ -3,7 +3,7 @@
 // recorded as failed and the job goes on. Every finished item is in the workflow history, so
 // a worker crash or an API restart loses nothing: the replayed workflow resumes where it was.
 // The `progress` query returns the live snapshot; the last activity stores the finished job.
-import { ActivityFailure, ApplicationFailure, TimeoutFailure, defineQuery, proxyActivities, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, TimeoutFailure, defineQuery, proxyActivities, proxyLocalActivities, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { VerificationActivities } from '../activities/index.js';
 import {
   ITEM_TIMEOUT_FAILURE,
@@ -88,11 +88,17 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchWor
   });
   setHandler(progressQuery, snapshot);
 
-  const items = proxyActivities<VerificationActivities>({
-    startToCloseTimeout: input.item_timeout_ms + ATTEMPT_GRACE_MS,
-    heartbeatTimeout: HEARTBEAT_TIMEOUT_MS,
-    retry: itemRetry,
-  });
+  // SVC_ACTIVITY_MODE (docs/architecture.md): normal activities by default; local ones skip the
+  // server round trip per item (their deadline is the worker's timer, and an attempt lost with
+  // a crashed worker re-runs when the workflow task is retried).
+  const items =
+    input.activity_mode === 'local'
+      ? proxyLocalActivities<VerificationActivities>({ startToCloseTimeout: input.item_timeout_ms + ATTEMPT_GRACE_MS, retry: itemRetry })
+      : proxyActivities<VerificationActivities>({
+          startToCloseTimeout: input.item_timeout_ms + ATTEMPT_GRACE_MS,
+          heartbeatTimeout: HEARTBEAT_TIMEOUT_MS,
+          retry: itemRetry,
+        });
 
   const runItem = async (index: number): Promise<BatchItemOutcome> => {
     const item = input.items[index]!;

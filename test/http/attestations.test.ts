@@ -11,7 +11,7 @@ import { loadSigningKey, ATTESTATION_TYP, queryHash } from '../../core/attestati
 import { SERVICE_VERSION } from '../../core/version.js';
 import type { ManagedProcess } from '../../infra/stack.js';
 
-const IDENTITY = '(x+2)^2 = x^2 + 4*x + 4';
+const IDENTITY = '(h+2)^2 = h^2 + 4*h + 4';
 const key = (k: string) => ({ 'x-api-key': k });
 const issuer = () => stackEnv().SVC_DEPLOYMENT_ID ?? 'svc-local';
 const newPem = () => generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();

@@ -73,7 +73,7 @@ async function verifyMath(t: Member, expression: string) {
 }
 
 const expressionFor = (i: number) =>
-  i % 10 === 0 ? '8/2(2+2)' : i % 10 === 1 ? `${i} * 3` : `(x+${i})^2 = x^2 + ${2 * i}*x + ${i * i}`;
+  i % 10 === 0 ? '8/2(2+2)' : i % 10 === 1 ? `${i} * 3` : `(v+${i})^2 = v^2 + ${2 * i}*v + ${i * i}`;
 
 describe('500 concurrent verifications of one organization', () => {
   let t: Member;
@@ -382,7 +382,7 @@ describe('admin compliance endpoints', () => {
 describe('tamper detection through GET /admin/compliance/verify/{log_id}', () => {
   async function tenantWithEntries(n: number) {
     const t = await newTenant();
-    for (let i = 0; i < n; i++) await verifyMath(t, `(x+${i + 1})^2 = x^2 + ${2 * (i + 1)}*x + ${(i + 1) ** 2}`);
+    for (let i = 0; i < n; i++) await verifyMath(t, `(u+${i + 1})^2 = u^2 + ${2 * (i + 1)}*u + ${(i + 1) ** 2}`);
     const chain = await chainOf(t.orgId);
     expect(chain.map((e) => e.seq)).toEqual(Array.from({ length: n }, (_, i) => i + 1));
     return { t, chain };
@@ -393,7 +393,7 @@ describe('tamper detection through GET /admin/compliance/verify/{log_id}', () =>
   it('detects a changed stored field (hash)', async () => {
     const { t, chain } = await tenantWithEntries(3);
     expect((await verifyAt(t, chain[1]!._id)).body.valid).toBe(true);
-    await (await logs()).updateOne({ _id: chain[1]!._id as any }, { $set: { query: '(x+2)^2 = x^2 + 4*x + 5' } });
+    await (await logs()).updateOne({ _id: chain[1]!._id as any }, { $set: { query: '(u+2)^2 = u^2 + 4*u + 5' } });
     const res = await verifyAt(t, chain[1]!._id);
     expect(res.body).toMatchObject({ valid: false, checks: { hash_valid: false, signature_valid: true, chain_valid: true } });
     expect(res.body.errors).toContain('entry_hash does not match the recomputed payload hash');
@@ -479,7 +479,7 @@ describe('fail closed without SVC_AUDIT_SECRET_KEY', () => {
     const { proc, url } = await startExtraApi('api-noaudit', 18127, { SVC_TASK_QUEUE: 'svc-noaudit' });
     procs.push(proc);
     const t = await newTenant();
-    const res = await fetch(`${url}/verify/math`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': t.key }, body: JSON.stringify({ expression: '(x+1)^2 = x^2 + 2*x + 1' }) });
+    const res = await fetch(`${url}/verify/math`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': t.key }, body: JSON.stringify({ expression: '(k+1)^2 = k^2 + 2*k + 1' }) });
     const text = await res.text();
     expect(res.status).toBe(503);
     expect(JSON.parse(text)).toEqual({ detail: 'Verification could not complete — retry shortly.' });
@@ -489,7 +489,7 @@ describe('fail closed without SVC_AUDIT_SECRET_KEY', () => {
 
   it('an API without the audit secret reports every entry invalid (fail closed)', async () => {
     const t = await newTenant();
-    await verifyMath(t, '(x+1)^2 = x^2 + 2*x + 1');
+    await verifyMath(t, '(k+2)^2 = k^2 + 4*k + 4');
     const [entry] = await chainOf(t.orgId);
     const { proc, url } = await startExtraApi('api-noauditkey', 18128, { SVC_AUDIT_SECRET_KEY: undefined });
     procs.push(proc);

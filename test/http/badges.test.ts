@@ -127,7 +127,7 @@ describe('GET /badge/attestation/{id}', () => {
   let attId: string;
   beforeAll(async () => {
     t = await newTenant();
-    const res = await post('/verify/math', { expression: '(x+3)^2 = x^2 + 6*x + 9' }, { 'x-api-key': t.key });
+    const res = await post('/verify/math', { expression: '(s+3)^2 = s^2 + 6*s + 9' }, { 'x-api-key': t.key });
     attId = res.body.attestation.id;
   });
 

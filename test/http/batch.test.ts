@@ -436,18 +436,22 @@ describe('bounded job store (extra API: SVC_BATCH_MAX_JOBS=2)', () => {
 
   const submit = () => call(api.url, 'POST', '/verify/batch', t.key, { items: [{ query: IDENTITY, type: 'math' }] });
 
-  it('503 when every slot holds an active job; then finished jobs are evicted, oldest first', async () => {
+  it('admits exactly as many concurrent jobs as there are slots, 503 for the rest; then evicts finished jobs, oldest first', async () => {
     await control('stop', 'worker');
     let a: Res;
     let b: Res;
     try {
-      a = await submit();
-      b = await submit();
-      expect(a.status).toBe(202);
-      expect(b.status).toBe(202);
+      // Five submissions race for two slots while no worker runs (every admitted job stays active).
+      const results = await Promise.all(Array.from({ length: 5 }, () => submit()));
+      const admitted = results.filter((r) => r.status === 202);
+      const refused = results.filter((r) => r.status === 503);
+      expect(admitted).toHaveLength(2);
+      expect(refused).toHaveLength(3);
+      for (const r of refused) expect(r.body).toEqual({ detail: 'Batch capacity reached — retry shortly.' });
+      [a, b] = admitted as [Res, Res];
+      expect(a.body.job_id).not.toBe(b.body.job_id);
       const c = await submit();
       expect(c.status).toBe(503);
-      expect(c.body).toEqual({ detail: 'Batch capacity reached — retry shortly.' });
     } finally {
       await control('start', 'worker');
     }

@@ -85,7 +85,7 @@ describe('platform-operator metrics', () => {
   });
 
   it('serves Prometheus text with request, latency, verdict and rate-limit series', async () => {
-    expect((await at(url, 'POST', '/verify/math', key(tenant.key), { expression: '(x+1)^2 = x^2 + 2*x + 1' })).body.status).toBe('VERIFIED');
+    expect((await at(url, 'POST', '/verify/math', key(tenant.key), { expression: '(r+1)^2 = r^2 + 2*r + 1' })).body.status).toBe('VERIFIED');
     expect((await at(url, 'POST', '/verify/math', key(tenant.key), { expression: '8/2(2+2)' })).body.status).toBe('BLOCKED');
     // A 429 produced by this process (the per-key attestation verify limit, pre-filled).
     const start = await windowStart(3600);
@@ -164,7 +164,7 @@ describe('GET /metrics/{org_id}', () => {
   let other: Member;
   beforeAll(async () => {
     [t, other] = await Promise.all([newTenant(), newTenant()]);
-    await post('/verify/math', { expression: '(a-b)^2 = a^2 - 2*a*b + b^2' }, key(t.key));
+    await post('/verify/math', { expression: '(c-d)^2 = c^2 - 2*c*d + d^2' }, key(t.key));
     await post('/verify/math', { expression: '3 + 4' }, key(t.key));
   });
 

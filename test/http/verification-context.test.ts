@@ -10,8 +10,8 @@ import { AttestationSigner, loadSigningKey, ATTESTATION_TYP, queryHash } from '.
 import { SERVICE_VERSION } from '../../core/version.js';
 
 const VECTOR_REF = 'sha256:deef928135998be76833bd347b39618b5fa5e5a9c6d0358ca3ed36acc28c0272';
-const IDENTITY = '(x+1)^2 = x^2 + 2*x + 1';
-const OTHER_IDENTITY = '(a+b)^2 = a^2 + 2*a*b + b^2';
+const IDENTITY = '(m+1)^2 = m^2 + 2*m + 1';
+const OTHER_IDENTITY = '(p-q)^2 = p^2 - 2*p*q + q^2';
 
 function vector(): any {
   return {

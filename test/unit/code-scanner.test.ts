@@ -197,6 +197,17 @@ describe('verdict rows', () => {
     });
   });
 
+  it('a parse that overruns its budget is abandoned, and the parser stays usable', async () => {
+    const big = 'def f(a):\n    return a + 1\n\n'.repeat(20_000);
+    await scanCode('x = 1', 'python'); // grammar loaded: the budget is spent in the parse itself
+    expect(await scanCode(big, 'python', { timeoutMs: 2 })).toEqual({
+      kind: 'blocked',
+      agentMessage: 'Code verification timed out.',
+      developerFields: { constraint_id: 'code_verifier.timeout', is_valid: false },
+    });
+    expect(criticalLines(await scanCode('import os\nos.system("x")', 'python'))).toEqual([2]);
+  });
+
   it('internal failure → BLOCKED code_verifier.internal_error (fails closed)', async () => {
     vi.resetModules();
     vi.doMock('../../activities/engines/code/runtime.js', () => ({

@@ -42,6 +42,8 @@ function bucketOf(pattern: string): string {
 /** The rows of one language family, indexed for matching. */
 export class RuleIndex {
   private readonly buckets = new Map<string, CallEntry[]>();
+  /** `*.m` / `*#m` patterns, by m. */
+  private readonly byLast = new Map<string, CallEntry[]>();
   private readonly nameRows: NameRow[] = [];
   private readonly hinted: CallRow[] = [];
   private readonly callRows: CallRow[];
@@ -59,11 +61,13 @@ export class RuleIndex {
         if (m.hint) this.hinted.push(row as CallRow);
         this.callRows.push(row as CallRow);
         for (const name of m.names) {
-          const key = bucketOf(name);
           const entry = { row: row as CallRow, test: globToRegExp(name) };
-          const list = this.buckets.get(key);
+          const suffix = /^\*[.#]([^*.#()]+)$/.exec(name);
+          const map = suffix ? this.byLast : this.buckets;
+          const key = suffix ? suffix[1] : bucketOf(name);
+          const list = map.get(key);
           if (list) list.push(entry);
-          else this.buckets.set(key, [entry]);
+          else map.set(key, [entry]);
         }
       } else {
         this.nameRows.push(row as NameRow);
@@ -99,7 +103,8 @@ export class RuleIndex {
     const wild = this.buckets.get('') ?? [];
     for (const name of fact.names) {
       const bucket = this.buckets.get(firstSegment(name)) ?? [];
-      for (const list of [bucket, wild]) {
+      const byLast = this.byLast.get(/[^.#()]*$/.exec(name)![0]) ?? [];
+      for (const list of [bucket, byLast, wild]) {
         for (const { row, test } of list) {
           if (done.has(row.id) || inactive.has(row.id) || !test.test(name)) continue;
           const result = row.match.where ? row.match.where.test(fact.site(), ctx) : true;

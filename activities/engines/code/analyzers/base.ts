@@ -70,14 +70,17 @@ export function calleePrefix(source: string, start: number): string[] | null {
 }
 
 const PLAIN_CALLEE = /([A-Za-z_$][\w$]*(?:\s*\.\s*[A-Za-z_$][\w$]*)*)\s*\(/y;
+/** Ruby method names may end in `?` or `!`. */
+const PLAIN_CALLEE_RUBY = /((?:@{0,2}|\$)[A-Za-z_][\w]*(?:\s*\.\s*[A-Za-z_]\w*[?!]?)*)\(/y;
 
 /**
  * When a call's text is a plain dotted name directly followed by `(` (`os.path.join(`), its
  * parts and the offset of the `(`, so the callee can be resolved without touching the tree.
  */
-export function plainCallee(source: string, start: number): { parts: string[]; paren: number } | null {
-  PLAIN_CALLEE.lastIndex = start;
-  const m = PLAIN_CALLEE.exec(source);
+export function plainCallee(source: string, start: number, ruby = false): { parts: string[]; paren: number } | null {
+  const re = ruby ? PLAIN_CALLEE_RUBY : PLAIN_CALLEE;
+  re.lastIndex = start;
+  const m = re.exec(source);
   return m ? { parts: m[1].split(/\s*\.\s*/), paren: start + m[0].length - 1 } : null;
 }
 

@@ -16,6 +16,8 @@ import {
   occurrences,
   parseIntLiteral,
   patternWords,
+  plainCallee,
+  sharedStarts,
   resultName,
   type PatternWords,
   singleConstant,
@@ -72,8 +74,9 @@ class RubyAnalysis extends AnalysisBase implements ExprOps {
         else this.pendScope(this.scopeOf(n), n);
       }
     });
-    const words = patternWords(wanted.callPatterns);
-    for (const c of calls) if (this.relevant(c, words)) this.callFact(c);
+    const words = patternWords(wanted.callPatterns, 'Kernel');
+    const shared = sharedStarts(calls);
+    for (const c of calls) if (this.relevant(c, words)) this.callFact(c, shared.has(c.startIndex));
     this.syntaxFacts(wanted);
     return this.facts;
   }
@@ -81,8 +84,18 @@ class RubyAnalysis extends AnalysisBase implements ExprOps {
   private relevant(call: Node, words: PatternWords): boolean {
     const prefix = calleePrefix(this.view.source, call.startIndex);
     if (!prefix) return true;
-    return prefix.some((w) => words.all.has(w) || SPECIAL_WORDS.has(w)) || this.boundSomewhere(prefix[0]);
+    const root = prefix[0];
+    const last = prefix[prefix.length - 1];
+    return (
+      words.roots.has(root) ||
+      SPECIAL_WORDS.has(root) ||
+      words.lasts.has(last) ||
+      SEND.has(last) ||
+      METHOD_OBJECT_CALLS.has(last) ||
+      this.boundSomewhere(root)
+    );
   }
+
 
   // ── bindings ──────────────────────────────────────────────────────────────────────────
 
@@ -307,10 +320,23 @@ class RubyAnalysis extends AnalysisBase implements ExprOps {
 
   // ── facts ─────────────────────────────────────────────────────────────────────────────
 
-  private callFact(node: Node): void {
+  /** `recv.m(` / `m(` resolved from the text; send, method objects and `method(...)` need the tree. */
+  private plainTargets(parts: readonly string[], scope: Scope): Value[] | null {
+    const method = parts[parts.length - 1];
+    if (SEND.has(method) || METHOD_OBJECT_CALLS.has(method) || method === 'method') return null;
+    if (parts.length === 1) return [this.receiverless(method)];
+    let recv = this.lookup(parts[0], scope);
+    for (const p of parts.slice(1, -1)) recv = membersOf(recv, [p]);
+    if (recv.some((r) => r.startsWith('&'))) return null;
+    return membersOf(recv, [method]);
+  }
+
+  private callFact(node: Node, sharedStart: boolean): void {
     const v = this.view;
     const scope = this.scopeOf(node);
-    const { names, offset } = this.callTargets(node, scope);
+    const plain = sharedStart ? null : plainCallee(v.source, node.startIndex, true);
+    const fast = plain ? this.plainTargets(plain.parts, scope) : null;
+    const { names, offset } = fast ? { names: fast, offset: 0 } : this.callTargets(node, scope);
     if (names.length === 0) return;
     this.facts.push({
       kind: 'call',
