@@ -108,7 +108,12 @@ export class ManagedProcess {
     unlinkSync(this.pidFile);
   }
 
+  get running(): boolean {
+    return this.child !== null && this.child.exitCode === null && this.child.signalCode === null;
+  }
+
   async start(extraEnv: NodeJS.ProcessEnv = {}): Promise<void> {
+    if (this.running) return; // idempotent: never orphan a running process by starting a second one
     const out = createWriteStream(this.logFile, { flags: 'a' });
     await new Promise((r) => out.once('open', r));
     const child = spawn(this.spec.command, this.spec.args, {

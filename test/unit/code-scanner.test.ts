@@ -20,6 +20,7 @@ import {
 } from '../../activities/engines/code/index.js';
 import { base62, crc32, isValidV2Body, v2Checksum } from '../../activities/engines/code/api-key-checksum.js';
 import { globToRegExp } from '../../activities/engines/code/match.js';
+import { isPasswordName } from '../../activities/engines/code/predicates.js';
 
 const FIXTURES = path.resolve(__dirname, '../fixtures/code');
 const require = createRequire(import.meta.url);
@@ -421,6 +422,11 @@ describe('rule table', () => {
     expect(globToRegExp('hashlib.md5(*).update').test('hashlib.md5().update')).toBe(true);
     expect(globToRegExp('os.exec*').test('os.execvp')).toBe(true);
     expect(globToRegExp('os.exec*').test('os.path.exists')).toBe(false);
+  });
+
+  it('password-like names are recognised by their words', () => {
+    for (const n of ['password', 'user_password', 'userPassword', 'PASSWORD', 'pwHash', 'hashed_pw', 'passwd', 'credentials', 'new_pass']) expect([n, isPasswordName(n)]).toEqual([n, true]);
+    for (const n of ['compass', 'bypass', 'passenger', 'checksum', 'data', 'pwned']) expect([n, isPasswordName(n)]).toEqual([n, false]);
   });
 
   it('exports the constraint ids of the contract', () => {

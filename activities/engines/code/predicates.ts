@@ -19,8 +19,12 @@ export interface Predicate {
 
 const pred = (spec: string, test: Predicate['test']): Predicate => ({ spec, test });
 
-/** Names that look like a password (the variable, parameter or attribute holding one). */
-export const PASSWORD_NAME = /pass(?:word|wd|phrase)?(?![a-z])|pwd|passwd|credential|^pw$|_pw(?:_|$)|^pw_/i;
+const PASSWORD_WORD = /^(?:pass|passwd|password|passwords|passphrase|pwd|pw|pword|credential|credentials)$/i;
+
+/** An identifier that names a password: one of its snake_case / camelCase words is password-like (`user_password`, `pwHash`; not `compass`). */
+export function isPasswordName(name: string): boolean {
+  return name.split(/_+|(?<=[a-z0-9])(?=[A-Z])/).some((w) => PASSWORD_WORD.test(w));
+}
 
 /** Text that reads as a SQL statement (used on string literals and their templates). */
 export const SQL_TEXT = /\b(?:select\s[\s\S]*\bfrom|insert\s+into|update\s+\S+\s+set|delete\s+from|drop\s+(?:table|database)|create\s+table|alter\s+table|truncate\s|replace\s+into|union\s+select|where\s)/i;
@@ -86,13 +90,13 @@ export const evaluatesConstantCode = (i: number): Predicate =>
 /** Some argument (or the statement around the call) names a password. */
 export const passwordContext = (): Predicate =>
   pred('passwordContext', (site) => {
-    const named = (ns: string[]) => ns.some((n) => PASSWORD_NAME.test(n));
+    const named = (ns: string[]) => ns.some(isPasswordName);
     return site.args.some((a) => named(a.names())) || named(site.contextNames());
   });
 
 /** Some argument names a password. */
 export const passwordArg = (): Predicate =>
-  pred('passwordArg', (site) => site.args.some((a) => a.names().some((n) => PASSWORD_NAME.test(n))));
+  pred('passwordArg', (site) => site.args.some((a) => a.names().some(isPasswordName)));
 
 /** The argument is a constant whose lower-cased value is one of `values`. */
 export const constantArgIn = (i: number, values: readonly string[]): Predicate =>

@@ -152,6 +152,8 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
   readonly identifierTypes = ['identifier'];
   readonly statementTypes = STATEMENTS;
   private readonly globalsOf = new Map<Scope, Set<string>>();
+  /** Names declared `global` / `nonlocal` anywhere: bound outside the scope that assigns them. */
+  private readonly declaredGlobal = new Set<string>();
   private readonly bound = new Set<number>();
   /** Names some assignment or import may bind to a value (aliases); the rest can only be opaque. */
   private readonly valueNames = new Set<string>();
@@ -322,7 +324,7 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
   }
 
   protected globalName(name: string): boolean {
-    return super.globalName(name) || [...this.globalsOf.values()].some((names) => names.has(name));
+    return super.globalName(name) || this.declaredGlobal.has(name);
   }
 
   private pendValue(name: string, offset: number): void {
@@ -464,7 +466,10 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
       case 'nonlocal_statement': {
         let set = this.globalsOf.get(scope);
         if (!set) this.globalsOf.set(scope, (set = new Set()));
-        for (const id of v.named(n)) set.add(v.text(id));
+        for (const id of v.named(n)) {
+          set.add(v.text(id));
+          this.declaredGlobal.add(v.text(id));
+        }
         return;
       }
       case 'assignment': {
