@@ -177,28 +177,22 @@ export class BatchJobs {
       const jobId = slot.job_id;
       if (!jobId) continue;
       const doc = await this.store.find(jobId);
+      // No job document: the admission died before inserting it (so before starting a workflow).
       if (!doc) {
-        await this.store.releaseSlot(slot._id, jobId);
-        freed++;
+        if (await this.store.repairSlot(slot, 'free')) freed++;
         continue;
       }
+      // Completed, slot not marked: the final write stopped between its two steps.
       if (doc.status === 'completed') {
-        await this.store.finishSlot(slot._id, jobId); // the final write stopped between its two steps
-        freed++;
+        if (await this.store.repairSlot(slot, 'finished')) freed++;
         continue;
       }
       try {
         const desc = await this.temporal.connection.withDeadline(Date.now() + QUERY_DEADLINE_MS, () => this.temporal.client.workflow.getHandle(doc.workflow_id).describe());
-        if (desc.status.name !== 'RUNNING') {
-          await this.store.finishSlot(slot._id, jobId);
-          freed++;
-        }
+        if (desc.status.name !== 'RUNNING' && (await this.store.repairSlot(slot, 'finished'))) freed++;
       } catch (err) {
-        if (err instanceof WorkflowNotFoundError) {
-          await this.store.abandon(jobId, slot._id);
-          freed++;
-        }
-        // Temporal unreachable: cannot tell, keep the slot.
+        // Never started: free the slot (the job is deleted). Temporal unreachable: cannot tell, keep it.
+        if (err instanceof WorkflowNotFoundError && (await this.store.repairSlot(slot, 'free'))) freed++;
       }
     }
     if (freed > 0) log.warn('batch slots reclaimed', { freed });

@@ -322,6 +322,7 @@ describe('name resolution (aliases must be caught, look-alikes must not)', () =>
     ['javascript', 'const re = /a/; re.exec("a");', 'RegExp#exec', []],
     ['go', 'package main\nimport x "os/exec"\nfunc main() { x.Command("ls") }', 'Go import alias', [3]],
     ['java', 'import java.io.*;\nclass A { Object f(InputStream i) throws Exception { return new ObjectInputStream(i).readObject(); } }', 'Java star import', [2]],
+    ['java', 'class H {\n  private Runtime runtime = Runtime.getRuntime();\n  void go(String c) throws Exception { this.runtime.exec(c); }\n}', 'Java this.field of type Runtime', [3]],
     ['ruby', 'm = method(:system)\nm.call("ls")', 'Ruby method object', [2]],
     ['php', '<?php\n$f = "sys" . "tem";\n$f("ls");', 'PHP variable function', [3]],
     ['bash', 'c=eval\n$c "$x"', 'Bash command through a variable', [2]],

@@ -25,11 +25,8 @@ export interface ArgView {
 
 export interface CallSite {
   readonly line: number;
-  readonly isNew: boolean;
   readonly args: readonly ArgView[];
   kwarg(name: string): ArgView | undefined;
-  /** Ruby: a block (`{ ... }` / `do ... end`) is attached. */
-  readonly hasBlock: boolean;
   /** Identifier names of the statement around the call (e.g. the assignment target). */
   contextNames(): string[];
 }
@@ -121,8 +118,6 @@ export interface CallSiteParts {
   ops: ExprOps;
   args: readonly Node[];
   kwargs?: ReadonlyMap<string, Node>;
-  isNew?: boolean;
-  hasBlock?: boolean;
 }
 
 export function makeCallSite(p: CallSiteParts): CallSite {
@@ -132,10 +127,8 @@ export function makeCallSite(p: CallSiteParts): CallSite {
   let context: string[] | undefined;
   return {
     line: p.ops.view.line(p.node),
-    isNew: p.isNew ?? false,
     args,
     kwarg: (name) => kw.get(name),
-    hasBlock: p.hasBlock ?? false,
     contextNames() {
       if (!context) {
         const stmt = p.ops.view.ancestor(p.node, p.ops.statementTypes, 12) ?? p.node;

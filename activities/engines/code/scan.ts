@@ -69,17 +69,28 @@ function parseOnce(loaded: LoadedLanguage, source: string, deadline: number | un
 export function scanSource(loaded: LoadedLanguage, code: string, options: ScanOptions = {}): ScanOutput {
   const depth = options.depth ?? 0;
   let best: { tree: Tree; prepared: PreparedSource; view: SyntaxView; health: ParseHealth } | null = null;
-  for (const prepared of prepareSources(loaded.language, code)) {
-    const tree = parseOnce(loaded, prepared.source, options.deadline);
-    const view = new SyntaxView(prepared.source, tree);
-    const health = parseHealth(view);
-    if (!best || health.errorCoverage < best.health.errorCoverage || (best.health.hasError && !health.hasError)) {
-      best?.tree.delete();
-      best = { tree, prepared, view, health };
-    } else {
-      tree.delete();
+  try {
+    for (const prepared of prepareSources(loaded.language, code)) {
+      const tree = parseOnce(loaded, prepared.source, options.deadline);
+      const view = new SyntaxView(prepared.source, tree);
+      let health: ParseHealth;
+      try {
+        health = parseHealth(view);
+      } catch (err) {
+        tree.delete();
+        throw err;
+      }
+      if (!best || health.errorCoverage < best.health.errorCoverage || (best.health.hasError && !health.hasError)) {
+        best?.tree.delete();
+        best = { tree, prepared, view, health };
+      } else {
+        tree.delete();
+      }
+      if (!best.health.hasError) break;
     }
-    if (!best.health.hasError) break;
+  } catch (err) {
+    best?.tree.delete();
+    throw err;
   }
   if (!best) throw new Error('no source candidate');
   const { tree, prepared, view, health } = best;

@@ -249,7 +249,7 @@ class JavaAnalysis extends AnalysisBase implements ExprOps {
       case 'scoped_identifier':
       case 'scoped_type_identifier': {
         const parts = dottedParts(v.text(node));
-        if (parts) return membersOf(this.lookupName(parts[0], scope), parts.slice(1));
+        if (parts) return this.resolveDotted(parts, scope);
         const obj = v.field(node, 'object') ?? v.field(node, 'scope');
         const field = v.field(node, 'field') ?? v.field(node, 'name');
         if (!obj || !field) return [OPAQUE];
@@ -286,6 +286,13 @@ class JavaAnalysis extends AnalysisBase implements ExprOps {
       default:
         return [OPAQUE];
     }
+  }
+
+  /** Values of `a.b.c`; `this.f` is the field f. */
+  private resolveDotted(parts: readonly string[], scope: Scope): Value[] {
+    const [head, rest] = parts[0] === 'this' && parts.length >= 2 ? [parts[1], parts.slice(2)] : [parts[0], parts.slice(1)];
+    const base = this.lookupName(head, scope);
+    return rest.length === 0 ? base : membersOf(base, rest);
   }
 
   /** Candidate names of the method a method_invocation calls. */
@@ -388,17 +395,15 @@ class JavaAnalysis extends AnalysisBase implements ExprOps {
     const scope = this.scopeOf(node);
     // `a.b.m(` resolves from the text; `new T(`, generic calls and chains need the tree.
     const plain = sharedStart ? null : plainCallee(v.source, node.startIndex);
-    let isNew = false;
     let names: Value[];
     if (plain && plain.parts[0] !== 'new') {
       const method = plain.parts[plain.parts.length - 1];
       names =
         plain.parts.length === 1
           ? [this.staticImports.get(method) ?? `this.${method}`]
-          : membersOf(plain.parts.length === 2 ? this.lookupName(plain.parts[0], scope) : membersOf(this.lookupName(plain.parts[0], scope), plain.parts.slice(1, -1)), [method]);
+          : membersOf(this.resolveDotted(plain.parts.slice(0, -1), scope), [method]);
     } else {
-      isNew = v.type(node) === 'object_creation_expression';
-      if (isNew) {
+      if (v.type(node) === 'object_creation_expression') {
         const type = v.field(node, 'type');
         names = type ? this.typeRefs(v.text(type)) : [];
       } else names = this.methodNames(node, scope);
@@ -409,7 +414,7 @@ class JavaAnalysis extends AnalysisBase implements ExprOps {
       kind: 'call',
       line: v.line(node),
       names,
-      site: lazySite(() => makeCallSite({ node, scope, ops: this, args: this.argNodes(argsNode), isNew })),
+      site: lazySite(() => makeCallSite({ node, scope, ops: this, args: this.argNodes(argsNode) })),
     });
   }
 

@@ -535,11 +535,10 @@ class JavaScriptAnalysis extends AnalysisBase implements ExprOps {
     const last = plain?.parts[plain.parts.length - 1];
     let names: Value[];
     let offset = 0;
-    let isNew = false;
     if (plain && plain.parts[0] !== 'new' && plain.parts[0] !== 'import' && last !== 'call' && last !== 'apply' && last !== 'bind') {
       names = this.resolveDotted(plain.parts, scope).filter(isRef);
     } else {
-      isNew = v.type(node) === 'new_expression';
+      const isNew = v.type(node) === 'new_expression';
       const fn = v.field(node, isNew ? 'constructor' : 'function');
       if (!fn) return;
       if (isNew) names = this.evaluate(fn, scope).filter(isRef);
@@ -552,7 +551,7 @@ class JavaScriptAnalysis extends AnalysisBase implements ExprOps {
       kind: 'call',
       line: v.line(node),
       names,
-      site: lazySite(() => makeCallSite({ node, scope, ops: this, args: this.argNodes(argsNode).slice(offset), isNew })),
+      site: lazySite(() => makeCallSite({ node, scope, ops: this, args: this.argNodes(argsNode).slice(offset) })),
     });
   }
 

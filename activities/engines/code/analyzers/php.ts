@@ -351,8 +351,7 @@ class PhpAnalysis extends AnalysisBase implements ExprOps {
     const line = v.line(node);
     if (dynamic && wanted.syntax.has('dynamic_function_call')) this.fact({ kind: 'syntax', line, name: 'dynamic_function_call', detail: 'callee computed from run-time input' });
     if (names.length === 0) return;
-    const isNew = v.type(node) === 'object_creation_expression';
-    this.facts.push({ kind: 'call', line, names, site: lazySite(() => makeCallSite({ node, scope, ops: this, args: this.argNodes(node), isNew })) });
+    this.facts.push({ kind: 'call', line, names, site: lazySite(() => makeCallSite({ node, scope, ops: this, args: this.argNodes(node) })) });
     // A callback given by name is a call of that function.
     for (const name of names) {
       const at = CALLBACK_ARG[name];

@@ -108,10 +108,31 @@ function mayMatch(name: string, words: PatternWords): boolean {
 const isIdentStart = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95;
 const isIdentPart = (c: number): boolean => isIdentStart(c) || (c >= 48 && c <= 57);
 
-/** Names (and `self.x` keys) mentioned by a right-hand side. */
+const HEAD = /[ \t\n(]*(?:(?:await|not|lambda[^:]*:)[ \t]+)?(?:(self|cls)[ \t]*\.[ \t]*([A-Za-z_]\w*)|([A-Za-z_]\w*))/y;
+
+/**
+ * Names (and `self.x` keys) a right-hand side can take its value from: the head of each
+ * top-level alternative (`a`, `b.c(...)`, `x if c else y`, `a or b`, `a, b`), not names that
+ * only appear as arguments (`min(width, 3)` does not alias `width`).
+ */
 function rhsWords(rhs: string): string[] {
   const out: string[] = [];
-  for (const m of rhs.matchAll(/(?:(?:self|cls)\s*\.\s*([A-Za-z_]\w*))|([A-Za-z_]\w*)/g)) out.push(m[1] ? `self.${m[1]}` : m[2]);
+  const head = (at: number) => {
+    HEAD.lastIndex = at;
+    const m = HEAD.exec(rhs);
+    if (m) out.push(m[2] ? `self.${m[2]}` : m[3]);
+  };
+  head(0);
+  let depth = 0;
+  for (let i = 0; i < rhs.length; i++) {
+    const c = rhs[i];
+    if (c === '(' || c === '[' || c === '{') depth++;
+    else if (c === ')' || c === ']' || c === '}') depth--;
+    else if (depth === 0) {
+      if (c === ',') head(i + 1);
+      else if (/[\s)]/.test(c) && /^(?:else|or|and)\b/.test(rhs.slice(i + 1, i + 5))) head(i + 1 + rhs.slice(i + 1).search(/\s|$/));
+    }
+  }
   return out;
 }
 

@@ -342,15 +342,7 @@ class RubyAnalysis extends AnalysisBase implements ExprOps {
       kind: 'call',
       line: v.line(node),
       names,
-      site: lazySite(() =>
-        makeCallSite({
-          node,
-          scope,
-          ops: this,
-          args: this.argNodes(node).slice(offset),
-          hasBlock: v.field(node, 'block') !== null || this.view.args(v.field(node, 'arguments') ?? node).some((a) => v.type(a) === 'block_argument'),
-        }),
-      ),
+      site: lazySite(() => makeCallSite({ node, scope, ops: this, args: this.argNodes(node).slice(offset) })),
     });
   }
 
