@@ -105,8 +105,12 @@ function mayMatch(name: string, words: PatternWords): boolean {
   return words.lasts.has(last);
 }
 
-const isIdentStart = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95;
-const isIdentPart = (c: number): boolean => isIdentStart(c) || (c >= 48 && c <= 57);
+/** Whole-word occurrences of any of `words` (optionally after `prefix`); group 1 is the word. */
+function wordsRegExp(words: readonly string[], prefix = ''): RegExp {
+  if (words.length === 0) return /(?!)/g;
+  const alternatives = [...words].sort((a, b) => b.length - a.length).map((w) => w.replace(/[$]/g, '\\$&'));
+  return new RegExp(`${prefix || '(?<![\\w$])'}(${alternatives.join('|')})(?![\\w$])`, 'g');
+}
 
 const HEAD = /[ \t\n(]*(?:(?:await|not|lambda[^:]*:)[ \t]+)?(?:(self|cls)[ \t]*\.[ \t]*([A-Za-z_]\w*)|([A-Za-z_]\w*))/y;
 
@@ -294,28 +298,23 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
       for (const c of v.ofType(root, ['call'])) this.callFact(c, wanted, null);
     } else {
       const roots = this.relevantNames(words, assigned);
-      const n = src.length;
-      for (let i = 0; i < n; ) {
-        const c = src.charCodeAt(i);
-        if (!isIdentStart(c)) {
-          // Skip number literals whole (`1e5` holds no name).
-          if (c >= 48 && c <= 57) while (i < n && isIdentPart(src.charCodeAt(i))) i++;
-          else i++;
-          continue;
-        }
-        let j = i + 1;
-        while (j < n && isIdentPart(src.charCodeAt(j))) j++;
-        const w = src.slice(i, j);
+      // Occurrences of relevant names that start a chain (not `x.name`), then of `.m` for `*.m` rules.
+      const plainRoots = [...roots].filter((w) => /^\w+$/.test(w));
+      if ([...roots].some((w) => w.startsWith('self.'))) plainRoots.push('self', 'cls');
+      for (const m of src.matchAll(wordsRegExp(plainRoots))) {
+        const i = m.index;
         let before = i - 1;
         while (before >= 0 && (src[before] === ' ' || src[before] === '\t')) before--;
-        if (src[before] === '.') {
-          if (words.lasts.has(w)) this.climbFrom(i, w.length, wanted);
-        } else if (w === 'self' || w === 'cls') {
+        if (src[before] === '.') continue;
+        const w = m[0];
+        if (w === 'self' || w === 'cls') {
           SELF_ATTR.lastIndex = i;
           const attr = SELF_ATTR.exec(src);
           if (attr && roots.has(`self.${attr[1]}`)) this.chainFrom(i, w.length, wanted, words);
-        } else if (roots.has(w)) this.chainFrom(i, w.length, wanted, words);
-        i = j;
+        } else this.chainFrom(i, w.length, wanted, words);
+      }
+      if (words.lasts.size > 0) {
+        for (const m of src.matchAll(wordsRegExp([...words.lasts], '\\.[ \\t]*'))) this.climbFrom(m.index + m[0].length - m[1].length, m[1].length, wanted);
       }
     }
     this.nameFacts(wanted);
