@@ -4,7 +4,7 @@
 //   npx tsx bench/batch.ts [--runs 5] [--jobs 10] [--mode normal|local]   (SVC_ACTIVITY_MODE)
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { Stack, testPorts } from '../infra/stack.js';
+import { startBenchStack } from './bench-stack.js';
 import { mathBatchOutcome } from '../activities/engines/math.js';
 
 const args = process.argv.slice(2);
@@ -22,26 +22,8 @@ const ITEMS = Array.from({ length: 100 }, (_, i) => ({ query: MIX[i % MIX.length
 const round = (n: number) => Math.round(n * 10) / 10;
 
 async function main() {
-  const ports = testPorts(Number(process.env.SVC_BENCH_PORT_OFFSET ?? 21_000));
-  const stack = new Stack({
-    profile: 'bench-batch',
-    ports,
-    fresh: true,
-    // Wait long enough that every POST answers 200 with the finished job.
-    env: { SVC_LOG_LEVEL: 'warn', SVC_AUTH_TRUSTED_PROXIES: '127.0.0.1', SVC_BATCH_WAIT_SECONDS: '60', SVC_ACTIVITY_MODE: MODE },
-  });
-  await stack.up();
+  const { stack, base, key } = await startBenchStack('bench-batch', 21_000, { SVC_BATCH_WAIT_SECONDS: '60', SVC_ACTIVITY_MODE: MODE });
   try {
-    const base = stack.apiUrl;
-    const email = `bench-${Date.now()}@example.test`;
-    const su = await (await fetch(`${base}/auth/signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: 'benchmark password 1', organization_name: 'bench' }) })).json();
-    const mongo = await import('mongodb');
-    const mc = new mongo.MongoClient(stack.mongodbUri);
-    await mc.connect();
-    await mc.db().collection('organizations').updateOne({ _id: su.user.org_id }, { $set: { plan: 'enterprise' } });
-    await mc.close();
-    const key = (await (await fetch(`${base}/auth/api-keys`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${su.access_token}` }, body: JSON.stringify({ name: 'bench' }) })).json()).key;
-
     const batch = async (items = ITEMS) => {
       const t0 = performance.now();
       const res = await fetch(`${base}/verify/batch`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify({ items }) });

@@ -4,7 +4,7 @@
 //   npx tsx bench/math.ts [--requests 300] [--mode normal|local]
 import { performance } from 'node:perf_hooks';
 import { Client, Connection } from '@temporalio/client';
-import { Stack, testPorts } from '../infra/stack.js';
+import { startBenchStack } from './bench-stack.js';
 import { verifyMath } from '../activities/engines/math.js';
 
 const args = process.argv.slice(2);
@@ -52,20 +52,8 @@ async function runConcurrent(n: number, concurrency: number, fn: (i: number) => 
 }
 
 async function main() {
-  const ports = testPorts(Number(process.env.SVC_BENCH_PORT_OFFSET ?? 25_000));
-  const stack = new Stack({ profile: `bench-math-${MODE}`, ports, fresh: true, env: { SVC_ACTIVITY_MODE: MODE, SVC_LOG_LEVEL: 'warn', SVC_AUTH_TRUSTED_PROXIES: '127.0.0.1' } });
-  await stack.up();
+  const { stack, base, key } = await startBenchStack(`bench-math-${MODE}`, 25_000, { SVC_ACTIVITY_MODE: MODE });
   try {
-    const base = stack.apiUrl;
-    const email = `bench-${Date.now()}@example.test`;
-    const su = await (await fetch(`${base}/auth/signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: 'benchmark password 1', organization_name: 'bench' }) })).json();
-    const mongo = await import('mongodb');
-    const mc = new mongo.MongoClient(stack.mongodbUri);
-    await mc.connect();
-    await mc.db().collection('organizations').updateOne({ _id: su.user.org_id }, { $set: { plan: 'enterprise' } });
-    await mc.close();
-    const key = (await (await fetch(`${base}/auth/api-keys`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${su.access_token}` }, body: JSON.stringify({ name: 'bench' }) })).json()).key;
-
     const rows = [];
     // In-process engine.
     {
@@ -79,7 +67,7 @@ async function main() {
       rows.push(summary('engine in-process', lat, performance.now() - t0));
     }
     // Empty workflow round trip.
-    const conn = await Connection.connect({ address: `127.0.0.1:${ports.temporal}` });
+    const conn = await Connection.connect({ address: stack.urls.temporal_grpc });
     const client = new Client({ connection: conn });
     for (const c of [1, 8]) {
       const { lat, wall } = await runConcurrent(REQUESTS, c, async (i) => {

@@ -1,0 +1,39 @@
+// Shared set-up of the HTTP benchmarks: a private stack on its own ports, an enterprise tenant
+// (no plan limit in the way) and one API key.
+import { MongoClient } from 'mongodb';
+import { Stack, testPorts } from '../infra/stack.js';
+
+export interface BenchStack {
+  stack: Stack;
+  base: string;
+  key: string;
+}
+
+export async function startBenchStack(profile: string, defaultOffset: number, env: Record<string, string> = {}): Promise<BenchStack> {
+  const stack = new Stack({
+    profile,
+    ports: testPorts(Number(process.env.SVC_BENCH_PORT_OFFSET ?? defaultOffset)),
+    fresh: true,
+    env: { SVC_LOG_LEVEL: 'warn', SVC_AUTH_TRUSTED_PROXIES: '127.0.0.1', ...env },
+  });
+  await stack.up();
+  try {
+    const base = stack.apiUrl;
+    const json = { 'content-type': 'application/json' };
+    const email = `bench-${Date.now()}@example.test`;
+    const su = await (await fetch(`${base}/auth/signup`, { method: 'POST', headers: json, body: JSON.stringify({ email, password: 'benchmark password 1', organization_name: 'bench' }) })).json();
+    const mc = new MongoClient(stack.mongodbUri);
+    await mc.connect();
+    await mc.db().collection('organizations').updateOne({ _id: su.user.org_id }, { $set: { plan: 'enterprise' } });
+    await mc.close();
+    const key = (await (await fetch(`${base}/auth/api-keys`, { method: 'POST', headers: { ...json, authorization: `Bearer ${su.access_token}` }, body: JSON.stringify({ name: 'bench' }) })).json()).key as string;
+    return { stack, base, key };
+  } catch (err) {
+    await stack.down();
+    throw err;
+  }
+}
+
+export function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
+}
