@@ -2,6 +2,7 @@
 // workflow runs it right after the engine activity; if it fails (no SVC_AUDIT_SECRET_KEY,
 // store down), the workflow fails and the caller gets a 503 instead of a verdict: no
 // verification result is returned without its audit record (fail closed).
+import { scanForLiveKeys, maskApiKey } from '../core/api-keys.js';
 import { createHash } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Store } from '../core/store.js';
@@ -39,6 +40,13 @@ const asRecord = (v: unknown): Record<string, unknown> =>
   v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 const str = (v: unknown): string | null => (typeof v === 'string' ? wellFormed(v) : null);
 
+/** Raw production keys never reach an audit record: a submitted snippet that contains one keeps only its masked form. */
+export function redactLiveKeys(text: string): string {
+  let out = text;
+  for (const m of scanForLiveKeys(text)) out = out.split(m.key).join(maskApiKey(m.key));
+  return out;
+}
+
 /** The entry id of a workflow's audit record: stable across activity retries. */
 export function auditLogId(orgId: string, workflowId: string): string {
   return `log_${createHash('sha256').update(`${orgId}\u0000${workflowId}`, 'utf8').digest('hex').slice(0, 32)}`;
@@ -60,8 +68,8 @@ export function auditQuery(input: unknown, result: unknown): string {
   ];
   const found = candidates.find((c): c is string => typeof c === 'string' && c.length > 0);
   const text = found ?? JSON.stringify(input ?? null);
-  const points = Array.from(text);
-  return wellFormed(points.length > MAX_AUDIT_QUERY ? points.slice(0, MAX_AUDIT_QUERY).join('') : text);
+  const points = Array.from(redactLiveKeys(text));
+  return wellFormed(points.length > MAX_AUDIT_QUERY ? points.slice(0, MAX_AUDIT_QUERY).join('') : points.join(''));
 }
 
 /** The verdict status of any engine's result shape (DiagnosticResult, logic, fact, process...). */

@@ -33,3 +33,17 @@ describe('SvcClient', () => {
     await expect(c.health()).rejects.toMatchObject({ status: 429, detail: 'Rate limit exceeded' });
   });
 });
+
+import { redactLiveKeys, auditQuery } from '../../activities/audit.js';
+import { generateApiKey } from '../../core/api-keys.js';
+
+describe('audit redaction', () => {
+  it('keeps only the masked form of a live key submitted inside code', () => {
+    const key = generateApiKey('svc_live_');
+    const code = `API_KEY = "${key}"\nprint(API_KEY)`;
+    const q = auditQuery({ code }, {});
+    expect(q).not.toContain(key);
+    expect(q).toContain(`svc_live_********${key.slice(-4)}`);
+    expect(redactLiveKeys('no keys here')).toBe('no keys here');
+  });
+});
