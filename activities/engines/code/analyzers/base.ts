@@ -245,6 +245,18 @@ export abstract class AnalysisBase implements Pick<ExprOps, 'view'> {
   /** Records the bindings a pending statement makes. */
   protected abstract bindNode(n: Node): void;
 
+  values(node: Node, scope: Scope): Value[] {
+    return this.evaluate(node, scope);
+  }
+
+  number(node: Node): number | null {
+    return parseIntLiteral(this.view.text(node));
+  }
+
+  isFalse(node: Node): boolean {
+    return FALSE_LITERALS.has(this.view.text(node));
+  }
+
   /** Whether a name has bindings anywhere in the file (pending or recorded). */
   protected boundSomewhere(name: string): boolean {
     return this.pendingByName.has(name) || this.knownNames.has(name);

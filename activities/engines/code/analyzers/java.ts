@@ -376,18 +376,6 @@ class JavaAnalysis extends AnalysisBase implements ExprOps {
     return this.constant(node, scope) !== null || this.dynamicString(node, scope);
   }
 
-  values(node: Node, scope: Scope): Value[] {
-    return this.evaluate(node, scope);
-  }
-
-  number(node: Node): number | null {
-    return parseIntLiteral(this.view.text(node));
-  }
-
-  isFalse(node: Node): boolean {
-    return FALSE_LITERALS.has(this.view.text(node));
-  }
-
   // ── facts ─────────────────────────────────────────────────────────────────────────────
 
   private callFact(node: Node, sharedStart: boolean): void {

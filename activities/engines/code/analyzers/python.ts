@@ -845,18 +845,6 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
     }
   }
 
-  values(node: Node, scope: Scope): Value[] {
-    return this.evaluate(node, scope);
-  }
-
-  number(node: Node): number | null {
-    return parseIntLiteral(this.view.text(node));
-  }
-
-  isFalse(node: Node): boolean {
-    return FALSE_LITERALS.has(this.view.text(node));
-  }
-
   // ── facts ─────────────────────────────────────────────────────────────────────────────
 
   private callFact(node: Node, wanted: WantedNames, plain: readonly string[] | null): void {

@@ -306,18 +306,6 @@ class RubyAnalysis extends AnalysisBase implements ExprOps {
     return this.constant(node, scope) !== null || this.dynamicString(node, scope);
   }
 
-  values(node: Node, scope: Scope): Value[] {
-    return this.evaluate(node, scope);
-  }
-
-  number(node: Node): number | null {
-    return parseIntLiteral(this.view.text(node));
-  }
-
-  isFalse(node: Node): boolean {
-    return FALSE_LITERALS.has(this.view.text(node));
-  }
-
   // ── facts ─────────────────────────────────────────────────────────────────────────────
 
   /** `recv.m(` / `m(` resolved from the text; send, method objects and `method(...)` need the tree. */
