@@ -47,7 +47,20 @@ export interface NameFact {
   detail?: string;
 }
 
-export type Fact = CallFact | NameFact;
+/**
+ * A callable referenced as a value rather than called where it stands: passed as an argument
+ * (`map(eval, xs)`, `Thread(target=os.system)`), stored in a container (`{'run': os.system}`)
+ * or returned. Whoever receives it may call it with anything, so it is matched against the
+ * critical call rules without their argument conditions (fail closed).
+ */
+export interface ReferenceFact {
+  kind: 'reference';
+  line: number;
+  /** Candidate fully-qualified names of the referenced callable. */
+  names: readonly string[];
+}
+
+export type Fact = CallFact | NameFact | ReferenceFact;
 
 /** How one language evaluates expressions; used by the generic argument view. */
 export interface ExprOps {

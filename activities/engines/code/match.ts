@@ -1,5 +1,5 @@
 // Applies the rule table to the facts of one scan.
-import type { CallFact, Fact, NameFact } from './facts.js';
+import type { CallFact, Fact, NameFact, ReferenceFact } from './facts.js';
 import type { Finding } from './findings.js';
 import type { Family } from './languages.js';
 import type { MatchContext } from './predicates.js';
@@ -9,6 +9,11 @@ import type { WantedNames } from './analyzers/base.js';
 
 type CallRow = RuleRow & { match: Extract<RuleRow['match'], { on: 'call' }> };
 type NameRow = RuleRow & { match: Extract<RuleRow['match'], { on: NameFact['kind'] }> };
+
+/** Rule types whose sinks are dangerous to hand over as values (whoever calls them picks the argument). */
+const REFERENCE_TYPES: ReadonlySet<string> = new Set(['shell_execution', 'dynamic_code_execution', 'unsafe_deserialization']);
+/** Rows whose sink is dangerous only with a particular argument shape (a timer given a string, a pipe path). */
+const REFERENCE_EXCLUDED: ReadonlySet<string> = new Set(['js.timer-string', 'js.process-binding', 'rb.open-pipe', 'php.preg-e']);
 
 interface CallEntry {
   row: CallRow;
@@ -93,6 +98,7 @@ export class RuleIndex {
     const out: Finding[] = [];
     for (const fact of facts) {
       if (fact.kind === 'call') this.matchCall(fact, inactive, ctx, out);
+      else if (fact.kind === 'reference') this.matchReference(fact, out);
       else this.matchName(fact, out);
     }
     return out;
@@ -116,6 +122,31 @@ export class RuleIndex {
             type: row.type,
             line_number: fact.line,
             description: `${row.description}: ${name}${typeof result === 'string' ? result : ''}`,
+          });
+        }
+      }
+    }
+  }
+
+  /**
+   * A dangerous callable handed over as a value: the critical execution and deserialization rows
+   * match on the name alone (their argument conditions cannot be checked where it is called).
+   */
+  private matchReference(fact: ReferenceFact, out: Finding[]): void {
+    const done = new Set<string>();
+    const wild = this.buckets.get('') ?? [];
+    for (const name of fact.names) {
+      const bucket = this.buckets.get(firstSegment(name)) ?? [];
+      for (const list of [bucket, wild]) {
+        for (const { row, test } of list) {
+          if (done.has(row.id) || row.severity !== 'critical' || !REFERENCE_TYPES.has(row.type) || REFERENCE_EXCLUDED.has(row.id) || !test.test(name)) continue;
+          done.add(row.id);
+          out.push({
+            rule_id: row.id,
+            severity: row.severity,
+            type: row.type,
+            line_number: fact.line,
+            description: `${row.description} (the callable is passed on as a value, to be called with any argument): ${name}`,
           });
         }
       }

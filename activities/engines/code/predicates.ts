@@ -139,6 +139,13 @@ export const kwargTrue = (name: string): Predicate =>
     return a !== undefined && /^(?:True|true|1)$/.test(a.text);
   });
 
+/** A keyword argument whose constant value (lower-cased) is one of `values`. */
+export const kwargConstantIn = (name: string, values: readonly string[]): Predicate =>
+  pred(`kwargConstantIn(${name},${values.join('|')})`, (site) => {
+    const c = site.kwarg(name)?.constant();
+    return c != null && values.includes(c.toLowerCase());
+  });
+
 const SAFE_YAML_LOADERS = new Set(['SafeLoader', 'CSafeLoader', 'BaseLoader', 'CBaseLoader']);
 
 /** yaml.load without a safe Loader (keyword `Loader=` or second positional argument). */

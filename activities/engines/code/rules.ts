@@ -33,6 +33,7 @@ import {
   stringArg,
   worldWritableMode,
   yamlLoaderUnsafe,
+  kwargConstantIn,
   type Predicate,
 } from './predicates.js';
 import { SECRET_CHECKS, type SecretCheck } from './secrets.js';
@@ -97,6 +98,10 @@ export const RULES: readonly RuleRow[] = [
   row('py.marshal', PY, 'critical', 'unsafe_deserialization', 'Unsafe deserialization through marshal', call(['marshal.load', 'marshal.loads'])),
   row('py.shelve', PY, 'critical', 'unsafe_deserialization', 'Unsafe deserialization through shelve (pickle-backed)', call(['shelve.open', 'shelve.Shelf', 'shelve.DbfilenameShelf'])),
   row('py.yaml-load', PY, 'critical', 'unsafe_deserialization', 'yaml.load without a safe Loader', call(['yaml.load', 'yaml.load_all'], yamlLoaderUnsafe())),
+  row('py.ruamel-unsafe', PY, 'critical', 'unsafe_deserialization', 'Unsafe ruamel.yaml loading', call(['ruamel.yaml.load', 'ruamel.yaml.load_all'], yamlLoaderUnsafe())),
+  row('py.ruamel-unsafe-typ', PY, 'critical', 'unsafe_deserialization', 'ruamel.yaml with the unsafe loader', call(['ruamel.yaml.YAML', 'ruamel.yaml.main.YAML'], kwargConstantIn('typ', ['unsafe']))),
+  row('py.ruamel-unsafe-load', PY, 'critical', 'unsafe_deserialization', 'Unsafe ruamel.yaml loading', call(['ruamel.yaml.unsafe_load', 'ruamel.yaml.unsafe_load_all'])),
+  row('py.remote-exec', PY, 'critical', 'shell_execution', 'Remote command execution over SSH', call(['paramiko.SSHClient().exec_command', 'paramiko.client.SSHClient().exec_command', ...methods('exec_command')])),
   row('py.yaml-unsafe', PY, 'critical', 'unsafe_deserialization', 'Unsafe YAML loading', call(['yaml.unsafe_load', 'yaml.unsafe_load_all'])),
   row('py.numpy-pickle', PY, 'high', 'unsafe_deserialization', 'numpy.load with allow_pickle=True', call(['numpy.load'], kwargTrue('allow_pickle'))),
   row('py.torch-load', PY, 'high', 'unsafe_deserialization', 'torch.load without weights_only=True (pickle)', call(['torch.load'], kwargNotTrue('weights_only'))),
@@ -141,7 +146,7 @@ export const RULES: readonly RuleRow[] = [
   row('js.http', JS, 'low', 'outbound_http', 'Outbound HTTP request', call(['fetch', 'axios', 'axios.*', 'http.request', 'http.get', 'https.request', 'https.get', 'node-fetch', 'got', 'got.*', 'request', 'request.*', 'superagent.*', 'undici.request', 'undici.fetch', 'XMLHttpRequest'])),
 
   // ── Go ──────────────────────────────────────────────────────────────────────────────────
-  row('go.exec', GO, 'critical', 'shell_execution', 'Process execution', call(['os/exec.Command', 'os/exec.CommandContext', 'syscall.Exec', 'syscall.ForkExec', 'syscall.StartProcess', 'os.StartProcess', 'golang.org/x/sys/unix.Exec'])),
+  row('go.exec', GO, 'critical', 'shell_execution', 'Process execution', call(['os/exec.Command', 'os/exec.CommandContext', 'os/exec.Cmd', 'syscall.RawSyscall', 'golang.org/x/sys/unix.ForkExec', 'syscall.Exec', 'syscall.ForkExec', 'syscall.StartProcess', 'os.StartProcess', 'golang.org/x/sys/unix.Exec'])),
   row('go.weak-password-hash', GO, 'critical', 'weak_password_hash', 'Weak hash (MD5/SHA-1) used for a password', call(['crypto/md5.Sum', 'crypto/md5.New', 'crypto/sha1.Sum', 'crypto/sha1.New'], passwordContext(), PASSWORD_HINT)),
   row('go.weak-password-hash-write', GO, 'critical', 'weak_password_hash', 'Weak hash (MD5/SHA-1) fed a password', call(['crypto/md5.New().Write', 'crypto/sha1.New().Write'], passwordArg(), PASSWORD_HINT)),
   row('go.weak-password-hash-writestring', GO, 'critical', 'weak_password_hash', 'Weak hash (MD5/SHA-1) fed a password', call(['io.WriteString'], all(argValueMatches(0, ['crypto/md5.New()', 'crypto/sha1.New()']), passwordArg()), PASSWORD_HINT)),
@@ -154,8 +159,11 @@ export const RULES: readonly RuleRow[] = [
 
   // ── Java ────────────────────────────────────────────────────────────────────────────────
   row('java.process', JAVA, 'critical', 'shell_execution', 'Process execution', call(['java.lang.Runtime.getRuntime().exec', 'java.lang.Runtime#exec', 'java.lang.ProcessBuilder', 'java.lang.ProcessBuilder#start', 'java.lang.ProcessBuilder#command(*).start', 'org.apache.commons.exec.DefaultExecutor#execute'])),
-  row('java.script-eval', JAVA, 'critical', 'dynamic_code_execution', 'Dynamic code execution through a script engine', call(['javax.script.ScriptEngine#eval', 'javax.script.ScriptEngineManager#getEngineByName(*).eval', 'javax.script.ScriptEngineManager#getEngineByExtension(*).eval', 'groovy.lang.GroovyShell#evaluate'], nonConstantArg(0))),
+  row('java.script-eval', JAVA, 'critical', 'dynamic_code_execution', 'Dynamic code execution through a script engine', call(['javax.script.ScriptEngine#eval', 'javax.script.ScriptEngineManager#getEngineByName(*).eval', 'javax.script.ScriptEngineManager#getEngineByExtension(*).eval', 'groovy.lang.GroovyShell#evaluate', 'groovy.lang.GroovyShell#parse', 'groovy.lang.GroovyShell#run', 'groovy.util.Eval.me', 'groovy.util.Eval.x', 'groovy.util.Eval.xy', 'groovy.util.Eval.xyz', 'groovy.lang.GroovyClassLoader#parseClass', 'org.mvel2.MVEL.eval', 'org.mvel2.MVEL.executeExpression', 'org.springframework.expression.spel.standard.SpelExpressionParser#parseExpression', 'ognl.Ognl.getValue'], nonConstantArg(0))),
   row('java.deserialize', JAVA, 'critical', 'unsafe_deserialization', 'Unsafe deserialization', call(['java.io.ObjectInputStream#readObject', 'java.io.ObjectInputStream#readUnshared', 'java.beans.XMLDecoder#readObject', 'com.thoughtworks.xstream.XStream#fromXML', 'org.apache.commons.lang3.SerializationUtils.deserialize', 'org.apache.commons.lang.SerializationUtils.deserialize'])),
+  row('java.jackson-default-typing', JAVA, 'critical', 'unsafe_deserialization', 'Jackson polymorphic default typing (arbitrary classes on load)', call(['com.fasterxml.jackson.databind.ObjectMapper#enableDefaultTyping', 'com.fasterxml.jackson.databind.ObjectMapper#enableDefaultTypingAsProperty', 'com.fasterxml.jackson.databind.ObjectMapper#activateDefaultTyping', 'com.fasterxml.jackson.databind.ObjectMapper#activateDefaultTypingAsProperty', 'com.fasterxml.jackson.databind.json.JsonMapper.builder().activateDefaultTyping', '*.enableDefaultTyping', '*#enableDefaultTyping'])),
+  row('java.jms-object', JAVA, 'critical', 'unsafe_deserialization', 'JMS ObjectMessage payload deserialized', call(['javax.jms.ObjectMessage#getObject', 'jakarta.jms.ObjectMessage#getObject'])),
+  row('java.rmi', JAVA, 'critical', 'unsafe_deserialization', 'Java RMI (arguments and results are deserialized objects)', call(['java.rmi.Naming.lookup', 'java.rmi.Naming.bind', 'java.rmi.Naming.rebind', 'java.rmi.registry.LocateRegistry.createRegistry', 'java.rmi.registry.LocateRegistry.getRegistry', 'java.rmi.server.UnicastRemoteObject.exportObject'])),
   row('java.snakeyaml', JAVA, 'high', 'unsafe_deserialization', 'SnakeYAML load of arbitrary types', call(['org.yaml.snakeyaml.Yaml#load', 'org.yaml.snakeyaml.Yaml#loadAll'])),
   row('java.weak-password-hash', JAVA, 'critical', 'weak_password_hash', 'Weak hash (MD5/SHA-1) used for a password', call(['java.security.MessageDigest.getInstance'], all(constantArgIn(0, ['md5', 'sha-1', 'sha1']), passwordContext()), PASSWORD_HINT)),
   row('java.weak-password-hash-utils', JAVA, 'critical', 'weak_password_hash', 'Weak hash (MD5/SHA-1) used for a password', call(['org.apache.commons.codec.digest.DigestUtils.md5*', 'org.apache.commons.codec.digest.DigestUtils.sha1*', 'org.apache.commons.codec.digest.DigestUtils.sha*Hex'], passwordContext(), PASSWORD_HINT)),
@@ -175,7 +183,7 @@ export const RULES: readonly RuleRow[] = [
   row('rb.eval-constant', RB, 'low', 'dynamic_code_execution', 'Evaluation of a constant code string (scanned: no critical finding inside)', call(['Kernel.eval', '*.instance_eval', '*.class_eval', '*.module_eval'], evaluatesConstantCode(0))),
   row('rb.marshal', RB, 'critical', 'unsafe_deserialization', 'Unsafe deserialization through Marshal', call(['Marshal.load', 'Marshal.restore'])),
   row('rb.yaml-unsafe', RB, 'critical', 'unsafe_deserialization', 'Unsafe YAML loading', call(['YAML.unsafe_load', 'Psych.unsafe_load', 'YAML.unsafe_load_file', 'Psych.unsafe_load_file'])),
-  row('rb.yaml-load', RB, 'high', 'unsafe_deserialization', 'YAML.load (unsafe before Psych 4)', call(['YAML.load', 'Psych.load', 'YAML.load_file'])),
+  row('rb.yaml-load', RB, 'critical', 'unsafe_deserialization', 'YAML.load (arbitrary objects before Psych 4; the Ruby version is not known here)', call(['YAML.load', 'Psych.load', 'YAML.load_file', 'Psych.load_file', 'YAML.load_stream', 'Psych.load_stream'])),
   row('rb.weak-password-hash', RB, 'critical', 'weak_password_hash', 'Weak hash (MD5/SHA-1) used for a password', call(['Digest.MD5.*', 'Digest.SHA1.*', 'OpenSSL.Digest.MD5.*', 'OpenSSL.Digest.SHA1.*'], passwordContext(), PASSWORD_HINT)),
   row('rb.sql', RB, 'high', 'sql_injection', 'SQL built from run-time values passed to a query call', call(methods('execute', 'exec_query', 'find_by_sql', 'select_all', 'select_one', 'select_value', 'query', 'exec'), dynamicSql([0]), SQL_HINT)),
   row('rb.sql-fragment', RB, 'high', 'sql_injection', 'Interpolated SQL fragment passed to a query builder', call(methods('where', 'order', 'having', 'group', 'joins', 'pluck', 'from'), dynamicSql([0], false))),
@@ -193,6 +201,7 @@ export const RULES: readonly RuleRow[] = [
   row('php.assert-string', PHP, 'critical', 'dynamic_code_execution', 'assert() of a string (evaluated as code)', call(['assert'], all(stringArg(0), evaluatesUnsafeCode(0)))),
   row('php.create-function', PHP, 'critical', 'dynamic_code_execution', 'create_function (eval of its body)', call(['create_function'])),
   row('php.preg-e', PHP, 'critical', 'dynamic_code_execution', 'preg_replace with the /e modifier (eval of the replacement)', call(['preg_replace'], constantArgMatches(0, /^\s*([^\w\s\\])[\s\S]*\1[a-zA-Z]*e[a-zA-Z]*\s*$/))),
+  row('php.mb-ereg-e', PHP, 'critical', 'dynamic_code_execution', 'mb_ereg_replace with the e option (eval of the replacement)', call(['mb_ereg_replace', 'mb_eregi_replace'], constantArgMatches(3, /e/))),
   row('php.dynamic-call', PHP, 'high', 'dynamic_call', 'Function called through a name computed at run time', syntax('dynamic_function_call')),
   row('php.unserialize', PHP, 'critical', 'unsafe_deserialization', 'Unsafe deserialization (unserialize)', call(['unserialize'], not(argTextMatches(1, /['"]allowed_classes['"]\s*=>\s*false/i)))),
   row('php.weak-password-hash', PHP, 'critical', 'weak_password_hash', 'Weak hash (MD5/SHA-1) used for a password', call(['md5', 'sha1'], passwordContext(), PASSWORD_HINT)),

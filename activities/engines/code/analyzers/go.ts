@@ -64,7 +64,7 @@ class GoAnalysis extends AnalysisBase implements ExprOps {
   run(wanted: WantedNames): Fact[] {
     const v = this.view;
     const src = v.source;
-    const nodes = v.ofType(v.root, [...FUNCTION_TYPES, ...BINDER_TYPES, 'call_expression']);
+    const nodes = v.ofType(v.root, [...FUNCTION_TYPES, ...BINDER_TYPES, 'call_expression', 'composite_literal']);
     const types = nodes.map((n) => v.type(n));
     const ranges: ScopeRange[] = [];
     nodes.forEach((n, i) => {
@@ -72,9 +72,11 @@ class GoAnalysis extends AnalysisBase implements ExprOps {
     });
     this.buildScopes(ranges);
     const calls: Node[] = [];
+    const literals: Node[] = [];
     nodes.forEach((n, i) => {
       const t = types[i];
       if (t === 'call_expression') calls.push(n);
+      else if (t === 'composite_literal') literals.push(n);
       else if (t === 'import_spec') this.bindNode(n);
       else if (FUNCTION_TYPES.includes(t)) this.pendScope(this.scopeOf(n), n);
       else if (t === 'range_clause') this.pendScope(this.scopeOf(n), n);
@@ -88,6 +90,7 @@ class GoAnalysis extends AnalysisBase implements ExprOps {
     const roots = new Set([...words.roots].map((r) => defaultPackageName(r)));
     const shared = sharedStarts(calls);
     for (const c of calls) if (this.relevant(c, words, roots)) this.callFact(c, shared.has(c.startIndex));
+    for (const l of literals) this.literalFact(l);
     this.syntaxFacts(wanted);
     return this.facts;
   }
@@ -290,6 +293,22 @@ class GoAnalysis extends AnalysisBase implements ExprOps {
       names,
       site: lazySite(() => makeCallSite({ node, scope, ops: this, args: this.argNodes(argsNode) })),
     });
+  }
+
+  /**
+   * A struct literal builds a value the way a constructor call would: `exec.Cmd{Path: p}` or
+   * `&exec.Cmd{…}` is a command ready to run, matched like a call of the type's name.
+   */
+  private literalFact(node: Node): void {
+    const v = this.view;
+    const type = v.field(node, 'type');
+    if (!type) return;
+    const parts = dottedParts(v.text(type));
+    if (!parts) return;
+    const scope = this.scopeOf(node);
+    const names = membersOf(this.lookupName(parts[0], scope), parts.slice(1)).filter(isRef);
+    if (names.length === 0) return;
+    this.facts.push({ kind: 'call', line: v.line(node), names, site: lazySite(() => makeCallSite({ node, scope, ops: this, args: [] })) });
   }
 
   /** `InsecureSkipVerify: true` in a literal, or `x.InsecureSkipVerify = true`. */

@@ -140,8 +140,29 @@ class JavaScriptAnalysis extends AnalysisBase implements ExprOps {
     const words = patternWords(wanted.callPatterns);
     const shared = sharedStarts(calls);
     for (const c of calls) if (this.relevant(c, words)) this.callFact(c, shared.has(c.startIndex));
+    for (const c of calls) this.argumentReferences(c, words);
     this.nameFacts(wanted);
     return this.facts;
+  }
+
+  /**
+   * A dangerous callable handed to another call as a value (`xs.map(eval)`,
+   * `cmds.forEach(cp.exec)`): whoever receives it calls it with any argument.
+   */
+  private argumentReferences(call: Node, words: PatternWords): void {
+    const v = this.view;
+    const args = v.field(call, 'arguments');
+    if (!args || v.type(args) !== 'arguments') return;
+    for (const a of v.args(args)) {
+      const t = v.type(a);
+      if (t !== 'identifier' && t !== 'member_expression') continue;
+      const prefix = calleePrefix(v.source, a.startIndex);
+      if (!prefix) continue;
+      const root = prefix[0];
+      if (!words.roots.has(root) && !SPECIAL_WORDS.has(root) && !this.boundSomewhere(root)) continue;
+      const names = this.evaluate(a, this.scopeOf(a)).filter(isRef);
+      if (names.length > 0) this.facts.push({ kind: 'reference', line: v.line(a), names });
+    }
   }
 
   private relevant(call: Node, words: PatternWords): boolean {

@@ -31,6 +31,34 @@ const BUILTINS = new Set(
 
 const STATEMENTS = new Set(['expression_statement', 'return_statement', 'assert_statement', 'raise_statement']);
 
+/**
+ * Builtins that execute code: a call of one of these names is taken as the builtin unless a
+ * binding of the name certainly happened before the call (flow order, fail closed).
+ */
+const FLOW_BUILTINS = new Set(['eval', 'exec', 'compile', 'execfile', '__import__']);
+
+/** Statement and expression kinds under which a binding may not have run. */
+const CONDITIONAL_TYPES = new Set([
+  'if_statement', 'elif_clause', 'else_clause', 'try_statement', 'except_clause', 'except_group_clause', 'finally_clause',
+  'for_statement', 'while_statement', 'match_statement', 'case_clause', 'conditional_expression', 'boolean_operator',
+  'list_comprehension', 'dictionary_comprehension', 'set_comprehension', 'generator_expression', 'decorated_definition',
+]);
+const SCOPE_TYPES = new Set(['function_definition', 'class_definition', 'lambda', 'module']);
+
+/** Parents under which a name or dotted reference is a value handed over, not a callee. */
+const VALUE_CONTAINERS = new Set(['argument_list', 'keyword_argument', 'pair', 'list', 'tuple', 'set', 'return_statement', 'expression_list', 'yield']);
+
+/** Calls that only inspect a callable given to them (type tests, printing). */
+const INSPECTING_CALLS = new Set(['isinstance', 'issubclass', 'hasattr', 'callable', 'id', 'repr', 'str', 'type', 'print', 'inspect.getsource', 'inspect.signature']);
+
+/** Where a name was bound, for the flow-order check of FLOW_BUILTINS. */
+interface BindSite {
+  at: number;
+  node: Node | null;
+  /** Known to be conditional (loop targets). */
+  conditional: boolean;
+}
+
 const SPECIAL_WORDS = new Set(['getattr', '__import__', 'globals', 'vars', 'locals', 'sys', 'importlib', 'functools', '__builtins__', 'builtins']);
 
 // Everything below is found from the source text and verified on the tree only where it
@@ -186,6 +214,8 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
   private readonly importValues = new Map<string, string[]>();
   private readonly seenCalls = new Set<number>();
   private hasStars = false;
+  /** Binding sites per binding scope and name (flow-order check of FLOW_BUILTINS). */
+  private readonly sites = new Map<Scope, Map<string, BindSite[]>>();
 
   run(wanted: WantedNames): Fact[] {
     const v = this.view;
@@ -266,14 +296,16 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
       if (t === 'function_definition' || t === 'class_definition') {
         DEF_NAME.lastIndex = n.startIndex;
         const m = DEF_NAME.exec(src);
-        if (m) this.bind(this.scopes.outer(this.scopeOf(n)), m[1], null);
+        if (m) this.bind(this.scopes.outer(this.scopeOf(n)), m[1], null, OPAQUE, { at: n.startIndex, node: n, conditional: false });
       }
       // Parameters are filed under every word of the header (a superset of their names).
       if (t === 'function_definition' || t === 'lambda') for (const w of headerWords(src, n.startIndex, HEADER_END)) this.pendName(w, n);
       else if (t !== 'class_definition') this.bindNode(n);
     }
     // Loop and `as` targets only ever hold opaque values: bound at once, by text.
-    for (const l of loopTargets) for (const w of l.words) if (w !== 'in') this.bind(this.scopes.at(l.offset), w, null);
+    for (const l of loopTargets) {
+      for (const w of l.words) if (w !== 'in') this.bind(this.scopes.at(l.offset), w, null, OPAQUE, { at: l.offset, node: null, conditional: true });
+    }
 
     // Assignments: filed by target name at their offset, inspected only when that name is looked up.
     const assigned: { name: string; words: string[] }[] = [];
@@ -370,7 +402,8 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
     const src = v.source;
     const plain = plainCallee(src, pos);
     if (plain) {
-      const names = this.resolveDotted(plain.parts, this.scopes.at(pos)).filter(isRef);
+      const scope = this.scopes.at(pos);
+      const names = [...this.resolveDotted(plain.parts, scope).filter(isRef), ...this.flowBuiltins(plain.parts, scope, pos)];
       if (!names.some((n) => mayMatch(n, words))) return;
       const call = v.root.namedDescendantForIndex(pos, plain.paren + 1);
       if (!call || call.startIndex !== pos || v.type(call) !== 'call') return;
@@ -386,6 +419,11 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
     // Only a few shapes lead from a name that is not called directly to a call of it:
     // a subscript that is called (`h[k](x)`), or a parenthesised callee (`(f)(x)`, `(f if c else g)(x)`).
     const c = src[next];
+    if (chain && (c === ',' || c === ')' || c === ']' || c === '}' || c === '\n' || c === undefined || c === '#' || c === ';')) {
+      const parts = dottedParts(chain[0]);
+      const node = parts ? v.root.namedDescendantForIndex(pos, pos + chain[0].length - 1) : null;
+      if (parts && node && node.startIndex === pos) this.referenceFact(node, parts, this.scopeOf(node));
+    }
     if (c === '[') {
       const close = matchingBracket(src, next);
       const after = close < 0 ? '(' : src[nextNonBlank(src, close + 1)];
@@ -423,8 +461,16 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
 
   // ── bindings ──────────────────────────────────────────────────────────────────────────
 
-  private bind(scope: Scope, name: string, expr: Node | null, value: Value = OPAQUE): void {
+  private bind(scope: Scope, name: string, expr: Node | null, value: Value = OPAQUE, site?: BindSite): void {
     const target = this.globalsOf.get(scope)?.has(name) ? this.scopes.root : scope;
+    if (FLOW_BUILTINS.has(name)) {
+      let byName = this.sites.get(target);
+      if (!byName) this.sites.set(target, (byName = new Map()));
+      const where = site ?? { at: expr ? expr.startIndex : scope.start, node: expr, conditional: false };
+      const list = byName.get(name);
+      if (list) list.push(where);
+      else byName.set(name, [where]);
+    }
     this.knownNames.add(name);
     if (expr || value !== OPAQUE) this.valueNames.add(name);
     if (!expr && value !== OPAQUE) {
@@ -453,10 +499,10 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
           if (v.type(item) === 'aliased_import') {
             const alias = v.field(item, 'alias');
             const mod = v.field(item, 'name');
-            if (alias && mod) this.bind(scope, v.text(alias), null, dotted(v.text(mod)));
+            if (alias && mod) this.bind(scope, v.text(alias), null, dotted(v.text(mod)), site(n));
           } else {
             const top = dotted(v.text(item)).split('.')[0];
-            this.bind(scope, top, null, top);
+            this.bind(scope, top, null, top, site(n));
           }
         }
         return;
@@ -474,10 +520,10 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
           if (v.type(item) === 'aliased_import') {
             const alias = v.field(item, 'alias');
             const name = v.field(item, 'name');
-            if (alias && name) this.bind(scope, v.text(alias), null, `${mod}.${dotted(v.text(name))}`);
+            if (alias && name) this.bind(scope, v.text(alias), null, `${mod}.${dotted(v.text(name))}`, site(n));
           } else {
             const name = dotted(v.text(item));
-            this.bind(scope, name, null, `${mod}.${name}`);
+            this.bind(scope, name, null, `${mod}.${name}`, site(n));
           }
         }
         return;
@@ -495,18 +541,18 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
       case 'assignment': {
         const left = v.field(n, 'left');
         const right = v.field(n, 'right');
-        if (left) this.bindTarget(left, right, scope);
+        if (left) this.bindTarget(left, right, scope, n);
         return;
       }
       case 'augmented_assignment': {
         const left = v.field(n, 'left');
-        if (left && v.type(left) === 'identifier') this.bind(scope, v.text(left), n);
+        if (left && v.type(left) === 'identifier') this.bind(scope, v.text(left), n, OPAQUE, site(n));
         return;
       }
       case 'named_expression': {
         const name = v.field(n, 'name');
         const value = v.field(n, 'value');
-        if (name) this.bind(scope, v.text(name), value);
+        if (name) this.bind(scope, v.text(name), value, OPAQUE, site(n));
         return;
       }
     }
@@ -528,11 +574,11 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
   }
 
   /** Binds an assignment target; tuples unpack element-wise when the right side is a same-length tuple. */
-  private bindTarget(left: Node, right: Node | null, scope: Scope): void {
+  private bindTarget(left: Node, right: Node | null, scope: Scope, statement: Node): void {
     const v = this.view;
     const lt = v.type(left);
     if (lt === 'identifier') {
-      this.bind(scope, v.text(left), right);
+      this.bind(scope, v.text(left), right, OPAQUE, site(statement));
       if (scope.kind === 'class' && right) this.scopes.bindExpr(this.scopes.root, `self.${v.text(left)}`, right);
       return;
     }
@@ -548,7 +594,7 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
       const targets = v.named(left);
       const rt = right ? v.type(right) : '';
       const values = right && (rt === 'expression_list' || rt === 'tuple' || rt === 'list') ? v.args(right) : null;
-      targets.forEach((t, i) => this.bindTarget(t, values && values.length === targets.length ? values[i] : null, scope));
+      targets.forEach((t, i) => this.bindTarget(t, values && values.length === targets.length ? values[i] : null, scope, statement));
     }
   }
 
@@ -612,6 +658,54 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
     if (selfKey && this.boundSomewhere(selfKey)) return membersOf(this.lookupName(selfKey, this.scopes.root), parts.slice(2));
     const base = this.lookupName(parts[0], scope);
     return parts.length === 1 ? base : membersOf(base, parts.slice(1));
+  }
+
+  /**
+   * `eval(x)` … `from m import eval`: the binding of a FLOW_BUILTINS name counts only from where
+   * it certainly ran: an unconditional binding in the binding scope before the use (for a use in
+   * a nested function, before that function's definition). Otherwise the builtin stays a
+   * candidate (fail closed).
+   */
+  private flowBuiltins(parts: readonly string[], scope: Scope, at: number): Value[] {
+    const name = parts[0];
+    if (!FLOW_BUILTINS.has(name) || this.globalName(name)) return [];
+    const bindings = this.scopes.lookup(scope, name);
+    if (!bindings || bindings.length === 0) return [];
+    const home = bindings[0].scope;
+    let pos = at;
+    for (let s: Scope | null = scope; s && s !== home; s = s.parent) pos = s.start;
+    const sites = this.sites.get(home)?.get(name) ?? [];
+    if (sites.some((b) => b.at < pos && !b.conditional && !this.underCondition(b.node))) return [];
+    return membersOf([`builtins.${name}`], parts.slice(1));
+  }
+
+  /** Whether a binding statement sits under a branch, loop, handler or comprehension of its scope. */
+  private underCondition(node: Node | null): boolean {
+    if (!node) return false;
+    const v = this.view;
+    for (let cur = node.parent; cur; cur = cur.parent) {
+      const t = v.type(cur);
+      if (SCOPE_TYPES.has(t)) return false;
+      if (CONDITIONAL_TYPES.has(t)) return true;
+    }
+    return false;
+  }
+
+  /** A name or dotted reference at `node` handed over as a value (argument, container element, returned). */
+  private referenceFact(node: Node, parts: readonly string[], scope: Scope): void {
+    const v = this.view;
+    const parent = node.parent;
+    if (!parent || !VALUE_CONTAINERS.has(v.type(parent))) return;
+    if (v.type(parent) === 'keyword_argument' && v.field(parent, 'value')?.id !== node.id) return;
+    if (v.type(parent) === 'pair' && v.field(parent, 'value')?.id !== node.id) return;
+    // Class bases and type tests name the callable without handing it to anyone.
+    const holder = v.type(parent) === 'keyword_argument' ? parent.parent : parent;
+    const owner = holder && v.type(holder) === 'argument_list' ? holder.parent : null;
+    if (owner && v.type(owner) === 'class_definition') return;
+    const callee = owner && v.type(owner) === 'call' ? v.field(owner, 'function') : null;
+    if (callee && INSPECTING_CALLS.has(v.text(callee))) return;
+    const names = [...this.resolveDotted(parts, scope).filter(isRef), ...this.flowBuiltins(parts, scope, node.startIndex)];
+    if (names.length > 0) this.facts.push({ kind: 'reference', line: v.line(node), names });
   }
 
   private evalAttribute(node: Node, scope: Scope): Value[] {
@@ -853,11 +947,12 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
     const v = this.view;
     const scope = this.scopeOf(node);
     let names: Value[];
-    if (plain) names = this.resolveDotted(plain, scope).filter(isRef);
+    if (plain) names = [...this.resolveDotted(plain, scope).filter(isRef), ...this.flowBuiltins(plain, scope, node.startIndex)];
     else {
       const fn = v.field(node, 'function');
       if (!fn) return;
       names = this.evaluate(fn, scope).filter(isRef);
+      if (v.type(fn) === 'identifier') names.push(...this.flowBuiltins([v.text(fn)], scope, node.startIndex));
     }
     if (names.length === 0) return;
     const argsNode = v.field(node, 'arguments');
@@ -900,3 +995,7 @@ function dotted(text: string): string {
 export const pythonAnalyzer: Analyzer = {
   analyze: (view: SyntaxView, wanted: WantedNames) => new PythonAnalysis(view).run(wanted),
 };
+
+function site(n: Node): BindSite {
+  return { at: n.startIndex, node: n, conditional: false };
+}
