@@ -90,6 +90,17 @@ function compareMono(a: Mono, b: Mono): number {
   return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
 }
 
+/** Functions whose arguments define the angle basis. */
+const ANGLE_FUNCTIONS = new Set(['sin', 'cos', 'tan', 'sinh', 'cosh', 'tanh']);
+/** Expansion bounds: basis angles per argument, and the sum of |n_j| (sin(24x) expands, sin(25x) does not). */
+const MAX_ANGLE_PARTS = 6;
+const MAX_ANGLE_MULTIPLE = 24;
+
+function lcmBig(a: bigint, b: bigint): bigint {
+  const g = R.gcd(a, b);
+  return g === 0n ? 0n : (a / g) * b;
+}
+
 export class Canonicalizer {
   /** Names of the rewrite rules used (for the proof record). */
   readonly rules = new Set<string>();
@@ -97,8 +108,47 @@ export class Canonicalizer {
   readonly conditions = new Set<string>();
   private readonly factors = new Map<string, Factor>();
   private work = 0;
+  /**
+   * Angle basis: for each monomial that occurs in a sin/cos/sinh/cosh argument of the request,
+   * the common denominator L of its coefficients, so every angle is an integer combination of
+   * the basis angles m/L (set by prepareAngles before the sides are canonicalized).
+   */
+  private readonly angleDen = new Map<string, bigint>();
 
   constructor(readonly domain: Domain) {}
+
+  /**
+   * Collects the angle basis from every trigonometric and hyperbolic argument of the request's
+   * trees. With the basis shared by both sides, sin(2x) and 2·sin(x)·cos(x) expand to the same
+   * polynomial in sin(x), cos(x) (Pythagorean reduction keeps it canonical).
+   */
+  prepareAngles(nodes: readonly AstNode[]): void {
+    const scratch = new Canonicalizer(this.domain);
+    const visit = (node: AstNode | undefined, depth: number): void => {
+      if (!node || depth > 200) return;
+      if (node.type === 'FunctionNode') {
+        const name = (node.fn as AstNode | undefined)?.name as string | undefined;
+        const arg = node.args?.[0];
+        if (arg && name && ANGLE_FUNCTIONS.has(name)) {
+          try {
+            const u = scratch.fromNode(arg);
+            if (scratch.polyEqual(u.den, ONE_POLY)) {
+              for (const t of u.num.values()) {
+                if (t.mono.exp !== null || t.mono.key === '' || t.mono.key === 'pi') continue;
+                const prev = this.angleDen.get(t.mono.key) ?? 1n;
+                this.angleDen.set(t.mono.key, lcmBig(prev, t.coef.d));
+              }
+            }
+          } catch {
+            // The main pass reports the argument's problem; the basis just ignores it.
+          }
+        }
+      }
+      for (const a of node.args ?? []) visit(a, depth + 1);
+      if (node.content) visit(node.content as AstNode, depth + 1);
+    };
+    for (const n of nodes) visit(n, 0);
+  }
 
   // ---------------------------------------------------------------- parse tree → RF
 
@@ -327,7 +377,7 @@ export class Canonicalizer {
     return p;
   }
 
-  private polyEqual(a: Poly, b: Poly): boolean {
+  polyEqual(a: Poly, b: Poly): boolean {
     if (a === b) return true;
     if (a.size !== b.size) return false;
     for (const [k, t] of a) {
@@ -767,7 +817,61 @@ export class Canonicalizer {
       const value = this.trigAtPi(name, k);
       if (value) return this.special(value);
     }
-    return { num: this.factorPoly(name, u), den: ONE_POLY };
+    return this.expandAngle(name, u) ?? { num: this.factorPoly(name, u), den: ONE_POLY };
+  }
+
+  /**
+   * Angle addition over the basis (valid for all complex arguments):
+   *   sin(a+b) = sin a cos b + cos a sin b,  cos(a+b) = cos a cos b - sin a sin b,
+   *   sinh(a+b) = sinh a cosh b + cosh a sinh b,  cosh(a+b) = cosh a cosh b + sinh a sinh b,
+   * with u = Σ n_j·θ_j (θ_j = m_j/L_j, n_j integers) plus a tabulated multiple of pi for sin/cos.
+   * Returns null when u is already a basis angle or the expansion would be too large.
+   */
+  private expandAngle(name: 'sin' | 'cos' | 'sinh' | 'cosh', u: RF): RF | null {
+    if (!this.polyEqual(u.den, ONE_POLY)) return null;
+    const circular = name === 'sin' || name === 'cos';
+    const parts: { theta: RF; n: number }[] = [];
+    let piPart: { s: RF; c: RF } | null = null;
+    let total = 0;
+    for (const t of this.sortedTerms(u.num)) {
+      if (t.mono.exp !== null || t.mono.key === '') return null;
+      if (circular && t.mono.key === 'pi') {
+        const s = this.trigAtPi('sin', t.coef);
+        const c = this.trigAtPi('cos', t.coef);
+        if (s && c) {
+          piPart = { s, c };
+          continue;
+        }
+      }
+      const L = lcmBig(this.angleDen.get(t.mono.key) ?? 1n, t.coef.d);
+      const scaled = R.mul(t.coef, R.q(L, 1n));
+      if (!R.isInteger(scaled)) return null;
+      const n = Number(scaled.n);
+      if (!Number.isSafeInteger(n)) return null;
+      total += Math.abs(n);
+      parts.push({ theta: { num: new Map([[t.mono.key, { coef: R.q(1n, L), mono: t.mono }]]), den: ONE_POLY }, n });
+    }
+    if (!piPart && parts.length === 1 && parts[0]!.n === 1) return null;
+    if (parts.length > MAX_ANGLE_PARTS || total > MAX_ANGLE_MULTIPLE) return null;
+    const sinK = circular ? 'sin' : 'sinh';
+    const cosK = circular ? 'cos' : 'cosh';
+    let s: RF = this.constant(R.ZERO);
+    let c: RF = this.constant(R.ONE);
+    const addAngle = (sa: RF, ca: RF) => {
+      const ns = this.add(this.mul(s, ca), this.mul(c, sa));
+      const nc = circular ? this.sub(this.mul(c, ca), this.mul(s, sa)) : this.add(this.mul(c, ca), this.mul(s, sa));
+      s = ns;
+      c = nc;
+    };
+    for (const { theta, n } of parts) {
+      const st: RF = { num: this.factorPoly(sinK, theta), den: ONE_POLY };
+      const ct: RF = { num: this.factorPoly(cosK, theta), den: ONE_POLY };
+      const sa = n < 0 ? this.neg(st) : st;
+      for (let i = 0; i < Math.abs(n); i++) addAngle(sa, ct);
+    }
+    if (piPart) addAngle(piPart.s, piPart.c);
+    this.rules.add(circular ? 'angle_addition' : 'hyperbolic_angle_addition');
+    return name === sinK ? s : c;
   }
 
   private hyperbolic(name: 'sinh' | 'cosh', u: RF): RF {
@@ -777,7 +881,7 @@ export class Canonicalizer {
       return name === 'sinh' ? this.neg(inner) : inner;
     }
     if (this.isZero(u)) return this.special(this.constant(name === 'sinh' ? R.ZERO : R.ONE));
-    return { num: this.factorPoly(name, u), den: ONE_POLY };
+    return this.expandAngle(name, u) ?? { num: this.factorPoly(name, u), den: ONE_POLY };
   }
 
   /** k when u = k·pi for a rational k. */

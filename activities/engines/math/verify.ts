@@ -175,6 +175,7 @@ function toleranceGate(run: Run, calculated: NumericValue | null, isEquation: bo
 function verifyExpression(run: Run): MathResponse {
   const side = run.parsed.sides[0] as { text: string; node: AstNode };
   const canon = new Canonicalizer(run.domain);
+  canon.prepareAngles([side.node]);
   const form = canonicalOf(canon, side.node);
   const variables = form ? canon.varsOf(form) : run.report.variables;
   const simplified = form ? canon.render(form) : side.node.toString();
@@ -225,6 +226,7 @@ function verifyExpression(run: Run): MathResponse {
 function verifyEquation(run: Run): MathResponse {
   const [ls, rs] = run.parsed.sides as [{ text: string; node: AstNode }, { text: string; node: AstNode }];
   const canon = new Canonicalizer(run.domain);
+  canon.prepareAngles([ls.node, rs.node]);
   const L = canonicalOf(canon, ls.node);
   const Rt = canonicalOf(canon, rs.node);
   const variables = L && Rt ? [...new Set([...canon.varsOf(L), ...canon.varsOf(Rt)])].sort() : run.report.variables;
