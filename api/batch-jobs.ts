@@ -52,6 +52,8 @@ export class BatchJobs {
     const jobId = newJobId();
     const workflowId = batchWorkflowId(opts.orgId, jobId);
     const createdAt = new Date();
+    // Everything that can fail on the request itself runs before a slot is taken.
+    const digest = requestDigest({ items: opts.items });
     let admission;
     try {
       admission = await this.store.admit(
@@ -89,11 +91,12 @@ export class BatchJobs {
       concurrency: BATCH_CONCURRENCY,
       // Batch items are normal activities unless local is forced: each item is its own event in the UI.
       activity_mode: this.cfg.SVC_ACTIVITY_MODE === 'local' ? 'local' : 'normal',
-      audit: { user_id: opts.principal.userId, key_id: opts.principal.keyId, request_digest: requestDigest({ items: opts.items }) } satisfies AuditContext,
+      audit: { user_id: opts.principal.userId, key_id: opts.principal.keyId, request_digest: digest } satisfies AuditContext,
     };
     const { client, connection } = this.temporal;
     let handle;
     try {
+      // Any failure from here until the workflow runs releases the slot (the workflow would).
       handle = await connection.withDeadline(Date.now() + 3000, () =>
         client.workflow.start('batchWorkflow', {
           taskQueue: this.cfg.SVC_TASK_QUEUE,
@@ -109,8 +112,8 @@ export class BatchJobs {
         }),
       );
     } catch (err) {
-      log.warn('batch workflow start failed', { job_id: jobId, workflow_id: workflowId, error: String((err as Error)?.message ?? err).slice(0, 200) });
       await this.store.abandon(jobId, admission.slot).catch(() => undefined);
+      log.warn('batch workflow start failed', { job_id: jobId, workflow_id: workflowId, error: String((err as Error)?.message ?? err).slice(0, 200) });
       throw new HttpError(503, BACKEND_UNAVAILABLE, { 'X-Workflow-Id': workflowId });
     }
     await this.store.markStarted(jobId).catch(() => undefined);

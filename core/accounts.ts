@@ -1,7 +1,7 @@
 // Organizations, users and API keys in the store. Every query that reads tenant data is
 // scoped by organization id; keys are stored only as HMAC-SHA256 lookup digests.
 import { createHash, randomBytes } from 'node:crypto';
-import type { Collection } from 'mongodb';
+import { MongoServerError, type Collection } from 'mongodb';
 import { Store } from './store.js';
 import { generateApiKey, lookupDigest, maskApiKey, LIVE_PREFIX, inspectApiKey } from './api-keys.js';
 import { DEFAULT_API_KEY_SCOPES, type Role, type Scope } from './scopes.js';
@@ -48,6 +48,28 @@ export interface ApiKeyDoc {
   rotated_from?: string | null;
 }
 
+/**
+ * The single-winner marker of a key rotation: `_id` is the rotated key's id, so the unique `_id`
+ * index lets exactly one rotation of a key proceed, on FerretDB as on MongoDB (no transactions).
+ */
+export interface KeyRotationDoc {
+  _id: string;
+  /** Random per attempt: only the attempt that wrote the marker may remove or complete it. */
+  token: string;
+  successor_id: string | null;
+  created_at: Date;
+  done_at: Date | null;
+}
+
+export type KeyRotationResult =
+  | { ok: true; doc: ApiKeyDoc; key: string }
+  | { ok: false; reason: 'in_progress' | 'gone' };
+
+/** A marker whose rotation never completed (its process died) may be taken over after this long. */
+export const ROTATION_STALE_MS = 60_000;
+
+const isDuplicateKey = (err: unknown) => err instanceof MongoServerError && err.code === 11000;
+
 export const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
 
 /** The digest a pre-7.2 server stored (plain SHA-256): only used to recognise such records and answer "re-issue". */
@@ -76,6 +98,10 @@ export class Accounts {
 
   get keys(): Collection<ApiKeyDoc> {
     return this.store.collection<ApiKeyDoc>('api_keys');
+  }
+
+  get rotations(): Collection<KeyRotationDoc> {
+    return this.store.collection<KeyRotationDoc>('api_key_rotations');
   }
 
   digest(key: string): string {
@@ -155,6 +181,64 @@ export class Accounts {
     };
     await this.keys.insertOne(doc);
     return { doc, key };
+  }
+
+  /**
+   * Rotates `target` (already authorized by the caller): exactly one of any number of concurrent
+   * rotations of one key wins. The winner inserts the marker keyed by the old key's id, mints
+   * the successor with the old key's scopes, name and expiry, then revokes the old key with a
+   * conditional update. Losers get `in_progress`; if the old key was revoked meanwhile (or the
+   * marker cannot be written), the successor is deleted and the answer is `gone`.
+   */
+  async rotateKey(target: ApiKeyDoc): Promise<KeyRotationResult> {
+    const token = randomBytes(16).toString('hex');
+    if (!(await this.claimRotation(target._id, token))) return { ok: false, reason: 'in_progress' };
+    let created: { doc: ApiKeyDoc; key: string };
+    try {
+      created = await this.createKey({
+        orgId: target.org_id,
+        userId: target.user_id,
+        name: target.name,
+        scopes: target.scopes,
+        expiresAt: target.expires_at,
+        rotatedFrom: target._id,
+      });
+    } catch (err) {
+      await this.rotations.deleteOne({ _id: target._id, token }).catch(() => undefined);
+      throw err;
+    }
+    const revoked = await this.keys.updateOne(
+      { _id: target._id, active: true },
+      { $set: { active: false, revoked_at: new Date(), rotated_to: created.doc._id } },
+    );
+    if (revoked.modifiedCount !== 1) {
+      await this.keys.deleteOne({ _id: created.doc._id });
+      await this.rotations.deleteOne({ _id: target._id, token }).catch(() => undefined);
+      return { ok: false, reason: 'gone' };
+    }
+    await this.rotations.updateOne({ _id: target._id, token }, { $set: { successor_id: created.doc._id, done_at: new Date() } }).catch(() => undefined);
+    return { ok: true, ...created };
+  }
+
+  /** Unique insert of the rotation marker; a stale unfinished marker is replaced once. */
+  private async claimRotation(keyId: string, token: string): Promise<boolean> {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        await this.rotations.insertOne({ _id: keyId, token, successor_id: null, created_at: new Date(), done_at: null });
+        return true;
+      } catch (err) {
+        if (!isDuplicateKey(err)) throw err;
+        const existing = await this.rotations.findOne({ _id: keyId });
+        if (!existing) continue; // removed meanwhile: try once more
+        const stale = existing.done_at === null && Date.now() - existing.created_at.getTime() > ROTATION_STALE_MS;
+        if (!stale) return false;
+        // The dead attempt may have minted a successor whose secret never reached anyone: revoke it.
+        await this.keys.updateMany({ rotated_from: keyId, active: true }, { $set: { active: false, revoked_at: new Date() } });
+        // Only the marker just read is removed (by its token); concurrent take-overs race on the insert.
+        await this.rotations.deleteOne({ _id: keyId, token: existing.token });
+      }
+    }
+    return false;
   }
 
   findKeyByRaw(key: string) {

@@ -3,10 +3,12 @@
 // Every input may come straight from a URL, so nothing is passed through unchecked:
 // text is stripped of characters that are not valid XML or that reorder text visually,
 // then length-limited (badge-maker escapes what remains); colors are limited to the
-// named palette or hex; a logo must be a small base64 PNG or SVG data URI (an SVG logo
-// also must not contain scripting constructs), otherwise it is dropped. No links are ever
+// named palette or hex; a logo must be a small base64 PNG/JPEG/GIF/WebP data URI (checked by
+// magic bytes) or an SVG one that parses within the element and attribute allow-lists of
+// core/svg-logo.ts (embedded re-serialized), otherwise it is dropped. No links are ever
 // rendered, so badges contain no <a> elements.
 import { makeBadge } from 'badge-maker';
+import { sanitizeSvgLogo } from './svg-logo.js';
 
 export const MAX_BADGE_TEXT = 64;
 /** Largest accepted logo data URI, in characters. */
@@ -63,21 +65,32 @@ export function sanitizeColor(value: unknown, fallback = FALLBACK_COLOR): string
   return hex ? `#${hex[1]}` : fallback;
 }
 
-const LOGO_URI = /^data:image\/(svg\+xml|png);base64,([A-Za-z0-9+/]+={0,2})$/;
-const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-// An <image> never runs scripts, but a logo could be reused elsewhere; refuse active content.
-const SVG_ACTIVE_CONTENT = /<\s*script|<\s*foreignobject|<!doctype|<!entity|\bon[a-z]+\s*=|javascript:|<\s*(iframe|object|embed)\b/i;
+const LOGO_URI = /^data:image\/(svg\+xml|png|jpeg|gif|webp);base64,([A-Za-z0-9+/]+={0,2})$/;
+/** Raster logos are accepted by their magic bytes (the declared type must match the content). */
+const RASTER_MAGIC: Record<string, (b: Buffer) => boolean> = {
+  png: (b) => b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])),
+  jpeg: (b) => b.length > 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff,
+  gif: (b) => ['GIF87a', 'GIF89a'].includes(b.subarray(0, 6).toString('latin1')),
+  webp: (b) => b.subarray(0, 4).toString('latin1') === 'RIFF' && b.subarray(8, 12).toString('latin1') === 'WEBP',
+};
 
-/** A PNG or SVG base64 data URI within MAX_LOGO_CHARS whose content checks out; otherwise undefined. */
+/**
+ * A PNG/JPEG/GIF/WebP or SVG base64 data URI within MAX_LOGO_CHARS whose content checks out;
+ * otherwise undefined. An SVG logo is parsed and allow-listed (core/svg-logo.ts) and what is
+ * returned is its canonical re-serialization, never the submitted text.
+ */
 export function sanitizeLogo(value: unknown): string | undefined {
   if (typeof value !== 'string' || value.length > MAX_LOGO_CHARS) return undefined;
   const m = LOGO_URI.exec(value);
-  if (!m || m[2].length % 4 !== 0) return undefined;
-  const bytes = Buffer.from(m[2], 'base64');
-  if (m[1] === 'png') return bytes.subarray(0, 8).equals(PNG_MAGIC) ? value : undefined;
-  const svg = bytes.toString('utf8');
-  if (!/<svg[\s>]/i.test(svg) || SVG_ACTIVE_CONTENT.test(svg)) return undefined;
-  return value;
+  if (!m || (m[2] as string).length % 4 !== 0) return undefined;
+  const type = m[1] as string;
+  const bytes = Buffer.from(m[2] as string, 'base64');
+  const raster = RASTER_MAGIC[type];
+  if (raster) return raster(bytes) ? value : undefined;
+  const svg = sanitizeSvgLogo(bytes);
+  if (svg === null) return undefined;
+  const uri = `data:image/svg+xml;base64,${Buffer.from(svg, 'utf8').toString('base64')}`;
+  return uri.length <= MAX_LOGO_CHARS ? uri : undefined;
 }
 
 /** Renders a flat SVG badge from untrusted inputs. */

@@ -76,3 +76,25 @@ export function decideKeyRotation(req: KeyRotationRequest): KeyRotationDecision 
 export function canRotateKey(req: KeyRotationRequest): boolean {
   return decideKeyRotation(req).allowed;
 }
+
+/**
+ * The widest scopes a user of `role` may put on a key (and the default of a key minted without
+ * explicit scopes through `POST /auth/api-keys`): `admin:all` only for owners and admins, since
+ * admin endpoints need both the role and the scope. Unknown roles get nothing (fail closed).
+ */
+export function maxScopesForRole(role: unknown): readonly Scope[] {
+  if (role === 'owner' || role === 'admin') return [...DEFAULT_API_KEY_SCOPES, SCOPE_ADMIN_ALL];
+  if (role === 'member') return DEFAULT_API_KEY_SCOPES;
+  return [];
+}
+
+/**
+ * Whether a holder of `held` may hand out a key carrying `requested`: every requested scope must
+ * be granted by `held` (`admin:all` grants every scope). Unknown strings in `requested` must be
+ * held literally; a non-array on either side is never covered.
+ */
+export function scopesCovered(held: readonly unknown[] | null | undefined, requested: readonly unknown[] | null | undefined): boolean {
+  if (!Array.isArray(held) || !Array.isArray(requested)) return false;
+  if (held.includes(SCOPE_ADMIN_ALL)) return true;
+  return requested.every((s) => typeof s === 'string' && held.includes(s));
+}

@@ -16,7 +16,7 @@
 //     raw (`lone_surrogate`);
 //   - an object with the same key twice, compared after unescaping, so "a" and "\u0061"
 //     collide (`duplicate_key`);
-//   - nesting deeper than `maxDepth` (default 512) (`max_depth`), a resource bound.
+//   - nesting deeper than `maxDepth` (default JSON_MAX_DEPTH = 64) (`max_depth`), a resource bound.
 // Non-integer decimals such as 0.1 are accepted: every binary double rounds them, and
 // RFC 8785 defines their encoding from the double.
 
@@ -40,6 +40,34 @@ export class StrictJsonError extends Error {
     super(`${detail} at position ${position} (${path})`);
     this.name = 'StrictJsonError';
   }
+}
+
+/**
+ * The nesting bound of every JSON body the service accepts (api/middleware/body.ts) and the
+ * default of `parseStrictJson`. Legitimate requests nest a handful of levels; the bound keeps
+ * every recursive walk (digests, canonicalisation, validation) far from the stack limit.
+ */
+export const JSON_MAX_DEPTH = 64;
+
+/**
+ * The offset of the first `{` or `[` that opens nesting level `maxDepth + 1`, or -1 when the
+ * text never nests deeper than `maxDepth`. One linear pass that skips string contents (with
+ * escapes); it does not validate the text, so run it before JSON.parse, which does.
+ */
+export function jsonDepthExceededAt(text: string, maxDepth: number = JSON_MAX_DEPTH): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > maxDepth) return i;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return -1;
 }
 
 export interface StrictJsonOptions {
@@ -266,6 +294,6 @@ class Scanner {
  */
 export function parseStrictJson(text: string, options: StrictJsonOptions = {}): unknown {
   if (typeof text !== 'string') throw new StrictJsonError('syntax', 'input is not a string', 0, '$');
-  new Scanner(text, options.maxDepth ?? 512).run();
+  new Scanner(text, options.maxDepth ?? JSON_MAX_DEPTH).run();
   return JSON.parse(text) as unknown;
 }

@@ -4,7 +4,7 @@
 import type { Context, Middleware } from 'koa';
 import { inspectApiKey, AGENT_PREFIX } from '../../core/api-keys.js';
 import { verifyAccessToken, AccessTokenError } from '../../core/jwt.js';
-import { hasScope, type Role, type Scope } from '../../core/scopes.js';
+import { hasScope, SCOPE_ADMIN_ALL, type Role, type Scope } from '../../core/scopes.js';
 import type { ApiKeyDoc, OrganizationDoc, Plan, UserDoc } from '../../core/accounts.js';
 import { HttpError } from '../errors.js';
 import type { AppDeps } from '../app.js';
@@ -28,6 +28,7 @@ export const LEGACY_KEY =
   'This API key was issued before v7.2 and no longer authenticates; re-issue it (sign in and POST /auth/api-keys, or POST /admin/keys/rotate with a working key of the same organization).';
 export const INACTIVE_KEY = 'API key is revoked, inactive or expired.';
 export const INVALID_TOKEN = 'Invalid or expired access token.';
+export const lacksScope = (scope: Scope) => `API key lacks the required scope '${scope}'.`;
 
 const unauthorized = (detail: string) => new HttpError(401, detail, { 'WWW-Authenticate': 'ApiKey' });
 
@@ -98,18 +99,21 @@ export function requireApiKey(deps: AppDeps, scope: Scope): Middleware {
       }
     }
     const principal = keyPrincipal(r);
-    if (!hasScope(principal.scopes, scope)) throw new HttpError(403, `API key lacks the required scope '${scope}'.`);
+    if (!hasScope(principal.scopes, scope)) throw new HttpError(403, lacksScope(scope));
     ctx.state.principal = principal;
     await next();
   };
 }
 
 /**
- * Admin routes: X-API-Key, then the role of the key's owner. Missing or invalid key: 401;
- * revoked/inactive/expired key, inactive user or organization, user outside the key's
- * organization, or a role not in `roles`: 403.
+ * Admin routes: X-API-Key, then the role of the key's owner, then the key's own scope
+ * (`admin:all` unless `scope` says otherwise; `null` leaves the scope check to the handler, as
+ * key rotation does for a caller's own key). Missing or invalid key: 401; revoked/inactive/
+ * expired key, inactive user or organization, user outside the key's organization, a role not
+ * in `roles`, or a key without the scope: 403. The role alone never suffices: a key narrowed
+ * to `attestation:read` cannot act as an admin even if its owner is one.
  */
-export function requireAdminKey(deps: AppDeps, roles: readonly Role[]): Middleware {
+export function requireAdminKey(deps: AppDeps, roles: readonly Role[], scope: Scope | null = SCOPE_ADMIN_ALL): Middleware {
   return async (ctx, next) => {
     const r = await resolveApiKey(deps, headerValue(ctx, 'X-API-Key'));
     if (!r.ok) {
@@ -121,6 +125,7 @@ export function requireAdminKey(deps: AppDeps, roles: readonly Role[]): Middlewa
     }
     const principal = keyPrincipal(r);
     if (!principal.role || !roles.includes(principal.role)) throw new HttpError(403, INSUFFICIENT_PERMISSIONS);
+    if (scope !== null && !hasScope(principal.scopes, scope)) throw new HttpError(403, lacksScope(scope));
     ctx.state.principal = principal;
     await next();
   };

@@ -3,8 +3,11 @@
 // deadline. Over-cap bodies are rejected as soon as the cap is exceeded, never fully buffered.
 import type { Middleware, Context } from 'koa';
 import { HttpError } from '../errors.js';
+import { JSON_MAX_DEPTH, jsonDepthExceededAt } from '../../core/strict-json.js';
 
 export const BODY_TIMEOUT_DETAIL = 'Request body not received in time.';
+export const jsonTooDeepDetail = (position: number) =>
+  `Malformed JSON body: nesting deeper than ${JSON_MAX_DEPTH} levels at position ${position}.`;
 export const bodyLimitDetail = (limit: number) => `Request body exceeds the ${limit} byte limit for this endpoint.`;
 
 export interface BodyOptions {
@@ -79,6 +82,9 @@ export function jsonBody(opts: BodyOptions): Middleware {
     if (text.trim() === '') {
       (ctx.request as { body?: unknown }).body = undefined;
     } else {
+      // Bounded before parsing: deep nesting would overflow the stack of later recursive walks.
+      const deepAt = jsonDepthExceededAt(text, JSON_MAX_DEPTH);
+      if (deepAt >= 0) throw new HttpError(400, jsonTooDeepDetail(deepAt));
       try {
         (ctx.request as { body?: unknown }).body = JSON.parse(text);
       } catch (err) {

@@ -154,8 +154,18 @@ function rateLimitError(limit: number, resetAt: number, message = 'Rate limit ex
   );
 }
 
+/**
+ * The organization's plan budgets. `verify`: the verification routes (and everything else an
+ * API key calls on the data plane). `account`: the management routes (JWT account and audit
+ * routes, admin routes, metrics and logs), counted separately with the same plan numbers so
+ * that reading the audit trail never uses up verification quota, and the other way round.
+ */
+export type PlanBudget = 'verify' | 'account';
+const BUDGET_PREFIX: Record<PlanBudget, string> = { verify: 'org', account: 'org-account' };
+
 /** Plan limits for the authenticated organization; sets X-RateLimit-* on every response. */
-export function planLimit(counter: WindowCounter): Middleware {
+export function planLimit(counter: WindowCounter, budget: PlanBudget = 'verify'): Middleware {
+  const prefix = BUDGET_PREFIX[budget];
   return async (ctx, next) => {
     const p = principalOf(ctx);
     const limits = PLAN_LIMITS[p.plan] ?? PLAN_LIMITS.free;
@@ -167,7 +177,7 @@ export function planLimit(counter: WindowCounter): Middleware {
     let minute: WindowCount;
     let day: WindowCount;
     try {
-      [minute, day] = await Promise.all([counter.hit(`org:${p.orgId}`, 60), counter.hit(`org:${p.orgId}`, 86_400)]);
+      [minute, day] = await Promise.all([counter.hit(`${prefix}:${p.orgId}`, 60), counter.hit(`${prefix}:${p.orgId}`, 86_400)]);
     } catch (err) {
       if (err instanceof LimiterUnavailableError) throw new HttpError(503, LIMITER_UNAVAILABLE);
       throw err;

@@ -1,17 +1,31 @@
 // POST /admin/keys/rotate: issue a new secret for a live key of the caller's organization.
+//
+// Authorization, in order (docs/security-model.md "Key rotation"):
+//   1. key of another organization, revoked or inactive → 404;
+//   2. the role matrix of `decideKeyRotation`; then another user's key also needs `admin:all`
+//      on the calling key (an admin action), while one's own key needs only the role;
+//   3. the calling key must hold every scope of the rotated key (a key never rotates into
+//      scopes wider than its own);
+//   4. exactly one of concurrent rotations of one key wins (`Accounts.rotateKey`); the others
+//      get 409.
 import type Router from '@koa/router';
 import { z } from 'zod';
-import { decideKeyRotation } from '../../core/scopes.js';
+import { decideKeyRotation, hasScope, scopesCovered, SCOPE_ADMIN_ALL } from '../../core/scopes.js';
 import { HttpError } from '../errors.js';
 import { bodyObject } from '../middleware/body.js';
-import { principalOf, requireAdminKey, INSUFFICIENT_PERMISSIONS } from '../middleware/auth.js';
+import { principalOf, requireAdminKey, INSUFFICIENT_PERMISSIONS, lacksScope } from '../middleware/auth.js';
+import { planLimit } from '../middleware/rate-limit.js';
 import type { AppDeps } from '../app.js';
 
 const rotateSchema = z.object({ key_id: z.string().min(1).max(100) });
 export const KEY_NOT_FOUND = 'API key not found.';
+export const ROTATION_WIDER_SCOPES = 'API key cannot rotate a key whose scopes are wider than its own.';
+export const ROTATION_IN_PROGRESS = 'This API key is already being rotated.';
 
 export function registerAdminKeyRoutes(router: Router, deps: AppDeps): void {
-  router.post('/admin/keys/rotate', requireAdminKey(deps, ['owner', 'admin', 'member']), async (ctx) => {
+  // Scope checked in the handler: rotating one's own key is self-service for every role.
+  const auth = requireAdminKey(deps, ['owner', 'admin', 'member'], null);
+  router.post('/admin/keys/rotate', auth, planLimit(deps.counter, 'account'), async (ctx) => {
     const p = principalOf(ctx);
     const { key_id } = rotateSchema.parse(bodyObject(ctx));
     // Another organization's key, a revoked or an inactive key: absent (404).
@@ -25,24 +39,14 @@ export function registerAdminKeyRoutes(router: Router, deps: AppDeps): void {
       keyOwnerRole: owner?.role,
     });
     if (!decision.allowed) throw new HttpError(403, INSUFFICIENT_PERMISSIONS);
-    // No multi-document transactions: mint the new key, then revoke the old one with a
-    // conditional single-document update; if another rotation won the race, undo ours.
-    const { doc, key } = await deps.accounts.createKey({
-      orgId: target.org_id,
-      userId: target.user_id,
-      name: target.name,
-      scopes: target.scopes,
-      expiresAt: target.expires_at,
-      rotatedFrom: target._id,
-    });
-    const revoked = await deps.accounts.keys.updateOne(
-      { _id: target._id, active: true },
-      { $set: { active: false, revoked_at: new Date(), rotated_to: doc._id } },
-    );
-    if (revoked.modifiedCount !== 1) {
-      await deps.accounts.keys.deleteOne({ _id: doc._id });
+    if (target.user_id !== p.userId && !hasScope(p.scopes, SCOPE_ADMIN_ALL)) throw new HttpError(403, lacksScope(SCOPE_ADMIN_ALL));
+    if (!scopesCovered(p.scopes, target.scopes)) throw new HttpError(403, ROTATION_WIDER_SCOPES);
+    const rotated = await deps.accounts.rotateKey(target);
+    if (!rotated.ok) {
+      if (rotated.reason === 'in_progress') throw new HttpError(409, ROTATION_IN_PROGRESS);
       throw new HttpError(404, KEY_NOT_FOUND);
     }
+    const { doc, key } = rotated;
     ctx.body = {
       key_id: doc._id,
       old_key_id: target._id,

@@ -5,6 +5,7 @@ import { AuditLog, auditLogView, type AuditStatusFilter } from '../../core/audit
 import { auditCsv } from '../../core/audit-csv.js';
 import { HttpError } from '../errors.js';
 import { principalOf, requireJwt } from '../middleware/auth.js';
+import { planLimit } from '../middleware/rate-limit.js';
 import type { AppDeps } from '../app.js';
 
 export const AUDIT_LOG_NOT_FOUND = 'Audit log not found.';
@@ -43,9 +44,10 @@ export function csvAttachment(ctx: Context, filename: string): void {
 
 export function registerAuditRoutes(router: Router, deps: AppDeps): void {
   const auditLog = new AuditLog(deps.store);
-  const jwt = requireJwt(deps);
+  // JWT, then the organization's plan budget for management routes (X-RateLimit-* headers).
+  const jwt = [requireJwt(deps), planLimit(deps.counter, 'account')];
 
-  router.get('/audit/logs', jwt, async (ctx) => {
+  router.get('/audit/logs', ...jwt, async (ctx) => {
     const p = principalOf(ctx);
     const limit = limitParam(ctx, AUDIT_LIMIT_DEFAULT, AUDIT_LIMIT_MAX);
     const status = statusParam(ctx);
@@ -53,13 +55,13 @@ export function registerAuditRoutes(router: Router, deps: AppDeps): void {
     ctx.body = { logs, count: logs.length, limit, status: status ?? null };
   });
 
-  router.get('/audit/logs/:log_id', jwt, async (ctx) => {
+  router.get('/audit/logs/:log_id', ...jwt, async (ctx) => {
     const doc = await auditLog.find(principalOf(ctx).orgId, ctx.params.log_id as string);
     if (!doc) throw new HttpError(404, AUDIT_LOG_NOT_FOUND);
     ctx.body = auditLogView(doc);
   });
 
-  router.get('/audit/export', jwt, async (ctx) => {
+  router.get('/audit/export', ...jwt, async (ctx) => {
     const p = principalOf(ctx);
     // The newest 1,000 entries, written in chain order (oldest first).
     const docs = await auditLog.lastInOrder(p.orgId, AUDIT_EXPORT_MAX);

@@ -4,11 +4,12 @@ import { z } from 'zod';
 import { MongoServerError } from 'mongodb';
 import { hashPassword, verifySignInPassword, checkPasswordPolicy } from '../../core/passwords.js';
 import { issueAccessToken } from '../../core/jwt.js';
-import { SCOPES, type Scope } from '../../core/scopes.js';
+import { SCOPES, maxScopesForRole, scopesCovered, type Scope } from '../../core/scopes.js';
 import type { ApiKeyDoc, UserDoc } from '../../core/accounts.js';
 import { HttpError } from '../errors.js';
 import { bodyObject } from '../middleware/body.js';
-import { principalOf, requireJwt } from '../middleware/auth.js';
+import { principalOf, requireJwt, INSUFFICIENT_PERMISSIONS } from '../middleware/auth.js';
+import { planLimit } from '../middleware/rate-limit.js';
 import type { AppDeps } from '../app.js';
 
 const email = z.string().trim().max(254).email('must be a valid e-mail address');
@@ -39,6 +40,7 @@ export const keyView = (k: ApiKeyDoc) => ({
 
 export function registerAuthRoutes(router: Router, deps: AppDeps): void {
   const ipLimit = deps.ipLimiter.middleware();
+  const account = planLimit(deps.counter, 'account');
   const jwtSecret = () => {
     if (!deps.cfg.SVC_JWT_SECRET_KEY) throw new HttpError(503, 'server secrets not configured');
     return deps.cfg.SVC_JWT_SECRET_KEY;
@@ -77,31 +79,32 @@ export function registerAuthRoutes(router: Router, deps: AppDeps): void {
     ctx.body = await session(user);
   });
 
-  router.get('/auth/me', requireJwt(deps), async (ctx) => {
+  router.get('/auth/me', requireJwt(deps), account, async (ctx) => {
     const p = principalOf(ctx);
     const [user, org] = await Promise.all([deps.accounts.findUser(p.userId as string), deps.accounts.findOrg(p.orgId)]);
     if (!user || !org) throw new HttpError(401, 'Invalid or expired access token.');
     ctx.body = { ...userView(user), organization: { id: org._id, name: org.name, plan: org.plan } };
   });
 
-  router.post('/auth/api-keys', requireJwt(deps), async (ctx) => {
+  router.post('/auth/api-keys', requireJwt(deps), account, async (ctx) => {
     const p = principalOf(ctx);
     const input = createKeySchema.parse(bodyObject(ctx));
-    const scopes = (input.scopes ?? undefined) as Scope[] | undefined;
-    if (scopes?.includes('admin:all') && p.role === 'member') {
-      throw new HttpError(403, 'Insufficient permissions for this operation');
-    }
+    // A key never carries more than its user's role allows (admin:all: owners and admins only);
+    // without explicit scopes it gets exactly that maximum.
+    const allowed = maxScopesForRole(p.role);
+    const scopes = (input.scopes ? [...new Set(input.scopes)] : [...allowed]) as Scope[];
+    if (!scopesCovered(allowed, scopes)) throw new HttpError(403, INSUFFICIENT_PERMISSIONS);
     const expiresAt = input.expires_in_days ? new Date(Date.now() + input.expires_in_days * 86_400_000) : null;
     const { doc, key } = await deps.accounts.createKey({ orgId: p.orgId, userId: p.userId as string, name: input.name, scopes, expiresAt });
     ctx.body = { id: doc._id, name: doc.name, key, created_at: doc.created_at.toISOString(), scopes: doc.scopes, expires_at: doc.expires_at?.toISOString() ?? null, preview: doc.preview };
   });
 
-  router.get('/auth/api-keys', requireJwt(deps), async (ctx) => {
+  router.get('/auth/api-keys', requireJwt(deps), account, async (ctx) => {
     const p = principalOf(ctx);
     ctx.body = (await deps.accounts.listActiveKeys(p.orgId)).map(keyView);
   });
 
-  router.delete('/auth/api-keys/:key_id', requireJwt(deps), async (ctx) => {
+  router.delete('/auth/api-keys/:key_id', requireJwt(deps), account, async (ctx) => {
     const p = principalOf(ctx);
     const revoked = await deps.accounts.revokeKey(p.orgId, ctx.params.key_id as string);
     if (!revoked) throw new HttpError(404, 'API key not found.');

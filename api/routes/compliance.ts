@@ -9,7 +9,7 @@ import type { Role } from '../../core/scopes.js';
 import { attestationRecords } from '../../activities/attestations.js';
 import { HttpError } from '../errors.js';
 import { principalOf, requireAdminKey } from '../middleware/auth.js';
-import { PLAN_LIMITS } from '../middleware/rate-limit.js';
+import { PLAN_LIMITS, planLimit } from '../middleware/rate-limit.js';
 import type { AppDeps } from '../app.js';
 import { AUDIT_LOG_NOT_FOUND, csvAttachment } from './audit.js';
 import { attestationKeyRing } from './attestations.js';
@@ -32,7 +32,8 @@ async function* views(docs: AsyncIterable<AuditLogDoc>): AsyncIterable<AuditLogV
 
 export function registerComplianceRoutes(router: Router, deps: AppDeps): void {
   const auditLog = new AuditLog(deps.store);
-  const admin = requireAdminKey(deps, COMPLIANCE_ROLES);
+  // Role and the key's admin:all scope, then the plan budget for management routes.
+  const admin = [requireAdminKey(deps, COMPLIANCE_ROLES), planLimit(deps.counter, 'account')];
 
   const reportDeps = async (orgId: string): Promise<ReportDeps> => {
     const ring = await attestationKeyRing(deps.cfg);
@@ -49,14 +50,14 @@ export function registerComplianceRoutes(router: Router, deps: AppDeps): void {
     };
   };
 
-  router.get('/admin/compliance/export/csv', admin, async (ctx) => {
+  router.get('/admin/compliance/export/csv', ...admin, async (ctx) => {
     const orgId = ownOrg(ctx, ctx.query.org_id);
     // The whole trail in chain order, streamed (no row cap: this is the auditor's copy).
     csvAttachment(ctx, `audit-trail-${orgId}.csv`);
     ctx.body = auditCsvStream(views(auditLog.logs.find({ organization_id: orgId }).sort({ seq: 1 })));
   });
 
-  router.get('/admin/compliance/verify/:log_id', admin, async (ctx) => {
+  router.get('/admin/compliance/verify/:log_id', ...admin, async (ctx) => {
     const orgId = principalOf(ctx).orgId;
     const doc = await auditLog.find(orgId, ctx.params.log_id as string);
     if (!doc) throw new HttpError(404, AUDIT_LOG_NOT_FOUND);
@@ -64,14 +65,14 @@ export function registerComplianceRoutes(router: Router, deps: AppDeps): void {
     ctx.body = { log_id: doc._id, seq: doc.seq, ...v };
   });
 
-  router.get('/admin/compliance/report/soc2/:org_id', admin, async (ctx) => {
+  router.get('/admin/compliance/report/soc2/:org_id', ...admin, async (ctx) => {
     const orgId = ownOrg(ctx, ctx.params.org_id);
     const org = await deps.accounts.findOrg(orgId);
     if (!org) throw new HttpError(403, CROSS_ORG);
     ctx.body = await soc2Report(await reportDeps(orgId), org);
   });
 
-  router.get('/admin/security/threats/:org_id', admin, async (ctx) => {
+  router.get('/admin/security/threats/:org_id', ...admin, async (ctx) => {
     const orgId = ownOrg(ctx, ctx.params.org_id);
     ctx.body = await threatSummary(await reportDeps(orgId), orgId);
   });

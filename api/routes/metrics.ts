@@ -10,6 +10,7 @@ import { attestationRecords } from '../../activities/attestations.js';
 import { HttpError } from '../errors.js';
 import { INSUFFICIENT_PERMISSIONS, principalOf, requireKeyOrJwt } from '../middleware/auth.js';
 import { processMetrics, registry } from '../metrics.js';
+import { planLimit } from '../middleware/rate-limit.js';
 import type { AppDeps } from '../app.js';
 import { AUDIT_LIMIT_DEFAULT, AUDIT_LIMIT_MAX, limitParam, statusParam } from './audit.js';
 import { CROSS_ORG } from './compliance.js';
@@ -32,10 +33,11 @@ const CURSOR = /^[1-9][0-9]{0,15}$/;
 
 export function registerMetricsRoutes(router: Router, deps: AppDeps): void {
   const auditLog = new AuditLog(deps.store);
-  const auth = requireKeyOrJwt(deps, 'verify:read');
+  // Either credential, then the organization's plan budget for management routes.
+  const auth = [requireKeyOrJwt(deps, 'verify:read'), planLimit(deps.counter, 'account')];
   const operator = requireOperator(deps);
 
-  router.get('/metrics', auth, operator, async (ctx) => {
+  router.get('/metrics', ...auth, operator, async (ctx) => {
     const [proc, tenants] = await Promise.all([processMetrics(), tenantBreakdown(auditLog)]);
     const totals = tenants.reduce(
       (t, o) => ({ verifications: t.verifications + o.total, verified: t.verified + o.verified, blocked: t.blocked + o.blocked }),
@@ -46,13 +48,13 @@ export function registerMetricsRoutes(router: Router, deps: AppDeps): void {
   });
 
   // Registered before /metrics/:org_id so that "prometheus" is never read as an organization id.
-  router.get('/metrics/prometheus', auth, operator, async (ctx) => {
+  router.get('/metrics/prometheus', ...auth, operator, async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
     ctx.type = registry.contentType;
     ctx.body = await registry.metrics();
   });
 
-  router.get('/metrics/:org_id', auth, async (ctx) => {
+  router.get('/metrics/:org_id', ...auth, async (ctx) => {
     const p = principalOf(ctx);
     if (ctx.params.org_id !== p.orgId) throw new HttpError(403, CROSS_ORG);
     const since = new Date(Date.now() - 24 * 3600_000).toISOString();
@@ -76,7 +78,7 @@ export function registerMetricsRoutes(router: Router, deps: AppDeps): void {
   });
 
   // The tenant's verification log (its audit entries), most recent first; `cursor` pages backwards.
-  router.get('/logs', auth, async (ctx) => {
+  router.get('/logs', ...auth, async (ctx) => {
     const p = principalOf(ctx);
     const limit = limitParam(ctx, AUDIT_LIMIT_DEFAULT, AUDIT_LIMIT_MAX);
     const status = statusParam(ctx);
