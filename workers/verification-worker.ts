@@ -8,6 +8,7 @@ import { logger } from '../core/logger.js';
 import { createActivities } from '../activities/index.js';
 import { getLogicPool, shutdownLogicPool } from '../activities/engines/logic/index.js';
 import { reapSandboxContainers } from '../activities/sandbox/runner.js';
+import { getEnginePool, shutdownEnginePool } from '../activities/isolation/engine-pool.js';
 
 const log = logger('worker');
 
@@ -21,6 +22,10 @@ async function main(): Promise<void> {
   getLogicPool()
     .warmUp()
     .catch((err: Error) => log.warn('Z3 pool warm-up failed; solves will start workers on demand', { error: err.message }));
+  // Engine threads load the engines at start (docs/isolation.md): warm them in the background.
+  getEnginePool()
+    .warmUp()
+    .catch((err: Error) => log.warn('engine pool warm-up failed; runs will wait for their threads', { error: err.message }));
   // Sandbox containers left by a crashed worker: removed in the background (Docker may be absent:
   // the sandboxed engines then fail closed, the others are unaffected).
   reapSandboxContainers()
@@ -39,6 +44,7 @@ async function main(): Promise<void> {
       auditSecret: cfg.SVC_AUDIT_SECRET_KEY,
       z3TimeoutMs: cfg.SVC_Z3_TIMEOUT * 1000,
       codeTimeoutMs: Math.max(500, cfg.SVC_CODE_VERIFY_TIMEOUT * 1000 - 500),
+      mathTimeoutMs: cfg.SVC_MATH_TIMEOUT * 1000,
     }),
     shutdownGraceTime: '5 s',
   });
@@ -46,6 +52,7 @@ async function main(): Promise<void> {
   process.stdout.write(`${JSON.stringify({ t: new Date().toISOString(), component: 'worker', msg: 'worker ready', task_queue: cfg.SVC_TASK_QUEUE, ready: 'SVC_WORKER_READY' })}\n`);
   await worker.run();
   await shutdownLogicPool();
+  await shutdownEnginePool();
   await connection.close();
   await store.close();
 }
