@@ -81,3 +81,55 @@ describe('same results as the former regular expressions', () => {
     );
   });
 });
+
+// The other engines' former quadratic or worse expressions, compared with their rewrites.
+import { SQL_TEXT } from '../../activities/engines/code/predicates.js';
+import { likeMatches } from '../../activities/engines/sql/tautology.js';
+import { splitAliasColumns } from '../../activities/engines/sql/parser.js';
+import { nameWords } from '../../activities/engines/sql/sensitive.js';
+
+const FORMER_SQL_TEXT = /\b(?:select\s[\s\S]*\bfrom|insert\s+into|update\s+\S+\s+set|delete\s+from|drop\s+(?:table|database)|create\s+table|alter\s+table|truncate\s|replace\s+into|union\s+select|where\s)/i;
+const formerLike = (l: string, r: string) => new RegExp(`^${r.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/%/g, '.*').replace(/_/g, '.')}$`, 'si').test(l);
+const FORMER_ALIAS = /^\s*([^()]+?)\s*\((.*)\)\s*$/s;
+const formerNameWords = (name: string) =>
+  name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+|(?<=[a-z])(?=\d{2,})/)
+    .filter((w) => w.length > 0);
+
+describe('code and SQL engines: rewritten expressions', () => {
+  const text = (pieces: string[]) => fc.array(fc.constantFrom(...pieces), { maxLength: 14 }).map((xs) => xs.join(''));
+  it('SQL text detection', () => {
+    const t = text(['select', 'SELECT', ' ', '\n', 'from', 'xfrom', 'From', '*', 'x', 'where ', 'insert into', 'update t set', '_']);
+    fc.assert(fc.property(t, (s) => SQL_TEXT.test(s) === FORMER_SQL_TEXT.test(s)), { numRuns: 2000 });
+    expect(SQL_TEXT.test(`${'select '.repeat(200_000)}x`)).toBe(false);
+  });
+  it('LIKE', () => {
+    const v = text(['a', 'A', 'b', '%', '_', 'ß', 'ſ', 'K', '\n', '.']);
+    fc.assert(fc.property(v, v, (l, r) => likeMatches(l, r) === formerLike(l, r)), { numRuns: 3000 });
+    expect(likeMatches('a'.repeat(5000), `${'%a'.repeat(2000)}%b`)).toBe(false);
+  });
+  it('alias column lists', () => {
+    const a = text(['g', ' ', '(', ')', 'n', ',', '\t', '"']);
+    fc.assert(
+      fc.property(a, (s) => {
+        const m = FORMER_ALIAS.exec(s);
+        expect(splitAliasColumns(s)).toEqual(m ? [m[0], m[1], m[2]] : null);
+      }),
+      { numRuns: 3000 },
+    );
+    expect(splitAliasColumns(`a${' '.repeat(200_000)}`)).toBe(null);
+  });
+  it('column name words', () => {
+    const n = text(['A', 'B', 'a', 'b', '1', '22', '_', 'Id', 'HTML']);
+    fc.assert(
+      fc.property(n, (s) => {
+        expect(nameWords(s)).toEqual(formerNameWords(s));
+      }),
+      { numRuns: 2000 },
+    );
+    expect(nameWords('A'.repeat(200_000))).toEqual(['a'.repeat(200_000)]);
+  });
+});
