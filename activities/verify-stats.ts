@@ -12,7 +12,7 @@ import type { StatsQueryParse } from './engines/stats/query.js';
 import { engineBudgetMs, runIsolated } from './isolation/run.js';
 
 /** The query parser's budget (the query is at most 1,000 characters: milliseconds in practice). */
-const STATS_PARSE_BUDGET_MS = 2_000;
+const STATS_PARSE_BUDGET_MS = 5_000;
 
 export interface StatsActivityInput {
   query: string;

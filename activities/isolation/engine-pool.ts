@@ -6,8 +6,8 @@
 //     `size` threads per organization; waiters are served round-robin across organizations.
 //   - Each run has one deadline, queueing included. At the deadline a queued run gives up and a
 //     running one is aborted: piscina terminates its thread and starts a replacement.
-//   - Threads are started at construction and stay up (min = max threads), so a call costs a
-//     message round trip, not a thread start.
+//   - Threads are started at construction and stay up (min = max threads, one of them a spare),
+//     so a call costs a message round trip, not a thread start.
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { Piscina } from 'piscina';
@@ -55,10 +55,13 @@ export class EnginePool {
     this.size = options.size ?? envInt('SVC_ENGINE_POOL_SIZE') ?? defaultEnginePoolSize();
     const perOrgCap = options.perOrgCap ?? envInt('SVC_ENGINE_ORG_CONCURRENCY') ?? defaultPerOrgCap(this.size);
     this.slots = new FairSlots({ capacity: this.size, perOrgCap });
+    // One spare thread beyond the admitted runs: a thread terminated at a deadline is replaced
+    // while the spare serves, so a kill (and the seconds its replacement takes to load the
+    // engines) never reduces the capacity the other organizations see.
     this.piscina = new Piscina({
       filename: WORKER_URL.href,
-      minThreads: this.size,
-      maxThreads: this.size,
+      minThreads: this.size + 1,
+      maxThreads: this.size + 1,
       idleTimeout: 60_000,
       // Admission above never lets more than `size` tasks in; a queue here only holds the task
       // of a thread being replaced.
@@ -69,7 +72,7 @@ export class EnginePool {
 
   /** Waits until every thread has loaded the engines (optional: runs otherwise wait inside their deadline). */
   async warmUp(): Promise<void> {
-    await Promise.all(Array.from({ length: this.size }, () => this.piscina.run({ engine: 'stats_query', query: 'count' } satisfies EngineTask)));
+    await Promise.all(Array.from({ length: this.size + 1 }, () => this.piscina.run({ engine: 'stats_query', query: 'count' } satisfies EngineTask)));
   }
 
   /** Runs one task for `orgId` under `timeoutMs` (queueing included). Never rejects. */
