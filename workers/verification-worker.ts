@@ -22,10 +22,6 @@ async function main(): Promise<void> {
   getLogicPool()
     .warmUp()
     .catch((err: Error) => log.warn('Z3 pool warm-up failed; solves will start workers on demand', { error: err.message }));
-  // Engine threads load the engines at start (docs/isolation.md): warm them in the background.
-  getEnginePool()
-    .warmUp()
-    .catch((err: Error) => log.warn('engine pool warm-up failed; runs will wait for their threads', { error: err.message }));
   // Sandbox containers left by a crashed worker: removed in the background (Docker may be absent:
   // the sandboxed engines then fail closed, the others are unaffected).
   reapSandboxContainers()
@@ -48,6 +44,11 @@ async function main(): Promise<void> {
     }),
     shutdownGraceTime: '5 s',
   });
+  // Engine threads load the engines (docs/isolation.md): started once the workflow bundle is
+  // built, so the two do not compete for the CPU; a run that arrives first waits for its thread.
+  getEnginePool()
+    .warmUp()
+    .catch((err: Error) => log.warn('engine pool warm-up failed; runs will wait for their threads', { error: err.message }));
   // The supervisor waits for this marker; it is printed whatever the log level.
   process.stdout.write(`${JSON.stringify({ t: new Date().toISOString(), component: 'worker', msg: 'worker ready', task_queue: cfg.SVC_TASK_QUEUE, ready: 'SVC_WORKER_READY' })}\n`);
   await worker.run();
