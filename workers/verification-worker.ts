@@ -45,10 +45,12 @@ async function main(): Promise<void> {
     shutdownGraceTime: '5 s',
   });
   // Engine threads load the engines (docs/isolation.md): started once the workflow bundle is
-  // built, so the two do not compete for the CPU; a run that arrives first waits for its thread.
-  getEnginePool()
+  // built, so the two do not compete for the CPU, and awaited (at most a minute) so the first
+  // requests do not spend their deadline waiting for a thread.
+  const enginesWarm = getEnginePool()
     .warmUp()
     .catch((err: Error) => log.warn('engine pool warm-up failed; runs will wait for their threads', { error: err.message }));
+  await Promise.race([enginesWarm, new Promise((r) => setTimeout(r, 60_000).unref())]);
   // The supervisor waits for this marker; it is printed whatever the log level.
   process.stdout.write(`${JSON.stringify({ t: new Date().toISOString(), component: 'worker', msg: 'worker ready', task_queue: cfg.SVC_TASK_QUEUE, ready: 'SVC_WORKER_READY' })}\n`);
   await worker.run();
