@@ -70,9 +70,17 @@ export class EnginePool {
     });
   }
 
-  /** Waits until every thread has loaded the engines (optional: runs otherwise wait inside their deadline). */
+  /**
+   * Waits until every thread has loaded the engines (optional: runs otherwise wait inside their
+   * deadline). Piscina gives tasks to loaded threads only, so rounds of concurrent warm-up tasks
+   * are sent until each thread has answered one.
+   */
   async warmUp(): Promise<void> {
-    await Promise.all(Array.from({ length: this.size + 1 }, () => this.piscina.run({ engine: 'stats_query', query: 'count' } satisfies EngineTask)));
+    const seen = new Set<number>();
+    while (!this.closed && seen.size < this.size + 1) {
+      const ids = await Promise.all(Array.from({ length: this.size + 1 }, () => this.piscina.run({ engine: 'warm' } satisfies EngineTask) as Promise<number>));
+      for (const id of ids) seen.add(id);
+    }
   }
 
   /** Runs one task for `orgId` under `timeoutMs` (queueing included). Never rejects. */

@@ -8,6 +8,7 @@ import { validateRagRequest, verifyRag } from '../engines/rag.js';
 import { scanCode } from '../engines/code/index.js';
 import { validateSqlRequest, verifySql } from '../engines/sql/index.js';
 import { parseStatsQuery } from '../engines/stats/query.js';
+import { threadId } from 'node:worker_threads';
 
 export type EngineTask =
   | { engine: 'math'; input: MathRequest }
@@ -17,6 +18,8 @@ export type EngineTask =
   | { engine: 'sql'; input: Record<string, unknown> }
   | { engine: 'code'; code: string; language: string; timeoutMs: number }
   | { engine: 'stats_query'; query: string }
+  /** Warm-up: holds its thread 50 ms (so concurrent warm-ups spread over threads) and names it. */
+  | { engine: 'warm' }
   /** Tests only: spins until terminated (proves the hard kill). */
   | { engine: 'spin' };
 
@@ -47,6 +50,9 @@ export async function runEngineTask(task: EngineTask): Promise<unknown> {
       return scanCode(task.code, task.language, { timeoutMs: task.timeoutMs });
     case 'stats_query':
       return parseStatsQuery(task.query);
+    case 'warm':
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
+      return threadId;
     case 'spin':
       for (;;) {
         // busy loop: only a terminated thread ends it
