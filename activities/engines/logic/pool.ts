@@ -259,7 +259,8 @@ export class LogicPool {
   }
 
   /**
-   * The next job to dispatch: among organizations below their cap, the one with the fewest
+   * The next job to dispatch: among organizations below their cap (jobs without an
+   * organization have none), the one with the fewest
    * busy workers, and within it the oldest job. So one organization's backlog never holds
    * another's first query behind it.
    */
@@ -270,7 +271,8 @@ export class LogicPool {
     let bestBusy = Infinity;
     for (const job of this.queue) {
       const n = busy.get(job.org) ?? 0;
-      if (n >= this.perOrgCap) continue;
+      // Solves without an organization (internal callers, a private pool) are not capped.
+      if (job.org !== null && n >= this.perOrgCap) continue;
       if (n < bestBusy) {
         best = job;
         bestBusy = n;
