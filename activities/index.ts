@@ -16,6 +16,8 @@ export type ActivityDeps = ProofContext & {
   z3TimeoutMs: number;
   /** Cooperative scan deadline, a little under SVC_CODE_VERIFY_TIMEOUT (the activity timeout is the hard one). */
   codeTimeoutMs: number;
+  /** SVC_MATH_TIMEOUT in milliseconds: the math engine's deadline in the engine pool (default 5 s). */
+  mathTimeoutMs?: number;
 };
 
 export function createActivities(deps: ActivityDeps) {

@@ -5,7 +5,9 @@
 import { performance } from 'node:perf_hooks';
 import { ApplicationFailure } from '@temporalio/common';
 import { Context } from '@temporalio/activity';
-import { mathBatchOutcome } from './engines/math.js';
+import type { EngineOutcome } from '../core/diagnostic.js';
+import { engineBudgetMs, runIsolated } from './isolation/run.js';
+import { MATH_TIMEOUT_DETAIL } from './verify-math.js';
 import { finalizeOutcome, type ProofContext } from './proofs.js';
 import type { DiagnosticActivityResult } from './verify-diagnostic.js';
 import type { LogicActivityResult, LogicRequest } from './verify-logic.js';
@@ -84,7 +86,7 @@ export interface CompleteBatchJobResult {
   completed_at: string;
 }
 
-export function makeBatchActivities(ctx: ProofContext, engines: BatchEngineActivities) {
+export function makeBatchActivities(ctx: ProofContext & { mathTimeoutMs?: number }, engines: BatchEngineActivities) {
   const jobs = new BatchJobStore(ctx.store);
   const single = <T>(req: BatchItemActivityInput, input: T): VerifyActivityInput<T> => ({ input, org_id: req.org_id, workflow_id: req.workflow_id });
 
@@ -96,7 +98,10 @@ export function makeBatchActivities(ctx: ProofContext, engines: BatchEngineActiv
      */
     async verifyMathBatchItemActivity(req: BatchItemActivityInput): Promise<BatchItemActivityResult> {
       return runBatchItem(req, async () => {
-        const outcome = mathBatchOutcome(req.query, req.params);
+        const outcome = await runIsolated<EngineOutcome>(
+          { engine: 'math_batch', expression: req.query, params: req.params },
+          { orgId: req.org_id, timeoutMs: engineBudgetMs(ctx.mathTimeoutMs ?? 5_000), timeoutDetail: MATH_TIMEOUT_DETAIL },
+        );
         const evaluated = outcome.kind === 'proven' && typeof outcome.proof.expression === 'string' ? outcome.proof.expression : req.query;
         const f = await finalizeOutcome(ctx, outcome, { engine: 'math', orgId: req.org_id, evaluatedExpression: evaluated });
         const result: DiagnosticActivityResult = f.attestation

@@ -40,7 +40,7 @@ export function makeVerifyConsensusActivity(deps: ProofContext & { z3TimeoutMs: 
   return async function verifyConsensusActivity(req: VerifyActivityInput<ConsensusRequest>): Promise<ConsensusActivityResult> {
     const started = performance.now();
     const { query, verification_mode: mode, min_confidence: minConfidence } = req.input;
-    const c = await runConsensus(query, mode, { z3TimeoutMs: deps.z3TimeoutMs });
+    const c = await runConsensus(query, mode, { z3TimeoutMs: deps.z3TimeoutMs, orgId: req.org_id });
 
     const chain: Array<ChainEntry & { proof_ref?: string }> = [];
     for (let i = 0; i < c.chain.length; i++) {

@@ -1,10 +1,14 @@
 // Activities of the engines that answer with the contract's DiagnosticResult (+ admission):
 // /verify/code and /verify/sql. Each runs its pure engine, then finalizeOutcome retains the
 // proof and signs the attestation; only that path can yield VERIFIED.
-import { scanCode } from './engines/code/index.js';
-import { verifySql, validateSqlRequest } from './engines/sql/index.js';
+import { CONSTRAINT } from './engines/code/index.js';
+import { blockedOutcome } from './engines/code/verdict.js';
 import { finalizeOutcome, type ProofContext } from './proofs.js';
-import { blockedDiagnostic } from '../core/diagnostic.js';
+import { blockedDiagnostic, type EngineOutcome } from '../core/diagnostic.js';
+import { ApplicationFailure } from '@temporalio/common';
+import { DETERMINISTIC_ENGINE_FAILURE } from '../core/engine-failures.js';
+import { getEnginePool } from './isolation/engine-pool.js';
+import { engineBudgetMs, runIsolated } from './isolation/run.js';
 import type { VerifyActivityInput } from './types.js';
 import type { DiagnosticResult } from '../core/diagnostic.js';
 
@@ -18,18 +22,33 @@ function withAttestation(f: Awaited<ReturnType<typeof finalizeOutcome>>): Diagno
 
 export function makeVerifyCodeActivity(ctx: ProofContext, timeoutMs: number) {
   return async function verifyCodeActivity(req: VerifyActivityInput<{ code: string; language?: string }>): Promise<DiagnosticActivityResult> {
-    const outcome = await scanCode(req.input.code, req.input.language ?? 'python', { timeoutMs });
+    // The scan runs in the engine pool: its cooperative deadline ends a little before the hard
+    // one, and either way a late scan is the BLOCKED time-out verdict (never retried).
+    const budget = engineBudgetMs(timeoutMs);
+    const run = await getEnginePool().run<EngineOutcome>(
+      { engine: 'code', code: req.input.code, language: req.input.language ?? 'python', timeoutMs: Math.max(1, budget - CODE_COOPERATIVE_MARGIN_MS) },
+      { orgId: req.org_id, timeoutMs: budget },
+    );
+    if (run.kind === 'failed') throw ApplicationFailure.create({ message: `Engine failed on this input: ${run.detail}`, type: DETERMINISTIC_ENGINE_FAILURE, nonRetryable: true });
+    const outcome = run.kind === 'ok' ? run.value : blockedOutcome(CONSTRAINT.timeout, 'Code verification timed out.');
     const f = await finalizeOutcome(ctx, outcome, { engine: 'code', orgId: req.org_id, evaluatedExpression: req.input.code, withAdmission: true });
     return withAttestation(f);
   };
 }
 
+/** Time between the scan's cooperative deadline and the thread's hard one. */
+const CODE_COOPERATIVE_MARGIN_MS = 250;
+/** The /verify/sql route's budget. */
+const SQL_BUDGET_MS = 10_000;
+
 export function makeVerifySqlActivity(ctx: ProofContext) {
   return async function verifySqlActivity(req: VerifyActivityInput<Record<string, unknown>>): Promise<DiagnosticActivityResult> {
-    const parsed = validateSqlRequest(req.input);
-    if (!parsed.ok) return blockedDiagnostic(parsed.detail, 'sql_verifier.parse_error', {}, true);
-    const outcome = verifySql(parsed.value);
-    const f = await finalizeOutcome(ctx, outcome, { engine: 'sql', orgId: req.org_id, evaluatedExpression: parsed.value.query, withAdmission: true });
+    const r = await runIsolated<{ invalid: string } | { outcome: EngineOutcome; query: string }>(
+      { engine: 'sql', input: req.input },
+      { orgId: req.org_id, timeoutMs: engineBudgetMs(SQL_BUDGET_MS), timeoutDetail: 'SQL verification timed out.' },
+    );
+    if ('invalid' in r) return blockedDiagnostic(r.invalid, 'sql_verifier.parse_error', {}, true);
+    const f = await finalizeOutcome(ctx, r.outcome, { engine: 'sql', orgId: req.org_id, evaluatedExpression: r.query, withAdmission: true });
     return withAttestation(f);
   };
 }

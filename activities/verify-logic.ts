@@ -23,7 +23,7 @@ export interface LogicActivityResult {
 export function makeVerifyLogicActivity(z3TimeoutMs: number) {
   return async function verifyLogicActivity(req: VerifyActivityInput<LogicRequest>): Promise<LogicActivityResult> {
     try {
-      const r = await solveLogic(req.input.query, { timeoutMs: z3TimeoutMs });
+      const r = await solveLogic(req.input.query, { timeoutMs: z3TimeoutMs, orgId: req.org_id });
       switch (r.status) {
         case 'SAT':
           return { status: 'SAT', model: r.model, provider_used: null };

@@ -1,15 +1,24 @@
 // /verify/math as an activity: the pure engine, then proof retention and attestation for
 // proven identities. Everything that is not a retained, attested proof is reported as
 // UNVERIFIABLE (or BLOCKED, as the engine decided): evaluation alone is never VERIFIED.
-import { verifyMath, type MathRequest } from './engines/math.js';
+import type { MathRequest, MathResponse } from './engines/math.js';
+import { engineBudgetMs, runIsolated } from './isolation/run.js';
 import { retainProof, SIGNING_ERROR_CONSTRAINT, type ProofContext } from './proofs.js';
 import { AttestationError } from '../core/attestation.js';
 import { recordAttestation } from './attestations.js';
 import type { VerifyActivityInput } from './types.js';
 
-export function makeVerifyMathActivity(ctx: ProofContext) {
+export const MATH_TIMEOUT_DETAIL = 'Math verification timed out.';
+const DEFAULT_MATH_TIMEOUT_MS = 5_000;
+
+export function makeVerifyMathActivity(ctx: ProofContext & { mathTimeoutMs?: number }) {
   return async function verifyMathActivity(req: VerifyActivityInput<MathRequest>): Promise<Record<string, unknown>> {
-    const { proof, ...engineResult } = verifyMath(req.input) as Record<string, unknown> & { proof?: Record<string, unknown> };
+    // The engine runs in the engine pool under the math deadline (docs/isolation.md).
+    const engine = await runIsolated<MathResponse>(
+      { engine: 'math', input: req.input },
+      { orgId: req.org_id, timeoutMs: engineBudgetMs(ctx.mathTimeoutMs ?? DEFAULT_MATH_TIMEOUT_MS), timeoutDetail: MATH_TIMEOUT_DETAIL },
+    );
+    const { proof, ...engineResult } = engine as unknown as Record<string, unknown> & { proof?: Record<string, unknown> };
     if (engineResult.status === 'BLOCKED') {
       return { ...engineResult, proof_ref: null, is_authoritative: false };
     }

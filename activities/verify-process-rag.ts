@@ -1,18 +1,27 @@
 // /verify/process and /verify/rag as activities: deterministic checks whose responses are the
 // contract's own shapes (verified flags and rates, no proof_ref). The route validated the
-// request; the activity validates again because the RAG rate is parsed into exact fractions.
-import { validateProcessRequest, verifyProcess } from './engines/process.js';
-import { validateRagRequest, verifyRag } from './engines/rag.js';
+// request; the engine validates again (in its worker thread) because the RAG rate is parsed into
+// exact fractions. Both run in the engine pool under their deadline (docs/isolation.md).
+import type { IracResult, MilestonesResult } from './engines/process.js';
+import type { RagResult } from './engines/rag.js';
 import type { VerifyActivityInput } from './types.js';
+import { engineBudgetMs, runIsolated } from './isolation/run.js';
 
-export async function verifyProcessActivity(req: VerifyActivityInput<Record<string, unknown>>) {
-  const parsed = validateProcessRequest(req.input);
-  if (!parsed.ok) return { error: 'validation_error', detail: parsed.detail };
-  return verifyProcess(parsed.value);
+/** The routes' budget (api/routes/verify-process-rag.ts). */
+export const PROCESS_RAG_BUDGET_MS = 5_000;
+
+type ValidationFailure = { error: 'validation_error'; detail: string };
+
+export async function verifyProcessActivity(req: VerifyActivityInput<Record<string, unknown>>): Promise<IracResult | MilestonesResult | ValidationFailure> {
+  return runIsolated(
+    { engine: 'process', input: req.input },
+    { orgId: req.org_id, timeoutMs: engineBudgetMs(PROCESS_RAG_BUDGET_MS), timeoutDetail: 'Process verification timed out.' },
+  );
 }
 
-export async function verifyRagActivity(req: VerifyActivityInput<Record<string, unknown>>) {
-  const parsed = validateRagRequest(req.input);
-  if (!parsed.ok) return { error: 'validation_error', detail: parsed.detail };
-  return verifyRag(parsed.value);
+export async function verifyRagActivity(req: VerifyActivityInput<Record<string, unknown>>): Promise<RagResult | ValidationFailure> {
+  return runIsolated(
+    { engine: 'rag', input: req.input },
+    { orgId: req.org_id, timeoutMs: engineBudgetMs(PROCESS_RAG_BUDGET_MS), timeoutDetail: 'RAG verification timed out.' },
+  );
 }

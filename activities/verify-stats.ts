@@ -8,6 +8,11 @@ import type { Store } from '../core/store.js';
 import { loadUpload } from '../core/uploads.js';
 import { verifyStatsClaim } from './engines/stats/verify.js';
 import type { VerifyActivityInput } from './types.js';
+import type { StatsQueryParse } from './engines/stats/query.js';
+import { engineBudgetMs, runIsolated } from './isolation/run.js';
+
+/** The query parser's budget (the query is at most 1,000 characters: milliseconds in practice). */
+const STATS_PARSE_BUDGET_MS = 5_000;
 
 export interface StatsActivityInput {
   query: string;
@@ -21,9 +26,14 @@ export interface StatsActivityInput {
 export function makeVerifyStatsActivity(deps: { store: Store }) {
   return async function verifyStatsActivity(req: VerifyActivityInput<StatsActivityInput>): Promise<DiagnosticResult> {
     const input = req.input;
+    const parsed = await runIsolated<StatsQueryParse>(
+      { engine: 'stats_query', query: input.query },
+      { orgId: req.org_id, timeoutMs: engineBudgetMs(STATS_PARSE_BUDGET_MS), timeoutDetail: 'Statistics verification timed out.' },
+    );
     const v = await verifyStatsClaim(
       { query: input.query, columns: input.columns, datasetSha256: input.dataset_sha256 },
       () => loadUpload(deps.store, input.upload_id, req.org_id),
+      { parsed },
     );
     return v.diagnostic;
   };

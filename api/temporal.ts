@@ -3,7 +3,8 @@
 // failure) becomes a 503 with a clear detail: a request never gets a VERIFIED by default.
 import { createHash, randomUUID } from 'node:crypto';
 import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
-import { TimeoutFailure } from '@temporalio/common';
+import { ApplicationFailure, TimeoutFailure } from '@temporalio/common';
+import { ENGINE_TIMEOUT_FAILURE } from '../core/engine-failures.js';
 import type { ServiceConfig } from '../core/config.js';
 import { activityModeFor, type AuditContext, type EngineName, type VerifyWorkflowInput } from '../core/engines.js';
 import { HttpError } from './errors.js';
@@ -112,6 +113,8 @@ function isTimeout(err: unknown): boolean {
   let cur: unknown = err;
   for (let i = 0; i < 6 && cur; i++) {
     if (cur instanceof TimeoutFailure) return true;
+    // The engine's thread was stopped at its deadline (docs/isolation.md).
+    if (cur instanceof ApplicationFailure && cur.type === ENGINE_TIMEOUT_FAILURE) return true;
     if (cur instanceof WorkflowFailedError && /timed? ?out/i.test(cur.message)) return true;
     cur = (cur as { cause?: unknown }).cause;
   }

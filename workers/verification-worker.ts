@@ -8,6 +8,7 @@ import { logger } from '../core/logger.js';
 import { createActivities } from '../activities/index.js';
 import { getLogicPool, shutdownLogicPool } from '../activities/engines/logic/index.js';
 import { reapSandboxContainers } from '../activities/sandbox/runner.js';
+import { getEnginePool, shutdownEnginePool } from '../activities/isolation/engine-pool.js';
 
 const log = logger('worker');
 
@@ -39,13 +40,22 @@ async function main(): Promise<void> {
       auditSecret: cfg.SVC_AUDIT_SECRET_KEY,
       z3TimeoutMs: cfg.SVC_Z3_TIMEOUT * 1000,
       codeTimeoutMs: Math.max(500, cfg.SVC_CODE_VERIFY_TIMEOUT * 1000 - 500),
+      mathTimeoutMs: cfg.SVC_MATH_TIMEOUT * 1000,
     }),
     shutdownGraceTime: '5 s',
   });
+  // Engine threads load the engines (docs/isolation.md): started once the workflow bundle is
+  // built, so the two do not compete for the CPU, and awaited (at most a minute) so the first
+  // requests do not spend their deadline waiting for a thread.
+  const enginesWarm = getEnginePool()
+    .warmUp()
+    .catch((err: Error) => log.warn('engine pool warm-up failed; runs will wait for their threads', { error: err.message }));
+  await Promise.race([enginesWarm, new Promise((r) => setTimeout(r, 60_000).unref())]);
   // The supervisor waits for this marker; it is printed whatever the log level.
   process.stdout.write(`${JSON.stringify({ t: new Date().toISOString(), component: 'worker', msg: 'worker ready', task_queue: cfg.SVC_TASK_QUEUE, ready: 'SVC_WORKER_READY' })}\n`);
   await worker.run();
   await shutdownLogicPool();
+  await shutdownEnginePool();
   await connection.close();
   await store.close();
 }

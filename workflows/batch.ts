@@ -20,6 +20,7 @@ import {
   type BatchJobView,
   type BatchWorkflowInput,
 } from '../core/batch.js';
+import { ENGINE_TIMEOUT_FAILURE } from '../core/engine-failures.js';
 
 export const progressQuery = defineQuery<BatchJobView>('progress');
 
@@ -47,7 +48,7 @@ const itemRetry = {
   backoffCoefficient: 2,
   maximumInterval: '2 s',
   maximumAttempts: 4,
-  nonRetryableErrorTypes: [ITEM_TIMEOUT_FAILURE, 'DeterministicEngineError', 'ValidationError'],
+  nonRetryableErrorTypes: [ITEM_TIMEOUT_FAILURE, 'DeterministicEngineError', 'ValidationError', ENGINE_TIMEOUT_FAILURE],
 };
 
 /** A crashed worker's attempt is noticed by its missing heartbeats (the activity beats every 2 s). */

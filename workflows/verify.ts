@@ -3,6 +3,7 @@
 import { proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
 import type { VerificationActivities } from '../activities/index.js';
 import { ENGINE_ACTIVITIES, type VerifyWorkflowInput } from '../core/engines.js';
+import { ENGINE_TIMEOUT_FAILURE } from '../core/engine-failures.js';
 
 // Engine outcomes are returned as values, never thrown, so any activity failure is
 // infrastructure (store down, worker crash) or a bug: retry those briefly within the deadline,
@@ -12,7 +13,7 @@ const retry = {
   backoffCoefficient: 2,
   maximumInterval: '1 s',
   maximumAttempts: 3,
-  nonRetryableErrorTypes: ['DeterministicEngineError', 'ValidationError'],
+  nonRetryableErrorTypes: ['DeterministicEngineError', 'ValidationError', ENGINE_TIMEOUT_FAILURE],
 };
 
 export async function verifyWorkflow(req: VerifyWorkflowInput): Promise<unknown> {

@@ -11,6 +11,7 @@ import { principalOf } from '../middleware/auth.js';
 import { readCsvUpload, STATS_BODY_LIMIT_BYTES, STATS_CELL_LIMIT, STATS_FILE_LIMIT_BYTES } from '../middleware/csv-upload.js';
 import { apiKeyGuard, type AppDeps } from '../app.js';
 import { logger } from '../../core/logger.js';
+import { FairSlots, defaultPerOrgCap } from '../../core/fair-slots.js';
 
 const log = logger('stats');
 
@@ -21,13 +22,25 @@ export const MAX_CONCURRENT_UPLOADS = 8;
 /** The sandbox run (pandas import + a 10 MB CSV) and reading the upload back, beyond the slot wait. */
 const STATS_RUN_BUDGET_MS = 25_000;
 
-let activeUploads = 0;
+/**
+ * The per-process upload slots, shared fairly: one organization holds at most
+ * SVC_UPLOAD_ORG_CONCURRENCY of them (default half), so another organization still finds one
+ * free while the first fills its share (docs/isolation.md).
+ */
+function uploadOrgCap(): number {
+  const raw = process.env.SVC_UPLOAD_ORG_CONCURRENCY;
+  if (raw === undefined || raw.trim() === '') return defaultPerOrgCap(MAX_CONCURRENT_UPLOADS);
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`SVC_UPLOAD_ORG_CONCURRENCY must be a positive integer, got ${JSON.stringify(raw)}`);
+  return Math.min(n, MAX_CONCURRENT_UPLOADS);
+}
 
 export function registerStatsRoutes(router: Router, deps: AppDeps): void {
+  const uploads = new FairSlots({ capacity: MAX_CONCURRENT_UPLOADS, perOrgCap: uploadOrgCap() });
   router.post('/verify/stats', ...apiKeyGuard(deps, 'verify:read'), async (ctx) => {
     // The slot is taken before a byte of the body is read, and held until the answer is sent.
-    if (activeUploads >= MAX_CONCURRENT_UPLOADS) throw new HttpError(503, UPLOAD_CAPACITY_DETAIL, { 'Retry-After': '1' });
-    activeUploads++;
+    const slot = uploads.tryAcquire(principalOf(ctx).orgId);
+    if (!slot.ok) throw new HttpError(503, UPLOAD_CAPACITY_DETAIL, { 'Retry-After': '1' });
     let uploadId: string | null = null;
     try {
       const upload = await readCsvUpload(ctx, {
@@ -59,7 +72,7 @@ export function registerStatsRoutes(router: Router, deps: AppDeps): void {
       ctx.status = typeof fields.security_policy === 'string' ? 403 : 200;
       ctx.body = result;
     } finally {
-      activeUploads--;
+      slot.release();
       if (uploadId !== null) {
         const id = uploadId;
         deleteUpload(deps.store, id).catch((err) => log.warn('upload delete failed', { upload_id: id, error: String(err?.message ?? err) }));

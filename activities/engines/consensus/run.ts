@@ -55,7 +55,7 @@ export interface ConsensusComputation {
 export interface EngineImplementations {
   math: (claim: ArithmeticClaim) => EngineRun | Promise<EngineRun>;
   python: (claim: ArithmeticClaim, opts: { timeoutMs: number }) => Promise<EngineRun>;
-  z3: (claim: ArithmeticClaim, opts: { timeoutMs: number }) => Promise<EngineRun>;
+  z3: (claim: ArithmeticClaim, opts: { timeoutMs: number; orgId?: string | null }) => Promise<EngineRun>;
   stats: (claim: ArithmeticClaim, opts: { timeoutMs: number }) => Promise<EngineRun>;
 }
 
@@ -69,6 +69,8 @@ export const DEFAULT_ENGINES: EngineImplementations = {
 export interface ConsensusOptions {
   deadlineMs?: number;
   z3TimeoutMs: number;
+  /** The caller's organization: the Z3 pool is shared fairly across organizations (docs/isolation.md). */
+  orgId?: string | null;
   pythonTimeoutMs?: number;
   engines?: Partial<EngineImplementations>;
 }
@@ -171,7 +173,7 @@ export async function runConsensus(query: string, mode: VerificationMode, opts: 
         case 'python':
           return engines.python(claim, { timeoutMs: Math.min(opts.pythonTimeoutMs ?? CONSENSUS_PYTHON_TIMEOUT_MS, remaining()) });
         case 'z3':
-          return engines.z3(claim, { timeoutMs: Math.min(opts.z3TimeoutMs, remaining()) });
+          return engines.z3(claim, { timeoutMs: Math.min(opts.z3TimeoutMs, remaining()), orgId: opts.orgId ?? null });
         case 'stats':
           return engines.stats(claim, { timeoutMs: Math.min(opts.pythonTimeoutMs ?? CONSENSUS_PYTHON_TIMEOUT_MS, remaining()) });
       }

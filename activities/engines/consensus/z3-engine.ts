@@ -16,7 +16,7 @@ function modelValueText(v: string): string {
   return R.formatQ(R.q(BigInt(m[1] as string), BigInt(m[2] ?? '1')));
 }
 
-export async function runZ3Engine(claim: ArithmeticClaim, opts: { timeoutMs: number }): Promise<EngineRun> {
+export async function runZ3Engine(claim: ArithmeticClaim, opts: { timeoutMs: number; orgId?: string | null }): Promise<EngineRun> {
   const base = { engine: 'z3' as const, advisory: false };
   const t = claim.translation;
   if (!t.ok) {
@@ -29,7 +29,7 @@ export async function runZ3Engine(claim: ArithmeticClaim, opts: { timeoutMs: num
   const method = enc.mode === 'negated_claim' ? 'smt_negated_claim' : 'smt_model_value';
   let r;
   try {
-    r = await solveLogic(enc.query, { timeoutMs: opts.timeoutMs });
+    r = await solveLogic(enc.query, { timeoutMs: opts.timeoutMs, orgId: opts.orgId ?? null });
   } catch (err) {
     if (err instanceof LogicInputError) {
       return { ...base, method, status: 'UNVERIFIABLE', answer: null, message: `Not expressible in the logic DSL: ${err.message}` };

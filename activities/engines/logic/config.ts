@@ -27,3 +27,15 @@ export function readPoolSize(env: NodeJS.ProcessEnv = process.env): number {
   if (!Number.isInteger(v) || v > 64) throw new Error(`SVC_Z3_POOL_SIZE must be an integer from 1 to 64, got ${JSON.stringify(raw)}`);
   return v;
 }
+
+/**
+ * SVC_Z3_ORG_CONCURRENCY: Z3 workers one organization may occupy at once (fairness across
+ * organizations, docs/isolation.md); default half the pool, rounded up. Capped at the pool size.
+ */
+export function readOrgConcurrency(poolSize: number, env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.SVC_Z3_ORG_CONCURRENCY;
+  if (raw === undefined) return Math.max(1, Math.ceil(poolSize / 2));
+  const v = positiveNumber('SVC_Z3_ORG_CONCURRENCY', raw);
+  if (!Number.isInteger(v)) throw new Error(`SVC_Z3_ORG_CONCURRENCY must be a positive integer, got ${JSON.stringify(raw)}`);
+  return Math.min(v, poolSize);
+}

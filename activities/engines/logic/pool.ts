@@ -13,7 +13,7 @@
 //     solves, or when its Z3 allocation or JS heap grows past a bound (leak guard).
 
 import { Worker } from 'node:worker_threads';
-import { readPoolSize, readZ3TimeoutMs } from './config.js';
+import { readOrgConcurrency, readPoolSize, readZ3TimeoutMs } from './config.js';
 import type { SortName } from './operators.js';
 import type { WorkerInit, WorkerMemory, WorkerMessage, WorkerModelValue, WorkerSolveRequest } from './worker-protocol.js';
 
@@ -40,6 +40,8 @@ export interface LogicPoolOptions {
   workerOldGenerationMb?: number;
   /** A worker that is not ready within this is terminated. Default 30 s. */
   startupTimeoutMs?: number;
+  /** Workers one organization may occupy at once. Default: SVC_Z3_ORG_CONCURRENCY, else half the pool. */
+  perOrgCap?: number;
 }
 
 export interface LogicSolveRequest {
@@ -95,6 +97,8 @@ interface Slot {
 
 interface Job {
   id: number;
+  /** Fairness key: the organization (null: anonymous callers share one key). */
+  org: string | null;
   request: LogicSolveRequest;
   timeoutMs: number;
   graceMs: number;
@@ -122,7 +126,9 @@ export function defaultGraceMs(timeoutMs: number): number {
 export class LogicPool {
   readonly size: number;
   readonly defaultTimeoutMs: number;
-  private readonly opts: Required<Omit<LogicPoolOptions, 'size' | 'defaultTimeoutMs' | 'graceMs' | 'solverTimeoutMs'>> &
+  /** Workers one organization may occupy at once (fairness, docs/isolation.md). */
+  readonly perOrgCap: number;
+  private readonly opts: Required<Omit<LogicPoolOptions, 'size' | 'defaultTimeoutMs' | 'graceMs' | 'solverTimeoutMs' | 'perOrgCap'>> &
     Pick<LogicPoolOptions, 'graceMs' | 'solverTimeoutMs'>;
   private readonly slots: Slot[] = [];
   private readonly queue: Job[] = [];
@@ -139,6 +145,8 @@ export class LogicPool {
     this.defaultTimeoutMs = options.defaultTimeoutMs ?? readZ3TimeoutMs();
     if (!Number.isInteger(this.size) || this.size < 1) throw new RangeError(`pool size must be a positive integer, got ${this.size}`);
     checkTimeout(this.defaultTimeoutMs);
+    this.perOrgCap = Math.min(this.size, options.perOrgCap ?? readOrgConcurrency(this.size));
+    if (!Number.isInteger(this.perOrgCap) || this.perOrgCap < 1) throw new RangeError(`perOrgCap must be a positive integer, got ${options.perOrgCap}`);
     this.opts = {
       graceMs: options.graceMs,
       solverTimeoutMs: options.solverTimeoutMs,
@@ -153,7 +161,7 @@ export class LogicPool {
   }
 
   /** Solves one SMT-LIB problem. Never rejects: every failure is a `failure` outcome. */
-  solve(request: LogicSolveRequest, options: { timeoutMs?: number } = {}): Promise<PoolOutcome> {
+  solve(request: LogicSolveRequest, options: { timeoutMs?: number; orgId?: string | null } = {}): Promise<PoolOutcome> {
     const timeoutMs = options.timeoutMs ?? this.defaultTimeoutMs;
     checkTimeout(timeoutMs);
     if (this.closed) return Promise.resolve({ kind: 'failure', reason: 'pool_shut_down', detail: 'the logic pool is shut down' });
@@ -164,6 +172,7 @@ export class LogicPool {
       const now = Date.now();
       const job: Job = {
         id: this.nextJobId++,
+        org: options.orgId ?? null,
         request,
         timeoutMs,
         graceMs: this.opts.graceMs ?? defaultGraceMs(timeoutMs),
@@ -242,9 +251,34 @@ export class LogicPool {
         for (let i = 0; i < wanted; i++) this.spawn();
         return;
       }
-      const job = this.queue.shift()!;
+      const job = this.nextFairJob();
+      if (job === null) return; // every waiting organization is at its cap
+      this.queue.splice(this.queue.indexOf(job), 1);
       this.dispatch(idle, job);
     }
+  }
+
+  /**
+   * The next job to dispatch: among organizations below their cap (jobs without an
+   * organization have none), the one with the fewest
+   * busy workers, and within it the oldest job. So one organization's backlog never holds
+   * another's first query behind it.
+   */
+  private nextFairJob(): Job | null {
+    const busy = new Map<string | null, number>();
+    for (const s of this.slots) if (s.job) busy.set(s.job.org, (busy.get(s.job.org) ?? 0) + 1);
+    let best: Job | null = null;
+    let bestBusy = Infinity;
+    for (const job of this.queue) {
+      const n = busy.get(job.org) ?? 0;
+      // Solves without an organization (internal callers, a private pool) are not capped.
+      if (job.org !== null && n >= this.perOrgCap) continue;
+      if (n < bestBusy) {
+        best = job;
+        bestBusy = n;
+      }
+    }
+    return best;
   }
 
   private dispatch(slot: Slot, job: Job): void {

@@ -69,6 +69,8 @@ export interface SolveLogicOptions {
   timeoutMs?: number;
   /** Pool to use. Default: getLogicPool(). */
   pool?: LogicPool;
+  /** Organization of the caller: the pool shares its workers fairly across organizations. */
+  orgId?: string | null;
 }
 
 function errorResult(reason: LogicErrorReason, detail: string): LogicResult {
@@ -94,7 +96,7 @@ export async function solveLogic(query: string, opts: SolveLogicOptions = {}): P
   const timeoutMs = opts.timeoutMs ?? pool.defaultTimeoutMs;
   const outcome = await pool.solve(
     { smtlib: compiled.smtlib, variables: compiled.variables.map((v) => ({ symbol: v.smtSymbol, sort: v.sort })) },
-    { timeoutMs },
+    { timeoutMs, orgId: opts.orgId ?? null },
   );
   return interpret(compiled, outcome, timeoutMs);
 }

@@ -96,7 +96,7 @@ export function measureAst(root: unknown, cap: number): { nodes: number; depth: 
 export function parseAlias(as: unknown): { alias: string | null; columns: string[] | null } {
   const text = identText(as);
   if (text === null) return { alias: null, columns: null };
-  const m = /^\s*([^()]+?)\s*\((.*)\)\s*$/s.exec(text);
+  const m = splitAliasColumns(text);
   if (!m) return { alias: text, columns: null };
   const columns = m[2]
     .split(',')
@@ -126,4 +126,23 @@ export function renderExpr(node: Node, dialect: SqlDialect): string {
   }
   const json = JSON.stringify(node);
   return json.length > 200 ? `${json.slice(0, 200)}…` : json;
+}
+
+/**
+ * `/^\s*([^()]+?)\s*\((.*)\)\s*$/s.exec(text)` without its quadratic backtracking: the name
+ * before the first `(` (no `)` in it), and what lies up to the last `)` followed only by
+ * whitespace (docs/isolation.md).
+ */
+export function splitAliasColumns(text: string): [string, string, string] | null {
+  const open = text.indexOf('(');
+  if (open < 0) return null;
+  const before = text.slice(0, open);
+  if (before.includes(')') || before.length === 0) return null;
+  // `^\s*` takes the leading whitespace, the lazy name stops where only whitespace is left; an
+  // all-whitespace prefix leaves its last character to the name.
+  const name = before.trim() || before[before.length - 1]!;
+  const after = text.slice(open + 1);
+  const close = after.lastIndexOf(')');
+  if (close < 0 || after.slice(close + 1).trim() !== '') return null;
+  return [text, name, after.slice(0, close)];
 }

@@ -86,7 +86,8 @@ const METADATA_PREFIXES = new Set(['is', 'has', 'num', 'count', 'max', 'min', 't
 export function nameWords(name: string): string[] {
   return name
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    // Formerly `([A-Z]+)([A-Z][a-z])` → '$1 $2' (quadratic on long capital runs); same output.
+    .replace(/([A-Z])(?=[A-Z][a-z])/g, '$1 ')
     .toLowerCase()
     .split(/[^a-z0-9]+|(?<=[a-z])(?=\d{2,})/)
     .filter((w) => w.length > 0);

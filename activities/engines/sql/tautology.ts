@@ -97,8 +97,7 @@ export function constantValue(node: unknown, dialect: SqlDialect): Eval {
     case 'LIKE':
     case 'NOT LIKE': {
       if (typeof l !== 'string' || typeof r !== 'string') return UNKNOWN;
-      const re = new RegExp(`^${r.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/%/g, '.*').replace(/_/g, '.')}$`, 'si');
-      return op === 'LIKE' ? re.test(l) : !re.test(l);
+      return op === 'LIKE' ? likeMatches(l, r) : !likeMatches(l, r);
     }
     case '+':
     case '-':
@@ -127,7 +126,8 @@ function truthy(v: Value): boolean {
 function toNumber(v: Value): number | null {
   if (typeof v === 'number') return v;
   if (typeof v === 'boolean') return v ? 1 : 0;
-  if (typeof v === 'string' && /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/.test(v)) return Number(v);
+  // `\d+(?:\.\d*)?` is the former `\d+\.?\d*` without its quadratic ambiguity.
+  if (typeof v === 'string' && /^\s*[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?\s*$/.test(v)) return Number(v);
   return null;
 }
 
@@ -324,4 +324,40 @@ export function tautologyIssues(hits: TautologyHit[], source: 'ast' | 'lexer'): 
     );
   }
   return out;
+}
+
+/** ECMAScript's case-insensitive Canonicalize without the `u` flag (per UTF-16 code unit). */
+function canon(c: string): string {
+  const u = c.toUpperCase();
+  if (u.length !== 1) return c;
+  if (c.charCodeAt(0) >= 128 && u.charCodeAt(0) < 128) return c;
+  return u;
+}
+
+/**
+ * `value LIKE pattern` (`%` any run, `_` one code unit, case-insensitive as the former
+ * `/^…$/si` regular expression built from the pattern), by the two-pointer wildcard match:
+ * O(value × pattern) at worst, never exponential (docs/isolation.md).
+ */
+export function likeMatches(value: string, pattern: string): boolean {
+  let v = 0;
+  let p = 0;
+  let star = -1;
+  let mark = 0;
+  while (v < value.length) {
+    if (p < pattern.length && pattern[p] !== '%' && (pattern[p] === '_' || canon(pattern[p]!) === canon(value[v]!))) {
+      v++;
+      p++;
+    } else if (p < pattern.length && pattern[p] === '%') {
+      star = p++;
+      mark = v;
+    } else if (star >= 0) {
+      p = star + 1;
+      v = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.length && pattern[p] === '%') p++;
+  return p === pattern.length;
 }

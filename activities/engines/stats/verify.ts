@@ -6,7 +6,7 @@
 // .runtime_unavailable. The result never carries a proof (proof_ref null).
 import { blockedDiagnostic, buildDiagnostic, type DiagnosticResult } from '../../../core/diagnostic.js';
 import { SANDBOX_TYPE, SandboxCapacityError, SandboxUnavailableError, SANDBOX_CAPACITY_MESSAGE } from '../../sandbox/runner.js';
-import { parseStatsQuery, type StatsSpec } from './query.js';
+import { parseStatsQuery, type StatsQueryParse, type StatsSpec } from './query.js';
 import { runStatsProgram, type StatsRunOptions } from './run.js';
 
 export const STATS_CONSTRAINTS = {
@@ -47,10 +47,11 @@ function verdict(diagnostic: DiagnosticResult, extra: Partial<StatsVerdict> = {}
 export async function verifyStatsClaim(
   input: StatsClaimInput,
   loadCsv: () => Promise<Buffer>,
-  opts: StatsRunOptions = {},
+  opts: StatsRunOptions & { parsed?: StatsQueryParse } = {},
 ): Promise<StatsVerdict> {
   const base = { columns: input.columns, dataset_sha256: input.datasetSha256, sandbox_type: SANDBOX_TYPE };
-  const parsed = parseStatsQuery(input.query);
+  // The activity parses in the engine pool (docs/isolation.md) and passes the parse in.
+  const parsed = opts.parsed ?? parseStatsQuery(input.query);
   if (!parsed.ok) {
     if (parsed.kind === 'security_policy') {
       return verdict(

@@ -1,0 +1,141 @@
+// The engine pool: warm worker threads that run the CPU-bound engines seeing user input (math,
+// process, RAG, SQL, code, the stats query parser), so the worker's event loop never runs
+// user-controlled work and an engine's deadline is a hard bound (docs/isolation.md).
+//
+//   - Admission is fair across organizations (core/fair-slots.ts): at most `perOrgCap` of the
+//     `size` threads per organization; waiters are served round-robin across organizations.
+//   - Each run has one deadline, queueing included. At the deadline a queued run gives up and a
+//     running one is aborted: piscina terminates its thread and starts a replacement.
+//   - Threads are started at construction and stay up (min = max threads, one of them a spare),
+//     so a call costs a message round trip, not a thread start.
+import { availableParallelism } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { Piscina } from 'piscina';
+import { FairSlots, defaultPerOrgCap } from '../../core/fair-slots.js';
+import type { EngineTask } from './engine-tasks.js';
+
+export interface EnginePoolOptions {
+  /** Worker threads. Default: SVC_ENGINE_POOL_SIZE, else min(4, max(2, cores)). */
+  size?: number;
+  /** Threads one organization may use at once. Default: SVC_ENGINE_ORG_CONCURRENCY, else half the threads. */
+  perOrgCap?: number;
+  /** V8 old-generation limit of each thread, in MB. Default 512. */
+  maxOldGenerationMb?: number;
+}
+
+export type EngineRunOutcome<T> =
+  | { kind: 'ok'; value: T; queueMs: number; runMs: number }
+  /** The deadline passed while queued or running (a running thread was terminated). */
+  | { kind: 'timeout'; phase: 'queue' | 'run' }
+  /** The thread died (out of memory, crash) or the pool is shut down. */
+  | { kind: 'failed'; detail: string };
+
+const WORKER_URL = new URL('./engine-worker.mjs', import.meta.url);
+
+function envInt(name: string): number | undefined {
+  const raw = process.env[name];
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new RangeError(`${name} must be a positive integer, got ${JSON.stringify(raw)}`);
+  return n;
+}
+
+export function defaultEnginePoolSize(): number {
+  return Math.min(4, Math.max(2, availableParallelism()));
+}
+
+export class EnginePool {
+  readonly size: number;
+  readonly slots: FairSlots;
+  private readonly piscina: Piscina;
+  private closed = false;
+  private readonly totals = { runs: 0, timeouts: 0, killed: 0, failures: 0 };
+
+  constructor(options: EnginePoolOptions = {}) {
+    this.size = options.size ?? envInt('SVC_ENGINE_POOL_SIZE') ?? defaultEnginePoolSize();
+    const perOrgCap = options.perOrgCap ?? envInt('SVC_ENGINE_ORG_CONCURRENCY') ?? defaultPerOrgCap(this.size);
+    this.slots = new FairSlots({ capacity: this.size, perOrgCap });
+    // One spare thread beyond the admitted runs: a thread terminated at a deadline is replaced
+    // while the spare serves, so a kill (and the seconds its replacement takes to load the
+    // engines) never reduces the capacity the other organizations see.
+    this.piscina = new Piscina({
+      filename: WORKER_URL.href,
+      minThreads: this.size + 1,
+      maxThreads: this.size + 1,
+      idleTimeout: 60_000,
+      // Admission above never lets more than `size` tasks in; a queue here only holds the task
+      // of a thread being replaced.
+      maxQueue: this.size * 4,
+      resourceLimits: { maxOldGenerationSizeMb: options.maxOldGenerationMb ?? 512 },
+    });
+  }
+
+  /**
+   * Waits until every thread has loaded the engines (optional: runs otherwise wait inside their
+   * deadline). Piscina gives tasks to loaded threads only, so rounds of concurrent warm-up tasks
+   * are sent until each thread has answered one.
+   */
+  async warmUp(): Promise<void> {
+    const seen = new Set<number>();
+    while (!this.closed && seen.size < this.size + 1) {
+      const ids = await Promise.all(Array.from({ length: this.size + 1 }, () => this.piscina.run({ engine: 'warm' } satisfies EngineTask) as Promise<number>));
+      for (const id of ids) seen.add(id);
+    }
+  }
+
+  /** Runs one task for `orgId` under `timeoutMs` (queueing included). Never rejects. */
+  async run<T>(task: EngineTask, opts: { orgId: string | null; timeoutMs: number }): Promise<EngineRunOutcome<T>> {
+    if (this.closed) return { kind: 'failed', detail: 'the engine pool is shut down' };
+    const started = performance.now();
+    const deadline = started + opts.timeoutMs;
+    const slot = await this.slots.acquire(opts.orgId, Math.floor(opts.timeoutMs));
+    if (!slot.ok) {
+      this.totals.timeouts++;
+      return slot.reason === 'deadline' ? { kind: 'timeout', phase: 'queue' } : { kind: 'failed', detail: `engine queue refused the run (${slot.reason})` };
+    }
+    const remaining = deadline - performance.now();
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new Error('engine deadline')), Math.max(0, remaining));
+    const dispatched = performance.now();
+    this.totals.runs++;
+    try {
+      const value = (await this.piscina.run(task, { signal: controller.signal })) as T;
+      const now = performance.now();
+      return { kind: 'ok', value, queueMs: dispatched - started, runMs: now - dispatched };
+    } catch (err) {
+      if (controller.signal.aborted) {
+        this.totals.timeouts++;
+        this.totals.killed++;
+        return { kind: 'timeout', phase: 'run' };
+      }
+      this.totals.failures++;
+      return { kind: 'failed', detail: err instanceof Error ? `${err.name}: ${err.message}`.slice(0, 300) : String(err) };
+    } finally {
+      clearTimeout(timer);
+      slot.release();
+    }
+  }
+
+  stats() {
+    return { size: this.size, threads: this.piscina.threads.length, ...this.slots.stats(), totals: { ...this.totals } };
+  }
+
+  async shutdown(): Promise<void> {
+    this.closed = true;
+    await this.piscina.destroy();
+  }
+}
+
+let singleton: EnginePool | null = null;
+
+/** The process-wide engine pool, configured from SVC_ENGINE_POOL_SIZE / SVC_ENGINE_ORG_CONCURRENCY on first use. */
+export function getEnginePool(): EnginePool {
+  if (singleton === null) singleton = new EnginePool();
+  return singleton;
+}
+
+export async function shutdownEnginePool(): Promise<void> {
+  const p = singleton;
+  singleton = null;
+  if (p) await p.shutdown();
+}

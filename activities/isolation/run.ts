@@ -1,0 +1,36 @@
+// How activities run an engine in the engine pool: under the engine's deadline (never past the
+// activity's own start-to-close time-out), for the calling organization, with time-outs and
+// thread failures turned into non-retryable failures (docs/isolation.md).
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import { DETERMINISTIC_ENGINE_FAILURE, ENGINE_TIMEOUT_FAILURE } from '../../core/engine-failures.js';
+import { getEnginePool, type EngineRunOutcome } from './engine-pool.js';
+import type { EngineTask } from './engine-tasks.js';
+
+/** Time kept between the engine deadline and the activity's own time-out (the answer must get out). */
+const ACTIVITY_MARGIN_MS = 300;
+const MIN_BUDGET_MS = 50;
+
+/** `engineMs`, shortened to end before the current activity's start-to-close time-out. */
+export function engineBudgetMs(engineMs: number): number {
+  let activityMs: number | undefined;
+  try {
+    activityMs = Context.current().info.startToCloseTimeoutMs;
+  } catch {
+    activityMs = undefined; // outside an activity (unit tests)
+  }
+  const cap = activityMs && activityMs > 0 ? activityMs - ACTIVITY_MARGIN_MS : engineMs;
+  return Math.max(MIN_BUDGET_MS, Math.min(engineMs, cap));
+}
+
+export function engineTimeoutFailure(detail: string): ApplicationFailure {
+  return ApplicationFailure.create({ message: detail, type: ENGINE_TIMEOUT_FAILURE, nonRetryable: true });
+}
+
+/** Runs `task` in the pool; resolves with the engine's value or throws a non-retryable failure. */
+export async function runIsolated<T>(task: EngineTask, opts: { orgId: string | null; timeoutMs: number; timeoutDetail: string }): Promise<T> {
+  const r: EngineRunOutcome<T> = await getEnginePool().run<T>(task, { orgId: opts.orgId, timeoutMs: opts.timeoutMs });
+  if (r.kind === 'ok') return r.value;
+  if (r.kind === 'timeout') throw engineTimeoutFailure(opts.timeoutDetail);
+  throw ApplicationFailure.create({ message: `Engine failed on this input: ${r.detail}`, type: DETERMINISTIC_ENGINE_FAILURE, nonRetryable: true });
+}
