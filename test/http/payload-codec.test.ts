@@ -144,6 +144,7 @@ describe('Temporal payload encryption', () => {
   let operator: Member;
   let tenant: Member;
   let codec: { proc: ManagedProcess; url: string };
+  let rotatedApi: { proc: ManagedProcess; url: string };
   const procs: ManagedProcess[] = [];
   const marker = `plaintext-marker-${randomBytes(8).toString('hex')}`;
   let codeWorkflowId = '';
@@ -158,13 +159,20 @@ describe('Temporal payload encryption', () => {
       SVC_TEMPORAL_PAYLOAD_KEYS: JSON.stringify({ ...keys, [keyIdB]: randomBytes(32).toString('base64') }),
       SVC_TEMPORAL_PAYLOAD_KEY_ID: keyIdB,
     };
-    codec = await startCodecServer('codec-operator', 18177, {
-      ...rotatedEnv,
-      SVC_METRICS_OPERATOR_USER_IDS: `usr_nobody,${operator.userId}`,
-      SVC_CODEC_SERVER_CORS_ORIGINS: 'http://ui.example.test',
-    });
-    procs.push(codec.proc);
-  }, 180_000);
+    // The codec server for operators, and the rotation row's worker and API, start side by side.
+    const [c, worker, api] = await Promise.all([
+      startCodecServer('codec-operator', 18177, {
+        ...rotatedEnv,
+        SVC_METRICS_OPERATOR_USER_IDS: `usr_nobody,${operator.userId}`,
+        SVC_CODEC_SERVER_CORS_ORIGINS: 'http://ui.example.test',
+      }),
+      startExtraWorker('worker-codec-rotation', { ...rotatedEnv, SVC_TASK_QUEUE: ROTATION_QUEUE }),
+      startExtraApi('api-codec-rotation', 18176, { ...rotatedEnv, SVC_TASK_QUEUE: ROTATION_QUEUE }),
+    ]);
+    codec = c;
+    rotatedApi = api;
+    procs.push(c.proc, worker, api.proc);
+  }, 240_000);
   afterAll(async () => {
     for (const p of procs) await p.stop();
   });
@@ -230,6 +238,17 @@ describe('Temporal payload encryption', () => {
     const decoded = decodedText(await showHistory(res.body.workflow_id, { url: codec.url, token: operator.token }));
     expect(decoded).toContain(marker);
     expect(sqliteBytes()).not.toContain(marker);
+  });
+
+  it('a consensus verification goes through the codec too (single mode, math engine)', async () => {
+    const query = '(marker_a + 1)^2 = marker_a^2 + 2*marker_a + 1';
+    const res = await post('/verify/consensus', { query }, { 'x-api-key': tenant.key });
+    expect(res.status).toBe(200);
+    const id = res.headers.get('x-workflow-id') as string;
+    expect(id).toMatch(new RegExp(`^verify-consensus-${tenant.orgId}-`));
+    const encrypted = assertCiphertextOnly(await showHistory(id), ['marker_a']);
+    expect(encrypted.length).toBeGreaterThanOrEqual(4);
+    expect(decodedText(await showHistory(id, { url: codec.url, token: operator.token }))).toContain('marker_a');
   });
 
   describe('codec server', () => {
@@ -390,18 +409,8 @@ describe('Temporal payload encryption', () => {
   });
 
   describe('rotation (extra worker and API encrypting with key B, key A kept)', () => {
-    let api: Awaited<ReturnType<typeof startExtraApi>>;
-    beforeAll(async () => {
-      const [worker, started] = await Promise.all([
-        startExtraWorker('worker-codec-rotation', { ...rotatedEnv, SVC_TASK_QUEUE: ROTATION_QUEUE }),
-        startExtraApi('api-codec-rotation', 18176, { ...rotatedEnv, SVC_TASK_QUEUE: ROTATION_QUEUE }),
-      ]);
-      procs.push(worker, started.proc);
-      api = started;
-    }, 240_000);
-
     it('a workflow under key A and one under key B both decode; each payload names its key', async () => {
-      const res = await at(`${api.url}/verify/code`, 'POST', { 'x-api-key': tenant.key }, { code: `print("${marker}-b")`, language: 'python' });
+      const res = await at(`${rotatedApi.url}/verify/code`, 'POST', { 'x-api-key': tenant.key }, { code: `print("${marker}-b")`, language: 'python' });
       expect(res.status).toBe(200);
       const idB = res.headers.get('x-workflow-id') as string;
       const underB = assertCiphertextOnly(await showHistory(idB), [`${marker}-b`]);
