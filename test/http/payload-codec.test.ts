@@ -8,8 +8,6 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { newTenant, post, stackEnv, type Member } from './helpers.js';
-import { startExtraApi } from './extra-api.js';
-import { startExtraWorker } from './extra-worker.js';
 import { codecServerPort, ManagedProcess, ROOT } from '../../infra/stack.js';
 
 const run = promisify(execFile);
@@ -43,16 +41,26 @@ async function at(url: string, method: string, headers: Record<string, string> =
   return { status: res.status, headers: res.headers, text, body: json };
 }
 
-async function startCodecServer(name: string, basePort: number, env: Record<string, string>) {
+async function startCodecServer(name: string, basePort: number, env: Record<string, string | undefined>) {
+  return startEntry(name, path.join('api', 'codec-server.ts'), basePort, env);
+}
+
+/** Starts an entry point (codec server or API) against the test stack, with its own port and environment. */
+async function startEntry(name: string, script: string, basePort: number, env: Record<string, string | undefined>) {
   const port = basePort + OFFSET;
+  const fullEnv: NodeJS.ProcessEnv = { ...process.env, ...stackEnv(), SVC_CODEC_SERVER_PORT: String(port), ...env };
+  for (const [k, v] of Object.entries(env)) if (v === undefined) delete fullEnv[k];
   const proc = new ManagedProcess(
     {
       name,
       command: process.execPath,
-      args: ['--import', 'tsx', path.join(ROOT, 'api', 'codec-server.ts')],
-      env: { ...process.env, ...stackEnv(), SVC_CODEC_SERVER_PORT: String(port), ...env },
-      ready: async () => (await fetch(`http://127.0.0.1:${port}/health`).catch(() => null))?.status === 200,
-      readyTimeoutMs: 90_000,
+      args: ['--import', 'tsx', path.join(ROOT, script)],
+      env: { ...fullEnv, PORT: String(port) },
+      ready: script.includes('worker')
+        ? async (p) => p.logContains('SVC_WORKER_READY')
+        : async () => (await fetch(`http://127.0.0.1:${port}/health`).catch(() => null))?.status === 200,
+      // Generous: this machine's start-ups take minutes under load; a refusal ends it at once.
+      readyTimeoutMs: 240_000,
     },
     inject('dataDir'),
   );
@@ -166,13 +174,13 @@ describe('Temporal payload encryption', () => {
         SVC_METRICS_OPERATOR_USER_IDS: `usr_nobody,${operator.userId}`,
         SVC_CODEC_SERVER_CORS_ORIGINS: 'http://ui.example.test',
       }),
-      startExtraWorker('worker-codec-rotation', { ...rotatedEnv, SVC_TASK_QUEUE: ROTATION_QUEUE }),
-      startExtraApi('api-codec-rotation', 18176, { ...rotatedEnv, SVC_TASK_QUEUE: ROTATION_QUEUE }),
+      startEntry('worker-codec-rotation', path.join('workers', 'verification-worker.ts'), 0, { ...rotatedEnv, SVC_TASK_QUEUE: ROTATION_QUEUE }),
+      startEntry('api-codec-rotation', path.join('api', 'server.ts'), 18176, { ...rotatedEnv, SVC_TASK_QUEUE: ROTATION_QUEUE }),
     ]);
     codec = c;
     rotatedApi = api;
-    procs.push(c.proc, worker, api.proc);
-  }, 240_000);
+    procs.push(c.proc, worker.proc, api.proc);
+  }, 330_000);
   afterAll(async () => {
     for (const p of procs) await p.stop();
   });
@@ -424,4 +432,17 @@ describe('Temporal payload encryption', () => {
       expect(res.body.status).toBe('VERIFIED');
     });
   });
+
+  it('the API, the worker and the codec server refuse to start without a payload key (or with a bad one)', async () => {
+    const noKey = { SVC_TEMPORAL_PAYLOAD_KEYS: undefined, SVC_TEMPORAL_PAYLOAD_KEY_ID: undefined };
+    const refusal = /SVC_TEMPORAL_PAYLOAD_KEYS is not set: Temporal clients and workers refuse to start without a payload encryption key/;
+    await Promise.all([
+      expect(startEntry('api-codec-nokey', path.join('api', 'server.ts'), 18178, noKey)).rejects.toThrow(refusal),
+      expect(startEntry('worker-codec-nokey', path.join('workers', 'verification-worker.ts'), 0, { ...noKey, SVC_TASK_QUEUE: 'svc-codec-nokey' })).rejects.toThrow(refusal),
+      expect(startCodecServer('codec-nokey', 18179, { SVC_TEMPORAL_PAYLOAD_KEYS: JSON.stringify({ short: randomBytes(16).toString('base64') }) })).rejects.toThrow(
+        /SVC_TEMPORAL_PAYLOAD_KEYS: key 'short' is 16 bytes; AES-256 needs exactly 32/,
+      ),
+    ]);
+  }, 300_000);
 });
+
