@@ -9,12 +9,14 @@ import { parseTrustedProxies, TrustedProxyConfigError } from '../core/client-ip.
 import { createApp } from './app.js';
 import { TemporalGateway } from './temporal.js';
 import { IpLimiter, WindowCounter } from './middleware/rate-limit.js';
+import { payloadCodecFor } from '../core/payload-codec.js';
 
 const log = logger('api');
 
 async function main(): Promise<void> {
   const cfg = loadConfig();
   assertServerSecrets(cfg);
+  payloadCodecFor(cfg); // refuses to start without a Temporal payload key (docs/payload-encryption.md)
   let trusted;
   try {
     trusted = parseTrustedProxies(cfg.SVC_AUTH_TRUSTED_PROXIES);

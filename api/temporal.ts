@@ -10,6 +10,7 @@ import { activityModeFor, type AuditContext, type EngineName, type VerifyWorkflo
 import { HttpError } from './errors.js';
 import { logger } from '../core/logger.js';
 import { recordVerdict, recordWorkflowFailure } from './metrics.js';
+import { temporalDataConverter } from '../core/payload-codec.js';
 
 const log = logger('temporal');
 
@@ -42,7 +43,8 @@ export class TemporalGateway {
     readonly connection: Connection,
     private readonly cfg: ServiceConfig,
   ) {
-    this.client = new Client({ connection, namespace: cfg.TEMPORAL_NAMESPACE });
+    // Every payload is encrypted before it reaches Temporal (docs/payload-encryption.md).
+    this.client = new Client({ connection, namespace: cfg.TEMPORAL_NAMESPACE, dataConverter: temporalDataConverter(cfg) });
   }
 
   static create(cfg: ServiceConfig): TemporalGateway {

@@ -6,6 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { Client, Connection } from '@temporalio/client';
 import { startBenchStack } from './bench-stack.js';
 import { verifyMath } from '../activities/engines/math.js';
+import { temporalDataConverter } from '../core/payload-codec.js';
 
 const args = process.argv.slice(2);
 const arg = (name: string, def: string) => {
@@ -68,7 +69,7 @@ async function main() {
     }
     // Empty workflow round trip.
     const conn = await Connection.connect({ address: stack.urls.temporal_grpc });
-    const client = new Client({ connection: conn });
+    const client = new Client({ connection: conn, dataConverter: temporalDataConverter(stack.env) });
     for (const c of [1, 8]) {
       const { lat, wall } = await runConcurrent(REQUESTS, c, async (i) => {
         await client.workflow.execute('noopWorkflow', { taskQueue: 'svc-verification', workflowId: `bench-noop-${Date.now()}-${i}-${c}` });

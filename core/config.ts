@@ -2,6 +2,7 @@
 // Every variable is documented in docs/configuration.md; names follow the contract (SVC_*).
 import { z } from 'zod';
 import { parseVerifyKeys, VerifyKeysConfigError } from './attestation-keys.js';
+import { parsePayloadKeys, PayloadKeysConfigError } from './payload-keys.js';
 
 const seconds = (def: number) =>
   z.coerce
@@ -56,6 +57,18 @@ const envSchema = z.object({
   /** Comma-separated IPs/CIDRs whose X-Forwarded-For is honoured (rightmost hop). */
   SVC_AUTH_TRUSTED_PROXIES: z.string().default(''),
   SVC_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+
+  /** Temporal payload encryption (docs/payload-encryption.md): JSON {key id: base64 32-byte key}. */
+  SVC_TEMPORAL_PAYLOAD_KEYS: z.string().optional(),
+  /** The key id that encrypts new payloads (the others still decrypt). */
+  SVC_TEMPORAL_PAYLOAD_KEY_ID: z.string().optional(),
+  /** on (default): clients and workers refuse to start without a key. off: plaintext history (not for production). */
+  SVC_TEMPORAL_PAYLOAD_ENCRYPTION: z.enum(['on', 'off']).default('on'),
+  /** The codec server (api/codec-server.ts): operators' Temporal UI and CLI decode payloads through it. */
+  SVC_CODEC_SERVER_HOST: z.string().default('127.0.0.1'),
+  SVC_CODEC_SERVER_PORT: z.coerce.number().int().min(0).max(65535).default(8234),
+  /** Comma-separated browser origins allowed to call the codec server (the Temporal UI's origin). */
+  SVC_CODEC_SERVER_CORS_ORIGINS: z.string().default(''),
 });
 
 export type ServiceConfig = z.infer<typeof envSchema>;
@@ -81,6 +94,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
     parseVerifyKeys(cfg.SVC_ATTESTATION_VERIFY_KEYS);
   } catch (err) {
     if (err instanceof VerifyKeysConfigError) throw new ConfigError(`invalid configuration: SVC_ATTESTATION_VERIFY_KEYS: ${err.message}`);
+    throw err;
+  }
+  try {
+    parsePayloadKeys(cfg.SVC_TEMPORAL_PAYLOAD_KEYS);
+  } catch (err) {
+    if (err instanceof PayloadKeysConfigError) throw new ConfigError(`invalid configuration: ${err.message}`);
     throw err;
   }
   return cfg;

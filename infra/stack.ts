@@ -27,6 +27,11 @@ export function testPorts(offset = Number(process.env.SVC_TEST_PORT_OFFSET ?? 0)
   return { temporal: TEST_PORTS.temporal + offset, temporalUi: TEST_PORTS.temporalUi + offset, ferret: TEST_PORTS.ferret + offset, api: TEST_PORTS.api + offset };
 }
 
+/** The codec server's port: next to the Temporal UI's (dev 8234, tests 18234 + offset). */
+export function codecServerPort(ports: StackPorts): number {
+  return ports.temporalUi + 1;
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export function portOpen(port: number, host = '127.0.0.1'): Promise<boolean> {
@@ -189,6 +194,7 @@ export class Stack {
   readonly ferret: ManagedProcess | null;
   readonly worker: ManagedProcess;
   readonly api: ManagedProcess;
+  readonly codec: ManagedProcess;
   readonly mongodbUri: string;
 
   constructor(readonly opts: StackOptions) {
@@ -209,6 +215,9 @@ export class Stack {
       TEMPORAL_ADDRESS: `127.0.0.1:${ports.temporal}`,
       PORT: String(ports.api),
       HOST: '127.0.0.1',
+      // The codec server (docs/payload-encryption.md) answers the Temporal UI's origin.
+      SVC_CODEC_SERVER_PORT: String(codecServerPort(ports)),
+      SVC_CODEC_SERVER_CORS_ORIGINS: opts.env?.SVC_CODEC_SERVER_CORS_ORIGINS ?? `http://127.0.0.1:${ports.temporalUi},http://localhost:${ports.temporalUi}`,
     };
 
     const node = process.execPath;
@@ -233,6 +242,8 @@ export class Stack {
           '--search-attribute', 'SvcEngine=Keyword',
           '--search-attribute', 'SvcItemCount=Int',
           '--search-attribute', 'SvcBatchStatus=Keyword',
+          // The UI decodes payloads through the codec server (operators only; others see ciphertext).
+          '--ui-codec-endpoint', `http://127.0.0.1:${codecServerPort(ports)}`,
         ],
         env: process.env,
         ready: async () => (await portOpen(ports.temporal)) && (await temporalServes(ports.temporal)),
@@ -288,10 +299,24 @@ export class Stack {
       },
       this.dataDir,
     );
+    this.codec = new ManagedProcess(
+      {
+        name: 'codec-server',
+        command: node,
+        args: [...tsx, path.join(ROOT, 'api', 'codec-server.ts')],
+        env: this.env,
+        ready: async () => {
+          const res = await fetch(`http://127.0.0.1:${codecServerPort(ports)}/health`).catch(() => null);
+          return res?.status === 200;
+        },
+        readyTimeoutMs: 120_000,
+      },
+      this.dataDir,
+    );
   }
 
   get processes(): ManagedProcess[] {
-    return [this.temporal, ...(this.ferret ? [this.ferret] : []), this.worker, this.api];
+    return [this.temporal, ...(this.ferret ? [this.ferret] : []), this.worker, this.api, this.codec];
   }
 
   get apiUrl(): string {
@@ -303,6 +328,7 @@ export class Stack {
       api: this.apiUrl,
       temporal_ui: `http://127.0.0.1:${this.opts.ports.temporalUi}`,
       temporal_grpc: `127.0.0.1:${this.opts.ports.temporal}`,
+      codec_server: `http://127.0.0.1:${codecServerPort(this.opts.ports)}`,
       store: this.mongodbUri,
     };
   }
@@ -311,7 +337,7 @@ export class Stack {
     for (const p of this.processes) p.reapStale();
     for (const p of this.processes) {
       const { ports } = this.opts;
-      const port = p === this.temporal ? ports.temporal : p === this.ferret ? ports.ferret : p === this.api ? ports.api : null;
+      const port = p === this.temporal ? ports.temporal : p === this.ferret ? ports.ferret : p === this.api ? ports.api : p === this.codec ? codecServerPort(ports) : null;
       if (port !== null && (await portOpen(port))) {
         throw new Error(`port ${port} needed by ${p.spec.name} is already in use (is another stack running? try: npm run stack -- down)`);
       }
@@ -320,7 +346,7 @@ export class Stack {
     // whatever did start, so a failed start leaves nothing behind.
     try {
       await Promise.all([this.temporal.start(), this.ferret?.start()]);
-      await Promise.all([this.worker.start(), this.api.start()]);
+      await Promise.all([this.worker.start(), this.api.start(), this.codec.start()]);
     } catch (err) {
       await this.down();
       throw err;
@@ -386,6 +412,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
         console.log(`  API          ${u.api}   (also under ${u.api}/v1)`);
         console.log(`  Temporal UI  ${u.temporal_ui}`);
         console.log(`  Temporal     ${u.temporal_grpc}`);
+        console.log(`  Codec server ${u.codec_server}   (operators: sign in there so the UI decrypts payloads)`);
         console.log(`  Store        ${u.store}`);
         console.log(`  Logs         ${path.join(stack.dataDir, 'logs')}`);
         console.log('Press Ctrl-C to stop.');

@@ -5,6 +5,7 @@ import { loadConfig } from '../core/config.js';
 import { Store } from '../core/store.js';
 import { createSigner } from '../core/signer.js';
 import { logger } from '../core/logger.js';
+import { temporalDataConverter } from '../core/payload-codec.js';
 import { createActivities } from '../activities/index.js';
 import { getLogicPool, shutdownLogicPool } from '../activities/engines/logic/index.js';
 import { reapSandboxContainers } from '../activities/sandbox/runner.js';
@@ -14,6 +15,8 @@ const log = logger('worker');
 
 async function main(): Promise<void> {
   const cfg = loadConfig();
+  // Refuses to start without a payload key (unless encryption is explicitly off): docs/payload-encryption.md.
+  const dataConverter = temporalDataConverter(cfg);
   // Lazy store: the worker starts (and activities fail, then retry) while the store is down.
   const store = Store.lazy(cfg.MONGODB_URI);
   store.ensureIndexes().catch((err) => log.warn('index creation deferred: store unavailable', { error: String(err?.message ?? err) }));
@@ -33,6 +36,7 @@ async function main(): Promise<void> {
     connection,
     namespace: cfg.TEMPORAL_NAMESPACE,
     taskQueue: cfg.SVC_TASK_QUEUE,
+    dataConverter,
     workflowsPath: fileURLToPath(new URL('../workflows/index.ts', import.meta.url)),
     activities: createActivities({
       store,

@@ -132,7 +132,7 @@ export function requireAdminKey(deps: AppDeps, roles: readonly Role[], scope: Sc
 }
 
 /** Verifies a Bearer access token and loads its (active) user and organization. */
-export async function resolveJwt(deps: AppDeps, authorization: string | undefined): Promise<Principal | null> {
+export async function resolveJwt(deps: Pick<AppDeps, 'cfg' | 'accounts'>, authorization: string | undefined): Promise<Principal | null> {
   const m = /^Bearer\s+(\S+)$/i.exec(authorization ?? '');
   if (!m) return null;
   const secret = deps.cfg.SVC_JWT_SECRET_KEY;

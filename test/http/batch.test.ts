@@ -10,6 +10,7 @@ import { startExtraApi } from './extra-api.js';
 import { ManagedProcess, ROOT } from '../../infra/stack.js';
 import { sha256Ref } from '../../core/canonical-json.js';
 import { mathBatchOutcome } from '../../activities/engines/math.js';
+import { temporalDataConverter } from '../../core/payload-codec.js';
 
 const IDENTITY = '(x+1)^2 = x^2 + 2*x + 1';
 const DIFFER = '(x+1)^2 = x^2 + 1';
@@ -304,7 +305,7 @@ describe('batch items of every type', () => {
   it('the workflow is searchable by organization, item count and batch status', async () => {
     const conn = await Connection.connect({ address: stackEnv().TEMPORAL_ADDRESS as string });
     try {
-      const client = new Client({ connection: conn });
+      const client = new Client({ connection: conn, dataConverter: temporalDataConverter(stackEnv()) });
       const query = `SvcOrgId="${t.orgId}" AND SvcBatchStatus="completed" AND SvcItemCount=11`;
       let ids: string[] = [];
       for (let i = 0; i < 40 && ids.length === 0; i++) {

@@ -91,7 +91,9 @@ async function scanForLeaks(stack: Stack): Promise<string[]> {
   const secrets = ['SVC_JWT_SECRET_KEY', 'SVC_API_KEY_LOOKUP_SECRET', 'SVC_AUDIT_SECRET_KEY']
     .map((k) => stack.env[k])
     .filter((v): v is string => typeof v === 'string' && v.length > 0);
-  const needles = [PASSWORD_FOR_LEAK_SCAN, ...secrets];
+  // Temporal payload keys (base64 key material) never appear either.
+  const payloadKeys = Object.values(JSON.parse(stack.env.SVC_TEMPORAL_PAYLOAD_KEYS ?? '{}') as Record<string, string>);
+  const needles = [PASSWORD_FOR_LEAK_SCAN, ...secrets, ...payloadKeys];
   const leaks: string[] = [];
   const check = (where: string, text: string) => {
     for (const m of scanForLiveKeys(text)) leaks.push(`${where}: raw API key ${m.key.slice(0, 12)}…`);
