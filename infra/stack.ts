@@ -17,6 +17,8 @@ export interface StackPorts {
   temporalUi: number;
   ferret: number;
   api: number;
+  /** Local SMTP sink (infra/smtp-sink.ts); default: the API port + 25 (8025 for dev). */
+  smtp?: number;
 }
 
 export const DEV_PORTS: StackPorts = { temporal: 7233, temporalUi: 8233, ferret: 27017, api: 8000 };
@@ -190,6 +192,10 @@ export class Stack {
   readonly worker: ManagedProcess;
   readonly api: ManagedProcess;
   readonly mongodbUri: string;
+  /** The local SMTP sink; null when the environment sets SVC_SMTP_URL (a real server). */
+  readonly smtp: ManagedProcess | null;
+  /** Where the sink stores each message as an .eml file. */
+  readonly mailDir: string;
 
   constructor(readonly opts: StackOptions) {
     this.dataDir = path.join(ROOT, '.data', opts.profile);
@@ -210,6 +216,11 @@ export class Stack {
       PORT: String(ports.api),
       HOST: '127.0.0.1',
     };
+    // E-mail (leaked-key notices): the local sink unless the environment names a real server.
+    const smtpPort = ports.smtp ?? ports.api + 25;
+    this.mailDir = path.join(this.dataDir, 'mail');
+    const externalSmtp = Boolean(this.env.SVC_SMTP_URL);
+    if (!externalSmtp) this.env.SVC_SMTP_URL = `smtp://127.0.0.1:${smtpPort}`;
 
     const node = process.execPath;
     const tsx = ['--import', 'tsx'];
@@ -261,6 +272,19 @@ export class Stack {
           },
           this.dataDir,
         );
+    this.smtp = externalSmtp
+      ? null
+      : new ManagedProcess(
+          {
+            name: 'smtp-sink',
+            command: node,
+            args: [...tsx, path.join(ROOT, 'infra', 'smtp-sink.ts'), '--port', String(smtpPort), '--dir', this.mailDir],
+            env: process.env,
+            ready: async (p) => p.logContains('SVC_SMTP_SINK_READY') && (await portOpen(smtpPort)),
+            readyTimeoutMs: 60_000,
+          },
+          this.dataDir,
+        );
     mkdirSync(path.join(this.dataDir, 'ferretdb'), { recursive: true });
     mkdirSync(path.join(this.dataDir, 'ferretdb-state'), { recursive: true });
     this.worker = new ManagedProcess(
@@ -291,7 +315,7 @@ export class Stack {
   }
 
   get processes(): ManagedProcess[] {
-    return [this.temporal, ...(this.ferret ? [this.ferret] : []), this.worker, this.api];
+    return [this.temporal, ...(this.ferret ? [this.ferret] : []), ...(this.smtp ? [this.smtp] : []), this.worker, this.api];
   }
 
   get apiUrl(): string {
@@ -319,7 +343,7 @@ export class Stack {
     // Infrastructure first, in parallel; then the worker and the API. On any failure, stop
     // whatever did start, so a failed start leaves nothing behind.
     try {
-      await Promise.all([this.temporal.start(), this.ferret?.start()]);
+      await Promise.all([this.temporal.start(), this.ferret?.start(), this.smtp?.start()]);
       await Promise.all([this.worker.start(), this.api.start()]);
     } catch (err) {
       await this.down();
@@ -388,6 +412,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
         console.log(`  Temporal     ${u.temporal_grpc}`);
         console.log(`  Store        ${u.store}`);
         console.log(`  Logs         ${path.join(stack.dataDir, 'logs')}`);
+        if (stack.smtp) console.log(`  Mail sink    ${stack.env.SVC_SMTP_URL}   (each message stored as .eml under ${stack.mailDir})`);
         console.log('Press Ctrl-C to stop.');
       })
       .catch(async (err) => {
