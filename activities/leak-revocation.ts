@@ -239,18 +239,22 @@ export function makeLeakRevocationActivities(deps: LeakActivityDeps) {
 export type LeakRevocationActivities = ReturnType<typeof makeLeakRevocationActivities>;
 
 function noticeText(f: LeakFacts): string {
+  // Short lines (no quoted-printable soft breaks inside ids); never the key itself.
   return [
-    `Your API key "${f.key.name}" (${f.preview}, id ${f.key.key_id}) was found in a public location`,
-    `by a secret scanner and has been revoked automatically at ${f.key.revoked_at}.`,
+    'One of your API keys was found in a public location by a secret',
+    'scanner and has been revoked automatically.',
     '',
+    `Key name: ${f.key.name}`,
+    `Key: ${f.preview}`,
+    `Key id: ${f.key.key_id}`,
+    `Revoked at: ${f.key.revoked_at}`,
     `Reported as: ${f.token_type || 'unknown type'}${f.source ? ` (${f.source})` : ''}`,
     `Location: ${f.url ?? 'not given'}`,
     `Delivery: ${f.delivery_id}`,
     '',
-    'Requests made with this key are now refused (401). Create a new key (sign in, then',
-    'POST /auth/api-keys) and remove the leaked one from where it was published.',
-    '',
-    'This notice never contains the key itself.',
+    'Requests made with this key are now refused (401). Create a new key',
+    '(sign in, then POST /auth/api-keys) and remove the leaked one from',
+    'where it was published. This notice never contains the key itself.',
   ].join('\n');
 }
 

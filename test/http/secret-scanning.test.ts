@@ -111,7 +111,8 @@ function mailsFor(keyId: string): string[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir)
     .filter((f) => f.endsWith('.eml'))
-    .map((f) => readFileSync(path.join(dir, f), 'utf8'))
+    // Quoted-printable soft line breaks undone, so long lines read as sent.
+    .map((f) => readFileSync(path.join(dir, f), 'utf8').replace(/=\r?\n/g, ''))
     .filter((m) => m.includes(keyId));
 }
 
@@ -441,9 +442,9 @@ describe('POST /webhooks/secret-scanning', () => {
     }
   }, 150_000);
 
-  it('with the worker down between the 200 and the revocation, revokes once it is back', async () => {
+  it('with the worker killed between the 200 and the revocation, revokes once it is back', async () => {
     const t = await newTenant();
-    await control('stop', 'worker');
+    await control('kill9', 'worker');
     let restarted = false;
     try {
       const body = JSON.stringify([match(t.key)]);
@@ -453,12 +454,13 @@ describe('POST /webhooks/secret-scanning', () => {
       expect((await keyDoc(t.keyId))?.active).toBe(true); // nothing ran yet: the delivery waits in Temporal
       await control('start', 'worker');
       restarted = true;
-      await revokedAt(t.keyId, 60_000);
+      // A restarted worker bundles its workflows again first: on a loaded machine this takes a while.
+      await revokedAt(t.keyId, 240_000);
       const denied = await post('/verify/math', { expression: '1 + 1' }, { 'x-api-key': t.key });
       expect(denied.status).toBe(401);
       await waitFor('e-mail', async () => mailsFor(t.keyId).length === 1, 30_000, 250);
     } finally {
       if (!restarted) await control('start', 'worker');
     }
-  }, 240_000);
+  }, 360_000);
 });
