@@ -117,8 +117,9 @@ export function registerWebhookRoutes(router: Router, deps: AppDeps): void {
           taskQueue: deps.cfg.SVC_TASK_QUEUE,
           workflowId,
           args: [input],
-          // Finished: never run again (no second e-mail). Running: the same run answers.
-          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          // Completed: never run again (no second e-mail); a failed or terminated run may be retried
+          // by a redelivery. Running: the same run answers.
+          workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
           workflowIdConflictPolicy: 'USE_EXISTING',
         }),
       );
