@@ -1,7 +1,7 @@
 // A local SMTP sink for the dev and test stacks: accepts every message on loopback and stores it
 // as an .eml file under the data folder, printing where, so a developer sees notifications
 // (e.g. leaked-key revocations) without a mail provider. Production points SVC_SMTP_URL at a
-// real server instead. Run: `tsx infra/smtp-sink.ts --port 8025 --dir .data/dev/mail`.
+// real server instead. Run: `tsx infra/smtp-sink.ts --port 8957 --dir .data/dev/mail`.
 import { createWriteStream, mkdirSync, renameSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -87,7 +87,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     const i = process.argv.indexOf(`--${name}`);
     return i > 0 ? process.argv[i + 1] : undefined;
   };
-  const port = Number(arg('port') ?? 8025);
+  const port = Number(arg('port') ?? 8957);
   const dir = path.resolve(arg('dir') ?? path.join('.data', 'dev', 'mail'));
   const sink = new SmtpSink({
     port,

@@ -17,7 +17,7 @@ export interface StackPorts {
   temporalUi: number;
   ferret: number;
   api: number;
-  /** Local SMTP sink (infra/smtp-sink.ts); default: the API port + 25 (8025 for dev). */
+  /** Local SMTP sink (infra/smtp-sink.ts); default: the API port + 957 (8957 for dev; clear of the test suites' other ports at any offset). */
   smtp?: number;
 }
 
@@ -217,7 +217,7 @@ export class Stack {
       HOST: '127.0.0.1',
     };
     // E-mail (leaked-key notices): the local sink unless the environment names a real server.
-    const smtpPort = ports.smtp ?? ports.api + 25;
+    const smtpPort = ports.smtp ?? ports.api + 957;
     this.mailDir = path.join(this.dataDir, 'mail');
     const externalSmtp = Boolean(this.env.SVC_SMTP_URL);
     if (!externalSmtp) this.env.SVC_SMTP_URL = `smtp://127.0.0.1:${smtpPort}`;
