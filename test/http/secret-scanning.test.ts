@@ -5,11 +5,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
 import { createServer, request as httpRequest, type Server } from 'node:http';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createServer as createHttpsServer } from 'node:https';
+import { execFileSync } from 'node:child_process';
+import type { AddressInfo } from 'node:net';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import { apiUrl, control, db, get, mintKey, newTenant, addMember, post, stackEnv, type Member } from './helpers.js';
-import { maskApiKey } from '../../core/api-keys.js';
+import { lookupDigest, maskApiKey } from '../../core/api-keys.js';
+import { startExtraApi } from './extra-api.js';
+import { startExtraWorker } from './extra-worker.js';
 
 const INVALID = { detail: 'invalid webhook signature' };
 const PATH = '/webhooks/secret-scanning';
@@ -119,6 +125,13 @@ function mailsFor(keyId: string): string[] {
 const logsText = () =>
   ['api.log', 'worker.log'].map((f) => path.join(inject('dataDir'), 'logs', f)).filter(existsSync).map((f) => readFileSync(f, 'utf8')).join('\n');
 
+/** Whether Temporal's stored history (SQLite file and its WAL) contains this text anywhere. */
+function historyContains(text: string): boolean {
+  const base = path.join(inject('dataDir'), 'temporal.sqlite');
+  const needle = Buffer.from(text, 'utf8');
+  return [base, `${base}-wal`].filter(existsSync).some((f) => readFileSync(f).includes(needle));
+}
+
 let temporal: Client;
 async function workflowExists(body: string | Buffer): Promise<boolean> {
   try {
@@ -203,6 +216,9 @@ describe('POST /webhooks/secret-scanning', () => {
     const fb = await waitFor('feedback', async () => feedbackPosts.find((p) => JSON.stringify(p).includes(sha256(t.key))), 15_000, 100);
     expect(fb).toEqual([{ token_hash: sha256(t.key), token_type: 'svc_live_api_key', label: 'true_positive' }]);
     expect(JSON.stringify(feedbackPosts)).not.toContain(t.key);
+    // Workflow inputs and results are in Temporal's history: the digest is there, the key is not.
+    expect(historyContains(lookupDigest(t.key, stackEnv().SVC_API_KEY_LOOKUP_SECRET as string))).toBe(true);
+    expect(historyContains(t.key)).toBe(false);
   });
 
   it('a redelivery is the same workflow: 200 again, nothing revoked twice, no second e-mail', async () => {
@@ -463,4 +479,50 @@ describe('POST /webhooks/secret-scanning', () => {
       if (!restarted) await control('start', 'worker');
     }
   }, 360_000);
+  it('raw tokens go only to an HTTPS feedback URL, and never into the workflow history', async () => {
+    // A worker and an API of their own, with an HTTPS feedback URL (self-signed, trusted by the worker).
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-leak-tls-'));
+    const keyFile = path.join(dir, 'key.pem');
+    const certFile = path.join(dir, 'cert.pem');
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+    const received: unknown[][] = [];
+    const tls = createHttpsServer({ key: readFileSync(keyFile), cert: readFileSync(certFile) }, (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        received.push(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+        res.writeHead(200).end('{}');
+      });
+    });
+    await new Promise<void>((r) => tls.listen(0, '127.0.0.1', () => r()));
+    const env = {
+      SVC_TASK_QUEUE: 'svc-leak-raw',
+      SVC_LEAK_FEEDBACK_URL: `https://127.0.0.1:${(tls.address() as AddressInfo).port}/feedback`,
+      SVC_LEAK_FEEDBACK_SEND_RAW: 'true',
+      NODE_EXTRA_CA_CERTS: certFile,
+    };
+    const [worker, api] = await Promise.all([startExtraWorker('worker-leak-raw', env), startExtraApi('api-leak-raw', 18131, env)]);
+    try {
+      const t = await newTenant();
+      const unknown = `svc_live_${randomBytes(30).toString('base64url').slice(0, 36)}`;
+      const body = JSON.stringify([match(t.key), { token: unknown, type: 'other_type' }]);
+      const res = await fetch(`${api.url}${PATH}`, { method: 'POST', headers: { 'content-type': 'application/json', ...signed(body, current) }, body });
+      expect(res.status).toBe(200);
+      await revokedAt(t.keyId, 30_000);
+      const fb = await waitFor('raw feedback', async () => received[0], 60_000, 100);
+      expect(fb).toEqual([
+        { token_raw: t.key, token_type: 'svc_live_api_key', label: 'true_positive' },
+        { token_raw: unknown, token_type: 'other_type', label: 'false_positive' },
+      ]);
+      // The history holds the lookup digest (the search works) but neither raw token.
+      await waitFor('workflow completion', async () => (await temporal.workflow.getHandle(`leak-revocation-${sha256(body)}`).describe()).status.name === 'COMPLETED', 30_000, 200);
+      expect(historyContains(lookupDigest(t.key, stackEnv().SVC_API_KEY_LOOKUP_SECRET as string))).toBe(true);
+      expect(historyContains(t.key)).toBe(false);
+      expect(historyContains(unknown)).toBe(false);
+    } finally {
+      await Promise.all([worker.stop(), api.proc.stop()]);
+      await new Promise((r) => tls.close(r));
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 300_000);
 });
