@@ -8,6 +8,8 @@ import { makeBatchActivities } from './verify-batch.js';
 import { makeVerifyConsensusActivity } from './verify-consensus.js';
 import { makeVerifyStatsActivity } from './verify-stats.js';
 import type { ProofContext } from './proofs.js';
+import { makeLeakRevocationActivities } from './leak-revocation.js';
+import { loadLeakConfig } from '../core/secret-scanning.js';
 
 export type ActivityDeps = ProofContext & {
   /** SVC_AUDIT_SECRET_KEY; unset makes every audited workflow fail closed. */
@@ -31,6 +33,8 @@ export function createActivities(deps: ActivityDeps) {
     verifyConsensusActivity: makeVerifyConsensusActivity(deps),
     verifyStatsActivity: makeVerifyStatsActivity(deps),
     appendAuditActivity: makeAppendAuditActivity({ store: deps.store, auditSecret: deps.auditSecret }),
+    // Leaked-key revocation (workflows/leak-revocation.ts): SMTP and feedback settings from the environment.
+    ...makeLeakRevocationActivities({ store: deps.store, auditSecret: deps.auditSecret, config: loadLeakConfig(process.env) }),
   };
   // Batch items reuse the engine activities above (workflows/batch.ts).
   return { ...engines, ...makeBatchActivities(deps, engines) };

@@ -17,6 +17,8 @@ export interface StackPorts {
   temporalUi: number;
   ferret: number;
   api: number;
+  /** Local SMTP sink (infra/smtp-sink.ts); default: the API port + 957 (8957 for dev; clear of the test suites' other ports at any offset). */
+  smtp?: number;
 }
 
 export const DEV_PORTS: StackPorts = { temporal: 7233, temporalUi: 8233, ferret: 27017, api: 8000 };
@@ -196,6 +198,10 @@ export class Stack {
   readonly api: ManagedProcess;
   readonly codec: ManagedProcess;
   readonly mongodbUri: string;
+  /** The local SMTP sink; null when the environment sets SVC_SMTP_URL (a real server). */
+  readonly smtp: ManagedProcess | null;
+  /** Where the sink stores each message as an .eml file. */
+  readonly mailDir: string;
 
   constructor(readonly opts: StackOptions) {
     this.dataDir = path.join(ROOT, '.data', opts.profile);
@@ -219,6 +225,11 @@ export class Stack {
       SVC_CODEC_SERVER_PORT: String(codecServerPort(ports)),
       SVC_CODEC_SERVER_CORS_ORIGINS: opts.env?.SVC_CODEC_SERVER_CORS_ORIGINS ?? `http://127.0.0.1:${ports.temporalUi},http://localhost:${ports.temporalUi}`,
     };
+    // E-mail (leaked-key notices): the local sink unless the environment names a real server.
+    const smtpPort = ports.smtp ?? ports.api + 957;
+    this.mailDir = path.join(this.dataDir, 'mail');
+    const externalSmtp = Boolean(this.env.SVC_SMTP_URL);
+    if (!externalSmtp) this.env.SVC_SMTP_URL = `smtp://127.0.0.1:${smtpPort}`;
 
     const node = process.execPath;
     const tsx = ['--import', 'tsx'];
@@ -272,6 +283,19 @@ export class Stack {
           },
           this.dataDir,
         );
+    this.smtp = externalSmtp
+      ? null
+      : new ManagedProcess(
+          {
+            name: 'smtp-sink',
+            command: node,
+            args: [...tsx, path.join(ROOT, 'infra', 'smtp-sink.ts'), '--port', String(smtpPort), '--dir', this.mailDir],
+            env: process.env,
+            ready: async (p) => p.logContains('SVC_SMTP_SINK_READY') && (await portOpen(smtpPort)),
+            readyTimeoutMs: 60_000,
+          },
+          this.dataDir,
+        );
     mkdirSync(path.join(this.dataDir, 'ferretdb'), { recursive: true });
     mkdirSync(path.join(this.dataDir, 'ferretdb-state'), { recursive: true });
     this.worker = new ManagedProcess(
@@ -316,7 +340,7 @@ export class Stack {
   }
 
   get processes(): ManagedProcess[] {
-    return [this.temporal, ...(this.ferret ? [this.ferret] : []), this.worker, this.api, this.codec];
+    return [this.temporal, ...(this.ferret ? [this.ferret] : []), ...(this.smtp ? [this.smtp] : []), this.worker, this.api, this.codec];
   }
 
   get apiUrl(): string {
@@ -345,7 +369,7 @@ export class Stack {
     // Infrastructure first, in parallel; then the worker and the API. On any failure, stop
     // whatever did start, so a failed start leaves nothing behind.
     try {
-      await Promise.all([this.temporal.start(), this.ferret?.start()]);
+      await Promise.all([this.temporal.start(), this.ferret?.start(), this.smtp?.start()]);
       await Promise.all([this.worker.start(), this.api.start(), this.codec.start()]);
     } catch (err) {
       await this.down();
@@ -415,6 +439,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
         console.log(`  Codec server ${u.codec_server}   (operators: sign in there so the UI decrypts payloads)`);
         console.log(`  Store        ${u.store}`);
         console.log(`  Logs         ${path.join(stack.dataDir, 'logs')}`);
+        if (stack.smtp) console.log(`  Mail sink    ${stack.env.SVC_SMTP_URL}   (each message stored as .eml under ${stack.mailDir})`);
         console.log('Press Ctrl-C to stop.');
       })
       .catch(async (err) => {

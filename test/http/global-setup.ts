@@ -22,6 +22,8 @@ declare module 'vitest' {
 
 const OFFSET = Number(process.env.SVC_TEST_PORT_OFFSET ?? 0);
 const CONTROL_PORT = 18999 + OFFSET;
+/** Served by test/http/secret-scanning.test.ts: the signing-key document (/keys) and the feedback sink (/feedback). */
+export const LEAK_FIXTURE_PORT = 18990 + OFFSET;
 
 function controlServer(stack: Stack): Server {
   const byName: Record<string, ManagedProcess | null> = {
@@ -29,9 +31,10 @@ function controlServer(stack: Stack): Server {
     ferretdb: stack.ferret,
     worker: stack.worker,
     api: stack.api,
+    smtp: stack.smtp,
   };
   return createServer((req, res) => {
-    const m = /^\/(stop|start|kill9)\/(temporal|ferretdb|worker|api)$/.exec(req.url ?? '');
+    const m = /^\/(stop|start|kill9)\/(temporal|ferretdb|worker|api|smtp)$/.exec(req.url ?? '');
     const proc = m ? byName[m[2] as string] : null;
     if (!m || !proc || req.method !== 'POST') {
       res.writeHead(404).end();
@@ -51,7 +54,14 @@ export default async function setup(project: TestProject) {
     ports: testPorts(OFFSET),
     fresh: true,
     // Tests come from loopback; trusting it lets each test tenant use its own X-Forwarded-For bucket.
-    env: { SVC_AUTH_TRUSTED_PROXIES: '127.0.0.1,::1' },
+    env: {
+      SVC_AUTH_TRUSTED_PROXIES: '127.0.0.1,::1',
+      // Leaked-key intake: a local key server and feedback sink (raw asked for, but the URL is not HTTPS: hashes only).
+      SVC_SECRET_SCANNING_KEYS_URL: `http://127.0.0.1:${LEAK_FIXTURE_PORT}/keys`,
+      SVC_LEAK_FEEDBACK_ENABLED: 'true',
+      SVC_LEAK_FEEDBACK_URL: `http://127.0.0.1:${LEAK_FIXTURE_PORT}/feedback`,
+      SVC_LEAK_FEEDBACK_SEND_RAW: 'true',
+    },
   });
   const server = controlServer(stack);
   try {

@@ -39,7 +39,7 @@ export const post = <T = any>(path: string, body?: unknown, headers?: Record<str
 export const get = <T = any>(path: string, headers?: Record<string, string>) => http<T>('GET', path, { headers });
 
 /** Stops, starts or SIGKILLs a stack component through the global setup's control endpoint. */
-export async function control(action: 'stop' | 'start' | 'kill9', component: 'temporal' | 'ferretdb' | 'worker' | 'api') {
+export async function control(action: 'stop' | 'start' | 'kill9', component: 'temporal' | 'ferretdb' | 'worker' | 'api' | 'smtp') {
   const res = await fetch(`${inject('controlUrl')}/${action}/${component}`, { method: 'POST' });
   if (res.status !== 200) throw new Error(`control ${action} ${component} failed: ${await res.text()}`);
 }

@@ -1,0 +1,555 @@
+// POST /webhooks/secret-scanning through the real stack (Temporal, store, worker, SMTP sink),
+// with a local key server and feedback sink in this process (global-setup.ts points the stack
+// at it). Contract: "POST /webhooks/secret-scanning" and "Events"; docs/secret-scanning.md.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import { createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { execFileSync } from 'node:child_process';
+import type { AddressInfo } from 'node:net';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
+import { apiUrl, control, db, get, mintKey, newTenant, addMember, post, stackEnv, type Member } from './helpers.js';
+import { lookupDigest, maskApiKey } from '../../core/api-keys.js';
+import { startExtraApi } from './extra-api.js';
+import { ManagedProcess, ROOT } from '../../infra/stack.js';
+
+const INVALID = { detail: 'invalid webhook signature' };
+const PATH = '/webhooks/secret-scanning';
+const sha256 = (s: string | Buffer) => createHash('sha256').update(s).digest('hex');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface SigningKey {
+  id: string;
+  privateKey: KeyObject;
+  pem: string;
+}
+function newSigningKey(): SigningKey {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  return { id: randomBytes(32).toString('hex'), privateKey, pem: publicKey.export({ format: 'pem', type: 'spki' }).toString() };
+}
+
+// ---- the local key server and feedback sink --------------------------------------------
+const published: SigningKey[] = [];
+let keysStatus = 200;
+let keyFetches = 0;
+const feedbackPosts: unknown[][] = [];
+let fixture: Server;
+
+function startFixture(port: number): Promise<void> {
+  fixture = createServer((req, res) => {
+    if (req.method === 'GET' && req.url === '/keys') {
+      keyFetches++;
+      if (keysStatus !== 200) return void res.writeHead(keysStatus).end('unavailable');
+      const doc = { public_keys: published.map((k, i) => ({ key_identifier: k.id, key: k.pem, is_current: i === published.length - 1 })) };
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(doc));
+    }
+    if (req.method === 'POST' && req.url === '/feedback') {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        feedbackPosts.push(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+        res.writeHead(200).end('{}');
+      });
+      return;
+    }
+    res.writeHead(404).end();
+  });
+  return new Promise((r) => fixture.listen(port, '127.0.0.1', () => r()));
+}
+
+// ---- helpers ---------------------------------------------------------------------------
+interface Delivery {
+  status: number;
+  body: any;
+  text: string;
+  at: number;
+}
+
+async function deliver(body: string | Buffer, headers: Record<string, string>): Promise<Delivery> {
+  const res = await fetch(`${apiUrl()}${PATH}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: body as BodyInit });
+  const at = Date.now();
+  const text = await res.text();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  return { status: res.status, body: parsed, text, at };
+}
+
+const signed = (body: string | Buffer, key: SigningKey, signer: KeyObject = key.privateKey) => ({
+  'Github-Public-Key-Identifier': key.id,
+  'Github-Public-Key-Signature': sign('sha256', Buffer.from(body), signer).toString('base64'),
+});
+
+const match = (token: string, marker = randomBytes(6).toString('hex')) => ({
+  token,
+  type: 'svc_live_api_key',
+  url: `https://example.test/leaks/${marker}/config.env`,
+  source: 'content',
+});
+
+async function keyDoc(keyId: string) {
+  return (await db()).collection('api_keys').findOne({ _id: keyId as any });
+}
+
+async function waitFor<T>(what: string, fn: () => Promise<T | null | undefined | false>, timeoutMs: number, everyMs = 20): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(everyMs);
+  }
+}
+
+/** Resolves with the time the key was first seen revoked. */
+const revokedAt = (keyId: string, timeoutMs = 10_000) =>
+  waitFor(`revocation of ${keyId}`, async () => ((await keyDoc(keyId))?.active === false ? Date.now() : null), timeoutMs);
+
+function mailsFor(keyId: string): string[] {
+  const dir = path.join(inject('dataDir'), 'mail');
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.eml'))
+    // Quoted-printable soft line breaks undone, so long lines read as sent.
+    .map((f) => readFileSync(path.join(dir, f), 'utf8').replace(/=\r?\n/g, ''))
+    .filter((m) => m.includes(keyId));
+}
+
+const logsText = () =>
+  ['api.log', 'worker.log'].map((f) => path.join(inject('dataDir'), 'logs', f)).filter(existsSync).map((f) => readFileSync(f, 'utf8')).join('\n');
+
+/** Whether Temporal's stored history (SQLite file and its WAL) contains this text anywhere. */
+function historyContains(text: string): boolean {
+  const base = path.join(inject('dataDir'), 'temporal.sqlite');
+  const needle = Buffer.from(text, 'utf8');
+  return [base, `${base}-wal`].filter(existsSync).some((f) => readFileSync(f).includes(needle));
+}
+
+let temporal: Client;
+async function workflowExists(body: string | Buffer): Promise<boolean> {
+  try {
+    await temporal.workflow.getHandle(`leak-revocation-${sha256(body)}`).describe();
+    return true;
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return false;
+    throw err;
+  }
+}
+
+/** After a refused request: no workflow, no revocation, no audit entry, nothing of the body in the logs. */
+async function expectNothingKept(t: Member, body: string | Buffer, marker: string, auditBefore: number) {
+  expect(await workflowExists(body)).toBe(false);
+  expect((await keyDoc(t.keyId))?.active).toBe(true);
+  expect(await (await db()).collection('audit_logs').countDocuments({ organization_id: t.orgId })).toBe(auditBefore);
+  expect(await (await db()).collection('leak_notifications').countDocuments({ key_id: t.keyId })).toBe(0);
+  const logs = logsText();
+  expect(logs).not.toContain(marker);
+  expect(logs).not.toContain(t.key);
+}
+
+// ---------------------------------------------------------------------------------------
+
+describe('POST /webhooks/secret-scanning', () => {
+  const current = newSigningKey();
+  const stranger = newSigningKey(); // never published
+
+  beforeAll(async () => {
+    published.push(current);
+    const port = Number(new URL(stackEnv().SVC_SECRET_SCANNING_KEYS_URL as string).port);
+    await startFixture(port);
+    temporal = new Client({ connection: await Connection.connect({ address: stackEnv().TEMPORAL_ADDRESS as string }) });
+  });
+
+  afterAll(async () => {
+    await new Promise((r) => fixture?.close(r));
+    await temporal?.connection.close();
+  });
+
+  it('revokes a real key within 2 s of the 200; the key then gets 401; one audit event, one e-mail, hashed feedback', async () => {
+    const t = await newTenant();
+    const spare = await mintKey(t.token, 'spare key'); // to call the owner-only audit check afterwards
+    const m = match(t.key);
+    const body = JSON.stringify([m]);
+    const res = await deliver(body, signed(body, current));
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'accepted', delivery_id: sha256(body), matches: 1 });
+    const seen = await revokedAt(t.keyId);
+    expect(seen - res.at).toBeLessThan(2000);
+
+    const doc = await keyDoc(t.keyId);
+    expect(doc?.active).toBe(false);
+    expect(doc?.revoked_at).toBeInstanceOf(Date);
+    const denied = await post('/verify/math', { expression: '1 + 1' }, { 'x-api-key': t.key });
+    expect(denied.status).toBe(401);
+    expect(denied.body).toEqual({ detail: 'API key is revoked, inactive or expired.' });
+
+    // The security event in the organization's audit chain, with the masked preview only.
+    const preview = maskApiKey(t.key);
+    const logs = await waitFor('audit event', async () => {
+      const r = await get('/audit/logs', { authorization: `Bearer ${t.token}` });
+      const found = r.body.logs.filter((l: any) => l.status === 'SECRET_LEAK_AUTO_REVOKED');
+      return found.length > 0 ? found : null;
+    }, 10_000, 200);
+    expect(logs).toHaveLength(1);
+    expect(logs[0]).toMatchObject({ key_id: t.keyId, engine: 'security', verified: false, query: `SECRET_LEAK_AUTO_REVOKED ${preview}` });
+    expect(JSON.stringify(logs[0])).not.toContain(t.key);
+    const chain = await get(`/admin/compliance/verify/${logs[0].id}`, { 'x-api-key': spare.key });
+    expect(chain.status).toBe(200);
+    expect(chain.body.valid).toBe(true);
+
+    // One e-mail to the key's user, with the preview and never the key.
+    const mails = await waitFor('notification e-mail', async () => (mailsFor(t.keyId).length > 0 ? mailsFor(t.keyId) : null), 15_000, 200);
+    expect(mails).toHaveLength(1);
+    expect(mails[0]).toContain(`To: ${t.email}`);
+    expect(mails[0]).toContain(preview);
+    expect(mails[0]).not.toContain(t.key);
+    expect(mails[0]).not.toContain(t.key.slice(9, 30));
+
+    // Feedback: one label per match, a SHA-256 hash (the feedback URL is plain HTTP, so never raw).
+    const fb = await waitFor('feedback', async () => feedbackPosts.find((p) => JSON.stringify(p).includes(sha256(t.key))), 15_000, 100);
+    expect(fb).toEqual([{ token_hash: sha256(t.key), token_type: 'svc_live_api_key', label: 'true_positive' }]);
+    expect(JSON.stringify(feedbackPosts)).not.toContain(t.key);
+    // Workflow inputs and results are in Temporal's history: the digest is there, the key is not.
+    expect(historyContains(lookupDigest(t.key, stackEnv().SVC_API_KEY_LOOKUP_SECRET as string))).toBe(true);
+    expect(historyContains(t.key)).toBe(false);
+  });
+
+  it('a redelivery is the same workflow: 200 again, nothing revoked twice, no second e-mail', async () => {
+    const t = await newTenant();
+    const body = JSON.stringify([match(t.key)]);
+    const first = await deliver(body, signed(body, current));
+    expect(first.status).toBe(200);
+    await revokedAt(t.keyId);
+    await waitFor('e-mail', async () => mailsFor(t.keyId).length === 1, 15_000, 200);
+    const revokedOnce = (await keyDoc(t.keyId))?.revoked_at;
+
+    const again = await deliver(body, signed(body, current));
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+    // The same body re-signed with a fresh signature is still the same delivery.
+    const third = await deliver(body, signed(body, current));
+    expect(third.status).toBe(200);
+    await sleep(1500);
+    expect(mailsFor(t.keyId)).toHaveLength(1);
+    expect((await keyDoc(t.keyId))?.revoked_at).toEqual(revokedOnce);
+    const events = await (await db()).collection('audit_logs').countDocuments({ organization_id: t.orgId, 'result.status': 'SECRET_LEAK_AUTO_REVOKED' });
+    expect(events).toBe(1);
+    const runs = [];
+    for await (const w of temporal.workflow.list({ query: `WorkflowId = "leak-revocation-${sha256(body)}"` })) runs.push(w);
+    expect(runs).toHaveLength(1);
+  });
+
+  it('an already-revoked key or an unknown token changes nothing and sends nothing; feedback labels them', async () => {
+    const t = await newTenant();
+    const first = JSON.stringify([match(t.key)]);
+    expect((await deliver(first, signed(first, current))).status).toBe(200);
+    await revokedAt(t.keyId);
+    await waitFor('first e-mail', async () => mailsFor(t.keyId).length === 1, 15_000, 200);
+    const revokedOnce = (await keyDoc(t.keyId))?.revoked_at;
+
+    // Another delivery (different body) naming the same, now revoked key, plus an unknown token.
+    const unknown = `svc_live_${randomBytes(24).toString('base64url').slice(0, 30)}unknwn`;
+    const second = JSON.stringify([match(t.key, 'again'), { token: unknown, type: 'svc_live_api_key', url: 'https://example.test/x', source: 'commit', extra: 'ignored' }]);
+    const res = await deliver(second, signed(second, current));
+    expect(res.status).toBe(200);
+    expect(res.body.matches).toBe(2);
+    const fb = await waitFor('feedback', async () => feedbackPosts.find((p) => JSON.stringify(p).includes(sha256(unknown))), 15_000, 100);
+    expect(fb).toEqual([
+      { token_hash: sha256(t.key), token_type: 'svc_live_api_key', label: 'true_positive' },
+      { token_hash: sha256(unknown), token_type: 'svc_live_api_key', label: 'false_positive' },
+    ]);
+    await sleep(500);
+    expect(mailsFor(t.keyId)).toHaveLength(1);
+    expect((await keyDoc(t.keyId))?.revoked_at).toEqual(revokedOnce);
+    expect(await (await db()).collection('audit_logs').countDocuments({ organization_id: t.orgId, 'result.status': 'SECRET_LEAK_AUTO_REVOKED' })).toBe(1);
+  });
+
+  it('mails the organization’s first active owner when the key’s user is no longer active', async () => {
+    const t = await newTenant();
+    const member = await addMember(t.orgId, 'member');
+    await (await db()).collection('users').updateOne({ _id: member.userId as any }, { $set: { active: false } });
+    const body = JSON.stringify([match(member.key)]);
+    expect((await deliver(body, signed(body, current))).status).toBe(200);
+    await revokedAt(member.keyId);
+    const mails = await waitFor('fallback e-mail', async () => (mailsFor(member.keyId).length > 0 ? mailsFor(member.keyId) : null), 15_000, 200);
+    expect(mails).toHaveLength(1);
+    expect(mails[0]).toContain(`To: ${t.email}`);
+    expect(mails[0]).not.toContain(member.email);
+    expect(mails[0]).not.toContain(member.key);
+  });
+
+  describe('refused before anything is parsed, logged or stored', () => {
+    let t: Member;
+    let auditBefore: number;
+    beforeAll(async () => {
+      t = await newTenant();
+      auditBefore = await (await db()).collection('audit_logs').countDocuments({ organization_id: t.orgId });
+    });
+
+    const report = () => {
+      const marker = `marker-${randomBytes(8).toString('hex')}`;
+      return { marker, body: JSON.stringify([match(t.key, marker)]) };
+    };
+
+    it('forged: a signature over another body', async () => {
+      const { marker, body } = report();
+      const other = JSON.stringify([match(t.key)]);
+      const res = await deliver(body, signed(other, current));
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual(INVALID);
+      await expectNothingKept(t, body, marker, auditBefore);
+    });
+
+    it('truncated: the body cut short under the original signature', async () => {
+      const { marker, body } = report();
+      const headers = signed(body, current);
+      const cut = body.slice(0, body.length - 3);
+      const res = await deliver(cut, headers);
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual(INVALID);
+      await expectNothingKept(t, cut, marker, auditBefore);
+    });
+
+    it('re-signed with another key under a published key id, or under an unknown id', async () => {
+      const { marker, body } = report();
+      const res = await deliver(body, signed(body, current, stranger.privateKey));
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual(INVALID);
+      await sleep(1100); // past the refetch throttle: the unknown id below triggers one refetch
+      const fetchesBefore = keyFetches;
+      const res2 = await deliver(body, signed(body, stranger));
+      expect(res2.status).toBe(401);
+      expect(res2.body).toEqual(INVALID);
+      expect(keyFetches).toBe(fetchesBefore + 1);
+      await expectNothingKept(t, body, marker, auditBefore);
+    });
+
+    it('missing, empty, non-base64 or over-long signature headers; missing key id', async () => {
+      const { marker, body } = report();
+      const good = signed(body, current);
+      const cases: Record<string, string>[] = [
+        {},
+        { 'Github-Public-Key-Identifier': current.id },
+        { 'Github-Public-Key-Signature': good['Github-Public-Key-Signature'] },
+        { ...good, 'Github-Public-Key-Signature': 'not base64!' },
+        { ...good, 'Github-Public-Key-Signature': 'A'.repeat(1028) },
+        // A valid signature padded past 1024 characters is refused on length, before decoding.
+        { ...good, 'Github-Public-Key-Signature': good['Github-Public-Key-Signature'] + 'A'.repeat(1025 - good['Github-Public-Key-Signature'].length + 3) },
+        { ...good, 'Github-Public-Key-Identifier': 'x'.repeat(300) },
+      ];
+      for (const headers of cases) {
+        const res = await deliver(body, headers);
+        expect(res.status).toBe(401);
+        expect(res.body).toEqual(INVALID);
+      }
+      await expectNothingKept(t, body, marker, auditBefore);
+    });
+
+    it('oversized: 413 from Content-Length, and while streaming as soon as 1 MiB is exceeded', async () => {
+      const marker = `marker-${randomBytes(8).toString('hex')}`;
+      const big = JSON.stringify([{ ...match(t.key, marker), padding: 'x'.repeat(1_048_576) }]);
+      const res = await deliver(big, signed(big, current));
+      expect(res.status).toBe(413);
+      expect(res.body).toEqual({ detail: 'Request body exceeds the 1048576 byte limit for this endpoint.' });
+
+      // Chunked, no Content-Length: the answer comes while the client is still sending.
+      const { port } = new URL(apiUrl());
+      const streamed = await new Promise<{ status: number; body: string; sentWhenAnswered: number; ended: boolean }>((resolve, reject) => {
+        let sent = 0;
+        let ended = false;
+        const req = httpRequest({ host: '127.0.0.1', port: Number(port), path: PATH, method: 'POST', headers: { 'content-type': 'application/json', ...signed(big, current) } });
+        req.on('response', (r) => {
+          const at = sent;
+          let text = '';
+          r.on('data', (c) => (text += c));
+          r.on('end', () => resolve({ status: r.statusCode ?? 0, body: text, sentWhenAnswered: at, ended }));
+        });
+        req.on('error', (err) => (sent > 1_048_576 ? undefined : reject(err)));
+        const chunk = Buffer.alloc(64 * 1024, 0x20);
+        const pump = () => {
+          if (sent >= 4 * 1_048_576) {
+            ended = true;
+            req.end();
+            return;
+          }
+          sent += chunk.length;
+          req.write(chunk, () => setTimeout(pump, 5));
+        };
+        pump();
+      });
+      expect(streamed.status).toBe(413);
+      expect(JSON.parse(streamed.body)).toEqual({ detail: 'Request body exceeds the 1048576 byte limit for this endpoint.' });
+      expect(streamed.ended).toBe(false);
+      expect(streamed.sentWhenAnswered).toBeLessThan(4 * 1_048_576);
+      await expectNothingKept(t, big, marker, auditBefore);
+    });
+
+    it('after verification: 501 matches, an empty array, a non-array, malformed JSON or a match without a token: 400', async () => {
+      const marker = `marker-${randomBytes(8).toString('hex')}`;
+      const many = JSON.stringify(Array.from({ length: 501 }, (_, i) => match(i === 0 ? t.key : `tok_${marker}_${i}`, marker)));
+      const rows: [string, object][] = [
+        [many, { detail: 'At most 500 matches per request.' }],
+        ['[]', { detail: 'Request body must be a non-empty JSON array of match objects.' }],
+        [JSON.stringify({ token: t.key, type: 'x' }), { detail: 'Request body must be a non-empty JSON array of match objects.' }],
+        [`[{"token": "${marker}"`, { detail: 'Malformed JSON body.' }],
+        [JSON.stringify([{ type: 'svc_live_api_key', url: marker }]), { detail: "Invalid field '0.token': Invalid input: expected string, received undefined" }],
+      ];
+      for (const [body, detail] of rows) {
+        const res = await deliver(body, signed(body, current));
+        expect(res.status, body.slice(0, 40)).toBe(400);
+        expect(res.body).toEqual(detail);
+        expect(await workflowExists(body)).toBe(false);
+      }
+      await expectNothingKept(t, many, marker, auditBefore);
+    });
+
+    it('key server down: an unknown key id fails closed (503), a cached key still verifies', async () => {
+      const rotated = newSigningKey();
+      const { marker, body } = report();
+      keysStatus = 500;
+      try {
+        await sleep(1100);
+        const res = await deliver(body, signed(body, rotated));
+        expect(res.status).toBe(503);
+        expect(res.body).toEqual({ detail: 'Webhook signing keys unavailable — retry shortly.' });
+        await expectNothingKept(t, body, marker, auditBefore);
+      } finally {
+        keysStatus = 200;
+      }
+      // Rotation: once published, the new id is fetched on first use and verifies.
+      published.push(rotated);
+      await sleep(1100);
+      const ok = await deliver(body, signed(body, rotated));
+      expect(ok.status).toBe(200);
+      await revokedAt(t.keyId);
+    });
+  });
+
+  it('with the SMTP server down, still revokes at once, and the e-mail arrives once after it is back', async () => {
+    const t = await newTenant();
+    await control('stop', 'smtp');
+    let restarted = false;
+    try {
+      const body = JSON.stringify([match(t.key)]);
+      const res = await deliver(body, signed(body, current));
+      expect(res.status).toBe(200);
+      const seen = await revokedAt(t.keyId);
+      expect(seen - res.at).toBeLessThan(2000);
+      await sleep(3000); // a few failed attempts
+      expect(mailsFor(t.keyId)).toHaveLength(0);
+      expect((await keyDoc(t.keyId))?.active).toBe(false); // never rolled back
+      const wf = await temporal.workflow.getHandle(`leak-revocation-${sha256(body)}`).describe();
+      expect(wf.status.name).toBe('RUNNING');
+      await control('start', 'smtp');
+      restarted = true;
+      const mails = await waitFor('e-mail after the sink is back', async () => (mailsFor(t.keyId).length > 0 ? mailsFor(t.keyId) : null), 90_000, 250);
+      expect(mails).toHaveLength(1);
+      await waitFor('workflow completion', async () => (await temporal.workflow.getHandle(`leak-revocation-${sha256(body)}`).describe()).status.name === 'COMPLETED', 10_000, 200);
+      expect(mailsFor(t.keyId)).toHaveLength(1);
+    } finally {
+      if (!restarted) await control('start', 'smtp');
+    }
+  }, 150_000);
+
+  it('with the worker killed between the 200 and the revocation, revokes once it is back', async () => {
+    const t = await newTenant();
+    await control('kill9', 'worker');
+    let restarted = false;
+    try {
+      const body = JSON.stringify([match(t.key)]);
+      const res = await deliver(body, signed(body, current));
+      expect(res.status).toBe(200);
+      // A redelivery while that run is still open joins it (same delivery, no second run).
+      const again = await deliver(body, signed(body, current));
+      expect(again.status).toBe(200);
+      expect(again.body).toEqual(res.body);
+      await sleep(1000);
+      expect((await keyDoc(t.keyId))?.active).toBe(true); // nothing ran yet: the delivery waits in Temporal
+      await control('start', 'worker');
+      restarted = true;
+      // A restarted worker bundles its workflows again first: on a loaded machine this takes a while.
+      await revokedAt(t.keyId, 240_000);
+      const denied = await post('/verify/math', { expression: '1 + 1' }, { 'x-api-key': t.key });
+      expect(denied.status).toBe(401);
+      await waitFor('e-mail', async () => mailsFor(t.keyId).length === 1, 30_000, 250);
+      const runs = [];
+      for await (const w of temporal.workflow.list({ query: `WorkflowId = "leak-revocation-${sha256(body)}"` })) runs.push(w);
+      expect(runs).toHaveLength(1);
+    } finally {
+      if (!restarted) await control('start', 'worker');
+    }
+  }, 360_000);
+  it('raw tokens go only to an HTTPS feedback URL, and never into the workflow history', async () => {
+    // A worker and an API of their own, with an HTTPS feedback URL (self-signed, trusted by the worker).
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-leak-tls-'));
+    const keyFile = path.join(dir, 'key.pem');
+    const certFile = path.join(dir, 'cert.pem');
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+    const received: unknown[][] = [];
+    const tls = createHttpsServer({ key: readFileSync(keyFile), cert: readFileSync(certFile) }, (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        received.push(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+        res.writeHead(200).end('{}');
+      });
+    });
+    await new Promise<void>((r) => tls.listen(0, '127.0.0.1', () => r()));
+    const env = {
+      SVC_TASK_QUEUE: 'svc-leak-raw',
+      SVC_LEAK_FEEDBACK_URL: `https://127.0.0.1:${(tls.address() as AddressInfo).port}/feedback`,
+      SVC_LEAK_FEEDBACK_SEND_RAW: 'true',
+      NODE_EXTRA_CA_CERTS: certFile,
+    };
+    // Like startExtraWorker, with more time to get ready: a second worker bundles its workflows
+    // and warms its engines first, which takes minutes on a loaded machine.
+    const worker = new ManagedProcess(
+      {
+        name: 'worker-leak-raw',
+        command: process.execPath,
+        args: ['--import', 'tsx', path.join(ROOT, 'workers', 'verification-worker.ts')],
+        env: { ...process.env, ...stackEnv(), ...env },
+        ready: async (p) => p.logContains('SVC_WORKER_READY'),
+        readyTimeoutMs: 300_000,
+      },
+      inject('dataDir'),
+    );
+    const [w, a] = await Promise.allSettled([worker.start(), startExtraApi('api-leak-raw', 18131, env)]);
+    if (w.status === 'rejected' || a.status === 'rejected') {
+      await worker.stop();
+      if (a.status === 'fulfilled') await a.value.proc.stop();
+      tls.close();
+      throw w.status === 'rejected' ? w.reason : (a as PromiseRejectedResult).reason;
+    }
+    const api = a.value;
+    try {
+      const t = await newTenant();
+      const unknown = `svc_live_${randomBytes(30).toString('base64url').slice(0, 36)}`;
+      const body = JSON.stringify([match(t.key), { token: unknown, type: 'other_type' }]);
+      const res = await fetch(`${api.url}${PATH}`, { method: 'POST', headers: { 'content-type': 'application/json', ...signed(body, current) }, body });
+      expect(res.status).toBe(200);
+      await revokedAt(t.keyId, 30_000);
+      const fb = await waitFor('raw feedback', async () => received[0], 60_000, 100);
+      expect(fb).toEqual([
+        { token_raw: t.key, token_type: 'svc_live_api_key', label: 'true_positive' },
+        { token_raw: unknown, token_type: 'other_type', label: 'false_positive' },
+      ]);
+      // The history holds the lookup digest (the search works) but neither raw token.
+      await waitFor('workflow completion', async () => (await temporal.workflow.getHandle(`leak-revocation-${sha256(body)}`).describe()).status.name === 'COMPLETED', 30_000, 200);
+      expect(historyContains(lookupDigest(t.key, stackEnv().SVC_API_KEY_LOOKUP_SECRET as string))).toBe(true);
+      expect(historyContains(t.key)).toBe(false);
+      expect(historyContains(unknown)).toBe(false);
+    } finally {
+      await Promise.all([worker.stop(), api.proc.stop()]);
+      await new Promise((r) => tls.close(r));
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 480_000);
+});
