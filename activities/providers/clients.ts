@@ -60,10 +60,11 @@ export function modelOf(provider: RemoteProvider): string {
 }
 
 /** Maps an SDK or network error to a ProviderError whose message carries no secret. */
-function mapSdkError(provider: RemoteProvider, err: unknown, withImage: boolean): ProviderError {
+function mapSdkError(provider: RemoteProvider, err: unknown, withImage: boolean, signal?: AbortSignal): ProviderError {
   if (err instanceof ProviderError) return err;
+  if (signal?.aborted) return new ProviderError('provider_timeout', provider, `The ${provider} provider call was cancelled at its deadline.`);
   const e = err as { name?: string; status?: number; message?: string };
-  const name = e?.name ?? '';
+  const name = `${e?.name ?? ''} ${(err as object | null)?.constructor?.name ?? ''}`;
   if (/Timeout/i.test(name)) return new ProviderError('provider_timeout', provider, `The ${provider} provider did not answer in time.`);
   if (/Abort/i.test(name)) return new ProviderError('provider_timeout', provider, `The ${provider} provider call was cancelled at its deadline.`);
   if (typeof e?.status === 'number') {
@@ -120,7 +121,7 @@ async function askOpenAI<T>(req: JsonRequest<T>): Promise<T> {
       { signal: req.signal, timeout: PROVIDER_HTTP_TIMEOUT_MS, maxRetries: 0 },
     );
   } catch (err) {
-    throw mapSdkError('openai', err, req.image !== undefined);
+    throw mapSdkError('openai', err, req.image !== undefined, req.signal);
   }
   const choice = completion?.choices?.[0];
   if (!choice || !choice.message) throw new ProviderError('malformed_answer', 'openai', 'The openai answer has no message.');
@@ -164,7 +165,7 @@ async function askAnthropic<T>(req: JsonRequest<T>): Promise<T> {
       { signal: req.signal, timeout: PROVIDER_HTTP_TIMEOUT_MS, maxRetries: 0 },
     );
   } catch (err) {
-    throw mapSdkError('anthropic', err, req.image !== undefined);
+    throw mapSdkError('anthropic', err, req.image !== undefined, req.signal);
   }
   if (message?.stop_reason === 'refusal') throw new ProviderError('refused', 'anthropic', 'The anthropic model refused to answer.');
   if (message?.stop_reason === 'max_tokens') throw new ProviderError('truncated', 'anthropic', 'The anthropic answer was cut off at its token limit.');

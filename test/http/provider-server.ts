@@ -195,8 +195,9 @@ export async function startProviderServer(port = 0): Promise<ProviderServer> {
       const isOpenAI = req.method === 'POST' && url.pathname === '/v1/chat/completions';
       const isAnthropic = req.method === 'POST' && url.pathname === '/v1/messages';
       if (!isOpenAI && !isAnthropic) return send(404, { error: { message: 'not found' } });
-      const auth = isOpenAI ? req.headers.authorization : req.headers['x-api-key'];
-      if (auth !== (isOpenAI ? `Bearer ${TEST_PROVIDER_KEY}` : TEST_PROVIDER_KEY)) {
+      // OpenAI: Authorization Bearer; Anthropic: x-api-key (older SDKs) or Authorization Bearer.
+      const bearer = req.headers.authorization === `Bearer ${TEST_PROVIDER_KEY}`;
+      if (!(bearer || (isAnthropic && req.headers['x-api-key'] === TEST_PROVIDER_KEY))) {
         return send(401, { error: { type: 'authentication_error', message: 'invalid api key' } });
       }
       const body = await readJson(req);
