@@ -8,6 +8,8 @@ import { makeBatchActivities } from './verify-batch.js';
 import { makeVerifyConsensusActivity } from './verify-consensus.js';
 import { makeVerifyStatsActivity } from './verify-stats.js';
 import type { ProofContext } from './proofs.js';
+import { makeNaturalLanguageActivities } from './verify-natural-language.js';
+import { translateLogicActivity } from './verify-logic-nl.js';
 
 export type ActivityDeps = ProofContext & {
   /** SVC_AUDIT_SECRET_KEY; unset makes every audited workflow fail closed. */
@@ -29,6 +31,8 @@ export function createActivities(deps: ActivityDeps) {
     verifyConsensusActivity: makeVerifyConsensusActivity(deps),
     verifyStatsActivity: makeVerifyStatsActivity(deps),
     appendAuditActivity: makeAppendAuditActivity({ store: deps.store, auditSecret: deps.auditSecret }),
+    ...makeNaturalLanguageActivities(deps),
+    translateLogicActivity,
   };
   // Batch items reuse the engine activities above (workflows/batch.ts).
   return { ...engines, ...makeBatchActivities(deps, engines) };
