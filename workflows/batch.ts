@@ -5,6 +5,8 @@
 // The `progress` query returns the live snapshot; the last activity stores the finished job.
 import { ActivityFailure, ApplicationFailure, TimeoutFailure, defineQuery, proxyActivities, proxyLocalActivities, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { VerificationActivities } from '../activities/index.js';
+import type { ProviderName } from '../core/providers-config.js';
+import { naturalLanguageSteps } from './provider-verify.js';
 import {
   ITEM_TIMEOUT_FAILURE,
   LLM_ITEM_TYPES,
@@ -103,6 +105,23 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchWor
   const runItem = async (index: number): Promise<BatchItemOutcome> => {
     const item = input.items[index]!;
     if (LLM_ITEM_TYPES.includes(item.type)) return { index, status: 'failed', error: llmNotConfigured(item.type), latency_ms: 0 };
+    if (item.type === 'natural_language') {
+      // Provider step (its own activity, never retried) then evaluation and attestation, as /verify/natural_language.
+      const providerMs = Math.min(input.provider_timeout_ms ?? 30_000, input.item_timeout_ms);
+      try {
+        const result = await naturalLanguageSteps(
+          { query: item.query, provider: (item.params.provider as ProviderName | undefined) ?? 'local' },
+          input.org_id,
+          workflowId,
+          providerMs,
+          input.item_timeout_ms,
+          input.activity_mode,
+        );
+        return { index, status: 'completed', result, latency_ms: typeof result.latency_ms === 'number' ? result.latency_ms : 0 };
+      } catch (err) {
+        return { index, status: 'failed', ...failure(err, input.item_timeout_ms) };
+      }
+    }
     const name = ITEM_ACTIVITIES[item.type as keyof typeof ITEM_ACTIVITIES];
     const activity = items[name] as (req: BatchItemActivityInput) => Promise<BatchItemActivityResult>;
     try {
