@@ -23,7 +23,7 @@ export type EngineName = keyof typeof ENGINE_ACTIVITIES;
  */
 const LOCAL_IN_AUTO: ReadonlySet<EngineName> = new Set<EngineName>(['math', 'process', 'rag', 'sql']);
 // natural_language: its evaluation step is math-engine work (local in auto); its provider step
-// is always a normal activity (workflows/provider-verify.ts).
+// is a normal activity for remote providers (workflows/provider-verify.ts).
 (LOCAL_IN_AUTO as Set<EngineName>).add('natural_language');
 
 export function activityModeFor(engine: EngineName, configured: 'auto' | 'normal' | 'local'): 'normal' | 'local' {

@@ -44,7 +44,14 @@ export function registerBatchRoutes(router: Router, deps: AppDeps): void {
     if (items.length > limit) throw new HttpError(400, planBatchDetail(items.length, principal.plan, limit));
     // natural_language items: params.provider (or SVC_LLM_PROVIDER) resolved here, 400 when unknown or unconfigured.
     items.forEach((item, i) => {
-      if (item.type !== 'natural_language') return;
+      // logic items too: a natural-language logic query is translated by the provider first.
+      if (item.type !== 'natural_language' && item.type !== 'logic') return;
+      if (item.type === 'logic' && item.params.provider === undefined) {
+        // DSL items never use it: the default is filled in when it resolves, never a 400.
+        const fallback = resolveProvider(undefined, process.env);
+        if (fallback.ok) item.params = { ...item.params, provider: fallback.provider };
+        return;
+      }
       const requested = item.params.provider;
       if (requested !== undefined && typeof requested !== 'string') throw new HttpError(400, `Invalid field 'items.${i}.params.provider': provider must be a string`);
       const provider = resolveProvider(requested, process.env);

@@ -378,6 +378,20 @@ describe('batch items of type natural_language', () => {
     for (const item of job.items) expect(item.result.status).not.toBe('VERIFIED');
   }, 60_000);
 
+  it('logic items in natural language are translated by the provider first, DSL items are unchanged', async () => {
+    const job = await runBatch([
+      { query: 'x is greater than 5 and less than 10', type: 'logic' },
+      { query: LOGIC_QUERIES.unsat, type: 'logic', params: { provider: 'openai' } },
+      { query: '(AND (GT x 5) (LT x 3))', type: 'logic' },
+      { query: 'the weather is nice', type: 'logic' },
+    ]);
+    expect(job).toMatchObject({ status: 'completed', completed_items: 4, failed_items: 0 });
+    expect(job.items[0].result).toMatchObject({ status: 'SAT', provider_used: 'local', translated_query: '(AND (GT x 5) (LT x 10))' });
+    expect(job.items[1].result).toMatchObject({ status: 'UNSAT', provider_used: 'openai', translated_query: '(AND (GT x 10) (LT x 2))' });
+    expect(job.items[2].result).toEqual({ status: 'UNSAT', provider_used: null });
+    expect(job.items[3].result).toMatchObject({ status: 'ERROR', error: 'Internal verification error', reason: 'not_translatable', provider_used: 'local' });
+  }, 90_000);
+
   it('400 for an unknown or non-string provider in an item', async () => {
     const bad = await post('/verify/batch', { items: [{ query: '1 + 1', type: 'math' }, { query: 'What is 2 plus 2?', params: { provider: 'gemini' } }] }, { 'x-api-key': t.key });
     expect(bad.status).toBe(400);
