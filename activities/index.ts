@@ -10,6 +10,8 @@ import { makeVerifyStatsActivity } from './verify-stats.js';
 import type { ProofContext } from './proofs.js';
 import { makeLeakRevocationActivities } from './leak-revocation.js';
 import { loadLeakConfig } from '../core/secret-scanning.js';
+import { makeNaturalLanguageActivities } from './verify-natural-language.js';
+import { translateLogicActivity } from './verify-logic-nl.js';
 
 export type ActivityDeps = ProofContext & {
   /** SVC_AUDIT_SECRET_KEY; unset makes every audited workflow fail closed. */
@@ -35,6 +37,8 @@ export function createActivities(deps: ActivityDeps) {
     appendAuditActivity: makeAppendAuditActivity({ store: deps.store, auditSecret: deps.auditSecret }),
     // Leaked-key revocation (workflows/leak-revocation.ts): SMTP and feedback settings from the environment.
     ...makeLeakRevocationActivities({ store: deps.store, auditSecret: deps.auditSecret, config: loadLeakConfig(process.env) }),
+    ...makeNaturalLanguageActivities(deps),
+    translateLogicActivity,
   };
   // Batch items reuse the engine activities above (workflows/batch.ts).
   return { ...engines, ...makeBatchActivities(deps, engines) };

@@ -1,3 +1,4 @@
 export { verifyWorkflow, noopWorkflow } from './verify.js';
 export { batchWorkflow } from './batch.js';
 export { leakRevocationWorkflow } from './leak-revocation.js';
+export { providerVerifyWorkflow } from './provider-verify.js';

@@ -9,6 +9,7 @@ import { MongoClient } from 'mongodb';
 import { Stack, TEST_PORTS, testPorts, type ManagedProcess } from '../../infra/stack.js';
 import { scanForLiveKeys } from '../../core/api-keys.js';
 import { PASSWORD_FOR_LEAK_SCAN } from './leak-markers.js';
+import { providerEnv, startProviderServer, TEST_PROVIDER_KEY } from './provider-server.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -49,6 +50,8 @@ function controlServer(stack: Stack): Server {
 }
 
 export default async function setup(project: TestProject) {
+  // The scripted LLM provider (OpenAI and Anthropic wire formats) on an ephemeral port.
+  const providers = await startProviderServer();
   const stack = new Stack({
     profile: OFFSET ? `test-${OFFSET}` : 'test',
     ports: testPorts(OFFSET),
@@ -61,6 +64,7 @@ export default async function setup(project: TestProject) {
       SVC_LEAK_FEEDBACK_ENABLED: 'true',
       SVC_LEAK_FEEDBACK_URL: `http://127.0.0.1:${LEAK_FIXTURE_PORT}/feedback`,
       SVC_LEAK_FEEDBACK_SEND_RAW: 'true',
+      ...providerEnv(providers),
     },
   });
   const server = controlServer(stack);
@@ -68,6 +72,7 @@ export default async function setup(project: TestProject) {
     await stack.up();
   } catch (err) {
     await stack.down();
+    await providers.close();
     throw err;
   }
   await new Promise<void>((r) => server.listen(CONTROL_PORT, '127.0.0.1', r));
@@ -88,6 +93,7 @@ export default async function setup(project: TestProject) {
       leaks = await scanForLeaks(stack);
     } finally {
       await stack.down();
+      await providers.close();
     }
     if (leaks.length > 0) throw new Error(`secrets or raw keys leaked:\n${leaks.join('\n')}`);
   };
@@ -104,6 +110,7 @@ async function scanForLeaks(stack: Stack): Promise<string[]> {
   // Temporal payload keys (base64 key material) never appear either.
   const payloadKeys = Object.values(JSON.parse(stack.env.SVC_TEMPORAL_PAYLOAD_KEYS ?? '{}') as Record<string, string>);
   const needles = [PASSWORD_FOR_LEAK_SCAN, ...secrets, ...payloadKeys];
+  needles.push(TEST_PROVIDER_KEY); // the LLM provider key never reaches a log line or the store
   const leaks: string[] = [];
   const check = (where: string, text: string) => {
     for (const m of scanForLiveKeys(text)) leaks.push(`${where}: raw API key ${m.key.slice(0, 12)}…`);
