@@ -9,6 +9,7 @@ import { MongoClient } from 'mongodb';
 import { Stack, TEST_PORTS, testPorts, type ManagedProcess } from '../../infra/stack.js';
 import { scanForLiveKeys } from '../../core/api-keys.js';
 import { PASSWORD_FOR_LEAK_SCAN } from './leak-markers.js';
+import { providerEnv, startProviderServer, TEST_PROVIDER_KEY } from './provider-server.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -46,18 +47,21 @@ function controlServer(stack: Stack): Server {
 }
 
 export default async function setup(project: TestProject) {
+  // The scripted LLM provider (OpenAI and Anthropic wire formats) on an ephemeral port.
+  const providers = await startProviderServer();
   const stack = new Stack({
     profile: OFFSET ? `test-${OFFSET}` : 'test',
     ports: testPorts(OFFSET),
     fresh: true,
     // Tests come from loopback; trusting it lets each test tenant use its own X-Forwarded-For bucket.
-    env: { SVC_AUTH_TRUSTED_PROXIES: '127.0.0.1,::1' },
+    env: { SVC_AUTH_TRUSTED_PROXIES: '127.0.0.1,::1', ...providerEnv(providers) },
   });
   const server = controlServer(stack);
   try {
     await stack.up();
   } catch (err) {
     await stack.down();
+    await providers.close();
     throw err;
   }
   await new Promise<void>((r) => server.listen(CONTROL_PORT, '127.0.0.1', r));
@@ -78,6 +82,7 @@ export default async function setup(project: TestProject) {
       leaks = await scanForLeaks(stack);
     } finally {
       await stack.down();
+      await providers.close();
     }
     if (leaks.length > 0) throw new Error(`secrets or raw keys leaked:\n${leaks.join('\n')}`);
   };
@@ -92,6 +97,7 @@ async function scanForLeaks(stack: Stack): Promise<string[]> {
     .map((k) => stack.env[k])
     .filter((v): v is string => typeof v === 'string' && v.length > 0);
   const needles = [PASSWORD_FOR_LEAK_SCAN, ...secrets];
+  needles.push(TEST_PROVIDER_KEY); // the LLM provider key never reaches a log line or the store
   const leaks: string[] = [];
   const check = (where: string, text: string) => {
     for (const m of scanForLiveKeys(text)) leaks.push(`${where}: raw API key ${m.key.slice(0, 12)}…`);
