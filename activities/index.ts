@@ -8,6 +8,9 @@ import { makeBatchActivities } from './verify-batch.js';
 import { makeVerifyConsensusActivity } from './verify-consensus.js';
 import { makeVerifyStatsActivity } from './verify-stats.js';
 import type { ProofContext } from './proofs.js';
+import { makeFactBatchActivity, makeVerifyFactActivity, type FactActivityDeps } from './verify-fact.js';
+import { judgeEntailment } from './providers/index.js';
+import { providerTimeoutMs, resolveProvider, type ProviderName } from '../core/providers-config.js';
 
 export type ActivityDeps = ProofContext & {
   /** SVC_AUDIT_SECRET_KEY; unset makes every audited workflow fail closed. */
@@ -19,6 +22,11 @@ export type ActivityDeps = ProofContext & {
 };
 
 export function createActivities(deps: ActivityDeps) {
+  // Fact verification: the provider layer judges entailment; keys stay in this worker's environment.
+  const factDeps: FactActivityDeps = {
+    judge: (provider, claim, context) => judgeEntailment(provider as ProviderName, claim, context),
+    providerTimeoutMs: providerTimeoutMs(process.env),
+  };
   const engines = {
     verifyMathActivity: makeVerifyMathActivity(deps),
     verifyLogicActivity: makeVerifyLogicActivity(deps.z3TimeoutMs),
@@ -28,10 +36,15 @@ export function createActivities(deps: ActivityDeps) {
     verifyRagActivity,
     verifyConsensusActivity: makeVerifyConsensusActivity(deps),
     verifyStatsActivity: makeVerifyStatsActivity(deps),
+    verifyFactActivity: makeVerifyFactActivity(factDeps),
     appendAuditActivity: makeAppendAuditActivity({ store: deps.store, auditSecret: deps.auditSecret }),
   };
   // Batch items reuse the engine activities above (workflows/batch.ts).
-  return { ...engines, ...makeBatchActivities(deps, engines) };
+  return {
+    ...engines,
+    ...makeBatchActivities(deps, engines),
+    verifyFactBatchItemActivity: makeFactBatchActivity(factDeps, (requested) => resolveProvider(requested, process.env)),
+  };
 }
 
 export type VerificationActivities = ReturnType<typeof createActivities>;

@@ -21,6 +21,7 @@ import { registerProcessRagRoutes } from './routes/verify-process-rag.js';
 import { registerBatchRoutes } from './routes/verify-batch.js';
 import { registerConsensusRoutes } from './routes/verify-consensus.js';
 import { registerStatsRoutes } from './routes/verify-stats.js';
+import { registerFactRoutes } from './routes/verify-fact.js';
 import { registerAttestationRoutes } from './routes/attestations.js';
 import { registerVerificationContextRoutes } from './routes/verification-context.js';
 import { registerAuditRoutes } from './routes/audit.js';
@@ -60,6 +61,7 @@ export function createApp(deps: AppDeps): Koa {
   registerBatchRoutes(router, deps);
   registerConsensusRoutes(router, deps);
   registerStatsRoutes(router, deps);
+  registerFactRoutes(router, deps);
   registerAttestationRoutes(router, deps);
   registerVerificationContextRoutes(router, deps);
   registerAuditRoutes(router, deps);

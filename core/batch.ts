@@ -7,7 +7,7 @@ export const BATCH_ITEM_TYPES = ['natural_language', 'logic', 'math', 'code', 'f
 export type BatchItemType = (typeof BATCH_ITEM_TYPES)[number];
 
 /** Item types whose engine needs an LLM provider (not configured in this service): they fail closed. */
-export const LLM_ITEM_TYPES: readonly BatchItemType[] = ['natural_language', 'fact'];
+export const LLM_ITEM_TYPES: readonly BatchItemType[] = ['natural_language'];
 export const llmNotConfigured = (type: BatchItemType) => `LLM provider not configured: ${type} items fail closed`;
 
 /** Contract: 1–100 items per request (and at most the plan's batch size). */

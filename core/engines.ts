@@ -9,6 +9,7 @@ export const ENGINE_ACTIVITIES = {
   rag: 'verifyRagActivity',
   consensus: 'verifyConsensusActivity',
   stats: 'verifyStatsActivity',
+  fact: 'verifyFactActivity',
 } as const;
 
 export type EngineName = keyof typeof ENGINE_ACTIVITIES;

@@ -140,17 +140,35 @@ function entitiesOf(tokens: Token[], inMention: Uint8Array, lowerVocab: Set<stri
       } else break;
     }
     const words = tokens.slice(k, last + 1).filter((w) => w.kind === 'word' && !CONNECTORS.has(w.lower));
-    const prev = k > 0 ? tokens[k - 1]! : null;
     out.push({
       stems: words.map((w) => stem(w.lower)),
       text: words.map((w) => w.text).join(' '),
       first: k,
       last,
-      slot: prev && prev.kind === 'word' ? prev.lower : '',
+      slot: slotOf(tokens, k, last),
     });
     k = last + 1;
   }
   return out;
+}
+
+/**
+ * The entity's place in its sentence: the two words before it ("born in"), or, for a sentence's
+ * subject, the two words after it ("is the"). Two names are in the same place only when these agree.
+ */
+function slotOf(tokens: Token[], first: number, last: number): string {
+  const words = (from: number, step: number) => {
+    const out: string[] = [];
+    for (let j = from; j >= 0 && j < tokens.length && out.length < 2; j += step) {
+      const t = tokens[j]!;
+      if (t.kind === 'word') out.push(stem(t.lower));
+      else if (t.kind === 'symbol' && t.text !== '"' && t.text !== "'") break;
+    }
+    return out;
+  };
+  const before = words(first - 1, -1);
+  if (before.length > 0) return `before:${before.reverse().join(' ')}`;
+  return `after:${words(last + 1, 1).join(' ')}`;
 }
 
 const norm = (tokens: Token[]) =>

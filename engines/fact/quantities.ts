@@ -91,6 +91,19 @@ export function extractMentions(tokens: Token[]): Mention[] {
     const month = t.kind === 'word' ? MONTHS.get(t.lower) : undefined;
     // "May" and "March" are also ordinary words: a month name counts only next to a day or a year.
     if (month !== undefined && (t.capitalized || t.lower.length > 3)) {
+      // D Month [YYYY] (checked first: in "14 July 1789" the year belongs to the day)
+      const p = tokens[i - 1];
+      if (isInt(p) && !used[i - 1] && p.value! >= 1 && p.value! <= 31 && p.text.length <= 2) {
+        let last = i;
+        let year: number | null = null;
+        if (isInt(tokens[i + 1]) && tokens[i + 1]!.text.length === 4) {
+          year = tokens[i + 1]!.value!;
+          last = i + 1;
+        }
+        out.push({ kind: 'date', year, month, day: p.value!, ...span(i - 1, last) });
+        mark(i - 1, last);
+        continue;
+      }
       // Month D, YYYY | Month D | Month YYYY
       const n1 = tokens[i + 1];
       if (isInt(n1) && n1.value! >= 1 && n1.value! <= 31 && n1.text.length <= 2) {
@@ -109,19 +122,6 @@ export function extractMentions(tokens: Token[]): Mention[] {
       if (isInt(n1) && n1.text.length === 4) {
         out.push({ kind: 'date', year: n1.value!, month, day: null, ...span(i, i + 1) });
         mark(i, i + 1);
-        continue;
-      }
-      // D Month [YYYY]
-      const p = tokens[i - 1];
-      if (isInt(p) && !used[i - 1] && p.value! >= 1 && p.value! <= 31 && p.text.length <= 2) {
-        let last = i;
-        let year: number | null = null;
-        if (isInt(tokens[i + 1]) && tokens[i + 1]!.text.length === 4) {
-          year = tokens[i + 1]!.value!;
-          last = i + 1;
-        }
-        out.push({ kind: 'date', year, month, day: p.value!, ...span(i - 1, last) });
-        mark(i - 1, last);
         continue;
       }
     }

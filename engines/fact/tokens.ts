@@ -21,11 +21,20 @@ export interface Token {
 }
 
 const LETTER = /[\p{L}\p{M}]/u;
-const DIGIT = /[0-9]/;
 const SPACE = /\s/u;
 
-const isLetter = (c: string) => LETTER.test(c);
+// ASCII is decided by character code; only other characters go through the Unicode classes.
+const isLetter = (c: string) => {
+  const k = c.charCodeAt(0);
+  if (k < 128) return (k >= 65 && k <= 90) || (k >= 97 && k <= 122);
+  return LETTER.test(c);
+};
 const isDigit = (c: string) => c >= '0' && c <= '9';
+const isSpace = (c: string) => {
+  const k = c.charCodeAt(0);
+  if (k < 128) return k === 32 || (k >= 9 && k <= 13);
+  return SPACE.test(c);
+};
 
 /** Tokenizes `text` (offsets relative to `text`). */
 export function tokenize(text: string): Token[] {
@@ -33,18 +42,18 @@ export function tokenize(text: string): Token[] {
   const n = text.length;
   let i = 0;
   while (i < n) {
-    const c = text[i]!;
-    if (SPACE.test(c)) {
+    const k = text.charCodeAt(i);
+    if (k < 128 ? k === 32 || (k >= 9 && k <= 13) : isSpace(text[i]!)) {
       i++;
       continue;
     }
-    if (isDigit(c)) {
+    if (k >= 48 && k <= 57) {
       // Digits with single internal separators: 1,234,567.89 | 3.5 | 2024 (no sign; '-' is a symbol).
       let j = i + 1;
       while (j < n) {
-        const d = text[j]!;
-        if (isDigit(d)) j++;
-        else if ((d === ',' || d === '.') && j + 1 < n && isDigit(text[j + 1]!)) j += 2;
+        const d = text.charCodeAt(j);
+        if (d >= 48 && d <= 57) j++;
+        else if ((d === 44 || d === 46) && j + 1 < n && isDigitCode(text.charCodeAt(j + 1))) j += 2;
         else break;
       }
       const raw = text.slice(i, j);
@@ -53,27 +62,31 @@ export function tokenize(text: string): Token[] {
       i = j;
       continue;
     }
-    if (isLetter(c)) {
+    if (k < 128 ? (k >= 65 && k <= 90) || (k >= 97 && k <= 122) : isLetter(text[i]!)) {
       let j = i + 1;
       while (j < n) {
-        const d = text[j]!;
-        if (isLetter(d) || DIGIT.test(d)) j++;
-        else if ((d === "'" || d === '’') && j + 1 < n && isLetter(text[j + 1]!)) j += 2;
+        const d = text.charCodeAt(j);
+        if (d < 128 ? (d >= 65 && d <= 90) || (d >= 97 && d <= 122) || (d >= 48 && d <= 57) : isLetter(text[j]!)) j++;
+        else if ((d === 39 || d === 0x2019) && j + 1 < n && isLetter(text[j + 1]!)) j += 2;
         else break;
       }
       const raw = text.slice(i, j);
-      out.push({ kind: 'word', text: raw, lower: raw.toLowerCase(), start: i, end: j, capitalized: c !== c.toLowerCase() && c === c.toUpperCase() });
+      const c = text[i]!;
+      const capitalized = k < 128 ? k >= 65 && k <= 90 : c !== c.toLowerCase() && c === c.toUpperCase();
+      out.push({ kind: 'word', text: raw, lower: raw.toLowerCase(), start: i, end: j, capitalized });
       i = j;
       continue;
     }
     // Surrogate pairs stay together.
-    const cp = text.codePointAt(i)!;
-    const len = cp > 0xffff ? 2 : 1;
-    out.push({ kind: 'symbol', text: text.slice(i, i + len), lower: text.slice(i, i + len), start: i, end: i + len, capitalized: false });
+    const len = k >= 0xd800 && k <= 0xdbff && i + 1 < n ? 2 : 1;
+    const sym = text.slice(i, i + len);
+    out.push({ kind: 'symbol', text: sym, lower: sym, start: i, end: i + len, capitalized: false });
     i += len;
   }
   return out;
 }
+
+const isDigitCode = (d: number) => d >= 48 && d <= 57;
 
 /**
  * 1,234 and 1,234,567 are thousands; 3.5 is a decimal; 3,5 (one group of other than three
@@ -97,8 +110,21 @@ export function parseNumber(raw: string): { value: number; step: number } {
   return { value: Number(normalized), step: 10 ** -decimals };
 }
 
+const stemCache = new Map<string, string>();
+
 /** Light stemming, enough to match plurals and possessives (not a linguistic stemmer). */
 export function stem(word: string): string {
+  let hit = stemCache.get(word);
+  if (hit === undefined) {
+    hit = stemUncached(word);
+    // Bounded: a context of unique words cannot grow the cache without limit.
+    if (stemCache.size > 50_000) stemCache.clear();
+    stemCache.set(word, hit);
+  }
+  return hit;
+}
+
+function stemUncached(word: string): string {
   let w = word.toLowerCase();
   if (w.endsWith("'s") || w.endsWith('’s')) w = w.slice(0, -2);
   if (w.length > 4 && w.endsWith('ies')) return `${w.slice(0, -3)}y`;

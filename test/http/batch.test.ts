@@ -165,8 +165,8 @@ describe('batch items of every type', () => {
       status: 'completed',
       progress_percent: 100,
       total_items: 11,
-      completed_items: 9,
-      failed_items: 2,
+      completed_items: 10,
+      failed_items: 1,
       workflow_id: `batch-${t.orgId}-${job.job_id}`,
       created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
       completed_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
@@ -276,8 +276,10 @@ describe('batch items of every type', () => {
       error: 'LLM provider not configured: natural_language items fail closed',
       latency_ms: 0,
     });
-    expect(job.items[9]).toMatchObject({ type: 'fact', status: 'failed', error: 'LLM provider not configured: fact items fail closed' });
-    expect(job.items[9].result).toBeUndefined();
+  });
+
+  it('fact items run through the fact engine (params.context)', () => {
+    expect(job.items[9]).toMatchObject({ type: 'fact', status: 'completed', result: { verdict: 'SUPPORTED', provider_used: 'local' } });
   });
 
   it('GET returns the stored job, identical to the POST answer', async () => {
