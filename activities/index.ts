@@ -9,7 +9,8 @@ import { makeVerifyConsensusActivity } from './verify-consensus.js';
 import { makeVerifyStatsActivity } from './verify-stats.js';
 import type { ProofContext } from './proofs.js';
 import { makeFactBatchActivity, makeVerifyFactActivity, type FactActivityDeps } from './verify-fact.js';
-import { judgeEntailment } from './providers/index.js';
+import { describeImage, judgeEntailment } from './providers/index.js';
+import { makeVerifyImageActivity } from './verify-image.js';
 import { providerTimeoutMs, resolveProvider, type ProviderName } from '../core/providers-config.js';
 
 export type ActivityDeps = ProofContext & {
@@ -37,6 +38,11 @@ export function createActivities(deps: ActivityDeps) {
     verifyConsensusActivity: makeVerifyConsensusActivity(deps),
     verifyStatsActivity: makeVerifyStatsActivity(deps),
     verifyFactActivity: makeVerifyFactActivity(factDeps),
+    verifyImageActivity: makeVerifyImageActivity({
+      store: deps.store,
+      describe: (provider, image, claim) => describeImage(provider as ProviderName, image, claim),
+      providerTimeoutMs: factDeps.providerTimeoutMs,
+    }),
     appendAuditActivity: makeAppendAuditActivity({ store: deps.store, auditSecret: deps.auditSecret }),
   };
   // Batch items reuse the engine activities above (workflows/batch.ts).

@@ -10,6 +10,7 @@ export const ENGINE_ACTIVITIES = {
   consensus: 'verifyConsensusActivity',
   stats: 'verifyStatsActivity',
   fact: 'verifyFactActivity',
+  image: 'verifyImageActivity',
 } as const;
 
 export type EngineName = keyof typeof ENGINE_ACTIVITIES;
