@@ -61,7 +61,7 @@ export function readRawBody(ctx: Context, { limitBytes, timeoutMs }: BodyOptions
 const JSON_TYPES = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 const MULTIPART_TYPE = /^multipart\/form-data\s*(?:;|$)/i;
 /** Routes whose multipart bodies the JSON reader leaves unread (paths after the /v1 prefix is stripped). */
-export const STREAMED_UPLOAD_PATHS: ReadonlySet<string> = new Set(['/verify/stats']);
+export const STREAMED_UPLOAD_PATHS: ReadonlySet<string> = new Set(['/verify/stats', '/verify/image']);
 
 /** Parses a JSON body into ctx.request.body; keeps the raw text in ctx.state.rawBody. */
 export function jsonBody(opts: BodyOptions): Middleware {
