@@ -12,6 +12,8 @@ import { makeFactBatchActivity, makeVerifyFactActivity, type FactActivityDeps } 
 import { describeImage, judgeEntailment } from './providers/index.js';
 import { makeVerifyImageActivity } from './verify-image.js';
 import { providerTimeoutMs, resolveProvider, type ProviderName } from '../core/providers-config.js';
+import { makeNaturalLanguageActivities } from './verify-natural-language.js';
+import { translateLogicActivity } from './verify-logic-nl.js';
 
 export type ActivityDeps = ProofContext & {
   /** SVC_AUDIT_SECRET_KEY; unset makes every audited workflow fail closed. */
@@ -44,6 +46,8 @@ export function createActivities(deps: ActivityDeps) {
       providerTimeoutMs: factDeps.providerTimeoutMs,
     }),
     appendAuditActivity: makeAppendAuditActivity({ store: deps.store, auditSecret: deps.auditSecret }),
+    ...makeNaturalLanguageActivities(deps),
+    translateLogicActivity,
   };
   // Batch items reuse the engine activities above (workflows/batch.ts).
   return {

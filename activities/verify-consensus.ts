@@ -43,9 +43,11 @@ export function makeVerifyConsensusActivity(deps: ProofContext & { z3TimeoutMs: 
     const c = await runConsensus(query, mode, { z3TimeoutMs: deps.z3TimeoutMs });
 
     const chain: Array<ChainEntry & { proof_ref?: string }> = [];
+    // Engine runs are the last entries of the chain (a translation entry may come first).
+    const offset = c.chain.length - c.runs.length;
     for (let i = 0; i < c.chain.length; i++) {
       const entry = c.chain[i] as ChainEntry;
-      const proof = c.runs[i]?.run.proof;
+      const proof = i >= offset ? c.runs[i - offset]?.run.proof : undefined;
       if (entry.status === 'VERIFIED' && proof) {
         chain.push({ ...entry, proof_ref: await retainProof(deps.store, proof.engine, req.org_id, proof.artifact) });
       } else {

@@ -29,6 +29,7 @@ import { registerAuditRoutes } from './routes/audit.js';
 import { registerComplianceRoutes } from './routes/compliance.js';
 import { registerMetricsRoutes } from './routes/metrics.js';
 import { registerBadgeRoutes } from './routes/badges.js';
+import { registerNaturalLanguageRoutes } from './routes/natural-language.js';
 import { httpMetrics } from './metrics.js';
 import { SERVICE_VERSION } from '../core/version.js';
 
@@ -56,6 +57,7 @@ export function createApp(deps: AppDeps): Koa {
   registerAdminKeyRoutes(router, deps);
   registerMathRoutes(router, deps);
   registerLogicRoutes(router, deps);
+  registerNaturalLanguageRoutes(router, deps);
   registerCodeRoutes(router, deps);
   registerSqlRoutes(router, deps);
   registerProcessRagRoutes(router, deps);

@@ -86,6 +86,7 @@ export class BatchJobs {
       created_at: createdAt.toISOString(),
       items: opts.items,
       item_timeout_ms: this.cfg.SVC_BATCH_ITEM_TIMEOUT * 1000,
+      provider_timeout_ms: this.cfg.SVC_PROVIDER_TIMEOUT * 1000,
       concurrency: BATCH_CONCURRENCY,
       // Batch items are normal activities unless local is forced: each item is its own event in the UI.
       activity_mode: this.cfg.SVC_ACTIVITY_MODE === 'local' ? 'local' : 'normal',

@@ -22,6 +22,9 @@ export interface RunOptions {
   timeoutDetail: string;
   /** The authenticated caller (user and key), recorded in the organization's audit entry. */
   principal?: { userId: string | null; keyId: string | null };
+  /** Another workflow than verifyWorkflow (e.g. providerVerifyWorkflow), with its extra arguments. */
+  workflowType?: string;
+  workflowArgs?: Record<string, unknown>;
 }
 
 /** `sha256:<hex>` of the validated request as JSON: binds the audit entry to the exact request. */
@@ -71,10 +74,10 @@ export class TemporalGateway {
     let handle;
     try {
       handle = await this.connection.withDeadline(Date.now() + 3000, () =>
-        this.client.workflow.start('verifyWorkflow', {
+        this.client.workflow.start(opts.workflowType ?? 'verifyWorkflow', {
           taskQueue: this.cfg.SVC_TASK_QUEUE,
           workflowId,
-          args: [args],
+          args: [{ ...args, ...opts.workflowArgs }],
           // The whole run, queueing included, must finish within the engine budget plus grace.
           workflowExecutionTimeout: opts.timeoutMs + graceMs,
         }),

@@ -6,8 +6,8 @@ import type { AuditContext } from './engines.js';
 export const BATCH_ITEM_TYPES = ['natural_language', 'logic', 'math', 'code', 'fact', 'sql'] as const;
 export type BatchItemType = (typeof BATCH_ITEM_TYPES)[number];
 
-/** Item types whose engine needs an LLM provider (not configured in this service): they fail closed. */
-export const LLM_ITEM_TYPES: readonly BatchItemType[] = ['natural_language'];
+/** Item types whose engine is not built: they fail closed (none left: natural_language runs workflows/provider-verify.ts, fact the fact activity). */
+export const LLM_ITEM_TYPES: readonly BatchItemType[] = [];
 export const llmNotConfigured = (type: BatchItemType) => `LLM provider not configured: ${type} items fail closed`;
 
 /** Contract: 1–100 items per request (and at most the plan's batch size). */
@@ -42,6 +42,8 @@ export interface BatchWorkflowInput {
   /** SVC_ACTIVITY_MODE: items as normal (default) or local activities. */
   activity_mode: 'normal' | 'local';
   audit: AuditContext | null;
+  /** SVC_PROVIDER_TIMEOUT in ms: the provider step of natural_language items (capped by the item time-out). */
+  provider_timeout_ms?: number;
 }
 
 export type BatchItemStatus = 'completed' | 'failed';

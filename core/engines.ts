@@ -11,6 +11,7 @@ export const ENGINE_ACTIVITIES = {
   stats: 'verifyStatsActivity',
   fact: 'verifyFactActivity',
   image: 'verifyImageActivity',
+  natural_language: 'finalizeNaturalLanguageActivity',
 } as const;
 
 export type EngineName = keyof typeof ENGINE_ACTIVITIES;
@@ -23,6 +24,9 @@ export type EngineName = keyof typeof ENGINE_ACTIVITIES;
  * server-side workflow execution time-out bounds the request.
  */
 const LOCAL_IN_AUTO: ReadonlySet<EngineName> = new Set<EngineName>(['math', 'process', 'rag', 'sql']);
+// natural_language: its evaluation step is math-engine work (local in auto); its provider step
+// is a normal activity for remote providers (workflows/provider-verify.ts).
+(LOCAL_IN_AUTO as Set<EngineName>).add('natural_language');
 
 export function activityModeFor(engine: EngineName, configured: 'auto' | 'normal' | 'local'): 'normal' | 'local' {
   if (configured !== 'auto') return configured;

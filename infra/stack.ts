@@ -205,6 +205,8 @@ export class Stack {
       ...process.env,
       ...secrets,
       ...opts.env,
+      // npm run dev: every SVC_* variable set in its environment overrides the generated defaults.
+      ...(opts.profile === 'dev' ? svcOverrides(process.env) : {}),
       MONGODB_URI: this.mongodbUri,
       TEMPORAL_ADDRESS: `127.0.0.1:${ports.temporal}`,
       PORT: String(ports.api),
@@ -330,6 +332,13 @@ export class Stack {
   async down(): Promise<void> {
     for (const p of [...this.processes].reverse()) await p.stop();
   }
+}
+
+/** The SVC_* variables of an environment (set and non-empty): they win over .env.local in the dev stack. */
+export function svcOverrides(env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (k.startsWith('SVC_') && typeof v === 'string' && v !== '') out[k] = v;
+  return out;
 }
 
 /** SIGKILLs every process group recorded in a profile's pid files. */

@@ -5,6 +5,8 @@
 // The `progress` query returns the live snapshot; the last activity stores the finished job.
 import { ActivityFailure, ApplicationFailure, TimeoutFailure, defineQuery, proxyActivities, proxyLocalActivities, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { VerificationActivities } from '../activities/index.js';
+import type { ProviderName } from '../core/providers-config.js';
+import { logicTranslateStep, naturalLanguageSteps } from './provider-verify.js';
 import {
   ITEM_TIMEOUT_FAILURE,
   LLM_ITEM_TYPES,
@@ -104,6 +106,23 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchWor
   const runItem = async (index: number): Promise<BatchItemOutcome> => {
     const item = input.items[index]!;
     if (LLM_ITEM_TYPES.includes(item.type)) return { index, status: 'failed', error: llmNotConfigured(item.type), latency_ms: 0 };
+    if (item.type === 'natural_language') {
+      // Provider step (its own activity, never retried) then evaluation and attestation, as /verify/natural_language.
+      const providerMs = Math.min(input.provider_timeout_ms ?? 30_000, input.item_timeout_ms);
+      try {
+        const result = await naturalLanguageSteps(
+          { query: item.query, provider: (item.params.provider as ProviderName | undefined) ?? 'local' },
+          input.org_id,
+          workflowId,
+          providerMs,
+          input.item_timeout_ms,
+          input.activity_mode,
+        );
+        return { index, status: 'completed', result, latency_ms: typeof result.latency_ms === 'number' ? result.latency_ms : 0 };
+      } catch (err) {
+        return { index, status: 'failed', ...failure(err, input.item_timeout_ms) };
+      }
+    }
     const name = ITEM_ACTIVITIES[item.type as keyof typeof ITEM_ACTIVITIES];
     const activity = items[name] as (req: BatchItemActivityInput) => Promise<BatchItemActivityResult>;
     try {
@@ -116,6 +135,19 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchWor
         workflow_id: workflowId,
         timeout_ms: input.item_timeout_ms,
       });
+      const logicResult = r.result as { status?: string; reason?: string } | null;
+      if (item.type === 'logic' && logicResult?.status === 'ERROR' && logicResult.reason === 'natural_language_requires_provider') {
+        // Natural-language logic: the provider translates to the DSL (its own activity), then the same item activity solves it.
+        const provider = (item.params.provider as ProviderName | undefined) ?? 'local';
+        const t = await logicTranslateStep({ query: item.query, provider }, input.org_id, workflowId, Math.min(input.provider_timeout_ms ?? 30_000, input.item_timeout_ms));
+        if (!t.ok) {
+          const result = { status: t.blocked ? 'BLOCKED' : 'ERROR', error: 'Internal verification error', reason: t.reason, message: t.message, provider_used: provider };
+          return { index, status: 'completed', result, latency_ms: r.latency_ms };
+        }
+        const solved = await activity({ job_id: input.job_id, index, query: t.dsl, params: item.params, org_id: input.org_id, workflow_id: workflowId, timeout_ms: input.item_timeout_ms });
+        const result = { ...(solved.result as Record<string, unknown>), provider_used: provider, translated_query: t.dsl };
+        return { index, status: 'completed', result, latency_ms: r.latency_ms + solved.latency_ms };
+      }
       return { index, status: 'completed', result: r.result, latency_ms: r.latency_ms };
     } catch (err) {
       return { index, status: 'failed', ...failure(err, input.item_timeout_ms) };

@@ -10,6 +10,7 @@ import { PLAN_LIMITS } from '../middleware/rate-limit.js';
 import { HttpError } from '../errors.js';
 import { apiKeyGuard, type AppDeps } from '../app.js';
 import { BatchJobs } from '../batch-jobs.js';
+import { resolveProvider } from '../../core/providers-config.js';
 
 const batchItemSchema = z.object({
   query: z.string(),
@@ -41,6 +42,22 @@ export function registerBatchRoutes(router: Router, deps: AppDeps): void {
     const principal = principalOf(ctx);
     const limit = (PLAN_LIMITS[principal.plan] ?? PLAN_LIMITS.free).batchSize;
     if (items.length > limit) throw new HttpError(400, planBatchDetail(items.length, principal.plan, limit));
+    // natural_language items: params.provider (or SVC_LLM_PROVIDER) resolved here, 400 when unknown or unconfigured.
+    items.forEach((item, i) => {
+      // logic items too: a natural-language logic query is translated by the provider first.
+      if (item.type !== 'natural_language' && item.type !== 'logic') return;
+      if (item.type === 'logic' && item.params.provider === undefined) {
+        // DSL items never use it: the default is filled in when it resolves, never a 400.
+        const fallback = resolveProvider(undefined, process.env);
+        if (fallback.ok) item.params = { ...item.params, provider: fallback.provider };
+        return;
+      }
+      const requested = item.params.provider;
+      if (requested !== undefined && typeof requested !== 'string') throw new HttpError(400, `Invalid field 'items.${i}.params.provider': provider must be a string`);
+      const provider = resolveProvider(requested, process.env);
+      if (!provider.ok) throw new HttpError(400, `Invalid field 'items.${i}.params.provider': ${provider.detail}`);
+      item.params = { ...item.params, provider: provider.provider };
+    });
     const job = await batches.submit({ orgId: principal.orgId, principal, items });
     ctx.set('X-Workflow-Id', job.workflow_id);
     if (job.status === 'completed') {

@@ -57,7 +57,8 @@ export function registerConsensusRoutes(router: Router, deps: AppDeps): void {
       if (sandboxFailure === 'capacity') throw new HttpError(503, SANDBOX_CAPACITY_MESSAGE, { ...headers, 'Retry-After': '1' });
       const required = requiredPercent(input.min_confidence);
       // Natural language runs no engine: it is answered as it is (UNVERIFIABLE, confidence 0).
-      if (body.query_kind !== 'natural_language' && body.confidence < required) {
+      // Translated natural language ran engines: their confidence is checked like any other.
+      if ((body.query_kind !== 'natural_language' || body.engines_used > 0) && body.confidence < required) {
         const detail = `Consensus confidence ${body.confidence} is below min_confidence (${required}).`;
         throw new HttpError(422, detail, headers, { detail, ...body });
       }

@@ -8,6 +8,7 @@ import { bodyObject } from '../middleware/body.js';
 import { principalOf } from '../middleware/auth.js';
 import { HttpError } from '../errors.js';
 import { apiKeyGuard, type AppDeps } from '../app.js';
+import { resolveProvider } from '../../core/providers-config.js';
 
 export const logicRequestSchema = z.object({
   query: z.string().trim().min(1, 'must not be empty'),
@@ -29,6 +30,25 @@ export function registerLogicRoutes(router: Router, deps: AppDeps): void {
         }
         throw new HttpError(400, err.position === null ? err.message : `${err.message} (at position ${err.position})`);
       }
+    } else {
+      // Natural language: the provider translates to the DSL (its own activity under
+      // SVC_PROVIDER_TIMEOUT), then the same Z3 path (docs/natural-language.md).
+      const provider = resolveProvider(input.provider, process.env);
+      if (!provider.ok) throw new HttpError(400, provider.detail);
+      const providerTimeoutMs = deps.cfg.SVC_PROVIDER_TIMEOUT * 1000;
+      const { result, workflowId } = await deps.temporal.runVerification<LogicActivityResult>('logic', { query: input.query, provider: provider.provider }, {
+        orgId: principalOf(ctx).orgId,
+        principal: principalOf(ctx),
+        timeoutMs: providerTimeoutMs + deps.cfg.SVC_Z3_TIMEOUT * 1000 + 3000,
+        timeoutDetail: 'Logic verification timed out.',
+        workflowType: 'providerVerifyWorkflow',
+        workflowArgs: { provider_timeout_ms: providerTimeoutMs },
+      });
+      ctx.set('X-Workflow-Id', workflowId);
+      const { http_status: _ignored, ...body } = result;
+      if (result.status === 'BLOCKED') ctx.status = 403;
+      ctx.body = body;
+      return;
     }
     const { result, workflowId } = await deps.temporal.runVerification<LogicActivityResult>('logic', input, {
       orgId: principalOf(ctx).orgId,

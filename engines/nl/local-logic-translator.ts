@@ -89,7 +89,7 @@ export function translateLogicLocally(query: string): LocalLogicTranslation {
     }
     if (subject === null) return fail('no variable to constrain (write e.g. "x is greater than 5")');
     eat('is') || eat('be');
-    const negated = eat('not');
+    const negated = !at('not', 'equal', 'to') && eat('not');
     let clause: string | null = null;
     if (eat('between')) {
       const lo = words[i];

@@ -16,6 +16,8 @@ export interface LocalTranslation {
   claimed_answer: number | null;
   reasoning: string;
   confidence: number;
+  /** True when claimed_answer is the value the question itself asserts (not the translator's own evaluation). */
+  asserted?: boolean;
 }
 
 export const LOCAL_LIMITS = {
@@ -512,6 +514,7 @@ export function translateArithmeticLocally(query: string): LocalTranslation {
       claimed_answer: claimedValue,
       reasoning: `local translator: the question asserts the answer ${formatNumber(claimedValue)} for ${expression}`,
       confidence: 1,
+      asserted: true,
     };
   }
   if (!Number.isFinite(own)) {
@@ -527,6 +530,6 @@ export function translateArithmeticLocally(query: string): LocalTranslation {
   };
 }
 
-function formatNumber(v: number): string {
+export function formatNumber(v: number): string {
   return Number.isInteger(v) ? String(v) : String(Number(v.toPrecision(15)));
 }

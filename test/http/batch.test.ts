@@ -165,8 +165,8 @@ describe('batch items of every type', () => {
       status: 'completed',
       progress_percent: 100,
       total_items: 11,
-      completed_items: 10,
-      failed_items: 1,
+      completed_items: 11,
+      failed_items: 0,
       workflow_id: `batch-${t.orgId}-${job.job_id}`,
       created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
       completed_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
@@ -267,14 +267,14 @@ describe('batch items of every type', () => {
     expect(job.items[10].result).toMatchObject({ status: 'BLOCKED', admission: 'BLOCKED', developer_fields: { constraint_id: 'sql_verifier.schema_parse_error' } });
   });
 
-  it('natural_language (the default type) and fact items fail closed without an LLM provider', () => {
-    expect(job.items[8]).toEqual({
+  it('natural_language items (the default type) run the natural-language engine', () => {
+    // The local translator cannot translate it: NOT_MATH_QUERY, never a guess (test/http/natural-language.test.ts has the rest).
+    expect(job.items[8]).toMatchObject({
       id: `${job.job_id}-8`,
       query: 'Is the sky blue?',
       type: 'natural_language',
-      status: 'failed',
-      error: 'LLM provider not configured: natural_language items fail closed',
-      latency_ms: 0,
+      status: 'completed',
+      result: { status: 'NOT_MATH_QUERY', provider_used: 'local', trust_boundary: { overall_status: 'NOT_MATH_QUERY', trust_enforced: 'NOT_MATH_QUERY' } },
     });
   });
 

@@ -150,13 +150,26 @@ describe('POST /verify/consensus', () => {
     expect(res.body.verification_chain.every((e: any) => e.status === 'BLOCKED' && e.success === false)).toBe(true);
   });
 
-  it('natural language fails closed: UNVERIFIABLE, agreement NONE, no engine run, 200', async () => {
-    const res = await consensus({ query: 'What is two plus two?', verification_mode: 'maximum' });
+  it('natural language the translator cannot read fails closed: UNVERIFIABLE, agreement NONE, no engine run, 200', async () => {
+    const res = await consensus({ query: 'Is the sky blue today?', verification_mode: 'maximum' });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ status: 'UNVERIFIABLE', agreement_status: 'NONE', meets_requirement: false, engines_used: 0, confidence: 0, query_kind: 'natural_language' });
     expect(res.body.verification_chain).toHaveLength(1);
-    expect(res.body.verification_chain[0]).toMatchObject({ engine: 'natural_language', method: 'llm_translation_unavailable', success: false, status: 'UNVERIFIABLE' });
-    expect(res.body.verification_chain[0].result).toMatch(/LLM provider/);
+    expect(res.body.verification_chain[0]).toMatchObject({ engine: 'natural_language', method: 'translation_failed', success: false, status: 'UNVERIFIABLE' });
+    expect(res.body.verification_chain[0].result).toMatch(/local translator could not translate/);
+  });
+
+  it('natural-language arithmetic is translated first: the translation is a chain entry, never VERIFIED, and caps the consensus', async () => {
+    const res = await consensus({ query: 'Is two plus two equal to 4?', verification_mode: 'single', min_confidence: 0.5 });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: 'UNVERIFIABLE', query_kind: 'natural_language', evaluated_expression: '2 + 2 = 4', engines_used: 1, meets_requirement: false });
+    expect(res.body.verification_chain).toHaveLength(2);
+    expect(res.body.verification_chain[0]).toMatchObject({ engine: 'natural_language', method: 'local_translation', result: '2 + 2 = 4', success: true, status: 'UNVERIFIABLE', confidence: 0 });
+    // The engine itself proved the translated equation.
+    expect(res.body.verification_chain[1]).toMatchObject({ engine: 'math', status: 'VERIFIED' });
+    expect(res.body.verification_chain[1].proof_ref).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(res.body.proof_ref).toBeUndefined();
+    expect(res.body.attestation).toBeUndefined();
   });
 
   it.each([

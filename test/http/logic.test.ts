@@ -45,10 +45,10 @@ describe('POST /verify/logic', () => {
     expect(res.body.detail).toMatch(/position \d+/);
   });
 
-  it('fails closed on natural language without a provider', async () => {
+  it('fails closed on natural language the local translator cannot read', async () => {
     const res = await verify({ query: 'Is there a number greater than five and less than seven?' });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ status: 'ERROR', error: 'Internal verification error', provider_used: null, reason: 'natural_language_requires_provider' });
+    expect(res.body).toMatchObject({ status: 'ERROR', error: 'Internal verification error', provider_used: 'local', reason: 'not_translatable' });
     expect(res.body.model).toBeUndefined();
   });
 

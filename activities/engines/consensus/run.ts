@@ -6,7 +6,8 @@ import { combine, engineConfidence, type AgreementStatus } from './agreement.js'
 import { translateArithmetic } from './arith.js';
 import { runMathEngine } from './math-engine.js';
 import { runPythonEngine } from './python-engine.js';
-import { classifyQuery } from './query.js';
+import { classifyQuery, type ClassifiedQuery } from './query.js';
+import { formatNumber, translateArithmeticLocally } from '../../../engines/nl/local-translator.js';
 import { runStatsEngine } from './stats-engine.js';
 import type { ArithmeticClaim, ChainStatus, ConsensusEngine, EngineRun } from './types.js';
 import { runZ3Engine } from './z3-engine.js';
@@ -123,7 +124,35 @@ export function toChainEntry(t: TimedRun): ChainEntry {
 
 export async function runConsensus(query: string, mode: VerificationMode, opts: ConsensusOptions): Promise<ConsensusComputation> {
   const started = performance.now();
-  const classified = classifyQuery(query);
+  let classified: ClassifiedQuery = classifyQuery(query);
+  // Natural-language arithmetic: translated first by the deterministic local translator
+  // (docs/natural-language.md). The translation is a chain entry of its own, never VERIFIED,
+  // and it caps the consensus: the engines agree on the translated expression only.
+  let translationEntry: ChainEntry | null = null;
+  if (classified.kind === 'natural_language') {
+    const t0 = performance.now();
+    const t = translateArithmeticLocally(query);
+    if (t.is_math_query && t.expression) {
+      const expr = t.asserted && t.claimed_answer !== null ? `${t.expression} = ${formatNumber(t.claimed_answer)}` : t.expression;
+      const re = classifyQuery(expr);
+      if (re.kind === 'arithmetic') {
+        classified = re;
+        translationEntry = {
+          engine: 'natural_language',
+          method: 'local_translation',
+          result: expr,
+          confidence: 0,
+          latency_ms: Math.round(performance.now() - t0),
+          success: true,
+          status: 'UNVERIFIABLE',
+          advisory: true,
+          detail: { source_query: query, translator: 'local', reasoning: t.reasoning, note: 'A translation is never verified: the consensus covers the translated expression only.' },
+        };
+      }
+    } else {
+      classified = { kind: 'natural_language', reason: `The local translator could not translate the query (${t.reasoning.replace(/^local translator: /, '')}). Send an arithmetic expression, an equation (e.g. "2^10 = 1024") or a statistic of a literal list (e.g. "mean(1, 2, 3) = 2").` };
+    }
+  }
   if (classified.kind === 'natural_language') {
     return {
       queryKind: 'natural_language',
@@ -132,7 +161,7 @@ export async function runConsensus(query: string, mode: VerificationMode, opts: 
       chain: [
         {
           engine: 'natural_language',
-          method: 'llm_translation_unavailable',
+          method: 'translation_failed',
           result: classified.reason,
           confidence: 0,
           latency_ms: 0,
@@ -202,14 +231,16 @@ export async function runConsensus(query: string, mode: VerificationMode, opts: 
     allVerified && agreement.status === 'UNANIMOUS' ? 'VERIFIED' : chain.every((c) => c.status === 'BLOCKED') ? 'BLOCKED' : 'UNVERIFIABLE';
   const failure = runs.map((r) => r.run.sandboxFailure).find((f) => f !== undefined);
   return {
-    queryKind: claim.statistic ? 'statistical' : 'arithmetic',
+    queryKind: translationEntry ? 'natural_language' : claim.statistic ? 'statistical' : 'arithmetic',
     evaluatedExpression: claim.expression,
     runs,
-    chain,
+    // The translation entry first; the activity aligns runs with the last chain entries.
+    chain: translationEntry ? [translationEntry, ...chain] : chain,
     agreement: agreement.status,
     finalAnswer: agreement.finalAnswer,
     confidence: agreement.confidence,
-    status,
+    // A translated query is never VERIFIED as a whole: its interpretation is not proven.
+    status: translationEntry && status === 'VERIFIED' ? 'UNVERIFIABLE' : status,
     // 'unavailable' wins over 'capacity': a missing sandbox is not fixed by retrying.
     sandboxFailure: runs.some((r) => r.run.sandboxFailure === 'unavailable') ? 'unavailable' : (failure ?? null),
     engineMs: Math.round(performance.now() - started),
