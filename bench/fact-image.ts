@@ -17,8 +17,8 @@ const HTTP = args.includes('--http');
 
 /** A photo-like image (gradient + noise) so the codecs do real work. */
 async function photo(width: number, height: number): Promise<Buffer> {
-  const noise = await sharp({ create: { width, height, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 40 } } })
-    .jpeg({ quality: 85 })
+  const noise = await sharp({ create: { width, height, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 20 } } })
+    .jpeg({ quality: 70 })
     .toBuffer();
   return noise;
 }
