@@ -8,6 +8,7 @@ import { normalizeForScreen, screenText } from '../../engines/nl/injection-scree
 import { evaluateTranslation } from '../../engines/nl/evaluate-translation.js';
 import { configuredProviders, providerTimeoutMs, resolveProvider } from '../../core/providers-config.js';
 import { svcOverrides } from '../../infra/stack.js';
+import { runConsensus } from '../../activities/engines/consensus/run.js';
 
 describe('local arithmetic translator', () => {
   it.each([
@@ -189,5 +190,23 @@ describe('provider configuration', () => {
 
   it('npm run dev: SVC_* variables of the environment override the generated defaults', () => {
     expect(svcOverrides({ SVC_LLM_PROVIDER: 'openai', SVC_EMPTY: '', PATH: '/bin' })).toEqual({ SVC_LLM_PROVIDER: 'openai' });
+  });
+});
+
+describe('consensus on natural-language arithmetic', () => {
+  it('translates first; the translation entry is never VERIFIED and caps the consensus', async () => {
+    const c = await runConsensus('Is 2 plus 2 equal to 4?', 'single', { z3TimeoutMs: 1000 });
+    expect(c.queryKind).toBe('natural_language');
+    expect(c.evaluatedExpression).toBe('2 + 2 = 4');
+    expect(c.chain[0]).toMatchObject({ engine: 'natural_language', method: 'local_translation', status: 'UNVERIFIABLE', success: true, confidence: 0 });
+    expect(c.chain[1]).toMatchObject({ engine: 'math', status: 'VERIFIED' });
+    expect(c.runs).toHaveLength(1);
+    expect(c.status).toBe('UNVERIFIABLE');
+  });
+
+  it('untranslatable text runs no engine', async () => {
+    const c = await runConsensus('Is the sky blue?', 'single', { z3TimeoutMs: 1000 });
+    expect(c).toMatchObject({ queryKind: 'natural_language', runs: [], status: 'UNVERIFIABLE' });
+    expect(c.chain).toEqual([expect.objectContaining({ engine: 'natural_language', method: 'translation_failed', success: false })]);
   });
 });
