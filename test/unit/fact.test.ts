@@ -173,3 +173,26 @@ describe('combineFact: the provider judgement is advisory', () => {
     expect(ex).toContain('The bridge is 120 metres long.');
   });
 });
+
+describe('runFact (the activity body) with a stub judge', () => {
+  const input = { claim: 'The Eiffel Tower is in Berlin.', context: 'The Eiffel Tower stands in Paris.', provider: 'openai' };
+  it('a malformed or refused answer keeps the deterministic verdict and names the failure', async () => {
+    const { runFact } = await import('../../activities/verify-fact.js');
+    for (const code of ['malformed_answer', 'refused', 'truncated']) {
+      const r = await runFact({ providerTimeoutMs: 1000, judge: async () => Promise.reject(Object.assign(new Error('x'), { code })) }, input);
+      expect(r).toMatchObject({ verdict: 'INCONCLUSIVE', provider_error: code, provider_judgement: null, provider_used: 'openai' });
+    }
+  });
+  it('a judge slower than the provider time-out gives timed_out (the route answers 503)', async () => {
+    const { runFact } = await import('../../activities/verify-fact.js');
+    const r = await runFact({ providerTimeoutMs: 50, judge: () => new Promise(() => undefined) }, input);
+    expect(r).toEqual({ timed_out: true, detail: 'Fact verification timed out.', provider_used: 'openai' });
+  });
+  it('local never calls a judge', async () => {
+    const { runFact } = await import('../../activities/verify-fact.js');
+    let called = false;
+    const r = await runFact({ providerTimeoutMs: 50, judge: async () => ((called = true), { label: 'entailed', quote: null, reasoning: '' }) }, { ...input, provider: 'local' });
+    expect(called).toBe(false);
+    expect(r).toMatchObject({ provider_used: 'local', provider_judgement: null });
+  });
+});
