@@ -10,6 +10,10 @@ import { makeVerifyStatsActivity } from './verify-stats.js';
 import type { ProofContext } from './proofs.js';
 import { makeLeakRevocationActivities } from './leak-revocation.js';
 import { loadLeakConfig } from '../core/secret-scanning.js';
+import { makeFactBatchActivity, makeVerifyFactActivity, type FactActivityDeps } from './verify-fact.js';
+import { describeImage, judgeEntailment } from './providers/index.js';
+import { makeVerifyImageActivity } from './verify-image.js';
+import { providerTimeoutMs, resolveProvider, type ProviderName } from '../core/providers-config.js';
 import { makeNaturalLanguageActivities } from './verify-natural-language.js';
 import { translateLogicActivity } from './verify-logic-nl.js';
 
@@ -25,6 +29,11 @@ export type ActivityDeps = ProofContext & {
 };
 
 export function createActivities(deps: ActivityDeps) {
+  // Fact verification: the provider layer judges entailment; keys stay in this worker's environment.
+  const factDeps: FactActivityDeps = {
+    judge: (provider, claim, context) => judgeEntailment(provider as ProviderName, claim, context),
+    providerTimeoutMs: providerTimeoutMs(process.env),
+  };
   const engines = {
     verifyMathActivity: makeVerifyMathActivity(deps),
     verifyLogicActivity: makeVerifyLogicActivity(deps.z3TimeoutMs),
@@ -34,6 +43,12 @@ export function createActivities(deps: ActivityDeps) {
     verifyRagActivity,
     verifyConsensusActivity: makeVerifyConsensusActivity(deps),
     verifyStatsActivity: makeVerifyStatsActivity(deps),
+    verifyFactActivity: makeVerifyFactActivity(factDeps),
+    verifyImageActivity: makeVerifyImageActivity({
+      store: deps.store,
+      describe: (provider, image, claim) => describeImage(provider as ProviderName, image, claim),
+      providerTimeoutMs: factDeps.providerTimeoutMs,
+    }),
     appendAuditActivity: makeAppendAuditActivity({ store: deps.store, auditSecret: deps.auditSecret }),
     // Leaked-key revocation (workflows/leak-revocation.ts): SMTP and feedback settings from the environment.
     ...makeLeakRevocationActivities({ store: deps.store, auditSecret: deps.auditSecret, config: loadLeakConfig(process.env) }),
@@ -41,7 +56,11 @@ export function createActivities(deps: ActivityDeps) {
     translateLogicActivity,
   };
   // Batch items reuse the engine activities above (workflows/batch.ts).
-  return { ...engines, ...makeBatchActivities(deps, engines) };
+  return {
+    ...engines,
+    ...makeBatchActivities(deps, engines),
+    verifyFactBatchItemActivity: makeFactBatchActivity(factDeps, (requested) => resolveProvider(requested, process.env)),
+  };
 }
 
 export type VerificationActivities = ReturnType<typeof createActivities>;

@@ -21,6 +21,8 @@ import { registerProcessRagRoutes } from './routes/verify-process-rag.js';
 import { registerBatchRoutes } from './routes/verify-batch.js';
 import { registerConsensusRoutes } from './routes/verify-consensus.js';
 import { registerStatsRoutes } from './routes/verify-stats.js';
+import { registerFactRoutes } from './routes/verify-fact.js';
+import { registerImageRoutes } from './routes/verify-image.js';
 import { registerAttestationRoutes } from './routes/attestations.js';
 import { registerVerificationContextRoutes } from './routes/verification-context.js';
 import { registerAuditRoutes } from './routes/audit.js';
@@ -63,6 +65,8 @@ export function createApp(deps: AppDeps): Koa {
   registerBatchRoutes(router, deps);
   registerConsensusRoutes(router, deps);
   registerStatsRoutes(router, deps);
+  registerFactRoutes(router, deps);
+  registerImageRoutes(router, deps);
   registerAttestationRoutes(router, deps);
   registerVerificationContextRoutes(router, deps);
   registerAuditRoutes(router, deps);

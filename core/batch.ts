@@ -6,8 +6,8 @@ import type { AuditContext } from './engines.js';
 export const BATCH_ITEM_TYPES = ['natural_language', 'logic', 'math', 'code', 'fact', 'sql'] as const;
 export type BatchItemType = (typeof BATCH_ITEM_TYPES)[number];
 
-/** Item types whose engine needs an LLM provider not built yet: they fail closed. (natural_language: workflows/provider-verify.ts) */
-export const LLM_ITEM_TYPES: readonly BatchItemType[] = ['fact'];
+/** Item types whose engine is not built: they fail closed (none left: natural_language runs workflows/provider-verify.ts, fact the fact activity). */
+export const LLM_ITEM_TYPES: readonly BatchItemType[] = [];
 export const llmNotConfigured = (type: BatchItemType) => `LLM provider not configured: ${type} items fail closed`;
 
 /** Contract: 1–100 items per request (and at most the plan's batch size). */

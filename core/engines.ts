@@ -9,6 +9,8 @@ export const ENGINE_ACTIVITIES = {
   rag: 'verifyRagActivity',
   consensus: 'verifyConsensusActivity',
   stats: 'verifyStatsActivity',
+  fact: 'verifyFactActivity',
+  image: 'verifyImageActivity',
   natural_language: 'finalizeNaturalLanguageActivity',
 } as const;
 

@@ -39,6 +39,7 @@ const ITEM_ACTIVITIES = {
   logic: 'verifyLogicBatchItemActivity',
   code: 'verifyCodeBatchItemActivity',
   sql: 'verifySqlBatchItemActivity',
+  fact: 'verifyFactBatchItemActivity',
 } as const satisfies Partial<Record<BatchItemType, keyof VerificationActivities>>;
 
 // Engine outcomes are values, so an activity failure is infrastructure (a crashed worker, the

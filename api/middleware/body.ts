@@ -64,7 +64,6 @@ export function readRawBody(ctx: Context, { limitBytes, timeoutMs }: BodyOptions
 const JSON_TYPES = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 const MULTIPART_TYPE = /^multipart\/form-data\s*(?:;|$)/i;
 /** Routes whose multipart bodies the JSON reader leaves unread (paths after the /v1 prefix is stripped). */
-export const STREAMED_UPLOAD_PATHS: ReadonlySet<string> = new Set(['/verify/stats']);
 /**
  * Routes that read their own raw body whatever its type (the signed webhook: nothing is parsed
  * before its signature verifies). Compared case-insensitively and without trailing slashes,
@@ -72,6 +71,7 @@ export const STREAMED_UPLOAD_PATHS: ReadonlySet<string> = new Set(['/verify/stat
  */
 export const RAW_BODY_PATHS: ReadonlySet<string> = new Set(['/webhooks/secret-scanning']);
 const isRawBodyPath = (path: string) => RAW_BODY_PATHS.has(path.toLowerCase().replace(/\/+$/, ''));
+export const STREAMED_UPLOAD_PATHS: ReadonlySet<string> = new Set(['/verify/stats', '/verify/image']);
 
 /** Parses a JSON body into ctx.request.body; keeps the raw text in ctx.state.rawBody. */
 export function jsonBody(opts: BodyOptions): Middleware {

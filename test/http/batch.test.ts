@@ -166,8 +166,8 @@ describe('batch items of every type', () => {
       status: 'completed',
       progress_percent: 100,
       total_items: 11,
-      completed_items: 10,
-      failed_items: 1,
+      completed_items: 11,
+      failed_items: 0,
       workflow_id: `batch-${t.orgId}-${job.job_id}`,
       created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
       completed_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
@@ -268,7 +268,7 @@ describe('batch items of every type', () => {
     expect(job.items[10].result).toMatchObject({ status: 'BLOCKED', admission: 'BLOCKED', developer_fields: { constraint_id: 'sql_verifier.schema_parse_error' } });
   });
 
-  it('natural_language items (the default type) run the natural-language engine; fact items fail closed', () => {
+  it('natural_language items (the default type) run the natural-language engine', () => {
     // The local translator cannot translate it: NOT_MATH_QUERY, never a guess (test/http/natural-language.test.ts has the rest).
     expect(job.items[8]).toMatchObject({
       id: `${job.job_id}-8`,
@@ -277,8 +277,10 @@ describe('batch items of every type', () => {
       status: 'completed',
       result: { status: 'NOT_MATH_QUERY', provider_used: 'local', trust_boundary: { overall_status: 'NOT_MATH_QUERY', trust_enforced: 'NOT_MATH_QUERY' } },
     });
-    expect(job.items[9]).toMatchObject({ type: 'fact', status: 'failed', error: 'LLM provider not configured: fact items fail closed' });
-    expect(job.items[9].result).toBeUndefined();
+  });
+
+  it('fact items run through the fact engine (params.context)', () => {
+    expect(job.items[9]).toMatchObject({ type: 'fact', status: 'completed', result: { verdict: 'SUPPORTED', provider_used: 'local' } });
   });
 
   it('GET returns the stored job, identical to the POST answer', async () => {
