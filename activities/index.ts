@@ -8,6 +8,7 @@ import { makeBatchActivities } from './verify-batch.js';
 import { makeVerifyConsensusActivity } from './verify-consensus.js';
 import { makeVerifyStatsActivity } from './verify-stats.js';
 import type { ProofContext } from './proofs.js';
+import { makeAgentActivities } from './agents.js';
 
 export type ActivityDeps = ProofContext & {
   /** SVC_AUDIT_SECRET_KEY; unset makes every audited workflow fail closed. */
@@ -16,6 +17,8 @@ export type ActivityDeps = ProofContext & {
   z3TimeoutMs: number;
   /** Cooperative scan deadline, a little under SVC_CODE_VERIFY_TIMEOUT (the activity timeout is the hard one). */
   codeTimeoutMs: number;
+  /** SVC_API_KEY_LOOKUP_SECRET: opens the sealed inputs of the agent endpoints (core/sealed.ts). */
+  lookupSecret?: string;
 };
 
 export function createActivities(deps: ActivityDeps) {
@@ -31,7 +34,7 @@ export function createActivities(deps: ActivityDeps) {
     appendAuditActivity: makeAppendAuditActivity({ store: deps.store, auditSecret: deps.auditSecret }),
   };
   // Batch items reuse the engine activities above (workflows/batch.ts).
-  return { ...engines, ...makeBatchActivities(deps, engines) };
+  return { ...engines, ...makeBatchActivities(deps, engines), ...makeAgentActivities({ store: deps.store, lookupSecret: deps.lookupSecret }) };
 }
 
 export type VerificationActivities = ReturnType<typeof createActivities>;

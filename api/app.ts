@@ -27,6 +27,7 @@ import { registerAuditRoutes } from './routes/audit.js';
 import { registerComplianceRoutes } from './routes/compliance.js';
 import { registerMetricsRoutes } from './routes/metrics.js';
 import { registerBadgeRoutes } from './routes/badges.js';
+import { registerAgentRoutes } from './routes/agents.js';
 import { httpMetrics } from './metrics.js';
 import { SERVICE_VERSION } from '../core/version.js';
 
@@ -66,6 +67,7 @@ export function createApp(deps: AppDeps): Koa {
   registerComplianceRoutes(router, deps);
   registerMetricsRoutes(router, deps);
   registerBadgeRoutes(router, deps);
+  registerAgentRoutes(router, deps);
 
   app.use(accessLog());
   app.use(httpMetrics(deps.store));

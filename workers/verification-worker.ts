@@ -39,6 +39,7 @@ async function main(): Promise<void> {
       auditSecret: cfg.SVC_AUDIT_SECRET_KEY,
       z3TimeoutMs: cfg.SVC_Z3_TIMEOUT * 1000,
       codeTimeoutMs: Math.max(500, cfg.SVC_CODE_VERIFY_TIMEOUT * 1000 - 500),
+      lookupSecret: cfg.SVC_API_KEY_LOOKUP_SECRET,
     }),
     shutdownGraceTime: '5 s',
   });

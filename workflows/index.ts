@@ -1,2 +1,3 @@
 export { verifyWorkflow, noopWorkflow } from './verify.js';
 export { batchWorkflow } from './batch.js';
+export { agentWorkflow } from './agents.js';
