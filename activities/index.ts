@@ -9,6 +9,7 @@ import { makeVerifyConsensusActivity } from './verify-consensus.js';
 import { makeVerifyStatsActivity } from './verify-stats.js';
 import type { ProofContext } from './proofs.js';
 import { makeAgentActivities } from './agents.js';
+import { makeA2aActivities } from './a2a.js';
 
 export type ActivityDeps = ProofContext & {
   /** SVC_AUDIT_SECRET_KEY; unset makes every audited workflow fail closed. */
@@ -19,6 +20,8 @@ export type ActivityDeps = ProofContext & {
   codeTimeoutMs: number;
   /** SVC_API_KEY_LOOKUP_SECRET: opens the sealed inputs of the agent endpoints (core/sealed.ts). */
   lookupSecret?: string;
+  /** The A2A gateway's verdict signing key and deployment id (core/a2a-config.ts). */
+  a2a?: { signingKeyPem?: string; deploymentId: string };
 };
 
 export function createActivities(deps: ActivityDeps) {
@@ -34,7 +37,9 @@ export function createActivities(deps: ActivityDeps) {
     appendAuditActivity: makeAppendAuditActivity({ store: deps.store, auditSecret: deps.auditSecret }),
   };
   // Batch items reuse the engine activities above (workflows/batch.ts).
-  return { ...engines, ...makeBatchActivities(deps, engines), ...makeAgentActivities({ store: deps.store, lookupSecret: deps.lookupSecret }) };
+  return { ...engines, ...makeBatchActivities(deps, engines), ...makeAgentActivities({ store: deps.store, lookupSecret: deps.lookupSecret }),
+    ...makeA2aActivities({ store: deps.store, proofContext: deps, lookupSecret: deps.lookupSecret, signingKeyPem: deps.a2a?.signingKeyPem, deploymentId: deps.a2a?.deploymentId ?? 'svc-local' }),
+  };
 }
 
 export type VerificationActivities = ReturnType<typeof createActivities>;

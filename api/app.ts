@@ -28,6 +28,7 @@ import { registerComplianceRoutes } from './routes/compliance.js';
 import { registerMetricsRoutes } from './routes/metrics.js';
 import { registerBadgeRoutes } from './routes/badges.js';
 import { registerAgentRoutes } from './routes/agents.js';
+import { registerA2aRoutes } from './routes/a2a.js';
 import { httpMetrics } from './metrics.js';
 import { SERVICE_VERSION } from '../core/version.js';
 
@@ -68,6 +69,7 @@ export function createApp(deps: AppDeps): Koa {
   registerMetricsRoutes(router, deps);
   registerBadgeRoutes(router, deps);
   registerAgentRoutes(router, deps);
+  registerA2aRoutes(router, deps);
 
   app.use(accessLog());
   app.use(httpMetrics(deps.store));

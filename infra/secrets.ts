@@ -2,6 +2,7 @@
 // Production never uses this file: it reads the same variables from its environment.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { generateApiKey, TEST_PREFIX } from '../core/api-keys.js';
 
 export const SECRET_KEYS = [
   'SVC_JWT_SECRET_KEY',
@@ -9,6 +10,7 @@ export const SECRET_KEYS = [
   'SVC_AUDIT_SECRET_KEY',
   'SVC_ATTESTATION_SIGNING_KEY_PEM',
   'SVC_A2A_SIGNING_KEY_PEM',
+  'SVC_A2A_API_KEYS',
 ] as const;
 
 export function generateSecrets(): Record<string, string> {
@@ -20,6 +22,8 @@ export function generateSecrets(): Record<string, string> {
     SVC_AUDIT_SECRET_KEY: randomBytes(32).toString('hex'),
     SVC_ATTESTATION_SIGNING_KEY_PEM: pem(),
     SVC_A2A_SIGNING_KEY_PEM: pem(),
+    // One demo gateway key (a non-production svc_test_ key) for the agent `demo-agent`.
+    SVC_A2A_API_KEYS: JSON.stringify({ [generateApiKey(TEST_PREFIX)]: 'demo-agent' }),
   };
 }
 

@@ -2,6 +2,7 @@
 import { fileURLToPath } from 'node:url';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { loadConfig } from '../core/config.js';
+import { loadA2aConfig } from '../core/a2a-config.js';
 import { Store } from '../core/store.js';
 import { createSigner } from '../core/signer.js';
 import { logger } from '../core/logger.js';
@@ -13,6 +14,7 @@ const log = logger('worker');
 
 async function main(): Promise<void> {
   const cfg = loadConfig();
+  const a2aCfg = loadA2aConfig();
   // Lazy store: the worker starts (and activities fail, then retry) while the store is down.
   const store = Store.lazy(cfg.MONGODB_URI);
   store.ensureIndexes().catch((err) => log.warn('index creation deferred: store unavailable', { error: String(err?.message ?? err) }));
@@ -40,6 +42,7 @@ async function main(): Promise<void> {
       z3TimeoutMs: cfg.SVC_Z3_TIMEOUT * 1000,
       codeTimeoutMs: Math.max(500, cfg.SVC_CODE_VERIFY_TIMEOUT * 1000 - 500),
       lookupSecret: cfg.SVC_API_KEY_LOOKUP_SECRET,
+      a2a: { signingKeyPem: a2aCfg.signingKeyPem, deploymentId: a2aCfg.deploymentId },
     }),
     shutdownGraceTime: '5 s',
   });

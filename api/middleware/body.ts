@@ -62,6 +62,8 @@ const JSON_TYPES = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 const MULTIPART_TYPE = /^multipart\/form-data\s*(?:;|$)/i;
 /** Routes whose multipart bodies the JSON reader leaves unread (paths after the /v1 prefix is stripped). */
 export const STREAMED_UPLOAD_PATHS: ReadonlySet<string> = new Set(['/verify/stats']);
+/** Routes that read their own body under their own cap (the A2A gateway: payload limit + 64 KiB). */
+export const OWN_BODY_PATHS: ReadonlySet<string> = new Set(['/a2a/intercept']);
 
 /** Parses a JSON body into ctx.request.body; keeps the raw text in ctx.state.rawBody. */
 export function jsonBody(opts: BodyOptions): Middleware {
@@ -70,6 +72,7 @@ export function jsonBody(opts: BodyOptions): Middleware {
     const type = ctx.get('Content-Type');
     // Upload routes stream their own multipart body under their own caps (api/middleware/csv-upload.ts).
     if (MULTIPART_TYPE.test(type) && STREAMED_UPLOAD_PATHS.has(ctx.path)) return next();
+    if (OWN_BODY_PATHS.has(ctx.path)) return next();
     const raw = await readRawBody(ctx, opts);
     if (type && !JSON_TYPES.test(type) && raw.length > 0) {
       throw new HttpError(415, 'Unsupported Content-Type: send application/json.');
