@@ -315,8 +315,11 @@ export function scanText(raw: string, location: string, opts: ExfilOptions = {})
     const enc: Encoding = v.encoding === 'plain' ? (norm.text !== plainRaw ? 'unicode' : 'plain') : v.encoding;
     for (const c of [...scanSecrets(v.text, false), ...scanPersonalData(v.text), ...scanNetwork(v.text, allowed)]) add(c, enc);
   }
-  // Then secrets split by separators, quotes or concatenation (compacted views).
-  for (const v of views) for (const c of scanSecrets(compactView(v.text), true)) add(c, v.encoding === 'plain' ? 'split' : v.encoding);
+  // Then secrets and numbers split by separators, quotes or concatenation (compacted views).
+  for (const v of views) {
+    const compact = compactView(v.text);
+    for (const c of [...scanSecrets(compact, true), ...scanPersonalData(compact).filter((c) => c.kind !== 'email_address')]) add(c, v.encoding === 'plain' ? 'split' : v.encoding);
+  }
   return findings;
 }
 

@@ -43,7 +43,11 @@ const RULES: Rule[] = [
     category: 'hidden_instruction',
     re: re2(`\\b(?:do not|don'?t|never|must not|should not|shouldn'?t|without)\\b${W}{0,25}\\b(?:tell|telling|mention|mentioning|inform|informing|notify|notifying|reveal|revealing|show|showing|alert|alerting|disclose|disclosing|let)\\b${W}{0,20}\\b(?:the )?(?:user|human|operator|them|anyone)\\b`, CI),
   },
-  { kind: 'concealment', category: 'hidden_instruction', re: re2(`\\b(?:secretly|silently|covertly|quietly|behind the scenes|without (?:the )?user'?s? (?:knowledge|consent|noticing))\\b`, CI) },
+  { kind: 'concealment', category: 'hidden_instruction', re: re2(`\\b(?:secretly|covertly|behind the scenes|without (?:the )?user'?s? (?:knowledge|consent|noticing))\\b`, CI) },
+  { kind: 'concealment', category: 'hidden_instruction', re: re2('\\b(?:silently|quietly|discreetly)\\s+(?:also\\s+)?(?:send|sends|forward|forwards|upload|uploads|read|reads|copy|copies|include|includes|add|adds|post|posts|share|shares|exfiltrate|collect|collects|record|records|transmit|transmits|run|runs|execute|executes|delete|deletes)\\b', CI) },
+  // Instructions addressed to the model, and download-and-execute commands ("line jumping").
+  { kind: 'model_directive', category: 'hidden_instruction', re: re2(`\\b(?:the |an? )?(?:assistant|model|ai|llm|agent)\\s+(?:must|should|needs to|has to|is required to|shall)\\s+(?:first\\s+|also\\s+|always\\s+)?(?:run|execute|call|invoke|read|send|open|fetch|download|include|prepend|append)\\b`, CI) },
+  { kind: 'download_and_execute', category: 'hidden_instruction', re: re2('\\b(?:curl|wget|iwr|Invoke-WebRequest)\\b[^|\\n]{0,200}\\|\\s*(?:sudo\\s+)?(?:ba|z|da)?sh\\b|\\b(?:bash|sh)\\s+-c\\s+["\'`]?\\$\\((?:curl|wget)\\b', CI) },
   { kind: 'concealment', category: 'hidden_instruction', re: re2(`\\b(?:user|human)\\b${W}{0,20}\\b(?:must not|should not|shouldn'?t|cannot|can'?t|won'?t)\\b${W}{0,10}\\b(?:know|see|notice|find out|be told)\\b`, CI) },
   // Mandatory preconditions aimed at the model.
   {
@@ -102,6 +106,14 @@ const RULES: Rule[] = [
   { kind: 'tool_shadowing', category: 'tool_shadowing', re: re2(`\\b(?:all|any|every|other)\\s+(?:other\\s+)?tools?\\b${W}{0,40}\\b(?:must|should|have to|need to|are required to)\\b`, CI) },
   { kind: 'tool_shadowing', category: 'tool_shadowing', re: re2(`\\b(?:change|changes|modify|modifies|redirect|redirects|rewrite|rewrites)\\b${W}{0,30}\\b(?:recipient|destination|address|url|endpoint|account|to field|bcc)\\b${W}{0,40}\\b(?:of|for|in)\\b${W}{0,20}\\b(?:other|all|every|any)\\b`, CI) },
 ];
+
+const SENSITIVE_NAME_RE = re2('\\b(?:ssh|id ?(?:rsa|dsa|ecdsa|ed25519)|private ?keys?|seed ?phrase|mnemonic|aws ?credentials|passwd|shadow file|netrc|dotenv|env ?file|cookies|session ?tokens?|mcp ?json|kube ?config)\\b', CI);
+
+const LEET: Record<string, string> = { '0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't', '@': 'a', $: 's', '!': 'i' };
+/** Replaces digits and symbols used as letters inside words (a word must also contain a letter). */
+export function deLeet(text: string): string {
+  return text.replace(/[A-Za-z0-9@$!]+/g, (w) => (/[A-Za-z]/.test(w) && /[0-9@$!]/.test(w) ? w.replace(/[013457@$!]/g, (c) => LEET[c] ?? c) : w));
+}
 
 function isOtherTool(name: string | null, ownName: string): boolean {
   if (!name) return false;
@@ -176,12 +188,9 @@ export function scanToolDefinition(def: Record<string, unknown>): PoisonFinding[
   };
   for (const { location, text } of toolTexts(def)) {
     if (location.endsWith('#name')) {
-      // Property names: only the credential/path rules apply (a parameter named "ssh_key_contents").
+      // Property names: a parameter that asks for a credential store or key material by name.
       const n = normalizeText(text).text;
-      for (const rule of RULES) {
-        if (rule.category !== 'credential_access') continue;
-        if (findAll(rule.re, n, 1).length) add({ detector: 'tool_poisoning', kind: 'sensitive_parameter_name', category: 'credential_access', location: location.replace('#name', ''), encoding: 'plain', excerpt: n.slice(0, 60) });
-      }
+      if (findAll(SENSITIVE_NAME_RE, n, 1).length) add({ detector: 'tool_poisoning', kind: 'sensitive_parameter_name', category: 'credential_access', location: location.replace('#name', ''), encoding: 'plain', excerpt: n.slice(0, 60) });
       continue;
     }
     let invisible = 0;
@@ -192,9 +201,20 @@ export function scanToolDefinition(def: Record<string, unknown>): PoisonFinding[
       if (isBidiControl(cp)) bidi++;
     }
     if (bidi > 0) add({ detector: 'tool_poisoning', kind: 'bidi_control', category: 'invisible_unicode', location, encoding: 'unicode', excerpt: `${bidi} bidirectional control character(s)` });
+    let control = 0;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if ((c < 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) || c === 0x7f || (c >= 0x80 && c < 0xa0)) control++;
+    }
+    // ANSI escape sequences and other control characters hide or rewrite text in terminals.
+    if (control > 0) add({ detector: 'tool_poisoning', kind: 'control_characters', category: 'invisible_unicode', location, encoding: 'unicode', excerpt: `${control} control character(s) (e.g. ANSI escapes)` });
     if (invisible - bidi > 0) add({ detector: 'tool_poisoning', kind: 'invisible_characters', category: 'invisible_unicode', location, encoding: 'unicode', excerpt: `${invisible - bidi} invisible character(s)` });
     const norm = normalizeText(text);
-    for (const view of viewsOf(norm.text)) {
+    const views = viewsOf(norm.text);
+    // Digit-for-letter spellings ("1gn0re a11 pr3vious 1nstruct10ns") as one more view.
+    const leet = deLeet(norm.text);
+    if (leet !== norm.text) views.push({ text: leet, encoding: 'unicode' });
+    for (const view of views) {
       const encoding: Encoding = view.encoding === 'plain' ? (norm.foldedLookalikes || norm.removedInvisible ? 'unicode' : 'plain') : view.encoding;
       // Collapse whitespace runs so that line breaks cannot split a phrase.
       const t = view.text.replace(/\s+/g, ' ');
