@@ -190,7 +190,7 @@ describe('audit trace', () => {
     expect(t.status).toBe(200);
     expect(t.body).toMatchObject({ audit_trace_id: r.body.audit_trace_id, workflow_id: `a2a-intercept-${hex}`, audit_log_id: r.body.audit_log_id, status: 'verified', sender_agent_id: AGENT });
     const entry = await (await db()).collection('audit_logs').findOne({ _id: r.body.audit_log_id });
-    expect(entry).toMatchObject({ organization_id: 'a2a_gateway', domain: 'a2a', verified: false });
+    expect(entry).toMatchObject({ organization_id: 'a2a_gateway', domain: 'a2a', verified: true });
     expect(entry!.result).toMatchObject({ status: 'VERIFIED', workflow_id: `a2a-intercept-${hex}`, key_id: AGENT });
     expect((await get(`/a2a/trace/a2a_${'0'.repeat(32)}`, key())).status).toBe(404);
     expect((await get(`/a2a/trace/${r.body.audit_trace_id}`, key('svc_test_not_a_configured_gateway_key'))).status).toBe(401);
@@ -209,7 +209,7 @@ describe('fail closed', () => {
     const res = await fetch(`${url}/a2a/intercept`, { method: 'POST', headers: { 'content-type': 'application/json', ...key() }, body: JSON.stringify(msg('general', {})) });
     expect(res.status).toBe(401);
     expect(await res.json()).toEqual({ detail: 'The A2A gateway has no keys configured (SVC_A2A_API_KEYS): every request is denied.' });
-  });
+  }, 180_000);
 
   it('without the signing key no verdict is verified', async () => {
     const queue = 'svc-a2a-nokey';
@@ -223,5 +223,5 @@ describe('fail closed', () => {
     expect(body.reason).toMatch(/^attestation_unavailable/);
     const blockedRes = await fetch(`${url}/a2a/intercept`, { method: 'POST', headers: { 'content-type': 'application/json', ...key() }, body: JSON.stringify(msg('financial_transaction', { ...FIN, balance_after: '1' })) });
     expect(await blockedRes.json()).toMatchObject({ status: 'blocked', attestation_jwt: null });
-  });
+  }, 300_000);
 });

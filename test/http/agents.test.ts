@@ -161,10 +161,12 @@ describe('POST /agents/{id}/verify', () => {
   });
 
   it('routes logic DSL, code and SQL to their engines and says how', async () => {
-    const logic = await verify(agentA, { query: '(AND (GT x 5) (LT x 7))', context: ctx() });
+    let logic = await verify(agentA, { query: '(AND (GT x 5) (LT x 7))', context: ctx() });
+    // The Z3 worker threads may still be starting on a loaded machine: one retry for that case only.
+    if (['worker_start_failed', 'solver_timeout', 'deadline_exceeded'].includes(logic.body?.verification?.result?.reason)) logic = await verify(agentA, { query: '(AND (GT x 5) (LT x 7))', context: ctx() });
     expect(logic.status).toBe(200);
     expect(logic.body.verification.engine).toBe('logic');
-    expect(logic.body.verification.engine_status).toBe('SAT');
+    expect(logic.body.verification.engine_status, JSON.stringify(logic.body.verification.result)).toBe('SAT');
     expect(logic.body.status).toBe('UNVERIFIABLE');
     expect(logic.body.verification.method).toMatch(/Z3/);
     const code = await verify(agentA, { query: '```python\nimport os\nos.system("rm -rf /")\n```', context: ctx() });
