@@ -113,6 +113,12 @@ describe('payload routing', () => {
     expect(unsat.body).toMatchObject({ status: 'blocked', engine_used: 'z3', admissible: false });
   });
 
+  it('serves /v1/a2a/intercept too', async () => {
+    const r = await post('/v1/a2a/intercept', msg('financial_transaction', FIN), key());
+    expect(r.status).toBe(200);
+    expect(r.body.status).toBe('verified');
+  });
+
   it('general and data_query pass through as unverifiable, without attestation', async () => {
     for (const t of ['general', 'data_query']) {
       const r = await intercept(msg(t, { text: 'hello', query: 'SELECT 1' }));

@@ -292,6 +292,24 @@ describe('POST /agents/{id}/verify', () => {
     expect((await verify(ag, { query: '2 + 2 = 4', context: ctx(), tool_schema: clean })).status).toBe(403);
   });
 
+  it('scans schema_ddl too, and refuses a tool definition outside the canonical JSON domain', async () => {
+    const r = await verify(agentA, { query: 'SELECT a FROM t', schema_ddl: `CREATE TABLE t (a TEXT DEFAULT '${LIVE}');`, context: ctx() });
+    expect(r.status).toBe(403);
+    expect(r.body.findings[0]).toMatchObject({ kind: 'svc_live_api_key', location: 'schema_ddl' });
+    const big = await http('POST', `/agents/${agentA.id}/verify`, {
+      rawBody: `{"query":"1 + 1 = 2","context":{"conversation_id":"c","step_number":1},"tool_schema":{"name":"n2","description":"x","max":90071992547409930}}`,
+      headers: { 'content-type': 'application/json', ...tok(agentA.agent_token) },
+    });
+    expect(big.status).toBe(403);
+    expect(big.body.findings[0].kind).toBe('non_canonical_definition');
+  });
+
+  it('serves the same routes under /v1', async () => {
+    const r = await post(`/v1/agents/${agentA.id}/verify`, { query: '2 + 3 = 5', context: ctx() }, tok(agentA.agent_token));
+    expect(r.status).toBe(200);
+    expect(r.body.status).toBe('VERIFIED');
+  });
+
   it('rejects a tool_schema without a usable name with 400', async () => {
     const r = await verify(agentA, { query: '1+1=2', context: ctx(), tool_schema: { description: 'x' } });
     expect(r.status).toBe(400);
