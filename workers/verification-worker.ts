@@ -9,6 +9,7 @@ import { logger } from '../core/logger.js';
 import { createActivities } from '../activities/index.js';
 import { getLogicPool, shutdownLogicPool } from '../activities/engines/logic/index.js';
 import { reapSandboxContainers } from '../activities/sandbox/runner.js';
+import { shutdownGuardPool } from '../activities/agent-guard-pool.js';
 
 const log = logger('worker');
 
@@ -50,6 +51,7 @@ async function main(): Promise<void> {
   process.stdout.write(`${JSON.stringify({ t: new Date().toISOString(), component: 'worker', msg: 'worker ready', task_queue: cfg.SVC_TASK_QUEUE, ready: 'SVC_WORKER_READY' })}\n`);
   await worker.run();
   await shutdownLogicPool();
+  await shutdownGuardPool();
   await connection.close();
   await store.close();
 }
