@@ -2,8 +2,8 @@
 //
 //   npx tsx bench/agent-guards.ts
 //
-// 1. Tool-poisoning detector on test/fixtures/tool-definitions/ (clean definitions from public
-//    MCP servers, poisoned ones modelled on published attacks; see its MANIFEST.md).
+// 1. Tool-poisoning detector on test/fixtures/tool-definitions/ (clean definitions written for
+//    this project, poisoned ones modelled on published attacks; see its MANIFEST.md).
 // 2. Exfiltration detector on a generated corpus: secrets and personal data (plain, encoded,
 //    split, look-alike spellings) against look-alikes that must pass (UUIDs, commit hashes,
 //    version strings, URLs on allowed domains, Luhn-invalid numbers...).
@@ -48,7 +48,7 @@ function timed<T>(fn: () => T, ms: number[]): T {
 
 // 1. Tool definitions
 const root = new URL('../test/fixtures/tool-definitions/', import.meta.url);
-const clean = JSON.parse(readFileSync(new URL('clean/modelcontextprotocol-servers.json', root), 'utf8')) as { tools: Array<{ source_path: string; definition: Record<string, unknown> }> };
+const clean = JSON.parse(readFileSync(new URL('clean/written-for-svc.json', root), 'utf8')) as { tools: Array<{ source_path: string; definition: Record<string, unknown> }> };
 const poisoned = JSON.parse(readFileSync(new URL('poisoned/poisoned.json', root), 'utf8')) as { tools: Array<{ attack: string; definition: Record<string, unknown> }> };
 const toolMs: number[] = [];
 const toolItems: Labelled[] = [
