@@ -16,6 +16,8 @@ import { makeVerifyImageActivity } from './verify-image.js';
 import { providerTimeoutMs, resolveProvider, type ProviderName } from '../core/providers-config.js';
 import { makeNaturalLanguageActivities } from './verify-natural-language.js';
 import { translateLogicActivity } from './verify-logic-nl.js';
+import { makeAgentActivities } from './agents.js';
+import { makeA2aActivities } from './a2a.js';
 
 export type ActivityDeps = ProofContext & {
   /** SVC_AUDIT_SECRET_KEY; unset makes every audited workflow fail closed. */
@@ -26,6 +28,10 @@ export type ActivityDeps = ProofContext & {
   codeTimeoutMs: number;
   /** SVC_MATH_TIMEOUT in milliseconds: the math engine's deadline in the engine pool (default 5 s). */
   mathTimeoutMs?: number;
+  /** SVC_API_KEY_LOOKUP_SECRET: opens the sealed inputs of the agent endpoints (core/sealed.ts). */
+  lookupSecret?: string;
+  /** The A2A gateway's verdict signing key and deployment id (core/a2a-config.ts). */
+  a2a?: { signingKeyPem?: string; deploymentId: string };
 };
 
 export function createActivities(deps: ActivityDeps) {
@@ -60,6 +66,8 @@ export function createActivities(deps: ActivityDeps) {
     ...engines,
     ...makeBatchActivities(deps, engines),
     verifyFactBatchItemActivity: makeFactBatchActivity(factDeps, (requested) => resolveProvider(requested, process.env)),
+    ...makeAgentActivities({ store: deps.store, lookupSecret: deps.lookupSecret }),
+    ...makeA2aActivities({ store: deps.store, proofContext: deps, lookupSecret: deps.lookupSecret, signingKeyPem: deps.a2a?.signingKeyPem, deploymentId: deps.a2a?.deploymentId ?? 'svc-local' }),
   };
 }
 

@@ -31,6 +31,8 @@ import { registerMetricsRoutes } from './routes/metrics.js';
 import { registerBadgeRoutes } from './routes/badges.js';
 import { registerWebhookRoutes } from './routes/webhooks.js';
 import { registerNaturalLanguageRoutes } from './routes/natural-language.js';
+import { registerAgentRoutes } from './routes/agents.js';
+import { registerA2aRoutes } from './routes/a2a.js';
 import { httpMetrics } from './metrics.js';
 import { SERVICE_VERSION } from '../core/version.js';
 
@@ -74,6 +76,8 @@ export function createApp(deps: AppDeps): Koa {
   registerMetricsRoutes(router, deps);
   registerBadgeRoutes(router, deps);
   registerWebhookRoutes(router, deps);
+  registerAgentRoutes(router, deps);
+  registerA2aRoutes(router, deps);
 
   app.use(accessLog());
   app.use(httpMetrics(deps.store));

@@ -2,6 +2,7 @@
 // Production never uses this file: it reads the same variables from its environment.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { generateApiKey, TEST_PREFIX } from '../core/api-keys.js';
 
 export const SECRET_KEYS = [
   'SVC_JWT_SECRET_KEY',
@@ -11,6 +12,7 @@ export const SECRET_KEYS = [
   'SVC_A2A_SIGNING_KEY_PEM',
   'SVC_TEMPORAL_PAYLOAD_KEYS',
   'SVC_TEMPORAL_PAYLOAD_KEY_ID',
+  'SVC_A2A_API_KEYS',
 ] as const;
 
 export function generateSecrets(): Record<string, string> {
@@ -23,6 +25,8 @@ export function generateSecrets(): Record<string, string> {
     SVC_ATTESTATION_SIGNING_KEY_PEM: pem(),
     SVC_A2A_SIGNING_KEY_PEM: pem(),
     ...payloadKeySecrets(),
+    // One demo gateway key (a non-production svc_test_ key) for the agent `demo-agent`.
+    SVC_A2A_API_KEYS: JSON.stringify({ [generateApiKey(TEST_PREFIX)]: 'demo-agent' }),
   };
 }
 

@@ -449,6 +449,8 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
         console.log(`  Store        ${u.store}`);
         console.log(`  Logs         ${path.join(stack.dataDir, 'logs')}`);
         if (stack.smtp) console.log(`  Mail sink    ${stack.env.SVC_SMTP_URL}   (each message stored as .eml under ${stack.mailDir})`);
+        const demoA2aKey = Object.keys(JSON.parse(String(stack.env.SVC_A2A_API_KEYS ?? '{}')) as Record<string, string>)[0];
+        if (demoA2aKey) console.log(`  A2A demo key ${demoA2aKey}   (X-API-Key for POST /a2a/intercept; docs/a2a-gateway.md)`);
         console.log('Press Ctrl-C to stop.');
       })
       .catch(async (err) => {

@@ -2,6 +2,7 @@
 import { fileURLToPath } from 'node:url';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { loadConfig } from '../core/config.js';
+import { loadA2aConfig } from '../core/a2a-config.js';
 import { Store } from '../core/store.js';
 import { createSigner } from '../core/signer.js';
 import { logger } from '../core/logger.js';
@@ -10,6 +11,7 @@ import { createActivities } from '../activities/index.js';
 import { getLogicPool, shutdownLogicPool } from '../activities/engines/logic/index.js';
 import { reapSandboxContainers } from '../activities/sandbox/runner.js';
 import { getEnginePool, shutdownEnginePool } from '../activities/isolation/engine-pool.js';
+import { shutdownGuardPool } from '../activities/agent-guard-pool.js';
 
 const log = logger('worker');
 
@@ -17,6 +19,7 @@ async function main(): Promise<void> {
   const cfg = loadConfig();
   // Refuses to start without a payload key (unless encryption is explicitly off): docs/payload-encryption.md.
   const dataConverter = temporalDataConverter(cfg);
+  const a2aCfg = loadA2aConfig();
   // Lazy store: the worker starts (and activities fail, then retry) while the store is down.
   const store = Store.lazy(cfg.MONGODB_URI);
   store.ensureIndexes().catch((err) => log.warn('index creation deferred: store unavailable', { error: String(err?.message ?? err) }));
@@ -45,6 +48,8 @@ async function main(): Promise<void> {
       z3TimeoutMs: cfg.SVC_Z3_TIMEOUT * 1000,
       codeTimeoutMs: Math.max(500, cfg.SVC_CODE_VERIFY_TIMEOUT * 1000 - 500),
       mathTimeoutMs: cfg.SVC_MATH_TIMEOUT * 1000,
+      lookupSecret: cfg.SVC_API_KEY_LOOKUP_SECRET,
+      a2a: { signingKeyPem: a2aCfg.signingKeyPem, deploymentId: a2aCfg.deploymentId },
     }),
     shutdownGraceTime: '5 s',
   });
@@ -60,6 +65,7 @@ async function main(): Promise<void> {
   await worker.run();
   await shutdownLogicPool();
   await shutdownEnginePool();
+  await shutdownGuardPool();
   await connection.close();
   await store.close();
 }

@@ -72,6 +72,8 @@ const MULTIPART_TYPE = /^multipart\/form-data\s*(?:;|$)/i;
 export const RAW_BODY_PATHS: ReadonlySet<string> = new Set(['/webhooks/secret-scanning']);
 const isRawBodyPath = (path: string) => RAW_BODY_PATHS.has(path.toLowerCase().replace(/\/+$/, ''));
 export const STREAMED_UPLOAD_PATHS: ReadonlySet<string> = new Set(['/verify/stats', '/verify/image']);
+/** Routes that read their own body under their own cap (the A2A gateway: payload limit + 64 KiB). */
+export const OWN_BODY_PATHS: ReadonlySet<string> = new Set(['/a2a/intercept']);
 
 /** Parses a JSON body into ctx.request.body; keeps the raw text in ctx.state.rawBody. */
 export function jsonBody(opts: BodyOptions): Middleware {
@@ -81,6 +83,7 @@ export function jsonBody(opts: BodyOptions): Middleware {
     // Upload routes stream their own multipart body under their own caps (api/middleware/csv-upload.ts).
     if (MULTIPART_TYPE.test(type) && STREAMED_UPLOAD_PATHS.has(ctx.path)) return next();
     if (isRawBodyPath(ctx.path)) return next();
+    if (OWN_BODY_PATHS.has(ctx.path)) return next();
     const raw = await readRawBody(ctx, opts);
     if (type && !JSON_TYPES.test(type) && raw.length > 0) {
       throw new HttpError(415, 'Unsupported Content-Type: send application/json.');

@@ -1,0 +1,143 @@
+// Activities of the agent endpoints: the guard activity (opens the sealed request, runs the
+// exfiltration and tool-poisoning detectors off the event loop, checks the tool-definition pin,
+// applies the tool policy and picks the engine) and the activity record. Only masked findings
+// and, for clean requests, the engine input leave this activity (Temporal history).
+import { createHmac, hkdfSync } from 'node:crypto';
+import { ApplicationFailure } from '@temporalio/common';
+import type { Store } from '../core/store.js';
+import { unseal, SealError } from '../core/sealed.js';
+import { sha256Ref, CanonicalDomainError } from '../core/canonical-json.js';
+import { checkToolPin, activityId, type AgentActivityDoc } from '../core/agents.js';
+import type { AgentWorkflowInput, GuardFindingData, GuardResult, RecordActivityInput, ToolGuardResult, VerifyGuardResult } from '../core/agent-workflow.js';
+import { runGuards, GuardUnavailableError } from './agent-guard-pool.js';
+import { routeQuery } from '../engines/agents/route-query.js';
+import { classifyTool, engineInputForTool, normalizeToolName } from '../engines/agents/tool-policy.js';
+
+export interface AgentActivityDeps {
+  store: Store;
+  /** SVC_API_KEY_LOOKUP_SECRET: opens sealed inputs; unset, every agent request fails closed (503). */
+  lookupSecret?: string;
+}
+
+/** Keyed digest of the request (a plain SHA-256 of a short secret-bearing text could be guessed). */
+function requestDigest(secret: string, value: unknown): string {
+  const key = Buffer.from(hkdfSync('sha256', secret, 'svc-agent-digest', 'svc-agent-digest-v1', 32));
+  return `hmac-sha256:${createHmac('sha256', key).update(JSON.stringify(value), 'utf8').digest('hex')}`;
+}
+
+const MAX_CLAIM = 2000;
+
+export function makeAgentActivities(deps: AgentActivityDeps) {
+  async function agentGuardActivity(req: AgentWorkflowInput): Promise<GuardResult> {
+    const secret = deps.lookupSecret;
+    let opened: Record<string, unknown>;
+    try {
+      opened = unseal<Record<string, unknown>>(req.sealed, secret, `agent-${req.kind}`);
+    } catch (err) {
+      throw ApplicationFailure.nonRetryable(err instanceof SealError ? err.message : 'sealed input unreadable', 'SealError');
+    }
+    const digest = requestDigest(secret as string, opened);
+    if (req.kind === 'verify') {
+      const query = String(opened.query ?? '');
+      const toolSchema = (opened.tool_schema ?? null) as Record<string, unknown> | null;
+      let report;
+      try {
+        report = await runGuards({ op: 'verify', query, tool_schema: toolSchema, schema_ddl: typeof opened.schema_ddl === 'string' ? opened.schema_ddl : null, allowed_domains: req.agent.allowed_domains }, req.guard_timeout_ms);
+      } catch (err) {
+        if (err instanceof GuardUnavailableError) throw ApplicationFailure.nonRetryable(err.message, 'GuardUnavailableError');
+        throw err;
+      }
+      const findings: GuardFindingData[] = [...report.exfiltration, ...(report.tool_poisoning ?? [])];
+      const base: VerifyGuardResult = {
+        kind: 'verify',
+        outcome: 'clean',
+        findings,
+        tool_name: toolSchema && typeof toolSchema.name === 'string' ? toolSchema.name : null,
+        pinned_hash: null,
+        presented_hash: null,
+        tool_pin: 'not_run',
+        tool_poisoning: toolSchema ? 'clean' : 'not_run',
+        route: null,
+        claim: '',
+        request_digest: digest,
+      };
+      if (findings.length > 0) {
+        return { ...base, outcome: 'flagged', claim: `[withheld: ${findings.length} guard finding(s)]` };
+      }
+      if (toolSchema && base.tool_name) {
+        let hash: string;
+        try {
+          hash = sha256Ref(toolSchema);
+        } catch (err) {
+          if (!(err instanceof CanonicalDomainError)) throw err;
+          return { ...base, outcome: 'flagged', findings: [{ detector: 'tool_poisoning', kind: 'non_canonical_definition', category: 'hidden_instruction', location: 'tool_schema', encoding: 'plain', excerpt: 'definition outside the canonical JSON domain' }], claim: '[withheld]' };
+        }
+        const pin = await checkToolPin(deps.store, req.agent.id, req.agent.org_id, base.tool_name, hash);
+        if (pin.state === 'changed') {
+          return { ...base, outcome: 'tool_changed', pinned_hash: pin.pinned_hash, presented_hash: hash, claim: '[withheld: tool definition changed]' };
+        }
+        base.tool_pin = pin.state;
+        base.presented_hash = hash;
+      }
+      const route = routeQuery(query, { schemaDdl: typeof opened.schema_ddl === 'string' ? opened.schema_ddl : undefined });
+      const claim = query.length > MAX_CLAIM ? `${query.slice(0, MAX_CLAIM)}…` : query;
+      return { ...base, route: route ? { engine: route.engine, input: route.input as Record<string, unknown> } : null, claim };
+    }
+    // Tool call
+    const args = (opened.arguments ?? {}) as Record<string, unknown>;
+    const toolRaw = String(req.tool ?? '');
+    const tool = normalizeToolName(toolRaw);
+    const cls = classifyTool(tool);
+    const reasons: string[] = [];
+    const norm = (l: string[]) => l.map(normalizeToolName);
+    const denied = norm(req.agent.denied_tools);
+    const allowed = norm(req.agent.allowed_tools);
+    if (denied.includes(tool)) reasons.push(`'${tool}' is in the agent's denied_tools`);
+    if (!cls.known) reasons.push(`'${tool}' is an unknown tool (on neither the safe nor the dangerous list): denied regardless of risk score`);
+    else if (cls.dangerous && !allowed.includes(tool)) reasons.push(`'${tool}' is a dangerous tool (${cls.category}) and is not in the agent's allowed_tools`);
+    else if (!cls.dangerous && allowed.length > 0 && !allowed.includes(tool)) reasons.push(`'${tool}' is not in the agent's allowed_tools`);
+    let report;
+    try {
+      report = await runGuards({ op: 'arguments', arguments: args, allowed_domains: req.agent.allowed_domains }, req.guard_timeout_ms);
+    } catch (err) {
+      if (err instanceof GuardUnavailableError) throw ApplicationFailure.nonRetryable(err.message, 'GuardUnavailableError');
+      throw err;
+    }
+    const findings: GuardFindingData[] = report.exfiltration;
+    let route: ToolGuardResult['route'] = null;
+    if (reasons.length === 0 && findings.length === 0) {
+      const call = engineInputForTool(cls.category, args);
+      if (call && call.engine === null) reasons.push(`'${tool}' arguments lack '${call.missing}', so the ${cls.category} check cannot run (fail closed)`);
+      else if (call) route = { engine: call.engine, input: call.input as Record<string, unknown> };
+    }
+    const claim = findings.length ? `[withheld: ${findings.length} guard finding(s)] tool ${tool}` : `tool ${tool}: ${JSON.stringify(args).slice(0, MAX_CLAIM)}`;
+    return { kind: 'tool', tool, category: cls.category, dangerous: cls.dangerous, known: cls.known, reasons, findings, route, claim, request_digest: digest };
+  }
+
+  async function recordAgentActivityActivity(rec: RecordActivityInput): Promise<{ id: string }> {
+    const activity = deps.store.collection<AgentActivityDoc>('agent_activity');
+    // Idempotent across retries: one record per workflow.
+    const existing = await activity.findOne({ workflow_id: rec.workflow_id, agent_id: rec.agent_id });
+    if (existing) return { id: existing._id };
+    const doc: AgentActivityDoc = {
+      _id: activityId(),
+      agent_id: rec.agent_id,
+      org_id: rec.org_id,
+      kind: rec.kind,
+      status: rec.status,
+      summary: rec.summary,
+      workflow_id: rec.workflow_id,
+      audit_log_id: rec.audit_log_id,
+      conversation_id: rec.conversation_id,
+      step_number: rec.step_number,
+      tool: rec.tool,
+      engine: rec.engine,
+      findings: rec.findings as unknown as Array<Record<string, string>>,
+      created_at: new Date(),
+    };
+    await activity.insertOne(doc);
+    return { id: doc._id };
+  }
+
+  return { agentGuardActivity, recordAgentActivityActivity };
+}

@@ -1,0 +1,93 @@
+// POST /a2a/intercept: the agent-to-agent gateway (docs/a2a-gateway.md). The per-agent key
+// (SVC_A2A_API_KEYS) selects the sender; the body is read here under the gateway's own cap
+// (payload limit + 64 KiB envelope); every message is a workflow (workflows/a2a.ts).
+// GET /a2a/trace/{audit_trace_id}: the message's workflow and audit entry, for its sender.
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { randomBytes } from 'node:crypto';
+import { interceptRequestSchema } from '../../contract/a2a.js';
+import { loadA2aConfig, agentForKey, A2A_ENVELOPE_BYTES } from '../../core/a2a-config.js';
+import type { A2aWorkflowInput, A2aWorkflowResult } from '../../core/a2a-workflow.js';
+import { seal } from '../../core/sealed.js';
+import { HttpError } from '../errors.js';
+import { readRawBody } from '../middleware/body.js';
+import type { AppDeps } from '../app.js';
+import { runWorkflow } from '../workflow-runner.js';
+
+export const A2A_NO_KEYS = 'The A2A gateway has no keys configured (SVC_A2A_API_KEYS): every request is denied.';
+export const A2A_MISSING_KEY = 'Missing gateway key: send it in the X-API-Key header.';
+export const A2A_INVALID_KEY = 'Invalid gateway key.';
+
+export function registerA2aRoutes(router: Router, deps: AppDeps): void {
+  const a2a = loadA2aConfig();
+
+  const authenticate = (ctx: Context): string => {
+    const presented = ctx.get('X-API-Key') || undefined;
+    if (a2a.keys.size === 0) throw new HttpError(401, A2A_NO_KEYS, { 'WWW-Authenticate': 'ApiKey' });
+    if (!presented) throw new HttpError(401, A2A_MISSING_KEY, { 'WWW-Authenticate': 'ApiKey' });
+    const agent = agentForKey(a2a, presented);
+    if (!agent) throw new HttpError(401, A2A_INVALID_KEY, { 'WWW-Authenticate': 'ApiKey' });
+    return agent;
+  };
+
+  router.post('/a2a/intercept', async (ctx) => {
+    const agentId = authenticate(ctx);
+    const type = ctx.get('Content-Type');
+    if (type && !/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(type)) throw new HttpError(415, 'Unsupported Content-Type: send application/json.');
+    const raw = await readRawBody(ctx, { limitBytes: a2a.maxPayloadBytes + A2A_ENVELOPE_BYTES, timeoutMs: deps.cfg.SVC_BODY_READ_TIMEOUT * 1000 });
+    let body: unknown;
+    try {
+      body = JSON.parse(raw.toString('utf8'));
+    } catch (err) {
+      throw new HttpError(400, `Malformed JSON body: ${(err as Error).message}`);
+    }
+    if (!body || typeof body !== 'object' || Array.isArray(body)) throw new HttpError(400, 'Request body must be a JSON object.');
+    const input = interceptRequestSchema.parse(body);
+    const hex = randomBytes(16).toString('hex');
+    const traceId = `a2a_${hex}`;
+    const workflowId = `a2a-intercept-${hex}`;
+    const engineTimeoutMs = Math.round((input.engine_timeout_seconds ?? a2a.engineTimeoutSeconds) * 1000);
+    const wf: A2aWorkflowInput = {
+      audit_trace_id: traceId,
+      agent_id: agentId,
+      claimed_sender_agent_id: input.sender_agent_id ?? null,
+      receiver_agent_id: input.receiver_agent_id,
+      payload_type: input.payload_type,
+      sealed: seal(input.payload, deps.cfg.SVC_API_KEY_LOOKUP_SECRET, 'a2a-payload'),
+      payload_bytes: Buffer.byteLength(JSON.stringify(input.payload), 'utf8'),
+      max_payload_bytes: a2a.maxPayloadBytes,
+      engine_timeout_ms: engineTimeoutMs,
+    };
+    const result = await runWorkflow<A2aWorkflowResult>(deps.temporal, 'a2aWorkflow', [wf], {
+      taskQueue: deps.cfg.SVC_TASK_QUEUE,
+      workflowId,
+      timeoutMs: engineTimeoutMs + 15_000 + deps.cfg.SVC_WORKFLOW_GRACE * 1000,
+      timeoutDetail: 'Gateway verification timed out.',
+    });
+    ctx.set('X-Workflow-Id', workflowId);
+    ctx.body = { ...result, workflow_id: workflowId };
+  });
+
+  router.get('/a2a/trace/:trace', async (ctx) => {
+    const agentId = authenticate(ctx);
+    const trace = ctx.params.trace as string;
+    if (!/^a2a_[0-9a-f]{32}$/.test(trace)) throw new HttpError(404, 'Trace not found.');
+    const doc = await deps.store.collection('a2a_messages').findOne({ _id: trace as never });
+    // Another agent's message is "not found" as well.
+    if (!doc || doc.sender_agent_id !== agentId) throw new HttpError(404, 'Trace not found.');
+    ctx.body = {
+      audit_trace_id: doc.audit_trace_id,
+      workflow_id: doc.workflow_id,
+      audit_log_id: doc.audit_log_id,
+      status: doc.status,
+      engine_used: doc.engine_used,
+      reason: doc.reason,
+      admissible: doc.status === 'verified',
+      sender_agent_id: doc.sender_agent_id,
+      claimed_sender_agent_id: doc.claimed_sender_agent_id,
+      receiver_agent_id: doc.receiver_agent_id,
+      payload_type: doc.payload_type,
+      created_at: (doc.created_at as Date).toISOString(),
+    };
+  });
+}

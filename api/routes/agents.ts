@@ -1,0 +1,263 @@
+// Agent endpoints (docs/agents.md): registration with an API key (agent:write), then the
+// agent's own endpoints authenticated by X-Agent-Token. Verification and tool calls run as
+// workflows (workflows/agents.ts) whose inputs carry the request sealed (core/sealed.ts).
+import type Router from '@koa/router';
+import type { Context, Middleware } from 'koa';
+import { randomUUID } from 'node:crypto';
+import {
+  AGENT_CONTEXT_ERROR_CODE,
+  TOOL_NAME_RE,
+  activityQuerySchema,
+  agentContextSchema,
+  agentToolRequestSchema,
+  agentVerifyRequestSchema,
+  approveToolRequestSchema,
+  registerAgentRequestSchema,
+} from '../../contract/agents.js';
+import { AGENT_PREFIX, inspectApiKey } from '../../core/api-keys.js';
+import { Agents, PRICE_PER_REQUEST_MICRO_USD, type AgentDoc } from '../../core/agents.js';
+import type { AgentRef, AgentWorkflowInput, AgentWorkflowResult } from '../../core/agent-workflow.js';
+import { seal } from '../../core/sealed.js';
+import { HttpError, zodDetail } from '../errors.js';
+import { bodyObject } from '../middleware/body.js';
+import { principalOf, requireAdminKey, requireApiKey, type Principal } from '../middleware/auth.js';
+import { planLimit, LimiterUnavailableError, LIMITER_UNAVAILABLE } from '../middleware/rate-limit.js';
+import type { AppDeps } from '../app.js';
+import { runWorkflow } from '../workflow-runner.js';
+
+export const MISSING_AGENT_TOKEN = 'Missing agent token: send it in the X-Agent-Token header.';
+export const INVALID_AGENT_TOKEN = 'Invalid agent token.';
+export const REVOKED_AGENT = 'Agent token is revoked.';
+export const AGENT_REGISTRATIONS_PER_HOUR = 10;
+export const GUARD_TIMEOUT_MS = 5000;
+const MAX_TOOL_ARGUMENTS_CHARS = 64_000;
+
+const agentUnauthorized = (detail: string) => new HttpError(401, detail, { 'WWW-Authenticate': 'AgentToken' });
+
+function sv005(limit: number, resetAt: number, extra: Record<string, unknown> = {}): HttpError {
+  const retryAfter = Math.max(1, resetAt - Math.floor(Date.now() / 1000));
+  return new HttpError(
+    429,
+    'Rate limit exceeded',
+    { 'Retry-After': String(retryAfter), 'X-RateLimit-Limit': String(limit), 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(resetAt) },
+    { error: { code: 'SVC-005', message: 'Rate limit exceeded', details: { limit, reset_at: new Date(resetAt * 1000).toISOString(), retry_after: retryAfter } }, ...extra },
+  );
+}
+
+function agentRef(a: AgentDoc): AgentRef {
+  return { id: a._id, num: a.num, org_id: a.org_id, allowed_tools: a.permissions.allowed_tools, denied_tools: a.permissions.denied_tools, allowed_domains: a.permissions.allowed_domains };
+}
+
+function agentView(a: AgentDoc) {
+  return {
+    id: a.num,
+    agent_id: a._id,
+    name: a.name,
+    agent_type: a.agent_type,
+    description: a.description,
+    permissions: a.permissions,
+    max_requests_per_hour: a.max_requests_per_hour,
+    max_cost_per_day: a.max_cost_per_day,
+    status: a.status,
+    created_at: a.created_at.toISOString(),
+  };
+}
+
+const micro = (usd: number) => Math.round(usd * 1_000_000);
+const usd = (microUsd: number) => Math.round(microUsd) / 1_000_000;
+
+export function registerAgentRoutes(router: Router, deps: AppDeps): void {
+  const agents = new Agents(deps.store, deps.cfg.SVC_API_KEY_LOOKUP_SECRET as string);
+
+  /** X-Agent-Token for the agent in the path. Bad shapes and checksums are refused before any store lookup. */
+  const requireAgent: Middleware = async (ctx, next) => {
+    const raw = ctx.get('X-Agent-Token');
+    if (!raw) throw agentUnauthorized(MISSING_AGENT_TOKEN);
+    const shape = inspectApiKey(raw);
+    if (!shape.ok || shape.prefix !== AGENT_PREFIX) throw agentUnauthorized(INVALID_AGENT_TOKEN);
+    const agent = await agents.findByToken(raw);
+    if (!agent) throw agentUnauthorized(INVALID_AGENT_TOKEN);
+    // Another agent's token for this path: the same answer as an unknown token.
+    if (String(agent.num) !== ctx.params.id) throw agentUnauthorized(INVALID_AGENT_TOKEN);
+    if (agent.status !== 'active') throw agentUnauthorized(REVOKED_AGENT);
+    const org = await deps.accounts.findOrg(agent.org_id);
+    if (!org || !org.active) throw agentUnauthorized(INVALID_AGENT_TOKEN);
+    const principal: Principal = { via: 'agent', orgId: agent.org_id, userId: null, keyId: null, role: null, plan: org.plan, scopes: [], agentId: agent._id };
+    ctx.state.principal = principal;
+    ctx.state.agent = agent;
+    await next();
+  };
+  const agentOf = (ctx: Context) => ctx.state.agent as AgentDoc;
+
+  /** One request against the agent's hour and day; over either limit: 429 SVC-005. */
+  async function charge(agent: AgentDoc): Promise<void> {
+    // Atomic increment first (concurrent requests cannot overshoot), refunded when over a limit.
+    const u = await agents.charge(agent._id);
+    const hourOver = u.requestsThisHour > agent.max_requests_per_hour;
+    const dayOver = u.costTodayMicroUsd > micro(agent.max_cost_per_day);
+    if (hourOver || dayOver) {
+      await agents.refund(agent._id);
+      if (hourOver) throw sv005(agent.max_requests_per_hour, u.hourResetAt);
+      throw sv005(agent.max_cost_per_day, u.dayResetAt);
+    }
+  }
+
+  async function run(ctx: Context, input: Omit<AgentWorkflowInput, 'engine_timeouts_ms' | 'guard_timeout_ms'>): Promise<void> {
+    const cfg = deps.cfg;
+    const timeouts = { math: cfg.SVC_MATH_TIMEOUT * 1000, logic: cfg.SVC_Z3_TIMEOUT * 1000 + 3000, code: cfg.SVC_CODE_VERIFY_TIMEOUT * 1000, sql: 10_000 };
+    const workflowId = `agent-${input.kind}-${input.agent.org_id}-${randomUUID()}`;
+    const budget = GUARD_TIMEOUT_MS + 2000 + Math.max(...Object.values(timeouts)) + cfg.SVC_WORKFLOW_GRACE * 1000;
+    const result = await runWorkflow<AgentWorkflowResult>(deps.temporal, 'agentWorkflow', [{ ...input, engine_timeouts_ms: timeouts, guard_timeout_ms: GUARD_TIMEOUT_MS }], {
+      taskQueue: cfg.SVC_TASK_QUEUE,
+      workflowId,
+      timeoutMs: budget,
+      timeoutDetail: 'Agent verification timed out.',
+    });
+    ctx.set('X-Workflow-Id', workflowId);
+    ctx.status = result.http_status;
+    ctx.body = { ...result.body, workflow_id: workflowId, audit_log_id: result.audit_log_id };
+  }
+
+  // POST /agents/register
+  router.post('/agents/register', requireApiKey(deps, 'agent:write'), planLimit(deps.counter), async (ctx) => {
+    const p = principalOf(ctx);
+    const input = registerAgentRequestSchema.parse(bodyObject(ctx));
+    let w;
+    try {
+      w = await deps.counter.hit(`agent-register:${p.orgId}`, 3600);
+    } catch (err) {
+      if (err instanceof LimiterUnavailableError) throw new HttpError(503, LIMITER_UNAVAILABLE);
+      throw err;
+    }
+    if (w.count > AGENT_REGISTRATIONS_PER_HOUR) throw sv005(AGENT_REGISTRATIONS_PER_HOUR, w.resetAt);
+    const { doc, token } = await agents.register({
+      org_id: p.orgId,
+      created_by_user_id: p.userId,
+      created_by_key_id: p.keyId,
+      name: input.name,
+      agent_type: input.agent_type,
+      description: input.description ?? null,
+      permissions: input.permissions,
+      max_requests_per_hour: input.max_requests_per_hour,
+      max_cost_per_day: input.max_cost_per_day,
+    });
+    ctx.body = { ...agentView(doc), agent_token: token };
+  });
+
+  // DELETE /agents/{id}: revoke (API key of the same organization with agent:write).
+  router.delete('/agents/:id', requireApiKey(deps, 'agent:write'), async (ctx) => {
+    const num = Number(ctx.params.id);
+    if (!Number.isSafeInteger(num) || num < 1) throw new HttpError(404, 'Agent not found.');
+    const doc = await agents.revoke(principalOf(ctx).orgId, num);
+    if (!doc) {
+      const existing = await agents.findByNum(principalOf(ctx).orgId, num);
+      if (!existing) throw new HttpError(404, 'Agent not found.');
+      ctx.body = agentView(existing);
+      return;
+    }
+    ctx.body = agentView(doc);
+  });
+
+  // POST /agents/{id}/verify
+  router.post('/agents/:id/verify', requireAgent, async (ctx) => {
+    const raw = bodyObject(ctx);
+    const c = agentContextSchema.safeParse(raw.context);
+    if (!c.success) {
+      const detail =
+        raw.context === undefined
+          ? 'context is required: send context.conversation_id (non-empty string) and context.step_number (non-negative integer).'
+          : `Invalid context: ${zodDetail(c.error).replace("Invalid field '", "'context.")}; context.conversation_id (non-empty string) and context.step_number (non-negative integer) are required.`;
+      throw new HttpError(400, detail, {}, { code: AGENT_CONTEXT_ERROR_CODE, detail });
+    }
+    const input = agentVerifyRequestSchema.parse(raw);
+    if (input.tool_schema !== undefined) {
+      const name = input.tool_schema.name;
+      if (typeof name !== 'string' || !TOOL_NAME_RE.test(name)) throw new HttpError(400, "Invalid field 'tool_schema.name': a tool definition needs a name of 1-128 characters from [A-Za-z0-9_.:-]");
+      if (JSON.stringify(input.tool_schema).length > 64_000) throw new HttpError(400, "Invalid field 'tool_schema': at most 64000 characters");
+    }
+    const agent = agentOf(ctx);
+    await charge(agent);
+    await run(ctx, {
+      kind: 'verify',
+      agent: agentRef(agent),
+      sealed: seal({ query: input.query, tool_schema: input.tool_schema ?? null, schema_ddl: input.schema_ddl ?? null }, deps.cfg.SVC_API_KEY_LOOKUP_SECRET, 'agent-verify'),
+      context: input.context,
+    });
+  });
+
+  // POST /agents/{id}/tools/{tool}
+  router.post('/agents/:id/tools/:tool', requireAgent, async (ctx) => {
+    const tool = ctx.params.tool as string;
+    if (!TOOL_NAME_RE.test(tool)) throw new HttpError(400, 'Invalid tool name: 1-128 characters from [A-Za-z0-9_.:-].');
+    const input = agentToolRequestSchema.parse(bodyObject(ctx));
+    if (JSON.stringify(input.arguments).length > MAX_TOOL_ARGUMENTS_CHARS) throw new HttpError(400, `Invalid field 'arguments': at most ${MAX_TOOL_ARGUMENTS_CHARS} characters of JSON`);
+    const agent = agentOf(ctx);
+    await charge(agent);
+    await run(ctx, {
+      kind: 'tool',
+      agent: agentRef(agent),
+      tool,
+      sealed: seal({ arguments: input.arguments }, deps.cfg.SVC_API_KEY_LOOKUP_SECRET, 'agent-tool'),
+      context: null,
+    });
+  });
+
+  // GET /agents/{id}/activity
+  router.get('/agents/:id/activity', requireAgent, async (ctx) => {
+    const q = activityQuerySchema.safeParse({ limit: ctx.query.limit, cursor: ctx.query.cursor });
+    if (!q.success) throw new HttpError(400, zodDetail(q.error).replace("Invalid field '", "Invalid query parameter '"));
+    const agent = agentOf(ctx);
+    const docs = await agents.listActivity(agent._id, q.data.limit + 1, q.data.cursor);
+    const page = docs.slice(0, q.data.limit);
+    ctx.body = {
+      agent_id: agent._id,
+      items: page.map((d) => ({
+        id: d._id,
+        kind: d.kind,
+        status: d.status,
+        summary: d.summary,
+        workflow_id: d.workflow_id,
+        audit_log_id: d.audit_log_id,
+        conversation_id: d.conversation_id,
+        step_number: d.step_number,
+        tool: d.tool,
+        engine: d.engine,
+        findings: d.findings,
+        created_at: d.created_at.toISOString(),
+      })),
+      next_cursor: docs.length > q.data.limit ? (page[page.length - 1]?._id ?? null) : null,
+    };
+  });
+
+  // GET /agents/{id}/budget
+  router.get('/agents/:id/budget', requireAgent, async (ctx) => {
+    const agent = agentOf(ctx);
+    const u = await agents.usageOf(agent._id);
+    const body = {
+      agent_id: agent._id,
+      cost: { current_daily_usd: usd(u.costTodayMicroUsd), max_daily_usd: agent.max_cost_per_day },
+      requests: { current_hour: u.requestsThisHour, max_per_hour: agent.max_requests_per_hour },
+      price_per_request_usd: usd(PRICE_PER_REQUEST_MICRO_USD),
+      exceeded: false,
+    };
+    const hourFull = u.requestsThisHour >= agent.max_requests_per_hour;
+    const dayFull = u.costTodayMicroUsd + PRICE_PER_REQUEST_MICRO_USD > micro(agent.max_cost_per_day);
+    if (hourFull) throw sv005(agent.max_requests_per_hour, u.hourResetAt, { ...body, exceeded: true });
+    if (dayFull) throw sv005(agent.max_cost_per_day, u.dayResetAt, { ...body, exceeded: true });
+    ctx.body = body;
+  });
+
+  // POST /agents/{id}/tool-definitions/{tool}/approve: owner or admin re-approves a changed definition.
+  router.post('/agents/:id/tool-definitions/:tool/approve', requireAdminKey(deps, ['owner', 'admin']), async (ctx) => {
+    const p = principalOf(ctx);
+    const num = Number(ctx.params.id);
+    const agent = Number.isSafeInteger(num) ? await agents.findByNum(p.orgId, num) : null;
+    if (!agent) throw new HttpError(404, 'Agent not found.');
+    const input = approveToolRequestSchema.parse(bodyObject(ctx));
+    const tool = ctx.params.tool as string;
+    const r = await agents.approvePin(agent._id, tool, input.definition_hash, p.userId ?? 'unknown');
+    if (r === 'no_pin') throw new HttpError(404, `No pinned definition for tool '${tool}'.`);
+    if (r === 'not_pending') throw new HttpError(409, 'That definition hash was never presented for this tool; present it through POST /agents/{id}/verify first.');
+    ctx.body = { tool, pinned_hash: r.pinned, previous_hash: r.previous, approved_by: p.userId };
+  });
+}

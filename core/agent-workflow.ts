@@ -1,0 +1,92 @@
+// Data exchanged between the API, the agent workflows and their activities (types only, plus
+// pure constants): the workflow bundle imports this file, so it must stay deterministic.
+import type { Sealed } from './sealed.js';
+
+export interface AgentRef {
+  id: string;
+  num: number;
+  org_id: string;
+  allowed_tools: string[];
+  denied_tools: string[];
+  allowed_domains: string[];
+}
+
+export type RoutedEngine = 'math' | 'logic' | 'code' | 'sql';
+
+export interface AgentWorkflowInput {
+  kind: 'verify' | 'tool';
+  agent: AgentRef;
+  /** The query and tool_schema (verify) or the arguments (tool), encrypted (core/sealed.ts). */
+  sealed: Sealed;
+  /** Tool endpoint: the tool name from the path. */
+  tool?: string;
+  context?: { conversation_id: string; step_number: number } | null;
+  engine_timeouts_ms: Record<RoutedEngine, number>;
+  guard_timeout_ms: number;
+}
+
+export interface GuardFindingData {
+  detector: 'exfiltration' | 'tool_poisoning';
+  kind: string;
+  category: string;
+  location: string;
+  encoding: string;
+  excerpt: string;
+}
+
+export interface EngineCall {
+  engine: RoutedEngine;
+  input: Record<string, unknown>;
+}
+
+export interface VerifyGuardResult {
+  kind: 'verify';
+  outcome: 'flagged' | 'tool_changed' | 'clean';
+  findings: GuardFindingData[];
+  tool_name: string | null;
+  pinned_hash: string | null;
+  presented_hash: string | null;
+  tool_pin: 'pinned' | 'matched' | 'not_run';
+  tool_poisoning: 'clean' | 'not_run';
+  route: EngineCall | null;
+  /** What the response and the audit entry may show of the query (the query when clean, a summary otherwise). */
+  claim: string;
+  request_digest: string;
+}
+
+export interface ToolGuardResult {
+  kind: 'tool';
+  tool: string;
+  category: string;
+  dangerous: boolean;
+  known: boolean;
+  /** Reasons to deny found before any engine ran. */
+  reasons: string[];
+  findings: GuardFindingData[];
+  route: EngineCall | null;
+  claim: string;
+  request_digest: string;
+}
+
+export type GuardResult = VerifyGuardResult | ToolGuardResult;
+
+export interface AgentWorkflowResult {
+  http_status: number;
+  body: Record<string, unknown>;
+  audit_log_id: string;
+}
+
+export interface RecordActivityInput {
+  agent_id: string;
+  org_id: string;
+  kind: 'verify' | 'tool';
+  status: string;
+  summary: string;
+  workflow_id: string;
+  audit_log_id: string;
+  conversation_id: string | null;
+  step_number: number | null;
+  tool: string | null;
+  engine: string | null;
+  findings: GuardFindingData[];
+}

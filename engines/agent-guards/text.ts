@@ -1,0 +1,259 @@
+// Text preparation shared by the agent guards: Unicode normalisation (NFKC, invisible and
+// bidi characters removed, look-alike letters folded to ASCII), decoded views of base64, hex,
+// URL and escape encodings, a "compact" view that rejoins split secrets, masking, and a
+// linear-time regex helper (RE2: no backtracking, whatever the input). Pure: no I/O.
+import { RE2JS } from 're2js';
+
+/** Compiles an RE2 pattern once (flags: RE2JS.CASE_INSENSITIVE etc.). */
+export function re2(pattern: string, flags = 0): RE2JS {
+  return RE2JS.compile(pattern, flags);
+}
+export const CI = RE2JS.CASE_INSENSITIVE;
+
+export interface Match {
+  text: string;
+  groups: (string | null)[];
+  start: number;
+  end: number;
+}
+
+/** All non-overlapping matches, in order (RE2: linear in the input). */
+export function findAll(re: RE2JS, text: string, max = 1000): Match[] {
+  const out: Match[] = [];
+  const m = re.matcher(text);
+  while (out.length < max && m.find()) {
+    const groups: (string | null)[] = [];
+    for (let g = 1; g <= m.groupCount(); g++) groups.push(m.group(g));
+    out.push({ text: m.group(0) ?? '', groups, start: m.start(), end: m.end() });
+  }
+  return out;
+}
+
+export function test(re: RE2JS, text: string): boolean {
+  return re.matcher(text).find();
+}
+
+// ---------------------------------------------------------------------------------------
+// Invisible characters and look-alikes
+// ---------------------------------------------------------------------------------------
+
+/** Zero-width, bidi controls, invisible operators, soft hyphen, BOM, Mongolian vowel separator, tag characters, variation selectors. */
+export function isInvisible(cp: number): boolean {
+  return (
+    (cp >= 0x200b && cp <= 0x200f) ||
+    (cp >= 0x202a && cp <= 0x202e) ||
+    (cp >= 0x2060 && cp <= 0x2064) ||
+    (cp >= 0x2066 && cp <= 0x2069) ||
+    cp === 0x00ad ||
+    cp === 0x034f ||
+    cp === 0x061c ||
+    cp === 0x115f ||
+    cp === 0x1160 ||
+    cp === 0x17b4 ||
+    cp === 0x17b5 ||
+    cp === 0x180e ||
+    cp === 0x3164 ||
+    cp === 0xfeff ||
+    cp === 0xffa0 ||
+    (cp >= 0xfe00 && cp <= 0xfe0f) ||
+    (cp >= 0xe0000 && cp <= 0xe007f) ||
+    (cp >= 0xe0100 && cp <= 0xe01ef)
+  );
+}
+
+export function isBidiControl(cp: number): boolean {
+  return (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) || cp === 0x200e || cp === 0x200f || cp === 0x061c;
+}
+
+/** Cyrillic, Greek and other letters that render like ASCII letters (Unicode confusables, the common subset). */
+const CONFUSABLES: Record<string, string> = {
+  // Cyrillic lower case
+  а: 'a', в: 'b', е: 'e', ё: 'e', з: '3', і: 'i', ї: 'i', ј: 'j', к: 'k', м: 'm', н: 'h', о: 'o', р: 'p', с: 'c', т: 't', у: 'y', х: 'x', ѕ: 's', ԁ: 'd', ԛ: 'q', ԝ: 'w', һ: 'h', ӏ: 'l', ɡ: 'g', ь: 'b',
+  // Cyrillic upper case
+  А: 'A', В: 'B', Е: 'E', Ё: 'E', З: '3', І: 'I', Ї: 'I', Ј: 'J', К: 'K', М: 'M', Н: 'H', О: 'O', Р: 'P', С: 'C', Т: 'T', У: 'Y', Х: 'X', Ѕ: 'S', Ԁ: 'D', Ԛ: 'Q', Ԝ: 'W', Һ: 'H', Ӏ: 'I',
+  // Greek
+  α: 'a', β: 'b', ε: 'e', ι: 'i', κ: 'k', ν: 'v', ο: 'o', ρ: 'p', τ: 't', υ: 'u', χ: 'x', ϲ: 'c', ϳ: 'j',
+  Α: 'A', Β: 'B', Ε: 'E', Ζ: 'Z', Η: 'H', Ι: 'I', Κ: 'K', Μ: 'M', Ν: 'N', Ο: 'O', Ρ: 'P', Τ: 'T', Υ: 'Y', Χ: 'X', Ϲ: 'C',
+  // Latin look-alikes outside ASCII that NFKC keeps
+  ı: 'i', ȷ: 'j', ʟ: 'L', ɪ: 'I', ᴀ: 'A', ᴄ: 'C', ᴅ: 'D', ᴇ: 'E', ᴋ: 'K', ᴍ: 'M', ᴏ: 'O', ᴘ: 'P', ᴛ: 'T', ᴜ: 'U', ᴠ: 'V', ᴡ: 'W', ᴢ: 'Z', ꜱ: 'S',
+  // Punctuation look-alikes
+  '‐': '-', '‑': '-', '‒': '-', '–': '-', '—': '-', '−': '-', '⁄': '/', '∕': '/', '＿': '_', '‚': ',', '٫': '.', '。': '.', '․': '.',
+};
+
+export interface Normalized {
+  text: string;
+  /** Invisible or bidi characters were removed. */
+  removedInvisible: number;
+  removedBidi: number;
+  /** NFKC or look-alike folding changed something. */
+  foldedLookalikes: boolean;
+}
+
+/** NFKC, then strip invisible characters, then fold look-alikes to ASCII. */
+export function normalizeText(input: string): Normalized {
+  const nfkc = input.normalize('NFKC');
+  let removedInvisible = 0;
+  let removedBidi = 0;
+  let folded = nfkc !== input.normalize('NFC');
+  let out = '';
+  for (const ch of nfkc) {
+    const cp = ch.codePointAt(0) as number;
+    if (isInvisible(cp)) {
+      removedInvisible++;
+      if (isBidiControl(cp)) removedBidi++;
+      continue;
+    }
+    const mapped = CONFUSABLES[ch];
+    if (mapped !== undefined) {
+      folded = true;
+      out += mapped;
+    } else out += ch;
+  }
+  return { text: out, removedInvisible, removedBidi, foldedLookalikes: folded };
+}
+
+// ---------------------------------------------------------------------------------------
+// Decoded views
+// ---------------------------------------------------------------------------------------
+
+export type Encoding = 'plain' | 'unicode' | 'split' | 'base64' | 'hex' | 'url' | 'escape';
+
+export interface View {
+  text: string;
+  encoding: Encoding;
+}
+
+const B64_RE = re2('[A-Za-z0-9+/_-]{16,}={0,2}');
+const HEX_RE = re2('(?:[0-9A-Fa-f]{2}){8,}');
+const HEX_ESCAPE_RE = re2('(?:\\\\x[0-9A-Fa-f]{2}){4,}');
+const UNI_ESCAPE_RE = re2('(?:\\\\u[0-9A-Fa-f]{4}){4,}');
+const PCT_RE = re2('%[0-9A-Fa-f]{2}');
+
+/** Mostly printable text (at least 85 % printable ASCII or common whitespace; no NUL). */
+export function isPrintable(s: string): boolean {
+  if (s.length < 4) return false;
+  let ok = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 0) return false;
+    if ((c >= 0x20 && c < 0x7f) || c === 0x0a || c === 0x0d || c === 0x09) ok++;
+  }
+  return ok / s.length >= 0.85;
+}
+
+function decodeBase64Token(tok: string): string | null {
+  const std = tok.replace(/-/g, '+').replace(/_/g, '/').replace(/=+$/, '');
+  if (std.length % 4 === 1) return null;
+  const buf = Buffer.from(std, 'base64');
+  if (buf.length < 8) return null;
+  const s = buf.toString('utf8');
+  return isPrintable(s) ? s : null;
+}
+
+function decodeHexToken(tok: string): string | null {
+  const s = Buffer.from(tok, 'hex').toString('utf8');
+  return isPrintable(s) ? s : null;
+}
+
+/** The text with every decodable base64 / hex / escape run replaced by its decoded form (one pass). */
+function replaceRuns(text: string, re: ReturnType<typeof re2>, decode: (tok: string) => string | null): string | null {
+  const runs = findAll(re, text, 500);
+  if (runs.length === 0) return null;
+  let out = '';
+  let last = 0;
+  let changed = false;
+  for (const r of runs) {
+    const d = decode(r.text);
+    if (d === null) continue;
+    out += text.slice(last, r.start) + ` ${d} `;
+    last = r.end;
+    changed = true;
+  }
+  return changed ? out + text.slice(last) : null;
+}
+
+function percentDecode(text: string): string | null {
+  if (!test(PCT_RE, text)) return null;
+  // Decode byte sequences leniently: invalid sequences stay as they are.
+  const out = text.replace(/(?:%[0-9A-Fa-f]{2})+/g, (seq) => {
+    try {
+      return decodeURIComponent(seq);
+    } catch {
+      return Buffer.from(seq.replace(/%/g, ''), 'hex').toString('latin1');
+    }
+  });
+  return out === text ? null : out;
+}
+
+/** Removes what splits a secret apart in source text or prose: whitespace, quotes, `+`, commas, `.join` separators. */
+export function compactView(text: string): string {
+  return text.replace(/[\s"'`+,|\\]+/g, '');
+}
+
+/**
+ * Every view a detector must scan: the normalised text, the compacted text, and up to two
+ * levels of decoded content (base64, hex, \xNN / \uNNNN escapes, %-encoding). Bounded: at most
+ * `maxViews` views, each at most the input's size (decoding never grows text).
+ */
+export function viewsOf(normalized: string, maxDepth = 2, maxViews = 24): View[] {
+  const views: View[] = [{ text: normalized, encoding: 'plain' }];
+  const queue: Array<{ text: string; depth: number }> = [{ text: normalized, depth: 0 }];
+  const seen = new Set<string>([normalized]);
+  while (queue.length && views.length < maxViews) {
+    const { text, depth } = queue.shift()!;
+    if (depth >= maxDepth) continue;
+    const decoded: View[] = [];
+    const b64 = replaceRuns(text, B64_RE, decodeBase64Token);
+    if (b64) decoded.push({ text: b64, encoding: 'base64' });
+    const hex = replaceRuns(text, HEX_RE, decodeHexToken);
+    if (hex) decoded.push({ text: hex, encoding: 'hex' });
+    const hexEsc = replaceRuns(text, HEX_ESCAPE_RE, (t) => decodeHexToken(t.replace(/\\x/g, '')));
+    if (hexEsc) decoded.push({ text: hexEsc, encoding: 'escape' });
+    const uniEsc = replaceRuns(text, UNI_ESCAPE_RE, (t) => {
+      const s = t.replace(/\\u([0-9A-Fa-f]{4})/g, (_m, h: string) => String.fromCharCode(parseInt(h, 16)));
+      return isPrintable(s) ? s : null;
+    });
+    if (uniEsc) decoded.push({ text: uniEsc, encoding: 'escape' });
+    const pct = percentDecode(text);
+    if (pct) decoded.push({ text: pct, encoding: 'url' });
+    for (const v of decoded) {
+      const n = normalizeText(v.text).text;
+      if (seen.has(n) || views.length >= maxViews) continue;
+      seen.add(n);
+      views.push({ text: n, encoding: v.encoding });
+      queue.push({ text: n, depth: depth + 1 });
+    }
+  }
+  return views;
+}
+
+// ---------------------------------------------------------------------------------------
+// Masking: a finding never carries the raw value
+// ---------------------------------------------------------------------------------------
+
+/** Keeps a recognised prefix and at most the last 4 characters of values of 16+ characters. */
+export function maskSecret(value: string, prefix = ''): string {
+  const body = value.startsWith(prefix) ? value.slice(prefix.length) : value;
+  if (body.length < 16) return `${prefix}********`;
+  return `${prefix}********${body.slice(-4)}`;
+}
+
+export function maskEmail(value: string): string {
+  const at = value.lastIndexOf('@');
+  if (at < 1) return '****';
+  const domain = value.slice(at + 1);
+  const dot = domain.lastIndexOf('.');
+  return `${value[0]}***@${domain[0] ?? ''}***${dot >= 0 ? domain.slice(dot) : ''}`;
+}
+
+/** Digits: only the last 4 (payment cards, IBANs, national ids). */
+export function maskDigits(value: string): string {
+  const compact = value.replace(/[\s-]/g, '');
+  if (compact.length < 10) return '****';
+  return `****${compact.slice(-4)}`;
+}
+
+/** URLs: scheme and host are shown (they are the finding), path and query are not. */
+export function maskUrl(host: string, scheme = 'https'): string {
+  return `${scheme}://${host}/…`;
+}

@@ -1,0 +1,60 @@
+// Agent endpoints as workflows: guard activity (sealed input in, masked findings out), then the
+// matching engine's existing activity when the request is clean, then the organization's
+// audit entry (domain agent-verify / agent-tool, key_id = the agent id) and the agent's
+// activity record. The HTTP response is the workflow's result.
+import { proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
+import type { VerificationActivities } from '../activities/index.js';
+import type { AgentWorkflowInput, AgentWorkflowResult, GuardResult } from '../core/agent-workflow.js';
+import { decideTool, decideVerify } from '../engines/agents/decide.js';
+
+const retry = {
+  initialInterval: '100 ms',
+  backoffCoefficient: 2,
+  maximumInterval: '1 s',
+  maximumAttempts: 3,
+  nonRetryableErrorTypes: ['DeterministicEngineError', 'ValidationError', 'SealError', 'GuardUnavailableError', 'AuditConfigError', 'AuditChainError'],
+};
+
+const ENGINE_ACTIVITY = { math: 'verifyMathActivity', logic: 'verifyLogicActivity', code: 'verifyCodeActivity', sql: 'verifySqlActivity' } as const;
+
+const local = proxyLocalActivities<VerificationActivities>({ startToCloseTimeout: '10 s', retry });
+
+export async function agentWorkflow(req: AgentWorkflowInput): Promise<AgentWorkflowResult> {
+  const workflowId = workflowInfo().workflowId;
+  const guardActs = proxyActivities<VerificationActivities>({ startToCloseTimeout: req.guard_timeout_ms + 2000, retry });
+  const guard = (await guardActs.agentGuardActivity(req)) as GuardResult;
+  let engineResult: unknown = null;
+  if (guard.route) {
+    const timeout = req.engine_timeouts_ms[guard.route.engine];
+    const acts = proxyActivities<VerificationActivities>({ startToCloseTimeout: timeout, scheduleToCloseTimeout: timeout, retry });
+    const fn = acts[ENGINE_ACTIVITY[guard.route.engine]] as (input: unknown) => Promise<unknown>;
+    engineResult = await fn({ input: guard.route.input, org_id: req.agent.org_id, workflow_id: workflowId });
+  }
+  const decision =
+    guard.kind === 'verify'
+      ? decideVerify(guard, engineResult, { agent_id: req.agent.id, conversation_id: req.context?.conversation_id ?? '', step_number: req.context?.step_number ?? 0 })
+      : decideTool(guard, engineResult);
+  const audit = await local.appendAuditActivity({
+    org_id: req.agent.org_id,
+    workflow_id: workflowId,
+    engine: req.kind === 'verify' ? 'agent-verify' : 'agent-tool',
+    input: { query: guard.claim },
+    result: { status: decision.status, admission: decision.admission, proof_ref: decision.proof_ref, attestation: decision.attestation_id ? { id: decision.attestation_id } : null },
+    audit: { user_id: null, key_id: req.agent.id, request_digest: guard.request_digest },
+  });
+  await local.recordAgentActivityActivity({
+    agent_id: req.agent.id,
+    org_id: req.agent.org_id,
+    kind: req.kind,
+    status: decision.status,
+    summary: decision.summary,
+    workflow_id: workflowId,
+    audit_log_id: audit.log_id,
+    conversation_id: req.context?.conversation_id ?? null,
+    step_number: req.context?.step_number ?? null,
+    tool: guard.kind === 'tool' ? guard.tool : guard.tool_name,
+    engine: decision.engine,
+    findings: guard.findings,
+  });
+  return { http_status: decision.http_status, body: decision.body, audit_log_id: audit.log_id };
+}
