@@ -2,7 +2,7 @@
 // /verify/code and /verify/sql. Each runs its pure engine, then finalizeOutcome retains the
 // proof and signs the attestation; only that path can yield VERIFIED.
 import { scanCode } from './engines/code/index.js';
-import { verifySql, validateSqlRequest } from './engines/sql/index.js';
+import { verifySqlChecked, validateSqlRequest } from './engines/sql/index.js';
 import { finalizeOutcome, type ProofContext } from './proofs.js';
 import { blockedDiagnostic } from '../core/diagnostic.js';
 import type { VerifyActivityInput } from './types.js';
@@ -28,7 +28,7 @@ export function makeVerifySqlActivity(ctx: ProofContext) {
   return async function verifySqlActivity(req: VerifyActivityInput<Record<string, unknown>>): Promise<DiagnosticActivityResult> {
     const parsed = validateSqlRequest(req.input);
     if (!parsed.ok) return blockedDiagnostic(parsed.detail, 'sql_verifier.parse_error', {}, true);
-    const outcome = verifySql(parsed.value);
+    const outcome = await verifySqlChecked(parsed.value);
     const f = await finalizeOutcome(ctx, outcome, { engine: 'sql', orgId: req.org_id, evaluatedExpression: parsed.value.query, withAdmission: true });
     return withAttestation(f);
   };

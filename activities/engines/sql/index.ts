@@ -522,6 +522,10 @@ function developerFields(a: Analysis, constraintId: string, isValid: boolean, ma
     tables: a.tables,
     columns: a.columns,
     statement_types: a.statementTypes,
+    // postgresql: whether PostgreSQL itself (PGlite) parsed and described the query.
+    ...(a.dialect === 'postgresql'
+      ? { postgres_check: a.postgres?.ran === true ? (a.postgres.ok ? 'accepted' : 'rejected') : 'not_run' }
+      : {}),
   };
 }
 

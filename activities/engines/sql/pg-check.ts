@@ -205,9 +205,9 @@ function numberEnv(name: string, fallback: number): number {
 }
 
 /** How long a request waits for PGlite to finish starting before the check is skipped. */
-export const pgBootWaitMs = () => numberEnv('SVC_SQL_PG_BOOT_WAIT_MS', 5_000);
+export const pgBootWaitMs = () => numberEnv('SVC_SQL_PG_BOOT_WAIT_MS', 2_000);
 /** Deadline of one check (queue included); past it the worker is replaced. */
-export const pgCheckTimeoutMs = () => numberEnv('SVC_SQL_PG_CHECK_TIMEOUT_MS', 5_000);
+export const pgCheckTimeoutMs = () => numberEnv('SVC_SQL_PG_CHECK_TIMEOUT_MS', 4_000);
 
 function spawn(): PgWorker {
   const worker = new Worker(WORKER_URL, { workerData: { schemaCacheSize: SCHEMA_CACHE_SIZE } });
