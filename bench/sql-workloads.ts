@@ -1,8 +1,9 @@
-// Real analytical workloads through the SQL verifier: TPC-H (22 queries) and TPC-DS (99
-// queries), each with its benchmark's schema as schema_ddl, dialect postgresql. Prints
+// Real analytical workloads through the SQL verifier: TPC-H (22 queries, in two independent
+// renderings: PostgreSQL form and DataFusion's SQLBench-H with `date '…' + interval '3' month`,
+// `extract(year from …)`, `substring(… from … for …)`) and TPC-DS (99 queries), each with its benchmark's schema as schema_ddl, dialect postgresql. Prints
 // admitted / blocked / malicious / schema_violation per benchmark, the constraint of every
 // query that is not admitted, and the latency of a verification.
-//   npx tsx bench/sql-workloads.ts [--verbose] [--only tpch|tpcds]
+//   npx tsx bench/sql-workloads.ts [--verbose] [--only tpch|tpch-sqlbench|tpcds]
 // Fixtures and their licences: test/fixtures/sql/MANIFEST.md.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -55,7 +56,7 @@ async function runBenchmark(name: string): Promise<Row[]> {
   return rows;
 }
 
-const benches = ['tpch', 'tpcds'].filter((b) => only === null || b === only);
+const benches = ['tpch', 'tpch-sqlbench', 'tpcds'].filter((b) => only === null || b === only);
 // PGlite's start-up is paid once per process (the worker warms it at start), not per request.
 const t0 = performance.now();
 const booted = await warmUpPgCheck();
