@@ -6,8 +6,7 @@ import { shutdownPgCheck, verifySqlChecked, warmUpPgCheck } from '../../activiti
 import { readPgSchema } from '../../activities/engines/sql/pg-check.js';
 
 const fixture = (p: string) => readFileSync(new URL(`../fixtures/sql/${p}`, import.meta.url), 'utf8');
-const TPCH = fixture('tpch/schema.sql');
-const TPCDS = fixture('tpcds/schema.sql');
+const SHOP = fixture('analytics/schema.sql');
 const DDL = `CREATE TABLE users (id integer PRIMARY KEY, name text NOT NULL, email varchar(200), password_hash text, created_at timestamp DEFAULT now());
 CREATE TABLE orders (id integer, user_id integer REFERENCES users(id), total numeric(12, 2), tags text[]);`;
 
@@ -61,12 +60,13 @@ describe('the schema is rebuilt from tokens, never executed', () => {
 
 describe('PostgreSQL decides names and types', () => {
   it.each([
-    ['TPC-H q02 (was complexity_limit_exceeded: 7 joins)', 'tpch/queries/q02.sql', TPCH],
-    ['TPC-H q08 (8 tables, nation twice)', 'tpch/queries/q08.sql', TPCH],
-    ['TPC-H q22 (substring … FROM … FOR; read by PostgreSQL only)', 'tpch/queries/q22.sql', TPCH],
-    ['TPC-DS q36 (ROLLUP-style UNION, read by PostgreSQL only)', 'tpcds/queries/q36.sql', TPCDS],
-    ['TPC-DS q64 (15 tables)', 'tpcds/queries/q64.sql', TPCDS],
-    ['TPC-DS q88 (eight single-row derived tables cross-joined)', 'tpcds/queries/q88.sql', TPCDS],
+    ['date minus interval, three joins', 'analytics/queries/a01_revenue_last_quarter.sql', SHOP],
+    ['ROLLUP with GROUPING and EXTRACT', 'analytics/queries/a02_monthly_rollup.sql', SHOP],
+    ['window frames', 'analytics/queries/a03_running_total_window.sql', SHOP],
+    ['several CTEs, one with a column list', 'analytics/queries/a04_ctes_top_categories.sql', SHOP],
+    ['substring … FROM … FOR and position … IN', 'analytics/queries/a06_substring_prefix.sql', SHOP],
+    ['ordered-set aggregate (WITHIN GROUP)', 'analytics/queries/a11_shipping_delay.sql', SHOP],
+    ['aggregate FILTER and four LEFT JOINs', 'analytics/queries/a15_supplier_scorecard.sql', SHOP],
   ])('%s is admitted', async (_name, file, ddl) => {
     const { f, proof } = await run(fixture(file), ddl);
     expect(f.constraint_id).toBe('sql_verifier.sql_valid');
