@@ -3,6 +3,7 @@
 // proof and signs the attestation; only that path can yield VERIFIED.
 import { CONSTRAINT } from './engines/code/index.js';
 import { blockedOutcome } from './engines/code/verdict.js';
+import { postgresCheckFor, validateSqlRequest } from './engines/sql/index.js';
 import { finalizeOutcome, type ProofContext } from './proofs.js';
 import { blockedDiagnostic, type EngineOutcome } from '../core/diagnostic.js';
 import { ApplicationFailure } from '@temporalio/common';
@@ -43,8 +44,12 @@ const SQL_BUDGET_MS = 10_000;
 
 export function makeVerifySqlActivity(ctx: ProofContext) {
   return async function verifySqlActivity(req: VerifyActivityInput<Record<string, unknown>>): Promise<DiagnosticActivityResult> {
+    // PostgreSQL's own parse and name resolution (PGlite, in its own thread with its own
+    // deadline) first; then the structural engine in the engine pool with that result.
+    const parsed = validateSqlRequest(req.input);
+    const postgres = parsed.ok ? await postgresCheckFor(parsed.value) : undefined;
     const r = await runIsolated<{ invalid: string } | { outcome: EngineOutcome; query: string }>(
-      { engine: 'sql', input: req.input },
+      { engine: 'sql', input: req.input, postgres },
       { orgId: req.org_id, timeoutMs: engineBudgetMs(SQL_BUDGET_MS), timeoutDetail: 'SQL verification timed out.' },
     );
     if ('invalid' in r) return blockedDiagnostic(r.invalid, 'sql_verifier.parse_error', {}, true);

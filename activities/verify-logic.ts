@@ -11,6 +11,10 @@ export interface LogicRequest {
 export interface LogicActivityResult {
   status: 'SAT' | 'UNSAT' | 'BLOCKED' | 'ERROR';
   model?: Record<string, string>;
+  /** SAT: what the engine's own evaluator re-checked under the model (docs/logic-dsl.md §5). */
+  independent_check?: { coverage: 'full' | 'quantifier_free_parts'; constraints_total: number; constraints_unchecked_quantified: number };
+  /** UNSAT: the conflicting conjuncts (Z3's minimized unsat core), null if not extracted. */
+  unsat_core?: Array<{ index: number; position: number; constraint: string }> | null;
   provider_used: string | null;
   error?: string;
   reason?: string;
@@ -26,9 +30,22 @@ export function makeVerifyLogicActivity(z3TimeoutMs: number) {
       const r = await solveLogic(req.input.query, { timeoutMs: z3TimeoutMs, orgId: req.org_id });
       switch (r.status) {
         case 'SAT':
-          return { status: 'SAT', model: r.model, provider_used: null };
+          return {
+            status: 'SAT',
+            model: r.model,
+            ...(r.proof.independent_check
+              ? {
+                  independent_check: {
+                    coverage: r.proof.independent_check.coverage,
+                    constraints_total: r.proof.independent_check.constraints_total,
+                    constraints_unchecked_quantified: r.proof.independent_check.constraints_unchecked_quantified,
+                  },
+                }
+              : {}),
+            provider_used: null,
+          };
         case 'UNSAT':
-          return { status: 'UNSAT', provider_used: null };
+          return { status: 'UNSAT', unsat_core: r.unsatCore, provider_used: null };
         case 'NATURAL_LANGUAGE':
           return {
             status: 'ERROR',

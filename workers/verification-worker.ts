@@ -12,6 +12,7 @@ import { getLogicPool, shutdownLogicPool } from '../activities/engines/logic/ind
 import { reapSandboxContainers } from '../activities/sandbox/runner.js';
 import { getEnginePool, shutdownEnginePool } from '../activities/isolation/engine-pool.js';
 import { shutdownGuardPool } from '../activities/agent-guard-pool.js';
+import { warmUpPgCheck } from '../activities/engines/sql/index.js';
 
 const log = logger('worker');
 
@@ -28,6 +29,8 @@ async function main(): Promise<void> {
   getLogicPool()
     .warmUp()
     .catch((err: Error) => log.warn('Z3 pool warm-up failed; solves will start workers on demand', { error: err.message }));
+  // PGlite (the postgresql check of /verify/sql) takes seconds to start, in its own thread.
+  void warmUpPgCheck().then((ok) => ok || log.warn('PGlite did not start; postgresql SQL checks fall back to the parser'));
   // Sandbox containers left by a crashed worker: removed in the background (Docker may be absent:
   // the sandboxed engines then fail closed, the others are unaffected).
   reapSandboxContainers()

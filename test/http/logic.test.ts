@@ -11,19 +11,26 @@ describe('POST /verify/logic', () => {
   it('answers SAT with a model for every variable (S-expression form)', async () => {
     const res = await verify({ query: '(AND (GT x 5) (LT x 7) (EQ y (PLUS x 1)))' });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status: 'SAT', model: { x: '6', y: '7' }, provider_used: null });
+    expect(res.body).toEqual({ status: 'SAT', model: { x: '6', y: '7' }, independent_check: { coverage: 'full', constraints_total: 1, constraints_unchecked_quantified: 0 }, provider_used: null });
     expect(res.headers.get('x-workflow-id')).toMatch(/^verify-logic-/);
   });
 
   it('answers SAT in call form with exact rationals for Real', async () => {
     const res = await verify({ query: 'VAR(x, Real) EQ(MULT(3, x), 1)' });
-    expect(res.body).toEqual({ status: 'SAT', model: { x: '1/3' }, provider_used: null });
+    expect(res.body).toEqual({ status: 'SAT', model: { x: '1/3' }, independent_check: { coverage: 'full', constraints_total: 1, constraints_unchecked_quantified: 0 }, provider_used: null });
   });
 
   it('answers UNSAT', async () => {
     const res = await verify({ query: '(AND (GT x 5) (LT x 3))' });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status: 'UNSAT', provider_used: null });
+    expect(res.body).toEqual({
+      status: 'UNSAT',
+      unsat_core: [
+        { index: 1, position: 6, constraint: '(GT x 5)' },
+        { index: 2, position: 15, constraint: '(LT x 3)' },
+      ],
+      provider_used: null,
+    });
   });
 
   it.each([
@@ -60,6 +67,6 @@ describe('POST /verify/logic', () => {
 
   it('answers 20 parallel requests', async () => {
     const results = await Promise.all(Array.from({ length: 20 }, (_, i) => verify({ query: `(AND (GT x ${i}) (LT x ${i + 2}))` })));
-    results.forEach((r, i) => expect(r.body).toEqual({ status: 'SAT', model: { x: String(i + 1) }, provider_used: null }));
+    results.forEach((r, i) => expect(r.body).toMatchObject({ status: 'SAT', model: { x: String(i + 1) }, provider_used: null }));
   });
 });

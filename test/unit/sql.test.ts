@@ -224,21 +224,41 @@ const BLOCKED_CASES: Case[] = [
   { name: 'query too long', query: `SELECT id FROM users WHERE name = '${'x'.repeat(SQL_LIMITS.maxQueryLength)}'`, expect: 'complexity_limit_exceeded' },
   { name: 'parenthesis nesting', query: `SELECT ${'('.repeat(70)}1${')'.repeat(70)}`, expect: 'complexity_limit_exceeded' },
   {
-    name: 'more than 5 joins',
-    query:
-      'SELECT u1.id FROM users u1 JOIN users u2 ON u2.id = u1.id JOIN users u3 ON u3.id = u1.id JOIN users u4 ON u4.id = u1.id JOIN users u5 ON u5.id = u1.id JOIN users u6 ON u6.id = u1.id JOIN users u7 ON u7.id = u1.id',
+    name: 'more than 48 joins',
+    query: `SELECT u0.id FROM users u0 ${Array.from({ length: 49 }, (_, i) => `JOIN users u${i + 1} ON u${i + 1}.id = u${i}.id`).join(' ')}`,
     expect: 'complexity_limit_exceeded',
   },
   {
-    name: 'more than 10 tables',
-    query: Array.from({ length: 11 }, (_, i) => `SELECT a FROM t${i}`).join(' UNION ALL '),
-    ddl: Array.from({ length: 11 }, (_, i) => `CREATE TABLE t${i} (a INT);`).join('\n'),
+    name: 'more than 40 tables',
+    query: Array.from({ length: 41 }, (_, i) => `SELECT a FROM t${i}`).join(' UNION ALL '),
+    ddl: Array.from({ length: 41 }, (_, i) => `CREATE TABLE t${i} (a INT);`).join('\n'),
+    expect: 'complexity_limit_exceeded',
+  },
+  { name: 'cartesian product of three tables', query: 'SELECT u.id FROM users u, orders o, products p', expect: 'complexity_limit_exceeded' },
+  {
+    name: 'cartesian product hidden behind an unrelated join predicate',
+    query: 'SELECT u.id FROM users u JOIN orders o ON o.user_id = u.id CROSS JOIN products p, users u2, orders o2 WHERE u2.name = p.title AND o2.id > 3',
     expect: 'complexity_limit_exceeded',
   },
   {
-    name: 'subquery depth 4',
+    name: 'self cross join three times',
+    query: 'SELECT a.id FROM users a, users b, users c WHERE a.id = 1',
+    expect: 'complexity_limit_exceeded',
+  },
+  {
+    name: 'recursive CTE without a termination guard',
+    query: 'WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT i FROM n',
+    expect: 'complexity_limit_exceeded',
+  },
+  {
+    name: 'recursive CTE whose recursive member has no bound',
+    query: 'WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i <> 0) SELECT i FROM n ORDER BY i',
+    expect: 'complexity_limit_exceeded',
+  },
+  {
+    name: 'subquery depth 6',
     query:
-      'SELECT id FROM users WHERE id IN (SELECT user_id FROM orders WHERE id IN (SELECT id FROM orders WHERE id IN (SELECT id FROM orders WHERE id IN (SELECT id FROM orders))))',
+      'SELECT id FROM users WHERE id IN (SELECT id FROM orders WHERE id IN (SELECT id FROM orders WHERE id IN (SELECT id FROM orders WHERE id IN (SELECT id FROM orders WHERE id IN (SELECT id FROM orders WHERE id IN (SELECT id FROM orders))))))',
     expect: 'complexity_limit_exceeded',
   },
   { name: 'AST nesting (a 1,100-term sum)', query: `SELECT ${Array.from({ length: 1100 }, () => '1').join(' + ')}`, expect: 'complexity_limit_exceeded' },
@@ -336,7 +356,7 @@ describe('verifySql — developer fields and proof', () => {
     expect(p.sqlite_prepare.sqlite_version).toMatch(/^3\.\d+\.\d+$/);
     expect(p.schema.source).toBe('parser');
     expect(p.schema.tables.map((t: { name: string }) => t.name)).toEqual(['users', 'orders', 'products']);
-    expect(p.complexity).toEqual({ tokens: 8, paren_depth: 0, ast_nodes: 7, ast_depth: 3, tables: 1, joins: 0, subquery_depth: 0 });
+    expect(p.complexity).toEqual({ tokens: 8, paren_depth: 0, ast_nodes: 7, ast_depth: 3, tables: 1, joins: 0, subquery_depth: 0, cartesian_factors: 1 });
     expect(p.verdict).toEqual({ constraint_id: 'sql_verifier.sql_valid', is_valid: true, malicious_classification: false });
   });
 
@@ -428,21 +448,39 @@ describe('verifySql — developer fields and proof', () => {
   });
 
   it('reports the complexity limit that was exceeded', () => {
-    const q = 'SELECT id FROM users WHERE id IN (SELECT user_id FROM orders WHERE id IN (SELECT id FROM orders WHERE id IN (SELECT id FROM orders WHERE id IN (SELECT id FROM orders))))';
+    const q = 'SELECT id FROM users WHERE id IN (SELECT id FROM orders WHERE id IN (SELECT id FROM orders WHERE id IN (SELECT id FROM orders WHERE id IN (SELECT id FROM orders WHERE id IN (SELECT id FROM orders WHERE id IN (SELECT id FROM orders))))))';
     const { outcome, f } = run(q);
     expect(outcome.agentMessage).toBe('SQL verification blocked: the query exceeds a complexity limit.');
     expect(f.limit).toBe('subquery_depth');
-    expect(f.observed_value).toBe(4);
-    expect(f.limit_value).toBe(3);
-    expect(f.error).toBe('subquery_depth 4 exceeds the limit of 3');
+    expect(f.observed_value).toBe(6);
+    expect(f.limit_value).toBe(5);
+    expect(f.error).toBe('subquery_depth 6 exceeds the limit of 5');
   });
 
-  it('accepts exactly the limits (5 joins, depth 3)', () => {
-    const joins5 =
-      'SELECT u1.id FROM users u1 JOIN users u2 ON u2.id = u1.id JOIN users u3 ON u3.id = u1.id JOIN users u4 ON u4.id = u1.id JOIN users u5 ON u5.id = u1.id JOIN users u6 ON u6.id = u1.id';
-    expect(run(joins5).f.constraint_id).toBe('sql_verifier.sql_valid');
-    const depth3 = 'SELECT id FROM users WHERE id IN (SELECT user_id FROM orders WHERE id IN (SELECT id FROM orders WHERE id IN (SELECT id FROM orders)))';
-    expect(run(depth3).f.constraint_id).toBe('sql_verifier.sql_valid');
+  it('accepts exactly the limits (48 joins, depth 5, two cross-joined groups)', () => {
+    const joins48 = `SELECT u0.id FROM users u0 ${Array.from({ length: 48 }, (_, i) => `JOIN users u${i + 1} ON u${i + 1}.id = u${i}.id`).join(' ')}`;
+    expect(run(joins48).f.constraint_id).toBe('sql_verifier.sql_valid');
+    const depth5 = 'SELECT id FROM users WHERE id IN (SELECT id FROM orders WHERE id IN (SELECT id FROM orders WHERE id IN (SELECT id FROM orders WHERE id IN (SELECT id FROM orders WHERE id IN (SELECT id FROM orders)))))';
+    expect(run(depth5).f.constraint_id).toBe('sql_verifier.sql_valid');
+    expect(run('SELECT u.id, p.title FROM users u, products p').f.constraint_id).toBe('sql_verifier.sql_valid');
+    // Single-row derived tables (aggregates without GROUP BY) multiply nothing: TPC-DS q28/q88 shapes.
+    const singles = 'SELECT * FROM (SELECT count(*) AS a FROM users) s1, (SELECT count(*) AS b FROM orders) s2, (SELECT avg(price) AS c FROM products) s3, users u WHERE u.id = 1';
+    expect(run(singles).f.constraint_id).toBe('sql_verifier.sql_valid');
+    // Connected through WHERE predicates (comma joins), OR-ed join predicates, correlated subqueries.
+    expect(run('SELECT u.id FROM users u, orders o, products p WHERE o.user_id = u.id AND p.id = o.id').f.constraint_id).toBe('sql_verifier.sql_valid');
+    expect(run("SELECT u.id FROM users u, orders o, products p WHERE (o.user_id = u.id AND p.title = 'a') OR (o.user_id = u.id AND p.id = o.id)").f.constraint_id).toBe('sql_verifier.sql_valid');
+    // A guarded recursive CTE.
+    expect(run('WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100) SELECT i FROM n').f.constraint_id).toBe('sql_verifier.sql_valid');
+    expect(run('WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT i FROM n LIMIT 10').f.constraint_id).toBe('sql_verifier.sql_valid');
+  });
+
+  it('x = x as one conjunct of AND is x IS NOT NULL, not a tautology; alone or under OR it still is', () => {
+    expect(run("SELECT id FROM users WHERE name = name AND email = 'a'").f.constraint_id).toBe('sql_verifier.sql_valid');
+    expect(run("SELECT u.id FROM users u JOIN orders o ON o.user_id = u.id AND o.id = o.id WHERE u.name = 'a'").f.constraint_id).toBe('sql_verifier.sql_valid');
+    expect(run("SELECT id FROM users WHERE email = 'a' OR name = name").f.malicious_categories).toEqual(['tautology']);
+    expect(run('SELECT id FROM users WHERE name = name').f.malicious_categories).toEqual(['tautology']);
+    // Literal tautologies stay flagged anywhere, AND-ed or not.
+    expect(run("SELECT id FROM users WHERE 1 = 1 AND email = 'a'").f.malicious_categories).toEqual(['tautology']);
   });
 
   it('reports the engine message on execution_error', () => {

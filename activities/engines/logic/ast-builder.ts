@@ -15,11 +15,41 @@ class Builder {
   build(forms: RawNode[]): QueryAst {
     const declarations: Declaration[] = [];
     const constraints: Expr[] = [];
+    this.declarations = declarations;
     for (const form of forms) {
-      if (isDeclaration(form)) declarations.push(this.declaration(form));
-      else constraints.push(this.expr(form, 1));
+      const c = this.conjunct(form);
+      if (c !== null) constraints.push(c);
     }
     return { declarations, constraints };
+  }
+
+  /** Declarations found so far (VAR may stand wherever a conjunct of the query stands). */
+  private declarations: Declaration[] = [];
+
+  /**
+   * A form in conjunct position: at top level, or an argument of an AND that is itself in
+   * conjunct position. A VAR there is a declaration (returns null); an AND keeps its other
+   * arguments (null when it held only declarations); anything else is an expression.
+   */
+  private conjunct(form: RawNode): Expr | null {
+    if (isDeclaration(form)) {
+      this.declarations.push(this.declaration(form));
+      return null;
+    }
+    const node: RawNode = form as RawNode; // (isDeclaration's guard over-narrows here)
+    if (node.kind === 'list' && node.items.length >= 2 && node.items[0].kind === 'ident' && lookupOperator(node.items[0].name) === 'AND') {
+      const head = node.items[0];
+      const args: Expr[] = [];
+      for (const item of node.items.slice(1)) {
+        const c = this.conjunct(item);
+        if (c !== null) args.push(c);
+      }
+      if (args.length === 0) return null;
+      // (AND (VAR y Int) (LT y 3)) is the constraint (LT y 3).
+      if (args.length === 1 && node.items.length > 2) return args[0];
+      return { kind: 'app', op: 'AND', args, pos: head.pos };
+    }
+    return this.expr(form, 1);
   }
 
   private declaration(form: RawList): Declaration {
@@ -80,7 +110,10 @@ class Builder {
       throw new LogicBlockedError('unknown_operator', `operator position holds no operator name at position ${head.pos}`, head.pos);
     }
     if (head.name.toUpperCase() === DECLARATION_KEYWORD) {
-      throw new LogicSyntaxError(`VAR declarations are only allowed at top level (position ${head.pos})`, head.pos);
+      throw new LogicSyntaxError(
+        `VAR declarations are only allowed where a conjunct stands (top level, or inside AND at top level), not inside other operators (position ${head.pos})`,
+        head.pos,
+      );
     }
     const op = lookupOperator(head.name);
     if (op === null) {

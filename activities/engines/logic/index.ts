@@ -1,7 +1,7 @@
 // Public API of the /verify/logic engine. See docs/logic-dsl.md.
 
 export { solveLogic, INTERNAL_VERIFICATION_ERROR, LOGIC_DSL_VERSION } from './solve.js';
-export type { LogicResult, LogicProof, LogicErrorReason, SolveLogicOptions } from './solve.js';
+export type { LogicResult, LogicProof, LogicErrorReason, SolveLogicOptions, UnsatCoreEntry } from './solve.js';
 export { compileLogicQuery } from './compile.js';
 export type { CompiledLogicQuery, CompiledVariable } from './compile.js';
 export { looksLikeDsl } from './detect.js';

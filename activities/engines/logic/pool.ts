@@ -47,6 +47,9 @@ export interface LogicPoolOptions {
 export interface LogicSolveRequest {
   smtlib: string;
   variables: Array<{ symbol: string; sort: SortName }>;
+  /** Optional unsat-core request (see WorkerSolveRequest.coreSmtlib). */
+  coreSmtlib?: string;
+  coreCount?: number;
 }
 
 export type PoolFailureReason =
@@ -68,6 +71,8 @@ export type PoolOutcome =
       solveMs: number;
       queueMs: number;
       workerId: number;
+      /** 0-based assert indices of coreSmtlib in the unsat core (unsat only), else null/absent. */
+      unsatCore?: number[] | null;
     }
   | { kind: 'failure'; reason: PoolFailureReason; detail: string };
 
@@ -296,6 +301,10 @@ export class LogicPool {
     job.solverTimeoutMs = solverTimeoutMs;
     slot.worker.ref();
     const msg: WorkerSolveRequest = { type: 'solve', id: job.id, smtlib: job.request.smtlib, variables: job.request.variables, solverTimeoutMs };
+    if (job.request.coreSmtlib !== undefined) {
+      msg.coreSmtlib = job.request.coreSmtlib;
+      msg.coreCount = job.request.coreCount;
+    }
     slot.worker.postMessage(msg);
   }
 
@@ -338,6 +347,7 @@ export class LogicPool {
         solveMs: msg.solveMs,
         queueMs: job.dispatchedAt - job.enqueuedAt,
         workerId: slot.id,
+        unsatCore: msg.unsatCore ?? null,
       });
     }
     if (recycle) {

@@ -9,6 +9,11 @@ function num(t: TExpr & { kind: 'num' }): string {
   return t.value.toDecimalString() ?? `(DIV ${t.value.num}.0 ${t.value.den}.0)`;
 }
 
+/** Canonical DSL text of one typed expression. */
+export function printExpr(t: TExpr): string {
+  return expr(t);
+}
+
 function expr(t: TExpr): string {
   switch (t.kind) {
     case 'num':

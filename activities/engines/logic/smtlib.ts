@@ -89,3 +89,15 @@ export function emitSmtLib(q: TypedQuery): string {
   for (const c of q.constraints) lines.push(`(assert ${e.expr(c)})`);
   return lines.join('\n') + '\n';
 }
+
+/**
+ * The same declarations with one assert per named conjunct (top-level ANDs flattened), in
+ * conjunct order. The worker tracks each assert to extract an unsat core; the solve that
+ * decides SAT/UNSAT still uses emitSmtLib's text.
+ */
+export function emitConjunctSmtLib(q: TypedQuery, conjuncts: TExpr[]): string {
+  const e = new Emitter();
+  const lines = q.variables.map((v) => `(declare-const ${smtSymbol(v.name)} ${v.sort})`);
+  for (const c of conjuncts) lines.push(`(assert ${e.expr(c)})`);
+  return lines.join('\n') + '\n';
+}

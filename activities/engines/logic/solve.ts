@@ -31,6 +31,8 @@ export interface LogicProof {
   variables: Array<{ name: string; sort: SortName; smt_symbol: string; declared: boolean }>;
   solver: { name: 'z3'; version: string; binding: string; deadline_ms: number };
   result: 'sat' | 'unsat';
+  /** UNSAT only: Z3's minimized unsat core over the named conjuncts (null if not extracted). */
+  unsat_core?: UnsatCoreEntry[] | null;
   /** SAT only: the model that was independently checked. */
   model?: Record<string, string>;
   /** SAT only. */
@@ -42,6 +44,16 @@ export interface LogicProof {
     constraints_total: number;
     constraints_unchecked_quantified: number;
   };
+}
+
+/** One conjunct of an unsat core (conjuncts: top-level constraints, top-level ANDs flattened). */
+export interface UnsatCoreEntry {
+  /** 1-based conjunct number in query order. */
+  index: number;
+  /** 0-based character offset of the conjunct's operator (or atom) in the query. */
+  position: number;
+  /** Canonical DSL text of the conjunct. */
+  constraint: string;
 }
 
 export type LogicErrorReason =
@@ -59,7 +71,7 @@ export type LogicErrorReason =
 
 export type LogicResult =
   | { status: 'SAT'; model: Record<string, string>; proof: LogicProof }
-  | { status: 'UNSAT'; proof: LogicProof }
+  | { status: 'UNSAT'; unsatCore: UnsatCoreEntry[] | null; proof: LogicProof }
   | { status: 'ERROR'; error: typeof INTERNAL_VERIFICATION_ERROR; reason: LogicErrorReason; detail: string }
   /** Not DSL: needs an LLM translation step first (the lead maps this to a fail-closed response). */
   | { status: 'NATURAL_LANGUAGE'; reason: string };
@@ -95,7 +107,12 @@ export async function solveLogic(query: string, opts: SolveLogicOptions = {}): P
   const pool = opts.pool ?? getLogicPool();
   const timeoutMs = opts.timeoutMs ?? pool.defaultTimeoutMs;
   const outcome = await pool.solve(
-    { smtlib: compiled.smtlib, variables: compiled.variables.map((v) => ({ symbol: v.smtSymbol, sort: v.sort })) },
+    {
+      smtlib: compiled.smtlib,
+      variables: compiled.variables.map((v) => ({ symbol: v.smtSymbol, sort: v.sort })),
+      // One conjunct is its own core: no second check needed.
+      ...(compiled.conjuncts.length > 1 ? { coreSmtlib: compiled.conjunctSmtlib, coreCount: compiled.conjuncts.length } : {}),
+    },
     { timeoutMs, orgId: opts.orgId ?? null },
   );
   return interpret(compiled, outcome, timeoutMs);
@@ -117,7 +134,11 @@ function interpret(compiled: CompiledLogicQuery, outcome: PoolOutcome, timeoutMs
     solver: { name: 'z3', version: outcome.z3Version, binding: `z3-solver@${Z3_BINDING_VERSION}`, deadline_ms: timeoutMs },
     result: outcome.status,
   };
-  if (outcome.status === 'unsat') return { status: 'UNSAT', proof };
+  if (outcome.status === 'unsat') {
+    const unsatCore = readCore(compiled, outcome.unsatCore ?? null);
+    proof.unsat_core = unsatCore;
+    return { status: 'UNSAT', unsatCore, proof };
+  }
   try {
     return checkedSat(compiled, outcome, proof);
   } catch (e) {
@@ -177,6 +198,19 @@ function checkedSat(compiled: CompiledLogicQuery, outcome: PoolOutcome & { kind:
     constraints_unchecked_quantified: unchecked,
   };
   return { status: 'SAT', model, proof };
+}
+
+/** Maps the worker's 0-based assert indices to conjuncts; anything malformed gives no core. */
+function readCore(compiled: CompiledLogicQuery, core: number[] | null): UnsatCoreEntry[] | null {
+  if (compiled.conjuncts.length === 1) core = [0];
+  if (core === null || !Array.isArray(core) || core.length === 0) return null;
+  const out: UnsatCoreEntry[] = [];
+  for (const i of core) {
+    const c = Number.isInteger(i) ? compiled.conjuncts[i] : undefined;
+    if (c === undefined) return null;
+    out.push({ index: c.index, position: c.position, constraint: c.text });
+  }
+  return out;
 }
 
 /** Int: decimal integer; Real: `p`, `p/q` or a decimal; Bool: true/false. Returns null if malformed. */

@@ -10,6 +10,11 @@ export interface WorkerSolveRequest {
   variables: Array<{ symbol: string; sort: SortName }>;
   /** Z3 `timeout` parameter for this check, in ms. */
   solverTimeoutMs: number;
+  /** Optional: one assert per named conjunct; after an `unsat`, the worker tracks each assert
+   *  in a second check (within what is left of solverTimeoutMs) to extract an unsat core. */
+  coreSmtlib?: string;
+  /** Number of asserts in coreSmtlib (the core is dropped if Z3 parses another count). */
+  coreCount?: number;
 }
 
 export type WorkerModelValue =
@@ -34,6 +39,9 @@ export type WorkerMessage =
       reasonUnknown: string | null;
       model: Record<string, WorkerModelValue> | null;
       solveMs: number;
+      /** After `unsat` with coreSmtlib: 0-based indices of the asserts in Z3's (minimized)
+       *  unsat core; null when no core was requested or it could not be extracted in time. */
+      unsatCore?: number[] | null;
       /** The worker asks to be replaced (after unknown/timeout its Z3 state is not trusted). */
       recycle: boolean;
     } & WorkerMemory)

@@ -55,6 +55,66 @@ function readModel(ctx, solver, variables) {
   }
 }
 
+/** Below this, no core check is attempted (the UNSAT answer stands without a core). */
+const MIN_CORE_BUDGET_MS = 50;
+
+/**
+ * Second check, after an unsat: the conjunct-split text is parsed into a scratch solver, and
+ * each of its asserts is re-asserted into a tracking solver under a fresh Boolean `core!i`
+ * (assert_and_track), with core minimization. Returns the 0-based indices of the asserts in
+ * the core, or null (count mismatch, no unsat within the budget).
+ */
+async function unsatCore(ctx, text, expected, budgetMs) {
+  const scratch = Z3.mk_solver(ctx);
+  Z3.solver_inc_ref(ctx, scratch);
+  Z3.solver_from_string(ctx, scratch, text);
+  const err = Z3.get_error_code(ctx);
+  if (err !== 0) throw new Error(`Z3 rejected the conjunct SMT-LIB text: ${Z3.get_error_msg(ctx, err)}`);
+  const asserts = Z3.solver_get_assertions(ctx, scratch);
+  Z3.ast_vector_inc_ref(ctx, asserts);
+  const n = Z3.ast_vector_size(ctx, asserts);
+  if (n !== expected) {
+    Z3.ast_vector_dec_ref(ctx, asserts);
+    Z3.solver_dec_ref(ctx, scratch);
+    return { core: null, unknown: false };
+  }
+  const tracker = Z3.mk_solver(ctx);
+  Z3.solver_inc_ref(ctx, tracker);
+  const params = Z3.mk_params(ctx);
+  Z3.params_inc_ref(ctx, params);
+  Z3.params_set_uint(ctx, params, Z3.mk_string_symbol(ctx, 'timeout'), Math.max(1, budgetMs));
+  Z3.params_set_bool(ctx, params, Z3.mk_string_symbol(ctx, 'core.minimize'), true);
+  Z3.solver_set_params(ctx, tracker, params);
+  Z3.params_dec_ref(ctx, params);
+  const bool = Z3.mk_bool_sort(ctx);
+  const byName = new Map();
+  for (let i = 0; i < n; i++) {
+    const name = `core!${i}`;
+    byName.set(name, i);
+    Z3.solver_assert_and_track(ctx, tracker, Z3.ast_vector_get(ctx, asserts, i), Z3.mk_const(ctx, Z3.mk_string_symbol(ctx, name), bool));
+  }
+  Z3.ast_vector_dec_ref(ctx, asserts);
+  Z3.solver_dec_ref(ctx, scratch);
+  const r = await Z3.solver_check(ctx, tracker);
+  if (r !== Z3_L_FALSE) return { core: null, unknown: r !== Z3_L_TRUE };
+  const core = Z3.solver_get_unsat_core(ctx, tracker);
+  Z3.ast_vector_inc_ref(ctx, core);
+  const out = [];
+  for (let i = 0; i < Z3.ast_vector_size(ctx, core); i++) {
+    const idx = byName.get(Z3.ast_to_string(ctx, Z3.ast_vector_get(ctx, core, i)));
+    if (idx === undefined) {
+      Z3.ast_vector_dec_ref(ctx, core);
+      Z3.solver_dec_ref(ctx, tracker);
+      return { core: null, unknown: false };
+    }
+    out.push(idx);
+  }
+  Z3.ast_vector_dec_ref(ctx, core);
+  Z3.solver_dec_ref(ctx, tracker);
+  out.sort((a, b) => a - b);
+  return { core: out, unknown: false };
+}
+
 async function solve(msg) {
   const cfg = Z3.mk_config();
   const ctx = Z3.mk_context_rc(cfg);
@@ -77,11 +137,27 @@ async function solve(msg) {
     let status = 'unknown';
     let reasonUnknown = null;
     let model = null;
+    let unsatCoreIndices = null;
     if (r === Z3_L_TRUE) {
       status = 'sat';
       model = readModel(ctx, solver, msg.variables);
     } else if (r === Z3_L_FALSE) {
       status = 'unsat';
+      if (typeof msg.coreSmtlib === 'string') {
+        const left = Math.floor(msg.solverTimeoutMs - solveMs);
+        if (left >= MIN_CORE_BUDGET_MS) {
+          try {
+            const c = await unsatCore(ctx, msg.coreSmtlib, msg.coreCount, left);
+            unsatCoreIndices = c.core;
+            // An unknown in the core check leaves Z3's state untrusted, as below.
+            if (c.unknown) release = false;
+          } catch {
+            // The UNSAT answer stands; only the core is missing. Do not trust this Z3 state.
+            unsatCoreIndices = null;
+            release = false;
+          }
+        }
+      }
     } else {
       reasonUnknown = Z3.solver_get_reason_unknown(ctx, solver);
       // After a timeout or memory-out Z3's internal state is not trusted (deleting the
@@ -89,7 +165,7 @@ async function solve(msg) {
       release = false;
     }
     if (release) Z3.solver_dec_ref(ctx, solver);
-    return { status, reasonUnknown, model, solveMs, recycle: !release };
+    return { status, reasonUnknown, model, solveMs, unsatCore: unsatCoreIndices, recycle: !release };
   } catch (e) {
     release = false;
     throw e;

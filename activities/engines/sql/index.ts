@@ -20,10 +20,12 @@ import { parseSchemaCached, type SchemaParseOutcome } from './ddl.js';
 import { lexicalChecks } from './lexical-checks.js';
 import { isWord, lexSql, significantTokens, SqlLexError, type LexResult } from './lexer.js';
 import { LIMITS } from './limits.js';
+import { lexicalCartesianFactors } from './lexical-cost.js';
 import { isSelect, measureAst, parseSql, PARSER_NAME, PARSER_VERSION, renderExpr, type Node } from './parser.js';
 import { Resolver, type ColumnUse } from './resolver.js';
 import { isSensitiveColumnName } from './sensitive.js';
 import { prepareInSqlite, sqliteVersion, type SqlitePrepareResult } from './sqlite-check.js';
+import { pgCheck, pgCheckVersion, type PgCheckResult } from './pg-check.js';
 import { astTautologies, tautologyIssues, tokenTautologies } from './tautology.js';
 import { issue, isMaliciousIssue, type SqlIssue } from './types.js';
 import type { SqlRequest } from './request.js';
@@ -33,6 +35,7 @@ export { SUPPORTED_DIALECTS, canonicalDialect, type SqlDialect } from './dialect
 export { LIMITS as SQL_LIMITS } from './limits.js';
 export { isSensitiveColumnName } from './sensitive.js';
 export type { SqlIssue, MaliciousCategory } from './types.js';
+export { warmUpPgCheck, shutdownPgCheck, pgCheckEnabled, type PgCheckResult } from './pg-check.js';
 
 export const SQL_CONSTRAINTS = {
   valid: 'sql_verifier.sql_valid',
@@ -54,6 +57,8 @@ interface Complexity {
   tables: number;
   joins: number;
   subquery_depth: number;
+  /** Largest number of unconnected FROM-item groups of one SELECT (null without an AST). */
+  cartesian_factors: number | null;
 }
 
 /** Everything learned about the query; the outcome builders read from it. */
@@ -64,9 +69,13 @@ class Analysis {
   statementTypes: string[] = [];
   tables: string[] = [];
   columns: string[] = [];
-  mode: 'ast' | 'sqlite_engine' | 'none' = 'none';
+  mode: 'ast' | 'sqlite_engine' | 'postgres_engine' | 'none' = 'none';
+  /** postgresql: PostgreSQL's own parse + describe of the query (pg-check.ts); null when not run. */
+  postgres: PgCheckResult | null = null;
   parseError: string | null = null;
-  complexity: Complexity = { tokens: 0, paren_depth: 0, ast_nodes: null, ast_depth: null, tables: 0, joins: 0, subquery_depth: 0 };
+  complexity: Complexity = { tokens: 0, paren_depth: 0, ast_nodes: null, ast_depth: null, tables: 0, joins: 0, subquery_depth: 0, cartesian_factors: null };
+  /** Recursive CTEs without a termination guard (AST), or `RECURSIVE` seen without an AST. */
+  unboundedRecursion: string[] = [];
   schema: SchemaParseOutcome | null = null;
   sqlite: SqlitePrepareResult | null = null;
   sqliteSkipped: string | null = null;
@@ -86,10 +95,52 @@ class Analysis {
   }
 }
 
-export function verifySql(req: SqlRequest): EngineOutcome {
+/**
+ * verifySql plus the real-engine checks that need I/O: for postgresql the query is parsed and
+ * described (never executed) by PostgreSQL itself (PGlite, pg-check.ts) against the declared
+ * tables. Other dialects: the same as verifySql.
+ */
+export async function verifySqlChecked(req: SqlRequest): Promise<EngineOutcome> {
+  const dialect = canonicalDialect(req.dialect ?? 'sqlite');
+  if (dialect !== 'postgresql' || req.query.length > LIMITS.maxQueryLength || req.schema_ddl.length > LIMITS.maxSchemaDdlLength) {
+    return verifySql(req);
+  }
+  let text: string;
+  try {
+    text = postgresText(req.query);
+  } catch (err) {
+    if (err instanceof SqlLexError) return verifySql(req);
+    throw err;
+  }
+  const postgres = await pgCheck(text, req.schema_ddl);
+  return verifySql(req, { postgres });
+}
+
+/** `?` and `:name` placeholders become `$n` so PostgreSQL reads the statement as a driver would send it. */
+function postgresText(query: string): string {
+  const lexed = lexSql(query, LEX_PROFILES.postgresql);
+  let out = '';
+  let last = 0;
+  let n = 0;
+  for (const t of lexed.tokens) if (t.kind === 'param' && /^\$\d+$/.test(t.text)) n = Math.max(n, Number(t.text.slice(1)));
+  for (const t of lexed.tokens) {
+    if (t.kind !== 'param' || t.text.startsWith('$')) continue;
+    out += `${query.slice(last, t.start)}$${++n}`;
+    last = t.end;
+  }
+  return out + query.slice(last);
+}
+
+export interface VerifySqlEngines {
+  /** Result of pg-check.ts for this exact request (verifySqlChecked supplies it). */
+  postgres?: PgCheckResult;
+}
+
+export function verifySql(req: SqlRequest, engines: VerifySqlEngines = {}): EngineOutcome {
   const dialect = canonicalDialect(req.dialect ?? 'sqlite');
   if (dialect === null) throw new TypeError(`unsupported dialect '${String(req.dialect)}' (validate with sqlRequestSchema first)`);
   const a = new Analysis(req.query, req.schema_ddl, dialect);
+  a.postgres = dialect === 'postgresql' ? (engines.postgres ?? null) : null;
 
   // 1. Size bounds before any work.
   if (a.query.length > LIMITS.maxQueryLength) return complexityBlocked(a, 'query_length', a.query.length, LIMITS.maxQueryLength);
@@ -140,6 +191,9 @@ export function verifySql(req: SqlRequest): EngineOutcome {
     a.statementTypes = lexical.statementHeads.map((h) => h.toLowerCase());
     for (const i of tautologyIssues(tokenTautologies(a.lexed, dialect), 'lexer')) a.add(i);
     if (dialect === 'sqlite' && schema !== null && lexical.statementCount === 1) analyseWithSqliteEngine(a);
+    else if (a.postgres?.ran === true && (a.postgres.ok || a.postgres.kind !== 'syntax') && schema !== null && lexical.statementCount === 1) {
+      analyseWithPostgresEngine(a);
+    }
     else lexicalComplexity(a);
   }
 
@@ -170,9 +224,30 @@ export function verifySql(req: SqlRequest): EngineOutcome {
   if (c.ast_nodes !== null && c.ast_nodes > LIMITS.maxAstNodes) return complexityBlocked(a, 'ast_nodes', c.ast_nodes, LIMITS.maxAstNodes);
   if (c.ast_depth !== null && c.ast_depth > LIMITS.maxAstDepth) return complexityBlocked(a, 'ast_depth', c.ast_depth, LIMITS.maxAstDepth);
   if (c.tables > LIMITS.maxTables) return complexityBlocked(a, 'tables', c.tables, LIMITS.maxTables);
-  if (c.joins > LIMITS.maxJoins) return complexityBlocked(a, 'joins', c.joins, LIMITS.maxJoins);
+  if (a.mode === 'ast' && c.joins > LIMITS.maxJoins) return complexityBlocked(a, 'joins', c.joins, LIMITS.maxJoins);
+  if (a.mode !== 'ast' && c.joins > LIMITS.maxLexicalJoins) return complexityBlocked(a, 'lexical_joins', c.joins, LIMITS.maxLexicalJoins);
   if (c.subquery_depth > LIMITS.maxSubqueryDepth) {
     return complexityBlocked(a, 'subquery_depth', c.subquery_depth, LIMITS.maxSubqueryDepth);
+  }
+  if (c.cartesian_factors !== null && c.cartesian_factors > LIMITS.maxCartesianFactors) {
+    return complexityBlocked(
+      a,
+      'cartesian_factors',
+      c.cartesian_factors,
+      LIMITS.maxCartesianFactors,
+      `a SELECT combines ${c.cartesian_factors} groups of tables that no join predicate connects (a cross product of ${c.cartesian_factors} factors; the limit is ${LIMITS.maxCartesianFactors})`,
+    );
+  }
+  if (a.unboundedRecursion.length > 0) {
+    return complexityBlocked(
+      a,
+      'unbounded_recursion',
+      a.unboundedRecursion.length,
+      0,
+      a.mode === 'ast'
+        ? `recursive CTE ${a.unboundedRecursion.map((n) => `'${n}'`).join(', ')} has no termination guard (a literal bound in the recursive member's WHERE, or a literal LIMIT on the statement)`
+        : 'WITH RECURSIVE in a query read without an AST: its termination cannot be checked',
+    );
   }
 
   // 7. Schema.
@@ -190,12 +265,34 @@ export function verifySql(req: SqlRequest): EngineOutcome {
   } else if (dialect !== 'sqlite') {
     a.sqliteSkipped = `the SQLite prepare check applies to the sqlite dialect only (dialect: ${dialect})`;
   }
+  const pg = a.postgres;
+  if (pg?.ran === true && !pg.ok) {
+    if (pg.kind === 'syntax') {
+      return blocked(a, SQL_CONSTRAINTS.parseError, `PostgreSQL could not parse the query: ${pg.message}`);
+    }
+    if (pg.kind === 'undefined_table' || pg.kind === 'undefined_column' || pg.kind === 'ambiguous_column') {
+      // PostgreSQL's own name resolution decides; the resolver's findings stay as supporting detail.
+      const type = pg.kind === 'undefined_table' ? 'undeclared_table' : pg.kind === 'undefined_column' ? 'undeclared_column' : 'ambiguous_column';
+      const found = issue(type, 'error', `PostgreSQL: ${pg.message}`, 'postgres', { sqlstate: pg.sqlstate });
+      a.add(found);
+      return schemaViolationOutcome(a, [found, ...a.issues.filter((i) => i !== found && i.severity === 'error' && i.source === 'resolver')]);
+    }
+    a.add(issue('execution_error', 'error', `PostgreSQL rejected the query: ${pg.message}`, 'postgres', { sqlstate: pg.sqlstate }));
+    return blocked(a, SQL_CONSTRAINTS.executionError, `PostgreSQL rejected the query at prepare time (SQLSTATE ${pg.sqlstate}): ${pg.message}`);
+  }
   let violations = a.issues.filter((i) => i.severity === 'error' && (i.source === 'resolver' || i.source === 'sqlite'));
   if (violations.length > 0 && a.sqlite?.ok === true && a.mode === 'ast') {
     // A real engine compiled the query against exactly the declared schema: the resolver was wrong.
     for (const v of violations) {
       v.severity = 'info';
       v.overruled_by = 'sqlite_prepare';
+    }
+    violations = [];
+  }
+  if (violations.length > 0 && pg?.ran === true && pg.ok) {
+    for (const v of violations) {
+      v.severity = 'info';
+      v.overruled_by = 'postgres_prepare';
     }
     violations = [];
   }
@@ -282,6 +379,8 @@ function analyseAst(a: Analysis, statements: Node[]): void {
   a.complexity.tables = r.stats.tables;
   a.complexity.joins = r.stats.joins;
   a.complexity.subquery_depth = r.stats.subqueryDepth;
+  a.complexity.cartesian_factors = r.stats.cartesianFactors;
+  a.unboundedRecursion = r.stats.unboundedRecursiveCtes;
   if (schema !== null) for (const v of r.violations) a.add(v);
   sensitiveFindings(a, r.projected, r.predicated, r.starReads, 'ast');
 }
@@ -350,6 +449,45 @@ function analyseWithSqliteEngine(a: Analysis): void {
   a.columns = [...cols].sort();
 }
 
+/**
+ * postgresql, node-sql-parser failed, PostgreSQL parsed and described the query: the verdict
+ * rests on the lexical checks (run before), PostgreSQL's name resolution and the lexical
+ * complexity figures. Without an AST the sensitive-column checks cannot tell a projected
+ * column from a predicate, so they fail closed: any reference to a sensitive declared column
+ * counts as a read.
+ */
+function analyseWithPostgresEngine(a: Analysis): void {
+  a.mode = 'postgres_engine';
+  lexicalComplexity(a);
+  const schema = a.schema!.schema!;
+  const sensitive = new Map<string, { table: string; column: string }>();
+  for (const t of schema.tables.values()) for (const c of t.columns) if (isSensitiveColumnName(c)) sensitive.set(c.toLowerCase(), { table: t.name, column: c });
+  const tables = new Set<string>();
+  const cols = new Set<string>();
+  for (const t of significantTokens(a.lexed!.tokens)) {
+    const name = t.kind === 'word' || t.kind === 'quoted_ident' ? t.value.toLowerCase() : null;
+    if (name === null) continue;
+    const decl = schema.tables.get(name);
+    if (decl) tables.add(decl.name);
+    const hit = sensitive.get(name);
+    if (hit) {
+      cols.add(`${hit.table}.${hit.column}`);
+      a.add(
+        issue(
+          'sensitive_column_read',
+          'critical',
+          `The query references the sensitive column '${hit.table}.${hit.column}' and was read by PostgreSQL only (no AST): its use cannot be shown to be a predicate, so it counts as a read.`,
+          'lexer',
+          { table: hit.table, column: hit.column },
+        ),
+        `sensitive:${hit.table}.${hit.column}`.toLowerCase(),
+      );
+    }
+  }
+  a.tables = [...tables].sort();
+  a.columns = [...cols].sort();
+}
+
 /** Bounds from tokens when there is no AST: JOIN keywords, SELECT nesting, declared tables named. */
 function lexicalComplexity(a: Analysis): void {
   const sig = significantTokens(a.lexed!.tokens);
@@ -360,12 +498,15 @@ function lexicalComplexity(a: Analysis): void {
   for (let i = 0; i < sig.length; i++) {
     const t = sig[i];
     if (isWord(t, 'JOIN')) joins++;
+    if (isWord(t, 'RECURSIVE') && !a.unboundedRecursion.includes('RECURSIVE')) a.unboundedRecursion.push('RECURSIVE');
     if (isWord(t, 'SELECT')) depth = Math.max(depth, t.depth);
     if (declared && (t.kind === 'word' || t.kind === 'quoted_ident') && declared.has(t.value.toLowerCase())) names.add(t.value.toLowerCase());
   }
   a.complexity.joins = joins;
   a.complexity.subquery_depth = depth;
   a.complexity.tables = names.size;
+  // Without an AST the cross-product factors come from tokens (lexical-cost.ts, errs towards refusing).
+  a.complexity.cartesian_factors = lexicalCartesianFactors(a.lexed!, a.schema?.schema ?? null);
 }
 
 // ---- outcomes ----------------------------------------------------------------------------
@@ -381,6 +522,10 @@ function developerFields(a: Analysis, constraintId: string, isValid: boolean, ma
     tables: a.tables,
     columns: a.columns,
     statement_types: a.statementTypes,
+    // postgresql: whether PostgreSQL itself (PGlite) parsed and described the query.
+    ...(a.dialect === 'postgresql'
+      ? { postgres_check: a.postgres?.ran === true ? (a.postgres.ok ? 'accepted' : 'rejected') : 'not_run' }
+      : {}),
   };
 }
 
@@ -452,7 +597,7 @@ function proofArtifact(a: Analysis, constraintId: string, isValid: boolean, mali
     schema_ddl_sha256: sha256Hex(a.ddl),
     expanded_query_sha256: expanded !== null ? sha256Hex(expanded) : null,
     executable_comments_expanded: a.executableCommentsExpanded,
-    analysis: a.mode === 'ast' ? 'parser_ast' : a.mode === 'sqlite_engine' ? 'sqlite_engine' : 'lexer_only',
+    analysis: a.mode === 'ast' ? 'parser_ast' : a.mode === 'sqlite_engine' ? 'sqlite_engine' : a.mode === 'postgres_engine' ? 'postgres_engine' : 'lexer_only',
     parse_error: a.parseError,
     statement_types: a.statementTypes,
     tables_referenced: a.tables,
@@ -470,6 +615,16 @@ function proofArtifact(a: Analysis, constraintId: string, isValid: boolean, mali
         : sqlite.ok
           ? { ran: true, ok: true, readonly: sqlite.readonly, sqlite_version: sqliteVersion() }
           : { ran: true, ok: false, error_kind: sqlite.kind, error: sqlite.message, sqlite_version: sqliteVersion() },
+    postgres_prepare:
+      a.dialect !== 'postgresql'
+        ? { ran: false, reason: 'the PostgreSQL check applies to the postgresql dialect only' }
+        : a.postgres === null
+          ? { ran: false, reason: 'not requested (verifySql without verifySqlChecked)' }
+          : a.postgres.ran
+            ? a.postgres.ok
+              ? { ran: true, ok: true, engine: 'pglite', postgres_version: pgCheckVersion(), executed: false }
+              : { ran: true, ok: false, engine: 'pglite', postgres_version: pgCheckVersion(), executed: false, sqlstate: a.postgres.sqlstate, error: a.postgres.message }
+            : { ran: false, reason: a.postgres.reason },
     complexity: a.complexity,
     limits: { ...LIMITS },
     findings: a.issues,

@@ -32,6 +32,8 @@ interface Relation {
   columns: Map<string, string> | null;
   /** SQLite's implicit rowid aliases. */
   pseudo: Set<string>;
+  /** A derived table that yields at most one row (aggregate without GROUP BY, LIMIT 1). */
+  singleRow?: boolean;
 }
 
 class Scope {
@@ -63,7 +65,16 @@ export interface ResolveResult {
   predicated: ColumnUse[];
   /** `*` / `t.*` expansions: the declared columns they read. */
   starReads: ColumnUse[];
-  stats: { tables: number; joins: number; subqueryDepth: number; selects: number };
+  stats: {
+    tables: number;
+    joins: number;
+    subqueryDepth: number;
+    selects: number;
+    /** Largest number of FROM-item groups of one SELECT not connected by any join predicate (cross-product factors). */
+    cartesianFactors: number;
+    /** Recursive CTEs without a termination guard (no bound in the recursive member, no LIMIT). */
+    unboundedRecursiveCtes: string[];
+  };
 }
 
 const SQLITE_ROWID = ['rowid', 'oid', '_rowid_'];
@@ -112,6 +123,10 @@ export class Resolver {
   private joins = 0;
   private maxDepth = 0;
   private selects = 0;
+  private cartesian = 0;
+  private readonly unboundedRecursive: string[] = [];
+  /** Active join-predicate trackers: relations of `scope` referenced while walking a predicate. */
+  private readonly trackers: Array<{ scope: Scope; rels: Set<Relation> }> = [];
 
   constructor(
     private readonly schema: SchemaModel | null,
@@ -131,7 +146,14 @@ export class Resolver {
       projected: this.projected,
       predicated: this.predicated,
       starReads: this.starReads,
-      stats: { tables: this.relationNames.size, joins: this.joins, subqueryDepth: this.maxDepth, selects: this.selects },
+      stats: {
+        tables: this.relationNames.size,
+        joins: this.joins,
+        subqueryDepth: this.maxDepth,
+        selects: this.selects,
+        cartesianFactors: this.cartesian,
+        unboundedRecursiveCtes: this.unboundedRecursive,
+      },
     };
   }
 
@@ -174,6 +196,7 @@ export class Resolver {
           ? cte.columns.map((c) => (isNode(c) && c.type === 'column_ref' ? columnRefParts(c).column : identText(c)))
           : null;
         if (name !== null) env.set(name.toLowerCase(), { name, columns: explicit });
+        if (name !== null && body && cte.recursive === true && !recursionGuarded(body, name, sel)) this.unboundedRecursive.push(name);
         const out = body ? this.resolveChain(body, outer, depth + 1, env) : null;
         if (name !== null) env.set(name.toLowerCase(), { name, columns: explicit ?? out });
       }
@@ -201,8 +224,10 @@ export class Resolver {
     });
 
     // Join conditions see every relation of the FROM clause.
+    const links: Array<Set<Relation>> = [];
     for (const { item, rel, natural, position } of pendingJoins) {
       const left = scope.relations.slice(0, position);
+      if (rel && (Array.isArray(item.using) || natural)) links.push(new Set([rel, ...left]));
       if (Array.isArray(item.using)) {
         for (const u of item.using) {
           const col = identText(u);
@@ -222,7 +247,11 @@ export class Resolver {
           for (const c of rel.columns.keys()) if (other.columns.has(c)) scope.usingColumns.add(c);
         }
       }
-      if (item.on !== undefined && item.on !== null) this.walk(item.on, scope, 'on', depth, env);
+      if (item.on !== undefined && item.on !== null) {
+        const seen = this.tracked(scope, () => this.walk(item.on, scope, 'on', depth, env));
+        if (rel) seen.add(rel);
+        links.push(seen);
+      }
     }
 
     // Select list: record aliases, resolve expressions, compute the output column names.
@@ -253,7 +282,8 @@ export class Resolver {
     }
     if (extraAliases) for (const a of extraAliases) if (a !== null) scope.aliases.add(a.toLowerCase());
 
-    this.walk(sel.where, scope, 'where', depth, env);
+    for (const conjunct of conjuncts(sel.where)) links.push(this.tracked(scope, () => this.walk(conjunct, scope, 'where', depth, env)));
+    this.cartesian = Math.max(this.cartesian, cartesianFactors(scope.relations, links));
     const groupby = isNode(sel.groupby) && Array.isArray(sel.groupby.columns) ? sel.groupby.columns : sel.groupby;
     this.walk(groupby, scope, 'groupby', depth, env);
     this.walk(sel.having, scope, 'having', depth, env);
@@ -273,7 +303,9 @@ export class Resolver {
       // A derived table sees enclosing scopes only (LATERAL also sees its left siblings).
       const lateral = /lateral/i.test(String(item.prefix ?? '')) || item.lateral === true;
       const out = this.resolveChain(sub, lateral ? scope : outer, depth + 1, env);
-      return this.relation(alias ?? '', null, aliasColumns ?? out);
+      const rel = this.relation(alias ?? '', null, aliasColumns ?? out);
+      rel.singleRow = yieldsOneRow(sub);
+      return rel;
     }
     if (isNode(item.expr) && item.expr.type === 'values') {
       this.walk(item.expr, scope, 'other', depth, env);
@@ -375,6 +407,18 @@ export class Resolver {
     }
   }
 
+  /** Runs `fn` and returns the relations of `scope` it referenced (correlated subqueries included). */
+  private tracked(scope: Scope, fn: () => void): Set<Relation> {
+    const t = { scope, rels: new Set<Relation>() };
+    this.trackers.push(t);
+    try {
+      fn();
+    } finally {
+      this.trackers.pop();
+    }
+    return t.rels;
+  }
+
   private aliasAllowed(clause: Clause): boolean {
     if (clause === 'groupby' || clause === 'having' || clause === 'orderby') return true;
     if (clause === 'where') return this.dialect === 'sqlite' || this.dialect === 'snowflake' || this.dialect === 'redshift';
@@ -396,6 +440,9 @@ export class Resolver {
     // `@name` is a T-SQL / MySQL variable that some grammars hand over as a column.
     if (column === null || column === '*' || column.startsWith('@')) return;
     const outcome = this.lookup(table, column, scope, clause);
+    if (outcome !== null && typeof outcome === 'object') {
+      for (const t of this.trackers) if (t.scope.relations.includes(outcome)) t.rels.add(outcome);
+    }
     // Unresolved references are still uses (a projected `password` is read whether declared or not).
     if (outcome !== 'alias') this.record(outcome === 'unresolved' ? null : outcome, column, clause, table);
   }
@@ -498,3 +545,83 @@ export function outputColumnsOf(select: Node, schema: SchemaModel, dialect: SqlD
   return new Resolver(schema, dialect).resolveStatement(select);
 }
 
+
+/** The AND-conjuncts of a predicate (a single element when it is not an AND). */
+function conjuncts(pred: unknown): unknown[] {
+  if (!isNode(pred)) return [];
+  const op = pred.type === 'binary_expr' ? String(pred.operator).toUpperCase() : '';
+  if (op === 'AND' || op === '&&') return [...conjuncts(pred.left), ...conjuncts(pred.right)];
+  return [pred];
+}
+
+/**
+ * Groups of FROM items that no join predicate connects: each extra group multiplies the
+ * result (a cross product). Derived tables that yield one row and relations whose columns are
+ * unknown (table functions, undeclared tables) do not count.
+ */
+function cartesianFactors(relations: Relation[], links: Array<Set<Relation>>): number {
+  const parent = new Map<Relation, Relation>();
+  const find = (r: Relation): Relation => {
+    let x = r;
+    while (parent.get(x) !== x) x = parent.get(x)!;
+    return x;
+  };
+  for (const r of relations) parent.set(r, r);
+  for (const link of links) {
+    const members = [...link].filter((r) => parent.has(r));
+    for (let i = 1; i < members.length; i++) parent.set(find(members[i]), find(members[0]));
+  }
+  const groups = new Set<Relation>();
+  for (const r of relations) if (!r.singleRow && r.columns !== null) groups.add(find(r));
+  return groups.size;
+}
+
+/** An aggregate SELECT without GROUP BY, or one with LIMIT 1 (no set operation): one row at most. */
+function yieldsOneRow(sel: Node): boolean {
+  if (isNode(sel._next)) return false;
+  const limit = isNode(sel.limit) && Array.isArray(sel.limit.value) ? sel.limit.value : [];
+  if (limit.length === 1 && isNode(limit[0]) && limit[0].type === 'number' && Number(limit[0].value) <= 1) return true;
+  const grouped = sel.groupby !== null && sel.groupby !== undefined && !(isNode(sel.groupby) && Array.isArray(sel.groupby.columns) && sel.groupby.columns.length === 0);
+  if (grouped) return false;
+  const cols = Array.isArray(sel.columns) ? sel.columns.filter(isNode) : [];
+  return cols.length > 0 && cols.every((c) => onlyAggregates(isNode(c.expr) ? c.expr : c));
+}
+
+/** Every column reference sits inside an aggregate (or there is none): one value per group. */
+function onlyAggregates(node: unknown): boolean {
+  if (Array.isArray(node)) return node.every(onlyAggregates);
+  if (!isNode(node)) return true;
+  if (node.type === 'aggr_func') return true;
+  if (node.type === 'column_ref' || node.type === 'star') return false;
+  if (unwrapSelect(node)) return true;
+  return Object.entries(node).every(([k, v]) => k === 'loc' || typeof v !== 'object' || v === null || onlyAggregates(v));
+}
+
+/**
+ * A recursive CTE has a termination guard when its recursive member (the set-operation member
+ * that reads the CTE) has a WHERE comparing against a literal bound (`n < 100`), or the
+ * statement that uses it ends in a literal LIMIT. A guard, not a proof of termination.
+ */
+function recursionGuarded(body: Node, name: string, statement: Node): boolean {
+  const limit = isNode(statement.limit) && Array.isArray(statement.limit.value) ? statement.limit.value : [];
+  if (limit.length > 0 && limit.every((l) => isNode(l) && l.type === 'number')) return true;
+  const lower = name.toLowerCase();
+  for (const member of setOperationChain(body)) {
+    const from = Array.isArray(member.from) ? member.from.filter(isNode) : [];
+    const reads = from.some((f) => (typeof f.table === 'string' || isNode(f.table)) && identText(f.table)?.toLowerCase() === lower);
+    if (!reads) continue;
+    if (!hasLiteralBound(member.where)) return false;
+  }
+  return true;
+}
+
+function hasLiteralBound(node: unknown): boolean {
+  if (Array.isArray(node)) return node.some(hasLiteralBound);
+  if (!isNode(node)) return false;
+  if (node.type === 'binary_expr' && ['<', '<=', '>', '>='].includes(String(node.operator))) {
+    const lit = (n: unknown) => isNode(n) && n.type === 'number';
+    if (lit(node.left) || lit(node.right)) return true;
+  }
+  if (node.type === 'binary_expr' && String(node.operator).toUpperCase() === 'BETWEEN') return true;
+  return Object.entries(node).some(([k, v]) => k !== 'loc' && typeof v === 'object' && v !== null && hasLiteralBound(v));
+}

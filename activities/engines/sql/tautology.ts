@@ -173,9 +173,19 @@ function deterministic(node: unknown): boolean {
   return Object.entries(node).every(([k, v]) => k === 'loc' || typeof v !== 'object' || v === null || deterministic(v));
 }
 
-function alwaysTrueComparison(node: Node, dialect: SqlDialect): boolean {
+/** A comparison of literals that is true. */
+function alwaysTrueConstant(node: Node, dialect: SqlDialect): boolean {
   const v = constantValue(node, dialect);
-  if (v !== UNKNOWN) return v !== null && truthy(v);
+  return v !== UNKNOWN && v !== null && truthy(v);
+}
+
+/**
+ * `x = x`, `t.c <= t.c`…: true for every row where the column is not NULL, NULL otherwise.
+ * As a conjunct of AND it is only `x IS NOT NULL` (TPC-DS writes such filters); it widens a
+ * filter only as an operand of OR, or when it is the whole predicate. The caller decides.
+ */
+function selfComparison(node: Node, dialect: SqlDialect): boolean {
+  if (constantValue(node, dialect) !== UNKNOWN) return false;
   if (node.type !== 'binary_expr') return false;
   const op = String(node.operator).toUpperCase();
   if (!SELF_TRUE_OPS.has(op)) return false;
@@ -208,10 +218,10 @@ export function astTautologies(statement: Node, dialect: SqlDialect, render: (n:
         return;
       }
       const bare = isBareLiteral(node);
-      if (bare ? underOr && truthyLiteral(node, dialect) : alwaysTrueComparison(node, dialect)) {
-        hits.push({ clause, expression: render(node) });
-      }
-      void root;
+      const hit = bare
+        ? underOr && truthyLiteral(node, dialect)
+        : alwaysTrueConstant(node, dialect) || ((underOr || root) && selfComparison(node, dialect));
+      if (hit) hits.push({ clause, expression: render(node) });
     };
     visit(pred, false, true);
   };
@@ -293,8 +303,11 @@ export function tokenTautologies(lexed: LexResult, dialect: SqlDialect): Tautolo
             (t.value === '<=' && c <= 0) ||
             (t.value === '>=' && c >= 0));
       } else if (['=', '==', '<=', '>=', '<=>'].includes(t.value)) {
+        // `x = x` between AND boundaries is `x IS NOT NULL`; it widens only next to OR or alone.
+        const andSide = isAndToken(toks[i - 2], mysql) || isAndToken(toks[i + 2], mysql);
+        const orSide = orBefore(toks[i - 2]) || orBefore(toks[i + 2]) || isWord(toks[i + 2], 'XOR') || isWord(toks[i - 2], 'XOR');
         const na = identName(a);
-        hit = na !== null && a.kind === b.kind && na === identName(b) && !isWord(a, 'NULL', 'TRUE', 'FALSE');
+        hit = (orSide || !andSide) && na !== null && a.kind === b.kind && na === identName(b) && !isWord(a, 'NULL', 'TRUE', 'FALSE');
       }
       if (hit) hits.push({ clause: 'predicate', expression: `${a.text} ${t.value} ${b.text}` });
     }
@@ -307,6 +320,10 @@ export function tokenTautologies(lexed: LexResult, dialect: SqlDialect): Tautolo
     }
   }
   return hits;
+}
+
+function isAndToken(t: Token | undefined, mysql: boolean): boolean {
+  return isWord(t, 'AND') || (mysql && t?.kind === 'op' && t.value === '&&');
 }
 
 export function tautologyIssues(hits: TautologyHit[], source: 'ast' | 'lexer'): SqlIssue[] {

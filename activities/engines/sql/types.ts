@@ -37,8 +37,8 @@ export interface SqlIssue {
   type: string;
   severity: IssueSeverity;
   description: string;
-  /** Where the finding came from: raw-text lexer, parser AST, scope resolver, SQLite engine. */
-  source: 'lexer' | 'ast' | 'resolver' | 'sqlite';
+  /** Where the finding came from: raw-text lexer, parser AST, scope resolver, SQLite or PostgreSQL engine. */
+  source: 'lexer' | 'ast' | 'resolver' | 'sqlite' | 'postgres';
   [extra: string]: IssueValue | undefined;
 }
 

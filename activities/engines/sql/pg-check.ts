@@ -1,0 +1,333 @@
+// The execution check for the postgresql dialect: PostgreSQL itself (PGlite: PostgreSQL
+// compiled to WebAssembly, in-process) parses and analyses the query against exactly the
+// declared tables, with their declared column types. The query is only PARSED and DESCRIBED
+// (the extended protocol's Parse + Describe, i.e. what PREPARE does): it is never executed.
+// PostgreSQL's own name resolution and type checking then decide schema_violation /
+// execution_error, and its grammar decides what is valid PostgreSQL.
+//
+// The caller's DDL text is never executed: the declared tables are rebuilt from tokens as
+// `CREATE TABLE "name" ("col" type, …)` where each type is a plain type name with optional
+// numeric modifiers and array brackets (no DEFAULT, CHECK, GENERATED or any other expression).
+//
+// One warm PGlite instance per process, in a worker thread (pg-worker.mjs): its start-up costs
+// seconds and must not hold the caller's event loop. Each distinct schema is created once in
+// its own PostgreSQL schema (`svc_s_<hash>`), kept in a small LRU and dropped on eviction; a
+// schema with qualified table names (`sales.orders`) is created inside the request's
+// transaction instead and rolled back. Every check runs in a transaction that is rolled back,
+// and checks run one at a time.
+import { createHash } from 'node:crypto';
+import { Worker } from 'node:worker_threads';
+import { LEX_PROFILES } from './dialects.js';
+import { identName, isWord, lexSql, significantTokens, splitStatements, SqlLexError, type Token } from './lexer.js';
+
+export type PgErrorKind = 'syntax' | 'undefined_table' | 'undefined_column' | 'ambiguous_column' | 'other';
+
+export type PgCheckResult =
+  | { ran: true; ok: true; columns: Array<{ name: string; type_oid: number }>; ms: number; schema_cached: boolean }
+  | { ran: true; ok: false; kind: PgErrorKind; sqlstate: string; message: string; ms: number; schema_cached: boolean }
+  /** The check could not run (engine unavailable, schema not representable): the verdict rests on the parser. */
+  | { ran: false; reason: string };
+
+/** Tables above this make the check unavailable (building them would hold the event loop too long). */
+export const PG_CHECK_MAX_TABLES = 200;
+const SCHEMA_CACHE_SIZE = 16;
+
+const CONSTRAINT_WORDS = new Set(['CONSTRAINT', 'PRIMARY', 'FOREIGN', 'UNIQUE', 'CHECK', 'EXCLUDE', 'PERIOD', 'LIKE', 'INDEX', 'KEY', 'FULLTEXT', 'SPATIAL']);
+/** Words that end a column's type: everything after them is a column constraint, never sent. */
+const TYPE_END_WORDS = new Set([
+  'NOT', 'NULL', 'DEFAULT', 'PRIMARY', 'REFERENCES', 'CHECK', 'UNIQUE', 'CONSTRAINT', 'COLLATE', 'GENERATED', 'AUTO_INCREMENT',
+  'AUTOINCREMENT', 'IDENTITY', 'COMMENT', 'ON', 'AS', 'STORED', 'VIRTUAL', 'ENCODE', 'DISTKEY', 'SORTKEY', 'COMPRESSION', 'STORAGE',
+]);
+const TABLE_MODIFIERS = new Set(['GLOBAL', 'LOCAL', 'TEMP', 'TEMPORARY', 'UNLOGGED']);
+
+export class PgSchemaUnsupported extends Error {}
+
+interface PgTable {
+  qualifier: string | null;
+  name: string;
+  columns: Array<{ name: string; type: string }>;
+}
+
+const quoteIdent = (s: string) => `"${s.replace(/"/g, '""')}"`;
+/** PostgreSQL folds unquoted identifiers to lower case. */
+const pgName = (t: Token): string | null => (t.kind === 'quoted_ident' ? t.value : t.kind === 'word' ? t.value.toLowerCase() : null);
+
+/** A column type as plain tokens: words, then optionally `( n [, n] )`, more words, `[ ]` pairs. */
+function typeText(def: Token[], from: number, table: string, column: string): string {
+  const parts: string[] = [];
+  let i = from;
+  for (; i < def.length; i++) {
+    const t = def[i];
+    if (t.kind === 'word' && TYPE_END_WORDS.has(t.value.toUpperCase())) break;
+    if (t.kind === 'word' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(t.value)) {
+      parts.push(t.value.toLowerCase());
+      continue;
+    }
+    if (t.kind === 'punct' && t.value === '(') {
+      const nums: string[] = [];
+      let j = i + 1;
+      for (; j < def.length; j++) {
+        const u = def[j];
+        if (u.kind === 'number' && /^\d{1,4}$/.test(u.value)) nums.push(u.value);
+        else if (u.kind === 'punct' && u.value === ',') continue;
+        else break;
+      }
+      if (!(def[j]?.kind === 'punct' && def[j].value === ')') || nums.length === 0 || nums.length > 2) {
+        throw new PgSchemaUnsupported(`${table}.${column}: type modifiers other than one or two numbers`);
+      }
+      parts.push(`(${nums.join(', ')})`);
+      i = j;
+      continue;
+    }
+    if (t.kind === 'punct' && t.value === '[' && def[i + 1]?.kind === 'punct' && def[i + 1].value === ']') {
+      parts.push('[]');
+      i++;
+      continue;
+    }
+    throw new PgSchemaUnsupported(`${table}.${column}: unsupported token '${t.text.slice(0, 20)}' in the column type`);
+  }
+  if (parts.length === 0 || parts.length > 8) throw new PgSchemaUnsupported(`${table}.${column}: no readable column type`);
+  return parts.join(' ').replace(/ \(/g, '(').replace(/ \[\]/g, '[]');
+}
+
+/** The declared tables with their column types, read from tokens (never executed). */
+export function readPgSchema(ddl: string): PgTable[] {
+  let tokens: Token[];
+  try {
+    tokens = significantTokens(lexSql(ddl, LEX_PROFILES.postgresql).tokens);
+  } catch (err) {
+    if (err instanceof SqlLexError) throw new PgSchemaUnsupported(err.message);
+    throw err;
+  }
+  const tables: PgTable[] = [];
+  for (const st of splitStatements(tokens)) {
+    if (!isWord(st[0], 'CREATE')) continue; // indexes, comments, grants… are irrelevant to name resolution
+    let i = 1;
+    if (isWord(st[i], 'OR') && isWord(st[i + 1], 'REPLACE')) i += 2;
+    while (isWord(st[i]) && TABLE_MODIFIERS.has(st[i].value.toUpperCase())) i++;
+    if (isWord(st[i], 'VIEW', 'MATERIALIZED', 'RECURSIVE')) throw new PgSchemaUnsupported('views are not rebuilt for the PostgreSQL check');
+    if (!isWord(st[i], 'TABLE')) continue;
+    i++;
+    if (isWord(st[i], 'IF') && isWord(st[i + 1], 'NOT') && isWord(st[i + 2], 'EXISTS')) i += 3;
+    const parts: string[] = [];
+    while (st[i] && identName(st[i]) !== null) {
+      const n = pgName(st[i]);
+      if (n === null) break;
+      parts.push(n);
+      i++;
+      if (st[i]?.kind === 'punct' && st[i].value === '.') i++;
+      else break;
+    }
+    if (parts.length === 0 || parts.length > 2) throw new PgSchemaUnsupported('CREATE TABLE with an unreadable name');
+    const name = parts[parts.length - 1];
+    const qualifier = parts.length === 2 ? parts[0] : null;
+    const open = st[i];
+    if (!(open?.kind === 'punct' && open.value === '(')) throw new PgSchemaUnsupported(`CREATE TABLE ${name} without a column list`);
+    const defs: Token[][] = [];
+    let cur: Token[] = [];
+    let closed = false;
+    for (i = i + 1; i < st.length; i++) {
+      const t = st[i];
+      if (t.kind === 'punct' && t.value === ')' && t.depth === open.depth) {
+        closed = true;
+        break;
+      }
+      if (t.kind === 'punct' && t.value === ',' && t.depth === open.depth + 1) {
+        defs.push(cur);
+        cur = [];
+        continue;
+      }
+      cur.push(t);
+    }
+    if (!closed) throw new PgSchemaUnsupported(`CREATE TABLE ${name}: unbalanced parentheses`);
+    defs.push(cur);
+    const columns: PgTable['columns'] = [];
+    for (const def of defs) {
+      if (def.length === 0) throw new PgSchemaUnsupported(`CREATE TABLE ${name}: empty definition`);
+      if (def[0].kind === 'word' && CONSTRAINT_WORDS.has(def[0].value.toUpperCase())) continue;
+      const col = pgName(def[0]);
+      if (col === null) throw new PgSchemaUnsupported(`CREATE TABLE ${name}: unreadable column definition`);
+      columns.push({ name: col, type: typeText(def, 1, name, col) });
+    }
+    if (columns.length === 0) throw new PgSchemaUnsupported(`CREATE TABLE ${name} declares no column`);
+    tables.push({ qualifier, name, columns });
+  }
+  if (tables.length === 0) throw new PgSchemaUnsupported('no CREATE TABLE statement');
+  if (tables.length > PG_CHECK_MAX_TABLES) throw new PgSchemaUnsupported(`more than ${PG_CHECK_MAX_TABLES} tables`);
+  return tables;
+}
+
+function createStatements(tables: PgTable[], defaultSchema: string | null): string {
+  const out: string[] = [];
+  const qualifiers = new Set(tables.map((t) => t.qualifier).filter((q): q is string => q !== null));
+  for (const q of qualifiers) out.push(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(q)};`);
+  for (const t of tables) {
+    const target = t.qualifier !== null ? `${quoteIdent(t.qualifier)}.${quoteIdent(t.name)}` : defaultSchema !== null ? `${quoteIdent(defaultSchema)}.${quoteIdent(t.name)}` : quoteIdent(t.name);
+    out.push(`CREATE TABLE ${target} (${t.columns.map((c) => `${quoteIdent(c.name)} ${c.type}`).join(', ')});`);
+  }
+  return out.join('\n');
+}
+
+export function classifyPgError(sqlstate: string): PgErrorKind {
+  if (sqlstate === '42601') return 'syntax';
+  if (sqlstate === '42P01') return 'undefined_table';
+  if (sqlstate === '42703' || sqlstate === '42P10') return sqlstate === '42703' ? 'undefined_column' : 'other';
+  if (sqlstate === '42702') return 'ambiguous_column';
+  return 'other';
+}
+
+// ---- the worker thread -------------------------------------------------------------------
+
+const WORKER_URL = new URL('./pg-worker.mjs', import.meta.url);
+
+interface Pending {
+  resolve: (r: PgCheckResult) => void;
+  timer: NodeJS.Timeout;
+}
+
+interface PgWorker {
+  worker: Worker;
+  ready: Promise<boolean>;
+  pending: Map<number, Pending>;
+}
+
+let current: PgWorker | null = null;
+let bootFailure: string | null = null;
+let pgVersion: string | null = null;
+let nextId = 1;
+
+function numberEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const v = Number(raw);
+  if (!Number.isFinite(v) || v <= 0) throw new RangeError(`${name} must be a positive number of milliseconds, got '${raw}'`);
+  return v;
+}
+
+/** How long a request waits for PGlite to finish starting before the check is skipped. */
+export const pgBootWaitMs = () => numberEnv('SVC_SQL_PG_BOOT_WAIT_MS', 2_000);
+/** Deadline of one check (queue included); past it the worker is replaced. */
+export const pgCheckTimeoutMs = () => numberEnv('SVC_SQL_PG_CHECK_TIMEOUT_MS', 4_000);
+
+function spawn(): PgWorker {
+  const worker = new Worker(WORKER_URL, { workerData: { schemaCacheSize: SCHEMA_CACHE_SIZE } });
+  worker.unref();
+  const pending = new Map<number, Pending>();
+  let markReady: (ok: boolean) => void = () => undefined;
+  const ready = new Promise<boolean>((r) => (markReady = r));
+  const w: PgWorker = { worker, ready, pending };
+  const down = (reason: string) => {
+    markReady(false);
+    for (const [, p] of pending) {
+      clearTimeout(p.timer);
+      p.resolve({ ran: false, reason });
+    }
+    pending.clear();
+    if (current === w) current = null;
+  };
+  worker.on('message', (msg: { type: string; id?: number; [k: string]: unknown }) => {
+    if (msg.type === 'ready') {
+      pgVersion = (msg.version as string | null) ?? null;
+      bootFailure = null;
+      markReady(true);
+      return;
+    }
+    if (msg.type === 'boot_failed') {
+      bootFailure = String(msg.message);
+      return;
+    }
+    const p = msg.id !== undefined ? pending.get(msg.id) : undefined;
+    if (!p) return;
+    pending.delete(msg.id!);
+    clearTimeout(p.timer);
+    if (pending.size === 0) worker.unref();
+    if (msg.type === 'unavailable') {
+      p.resolve({ ran: false, reason: String(msg.reason) });
+    } else if (msg.ok === true) {
+      p.resolve({ ran: true, ok: true, columns: msg.columns as Array<{ name: string; type_oid: number }>, ms: round(Number(msg.ms)), schema_cached: msg.schemaCached === true });
+    } else {
+      const sqlstate = String(msg.sqlstate);
+      p.resolve({ ran: true, ok: false, kind: classifyPgError(sqlstate), sqlstate, message: String(msg.message), ms: round(Number(msg.ms)), schema_cached: msg.schemaCached === true });
+    }
+  });
+  worker.on('error', (err) => down(`the PostgreSQL worker failed: ${err.message}`));
+  worker.on('exit', (code) => down(bootFailure ? `PGlite could not start: ${bootFailure}` : `the PostgreSQL worker exited (code ${code})`));
+  return w;
+}
+
+/** Starts the PGlite worker in the background (the verification worker calls it at start-up). */
+export function warmUpPgCheck(): Promise<boolean> {
+  if (!pgCheckEnabled()) return Promise.resolve(false);
+  if (current === null) current = spawn();
+  return current.ready;
+}
+
+export function pgCheckVersion(): string | null {
+  return pgVersion;
+}
+
+export function pgCheckEnabled(): boolean {
+  return process.env.SVC_SQL_PG_CHECK !== '0' && process.env.SVC_SQL_PG_CHECK !== 'false';
+}
+
+/**
+ * Parses and describes `query` in PostgreSQL against the tables declared in `ddl`. Never
+ * executes the query or the DDL text. Resolves `{ran: false}` when the check cannot run.
+ */
+export async function pgCheck(query: string, ddl: string): Promise<PgCheckResult> {
+  if (!pgCheckEnabled()) return { ran: false, reason: 'the PostgreSQL check is disabled (SVC_SQL_PG_CHECK=0)' };
+  let tables: PgTable[];
+  try {
+    tables = readPgSchema(ddl);
+  } catch (err) {
+    if (err instanceof PgSchemaUnsupported) return { ran: false, reason: `schema_ddl cannot be rebuilt for PostgreSQL: ${err.message}` };
+    throw err;
+  }
+  // The cached schemas of other requests live in the same instance: a query that names them is
+  // not checked there (its verdict rests on the parser; the resolver reports the unknown table).
+  if (/svc_s_/i.test(query)) return { ran: false, reason: 'the query names an internal schema of the PostgreSQL check' };
+  void warmUpPgCheck();
+  const w = current;
+  if (w === null) return { ran: false, reason: 'the PostgreSQL worker is not running' };
+  const waitMs = pgBootWaitMs();
+  let waitTimer: NodeJS.Timeout | undefined;
+  const ready = await Promise.race([w.ready, new Promise<'wait'>((r) => (waitTimer = setTimeout(() => r('wait'), waitMs)))]);
+  clearTimeout(waitTimer);
+  if (ready === 'wait') return { ran: false, reason: `PGlite is still starting (waited ${waitMs} ms)` };
+  if (ready === false) return { ran: false, reason: bootFailure ? `PGlite could not start: ${bootFailure}` : 'the PostgreSQL worker is not running' };
+
+  const qualified = tables.some((t) => t.qualifier !== null);
+  const hash = createHash('sha256').update(ddl).digest('hex').slice(0, 24);
+  const schemaName = `svc_s_${hash}`;
+  const msg = {
+    type: 'check',
+    id: nextId++,
+    query,
+    cacheable: !qualified,
+    schemaName,
+    createSql: createStatements(tables, qualified ? null : schemaName),
+    searchPath: qualified ? [...new Set(tables.map((t) => t.qualifier ?? 'public'))] : [schemaName],
+  };
+  const timeoutMs = pgCheckTimeoutMs();
+  return new Promise<PgCheckResult>((resolve) => {
+    const timer = setTimeout(() => {
+      w.pending.delete(msg.id);
+      // A check that overruns is not waited for: the worker (and its queue) is replaced.
+      if (current === w) current = null;
+      void w.worker.terminate();
+      resolve({ ran: false, reason: `the PostgreSQL check exceeded ${timeoutMs} ms` });
+    }, timeoutMs);
+    w.pending.set(msg.id, { resolve, timer });
+    w.worker.ref();
+    w.worker.postMessage(msg);
+  });
+}
+
+const round = (ms: number) => Math.round(ms * 10) / 10;
+
+/** Stops the worker (tests, benches); the next check starts a new one. */
+export async function shutdownPgCheck(): Promise<void> {
+  const w = current;
+  current = null;
+  if (w) await w.worker.terminate();
+}

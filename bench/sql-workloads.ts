@@ -1,0 +1,93 @@
+// Analytical workloads through the SQL verifier, dialect postgresql, each with its schema as
+// schema_ddl. Prints admitted / blocked / malicious / schema_violation per workload, the
+// constraint of every query that is not admitted, and the latency of a verification.
+//   npx tsx bench/sql-workloads.ts [--verbose] [--only NAME]
+// Workloads: `analytics` (our own retail-warehouse queries, test/fixtures/sql/analytics) and
+// every folder `<name>/{schema.sql,queries/*.sql}` under SVC_SQL_WORKLOADS_DIR (default
+// ../shared/corpora/sql): third-party benchmarks such as TPC-H and TPC-DS are not committed to
+// this repository (docs/sql-engine.md, "Real workloads"); put their PostgreSQL renderings there.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { verifySqlChecked, shutdownPgCheck, warmUpPgCheck } from '../activities/engines/sql/index.js';
+
+const OWN = new URL('../test/fixtures/sql/', import.meta.url).pathname;
+const EXTERNAL = process.env.SVC_SQL_WORKLOADS_DIR ?? new URL('../../shared/corpora/sql/', import.meta.url).pathname;
+const verbose = process.argv.includes('--verbose');
+const onlyIdx = process.argv.indexOf('--only');
+const only = onlyIdx >= 0 ? process.argv[onlyIdx + 1] : null;
+
+interface Row {
+  name: string;
+  constraint: string;
+  status: string;
+  detail: string;
+  ms: number;
+  pg: string;
+  analysis: string;
+}
+
+function pct(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? 0 : s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
+}
+
+async function runBenchmark(name: string): Promise<Row[]> {
+  const dir = name === 'analytics' ? join(OWN, name) : join(EXTERNAL, name);
+  const ddl = readFileSync(join(dir, 'schema.sql'), 'utf8');
+  const files = readdirSync(join(dir, 'queries')).filter((f) => f.endsWith('.sql')).sort();
+  const rows: Row[] = [];
+  for (const f of files) {
+    const query = readFileSync(join(dir, 'queries', f), 'utf8');
+    const t0 = performance.now();
+    const out = await verifySqlChecked({ query, schema_ddl: ddl, dialect: 'postgresql' });
+    const ms = performance.now() - t0;
+    const df = out.developerFields as Record<string, unknown>;
+    const proof = (out.kind === 'proven' ? out.proof : null) as Record<string, any> | null;
+    const pg = proof ? (proof.postgres_prepare.ran ? (proof.postgres_prepare.ok ? 'pg_ok' : 'pg_error') : 'pg_not_run') : 'blocked';
+    rows.push({
+      name: f.replace(/\.sql$/, ''),
+      constraint: String(df.constraint_id),
+      status: out.kind,
+      detail: String(df.error ?? (Array.isArray(df.violations) ? df.violations[0] : '') ?? ''),
+      ms,
+      pg,
+      analysis: proof ? String(proof.analysis) : '-',
+    });
+  }
+  return rows;
+}
+
+const external = existsSync(EXTERNAL)
+  ? readdirSync(EXTERNAL).filter((d) => existsSync(join(EXTERNAL, d, 'schema.sql')) && existsSync(join(EXTERNAL, d, 'queries')))
+  : [];
+if (external.length === 0) console.log(`no third-party workloads under ${EXTERNAL} (set SVC_SQL_WORKLOADS_DIR): own set only`);
+const benches = ['analytics', ...external.sort()].filter((b) => only === null || b === only);
+// PGlite's start-up is paid once per process (the worker warms it at start), not per request.
+const t0 = performance.now();
+const booted = await warmUpPgCheck();
+console.log(`PGlite worker start-up: ${(performance.now() - t0).toFixed(0)} ms (${booted ? 'ready' : 'FAILED'})`);
+for (const b of benches) {
+  const rows = await runBenchmark(b);
+  const admitted = rows.filter((r) => r.constraint === 'sql_verifier.sql_valid').length;
+  const malicious = rows.filter((r) => r.constraint === 'sql_verifier.malicious').length;
+  const violation = rows.filter((r) => r.constraint === 'sql_verifier.schema_violation').length;
+  const blocked = rows.filter((r) => r.status === 'blocked').length;
+  const ms = rows.map((r) => r.ms);
+  console.log(
+    `${b}: ${rows.length} queries — admitted ${admitted} (${((100 * admitted) / rows.length).toFixed(1)} %), blocked ${blocked}, ` +
+      `malicious ${malicious}, schema_violation ${violation}; latency p50 ${pct(ms, 50).toFixed(1)} ms, p95 ${pct(ms, 95).toFixed(1)} ms, max ${Math.max(...ms).toFixed(1)} ms`,
+  );
+  const count = (f: (r: Row) => boolean) => rows.filter(f).length;
+  console.log(
+    `  PostgreSQL check: ran ${count((r) => r.pg === 'pg_ok' || r.pg === 'pg_error')} (accepted ${count((r) => r.pg === 'pg_ok')}); ` +
+      `analysis: parser_ast ${count((r) => r.analysis === 'parser_ast')}, postgres_engine ${count((r) => r.analysis === 'postgres_engine')}`,
+  );
+  const byConstraint = new Map<string, number>();
+  for (const r of rows) if (r.constraint !== 'sql_verifier.sql_valid') byConstraint.set(r.constraint, (byConstraint.get(r.constraint) ?? 0) + 1);
+  for (const [c, n] of byConstraint) console.log(`  ${c}: ${n}`);
+  for (const r of rows) {
+    if (r.constraint !== 'sql_verifier.sql_valid' || verbose) console.log(`  ${r.name}  ${r.constraint}  ${r.detail.slice(0, 160)}`);
+  }
+}
+await shutdownPgCheck();
