@@ -6,7 +6,7 @@ import { verifyMath, mathBatchOutcome, type MathRequest } from '../engines/math.
 import { validateProcessRequest, verifyProcess } from '../engines/process.js';
 import { validateRagRequest, verifyRag } from '../engines/rag.js';
 import { scanCode } from '../engines/code/index.js';
-import { validateSqlRequest, verifySql } from '../engines/sql/index.js';
+import { validateSqlRequest, verifySql, type VerifySqlEngines } from '../engines/sql/index.js';
 import { parseStatsQuery } from '../engines/stats/query.js';
 import { threadId } from 'node:worker_threads';
 
@@ -15,7 +15,7 @@ export type EngineTask =
   | { engine: 'math_batch'; expression: string; params: Record<string, unknown> }
   | { engine: 'process'; input: Record<string, unknown> }
   | { engine: 'rag'; input: Record<string, unknown> }
-  | { engine: 'sql'; input: Record<string, unknown> }
+  | { engine: 'sql'; input: Record<string, unknown>; postgres?: VerifySqlEngines['postgres'] }
   | { engine: 'code'; code: string; language: string; timeoutMs: number }
   | { engine: 'stats_query'; query: string }
   /** Warm-up: holds its thread 50 ms (so concurrent warm-ups spread over threads) and names it. */
@@ -44,7 +44,7 @@ export async function runEngineTask(task: EngineTask): Promise<unknown> {
     case 'sql': {
       const parsed = validateSqlRequest(task.input);
       if (!parsed.ok) return { invalid: parsed.detail };
-      return { outcome: verifySql(parsed.value), query: parsed.value.query };
+      return { outcome: verifySql(parsed.value, task.postgres ? { postgres: task.postgres } : {}), query: parsed.value.query };
     }
     case 'code':
       return scanCode(task.code, task.language, { timeoutMs: task.timeoutMs });

@@ -101,19 +101,28 @@ class Analysis {
  * tables. Other dialects: the same as verifySql.
  */
 export async function verifySqlChecked(req: SqlRequest): Promise<EngineOutcome> {
+  const postgres = await postgresCheckFor(req);
+  return verifySql(req, postgres ? { postgres } : {});
+}
+
+/**
+ * PostgreSQL's own verdict on a postgresql request (PGlite, in its own thread under its own
+ * deadline), or undefined for other dialects; the activity computes it before handing the
+ * structural analysis to the engine pool.
+ */
+export async function postgresCheckFor(req: SqlRequest): Promise<VerifySqlEngines['postgres'] | undefined> {
   const dialect = canonicalDialect(req.dialect ?? 'sqlite');
   if (dialect !== 'postgresql' || req.query.length > LIMITS.maxQueryLength || req.schema_ddl.length > LIMITS.maxSchemaDdlLength) {
-    return verifySql(req);
+    return undefined;
   }
   let text: string;
   try {
     text = postgresText(req.query);
   } catch (err) {
-    if (err instanceof SqlLexError) return verifySql(req);
+    if (err instanceof SqlLexError) return undefined;
     throw err;
   }
-  const postgres = await pgCheck(text, req.schema_ddl);
-  return verifySql(req, { postgres });
+  return pgCheck(text, req.schema_ddl);
 }
 
 /** `?` and `:name` placeholders become `$n` so PostgreSQL reads the statement as a driver would send it. */
