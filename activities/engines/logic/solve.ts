@@ -16,6 +16,9 @@ import { getLogicPool, type LogicPool, type PoolOutcome } from './pool.js';
 import { Rational } from './rational.js';
 import { getModelTamperHook } from './test-hooks.js';
 
+/** Unsat cores are computed for at most this many named conjuncts (docs/logic-dsl.md). */
+export const MAX_CORE_CONJUNCTS = 64;
+
 export const INTERNAL_VERIFICATION_ERROR = 'Internal verification error' as const;
 export const LOGIC_DSL_VERSION = '1';
 
@@ -111,7 +114,11 @@ export async function solveLogic(query: string, opts: SolveLogicOptions = {}): P
       smtlib: compiled.smtlib,
       variables: compiled.variables.map((v) => ({ symbol: v.smtSymbol, sort: v.sort })),
       // One conjunct is its own core: no second check needed.
-      ...(compiled.conjuncts.length > 1 ? { coreSmtlib: compiled.conjunctSmtlib, coreCount: compiled.conjuncts.length } : {}),
+      // Large conjunctions get no core: tracking hundreds of literals with minimisation can take
+      // the whole budget (and a recycled Z3 worker) for a list nobody reads.
+      ...(compiled.conjuncts.length > 1 && compiled.conjuncts.length <= MAX_CORE_CONJUNCTS
+        ? { coreSmtlib: compiled.conjunctSmtlib, coreCount: compiled.conjuncts.length }
+        : {}),
     },
     { timeoutMs, orgId: opts.orgId ?? null },
   );

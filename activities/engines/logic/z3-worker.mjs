@@ -57,6 +57,11 @@ function readModel(ctx, solver, variables) {
 
 /** Below this, no core check is attempted (the UNSAT answer stands without a core). */
 const MIN_CORE_BUDGET_MS = 50;
+/**
+ * The core check's own budget: at most twice the solve (plus 100 ms) and never above 1 s, so an
+ * UNSAT answer never waits for the whole solve budget on its core.
+ */
+const MAX_CORE_BUDGET_MS = 1000;
 
 /**
  * Second check, after an unsat: the conjunct-split text is parsed into a scratch solver, and
@@ -144,7 +149,7 @@ async function solve(msg) {
     } else if (r === Z3_L_FALSE) {
       status = 'unsat';
       if (typeof msg.coreSmtlib === 'string') {
-        const left = Math.floor(msg.solverTimeoutMs - solveMs);
+        const left = Math.min(Math.floor(msg.solverTimeoutMs - solveMs), MAX_CORE_BUDGET_MS, Math.floor(2 * solveMs) + 100);
         if (left >= MIN_CORE_BUDGET_MS) {
           try {
             const c = await unsatCore(ctx, msg.coreSmtlib, msg.coreCount, left);
