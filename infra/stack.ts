@@ -24,6 +24,11 @@ export interface StackPorts {
 export const DEV_PORTS: StackPorts = { temporal: 7233, temporalUi: 8233, ferret: 27017, api: 8000 };
 export const TEST_PORTS: StackPorts = { temporal: 17233, temporalUi: 18233, ferret: 37017, api: 18000 };
 
+/** Dev ports shifted by SVC_DEV_PORT_OFFSET, so a benchmark can run a second dev stack beside the first. */
+export function devPorts(offset = Number(process.env.SVC_DEV_PORT_OFFSET ?? 0)): StackPorts {
+  return { temporal: DEV_PORTS.temporal + offset, temporalUi: DEV_PORTS.temporalUi + offset, ferret: DEV_PORTS.ferret + offset, api: DEV_PORTS.api + offset };
+}
+
 /** Test ports shifted by SVC_TEST_PORT_OFFSET, so two suites can run side by side on one machine. */
 export function testPorts(offset = Number(process.env.SVC_TEST_PORT_OFFSET ?? 0)): StackPorts {
   return { temporal: TEST_PORTS.temporal + offset, temporalUi: TEST_PORTS.temporalUi + offset, ferret: TEST_PORTS.ferret + offset, api: TEST_PORTS.api + offset };
@@ -422,7 +427,7 @@ async function temporalServes(port: number): Promise<boolean> {
 // CLI: `tsx infra/stack.ts up` (foreground; Ctrl-C stops everything) or `down`.
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const cmd = process.argv[2] ?? 'up';
-  const stack = new Stack({ profile: 'dev', ports: DEV_PORTS });
+  const stack = new Stack({ profile: 'dev', ports: devPorts() });
   if (cmd === 'down') {
     for (const p of stack.processes) p.reapStale();
     console.log('dev stack stopped');
