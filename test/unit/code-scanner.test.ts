@@ -331,6 +331,24 @@ describe('name resolution (aliases must be caught, look-alikes must not)', () =>
     expect(criticalLines(await scanCode(code, language))).toEqual(lines);
   });
 
+  // Constructs the third-party corpus (bench/code-corpus.ts) showed missing; our own snippets.
+  it.each([
+    ['python', 'import dill\nwith open(p, "rb") as fh:\n    obj = dill.Unpickler(fh).load()', 'dill.Unpickler', [3]],
+    ['python', 'import jsonpickle\nstate = jsonpickle.unpickler.decode(blob)', 'jsonpickle.unpickler.decode', [2]],
+    ['python', 'import jsonpickle\nobj = jsonpickle.unpickler.Unpickler().restore(doc)', 'jsonpickle.unpickler.Unpickler', [2]],
+    ['python', 'import commands\nmode = commands.getstatus(target)', 'commands.getstatus runs ls -ld', [2]],
+    ['python', 'import torch\nnet = torch.load(checkpoint_path)', 'torch.load without weights_only', [2]],
+    ['python', 'import torch\nnet = torch.load(checkpoint_path, weights_only=True)', 'torch.load with weights_only=True', []],
+    ['ruby', 'report = open(params[:source]).read', 'Kernel#open of a computed path', [1]],
+    ['ruby', 'listing = open("| du -sh #{folder}")', 'Kernel#open of an interpolated pipe', [1]],
+    ['ruby', 'require "open-uri"\nbody = URI.open(feed_url).read', 'URI.open of a computed value', [2]],
+    ['ruby', 'text = IO.read(input_name)', 'IO.read of a computed path', [1]],
+    ['ruby', 'text = File.read(input_name)\nf = File.open(input_name)', 'File.read / File.open never run commands', []],
+    ['ruby', 'cfg = open("settings.yml").read', 'Kernel#open of a constant file name', []],
+  ] as [string, string, string, number[]][])('corpus construct %s: %s (%s)', async (language, code, _label, lines) => {
+    expect(criticalLines(await scanCode(code, language))).toEqual(lines);
+  });
+
   it('reports non-critical sinks with their severities', async () => {
     const rows: [string, string, Issue[]][] = [
       ['python', 'cur.execute("SELECT * FROM t WHERE id = %s" % uid)', [{ severity: 'high', type: 'sql_injection', line_number: 1, description: 'SQL statement built from run-time values passed to a query call: cur.execute' }]],

@@ -91,10 +91,10 @@ export const RULES: readonly RuleRow[] = [
   row('py.subprocess', PY, 'critical', 'shell_execution', 'Process execution through subprocess', call(['subprocess.run', 'subprocess.call', 'subprocess.check_call', 'subprocess.check_output', 'subprocess.Popen', 'subprocess.getoutput', 'subprocess.getstatusoutput'])),
   row('py.pty-spawn', PY, 'critical', 'shell_execution', 'Process execution through pty', call(['pty.spawn'])),
   row('py.asyncio-subprocess', PY, 'critical', 'shell_execution', 'Process execution through asyncio', call(['asyncio.create_subprocess_exec', 'asyncio.create_subprocess_shell', '*.subprocess_exec', '*.subprocess_shell'])),
-  row('py.legacy-shell', PY, 'critical', 'shell_execution', 'Shell execution through a legacy module', call(['commands.getoutput', 'commands.getstatusoutput', 'platform.popen', 'popen2.*'])),
+  row('py.legacy-shell', PY, 'critical', 'shell_execution', 'Shell execution through a legacy module', call(['commands.getoutput', 'commands.getstatusoutput', 'commands.getstatus', 'platform.popen', 'popen2.*'])),
   row('py.eval', PY, 'critical', 'dynamic_code_execution', 'Dynamic code execution', call(['builtins.eval', 'builtins.exec', 'builtins.compile', 'builtins.execfile'], evaluatesUnsafeCode(0))),
   row('py.eval-constant', PY, 'low', 'dynamic_code_execution', 'Evaluation of a constant code string (scanned: no critical finding inside)', call(['builtins.eval', 'builtins.exec', 'builtins.compile'], evaluatesConstantCode(0))),
-  row('py.pickle', PY, 'critical', 'unsafe_deserialization', 'Unsafe deserialization (arbitrary code on load)', call(['pickle.load', 'pickle.loads', 'pickle.Unpickler', 'cPickle.load', 'cPickle.loads', 'cPickle.Unpickler', '_pickle.load', '_pickle.loads', 'dill.load', 'dill.loads', 'cloudpickle.load', 'cloudpickle.loads', 'jsonpickle.decode', 'pandas.read_pickle', 'joblib.load'])),
+  row('py.pickle', PY, 'critical', 'unsafe_deserialization', 'Unsafe deserialization (arbitrary code on load)', call(['pickle.load', 'pickle.loads', 'pickle.Unpickler', 'cPickle.load', 'cPickle.loads', 'cPickle.Unpickler', '_pickle.load', '_pickle.loads', 'dill.load', 'dill.loads', 'cloudpickle.load', 'cloudpickle.loads', 'jsonpickle.decode', 'pandas.read_pickle', 'joblib.load', 'dill.Unpickler', 'cloudpickle.Unpickler', 'jsonpickle.unpickler.decode', 'jsonpickle.unpickler.Unpickler'])),
   row('py.marshal', PY, 'critical', 'unsafe_deserialization', 'Unsafe deserialization through marshal', call(['marshal.load', 'marshal.loads'])),
   row('py.shelve', PY, 'critical', 'unsafe_deserialization', 'Unsafe deserialization through shelve (pickle-backed)', call(['shelve.open', 'shelve.Shelf', 'shelve.DbfilenameShelf'])),
   row('py.yaml-load', PY, 'critical', 'unsafe_deserialization', 'yaml.load without a safe Loader', call(['yaml.load', 'yaml.load_all'], yamlLoaderUnsafe())),
@@ -104,7 +104,9 @@ export const RULES: readonly RuleRow[] = [
   row('py.remote-exec', PY, 'critical', 'shell_execution', 'Remote command execution over SSH', call(['paramiko.SSHClient().exec_command', 'paramiko.client.SSHClient().exec_command', ...methods('exec_command')])),
   row('py.yaml-unsafe', PY, 'critical', 'unsafe_deserialization', 'Unsafe YAML loading', call(['yaml.unsafe_load', 'yaml.unsafe_load_all'])),
   row('py.numpy-pickle', PY, 'high', 'unsafe_deserialization', 'numpy.load with allow_pickle=True', call(['numpy.load'], kwargTrue('allow_pickle'))),
-  row('py.torch-load', PY, 'high', 'unsafe_deserialization', 'torch.load without weights_only=True (pickle)', call(['torch.load'], kwargNotTrue('weights_only'))),
+  // Unpickles (arbitrary code on load) unless weights_only=True; the default changed in torch 2.6
+  // and the version is not known here: fail closed.
+  row('py.torch-load', PY, 'critical', 'unsafe_deserialization', 'torch.load without weights_only=True (pickle)', call(['torch.load'], kwargNotTrue('weights_only'))),
   row('py.sandbox-attr', PY, 'critical', 'sandbox_escape', 'Sandbox-escape attribute access', attribute('__subclasses__', '__globals__', '__builtins__', '__code__', '__mro__')),
   row('py.sandbox-name', PY, 'critical', 'sandbox_escape', 'Direct use of __builtins__', identifier('__builtins__')),
   row('py.weak-password-hash', PY, 'critical', 'weak_password_hash', 'Weak hash (MD5/SHA-1) used for a password', call(['hashlib.md5', 'hashlib.sha1', 'Crypto.Hash.MD5.new', 'Crypto.Hash.SHA1.new'], passwordContext(), PASSWORD_HINT)),
@@ -178,7 +180,9 @@ export const RULES: readonly RuleRow[] = [
   row('rb.kernel-process', RB, 'critical', 'shell_execution', 'Shell or process execution', call(['Kernel.system', 'Kernel.exec', 'Kernel.spawn', 'Kernel.`', 'Kernel.fork', 'Process.spawn', 'Process.exec', 'IO.popen', 'Open3.*', 'PTY.spawn', 'Kernel.syscall'])),
   row('rb.backticks', RB, 'critical', 'shell_execution', 'Shell execution (backticks / %x)', syntax('subshell')),
   row('rb.open-pipe', RB, 'critical', 'shell_execution', 'Kernel#open of a command pipe', call(['Kernel.open', 'IO.read', 'IO.readlines', 'IO.write', 'IO.foreach', 'URI.open'], constantArgMatches(0, /^\s*\|/))),
-  row('rb.open-dynamic', RB, 'high', 'shell_execution', 'Kernel#open of a computed path (a leading | runs a command)', call(['Kernel.open'], nonConstantArg(0))),
+  // A computed first argument may start with `|`: then these run a command (URI.open falls back to
+  // Kernel#open for strings that are not URLs before Ruby 3.0). File.open / File.read do not.
+  row('rb.open-dynamic', RB, 'critical', 'shell_execution', 'Kernel#open or IO read/write of a computed path (a leading | runs a command)', call(['Kernel.open', 'URI.open', 'IO.read', 'IO.binread', 'IO.readlines', 'IO.write', 'IO.binwrite', 'IO.foreach'], nonConstantArg(0))),
   row('rb.eval', RB, 'critical', 'dynamic_code_execution', 'Dynamic code execution of a string', call(['Kernel.eval', '*.instance_eval', '*.class_eval', '*.module_eval', 'binding.eval', 'Kernel.binding().eval'], evaluatesUnsafeCode(0))),
   row('rb.eval-constant', RB, 'low', 'dynamic_code_execution', 'Evaluation of a constant code string (scanned: no critical finding inside)', call(['Kernel.eval', '*.instance_eval', '*.class_eval', '*.module_eval'], evaluatesConstantCode(0))),
   row('rb.marshal', RB, 'critical', 'unsafe_deserialization', 'Unsafe deserialization through Marshal', call(['Marshal.load', 'Marshal.restore'])),

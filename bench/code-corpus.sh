@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Third-party labelled code corpus for the code scanner, installed at bench time, never committed.
+# Installs the pinned packages named in test/fixtures/code/third-party/manifest.json into the
+# git-ignored .tools/corpora/code/<package>/ with their registries' ordinary clients, then runs
+# bench/code-corpus.ts (precision / recall per language, files blocked, own corpus check).
+#   bash bench/code-corpus.sh [--install-only]
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+OUT="$ROOT/.tools/corpora/code"
+DL="$ROOT/.tools/corpora/dl"
+PY="${PYTHON:-python3}"
+BANDIT_VERSION=1.9.4
+ESLINT_PLUGIN_SECURITY_VERSION=4.1.0
+RUBOCOP_DEB_VERSION=1.39.0+dfsg-1
+mkdir -p "$OUT" "$DL"
+
+# PyPI sdist (Apache-2.0): examples/*.py
+if [ ! -d "$OUT/bandit/bandit-$BANDIT_VERSION" ]; then
+  [ -f "$DL/bandit-$BANDIT_VERSION.tar.gz" ] || "$PY" -m pip download --quiet --no-deps --no-binary :all: "bandit==$BANDIT_VERSION" -d "$DL"
+  mkdir -p "$OUT/bandit" && tar xzf "$DL/bandit-$BANDIT_VERSION.tar.gz" -C "$OUT/bandit"
+fi
+
+# npm tarball (Apache-2.0): test/rules/*.js
+if [ ! -d "$OUT/eslint-plugin-security/package" ]; then
+  TGZ="$DL/eslint-plugin-security-$ESLINT_PLUGIN_SECURITY_VERSION.tgz"
+  [ -f "$TGZ" ] || (cd "$DL" && npm pack --silent "eslint-plugin-security@$ESLINT_PLUGIN_SECURITY_VERSION" >/dev/null)
+  mkdir -p "$OUT/eslint-plugin-security" && tar xzf "$TGZ" -C "$OUT/eslint-plugin-security"
+fi
+
+# Debian binary package (MIT/Expat): the @example comments of lib/rubocop/cop/**.rb
+if [ ! -d "$OUT/rubocop/usr" ]; then
+  DEB="$DL/rubocop_${RUBOCOP_DEB_VERSION}_all.deb"
+  if [ ! -f "$DEB" ]; then
+    (cd "$DL" && apt-get download "rubocop=$RUBOCOP_DEB_VERSION" 2>/dev/null) || {
+      echo "rubocop $RUBOCOP_DEB_VERSION: apt-get download failed (run apt-get update first?); ruby part skipped" >&2
+    }
+  fi
+  [ -f "$DEB" ] && dpkg-deb -x "$DEB" "$OUT/rubocop"
+fi
+
+[ "${1:-}" = "--install-only" ] && exit 0
+cd "$ROOT" && exec npx tsx bench/code-corpus.ts
