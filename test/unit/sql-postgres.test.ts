@@ -2,8 +2,9 @@
 // executed) decides names and types; malice checks stay on top; TPC-H/TPC-DS shapes pass.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { shutdownPgCheck, verifySqlChecked, warmUpPgCheck } from '../../activities/engines/sql/index.js';
+import { shutdownPgCheck, verifySql, verifySqlChecked, warmUpPgCheck } from '../../activities/engines/sql/index.js';
 import { readPgSchema } from '../../activities/engines/sql/pg-check.js';
+import { parsePgNodeTree, PgTreeError } from '../../activities/engines/sql/pg-tree.js';
 
 const fixture = (p: string) => readFileSync(new URL(`../fixtures/sql/${p}`, import.meta.url), 'utf8');
 const SHOP = fixture('analytics/schema.sql');
@@ -154,5 +155,80 @@ describe('malice checks stay on top of the real parse', () => {
     const { out, f } = await run('SELECT id FROM users LIMIT 1, 2');
     expect(out.kind).toBe('blocked');
     expect(['sql_verifier.parse_error']).toContain(f.constraint_id);
+  });
+});
+
+describe("PostgreSQL's own parse tree is the AST when node-sql-parser cannot read the query", () => {
+  const fromTree = (f: Record<string, any>, type: string) => (f.issues as Array<Record<string, unknown>>).some((i) => i.source === 'postgres' && i.type === type);
+
+  it('a volatile function with side effects is found by its oid (not on any name list)', async () => {
+    const { f } = await run('SELECT substring(name FROM 1 FOR 2), pg_advisory_lock(7) FROM users');
+    expect(f.constraint_id).toBe('sql_verifier.malicious');
+    expect(f.malicious_categories).toEqual(['administrative_statement']);
+    expect(fromTree(f, 'administrative_statement')).toBe(true);
+    // random() is volatile but only computes a value.
+    expect((await run('SELECT substring(name FROM 1 FOR 2), random() FROM users')).f.constraint_id).toBe('sql_verifier.sql_valid');
+  });
+
+  it('a column compared with itself is a tautology as the whole WHERE, not as one AND conjunct', async () => {
+    const whole = await run('SELECT substring(name FROM 1 FOR 2) FROM users WHERE id = id');
+    expect(whole.f.constraint_id).toBe('sql_verifier.malicious');
+    expect(fromTree(whole.f, 'tautology')).toBe(true);
+    const conjunct = await run('SELECT substring(name FROM 1 FOR 2) FROM users WHERE id > 3 AND id = id');
+    expect(conjunct.f.constraint_id).toBe('sql_verifier.sql_valid');
+    expect(conjunct.proof?.analysis).toBe('postgres_engine');
+  });
+
+  it('literal comparisons in ON are evaluated on the tree (2 > 1 is true, 1 > 2 is not)', async () => {
+    const t = await run('SELECT substring(u.name FROM 1 FOR 2) FROM users u JOIN orders o ON 2 > 1');
+    expect(t.f.constraint_id).toBe('sql_verifier.malicious');
+    expect(fromTree(t.f, 'tautology')).toBe(true);
+    const f = await run('SELECT substring(u.name FROM 1 FOR 2) FROM users u JOIN orders o ON o.user_id = u.id AND 1 > 2');
+    expect(fromTree(f.f, 'tautology')).toBe(false);
+  });
+
+  it('a sensitive column read out through a correlated scalar subquery', async () => {
+    const { f } = await run('SELECT substring(name FROM 1 FOR 2), (SELECT u.password_hash) AS x FROM users u');
+    expect(f.malicious_categories).toEqual(['sensitive_column_read']);
+    expect(fromTree(f, 'sensitive_column_read')).toBe(true);
+  });
+
+  it('a catalog read combined with UNION is read from the tree (relation oid, not its spelling)', async () => {
+    const { f } = await run('SELECT substring(name FROM 1 FOR 2) FROM users UNION SELECT substring(usename FROM 1 FOR 2) FROM "pg_catalog"."pg_user"');
+    expect(f.constraint_id).toBe('sql_verifier.malicious');
+    expect(fromTree(f, 'union_catalog_read')).toBe(true);
+  });
+
+  it('the tree is checked on the parser path too', async () => {
+    const { f } = await run('SELECT id FROM users WHERE id = id');
+    expect(f.constraint_id).toBe('sql_verifier.malicious');
+    expect(fromTree(f, 'tautology')).toBe(true);
+  });
+
+  it('fails closed: PostgreSQL accepted the query but no readable tree came back → parse_error, never admitted', () => {
+    const query = 'SELECT substring(name FROM 1 FOR 2) FROM users';
+    const accepted = { ran: true as const, ok: true as const, columns: [{ name: 'substring', type_oid: 25 }], ms: 1, schema_cached: true };
+    for (const tree of [null, { text: '{QUERY :commandType 1 :rtable (', relations: {}, functions: {}, operators: {} }, { text: '{RAWSTMT}', relations: {}, functions: {}, operators: {} }]) {
+      const out = verifySql({ query, schema_ddl: DDL, dialect: 'postgresql' }, { postgres: { ...accepted, tree } });
+      expect(out.kind).toBe('blocked');
+      expect((out.developerFields as Record<string, unknown>).constraint_id).toBe('sql_verifier.parse_error');
+    }
+    // A relation oid the worker could not name is unreadable as well.
+    const unnamed = { text: '{QUERY :commandType 1 :utilityStmt <> :hasModifyingCTE false :rtable ({RANGETBLENTRY :relid 99 :eref {ALIAS :aliasname t :colnames ("a")}}) :jointree {FROMEXPR :fromlist () :quals <>} :targetList () :havingQual <> :setOperations <>}', relations: {}, functions: {}, operators: {} };
+    const out = verifySql({ query, schema_ddl: DDL, dialect: 'postgresql' }, { postgres: { ...accepted, tree: unnamed } });
+    expect((out.developerFields as Record<string, unknown>).constraint_id).toBe('sql_verifier.parse_error');
+  });
+
+  it('reads the nodeToString format: nodes, lists, strings, escapes, datums, null', () => {
+    const n = parsePgNodeTree('{QUERY :commandType 1 :utilityStmt <> :a ("x y" "q\\"z") :b (b 8 9) :c {CONST :constvalue 4 [ 1 0 0 0 ]} :d a\\ b}');
+    expect(n._type).toBe('QUERY');
+    expect(n.commandType).toBe('1');
+    expect(n.utilityStmt).toBeNull();
+    expect(n.a).toEqual(['x y', 'q"z']);
+    expect(n.b).toEqual(['b', '8', '9']);
+    expect(n.c).toEqual({ _type: 'CONST', constvalue: ['4', '[1 0 0 0]'] });
+    expect(n.d).toBe('a b');
+    expect(() => parsePgNodeTree('{QUERY :a (1 2}')).toThrow(PgTreeError);
+    expect(() => parsePgNodeTree('{SELECTSTMT}')).toThrow(PgTreeError);
   });
 });

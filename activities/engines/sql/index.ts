@@ -26,6 +26,7 @@ import { Resolver, type ColumnUse } from './resolver.js';
 import { isSensitiveColumnName } from './sensitive.js';
 import { prepareInSqlite, sqliteVersion, type SqlitePrepareResult } from './sqlite-check.js';
 import { pgCheck, pgCheckVersion, type PgCheckResult } from './pg-check.js';
+import { checkPgTree, PgTreeError } from './pg-tree.js';
 import { astTautologies, tautologyIssues, tokenTautologies } from './tautology.js';
 import { issue, isMaliciousIssue, type SqlIssue } from './types.js';
 import type { SqlRequest } from './request.js';
@@ -204,6 +205,12 @@ export function verifySql(req: SqlRequest, engines: VerifySqlEngines = {}): Engi
       analyseWithPostgresEngine(a);
     }
     else lexicalComplexity(a);
+  }
+  // Read by node-sql-parser and accepted by PostgreSQL: PostgreSQL's own reading is checked too,
+  // so a query the two parsers read differently cannot hide a catalog read or a side effect.
+  if (a.mode === 'ast' && a.postgres?.ran === true && a.postgres.ok) {
+    const failure = applyPgTree(a);
+    if (failure !== null) a.add(issue('postgres_parse_tree_unread', 'info', `PostgreSQL's parse tree was not inspected: ${failure}`, 'postgres'));
   }
 
   // 4. Proven malice wins over everything that follows.
@@ -459,15 +466,27 @@ function analyseWithSqliteEngine(a: Analysis): void {
 }
 
 /**
- * postgresql, node-sql-parser failed, PostgreSQL parsed and described the query: the verdict
- * rests on the lexical checks (run before), PostgreSQL's name resolution and the lexical
- * complexity figures. Without an AST the sensitive-column checks cannot tell a projected
- * column from a predicate, so they fail closed: any reference to a sensitive declared column
- * counts as a read.
+ * postgresql, node-sql-parser failed, PostgreSQL parsed and described the query: the malice
+ * checks run on PostgreSQL's own parse tree (pg-tree.ts) on top of the lexical checks (run
+ * before); no readable tree → not admitted (parse_error). Complexity comes from tokens. The
+ * sensitive-column check also stays token-based and fails closed: any reference to a sensitive
+ * declared column counts as a read.
  */
 function analyseWithPostgresEngine(a: Analysis): void {
   a.mode = 'postgres_engine';
   lexicalComplexity(a);
+  if (a.postgres?.ran === true && a.postgres.ok) {
+    // Accepted by PostgreSQL: its own parse tree is the AST the malice checks inspect. Without
+    // a readable tree nothing structural can be shown, so the query is not admitted.
+    const failure = applyPgTree(a);
+    if (failure !== null) {
+      a.mode = 'none';
+      a.parseError = `node-sql-parser could not read the query (${a.parseError}) and PostgreSQL's parse tree could not be inspected (${failure}); not admitted unread`;
+      return;
+    }
+  }
+  // On top of the tree (and alone when PostgreSQL rejected the query, whose verdict is then
+  // schema_violation or execution_error): a sensitive column named anywhere counts as read.
   const schema = a.schema!.schema!;
   const sensitive = new Map<string, { table: string; column: string }>();
   for (const t of schema.tables.values()) for (const c of t.columns) if (isSensitiveColumnName(c)) sensitive.set(c.toLowerCase(), { table: t.name, column: c });
@@ -495,6 +514,24 @@ function analyseWithPostgresEngine(a: Analysis): void {
   }
   a.tables = [...tables].sort();
   a.columns = [...cols].sort();
+}
+
+/**
+ * Structural malice checks on PostgreSQL's parse tree (pg-tree.ts). Returns null when the tree
+ * was inspected, else why it could not be.
+ */
+function applyPgTree(a: Analysis): string | null {
+  const pg = a.postgres;
+  if (pg?.ran !== true || !pg.ok) return 'PostgreSQL did not accept the query';
+  if (pg.tree === null) return 'PostgreSQL returned no parse tree';
+  try {
+    const report = checkPgTree(pg.tree);
+    for (const i of report.issues) a.add(i, typeof i.statement === 'string' ? statementKey(i) : i.type.startsWith('sensitive') ? `${i.type === 'sensitive_column_read' ? 'sensitive' : 'sensitive-pred'}:${String(i.table)}.${String(i.column)}`.toLowerCase() : undefined);
+    return null;
+  } catch (err) {
+    if (err instanceof PgTreeError) return err.message;
+    throw err;
+  }
 }
 
 /** Bounds from tokens when there is no AST: JOIN keywords, SELECT nesting, declared tables named. */

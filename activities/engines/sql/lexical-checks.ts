@@ -97,12 +97,12 @@ const READ_HEADS = new Set(['SELECT', 'VALUES', 'TABLE', 'WITH']);
 const MAIN_AFTER_WITH = new Set(['SELECT', 'VALUES', 'TABLE', ...DESTRUCTIVE_HEADS]);
 
 /** Functions that pause the server (time-based blind injection). */
-const SLEEP_FUNCTIONS = new Set(['sleep', 'benchmark', 'pg_sleep', 'pg_sleep_for', 'pg_sleep_until', 'receive_message']);
+export const SLEEP_FUNCTIONS = new Set(['sleep', 'benchmark', 'pg_sleep', 'pg_sleep_for', 'pg_sleep_until', 'receive_message']);
 /** Bytes above which randomblob/zeroblob is a heavy-query delay rather than a value. */
 const HEAVY_BLOB_BYTES = 10_000_000;
 
 /** Functions with side effects outside the query: files, the OS, other servers, server or session state. */
-const ADMIN_FUNCTIONS = new Set([
+export const ADMIN_FUNCTIONS = new Set([
   'load_file',
   'pg_read_file',
   'pg_read_binary_file',

@@ -20,10 +20,18 @@ import { Worker } from 'node:worker_threads';
 import { LEX_PROFILES } from './dialects.js';
 import { identName, isWord, lexSql, significantTokens, splitStatements, SqlLexError, type Token } from './lexer.js';
 
+/** PostgreSQL's analysed parse tree (nodeToString text) and the catalog names of the oids in it. */
+export interface PgTreeText {
+  text: string;
+  relations: Record<string, { schema: string; name: string }>;
+  functions: Record<string, { schema: string; name: string; volatility: string }>;
+  operators: Record<string, string>;
+}
+
 export type PgErrorKind = 'syntax' | 'undefined_table' | 'undefined_column' | 'ambiguous_column' | 'other';
 
 export type PgCheckResult =
-  | { ran: true; ok: true; columns: Array<{ name: string; type_oid: number }>; ms: number; schema_cached: boolean }
+  | { ran: true; ok: true; columns: Array<{ name: string; type_oid: number }>; tree: PgTreeText | null; ms: number; schema_cached: boolean }
   | { ran: true; ok: false; kind: PgErrorKind; sqlstate: string; message: string; ms: number; schema_cached: boolean }
   /** The check could not run (engine unavailable, schema not representable): the verdict rests on the parser. */
   | { ran: false; reason: string };
@@ -244,7 +252,14 @@ function spawn(): PgWorker {
     if (msg.type === 'unavailable') {
       p.resolve({ ran: false, reason: String(msg.reason) });
     } else if (msg.ok === true) {
-      p.resolve({ ran: true, ok: true, columns: msg.columns as Array<{ name: string; type_oid: number }>, ms: round(Number(msg.ms)), schema_cached: msg.schemaCached === true });
+      p.resolve({
+        ran: true,
+        ok: true,
+        columns: msg.columns as Array<{ name: string; type_oid: number }>,
+        tree: (msg.tree as PgTreeText | null | undefined) ?? null,
+        ms: round(Number(msg.ms)),
+        schema_cached: msg.schemaCached === true,
+      });
     } else {
       const sqlstate = String(msg.sqlstate);
       p.resolve({ ran: true, ok: false, kind: classifyPgError(sqlstate), sqlstate, message: String(msg.message), ms: round(Number(msg.ms)), schema_cached: msg.schemaCached === true });

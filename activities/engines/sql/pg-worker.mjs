@@ -4,7 +4,9 @@
 //
 // Messages in:  { type: 'check', id, query, createSql, schemaName, cacheable }
 // Messages out: { type: 'ready', version } | { type: 'boot_failed', message }
-//               | { type: 'result', id, ok, columns?, sqlstate?, message?, ms, schemaCached }
+//               | { type: 'result', id, ok, columns?, tree?, sqlstate?, message?, ms, schemaCached }
+//                 (tree: PostgreSQL's analysed parse tree text and the names of the relations,
+//                 functions and operators it refers to by oid; null when not available)
 //               | { type: 'unavailable', id, reason }
 // The query is only parsed and described (extended protocol Parse + Describe): never executed.
 import { parentPort, workerData } from 'node:worker_threads';
@@ -28,6 +30,27 @@ try {
 }
 
 const cached = new Map(); // schema name -> true, in LRU order
+const TREE_MAX_CHARS = 8_000_000;
+
+/** The catalog names behind the object ids of a parse tree (relations, functions, operators). */
+async function namesOf(text) {
+  const ids = (re) => [...new Set([...text.matchAll(re)].map((m) => m[1]).filter((v) => v !== '0'))];
+  const relids = ids(/:relid (\d+)/g);
+  const funcids = ids(/:(?:funcid|aggfnoid|winfnoid|opfuncid) (\d+)/g);
+  const opnos = ids(/:opno (\d+)/g);
+  const rows = async (sql, list) => (list.length === 0 ? [] : (await db.query(sql, [`{${list.join(',')}}`])).rows);
+  const relations = {};
+  for (const r of await rows('SELECT c.oid::text AS oid, n.nspname AS schema, c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = ANY($1::oid[])', relids)) {
+    relations[r.oid] = { schema: r.schema, name: r.name };
+  }
+  const functions = {};
+  for (const r of await rows('SELECT p.oid::text AS oid, n.nspname AS schema, p.proname AS name, p.provolatile AS volatility FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE p.oid = ANY($1::oid[])', funcids)) {
+    functions[r.oid] = { schema: r.schema, name: r.name, volatility: r.volatility };
+  }
+  const operators = {};
+  for (const r of await rows('SELECT oid::text AS oid, oprname AS name FROM pg_operator WHERE oid = ANY($1::oid[])', opnos)) operators[r.oid] = r.name;
+  return { text, relations, functions, operators };
+}
 
 async function check(msg) {
   const t0 = performance.now();
@@ -62,9 +85,19 @@ async function check(msg) {
       }
     }
     await db.exec(`SET LOCAL search_path TO ${msg.searchPath.map(quoteIdent).join(', ')}`);
+    // PostgreSQL's analysed parse tree (debug_print_parse, sent to us as a LOG notice): the
+    // malice checks inspect it when node-sql-parser cannot read the query (pg-tree.ts).
+    await db.exec('SET LOCAL client_min_messages = log; SET LOCAL debug_print_parse = on; SET LOCAL debug_pretty_print = off');
+    const trees = [];
     try {
-      const d = await db.describeQuery(msg.query);
-      return { type: 'result', id: msg.id, ok: true, columns: d.resultFields.map((f) => ({ name: f.name, type_oid: f.dataTypeID })), ms: performance.now() - t0, schemaCached };
+      const d = await db.describeQuery(msg.query, {
+        onNotice: (n) => {
+          if (n?.severity === 'LOG' && n.message === 'parse tree:' && typeof n.detail === 'string') trees.push(n.detail);
+        },
+      });
+      await db.exec('SET LOCAL debug_print_parse = off; SET LOCAL client_min_messages = notice');
+      const tree = trees.length === 1 && trees[0].length <= TREE_MAX_CHARS ? await namesOf(trees[0]) : null;
+      return { type: 'result', id: msg.id, ok: true, columns: d.resultFields.map((f) => ({ name: f.name, type_oid: f.dataTypeID })), tree, ms: performance.now() - t0, schemaCached };
     } catch (err) {
       const sqlstate = typeof err?.code === 'string' ? err.code : '';
       if (sqlstate === '') return { type: 'unavailable', id: msg.id, reason: `PostgreSQL check failed: ${messageOf(err)}` };
