@@ -12,6 +12,7 @@ PY="${PYTHON:-python3}"
 BANDIT_VERSION=1.9.4
 ESLINT_PLUGIN_SECURITY_VERSION=4.1.0
 RUBOCOP_DEB_VERSION=1.39.0+dfsg-1
+FINDSECBUGS_VERSION=1.14.0
 mkdir -p "$OUT" "$DL"
 
 # PyPI sdist (Apache-2.0): examples/*.py
@@ -36,6 +37,19 @@ if [ ! -d "$OUT/rubocop/usr" ]; then
     }
   fi
   [ -f "$DEB" ] && dpkg-deb -x "$DEB" "$OUT/rubocop"
+fi
+
+# Maven Central jar (LGPL-3.0): messages.xml, whose bug descriptions carry Java code examples
+if [ ! -f "$OUT/findsecbugs/messages.xml" ]; then
+  M2="$ROOT/.tools/corpora/m2"
+  JAR="$M2/com/h3xstream/findsecbugs/findsecbugs-plugin/$FINDSECBUGS_VERSION/findsecbugs-plugin-$FINDSECBUGS_VERSION.jar"
+  [ -f "$JAR" ] || mvn -q -Dmaven.repo.local="$M2" dependency:get -Dtransitive=false \
+    -Dartifact="com.h3xstream.findsecbugs:findsecbugs-plugin:$FINDSECBUGS_VERSION" >/dev/null || true
+  if [ -f "$JAR" ]; then
+    mkdir -p "$OUT/findsecbugs" && unzip -o -q "$JAR" messages.xml -d "$OUT/findsecbugs"
+  else
+    echo "findsecbugs-plugin $FINDSECBUGS_VERSION: download failed; java part skipped" >&2
+  fi
 fi
 
 [ "${1:-}" = "--install-only" ] && exit 0

@@ -28,7 +28,7 @@ interface FileEntry {
   package: string;
   path: string;
   language: string;
-  extract: 'file' | 'js-string-literals' | 'ruby-comment-examples';
+  extract: 'file' | 'js-string-literals' | 'ruby-comment-examples' | 'html-pre-blocks';
   labels: Label[];
 }
 interface Manifest {
@@ -110,6 +110,21 @@ function rubyCommentExamples(text: string): Unit[] {
   return [{ code: code.join('\n'), firstLine: 1, lastLine: lines.length }];
 }
 
+const HTML_ENTITIES: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'", nbsp: ' ' };
+
+/** The `<pre>` blocks of an XML/HTML file (tags inside removed, entities decoded), line numbers kept. */
+function htmlPreBlocks(text: string): Unit[] {
+  const units: Unit[] = [];
+  const re = /<pre>([\s\S]*?)<\/pre>/g;
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    const start = m.index + '<pre>'.length;
+    const firstLine = text.slice(0, start).split('\n').length;
+    const code = m[1].replace(/<[^>\n]*>/g, '').replace(/&(lt|gt|amp|quot|apos|nbsp);/g, (_, e: string) => HTML_ENTITIES[e]);
+    units.push({ code, firstLine, lastLine: firstLine + m[1].split('\n').length - 1 });
+  }
+  return units;
+}
+
 function extract(entry: FileEntry, text: string): Unit[] {
   switch (entry.extract) {
     case 'file':
@@ -118,6 +133,8 @@ function extract(entry: FileEntry, text: string): Unit[] {
       return jsStringLiterals(text).filter((u) => u.code.trim().length > 0);
     case 'ruby-comment-examples':
       return rubyCommentExamples(text);
+    case 'html-pre-blocks':
+      return htmlPreBlocks(text);
   }
 }
 

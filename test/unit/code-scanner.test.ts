@@ -345,6 +345,10 @@ describe('name resolution (aliases must be caught, look-alikes must not)', () =>
     ['ruby', 'text = IO.read(input_name)', 'IO.read of a computed path', [1]],
     ['ruby', 'text = File.read(input_name)\nf = File.open(input_name)', 'File.read / File.open never run commands', []],
     ['ruby', 'cfg = open("settings.yml").read', 'Kernel#open of a constant file name', []],
+    ['java', 'class Q {\n  boolean check(String field) {\n    ExpressionParser p = new SpelExpressionParser();\n    return (Boolean) p.parseExpression(field + " > 3").getValue();\n  }\n}', 'SpEL through the ExpressionParser interface', [4]],
+    ['java', 'class Q {\n  Object f(ExpressionFactory ef, ELContext c, String expr) {\n    return ef.createValueExpression(c, expr, Object.class).getValue(c);\n  }\n}', 'EL value expression from a parameter', [3]],
+    ['java', 'class Q {\n  Object f(ExpressionFactory ef, ELContext c) {\n    return ef.createValueExpression(c, "#{order.total}", Object.class).getValue(c);\n  }\n}', 'EL value expression that is a constant', []],
+    ['java', 'class Q {\n  void render(VelocityContext vc, Writer w, String body) {\n    Velocity.evaluate(vc, w, "mail", body);\n  }\n}', 'Velocity template from a parameter', [3]],
   ] as [string, string, string, number[]][])('corpus construct %s: %s (%s)', async (language, code, _label, lines) => {
     expect(criticalLines(await scanCode(code, language))).toEqual(lines);
   });

@@ -62,6 +62,12 @@ const WELL_KNOWN: Readonly<Record<string, string>> = {
   FileUtils: 'org.apache.commons.io',
   SerializationUtils: 'org.apache.commons.lang3',
   GroovyShell: 'groovy.lang',
+  ExpressionParser: 'org.springframework.expression',
+  SpelExpressionParser: 'org.springframework.expression.spel.standard',
+  ExpressionFactory: 'javax.el',
+  Velocity: 'org.apache.velocity.app',
+  VelocityEngine: 'org.apache.velocity.app',
+  Ognl: 'ognl',
   DefaultExecutor: 'org.apache.commons.exec',
   NoopHostnameVerifier: 'org.apache.http.conn.ssl',
 };
