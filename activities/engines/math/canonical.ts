@@ -10,8 +10,12 @@
 //   b^(p/q) = (b^(1/q))^p  (principal)        sqrt(c), cbrt(c), ... of rational constants: exact
 //                                              when perfect powers, small square factors pulled out
 //   exp(a)·exp(b) = exp(a+b), e = exp(1),     e^z = exp(z), log(e) = 1, log(exp(c)) = c (c rational)
-//   sin(u)^2 = 1 - cos(u)^2                    sinh(u)^2 = cosh(u)^2 - 1
-//   tan = sin/cos, tanh = sinh/cosh           sin, sinh, tan odd; cos, cosh even (parity)
+//   sin(u)^2 = 1 - cos(u)^2                    sinh(u) = (exp(u) - exp(-u))/2, cosh likewise
+//   tan = sin/cos, tanh = sinh/cosh           sin, tan odd; cos even (parity)
+//   exp(c·log u) = u^c (integer c)            u^v = exp(v·log u) (principal power, u != 0)
+//   gamma(z+1) = z·gamma(z), n! = gamma(n+1), binomial(n,k) = n!/(k!(n-k)!)
+//   under the request's assumptions only: log of products/quotients/powers of positives,
+//   log(exp(E)) = E for real E, roots of non-negative or real monomials, |u| = u for u >= 0
 //   sin, cos at rational multiples of pi with denominators 1, 2, 3, 4, 6
 //   special values: sin(0), cos(0), exp(0), log(1), log10(10^k), log2(2^k), asin(0), acos(1), atan(0)
 //   abs, sign, floor, ceil, round, min, max, mod, gcd, lcm, n! of rational constants: exact
@@ -118,7 +122,7 @@ export class Canonicalizer {
   private readonly factors = new Map<string, Factor>();
   private work = 0;
   /**
-   * Angle basis: for each monomial that occurs in a sin/cos/sinh/cosh argument of the request,
+   * Angle basis: for each monomial that occurs in a sin/cos/tan argument of the request,
    * the common denominator L of its coefficients, so every angle is an integer combination of
    * the basis angles m/L (set by prepareAngles before the sides are canonicalized).
    */
@@ -543,7 +547,7 @@ export class Canonicalizer {
     return this.normalizeMono(factors, exp);
   }
 
-  /** Builds a monomial, applying the reduction rules (i^2, root^n, sin^2, sinh^2). */
+  /** Builds a monomial, applying the reduction rules (i^2, root^n, sin^2, exp(c·log u)). */
   private normalizeMono(factors: Map<string, number>, exp: RF | null): Poly {
     let coef = R.ONE;
     const extra: Poly[] = [];
