@@ -898,8 +898,19 @@ export class Canonicalizer {
     if (u.num.size === 1) {
       const [t] = u.num.values() as IterableIterator<Term>;
       if (R.sign(t.coef) <= 0) return null;
-      if (t.mono.exp && !this.isRealRF(t.mono.exp, uses)) return null;
-      if (!t.mono.factors.every(([k]) => this.isPositiveFactor(this.factors.get(k) as Factor, uses))) return null;
+      const positive = t.mono.factors.filter(([k]) => this.isPositiveFactor(this.factors.get(k) as Factor, uses));
+      const realExp = t.mono.exp !== null && this.isRealRF(t.mono.exp, uses);
+      if (positive.length < t.mono.factors.length || (t.mono.exp && !realExp)) {
+        // log(a·b) = log(a) + log(b) for a > 0 and any b != 0 (arg(a·b) = arg b): split off the positive part.
+        if (positive.length === 0 && R.isOne(t.coef) && !realExp) return null;
+        const others = new Map(t.mono.factors.filter((f) => !positive.includes(f)) as Array<[string, number]>);
+        const rest: RF = { num: this.normalizeMono(others, realExp ? null : t.mono.exp), den: ONE_POLY };
+        let sum: RF = realExp ? (t.mono.exp as RF) : this.constant(R.ZERO);
+        if (!R.isOne(t.coef)) sum = this.add(sum, this.log(this.constant(t.coef)));
+        for (const [k, e] of positive) sum = this.add(sum, this.mul(this.constant(R.qInt(e)), this.log(this.atom(this.factors.get(k) as Factor))));
+        this.commit(uses, 'log_of_product');
+        return this.add(sum, this.logAtom(rest));
+      }
       if (t.mono.factors.length === 1 && t.mono.factors[0]![1] === 1 && R.isOne(t.coef) && !t.mono.exp) {
         // A single positive factor: roots split, other atoms stay log atoms.
         const f = this.factors.get(t.mono.factors[0]![0]) as Factor;
