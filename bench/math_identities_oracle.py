@@ -1,9 +1,13 @@
 """Generates the math engine's identity sets with SymPy as the oracle.
 
-True set: identities SymPy itself proves (simplify/trigsimp/expand_trig of the difference is 0),
-built from templates with seeded random coefficients. False set: perturbations of true ones and
-the classic traps, each confirmed false by SymPy (the difference is non-zero at a point evaluated
-with 80 digits) or, for look-alikes that differ only beyond 64 digits, by construction.
+True set: identities SymPy itself proves (expand/expand_trig/trigsimp/expand_log (forced only
+under a positivity assumption)/powdenest/gammasimp/combsimp/simplify of the difference is 0), built
+from templates with seeded random coefficients. Identities that need assumptions use SymPy symbols
+that carry them (positive=True, integer=True, ...) and record the same assumptions as the engine's
+request `context` ({"domain": "positive"}, {"assumptions": {"n": ["nonnegative", "integer"]}}).
+False set: perturbations of true ones and the classic traps, each confirmed false by SymPy (the
+difference is non-zero at a point that satisfies the entry's assumptions, evaluated with 80 digits)
+or, for traps and look-alikes that differ only beyond 64 digits, by construction.
 
 Usage (bench/math-identities.ts runs it): python3 bench/math_identities_oracle.py OUT.json [SEED]
 Deterministic for a given seed and SymPy version.
@@ -13,35 +17,64 @@ import random
 import sys
 
 import sympy as sp
-from sympy import cos, cosh, exp, expand, expand_trig, log, pi, sin, sinh, sqrt, tan, tanh
+from sympy import binomial, cos, cosh, exp, expand, expand_trig, factorial, gamma, log, pi, sin, sinh, sqrt, tan, tanh
 
 x, y, z = sp.symbols("x y z")
+# Symbols with the assumptions of the engine's contexts.
+XP, YP, AP, BP = sp.symbols("x y a b", positive=True)
+XN, YN = sp.symbols("x y", nonnegative=True)
+XR, YR = sp.symbols("x y", real=True)
+NI = sp.Symbol("n", integer=True)
+NN, KN = sp.symbols("n k", integer=True, nonnegative=True)
+NP = sp.Symbol("n", integer=True, positive=True)
+POSITIVE = {"domain": "positive"}
+NONNEGATIVE = {"domain": "nonnegative"}
+REAL = {"domain": "real"}
+N_INTEGER = {"assumptions": {"n": "integer"}}
+N_POSITIVE_INTEGER = {"assumptions": {"n": ["positive", "integer"]}}
+NK_NATURAL = {"assumptions": {"n": ["nonnegative", "integer"], "k": ["nonnegative", "integer"]}}
 
 
 def text(e):
-    """mathjs-compatible text: ** for powers, no E constant."""
+    """mathjs-compatible text: ** for powers, no E constant, abs for Abs."""
     s = sp.sstr(e, order="lex")
     if "E" in s.replace("Eq", ""):
         raise ValueError("E constant")
-    return s
+    return s.replace("Abs(", "abs(")
 
 
-def sympy_proves(l, r):
+def sympy_proves(l, r, context=None):
     d = l - r
-    for f in (sp.expand, expand_trig, sp.trigsimp, sp.simplify):
+    force = context == POSITIVE  # expand_log(force=True) is valid only when every variable is positive
+    steps = (sp.expand, expand_trig, sp.trigsimp, lambda e: sp.expand_log(e, force=force),
+             lambda e: sp.powdenest(sp.expand_log(e, force=force), force=force), sp.gammasimp, sp.combsimp,
+             lambda e: sp.combsimp(sp.expand_func(e)), sp.simplify)
+    for f in steps:
         try:
             if sp.simplify(f(d)) == 0:
                 return True
         except Exception:
-            return False
+            continue
     return False
 
 
-def differs(l, r):
-    """A point where the sides differ by more than 1e-20 (80-digit evaluation)."""
-    for pt in ({x: sp.Rational(7, 10), y: sp.Rational(-13, 10), z: sp.Rational(3, 2)},
-               {x: sp.Rational(-23, 10), y: sp.Rational(11, 7), z: sp.Rational(2, 9)}):
+def points_for(context):
+    """Sample points (by symbol name) that satisfy the context's assumptions."""
+    if context in (POSITIVE, NONNEGATIVE):
+        return ({"x": sp.Rational(7, 10), "y": sp.Rational(13, 10), "z": sp.Rational(3, 2), "a": sp.Rational(5, 3), "b": sp.Rational(2, 7), "n": sp.Rational(9, 4)},
+                {"x": sp.Rational(23, 10), "y": sp.Rational(11, 7), "z": sp.Rational(2, 9), "a": sp.Rational(1, 3), "b": sp.Rational(12, 5), "n": sp.Rational(3, 2)})
+    if context in (N_INTEGER, N_POSITIVE_INTEGER, NK_NATURAL):
+        return ({"x": sp.Rational(7, 10), "y": sp.Rational(-13, 10), "n": 7, "k": 3},
+                {"x": sp.Rational(-23, 10), "y": sp.Rational(11, 7), "n": 9, "k": 4})
+    return ({"x": sp.Rational(7, 10), "y": sp.Rational(-13, 10), "z": sp.Rational(3, 2), "a": sp.Rational(5, 3), "b": sp.Rational(-2, 7), "n": sp.Rational(9, 4), "k": sp.Rational(1, 3)},
+            {"x": sp.Rational(-23, 10), "y": sp.Rational(11, 7), "z": sp.Rational(2, 9), "a": sp.Rational(1, 3), "b": sp.Rational(12, 5), "n": 6, "k": 2})
+
+
+def differs(l, r, context=None):
+    """A point satisfying the context where the sides differ by more than 1e-20 (80-digit evaluation)."""
+    for named in points_for(context):
         try:
+            pt = {s: named[s.name] for s in (l - r).free_symbols if s.name in named}
             a = sp.N(l.subs(pt), 80)
             b = sp.N(r.subs(pt), 80)
             if a.is_finite is False or b.is_finite is False:
@@ -125,6 +158,76 @@ def true_candidates(rng):
     return out
 
 
+def depth_candidates(rng):
+    """Hyperbolic/exponential forms, exp/log/root rules under assumptions, gamma/factorial/binomial."""
+    out = []
+    for _ in range(40):  # sinh/cosh/tanh in exponential form (all complex arguments)
+        a, b = rng.choice([1, 2, 3, -1, -2]), rng.choice([0, 1, -1, 2])
+        u = a * x + b * y
+        f = rng.choice([sinh, cosh, tanh])
+        out.append(("hyperbolic_exp", f(u), f(u).rewrite(exp), None))
+    for _ in range(20):
+        a, b = rng.choice([1, 2, 3, -2]), rng.choice([1, -1, 2])
+        u = rng.choice([1, 2, 3]) * x
+        out.append(("hyperbolic_exp", a * cosh(u) + b * sinh(u), sp.expand((a * cosh(u) + b * sinh(u)).rewrite(exp)), None))
+    for f, g in ((cosh, sinh), (sinh, cosh)):
+        for n in (1, 2, 3):
+            out.append(("hyperbolic_exp", f(n * x) + g(n * x), exp(n * x), None))
+    for _ in range(45):  # log of products and quotients of positive variables
+        c = rng.choice([1, 2, 3, 5, sp.Rational(1, 2), sp.Rational(3, 4)])
+        a, b = rng.choice([-3, -2, -1, 1, 2, 3]), rng.choice([-2, -1, 0, 1, 2])
+        l = log(c * XP ** a * YP ** b)
+        out.append(("log_expand", l, sp.expand_log(l), POSITIVE))
+    for e in (AP, BP, AP * BP, AP + 1, 2 * BP):
+        out.append(("log_power", log(XP ** e), e * log(XP), POSITIVE))
+    for _ in range(10):
+        a, b = rng.choice([1, 2, 3]), rng.choice([1, 2])
+        out.append(("log_expand", log(XP ** a * (YP + 1) ** b), sp.expand_log(log(XP ** a * (YP + 1) ** b), force=True), POSITIVE))
+    for l, r in (((XP ** AP) ** BP, XP ** (AP * BP)), (XP ** AP * XP ** BP, XP ** (AP + BP)), ((XP * YP) ** AP, XP ** AP * YP ** AP),
+                 ((XP / YP) ** AP, XP ** AP / YP ** AP), (XP ** AP / XP ** BP, XP ** (AP - BP)), ((XP ** 2) ** AP, XP ** (2 * AP))):
+        out.append(("power_of_power", l, r, POSITIVE))
+    for c in range(-4, 5):  # exp(c·log(x)) = x^c (all x != 0)
+        if c != 0:
+            out.append(("exp_log", sp.exp(c * log(x), evaluate=False), x ** c, None))
+            out.append(("exp_log", sp.exp(c * log(x) + y, evaluate=False), x ** c * exp(y), None))
+    for a in (1, 2, 3, -1):
+        out.append(("log_exp", sp.log(sp.exp(a * XR + YR, evaluate=False), evaluate=False), a * XR + YR, REAL))
+    for a, b in ((2, 4), (2, 2), (4, 2), (2, 6), (6, 4), (0, 2)):  # roots of non-negative / real monomials
+        if a or b:
+            out.append(("root_nonnegative", sp.Pow(XN ** a * YN ** b, sp.Rational(1, 2), evaluate=False), XN ** (a // 2) * YN ** (b // 2), NONNEGATIVE))
+    for a in (2, 6, 10):
+        out.append(("root_real", sp.Pow(XR ** a, sp.Rational(1, 2), evaluate=False), sp.Abs(XR) ** (a // 2), REAL))
+    for a in (4, 8):
+        out.append(("root_real", sp.Pow(XR ** a * YR ** 2, sp.Rational(1, 2), evaluate=False), XR ** (a // 2) * sp.Abs(YR), REAL))
+    out.append(("root_nonnegative", sqrt(XP * YP), sqrt(XP) * sqrt(YP), POSITIVE))
+    out.append(("root_nonnegative", sqrt(4 * XP ** 3), 2 * XP * sqrt(XP), POSITIVE))
+    for a in (1, 2, 3, -1, -2):  # exp(n·u) = exp(u)^n for integer n
+        out.append(("exp_integer_power", sp.Pow(exp(a * x), NI, evaluate=False), exp(a * NI * x), N_INTEGER))
+    out.append(("exp_integer_power", sp.Pow(exp(x + y), NI, evaluate=False), exp(NI * x) * exp(NI * y), N_INTEGER))
+    for k in list(range(-4, 0)) + list(range(1, 7)):  # gamma recurrence
+        for u in (x, 2 * x, x + y, x + sp.Rational(1, 2), 3 * x - y):
+            out.append(("gamma_recurrence", gamma(u + k), sp.expand_func(gamma(u + k)), None))
+    for k in range(1, 6):  # factorial recurrence
+        prod = 1
+        for j in range(k):
+            prod *= NP - j
+        out.append(("factorial", factorial(NP), prod * factorial(NP - k), N_POSITIVE_INTEGER))
+        out.append(("factorial", factorial(NP + k) / factorial(NP), sp.expand(sp.prod([NP + j for j in range(1, k + 1)])), N_POSITIVE_INTEGER))
+    out.append(("factorial", factorial(NP), NP * factorial(NP - 1), N_POSITIVE_INTEGER))
+    out.append(("factorial", factorial(x), gamma(x + 1), None))
+    out.append(("binomial", binomial(NN, KN), binomial(NN, NN - KN), NK_NATURAL))
+    out.append(("binomial", binomial(NN, KN), factorial(NN) / (factorial(KN) * factorial(NN - KN)), NK_NATURAL))
+    out.append(("binomial", binomial(NN + 1, KN), binomial(NN, KN) + binomial(NN, KN - 1), NK_NATURAL))
+    out.append(("binomial", binomial(NN, KN), binomial(NN - 1, KN - 1) + binomial(NN - 1, KN), NK_NATURAL))
+    out.append(("binomial", KN * binomial(NN, KN), NN * binomial(NN - 1, KN - 1), NK_NATURAL))
+    out.append(("binomial", binomial(NN + 1, KN + 1), (NN + 1) * binomial(NN, KN) / (KN + 1), NK_NATURAL))
+    out.append(("binomial", binomial(NN, KN + 1), binomial(NN, KN) * (NN - KN) / (KN + 1), NK_NATURAL))
+    for m in range(0, 6):
+        out.append(("binomial", binomial(NN, m), sp.expand(sp.expand_func(binomial(NN, m))), NK_NATURAL))
+        out.append(("binomial", binomial(NN + m, NN), binomial(NN + m, m), NK_NATURAL))
+    return out
+
+
 def perturb(rng, l, r):
     choice = rng.randint(0, 3)
     if choice == 0:
@@ -165,8 +268,52 @@ def traps():
         ("beyond_64_digits", "exp(1) = " + sp.N(sp.E, 100).__str__()[:99] + "3"),
         ("beyond_64_digits", "log(2) = " + sp.N(log(2), 100).__str__()[:99] + "9"),
         ("beyond_64_digits", "1/7 = 0." + "142857" * 15 + "2"),
+        ("beyond_64_digits", "gamma(1/2) = " + sp.N(sqrt(pi), 100).__str__()[:99] + "4"),
+        ("beyond_64_digits", "exp(log(3)/2) = " + sp.N(sqrt(3), 100).__str__()[:99] + "1"),
+        ("float_lookalike", "gamma(0.5) = 1.772453850905516"),
+        ("float_lookalike", "sinh(1) = 1.1752011936438014"),
+        ("float_lookalike", "binomial(50, 25) = 126410606437752.1"),
+        # Assumption traps: true only under assumptions the request does not declare.
+        ("trap", "log(x^n) = n*log(x)"),
+        ("trap", "exp(x)^y = exp(x*y)"),
+        ("trap", "log(exp(x)) = x"),
+        ("trap", "(x*y)^a = x^a*y^a"),
+        ("trap", "exp(n*x) = exp(x)^n"),
+        ("trap", "sqrt(x)*sqrt(y) = sqrt(x*y)"),
+        ("trap", "log(x/y) = log(x) - log(y)"),
+        ("trap", "x^(1/2)*x^(1/2) = abs(x)"),
+        # Gamma family traps (gamma(x+1) = x*gamma(x) is true; these are not).
+        ("trap_gamma", "gamma(x+1) = gamma(x) + 1"),
+        ("trap_gamma", "gamma(x+1) = (x+1)*gamma(x)"),
+        ("trap_gamma", "gamma(2*x) = 2*gamma(x)"),
+        ("trap_gamma", "gamma(x+y) = gamma(x)*gamma(y)"),
+        ("trap_gamma", "gamma(x) = factorial(x)"),
+        ("trap_gamma", "factorial(n+1) = factorial(n) + 1"),
+        ("trap_gamma", "factorial(2*n) = 2*factorial(n)"),
+        ("trap_gamma", "factorial(n) = n*factorial(n-2)"),
+        ("trap_gamma", "binomial(n, k) = binomial(n, k-1)"),
+        ("trap_gamma", "binomial(n, k) = factorial(n)/factorial(k)"),
+        ("trap_gamma", "binomial(n+1, k) = binomial(n, k) + binomial(n, k+1)"),
+        ("trap_gamma", "binomial(n, k) = binomial(n-1, k-1)*n"),
     ]
-    return lines
+    return [(f, c, None) for f, c in lines] + [
+        # Declared assumptions that are not enough.
+        ("trap_assumption", "sqrt(x^2) = x", REAL),
+        ("trap_assumption", "log(x*y) = log(x) + log(y)", REAL),
+        ("trap_assumption", "(x^a)^b = x^(a*b)", REAL),
+        ("trap_assumption", "log(x^2) = 2*log(x)", REAL),
+        ("trap_assumption", "sqrt(x*y) = sqrt(x)*sqrt(y)", REAL),
+        ("trap_assumption", "sqrt(x^2) = x", {"domain": "integer"}),
+        ("trap_assumption", "log(x^n) = n*log(x)", N_INTEGER),
+        ("trap_assumption", "sqrt(x^6) = x^3", REAL),
+        ("trap_assumption", "log(x + y) = log(x) + log(y)", POSITIVE),
+        ("trap_assumption", "sqrt(x + y) = sqrt(x) + sqrt(y)", POSITIVE),
+        ("trap_assumption", "(x^a)^b = x^(a+b)", POSITIVE),
+        ("trap_assumption", "log(x^a) = log(x)^a", POSITIVE),
+        ("trap_assumption", "gamma(x+1) = x*gamma(x) + 1", POSITIVE),
+        ("trap_assumption", "factorial(n) = n^2*factorial(n-1)", N_POSITIVE_INTEGER),
+        ("trap_assumption", "binomial(n, k) = binomial(n, n-k+1)", NK_NATURAL),
+    ]
 
 
 def main():
@@ -174,41 +321,48 @@ def main():
     seed = int(sys.argv[2]) if len(sys.argv) > 2 else 20261123
     rng = random.Random(seed)
     true_set, false_set, seen = [], [], set()
-    for family, l, r in true_candidates(rng):
+
+    def entry(family, claim, context):
+        return {"family": family, "expression": claim, **({"context": context} if context else {})}
+
+    def candidates(r):
+        return [(f, l, rr, None) for f, l, rr in true_candidates(r)] + depth_candidates(r)
+
+    for family, l, r, context in candidates(rng):
         try:
             claim = f"{text(l)} = {text(r)}"
         except ValueError:
             continue
         if claim in seen or l == r:
             continue
-        if not sympy_proves(l, r):
+        if not sympy_proves(l, r, context):
             continue
         seen.add(claim)
-        true_set.append({"family": family, "expression": claim})
+        true_set.append(entry(family, claim, context))
         pl, pr = perturb(rng, l, r)
         try:
             fclaim = f"{text(pl)} = {text(pr)}"
         except ValueError:
             continue
-        if fclaim not in seen and differs(pl, pr):
+        if fclaim not in seen and differs(pl, pr, context):
             seen.add(fclaim)
-            false_set.append({"family": f"perturbed_{family}", "expression": fclaim})
+            false_set.append(entry(f"perturbed_{family}", fclaim, context))
     # Extra perturbations until the false set is as large as the true one.
-    pool = list(true_candidates(random.Random(seed + 1)))
+    pool = candidates(random.Random(seed + 1))
     i = 0
     while len(false_set) < len(true_set) and i < 5000:
-        family, l, r = pool[i % len(pool)]
+        family, l, r, context = pool[i % len(pool)]
         i += 1
         pl, pr = perturb(rng, l, r)
         try:
             fclaim = f"{text(pl)} = {text(pr)}"
         except ValueError:
             continue
-        if fclaim not in seen and differs(pl, pr):
+        if fclaim not in seen and differs(pl, pr, context):
             seen.add(fclaim)
-            false_set.append({"family": f"perturbed_{family}", "expression": fclaim})
-    for family, claim in traps():
-        false_set.append({"family": family, "expression": claim})
+            false_set.append(entry(f"perturbed_{family}", fclaim, context))
+    for family, claim, context in traps():
+        false_set.append(entry(family, claim, context))
     json.dump({"generator": "bench/math_identities_oracle.py", "sympy": sp.__version__, "seed": seed,
                "true": true_set, "false": false_set}, open(out_path, "w"), indent=1)
     print(f"true {len(true_set)}, false {len(false_set)} -> {out_path}")

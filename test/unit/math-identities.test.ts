@@ -1,12 +1,14 @@
 // The SymPy-generated identity sets (bench/math_identities_oracle.py): no false identity is ever
-// VERIFIED (soundness, exact), and the engine proves the families it has rules for (completeness
-// floor; bench/math-identities.ts prints the per-family figures).
+// VERIFIED (soundness, exact), and every identity SymPy proves is proven, under the entry's
+// context when SymPy's symbols carried assumptions (bench/math-identities.ts prints the figures).
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { verifyMath } from '../../activities/engines/math.js';
+import { verifyMath, type MathRequest } from '../../activities/engines/math.js';
 
-interface Entry { family: string; expression: string }
+/** `context`: the assumptions the SymPy symbols carried (the engine's request context). */
+interface Entry { family: string; expression: string; context?: MathRequest['context'] }
 const data = JSON.parse(readFileSync('test/fixtures/math/identities.json', 'utf8')) as { true: Entry[]; false: Entry[] };
+const run = (e: Entry) => verifyMath({ expression: e.expression, ...(e.context ? { context: e.context } : {}) });
 
 describe('SymPy-generated identity sets', () => {
   it('has at least 500 true and 500 false identities', () => {
@@ -15,17 +17,17 @@ describe('SymPy-generated identity sets', () => {
   });
 
   it('never VERIFIES a false identity', () => {
-    const verified = data.false.filter((e) => (verifyMath({ expression: e.expression }) as { is_valid?: boolean }).is_valid === true);
+    const verified = data.false.filter((e) => run(e).is_valid === true);
     expect(verified.map((e) => e.expression)).toEqual([]);
   });
 
-  it('proves every true identity outside the exp form of sinh/cosh', () => {
-    const unproven = data.true
-      .filter((e) => e.family !== 'hyperbolic_exp')
-      .filter((e) => {
-        const r = verifyMath({ expression: e.expression }) as { is_valid?: boolean; method?: string };
-        return !(r.is_valid === true && r.method === 'canonical_form');
-      });
+  it('proves every identity SymPy proves, naming the assumptions it used', () => {
+    const unproven = data.true.filter((e) => {
+      const r = run(e);
+      return !(r.is_valid === true && r.method === 'canonical_form' && r.proof);
+    });
     expect(unproven.map((e) => e.expression)).toEqual([]);
+    // A proof never relies on an assumption that was not declared.
+    for (const e of data.true.filter((x) => !x.context)) expect(run(e).proof?.assumptions_used).toEqual([]);
   });
 });

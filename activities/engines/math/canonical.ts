@@ -10,8 +10,12 @@
 //   b^(p/q) = (b^(1/q))^p  (principal)        sqrt(c), cbrt(c), ... of rational constants: exact
 //                                              when perfect powers, small square factors pulled out
 //   exp(a)·exp(b) = exp(a+b), e = exp(1),     e^z = exp(z), log(e) = 1, log(exp(c)) = c (c rational)
-//   sin(u)^2 = 1 - cos(u)^2                    sinh(u)^2 = cosh(u)^2 - 1
-//   tan = sin/cos, tanh = sinh/cosh           sin, sinh, tan odd; cos, cosh even (parity)
+//   sin(u)^2 = 1 - cos(u)^2                    sinh(u) = (exp(u) - exp(-u))/2, cosh likewise
+//   tan = sin/cos, tanh = sinh/cosh           sin, tan odd; cos even (parity)
+//   exp(c·log u) = u^c (integer c)            u^v = exp(v·log u) (principal power, u != 0)
+//   gamma(z+1) = z·gamma(z), n! = gamma(n+1), binomial(n,k) = n!/(k!(n-k)!)
+//   under the request's assumptions only: log of products/quotients/powers of positives,
+//   log(exp(E)) = E for real E, roots of non-negative or real monomials, |u| = u for u >= 0
 //   sin, cos at rational multiples of pi with denominators 1, 2, 3, 4, 6
 //   special values: sin(0), cos(0), exp(0), log(1), log10(10^k), log2(2^k), asin(0), acos(1), atan(0)
 //   abs, sign, floor, ceil, round, min, max, mod, gcd, lcm, n! of rational constants: exact
@@ -32,6 +36,7 @@ import {
   MathDomainError,
   sqrtOfNegative,
 } from './errors.js';
+import { Assumptions, type Property } from './assumptions.js';
 import { ALLOWED_FUNCTIONS } from './guards.js';
 import { MATH_LIMITS } from './limits.js';
 import type { AstNode } from './mathjs-instance.js';
@@ -40,7 +45,8 @@ import type { Q } from './rational.js';
 
 export type Domain = 'real' | 'complex';
 
-type FactorKind = 'var' | 'pi' | 'i' | 'root' | 'sin' | 'cos' | 'sinh' | 'cosh' | 'opaque';
+type FactorKind = 'var' | 'pi' | 'i' | 'root' | 'sin' | 'cos' | 'log' | 'gamma' | 'opaque';
+type RootFlavor = 'principal' | 'cbrt' | 'nthRoot';
 interface Factor {
   kind: FactorKind;
   key: string;
@@ -51,7 +57,8 @@ interface Factor {
   /** root: index n and, when it is a polynomial, the radicand (enables root^n = radicand). */
   index?: number;
   radicand?: Poly | null;
-  /** sin/cos/sinh/cosh: the argument. */
+  flavor?: RootFlavor;
+  /** sin/cos/log/gamma, and roots: the argument (radicand). */
   arg?: RF;
 }
 
@@ -76,8 +83,8 @@ export interface RF {
 }
 
 const ONE_MONO: Mono = { key: '', factors: [], exp: null, degree: 0, simple: true };
-/** Factor kinds with a reduction rule (i^2, root^n, sin^2, sinh^2). */
-const REDUCIBLE = new Set<FactorKind>(['i', 'root', 'sin', 'sinh']);
+/** Factor kinds with a reduction rule (i^2, root^n, sin^2). */
+const REDUCIBLE = new Set<FactorKind>(['i', 'root', 'sin']);
 const EMPTY: Poly = new Map();
 const polyOfConst = (c: Q): Poly => (R.isZero(c) ? EMPTY : new Map([['', { coef: c, mono: ONE_MONO }]]));
 const ONE_POLY = polyOfConst(R.ONE);
@@ -90,8 +97,14 @@ function compareMono(a: Mono, b: Mono): number {
   return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
 }
 
-/** Functions whose arguments define the angle basis. */
-const ANGLE_FUNCTIONS = new Set(['sin', 'cos', 'tan', 'sinh', 'cosh', 'tanh']);
+/** Functions whose arguments define the angle basis (hyperbolic ones become exponentials). */
+const ANGLE_FUNCTIONS = new Set(['sin', 'cos', 'tan']);
+/** gamma(w + k) is shifted to gamma(w) for |k| up to this bound (else it stays an atom). */
+const MAX_GAMMA_SHIFT = 24;
+/** exp(c·log(u)) = u^c is applied for integers |c| up to this bound. */
+const MAX_LOG_POWER = 64;
+/** binomial(n, k) of constants is computed exactly for n up to this bound. */
+const MAX_BINOMIAL_N = MATH_LIMITS.maxBinomialN;
 /** Expansion bounds: basis angles per argument, and the sum of |n_j| (sin(24x) expands, sin(25x) does not). */
 const MAX_ANGLE_PARTS = 6;
 const MAX_ANGLE_MULTIPLE = 24;
@@ -109,13 +122,22 @@ export class Canonicalizer {
   private readonly factors = new Map<string, Factor>();
   private work = 0;
   /**
-   * Angle basis: for each monomial that occurs in a sin/cos/sinh/cosh argument of the request,
+   * Angle basis: for each monomial that occurs in a sin/cos/tan argument of the request,
    * the common denominator L of its coefficients, so every angle is an integer combination of
    * the basis angles m/L (set by prepareAngles before the sides are canonicalized).
    */
   private readonly angleDen = new Map<string, bigint>();
 
-  constructor(readonly domain: Domain) {}
+  /** Assumptions a proof relied on ("x positive"). */
+  readonly assumptionsUsed = new Set<string>();
+  readonly domain: Domain;
+
+  constructor(
+    domain: Domain,
+    readonly assumptions: Assumptions = new Assumptions(),
+  ) {
+    this.domain = domain;
+  }
 
   /**
    * Collects the angle basis from every trigonometric and hyperbolic argument of the request's
@@ -123,7 +145,7 @@ export class Canonicalizer {
    * polynomial in sin(x), cos(x) (Pythagorean reduction keeps it canonical).
    */
   prepareAngles(nodes: readonly AstNode[]): void {
-    const scratch = new Canonicalizer(this.domain);
+    const scratch = new Canonicalizer(this.domain, this.assumptions);
     const visit = (node: AstNode | undefined, depth: number): void => {
       if (!node || depth > 200) return;
       if (node.type === 'FunctionNode') {
@@ -239,6 +261,11 @@ export class Canonicalizer {
       case 'tanh':
         this.rules.add('tanh_quotient');
         return this.div(this.hyperbolic('sinh', u), this.hyperbolic('cosh', u));
+      case 'gamma':
+        return this.gamma(u);
+      case 'binomial':
+      case 'combinations':
+        return this.binomial(u, v as RF);
       case 'asin':
       case 'atan':
         return this.isZero(u) ? this.special(this.constant(R.ZERO)) : this.opaque(name, [u]);
@@ -520,7 +547,7 @@ export class Canonicalizer {
     return this.normalizeMono(factors, exp);
   }
 
-  /** Builds a monomial, applying the reduction rules (i^2, root^n, sin^2, sinh^2). */
+  /** Builds a monomial, applying the reduction rules (i^2, root^n, sin^2, exp(c·log u)). */
   private normalizeMono(factors: Map<string, number>, exp: RF | null): Poly {
     let coef = R.ONE;
     const extra: Poly[] = [];
@@ -542,18 +569,42 @@ export class Canonicalizer {
         this.rules.add('radical_power');
         if (e % n === 0) factors.delete(key);
         else factors.set(key, e % n);
-      } else if ((f.kind === 'sin' || f.kind === 'sinh') && e >= 2) {
-        const partner = this.factorPoly(f.kind === 'sin' ? 'cos' : 'cosh', f.arg as RF);
+      } else if (f.kind === 'sin' && e >= 2) {
+        const partner = this.factorPoly('cos', f.arg as RF);
         const square = this.polyMul(partner, partner);
-        // sin^2 = 1 - cos^2 ; sinh^2 = cosh^2 - 1
-        const replacement = f.kind === 'sin' ? this.polyAdd(ONE_POLY, this.polyScale(square, R.qInt(-1))) : this.polyAdd(square, polyOfConst(R.qInt(-1)));
-        extra.push(this.polyPow(replacement, Math.floor(e / 2)));
-        this.rules.add(f.kind === 'sin' ? 'pythagorean_sin_cos' : 'pythagorean_sinh_cosh');
+        // sin^2 = 1 - cos^2
+        extra.push(this.polyPow(this.polyAdd(ONE_POLY, this.polyScale(square, R.qInt(-1))), Math.floor(e / 2)));
+        this.rules.add('pythagorean_sin_cos');
         if (e % 2 === 0) factors.delete(key);
         else factors.set(key, 1);
       }
     }
     if (exp && exp.num.size === 0) exp = null;
+    if (exp) {
+      // exp(c·log(u)) = u^c for integers c (exp(Log u) = u for every u != 0).
+      const logTerms = this.polyEqual(exp.den, ONE_POLY)
+        ? [...exp.num.values()].filter(
+            (t) =>
+              !t.mono.exp &&
+              t.mono.factors.length === 1 &&
+              t.mono.factors[0]![1] === 1 &&
+              this.factors.get(t.mono.factors[0]![0])?.kind === 'log' &&
+              R.isInteger(t.coef) &&
+              R.qAbs(t.coef).n <= BigInt(MAX_LOG_POWER),
+          )
+        : [];
+      const rest = new Map(exp.num);
+      for (const t of logTerms) {
+        const u = (this.factors.get(t.mono.factors[0]![0]) as Factor).arg as RF;
+        const power = this.powInt(u, Number(t.coef.n), this.varsOf(u).length === 0);
+        // A power with a polynomial denominator cannot be a factor of one term: it stays exp(c·log u).
+        if (!this.polyEqual(power.den, ONE_POLY)) continue;
+        rest.delete(t.mono.key);
+        extra.push(power.num);
+        this.rules.add('exp_of_log');
+      }
+      if (rest.size !== exp.num.size) exp = rest.size === 0 ? null : { num: rest, den: ONE_POLY };
+    }
     const sorted = [...factors].sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0));
     const mono = this.makeMono(sorted, exp);
     let result: Poly = new Map([[mono.key, { coef, mono }]]);
@@ -604,7 +655,7 @@ export class Canonicalizer {
     return f.key;
   }
 
-  private factorPoly(kind: 'cos' | 'cosh' | 'sin' | 'sinh', arg: RF): Poly {
+  private factorPoly(kind: 'cos' | 'sin', arg: RF): Poly {
     const key = this.register({ kind, key: `${kind}(${this.render(arg)})`, vars: this.varsOf(arg), arg });
     return this.normalizeMono(new Map([[key, 1]]), null);
   }
@@ -681,7 +732,28 @@ export class Canonicalizer {
       this.rules.add('rational_exponent');
       return this.powInt(this.root(base, Number(k.d), 'principal'), Number(k.n), baseConst);
     }
-    return this.opaquePower(base, exponent);
+    // exp(E)^v = exp(E·v) when E is real (Log(exp E) = E) or v is an integer.
+    const single = this.singleExp(base);
+    if (single) {
+      const uses = new Set<string>();
+      if (this.isRealRF(single, uses) || this.isIntegerRF(exponent, uses)) {
+        this.commit(uses, 'power_of_exponential');
+        return this.expOf(this.mul(single, exponent));
+      }
+    }
+    // u^v = exp(v·Log(u)) for u != 0: the definition of the principal power (as mathjs computes it).
+    const c0 = this.rationalOf(base);
+    if (this.isZero(base) || (c0 !== null && R.sign(c0) < 0 && this.domain === 'real')) return this.opaquePower(base, exponent);
+    if (c0 === null) this.conditions.add(`${this.render(base)} != 0`);
+    this.rules.add('power_as_exponential');
+    return this.expOf(this.mul(exponent, this.log(base)));
+  }
+
+  /** E when `a` is exactly exp(E) (coefficient 1, no other factor). */
+  private singleExp(a: RF): RF | null {
+    if (!this.polyEqual(a.den, ONE_POLY) || a.num.size !== 1) return null;
+    const [t] = a.num.values() as IterableIterator<Term>;
+    return R.isOne(t.coef) && t.mono.factors.length === 0 && t.mono.exp ? t.mono.exp : null;
   }
 
   private opaquePower(base: RF, exponent: RF): RF {
@@ -715,7 +787,46 @@ export class Canonicalizer {
       this.rules.add('odd_root_of_negative');
       return this.neg(this.positiveRoot(R.neg(c), n));
     }
-    return this.rootAtom(u, n, flavor);
+    return this.rootOfMonomial(u, n, flavor) ?? this.rootAtom(u, n, flavor);
+  }
+
+  /**
+   * Roots of a monomial c·Π f^e·exp(E) with c > 0, under the assumptions:
+   *   root_n(Π a_j) = Π root_n(a_j)      for non-negative a_j (principal roots of reals ≥ 0),
+   *   root_n(f^(n·m)) = |f|^m              for real f and even n (f^m when m is even),
+   *   cbrt/nthRoot(f^(n·m)) = f^m          for real f and odd n (real odd roots),
+   *   root_n(exp(E)) = exp(E/n)            for real E.
+   * Returns null when a factor's property is not implied (then the root stays an atom).
+   */
+  private rootOfMonomial(u: RF, n: number, flavor: RootFlavor): RF | null {
+    if (!this.polyEqual(u.den, ONE_POLY) || u.num.size !== 1) return null;
+    const [t] = u.num.values() as IterableIterator<Term>;
+    if (R.sign(t.coef) <= 0) return null;
+    // Nothing to split: a single factor below the root's degree (sqrt(x), sqrt(pi)).
+    if (R.isOne(t.coef) && !t.mono.exp && t.mono.factors.length === 1 && t.mono.factors[0]![1] > 0 && t.mono.factors[0]![1] < n) return null;
+    const uses = new Set<string>();
+    if (t.mono.exp && !this.isRealRF(t.mono.exp, uses)) return null;
+    const parts: Array<() => RF> = [];
+    for (const [k, e] of t.mono.factors) {
+      const f = this.factors.get(k) as Factor;
+      const single = (): RF => this.atom(f);
+      if (this.isNonnegativeFactor(f, uses) && (e > 0 || this.isPositiveFactor(f, uses))) {
+        const q = Math.floor(e / n);
+        const r = e - q * n;
+        parts.push(() => this.mul(this.powInt(single(), q, false), r === 0 ? this.constant(R.ONE) : this.powInt(this.rootAtom(single(), n, flavor), r, false)));
+      } else if (e % n === 0 && e > 0 && this.isRealFactor(f, uses)) {
+        const m = e / n;
+        if (n % 2 === 1 && flavor === 'principal' && m % 2 === 1) return null; // principal odd root of a negative is complex
+        if (n % 2 === 1 || m % 2 === 0) parts.push(() => this.powInt(single(), m, false));
+        else parts.push(() => this.powInt(this.absOf(single()), m, false));
+      } else return null;
+    }
+    if (parts.length === 0 && !t.mono.exp) return null;
+    this.commit(uses, 'root_of_product');
+    let out = this.positiveRoot(t.coef, n);
+    if (t.mono.exp) out = this.mul(out, this.expOf(this.mul(t.mono.exp, this.constant(R.q(1n, BigInt(n))))));
+    for (const part of parts) out = this.mul(out, part());
+    return out;
   }
 
   /** c^(1/n) for a positive rational: perfect powers exact, small n-th power factors pulled out. */
@@ -728,18 +839,18 @@ export class Canonicalizer {
     this.rules.add('exact_root');
     if (inside === 1n) return this.constant(factor);
     const key = n === 2 ? `sqrt(${inside})` : n === 3 ? `cbrt(${inside})` : `nthRoot(${inside}, ${n})`;
-    const atom = this.atom({ kind: 'root', key, vars: [], index: n, radicand: polyOfConst(R.q(inside)) });
+    const atom = this.atom({ kind: 'root', key, vars: [], index: n, radicand: polyOfConst(R.q(inside)), flavor: 'principal', arg: this.constant(R.q(inside)) });
     return this.mul(this.constant(factor), atom);
   }
 
-  private rootAtom(u: RF, n: number, flavor: 'principal' | 'cbrt' | 'nthRoot'): RF {
+  private rootAtom(u: RF, n: number, flavor: RootFlavor): RF {
     const body = this.render(u);
     const key =
       flavor === 'principal' ? (n === 2 ? `sqrt(${body})` : `(${body})^(1/${n})`) : flavor === 'cbrt' ? `cbrt(${body})` : `nthRoot(${body}, ${n})`;
     const radicand = this.polyEqual(u.den, ONE_POLY) ? u.num : null;
-    // Real domain: an even root is defined only for a non-negative radicand.
-    if (this.domain === 'real' && n % 2 === 0) this.conditions.add(`${body} >= 0`);
-    return this.atom({ kind: 'root', key, vars: this.varsOf(u), index: n, radicand });
+    // Real domain: an even root is defined only for a non-negative radicand (unless the assumptions imply it).
+    if (this.domain === 'real' && n % 2 === 0 && !(radicand && this.isNonnegativePoly(radicand, new Set()))) this.conditions.add(`${body} >= 0`);
+    return this.atom({ kind: 'root', key, vars: this.varsOf(u), index: n, radicand, flavor, arg: u });
   }
 
   private log(u: RF): RF {
@@ -760,7 +871,209 @@ export class Canonicalizer {
       this.rules.add('log_of_exp');
       return this.constant(e);
     }
-    return this.opaque('log', [u]);
+    return this.logUnderAssumptions(u) ?? this.logAtom(u);
+  }
+
+  private logAtom(u: RF): RF {
+    return this.atom({ kind: 'log', key: `log(${this.render(u)})`, vars: this.varsOf(u), arg: u });
+  }
+
+  /**
+   * Logarithm rules that need the request's assumptions (principal branch):
+   *   log(exp(E)) = E                    when E is real (Im E in (-pi, pi]),
+   *   log(a·b) = log(a) + log(b)         when a > 0 (then arg(a·b) = arg b), applied to monomials
+   *                                      whose factors are all positive, and to a positive
+   *                                      monomial content times a positive rest,
+   *   log(a/b) = log(a) - log(b)         for positive a and b,
+   *   log(f^n) = n·log(f), log(root_n(f)) = log(f)/n   for f > 0.
+   * Returns null (no rewrite) when a needed property is not implied by the assumptions.
+   */
+  private logUnderAssumptions(u: RF): RF | null {
+    const uses = new Set<string>();
+    if (!this.polyEqual(u.den, ONE_POLY)) {
+      if (!this.isPositivePoly(u.num, uses) || !this.isPositivePoly(u.den, uses)) return null;
+      this.commit(uses, 'log_of_quotient');
+      return this.sub(this.log({ num: u.num, den: ONE_POLY }), this.log({ num: u.den, den: ONE_POLY }));
+    }
+    if (u.num.size === 1) {
+      const [t] = u.num.values() as IterableIterator<Term>;
+      if (R.sign(t.coef) <= 0) return null;
+      const positive = t.mono.factors.filter(([k]) => this.isPositiveFactor(this.factors.get(k) as Factor, uses));
+      const realExp = t.mono.exp !== null && this.isRealRF(t.mono.exp, uses);
+      if (positive.length < t.mono.factors.length || (t.mono.exp && !realExp)) {
+        // log(a·b) = log(a) + log(b) for a > 0 and any b != 0 (arg(a·b) = arg b): split off the positive part.
+        if (positive.length === 0 && R.isOne(t.coef) && !realExp) return null;
+        const others = new Map(t.mono.factors.filter((f) => !positive.includes(f)) as Array<[string, number]>);
+        const rest: RF = { num: this.normalizeMono(others, realExp ? null : t.mono.exp), den: ONE_POLY };
+        let sum: RF = realExp ? (t.mono.exp as RF) : this.constant(R.ZERO);
+        if (!R.isOne(t.coef)) sum = this.add(sum, this.log(this.constant(t.coef)));
+        for (const [k, e] of positive) sum = this.add(sum, this.mul(this.constant(R.qInt(e)), this.log(this.atom(this.factors.get(k) as Factor))));
+        this.commit(uses, 'log_of_product');
+        return this.add(sum, this.logAtom(rest));
+      }
+      if (t.mono.factors.length === 1 && t.mono.factors[0]![1] === 1 && R.isOne(t.coef) && !t.mono.exp) {
+        // A single positive factor: roots split, other atoms stay log atoms.
+        const f = this.factors.get(t.mono.factors[0]![0]) as Factor;
+        if (f.kind === 'root' && f.radicand && (f.flavor === 'principal' || f.flavor === 'cbrt' || f.flavor === 'nthRoot')) {
+          this.commit(uses, 'log_of_power');
+          return this.mul(this.constant(R.q(1n, BigInt(f.index as number))), this.log({ num: f.radicand, den: ONE_POLY }));
+        }
+        return null;
+      }
+      let sum: RF = t.mono.exp ?? this.constant(R.ZERO);
+      if (!R.isOne(t.coef)) sum = this.add(sum, this.log(this.constant(t.coef)));
+      for (const [k, e] of t.mono.factors) {
+        const single = this.atom(this.factors.get(k) as Factor);
+        sum = this.add(sum, this.mul(this.constant(R.qInt(e)), this.log(single)));
+      }
+      this.commit(uses, t.mono.factors.length === 0 ? 'log_of_exp' : 'log_of_product');
+      return sum;
+    }
+    // A positive monomial content g times a positive rest: log(g·rest) = log(g) + log(rest).
+    const content = this.monomialContent(u.num);
+    if (!content) return null;
+    const rest = this.normalize(u.num, content);
+    if (!this.polyEqual(rest.den, ONE_POLY) || rest.num.size !== u.num.size) return null;
+    const g: RF = { num: content, den: ONE_POLY };
+    if (!this.isPositivePoly(content, uses) || !this.isPositivePoly(rest.num, uses)) return null;
+    this.commit(uses, 'log_of_product');
+    return this.add(this.log(g), this.log(rest));
+  }
+
+  /** The largest monomial with positive exponents dividing every term (null when it is 1). */
+  private monomialContent(p: Poly): Poly | null {
+    let common: Map<string, number> | null = null;
+    for (const t of p.values()) {
+      if (t.mono.exp) return null;
+      const here = new Map(t.mono.factors.filter(([, e]) => e > 0) as Array<[string, number]>);
+      if (common === null) common = here;
+      else for (const [k, e] of common) common.set(k, Math.min(e, here.get(k) ?? 0));
+    }
+    if (!common) return null;
+    for (const [k, e] of [...common]) if (e <= 0) common.delete(k);
+    if (common.size === 0) return null;
+    return this.normalizeMono(common, null);
+  }
+
+  private commit(uses: Set<string>, rule: string): void {
+    for (const u of uses) this.assumptionsUsed.add(u);
+    this.rules.add(rule);
+  }
+
+  // ---------------------------------------------------------------- properties (conservative)
+
+  private varHas(name: string, p: Property, uses: Set<string>): boolean {
+    if (!this.assumptions.has(name, p)) return false;
+    uses.add(`${name} ${p}`);
+    return true;
+  }
+
+  /** f > 0 for every value of the variables allowed by the assumptions. */
+  private isPositiveFactor(f: Factor, uses: Set<string>): boolean {
+    switch (f.kind) {
+      case 'var':
+        return this.varHas(f.key, 'positive', uses);
+      case 'pi':
+        return true;
+      case 'root':
+        return f.radicand !== null && f.radicand !== undefined && this.isPositivePoly(f.radicand, uses);
+      case 'gamma':
+        return this.isPositiveRF(f.arg as RF, uses);
+      case 'log':
+        return false;
+      default:
+        return false;
+    }
+  }
+
+  private isNonnegativeFactor(f: Factor, uses: Set<string>): boolean {
+    if (f.kind === 'var') return this.varHas(f.key, 'nonnegative', uses);
+    if (f.kind === 'opaque' && f.key.startsWith('abs(')) return true;
+    if (f.kind === 'root') return f.radicand !== null && f.radicand !== undefined && this.isNonnegativePoly(f.radicand, uses);
+    return this.isPositiveFactor(f, uses);
+  }
+
+  private isRealFactor(f: Factor, uses: Set<string>): boolean {
+    switch (f.kind) {
+      case 'var':
+        return this.varHas(f.key, 'real', uses);
+      case 'pi':
+        return true;
+      case 'sin':
+      case 'cos':
+        return this.isRealRF(f.arg as RF, uses);
+      case 'log':
+        return this.isPositiveRF(f.arg as RF, uses);
+      case 'gamma':
+        return this.isRealRF(f.arg as RF, uses);
+      case 'root': {
+        if (!f.radicand) return false;
+        if ((f.index as number) % 2 === 1 && f.flavor !== 'principal') return this.isRealPoly(f.radicand, uses);
+        return this.isNonnegativePoly(f.radicand, uses);
+      }
+      case 'opaque':
+        return f.key.startsWith('abs(');
+      default:
+        return false;
+    }
+  }
+
+  private isPositivePoly(p: Poly, uses: Set<string>): boolean {
+    if (p.size === 0) return false;
+    for (const t of p.values()) {
+      if (R.sign(t.coef) <= 0) return false;
+      if (t.mono.exp && !this.isRealRF(t.mono.exp, uses)) return false;
+      if (!t.mono.factors.every(([k]) => this.isPositiveFactor(this.factors.get(k) as Factor, uses))) return false;
+    }
+    return true;
+  }
+
+  /** Every term ≥ 0 (non-negative factors, or real factors to even powers) and some positive coefficient. */
+  private isNonnegativePoly(p: Poly, uses: Set<string>): boolean {
+    if (p.size === 0) return true;
+    for (const t of p.values()) {
+      if (R.sign(t.coef) <= 0) return false;
+      if (t.mono.exp && !this.isRealRF(t.mono.exp, uses)) return false;
+      for (const [k, e] of t.mono.factors) {
+        const f = this.factors.get(k) as Factor;
+        if (e < 0 && !this.isPositiveFactor(f, uses)) return false;
+        if (!this.isNonnegativeFactor(f, uses) && !(e % 2 === 0 && this.isRealFactor(f, uses))) return false;
+      }
+    }
+    return true;
+  }
+
+  private isRealPoly(p: Poly, uses: Set<string>): boolean {
+    for (const t of p.values()) {
+      if (t.mono.exp && !this.isRealRF(t.mono.exp, uses)) return false;
+      if (!t.mono.factors.every(([k]) => this.isRealFactor(this.factors.get(k) as Factor, uses))) return false;
+    }
+    return true;
+  }
+
+  isPositiveRF(a: RF, uses: Set<string>): boolean {
+    return this.isPositivePoly(a.num, uses) && this.isPositivePoly(a.den, uses);
+  }
+
+  isRealRF(a: RF, uses: Set<string>): boolean {
+    return this.isRealPoly(a.num, uses) && this.isRealPoly(a.den, uses);
+  }
+
+  private isNonnegativeRF(a: RF, uses: Set<string>): boolean {
+    return this.isNonnegativePoly(a.num, uses) && this.isPositivePoly(a.den, uses);
+  }
+
+  /** An integer for every value allowed by the assumptions (integer coefficients, integer variables). */
+  private isIntegerRF(a: RF, uses: Set<string>): boolean {
+    if (!this.polyEqual(a.den, ONE_POLY)) return false;
+    for (const t of a.num.values()) {
+      if (!R.isInteger(t.coef) || t.mono.exp) return false;
+      for (const [k, e] of t.mono.factors) {
+        const f = this.factors.get(k) as Factor;
+        if (e < 0 || f.kind !== 'var' || !this.varHas(f.key, 'integer', uses)) return false;
+      }
+    }
+    return true;
   }
 
   /**
@@ -782,7 +1095,7 @@ export class Canonicalizer {
     split(c.d, -1n);
     let sum = this.constant(R.ZERO);
     for (const [p, e] of [...parts].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
-      if (e !== 0n) sum = this.add(sum, this.mul(this.constant(R.q(e)), this.opaque('log', [this.constant(R.q(p))])));
+      if (e !== 0n) sum = this.add(sum, this.mul(this.constant(R.q(e)), this.logAtom(this.constant(R.q(p)))));
     }
     if (parts.size > 1 || [...parts.values()].some((e) => e !== 1n)) this.rules.add('log_of_rational');
     return sum;
@@ -823,19 +1136,17 @@ export class Canonicalizer {
   /**
    * Angle addition over the basis (valid for all complex arguments):
    *   sin(a+b) = sin a cos b + cos a sin b,  cos(a+b) = cos a cos b - sin a sin b,
-   *   sinh(a+b) = sinh a cosh b + cosh a sinh b,  cosh(a+b) = cosh a cosh b + sinh a sinh b,
-   * with u = Σ n_j·θ_j (θ_j = m_j/L_j, n_j integers) plus a tabulated multiple of pi for sin/cos.
+   * with u = Σ n_j·θ_j (θ_j = m_j/L_j, n_j integers) plus a tabulated multiple of pi.
    * Returns null when u is already a basis angle or the expansion would be too large.
    */
-  private expandAngle(name: 'sin' | 'cos' | 'sinh' | 'cosh', u: RF): RF | null {
+  private expandAngle(name: 'sin' | 'cos', u: RF): RF | null {
     if (!this.polyEqual(u.den, ONE_POLY)) return null;
-    const circular = name === 'sin' || name === 'cos';
     const parts: { theta: RF; n: number }[] = [];
     let piPart: { s: RF; c: RF } | null = null;
     let total = 0;
     for (const t of this.sortedTerms(u.num)) {
       if (t.mono.exp !== null || t.mono.key === '') return null;
-      if (circular && t.mono.key === 'pi') {
+      if (t.mono.key === 'pi') {
         const s = this.trigAtPi('sin', t.coef);
         const c = this.trigAtPi('cos', t.coef);
         if (s && c) {
@@ -853,35 +1164,36 @@ export class Canonicalizer {
     }
     if (!piPart && parts.length === 1 && parts[0]!.n === 1) return null;
     if (parts.length > MAX_ANGLE_PARTS || total > MAX_ANGLE_MULTIPLE) return null;
-    const sinK = circular ? 'sin' : 'sinh';
-    const cosK = circular ? 'cos' : 'cosh';
     let s: RF = this.constant(R.ZERO);
     let c: RF = this.constant(R.ONE);
     const addAngle = (sa: RF, ca: RF) => {
       const ns = this.add(this.mul(s, ca), this.mul(c, sa));
-      const nc = circular ? this.sub(this.mul(c, ca), this.mul(s, sa)) : this.add(this.mul(c, ca), this.mul(s, sa));
+      const nc = this.sub(this.mul(c, ca), this.mul(s, sa));
       s = ns;
       c = nc;
     };
     for (const { theta, n } of parts) {
-      const st: RF = { num: this.factorPoly(sinK, theta), den: ONE_POLY };
-      const ct: RF = { num: this.factorPoly(cosK, theta), den: ONE_POLY };
+      const st: RF = { num: this.factorPoly('sin', theta), den: ONE_POLY };
+      const ct: RF = { num: this.factorPoly('cos', theta), den: ONE_POLY };
       const sa = n < 0 ? this.neg(st) : st;
       for (let i = 0; i < Math.abs(n); i++) addAngle(sa, ct);
     }
     if (piPart) addAngle(piPart.s, piPart.c);
-    this.rules.add(circular ? 'angle_addition' : 'hyperbolic_angle_addition');
-    return name === sinK ? s : c;
+    this.rules.add('angle_addition');
+    return name === 'sin' ? s : c;
   }
 
+  /**
+   * sinh(u) = (exp(u) - exp(-u))/2, cosh(u) = (exp(u) + exp(-u))/2: identities for all complex u.
+   * With exponentials merged (exp(a)·exp(b) = exp(a+b)), angle addition, parity and
+   * cosh² - sinh² = 1 follow, and the exponential forms of a claim meet these. The size stays
+   * bounded by the polynomial budget (a power of sinh(u) has one term per exponent).
+   */
   private hyperbolic(name: 'sinh' | 'cosh', u: RF): RF {
-    if (this.leadingSign(u) < 0) {
-      this.rules.add('hyperbolic_parity');
-      const inner = this.hyperbolic(name, this.neg(u));
-      return name === 'sinh' ? this.neg(inner) : inner;
-    }
-    if (this.isZero(u)) return this.special(this.constant(name === 'sinh' ? R.ZERO : R.ONE));
-    return this.expandAngle(name, u) ?? { num: this.factorPoly(name, u), den: ONE_POLY };
+    this.rules.add('hyperbolic_exponential');
+    const sign = name === 'sinh' ? R.qInt(-1) : R.ONE;
+    const half = this.constant(R.q(1n, 2n));
+    return this.mul(half, this.add(this.expOf(u), this.mul(this.constant(sign), this.expOf(this.neg(u)))));
   }
 
   /** k when u = k·pi for a rational k. */
@@ -926,6 +1238,11 @@ export class Canonicalizer {
       this.rules.add('abs_parity');
       return this.absOf(this.neg(u));
     }
+    const uses = new Set<string>();
+    if (this.isNonnegativeRF(u, uses)) {
+      this.commit(uses, 'abs_of_nonnegative');
+      return u;
+    }
     return this.opaque('abs', [u]);
   }
 
@@ -951,7 +1268,11 @@ export class Canonicalizer {
 
   private factorial(u: RF): RF {
     const c = this.rationalOf(u);
-    if (c === null) return this.opaque('factorial', [u]);
+    if (c === null) {
+      // n! = gamma(n + 1) (mathjs defines the factorial of non-integers that way too).
+      this.rules.add('factorial_as_gamma');
+      return this.gamma(this.add(u, this.constant(R.ONE)));
+    }
     if (!R.isInteger(c) || c.n < 0n) {
       throw new MathDomainError('factorial_domain', 'The factorial is defined here for non-negative integers only.');
     }
@@ -961,6 +1282,68 @@ export class Canonicalizer {
     let r = 1n;
     for (let k = 2n; k <= c.n; k++) r *= k;
     return this.constant(R.q(r));
+  }
+
+  /**
+   * gamma(w + k) for an integer k (the constant term of the argument split as k + [0, 1)):
+   *   gamma(w + k) = gamma(w)·w(w+1)…(w+k-1)   (k > 0),   gamma(w)/((w-1)…(w+k))   (k < 0),
+   * from gamma(z+1) = z·gamma(z), which holds wherever both sides are defined (z not a pole).
+   * Constants: gamma(n) = (n-1)! for integers 1..171, poles at 0, -1, ... are domain errors,
+   * gamma(1/2) = sqrt(pi). Bounded: |k| ≤ MAX_GAMMA_SHIFT, else gamma(u) stays an atom.
+   */
+  private gamma(u: RF): RF {
+    const c = this.rationalOf(u);
+    if (c !== null && R.isInteger(c)) {
+      if (c.n <= 0n) throw new MathDomainError('gamma_pole', 'gamma() has poles at 0, -1, -2, ...: the value is undefined.');
+      if (c.n > BigInt(MATH_LIMITS.maxFactorial + 1)) {
+        throw new GuardError('factorial_too_large', `gamma(n) is computed for n <= ${MATH_LIMITS.maxFactorial + 1} only.`);
+      }
+      return this.factorial(this.constant(R.q(c.n - 1n)));
+    }
+    if (!this.polyEqual(u.den, ONE_POLY)) return this.gammaAtom(u);
+    const c0 = u.num.get('')?.coef ?? R.ZERO;
+    const k = R.floorQ(c0);
+    if (k > BigInt(MAX_GAMMA_SHIFT) || k < -BigInt(MAX_GAMMA_SHIFT)) return this.gammaAtom(u);
+    const w = this.sub(u, this.constant(R.q(k)));
+    const wc = this.rationalOf(w);
+    let base: RF;
+    if (wc !== null && R.eq(wc, R.q(1n, 2n))) {
+      this.rules.add('special_value');
+      base = this.root(this.symbol('pi'), 2, 'principal'); // gamma(1/2) = sqrt(pi)
+    } else base = this.gammaAtom(w);
+    if (k === 0n) return base;
+    this.rules.add('gamma_recurrence');
+    if (k > 0n && wc === null) this.conditions.add(`${this.render(w)} is not 0, -1, -2, ...`);
+    let out = base;
+    if (k > 0n) for (let j = 0n; j < k; j++) out = this.mul(out, this.add(w, this.constant(R.q(j))));
+    else for (let j = 1n; j <= -k; j++) out = this.div(out, this.sub(w, this.constant(R.q(j))));
+    return out;
+  }
+
+  private gammaAtom(u: RF): RF {
+    return this.atom({ kind: 'gamma', key: `gamma(${this.render(u)})`, vars: this.varsOf(u), arg: u });
+  }
+
+  /**
+   * binomial(n, k) (mathjs: combinations) = n!/(k!·(n-k)!) = gamma(n+1)/(gamma(k+1)·gamma(n-k+1)):
+   * the definition for integers 0 ≤ k ≤ n, where mathjs defines it. Constants are exact.
+   */
+  private binomial(n: RF, k: RF): RF {
+    const a = this.rationalOf(n);
+    const b = this.rationalOf(k);
+    if (a !== null && b !== null) {
+      if (!R.isInteger(a) || !R.isInteger(b) || b.n < 0n || b.n > a.n) {
+        throw new MathDomainError('binomial_domain', 'binomial(n, k) is defined here for integers 0 <= k <= n only.');
+      }
+      if (a.n > BigInt(MAX_BINOMIAL_N)) throw new GuardError('binomial_too_large', `binomial(n, k) is computed for n <= ${MAX_BINOMIAL_N} only.`);
+      let r = 1n;
+      const kk = b.n < a.n - b.n ? b.n : a.n - b.n;
+      for (let j = 1n; j <= kk; j++) r = (r * (a.n - kk + j)) / j;
+      return this.constant(R.q(r));
+    }
+    this.rules.add('binomial_as_gamma');
+    const one = this.constant(R.ONE);
+    return this.div(this.gamma(this.add(n, one)), this.mul(this.gamma(this.add(k, one)), this.gamma(this.add(this.sub(n, k), one))));
   }
 
   private mod(a: RF, b: RF): RF {

@@ -38,6 +38,10 @@ export const ALLOWED_FUNCTIONS: Readonly<Record<string, readonly [number, number
   round: [1, 2],
   sign: [1, 1],
   factorial: [1, 1],
+  gamma: [1, 1],
+  binomial: [2, 2],
+  /** mathjs' name of binomial(n, k). */
+  combinations: [2, 2],
   mod: [2, 2],
   min: [1, MATH_LIMITS.maxVariadicArgs],
   max: [1, MATH_LIMITS.maxVariadicArgs],
@@ -144,6 +148,9 @@ function approxFunction(name: string, a: number[]): number {
     case 'round': return Math.round(x);
     case 'sign': return Math.sign(x);
     case 'factorial': return approxFactorial(x);
+    case 'gamma': return Number.isInteger(x) ? (x <= 0 ? NaN : approxFactorial(x - 1)) : NaN;
+    case 'binomial':
+    case 'combinations': return NaN; // exact, re-checked at run time (n bounded by the guard)
     case 'mod': return y === 0 ? x : x - y * Math.floor(x / y);
     case 'min': return Math.min(...a);
     case 'max': return Math.max(...a);
@@ -294,6 +301,21 @@ class GuardWalker {
     const closed = args.every((x) => x.closed);
     const hasPow = args.some((x) => x.hasPow);
     if (name === 'factorial') return this.factorial(args[0] as Info);
+    if (name === 'gamma') {
+      const a = args[0] as Info;
+      // gamma(n) = (n-1)!: the same bound as the factorial (gamma(172) overflows a double).
+      if (a.closed && !Number.isNaN(a.approx) && a.approx > MATH_LIMITS.maxFactorial + 1) {
+        throw new GuardError('factorial_too_large', `gamma(x) is computed for x <= ${MATH_LIMITS.maxFactorial + 1} only.`);
+      }
+      return { closed: a.closed, approx: approxFunction('gamma', [a.approx]), size: 310, hasPow: true };
+    }
+    if (name === 'binomial' || name === 'combinations') {
+      const n = args[0] as Info;
+      if (n.closed && !Number.isNaN(n.approx) && n.approx > MATH_LIMITS.maxBinomialN) {
+        throw new GuardError('binomial_too_large', `binomial(n, k) is computed for n <= ${MATH_LIMITS.maxBinomialN} only.`);
+      }
+      return { closed, approx: NaN, size: Math.ceil(MATH_LIMITS.maxBinomialN * 0.302) + 1, hasPow };
+    }
     if (name === 'nthRoot' && args.length === 2) this.integerArgument(name, args[1] as Info, 1, MATH_LIMITS.maxRootIndex);
     if (name === 'round' && args.length === 2) this.integerArgument(name, args[1] as Info, 0, MATH_LIMITS.maxRoundDigits);
     const size = EXACT_FUNCTIONS.has(name) ? args.reduce((s, x) => s + x.size, 1) : 1;

@@ -20,6 +20,8 @@ export const MATH_LIMITS = {
   maxExactDigits: 5_000,
   /** n! is computed for integers 0..170 only (171! overflows an IEEE double). */
   maxFactorial: 170,
+  /** binomial(n, k) is computed exactly for n up to this bound (at most about 300 digits). */
+  maxBinomialN: 1_000,
   /** nthRoot(x, n): n must be an integer constant in 1..maxRootIndex. */
   maxRootIndex: 100,
   /** round(x, n): n must be an integer constant in 0..maxRoundDigits. */

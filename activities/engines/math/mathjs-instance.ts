@@ -74,6 +74,8 @@ export const M = {
   round: ref('round'),
   sign: ref('sign'),
   factorial: ref('factorial'),
+  gamma: ref('gamma'),
+  combinations: ref('combinations'),
   mod: ref('mod'),
   gcd: ref('gcd'),
   lcm: ref('lcm'),

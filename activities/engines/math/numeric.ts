@@ -70,6 +70,12 @@ function magnitude(v: NumericValue): number {
 }
 
 export class NumericEvaluator {
+  /**
+   * Set when a value passed through double precision (a complex intermediate, gamma of a
+   * non-integer): comparisons must then use the double agreement bound, never 1e-30.
+   */
+  lossy = false;
+
   constructor(
     readonly mode: PrecisionMode,
     readonly domain: Domain,
@@ -132,6 +138,7 @@ export class NumericEvaluator {
     if (isComplex(v)) {
       if (Number.isNaN(v.re) || Number.isNaN(v.im)) throw new MathDomainError('undefined_value', `${what} is undefined.`);
       if (!Number.isFinite(v.re) || !Number.isFinite(v.im)) throw resultOutOfRange(what);
+      this.lossy = true;
       if (v.im === 0) return this.mode === 'decimal' ? M.bignumber(v.re) : v.re;
       if (this.domain === 'real') throw complexInRealDomain(what);
       return v;
@@ -194,6 +201,32 @@ export class NumericEvaluator {
     }
     if (n > MATH_LIMITS.maxFactorial) throw resultOutOfRange('The factorial');
     return this.check(M.factorial(this.mode === 'decimal' ? M.bignumber(n) : n), 'The factorial');
+  }
+
+  /** gamma: exact (n-1)! at positive integers, else mathjs' double-precision Lanczos value (lossy). */
+  private gamma(x: NumericValue): NumericValue {
+    const re = isComplex(x) ? x.re : toDouble(x);
+    const im = isComplex(x) ? x.im : 0;
+    if (im === 0 && Number.isInteger(re)) {
+      if (re <= 0) throw new MathDomainError('gamma_pole', 'gamma() has poles at 0, -1, -2, ...: the value is undefined.');
+      return this.factorial(this.mode === 'decimal' ? M.bignumber(re - 1) : re - 1);
+    }
+    if (Math.abs(re) > MATH_LIMITS.maxFactorial + 1 || Math.abs(im) > MATH_LIMITS.maxFactorial) throw resultOutOfRange('gamma()');
+    this.lossy = true;
+    const v = M.gamma(im === 0 ? re : M.complex(re, im));
+    return this.check(typeof v === 'number' && this.mode === 'decimal' ? M.bignumber(v) : v, 'gamma()');
+  }
+
+  /** binomial(n, k) = combinations(n, k): integers 0 <= k <= n, exact. */
+  private binomial(n: NumericValue, k: NumericValue): NumericValue {
+    const a = isComplex(n) ? NaN : toDouble(n);
+    const b = isComplex(k) ? NaN : toDouble(k);
+    if (!Number.isInteger(a) || !Number.isInteger(b) || b < 0 || b > a) {
+      throw new MathDomainError('binomial_domain', 'binomial(n, k) is defined here for integers 0 <= k <= n only.');
+    }
+    if (a > MATH_LIMITS.maxBinomialN) throw resultOutOfRange('binomial()');
+    const exact = M.combinations(M.bignumber(a), M.bignumber(b)) as BigNumberValue;
+    return this.check(this.mode === 'decimal' ? exact : exact.toNumber(), 'binomial()');
   }
 
   private call(name: string, args: NumericValue[]): NumericValue {
@@ -268,6 +301,11 @@ export class NumericEvaluator {
         return this.check(y === undefined ? M.round(x) : M.round(x, this.mode === 'decimal' ? M.bignumber(toDouble(y)) : toDouble(y)), what);
       case 'factorial':
         return this.factorial(x);
+      case 'gamma':
+        return this.gamma(x);
+      case 'binomial':
+      case 'combinations':
+        return this.binomial(x, y as NumericValue);
       case 'mod':
         return this.operator('mod', args);
       case 'min':

@@ -13,6 +13,14 @@ import { NumericEvaluator, valueText } from './numeric.js';
 
 /** Magnitudes of sample values (non-special, a few integers for n!). */
 const MAGNITUDES = ['0.7', '1.3', '2.1', '3.7', '0.35', '2.9', '1.15', '5', '3', '0.45', '1.6', '2.4'];
+/** Magnitudes for integer variables. */
+const INTEGER_MAGNITUDES = ['7', '3', '5', '2', '9', '4', '11', '6', '8', '1', '13', '10'];
+
+/** What a variable's sample values must satisfy: declared assumptions, or a hint (n in n!). */
+export interface SampleKind {
+  integer: boolean;
+  nonnegative: boolean;
+}
 
 export interface Comparison {
   agree: boolean;
@@ -24,13 +32,16 @@ function bigOf(v: NumericValue) {
   return M.isBigNumber(v) ? v : null;
 }
 
-/** Compares two values: decimal agreement 1e-30 relative, 1e-9 once doubles are involved. */
-export function compareValues(l: NumericValue, r: NumericValue): Comparison {
+/**
+ * Compares two values: decimal agreement 1e-30 relative, 1e-9 once doubles are involved
+ * (`lossy`: a value passed through double precision on the way).
+ */
+export function compareValues(l: NumericValue, r: NumericValue, lossy = false): Comparison {
   const lb = bigOf(l);
   const rb = bigOf(r);
   const lhs = valueText(l);
   const rhs = valueText(r);
-  if (lb && rb) {
+  if (lb && rb && !lossy) {
     const scale = [M.bignumber(1), lb.abs(), rb.abs()].reduce((a, b) => (b.gt(a) ? b : a));
     return { agree: lb.minus(rb).abs().lte(scale.mul(M.bignumber(DECIMAL_AGREEMENT))), lhs, rhs };
   }
@@ -52,28 +63,37 @@ export interface SamplingResult {
  * so the 8 points cover every sign pattern of up to three variables (log(x·y) = log(x) +
  * log(y) fails only when both are negative).
  */
-export function samplePoint(variables: string[], j: number): Record<string, string> {
+export function samplePoint(variables: string[], j: number, kinds: ReadonlyMap<string, SampleKind> = new Map()): Record<string, string> {
   const point: Record<string, string> = {};
   variables.forEach((name, k) => {
-    const magnitude = MAGNITUDES[(j * 5 + k * 7) % MAGNITUDES.length] as string;
-    point[name] = (j >> (k % 3)) & 1 ? `-${magnitude}` : magnitude;
+    const kind = kinds.get(name);
+    const table = kind?.integer ? INTEGER_MAGNITUDES : MAGNITUDES;
+    const magnitude = table[(j * 5 + k * 7) % table.length] as string;
+    point[name] = (j >> (k % 3)) & 1 && !kind?.nonnegative ? `-${magnitude}` : magnitude;
   });
   // Distinct values for distinct variables at the same point.
   const seen = new Set<string>();
   for (const name of variables) {
     let v = point[name] as string;
-    while (seen.has(v)) v = (Number(v) + 0.41).toFixed(2);
+    const step = kinds.get(name)?.integer ? 1 : 0.41;
+    while (seen.has(v)) v = kinds.get(name)?.integer ? String(Number(v) + step) : (Number(v) + step).toFixed(2);
     seen.add(v);
     point[name] = v;
   }
   return point;
 }
 
-export function sampleSides(lhs: AstNode, rhs: AstNode, variables: string[], domain: Domain): SamplingResult {
+export function sampleSides(
+  lhs: AstNode,
+  rhs: AstNode,
+  variables: string[],
+  domain: Domain,
+  kinds: ReadonlyMap<string, SampleKind> = new Map(),
+): SamplingResult {
   let agreeing = 0;
   let skipped = 0;
   for (let j = 0; j < MATH_LIMITS.samplePoints; j++) {
-    const point = samplePoint(variables, j);
+    const point = samplePoint(variables, j, kinds);
     const scope = new Map<string, NumericValue>(Object.entries(point).map(([k, v]) => [k, M.bignumber(v)]));
     const evaluator = new NumericEvaluator('decimal', domain, scope);
     let l: NumericValue;
@@ -88,7 +108,7 @@ export function sampleSides(lhs: AstNode, rhs: AstNode, variables: string[], dom
       }
       throw err;
     }
-    const cmp = compareValues(l, r);
+    const cmp = compareValues(l, r, evaluator.lossy);
     if (!cmp.agree) return { agreeing, skipped, counterexample: { point, lhs: cmp.lhs, rhs: cmp.rhs } };
     agreeing++;
   }

@@ -1,11 +1,13 @@
 // POST /verify/math request and response shapes.
 //
-// Request: `expression` required string; `context` optional object ({domain: 'real' |
-// 'complex'}, other keys ignored); `tolerance` optional number, string or boolean (a
+// Request: `expression` required string; `context` optional object (`domain`: 'complex' |
+// 'real' | 'positive' | 'nonnegative' | 'integer' for every variable; `assumptions`: per-variable
+// properties, {"n": ["positive", "integer"]}; other keys ignored); `tolerance` optional number, string or boolean (a
 // non-numeric value is a verdict, BLOCKED, not a 400: the contract lists it among the blocked
 // tolerance cases); `precision_mode` optional 'decimal' | 'float'. Unknown keys are ignored;
 // known keys are type-strict (no coercion).
 import { z } from 'zod';
+import { DOMAINS, PROPERTIES, type ContextDomain } from './assumptions.js';
 
 const requiredString = (field: string) => (iss: { input?: unknown }) =>
   iss.input === undefined ? `${field} is required` : `${field} must be a string`;
@@ -15,7 +17,17 @@ export const mathRequestSchema = z.object({
   context: z
     .object(
       {
-        domain: z.enum(['real', 'complex'], { error: "context.domain must be 'real' or 'complex'" }).optional(),
+        domain: z.enum(DOMAINS, { error: `context.domain must be one of ${DOMAINS.map((d) => `'${d}'`).join(', ')}` }).optional(),
+        assumptions: z
+          .record(
+            z.string().regex(/^[\p{L}_][\p{L}\p{N}_]{0,31}$/u, { error: 'context.assumptions keys must be variable names' }),
+            z.union([z.enum(PROPERTIES), z.array(z.enum(PROPERTIES)).min(1).max(PROPERTIES.length)], {
+              error: `context.assumptions values must be ${PROPERTIES.map((p) => `'${p}'`).join(', ')} or a list of them`,
+            }),
+            { error: 'context.assumptions must be an object' },
+          )
+          .refine((r) => Object.keys(r).length <= 50, { error: 'context.assumptions may name at most 50 variables' })
+          .optional(),
       },
       { error: 'context must be an object' },
     )
@@ -36,7 +48,12 @@ export type MathProof = {
   verifier_version: string;
   /** The evaluated equation (normalized: `**` written as `^`). */
   expression: string;
-  domain: 'real' | 'complex';
+  /** context.domain (default complex). */
+  domain: ContextDomain;
+  /** The declared assumptions ("all variables positive", "n integer"), sorted. */
+  assumptions: string[];
+  /** The assumptions the rewrites relied on ("x positive"), sorted; empty when none was needed. */
+  assumptions_used: string[];
   lhs: { input: string; canonical: string };
   rhs: { input: string; canonical: string };
   difference: '0';
@@ -66,6 +83,8 @@ export type MathResponse = {
   right_side?: string;
   simplified_difference?: string;
   is_equivalent?: boolean;
+  /** Proven identities: the assumptions the proof relied on (absent when none). */
+  assumptions_used?: string[];
   method?: 'canonical_form' | 'exact_float_comparison' | 'tolerance_comparison' | 'numerical_evaluation' | 'numerical_sampling';
   samples_checked?: number;
   counterexample?: Record<string, string>;

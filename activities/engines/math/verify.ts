@@ -6,6 +6,7 @@
 // difference of 0 proves an identity; such results carry the `proof` record.
 import { SERVICE_VERSION } from '../../../core/version.js';
 import { findAmbiguity, readings } from './ambiguity.js';
+import { Assumptions } from './assumptions.js';
 import { Canonicalizer, type Domain, type RF } from './canonical.js';
 import { CanonicalLimitError, complexInRealDomain, GuardError, MathDomainError } from './errors.js';
 import { guardTrees, type GuardReport } from './guards.js';
@@ -13,7 +14,7 @@ import { M, restoreDecimalConfig, type AstNode, type NumericValue } from './math
 import { NumericEvaluator, toOutput, valueText, type PrecisionMode } from './numeric.js';
 import { findEquationMarkers, normalizePower, parseInput, type ParsedInput } from './parse.js';
 import * as R from './rational.js';
-import { compareValues, samplePoint, sampleSides } from './sampling.js';
+import { compareValues, samplePoint, sampleSides, type SampleKind } from './sampling.js';
 import type { MathProof, MathRequest, MathResponse } from './schema.js';
 import { maxAllowedTolerance, parseTolerance } from './tolerance.js';
 import { MATH_LIMITS } from './limits.js';
@@ -26,7 +27,33 @@ interface Run {
   report: GuardReport;
   mode: PrecisionMode;
   domain: Domain;
+  assumptions: Assumptions;
   tolerance: unknown;
+}
+
+/**
+ * Functions defined for non-negative integers only: their variables are sampled at non-negative
+ * integers (a hint for finding defined points, not an assumption; any point is a valid counterexample).
+ */
+const INTEGER_FUNCTIONS = new Set(['factorial', 'binomial', 'combinations']);
+
+function sampleKinds(run: Run, variables: string[]): Map<string, SampleKind> {
+  const hinted = new Set<string>();
+  const visit = (node: AstNode | undefined, inside: boolean, depth: number): void => {
+    if (!node || depth > 200) return;
+    if (node.type === 'SymbolNode' && inside) hinted.add(node.name as string);
+    const name = node.type === 'FunctionNode' ? ((node.fn as AstNode | undefined)?.name as string | undefined) : undefined;
+    const here = inside || (name !== undefined && INTEGER_FUNCTIONS.has(name)) || (node.type === 'OperatorNode' && node.fn === 'factorial');
+    for (const a of node.args ?? []) visit(a, here, depth + 1);
+    if (node.content) visit(node.content as AstNode, here, depth + 1);
+  };
+  for (const side of run.parsed.sides) visit(side.node, false, 0);
+  return new Map(
+    variables.map((v) => [
+      v,
+      { integer: run.assumptions.has(v, 'integer') || hinted.has(v), nonnegative: run.assumptions.has(v, 'nonnegative') || hinted.has(v) },
+    ]),
+  );
 }
 
 export function verifyMath(input: MathRequest): MathResponse {
@@ -44,12 +71,14 @@ export function verifyMath(input: MathRequest): MathResponse {
       const ambiguous = findAmbiguity(side.node);
       if (ambiguous) return ambiguityResponse(parsed, ambiguous);
     }
+    const assumptions = new Assumptions({ domain: input.context?.domain, assumptions: input.context?.assumptions });
     const run: Run = {
       expression,
       parsed,
       report,
       mode: input.precision_mode ?? 'decimal',
-      domain: input.context?.domain ?? 'complex',
+      domain: assumptions.evaluationDomain,
+      assumptions,
       tolerance: input.tolerance ?? undefined,
     };
     return parsed.kind === 'equation' ? verifyEquation(run) : verifyExpression(run);
@@ -108,7 +137,7 @@ function canonicalOf(canon: Canonicalizer, node: AstNode): RF | null {
  * not change the value because the canonical form does not depend on it.
  */
 function closedEvaluator(run: Run, mode: PrecisionMode): NumericEvaluator {
-  const point = samplePoint(run.report.variables, 0);
+  const point = samplePoint(run.report.variables, 0, sampleKinds(run, run.report.variables));
   const scope = new Map<string, NumericValue>(
     Object.entries(point).map(([k, x]) => [k, mode === 'decimal' ? M.bignumber(x) : Number(x)]),
   );
@@ -174,7 +203,7 @@ function toleranceGate(run: Run, calculated: NumericValue | null, isEquation: bo
 
 function verifyExpression(run: Run): MathResponse {
   const side = run.parsed.sides[0] as { text: string; node: AstNode };
-  const canon = new Canonicalizer(run.domain);
+  const canon = new Canonicalizer(run.domain, run.assumptions);
   canon.prepareAngles([side.node]);
   const form = canonicalOf(canon, side.node);
   const variables = form ? canon.varsOf(form) : run.report.variables;
@@ -225,7 +254,7 @@ function verifyExpression(run: Run): MathResponse {
 
 function verifyEquation(run: Run): MathResponse {
   const [ls, rs] = run.parsed.sides as [{ text: string; node: AstNode }, { text: string; node: AstNode }];
-  const canon = new Canonicalizer(run.domain);
+  const canon = new Canonicalizer(run.domain, run.assumptions);
   canon.prepareAngles([ls.node, rs.node]);
   const L = canonicalOf(canon, ls.node);
   const Rt = canonicalOf(canon, rs.node);
@@ -236,12 +265,15 @@ function verifyEquation(run: Run): MathResponse {
 
   const proven = (extra: Partial<MathResponse> = {}): MathResponse => {
     const conditions = [...canon.conditions].sort();
+    const used = [...canon.assumptionsUsed].sort();
     const proof: MathProof = {
       method: 'canonical_form',
       verifier: MATH_VERIFIER,
       verifier_version: SERVICE_VERSION,
       expression: run.parsed.normalized,
-      domain: run.domain,
+      domain: run.assumptions.contextDomain,
+      assumptions: run.assumptions.declared(),
+      assumptions_used: used,
       lhs: { input: ls.text, canonical: lText },
       rhs: { input: rs.text, canonical: rText },
       difference: '0',
@@ -257,8 +289,10 @@ function verifyEquation(run: Run): MathResponse {
       simplified_difference: '0',
       is_equivalent: true,
       method: 'canonical_form',
+      ...(used.length ? { assumptions_used: used } : {}),
       message:
         'Identity proven: both sides reduce to the same canonical form (difference 0)' +
+        (used.length ? ` under the assumptions ${used.join(', ')}` : '') +
         (conditions.length ? `, wherever ${conditions.join(' and ')}.` : '.'),
       ...extra,
       proof,
@@ -339,7 +373,7 @@ function verifyEquation(run: Run): MathResponse {
     const ev = closedEvaluator(run, 'decimal');
     const lv = ev.evaluate(ls.node);
     const rv = ev.evaluate(rs.node);
-    const cmp = compareValues(lv, rv);
+    const cmp = compareValues(lv, rv, ev.lossy);
     if (!cmp.agree) return differ(diffText ?? valueText(difference(lv, rv)), 'numerical_evaluation', toleranceNote);
     return {
       status: 'BLOCKED',
@@ -357,7 +391,7 @@ function verifyEquation(run: Run): MathResponse {
     };
   }
 
-  const sampled = sampleSides(ls.node, rs.node, variables, run.domain);
+  const sampled = sampleSides(ls.node, rs.node, variables, run.domain, sampleKinds(run, variables));
   if (sampled.counterexample) {
     const { point, lhs, rhs } = sampled.counterexample;
     const at = Object.entries(point).map(([k, v]) => `${k} = ${v}`).join(', ');
