@@ -34,6 +34,17 @@ export default defineConfig({
       },
       {
         test: {
+          // Workflow tier: workflows on @temporalio/testing against the project's own temporal
+          // CLI, with scripted activities; no stack needed.
+          name: 'workflow',
+          include: ['test/workflow/**/*.test.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 240_000,
+          maxWorkers: PARALLEL,
+        },
+      },
+      {
+        test: {
           name: 'sandbox',
           include: ['test/sandbox/**/*.test.ts'],
           testTimeout: 120_000,
