@@ -104,6 +104,9 @@ async function startStack(): Promise<SharedStack> {
       ...providerEnv(providers),
     },
   });
+  // A worker bundles its workflows and warms its engines before it is ready: on a loaded
+  // 2-core machine (CI beside other jobs) that can take longer than the dev stack's 3 minutes.
+  stack.worker.spec.readyTimeoutMs = Math.max(stack.worker.spec.readyTimeoutMs, 600_000);
   const server = controlServer(stack);
   try {
     await stack.up();
