@@ -210,7 +210,7 @@ describe('fail closed', () => {
   });
 
   it('with no keys configured every request is 401', async () => {
-    const { proc, url } = await startExtraApi('api-a2a-nokeys', 18110, { SVC_A2A_API_KEYS: undefined });
+    const { proc, url } = await startExtraApi('api-a2a-nokeys', { SVC_A2A_API_KEYS: undefined });
     procs.push(proc);
     const res = await fetch(`${url}/a2a/intercept`, { method: 'POST', headers: { 'content-type': 'application/json', ...key() }, body: JSON.stringify(msg('general', {})) });
     expect(res.status).toBe(401);
@@ -220,7 +220,7 @@ describe('fail closed', () => {
   it('without the signing key no verdict is verified', async () => {
     const queue = 'svc-a2a-nokey';
     procs.push(await startExtraWorker('worker-a2a-nokey', { SVC_TASK_QUEUE: queue, SVC_A2A_SIGNING_KEY_PEM: undefined }));
-    const { proc, url } = await startExtraApi('api-a2a-nokey', 18111, { SVC_TASK_QUEUE: queue });
+    const { proc, url } = await startExtraApi('api-a2a-nokey', { SVC_TASK_QUEUE: queue });
     procs.push(proc);
     const res = await fetch(`${url}/a2a/intercept`, { method: 'POST', headers: { 'content-type': 'application/json', ...key() }, body: JSON.stringify(msg('financial_transaction', FIN)) });
     const body = await res.json();

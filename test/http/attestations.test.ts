@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { SignJWT, createLocalJWKSet, decodeProtectedHeader, importPKCS8, jwtVerify } from 'jose';
 import { db, get, mintKey, newTenant, post, stackEnv, type Member } from './helpers.js';
-import { startExtraApi } from './extra-api.js';
+import { startExtraApi, startExtraApis } from './extra-api.js';
 import { windowStart } from './windows.js';
 import { loadSigningKey, ATTESTATION_TYP, queryHash } from '../../core/attestation.js';
 import { SERVICE_VERSION } from '../../core/version.js';
@@ -198,17 +198,16 @@ describe('key rotation: SVC_ATTESTATION_VERIFY_KEYS', () => {
     const rotatedPem = newPem();
     const jwk = { ...createPublicKey(oldPem).export({ format: 'jwk' }), kid: oldKid };
 
-    // New signing key only: the old token's key is unknown.
-    const bare = await startExtraApi('api-att-rotated-bare', 18121, { SVC_ATTESTATION_SIGNING_KEY_PEM: rotatedPem });
-    procs.push(bare.proc);
-    expect((await verifyAt(bare.url, verified.attestation.token)).body).toEqual({ valid: false, reason: 'unknown signing key' });
+    // New signing key only: the old token's key is unknown. The three API processes start side by side.
+    const [bare, ...rotated] = await startExtraApis([
+      ['api-att-rotated-bare', { SVC_ATTESTATION_SIGNING_KEY_PEM: rotatedPem }],
+      ['api-att-rotated-pem', { SVC_ATTESTATION_SIGNING_KEY_PEM: rotatedPem, SVC_ATTESTATION_VERIFY_KEYS: JSON.stringify([publicPem(oldPem)]) }],
+      ['api-att-rotated-jwk', { SVC_ATTESTATION_SIGNING_KEY_PEM: rotatedPem, SVC_ATTESTATION_VERIFY_KEYS: JSON.stringify([jwk]) }],
+    ]);
+    procs.push(bare!.proc, ...rotated.map((r) => r.proc));
+    expect((await verifyAt(bare!.url, verified.attestation.token)).body).toEqual({ valid: false, reason: 'unknown signing key' });
 
-    for (const [name, port, keys] of [
-      ['api-att-rotated-pem', 18122, JSON.stringify([publicPem(oldPem)])],
-      ['api-att-rotated-jwk', 18123, JSON.stringify([jwk])],
-    ] as const) {
-      const { proc, url } = await startExtraApi(name, port, { SVC_ATTESTATION_SIGNING_KEY_PEM: rotatedPem, SVC_ATTESTATION_VERIFY_KEYS: keys });
-      procs.push(proc);
+    for (const { proc, url } of rotated) {
       const res = await verifyAt(url, verified.attestation.token);
       expect(res.body).toMatchObject({ valid: true, kid: oldKid });
       const jwks = await (await fetch(`${url}/.well-known/jwks.json`)).json();
@@ -219,19 +218,22 @@ describe('key rotation: SVC_ATTESTATION_VERIFY_KEYS', () => {
   }, 180_000);
 
   it('refuses to start with an unusable SVC_ATTESTATION_VERIFY_KEYS', async () => {
-    await expect(startExtraApi('api-att-badkeys-json', 18124, { SVC_ATTESTATION_VERIFY_KEYS: 'not json' }, false)).rejects.toThrow(
-      /SVC_ATTESTATION_VERIFY_KEYS: must be a JSON array/,
-    );
-    await expect(startExtraApi('api-att-badkeys-private', 18125, { SVC_ATTESTATION_VERIFY_KEYS: JSON.stringify([newPem()]) }, false)).rejects.toThrow(
-      /SVC_ATTESTATION_VERIFY_KEYS: item 0: is a private key/,
-    );
+    // Both processes start side by side; each must exit with its own reason.
+    await Promise.all([
+      expect(startExtraApi('api-att-badkeys-json', { SVC_ATTESTATION_VERIFY_KEYS: 'not json' }, false)).rejects.toThrow(
+        /SVC_ATTESTATION_VERIFY_KEYS: must be a JSON array/,
+      ),
+      expect(startExtraApi('api-att-badkeys-private', { SVC_ATTESTATION_VERIFY_KEYS: JSON.stringify([newPem()]) }, false)).rejects.toThrow(
+        /SVC_ATTESTATION_VERIFY_KEYS: item 0: is a private key/,
+      ),
+    ]);
   }, 60_000);
 });
 
 describe('attestations without a signing key', () => {
   it('an API process without a signing key still verifies tokens with the listed public keys', async () => {
     // Verification only needs public keys: an API with no signing key but the old public key.
-    const { proc, url } = await startExtraApi('api-att-verify-only', 18126, {
+    const { proc, url } = await startExtraApi('api-att-verify-only', {
       SVC_ATTESTATION_SIGNING_KEY_PEM: undefined,
       SVC_ATTESTATION_VERIFY_KEYS: JSON.stringify([publicPem(stackEnv().SVC_ATTESTATION_SIGNING_KEY_PEM as string)]),
     });

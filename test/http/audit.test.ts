@@ -1,7 +1,7 @@
-// The audit trail over HTTP: one linear hash chain per organization under 500 concurrent
-// verifications, the JWT audit endpoints, CSV exports (formula neutralisation), the admin
-// compliance endpoints and their role checks, tamper detection through the verify endpoint,
-// and the fail-closed behaviour without SVC_AUDIT_SECRET_KEY.
+// The audit trail over HTTP: the JWT audit endpoints, CSV exports (formula neutralisation),
+// the admin compliance endpoints and their role checks, tamper detection through the verify
+// endpoint, and the fail-closed behaviour without SVC_AUDIT_SECRET_KEY. The chain under 500
+// concurrent verifications is a load test of the shared worker: it is in audit.serial.test.ts.
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
@@ -9,176 +9,7 @@ import { addMember, db, get, newTenant, post, stackEnv, type Member } from './he
 import { startExtraApi } from './extra-api.js';
 import { verifyChain, SECRET_MISSING_ERROR, type AuditEntry } from '../../core/audit-chain.js';
 import { ManagedProcess, ROOT } from '../../infra/stack.js';
-
-const key = (k: string) => ({ 'x-api-key': k });
-const bearer = (t: string) => ({ authorization: `Bearer ${t}` });
-const CROSS_ORG = "Cannot access another organization's data";
-const INSUFFICIENT = 'Insufficient permissions for this operation';
-
-async function pool<T>(count: number, concurrency: number, fn: (i: number) => Promise<T>): Promise<T[]> {
-  const out: T[] = new Array(count);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < count) {
-        const i = next++;
-        out[i] = await fn(i);
-      }
-    }),
-  );
-  return out;
-}
-
-/** RFC 4180 reader (quoted cells, doubled quotes, CRLF rows), enough to check our exports. */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i] as string;
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        cell += '"';
-        i++;
-      } else if (c === '"') quoted = false;
-      else cell += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') {
-      row.push(cell);
-      cell = '';
-    } else if (c === '\r' && text[i + 1] === '\n') {
-      row.push(cell);
-      rows.push(row);
-      row = [];
-      cell = '';
-      i++;
-    } else cell += c;
-  }
-  if (cell !== '' || row.length > 0) {
-    row.push(cell);
-    rows.push(row);
-  }
-  return rows;
-}
-
-async function chainOf(orgId: string) {
-  return (await db()).collection('audit_logs').find({ organization_id: orgId }).sort({ seq: 1 }).toArray() as unknown as Promise<Array<AuditEntry & { _id: string; seq: number }>>;
-}
-
-async function verifyMath(t: Member, expression: string) {
-  const res = await post('/verify/math', { expression }, key(t.key));
-  expect(res.status, res.text).toBe(200);
-  return res;
-}
-
-const expressionFor = (i: number) =>
-  i % 10 === 0 ? '8/2(2+2)' : i % 10 === 1 ? `${i} * 3` : `(v+${i})^2 = v^2 + ${2 * i}*v + ${i * i}`;
-
-describe('500 concurrent verifications of one organization', () => {
-  let t: Member;
-  let loadApi: ManagedProcess;
-  const responses: Array<{ status: number; workflowId: string; verdict: string }> = [];
-
-  beforeAll(async () => {
-    t = await newTenant('enterprise');
-    // This test is about the chain under concurrency, not latency: an API process with a long
-    // workflow grace (same worker and store) keeps a briefly overloaded test machine from
-    // turning a slow request into a 503. Engine and audit activity deadlines are unchanged.
-    const extra = await startExtraApi('api-audit-load', 18124, { SVC_WORKFLOW_GRACE: '60' });
-    loadApi = extra.proc;
-    const started = Date.now();
-    const res = await pool(500, 25, async (i) => {
-      const r = await fetch(`${extra.url}/verify/math`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': t.key },
-        body: JSON.stringify({ expression: expressionFor(i) }),
-      });
-      const body = (await r.json()) as { status?: string };
-      return { status: r.status, workflowId: r.headers.get('x-workflow-id') as string, verdict: body.status ?? 'OTHER' };
-    });
-    const ms = Date.now() - started;
-    responses.push(...res);
-    console.log(`[audit] 500 verifications (concurrency 25) with audit appends: ${ms} ms, ${Math.round(500 / (ms / 1000))}/s`);
-  }, 600_000);
-  afterAll(async () => {
-    await loadApi?.stop();
-  });
-
-  it('answers every request', () => {
-    expect(responses.filter((r) => r.status !== 200)).toEqual([]);
-    expect(responses.filter((r) => r.verdict === 'VERIFIED').length).toBe(400);
-    expect(responses.filter((r) => r.verdict === 'BLOCKED').length).toBe(50);
-  });
-
-  it('stores one linear chain: seq 1..500, each previous_hash the predecessor entry_hash, all signatures valid', async () => {
-    const chain = await chainOf(t.orgId);
-    expect(chain).toHaveLength(500);
-    chain.forEach((e, i) => {
-      expect(e.seq).toBe(i + 1);
-      expect(e.previous_hash).toBe(i === 0 ? null : (chain[i - 1] as AuditEntry).entry_hash);
-    });
-    const v = verifyChain(chain, stackEnv().SVC_AUDIT_SECRET_KEY);
-    expect(v.valid).toBe(true);
-    const head = await (await db()).collection('audit_heads').findOne({ _id: t.orgId as any });
-    expect(head).toMatchObject({ seq: 500, head_hash: chain[499]!.entry_hash });
-    // Exactly one entry per workflow.
-    expect(new Set(chain.map((e) => (e.result as { workflow_id: string }).workflow_id))).toEqual(new Set(responses.map((r) => r.workflowId)));
-  });
-
-  it('verifies a sample through GET /admin/compliance/verify/{log_id}', async () => {
-    const chain = await chainOf(t.orgId);
-    for (const e of [chain[0], chain[1], chain[249], chain[498], chain[499]]) {
-      const res = await get(`/admin/compliance/verify/${e!._id}`, key(t.key));
-      expect(res.status).toBe(200);
-      expect(res.body).toEqual({
-        log_id: e!._id,
-        seq: e!.seq,
-        valid: true,
-        checks: { hash_valid: true, signature_valid: true, chain_valid: true },
-        errors: [],
-        payload_version: 'current',
-      });
-    }
-  });
-
-  it('lists with GET /audit/logs: default 50, most recent first, status filters, limit bounds', async () => {
-    const def = await get('/audit/logs', bearer(t.token));
-    expect(def.status).toBe(200);
-    expect(def.body.count).toBe(50);
-    expect(def.body.logs.map((l: { seq: number }) => l.seq)).toEqual(Array.from({ length: 50 }, (_, i) => 500 - i));
-    const max = await get('/audit/logs?limit=200', bearer(t.token));
-    expect(max.body.logs).toHaveLength(200);
-    for (const bad of ['201', '0', '-1', 'abc', '1.5']) {
-      const res = await get(`/audit/logs?limit=${bad}`, bearer(t.token));
-      expect(res.status).toBe(400);
-      expect(res.body).toEqual({ detail: "Invalid query parameter 'limit': must be an integer between 1 and 200." });
-    }
-    const verifiedOnly = await get('/audit/logs?status=verified&limit=200', bearer(t.token));
-    expect(verifiedOnly.body.logs).toHaveLength(200);
-    expect(verifiedOnly.body.logs.every((l: { verified: boolean; status: string }) => l.verified && l.status === 'VERIFIED')).toBe(true);
-    const blocked = await get('/audit/logs?status=blocked&limit=200', bearer(t.token));
-    expect(blocked.body.logs).toHaveLength(50);
-    expect(blocked.body.logs.every((l: { status: string; query: string }) => l.status === 'BLOCKED' && l.query === '8/2(2+2)')).toBe(true);
-    expect((await get('/audit/logs?status=failed', bearer(t.token))).status).toBe(400);
-    // JWT only.
-    expect((await get('/audit/logs', key(t.key))).status).toBe(401);
-  });
-
-  it('exports the newest entries as CSV', async () => {
-    const res = await get('/audit/export', bearer(t.token));
-    expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8');
-    expect(res.headers.get('content-disposition')).toBe(`attachment; filename="audit-${t.orgId}.csv"`);
-    const rows = parseCsv(res.text);
-    expect(rows[0]).toEqual([
-      'id', 'seq', 'timestamp', 'organization_id', 'user_id', 'key_id', 'engine', 'status', 'verified', 'admission', 'query',
-      'raw_llm_output', 'proof_ref', 'attestation_id', 'workflow_id', 'request_digest', 'previous_hash', 'entry_hash', 'signature',
-    ]);
-    expect(rows).toHaveLength(501);
-    expect(rows.slice(1).map((r) => Number(r[1]))).toEqual(Array.from({ length: 500 }, (_, i) => i + 1));
-  });
-});
+import { CROSS_ORG, INSUFFICIENT, bearer, chainOf, key, parseCsv, verifyMath } from './audit-fixtures.js';
 
 describe('audit entries', () => {
   let t: Member;
@@ -476,7 +307,7 @@ describe('fail closed without SVC_AUDIT_SECRET_KEY', () => {
     );
     await worker.start();
     procs.push(worker);
-    const { proc, url } = await startExtraApi('api-noaudit', 18127, { SVC_TASK_QUEUE: 'svc-noaudit' });
+    const { proc, url } = await startExtraApi('api-noaudit', { SVC_TASK_QUEUE: 'svc-noaudit' });
     procs.push(proc);
     const t = await newTenant();
     const res = await fetch(`${url}/verify/math`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': t.key }, body: JSON.stringify({ expression: '(k+1)^2 = k^2 + 2*k + 1' }) });
@@ -491,7 +322,7 @@ describe('fail closed without SVC_AUDIT_SECRET_KEY', () => {
     const t = await newTenant();
     await verifyMath(t, '(k+2)^2 = k^2 + 4*k + 4');
     const [entry] = await chainOf(t.orgId);
-    const { proc, url } = await startExtraApi('api-noauditkey', 18128, { SVC_AUDIT_SECRET_KEY: undefined });
+    const { proc, url } = await startExtraApi('api-noauditkey', { SVC_AUDIT_SECRET_KEY: undefined });
     procs.push(proc);
     const res = await fetch(`${url}/admin/compliance/verify/${entry!._id}`, { headers: { 'x-api-key': t.key } });
     expect(res.status).toBe(200);

@@ -1,65 +1,17 @@
 // POST /verify/batch and GET /verify/batch/{job_id}, black box: sizes and plan limits, every
-// item type, the batch math rows, item time-outs, 202-then-poll, tenant isolation, the
-// bounded job store (capacity and eviction), searchable workflow metadata, and durability
-// through a worker crash and an API restart.
+// item type, the batch math rows, item time-outs, 202-then-poll, tenant isolation, signing
+// failures and searchable workflow metadata. The bounded job store and durability through a
+// worker crash and an API restart are in batch.serial.test.ts (they stop stack components).
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
-import { control, db, get, newTenant, post, stackEnv, type Member } from './helpers.js';
+import { db, get, newTenant, post, stackEnv, type Member } from './helpers.js';
 import { startExtraApi } from './extra-api.js';
 import { ManagedProcess, ROOT } from '../../infra/stack.js';
 import { sha256Ref } from '../../core/canonical-json.js';
 import { mathBatchOutcome } from '../../activities/engines/math.js';
 import { temporalDataConverter } from '../../core/payload-codec.js';
-
-const IDENTITY = '(x+1)^2 = x^2 + 2*x + 1';
-const DIFFER = '(x+1)^2 = x^2 + 1';
-const BARE = '2 + 3*4';
-const AMBIGUOUS = '8/2(2+2)';
-const DDL = 'CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT, email TEXT); CREATE TABLE orders (id INTEGER, user_id INTEGER, total REAL);';
-const CODE = 'import os\nos.system(input())\n';
-/** Never solved in a few seconds (sum of three cubes): Z3 runs until its own time-out. */
-const HARD_LOGIC = '(VAR x Int) (VAR y Int) (VAR z Int) (EQ (PLUS (MULT x x x) (MULT y y y) (MULT z z z)) 33)';
-
-/** Pigeonhole principle, n+1 pigeons in n holes: UNSAT, and Z3 needs about half a second for n = 7. */
-function pigeonhole(n: number): string {
-  const decl: string[] = [];
-  const parts: string[] = [];
-  for (let i = 0; i <= n; i++) for (let j = 0; j < n; j++) decl.push(`(VAR p${i}_${j} Bool)`);
-  for (let i = 0; i <= n; i++) parts.push(`(OR ${Array.from({ length: n }, (_, j) => `p${i}_${j}`).join(' ')})`);
-  for (let j = 0; j < n; j++) for (let i = 0; i <= n; i++) for (let k = i + 1; k <= n; k++) parts.push(`(NOT (AND p${i}_${j} p${k}_${j}))`);
-  return `${decl.join(' ')} ${parts.join(' ')}`;
-}
-const SLOW_LOGIC = pigeonhole(7);
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-interface Res {
-  status: number;
-  headers: Headers;
-  body: any;
-}
-
-async function call(base: string, method: string, p: string, key: string | null, body?: unknown): Promise<Res> {
-  const headers: Record<string, string> = {};
-  if (key) headers['x-api-key'] = key;
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${base}${p}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.text();
-  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
-}
-
-/** Polls GET /verify/batch/{id} until the job is completed. */
-async function waitCompleted(base: string, key: string, jobId: string, timeoutMs = 90_000): Promise<any> {
-  const deadline = Date.now() + timeoutMs;
-  let last: Res | null = null;
-  while (Date.now() < deadline) {
-    last = await call(base, 'GET', `/verify/batch/${jobId}`, key).catch(() => null);
-    if (last?.status === 200 && last.body.status === 'completed') return last.body;
-    await sleep(300);
-  }
-  throw new Error(`job ${jobId} not completed in ${timeoutMs} ms; last: ${JSON.stringify(last?.body)?.slice(0, 500)}`);
-}
+import { AMBIGUOUS, BARE, CODE, DDL, DIFFER, HARD_LOGIC, IDENTITY, call, sleep, waitCompleted } from './batch-fixtures.js';
 
 const withoutAttestation = (r: any) => {
   const { attestation: _a, ...rest } = r;
@@ -330,7 +282,7 @@ describe('202 then poll, and item time-outs (extra API: SVC_BATCH_WAIT_SECONDS=0
   let api: Awaited<ReturnType<typeof startExtraApi>>;
   beforeAll(async () => {
     t = await newTenant('enterprise');
-    api = await startExtraApi('api-batch-short', 18130, { SVC_BATCH_WAIT_SECONDS: '0', SVC_BATCH_ITEM_TIMEOUT: '3' });
+    api = await startExtraApi('api-batch-short', { SVC_BATCH_WAIT_SECONDS: '0', SVC_BATCH_ITEM_TIMEOUT: '3' });
   });
   afterAll(async () => {
     await api?.proc.stop();
@@ -394,7 +346,7 @@ describe('attestation signing failure (extra worker without a signing key)', () 
       inject('dataDir'),
     );
     await worker.start();
-    api = await startExtraApi('api-batch-nosign', 18131, { SVC_TASK_QUEUE: queue });
+    api = await startExtraApi('api-batch-nosign', { SVC_TASK_QUEUE: queue });
   }, 180_000);
   afterAll(async () => {
     await api?.proc.stop();
@@ -424,138 +376,4 @@ describe('attestation signing failure (extra worker without a signing key)', () 
     });
     expect(res.body.items[1].result).toMatchObject({ status: 'UNVERIFIABLE', developer_fields: { diff: '2*x' } });
   });
-});
-
-describe('bounded job store (extra API: SVC_BATCH_MAX_JOBS=2)', () => {
-  let t: Member;
-  let api: Awaited<ReturnType<typeof startExtraApi>>;
-  beforeAll(async () => {
-    t = await newTenant('enterprise');
-    api = await startExtraApi('api-batch-cap', 18132, { SVC_BATCH_MAX_JOBS: '2', SVC_BATCH_WAIT_SECONDS: '0' });
-  });
-  afterAll(async () => {
-    await api?.proc.stop();
-  });
-
-  const submit = () => call(api.url, 'POST', '/verify/batch', t.key, { items: [{ query: IDENTITY, type: 'math' }] });
-
-  it('admits exactly as many concurrent jobs as there are slots, 503 for the rest; then evicts finished jobs, oldest first', async () => {
-    await control('stop', 'worker');
-    let a: Res;
-    let b: Res;
-    try {
-      // Five submissions race for two slots while no worker runs (every admitted job stays active).
-      const results = await Promise.all(Array.from({ length: 5 }, () => submit()));
-      const admitted = results.filter((r) => r.status === 202);
-      const refused = results.filter((r) => r.status === 503);
-      expect(admitted).toHaveLength(2);
-      expect(refused).toHaveLength(3);
-      for (const r of refused) expect(r.body).toEqual({ detail: 'Batch capacity reached — retry shortly.' });
-      [a, b] = admitted as [Res, Res];
-      expect(a.body.job_id).not.toBe(b.body.job_id);
-      const c = await submit();
-      expect(c.status).toBe(503);
-    } finally {
-      await control('start', 'worker');
-    }
-    const [doneA, doneB] = await Promise.all([waitCompleted(api.url, t.key, a.body.job_id), waitCompleted(api.url, t.key, b.body.job_id)]);
-    const older = Date.parse(doneA.completed_at) <= Date.parse(doneB.completed_at) ? doneA : doneB;
-    const newer = older === doneA ? doneB : doneA;
-
-    const c = await submit();
-    expect([200, 202]).toContain(c.status);
-    const gone = await call(api.url, 'GET', `/verify/batch/${older.job_id}`, t.key);
-    const kept = await call(api.url, 'GET', `/verify/batch/${newer.job_id}`, t.key);
-    if (doneA.completed_at !== doneB.completed_at) {
-      expect(gone.status).toBe(404);
-      expect(kept.status).toBe(200);
-    } else {
-      expect([gone.status, kept.status].sort()).toEqual([200, 404]);
-    }
-    const d = await submit();
-    expect([200, 202]).toContain(d.status);
-    expect((await call(api.url, 'GET', `/verify/batch/${a.body.job_id}`, t.key)).status).toBe(404);
-    expect((await call(api.url, 'GET', `/verify/batch/${b.body.job_id}`, t.key)).status).toBe(404);
-    expect((await waitCompleted(api.url, t.key, c.body.job_id)).status).toBe('completed');
-    expect((await waitCompleted(api.url, t.key, d.body.job_id)).status).toBe('completed');
-    // The two slots of this pool hold exactly the two newest jobs.
-    const inPool = await (await db()).collection('batch_jobs').find({ slot: { $lt: 2 } }).project({ _id: 1 }).toArray();
-    expect(inPool.map((x) => x._id).sort()).toEqual([c.body.job_id, d.body.job_id].sort());
-  }, 150_000);
-});
-
-describe('durability', () => {
-  let t: Member;
-  beforeAll(async () => {
-    t = await newTenant('enterprise');
-  });
-
-  /** Starts a POST without waiting for its answer; resolves the job id once its workflow has started. */
-  async function submitInBackground(items: unknown[]) {
-    const before = new Date();
-    const answer = post('/verify/batch', { items }, { 'x-api-key': t.key }).catch((err: Error) => ({ status: 0, body: { error: err.message } }));
-    const jobs = (await db()).collection('batch_jobs');
-    for (let i = 0; i < 100; i++) {
-      const doc = await jobs.findOne({ org_id: t.orgId, started: true, created_at: { $gte: before } });
-      if (doc) return { jobId: String(doc._id), answer };
-      await sleep(100);
-    }
-    throw new Error('batch job not started');
-  }
-
-  it('a 100-item batch survives a worker crash: every item reaches a final state exactly once', async () => {
-    // 90 math items and 10 logic items that take Z3 about half a second each (two solver threads).
-    const items = Array.from({ length: 100 }, (_, i) =>
-      i % 10 === 5 ? { query: SLOW_LOGIC, type: 'logic' } : { query: i % 2 === 0 ? IDENTITY : `${i} + ${i}`, type: 'math' },
-    );
-    const { jobId, answer } = await submitInBackground(items);
-    // Kill the worker mid-way: some items are done, others are running or not started.
-    let progress = 0;
-    for (let i = 0; i < 200 && progress < 10; i++) {
-      const snap = await get(`/verify/batch/${jobId}`, { 'x-api-key': t.key });
-      progress = snap.body.progress_percent;
-      if (progress < 10) await sleep(50);
-    }
-    await control('kill9', 'worker');
-    const atCrash = await get(`/verify/batch/${jobId}`, { 'x-api-key': t.key });
-    expect(atCrash.status).toBe(200);
-    expect(atCrash.body.status).toBe('running');
-    expect(progress).toBeGreaterThanOrEqual(10);
-    expect(progress).toBeLessThan(100);
-    expect((await answer).status).toBe(202);
-    await control('start', 'worker');
-
-    const done = await waitCompleted(inject('apiUrl'), t.key, jobId, 180_000);
-    expect(done).toMatchObject({ status: 'completed', total_items: 100, progress_percent: 100 });
-    expect(done.items).toHaveLength(100);
-    expect(done.items.map((i: any) => i.id)).toEqual(Array.from({ length: 100 }, (_, i) => `${jobId}-${i}`));
-    expect(new Set(done.items.map((i: any) => i.id)).size).toBe(100);
-    for (const item of done.items) expect(['completed', 'failed']).toContain(item.status);
-    expect(done.completed_items + done.failed_items).toBe(100);
-    // Attempts lost with the crashed worker are retried on the new one: nothing fails.
-    expect(done.failed_items).toBe(0);
-    done.items.forEach((item: any, i: number) => {
-      if (i % 10 === 5) expect(item.result).toMatchObject({ status: 'UNSAT' });
-      else if (i % 2 === 0) expect(item.result).toMatchObject({ status: 'VERIFIED' });
-      else expect(item.result).toMatchObject({ status: 'UNVERIFIABLE', developer_fields: { value: 2 * i } });
-    });
-    // Stored once, with every item.
-    const stored = await (await db()).collection('batch_jobs').find({ _id: jobId as any }).toArray();
-    expect(stored).toHaveLength(1);
-    expect(stored[0]!.items).toHaveLength(100);
-  }, 300_000);
-
-  it('a running job survives an API restart', async () => {
-    const items = Array.from({ length: 16 }, (_, i) => (i % 4 === 0 ? { query: IDENTITY, type: 'math' } : { query: SLOW_LOGIC, type: 'logic' }));
-    const { jobId, answer } = await submitInBackground(items);
-    const stoppedAt = Date.now();
-    await control('stop', 'api');
-    await answer; // the waiting client lost its answer (or got the 202)
-    await control('start', 'api');
-    const done = await waitCompleted(inject('apiUrl'), t.key, jobId, 150_000);
-    expect(done).toMatchObject({ status: 'completed', total_items: 16, completed_items: 16, failed_items: 0 });
-    // It finished after the API went away: the job never depended on the API process.
-    expect(Date.parse(done.completed_at)).toBeGreaterThan(stoppedAt);
-    done.items.forEach((item: any, i: number) => expect(item.result).toMatchObject({ status: i % 4 === 0 ? 'VERIFIED' : 'UNSAT' }));
-  }, 240_000);
 });

@@ -1,11 +1,27 @@
 // Starts an additional API process against the test stack's Temporal and store, with its own
 // environment (a second process sharing limits, a different per-IP setting, bad secrets...).
+// Each gets a free loopback port of its own, so files running side by side never collide.
 import { inject } from 'vitest';
+import net from 'node:net';
 import path from 'node:path';
 import { ManagedProcess, ROOT } from '../../infra/stack.js';
 
-export async function startExtraApi(name: string, basePort: number, env: Record<string, string | undefined>, expectReady = true) {
-  const port = basePort + Number(process.env.SVC_TEST_PORT_OFFSET ?? 0);
+/** A port nothing listens on right now (the kernel's pick), for a process started next. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export type ExtraApi = { proc: ManagedProcess; url: string };
+
+export async function startExtraApi(name: string, env: Record<string, string | undefined>, expectReady = true): Promise<ExtraApi> {
+  const port = await freePort();
   const fullEnv: NodeJS.ProcessEnv = { ...process.env, ...inject('stackEnv'), HOST: '127.0.0.1', PORT: String(port), ...env };
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete fullEnv[k];
   const proc = new ManagedProcess(
@@ -21,4 +37,15 @@ export async function startExtraApi(name: string, basePort: number, env: Record<
   );
   await proc.start();
   return { proc, url: `http://127.0.0.1:${port}` };
+}
+
+/** Starts several extra APIs side by side; if one fails to start, stops the others and throws its error. */
+export async function startExtraApis(specs: Array<[name: string, env: Record<string, string | undefined>]>): Promise<ExtraApi[]> {
+  const settled = await Promise.allSettled(specs.map(([name, env]) => startExtraApi(name, env)));
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed) {
+    for (const s of settled) if (s.status === 'fulfilled') await s.value.proc.stop();
+    throw failed.reason;
+  }
+  return settled.map((s) => (s as PromiseFulfilledResult<ExtraApi>).value);
 }

@@ -49,7 +49,44 @@ function controlServer(stack: Stack): Server {
   });
 }
 
+interface SharedStack {
+  apiUrl: string;
+  stackEnv: Record<string, string>;
+  dataDir: string;
+  teardown: () => Promise<void>;
+}
+
+// Both HTTP projects (the parallel 'http' and the one-at-a-time 'http-serial', see
+// vitest.config.ts) name this file as their global setup, and vitest runs each project's
+// global setup in the same main process, one after the other: the first starts the stack, the
+// second reuses it, and the last teardown stops it (after the leak scan over everything).
+const shared = globalThis as typeof globalThis & { __svcTestStack?: { users: number; ready: Promise<SharedStack> } };
+
 export default async function setup(project: TestProject) {
+  shared.__svcTestStack ??= { users: 0, ready: startStack() };
+  const entry = shared.__svcTestStack;
+  entry.users++;
+  let stack: SharedStack;
+  try {
+    stack = await entry.ready;
+  } catch (err) {
+    entry.users--;
+    throw err;
+  }
+  project.provide('apiUrl', stack.apiUrl);
+  project.provide('controlUrl', `http://127.0.0.1:${CONTROL_PORT}`);
+  project.provide('stackEnv', stack.stackEnv);
+  project.provide('ports', testPorts(OFFSET));
+  project.provide('dataDir', stack.dataDir);
+  return async () => {
+    entry.users--;
+    if (entry.users > 0) return;
+    delete shared.__svcTestStack;
+    await stack.teardown();
+  };
+}
+
+async function startStack(): Promise<SharedStack> {
   // The scripted LLM provider (OpenAI and Anthropic wire formats) on an ephemeral port.
   const providers = await startProviderServer();
   const stack = new Stack({
@@ -67,6 +104,9 @@ export default async function setup(project: TestProject) {
       ...providerEnv(providers),
     },
   });
+  // A worker bundles its workflows and warms its engines before it is ready: on a loaded
+  // 2-core machine (CI beside other jobs) that can take longer than the dev stack's 3 minutes.
+  stack.worker.spec.readyTimeoutMs = Math.max(stack.worker.spec.readyTimeoutMs, 600_000);
   const server = controlServer(stack);
   try {
     await stack.up();
@@ -76,26 +116,23 @@ export default async function setup(project: TestProject) {
     throw err;
   }
   await new Promise<void>((r) => server.listen(CONTROL_PORT, '127.0.0.1', r));
-  project.provide('apiUrl', stack.apiUrl);
-  project.provide('controlUrl', `http://127.0.0.1:${CONTROL_PORT}`);
-  project.provide(
-    'stackEnv',
-    Object.fromEntries(
+  return {
+    apiUrl: stack.apiUrl,
+    stackEnv: Object.fromEntries(
       Object.entries(stack.env).filter(([k]) => k.startsWith('SVC_') || k === 'MONGODB_URI' || k === 'TEMPORAL_ADDRESS'),
     ) as Record<string, string>,
-  );
-  project.provide('ports', testPorts(OFFSET));
-  project.provide('dataDir', stack.dataDir);
-  return async () => {
-    server.close();
-    let leaks: string[] = [];
-    try {
-      leaks = await scanForLeaks(stack);
-    } finally {
-      await stack.down();
-      await providers.close();
-    }
-    if (leaks.length > 0) throw new Error(`secrets or raw keys leaked:\n${leaks.join('\n')}`);
+    dataDir: stack.dataDir,
+    teardown: async () => {
+      server.close();
+      let leaks: string[] = [];
+      try {
+        leaks = await scanForLeaks(stack);
+      } finally {
+        await stack.down();
+        await providers.close();
+      }
+      if (leaks.length > 0) throw new Error(`secrets or raw keys leaked:\n${leaks.join('\n')}`);
+    },
   };
 }
 

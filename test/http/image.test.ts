@@ -305,7 +305,7 @@ describe('POST /verify/image', () => {
     let proc: ManagedProcess | null = null;
     let base = '';
     beforeAll(async () => {
-      const a = await startExtraApi('api-image-408', 18150, { SVC_UPLOAD_READ_TIMEOUT: '2' });
+      const a = await startExtraApi('api-image-408', { SVC_UPLOAD_READ_TIMEOUT: '2' });
       proc = a.proc;
       base = a.url;
     }, 120_000);

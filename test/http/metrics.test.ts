@@ -41,7 +41,7 @@ describe('platform-operator metrics', () => {
 
   beforeAll(async () => {
     [operator, tenant] = await Promise.all([newTenant(), newTenant()]);
-    const extra = await startExtraApi('api-metrics-operator', 18120, { SVC_METRICS_OPERATOR_USER_IDS: ` usr_nobody , ${operator.userId}` });
+    const extra = await startExtraApi('api-metrics-operator', { SVC_METRICS_OPERATOR_USER_IDS: ` usr_nobody , ${operator.userId}` });
     procs.push(extra.proc);
     url = extra.url;
   }, 120_000);
@@ -143,7 +143,7 @@ describe('platform-operator metrics', () => {
   });
 
   it('counts workflow time-outs (no worker on the task queue)', async () => {
-    const { proc, url: deadUrl } = await startExtraApi('api-metrics-noworker', 18129, {
+    const { proc, url: deadUrl } = await startExtraApi('api-metrics-noworker', {
       SVC_METRICS_OPERATOR_USER_IDS: operator.userId,
       SVC_TASK_QUEUE: 'svc-no-worker-here',
       SVC_MATH_TIMEOUT: '1',

@@ -412,7 +412,7 @@ describe('a deployment without a signing key and without anthropic (extra worker
   };
   beforeAll(async () => {
     worker = await startExtraWorker('worker-nl-nosign', { SVC_TASK_QUEUE: queue, SVC_ATTESTATION_SIGNING_KEY_PEM: undefined, SVC_Z3_POOL_SIZE: '1' });
-    api = await startExtraApi('api-nl-noanthropic', 18141, { SVC_TASK_QUEUE: queue, SVC_ANTHROPIC_BASE_URL: undefined, SVC_ANTHROPIC_API_KEY: undefined });
+    api = await startExtraApi('api-nl-noanthropic', { SVC_TASK_QUEUE: queue, SVC_ANTHROPIC_BASE_URL: undefined, SVC_ANTHROPIC_API_KEY: undefined });
   }, 180_000);
   afterAll(async () => {
     await api?.proc.stop();

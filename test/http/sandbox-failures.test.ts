@@ -32,8 +32,8 @@ describe('sandbox failures', () => {
     const [w1, w2, a1, a2] = await Promise.all([
       startExtraWorker('worker-nodocker', { SVC_TASK_QUEUE: qNoDocker, DOCKER_HOST: 'unix:///nonexistent/docker.sock' }),
       startExtraWorker('worker-oneslot', { SVC_TASK_QUEUE: qOneSlot, SVC_SANDBOX_MAX_CONCURRENT: '1', SVC_SANDBOX_ACQUIRE_TIMEOUT: '0.001' }),
-      startExtraApi('api-nodocker', 18140, { SVC_TASK_QUEUE: qNoDocker, SVC_UPLOAD_READ_TIMEOUT: '2' }),
-      startExtraApi('api-oneslot', 18141, { SVC_TASK_QUEUE: qOneSlot }),
+      startExtraApi('api-nodocker', { SVC_TASK_QUEUE: qNoDocker, SVC_UPLOAD_READ_TIMEOUT: '2' }),
+      startExtraApi('api-oneslot', { SVC_TASK_QUEUE: qOneSlot }),
     ]);
     procs.push(w1, w2, a1.proc, a2.proc);
     noDocker = a1.url;

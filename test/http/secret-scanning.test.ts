@@ -1,158 +1,45 @@
 // POST /webhooks/secret-scanning through the real stack (Temporal, store, worker, SMTP sink),
-// with a local key server and feedback sink in this process (global-setup.ts points the stack
-// at it). Contract: "POST /webhooks/secret-scanning" and "Events"; docs/secret-scanning.md.
+// with a local key server and feedback sink in this process (secret-scanning-fixture.ts;
+// global-setup.ts points the stack at it). Contract: "POST /webhooks/secret-scanning" and
+// "Events"; docs/secret-scanning.md. The SMTP and worker outage rows stop stack components:
+// they are in secret-scanning.serial.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
-import { createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
-import { createServer, request as httpRequest, type Server } from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { execFileSync } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
-import { apiUrl, control, db, get, mintKey, newTenant, addMember, post, stackEnv, type Member } from './helpers.js';
+import { apiUrl, db, get, mintKey, newTenant, addMember, post, stackEnv, type Member } from './helpers.js';
 import { lookupDigest, maskApiKey } from '../../core/api-keys.js';
 import { startExtraApi } from './extra-api.js';
 import { ManagedProcess, ROOT } from '../../infra/stack.js';
-
-const INVALID = { detail: 'invalid webhook signature' };
-const PATH = '/webhooks/secret-scanning';
-const sha256 = (s: string | Buffer) => createHash('sha256').update(s).digest('hex');
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-interface SigningKey {
-  id: string;
-  privateKey: KeyObject;
-  pem: string;
-}
-function newSigningKey(): SigningKey {
-  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  return { id: randomBytes(32).toString('hex'), privateKey, pem: publicKey.export({ format: 'pem', type: 'spki' }).toString() };
-}
-
-// ---- the local key server and feedback sink --------------------------------------------
-const published: SigningKey[] = [];
-let keysStatus = 200;
-let keyFetches = 0;
-const feedbackPosts: unknown[][] = [];
-let fixture: Server;
-
-function startFixture(port: number): Promise<void> {
-  fixture = createServer((req, res) => {
-    if (req.method === 'GET' && req.url === '/keys') {
-      keyFetches++;
-      if (keysStatus !== 200) return void res.writeHead(keysStatus).end('unavailable');
-      const doc = { public_keys: published.map((k, i) => ({ key_identifier: k.id, key: k.pem, is_current: i === published.length - 1 })) };
-      return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(doc));
-    }
-    if (req.method === 'POST' && req.url === '/feedback') {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        feedbackPosts.push(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-        res.writeHead(200).end('{}');
-      });
-      return;
-    }
-    res.writeHead(404).end();
-  });
-  return new Promise((r) => fixture.listen(port, '127.0.0.1', () => r()));
-}
-
-// ---- helpers ---------------------------------------------------------------------------
-interface Delivery {
-  status: number;
-  body: any;
-  text: string;
-  at: number;
-}
-
-async function deliver(body: string | Buffer, headers: Record<string, string>): Promise<Delivery> {
-  const res = await fetch(`${apiUrl()}${PATH}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: body as BodyInit });
-  const at = Date.now();
-  const text = await res.text();
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
-  return { status: res.status, body: parsed, text, at };
-}
-
-const signed = (body: string | Buffer, key: SigningKey, signer: KeyObject = key.privateKey) => ({
-  'Github-Public-Key-Identifier': key.id,
-  'Github-Public-Key-Signature': sign('sha256', Buffer.from(body), signer).toString('base64'),
-});
-
-const match = (token: string, marker = randomBytes(6).toString('hex')) => ({
-  token,
-  type: 'svc_live_api_key',
-  url: `https://example.test/leaks/${marker}/config.env`,
-  source: 'content',
-});
-
-async function keyDoc(keyId: string) {
-  return (await db()).collection('api_keys').findOne({ _id: keyId as any });
-}
-
-async function waitFor<T>(what: string, fn: () => Promise<T | null | undefined | false>, timeoutMs: number, everyMs = 20): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(everyMs);
-  }
-}
-
-/** Resolves with the time the key was first seen revoked. */
-const revokedAt = (keyId: string, timeoutMs = 10_000) =>
-  waitFor(`revocation of ${keyId}`, async () => ((await keyDoc(keyId))?.active === false ? Date.now() : null), timeoutMs);
-
-function mailsFor(keyId: string): string[] {
-  const dir = path.join(inject('dataDir'), 'mail');
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .filter((f) => f.endsWith('.eml'))
-    // Quoted-printable soft line breaks undone, so long lines read as sent.
-    .map((f) => readFileSync(path.join(dir, f), 'utf8').replace(/=\r?\n/g, ''))
-    .filter((m) => m.includes(keyId));
-}
-
-const logsText = () =>
-  ['api.log', 'worker.log'].map((f) => path.join(inject('dataDir'), 'logs', f)).filter(existsSync).map((f) => readFileSync(f, 'utf8')).join('\n');
-
-/** Whether Temporal's stored history (SQLite file and its WAL) contains this text anywhere. */
-function historyContains(text: string): boolean {
-  const base = path.join(inject('dataDir'), 'temporal.sqlite');
-  const needle = Buffer.from(text, 'utf8');
-  return [base, `${base}-wal`].filter(existsSync).some((f) => readFileSync(f).includes(needle));
-}
-
-let temporal: Client;
-async function workflowExists(body: string | Buffer): Promise<boolean> {
-  try {
-    await temporal.workflow.getHandle(`leak-revocation-${sha256(body)}`).describe();
-    return true;
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return false;
-    throw err;
-  }
-}
-
-/** After a refused request: no workflow, no revocation, no audit entry, nothing of the body in the logs. */
-async function expectNothingKept(t: Member, body: string | Buffer, marker: string, auditBefore: number) {
-  expect(await workflowExists(body)).toBe(false);
-  expect((await keyDoc(t.keyId))?.active).toBe(true);
-  expect(await (await db()).collection('audit_logs').countDocuments({ organization_id: t.orgId })).toBe(auditBefore);
-  expect(await (await db()).collection('leak_notifications').countDocuments({ key_id: t.keyId })).toBe(0);
-  const logs = logsText();
-  expect(logs).not.toContain(marker);
-  expect(logs).not.toContain(t.key);
-}
+import {
+  INVALID,
+  PATH,
+  closeTemporal,
+  deliver,
+  expectNothingKept,
+  historyContains,
+  keyDoc,
+  keyServer,
+  mailsFor,
+  match,
+  newSigningKey,
+  openTemporal,
+  revokedAt,
+  sha256,
+  signed,
+  sleep,
+  startFixture,
+  stopFixture,
+  temporal,
+  waitFor,
+  workflowExists,
+} from './secret-scanning-fixture.js';
 
 // ---------------------------------------------------------------------------------------
 
@@ -161,15 +48,14 @@ describe('POST /webhooks/secret-scanning', () => {
   const stranger = newSigningKey(); // never published
 
   beforeAll(async () => {
-    published.push(current);
-    const port = Number(new URL(stackEnv().SVC_SECRET_SCANNING_KEYS_URL as string).port);
-    await startFixture(port);
-    temporal = new Client({ connection: await Connection.connect({ address: stackEnv().TEMPORAL_ADDRESS as string }) });
+    keyServer.published.push(current);
+    await startFixture();
+    await openTemporal();
   });
 
   afterAll(async () => {
-    await new Promise((r) => fixture?.close(r));
-    await temporal?.connection.close();
+    await stopFixture();
+    await closeTemporal();
   });
 
   it('revokes a real key within 2 s of the 200; the key then gets 401; one audit event, one e-mail, hashed feedback', async () => {
@@ -213,9 +99,9 @@ describe('POST /webhooks/secret-scanning', () => {
     expect(mails[0]).not.toContain(t.key.slice(9, 30));
 
     // Feedback: one label per match, a SHA-256 hash (the feedback URL is plain HTTP, so never raw).
-    const fb = await waitFor('feedback', async () => feedbackPosts.find((p) => JSON.stringify(p).includes(sha256(t.key))), 15_000, 100);
+    const fb = await waitFor('feedback', async () => keyServer.feedback.find((p) => JSON.stringify(p).includes(sha256(t.key))), 15_000, 100);
     expect(fb).toEqual([{ token_hash: sha256(t.key), token_type: 'svc_live_api_key', label: 'true_positive' }]);
-    expect(JSON.stringify(feedbackPosts)).not.toContain(t.key);
+    expect(JSON.stringify(keyServer.feedback)).not.toContain(t.key);
     // Workflow inputs and results are in Temporal's history, encrypted by the payload codec
     // (docs/payload-encryption.md): neither the key nor even its lookup digest is readable there.
     expect(historyContains(lookupDigest(t.key, stackEnv().SVC_API_KEY_LOOKUP_SECRET as string))).toBe(false);
@@ -243,7 +129,7 @@ describe('POST /webhooks/secret-scanning', () => {
     const events = await (await db()).collection('audit_logs').countDocuments({ organization_id: t.orgId, 'result.status': 'SECRET_LEAK_AUTO_REVOKED' });
     expect(events).toBe(1);
     const runs = [];
-    for await (const w of temporal.workflow.list({ query: `WorkflowId = "leak-revocation-${sha256(body)}"` })) runs.push(w);
+    for await (const w of temporal().workflow.list({ query: `WorkflowId = "leak-revocation-${sha256(body)}"` })) runs.push(w);
     expect(runs).toHaveLength(1);
   });
 
@@ -261,7 +147,7 @@ describe('POST /webhooks/secret-scanning', () => {
     const res = await deliver(second, signed(second, current));
     expect(res.status).toBe(200);
     expect(res.body.matches).toBe(2);
-    const fb = await waitFor('feedback', async () => feedbackPosts.find((p) => JSON.stringify(p).includes(sha256(unknown))), 15_000, 100);
+    const fb = await waitFor('feedback', async () => keyServer.feedback.find((p) => JSON.stringify(p).includes(sha256(unknown))), 15_000, 100);
     expect(fb).toEqual([
       { token_hash: sha256(t.key), token_type: 'svc_live_api_key', label: 'true_positive' },
       { token_hash: sha256(unknown), token_type: 'svc_live_api_key', label: 'false_positive' },
@@ -324,11 +210,11 @@ describe('POST /webhooks/secret-scanning', () => {
       expect(res.status).toBe(401);
       expect(res.body).toEqual(INVALID);
       await sleep(1100); // past the refetch throttle: the unknown id below triggers one refetch
-      const fetchesBefore = keyFetches;
+      const fetchesBefore = keyServer.fetches;
       const res2 = await deliver(body, signed(body, stranger));
       expect(res2.status).toBe(401);
       expect(res2.body).toEqual(INVALID);
-      expect(keyFetches).toBe(fetchesBefore + 1);
+      expect(keyServer.fetches).toBe(fetchesBefore + 1);
       await expectNothingKept(t, body, marker, auditBefore);
     });
 
@@ -414,7 +300,7 @@ describe('POST /webhooks/secret-scanning', () => {
     it('key server down: an unknown key id fails closed (503), a cached key still verifies', async () => {
       const rotated = newSigningKey();
       const { marker, body } = report();
-      keysStatus = 500;
+      keyServer.status = 500;
       try {
         await sleep(1100);
         const res = await deliver(body, signed(body, rotated));
@@ -422,10 +308,10 @@ describe('POST /webhooks/secret-scanning', () => {
         expect(res.body).toEqual({ detail: 'Webhook signing keys unavailable — retry shortly.' });
         await expectNothingKept(t, body, marker, auditBefore);
       } finally {
-        keysStatus = 200;
+        keyServer.status = 200;
       }
       // Rotation: once published, the new id is fetched on first use and verifies.
-      published.push(rotated);
+      keyServer.published.push(rotated);
       await sleep(1100);
       const ok = await deliver(body, signed(body, rotated));
       expect(ok.status).toBe(200);
@@ -433,60 +319,6 @@ describe('POST /webhooks/secret-scanning', () => {
     });
   });
 
-  it('with the SMTP server down, still revokes at once, and the e-mail arrives once after it is back', async () => {
-    const t = await newTenant();
-    await control('stop', 'smtp');
-    let restarted = false;
-    try {
-      const body = JSON.stringify([match(t.key)]);
-      const res = await deliver(body, signed(body, current));
-      expect(res.status).toBe(200);
-      const seen = await revokedAt(t.keyId);
-      expect(seen - res.at).toBeLessThan(2000);
-      await sleep(3000); // a few failed attempts
-      expect(mailsFor(t.keyId)).toHaveLength(0);
-      expect((await keyDoc(t.keyId))?.active).toBe(false); // never rolled back
-      const wf = await temporal.workflow.getHandle(`leak-revocation-${sha256(body)}`).describe();
-      expect(wf.status.name).toBe('RUNNING');
-      await control('start', 'smtp');
-      restarted = true;
-      const mails = await waitFor('e-mail after the sink is back', async () => (mailsFor(t.keyId).length > 0 ? mailsFor(t.keyId) : null), 90_000, 250);
-      expect(mails).toHaveLength(1);
-      await waitFor('workflow completion', async () => (await temporal.workflow.getHandle(`leak-revocation-${sha256(body)}`).describe()).status.name === 'COMPLETED', 10_000, 200);
-      expect(mailsFor(t.keyId)).toHaveLength(1);
-    } finally {
-      if (!restarted) await control('start', 'smtp');
-    }
-  }, 150_000);
-
-  it('with the worker killed between the 200 and the revocation, revokes once it is back', async () => {
-    const t = await newTenant();
-    await control('kill9', 'worker');
-    let restarted = false;
-    try {
-      const body = JSON.stringify([match(t.key)]);
-      const res = await deliver(body, signed(body, current));
-      expect(res.status).toBe(200);
-      // A redelivery while that run is still open joins it (same delivery, no second run).
-      const again = await deliver(body, signed(body, current));
-      expect(again.status).toBe(200);
-      expect(again.body).toEqual(res.body);
-      await sleep(1000);
-      expect((await keyDoc(t.keyId))?.active).toBe(true); // nothing ran yet: the delivery waits in Temporal
-      await control('start', 'worker');
-      restarted = true;
-      // A restarted worker bundles its workflows again first: on a loaded machine this takes a while.
-      await revokedAt(t.keyId, 240_000);
-      const denied = await post('/verify/math', { expression: '1 + 1' }, { 'x-api-key': t.key });
-      expect(denied.status).toBe(401);
-      await waitFor('e-mail', async () => mailsFor(t.keyId).length === 1, 30_000, 250);
-      const runs = [];
-      for await (const w of temporal.workflow.list({ query: `WorkflowId = "leak-revocation-${sha256(body)}"` })) runs.push(w);
-      expect(runs).toHaveLength(1);
-    } finally {
-      if (!restarted) await control('start', 'worker');
-    }
-  }, 360_000);
   it('raw tokens go only to an HTTPS feedback URL, and never into the workflow history', async () => {
     // A worker and an API of their own, with an HTTPS feedback URL (self-signed, trusted by the worker).
     const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-leak-tls-'));
@@ -522,7 +354,7 @@ describe('POST /webhooks/secret-scanning', () => {
       },
       inject('dataDir'),
     );
-    const [w, a] = await Promise.allSettled([worker.start(), startExtraApi('api-leak-raw', 18131, env)]);
+    const [w, a] = await Promise.allSettled([worker.start(), startExtraApi('api-leak-raw', env)]);
     if (w.status === 'rejected' || a.status === 'rejected') {
       await worker.stop();
       if (a.status === 'fulfilled') await a.value.proc.stop();
@@ -543,7 +375,7 @@ describe('POST /webhooks/secret-scanning', () => {
         { token_raw: unknown, token_type: 'other_type', label: 'false_positive' },
       ]);
       // The history (encrypted by the payload codec) holds neither raw token.
-      await waitFor('workflow completion', async () => (await temporal.workflow.getHandle(`leak-revocation-${sha256(body)}`).describe()).status.name === 'COMPLETED', 30_000, 200);
+      await waitFor('workflow completion', async () => (await temporal().workflow.getHandle(`leak-revocation-${sha256(body)}`).describe()).status.name === 'COMPLETED', 30_000, 200);
       expect(historyContains(t.key)).toBe(false);
       expect(historyContains(unknown)).toBe(false);
     } finally {

@@ -1,0 +1,69 @@
+// Helpers shared by the audit black-box files (audit.test.ts and audit.serial.test.ts).
+import { expect } from 'vitest';
+import { db, post, type Member } from './helpers.js';
+import type { AuditEntry } from '../../core/audit-chain.js';
+
+export const key = (k: string) => ({ 'x-api-key': k });
+export const bearer = (t: string) => ({ authorization: `Bearer ${t}` });
+export const CROSS_ORG = "Cannot access another organization's data";
+export const INSUFFICIENT = 'Insufficient permissions for this operation';
+
+export async function pool<T>(count: number, concurrency: number, fn: (i: number) => Promise<T>): Promise<T[]> {
+  const out: T[] = new Array(count);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) {
+        const i = next++;
+        out[i] = await fn(i);
+      }
+    }),
+  );
+  return out;
+}
+
+/** RFC 4180 reader (quoted cells, doubled quotes, CRLF rows), enough to check our exports. */
+export function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let cell = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i] as string;
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') {
+        cell += '"';
+        i++;
+      } else if (c === '"') quoted = false;
+      else cell += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') {
+      row.push(cell);
+      cell = '';
+    } else if (c === '\r' && text[i + 1] === '\n') {
+      row.push(cell);
+      rows.push(row);
+      row = [];
+      cell = '';
+      i++;
+    } else cell += c;
+  }
+  if (cell !== '' || row.length > 0) {
+    row.push(cell);
+    rows.push(row);
+  }
+  return rows;
+}
+
+export async function chainOf(orgId: string) {
+  return (await db()).collection('audit_logs').find({ organization_id: orgId }).sort({ seq: 1 }).toArray() as unknown as Promise<Array<AuditEntry & { _id: string; seq: number }>>;
+}
+
+export async function verifyMath(t: Member, expression: string) {
+  const res = await post('/verify/math', { expression }, key(t.key));
+  expect(res.status, res.text).toBe(200);
+  return res;
+}
+
+export const expressionFor = (i: number) =>
+  i % 10 === 0 ? '8/2(2+2)' : i % 10 === 1 ? `${i} * 3` : `(v+${i})^2 = v^2 + ${2 * i}*v + ${i * i}`;

@@ -1,0 +1,93 @@
+// POST /webhooks/secret-scanning while a stack component is down: the SMTP sink stopped, the
+// worker killed between the 200 and the revocation. These stop shared processes, so the file
+// runs alone (vitest.config.ts); the other webhook rows are in secret-scanning.test.ts.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { control, newTenant, post } from './helpers.js';
+import {
+  closeTemporal,
+  deliver,
+  keyDoc,
+  keyServer,
+  mailsFor,
+  match,
+  newSigningKey,
+  openTemporal,
+  revokedAt,
+  sha256,
+  signed,
+  sleep,
+  startFixture,
+  stopFixture,
+  temporal,
+  waitFor,
+} from './secret-scanning-fixture.js';
+
+describe('POST /webhooks/secret-scanning with a component down', () => {
+  const current = newSigningKey();
+
+  beforeAll(async () => {
+    keyServer.published.push(current);
+    await startFixture();
+    await openTemporal();
+  });
+
+  afterAll(async () => {
+    await stopFixture();
+    await closeTemporal();
+  });
+
+  it('with the SMTP server down, still revokes at once, and the e-mail arrives once after it is back', async () => {
+    const t = await newTenant();
+    await control('stop', 'smtp');
+    let restarted = false;
+    try {
+      const body = JSON.stringify([match(t.key)]);
+      const res = await deliver(body, signed(body, current));
+      expect(res.status).toBe(200);
+      const seen = await revokedAt(t.keyId);
+      expect(seen - res.at).toBeLessThan(2000);
+      await sleep(3000); // a few failed attempts
+      expect(mailsFor(t.keyId)).toHaveLength(0);
+      expect((await keyDoc(t.keyId))?.active).toBe(false); // never rolled back
+      const wf = await temporal().workflow.getHandle(`leak-revocation-${sha256(body)}`).describe();
+      expect(wf.status.name).toBe('RUNNING');
+      await control('start', 'smtp');
+      restarted = true;
+      const mails = await waitFor('e-mail after the sink is back', async () => (mailsFor(t.keyId).length > 0 ? mailsFor(t.keyId) : null), 90_000, 250);
+      expect(mails).toHaveLength(1);
+      await waitFor('workflow completion', async () => (await temporal().workflow.getHandle(`leak-revocation-${sha256(body)}`).describe()).status.name === 'COMPLETED', 10_000, 200);
+      expect(mailsFor(t.keyId)).toHaveLength(1);
+    } finally {
+      if (!restarted) await control('start', 'smtp');
+    }
+  }, 150_000);
+
+  it('with the worker killed between the 200 and the revocation, revokes once it is back', async () => {
+    const t = await newTenant();
+    await control('kill9', 'worker');
+    let restarted = false;
+    try {
+      const body = JSON.stringify([match(t.key)]);
+      const res = await deliver(body, signed(body, current));
+      expect(res.status).toBe(200);
+      // A redelivery while that run is still open joins it (same delivery, no second run).
+      const again = await deliver(body, signed(body, current));
+      expect(again.status).toBe(200);
+      expect(again.body).toEqual(res.body);
+      await sleep(1000);
+      expect((await keyDoc(t.keyId))?.active).toBe(true); // nothing ran yet: the delivery waits in Temporal
+      await control('start', 'worker');
+      restarted = true;
+      // A restarted worker bundles its workflows again first: on a loaded machine this takes a while.
+      await revokedAt(t.keyId, 240_000);
+      const denied = await post('/verify/math', { expression: '1 + 1' }, { 'x-api-key': t.key });
+      expect(denied.status).toBe(401);
+      await waitFor('e-mail', async () => mailsFor(t.keyId).length === 1, 30_000, 250);
+      const runs = [];
+      for await (const w of temporal().workflow.list({ query: `WorkflowId = "leak-revocation-${sha256(body)}"` })) runs.push(w);
+      expect(runs).toHaveLength(1);
+    } finally {
+      if (!restarted) await control('start', 'worker');
+    }
+  }, 360_000);
+});
