@@ -418,7 +418,8 @@ export class Stack {
             name: i === 0 ? 'worker' : `worker-${i + 1}`,
             command: node,
             args: [...tsx, path.join(ROOT, 'workers', 'verification-worker.ts')],
-            env: this.env,
+            // SVC_WORKER_METRICS=1: each worker serves the SDK's Prometheus metrics on its own port.
+            env: this.env.SVC_WORKER_METRICS === '1' ? { ...this.env, SVC_WORKER_METRICS_ADDRESS: `127.0.0.1:${9460 + (ports.api - DEV_PORTS.api) + i + 1}` } : this.env,
             ready: async (p) => p.logContains('SVC_WORKER_READY'),
             readyTimeoutMs: 180_000,
           },
