@@ -421,7 +421,9 @@ export class Stack {
             // SVC_WORKER_METRICS=1: each worker serves the SDK's Prometheus metrics on its own port.
             env: this.env.SVC_WORKER_METRICS === '1' ? { ...this.env, SVC_WORKER_METRICS_ADDRESS: `127.0.0.1:${9460 + (ports.api - DEV_PORTS.api) + i + 1}` } : this.env,
             ready: async (p) => p.logContains('SVC_WORKER_READY'),
-            readyTimeoutMs: 180_000,
+            // Bundling the workflows and warming the engine threads took over 3 minutes on the
+            // shared 2-core machine at load 40.
+            readyTimeoutMs: 300_000,
           },
           this.dataDir,
         ),
