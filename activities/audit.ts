@@ -22,6 +22,8 @@ export interface AppendAuditInput {
   /** The engine activity's result, as returned to the caller. */
   result: unknown;
   audit: AuditContext | null;
+  /** Entry id; default derived from the workflow id (one entry per workflow). */
+  log_id?: string;
 }
 
 export interface AppendAuditOutput {
@@ -114,7 +116,7 @@ export function makeAppendAuditActivity(deps: { store: Store; auditSecret: strin
     }
     try {
       const res = await auditLog.append(auditFields(req, new Date()), {
-        logId: auditLogId(req.org_id, req.workflow_id),
+        logId: req.log_id ?? auditLogId(req.org_id, req.workflow_id),
         secret: deps.auditSecret,
       });
       if (res.attempts > 1) log.debug('audit append retried', { org_id: req.org_id, attempts: res.attempts, existing: res.existing });

@@ -14,7 +14,8 @@ import type { LogicActivityResult, LogicRequest } from './verify-logic.js';
 import type { AppendAuditInput, AppendAuditOutput } from './audit.js';
 import type { VerifyActivityInput } from './types.js';
 import { BatchJobStore } from '../core/batch-store.js';
-import { ITEM_TIMEOUT_FAILURE, itemTimeoutText, type BatchItemActivityInput, type BatchItemActivityResult, type BatchItemOutcome } from '../core/batch.js';
+import { ITEM_TIMEOUT_FAILURE, MATH_CHUNK_PARALLELISM, itemTimeoutText, type BatchItemActivityInput, type BatchItemActivityResult, type BatchItemOutcome, type BatchItemType, type BatchMathChunkInput } from '../core/batch.js';
+import { auditLogId } from './audit.js';
 import type { AuditContext } from '../core/engines.js';
 import { logger } from '../core/logger.js';
 
@@ -78,6 +79,23 @@ export interface CompleteBatchJobInput {
   total_items: number;
   outcomes: BatchItemOutcome[];
   audit: AuditContext | null;
+  /** The submitted items (query, type): each completed item gets its own audit entry. Absent in jobs started before per-item entries. */
+  items?: Array<{ query: string; type: BatchItemType }>;
+}
+
+/** The audit entry id of item `index` of a batch workflow: stable across retries of the completion. */
+export function batchItemAuditLogId(orgId: string, workflowId: string, index: number): string {
+  return auditLogId(orgId, `${workflowId}#item-${index}`);
+}
+
+/** An item that produced no result for good: the same words the workflow gives a failed item activity. */
+function itemFailure(index: number, err: unknown): BatchItemOutcome | null {
+  if (!(err instanceof ApplicationFailure) || !err.nonRetryable) return null;
+  if (err.type === ITEM_TIMEOUT_FAILURE) {
+    const ran = err.details?.[0];
+    return { index, status: 'failed', error: err.message, latency_ms: typeof ran === 'number' ? ran : 0 };
+  }
+  return { index, status: 'failed', error: `Item failed: ${err.message.slice(0, 300)}`, latency_ms: 0 };
 }
 
 export interface CompleteBatchJobResult {
@@ -90,25 +108,56 @@ export function makeBatchActivities(ctx: ProofContext & { mathTimeoutMs?: number
   const jobs = new BatchJobStore(ctx.store);
   const single = <T>(req: BatchItemActivityInput, input: T): VerifyActivityInput<T> => ({ input, org_id: req.org_id, workflow_id: req.workflow_id });
 
+  const verifyMathItem = (req: BatchItemActivityInput) =>
+    runBatchItem(req, async () => {
+      const outcome = await runIsolated<EngineOutcome>(
+        { engine: 'math_batch', expression: req.query, params: req.params },
+        { orgId: req.org_id, timeoutMs: engineBudgetMs(ctx.mathTimeoutMs ?? 5_000), timeoutDetail: MATH_TIMEOUT_DETAIL },
+      );
+      const evaluated = outcome.kind === 'proven' && typeof outcome.proof.expression === 'string' ? outcome.proof.expression : req.query;
+      const f = await finalizeOutcome(ctx, outcome, { engine: 'math', orgId: req.org_id, evaluatedExpression: evaluated });
+      const result: DiagnosticActivityResult = f.attestation
+        ? { ...f.diagnostic, attestation: { id: f.attestation.jti, token: f.attestation.token, status: f.attestation.status } }
+        : f.diagnostic;
+      return result;
+    });
+
   return {
+    /**
+     * A chunk of math items in one activity (one Temporal round trip instead of one per item):
+     * each item runs exactly as verifyMathBatchItemActivity (own time-out from its start, proof
+     * retained and attestation signed before VERIFIED), a few at a time. An item's final
+     * failure (time-out, engine rejection) is its outcome; anything retryable (store down, a
+     * crash) fails the chunk, which Temporal retries as a whole (proofs are idempotent).
+     */
+    async verifyMathBatchChunkActivity(req: BatchMathChunkInput): Promise<BatchItemOutcome[]> {
+      const out = new Array<BatchItemOutcome>(req.items.length);
+      let next = 0;
+      const lane = async () => {
+        while (next < req.items.length) {
+          const i = next++;
+          const item = req.items[i]!;
+          try {
+            const r = await verifyMathItem({ job_id: req.job_id, index: item.index, query: item.query, params: item.params, org_id: req.org_id, workflow_id: req.workflow_id, timeout_ms: req.timeout_ms });
+            out[i] = { index: item.index, status: 'completed', result: r.result, latency_ms: r.latency_ms };
+          } catch (err) {
+            const failed = itemFailure(item.index, err);
+            if (!failed) throw err;
+            out[i] = failed;
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(MATH_CHUNK_PARALLELISM, req.items.length) }, lane));
+      return out;
+    },
+
     /**
      * Math item: proven identity + retained proof + signed attestation → VERIFIED with proof_ref;
      * sides differ → UNVERIFIABLE (developer_fields.diff); bare expression → UNVERIFIABLE
      * (developer_fields.simplified); signing fails → UNVERIFIABLE (api.attestation.signing_error).
      */
     async verifyMathBatchItemActivity(req: BatchItemActivityInput): Promise<BatchItemActivityResult> {
-      return runBatchItem(req, async () => {
-        const outcome = await runIsolated<EngineOutcome>(
-          { engine: 'math_batch', expression: req.query, params: req.params },
-          { orgId: req.org_id, timeoutMs: engineBudgetMs(ctx.mathTimeoutMs ?? 5_000), timeoutDetail: MATH_TIMEOUT_DETAIL },
-        );
-        const evaluated = outcome.kind === 'proven' && typeof outcome.proof.expression === 'string' ? outcome.proof.expression : req.query;
-        const f = await finalizeOutcome(ctx, outcome, { engine: 'math', orgId: req.org_id, evaluatedExpression: evaluated });
-        const result: DiagnosticActivityResult = f.attestation
-          ? { ...f.diagnostic, attestation: { id: f.attestation.jti, token: f.attestation.token, status: f.attestation.status } }
-          : f.diagnostic;
-        return result;
-      });
+      return verifyMathItem(req);
     },
 
     async verifyLogicBatchItemActivity(req: BatchItemActivityInput): Promise<BatchItemActivityResult> {
@@ -146,6 +195,27 @@ export function makeBatchActivities(ctx: ProofContext & { mathTimeoutMs?: number
           result: { status: 'completed' },
           audit: req.audit,
         });
+        // One entry per completed item as well (its verdict, proof_ref and attestation id), all
+        // group-committed by the audit log into a few store writes. Ids derive from the workflow
+        // and the index, so a retried completion finds its entries instead of adding more.
+        const items = req.items;
+        if (items) {
+          await Promise.all(
+            outcomes
+              .filter((o) => o.status === 'completed')
+              .map((o) =>
+                engines.appendAuditActivity({
+                  org_id: req.org_id,
+                  workflow_id: req.workflow_id,
+                  engine: items[o.index]?.type ?? 'batch',
+                  input: { query: items[o.index]?.query ?? '' },
+                  result: o.result,
+                  audit: req.audit,
+                  log_id: batchItemAuditLogId(req.org_id, req.workflow_id, o.index),
+                }),
+              ),
+          );
+        }
       } catch (err) {
         if (!(err instanceof ApplicationFailure && err.nonRetryable)) throw err; // store down: retried
         audited = false;

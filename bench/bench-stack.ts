@@ -7,6 +7,9 @@ export interface BenchStack {
   stack: Stack;
   base: string;
   key: string;
+  /** The tenant's JWT (owner) and organization id, for the JWT-only routes. */
+  token: string;
+  orgId: string;
 }
 
 export async function startBenchStack(profile: string, defaultOffset: number, env: Record<string, string> = {}): Promise<BenchStack> {
@@ -27,7 +30,7 @@ export async function startBenchStack(profile: string, defaultOffset: number, en
     await mc.db().collection('organizations').updateOne({ _id: su.user.org_id }, { $set: { plan: 'enterprise' } });
     await mc.close();
     const key = (await (await fetch(`${base}/auth/api-keys`, { method: 'POST', headers: { ...json, authorization: `Bearer ${su.access_token}` }, body: JSON.stringify({ name: 'bench' }) })).json()).key as string;
-    return { stack, base, key };
+    return { stack, base, key, token: su.access_token as string, orgId: su.user.org_id as string };
   } catch (err) {
     await stack.down();
     throw err;

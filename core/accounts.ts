@@ -82,6 +82,17 @@ Store.registerIndexes(async (store) => {
   await store.collection('api_keys').createIndex({ org_id: 1, active: 1 });
 });
 
+/**
+ * `api_key_digests` `{_id: lookup_digest, key_id}`: authenticating a key is two `_id` lookups
+ * (FerretDB 1.x reads the whole collection for a filter on any other field). The key document
+ * stays the authority (active, scopes, expiry); a key without a digest document (issued before
+ * it existed, or written directly) is found by the `lookup_digest` query and indexed then.
+ */
+export interface ApiKeyDigestDoc {
+  _id: string;
+  key_id: string;
+}
+
 export class Accounts {
   constructor(
     readonly store: Store,
@@ -180,6 +191,7 @@ export class Accounts {
       rotated_from: input.rotatedFrom ?? null,
     };
     await this.keys.insertOne(doc);
+    await this.indexDigest(doc);
     return { doc, key };
   }
 
@@ -241,8 +253,28 @@ export class Accounts {
     return false;
   }
 
-  findKeyByRaw(key: string) {
-    return this.keys.findOne({ lookup_digest: this.digest(key), hash_scheme: 'hmac-sha256' });
+  get digests(): Collection<ApiKeyDigestDoc> {
+    return this.store.collection<ApiKeyDigestDoc>('api_key_digests');
+  }
+
+  private async indexDigest(doc: Pick<ApiKeyDoc, '_id' | 'lookup_digest'>): Promise<void> {
+    try {
+      await this.digests.insertOne({ _id: doc.lookup_digest, key_id: doc._id });
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+    }
+  }
+
+  async findKeyByRaw(key: string): Promise<ApiKeyDoc | null> {
+    const digest = this.digest(key);
+    const pointer = await this.digests.findOne({ _id: digest });
+    if (pointer) {
+      const doc = await this.keys.findOne({ _id: pointer.key_id });
+      if (doc && doc.lookup_digest === digest && doc.hash_scheme === 'hmac-sha256') return doc;
+    }
+    const doc = await this.keys.findOne({ lookup_digest: digest, hash_scheme: 'hmac-sha256' });
+    if (doc && !pointer) await this.indexDigest(doc).catch(() => undefined);
+    return doc;
   }
 
   findLegacyKey(key: string) {

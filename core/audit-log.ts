@@ -26,6 +26,52 @@ export interface AuditLogDoc extends AuditEntry {
   seq: number;
 }
 
+/**
+ * Position index: `{_id: "<org>#<seq>", log_id}`, written right after the entries it names.
+ * FerretDB 1.x answers only `_id` equality without reading the whole collection (it pushes no
+ * other filter and no sort down to SQLite), so reads by position go through this index; a
+ * missing or inconsistent index document falls back to the `{organization_id, seq}` query
+ * (slow, but the same answer), which keeps data written before the index readable.
+ */
+export interface AuditSeqDoc {
+  _id: string;
+  log_id: string;
+  /** The entry's verdict flags, so a status-filtered page reads only index documents for entries it skips. */
+  verified: boolean;
+  blocked: boolean;
+}
+
+export const seqKey = (orgId: string, seq: number) => `${orgId}#${seq}`;
+
+/** Most positions one status-filtered page looks at; the cursor continues from there. */
+export const STATUS_SCAN_WINDOW = 500;
+/** Point lookups in flight per request. */
+const LOOKUP_PARALLELISM = 16;
+
+async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  return out;
+}
+
+const isBlocked = (doc: Pick<AuditLogDoc, 'result'>) => {
+  const r = (doc.result ?? {}) as Record<string, unknown>;
+  return r.status === 'BLOCKED' || r.admission === 'BLOCKED';
+};
+
+export interface AuditPage {
+  docs: AuditLogDoc[];
+  /** Seq to pass as `beforeSeq` for the next page; null when the page reached the first entry. */
+  next: number | null;
+}
+
 export interface AuditHeadDoc {
   _id: string; // organization id
   seq: number;
@@ -83,6 +129,10 @@ export class AuditLog {
 
   get heads(): Collection<AuditHeadDoc> {
     return this.store.collection<AuditHeadDoc>('audit_heads');
+  }
+
+  get seqIndex(): Collection<AuditSeqDoc> {
+    return this.store.collection<AuditSeqDoc>('audit_seq');
   }
 
   /** Last head this process wrote or read, per organization: saves a read per batch (a stale one only costs a retry). */
@@ -169,6 +219,7 @@ export class AuditLog {
         inserted = err.insertedCount;
       }
       if (inserted > 0) {
+        await this.indexPositions(docs.slice(0, inserted));
         const last = docs[inserted - 1] as AuditLogDoc;
         await this.advanceHead(orgId, head.seq, last.seq, last.entry_hash);
         head = { seq: last.seq, hash: last.entry_hash };
@@ -228,8 +279,36 @@ export class AuditLog {
   /** If the entry at seq n+1 exists while the head is still at n, advances the head to it. */
   private async rollForward(orgId: string, n: number): Promise<void> {
     if (n < 0) return;
-    const next = await this.logs.findOne({ organization_id: orgId, seq: n + 1 });
+    const next = await this.entryAt(orgId, n + 1);
     if (next) await this.advanceHead(orgId, n, n + 1, next.entry_hash);
+  }
+
+  /** Index documents for freshly inserted entries (idempotent: a position is written once). */
+  private async indexPositions(docs: AuditLogDoc[]): Promise<void> {
+    const idx = docs.map((d) => ({ _id: seqKey(d.organization_id, d.seq), log_id: d._id, verified: d.verified === true, blocked: isBlocked(d) }));
+    try {
+      await this.seqIndex.insertMany(idx, { ordered: false });
+    } catch (err) {
+      // Already indexed (a helper or an earlier attempt): the position's entry is immutable.
+      if (!(err instanceof MongoBulkWriteError) || err.code !== 11000) throw err;
+    }
+  }
+
+  /** The entry at position `seq` via the index, or null when the index does not name a matching entry. */
+  private async indexedEntry(orgId: string, seq: number, idx?: AuditSeqDoc | null): Promise<AuditLogDoc | null> {
+    const pos = idx === undefined ? await this.seqIndex.findOne({ _id: seqKey(orgId, seq) }) : idx;
+    if (!pos) return null;
+    const doc = await this.logs.findOne({ _id: pos.log_id });
+    return doc && doc.organization_id === orgId && doc.seq === seq ? doc : null;
+  }
+
+  /** The organization's entry stored at `seq` (point lookups; the query fallback covers unindexed or edited data). */
+  async entryAt(orgId: string, seq: number, idx?: AuditSeqDoc | null): Promise<AuditLogDoc | null> {
+    const hit = await this.indexedEntry(orgId, seq, idx);
+    if (hit) return hit;
+    const doc = await this.logs.findOne({ organization_id: orgId, seq });
+    if (doc && idx === undefined) await this.indexPositions([doc]).catch(() => undefined); // heal the index
+    return doc;
   }
 
   /** One entry of the organization (another organization's id: null). */
@@ -239,6 +318,11 @@ export class AuditLog {
 
   /** The organization's entry immediately before `seq` in storage order (null for the first). */
   async predecessor(orgId: string, seq: number): Promise<AuditLogDoc | null> {
+    // Entries are contiguous: the predecessor is at seq-1, unless entries were removed or edited.
+    if (Number.isSafeInteger(seq) && seq > 1) {
+      const prev = await this.indexedEntry(orgId, seq - 1);
+      if (prev) return prev;
+    }
     const [prev] = await this.logs.find({ organization_id: orgId, seq: { $lt: seq } }).sort({ seq: -1 }).limit(1).toArray();
     return prev ?? null;
   }
@@ -257,14 +341,85 @@ export class AuditLog {
     return filter;
   }
 
-  /** Most recent first. */
-  list(orgId: string, opts: { limit: number; status?: AuditStatusFilter; beforeSeq?: number; skip?: number }): Promise<AuditLogDoc[]> {
-    return this.logs
+  /** Most recent first (the first page of `page`). */
+  async list(orgId: string, opts: { limit: number; status?: AuditStatusFilter; beforeSeq?: number }): Promise<AuditLogDoc[]> {
+    return (await this.page(orgId, opts)).docs;
+  }
+
+  /**
+   * A page of entries, most recent first, below `beforeSeq` (default: the newest). Reads by
+   * position from the head down with point lookups, so its cost does not grow with the chain.
+   * Unfiltered pages are full unless the chain ends; a status-filtered page looks at no more
+   * than STATUS_SCAN_WINDOW positions, so it can hold fewer than `limit` entries with a
+   * non-null `next` (continue from there). An organization without a head document (entries
+   * written before heads existed) is read with the sorted query instead.
+   */
+  async page(orgId: string, opts: { limit: number; status?: AuditStatusFilter; beforeSeq?: number }): Promise<AuditPage> {
+    const head = await this.heads.findOne({ _id: orgId });
+    if (!head) return this.pageByQuery(orgId, opts);
+    // Entries inserted but not yet under the head (a writer between its two steps) are part of the chain.
+    let top = head.seq;
+    while (await this.indexedEntry(orgId, top + 1)) top++;
+    let from = Math.min(top, opts.beforeSeq !== undefined ? opts.beforeSeq - 1 : top);
+    const docs: AuditLogDoc[] = [];
+    if (!opts.status) {
+      while (docs.length < opts.limit && from >= 1) {
+        const seqs = Array.from({ length: Math.min(opts.limit - docs.length, from) }, (_, i) => from - i);
+        const found = await mapLimit(seqs, LOOKUP_PARALLELISM, (seq) => this.entryAt(orgId, seq));
+        for (const d of found) if (d) docs.push(d);
+        from -= seqs.length;
+      }
+      return { docs, next: from >= 1 && docs.length > 0 ? (docs[docs.length - 1] as AuditLogDoc).seq : null };
+    }
+    const lowest = Math.max(1, from - STATUS_SCAN_WINDOW + 1);
+    while (docs.length < opts.limit && from >= lowest) {
+      const seqs = Array.from({ length: Math.min(64, from - lowest + 1) }, (_, i) => from - i);
+      const idx = await mapLimit(seqs, LOOKUP_PARALLELISM, (seq) => this.seqIndex.findOne({ _id: seqKey(orgId, seq) }));
+      const picked: Array<{ seq: number; idx: AuditSeqDoc | null }> = [];
+      for (let i = 0; i < seqs.length; i++) {
+        const pos = idx[i] ?? null;
+        // No index document: the entry itself decides (fallback lookup).
+        if (!pos || (opts.status === 'verified' ? pos.verified : pos.blocked)) picked.push({ seq: seqs[i] as number, idx: pos });
+      }
+      const found = await mapLimit(picked, LOOKUP_PARALLELISM, (p) => this.entryAt(orgId, p.seq, p.idx === null ? undefined : p.idx));
+      for (let i = 0; i < found.length; i++) {
+        const d = found[i];
+        if (!d || !(opts.status === 'verified' ? d.verified === true : isBlocked(d))) continue;
+        docs.push(d);
+        if (docs.length === opts.limit) return { docs, next: d.seq > 1 ? d.seq : null };
+      }
+      from -= seqs.length;
+    }
+    return { docs, next: from >= 1 ? from + 1 : null };
+  }
+
+  /** The sorted query (reads the organization's entries): only for chains without a head document. */
+  private async pageByQuery(orgId: string, opts: { limit: number; status?: AuditStatusFilter; beforeSeq?: number }): Promise<AuditPage> {
+    const docs = await this.logs
       .find(this.filter(orgId, opts))
       .sort({ seq: -1 })
-      .skip(opts.skip ?? 0)
-      .limit(opts.limit)
+      .limit(opts.limit + 1)
       .toArray();
+    const page = docs.slice(0, opts.limit);
+    return { docs: page, next: docs.length > opts.limit ? ((page[page.length - 1] as AuditLogDoc).seq ?? null) : null };
+  }
+
+  /** Every entry in chain order (oldest first), by position: the auditor's full export. */
+  async *inOrder(orgId: string, chunk = 200): AsyncGenerator<AuditLogDoc> {
+    const head = await this.heads.findOne({ _id: orgId });
+    if (!head) {
+      yield* this.logs.find({ organization_id: orgId }).sort({ seq: 1 });
+      return;
+    }
+    let seq = 1;
+    for (;;) {
+      const seqs = Array.from({ length: chunk }, (_, i) => seq + i);
+      const found = await mapLimit(seqs, LOOKUP_PARALLELISM, (s) => (s <= head.seq ? this.entryAt(orgId, s) : this.indexedEntry(orgId, s)));
+      for (const d of found) if (d) yield d;
+      seq += chunk;
+      // Past the head, stop at the first free position.
+      if (seq > head.seq && found.some((d, i) => !d && (seqs[i] as number) > head.seq)) return;
+    }
   }
 
   /** The last `limit` entries in chain order (oldest first). */

@@ -99,6 +99,32 @@ export interface BatchItemActivityInput {
   timeout_ms: number;
 }
 
+/** Math items of one job verified by one activity (docs/batch.md, "Math chunks"): at most this many. */
+export const MATH_CHUNK_MAX = 25;
+/** Items of one math chunk in flight at once inside its activity. */
+export const MATH_CHUNK_PARALLELISM = 4;
+
+/** A chunk of math items of one job, verified by one activity; each item keeps its own time-out. */
+export interface BatchMathChunkInput {
+  job_id: string;
+  items: Array<{ index: number; query: string; params: Record<string, unknown> }>;
+  org_id: string;
+  workflow_id: string;
+  timeout_ms: number;
+}
+
+/**
+ * Splits the math items' indices into chunks so that `lanes` chunks cover them in one round
+ * (at most MATH_CHUNK_MAX each). Pure: the workflow calls it.
+ */
+export function mathChunks(indices: number[], lanes: number): number[][] {
+  if (indices.length === 0) return [];
+  const size = Math.max(1, Math.min(MATH_CHUNK_MAX, Math.ceil(indices.length / Math.max(1, lanes))));
+  const out: number[][] = [];
+  for (let i = 0; i < indices.length; i += size) out.push(indices.slice(i, i + size));
+  return out;
+}
+
 /** Failure type of an item that ran past its time-out: final, never retried. */
 export const ITEM_TIMEOUT_FAILURE = 'BatchItemTimeout';
 export const itemTimeoutText = (ms: number) => `Item exceeded the batch item time-out (${ms} ms).`;

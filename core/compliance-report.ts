@@ -123,8 +123,9 @@ export interface ReportDeps {
 }
 
 async function auditPeriod(auditLog: AuditLog, orgId: string) {
-  const [first] = await auditLog.logs.find({ organization_id: orgId }).sort({ seq: 1 }).limit(1).toArray();
-  const [last] = await auditLog.logs.find({ organization_id: orgId }).sort({ seq: -1 }).limit(1).toArray();
+  // Point lookups by position (the sorted query would read the whole collection on FerretDB).
+  const [last] = await auditLog.list(orgId, { limit: 1 });
+  const first = last ? ((await auditLog.entryAt(orgId, 1)) ?? (await auditLog.logs.find({ organization_id: orgId }).sort({ seq: 1 }).limit(1).toArray())[0]) : null;
   return { first_entry_at: first ? String(first.timestamp) : null, last_entry_at: last ? String(last.timestamp) : null };
 }
 

@@ -38,8 +38,15 @@ export async function recordOrgEvent(store: Store, orgId: string, kind: OrgEvent
 /** Counts per kind over the last `days` UTC days (today included). */
 export async function orgEventCounts(store: Store, orgId: string, days: number, now = new Date()): Promise<Record<OrgEventKind, number>> {
   const since = dayOf(new Date(now.getTime() - (days - 1) * 86_400_000));
-  const docs = await events(store).find({ org_id: orgId, day: { $gte: since } }).toArray();
+  // One point lookup per (kind, day): a filter on other fields would read the whole collection on FerretDB.
+  const ids: string[] = [];
+  for (let i = 0; i < days; i++) {
+    const day = dayOf(new Date(now.getTime() - i * 86_400_000));
+    if (day < since) break;
+    for (const kind of ORG_EVENT_KINDS) ids.push(`${orgId}:${kind}:${day}`);
+  }
+  const docs = await Promise.all(ids.map((_id) => events(store).findOne({ _id })));
   const out = Object.fromEntries(ORG_EVENT_KINDS.map((k) => [k, 0])) as Record<OrgEventKind, number>;
-  for (const d of docs) if (d.kind in out) out[d.kind] += d.count;
+  for (const d of docs) if (d && d.kind in out) out[d.kind] += d.count;
   return out;
 }

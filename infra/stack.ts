@@ -79,10 +79,23 @@ export interface ProcessSpec {
   readyTimeoutMs: number;
 }
 
+/** Restart delays of a supervised process that keeps crashing: 0.5 s doubling to 30 s; reset after 60 s up. */
+export const RESTART_BACKOFF = { initialMs: 500, maxMs: 30_000, stableMs: 60_000 };
+
 export class ManagedProcess {
   child: ChildProcess | null = null;
   readonly logFile: string;
   private readonly pidFile: string;
+  /** Log size when the current child started: readiness markers are looked for after it only. */
+  private logOffset = 0;
+  /** Restart after an unexpected exit (set by supervise()). */
+  private supervised = false;
+  private stopping = false;
+  private restartTimer: NodeJS.Timeout | null = null;
+  private backoffMs = RESTART_BACKOFF.initialMs;
+  /** Unexpected exits seen while supervised, and restarts done. */
+  crashes = 0;
+  restarts = 0;
 
   constructor(
     readonly spec: ProcessSpec,
@@ -98,12 +111,62 @@ export class ManagedProcess {
     return this.child?.pid;
   }
 
+  /**
+   * Whether the current child's log output contains `text`. The log file is appended across
+   * restarts, so only what was written since this child started counts (an old ready marker
+   * must not make a restarted process look ready).
+   */
   logContains(text: string): boolean {
     try {
-      return readFileSync(this.logFile, 'utf8').includes(text);
+      const size = statSync(this.logFile).size;
+      if (size <= this.logOffset) return false;
+      const fd = openSync(this.logFile, 'r');
+      try {
+        const buf = Buffer.alloc(size - this.logOffset);
+        readSync(fd, buf, 0, buf.length, this.logOffset);
+        return buf.toString('utf8').includes(text);
+      } finally {
+        closeSync(fd);
+      }
     } catch {
       return false;
     }
+  }
+
+  /**
+   * Keeps the process running: after an exit nobody asked for (a crash, an OOM kill), starts it
+   * again after a backoff that doubles per crash (RESTART_BACKOFF) and resets once it has run
+   * for a minute. stop() and kill9() are asked-for exits and end supervision until the next start().
+   */
+  supervise(onEvent: (msg: string) => void = () => undefined): void {
+    this.supervised = true;
+    this.onSupervisorEvent = onEvent;
+  }
+
+  private onSupervisorEvent: (msg: string) => void = () => undefined;
+
+  private scheduleRestart(startedAt: number): void {
+    if (!this.supervised || this.stopping || this.restartTimer) return;
+    this.crashes++;
+    if (Date.now() - startedAt >= RESTART_BACKOFF.stableMs) this.backoffMs = RESTART_BACKOFF.initialMs;
+    const delay = this.backoffMs;
+    this.backoffMs = Math.min(RESTART_BACKOFF.maxMs, this.backoffMs * 2);
+    this.onSupervisorEvent(`${this.spec.name} exited unexpectedly; restarting in ${delay} ms`);
+    this.restartTimer = setTimeout(() => {
+      this.restartTimer = null;
+      if (this.stopping) return;
+      this.child = null;
+      this.start()
+        .then(() => {
+          this.restarts++;
+          this.onSupervisorEvent(`${this.spec.name} restarted (pid ${this.pid})`);
+        })
+        .catch((err: Error) => {
+          this.onSupervisorEvent(`${this.spec.name} restart failed: ${err.message.split('\n')[0]}`);
+          this.scheduleRestart(Date.now());
+        });
+    }, delay);
+    this.restartTimer.unref();
   }
 
   /** Stops a process left behind by an earlier run of the same profile (from its pid file). */
@@ -126,6 +189,16 @@ export class ManagedProcess {
 
   async start(extraEnv: NodeJS.ProcessEnv = {}): Promise<void> {
     if (this.running) return; // idempotent: never orphan a running process by starting a second one
+    this.stopping = false;
+    if (this.restartTimer) {
+      clearTimeout(this.restartTimer);
+      this.restartTimer = null;
+    }
+    try {
+      this.logOffset = statSync(this.logFile).size;
+    } catch {
+      this.logOffset = 0;
+    }
     const out = createWriteStream(this.logFile, { flags: 'a' });
     await new Promise((r) => out.once('open', r));
     const child = spawn(this.spec.command, this.spec.args, {
@@ -137,15 +210,24 @@ export class ManagedProcess {
     this.child = child;
     writeFileSync(this.pidFile, String(child.pid));
     let exited = false;
+    const startedAt = Date.now();
     child.once('exit', () => {
       exited = true;
+      // A crash after start-up: the supervisor (if any) brings it back. During start-up the
+      // caller gets the error instead (and a supervised restart schedules the next attempt).
+      if (this.child === child && ready) this.scheduleRestart(startedAt);
     });
+    let ready = false;
     const deadline = Date.now() + this.spec.readyTimeoutMs;
     while (Date.now() < deadline) {
       if (exited) {
         throw new Error(`${this.spec.name} exited during start-up; log tail:\n${tailOf(this.logFile)}`);
       }
-      if (await this.spec.ready(this).catch(() => false)) return;
+      if (await this.spec.ready(this).catch(() => false)) {
+        ready = true;
+        if (exited) throw new Error(`${this.spec.name} exited right after start-up; log tail:\n${tailOf(this.logFile)}`);
+        return;
+      }
       await sleep(200);
     }
     await this.stop();
@@ -153,6 +235,11 @@ export class ManagedProcess {
   }
 
   async stop(signal: NodeJS.Signals = 'SIGTERM', graceMs = 8000): Promise<void> {
+    this.stopping = true;
+    if (this.restartTimer) {
+      clearTimeout(this.restartTimer);
+      this.restartTimer = null;
+    }
     const child = this.child;
     if (!child || child.exitCode !== null || child.signalCode !== null) {
       this.child = null;
@@ -192,6 +279,17 @@ export interface StackOptions {
   env?: NodeJS.ProcessEnv;
   /** Use an external MongoDB instead of the embedded FerretDB. */
   mongodbUri?: string;
+  /** Restart crashed processes with backoff (npm run dev). Tests crash processes on purpose: off by default. */
+  supervise?: boolean;
+  /** Worker processes (default SVC_WORKER_PROCESSES, else 1) and API processes behind the one port (default SVC_API_PROCESSES, else 1). */
+  workerProcesses?: number;
+  apiProcesses?: number;
+}
+
+function processCount(explicit: number | undefined, raw: string | undefined, name: string): number {
+  const n = explicit ?? (raw === undefined || raw === '' ? 1 : Number(raw));
+  if (!Number.isSafeInteger(n) || n < 1 || n > 64) throw new Error(`${name} must be an integer between 1 and 64 (got ${raw})`);
+  return n;
 }
 
 export class Stack {
@@ -199,8 +297,12 @@ export class Stack {
   readonly env: NodeJS.ProcessEnv;
   readonly temporal: ManagedProcess;
   readonly ferret: ManagedProcess | null;
+  /** The first worker (tests crash and restart it by this name). */
   readonly worker: ManagedProcess;
+  /** Every worker process: `worker`, `worker-2`, … (SVC_WORKER_PROCESSES). */
+  readonly workers: ManagedProcess[];
   readonly api: ManagedProcess;
+  readonly apiProcesses: number;
   readonly codec: ManagedProcess;
   readonly mongodbUri: string;
   /** The local SMTP sink; null when the environment sets SVC_SMTP_URL (a real server). */
@@ -305,29 +407,51 @@ export class Stack {
         );
     mkdirSync(path.join(this.dataDir, 'ferretdb'), { recursive: true });
     mkdirSync(path.join(this.dataDir, 'ferretdb-state'), { recursive: true });
-    this.worker = new ManagedProcess(
-      {
-        name: 'worker',
-        command: node,
-        args: [...tsx, path.join(ROOT, 'workers', 'verification-worker.ts')],
-        env: this.env,
-        ready: async (p) => p.logContains('SVC_WORKER_READY'),
-        readyTimeoutMs: 180_000,
-      },
-      this.dataDir,
+    const workerCount = processCount(opts.workerProcesses, opts.env?.SVC_WORKER_PROCESSES ?? process.env.SVC_WORKER_PROCESSES, 'SVC_WORKER_PROCESSES');
+    this.apiProcesses = processCount(opts.apiProcesses, opts.env?.SVC_API_PROCESSES ?? process.env.SVC_API_PROCESSES, 'SVC_API_PROCESSES');
+    // Workers are interchangeable pollers of the same task queues: Temporal spreads the work.
+    this.workers = Array.from(
+      { length: workerCount },
+      (_, i) =>
+        new ManagedProcess(
+          {
+            name: i === 0 ? 'worker' : `worker-${i + 1}`,
+            command: node,
+            args: [...tsx, path.join(ROOT, 'workers', 'verification-worker.ts')],
+            // SVC_WORKER_METRICS=1: each worker serves the SDK's Prometheus metrics on its own port.
+            env: this.env.SVC_WORKER_METRICS === '1' ? { ...this.env, SVC_WORKER_METRICS_ADDRESS: `127.0.0.1:${9460 + (ports.api - DEV_PORTS.api) + i + 1}` } : this.env,
+            ready: async (p) => p.logContains('SVC_WORKER_READY'),
+            // Bundling the workflows and warming the engine threads took over 3 minutes on the
+            // shared 2-core machine at load 40.
+            readyTimeoutMs: 300_000,
+          },
+          this.dataDir,
+        ),
     );
+    this.worker = this.workers[0] as ManagedProcess;
+    const apiHealthy = async () => {
+      const res = await fetch(`http://127.0.0.1:${ports.api}/health`).catch(() => null);
+      return res?.status === 200;
+    };
     this.api = new ManagedProcess(
-      {
-        name: 'api',
-        command: node,
-        args: [...tsx, path.join(ROOT, 'api', 'server.ts')],
-        env: this.env,
-        ready: async () => {
-          const res = await fetch(`http://127.0.0.1:${ports.api}/health`).catch(() => null);
-          return res?.status === 200;
-        },
-        readyTimeoutMs: 120_000,
-      },
+      this.apiProcesses > 1
+        ? {
+            // Several API processes sharing the port (infra/api-cluster.ts supervises them).
+            name: 'api',
+            command: node,
+            args: [...tsx, path.join(ROOT, 'infra', 'api-cluster.ts')],
+            env: { ...this.env, SVC_API_PROCESSES: String(this.apiProcesses) },
+            ready: async (p) => p.logContains('SVC_API_CLUSTER_READY') && (await apiHealthy()),
+            readyTimeoutMs: 180_000,
+          }
+        : {
+            name: 'api',
+            command: node,
+            args: [...tsx, path.join(ROOT, 'api', 'server.ts')],
+            env: this.env,
+            ready: apiHealthy,
+            readyTimeoutMs: 120_000,
+          },
       this.dataDir,
     );
     this.codec = new ManagedProcess(
@@ -347,7 +471,7 @@ export class Stack {
   }
 
   get processes(): ManagedProcess[] {
-    return [this.temporal, ...(this.ferret ? [this.ferret] : []), ...(this.smtp ? [this.smtp] : []), this.worker, this.api, this.codec];
+    return [this.temporal, ...(this.ferret ? [this.ferret] : []), ...(this.smtp ? [this.smtp] : []), ...this.workers, this.api, this.codec];
   }
 
   get apiUrl(): string {
@@ -377,10 +501,13 @@ export class Stack {
     // whatever did start, so a failed start leaves nothing behind.
     try {
       await Promise.all([this.temporal.start(), this.ferret?.start(), this.smtp?.start()]);
-      await Promise.all([this.worker.start(), this.api.start(), this.codec.start()]);
+      await Promise.all([...this.workers.map((w) => w.start()), this.api.start(), this.codec.start()]);
     } catch (err) {
       await this.down();
       throw err;
+    }
+    if (this.opts.supervise) {
+      for (const p of this.processes) p.supervise((msg) => console.log(`[supervisor] ${msg}`));
     }
   }
 
@@ -427,9 +554,10 @@ async function temporalServes(port: number): Promise<boolean> {
 // CLI: `tsx infra/stack.ts up` (foreground; Ctrl-C stops everything) or `down`.
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const cmd = process.argv[2] ?? 'up';
-  const stack = new Stack({ profile: 'dev', ports: devPorts() });
+  const stack = new Stack({ profile: 'dev', ports: devPorts(), supervise: cmd === 'up' });
   if (cmd === 'down') {
     for (const p of stack.processes) p.reapStale();
+    reapProfile(stack.dataDir); // every pid file, whatever SVC_WORKER_PROCESSES was when it started
     console.log('dev stack stopped');
   } else if (cmd === 'up') {
     let stopping = false;
@@ -447,7 +575,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
       .then(() => {
         const u = stack.urls;
         console.log('\nThe verification service is running:');
-        console.log(`  API          ${u.api}   (also under ${u.api}/v1)`);
+        console.log(`  API          ${u.api}   (also under ${u.api}/v1; ${stack.apiProcesses} process(es), ${stack.workers.length} worker(s))`);
         console.log(`  Temporal UI  ${u.temporal_ui}`);
         console.log(`  Temporal     ${u.temporal_grpc}`);
         console.log(`  Codec server ${u.codec_server}   (operators: sign in there so the UI decrypts payloads)`);

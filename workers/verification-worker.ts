@@ -1,6 +1,6 @@
 // Worker for the `svc-verification` task queue: runs verification workflows and engine activities.
 import { fileURLToPath } from 'node:url';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { loadConfig } from '../core/config.js';
 import { loadA2aConfig } from '../core/a2a-config.js';
 import { Store } from '../core/store.js';
@@ -37,6 +37,13 @@ async function main(): Promise<void> {
     .then((n) => n > 0 && log.info('removed leftover sandbox containers', { count: n }))
     .catch((err: Error) => log.warn('sandbox reaping skipped: Docker unavailable', { error: String(err?.message ?? err) }));
   const signer = await createSigner(cfg);
+  // SVC_WORKER_METRICS_ADDRESS (host:port): the SDK's own Prometheus metrics (task latencies,
+  // slots, sticky cache) on /metrics; docs/deployment.md. Must be installed before any connection.
+  const metricsAddress = process.env.SVC_WORKER_METRICS_ADDRESS;
+  if (metricsAddress) {
+    Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress: metricsAddress, countersTotalSuffix: true } } } });
+    log.info('worker metrics exporter listening', { url: `http://${metricsAddress}/metrics` });
+  }
   const connection = await NativeConnection.connect({ address: cfg.TEMPORAL_ADDRESS });
   const worker = await Worker.create({
     connection,

@@ -3,7 +3,7 @@
 // recorded as failed and the job goes on. Every finished item is in the workflow history, so
 // a worker crash or an API restart loses nothing: the replayed workflow resumes where it was.
 // The `progress` query returns the live snapshot; the last activity stores the finished job.
-import { ActivityFailure, ApplicationFailure, TimeoutFailure, defineQuery, proxyActivities, proxyLocalActivities, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, TimeoutFailure, defineQuery, patched, proxyActivities, proxyLocalActivities, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { VerificationActivities } from '../activities/index.js';
 import type { ProviderName } from '../core/providers-config.js';
 import { logicTranslateStep, naturalLanguageSteps } from './provider-verify.js';
@@ -15,6 +15,7 @@ import {
   itemTimeoutText,
   itemViews,
   llmNotConfigured,
+  mathChunks,
   type BatchItemActivityInput,
   type BatchItemActivityResult,
   type BatchItemOutcome,
@@ -155,15 +156,51 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchWor
     }
   };
 
-  // Bounded concurrency: each lane takes the next unstarted item (deterministic on replay).
-  let next = 0;
-  const lane = async () => {
-    while (next < total) {
-      const index = next++;
-      outcomes.push(await runItem(index));
+  // Math items go in chunks, one activity each (docs/batch.md, "Math chunks"): the per-item
+  // Temporal round trip was the batch's cost, not the engine. Other types stay one activity
+  // per item. Jobs started before chunks existed replay the per-item path (patch marker).
+  type Unit = { kind: 'item'; index: number } | { kind: 'math'; indices: number[] };
+  const lanes = Math.max(1, Math.min(input.concurrency, total));
+  const units: Unit[] = [];
+  if (patched('batch-math-chunks')) {
+    const math = input.items.flatMap((it, i) => (it.type === 'math' ? [i] : []));
+    for (const indices of mathChunks(math, lanes)) units.push({ kind: 'math', indices });
+    input.items.forEach((it, i) => {
+      if (it.type !== 'math') units.push({ kind: 'item', index: i });
+    });
+  } else {
+    for (let i = 0; i < total; i++) units.push({ kind: 'item', index: i });
+  }
+  const chunkActivity = (n: number) =>
+    (input.activity_mode === 'local'
+      ? proxyLocalActivities<VerificationActivities>({ startToCloseTimeout: n * input.item_timeout_ms + ATTEMPT_GRACE_MS, retry: itemRetry })
+      : proxyActivities<VerificationActivities>({ startToCloseTimeout: n * input.item_timeout_ms + ATTEMPT_GRACE_MS, heartbeatTimeout: HEARTBEAT_TIMEOUT_MS, retry: itemRetry })
+    ).verifyMathBatchChunkActivity;
+  const runChunk = async (indices: number[]): Promise<BatchItemOutcome[]> => {
+    try {
+      return await chunkActivity(indices.length)({
+        job_id: input.job_id,
+        items: indices.map((index) => ({ index, query: input.items[index]!.query, params: input.items[index]!.params })),
+        org_id: input.org_id,
+        workflow_id: workflowId,
+        timeout_ms: input.item_timeout_ms,
+      });
+    } catch (err) {
+      // The chunk failed for good (retries exhausted): each of its items failed, with the reason.
+      return indices.map((index) => ({ index, status: 'failed' as const, ...failure(err, input.item_timeout_ms) }));
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(input.concurrency, total)) }, lane));
+
+  // Bounded concurrency: each lane takes the next unstarted unit (deterministic on replay).
+  let next = 0;
+  const lane = async () => {
+    while (next < units.length) {
+      const unit = units[next++]!;
+      if (unit.kind === 'item') outcomes.push(await runItem(unit.index));
+      else outcomes.push(...(await runChunk(unit.indices)));
+    }
+  };
+  await Promise.all(Array.from({ length: lanes }, lane));
 
   const finish = proxyActivities<VerificationActivities>({
     startToCloseTimeout: '30 s',
@@ -177,6 +214,7 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchWor
     total_items: total,
     outcomes,
     audit: input.audit,
+    items: input.items.map((it) => ({ query: it.query, type: it.type })),
   });
   status = 'completed';
   completedAt = done.completed_at;

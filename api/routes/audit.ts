@@ -36,6 +36,16 @@ export function statusParam(ctx: Context): AuditStatusFilter | undefined {
   return raw;
 }
 
+const CURSOR = /^[1-9][0-9]{0,15}$/;
+
+/** `cursor` query parameter: the `next_cursor` of the previous page (a seq); pages go backwards. */
+export function cursorParam(ctx: Context): number | undefined {
+  const raw = single(ctx, 'cursor');
+  if (raw === undefined) return undefined;
+  if (!CURSOR.test(raw)) throw new HttpError(400, "Invalid query parameter 'cursor': use the next_cursor of the previous page.");
+  return Number(raw);
+}
+
 export function csvAttachment(ctx: Context, filename: string): void {
   ctx.type = 'text/csv; charset=utf-8';
   ctx.set('Content-Disposition', `attachment; filename="${filename}"`);
@@ -51,8 +61,10 @@ export function registerAuditRoutes(router: Router, deps: AppDeps): void {
     const p = principalOf(ctx);
     const limit = limitParam(ctx, AUDIT_LIMIT_DEFAULT, AUDIT_LIMIT_MAX);
     const status = statusParam(ctx);
-    const logs = (await auditLog.list(p.orgId, { limit, status })).map(auditLogView);
-    ctx.body = { logs, count: logs.length, limit, status: status ?? null };
+    // Paged by seq (docs/audit-chain.md, "Reading at scale"): `next_cursor` continues below this page.
+    const page = await auditLog.page(p.orgId, { limit, status, beforeSeq: cursorParam(ctx) });
+    const logs = page.docs.map(auditLogView);
+    ctx.body = { logs, count: logs.length, limit, status: status ?? null, next_cursor: page.next === null ? null : String(page.next) };
   });
 
   router.get('/audit/logs/:log_id', ...jwt, async (ctx) => {

@@ -54,7 +54,7 @@ export function registerComplianceRoutes(router: Router, deps: AppDeps): void {
     const orgId = ownOrg(ctx, ctx.query.org_id);
     // The whole trail in chain order, streamed (no row cap: this is the auditor's copy).
     csvAttachment(ctx, `audit-trail-${orgId}.csv`);
-    ctx.body = auditCsvStream(views(auditLog.logs.find({ organization_id: orgId }).sort({ seq: 1 })));
+    ctx.body = auditCsvStream(views(auditLog.inOrder(orgId)));
   });
 
   router.get('/admin/compliance/verify/:log_id', ...admin, async (ctx) => {

@@ -12,7 +12,7 @@ import { INSUFFICIENT_PERMISSIONS, principalOf, requireKeyOrJwt } from '../middl
 import { processMetrics, registry } from '../metrics.js';
 import { planLimit } from '../middleware/rate-limit.js';
 import type { AppDeps } from '../app.js';
-import { AUDIT_LIMIT_DEFAULT, AUDIT_LIMIT_MAX, limitParam, statusParam } from './audit.js';
+import { AUDIT_LIMIT_DEFAULT, AUDIT_LIMIT_MAX, cursorParam, limitParam, statusParam } from './audit.js';
 import { CROSS_ORG } from './compliance.js';
 
 export function operatorIds(cfg: ServiceConfig): Set<string> {
@@ -28,8 +28,6 @@ function requireOperator(deps: AppDeps): Middleware {
     await next();
   };
 }
-
-const CURSOR = /^[1-9][0-9]{0,15}$/;
 
 export function registerMetricsRoutes(router: Router, deps: AppDeps): void {
   const auditLog = new AuditLog(deps.store);
@@ -82,16 +80,10 @@ export function registerMetricsRoutes(router: Router, deps: AppDeps): void {
     const p = principalOf(ctx);
     const limit = limitParam(ctx, AUDIT_LIMIT_DEFAULT, AUDIT_LIMIT_MAX);
     const status = statusParam(ctx);
-    const cursor = ctx.query.cursor;
-    if (cursor !== undefined && (typeof cursor !== 'string' || !CURSOR.test(cursor))) {
-      throw new HttpError(400, "Invalid query parameter 'cursor': use the next_cursor of the previous page.");
-    }
-    const docs = await auditLog.list(p.orgId, { limit: limit + 1, status, beforeSeq: cursor === undefined ? undefined : Number(cursor) });
-    const page = docs.slice(0, limit);
-    const last = page[page.length - 1];
+    const page = await auditLog.page(p.orgId, { limit, status, beforeSeq: cursorParam(ctx) });
     ctx.body = {
-      logs: page.map(auditLogView),
-      next_cursor: docs.length > limit && last ? String(last.seq) : null,
+      logs: page.docs.map(auditLogView),
+      next_cursor: page.next === null ? null : String(page.next),
     };
   });
 }

@@ -1,0 +1,49 @@
+// Several API processes behind one port (SVC_API_PROCESSES > 1 in the dev stack): a node
+// cluster whose primary only forks and supervises; each worker runs api/server.ts, and the
+// listening socket is shared (the primary hands connections round-robin). The API holds no
+// state that another process needs (jobs, audit, limits and keys live in the store and in
+// Temporal), so any process can answer any request. A worker that dies is forked again after
+// a backoff that doubles per crash (0.5 s up to 30 s, reset after a minute up).
+import cluster, { type Worker } from 'node:cluster';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const count = Math.max(1, Number(process.env.SVC_API_PROCESSES ?? 1) || 1);
+const log = (msg: string, extra: Record<string, unknown> = {}) =>
+  process.stdout.write(`${JSON.stringify({ t: new Date().toISOString(), component: 'api-cluster', msg, ...extra })}\n`);
+
+cluster.setupPrimary({ exec: path.join(ROOT, 'api', 'server.ts'), execArgv: ['--import', 'tsx'] });
+
+let stopping = false;
+const backoff = new Map<number, number>(); // slot -> next delay
+let listening = 0;
+
+function fork(slot: number): void {
+  const started = Date.now();
+  const w: Worker = cluster.fork({ SVC_API_PROCESS_INDEX: String(slot) });
+  w.once('listening', () => {
+    listening++;
+    if (listening === count) log('api cluster listening', { processes: count, ready: 'SVC_API_CLUSTER_READY' });
+  });
+  w.once('exit', (code, signal) => {
+    if (stopping) return;
+    const delay = Date.now() - started > 60_000 ? 500 : (backoff.get(slot) ?? 500);
+    backoff.set(slot, Math.min(30_000, delay * 2));
+    log('api process exited; restarting', { slot, pid: w.process.pid, code, signal, delay_ms: delay });
+    setTimeout(() => !stopping && fork(slot), delay);
+  });
+}
+
+for (let i = 0; i < count; i++) fork(i);
+
+const shutdown = () => {
+  stopping = true;
+  for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGTERM');
+  setTimeout(() => process.exit(0), 4000).unref();
+  cluster.on('exit', () => {
+    if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
+  });
+};
+process.on('SIGTERM', shutdown);
+process.on('SIGINT', shutdown);
