@@ -2,7 +2,7 @@
 // (default sqlite, names mapped case-insensitively, unknown → validation error). Unknown
 // keys are ignored; known keys are type-strict (no coercion).
 import { z } from 'zod';
-import { canonicalDialect, SUPPORTED_DIALECTS, type SqlDialect } from './dialects.js';
+import { canonicalDialect, SUPPORTED_DIALECTS, type SqlDialect } from '../activities/engines/sql/dialects.js';
 
 /** Error message for a required string field: missing vs wrong type. */
 export function requiredString(field: string) {
