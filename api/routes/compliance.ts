@@ -14,7 +14,9 @@ import type { AppDeps } from '../app.js';
 import { AUDIT_LOG_NOT_FOUND, csvAttachment } from './audit.js';
 import { attestationKeyRing } from './attestations.js';
 
-export const CROSS_ORG = "Cannot access another organization's data";
+import { CROSS_ORG } from '../../contract/admin.js';
+
+export { CROSS_ORG };
 /** Members are refused (403 Insufficient permissions for this operation). */
 export const COMPLIANCE_ROLES: readonly Role[] = ['owner', 'admin'];
 

@@ -1,6 +1,6 @@
 // POST /verify/sql: parser, schema, malice classification and (sqlite) prepare check.
 import type Router from '@koa/router';
-import { sqlRequestSchema } from '../../activities/engines/sql/index.js';
+import { sqlRequestSchema } from '../../contract/sql.js';
 import type { AppDeps } from '../app.js';
 import { registerEngineRoute } from './engine-route.js';
 
