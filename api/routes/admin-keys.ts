@@ -16,7 +16,7 @@ import { HttpError } from '../errors.js';
 import { bodyObject } from '../middleware/body.js';
 import { principalOf, requireAdminKey, INSUFFICIENT_PERMISSIONS, lacksScope } from '../middleware/auth.js';
 import { planLimit } from '../middleware/rate-limit.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 
 export { KEY_NOT_FOUND, ROTATION_WIDER_SCOPES, ROTATION_IN_PROGRESS };
 

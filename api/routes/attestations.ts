@@ -10,7 +10,7 @@ import { HttpError } from '../errors.js';
 import { bodyObject } from '../middleware/body.js';
 import { principalOf } from '../middleware/auth.js';
 import { keyLimit } from '../middleware/rate-limit.js';
-import { apiKeyGuard, type AppDeps } from '../app.js';
+import { apiKeyGuard, type AppDeps } from '../deps.js';
 
 export { ATTESTATION_NOT_FOUND };
 /** Contract: attestation verify 1000 per hour (per key, on top of the plan limit). */

@@ -6,7 +6,7 @@ import { auditCsv } from '../../core/audit-csv.js';
 import { HttpError } from '../errors.js';
 import { principalOf, requireJwt } from '../middleware/auth.js';
 import { planLimit } from '../middleware/rate-limit.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 
 import { AUDIT_EXPORT_MAX, AUDIT_LIMIT_DEFAULT, AUDIT_LIMIT_MAX, AUDIT_LOG_NOT_FOUND } from '../../contract/audit.js';
 

@@ -10,7 +10,7 @@ import { HttpError } from '../errors.js';
 import { bodyObject } from '../middleware/body.js';
 import { principalOf, requireJwt, INSUFFICIENT_PERMISSIONS } from '../middleware/auth.js';
 import { planLimit } from '../middleware/rate-limit.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 
 export { SIGNIN_FAILED };
 

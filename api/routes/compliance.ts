@@ -10,7 +10,7 @@ import { attestationRecords } from '../../activities/attestations.js';
 import { HttpError } from '../errors.js';
 import { principalOf, requireAdminKey } from '../middleware/auth.js';
 import { PLAN_LIMITS, planLimit } from '../middleware/rate-limit.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { AUDIT_LOG_NOT_FOUND, csvAttachment } from './audit.js';
 import { attestationKeyRing } from './attestations.js';
 

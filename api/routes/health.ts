@@ -3,7 +3,7 @@ import { createHmac } from 'node:crypto';
 import type Router from '@koa/router';
 import { SERVICE_NAME, SERVICE_VERSION } from '../../core/version.js';
 import { HttpError } from '../errors.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 
 import { NONCE_DETAIL, SECRETS_NOT_CONFIGURED } from '../../contract/health.js';
 

@@ -7,7 +7,7 @@ import { bodyObject } from '../middleware/body.js';
 import { principalOf } from '../middleware/auth.js';
 import { PLAN_LIMITS } from '../middleware/rate-limit.js';
 import { HttpError } from '../errors.js';
-import { apiKeyGuard, type AppDeps } from '../app.js';
+import { apiKeyGuard, type AppDeps } from '../deps.js';
 import { BatchJobs } from '../batch-jobs.js';
 import { resolveProvider } from '../../core/providers-config.js';
 

@@ -11,7 +11,7 @@ import { HttpError } from '../errors.js';
 import { bodyObject } from '../middleware/body.js';
 import { principalOf } from '../middleware/auth.js';
 import { keyLimit } from '../middleware/rate-limit.js';
-import { apiKeyGuard, type AppDeps } from '../app.js';
+import { apiKeyGuard, type AppDeps } from '../deps.js';
 
 /** Per-key limit on top of the plan limit (consensus runs up to four engines and two containers). */
 export const CONSENSUS_KEY_LIMIT = { perWindow: 120, windowSeconds: 60 } as const;

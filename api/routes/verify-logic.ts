@@ -7,7 +7,7 @@ import type { LogicActivityResult } from '../../activities/verify-logic.js';
 import { bodyObject } from '../middleware/body.js';
 import { principalOf } from '../middleware/auth.js';
 import { HttpError } from '../errors.js';
-import { apiKeyGuard, type AppDeps } from '../app.js';
+import { apiKeyGuard, type AppDeps } from '../deps.js';
 import { resolveProvider } from '../../core/providers-config.js';
 
 export { logicRequestSchema };

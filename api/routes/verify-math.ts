@@ -2,7 +2,7 @@
 import type Router from '@koa/router';
 import { mathRequestSchema } from '../../contract/math.js';
 import { bodyObject } from '../middleware/body.js';
-import { apiKeyGuard, type AppDeps } from '../app.js';
+import { apiKeyGuard, type AppDeps } from '../deps.js';
 import { principalOf } from '../middleware/auth.js';
 
 export function registerMathRoutes(router: Router, deps: AppDeps): void {
