@@ -10,8 +10,8 @@ import {
   renderStatusBadge,
   renderVerifiedBadge,
 } from '../../core/badges.js';
-import { attestationRecords } from '../../activities/attestations.js';
-import type { AppDeps } from '../app.js';
+import { attestationRecords } from '../../core/attestation-records.js';
+import type { AppDeps } from '../deps.js';
 import { ATTESTATION_ID, verifyToken } from './attestations.js';
 
 function one(value: string | string[] | undefined): string | undefined {

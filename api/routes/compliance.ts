@@ -6,15 +6,17 @@ import { AuditLog, auditLogView, type AuditLogDoc, type AuditLogView } from '../
 import { auditCsvStream } from '../../core/audit-csv.js';
 import { soc2Report, threatSummary, type ReportDeps } from '../../core/compliance-report.js';
 import type { Role } from '../../core/scopes.js';
-import { attestationRecords } from '../../activities/attestations.js';
+import { attestationRecords } from '../../core/attestation-records.js';
 import { HttpError } from '../errors.js';
 import { principalOf, requireAdminKey } from '../middleware/auth.js';
 import { PLAN_LIMITS, planLimit } from '../middleware/rate-limit.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { AUDIT_LOG_NOT_FOUND, csvAttachment } from './audit.js';
 import { attestationKeyRing } from './attestations.js';
 
-export const CROSS_ORG = "Cannot access another organization's data";
+import { CROSS_ORG } from '../../contract/admin.js';
+
+export { CROSS_ORG };
 /** Members are refused (403 Insufficient permissions for this operation). */
 export const COMPLIANCE_ROLES: readonly Role[] = ['owner', 'admin'];
 

@@ -5,11 +5,11 @@
 import type Router from '@koa/router';
 import { FACT_TIMEOUT_DETAIL, factRequestSchema } from '../../contract/fact.js';
 import { resolveProvider } from '../../core/providers-config.js';
-import type { FactActivityInput, FactActivityResult } from '../../activities/verify-fact.js';
+import type { FactActivityInput, FactActivityResult } from '../../core/verification-io.js';
 import { HttpError } from '../errors.js';
 import { bodyObject } from '../middleware/body.js';
 import { principalOf } from '../middleware/auth.js';
-import { apiKeyGuard, type AppDeps } from '../app.js';
+import { apiKeyGuard, type AppDeps } from '../deps.js';
 
 /** Beyond the provider time-out: the deterministic analysis of up to 1,000,000 characters. */
 export const FACT_ANALYSIS_BUDGET_MS = 5000;

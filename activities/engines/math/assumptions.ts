@@ -8,10 +8,8 @@
 // proof used; the sampler draws points that satisfy them, so a counterexample does too.
 import type { Domain } from './canonical.js';
 
-export const PROPERTIES = ['real', 'positive', 'nonnegative', 'integer'] as const;
-export type Property = (typeof PROPERTIES)[number];
-export const DOMAINS = ['complex', ...PROPERTIES] as const;
-export type ContextDomain = (typeof DOMAINS)[number];
+import { PROPERTIES, type ContextDomain, type Property } from '../../../contract/math.js';
+export { DOMAINS, PROPERTIES, type ContextDomain, type Property } from '../../../contract/math.js';
 
 const IMPLIES: Record<Property, readonly Property[]> = {
   real: ['real'],

@@ -15,7 +15,7 @@ import { NumericEvaluator, toOutput, valueText, type PrecisionMode } from './num
 import { findEquationMarkers, normalizePower, parseInput, type ParsedInput } from './parse.js';
 import * as R from './rational.js';
 import { compareValues, samplePoint, sampleSides, type SampleKind } from './sampling.js';
-import type { MathProof, MathRequest, MathResponse } from './schema.js';
+import type { MathProof, MathRequest, MathResponse } from '../../../contract/math.js';
 import { maxAllowedTolerance, parseTolerance } from './tolerance.js';
 import { MATH_LIMITS } from './limits.js';
 

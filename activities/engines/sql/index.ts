@@ -29,9 +29,9 @@ import { pgCheck, pgCheckVersion, type PgCheckResult } from './pg-check.js';
 import { checkPgTree, PgTreeError } from './pg-tree.js';
 import { astTautologies, tautologyIssues, tokenTautologies } from './tautology.js';
 import { issue, isMaliciousIssue, type SqlIssue } from './types.js';
-import type { SqlRequest } from './request.js';
+import type { SqlRequest } from '../../../contract/sql.js';
 
-export { sqlRequestSchema, validateSqlRequest, type SqlRequest, type SqlRequestInput } from './request.js';
+export { sqlRequestSchema, validateSqlRequest, type SqlRequest, type SqlRequestInput } from '../../../contract/sql.js';
 export { SUPPORTED_DIALECTS, canonicalDialect, type SqlDialect } from './dialects.js';
 export { LIMITS as SQL_LIMITS } from './limits.js';
 export { isSensitiveColumnName } from './sensitive.js';
