@@ -1,15 +1,9 @@
 // The Koa application: small composable middleware, then one router with a file per route group.
-import Koa, { type Middleware } from 'koa';
+import Koa from 'koa';
 import Router from '@koa/router';
-import type { ServiceConfig } from '../core/config.js';
-import type { Store } from '../core/store.js';
-import type { Accounts } from '../core/accounts.js';
-import type { Scope } from '../core/scopes.js';
-import type { TemporalGateway } from './temporal.js';
 import { accessLog, errorHandler, versionPrefix } from './middleware/errors.js';
 import { jsonBody } from './middleware/body.js';
-import { requireApiKey } from './middleware/auth.js';
-import { planLimit, type IpLimiter, type WindowCounter } from './middleware/rate-limit.js';
+import { JSON_BODY_LIMIT, type AppDeps } from './deps.js';
 import { registerHealthRoutes } from './routes/health.js';
 import { registerAuthRoutes } from './routes/auth.js';
 import { registerAdminKeyRoutes } from './routes/admin-keys.js';
@@ -33,24 +27,11 @@ import { registerWebhookRoutes } from './routes/webhooks.js';
 import { registerNaturalLanguageRoutes } from './routes/natural-language.js';
 import { registerAgentRoutes } from './routes/agents.js';
 import { registerA2aRoutes } from './routes/a2a.js';
+import { registerOpenApiRoutes } from './openapi.js';
 import { httpMetrics } from './metrics.js';
 import { SERVICE_VERSION } from '../core/version.js';
 
-export interface AppDeps {
-  cfg: ServiceConfig;
-  store: Store;
-  accounts: Accounts;
-  temporal: TemporalGateway;
-  counter: WindowCounter;
-  ipLimiter: IpLimiter;
-}
-
-export const JSON_BODY_LIMIT = 1_000_000;
-
-/** X-API-Key with `scope`, then the organization's plan limit: the guard of every verification route. */
-export function apiKeyGuard(deps: AppDeps, scope: Scope): Middleware[] {
-  return [requireApiKey(deps, scope), planLimit(deps.counter)];
-}
+export { apiKeyGuard, JSON_BODY_LIMIT, type AppDeps } from './deps.js';
 
 export function createApp(deps: AppDeps): Koa {
   const app = new Koa({ proxy: false });
@@ -78,6 +59,7 @@ export function createApp(deps: AppDeps): Koa {
   registerWebhookRoutes(router, deps);
   registerAgentRoutes(router, deps);
   registerA2aRoutes(router, deps);
+  registerOpenApiRoutes(router);
 
   app.use(accessLog());
   app.use(httpMetrics(deps.store));

@@ -71,3 +71,8 @@ export type ImageResponse = z.infer<typeof imageResponseSchema>;
 
 export const IMAGE_TIMEOUT_DETAIL = 'Image verification timed out.';
 export const pixelLimitDetail = (limit: number) => `Image exceeds the ${limit} pixel limit (width x height x frames); it is refused before decoding.`;
+
+/** The whole multipart form (documentation and client): `image` file plus the text fields. */
+export const imageMultipartSchema = imageFieldsSchema.extend({
+  image: z.string().meta({ format: 'binary', description: 'PNG, JPEG, GIF or WebP, at most 10 MiB.' }),
+});

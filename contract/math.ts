@@ -89,3 +89,33 @@ export type MathResponse = {
   // Internal
   proof?: MathProof;
 };
+
+export const MATH_TIMEOUT_DETAIL = 'Math verification timed out.';
+
+/** The HTTP body of /verify/math: the fields of MathResponse (without the internal `proof`), plus attestation fields. */
+export const mathResponseSchema = z
+  .looseObject({
+    status: z.string().optional(),
+    is_valid: z.boolean(),
+    message: z.string().optional(),
+    error: z.string().optional(),
+    warning: z.string().optional(),
+    result: z.boolean().optional(),
+    left_side: z.string().optional(),
+    right_side: z.string().optional(),
+    simplified_difference: z.string().optional(),
+    value: z.union([z.number(), z.string()]).nullable().optional(),
+    simplified: z.string().optional(),
+    original: z.string().optional(),
+    is_symbolic: z.boolean().optional(),
+    is_complex: z.boolean().optional(),
+    is_correct: z.boolean().optional(),
+    requested_tolerance: z.string().optional(),
+    max_allowed_tolerance: z.string().nullable().optional(),
+    calculated_value: z.string().nullable().optional(),
+    precision_mode: z.enum(['decimal', 'float']).optional(),
+  })
+  .meta({
+    id: 'MathResponse',
+    example: { is_valid: true, result: true, left_side: '(x+1)^2', right_side: 'x^2+2*x+1', simplified_difference: '0', message: 'Identity holds' },
+  });

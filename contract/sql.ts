@@ -2,7 +2,55 @@
 // (default sqlite, names mapped case-insensitively, unknown → validation error). Unknown
 // keys are ignored; known keys are type-strict (no coercion).
 import { z } from 'zod';
-import { canonicalDialect, SUPPORTED_DIALECTS, type SqlDialect } from '../activities/engines/sql/dialects.js';
+
+export const SUPPORTED_DIALECTS = [
+  'sqlite',
+  'mysql',
+  'mariadb',
+  'postgresql',
+  'transactsql',
+  'bigquery',
+  'snowflake',
+  'redshift',
+  'trino',
+  'db2',
+  'hive',
+] as const;
+
+export type SqlDialect = (typeof SUPPORTED_DIALECTS)[number];
+
+/** Caller spellings (compared lower-cased, trimmed) → canonical dialect name. */
+const DIALECT_ALIASES: Record<string, SqlDialect> = {
+  sqlite: 'sqlite',
+  sqlite3: 'sqlite',
+  mysql: 'mysql',
+  mariadb: 'mariadb',
+  maria: 'mariadb',
+  postgresql: 'postgresql',
+  postgres: 'postgresql',
+  pg: 'postgresql',
+  psql: 'postgresql',
+  transactsql: 'transactsql',
+  'transact-sql': 'transactsql',
+  tsql: 'transactsql',
+  't-sql': 'transactsql',
+  mssql: 'transactsql',
+  sqlserver: 'transactsql',
+  'sql server': 'transactsql',
+  'sql-server': 'transactsql',
+  bigquery: 'bigquery',
+  snowflake: 'snowflake',
+  redshift: 'redshift',
+  trino: 'trino',
+  presto: 'trino',
+  db2: 'db2',
+  hive: 'hive',
+};
+
+export function canonicalDialect(name: string): SqlDialect | null {
+  return DIALECT_ALIASES[name.trim().toLowerCase()] ?? null;
+}
+
 
 /** Error message for a required string field: missing vs wrong type. */
 export function requiredString(field: string) {
@@ -47,3 +95,8 @@ export function zodDetail(error: z.ZodError): string {
     .map((i) => (i.path.length === 0 && i.code === 'invalid_type' ? 'request body must be a JSON object' : i.message))
     .join('; ');
 }
+
+export const SQL_TIMEOUT_DETAIL = 'SQL verification timed out.';
+
+/** DiagnosticResult with `admission`; developer_fields: constraint_id, is_valid, malicious_classification, ... */
+export { diagnosticResultSchema as sqlResponseSchema } from './common.js';

@@ -2,22 +2,16 @@
 // activities. Pure data and pure functions only: the workflow bundle imports this file.
 import { defineSearchAttributeKey } from '@temporalio/common';
 import type { AuditContext } from './engines.js';
+import { BATCH_ITEM_TYPES, BATCH_MAX_ITEMS, BATCH_CAPACITY_DETAIL, BATCH_FOREIGN_DETAIL, BATCH_NOT_FOUND_DETAIL, type BatchItemType } from '../contract/batch-limits.js';
 
-export const BATCH_ITEM_TYPES = ['natural_language', 'logic', 'math', 'code', 'fact', 'sql'] as const;
-export type BatchItemType = (typeof BATCH_ITEM_TYPES)[number];
+export { BATCH_ITEM_TYPES, BATCH_MAX_ITEMS, BATCH_CAPACITY_DETAIL, BATCH_FOREIGN_DETAIL, BATCH_NOT_FOUND_DETAIL, type BatchItemType };
 
 /** Item types whose engine is not built: they fail closed (none left: natural_language runs workflows/provider-verify.ts, fact the fact activity). */
 export const LLM_ITEM_TYPES: readonly BatchItemType[] = [];
 export const llmNotConfigured = (type: BatchItemType) => `LLM provider not configured: ${type} items fail closed`;
 
-/** Contract: 1–100 items per request (and at most the plan's batch size). */
-export const BATCH_MAX_ITEMS = 100;
 /** Items of one job in flight at once. */
 export const BATCH_CONCURRENCY = 8;
-
-export const BATCH_CAPACITY_DETAIL = 'Batch capacity reached — retry shortly.';
-export const BATCH_FOREIGN_DETAIL = 'Batch job belongs to another organization';
-export const BATCH_NOT_FOUND_DETAIL = 'Batch job not found';
 
 /** Temporal search attributes (registered by infra/stack.ts; docs/operations.md shows the filters). */
 export const SA_ORG_ID = defineSearchAttributeKey('SvcOrgId', 'KEYWORD');

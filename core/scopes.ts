@@ -2,8 +2,9 @@
 // the pure authorization decisions built on them. Unknown scope or role strings never grant
 // anything (fail closed).
 
-export const SCOPES = ['verify:read', 'agent:write', 'attestation:read', 'admin:all'] as const;
-export type Scope = (typeof SCOPES)[number];
+import { ROLES, SCOPES, type Role, type Scope } from '../contract/auth.js';
+
+export { ROLES, SCOPES, type Role, type Scope };
 
 export const SCOPE_VERIFY_READ: Scope = 'verify:read';
 export const SCOPE_AGENT_WRITE: Scope = 'agent:write';
@@ -16,8 +17,6 @@ export const SCOPE_ADMIN_ALL: Scope = 'admin:all';
  */
 export const DEFAULT_API_KEY_SCOPES: readonly Scope[] = ['verify:read', 'agent:write', 'attestation:read'];
 
-export const ROLES = ['owner', 'admin', 'member'] as const;
-export type Role = (typeof ROLES)[number];
 
 /** Higher number = more privilege. Sign-up creates `owner`. */
 export const ROLE_RANK: Readonly<Record<Role, number>> = { member: 1, admin: 2, owner: 3 };

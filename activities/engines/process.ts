@@ -11,7 +11,6 @@
 // milestone starts/ends with a letter or digit, case-insensitive, internal whitespace
 // flexible, every other character literal). process_rate = found / total; verified when
 // every milestone is found.
-import { z } from 'zod';
 import { findPhrase, foldCodePoint, foldPhrase, foldText, isJsWhitespace, isWordCodePoint, type FoldedText } from '../../engines/text/phrase-search.js';
 
 export const IRAC_STEPS = ['issue', 'rule', 'application', 'conclusion'] as const;
@@ -33,7 +32,8 @@ const HEADING_NAMES: Record<IracStep, readonly string[]> = {
   conclusion: ['conclusion', 'conclusions', 'holding', 'verdict'],
 };
 
-export const PROCESS_LIMITS = { maxMilestones: 1_000, maxMilestoneLength: 1_000 } as const;
+import { PROCESS_LIMITS } from '../../contract/process.js';
+export { PROCESS_LIMITS };
 
 // Word boundary = not next to a letter, digit or underscore (Unicode-aware, like Python's \b).
 const WB_BEFORE = '(?<![\\p{L}\\p{N}_])';
@@ -300,55 +300,10 @@ export function verifyMilestones(trace: string, milestones: readonly string[]): 
   return { verified: missed.length === 0, process_rate: found / milestones.length, missed_milestones: missed };
 }
 
-// ---- request -------------------------------------------------------------------------------
+// ---- request (contract/process.ts) ----------------------------------------------------------
 
-const requiredString = (field: string) => (iss: { input?: unknown }) =>
-  iss.input === undefined ? `${field} is required` : `${field} must be a string`;
-
-export const processRequestSchema = z
-  .object({
-    trace: z.string({ error: requiredString('trace') }),
-    mode: z
-      .enum(['irac', 'milestones'], { error: () => "mode must be 'irac' or 'milestones'" })
-      .optional()
-      .transform((m) => m ?? 'irac'),
-    milestones: z
-      .array(z.string({ error: 'every milestone must be a string' }), { error: 'milestones must be an array of strings' })
-      .optional(),
-  })
-  .superRefine((value, ctx) => {
-    if (value.mode !== 'milestones') return;
-    const list = value.milestones;
-    if (list === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['milestones'], message: "milestones is required when mode is 'milestones'" });
-      return;
-    }
-    if (list.length === 0) {
-      ctx.addIssue({ code: 'custom', path: ['milestones'], message: 'milestones must contain at least one milestone' });
-    }
-    if (list.length > PROCESS_LIMITS.maxMilestones) {
-      ctx.addIssue({ code: 'custom', path: ['milestones'], message: `milestones may contain at most ${PROCESS_LIMITS.maxMilestones} entries` });
-    }
-    list.forEach((m, i) => {
-      if (m.trim().length === 0) ctx.addIssue({ code: 'custom', path: ['milestones', i], message: `milestones[${i}] must not be blank` });
-      if (m.length > PROCESS_LIMITS.maxMilestoneLength) {
-        ctx.addIssue({ code: 'custom', path: ['milestones', i], message: `milestones[${i}] is longer than ${PROCESS_LIMITS.maxMilestoneLength} characters` });
-      }
-    });
-  });
-
-export type ProcessRequestInput = z.input<typeof processRequestSchema>;
-export type ProcessRequest = z.output<typeof processRequestSchema>;
-
-/** Validates a body; `detail` is the message for an HTTP 400 `{detail}` response. */
-export function validateProcessRequest(body: unknown): { ok: true; value: ProcessRequest } | { ok: false; detail: string } {
-  const parsed = processRequestSchema.safeParse(body);
-  if (parsed.success) return { ok: true, value: parsed.data };
-  const detail = parsed.error.issues
-    .map((i) => (i.path.length === 0 && i.code === 'invalid_type' ? 'request body must be a JSON object' : i.message))
-    .join('; ');
-  return { ok: false, detail };
-}
+export { processRequestSchema, validateProcessRequest, type ProcessRequest, type ProcessRequestInput } from '../../contract/process.js';
+import type { ProcessRequest } from '../../contract/process.js';
 
 /** Runs the requested mode. Call with a validated request (processRequestSchema). */
 export function verifyProcess(req: ProcessRequest): IracResult | MilestonesResult {

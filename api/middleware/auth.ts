@@ -7,7 +7,7 @@ import { verifyAccessToken, AccessTokenError } from '../../core/jwt.js';
 import { hasScope, SCOPE_ADMIN_ALL, type Role, type Scope } from '../../core/scopes.js';
 import type { ApiKeyDoc, OrganizationDoc, Plan, UserDoc } from '../../core/accounts.js';
 import { HttpError } from '../errors.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 
 export interface Principal {
   via: 'api_key' | 'jwt' | 'agent';

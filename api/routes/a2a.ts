@@ -11,7 +11,7 @@ import type { A2aWorkflowInput, A2aWorkflowResult } from '../../core/a2a-workflo
 import { seal } from '../../core/sealed.js';
 import { HttpError } from '../errors.js';
 import { readRawBody } from '../middleware/body.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { runWorkflow } from '../workflow-runner.js';
 
 export const A2A_NO_KEYS = 'The A2A gateway has no keys configured (SVC_A2A_API_KEYS): every request is denied.';

@@ -9,18 +9,16 @@
 //   4. exactly one of concurrent rotations of one key wins (`Accounts.rotateKey`); the others
 //      get 409.
 import type Router from '@koa/router';
-import { z } from 'zod';
+import { rotateKeyRequestSchema as rotateSchema, ROTATION_IN_PROGRESS, ROTATION_WIDER_SCOPES } from '../../contract/admin.js';
+import { API_KEY_NOT_FOUND as KEY_NOT_FOUND } from '../../contract/auth.js';
 import { decideKeyRotation, hasScope, scopesCovered, SCOPE_ADMIN_ALL } from '../../core/scopes.js';
 import { HttpError } from '../errors.js';
 import { bodyObject } from '../middleware/body.js';
 import { principalOf, requireAdminKey, INSUFFICIENT_PERMISSIONS, lacksScope } from '../middleware/auth.js';
 import { planLimit } from '../middleware/rate-limit.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 
-const rotateSchema = z.object({ key_id: z.string().min(1).max(100) });
-export const KEY_NOT_FOUND = 'API key not found.';
-export const ROTATION_WIDER_SCOPES = 'API key cannot rotate a key whose scopes are wider than its own.';
-export const ROTATION_IN_PROGRESS = 'This API key is already being rotated.';
+export { KEY_NOT_FOUND, ROTATION_WIDER_SCOPES, ROTATION_IN_PROGRESS };
 
 export function registerAdminKeyRoutes(router: Router, deps: AppDeps): void {
   // Scope checked in the handler: rotating one's own key is self-service for every role.

@@ -22,7 +22,7 @@ import { HttpError, zodDetail } from '../errors.js';
 import { bodyObject } from '../middleware/body.js';
 import { principalOf, requireAdminKey, requireApiKey, type Principal } from '../middleware/auth.js';
 import { planLimit, LimiterUnavailableError, LIMITER_UNAVAILABLE } from '../middleware/rate-limit.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { runWorkflow } from '../workflow-runner.js';
 
 export const MISSING_AGENT_TOKEN = 'Missing agent token: send it in the X-Agent-Token header.';

@@ -1,7 +1,7 @@
 // Attestations: look-up of an issued attestation, verification of any attestation token, and
 // the public key set (JWKS) that third parties verify tokens with. docs/attestations.md.
 import type Router from '@koa/router';
-import { z } from 'zod';
+import { ATTESTATION_ID_PATTERN, ATTESTATION_NOT_FOUND, attestationVerifyRequestSchema as verifySchema } from '../../contract/attestation.js';
 import type { ServiceConfig } from '../../core/config.js';
 import { verifyAttestationToken, type AttestationVerifyResult } from '../../core/attestation.js';
 import { loadKeyRing, type AttestationKeyRing } from '../../core/attestation-keys.js';
@@ -10,15 +10,12 @@ import { HttpError } from '../errors.js';
 import { bodyObject } from '../middleware/body.js';
 import { principalOf } from '../middleware/auth.js';
 import { keyLimit } from '../middleware/rate-limit.js';
-import { apiKeyGuard, type AppDeps } from '../app.js';
+import { apiKeyGuard, type AppDeps } from '../deps.js';
 
-export const ATTESTATION_NOT_FOUND = 'Attestation not found.';
+export { ATTESTATION_NOT_FOUND };
 /** Contract: attestation verify 1000 per hour (per key, on top of the plan limit). */
 export const ATTESTATION_VERIFY_PER_HOUR = 1000;
-export const ATTESTATION_ID = /^att_[0-9a-f]{32}$/;
-const MAX_TOKEN_CHARS = 16_384;
-
-const verifySchema = z.object({ token: z.string().min(1, 'must not be empty').max(MAX_TOKEN_CHARS) });
+export const ATTESTATION_ID = ATTESTATION_ID_PATTERN;
 
 const rings = new WeakMap<ServiceConfig, Promise<AttestationKeyRing>>();
 

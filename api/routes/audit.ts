@@ -6,12 +6,11 @@ import { auditCsv } from '../../core/audit-csv.js';
 import { HttpError } from '../errors.js';
 import { principalOf, requireJwt } from '../middleware/auth.js';
 import { planLimit } from '../middleware/rate-limit.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 
-export const AUDIT_LOG_NOT_FOUND = 'Audit log not found.';
-export const AUDIT_LIMIT_DEFAULT = 50;
-export const AUDIT_LIMIT_MAX = 200;
-export const AUDIT_EXPORT_MAX = 1000;
+import { AUDIT_EXPORT_MAX, AUDIT_LIMIT_DEFAULT, AUDIT_LIMIT_MAX, AUDIT_LOG_NOT_FOUND } from '../../contract/audit.js';
+
+export { AUDIT_EXPORT_MAX, AUDIT_LIMIT_DEFAULT, AUDIT_LIMIT_MAX, AUDIT_LOG_NOT_FOUND };
 
 function single(ctx: Context, name: string): string | undefined {
   const v = ctx.query[name];

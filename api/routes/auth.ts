@@ -1,31 +1,18 @@
 // /auth/*: sign-up, sign-in, the current user, and API-key management (JWT).
 import type Router from '@koa/router';
-import { z } from 'zod';
+import { createKeyRequestSchema as createKeySchema, signinRequestSchema as signinSchema, signupRequestSchema as signupSchema, SIGNIN_FAILED } from '../../contract/auth.js';
 import { MongoServerError } from 'mongodb';
 import { hashPassword, verifySignInPassword, checkPasswordPolicy } from '../../core/passwords.js';
 import { issueAccessToken } from '../../core/jwt.js';
-import { SCOPES, maxScopesForRole, scopesCovered, type Scope } from '../../core/scopes.js';
+import { maxScopesForRole, scopesCovered, type Scope } from '../../core/scopes.js';
 import type { ApiKeyDoc, UserDoc } from '../../core/accounts.js';
 import { HttpError } from '../errors.js';
 import { bodyObject } from '../middleware/body.js';
 import { principalOf, requireJwt, INSUFFICIENT_PERMISSIONS } from '../middleware/auth.js';
 import { planLimit } from '../middleware/rate-limit.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 
-const email = z.string().trim().max(254).email('must be a valid e-mail address');
-const signupSchema = z.object({
-  email,
-  password: z.string().max(256),
-  organization_name: z.string().trim().min(1, 'must not be empty').max(200),
-});
-const signinSchema = z.object({ email: z.string().max(254), password: z.string().max(256) });
-const createKeySchema = z.object({
-  name: z.string().trim().min(1, 'must not be empty').max(100),
-  scopes: z.array(z.enum(SCOPES)).min(1).max(SCOPES.length).optional(),
-  expires_in_days: z.number().int().min(1).max(3650).optional(),
-});
-
-export const SIGNIN_FAILED = 'Incorrect email or password.';
+export { SIGNIN_FAILED };
 
 const userView = (u: UserDoc) => ({ id: u._id, email: u.email, org_id: u.org_id, role: u.role });
 export const keyView = (k: ApiKeyDoc) => ({

@@ -11,7 +11,7 @@ import {
   renderVerifiedBadge,
 } from '../../core/badges.js';
 import { attestationRecords } from '../../activities/attestations.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { ATTESTATION_ID, verifyToken } from './attestations.js';
 
 function one(value: string | string[] | undefined): string | undefined {

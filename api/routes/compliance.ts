@@ -10,11 +10,13 @@ import { attestationRecords } from '../../activities/attestations.js';
 import { HttpError } from '../errors.js';
 import { principalOf, requireAdminKey } from '../middleware/auth.js';
 import { PLAN_LIMITS, planLimit } from '../middleware/rate-limit.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { AUDIT_LOG_NOT_FOUND, csvAttachment } from './audit.js';
 import { attestationKeyRing } from './attestations.js';
 
-export const CROSS_ORG = "Cannot access another organization's data";
+import { CROSS_ORG } from '../../contract/admin.js';
+
+export { CROSS_ORG };
 /** Members are refused (403 Insufficient permissions for this operation). */
 export const COMPLIANCE_ROLES: readonly Role[] = ['owner', 'admin'];
 

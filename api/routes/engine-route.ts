@@ -6,7 +6,7 @@ import type { ZodType } from 'zod';
 import type { EngineName } from '../../core/engines.js';
 import { bodyObject } from '../middleware/body.js';
 import { principalOf } from '../middleware/auth.js';
-import { apiKeyGuard, type AppDeps } from '../app.js';
+import { apiKeyGuard, type AppDeps } from '../deps.js';
 
 export interface EngineRouteSpec<I, R> {
   path: string;

@@ -3,9 +3,11 @@ import { createHmac } from 'node:crypto';
 import type Router from '@koa/router';
 import { SERVICE_NAME, SERVICE_VERSION } from '../../core/version.js';
 import { HttpError } from '../errors.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 
-export const NONCE_DETAIL = 'nonce is required (max 128 characters)';
+import { NONCE_DETAIL, SECRETS_NOT_CONFIGURED } from '../../contract/health.js';
+
+export { NONCE_DETAIL };
 
 export function registerHealthRoutes(router: Router, { cfg }: AppDeps): void {
   router.get('/health', (ctx) => {
@@ -19,7 +21,7 @@ export function registerHealthRoutes(router: Router, { cfg }: AppDeps): void {
     }
     const jwtSecret = cfg.SVC_JWT_SECRET_KEY;
     const lookupSecret = cfg.SVC_API_KEY_LOOKUP_SECRET;
-    if (!jwtSecret || !lookupSecret) throw new HttpError(503, 'server secrets not configured');
+    if (!jwtSecret || !lookupSecret) throw new HttpError(503, SECRETS_NOT_CONFIGURED);
     ctx.set('Cache-Control', 'no-store');
     ctx.body = {
       identity: {

@@ -11,7 +11,7 @@ import { HttpError } from '../errors.js';
 import { INSUFFICIENT_PERMISSIONS, principalOf, requireKeyOrJwt } from '../middleware/auth.js';
 import { processMetrics, registry } from '../metrics.js';
 import { planLimit } from '../middleware/rate-limit.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { AUDIT_LIMIT_DEFAULT, AUDIT_LIMIT_MAX, limitParam, statusParam } from './audit.js';
 import { CROSS_ORG } from './compliance.js';
 

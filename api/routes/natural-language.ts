@@ -8,7 +8,7 @@ import { resolveProvider } from '../../core/providers-config.js';
 import { bodyObject } from '../middleware/body.js';
 import { principalOf } from '../middleware/auth.js';
 import { HttpError } from '../errors.js';
-import { apiKeyGuard, type AppDeps } from '../app.js';
+import { apiKeyGuard, type AppDeps } from '../deps.js';
 
 export const NL_TIMEOUT_DETAIL = 'Natural-language verification timed out.';
 

@@ -9,7 +9,7 @@ import { fromDiagnostic, resolveDocument, validateDocument } from '../../core/ve
 import { SERVICE_VERSION } from '../../core/version.js';
 import { HttpError } from '../errors.js';
 import { keyLimit } from '../middleware/rate-limit.js';
-import { apiKeyGuard, type AppDeps } from '../app.js';
+import { apiKeyGuard, type AppDeps } from '../deps.js';
 import { attestationKeyRing } from './attestations.js';
 
 /** Per-key limit shared by the three endpoints (the contract leaves the number open). */

@@ -2,66 +2,16 @@
 // POST answers 200 with the finished job when it completes within SVC_BATCH_WAIT_SECONDS,
 // else 202 with the running snapshot to poll with GET.
 import type Router from '@koa/router';
-import { z } from 'zod';
-import { BATCH_FOREIGN_DETAIL, BATCH_ITEM_TYPES, BATCH_MAX_ITEMS, BATCH_NOT_FOUND_DETAIL, type BatchItemType } from '../../core/batch.js';
-import { mathRequestSchema } from '../../activities/engines/math.js';
-import { sqlRequestSchema } from '../../activities/engines/sql/index.js';
-import { codeRequestSchema } from './verify-code.js';
-import { logicRequestSchema } from './verify-logic.js';
+import { BATCH_FOREIGN_DETAIL, BATCH_NOT_FOUND_DETAIL, BATCH_PARAMS_SCHEMAS, batchRequestSchema, planBatchDetail } from '../../contract/batch.js';
 import { bodyObject } from '../middleware/body.js';
 import { principalOf } from '../middleware/auth.js';
 import { PLAN_LIMITS } from '../middleware/rate-limit.js';
 import { HttpError } from '../errors.js';
-import { apiKeyGuard, type AppDeps } from '../app.js';
+import { apiKeyGuard, type AppDeps } from '../deps.js';
 import { BatchJobs } from '../batch-jobs.js';
 import { resolveProvider } from '../../core/providers-config.js';
 
-/**
- * The options each item type accepts in `params`: the single endpoint's request schema without
- * the field the item's `query` fills. A malformed known option is a 400 for the whole request
- * (never a silent default, e.g. `language: ["javascript"]` must not fall back to Python);
- * unknown keys are ignored and dropped. Items whose engine needs an LLM provider fail closed
- * anyway, so their params are passed through unread.
- */
-export const BATCH_PARAMS_SCHEMAS: Partial<Record<BatchItemType, z.ZodType<Record<string, unknown>>>> = {
-  math: mathRequestSchema.omit({ expression: true }),
-  logic: logicRequestSchema.omit({ query: true }),
-  code: codeRequestSchema.omit({ code: true }),
-  sql: sqlRequestSchema.omit({ query: true }),
-};
-
-const batchItemSchema = z
-  .object({
-    query: z.string(),
-    type: z
-      .enum(BATCH_ITEM_TYPES, { error: `unknown item type; expected one of ${BATCH_ITEM_TYPES.join(', ')}` })
-      .optional()
-      .transform((t) => t ?? 'natural_language'),
-    params: z
-      .record(z.string(), z.unknown())
-      .optional()
-      .transform((p) => p ?? {}),
-  })
-  .transform((item, ctx) => {
-    const schema = BATCH_PARAMS_SCHEMAS[item.type];
-    if (!schema) return item;
-    const parsed = schema.safeParse(item.params);
-    if (!parsed.success) {
-      for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: ['params', ...issue.path] });
-      return z.NEVER;
-    }
-    return { ...item, params: parsed.data };
-  });
-
-export const batchRequestSchema = z.object({
-  items: z
-    .array(batchItemSchema)
-    .min(1, 'must contain at least 1 item')
-    .max(BATCH_MAX_ITEMS, `must contain at most ${BATCH_MAX_ITEMS} items`),
-});
-
-export const planBatchDetail = (count: number, plan: string, limit: number) =>
-  `Batch of ${count} items exceeds the ${plan} plan's batch size of ${limit} items.`;
+export { BATCH_PARAMS_SCHEMAS, batchRequestSchema, planBatchDetail };
 
 export function registerBatchRoutes(router: Router, deps: AppDeps): void {
   const batches = new BatchJobs(deps.cfg, deps.store, deps.temporal);

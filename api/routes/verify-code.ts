@@ -1,21 +1,16 @@
 // POST /verify/code: the tree-sitter security scanner as an activity.
 import type Router from '@koa/router';
-import { z } from 'zod';
 import { HttpError } from '../errors.js';
 import type { DiagnosticActivityResult } from '../../activities/verify-diagnostic.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { registerEngineRoute } from './engine-route.js';
 
-export const CODE_TIMEOUT_DETAIL = 'Code verification timed out.';
+import { CODE_TIMEOUT_DETAIL, codeRequestSchema, type CodeRequest } from '../../contract/code.js';
 
-// Empty code and unsupported languages are verdicts (BLOCKED), not request errors: only the types are checked here.
-export const codeRequestSchema = z.object({
-  code: z.string(),
-  language: z.string().max(64).optional(),
-});
+export { CODE_TIMEOUT_DETAIL, codeRequestSchema };
 
 export function registerCodeRoutes(router: Router, deps: AppDeps): void {
-  registerEngineRoute<z.infer<typeof codeRequestSchema>, DiagnosticActivityResult>(router, deps, {
+  registerEngineRoute<CodeRequest, DiagnosticActivityResult>(router, deps, {
     path: '/verify/code',
     engine: 'code',
     schema: codeRequestSchema,

@@ -3,7 +3,7 @@
 // the contract's statuses: 422 when the confidence is below min_confidence (the body still
 // carries the consensus), 503 when the sandbox a mode needs is unavailable or full.
 import type Router from '@koa/router';
-import { z } from 'zod';
+import { CONSENSUS_TIMEOUT_DETAIL, MAX_CONSENSUS_QUERY_LENGTH, consensusRequestSchema } from '../../contract/consensus.js';
 import { SANDBOX_CAPACITY_MESSAGE, SANDBOX_UNAVAILABLE_MESSAGE } from '../../activities/sandbox/runner.js';
 import type { ConsensusActivityResult, ConsensusRequest } from '../../activities/verify-consensus.js';
 import { CONSENSUS_DEADLINE_MS, requiredPercent } from '../../activities/engines/consensus/run.js';
@@ -11,30 +11,13 @@ import { HttpError } from '../errors.js';
 import { bodyObject } from '../middleware/body.js';
 import { principalOf } from '../middleware/auth.js';
 import { keyLimit } from '../middleware/rate-limit.js';
-import { apiKeyGuard, type AppDeps } from '../app.js';
+import { apiKeyGuard, type AppDeps } from '../deps.js';
 
-export const CONSENSUS_TIMEOUT_DETAIL = 'Consensus verification timed out.';
 /** Per-key limit on top of the plan limit (consensus runs up to four engines and two containers). */
 export const CONSENSUS_KEY_LIMIT = { perWindow: 120, windowSeconds: 60 } as const;
 /** Retaining proofs and signing after the engines' deadline. */
 const FINALIZE_BUDGET_MS = 5_000;
-export const MAX_CONSENSUS_QUERY_LENGTH = 10_000;
-
-export const consensusRequestSchema = z.object({
-  query: z
-    .string({ error: (iss) => (iss.input === undefined ? 'query is required' : 'query must be a string') })
-    .min(1, { error: 'query must not be empty' })
-    .max(MAX_CONSENSUS_QUERY_LENGTH, { error: `query must be at most ${MAX_CONSENSUS_QUERY_LENGTH} characters` })
-    .refine((q) => q.trim() !== '', { error: 'query must not be empty' }),
-  verification_mode: z
-    .enum(['single', 'high', 'maximum'], { error: "verification_mode must be 'single', 'high' or 'maximum'" })
-    .default('single'),
-  min_confidence: z
-    .number({ error: 'min_confidence must be a number between 0 and 1' })
-    .min(0, { error: 'min_confidence must be a number between 0 and 1' })
-    .max(1, { error: 'min_confidence must be a number between 0 and 1' })
-    .default(0.95),
-});
+export { CONSENSUS_TIMEOUT_DETAIL, MAX_CONSENSUS_QUERY_LENGTH, consensusRequestSchema };
 
 export function registerConsensusRoutes(router: Router, deps: AppDeps): void {
   router.post(

@@ -9,7 +9,7 @@ import type { FactActivityInput, FactActivityResult } from '../../activities/ver
 import { HttpError } from '../errors.js';
 import { bodyObject } from '../middleware/body.js';
 import { principalOf } from '../middleware/auth.js';
-import { apiKeyGuard, type AppDeps } from '../app.js';
+import { apiKeyGuard, type AppDeps } from '../deps.js';
 
 /** Beyond the provider time-out: the deterministic analysis of up to 1,000,000 characters. */
 export const FACT_ANALYSIS_BUDGET_MS = 5000;

@@ -11,7 +11,7 @@ import type { ImageActivityInput, ImageActivityResult } from '../../activities/v
 import { HttpError } from '../errors.js';
 import { principalOf } from '../middleware/auth.js';
 import { readImageUpload } from '../middleware/image-upload.js';
-import { apiKeyGuard, type AppDeps } from '../app.js';
+import { apiKeyGuard, type AppDeps } from '../deps.js';
 
 const log = logger('image');
 

@@ -1,19 +1,16 @@
 // POST /verify/logic: the query is compiled here (syntax errors 400, policy violations 403
 // BLOCKED) and solved in a workflow by the Z3 activity.
 import type Router from '@koa/router';
-import { z } from 'zod';
+import { logicRequestSchema } from '../../contract/logic.js';
 import { compileLogicQuery, looksLikeDsl, LogicInputError } from '../../activities/engines/logic/index.js';
 import type { LogicActivityResult } from '../../activities/verify-logic.js';
 import { bodyObject } from '../middleware/body.js';
 import { principalOf } from '../middleware/auth.js';
 import { HttpError } from '../errors.js';
-import { apiKeyGuard, type AppDeps } from '../app.js';
+import { apiKeyGuard, type AppDeps } from '../deps.js';
 import { resolveProvider } from '../../core/providers-config.js';
 
-export const logicRequestSchema = z.object({
-  query: z.string().trim().min(1, 'must not be empty'),
-  provider: z.string().max(64).optional(),
-});
+export { logicRequestSchema };
 
 export function registerLogicRoutes(router: Router, deps: AppDeps): void {
   router.post('/verify/logic', ...apiKeyGuard(deps, 'verify:read'), async (ctx) => {

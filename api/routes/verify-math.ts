@@ -1,8 +1,8 @@
 // POST /verify/math: validated here, evaluated in a workflow by the math engine activity.
 import type Router from '@koa/router';
-import { mathRequestSchema } from '../../activities/engines/math.js';
+import { mathRequestSchema } from '../../contract/math.js';
 import { bodyObject } from '../middleware/body.js';
-import { apiKeyGuard, type AppDeps } from '../app.js';
+import { apiKeyGuard, type AppDeps } from '../deps.js';
 import { principalOf } from '../middleware/auth.js';
 
 export function registerMathRoutes(router: Router, deps: AppDeps): void {

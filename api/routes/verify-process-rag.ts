@@ -2,10 +2,10 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { validateProcessRequest } from '../../activities/engines/process.js';
-import { validateRagRequest } from '../../activities/engines/rag.js';
+import { validateProcessRequest } from '../../contract/process.js';
+import { validateRagRequest } from '../../contract/rag.js';
 import { HttpError } from '../errors.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { registerEngineRoute } from './engine-route.js';
 
 // The engines' own validators give the contract's 400 details; zod only checks it is an object.

@@ -1,7 +1,7 @@
 // POST /verify/sql: parser, schema, malice classification and (sqlite) prepare check.
 import type Router from '@koa/router';
-import { sqlRequestSchema } from '../../activities/engines/sql/index.js';
-import type { AppDeps } from '../app.js';
+import { sqlRequestSchema } from '../../contract/sql.js';
+import type { AppDeps } from '../deps.js';
 import { registerEngineRoute } from './engine-route.js';
 
 export function registerSqlRoutes(router: Router, deps: AppDeps): void {

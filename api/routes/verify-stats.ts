@@ -9,7 +9,7 @@ import { SANDBOX_UNAVAILABLE_MESSAGE } from '../../activities/sandbox/runner.js'
 import { HttpError } from '../errors.js';
 import { principalOf } from '../middleware/auth.js';
 import { readCsvUpload, STATS_BODY_LIMIT_BYTES, STATS_CELL_LIMIT, STATS_FILE_LIMIT_BYTES } from '../middleware/csv-upload.js';
-import { apiKeyGuard, type AppDeps } from '../app.js';
+import { apiKeyGuard, type AppDeps } from '../deps.js';
 import { logger } from '../../core/logger.js';
 import { FairSlots, defaultPerOrgCap } from '../../core/fair-slots.js';
 

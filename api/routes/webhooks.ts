@@ -44,7 +44,7 @@ import { logger } from '../../core/logger.js';
 import { ConfigError } from '../../core/config.js';
 import { HttpError, zodDetail } from '../errors.js';
 import { readRawBody } from '../middleware/body.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import type { LeakRevocationInput } from '../../workflows/leak-revocation.js';
 
 const log = logger('webhooks');

@@ -3,53 +3,9 @@
 // comment forms exist). node-sql-parser drops comments silently, so the raw-text lexer
 // must know these rules to see what a real server would see.
 
-export const SUPPORTED_DIALECTS = [
-  'sqlite',
-  'mysql',
-  'mariadb',
-  'postgresql',
-  'transactsql',
-  'bigquery',
-  'snowflake',
-  'redshift',
-  'trino',
-  'db2',
-  'hive',
-] as const;
-
-export type SqlDialect = (typeof SUPPORTED_DIALECTS)[number];
-
-/** Caller spellings (compared lower-cased, trimmed) → canonical dialect name. */
-const DIALECT_ALIASES: Record<string, SqlDialect> = {
-  sqlite: 'sqlite',
-  sqlite3: 'sqlite',
-  mysql: 'mysql',
-  mariadb: 'mariadb',
-  maria: 'mariadb',
-  postgresql: 'postgresql',
-  postgres: 'postgresql',
-  pg: 'postgresql',
-  psql: 'postgresql',
-  transactsql: 'transactsql',
-  'transact-sql': 'transactsql',
-  tsql: 'transactsql',
-  't-sql': 'transactsql',
-  mssql: 'transactsql',
-  sqlserver: 'transactsql',
-  'sql server': 'transactsql',
-  'sql-server': 'transactsql',
-  bigquery: 'bigquery',
-  snowflake: 'snowflake',
-  redshift: 'redshift',
-  trino: 'trino',
-  presto: 'trino',
-  db2: 'db2',
-  hive: 'hive',
-};
-
-export function canonicalDialect(name: string): SqlDialect | null {
-  return DIALECT_ALIASES[name.trim().toLowerCase()] ?? null;
-}
+// The accepted names are part of the request contract (contract/sql.ts).
+import { canonicalDialect, SUPPORTED_DIALECTS, type SqlDialect } from '../../../contract/sql.js';
+export { canonicalDialect, SUPPORTED_DIALECTS, type SqlDialect };
 
 export interface LexProfile {
   /** `name` delimits an identifier. */

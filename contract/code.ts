@@ -1,0 +1,16 @@
+// POST /verify/code (contract, "POST /verify/code"). Imports nothing but zod.
+import { z } from 'zod';
+import { diagnosticResultSchema } from './common.js';
+
+export const CODE_TIMEOUT_DETAIL = 'Code verification timed out.';
+
+// Empty code and unsupported languages are verdicts (BLOCKED), not request errors: only the types are checked here.
+export const codeRequestSchema = z.object({
+  code: z.string().meta({ example: 'import os\nos.system("ls")' }),
+  language: z.string().max(64).optional().meta({ description: 'Default python.', example: 'python' }),
+});
+export type CodeRequest = z.infer<typeof codeRequestSchema>;
+
+/** DiagnosticResult with `admission`; developer_fields: constraint_id, is_safe, is_valid, language, critical_count, issues[]. */
+export const codeResponseSchema = diagnosticResultSchema;
+export type CodeResponse = z.infer<typeof codeResponseSchema>;

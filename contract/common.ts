@@ -1,0 +1,69 @@
+// Shapes every endpoint shares (contract, "Errors" and "Verification result"): the `{detail}`
+// error body, the SVC-005 rate-limit body and the DiagnosticResult. Imports nothing but zod.
+import { z } from 'zod';
+
+/** Every error but the plan rate limit: `{detail}` (some carry extra fields, e.g. a position). */
+export const errorBodySchema = z.looseObject({ detail: z.string() }).meta({ id: 'ErrorBody', example: { detail: "Invalid field 'expression': expression is required" } });
+export type ErrorBody = z.infer<typeof errorBodySchema>;
+
+export const RATE_LIMIT_CODE = 'SVC-005';
+export const RATE_LIMIT_MESSAGE = 'Rate limit exceeded';
+
+/** The plan rate-limit 429 body (contract, "Errors": the SVC-005 object). */
+export const rateLimitErrorSchema = z
+  .object({
+    error: z.object({
+      code: z.literal(RATE_LIMIT_CODE),
+      message: z.string(),
+      details: z.object({
+        limit: z.number(),
+        /** ISO 8601 time the window resets. */
+        reset_at: z.string(),
+        /** Seconds until a retry may succeed. */
+        retry_after: z.number(),
+      }),
+    }),
+  })
+  .meta({
+    id: 'RateLimitError',
+    example: { error: { code: 'SVC-005', message: 'Rate limit exceeded', details: { limit: 60, reset_at: '2026-01-01T00:01:00.000Z', retry_after: 42 } } },
+  });
+export type RateLimitError = z.infer<typeof rateLimitErrorSchema>;
+
+export const VERDICT_STATUSES = ['VERIFIED', 'UNVERIFIABLE', 'BLOCKED'] as const;
+export type VerdictStatus = (typeof VERDICT_STATUSES)[number];
+export const ADMISSIONS = ['ADMIT', 'BLOCKED'] as const;
+export type Admission = (typeof ADMISSIONS)[number];
+
+/** `sha256:<64 hex>`; set only on VERIFIED results. */
+export const proofRefSchema = z.string().regex(/^sha256:[0-9a-f]{64}$/);
+
+/** The DiagnosticResult of /verify/code, /verify/sql, /verify/stats and batch math items. */
+export const diagnosticResultSchema = z
+  .looseObject({
+    status: z.enum(VERDICT_STATUSES),
+    agent_message: z.string(),
+    developer_fields: z.record(z.string(), z.unknown()),
+    proof_ref: proofRefSchema.nullable(),
+    is_authoritative: z.boolean(),
+    admission: z.enum(ADMISSIONS).optional(),
+  })
+  .meta({
+    id: 'DiagnosticResult',
+    example: {
+      status: 'VERIFIED',
+      agent_message: 'No critical issue found.',
+      developer_fields: { constraint_id: 'code_verifier.code_safe', is_valid: true },
+      proof_ref: 'sha256:' + '0'.repeat(64),
+      is_authoritative: true,
+      admission: 'ADMIT',
+    },
+  });
+export type DiagnosticResult = z.infer<typeof diagnosticResultSchema>;
+
+/** Message for a required string: missing vs wrong type (null counts as missing). */
+export const requiredString = (field: string) => (iss: { input?: unknown }) =>
+  iss.input === undefined || iss.input === null ? `${field} is required` : `${field} must be a string`;
+
+/** The JSON object every body-less JSON route accepts (nothing is read from it). */
+export const emptyRequestSchema = z.object({});
