@@ -107,9 +107,11 @@ export interface RequestSpec {
   method: 'GET' | 'POST' | 'DELETE';
   path: string;
   auth: Auth;
-  query?: Record<string, string | number | boolean | undefined>;
+  query?: Record<string, unknown>;
   json?: unknown;
   form?: FormData;
+  /** A body sent byte for byte (the webhook intake, whose signature covers the raw bytes). */
+  rawBody?: string;
   headers?: Record<string, string>;
   /** An agent token for `auth: 'agent'`. */
   agentToken?: string;
@@ -159,7 +161,10 @@ export class Transport {
 
   private url(spec: RequestSpec): string {
     const q = new URLSearchParams();
-    for (const [k, v] of Object.entries(spec.query ?? {})) if (v !== undefined) q.set(k, String(v));
+    for (const [k, v] of Object.entries(spec.query ?? {})) {
+      if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') q.set(k, String(v));
+      else if (v !== undefined && v !== null) throw new TypeError(`query parameter '${k}' must be a string, number or boolean`);
+    }
     const qs = q.toString();
     return `${this.baseUrl}${spec.path}${qs ? `?${qs}` : ''}`;
   }
@@ -168,7 +173,7 @@ export class Transport {
     const headers = this.headersFor(spec);
     const url = this.url(spec);
     // The body is built once; a FormData can be sent again on a retry.
-    const body = spec.form ?? (spec.json === undefined ? undefined : JSON.stringify(spec.json));
+    const body = spec.form ?? spec.rawBody ?? (spec.json === undefined ? undefined : JSON.stringify(spec.json));
     let waited = 0;
     for (let attempt = 1; ; attempt++) {
       let res: Response;

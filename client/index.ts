@@ -8,7 +8,7 @@ import * as v from './verify.js';
 import * as acc from './accounts.js';
 import * as ag from './agents.js';
 import * as svc from './service.js';
-import type { FilePart, JsonObject } from './types.js';
+import type { FilePart } from './types.js';
 
 export { SvcApiError, SvcNetworkError, parseRetryAfter, DEFAULT_RETRY, RETRYABLE_STATUSES, Transport } from './http.js';
 export type { ClientOptions, RetryPolicy, RequestSpec, Auth } from './http.js';
@@ -84,10 +84,10 @@ export class SvcClient {
   }
 
   // Accounts
-  signup(body: { email: string; password: string; organization_name: string }) {
+  signup(body: acc.SignupRequestBody) {
     return acc.signup(this.transport, body);
   }
-  signin(body: { email: string; password: string }) {
+  signin(body: acc.SigninRequestBody) {
     return acc.signin(this.transport, body);
   }
   me() {
@@ -105,7 +105,7 @@ export class SvcClient {
   rotateKey(keyId: string) {
     return acc.rotateKey(this.transport, keyId);
   }
-  auditLogs(query?: { limit?: number; status?: 'verified' | 'blocked' }) {
+  auditLogs(query?: acc.AuditLogsQuery) {
     return acc.auditLogs(this.transport, query);
   }
   auditLog(logId: string) {
@@ -114,7 +114,7 @@ export class SvcClient {
   auditExport() {
     return acc.auditExport(this.transport);
   }
-  complianceCsv(query?: { org_id?: string }) {
+  complianceCsv(query?: acc.ComplianceCsvQuery) {
     return acc.complianceCsv(this.transport, query);
   }
   complianceVerify(logId: string) {
@@ -154,8 +154,8 @@ export class SvcClient {
   getAttestation(id: string) {
     return svc.getAttestation(this.transport, id);
   }
-  verifyAttestation(token: string) {
-    return svc.verifyAttestation(this.transport, token);
+  verifyAttestation(body: svc.AttestationVerifyRequestBody) {
+    return svc.verifyAttestation(this.transport, body);
   }
   jwks() {
     return svc.jwks(this.transport);
@@ -163,10 +163,10 @@ export class SvcClient {
   contextFromDiagnostic(body: Parameters<typeof svc.contextFromDiagnostic>[1]) {
     return svc.contextFromDiagnostic(this.transport, body);
   }
-  validateContext(document: JsonObject) {
+  validateContext(document: svc.DocumentRequestBody) {
     return svc.validateContext(this.transport, document);
   }
-  resolveContext(document: JsonObject) {
+  resolveContext(document: svc.DocumentRequestBody) {
     return svc.resolveContext(this.transport, document);
   }
   metrics() {
@@ -178,11 +178,17 @@ export class SvcClient {
   prometheusMetrics() {
     return svc.prometheusMetrics(this.transport);
   }
-  logs(query?: Record<string, string | number | undefined>) {
+  logs(query?: svc.LogsQuery) {
     return svc.logs(this.transport, query);
   }
   badge(kind: Parameters<typeof svc.badge>[1], arg?: string, query?: Parameters<typeof svc.badge>[3]) {
     return svc.badge(this.transport, kind, arg, query);
+  }
+  a2aTrace(traceId: string) {
+    return svc.a2aTrace(this.transport, traceId);
+  }
+  secretScanningReport(rawBody: string, signatureHeaders: Record<string, string>) {
+    return svc.secretScanningReport(this.transport, rawBody, signatureHeaders);
   }
   a2aIntercept(body: Parameters<typeof svc.a2aIntercept>[1]) {
     return svc.a2aIntercept(this.transport, body);
