@@ -6,7 +6,7 @@ import { sha256Ref } from '../core/canonical-json.js';
 import { buildDiagnostic, type DiagnosticResult, type EngineOutcome } from '../core/diagnostic.js';
 import { AttestationError, type AttestationSigner, type IssuedAttestation } from '../core/attestation.js';
 import type { Store } from '../core/store.js';
-import { recordAttestation } from './attestations.js';
+import { recordAttestation } from '../core/attestation-records.js';
 
 export const SIGNING_ERROR_CONSTRAINT = 'api.attestation.signing_error';
 

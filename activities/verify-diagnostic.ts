@@ -12,10 +12,9 @@ import { getEnginePool } from './isolation/engine-pool.js';
 import { engineBudgetMs, runIsolated } from './isolation/run.js';
 import type { VerifyActivityInput } from './types.js';
 import type { DiagnosticResult } from '../core/diagnostic.js';
+import type { DiagnosticActivityResult } from '../core/verification-io.js';
+export type { DiagnosticActivityResult };
 
-export interface DiagnosticActivityResult extends DiagnosticResult {
-  attestation?: { id: string; token: string; status: string } | null;
-}
 
 function withAttestation(f: Awaited<ReturnType<typeof finalizeOutcome>>): DiagnosticActivityResult {
   return f.attestation ? { ...f.diagnostic, attestation: { id: f.attestation.jti, token: f.attestation.token, status: f.attestation.status } } : f.diagnostic;

@@ -11,15 +11,9 @@ import { FACT_CLAIM_MAX_CHARS, FACT_CONTEXT_MAX_CHARS, FACT_TIMEOUT_DETAIL, type
 import type { BatchItemActivityInput, BatchItemActivityResult } from '../core/batch.js';
 import type { VerifyActivityInput } from './types.js';
 import { runBatchItem } from './verify-batch.js';
+import type { FactActivityInput, FactActivityResult } from '../core/verification-io.js';
+export type { FactActivityInput, FactActivityResult };
 
-export interface FactActivityInput {
-  claim: string;
-  context: string;
-  /** The resolved provider name ('local' = no model: deterministic only). */
-  provider: string;
-}
-
-export type FactActivityResult = (FactResponse & { timed_out?: false }) | { timed_out: true; detail: string; provider_used: string };
 
 /** Asks a model for an entailment judgement; throws on failure (a `.code` names the failure). */
 export type EntailmentJudge = (provider: string, claim: string, context: string) => Promise<EntailmentInput>;

@@ -13,21 +13,11 @@ import type { Store } from '../core/store.js';
 import { loadUpload } from '../core/uploads.js';
 import { PixelAccumulator, decideImageClaim, measurements, parseImageClaim } from '../engines/image/index.js';
 import type { VerifyActivityInput } from './types.js';
+import type { ImageActivityInput, ImageActivityResult } from '../core/verification-io.js';
+export type { ImageActivityInput, ImageActivityResult };
 
 sharp.cache(false);
 
-export interface ImageActivityInput {
-  claim: string;
-  upload_id: string;
-  /** Hex SHA-256 of the image bytes. */
-  sha256: string;
-  size_bytes: number;
-  format: ImageFormat;
-  /** The resolved provider name ('local' = no vision model). */
-  provider: string;
-}
-
-export type ImageActivityResult = ImageResponse | { http_status: 400 | 413; detail: string };
 
 export type ImageDescriber = (provider: string, image: { base64: string; mime: string }, claim: string) => Promise<{ description: string }>;
 

@@ -2,27 +2,14 @@
 // model is re-checked by the engine's own evaluator before it is reported.
 import { solveLogic, LogicInputError, INTERNAL_VERIFICATION_ERROR } from './engines/logic/index.js';
 import type { VerifyActivityInput } from './types.js';
+import type { LogicActivityResult } from '../core/verification-io.js';
+export type { LogicActivityResult };
 
 export interface LogicRequest {
   query: string;
   provider?: string;
 }
 
-export interface LogicActivityResult {
-  status: 'SAT' | 'UNSAT' | 'BLOCKED' | 'ERROR';
-  model?: Record<string, string>;
-  /** SAT: what the engine's own evaluator re-checked under the model (docs/logic-dsl.md §5). */
-  independent_check?: { coverage: 'full' | 'quantifier_free_parts'; constraints_total: number; constraints_unchecked_quantified: number };
-  /** UNSAT: the conflicting conjuncts (Z3's minimized unsat core), null if not extracted. */
-  unsat_core?: Array<{ index: number; position: number; constraint: string }> | null;
-  provider_used: string | null;
-  error?: string;
-  reason?: string;
-  message?: string;
-  position?: number | null;
-  /** HTTP status for input problems found only here (the route pre-validates, so rarely used). */
-  http_status?: number;
-}
 
 export function makeVerifyLogicActivity(z3TimeoutMs: number) {
   return async function verifyLogicActivity(req: VerifyActivityInput<LogicRequest>): Promise<LogicActivityResult> {

@@ -10,18 +10,12 @@ import { verifyStatsClaim } from './engines/stats/verify.js';
 import type { VerifyActivityInput } from './types.js';
 import type { StatsQueryParse } from './engines/stats/query.js';
 import { engineBudgetMs, runIsolated } from './isolation/run.js';
+import type { StatsActivityInput } from '../core/verification-io.js';
+export type { StatsActivityInput };
 
 /** The query parser's budget (the query is at most 1,000 characters: milliseconds in practice). */
 const STATS_PARSE_BUDGET_MS = 5_000;
 
-export interface StatsActivityInput {
-  query: string;
-  upload_id: string;
-  columns: string[];
-  rows: number;
-  size_bytes: number;
-  dataset_sha256: string;
-}
 
 export function makeVerifyStatsActivity(deps: { store: Store }) {
   return async function verifyStatsActivity(req: VerifyActivityInput<StatsActivityInput>): Promise<DiagnosticResult> {

@@ -65,5 +65,9 @@ export type DiagnosticResult = z.infer<typeof diagnosticResultSchema>;
 export const requiredString = (field: string) => (iss: { input?: unknown }) =>
   iss.input === undefined || iss.input === null ? `${field} is required` : `${field} must be a string`;
 
+/** 503 details of the container sandbox (contract, "Errors"); never a VERIFIED. */
+export const SANDBOX_UNAVAILABLE_MESSAGE = 'sandbox unavailable';
+export const SANDBOX_CAPACITY_MESSAGE = 'Sandbox capacity reached — retry shortly.';
+
 /** The JSON object every body-less JSON route accepts (nothing is read from it). */
 export const emptyRequestSchema = z.object({});

@@ -3,6 +3,13 @@ import { z } from 'zod';
 
 export const CONSENSUS_TIMEOUT_DETAIL = 'Consensus verification timed out.';
 export const MAX_CONSENSUS_QUERY_LENGTH = 10_000;
+/** One aggregate deadline for all engines of a consensus run; late engines are BLOCKED. */
+export const CONSENSUS_DEADLINE_MS = 30_000;
+
+/** min_confidence (0–1) as the percentage it is compared with, free of binary noise (0.57 → 57, not 56.99…). */
+export function requiredPercent(minConfidence: number): number {
+  return Math.round(minConfidence * 1_000_000) / 10_000;
+}
 export const VERIFICATION_MODES = ['single', 'high', 'maximum'] as const;
 export type VerificationMode = (typeof VERIFICATION_MODES)[number];
 

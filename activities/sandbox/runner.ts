@@ -46,7 +46,9 @@ const SELF_KILL_GRACE_S = 2;
 /** After the deadline, how long the daemon gets to report the exit before the run is abandoned. */
 const STOP_GRACE_MS = 15_000;
 
-export const SANDBOX_UNAVAILABLE_MESSAGE = 'sandbox unavailable';
+import { SANDBOX_UNAVAILABLE_MESSAGE } from '../../contract/common.js';
+
+export { SANDBOX_UNAVAILABLE_MESSAGE };
 
 /** Docker is absent, unreachable, or the image is missing or broken. The HTTP layer maps it to 503. */
 export class SandboxUnavailableError extends Error {

@@ -3,7 +3,9 @@
 // (FIFO) and is then refused with SandboxCapacityError, which the HTTP layer maps to 503 and
 // which never yields VERIFIED.
 
-export const SANDBOX_CAPACITY_MESSAGE = 'Sandbox capacity reached — retry shortly.';
+import { SANDBOX_CAPACITY_MESSAGE } from '../../contract/common.js';
+
+export { SANDBOX_CAPACITY_MESSAGE };
 
 export class SandboxCapacityError extends Error {
   readonly code = 'SANDBOX_CAPACITY';

@@ -5,7 +5,7 @@ import { ATTESTATION_ID_PATTERN, ATTESTATION_NOT_FOUND, attestationVerifyRequest
 import type { ServiceConfig } from '../../core/config.js';
 import { verifyAttestationToken, type AttestationVerifyResult } from '../../core/attestation.js';
 import { loadKeyRing, type AttestationKeyRing } from '../../core/attestation-keys.js';
-import { attestationRecords, type AttestationRecord } from '../../activities/attestations.js';
+import { attestationRecords, type AttestationRecord } from '../../core/attestation-records.js';
 import { HttpError } from '../errors.js';
 import { bodyObject } from '../middleware/body.js';
 import { principalOf } from '../middleware/auth.js';

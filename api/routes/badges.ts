@@ -10,7 +10,7 @@ import {
   renderStatusBadge,
   renderVerifiedBadge,
 } from '../../core/badges.js';
-import { attestationRecords } from '../../activities/attestations.js';
+import { attestationRecords } from '../../core/attestation-records.js';
 import type { AppDeps } from '../deps.js';
 import { ATTESTATION_ID, verifyToken } from './attestations.js';
 

@@ -6,7 +6,7 @@ import { AuditLog, auditLogView, type AuditLogDoc, type AuditLogView } from '../
 import { auditCsvStream } from '../../core/audit-csv.js';
 import { soc2Report, threatSummary, type ReportDeps } from '../../core/compliance-report.js';
 import type { Role } from '../../core/scopes.js';
-import { attestationRecords } from '../../activities/attestations.js';
+import { attestationRecords } from '../../core/attestation-records.js';
 import { HttpError } from '../errors.js';
 import { principalOf, requireAdminKey } from '../middleware/auth.js';
 import { PLAN_LIMITS, planLimit } from '../middleware/rate-limit.js';

@@ -6,7 +6,7 @@ import { AuditLog, auditLogView } from '../../core/audit-log.js';
 import { tenantBreakdown, verificationSummary } from '../../core/compliance-report.js';
 import { orgEventCounts } from '../../core/org-events.js';
 import type { ServiceConfig } from '../../core/config.js';
-import { attestationRecords } from '../../activities/attestations.js';
+import { attestationRecords } from '../../core/attestation-records.js';
 import { HttpError } from '../errors.js';
 import { INSUFFICIENT_PERMISSIONS, principalOf, requireKeyOrJwt } from '../middleware/auth.js';
 import { processMetrics, registry } from '../metrics.js';

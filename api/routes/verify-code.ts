@@ -1,7 +1,7 @@
 // POST /verify/code: the tree-sitter security scanner as an activity.
 import type Router from '@koa/router';
 import { HttpError } from '../errors.js';
-import type { DiagnosticActivityResult } from '../../activities/verify-diagnostic.js';
+import type { DiagnosticActivityResult } from '../../core/verification-io.js';
 import type { AppDeps } from '../deps.js';
 import { registerEngineRoute } from './engine-route.js';
 

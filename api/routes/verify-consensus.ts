@@ -3,10 +3,9 @@
 // the contract's statuses: 422 when the confidence is below min_confidence (the body still
 // carries the consensus), 503 when the sandbox a mode needs is unavailable or full.
 import type Router from '@koa/router';
-import { CONSENSUS_TIMEOUT_DETAIL, MAX_CONSENSUS_QUERY_LENGTH, consensusRequestSchema } from '../../contract/consensus.js';
-import { SANDBOX_CAPACITY_MESSAGE, SANDBOX_UNAVAILABLE_MESSAGE } from '../../activities/sandbox/runner.js';
-import type { ConsensusActivityResult, ConsensusRequest } from '../../activities/verify-consensus.js';
-import { CONSENSUS_DEADLINE_MS, requiredPercent } from '../../activities/engines/consensus/run.js';
+import { CONSENSUS_DEADLINE_MS, CONSENSUS_TIMEOUT_DETAIL, MAX_CONSENSUS_QUERY_LENGTH, consensusRequestSchema, requiredPercent } from '../../contract/consensus.js';
+import { SANDBOX_CAPACITY_MESSAGE, SANDBOX_UNAVAILABLE_MESSAGE } from '../../contract/common.js';
+import type { ConsensusActivityResultView as ConsensusActivityResult, ConsensusRequestInput as ConsensusRequest } from '../../core/verification-io.js';
 import { HttpError } from '../errors.js';
 import { bodyObject } from '../middleware/body.js';
 import { principalOf } from '../middleware/auth.js';

@@ -5,7 +5,7 @@
 import type Router from '@koa/router';
 import { FACT_TIMEOUT_DETAIL, factRequestSchema } from '../../contract/fact.js';
 import { resolveProvider } from '../../core/providers-config.js';
-import type { FactActivityInput, FactActivityResult } from '../../activities/verify-fact.js';
+import type { FactActivityInput, FactActivityResult } from '../../core/verification-io.js';
 import { HttpError } from '../errors.js';
 import { bodyObject } from '../middleware/body.js';
 import { principalOf } from '../middleware/auth.js';

@@ -7,7 +7,7 @@ import { IMAGE_TIMEOUT_DETAIL, imageFieldsSchema } from '../../contract/image.js
 import { resolveProvider } from '../../core/providers-config.js';
 import { deleteUpload, purgeStaleUploads, saveUpload } from '../../core/uploads.js';
 import { logger } from '../../core/logger.js';
-import type { ImageActivityInput, ImageActivityResult } from '../../activities/verify-image.js';
+import type { ImageActivityInput, ImageActivityResult } from '../../core/verification-io.js';
 import { HttpError } from '../errors.js';
 import { principalOf } from '../middleware/auth.js';
 import { readImageUpload } from '../middleware/image-upload.js';

@@ -2,8 +2,13 @@
 // BLOCKED) and solved in a workflow by the Z3 activity.
 import type Router from '@koa/router';
 import { logicRequestSchema } from '../../contract/logic.js';
-import { compileLogicQuery, looksLikeDsl, LogicInputError } from '../../activities/engines/logic/index.js';
-import type { LogicActivityResult } from '../../activities/verify-logic.js';
+// The one remaining reach into an engine (docs/architecture.md, "Layers"): the DSL front end
+// (parser, type check; no solver) answers syntax errors with 400 and policy violations with
+// 403 before any workflow or audit entry exists.
+import { compileLogicQuery } from '../../activities/engines/logic/compile.js';
+import { looksLikeDsl } from '../../activities/engines/logic/detect.js';
+import { LogicInputError } from '../../activities/engines/logic/errors.js';
+import type { LogicActivityResult } from '../../core/verification-io.js';
 import { bodyObject } from '../middleware/body.js';
 import { principalOf } from '../middleware/auth.js';
 import { HttpError } from '../errors.js';

@@ -4,8 +4,8 @@
 import type Router from '@koa/router';
 import type { DiagnosticResult } from '../../core/diagnostic.js';
 import { deleteUpload, purgeStaleUploads, saveUpload } from '../../core/uploads.js';
-import type { StatsActivityInput } from '../../activities/verify-stats.js';
-import { SANDBOX_UNAVAILABLE_MESSAGE } from '../../activities/sandbox/runner.js';
+import type { StatsActivityInput } from '../../core/verification-io.js';
+import { SANDBOX_UNAVAILABLE_MESSAGE } from '../../contract/common.js';
 import { HttpError } from '../errors.js';
 import { principalOf } from '../middleware/auth.js';
 import { readCsvUpload, STATS_BODY_LIMIT_BYTES, STATS_CELL_LIMIT, STATS_FILE_LIMIT_BYTES } from '../middleware/csv-upload.js';

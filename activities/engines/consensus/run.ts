@@ -12,11 +12,12 @@ import { runStatsEngine } from './stats-engine.js';
 import type { ArithmeticClaim, ChainStatus, ConsensusEngine, EngineRun } from './types.js';
 import { runZ3Engine } from './z3-engine.js';
 
-export type VerificationMode = 'single' | 'high' | 'maximum';
 export const VERIFICATION_MODES = ['single', 'high', 'maximum'] as const;
 
 /** The contract's aggregate deadline for all engines of one consensus. */
-export const CONSENSUS_DEADLINE_MS = 30_000;
+import { CONSENSUS_DEADLINE_MS, requiredPercent, type VerificationMode } from '../../../contract/consensus.js';
+
+export { CONSENSUS_DEADLINE_MS, requiredPercent, type VerificationMode };
 /** Python evaluation budget per run (the slot wait comes on top, within the aggregate deadline). */
 export const CONSENSUS_PYTHON_TIMEOUT_MS = 10_000;
 
@@ -74,11 +75,6 @@ export interface ConsensusOptions {
   orgId?: string | null;
   pythonTimeoutMs?: number;
   engines?: Partial<EngineImplementations>;
-}
-
-/** min_confidence (0–1) as the percentage it is compared with, free of binary noise (0.57 → 57, not 56.99…). */
-export function requiredPercent(minConfidence: number): number {
-  return Math.round(minConfidence * 1_000_000) / 10_000;
 }
 
 export function enginesFor(mode: VerificationMode, statistical: boolean): ConsensusEngine[] {

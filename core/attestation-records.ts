@@ -3,8 +3,8 @@
 // recordAttestation right after signing; a store failure propagates (the activity fails and
 // is retried), so no VERIFIED result is returned with an attestation that cannot be looked up.
 import type { Collection } from 'mongodb';
-import { Store } from '../core/store.js';
-import type { AttestationClaims, IssuedAttestation } from '../core/attestation.js';
+import { Store } from './store.js';
+import type { AttestationClaims, IssuedAttestation } from './attestation.js';
 
 export interface AttestationRecord {
   _id: string; // the jti

@@ -1,0 +1,34 @@
+// Layering: api/ imports contract/, core/, workflow types and itself only (infra/api-imports.ts).
+import { describe, expect, it } from 'vitest';
+import { apiImports, apiRuntimeClosure, isForbidden } from '../../infra/api-imports.js';
+
+/**
+ * The one known exception, kept as narrow as possible: the logic DSL front end (parse + type
+ * check, no solver) that lets /verify/logic answer 400/403 before a workflow exists. Adding
+ * anything here needs a reason in docs/architecture.md.
+ */
+const ALLOWED = new Set(['api/routes/verify-logic.ts → activities/engines/logic/compile.ts', 'api/routes/verify-logic.ts → activities/engines/logic/detect.ts', 'api/routes/verify-logic.ts → activities/engines/logic/errors.ts']);
+
+describe('api/ imports', () => {
+  it('never reach activities/ or engines/, and workflows/ for types only', () => {
+    const bad = apiImports()
+      .filter(isForbidden)
+      .map((e) => `${e.from} → ${e.to}`)
+      .filter((e) => !ALLOWED.has(e));
+    expect(bad).toEqual([]);
+  });
+
+  it('the API process loads no activity, workflow, worker or engine pool module', () => {
+    const outside = [...apiRuntimeClosure()].filter((f) => !/^(api|contract|core)\//.test(f));
+    expect(outside.filter((f) => !f.startsWith('activities/engines/logic/'))).toEqual([]);
+    // The logic front end only: never the Z3 pool or solver.
+    expect(outside.filter((f) => /logic\/(pool|solve|index)\.ts$/.test(f))).toEqual([]);
+  });
+
+  it('detects a forbidden edge', () => {
+    expect(isForbidden({ from: 'api/x.ts', to: 'activities/verify-math.ts', typeOnly: true })).toBe(true);
+    expect(isForbidden({ from: 'api/x.ts', to: 'workflows/verify.ts', typeOnly: false })).toBe(true);
+    expect(isForbidden({ from: 'api/x.ts', to: 'workflows/verify.ts', typeOnly: true })).toBe(false);
+    expect(isForbidden({ from: 'api/x.ts', to: 'contract/math.ts', typeOnly: false })).toBe(false);
+  });
+});
