@@ -109,10 +109,10 @@ describe('svc batch', () => {
     expect(new Set(lines.map((l) => l.job_id)).size).toBe(1);
     expect(lines[0]).toMatchObject({ status: 'completed', outcome: 'verified', result: { status: 'VERIFIED', proof_ref: expect.stringMatching(/^sha256:/) } });
     expect(lines[1]).toMatchObject({ status: 'completed', outcome: 'not_verified', result: { status: 'UNVERIFIABLE' } });
-    expect(lines[2]).toMatchObject({ type: 'sql', status: 'completed' });
+    expect(lines[2]).toMatchObject({ type: 'sql', status: 'completed', outcome: 'verified', result: { status: 'VERIFIED', admission: 'ADMIT' } });
     // One item not verified: the whole run is not a pass.
     expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(/^3 items: 1 verified, /);
+    expect(r.stdout).toBe('3 items: 2 verified, 1 not verified, 0 blocked, 0 error\n');
   });
 
   it('refuses a malformed items file before submitting (65)', async () => {
