@@ -1,0 +1,361 @@
+// `svc`: the command-line client (docs/cli.md). Thin: argument parsing and output here, every
+// request through the typed client, the exit code from the verdict (client/outcome.ts).
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { SvcClient, SvcApiError, SvcNetworkError } from '../index.js';
+import { outcomeOf, type Outcome, type VerifyKind } from '../outcome.js';
+import { EXIT, OUTCOME_EXIT, UsageError, InputError, exitCodeForError } from './exit-codes.js';
+import { runBatch } from './batch.js';
+import { humanVerdict, type Io } from './output.js';
+
+export const HELP = `svc — command-line client of the verification service
+
+Usage:
+  svc verify <kind> <input> [flags]     one verification
+  svc batch <items.jsonl> [--out FILE]  submit a batch, show progress, write results as JSON lines
+  svc keys create <name> [--scopes a,b] [--expires-in-days N]
+  svc keys list
+  svc keys revoke <key_id>
+  svc health
+
+Verify kinds and their input (<input> or a FILE may be '-' for stdin; a flag value @FILE reads FILE):
+  math <expression>            [--domain real|complex] [--tolerance T] [--precision decimal|float]
+  logic <query>                [--provider P]
+  code <FILE|->                [--language python|javascript|...]
+  sql <FILE|->                 --schema FILE | --schema-ddl DDL  [--dialect sqlite|postgres|mysql|...]
+  fact <claim>                 --context TEXT|@FILE [--provider P]
+  stats <CSV FILE> <query>     (or --query Q)
+  consensus <query>            [--mode single|high|maximum] [--min-confidence 0..1]
+  natural_language <query>     [--provider P]
+  image <IMAGE FILE> <claim>   (or --claim C) [--provider P]
+  process <FILE|->             [--mode irac|milestones] [--milestone M ...]
+  rag <JSON FILE|->            body: {target_document_id, chunks, max_drm_rate}
+
+Global flags:
+  --json                 machine output (one JSON document; errors as {"error":{...}})
+  --base-url URL         default SVC_BASE_URL, else http://127.0.0.1:8000
+  --api-key KEY          default SVC_API_KEY (verify, batch)
+  --token JWT            default SVC_ACCESS_TOKEN (keys: the Bearer token from sign-in)
+  --timeout SECONDS      per request (default 60)
+  --retries N            attempts on 429/503, honouring Retry-After (default 4; total wait <= 30 s)
+  -h, --help             this text
+
+Exit codes:
+  0   VERIFIED, or the endpoint's admitted outcome (code/sql ADMIT, logic SAT, fact/image
+      SUPPORTED, consensus meets_requirement, process/rag verified); health: healthy;
+      keys: done; batch: every item verified
+  1   not verified (UNVERIFIABLE, UNSAT, REFUTED, INCONCLUSIVE, natural_language always)
+  2   blocked (status BLOCKED, or admission BLOCKED: proven-unsafe code or SQL)
+  3   the check could not complete (status ERROR; a failed batch item)
+  64  usage error (bad command line)
+  65  bad input: refused by the service (400/404/409/413/422, its detail printed) or a malformed file
+  69  service unavailable (unreachable, or a 5xx other than 503)
+  75  temporary failure: 429/503 after the bounded retries, 408, or no answer in time
+  77  not authorized (401/403)
+`;
+
+const GLOBAL_OPTIONS = {
+  json: { type: 'boolean' },
+  'base-url': { type: 'string' },
+  'api-key': { type: 'string' },
+  token: { type: 'string' },
+  timeout: { type: 'string' },
+  retries: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies ParseArgsConfig['options'];
+
+const VERIFY_OPTIONS = {
+  ...GLOBAL_OPTIONS,
+  domain: { type: 'string' },
+  tolerance: { type: 'string' },
+  precision: { type: 'string' },
+  provider: { type: 'string' },
+  language: { type: 'string' },
+  dialect: { type: 'string' },
+  schema: { type: 'string' },
+  'schema-ddl': { type: 'string' },
+  context: { type: 'string' },
+  query: { type: 'string' },
+  claim: { type: 'string' },
+  mode: { type: 'string' },
+  'min-confidence': { type: 'string' },
+  milestone: { type: 'string', multiple: true },
+} as const satisfies ParseArgsConfig['options'];
+
+const BATCH_OPTIONS = {
+  ...GLOBAL_OPTIONS,
+  out: { type: 'string', short: 'o' },
+  'poll-ms': { type: 'string' },
+  'wait-timeout': { type: 'string' },
+  'chunk-size': { type: 'string' },
+  progress: { type: 'boolean' },
+  'no-progress': { type: 'boolean' },
+} as const satisfies ParseArgsConfig['options'];
+
+const KEYS_OPTIONS = {
+  ...GLOBAL_OPTIONS,
+  scopes: { type: 'string' },
+  'expires-in-days': { type: 'string' },
+} as const satisfies ParseArgsConfig['options'];
+
+export const VERIFY_KINDS: readonly VerifyKind[] = ['math', 'logic', 'code', 'sql', 'fact', 'stats', 'consensus', 'natural_language', 'image', 'process', 'rag'];
+
+function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: O) {
+  try {
+    return parseArgs({ args, options, allowPositionals: true, strict: true });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
+type GlobalValues = { json?: boolean; 'base-url'?: string; 'api-key'?: string; token?: string; timeout?: string; retries?: string };
+
+function positiveNumber(flag: string, v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`--${flag} must be a positive number`);
+  return n;
+}
+
+function clientFor(v: GlobalValues, env: NodeJS.ProcessEnv, io: Io): SvcClient {
+  const timeout = positiveNumber('timeout', v.timeout);
+  const retries = positiveNumber('retries', v.retries);
+  if (retries !== undefined && !Number.isInteger(retries)) throw new UsageError('--retries must be a whole number');
+  return new SvcClient({
+    baseUrl: v['base-url'] ?? env.SVC_BASE_URL,
+    apiKey: v['api-key'] ?? (env.SVC_API_KEY || undefined),
+    accessToken: v.token ?? (env.SVC_ACCESS_TOKEN || undefined),
+    timeoutMs: timeout === undefined ? undefined : timeout * 1000,
+    retry: retries === undefined ? undefined : { maxAttempts: retries },
+    onRetry: ({ status, waitMs }) => io.err(`svc: HTTP ${status}, retrying in ${(waitMs / 1000).toFixed(1)} s`),
+  });
+}
+
+/** `-` is stdin; anything else a file path. */
+function readInput(io: Io, source: string, what: string): string {
+  try {
+    return source === '-' ? io.readStdin() : readFileSync(source, 'utf8');
+  } catch (err) {
+    throw new InputError(`cannot read ${what} '${source}': ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+}
+function readBytes(io: Io, source: string, what: string): Uint8Array {
+  try {
+    return source === '-' ? io.readStdinBytes() : readFileSync(source);
+  } catch (err) {
+    throw new InputError(`cannot read ${what} '${source}': ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+}
+/** A flag value: `@FILE` reads the file (`@-` stdin), anything else is literal. */
+function flagText(io: Io, v: string, what: string): string {
+  return v.startsWith('@') ? readInput(io, v.slice(1), what) : v;
+}
+
+function need(value: string | undefined, message: string): string {
+  if (value === undefined || value === '') throw new UsageError(message);
+  return value;
+}
+
+function oneOf<T extends string>(flag: string, v: string | undefined, allowed: readonly T[]): T | undefined {
+  if (v === undefined) return undefined;
+  if (!(allowed as readonly string[]).includes(v)) throw new UsageError(`--${flag} must be one of ${allowed.join(', ')}`);
+  return v as T;
+}
+
+async function verify(args: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
+  const { values: o, positionals } = parse(args, VERIFY_OPTIONS);
+  const [kindArg, input, second, ...rest] = positionals;
+  if (!kindArg) throw new UsageError(`svc verify needs a kind: ${VERIFY_KINDS.join(', ')}`);
+  const kind = kindArg.replace(/-/g, '_') as VerifyKind;
+  if (!VERIFY_KINDS.includes(kind)) throw new UsageError(`unknown verify kind '${kindArg}'; expected one of ${VERIFY_KINDS.join(', ')}`);
+  const takesTwo = kind === 'stats' || kind === 'image';
+  if (rest.length > 0 || (second !== undefined && !takesTwo)) throw new UsageError(`too many arguments for svc verify ${kind} (quote the input)`);
+  const src = need(input, `svc verify ${kind} needs an input`);
+  const c = clientFor(o, env, io);
+  const text = (what: string) => (src === '-' ? readInput(io, '-', what) : src);
+  let result: unknown;
+  switch (kind) {
+    case 'math': {
+      let tolerance: number | string | undefined = o.tolerance;
+      if (tolerance !== undefined && tolerance.trim() !== '' && Number.isFinite(Number(tolerance))) tolerance = Number(tolerance);
+      result = await c.verifyMath(text('expression'), {
+        context: o.domain === undefined ? undefined : { domain: oneOf('domain', o.domain, ['real', 'complex'] as const) },
+        tolerance,
+        precision_mode: oneOf('precision', o.precision, ['decimal', 'float'] as const),
+      });
+      break;
+    }
+    case 'logic':
+      result = await c.verifyLogic(text('query'), { provider: o.provider });
+      break;
+    case 'code':
+      result = await c.verifyCode(readInput(io, src, 'code'), o.language ?? 'python');
+      break;
+    case 'sql': {
+      if (o.schema !== undefined && o['schema-ddl'] !== undefined) throw new UsageError('give --schema FILE or --schema-ddl DDL, not both');
+      const ddl = o.schema !== undefined ? readInput(io, o.schema, 'schema') : need(o['schema-ddl'], 'svc verify sql needs --schema FILE or --schema-ddl DDL');
+      result = await c.verifySql(readInput(io, src, 'query'), ddl, o.dialect ?? 'sqlite');
+      break;
+    }
+    case 'fact': {
+      const context = flagText(io, need(o.context, 'svc verify fact needs --context TEXT or --context @FILE'), 'context');
+      result = await c.verifyFact(text('claim'), context, { provider: o.provider });
+      break;
+    }
+    case 'stats': {
+      const query = need(second ?? o.query, 'svc verify stats needs a query: svc verify stats FILE.csv "claim"');
+      result = await c.verifyStats({ data: readBytes(io, src, 'CSV file'), filename: src === '-' ? 'data.csv' : path.basename(src), type: 'text/csv' }, query);
+      break;
+    }
+    case 'image': {
+      const claim = need(second ?? o.claim, 'svc verify image needs a claim: svc verify image FILE "claim"');
+      result = await c.verifyImage({ data: readBytes(io, src, 'image'), filename: src === '-' ? 'image' : path.basename(src) }, claim, { provider: o.provider });
+      break;
+    }
+    case 'consensus': {
+      const min = o['min-confidence'];
+      const minConfidence = min === undefined ? undefined : Number(min);
+      if (minConfidence !== undefined && !Number.isFinite(minConfidence)) throw new UsageError('--min-confidence must be a number');
+      result = await c.verifyConsensus(text('query'), { verification_mode: oneOf('mode', o.mode, ['single', 'high', 'maximum'] as const), min_confidence: minConfidence });
+      break;
+    }
+    case 'natural_language':
+      result = await c.verifyNaturalLanguage(text('query'), { provider: o.provider });
+      break;
+    case 'process':
+      result = await c.verifyProcess({ trace: readInput(io, src, 'trace'), mode: oneOf('mode', o.mode, ['irac', 'milestones'] as const), milestones: o.milestone });
+      break;
+    case 'rag': {
+      let body: unknown;
+      try {
+        body = JSON.parse(readInput(io, src, 'RAG request'));
+      } catch (err) {
+        if (err instanceof InputError) throw err;
+        throw new InputError(`the RAG request in '${src}' is not JSON: ${(err as Error).message}`);
+      }
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new InputError('the RAG request must be a JSON object');
+      result = await c.verifyRag(body as Parameters<SvcClient['verifyRag']>[0]);
+      break;
+    }
+  }
+  const outcome: Outcome = outcomeOf(kind, result);
+  if (o.json) io.out(JSON.stringify(result));
+  else io.out(humanVerdict(kind, result, outcome));
+  return OUTCOME_EXIT[outcome];
+}
+
+async function keys(args: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
+  const { values: o, positionals } = parse(args, KEYS_OPTIONS);
+  const [sub, arg, ...rest] = positionals;
+  if (rest.length > 0) throw new UsageError('too many arguments for svc keys');
+  const c = clientFor(o, env, io);
+  if (!c.transport.accessToken) throw new UsageError('svc keys needs an access token: --token JWT or SVC_ACCESS_TOKEN (from /auth/signin)');
+  switch (sub) {
+    case 'create': {
+      const name = need(arg, 'svc keys create needs a name');
+      const days = positiveNumber('expires-in-days', o['expires-in-days']);
+      const scopes = o.scopes?.split(',').map((s) => s.trim()).filter(Boolean) as Parameters<SvcClient['createKey']>[0]['scopes'];
+      const k = await c.createKey({ name, scopes, expires_in_days: days });
+      if (o.json) io.out(JSON.stringify(k));
+      else io.out(`created key ${k.id} (${k.name})\n${k.key}\nThe key is shown once only: store it now.`);
+      return EXIT.VERIFIED;
+    }
+    case 'list': {
+      if (arg !== undefined) throw new UsageError('svc keys list takes no argument');
+      const list = await c.listKeys();
+      if (o.json) io.out(JSON.stringify(list));
+      else if (list.length === 0) io.out('no active keys');
+      else io.out(list.map((k) => [k.id, k.name, k.preview ?? '', k.created_at, (k.scopes ?? []).join(',')].join('\t')).join('\n'));
+      return EXIT.VERIFIED;
+    }
+    case 'revoke': {
+      const id = need(arg, 'svc keys revoke needs a key id');
+      const r = await c.revokeKey(id);
+      if (o.json) io.out(JSON.stringify(r));
+      else io.out(`revoked key ${r.id}`);
+      return EXIT.VERIFIED;
+    }
+    default:
+      throw new UsageError(sub ? `unknown keys command '${sub}'; expected create, list or revoke` : 'svc keys needs create, list or revoke');
+  }
+}
+
+async function health(args: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
+  const { values: o, positionals } = parse(args, GLOBAL_OPTIONS);
+  if (positionals.length > 0) throw new UsageError('svc health takes no argument');
+  const h = await clientFor(o, env, io).health();
+  if (o.json) io.out(JSON.stringify(h));
+  else io.out(`${h.service} ${h.version}: ${h.status} (${h.timestamp})`);
+  return h.status === 'healthy' ? EXIT.VERIFIED : EXIT.UNAVAILABLE;
+}
+
+function wantsJson(args: string[]): boolean {
+  return args.includes('--json');
+}
+
+/** Runs one command line; returns the exit code. Never throws. */
+export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
+  const [command, ...args] = argv;
+  try {
+    if (!command || command === '-h' || command === '--help' || command === 'help' || args.includes('--help') || args.includes('-h')) {
+      // Asked for: stdout and 0. No command at all is a usage error: stderr and 64.
+      if (!command) {
+        io.err(HELP);
+        return EXIT.USAGE;
+      }
+      io.out(HELP);
+      return EXIT.VERIFIED;
+    }
+    switch (command) {
+      case 'verify':
+        return await verify(args, env, io);
+      case 'batch': {
+        const { values: o, positionals } = parse(args, BATCH_OPTIONS);
+        if (positionals.length !== 1) throw new UsageError('svc batch needs exactly one items file (JSON lines, or - for stdin)');
+        const chunk = positiveNumber('chunk-size', o['chunk-size']);
+        if (chunk !== undefined && (!Number.isInteger(chunk) || chunk > 100)) throw new UsageError('--chunk-size must be a whole number from 1 to 100');
+        const pollMs = positiveNumber('poll-ms', o['poll-ms']);
+        const waitTimeout = positiveNumber('wait-timeout', o['wait-timeout']);
+        return await runBatch(clientFor(o, env, io), io, {
+          source: positionals[0] as string,
+          out: o.out,
+          json: o.json === true,
+          chunkSize: chunk ?? 100,
+          pollMs: pollMs ?? 500,
+          waitTimeoutMs: (waitTimeout ?? 900) * 1000,
+          progress: o['no-progress'] ? false : o.progress === true ? true : io.stderrIsTTY,
+          readInput: (src) => readInput(io, src, 'items file'),
+        });
+      }
+      case 'keys':
+        return await keys(args, env, io);
+      case 'health':
+        return await health(args, env, io);
+      default:
+        throw new UsageError(`unknown command '${command}'; try svc --help`);
+    }
+  } catch (err) {
+    const code = exitCodeForError(err);
+    reportError(err, code, wantsJson(args), io);
+    return code;
+  }
+}
+
+function reportError(err: unknown, code: number, json: boolean, io: Io): void {
+  const e = err as Error;
+  const info =
+    err instanceof SvcApiError
+      ? { kind: 'service', status: err.status, detail: err.detail, code: err.code }
+      : err instanceof SvcNetworkError
+        ? { kind: 'network', detail: err.message }
+        : err instanceof UsageError
+          ? { kind: 'usage', detail: e.message }
+          : err instanceof InputError
+            ? { kind: 'input', detail: e.message }
+            : { kind: 'internal', detail: e?.message ?? String(err) };
+  if (json) io.out(JSON.stringify({ error: { ...info, exit_code: code } }));
+  const where = err instanceof SvcApiError ? `HTTP ${err.status}${err.code ? ` ${err.code}` : ''}: ` : '';
+  io.err(`svc: ${where}${info.detail}`);
+  if (err instanceof UsageError) io.err('Run svc --help for usage.');
+}
