@@ -1,0 +1,250 @@
+// Throughput of the durable path beside the reference implementation (issue 14), same run, same
+// body: `POST /verify/math` with `(x+1)**2 = x**2 + 2*x + 1` at 8 clients for a fixed time and at
+// 1 client, req/s, p50 and p95 for both, the ratio, the empty-workflow round trip (the floor the
+// design sets), and CPU milliseconds per verification by process, read from /proc.
+//
+//   npx tsx bench/throughput-vs-peer.ts [--seconds 12] [--seconds-1 12] [--peer-version 7.3.0]
+//        [--peer-port 9100] [--use-running] [--no-peer]
+//
+// The peer is installed and started by ../shared/peer/setup-qwed.sh (override the folder with
+// SVC_SHARED_DIR), cached under .tools/qwed-peer/<version>/ (git-ignored; SVC_PEER_DIR overrides).
+// Our side: the dev stack on SVC_DEV_PORT_OFFSET (fresh data, profile bench-peer), or with
+// --use-running the dev stack already answering on those ports (profile dev's pid files).
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { Client, Connection } from '@temporalio/client';
+import { enterpriseKey, percentile, startBenchStack } from './bench-stack.js';
+import { devPorts, ROOT, type Stack } from '../infra/stack.js';
+import { ensureSecretsFile } from '../infra/secrets.js';
+import { temporalDataConverter } from '../core/payload-codec.js';
+
+const args = process.argv.slice(2);
+const arg = (name: string, def: string) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 && args[i + 1] ? (args[i + 1] as string) : def;
+};
+const flag = (name: string) => args.includes(`--${name}`);
+
+const SECONDS = Number(arg('seconds', '12'));
+const SECONDS_1 = Number(arg('seconds-1', String(SECONDS)));
+const CLIENTS = Number(arg('clients', '8'));
+const PEER_VERSION = arg('peer-version', '7.3.0');
+const PEER_PORT = Number(arg('peer-port', process.env.SVC_PEER_PORT ?? '9100'));
+const SHARED = process.env.SVC_SHARED_DIR ?? path.resolve(ROOT, '..', 'shared');
+const PEER_DIR = process.env.SVC_PEER_DIR ?? path.join(ROOT, '.tools', 'qwed-peer', PEER_VERSION);
+const BODY = JSON.stringify({ expression: '(x+1)**2 = x**2 + 2*x + 1' });
+const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+
+interface Target {
+  name: string;
+  url: string;
+  headers: Record<string, string>;
+  /** Process groups whose CPU time is charged to this side, by label. */
+  pids: Record<string, number>;
+}
+
+interface Row {
+  label: string;
+  n: number;
+  failed: number;
+  rps: number;
+  p50: number;
+  p95: number;
+}
+
+function summarize(label: string, lat: number[], failed: number, wallMs: number): Row {
+  const s = [...lat].sort((a, b) => a - b);
+  return { label, n: s.length, failed, rps: +((s.length / wallMs) * 1000).toFixed(1), p50: +percentile(s, 50).toFixed(1), p95: +percentile(s, 95).toFixed(1) };
+}
+
+/** `clients` loops, each sending one request after the other until `seconds` have passed. */
+async function drive(seconds: number, clients: number, fn: () => Promise<boolean>): Promise<{ lat: number[]; failed: number; wall: number }> {
+  const lat: number[] = [];
+  let failed = 0;
+  const t0 = performance.now();
+  const end = t0 + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (performance.now() < end) {
+        const s = performance.now();
+        if (await fn()) lat.push(performance.now() - s);
+        else failed++;
+      }
+    }),
+  );
+  return { lat, failed, wall: performance.now() - t0 };
+}
+
+let firstFailure = '';
+function verifier(t: Target): () => Promise<boolean> {
+  return async () => {
+    try {
+      const res = await fetch(`${t.url}/verify/math`, { method: 'POST', headers: { 'content-type': 'application/json', ...t.headers }, body: BODY });
+      const text = await res.text();
+      // Both sides must prove the identity; anything else is a failed request, not a sample.
+      const ok = res.status === 200 && /"(status|verdict)"\s*:\s*"VERIFIED"|"is_equivalent"\s*:\s*true|"is_valid"\s*:\s*true/.test(text);
+      if (!ok && !firstFailure) firstFailure = `${t.name}: ${res.status} ${text.slice(0, 300)}`;
+      return ok;
+    } catch (err) {
+      if (!firstFailure) firstFailure = `${t.name}: ${String((err as Error).message)}`;
+      return false;
+    }
+  };
+}
+
+/** utime + stime (ms) of every process in the process group `pgid` (threads included). */
+function groupCpuMs(pgid: number): number {
+  let ticks = 0;
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    // Fields after the parenthesised command name: state ppid pgrp session ... utime(14) stime(15).
+    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(rest[2]) !== pgid) continue;
+    ticks += Number(rest[11]) + Number(rest[12]);
+  }
+  return (ticks * 1000) / CLK_TCK;
+}
+
+function cpuSnapshot(pids: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, groupCpuMs(pid)]));
+}
+
+function cpuPerRequest(before: Record<string, number>, after: Record<string, number>, requests: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  let total = 0;
+  for (const k of Object.keys(before)) {
+    const ms = ((after[k] as number) - (before[k] as number)) / Math.max(1, requests);
+    out[k] = +ms.toFixed(1);
+    total += ms;
+  }
+  out.total = +total.toFixed(1);
+  return out;
+}
+
+/** The dev stack's pid files: the process group leaders of each component. */
+function stackPids(dataDir: string): Record<string, number> {
+  const read = (name: string) => Number(readFileSync(path.join(dataDir, 'pids', `${name}.pid`), 'utf8'));
+  return { api: read('api'), worker: read('worker'), temporal: read('temporal'), store: read('ferretdb') };
+}
+
+async function startPeer(): Promise<{ target: Target; started: boolean }> {
+  const script = path.join(SHARED, 'peer', 'setup-qwed.sh');
+  if (!existsSync(script)) throw new Error(`peer set-up script not found at ${script} (set SVC_SHARED_DIR)`);
+  const already = await fetch(`http://127.0.0.1:${PEER_PORT}/health`).then((r) => r.ok, () => false);
+  const t0 = Date.now();
+  const r = spawnSync('bash', [script, PEER_DIR, String(PEER_PORT), PEER_VERSION], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  if (r.status !== 0) throw new Error(`setup-qwed.sh failed (${r.status})`);
+  const url = /^QWED_URL=(.+)$/m.exec(r.stdout)?.[1];
+  const key = /^QWED_API_KEY=(.+)$/m.exec(r.stdout)?.[1];
+  if (!url || !key) throw new Error(`setup-qwed.sh printed no QWED_URL / QWED_API_KEY:\n${r.stdout}`);
+  console.error(`[bench] peer qwed ${PEER_VERSION} at ${url} (${already ? 'already running' : `started in ${Date.now() - t0} ms`})`);
+  const pid = Number(readFileSync(path.join(PEER_DIR, 'server.pid'), 'utf8'));
+  // The server runs under setsid: its process group is its own pid.
+  return { target: { name: `qwed ${PEER_VERSION}`, url, headers: { 'x-api-key': key }, pids: { peer: pid } }, started: !already };
+}
+
+function stopPeer(): void {
+  try {
+    const pid = Number(readFileSync(path.join(PEER_DIR, 'server.pid'), 'utf8'));
+    if (pid > 0) process.kill(-pid, 'SIGTERM');
+  } catch {
+    /* already gone */
+  }
+}
+
+async function main() {
+  const load0 = loadavg();
+  const ports = devPorts(Number(process.env.SVC_DEV_PORT_OFFSET ?? 0));
+  let stack: Stack | null = null;
+  let ours: Target;
+  let env: NodeJS.ProcessEnv;
+  let temporalAddress: string;
+  if (flag('use-running')) {
+    const base = `http://127.0.0.1:${ports.api}`;
+    if ((await fetch(`${base}/health`).then((r) => r.status, () => 0)) !== 200) throw new Error(`no dev stack answers at ${base}`);
+    const key = await enterpriseKey(base, `mongodb://127.0.0.1:${ports.ferret}/svc`);
+    env = { ...process.env, ...ensureSecretsFile(path.join(ROOT, '.env.local')) };
+    ours = { name: 'ours', url: base, headers: { 'x-api-key': key }, pids: stackPids(path.join(ROOT, '.data', 'dev')) };
+    temporalAddress = `127.0.0.1:${ports.temporal}`;
+  } else {
+    const b = await startBenchStack('bench-peer', 0, {}, { ports });
+    stack = b.stack;
+    env = stack.env;
+    ours = { name: 'ours', url: b.base, headers: { 'x-api-key': b.key }, pids: stackPids(stack.dataDir) };
+    temporalAddress = stack.urls.temporal_grpc as string;
+  }
+  let peer: Target | null = null;
+  let peerStarted = false;
+  try {
+    if (!flag('no-peer')) ({ target: peer, started: peerStarted } = await startPeer());
+    const targets = [peer, ours].filter((t): t is Target => t !== null);
+    // Warm-up: engine threads, connections, JIT; not measured.
+    for (const t of targets) await drive(2, CLIENTS, verifier(t));
+
+    const rows: Row[] = [];
+    const cpu: Record<string, Record<string, number>> = {};
+    for (const t of targets) {
+      const before = cpuSnapshot(t.pids);
+      const { lat, failed, wall } = await drive(SECONDS, CLIENTS, verifier(t));
+      cpu[t.name] = cpuPerRequest(before, cpuSnapshot(t.pids), lat.length + failed);
+      rows.push(summarize(`${t.name} c=${CLIENTS}`, lat, failed, wall));
+    }
+    for (const t of targets) {
+      const { lat, failed, wall } = await drive(SECONDS_1, 1, verifier(t));
+      rows.push(summarize(`${t.name} c=1`, lat, failed, wall));
+    }
+    // The floor: an empty workflow started and awaited through one client on our Temporal.
+    const conn = await Connection.connect({ address: temporalAddress });
+    const client = new Client({ connection: conn, dataConverter: temporalDataConverter(env) });
+    let i = 0;
+    const noop = async () => {
+      await client.workflow.execute('noopWorkflow', { taskQueue: env.SVC_TASK_QUEUE ?? 'svc-verification', workflowId: `bench-noop-${Date.now()}-${i++}` });
+      return true;
+    };
+    await drive(1, 1, noop);
+    for (const c of [CLIENTS, 1]) {
+      const before = cpuSnapshot(ours.pids);
+      const { lat, failed, wall } = await drive(c === 1 ? SECONDS_1 : SECONDS, c, noop);
+      if (c === CLIENTS) cpu['empty workflow'] = cpuPerRequest(before, cpuSnapshot(ours.pids), lat.length + failed);
+      rows.push(summarize(`empty workflow c=${c}`, lat, failed, wall));
+    }
+    await conn.close();
+
+    const load1 = loadavg();
+    console.log(`\n/verify/math ${BODY}: ${CLIENTS} clients for ${SECONDS} s, 1 client for ${SECONDS_1} s`);
+    console.log(`load average before ${load0.map((l) => l.toFixed(2)).join(' ')}, after ${load1.map((l) => l.toFixed(2)).join(' ')} (${(await import('node:os')).cpus().length} cores)`);
+    console.table(rows);
+    const get = (label: string) => rows.find((r) => r.label === label);
+    if (peer) {
+      const p8 = get(`${peer.name} c=${CLIENTS}`)!;
+      const o8 = get(`ours c=${CLIENTS}`)!;
+      const p1 = get(`${peer.name} c=1`)!;
+      const o1 = get('ours c=1')!;
+      console.log(`ratio ours / ${peer.name}: req/s at ${CLIENTS} clients ${(o8.rps / Math.max(p8.rps, 0.01)).toFixed(2)}x; p50 at 1 client ${o1.p50} vs ${p1.p50} ms`);
+    }
+    console.log(`floor: empty workflow p50 at 1 client ${get('empty workflow c=1')!.p50} ms, ${get(`empty workflow c=${CLIENTS}`)!.rps} workflows/s at ${CLIENTS} clients`);
+    console.log(`CPU ms per request by process (during the ${CLIENTS}-client run; 'empty workflow' = per empty workflow):`);
+    console.table(cpu);
+    if (firstFailure) console.log(`first failed request: ${firstFailure}`);
+  } finally {
+    if (peerStarted) stopPeer();
+    if (stack) await stack.down();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
