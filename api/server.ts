@@ -29,7 +29,7 @@ async function main(): Promise<void> {
   await counter.init();
   store.ensureIndexes().catch((err) => log.warn('index creation deferred: store unavailable', { error: String(err?.message ?? err) }));
   const temporal = TemporalGateway.create(cfg);
-  const accounts = new Accounts(store, cfg.SVC_API_KEY_LOOKUP_SECRET as string);
+  const accounts = new Accounts(store, cfg.SVC_API_KEY_LOOKUP_SECRET as string, cfg.SVC_API_KEY_CACHE_TTL * 1000);
   const ipLimiter = new IpLimiter(cfg.SVC_RATE_LIMIT_PER_IP, trusted);
   const app = createApp({ cfg, store, accounts, temporal, counter, ipLimiter });
   const server = createServer(app.callback());

@@ -5,6 +5,7 @@ import { MongoServerError, type Collection } from 'mongodb';
 import { Store } from './store.js';
 import { generateApiKey, lookupDigest, maskApiKey, LIVE_PREFIX, inspectApiKey } from './api-keys.js';
 import { DEFAULT_API_KEY_SCOPES, type Role, type Scope } from './scopes.js';
+import { KeyCache } from './key-cache.js';
 
 export type Plan = 'free' | 'pro' | 'enterprise';
 
@@ -93,11 +94,27 @@ export interface ApiKeyDigestDoc {
   key_id: string;
 }
 
+/** A key that authenticated, with its user and organization (what the key cache keeps). */
+export interface ResolvedKey {
+  key: ApiKeyDoc;
+  user: UserDoc;
+  org: OrganizationDoc;
+}
+
+/** How long a leak-reported digest stays out of the key cache: longer than any revocation run. */
+export const LEAK_HOLD_MS = 15 * 60_000;
+
 export class Accounts {
+  /** Valid key resolutions of this process (core/key-cache.ts); `cacheTtlMs` is the staleness bound. */
+  readonly keyCache: KeyCache<ResolvedKey>;
+
   constructor(
     readonly store: Store,
     private readonly lookupSecret: string,
-  ) {}
+    cacheTtlMs = 0,
+  ) {
+    this.keyCache = new KeyCache<ResolvedKey>(cacheTtlMs);
+  }
 
   get orgs(): Collection<OrganizationDoc> {
     return this.store.collection<OrganizationDoc>('organizations');
@@ -223,6 +240,7 @@ export class Accounts {
       { _id: target._id, active: true },
       { $set: { active: false, revoked_at: new Date(), rotated_to: created.doc._id } },
     );
+    this.keyCache.invalidateKey(target._id);
     if (revoked.modifiedCount !== 1) {
       await this.keys.deleteOne({ _id: created.doc._id });
       await this.rotations.deleteOne({ _id: target._id, token }).catch(() => undefined);
@@ -246,6 +264,7 @@ export class Accounts {
         if (!stale) return false;
         // The dead attempt may have minted a successor whose secret never reached anyone: revoke it.
         await this.keys.updateMany({ rotated_from: keyId, active: true }, { $set: { active: false, revoked_at: new Date() } });
+        this.keyCache.clear(); // ids of those successors are not known here
         // Only the marker just read is removed (by its token); concurrent take-overs race on the insert.
         await this.rotations.deleteOne({ _id: keyId, token: existing.token });
       }
@@ -288,6 +307,8 @@ export class Accounts {
   /** Soft delete; true when an active key of this organization was revoked now. */
   async revokeKey(orgId: string, keyId: string): Promise<boolean> {
     const res = await this.keys.updateOne({ _id: keyId, org_id: orgId, active: true }, { $set: { active: false, revoked_at: new Date() } });
+    // Refused by this process at once; other processes within the cache TTL.
+    this.keyCache.invalidateKey(keyId);
     return res.modifiedCount === 1;
   }
 }

@@ -52,6 +52,14 @@ const envSchema = z.object({
   SVC_UPLOAD_READ_TIMEOUT: seconds(30),
   /** How engine activities run: auto (per engine), normal or local for all (see docs/architecture.md). */
   SVC_ACTIVITY_MODE: z.enum(['auto', 'normal', 'local']).default('auto'),
+  /**
+   * API-key lookup cache of each API process, in seconds (docs/performance.md): the staleness
+   * bound for key, user and organization changes made outside the process. 0 turns it off.
+   */
+  SVC_API_KEY_CACHE_TTL: z.coerce
+    .number()
+    .refine((n) => Number.isFinite(n) && n >= 0 && n <= 60, 'must be a number of seconds from 0 to 60')
+    .default(5),
   /** Anonymous /auth/* requests per minute per client IP; below 1 refuses start-up. */
   SVC_RATE_LIMIT_PER_IP: z.coerce.number().int().min(1, 'SVC_RATE_LIMIT_PER_IP must be at least 1').default(10),
   /** Comma-separated IPs/CIDRs whose X-Forwarded-For is honoured (rightmost hop). */

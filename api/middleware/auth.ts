@@ -48,6 +48,13 @@ export async function resolveApiKey(deps: AppDeps, raw: string | undefined): Pro
   const shape = inspectApiKey(raw);
   // Bad checksums, unknown prefixes and agent tokens are rejected without a store lookup.
   if (!shape.ok || shape.prefix === AGENT_PREFIX) return { ok: false, failure: 'invalid' };
+  // The process's key cache (bounded staleness, docs/performance.md) saves the three reads below.
+  const digest = deps.accounts.digest(raw);
+  const cached = deps.accounts.keyCache.get(digest);
+  if (cached) {
+    if (cached.key.expires_at !== null && cached.key.expires_at.getTime() <= Date.now()) return { ok: false, failure: 'inactive_key', ...cached };
+    return { ok: true, ...cached };
+  }
   const key = await deps.accounts.findKeyByRaw(raw);
   if (!key) {
     const legacy = await deps.accounts.findLegacyKey(raw);
@@ -58,6 +65,7 @@ export async function resolveApiKey(deps: AppDeps, raw: string | undefined): Pro
   if (!key.active || key.revoked_at !== null || expired) return { ok: false, failure: 'inactive_key', key, user, org };
   if (!user || user.org_id !== key.org_id) return { ok: false, failure: 'foreign_user', key, user, org };
   if (!user.active || !org || !org.active) return { ok: false, failure: 'inactive_account', key, user, org };
+  deps.accounts.keyCache.set(digest, key._id, { key, user, org });
   return { ok: true, key, user, org };
 }
 

@@ -41,6 +41,7 @@ import {
 } from '../../core/secret-scanning.js';
 import { parseStrictJson } from '../../core/strict-json.js';
 import { logger } from '../../core/logger.js';
+import { LEAK_HOLD_MS } from '../../core/accounts.js';
 import { ConfigError } from '../../core/config.js';
 import { HttpError, zodDetail } from '../errors.js';
 import { readRawBody } from '../middleware/body.js';
@@ -110,6 +111,9 @@ export function registerWebhookRoutes(router: Router, deps: AppDeps): void {
       matches: matchRefs(parsed.data, lookupSecret, sealKey),
       feedback: config.feedback !== null,
     };
+    // The revocation runs in a worker: until it is done, this process asks the store for these
+    // keys on every request instead of its key cache (docs/performance.md).
+    for (const m of input.matches) deps.accounts.keyCache.hold(m.lookup_digest, LEAK_HOLD_MS);
     let redelivery = false;
     try {
       await deps.temporal.connection.withDeadline(Date.now() + 5000, () =>
