@@ -4,7 +4,7 @@
 // design sets), and CPU milliseconds per verification by process, read from /proc.
 //
 //   npx tsx bench/throughput-vs-peer.ts [--seconds 12] [--seconds-1 12] [--peer-version 7.3.0]
-//        [--peer-port 9100] [--use-running] [--no-peer]
+//        [--peer-port 9100] [--use-running] [--no-peer] [--settle 30]
 //
 // The peer is installed and started by ../shared/peer/setup-qwed.sh (override the folder with
 // SVC_SHARED_DIR), cached under .tools/qwed-peer/<version>/ (git-ignored; SVC_PEER_DIR overrides).
@@ -31,6 +31,7 @@ const flag = (name: string) => args.includes(`--${name}`);
 const SECONDS = Number(arg('seconds', '12'));
 const SECONDS_1 = Number(arg('seconds-1', String(SECONDS)));
 const CLIENTS = Number(arg('clients', '8'));
+const SETTLE = Number(arg('settle', '30'));
 const PEER_VERSION = arg('peer-version', '7.3.0');
 const PEER_PORT = Number(arg('peer-port', process.env.SVC_PEER_PORT ?? '9100'));
 const SHARED = process.env.SVC_SHARED_DIR ?? path.resolve(ROOT, '..', 'shared');
@@ -187,6 +188,9 @@ async function main() {
   try {
     if (!flag('no-peer')) ({ target: peer, started: peerStarted } = await startPeer());
     const targets = [peer, ours].filter((t): t is Target => t !== null);
+    // The worker warms its Z3 and PGlite threads in the background after it reports ready:
+    // let that finish, or its CPU is charged to the first rows.
+    if (stack) await new Promise((r) => setTimeout(r, SETTLE * 1000));
     // Warm-up: engine threads, connections, JIT; not measured.
     for (const t of targets) await drive(2, CLIENTS, verifier(t));
 
