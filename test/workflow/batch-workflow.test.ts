@@ -33,8 +33,8 @@ let inFlight = 0;
 let maxInFlight = 0;
 const completions: Array<{ job_id: string; outcomes: BatchItemOutcome[] }> = [];
 
-/** The math item activity, scripted by the query: ok-*, timeout-*, flaky-* (fails once), broken-*. */
-async function verifyMathBatchItemActivity(req: BatchItemActivityInput) {
+/** The per-item activity (logic items; math items go in chunks, proven black-box in test/http/batch*.test.ts), scripted by the query: ok-*, timeout-*, flaky-* (fails once), broken-*. */
+async function verifyLogicBatchItemActivity(req: BatchItemActivityInput) {
   const key = `${req.job_id}/${req.index}`;
   attempts.set(key, (attempts.get(key) ?? 0) + 1);
   inFlight++;
@@ -70,7 +70,7 @@ beforeAll(async () => {
     connection: env.nativeConnection,
     taskQueue: TASK_QUEUE,
     workflowsPath: path.join(ROOT, 'workflows', 'index.ts'),
-    activities: { verifyMathBatchItemActivity, completeBatchJobActivity },
+    activities: { verifyLogicBatchItemActivity, completeBatchJobActivity },
   });
   running = worker.run();
 }, 240_000);
@@ -86,7 +86,7 @@ function input(jobId: string, queries: string[], concurrency: number): BatchWork
     job_id: jobId,
     org_id: 'org_workflow_tier',
     created_at: '2026-01-01T00:00:00.000Z',
-    items: queries.map((query) => ({ query, type: 'math' as const, params: {} })),
+    items: queries.map((query) => ({ query, type: 'logic' as const, params: {} })),
     item_timeout_ms: 3000,
     concurrency,
     activity_mode: 'normal',
@@ -119,7 +119,7 @@ describe('batchWorkflow (workflow tier)', () => {
   it('an item past its time-out is failed with its message and run time, never retried; the job goes on', async () => {
     const { result, view } = await run('bj_timeout', ['ok-a', 'timeout-b', 'ok-c'], 2);
     expect(result).toMatchObject({ total_items: 3, completed_items: 2, failed_items: 1 });
-    expect(view.items[1]).toEqual({ id: 'bj_timeout-1', query: 'timeout-b', type: 'math', status: 'failed', error: itemTimeoutText(3000), latency_ms: 3007 });
+    expect(view.items[1]).toEqual({ id: 'bj_timeout-1', query: 'timeout-b', type: 'logic', status: 'failed', error: itemTimeoutText(3000), latency_ms: 3007 });
     expect(attempts.get('bj_timeout/1')).toBe(1);
     expect(view.items[0]!.status).toBe('completed');
     expect(view.items[2]!.status).toBe('completed');
@@ -132,7 +132,7 @@ describe('batchWorkflow (workflow tier)', () => {
     expect(view.items[0]).toMatchObject({ status: 'completed', result: { status: 'VERIFIED', query: 'flaky-a' } });
     // Four attempts (the item retry policy), then a failure in words, without a stack trace.
     expect(attempts.get('bj_retry/1')).toBe(4);
-    expect(view.items[1]).toEqual({ id: 'bj_retry-1', query: 'broken-b', type: 'math', status: 'failed', error: 'Item failed: store unavailable', latency_ms: 0 });
+    expect(view.items[1]).toEqual({ id: 'bj_retry-1', query: 'broken-b', type: 'logic', status: 'failed', error: 'Item failed: store unavailable', latency_ms: 0 });
     expect(attempts.get('bj_retry/2')).toBe(1);
   });
 });
