@@ -11,6 +11,9 @@ import { HttpError } from '../errors.js';
 import { BODY_TIMEOUT_DETAIL, bodyLimitDetail } from './body.js';
 import { isMultipart, MULTIPART_REQUIRED } from './csv-upload.js';
 import { MAGIC_BYTES_NEEDED, sniffImageFormat, UNSUPPORTED_IMAGE_DETAIL, type ImageFormat } from '../../core/image-format.js';
+
+/** How much of a refused body is still read and dropped before the socket is closed. */
+const DRAIN_LIMIT_BYTES = 256 * 1024;
 import { IMAGE_BODY_LIMIT_BYTES, IMAGE_ENVELOPE_BYTES, IMAGE_FILE_LIMIT_BYTES } from '../../contract/image.js';
 
 export interface ImageUpload {
@@ -64,10 +67,17 @@ export function readImageUpload(ctx: Context, timeoutMs: number): Promise<ImageU
       if (settled) return;
       settled = true;
       cleanup();
-      req.pause();
       bb.on('error', () => undefined);
       setImmediate(() => bb.destroy());
-      // The rest of the body is never read: the connection cannot be reused.
+      // The connection is not reused. What is left of a small body is read and dropped (up to
+      // DRAIN_LIMIT_BYTES, then reading stops as before): closing a socket with unread bytes
+      // sends a reset, and the client could lose the 4xx it is owed.
+      let drained = 0;
+      req.on('data', (chunk: Buffer) => {
+        drained += chunk.length;
+        if (drained > DRAIN_LIMIT_BYTES) req.pause();
+      });
+      req.resume();
       err.headers.Connection = 'close';
       reject(err);
     }

@@ -301,7 +301,7 @@ describe('fail closed without SVC_AUDIT_SECRET_KEY', () => {
         args: ['--import', 'tsx', path.join(ROOT, 'workers', 'verification-worker.ts')],
         env,
         ready: async (p) => p.logContains('SVC_WORKER_READY'),
-        readyTimeoutMs: 90_000,
+        readyTimeoutMs: 240_000, // webpack bundles the workflows at start; slow while other files run
       },
       inject('dataDir'),
     );
@@ -316,7 +316,7 @@ describe('fail closed without SVC_AUDIT_SECRET_KEY', () => {
     expect(JSON.parse(text)).toEqual({ detail: 'Verification could not complete — retry shortly.' });
     expect(text).not.toContain('VERIFIED');
     expect(await chainOf(t.orgId)).toEqual([]);
-  }, 180_000);
+  }, 360_000);
 
   it('an API without the audit secret reports every entry invalid (fail closed)', async () => {
     const t = await newTenant();

@@ -19,6 +19,7 @@ const INVALID_TOKEN = 'Invalid or expired access token.';
 const ENCRYPTED = 'binary/encrypted';
 const ROTATION_QUEUE = 'svc-codec-rotation';
 /** Fields of the SDK core's local-activity marker record (identifiers and times, never inputs). */
+const PATCH_MARKER_FIELDS = new Set(['id', 'patch_id', 'patchId', 'deprecated']);
 const LOCAL_ACTIVITY_MARKER_FIELDS = new Set(['seq', 'attempt', 'activity_id', 'activity_type', 'complete_time', 'backoff', 'original_schedule_time']);
 
 const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
@@ -121,6 +122,14 @@ function assertCiphertextOnly(text: string, needles: string[]): FoundPayload[] {
     if (/searchAttributes|indexedFields/.test(p.path)) {
       // Search attributes are indexed in clear by design: identifiers only (organization, engine, count, status).
       expect(encoding, p.path).toBe('json/plain');
+      continue;
+    }
+    if (/markerRecordedEventAttributes\.details\.patch-data\./.test(p.path)) {
+      // A patch marker (workflow versioning, e.g. batch-math-chunks): the SDK core writes the
+      // patch's name and whether it is deprecated, never user data.
+      expect(encoding, p.path).toBe('json/plain');
+      const record = JSON.parse(unb64(p.data)) as Record<string, unknown>;
+      expect(Object.keys(record).every((k) => PATCH_MARKER_FIELDS.has(k)), JSON.stringify(record)).toBe(true);
       continue;
     }
     if (/markerRecordedEventAttributes\.details\.data\./.test(p.path)) {
