@@ -58,8 +58,10 @@ export async function runBatchItem(req: Pick<BatchItemActivityInput, 'timeout_ms
   const beat = setInterval(() => ctx?.heartbeat(), HEARTBEAT_EVERY_MS);
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
+    // A timer may fire a fraction of a millisecond early by the high-resolution clock: the item
+    // ran its whole time-out, so it reports at least that.
     timer = setTimeout(
-      () => reject(ApplicationFailure.create({ message: itemTimeoutText(req.timeout_ms), type: ITEM_TIMEOUT_FAILURE, nonRetryable: true, details: [elapsed()] })),
+      () => reject(ApplicationFailure.create({ message: itemTimeoutText(req.timeout_ms), type: ITEM_TIMEOUT_FAILURE, nonRetryable: true, details: [Math.max(elapsed(), req.timeout_ms)] })),
       req.timeout_ms,
     );
   });
