@@ -10,6 +10,23 @@ export const jsonTooDeepDetail = (position: number) =>
   `Malformed JSON body: nesting deeper than ${JSON_MAX_DEPTH} levels at position ${position}.`;
 export const bodyLimitDetail = (limit: number) => `Request body exceeds the ${limit} byte limit for this endpoint.`;
 
+/** How much of a refused upload is still read and dropped before reading stops. */
+const DRAIN_LIMIT_BYTES = 256 * 1024;
+
+/**
+ * After an upload is refused early: read and drop what is left of a small body, then stop.
+ * Closing a socket with unread bytes sends a reset, and the client could lose the 4xx it is
+ * owed; a large body is not read on (the response says Connection: close).
+ */
+export function dropRestOfBody(req: NodeJS.ReadableStream): void {
+  let drained = 0;
+  req.on('data', (chunk: Buffer) => {
+    drained += chunk.length;
+    if (drained > DRAIN_LIMIT_BYTES) req.pause();
+  });
+  req.resume();
+}
+
 export interface BodyOptions {
   limitBytes: number;
   timeoutMs: number;

@@ -11,7 +11,7 @@ import type { Context } from 'koa';
 import busboy from 'busboy';
 import { parse as csvParser, CsvError } from 'csv-parse';
 import { HttpError } from '../errors.js';
-import { BODY_TIMEOUT_DETAIL, bodyLimitDetail } from './body.js';
+import { BODY_TIMEOUT_DETAIL, bodyLimitDetail, dropRestOfBody } from './body.js';
 
 export const STATS_FILE_LIMIT_BYTES = 10_000_000;
 export const STATS_ENVELOPE_BYTES = 64 * 1024;
@@ -105,7 +105,7 @@ export function readCsvUpload(ctx: Context, limits: CsvUploadLimits): Promise<Cs
       if (settled) return;
       settled = true;
       cleanup();
-      req.pause();
+      dropRestOfBody(req);
       // fail() can run inside one of busboy's own event emissions (e.g. the file 'limit'),
       // which continues after the listener returns: tear the parsers down on the next turn.
       bb.on('error', () => undefined);
@@ -113,7 +113,7 @@ export function readCsvUpload(ctx: Context, limits: CsvUploadLimits): Promise<Cs
         parser?.destroy();
         bb.destroy();
       });
-      // The rest of the body is never read: the connection cannot be reused.
+      // The connection is not reused.
       err.headers.Connection = 'close';
       reject(err);
     }

@@ -8,12 +8,9 @@ import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
 import busboy from 'busboy';
 import { HttpError } from '../errors.js';
-import { BODY_TIMEOUT_DETAIL, bodyLimitDetail } from './body.js';
+import { BODY_TIMEOUT_DETAIL, bodyLimitDetail, dropRestOfBody } from './body.js';
 import { isMultipart, MULTIPART_REQUIRED } from './csv-upload.js';
 import { MAGIC_BYTES_NEEDED, sniffImageFormat, UNSUPPORTED_IMAGE_DETAIL, type ImageFormat } from '../../core/image-format.js';
-
-/** How much of a refused body is still read and dropped before the socket is closed. */
-const DRAIN_LIMIT_BYTES = 256 * 1024;
 import { IMAGE_BODY_LIMIT_BYTES, IMAGE_ENVELOPE_BYTES, IMAGE_FILE_LIMIT_BYTES } from '../../contract/image.js';
 
 export interface ImageUpload {
@@ -69,15 +66,7 @@ export function readImageUpload(ctx: Context, timeoutMs: number): Promise<ImageU
       cleanup();
       bb.on('error', () => undefined);
       setImmediate(() => bb.destroy());
-      // The connection is not reused. What is left of a small body is read and dropped (up to
-      // DRAIN_LIMIT_BYTES, then reading stops as before): closing a socket with unread bytes
-      // sends a reset, and the client could lose the 4xx it is owed.
-      let drained = 0;
-      req.on('data', (chunk: Buffer) => {
-        drained += chunk.length;
-        if (drained > DRAIN_LIMIT_BYTES) req.pause();
-      });
-      req.resume();
+      dropRestOfBody(req);
       err.headers.Connection = 'close';
       reject(err);
     }
