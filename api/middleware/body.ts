@@ -13,18 +13,46 @@ export const bodyLimitDetail = (limit: number) => `Request body exceeds the ${li
 /** How much of a refused upload is still read and dropped before reading stops. */
 const DRAIN_LIMIT_BYTES = 256 * 1024;
 
+/** How long a refused upload waits for the rest of a small body before answering. */
+const DRAIN_WAIT_MS = 1000;
+
 /**
- * After an upload is refused early: read and drop what is left of a small body, then stop.
- * Closing a socket with unread bytes sends a reset, and the client could lose the 4xx it is
- * owed; a large body is not read on (the response says Connection: close).
+ * After an upload is refused early: read and drop what is left of a small body, and resolve
+ * once it has all arrived (or after DRAIN_LIMIT_BYTES / `waitMs`). Answering and closing a
+ * socket while the client is still writing sends a reset, and the client loses the 4xx it is
+ * owed (EPIPE); so the refusal is sent after the drain. A large body is not read on (the
+ * response says Connection: close).
  */
-export function dropRestOfBody(req: NodeJS.ReadableStream): void {
-  let drained = 0;
-  req.on('data', (chunk: Buffer) => {
-    drained += chunk.length;
-    if (drained > DRAIN_LIMIT_BYTES) req.pause();
+export function dropRestOfBody(req: NodeJS.ReadableStream & { complete?: boolean }, waitMs = DRAIN_WAIT_MS): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (req.complete || waitMs <= 0) {
+      req.resume();
+      resolve();
+      return;
+    }
+    let drained = 0;
+    const done = () => {
+      clearTimeout(timer);
+      req.off('end', done);
+      req.off('close', done);
+      req.off('error', done);
+      req.off('aborted', done);
+      resolve();
+    };
+    const timer = setTimeout(done, waitMs);
+    req.on('data', (chunk: Buffer) => {
+      drained += chunk.length;
+      if (drained > DRAIN_LIMIT_BYTES) {
+        req.pause();
+        done();
+      }
+    });
+    req.on('end', done);
+    req.on('close', done);
+    req.on('error', done);
+    req.on('aborted', done);
+    req.resume();
   });
-  req.resume();
 }
 
 export interface BodyOptions {

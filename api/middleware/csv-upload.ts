@@ -105,7 +105,6 @@ export function readCsvUpload(ctx: Context, limits: CsvUploadLimits): Promise<Cs
       if (settled) return;
       settled = true;
       cleanup();
-      dropRestOfBody(req);
       // fail() can run inside one of busboy's own event emissions (e.g. the file 'limit'),
       // which continues after the listener returns: tear the parsers down on the next turn.
       bb.on('error', () => undefined);
@@ -115,7 +114,7 @@ export function readCsvUpload(ctx: Context, limits: CsvUploadLimits): Promise<Cs
       });
       // The connection is not reused.
       err.headers.Connection = 'close';
-      reject(err);
+      void dropRestOfBody(req, err.status === 408 ? 0 : undefined).then(() => reject(err));
     }
     const maybeFinish = () => {
       if (settled || !busboyClosed || (fileSeen && !csvEnded)) return;

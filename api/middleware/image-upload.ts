@@ -66,9 +66,8 @@ export function readImageUpload(ctx: Context, timeoutMs: number): Promise<ImageU
       cleanup();
       bb.on('error', () => undefined);
       setImmediate(() => bb.destroy());
-      dropRestOfBody(req);
       err.headers.Connection = 'close';
-      reject(err);
+      void dropRestOfBody(req, err.status === 408 ? 0 : undefined).then(() => reject(err));
     }
     const head = () => Buffer.concat(chunks, Math.min(size, 64)).subarray(0, MAGIC_BYTES_NEEDED);
     const maybeFinish = () => {
