@@ -12,6 +12,7 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { ROOT } from '../infra/stack.js';
 import { percentile } from './bench-stack.js';
+import { workflowBundle } from '../workers/workflow-bundle.js';
 
 const args = process.argv.slice(2);
 const dash = args.indexOf('--');
@@ -45,7 +46,7 @@ async function main() {
   let native: NativeConnection | undefined;
   for (let i = 0; i < 120 && !native; i++) native = await NativeConnection.connect({ address: `127.0.0.1:${PORT}` }).catch(() => sleep(500).then(() => undefined));
   if (!native) throw new Error('the Temporal dev server did not start');
-  const worker = await Worker.create({ connection: native, taskQueue: 'floor', workflowsPath: path.join(ROOT, 'workflows', 'index.ts') });
+  const worker = await Worker.create({ connection: native, taskQueue: 'floor', workflowBundle: await workflowBundle() });
   const running = worker.run();
   const conn = MODE === 'grpcjs' ? await Connection.connect({ address: `127.0.0.1:${PORT}` }) : native;
   const client = new Client({ connection: conn });

@@ -8,6 +8,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureSecretsFile, generateSecrets } from './secrets.js';
+import { workflowBundlePath } from '../workers/workflow-bundle.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const TOOLS_BIN = path.join(ROOT, '.tools', 'bin');
@@ -500,7 +501,9 @@ export class Stack {
     // Infrastructure first, in parallel; then the worker and the API. On any failure, stop
     // whatever did start, so a failed start leaves nothing behind.
     try {
-      await Promise.all([this.temporal.start(), this.ferret?.start(), this.smtp?.start()]);
+      // The workflow bundle is built (or found in dist/) beside the infrastructure's start, so no
+      // worker process runs webpack on its own start (workers/workflow-bundle.ts).
+      await Promise.all([this.temporal.start(), this.ferret?.start(), this.smtp?.start(), workflowBundlePath()]);
       await Promise.all([...this.workers.map((w) => w.start()), this.api.start(), this.codec.start()]);
     } catch (err) {
       await this.down();

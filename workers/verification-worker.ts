@@ -1,5 +1,5 @@
 // Worker for the `svc-verification` task queue: runs verification workflows and engine activities.
-import { fileURLToPath } from 'node:url';
+import { workflowBundle } from './workflow-bundle.js';
 import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { loadConfig } from '../core/config.js';
 import { loadA2aConfig } from '../core/a2a-config.js';
@@ -50,7 +50,8 @@ async function main(): Promise<void> {
     namespace: cfg.TEMPORAL_NAMESPACE,
     taskQueue: cfg.SVC_TASK_QUEUE,
     dataConverter,
-    workflowsPath: fileURLToPath(new URL('../workflows/index.ts', import.meta.url)),
+    // The prebuilt bundle (dist/, workers/workflow-bundle.ts): no webpack run on each start.
+    workflowBundle: await workflowBundle(),
     activities: createActivities({
       store,
       signer,

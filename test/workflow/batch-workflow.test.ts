@@ -23,6 +23,7 @@ import {
   type BatchWorkflowInput,
 } from '../../core/batch.js';
 import { batchWorkflow, progressQuery } from '../../workflows/batch.js';
+import { workflowBundle } from '../../workers/workflow-bundle.js';
 
 const TASK_QUEUE = 'workflow-tier-batch';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -69,7 +70,8 @@ beforeAll(async () => {
   worker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue: TASK_QUEUE,
-    workflowsPath: path.join(ROOT, 'workflows', 'index.ts'),
+    // The same prebuilt bundle the stack's workers load (built here if the sources changed).
+    workflowBundle: await workflowBundle(),
     activities: { verifyLogicBatchItemActivity, completeBatchJobActivity },
   });
   running = worker.run();
