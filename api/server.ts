@@ -1,7 +1,9 @@
 // API entry point: validate configuration (refusing to start on bad secrets), connect the
 // store lazily (requests fail closed while it is down), then listen.
 import { createServer } from 'node:http';
-import { loadConfig, assertServerSecrets, ConfigError } from '../core/config.js';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadConfig, assertServerSecrets, ConfigError, type ServiceConfig } from '../core/config.js';
 import { logger } from '../core/logger.js';
 import { Store } from '../core/store.js';
 import { Accounts } from '../core/accounts.js';
@@ -13,7 +15,13 @@ import { payloadCodecFor } from '../core/payload-codec.js';
 
 const log = logger('api');
 
-async function main(): Promise<void> {
+/** What a process entry that embeds more than the API (workers/api-process.ts) hooks in once the gateway exists. */
+export interface ApiHooks {
+  onGateway?: (temporal: TemporalGateway, cfg: ServiceConfig, store: Store) => void;
+  onShutdown?: () => Promise<void>;
+}
+
+export async function main(hooks: ApiHooks = {}): Promise<void> {
   const cfg = loadConfig();
   assertServerSecrets(cfg);
   payloadCodecFor(cfg); // refuses to start without a Temporal payload key (docs/payload-encryption.md)
@@ -29,6 +37,7 @@ async function main(): Promise<void> {
   await counter.init();
   store.ensureIndexes().catch((err) => log.warn('index creation deferred: store unavailable', { error: String(err?.message ?? err) }));
   const temporal = TemporalGateway.create(cfg);
+  hooks.onGateway?.(temporal, cfg, store);
   const accounts = new Accounts(store, cfg.SVC_API_KEY_LOOKUP_SECRET as string, cfg.SVC_API_KEY_CACHE_TTL * 1000);
   const ipLimiter = new IpLimiter(cfg.SVC_RATE_LIMIT_PER_IP, trusted);
   const app = createApp({ cfg, store, accounts, temporal, counter, ipLimiter });
@@ -42,16 +51,22 @@ async function main(): Promise<void> {
 
   const shutdown = () => {
     log.info('api shutting down');
-    server.close(() => void Promise.allSettled([temporal.close(), store.close()]).finally(() => process.exit(0)));
+    server.close(() => void Promise.allSettled([hooks.onShutdown?.(), temporal.close(), store.close()]).finally(() => process.exit(0)));
     setTimeout(() => process.exit(0), 3000).unref();
   };
   process.on('SIGTERM', shutdown);
   process.on('SIGINT', shutdown);
 }
 
-main().catch((err) => {
-  const msg = err instanceof ConfigError ? err.message : `start-up failed: ${String(err?.message ?? err)}`;
+export function exitOnStartFailure(err: unknown): never {
+  const e = err as { message?: string } | undefined;
+  const msg = err instanceof ConfigError ? err.message : `start-up failed: ${String(e?.message ?? err)}`;
   log.error(msg);
   process.stderr.write(`${msg}\n`);
   process.exit(1);
-});
+}
+
+// Entry point of an API process without an in-process worker (workers/api-process.ts adds one).
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main().catch(exitOnStartFailure);
+}

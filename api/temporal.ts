@@ -2,11 +2,11 @@
 // Every way this can fail (Temporal unreachable, no worker, deadline missed, activity
 // failure) becomes a 503 with a clear detail: a request never gets a VERIFIED by default.
 import { createHash, randomUUID } from 'node:crypto';
-import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
+import { Client, Connection, WorkflowFailedError, type ConnectionLike } from '@temporalio/client';
 import { ApplicationFailure, TimeoutFailure } from '@temporalio/common';
 import { ENGINE_TIMEOUT_FAILURE } from '../core/engine-failures.js';
 import type { ServiceConfig } from '../core/config.js';
-import { activityModeFor, type AuditContext, type EngineName, type VerifyWorkflowInput } from '../core/engines.js';
+import { activityModeFor, EAGER_ENGINES, type AuditContext, type EngineName, type VerifyWorkflowInput } from '../core/engines.js';
 import { HttpError } from './errors.js';
 import { logger } from '../core/logger.js';
 import { recordVerdict, recordWorkflowFailure } from './metrics.js';
@@ -39,8 +39,20 @@ export interface RunResult<T> {
   workflowId: string;
 }
 
+/**
+ * The connection an in-process worker shares (workers/api-process.ts): a start through it can be
+ * answered with the workflow's first task inline (eager start), saving the server's matching
+ * round trip; with local activities the whole verification completes in that one task.
+ */
+export interface EagerStart {
+  connection: ConnectionLike & { withDeadline<R>(deadline: number | Date, fn: () => Promise<R>): Promise<R> };
+  /** The task queue the in-process worker polls (the standalone workers poll it too). */
+  taskQueue: string;
+}
+
 export class TemporalGateway {
   readonly client: Client;
+  private eager: { client: Client; connection: EagerStart['connection']; taskQueue: string } | null = null;
 
   constructor(
     readonly connection: Connection,
@@ -48,6 +60,19 @@ export class TemporalGateway {
   ) {
     // Every payload is encrypted before it reaches Temporal (docs/payload-encryption.md).
     this.client = new Client({ connection, namespace: cfg.TEMPORAL_NAMESPACE, dataConverter: temporalDataConverter(cfg) });
+  }
+
+  /** Routes the eager-capable engines (core/engines.ts EAGER_ENGINES) through an in-process worker; null stops it. */
+  useEagerStart(e: EagerStart | null): void {
+    this.eager = e && {
+      client: new Client({ connection: e.connection, namespace: this.cfg.TEMPORAL_NAMESPACE, dataConverter: temporalDataConverter(this.cfg) }),
+      connection: e.connection,
+      taskQueue: e.taskQueue,
+    };
+  }
+
+  get eagerStart(): boolean {
+    return this.eager !== null;
   }
 
   static create(cfg: ServiceConfig): TemporalGateway {
@@ -74,15 +99,21 @@ export class TemporalGateway {
       } satisfies AuditContext,
     };
     const graceMs = this.cfg.SVC_WORKFLOW_GRACE * 1000;
+    // Eager start only for verifyWorkflow runs whose activities are all local: the in-process
+    // worker then completes the verification in the first workflow task (docs/performance.md).
+    const eager = this.eager && !opts.workflowType && args.activity_mode === 'local' && EAGER_ENGINES.has(engine) ? this.eager : null;
+    const client = eager?.client ?? this.client;
+    const connection = eager?.connection ?? this.connection;
     let handle;
     try {
-      handle = await this.connection.withDeadline(Date.now() + 3000, () =>
-        this.client.workflow.start(opts.workflowType ?? 'verifyWorkflow', {
-          taskQueue: this.cfg.SVC_TASK_QUEUE,
+      handle = await connection.withDeadline(Date.now() + 3000, () =>
+        client.workflow.start(opts.workflowType ?? 'verifyWorkflow', {
+          taskQueue: eager?.taskQueue ?? this.cfg.SVC_TASK_QUEUE,
           workflowId,
           args: [{ ...args, ...opts.workflowArgs }],
           // The whole run, queueing included, must finish within the engine budget plus grace.
           workflowExecutionTimeout: opts.timeoutMs + graceMs,
+          requestEagerStart: eager !== null,
         }),
       );
     } catch (err) {
@@ -91,7 +122,7 @@ export class TemporalGateway {
       throw new HttpError(503, BACKEND_UNAVAILABLE, { 'X-Workflow-Id': workflowId });
     }
     try {
-      const result = (await this.connection.withDeadline(Date.now() + opts.timeoutMs + graceMs + 1000, () => handle.result())) as T;
+      const result = (await connection.withDeadline(Date.now() + opts.timeoutMs + graceMs + 1000, () => handle.result())) as T;
       recordVerdict(engine, result);
       return { result, workflowId };
     } catch (err) {

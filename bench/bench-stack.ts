@@ -24,6 +24,8 @@ export async function startBenchStack(
     fresh: true,
     env: { SVC_LOG_LEVEL: 'warn', SVC_AUTH_TRUSTED_PROXIES: '127.0.0.1', ...env },
   });
+  // A loaded machine (other sessions' work) can take minutes to start the worker: benches wait.
+  for (const p of stack.processes) p.spec.readyTimeoutMs *= 3;
   await stack.up();
   try {
     const tenant = await enterpriseTenant(stack.apiUrl, stack.mongodbUri);

@@ -19,6 +19,12 @@ const envSchema = z.object({
   TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().default('default'),
   SVC_TASK_QUEUE: z.string().default('svc-verification'),
+  /**
+   * on (default): the API process runs a worker for the eager-start engines (math, process, RAG)
+   * on `<SVC_TASK_QUEUE>-eager`, sharing its Temporal connection (workers/api-process.ts,
+   * docs/performance.md). off: every workflow goes through the standalone workers' queue.
+   */
+  SVC_API_WORKER: z.enum(['on', 'off']).default('on'),
 
   SVC_JWT_SECRET_KEY: z.string().optional(),
   SVC_API_KEY_LOOKUP_SECRET: z.string().optional(),
@@ -124,4 +130,9 @@ export function assertServerSecrets(cfg: ServiceConfig): void {
   if (cfg.SVC_JWT_SECRET_KEY && cfg.SVC_API_KEY_LOOKUP_SECRET === cfg.SVC_JWT_SECRET_KEY) {
     throw new ConfigError('SVC_API_KEY_LOOKUP_SECRET equals SVC_JWT_SECRET_KEY: the two secrets must differ');
   }
+}
+
+/** The task queue of the eager-start engines: the API's in-process worker and the standalone workers poll it. */
+export function eagerTaskQueue(cfg: Pick<ServiceConfig, 'SVC_TASK_QUEUE'>): string {
+  return `${cfg.SVC_TASK_QUEUE}-eager`;
 }

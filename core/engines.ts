@@ -28,6 +28,14 @@ const LOCAL_IN_AUTO: ReadonlySet<EngineName> = new Set<EngineName>(['math', 'pro
 // is a normal activity for remote providers (workflows/provider-verify.ts).
 (LOCAL_IN_AUTO as Set<EngineName>).add('natural_language');
 
+/**
+ * Engines an API process's in-process worker may run (eager workflow start, docs/performance.md):
+ * local in `auto` mode, and their activity modules load no engine code in the calling process
+ * (the engine runs in the engine pool's threads, under its deadline). SQL is local too, but its
+ * activity module loads the parser and PGlite, so it stays with the standalone workers.
+ */
+export const EAGER_ENGINES: ReadonlySet<EngineName> = new Set<EngineName>(['math', 'process', 'rag']);
+
 export function activityModeFor(engine: EngineName, configured: 'auto' | 'normal' | 'local'): 'normal' | 'local' {
   if (configured !== 'auto') return configured;
   return LOCAL_IN_AUTO.has(engine) ? 'local' : 'normal';

@@ -1,5 +1,5 @@
 // Several API processes behind one port (SVC_API_PROCESSES > 1 in the dev stack): a node
-// cluster whose primary only forks and supervises; each worker runs api/server.ts, and the
+// cluster whose primary only forks and supervises; each worker runs workers/api-process.ts (the API with its in-process worker), and the
 // listening socket is shared (the primary hands connections round-robin). The API holds no
 // state that another process needs (jobs, audit, limits and keys live in the store and in
 // Temporal), so any process can answer any request. A worker that dies is forked again after
@@ -13,7 +13,7 @@ const count = Math.max(1, Number(process.env.SVC_API_PROCESSES ?? 1) || 1);
 const log = (msg: string, extra: Record<string, unknown> = {}) =>
   process.stdout.write(`${JSON.stringify({ t: new Date().toISOString(), component: 'api-cluster', msg, ...extra })}\n`);
 
-cluster.setupPrimary({ exec: path.join(ROOT, 'api', 'server.ts'), execArgv: ['--import', 'tsx'] });
+cluster.setupPrimary({ exec: path.join(ROOT, 'workers', 'api-process.ts'), execArgv: ['--import', 'tsx'] });
 
 let stopping = false;
 const backoff = new Map<number, number>(); // slot -> next delay

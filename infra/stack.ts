@@ -448,7 +448,8 @@ export class Stack {
         : {
             name: 'api',
             command: node,
-            args: [...tsx, path.join(ROOT, 'api', 'server.ts')],
+            // The API process with its in-process worker for eager starts (SVC_API_WORKER=off: the plain API).
+            args: [...tsx, path.join(ROOT, 'workers', 'api-process.ts')],
             env: this.env,
             ready: apiHealthy,
             readyTimeoutMs: 120_000,

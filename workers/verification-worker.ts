@@ -1,7 +1,7 @@
 // Worker for the `svc-verification` task queue: runs verification workflows and engine activities.
 import { workflowBundle } from './workflow-bundle.js';
 import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { loadConfig } from '../core/config.js';
+import { eagerTaskQueue, loadConfig } from '../core/config.js';
 import { loadA2aConfig } from '../core/a2a-config.js';
 import { Store } from '../core/store.js';
 import { createSigner } from '../core/signer.js';
@@ -45,25 +45,23 @@ async function main(): Promise<void> {
     log.info('worker metrics exporter listening', { url: `http://${metricsAddress}/metrics` });
   }
   const connection = await NativeConnection.connect({ address: cfg.TEMPORAL_ADDRESS });
-  const worker = await Worker.create({
-    connection,
-    namespace: cfg.TEMPORAL_NAMESPACE,
-    taskQueue: cfg.SVC_TASK_QUEUE,
-    dataConverter,
-    // The prebuilt bundle (dist/, workers/workflow-bundle.ts): no webpack run on each start.
-    workflowBundle: await workflowBundle(),
-    activities: createActivities({
-      store,
-      signer,
-      auditSecret: cfg.SVC_AUDIT_SECRET_KEY,
-      z3TimeoutMs: cfg.SVC_Z3_TIMEOUT * 1000,
-      codeTimeoutMs: Math.max(500, cfg.SVC_CODE_VERIFY_TIMEOUT * 1000 - 500),
-      mathTimeoutMs: cfg.SVC_MATH_TIMEOUT * 1000,
-      lookupSecret: cfg.SVC_API_KEY_LOOKUP_SECRET,
-      a2a: { signingKeyPem: a2aCfg.signingKeyPem, deploymentId: a2aCfg.deploymentId },
-    }),
-    shutdownGraceTime: '5 s',
+  // One prebuilt bundle (dist/, workers/workflow-bundle.ts) for both workers below.
+  const bundle = await workflowBundle();
+  const activities = createActivities({
+    store,
+    signer,
+    auditSecret: cfg.SVC_AUDIT_SECRET_KEY,
+    z3TimeoutMs: cfg.SVC_Z3_TIMEOUT * 1000,
+    codeTimeoutMs: Math.max(500, cfg.SVC_CODE_VERIFY_TIMEOUT * 1000 - 500),
+    mathTimeoutMs: cfg.SVC_MATH_TIMEOUT * 1000,
+    lookupSecret: cfg.SVC_API_KEY_LOOKUP_SECRET,
+    a2a: { signingKeyPem: a2aCfg.signingKeyPem, deploymentId: a2aCfg.deploymentId },
   });
+  const common = { connection, namespace: cfg.TEMPORAL_NAMESPACE, dataConverter, workflowBundle: bundle, activities, shutdownGraceTime: '5 s' } as const;
+  const worker = await Worker.create({ ...common, taskQueue: cfg.SVC_TASK_QUEUE });
+  // The eager-start queue (workers/api-process.ts): served here too, so those verifications run
+  // when an API process's own worker is busy or down, or the API runs without one.
+  const eagerWorker = await Worker.create({ ...common, taskQueue: eagerTaskQueue(cfg), enableNonLocalActivities: false });
   // Engine threads load the engines (docs/isolation.md): started once the workflow bundle is
   // built, so the two do not compete for the CPU, and awaited (at most a minute) so the first
   // requests do not spend their deadline waiting for a thread.
@@ -73,7 +71,7 @@ async function main(): Promise<void> {
   await Promise.race([enginesWarm, new Promise((r) => setTimeout(r, 60_000).unref())]);
   // The supervisor waits for this marker; it is printed whatever the log level.
   process.stdout.write(`${JSON.stringify({ t: new Date().toISOString(), component: 'worker', msg: 'worker ready', task_queue: cfg.SVC_TASK_QUEUE, ready: 'SVC_WORKER_READY' })}\n`);
-  await worker.run();
+  await Promise.all([worker.run(), eagerWorker.run()]);
   await shutdownLogicPool();
   await shutdownEnginePool();
   await shutdownGuardPool();

@@ -1,0 +1,102 @@
+// Entry point of an API process with its own worker for the eager-start engines (math,
+// process, RAG; core/engines.ts EAGER_ENGINES). The worker and the API's Temporal client share
+// one native connection, so a verification's start is answered with its first workflow task
+// inline (eager start) and, its activities being local, completes in that one task: no matching
+// round trip, no second task. Every verification is still a workflow with its full history
+// (docs/performance.md records the figures and the decision).
+//
+// The API process still never runs engine code on its event loop: the engine activities hand the
+// input to the engine pool's threads (activities/isolation), under the engine's deadline. This
+// worker polls no normal activity tasks and serves only `<SVC_TASK_QUEUE>-eager`, which the
+// standalone workers poll too: when this process is busy or its worker is down, they take over.
+// With SVC_API_WORKER=off the process is the plain API (api/server.ts).
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { workflowBundle } from './workflow-bundle.js';
+import { eagerTaskQueue, type ServiceConfig } from '../core/config.js';
+import type { Store } from '../core/store.js';
+import { createSigner } from '../core/signer.js';
+import { logger } from '../core/logger.js';
+import { temporalDataConverter } from '../core/payload-codec.js';
+import { main, exitOnStartFailure } from '../api/server.js';
+import type { TemporalGateway } from '../api/temporal.js';
+import { makeVerifyMathActivity } from '../activities/verify-math.js';
+import { verifyProcessActivity, verifyRagActivity } from '../activities/verify-process-rag.js';
+import { makeAppendAuditActivity } from '../activities/audit.js';
+import { getEnginePool, shutdownEnginePool } from '../activities/isolation/engine-pool.js';
+
+const log = logger('api-worker');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The activities an eager-start verification runs (all local): its engine's and the audit append. */
+export async function eagerActivities(cfg: ServiceConfig, store: Store) {
+  const signer = await createSigner(cfg);
+  return {
+    verifyMathActivity: makeVerifyMathActivity({ store, signer, mathTimeoutMs: cfg.SVC_MATH_TIMEOUT * 1000 }),
+    verifyProcessActivity,
+    verifyRagActivity,
+    appendAuditActivity: makeAppendAuditActivity({ store, auditSecret: cfg.SVC_AUDIT_SECRET_KEY }),
+  };
+}
+
+let stopping = false;
+let worker: Worker | null = null;
+let connection: NativeConnection | null = null;
+
+/**
+ * Connects (retrying while Temporal is down: the API answers meanwhile through its own lazy
+ * connection and the standalone workers), then runs the in-process worker; if the worker stops
+ * on an error, eager start is switched off and the worker is started again.
+ */
+async function runEagerWorker(temporal: TemporalGateway, cfg: ServiceConfig, store: Store): Promise<void> {
+  const bundle = await workflowBundle();
+  const activities = await eagerActivities(cfg, store);
+  // Engine threads start in the background; a first request waits for its thread inside its deadline.
+  void getEnginePool()
+    .warmUp()
+    .catch((err: Error) => log.warn('engine pool warm-up failed', { error: err.message }));
+  let backoff = 500;
+  while (!stopping) {
+    try {
+      connection ??= await NativeConnection.connect({ address: cfg.TEMPORAL_ADDRESS });
+      worker = await Worker.create({
+        connection,
+        namespace: cfg.TEMPORAL_NAMESPACE,
+        taskQueue: eagerTaskQueue(cfg),
+        dataConverter: temporalDataConverter(cfg),
+        workflowBundle: bundle,
+        activities,
+        // Local activities only: normal activity tasks stay with the standalone workers.
+        enableNonLocalActivities: false,
+        shutdownGraceTime: '3 s',
+      });
+      const running = worker.run();
+      temporal.useEagerStart({ connection, taskQueue: eagerTaskQueue(cfg) });
+      log.info('in-process worker running: eager start on', { task_queue: eagerTaskQueue(cfg) });
+      backoff = 500;
+      await running;
+    } catch (err) {
+      if (stopping) break;
+      log.warn('in-process worker unavailable: eager start off until it is back', { error: String((err as Error)?.message ?? err).slice(0, 200) });
+    } finally {
+      temporal.useEagerStart(null);
+      worker = null;
+    }
+    if (stopping) break;
+    await sleep(backoff);
+    backoff = Math.min(10_000, backoff * 2);
+  }
+}
+
+main({
+  onGateway: (temporal, cfg, store) => {
+    if (cfg.SVC_API_WORKER !== 'on') return;
+    void runEagerWorker(temporal, cfg, store).catch((err: Error) => log.error('in-process worker failed for good', { error: err.message }));
+  },
+  onShutdown: async () => {
+    stopping = true;
+    if (worker && worker.getState() === 'RUNNING') worker.shutdown();
+    await sleep(100);
+    await shutdownEnginePool();
+    await connection?.close().catch(() => undefined);
+  },
+}).catch(exitOnStartFailure);
