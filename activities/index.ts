@@ -18,6 +18,7 @@ import { makeNaturalLanguageActivities } from './verify-natural-language.js';
 import { translateLogicActivity } from './verify-logic-nl.js';
 import { makeAgentActivities } from './agents.js';
 import { makeA2aActivities } from './a2a.js';
+import type { BatchItemActivityName, EngineActivityName } from '../core/engines.js';
 
 export type ActivityDeps = ProofContext & {
   /** SVC_AUDIT_SECRET_KEY; unset makes every audited workflow fail closed. */
@@ -72,3 +73,9 @@ export function createActivities(deps: ActivityDeps) {
 }
 
 export type VerificationActivities = ReturnType<typeof createActivities>;
+
+// The engine registry (core/engines.ts) names an activity per engine and per batch item type;
+// the worker must provide each one. A name the registry adds without an activity fails here.
+type ActivityFn = (...args: never[]) => Promise<unknown>;
+type _RegistryActivitiesExist = VerificationActivities extends Record<EngineActivityName | BatchItemActivityName, ActivityFn> ? true : never;
+export const REGISTRY_ACTIVITIES_PROVIDED: _RegistryActivitiesExist = true;

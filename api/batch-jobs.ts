@@ -94,28 +94,23 @@ export class BatchJobs {
       activity_mode: this.cfg.SVC_ACTIVITY_MODE === 'local' ? 'local' : 'normal',
       audit: { user_id: opts.principal.userId, key_id: opts.principal.keyId, request_digest: digest } satisfies AuditContext,
     };
-    const { client, connection } = this.temporal;
     let handle;
     try {
       // Any failure from here until the workflow runs releases the slot (the workflow would).
-      handle = await connection.withDeadline(Date.now() + 3000, () =>
-        client.workflow.start('batchWorkflow', {
-          taskQueue: this.cfg.SVC_TASK_QUEUE,
-          workflowId,
-          args: [input],
-          // No execution time-out: a job waits out a worker outage and then completes.
-          typedSearchAttributes: [
-            { key: SA_ORG_ID, value: opts.orgId },
-            { key: SA_ENGINE, value: 'batch' },
-            { key: SA_ITEM_COUNT, value: opts.items.length },
-            { key: SA_BATCH_STATUS, value: 'running' },
-          ],
-        }),
-      );
+      handle = await this.temporal.startWorkflow('batchWorkflow', {
+        workflowId,
+        args: [input],
+        // No execution time-out: a job waits out a worker outage and then completes.
+        typedSearchAttributes: [
+          { key: SA_ORG_ID, value: opts.orgId },
+          { key: SA_ENGINE, value: 'batch' },
+          { key: SA_ITEM_COUNT, value: opts.items.length },
+          { key: SA_BATCH_STATUS, value: 'running' },
+        ],
+      }, { detail: BACKEND_UNAVAILABLE });
     } catch (err) {
       await this.store.abandon(jobId, admission.slot).catch(() => undefined);
-      log.warn('batch workflow start failed', { job_id: jobId, workflow_id: workflowId, error: String((err as Error)?.message ?? err).slice(0, 200) });
-      throw new HttpError(503, BACKEND_UNAVAILABLE, { 'X-Workflow-Id': workflowId });
+      throw err;
     }
     await this.store.markStarted(jobId).catch(() => undefined);
     log.info('batch job started', { job_id: jobId, workflow_id: workflowId, items: opts.items.length, slot: admission.slot });
@@ -123,7 +118,7 @@ export class BatchJobs {
     const waitMs = this.cfg.SVC_BATCH_WAIT_SECONDS * 1000;
     if (waitMs > 0) {
       try {
-        await connection.withDeadline(Date.now() + waitMs, () => handle.result());
+        await this.temporal.connection.withDeadline(Date.now() + waitMs, () => handle.result());
       } catch {
         // Not finished in time (or Temporal unreachable): the job runs on; the caller polls.
       }

@@ -2,11 +2,13 @@
 // Every way this can fail (Temporal unreachable, no worker, deadline missed, activity
 // failure) becomes a 503 with a clear detail: a request never gets a VERIFIED by default.
 import { createHash, randomUUID } from 'node:crypto';
-import { Client, Connection, WorkflowFailedError, type ConnectionLike } from '@temporalio/client';
+import { Client, Connection, WorkflowFailedError, type ConnectionLike, type WorkflowHandle, type WorkflowStartOptions } from '@temporalio/client';
 import { ApplicationFailure, TimeoutFailure } from '@temporalio/common';
 import { ENGINE_TIMEOUT_FAILURE } from '../core/engine-failures.js';
 import type { ServiceConfig } from '../core/config.js';
-import { activityModeFor, EAGER_ENGINES, type AuditContext, type EngineName, type VerifyWorkflowInput } from '../core/engines.js';
+import { activityModeFor, EAGER_ENGINES, ENGINES, type AuditContext, type EngineName, type VerifyWorkflowInput } from '../core/engines.js';
+import type { EngineInput, EngineResult } from '../core/verification-io.js';
+import type { WorkflowArgs, WorkflowName, Workflows } from './workflows.js';
 import { HttpError } from './errors.js';
 import { logger } from '../core/logger.js';
 import { recordVerdict, recordWorkflowFailure } from './metrics.js';
@@ -19,13 +21,14 @@ export const VERIFICATION_INCOMPLETE = 'Verification could not complete — retr
 
 export interface RunOptions {
   orgId: string | null;
-  timeoutMs: number;
-  /** The 503 detail when the engine's deadline is missed (e.g. 'Code verification timed out.'). */
-  timeoutDetail: string;
+  /** Overrides the engine's deadline from the registry (core/engines.ts), e.g. logic from natural language. */
+  timeoutMs?: number;
+  /** Overrides the registry's 503 detail when the deadline is missed. */
+  timeoutDetail?: string;
   /** The authenticated caller (user and key), recorded in the organization's audit entry. */
   principal?: { userId: string | null; keyId: string | null };
-  /** Another workflow than verifyWorkflow (e.g. providerVerifyWorkflow), with its extra arguments. */
-  workflowType?: string;
+  /** Another workflow than the registry's (e.g. providerVerifyWorkflow for logic from natural language), with its extra arguments. */
+  workflowType?: 'verifyWorkflow' | 'providerVerifyWorkflow';
   workflowArgs?: Record<string, unknown>;
 }
 
@@ -85,12 +88,57 @@ export class TemporalGateway {
     return `verify-${engine}-${orgId ?? 'anonymous'}-${randomUUID()}`;
   }
 
-  async runVerification<T>(engine: EngineName, input: unknown, opts: RunOptions, workflowId = this.workflowId(engine, opts.orgId)): Promise<RunResult<T>> {
+  /**
+   * Starts a workflow by its type (checked against workflows/index.ts; arguments typed by its
+   * signature) under a 3 s start deadline. Temporal unreachable or refusing: a 503 with
+   * `detail` and X-Workflow-Id. Every start of the API goes through here.
+   */
+  async startWorkflow<N extends WorkflowName>(
+    type: N,
+    options: Omit<WorkflowStartOptions, 'args' | 'taskQueue' | 'workflowId'> & { workflowId: string; args: WorkflowArgs<N>; taskQueue?: string },
+    failure: {
+      /** The 503 detail (default: the backend-unavailable detail). */
+      detail?: string;
+      headers?: Record<string, string>;
+      /** Errors the caller handles itself (e.g. a redelivery's already-started workflow). */
+      passThrough?: Array<new (...args: never[]) => Error>;
+      /** How long the start may take (default 3 s). */
+      startDeadlineMs?: number;
+      via?: { client: Client; connection: EagerStart['connection'] };
+    } = {},
+  ): Promise<WorkflowHandle<Workflows[N]>> {
+    const client = failure.via?.client ?? this.client;
+    const connection = failure.via?.connection ?? this.connection;
+    try {
+      return await connection.withDeadline(Date.now() + (failure.startDeadlineMs ?? 3000), () =>
+        client.workflow.start(type as string, { taskQueue: this.cfg.SVC_TASK_QUEUE, ...options } as WorkflowStartOptions),
+      ) as WorkflowHandle<Workflows[N]>;
+    } catch (err) {
+      if (failure.passThrough?.some((type) => err instanceof type)) throw err;
+      log.warn('workflow start failed', { workflow_type: type, workflow_id: options.workflowId, error: errorName(err) });
+      throw new HttpError(503, failure.detail ?? BACKEND_UNAVAILABLE, { 'X-Workflow-Id': options.workflowId, ...failure.headers });
+    }
+  }
+
+  /**
+   * One verification of an engine: its workflow (from the registry, core/engines.ts) started,
+   * its result awaited under the engine's deadline plus grace, every failure a 503.
+   */
+  async runVerification<E extends EngineName>(
+    engine: E,
+    input: EngineInput<E>,
+    opts: RunOptions,
+    workflowId = this.workflowId(engine, opts.orgId),
+  ): Promise<RunResult<EngineResult<E>>> {
+    const spec = ENGINES[engine];
+    const timeoutMs = opts.timeoutMs ?? spec.deadlineMs(this.cfg, input);
+    const timeoutDetail = opts.timeoutDetail ?? spec.timeoutDetail;
+    const workflowType = opts.workflowType ?? spec.workflow;
     const args: VerifyWorkflowInput = {
       engine,
       input,
       org_id: opts.orgId,
-      timeout_ms: opts.timeoutMs,
+      timeout_ms: timeoutMs,
       activity_mode: activityModeFor(engine, this.cfg.SVC_ACTIVITY_MODE),
       audit: {
         user_id: opts.principal?.userId ?? null,
@@ -101,28 +149,29 @@ export class TemporalGateway {
     const graceMs = this.cfg.SVC_WORKFLOW_GRACE * 1000;
     // Eager start only for verifyWorkflow runs whose activities are all local: the in-process
     // worker then completes the verification in the first workflow task (docs/performance.md).
-    const eager = this.eager && !opts.workflowType && args.activity_mode === 'local' && EAGER_ENGINES.has(engine) ? this.eager : null;
-    const client = eager?.client ?? this.client;
+    const eager = this.eager && workflowType === 'verifyWorkflow' && args.activity_mode === 'local' && EAGER_ENGINES.has(engine) ? this.eager : null;
     const connection = eager?.connection ?? this.connection;
     let handle;
     try {
-      handle = await connection.withDeadline(Date.now() + 3000, () =>
-        client.workflow.start(opts.workflowType ?? 'verifyWorkflow', {
-          taskQueue: eager?.taskQueue ?? this.cfg.SVC_TASK_QUEUE,
+      handle = await this.startWorkflow(
+        workflowType,
+        {
+          ...(eager ? { taskQueue: eager.taskQueue } : {}),
           workflowId,
-          args: [{ ...args, ...opts.workflowArgs }],
+          args: [{ ...args, ...opts.workflowArgs } as VerifyWorkflowInput & { provider_timeout_ms: number }],
           // The whole run, queueing included, must finish within the engine budget plus grace.
-          workflowExecutionTimeout: opts.timeoutMs + graceMs,
+          workflowExecutionTimeout: timeoutMs + graceMs,
           requestEagerStart: eager !== null,
-        }),
+        },
+        { via: eager ?? undefined },
       );
     } catch (err) {
-      log.warn('workflow start failed', { engine, workflow_id: workflowId, error: errorName(err) });
       recordWorkflowFailure(engine, 'unavailable');
-      throw new HttpError(503, BACKEND_UNAVAILABLE, { 'X-Workflow-Id': workflowId });
+      throw err;
     }
     try {
-      const result = (await connection.withDeadline(Date.now() + opts.timeoutMs + graceMs + 1000, () => handle.result())) as T;
+      // The registry's EngineIO types what the engine's activity returns through the workflow.
+      const result = (await connection.withDeadline(Date.now() + timeoutMs + graceMs + 1000, () => handle.result())) as EngineResult<E>;
       recordVerdict(engine, result);
       return { result, workflowId };
     } catch (err) {
@@ -130,7 +179,7 @@ export class TemporalGateway {
       if (isTimeout(err)) {
         log.warn('verification deadline missed', { engine, workflow_id: workflowId });
         recordWorkflowFailure(engine, 'timeout');
-        throw new HttpError(503, opts.timeoutDetail, headers);
+        throw new HttpError(503, timeoutDetail, headers);
       }
       log.warn('verification workflow failed', { engine, workflow_id: workflowId, error: errorName(err) });
       recordWorkflowFailure(engine, err instanceof WorkflowFailedError ? 'failed' : 'unavailable');

@@ -6,6 +6,7 @@ import { TimeoutFailure } from '@temporalio/common';
 import type { TemporalGateway } from './temporal.js';
 import { BACKEND_UNAVAILABLE, VERIFICATION_INCOMPLETE } from './temporal.js';
 import { HttpError } from './errors.js';
+import type { WorkflowArgs, WorkflowName, WorkflowResult } from './workflows.js';
 import { logger } from '../core/logger.js';
 
 const log = logger('temporal');
@@ -18,19 +19,11 @@ export interface RunWorkflowOptions {
   timeoutDetail: string;
 }
 
-export async function runWorkflow<T>(temporal: TemporalGateway, workflowType: string, args: unknown[], opts: RunWorkflowOptions): Promise<T> {
+export async function runWorkflow<N extends WorkflowName>(temporal: TemporalGateway, workflowType: N, args: WorkflowArgs<N>, opts: RunWorkflowOptions): Promise<WorkflowResult<N>> {
   const headers = { 'X-Workflow-Id': opts.workflowId };
-  let handle;
+  const handle = await temporal.startWorkflow(workflowType, { taskQueue: opts.taskQueue, workflowId: opts.workflowId, args, workflowExecutionTimeout: opts.timeoutMs }, { detail: BACKEND_UNAVAILABLE });
   try {
-    handle = await temporal.connection.withDeadline(Date.now() + 3000, () =>
-      temporal.client.workflow.start(workflowType, { taskQueue: opts.taskQueue, workflowId: opts.workflowId, args, workflowExecutionTimeout: opts.timeoutMs }),
-    );
-  } catch (err) {
-    log.warn('workflow start failed', { workflow_type: workflowType, workflow_id: opts.workflowId, error: String((err as Error)?.name) });
-    throw new HttpError(503, BACKEND_UNAVAILABLE, headers);
-  }
-  try {
-    return (await temporal.connection.withDeadline(Date.now() + opts.timeoutMs + 1000, () => handle.result())) as T;
+    return (await temporal.connection.withDeadline(Date.now() + opts.timeoutMs + 1000, () => handle.result())) as WorkflowResult<N>;
   } catch (err) {
     if (isTimeout(err)) {
       log.warn('workflow deadline missed', { workflow_type: workflowType, workflow_id: opts.workflowId });

@@ -1,8 +1,9 @@
 // POST /verify/code (contract, "POST /verify/code"). Imports nothing but zod.
 import { z } from 'zod';
 import { diagnosticResultSchema } from './common.js';
+import { CODE_TIMEOUT_DETAIL } from './deadlines.js';
+export { CODE_TIMEOUT_DETAIL };
 
-export const CODE_TIMEOUT_DETAIL = 'Code verification timed out.';
 
 // Empty code and unsupported languages are verdicts (BLOCKED), not request errors: only the types are checked here.
 export const codeRequestSchema = z.object({

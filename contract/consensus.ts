@@ -1,10 +1,9 @@
 // POST /verify/consensus (contract, "POST /verify/consensus"). Imports nothing but zod.
 import { z } from 'zod';
+import { CONSENSUS_TIMEOUT_DETAIL, CONSENSUS_DEADLINE_MS } from './deadlines.js';
+export { CONSENSUS_TIMEOUT_DETAIL, CONSENSUS_DEADLINE_MS };
 
-export const CONSENSUS_TIMEOUT_DETAIL = 'Consensus verification timed out.';
 export const MAX_CONSENSUS_QUERY_LENGTH = 10_000;
-/** One aggregate deadline for all engines of a consensus run; late engines are BLOCKED. */
-export const CONSENSUS_DEADLINE_MS = 30_000;
 
 /** min_confidence (0–1) as the percentage it is compared with, free of binary noise (0.57 → 57, not 56.99…). */
 export function requiredPercent(minConfidence: number): number {

@@ -1,6 +1,8 @@
 // POST /verify/fact: request, response and error bodies (contract, "POST /verify/fact").
 // Unknown keys are ignored; known keys are validated strictly.
 import { z } from 'zod';
+import { FACT_TIMEOUT_DETAIL } from './deadlines.js';
+export { FACT_TIMEOUT_DETAIL };
 
 /** A claim is one statement; longer text is refused rather than silently truncated. */
 export const FACT_CLAIM_MAX_CHARS = 10_000;
@@ -61,5 +63,4 @@ export const factResponseSchema = z.object({
 });
 export type FactResponse = z.infer<typeof factResponseSchema>;
 
-export const FACT_TIMEOUT_DETAIL = 'Fact verification timed out.';
 export const errorBodySchema = z.object({ detail: z.string() });

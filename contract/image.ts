@@ -1,6 +1,8 @@
 // POST /verify/image (multipart): fields, caps and the response body (contract,
 // "POST /verify/image"). Files in contract/ import nothing but zod.
 import { z } from 'zod';
+import { IMAGE_TIMEOUT_DETAIL } from './deadlines.js';
+export { IMAGE_TIMEOUT_DETAIL };
 
 /** 10 MiB file plus a 64 KiB envelope (contract, Limits). */
 export const IMAGE_FILE_LIMIT_BYTES = 10 * 1024 * 1024;
@@ -69,7 +71,6 @@ export const imageResponseSchema = z.object({
 });
 export type ImageResponse = z.infer<typeof imageResponseSchema>;
 
-export const IMAGE_TIMEOUT_DETAIL = 'Image verification timed out.';
 export const pixelLimitDetail = (limit: number) => `Image exceeds the ${limit} pixel limit (width x height x frames); it is refused before decoding.`;
 
 /** The whole multipart form (documentation and client): `image` file plus the text fields. */

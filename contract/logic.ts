@@ -1,7 +1,8 @@
 // POST /verify/logic (contract, "POST /verify/logic"). Imports nothing but zod.
 import { z } from 'zod';
+import { LOGIC_TIMEOUT_DETAIL } from './deadlines.js';
+export { LOGIC_TIMEOUT_DETAIL };
 
-export const LOGIC_TIMEOUT_DETAIL = 'Logic verification timed out.';
 export const LOGIC_STATUSES = ['SAT', 'UNSAT', 'BLOCKED', 'ERROR'] as const;
 
 export const logicRequestSchema = z.object({

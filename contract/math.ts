@@ -7,6 +7,8 @@
 // tolerance cases); `precision_mode` optional 'decimal' | 'float'. Unknown keys are ignored;
 // known keys are type-strict (no coercion).
 import { z } from 'zod';
+import { MATH_TIMEOUT_DETAIL } from './deadlines.js';
+export { MATH_TIMEOUT_DETAIL };
 
 /** Properties a request may declare of its variables (the engine's assumptions use them). */
 export const PROPERTIES = ['real', 'positive', 'nonnegative', 'integer'] as const;
@@ -114,7 +116,6 @@ export type MathResponse = {
   proof?: MathProof;
 };
 
-export const MATH_TIMEOUT_DETAIL = 'Math verification timed out.';
 
 /** The HTTP body of /verify/math: the fields of MathResponse (without the internal `proof`), plus attestation fields. */
 export const mathResponseSchema = z

@@ -1,6 +1,8 @@
 // POST /verify/natural_language: request and response shapes (contract, "POST
 // /verify/natural_language" and "trust_boundary object"). Imports nothing but zod.
 import { z } from 'zod';
+import { NL_TIMEOUT_DETAIL } from './deadlines.js';
+export { NL_TIMEOUT_DETAIL };
 
 /** Longest natural-language query accepted (characters). */
 export const NL_MAX_QUERY_CHARS = 10_000;

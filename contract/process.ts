@@ -2,6 +2,8 @@
 // `mode` 'irac' | 'milestones' (default irac), `milestones` required in milestones mode.
 // Unknown keys are ignored; known keys are type-strict (no coercion). Imports nothing but zod.
 import { z } from 'zod';
+import { PROCESS_TIMEOUT_DETAIL } from './deadlines.js';
+export { PROCESS_TIMEOUT_DETAIL };
 
 export const PROCESS_LIMITS = { maxMilestones: 1_000, maxMilestoneLength: 1_000 } as const;
 
@@ -54,7 +56,6 @@ export function validateProcessRequest(body: unknown): { ok: true; value: Proces
 }
 
 
-export const PROCESS_TIMEOUT_DETAIL = 'Process verification timed out.';
 
 /** irac: verified, score, missing_steps, mechanism. milestones: verified, process_rate, missed_milestones. */
 export const processResponseSchema = z

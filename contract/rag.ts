@@ -4,6 +4,8 @@
 // "2.5E-2"); no sign, no surrounding whitespace; the value must lie in [0, 1]. Default "0".
 // Unknown keys are ignored. Imports nothing but zod.
 import { z } from 'zod';
+import { RAG_TIMEOUT_DETAIL } from './deadlines.js';
+export { RAG_TIMEOUT_DETAIL };
 
 export interface Rational {
   numerator: bigint;
@@ -95,7 +97,6 @@ export function validateRagRequest(body: unknown): { ok: true; value: RagRequest
 }
 
 
-export const RAG_TIMEOUT_DETAIL = 'RAG verification timed out.';
 
 export const ragResponseSchema = z
   .looseObject({

@@ -2,6 +2,8 @@
 // (default sqlite, names mapped case-insensitively, unknown → validation error). Unknown
 // keys are ignored; known keys are type-strict (no coercion).
 import { z } from 'zod';
+import { SQL_TIMEOUT_DETAIL } from './deadlines.js';
+export { SQL_TIMEOUT_DETAIL };
 
 export const SUPPORTED_DIALECTS = [
   'sqlite',
@@ -96,7 +98,6 @@ export function zodDetail(error: z.ZodError): string {
     .join('; ');
 }
 
-export const SQL_TIMEOUT_DETAIL = 'SQL verification timed out.';
 
 /** DiagnosticResult with `admission`; developer_fields: constraint_id, is_valid, malicious_classification, ... */
 export { diagnosticResultSchema as sqlResponseSchema } from './common.js';

@@ -3,12 +3,13 @@
 // below; this schema describes the form for the documentation and the client.
 import { z } from 'zod';
 import { diagnosticResultSchema } from './common.js';
+import { STATS_TIMEOUT_DETAIL } from './deadlines.js';
+export { STATS_TIMEOUT_DETAIL };
 
 export const STATS_FILE_LIMIT_BYTES = 10_000_000;
 export const STATS_ENVELOPE_BYTES = 64 * 1024;
 export const STATS_BODY_LIMIT_BYTES = STATS_FILE_LIMIT_BYTES + STATS_ENVELOPE_BYTES;
 export const STATS_CELL_LIMIT = 1_000_000;
-export const STATS_TIMEOUT_DETAIL = 'Statistics verification timed out.';
 export const UPLOAD_CAPACITY_DETAIL = 'Upload capacity reached — retry shortly.';
 
 export const statsMultipartSchema = z.object({

@@ -1,45 +1,218 @@
-// The verification engines and the activity that runs each one. Shared by the API (which
-// starts workflows) and the workflow code (which must stay deterministic: pure data only).
-export const ENGINE_ACTIVITIES = {
-  math: 'verifyMathActivity',
-  logic: 'verifyLogicActivity',
-  code: 'verifyCodeActivity',
-  sql: 'verifySqlActivity',
-  process: 'verifyProcessActivity',
-  rag: 'verifyRagActivity',
-  consensus: 'verifyConsensusActivity',
-  stats: 'verifyStatsActivity',
-  fact: 'verifyFactActivity',
-  image: 'verifyImageActivity',
-  natural_language: 'finalizeNaturalLanguageActivity',
-} as const;
+// The engine registry: one row per verification engine, the single place that says which
+// activity runs it (one verification and one batch item), whether it runs as a local activity,
+// whether an API process's in-process worker may run it (eager start), which workflow a route
+// starts, its whole-run deadline and the 503 detail when that deadline is missed. Read by the
+// verification workflow, the batch workflow, the worker (activities/index.ts checks that every
+// named activity exists), the Temporal gateway and the routes. The request schemas are in
+// contract/; the input and result types per engine are `EngineIO` (core/verification-io.ts).
+//
+// Pure data and pure functions only: workflows import this file, so it must stay deterministic
+// and must not pull zod or any I/O into the workflow bundle (contract/deadlines.ts is plain).
+import {
+  CODE_TIMEOUT_DETAIL,
+  CONSENSUS_DEADLINE_MS,
+  CONSENSUS_TIMEOUT_DETAIL,
+  FACT_TIMEOUT_DETAIL,
+  IMAGE_TIMEOUT_DETAIL,
+  LOGIC_TIMEOUT_DETAIL,
+  MATH_TIMEOUT_DETAIL,
+  NL_TIMEOUT_DETAIL,
+  PROCESS_TIMEOUT_DETAIL,
+  RAG_TIMEOUT_DETAIL,
+  SQL_TIMEOUT_DETAIL,
+  STATS_TIMEOUT_DETAIL,
+} from '../contract/deadlines.js';
 
-export type EngineName = keyof typeof ENGINE_ACTIVITIES;
+/** The configuration an engine deadline depends on (seconds, as in core/config.ts). */
+export interface EngineDeadlineConfig {
+  SVC_MATH_TIMEOUT: number;
+  SVC_Z3_TIMEOUT: number;
+  SVC_CODE_VERIFY_TIMEOUT: number;
+  SVC_PROVIDER_TIMEOUT: number;
+  SVC_SANDBOX_ACQUIRE_TIMEOUT: number;
+}
 
-/**
- * Engines that run as local activities in `auto` mode: pure, guard-bounded, millisecond-scale
- * engines, where skipping the activity-task round trip saves ~30% of the request latency
- * (bench/math.ts). CPU-heavy, WASM and sandbox engines stay normal activities: their tasks
- * can go to any worker and show up as their own events in the Temporal UI. Either way the
- * server-side workflow execution time-out bounds the request.
- */
-const LOCAL_IN_AUTO: ReadonlySet<EngineName> = new Set<EngineName>(['math', 'process', 'rag', 'sql']);
-// natural_language: its evaluation step is math-engine work (local in auto); its provider step
-// is a normal activity for remote providers (workflows/provider-verify.ts).
-(LOCAL_IN_AUTO as Set<EngineName>).add('natural_language');
+/** Workflows a route starts for one verification (exported by workflows/index.ts). */
+export type VerificationWorkflowType = 'verifyWorkflow' | 'providerVerifyWorkflow';
 
-/**
- * Engines an API process's in-process worker may run (eager workflow start, docs/performance.md):
- * local in `auto` mode, and their activity modules load no engine code in the calling process
- * (the engine runs in the engine pool's threads, under its deadline). SQL is local too, but its
- * activity module loads the parser and PGlite, so it stays with the standalone workers.
- */
-export const EAGER_ENGINES: ReadonlySet<EngineName> = new Set<EngineName>(['math', 'process', 'rag']);
+export interface EngineSpec {
+  /** The activity that runs one verification (workflows/verify.ts). */
+  readonly activity: string;
+  /** The activity that runs one batch item of this type (workflows/batch.ts); absent: not a batch type of its own. */
+  readonly batchItemActivity?: string;
+  /**
+   * Local activity in SVC_ACTIVITY_MODE=auto: pure, guard-bounded, millisecond-scale engines,
+   * where skipping the activity-task round trip saves ~30 % of the latency. CPU-heavy, WASM and
+   * sandbox engines stay normal activities (their tasks go to any worker and show as their own
+   * events in the UI). Either way the workflow execution time-out bounds the request.
+   */
+  readonly localInAuto: boolean;
+  /**
+   * Run by an API process's in-process worker with eager start (docs/performance.md): local in
+   * auto mode, and the activity module loads no engine code in the calling process (the engine
+   * runs in the engine pool's threads). SQL is local but loads its parser and PGlite.
+   */
+  readonly eager: boolean;
+  /** The workflow its route starts. */
+  readonly workflow: VerificationWorkflowType;
+  /** Whole-run budget in ms (engine, retries, audit); the execution time-out adds SVC_WORKFLOW_GRACE. */
+  readonly deadlineMs: (cfg: EngineDeadlineConfig, input: unknown) => number;
+  /** The 503 detail when the deadline is missed. */
+  readonly timeoutDetail: string;
+}
+
+/** Reading the upload back, decoding (up to the pixel limit) and measuring an image. */
+export const IMAGE_MEASURE_BUDGET_MS = 20_000;
+/** The sandbox run of a stats query (pandas import + a 10 MB CSV), beyond the slot wait. */
+export const STATS_RUN_BUDGET_MS = 25_000;
+/** Fact: the deterministic analysis of up to 1,000,000 characters, beyond the provider time-out. */
+export const FACT_ANALYSIS_BUDGET_MS = 5_000;
+/** Consensus: retaining proofs and signing after the engines' deadline. */
+export const CONSENSUS_FINALIZE_BUDGET_MS = 5_000;
+/** Logic: compiling and re-checking around the solver's own time-out. */
+export const LOGIC_OVERHEAD_MS = 3_000;
+
+const usesProvider = (input: unknown): boolean => {
+  const p = (input as { provider?: unknown } | null)?.provider;
+  return typeof p === 'string' && p !== 'local';
+};
+
+export const ENGINES = {
+  math: {
+    activity: 'verifyMathActivity',
+    batchItemActivity: 'verifyMathBatchItemActivity',
+    localInAuto: true,
+    eager: true,
+    workflow: 'verifyWorkflow',
+    deadlineMs: (c) => c.SVC_MATH_TIMEOUT * 1000,
+    timeoutDetail: MATH_TIMEOUT_DETAIL,
+  },
+  logic: {
+    activity: 'verifyLogicActivity',
+    batchItemActivity: 'verifyLogicBatchItemActivity',
+    localInAuto: false,
+    eager: false,
+    workflow: 'verifyWorkflow',
+    // A natural-language query is translated first: its route adds SVC_PROVIDER_TIMEOUT and
+    // starts providerVerifyWorkflow (logicNaturalLanguageDeadlineMs).
+    deadlineMs: (c) => c.SVC_Z3_TIMEOUT * 1000 + LOGIC_OVERHEAD_MS,
+    timeoutDetail: LOGIC_TIMEOUT_DETAIL,
+  },
+  code: {
+    activity: 'verifyCodeActivity',
+    batchItemActivity: 'verifyCodeBatchItemActivity',
+    localInAuto: false,
+    eager: false,
+    workflow: 'verifyWorkflow',
+    deadlineMs: (c) => c.SVC_CODE_VERIFY_TIMEOUT * 1000,
+    timeoutDetail: CODE_TIMEOUT_DETAIL,
+  },
+  sql: {
+    activity: 'verifySqlActivity',
+    batchItemActivity: 'verifySqlBatchItemActivity',
+    localInAuto: true,
+    eager: false,
+    workflow: 'verifyWorkflow',
+    deadlineMs: () => 10_000,
+    timeoutDetail: SQL_TIMEOUT_DETAIL,
+  },
+  process: {
+    activity: 'verifyProcessActivity',
+    localInAuto: true,
+    eager: true,
+    workflow: 'verifyWorkflow',
+    deadlineMs: () => 5_000,
+    timeoutDetail: PROCESS_TIMEOUT_DETAIL,
+  },
+  rag: {
+    activity: 'verifyRagActivity',
+    localInAuto: true,
+    eager: true,
+    workflow: 'verifyWorkflow',
+    deadlineMs: () => 5_000,
+    timeoutDetail: RAG_TIMEOUT_DETAIL,
+  },
+  consensus: {
+    activity: 'verifyConsensusActivity',
+    localInAuto: false,
+    eager: false,
+    workflow: 'verifyWorkflow',
+    deadlineMs: () => CONSENSUS_DEADLINE_MS + CONSENSUS_FINALIZE_BUDGET_MS,
+    timeoutDetail: CONSENSUS_TIMEOUT_DETAIL,
+  },
+  stats: {
+    activity: 'verifyStatsActivity',
+    localInAuto: false,
+    eager: false,
+    workflow: 'verifyWorkflow',
+    deadlineMs: (c) => c.SVC_SANDBOX_ACQUIRE_TIMEOUT * 1000 + STATS_RUN_BUDGET_MS,
+    timeoutDetail: STATS_TIMEOUT_DETAIL,
+  },
+  fact: {
+    activity: 'verifyFactActivity',
+    batchItemActivity: 'verifyFactBatchItemActivity',
+    localInAuto: false,
+    eager: false,
+    workflow: 'verifyWorkflow',
+    deadlineMs: (c) => c.SVC_PROVIDER_TIMEOUT * 1000 + FACT_ANALYSIS_BUDGET_MS,
+    timeoutDetail: FACT_TIMEOUT_DETAIL,
+  },
+  image: {
+    activity: 'verifyImageActivity',
+    localInAuto: false,
+    eager: false,
+    workflow: 'verifyWorkflow',
+    // A vision model is asked only when one is configured and named.
+    deadlineMs: (c, input) => IMAGE_MEASURE_BUDGET_MS + (usesProvider(input) ? c.SVC_PROVIDER_TIMEOUT * 1000 : 0),
+    timeoutDetail: IMAGE_TIMEOUT_DETAIL,
+  },
+  // Its evaluation step is math-engine work (local in auto); its provider step is a normal
+  // activity for remote providers (workflows/provider-verify.ts).
+  natural_language: {
+    activity: 'finalizeNaturalLanguageActivity',
+    localInAuto: true,
+    eager: false,
+    workflow: 'providerVerifyWorkflow',
+    deadlineMs: (c) => c.SVC_PROVIDER_TIMEOUT * 1000 + c.SVC_MATH_TIMEOUT * 1000,
+    timeoutDetail: NL_TIMEOUT_DETAIL,
+  },
+} as const satisfies Record<string, EngineSpec>;
+
+export type EngineName = keyof typeof ENGINES;
+
+/** Logic from natural language: the provider's translation, then the solver. */
+export function logicNaturalLanguageDeadlineMs(c: EngineDeadlineConfig): number {
+  return c.SVC_PROVIDER_TIMEOUT * 1000 + ENGINES.logic.deadlineMs(c);
+}
+/** Every activity the registry names (activities/index.ts must provide each). */
+export type EngineActivityName = (typeof ENGINES)[EngineName]['activity'];
+/** Engines that are batch item types of their own, and their item activities. */
+export type BatchEngineName = { [E in EngineName]: (typeof ENGINES)[E] extends { batchItemActivity: string } ? E : never }[EngineName];
+export type BatchItemActivityName = (typeof ENGINES)[BatchEngineName]['batchItemActivity'];
+
+export const ENGINE_NAMES = Object.keys(ENGINES) as EngineName[];
+
+/** The activity of one verification of an engine. */
+export function engineActivity<E extends EngineName>(engine: E): (typeof ENGINES)[E]['activity'] {
+  return ENGINES[engine].activity;
+}
+
+/** The batch item activity of a batch item type, or null when the type has none of its own. */
+export function batchItemActivity(type: string): BatchItemActivityName | null {
+  const spec = (ENGINES as Record<string, EngineSpec>)[type];
+  return (spec?.batchItemActivity as BatchItemActivityName | undefined) ?? null;
+}
+
+/** Engines an API process's in-process worker may run (eager workflow start). */
+export const EAGER_ENGINES: ReadonlySet<EngineName> = new Set(ENGINE_NAMES.filter((e) => ENGINES[e].eager));
 
 export function activityModeFor(engine: EngineName, configured: 'auto' | 'normal' | 'local'): 'normal' | 'local' {
   if (configured !== 'auto') return configured;
-  return LOCAL_IN_AUTO.has(engine) ? 'local' : 'normal';
+  return ENGINES[engine].localInAuto ? 'local' : 'normal';
 }
+
+/** Kept for readers of the old table: engine → activity name. */
+export const ENGINE_ACTIVITIES = Object.fromEntries(ENGINE_NAMES.map((e) => [e, ENGINES[e].activity])) as { [E in EngineName]: (typeof ENGINES)[E]['activity'] };
 
 export interface VerifyWorkflowInput {
   engine: EngineName;

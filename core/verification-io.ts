@@ -5,6 +5,10 @@ import type { FactResponse } from '../contract/fact.js';
 import type { ImageResponse } from '../contract/image.js';
 import type { ConsensusResponse, VerificationMode } from '../contract/consensus.js';
 import type { DiagnosticResult } from './diagnostic.js';
+import type { MathRequest, MathResponse } from '../contract/math.js';
+import type { LogicRequest } from '../contract/logic.js';
+import type { CodeRequest } from '../contract/code.js';
+import type { EngineName } from './engines.js';
 import type { ImageFormat } from './image-format.js';
 
 export interface FactActivityInput {
@@ -65,3 +69,25 @@ export interface ConsensusRequestInput {
   min_confidence: number;
 }
 export type ConsensusActivityResultView = ConsensusResponse & { sandbox_failure?: 'unavailable' | 'capacity' };
+
+/** What a route sends to an engine's workflow and what comes back, per engine (core/engines.ts). */
+export interface EngineIO {
+  math: { input: MathRequest; result: MathResponse };
+  logic: { input: LogicRequest | { query: string; provider: string }; result: LogicActivityResult };
+  code: { input: CodeRequest; result: DiagnosticActivityResult };
+  /** The caller's known fields as sent: the activity validates them itself (contract/sql.ts). */
+  sql: { input: { query: unknown; schema_ddl: unknown; dialect: unknown }; result: DiagnosticActivityResult };
+  /** Validated by the contract's own validators in the route (contract/process.ts, rag.ts). */
+  process: { input: Record<string, unknown>; result: Record<string, unknown> };
+  rag: { input: Record<string, unknown>; result: Record<string, unknown> };
+  consensus: { input: ConsensusRequestInput; result: ConsensusActivityResultView };
+  stats: { input: StatsActivityInput; result: DiagnosticResult };
+  fact: { input: FactActivityInput; result: FactActivityResult };
+  image: { input: ImageActivityInput; result: ImageActivityResult };
+  natural_language: { input: { query: string; provider: string }; result: Record<string, unknown> };
+}
+export type EngineInput<E extends EngineName> = EngineIO[E]['input'];
+export type EngineResult<E extends EngineName> = EngineIO[E]['result'];
+// Every engine of the registry has its types here, and nothing else does.
+type _EveryEngineTyped = [EngineName] extends [keyof EngineIO] ? ([keyof EngineIO] extends [EngineName] ? true : never) : never;
+export const ENGINE_IO_COMPLETE: _EveryEngineTyped = true;

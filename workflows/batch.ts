@@ -24,6 +24,7 @@ import {
   type BatchWorkflowInput,
 } from '../core/batch.js';
 import { ENGINE_TIMEOUT_FAILURE } from '../core/engine-failures.js';
+import { batchItemActivity } from '../core/engines.js';
 
 export const progressQuery = defineQuery<BatchJobView>('progress');
 
@@ -35,13 +36,6 @@ export interface BatchWorkflowResult {
   failed_items: number;
 }
 
-const ITEM_ACTIVITIES = {
-  math: 'verifyMathBatchItemActivity',
-  logic: 'verifyLogicBatchItemActivity',
-  code: 'verifyCodeBatchItemActivity',
-  sql: 'verifySqlBatchItemActivity',
-  fact: 'verifyFactBatchItemActivity',
-} as const satisfies Partial<Record<BatchItemType, keyof VerificationActivities>>;
 
 // Engine outcomes are values, so an activity failure is infrastructure (a crashed worker, the
 // store down): retry it, but never an item that ran past its time-out (the activity enforces
@@ -125,7 +119,9 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchWor
         return { index, status: 'failed', ...failure(err, input.item_timeout_ms) };
       }
     }
-    const name = ITEM_ACTIVITIES[item.type as keyof typeof ITEM_ACTIVITIES];
+    // The item activity of its type, from the engine registry (core/engines.ts).
+    const name = batchItemActivity(item.type);
+    if (name === null) return { index, status: 'failed', error: `Unsupported item type: ${item.type}`, latency_ms: 0 };
     const activity = items[name] as (req: BatchItemActivityInput) => Promise<BatchItemActivityResult>;
     try {
       const r = await activity({

@@ -2,7 +2,7 @@
 // its result. Workflows stay tiny and deterministic; all I/O is in the activities.
 import { proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
 import type { VerificationActivities } from '../activities/index.js';
-import { ENGINE_ACTIVITIES, type VerifyWorkflowInput } from '../core/engines.js';
+import { engineActivity, type VerifyWorkflowInput } from '../core/engines.js';
 import { ENGINE_TIMEOUT_FAILURE } from '../core/engine-failures.js';
 
 // Engine outcomes are returned as values, never thrown, so any activity failure is
@@ -26,7 +26,7 @@ export async function verifyWorkflow(req: VerifyWorkflowInput): Promise<unknown>
     req.activity_mode === 'local'
       ? proxyLocalActivities<VerificationActivities>(options)
       : proxyActivities<VerificationActivities>(options);
-  const activity = acts[ENGINE_ACTIVITIES[req.engine]] as (input: unknown) => Promise<unknown>;
+  const activity = acts[engineActivity(req.engine)] as (input: unknown) => Promise<unknown>;
   const workflowId = workflowInfo().workflowId;
   const result = await activity({ input: req.input, org_id: req.org_id, workflow_id: workflowId });
   // Every organization's verification is audited before its result is returned; if the

@@ -58,7 +58,7 @@ export function registerA2aRoutes(router: Router, deps: AppDeps): void {
       max_payload_bytes: a2a.maxPayloadBytes,
       engine_timeout_ms: engineTimeoutMs,
     };
-    const result = await runWorkflow<A2aWorkflowResult>(deps.temporal, 'a2aWorkflow', [wf], {
+    const result = await runWorkflow(deps.temporal, 'a2aWorkflow', [wf], {
       taskQueue: deps.cfg.SVC_TASK_QUEUE,
       workflowId,
       timeoutMs: engineTimeoutMs + 15_000 + deps.cfg.SVC_WORKFLOW_GRACE * 1000,

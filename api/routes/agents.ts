@@ -107,7 +107,7 @@ export function registerAgentRoutes(router: Router, deps: AppDeps): void {
     const timeouts = { math: cfg.SVC_MATH_TIMEOUT * 1000, logic: cfg.SVC_Z3_TIMEOUT * 1000 + 3000, code: cfg.SVC_CODE_VERIFY_TIMEOUT * 1000, sql: 10_000 };
     const workflowId = `agent-${input.kind}-${input.agent.org_id}-${randomUUID()}`;
     const budget = GUARD_TIMEOUT_MS + 2000 + Math.max(...Object.values(timeouts)) + cfg.SVC_WORKFLOW_GRACE * 1000;
-    const result = await runWorkflow<AgentWorkflowResult>(deps.temporal, 'agentWorkflow', [{ ...input, engine_timeouts_ms: timeouts, guard_timeout_ms: GUARD_TIMEOUT_MS }], {
+    const result = await runWorkflow(deps.temporal, 'agentWorkflow', [{ ...input, engine_timeouts_ms: timeouts, guard_timeout_ms: GUARD_TIMEOUT_MS }], {
       taskQueue: cfg.SVC_TASK_QUEUE,
       workflowId,
       timeoutMs: budget,

@@ -1,37 +1,64 @@
-// The shape every verification route shares: key + plan guard, zod validation, one workflow
-// run under the engine budget, X-Workflow-Id, and the activity's result as the body.
+// The shape every verification route shares: key + plan guard, contract validation, one
+// workflow run of the engine (its workflow, deadline and 503 detail from the engine registry,
+// core/engines.ts), X-Workflow-Id, and the engine's typed result as the body. Routes add only
+// what is theirs: turning the validated request into the engine input (or answering early),
+// and mapping the result to a status.
 import type Router from '@koa/router';
-import type { Context } from 'koa';
+import type { Context, Middleware } from 'koa';
 import type { ZodType } from 'zod';
 import type { EngineName } from '../../core/engines.js';
+import type { EngineInput, EngineResult } from '../../core/verification-io.js';
+import type { RunOptions } from '../temporal.js';
 import { bodyObject } from '../middleware/body.js';
 import { principalOf } from '../middleware/auth.js';
 import { apiKeyGuard, type AppDeps } from '../deps.js';
 
-export interface EngineRouteSpec<I, R> {
-  path: string;
-  engine: EngineName;
-  schema: ZodType<I>;
-  /** What is sent to the workflow (default: the validated input). Must be JSON-serialisable. */
-  toWorkflowInput?: (input: I, raw: Record<string, unknown>) => unknown;
-  timeoutMs: (deps: AppDeps) => number;
-  timeoutDetail: string;
-  /** Turns the activity result into the response (default: the result with 200). */
-  respond?: (ctx: Context, result: R) => void;
+/** What a route hands to the engine: its input, and any per-request override of the registry's run. */
+export interface Prepared<E extends EngineName> {
+  input: EngineInput<E>;
+  options?: Pick<RunOptions, 'timeoutMs' | 'timeoutDetail' | 'workflowType' | 'workflowArgs'>;
 }
 
-export function registerEngineRoute<I, R>(router: Router, deps: AppDeps, spec: EngineRouteSpec<I, R>): void {
-  router.post(spec.path, ...apiKeyGuard(deps, 'verify:read'), async (ctx) => {
+export interface Answered<E extends EngineName> {
+  result: EngineResult<E>;
+  workflowId: string;
+  /** performance.now() when the request's handler began (before validation). */
+  startedAt: number;
+}
+
+export interface EngineRouteSpec<E extends EngineName, I> {
+  path: string;
+  engine: E;
+  /** The contract's request schema (contract/). */
+  schema: ZodType<I>;
+  /** Middleware between the guard and the handler (e.g. a per-key limit). */
+  use?: Middleware[];
+  /**
+   * The engine input for a validated request (default: the request itself). May answer the
+   * request itself (set ctx.status/body) and return null: no workflow is started.
+   */
+  prepare?: (input: I, ctx: Context, raw: Record<string, unknown>) => Prepared<E> | null;
+  /** Turns the engine's result into the response (default: the result with 200). */
+  respond?: (ctx: Context, answered: Answered<E> & { request: I }) => void;
+}
+
+/** Runs one verification of an engine for the request's principal and sets X-Workflow-Id. */
+export async function runEngine<E extends EngineName>(deps: AppDeps, ctx: Context, engine: E, prepared: Prepared<E>): Promise<{ result: EngineResult<E>; workflowId: string }> {
+  const principal = principalOf(ctx);
+  const { result, workflowId } = await deps.temporal.runVerification(engine, prepared.input, { orgId: principal.orgId, principal, ...prepared.options });
+  ctx.set('X-Workflow-Id', workflowId);
+  return { result, workflowId };
+}
+
+export function registerEngineRoute<E extends EngineName, I>(router: Router, deps: AppDeps, spec: EngineRouteSpec<E, I>): void {
+  router.post(spec.path, ...apiKeyGuard(deps, 'verify:read'), ...(spec.use ?? []), async (ctx) => {
+    const startedAt = performance.now();
     const raw = bodyObject(ctx);
     const input = spec.schema.parse(raw);
-    const principal = principalOf(ctx);
-    const { result, workflowId } = await deps.temporal.runVerification<R>(
-      spec.engine,
-      spec.toWorkflowInput ? spec.toWorkflowInput(input, raw) : input,
-      { orgId: principal.orgId, principal, timeoutMs: spec.timeoutMs(deps), timeoutDetail: spec.timeoutDetail },
-    );
-    ctx.set('X-Workflow-Id', workflowId);
-    if (spec.respond) spec.respond(ctx, result);
+    const prepared = spec.prepare ? spec.prepare(input, ctx, raw) : { input: input as unknown as EngineInput<E> };
+    if (prepared === null) return;
+    const { result, workflowId } = await runEngine(deps, ctx, spec.engine, prepared);
+    if (spec.respond) spec.respond(ctx, { result, workflowId, startedAt, request: input });
     else ctx.body = result;
   });
 }

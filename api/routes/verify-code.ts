@@ -1,22 +1,18 @@
 // POST /verify/code: the tree-sitter security scanner as an activity.
 import type Router from '@koa/router';
 import { HttpError } from '../errors.js';
-import type { DiagnosticActivityResult } from '../../core/verification-io.js';
 import type { AppDeps } from '../deps.js';
 import { registerEngineRoute } from './engine-route.js';
-
-import { CODE_TIMEOUT_DETAIL, codeRequestSchema, type CodeRequest } from '../../contract/code.js';
+import { CODE_TIMEOUT_DETAIL, codeRequestSchema } from '../../contract/code.js';
 
 export { CODE_TIMEOUT_DETAIL, codeRequestSchema };
 
 export function registerCodeRoutes(router: Router, deps: AppDeps): void {
-  registerEngineRoute<CodeRequest, DiagnosticActivityResult>(router, deps, {
+  registerEngineRoute(router, deps, {
     path: '/verify/code',
     engine: 'code',
     schema: codeRequestSchema,
-    timeoutMs: (d) => d.cfg.SVC_CODE_VERIFY_TIMEOUT * 1000,
-    timeoutDetail: CODE_TIMEOUT_DETAIL,
-    respond: (ctx, result) => {
+    respond: (ctx, { result }) => {
       if (result.developer_fields?.constraint_id === 'code_verifier.timeout') throw new HttpError(503, CODE_TIMEOUT_DETAIL);
       ctx.body = result;
     },

@@ -3,41 +3,29 @@
 // the contract's statuses: 422 when the confidence is below min_confidence (the body still
 // carries the consensus), 503 when the sandbox a mode needs is unavailable or full.
 import type Router from '@koa/router';
-import { CONSENSUS_DEADLINE_MS, CONSENSUS_TIMEOUT_DETAIL, MAX_CONSENSUS_QUERY_LENGTH, consensusRequestSchema, requiredPercent } from '../../contract/consensus.js';
+import { CONSENSUS_TIMEOUT_DETAIL, MAX_CONSENSUS_QUERY_LENGTH, consensusRequestSchema, requiredPercent } from '../../contract/consensus.js';
 import { SANDBOX_CAPACITY_MESSAGE, SANDBOX_UNAVAILABLE_MESSAGE } from '../../contract/common.js';
-import type { ConsensusActivityResultView as ConsensusActivityResult, ConsensusRequestInput as ConsensusRequest } from '../../core/verification-io.js';
 import { HttpError } from '../errors.js';
-import { bodyObject } from '../middleware/body.js';
-import { principalOf } from '../middleware/auth.js';
 import { keyLimit } from '../middleware/rate-limit.js';
-import { apiKeyGuard, type AppDeps } from '../deps.js';
+import type { AppDeps } from '../deps.js';
+import { registerEngineRoute } from './engine-route.js';
 
 /** Per-key limit on top of the plan limit (consensus runs up to four engines and two containers). */
 export const CONSENSUS_KEY_LIMIT = { perWindow: 120, windowSeconds: 60 } as const;
-/** Retaining proofs and signing after the engines' deadline. */
-const FINALIZE_BUDGET_MS = 5_000;
 export { CONSENSUS_TIMEOUT_DETAIL, MAX_CONSENSUS_QUERY_LENGTH, consensusRequestSchema };
 
 export function registerConsensusRoutes(router: Router, deps: AppDeps): void {
-  router.post(
-    '/verify/consensus',
-    ...apiKeyGuard(deps, 'verify:read'),
-    keyLimit(deps.counter, 'consensus', CONSENSUS_KEY_LIMIT.perWindow, CONSENSUS_KEY_LIMIT.windowSeconds),
-    async (ctx) => {
-      const input: ConsensusRequest = consensusRequestSchema.parse(bodyObject(ctx));
-      const principal = principalOf(ctx);
-      const { result, workflowId } = await deps.temporal.runVerification<ConsensusActivityResult>('consensus', input, {
-        orgId: principal.orgId,
-        principal,
-        timeoutMs: CONSENSUS_DEADLINE_MS + FINALIZE_BUDGET_MS,
-        timeoutDetail: CONSENSUS_TIMEOUT_DETAIL,
-      });
-      ctx.set('X-Workflow-Id', workflowId);
+  registerEngineRoute(router, deps, {
+    path: '/verify/consensus',
+    engine: 'consensus',
+    schema: consensusRequestSchema,
+    use: [keyLimit(deps.counter, 'consensus', CONSENSUS_KEY_LIMIT.perWindow, CONSENSUS_KEY_LIMIT.windowSeconds)],
+    respond: (ctx, { result, workflowId, request }) => {
       const { sandbox_failure: sandboxFailure, ...body } = result;
       const headers = { 'X-Workflow-Id': workflowId };
       if (sandboxFailure === 'unavailable') throw new HttpError(503, SANDBOX_UNAVAILABLE_MESSAGE, headers);
       if (sandboxFailure === 'capacity') throw new HttpError(503, SANDBOX_CAPACITY_MESSAGE, { ...headers, 'Retry-After': '1' });
-      const required = requiredPercent(input.min_confidence);
+      const required = requiredPercent(request.min_confidence);
       // Natural language runs no engine: it is answered as it is (UNVERIFIABLE, confidence 0).
       // Translated natural language ran engines: their confidence is checked like any other.
       if ((body.query_kind !== 'natural_language' || body.engines_used > 0) && body.confidence < required) {
@@ -46,5 +34,5 @@ export function registerConsensusRoutes(router: Router, deps: AppDeps): void {
       }
       ctx.body = body;
     },
-  );
+  });
 }

@@ -3,11 +3,12 @@
 // (the image never goes into Temporal history), measured by the image activity, and deleted
 // when the request is done. See docs/fact-and-image.md.
 import type Router from '@koa/router';
-import { IMAGE_TIMEOUT_DETAIL, imageFieldsSchema } from '../../contract/image.js';
+import { imageFieldsSchema } from '../../contract/image.js';
 import { resolveProvider } from '../../core/providers-config.js';
 import { deleteUpload, purgeStaleUploads, saveUpload } from '../../core/uploads.js';
 import { logger } from '../../core/logger.js';
-import type { ImageActivityInput, ImageActivityResult } from '../../core/verification-io.js';
+import type { ImageActivityInput } from '../../core/verification-io.js';
+import { runEngine } from './engine-route.js';
 import { HttpError } from '../errors.js';
 import { principalOf } from '../middleware/auth.js';
 import { readImageUpload } from '../middleware/image-upload.js';
@@ -18,8 +19,7 @@ const log = logger('image');
 export const IMAGE_UPLOAD_CAPACITY_DETAIL = 'Upload capacity reached — retry shortly.';
 /** Concurrent image uploads per API process. */
 export const MAX_CONCURRENT_IMAGE_UPLOADS = 8;
-/** Reading the upload back, decoding (up to the pixel limit) and measuring. */
-export const IMAGE_MEASURE_BUDGET_MS = 20_000;
+export { IMAGE_MEASURE_BUDGET_MS } from '../../core/engines.js';
 
 let active = 0;
 
@@ -45,13 +45,8 @@ export function registerImageRoutes(router: Router, deps: AppDeps): void {
         format: upload.format,
         provider: provider.provider,
       };
-      const { result, workflowId } = await deps.temporal.runVerification<ImageActivityResult>('image', input, {
-        orgId: principal.orgId,
-        principal,
-        timeoutMs: IMAGE_MEASURE_BUDGET_MS + (provider.provider === 'local' ? 0 : deps.cfg.SVC_PROVIDER_TIMEOUT * 1000),
-        timeoutDetail: IMAGE_TIMEOUT_DETAIL,
-      });
-      ctx.set('X-Workflow-Id', workflowId);
+      // The deadline (measuring, plus the provider's time-out when a model is asked) is the registry's.
+      const { result, workflowId } = await runEngine(deps, ctx, 'image', { input });
       if ('http_status' in result) throw new HttpError(result.http_status, result.detail, { 'X-Workflow-Id': workflowId });
       ctx.body = result;
     } finally {

@@ -11,12 +11,12 @@ import { registerEngineRoute } from './engine-route.js';
 // The engines' own validators give the contract's 400 details; zod only checks it is an object.
 const passThrough = z.record(z.string(), z.unknown());
 const validated =
-  (validate: (b: unknown) => { ok: true } | { ok: false; detail: string }) => (_input: unknown, raw: Record<string, unknown>) => {
+  (validate: (b: unknown) => { ok: true } | { ok: false; detail: string }) => (_input: unknown, _ctx: Context, raw: Record<string, unknown>) => {
     const r = validate(raw);
     if (!r.ok) throw new HttpError(400, r.detail);
-    return raw;
+    return { input: raw };
   };
-const respond = (ctx: Context, result: Record<string, unknown>) => {
+const respond = (ctx: Context, { result }: { result: Record<string, unknown> }) => {
   if (result.error === 'validation_error') throw new HttpError(400, String(result.detail));
   ctx.body = result;
 };
@@ -26,18 +26,14 @@ export function registerProcessRagRoutes(router: Router, deps: AppDeps): void {
     path: '/verify/process',
     engine: 'process',
     schema: passThrough,
-    toWorkflowInput: validated(validateProcessRequest),
-    timeoutMs: () => 5_000,
-    timeoutDetail: 'Process verification timed out.',
+    prepare: validated(validateProcessRequest),
     respond,
   });
   registerEngineRoute(router, deps, {
     path: '/verify/rag',
     engine: 'rag',
     schema: passThrough,
-    toWorkflowInput: validated(validateRagRequest),
-    timeoutMs: () => 5_000,
-    timeoutDetail: 'RAG verification timed out.',
+    prepare: validated(validateRagRequest),
     respond,
   });
 }

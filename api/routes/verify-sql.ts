@@ -10,8 +10,6 @@ export function registerSqlRoutes(router: Router, deps: AppDeps): void {
     engine: 'sql',
     schema: sqlRequestSchema,
     // The activity re-validates the caller's fields, so the raw known fields travel as given.
-    toWorkflowInput: (_input, raw) => ({ query: raw.query, schema_ddl: raw.schema_ddl, dialect: raw.dialect }),
-    timeoutMs: () => 10_000,
-    timeoutDetail: 'SQL verification timed out.',
+    prepare: (_input, _ctx, raw) => ({ input: { query: raw.query, schema_ddl: raw.schema_ddl, dialect: raw.dialect } }),
   });
 }

@@ -2,9 +2,9 @@
 // under its caps, stored in the store for the worker, and evaluated by the stats activity in
 // the Docker sandbox. See docs/stats.md.
 import type Router from '@koa/router';
-import type { DiagnosticResult } from '../../core/diagnostic.js';
 import { deleteUpload, purgeStaleUploads, saveUpload } from '../../core/uploads.js';
 import type { StatsActivityInput } from '../../core/verification-io.js';
+import { runEngine } from './engine-route.js';
 import { SANDBOX_UNAVAILABLE_MESSAGE } from '../../contract/common.js';
 import { HttpError } from '../errors.js';
 import { principalOf } from '../middleware/auth.js';
@@ -16,11 +16,9 @@ import { FairSlots, defaultPerOrgCap } from '../../core/fair-slots.js';
 const log = logger('stats');
 
 export const UPLOAD_CAPACITY_DETAIL = 'Upload capacity reached — retry shortly.';
-export const STATS_TIMEOUT_DETAIL = 'Statistics verification timed out.';
+export { STATS_TIMEOUT_DETAIL } from '../../contract/deadlines.js';
 /** Concurrent uploads per API process (contract, Limits). */
 export const MAX_CONCURRENT_UPLOADS = 8;
-/** The sandbox run (pandas import + a 10 MB CSV) and reading the upload back, beyond the slot wait. */
-const STATS_RUN_BUDGET_MS = 25_000;
 
 /**
  * The per-process upload slots, shared fairly: one organization holds at most
@@ -60,13 +58,8 @@ export function registerStatsRoutes(router: Router, deps: AppDeps): void {
         size_bytes: upload.content.length,
         dataset_sha256: upload.sha256,
       };
-      const { result, workflowId } = await deps.temporal.runVerification<DiagnosticResult>('stats', input, {
-        orgId: principal.orgId,
-        principal,
-        timeoutMs: deps.cfg.SVC_SANDBOX_ACQUIRE_TIMEOUT * 1000 + STATS_RUN_BUDGET_MS,
-        timeoutDetail: STATS_TIMEOUT_DETAIL,
-      });
-      ctx.set('X-Workflow-Id', workflowId);
+      // The deadline (slot wait plus the sandbox run) is the registry's.
+      const { result, workflowId } = await runEngine(deps, ctx, 'stats', { input });
       const fields = result.developer_fields ?? {};
       if (fields.sandbox_error === 'unavailable') throw new HttpError(503, SANDBOX_UNAVAILABLE_MESSAGE, { 'X-Workflow-Id': workflowId });
       ctx.status = typeof fields.security_policy === 'string' ? 403 : 200;

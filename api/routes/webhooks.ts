@@ -27,7 +27,6 @@ import {
 } from '../../contract/webhooks.js';
 import {
   LEAK_WORKFLOW_PREFIX,
-  LEAK_WORKFLOW_TYPE,
   SigningKeyStore,
   SigningKeysUnavailableError,
   checkKeyIdHeader,
@@ -116,24 +115,21 @@ export function registerWebhookRoutes(router: Router, deps: AppDeps): void {
     for (const m of input.matches) deps.accounts.keyCache.hold(m.lookup_digest, LEAK_HOLD_MS);
     let redelivery = false;
     try {
-      await deps.temporal.connection.withDeadline(Date.now() + 5000, () =>
-        deps.temporal.client.workflow.start(LEAK_WORKFLOW_TYPE, {
-          taskQueue: deps.cfg.SVC_TASK_QUEUE,
+      await deps.temporal.startWorkflow(
+        'leakRevocationWorkflow',
+        {
           workflowId,
           args: [input],
           // Completed: never run again (no second e-mail); a failed or terminated run may be retried
           // by a redelivery. Running: the same run answers.
           workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
           workflowIdConflictPolicy: 'USE_EXISTING',
-        }),
+        },
+        { detail: WEBHOOK_BACKEND_UNAVAILABLE, headers: { 'Retry-After': '5' }, passThrough: [WorkflowExecutionAlreadyStartedError], startDeadlineMs: 5000 },
       );
     } catch (err) {
-      if (err instanceof WorkflowExecutionAlreadyStartedError) {
-        redelivery = true;
-      } else {
-        log.warn('leak revocation workflow not started', { workflow_id: workflowId, error: (err as Error).name });
-        throw new HttpError(503, WEBHOOK_BACKEND_UNAVAILABLE, { 'Retry-After': '5' });
-      }
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+      redelivery = true;
     }
     log.info('secret-scanning delivery accepted', { workflow_id: workflowId, matches: input.matches.length, redelivery });
     ctx.set('X-Workflow-Id', workflowId);

@@ -1,0 +1,66 @@
+// The engine registry (core/engines.ts) is the one table the workflows, the worker, the gateway
+// and the routes read: its deadlines, modes and activity names are checked here against what
+// the contract and the configuration say.
+import { describe, expect, it } from 'vitest';
+import {
+  ENGINES,
+  ENGINE_NAMES,
+  EAGER_ENGINES,
+  activityModeFor,
+  batchItemActivity,
+  engineActivity,
+  logicNaturalLanguageDeadlineMs,
+  type EngineDeadlineConfig,
+} from '../../core/engines.js';
+import * as workflows from '../../workflows/index.js';
+import { BATCH_ITEM_TYPES } from '../../contract/batch-limits.js';
+
+const cfg: EngineDeadlineConfig = { SVC_MATH_TIMEOUT: 5, SVC_Z3_TIMEOUT: 15, SVC_CODE_VERIFY_TIMEOUT: 10, SVC_PROVIDER_TIMEOUT: 30, SVC_SANDBOX_ACQUIRE_TIMEOUT: 10 };
+
+describe('engine registry', () => {
+  it('has the eleven engines of the contract, each with its own activity', () => {
+    expect(ENGINE_NAMES).toEqual(['math', 'logic', 'code', 'sql', 'process', 'rag', 'consensus', 'stats', 'fact', 'image', 'natural_language']);
+    const activities = ENGINE_NAMES.map((e) => engineActivity(e));
+    expect(new Set(activities).size).toBe(activities.length);
+    expect(engineActivity('math')).toBe('verifyMathActivity');
+  });
+
+  it('derives each deadline from the configuration the contract names', () => {
+    const ms = (e: keyof typeof ENGINES, input: unknown = {}) => ENGINES[e].deadlineMs(cfg, input);
+    expect(ms('math')).toBe(5_000);
+    expect(ms('logic')).toBe(18_000);
+    expect(logicNaturalLanguageDeadlineMs(cfg)).toBe(48_000);
+    expect(ms('code')).toBe(10_000);
+    expect(ms('sql')).toBe(10_000);
+    expect(ms('process')).toBe(5_000);
+    expect(ms('rag')).toBe(5_000);
+    expect(ms('consensus')).toBe(35_000);
+    expect(ms('stats')).toBe(35_000);
+    expect(ms('fact')).toBe(35_000);
+    expect(ms('natural_language')).toBe(35_000);
+    // A vision model adds its time-out only when one is asked.
+    expect(ms('image', { provider: 'local' })).toBe(20_000);
+    expect(ms('image', { provider: 'openai' })).toBe(50_000);
+    for (const e of ENGINE_NAMES) expect(ENGINES[e].timeoutDetail).toMatch(/^[A-Z][A-Za-z-]* verification timed out\.$/);
+  });
+
+  it('runs only the light engines locally in auto mode, and eagerly only those that load no engine in the caller', () => {
+    expect(ENGINE_NAMES.filter((e) => activityModeFor(e, 'auto') === 'local')).toEqual(['math', 'sql', 'process', 'rag', 'natural_language']);
+    expect(activityModeFor('code', 'local')).toBe('local');
+    expect(activityModeFor('math', 'normal')).toBe('normal');
+    expect([...EAGER_ENGINES]).toEqual(['math', 'process', 'rag']);
+  });
+
+  it('names a workflow that workflows/index.ts exports for every engine', () => {
+    for (const e of ENGINE_NAMES) expect(typeof (workflows as Record<string, unknown>)[ENGINES[e].workflow]).toBe('function');
+  });
+
+  it('gives every batch item type an item activity, except the two the batch workflow runs itself', () => {
+    const own = BATCH_ITEM_TYPES.filter((t) => batchItemActivity(t) !== null);
+    expect(own).toEqual(['logic', 'math', 'code', 'fact', 'sql']);
+    // natural_language items run the provider steps, stats/image are not batch types.
+    expect(BATCH_ITEM_TYPES.filter((t) => batchItemActivity(t) === null)).toEqual(['natural_language']);
+    expect(batchItemActivity('image')).toBeNull();
+    expect(batchItemActivity('no-such-type')).toBeNull();
+  });
+});
