@@ -82,17 +82,21 @@ const MAX_ERROR_REGION_LINES = 5_000;
  */
 function lineAlone(loaded: LoadedLanguage, text: string, deadline: number | undefined): Finding[] | null {
   if (text.trim() === '') return null;
-  const tree = parseOnce(loaded, text, deadline);
-  try {
-    const view = new SyntaxView(text, tree);
-    if (parseHealth(view).failed) return null;
-    const family = familyOf(loaded.language);
-    const index = ruleIndex(family);
-    const facts = analyzerFor(family).analyze(view, index.wanted(text));
-    return index.match(facts, text, { nested: () => [] }).filter((f) => f.severity === 'critical');
-  } finally {
-    tree.delete();
+  // The same snippet completions as a whole input (`<?php ` for PHP, a package and function for Go).
+  for (const { source } of prepareSources(loaded.language, text)) {
+    const tree = parseOnce(loaded, source, deadline);
+    try {
+      const view = new SyntaxView(source, tree);
+      if (parseHealth(view).failed) continue;
+      const family = familyOf(loaded.language);
+      const index = ruleIndex(family);
+      const facts = analyzerFor(family).analyze(view, index.wanted(source));
+      return index.match(facts, source, { nested: () => [] }).filter((f) => f.severity === 'critical');
+    } finally {
+      tree.delete();
+    }
   }
+  return null;
 }
 
 /**
