@@ -16,6 +16,7 @@ FINDSECBUGS_VERSION=1.14.0
 GOLANG_SRC_DEB=golang-1.19-src=1.19.8-2
 BASH_COMPLETION_DEB=bash-completion=1:2.11-6
 PYTHON_STDLIB_DEB=libpython3.11-stdlib=3.11.2-6+deb12u9
+PHP_CODESNIFFER_DEB=php-codesniffer=3.7.1-2
 mkdir -p "$OUT" "$DL"
 
 # PyPI sdist (Apache-2.0): examples/*.py
@@ -31,9 +32,9 @@ if [ ! -d "$OUT/eslint-plugin-security/package" ]; then
   mkdir -p "$OUT/eslint-plugin-security" && tar xzf "$TGZ" -C "$OUT/eslint-plugin-security"
 fi
 
-# Debian binary packages: the Go 1.19 standard library and tools (BSD-3-Clause) and Python 3.11's
-# standard library (PSF-2.0), real code that starts processes; bash-completion (GPL-2+), real
-# shell code that evaluates computed text.
+# Debian binary packages: the Go 1.19 standard library and tools (BSD-3-Clause), Python 3.11's
+# standard library (PSF-2.0) and PHP_CodeSniffer (BSD-3-Clause), real code that starts
+# processes; bash-completion (GPL-2+), real shell code that evaluates computed text.
 debian_extract() { # <package=version> <dir>
   local name="${1%%=*}" version="${1#*=}"
   [ -d "$OUT/$2/usr" ] && return 0
@@ -52,6 +53,7 @@ debian_extract() { # <package=version> <dir>
 debian_extract "$GOLANG_SRC_DEB" golang-src
 debian_extract "$BASH_COMPLETION_DEB" bash-completion
 debian_extract "$PYTHON_STDLIB_DEB" python-stdlib
+debian_extract "$PHP_CODESNIFFER_DEB" php-codesniffer
 
 # Debian binary package (MIT/Expat): the @example comments of lib/rubocop/cop/**.rb
 if [ ! -d "$OUT/rubocop/usr" ]; then

@@ -42,6 +42,31 @@ describe('POST /verify/math: depth rules', () => {
     expect(res.body).toMatchObject({ status: 'VERIFIED', assumptions_used: ['x nonnegative'] });
   });
 
+  it('log of a power of a positive polynomial factor: VERIFIED under positivity, never without it', async () => {
+    for (const expression of ['log(x**3*(y + 1)**2) = 3*log(x) + 2*log(y + 1)', 'log(x**2*(y + 1)**2) = 2*log(x) + 2*log(y + 1)']) {
+      const res = await verify({ expression, context: { domain: 'positive' } });
+      expect(res.body, expression).toMatchObject({ status: 'VERIFIED', is_valid: true, assumptions_used: ['x positive', 'y positive'] });
+      const proof = await storedProof(res.body.proof_ref);
+      expect(proof.rules).toEqual(expect.arrayContaining(['log_of_product', 'log_of_power', 'polynomial_perfect_power']));
+      const bare = await verify({ expression });
+      expect(bare.body, expression).toMatchObject({ is_valid: false, proof_ref: null });
+      expect(bare.body.status).not.toBe('VERIFIED');
+    }
+    const notPositive = await verify({ expression: 'log((y - 1)**2) = 2*log(y - 1)', context: { domain: 'positive' } });
+    expect(notPositive.body).toMatchObject({ is_valid: false, proof_ref: null });
+  });
+
+  it('odd powers of |x| under a square root: VERIFIED for real x, never for complex x', async () => {
+    for (const expression of ['sqrt(x**6) = x**2*abs(x)', 'sqrt(x**10) = x**4*abs(x)']) {
+      const res = await verify({ expression, context: { domain: 'real' } });
+      expect(res.body, expression).toMatchObject({ status: 'VERIFIED', is_valid: true, assumptions_used: ['x real'] });
+      expect((await storedProof(res.body.proof_ref)).rules).toContain('abs_square_of_real');
+      const bare = await verify({ expression });
+      expect(bare.body, expression).toMatchObject({ is_valid: false, proof_ref: null });
+    }
+    expect((await verify({ expression: 'sqrt(x**6) = x**3', context: { domain: 'real' } })).body).toMatchObject({ is_valid: false, proof_ref: null });
+  });
+
   it('(x^a)^b = x^(a*b) is not VERIFIED without positivity, VERIFIED with it', async () => {
     expect((await verify({ expression: '(x^a)^b = x^(a*b)' })).body.status).not.toBe('VERIFIED');
     expect((await verify({ expression: '(x^a)^b = x^(a*b)', context: { domain: 'real' } })).body.status).not.toBe('VERIFIED');

@@ -349,6 +349,12 @@ describe('name resolution (aliases must be caught, look-alikes must not)', () =>
     ['java', 'class Q {\n  Object f(ExpressionFactory ef, ELContext c, String expr) {\n    return ef.createValueExpression(c, expr, Object.class).getValue(c);\n  }\n}', 'EL value expression from a parameter', [3]],
     ['java', 'class Q {\n  Object f(ExpressionFactory ef, ELContext c) {\n    return ef.createValueExpression(c, "#{order.total}", Object.class).getValue(c);\n  }\n}', 'EL value expression that is a constant', []],
     ['java', 'class Q {\n  void render(VelocityContext vc, Writer w, String body) {\n    Velocity.evaluate(vc, w, "mail", body);\n  }\n}', 'Velocity template from a parameter', [3]],
+    ['java', 'public String getUserProperty(String property) {\n  return ognlUtil.getValue("user." + property, ctx, root, String.class);\n}', 'OGNL through an undeclared OgnlUtil-named receiver', [2]],
+    ['java', 'class Q {\n  @Inject OgnlUtil util;\n  Object f(String p) { return util.setValue(p, ctx, root, v); }\n}', 'OGNL through a declared OgnlUtil field', [3]],
+    ['java', 'Object price(String path) {\n  return stack.findValue("order." + path);\n}', 'OGNL through an undeclared ValueStack-named receiver', [2]],
+    ['java', 'Object user() {\n  return ognlUtil.getValue("user.name", ctx, root, String.class);\n}', 'OGNL with a constant expression', []],
+    ['java', 'class Q {\n  Cache ognlCache;\n  Object f(String k) { return ognlCache.getValue(k); }\n}', 'receiver declared with another type', []],
+    ['java', 'Object f(String k) {\n  return entry.getValue(k);\n}', 'undeclared receiver without an OGNL name', []],
   ] as [string, string, string, number[]][])('corpus construct %s: %s (%s)', async (language, code, _label, lines) => {
     expect(criticalLines(await scanCode(code, language))).toEqual(lines);
   });
@@ -364,6 +370,54 @@ describe('name resolution (aliases must be caught, look-alikes must not)', () =>
       ['python', 'import socket\ns = socket.socket()', [{ severity: 'low', type: 'raw_socket', line_number: 2, description: 'Raw network socket: socket.socket' }]],
     ];
     for (const [language, code, expected] of rows) expect(issues(await scanCode(code, language))).toEqual(expected);
+  });
+});
+
+describe('input tree-sitter cannot fully parse: blocked or scanned, dangerous lines still reported', () => {
+  const fn = (n: number) => `f${n}() {\n  local a="$1"\n  printf '%s\\n' "$a"\n}\n`;
+  const pad = [1, 2, 3, 4, 5, 6].map(fn).join(''); // 24 lines of ordinary shell
+
+  it('a parse failure lists the critical lines of what error recovery recognised', async () => {
+    const code = 'XMLDecoder d = new XMLDecoder(in);\ntry {\n    Object result = d.readObject();\n}\n[...]';
+    const outcome = await scanCode(code, 'java');
+    expect(outcome.kind).toBe('blocked');
+    expect(outcome.developerFields).toMatchObject({ constraint_id: 'code_verifier.parse_failure', is_valid: false, critical_count: 1 });
+    expect(outcome.developerFields.issues).toEqual([
+      { severity: 'critical', type: 'unsafe_deserialization', line_number: 3, description: 'Unsafe deserialization: java.beans.XMLDecoder#readObject' },
+    ]);
+    expect(outcome.agentMessage).toMatch(/first error on line \d+\)\. 1 critical issue recognised in the parts that could be read \(first on line 3: /);
+  });
+
+  it('prose that names a dangerous call is blocked as a parse failure without issues (the line does not parse alone)', async () => {
+    const outcome = await scanCode('Found child_process.exec() with non Literal first argument', 'javascript');
+    expect(outcome).toEqual({
+      kind: 'blocked',
+      agentMessage: 'The code could not be parsed as javascript: most of it is not valid javascript syntax (first error on line 1).',
+      developerFields: { constraint_id: 'code_verifier.parse_failure', is_valid: false, language: 'javascript', error_coverage: 0.75 },
+    });
+  });
+
+  it('shell: an eval that error recovery turned into a plain word is found by scanning its line alone (parse failure)', async () => {
+    const outcome = await scanCode(`${pad}case x in\neval "$b"\n${pad}`, 'bash');
+    expect(outcome.kind).toBe('blocked');
+    expect(outcome.developerFields.issues).toEqual([
+      { severity: 'critical', type: 'dynamic_code_execution', line_number: 26, description: 'eval of shell text: eval (line scanned alone: it lies in a region that does not parse)' },
+    ]);
+  });
+
+  it('shell: the same fallback blocks a partly parsed script (an evasion through a syntax error)', async () => {
+    const outcome = await scanCode(`${pad}((( x\neval xspec="\${xspec}"\n${pad}`, 'bash');
+    expect(criticalLines(outcome)).toEqual([26]);
+    expect(proven(outcome).developerFields).toMatchObject({ is_valid: false, constraint_id: 'code_verifier.code_unsafe' });
+    expect(issues(outcome).find((i) => i.severity === 'critical')?.description).toContain('line scanned alone');
+  });
+
+  it('shell: ordinary lines in a region that does not parse add no finding', async () => {
+    // Line 26 lies in the error region (lines 25-26), as the eval of the previous test does.
+    const outcome = await scanCode(`${pad}((( x\necho xspec="eval \${xspec}" # eval later\n${pad}`, 'bash');
+    expect(criticalLines(outcome)).toEqual([]);
+    expect(proven(outcome).developerFields.is_valid).toBe(true);
+    expect(issues(outcome).every((i) => i.type === 'parse_error')).toBe(true);
   });
 });
 

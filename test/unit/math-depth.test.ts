@@ -63,6 +63,32 @@ describe('exp/log/root rules under assumptions', () => {
     expect(v('cbrt(x^3) = x', ctx({ domain: 'real' })).is_valid).toBe(true);
   });
 
+  it('log of a power of a positive polynomial splits only when the base is provably positive', () => {
+    const r = v('log(x^3*(y + 1)^2) = 3*log(x) + 2*log(y + 1)', ctx({ domain: 'positive' }));
+    expect(r).toMatchObject({ is_valid: true, method: 'canonical_form', assumptions_used: ['x positive', 'y positive'] });
+    expect(r.proof?.rules).toEqual(expect.arrayContaining(['log_of_product', 'log_of_power', 'polynomial_perfect_power']));
+    expect(v('log((y + 1)^6) = 6*log(y + 1)', ctx({ assumptions: { y: 'nonnegative' } }))).toMatchObject({ is_valid: true, assumptions_used: ['y nonnegative'] });
+    expect(v('log(2*(y + 1)^2) = log(2) + 2*log(y + 1)', ctx({ domain: 'positive' })).is_valid).toBe(true);
+    // y - 1 is not positive for every positive y (y = 1/2): no rewrite, and a counterexample.
+    expect(v('log((y - 1)^2) = 2*log(y - 1)', ctx({ domain: 'positive' }))).toMatchObject({ is_valid: false, method: 'numerical_sampling' });
+    // Without assumptions log((y+1)^2) = 2 log(y+1) fails for y + 1 in the left half-plane.
+    expect(v('log((y + 1)^2) = 2*log(y + 1)')).toMatchObject({ is_valid: false, method: 'numerical_sampling' });
+    expect(v('log((y + 1)^2) = 3*log(y + 1)', ctx({ domain: 'positive' })).is_valid).toBe(false);
+  });
+
+  it('odd powers under a square root: sqrt(x^(2m)) = x^(2k)·|x| for real x only', () => {
+    for (const e of ['sqrt(x^6) = x^2*abs(x)', 'sqrt(x^10) = x^4*abs(x)', 'sqrt(x^6) = abs(x)^3', 'abs(x)^2 = x^2']) {
+      const r = v(e, ctx({ domain: 'real' }));
+      expect(r, e).toMatchObject({ is_valid: true, method: 'canonical_form', assumptions_used: ['x real'] });
+    }
+    expect(v('sqrt(x^6) = abs(x)^3', ctx({ domain: 'real' })).proof?.rules).toContain('abs_square_of_real');
+    // |x|^2 = x^2 is false for complex x (x = i: 1 vs -1); x^3 is negative for negative x.
+    expect(v('abs(x)^2 = x^2').is_valid).toBe(false);
+    expect(v('sqrt(x^6) = x^2*abs(x)').is_valid).toBe(false);
+    expect(v('sqrt(x^6) = x^3', ctx({ domain: 'real' })).is_valid).toBe(false);
+    expect(v('sqrt(x^6) = 2*x^2*abs(x)', ctx({ domain: 'real' })).is_valid).toBe(false);
+  });
+
   it('exp(log(x)) = x holds for every x != 0 (principal logarithm); log(exp(x)) = x needs real x', () => {
     const r = v('exp(log(x)) = x');
     expect(r).toMatchObject({ is_valid: true, method: 'canonical_form' });

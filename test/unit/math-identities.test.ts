@@ -10,13 +10,6 @@ interface Entry { family: string; expression: string; context?: MathRequest['con
 const data = JSON.parse(readFileSync('test/fixtures/math/identities.json', 'utf8')) as { true: Entry[]; false: Entry[] };
 const run = (e: Entry) => verifyMath({ expression: e.expression, ...(e.context ? { context: e.context } : {}) });
 
-const KNOWN_GAPS = [
-  'log(x**3*(y + 1)**2) = 3*log(x) + 2*log(y + 1)',
-  'log(x**2*(y + 1)**2) = 2*log(x) + 2*log(y + 1)',
-  'sqrt(x**6) = x**2*abs(x)',
-  'sqrt(x**10) = x**4*abs(x)',
-];
-
 describe('SymPy-generated identity sets', () => {
   it('has at least 500 true and 500 false identities', () => {
     expect(data.true.length).toBeGreaterThanOrEqual(500);
@@ -33,9 +26,8 @@ describe('SymPy-generated identity sets', () => {
       const r = run(e);
       return !(r.is_valid === true && r.method === 'canonical_form' && r.proof);
     });
-    // The known gaps, exactly (docs/math-engine.md): logs of non-monomial positive factors and
-    // odd powers under a square root. A new miss, or a gap closed, changes this list.
-    expect(unproven.map((e) => e.expression)).toEqual(KNOWN_GAPS);
+    // No gaps left (docs/math-engine.md): every true identity is proven by the canonical form.
+    expect(unproven.map((e) => e.expression)).toEqual([]);
     // A proof never relies on an assumption that was not declared.
     for (const e of data.true.filter((x) => !x.context)) expect(run(e).proof?.assumptions_used).toEqual([]);
   });

@@ -3,7 +3,7 @@
 // loading the parser and grammar files once.
 import { createHash } from 'node:crypto';
 import type { EngineOutcome } from '../../../core/diagnostic.js';
-import type { Finding } from './findings.js';
+import { toIssue, type Finding } from './findings.js';
 import { resolveLanguage, SUPPORTED_LANGUAGES, type Language } from './languages.js';
 import { RULES, RULES_SHA256, RULES_VERSION } from './rules.js';
 import { getLanguage, parserIdentity, type GrammarIdentity, type ParserIdentity } from './runtime.js';
@@ -36,7 +36,14 @@ export type RawScan =
     }
   | { status: 'empty_code' }
   | { status: 'unsupported_language'; requested: string }
-  | { status: 'parse_failure'; language: Language; errorCoverage: number; firstErrorLine: number };
+  | {
+      status: 'parse_failure';
+      language: Language;
+      errorCoverage: number;
+      firstErrorLine: number;
+      /** Critical findings in what error recovery still recognised (a lower bound). */
+      recovered: Finding[];
+    };
 
 /**
  * Scans `code` and returns its findings (no verdict). Throws ScanTimeoutError on time-out and
@@ -51,7 +58,9 @@ export async function scanCodeRaw(code: string, language: string = DEFAULT_LANGU
   const parser = await parserIdentity();
   if (deadline !== undefined && performance.now() >= deadline) throw new ScanTimeoutError();
   const out = scanSource(loaded, code, { deadline });
-  if (!out.ok) return { status: 'parse_failure', language: canonical, errorCoverage: out.errorCoverage, firstErrorLine: out.firstErrorLine };
+  if (!out.ok) {
+    return { status: 'parse_failure', language: canonical, errorCoverage: out.errorCoverage, firstErrorLine: out.firstErrorLine, recovered: out.recovered };
+  }
   return {
     status: 'scanned',
     language: canonical,
@@ -81,12 +90,17 @@ export async function scanCode(code: string, language: string = DEFAULT_LANGUAGE
         `The language "${raw.requested.slice(0, 40).replace(/[^\w .+#-]/g, '?')}" is not supported; supported languages: ${SUPPORTED_LANGUAGES.join(', ')}.`,
         { supported_languages: [...SUPPORTED_LANGUAGES] },
       );
-    case 'parse_failure':
+    case 'parse_failure': {
+      // Blocked either way (fail closed); critical lines found in the recovered parts are listed
+      // so the caller sees them too (a lower bound: the rest could not be read).
+      const n = raw.recovered.length;
+      const seen = n === 0 ? '' : ` ${n} critical issue${n === 1 ? '' : 's'} recognised in the parts that could be read (first on line ${raw.recovered[0].line_number}: ${raw.recovered[0].description}).`;
       return blockedOutcome(
         CONSTRAINT.parseFailure,
-        `The code could not be parsed as ${raw.language}: most of it is not valid ${raw.language} syntax (first error on line ${raw.firstErrorLine}).`,
-        { language: raw.language, error_coverage: raw.errorCoverage },
+        `The code could not be parsed as ${raw.language}: most of it is not valid ${raw.language} syntax (first error on line ${raw.firstErrorLine}).${seen}`,
+        { language: raw.language, error_coverage: raw.errorCoverage, ...(n > 0 ? { critical_count: n, issues: raw.recovered.map(toIssue) } : {}) },
       );
+    }
   }
   const summary = summarize(raw.findings);
   const proof: Record<string, unknown> = {

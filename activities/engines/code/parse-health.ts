@@ -19,13 +19,15 @@ export interface ParseHealth {
   errorCoverage: number;
   failed: boolean;
   findings: Finding[];
+  /** 1-based first and last lines of the outermost ERROR nodes. */
+  errorLines: Array<{ first: number; last: number }>;
 }
 
 const nonWhitespace = (s: string): number => s.replace(/\s+/g, '').length;
 
 export function parseHealth(view: SyntaxView): ParseHealth {
   const root = view.root;
-  if (!root.hasError) return { hasError: false, errorCoverage: 0, failed: false, findings: [] };
+  if (!root.hasError) return { hasError: false, errorCoverage: 0, failed: false, findings: [], errorLines: [] };
 
   const errors: Node[] = [];
   let lastEnd = -1;
@@ -75,5 +77,6 @@ export function parseHealth(view: SyntaxView): ParseHealth {
       description: `Syntax error: ${found.length - MAX_LISTED} further syntax errors not listed`,
     });
   }
-  return { hasError: true, errorCoverage, failed, findings };
+  const errorLines = errors.map((e) => ({ first: e.startPosition.row + 1, last: e.endPosition.row + 1 }));
+  return { hasError: true, errorCoverage, failed, findings, errorLines };
 }

@@ -52,7 +52,14 @@ export interface ScanOptions {
 
 export type ScanOutput =
   | { ok: true; findings: Finding[]; wrapper: string | null; errorCoverage: number }
-  | { ok: false; wrapper: string | null; errorCoverage: number; firstErrorLine: number };
+  | {
+      ok: false;
+      wrapper: string | null;
+      errorCoverage: number;
+      firstErrorLine: number;
+      /** Critical findings in what error recovery still recognised (a lower bound: the input is blocked anyway). */
+      recovered: Finding[];
+    };
 
 function parseOnce(loaded: LoadedLanguage, source: string, deadline: number | undefined): Tree {
   const tree =
@@ -64,6 +71,67 @@ function parseOnce(loaded: LoadedLanguage, source: string, deadline: number | un
     throw new ScanTimeoutError();
   }
   return tree;
+}
+
+/** Error-region lines scanned one by one, at most this many per input. */
+const MAX_ERROR_REGION_LINES = 5_000;
+
+/**
+ * One line scanned as a snippet of its own: its critical findings, or null when the line does
+ * not parse alone. No nested scans, no secrets (the caller's scan has those).
+ */
+function lineAlone(loaded: LoadedLanguage, text: string, deadline: number | undefined): Finding[] | null {
+  if (text.trim() === '') return null;
+  // The same snippet completions as a whole input (`<?php ` for PHP, a package and function for Go).
+  for (const { source } of prepareSources(loaded.language, text)) {
+    const tree = parseOnce(loaded, source, deadline);
+    try {
+      const view = new SyntaxView(source, tree);
+      if (parseHealth(view).failed) continue;
+      const family = familyOf(loaded.language);
+      const index = ruleIndex(family);
+      const facts = analyzerFor(family).analyze(view, index.wanted(source));
+      return index.match(facts, source, { nested: () => [] }).filter((f) => f.severity === 'critical');
+    } finally {
+      tree.delete();
+    }
+  }
+  return null;
+}
+
+/**
+ * Shell: a line inside a region tree-sitter-bash could not parse is scanned on its own, so an
+ * `eval` that error recovery turned into a plain word (`eval local x=…`) is still reported
+ * (fail closed: an evasion through a syntax error does not hide it). Shell is line-oriented, so
+ * most lines are statements; a line that does not parse alone adds nothing.
+ */
+function errorRegionLines(family: string, health: ParseHealth, alone: (line: number) => Finding[] | null): Finding[] {
+  if (family !== 'bash' || !health.hasError) return [];
+  const out: Finding[] = [];
+  let budget = MAX_ERROR_REGION_LINES;
+  let skipped = 0;
+  let firstSkipped = 0;
+  for (const { first, last } of health.errorLines) {
+    for (let line = first; line <= last; line++) {
+      if (budget-- <= 0) {
+        skipped++;
+        firstSkipped ||= line;
+        continue;
+      }
+      for (const f of alone(line) ?? []) out.push({ ...f, line_number: line, description: `${f.description} (line scanned alone: it lies in a region that does not parse)` });
+    }
+  }
+  if (skipped > 0) {
+    // Fail closed: what was not read cannot be admitted.
+    out.push({
+      rule_id: 'parse.unscanned',
+      severity: 'critical',
+      type: 'parse_error',
+      line_number: firstSkipped,
+      description: `${skipped} lines in regions that do not parse were not scanned (limit ${MAX_ERROR_REGION_LINES})`,
+    });
+  }
+  return out;
 }
 
 export function scanSource(loaded: LoadedLanguage, code: string, options: ScanOptions = {}): ScanOutput {
@@ -95,14 +163,8 @@ export function scanSource(loaded: LoadedLanguage, code: string, options: ScanOp
   if (!best) throw new Error('no source candidate');
   const { tree, prepared, view, health } = best;
   try {
-    if (health.failed) {
-      const first = health.findings[0]?.line_number ?? 1;
-      return { ok: false, wrapper: prepared.wrapper, errorCoverage: health.errorCoverage, firstErrorLine: first };
-    }
     const family = familyOf(loaded.language);
     const index = ruleIndex(family);
-    const facts = analyzerFor(family).analyze(view, index.wanted(prepared.source));
-    if (options.deadline !== undefined && performance.now() > options.deadline) throw new ScanTimeoutError();
     const ctx: MatchContext = {
       nested(inner: string): readonly Finding[] {
         if (depth + 1 >= MAX_NESTED_DEPTH) {
@@ -122,7 +184,32 @@ export function scanSource(loaded: LoadedLanguage, code: string, options: ScanOp
         return out.ok ? out.findings : [];
       },
     };
-    const findings = [...index.match(facts, prepared.source, ctx), ...health.findings];
+    const lines = prepared.source.split('\n');
+    const alone = (line: number) => lineAlone(loaded, lines[line - 1] ?? '', options.deadline);
+    if (health.failed) {
+      const first = health.findings[0]?.line_number ?? 1;
+      // The verdict is parse_failure (blocked) whatever is found; the analyzer still runs on the
+      // error-recovered tree so the caller learns which dangerous lines it did recognise. A line
+      // is listed only when it parses on its own (prose that names `child_process.exec()` is not).
+      let recovered: Finding[] = [];
+      try {
+        const facts = analyzerFor(family).analyze(view, index.wanted(prepared.source));
+        const critical = index.match(facts, prepared.source, ctx).filter((f) => f.severity === 'critical');
+        const parses = new Map<number, boolean>();
+        recovered = critical.filter((f) => {
+          if (!parses.has(f.line_number)) parses.set(f.line_number, alone(f.line_number) !== null);
+          return parses.get(f.line_number);
+        });
+      } catch (err) {
+        if (err instanceof ScanTimeoutError) throw err;
+        // Best effort only: a tree this broken may defeat an analyzer; the input stays blocked.
+      }
+      recovered.push(...errorRegionLines(family, health, alone));
+      return { ok: false, wrapper: prepared.wrapper, errorCoverage: health.errorCoverage, firstErrorLine: first, recovered: normalizeFindings(recovered) };
+    }
+    const facts = analyzerFor(family).analyze(view, index.wanted(prepared.source));
+    if (options.deadline !== undefined && performance.now() > options.deadline) throw new ScanTimeoutError();
+    const findings = [...index.match(facts, prepared.source, ctx), ...health.findings, ...errorRegionLines(family, health, alone)];
     if (depth === 0) findings.push(...index.matchText(code));
     return { ok: true, findings: normalizeFindings(findings), wrapper: prepared.wrapper, errorCoverage: health.errorCoverage };
   } finally {

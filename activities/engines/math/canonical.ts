@@ -15,7 +15,8 @@
 //   exp(c·log u) = u^c (integer c)            u^v = exp(v·log u) (principal power, u != 0)
 //   gamma(z+1) = z·gamma(z), n! = gamma(n+1), binomial(n,k) = n!/(k!(n-k)!)
 //   under the request's assumptions only: log of products/quotients/powers of positives,
-//   log(exp(E)) = E for real E, roots of non-negative or real monomials, |u| = u for u >= 0
+//   log(exp(E)) = E for real E, roots of non-negative or real monomials, |u| = u for u >= 0,
+//   |u|^2 = u^2 for real u, log(q^k) = k·log(q) for a positive polynomial q
 //   sin, cos at rational multiples of pi with denominators 1, 2, 3, 4, 6
 //   special values: sin(0), cos(0), exp(0), log(1), log10(10^k), log2(2^k), asin(0), acos(1), atan(0)
 //   abs, sign, floor, ceil, round, min, max, mod, gcd, lcm, n! of rational constants: exact
@@ -108,6 +109,11 @@ const MAX_BINOMIAL_N = MATH_LIMITS.maxBinomialN;
 /** Expansion bounds: basis angles per argument, and the sum of |n_j| (sin(24x) expands, sin(25x) does not). */
 const MAX_ANGLE_PARTS = 6;
 const MAX_ANGLE_MULTIPLE = 24;
+
+function isPrime(k: number): boolean {
+  for (let d = 2; d * d <= k; d++) if (k % d === 0) return false;
+  return k >= 2;
+}
 
 function lcmBig(a: bigint, b: bigint): bigint {
   const g = R.gcd(a, b);
@@ -577,6 +583,14 @@ export class Canonicalizer {
         this.rules.add('pythagorean_sin_cos');
         if (e % 2 === 0) factors.delete(key);
         else factors.set(key, 1);
+      } else if (f.kind === 'opaque' && f.arg && e >= 2 && f.key.startsWith('abs(') && this.polyEqual(f.arg.den, ONE_POLY)) {
+        // |u|^2 = u^2 for real u, so |u|^e = u^(e - e mod 2)·|u|^(e mod 2): one form for |x|^3 and x^2·|x|.
+        const uses = new Set<string>();
+        if (!this.isRealPoly(f.arg.num, uses)) continue;
+        extra.push(this.polyPow(f.arg.num, e - (e % 2)));
+        this.commit(uses, 'abs_square_of_real');
+        if (e % 2 === 0) factors.delete(key);
+        else factors.set(key, 1);
       }
     }
     if (exp && exp.num.size === 0) exp = null;
@@ -931,13 +945,93 @@ export class Canonicalizer {
     }
     // A positive monomial content g times a positive rest: log(g·rest) = log(g) + log(rest).
     const content = this.monomialContent(u.num);
-    if (!content) return null;
+    if (!content) return this.logOfPositivePolynomial(u.num, uses);
     const rest = this.normalize(u.num, content);
     if (!this.polyEqual(rest.den, ONE_POLY) || rest.num.size !== u.num.size) return null;
     const g: RF = { num: content, den: ONE_POLY };
     if (!this.isPositivePoly(content, uses) || !this.isPositivePoly(rest.num, uses)) return null;
     this.commit(uses, 'log_of_product');
     return this.add(this.log(g), this.log(rest));
+  }
+
+  /**
+   * log of a positive polynomial p (several terms, no monomial content), real logarithms:
+   *   log(c·q) = log(c) + log(q)       for the positive rational content c of p,
+   *   log(q^k) = k·log(q)              when p = q^k exactly and q > 0 under the assumptions.
+   * So log((y+1)^2) and 2·log(y+1) meet; a base that is not provably positive, as y - 1, is left alone.
+   */
+  private logOfPositivePolynomial(p: Poly, uses: Set<string>): RF | null {
+    if (p.size < 2 || !this.isPositivePoly(p, uses)) return null;
+    let num = 0n;
+    let den = 1n;
+    for (const t of p.values()) {
+      num = R.gcd(num, t.coef.n < 0n ? -t.coef.n : t.coef.n);
+      den = lcmBig(den, t.coef.d);
+    }
+    const c = R.q(num, den);
+    if (!R.isOne(c)) {
+      this.commit(uses, 'log_of_product');
+      return this.add(this.log(this.constant(c)), this.log({ num: this.polyScale(p, R.div(R.ONE, c)), den: ONE_POLY }));
+    }
+    const root = this.perfectPower(p);
+    if (!root) return null;
+    const base: RF = { num: root.base, den: ONE_POLY };
+    if (!this.isPositivePoly(root.base, uses)) return null;
+    this.commit(uses, 'log_of_power');
+    return this.mul(this.constant(R.qInt(root.k)), this.log(base));
+  }
+
+  /**
+   * p = q^k for a prime k and a polynomial q with positive leading coefficient (plain
+   * polynomials in variables), found term by term in lexicographic order and checked exactly.
+   */
+  private perfectPower(p: Poly): { base: Poly; k: number } | null {
+    const terms = [...p.values()];
+    if (!terms.every((t) => !t.mono.exp && t.mono.factors.every(([k, e]) => e > 0 && this.factors.get(k)?.kind === 'var'))) return null;
+    const vars = [...new Set(terms.flatMap((t) => t.mono.factors.map(([k]) => k)))].sort();
+    const vec = (t: Term) => {
+      const m = new Map(t.mono.factors);
+      return vars.map((v) => m.get(v) ?? 0);
+    };
+    const lexCompare = (a: number[], b: number[]) => {
+      for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return (b[i] as number) - (a[i] as number);
+      return 0;
+    };
+    const leading = (q: Poly): Term => [...q.values()].sort((a, b) => lexCompare(vec(a), vec(b)))[0] as Term;
+    const lead = leading(p);
+    const leadVec = vec(lead);
+    let g = 0;
+    for (const e of leadVec) g = Number(R.gcd(BigInt(g), BigInt(e)));
+    for (let k = 2; k <= g; k++) {
+      if (g % k !== 0 || !isPrime(k)) continue; // q^(a·b) is found as (q^a)^b by recursion
+      const rootOf = (c: Q): Q | null => {
+        if (R.sign(c) <= 0) return null;
+        const n = R.exactRoot(c.n, k);
+        const d = R.exactRoot(c.d, k);
+        return n === null || d === null ? null : R.q(n, d);
+      };
+      const leadCoef = rootOf(lead.coef);
+      if (!leadCoef) continue;
+      const mono = (exps: number[]) => this.normalizeMono(new Map(vars.map((v, i) => [v, exps[i] as number] as [string, number])), null);
+      const qLead = this.polyScale(mono(leadVec.map((e) => e / k)), leadCoef);
+      // Each step: rest = p - q^k; its leading term is k·lead(q)^(k-1)·(next term of q).
+      const divisor = this.polyScale(this.polyPow(qLead, k - 1), R.qInt(k));
+      const divTerm = leading(divisor);
+      let q = qLead;
+      for (let steps = 0; steps <= p.size + 8; steps++) {
+        this.charge(p.size);
+        const rest = this.polyAdd(p, this.polyScale(this.polyPow(q, k), R.qInt(-1)));
+        if (rest.size === 0) {
+          this.rules.add('polynomial_perfect_power');
+          return { base: q, k };
+        }
+        const top = leading(rest);
+        const exps = vec(top).map((e, i) => e - (vec(divTerm)[i] as number));
+        if (exps.some((e) => e < 0)) break;
+        q = this.polyAdd(q, this.polyScale(mono(exps), R.div(top.coef, divTerm.coef)));
+      }
+    }
+    return null;
   }
 
   /** The largest monomial with positive exponents dividing every term (null when it is 1). */
@@ -1018,13 +1112,28 @@ export class Canonicalizer {
     }
   }
 
+  /** Every term ≥ 0 and at least one term > 0 (y + 1 for non-negative y). */
   private isPositivePoly(p: Poly, uses: Set<string>): boolean {
     if (p.size === 0) return false;
+    const local = new Set<string>();
+    let strict = false;
     for (const t of p.values()) {
       if (R.sign(t.coef) <= 0) return false;
-      if (t.mono.exp && !this.isRealRF(t.mono.exp, uses)) return false;
-      if (!t.mono.factors.every(([k]) => this.isPositiveFactor(this.factors.get(k) as Factor, uses))) return false;
+      if (t.mono.exp && !this.isRealRF(t.mono.exp, local)) return false;
+      const trial = new Set<string>();
+      if (t.mono.factors.every(([k]) => this.isPositiveFactor(this.factors.get(k) as Factor, trial))) {
+        strict = true;
+        for (const u of trial) local.add(u);
+        continue;
+      }
+      for (const [k, e] of t.mono.factors) {
+        const f = this.factors.get(k) as Factor;
+        if (e < 0 && !this.isPositiveFactor(f, local)) return false;
+        if (!this.isNonnegativeFactor(f, local) && !(e % 2 === 0 && this.isRealFactor(f, local))) return false;
+      }
     }
+    if (!strict) return false;
+    for (const u of local) uses.add(u);
     return true;
   }
 
@@ -1243,7 +1352,8 @@ export class Canonicalizer {
       this.commit(uses, 'abs_of_nonnegative');
       return u;
     }
-    return this.opaque('abs', [u]);
+    // The argument is kept so |u|^2 = u^2 can apply to a real u (normalizeMono).
+    return this.atom({ kind: 'opaque', key: `abs(${this.render(u)})`, vars: this.varsOf(u), arg: u });
   }
 
   private signOf(u: RF): RF {

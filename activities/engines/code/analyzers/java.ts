@@ -68,9 +68,22 @@ const WELL_KNOWN: Readonly<Record<string, string>> = {
   Velocity: 'org.apache.velocity.app',
   VelocityEngine: 'org.apache.velocity.app',
   Ognl: 'ognl',
+  OgnlUtil: 'com.opensymphony.xwork2.ognl',
+  OgnlValueStack: 'com.opensymphony.xwork2.ognl',
+  ValueStack: 'com.opensymphony.xwork2.util',
   DefaultExecutor: 'org.apache.commons.exec',
   NoopHostnameVerifier: 'org.apache.http.conn.ssl',
 };
+
+/**
+ * OGNL evaluators reached through a receiver the snippet never declares (`ognlUtil.getValue(…)`
+ * with no field in sight): the receiver's name decides, failing closed. A receiver declared with
+ * another type resolves to that type instead.
+ */
+const UNDECLARED_OGNL: ReadonlyArray<{ receiver: RegExp; methods: ReadonlySet<string>; type: string }> = [
+  { receiver: /ognl/i, methods: new Set(['getValue', 'setValue', 'findValue', 'compile']), type: 'com.opensymphony.xwork2.ognl.OgnlUtil' },
+  { receiver: /valuestack|^stack$/i, methods: new Set(['findValue', 'findString', 'setValue', 'setParameter']), type: 'com.opensymphony.xwork2.util.ValueStack' },
+];
 
 const PRIMITIVES = new Set(['var', 'int', 'long', 'short', 'byte', 'char', 'boolean', 'float', 'double', 'void']);
 const IMPORT = /import\s+(static\s+)?([\w.\s]+?)(\s*\.\s*\*)?\s*;/y;
@@ -401,6 +414,11 @@ class JavaAnalysis extends AnalysisBase implements ExprOps {
         const type = v.field(node, 'type');
         names = type ? this.typeRefs(v.text(type)) : [];
       } else names = this.methodNames(node, scope);
+    }
+    if (plain && plain.parts.length === 2 && names.length === 1 && names[0] === plain.parts.join('.')) {
+      // The receiver resolved to nothing but its own name: it is not declared in the snippet.
+      const [receiver, method] = plain.parts;
+      for (const o of UNDECLARED_OGNL) if (o.receiver.test(receiver) && o.methods.has(method)) names = [...names, `${o.type}#${method}`];
     }
     if (names.length === 0) return;
     const argsNode = v.field(node, 'arguments');
