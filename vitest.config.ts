@@ -34,6 +34,16 @@ export default defineConfig({
       },
       {
         test: {
+          // In-process tier: the real Koa app with a scripted Temporal client, no stack
+          // (test/inproc/harness.ts): validation matrices and error mapping in milliseconds.
+          name: 'inproc',
+          include: ['test/inproc/**/*.test.ts'],
+          testTimeout: 30_000,
+          maxWorkers: PARALLEL,
+        },
+      },
+      {
+        test: {
           // Workflow tier: workflows on @temporalio/testing against the project's own temporal
           // CLI, with scripted activities; no stack needed.
           name: 'workflow',
