@@ -1,10 +1,10 @@
 // /verify/consensus as an activity: the engines run in parallel inside it under the 30 s
-// aggregate deadline (activities/engines/consensus/run.ts); then the proofs of VERIFIED engine
+// aggregate deadline (activities/consensus/run.ts); then the proofs of VERIFIED engine
 // runs are retained, and a consensus that every engine VERIFIED gets its own proof artifact
 // (listing the engine proofs) and an attestation. Nothing else can make it VERIFIED.
 import { SERVICE_VERSION } from '../core/version.js';
 import { finalizeOutcome, retainProof, type ProofContext } from './proofs.js';
-import { requiredPercent, runConsensus, type ChainEntry, type VerificationMode } from './engines/consensus/run.js';
+import { requiredPercent, runConsensus, type ChainEntry, type VerificationMode } from './consensus/run.js';
 import type { VerifyActivityInput } from './types.js';
 
 export interface ConsensusRequest {

@@ -1,9 +1,9 @@
 // Activities of the engines that answer with the contract's DiagnosticResult (+ admission):
 // /verify/code and /verify/sql. Each runs its pure engine, then finalizeOutcome retains the
 // proof and signs the attestation; only that path can yield VERIFIED.
-import { CONSTRAINT } from './engines/code/index.js';
-import { blockedOutcome } from './engines/code/verdict.js';
-import { postgresCheckFor, validateSqlRequest } from './engines/sql/index.js';
+import { CONSTRAINT } from '../engines/code/index.js';
+import { blockedOutcome } from '../engines/code/verdict.js';
+import { postgresCheckFor, validateSqlRequest } from '../engines/sql/index.js';
 import { finalizeOutcome, type ProofContext } from './proofs.js';
 import { blockedDiagnostic, type EngineOutcome } from '../core/diagnostic.js';
 import { ApplicationFailure } from '@temporalio/common';

@@ -4,7 +4,7 @@
 // string literal, is refused too: the model's output is malformed, so ERROR). The solve itself is the existing verifyLogicActivity.
 import type { ProviderName } from '../core/providers-config.js';
 import { screenText } from '../engines/nl/injection-screen.js';
-import { compileLogicQuery, LogicInputError } from './engines/logic/index.js';
+import { compileLogicQuery, LogicInputError } from '../engines/logic/index.js';
 import { providerFailure, translateLogic, type LogicTranslation } from './providers/index.js';
 import type { VerifyActivityInput } from './types.js';
 

@@ -1,6 +1,6 @@
 // /verify/logic as an activity: the DSL is solved by Z3 in the worker-thread pool, and a SAT
 // model is re-checked by the engine's own evaluator before it is reported.
-import { solveLogic, LogicInputError, INTERNAL_VERIFICATION_ERROR } from './engines/logic/index.js';
+import { solveLogic, LogicInputError, INTERNAL_VERIFICATION_ERROR } from '../engines/logic/index.js';
 import type { VerifyActivityInput } from './types.js';
 import type { LogicActivityResult } from '../core/verification-io.js';
 export type { LogicActivityResult };

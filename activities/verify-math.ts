@@ -1,7 +1,7 @@
 // /verify/math as an activity: the pure engine, then proof retention and attestation for
 // proven identities. Everything that is not a retained, attested proof is reported as
 // UNVERIFIABLE (or BLOCKED, as the engine decided): evaluation alone is never VERIFIED.
-import type { MathRequest, MathResponse } from './engines/math.js';
+import type { MathRequest, MathResponse } from '../engines/math.js';
 import { engineBudgetMs, runIsolated } from './isolation/run.js';
 import { retainProof, SIGNING_ERROR_CONSTRAINT, type ProofContext } from './proofs.js';
 import { AttestationError } from '../core/attestation.js';

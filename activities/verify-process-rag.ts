@@ -2,8 +2,8 @@
 // contract's own shapes (verified flags and rates, no proof_ref). The route validated the
 // request; the engine validates again (in its worker thread) because the RAG rate is parsed into
 // exact fractions. Both run in the engine pool under their deadline (docs/isolation.md).
-import type { IracResult, MilestonesResult } from './engines/process.js';
-import type { RagResult } from './engines/rag.js';
+import type { IracResult, MilestonesResult } from '../engines/process.js';
+import type { RagResult } from '../engines/rag.js';
 import type { VerifyActivityInput } from './types.js';
 import { engineBudgetMs, runIsolated } from './isolation/run.js';
 

@@ -6,9 +6,9 @@
 import type { DiagnosticResult } from '../core/diagnostic.js';
 import type { Store } from '../core/store.js';
 import { loadUpload } from '../core/uploads.js';
-import { verifyStatsClaim } from './engines/stats/verify.js';
+import { verifyStatsClaim } from './stats/verify.js';
 import type { VerifyActivityInput } from './types.js';
-import type { StatsQueryParse } from './engines/stats/query.js';
+import type { StatsQueryParse } from '../engines/stats/query.js';
 import { engineBudgetMs, runIsolated } from './isolation/run.js';
 import type { StatsActivityInput } from '../core/verification-io.js';
 export type { StatsActivityInput };

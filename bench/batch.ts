@@ -5,7 +5,7 @@
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { startBenchStack } from './bench-stack.js';
-import { mathBatchOutcome } from '../activities/engines/math.js';
+import { mathBatchOutcome } from '../engines/math.js';
 
 const args = process.argv.slice(2);
 const arg = (name: string, def: string) => {

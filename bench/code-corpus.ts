@@ -11,7 +11,7 @@
 // labelled.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { scanCode } from '../activities/engines/code/index.js';
+import { scanCode } from '../engines/code/index.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const MANIFEST = join(ROOT, 'test/fixtures/code/third-party/manifest.json');

@@ -7,7 +7,7 @@
 // (RSS, heap, external) before and after BENCH_SCANS (default 10,000) scans of the 100-line
 // files, to show that trees and parsers are freed and reused.
 import { loadavg } from 'node:os';
-import { scanCode } from '../activities/engines/code/index.js';
+import { scanCode } from '../engines/code/index.js';
 
 type Generator = { header: string; block: (i: number) => string };
 

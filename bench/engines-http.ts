@@ -3,12 +3,12 @@
 //   npx tsx bench/engines-http.ts [--requests 60]
 import { performance } from 'node:perf_hooks';
 import { startBenchStack, percentile } from './bench-stack.js';
-import { verifySql } from '../activities/engines/sql/index.js';
-import { validateSqlRequest } from '../activities/engines/sql/index.js';
-import { verifyProcess, validateProcessRequest } from '../activities/engines/process.js';
-import { verifyRag, validateRagRequest } from '../activities/engines/rag.js';
-import { solveLogic, shutdownLogicPool } from '../activities/engines/logic/index.js';
-import { scanCode } from '../activities/engines/code/index.js';
+import { verifySql } from '../engines/sql/index.js';
+import { validateSqlRequest } from '../engines/sql/index.js';
+import { verifyProcess, validateProcessRequest } from '../engines/process.js';
+import { verifyRag, validateRagRequest } from '../engines/rag.js';
+import { solveLogic, shutdownLogicPool } from '../engines/logic/index.js';
+import { scanCode } from '../engines/code/index.js';
 
 const args = process.argv.slice(2);
 const i = args.indexOf('--requests');

@@ -3,7 +3,7 @@
 // Prints p50/p95/max per query kind and overall. The pool is warmed up first, so worker
 // start-up is not counted.
 
-import { LogicPool, solveLogic } from '../activities/engines/logic/index.js';
+import { LogicPool, solveLogic } from '../engines/logic/index.js';
 
 const QUERIES: Array<[string, string]> = [
   ['linear Int SAT', '(AND (GT x 5) (LT y 10) (EQ (PLUS x y) 12))'],

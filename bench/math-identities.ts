@@ -5,7 +5,7 @@
 // Regenerate the set (installs the pinned SymPy into .tools/):
 //   bash bench/math-identities.sh
 import { readFileSync } from 'node:fs';
-import { verifyMath, type MathRequest } from '../activities/engines/math.js';
+import { verifyMath, type MathRequest } from '../engines/math.js';
 
 /** `context`: the assumptions SymPy's symbols carried, as the engine's request context. */
 interface Entry { family: string; expression: string; context?: MathRequest['context'] }

@@ -5,7 +5,7 @@
 import { performance } from 'node:perf_hooks';
 import { Client, Connection } from '@temporalio/client';
 import { startBenchStack } from './bench-stack.js';
-import { verifyMath } from '../activities/engines/math.js';
+import { verifyMath } from '../engines/math.js';
 import { temporalDataConverter } from '../core/payload-codec.js';
 
 const args = process.argv.slice(2);

@@ -10,7 +10,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { verifySqlChecked, shutdownPgCheck, warmUpPgCheck } from '../activities/engines/sql/index.js';
+import { verifySqlChecked, shutdownPgCheck, warmUpPgCheck } from '../engines/sql/index.js';
 
 const OWN = new URL('../test/fixtures/sql/', import.meta.url).pathname;
 const EXTERNAL = process.env.SVC_SQL_WORKLOADS_DIR ?? new URL('../.tools/corpora/sql/', import.meta.url).pathname;

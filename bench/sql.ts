@@ -2,8 +2,8 @@
 // malicious, blocked; several dialects). Prints p50 / p95 / p99 / max per kind and overall.
 //   npx tsx bench/sql.ts [--rounds N]      (default 40 rounds over the mix, after 3 warm-up rounds)
 import { performance } from 'node:perf_hooks';
-import { verifySql } from '../activities/engines/sql/index.js';
-import type { SqlDialect } from '../activities/engines/sql/dialects.js';
+import { verifySql } from '../engines/sql/index.js';
+import type { SqlDialect } from '../engines/sql/dialects.js';
 
 const DDL = `
 CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT, email TEXT, password_hash TEXT, country TEXT, created_at TEXT);

@@ -8,11 +8,11 @@ import { createSigner } from '../core/signer.js';
 import { logger } from '../core/logger.js';
 import { temporalDataConverter } from '../core/payload-codec.js';
 import { createActivities } from '../activities/index.js';
-import { getLogicPool, shutdownLogicPool } from '../activities/engines/logic/index.js';
+import { getLogicPool, shutdownLogicPool } from '../engines/logic/index.js';
 import { reapSandboxContainers } from '../activities/sandbox/runner.js';
 import { getEnginePool, shutdownEnginePool } from '../activities/isolation/engine-pool.js';
 import { shutdownGuardPool } from '../activities/agent-guard-pool.js';
-import { warmUpPgCheck } from '../activities/engines/sql/index.js';
+import { warmUpPgCheck } from '../engines/sql/index.js';
 
 const log = logger('worker');
 

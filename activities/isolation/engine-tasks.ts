@@ -2,12 +2,12 @@
 // that see user input, behind one message-shaped entry point. Inputs and results cross the
 // thread boundary by structured clone, so they are plain data; the results are exactly what
 // the engines return when called in-process.
-import { verifyMath, mathBatchOutcome, type MathRequest } from '../engines/math.js';
-import { validateProcessRequest, verifyProcess } from '../engines/process.js';
-import { validateRagRequest, verifyRag } from '../engines/rag.js';
-import { scanCode } from '../engines/code/index.js';
-import { validateSqlRequest, verifySql, type VerifySqlEngines } from '../engines/sql/index.js';
-import { parseStatsQuery } from '../engines/stats/query.js';
+import { verifyMath, mathBatchOutcome, type MathRequest } from '../../engines/math.js';
+import { validateProcessRequest, verifyProcess } from '../../engines/process.js';
+import { validateRagRequest, verifyRag } from '../../engines/rag.js';
+import { scanCode } from '../../engines/code/index.js';
+import { validateSqlRequest, verifySql, type VerifySqlEngines } from '../../engines/sql/index.js';
+import { parseStatsQuery } from '../../engines/stats/query.js';
 import { threadId } from 'node:worker_threads';
 
 export type EngineTask =

@@ -7,9 +7,9 @@ import { logicRequestSchema } from '../../contract/logic.js';
 // The one remaining reach into an engine (docs/architecture.md, "Layers"): the DSL front end
 // (parser, type check; no solver) answers syntax errors with 400 and policy violations with
 // 403 before any workflow or audit entry exists.
-import { compileLogicQuery } from '../../activities/engines/logic/compile.js';
-import { looksLikeDsl } from '../../activities/engines/logic/detect.js';
-import { LogicInputError } from '../../activities/engines/logic/errors.js';
+import { compileLogicQuery } from '../../engines/logic/compile.js';
+import { looksLikeDsl } from '../../engines/logic/detect.js';
+import { LogicInputError } from '../../engines/logic/errors.js';
 import { logicNaturalLanguageDeadlineMs } from '../../core/engines.js';
 import { HttpError } from '../errors.js';
 import type { AppDeps } from '../deps.js';

@@ -1,7 +1,7 @@
 // Which deterministic engine an agent's query belongs to (math, logic, code, SQL), and the
 // engine input built from it. Anything else is not routed: the response then says that only
 // the guards ran. Pure; no regex here can backtrack (fences are found with indexOf).
-import { looksLikeDsl } from '../../activities/engines/logic/index.js';
+import { looksLikeDsl } from '../logic/index.js';
 
 export type EngineRoute =
   | { engine: 'math'; input: { expression: string } }

@@ -3,7 +3,7 @@
 // compared with the translation's own claimed answer. Pure. The outcome is at most
 // "the expression evaluates to this value": it says nothing about whether the translation
 // meant what the question meant (trust_boundary.query_semantics_verified is always false).
-import { verifyMath } from '../../activities/engines/math.js';
+import { verifyMath } from '../math.js';
 
 export type InnerStatus = 'VERIFIED' | 'CORRECTION_NEEDED';
 

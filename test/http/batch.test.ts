@@ -9,7 +9,7 @@ import { db, get, newTenant, post, stackEnv, type Member } from './helpers.js';
 import { startExtraApi } from './extra-api.js';
 import { ManagedProcess, ROOT } from '../../infra/stack.js';
 import { sha256Ref } from '../../core/canonical-json.js';
-import { mathBatchOutcome } from '../../activities/engines/math.js';
+import { mathBatchOutcome } from '../../engines/math.js';
 import { temporalDataConverter } from '../../core/payload-codec.js';
 import { AMBIGUOUS, BARE, CODE, DDL, DIFFER, HARD_LOGIC, IDENTITY, call, sleep, waitCompleted } from './batch-fixtures.js';
 

@@ -17,10 +17,10 @@ import {
   scanCode,
   scanCodeRaw,
   type Issue,
-} from '../../activities/engines/code/index.js';
-import { base62, crc32, isValidV2Body, v2Checksum } from '../../activities/engines/code/api-key-checksum.js';
-import { globToRegExp } from '../../activities/engines/code/match.js';
-import { isPasswordName } from '../../activities/engines/code/predicates.js';
+} from '../../engines/code/index.js';
+import { base62, crc32, isValidV2Body, v2Checksum } from '../../engines/code/api-key-checksum.js';
+import { globToRegExp } from '../../engines/code/match.js';
+import { isPasswordName } from '../../engines/code/predicates.js';
 
 const FIXTURES = path.resolve(__dirname, '../fixtures/code');
 const require = createRequire(import.meta.url);
@@ -211,19 +211,19 @@ describe('verdict rows', () => {
 
   it('internal failure → BLOCKED code_verifier.internal_error (fails closed)', async () => {
     vi.resetModules();
-    vi.doMock('../../activities/engines/code/runtime.js', () => ({
+    vi.doMock('../../engines/code/runtime.js', () => ({
       getLanguage: () => Promise.reject(new Error('grammar missing')),
       parserIdentity: () => Promise.reject(new Error('grammar missing')),
     }));
     try {
-      const fresh = await import('../../activities/engines/code/index.js');
+      const fresh = await import('../../engines/code/index.js');
       expect(await fresh.scanCode('print(1)', 'python')).toEqual({
         kind: 'blocked',
         agentMessage: 'Code verification failed because of an internal error; the code was not verified.',
         developerFields: { constraint_id: 'code_verifier.internal_error', is_valid: false },
       });
     } finally {
-      vi.doUnmock('../../activities/engines/code/runtime.js');
+      vi.doUnmock('../../engines/code/runtime.js');
       vi.resetModules();
     }
   });

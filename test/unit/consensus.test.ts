@@ -2,12 +2,12 @@
 // arithmetic translation (JSON tree and logic DSL), answer agreement, and the aggregate
 // deadline with injected engines (no sandbox, no Z3 needed here).
 import { describe, expect, it } from 'vitest';
-import { answersAgree, combine, engineConfidence, numericValue, type Answer } from '../../activities/engines/consensus/agreement.js';
-import { encodeForZ3, translateArithmetic } from '../../activities/engines/consensus/arith.js';
-import { classifyQuery, statisticExpression } from '../../activities/engines/consensus/query.js';
-import { closedValue, runMathEngine } from '../../activities/engines/consensus/math-engine.js';
-import { enginesFor, requiredPercent, runConsensus, toChainEntry } from '../../activities/engines/consensus/run.js';
-import type { EngineRun } from '../../activities/engines/consensus/types.js';
+import { answersAgree, combine, engineConfidence, numericValue, type Answer } from '../../activities/consensus/agreement.js';
+import { encodeForZ3, translateArithmetic } from '../../activities/consensus/arith.js';
+import { classifyQuery, statisticExpression } from '../../activities/consensus/query.js';
+import { closedValue, runMathEngine } from '../../activities/consensus/math-engine.js';
+import { enginesFor, requiredPercent, runConsensus, toChainEntry } from '../../activities/consensus/run.js';
+import type { EngineRun } from '../../activities/consensus/types.js';
 
 const num = (text: string, precision: Answer['precision'] = 'exact'): Answer => ({ kind: 'number', text, precision });
 const bool = (text: 'true' | 'false', precision: Answer['precision'] = 'exact'): Answer => ({ kind: 'boolean', text, precision });

@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FairSlots } from '../../core/fair-slots.js';
 import { EnginePool } from '../../activities/isolation/engine-pool.js';
 import { runEngineTask, type EngineTask } from '../../activities/isolation/engine-tasks.js';
-import { LogicPool } from '../../activities/engines/logic/pool.js';
-import { solveLogic } from '../../activities/engines/logic/index.js';
+import { LogicPool } from '../../engines/logic/pool.js';
+import { solveLogic } from '../../engines/logic/index.js';
 
 describe('FairSlots', () => {
   it('caps one organization at its share: another still gets a slot at once', async () => {

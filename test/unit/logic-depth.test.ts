@@ -1,8 +1,8 @@
 // Logic DSL depth (issue 15): VAR declarations wherever a conjunct stands, quantifiers solved
 // by Z3, and unsat cores over the named conjuncts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LogicPool, LogicSyntaxError, compileLogicQuery, solveLogic, type LogicResult } from '../../activities/engines/logic/index.js';
-import { setModelTamperHookForTests } from '../../activities/engines/logic/test-hooks.js';
+import { LogicPool, LogicSyntaxError, compileLogicQuery, solveLogic, type LogicResult } from '../../engines/logic/index.js';
+import { setModelTamperHookForTests } from '../../engines/logic/test-hooks.js';
 
 let pool: LogicPool;
 beforeAll(async () => {

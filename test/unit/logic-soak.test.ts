@@ -2,7 +2,7 @@
 // memory stays flat (Z3 allocation per worker, worker JS heap, process RSS) — i.e. every
 // solve releases its Z3 context, solver and model.
 import { describe, expect, it } from 'vitest';
-import { LogicPool, solveLogic } from '../../activities/engines/logic/index.js';
+import { LogicPool, solveLogic } from '../../engines/logic/index.js';
 
 const TOTAL = 5_000;
 const WARM_UP = 500;

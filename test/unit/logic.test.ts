@@ -16,10 +16,10 @@ import {
   solveLogic,
   type LogicBlockedReason,
   type LogicResult,
-} from '../../activities/engines/logic/index.js';
-import { checkModel, type ModelValue } from '../../activities/engines/logic/evaluator.js';
-import { Rational, euclideanDivMod } from '../../activities/engines/logic/rational.js';
-import { setModelTamperHookForTests } from '../../activities/engines/logic/test-hooks.js';
+} from '../../engines/logic/index.js';
+import { checkModel, type ModelValue } from '../../engines/logic/evaluator.js';
+import { Rational, euclideanDivMod } from '../../engines/logic/rational.js';
+import { setModelTamperHookForTests } from '../../engines/logic/test-hooks.js';
 
 // Fermat n=3 over positive integers: Z3 can neither find a model nor refute it.
 const PATHOLOGICAL = '(AND (GT x 0) (GT y 0) (GT z 0) (EQ (PLUS (POW x 3) (POW y 3)) (POW z 3)))';

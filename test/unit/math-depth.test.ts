@@ -3,7 +3,7 @@
 // family. Every proof names the assumptions it used; false claims are never VERIFIED and a
 // counterexample satisfies the declared assumptions.
 import { describe, expect, it } from 'vitest';
-import { mathRequestSchema, verifyMath, type MathRequest, type MathResponse } from '../../activities/engines/math.js';
+import { mathRequestSchema, verifyMath, type MathRequest, type MathResponse } from '../../engines/math.js';
 
 const v = (expression: string, extra: Partial<MathRequest> = {}): MathResponse => verifyMath({ expression, ...extra });
 const ctx = (context: MathRequest['context']) => ({ context });

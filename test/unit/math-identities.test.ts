@@ -3,7 +3,7 @@
 // context when SymPy's symbols carried assumptions (bench/math-identities.ts prints the figures).
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { verifyMath, type MathRequest } from '../../activities/engines/math.js';
+import { verifyMath, type MathRequest } from '../../engines/math.js';
 
 /** `context`: the assumptions the SymPy symbols carried (the engine's request context). */
 interface Entry { family: string; expression: string; context?: MathRequest['context'] }

@@ -9,9 +9,9 @@ import {
   verifyMath,
   type MathRequest,
   type MathResponse,
-} from '../../activities/engines/math.js';
-import { DISABLED_FUNCTIONS, lockedMath, M, parseMath } from '../../activities/engines/math/mathjs-instance.js';
-import { samplePoint } from '../../activities/engines/math/sampling.js';
+} from '../../engines/math.js';
+import { DISABLED_FUNCTIONS, lockedMath, M, parseMath } from '../../engines/math/mathjs-instance.js';
+import { samplePoint } from '../../engines/math/sampling.js';
 import { buildDiagnostic } from '../../core/diagnostic.js';
 import { canonicalJson } from '../../core/canonical-json.js';
 

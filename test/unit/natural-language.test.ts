@@ -8,7 +8,7 @@ import { normalizeForScreen, screenText } from '../../engines/nl/injection-scree
 import { evaluateTranslation } from '../../engines/nl/evaluate-translation.js';
 import { configuredProviders, providerTimeoutMs, resolveProvider } from '../../core/providers-config.js';
 import { svcOverrides } from '../../infra/stack.js';
-import { runConsensus } from '../../activities/engines/consensus/run.js';
+import { runConsensus } from '../../activities/consensus/run.js';
 
 describe('local arithmetic translator', () => {
   it.each([

@@ -7,7 +7,7 @@ import {
   verifyIrac,
   verifyMilestones,
   verifyProcess,
-} from '../../activities/engines/process.js';
+} from '../../engines/process.js';
 
 const NONE = { issue: null, rule: null, application: null, conclusion: null };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseRate, ragRequestSchema, validateRagRequest, verifyRag, type RagResult } from '../../activities/engines/rag.js';
+import { parseRate, ragRequestSchema, validateRagRequest, verifyRag, type RagResult } from '../../engines/rag.js';
 
 const chunk = (id: string | number, documentId: string) => ({ id, metadata: { document_id: documentId } });
 

@@ -4,7 +4,7 @@
 // its former backtracking implementation on random traces: same results.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { TRACE_PREFILTERS, verifyIrac, verifyMilestones } from '../../activities/engines/process.js';
+import { TRACE_PREFILTERS, verifyIrac, verifyMilestones } from '../../engines/process.js';
 import * as reference from './fixtures/process-regex-reference.js';
 import { findPhrase, foldCodePoint, foldPhrase, foldText } from '../../engines/text/phrase-search.js';
 
@@ -83,10 +83,10 @@ describe('same results as the former regular expressions', () => {
 });
 
 // The other engines' former quadratic or worse expressions, compared with their rewrites.
-import { SQL_TEXT } from '../../activities/engines/code/predicates.js';
-import { likeMatches } from '../../activities/engines/sql/tautology.js';
-import { splitAliasColumns } from '../../activities/engines/sql/parser.js';
-import { nameWords } from '../../activities/engines/sql/sensitive.js';
+import { SQL_TEXT } from '../../engines/code/predicates.js';
+import { likeMatches } from '../../engines/sql/tautology.js';
+import { splitAliasColumns } from '../../engines/sql/parser.js';
+import { nameWords } from '../../engines/sql/sensitive.js';
 
 const FORMER_SQL_TEXT = /\b(?:select\s[\s\S]*\bfrom|insert\s+into|update\s+\S+\s+set|delete\s+from|drop\s+(?:table|database)|create\s+table|alter\s+table|truncate\s|replace\s+into|union\s+select|where\s)/i;
 const formerLike = (l: string, r: string) => new RegExp(`^${r.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/%/g, '.*').replace(/_/g, '.')}$`, 'si').test(l);

@@ -2,9 +2,9 @@
 // executed) decides names and types; malice checks stay on top; TPC-H/TPC-DS shapes pass.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { shutdownPgCheck, verifySql, verifySqlChecked, warmUpPgCheck } from '../../activities/engines/sql/index.js';
-import { readPgSchema } from '../../activities/engines/sql/pg-check.js';
-import { parsePgNodeTree, PgTreeError } from '../../activities/engines/sql/pg-tree.js';
+import { shutdownPgCheck, verifySql, verifySqlChecked, warmUpPgCheck } from '../../engines/sql/index.js';
+import { readPgSchema } from '../../engines/sql/pg-check.js';
+import { parsePgNodeTree, PgTreeError } from '../../engines/sql/pg-tree.js';
 
 const fixture = (p: string) => readFileSync(new URL(`../fixtures/sql/${p}`, import.meta.url), 'utf8');
 const SHOP = fixture('analytics/schema.sql');

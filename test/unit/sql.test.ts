@@ -9,10 +9,10 @@ import {
   validateSqlRequest,
   verifySql,
   type SqlIssue,
-} from '../../activities/engines/sql/index.js';
-import { lexSql } from '../../activities/engines/sql/lexer.js';
-import { LEX_PROFILES } from '../../activities/engines/sql/dialects.js';
-import { parseSchema } from '../../activities/engines/sql/ddl.js';
+} from '../../engines/sql/index.js';
+import { lexSql } from '../../engines/sql/lexer.js';
+import { LEX_PROFILES } from '../../engines/sql/dialects.js';
+import { parseSchema } from '../../engines/sql/ddl.js';
 
 const DDL = `
 CREATE TABLE users (

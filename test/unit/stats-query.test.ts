@@ -1,8 +1,8 @@
 // The /verify/stats query language and the mapping of sandbox results (no Docker needed).
 import { describe, expect, it } from 'vitest';
-import { parseStatsQuery } from '../../activities/engines/stats/query.js';
-import { interpret } from '../../activities/engines/stats/run.js';
-import { verifyStatsClaim } from '../../activities/engines/stats/verify.js';
+import { parseStatsQuery } from '../../engines/stats/query.js';
+import { interpret } from '../../activities/stats/run.js';
+import { verifyStatsClaim } from '../../activities/stats/verify.js';
 import type { SandboxResult } from '../../activities/sandbox/runner.js';
 
 describe('parseStatsQuery', () => {

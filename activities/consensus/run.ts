@@ -7,7 +7,7 @@ import { translateArithmetic } from './arith.js';
 import { runMathEngine } from './math-engine.js';
 import { runPythonEngine } from './python-engine.js';
 import { classifyQuery, type ClassifiedQuery } from './query.js';
-import { formatNumber, translateArithmeticLocally } from '../../../engines/nl/local-translator.js';
+import { formatNumber, translateArithmeticLocally } from '../../engines/nl/local-translator.js';
 import { runStatsEngine } from './stats-engine.js';
 import type { ArithmeticClaim, ChainStatus, ConsensusEngine, EngineRun } from './types.js';
 import { runZ3Engine } from './z3-engine.js';
@@ -15,7 +15,7 @@ import { runZ3Engine } from './z3-engine.js';
 export const VERIFICATION_MODES = ['single', 'high', 'maximum'] as const;
 
 /** The contract's aggregate deadline for all engines of one consensus. */
-import { CONSENSUS_DEADLINE_MS, requiredPercent, type VerificationMode } from '../../../contract/consensus.js';
+import { CONSENSUS_DEADLINE_MS, requiredPercent, type VerificationMode } from '../../contract/consensus.js';
 
 export { CONSENSUS_DEADLINE_MS, requiredPercent, type VerificationMode };
 /** Python evaluation budget per run (the slot wait comes on top, within the aggregate deadline). */

@@ -10,7 +10,7 @@
 //   constant string argument when it has one (`hashlib.new(md5)`, `crypto.createHash(md5)`).
 // `*` in a name pattern matches any run of characters. Adding a rule is adding a row.
 import { createHash } from 'node:crypto';
-import { canonicalJson } from '../../../core/canonical-json.js';
+import { canonicalJson } from '../../core/canonical-json.js';
 import type { Severity, IssueType } from './findings.js';
 import type { Family } from './languages.js';
 import {

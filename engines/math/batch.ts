@@ -6,8 +6,8 @@
 //   guards, ambiguity, domain errors, tolerance, "agrees only numerically" → blocked, specific constraint_id
 //   equal only numerically without proof (float mode, within a tolerance) → unverifiable
 // (An attestation-signing failure is the activity layer's row.)
-import type { EngineOutcome } from '../../../core/diagnostic.js';
-import { mathRequestSchema, type MathResponse } from '../../../contract/math.js';
+import type { EngineOutcome } from '../../core/diagnostic.js';
+import { mathRequestSchema, type MathResponse } from '../../contract/math.js';
 import { verifyMath } from './verify.js';
 
 export const MATH_CONSTRAINTS = {

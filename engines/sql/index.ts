@@ -12,9 +12,9 @@
 //   8. undeclared / ambiguous names                     → VERIFIED (proven) schema_violation, is_valid false
 //   9. SQLite prepare fails where the parser did not    → BLOCKED execution_error
 //  10. otherwise                                        → VERIFIED (proven) sql_valid, is_valid true
-import type { EngineOutcome } from '../../../core/diagnostic.js';
-import { sha256Hex } from '../../../core/canonical-json.js';
-import { SERVICE_VERSION } from '../../../core/version.js';
+import type { EngineOutcome } from '../../core/diagnostic.js';
+import { sha256Hex } from '../../core/canonical-json.js';
+import { SERVICE_VERSION } from '../../core/version.js';
 import { canonicalDialect, LEX_PROFILES, PARSER_DATABASE, type SqlDialect } from './dialects.js';
 import { parseSchemaCached, type SchemaParseOutcome } from './ddl.js';
 import { lexicalChecks } from './lexical-checks.js';
@@ -29,9 +29,9 @@ import { pgCheck, pgCheckVersion, type PgCheckResult } from './pg-check.js';
 import { checkPgTree, PgTreeError } from './pg-tree.js';
 import { astTautologies, tautologyIssues, tokenTautologies } from './tautology.js';
 import { issue, isMaliciousIssue, type SqlIssue } from './types.js';
-import type { SqlRequest } from '../../../contract/sql.js';
+import type { SqlRequest } from '../../contract/sql.js';
 
-export { sqlRequestSchema, validateSqlRequest, type SqlRequest, type SqlRequestInput } from '../../../contract/sql.js';
+export { sqlRequestSchema, validateSqlRequest, type SqlRequest, type SqlRequestInput } from '../../contract/sql.js';
 export { SUPPORTED_DIALECTS, canonicalDialect, type SqlDialect } from './dialects.js';
 export { LIMITS as SQL_LIMITS } from './limits.js';
 export { isSensitiveColumnName } from './sensitive.js';

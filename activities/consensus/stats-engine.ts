@@ -1,10 +1,10 @@
 // The statistics engine of a consensus (advisory: never VERIFIED): the /verify/stats program
 // (pandas, in the sandbox) run on the literal list as a one-column CSV. pandas computes in
 // IEEE doubles, so its answers compare with the float tolerance.
-import { SandboxCapacityError, SandboxUnavailableError, SANDBOX_CAPACITY_MESSAGE } from '../../sandbox/runner.js';
-import type { SlotPool } from '../../sandbox/slots.js';
+import { SandboxCapacityError, SandboxUnavailableError, SANDBOX_CAPACITY_MESSAGE } from '../sandbox/runner.js';
+import type { SlotPool } from '../sandbox/slots.js';
 import { runStatsProgram } from '../stats/run.js';
-import type { StatsSpec } from '../stats/query.js';
+import type { StatsSpec } from '../../engines/stats/query.js';
 import type { StatisticalClaim } from './query.js';
 import type { EngineRun } from './types.js';
 

@@ -2,9 +2,9 @@
 // turns what happened into a plain value. Sandbox infrastructure errors (unavailable, at
 // capacity) are thrown unchanged for the caller to map; everything else is a result.
 import { readFileSync } from 'node:fs';
-import { runPython, type SandboxResult } from '../../sandbox/runner.js';
-import type { SlotPool } from '../../sandbox/slots.js';
-import type { StatsSpec } from './query.js';
+import { runPython, type SandboxResult } from '../sandbox/runner.js';
+import type { SlotPool } from '../sandbox/slots.js';
+import type { StatsSpec } from '../../engines/stats/query.js';
 
 const PROGRAM = readFileSync(new URL('./stats_query.py', import.meta.url), 'utf8');
 

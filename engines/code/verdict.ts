@@ -4,7 +4,7 @@
 // is no critical and no high finding. constraint_id is `code_verifier.code_safe` when
 // is_safe, `code_verifier.code_unsafe` otherwise (so an admitted scan can still be unsafe:
 // high findings do not block).
-import type { EngineOutcome } from '../../../core/diagnostic.js';
+import type { EngineOutcome } from '../../core/diagnostic.js';
 import type { Finding } from './findings.js';
 import { toIssue } from './findings.js';
 

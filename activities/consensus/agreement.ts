@@ -6,7 +6,7 @@
 // evaluation to 1e-30 (the math engine's DECIMAL_AGREEMENT), IEEE doubles to 1e-9
 // (FLOAT_AGREEMENT). Truth values and symbolic forms must be identical.
 import { all, create, type BigNumber } from 'mathjs';
-import { DECIMAL_AGREEMENT, FLOAT_AGREEMENT } from '../math/limits.js';
+import { DECIMAL_AGREEMENT, FLOAT_AGREEMENT } from '../../engines/math/limits.js';
 
 export type Precision = 'exact' | 'decimal' | 'float' | 'sampled';
 

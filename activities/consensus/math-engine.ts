@@ -1,12 +1,12 @@
 // The math engine in a consensus: /verify/math's engine, unchanged. VERIFIED only for an
 // equation it proves by canonical forms (the proof is retained); everything else it says is
 // an answer (UNVERIFIABLE) or a refusal (BLOCKED).
-import { verifyMath } from '../math.js';
-import { Canonicalizer } from '../math/canonical.js';
-import { NumericEvaluator, valueText } from '../math/numeric.js';
-import { parseInput } from '../math/parse.js';
-import { restoreDecimalConfig, type AstNode } from '../math/mathjs-instance.js';
-import * as R from '../math/rational.js';
+import { verifyMath } from '../../engines/math.js';
+import { Canonicalizer } from '../../engines/math/canonical.js';
+import { NumericEvaluator, valueText } from '../../engines/math/numeric.js';
+import { parseInput } from '../../engines/math/parse.js';
+import { restoreDecimalConfig, type AstNode } from '../../engines/math/mathjs-instance.js';
+import * as R from '../../engines/math/rational.js';
 import type { Answer } from './agreement.js';
 import type { EngineRun } from './types.js';
 

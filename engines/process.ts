@@ -11,7 +11,7 @@
 // milestone starts/ends with a letter or digit, case-insensitive, internal whitespace
 // flexible, every other character literal). process_rate = found / total; verified when
 // every milestone is found.
-import { findPhrase, foldCodePoint, foldPhrase, foldText, isJsWhitespace, isWordCodePoint, type FoldedText } from '../../engines/text/phrase-search.js';
+import { findPhrase, foldCodePoint, foldPhrase, foldText, isJsWhitespace, isWordCodePoint, type FoldedText } from './text/phrase-search.js';
 
 export const IRAC_STEPS = ['issue', 'rule', 'application', 'conclusion'] as const;
 export type IracStep = (typeof IRAC_STEPS)[number];
@@ -32,7 +32,7 @@ const HEADING_NAMES: Record<IracStep, readonly string[]> = {
   conclusion: ['conclusion', 'conclusions', 'holding', 'verdict'],
 };
 
-import { PROCESS_LIMITS } from '../../contract/process.js';
+import { PROCESS_LIMITS } from '../contract/process.js';
 export { PROCESS_LIMITS };
 
 // Word boundary = not next to a letter, digit or underscore (Unicode-aware, like Python's \b).
@@ -302,8 +302,8 @@ export function verifyMilestones(trace: string, milestones: readonly string[]): 
 
 // ---- request (contract/process.ts) ----------------------------------------------------------
 
-export { processRequestSchema, validateProcessRequest, type ProcessRequest, type ProcessRequestInput } from '../../contract/process.js';
-import type { ProcessRequest } from '../../contract/process.js';
+export { processRequestSchema, validateProcessRequest, type ProcessRequest, type ProcessRequestInput } from '../contract/process.js';
+import type { ProcessRequest } from '../contract/process.js';
 
 /** Runs the requested mode. Call with a validated request (processRequestSchema). */
 export function verifyProcess(req: ProcessRequest): IracResult | MilestonesResult {

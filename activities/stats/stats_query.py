@@ -1,7 +1,7 @@
 # Evaluates one whitelisted statistical operation on data.csv, inside the sandbox.
 #
 # The operation arrives on stdin as JSON ({"op", "columns", "comparator", "value"}), built by
-# activities/engines/stats/query.ts from the caller's query; nothing the caller wrote is run
+# engines/stats/query.ts from the caller's query; nothing the caller wrote is run
 # as code. Output: one JSON object on stdout, either
 #   {"ok": true, "observed": <number>, "holds": <bool or null>, "rows": n, "used_values": n}
 # or {"ok": false, "kind": "validation" | "execution", "message": str}.

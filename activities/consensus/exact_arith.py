@@ -2,7 +2,7 @@
 # (fractions.Fraction), falling back to 50-digit decimal.Decimal only where a result is
 # irrational (square roots, fractional powers). Runs inside the sandbox.
 #
-# The tree arrives on stdin as JSON, built in TypeScript (activities/engines/consensus/arith.ts)
+# The tree arrives on stdin as JSON, built in TypeScript (activities/consensus/arith.ts)
 # from the math engine's parse; the caller's text is never executed. Input:
 #   {"shape": "expression" | "equation", "sides": [tree, ...], "variables": [...],
 #    "samples": [{"x": "2/3", ...}, ...]}

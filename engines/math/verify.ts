@@ -4,7 +4,7 @@
 // ambiguity (ambiguity.ts) → canonical forms (canonical.ts) → numeric evaluation or sampling
 // only where the canonical form cannot decide (numeric.ts, sampling.ts). Only a canonical
 // difference of 0 proves an identity; such results carry the `proof` record.
-import { SERVICE_VERSION } from '../../../core/version.js';
+import { SERVICE_VERSION } from '../../core/version.js';
 import { findAmbiguity, readings } from './ambiguity.js';
 import { Assumptions } from './assumptions.js';
 import { Canonicalizer, type Domain, type RF } from './canonical.js';
@@ -15,7 +15,7 @@ import { NumericEvaluator, toOutput, valueText, type PrecisionMode } from './num
 import { findEquationMarkers, normalizePower, parseInput, type ParsedInput } from './parse.js';
 import * as R from './rational.js';
 import { compareValues, samplePoint, sampleSides, type SampleKind } from './sampling.js';
-import type { MathProof, MathRequest, MathResponse } from '../../../contract/math.js';
+import type { MathProof, MathRequest, MathResponse } from '../../contract/math.js';
 import { maxAllowedTolerance, parseTolerance } from './tolerance.js';
 import { MATH_LIMITS } from './limits.js';
 

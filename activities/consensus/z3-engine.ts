@@ -3,10 +3,10 @@
 // logic engine's proof record is retained); a SAT model, checked exactly by the logic engine,
 // is a counterexample. A closed expression is encoded as `v = E`, and the checked model gives
 // its exact value (an answer, not a proof of a claim).
-import { LogicInputError, solveLogic } from '../logic/index.js';
+import { LogicInputError, solveLogic } from '../../engines/logic/index.js';
 import { DSL_VALUE_VARIABLE, encodeForZ3 } from './arith.js';
 import type { Answer } from './agreement.js';
-import * as R from '../math/rational.js';
+import * as R from '../../engines/math/rational.js';
 import type { ArithmeticClaim, EngineRun } from './types.js';
 
 /** Z3 model values are "p/q", "-p/q" or integers: normalized to the same text as the other engines. */

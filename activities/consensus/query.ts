@@ -5,8 +5,8 @@
 //   - an arithmetic expression or equation (the math engine's language);
 //   - natural language, which would need an LLM translation step that this deployment does
 //     not have: answered UNVERIFIABLE without running any engine (fail closed).
-import { ALLOWED_FUNCTIONS, CONSTANTS } from '../math/guards.js';
-import * as R from '../math/rational.js';
+import { ALLOWED_FUNCTIONS, CONSTANTS } from '../../engines/math/guards.js';
+import * as R from '../../engines/math/rational.js';
 
 export type StatisticName = 'mean' | 'median' | 'stdev' | 'variance';
 

@@ -2,9 +2,9 @@
 // (exact_arith.py) evaluates the claim's arithmetic tree, received as JSON, with Python's
 // fractions (exact) and decimal (50 digits, for irrational results), in the Docker sandbox.
 import { readFileSync } from 'node:fs';
-import { runPython, SandboxCapacityError, SandboxUnavailableError, SANDBOX_CAPACITY_MESSAGE } from '../../sandbox/runner.js';
-import type { SlotPool } from '../../sandbox/slots.js';
-import * as R from '../math/rational.js';
+import { runPython, SandboxCapacityError, SandboxUnavailableError, SANDBOX_CAPACITY_MESSAGE } from '../sandbox/runner.js';
+import type { SlotPool } from '../sandbox/slots.js';
+import * as R from '../../engines/math/rational.js';
 import type { Answer } from './agreement.js';
 import type { ArithmeticClaim, EngineRun } from './types.js';
 

@@ -2,10 +2,10 @@
 // engine: the Python engine receives it as JSON (never as code), and the Z3 engine encodes it
 // in the logic DSL. Built from the math engine's own parser and guards, so every engine sees
 // the same parse of the same text, under the same size limits.
-import { GuardError, MathDomainError } from '../math/errors.js';
-import { guardTrees } from '../math/guards.js';
-import type { AstNode } from '../math/mathjs-instance.js';
-import { parseInput } from '../math/parse.js';
+import { GuardError, MathDomainError } from '../../engines/math/errors.js';
+import { guardTrees } from '../../engines/math/guards.js';
+import type { AstNode } from '../../engines/math/mathjs-instance.js';
+import { parseInput } from '../../engines/math/parse.js';
 
 export type Arith =
   | { op: 'num'; value: string }

@@ -4,7 +4,7 @@
 // must know these rules to see what a real server would see.
 
 // The accepted names are part of the request contract (contract/sql.ts).
-import { canonicalDialect, SUPPORTED_DIALECTS, type SqlDialect } from '../../../contract/sql.js';
+import { canonicalDialect, SUPPORTED_DIALECTS, type SqlDialect } from '../../contract/sql.js';
 export { canonicalDialect, SUPPORTED_DIALECTS, type SqlDialect };
 
 export interface LexProfile {

@@ -4,9 +4,9 @@
 // (constraint stats_verifier.claim_not_verified, is_valid = whether the claim held); every
 // failure is BLOCKED with stats_verifier.validation_error, .execution_failure or
 // .runtime_unavailable. The result never carries a proof (proof_ref null).
-import { blockedDiagnostic, buildDiagnostic, type DiagnosticResult } from '../../../core/diagnostic.js';
-import { SANDBOX_TYPE, SandboxCapacityError, SandboxUnavailableError, SANDBOX_CAPACITY_MESSAGE } from '../../sandbox/runner.js';
-import { parseStatsQuery, type StatsQueryParse, type StatsSpec } from './query.js';
+import { blockedDiagnostic, buildDiagnostic, type DiagnosticResult } from '../../core/diagnostic.js';
+import { SANDBOX_TYPE, SandboxCapacityError, SandboxUnavailableError, SANDBOX_CAPACITY_MESSAGE } from '../sandbox/runner.js';
+import { parseStatsQuery, type StatsQueryParse, type StatsSpec } from '../../engines/stats/query.js';
 import { runStatsProgram, type StatsRunOptions } from './run.js';
 
 export const STATS_CONSTRAINTS = {

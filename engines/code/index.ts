@@ -2,7 +2,7 @@
 // import/alias resolution, returning the contract's EngineOutcome. Pure: no I/O besides
 // loading the parser and grammar files once.
 import { createHash } from 'node:crypto';
-import type { EngineOutcome } from '../../../core/diagnostic.js';
+import type { EngineOutcome } from '../../core/diagnostic.js';
 import { toIssue, type Finding } from './findings.js';
 import { resolveLanguage, SUPPORTED_LANGUAGES, type Language } from './languages.js';
 import { RULES, RULES_SHA256, RULES_VERSION } from './rules.js';
