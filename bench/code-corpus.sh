@@ -11,6 +11,9 @@ DL="$ROOT/.tools/corpora/dl"
 PY="${PYTHON:-python3}"
 BANDIT_VERSION=1.9.4
 ESLINT_PLUGIN_SECURITY_VERSION=4.1.0
+STRYKER_CORE_VERSION=10.1.1
+AJV_VERSION=8.20.0
+ZOD_VERSION=4.6.7
 RUBOCOP_DEB_VERSION=1.39.0+dfsg-1
 FINDSECBUGS_VERSION=1.14.0
 GOLANG_SRC_DEB=golang-1.19-src=1.19.8-2
@@ -25,12 +28,22 @@ if [ ! -d "$OUT/bandit/bandit-$BANDIT_VERSION" ]; then
   mkdir -p "$OUT/bandit" && tar xzf "$DL/bandit-$BANDIT_VERSION.tar.gz" -C "$OUT/bandit"
 fi
 
-# npm tarball (Apache-2.0): test/rules/*.js
-if [ ! -d "$OUT/eslint-plugin-security/package" ]; then
-  TGZ="$DL/eslint-plugin-security-$ESLINT_PLUGIN_SECURITY_VERSION.tgz"
-  [ -f "$TGZ" ] || (cd "$DL" && npm pack --silent "eslint-plugin-security@$ESLINT_PLUGIN_SECURITY_VERSION" >/dev/null)
-  mkdir -p "$OUT/eslint-plugin-security" && tar xzf "$TGZ" -C "$OUT/eslint-plugin-security"
-fi
+# npm tarballs, fetched with npm pack (the machine's npm configuration names the registry).
+npm_extract() { # <name> <version> <dir>
+  [ -d "$OUT/$3/package" ] && return 0
+  local tgz
+  tgz="$DL/$(printf '%s' "${1#@}" | tr / -)-$2.tgz"
+  [ -f "$tgz" ] || (cd "$DL" && npm pack --silent "$1@$2" >/dev/null)
+  mkdir -p "$OUT/$3" && tar xzf "$tgz" -C "$OUT/$3"
+}
+# eslint-plugin-security (Apache-2.0): test/rules/*.js
+npm_extract eslint-plugin-security "$ESLINT_PLUGIN_SECURITY_VERSION" eslint-plugin-security
+# TypeScript sources shipped in the tarball: @stryker-mutator/core (Apache-2.0) src/**.ts starts
+# processes (child_process, execa through dependency injection); ajv (MIT) lib/**.ts and zod
+# (MIT) src/v4/core/*.ts compile generated code with the Function constructor.
+npm_extract @stryker-mutator/core "$STRYKER_CORE_VERSION" stryker-core
+npm_extract ajv "$AJV_VERSION" ajv
+npm_extract zod "$ZOD_VERSION" zod
 
 # Debian binary packages: the Go 1.19 standard library and tools (BSD-3-Clause), Python 3.11's
 # standard library (PSF-2.0) and PHP_CodeSniffer (BSD-3-Clause), real code that starts

@@ -355,6 +355,13 @@ describe('name resolution (aliases must be caught, look-alikes must not)', () =>
     ['java', 'Object user() {\n  return ognlUtil.getValue("user.name", ctx, root, String.class);\n}', 'OGNL with a constant expression', []],
     ['java', 'class Q {\n  Cache ognlCache;\n  Object f(String k) { return ognlCache.getValue(k); }\n}', 'receiver declared with another type', []],
     ['java', 'Object f(String k) {\n  return entry.getValue(k);\n}', 'undeclared receiver without an OGNL name', []],
+    ['typescript', 'import type { execaCommand } from "execa";\nclass Builder {\n  constructor(private readonly run: typeof execaCommand) {}\n  async build(cmd: string) {\n    await this.run(cmd);\n  }\n}', 'injected parameter property typed typeof execaCommand', [5]],
+    ['typescript', 'import { execaCommandSync } from "execa";\nfunction registry(sh: typeof execaCommandSync): string {\n  return sh("npm config get registry").stdout;\n}', 'parameter typed typeof execaCommandSync', [3]],
+    ['typescript', 'import * as cp from "node:child_process";\nclass T {\n  private spawnFn?: typeof cp.spawn | undefined;\n  go(c: string) { this.spawnFn!(c, []); }\n}', 'optional field typed typeof cp.spawn | undefined', [4]],
+    ['typescript', 'let runner: typeof import("node:child_process").exec;\nrunner = pick();\nrunner(line);', 'variable typed typeof import(...).exec', [3]],
+    ['typescript', 'import { exec } from "node:child_process";\nfunction f(p: ReturnType<typeof exec>, q: typeof format) {\n  p.kill();\n  q("x");\n}', 'ReturnType<typeof exec> and typeof of a harmless function', []],
+    ['typescript', 'import { execaCommand } from "execa";\nclass A {\n  constructor(private readonly log: Logger) {}\n  f(x: string) { this.log(x); }\n}', 'parameter property of another type', []],
+    ['typescript', 'import { exec } from "node:child_process";\nclass A {\n  constructor(run: typeof exec) {}\n  f(c: string) { this.run(c); }\n}', 'plain constructor parameter: no this.run property', []],
   ] as [string, string, string, number[]][])('corpus construct %s: %s (%s)', async (language, code, _label, lines) => {
     expect(criticalLines(await scanCode(code, language))).toEqual(lines);
   });

@@ -1,7 +1,9 @@
 // JavaScript and TypeScript: `require` (plain, destructured, member), ES imports (default,
 // namespace, named with alias, `import x = require()`), dynamic `import()`, `createRequire`,
 // re-bindings, `this.x` fields, `util.promisify` / `.bind`, `.call` / `.apply`, global
-// prefixes (`window.eval`, `globalThis.eval`) and `obj["name"]` lookups.
+// prefixes (`window.eval`, `globalThis.eval`) and `obj["name"]` lookups. TypeScript: a parameter,
+// parameter property, field or variable declared `typeof f` holds `f` (dependency injection of
+// `execaCommand` or `child_process.exec`), so calling it is calling `f`.
 import type { Node } from 'web-tree-sitter';
 import { type ExprOps, type Fact, lazySite, makeCallSite } from '../facts.js';
 import { constValue, isRef, member, membersOf, OPAQUE, type Scope, type ScopeRange, type Value } from '../scopes.js';
@@ -49,6 +51,8 @@ const GLOBAL_PREFIXES = new Set(['window', 'globalThis', 'self', 'global']);
 const SPECIAL_WORDS = new Set([...GLOBAL_PREFIXES, 'require', 'import', 'module', 'process', 'util', 'this', 'Reflect']);
 const REQUIRE_LIKE = new Set(['require', 'module.require', 'process.mainModule.require', 'module.createRequire()']);
 const TRANSPARENT_WRAPPERS = new Set(['util.promisify']);
+/** Modifier nodes that make a constructor parameter a class property (`constructor(private run: …)`). */
+const PARAMETER_PROPERTY = new Set(['accessibility_modifier', 'readonly', 'override_modifier']);
 const WRAPPER_TYPES = new Set(['parenthesized_expression', 'await_expression', 'as_expression', 'non_null_expression', 'satisfies_expression', 'type_assertion']);
 
 const NAME_AT = /[A-Za-z_$][\w$]*/y;
@@ -89,6 +93,7 @@ class JavaScriptAnalysis extends AnalysisBase implements ExprOps {
       if (FUNCTION_TYPES.includes(t)) {
         const scope = this.scopeOf(n);
         this.pendScope(scope, n);
+        this.pendTypedParameters(n);
         if (t === 'function_declaration' || t === 'generator_function_declaration') {
           FUNCTION_NAME.lastIndex = n.startIndex;
           const m = FUNCTION_NAME.exec(src);
@@ -183,6 +188,49 @@ class JavaScriptAnalysis extends AnalysisBase implements ExprOps {
 
   // ── bindings ──────────────────────────────────────────────────────────────────────────
 
+  /**
+   * The expressions `f` of a declared type `typeof f` (also inside a union, `typeof f | undefined`):
+   * a value of that type is `f` or a stand-in with its signature, so it is treated as `f` (fail
+   * closed). Other types (`ReturnType<typeof f>`, plain names) give nothing.
+   */
+  private typeQueryTargets(declaration: Node): Node[] {
+    const v = this.view;
+    const annotation = v.field(declaration, 'type');
+    if (!annotation || v.type(annotation) !== 'type_annotation') return [];
+    const out: Node[] = [];
+    const visit = (t: Node, depth: number): void => {
+      const tt = v.type(t);
+      if (tt === 'type_query') {
+        const target = v.named(t)[0];
+        if (target) out.push(target);
+      } else if ((tt === 'union_type' || tt === 'parenthesized_type') && depth < 8) {
+        for (const c of v.named(t)) visit(c, depth + 1);
+      }
+    };
+    for (const t of v.named(annotation)) visit(t, 0);
+    return out;
+  }
+
+  /**
+   * Parameters declared `typeof f`: their names are marked bound so that calls of them are
+   * resolved (`run(cmd)` with `run: typeof exec`), and a constructor parameter property
+   * (`private readonly run: typeof exec`) is filed under `this.run`.
+   */
+  private pendTypedParameters(fn: Node): void {
+    const v = this.view;
+    const params = v.field(fn, 'parameters');
+    if (!params || v.type(params) !== 'formal_parameters') return;
+    for (const p of v.named(params)) {
+      const pt = v.type(p);
+      if (pt !== 'required_parameter' && pt !== 'optional_parameter') continue;
+      const pattern = v.field(p, 'pattern');
+      if (!pattern || v.type(pattern) !== 'identifier' || this.typeQueryTargets(p).length === 0) continue;
+      const name = v.text(pattern);
+      this.knownNames.add(name);
+      if (p.children.some((c) => c !== null && c.startIndex < pattern.startIndex && PARAMETER_PROPERTY.has(c.type))) this.pendName(`this.${name}`, p);
+    }
+  }
+
   private bind(scope: Scope, name: string, expr: Node | null, value: Value = OPAQUE, path?: string[]): void {
     this.knownNames.add(name);
     if (expr) this.scopes.bindExpr(scope, name, expr, path);
@@ -206,7 +254,10 @@ class JavaScriptAnalysis extends AnalysisBase implements ExprOps {
         return;
       case 'variable_declarator': {
         const name = v.field(n, 'name');
-        if (name) this.bindPattern(name, v.field(n, 'value'), [], scope);
+        const value = v.field(n, 'value');
+        const typed = !value && name && v.type(name) === 'identifier' ? this.typeQueryTargets(n) : [];
+        if (typed.length > 0) for (const t of typed) this.bind(scope, v.text(name!), t);
+        else if (name) this.bindPattern(name, value, [], scope);
         return;
       }
       case 'assignment_expression': {
@@ -225,7 +276,16 @@ class JavaScriptAnalysis extends AnalysisBase implements ExprOps {
       case 'public_field_definition': {
         const name = v.field(n, 'property') ?? v.field(n, 'name');
         const value = v.field(n, 'value');
-        if (name && value) this.scopes.bindExpr(this.scopes.root, `this.${v.text(name).replace(/^#/, '')}`, value);
+        const key = name ? `this.${v.text(name).replace(/^#/, '')}` : null;
+        if (key && value) this.scopes.bindExpr(this.scopes.root, key, value);
+        else if (key) for (const t of this.typeQueryTargets(n)) this.scopes.bindExpr(this.scopes.root, key, t);
+        return;
+      }
+      case 'required_parameter':
+      case 'optional_parameter': {
+        // A constructor parameter property declared `typeof f` (filed by pendTypedParameters).
+        const pattern = v.field(n, 'pattern');
+        if (pattern) for (const t of this.typeQueryTargets(n)) this.scopes.bindExpr(this.scopes.root, `this.${v.text(pattern)}`, t);
         return;
       }
       case 'catch_clause': {
@@ -271,7 +331,9 @@ class JavaScriptAnalysis extends AnalysisBase implements ExprOps {
       case 'required_parameter':
       case 'optional_parameter': {
         const pattern = v.field(p, 'pattern');
-        if (pattern) this.bindPattern(pattern, null, path, scope);
+        const typed = pattern && v.type(pattern) === 'identifier' ? this.typeQueryTargets(p) : [];
+        if (typed.length > 0) for (const t of typed) this.bind(scope, v.text(pattern!), t);
+        else if (pattern) this.bindPattern(pattern, null, path, scope);
         return;
       }
       default:
