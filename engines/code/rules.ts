@@ -125,6 +125,9 @@ export const RULES: readonly RuleRow[] = [
 
   // ── JavaScript / TypeScript ─────────────────────────────────────────────────────────────
   row('js.child-process', JS, 'critical', 'shell_execution', 'Process execution through child_process', call(['child_process.*'])),
+  // A wrapper whose name says it is child_process (`childProcessAsPromised.exec(…)` from a helper
+  // package the scanner never sees): its process methods are treated as child_process's (fail closed).
+  row('js.child-process-wrapper', JS, 'critical', 'shell_execution', 'Process execution through a child_process wrapper', call(['exec', 'execSync', 'execFile', 'execFileSync', 'spawn', 'spawnSync', 'fork'].flatMap((m) => [`*childProcess*.${m}`, `*ChildProcess*.${m}`]))),
   row('js.process-binding', JS, 'critical', 'shell_execution', 'Process spawning through an internal binding', call(['process.binding', 'process._linkedBinding'], constantArgIn(0, ['spawn_sync', 'process_wrap']))),
   row('js.shell-packages', JS, 'critical', 'shell_execution', 'Process execution through a shell package', call(['execa', 'execa.*', 'execa.execa', 'execa.execaSync', 'execa.execaCommand', 'shelljs.exec', 'cross-spawn', 'cross-spawn.sync', 'zx.$'])),
   row('js.eval', JS, 'critical', 'dynamic_code_execution', 'Dynamic code execution', call(['eval'], evaluatesUnsafeCode(0))),

@@ -362,6 +362,9 @@ describe('name resolution (aliases must be caught, look-alikes must not)', () =>
     ['typescript', 'import { exec } from "node:child_process";\nfunction f(p: ReturnType<typeof exec>, q: typeof format) {\n  p.kill();\n  q("x");\n}', 'ReturnType<typeof exec> and typeof of a harmless function', []],
     ['typescript', 'import { execaCommand } from "execa";\nclass A {\n  constructor(private readonly log: Logger) {}\n  f(x: string) { this.log(x); }\n}', 'parameter property of another type', []],
     ['typescript', 'import { exec } from "node:child_process";\nclass A {\n  constructor(run: typeof exec) {}\n  f(c: string) { this.run(c); }\n}', 'plain constructor parameter: no this.run property', []],
+    ['typescript', 'import { childProcessAsPromised } from "@acme/util";\nexport async function fmt(file: string) {\n  await childProcessAsPromised.exec(`npx prettier --write ${file}`);\n}', 'a wrapper named after child_process', [3]],
+    ['javascript', 'const { childProcess } = require("./helpers");\nchildProcess.spawn(cmd, args);', 'an imported helper named childProcess', [2]],
+    ['typescript', 'import type { ChildProcess } from "node:child_process";\nfunction stop(child: ChildProcess) {\n  child.kill();\n  child.stdout?.on("data", log);\n}', 'a ChildProcess instance killed and read', []],
   ] as [string, string, string, number[]][])('corpus construct %s: %s (%s)', async (language, code, _label, lines) => {
     expect(criticalLines(await scanCode(code, language))).toEqual(lines);
   });
