@@ -58,6 +58,10 @@ interface Row {
 
 function summarize(label: string, lat: number[], failed: number, wallMs: number): Row {
   const s = [...lat].sort((a, b) => a - b);
+  if (s.length === 0) {
+    console.error(`[bench] ${label}: no successful request (${failed} failed); first failure: ${firstFailure ?? 'none'}`);
+    return { label, n: 0, failed, rps: 0, p50: Number.NaN, p95: Number.NaN };
+  }
   return { label, n: s.length, failed, rps: +((s.length / wallMs) * 1000).toFixed(1), p50: +percentile(s, 50).toFixed(1), p95: +percentile(s, 95).toFixed(1) };
 }
 
