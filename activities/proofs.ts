@@ -7,6 +7,7 @@ import { buildDiagnostic, type DiagnosticResult, type EngineOutcome } from '../c
 import { AttestationError, type AttestationSigner, type IssuedAttestation } from '../core/attestation.js';
 import type { Store } from '../core/store.js';
 import { recordAttestation } from '../core/attestation-records.js';
+import { coalescerFor } from '../core/attestation-records.js';
 
 export const SIGNING_ERROR_CONSTRAINT = 'api.attestation.signing_error';
 
@@ -23,11 +24,8 @@ export async function retainProof(
   artifact: Record<string, unknown>,
 ): Promise<string> {
   const proofRef = sha256Ref(artifact);
-  await store.proofs.updateOne(
-    { _id: proofRef },
-    { $setOnInsert: { artifact, engine, org_id: orgId, created_at: new Date() } },
-    { upsert: true },
-  );
+  // Group-committed with the concurrent verifications of this process (core/upsert-coalescer.ts).
+  await coalescerFor(store, 'proofs').upsert(proofRef, { artifact, engine, org_id: orgId, created_at: new Date() });
   return proofRef;
 }
 

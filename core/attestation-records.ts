@@ -5,6 +5,8 @@
 import type { Collection } from 'mongodb';
 import { Store } from './store.js';
 import type { AttestationClaims, IssuedAttestation } from './attestation.js';
+import type { Document } from 'mongodb';
+import { UpsertCoalescer } from './upsert-coalescer.js';
 
 export interface AttestationRecord {
   _id: string; // the jti
@@ -31,19 +33,25 @@ export async function recordAttestation(
   issued: IssuedAttestation,
   meta: { orgId: string | null; engine: string; proofRef: string | null },
 ): Promise<void> {
-  await attestationRecords(store).updateOne(
-    { _id: issued.jti },
-    {
-      $setOnInsert: {
-        org_id: meta.orgId,
-        token: issued.token,
-        claims: issued.claims,
-        status: issued.status,
-        engine: meta.engine,
-        proof_ref: meta.proofRef,
-        created_at: new Date(),
-      },
-    },
-    { upsert: true },
-  );
+  // Group-committed with the concurrent verifications of this process (core/upsert-coalescer.ts).
+  await coalescerFor(store, 'attestations').upsert(issued.jti, {
+    org_id: meta.orgId,
+    token: issued.token,
+    claims: issued.claims,
+    status: issued.status,
+    engine: meta.engine,
+    proof_ref: meta.proofRef,
+    created_at: new Date(),
+  });
+}
+
+const coalescers = new WeakMap<Store, Map<string, UpsertCoalescer<Document & { _id: string }>>>();
+
+/** The process's insert-once coalescer of a collection of `store`. */
+export function coalescerFor(store: Store, name: 'proofs' | 'attestations'): UpsertCoalescer<Document & { _id: string }> {
+  let byName = coalescers.get(store);
+  if (!byName) coalescers.set(store, (byName = new Map()));
+  let c = byName.get(name);
+  if (!c) byName.set(name, (c = new UpsertCoalescer(() => store.collection<Document & { _id: string }>(name))));
+  return c;
 }
