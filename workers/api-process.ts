@@ -50,10 +50,15 @@ let connection: NativeConnection | null = null;
 async function runEagerWorker(temporal: TemporalGateway, cfg: ServiceConfig, store: Store): Promise<void> {
   const bundle = await workflowBundle();
   const activities = await eagerActivities(cfg, store);
-  // Engine threads start in the background; a first request waits for its thread inside its deadline.
-  void getEnginePool()
-    .warmUp()
-    .catch((err: Error) => log.warn('engine pool warm-up failed', { error: err.message }));
+  // Engine threads load their engines before this process takes a verification (as the
+  // standalone worker does before it reports ready): until then every workflow goes to the
+  // standalone workers, and a cold thread never spends a request's deadline loading mathjs.
+  await Promise.race([
+    getEnginePool()
+      .warmUp()
+      .catch((err: Error) => log.warn('engine pool warm-up failed', { error: err.message })),
+    sleep(60_000),
+  ]);
   let backoff = 500;
   while (!stopping) {
     try {
