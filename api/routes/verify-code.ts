@@ -3,7 +3,7 @@ import type Router from '@koa/router';
 import { HttpError } from '../errors.js';
 import type { DiagnosticActivityResult } from '../../core/verification-io.js';
 import type { AppDeps } from '../deps.js';
-import { registerEngineRoute } from './engine-route.js';
+import { registerEngineRoute } from '../engine-route.js';
 
 import { CODE_TIMEOUT_DETAIL, codeRequestSchema, type CodeRequest } from '../../contract/code.js';
 

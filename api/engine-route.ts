@@ -3,10 +3,10 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { ZodType } from 'zod';
-import type { EngineName } from '../../core/engines.js';
-import { bodyObject } from '../middleware/body.js';
-import { principalOf } from '../middleware/auth.js';
-import { apiKeyGuard, type AppDeps } from '../deps.js';
+import type { EngineName } from '../core/engines.js';
+import { bodyObject } from './middleware/body.js';
+import { principalOf } from './middleware/auth.js';
+import { apiKeyGuard, type AppDeps } from './deps.js';
 
 export interface EngineRouteSpec<I, R> {
   path: string;
