@@ -61,6 +61,26 @@ describe('HTTP hygiene', () => {
     expect(res.body).toEqual({ detail: 'Not Found' });
   });
 
+  // Found by the fuzzer (bench/fuzz-openapi.sh): a method no route uses (TRACE) was a bare
+  // 501, a known method on the wrong path a bare 405; both are client errors with a detail.
+  it('answers a method the path does not serve with 405, Allow and a detail (never a 5xx)', async () => {
+    const trace = await http('TRACE', '/health');
+    expect(trace.status).toBe(405);
+    expect(trace.headers.get('allow')).toBe('HEAD, GET');
+    expect(trace.body).toEqual({ detail: 'Method TRACE is not allowed on this path: use HEAD, GET.' });
+    const del = await http('DELETE', '/verify/math', { headers: key });
+    expect(del.status).toBe(405);
+    expect(del.headers.get('allow')).toBe('POST');
+    expect(del.body).toEqual({ detail: 'Method DELETE is not allowed on this path: use POST.' });
+    const patch = await http('PATCH', '/v1/auth/api-keys', { body: {} });
+    expect(patch.status).toBe(405);
+    expect(patch.body.detail).toMatch(/^Method PATCH is not allowed on this path: use /);
+    // OPTIONS still lists the methods.
+    const options = await http('OPTIONS', '/verify/math');
+    expect(options.status).toBe(200);
+    expect(options.headers.get('allow')).toBe('POST');
+  });
+
   it('rejects malformed JSON with 400 and never a stack trace', async () => {
     const res = await http('POST', '/verify/math', { rawBody: '{"expression": "1+1",', headers: { 'content-type': 'application/json', ...key } });
     expect(res.status).toBe(400);
