@@ -37,7 +37,9 @@ export async function attestationView(cfg: ServiceConfig, rec: AttestationRecord
     token: rec.token,
     claims: rec.claims,
     engine: rec.engine,
-    proof_ref: rec.proof_ref,
+    // Always present: a record stored without one (natural language; the store may drop a null
+    // field) is null, as the contract declares (found by the fuzzer).
+    proof_ref: rec.proof_ref ?? null,
     created_at: rec.created_at.toISOString(),
     verification: v.valid ? { valid: true, kid: v.kid } : { valid: false, reason: v.reason },
   };
