@@ -1,7 +1,7 @@
 // The Koa application: small composable middleware, then one router with a file per route group.
 import Koa from 'koa';
 import Router from '@koa/router';
-import { accessLog, errorHandler, versionPrefix } from './middleware/errors.js';
+import { accessLog, errorHandler, methodNotAllowedBody, versionPrefix } from './middleware/errors.js';
 import { jsonBody } from './middleware/body.js';
 import { JSON_BODY_LIMIT, type AppDeps } from './deps.js';
 import { registerHealthRoutes } from './routes/health.js';
@@ -70,6 +70,7 @@ export function createApp(deps: AppDeps): Koa {
   });
   app.use(versionPrefix());
   app.use(jsonBody({ limitBytes: JSON_BODY_LIMIT, timeoutMs: deps.cfg.SVC_BODY_READ_TIMEOUT * 1000 }));
+  app.use(methodNotAllowedBody());
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: false }));
   return app;

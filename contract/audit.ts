@@ -10,10 +10,10 @@ export const AUDIT_EXPORT_MAX = 1000;
 export const auditLogsQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(AUDIT_LIMIT_MAX).optional().meta({ description: `Default ${AUDIT_LIMIT_DEFAULT}.` }),
   status: z.enum(['verified', 'blocked']).optional(),
-});
-export const logsQuerySchema = auditLogsQuerySchema.extend({
+  // /audit/logs pages backwards like /logs (docs/audit-chain.md, "Reading at scale").
   cursor: z.string().regex(/^[1-9][0-9]{0,15}$/).optional().meta({ description: 'next_cursor of the previous page.' }),
 });
+export const logsQuerySchema = auditLogsQuerySchema;
 
 export const auditLogEntrySchema = z
   .object({
@@ -41,6 +41,13 @@ export const auditLogEntrySchema = z
 export type AuditLogEntry = z.infer<typeof auditLogEntrySchema>;
 
 export const auditLogsResponseSchema = z
-  .object({ logs: z.array(auditLogEntrySchema), count: z.number().int(), limit: z.number().int(), status: z.enum(['verified', 'blocked']).nullable() })
+  .object({
+    logs: z.array(auditLogEntrySchema),
+    count: z.number().int(),
+    limit: z.number().int(),
+    status: z.enum(['verified', 'blocked']).nullable(),
+    /** The cursor of the next (older) page; null on the last page. */
+    next_cursor: z.string().nullable(),
+  })
   .meta({ id: 'AuditLogs' });
 export const logsResponseSchema = z.object({ logs: z.array(auditLogEntrySchema), next_cursor: z.string().nullable() }).meta({ id: 'VerificationLogs' });

@@ -1,6 +1,6 @@
 // POST /verify/code (contract, "POST /verify/code"). Imports nothing but zod.
 import { z } from 'zod';
-import { diagnosticResultSchema } from './common.js';
+import { admittedDiagnosticSchema } from './common.js';
 import { CODE_TIMEOUT_DETAIL } from './deadlines.js';
 export { CODE_TIMEOUT_DETAIL };
 
@@ -12,6 +12,6 @@ export const codeRequestSchema = z.object({
 });
 export type CodeRequest = z.infer<typeof codeRequestSchema>;
 
-/** DiagnosticResult with `admission`; developer_fields: constraint_id, is_safe, is_valid, language, critical_count, issues[]. */
-export const codeResponseSchema = diagnosticResultSchema;
+/** DiagnosticResult with `admission` (and `attestation` when VERIFIED); developer_fields: constraint_id, is_safe, is_valid, language, critical_count, issues[]. */
+export const codeResponseSchema = admittedDiagnosticSchema;
 export type CodeResponse = z.infer<typeof codeResponseSchema>;

@@ -61,6 +61,14 @@ export const diagnosticResultSchema = z
   });
 export type DiagnosticResult = z.infer<typeof diagnosticResultSchema>;
 
+/** The attestation a VERIFIED result carries (its token is also served by GET /attestation/{id}). */
+export const attestationRefSchema = z.object({ id: z.string(), token: z.string(), status: z.string() }).meta({ id: 'AttestationRef' });
+
+/** /verify/code and /verify/sql: the DiagnosticResult with `admission`, plus the attestation of a VERIFIED result. */
+export const admittedDiagnosticSchema = diagnosticResultSchema
+  .extend({ attestation: attestationRefSchema.optional() })
+  .meta({ id: 'AdmittedDiagnosticResult' });
+
 /** Message for a required string: missing vs wrong type (null counts as missing). */
 export const requiredString = (field: string) => (iss: { input?: unknown }) =>
   iss.input === undefined || iss.input === null ? `${field} is required` : `${field} must be a string`;

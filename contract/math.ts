@@ -7,6 +7,7 @@
 // tolerance cases); `precision_mode` optional 'decimal' | 'float'. Unknown keys are ignored;
 // known keys are type-strict (no coercion).
 import { z } from 'zod';
+import { attestationRefSchema } from './common.js';
 import { MATH_TIMEOUT_DETAIL } from './deadlines.js';
 export { MATH_TIMEOUT_DETAIL };
 
@@ -117,30 +118,61 @@ export type MathResponse = {
 };
 
 
-/** The HTTP body of /verify/math: the fields of MathResponse (without the internal `proof`), plus attestation fields. */
+/**
+ * The HTTP body of /verify/math: the engine's fields (MathResponse without the internal `proof`)
+ * plus what the activity adds: `status` (VERIFIED only for a retained, attested proof; else
+ * UNVERIFIABLE, or BLOCKED as the engine decided), `proof_ref` and `is_authoritative` (true iff
+ * proof_ref is set), `attestation` on VERIFIED, and `constraint_id`/`attestation_error` when
+ * signing failed (fail closed to UNVERIFIABLE).
+ */
 export const mathResponseSchema = z
   .looseObject({
-    status: z.string().optional(),
+    status: z.enum(['VERIFIED', 'UNVERIFIABLE', 'BLOCKED']),
+    proof_ref: z.string().regex(/^sha256:[0-9a-f]{64}$/).nullable(),
+    is_authoritative: z.boolean(),
+    attestation: attestationRefSchema.optional(),
+    constraint_id: z.string().optional(),
+    attestation_error: z.string().optional(),
     is_valid: z.boolean(),
-    message: z.string().optional(),
+    message: z.string(),
     error: z.string().optional(),
-    warning: z.string().optional(),
+    warning: z.literal('ambiguous').optional(),
     result: z.boolean().optional(),
     left_side: z.string().optional(),
     right_side: z.string().optional(),
     simplified_difference: z.string().optional(),
+    is_equivalent: z.boolean().optional(),
+    assumptions_used: z.array(z.string()).optional(),
+    method: z.enum(['canonical_form', 'exact_float_comparison', 'tolerance_comparison', 'numerical_evaluation', 'numerical_sampling']).optional(),
+    samples_checked: z.number().optional(),
+    counterexample: z.record(z.string(), z.string()).optional(),
     value: z.union([z.number(), z.string()]).nullable().optional(),
     simplified: z.string().optional(),
     original: z.string().optional(),
-    is_symbolic: z.boolean().optional(),
-    is_complex: z.boolean().optional(),
+    is_symbolic: z.literal(true).optional(),
+    is_complex: z.literal(true).optional(),
+    real: z.number().optional(),
+    imaginary: z.number().optional(),
+    variables: z.array(z.string()).optional(),
+    interpretations: z.array(z.string()).optional(),
     is_correct: z.boolean().optional(),
     requested_tolerance: z.string().optional(),
     max_allowed_tolerance: z.string().nullable().optional(),
     calculated_value: z.string().nullable().optional(),
     precision_mode: z.enum(['decimal', 'float']).optional(),
+    tolerance_applied: z.boolean().optional(),
   })
   .meta({
     id: 'MathResponse',
-    example: { is_valid: true, result: true, left_side: '(x+1)^2', right_side: 'x^2+2*x+1', simplified_difference: '0', message: 'Identity holds' },
+    example: {
+      status: 'VERIFIED',
+      is_valid: true,
+      result: true,
+      left_side: '(x+1)^2',
+      right_side: 'x^2+2*x+1',
+      simplified_difference: '0',
+      message: 'Identity holds',
+      proof_ref: 'sha256:' + '0'.repeat(64),
+      is_authoritative: true,
+    },
   });

@@ -100,4 +100,5 @@ export function zodDetail(error: z.ZodError): string {
 
 
 /** DiagnosticResult with `admission`; developer_fields: constraint_id, is_valid, malicious_classification, ... */
-export { diagnosticResultSchema as sqlResponseSchema } from './common.js';
+/** DiagnosticResult with `admission` (and `attestation` when VERIFIED). */
+export { admittedDiagnosticSchema as sqlResponseSchema } from './common.js';

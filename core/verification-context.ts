@@ -1,12 +1,12 @@
 // Verification Context document v1.0 (reference notes, "Verification Context document").
 //
 // Three pure operations back the /verification-context/* routes:
-//   - validateDocument: JSON Schema 2020-12 (shape, unknown keys, verdict/proof_ref/admission
-//     invariants as if/then) plus the canonical-encoding domain checks;
+//   - validateDocument: the contract's zod schema (shape, unknown keys, verdict/proof_ref/
+//     admission invariants) plus the canonical-encoding domain checks;
 //   - resolveDocument: recomputes the commitment and compares it with the stored proof_ref;
 //   - fromDiagnostic: maps a DiagnosticResult to a document, then applies the trust gate of
 //     the contract's States table (fail closed: anything not provably attested is BLOCKED).
-import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
+import { VC_INVARIANT, VC_UNKNOWN_KEY, verificationContextDocumentSchema, type VerificationContextDocument } from '../contract/verification-context.js';
 import type { JWK } from 'jose';
 import { assertCanonicalDomain, CanonicalDomainError, sha256Ref } from './canonical-json.js';
 import { queryHash, verifyAttestationToken, type AttestationClaims } from './attestation.js';
@@ -17,160 +17,8 @@ export const VC_SPEC_VERSION = '1.0';
 export type VcVerdict = 'VERIFIED' | 'UNVERIFIABLE' | 'BLOCKED';
 export type VcAdmission = 'ADMIT' | 'DENY';
 
-export interface VerificationContextDocument {
-  spec_version: '1.0';
-  object: {
-    formal_statement: string;
-    formalization?: {
-      verified: false;
-      source_query?: string;
-      translator?: string;
-      translation_confidence?: number | null;
-    };
-  };
-  context: {
-    interpretation: Partial<
-      Record<'theory' | 'logic' | 'dialect' | 'parser_version' | 'language' | 'policy_version' | 'algebra_domain', string>
-    >;
-    proof: {
-      verifier: string;
-      verifier_version: string;
-      configuration?: Record<string, unknown>;
-      theory_scope?: string;
-      trusted_dependencies?: string[];
-      outcome_treatment?: string;
-    };
-    evidence: { evidence: Record<string, unknown>; proof_ref: string | null };
-    decision: { admission: VcAdmission };
-  };
-  verdict: VcVerdict;
-}
-
-const nonEmptyString = { type: 'string', minLength: 1 } as const;
-
-/** The v1.0 JSON Schema (draft 2020-12). Exported so the docs and other tools can serve it. */
-export const VERIFICATION_CONTEXT_SCHEMA = {
-  $schema: 'https://json-schema.org/draft/2020-12/schema',
-  $id: 'urn:svc:verification-context:1.0',
-  title: 'Verification Context document v1.0',
-  type: 'object',
-  additionalProperties: false,
-  required: ['spec_version', 'object', 'context', 'verdict'],
-  properties: {
-    spec_version: { const: '1.0' },
-    object: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['formal_statement'],
-      properties: {
-        formal_statement: nonEmptyString,
-        formalization: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['verified'],
-          properties: {
-            verified: { const: false },
-            source_query: { type: 'string' },
-            translator: { type: 'string' },
-            translation_confidence: {
-              anyOf: [{ type: 'number', minimum: 0, maximum: 1 }, { type: 'null' }],
-            },
-          },
-        },
-      },
-    },
-    context: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['interpretation', 'proof', 'evidence', 'decision'],
-      properties: {
-        interpretation: {
-          type: 'object',
-          additionalProperties: false,
-          // With unknown keys forbidden, one property means "at least one of the listed keys".
-          minProperties: 1,
-          properties: {
-            theory: nonEmptyString,
-            logic: nonEmptyString,
-            dialect: nonEmptyString,
-            parser_version: nonEmptyString,
-            language: nonEmptyString,
-            policy_version: nonEmptyString,
-            algebra_domain: nonEmptyString,
-          },
-        },
-        proof: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['verifier', 'verifier_version'],
-          properties: {
-            verifier: nonEmptyString,
-            verifier_version: nonEmptyString,
-            configuration: { type: 'object' },
-            theory_scope: { type: 'string' },
-            trusted_dependencies: { type: 'array', items: { type: 'string' } },
-            outcome_treatment: { type: 'string' },
-          },
-        },
-        evidence: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['evidence', 'proof_ref'],
-          properties: {
-            evidence: { type: 'object' },
-            proof_ref: {
-              anyOf: [{ type: 'string', pattern: '^sha256:[0-9a-f]{64}$' }, { type: 'null' }],
-            },
-          },
-        },
-        decision: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['admission'],
-          properties: { admission: { enum: ['ADMIT', 'DENY'] } },
-        },
-      },
-    },
-    verdict: { enum: ['VERIFIED', 'UNVERIFIABLE', 'BLOCKED'] },
-  },
-  allOf: [
-    {
-      // VERIFIED requires a non-null, well-formed proof_ref.
-      if: { required: ['verdict'], properties: { verdict: { const: 'VERIFIED' } } },
-      then: {
-        properties: {
-          context: {
-            properties: {
-              evidence: {
-                required: ['proof_ref'],
-                properties: { proof_ref: { type: 'string', pattern: '^sha256:[0-9a-f]{64}$' } },
-              },
-            },
-          },
-        },
-      },
-    },
-    {
-      // UNVERIFIABLE and BLOCKED require proof_ref null and admission DENY.
-      if: { required: ['verdict'], properties: { verdict: { enum: ['UNVERIFIABLE', 'BLOCKED'] } } },
-      then: {
-        properties: {
-          context: {
-            properties: {
-              evidence: { required: ['proof_ref'], properties: { proof_ref: { type: 'null' } } },
-              decision: { required: ['admission'], properties: { admission: { const: 'DENY' } } },
-            },
-          },
-        },
-      },
-    },
-  ],
-} as const;
-
-// strictTypes is off because the if/then branches intentionally constrain properties without
-// restating `type: object` (the top-level branch already does); everything else stays strict.
-const ajv = new Ajv2020({ allErrors: true, strict: true, strictTypes: false });
-const validateSchema = ajv.compile(VERIFICATION_CONTEXT_SCHEMA);
+/** The document type is the contract schema's (one source of truth for its shape). */
+export type { VerificationContextDocument };
 
 export interface ValidationIssue {
   /** JSONPath-like location, e.g. `$.context.evidence.proof_ref`. */
@@ -182,78 +30,41 @@ export type ValidateResult = { valid: true } | { valid: false; error: 'validatio
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
-function appendPath(path: string, key: string): string {
-  if (/^(0|[1-9][0-9]*)$/.test(key)) return `${path}[${key}]`;
+function appendPath(path: string, key: string | number): string {
+  if (typeof key === 'number' || /^(0|[1-9][0-9]*)$/.test(key)) return `${path}[${key}]`;
   return IDENTIFIER.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
 }
 
-function pointerToPath(pointer: string): string {
-  if (pointer === '') return '$';
-  return pointer
-    .split('/')
-    .slice(1)
-    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .reduce(appendPath, '$');
+const toPath = (segments: readonly PropertyKey[]): string => segments.reduce<string>((p, k) => appendPath(p, typeof k === 'symbol' ? String(k) : k), '$');
+
+/** The zod issues of the contract's document schema as `{path, message}`: invariants first, one issue per unknown key. */
+function schemaIssues(doc: unknown): ValidationIssue[] {
+  const parsed = verificationContextDocumentSchema.safeParse(doc);
+  if (parsed.success) return [];
+  const invariants: ValidationIssue[] = [];
+  const fields: ValidationIssue[] = [];
+  for (const iss of parsed.error.issues) {
+    const path = toPath(iss.path);
+    if (iss.code === 'unrecognized_keys') {
+      for (const key of iss.keys) fields.push({ path: appendPath(path, key), message: VC_UNKNOWN_KEY });
+    } else if (iss.code === 'custom' && (iss.params as Record<string, unknown> | undefined)?.[VC_INVARIANT]) {
+      invariants.push({ path, message: iss.message });
+    } else {
+      fields.push({ path, message: iss.message });
+    }
+  }
+  return [...invariants, ...fields];
 }
 
-const ANY_OF_MESSAGES: Record<string, string> = {
-  proof_ref: 'must be sha256:<64 lowercase hex> or null',
-  translation_confidence: 'must be a number in [0, 1] or null',
-};
-
-function toIssue(err: ErrorObject): ValidationIssue | null {
-  const path = pointerToPath(err.instancePath);
-  const last = err.instancePath.split('/').pop() ?? '';
-  if (err.schemaPath.startsWith('#/allOf/0/then/')) {
-    return { path, message: 'verdict VERIFIED requires a non-null proof_ref sha256:<64 lowercase hex>' };
-  }
-  if (err.schemaPath.startsWith('#/allOf/1/then/')) {
-    return {
-      path,
-      message: last === 'admission' ? 'verdict UNVERIFIABLE or BLOCKED requires admission DENY' : 'verdict UNVERIFIABLE or BLOCKED requires proof_ref null',
-    };
-  }
-  switch (err.keyword) {
-    case 'if':
-      return null; // the failing then-branch reports the actual problem
-    case 'anyOf':
-      return { path, message: ANY_OF_MESSAGES[last] ?? 'does not match any allowed form' };
-    case 'additionalProperties':
-      return { path: appendPath(path, String(err.params.additionalProperty)), message: 'unknown key is not allowed' };
-    case 'required':
-      return { path: appendPath(path, String(err.params.missingProperty)), message: 'is required' };
-    case 'minProperties':
-      return {
-        path,
-        message:
-          'must contain at least one of theory, logic, dialect, parser_version, language, policy_version, algebra_domain',
-      };
-    case 'const':
-      return { path, message: `must be ${JSON.stringify(err.params.allowedValue)}` };
-    case 'enum':
-      return { path, message: `must be one of ${(err.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}` };
-    default:
-      return { path, message: err.message ?? `failed ${err.keyword}` };
-  }
-}
-
-/** Schema (including invariants) and canonical-domain validation of a v1.0 document. */
+/** Schema (contract/verification-context.ts, invariants included) and canonical-domain validation of a v1.0 document. */
 export function validateDocument(doc: unknown): ValidateResult {
   const errors: ValidationIssue[] = [];
-  if (!validateSchema(doc)) {
-    const all = validateSchema.errors ?? [];
-    // An anyOf reports once for itself; the failures of its individual branches are noise.
-    const anyOfPaths = all.filter((e) => e.keyword === 'anyOf').map((e) => `${e.schemaPath}/`);
-    const seen = new Set<string>();
-    for (const err of all) {
-      if (anyOfPaths.some((p) => err.schemaPath.startsWith(p))) continue;
-      const issue = toIssue(err);
-      if (!issue) continue;
-      const key = `${issue.path}\u0000${issue.message}`;
-      if (seen.has(key)) continue; // anyOf branches and invariant branches repeat errors
-      seen.add(key);
-      errors.push(issue);
-    }
+  const seen = new Set<string>();
+  for (const issue of schemaIssues(doc)) {
+    const key = `${issue.path}\u0000${issue.message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    errors.push(issue);
   }
   try {
     assertCanonicalDomain(doc);

@@ -63,6 +63,11 @@ export function apiRuntimeClosure(entry = 'api/server.ts'): Set<string> {
   return seen;
 }
 
+/** A route file importing another route file: shared helpers belong in api/ (or core/), not in a route group. */
+export function isRouteToRoute(e: ImportEdge): boolean {
+  return e.from.startsWith('api/routes/') && e.to.startsWith('api/routes/');
+}
+
 /** An import of api/ that breaks the layering rule. */
 export function isForbidden(e: ImportEdge): boolean {
   if (!e.to.endsWith('.ts')) return false; // npm package
@@ -79,6 +84,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.met
   console.log(`api/ imports: ${all.length} (${local.length} local) — by layer: ${[...byLayer].map(([k, v]) => `${k} ${v}`).join(', ')}`);
   const bad = all.filter(isForbidden);
   for (const e of bad) console.log(`FORBIDDEN ${e.from} → ${e.to}${e.typeOnly ? ' (type)' : ''}`);
+  for (const e of all.filter(isRouteToRoute)) console.log(`ROUTE→ROUTE ${e.from} → ${e.to}`);
   const closure = [...apiRuntimeClosure()].filter((f) => !/^(api|contract|core)\//.test(f));
   console.log(`files outside api/contract/core loaded by the API process: ${closure.length}`);
   for (const f of closure) console.log(`  ${f}`);

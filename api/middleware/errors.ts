@@ -45,6 +45,22 @@ export function errorHandler(): Middleware {
   };
 }
 
+/**
+ * A method a path does not serve is a client error with a `detail`, never a 5xx: the router's
+ * allowedMethods answers 405 (known method) or 501 (a method no route uses, e.g. TRACE) with an
+ * Allow header and no body; both become 405 `{detail}` naming the allowed methods.
+ */
+export function methodNotAllowedBody(): Middleware {
+  return async (ctx, next) => {
+    await next();
+    if ((ctx.status === 405 || ctx.status === 501) && !ctx.body) {
+      const allow = ctx.response.get('Allow');
+      ctx.status = 405;
+      ctx.body = { detail: `Method ${ctx.method} is not allowed on this path${allow ? `: use ${allow}` : ''}.` };
+    }
+  };
+}
+
 /** Hosted deployments serve the API under /v1; local servers serve the same routes at the root. */
 export function versionPrefix(): Middleware {
   return async (ctx, next) => {

@@ -12,7 +12,7 @@ import {
 } from '../../core/badges.js';
 import { attestationRecords } from '../../core/attestation-records.js';
 import type { AppDeps } from '../deps.js';
-import { ATTESTATION_ID, verifyToken } from './attestations.js';
+import { ATTESTATION_ID, verifyToken } from '../attestations.js';
 
 function one(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;

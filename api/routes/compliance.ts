@@ -11,9 +11,9 @@ import { HttpError } from '../errors.js';
 import { principalOf, requireAdminKey } from '../middleware/auth.js';
 import { PLAN_LIMITS, planLimit } from '../middleware/rate-limit.js';
 import type { AppDeps } from '../deps.js';
-import { AUDIT_LOG_NOT_FOUND, csvAttachment } from './audit.js';
-import { attestationKeyRing } from './attestations.js';
-
+import { csvAttachment } from '../query-params.js';
+import { attestationKeyRing } from '../attestations.js';
+import { AUDIT_LOG_NOT_FOUND } from '../../contract/audit.js';
 import { CROSS_ORG } from '../../contract/admin.js';
 
 export { CROSS_ORG };

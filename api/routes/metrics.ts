@@ -12,8 +12,9 @@ import { INSUFFICIENT_PERMISSIONS, principalOf, requireKeyOrJwt } from '../middl
 import { processMetrics, registry } from '../metrics.js';
 import { planLimit } from '../middleware/rate-limit.js';
 import type { AppDeps } from '../deps.js';
-import { AUDIT_LIMIT_DEFAULT, AUDIT_LIMIT_MAX, cursorParam, limitParam, statusParam } from './audit.js';
-import { CROSS_ORG } from './compliance.js';
+import { cursorParam, limitParam, statusParam } from '../query-params.js';
+import { AUDIT_LIMIT_DEFAULT, AUDIT_LIMIT_MAX } from '../../contract/audit.js';
+import { CROSS_ORG } from '../../contract/admin.js';
 
 export function operatorIds(cfg: ServiceConfig): Set<string> {
   return new Set(cfg.SVC_METRICS_OPERATOR_USER_IDS.split(',').map((s) => s.trim()).filter((s) => s.length > 0));

@@ -7,7 +7,7 @@ import { naturalLanguageRequestSchema, NL_TIMEOUT_DETAIL } from '../../contract/
 import { resolveProvider } from '../../core/providers-config.js';
 import { HttpError } from '../errors.js';
 import type { AppDeps } from '../deps.js';
-import { registerEngineRoute } from './engine-route.js';
+import { registerEngineRoute } from '../engine-route.js';
 
 export { NL_TIMEOUT_DETAIL };
 

@@ -10,7 +10,7 @@ import { SERVICE_VERSION } from '../../core/version.js';
 import { HttpError } from '../errors.js';
 import { keyLimit } from '../middleware/rate-limit.js';
 import { apiKeyGuard, type AppDeps } from '../deps.js';
-import { attestationKeyRing } from './attestations.js';
+import { attestationKeyRing } from '../attestations.js';
 
 /** Per-key limit shared by the three endpoints (the contract leaves the number open). */
 export const VC_LIMIT_PER_MINUTE = 600;

@@ -2,7 +2,7 @@
 import type Router from '@koa/router';
 import { HttpError } from '../errors.js';
 import type { AppDeps } from '../deps.js';
-import { registerEngineRoute } from './engine-route.js';
+import { registerEngineRoute } from '../engine-route.js';
 import { CODE_TIMEOUT_DETAIL, codeRequestSchema } from '../../contract/code.js';
 
 export { CODE_TIMEOUT_DETAIL, codeRequestSchema };

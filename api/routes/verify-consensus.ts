@@ -8,7 +8,7 @@ import { SANDBOX_CAPACITY_MESSAGE, SANDBOX_UNAVAILABLE_MESSAGE } from '../../con
 import { HttpError } from '../errors.js';
 import { keyLimit } from '../middleware/rate-limit.js';
 import type { AppDeps } from '../deps.js';
-import { registerEngineRoute } from './engine-route.js';
+import { registerEngineRoute } from '../engine-route.js';
 
 /** Per-key limit on top of the plan limit (consensus runs up to four engines and two containers). */
 export const CONSENSUS_KEY_LIMIT = { perWindow: 120, windowSeconds: 60 } as const;

@@ -7,7 +7,7 @@ import { factRequestSchema } from '../../contract/fact.js';
 import { resolveProvider } from '../../core/providers-config.js';
 import { HttpError } from '../errors.js';
 import type { AppDeps } from '../deps.js';
-import { registerEngineRoute } from './engine-route.js';
+import { registerEngineRoute } from '../engine-route.js';
 
 export { FACT_ANALYSIS_BUDGET_MS } from '../../core/engines.js';
 

@@ -8,7 +8,7 @@ import { resolveProvider } from '../../core/providers-config.js';
 import { deleteUpload, purgeStaleUploads, saveUpload } from '../../core/uploads.js';
 import { logger } from '../../core/logger.js';
 import type { ImageActivityInput } from '../../core/verification-io.js';
-import { runEngine } from './engine-route.js';
+import { runEngine } from '../engine-route.js';
 import { HttpError } from '../errors.js';
 import { principalOf } from '../middleware/auth.js';
 import { readImageUpload } from '../middleware/image-upload.js';

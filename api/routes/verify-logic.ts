@@ -14,7 +14,7 @@ import { logicNaturalLanguageDeadlineMs } from '../../core/engines.js';
 import { HttpError } from '../errors.js';
 import type { AppDeps } from '../deps.js';
 import { resolveProvider } from '../../core/providers-config.js';
-import { registerEngineRoute } from './engine-route.js';
+import { registerEngineRoute } from '../engine-route.js';
 
 export { logicRequestSchema };
 

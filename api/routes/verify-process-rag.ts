@@ -6,7 +6,7 @@ import { validateProcessRequest } from '../../contract/process.js';
 import { ragRequestSchema, validateRagRequest } from '../../contract/rag.js';
 import { HttpError } from '../errors.js';
 import type { AppDeps } from '../deps.js';
-import { registerEngineRoute } from './engine-route.js';
+import { registerEngineRoute } from '../engine-route.js';
 
 // The engines' own validators give the contract's 400 details; zod only checks it is an object.
 const passThrough = z.record(z.string(), z.unknown());

@@ -2,7 +2,7 @@
 import type Router from '@koa/router';
 import { sqlRequestSchema } from '../../contract/sql.js';
 import type { AppDeps } from '../deps.js';
-import { registerEngineRoute } from './engine-route.js';
+import { registerEngineRoute } from '../engine-route.js';
 
 export function registerSqlRoutes(router: Router, deps: AppDeps): void {
   registerEngineRoute(router, deps, {

@@ -4,7 +4,7 @@
 import type Router from '@koa/router';
 import { deleteUpload, purgeStaleUploads, saveUpload } from '../../core/uploads.js';
 import type { StatsActivityInput } from '../../core/verification-io.js';
-import { runEngine } from './engine-route.js';
+import { runEngine } from '../engine-route.js';
 import { SANDBOX_UNAVAILABLE_MESSAGE } from '../../contract/common.js';
 import { HttpError } from '../errors.js';
 import { principalOf } from '../middleware/auth.js';

@@ -63,6 +63,17 @@ describe('issued attestations are stored with their organization', () => {
     });
   });
 
+  // Found by the fuzzer: a natural-language attestation (no proof) came back without proof_ref,
+  // which the contract declares as always present (null when there is no proof).
+  it('GET /attestation/{id} of an attestation without a proof shows proof_ref null', async () => {
+    const nl = await post('/verify/natural_language', { query: 'What is 15% of 200?' }, key(t.key));
+    expect(nl.status).toBe(200);
+    const res = await get(`/attestation/${nl.body.attestation.id}`, key(t.key));
+    expect(res.status).toBe(200);
+    expect(res.body).toHaveProperty('proof_ref', null);
+    expect(res.body).toMatchObject({ id: nl.body.attestation.id, engine: 'natural_language', verification: { valid: true } });
+  });
+
   it("answers 404 for another organization's attestation, an unknown id and a malformed id", async () => {
     for (const [id, k] of [
       [verified.attestation.id, other.key],

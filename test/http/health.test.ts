@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createHmac } from 'node:crypto';
-import { get, http, newTenant, stackEnv } from './helpers.js';
+import nodeHttp from 'node:http';
+import { apiUrl, get, http, newTenant, stackEnv } from './helpers.js';
 
 describe('GET /health', () => {
   it('reports service, version 7.3.0 and an ISO timestamp', async () => {
@@ -59,6 +60,37 @@ describe('HTTP hygiene', () => {
     const res = await get('/no/such/route');
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ detail: 'Not Found' });
+  });
+
+  // Found by the fuzzer (bench/fuzz-openapi.sh): a method no route uses (TRACE) was a bare
+  // 501, a known method on the wrong path a bare 405; both are client errors with a detail.
+  it('answers a method the path does not serve with 405, Allow and a detail (never a 5xx)', async () => {
+    // fetch refuses TRACE, so it goes out through node:http.
+    const trace = await new Promise<{ status: number; allow: string | undefined; body: unknown }>((resolve, reject) => {
+      const req = nodeHttp.request(`${apiUrl()}/health`, { method: 'TRACE' }, (res) => {
+        let text = '';
+        res.on('data', (c) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, allow: res.headers.allow, body: JSON.parse(text) }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(trace).toEqual({ status: 405, allow: 'HEAD, GET', body: { detail: 'Method TRACE is not allowed on this path: use HEAD, GET.' } });
+    // Any other method no route uses (was a bare 501).
+    const propfind = await http('PROPFIND', '/health');
+    expect(propfind.status).toBe(405);
+    expect(propfind.body).toEqual({ detail: 'Method PROPFIND is not allowed on this path: use HEAD, GET.' });
+    const del = await http('DELETE', '/verify/math', { headers: key });
+    expect(del.status).toBe(405);
+    expect(del.headers.get('allow')).toBe('POST');
+    expect(del.body).toEqual({ detail: 'Method DELETE is not allowed on this path: use POST.' });
+    const patch = await http('PATCH', '/v1/auth/api-keys', { body: {} });
+    expect(patch.status).toBe(405);
+    expect(patch.body.detail).toMatch(/^Method PATCH is not allowed on this path: use /);
+    // OPTIONS still lists the methods.
+    const options = await http('OPTIONS', '/verify/math');
+    expect(options.status).toBe(200);
+    expect(options.headers.get('allow')).toBe('POST');
   });
 
   it('rejects malformed JSON with 400 and never a stack trace', async () => {

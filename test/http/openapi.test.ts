@@ -2,9 +2,11 @@
 // the contract with its security, and real responses of the running stack match the response
 // schemas the contract declares for their status.
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { ZodType } from 'zod';
+import sharp from 'sharp';
+import { z, type ZodType } from 'zod';
 import { ENDPOINTS, type Endpoint } from '../../contract/endpoints.js';
 import { apiUrl, get, http, newTenant, post, type HttpResult, type Member } from './helpers.js';
+import { postStats } from './uploads.js';
 
 let doc: any;
 let owner: Member;
@@ -110,6 +112,62 @@ describe('real responses match their declared schemas', () => {
   }
   const key = () => ({ 'x-api-key': owner.key });
   const bearer = () => ({ authorization: `Bearer ${owner.token}` });
+
+  /**
+   * A real 200 of an engine: it matches its declared schema, and its top level has no key the
+   * schema does not declare (the response schemas are open for engine detail, so the check
+   * closes them here: every field an endpoint returns must be in the contract).
+   */
+  function checkDeclared(id: string, res: HttpResult) {
+    expect(res.status, `${id}: ${res.text.slice(0, 300)}`).toBe(200);
+    check(id, res);
+    const schema = (byId.get(id) as Endpoint).responses[200].schema as ZodType;
+    expect(schema).toBeInstanceOf(z.ZodObject);
+    const closed = (schema as z.ZodObject).strict().safeParse(res.body);
+    expect(closed.success, `${id} 200 returns undeclared fields: ${JSON.stringify(closed.error?.issues)}`).toBe(true);
+  }
+
+  it('every engine: a real success response declares every field it returns', async () => {
+    // Math: a proven identity (VERIFIED, proof_ref, attestation) and an evaluation (never VERIFIED).
+    const proven = await post('/verify/math', { expression: '(x+1)^2 = x^2 + 2*x + 1' }, key());
+    checkDeclared('verifyMath', proven);
+    expect(proven.body).toMatchObject({ status: 'VERIFIED', is_authoritative: true, proof_ref: expect.stringMatching(/^sha256:[0-9a-f]{64}$/), attestation: { id: expect.any(String) } });
+    const evaluated = await post('/verify/math', { expression: '2 + 3 * 4' }, key());
+    checkDeclared('verifyMath', evaluated);
+    expect(evaluated.body).toMatchObject({ status: 'UNVERIFIABLE', is_authoritative: false, proof_ref: null, value: 14 });
+    const differs = await post('/verify/math', { expression: 'x^2 = 2*x' }, key());
+    checkDeclared('verifyMath', differs);
+    expect(differs.body).toMatchObject({ is_valid: false, proof_ref: null });
+    checkDeclared('verifyMath', await post('/verify/math', { expression: '1/0' }, key()));
+
+    const sat = await post('/verify/logic', { query: '(AND (GT x 5) (LT x 10))' }, key());
+    checkDeclared('verifyLogic', sat);
+    expect(sat.body.status).toBe('SAT');
+    checkDeclared('verifyLogic', await post('/verify/logic', { query: '(AND (GT x 5) (LT x 3))' }, key()));
+    checkDeclared('verifyCode', await post('/verify/code', { code: 'def add(a, b):\n    return a + b\n', language: 'python' }, key()));
+    checkDeclared('verifyCode', await post('/verify/code', { code: 'import os\nos.system("ls")', language: 'python' }, key()));
+    checkDeclared('verifySql', await post('/verify/sql', { query: 'SELECT id FROM t', schema_ddl: 'CREATE TABLE t (id INT)' }, key()));
+    checkDeclared('verifySql', await post('/verify/sql', { query: 'SELECT nope FROM missing', schema_ddl: 'CREATE TABLE t (id INT)' }, key()));
+    checkDeclared('verifyFact', await post('/verify/fact', { claim: 'The Eiffel Tower is in Paris.', context: 'The Eiffel Tower stands in Paris, France.' }, key()));
+    checkDeclared('verifyConsensus', await post('/verify/consensus', { query: '2 + 2 = 4', verification_mode: 'single' }, key()));
+    checkDeclared('verifyNaturalLanguage', await post('/verify/natural_language', { query: 'What is 15% of 200?' }, key()));
+    checkDeclared('verifyProcess', await post('/verify/process', { trace: 'The issue is X. The rule is Y. In this case Z. Therefore W.' }, key()));
+    checkDeclared('verifyProcess', await post('/verify/process', { trace: 'First we plan, then we build.', mode: 'milestones', milestones: ['plan', 'build', 'ship'] }, key()));
+    checkDeclared('verifyRag', await post('/verify/rag', { target_document_id: 'd', chunks: [{ id: 1, metadata: { document_id: 'd' } }, { id: 2, metadata: { document_id: 'e' } }], max_drm_rate: '1/2' }, key()));
+    checkDeclared('verifyBatch', await post('/verify/batch', { items: [{ query: '2 + 2 = 4', type: 'math' }] }, key()));
+
+    const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 220, g: 20, b: 30 } } }).png().toBuffer();
+    const fd = new FormData();
+    fd.append('claim', 'The image is 64 pixels wide.');
+    fd.append('image', new Blob([new Uint8Array(png)], { type: 'image/png' }), 'red.png');
+    const image = await fetch(`${apiUrl()}/verify/image`, { method: 'POST', body: fd, headers: key() });
+    const imageText = await image.text();
+    checkDeclared('verifyImage', { status: image.status, headers: image.headers, text: imageText, body: JSON.parse(imageText) });
+
+    const stats = await postStats(owner.key, { file: 'revenue\n120\n90\n150\n', query: 'mean(revenue) > 100' });
+    checkDeclared('verifyStats', { status: stats.status, headers: stats.headers as Headers, text: JSON.stringify(stats.body), body: stats.body });
+    expect(stats.body).toMatchObject({ status: 'UNVERIFIABLE', proof_ref: null, is_authoritative: false });
+  });
 
   it('verification routes: results and 400s', async () => {
     check('health', await get('/health'));

@@ -1,6 +1,6 @@
 // Layering: api/ imports contract/, core/, workflow types and itself only (infra/api-imports.ts).
 import { describe, expect, it } from 'vitest';
-import { apiImports, apiRuntimeClosure, isForbidden } from '../../infra/api-imports.js';
+import { apiImports, apiRuntimeClosure, isForbidden, isRouteToRoute } from '../../infra/api-imports.js';
 
 /**
  * The one known exception, kept as narrow as possible: the logic DSL front end (parse + type
@@ -23,6 +23,20 @@ describe('api/ imports', () => {
     expect(outside.filter((f) => !f.startsWith('engines/logic/'))).toEqual([]);
     // The logic front end only: never the Z3 pool or solver.
     expect(outside.filter((f) => /logic\/(pool|solve|index)\.ts$/.test(f))).toEqual([]);
+  });
+
+  it('no route file imports another route file (shared helpers live in api/ or core/)', () => {
+    const edges = apiImports();
+    // The scan sees the route files at all (guards against a path change making this vacuous).
+    expect(edges.some((e) => e.from === 'api/routes/compliance.ts')).toBe(true);
+    expect(edges.filter(isRouteToRoute).map((e) => `${e.from} → ${e.to}`)).toEqual([]);
+  });
+
+  it('detects a route → route edge', () => {
+    expect(isRouteToRoute({ from: 'api/routes/badges.ts', to: 'api/routes/attestations.ts', typeOnly: false })).toBe(true);
+    expect(isRouteToRoute({ from: 'api/routes/badges.ts', to: 'api/routes/attestations.ts', typeOnly: true })).toBe(true);
+    expect(isRouteToRoute({ from: 'api/routes/badges.ts', to: 'api/attestations.ts', typeOnly: false })).toBe(false);
+    expect(isRouteToRoute({ from: 'api/app.ts', to: 'api/routes/badges.ts', typeOnly: false })).toBe(false);
   });
 
   it('detects a forbidden edge', () => {

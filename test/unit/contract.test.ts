@@ -7,6 +7,7 @@ import { ENDPOINTS } from '../../contract/endpoints.js';
 import { mathRequestSchema } from '../../contract/math.js';
 import { batchRequestSchema } from '../../contract/batch.js';
 import { rateLimitErrorSchema } from '../../contract/common.js';
+import { buildOpenApiDocument } from '../../api/openapi.js';
 
 const root = join(import.meta.dirname, '..', '..');
 
@@ -66,5 +67,26 @@ describe('contract/', () => {
       rateLimitErrorSchema.safeParse({ error: { code: 'SVC-005', message: 'Rate limit exceeded', details: { limit: 60, reset_at: '2026-01-01T00:00:00Z', retry_after: 3 } } }).success,
     ).toBe(true);
     expect(rateLimitErrorSchema.safeParse({ detail: 'x' }).success).toBe(false);
+  });
+
+  // Found by the fuzzer: a z.tuple becomes `prefixItems`, which schemathesis (bench/fuzz-openapi.sh)
+  // cannot load ("Invalid Schema Object"), so /verify/image went untested. Fixed-length arrays instead.
+  it('the OpenAPI document has no tuple schemas (prefixItems) or array-valued items', () => {
+    const tuples = (node: unknown, at = '#', out: string[] = []): string[] => {
+      if (Array.isArray(node)) node.forEach((n, i) => tuples(n, `${at}/${i}`, out));
+      else if (node && typeof node === 'object') {
+        for (const [k, v] of Object.entries(node)) {
+          if (k === 'example' || k === 'examples') continue; // values, not schemas
+          if (k === 'prefixItems' || (k === 'items' && Array.isArray(v))) out.push(`${at}/${k}`);
+          tuples(v, `${at}/${k}`, out);
+        }
+      }
+      return out;
+    };
+    expect(tuples({ properties: { rgb: { prefixItems: [{ type: 'number' }] }, old: { items: [{}] } }, example: { items: [1] } })).toEqual([
+      '#/properties/rgb/prefixItems',
+      '#/properties/old/items',
+    ]);
+    expect(tuples(buildOpenApiDocument())).toEqual([]);
   });
 });

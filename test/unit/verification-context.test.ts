@@ -201,6 +201,42 @@ describe('validateDocument', () => {
     expect(validateDocument('x')).toMatchObject({ valid: false, error: 'validation_failed' });
   });
 
+  it('names each problem with the message of the v1.0 schema (contract zod schema)', () => {
+    const errs = (fn: (d: any) => void) => {
+      const r = validateDocument(mutate(fn));
+      return r.valid ? [] : r.errors;
+    };
+    expect(errs((d) => (d.context.proof.trusted_dependencies = ['sympy', 3]))).toEqual([{ path: '$.context.proof.trusted_dependencies[1]', message: 'must be string' }]);
+    expect(errs((d) => (d.spec_version = '1.1'))).toEqual([{ path: '$.spec_version', message: 'must be "1.0"' }]);
+    expect(errs((d) => (d.context.decision.admission = 'BLOCKED'))).toEqual([{ path: '$.context.decision.admission', message: 'must be one of "ADMIT", "DENY"' }]);
+    expect(errs((d) => (d.context.interpretation = {}))).toEqual([
+      { path: '$.context.interpretation', message: 'must contain at least one of theory, logic, dialect, parser_version, language, policy_version, algebra_domain' },
+    ]);
+    for (const bad of [1.5, -0.1, 'high']) {
+      expect(errs((d) => (d.object.formalization.translation_confidence = bad))).toEqual([{ path: '$.object.formalization.translation_confidence', message: 'must be a number in [0, 1] or null' }]);
+    }
+    expect(errs((d) => (d.context.evidence.proof_ref = 7))).toEqual([
+      { path: '$.context.evidence.proof_ref', message: 'verdict VERIFIED requires a non-null proof_ref sha256:<64 lowercase hex>' },
+      { path: '$.context.evidence.proof_ref', message: 'must be sha256:<64 lowercase hex> or null' },
+    ]);
+    // The invariants are checked even when other fields are wrong, and a missing admission names admission.
+    expect(
+      errs((d) => {
+        d.verdict = 'BLOCKED';
+        d.context.evidence.proof_ref = null;
+        d.context.decision = {};
+        d.object = 'x';
+      }),
+    ).toEqual([
+      { path: '$.context.decision', message: 'verdict UNVERIFIABLE or BLOCKED requires admission DENY' },
+      { path: '$.object', message: 'must be object' },
+      { path: '$.context.decision.admission', message: 'is required' },
+    ]);
+    expect(errs((d) => (d['odd key'] = 1))).toEqual([{ path: '$["odd key"]', message: 'unknown key is not allowed' }]);
+    expect(validateDocument(null)).toEqual({ valid: false, error: 'validation_failed', errors: [{ path: '$', message: 'must be object' }] });
+    expect(validateDocument([])).toEqual({ valid: false, error: 'validation_failed', errors: [{ path: '$', message: 'must be object' }] });
+  });
+
   it('enforces the verdict / proof_ref / admission invariants', () => {
     expect(validateDocument(mutate((d) => (d.context.evidence.proof_ref = null)))).toEqual({
       valid: false,

@@ -6,12 +6,12 @@
 import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import type { ZodType } from 'zod';
-import type { EngineName } from '../../core/engines.js';
-import type { EngineInput, EngineResult } from '../../core/verification-io.js';
-import type { RunOptions } from '../temporal.js';
-import { bodyObject } from '../middleware/body.js';
-import { principalOf } from '../middleware/auth.js';
-import { apiKeyGuard, type AppDeps } from '../deps.js';
+import type { EngineName } from '../core/engines.js';
+import type { EngineInput, EngineResult } from '../core/verification-io.js';
+import type { RunOptions } from './temporal.js';
+import { bodyObject } from './middleware/body.js';
+import { principalOf } from './middleware/auth.js';
+import { apiKeyGuard, type AppDeps } from './deps.js';
 
 /** What a route hands to the engine: its input, and any per-request override of the registry's run. */
 export interface Prepared<E extends EngineName> {
