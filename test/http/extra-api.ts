@@ -20,7 +20,11 @@ export function freePort(): Promise<number> {
 
 export type ExtraApi = { proc: ManagedProcess; url: string };
 
-export async function startExtraApi(name: string, env: Record<string, string | undefined>, expectReady = true): Promise<ExtraApi> {
+/**
+ * `entry` 'api' is the plain API (api/server.ts); 'api-process' is what the stack runs, the API
+ * with its in-process worker for eager starts (workers/api-process.ts).
+ */
+export async function startExtraApi(name: string, env: Record<string, string | undefined>, expectReady = true, entry: 'api' | 'api-process' = 'api'): Promise<ExtraApi> {
   const port = await freePort();
   const fullEnv: NodeJS.ProcessEnv = { ...process.env, ...inject('stackEnv'), HOST: '127.0.0.1', PORT: String(port), ...env };
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete fullEnv[k];
@@ -28,7 +32,7 @@ export async function startExtraApi(name: string, env: Record<string, string | u
     {
       name,
       command: process.execPath,
-      args: ['--import', 'tsx', path.join(ROOT, 'api', 'server.ts')],
+      args: ['--import', 'tsx', entry === 'api' ? path.join(ROOT, 'api', 'server.ts') : path.join(ROOT, 'workers', 'api-process.ts')],
       env: fullEnv,
       ready: async () => (await fetch(`http://127.0.0.1:${port}/health`).catch(() => null))?.status === 200,
       readyTimeoutMs: expectReady ? 90_000 : 60_000,
