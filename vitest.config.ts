@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import LongestFirstSequencer from './test/sequencer.js';
 
 // Test tiers and how they are scheduled (docs/testing.md has the map of which tier proves what).
 //
@@ -23,6 +24,8 @@ const http = {
 
 export default defineConfig({
   test: {
+    // Longest files first across projects (test/sequencer.ts).
+    sequence: { sequencer: LongestFirstSequencer },
     projects: [
       {
         test: {
