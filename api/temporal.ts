@@ -74,10 +74,6 @@ export class TemporalGateway {
     };
   }
 
-  get eagerStart(): boolean {
-    return this.eager !== null;
-  }
-
   static create(cfg: ServiceConfig): TemporalGateway {
     // Lazy: the API starts (and answers 503 on verification routes) even while Temporal is down.
     const connection = Connection.lazy({ address: cfg.TEMPORAL_ADDRESS, connectTimeout: 2000 });

@@ -211,9 +211,6 @@ export function activityModeFor(engine: EngineName, configured: 'auto' | 'normal
   return ENGINES[engine].localInAuto ? 'local' : 'normal';
 }
 
-/** Kept for readers of the old table: engine → activity name. */
-export const ENGINE_ACTIVITIES = Object.fromEntries(ENGINE_NAMES.map((e) => [e, ENGINES[e].activity])) as { [E in EngineName]: (typeof ENGINES)[E]['activity'] };
-
 export interface VerifyWorkflowInput {
   engine: EngineName;
   input: unknown;

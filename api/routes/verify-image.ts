@@ -19,7 +19,6 @@ const log = logger('image');
 export const IMAGE_UPLOAD_CAPACITY_DETAIL = 'Upload capacity reached — retry shortly.';
 /** Concurrent image uploads per API process. */
 export const MAX_CONCURRENT_IMAGE_UPLOADS = 8;
-export { IMAGE_MEASURE_BUDGET_MS } from '../../core/engines.js';
 
 let active = 0;
 
