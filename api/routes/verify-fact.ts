@@ -9,7 +9,6 @@ import { HttpError } from '../errors.js';
 import type { AppDeps } from '../deps.js';
 import { registerEngineRoute } from '../engine-route.js';
 
-
 export function registerFactRoutes(router: Router, deps: AppDeps): void {
   registerEngineRoute(router, deps, {
     path: '/verify/fact',
