@@ -83,9 +83,19 @@ case "${1:-all}" in
   temporal) install_temporal ;;
   ferretdb) install_ferretdb ;;
   all)
-    install_node_modules
-    install_temporal
-    install_ferretdb
+    # The three are independent (npm, pip and the Go build each wait on their own registry or
+    # compiler), so they run side by side; any failure fails the whole install.
+    install_node_modules &
+    node_pid=$!
+    install_temporal &
+    temporal_pid=$!
+    install_ferretdb &
+    ferret_pid=$!
+    status=0
+    wait "$node_pid" || status=1
+    wait "$temporal_pid" || status=1
+    wait "$ferret_pid" || status=1
+    exit "$status"
     ;;
   *) echo "usage: $0 [all|node|temporal|ferretdb]" >&2; exit 2 ;;
 esac

@@ -5,15 +5,18 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
-bash infra/install-tools.sh all
+mkdir -p .data
 # The sandbox must work here: the suite exercises /verify/stats and consensus in Docker, so a
-# failed setup fails the run instead of skipping those tests.
-echo "[test] setting up the Docker sandbox"
-if ! bash infra/sandbox/setup.sh >/dev/null; then
+# failed setup fails the run instead of skipping those tests. It needs nothing from the
+# installs below, so the two run side by side.
+echo "[test] setting up the Docker sandbox (beside the installs)"
+bash infra/sandbox/setup.sh >/dev/null &
+sandbox_pid=$!
+bash infra/install-tools.sh all
+if ! wait "$sandbox_pid"; then
   echo "[test] ERROR: the Docker sandbox could not be set up (infra/sandbox/setup.sh); the sandboxed endpoints cannot be tested." >&2
   exit 1
 fi
-mkdir -p .data
 # The type check runs beside vitest (it needs one core for ~30 s while the stack starts); a
 # type error still fails the run, after the tests.
 echo "[test] type-checking (beside vitest; output in .data/tsc.log)"

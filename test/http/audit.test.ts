@@ -2,13 +2,13 @@
 // the admin compliance endpoints and their role checks, tamper detection through the verify
 // endpoint, and the fail-closed behaviour without SVC_AUDIT_SECRET_KEY. The chain under 500
 // concurrent verifications is a load test of the shared worker: it is in audit.serial.test.ts.
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
-import path from 'node:path';
-import { addMember, db, get, newTenant, post, stackEnv, type Member } from './helpers.js';
+import { addMember, db, get, newTenant, post, type Member } from './helpers.js';
 import { startExtraApi } from './extra-api.js';
+import { startExtraWorker } from './extra-worker.js';
 import { verifyChain, SECRET_MISSING_ERROR, type AuditEntry } from '../../core/audit-chain.js';
-import { ManagedProcess, ROOT } from '../../infra/stack.js';
+import type { ManagedProcess } from '../../infra/stack.js';
 import { CROSS_ORG, INSUFFICIENT, bearer, chainOf, key, parseCsv, verifyMath } from './audit-fixtures.js';
 
 describe('audit entries', () => {
@@ -292,20 +292,7 @@ describe('fail closed without SVC_AUDIT_SECRET_KEY', () => {
   });
 
   it('a worker without the audit secret returns no verdict (503) and writes no entry', async () => {
-    const env: NodeJS.ProcessEnv = { ...process.env, ...stackEnv(), SVC_TASK_QUEUE: 'svc-noaudit' };
-    delete env.SVC_AUDIT_SECRET_KEY;
-    const worker = new ManagedProcess(
-      {
-        name: 'worker-noaudit',
-        command: process.execPath,
-        args: ['--import', 'tsx', path.join(ROOT, 'workers', 'verification-worker.ts')],
-        env,
-        ready: async (p) => p.logContains('SVC_WORKER_READY'),
-        readyTimeoutMs: 240_000, // webpack bundles the workflows at start; slow while other files run
-      },
-      inject('dataDir'),
-    );
-    await worker.start();
+    const worker = await startExtraWorker('worker-noaudit', { SVC_TASK_QUEUE: 'svc-noaudit', SVC_AUDIT_SECRET_KEY: undefined }, 240_000);
     procs.push(worker);
     const { proc, url } = await startExtraApi('api-noaudit', { SVC_TASK_QUEUE: 'svc-noaudit' });
     procs.push(proc);

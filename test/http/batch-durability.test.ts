@@ -16,7 +16,7 @@ describe('durability (a worker and an API of its own, on a task queue of its own
   beforeAll(async () => {
     const queue = `svc-batch-durability-${randomUUID()}`;
     t = await newTenant('enterprise');
-    [worker, api] = await Promise.all([startExtraWorker('worker-batch-durability', { SVC_TASK_QUEUE: queue }), startExtraApi('api-batch-durability', { SVC_TASK_QUEUE: queue })]);
+    [worker, api] = await Promise.all([startExtraWorker('worker-batch-durability', { SVC_TASK_QUEUE: queue, SVC_Z3_POOL_SIZE: '2' }), startExtraApi('api-batch-durability', { SVC_TASK_QUEUE: queue })]);
   }, 240_000);
   afterAll(async () => {
     await Promise.allSettled([worker?.stop(), api?.proc.stop()]);

@@ -2,12 +2,12 @@
 // item type, the batch math rows, item time-outs, 202-then-poll, tenant isolation, signing
 // failures and searchable workflow metadata. The bounded job store and durability through a
 // worker crash and an API restart are in batch.serial.test.ts (they stop stack components).
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
 import { db, get, newTenant, post, stackEnv, type Member } from './helpers.js';
 import { startExtraApi } from './extra-api.js';
-import { ManagedProcess, ROOT } from '../../infra/stack.js';
+import { startExtraWorker } from './extra-worker.js';
+import type { ManagedProcess } from '../../infra/stack.js';
 import { sha256Ref } from '../../core/canonical-json.js';
 import { mathBatchOutcome } from '../../engines/math.js';
 import { temporalDataConverter } from '../../core/payload-codec.js';
@@ -334,20 +334,7 @@ describe('attestation signing failure (extra worker without a signing key)', () 
   const queue = 'svc-batch-nosign';
   beforeAll(async () => {
     t = await newTenant('enterprise');
-    const env: NodeJS.ProcessEnv = { ...process.env, ...stackEnv(), SVC_TASK_QUEUE: queue, SVC_Z3_POOL_SIZE: '1' };
-    delete env.SVC_ATTESTATION_SIGNING_KEY_PEM;
-    worker = new ManagedProcess(
-      {
-        name: 'worker-batch-nosign',
-        command: process.execPath,
-        args: ['--import', 'tsx', path.join(ROOT, 'workers', 'verification-worker.ts')],
-        env,
-        ready: async (p) => p.logContains('SVC_WORKER_READY'),
-        readyTimeoutMs: 90_000,
-      },
-      inject('dataDir'),
-    );
-    await worker.start();
+    worker = await startExtraWorker('worker-batch-nosign', { SVC_TASK_QUEUE: queue, SVC_ATTESTATION_SIGNING_KEY_PEM: undefined });
     api = await startExtraApi('api-batch-nosign', { SVC_TASK_QUEUE: queue });
   }, 180_000);
   afterAll(async () => {

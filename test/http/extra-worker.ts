@@ -5,20 +5,33 @@ import path from 'node:path';
 import { inject } from 'vitest';
 import { ManagedProcess, ROOT } from '../../infra/stack.js';
 
-export async function startExtraWorker(name: string, env: Record<string, string | undefined>) {
-  const fullEnv: NodeJS.ProcessEnv = { ...process.env, ...inject('stackEnv'), ...env };
+/**
+ * What an extra worker does without unless its test asks for more: one engine slot, one Z3
+ * thread and no PGlite (the postgresql SQL check). A worker's start is the costliest thing a
+ * test does on this 2-core machine (about 29 s of CPU with the defaults, 17 s like this), and
+ * the extra workers serve a handful of requests each. A test that needs more overrides these.
+ */
+export const LEAN_WORKER_ENV: Record<string, string> = { SVC_ENGINE_POOL_SIZE: '1', SVC_Z3_POOL_SIZE: '1', SVC_SQL_PG_CHECK: '0' };
+
+/** A worker process on the test stack (not started yet): the lean defaults, then `env` (undefined deletes). */
+export function extraWorker(name: string, env: Record<string, string | undefined>, readyTimeoutMs = 120_000): ManagedProcess {
+  const fullEnv: NodeJS.ProcessEnv = { ...process.env, ...inject('stackEnv'), ...LEAN_WORKER_ENV, ...env };
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete fullEnv[k];
-  const proc = new ManagedProcess(
+  return new ManagedProcess(
     {
       name,
       command: process.execPath,
       args: ['--import', 'tsx', path.join(ROOT, 'workers', 'verification-worker.ts')],
       env: fullEnv,
       ready: async (p) => p.logContains('SVC_WORKER_READY'),
-      readyTimeoutMs: 120_000,
+      readyTimeoutMs,
     },
     inject('dataDir'),
   );
+}
+
+export async function startExtraWorker(name: string, env: Record<string, string | undefined>, readyTimeoutMs?: number): Promise<ManagedProcess> {
+  const proc = extraWorker(name, env, readyTimeoutMs);
   await proc.start();
   return proc;
 }

@@ -411,7 +411,7 @@ describe('a deployment without a signing key and without anthropic (extra worker
     return { status: res.status, body: (await res.json()) as any };
   };
   beforeAll(async () => {
-    worker = await startExtraWorker('worker-nl-nosign', { SVC_TASK_QUEUE: queue, SVC_ATTESTATION_SIGNING_KEY_PEM: undefined, SVC_Z3_POOL_SIZE: '1' });
+    worker = await startExtraWorker('worker-nl-nosign', { SVC_TASK_QUEUE: queue, SVC_ATTESTATION_SIGNING_KEY_PEM: undefined });
     api = await startExtraApi('api-nl-noanthropic', { SVC_TASK_QUEUE: queue, SVC_ANTHROPIC_BASE_URL: undefined, SVC_ANTHROPIC_API_KEY: undefined });
   }, 180_000);
   afterAll(async () => {

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { newTenant, post, stackEnv, type Member } from './helpers.js';
+import { LEAN_WORKER_ENV } from './extra-worker.js';
 import { codecServerPort, ManagedProcess, ROOT } from '../../infra/stack.js';
 
 const run = promisify(execFile);
@@ -49,7 +50,8 @@ async function startCodecServer(name: string, basePort: number, env: Record<stri
 /** Starts an entry point (codec server or API) against the test stack, with its own port and environment. */
 async function startEntry(name: string, script: string, basePort: number, env: Record<string, string | undefined>) {
   const port = basePort + OFFSET;
-  const fullEnv: NodeJS.ProcessEnv = { ...process.env, ...stackEnv(), SVC_CODEC_SERVER_PORT: String(port), ...env };
+  const lean = script.includes('worker') ? LEAN_WORKER_ENV : {};
+  const fullEnv: NodeJS.ProcessEnv = { ...process.env, ...stackEnv(), SVC_CODEC_SERVER_PORT: String(port), ...lean, ...env };
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete fullEnv[k];
   const proc = new ManagedProcess(
     {

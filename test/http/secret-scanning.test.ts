@@ -4,7 +4,6 @@
 // "Events"; docs/secret-scanning.md. The SMTP and worker outage rows stop stack components:
 // they are in secret-scanning.serial.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -16,7 +15,7 @@ import path from 'node:path';
 import { apiUrl, db, get, mintKey, newTenant, addMember, post, stackEnv, type Member } from './helpers.js';
 import { lookupDigest, maskApiKey } from '../../core/api-keys.js';
 import { startExtraApi } from './extra-api.js';
-import { ManagedProcess, ROOT } from '../../infra/stack.js';
+import { extraWorker } from './extra-worker.js';
 import {
   INVALID,
   PATH,
@@ -343,17 +342,7 @@ describe('POST /webhooks/secret-scanning', () => {
     };
     // Like startExtraWorker, with more time to get ready: a second worker bundles its workflows
     // and warms its engines first, which takes minutes on a loaded machine.
-    const worker = new ManagedProcess(
-      {
-        name: 'worker-leak-raw',
-        command: process.execPath,
-        args: ['--import', 'tsx', path.join(ROOT, 'workers', 'verification-worker.ts')],
-        env: { ...process.env, ...stackEnv(), ...env },
-        ready: async (p) => p.logContains('SVC_WORKER_READY'),
-        readyTimeoutMs: 300_000,
-      },
-      inject('dataDir'),
-    );
+    const worker = extraWorker('worker-leak-raw', env, 300_000);
     const [w, a] = await Promise.allSettled([worker.start(), startExtraApi('api-leak-raw', env)]);
     if (w.status === 'rejected' || a.status === 'rejected') {
       await worker.stop();
