@@ -1,6 +1,7 @@
 // The worker-thread pool that runs the agent guards (engines/agent-guards) off the event loop,
 // each task under a deadline (an aborted task's thread is terminated by piscina).
 import { Piscina } from 'piscina';
+import { projectModuleUrl } from '../core/project-paths.js';
 import type { GuardReport, GuardTask } from '../engines/agent-guards/index.js';
 
 let pool: Piscina | null = null;
@@ -8,7 +9,7 @@ let pool: Piscina | null = null;
 function getPool(): Piscina {
   if (!pool) {
     pool = new Piscina({
-      filename: new URL('../engines/agent-guards/worker.ts', import.meta.url).href,
+      filename: projectModuleUrl('../engines/agent-guards/worker.ts', import.meta.url).href,
       minThreads: 1,
       maxThreads: 2,
       maxQueue: 256,

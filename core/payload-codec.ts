@@ -17,6 +17,7 @@ import { defaultPayloadConverter, type DataConverter, type LoadedDataConverter, 
 import { failureConverter } from './temporal-failure-converter.js';
 import { payloadKeyring, PayloadKeysConfigError, type PayloadKeyEnv, type PayloadKeyring } from './payload-keys.js';
 import { ConfigError } from './config.js';
+import { projectModuleUrl } from './project-paths.js';
 
 export const ENCRYPTED_ENCODING = 'binary/encrypted';
 export const KEY_ID_METADATA = 'encryption-key-id';
@@ -140,7 +141,7 @@ export function payloadCodecFor(env: PayloadKeyEnv): AesGcmPayloadCodec {
 }
 
 /** Failure messages and stack traces go into an (encrypted) payload too: they can quote user input. */
-export const FAILURE_CONVERTER_PATH = fileURLToPath(new URL('./temporal-failure-converter.ts', import.meta.url));
+export const FAILURE_CONVERTER_PATH = fileURLToPath(projectModuleUrl('./temporal-failure-converter.ts', import.meta.url));
 
 /**
  * The data converter of EVERY Temporal client and worker of the project:

@@ -5,15 +5,16 @@
 // Temporal), so any process can answer any request. A worker that dies is forked again after
 // a backoff that doubles per crash (0.5 s up to 30 s, reset after a minute up).
 import cluster, { type Worker } from 'node:cluster';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+import { projectModuleUrl } from '../core/project-paths.js';
 const count = Math.max(1, Number(process.env.SVC_API_PROCESSES ?? 1) || 1);
 const log = (msg: string, extra: Record<string, unknown> = {}) =>
   process.stdout.write(`${JSON.stringify({ t: new Date().toISOString(), component: 'api-cluster', msg, ...extra })}\n`);
 
-cluster.setupPrimary({ exec: path.join(ROOT, 'workers', 'api-process.ts'), execArgv: ['--import', 'tsx'] });
+// The API processes run in the form this primary runs in: compiled JavaScript (the stack's
+// start, infra/service-build.ts) or TypeScript through tsx.
+const compiled = !import.meta.url.endsWith('.ts');
+cluster.setupPrimary({ exec: fileURLToPath(projectModuleUrl('../workers/api-process.ts', import.meta.url)), execArgv: compiled ? [] : ['--import', 'tsx'] });
 
 let stopping = false;
 const backoff = new Map<number, number>(); // slot -> next delay

@@ -9,8 +9,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureSecretsFile, generateSecrets } from './secrets.js';
 import { workflowBundlePath } from '../workers/workflow-bundle.js';
+import { PROJECT_ROOT } from '../core/project-paths.js';
+import { serviceArgs } from './service-build.js';
 
-export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const ROOT = PROJECT_ROOT;
 const TOOLS_BIN = path.join(ROOT, '.tools', 'bin');
 
 export interface StackPorts {
@@ -342,7 +344,8 @@ export class Stack {
     if (!externalSmtp) this.env.SVC_SMTP_URL = `smtp://127.0.0.1:${smtpPort}`;
 
     const node = process.execPath;
-    const tsx = ['--import', 'tsx'];
+    // The service's processes run its compiled twin (infra/service-build.ts), built here once.
+    const service = (entry: string) => serviceArgs(entry, this.env);
     this.temporal = new ManagedProcess(
       {
         name: 'temporal',
@@ -399,7 +402,7 @@ export class Stack {
           {
             name: 'smtp-sink',
             command: node,
-            args: [...tsx, path.join(ROOT, 'infra', 'smtp-sink.ts'), '--port', String(smtpPort), '--dir', this.mailDir],
+            args: [...service('infra/smtp-sink.ts'), '--port', String(smtpPort), '--dir', this.mailDir],
             env: process.env,
             ready: async (p) => p.logContains('SVC_SMTP_SINK_READY') && (await portOpen(smtpPort)),
             readyTimeoutMs: 60_000,
@@ -418,7 +421,7 @@ export class Stack {
           {
             name: i === 0 ? 'worker' : `worker-${i + 1}`,
             command: node,
-            args: [...tsx, path.join(ROOT, 'workers', 'verification-worker.ts')],
+            args: [...service('workers/verification-worker.ts')],
             // SVC_WORKER_METRICS=1: each worker serves the SDK's Prometheus metrics on its own port.
             env: this.env.SVC_WORKER_METRICS === '1' ? { ...this.env, SVC_WORKER_METRICS_ADDRESS: `127.0.0.1:${9460 + (ports.api - DEV_PORTS.api) + i + 1}` } : this.env,
             ready: async (p) => p.logContains('SVC_WORKER_READY'),
@@ -440,7 +443,7 @@ export class Stack {
             // Several API processes sharing the port (infra/api-cluster.ts supervises them).
             name: 'api',
             command: node,
-            args: [...tsx, path.join(ROOT, 'infra', 'api-cluster.ts')],
+            args: [...service('infra/api-cluster.ts')],
             env: { ...this.env, SVC_API_PROCESSES: String(this.apiProcesses) },
             ready: async (p) => p.logContains('SVC_API_CLUSTER_READY') && (await apiHealthy()),
             readyTimeoutMs: 180_000,
@@ -449,7 +452,7 @@ export class Stack {
             name: 'api',
             command: node,
             // The API process with its in-process worker for eager starts (SVC_API_WORKER=off: the plain API).
-            args: [...tsx, path.join(ROOT, 'workers', 'api-process.ts')],
+            args: [...service('workers/api-process.ts')],
             env: this.env,
             ready: apiHealthy,
             readyTimeoutMs: 120_000,
@@ -460,7 +463,7 @@ export class Stack {
       {
         name: 'codec-server',
         command: node,
-        args: [...tsx, path.join(ROOT, 'api', 'codec-server.ts')],
+        args: [...service('api/codec-server.ts')],
         env: this.env,
         ready: async () => {
           const res = await fetch(`http://127.0.0.1:${codecServerPort(ports)}/health`).catch(() => null);

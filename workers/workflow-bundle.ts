@@ -9,8 +9,9 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFile
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FAILURE_CONVERTER_PATH } from '../core/payload-codec.js';
+import { PROJECT_ROOT } from '../core/project-paths.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const ROOT = PROJECT_ROOT;
 const DIST = path.join(ROOT, 'dist');
 const WORKFLOWS = path.join(ROOT, 'workflows', 'index.ts');
 /** Every folder a workflow module imports from (types included; over-inclusive only costs a rebuild). */

@@ -1,8 +1,12 @@
 // Entry point of an engine worker thread (plain ESM JavaScript so it loads unchanged under
-// node, tsx and vitest): loads the TypeScript task module through tsx's scoped loader and
-// hands its runner to piscina. Importing the engines here warms them before the first task.
-import { tsImport } from 'tsx/esm/api';
+// node, tsx and vitest). In the compiled tree (dist/service, infra/service-build.ts) the task
+// module sits beside it as JavaScript; beside the sources it is TypeScript, loaded through
+// tsx's scoped loader. Importing the engines here warms them before the first task.
+import { existsSync } from 'node:fs';
 
-const mod = await tsImport('./engine-tasks.ts', import.meta.url);
+const compiled = new URL('./engine-tasks.js', import.meta.url);
+const mod = existsSync(compiled)
+  ? await import(compiled.href)
+  : await (await import('tsx/esm/api')).tsImport('./engine-tasks.ts', import.meta.url);
 
 export default mod.runEngineTask;

@@ -3,8 +3,8 @@
 // Each gets a free loopback port of its own, so files running side by side never collide.
 import { inject } from 'vitest';
 import net from 'node:net';
-import path from 'node:path';
-import { ManagedProcess, ROOT } from '../../infra/stack.js';
+import { ManagedProcess } from '../../infra/stack.js';
+import { serviceArgs } from '../../infra/service-build.js';
 
 /** A port nothing listens on right now (the kernel's pick), for a process started next. */
 export function freePort(): Promise<number> {
@@ -32,7 +32,7 @@ export async function startExtraApi(name: string, env: Record<string, string | u
     {
       name,
       command: process.execPath,
-      args: ['--import', 'tsx', entry === 'api' ? path.join(ROOT, 'api', 'server.ts') : path.join(ROOT, 'workers', 'api-process.ts')],
+      args: serviceArgs(entry === 'api' ? 'api/server.ts' : 'workers/api-process.ts', fullEnv),
       env: fullEnv,
       ready: async () => (await fetch(`http://127.0.0.1:${port}/health`).catch(() => null))?.status === 200,
       readyTimeoutMs: expectReady ? 90_000 : 60_000,

@@ -1,9 +1,9 @@
 // Starts an additional worker against the test stack's Temporal and store, on its own task
 // queue and with its own environment (e.g. a dead DOCKER_HOST, or one sandbox slot). Pair it
 // with startExtraApi(..., { SVC_TASK_QUEUE: <same queue> }) so that API's workflows reach it.
-import path from 'node:path';
 import { inject } from 'vitest';
-import { ManagedProcess, ROOT } from '../../infra/stack.js';
+import { ManagedProcess } from '../../infra/stack.js';
+import { serviceArgs } from '../../infra/service-build.js';
 
 /**
  * What an extra worker does without unless its test asks for more: one engine slot, one Z3
@@ -21,7 +21,7 @@ export function extraWorker(name: string, env: Record<string, string | undefined
     {
       name,
       command: process.execPath,
-      args: ['--import', 'tsx', path.join(ROOT, 'workers', 'verification-worker.ts')],
+      args: serviceArgs('workers/verification-worker.ts', fullEnv),
       env: fullEnv,
       ready: async (p) => p.logContains('SVC_WORKER_READY'),
       readyTimeoutMs,

@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { newTenant, post, stackEnv, type Member } from './helpers.js';
 import { LEAN_WORKER_ENV } from './extra-worker.js';
+import { serviceArgs } from '../../infra/service-build.js';
 import { codecServerPort, ManagedProcess, ROOT } from '../../infra/stack.js';
 
 const run = promisify(execFile);
@@ -57,7 +58,7 @@ async function startEntry(name: string, script: string, basePort: number, env: R
     {
       name,
       command: process.execPath,
-      args: ['--import', 'tsx', path.join(ROOT, script)],
+      args: serviceArgs(script, fullEnv),
       env: { ...fullEnv, PORT: String(port) },
       ready: script.includes('worker')
         ? async (p) => p.logContains('SVC_WORKER_READY')

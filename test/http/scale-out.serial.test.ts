@@ -1,11 +1,11 @@
 // Scale-out, black box: two API processes behind one port (infra/api-cluster.ts); one is
 // killed, the port keeps answering and the process is forked again. (The kill-a-worker-mid-batch
 // row is not here yet: a 100-item math batch finishes before a kill can land; see #14's note.)
-import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { newTenant, type Member } from './helpers.js';
-import { ManagedProcess, ROOT } from '../../infra/stack.js';
+import { ManagedProcess } from '../../infra/stack.js';
+import { serviceArgs } from '../../infra/service-build.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -37,7 +37,7 @@ describe('two API processes behind one port', () => {
       {
         name: 'api-scale-cluster',
         command: process.execPath,
-        args: ['--import', 'tsx', path.join(ROOT, 'infra', 'api-cluster.ts')],
+        args: serviceArgs('infra/api-cluster.ts'),
         env: { ...process.env, ...inject('stackEnv'), HOST: '127.0.0.1', PORT: String(port), SVC_API_PROCESSES: '2' },
         ready: async (p) => p.logContains('SVC_API_CLUSTER_READY') && (await fetch(`${base}/health`).catch(() => null))?.status === 200,
         readyTimeoutMs: 150_000,

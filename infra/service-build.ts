@@ -1,0 +1,110 @@
+// The service's processes (API, workers, codec server, SMTP sink) run compiled JavaScript, not
+// TypeScript through tsx. tsx resolves and transforms every module on a loader thread of its own
+// in each process and in each engine thread, which doubled the CPU of every start (a worker:
+// about 20 s of CPU, half of it the loader). esbuild compiles the sources file by file (the same
+// transform tsx applies, so the same semantics) into dist/service/<hash>/, a twin of the source
+// tree with the non-TypeScript files (worker scripts, Python programs, the sandbox recipe)
+// copied beside them. The hash covers every source file, the tsconfig and esbuild's version, so
+// a changed source is never run stale; the build takes about a second and is reused until then.
+// SVC_RUN_FROM_SOURCE=1 runs the sources through tsx instead (debugging).
+import { buildSync, version as esbuildVersion } from 'esbuild';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PROJECT_ROOT as ROOT } from '../core/project-paths.js';
+
+/** Every folder a service process loads code or files from. */
+const SOURCE_DIRS = ['api', 'core', 'contract', 'engines', 'activities', 'workers', 'workflows', 'infra'];
+const OUT_ROOT = path.join(ROOT, 'dist', 'service');
+/** Complete builds kept besides the current one (a running stack may still start threads from its own). */
+const KEEP = 3;
+
+function listFiles(rel: string, out: string[]): string[] {
+  for (const entry of readdirSync(path.join(ROOT, rel), { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+    const child = `${rel}/${entry.name}`;
+    if (entry.isDirectory()) listFiles(child, out);
+    else if (entry.isFile()) out.push(child);
+  }
+  return out;
+}
+
+function sourceFiles(): string[] {
+  const files: string[] = [];
+  for (const dir of SOURCE_DIRS) if (existsSync(path.join(ROOT, dir))) listFiles(dir, files);
+  return files;
+}
+
+function hashOf(files: string[]): string {
+  const h = createHash('sha256').update(`esbuild ${esbuildVersion}\0`).update(readFileSync(path.join(ROOT, 'tsconfig.json')));
+  for (const f of files) h.update(`${f}\0`).update(readFileSync(path.join(ROOT, f)));
+  return h.digest('hex').slice(0, 16);
+}
+
+const isTs = (f: string) => f.endsWith('.ts') && !f.endsWith('.d.ts');
+
+function build(files: string[], out: string): void {
+  const tmp = `${out}.${process.pid}.tmp`;
+  rmSync(tmp, { recursive: true, force: true });
+  buildSync({
+    entryPoints: files.filter(isTs).map((f) => path.join(ROOT, f)),
+    outdir: tmp,
+    outbase: ROOT,
+    bundle: false,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    sourcemap: 'linked', // used with NODE_OPTIONS=--enable-source-maps; free otherwise
+    tsconfig: path.join(ROOT, 'tsconfig.json'),
+    logLevel: 'error',
+  });
+  for (const f of files) if (!isTs(f) && !f.endsWith('.d.ts')) cpSync(path.join(ROOT, f), path.join(tmp, f));
+  writeFileSync(path.join(tmp, '.complete'), new Date().toISOString());
+  try {
+    renameSync(tmp, out);
+  } catch (err) {
+    // Another process built the same sources first: theirs is identical.
+    rmSync(tmp, { recursive: true, force: true });
+    if (!existsSync(path.join(out, '.complete'))) throw err;
+  }
+}
+
+function prune(current: string): void {
+  const others = readdirSync(OUT_ROOT)
+    .map((name) => path.join(OUT_ROOT, name))
+    .filter((dir) => dir !== current && existsSync(path.join(dir, '.complete')))
+    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
+  for (const dir of others.slice(KEEP)) rmSync(dir, { recursive: true, force: true });
+}
+
+let built: string | null = null;
+
+/** The compiled tree of the current sources, built now if missing (then reused by this process). */
+export function compiledServiceDir(): string {
+  if (built) return built;
+  const files = sourceFiles();
+  const out = path.join(OUT_ROOT, hashOf(files));
+  if (!existsSync(path.join(out, '.complete'))) {
+    mkdirSync(OUT_ROOT, { recursive: true });
+    build(files, out);
+    prune(out);
+  }
+  built = out;
+  return out;
+}
+
+/**
+ * Node's arguments to run one of the service's entry points, named by its source path from the
+ * project root ('api/server.ts'): the compiled twin, or the source through tsx when
+ * SVC_RUN_FROM_SOURCE=1.
+ */
+export function serviceArgs(entry: string, env: NodeJS.ProcessEnv = process.env): string[] {
+  if (env.SVC_RUN_FROM_SOURCE === '1') return ['--import', 'tsx', path.join(ROOT, entry)];
+  return [path.join(compiledServiceDir(), entry.replace(/\.ts$/, '.js'))];
+}
+
+// `npm run build` (with the workflow bundle): prints where the compiled tree is.
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const t0 = Date.now();
+  console.log(`service: ${path.relative(ROOT, compiledServiceDir())} (${Date.now() - t0} ms)`);
+}
