@@ -31,7 +31,7 @@ describe('fail closed when no worker takes the workflow', () => {
     // The API as the stack runs it (workers/api-process.ts), on a queue no standalone worker
     // polls: math is started eagerly and run by the API's own worker, as a workflow with its
     // audit entry; logic needs a standalone worker and answers 503.
-    const api = await startExtraApi('api-own-worker', { SVC_TASK_QUEUE: `svc-own-worker-${randomUUID()}` }, true, 'api-process');
+    const api = await startExtraApi('api-own-worker', { SVC_TASK_QUEUE: `svc-own-worker-${randomUUID()}`, SVC_ENGINE_POOL_SIZE: '1' }, true, 'api-process');
     try {
       // Its worker attaches once its engine threads are warm.
       for (let i = 0; i < 180 && !api.proc.logContains('eager start on'); i++) await sleep(500);
