@@ -9,7 +9,7 @@
 // SVC_RUN_FROM_SOURCE=1 runs the sources through tsx instead (debugging).
 import { buildSync, version as esbuildVersion } from 'esbuild';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PROJECT_ROOT as ROOT } from '../core/project-paths.js';
@@ -17,8 +17,12 @@ import { PROJECT_ROOT as ROOT } from '../core/project-paths.js';
 /** Every folder a service process loads code or files from. */
 const SOURCE_DIRS = ['api', 'core', 'contract', 'engines', 'activities', 'workers', 'workflows', 'infra'];
 const OUT_ROOT = path.join(ROOT, 'dist', 'service');
-/** Complete builds kept besides the current one (a running stack may still start threads from its own). */
+/**
+ * Older trees are removed only when neither among the newest KEEP nor used within KEEP_MS: a
+ * stack that is still running starts engine threads and restarts processes from its own tree.
+ */
 const KEEP = 3;
+const KEEP_MS = 2 * 24 * 3600 * 1000;
 
 function listFiles(rel: string, out: string[]): string[] {
   for (const entry of readdirSync(path.join(ROOT, rel), { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
@@ -69,12 +73,16 @@ function build(files: string[], out: string): void {
   }
 }
 
+/** When a tree was last handed to a process (its `.complete` marker is touched each time). */
+const lastUsed = (dir: string) => statSync(path.join(dir, '.complete')).mtimeMs;
+
 function prune(current: string): void {
-  const others = readdirSync(OUT_ROOT)
-    .map((name) => path.join(OUT_ROOT, name))
-    .filter((dir) => dir !== current && existsSync(path.join(dir, '.complete')))
-    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
-  for (const dir of others.slice(KEEP)) rmSync(dir, { recursive: true, force: true });
+  const now = Date.now();
+  const dirs = readdirSync(OUT_ROOT).map((name) => path.join(OUT_ROOT, name));
+  // A build that died before its rename leaves a .tmp folder.
+  for (const dir of dirs) if (dir.endsWith('.tmp') && now - statSync(dir).mtimeMs > 3600_000) rmSync(dir, { recursive: true, force: true });
+  const trees = dirs.filter((dir) => dir !== current && existsSync(path.join(dir, '.complete'))).sort((a, b) => lastUsed(b) - lastUsed(a));
+  for (const dir of trees.slice(KEEP)) if (now - lastUsed(dir) > KEEP_MS) rmSync(dir, { recursive: true, force: true });
 }
 
 let built: string | null = null;
@@ -87,7 +95,13 @@ export function compiledServiceDir(): string {
   if (!existsSync(path.join(out, '.complete'))) {
     mkdirSync(OUT_ROOT, { recursive: true });
     build(files, out);
+  }
+  const nowDate = new Date();
+  utimesSync(path.join(out, '.complete'), nowDate, nowDate);
+  try {
     prune(out);
+  } catch {
+    // Best effort: another process may be pruning or building beside this one.
   }
   built = out;
   return out;
