@@ -19,12 +19,15 @@ interface Variant {
   kind: 'api' | 'worker';
 }
 
-const VARIANTS: Variant[] = [
+const ALL_VARIANTS: Variant[] = [
   { name: 'API (api/server)', entry: 'api/server.ts', env: {}, kind: 'api' },
   { name: 'API + in-process worker (workers/api-process)', entry: 'workers/api-process.ts', env: {}, kind: 'api' },
   { name: 'worker, default pools', entry: 'workers/verification-worker.ts', env: {}, kind: 'worker' },
   { name: 'worker, lean (1 engine slot, 1 Z3, no PGlite)', entry: 'workers/verification-worker.ts', env: LEAN, kind: 'worker' },
 ];
+/** --only <text>: the variants whose name contains it. */
+const ONLY = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] ?? '' : '';
+const VARIANTS = ALL_VARIANTS.filter((v) => v.name.includes(ONLY));
 
 /** CPU seconds of a live process (all its threads), from /proc. */
 function cpuSeconds(pid: number): number {
@@ -46,13 +49,17 @@ async function startOnce(v: Variant, compiled: boolean, baseEnv: NodeJS.ProcessE
       const ready =
         v.kind === 'worker' ? out.includes('SVC_WORKER_READY') : (await fetch(`http://127.0.0.1:${port}/health`).catch(() => null))?.status === 200;
       if (ready) break;
-      if (performance.now() - t0 > 180_000) throw new Error(`${v.entry} not ready in 180 s`);
+      if (process.env.DEBUG_STARTUP && Math.round(performance.now() - t0) % 10_000 < 60) console.log(`waiting ${((performance.now() - t0) / 1000).toFixed(0)} s, ${out.length} bytes out: ${out.slice(-200)}`);
+      if (performance.now() - t0 > 180_000) throw new Error(`${v.entry} not ready in 180 s: ${out.slice(-1500)}`);
       await new Promise((r) => setTimeout(r, 50));
     }
     return { wall: (performance.now() - t0) / 1000, cpu: cpuSeconds(child.pid!) };
   } finally {
-    child.kill('SIGTERM');
-    await new Promise((r) => child.once('exit', r));
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    }
   }
 }
 
@@ -77,7 +84,11 @@ try {
     const res: Record<string, { wall: number; cpu: number }> = {};
     for (const compiled of [true, false]) {
       const runs = [];
-      for (let i = 0; i < RUNS; i++) runs.push(await startOnce(v, compiled, stack.env));
+      for (let i = 0; i < RUNS; i++) {
+        const r = await startOnce(v, compiled, stack.env);
+        console.log(`${v.name} (${compiled ? 'compiled' : 'tsx'}) #${i + 1}: ready ${r.wall.toFixed(1)} s, ${r.cpu.toFixed(1)} s CPU`);
+        runs.push(r);
+      }
       res[compiled ? 'compiled' : 'tsx'] = { wall: median(runs.map((r) => r.wall)), cpu: median(runs.map((r) => r.cpu)) };
     }
     const c = res.compiled!;

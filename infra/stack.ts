@@ -237,7 +237,11 @@ export class ManagedProcess {
     throw new Error(`${this.spec.name} not ready within ${this.spec.readyTimeoutMs} ms; log tail:\n${tailOf(this.logFile)}`);
   }
 
-  async stop(signal: NodeJS.Signals = 'SIGTERM', graceMs = 8000): Promise<void> {
+  /**
+   * Stops the process: `signal` to its group, SIGKILL after `graceMs`. Resolves how it ended:
+   * 'exited' on the signal (or already gone), 'killed' when it needed the SIGKILL.
+   */
+  async stop(signal: NodeJS.Signals = 'SIGTERM', graceMs = 8000): Promise<'exited' | 'killed'> {
     this.stopping = true;
     if (this.restartTimer) {
       clearTimeout(this.restartTimer);
@@ -246,7 +250,7 @@ export class ManagedProcess {
     const child = this.child;
     if (!child || child.exitCode !== null || child.signalCode !== null) {
       this.child = null;
-      return;
+      return 'exited';
     }
     const exited = new Promise<void>((r) => child.once('exit', () => r()));
     try {
@@ -265,6 +269,7 @@ export class ManagedProcess {
     }
     this.child = null;
     if (existsSync(this.pidFile)) unlinkSync(this.pidFile);
+    return timedOut ? 'killed' : 'exited';
   }
 
   /** Crash simulation for durability tests. */

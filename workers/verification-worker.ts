@@ -12,7 +12,7 @@ import { getLogicPool, shutdownLogicPool } from '../engines/logic/index.js';
 import { reapSandboxContainers } from '../activities/sandbox/runner.js';
 import { getEnginePool, shutdownEnginePool } from '../activities/isolation/engine-pool.js';
 import { shutdownGuardPool } from '../activities/agent-guard-pool.js';
-import { warmUpPgCheck } from '../engines/sql/index.js';
+import { shutdownPgCheck, warmUpPgCheck } from '../engines/sql/index.js';
 
 const log = logger('worker');
 
@@ -75,6 +75,9 @@ async function main(): Promise<void> {
   await shutdownLogicPool();
   await shutdownEnginePool();
   await shutdownGuardPool();
+  // The PGlite thread too: left running, it kept the process alive after SIGTERM until the
+  // supervisor's SIGKILL (8 s later in the stack; never, under a supervisor that only waits).
+  await shutdownPgCheck();
   await connection.close();
   await store.close();
 }

@@ -21,7 +21,8 @@ describe('bounded job store (extra API: SVC_BATCH_MAX_JOBS=2)', () => {
   const submit = () => call(api.url, 'POST', '/verify/batch', t.key, { items: [{ query: IDENTITY, type: 'math' }] });
 
   it('admits exactly as many concurrent jobs as there are slots, 503 for the rest; then evicts finished jobs, oldest first', async () => {
-    await control('stop', 'worker');
+    // The stack's worker (default pools, PGlite included) exits on SIGTERM: no SIGKILL needed.
+    expect(await control('stop', 'worker')).toEqual({ ok: true, ended: 'exited' });
     let a: Res;
     let b: Res;
     try {

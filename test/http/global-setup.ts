@@ -41,9 +41,10 @@ function controlServer(stack: Stack): Server {
       res.writeHead(404).end();
       return;
     }
-    const action = m[1] === 'stop' ? proc.stop() : m[1] === 'kill9' ? proc.kill9() : proc.start();
+    // A stop answers how the process ended: 'exited' on SIGTERM, or 'killed' by the SIGKILL after the grace.
+    const action: Promise<unknown> = m[1] === 'stop' ? proc.stop() : m[1] === 'kill9' ? proc.kill9() : proc.start();
     action.then(
-      () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'),
+      (ended) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, ...(typeof ended === 'string' ? { ended } : {}) })),
       (err: Error) => res.writeHead(500).end(JSON.stringify({ ok: false, error: err.message })),
     );
   });

@@ -42,6 +42,7 @@ export const get = <T = any>(path: string, headers?: Record<string, string>) => 
 export async function control(action: 'stop' | 'start' | 'kill9', component: 'temporal' | 'ferretdb' | 'worker' | 'api' | 'smtp') {
   const res = await fetch(`${inject('controlUrl')}/${action}/${component}`, { method: 'POST' });
   if (res.status !== 200) throw new Error(`control ${action} ${component} failed: ${await res.text()}`);
+  return (await res.json()) as { ok: true; ended?: 'exited' | 'killed' };
 }
 
 // ---------------------------------------------------------------------------------------
