@@ -5,9 +5,9 @@
 //   npx tsx bench/startup.ts [--runs 3]
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import net from 'node:net';
 import { startBenchStack } from './bench-stack.js';
 import { serviceArgs } from '../infra/service-build.js';
+import { freePort } from '../infra/stack.js';
 
 const RUNS = Number(process.argv[process.argv.indexOf('--runs') + 1] || 3) || 3;
 const LEAN = { SVC_ENGINE_POOL_SIZE: '1', SVC_Z3_POOL_SIZE: '1', SVC_SQL_PG_CHECK: '0' };
@@ -61,18 +61,6 @@ async function startOnce(v: Variant, compiled: boolean, baseEnv: NodeJS.ProcessE
       await exited;
     }
   }
-}
-
-/** A port nothing listens on right now (the kernel's pick). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;

@@ -44,6 +44,18 @@ export function codecServerPort(ports: StackPorts): number {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** A port nothing listens on right now (the kernel's pick), for a process started next. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
 export function portOpen(port: number, host = '127.0.0.1'): Promise<boolean> {
   return new Promise((resolve) => {
     const sock = net.connect({ port, host });

@@ -2,21 +2,8 @@
 // environment (a second process sharing limits, a different per-IP setting, bad secrets...).
 // Each gets a free loopback port of its own, so files running side by side never collide.
 import { inject } from 'vitest';
-import net from 'node:net';
-import { ManagedProcess } from '../../infra/stack.js';
+import { freePort, ManagedProcess } from '../../infra/stack.js';
 import { serviceArgs } from '../../infra/service-build.js';
-
-/** A port nothing listens on right now (the kernel's pick), for a process started next. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 export type ExtraApi = { proc: ManagedProcess; url: string };
 
