@@ -7,7 +7,7 @@ import { buildDiagnostic, type DiagnosticResult, type EngineOutcome } from '../c
 import { AttestationError, type AttestationSigner, type IssuedAttestation } from '../core/attestation.js';
 import type { Store } from '../core/store.js';
 import { recordAttestation } from '../core/attestation-records.js';
-import { coalescerFor } from '../core/attestation-records.js';
+import { coalescerFor } from '../core/upsert-coalescer.js';
 
 export const SIGNING_ERROR_CONSTRAINT = 'api.attestation.signing_error';
 

@@ -1,7 +1,6 @@
 // Attestation helpers shared by the attestation, badge, compliance and Verification Context
 // routes: the process's key ring, token verification and the stored-attestation view.
 // Kept out of api/routes/ so no route file imports another (test/unit/api-imports.test.ts).
-import { ATTESTATION_ID_PATTERN } from '../contract/attestation.js';
 import type { ServiceConfig } from '../core/config.js';
 import { verifyAttestationToken, type AttestationVerifyResult } from '../core/attestation.js';
 import { loadKeyRing, type AttestationKeyRing } from '../core/attestation-keys.js';
@@ -9,7 +8,6 @@ import type { AttestationRecord } from '../core/attestation-records.js';
 
 /** Contract: attestation verify 1000 per hour (per key, on top of the plan limit). */
 export const ATTESTATION_VERIFY_PER_HOUR = 1000;
-export const ATTESTATION_ID = ATTESTATION_ID_PATTERN;
 
 const rings = new WeakMap<ServiceConfig, Promise<AttestationKeyRing>>();
 

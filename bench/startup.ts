@@ -2,15 +2,14 @@
 // stack runs) against the TypeScript sources through tsx. For each entry, N starts one after
 // another against a private stack; per start the wall time until the process is ready and the
 // CPU it used by then (every thread of it: engine and Z3 threads, tsx's loader threads).
-//   npx tsx bench/startup.ts [--runs 3]
+//   npx tsx bench/startup.ts [--runs 3] [--only <part of a variant's name>]
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { startBenchStack } from './bench-stack.js';
 import { serviceArgs } from '../infra/service-build.js';
-import { freePort } from '../infra/stack.js';
+import { freePort, LEAN_WORKER_ENV } from '../infra/stack.js';
 
 const RUNS = Number(process.argv[process.argv.indexOf('--runs') + 1] || 3) || 3;
-const LEAN = { SVC_ENGINE_POOL_SIZE: '1', SVC_Z3_POOL_SIZE: '1', SVC_SQL_PG_CHECK: '0' };
 
 interface Variant {
   name: string;
@@ -23,7 +22,7 @@ const ALL_VARIANTS: Variant[] = [
   { name: 'API (api/server)', entry: 'api/server.ts', env: {}, kind: 'api' },
   { name: 'API + in-process worker (workers/api-process)', entry: 'workers/api-process.ts', env: {}, kind: 'api' },
   { name: 'worker, default pools', entry: 'workers/verification-worker.ts', env: {}, kind: 'worker' },
-  { name: 'worker, lean (1 engine slot, 1 Z3, no PGlite)', entry: 'workers/verification-worker.ts', env: LEAN, kind: 'worker' },
+  { name: 'worker, lean (1 engine slot, 1 Z3, no PGlite)', entry: 'workers/verification-worker.ts', env: { ...LEAN_WORKER_ENV }, kind: 'worker' },
 ];
 /** --only <text>: the variants whose name contains it. */
 const ONLY = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] ?? '' : '';
@@ -49,7 +48,6 @@ async function startOnce(v: Variant, compiled: boolean, baseEnv: NodeJS.ProcessE
       const ready =
         v.kind === 'worker' ? out.includes('SVC_WORKER_READY') : (await fetch(`http://127.0.0.1:${port}/health`).catch(() => null))?.status === 200;
       if (ready) break;
-      if (process.env.DEBUG_STARTUP && Math.round(performance.now() - t0) % 10_000 < 60) console.log(`waiting ${((performance.now() - t0) / 1000).toFixed(0)} s, ${out.length} bytes out: ${out.slice(-200)}`);
       if (performance.now() - t0 > 180_000) throw new Error(`${v.entry} not ready in 180 s: ${out.slice(-1500)}`);
       await new Promise((r) => setTimeout(r, 50));
     }

@@ -5,8 +5,7 @@
 import type { Collection } from 'mongodb';
 import { Store } from './store.js';
 import type { AttestationClaims, IssuedAttestation } from './attestation.js';
-import type { Document } from 'mongodb';
-import { UpsertCoalescer } from './upsert-coalescer.js';
+import { coalescerFor } from './upsert-coalescer.js';
 
 export interface AttestationRecord {
   _id: string; // the jti
@@ -43,15 +42,4 @@ export async function recordAttestation(
     proof_ref: meta.proofRef,
     created_at: new Date(),
   });
-}
-
-const coalescers = new WeakMap<Store, Map<string, UpsertCoalescer<Document & { _id: string }>>>();
-
-/** The process's insert-once coalescer of a collection of `store`. */
-export function coalescerFor(store: Store, name: 'proofs' | 'attestations'): UpsertCoalescer<Document & { _id: string }> {
-  let byName = coalescers.get(store);
-  if (!byName) coalescers.set(store, (byName = new Map()));
-  let c = byName.get(name);
-  if (!c) byName.set(name, (c = new UpsertCoalescer(() => store.collection<Document & { _id: string }>(name))));
-  return c;
 }

@@ -5,6 +5,7 @@
 // attestation records of concurrent verifications in one worker process (a 100-item batch
 // writes 200 of them), where FerretDB pays a command's overhead per round trip.
 import type { AnyBulkWriteOperation, Collection, Document } from 'mongodb';
+import type { Store } from './store.js';
 
 /** Most upserts sent in one bulk write. */
 const MAX_BATCH = 100;
@@ -66,4 +67,16 @@ export class UpsertCoalescer<T extends Document & { _id: string }> {
       }
     }
   }
+}
+
+type Keyed = Document & { _id: string };
+const coalescers = new WeakMap<Store, Map<string, UpsertCoalescer<Keyed>>>();
+
+/** The process's insert-once coalescer of a collection of `store` (proof and attestation records). */
+export function coalescerFor(store: Store, name: 'proofs' | 'attestations'): UpsertCoalescer<Keyed> {
+  let byName = coalescers.get(store);
+  if (!byName) coalescers.set(store, (byName = new Map()));
+  let c = byName.get(name);
+  if (!c) byName.set(name, (c = new UpsertCoalescer(() => store.collection<Keyed>(name))));
+  return c;
 }

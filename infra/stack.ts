@@ -44,6 +44,13 @@ export function codecServerPort(ports: StackPorts): number {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * A worker for a handful of requests (the test suite's extra workers, bench/startup.ts): one
+ * engine slot, one Z3 thread and no PGlite (the postgresql SQL check). Its start costs about
+ * 9 s of CPU instead of 16 s with the default pools (docs/performance.md, "Process start-up").
+ */
+export const LEAN_WORKER_ENV: Readonly<Record<string, string>> = { SVC_ENGINE_POOL_SIZE: '1', SVC_Z3_POOL_SIZE: '1', SVC_SQL_PG_CHECK: '0' };
+
 /** A port nothing listens on right now (the kernel's pick), for a process started next. */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

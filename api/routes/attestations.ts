@@ -1,9 +1,9 @@
 // Attestations: look-up of an issued attestation, verification of any attestation token, and
 // the public key set (JWKS) that third parties verify tokens with. docs/attestations.md.
 import type Router from '@koa/router';
-import { ATTESTATION_NOT_FOUND, attestationVerifyRequestSchema as verifySchema } from '../../contract/attestation.js';
+import { ATTESTATION_ID_PATTERN, ATTESTATION_NOT_FOUND, attestationVerifyRequestSchema as verifySchema } from '../../contract/attestation.js';
 import { attestationRecords } from '../../core/attestation-records.js';
-import { ATTESTATION_ID, ATTESTATION_VERIFY_PER_HOUR, attestationKeyRing, attestationView, verifyToken } from '../attestations.js';
+import { ATTESTATION_VERIFY_PER_HOUR, attestationKeyRing, attestationView, verifyToken } from '../attestations.js';
 import { HttpError } from '../errors.js';
 import { bodyObject } from '../middleware/body.js';
 import { principalOf } from '../middleware/auth.js';
@@ -31,7 +31,7 @@ export function registerAttestationRoutes(router: Router, deps: AppDeps): void {
   router.get('/attestation/:id', ...apiKeyGuard(deps, 'attestation:read'), async (ctx) => {
     const id = ctx.params.id as string;
     // Organization-scoped: another organization's attestation is indistinguishable from none.
-    const rec = ATTESTATION_ID.test(id) ? await attestationRecords(deps.store).findOne({ _id: id, org_id: principalOf(ctx).orgId }) : null;
+    const rec = ATTESTATION_ID_PATTERN.test(id) ? await attestationRecords(deps.store).findOne({ _id: id, org_id: principalOf(ctx).orgId }) : null;
     if (!rec) throw new HttpError(404, ATTESTATION_NOT_FOUND);
     ctx.body = await attestationView(deps.cfg, rec);
   });

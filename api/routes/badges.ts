@@ -12,7 +12,8 @@ import {
 } from '../../core/badges.js';
 import { attestationRecords } from '../../core/attestation-records.js';
 import type { AppDeps } from '../deps.js';
-import { ATTESTATION_ID, verifyToken } from '../attestations.js';
+import { verifyToken } from '../attestations.js';
+import { ATTESTATION_ID_PATTERN } from '../../contract/attestation.js';
 
 function one(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
@@ -52,7 +53,7 @@ export function registerBadgeRoutes(router: Router, deps: AppDeps): void {
     const id = ctx.params.id as string;
     let rec;
     try {
-      rec = ATTESTATION_ID.test(id) ? await attestationRecords(deps.store).findOne({ _id: id }) : null;
+      rec = ATTESTATION_ID_PATTERN.test(id) ? await attestationRecords(deps.store).findOne({ _id: id }) : null;
     } catch {
       // Store down: still a badge (never VERIFIED), with a status that tells caches not to keep it.
       ctx.status = 503;

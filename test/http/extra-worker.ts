@@ -2,16 +2,12 @@
 // queue and with its own environment (e.g. a dead DOCKER_HOST, or one sandbox slot). Pair it
 // with startExtraApi(..., { SVC_TASK_QUEUE: <same queue> }) so that API's workflows reach it.
 import { inject } from 'vitest';
-import { ManagedProcess } from '../../infra/stack.js';
+import { LEAN_WORKER_ENV, ManagedProcess } from '../../infra/stack.js';
 import { serviceArgs } from '../../infra/service-build.js';
 
-/**
- * What an extra worker does without unless its test asks for more: one engine slot, one Z3
- * thread and no PGlite (the postgresql SQL check). A worker's start is the costliest thing a
- * test does on this 2-core machine (about 29 s of CPU with the defaults, 17 s like this), and
- * the extra workers serve a handful of requests each. A test that needs more overrides these.
- */
-export const LEAN_WORKER_ENV: Record<string, string> = { SVC_ENGINE_POOL_SIZE: '1', SVC_Z3_POOL_SIZE: '1', SVC_SQL_PG_CHECK: '0' };
+// An extra worker starts lean (LEAN_WORKER_ENV) unless its test asks for more: a worker's start
+// is the costliest thing a test does on this 2-core machine, and extra workers serve a handful
+// of requests each.
 
 /** A worker process on the test stack (not started yet): the lean defaults, then `env` (undefined deletes). */
 export function extraWorker(name: string, env: Record<string, string | undefined>, readyTimeoutMs = 120_000): ManagedProcess {

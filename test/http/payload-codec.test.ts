@@ -8,9 +8,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { newTenant, post, stackEnv, type Member } from './helpers.js';
-import { LEAN_WORKER_ENV } from './extra-worker.js';
 import { serviceArgs } from '../../infra/service-build.js';
-import { codecServerPort, ManagedProcess, ROOT } from '../../infra/stack.js';
+import { codecServerPort, LEAN_WORKER_ENV, ManagedProcess, ROOT } from '../../infra/stack.js';
 
 const run = promisify(execFile);
 const TEMPORAL = path.join(ROOT, '.tools', 'bin', 'temporal');
