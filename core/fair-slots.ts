@@ -57,14 +57,14 @@ export class FairSlots {
   tryAcquire(orgId: string | null): AcquireOutcome {
     const org = orgId ?? ANONYMOUS;
     if ((this.held.get(org) ?? 0) >= this.perOrgCap) return { ok: false, reason: 'org_cap' };
-    if (this.inUse >= this.capacity || this.waitingCount > 0) return { ok: false, reason: 'queue_full' };
+    if (!this.canGrantNow(org)) return { ok: false, reason: 'queue_full' };
     return { ok: true, release: this.grant(org), waitedMs: 0 };
   }
 
   /** Waits for a slot until `timeoutMs` has passed (→ `deadline`). */
   acquire(orgId: string | null, timeoutMs: number): Promise<AcquireOutcome> {
     const org = orgId ?? ANONYMOUS;
-    if (this.waitingCount === 0 && this.inUse < this.capacity && (this.held.get(org) ?? 0) < this.perOrgCap) {
+    if (this.canGrantNow(org)) {
       return Promise.resolve({ ok: true, release: this.grant(org), waitedMs: 0 });
     }
     if (timeoutMs <= 0) return Promise.resolve({ ok: false, reason: 'deadline' });
@@ -81,6 +81,15 @@ export class FairSlots {
       this.waitingCount++;
       this.pump();
     });
+  }
+
+  /**
+   * A free slot, the organization under its cap and none of its own requests waiting. Waiters
+   * of other organizations do not stand in the way: after every pump a free slot means each
+   * waiting organization is at its cap, so this grant is the one the pump would make.
+   */
+  private canGrantNow(org: string): boolean {
+    return this.inUse < this.capacity && (this.held.get(org) ?? 0) < this.perOrgCap && !this.waiting.has(org);
   }
 
   stats(): { capacity: number; perOrgCap: number; inUse: number; waiting: number; orgs: Record<string, number> } {

@@ -54,6 +54,21 @@ describe('FairSlots', () => {
     if (b.ok) b.release();
     expect(s.stats().inUse).toBe(0);
   });
+
+  it("another organization's capped waiters do not hold back a free slot", async () => {
+    const s = new FairSlots({ capacity: 3, perOrgCap: 1 });
+    const a = s.tryAcquire('A');
+    const aWaits = s.acquire('A', 10_000); // A is at its cap: queued
+    expect(s.stats().waiting).toBe(1);
+    const b = s.tryAcquire('B'); // a slot is free and B is under its cap
+    expect(b).toMatchObject({ ok: true, waitedMs: 0 });
+    const c = await s.acquire('C', 1000);
+    expect(c).toMatchObject({ ok: true, waitedMs: 0 });
+    expect(s.tryAcquire('D')).toEqual({ ok: false, reason: 'queue_full' });
+    if (a.ok) a.release();
+    expect((await aWaits).ok).toBe(true);
+    expect(s.stats()).toMatchObject({ inUse: 3, waiting: 0, orgs: { A: 1, B: 1, C: 1 } });
+  });
 });
 
 describe('EnginePool', () => {
