@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PROJECT_ROOT as ROOT } from '../core/project-paths.js';
+import { PROJECT_ROOT as ROOT, projectFiles } from '../core/project-paths.js';
 
 /** Every folder a service process loads code or files from. */
 const SOURCE_DIRS = ['api', 'core', 'contract', 'engines', 'activities', 'workers', 'workflows', 'infra'];
@@ -23,21 +23,6 @@ const OUT_ROOT = path.join(ROOT, 'dist', 'service');
  */
 const KEEP = 3;
 const KEEP_MS = 2 * 24 * 3600 * 1000;
-
-function listFiles(rel: string, out: string[]): string[] {
-  for (const entry of readdirSync(path.join(ROOT, rel), { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-    const child = `${rel}/${entry.name}`;
-    if (entry.isDirectory()) listFiles(child, out);
-    else if (entry.isFile()) out.push(child);
-  }
-  return out;
-}
-
-function sourceFiles(): string[] {
-  const files: string[] = [];
-  for (const dir of SOURCE_DIRS) if (existsSync(path.join(ROOT, dir))) listFiles(dir, files);
-  return files;
-}
 
 function hashOf(files: string[]): string {
   const h = createHash('sha256').update(`esbuild ${esbuildVersion}\0`).update(readFileSync(path.join(ROOT, 'tsconfig.json')));
@@ -90,7 +75,7 @@ let built: string | null = null;
 /** The compiled tree of the current sources, built now if missing (then reused by this process). */
 export function compiledServiceDir(): string {
   if (built) return built;
-  const files = sourceFiles();
+  const files = projectFiles(SOURCE_DIRS);
   const out = path.join(OUT_ROOT, hashOf(files));
   if (!existsSync(path.join(out, '.complete'))) {
     mkdirSync(OUT_ROOT, { recursive: true });

@@ -5,11 +5,11 @@
 // worker process (the stack's, and every extra worker a test starts) bundled on its own start.
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FAILURE_CONVERTER_PATH } from '../core/payload-codec.js';
-import { PROJECT_ROOT } from '../core/project-paths.js';
+import { PROJECT_ROOT, projectFiles } from '../core/project-paths.js';
 
 const ROOT = PROJECT_ROOT;
 const DIST = path.join(ROOT, 'dist');
@@ -17,20 +17,10 @@ const WORKFLOWS = path.join(ROOT, 'workflows', 'index.ts');
 /** Every folder a workflow module imports from (types included; over-inclusive only costs a rebuild). */
 const SOURCE_DIRS = ['workflows', 'core', 'contract', 'engines', 'activities'];
 
-function addDir(h: ReturnType<typeof createHash>, rel: string): void {
-  const dir = path.join(ROOT, rel);
-  if (!existsSync(dir)) return;
-  for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-    const child = `${rel}/${entry.name}`;
-    if (entry.isDirectory()) addDir(h, child);
-    else if (/\.(ts|js|mjs|cjs|json)$/.test(entry.name)) h.update(`${child}\0`).update(readFileSync(path.join(ROOT, child)));
-  }
-}
-
 /** Hash of the sources the bundle is built from and of the SDK version that builds it. */
 export function workflowSourceHash(): string {
   const h = createHash('sha256');
-  for (const dir of SOURCE_DIRS) addDir(h, dir);
+  for (const f of projectFiles(SOURCE_DIRS)) if (/\.(ts|js|mjs|cjs|json)$/.test(f)) h.update(`${f}\0`).update(readFileSync(path.join(ROOT, f)));
   h.update(readFileSync(path.join(ROOT, 'node_modules', '@temporalio', 'workflow', 'package.json')));
   return h.digest('hex').slice(0, 16);
 }
