@@ -11,7 +11,6 @@ import { DETERMINISTIC_ENGINE_FAILURE } from '../core/engine-failures.js';
 import { getEnginePool } from './isolation/engine-pool.js';
 import { engineBudgetMs, runIsolated } from './isolation/run.js';
 import type { VerifyActivityInput } from './types.js';
-import type { DiagnosticResult } from '../core/diagnostic.js';
 import type { DiagnosticActivityResult } from '../core/verification-io.js';
 export type { DiagnosticActivityResult };
 

@@ -7,7 +7,7 @@
 import { performance } from 'node:perf_hooks';
 import { ApplicationFailure } from '@temporalio/common';
 import { analyzeFact, combineFact, providerExcerpt, type EntailmentInput } from '../engines/fact/index.js';
-import { FACT_CLAIM_MAX_CHARS, FACT_CONTEXT_MAX_CHARS, FACT_TIMEOUT_DETAIL, type FactResponse } from '../contract/fact.js';
+import { FACT_CLAIM_MAX_CHARS, FACT_CONTEXT_MAX_CHARS, FACT_TIMEOUT_DETAIL } from '../contract/fact.js';
 import type { BatchItemActivityInput, BatchItemActivityResult } from '../core/batch.js';
 import type { VerifyActivityInput } from './types.js';
 import { runBatchItem } from './verify-batch.js';

@@ -7,7 +7,7 @@
 // reported and never decides (engines/image/decide.ts).
 import { performance } from 'node:perf_hooks';
 import sharp from 'sharp';
-import { IMAGE_MAX_PIXELS, pixelLimitDetail, type ImageResponse } from '../contract/image.js';
+import { IMAGE_MAX_PIXELS, pixelLimitDetail } from '../contract/image.js';
 import { IMAGE_MIME, sniffImageFormat, UNSUPPORTED_IMAGE_DETAIL, type ImageFormat } from '../core/image-format.js';
 import type { Store } from '../core/store.js';
 import { loadUpload } from '../core/uploads.js';

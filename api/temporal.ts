@@ -6,7 +6,7 @@ import { Client, Connection, WorkflowFailedError, type ConnectionLike, type Work
 import { ApplicationFailure, TimeoutFailure } from '@temporalio/common';
 import { ENGINE_TIMEOUT_FAILURE } from '../core/engine-failures.js';
 import type { ServiceConfig } from '../core/config.js';
-import { activityModeFor, EAGER_ENGINES, ENGINES, type AuditContext, type EngineName, type VerifyWorkflowInput } from '../core/engines.js';
+import { activityModeFor, EAGER_ENGINES, ENGINES, type AuditContext, type EngineName, type VerificationWorkflowType, type VerifyWorkflowInput } from '../core/engines.js';
 import type { EngineInput, EngineResult } from '../core/verification-io.js';
 import type { WorkflowArgs, WorkflowName, Workflows } from './workflows.js';
 import { HttpError } from './errors.js';
@@ -28,7 +28,7 @@ export interface RunOptions {
   /** The authenticated caller (user and key), recorded in the organization's audit entry. */
   principal?: { userId: string | null; keyId: string | null };
   /** Another workflow than the registry's (e.g. providerVerifyWorkflow for logic from natural language), with its extra arguments. */
-  workflowType?: 'verifyWorkflow' | 'providerVerifyWorkflow';
+  workflowType?: VerificationWorkflowType;
   workflowArgs?: Record<string, unknown>;
 }
 

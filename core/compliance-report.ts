@@ -5,7 +5,7 @@
 import type { Filter } from 'mongodb';
 import type { Store } from './store.js';
 import type { Accounts } from './accounts.js';
-import { AuditLog, type AuditLogDoc, type ChainIntegrity } from './audit-log.js';
+import { AuditLog, type AuditLogDoc } from './audit-log.js';
 import { orgEventCounts } from './org-events.js';
 
 /** How many of the newest entries the reports re-verify (hash, signature, link, head). */

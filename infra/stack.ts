@@ -121,7 +121,7 @@ export class ManagedProcess {
 
   constructor(
     readonly spec: ProcessSpec,
-    private readonly dataDir: string,
+    dataDir: string,
   ) {
     mkdirSync(path.join(dataDir, 'logs'), { recursive: true });
     mkdirSync(path.join(dataDir, 'pids'), { recursive: true });

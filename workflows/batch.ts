@@ -19,7 +19,6 @@ import {
   type BatchItemActivityInput,
   type BatchItemActivityResult,
   type BatchItemOutcome,
-  type BatchItemType,
   type BatchJobView,
   type BatchWorkflowInput,
 } from '../core/batch.js';

@@ -7,7 +7,7 @@ import type { Context } from 'koa';
 import { randomBytes } from 'node:crypto';
 import { interceptRequestSchema } from '../../contract/a2a.js';
 import { loadA2aConfig, agentForKey, A2A_ENVELOPE_BYTES } from '../../core/a2a-config.js';
-import type { A2aWorkflowInput, A2aWorkflowResult } from '../../core/a2a-workflow.js';
+import type { A2aWorkflowInput } from '../../core/a2a-workflow.js';
 import { seal } from '../../core/sealed.js';
 import { HttpError } from '../errors.js';
 import { readRawBody } from '../middleware/body.js';

@@ -16,7 +16,7 @@ import {
 } from '../../contract/agents.js';
 import { AGENT_PREFIX, inspectApiKey } from '../../core/api-keys.js';
 import { Agents, PRICE_PER_REQUEST_MICRO_USD, type AgentDoc } from '../../core/agents.js';
-import type { AgentRef, AgentWorkflowInput, AgentWorkflowResult } from '../../core/agent-workflow.js';
+import type { AgentRef, AgentWorkflowInput } from '../../core/agent-workflow.js';
 import { seal } from '../../core/sealed.js';
 import { HttpError, zodDetail } from '../errors.js';
 import { bodyObject } from '../middleware/body.js';

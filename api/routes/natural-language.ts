@@ -3,13 +3,12 @@
 // providerVerifyWorkflow: screen + provider translation (its own activity, SVC_PROVIDER_TIMEOUT),
 // math evaluation, enforcement and the mandatory attestation, audit.
 import type Router from '@koa/router';
-import { naturalLanguageRequestSchema, NL_TIMEOUT_DETAIL } from '../../contract/natural-language.js';
+import { naturalLanguageRequestSchema } from '../../contract/natural-language.js';
 import { resolveProvider } from '../../core/providers-config.js';
 import { HttpError } from '../errors.js';
 import type { AppDeps } from '../deps.js';
 import { registerEngineRoute } from '../engine-route.js';
 
-export { NL_TIMEOUT_DETAIL };
 
 export function registerNaturalLanguageRoutes(router: Router, deps: AppDeps): void {
   registerEngineRoute(router, deps, {

@@ -2,7 +2,7 @@
 // POST answers 200 with the finished job when it completes within SVC_BATCH_WAIT_SECONDS,
 // else 202 with the running snapshot to poll with GET.
 import type Router from '@koa/router';
-import { BATCH_FOREIGN_DETAIL, BATCH_NOT_FOUND_DETAIL, BATCH_PARAMS_SCHEMAS, batchRequestSchema, planBatchDetail } from '../../contract/batch.js';
+import { BATCH_FOREIGN_DETAIL, BATCH_NOT_FOUND_DETAIL, batchRequestSchema, planBatchDetail } from '../../contract/batch.js';
 import { bodyObject } from '../middleware/body.js';
 import { principalOf } from '../middleware/auth.js';
 import { PLAN_LIMITS } from '../middleware/rate-limit.js';
@@ -11,7 +11,6 @@ import { apiKeyGuard, type AppDeps } from '../deps.js';
 import { BatchJobs } from '../batch-jobs.js';
 import { resolveProvider } from '../../core/providers-config.js';
 
-export { BATCH_PARAMS_SCHEMAS, batchRequestSchema, planBatchDetail };
 
 export function registerBatchRoutes(router: Router, deps: AppDeps): void {
   const batches = new BatchJobs(deps.cfg, deps.store, deps.temporal);

@@ -3,7 +3,7 @@
 // the contract's statuses: 422 when the confidence is below min_confidence (the body still
 // carries the consensus), 503 when the sandbox a mode needs is unavailable or full.
 import type Router from '@koa/router';
-import { CONSENSUS_TIMEOUT_DETAIL, MAX_CONSENSUS_QUERY_LENGTH, consensusRequestSchema, requiredPercent } from '../../contract/consensus.js';
+import { consensusRequestSchema, requiredPercent } from '../../contract/consensus.js';
 import { SANDBOX_CAPACITY_MESSAGE, SANDBOX_UNAVAILABLE_MESSAGE } from '../../contract/common.js';
 import { HttpError } from '../errors.js';
 import { keyLimit } from '../middleware/rate-limit.js';
@@ -12,7 +12,6 @@ import { registerEngineRoute } from '../engine-route.js';
 
 /** Per-key limit on top of the plan limit (consensus runs up to four engines and two containers). */
 export const CONSENSUS_KEY_LIMIT = { perWindow: 120, windowSeconds: 60 } as const;
-export { CONSENSUS_TIMEOUT_DETAIL, MAX_CONSENSUS_QUERY_LENGTH, consensusRequestSchema };
 
 export function registerConsensusRoutes(router: Router, deps: AppDeps): void {
   registerEngineRoute(router, deps, {

@@ -16,7 +16,6 @@ import { FairSlots, defaultPerOrgCap } from '../../core/fair-slots.js';
 const log = logger('stats');
 
 export const UPLOAD_CAPACITY_DETAIL = 'Upload capacity reached — retry shortly.';
-export { STATS_TIMEOUT_DETAIL } from '../../contract/deadlines.js';
 /** Concurrent uploads per API process (contract, Limits). */
 export const MAX_CONCURRENT_UPLOADS = 8;
 

@@ -5,7 +5,7 @@
 // look-alike Unicode letters. Normalise first, then detect. Every regex is RE2 (linear time).
 // Findings carry a masked excerpt, never the raw value. Pure: no I/O.
 import { isValidV2Body, AGENT_PREFIX, LIVE_PREFIX, TEST_PREFIX } from '../../core/api-keys.js';
-import { CI, compactView, findAll, maskDigits, maskEmail, maskSecret, maskUrl, normalizeText, re2, viewsOf, type Encoding } from './text.js';
+import { compactView, findAll, maskDigits, maskEmail, maskSecret, maskUrl, normalizeText, re2, viewsOf, type Encoding } from './text.js';
 
 export type ExfilCategory = 'secret' | 'personal_data' | 'network';
 

@@ -29,7 +29,6 @@ const isLetter = (c: string) => {
   if (k < 128) return (k >= 65 && k <= 90) || (k >= 97 && k <= 122);
   return LETTER.test(c);
 };
-const isDigit = (c: string) => c >= '0' && c <= '9';
 const isSpace = (c: string) => {
   const k = c.charCodeAt(0);
   if (k < 128) return k === 32 || (k >= 9 && k <= 13);

@@ -8,7 +8,7 @@
 // proof used; the sampler draws points that satisfy them, so a counterexample does too.
 import type { Domain } from './canonical.js';
 
-import { PROPERTIES, type ContextDomain, type Property } from '../../contract/math.js';
+import { type ContextDomain, type Property } from '../../contract/math.js';
 export { DOMAINS, PROPERTIES, type ContextDomain, type Property } from '../../contract/math.js';
 
 const IMPLIES: Record<Property, readonly Property[]> = {

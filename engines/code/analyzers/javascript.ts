@@ -16,7 +16,6 @@ import {
   FALSE_LITERALS,
   isDynamicMarker,
   occurrences,
-  parseIntLiteral,
   patternWords,
   plainCallee,
   sharedStarts,

@@ -15,7 +15,6 @@ import {
   plainCallee,
   resultName,
   dynamicMarker,
-  FALSE_LITERALS,
   isDynamicMarker,
   occurrences,
   parseIntLiteral,
