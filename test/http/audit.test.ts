@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { addMember, db, get, newTenant, post, type Member } from './helpers.js';
 import { startExtraApi } from './extra-api.js';
 import { startExtraWorker } from './extra-worker.js';
-import { verifyChain, SECRET_MISSING_ERROR, type AuditEntry } from '../../core/audit-chain.js';
+import { SECRET_MISSING_ERROR } from '../../core/audit-chain.js';
 import type { ManagedProcess } from '../../infra/stack.js';
 import { CROSS_ORG, INSUFFICIENT, bearer, chainOf, key, parseCsv, verifyMath } from './audit-fixtures.js';
 

@@ -592,7 +592,7 @@ describe('pool', () => {
 describe('differential: Z3 against the independent evaluator (random formulas)', () => {
   const small = fc.integer({ min: -6, max: 6 }).map(String);
   const nonzero = fc.integer({ min: -4, max: 4 }).filter((n) => n !== 0).map(String);
-  const { int, bool } = fc.letrec<{ int: string; bool: string }>((tie) => ({
+  const { bool } = fc.letrec<{ int: string; bool: string }>((tie) => ({
     int: fc.oneof(
       { maxDepth: 4, depthSize: 'small' },
       fc.constantFrom('x', 'y', 'z'),
