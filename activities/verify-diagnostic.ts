@@ -14,7 +14,6 @@ import type { VerifyActivityInput } from './types.js';
 import type { DiagnosticActivityResult } from '../core/verification-io.js';
 export type { DiagnosticActivityResult };
 
-
 function withAttestation(f: Awaited<ReturnType<typeof finalizeOutcome>>): DiagnosticActivityResult {
   return f.attestation ? { ...f.diagnostic, attestation: { id: f.attestation.jti, token: f.attestation.token, status: f.attestation.status } } : f.diagnostic;
 }

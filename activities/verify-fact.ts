@@ -14,7 +14,6 @@ import { runBatchItem } from './verify-batch.js';
 import type { FactActivityInput, FactActivityResult } from '../core/verification-io.js';
 export type { FactActivityInput, FactActivityResult };
 
-
 /** Asks a model for an entailment judgement; throws on failure (a `.code` names the failure). */
 export type EntailmentJudge = (provider: string, claim: string, context: string) => Promise<EntailmentInput>;
 

@@ -18,7 +18,6 @@ export type { ImageActivityInput, ImageActivityResult };
 
 sharp.cache(false);
 
-
 export type ImageDescriber = (provider: string, image: { base64: string; mime: string }, claim: string) => Promise<{ description: string }>;
 
 export interface ImageActivityDeps {

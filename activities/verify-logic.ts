@@ -10,7 +10,6 @@ export interface LogicRequest {
   provider?: string;
 }
 
-
 export function makeVerifyLogicActivity(z3TimeoutMs: number) {
   return async function verifyLogicActivity(req: VerifyActivityInput<LogicRequest>): Promise<LogicActivityResult> {
     try {

@@ -16,7 +16,6 @@ export type { StatsActivityInput };
 /** The query parser's budget (the query is at most 1,000 characters: milliseconds in practice). */
 const STATS_PARSE_BUDGET_MS = 5_000;
 
-
 export function makeVerifyStatsActivity(deps: { store: Store }) {
   return async function verifyStatsActivity(req: VerifyActivityInput<StatsActivityInput>): Promise<DiagnosticResult> {
     const input = req.input;

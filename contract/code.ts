@@ -4,7 +4,6 @@ import { admittedDiagnosticSchema } from './common.js';
 import { CODE_TIMEOUT_DETAIL } from './deadlines.js';
 export { CODE_TIMEOUT_DETAIL };
 
-
 // Empty code and unsupported languages are verdicts (BLOCKED), not request errors: only the types are checked here.
 export const codeRequestSchema = z.object({
   code: z.string().meta({ example: 'import os\nos.system("ls")' }),

@@ -117,7 +117,6 @@ export type MathResponse = {
   proof?: MathProof;
 };
 
-
 /**
  * The HTTP body of /verify/math: the engine's fields (MathResponse without the internal `proof`)
  * plus what the activity adds: `status` (VERIFIED only for a retained, attested proof; else

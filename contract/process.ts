@@ -55,8 +55,6 @@ export function validateProcessRequest(body: unknown): { ok: true; value: Proces
   return { ok: false, detail };
 }
 
-
-
 /** irac: verified, score, missing_steps, mechanism. milestones: verified, process_rate, missed_milestones. */
 export const processResponseSchema = z
   .looseObject({

@@ -96,8 +96,6 @@ export function validateRagRequest(body: unknown): { ok: true; value: RagRequest
   return { ok: false, detail: [...new Set(messages)].join('; ') };
 }
 
-
-
 export const ragResponseSchema = z
   .looseObject({
     verified: z.boolean(),

@@ -53,7 +53,6 @@ export function canonicalDialect(name: string): SqlDialect | null {
   return DIALECT_ALIASES[name.trim().toLowerCase()] ?? null;
 }
 
-
 /** Error message for a required string field: missing vs wrong type. */
 export function requiredString(field: string) {
   return (iss: { input?: unknown }) => (iss.input === undefined ? `${field} is required` : `${field} must be a string`);
@@ -98,7 +97,5 @@ export function zodDetail(error: z.ZodError): string {
     .join('; ');
 }
 
-
-/** DiagnosticResult with `admission`; developer_fields: constraint_id, is_valid, malicious_classification, ... */
-/** DiagnosticResult with `admission` (and `attestation` when VERIFIED). */
+/** DiagnosticResult with `admission` (and `attestation` when VERIFIED); developer_fields: constraint_id, is_valid, malicious_classification, ... */
 export { admittedDiagnosticSchema as sqlResponseSchema } from './common.js';

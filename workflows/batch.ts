@@ -35,7 +35,6 @@ export interface BatchWorkflowResult {
   failed_items: number;
 }
 
-
 // Engine outcomes are values, so an activity failure is infrastructure (a crashed worker, the
 // store down): retry it, but never an item that ran past its time-out (the activity enforces
 // it from the item's start) or what an engine rejected for good. There is no schedule-to-close

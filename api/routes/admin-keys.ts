@@ -18,7 +18,6 @@ import { principalOf, requireAdminKey, INSUFFICIENT_PERMISSIONS, lacksScope } fr
 import { planLimit } from '../middleware/rate-limit.js';
 import type { AppDeps } from '../deps.js';
 
-
 export function registerAdminKeyRoutes(router: Router, deps: AppDeps): void {
   // Scope checked in the handler: rotating one's own key is self-service for every role.
   const auth = requireAdminKey(deps, ['owner', 'admin', 'member'], null);

@@ -12,7 +12,6 @@ import { principalOf, requireJwt, INSUFFICIENT_PERMISSIONS } from '../middleware
 import { planLimit } from '../middleware/rate-limit.js';
 import type { AppDeps } from '../deps.js';
 
-
 const userView = (u: UserDoc) => ({ id: u._id, email: u.email, org_id: u.org_id, role: u.role });
 export const keyView = (k: ApiKeyDoc) => ({
   id: k._id,

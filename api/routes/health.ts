@@ -7,7 +7,6 @@ import type { AppDeps } from '../deps.js';
 
 import { NONCE_DETAIL, SECRETS_NOT_CONFIGURED } from '../../contract/health.js';
 
-
 export function registerHealthRoutes(router: Router, { cfg }: AppDeps): void {
   router.get('/health', (ctx) => {
     ctx.body = { status: 'healthy', service: SERVICE_NAME, version: SERVICE_VERSION, timestamp: new Date().toISOString() };

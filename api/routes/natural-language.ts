@@ -9,7 +9,6 @@ import { HttpError } from '../errors.js';
 import type { AppDeps } from '../deps.js';
 import { registerEngineRoute } from '../engine-route.js';
 
-
 export function registerNaturalLanguageRoutes(router: Router, deps: AppDeps): void {
   registerEngineRoute(router, deps, {
     path: '/verify/natural_language',

@@ -11,7 +11,6 @@ import { apiKeyGuard, type AppDeps } from '../deps.js';
 import { BatchJobs } from '../batch-jobs.js';
 import { resolveProvider } from '../../core/providers-config.js';
 
-
 export function registerBatchRoutes(router: Router, deps: AppDeps): void {
   const batches = new BatchJobs(deps.cfg, deps.store, deps.temporal);
 

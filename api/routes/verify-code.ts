@@ -5,7 +5,6 @@ import type { AppDeps } from '../deps.js';
 import { registerEngineRoute } from '../engine-route.js';
 import { CODE_TIMEOUT_DETAIL, codeRequestSchema } from '../../contract/code.js';
 
-
 export function registerCodeRoutes(router: Router, deps: AppDeps): void {
   registerEngineRoute(router, deps, {
     path: '/verify/code',

@@ -16,7 +16,6 @@ import type { AppDeps } from '../deps.js';
 import { resolveProvider } from '../../core/providers-config.js';
 import { registerEngineRoute } from '../engine-route.js';
 
-
 export function registerLogicRoutes(router: Router, deps: AppDeps): void {
   registerEngineRoute(router, deps, {
     path: '/verify/logic',

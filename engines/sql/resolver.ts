@@ -545,7 +545,6 @@ export function outputColumnsOf(select: Node, schema: SchemaModel, dialect: SqlD
   return new Resolver(schema, dialect).resolveStatement(select);
 }
 
-
 /** The AND-conjuncts of a predicate (a single element when it is not an AND). */
 function conjuncts(pred: unknown): unknown[] {
   if (!isNode(pred)) return [];

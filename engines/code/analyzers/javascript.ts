@@ -539,7 +539,6 @@ class JavaScriptAnalysis extends AnalysisBase implements ExprOps {
     return out.length > 0 ? out : [OPAQUE];
   }
 
-
   // ── expression views (ExprOps) ───────────────────────────────────────────────────────
 
   constant(node: Node, scope: Scope): string | null {

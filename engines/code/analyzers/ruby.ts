@@ -94,7 +94,6 @@ class RubyAnalysis extends AnalysisBase implements ExprOps {
     );
   }
 
-
   // ── bindings ──────────────────────────────────────────────────────────────────────────
 
   private bind(scope: Scope, name: string, expr: Node | null): void {
