@@ -189,6 +189,24 @@ export function isDynamicMarker(v: Value): boolean {
   return v === DYNAMIC_SQL || v === DYNAMIC_STRING;
 }
 
+/** A binary expression's operator and operands (tree-sitter's `operator`, `left` and `right` fields), or null when one is missing. */
+export function binaryParts(v: SyntaxView, node: Node): { op: string; left: Node; right: Node } | null {
+  const op = v.field(node, 'operator');
+  const left = v.field(node, 'left');
+  const right = v.field(node, 'right');
+  return op && left && right ? { op: v.type(op), left, right } : null;
+}
+
+/** A string concatenation (`concat`: `+`, PHP's `.`) folded to one constant when both operands are constants; else null. */
+export function concatConstant(ops: Pick<ExprOps, 'view' | 'constant'>, node: Node, scope: Scope, concat = '+'): string | null {
+  const b = binaryParts(ops.view, node);
+  if (!b || b.op !== concat) return null;
+  const l = ops.constant(b.left, scope);
+  if (l === null) return null;
+  const r = ops.constant(b.right, scope);
+  return r === null ? null : l + r;
+}
+
 /** The single constant a set of values reduces to, or null. */
 export function singleConstant(values: readonly Value[]): string | null {
   if (values.length === 0) return null;

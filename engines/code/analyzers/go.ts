@@ -7,6 +7,8 @@ import { type ExprOps, type Fact, lazySite, makeCallSite } from '../facts.js';
 import { constValue, isRef, membersOf, OPAQUE, type Scope, type ScopeRange, type Value } from '../scopes.js';
 import { dottedParts, unescapeLiteral, type SyntaxView } from '../syntax.js';
 import {
+  binaryParts,
+  concatConstant,
   AnalysisBase,
   type Analyzer,
   calleePrefix,
@@ -224,16 +226,8 @@ class GoAnalysis extends AnalysisBase implements ExprOps {
         return unescapeLiteral(v.text(node).slice(1, -1));
       case 'raw_string_literal':
         return v.text(node).slice(1, -1);
-      case 'binary_expression': {
-        const op = v.field(node, 'operator');
-        const l = v.field(node, 'left');
-        const r = v.field(node, 'right');
-        if (!op || !l || !r || v.type(op) !== '+') return null;
-        const a = this.constant(l, scope);
-        if (a === null) return null;
-        const b = this.constant(r, scope);
-        return b === null ? null : a + b;
-      }
+      case 'binary_expression':
+        return concatConstant(this, node, scope);
       case 'parenthesized_expression': {
         const inner = v.args(node)[0];
         return inner ? this.constant(inner, scope) : null;
@@ -249,10 +243,8 @@ class GoAnalysis extends AnalysisBase implements ExprOps {
     const v = this.view;
     switch (v.type(node)) {
       case 'binary_expression': {
-        const op = v.field(node, 'operator');
-        const l = v.field(node, 'left');
-        const r = v.field(node, 'right');
-        return !!op && !!l && !!r && v.type(op) === '+' && (this.stringy(l, scope) || this.stringy(r, scope));
+        const b = binaryParts(v, node);
+        return b?.op === '+' && (this.stringy(b.left, scope) || this.stringy(b.right, scope));
       }
       case 'call_expression':
       case 'identifier':

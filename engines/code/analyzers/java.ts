@@ -7,6 +7,8 @@ import { type ExprOps, type Fact, lazySite, makeCallSite } from '../facts.js';
 import { constValue, membersOf, OPAQUE, type Scope, type ScopeRange, type Value } from '../scopes.js';
 import { dottedParts, unescapeLiteral, type SyntaxView } from '../syntax.js';
 import {
+  binaryParts,
+  concatConstant,
   AnalysisBase,
   type Analyzer,
   calleePrefix,
@@ -339,16 +341,8 @@ class JavaAnalysis extends AnalysisBase implements ExprOps {
         if (v.named(node).some((c) => v.type(c) === 'string_interpolation')) return null;
         return unescapeLiteral(text.slice(1, -1));
       }
-      case 'binary_expression': {
-        const op = v.field(node, 'operator');
-        const l = v.field(node, 'left');
-        const r = v.field(node, 'right');
-        if (!op || !l || !r || v.type(op) !== '+') return null;
-        const a = this.constant(l, scope);
-        if (a === null) return null;
-        const b = this.constant(r, scope);
-        return b === null ? null : a + b;
-      }
+      case 'binary_expression':
+        return concatConstant(this, node, scope);
       case 'parenthesized_expression': {
         const inner = v.args(node)[0];
         return inner ? this.constant(inner, scope) : null;
@@ -364,10 +358,8 @@ class JavaAnalysis extends AnalysisBase implements ExprOps {
     const v = this.view;
     switch (v.type(node)) {
       case 'binary_expression': {
-        const op = v.field(node, 'operator');
-        const l = v.field(node, 'left');
-        const r = v.field(node, 'right');
-        return !!op && !!l && !!r && v.type(op) === '+' && (this.stringy(l, scope) || this.stringy(r, scope));
+        const b = binaryParts(v, node);
+        return b?.op === '+' && (this.stringy(b.left, scope) || this.stringy(b.right, scope));
       }
       case 'method_invocation': {
         // String.format("... %s", x), "...".formatted(x), String.join / concat on a string.

@@ -9,6 +9,8 @@ import { type ExprOps, type Fact, lazySite, makeCallSite } from '../facts.js';
 import { constValue, isRef, member, membersOf, OPAQUE, type Scope, type ScopeRange, type Value } from '../scopes.js';
 import { dottedParts, unescapeLiteral, type SyntaxView } from '../syntax.js';
 import {
+  binaryParts,
+  concatConstant,
   AnalysisBase,
   type Analyzer,
   calleePrefix,
@@ -553,16 +555,8 @@ class JavaScriptAnalysis extends AnalysisBase implements ExprOps {
         if (v.named(n).some((c) => v.type(c) === 'template_substitution')) return null;
         return unescapeLiteral(v.text(n).slice(1, -1));
       }
-      case 'binary_expression': {
-        const op = v.field(n, 'operator');
-        const left = v.field(n, 'left');
-        const right = v.field(n, 'right');
-        if (!op || !left || !right || v.type(op) !== '+') return null;
-        const l = this.constant(left, scope);
-        if (l === null) return null;
-        const r = this.constant(right, scope);
-        return r === null ? null : l + r;
-      }
+      case 'binary_expression':
+        return concatConstant(this, n, scope);
       case 'identifier':
         return singleConstant(this.lookupName(v.text(n), scope));
       default:
@@ -577,11 +571,8 @@ class JavaScriptAnalysis extends AnalysisBase implements ExprOps {
       case 'template_string':
         return v.named(n).some((c) => v.type(c) === 'template_substitution');
       case 'binary_expression': {
-        const op = v.field(n, 'operator');
-        const left = v.field(n, 'left');
-        const right = v.field(n, 'right');
-        if (!op || !left || !right || v.type(op) !== '+') return false;
-        return this.stringy(left, scope) || this.stringy(right, scope);
+        const b = binaryParts(v, n);
+        return b?.op === '+' && (this.stringy(b.left, scope) || this.stringy(b.right, scope));
       }
       case 'identifier':
         return this.lookupName(v.text(n), scope).some(isDynamicMarker);

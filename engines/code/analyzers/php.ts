@@ -7,6 +7,8 @@ import { type ExprOps, type Fact, lazySite, makeCallSite } from '../facts.js';
 import { constValue, DYNAMIC_STRING, isConst, isRef, member, OPAQUE, type Scope, type ScopeRange, type Value } from '../scopes.js';
 import { unescapeLiteral, type SyntaxView } from '../syntax.js';
 import {
+  binaryParts,
+  concatConstant,
   AnalysisBase,
   type Analyzer,
   calleePrefix,
@@ -268,16 +270,8 @@ class PhpAnalysis extends AnalysisBase implements ExprOps {
       }
       case 'nowdoc':
         return v.args(n).map((c) => (v.type(c) === 'nowdoc_body' ? v.text(c) : '')).join('');
-      case 'binary_expression': {
-        const op = v.field(n, 'operator');
-        const l = v.field(n, 'left');
-        const r = v.field(n, 'right');
-        if (!op || !l || !r || v.type(op) !== '.') return null;
-        const a = this.constant(l, scope);
-        if (a === null) return null;
-        const b = this.constant(r, scope);
-        return b === null ? null : a + b;
-      }
+      case 'binary_expression':
+        return concatConstant(this, n, scope, '.');
       case 'name': {
         // Magic path constants are fixed for a given file.
         const t = v.text(n);
@@ -308,10 +302,8 @@ class PhpAnalysis extends AnalysisBase implements ExprOps {
       case 'heredoc':
         return this.constant(n, scope) === null;
       case 'binary_expression': {
-        const op = v.field(n, 'operator');
-        const l = v.field(n, 'left');
-        const r = v.field(n, 'right');
-        return !!op && !!l && !!r && v.type(op) === '.' && (this.stringy(l, scope) || this.stringy(r, scope));
+        const b = binaryParts(v, n);
+        return b?.op === '.' && (this.stringy(b.left, scope) || this.stringy(b.right, scope));
       }
       case 'function_call_expression': {
         const fn = v.field(n, 'function');

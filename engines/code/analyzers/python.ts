@@ -7,6 +7,8 @@ import { type ExprOps, lazySite, makeCallSite, type Fact } from '../facts.js';
 import { constValue, isRef, member, membersOf, OPAQUE, type Scope, type ScopeRange, type Value } from '../scopes.js';
 import { dottedParts, unescapeLiteral, type SyntaxView } from '../syntax.js';
 import {
+  binaryParts,
+  concatConstant,
   AnalysisBase,
   type Analyzer,
   headerWords,
@@ -834,16 +836,8 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
         }
         return out;
       }
-      case 'binary_operator': {
-        const op = v.field(node, 'operator');
-        const left = v.field(node, 'left');
-        const right = v.field(node, 'right');
-        if (!op || !left || !right || v.type(op) !== '+') return null;
-        const l = this.constant(left, scope);
-        if (l === null) return null;
-        const r = this.constant(right, scope);
-        return r === null ? null : l + r;
-      }
+      case 'binary_operator':
+        return concatConstant(this, node, scope);
       case 'parenthesized_expression': {
         const inner = v.args(node)[0];
         return inner ? this.constant(inner, scope) : null;
@@ -912,13 +906,9 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
       case 'concatenated_string':
         return v.args(node).some((p) => this.dynamicString(p, scope));
       case 'binary_operator': {
-        const op = v.field(node, 'operator');
-        const left = v.field(node, 'left');
-        const right = v.field(node, 'right');
-        if (!op || !left || !right) return false;
-        const o = v.type(op);
-        if (o !== '+' && o !== '%') return false;
-        return this.stringy(left, scope) || (o === '+' && this.stringy(right, scope));
+        const b = binaryParts(v, node);
+        if (!b || (b.op !== '+' && b.op !== '%')) return false;
+        return this.stringy(b.left, scope) || (b.op === '+' && this.stringy(b.right, scope));
       }
       case 'call': {
         const fn = v.field(node, 'function');

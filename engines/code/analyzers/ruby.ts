@@ -7,6 +7,8 @@ import { type ExprOps, type Fact, lazySite, makeCallSite } from '../facts.js';
 import { constValue, isRef, member, membersOf, OPAQUE, type Scope, type ScopeRange, type Value } from '../scopes.js';
 import { unescapeLiteral, type SyntaxView } from '../syntax.js';
 import {
+  binaryParts,
+  concatConstant,
   AnalysisBase,
   type Analyzer,
   calleePrefix,
@@ -257,16 +259,8 @@ class RubyAnalysis extends AnalysisBase implements ExprOps {
       case 'simple_symbol':
       case 'delimited_symbol':
         return this.literal(node);
-      case 'binary': {
-        const op = v.field(node, 'operator');
-        const l = v.field(node, 'left');
-        const r = v.field(node, 'right');
-        if (!op || !l || !r || v.type(op) !== '+') return null;
-        const a = this.constant(l, scope);
-        if (a === null) return null;
-        const b = this.constant(r, scope);
-        return b === null ? null : a + b;
-      }
+      case 'binary':
+        return concatConstant(this, node, scope);
       case 'identifier':
       case 'constant':
         return singleConstant(this.lookup(v.text(node), scope));
@@ -285,12 +279,9 @@ class RubyAnalysis extends AnalysisBase implements ExprOps {
       case 'string':
         return this.literal(node) === null;
       case 'binary': {
-        const op = v.field(node, 'operator');
-        const l = v.field(node, 'left');
-        const r = v.field(node, 'right');
-        if (!op || !l || !r) return false;
-        const o = v.type(op);
-        return (o === '+' && (this.stringy(l, scope) || this.stringy(r, scope))) || (o === '%' && this.stringy(l, scope));
+        const b = binaryParts(v, node);
+        if (!b) return false;
+        return (b.op === '+' && (this.stringy(b.left, scope) || this.stringy(b.right, scope))) || (b.op === '%' && this.stringy(b.left, scope));
       }
       case 'identifier':
         return this.lookup(v.text(node), scope).some(isDynamicMarker);
