@@ -197,16 +197,6 @@ export function binaryParts(v: SyntaxView, node: Node): { op: string; left: Node
   return op && left && right ? { op: v.type(op), left, right } : null;
 }
 
-/** A string concatenation (`concat`: `+`, PHP's `.`) folded to one constant when both operands are constants; else null. */
-export function concatConstant(ops: Pick<ExprOps, 'view' | 'constant'>, node: Node, scope: Scope, concat = '+'): string | null {
-  const b = binaryParts(ops.view, node);
-  if (!b || b.op !== concat) return null;
-  const l = ops.constant(b.left, scope);
-  if (l === null) return null;
-  const r = ops.constant(b.right, scope);
-  return r === null ? null : l + r;
-}
-
 /** The single constant a set of values reduces to, or null. */
 export function singleConstant(values: readonly Value[]): string | null {
   if (values.length === 0) return null;
@@ -232,6 +222,24 @@ export abstract class AnalysisBase implements Pick<ExprOps, 'view'> {
   private readonly doneScopes = new Set<Scope>();
 
   constructor(readonly view: SyntaxView) {}
+
+  abstract constant(node: Node, scope: Scope): string | null;
+  abstract dynamicString(node: Node, scope: Scope): boolean;
+
+  /** A string value: a constant, or a string built at run time. */
+  protected stringy(node: Node, scope: Scope): boolean {
+    return this.constant(node, scope) !== null || this.dynamicString(node, scope);
+  }
+
+  /** A string concatenation (`concat`: `+`, PHP's `.`) folded to one constant when both operands are constants; else null. */
+  protected concatConstant(node: Node, scope: Scope, concat = '+'): string | null {
+    const b = binaryParts(this.view, node);
+    if (!b || b.op !== concat) return null;
+    const l = this.constant(b.left, scope);
+    if (l === null) return null;
+    const r = this.constant(b.right, scope);
+    return r === null ? null : l + r;
+  }
 
   /** Files a binding statement (or a source offset inside one, see binderAt) under a name it may bind. */
   protected pendName(name: string, n: Node | number): void {

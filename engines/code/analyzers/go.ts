@@ -8,7 +8,6 @@ import { constValue, isRef, membersOf, OPAQUE, type Scope, type ScopeRange, type
 import { dottedParts, unescapeLiteral, type SyntaxView } from '../syntax.js';
 import {
   binaryParts,
-  concatConstant,
   AnalysisBase,
   type Analyzer,
   calleePrefix,
@@ -227,7 +226,7 @@ class GoAnalysis extends AnalysisBase implements ExprOps {
       case 'raw_string_literal':
         return v.text(node).slice(1, -1);
       case 'binary_expression':
-        return concatConstant(this, node, scope);
+        return this.concatConstant(node, scope);
       case 'parenthesized_expression': {
         const inner = v.args(node)[0];
         return inner ? this.constant(inner, scope) : null;
@@ -256,10 +255,6 @@ class GoAnalysis extends AnalysisBase implements ExprOps {
       default:
         return false;
     }
-  }
-
-  private stringy(node: Node, scope: Scope): boolean {
-    return this.constant(node, scope) !== null || this.dynamicString(node, scope);
   }
 
   // ── facts ─────────────────────────────────────────────────────────────────────────────

@@ -8,7 +8,6 @@ import { constValue, membersOf, OPAQUE, type Scope, type ScopeRange, type Value 
 import { dottedParts, unescapeLiteral, type SyntaxView } from '../syntax.js';
 import {
   binaryParts,
-  concatConstant,
   AnalysisBase,
   type Analyzer,
   calleePrefix,
@@ -342,7 +341,7 @@ class JavaAnalysis extends AnalysisBase implements ExprOps {
         return unescapeLiteral(text.slice(1, -1));
       }
       case 'binary_expression':
-        return concatConstant(this, node, scope);
+        return this.concatConstant(node, scope);
       case 'parenthesized_expression': {
         const inner = v.args(node)[0];
         return inner ? this.constant(inner, scope) : null;
@@ -379,10 +378,6 @@ class JavaAnalysis extends AnalysisBase implements ExprOps {
       default:
         return false;
     }
-  }
-
-  private stringy(node: Node, scope: Scope): boolean {
-    return this.constant(node, scope) !== null || this.dynamicString(node, scope);
   }
 
   // ── facts ─────────────────────────────────────────────────────────────────────────────

@@ -10,7 +10,6 @@ import { constValue, isRef, member, membersOf, OPAQUE, type Scope, type ScopeRan
 import { dottedParts, unescapeLiteral, type SyntaxView } from '../syntax.js';
 import {
   binaryParts,
-  concatConstant,
   AnalysisBase,
   type Analyzer,
   calleePrefix,
@@ -556,7 +555,7 @@ class JavaScriptAnalysis extends AnalysisBase implements ExprOps {
         return unescapeLiteral(v.text(n).slice(1, -1));
       }
       case 'binary_expression':
-        return concatConstant(this, n, scope);
+        return this.concatConstant(n, scope);
       case 'identifier':
         return singleConstant(this.lookupName(v.text(n), scope));
       default:
@@ -579,10 +578,6 @@ class JavaScriptAnalysis extends AnalysisBase implements ExprOps {
       default:
         return false;
     }
-  }
-
-  private stringy(node: Node, scope: Scope): boolean {
-    return this.constant(node, scope) !== null || this.dynamicString(node, scope);
   }
 
   // ── facts ─────────────────────────────────────────────────────────────────────────────

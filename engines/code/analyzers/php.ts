@@ -8,7 +8,6 @@ import { constValue, DYNAMIC_STRING, isConst, isRef, member, OPAQUE, type Scope,
 import { unescapeLiteral, type SyntaxView } from '../syntax.js';
 import {
   binaryParts,
-  concatConstant,
   AnalysisBase,
   type Analyzer,
   calleePrefix,
@@ -271,7 +270,7 @@ class PhpAnalysis extends AnalysisBase implements ExprOps {
       case 'nowdoc':
         return v.args(n).map((c) => (v.type(c) === 'nowdoc_body' ? v.text(c) : '')).join('');
       case 'binary_expression':
-        return concatConstant(this, n, scope, '.');
+        return this.concatConstant(n, scope, '.');
       case 'name': {
         // Magic path constants are fixed for a given file.
         const t = v.text(n);
@@ -316,10 +315,6 @@ class PhpAnalysis extends AnalysisBase implements ExprOps {
       default:
         return false;
     }
-  }
-
-  private stringy(node: Node, scope: Scope): boolean {
-    return this.constant(node, scope) !== null || this.dynamicString(node, scope);
   }
 
   values(node: Node, scope: Scope): Value[] {

@@ -8,7 +8,6 @@ import { constValue, isRef, member, membersOf, OPAQUE, type Scope, type ScopeRan
 import { dottedParts, unescapeLiteral, type SyntaxView } from '../syntax.js';
 import {
   binaryParts,
-  concatConstant,
   AnalysisBase,
   type Analyzer,
   headerWords,
@@ -837,7 +836,7 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
         return out;
       }
       case 'binary_operator':
-        return concatConstant(this, node, scope);
+        return this.concatConstant(node, scope);
       case 'parenthesized_expression': {
         const inner = v.args(node)[0];
         return inner ? this.constant(inner, scope) : null;
@@ -892,10 +891,6 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
     }
     if (callee.length === 1 && callee[0] === 'builtins.str' && args.length === 1) return this.constant(args[0], scope);
     return null;
-  }
-
-  private stringy(node: Node, scope: Scope): boolean {
-    return this.constant(node, scope) !== null || this.dynamicString(node, scope);
   }
 
   dynamicString(node: Node, scope: Scope): boolean {

@@ -8,7 +8,6 @@ import { constValue, isRef, member, membersOf, OPAQUE, type Scope, type ScopeRan
 import { unescapeLiteral, type SyntaxView } from '../syntax.js';
 import {
   binaryParts,
-  concatConstant,
   AnalysisBase,
   type Analyzer,
   calleePrefix,
@@ -260,7 +259,7 @@ class RubyAnalysis extends AnalysisBase implements ExprOps {
       case 'delimited_symbol':
         return this.literal(node);
       case 'binary':
-        return concatConstant(this, node, scope);
+        return this.concatConstant(node, scope);
       case 'identifier':
       case 'constant':
         return singleConstant(this.lookup(v.text(node), scope));
@@ -288,10 +287,6 @@ class RubyAnalysis extends AnalysisBase implements ExprOps {
       default:
         return false;
     }
-  }
-
-  private stringy(node: Node, scope: Scope): boolean {
-    return this.constant(node, scope) !== null || this.dynamicString(node, scope);
   }
 
   // ── facts ─────────────────────────────────────────────────────────────────────────────
