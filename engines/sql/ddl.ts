@@ -8,7 +8,7 @@
 // executed anywhere.
 import { createHash } from 'node:crypto';
 import { LEX_PROFILES, type SqlDialect } from './dialects.js';
-import { identName, isWord, lexSql, significantTokens, splitStatements, type Token } from './lexer.js';
+import { identName, isWord, lexSql, parenthesisedItems, significantTokens, splitStatements, type Token } from './lexer.js';
 import { columnRefParts, identText, isNode, parseSql, unwrapSelect, type Node } from './parser.js';
 import { outputColumnsOf } from './resolver.js';
 import { LIMITS } from './limits.js';
@@ -234,25 +234,8 @@ function readCreateTable(st: Token[]): DeclaredTable | null {
   if (!(st[i]?.kind === 'punct' && st[i].value === '(')) {
     throw new SchemaParseError(`CREATE TABLE ${name} has no parenthesised column list (CREATE TABLE … AS is not supported without the parser)`);
   }
-  const open = st[i];
-  const defs: Token[][] = [];
-  let cur: Token[] = [];
-  let closed = false;
-  for (i = i + 1; i < st.length; i++) {
-    const t = st[i];
-    if (t.kind === 'punct' && t.value === ')' && t.depth === open.depth) {
-      closed = true;
-      break;
-    }
-    if (t.kind === 'punct' && t.value === ',' && t.depth === open.depth + 1) {
-      defs.push(cur);
-      cur = [];
-      continue;
-    }
-    cur.push(t);
-  }
-  if (!closed) throw new SchemaParseError(`CREATE TABLE ${name}: unbalanced parentheses`);
-  defs.push(cur);
+  const defs = parenthesisedItems(st, i);
+  if (!defs) throw new SchemaParseError(`CREATE TABLE ${name}: unbalanced parentheses`);
   const columns: string[] = [];
   for (const def of defs) {
     if (def.length === 0) throw new SchemaParseError(`CREATE TABLE ${name}: empty column definition`);

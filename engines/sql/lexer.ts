@@ -417,3 +417,27 @@ export const isWord = (t: Token | undefined, ...words: string[]): boolean =>
 /** The identifier name of a word or quoted identifier token, else null. */
 export const identName = (t: Token | undefined): string | null =>
   t && (t.kind === 'word' || t.kind === 'quoted_ident') ? t.value : null;
+
+/**
+ * The comma-separated items of the parenthesised list that opens at `st[open]` (commas at the
+ * list's own depth only: nested lists stay inside their item), or null when it never closes.
+ */
+export function parenthesisedItems(st: readonly Token[], open: number): Token[][] | null {
+  const depth = st[open].depth;
+  const items: Token[][] = [];
+  let cur: Token[] = [];
+  for (let i = open + 1; i < st.length; i++) {
+    const t = st[i];
+    if (t.kind === 'punct' && t.value === ')' && t.depth === depth) {
+      items.push(cur);
+      return items;
+    }
+    if (t.kind === 'punct' && t.value === ',' && t.depth === depth + 1) {
+      items.push(cur);
+      cur = [];
+      continue;
+    }
+    cur.push(t);
+  }
+  return null;
+}

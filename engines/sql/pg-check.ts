@@ -18,7 +18,7 @@
 import { createHash } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 import { LEX_PROFILES } from './dialects.js';
-import { identName, isWord, lexSql, significantTokens, splitStatements, SqlLexError, type Token } from './lexer.js';
+import { identName, isWord, lexSql, parenthesisedItems, significantTokens, splitStatements, SqlLexError, type Token } from './lexer.js';
 
 /** PostgreSQL's analysed parse tree (nodeToString text) and the catalog names of the oids in it. */
 export interface PgTreeText {
@@ -131,24 +131,8 @@ export function readPgSchema(ddl: string): PgTable[] {
     const qualifier = parts.length === 2 ? parts[0] : null;
     const open = st[i];
     if (!(open?.kind === 'punct' && open.value === '(')) throw new PgSchemaUnsupported(`CREATE TABLE ${name} without a column list`);
-    const defs: Token[][] = [];
-    let cur: Token[] = [];
-    let closed = false;
-    for (i = i + 1; i < st.length; i++) {
-      const t = st[i];
-      if (t.kind === 'punct' && t.value === ')' && t.depth === open.depth) {
-        closed = true;
-        break;
-      }
-      if (t.kind === 'punct' && t.value === ',' && t.depth === open.depth + 1) {
-        defs.push(cur);
-        cur = [];
-        continue;
-      }
-      cur.push(t);
-    }
-    if (!closed) throw new PgSchemaUnsupported(`CREATE TABLE ${name}: unbalanced parentheses`);
-    defs.push(cur);
+    const defs = parenthesisedItems(st, i);
+    if (!defs) throw new PgSchemaUnsupported(`CREATE TABLE ${name}: unbalanced parentheses`);
     const columns: PgTable['columns'] = [];
     for (const def of defs) {
       if (def.length === 0) throw new PgSchemaUnsupported(`CREATE TABLE ${name}: empty definition`);
