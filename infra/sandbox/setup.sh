@@ -117,8 +117,9 @@ find_mirror() {
       }' "$f")"
     if [ -n "$uri" ]; then echo "$uri"; return; fi
   done
-  log "no bookworm mirror found in apt sources; using http://deb.debian.org/debian"
-  echo "http://deb.debian.org/debian"
+  # No mirror is named in the project: apt's own configuration (or SVC_SANDBOX_MIRROR) decides.
+  log "ERROR: no bookworm mirror found in apt sources; set SVC_SANDBOX_MIRROR to a Debian mirror"
+  return 1
 }
 
 # Content hash of the recipe; activities/sandbox/runner.ts computes the very same value
@@ -140,7 +141,7 @@ else
     log "using cached rootfs $TARBALL"
   else
     command -v debootstrap >/dev/null || apt_install debootstrap
-    MIRROR="$(find_mirror)"
+    MIRROR="$(find_mirror)" || die "no Debian mirror for debootstrap (apt sources name none for bookworm; set SVC_SANDBOX_MIRROR)"
     rm -f "$TARBALL.partial"
     bash "$HERE/recipe.sh" rootfs "$MIRROR" "$TARBALL.partial" "$TOOLS_DIR/debs" || die "building the sandbox rootfs failed"
     mv "$TARBALL.partial" "$TARBALL"
