@@ -11,7 +11,7 @@ import { checkToolPin, activityId, type AgentActivityDoc } from '../core/agents.
 import type { AgentWorkflowInput, GuardFindingData, GuardResult, RecordActivityInput, ToolGuardResult, VerifyGuardResult } from '../core/agent-workflow.js';
 import { runGuards, GuardUnavailableError } from './agent-guard-pool.js';
 import { routeQuery } from '../engines/agents/route-query.js';
-import { classifyTool, engineInputForTool, normalizeToolName } from '../engines/agents/tool-policy.js';
+import { classifyTool, normalizeToolName, planToolChecks } from '../engines/agents/tool-policy.js';
 
 export interface AgentActivityDeps {
   store: Store;
@@ -52,7 +52,7 @@ export function makeAgentActivities(deps: AgentActivityDeps) {
         kind: 'verify',
         outcome: 'clean',
         findings,
-        tool_name: toolSchema && typeof toolSchema.name === 'string' ? toolSchema.name : null,
+        tool_name: toolSchema && typeof toolSchema.name === 'string' ? normalizeToolName(toolSchema.name) : null,
         pinned_hash: null,
         presented_hash: null,
         tool_pin: 'not_run',
@@ -104,14 +104,17 @@ export function makeAgentActivities(deps: AgentActivityDeps) {
       throw err;
     }
     const findings: GuardFindingData[] = report.exfiltration;
-    let route: ToolGuardResult['route'] = null;
+    // Every string argument that can carry code, a command or SQL is checked, in the tool's own language.
+    let checks: ToolGuardResult['checks'] = [];
     if (reasons.length === 0 && findings.length === 0) {
-      const call = engineInputForTool(cls.category, args);
-      if (call && call.engine === null) reasons.push(`'${tool}' arguments lack '${call.missing}', so the ${cls.category} check cannot run (fail closed)`);
-      else if (call) route = { engine: call.engine, input: call.input as Record<string, unknown> };
+      const plan = planToolChecks(tool, cls.category, args);
+      if (plan) {
+        reasons.push(...plan.denials);
+        if (plan.denials.length === 0) checks = plan.checks;
+      }
     }
     const claim = findings.length ? `[withheld: ${findings.length} guard finding(s)] tool ${tool}` : `tool ${tool}: ${JSON.stringify(args).slice(0, MAX_CLAIM)}`;
-    return { kind: 'tool', tool, category: cls.category, dangerous: cls.dangerous, known: cls.known, reasons, findings, route, claim, request_digest: digest };
+    return { kind: 'tool', tool, category: cls.category, dangerous: cls.dangerous, known: cls.known, reasons, findings, checks, claim, request_digest: digest };
   }
 
   async function recordAgentActivityActivity(rec: RecordActivityInput): Promise<{ id: string }> {
