@@ -1,7 +1,7 @@
 // Final decisions of the agent endpoints from the guard result and the engine's result.
 // Pure and deterministic (the workflow calls it): no I/O, no clock, no randomness.
 import type { GuardFindingData, ToolGuardResult, VerifyGuardResult } from '../../core/agent-workflow.js';
-import { judgeToolCheck } from './tool-policy.js';
+import { judgeToolCheck } from './tool-judge.js';
 
 const METHODS: Record<string, string> = {
   math: 'exact symbolic/rational evaluation by the math engine; a proven identity is retained as proof_ref and attested',
