@@ -232,7 +232,7 @@ export function alnumView(text: string): string {
   return text.replace(/[^A-Za-z0-9]+/g, '');
 }
 
-const CHUNK_SEPARATORS = /([\s,;:|.'"`]+)/;
+const CHUNK_SEPARATORS = /([\s,;:|.'"`()[\]{}]+)/;
 const B64_WORD = /^[A-Za-z0-9+/_-]+={0,2}$/;
 const HEX_WORD = /^(?:0x)?[0-9A-Fa-f]+$/;
 
@@ -248,6 +248,9 @@ export function joinChunks(text: string, kind: 'base64' | 'hex'): string | null 
   let out = '';
   let changed = false;
   let i = 0;
+  // A run that does not decode is retried once without its first word (a word of prose before
+  // the chunks), then skipped whole: every word is in at most two attempts (linear).
+  let retryEnd = -1;
   while (i < parts.length) {
     const w = parts[i] as string;
     let j = i;
@@ -274,11 +277,22 @@ export function joinChunks(text: string, kind: 'base64' | 'hex'): string | null 
         out += ` ${decoded} ${parts[j - 1] ?? ''}`;
         changed = true;
         i = j;
+        retryEnd = -1;
         continue;
       }
     }
-    out += w + (parts[i + 1] ?? '');
-    i += 2;
+    if (chunks >= 2 && i >= retryEnd) {
+      // First failure of this run: retry from the next word.
+      retryEnd = j;
+      out += w + (parts[i + 1] ?? '');
+      i += 2;
+      continue;
+    }
+    // A failed retry (or no run): copy up to the end of the run.
+    const end = Math.max(i + 2, chunks >= 2 ? j : i + 2, retryEnd);
+    for (let k = i; k < end && k < parts.length; k += 2) out += (parts[k] as string) + (parts[k + 1] ?? '');
+    i = end;
+    retryEnd = -1;
   }
   return changed ? out : null;
 }
