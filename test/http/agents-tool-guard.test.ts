@@ -240,9 +240,11 @@ describe('item 13: one normalisation of tool names (pins, policies, approval)', 
       expect(r.status, name).toBe(403);
       expect(r.body).toMatchObject({ detail: 'tool definition changed', tool: 'wx_weather' });
     }
-    const same = await verify(ag, { query: '1 + 1 = 2', context: ctx(), tool_schema: { ...first, name: 'WX.Weather' } });
+    const same = await verify(ag, { query: '1 + 1 = 2', context: ctx(), tool_schema: first });
     expect(same.status).toBe(200);
     expect(same.body.guards.tool_pin).toBe('matched');
+    // The hash covers the definition as presented: a respelled name is a changed definition too (fail closed).
+    expect((await verify(ag, { query: '1 + 1 = 2', context: ctx(), tool_schema: { ...first, name: 'WX.Weather' } })).status).toBe(403);
     const pins = await (await db()).collection('agent_tool_pins').find({ agent_id: ag.agent_id }).toArray();
     expect(pins.map((p) => p._id)).toEqual([`${ag.agent_id}:wx_weather`]);
     // Approval under any spelling reaches the one pin.
@@ -250,7 +252,7 @@ describe('item 13: one normalisation of tool names (pins, policies, approval)', 
     const ok = await post(`/agents/${ag.id}/tool-definitions/WX.Weather/approve`, { definition_hash: refused.body.presented_hash }, key(admin.key));
     expect(ok.status).toBe(200);
     expect(ok.body).toMatchObject({ tool: 'wx_weather', pinned_hash: refused.body.presented_hash });
-    expect((await verify(ag, { query: '1 + 1 = 2', context: ctx(), tool_schema: { ...changed, name: 'wx-weather' } })).status).toBe(200);
+    expect((await verify(ag, { query: '1 + 1 = 2', context: ctx(), tool_schema: changed })).status).toBe(200);
     expect((await verify(ag, { query: '1 + 1 = 2', context: ctx(), tool_schema: first })).status).toBe(403);
   });
 
