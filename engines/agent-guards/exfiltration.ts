@@ -414,7 +414,7 @@ export function stringsOf(value: unknown, path: string, out: Strings = [], depth
   else if (value && typeof value === 'object') {
     for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
       // A key is caller text like any value; a location never repeats a key-shaped one.
-      const seg = maskKeyShaped(k);
+      const seg = maskKeyShaped(k.slice(0, 256)).slice(0, 64);
       out.push({ path: `${path}.${seg}#key`, text: k });
       stringsOf(v, `${path}.${seg}`, out, depth + 1);
     }

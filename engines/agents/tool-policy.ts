@@ -110,7 +110,7 @@ function argumentStrings(args: Record<string, unknown>): { strings: ArgString[];
       for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
         const lk = normalizeToolName(k);
         // Locations reach the response, the activity record and the audit summary: never a key-shaped key.
-        const seg = maskKeyShaped(k).slice(0, 64);
+        const seg = maskKeyShaped(k.slice(0, 256)).slice(0, 64);
         out.push({ location: `${path}.${seg}#key`, text: k, code: false, key: true, name: lk });
         stack.push({ v: x, path: `${path}.${seg}`, code: code || CODE_ARGUMENT_NAMES.has(lk), name: lk, depth: depth + 1 });
       }
