@@ -11,7 +11,8 @@ import { checkToolPin, activityId, type AgentActivityDoc } from '../core/agents.
 import type { AgentWorkflowInput, GuardFindingData, GuardResult, RecordActivityInput, ToolGuardResult, VerifyGuardResult } from '../core/agent-workflow.js';
 import { runGuards, GuardUnavailableError } from './agent-guard-pool.js';
 import { routeQuery } from '../engines/agents/route-query.js';
-import { classifyTool, engineInputForTool, normalizeToolName } from '../engines/agents/tool-policy.js';
+import { maskKeyShaped } from '../engines/agent-guards/text.js';
+import { classifyTool, normalizeToolName, planToolChecks } from '../engines/agents/tool-policy.js';
 
 export interface AgentActivityDeps {
   store: Store;
@@ -52,7 +53,7 @@ export function makeAgentActivities(deps: AgentActivityDeps) {
         kind: 'verify',
         outcome: 'clean',
         findings,
-        tool_name: toolSchema && typeof toolSchema.name === 'string' ? toolSchema.name : null,
+        tool_name: toolSchema && typeof toolSchema.name === 'string' ? normalizeToolName(toolSchema.name) : null,
         pinned_hash: null,
         presented_hash: null,
         tool_pin: 'not_run',
@@ -80,22 +81,25 @@ export function makeAgentActivities(deps: AgentActivityDeps) {
         base.presented_hash = hash;
       }
       const route = routeQuery(query, { schemaDdl: typeof opened.schema_ddl === 'string' ? opened.schema_ddl : undefined });
-      const claim = query.length > MAX_CLAIM ? `${query.slice(0, MAX_CLAIM)}…` : query;
+      // The claim reaches the response and the audit entry: key-shaped tokens are masked whatever the detectors said.
+      const claim = maskKeyShaped(query.length > MAX_CLAIM ? `${query.slice(0, MAX_CLAIM)}…` : query);
       return { ...base, route: route ? { engine: route.engine, input: route.input as Record<string, unknown> } : null, claim };
     }
     // Tool call
     const args = (opened.arguments ?? {}) as Record<string, unknown>;
     const toolRaw = String(req.tool ?? '');
-    const tool = normalizeToolName(toolRaw);
-    const cls = classifyTool(tool);
+    const realTool = normalizeToolName(toolRaw);
+    const cls = classifyTool(realTool);
+    // What the records show of the name: a key-shaped one is masked (no listed tool is key-shaped).
+    const tool = maskKeyShaped(realTool);
     const reasons: string[] = [];
     const norm = (l: string[]) => l.map(normalizeToolName);
     const denied = norm(req.agent.denied_tools);
     const allowed = norm(req.agent.allowed_tools);
-    if (denied.includes(tool)) reasons.push(`'${tool}' is in the agent's denied_tools`);
+    if (denied.includes(realTool)) reasons.push(`'${tool}' is in the agent's denied_tools`);
     if (!cls.known) reasons.push(`'${tool}' is an unknown tool (on neither the safe nor the dangerous list): denied regardless of risk score`);
-    else if (cls.dangerous && !allowed.includes(tool)) reasons.push(`'${tool}' is a dangerous tool (${cls.category}) and is not in the agent's allowed_tools`);
-    else if (!cls.dangerous && allowed.length > 0 && !allowed.includes(tool)) reasons.push(`'${tool}' is not in the agent's allowed_tools`);
+    else if (cls.dangerous && !allowed.includes(realTool)) reasons.push(`'${tool}' is a dangerous tool (${cls.category}) and is not in the agent's allowed_tools`);
+    else if (!cls.dangerous && allowed.length > 0 && !allowed.includes(realTool)) reasons.push(`'${tool}' is not in the agent's allowed_tools`);
     let report;
     try {
       report = await runGuards({ op: 'arguments', arguments: args, allowed_domains: req.agent.allowed_domains }, req.guard_timeout_ms);
@@ -104,14 +108,17 @@ export function makeAgentActivities(deps: AgentActivityDeps) {
       throw err;
     }
     const findings: GuardFindingData[] = report.exfiltration;
-    let route: ToolGuardResult['route'] = null;
+    // Every string argument that can carry code, a command or SQL is checked, in the tool's own language.
+    let checks: ToolGuardResult['checks'] = [];
     if (reasons.length === 0 && findings.length === 0) {
-      const call = engineInputForTool(cls.category, args);
-      if (call && call.engine === null) reasons.push(`'${tool}' arguments lack '${call.missing}', so the ${cls.category} check cannot run (fail closed)`);
-      else if (call) route = { engine: call.engine, input: call.input as Record<string, unknown> };
+      const plan = planToolChecks(realTool, cls.category, args);
+      if (plan) {
+        reasons.push(...plan.denials);
+        if (plan.denials.length === 0) checks = plan.checks;
+      }
     }
-    const claim = findings.length ? `[withheld: ${findings.length} guard finding(s)] tool ${tool}` : `tool ${tool}: ${JSON.stringify(args).slice(0, MAX_CLAIM)}`;
-    return { kind: 'tool', tool, category: cls.category, dangerous: cls.dangerous, known: cls.known, reasons, findings, route, claim, request_digest: digest };
+    const claim = findings.length ? `[withheld: ${findings.length} guard finding(s)] tool ${tool}` : maskKeyShaped(`tool ${tool}: ${JSON.stringify(args).slice(0, MAX_CLAIM)}`);
+    return { kind: 'tool', tool, category: cls.category, dangerous: cls.dangerous, known: cls.known, reasons, findings, checks, claim, request_digest: digest };
   }
 
   async function recordAgentActivityActivity(rec: RecordActivityInput): Promise<{ id: string }> {

@@ -8,6 +8,8 @@ export type AgentType = (typeof AGENT_TYPES)[number];
 /** Tool names: what may appear in a path segment and in permission lists. */
 export const TOOL_NAME_RE = /^[A-Za-z0-9_.:-]{1,128}$/;
 const toolName = z.string().regex(TOOL_NAME_RE, 'must be 1-128 characters from [A-Za-z0-9_.:-]');
+
+export { normalizeToolName } from './tool-names.js';
 /** A host name or domain (no scheme, no path): `example.com`, `api.example.com`. */
 const domain = z
   .string()

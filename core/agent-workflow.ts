@@ -39,6 +39,16 @@ export interface EngineCall {
   input: Record<string, unknown>;
 }
 
+/** One engine check of a tool call's arguments (engines/agents/tool-policy.ts planToolChecks). */
+export interface ToolEngineCall {
+  engine: 'code' | 'sql';
+  input: Record<string, unknown>;
+  /** Where the checked text is (`arguments.cmd`, `arguments.options.x#key` …). */
+  location: string;
+  /** strict: a code/command/SQL argument; lenient: any other string or key; probe: the code in another language. */
+  mode: 'strict' | 'lenient' | 'probe';
+}
+
 export interface VerifyGuardResult {
   kind: 'verify';
   outcome: 'flagged' | 'tool_changed' | 'clean';
@@ -63,7 +73,8 @@ export interface ToolGuardResult {
   /** Reasons to deny found before any engine ran. */
   reasons: string[];
   findings: GuardFindingData[];
-  route: EngineCall | null;
+  /** Every engine check the arguments need (all must pass); empty when the call is already denied or needs none. */
+  checks: ToolEngineCall[];
   claim: string;
   request_digest: string;
 }

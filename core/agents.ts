@@ -6,6 +6,7 @@ import type { Collection } from 'mongodb';
 import { MongoServerError } from 'mongodb';
 import { Store } from './store.js';
 import { generateAgentToken, lookupDigest, maskApiKey } from './api-keys.js';
+import { normalizeToolName } from '../contract/tool-names.js';
 
 export type AgentStatus = 'active' | 'revoked';
 
@@ -38,10 +39,10 @@ export interface AgentUsageDoc {
 }
 
 export interface ToolPinDoc {
-  _id: string; // `<agent_id>:<tool name>`
+  _id: string; // `<agent_id>:<normalised tool name>` (contract/agents.ts normalizeToolName)
   agent_id: string;
   org_id: string;
-  tool: string;
+  tool: string; // normalised
   pinned_hash: string;
   /** Definitions seen after the pin that differ from it (awaiting approval). */
   pending_hashes: string[];
@@ -203,7 +204,7 @@ export class Agents {
    * was presented (and refused) before can be approved.
    */
   async approvePin(agentId: string, tool: string, hash: string, approvedBy: string): Promise<{ previous: string; pinned: string } | 'no_pin' | 'not_pending'> {
-    const pin = await this.pins.findOne({ _id: `${agentId}:${tool}` });
+    const pin = await findPin(this.store, agentId, tool);
     if (!pin) return 'no_pin';
     if (pin.pinned_hash === hash) return { previous: pin.pinned_hash, pinned: hash };
     if (!pin.pending_hashes.includes(hash)) return 'not_pending';
@@ -217,18 +218,34 @@ export class Agents {
   }
 }
 
-/** Tool pins as the worker uses them: the first definition pins, a different one is refused. */
-export async function checkToolPin(store: Store, agentId: string, orgId: string, tool: string, hash: string): Promise<{ state: 'pinned' | 'matched' } | { state: 'changed'; pinned_hash: string }> {
+/**
+ * The pin of a tool, whatever the spelling of its name: the document under the normalised
+ * name, or else the earliest pin an older version stored under an exact spelling that
+ * normalises to the same name (the first definition seen stays the trusted one).
+ */
+export async function findPin(store: Store, agentId: string, tool: string): Promise<ToolPinDoc | null> {
   const pins = store.collection<ToolPinDoc>('agent_tool_pins');
-  const id = `${agentId}:${tool}`;
-  const existing = await pins.findOne({ _id: id });
+  const name = normalizeToolName(tool);
+  const pin = await pins.findOne({ _id: `${agentId}:${name}` });
+  if (pin) return pin;
+  const legacy = (await pins.find({ agent_id: agentId }).toArray()).filter((p) => normalizeToolName(p.tool) === name);
+  legacy.sort((a, b) => a.pinned_at.getTime() - b.pinned_at.getTime());
+  return legacy[0] ?? null;
+}
+
+/** Tool pins as the worker uses them: the first definition pins, a different one is refused. Keyed by the normalised tool name. */
+export async function checkToolPin(store: Store, agentId: string, orgId: string, toolName: string, hash: string): Promise<{ state: 'pinned' | 'matched' } | { state: 'changed'; pinned_hash: string }> {
+  const pins = store.collection<ToolPinDoc>('agent_tool_pins');
+  const tool = normalizeToolName(toolName);
+  const existing = await findPin(store, agentId, tool);
+  const id = existing?._id ?? `${agentId}:${tool}`;
   if (!existing) {
     try {
       await pins.insertOne({ _id: id, agent_id: agentId, org_id: orgId, tool, pinned_hash: hash, pending_hashes: [], pinned_at: new Date(), approved_by: null });
       return { state: 'pinned' };
     } catch (err) {
       if (!(err instanceof MongoServerError && err.code === 11000)) throw err;
-      return checkToolPin(store, agentId, orgId, tool, hash);
+      return checkToolPin(store, agentId, orgId, toolName, hash);
     }
   }
   if (existing.pinned_hash === hash) return { state: 'matched' };

@@ -23,17 +23,20 @@ export async function agentWorkflow(req: AgentWorkflowInput): Promise<AgentWorkf
   const workflowId = workflowInfo().workflowId;
   const guardActs = proxyActivities<VerificationActivities>({ startToCloseTimeout: req.guard_timeout_ms + 2000, retry });
   const guard = (await guardActs.agentGuardActivity(req)) as GuardResult;
-  let engineResult: unknown = null;
-  if (guard.route) {
-    const timeout = req.engine_timeouts_ms[guard.route.engine];
+  const runEngine = (call: { engine: keyof typeof ENGINE_ACTIVITY; input: Record<string, unknown> }): Promise<unknown> => {
+    const timeout = req.engine_timeouts_ms[call.engine];
     const acts = proxyActivities<VerificationActivities>({ startToCloseTimeout: timeout, scheduleToCloseTimeout: timeout, retry });
-    const fn = acts[ENGINE_ACTIVITY[guard.route.engine]] as (input: unknown) => Promise<unknown>;
-    engineResult = await fn({ input: guard.route.input, org_id: req.agent.org_id, workflow_id: workflowId });
-  }
+    const fn = acts[ENGINE_ACTIVITY[call.engine]] as (input: unknown) => Promise<unknown>;
+    return fn({ input: call.input, org_id: req.agent.org_id, workflow_id: workflowId });
+  };
+  let engineResult: unknown = null;
+  if (guard.kind === 'verify' && guard.route) engineResult = await runEngine(guard.route);
+  // A tool call's argument checks run side by side; every one must pass (decideTool).
+  const toolResults = guard.kind === 'tool' ? await Promise.all(guard.checks.map(runEngine)) : [];
   const decision =
     guard.kind === 'verify'
       ? decideVerify(guard, engineResult, { agent_id: req.agent.id, conversation_id: req.context?.conversation_id ?? '', step_number: req.context?.step_number ?? 0 })
-      : decideTool(guard, engineResult);
+      : decideTool(guard, toolResults);
   const audit = await local.appendAuditActivity({
     org_id: req.agent.org_id,
     workflow_id: workflowId,

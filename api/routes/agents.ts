@@ -12,6 +12,7 @@ import {
   agentToolRequestSchema,
   agentVerifyRequestSchema,
   approveToolRequestSchema,
+  normalizeToolName,
   registerAgentRequestSchema,
 } from '../../contract/agents.js';
 import { AGENT_PREFIX, inspectApiKey } from '../../core/api-keys.js';
@@ -254,7 +255,8 @@ export function registerAgentRoutes(router: Router, deps: AppDeps): void {
     const agent = Number.isSafeInteger(num) ? await agents.findByNum(p.orgId, num) : null;
     if (!agent) throw new HttpError(404, 'Agent not found.');
     const input = approveToolRequestSchema.parse(bodyObject(ctx));
-    const tool = ctx.params.tool as string;
+    // The pin's identity is the normalised name (WX.Weather and wx_weather are one tool).
+    const tool = normalizeToolName(ctx.params.tool as string);
     const r = await agents.approvePin(agent._id, tool, input.definition_hash, p.userId ?? 'unknown');
     if (r === 'no_pin') throw new HttpError(404, `No pinned definition for tool '${tool}'.`);
     if (r === 'not_pending') throw new HttpError(409, 'That definition hash was never presented for this tool; present it through POST /agents/{id}/verify first.');

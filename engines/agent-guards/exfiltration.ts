@@ -5,7 +5,7 @@
 // look-alike Unicode letters. Normalise first, then detect. Every regex is RE2 (linear time).
 // Findings carry a masked excerpt, never the raw value. Pure: no I/O.
 import { isValidV2Body, AGENT_PREFIX, LIVE_PREFIX, TEST_PREFIX } from '../../core/api-keys.js';
-import { compactView, findAll, maskDigits, maskEmail, maskSecret, maskUrl, normalizeText, re2, viewsOf, type Encoding } from './text.js';
+import { alnumView, compactView, denseView, findAll, maskDigits, maskEmail, maskKeyShaped, maskSecret, maskUrl, normalizeText, re2, smallCapsUpper, viewsOf, type Encoding } from './text.js';
 
 export type ExfilCategory = 'secret' | 'personal_data' | 'network';
 
@@ -42,34 +42,37 @@ interface SecretRule {
   validate?: (value: string) => boolean;
   /** Also searched in the compacted (separators removed) view: only prefix-anchored, high-specificity rules. */
   compact?: boolean;
+  /** Also searched in the dense view (every separator but `_` removed), with `denseRe` when the key's own syntax has separators. */
+  dense?: boolean;
+  denseRe?: ReturnType<typeof re2>;
   /** Literal(s) every match contains (lower case): the regex runs only when one occurs (cheap pre-filter). */
   hints?: string[];
 }
 
 const NOT_BODY = '(?:^|[^A-Za-z0-9_])';
 const SECRET_RULES: SecretRule[] = [
-  { kind: 'svc_live_api_key', re: re2('svc_live_([A-Za-z0-9]{36})'), prefix: LIVE_PREFIX, validate: (v) => isValidV2Body(v.slice(LIVE_PREFIX.length, LIVE_PREFIX.length + 36)), compact: true, hints: ['svc_live_'] },
+  { kind: 'svc_live_api_key', re: re2('(?i:svc_live_)([A-Za-z0-9]{36})'), prefix: LIVE_PREFIX, validate: (v) => isValidV2Body(v.slice(LIVE_PREFIX.length, LIVE_PREFIX.length + 36)), compact: true, hints: ['svc_live_'] },
   { kind: 'svc_live_api_key_v1', re: re2(`${NOT_BODY}(svc_live_[A-Za-z0-9_-]{43})(?:[^A-Za-z0-9_-]|$)`), group: 1, prefix: LIVE_PREFIX, hints: ['svc_live_'] },
-  { kind: 'svc_test_api_key', re: re2('svc_test_([A-Za-z0-9]{36})'), prefix: TEST_PREFIX, validate: (v) => isValidV2Body(v.slice(TEST_PREFIX.length, TEST_PREFIX.length + 36)), compact: true, hints: ['svc_test_'] },
-  { kind: 'svc_agent_token', re: re2('svc_agent_([A-Za-z0-9]{36})'), prefix: AGENT_PREFIX, validate: (v) => isValidV2Body(v.slice(AGENT_PREFIX.length, AGENT_PREFIX.length + 36)), compact: true, hints: ['svc_agent_'] },
+  { kind: 'svc_test_api_key', re: re2('(?i:svc_test_)([A-Za-z0-9]{36})'), prefix: TEST_PREFIX, validate: (v) => isValidV2Body(v.slice(TEST_PREFIX.length, TEST_PREFIX.length + 36)), compact: true, hints: ['svc_test_'] },
+  { kind: 'svc_agent_token', re: re2('(?i:svc_agent_)([A-Za-z0-9]{36})'), prefix: AGENT_PREFIX, validate: (v) => isValidV2Body(v.slice(AGENT_PREFIX.length, AGENT_PREFIX.length + 36)), compact: true, hints: ['svc_agent_'] },
   { kind: 'aws_access_key_id', re: re2('(?:AKIA|ASIA|ABIA|ACCA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[A-Z0-9]{16}'), prefix: '', compact: true, validate: (v) => /[0-9]/.test(v.slice(4)) || /^[A-Z]+$/.test(v.slice(4)), hints: ['akia', 'asia', 'abia', 'acca', 'aida', 'aroa', 'aipa', 'anpa', 'anva', 'apka'] },
   { kind: 'aws_secret_access_key', re: re2('(?i)aws.{0,20}(?:secret|private).{0,20}[=:"\' ]+([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+]|$)'), group: 1, hints: ['aws'] },
-  { kind: 'gcp_api_key', re: re2('AIza[0-9A-Za-z_-]{35}'), prefix: 'AIza', compact: true, hints: ['aiza'] },
+  { kind: 'gcp_api_key', re: re2('AIza[0-9A-Za-z_-]{35}'), prefix: 'AIza', compact: true, dense: true, hints: ['aiza'] },
   { kind: 'gcp_service_account_key', re: re2('"type"\\s*:\\s*"service_account"'), prefix: '', hints: ['service_account'] },
   { kind: 'azure_storage_key', re: re2('(?i)AccountKey=([A-Za-z0-9+/]{86}==)'), group: 1, hints: ['accountkey='] },
   { kind: 'private_key', hints: ['private key'], re: re2('-----BEGIN (?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?-----'), prefix: '-----BEGIN' },
-  { kind: 'private_key', hints: ['privatekey'], re: re2('(?i)BEGIN(?:RSA|EC|DSA|OPENSSH|ENCRYPTED|PGP)?PRIVATEKEY'), prefix: '', compact: true },
+  { kind: 'private_key', hints: ['privatekey'], re: re2('(?i)BEGIN(?:RSA|EC|DSA|OPENSSH|ENCRYPTED|PGP)?PRIVATEKEY'), prefix: '', compact: true, dense: true },
   { kind: 'jwt', re: re2('eyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{16,}'), prefix: 'eyJ', validate: isJwt, compact: true, hints: ['eyj'] },
-  { kind: 'github_token', re: re2('(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36}'), prefix: '', compact: true, hints: ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_'] },
-  { kind: 'github_fine_grained_token', re: re2('github_pat_[A-Za-z0-9_]{82}'), prefix: 'github_pat_', compact: true, hints: ['github_pat_'] },
-  { kind: 'gitlab_token', re: re2('(?:glpat|gldt|glrt|glptt|glsoat)-[A-Za-z0-9_-]{20,}'), prefix: '', compact: true, hints: ['glpat-', 'gldt-', 'glrt-', 'glptt-', 'glsoat-'] },
+  { kind: 'github_token', re: re2('(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36}'), prefix: '', compact: true, dense: true, hints: ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_'] },
+  { kind: 'github_fine_grained_token', re: re2('github_pat_[A-Za-z0-9_]{82}'), prefix: 'github_pat_', compact: true, dense: true, hints: ['github_pat_'] },
+  { kind: 'gitlab_token', re: re2('(?:glpat|gldt|glrt|glptt|glsoat)-[A-Za-z0-9_-]{20,}'), prefix: '', compact: true, dense: true, denseRe: re2('(?:glpat|gldt|glrt|glptt|glsoat)[A-Za-z0-9_]{20,}'), hints: ['glpat-', 'gldt-', 'glrt-', 'glptt-', 'glsoat-'] },
   { kind: 'bitbucket_app_password', re: re2('ATBB[A-Za-z0-9_=.-]{32,}'), prefix: 'ATBB', compact: true, hints: ['atbb'] },
   { kind: 'slack_token', re: re2('xox[abposr]-[A-Za-z0-9-]{10,}'), prefix: 'xox', compact: true, hints: ['xox'] },
-  { kind: 'stripe_secret_key', re: re2('(?:sk|rk)_live_[A-Za-z0-9]{20,}'), prefix: '', compact: true, hints: ['_live_'] },
-  { kind: 'openai_api_key', re: re2('sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,}'), prefix: 'sk-', compact: true, hints: ['t3blbkfj'] },
-  { kind: 'anthropic_api_key', re: re2('sk-ant-(?:api|admin)[0-9]{2}-[A-Za-z0-9_-]{80,}'), prefix: 'sk-ant-', compact: true, hints: ['sk-ant-'] },
-  { kind: 'npm_token', re: re2('npm_[A-Za-z0-9]{36}'), prefix: 'npm_', compact: true, hints: ['npm_'] },
-  { kind: 'huggingface_token', re: re2('hf_[A-Za-z]{34}'), prefix: 'hf_', compact: true, hints: ['hf_'] },
+  { kind: 'stripe_secret_key', re: re2('(?:sk|rk)_live_[A-Za-z0-9]{20,}'), prefix: '', compact: true, dense: true, hints: ['_live_'] },
+  { kind: 'openai_api_key', re: re2('sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,}'), prefix: 'sk-', compact: true, dense: true, denseRe: re2('sk[A-Za-z0-9_]{20,}T3BlbkFJ[A-Za-z0-9_]{20,}'), hints: ['t3blbkfj'] },
+  { kind: 'anthropic_api_key', re: re2('sk-ant-(?:api|admin)[0-9]{2}-[A-Za-z0-9_-]{80,}'), prefix: 'sk-ant-', compact: true, dense: true, denseRe: re2('skant(?:api|admin)[0-9]{2}[A-Za-z0-9_]{80,}'), hints: ['sk-ant-'] },
+  { kind: 'npm_token', re: re2('npm_[A-Za-z0-9]{36}'), prefix: 'npm_', compact: true, dense: true, hints: ['npm_'] },
+  { kind: 'huggingface_token', re: re2('hf_[A-Za-z]{34}'), prefix: 'hf_', compact: true, dense: true, hints: ['hf_'] },
   { kind: 'sendgrid_api_key', re: re2('SG\\.[A-Za-z0-9_-]{22}\\.[A-Za-z0-9_-]{43}'), prefix: 'SG.', compact: true, hints: ['sg.'] },
   { kind: 'google_oauth_token', re: re2('ya29\\.[A-Za-z0-9_-]{30,}'), prefix: 'ya29.', compact: true, hints: ['ya29.'] },
   {
@@ -91,13 +94,21 @@ function isJwt(token: string): boolean {
   }
 }
 
-function scanSecrets(text: string, compact: boolean): Candidate[] {
+type SecretMode = 'plain' | 'compact' | 'dense';
+const DENSE_HINT = (h: string) => h.replace(/[^a-z0-9_]/g, '');
+
+function scanSecrets(text: string, mode: SecretMode | boolean): Candidate[] {
+  const m0: SecretMode = mode === true ? 'compact' : mode === false ? 'plain' : mode;
+  const compact = m0 !== 'plain';
   const out: Candidate[] = [];
   const lower = text.toLowerCase();
   for (const rule of SECRET_RULES) {
-    if (compact && !rule.compact) continue;
-    if (rule.hints && !rule.hints.some((h) => lower.includes(h))) continue;
-    for (const m of findAll(rule.re, text, 50)) {
+    if (m0 === 'compact' && !rule.compact) continue;
+    if (m0 === 'dense' && !rule.dense) continue;
+    const hints = m0 === 'dense' ? rule.hints?.map(DENSE_HINT) : rule.hints;
+    if (hints && !hints.some((h) => lower.includes(h))) continue;
+    const re = m0 === 'dense' ? (rule.denseRe ?? rule.re) : rule.re;
+    for (const m of findAll(re, text, 50)) {
       const value = rule.group ? (m.groups[rule.group - 1] ?? '') : m.text;
       if (!value) continue;
       if (rule.kind.startsWith('svc_') && rule.group === undefined) {
@@ -107,8 +118,46 @@ function scanSecrets(text: string, compact: boolean): Candidate[] {
       }
       if (rule.validate && !rule.validate(m.text)) continue;
       const prefix = rule.prefix ?? '';
-      out.push({ kind: rule.kind, category: 'secret', excerpt: maskSecret(value, value.startsWith(prefix) ? prefix : '') });
+      const shown = rule.kind.startsWith('svc_') ? prefix + value.slice(prefix.length) : value;
+      out.push({ kind: rule.kind, category: 'secret', excerpt: maskSecret(shown, shown.startsWith(prefix) ? prefix : '') });
     }
+  }
+  return out;
+}
+
+const SVC_ALNUM_RE = re2('(?i)svc(live|test|agent)([A-Za-z0-9]{36})');
+const SVC_PREFIXES: Record<string, { kind: string; prefix: string }> = {
+  live: { kind: 'svc_live_api_key', prefix: LIVE_PREFIX },
+  test: { kind: 'svc_test_api_key', prefix: TEST_PREFIX },
+  agent: { kind: 'svc_agent_token', prefix: AGENT_PREFIX },
+};
+
+/** svc keys with every separator removed (`svc_live_AbCd;EfGh…`, `s-v-c-l-i-v-e-…`): the checksum keeps this precise. */
+function scanSvcAlnum(text: string): Candidate[] {
+  const out: Candidate[] = [];
+  if (!text.toLowerCase().includes('svc')) return out;
+  for (const m of findAll(SVC_ALNUM_RE, text, 50)) {
+    const p = SVC_PREFIXES[(m.groups[0] ?? '').toLowerCase()];
+    const body = m.groups[1] ?? '';
+    if (p && isValidV2Body(body)) out.push({ kind: p.kind, category: 'secret', excerpt: maskSecret(p.prefix + body, p.prefix) });
+  }
+  return out;
+}
+
+const SVC_SHAPED_RE = re2('(?i)svc_(live|test|agent)_([A-Za-z0-9]{36})');
+
+/**
+ * A svc key spelled with look-alike letters (small capitals, Cyrillic, …) whose case the fold
+ * cannot recover: key-shaped, and spelled to evade, so flagged whatever its checksum says.
+ * Only tokens the folding produced (not present in the raw text) count.
+ */
+function scanFoldedSvcShapes(folded: string, raw: string): Candidate[] {
+  const out: Candidate[] = [];
+  if (!folded.toLowerCase().includes('svc_')) return out;
+  for (const m of findAll(SVC_SHAPED_RE, folded, 50)) {
+    if (raw.includes(m.text)) continue;
+    const p = SVC_PREFIXES[(m.groups[0] ?? '').toLowerCase()];
+    if (p) out.push({ kind: p.kind, category: 'secret', excerpt: maskSecret(p.prefix + (m.groups[1] ?? ''), p.prefix) });
   }
   return out;
 }
@@ -118,12 +167,17 @@ function scanSecrets(text: string, compact: boolean): Candidate[] {
 // ---------------------------------------------------------------------------------------
 
 const EMAIL_RE = re2('[A-Za-z0-9._%+-]{1,64}@(?:[A-Za-z0-9-]{1,63}\\.){1,8}[A-Za-z]{2,24}');
-const CARD_RE = re2('(?:^|[^0-9A-Za-z_.-])((?:[0-9][ -]?){12,18}[0-9])(?:[^0-9A-Za-z_-]|$)');
+const CARD_RE = re2('(?:^|[^0-9A-Za-z_.-])((?:[0-9][ .-]?){12,18}[0-9])(?:[^0-9A-Za-z_-]|$)');
 const IBAN_RE = re2('(?:^|[^A-Za-z0-9])([A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?)(?:[^A-Za-z0-9]|$)');
 const SSN_RE = re2('(?:^|[^0-9-])([0-9]{3}-[0-9]{2}-[0-9]{4})(?:[^0-9-]|$)');
 const NINO_RE = re2('(?:^|[^A-Za-z0-9])([A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?[0-9]{2} ?[0-9]{2} ?[0-9]{2} ?[A-D])(?:[^A-Za-z0-9]|$)');
 const DNI_RE = re2('(?:^|[^A-Za-z0-9])([XYZ]?[0-9]{7,8}-?[A-Z])(?:[^A-Za-z0-9]|$)');
 const AADHAAR_RE = re2('(?:^|[^0-9])([2-9][0-9]{3} [0-9]{4} [0-9]{4})(?:[^0-9]|$)');
+
+function cardGrouping(groups: number[]): boolean {
+  if (groups.join(',') === '4,6,5' || groups.join(',') === '4,6,4') return true;
+  return groups.length >= 3 && groups.slice(0, -1).every((g) => g === 4) && (groups[groups.length - 1] ?? 0) >= 1 && (groups[groups.length - 1] ?? 0) <= 4;
+}
 
 export function luhnValid(digits: string): boolean {
   let sum = 0;
@@ -216,9 +270,11 @@ function scanPersonalData(text: string): Candidate[] {
   if (!digits) return out;
   for (const m of findAll(CARD_RE, text, 50)) {
     const raw = m.groups[0] ?? '';
-    // One separator style per number: "4111 1111 1111 1111" or "4111-1111-…" or none.
-    if (/ /.test(raw) && /-/.test(raw)) continue;
-    const d = raw.replace(/[ -]/g, '');
+    // One separator style per number: "4111 1111 1111 1111", "4111-1111-…", "4111.1111.…" or none.
+    if ([/ /, /-/, /\./].filter((re) => re.test(raw)).length > 1) continue;
+    // Dots also separate decimals and versions: only the card groupings (4-4-4-4…, Amex 4-6-5) count.
+    if (raw.includes('.') && !cardGrouping(raw.split('.').map((g) => g.length))) continue;
+    const d = raw.replace(/[ .-]/g, '');
     if (d.length < 13 || d.length > 19) continue;
     if (!plausibleCard(d) || !luhnValid(d)) continue;
     out.push({ kind: 'payment_card', category: 'personal_data', excerpt: maskDigits(d) });
@@ -245,6 +301,9 @@ const URL_RE = re2('(?i)(?:^|[^A-Za-z0-9+.-])((?:https?|ftp|wss?|sftp|gopher|fil
 // Bare host names with a TLD that is not a common file extension (so `setup.py`, `main.rs` are not hosts).
 const HOST_TLDS = 'com|net|org|io|ai|dev|app|co|xyz|ru|cn|info|biz|me|site|online|top|tk|cc|ws|su|uk|de|fr|nl|eu|us|ca|au|in|br|jp|ly|gg|link|click|live|cloud|tech|store|shop|workers|ngrok|onion|pw';
 const HOST_RE = re2(`(?i)(?:^|[^A-Za-z0-9@._/-])((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\\.){1,8}(?:${HOST_TLDS}))(?:[^A-Za-z0-9-]|$)`);
+// Protocol-relative URLs (`![](//host/x)`, `src="//host"`, `\\\\host\\x` as browsers read it): `//` not after a scheme
+// or a word, then a host, then the end of the host (so `//console.log(x)` in code is not one).
+const PROTO_REL_RE = re2('(?:^|[^A-Za-z0-9:/\\\\])[/\\\\]{2}((?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.){1,8}[A-Za-z]{2,24}|(?:[0-9]{1,3}\\.){3}[0-9]{1,3})(?::[0-9]{1,5})?(?:[/\\\\?#)\\]>"\'\\s]|$)');
 const IP_HOST_RE = re2('(?:^|[^0-9.])((?:[0-9]{1,3}\\.){3}[0-9]{1,3}):[0-9]{2,5}(?:[^0-9]|$)');
 
 export function hostAllowed(host: string, allowed: readonly string[]): boolean {
@@ -278,6 +337,14 @@ function scanNetwork(text: string, allowed: readonly string[]): Candidate[] {
     if (!hostAllowed(parsed.host, allowed)) out.push({ kind: 'url_outside_allowed_domains', category: 'network', excerpt: maskUrl(parsed.host, parsed.scheme) });
   }
   const inUrl = (pos: number) => urlSpans.some(([s, e]) => pos >= s && pos < e);
+  if (text.includes('//') || text.includes('\\\\')) {
+    for (const m of findAll(PROTO_REL_RE, text, 100)) {
+      if (inUrl(m.start + 1)) continue;
+      const host = (m.groups[0] ?? '').toLowerCase();
+      urlSpans.push([m.start, m.end]);
+      if (!hostAllowed(host, allowed)) out.push({ kind: 'url_outside_allowed_domains', category: 'network', excerpt: `//${host}/…` });
+    }
+  }
   for (const m of text.includes('.') ? findAll(HOST_RE, text, 100) : []) {
     if (inUrl(m.start + 1)) continue;
     const host = (m.groups[0] ?? '').toLowerCase();
@@ -311,44 +378,67 @@ export function scanText(raw: string, location: string, opts: ExfilOptions = {})
   const plainRaw = raw.normalize('NFC');
   for (const c of [...scanSecrets(plainRaw, false), ...scanPersonalData(plainRaw), ...scanNetwork(plainRaw, allowed)]) add(c, 'plain');
   const views = viewsOf(norm.text);
+  // Small capitals stand for either case: the upper-case reading is scanned too.
+  if (norm.smallCaps > 0) for (const v of viewsOf(normalizeText(smallCapsUpper(raw)).text, 1, 8)) views.push({ ...v, encoding: v.encoding === 'plain' ? 'unicode' : v.encoding });
   for (const v of views) {
     const enc: Encoding = v.encoding === 'plain' ? (norm.text !== plainRaw ? 'unicode' : 'plain') : v.encoding;
     for (const c of [...scanSecrets(v.text, false), ...scanPersonalData(v.text), ...scanNetwork(v.text, allowed)]) add(c, enc);
   }
-  // Then secrets and numbers split by separators, quotes or concatenation (compacted views).
+  if (norm.foldedLookalikes) for (const c of scanFoldedSvcShapes(norm.text, plainRaw)) add(c, 'unicode');
+  // Then secrets and numbers split by separators, quotes or concatenation (compacted views):
+  // whitespace and quotes; then every separator but `_`; then (svc keys, checksum-validated) all of them.
   for (const v of views) {
+    const enc: Encoding = v.encoding === 'plain' || v.encoding === 'unicode' ? 'split' : v.encoding;
     const compact = compactView(v.text);
-    for (const c of [...scanSecrets(compact, true), ...scanPersonalData(compact).filter((c) => c.kind !== 'email_address')]) add(c, v.encoding === 'plain' ? 'split' : v.encoding);
+    for (const c of [...scanSecrets(compact, 'compact'), ...scanPersonalData(compact).filter((c) => c.kind !== 'email_address')]) add(c, enc);
+    for (const c of scanSecrets(denseView(v.text), 'dense')) add(c, enc);
+    for (const c of scanSvcAlnum(alnumView(v.text))) add(c, enc);
+    if (norm.foldedLookalikes) for (const c of scanFoldedSvcShapes(compact, plainRaw)) add(c, 'unicode');
   }
   return findings;
 }
 
 /** Every string in a JSON value (keys included), with its path; bounded. */
-export function stringsOf(value: unknown, path: string, out: Array<{ path: string; text: string }> = [], depth = 0): Array<{ path: string; text: string }> {
-  if (out.length >= 2000 || depth > 20) return out;
+export const MAX_VALUE_STRINGS = 20_000;
+export const MAX_VALUE_DEPTH = 64;
+type Strings = Array<{ path: string; text: string }> & { overflow?: boolean };
+
+export function stringsOf(value: unknown, path: string, out: Strings = [], depth = 0): Strings {
+  if (out.length >= MAX_VALUE_STRINGS || depth > MAX_VALUE_DEPTH) {
+    out.overflow = true;
+    return out;
+  }
   if (typeof value === 'string') out.push({ path, text: value });
   else if (typeof value === 'number' || typeof value === 'bigint') out.push({ path, text: String(value) });
   else if (Array.isArray(value)) value.forEach((v, i) => stringsOf(v, `${path}[${i}]`, out, depth + 1));
   else if (value && typeof value === 'object') {
     for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-      out.push({ path: `${path}.${k}#key`, text: k });
-      stringsOf(v, `${path}.${k}`, out, depth + 1);
+      // A key is caller text like any value; a location never repeats a key-shaped one.
+      const seg = maskKeyShaped(k.slice(0, 256)).slice(0, 64);
+      out.push({ path: `${path}.${seg}#key`, text: k });
+      stringsOf(v, `${path}.${seg}`, out, depth + 1);
     }
   }
   return out;
 }
 
-/** Scans every string of a JSON value (tool arguments) and, to catch secrets split over fields, their concatenation. */
+/** Scans every string of a JSON value (tool arguments), object keys included, and, to catch secrets split over fields, their concatenation. */
 export function scanValue(value: unknown, location: string, opts: ExfilOptions = {}): ExfilFinding[] {
-  const parts = stringsOf(value, location).filter((p) => !p.path.endsWith('#key'));
+  const parts = stringsOf(value, location);
   const findings: ExfilFinding[] = [];
+  // What cannot be scanned whole is not passed (fail closed).
+  if (parts.overflow) findings.push({ detector: 'exfiltration', kind: 'unscannable_value', category: 'secret', location, encoding: 'plain', excerpt: `more than ${MAX_VALUE_STRINGS} strings or deeper than ${MAX_VALUE_DEPTH} levels` });
   for (const p of parts) findings.push(...scanText(p.text, p.path, opts));
   if (parts.length > 1) {
-    const joined = parts.map((p) => p.text).join('');
+    // The values joined, and keys and values joined in order (a key split between a key and its value).
+    const values = parts.filter((p) => !p.path.endsWith('#key'));
     const seen = new Set(findings.map((f) => `${f.kind}|${f.excerpt}`));
-    for (const f of scanText(joined, location, opts)) {
-      if (f.category !== 'secret' || seen.has(`${f.kind}|${f.excerpt}`)) continue;
-      findings.push({ ...f, encoding: 'split' });
+    for (const joined of [values.map((p) => p.text).join(''), parts.map((p) => p.text).join('')]) {
+      for (const f of scanText(joined, location, opts)) {
+        if (f.category !== 'secret' || seen.has(`${f.kind}|${f.excerpt}`)) continue;
+        seen.add(`${f.kind}|${f.excerpt}`);
+        findings.push({ ...f, encoding: 'split' });
+      }
     }
   }
   return findings;

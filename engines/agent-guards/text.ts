@@ -75,10 +75,26 @@ const CONFUSABLES: Record<string, string> = {
   α: 'a', β: 'b', ε: 'e', ι: 'i', κ: 'k', ν: 'v', ο: 'o', ρ: 'p', τ: 't', υ: 'u', χ: 'x', ϲ: 'c', ϳ: 'j',
   Α: 'A', Β: 'B', Ε: 'E', Ζ: 'Z', Η: 'H', Ι: 'I', Κ: 'K', Μ: 'M', Ν: 'N', Ο: 'O', Ρ: 'P', Τ: 'T', Υ: 'Y', Χ: 'X', Ϲ: 'C',
   // Latin look-alikes outside ASCII that NFKC keeps
-  ı: 'i', ȷ: 'j', ʟ: 'L', ɪ: 'I', ᴀ: 'A', ᴄ: 'C', ᴅ: 'D', ᴇ: 'E', ᴋ: 'K', ᴍ: 'M', ᴏ: 'O', ᴘ: 'P', ᴛ: 'T', ᴜ: 'U', ᴠ: 'V', ᴡ: 'W', ᴢ: 'Z', ꜱ: 'S',
+  ı: 'i', ȷ: 'j',
+  // Small capitals are lower-case letters in the shape of capitals: folded to lower case (the
+  // case they stand for in running text; scanText adds an upper-case view and flags a svc key
+  // spelled with them whatever the case).
+  ʙ: 'b', ᴄ: 'c', ᴅ: 'd', ᴇ: 'e', ꜰ: 'f', ɢ: 'g', ʜ: 'h', ɪ: 'i', ᴊ: 'j', ᴋ: 'k', ʟ: 'l', ᴍ: 'm', ɴ: 'n', ᴏ: 'o', ᴘ: 'p', ꞯ: 'q', ʀ: 'r', ꜱ: 's', ᴛ: 't', ᴜ: 'u', ᴠ: 'v', ᴡ: 'w', ʏ: 'y', ᴢ: 'z', ᴀ: 'a',
   // Punctuation look-alikes
   '‐': '-', '‑': '-', '‒': '-', '–': '-', '—': '-', '−': '-', '⁄': '/', '∕': '/', '＿': '_', '‚': ',', '٫': '.', '。': '.', '․': '.',
 };
+
+/** Small capital letters (folded to lower case by normalizeText; `smallCapsUpper` folds them to upper case). */
+export const SMALL_CAPS = new Set(['ᴀ', 'ʙ', 'ᴄ', 'ᴅ', 'ᴇ', 'ꜰ', 'ɢ', 'ʜ', 'ɪ', 'ᴊ', 'ᴋ', 'ʟ', 'ᴍ', 'ɴ', 'ᴏ', 'ᴘ', 'ꞯ', 'ʀ', 'ꜱ', 'ᴛ', 'ᴜ', 'ᴠ', 'ᴡ', 'ʏ', 'ᴢ']);
+
+/** The same text with small capitals as capitals (the other reading of their case). */
+export function smallCapsUpper(text: string): string {
+  let out = '';
+  for (const ch of text) out += SMALL_CAPS.has(ch) ? (CONFUSABLES[ch] ?? ch).toUpperCase() : ch;
+  return out;
+}
+
+const COMBINING_MARK = /\p{M}/u;
 
 export interface Normalized {
   text: string;
@@ -87,29 +103,45 @@ export interface Normalized {
   removedBidi: number;
   /** NFKC or look-alike folding changed something. */
   foldedLookalikes: boolean;
+  /** Combining marks were removed. */
+  removedMarks: number;
+  /** Small capitals were folded. */
+  smallCaps: number;
 }
 
-/** NFKC, then strip invisible characters, then fold look-alikes to ASCII. */
+/**
+ * NFKC, then strip invisible characters and combining marks (decomposed first, so `s̃` and
+ * `é` both lose theirs), then fold look-alikes to ASCII. The text every detector matches on.
+ */
 export function normalizeText(input: string): Normalized {
   const nfkc = input.normalize('NFKC');
+  const decomposed = nfkc.normalize('NFD');
   let removedInvisible = 0;
   let removedBidi = 0;
+  let removedMarks = 0;
+  let smallCaps = 0;
   let folded = nfkc !== input.normalize('NFC');
   let out = '';
-  for (const ch of nfkc) {
+  for (const ch of decomposed) {
     const cp = ch.codePointAt(0) as number;
     if (isInvisible(cp)) {
       removedInvisible++;
       if (isBidiControl(cp)) removedBidi++;
       continue;
     }
+    if (COMBINING_MARK.test(ch)) {
+      removedMarks++;
+      continue;
+    }
     const mapped = CONFUSABLES[ch];
     if (mapped !== undefined) {
       folded = true;
+      if (SMALL_CAPS.has(ch)) smallCaps++;
       out += mapped;
     } else out += ch;
   }
-  return { text: out, removedInvisible, removedBidi, foldedLookalikes: folded };
+  // Recompose what is left (Hangul and other scripts without marks come back whole).
+  return { text: out.normalize('NFC'), removedInvisible, removedBidi, foldedLookalikes: folded || removedMarks > 0, removedMarks, smallCaps };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -185,9 +217,84 @@ function percentDecode(text: string): string | null {
   return out === text ? null : out;
 }
 
-/** Removes what splits a secret apart in source text or prose: whitespace, quotes, `+`, commas, `.join` separators. */
+/** Removes what splits a secret apart in source text or prose: whitespace, quotes, `+`, commas, `;`, `/`, `.join` separators. */
 export function compactView(text: string): string {
-  return text.replace(/[\s"'`+,|\\]+/g, '');
+  return text.replace(/[\s"'`+,|\\;/]+/g, '');
+}
+
+/** The compact view without `.`, `-`, `:` and every other punctuation either, `_` kept: a key split by any separator is whole again. */
+export function denseView(text: string): string {
+  return text.replace(/[^A-Za-z0-9_]+/g, '');
+}
+
+/** Letters and digits only (for the checksum-validated svc keys, whose prefix may be split too). */
+export function alnumView(text: string): string {
+  return text.replace(/[^A-Za-z0-9]+/g, '');
+}
+
+const CHUNK_SEPARATORS = /([\s,;:|.'"`()[\]{}]+)/;
+const B64_WORD = /^[A-Za-z0-9+/_-]+={0,2}$/;
+const HEX_WORD = /^(?:0x)?[0-9A-Fa-f]+$/;
+
+/**
+ * The text with chunked encodings joined and decoded: base64 cut into equal chunks
+ * (`c3ZjX2xp dmVfQUJD …`, any separator) and hex split into byte groups (`73 76 63`,
+ * `73:76:63`, `0x73,0x76`). A run needs at least two chunks and 16 characters and must
+ * decode to printable text; null when nothing decoded. Linear: one pass over the words.
+ */
+export function joinChunks(text: string, kind: 'base64' | 'hex'): string | null {
+  const parts = text.split(CHUNK_SEPARATORS);
+  // parts: word, separator, word, separator, … (words at even indices)
+  let out = '';
+  let changed = false;
+  let i = 0;
+  // A run that does not decode is retried once without its first word (a word of prose before
+  // the chunks), then skipped whole: every word is in at most two attempts (linear).
+  let retryEnd = -1;
+  while (i < parts.length) {
+    const w = parts[i] as string;
+    let j = i;
+    let joined = '';
+    if (kind === 'hex' && HEX_WORD.test(w) && w.replace(/^0x/, '').length % 2 === 0) {
+      while (j < parts.length && HEX_WORD.test(parts[j] as string) && (parts[j] as string).replace(/^0x/, '').length % 2 === 0 && (parts[j] as string).length > 0) {
+        joined += (parts[j] as string).replace(/^0x/, '');
+        j += 2;
+      }
+    } else if (kind === 'base64' && w.length >= 4 && B64_WORD.test(w)) {
+      const len = w.length;
+      while (j < parts.length && B64_WORD.test(parts[j] as string)) {
+        const cur = parts[j] as string;
+        if (cur.length > len) break;
+        joined += cur;
+        j += 2;
+        if (cur.length < len || cur.endsWith('=')) break;
+      }
+    }
+    const chunks = (j - i) / 2;
+    if (chunks >= 2 && joined.length >= 16) {
+      const decoded = kind === 'hex' ? decodeHexToken(joined) : decodeBase64Token(joined);
+      if (decoded !== null) {
+        out += ` ${decoded} ${parts[j - 1] ?? ''}`;
+        changed = true;
+        i = j;
+        retryEnd = -1;
+        continue;
+      }
+    }
+    if (chunks >= 2 && i >= retryEnd) {
+      // First failure of this run: retry from the next word.
+      retryEnd = j;
+      out += w + (parts[i + 1] ?? '');
+      i += 2;
+      continue;
+    }
+    // A failed retry (or no run): copy up to the end of the run.
+    const end = Math.max(i + 2, chunks >= 2 ? j : i + 2, retryEnd);
+    for (let k = i; k < end && k < parts.length; k += 2) out += (parts[k] as string) + (parts[k + 1] ?? '');
+    i = end;
+    retryEnd = -1;
+  }
+  return changed ? out : null;
 }
 
 /**
@@ -216,6 +323,11 @@ export function viewsOf(normalized: string, maxDepth = 2, maxViews = 24): View[]
     if (uniEsc) decoded.push({ text: uniEsc, encoding: 'escape' });
     const pct = percentDecode(text);
     if (pct) decoded.push({ text: pct, encoding: 'url' });
+    // Chunked encodings: base64 cut into equal pieces, hex bytes with spaces or colons.
+    const b64Chunks = joinChunks(text, 'base64');
+    if (b64Chunks) decoded.push({ text: b64Chunks, encoding: 'base64' });
+    const hexChunks = joinChunks(text, 'hex');
+    if (hexChunks) decoded.push({ text: hexChunks, encoding: 'hex' });
     for (const v of decoded) {
       const n = normalizeText(v.text).text;
       if (seen.has(n) || views.length >= maxViews) continue;
@@ -256,4 +368,35 @@ export function maskDigits(value: string): string {
 /** URLs: scheme and host are shown (they are the finding), path and query are not. */
 export function maskUrl(host: string, scheme = 'https'): string {
   return `${scheme}://${host}/…`;
+}
+
+// ---------------------------------------------------------------------------------------
+// Key-shaped text: masked before it reaches a record, whatever the detectors said
+// ---------------------------------------------------------------------------------------
+
+const VENDOR_KEY_RE = re2('(?:ghp_|gho_|ghu_|ghs_|ghr_|github_pat_|glpat-|gldt-|glrt-|xox[abposr]-|sk_live_|rk_live_|sk-|AKIA|ASIA|AIza|hf_|npm_|ya29\\.|SG\\.|eyJ)[A-Za-z0-9_./+=-]{12,}');
+const SVC_KEY_RE = re2('(?i)svc(?:live|test|agent)[A-Za-z0-9]{4,}');
+const LONG_RUN_RE = re2('[A-Za-z0-9_+/=-]{32,}');
+const MASK_TOKEN = /[^\s"'`,{}[\]()<>]+/g;
+
+/** A run of 32+ characters is credential-like when it mixes upper and lower case letters and digits (hex digests, UUIDs and words do not). */
+function highEntropy(tok: string): boolean {
+  return /[A-Z]/.test(tok) && /[a-z]/.test(tok) && /[0-9]/.test(tok) && !/^[0-9a-fA-F_-]+$/.test(tok);
+}
+
+/** Whether one token looks like a credential: a svc prefix (any case, look-alikes, any separators), a vendor prefix, or a long mixed-class run. */
+export function isKeyShaped(token: string): boolean {
+  const norm = normalizeText(token).text;
+  if (test(SVC_KEY_RE, alnumView(norm))) return true;
+  if (test(VENDOR_KEY_RE, norm)) return true;
+  return findAll(LONG_RUN_RE, norm, 20).some((m) => highEntropy(m.text));
+}
+
+/**
+ * The text with every key-shaped token masked (its last 4 characters at most are kept): what an
+ * audit entry, an activity record or a finding's location may show of caller text, whatever
+ * the detectors decided. Tokens are split at whitespace, quotes, commas and brackets (JSON too).
+ */
+export function maskKeyShaped(text: string): string {
+  return text.replace(MASK_TOKEN, (tok) => (isKeyShaped(tok) ? maskSecret(tok) : tok));
 }

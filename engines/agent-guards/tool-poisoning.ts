@@ -123,47 +123,47 @@ function isOtherTool(name: string | null, ownName: string): boolean {
   return n !== own && !own.endsWith(n) && !n.endsWith(own);
 }
 
-/** Texts of a tool definition, with their locations. */
-export function toolTexts(def: Record<string, unknown>): Array<{ location: string; text: string }> {
-  const out: Array<{ location: string; text: string }> = [];
-  const push = (location: string, v: unknown) => {
-    if (typeof v === 'string' && v.length > 0) out.push({ location, text: v });
-  };
-  push('name', def.name);
-  push('title', def.title);
-  push('description', def.description);
-  const annotations = def.annotations;
-  if (annotations && typeof annotations === 'object') push('annotations.title', (annotations as Record<string, unknown>).title);
-  for (const key of ['inputSchema', 'input_schema', 'parameters', 'outputSchema']) {
-    const schema = def[key];
-    if (schema && typeof schema === 'object') walkSchema(schema as Record<string, unknown>, key, out, 0);
-  }
-  return out;
-}
+/** Most texts (strings and keys) a definition may hold, and the deepest nesting, before it is refused as unscannable. */
+export const MAX_DEFINITION_TEXTS = 5000;
+export const MAX_DEFINITION_DEPTH = 64;
 
-function walkSchema(schema: Record<string, unknown>, path: string, out: Array<{ location: string; text: string }>, depth: number): void {
-  if (depth > 12 || out.length > 1000) return;
-  for (const k of ['description', 'title', '$comment']) if (typeof schema[k] === 'string') out.push({ location: `${path}.${k}`, text: schema[k] as string });
-  for (const k of ['default', 'const']) if (typeof schema[k] === 'string') out.push({ location: `${path}.${k}`, text: schema[k] as string });
-  for (const k of ['enum', 'examples']) {
-    const arr = schema[k];
-    if (Array.isArray(arr)) arr.forEach((v, i) => typeof v === 'string' && out.push({ location: `${path}.${k}[${i}]`, text: v }));
-  }
-  const props = schema.properties;
-  if (props && typeof props === 'object') {
-    for (const [name, sub] of Object.entries(props as Record<string, unknown>)) {
-      out.push({ location: `${path}.properties.${name}#name`, text: name.replace(/[_-]+/g, ' ') });
-      if (sub && typeof sub === 'object') walkSchema(sub as Record<string, unknown>, `${path}.properties.${name}`, out, depth + 1);
+/** Keys whose children are named by the definition's author (property names): also checked for key material by name. */
+const NAMING_KEYWORDS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas', 'dependentRequired']);
+
+/**
+ * Every text of a tool definition with its location: every string value and every object key,
+ * at any depth, whatever the keyword ($defs, default, examples, tuple items, prefixItems, not,
+ * if/then/else, patternProperties, x-* extensions, pattern, annotations, _meta, …): poisoning
+ * can hide in any of them, so none is skipped. Keys are `<path>.<key>#key`; the names of
+ * properties (and of other author-named schemas) are also `#name` for the key-material check.
+ * Iterative (a deep definition cannot exhaust the stack); `overflow` when it holds more than
+ * MAX_DEFINITION_TEXTS texts or nests deeper than MAX_DEFINITION_DEPTH.
+ */
+export function toolTexts(def: Record<string, unknown>): Array<{ location: string; text: string }> & { overflow?: boolean } {
+  const out: Array<{ location: string; text: string }> & { overflow?: boolean } = [];
+  const stack: Array<{ v: unknown; path: string; depth: number; naming: boolean }> = [{ v: def, path: '', depth: 0, naming: false }];
+  const join = (path: string, k: string) => (path ? `${path}.${k}` : k);
+  while (stack.length) {
+    const { v, path, depth, naming } = stack.pop()!;
+    if (out.length > MAX_DEFINITION_TEXTS || depth > MAX_DEFINITION_DEPTH) {
+      out.overflow = true;
+      break;
+    }
+    if (typeof v === 'string') {
+      if (v.length > 0) out.push({ location: path, text: v });
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], path: `${path}[${i}]`, depth: depth + 1, naming: false });
+    } else if (v && typeof v === 'object') {
+      const entries = Object.entries(v as Record<string, unknown>);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [k, x] = entries[i]!;
+        stack.push({ v: x, path: join(path, k), depth: depth + 1, naming: NAMING_KEYWORDS.has(k) });
+        if (naming) out.push({ location: `${join(path, k)}#name`, text: k.replace(/[_-]+/g, ' ') });
+        out.push({ location: `${join(path, k)}#key`, text: k });
+      }
     }
   }
-  for (const k of ['items', 'additionalProperties']) {
-    const sub = schema[k];
-    if (sub && typeof sub === 'object' && !Array.isArray(sub)) walkSchema(sub as Record<string, unknown>, `${path}.${k}`, out, depth + 1);
-  }
-  for (const k of ['anyOf', 'oneOf', 'allOf']) {
-    const arr = schema[k];
-    if (Array.isArray(arr)) arr.forEach((s, i) => s && typeof s === 'object' && walkSchema(s as Record<string, unknown>, `${path}.${k}[${i}]`, out, depth + 1));
-  }
+  return out;
 }
 
 function excerptAround(text: string, start: number, end: number): string {
@@ -186,13 +186,22 @@ export function scanToolDefinition(def: Record<string, unknown>): PoisonFinding[
     seen.add(key);
     findings.push(f);
   };
-  for (const { location, text } of toolTexts(def)) {
+  const texts = toolTexts(def);
+  if (texts.overflow) {
+    add({ detector: 'tool_poisoning', kind: 'unscannable_definition', category: 'hidden_instruction', location: 'tool_schema', encoding: 'plain', excerpt: `more than ${MAX_DEFINITION_TEXTS} texts or deeper than ${MAX_DEFINITION_DEPTH} levels: cannot be scanned whole` });
+    return findings;
+  }
+  // The same text is scanned once (its first location reports it).
+  const scanned = new Set<string>();
+  for (const { location, text } of texts) {
     if (location.endsWith('#name')) {
       // Property names: a parameter that asks for a credential store or key material by name.
       const n = normalizeText(text).text;
       if (findAll(SENSITIVE_NAME_RE, n, 1).length) add({ detector: 'tool_poisoning', kind: 'sensitive_parameter_name', category: 'credential_access', location: location.replace('#name', ''), encoding: 'plain', excerpt: n.slice(0, 60) });
       continue;
     }
+    if (scanned.has(text)) continue;
+    scanned.add(text);
     let invisible = 0;
     let bidi = 0;
     for (const ch of text) {

@@ -1,6 +1,7 @@
 // Final decisions of the agent endpoints from the guard result and the engine's result.
 // Pure and deterministic (the workflow calls it): no I/O, no clock, no randomness.
-import type { EngineCall, GuardFindingData, ToolGuardResult, VerifyGuardResult } from '../../core/agent-workflow.js';
+import type { GuardFindingData, ToolGuardResult, VerifyGuardResult } from '../../core/agent-workflow.js';
+import { judgeToolCheck } from './tool-judge.js';
 
 const METHODS: Record<string, string> = {
   math: 'exact symbolic/rational evaluation by the math engine; a proven identity is retained as proof_ref and attested',
@@ -85,32 +86,21 @@ export function decideVerify(g: VerifyGuardResult, engineResult: unknown, ctx: {
 
 const BASE_RISK: Record<string, number> = { safe: 0.1, sql: 0.3, http: 0.5, email: 0.5, unknown: 0.6, file_deletion: 0.7, code_execution: 0.7, payment: 0.8, shell: 0.8 };
 
-/** Whether an engine result says the code or SQL is unsafe (or could not be checked: fail closed). */
-export function engineDenies(call: EngineCall, engineResult: unknown): string | null {
-  const r = rec(engineResult);
-  const df = rec(r.developer_fields);
-  const msg = typeof r.agent_message === 'string' ? r.agent_message : '';
-  if (engineResult === null || engineResult === undefined) return `${call.engine} engine gave no result`;
-  if (r.status === 'BLOCKED') return `${call.engine} engine blocked the ${call.engine === 'sql' ? 'query' : 'code'}: ${msg}`.slice(0, 300);
-  if (call.engine === 'code' && (df.is_safe === false || df.is_valid === false)) return `code engine found security issues: ${msg}`.slice(0, 300);
-  if (call.engine === 'sql' && (df.malicious_classification === true || df.is_valid === false)) return `SQL engine rejected the query: ${msg}`.slice(0, 300);
-  return null;
-}
-
-export function decideTool(g: ToolGuardResult, engineResult: unknown): Decision {
+/** `engineResults[i]` is the result of `g.checks[i]`; every check must pass. */
+export function decideTool(g: ToolGuardResult, engineResults: readonly unknown[]): Decision {
   const reasons = [...g.reasons];
   let risk = BASE_RISK[g.category] ?? 0.6;
   for (const f of g.findings) {
     reasons.push(`arguments: ${f.kind} at ${f.location} (${f.encoding})`);
     risk = Math.max(risk, f.category === 'secret' ? 1 : f.category === 'personal_data' ? 0.9 : 0.8);
   }
-  if (g.route) {
-    const denial = engineDenies(g.route, engineResult);
+  g.checks.forEach((check, i) => {
+    const denial = judgeToolCheck(check, engineResults[i]);
     if (denial) {
       reasons.push(denial);
       risk = Math.max(risk, 0.95);
     }
-  }
+  });
   const allowed = reasons.length === 0;
   if (!allowed && g.reasons.length > 0) risk = Math.max(risk, g.known ? risk : 0.6);
   if (allowed) reasons.push(g.dangerous ? `dangerous tool '${g.tool}' (${g.category}) explicitly allowed; arguments passed the checks` : `'${g.tool}' is on the safe list; arguments passed the checks`);
@@ -120,7 +110,7 @@ export function decideTool(g: ToolGuardResult, engineResult: unknown): Decision 
     body: { decision: allowed ? 'allow' : 'deny', allowed, risk_score: riskScore, reasons, tool: g.tool, category: g.category, findings: g.findings },
     status: allowed ? 'ALLOW' : 'DENY',
     summary: `${allowed ? 'allow' : 'deny'} ${g.tool}: ${reasons[0] ?? ''}`.slice(0, 300),
-    engine: g.route?.engine ?? null,
+    engine: g.checks[0]?.engine ?? null,
     proof_ref: null,
     admission: null,
     attestation_id: null,

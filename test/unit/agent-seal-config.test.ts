@@ -51,8 +51,9 @@ describe('decisions', () => {
     expect(decideVerify({ ...base, outcome: 'flagged', findings: [{ detector: 'exfiltration', kind: 'jwt', category: 'secret', location: 'query', encoding: 'plain', excerpt: 'x' }] }, null, ctx).http_status).toBe(403);
   });
   it('denies a tool call when the engine gave no result (fail closed)', () => {
-    const g = { kind: 'tool' as const, tool: 'shell', category: 'shell', dangerous: true, known: true, reasons: [], findings: [], route: { engine: 'code' as const, input: {} }, claim: '', request_digest: '' };
-    expect(decideTool(g, null).body.decision).toBe('deny');
-    expect(decideTool(g, { status: 'VERIFIED', developer_fields: { is_safe: true, is_valid: true } }).body.decision).toBe('allow');
+    const g = { kind: 'tool' as const, tool: 'shell', category: 'shell', dangerous: true, known: true, reasons: [], findings: [], checks: [{ engine: 'code' as const, input: { code: 'ls', language: 'bash' }, location: 'arguments.command', mode: 'strict' as const }], claim: '', request_digest: '' };
+    expect(decideTool(g, [null]).body.decision).toBe('deny');
+    expect(decideTool(g, []).body.decision).toBe('deny');
+    expect(decideTool(g, [{ status: 'VERIFIED', developer_fields: { is_safe: true, is_valid: true } }]).body.decision).toBe('allow');
   });
 });
