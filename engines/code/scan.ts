@@ -51,7 +51,7 @@ export interface ScanOptions {
 }
 
 export type ScanOutput =
-  | { ok: true; findings: Finding[]; wrapper: string | null; errorCoverage: number }
+  | { ok: true; findings: Finding[]; wrapper: string | null; errorCoverage: number; hasSyntaxError: boolean }
   | {
       ok: false;
       wrapper: string | null;
@@ -134,6 +134,19 @@ function errorRegionLines(family: string, health: ParseHealth, alone: (line: num
   return out;
 }
 
+/** True when `code` parses in this language without any ERROR or MISSING node (snippet completions applied). */
+export function parsesCleanly(loaded: LoadedLanguage, code: string, deadline: number | undefined): boolean {
+  for (const { source } of prepareSources(loaded.language, code)) {
+    const tree = parseOnce(loaded, source, deadline);
+    try {
+      if (!tree.rootNode.hasError) return true;
+    } finally {
+      tree.delete();
+    }
+  }
+  return false;
+}
+
 export function scanSource(loaded: LoadedLanguage, code: string, options: ScanOptions = {}): ScanOutput {
   const depth = options.depth ?? 0;
   let best: { tree: Tree; prepared: PreparedSource; view: SyntaxView; health: ParseHealth } | null = null;
@@ -211,7 +224,7 @@ export function scanSource(loaded: LoadedLanguage, code: string, options: ScanOp
     if (options.deadline !== undefined && performance.now() > options.deadline) throw new ScanTimeoutError();
     const findings = [...index.match(facts, prepared.source, ctx), ...health.findings, ...errorRegionLines(family, health, alone)];
     if (depth === 0) findings.push(...index.matchText(code));
-    return { ok: true, findings: normalizeFindings(findings), wrapper: prepared.wrapper, errorCoverage: health.errorCoverage };
+    return { ok: true, findings: normalizeFindings(findings), wrapper: prepared.wrapper, errorCoverage: health.errorCoverage, hasSyntaxError: health.hasError };
   } finally {
     tree.delete();
   }
