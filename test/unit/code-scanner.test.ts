@@ -30,6 +30,8 @@ interface CorpusEntry {
   language: string;
   critical: boolean;
   critical_lines: number[];
+  /** Expected BLOCKED with this constraint (no verdict: e.g. a syntax error), whatever `critical` says. */
+  blocked?: string;
 }
 
 const corpus: CorpusEntry[] = JSON.parse(readFileSync(path.join(FIXTURES, 'corpus.json'), 'utf8'));
@@ -56,7 +58,7 @@ const BODY_B = '0123456789abcdefghijABCDEFGHIJ3mpbCX';
 const BODY_PAD2 = 'k00000000000000000000000000044008INp';
 
 describe('labelled corpus', () => {
-  const tally = { tp: 0, fp: 0, fn: 0, snippetTp: 0, snippetFp: 0, snippetFn: 0, snippetTn: 0 };
+  const tally = { tp: 0, fp: 0, fn: 0, snippetTp: 0, snippetFp: 0, snippetFn: 0, snippetTn: 0, benignBlocked: 0 };
 
   it('has at least 150 snippets covering all eight language families', () => {
     expect(corpus.length).toBeGreaterThanOrEqual(150);
@@ -68,9 +70,18 @@ describe('labelled corpus', () => {
 
   it.each(corpus.map((c) => [c.file, c] as const))('%s', async (_file, entry) => {
     const outcome = await scanCode(fixture(entry.file), entry.language);
-    const lines = criticalLines(outcome);
-    const fields = proven(outcome).developerFields;
-    expect(fields.is_valid).toBe(!entry.critical);
+    let lines: number[];
+    if (entry.blocked) {
+      // Unproven (e.g. a syntax error): blocked whatever it contains; critical lines still listed.
+      expect(outcome.kind).toBe('blocked');
+      expect(outcome.developerFields).toMatchObject({ constraint_id: entry.blocked, is_valid: false });
+      const listed = (outcome.developerFields.issues ?? []) as Issue[];
+      lines = [...new Set(listed.filter((i) => i.severity === 'critical').map((i) => i.line_number))].sort((a, b) => a - b);
+      if (!entry.critical) tally.benignBlocked++;
+    } else {
+      lines = criticalLines(outcome);
+      expect(proven(outcome).developerFields.is_valid).toBe(!entry.critical);
+    }
     expect(lines.length > 0).toBe(entry.critical);
     expect(lines).toEqual(entry.critical_lines);
     const expected = new Set(entry.critical_lines);
@@ -88,7 +99,8 @@ describe('labelled corpus', () => {
     console.log(
       `code scanner corpus: ${corpus.length} snippets; critical lines precision ${precision.toFixed(3)} recall ${recall.toFixed(3)} ` +
         `(tp ${tally.tp}, fp ${tally.fp}, fn ${tally.fn}); snippets precision ${snippetPrecision.toFixed(3)} recall ${snippetRecall.toFixed(3)} ` +
-        `(tp ${tally.snippetTp}, fp ${tally.snippetFp}, fn ${tally.snippetFn}, tn ${tally.snippetTn})`,
+        `(tp ${tally.snippetTp}, fp ${tally.snippetFp}, fn ${tally.snippetFn}, tn ${tally.snippetTn}); ` +
+        `benign snippets blocked as unproven (syntax error) ${tally.benignBlocked}`,
     );
     expect(precision).toBe(1);
     expect(recall).toBe(1);
@@ -170,24 +182,46 @@ describe('verdict rows', () => {
     const outcome = await scanCode('This is not code at all, just some words that a model wrote.', 'python');
     expect(outcome).toEqual({
       kind: 'blocked',
-      agentMessage: 'The code could not be parsed as python: most of it is not valid python syntax (first error on line 1).',
-      developerFields: { constraint_id: 'code_verifier.parse_failure', is_valid: false, language: 'python', error_coverage: 1 },
+      agentMessage: 'The code could not be parsed as python: most of it is not valid python syntax (first error on line 1). It parses as bash: send it with "language": "bash" if that is what it is.',
+      developerFields: { constraint_id: 'code_verifier.parse_failure', is_valid: false, language: 'python', error_coverage: 1, parses_as: ['bash'] },
     });
     const js = await scanCode('function (( {{ ', 'javascript');
     expect(js.kind).toBe('blocked');
     expect(js.developerFields.constraint_id).toBe('code_verifier.parse_failure');
   });
 
-  it('a partial parse error is a medium parse_error finding, and the rest is still scanned', async () => {
+  it('a partial parse error blocks the scan (does_not_parse_as_language); the rest is still scanned and listed', async () => {
     const code = 'import os\n\ndef broken(:\n    pass\n\nos.system("id")\n';
-    const outcome = proven(await scanCode(code, 'python'));
-    expect(issues(outcome)).toEqual([
-      { severity: 'medium', type: 'parse_error', line_number: 3, description: 'Syntax error: missing ")"' },
-      { severity: 'critical', type: 'shell_execution', line_number: 6, description: 'Shell or process execution through os: os.system' },
-    ]);
-    expect(proven(await scanCode(fixture('python/tn_partial_parse_error.py'), 'python')).developerFields.issues).toEqual([
-      { severity: 'medium', type: 'parse_error', line_number: 4, description: 'Syntax error: missing ")"' },
-    ]);
+    expect(await scanCode(code, 'python')).toEqual({
+      kind: 'blocked',
+      agentMessage:
+        'The code does not parse as python: 1 syntax error (first on line 3); a safety verdict holds only for code that parses, so it was not verified. ' +
+        '1 critical issue recognised in the parts that could be read (first on line 6: Shell or process execution through os: os.system).',
+      developerFields: {
+        constraint_id: 'code_verifier.does_not_parse_as_language',
+        is_valid: false,
+        language: 'python',
+        error_coverage: 0,
+        critical_count: 1,
+        issues: [
+          { severity: 'medium', type: 'parse_error', line_number: 3, description: 'Syntax error: missing ")"' },
+          { severity: 'critical', type: 'shell_execution', line_number: 6, description: 'Shell or process execution through os: os.system' },
+        ],
+      },
+    });
+    const benign = await scanCode(fixture('python/tn_partial_parse_error.py'), 'python');
+    expect(benign.kind).toBe('blocked');
+    expect(benign.developerFields.issues).toEqual([{ severity: 'medium', type: 'parse_error', line_number: 4, description: 'Syntax error: missing ")"' }]);
+  });
+
+  it('code in another supported language is blocked with a hint naming it (issue 28 item 14)', async () => {
+    const outcome = await scanCode('const cp = require("child_process");\ncp.exec(process.argv[2]);', 'python');
+    expect(outcome.kind).toBe('blocked');
+    expect(outcome.developerFields).toMatchObject({ constraint_id: 'code_verifier.does_not_parse_as_language', is_valid: false, language: 'python' });
+    expect((outcome.developerFields.parses_as as string[])[0]).toBe('javascript');
+    expect(outcome.agentMessage).toContain('It parses as javascript');
+    // A missing token alone (no ERROR node) is a syntax error too.
+    expect((await scanCode('if (x) { y();\n', 'javascript')).developerFields.constraint_id).toBe('code_verifier.does_not_parse_as_language');
   });
 
   it('time budget exceeded → BLOCKED code_verifier.timeout', async () => {
@@ -415,19 +449,20 @@ describe('input tree-sitter cannot fully parse: blocked or scanned, dangerous li
     ]);
   });
 
-  it('shell: the same fallback blocks a partly parsed script (an evasion through a syntax error)', async () => {
+  it('shell: the same fallback lists the eval of a partly parsed script (blocked as a syntax error anyway)', async () => {
     const outcome = await scanCode(`${pad}((( x\neval xspec="\${xspec}"\n${pad}`, 'bash');
-    expect(criticalLines(outcome)).toEqual([26]);
-    expect(proven(outcome).developerFields).toMatchObject({ is_valid: false, constraint_id: 'code_verifier.code_unsafe' });
-    expect(issues(outcome).find((i) => i.severity === 'critical')?.description).toContain('line scanned alone');
+    expect(outcome.kind).toBe('blocked');
+    expect(outcome.developerFields).toMatchObject({ is_valid: false, constraint_id: 'code_verifier.does_not_parse_as_language', critical_count: 1 });
+    const listed = outcome.developerFields.issues as Issue[];
+    expect(listed.filter((i) => i.severity === 'critical').map((i) => i.line_number)).toEqual([26]);
+    expect(listed.find((i) => i.severity === 'critical')?.description).toContain('line scanned alone');
   });
 
-  it('shell: ordinary lines in a region that does not parse add no finding', async () => {
+  it('shell: ordinary lines in a region that does not parse add no finding (blocked for the syntax error only)', async () => {
     // Line 26 lies in the error region (lines 25-26), as the eval of the previous test does.
     const outcome = await scanCode(`${pad}((( x\necho xspec="eval \${xspec}" # eval later\n${pad}`, 'bash');
-    expect(criticalLines(outcome)).toEqual([]);
-    expect(proven(outcome).developerFields.is_valid).toBe(true);
-    expect(issues(outcome).every((i) => i.type === 'parse_error')).toBe(true);
+    expect(outcome.developerFields).toMatchObject({ is_valid: false, constraint_id: 'code_verifier.does_not_parse_as_language', critical_count: 0 });
+    expect((outcome.developerFields.issues as Issue[]).every((i) => i.type === 'parse_error')).toBe(true);
   });
 });
 
@@ -523,6 +558,7 @@ describe('rule table', () => {
       emptyCode: 'code_verifier.empty_code',
       unsupportedLanguage: 'code_verifier.unsupported_language',
       parseFailure: 'code_verifier.parse_failure',
+      syntaxError: 'code_verifier.does_not_parse_as_language',
       timeout: 'code_verifier.timeout',
       internalError: 'code_verifier.internal_error',
     });
