@@ -42,36 +42,85 @@ interface Unit {
   code: string;
   firstLine: number;
   lastLine: number;
+  /** gosec: the sample's expected issue count (0: a negative case of the suite). */
+  expected?: number;
 }
 
-/** Every backquoted Go raw string of a gosec testutils file, at its own line numbers. */
-function goBackquoted(text: string): Unit[] {
+/**
+ * The samples of a gosec testutils file: `{[]string{<Go string expressions>}, <expected count>, …}`.
+ * Each element is a chain of string literals joined by `+` (struct tags are spliced in as
+ * "`json:\"x\"`"); a unit is one element, at its own line numbers, with the sample's expected
+ * issue count (0: one of the suite's negative cases).
+ */
+function goSamples(text: string): Unit[] {
   const units: Unit[] = [];
+  let pending: Unit[] = [];
   let i = 0;
   let line = 1;
-  while (i < text.length) {
-    const c = text[i];
-    if (c === '\n') line++;
-    if (c === '/' && text[i + 1] === '/') {
-      while (i < text.length && text[i] !== '\n') i++;
+  const lineAt = (k: number) => {
+    while (i < k) if (text[i++] === '\n') line++;
+    return line;
+  };
+  const literal = (k: number): { value: string; end: number } | null => {
+    if (text[k] === '`') {
+      const e = text.indexOf('`', k + 1);
+      return e < 0 ? null : { value: text.slice(k + 1, e), end: e + 1 };
+    }
+    if (text[k] === '"') {
+      let v = '';
+      let j = k + 1;
+      while (j < text.length && text[j] !== '"' && text[j] !== '\n') {
+        if (text[j] === '\\') {
+          const e = text[j + 1];
+          v += e === 'n' ? '\n' : e === 't' ? '\t' : e;
+          j += 2;
+        } else v += text[j++];
+      }
+      return { value: v, end: j + 1 };
+    }
+    return null;
+  };
+  let k = 0;
+  while (k < text.length) {
+    if (text.startsWith('//', k)) {
+      k = text.indexOf('\n', k);
+      if (k < 0) break;
       continue;
     }
-    if (c === '"') {
-      i++;
-      while (i < text.length && text[i] !== '"' && text[i] !== '\n') i += text[i] === '\\' ? 2 : 1;
-    } else if (c === '`') {
-      const end = text.indexOf('`', i + 1);
-      if (end < 0) break;
-      const code = text.slice(i + 1, end);
-      const n = code.split('\n').length - 1;
-      units.push({ code, firstLine: line, lastLine: line + n });
-      line += n;
-      i = end;
+    const first = text[k] === '`' ? literal(k) : null;
+    if (first) {
+      const firstLine = lineAt(k);
+      let code = first.value;
+      let end = first.end;
+      for (;;) {
+        const m = /^\s*\+\s*/.exec(text.slice(end, end + 200));
+        const next = m ? literal(end + m[0].length) : null;
+        if (!m || !next) break;
+        code += next.value;
+        end = next.end;
+      }
+      const unit = { code, firstLine, lastLine: firstLine + code.split('\n').length - 1, expected: -1 };
+      units.push(unit);
+      pending.push(unit);
+      k = end;
+      const count = /^[\s,]*\}\s*,\s*(\d+)\s*,/.exec(text.slice(k, k + 200));
+      if (count) {
+        for (const u of pending) u.expected = Number(count[1]);
+        pending = [];
+      }
+      continue;
     }
-    i++;
+    if (text[k] === '"') {
+      k = literal(k)?.end ?? k + 1;
+      continue;
+    }
+    k++;
   }
   return units.filter((u) => u.code.trim() !== '');
 }
+
+/** A safe case: a unit of a file the suite marks safe, or a gosec sample expecting no issue. */
+const isSafe = (entry: FileEntry, unit: Unit) => (entry.extract === 'go-backquoted-samples' ? unit.expected === 0 : entry.safe === true);
 
 const manifest: Manifest = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/code/suites/manifest.json'), 'utf8'));
 
@@ -101,7 +150,7 @@ for (const entry of manifest.files) {
     continue;
   }
   const text = execFileSync('git', ['--git-dir', gitDir, 'show', `${suite.commit}:${entry.path}`], { encoding: 'utf8', maxBuffer: 1 << 26 });
-  const units = entry.extract === 'file' ? [{ code: text, firstLine: 1, lastLine: text.split('\n').length }] : goBackquoted(text);
+  const units = entry.extract === 'file' ? [{ code: text, firstLine: 1, lastLine: text.split('\n').length }] : goSamples(text);
   const keys = [`${entry.suite}\t${entry.language}`, `${entry.suite}\t*`, `*\t${entry.language}`, '*\t*'];
   for (const k of keys) tally(k).files++;
   const labels = new Map(entry.labels.map((l) => [l.line, l]));
@@ -122,7 +171,7 @@ for (const entry of manifest.files) {
       if (unitLabels.length > 0) {
         t.unitsLabelled++;
         if (!admitted) t.unitsBlocked++;
-      } else if (entry.safe || entry.extract === 'go-backquoted-samples') {
+      } else if (isSafe(entry, unit)) {
         t.safeUnits++;
         if (admitted) t.safeAdmitted++;
       }
@@ -135,7 +184,7 @@ for (const entry of manifest.files) {
     const where = `${entry.suite}:${entry.path}`;
     if (unitLabels.length > 0 && admitted) console.log(`  ADMITTED ${entry.language} ${where} (lines ${unit.firstLine}-${unit.lastLine})`);
     for (const l of unitLabels) if (!hit.has(l.line)) console.log(`  MISS ${entry.language} ${where}:${l.line} (${l.category}; ${l.source})${out.kind === 'blocked' ? ` [${fields.constraint_id}]` : ''}`);
-    if (unitLabels.length === 0 && (entry.safe || entry.extract === 'go-backquoted-samples') && !admitted) {
+    if (unitLabels.length === 0 && isSafe(entry, unit) && !admitted) {
       const why = critical[0] ?? (fields.issues ?? []).find((i) => i.severity === 'critical');
       console.log(`  SAFE CASE BLOCKED ${entry.language} ${where} (lines ${unit.firstLine}-${unit.lastLine}) [${fields.constraint_id}] ${why ? `line ${unit.firstLine + why.line_number - 1}: ${why.description.slice(0, 90)}` : ''}`);
     }
