@@ -7,6 +7,8 @@ import { DYNAMIC_SQL, isRef } from './scopes.js';
 export interface MatchContext {
   /** Findings of the same pipeline run on a constant piece of code handed to an eval-like sink. */
   nested(code: string): readonly Finding[];
+  /** Argument text read from request or program input, directly or through assignments above `line` (flows.ts). */
+  fromInput?(line: number, argText: string): boolean;
 }
 
 /** true / false, or a string: a match whose detail is appended to the finding's description. */
@@ -66,6 +68,9 @@ export const nonConstantArg = (i: number): Predicate =>
     const a = argAt(site, i);
     return a !== undefined && a.constant() === null;
   });
+
+/** Argument `i` is present (a setter call rather than a getter). */
+export const hasArg = (i: number): Predicate => pred(`hasArg(${i})`, (site) => argAt(site, i) !== undefined);
 
 /** The argument is a constant string or a string built at run time. */
 export const stringArg = (i: number): Predicate =>
@@ -178,6 +183,17 @@ export const worldWritableMode = (i: number): Predicate =>
   pred(`worldWritableMode(${i})`, (site) => {
     const n = argAt(site, i)?.number();
     return n != null && (n & 0o002) !== 0;
+  });
+
+/**
+ * Argument `i` (negative: from the end) carries request or program input, read on the call's
+ * line or assigned above it (flows.ts; a narrowing for sinks that are dangerous only with
+ * attacker-chosen text, such as a template compiled from request data).
+ */
+export const inputArg = (i: number): Predicate =>
+  pred(`inputArg(${i})`, (site, ctx) => {
+    const a = argAt(site, i);
+    return a !== undefined && a.constant() === null && ctx.fromInput?.(site.line, a.text) === true ? '; the argument carries request or program input' : false;
   });
 
 /** The text of argument `i` matches `re`. */

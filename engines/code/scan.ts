@@ -9,6 +9,7 @@ import { parseHealth, type ParseHealth } from './parse-health.js';
 import type { MatchContext } from './predicates.js';
 import type { LoadedLanguage } from './runtime.js';
 import { SyntaxView } from './syntax.js';
+import { fromInput, inputSources } from './flows.js';
 
 /** Constant code handed to eval-like sinks is scanned too, this many levels deep. */
 export const MAX_NESTED_DEPTH = 3;
@@ -147,6 +148,24 @@ export function parsesCleanly(loaded: LoadedLanguage, code: string, deadline: nu
   return false;
 }
 
+/** Finding types whose input is traced back to where it enters (flows.ts). */
+const FLOW_TYPES: ReadonlySet<string> = new Set(['shell_execution', 'dynamic_code_execution', 'unsafe_deserialization']);
+const MAX_FLOW_FINDINGS = 64;
+
+/**
+ * A critical sink fed by request or program input read on an earlier line reports that line
+ * too ("… input from line 3"), so the flow is shown with both ends.
+ */
+function withInputSources(findings: Finding[], source: string, family: ReturnType<typeof familyOf>): Finding[] {
+  let budget = MAX_FLOW_FINDINGS;
+  return findings.map((f) => {
+    if (f.severity !== 'critical' || !FLOW_TYPES.has(f.type) || budget-- <= 0) return f;
+    const from = inputSources(source, family, f.line_number).filter((l) => l !== f.line_number).slice(0, 3);
+    if (from.length === 0) return f;
+    return { ...f, description: `${f.description}; input from line${from.length > 1 ? 's' : ''} ${from.join(', ')}` };
+  });
+}
+
 export function scanSource(loaded: LoadedLanguage, code: string, options: ScanOptions = {}): ScanOutput {
   const depth = options.depth ?? 0;
   let best: { tree: Tree; prepared: PreparedSource; view: SyntaxView; health: ParseHealth } | null = null;
@@ -179,6 +198,7 @@ export function scanSource(loaded: LoadedLanguage, code: string, options: ScanOp
     const family = familyOf(loaded.language);
     const index = ruleIndex(family);
     const ctx: MatchContext = {
+      fromInput: (line, argText) => fromInput(prepared.source, family, line, argText),
       nested(inner: string): readonly Finding[] {
         if (depth + 1 >= MAX_NESTED_DEPTH) {
           // Fail closed: code nested this deep in eval-like sinks is treated as unsafe.
@@ -222,7 +242,7 @@ export function scanSource(loaded: LoadedLanguage, code: string, options: ScanOp
     }
     const facts = analyzerFor(family).analyze(view, index.wanted(prepared.source));
     if (options.deadline !== undefined && performance.now() > options.deadline) throw new ScanTimeoutError();
-    const findings = [...index.match(facts, prepared.source, ctx), ...health.findings, ...errorRegionLines(family, health, alone)];
+    const findings = [...withInputSources(index.match(facts, prepared.source, ctx), prepared.source, family), ...health.findings, ...errorRegionLines(family, health, alone)];
     if (depth === 0) findings.push(...index.matchText(code));
     return { ok: true, findings: normalizeFindings(findings), wrapper: prepared.wrapper, errorCoverage: health.errorCoverage, hasSyntaxError: health.hasError };
   } finally {
