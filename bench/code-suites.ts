@@ -163,7 +163,7 @@ for (const entry of manifest.files) {
     for (const f of critical) {
       hit.add(unit.firstLine + f.line_number - 1);
       // A flow reported at its sink names its source line too ("… from line N").
-      for (const m of f.description.matchAll(/\bline (\d+)\b/g)) hit.add(unit.firstLine + Number(m[1]) - 1);
+      for (const m of f.description.matchAll(/\blines? (\d+(?:, \d+)*)/g)) for (const n of m[1].split(', ')) hit.add(unit.firstLine + Number(n) - 1);
     }
     const admitted = fields.is_valid === true;
     for (const k of keys) {

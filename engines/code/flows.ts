@@ -12,7 +12,7 @@ import type { Family } from './languages.js';
 /** Request or program input, per language family (fixed alternations, no nested quantifiers). */
 export const INPUT_SOURCES: Readonly<Record<Family, RegExp>> = {
   javascript:
-    /\b(?:req|request)\s*\.\s*(?:query|body|params|cookies|signedCookies|headers|url|originalUrl|path|files?|param|get)\b|\bprocess\.argv\b|\blocation\.(?:hash|search|href)\b|\bdocument\.(?:URL|cookie|location|referrer)\b|\bctx\.(?:query|request|params)\b|\bevent\.(?:body|queryStringParameters|pathParameters)\b/,
+    /\breq\s*(?:\.\s*[A-Za-z_$]|\[)|\brequest\s*\.\s*(?:query|body|params|cookies|signedCookies|headers|url|originalUrl|path|files?|param|get)\b|\bprocess\.argv\b|\blocation\.(?:hash|search|href)\b|\bdocument\.(?:URL|cookie|location|referrer)\b|\bctx\.(?:query|request|params)\b|\bevent\.(?:body|queryStringParameters|pathParameters)\b/,
   python:
     /\brequest\.(?:GET|POST|REQUEST|args|form|values|json|data|cookies|files|headers|get_json|query_params|body|stream)\b|\bsys\.argv\b|\binput\s*\(|\bos\.environ\b|\bos\.getenv\s*\(/,
   php: /\$_(?:GET|POST|REQUEST|COOKIE|FILES|SERVER|ENV)\b|php:\/\/input|\$HTTP_[A-Z]+_VARS\b|\$argv\b/,
@@ -33,15 +33,17 @@ const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** The lines of the statement that starts on `line` (0-based): until its brackets balance. */
 function statementText(lines: readonly string[], line: number): string {
   let depth = 0;
+  let template = false;
   let text = '';
   for (let i = line; i < lines.length && i < line + MAX_STATEMENT_LINES; i++) {
     const l = lines[i];
     text += `${l}\n`;
     for (const ch of l) {
-      if (ch === '(' || ch === '[' || ch === '{') depth++;
+      if (ch === '`') template = !template; // a template literal or raw string running on
+      else if (ch === '(' || ch === '[' || ch === '{') depth++;
       else if (ch === ')' || ch === ']' || ch === '}') depth--;
     }
-    if (depth <= 0) break;
+    if (depth <= 0 && !template) break;
   }
   return text;
 }
@@ -85,6 +87,13 @@ export function inputSources(source: string, family: Family, sinkLine: number, n
     frontier = next.slice(0, MAX_NAMES * 4);
   }
   return [...found].sort((a, b) => a - b);
+}
+
+/** The `n` source lines nearest above the sink, in line order. */
+export function nearestInputSources(source: string, family: Family, sinkLine: number, n: number): number[] {
+  return inputSources(source, family, sinkLine)
+    .filter((l) => l < sinkLine)
+    .slice(-n);
 }
 
 /** The argument text reads input itself, or names a value fed by input above the call. */

@@ -108,6 +108,8 @@ export class RuleIndex {
     const done = new Set<string>();
     const before = out.length;
     const fallbacks: Array<{ row: CallRow; name: string }> = [];
+    /** Some row of the table knows this call (whether or not its argument condition held). */
+    let classified = false;
     const wild = this.buckets.get('') ?? [];
     for (const name of fact.names) {
       const bucket = this.buckets.get(firstSegment(name)) ?? [];
@@ -120,6 +122,7 @@ export class RuleIndex {
             fallbacks.push({ row, name });
             continue;
           }
+          classified = true;
           const result = row.match.where ? row.match.where.test(fact.site(), ctx) : true;
           if (result === false) continue;
           done.add(row.id);
@@ -135,7 +138,7 @@ export class RuleIndex {
     }
     // A call into a known execution or deserialization family that no row classified (neither
     // as dangerous nor as one of the family's known-safe members) fails closed.
-    if (fallbacks.length > 0 && !out.slice(before).some((f) => f.severity === 'critical')) {
+    if (fallbacks.length > 0 && !classified && !out.slice(before).some((f) => f.severity === 'critical')) {
       const { row, name } = fallbacks[0];
       out.push({ rule_id: row.id, severity: row.severity, type: row.type, line_number: fact.line, description: `${row.description}: ${name}` });
     }

@@ -60,6 +60,16 @@ export const all = (...ps: Predicate[]): Predicate =>
     return detail;
   });
 
+/** The first predicate that matches (its detail), else false. */
+export const any = (...ps: Predicate[]): Predicate =>
+  pred(`any(${ps.map((p) => p.spec).join(',')})`, (site, ctx) => {
+    for (const p of ps) {
+      const r = p.test(site, ctx);
+      if (r !== false) return r;
+    }
+    return false;
+  });
+
 export const not = (p: Predicate): Predicate => pred(`not(${p.spec})`, (site, ctx) => p.test(site, ctx) === false);
 
 /** The argument exists and is not a constant string. */

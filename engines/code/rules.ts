@@ -35,6 +35,7 @@ import {
   yamlLoaderUnsafe,
   kwargConstantIn,
   inputArg,
+  any,
   hasArg,
   type Predicate,
 } from './predicates.js';
@@ -179,7 +180,12 @@ export const RULES: readonly RuleRow[] = [
   row('js.function', JS, 'critical', 'dynamic_code_execution', 'Function constructor (dynamic code)', call(['Function', 'Function.prototype.constructor'], evaluatesUnsafeCode(-1))),
   row('js.eval-constant', JS, 'low', 'dynamic_code_execution', 'Evaluation of a constant code string (scanned: no critical finding inside)', call(['eval', 'Function'], evaluatesConstantCode(-1))),
   row('js.timer-string', JS, 'critical', 'dynamic_code_execution', 'Timer given a code string', call(['setTimeout', 'setInterval', 'setImmediate'], all(stringArg(0), evaluatesUnsafeCode(0)))),
-  row('js.vm', JS, 'critical', 'dynamic_code_execution', 'Code execution through vm', call(['vm.runInThisContext', 'vm.runInNewContext', 'vm.runInContext', 'vm.compileFunction', 'vm.Script', 'vm.SourceTextModule', 'vm.Script#runIn*', 'vm2.VM#run', 'vm2.NodeVM#run'])),
+  // Code run by vm / vm2: computed code, constant code that itself contains a critical finding,
+  // or a context / sandbox that carries request input (its values are reachable from the code).
+  row('js.vm', JS, 'critical', 'dynamic_code_execution', 'Code execution through vm', call(['vm.runInThisContext', 'vm.runInNewContext', 'vm.runInContext', 'vm.compileFunction', 'vm.Script', 'vm.SourceTextModule', 'vm2.VM#run', 'vm2.NodeVM#run'], any(evaluatesUnsafeCode(0), inputArg(1), inputArg(2)))),
+  row('js.vm-script-run', JS, 'critical', 'dynamic_code_execution', 'Code execution through vm', call(['vm.Script#runIn*'])),
+  row('js.vm-sandbox-input', JS, 'critical', 'dynamic_code_execution', 'vm context or vm2 sandbox given request or program input', call(['vm2.VM', 'vm2.NodeVM', 'vm.createContext'], inputArg(0))),
+  row('js.vm-constant', JS, 'low', 'dynamic_code_execution', 'Evaluation of a constant code string (scanned: no critical finding inside)', call(['vm.runInThisContext', 'vm.runInNewContext', 'vm.runInContext', 'vm.compileFunction', 'vm.Script', 'vm2.VM#run', 'vm2.NodeVM#run'], evaluatesConstantCode(0))),
   row('js.deserialize', JS, 'critical', 'unsafe_deserialization', 'Unsafe deserialization (functions revived on load)', call(['node-serialize.unserialize', 'serialize-to-js.deserialize', 'funcster.deepDeserialize'])),
   row('js.weak-password-hash', JS, 'critical', 'weak_password_hash', 'Weak hash (MD5/SHA-1) used for a password', call(['md5', 'sha1', 'crypto-js.MD5', 'crypto-js.SHA1', 'crypto-js.HmacMD5'], passwordContext(), PASSWORD_HINT)),
   row('js.weak-password-hash-create', JS, 'critical', 'weak_password_hash', 'Weak hash (MD5/SHA-1) used for a password', call(['crypto.createHash'], all(constantArgIn(0, ['md5', 'sha1']), passwordContext()), PASSWORD_HINT)),
@@ -249,7 +255,8 @@ export const RULES: readonly RuleRow[] = [
   row('rb.yaml-load', RB, 'critical', 'unsafe_deserialization', 'YAML.load (arbitrary objects before Psych 4; the Ruby version is not known here)', call(['YAML.load', 'Psych.load', 'YAML.load_file', 'Psych.load_file', 'YAML.load_stream', 'Psych.load_stream'])),
   row('rb.yaml-load-documents', RB, 'critical', 'unsafe_deserialization', 'YAML.load_documents (arbitrary objects before Psych 4)', call(['YAML.load_documents', 'Psych.load_documents'])),
   // Oj's default mode (:object) and CSV.load (Marshal-like column conversions) build arbitrary objects.
-  row('rb.oj-load', RB, 'critical', 'unsafe_deserialization', 'Oj load in object mode (the default) builds arbitrary objects', call(['Oj.load', 'Oj.load_file', 'Oj.object_load', 'Oj.Doc.open'], not(argTextMatches(1, /mode\s*(?::|=>)\s*:(?:strict|null|compat|json|rails|custom|wab)\b/)))),
+  row('rb.oj-load', RB, 'critical', 'unsafe_deserialization', 'Oj load in object mode (the default) builds arbitrary objects', call(['Oj.load', 'Oj.load_file'], not(argTextMatches(1, /mode\s*(?::|=>)\s*:(?:strict|null|compat|json|rails|custom|wab)\b/)))),
+  row('rb.oj-object-load', RB, 'critical', 'unsafe_deserialization', 'Oj.object_load builds arbitrary objects whatever the mode', call(['Oj.object_load'])),
   row('rb.csv-load', RB, 'critical', 'unsafe_deserialization', 'CSV.load (instantiates the classes the data names)', call(['CSV.load'])),
   row('rb.iseq', RB, 'critical', 'dynamic_code_execution', 'Ruby VM instruction sequence compiled or loaded (runs arbitrary code)', call(['RubyVM.InstructionSequence.*'])),
   row('rb.posix-spawn', RB, 'critical', 'shell_execution', 'Process execution through posix-spawn', call(['POSIX.Spawn.*', 'POSIX.Spawn.Child.new', 'POSIX.Spawn.Child.build'])),
