@@ -57,9 +57,13 @@ export type RawScan =
       parsesAs: Language[];
     };
 
+/** Inputs longer than this get no language hint (eight more parses of a large input cost too much). */
+const HINT_MAX_CHARS = 16_384;
+
 /** Other supported languages `code` parses as with no syntax error at all. */
 async function otherLanguagesParsed(code: string, declared: Language, deadline: number | undefined): Promise<Language[]> {
   const out: Language[] = [];
+  if (code.length > HINT_MAX_CHARS) return out;
   for (const other of SUPPORTED_LANGUAGES) {
     if (other === declared) continue;
     if (deadline !== undefined && performance.now() >= deadline) throw new ScanTimeoutError();

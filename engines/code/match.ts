@@ -13,7 +13,7 @@ type NameRow = RuleRow & { match: Extract<RuleRow['match'], { on: NameFact['kind
 /** Rule types whose sinks are dangerous to hand over as values (whoever calls them picks the argument). */
 const REFERENCE_TYPES: ReadonlySet<string> = new Set(['shell_execution', 'dynamic_code_execution', 'unsafe_deserialization']);
 /** Rows whose sink is dangerous only with a particular argument shape (a timer given a string, a pipe path). */
-const REFERENCE_EXCLUDED: ReadonlySet<string> = new Set(['js.timer-string', 'js.process-binding', 'rb.open-pipe', 'php.preg-e']);
+const REFERENCE_EXCLUDED: ReadonlySet<string> = new Set(['js.timer-string', 'js.process-binding', 'rb.open-pipe', 'php.preg-e', 'py.yaml-loader-class']);
 
 interface CallEntry {
   row: CallRow;

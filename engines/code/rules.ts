@@ -112,7 +112,7 @@ export const RULES: readonly RuleRow[] = [
   row('py.legacy-shell', PY, 'critical', 'shell_execution', 'Shell execution through a legacy module', call(['commands.getoutput', 'commands.getstatusoutput', 'commands.getstatus', 'platform.popen', 'popen2.*'])),
   row('py.eval', PY, 'critical', 'dynamic_code_execution', 'Dynamic code execution', call(['builtins.eval', 'builtins.exec', 'builtins.compile', 'builtins.execfile'], evaluatesUnsafeCode(0))),
   row('py.eval-constant', PY, 'low', 'dynamic_code_execution', 'Evaluation of a constant code string (scanned: no critical finding inside)', call(['builtins.eval', 'builtins.exec', 'builtins.compile'], evaluatesConstantCode(0))),
-  row('py.pickle', PY, 'critical', 'unsafe_deserialization', 'Unsafe deserialization (arbitrary code on load)', call(['pickle.load', 'pickle.loads', 'pickle.Unpickler', 'cPickle.load', 'cPickle.loads', 'cPickle.Unpickler', '_pickle.load', '_pickle.loads', 'dill.load', 'dill.loads', 'cloudpickle.load', 'cloudpickle.loads', 'jsonpickle.decode', 'pandas.read_pickle', 'joblib.load', 'dill.Unpickler', 'cloudpickle.Unpickler', 'jsonpickle.unpickler.decode', 'jsonpickle.unpickler.Unpickler'])),
+  row('py.pickle', PY, 'critical', 'unsafe_deserialization', 'Unsafe deserialization (arbitrary code on load)', call(['pickle.load', 'pickle.loads', 'pickle.Unpickler', 'cPickle.load', 'cPickle.loads', 'cPickle.Unpickler', '_pickle.load', '_pickle.loads', '_pickle.Unpickler', 'dill.load', 'dill.loads', 'cloudpickle.load', 'cloudpickle.loads', 'jsonpickle.decode', 'pandas.read_pickle', 'joblib.load', 'dill.Unpickler', 'cloudpickle.Unpickler', 'jsonpickle.unpickler.decode', 'jsonpickle.unpickler.Unpickler'])),
   row('py.marshal', PY, 'critical', 'unsafe_deserialization', 'Unsafe deserialization through marshal', call(['marshal.load', 'marshal.loads'])),
   row('py.shelve', PY, 'critical', 'unsafe_deserialization', 'Unsafe deserialization through shelve (pickle-backed)', call(['shelve.open', 'shelve.Shelf', 'shelve.DbfilenameShelf'])),
   row('py.yaml-load', PY, 'critical', 'unsafe_deserialization', 'yaml.load without a safe Loader', call(['yaml.load', 'yaml.load_all'], yamlLoaderUnsafe())),
@@ -125,10 +125,13 @@ export const RULES: readonly RuleRow[] = [
   // here); the loader classes themselves, constructed directly, load whatever they are given.
   row('py.yaml-full-load', PY, 'critical', 'unsafe_deserialization', 'YAML full_load (arbitrary objects before PyYAML 5.4; the version is not known here)', call(['yaml.full_load', 'yaml.full_load_all'])),
   row('py.yaml-loader-class', PY, 'critical', 'unsafe_deserialization', 'Unsafe YAML loader constructed directly', call(['yaml.Loader', 'yaml.UnsafeLoader', 'yaml.FullLoader', 'yaml.loader.Loader', 'yaml.loader.UnsafeLoader', 'yaml.loader.FullLoader', 'yaml.CLoader', 'yaml.CUnsafeLoader', 'yaml.CFullLoader'])),
-  row('py.family-unclassified', PY, 'critical', 'shell_execution', FAMILY_NOTE, unclassified(
-    ['subprocess.*', 'asyncio.subprocess.*', 'pty.*', 'popen2.*', 'commands.*', 'pickle.*', 'cPickle.*', '_pickle.*', 'dill.*', 'cloudpickle.*', 'jsonpickle.*', 'shelve.*', 'marshal.*', 'joblib.*'],
-    ['subprocess.list2cmdline', 'subprocess.CompletedProcess', 'subprocess.CalledProcessError', 'subprocess.TimeoutExpired', 'subprocess.SubprocessError', 'subprocess.STARTUPINFO', 'asyncio.subprocess.Process', 'pty.openpty', 'pty.fork', 'pty.STDIN_FILENO',
-     '*.dump', '*.dumps', '*.Pickler', '*.PickleError', '*.PicklingError', '*.UnpicklingError', '*.PickleBuffer', 'jsonpickle.encode', 'jsonpickle.dumps', 'dill.settings', 'dill.detect.*', 'dill.source.*', 'joblib.Parallel', 'joblib.delayed', 'joblib.Memory', 'joblib.cpu_count', 'joblib.hash', 'joblib.parallel_backend', 'joblib.parallel_config'],
+  row('py.process-family-unclassified', PY, 'critical', 'shell_execution', FAMILY_NOTE, unclassified(
+    ['subprocess.*', 'asyncio.subprocess.*', 'pty.*', 'popen2.*', 'commands.*'],
+    ['subprocess.list2cmdline', 'subprocess.CompletedProcess', 'subprocess.CalledProcessError', 'subprocess.TimeoutExpired', 'subprocess.SubprocessError', 'subprocess.STARTUPINFO', 'asyncio.subprocess.Process', 'pty.openpty', 'pty.fork'],
+  )),
+  row('py.deserialization-family-unclassified', PY, 'critical', 'unsafe_deserialization', FAMILY_NOTE, unclassified(
+    ['pickle.*', 'cPickle.*', '_pickle.*', 'dill.*', 'cloudpickle.*', 'jsonpickle.*', 'shelve.*', 'marshal.*', 'joblib.*'],
+    ['*.dump', '*.dumps', '*.Pickler', '*.PickleError', '*.PicklingError', '*.UnpicklingError', '*.PickleBuffer', 'jsonpickle.encode', 'jsonpickle.dumps', 'dill.settings', 'dill.detect.*', 'dill.source.*', 'joblib.Parallel', 'joblib.delayed', 'joblib.Memory', 'joblib.cpu_count', 'joblib.hash', 'joblib.parallel_backend', 'joblib.parallel_config'],
   )),
   row('py.numpy-pickle', PY, 'high', 'unsafe_deserialization', 'numpy.load with allow_pickle=True', call(['numpy.load'], kwargTrue('allow_pickle'))),
   // Unpickles (arbitrary code on load) unless weights_only=True; the default changed in torch 2.6
@@ -170,10 +173,11 @@ export const RULES: readonly RuleRow[] = [
   // js-yaml before 4 constructed functions from `!!js/function` with load (the version is not known here).
   row('js.yaml-load', JS, 'critical', 'unsafe_deserialization', 'js-yaml load (before js-yaml 4 it runs !!js/function; the version is not known here)', call(['js-yaml.load', 'js-yaml.loadAll', 'yamljs.parse', 'yamljs.load'], not(argTextMatches(1, /\b(?:FAILSAFE|JSON|CORE|DEFAULT_SAFE)_SCHEMA\b/)))),
   row('js.serialize-to-js', JS, 'critical', 'unsafe_deserialization', 'Unsafe deserialization (serialize-to-js)', call(['serialize-to-js.deserialize'])),
-  row('js.family-unclassified', JS, 'critical', 'dynamic_code_execution', FAMILY_NOTE, unclassified(
-    ['vm.*', 'vm2.*', 'node-serialize.*', 'serialize-to-js.*', 'funcster.*', 'cryo.*', 'sandbox.*', 'safe-eval', 'safe-eval.*', 'static-eval', 'notevil'],
-    ['vm.createContext', 'vm.isContext', 'vm.measureMemory', 'vm.constants', 'vm2.VM', 'vm2.NodeVM', 'vm2.VMError', '*.serialize', 'sandbox.Sandbox', 'sandbox'],
+  row('js.code-family-unclassified', JS, 'critical', 'dynamic_code_execution', FAMILY_NOTE, unclassified(
+    ['vm.*', 'vm2.*', 'sandbox.*', 'safe-eval', 'safe-eval.*', 'static-eval', 'notevil'],
+    ['vm.createContext', 'vm.isContext', 'vm.measureMemory', 'vm.constants', 'vm2.VM', 'vm2.NodeVM', 'vm2.VMError', 'sandbox.Sandbox', 'sandbox'],
   )),
+  row('js.deserialization-family-unclassified', JS, 'critical', 'unsafe_deserialization', FAMILY_NOTE, unclassified(['node-serialize.*', 'serialize-to-js.*', 'funcster.*', 'cryo.*'], ['*.serialize', '*.stringify'])),
   row('js.process-binding', JS, 'critical', 'shell_execution', 'Process spawning through an internal binding', call(['process.binding', 'process._linkedBinding'], constantArgIn(0, ['spawn_sync', 'process_wrap']))),
   row('js.shell-packages', JS, 'critical', 'shell_execution', 'Process execution through a shell package', call(['execa', 'execa.*', 'execa.execa', 'execa.execaSync', 'execa.execaCommand', 'shelljs.exec', 'cross-spawn', 'cross-spawn.sync', 'zx.$'])),
   row('js.eval', JS, 'critical', 'dynamic_code_execution', 'Dynamic code execution', call(['eval'], evaluatesUnsafeCode(0))),
@@ -260,7 +264,8 @@ export const RULES: readonly RuleRow[] = [
   row('rb.csv-load', RB, 'critical', 'unsafe_deserialization', 'CSV.load (instantiates the classes the data names)', call(['CSV.load'])),
   row('rb.iseq', RB, 'critical', 'dynamic_code_execution', 'Ruby VM instruction sequence compiled or loaded (runs arbitrary code)', call(['RubyVM.InstructionSequence.*'])),
   row('rb.posix-spawn', RB, 'critical', 'shell_execution', 'Process execution through posix-spawn', call(['POSIX.Spawn.*', 'POSIX.Spawn.Child.new', 'POSIX.Spawn.Child.build'])),
-  row('rb.family-unclassified', RB, 'critical', 'unsafe_deserialization', FAMILY_NOTE, unclassified(['Marshal.*', 'Oj.*', 'Open3.*', 'PTY.*', 'POSIX.Spawn.*', 'RubyVM.InstructionSequence.*'], ['Marshal.dump', 'Oj.dump', 'Oj.generate', 'Oj.to_json', 'Oj.mimic_JSON', 'Oj.default_options', 'Oj.default_options=', 'Oj.safe_load', 'Oj.strict_load', 'Oj.compat_load', 'Oj.to_file', 'Oj.to_stream', 'Oj.optimize_rails', 'Oj.register_odd', 'PTY.open', 'PTY.check'])),
+  row('rb.deserialization-family-unclassified', RB, 'critical', 'unsafe_deserialization', FAMILY_NOTE, unclassified(['Marshal.*', 'Oj.*'], ['Marshal.dump', 'Oj.dump', 'Oj.generate', 'Oj.to_json', 'Oj.mimic_JSON', 'Oj.default_options', 'Oj.default_options=', 'Oj.safe_load', 'Oj.strict_load', 'Oj.compat_load', 'Oj.to_file', 'Oj.to_stream', 'Oj.optimize_rails', 'Oj.register_odd'])),
+  row('rb.process-family-unclassified', RB, 'critical', 'shell_execution', FAMILY_NOTE, unclassified(['Open3.*', 'PTY.*', 'POSIX.Spawn.*'], ['PTY.open', 'PTY.check'])),
   row('rb.weak-password-hash', RB, 'critical', 'weak_password_hash', 'Weak hash (MD5/SHA-1) used for a password', call(['Digest.MD5.*', 'Digest.SHA1.*', 'OpenSSL.Digest.MD5.*', 'OpenSSL.Digest.SHA1.*'], passwordContext(), PASSWORD_HINT)),
   row('rb.sql', RB, 'high', 'sql_injection', 'SQL built from run-time values passed to a query call', call(methods('execute', 'exec_query', 'find_by_sql', 'select_all', 'select_one', 'select_value', 'query', 'exec'), dynamicSql([0]), SQL_HINT)),
   row('rb.sql-fragment', RB, 'high', 'sql_injection', 'Interpolated SQL fragment passed to a query builder', call(methods('where', 'order', 'having', 'group', 'joins', 'pluck', 'from'), dynamicSql([0], false))),

@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { canonicalJson } from '../../core/canonical-json.js';
 import { buildDiagnostic, type EngineOutcome } from '../../core/diagnostic.js';
+import { inputSources } from '../../engines/code/flows.js';
 import {
   CONSTRAINT,
   RULES,
@@ -576,5 +577,79 @@ describe('scanCodeRaw', () => {
     ]);
     expect(await scanCodeRaw('  ', 'ruby')).toEqual({ status: 'empty_code' });
     expect(await scanCodeRaw('x', 'brainfuck')).toEqual({ status: 'unsupported_language', requested: 'brainfuck' });
+  });
+});
+
+// Issue 24 (code scan): families missed on third-party code, fixed by general rules; each row
+// is our own snippet, not a line of any suite.
+describe('issue 24: families missed on held-out code', () => {
+  const critical = async (code: string, language: string) =>
+    ((await scanCode(code, language)).developerFields.issues as Issue[]).filter((i) => i.severity === 'critical').map((i) => [i.line_number, i.type] as const);
+
+  it.each([
+    ['python', 'import asyncio\nasync def f(cmd):\n    p = await asyncio.subprocess.create_subprocess_exec(cmd)\n', [[3, 'shell_execution']]],
+    ['python', 'import shelve, dill, _pickle, cPickle\nd = shelve.open(path)\nx = dill.loads(blob)\ny = _pickle.Unpickler(f).load()\nz = cPickle.loads(blob)\n', [[2, 'unsafe_deserialization'], [3, 'unsafe_deserialization'], [4, 'unsafe_deserialization'], [5, 'unsafe_deserialization']]],
+    ['python', 'import yaml\nw = yaml.load(s, Loader=yaml.UnsafeLoader)\nv = yaml.full_load(s)\nu = yaml.UnsafeLoader(s).get_single_data()\n', [[2, 'unsafe_deserialization'], [3, 'unsafe_deserialization'], [4, 'unsafe_deserialization']]],
+    ['java', 'class A {\n  void f(String cmd) throws Exception {\n    new ProcessBuilder()\n        .command("sh", "-c", cmd)\n        .start();\n  }\n}\n', [[3, 'shell_execution'], [4, 'shell_execution'], [5, 'shell_execution']]],
+    ['java', 'class A {\n  void f(String name) {\n    Runtime.getRuntime().loadLibrary(String.format("lib%s", name));\n    System.loadLibrary("zip");\n  }\n}\n', [[3, 'dynamic_code_execution']]],
+    ['java', 'import org.apache.commons.io.input.ClassLoaderObjectInputStream;\nclass A {\n  Object f(java.io.InputStream s) throws Exception {\n    ClassLoaderObjectInputStream in = new ClassLoaderObjectInputStream(getClass().getClassLoader(), s);\n    return in.readObject();\n  }\n}\n', [[5, 'unsafe_deserialization']]],
+    ['ruby', 'data = Oj.load(params[:json])\nsafe = Oj.load(params[:json], mode: :strict)\nrows = CSV.load(io)\nRubyVM::InstructionSequence.compile(src).eval\nobj = Oj.object_load(s, mode: :strict)\n', [[1, 'unsafe_deserialization'], [3, 'unsafe_deserialization'], [4, 'dynamic_code_execution'], [5, 'unsafe_deserialization']]],
+    ['ruby', 'POSIX::Spawn::spawn(cmd)\n', [[1, 'shell_execution']]],
+    ['javascript', "const { spawn } = require('cross-spawn');\nspawn(cmd, args, { shell: true });\n", [[2, 'shell_execution'], [2, 'shell_execution']]],
+    ['javascript', "const { spawn } = require('./my-spawn');\nspawn(cmd, args, { shell: true });\nspawn(cmd, args, { cwd: dir });\n", [[2, 'shell_execution']]],
+    ['javascript', "const puppeteer = require('puppeteer');\nasync function f(sel) {\n  const browser = await puppeteer.launch();\n  const page = await browser.newPage();\n  await page.evaluate(`document.querySelector('${sel}').click()`);\n  await page.evaluate(() => document.title);\n}\n", [[5, 'dynamic_code_execution']]],
+    ['javascript', "const yaml = require('js-yaml');\nyaml.load(text);\nyaml.load(text, { schema: yaml.JSON_SCHEMA });\n", [[2, 'unsafe_deserialization']]],
+    ['javascript', "const vm = require('vm');\nvm.runInNewContext('1 + 1', {});\nvm.runInNewContext(userCode, {});\n", [[3, 'dynamic_code_execution']]],
+    ['javascript', "const hb = require('handlebars');\napp.get('/', (req, res) => {\n  const t = 'Hi ' + req.query.name;\n  res.send(hb.compile(t)({}));\n  res.send(hb.compile('Hi {{name}}')({ name: req.query.name }));\n});\n", [[4, 'dynamic_code_execution']]],
+    ['javascript', "app.get('/', (req, res) => {\n  const m = require(req.query.plugin);\n  setInterval(req.body.tick, 10);\n  const ok = require('./local');\n});\n", [[2, 'dynamic_code_execution'], [3, 'dynamic_code_execution']]],
+    ['php', '<?php\nextract($_GET);\nextract($row);\n', [[2, 'dynamic_code_execution']]],
+  ] as const)('%s: %j', async (language, code, expected) => {
+    expect(await critical(code, language)).toEqual(expected);
+  });
+
+  it('safe members of those families stay admitted', async () => {
+    for (const [language, code] of [
+      ['python', 'import pickle, subprocess, marshal\ns = pickle.dumps(obj)\nq = subprocess.list2cmdline(["a"])\nm = marshal.dumps(1)\n'],
+      ['ruby', 'json = Oj.dump(obj)\nsafe = Oj.safe_load(s)\nbytes = Marshal.dump(obj)\n'],
+      ['javascript', "const vm = require('vm');\nconst ctx = vm.createContext({ a: 1 });\n"],
+      ['javascript', "const ser = require('node-serialize');\nconst s = ser.serialize({ a: 1 });\n"],
+    ] as const) {
+      expect(proven(await scanCode(code, language)).developerFields.is_valid, code).toBe(true);
+    }
+  });
+
+  it('an unclassified call into a known family fails closed with a finding that says so (item 4)', async () => {
+    for (const [language, code, line] of [
+      ['python', 'import pickle\nx = pickle.some_future_loader(blob)\n', 2],
+      ['python', 'import subprocess\nsubprocess.run_pipeline(cmds)\n', 2],
+      ['ruby', 'x = Oj.sc_parse(handler, io)\n', 1],
+      ['javascript', "const vm = require('vm');\nvm.someNewApi(code);\n", 2],
+      ['go', 'package main\nimport "os/exec"\nfunc f(c string) { _ = exec.NewFutureRunner(c) }\n', 3],
+    ] as const) {
+      const found = issues(await scanCode(code, language)).filter((i) => i.severity === 'critical');
+      expect(found.map((i) => i.line_number), code).toEqual([line]);
+      expect(found[0].description).toMatch(/^Call into a process, code-execution or deserialization family that the scanner cannot classify as safe \(fail closed\): /);
+    }
+  });
+
+  it('a sink fed by input read on an earlier line reports the flow with both lines (item 3)', async () => {
+    const code = 'from flask import request\n\ndef view():\n    code = request.POST.get("code")\n    x = 1\n    y = 2\n    eval(code)\n';
+    expect(issues(await scanCode(code, 'python'))).toEqual([
+      { severity: 'critical', type: 'dynamic_code_execution', line_number: 7, description: 'Dynamic code execution: builtins.eval; input from line 4' },
+    ]);
+    const js = "const vm = require('vm');\napp.get('/', (req, res) => {\n  const sandbox = {\n    foo: req.query.input,\n  };\n  vm.runInNewContext('run(foo)', sandbox);\n});\n";
+    const found = issues(await scanCode(js, 'javascript')).filter((i) => i.severity === 'critical');
+    expect(found.map((i) => i.line_number)).toEqual([6]);
+    expect(found[0].description).toMatch(/input from line 3$/);
+    // Constant code with a context that carries no input is not critical.
+    expect(proven(await scanCode("const vm = require('vm');\nvm.runInNewContext('run(foo)', { foo: 1 });\n", 'javascript')).developerFields.is_valid).toBe(true);
+  });
+
+  it('the input-source search is bounded on long adversarial input', () => {
+    const src = `code = input()\n${'x = y + code + z + w + v\n'.repeat(20_000)}eval(x)\n`;
+    const started = performance.now();
+    expect(inputSources(src, 'python', 20_002)).toEqual([]); // the source lies beyond the look-back window
+    expect(inputSources(`x = input()\n${'y = x + 1\n'.repeat(50)}eval(y)\n`, 'python', 52)).toEqual([1]);
+    expect(performance.now() - started).toBeLessThan(1000);
   });
 });
