@@ -220,6 +220,13 @@ export const argValueMatches = (i: number, values: readonly string[]): Predicate
     return a !== undefined && a.values().some((v) => values.includes(v));
   });
 
+/** Every candidate value of argument `i` is one of `values` (and there is at least one). */
+export const argValuesAllIn = (i: number, values: readonly string[]): Predicate =>
+  pred(`argValuesAllIn(${i},${values.join('|')})`, (site) => {
+    const vs = argAt(site, i)?.values() ?? [];
+    return vs.length > 0 && vs.every((v) => values.includes(v));
+  });
+
 /** Argument `i` is a false-y literal. */
 export const argFalse = (i: number): Predicate =>
   pred(`argFalse(${i})`, (site) => argAt(site, i)?.isFalse() === true);

@@ -35,6 +35,7 @@ import {
   yamlLoaderUnsafe,
   kwargConstantIn,
   inputArg,
+  argValuesAllIn,
   any,
   hasArg,
   type Predicate,
@@ -73,6 +74,8 @@ const call = (names: readonly string[], where?: Predicate, hint?: RegExp): Match
  * members, fails closed (the scanner cannot tell it apart from the dangerous ones).
  */
 const unclassified = (names: readonly string[], except: readonly string[]): Matcher => ({ on: 'call', names, fallback: true, except });
+/** Script objects whose code was judged where they were compiled. */
+const COMPILED_SCRIPTS = ['vm.Script#', 'vm2.VMScript#'];
 const FAMILY_NOTE = 'Call into a process, code-execution or deserialization family that the scanner cannot classify as safe (fail closed)';
 
 const SQL_HINT = /\b(?:select|insert|update|delete|drop|create|alter|truncate|replace|union|where)\b/i;
@@ -186,8 +189,10 @@ export const RULES: readonly RuleRow[] = [
   row('js.timer-string', JS, 'critical', 'dynamic_code_execution', 'Timer given a code string', call(['setTimeout', 'setInterval', 'setImmediate'], all(stringArg(0), evaluatesUnsafeCode(0)))),
   // Code run by vm / vm2: computed code, constant code that itself contains a critical finding,
   // or a context / sandbox that carries request input (its values are reachable from the code).
-  row('js.vm', JS, 'critical', 'dynamic_code_execution', 'Code execution through vm', call(['vm.runInThisContext', 'vm.runInNewContext', 'vm.runInContext', 'vm.compileFunction', 'vm.Script', 'vm.SourceTextModule', 'vm2.VM#run', 'vm2.NodeVM#run'], any(evaluatesUnsafeCode(0), inputArg(1), inputArg(2)))),
-  row('js.vm-script-run', JS, 'critical', 'dynamic_code_execution', 'Code execution through vm', call(['vm.Script#runIn*'])),
+  row('js.vm', JS, 'critical', 'dynamic_code_execution', 'Code execution through vm', call(['vm.runInThisContext', 'vm.runInNewContext', 'vm.runInContext', 'vm.compileFunction', 'vm.Script', 'vm.SourceTextModule', 'vm2.VM#run', 'vm2.NodeVM#run'], any(all(not(argValuesAllIn(0, COMPILED_SCRIPTS)), evaluatesUnsafeCode(0)), inputArg(1), inputArg(2)))),
+  // A compiled script was judged where it was compiled (vm.Script / VMScript above); running it
+  // is critical only in a context that carries input.
+  row('js.vm-script-run', JS, 'critical', 'dynamic_code_execution', 'Code execution through vm in a context given request or program input', call(['vm.Script#runIn*'], inputArg(0))),
   row('js.vm-sandbox-input', JS, 'critical', 'dynamic_code_execution', 'vm context or vm2 sandbox given request or program input', call(['vm2.VM', 'vm2.NodeVM', 'vm.createContext'], inputArg(0))),
   row('js.vm-constant', JS, 'low', 'dynamic_code_execution', 'Evaluation of a constant code string (scanned: no critical finding inside)', call(['vm.runInThisContext', 'vm.runInNewContext', 'vm.runInContext', 'vm.compileFunction', 'vm.Script', 'vm2.VM#run', 'vm2.NodeVM#run'], evaluatesConstantCode(0))),
   row('js.deserialize', JS, 'critical', 'unsafe_deserialization', 'Unsafe deserialization (functions revived on load)', call(['node-serialize.unserialize', 'serialize-to-js.deserialize', 'funcster.deepDeserialize'])),
