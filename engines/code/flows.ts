@@ -28,6 +28,30 @@ const MAX_STATEMENT_LINES = 15;
 const MAX_NAMES = 24;
 const IDENT = /[A-Za-z_$][\w$]*/g;
 
+/** A line that opens a function (its body is where a sink's inputs are looked for). */
+const FUNCTION_HEADER = /\b(?:function|def|func|fn|lambda|sub|proc)\b|=>|\bdo\s*(?:\|[^|\n]*\|)?\s*$/;
+const indentOf = (line: string) => line.length - line.trimStart().length;
+
+/**
+ * The first line (0-based) of the search window above `sinkLine`: LOOKBACK lines, cut at the
+ * nearest enclosing function header (a less indented line that opens a function), so one
+ * handler's input does not count for the next handler's sink.
+ */
+function windowStart(lines: readonly string[], sinkLine: number): number {
+  const floor = Math.max(0, sinkLine - 1 - LOOKBACK);
+  let indent = indentOf(lines[sinkLine - 1] ?? '');
+  for (let i = sinkLine - 2; i >= floor && indent > 0; i--) {
+    const l = lines[i];
+    if (l.trim() === '') continue;
+    const d = indentOf(l);
+    if (d < indent) {
+      if (FUNCTION_HEADER.test(l)) return i;
+      indent = d;
+    }
+  }
+  return floor;
+}
+
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** The lines of the statement that starts on `line` (0-based): until its brackets balance. */
@@ -68,7 +92,7 @@ export function inputSources(source: string, family: Family, sinkLine: number, n
   const found = new Set<number>();
   const seen = new Set<string>();
   let frontier = [...(names ?? identifiers(statementText(lines, sinkLine - 1)))];
-  const floor = Math.max(0, sinkLine - 1 - LOOKBACK);
+  const floor = windowStart(lines, sinkLine);
   for (let depth = 0; depth < DEPTH && frontier.length > 0; depth++) {
     const next: string[] = [];
     for (const name of frontier) {
