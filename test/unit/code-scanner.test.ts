@@ -641,7 +641,11 @@ describe('issue 24: families missed on held-out code', () => {
     const found = issues(await scanCode(js, 'javascript')).filter((i) => i.severity === 'critical');
     expect(found.map((i) => i.line_number)).toEqual([6]);
     expect(found[0].description).toMatch(/input from line 3$/);
-    // Constant code with a context that carries no input is not critical.
+    // Another handler's input does not count: the search stops at the enclosing function.
+    const two = "const cp = require('child_process');\napp.get('/a', (req, res) => {\n  const cmd = req.query.c;\n});\napp.get('/b', (req, res) => {\n  cp.exec(cmd);\n});\n";
+    const sink = issues(await scanCode(two, 'javascript')).filter((i) => i.severity === 'critical');
+    expect(sink).toEqual([{ severity: 'critical', type: 'shell_execution', line_number: 6, description: 'Process execution through child_process: child_process.exec' }]);
+        // Constant code with a context that carries no input is not critical.
     expect(proven(await scanCode("const vm = require('vm');\nvm.runInNewContext('run(foo)', { foo: 1 });\n", 'javascript')).developerFields.is_valid).toBe(true);
   });
 
