@@ -29,7 +29,8 @@ const MAX_NAMES = 24;
 const IDENT = /[A-Za-z_$][\w$]*/g;
 
 /** A line that opens a function (its body is where a sink's inputs are looked for). */
-const FUNCTION_HEADER = /\b(?:function|def|func|fn|lambda|sub|proc)\b|=>|\bdo\s*(?:\|[^|\n]*\|)?\s*$/;
+// (No two adjacent quantifiers can match the same text: linear on long runs of blanks.)
+const FUNCTION_HEADER = /\b(?:function|def|func|fn|lambda|sub|proc)\b|=>|\bdo\s*(?:\|[^|\n]*\|\s*)?$/;
 const indentOf = (line: string) => line.length - line.trimStart().length;
 
 /**

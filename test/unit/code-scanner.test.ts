@@ -654,6 +654,8 @@ describe('issue 24: families missed on held-out code', () => {
     const started = performance.now();
     expect(inputSources(src, 'python', 20_002)).toEqual([]); // the source lies beyond the look-back window
     expect(inputSources(`x = input()\n${'y = x + 1\n'.repeat(50)}eval(y)\n`, 'python', 52)).toEqual([1]);
+    // Long runs of blanks after a `do` (the function-header test) stay linear.
+    expect(inputSources(`x = gets\n${`  do${' '.repeat(200_000)}x\n`.repeat(5)}  eval(x)\n`, 'ruby', 7)).toEqual([1]);
     expect(performance.now() - started).toBeLessThan(1000);
   });
 });
