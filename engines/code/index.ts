@@ -7,7 +7,7 @@ import { toIssue, type Finding } from './findings.js';
 import { resolveLanguage, SUPPORTED_LANGUAGES, type Language } from './languages.js';
 import { RULES, RULES_SHA256, RULES_VERSION } from './rules.js';
 import { getLanguage, parserIdentity, type GrammarIdentity, type ParserIdentity } from './runtime.js';
-import { ScanTimeoutError, scanSource } from './scan.js';
+import { parsesCleanly, ScanTimeoutError, scanSource } from './scan.js';
 import { blockedOutcome, CONSTRAINT, provenOutcome, summarize } from './verdict.js';
 
 export { SUPPORTED_LANGUAGES, resolveLanguage, type Language } from './languages.js';
@@ -43,7 +43,34 @@ export type RawScan =
       firstErrorLine: number;
       /** Critical findings in what error recovery still recognised (a lower bound). */
       recovered: Finding[];
+      /** Other supported languages the code parses as without a syntax error (a hint). */
+      parsesAs: Language[];
+    }
+  | {
+      /** Parsed in part: some syntax error in the declared language, so no verdict holds. */
+      status: 'syntax_error';
+      language: Language;
+      errorCoverage: number;
+      firstErrorLine: number;
+      /** Everything the scan of the error-recovered tree found, parse errors included. */
+      findings: Finding[];
+      parsesAs: Language[];
     };
+
+/** Inputs longer than this get no language hint (eight more parses of a large input cost too much). */
+const HINT_MAX_CHARS = 16_384;
+
+/** Other supported languages `code` parses as with no syntax error at all. */
+async function otherLanguagesParsed(code: string, declared: Language, deadline: number | undefined): Promise<Language[]> {
+  const out: Language[] = [];
+  if (code.length > HINT_MAX_CHARS) return out;
+  for (const other of SUPPORTED_LANGUAGES) {
+    if (other === declared) continue;
+    if (deadline !== undefined && performance.now() >= deadline) throw new ScanTimeoutError();
+    if (parsesCleanly(await getLanguage(other), code, deadline)) out.push(other);
+  }
+  return out;
+}
 
 /**
  * Scans `code` and returns its findings (no verdict). Throws ScanTimeoutError on time-out and
@@ -59,7 +86,15 @@ export async function scanCodeRaw(code: string, language: string = DEFAULT_LANGU
   if (deadline !== undefined && performance.now() >= deadline) throw new ScanTimeoutError();
   const out = scanSource(loaded, code, { deadline });
   if (!out.ok) {
-    return { status: 'parse_failure', language: canonical, errorCoverage: out.errorCoverage, firstErrorLine: out.firstErrorLine, recovered: out.recovered };
+    const parsesAs = await otherLanguagesParsed(code, canonical, deadline);
+    return { status: 'parse_failure', language: canonical, errorCoverage: out.errorCoverage, firstErrorLine: out.firstErrorLine, recovered: out.recovered, parsesAs };
+  }
+  if (out.hasSyntaxError) {
+    // A safety verdict holds only for code that parsed: what error recovery skipped or guessed
+    // may run as something else (JavaScript sent as Python is mostly "parsed" around the errors).
+    const first = out.findings.find((f) => f.type === 'parse_error')?.line_number ?? 1;
+    const parsesAs = await otherLanguagesParsed(code, canonical, deadline);
+    return { status: 'syntax_error', language: canonical, errorCoverage: out.errorCoverage, firstErrorLine: first, findings: out.findings, parsesAs };
   }
   return {
     status: 'scanned',
@@ -70,6 +105,11 @@ export async function scanCodeRaw(code: string, language: string = DEFAULT_LANGU
     parser,
     grammar: loaded.grammar,
   };
+}
+
+function parsesAsHint(langs: readonly Language[]): string {
+  if (langs.length === 0) return '';
+  return ` It parses as ${langs.join(', ')}: send it with "language": "${langs[0]}" if that is what it is.`;
 }
 
 /** The /verify/code verdict for `code` in `language` (default python; aliases accepted, case-insensitive). */
@@ -97,8 +137,32 @@ export async function scanCode(code: string, language: string = DEFAULT_LANGUAGE
       const seen = n === 0 ? '' : ` ${n} critical issue${n === 1 ? '' : 's'} recognised in the parts that could be read (first on line ${raw.recovered[0].line_number}: ${raw.recovered[0].description}).`;
       return blockedOutcome(
         CONSTRAINT.parseFailure,
-        `The code could not be parsed as ${raw.language}: most of it is not valid ${raw.language} syntax (first error on line ${raw.firstErrorLine}).${seen}`,
-        { language: raw.language, error_coverage: raw.errorCoverage, ...(n > 0 ? { critical_count: n, issues: raw.recovered.map(toIssue) } : {}) },
+        `The code could not be parsed as ${raw.language}: most of it is not valid ${raw.language} syntax (first error on line ${raw.firstErrorLine}).${seen}${parsesAsHint(raw.parsesAs)}`,
+        {
+          language: raw.language,
+          error_coverage: raw.errorCoverage,
+          ...(n > 0 ? { critical_count: n, issues: raw.recovered.map(toIssue) } : {}),
+          ...(raw.parsesAs.length > 0 ? { parses_as: raw.parsesAs } : {}),
+        },
+      );
+    }
+    case 'syntax_error': {
+      const errors = raw.findings.filter((f) => f.type === 'parse_error').length;
+      const critical = raw.findings.filter((f) => f.severity === 'critical');
+      const seen =
+        critical.length === 0
+          ? ''
+          : ` ${critical.length} critical issue${critical.length === 1 ? '' : 's'} recognised in the parts that could be read (first on line ${critical[0].line_number}: ${critical[0].description}).`;
+      return blockedOutcome(
+        CONSTRAINT.syntaxError,
+        `The code does not parse as ${raw.language}: ${errors} syntax error${errors === 1 ? '' : 's'} (first on line ${raw.firstErrorLine}); a safety verdict holds only for code that parses, so it was not verified.${seen}${parsesAsHint(raw.parsesAs)}`,
+        {
+          language: raw.language,
+          error_coverage: raw.errorCoverage,
+          critical_count: critical.length,
+          issues: raw.findings.map(toIssue),
+          ...(raw.parsesAs.length > 0 ? { parses_as: raw.parsesAs } : {}),
+        },
       );
     }
   }

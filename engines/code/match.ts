@@ -13,7 +13,7 @@ type NameRow = RuleRow & { match: Extract<RuleRow['match'], { on: NameFact['kind
 /** Rule types whose sinks are dangerous to hand over as values (whoever calls them picks the argument). */
 const REFERENCE_TYPES: ReadonlySet<string> = new Set(['shell_execution', 'dynamic_code_execution', 'unsafe_deserialization']);
 /** Rows whose sink is dangerous only with a particular argument shape (a timer given a string, a pipe path). */
-const REFERENCE_EXCLUDED: ReadonlySet<string> = new Set(['js.timer-string', 'js.process-binding', 'rb.open-pipe', 'php.preg-e']);
+const REFERENCE_EXCLUDED: ReadonlySet<string> = new Set(['js.timer-string', 'js.process-binding', 'rb.open-pipe', 'php.preg-e', 'py.yaml-loader-class']);
 
 interface CallEntry {
   row: CallRow;
@@ -106,6 +106,10 @@ export class RuleIndex {
 
   private matchCall(fact: CallFact, inactive: ReadonlySet<string>, ctx: MatchContext, out: Finding[]): void {
     const done = new Set<string>();
+    const before = out.length;
+    const fallbacks: Array<{ row: CallRow; name: string }> = [];
+    /** Some row of the table knows this call (whether or not its argument condition held). */
+    let classified = false;
     const wild = this.buckets.get('') ?? [];
     for (const name of fact.names) {
       const bucket = this.buckets.get(firstSegment(name)) ?? [];
@@ -113,6 +117,12 @@ export class RuleIndex {
       for (const list of [bucket, byLast, wild]) {
         for (const { row, test } of list) {
           if (done.has(row.id) || inactive.has(row.id) || !test.test(name)) continue;
+          if (row.match.fallback) {
+            if (row.match.except?.some((e) => globToRegExp(e).test(name))) continue;
+            fallbacks.push({ row, name });
+            continue;
+          }
+          classified = true;
           const result = row.match.where ? row.match.where.test(fact.site(), ctx) : true;
           if (result === false) continue;
           done.add(row.id);
@@ -125,6 +135,12 @@ export class RuleIndex {
           });
         }
       }
+    }
+    // A call into a known execution or deserialization family that no row classified (neither
+    // as dangerous nor as one of the family's known-safe members) fails closed.
+    if (fallbacks.length > 0 && !classified && !out.slice(before).some((f) => f.severity === 'critical')) {
+      const { row, name } = fallbacks[0];
+      out.push({ rule_id: row.id, severity: row.severity, type: row.type, line_number: fact.line, description: `${row.description}: ${name}` });
     }
   }
 
@@ -139,7 +155,7 @@ export class RuleIndex {
       const bucket = this.buckets.get(firstSegment(name)) ?? [];
       for (const list of [bucket, wild]) {
         for (const { row, test } of list) {
-          if (done.has(row.id) || row.severity !== 'critical' || !REFERENCE_TYPES.has(row.type) || REFERENCE_EXCLUDED.has(row.id) || !test.test(name)) continue;
+          if (done.has(row.id) || row.match.fallback || row.severity !== 'critical' || !REFERENCE_TYPES.has(row.type) || REFERENCE_EXCLUDED.has(row.id) || !test.test(name)) continue;
           done.add(row.id);
           out.push({
             rule_id: row.id,

@@ -7,6 +7,8 @@ import { DYNAMIC_SQL, isRef } from './scopes.js';
 export interface MatchContext {
   /** Findings of the same pipeline run on a constant piece of code handed to an eval-like sink. */
   nested(code: string): readonly Finding[];
+  /** Argument text read from request or program input, directly or through assignments above `line` (flows.ts). */
+  fromInput?(line: number, argText: string): boolean;
 }
 
 /** true / false, or a string: a match whose detail is appended to the finding's description. */
@@ -58,6 +60,16 @@ export const all = (...ps: Predicate[]): Predicate =>
     return detail;
   });
 
+/** The first predicate that matches (its detail), else false. */
+export const any = (...ps: Predicate[]): Predicate =>
+  pred(`any(${ps.map((p) => p.spec).join(',')})`, (site, ctx) => {
+    for (const p of ps) {
+      const r = p.test(site, ctx);
+      if (r !== false) return r;
+    }
+    return false;
+  });
+
 export const not = (p: Predicate): Predicate => pred(`not(${p.spec})`, (site, ctx) => p.test(site, ctx) === false);
 
 /** The argument exists and is not a constant string. */
@@ -66,6 +78,9 @@ export const nonConstantArg = (i: number): Predicate =>
     const a = argAt(site, i);
     return a !== undefined && a.constant() === null;
   });
+
+/** Argument `i` is present (a setter call rather than a getter). */
+export const hasArg = (i: number): Predicate => pred(`hasArg(${i})`, (site) => argAt(site, i) !== undefined);
 
 /** The argument is a constant string or a string built at run time. */
 export const stringArg = (i: number): Predicate =>
@@ -180,6 +195,17 @@ export const worldWritableMode = (i: number): Predicate =>
     return n != null && (n & 0o002) !== 0;
   });
 
+/**
+ * Argument `i` (negative: from the end) carries request or program input, read on the call's
+ * line or assigned above it (flows.ts; a narrowing for sinks that are dangerous only with
+ * attacker-chosen text, such as a template compiled from request data).
+ */
+export const inputArg = (i: number): Predicate =>
+  pred(`inputArg(${i})`, (site, ctx) => {
+    const a = argAt(site, i);
+    return a !== undefined && a.constant() === null && ctx.fromInput?.(site.line, a.text) === true ? '; the argument carries request or program input' : false;
+  });
+
 /** The text of argument `i` matches `re`. */
 export const argTextMatches = (i: number, re: RegExp): Predicate =>
   pred(`argTextMatches(${i},${re.source})`, (site) => {
@@ -192,6 +218,13 @@ export const argValueMatches = (i: number, values: readonly string[]): Predicate
   pred(`argValueMatches(${i},${values.join('|')})`, (site) => {
     const a = argAt(site, i);
     return a !== undefined && a.values().some((v) => values.includes(v));
+  });
+
+/** Every candidate value of argument `i` is one of `values` (and there is at least one). */
+export const argValuesAllIn = (i: number, values: readonly string[]): Predicate =>
+  pred(`argValuesAllIn(${i},${values.join('|')})`, (site) => {
+    const vs = argAt(site, i)?.values() ?? [];
+    return vs.length > 0 && vs.every((v) => values.includes(v));
   });
 
 /** Argument `i` is a false-y literal. */

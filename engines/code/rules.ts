@@ -34,6 +34,10 @@ import {
   worldWritableMode,
   yamlLoaderUnsafe,
   kwargConstantIn,
+  inputArg,
+  argValuesAllIn,
+  any,
+  hasArg,
   type Predicate,
 } from './predicates.js';
 import { SECRET_CHECKS, type SecretCheck } from './secrets.js';
@@ -41,7 +45,15 @@ import { SECRET_CHECKS, type SecretCheck } from './secrets.js';
 export const RULES_VERSION = '1.0.0';
 
 export type Matcher =
-  | { on: 'call'; names: readonly string[]; where?: Predicate; hint?: RegExp }
+  | {
+      on: 'call';
+      names: readonly string[];
+      where?: Predicate;
+      hint?: RegExp;
+      /** Matches only a call no other critical row matched, and none of `except` (a family's known-safe members). */
+      fallback?: boolean;
+      except?: readonly string[];
+    }
   | { on: 'attribute' | 'identifier' | 'property_write' | 'syntax'; names: readonly string[] }
   | { on: 'text'; secret: SecretCheck };
 
@@ -56,6 +68,15 @@ export interface RuleRow {
 
 /** `hint`: a regex the source must match for the row to run at all (a necessary condition, for speed). */
 const call = (names: readonly string[], where?: Predicate, hint?: RegExp): Matcher => ({ on: 'call', names, where, hint });
+/**
+ * Item 4 of issue 24: a call into a module or class whose members run code, processes or
+ * deserializers, which no other row classifies and which is not one of the family's known-safe
+ * members, fails closed (the scanner cannot tell it apart from the dangerous ones).
+ */
+const unclassified = (names: readonly string[], except: readonly string[]): Matcher => ({ on: 'call', names, fallback: true, except });
+/** Script objects whose code was judged where they were compiled. */
+const COMPILED_SCRIPTS = ['vm.Script#', 'vm2.VMScript#'];
+const FAMILY_NOTE = 'Call into a process, code-execution or deserialization family that the scanner cannot classify as safe (fail closed)';
 
 const SQL_HINT = /\b(?:select|insert|update|delete|drop|create|alter|truncate|replace|union|where)\b/i;
 const PASSWORD_HINT = /p(?:ass|w)|credential/i;
@@ -90,11 +111,11 @@ export const RULES: readonly RuleRow[] = [
   row('py.os-process', PY, 'critical', 'shell_execution', 'Shell or process execution through os', call(['os.system', 'os.popen', 'os.popen2', 'os.popen3', 'os.popen4', 'os.exec*', 'os.spawn*', 'os.posix_spawn', 'os.posix_spawnp', 'os.startfile', 'posix.system', 'posix.popen', 'posix.exec*', 'posix.spawn*', 'nt.system'])),
   row('py.subprocess', PY, 'critical', 'shell_execution', 'Process execution through subprocess', call(['subprocess.run', 'subprocess.call', 'subprocess.check_call', 'subprocess.check_output', 'subprocess.Popen', 'subprocess.getoutput', 'subprocess.getstatusoutput'])),
   row('py.pty-spawn', PY, 'critical', 'shell_execution', 'Process execution through pty', call(['pty.spawn'])),
-  row('py.asyncio-subprocess', PY, 'critical', 'shell_execution', 'Process execution through asyncio', call(['asyncio.create_subprocess_exec', 'asyncio.create_subprocess_shell', '*.subprocess_exec', '*.subprocess_shell'])),
+  row('py.asyncio-subprocess', PY, 'critical', 'shell_execution', 'Process execution through asyncio', call(['asyncio.create_subprocess_exec', 'asyncio.create_subprocess_shell', 'asyncio.subprocess.create_subprocess_exec', 'asyncio.subprocess.create_subprocess_shell', '*.subprocess_exec', '*.subprocess_shell'])),
   row('py.legacy-shell', PY, 'critical', 'shell_execution', 'Shell execution through a legacy module', call(['commands.getoutput', 'commands.getstatusoutput', 'commands.getstatus', 'platform.popen', 'popen2.*'])),
   row('py.eval', PY, 'critical', 'dynamic_code_execution', 'Dynamic code execution', call(['builtins.eval', 'builtins.exec', 'builtins.compile', 'builtins.execfile'], evaluatesUnsafeCode(0))),
   row('py.eval-constant', PY, 'low', 'dynamic_code_execution', 'Evaluation of a constant code string (scanned: no critical finding inside)', call(['builtins.eval', 'builtins.exec', 'builtins.compile'], evaluatesConstantCode(0))),
-  row('py.pickle', PY, 'critical', 'unsafe_deserialization', 'Unsafe deserialization (arbitrary code on load)', call(['pickle.load', 'pickle.loads', 'pickle.Unpickler', 'cPickle.load', 'cPickle.loads', 'cPickle.Unpickler', '_pickle.load', '_pickle.loads', 'dill.load', 'dill.loads', 'cloudpickle.load', 'cloudpickle.loads', 'jsonpickle.decode', 'pandas.read_pickle', 'joblib.load', 'dill.Unpickler', 'cloudpickle.Unpickler', 'jsonpickle.unpickler.decode', 'jsonpickle.unpickler.Unpickler'])),
+  row('py.pickle', PY, 'critical', 'unsafe_deserialization', 'Unsafe deserialization (arbitrary code on load)', call(['pickle.load', 'pickle.loads', 'pickle.Unpickler', 'cPickle.load', 'cPickle.loads', 'cPickle.Unpickler', '_pickle.load', '_pickle.loads', '_pickle.Unpickler', 'dill.load', 'dill.loads', 'cloudpickle.load', 'cloudpickle.loads', 'jsonpickle.decode', 'pandas.read_pickle', 'joblib.load', 'dill.Unpickler', 'cloudpickle.Unpickler', 'jsonpickle.unpickler.decode', 'jsonpickle.unpickler.Unpickler'])),
   row('py.marshal', PY, 'critical', 'unsafe_deserialization', 'Unsafe deserialization through marshal', call(['marshal.load', 'marshal.loads'])),
   row('py.shelve', PY, 'critical', 'unsafe_deserialization', 'Unsafe deserialization through shelve (pickle-backed)', call(['shelve.open', 'shelve.Shelf', 'shelve.DbfilenameShelf'])),
   row('py.yaml-load', PY, 'critical', 'unsafe_deserialization', 'yaml.load without a safe Loader', call(['yaml.load', 'yaml.load_all'], yamlLoaderUnsafe())),
@@ -103,6 +124,18 @@ export const RULES: readonly RuleRow[] = [
   row('py.ruamel-unsafe-load', PY, 'critical', 'unsafe_deserialization', 'Unsafe ruamel.yaml loading', call(['ruamel.yaml.unsafe_load', 'ruamel.yaml.unsafe_load_all'])),
   row('py.remote-exec', PY, 'critical', 'shell_execution', 'Remote command execution over SSH', call(['paramiko.SSHClient().exec_command', 'paramiko.client.SSHClient().exec_command', ...methods('exec_command')])),
   row('py.yaml-unsafe', PY, 'critical', 'unsafe_deserialization', 'Unsafe YAML loading', call(['yaml.unsafe_load', 'yaml.unsafe_load_all'])),
+  // FullLoader constructed arbitrary Python objects before PyYAML 5.4 (the version is not known
+  // here); the loader classes themselves, constructed directly, load whatever they are given.
+  row('py.yaml-full-load', PY, 'critical', 'unsafe_deserialization', 'YAML full_load (arbitrary objects before PyYAML 5.4; the version is not known here)', call(['yaml.full_load', 'yaml.full_load_all'])),
+  row('py.yaml-loader-class', PY, 'critical', 'unsafe_deserialization', 'Unsafe YAML loader constructed directly', call(['yaml.Loader', 'yaml.UnsafeLoader', 'yaml.FullLoader', 'yaml.loader.Loader', 'yaml.loader.UnsafeLoader', 'yaml.loader.FullLoader', 'yaml.CLoader', 'yaml.CUnsafeLoader', 'yaml.CFullLoader'])),
+  row('py.process-family-unclassified', PY, 'critical', 'shell_execution', FAMILY_NOTE, unclassified(
+    ['subprocess.*', 'asyncio.subprocess.*', 'pty.*', 'popen2.*', 'commands.*'],
+    ['subprocess.list2cmdline', 'subprocess.CompletedProcess', 'subprocess.CalledProcessError', 'subprocess.TimeoutExpired', 'subprocess.SubprocessError', 'subprocess.STARTUPINFO', 'asyncio.subprocess.Process', 'pty.openpty', 'pty.fork'],
+  )),
+  row('py.deserialization-family-unclassified', PY, 'critical', 'unsafe_deserialization', FAMILY_NOTE, unclassified(
+    ['pickle.*', 'cPickle.*', '_pickle.*', 'dill.*', 'cloudpickle.*', 'jsonpickle.*', 'shelve.*', 'marshal.*', 'joblib.*'],
+    ['*.dump', '*.dumps', '*.Pickler', '*.PickleError', '*.PicklingError', '*.UnpicklingError', '*.PickleBuffer', 'jsonpickle.encode', 'jsonpickle.dumps', 'dill.settings', 'dill.detect.*', 'dill.source.*', 'joblib.Parallel', 'joblib.delayed', 'joblib.Memory', 'joblib.cpu_count', 'joblib.hash', 'joblib.parallel_backend', 'joblib.parallel_config'],
+  )),
   row('py.numpy-pickle', PY, 'high', 'unsafe_deserialization', 'numpy.load with allow_pickle=True', call(['numpy.load'], kwargTrue('allow_pickle'))),
   // Unpickles (arbitrary code on load) unless weights_only=True; the default changed in torch 2.6
   // and the version is not known here: fail closed.
@@ -128,13 +161,40 @@ export const RULES: readonly RuleRow[] = [
   // A wrapper whose name says it is child_process (`childProcessAsPromised.exec(…)` from a helper
   // package the scanner never sees): its process methods are treated as child_process's (fail closed).
   row('js.child-process-wrapper', JS, 'critical', 'shell_execution', 'Process execution through a child_process wrapper', call(['exec', 'execSync', 'execFile', 'execFileSync', 'spawn', 'spawnSync', 'fork'].flatMap((m) => [`*childProcess*.${m}`, `*ChildProcess*.${m}`]))),
+  // An options object with `shell: true` makes any spawn-like call run its text through a shell.
+  row('js.shell-option', JS, 'critical', 'shell_execution', 'Process spawned through a shell (shell: true)', call(['spawn', 'spawnSync', 'execFile', 'execFileSync', 'fork', ...methods('spawn', 'spawnSync', 'execFile', 'execFileSync', 'fork', 'sync')], argTextMatches(-1, /\bshell\s*:\s*(?:true|['"`])/), /\bshell\s*:/)),
+  row('js.cross-spawn', JS, 'critical', 'shell_execution', 'Process execution through cross-spawn', call(['cross-spawn.*', 'cross-spawn'])),
+  // A module loaded from request input runs whatever code the requester names.
+  row('js.require-input', JS, 'critical', 'dynamic_code_execution', 'Module loaded from a path read from request or program input (runs its code)', call(['require', 'import', 'module.require', 'process.mainModule.require'], inputArg(0))),
+  row('js.timer-input', JS, 'critical', 'dynamic_code_execution', 'Timer given request or program input (a string argument is evaluated as code)', call(['setTimeout', 'setInterval', 'setImmediate'], inputArg(0))),
+  // Server-side template injection: a template compiled from request input runs its expressions.
+  row('js.template-input', JS, 'critical', 'dynamic_code_execution', 'Template compiled from request or program input (server-side template injection)', call(['handlebars.compile', 'handlebars.precompile', 'squirrelly.Compile', 'squirrelly.compile', 'squirrelly.render', 'pug.compile', 'pug.render', 'jade.compile', 'jade.render', 'ejs.compile', 'ejs.render', 'nunjucks.renderString', 'nunjucks.compile', 'lodash.template', 'underscore.template', 'dot.template', 'dot.compile', 'hogan.js.compile', 'eta.render', 'eta.compile', 'twig.twig', 'mustache.render', 'doT.template', 'art-template.render', 'velocityjs.render', 'marko.load'], inputArg(0))),
+  // Code handed to a headless browser as a string runs in the page (puppeteer, playwright).
+  row('js.page-evaluate', JS, 'critical', 'dynamic_code_execution', 'Headless-browser page given code built at run time', call(['*page.evaluate', '*Page.evaluate', '*page.evaluateHandle', '*Page.evaluateHandle', '*page.evaluateOnNewDocument', '*frame.evaluate', '*Frame.evaluate', '*.newPage().evaluate', '*.newPage().evaluateHandle', '*.mainFrame().evaluate'], all(stringArg(0), evaluatesUnsafeCode(0)), /\.evaluate/)),
+  row('js.vm2-script', JS, 'critical', 'dynamic_code_execution', 'Code compiled for a vm2 sandbox', call(['vm2.VMScript'], evaluatesUnsafeCode(0))),
+  row('js.sandbox-run', JS, 'critical', 'dynamic_code_execution', 'Code run in the sandbox package', call(['sandbox#run', 'sandbox.Sandbox#run', 'sandbox#run'], evaluatesUnsafeCode(0))),
+  // js-yaml before 4 constructed functions from `!!js/function` with load (the version is not known here).
+  row('js.yaml-load', JS, 'critical', 'unsafe_deserialization', 'js-yaml load (before js-yaml 4 it runs !!js/function; the version is not known here)', call(['js-yaml.load', 'js-yaml.loadAll', 'yamljs.parse', 'yamljs.load'], not(argTextMatches(1, /\b(?:FAILSAFE|JSON|CORE|DEFAULT_SAFE)_SCHEMA\b/)))),
+  row('js.serialize-to-js', JS, 'critical', 'unsafe_deserialization', 'Unsafe deserialization (serialize-to-js)', call(['serialize-to-js.deserialize'])),
+  row('js.code-family-unclassified', JS, 'critical', 'dynamic_code_execution', FAMILY_NOTE, unclassified(
+    ['vm.*', 'vm2.*', 'sandbox.*', 'safe-eval', 'safe-eval.*', 'static-eval', 'notevil'],
+    ['vm.createContext', 'vm.isContext', 'vm.measureMemory', 'vm.constants', 'vm2.VM', 'vm2.NodeVM', 'vm2.VMError', 'sandbox.Sandbox', 'sandbox'],
+  )),
+  row('js.deserialization-family-unclassified', JS, 'critical', 'unsafe_deserialization', FAMILY_NOTE, unclassified(['node-serialize.*', 'serialize-to-js.*', 'funcster.*', 'cryo.*'], ['*.serialize', '*.stringify'])),
   row('js.process-binding', JS, 'critical', 'shell_execution', 'Process spawning through an internal binding', call(['process.binding', 'process._linkedBinding'], constantArgIn(0, ['spawn_sync', 'process_wrap']))),
   row('js.shell-packages', JS, 'critical', 'shell_execution', 'Process execution through a shell package', call(['execa', 'execa.*', 'execa.execa', 'execa.execaSync', 'execa.execaCommand', 'shelljs.exec', 'cross-spawn', 'cross-spawn.sync', 'zx.$'])),
   row('js.eval', JS, 'critical', 'dynamic_code_execution', 'Dynamic code execution', call(['eval'], evaluatesUnsafeCode(0))),
   row('js.function', JS, 'critical', 'dynamic_code_execution', 'Function constructor (dynamic code)', call(['Function', 'Function.prototype.constructor'], evaluatesUnsafeCode(-1))),
   row('js.eval-constant', JS, 'low', 'dynamic_code_execution', 'Evaluation of a constant code string (scanned: no critical finding inside)', call(['eval', 'Function'], evaluatesConstantCode(-1))),
   row('js.timer-string', JS, 'critical', 'dynamic_code_execution', 'Timer given a code string', call(['setTimeout', 'setInterval', 'setImmediate'], all(stringArg(0), evaluatesUnsafeCode(0)))),
-  row('js.vm', JS, 'critical', 'dynamic_code_execution', 'Code execution through vm', call(['vm.runInThisContext', 'vm.runInNewContext', 'vm.runInContext', 'vm.compileFunction', 'vm.Script', 'vm.SourceTextModule', 'vm.Script#runIn*', 'vm2.VM#run', 'vm2.NodeVM#run'])),
+  // Code run by vm / vm2: computed code, constant code that itself contains a critical finding,
+  // or a context / sandbox that carries request input (its values are reachable from the code).
+  row('js.vm', JS, 'critical', 'dynamic_code_execution', 'Code execution through vm', call(['vm.runInThisContext', 'vm.runInNewContext', 'vm.runInContext', 'vm.compileFunction', 'vm.Script', 'vm.SourceTextModule', 'vm2.VM#run', 'vm2.NodeVM#run'], any(all(not(argValuesAllIn(0, COMPILED_SCRIPTS)), evaluatesUnsafeCode(0)), inputArg(1), inputArg(2)))),
+  // A compiled script was judged where it was compiled (vm.Script / VMScript above); running it
+  // is critical only in a context that carries input.
+  row('js.vm-script-run', JS, 'critical', 'dynamic_code_execution', 'Code execution through vm in a context given request or program input', call(['vm.Script#runIn*'], inputArg(0))),
+  row('js.vm-sandbox-input', JS, 'critical', 'dynamic_code_execution', 'vm context or vm2 sandbox given request or program input', call(['vm2.VM', 'vm2.NodeVM', 'vm.createContext'], inputArg(0))),
+  row('js.vm-constant', JS, 'low', 'dynamic_code_execution', 'Evaluation of a constant code string (scanned: no critical finding inside)', call(['vm.runInThisContext', 'vm.runInNewContext', 'vm.runInContext', 'vm.compileFunction', 'vm.Script', 'vm2.VM#run', 'vm2.NodeVM#run'], evaluatesConstantCode(0))),
   row('js.deserialize', JS, 'critical', 'unsafe_deserialization', 'Unsafe deserialization (functions revived on load)', call(['node-serialize.unserialize', 'serialize-to-js.deserialize', 'funcster.deepDeserialize'])),
   row('js.weak-password-hash', JS, 'critical', 'weak_password_hash', 'Weak hash (MD5/SHA-1) used for a password', call(['md5', 'sha1', 'crypto-js.MD5', 'crypto-js.SHA1', 'crypto-js.HmacMD5'], passwordContext(), PASSWORD_HINT)),
   row('js.weak-password-hash-create', JS, 'critical', 'weak_password_hash', 'Weak hash (MD5/SHA-1) used for a password', call(['crypto.createHash'], all(constantArgIn(0, ['md5', 'sha1']), passwordContext()), PASSWORD_HINT)),
@@ -152,6 +212,8 @@ export const RULES: readonly RuleRow[] = [
 
   // ── Go ──────────────────────────────────────────────────────────────────────────────────
   row('go.exec', GO, 'critical', 'shell_execution', 'Process execution', call(['os/exec.Command', 'os/exec.CommandContext', 'os/exec.Cmd', 'syscall.RawSyscall', 'golang.org/x/sys/unix.ForkExec', 'syscall.Exec', 'syscall.ForkExec', 'syscall.StartProcess', 'os.StartProcess', 'golang.org/x/sys/unix.Exec'])),
+  row('go.execabs', GO, 'critical', 'shell_execution', 'Process execution (golang.org/x/sys/execabs)', call(['golang.org/x/sys/execabs.Command', 'golang.org/x/sys/execabs.CommandContext', 'golang.org/x/sys/execabs.Cmd'])),
+  row('go.family-unclassified', GO, 'critical', 'shell_execution', FAMILY_NOTE, unclassified(['os/exec.*', 'golang.org/x/sys/execabs.*'], ['*.LookPath', '*.ErrNotFound', '*.Error', '*.ExitError', '*.ErrDot', '*.ErrWaitDelay'])),
   row('go.weak-password-hash', GO, 'critical', 'weak_password_hash', 'Weak hash (MD5/SHA-1) used for a password', call(['crypto/md5.Sum', 'crypto/md5.New', 'crypto/sha1.Sum', 'crypto/sha1.New'], passwordContext(), PASSWORD_HINT)),
   row('go.weak-password-hash-write', GO, 'critical', 'weak_password_hash', 'Weak hash (MD5/SHA-1) fed a password', call(['crypto/md5.New().Write', 'crypto/sha1.New().Write'], passwordArg(), PASSWORD_HINT)),
   row('go.weak-password-hash-writestring', GO, 'critical', 'weak_password_hash', 'Weak hash (MD5/SHA-1) fed a password', call(['io.WriteString'], all(argValueMatches(0, ['crypto/md5.New()', 'crypto/sha1.New()']), passwordArg()), PASSWORD_HINT)),
@@ -164,6 +226,11 @@ export const RULES: readonly RuleRow[] = [
 
   // ── Java ────────────────────────────────────────────────────────────────────────────────
   row('java.process', JAVA, 'critical', 'shell_execution', 'Process execution', call(['java.lang.Runtime.getRuntime().exec', 'java.lang.Runtime#exec', 'java.lang.ProcessBuilder', 'java.lang.ProcessBuilder#start', 'java.lang.ProcessBuilder#command(*).start', 'org.apache.commons.exec.DefaultExecutor#execute'])),
+  // The command of a ProcessBuilder set or changed after construction; native code loaded by a computed name.
+  row('java.process-command', JAVA, 'critical', 'shell_execution', 'Process command set on a ProcessBuilder', call(['java.lang.ProcessBuilder#command', 'java.lang.ProcessBuilder(*).command', 'java.lang.ProcessBuilder().command'], hasArg(0))),
+  row('java.native-load', JAVA, 'critical', 'dynamic_code_execution', 'Native library loaded from a computed name (runs its code)', call(['java.lang.Runtime#load', 'java.lang.Runtime#loadLibrary', 'java.lang.Runtime.getRuntime().load', 'java.lang.Runtime.getRuntime().loadLibrary', 'java.lang.System.load', 'java.lang.System.loadLibrary'], nonConstantArg(0))),
+  // Subclasses of ObjectInputStream (commons-io ClassLoaderObjectInputStream, custom streams) read objects the same way.
+  row('java.deserialize-subclass', JAVA, 'critical', 'unsafe_deserialization', 'Unsafe deserialization through an ObjectInputStream subclass', call(['*ObjectInputStream#readObject', '*ObjectInputStream#readUnshared'])),
   row('java.script-eval', JAVA, 'critical', 'dynamic_code_execution', 'Dynamic code execution through a script engine', call(['javax.script.ScriptEngine#eval', 'javax.script.ScriptEngineManager#getEngineByName(*).eval', 'javax.script.ScriptEngineManager#getEngineByExtension(*).eval', 'groovy.lang.GroovyShell#evaluate', 'groovy.lang.GroovyShell#parse', 'groovy.lang.GroovyShell#run', 'groovy.util.Eval.me', 'groovy.util.Eval.x', 'groovy.util.Eval.xy', 'groovy.util.Eval.xyz', 'groovy.lang.GroovyClassLoader#parseClass', 'org.mvel2.MVEL.eval', 'org.mvel2.MVEL.executeExpression', 'org.springframework.expression.spel.standard.SpelExpressionParser#parseExpression', 'org.springframework.expression.ExpressionParser#parseExpression', 'ognl.Ognl.getValue', 'ognl.Ognl.setValue', 'ognl.Ognl.parseExpression', 'com.opensymphony.xwork2.ognl.OgnlUtil#getValue', 'com.opensymphony.xwork2.ognl.OgnlUtil#setValue', 'com.opensymphony.xwork2.ognl.OgnlUtil#findValue', 'com.opensymphony.xwork2.ognl.OgnlUtil#compile', 'com.opensymphony.xwork2.util.ValueStack#findValue', 'com.opensymphony.xwork2.util.ValueStack#findString', 'com.opensymphony.xwork2.util.ValueStack#setValue', 'com.opensymphony.xwork2.util.ValueStack#setParameter', 'com.opensymphony.xwork2.ognl.OgnlValueStack#findValue', 'com.opensymphony.xwork2.ognl.OgnlValueStack#findString', 'com.opensymphony.xwork2.ognl.OgnlValueStack#setValue', 'com.opensymphony.xwork2.ognl.OgnlValueStack#setParameter'], nonConstantArg(0))),
   // Expression Language and template engines reach arbitrary Java methods: evaluating a
   // computed expression or template is code execution (the expression is the second/fourth argument).
@@ -195,6 +262,15 @@ export const RULES: readonly RuleRow[] = [
   row('rb.marshal', RB, 'critical', 'unsafe_deserialization', 'Unsafe deserialization through Marshal', call(['Marshal.load', 'Marshal.restore'])),
   row('rb.yaml-unsafe', RB, 'critical', 'unsafe_deserialization', 'Unsafe YAML loading', call(['YAML.unsafe_load', 'Psych.unsafe_load', 'YAML.unsafe_load_file', 'Psych.unsafe_load_file'])),
   row('rb.yaml-load', RB, 'critical', 'unsafe_deserialization', 'YAML.load (arbitrary objects before Psych 4; the Ruby version is not known here)', call(['YAML.load', 'Psych.load', 'YAML.load_file', 'Psych.load_file', 'YAML.load_stream', 'Psych.load_stream'])),
+  row('rb.yaml-load-documents', RB, 'critical', 'unsafe_deserialization', 'YAML.load_documents (arbitrary objects before Psych 4)', call(['YAML.load_documents', 'Psych.load_documents'])),
+  // Oj's default mode (:object) and CSV.load (Marshal-like column conversions) build arbitrary objects.
+  row('rb.oj-load', RB, 'critical', 'unsafe_deserialization', 'Oj load in object mode (the default) builds arbitrary objects', call(['Oj.load', 'Oj.load_file'], not(argTextMatches(1, /mode\s*(?::|=>)\s*:(?:strict|null|compat|json|rails|custom|wab)\b/)))),
+  row('rb.oj-object-load', RB, 'critical', 'unsafe_deserialization', 'Oj.object_load builds arbitrary objects whatever the mode', call(['Oj.object_load'])),
+  row('rb.csv-load', RB, 'critical', 'unsafe_deserialization', 'CSV.load (instantiates the classes the data names)', call(['CSV.load'])),
+  row('rb.iseq', RB, 'critical', 'dynamic_code_execution', 'Ruby VM instruction sequence compiled or loaded (runs arbitrary code)', call(['RubyVM.InstructionSequence.*'])),
+  row('rb.posix-spawn', RB, 'critical', 'shell_execution', 'Process execution through posix-spawn', call(['POSIX.Spawn.*', 'POSIX.Spawn.Child.new', 'POSIX.Spawn.Child.build'])),
+  row('rb.deserialization-family-unclassified', RB, 'critical', 'unsafe_deserialization', FAMILY_NOTE, unclassified(['Marshal.*', 'Oj.*'], ['Marshal.dump', 'Oj.dump', 'Oj.generate', 'Oj.to_json', 'Oj.mimic_JSON', 'Oj.default_options', 'Oj.default_options=', 'Oj.safe_load', 'Oj.strict_load', 'Oj.compat_load', 'Oj.to_file', 'Oj.to_stream', 'Oj.optimize_rails', 'Oj.register_odd'])),
+  row('rb.process-family-unclassified', RB, 'critical', 'shell_execution', FAMILY_NOTE, unclassified(['Open3.*', 'PTY.*', 'POSIX.Spawn.*'], ['PTY.open', 'PTY.check'])),
   row('rb.weak-password-hash', RB, 'critical', 'weak_password_hash', 'Weak hash (MD5/SHA-1) used for a password', call(['Digest.MD5.*', 'Digest.SHA1.*', 'OpenSSL.Digest.MD5.*', 'OpenSSL.Digest.SHA1.*'], passwordContext(), PASSWORD_HINT)),
   row('rb.sql', RB, 'high', 'sql_injection', 'SQL built from run-time values passed to a query call', call(methods('execute', 'exec_query', 'find_by_sql', 'select_all', 'select_one', 'select_value', 'query', 'exec'), dynamicSql([0]), SQL_HINT)),
   row('rb.sql-fragment', RB, 'high', 'sql_injection', 'Interpolated SQL fragment passed to a query builder', call(methods('where', 'order', 'having', 'group', 'joins', 'pluck', 'from'), dynamicSql([0], false))),
@@ -215,6 +291,8 @@ export const RULES: readonly RuleRow[] = [
   row('php.mb-ereg-e', PHP, 'critical', 'dynamic_code_execution', 'mb_ereg_replace with the e option (eval of the replacement)', call(['mb_ereg_replace', 'mb_eregi_replace'], constantArgMatches(3, /e/))),
   row('php.dynamic-call', PHP, 'high', 'dynamic_call', 'Function called through a name computed at run time', syntax('dynamic_function_call')),
   row('php.unserialize', PHP, 'critical', 'unsafe_deserialization', 'Unsafe deserialization (unserialize)', call(['unserialize'], not(argTextMatches(1, /['"]allowed_classes['"]\s*=>\s*false/i)))),
+  // extract() of request data overwrites any local variable (including ones later run or included).
+  row('php.extract-input', PHP, 'critical', 'dynamic_code_execution', 'extract() of request data (the request chooses and overwrites local variables)', call(['extract', 'import_request_variables'], argTextMatches(0, /\$_(?:GET|POST|REQUEST|COOKIE|FILES|SERVER)\b|\$HTTP_[A-Z]+_VARS\b|php:\/\/input/))),
   row('php.weak-password-hash', PHP, 'critical', 'weak_password_hash', 'Weak hash (MD5/SHA-1) used for a password', call(['md5', 'sha1'], passwordContext(), PASSWORD_HINT)),
   row('php.weak-password-hash-hash', PHP, 'critical', 'weak_password_hash', 'Weak hash (MD5/SHA-1) used for a password', call(['hash', 'hash_init'], all(constantArgIn(0, ['md5', 'sha1']), passwordContext()), PASSWORD_HINT)),
   row('php.include-dynamic', PHP, 'high', 'file_inclusion', 'include/require of a path computed at run time', syntax('dynamic_include')),
@@ -245,7 +323,7 @@ export const RULES: readonly RuleRow[] = [
 function describeMatcher(m: Matcher): Record<string, unknown> {
   if (m.on === 'text') return { on: 'text', pattern: m.secret.pattern.source, flags: m.secret.pattern.flags, validation: m.secret.validation };
   if (m.on === 'call') {
-    return { on: 'call', names: [...m.names], where: m.where?.spec ?? null, hint: m.hint?.source ?? null };
+    return { on: 'call', names: [...m.names], where: m.where?.spec ?? null, hint: m.hint?.source ?? null, ...(m.fallback ? { fallback: true, except: [...(m.except ?? [])] } : {}) };
   }
   return { on: m.on, names: [...m.names] };
 }

@@ -9,6 +9,7 @@ import { parseHealth, type ParseHealth } from './parse-health.js';
 import type { MatchContext } from './predicates.js';
 import type { LoadedLanguage } from './runtime.js';
 import { SyntaxView } from './syntax.js';
+import { fromInput, nearestInputSources } from './flows.js';
 
 /** Constant code handed to eval-like sinks is scanned too, this many levels deep. */
 export const MAX_NESTED_DEPTH = 3;
@@ -51,7 +52,7 @@ export interface ScanOptions {
 }
 
 export type ScanOutput =
-  | { ok: true; findings: Finding[]; wrapper: string | null; errorCoverage: number }
+  | { ok: true; findings: Finding[]; wrapper: string | null; errorCoverage: number; hasSyntaxError: boolean }
   | {
       ok: false;
       wrapper: string | null;
@@ -134,6 +135,37 @@ function errorRegionLines(family: string, health: ParseHealth, alone: (line: num
   return out;
 }
 
+/** True when `code` parses in this language without any ERROR or MISSING node (snippet completions applied). */
+export function parsesCleanly(loaded: LoadedLanguage, code: string, deadline: number | undefined): boolean {
+  for (const { source } of prepareSources(loaded.language, code)) {
+    const tree = parseOnce(loaded, source, deadline);
+    try {
+      if (!tree.rootNode.hasError) return true;
+    } finally {
+      tree.delete();
+    }
+  }
+  return false;
+}
+
+/** Finding types whose input is traced back to where it enters (flows.ts). */
+const FLOW_TYPES: ReadonlySet<string> = new Set(['shell_execution', 'dynamic_code_execution', 'unsafe_deserialization']);
+const MAX_FLOW_FINDINGS = 64;
+
+/**
+ * A critical sink fed by request or program input read on an earlier line reports that line
+ * too ("… input from line 3"), so the flow is shown with both ends.
+ */
+function withInputSources(findings: Finding[], source: string, family: ReturnType<typeof familyOf>): Finding[] {
+  let budget = MAX_FLOW_FINDINGS;
+  return findings.map((f) => {
+    if (f.severity !== 'critical' || !FLOW_TYPES.has(f.type) || budget-- <= 0) return f;
+    const from = nearestInputSources(source, family, f.line_number, 3);
+    if (from.length === 0) return f;
+    return { ...f, description: `${f.description}; input from line${from.length > 1 ? 's' : ''} ${from.join(', ')}` };
+  });
+}
+
 export function scanSource(loaded: LoadedLanguage, code: string, options: ScanOptions = {}): ScanOutput {
   const depth = options.depth ?? 0;
   let best: { tree: Tree; prepared: PreparedSource; view: SyntaxView; health: ParseHealth } | null = null;
@@ -166,6 +198,7 @@ export function scanSource(loaded: LoadedLanguage, code: string, options: ScanOp
     const family = familyOf(loaded.language);
     const index = ruleIndex(family);
     const ctx: MatchContext = {
+      fromInput: (line, argText) => fromInput(prepared.source, family, line, argText),
       nested(inner: string): readonly Finding[] {
         if (depth + 1 >= MAX_NESTED_DEPTH) {
           // Fail closed: code nested this deep in eval-like sinks is treated as unsafe.
@@ -209,9 +242,9 @@ export function scanSource(loaded: LoadedLanguage, code: string, options: ScanOp
     }
     const facts = analyzerFor(family).analyze(view, index.wanted(prepared.source));
     if (options.deadline !== undefined && performance.now() > options.deadline) throw new ScanTimeoutError();
-    const findings = [...index.match(facts, prepared.source, ctx), ...health.findings, ...errorRegionLines(family, health, alone)];
+    const findings = [...withInputSources(index.match(facts, prepared.source, ctx), prepared.source, family), ...health.findings, ...errorRegionLines(family, health, alone)];
     if (depth === 0) findings.push(...index.matchText(code));
-    return { ok: true, findings: normalizeFindings(findings), wrapper: prepared.wrapper, errorCoverage: health.errorCoverage };
+    return { ok: true, findings: normalizeFindings(findings), wrapper: prepared.wrapper, errorCoverage: health.errorCoverage, hasSyntaxError: health.hasError };
   } finally {
     tree.delete();
   }

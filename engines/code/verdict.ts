@@ -14,6 +14,8 @@ export const CONSTRAINT = {
   emptyCode: 'code_verifier.empty_code',
   unsupportedLanguage: 'code_verifier.unsupported_language',
   parseFailure: 'code_verifier.parse_failure',
+  /** Some of the code is not valid syntax of the declared language: a verdict on it would be unproven. */
+  syntaxError: 'code_verifier.does_not_parse_as_language',
   timeout: 'code_verifier.timeout',
   internalError: 'code_verifier.internal_error',
 } as const;

@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { canonicalJson } from '../../core/canonical-json.js';
 import { buildDiagnostic, type EngineOutcome } from '../../core/diagnostic.js';
+import { inputSources } from '../../engines/code/flows.js';
 import {
   CONSTRAINT,
   RULES,
@@ -30,6 +31,8 @@ interface CorpusEntry {
   language: string;
   critical: boolean;
   critical_lines: number[];
+  /** Expected BLOCKED with this constraint (no verdict: e.g. a syntax error), whatever `critical` says. */
+  blocked?: string;
 }
 
 const corpus: CorpusEntry[] = JSON.parse(readFileSync(path.join(FIXTURES, 'corpus.json'), 'utf8'));
@@ -56,7 +59,7 @@ const BODY_B = '0123456789abcdefghijABCDEFGHIJ3mpbCX';
 const BODY_PAD2 = 'k00000000000000000000000000044008INp';
 
 describe('labelled corpus', () => {
-  const tally = { tp: 0, fp: 0, fn: 0, snippetTp: 0, snippetFp: 0, snippetFn: 0, snippetTn: 0 };
+  const tally = { tp: 0, fp: 0, fn: 0, snippetTp: 0, snippetFp: 0, snippetFn: 0, snippetTn: 0, benignBlocked: 0 };
 
   it('has at least 150 snippets covering all eight language families', () => {
     expect(corpus.length).toBeGreaterThanOrEqual(150);
@@ -68,9 +71,18 @@ describe('labelled corpus', () => {
 
   it.each(corpus.map((c) => [c.file, c] as const))('%s', async (_file, entry) => {
     const outcome = await scanCode(fixture(entry.file), entry.language);
-    const lines = criticalLines(outcome);
-    const fields = proven(outcome).developerFields;
-    expect(fields.is_valid).toBe(!entry.critical);
+    let lines: number[];
+    if (entry.blocked) {
+      // Unproven (e.g. a syntax error): blocked whatever it contains; critical lines still listed.
+      expect(outcome.kind).toBe('blocked');
+      expect(outcome.developerFields).toMatchObject({ constraint_id: entry.blocked, is_valid: false });
+      const listed = (outcome.developerFields.issues ?? []) as Issue[];
+      lines = [...new Set(listed.filter((i) => i.severity === 'critical').map((i) => i.line_number))].sort((a, b) => a - b);
+      if (!entry.critical) tally.benignBlocked++;
+    } else {
+      lines = criticalLines(outcome);
+      expect(proven(outcome).developerFields.is_valid).toBe(!entry.critical);
+    }
     expect(lines.length > 0).toBe(entry.critical);
     expect(lines).toEqual(entry.critical_lines);
     const expected = new Set(entry.critical_lines);
@@ -88,7 +100,8 @@ describe('labelled corpus', () => {
     console.log(
       `code scanner corpus: ${corpus.length} snippets; critical lines precision ${precision.toFixed(3)} recall ${recall.toFixed(3)} ` +
         `(tp ${tally.tp}, fp ${tally.fp}, fn ${tally.fn}); snippets precision ${snippetPrecision.toFixed(3)} recall ${snippetRecall.toFixed(3)} ` +
-        `(tp ${tally.snippetTp}, fp ${tally.snippetFp}, fn ${tally.snippetFn}, tn ${tally.snippetTn})`,
+        `(tp ${tally.snippetTp}, fp ${tally.snippetFp}, fn ${tally.snippetFn}, tn ${tally.snippetTn}); ` +
+        `benign snippets blocked as unproven (syntax error) ${tally.benignBlocked}`,
     );
     expect(precision).toBe(1);
     expect(recall).toBe(1);
@@ -170,24 +183,46 @@ describe('verdict rows', () => {
     const outcome = await scanCode('This is not code at all, just some words that a model wrote.', 'python');
     expect(outcome).toEqual({
       kind: 'blocked',
-      agentMessage: 'The code could not be parsed as python: most of it is not valid python syntax (first error on line 1).',
-      developerFields: { constraint_id: 'code_verifier.parse_failure', is_valid: false, language: 'python', error_coverage: 1 },
+      agentMessage: 'The code could not be parsed as python: most of it is not valid python syntax (first error on line 1). It parses as bash: send it with "language": "bash" if that is what it is.',
+      developerFields: { constraint_id: 'code_verifier.parse_failure', is_valid: false, language: 'python', error_coverage: 1, parses_as: ['bash'] },
     });
     const js = await scanCode('function (( {{ ', 'javascript');
     expect(js.kind).toBe('blocked');
     expect(js.developerFields.constraint_id).toBe('code_verifier.parse_failure');
   });
 
-  it('a partial parse error is a medium parse_error finding, and the rest is still scanned', async () => {
+  it('a partial parse error blocks the scan (does_not_parse_as_language); the rest is still scanned and listed', async () => {
     const code = 'import os\n\ndef broken(:\n    pass\n\nos.system("id")\n';
-    const outcome = proven(await scanCode(code, 'python'));
-    expect(issues(outcome)).toEqual([
-      { severity: 'medium', type: 'parse_error', line_number: 3, description: 'Syntax error: missing ")"' },
-      { severity: 'critical', type: 'shell_execution', line_number: 6, description: 'Shell or process execution through os: os.system' },
-    ]);
-    expect(proven(await scanCode(fixture('python/tn_partial_parse_error.py'), 'python')).developerFields.issues).toEqual([
-      { severity: 'medium', type: 'parse_error', line_number: 4, description: 'Syntax error: missing ")"' },
-    ]);
+    expect(await scanCode(code, 'python')).toEqual({
+      kind: 'blocked',
+      agentMessage:
+        'The code does not parse as python: 1 syntax error (first on line 3); a safety verdict holds only for code that parses, so it was not verified. ' +
+        '1 critical issue recognised in the parts that could be read (first on line 6: Shell or process execution through os: os.system).',
+      developerFields: {
+        constraint_id: 'code_verifier.does_not_parse_as_language',
+        is_valid: false,
+        language: 'python',
+        error_coverage: 0,
+        critical_count: 1,
+        issues: [
+          { severity: 'medium', type: 'parse_error', line_number: 3, description: 'Syntax error: missing ")"' },
+          { severity: 'critical', type: 'shell_execution', line_number: 6, description: 'Shell or process execution through os: os.system' },
+        ],
+      },
+    });
+    const benign = await scanCode(fixture('python/tn_partial_parse_error.py'), 'python');
+    expect(benign.kind).toBe('blocked');
+    expect(benign.developerFields.issues).toEqual([{ severity: 'medium', type: 'parse_error', line_number: 4, description: 'Syntax error: missing ")"' }]);
+  });
+
+  it('code in another supported language is blocked with a hint naming it (issue 28 item 14)', async () => {
+    const outcome = await scanCode('const cp = require("child_process");\ncp.exec(process.argv[2]);', 'python');
+    expect(outcome.kind).toBe('blocked');
+    expect(outcome.developerFields).toMatchObject({ constraint_id: 'code_verifier.does_not_parse_as_language', is_valid: false, language: 'python' });
+    expect((outcome.developerFields.parses_as as string[])[0]).toBe('javascript');
+    expect(outcome.agentMessage).toContain('It parses as javascript');
+    // A missing token alone (no ERROR node) is a syntax error too.
+    expect((await scanCode('if (x) { y();\n', 'javascript')).developerFields.constraint_id).toBe('code_verifier.does_not_parse_as_language');
   });
 
   it('time budget exceeded → BLOCKED code_verifier.timeout', async () => {
@@ -415,19 +450,20 @@ describe('input tree-sitter cannot fully parse: blocked or scanned, dangerous li
     ]);
   });
 
-  it('shell: the same fallback blocks a partly parsed script (an evasion through a syntax error)', async () => {
+  it('shell: the same fallback lists the eval of a partly parsed script (blocked as a syntax error anyway)', async () => {
     const outcome = await scanCode(`${pad}((( x\neval xspec="\${xspec}"\n${pad}`, 'bash');
-    expect(criticalLines(outcome)).toEqual([26]);
-    expect(proven(outcome).developerFields).toMatchObject({ is_valid: false, constraint_id: 'code_verifier.code_unsafe' });
-    expect(issues(outcome).find((i) => i.severity === 'critical')?.description).toContain('line scanned alone');
+    expect(outcome.kind).toBe('blocked');
+    expect(outcome.developerFields).toMatchObject({ is_valid: false, constraint_id: 'code_verifier.does_not_parse_as_language', critical_count: 1 });
+    const listed = outcome.developerFields.issues as Issue[];
+    expect(listed.filter((i) => i.severity === 'critical').map((i) => i.line_number)).toEqual([26]);
+    expect(listed.find((i) => i.severity === 'critical')?.description).toContain('line scanned alone');
   });
 
-  it('shell: ordinary lines in a region that does not parse add no finding', async () => {
+  it('shell: ordinary lines in a region that does not parse add no finding (blocked for the syntax error only)', async () => {
     // Line 26 lies in the error region (lines 25-26), as the eval of the previous test does.
     const outcome = await scanCode(`${pad}((( x\necho xspec="eval \${xspec}" # eval later\n${pad}`, 'bash');
-    expect(criticalLines(outcome)).toEqual([]);
-    expect(proven(outcome).developerFields.is_valid).toBe(true);
-    expect(issues(outcome).every((i) => i.type === 'parse_error')).toBe(true);
+    expect(outcome.developerFields).toMatchObject({ is_valid: false, constraint_id: 'code_verifier.does_not_parse_as_language', critical_count: 0 });
+    expect((outcome.developerFields.issues as Issue[]).every((i) => i.type === 'parse_error')).toBe(true);
   });
 });
 
@@ -523,6 +559,7 @@ describe('rule table', () => {
       emptyCode: 'code_verifier.empty_code',
       unsupportedLanguage: 'code_verifier.unsupported_language',
       parseFailure: 'code_verifier.parse_failure',
+      syntaxError: 'code_verifier.does_not_parse_as_language',
       timeout: 'code_verifier.timeout',
       internalError: 'code_verifier.internal_error',
     });
@@ -540,5 +577,85 @@ describe('scanCodeRaw', () => {
     ]);
     expect(await scanCodeRaw('  ', 'ruby')).toEqual({ status: 'empty_code' });
     expect(await scanCodeRaw('x', 'brainfuck')).toEqual({ status: 'unsupported_language', requested: 'brainfuck' });
+  });
+});
+
+// Issue 24 (code scan): families missed on third-party code, fixed by general rules; each row
+// is our own snippet, not a line of any suite.
+describe('issue 24: families missed on held-out code', () => {
+  const critical = async (code: string, language: string) =>
+    ((await scanCode(code, language)).developerFields.issues as Issue[]).filter((i) => i.severity === 'critical').map((i) => [i.line_number, i.type] as const);
+
+  it.each([
+    ['python', 'import asyncio\nasync def f(cmd):\n    p = await asyncio.subprocess.create_subprocess_exec(cmd)\n', [[3, 'shell_execution']]],
+    ['python', 'import shelve, dill, _pickle, cPickle\nd = shelve.open(path)\nx = dill.loads(blob)\ny = _pickle.Unpickler(f).load()\nz = cPickle.loads(blob)\n', [[2, 'unsafe_deserialization'], [3, 'unsafe_deserialization'], [4, 'unsafe_deserialization'], [5, 'unsafe_deserialization']]],
+    ['python', 'import yaml\nw = yaml.load(s, Loader=yaml.UnsafeLoader)\nv = yaml.full_load(s)\nu = yaml.UnsafeLoader(s).get_single_data()\n', [[2, 'unsafe_deserialization'], [3, 'unsafe_deserialization'], [4, 'unsafe_deserialization']]],
+    ['java', 'class A {\n  void f(String cmd) throws Exception {\n    new ProcessBuilder()\n        .command("sh", "-c", cmd)\n        .start();\n  }\n}\n', [[3, 'shell_execution'], [4, 'shell_execution'], [5, 'shell_execution']]],
+    ['java', 'class A {\n  void f(String name) {\n    Runtime.getRuntime().loadLibrary(String.format("lib%s", name));\n    System.loadLibrary("zip");\n  }\n}\n', [[3, 'dynamic_code_execution']]],
+    ['java', 'import org.apache.commons.io.input.ClassLoaderObjectInputStream;\nclass A {\n  Object f(java.io.InputStream s) throws Exception {\n    ClassLoaderObjectInputStream in = new ClassLoaderObjectInputStream(getClass().getClassLoader(), s);\n    return in.readObject();\n  }\n}\n', [[5, 'unsafe_deserialization']]],
+    ['ruby', 'data = Oj.load(params[:json])\nsafe = Oj.load(params[:json], mode: :strict)\nrows = CSV.load(io)\nRubyVM::InstructionSequence.compile(src).eval\nobj = Oj.object_load(s, mode: :strict)\n', [[1, 'unsafe_deserialization'], [3, 'unsafe_deserialization'], [4, 'dynamic_code_execution'], [5, 'unsafe_deserialization']]],
+    ['ruby', 'POSIX::Spawn::spawn(cmd)\n', [[1, 'shell_execution']]],
+    ['javascript', "const { spawn } = require('cross-spawn');\nspawn(cmd, args, { shell: true });\n", [[2, 'shell_execution'], [2, 'shell_execution']]],
+    ['javascript', "const { spawn } = require('./my-spawn');\nspawn(cmd, args, { shell: true });\nspawn(cmd, args, { cwd: dir });\n", [[2, 'shell_execution']]],
+    ['javascript', "const puppeteer = require('puppeteer');\nasync function f(sel) {\n  const browser = await puppeteer.launch();\n  const page = await browser.newPage();\n  await page.evaluate(`document.querySelector('${sel}').click()`);\n  await page.evaluate(() => document.title);\n}\n", [[5, 'dynamic_code_execution']]],
+    ['javascript', "const yaml = require('js-yaml');\nyaml.load(text);\nyaml.load(text, { schema: yaml.JSON_SCHEMA });\n", [[2, 'unsafe_deserialization']]],
+    ['javascript', "const vm = require('vm');\nvm.runInNewContext('1 + 1', {});\nvm.runInNewContext(userCode, {});\n", [[3, 'dynamic_code_execution']]],
+    ['javascript', "const hb = require('handlebars');\napp.get('/', (req, res) => {\n  const t = 'Hi ' + req.query.name;\n  res.send(hb.compile(t)({}));\n  res.send(hb.compile('Hi {{name}}')({ name: req.query.name }));\n});\n", [[4, 'dynamic_code_execution']]],
+    ['javascript', "app.get('/', (req, res) => {\n  const m = require(req.query.plugin);\n  setInterval(req.body.tick, 10);\n  const ok = require('./local');\n});\n", [[2, 'dynamic_code_execution'], [3, 'dynamic_code_execution']]],
+    ['php', '<?php\nextract($_GET);\nextract($row);\n', [[2, 'dynamic_code_execution']]],
+  ] as const)('%s: %j', async (language, code, expected) => {
+    expect(await critical(code, language)).toEqual(expected);
+  });
+
+  it('safe members of those families stay admitted', async () => {
+    for (const [language, code] of [
+      ['python', 'import pickle, subprocess, marshal\ns = pickle.dumps(obj)\nq = subprocess.list2cmdline(["a"])\nm = marshal.dumps(1)\n'],
+      ['ruby', 'json = Oj.dump(obj)\nsafe = Oj.safe_load(s)\nbytes = Marshal.dump(obj)\n'],
+      ['javascript', "const vm = require('vm');\nconst ctx = vm.createContext({ a: 1 });\n"],
+      ['javascript', "const ser = require('node-serialize');\nconst s = ser.serialize({ a: 1 });\n"],
+    ] as const) {
+      expect(proven(await scanCode(code, language)).developerFields.is_valid, code).toBe(true);
+    }
+  });
+
+  it('an unclassified call into a known family fails closed with a finding that says so (item 4)', async () => {
+    for (const [language, code, line] of [
+      ['python', 'import pickle\nx = pickle.some_future_loader(blob)\n', 2],
+      ['python', 'import subprocess\nsubprocess.run_pipeline(cmds)\n', 2],
+      ['ruby', 'x = Oj.sc_parse(handler, io)\n', 1],
+      ['javascript', "const vm = require('vm');\nvm.someNewApi(code);\n", 2],
+      ['go', 'package main\nimport "os/exec"\nfunc f(c string) { _ = exec.NewFutureRunner(c) }\n', 3],
+    ] as const) {
+      const found = issues(await scanCode(code, language)).filter((i) => i.severity === 'critical');
+      expect(found.map((i) => i.line_number), code).toEqual([line]);
+      expect(found[0].description).toMatch(/^Call into a process, code-execution or deserialization family that the scanner cannot classify as safe \(fail closed\): /);
+    }
+  });
+
+  it('a sink fed by input read on an earlier line reports the flow with both lines (item 3)', async () => {
+    const code = 'from flask import request\n\ndef view():\n    code = request.POST.get("code")\n    x = 1\n    y = 2\n    eval(code)\n';
+    expect(issues(await scanCode(code, 'python'))).toEqual([
+      { severity: 'critical', type: 'dynamic_code_execution', line_number: 7, description: 'Dynamic code execution: builtins.eval; input from line 4' },
+    ]);
+    const js = "const vm = require('vm');\napp.get('/', (req, res) => {\n  const sandbox = {\n    foo: req.query.input,\n  };\n  vm.runInNewContext('run(foo)', sandbox);\n});\n";
+    const found = issues(await scanCode(js, 'javascript')).filter((i) => i.severity === 'critical');
+    expect(found.map((i) => i.line_number)).toEqual([6]);
+    expect(found[0].description).toMatch(/input from line 3$/);
+    // Another handler's input does not count: the search stops at the enclosing function.
+    const two = "const cp = require('child_process');\napp.get('/a', (req, res) => {\n  const cmd = req.query.c;\n});\napp.get('/b', (req, res) => {\n  cp.exec(cmd);\n});\n";
+    const sink = issues(await scanCode(two, 'javascript')).filter((i) => i.severity === 'critical');
+    expect(sink).toEqual([{ severity: 'critical', type: 'shell_execution', line_number: 6, description: 'Process execution through child_process: child_process.exec' }]);
+        // Constant code with a context that carries no input is not critical.
+    expect(proven(await scanCode("const vm = require('vm');\nvm.runInNewContext('run(foo)', { foo: 1 });\n", 'javascript')).developerFields.is_valid).toBe(true);
+  });
+
+  it('the input-source search is bounded on long adversarial input', () => {
+    const src = `code = input()\n${'x = y + code + z + w + v\n'.repeat(20_000)}eval(x)\n`;
+    const started = performance.now();
+    expect(inputSources(src, 'python', 20_002)).toEqual([]); // the source lies beyond the look-back window
+    expect(inputSources(`x = input()\n${'y = x + 1\n'.repeat(50)}eval(y)\n`, 'python', 52)).toEqual([1]);
+    // Long runs of blanks after a `do` (the function-header test) stay linear.
+    expect(inputSources(`x = gets\n${`  do${' '.repeat(200_000)}x\n`.repeat(5)}  eval(x)\n`, 'ruby', 7)).toEqual([1]);
+    expect(performance.now() - started).toBeLessThan(1000);
   });
 });

@@ -407,9 +407,11 @@ class JavaAnalysis extends AnalysisBase implements ExprOps {
     }
     if (names.length === 0) return;
     const argsNode = v.field(node, 'arguments');
+    // A chained call is reported on the line of its method name (`new ProcessBuilder()\n .command(cmd)`).
+    const at = v.type(node) === 'method_invocation' ? (v.field(node, 'name') ?? node) : node;
     this.facts.push({
       kind: 'call',
-      line: v.line(node),
+      line: v.line(at),
       names,
       site: lazySite(() => makeCallSite({ node, scope, ops: this, args: this.argNodes(argsNode) })),
     });

@@ -1,0 +1,233 @@
+// Builds test/fixtures/code/suites/manifest.json: line labels for the code scanner taken from
+// independent public security-rule test suites' OWN expectations (not from our scanner), pinned
+// to a commit. Only labels are committed; bench/code-suites.ts reads the code from the same
+// git snapshots at bench time. Re-run after changing a suite's commit:
+//   SVC_CODE_SUITES_MIRROR=<dir holding owner+name/repo git dirs> npx tsx bench/code-suites-labels.ts
+// Label sources, per suite:
+//   njsscan          `// ruleid:<id>` annotations (semgrep convention: the next code line), ids
+//                    of command, code and deserialisation rules; true_negatives/ are safe cases
+//   brakeman         assert_warning blocks of test/tests/*.rb (warning_type, file, line)
+//   find-sec-bugs    bugDefinition() blocks of findsecbugs-plugin tests (bugType, inClass, atLine),
+//                    including `for (Integer line : list)` over Arrays.asList(...)
+//   gosec            testutils samples (Go code in backquoted strings): G204's samples (every one
+//                    runs a process, which the contract always blocks) labelled at each
+//                    os/exec / syscall process call; every other rule's samples without such a
+//                    call are safe cases
+//   phpcs-security-audit  getErrorList/getWarningList of the Backticks unit test
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const ROOT = new URL('..', import.meta.url).pathname;
+const MIRROR = process.env.SVC_CODE_SUITES_MIRROR ?? join(ROOT, '.tools/corpora/suites');
+type Category = 'process_execution' | 'dynamic_code_execution' | 'unsafe_deserialization';
+interface Label {
+  line: number;
+  category: Category;
+  /** The suite's own rule or warning that put the label there. */
+  source: string;
+}
+interface FileEntry {
+  suite: string;
+  path: string;
+  language: string;
+  extract: 'file' | 'go-backquoted-samples';
+  /** A safe case of the suite: no label, counted for precision. */
+  safe?: boolean;
+  labels: Label[];
+}
+
+export const SUITES = {
+  njsscan: { repo: 'ajinabraham/njsscan', licence: 'LGPL-3.0' },
+  brakeman: { repo: 'presidentbeef/brakeman', licence: 'Brakeman Public Use License (test apps read at bench time only)' },
+  'find-sec-bugs': { repo: 'find-sec-bugs/find-sec-bugs', licence: 'LGPL-3.0' },
+  gosec: { repo: 'securego/gosec', licence: 'Apache-2.0' },
+  'phpcs-security-audit': { repo: 'FloeDesignTechnologies/phpcs-security-audit', licence: 'GPL-3.0' },
+} as const;
+type Suite = keyof typeof SUITES;
+
+const gitDir = (s: Suite) => join(MIRROR, SUITES[s].repo.replace('/', '+'), 'repo');
+const git = (s: Suite, ...args: string[]) => execFileSync('git', ['--git-dir', gitDir(s), ...args], { encoding: 'utf8', maxBuffer: 1 << 28 });
+const head = (s: Suite) => git(s, 'rev-parse', 'HEAD').trim();
+const show = (s: Suite, commit: string, path: string) => git(s, 'show', `${commit}:${path}`);
+const ls = (s: Suite, commit: string, under: string) => git(s, 'ls-tree', '-r', '--name-only', commit, '--', under).split('\n').filter(Boolean);
+
+const files: FileEntry[] = [];
+const commits: Record<string, string> = {};
+
+// --- njsscan -----------------------------------------------------------------------------
+{
+  const s: Suite = 'njsscan';
+  const c = (commits[s] = head(s));
+  const RULES: Record<string, Category> = {
+    generic_os_command_exec: 'process_execution',
+    shelljs_os_command_exec: 'process_execution',
+    eval_nodejs: 'dynamic_code_execution',
+    eval_require: 'dynamic_code_execution',
+    vm_code_injection: 'dynamic_code_execution',
+    vm2_code_injection: 'dynamic_code_execution',
+    vm2_context_injection: 'dynamic_code_execution',
+    vm_runinnewcontext_injection: 'dynamic_code_execution',
+    vm_runincontext_injection: 'dynamic_code_execution',
+    vm_compilefunction_injection: 'dynamic_code_execution',
+    sandbox_code_injection: 'dynamic_code_execution',
+    server_side_template_injection: 'dynamic_code_execution',
+    node_deserialize: 'unsafe_deserialization',
+    serializetojs_deserialize: 'unsafe_deserialization',
+    yaml_deserialize: 'unsafe_deserialization',
+  };
+  for (const path of ls(s, c, 'tests/assets/node_source')) {
+    if (!path.endsWith('.js')) continue;
+    const lines = show(s, c, path).split('\n');
+    const labels: Label[] = [];
+    lines.forEach((l, i) => {
+      const m = /\/\/\s*ruleid:\s*([a-z0-9_]+)/.exec(l);
+      if (!m || !RULES[m[1]]) return;
+      let j = i + 1;
+      while (j < lines.length && (/^\s*(\/\/.*)?$/.test(lines[j]))) j++;
+      if (!labels.some((x) => x.line === j + 1)) labels.push({ line: j + 1, category: RULES[m[1]], source: m[1] });
+    });
+    const safe = path.includes('/true_negatives/');
+    if (labels.length > 0 || safe) files.push({ suite: s, path, language: 'javascript', extract: 'file', ...(safe ? { safe } : {}), labels });
+  }
+}
+
+// --- brakeman ----------------------------------------------------------------------------
+{
+  const s: Suite = 'brakeman';
+  const c = (commits[s] = head(s));
+  const byFile = new Map<string, Label[]>();
+  for (const test of ls(s, c, 'test/tests')) {
+    const text = show(s, c, test);
+    const app = /run_scan\s*\(?\s*"([^"]+)"/.exec(text)?.[1];
+    if (!app) continue;
+    const appFiles = ls(s, c, `test/apps/${app}`);
+    for (const block of text.split(/assert_warning\b/).slice(1)) {
+      const body = block.slice(0, block.search(/\n\s*end\b/) >>> 0 || block.length);
+      const type = /warning_type(?:\s*=>|:)\s*"([^"]+)"/.exec(body)?.[1];
+      const line = Number(/:?line(?:\s*=>|:)\s*(\d+)/.exec(body)?.[1]);
+      const message = /message(?:\s*=>|:)\s*\/(.*)\/,?\s*$/m.exec(body)?.[1] ?? '';
+      if (!type || !line) continue;
+      let category: Category | null = null;
+      if (type === 'Command Injection') category = 'process_execution';
+      else if (type === 'Dangerous Eval') category = 'dynamic_code_execution';
+      else if (type === 'Remote Code Execution' && /YAML|Marshal|Oj|CSV|deserial|load|JSON/i.test(message.replace(/\\/g, ''))) category = 'unsafe_deserialization';
+      if (!category) continue;
+      const rel = /relative_path(?:\s*=>|:)\s*"([^"]+)"/.exec(body)?.[1];
+      const fileRe = /:?file(?:\s*=>|:)\s*\/(.*?)\/,?\s*$/m.exec(body)?.[1];
+      let target: string | undefined;
+      if (rel) target = `test/apps/${app}/${rel}`;
+      else if (fileRe) {
+        const re = new RegExp(fileRe.replace(/\\\//g, '/'));
+        const hits = appFiles.filter((f) => re.test(f));
+        if (hits.length === 1) target = hits[0];
+      }
+      if (!target || !appFiles.includes(target) || !target.endsWith('.rb')) continue;
+      const labels = byFile.get(target) ?? [];
+      if (!labels.some((x) => x.line === line)) labels.push({ line, category, source: `${type}: ${message.replace(/\\/g, '').slice(0, 60)}` });
+      byFile.set(target, labels);
+    }
+  }
+  for (const [path, labels] of byFile) files.push({ suite: s, path, language: 'ruby', extract: 'file', labels: labels.sort((a, b) => a.line - b.line) });
+}
+
+// --- find-sec-bugs -----------------------------------------------------------------------
+{
+  const s: Suite = 'find-sec-bugs';
+  const c = (commits[s] = head(s));
+  const TYPES: Record<string, Category> = {
+    COMMAND_INJECTION: 'process_execution',
+    OBJECT_DESERIALIZATION: 'unsafe_deserialization',
+    OGNL_INJECTION: 'dynamic_code_execution',
+    GROOVY_SHELL: 'dynamic_code_execution',
+    SPEL_INJECTION: 'dynamic_code_execution',
+    EL_INJECTION: 'dynamic_code_execution',
+    SCRIPT_ENGINE_INJECTION: 'dynamic_code_execution',
+    TEMPLATE_INJECTION_VELOCITY: 'dynamic_code_execution',
+    SEAM_LOG_INJECTION: 'dynamic_code_execution',
+  };
+  const samples = ls(s, c, 'findsecbugs-samples-java/src/test/java').filter((p) => p.endsWith('.java'));
+  const classFile = (cls: string) => samples.filter((p) => p.endsWith(`/${cls}.java`));
+  const byFile = new Map<string, Label[]>();
+  for (const test of ls(s, c, 'findsecbugs-plugin/src/test/java')) {
+    if (!test.endsWith('Test.java')) continue;
+    const text = show(s, c, test);
+    if (!Object.keys(TYPES).some((t) => text.includes(`"${t}"`))) continue;
+    const lists = new Map<string, number[]>();
+    for (const m of text.matchAll(/List<Integer>\s+(\w+)\s*=\s*Arrays\.asList\(([\d,\s]+)\)/g)) lists.set(m[1], m[2].split(',').map((x) => Number(x.trim())));
+    // Each bugDefinition() ... .build() block, with the loop variable it sits in (if any).
+    const re = /(?:for\s*\(\s*(?:Integer|int)\s+(\w+)\s*:\s*(\w+)\s*\)\s*\{[^]*?)?bugDefinition\(\)([^;]*?)\.build\(\)/g;
+    for (const m of text.matchAll(re)) {
+      const body = m[3];
+      const type = /bugType\("([A-Z_]+)"\)/.exec(body)?.[1];
+      const cls = /inClass\("([\w$]+)"\)/.exec(body)?.[1];
+      if (!type || !cls || !TYPES[type]) continue;
+      const at = /atLine\((\w+)\)/.exec(body)?.[1];
+      if (!at) continue;
+      const lines = /^\d+$/.test(at) ? [Number(at)] : m[1] === at && m[2] && lists.has(m[2]) ? lists.get(m[2])! : [];
+      const targets = classFile(cls.split('$')[0]);
+      if (targets.length !== 1) continue;
+      const labels = byFile.get(targets[0]) ?? [];
+      for (const line of lines) if (!labels.some((x) => x.line === line)) labels.push({ line, category: TYPES[type], source: type });
+      byFile.set(targets[0], labels);
+    }
+  }
+  for (const [path, labels] of byFile) if (labels.length) files.push({ suite: s, path, language: 'java', extract: 'file', labels: labels.sort((a, b) => a.line - b.line) });
+  // The suite's documented false-positive samples of these families are safe cases.
+  for (const path of samples) {
+    if (/\/(command|serial|script)\/.*(Safe|FalsePositive)\w*\.java$/.test(path) && !byFile.has(path)) files.push({ suite: s, path, language: 'java', extract: 'file', safe: true, labels: [] });
+  }
+}
+
+// --- gosec -------------------------------------------------------------------------------
+{
+  const s: Suite = 'gosec';
+  const c = (commits[s] = head(s));
+  const PROCESS = /\b(?:exec\.Command(?:Context)?|syscall\.(?:Exec|ForkExec|StartProcess)|os\.StartProcess)\s*\(/;
+  for (const path of ls(s, c, 'testutils')) {
+    const m = /^testutils\/g(\d+)_samples\.go$/.exec(path);
+    if (!m) continue;
+    const lines = show(s, c, path).split('\n');
+    const labels: Label[] = [];
+    lines.forEach((l, i) => {
+      if (PROCESS.test(l) && !/^\s*\/\//.test(l)) labels.push({ line: i + 1, category: 'process_execution', source: `G${m[1]} sample` });
+    });
+    if (m[1] === '204') files.push({ suite: s, path, language: 'go', extract: 'go-backquoted-samples', labels });
+    else files.push({ suite: s, path, language: 'go', extract: 'go-backquoted-samples', safe: labels.length === 0, labels });
+  }
+}
+
+// --- phpcs-security-audit ----------------------------------------------------------------
+{
+  const s: Suite = 'phpcs-security-audit';
+  const c = (commits[s] = head(s));
+  const test = show(s, c, 'Security/Tests/BadFunctions/BackticksUnitTest.php');
+  const byFile = new Map<string, Set<number>>();
+  for (const m of test.matchAll(/case '([\w.]+)':\s*return \[([^\]]*)\]/g)) {
+    const set = byFile.get(m[1]) ?? new Set<number>();
+    for (const n of m[2].matchAll(/(\d+)\s*=>/g)) set.add(Number(n[1]));
+    byFile.set(m[1], set);
+  }
+  for (const [name, set] of byFile) {
+    files.push({
+      suite: s,
+      path: `Security/Tests/BadFunctions/${name}`,
+      language: 'php',
+      extract: 'file',
+      labels: [...set].sort((a, b) => a - b).map((line) => ({ line, category: 'process_execution' as Category, source: 'BadFunctions.Backticks' })),
+    });
+  }
+}
+
+const manifest = {
+  about: 'Labels only (see bench/code-suites-labels.ts for where each comes from); the code is read from each suite at the pinned commit by bench/code-suites.ts.',
+  suites: Object.fromEntries(Object.entries(SUITES).map(([k, v]) => [k, { ...v, commit: commits[k] }])),
+  files,
+};
+writeFileSync(join(ROOT, 'test/fixtures/code/suites/manifest.json'), `${JSON.stringify(manifest, null, 1)}\n`);
+const n = (f: (e: FileEntry) => boolean) => files.filter(f).length;
+for (const s of Object.keys(SUITES)) {
+  const mine = files.filter((f) => f.suite === s);
+  console.log(`${s}: ${mine.length} files, ${mine.reduce((a, f) => a + f.labels.length, 0)} labelled lines, ${mine.filter((f) => f.safe).length} safe files`);
+}
+console.log(`total ${files.length} files (${n((f) => !!f.safe)} safe)`);
