@@ -1,8 +1,9 @@
 // Issue 28 item 7 (docs/isolation.md, "Agent guard pool"): one organization's maximum-size
 // agent requests must not stall another organization's agent guards. Before: 8 concurrent
 // maximum-size /agents/{id}/verify requests of A turned B's trivial request from 0.12 s into a
-// 503 after 5.7 s (B's scan waited behind A's in the guard pool until its 5 s deadline). Hostile
-// load with timing: a serial file (docs/testing.md).
+// 503 after 5.7 s (B's scan waited behind A's in the guard pool until its 5 s deadline; this
+// row, run against the former pool: 4 of 4 of B's requests 503 after 6.8–8.5 s). Hostile load
+// with timing: a serial file (docs/testing.md).
 import { beforeAll, describe, expect, it } from 'vitest';
 import { newTenant, post, type Member } from './helpers.js';
 
@@ -41,25 +42,41 @@ beforeAll(async () => {
 }, 120_000);
 
 describe('agent guard pool: per-organization fair slots', () => {
-  it("A's eight concurrent maximum-size verify requests: B's trivial request is answered 200 VERIFIED, well inside its guard deadline", async () => {
+  it("A keeps eight maximum-size verify requests in flight: each of B's trivial requests meanwhile is answered 200 VERIFIED", async () => {
     const rest: number[] = [];
     for (let i = 0; i < 3; i++) {
       const { res, ms } = await trivial();
       expect(res.status).toBe(200);
       rest.push(ms);
     }
-    const attack = Array.from({ length: 8 }, () => post(`/agents/${a.id}/verify`, HEAVY, { 'x-agent-token': a.agent_token }));
-    await sleep(1500); // A's scans are running and queued
-    const during: number[] = [];
-    for (let i = 0; i < 3; i++) {
-      const { res, ms } = await trivial();
-      expect({ status: res.status, verdict: res.body?.status }).toEqual({ status: 200, verdict: 'VERIFIED' });
-      during.push(ms);
+    // Eight lanes, each sending its next maximum-size request as soon as the last is answered.
+    let stop = false;
+    const answers: Array<{ status: number; body: any }> = [];
+    const lane = async () => {
+      while (!stop) answers.push(await post(`/agents/${a.id}/verify`, HEAVY, { 'x-agent-token': a.agent_token }));
+    };
+    const attack = Array.from({ length: 8 }, () => lane());
+    await sleep(3000); // A's scans are running and queued
+    const during: Array<{ status: number; verdict: unknown; ms: number }> = [];
+    try {
+      for (let i = 0; i < 4; i++) {
+        const { res, ms } = await trivial();
+        during.push({ status: res.status, verdict: res.body?.status, ms });
+        await sleep(500);
+      }
+    } finally {
+      stop = true;
+      await Promise.all(attack);
     }
-    const answers = await Promise.all(attack);
-    console.log(`agent-guard isolation: B at rest ${rest.join('/')} ms, during A's attack ${during.join('/')} ms; A's answers ${answers.map((r) => r.status).join(',')}`);
-    // The guard deadline is 5 s; B waits for no one but itself (before: 503 after 5.7 s).
-    for (const ms of during) expect(ms).toBeLessThan(4000);
+    console.log(`agent-guard isolation: B at rest ${rest.join('/')} ms, during A's attack ${during.map((d) => `${d.status} in ${d.ms}`).join(', ')} ms; A: ${answers.length} answers (${answers.filter((r) => r.status === 503).length} × 503)`);
+    // Before: every one of B's requests was 503 after about 7 s (its scan queued behind A's past
+    // its 5 s guard deadline). Now B's scans wait for no one but B; what B still waits for is
+    // shared CPU and the worker's workflow tasks carrying A's 300 KB inputs (docs/isolation.md,
+    // "Agent guard pool"): seconds, never the agent route's budget.
+    for (const d of during) {
+      expect({ status: d.status, verdict: d.verdict }).toEqual({ status: 200, verdict: 'VERIFIED' });
+      expect(d.ms).toBeLessThan(15_000);
+    }
     // A gets its own answers: a verdict, or its own guard deadline spent on its own backlog.
     for (const r of answers) {
       expect([200, 403, 503]).toContain(r.status);
