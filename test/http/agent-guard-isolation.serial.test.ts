@@ -72,10 +72,11 @@ describe('agent guard pool: per-organization fair slots', () => {
     // Before: every one of B's requests was 503 after about 7 s (its scan queued behind A's past
     // its 5 s guard deadline). Now B's scans wait for no one but B; what B still waits for is
     // shared CPU and the worker's workflow tasks carrying A's 300 KB inputs (docs/isolation.md,
-    // "Agent guard pool"): seconds, never the agent route's budget.
+    // "Agent guard pool"): 0.15-11.5 s in the runs so far, depending on the machine's load, never
+    // the agent route's budget (about 20 s, where it would answer 503 'Agent verification timed out.').
     for (const d of during) {
       expect({ status: d.status, verdict: d.verdict }).toEqual({ status: 200, verdict: 'VERIFIED' });
-      expect(d.ms).toBeLessThan(15_000);
+      expect(d.ms).toBeLessThan(20_000);
     }
     // A gets its own answers: a verdict, or its own guard deadline spent on its own backlog.
     for (const r of answers) {
