@@ -73,7 +73,7 @@ describe('agent guard pool: per-organization fair slots', () => {
     // its 5 s guard deadline). Now B's scans wait for no one but B; what B still waits for is
     // shared CPU and the worker's workflow tasks carrying A's 300 KB inputs (docs/isolation.md,
     // "Agent guard pool"): 0.15-11.5 s in the runs so far, depending on the machine's load, never
-    // the agent route's budget (about 20 s, where it would answer 503 'Agent verification timed out.').
+    // the agent route's budget (22 s by default, where it would answer 503 'Agent verification timed out.').
     for (const d of during) {
       expect({ status: d.status, verdict: d.verdict }).toEqual({ status: 200, verdict: 'VERIFIED' });
       expect(d.ms).toBeLessThan(20_000);
