@@ -43,7 +43,7 @@ export function makeAgentActivities(deps: AgentActivityDeps) {
       const toolSchema = (opened.tool_schema ?? null) as Record<string, unknown> | null;
       let report;
       try {
-        report = await runGuards({ op: 'verify', query, tool_schema: toolSchema, schema_ddl: typeof opened.schema_ddl === 'string' ? opened.schema_ddl : null, allowed_domains: req.agent.allowed_domains }, req.guard_timeout_ms);
+        report = await runGuards({ op: 'verify', query, tool_schema: toolSchema, schema_ddl: typeof opened.schema_ddl === 'string' ? opened.schema_ddl : null, allowed_domains: req.agent.allowed_domains }, req.guard_timeout_ms, req.agent.org_id);
       } catch (err) {
         if (err instanceof GuardUnavailableError) throw ApplicationFailure.nonRetryable(err.message, 'GuardUnavailableError');
         throw err;
@@ -102,7 +102,7 @@ export function makeAgentActivities(deps: AgentActivityDeps) {
     else if (!cls.dangerous && allowed.length > 0 && !allowed.includes(realTool)) reasons.push(`'${tool}' is not in the agent's allowed_tools`);
     let report;
     try {
-      report = await runGuards({ op: 'arguments', arguments: args, allowed_domains: req.agent.allowed_domains }, req.guard_timeout_ms);
+      report = await runGuards({ op: 'arguments', arguments: args, allowed_domains: req.agent.allowed_domains }, req.guard_timeout_ms, req.agent.org_id);
     } catch (err) {
       if (err instanceof GuardUnavailableError) throw ApplicationFailure.nonRetryable(err.message, 'GuardUnavailableError');
       throw err;

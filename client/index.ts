@@ -18,6 +18,7 @@ export type * from './agents.js';
 export type * from './service.js';
 export type { FilePart, JsonObject } from './types.js';
 export { outcomeOf, batchOutcome, type Outcome, type VerifyKind } from './outcome.js';
+export { isTrustedContext } from './service.js';
 
 export class SvcClient {
   readonly transport: Transport;
@@ -168,6 +169,10 @@ export class SvcClient {
   }
   resolveContext(document: svc.DocumentRequestBody) {
     return svc.resolveContext(this.transport, document);
+  }
+  /** True only when the document resolves and this service issued it: gate on this, not on `resolved`. */
+  trustContext(document: svc.DocumentRequestBody) {
+    return svc.trustContext(this.transport, document);
   }
   metrics() {
     return svc.metrics(this.transport);

@@ -54,6 +54,14 @@ export const validateContext = (t: Transport, document: DocumentRequestBody) =>
   t.send<ValidateResult>({ method: 'POST', path: '/verification-context/validate', auth: 'key', json: document });
 export const resolveContext = (t: Transport, document: DocumentRequestBody) =>
   t.send<ResolveResult>({ method: 'POST', path: '/verification-context/resolve', auth: 'key', json: document });
+/**
+ * Whether a resolve answer vouches for the document: it resolves **and** this service issued it.
+ * `resolved` alone is only self-consistency, which anyone can compute for a made-up or edited
+ * document (docs/verification-context-http.md, "Issued here"); never gate on it alone.
+ */
+export const isTrustedContext = (r: ResolveResult): boolean => r.resolved === true && r.issued_here === true;
+/** Resolves `document` and answers whether it can be trusted (`isTrustedContext`). */
+export const trustContext = async (t: Transport, document: DocumentRequestBody): Promise<boolean> => isTrustedContext(await resolveContext(t, document));
 
 export const metrics = (t: Transport) => t.send<GlobalMetrics>({ method: 'GET', path: '/metrics', auth: 'key-or-jwt' });
 export const orgMetrics = (t: Transport, orgId: string) => t.send<OrgMetrics>({ method: 'GET', path: `/metrics/${seg(orgId)}`, auth: 'key-or-jwt' });

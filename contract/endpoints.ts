@@ -190,7 +190,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   {
     id: 'vcFromDiagnostic', method: 'post', path: '/verification-context/from-diagnostic', summary: 'Convert a DiagnosticResult to a Verification Context document', tag: 'verification-context', security: ['apiKey'],
     body: json(fromDiagnosticRequestSchema),
-    responses: { 200: ok('Document (X-Trust-Gate header names the gate).', verificationContextDocumentSchema), ...verifyErrors, 400: ok('Invalid request.', verificationContextErrorSchema) },
+    responses: { 200: ok('Document (X-Trust-Gate names the gate; X-Issued-Here and X-Issued-Here-Reason say whether this service vouches for it).', verificationContextDocumentSchema), ...verifyErrors, 400: ok('Invalid request.', verificationContextErrorSchema) },
   },
   {
     id: 'vcValidate', method: 'post', path: '/verification-context/validate', summary: 'Validate a document against the v1.0 schema', tag: 'verification-context', security: ['apiKey'],
@@ -198,7 +198,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   },
   {
     id: 'vcResolve', method: 'post', path: '/verification-context/resolve', summary: 'Re-derive and compare the proof_ref commitment', tag: 'verification-context', security: ['apiKey'],
-    body: json(documentRequestSchema), responses: { 200: ok('resolved true/false.', resolveResponseSchema), ...verifyErrors, 400: ok('Malformed JSON.', verificationContextErrorSchema) },
+    body: json(documentRequestSchema), responses: { 200: ok('resolved (self-consistent) and issued_here (issued by this service: gate on it).', resolveResponseSchema), ...verifyErrors, 400: ok('Malformed JSON.', verificationContextErrorSchema) },
   },
   // ---- agents ----
   {

@@ -151,12 +151,19 @@ export const validateResponseSchema = z
   .meta({ id: 'ValidateResponse', example: { valid: false, error: 'validation_failed', errors: [{ path: '$.verdict', message: 'must be equal to one of the allowed values' }] } });
 export type ValidateResponse = z.infer<typeof validateResponseSchema>;
 
+/** Why this service does or does not vouch for a document (docs/verification-context-http.md, "Issued here"). */
+export const ISSUED_HERE_REASONS = ['issued_by_this_service', 'not_resolved', 'not_issued_here'] as const;
+
 export const resolveResponseSchema = z
   .object({
+    /** The commitment is self-consistent (contract). Anyone can compute one: gate on issued_here. */
     resolved: z.boolean(),
+    /** This service issued this exact document (from-diagnostic, backed by its own attestation and retained proof). */
+    issued_here: z.boolean(),
+    issued_here_reason: z.enum(ISSUED_HERE_REASONS),
     reason: z.string().optional(),
     expected_proof_ref: z.string().optional(),
     errors: z.array(validationIssueSchema).optional(),
   })
-  .meta({ id: 'ResolveResponse', example: { resolved: false, reason: 'verdict_not_verified' } });
+  .meta({ id: 'ResolveResponse', example: { resolved: false, issued_here: false, issued_here_reason: 'not_resolved', reason: 'verdict_not_verified' } });
 export type ResolveResponse = z.infer<typeof resolveResponseSchema>;

@@ -304,6 +304,23 @@ export class Accounts {
     return this.keys.find({ org_id: orgId, active: true }).sort({ created_at: 1 }).toArray();
   }
 
+  /**
+   * Whether the key `keyId` of `orgId` still stands, following rotations (a rotated key lives on
+   * in its successor): `active`, or why not. The agents a key registered work only while it
+   * stands (docs/agents.md, "The registering key").
+   */
+  async keyStanding(orgId: string, keyId: string): Promise<'active' | 'revoked' | 'expired' | 'missing'> {
+    let id = keyId;
+    for (let hop = 0; hop < 32; hop++) {
+      const key = (await this.keys.findOne({ _id: id, org_id: orgId })) as (ApiKeyDoc & { rotated_to?: string | null }) | null;
+      if (!key) return 'missing';
+      if (key.active) return key.expires_at !== null && key.expires_at.getTime() <= Date.now() ? 'expired' : 'active';
+      if (typeof key.rotated_to !== 'string') return 'revoked';
+      id = key.rotated_to;
+    }
+    return 'revoked'; // a rotation chain this long is not legitimate
+  }
+
   /** Soft delete; true when an active key of this organization was revoked now. */
   async revokeKey(orgId: string, keyId: string): Promise<boolean> {
     const res = await this.keys.updateOne({ _id: keyId, org_id: orgId, active: true }, { $set: { active: false, revoked_at: new Date() } });

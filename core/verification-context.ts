@@ -142,6 +142,8 @@ export type FromDiagnosticResult =
       /** Null when the trust gate kept the diagnostic's verdict; otherwise the BLOCKED reason. */
       trust_gate: TrustGateCode | null;
       trust_gate_reason: string | null;
+      /** jti of the attestation the trust gate accepted (a kept VERIFIED verdict); otherwise null. */
+      attestation_id: string | null;
     }
   | { ok: false; error: 'invalid_request'; errors: ValidationIssue[] };
 
@@ -256,7 +258,7 @@ function requestProblems(input: unknown): ValidationIssue[] {
   return issues;
 }
 
-type GateOutcome = { pass: true } | { pass: false; code: TrustGateCode; reason: string };
+type GateOutcome = { pass: true; jti: string } | { pass: false; code: TrustGateCode; reason: string };
 
 async function applyTrustGate(
   diagnostic: WellFormedDiagnostic,
@@ -289,7 +291,7 @@ async function applyTrustGate(
   if (svc.proof_hash !== diagnostic.proof_ref) {
     return { pass: false, code: 'trust_gate.claims_proof_mismatch', reason: "attested proof hash differs from the diagnostic's proof_ref" };
   }
-  return { pass: true };
+  return { pass: true, jti: verified.claims.jti };
 }
 
 function diagnosticContent(d: WellFormedDiagnostic): Record<string, unknown> {
@@ -348,13 +350,13 @@ export async function fromDiagnostic(input: unknown, opts: FromDiagnosticOptions
     verdict,
   });
 
-  const finish = (doc: VerificationContextDocument, gate: TrustGateCode | null, reason: string | null): FromDiagnosticResult => {
+  const finish = (doc: VerificationContextDocument, gate: TrustGateCode | null, reason: string | null, attestationId: string | null = null): FromDiagnosticResult => {
     const check = validateDocument(doc);
     if (!check.valid) {
       // Unreachable once the request and diagnostic passed their checks; never emit an invalid document.
       throw new Error(`from-diagnostic built an invalid document: ${JSON.stringify(check.errors)}`);
     }
-    return { ok: true, document: doc, trust_gate: gate, trust_gate_reason: reason };
+    return { ok: true, document: doc, trust_gate: gate, trust_gate_reason: reason, attestation_id: attestationId };
   };
 
   const blocked = (code: TrustGateCode, reason: string): FromDiagnosticResult => {
@@ -375,5 +377,5 @@ export async function fromDiagnostic(input: unknown, opts: FromDiagnosticOptions
 
   const doc = build('VERIFIED', diagnosticContent(diagnostic), admissionFor(diagnostic));
   doc.context.evidence.proof_ref = computeCommitment(doc);
-  return finish(doc, null, null);
+  return finish(doc, null, null, gate.jti);
 }

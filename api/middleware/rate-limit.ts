@@ -10,6 +10,7 @@ import type { Collection } from 'mongodb';
 import { clientIp, type TrustedProxies } from '../../core/client-ip.js';
 import { Store } from '../../core/store.js';
 import type { Plan } from '../../core/accounts.js';
+import { PRICE_PER_REQUEST_MICRO_USD } from '../../core/agents.js';
 import { HttpError } from '../errors.js';
 import { logger } from '../../core/logger.js';
 import { principalOf } from './auth.js';
@@ -21,6 +22,18 @@ export const PLAN_LIMITS: Record<Plan, { perMinute: number | null; perDay: numbe
   pro: { perMinute: 600, perDay: 50_000, batchSize: 50 },
   enterprise: { perMinute: null, perDay: null, batchSize: 100 },
 };
+
+/**
+ * The most an agent's own budgets may be on a plan (docs/agents.md, "Plan limits"): its hourly
+ * requests no more than the organization's plan allows in an hour (the per-minute limit × 60,
+ * and never above the daily limit), its daily cost no more than the plan's daily requests at the
+ * agent price. Null: no plan cap (enterprise), the request schema's maxima apply.
+ */
+export function agentBudgetCap(plan: Plan): { requestsPerHour: number | null; costPerDayUsd: number | null } {
+  const l = PLAN_LIMITS[plan] ?? PLAN_LIMITS.free;
+  if (l.perMinute === null || l.perDay === null) return { requestsPerHour: null, costPerDayUsd: null };
+  return { requestsPerHour: Math.min(l.perMinute * 60, l.perDay), costPerDayUsd: (l.perDay * PRICE_PER_REQUEST_MICRO_USD) / 1_000_000 };
+}
 
 // ---------------------------------------------------------------------------------------
 // Per-IP limiter for anonymous /auth/* routes

@@ -22,13 +22,17 @@ import { seal } from '../../core/sealed.js';
 import { HttpError, zodDetail } from '../errors.js';
 import { bodyObject } from '../middleware/body.js';
 import { principalOf, requireAdminKey, requireApiKey, type Principal } from '../middleware/auth.js';
-import { planLimit, LimiterUnavailableError, LIMITER_UNAVAILABLE } from '../middleware/rate-limit.js';
+import { agentBudgetCap, planLimit, LimiterUnavailableError, LIMITER_UNAVAILABLE } from '../middleware/rate-limit.js';
+import type { Plan } from '../../core/accounts.js';
 import type { AppDeps } from '../deps.js';
 import { runWorkflow } from '../workflow-runner.js';
 
 export const MISSING_AGENT_TOKEN = 'Missing agent token: send it in the X-Agent-Token header.';
 export const INVALID_AGENT_TOKEN = 'Invalid agent token.';
 export const REVOKED_AGENT = 'Agent token is revoked.';
+/** An agent works only while the API key that registered it stands (docs/agents.md, "The registering key"). */
+export const registeringKeyGone = (why: 'revoked' | 'expired' | 'missing') =>
+  `The API key that registered this agent ${why === 'expired' ? 'has expired' : why === 'missing' ? 'no longer exists' : 'was revoked'}, so the agent no longer works: register a new agent with an active key.`;
 export const AGENT_REGISTRATIONS_PER_HOUR = 10;
 export const GUARD_TIMEOUT_MS = 5000;
 const MAX_TOOL_ARGUMENTS_CHARS = 64_000;
@@ -67,6 +71,15 @@ function agentView(a: AgentDoc) {
 const micro = (usd: number) => Math.round(usd * 1_000_000);
 const usd = (microUsd: number) => Math.round(microUsd) / 1_000_000;
 
+/** The agent's budgets as its organization's current plan caps them (a plan downgrade lowers them at once). */
+function effectiveBudget(agent: AgentDoc, plan: Plan): { perHour: number; costPerDay: number } {
+  const cap = agentBudgetCap(plan);
+  return {
+    perHour: cap.requestsPerHour === null ? agent.max_requests_per_hour : Math.min(agent.max_requests_per_hour, cap.requestsPerHour),
+    costPerDay: cap.costPerDayUsd === null ? agent.max_cost_per_day : Math.min(agent.max_cost_per_day, cap.costPerDayUsd),
+  };
+}
+
 export function registerAgentRoutes(router: Router, deps: AppDeps): void {
   const agents = new Agents(deps.store, deps.cfg.SVC_API_KEY_LOOKUP_SECRET as string);
 
@@ -83,6 +96,11 @@ export function registerAgentRoutes(router: Router, deps: AppDeps): void {
     if (agent.status !== 'active') throw agentUnauthorized(REVOKED_AGENT);
     const org = await deps.accounts.findOrg(agent.org_id);
     if (!org || !org.active) throw agentUnauthorized(INVALID_AGENT_TOKEN);
+    // The agent acts under the key that registered it (followed through rotations): revoked,
+    // expired or deleted, its agents stop with it. Every agent is registered with a key; a
+    // record without one is refused (fail closed).
+    const standing = agent.created_by_key_id === null ? 'missing' : await deps.accounts.keyStanding(agent.org_id, agent.created_by_key_id);
+    if (standing !== 'active') throw agentUnauthorized(registeringKeyGone(standing));
     const principal: Principal = { via: 'agent', orgId: agent.org_id, userId: null, keyId: null, role: null, plan: org.plan, scopes: [], agentId: agent._id };
     ctx.state.principal = principal;
     ctx.state.agent = agent;
@@ -90,16 +108,17 @@ export function registerAgentRoutes(router: Router, deps: AppDeps): void {
   };
   const agentOf = (ctx: Context) => ctx.state.agent as AgentDoc;
 
-  /** One request against the agent's hour and day; over either limit: 429 SVC-005. */
-  async function charge(agent: AgentDoc): Promise<void> {
+  /** One request against the agent's hour and day (its budgets as the plan caps them now); over either limit: 429 SVC-005. */
+  async function charge(agent: AgentDoc, plan: Plan): Promise<void> {
+    const limits = effectiveBudget(agent, plan);
     // Atomic increment first (concurrent requests cannot overshoot), refunded when over a limit.
     const u = await agents.charge(agent._id);
-    const hourOver = u.requestsThisHour > agent.max_requests_per_hour;
-    const dayOver = u.costTodayMicroUsd > micro(agent.max_cost_per_day);
+    const hourOver = u.requestsThisHour > limits.perHour;
+    const dayOver = u.costTodayMicroUsd > micro(limits.costPerDay);
     if (hourOver || dayOver) {
       await agents.refund(agent._id);
-      if (hourOver) throw sv005(agent.max_requests_per_hour, u.hourResetAt);
-      throw sv005(agent.max_cost_per_day, u.dayResetAt);
+      if (hourOver) throw sv005(limits.perHour, u.hourResetAt);
+      throw sv005(limits.costPerDay, u.dayResetAt);
     }
   }
 
@@ -122,7 +141,22 @@ export function registerAgentRoutes(router: Router, deps: AppDeps): void {
   // POST /agents/register
   router.post('/agents/register', requireApiKey(deps, 'agent:write'), planLimit(deps.counter), async (ctx) => {
     const p = principalOf(ctx);
-    const input = registerAgentRequestSchema.parse(bodyObject(ctx));
+    const raw = bodyObject(ctx);
+    const input = registerAgentRequestSchema.parse(raw);
+    // Budgets are capped by the plan: an explicit value above the cap is refused, a default is lowered to it.
+    const cap = agentBudgetCap(p.plan);
+    if (cap.requestsPerHour !== null && input.max_requests_per_hour > cap.requestsPerHour) {
+      if (raw.max_requests_per_hour !== undefined) {
+        throw new HttpError(400, `Invalid field 'max_requests_per_hour': at most ${cap.requestsPerHour} on the ${p.plan} plan (the organization's own limit per hour).`);
+      }
+      input.max_requests_per_hour = cap.requestsPerHour;
+    }
+    if (cap.costPerDayUsd !== null && input.max_cost_per_day > cap.costPerDayUsd) {
+      if (raw.max_cost_per_day !== undefined) {
+        throw new HttpError(400, `Invalid field 'max_cost_per_day': at most ${cap.costPerDayUsd} on the ${p.plan} plan (the plan's daily requests at ${usd(PRICE_PER_REQUEST_MICRO_USD)} USD each).`);
+      }
+      input.max_cost_per_day = cap.costPerDayUsd;
+    }
     let w;
     try {
       w = await deps.counter.hit(`agent-register:${p.orgId}`, 3600);
@@ -160,7 +194,7 @@ export function registerAgentRoutes(router: Router, deps: AppDeps): void {
   });
 
   // POST /agents/{id}/verify
-  router.post('/agents/:id/verify', requireAgent, async (ctx) => {
+  router.post('/agents/:id/verify', requireAgent, planLimit(deps.counter), async (ctx) => {
     const raw = bodyObject(ctx);
     const c = agentContextSchema.safeParse(raw.context);
     if (!c.success) {
@@ -177,7 +211,7 @@ export function registerAgentRoutes(router: Router, deps: AppDeps): void {
       if (JSON.stringify(input.tool_schema).length > 64_000) throw new HttpError(400, "Invalid field 'tool_schema': at most 64000 characters");
     }
     const agent = agentOf(ctx);
-    await charge(agent);
+    await charge(agent, principalOf(ctx).plan);
     await run(ctx, {
       kind: 'verify',
       agent: agentRef(agent),
@@ -187,13 +221,13 @@ export function registerAgentRoutes(router: Router, deps: AppDeps): void {
   });
 
   // POST /agents/{id}/tools/{tool}
-  router.post('/agents/:id/tools/:tool', requireAgent, async (ctx) => {
+  router.post('/agents/:id/tools/:tool', requireAgent, planLimit(deps.counter), async (ctx) => {
     const tool = ctx.params.tool as string;
     if (!TOOL_NAME_RE.test(tool)) throw new HttpError(400, 'Invalid tool name: 1-128 characters from [A-Za-z0-9_.:-].');
     const input = agentToolRequestSchema.parse(bodyObject(ctx));
     if (JSON.stringify(input.arguments).length > MAX_TOOL_ARGUMENTS_CHARS) throw new HttpError(400, `Invalid field 'arguments': at most ${MAX_TOOL_ARGUMENTS_CHARS} characters of JSON`);
     const agent = agentOf(ctx);
-    await charge(agent);
+    await charge(agent, principalOf(ctx).plan);
     await run(ctx, {
       kind: 'tool',
       agent: agentRef(agent),
@@ -204,7 +238,7 @@ export function registerAgentRoutes(router: Router, deps: AppDeps): void {
   });
 
   // GET /agents/{id}/activity
-  router.get('/agents/:id/activity', requireAgent, async (ctx) => {
+  router.get('/agents/:id/activity', requireAgent, planLimit(deps.counter, 'account'), async (ctx) => {
     const q = activityQuerySchema.safeParse({ limit: ctx.query.limit, cursor: ctx.query.cursor });
     if (!q.success) throw new HttpError(400, zodDetail(q.error).replace("Invalid field '", "Invalid query parameter '"));
     const agent = agentOf(ctx);
@@ -231,20 +265,21 @@ export function registerAgentRoutes(router: Router, deps: AppDeps): void {
   });
 
   // GET /agents/{id}/budget
-  router.get('/agents/:id/budget', requireAgent, async (ctx) => {
+  router.get('/agents/:id/budget', requireAgent, planLimit(deps.counter, 'account'), async (ctx) => {
     const agent = agentOf(ctx);
+    const limits = effectiveBudget(agent, principalOf(ctx).plan);
     const u = await agents.usageOf(agent._id);
     const body = {
       agent_id: agent._id,
-      cost: { current_daily_usd: usd(u.costTodayMicroUsd), max_daily_usd: agent.max_cost_per_day },
-      requests: { current_hour: u.requestsThisHour, max_per_hour: agent.max_requests_per_hour },
+      cost: { current_daily_usd: usd(u.costTodayMicroUsd), max_daily_usd: limits.costPerDay },
+      requests: { current_hour: u.requestsThisHour, max_per_hour: limits.perHour },
       price_per_request_usd: usd(PRICE_PER_REQUEST_MICRO_USD),
       exceeded: false,
     };
-    const hourFull = u.requestsThisHour >= agent.max_requests_per_hour;
-    const dayFull = u.costTodayMicroUsd + PRICE_PER_REQUEST_MICRO_USD > micro(agent.max_cost_per_day);
-    if (hourFull) throw sv005(agent.max_requests_per_hour, u.hourResetAt, { ...body, exceeded: true });
-    if (dayFull) throw sv005(agent.max_cost_per_day, u.dayResetAt, { ...body, exceeded: true });
+    const hourFull = u.requestsThisHour >= limits.perHour;
+    const dayFull = u.costTodayMicroUsd + PRICE_PER_REQUEST_MICRO_USD > micro(limits.costPerDay);
+    if (hourFull) throw sv005(limits.perHour, u.hourResetAt, { ...body, exceeded: true });
+    if (dayFull) throw sv005(limits.costPerDay, u.dayResetAt, { ...body, exceeded: true });
     ctx.body = body;
   });
 

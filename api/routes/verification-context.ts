@@ -11,6 +11,8 @@ import { HttpError } from '../errors.js';
 import { keyLimit } from '../middleware/rate-limit.js';
 import { apiKeyGuard, type AppDeps } from '../deps.js';
 import { attestationKeyRing } from '../attestations.js';
+import { principalOf } from '../middleware/auth.js';
+import { recordIssuance, wasIssuedHere, type IssuedHereReason } from '../../core/verification-context-issuance.js';
 
 /** Per-key limit shared by the three endpoints (the contract leaves the number open). */
 export const VC_LIMIT_PER_MINUTE = 600;
@@ -48,9 +50,25 @@ export function registerVerificationContextRoutes(router: Router, deps: AppDeps)
       const detail = first ? `Invalid field '${first.path}': ${first.message}` : 'Invalid request body';
       throw new HttpError(400, detail, {}, { detail, error: out.error, errors: out.errors });
     }
-    // The contract's response is the document itself; the gate code travels in a header.
+    // The contract's response is the document itself; the gate code and whether this service
+    // vouches for the document (docs/verification-context-http.md, "Issued here") travel in headers.
+    const doc = out.document;
+    let issued: { issued: boolean; reason: IssuedHereReason } = { issued: false, reason: 'not_resolved' };
+    if (doc.verdict === 'VERIFIED' && out.attestation_id !== null && doc.context.evidence.proof_ref !== null) {
+      const diagnosticProofRef = (doc.context.evidence.evidence as { proof_ref?: unknown }).proof_ref;
+      issued = await recordIssuance(deps.store, {
+        orgId: principalOf(ctx).orgId,
+        commitment: doc.context.evidence.proof_ref,
+        attestationId: out.attestation_id,
+        proofRef: String(diagnosticProofRef),
+        admission: doc.context.decision.admission,
+        verifier: doc.context.proof.verifier,
+      });
+    }
     ctx.set('X-Trust-Gate', out.trust_gate ?? 'none');
-    ctx.body = out.document;
+    ctx.set('X-Issued-Here', String(issued.issued));
+    ctx.set('X-Issued-Here-Reason', issued.reason);
+    ctx.body = doc;
   });
 
   router.post('/verification-context/validate', ...guard, async (ctx) => {
@@ -59,7 +77,14 @@ export function registerVerificationContextRoutes(router: Router, deps: AppDeps)
 
   router.post('/verification-context/resolve', ...guard, async (ctx) => {
     const r = resolveDocument(documentOf(strictJsonBody(ctx)));
-    const body: Record<string, unknown> = { resolved: r.resolved };
+    // `resolved` is the contract's (a self-consistent commitment, which anyone can compute);
+    // `issued_here` says whether this service issued this exact document. Gate on issued_here.
+    const issued = r.resolved && r.stored_proof_ref ? await wasIssuedHere(deps.store, r.stored_proof_ref) : false;
+    const body: Record<string, unknown> = {
+      resolved: r.resolved,
+      issued_here: issued,
+      issued_here_reason: (issued ? 'issued_by_this_service' : r.resolved ? 'not_issued_here' : 'not_resolved') satisfies IssuedHereReason,
+    };
     if (r.reason) body.reason = r.reason;
     if (r.expected_proof_ref) body.expected_proof_ref = r.expected_proof_ref;
     if (r.errors) body.errors = r.errors;

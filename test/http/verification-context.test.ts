@@ -97,7 +97,7 @@ describe('round trip: /verify/math → from-diagnostic → validate → resolve'
     expect(valid.body).toEqual({ valid: true });
     const resolved = await post('/verification-context/resolve', doc, key());
     expect(resolved.status).toBe(200);
-    expect(resolved.body).toEqual({ resolved: true, expected_proof_ref: doc.context.evidence.proof_ref });
+    expect(resolved.body).toEqual({ resolved: true, issued_here: true, issued_here_reason: 'issued_by_this_service', expected_proof_ref: doc.context.evidence.proof_ref });
 
     // Any change inside the commitment breaks resolution (and names the expected value).
     const tampered = structuredClone(doc);
@@ -111,7 +111,7 @@ describe('round trip: /verify/math → from-diagnostic → validate → resolve'
 
   it('accepts the wrapper form {document} on validate and resolve', async () => {
     expect((await post('/verification-context/validate', { document: vector() }, key())).body).toEqual({ valid: true });
-    expect((await post('/verification-context/resolve', { document: vector() }, key())).body).toEqual({ resolved: true, expected_proof_ref: VECTOR_REF });
+    expect((await post('/verification-context/resolve', { document: vector() }, key())).body).toEqual({ resolved: true, issued_here: false, issued_here_reason: 'not_issued_here', expected_proof_ref: VECTOR_REF });
   });
 
   it('maps an UNVERIFIABLE diagnostic without a token to an UNVERIFIABLE document (no gate)', async () => {
@@ -126,7 +126,7 @@ describe('round trip: /verify/math → from-diagnostic → validate → resolve'
     expect(res.body.context.evidence.proof_ref).toBeNull();
     expect(res.body.context.decision).toEqual({ admission: 'DENY' });
     expect((await post('/verification-context/validate', res.body, key())).body).toEqual({ valid: true });
-    expect((await post('/verification-context/resolve', res.body, key())).body).toEqual({ resolved: false, reason: 'verdict_not_verified' });
+    expect((await post('/verification-context/resolve', res.body, key())).body).toEqual({ resolved: false, issued_here: false, issued_here_reason: 'not_resolved', reason: 'verdict_not_verified' });
   });
 });
 
@@ -254,7 +254,7 @@ describe('request envelope', () => {
 describe('interoperability vector', () => {
   it('validates and resolves to the published proof_ref', async () => {
     expect((await post('/verification-context/validate', vector(), key())).body).toEqual({ valid: true });
-    expect((await post('/verification-context/resolve', vector(), key())).body).toEqual({ resolved: true, expected_proof_ref: VECTOR_REF });
+    expect((await post('/verification-context/resolve', vector(), key())).body).toEqual({ resolved: true, issued_here: false, issued_here_reason: 'not_issued_here', expected_proof_ref: VECTOR_REF });
   });
 
   it('still resolves with roots written as [-2.0, 2.0] (sent as raw text)', async () => {
@@ -262,13 +262,13 @@ describe('interoperability vector', () => {
     expect(text).toContain('[-2.0, 2.0]');
     const res = await raw('/verification-context/resolve', text);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ resolved: true, expected_proof_ref: VECTOR_REF });
+    expect(res.body).toEqual({ resolved: true, issued_here: false, issued_here_reason: 'not_issued_here', expected_proof_ref: VECTOR_REF });
   });
 
   it('still resolves with a changed formalization (outside the commitment)', async () => {
     const d = vector();
     d.object.formalization = { verified: false, translator: 'another-translator', translation_confidence: null };
-    expect((await post('/verification-context/resolve', d, key())).body).toEqual({ resolved: true, expected_proof_ref: VECTOR_REF });
+    expect((await post('/verification-context/resolve', d, key())).body).toEqual({ resolved: true, issued_here: false, issued_here_reason: 'not_issued_here', expected_proof_ref: VECTOR_REF });
   });
 
   it('does not validate with admission ADMIT on a non-VERIFIED verdict', async () => {

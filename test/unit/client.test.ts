@@ -47,3 +47,16 @@ describe('audit redaction', () => {
     expect(redactLiveKeys('no keys here')).toBe('no keys here');
   });
 });
+
+describe('Verification Context trust (issue 28 item 6)', () => {
+  it('trustContext is true only when the document resolves and was issued here', async () => {
+    const answer = (body: unknown) => new SvcClient({ baseUrl: 'http://x', apiKey: 'k', fetch: fakeFetch(200, body, []) });
+    const doc = { document: {} } as never;
+    expect(await answer({ resolved: true, issued_here: true, issued_here_reason: 'issued_by_this_service' }).trustContext(doc)).toBe(true);
+    // A self-consistent document we never issued (made up, or edited and re-sealed).
+    expect(await answer({ resolved: true, issued_here: false, issued_here_reason: 'not_issued_here' }).trustContext(doc)).toBe(false);
+    expect(await answer({ resolved: false, issued_here: false, issued_here_reason: 'not_resolved', reason: 'commitment_mismatch' }).trustContext(doc)).toBe(false);
+    // An older server without the field: not trusted (fail closed).
+    expect(await answer({ resolved: true }).trustContext(doc)).toBe(false);
+  });
+});

@@ -446,6 +446,8 @@ describe('fromDiagnostic', () => {
     if (!r.ok) return;
     expect(r.trust_gate).toBeNull();
     expect(r.trust_gate_reason).toBeNull();
+    // The accepted attestation's jti, for the issuance record (core/verification-context-issuance.ts).
+    expect(r.attestation_id).toMatch(/^att_[0-9a-f]{32}$/);
     const doc = r.document;
     const { proof_ref, ...rest } = doc.context.evidence;
     expect(rest).toEqual({ evidence: verifiedDiagnostic() });
@@ -519,6 +521,7 @@ describe('fromDiagnostic', () => {
         ok: true,
         trust_gate: null,
         trust_gate_reason: null,
+        attestation_id: null,
         document: {
           spec_version: '1.0',
           object: { formal_statement: QUERY, formalization: { source_query: QUERY, verified: false } },

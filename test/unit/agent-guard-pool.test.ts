@@ -1,0 +1,67 @@
+// The agent guard pool (activities/agent-guard-pool.ts, docs/isolation.md "Agent guard pool"):
+// per-organization fair slots like the engine pool (issue 28 item 7), one deadline per scan
+// with queueing included, and a hard stop of a scan at its deadline.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GuardPool, GuardUnavailableError } from '../../activities/agent-guard-pool.js';
+import type { GuardTask } from '../../engines/agent-guards/index.js';
+
+// A maximum-size /agents/{id}/verify scan: a 100,000-character query and a 200,000-character DDL.
+const DDL = `CREATE TABLE t (${Array.from({ length: 5000 }, (_, i) => `c${i} INT`).join(', ')});`.repeat(10).slice(0, 200_000);
+const heavy: GuardTask = { op: 'verify', query: 'x=1; y=2 '.repeat(11_000), schema_ddl: DDL, tool_schema: null, allowed_domains: [] };
+const trivial: GuardTask = { op: 'verify', query: 'Is 2 + 2 = 4?', tool_schema: null, allowed_domains: [] };
+
+describe('GuardPool: fair slots across organizations', () => {
+  let pool: GuardPool;
+  beforeAll(async () => {
+    pool = new GuardPool({ size: 2 });
+    // Load the guard code in every thread once (a thread start is not what is measured).
+    await Promise.all([pool.run(trivial, { orgId: 'warm', timeoutMs: 60_000 }), pool.run(trivial, { orgId: 'warm2', timeoutMs: 60_000 })]);
+  }, 90_000);
+  afterAll(async () => {
+    await pool.shutdown();
+  });
+
+  it('one organization holds at most half the threads by default', () => {
+    expect(pool.slots.perOrgCap).toBe(1);
+    expect(new GuardPool({ size: 4 }).slots.perOrgCap).toBe(2);
+  });
+
+  it("A's maximum-size scans take A's share only: B's trivial scan does not wait behind them", async () => {
+    const attacks = Array.from({ length: 4 }, () => pool.run(heavy, { orgId: 'A', timeoutMs: 60_000 }).catch((e: unknown) => e));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(pool.stats()).toMatchObject({ inUse: 1, waiting: 3, orgs: { A: 1 } });
+    const b = await pool.run(trivial, { orgId: 'B', timeoutMs: 5000 });
+    expect(b.queueMs).toBeLessThan(5);
+    expect(b.report).toEqual({ exfiltration: [], tool_poisoning: null });
+    // A is still working through its own backlog when B is answered.
+    expect(pool.stats().orgs.A).toBe(1);
+    for (const r of await Promise.all(attacks)) expect(r).toMatchObject({ report: { exfiltration: expect.any(Array) } });
+  }, 120_000);
+
+  it("A's backlog runs out A's own deadline: the waiting scans give up in the queue, B is served", async () => {
+    const started = Date.now();
+    const attacks = Array.from({ length: 4 }, () => pool.run(heavy, { orgId: 'A', timeoutMs: 600 }).then(() => 'ok', (e: unknown) => e));
+    const b = await pool.run(trivial, { orgId: 'B', timeoutMs: 600 });
+    expect(b.report.exfiltration).toEqual([]);
+    const outcomes = await Promise.all(attacks);
+    expect(Date.now() - started).toBeLessThan(3000);
+    // None finishes in 600 ms: the first is stopped while scanning, the others (at least two)
+    // never left A's queue (the second may get the thread an instant before its deadline).
+    for (const o of outcomes) expect(o).toBeInstanceOf(GuardUnavailableError);
+    expect((outcomes[0] as GuardUnavailableError).phase).toBe('run');
+    const queued = outcomes.filter((o) => o instanceof GuardUnavailableError && o.phase === 'queue');
+    expect(queued.length).toBeGreaterThanOrEqual(2);
+    for (const o of queued) expect((o as Error).message).toBe('guard scan failed: deadline passed while waiting for a guard thread (the organization is at its share)');
+  }, 60_000);
+
+  it('a scan past its deadline is stopped (its thread terminated) and the pool keeps serving', async () => {
+    const started = Date.now();
+    const err = await pool.run(heavy, { orgId: 'C', timeoutMs: 100 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(GuardUnavailableError);
+    expect(err).toMatchObject({ phase: 'run', message: 'guard scan failed: deadline passed while scanning' });
+    expect(Date.now() - started).toBeLessThan(1000);
+    const after = await pool.run(trivial, { orgId: 'C', timeoutMs: 30_000 });
+    expect(after.report.exfiltration).toEqual([]);
+    expect(pool.stats()).toMatchObject({ inUse: 0, waiting: 0 });
+  }, 60_000);
+});
