@@ -10,7 +10,7 @@ import { sha256Ref, CanonicalDomainError } from '../core/canonical-json.js';
 import { checkToolPin, activityId, type AgentActivityDoc } from '../core/agents.js';
 import type { AgentWorkflowInput, GuardFindingData, GuardResult, RecordActivityInput, ToolGuardResult, VerifyGuardResult } from '../core/agent-workflow.js';
 import { runGuards, GuardUnavailableError } from './agent-guard-pool.js';
-import { routeQuery } from '../engines/agents/route-query.js';
+import { splitQuery } from '../engines/agents/route-query.js';
 import { classifyTool, engineInputForTool, normalizeToolName } from '../engines/agents/tool-policy.js';
 
 export interface AgentActivityDeps {
@@ -57,7 +57,7 @@ export function makeAgentActivities(deps: AgentActivityDeps) {
         presented_hash: null,
         tool_pin: 'not_run',
         tool_poisoning: toolSchema ? 'clean' : 'not_run',
-        route: null,
+        parts: [],
         claim: '',
         request_digest: digest,
       };
@@ -79,9 +79,15 @@ export function makeAgentActivities(deps: AgentActivityDeps) {
         base.tool_pin = pin.state;
         base.presented_hash = hash;
       }
-      const route = routeQuery(query, { schemaDdl: typeof opened.schema_ddl === 'string' ? opened.schema_ddl : undefined });
+      // Every fenced block and every claim is a part of its own; the workflow runs each routed part.
+      const parts = splitQuery(query, { schemaDdl: typeof opened.schema_ddl === 'string' ? opened.schema_ddl : undefined }).map((p) => ({
+        index: p.index,
+        text: p.text,
+        route: p.route ? { engine: p.route.engine, input: p.route.input as Record<string, unknown> } : null,
+        reason: p.reason,
+      }));
       const claim = query.length > MAX_CLAIM ? `${query.slice(0, MAX_CLAIM)}…` : query;
-      return { ...base, route: route ? { engine: route.engine, input: route.input as Record<string, unknown> } : null, claim };
+      return { ...base, parts, claim };
     }
     // Tool call
     const args = (opened.arguments ?? {}) as Record<string, unknown>;
