@@ -297,9 +297,6 @@ class Scanner {
 
     const parsed = Number(token);
     if (!Number.isFinite(parsed)) this.fail('number_out_of_range', 'number overflows to Infinity', start, path);
-    if (this.exactNumbers && parsed !== 0 && !isExactJsonNumber(token)) {
-      this.fail('inexact_number', `number ${token.length > 40 ? `${token.slice(0, 40)}…` : token} is not exactly representable (it would be read as ${String(parsed)}); send it as a decimal string`, start, path);
-    }
 
     // Exact decimal value: digits × 10^exp, with trailing zeros moved into the exponent.
     const intDigits = match[1];
@@ -312,7 +309,13 @@ class Scanner {
     exp += BigInt(digits.length - trimmed.length);
     digits = trimmed;
     if (parsed === 0) this.fail('number_out_of_range', 'non-zero number underflows to 0', start, path);
-    if (exp < 0n) return; // not an integer
+    if (exp < 0n) {
+      // Not an integer (integers up to 2^53 are exact, larger ones are refused below).
+      if (this.exactNumbers && !isExactJsonNumber(token)) {
+        this.fail('inexact_number', `number ${token.length > 40 ? `${token.slice(0, 40)}…` : token} is not exactly representable (it would be read as ${String(parsed)}); send it as a decimal string`, start, path);
+      }
+      return;
+    }
     // An integer: digits.length + exp decimal digits. 2^53 has 16 digits.
     const magnitudeDigits = BigInt(digits.length) + exp;
     if (magnitudeDigits > 16n || BigInt(digits) * 10n ** exp > MAX_EXACT_INTEGER) {

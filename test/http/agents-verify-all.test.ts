@@ -42,7 +42,7 @@ describe('POST /agents/{id}/verify: every block and claim (issue 28 item 3)', ()
     expect(code[1].text).toContain('os.system');
     // The prose around the blocks was checked by no engine: reported, and the verdict is not VERIFIED.
     expect(r.body).toMatchObject({ status: 'UNVERIFIABLE', verified: false });
-    expect(r.body.verification.unverified.map((u: any) => u.text)).toEqual(['Here is the plan.', 'and then']);
+    expect(r.body.verification.unverified.map((u: any) => u.text)).toEqual(['Here is the plan', 'and then']);
     expect(r.body.verification.proof_ref).toBeNull();
   });
 
