@@ -78,7 +78,10 @@ function decideParts(g: VerifyGuardResult, engineResults: readonly unknown[], ct
     const engine = (p.route as { engine: string }).engine;
     const proofRef = typeof r.proof_ref === 'string' && PROOF_REF.test(r.proof_ref) ? r.proof_ref : null;
     const engineStatus = typeof r.status === 'string' ? r.status : null;
-    const status = engineStatus === 'VERIFIED' && proofRef ? 'VERIFIED' : engineStatus === 'BLOCKED' ? 'BLOCKED' : 'UNVERIFIABLE';
+    // A code scan that hit a syntax error did not read all of its text (prose glued to a block
+    // is one such case): it proves nothing about that text, so the part is not VERIFIED.
+    const unread = engine === 'code' && Array.isArray(rec(r.developer_fields).issues) && (rec(r.developer_fields).issues as unknown[]).some((i) => rec(i).type === 'parse_error');
+    const status = engineStatus === 'VERIFIED' && proofRef && !unread ? 'VERIFIED' : engineStatus === 'BLOCKED' ? 'BLOCKED' : 'UNVERIFIABLE';
     // A VERIFIED part is admitted unless its engine says otherwise (code: proven unsafe → BLOCKED).
     const admission = status === 'VERIFIED' && (r.admission === undefined || r.admission === null || r.admission === 'ADMIT') ? 'ADMIT' : 'BLOCKED';
     const attestationId = status === 'VERIFIED' && typeof rec(r.attestation).id === 'string' ? (rec(r.attestation).id as string) : null;

@@ -86,6 +86,17 @@ describe('POST /agents/{id}/verify: every block and claim (issue 28 item 3)', ()
     expect(r.body.verification.admission).toBe('BLOCKED');
   });
 
+  it('prose glued after code is read by the code engine, and a scan that cannot parse it is never VERIFIED', async () => {
+    const r = await verify(`import os\nprint(os.getcwd())\n${REFUND}`);
+    expect(r.status).toBe(200);
+    expect(r.body.verification.engine).toBe('code');
+    expect(r.body.verification.parts).toHaveLength(1);
+    expect(r.body.verification.parts[0].text).toContain('refund');
+    expect(r.body.status).not.toBe('VERIFIED');
+    expect(r.body.verification.admission).toBe('BLOCKED');
+    expect(r.body.verification.verified_claim).toBe('');
+  });
+
   it('every claim verified: VERIFIED, ADMIT, one proof_ref per part and verified_claim listing exactly what was checked', async () => {
     const r = await verify('```math\n(x+1)^2 = x^2 + 2*x + 1\n```\n2 + 3 = 5');
     expect(r.status).toBe(200);

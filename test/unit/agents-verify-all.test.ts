@@ -94,6 +94,13 @@ describe('decideVerify: VERIFIED only when every part is', () => {
     it(name, () => expect(decideVerify(guard('2 + 2 = 4\n3 * 3 = 9'), results, ctx)).toMatchObject({ status, admission }));
   }
 
+  it('a code scan that hit a syntax error is not VERIFIED (it did not read all of its text)', () => {
+    const scanned = { status: 'VERIFIED', proof_ref: ref('c'), admission: 'ADMIT', developer_fields: { issues: [{ type: 'parse_error', severity: 'medium', line_number: 3, description: 'x' }] } };
+    const d = decideVerify(guard('import os\nprint(1)\nThe refund of $25,000 is approved.'), [scanned], ctx);
+    expect(d).toMatchObject({ status: 'UNVERIFIABLE', admission: 'BLOCKED', proof_ref: null });
+    expect(body(d).verification.verified_claim).toBe('');
+  });
+
   it('nothing routed: UNVERIFIABLE, engine null, guards-only method', () => {
     const d = decideVerify(guard('Please do it.'), [null], ctx);
     expect(d).toMatchObject({ status: 'UNVERIFIABLE', admission: 'BLOCKED', engine: null, summary: 'guards only: no engine matched' });
