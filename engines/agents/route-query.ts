@@ -26,6 +26,12 @@ export const MAX_QUERY_PARTS = 16;
 export const NO_ENGINE_REASON = 'no deterministic engine matches this text (math expression, logic DSL, code, SQL)';
 export const UNCLOSED_FENCE_REASON = 'unclosed code fence: the block was not checked';
 export const TOO_MANY_PARTS_REASON = `not checked: at most ${MAX_QUERY_PARTS} parts of a query are checked`;
+/** At most this many parts are listed (the guard result travels in the workflow history); the rest is one unverified part. */
+export const MAX_LISTED_PARTS = 64;
+export const UNREAD_REST_REASON = `not checked: a query is read as at most ${MAX_LISTED_PARTS} parts`;
+/** Characters of a part's text kept in the list (the engine input keeps the whole text). */
+export const MAX_PART_TEXT = 2000;
+const clip = (t: string) => (t.length > MAX_PART_TEXT ? `${t.slice(0, MAX_PART_TEXT)}…` : t);
 
 /** One part of a query: the exact text an engine checks (route), or text no engine checked (reason). */
 export interface QueryPart {
@@ -140,10 +146,14 @@ export function splitQuery(query: string, opts: { schemaDdl?: string } = {}): Qu
       }
     }
   }
+  if (parts.length > MAX_LISTED_PARTS) {
+    const rest = parts.splice(MAX_LISTED_PARTS - 1);
+    parts.push({ text: rest.map((p) => p.text).join('\n'), route: null, reason: UNREAD_REST_REASON });
+  }
   let routed = 0;
   return parts.map((p, i) => {
-    if (p.route && ++routed > MAX_QUERY_PARTS) return { index: i + 1, text: p.text, route: null, reason: TOO_MANY_PARTS_REASON };
-    return { index: i + 1, ...p };
+    if (p.route && ++routed > MAX_QUERY_PARTS) return { index: i + 1, text: clip(p.text), route: null, reason: TOO_MANY_PARTS_REASON };
+    return { index: i + 1, ...p, text: clip(p.text) };
   });
 }
 

@@ -1,7 +1,7 @@
 // Unit rows of issue 28 item 3: how an agent's query is split into parts (every fenced block,
 // every claim) and how the parts' engine results become one verdict (docs/agents.md).
 import { describe, expect, it } from 'vitest';
-import { MAX_QUERY_PARTS, NO_ENGINE_REASON, UNCLOSED_FENCE_REASON, routeQuery, splitQuery } from '../../engines/agents/route-query.js';
+import { MAX_LISTED_PARTS, MAX_QUERY_PARTS, NO_ENGINE_REASON, UNCLOSED_FENCE_REASON, UNREAD_REST_REASON, routeQuery, splitQuery } from '../../engines/agents/route-query.js';
 import { decideVerify } from '../../engines/agents/decide.js';
 import type { VerifyGuardResult } from '../../core/agent-workflow.js';
 
@@ -34,6 +34,16 @@ describe('splitQuery: every block and claim is a part', () => {
     expect(p.filter((x) => x.route)).toHaveLength(MAX_QUERY_PARTS);
     expect(p.slice(MAX_QUERY_PARTS).map((x) => x.reason)).toEqual(Array(3).fill(expect.stringMatching(/at most 16 parts/)));
     expect(splitQuery('hello there').map((x) => x.reason)).toEqual([NO_ENGINE_REASON]);
+  });
+
+  it(`lists at most ${MAX_LISTED_PARTS} parts, the rest as one unverified part, and clips long texts`, () => {
+    const p = splitQuery(Array.from({ length: 5000 }, (_, i) => `claim ${i}.`).join(' '));
+    expect(p).toHaveLength(MAX_LISTED_PARTS);
+    expect(p[MAX_LISTED_PARTS - 1]).toMatchObject({ index: MAX_LISTED_PARTS, route: null, reason: UNREAD_REST_REASON });
+    expect(p[MAX_LISTED_PARTS - 1]?.text.length).toBe(2001);
+    const big = splitQuery(`\`\`\`python\n${'x = 1\n'.repeat(1000)}\`\`\``)[0];
+    expect(big?.text).toHaveLength(2001);
+    expect((big?.route?.input as { code: string }).code).toHaveLength(6000);
   });
 
   it('routeQuery routes only a query that is exactly one checkable part', () => {
