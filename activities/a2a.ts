@@ -1,5 +1,5 @@
 // Activities of the agent-to-agent gateway: evaluate one message (open the sealed payload, route
-// it by payload_type to the decimal checker, the code engine or Z3 through the engine pool,
+// it by payload_type to the decimal checker, the code engine or the Z3 entailment check through the engine pool,
 // retain the proof of a verified verdict, sign the verdict as an ES256 JWT) and record it.
 import { createHmac, hkdfSync, randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
@@ -12,10 +12,11 @@ import { SERVICE_VERSION } from '../core/version.js';
 import type { A2aEvaluation, A2aMessageRecord, A2aStatusValue, A2aWorkflowInput } from '../core/a2a-workflow.js';
 import { checkFinancialTransaction } from '../engines/a2a/financial.js';
 import { EnginePool, EngineBusyError, EngineTimeoutError } from '../engines/a2a/pool.js';
-import { mapCodeResult, mapLogicResult, type MappedVerdict } from '../engines/a2a/verdict.js';
+import { mapCodeResult, type MappedVerdict } from '../engines/a2a/verdict.js';
+import { checkEntailment } from '../engines/a2a/entailment.js';
+import { solveLogic } from '../engines/logic/index.js';
 import { retainProof, type ProofContext } from './proofs.js';
 import { makeVerifyCodeActivity } from './verify-diagnostic.js';
-import { makeVerifyLogicActivity } from './verify-logic.js';
 import { logger } from '../core/logger.js';
 
 const log = logger('a2a');
@@ -34,8 +35,6 @@ export interface A2aActivityDeps {
   signingKeyPem?: string;
   deploymentId: string;
 }
-
-const rec = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
 
 function payloadHash(payload: unknown): string {
   try {
@@ -76,15 +75,14 @@ export function makeA2aActivities(deps: A2aActivityDeps) {
     if (req.payload_type === 'logic_assertion') {
       const query = payload.query;
       if (typeof query !== 'string' || query.trim() === '') return { engine: 'z3', status: 'blocked', reason: 'invalid_payload: query must be a non-empty string' };
-      // The existing /verify/logic activity (Z3 worker pool), under the message's budget.
-      const act = makeVerifyLogicActivity(Math.max(100, t - 50));
-      const result = await a2aEnginePool.run(() => act({ input: { query }, org_id: null, workflow_id: workflowId }), t);
-      const mapped = mapLogicResult(result);
-      if (mapped.status === 'verified') {
-        // The witness: the query and the model the independent evaluator accepted.
-        mapped.proofRef = await retainProof(deps.store, 'a2a_logic', null, { engine: 'z3', query, model: rec(result).model ?? {}, checked_by: 'independent evaluator' });
-      }
-      return { engine: 'z3', ...mapped };
+      // Verified only when the payload's facts entail the assertion (engines/a2a/entailment.ts):
+      // a satisfiable assertion proves nothing, Z3 chose the values.
+      const budget = Math.max(100, t - 50);
+      const solve = (dsl: string, timeoutMs: number) => solveLogic(dsl, { timeoutMs, orgId: null });
+      const outcome = await a2aEnginePool.run(() => checkEntailment(query, payload.facts, solve, budget), t);
+      if (outcome.status !== 'verified') return { engine: 'z3', status: outcome.status, reason: outcome.reason };
+      const proofRef = await retainProof(deps.store, 'a2a_logic', null, outcome.proof);
+      return { engine: 'z3', status: 'verified', reason: outcome.reason, proofRef };
     }
     return { engine: 'passthrough', status: 'unverifiable', reason: `${req.payload_type} payloads are passed through unverified (no deterministic engine applies)` };
   }

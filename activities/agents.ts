@@ -10,7 +10,7 @@ import { sha256Ref, CanonicalDomainError } from '../core/canonical-json.js';
 import { checkToolPin, activityId, type AgentActivityDoc } from '../core/agents.js';
 import type { AgentWorkflowInput, GuardFindingData, GuardResult, RecordActivityInput, ToolGuardResult, VerifyGuardResult } from '../core/agent-workflow.js';
 import { runGuards, GuardUnavailableError } from './agent-guard-pool.js';
-import { routeQuery } from '../engines/agents/route-query.js';
+import { splitQuery } from '../engines/agents/route-query.js';
 import { maskKeyShaped } from '../engines/agent-guards/text.js';
 import { classifyTool, normalizeToolName, planToolChecks } from '../engines/agents/tool-policy.js';
 
@@ -58,7 +58,7 @@ export function makeAgentActivities(deps: AgentActivityDeps) {
         presented_hash: null,
         tool_pin: 'not_run',
         tool_poisoning: toolSchema ? 'clean' : 'not_run',
-        route: null,
+        parts: [],
         claim: '',
         request_digest: digest,
       };
@@ -80,10 +80,17 @@ export function makeAgentActivities(deps: AgentActivityDeps) {
         base.tool_pin = pin.state;
         base.presented_hash = hash;
       }
-      const route = routeQuery(query, { schemaDdl: typeof opened.schema_ddl === 'string' ? opened.schema_ddl : undefined });
+      // Every fenced block and every claim is a part of its own; the workflow runs each routed part.
+      const parts = splitQuery(query, { schemaDdl: typeof opened.schema_ddl === 'string' ? opened.schema_ddl : undefined }).map((p) => ({
+        index: p.index,
+        // Part texts reach the response and the audit entry: key-shaped tokens masked, as the claim is.
+        text: maskKeyShaped(p.text),
+        route: p.route ? { engine: p.route.engine, input: p.route.input as Record<string, unknown> } : null,
+        reason: p.reason,
+      }));
       // The claim reaches the response and the audit entry: key-shaped tokens are masked whatever the detectors said.
       const claim = maskKeyShaped(query.length > MAX_CLAIM ? `${query.slice(0, MAX_CLAIM)}…` : query);
-      return { ...base, route: route ? { engine: route.engine, input: route.input as Record<string, unknown> } : null, claim };
+      return { ...base, parts, claim };
     }
     // Tool call
     const args = (opened.arguments ?? {}) as Record<string, unknown>;

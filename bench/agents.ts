@@ -31,7 +31,7 @@ try {
     { name: 'agent verify: prose, guards only (2 KB)', path: `/agents/${reg.id}/verify`, headers: agentH, body: { query: 'Summarise the report and list the risks. '.repeat(50), context: ctx }, expect: 200 },
     { name: 'agent tool: calculator', path: `/agents/${reg.id}/tools/calculator`, headers: agentH, body: { arguments: { expression: '2+2' } }, expect: 200 },
     { name: 'gateway: financial_transaction', path: '/a2a/intercept', headers: a2aH, body: msg('financial_transaction', { amount: '10.50', currency: 'USD', balance_before: '100.00', balance_after: '89.50' }), expect: 200 },
-    { name: 'gateway: logic_assertion (Z3)', path: '/a2a/intercept', headers: a2aH, body: msg('logic_assertion', { query: '(AND (GT x 5) (LT x 9))' }), expect: 200 },
+    { name: 'gateway: logic_assertion (Z3)', path: '/a2a/intercept', headers: a2aH, body: msg('logic_assertion', { query: '(AND (GT x 5) (LT x 9))', facts: { x: 7 } }), expect: 200 },
     { name: 'gateway: code_execution', path: '/a2a/intercept', headers: a2aH, body: msg('code_execution', { code: 'def f(a, b):\n    return a + b\n', language: 'python' }), expect: 200 },
     { name: 'gateway: general (passthrough)', path: '/a2a/intercept', headers: a2aH, body: msg('general', { text: 'hello' }), expect: 200 },
   ];

@@ -22,7 +22,8 @@ export const interceptRequestSchema = z.object({
 });
 export type InterceptRequest = z.output<typeof interceptRequestSchema>;
 
-/** Documented payload shapes (extra fields accepted and ignored). Amounts: decimal strings or numbers. */
+/** Documented payload shapes (extra fields accepted and ignored). Amounts: decimal strings or numbers
+ *  (numbers only when exact: the gateway's strict reader refuses any it would round). */
 const decimal = z.union([z.string(), z.number()]);
 export const financialPayloadSchema = z.object({
   amount: decimal,
@@ -32,7 +33,9 @@ export const financialPayloadSchema = z.object({
   fee: decimal.optional(),
 });
 export const codePayloadSchema = z.object({ code: z.string(), language: z.string().max(64).optional() });
-export const logicPayloadSchema = z.object({ query: z.string() });
+/** logic_assertion: verified only when `facts` (one exact value per variable: integer, decimal
+ *  or decimal string for Int/Real, true/false for Bool) entail `query` (docs/a2a-gateway.md). */
+export const logicPayloadSchema = z.object({ query: z.string(), facts: z.record(z.string(), z.union([z.number(), z.string(), z.boolean()])).optional() });
 
 export const interceptResponseSchema = z.object({
   status: z.enum(A2A_STATUSES),

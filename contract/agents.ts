@@ -109,11 +109,35 @@ export const agentVerifyResponseSchema = z.object({
   conversation_id: z.string(),
   step_number: z.number().int(),
   verification: z.object({
+    /** The engine of every checked part, `mixed` when they differ, null when no part was checked. */
     engine: z.string().nullable(),
     method: z.string(),
+    /** The texts of the VERIFIED parts only (never text no engine checked). */
     verified_claim: z.string(),
+    /** The engine's status when exactly one part was checked, else null (see parts). */
+    engine_status: z.string().nullable(),
+    /** The first part's proof_ref when the verdict is VERIFIED, else null. */
     proof_ref: z.string().nullable(),
+    /** ADMIT only when every part is VERIFIED and admitted. */
+    admission: z.enum(['ADMIT', 'BLOCKED']),
     result: z.unknown().nullable(),
+    /** Every part an engine checked (each fenced block and claim), in query order. */
+    parts: z.array(
+      z.object({
+        index: z.number().int(),
+        engine: z.string(),
+        method: z.string(),
+        text: z.string(),
+        status: z.enum(['VERIFIED', 'UNVERIFIABLE', 'BLOCKED']),
+        engine_status: z.string().nullable(),
+        admission: z.enum(['ADMIT', 'BLOCKED']),
+        proof_ref: z.string().nullable(),
+        result: z.unknown().nullable(),
+      }),
+    ),
+    /** Parts no engine checked (at most 32 listed); any makes the verdict not VERIFIED. */
+    unverified: z.array(z.object({ index: z.number().int(), text: z.string(), reason: z.string() })),
+    unverified_count: z.number().int(),
   }),
   guards: z.object({ exfiltration: z.literal('clean'), tool_poisoning: z.enum(['clean', 'not_run']), tool_pin: z.enum(['pinned', 'matched', 'not_run']) }),
   workflow_id: z.string(),

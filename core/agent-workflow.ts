@@ -58,10 +58,22 @@ export interface VerifyGuardResult {
   presented_hash: string | null;
   tool_pin: 'pinned' | 'matched' | 'not_run';
   tool_poisoning: 'clean' | 'not_run';
-  route: EngineCall | null;
-  /** What the response and the audit entry may show of the query (the query when clean, a summary otherwise). */
+  /** Every part of the query (engines/agents/route-query.ts splitQuery): each routed part runs its
+   *  engine; a part without a route was checked by no engine. Empty unless the request is clean. */
+  parts: VerifyPart[];
+  /** What the audit entry may show of the query (the query when clean, a summary otherwise). */
   claim: string;
   request_digest: string;
+}
+
+export interface VerifyPart {
+  /** 1-based, in query order. */
+  index: number;
+  /** The exact text the engine checks (or that no engine checked). */
+  text: string;
+  route: EngineCall | null;
+  /** Why no engine checked the part (null when routed). */
+  reason: string | null;
 }
 
 export interface ToolGuardResult {

@@ -19,6 +19,10 @@
 //   - nesting deeper than `maxDepth` (default JSON_MAX_DEPTH = 64) (`max_depth`), a resource bound.
 // Non-integer decimals such as 0.1 are accepted: every binary double rounds them, and
 // RFC 8785 defines their encoding from the double.
+// With `exactNumbers` (the A2A gateway, where numbers are money and facts) a number token is
+// also refused when its decimal value differs from the value of its double's shortest
+// round-trip text (`inexact_number`): 0.1, 1.50 and 1e2 pass (they read back as 0.1, 1.5 and
+// 100), 10.0000000000000001 is refused (it would silently become 10).
 
 export type StrictJsonErrorCode =
   | 'syntax'
@@ -26,7 +30,8 @@ export type StrictJsonErrorCode =
   | 'number_out_of_range'
   | 'lone_surrogate'
   | 'duplicate_key'
-  | 'max_depth';
+  | 'max_depth'
+  | 'inexact_number';
 
 export class StrictJsonError extends Error {
   constructor(
@@ -72,6 +77,30 @@ export function jsonDepthExceededAt(text: string, maxDepth: number = JSON_MAX_DE
 
 export interface StrictJsonOptions {
   maxDepth?: number;
+  /** Refuse number tokens that JSON.parse would round (see the header). Default false. */
+  exactNumbers?: boolean;
+}
+
+/** A decimal number's exact value as (sign, digits without leading/trailing zeros, exponent); zero is digits ''. */
+function exactDecimal(text: string): { neg: boolean; digits: string; exp: bigint } | null {
+  const m = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(text);
+  if (!m) return null;
+  const frac = m[3] ?? '';
+  let exp = (m[4] ? BigInt(m[4]) : 0n) - BigInt(frac.length);
+  let digits = (m[2] + frac).replace(/^0+/, '');
+  const trimmed = digits.replace(/0+$/, '');
+  exp += BigInt(digits.length - trimmed.length);
+  digits = trimmed;
+  return { neg: m[1] === '-' && digits !== '', digits, exp: digits === '' ? 0n : exp };
+}
+
+/** Whether JSON.parse keeps the token's value: the double's shortest text has the same decimal value. */
+export function isExactJsonNumber(token: string): boolean {
+  const parsed = Number(token);
+  if (!Number.isFinite(parsed)) return false;
+  const a = exactDecimal(token);
+  const b = exactDecimal(String(parsed));
+  return a !== null && b !== null && a.neg === b.neg && a.digits === b.digits && a.exp === b.exp;
 }
 
 const MAX_EXACT_INTEGER = 9007199254740992n; // 2^53
@@ -89,6 +118,7 @@ class Scanner {
   constructor(
     private readonly text: string,
     private readonly maxDepth: number,
+    private readonly exactNumbers = false,
   ) {}
 
   run(): void {
@@ -279,7 +309,13 @@ class Scanner {
     exp += BigInt(digits.length - trimmed.length);
     digits = trimmed;
     if (parsed === 0) this.fail('number_out_of_range', 'non-zero number underflows to 0', start, path);
-    if (exp < 0n) return; // not an integer
+    if (exp < 0n) {
+      // Not an integer (integers up to 2^53 are exact, larger ones are refused below).
+      if (this.exactNumbers && !isExactJsonNumber(token)) {
+        this.fail('inexact_number', `number ${token.length > 40 ? `${token.slice(0, 40)}…` : token} is not exactly representable (it would be read as ${String(parsed)}); send it as a decimal string`, start, path);
+      }
+      return;
+    }
     // An integer: digits.length + exp decimal digits. 2^53 has 16 digits.
     const magnitudeDigits = BigInt(digits.length) + exp;
     if (magnitudeDigits > 16n || BigInt(digits) * 10n ** exp > MAX_EXACT_INTEGER) {
@@ -294,6 +330,6 @@ class Scanner {
  */
 export function parseStrictJson(text: string, options: StrictJsonOptions = {}): unknown {
   if (typeof text !== 'string') throw new StrictJsonError('syntax', 'input is not a string', 0, '$');
-  new Scanner(text, options.maxDepth ?? JSON_MAX_DEPTH).run();
+  new Scanner(text, options.maxDepth ?? JSON_MAX_DEPTH, options.exactNumbers ?? false).run();
   return JSON.parse(text) as unknown;
 }

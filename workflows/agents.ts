@@ -1,10 +1,11 @@
 // Agent endpoints as workflows: guard activity (sealed input in, masked findings out), then the
-// matching engine's existing activity when the request is clean, then the organization's
+// matching engine's existing activity when the request is clean (for a verify request, one per
+// part of the query), then the organization's
 // audit entry (domain agent-verify / agent-tool, key_id = the agent id) and the agent's
 // activity record. The HTTP response is the workflow's result.
 import { proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
 import type { VerificationActivities } from '../activities/index.js';
-import type { AgentWorkflowInput, AgentWorkflowResult, GuardResult } from '../core/agent-workflow.js';
+import type { AgentWorkflowInput, AgentWorkflowResult, EngineCall, GuardResult } from '../core/agent-workflow.js';
 import { decideTool, decideVerify } from '../engines/agents/decide.js';
 
 const retry = {
@@ -23,20 +24,21 @@ export async function agentWorkflow(req: AgentWorkflowInput): Promise<AgentWorkf
   const workflowId = workflowInfo().workflowId;
   const guardActs = proxyActivities<VerificationActivities>({ startToCloseTimeout: req.guard_timeout_ms + 2000, retry });
   const guard = (await guardActs.agentGuardActivity(req)) as GuardResult;
-  const runEngine = (call: { engine: keyof typeof ENGINE_ACTIVITY; input: Record<string, unknown> }): Promise<unknown> => {
+  const runEngine = (call: EngineCall): Promise<unknown> => {
     const timeout = req.engine_timeouts_ms[call.engine];
     const acts = proxyActivities<VerificationActivities>({ startToCloseTimeout: timeout, scheduleToCloseTimeout: timeout, retry });
     const fn = acts[ENGINE_ACTIVITY[call.engine]] as (input: unknown) => Promise<unknown>;
     return fn({ input: call.input, org_id: req.agent.org_id, workflow_id: workflowId });
   };
-  let engineResult: unknown = null;
-  if (guard.kind === 'verify' && guard.route) engineResult = await runEngine(guard.route);
-  // A tool call's argument checks run side by side; every one must pass (decideTool).
-  const toolResults = guard.kind === 'tool' ? await Promise.all(guard.checks.map(runEngine)) : [];
-  const decision =
-    guard.kind === 'verify'
-      ? decideVerify(guard, engineResult, { agent_id: req.agent.id, conversation_id: req.context?.conversation_id ?? '', step_number: req.context?.step_number ?? 0 })
-      : decideTool(guard, toolResults);
+  let decision;
+  if (guard.kind === 'verify') {
+    // Every routed part of the query runs its engine (side by side, in part order).
+    const results = await Promise.all(guard.parts.map((p) => (p.route ? runEngine(p.route) : Promise.resolve(null))));
+    decision = decideVerify(guard, results, { agent_id: req.agent.id, conversation_id: req.context?.conversation_id ?? '', step_number: req.context?.step_number ?? 0 });
+  } else {
+    // A tool call's argument checks run side by side; every one must pass (decideTool).
+    decision = decideTool(guard, await Promise.all(guard.checks.map(runEngine)));
+  }
   const audit = await local.appendAuditActivity({
     org_id: req.agent.org_id,
     workflow_id: workflowId,

@@ -1,6 +1,7 @@
 // POST /a2a/intercept: the agent-to-agent gateway (docs/a2a-gateway.md). The per-agent key
 // (SVC_A2A_API_KEYS) selects the sender; the body is read here under the gateway's own cap
-// (payload limit + 64 KiB envelope); every message is a workflow (workflows/a2a.ts).
+// (payload limit + 64 KiB envelope) and parsed strictly (core/strict-json.ts: duplicate keys
+// refused, numbers exact); every message is a workflow (workflows/a2a.ts).
 // GET /a2a/trace/{audit_trace_id}: the message's workflow and audit entry, for its sender.
 import type Router from '@koa/router';
 import type { Context } from 'koa';
@@ -9,6 +10,7 @@ import { interceptRequestSchema } from '../../contract/a2a.js';
 import { loadA2aConfig, agentForKey, A2A_ENVELOPE_BYTES } from '../../core/a2a-config.js';
 import type { A2aWorkflowInput } from '../../core/a2a-workflow.js';
 import { seal } from '../../core/sealed.js';
+import { parseStrictJson, StrictJsonError } from '../../core/strict-json.js';
 import { HttpError } from '../errors.js';
 import { readRawBody } from '../middleware/body.js';
 import type { AppDeps } from '../deps.js';
@@ -35,11 +37,16 @@ export function registerA2aRoutes(router: Router, deps: AppDeps): void {
     const type = ctx.get('Content-Type');
     if (type && !/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(type)) throw new HttpError(415, 'Unsupported Content-Type: send application/json.');
     const raw = await readRawBody(ctx, { limitBytes: a2a.maxPayloadBytes + A2A_ENVELOPE_BYTES, timeoutMs: deps.cfg.SVC_BODY_READ_TIMEOUT * 1000 });
+    // The strict reader of the webhook and Verification Context routes, with exact numbers:
+    // a duplicate key ("amount" twice, last one wins in JSON.parse) or a number JSON.parse
+    // would round (beyond 2^53, more digits than a double holds) is a 400, never a verdict.
     let body: unknown;
     try {
-      body = JSON.parse(raw.toString('utf8'));
+      body = parseStrictJson(raw.toString('utf8'), { exactNumbers: true });
     } catch (err) {
-      throw new HttpError(400, `Malformed JSON body: ${(err as Error).message}`);
+      if (!(err instanceof StrictJsonError)) throw err;
+      const detail = `Invalid JSON body (${err.code}) at ${err.path}: ${err.detail}`;
+      throw new HttpError(400, detail, {}, { detail, code: err.code, path: err.path, position: err.position });
     }
     if (!body || typeof body !== 'object' || Array.isArray(body)) throw new HttpError(400, 'Request body must be a JSON object.');
     const input = interceptRequestSchema.parse(body);

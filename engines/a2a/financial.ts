@@ -1,6 +1,9 @@
-// financial_transaction payloads checked in exact decimal arithmetic (scaled BigInt, never
-// binary floating point): non-negative amount and fee, an ISO 4217 currency, amounts within
-// the currency's minor unit, and balance_after = balance_before - amount - fee. Pure.
+// financial_transaction payloads checked in exact decimal arithmetic at the currency's
+// exponent (integers of minor units, never binary floating point): non-negative amount and
+// fee, an ISO 4217 currency, every value written with at most the currency's decimal places
+// (an amount with more is refused, never rounded: "10.001" USD and "10.0" JPY are refused),
+// and balance_after = balance_before - amount - fee. Pure. JSON numbers reach this file
+// only when the gateway's strict reader found them exact (core/strict-json.ts exactNumbers).
 
 /** Active ISO 4217 codes and their minor units (exponent). */
 const ISO_4217: Record<string, number> = {
@@ -60,16 +63,6 @@ export function formatDecimal(d: Dec): string {
   return `${neg ? '-' : ''}${int}${frac ? `.${frac}` : ''}`;
 }
 
-/** Significant fractional digits (trailing zeros do not count). */
-function precision(d: Dec): number {
-  let { units, scale } = d;
-  while (scale > 0 && units % 10n === 0n) {
-    units /= 10n;
-    scale--;
-  }
-  return scale;
-}
-
 export type FinancialCheck =
   | { ok: true; proof: Record<string, unknown>; detail: string }
   | { ok: false; reason: string; detail: string };
@@ -92,10 +85,12 @@ export function checkFinancialTransaction(payload: Record<string, unknown>): Fin
   if ((vals.amount as Dec).units < 0n) return { ok: false, reason: 'negative_amount', detail: 'amount must not be negative' };
   if (fee.units < 0n) return { ok: false, reason: 'negative_fee', detail: 'fee must not be negative' };
   const minor = ISO_4217[currency] as number;
-  for (const [f, d] of Object.entries(vals)) {
-    if (precision(d) > minor) return { ok: false, reason: 'precision_exceeds_minor_unit', detail: `${f} has more decimal places than ${currency} allows (${minor})` };
+  for (const f of [...fields, 'fee'] as const) {
+    const d = vals[f] as Dec;
+    if (d.scale > minor) return { ok: false, reason: 'precision_exceeds_minor_unit', detail: `${f} has ${d.scale} decimal places; ${currency} allows ${minor}` };
   }
-  const scale = Math.max(...Object.values(vals).map((d) => d.scale));
+  // Everything in minor units (the currency's exponent): exact integers.
+  const scale = minor;
   const expected = align(vals.balance_before as Dec, scale) - align(vals.amount as Dec, scale) - align(fee, scale);
   const actual = align(vals.balance_after as Dec, scale);
   const exp = formatDecimal({ units: expected, scale });
@@ -107,13 +102,13 @@ export function checkFinancialTransaction(payload: Record<string, unknown>): Fin
     detail: `balance_after = balance_before - amount - fee holds exactly (${exp} ${currency})`,
     proof: {
       engine: 'a2a_financial',
-      method: 'exact decimal arithmetic (scaled integers)',
+      method: 'exact decimal arithmetic in minor units (integers at the currency exponent)',
       currency,
       minor_unit: minor,
-      amount: formatDecimal(vals.amount as Dec),
-      fee: formatDecimal(fee),
-      balance_before: formatDecimal(vals.balance_before as Dec),
-      balance_after: formatDecimal(vals.balance_after as Dec),
+      amount: formatDecimal({ units: align(vals.amount as Dec, scale), scale }),
+      fee: formatDecimal({ units: align(fee, scale), scale }),
+      balance_before: formatDecimal({ units: align(vals.balance_before as Dec, scale), scale }),
+      balance_after: formatDecimal({ units: actual, scale }),
       identity: 'balance_after = balance_before - amount - fee',
     },
   };

@@ -24,23 +24,4 @@ export function mapCodeResult(result: unknown): MappedVerdict {
   return { status: 'blocked', reason: `code_blocked: ${constraint || 'unverified'}` };
 }
 
-/** /verify/logic result → verdict. A SAT model checked by the independent evaluator is the witness. */
-export function mapLogicResult(result: unknown): MappedVerdict {
-  const r = rec(result);
-  switch (r.status) {
-    case 'SAT':
-      return { status: 'verified', reason: 'assertion satisfiable: Z3 model re-checked by the independent evaluator' };
-    case 'UNSAT':
-      return { status: 'blocked', reason: 'assertion_unsatisfiable: Z3 proved the constraints cannot hold together' };
-    case 'BLOCKED':
-      return { status: 'blocked', reason: `logic_policy: ${String(r.reason ?? r.message ?? 'blocked')}` };
-    default: {
-      const reason = String(r.reason ?? 'engine_error');
-      if (reason === 'solver_timeout' || reason === 'deadline_exceeded') return { status: 'error', reason: 'engine_timeout' };
-      if (reason === 'queue_full') return { status: 'error', reason: 'engine_busy' };
-      if (reason === 'independent_check_inconclusive') return { status: 'heuristic_pass', reason: 'Z3 reported SAT but the independent evaluator could not confirm the model' };
-      if (reason === 'natural_language_requires_provider' || reason === 'invalid_query') return { status: 'unverifiable', reason: `${reason}: ${String(r.message ?? '').slice(0, 200)}` };
-      return { status: 'error', reason: `engine_error: ${reason}` };
-    }
-  }
-}
+// logic_assertion verdicts: engines/a2a/entailment.ts (entailment by the facts, never mere satisfiability).

@@ -30,7 +30,8 @@ export interface Decision {
   attestation_id: string | null;
 }
 
-export function decideVerify(g: VerifyGuardResult, engineResult: unknown, ctx: { agent_id: string; conversation_id: string; step_number: number }): Decision {
+/** The verify decision; `engineResults[i]` is the result of `g.parts[i]`'s engine (null for an unrouted part). */
+export function decideVerify(g: VerifyGuardResult, engineResults: readonly unknown[], ctx: { agent_id: string; conversation_id: string; step_number: number }): Decision {
   if (g.outcome === 'flagged') {
     return {
       http_status: 403,
@@ -55,15 +56,56 @@ export function decideVerify(g: VerifyGuardResult, engineResult: unknown, ctx: {
       attestation_id: null,
     };
   }
-  const r = rec(engineResult);
-  const engine = g.route?.engine ?? null;
-  const proofRef = typeof r.proof_ref === 'string' && PROOF_REF.test(r.proof_ref) ? r.proof_ref : null;
-  const engineStatus = typeof r.status === 'string' ? r.status : null;
-  // VERIFIED only when the engine itself returned VERIFIED with a well-formed proof_ref.
-  const status = engineStatus === 'VERIFIED' && proofRef ? 'VERIFIED' : engineStatus === 'BLOCKED' ? 'BLOCKED' : 'UNVERIFIABLE';
-  const admission = typeof r.admission === 'string' ? r.admission : null;
-  const attestationId = typeof rec(r.attestation).id === 'string' ? (rec(r.attestation).id as string) : null;
-  const method = engine ? (METHODS[engine] as string) : 'no deterministic engine matches the query (math expression, logic DSL, code, SQL): only the exfiltration and tool-definition guards ran';
+  return decideParts(g, engineResults, ctx);
+}
+
+/** Characters of a part's text shown in `parts` / `unverified`; verified_claim keeps up to MAX_VERIFIED_CLAIM. */
+const PART_EXCERPT = 500;
+const MAX_VERIFIED_CLAIM = 2000;
+/** Entries of `unverified` listed (unverified_count has them all). */
+const MAX_UNVERIFIED_LISTED = 32;
+const excerpt = (t: string, n: number) => (t.length > n ? `${t.slice(0, n)}…` : t);
+
+/**
+ * One verdict for the whole query. VERIFIED only when every part was routed and its engine
+ * returned VERIFIED with a well-formed proof_ref; ADMIT only when, on top of that, no part's
+ * engine refused admission. A part no engine checked is listed in `unverified` and makes the
+ * verdict UNVERIFIABLE (BLOCKED when an engine blocked a part); verified_claim holds only the
+ * texts of VERIFIED parts.
+ */
+function decideParts(g: VerifyGuardResult, engineResults: readonly unknown[], ctx: { agent_id: string; conversation_id: string; step_number: number }): Decision {
+  const checked = g.parts.filter((p) => p.route !== null).map((p) => {
+    const r = rec(engineResults[g.parts.indexOf(p)]);
+    const engine = (p.route as { engine: string }).engine;
+    const proofRef = typeof r.proof_ref === 'string' && PROOF_REF.test(r.proof_ref) ? r.proof_ref : null;
+    const engineStatus = typeof r.status === 'string' ? r.status : null;
+    // A code scan that hit a syntax error did not read all of its text (prose glued to a block
+    // is one such case): it proves nothing about that text, so the part is not VERIFIED.
+    const unread = engine === 'code' && Array.isArray(rec(r.developer_fields).issues) && (rec(r.developer_fields).issues as unknown[]).some((i) => rec(i).type === 'parse_error');
+    const status = engineStatus === 'VERIFIED' && proofRef && !unread ? 'VERIFIED' : engineStatus === 'BLOCKED' ? 'BLOCKED' : 'UNVERIFIABLE';
+    // A VERIFIED part is admitted unless its engine says otherwise (code: proven unsafe → BLOCKED).
+    const admission = status === 'VERIFIED' && (r.admission === undefined || r.admission === null || r.admission === 'ADMIT') ? 'ADMIT' : 'BLOCKED';
+    const attestationId = status === 'VERIFIED' && typeof rec(r.attestation).id === 'string' ? (rec(r.attestation).id as string) : null;
+    return { part: p, engine, status, engineStatus, proofRef: status === 'VERIFIED' ? proofRef : null, admission, attestationId, result: engineResults[g.parts.indexOf(p)] ?? null };
+  });
+  const unverified = g.parts.filter((p) => p.route === null);
+  const engines = [...new Set(checked.map((c) => c.engine))];
+  const engine = engines.length === 0 ? null : engines.length === 1 ? (engines[0] as string) : 'mixed';
+  const allVerified = checked.length > 0 && unverified.length === 0 && checked.every((c) => c.status === 'VERIFIED');
+  const status = allVerified ? 'VERIFIED' : checked.some((c) => c.status === 'BLOCKED') ? 'BLOCKED' : 'UNVERIFIABLE';
+  const admission = allVerified && checked.every((c) => c.admission === 'ADMIT') ? 'ADMIT' : 'BLOCKED';
+  const first = checked[0];
+  const proofRef = status === 'VERIFIED' && first ? first.proofRef : null;
+  const attestationId = status === 'VERIFIED' && first ? first.attestationId : null;
+  const single = checked.length === 1 ? first : undefined;
+  const method =
+    engine === null
+      ? 'no deterministic engine matches the query (math expression, logic DSL, code, SQL): only the exfiltration and tool-definition guards ran'
+      : engine === 'mixed'
+        ? `each part by its own engine (${engines.join(', ')}); see parts[].method`
+        : (METHODS[engine] as string);
+  const verifiedClaim = excerpt(checked.filter((c) => c.status === 'VERIFIED').map((c) => c.part.text).join('\n'), MAX_VERIFIED_CLAIM);
+  const nVerified = checked.filter((c) => c.status === 'VERIFIED').length;
   return {
     http_status: 200,
     body: {
@@ -72,13 +114,39 @@ export function decideVerify(g: VerifyGuardResult, engineResult: unknown, ctx: {
       agent_id: ctx.agent_id,
       conversation_id: ctx.conversation_id,
       step_number: ctx.step_number,
-      verification: { engine, method, verified_claim: g.claim, engine_status: engineStatus, proof_ref: status === 'VERIFIED' ? proofRef : null, admission, result: engineResult ?? null },
+      verification: {
+        engine,
+        method,
+        verified_claim: verifiedClaim,
+        engine_status: single ? single.engineStatus : null,
+        proof_ref: proofRef,
+        admission,
+        result: single ? single.result : null,
+        parts: checked.map((c) => ({
+          index: c.part.index,
+          engine: c.engine,
+          method: METHODS[c.engine] as string,
+          text: excerpt(c.part.text, PART_EXCERPT),
+          status: c.status,
+          engine_status: c.engineStatus,
+          admission: c.admission,
+          proof_ref: c.proofRef,
+          result: c.result,
+        })),
+        unverified: unverified.slice(0, MAX_UNVERIFIED_LISTED).map((p) => ({ index: p.index, text: excerpt(p.text, PART_EXCERPT), reason: p.reason ?? 'not checked' })),
+        unverified_count: unverified.length,
+      },
       guards: { exfiltration: 'clean', tool_poisoning: g.tool_poisoning, tool_pin: g.tool_pin },
     },
     status,
-    summary: engine ? `${engine}: ${engineStatus ?? 'no status'}` : 'guards only: no engine matched',
+    summary:
+      checked.length === 0
+        ? 'guards only: no engine matched'
+        : single && unverified.length === 0
+          ? `${single.engine}: ${single.engineStatus ?? 'no status'}`
+          : `${g.parts.length} part(s): ${nVerified} verified, ${checked.length - nVerified} not verified, ${unverified.length} checked by no engine`,
     engine,
-    proof_ref: status === 'VERIFIED' ? proofRef : null,
+    proof_ref: proofRef,
     admission,
     attestation_id: attestationId,
   };

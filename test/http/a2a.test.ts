@@ -106,9 +106,13 @@ describe('payload routing', () => {
     expect(r.body.reason).toMatch(/^code_size_limit/);
   });
 
-  it('logic_assertion: Z3 (the logic activity) verifies satisfiable assertions and blocks unsatisfiable ones', async () => {
+  // Issue 28 item 10: this row used to expect a satisfiable assertion to be `verified`
+  // (Z3 chose x = 6); satisfiable is not true, so it is now unverifiable without facts.
+  it('logic_assertion: verified only when the facts entail it; satisfiable alone is unverifiable; unsatisfiable is blocked', async () => {
     const sat = await intercept(msg('logic_assertion', { query: '(AND (GT x 5) (LT x 7))' }, { engine_timeout_seconds: 20 }));
-    expect(sat.body, JSON.stringify(sat.body)).toMatchObject({ status: 'verified', engine_used: 'z3', admissible: true });
+    expect(sat.body, JSON.stringify(sat.body)).toMatchObject({ status: 'unverifiable', engine_used: 'z3', admissible: false });
+    const entailed = await intercept(msg('logic_assertion', { query: '(AND (GT x 5) (LT x 7))', facts: { x: 6 } }, { engine_timeout_seconds: 20 }));
+    expect(entailed.body, JSON.stringify(entailed.body)).toMatchObject({ status: 'verified', engine_used: 'z3', admissible: true });
     const unsat = await intercept(msg('logic_assertion', { query: '(AND (GT x 5) (LT x 3))' }, { engine_timeout_seconds: 20 }));
     expect(unsat.body).toMatchObject({ status: 'blocked', engine_used: 'z3', admissible: false });
   });
@@ -128,7 +132,8 @@ describe('payload routing', () => {
   });
 
   it('engine_timeout_seconds bounds the engine: error / engine_timeout', async () => {
-    const hard = '(VAR x Int) (VAR y Int) (VAR z Int) (EQ (PLUS (MULT x x x) (MULT y y y) (MULT z z z)) 33) (GT x 1000)';
+    // The gateway solves facts ∧ ¬assertion, so the hard instance is the negation of this assertion.
+    const hard = '(VAR x Int) (VAR y Int) (VAR z Int) (NOT (AND (EQ (PLUS (MULT x x x) (MULT y y y) (MULT z z z)) 33) (GT x 1000)))';
     const r = await intercept(msg('logic_assertion', { query: hard }, { engine_timeout_seconds: 0.5 }));
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ status: 'error', reason: 'engine_timeout', admissible: false });

@@ -42,13 +42,13 @@ describe('gateway configuration', () => {
 });
 
 describe('decisions', () => {
-  const base = { kind: 'verify' as const, findings: [], tool_name: null, pinned_hash: null, presented_hash: null, tool_pin: 'not_run' as const, tool_poisoning: 'not_run' as const, route: { engine: 'math' as const, input: {} }, claim: 'q', request_digest: 'd' };
+  const base = { kind: 'verify' as const, findings: [], tool_name: null, pinned_hash: null, presented_hash: null, tool_pin: 'not_run' as const, tool_poisoning: 'not_run' as const, parts: [{ index: 1, text: 'q', route: { engine: 'math' as const, input: {} }, reason: null }], claim: 'q', request_digest: 'd' };
   const ctx = { agent_id: 'agt_1', conversation_id: 'c', step_number: 1 };
   it('is VERIFIED only with a well-formed proof_ref from the engine', () => {
-    expect(decideVerify({ ...base, outcome: 'clean' }, { status: 'VERIFIED', proof_ref: `sha256:${'a'.repeat(64)}` }, ctx).status).toBe('VERIFIED');
-    expect(decideVerify({ ...base, outcome: 'clean' }, { status: 'VERIFIED', proof_ref: 'sha256:zz' }, ctx).status).toBe('UNVERIFIABLE');
-    expect(decideVerify({ ...base, outcome: 'clean' }, { status: 'VERIFIED' }, ctx).status).toBe('UNVERIFIABLE');
-    expect(decideVerify({ ...base, outcome: 'flagged', findings: [{ detector: 'exfiltration', kind: 'jwt', category: 'secret', location: 'query', encoding: 'plain', excerpt: 'x' }] }, null, ctx).http_status).toBe(403);
+    expect(decideVerify({ ...base, outcome: 'clean' }, [{ status: 'VERIFIED', proof_ref: `sha256:${'a'.repeat(64)}` }], ctx).status).toBe('VERIFIED');
+    expect(decideVerify({ ...base, outcome: 'clean' }, [{ status: 'VERIFIED', proof_ref: 'sha256:zz' }], ctx).status).toBe('UNVERIFIABLE');
+    expect(decideVerify({ ...base, outcome: 'clean' }, [{ status: 'VERIFIED' }], ctx).status).toBe('UNVERIFIABLE');
+    expect(decideVerify({ ...base, outcome: 'flagged', findings: [{ detector: 'exfiltration', kind: 'jwt', category: 'secret', location: 'query', encoding: 'plain', excerpt: 'x' }] }, [], ctx).http_status).toBe(403);
   });
   it('denies a tool call when the engine gave no result (fail closed)', () => {
     const g = { kind: 'tool' as const, tool: 'shell', category: 'shell', dangerous: true, known: true, reasons: [], findings: [], checks: [{ engine: 'code' as const, input: { code: 'ls', language: 'bash' }, location: 'arguments.command', mode: 'strict' as const }], claim: '', request_digest: '' };
