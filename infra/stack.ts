@@ -488,7 +488,9 @@ export class Stack {
         name: 'codec-server',
         command: node,
         args: [...service('api/codec-server.ts')],
-        env: this.env,
+        // Operators encode through it: it must never hold the key that proves the API made a
+        // workflow input (core/workflow-input-auth.ts), or an encoded input would pass as the API's.
+        env: withoutWorkflowInputKey(this.env),
         ready: async () => {
           const res = await fetch(`http://127.0.0.1:${codecServerPort(ports)}/health`).catch(() => null);
           return res?.status === 200;
@@ -568,6 +570,12 @@ function reapProfile(dataDir: string): void {
       }
     }
   }
+}
+
+/** An environment without SVC_WORKFLOW_INPUT_KEY (the codec server's). */
+export function withoutWorkflowInputKey(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const { SVC_WORKFLOW_INPUT_KEY: _dropped, ...rest } = env;
+  return rest;
 }
 
 async function temporalServes(port: number): Promise<boolean> {
