@@ -41,7 +41,9 @@ const forgedInput = () => ({
 /** Starts verifyWorkflow through `client` and returns the failure's cause (the workflow must fail). */
 async function startFails(client: Client, tag: string): Promise<{ type?: string; message: string; nonRetryable?: boolean }> {
   const workflowId = `verify-math-${B.orgId}-injected-${tag}-${Date.now()}`;
-  const handle = await client.workflow.start('verifyWorkflow', { taskQueue: queue(), workflowId, args: [forgedInput()], workflowExecutionTimeout: 60_000 });
+  await client.workflow.start('verifyWorkflow', { taskQueue: queue(), workflowId, args: [forgedInput()], workflowExecutionTimeout: 60_000 });
+  // Read back by an operator's client (the worker's failure is encrypted like every payload).
+  const handle = new Client({ connection: conn, dataConverter: temporalDataConverter(stackEnv()) }).workflow.getHandle(workflowId);
   const t0 = Date.now();
   const err = await handle.result().then(
     () => null,
