@@ -184,7 +184,9 @@ describe("the stack's Temporal UI has write actions off", () => {
     expect(over.status).toBe(403);
     const job = await get(`/verify/batch/${sub.body.job_id}`, { 'x-api-key': A.key });
     expect(job.body.status).toBe('running');
-    // Clean up: the job would otherwise run its hard item to the Z3 time-out.
+    // Clean up: the job would otherwise run its hard item to the Z3 time-out; the GET then
+    // stores it as failed and frees its slot (other files count slots).
     await new Client({ connection: conn }).workflow.getHandle(sub.body.workflow_id).terminate('test clean-up');
+    expect((await get(`/verify/batch/${sub.body.job_id}`, { 'x-api-key': A.key })).body.status).toBe('failed');
   });
 });
