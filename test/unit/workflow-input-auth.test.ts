@@ -125,3 +125,15 @@ describe('read-only Temporal UI gate', () => {
     expect(uiRequestAllowed('GET', '/api/v1/namespaces/default/workflows/wf-1', { 'x-method-override': 'POST' })).toBe(false);
   });
 });
+
+describe('batch job whose workflow closed without completing', () => {
+  it('each closing status has its words; every one says no result was released', async () => {
+    const { unfinishedDetail } = await import('../../api/batch-jobs.js');
+    expect(unfinishedDetail('TERMINATED')).toBe('Job failed: its workflow was terminated before the job completed; no result was released.');
+    expect(unfinishedDetail('TIMED_OUT')).toBe('Job failed: its workflow timed out before the job completed; no result was released.');
+    expect(unfinishedDetail('CANCELLED')).toMatch(/was cancelled before/);
+    expect(unfinishedDetail('FAILED')).toMatch(/its workflow failed before/);
+    expect(unfinishedDetail('NOT_FOUND')).toMatch(/no longer exists before/);
+    expect(unfinishedDetail('PAUSED')).toMatch(/closed \(paused\) before/);
+  });
+});
