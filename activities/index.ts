@@ -19,6 +19,7 @@ import { translateLogicActivity } from './verify-logic-nl.js';
 import { makeAgentActivities } from './agents.js';
 import { makeA2aActivities } from './a2a.js';
 import type { BatchItemActivityName, EngineActivityName } from '../core/engines.js';
+import { makeAuthenticateInputActivity } from './input-auth.js';
 
 export type ActivityDeps = ProofContext & {
   /** SVC_AUDIT_SECRET_KEY; unset makes every audited workflow fail closed. */
@@ -33,6 +34,8 @@ export type ActivityDeps = ProofContext & {
   lookupSecret?: string;
   /** The A2A gateway's verdict signing key and deployment id (core/a2a-config.ts). */
   a2a?: { signingKeyPem?: string; deploymentId: string };
+  /** SVC_WORKFLOW_INPUT_KEY: the input check every workflow runs first (core/workflow-input-auth.ts). */
+  workflowInputKey: string;
 };
 
 export function createActivities(deps: ActivityDeps) {
@@ -64,6 +67,7 @@ export function createActivities(deps: ActivityDeps) {
   };
   // Batch items reuse the engine activities above (workflows/batch.ts).
   return {
+    ...makeAuthenticateInputActivity(deps.workflowInputKey),
     ...engines,
     ...makeBatchActivities(deps, engines),
     verifyFactBatchItemActivity: makeFactBatchActivity(factDeps, (requested) => resolveProvider(requested, process.env)),

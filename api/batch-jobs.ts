@@ -28,6 +28,19 @@ const log = logger('batch');
 const ORPHAN_AFTER_MS = 60_000;
 const QUERY_DEADLINE_MS = 3000;
 
+/** The error every item of a job gets when its workflow closed without completing it. */
+export function unfinishedDetail(workflowStatus: string): string {
+  const how: Record<string, string> = {
+    TERMINATED: 'was terminated',
+    TIMED_OUT: 'timed out',
+    CANCELLED: 'was cancelled',
+    CANCELED: 'was cancelled',
+    FAILED: 'failed',
+    NOT_FOUND: 'no longer exists',
+  };
+  return `Job failed: its workflow ${how[workflowStatus] ?? `closed (${workflowStatus.toLowerCase()})`} before the job completed; no result was released.`;
+}
+
 export const batchWorkflowId = (orgId: string, jobId: string) => `batch-${orgId}-${jobId}`;
 export const newJobId = () => `bj_${randomBytes(12).toString('hex')}`;
 
@@ -129,19 +142,39 @@ export class BatchJobs {
     return this.view(doc);
   }
 
-  /** The stored job once completed; while it runs, the workflow's live snapshot. */
+  /** The stored job once final (completed or failed); while it runs, the workflow's live snapshot. */
   async view(doc: BatchJobDoc): Promise<BatchJobView> {
-    if (doc.status === 'completed') return jobView(doc);
+    if (doc.status !== 'running') return jobView(doc);
     return this.liveView(doc);
   }
 
+  /**
+   * A running job: its workflow is described first. Running: the live snapshot (progress query).
+   * Closed without storing the job (terminated, timed out, cancelled, failed; or gone once
+   * started): the job is marked failed in the store now, so it never reads `running` forever
+   * (a query would replay the closed workflow and answer `running`). Temporal unreachable or
+   * slow: the stored job, unchanged (never failed on a guess).
+   */
   private async liveView(doc: BatchJobDoc): Promise<BatchJobView> {
+    const handle = this.temporal.client.workflow.getHandle(doc.workflow_id);
+    let closed: string | null = null;
     try {
-      const handle = this.temporal.client.workflow.getHandle(doc.workflow_id);
-      const snap = await this.temporal.connection.withDeadline(Date.now() + QUERY_DEADLINE_MS, () => handle.query<BatchJobView>('progress'));
-      if (snap.status !== 'completed') return snap;
-    } catch {
-      // No worker to answer the query (or Temporal down): fall back to the stored job.
+      const desc = await this.temporal.connection.withDeadline(Date.now() + QUERY_DEADLINE_MS, () => handle.describe());
+      if (desc.status.name === 'RUNNING') {
+        const snap = await this.temporal.connection.withDeadline(Date.now() + QUERY_DEADLINE_MS, () => handle.query<BatchJobView>('progress'));
+        if (snap.status === 'running') return snap;
+      } else if (desc.status.name !== 'COMPLETED') {
+        closed = desc.status.name;
+      }
+    } catch (err) {
+      // Gone after it was started (history past retention): it can never complete.
+      if (err instanceof WorkflowNotFoundError && doc.started) closed = 'NOT_FOUND';
+      // Otherwise no worker to answer the query, or Temporal down: the stored job.
+    }
+    if (closed) {
+      const failed = await this.store.failUnfinished(doc._id, unfinishedDetail(closed), new Date());
+      log.warn('batch job marked failed: its workflow closed without completing it', { job_id: doc._id, workflow_id: doc.workflow_id, workflow_status: closed });
+      if (failed) return jobView(failed);
     }
     // Completed meanwhile (the store is written first), or no live answer: the stored job.
     const fresh = await this.store.find(doc._id);
@@ -188,7 +221,11 @@ export class BatchJobs {
       }
       try {
         const desc = await this.temporal.connection.withDeadline(Date.now() + QUERY_DEADLINE_MS, () => this.temporal.client.workflow.getHandle(doc.workflow_id).describe());
-        if (desc.status.name !== 'RUNNING' && (await this.store.repairSlot(slot, 'finished'))) freed++;
+        if (desc.status.name !== 'RUNNING') {
+          // Closed without storing its job (terminated, timed out): the job is failed, not left running.
+          if (desc.status.name !== 'COMPLETED') await this.store.failUnfinished(doc._id, unfinishedDetail(desc.status.name), new Date());
+          if (await this.store.repairSlot(slot, 'finished')) freed++;
+        }
       } catch (err) {
         // Never started: free the slot (the job is deleted). Temporal unreachable: cannot tell, keep it.
         if (err instanceof WorkflowNotFoundError && (await this.store.repairSlot(slot, 'free'))) freed++;

@@ -13,6 +13,7 @@ import { HttpError } from './errors.js';
 import { logger } from '../core/logger.js';
 import { recordVerdict, recordWorkflowFailure } from './metrics.js';
 import { temporalDataConverter } from '../core/payload-codec.js';
+import { workflowInputAuthClientInterceptor, workflowInputKey } from '../core/workflow-input-auth.js';
 
 const log = logger('temporal');
 
@@ -56,19 +57,23 @@ export interface EagerStart {
 export class TemporalGateway {
   readonly client: Client;
   private eager: { client: Client; connection: EagerStart['connection']; taskQueue: string } | null = null;
+  /** Signs every workflow input this gateway starts (core/workflow-input-auth.ts): the workers run nothing else. */
+  private readonly inputAuth: ReturnType<typeof workflowInputAuthClientInterceptor>;
 
   constructor(
     readonly connection: Connection,
     private readonly cfg: ServiceConfig,
   ) {
+    // Refuses to start without the workflow input key (ConfigError), as without a payload key.
+    this.inputAuth = workflowInputAuthClientInterceptor(workflowInputKey(cfg));
     // Every payload is encrypted before it reaches Temporal (docs/payload-encryption.md).
-    this.client = new Client({ connection, namespace: cfg.TEMPORAL_NAMESPACE, dataConverter: temporalDataConverter(cfg) });
+    this.client = new Client({ connection, namespace: cfg.TEMPORAL_NAMESPACE, dataConverter: temporalDataConverter(cfg), interceptors: { workflow: [this.inputAuth] } });
   }
 
   /** Routes the eager-capable engines (core/engines.ts EAGER_ENGINES) through an in-process worker; null stops it. */
   useEagerStart(e: EagerStart | null): void {
     this.eager = e && {
-      client: new Client({ connection: e.connection, namespace: this.cfg.TEMPORAL_NAMESPACE, dataConverter: temporalDataConverter(this.cfg) }),
+      client: new Client({ connection: e.connection, namespace: this.cfg.TEMPORAL_NAMESPACE, dataConverter: temporalDataConverter(this.cfg), interceptors: { workflow: [this.inputAuth] } }),
       connection: e.connection,
       taskQueue: e.taskQueue,
     };

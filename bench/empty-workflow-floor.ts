@@ -13,6 +13,9 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { ROOT } from '../infra/stack.js';
 import { percentile } from './bench-stack.js';
 import { workflowBundle } from '../workers/workflow-bundle.js';
+import { randomBytes } from 'node:crypto';
+import { workflowInputAuthClientInterceptor } from '../core/workflow-input-auth.js';
+import { activityGrantInterceptor, makeAuthenticateInputActivity } from '../activities/input-auth.js';
 
 const args = process.argv.slice(2);
 const dash = args.indexOf('--');
@@ -46,10 +49,18 @@ async function main() {
   let native: NativeConnection | undefined;
   for (let i = 0; i < 120 && !native; i++) native = await NativeConnection.connect({ address: `127.0.0.1:${PORT}` }).catch(() => sleep(500).then(() => undefined));
   if (!native) throw new Error('the Temporal dev server did not start');
-  const worker = await Worker.create({ connection: native, taskQueue: 'floor', workflowBundle: await workflowBundle() });
+  // Every workflow of the bundle checks its input first (core/workflow-input-auth.ts): the floor includes that check.
+  const inputKey = randomBytes(32).toString('hex');
+  const worker = await Worker.create({
+    connection: native,
+    taskQueue: 'floor',
+    workflowBundle: await workflowBundle(),
+    activities: makeAuthenticateInputActivity(inputKey),
+    interceptors: { activity: [activityGrantInterceptor(inputKey)] },
+  });
   const running = worker.run();
   const conn = MODE === 'grpcjs' ? await Connection.connect({ address: `127.0.0.1:${PORT}` }) : native;
-  const client = new Client({ connection: conn });
+  const client = new Client({ connection: conn, interceptors: { workflow: [workflowInputAuthClientInterceptor(inputKey)] } });
   let n = 0;
   const one = () => client.workflow.execute('noopWorkflow', { taskQueue: 'floor', workflowId: `floor-${n++}`, requestEagerStart: MODE === 'eager' });
   for (let i = 0; i < 30; i++) await one();

@@ -6,6 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { Client, Connection } from '@temporalio/client';
 import { startBenchStack } from './bench-stack.js';
 import { verifyMath } from '../engines/math.js';
+import { workflowInputAuthClientInterceptor, workflowInputKey } from '../core/workflow-input-auth.js';
 import { temporalDataConverter } from '../core/payload-codec.js';
 
 const args = process.argv.slice(2);
@@ -69,7 +70,8 @@ async function main() {
     }
     // Empty workflow round trip.
     const conn = await Connection.connect({ address: stack.urls.temporal_grpc });
-    const client = new Client({ connection: conn, dataConverter: temporalDataConverter(stack.env) });
+    // Signed as the API signs its starts: the workers run no other input (core/workflow-input-auth.ts).
+    const client = new Client({ connection: conn, dataConverter: temporalDataConverter(stack.env), interceptors: { workflow: [workflowInputAuthClientInterceptor(workflowInputKey(stack.env))] } });
     for (const c of [1, 8]) {
       const { lat, wall } = await runConcurrent(REQUESTS, c, async (i) => {
         await client.workflow.execute('noopWorkflow', { taskQueue: 'svc-verification', workflowId: `bench-noop-${Date.now()}-${i}-${c}` });

@@ -19,6 +19,7 @@ import { Client, Connection } from '@temporalio/client';
 import { enterpriseKey, percentile, startBenchStack } from './bench-stack.js';
 import { devPorts, ROOT, type Stack } from '../infra/stack.js';
 import { ensureSecretsFile } from '../infra/secrets.js';
+import { workflowInputAuthClientInterceptor, workflowInputKey } from '../core/workflow-input-auth.js';
 import { temporalDataConverter } from '../core/payload-codec.js';
 
 const args = process.argv.slice(2);
@@ -212,7 +213,8 @@ async function main() {
     }
     // The floor: an empty workflow started and awaited through one client on our Temporal.
     const conn = await Connection.connect({ address: temporalAddress });
-    const client = new Client({ connection: conn, dataConverter: temporalDataConverter(env) });
+    // Signed as the API signs its starts: the workers run no other input (core/workflow-input-auth.ts).
+    const client = new Client({ connection: conn, dataConverter: temporalDataConverter(env), interceptors: { workflow: [workflowInputAuthClientInterceptor(workflowInputKey(env))] } });
     let i = 0;
     const noop = async () => {
       await client.workflow.execute('noopWorkflow', { taskQueue: env.SVC_TASK_QUEUE ?? 'svc-verification', workflowId: `bench-noop-${Date.now()}-${i++}` });

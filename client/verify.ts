@@ -102,7 +102,7 @@ export async function waitForBatch(
   return current;
 }
 
-/** Only `completed` is final; an unknown status keeps polling until the wait bound (never a pass). */
+/** `completed` and `failed` are final; an unknown status keeps polling until the wait bound (never a pass). */
 export function isFinished(job: BatchJob): boolean {
-  return job.status === 'completed';
+  return job.status === 'completed' || job.status === 'failed';
 }

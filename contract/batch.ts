@@ -76,7 +76,8 @@ export const batchItemViewSchema = z.looseObject({
 export const batchJobSchema = z
   .looseObject({
     job_id: z.string(),
-    status: z.enum(['running', 'completed']),
+    /** `failed`: the job's workflow ended without completing it (terminated, timed out); every item is failed, no result released. */
+    status: z.enum(['running', 'completed', 'failed']),
     progress_percent: z.number().min(0).max(100),
     total_items: z.number().int(),
     completed_items: z.number().int(),

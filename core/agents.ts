@@ -88,6 +88,22 @@ export function dayKey(now: number): string {
   return new Date(now).toISOString().slice(0, 10);
 }
 
+/**
+ * An upsert that concurrent first writers race: the store inserts the document for one of them
+ * and answers the others E11000 (duplicate key). The document exists by then, so the loser's
+ * retry is a plain update (six concurrent first requests of an agent in a new hour used to
+ * answer one of them 500).
+ */
+export async function upsertRetryingDuplicate<T>(upsert: () => Promise<T>, attempts = 4): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await upsert();
+    } catch (err) {
+      if (attempt >= attempts || !(err instanceof MongoServerError && err.code === 11000)) throw err;
+    }
+  }
+}
+
 export interface UsageSnapshot {
   requestsThisHour: number;
   costTodayMicroUsd: number;
@@ -164,15 +180,19 @@ export class Agents {
     const d = dayKey(now);
     const dayEnd = Date.parse(`${d}T00:00:00.000Z`) + 86_400_000;
     const [hour, day] = await Promise.all([
-      this.usage.findOneAndUpdate(
-        { _id: `${agentId}:h:${h}` },
-        { $inc: { requests: 1, cost_micro_usd: PRICE_PER_REQUEST_MICRO_USD }, $setOnInsert: { agent_id: agentId, expires_at: new Date(h + 3_600_000 + 60_000) } },
-        { upsert: true, returnDocument: 'after' },
+      upsertRetryingDuplicate(() =>
+        this.usage.findOneAndUpdate(
+          { _id: `${agentId}:h:${h}` },
+          { $inc: { requests: 1, cost_micro_usd: PRICE_PER_REQUEST_MICRO_USD }, $setOnInsert: { agent_id: agentId, expires_at: new Date(h + 3_600_000 + 60_000) } },
+          { upsert: true, returnDocument: 'after' },
+        ),
       ),
-      this.usage.findOneAndUpdate(
-        { _id: `${agentId}:d:${d}` },
-        { $inc: { requests: 1, cost_micro_usd: PRICE_PER_REQUEST_MICRO_USD }, $setOnInsert: { agent_id: agentId, expires_at: new Date(dayEnd + 60_000) } },
-        { upsert: true, returnDocument: 'after' },
+      upsertRetryingDuplicate(() =>
+        this.usage.findOneAndUpdate(
+          { _id: `${agentId}:d:${d}` },
+          { $inc: { requests: 1, cost_micro_usd: PRICE_PER_REQUEST_MICRO_USD }, $setOnInsert: { agent_id: agentId, expires_at: new Date(dayEnd + 60_000) } },
+          { upsert: true, returnDocument: 'after' },
+        ),
       ),
     ]);
     return { requestsThisHour: hour?.requests ?? 0, costTodayMicroUsd: day?.cost_micro_usd ?? 0, hourResetAt: Math.floor((h + 3_600_000) / 1000), dayResetAt: Math.floor(dayEnd / 1000) };

@@ -250,6 +250,26 @@ export class BatchJobStore {
   }
 
   /**
+   * Marks a running job whose workflow closed without storing it (terminated, timed out,
+   * cancelled, failed, or gone) as failed: every item failed with `error`, no result released
+   * (its audit entries were never written). Frees its slot for eviction. Idempotent; a completed
+   * job is left as it is. Returns the job as stored afterwards (null when it no longer exists).
+   */
+  async failUnfinished(jobId: string, error: string, at: Date): Promise<BatchJobDoc | null> {
+    const doc = await this.jobs.findOne({ _id: jobId }, { projection: { request_items: 1, total_items: 1, slot: 1, status: 1 } });
+    if (!doc) return null;
+    if (doc.status === 'running') {
+      const outcomes: BatchItemOutcome[] = doc.request_items.map((_, index) => ({ index, status: 'failed', error, latency_ms: 0 }));
+      await this.jobs.updateOne(
+        { _id: jobId, status: 'running' },
+        { $set: { status: 'failed', items: itemViews(jobId, doc.request_items, outcomes), ...batchCounters(doc.total_items, outcomes), completed_at: at } },
+      );
+    }
+    await this.slots.updateOne({ _id: doc.slot, job_id: jobId, state: 'active' }, { $set: { state: 'finished', finished_at: at } });
+    return this.jobs.findOne({ _id: jobId });
+  }
+
+  /**
    * Writes the finished job (all items) and marks its slot finished. Idempotent: an activity
    * retry rewrites the same job and finds the slot already finished. Returns false when the
    * job document no longer exists.

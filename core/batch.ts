@@ -61,7 +61,11 @@ export interface BatchItemView {
   latency_ms: number;
 }
 
-export type BatchJobStatus = 'running' | 'completed';
+/**
+ * `failed`: the job's workflow closed without storing the job (terminated, timed out, cancelled,
+ * failed, or gone): no item result was released (api/batch-jobs.ts, docs/batch.md).
+ */
+export type BatchJobStatus = 'running' | 'completed' | 'failed';
 
 export interface BatchJobView {
   job_id: string;

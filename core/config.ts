@@ -76,6 +76,12 @@ const envSchema = z.object({
   SVC_TEMPORAL_PAYLOAD_KEYS: z.string().optional(),
   /** The key id that encrypts new payloads (the others still decrypt). */
   SVC_TEMPORAL_PAYLOAD_KEY_ID: z.string().optional(),
+  /**
+   * HMAC key proving that the API made a workflow's input (core/workflow-input-auth.ts): the API
+   * signs every start, the workers check before anything runs. API and workers only (never the
+   * codec server); both refuse to start without it. At least 32 characters (32 random bytes, hex).
+   */
+  SVC_WORKFLOW_INPUT_KEY: z.string().optional(),
   /** on (default): clients and workers refuse to start without a key. off: plaintext history (not for production). */
   SVC_TEMPORAL_PAYLOAD_ENCRYPTION: z.enum(['on', 'off']).default('on'),
   /** The codec server (api/codec-server.ts): operators' Temporal UI and CLI decode payloads through it. */

@@ -18,6 +18,7 @@ import { failureConverter } from './temporal-failure-converter.js';
 import { payloadKeyring, PayloadKeysConfigError, type PayloadKeyEnv, type PayloadKeyring } from './payload-keys.js';
 import { ConfigError } from './config.js';
 import { projectModuleUrl } from './project-paths.js';
+import { REFUSED_PAYLOAD_MARKER } from './workflow-input-auth-types.js';
 
 export const ENCRYPTED_ENCODING = 'binary/encrypted';
 export const KEY_ID_METADATA = 'encryption-key-id';
@@ -75,8 +76,28 @@ function deserialize(buf: Buffer): Payload {
   return { metadata, data: new Uint8Array(buf.subarray(4 + n)) };
 }
 
+export interface CodecOptions {
+  /**
+   * Workers: a payload this codec did not encrypt is never decoded. Its bytes are dropped and a
+   * refusal marker `{"svc_refused_payload": …}` stands in its place, so the workflow input check
+   * (core/workflow-input-auth.ts) fails the workflow at once instead of running on plaintext
+   * that anyone who reaches the Temporal frontend can write. (Throwing here would fail the
+   * workflow task instead, which Temporal retries forever.) Only with encryption on.
+   */
+  refuseUnencrypted?: boolean;
+}
+
+/** What a refusing codec decodes an unencrypted payload to: JSON `{"svc_refused_payload": "<reason>"}`. */
+export const REFUSED_PAYLOAD: Payload = {
+  metadata: { encoding: utf8.encode('json/plain') },
+  data: utf8.encode(JSON.stringify({ [REFUSED_PAYLOAD_MARKER]: 'payload not encrypted by the payload codec: not read' })),
+};
+
 export class AesGcmPayloadCodec implements PayloadCodec {
-  constructor(private readonly keyring: PayloadKeyring) {}
+  constructor(
+    private readonly keyring: PayloadKeyring,
+    private readonly options: CodecOptions = {},
+  ) {}
 
   /** The key id new payloads are encrypted with (null: encryption off). */
   get currentKeyId(): string | null {
@@ -102,7 +123,7 @@ export class AesGcmPayloadCodec implements PayloadCodec {
   }
 
   decryptOne(p: Payload): Payload {
-    if (!isEncryptedPayload(p)) return p;
+    if (!isEncryptedPayload(p)) return this.options.refuseUnencrypted && this.keyring.encryption === 'on' ? REFUSED_PAYLOAD : p;
     const keyId = metadataString(p, KEY_ID_METADATA);
     const key = keyId === null ? undefined : this.keyring.keys.get(keyId);
     if (keyId === null || !key) {
@@ -131,9 +152,9 @@ export class AesGcmPayloadCodec implements PayloadCodec {
 }
 
 /** The codec for this process's configuration; ConfigError (refuse to start) when a key is required and missing. */
-export function payloadCodecFor(env: PayloadKeyEnv): AesGcmPayloadCodec {
+export function payloadCodecFor(env: PayloadKeyEnv, options: CodecOptions = {}): AesGcmPayloadCodec {
   try {
-    return new AesGcmPayloadCodec(payloadKeyring(env));
+    return new AesGcmPayloadCodec(payloadKeyring(env), options);
   } catch (err) {
     if (err instanceof PayloadKeysConfigError) throw new ConfigError(`invalid configuration: ${err.message}`);
     throw err;
@@ -149,13 +170,13 @@ export const FAILURE_CONVERTER_PATH = fileURLToPath(projectModuleUrl('./temporal
  * `Worker.create({ ..., dataConverter: temporalDataConverter(cfg) })`.
  * Both forms in one object: clients take the loaded converters as they are (no module loading,
  * so it also works inside test runners), workers load the failure converter by path because the
- * workflow bundle needs it too.
+ * workflow bundle needs it too. Workers pass `{ refuseUnencrypted: true }`.
  */
-export function temporalDataConverter(env: PayloadKeyEnv): DataConverter & LoadedDataConverter {
+export function temporalDataConverter(env: PayloadKeyEnv, options: CodecOptions = {}): DataConverter & LoadedDataConverter {
   return {
     payloadConverter: defaultPayloadConverter,
     failureConverter,
-    payloadCodecs: [payloadCodecFor(env)],
+    payloadCodecs: [payloadCodecFor(env, options)],
     failureConverterPath: FAILURE_CONVERTER_PATH,
   };
 }

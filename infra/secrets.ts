@@ -13,6 +13,7 @@ export const SECRET_KEYS = [
   'SVC_TEMPORAL_PAYLOAD_KEYS',
   'SVC_TEMPORAL_PAYLOAD_KEY_ID',
   'SVC_A2A_API_KEYS',
+  'SVC_WORKFLOW_INPUT_KEY',
 ] as const;
 
 export function generateSecrets(): Record<string, string> {
@@ -25,6 +26,8 @@ export function generateSecrets(): Record<string, string> {
     SVC_ATTESTATION_SIGNING_KEY_PEM: pem(),
     SVC_A2A_SIGNING_KEY_PEM: pem(),
     ...payloadKeySecrets(),
+    // The API's proof on every workflow input (core/workflow-input-auth.ts): API and workers only.
+    SVC_WORKFLOW_INPUT_KEY: randomBytes(32).toString('hex'),
     // One demo gateway key (a non-production svc_test_ key) for the agent `demo-agent`.
     SVC_A2A_API_KEYS: JSON.stringify({ [generateApiKey(TEST_PREFIX)]: 'demo-agent' }),
   };

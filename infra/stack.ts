@@ -37,6 +37,14 @@ export function testPorts(offset = Number(process.env.SVC_TEST_PORT_OFFSET ?? 0)
   return { temporal: TEST_PORTS.temporal + offset, temporalUi: TEST_PORTS.temporalUi + offset, ferret: TEST_PORTS.ferret + offset, api: TEST_PORTS.api + offset };
 }
 
+/**
+ * The embedded Temporal UI's own port (loopback, internal): the read-only gate
+ * (infra/temporal-ui-gate.ts) serves the UI's public port in front of it.
+ */
+export function temporalUiUpstreamPort(ports: StackPorts): number {
+  return ports.temporalUi + 2;
+}
+
 /** The codec server's port: next to the Temporal UI's (dev 8234, tests 18234 + offset). */
 export function codecServerPort(ports: StackPorts): number {
   return ports.temporalUi + 1;
@@ -331,6 +339,8 @@ export class Stack {
   readonly api: ManagedProcess;
   readonly apiProcesses: number;
   readonly codec: ManagedProcess;
+  /** The Temporal UI's public port: reads pass, write actions are refused (infra/temporal-ui-gate.ts). */
+  readonly uiGate: ManagedProcess;
   readonly mongodbUri: string;
   /** The local SMTP sink; null when the environment sets SVC_SMTP_URL (a real server). */
   readonly smtp: ManagedProcess | null;
@@ -378,7 +388,8 @@ export class Stack {
           'server', 'start-dev',
           '--ip', '127.0.0.1',
           '--port', String(ports.temporal),
-          '--ui-port', String(ports.temporalUi),
+          // The UI listens inside; its public port is the read-only gate's (below).
+          '--ui-port', String(temporalUiUpstreamPort(ports)),
           '--db-filename', path.join(this.dataDir, 'temporal.sqlite'),
           '--namespace', 'default',
           '--log-level', 'warn',
@@ -483,12 +494,25 @@ export class Stack {
           },
       this.dataDir,
     );
+    this.uiGate = new ManagedProcess(
+      {
+        name: 'temporal-ui-gate',
+        command: node,
+        args: [...service('infra/temporal-ui-gate.ts')],
+        env: { ...process.env, SVC_TEMPORAL_UI_GATE_PORT: String(ports.temporalUi), SVC_TEMPORAL_UI_UPSTREAM_PORT: String(temporalUiUpstreamPort(ports)) },
+        ready: () => portOpen(ports.temporalUi),
+        readyTimeoutMs: 60_000,
+      },
+      this.dataDir,
+    );
     this.codec = new ManagedProcess(
       {
         name: 'codec-server',
         command: node,
         args: [...service('api/codec-server.ts')],
-        env: this.env,
+        // Operators encode through it: it must never hold the key that proves the API made a
+        // workflow input (core/workflow-input-auth.ts), or an encoded input would pass as the API's.
+        env: withoutWorkflowInputKey(this.env),
         ready: async () => {
           const res = await fetch(`http://127.0.0.1:${codecServerPort(ports)}/health`).catch(() => null);
           return res?.status === 200;
@@ -500,7 +524,7 @@ export class Stack {
   }
 
   get processes(): ManagedProcess[] {
-    return [this.temporal, ...(this.ferret ? [this.ferret] : []), ...(this.smtp ? [this.smtp] : []), ...this.workers, this.api, this.codec];
+    return [this.temporal, this.uiGate, ...(this.ferret ? [this.ferret] : []), ...(this.smtp ? [this.smtp] : []), ...this.workers, this.api, this.codec];
   }
 
   get apiUrl(): string {
@@ -521,7 +545,8 @@ export class Stack {
     for (const p of this.processes) p.reapStale();
     for (const p of this.processes) {
       const { ports } = this.opts;
-      const port = p === this.temporal ? ports.temporal : p === this.ferret ? ports.ferret : p === this.api ? ports.api : p === this.codec ? codecServerPort(ports) : null;
+      const port =
+        p === this.temporal ? ports.temporal : p === this.uiGate ? ports.temporalUi : p === this.ferret ? ports.ferret : p === this.api ? ports.api : p === this.codec ? codecServerPort(ports) : null;
       if (port !== null && (await portOpen(port))) {
         throw new Error(`port ${port} needed by ${p.spec.name} is already in use (is another stack running? try: npm run stack -- down)`);
       }
@@ -531,7 +556,7 @@ export class Stack {
     try {
       // The workflow bundle is built (or found in dist/) beside the infrastructure's start, so no
       // worker process runs webpack on its own start (workers/workflow-bundle.ts).
-      await Promise.all([this.temporal.start(), this.ferret?.start(), this.smtp?.start(), workflowBundlePath()]);
+      await Promise.all([this.temporal.start(), this.uiGate.start(), this.ferret?.start(), this.smtp?.start(), workflowBundlePath()]);
       await Promise.all([...this.workers.map((w) => w.start()), this.api.start(), this.codec.start()]);
     } catch (err) {
       await this.down();
@@ -568,6 +593,12 @@ function reapProfile(dataDir: string): void {
       }
     }
   }
+}
+
+/** An environment without SVC_WORKFLOW_INPUT_KEY (the codec server's). */
+export function withoutWorkflowInputKey(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const { SVC_WORKFLOW_INPUT_KEY: _dropped, ...rest } = env;
+  return rest;
 }
 
 async function temporalServes(port: number): Promise<boolean> {

@@ -17,6 +17,8 @@ import type { Store } from '../core/store.js';
 import { createSigner } from '../core/signer.js';
 import { logger } from '../core/logger.js';
 import { temporalDataConverter } from '../core/payload-codec.js';
+import { workflowInputKey } from '../core/workflow-input-auth.js';
+import { activityGrantInterceptor, makeAuthenticateInputActivity } from '../activities/input-auth.js';
 import { main, exitOnStartFailure } from '../api/server.js';
 import type { TemporalGateway } from '../api/temporal.js';
 import { makeVerifyMathActivity } from '../activities/verify-math.js';
@@ -27,10 +29,11 @@ import { getEnginePool, shutdownEnginePool } from '../activities/isolation/engin
 const log = logger('api-worker');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** The activities an eager-start verification runs (all local): its engine's and the audit append. */
+/** The activities an eager-start verification runs (all local): the input check, its engine's and the audit append. */
 export async function eagerActivities(cfg: ServiceConfig, store: Store) {
   const signer = await createSigner(cfg);
   return {
+    ...makeAuthenticateInputActivity(workflowInputKey(cfg)),
     verifyMathActivity: makeVerifyMathActivity({ store, signer, mathTimeoutMs: cfg.SVC_MATH_TIMEOUT * 1000 }),
     verifyProcessActivity,
     verifyRagActivity,
@@ -67,9 +70,11 @@ async function runEagerWorker(temporal: TemporalGateway, cfg: ServiceConfig, sto
         connection,
         namespace: cfg.TEMPORAL_NAMESPACE,
         taskQueue: eagerTaskQueue(cfg),
-        dataConverter: temporalDataConverter(cfg),
+        // As the standalone workers: unencrypted payloads refused, every activity needs its run's grant.
+        dataConverter: temporalDataConverter(cfg, { refuseUnencrypted: true }),
         workflowBundle: bundle,
         activities,
+        interceptors: { activity: [activityGrantInterceptor(workflowInputKey(cfg))] },
         // Local activities only: normal activity tasks stay with the standalone workers.
         enableNonLocalActivities: false,
         shutdownGraceTime: '3 s',

@@ -7,7 +7,9 @@ import { Store } from '../core/store.js';
 import { createSigner } from '../core/signer.js';
 import { logger } from '../core/logger.js';
 import { temporalDataConverter } from '../core/payload-codec.js';
+import { workflowInputKey } from '../core/workflow-input-auth.js';
 import { createActivities } from '../activities/index.js';
+import { activityGrantInterceptor } from '../activities/input-auth.js';
 import { getLogicPool, shutdownLogicPool } from '../engines/logic/index.js';
 import { reapSandboxContainers } from '../activities/sandbox/runner.js';
 import { getEnginePool, shutdownEnginePool } from '../activities/isolation/engine-pool.js';
@@ -19,7 +21,10 @@ const log = logger('worker');
 async function main(): Promise<void> {
   const cfg = loadConfig();
   // Refuses to start without a payload key (unless encryption is explicitly off): docs/payload-encryption.md.
-  const dataConverter = temporalDataConverter(cfg);
+  // A payload the codec did not encrypt is never read (refused; the input check fails its workflow).
+  const dataConverter = temporalDataConverter(cfg, { refuseUnencrypted: true });
+  // Refuses to start without the workflow input key: every workflow's input is checked with it.
+  const inputKey = workflowInputKey(cfg);
   const a2aCfg = loadA2aConfig();
   // Lazy store: the worker starts (and activities fail, then retry) while the store is down.
   const store = Store.lazy(cfg.MONGODB_URI);
@@ -56,8 +61,18 @@ async function main(): Promise<void> {
     mathTimeoutMs: cfg.SVC_MATH_TIMEOUT * 1000,
     lookupSecret: cfg.SVC_API_KEY_LOOKUP_SECRET,
     a2a: { signingKeyPem: a2aCfg.signingKeyPem, deploymentId: a2aCfg.deploymentId },
+    workflowInputKey: inputKey,
   });
-  const common = { connection, namespace: cfg.TEMPORAL_NAMESPACE, dataConverter, workflowBundle: bundle, activities, shutdownGraceTime: '5 s' } as const;
+  const common = {
+    connection,
+    namespace: cfg.TEMPORAL_NAMESPACE,
+    dataConverter,
+    workflowBundle: bundle,
+    activities,
+    // No activity runs without the grant of its workflow's input check (core/workflow-input-auth.ts).
+    interceptors: { activity: [activityGrantInterceptor(inputKey)] },
+    shutdownGraceTime: '5 s' as const,
+  };
   const worker = await Worker.create({ ...common, taskQueue: cfg.SVC_TASK_QUEUE });
   // The eager-start queue (workers/api-process.ts): served here too, so those verifications run
   // when an API process's own worker is busy or down, or the API runs without one.

@@ -14,6 +14,8 @@ import { PROJECT_ROOT, projectFiles } from '../core/project-paths.js';
 const ROOT = PROJECT_ROOT;
 const DIST = path.join(ROOT, 'dist');
 const WORKFLOWS = path.join(ROOT, 'workflows', 'index.ts');
+/** Bundled with every workflow: the input check before anything runs (core/workflow-input-auth.ts). */
+export const WORKFLOW_INTERCEPTORS = [path.join(ROOT, 'workflows', 'input-auth.ts')];
 /** Every folder a workflow module imports from (types included; over-inclusive only costs a rebuild). */
 const SOURCE_DIRS = ['workflows', 'core', 'contract', 'engines', 'activities'];
 
@@ -29,7 +31,7 @@ export function workflowSourceHash(): string {
 export async function workflowBundlePath(): Promise<string> {
   const file = path.join(DIST, `workflow-bundle-${workflowSourceHash()}.js`);
   if (existsSync(file)) return file;
-  const bundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS, failureConverterPath: FAILURE_CONVERTER_PATH, logger: quietLogger });
+  const bundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS, workflowInterceptorModules: WORKFLOW_INTERCEPTORS, failureConverterPath: FAILURE_CONVERTER_PATH, logger: quietLogger });
   mkdirSync(DIST, { recursive: true });
   const tmp = `${file}.${process.pid}.tmp`;
   writeFileSync(tmp, bundle.code);

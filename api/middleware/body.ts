@@ -115,7 +115,13 @@ const MULTIPART_TYPE = /^multipart\/form-data\s*(?:;|$)/i;
  * as the router matches them.
  */
 export const RAW_BODY_PATHS: ReadonlySet<string> = new Set(['/webhooks/secret-scanning']);
-const isRawBodyPath = (path: string) => RAW_BODY_PATHS.has(path.toLowerCase().replace(/\/+$/, ''));
+/**
+ * A path as the router matches it (@koa/router: case-insensitive, a trailing slash ignored; the
+ * /v1 prefix is already stripped by versionPrefix): every exemption below is looked up by it, so
+ * `/A2A/Intercept` or `/a2a/intercept/` is exempt exactly when the router serves it as the route.
+ */
+export const routeKey = (path: string) => path.toLowerCase().replace(/\/+$/, '') || '/';
+const isRawBodyPath = (path: string) => RAW_BODY_PATHS.has(routeKey(path));
 export const STREAMED_UPLOAD_PATHS: ReadonlySet<string> = new Set(['/verify/stats', '/verify/image']);
 /** Routes that read their own body under their own cap (the A2A gateway: payload limit + 64 KiB). */
 export const OWN_BODY_PATHS: ReadonlySet<string> = new Set(['/a2a/intercept']);
@@ -126,9 +132,9 @@ export function jsonBody(opts: BodyOptions): Middleware {
     if (ctx.method === 'GET' || ctx.method === 'HEAD' || ctx.method === 'OPTIONS') return next();
     const type = ctx.get('Content-Type');
     // Upload routes stream their own multipart body under their own caps (api/middleware/csv-upload.ts).
-    if (MULTIPART_TYPE.test(type) && STREAMED_UPLOAD_PATHS.has(ctx.path)) return next();
+    if (MULTIPART_TYPE.test(type) && STREAMED_UPLOAD_PATHS.has(routeKey(ctx.path))) return next();
     if (isRawBodyPath(ctx.path)) return next();
-    if (OWN_BODY_PATHS.has(ctx.path)) return next();
+    if (OWN_BODY_PATHS.has(routeKey(ctx.path))) return next();
     const raw = await readRawBody(ctx, opts);
     if (type && !JSON_TYPES.test(type) && raw.length > 0) {
       throw new HttpError(415, 'Unsupported Content-Type: send application/json.');

@@ -37,7 +37,8 @@ export function registerBatchRoutes(router: Router, deps: AppDeps): void {
     });
     const job = await batches.submit({ orgId: principal.orgId, principal, items });
     ctx.set('X-Workflow-Id', job.workflow_id);
-    if (job.status === 'completed') {
+    if (job.status !== 'running') {
+      // Final (completed, or failed: its workflow ended without completing it).
       ctx.status = 200;
     } else {
       ctx.status = 202;

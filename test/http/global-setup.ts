@@ -142,7 +142,7 @@ async function startStack(): Promise<SharedStack> {
  * server secret may appear in any log line or any stored document.
  */
 async function scanForLeaks(stack: Stack): Promise<string[]> {
-  const secrets = ['SVC_JWT_SECRET_KEY', 'SVC_API_KEY_LOOKUP_SECRET', 'SVC_AUDIT_SECRET_KEY']
+  const secrets = ['SVC_JWT_SECRET_KEY', 'SVC_API_KEY_LOOKUP_SECRET', 'SVC_AUDIT_SECRET_KEY', 'SVC_WORKFLOW_INPUT_KEY']
     .map((k) => stack.env[k])
     .filter((v): v is string => typeof v === 'string' && v.length > 0);
   // Temporal payload keys (base64 key material) never appear either.

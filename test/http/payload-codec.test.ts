@@ -134,6 +134,16 @@ function assertCiphertextOnly(text: string, needles: string[]): FoundPayload[] {
       expect(Object.keys(record).every((k) => PATCH_MARKER_FIELDS.has(k)), JSON.stringify(record)).toBe(true);
       continue;
     }
+    if (/header\.fields\.svc-input-auth$/.test(p.path) || /header\.fields\.svc-activity-grant$/.test(p.path)) {
+      // The API's proof on a workflow's input, and the grant on each of its activities
+      // (core/workflow-input-auth.ts): a MAC, an issue time, organization ids; never user data.
+      expect(encoding, p.path).toBe('json/plain');
+      const record = JSON.parse(unb64(p.data)) as Record<string, unknown>;
+      const fields = p.path.endsWith('svc-input-auth') ? ['issued_at', 'mac', 'v'] : ['mac', 'orgs'];
+      expect(Object.keys(record).sort(), p.path).toEqual(fields);
+      expect(String(record.mac)).toMatch(/^[0-9a-f]{64}$/);
+      continue;
+    }
     if (/markerRecordedEventAttributes\.details\.data\./.test(p.path)) {
       // The SDK core's own local-activity marker record (sequence number, activity id and type,
       // attempt, times): written by the core, not by the data converter. The activity's result

@@ -51,6 +51,7 @@ export async function startInProcessApp(): Promise<InProcessApp> {
     SVC_API_KEY_LOOKUP_SECRET: 'inproc-lookup-secret-inproc-lookup-0002',
     SVC_AUDIT_SECRET_KEY: 'inproc-audit-secret-inproc-audit-secret-3',
     SVC_TEMPORAL_PAYLOAD_ENCRYPTION: 'off',
+    SVC_WORKFLOW_INPUT_KEY: 'inproc-workflow-input-key-inproc-workflow-input-key-4',
     // An address nothing listens on: the lazy connection is never used, the client is scripted.
     TEMPORAL_ADDRESS: '127.0.0.1:1',
   });

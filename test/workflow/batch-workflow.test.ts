@@ -24,6 +24,11 @@ import {
 } from '../../core/batch.js';
 import { batchWorkflow, progressQuery } from '../../workflows/batch.js';
 import { workflowBundle } from '../../workers/workflow-bundle.js';
+import { Client, WorkflowFailedError } from '@temporalio/client';
+import { randomBytes } from 'node:crypto';
+import { WORKFLOW_INPUT_REFUSED, signWorkflowInput, workflowInputAuthClientInterceptor, INPUT_AUTH_HEADER } from '../../core/workflow-input-auth.js';
+import { activityGrantInterceptor, makeAuthenticateInputActivity } from '../../activities/input-auth.js';
+import { defaultPayloadConverter } from '@temporalio/common';
 
 const TASK_QUEUE = 'workflow-tier-batch';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -59,6 +64,9 @@ async function completeBatchJobActivity(req: { job_id: string; outcomes: BatchIt
 let env: TestWorkflowEnvironment;
 let worker: Worker;
 let running: Promise<void>;
+/** The workflow input key of this tier's worker, and a client that signs with it (as the API's does). */
+const INPUT_KEY = randomBytes(32).toString('hex');
+let client: Client;
 
 beforeAll(async () => {
   env = await TestWorkflowEnvironment.createLocal({
@@ -72,9 +80,12 @@ beforeAll(async () => {
     taskQueue: TASK_QUEUE,
     // The same prebuilt bundle the stack's workers load (built here if the sources changed).
     workflowBundle: await workflowBundle(),
-    activities: { verifyLogicBatchItemActivity, completeBatchJobActivity },
+    // The bundle checks every workflow's input first (core/workflow-input-auth.ts).
+    activities: { ...makeAuthenticateInputActivity(INPUT_KEY), verifyLogicBatchItemActivity, completeBatchJobActivity },
+    interceptors: { activity: [activityGrantInterceptor(INPUT_KEY)] },
   });
   running = worker.run();
+  client = new Client({ connection: env.connection, interceptors: { workflow: [workflowInputAuthClientInterceptor(INPUT_KEY)] } });
 }, 240_000);
 
 afterAll(async () => {
@@ -97,7 +108,7 @@ function input(jobId: string, queries: string[], concurrency: number): BatchWork
 }
 
 async function run(jobId: string, queries: string[], concurrency: number) {
-  const handle = await env.client.workflow.start(batchWorkflow, { args: [input(jobId, queries, concurrency)], taskQueue: TASK_QUEUE, workflowId: `batch-wf-${jobId}` });
+  const handle = await client.workflow.start(batchWorkflow, { args: [input(jobId, queries, concurrency)], taskQueue: TASK_QUEUE, workflowId: `batch-wf-${jobId}` });
   const result = await handle.result();
   const view = await handle.query(progressQuery);
   return { result, view };
@@ -136,5 +147,58 @@ describe('batchWorkflow (workflow tier)', () => {
     expect(attempts.get('bj_retry/1')).toBe(4);
     expect(view.items[1]).toEqual({ id: 'bj_retry-1', query: 'broken-b', type: 'logic', status: 'failed', error: 'Item failed: store unavailable', latency_ms: 0 });
     expect(attempts.get('bj_retry/2')).toBe(1);
+  });
+});
+
+describe('workflow input authentication (workflow tier; core/workflow-input-auth.ts)', () => {
+  /** A client whose starts carry the header this interceptor writes (or none). */
+  const clientWith = (header: ((type: string, id: string, args: unknown[]) => unknown) | null) =>
+    new Client({
+      connection: env.connection,
+      interceptors: {
+        workflow: [
+          {
+            async startWithDetails(input, next) {
+              if (!header) return next(input);
+              const value = header(input.workflowType, input.options.workflowId, input.options.args);
+              return next({ ...input, headers: { ...input.headers, [INPUT_AUTH_HEADER]: defaultPayloadConverter.toPayload(value) } });
+            },
+          },
+        ],
+      },
+    });
+
+  async function refused(c: Client, jobId: string, args = [input(jobId, ['ok-x'], 1)]) {
+    const before = attempts.size;
+    const handle = await c.workflow.start(batchWorkflow, { args: args as [BatchWorkflowInput], taskQueue: TASK_QUEUE, workflowId: `batch-wf-${jobId}` });
+    const err = await handle.result().then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(WorkflowFailedError);
+    const cause = (err as WorkflowFailedError).cause as { type?: string; message?: string; nonRetryable?: boolean };
+    expect(cause.type).toBe(WORKFLOW_INPUT_REFUSED);
+    expect(cause.nonRetryable).toBe(true);
+    // Nothing ran: no item activity, no completion (the store write and the audit entries).
+    expect(attempts.size).toBe(before);
+    expect(completions.find((x) => x.job_id === jobId)).toBeUndefined();
+    const desc = await handle.describe();
+    expect(desc.status.name).toBe('FAILED');
+    return cause.message as string;
+  }
+
+  it('a start without the header (an anonymous client) fails at once, before any activity', async () => {
+    expect(await refused(clientWith(null), 'bj_anon')).toMatch(/no svc-input-auth header/);
+  });
+
+  it('a header under another key, for another workflow id, or over other arguments fails the same way', async () => {
+    const otherKey = randomBytes(32).toString('hex');
+    expect(await refused(clientWith((t, id, a) => signWorkflowInput(otherKey, t, id, a)), 'bj_otherkey')).toMatch(/does not authenticate/);
+    expect(await refused(clientWith((t, _id, a) => signWorkflowInput(INPUT_KEY, t, 'batch-wf-someone-else', a)), 'bj_otherid')).toMatch(/does not authenticate/);
+    const genuine = input('bj_swapped', ['ok-x'], 1);
+    const forged = { ...genuine, org_id: 'org_victim' };
+    expect(await refused(clientWith((t, id) => signWorkflowInput(INPUT_KEY, t, id, [genuine])), 'bj_swapped', [forged])).toMatch(/does not authenticate/);
+    expect(await refused(clientWith((t, id, a) => signWorkflowInput(INPUT_KEY, t, id, a, Date.now() - 3_600_000)), 'bj_stale')).toMatch(/stale/);
+    expect(await refused(clientWith(() => ({ v: 1, issued_at: 'soon', mac: 'zz' })), 'bj_malformed')).toMatch(/malformed/);
   });
 });
