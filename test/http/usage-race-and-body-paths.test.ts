@@ -59,6 +59,6 @@ describe('body reader exemptions match paths as the router does (item 12)', () =
   it('a malformed body with a valid key on an exempt spelling is the gateway\'s own 400', async () => {
     const r = await http('POST', '/A2A/Intercept/', { rawBody: '{not json', headers: { ...key(KEY), 'content-type': 'application/json' } });
     expect(r.status).toBe(400);
-    expect(r.body.detail).toMatch(/^Malformed JSON body: /);
+    expect(r.body.detail).toMatch(/^Invalid JSON body \(syntax\) at \$/);
   });
 });
