@@ -82,6 +82,8 @@ class Analysis {
   sqliteSkipped: string | null = null;
   lexed: LexResult | null = null;
   analysisOverflow = false;
+  /** Resolver findings a real engine overruled (it accepted the statement): resolver defects. */
+  resolverDefects = 0;
 
   constructor(
     readonly query: string,
@@ -230,8 +232,21 @@ export function verifySql(req: SqlRequest, engines: VerifySqlEngines = {}): Engi
     return blocked(a, SQL_CONSTRAINTS.schemaParseError, `schema_ddl could not be parsed: ${a.schema.error}`);
   }
   if (a.mode === 'none') {
-    const engineMessage = a.sqlite && !a.sqlite.ok ? `; SQLite: ${a.sqlite.message}` : '';
-    return blocked(a, SQL_CONSTRAINTS.parseError, `the query could not be parsed as ${dialect}: ${a.parseError}${engineMessage}`);
+    // Only the dialect's own engine can call a query unparseable: when it did not run (or has
+    // none) the query stays unread — refused, fail closed — without being called invalid.
+    const pgRan = a.postgres?.ran === true;
+    const engineMessage =
+      a.sqlite && !a.sqlite.ok
+        ? `; SQLite: ${a.sqlite.message}`
+        : dialect === 'postgresql' && a.postgres?.ran === false
+          ? `; PostgreSQL's check did not run (${a.postgres.reason}): the query is unread, not shown invalid`
+          : dialect === 'postgresql' && a.postgres === null
+            ? '; PostgreSQL was not asked: the query is unread, not shown invalid'
+            : dialect !== 'postgresql' && dialect !== 'sqlite'
+              ? `; ${dialect} has no embedded engine: the query is unread, not shown invalid`
+              : '';
+    const engineParsed = (pgRan && a.postgres!.ran === true && (a.postgres as { ok: boolean }).ok) || a.sqlite?.ok === true;
+    return blocked(a, SQL_CONSTRAINTS.parseError, `the query could not be parsed as ${dialect}: ${a.parseError}${engineMessage}`, engineParsed ? { engine_parsed: true } : {});
   }
 
   // 6. Structural bounds.
@@ -291,30 +306,40 @@ export function verifySql(req: SqlRequest, engines: VerifySqlEngines = {}): Engi
       const type = pg.kind === 'undefined_table' ? 'undeclared_table' : pg.kind === 'undefined_column' ? 'undeclared_column' : 'ambiguous_column';
       const found = issue(type, 'error', `PostgreSQL: ${pg.message}`, 'postgres', { sqlstate: pg.sqlstate });
       a.add(found);
-      return schemaViolationOutcome(a, [found, ...a.issues.filter((i) => i !== found && i.severity === 'error' && i.source === 'resolver')]);
+      return schemaViolationOutcome(a, [found, ...a.issues.filter((i) => i !== found && i.severity === 'error' && i.source === 'resolver')], 'postgresql');
     }
     a.add(issue('execution_error', 'error', `PostgreSQL rejected the query: ${pg.message}`, 'postgres', { sqlstate: pg.sqlstate }));
     return blocked(a, SQL_CONSTRAINTS.executionError, `PostgreSQL rejected the query at prepare time (SQLSTATE ${pg.sqlstate}): ${pg.message}`);
   }
-  let violations = a.issues.filter((i) => i.severity === 'error' && (i.source === 'resolver' || i.source === 'sqlite'));
-  if (violations.length > 0 && a.sqlite?.ok === true && a.mode === 'ast') {
-    // A real engine compiled the query against exactly the declared schema: the resolver was wrong.
-    for (const v of violations) {
-      v.severity = 'info';
-      v.overruled_by = 'sqlite_prepare';
-    }
-    violations = [];
+  // A schema violation is proven only by the dialect's own engine refusing the statement for a
+  // schema reason; the resolver alone proves only what is certain by construction (resolver.ts
+  // `certain`). Where a real engine accepts what the resolver refused, the engine wins and the
+  // disagreement is counted as a resolver defect (the activity logs it).
+  const resolverFindings = a.issues.filter((i) => i.severity === 'error' && i.source === 'resolver');
+  if (a.mode === 'ast' && a.sqlite && !a.sqlite.ok && SQLITE_SCHEMA_KINDS.has(a.sqlite.kind)) {
+    const found = sqliteSchemaIssue(a.sqlite.kind, a.sqlite.message);
+    a.add(found);
+    return schemaViolationOutcome(a, [found, ...resolverFindings], 'sqlite');
   }
-  if (violations.length > 0 && pg?.ran === true && pg.ok) {
-    for (const v of violations) {
+  const engineFindings = a.issues.filter((i) => i.severity === 'error' && i.source === 'sqlite');
+  if (engineFindings.length > 0) return schemaViolationOutcome(a, [...engineFindings, ...resolverFindings], 'sqlite');
+  const acceptedBy = a.mode === 'ast' && a.sqlite?.ok === true ? 'sqlite_prepare' : pg?.ran === true && pg.ok ? 'postgres_prepare' : null;
+  if (resolverFindings.length > 0 && acceptedBy !== null) {
+    for (const v of resolverFindings) {
       v.severity = 'info';
-      v.overruled_by = 'postgres_prepare';
+      v.overruled_by = acceptedBy;
     }
-    violations = [];
+    a.resolverDefects = resolverFindings.length;
+  } else if (resolverFindings.length > 0 && !(a.sqlite && !a.sqlite.ok)) {
+    // No engine verdict (a dialect without an embedded engine, or PostgreSQL's check did not run).
+    const certain = resolverFindings.filter((v) => v.certain === true);
+    if (certain.length > 0) return schemaViolationOutcome(a, certain, 'construction');
+    return unconfirmedViolationOutcome(a, resolverFindings);
   }
-  if (violations.length > 0) return schemaViolationOutcome(a, violations);
 
   if (a.sqlite && !a.sqlite.ok) {
+    // The engine refused for another reason: the resolver's findings (if any) are not what decides.
+    for (const v of resolverFindings) v.severity = 'warning';
     a.add(issue('execution_error', 'error', `SQLite rejected the query: ${a.sqlite.message}`, 'sqlite', { sqlite_error: a.sqlite.message }));
     return blocked(a, SQL_CONSTRAINTS.executionError, `SQLite rejected the query at prepare time: ${a.sqlite.message}`);
   }
@@ -441,7 +466,7 @@ function analyseWithSqliteEngine(a: Analysis): void {
   if (!result.ok) {
     if (result.kind === 'no_such_table' || result.kind === 'no_such_column' || result.kind === 'ambiguous_column') {
       a.mode = 'sqlite_engine';
-      a.add(issue(result.kind === 'ambiguous_column' ? 'ambiguous_column' : result.kind === 'no_such_table' ? 'undeclared_table' : 'undeclared_column', 'error', `SQLite: ${result.message}`, 'sqlite', { sqlite_error: result.message }));
+      a.add(sqliteSchemaIssue(result.kind, result.message));
     } else if (result.kind !== 'syntax' && result.kind !== 'schema_build') {
       a.mode = 'sqlite_engine';
     }
@@ -568,6 +593,7 @@ function developerFields(a: Analysis, constraintId: string, isValid: boolean, ma
     tables: a.tables,
     columns: a.columns,
     statement_types: a.statementTypes,
+    ...(a.resolverDefects > 0 ? { resolver_defects: a.resolverDefects } : {}),
     // postgresql: whether PostgreSQL itself (PGlite) parsed and described the query.
     ...(a.dialect === 'postgresql'
       ? { postgres_check: a.postgres?.ran === true ? (a.postgres.ok ? 'accepted' : 'rejected') : 'not_run' }
@@ -606,15 +632,46 @@ function maliciousOutcome(a: Analysis, malicious: SqlIssue[]): EngineOutcome {
   );
 }
 
-function schemaViolationOutcome(a: Analysis, violations: SqlIssue[]): EngineOutcome {
+/** Who proved a schema violation: the dialect's engine, or the resolver where it is certain by construction. */
+type ViolationProver = 'postgresql' | 'sqlite' | 'construction';
+
+function schemaViolationOutcome(a: Analysis, violations: SqlIssue[], by: ViolationProver): EngineOutcome {
   return proven(
     a,
     SQL_CONSTRAINTS.schemaViolation,
     false,
     false,
     `SQL query does not match the declared schema: ${violations[0].description}`,
-    { violations: violations.map((v) => v.description) },
+    { violations: violations.map((v) => v.description), violation_confirmed_by: by },
   );
+}
+
+/**
+ * The resolver objects but nothing proves it: no engine refused the statement and the finding
+ * is not certain by construction. UNVERIFIABLE (never VERIFIED-invalid, never admitted).
+ */
+function unconfirmedViolationOutcome(a: Analysis, violations: SqlIssue[]): EngineOutcome {
+  const why =
+    a.dialect === 'postgresql'
+      ? `PostgreSQL's check did not run (${a.postgres?.ran === false ? a.postgres.reason : 'not requested'})`
+      : `the ${a.dialect} dialect has no embedded engine to confirm it`;
+  return {
+    kind: 'unverifiable',
+    agentMessage: `SQL query may not match the declared schema, but this is not proven: ${violations[0].description} (${why}).`,
+    developerFields: {
+      ...developerFields(a, SQL_CONSTRAINTS.schemaViolation, false, false),
+      violations: violations.map((v) => v.description),
+      violation_confirmed_by: 'none',
+      error: `unconfirmed: ${why}`,
+    },
+  };
+}
+
+const SQLITE_SCHEMA_KINDS = new Set<string>(['no_such_table', 'no_such_column', 'ambiguous_column']);
+
+function sqliteSchemaIssue(kind: string, message: string): SqlIssue {
+  const type = kind === 'ambiguous_column' ? 'ambiguous_column' : kind === 'no_such_table' ? 'undeclared_table' : 'undeclared_column';
+  return issue(type, 'error', `SQLite: ${message}`, 'sqlite', { sqlite_error: message });
 }
 
 function proven(

@@ -40,6 +40,8 @@ class Scope {
   readonly relations: Relation[] = [];
   readonly usingColumns = new Set<string>();
   readonly aliases = new Set<string>();
+  /** Output column names of the SELECT (explicit aliases and the names of bare column references). */
+  readonly outputNames = new Set<string>();
   constructor(readonly parent: Scope | null) {}
 }
 
@@ -125,6 +127,8 @@ export class Resolver {
   private selects = 0;
   private cartesian = 0;
   private readonly unboundedRecursive: string[] = [];
+  /** Every WITH name met anywhere in the statement (an undeclared table is certain only when it is none of them). */
+  private readonly cteNames = new Set<string>();
   /** Active join-predicate trackers: relations of `scope` referenced while walking a predicate. */
   private readonly trackers: Array<{ scope: Scope; rels: Set<Relation> }> = [];
 
@@ -139,6 +143,9 @@ export class Resolver {
   }
 
   result(): ResolveResult {
+    for (const v of this.violations) {
+      if (v.certain === true && v.type === 'undeclared_table' && typeof v.table === 'string' && this.cteNames.has(v.table.toLowerCase())) delete v.certain;
+    }
     return {
       violations: this.violations,
       tables: [...this.tables].sort(),
@@ -195,6 +202,7 @@ export class Resolver {
         const explicit = Array.isArray(cte.columns)
           ? cte.columns.map((c) => (isNode(c) && c.type === 'column_ref' ? columnRefParts(c).column : identText(c)))
           : null;
+        if (name !== null) this.cteNames.add(name.toLowerCase());
         if (name !== null) env.set(name.toLowerCase(), { name, columns: explicit });
         if (name !== null && body && cte.recursive === true && !recursionGuarded(body, name, sel)) this.unboundedRecursive.push(name);
         const out = body ? this.resolveChain(body, outer, depth + 1, env) : null;
@@ -203,7 +211,7 @@ export class Resolver {
     }
 
     const scope = new Scope(outer);
-    const from = Array.isArray(sel.from) ? sel.from.filter(isNode) : [];
+    const { items: from, setMembers } = normaliseFrom(Array.isArray(sel.from) ? sel.from.filter(isNode) : []);
     const pendingJoins: Array<{ item: Node; rel: Relation | null; natural: boolean; position: number }> = [];
     let naturalNext = false;
     from.forEach((item, index) => {
@@ -261,6 +269,9 @@ export class Resolver {
     for (const col of columnsList) {
       const alias = identText(col.as);
       if (alias !== null) scope.aliases.add(alias.toLowerCase());
+      const expr = isNode(col.expr) ? col.expr : col;
+      const implicit = alias ?? (expr.type === 'column_ref' ? columnRefParts(expr).column : null);
+      if (implicit !== null && implicit !== '*') scope.outputNames.add(implicit.toLowerCase());
     }
     for (const col of columnsList) {
       const expr = isNode(col.expr) ? col.expr : col;
@@ -280,7 +291,10 @@ export class Resolver {
       const alias = identText(col.as);
       output.push(alias ?? (expr.type === 'column_ref' ? columnRefParts(expr).column : null));
     }
-    if (extraAliases) for (const a of extraAliases) if (a !== null) scope.aliases.add(a.toLowerCase());
+    if (extraAliases) for (const a of extraAliases) if (a !== null) scope.outputNames.add(a.toLowerCase());
+    // node-sql-parser reads `FROM (a) UNION ALL (SELECT …)` as a join of kind "union all": the
+    // parenthesised members are set-operation members of this SELECT, resolved on their own.
+    for (const member of setMembers) this.resolveChain(member, outer, depth, env);
 
     for (const conjunct of conjuncts(sel.where)) links.push(this.tracked(scope, () => this.walk(conjunct, scope, 'where', depth, env)));
     this.cartesian = Math.max(this.cartesian, cartesianFactors(scope.relations, links));
@@ -334,7 +348,12 @@ export class Resolver {
     if (this.schema !== null && !isSystemCatalog(db, tableName)) {
       const shown = db !== null ? `${db}.${tableName}` : tableName;
       this.violation(`table:${shown.toLowerCase()}`, () =>
-        issue('undeclared_table', 'error', `Table '${shown}' is not declared in schema_ddl.`, 'resolver', { table: shown }),
+        // Certain by construction: the declared schema is every table there is (unless the name is a CTE's, see result()).
+        issue('undeclared_table', 'error', `Table '${shown}' is not declared in schema_ddl.`, 'resolver', {
+          table: shown,
+          // `FROM t, t.items` (BigQuery, Redshift: an array path of a relation in scope) is no table name.
+          ...(db === null || !namesRelation(scope, db) ? { certain: true } : {}),
+        }),
       );
     }
     // Unknown tables stay in scope as open relations so their columns do not cascade into more findings.
@@ -455,14 +474,17 @@ export class Resolver {
         const rel = s.relations.find((r) => r.name.toLowerCase() === table.toLowerCase());
         if (!rel) continue;
         if (rel.columns === null || rel.columns.has(lower) || rel.pseudo.has(lower)) return rel;
-        this.undeclaredColumn(rel.base ?? rel.name, column);
+        // Certain by construction: `t.c` where t names a declared table in scope and c is none of its
+        // declared columns nor a name a dialect may give a hidden column.
+        this.undeclaredColumn(rel.base ?? rel.name, column, rel.base !== null && !mayBeHiddenColumn(column));
         return 'unresolved';
       }
       this.unknownQualifier(table, column);
       return 'unresolved';
     }
 
-    if (clause === 'orderby' && scope.aliases.has(lower)) return 'alias';
+    // ORDER BY names an output column first (its alias or the name of a bare column reference).
+    if (clause === 'orderby' && (scope.aliases.has(lower) || scope.outputNames.has(lower))) return 'alias';
     for (let s: Scope | null = scope; s; s = s.parent) {
       const matches = s.relations.filter((r) => r.columns !== null && r.columns.has(lower));
       if (matches.length === 1) return matches[0];
@@ -483,7 +505,7 @@ export class Resolver {
       const pseudo = s.relations.filter((r) => r.pseudo.has(lower));
       if (pseudo.length >= 1) return pseudo[0];
       if (s.relations.some((r) => r.columns === null)) return null;
-      if (s === scope && this.aliasAllowed(clause) && s.aliases.has(lower)) return 'alias';
+      if (s === scope && this.aliasAllowed(clause) && (s.aliases.has(lower) || (clause !== 'where' && s.outputNames.has(lower)))) return 'alias';
     }
     if (VALUE_KEYWORDS.has(lower)) return 'alias';
     if (this.schema === null) return null;
@@ -502,12 +524,13 @@ export class Resolver {
     return 'unresolved';
   }
 
-  private undeclaredColumn(table: string, column: string): void {
+  private undeclaredColumn(table: string, column: string, certain = false): void {
     if (this.schema === null) return;
     this.violation(`column:${table.toLowerCase()}.${column.toLowerCase()}`, () =>
       issue('undeclared_column', 'error', `Column '${column}' is not declared in '${table}'.`, 'resolver', {
         table,
         column,
+        ...(certain ? { certain: true } : {}),
       }),
     );
   }
@@ -530,6 +553,59 @@ export class Resolver {
           }),
     );
   }
+}
+
+/**
+ * Hidden or system columns some dialect gives every table (PostgreSQL/Redshift oid, ctid, xmin…;
+ * SQLite/MySQL rowid, _rowid; Oracle-style rownum; BigQuery _PARTITIONTIME; Hive
+ * INPUT__FILE__NAME; Snowflake METADATA$…; Trino "$path"; T-SQL $IDENTITY): a qualified reference
+ * to one of these is never certain to be undeclared.
+ */
+function namesRelation(scope: Scope, name: string): boolean {
+  for (let s: Scope | null = scope; s; s = s.parent) if (s.relations.some((r) => r.name.toLowerCase() === name.toLowerCase())) return true;
+  return false;
+}
+
+function mayBeHiddenColumn(column: string): boolean {
+  return /^(?:oid|ctid|xmin|xmax|cmin|cmax|tableoid|rowid|rownum|rid|ora_rowscn)$/i.test(column) || /[$#@]|^_|__/.test(column);
+}
+
+/**
+ * Repairs two misreadings of node-sql-parser's FROM clause (the AST is otherwise trusted):
+ *  - `a JOIN b ON p, c, d`: the comma-joined tables after an ON come back as extra items of an
+ *    `expr_list` ON (`ON (p, c, d)`); a row of a predicate and bare names is no valid ON
+ *    anyway, so the bare names are FROM items again;
+ *  - `FROM (SELECT …) UNION ALL (SELECT …)`: the set operation comes back as a FROM item
+ *    joined by "union all"; those items are set-operation members of the SELECT instead.
+ */
+function normaliseFrom(from: Node[]): { items: Node[]; setMembers: Node[] } {
+  const items: Node[] = [];
+  const setMembers: Node[] = [];
+  for (const item of from) {
+    if (setMembers.length > 0 || /^\s*(?:union|intersect|except|minus)\b/i.test(String(item.join ?? ''))) {
+      const sub = unwrapSelect(item.expr) ?? unwrapSelect(item);
+      if (sub) {
+        setMembers.push(sub);
+        continue;
+      }
+    }
+    const on = item.on;
+    if (isNode(on) && on.type === 'expr_list' && Array.isArray(on.value) && on.value.length > 1) {
+      const [pred, ...rest] = on.value as unknown[];
+      const tables = rest.map((r) => {
+        if (!isNode(r) || r.type !== 'column_ref') return null;
+        const { table, column } = columnRefParts(r);
+        if (column === null || column === '*' || r.collate) return null;
+        return { db: table, table: column, as: null } as Node;
+      });
+      if (isNode(pred) && tables.every((t) => t !== null)) {
+        items.push({ ...item, on: pred }, ...(tables as Node[]));
+        continue;
+      }
+    }
+    items.push(item);
+  }
+  return { items, setMembers };
 }
 
 function valuesColumnNames(values: Node): string[] | null {
