@@ -254,6 +254,10 @@ export function verifySql(req: SqlRequest, engines: VerifySqlEngines = {}): Engi
   const c = a.complexity;
   if (c.ast_nodes !== null && c.ast_nodes > LIMITS.maxAstNodes) return complexityBlocked(a, 'ast_nodes', c.ast_nodes, LIMITS.maxAstNodes);
   if (c.ast_depth !== null && c.ast_depth > LIMITS.maxAstDepth) return complexityBlocked(a, 'ast_depth', c.ast_depth, LIMITS.maxAstDepth);
+  // The dialect's engine refusing the statement for a schema reason proves it cannot run at all:
+  // that decides before the cost bounds below (they bound what running it would cost).
+  const refusal = engineSchemaRefusal(a);
+  if (refusal !== null) return refusal;
   if (c.tables > LIMITS.maxTables) return complexityBlocked(a, 'tables', c.tables, LIMITS.maxTables);
   if (a.mode === 'ast' && c.joins > LIMITS.maxJoins) return complexityBlocked(a, 'joins', c.joins, LIMITS.maxJoins);
   if (a.mode !== 'ast' && c.joins > LIMITS.maxLexicalJoins) return complexityBlocked(a, 'lexical_joins', c.joins, LIMITS.maxLexicalJoins);
@@ -289,7 +293,7 @@ export function verifySql(req: SqlRequest, engines: VerifySqlEngines = {}): Engi
 
   // 8 / 9. Names, then the engine (sqlite).
   if (a.mode === 'ast' && dialect === 'sqlite') {
-    a.sqlite = prepareInSqlite(a.query, schema);
+    a.sqlite ??= prepareInSqlite(a.query, schema);
     if (!a.sqlite.ok && a.sqlite.kind === 'schema_build') {
       return blocked(a, SQL_CONSTRAINTS.schemaParseError, `schema_ddl is not a valid SQLite schema: ${a.sqlite.message}`);
     }
@@ -301,13 +305,6 @@ export function verifySql(req: SqlRequest, engines: VerifySqlEngines = {}): Engi
     if (pg.kind === 'syntax') {
       return blocked(a, SQL_CONSTRAINTS.parseError, `PostgreSQL could not parse the query: ${pg.message}`);
     }
-    if (pg.kind === 'undefined_table' || pg.kind === 'undefined_column' || pg.kind === 'ambiguous_column') {
-      // PostgreSQL's own name resolution decides; the resolver's findings stay as supporting detail.
-      const type = pg.kind === 'undefined_table' ? 'undeclared_table' : pg.kind === 'undefined_column' ? 'undeclared_column' : 'ambiguous_column';
-      const found = issue(type, 'error', `PostgreSQL: ${pg.message}`, 'postgres', { sqlstate: pg.sqlstate });
-      a.add(found);
-      return schemaViolationOutcome(a, [found, ...a.issues.filter((i) => i !== found && i.severity === 'error' && i.source === 'resolver')], 'postgresql');
-    }
     a.add(issue('execution_error', 'error', `PostgreSQL rejected the query: ${pg.message}`, 'postgres', { sqlstate: pg.sqlstate }));
     return blocked(a, SQL_CONSTRAINTS.executionError, `PostgreSQL rejected the query at prepare time (SQLSTATE ${pg.sqlstate}): ${pg.message}`);
   }
@@ -316,13 +313,6 @@ export function verifySql(req: SqlRequest, engines: VerifySqlEngines = {}): Engi
   // `certain`). Where a real engine accepts what the resolver refused, the engine wins and the
   // disagreement is counted as a resolver defect (the activity logs it).
   const resolverFindings = a.issues.filter((i) => i.severity === 'error' && i.source === 'resolver');
-  if (a.mode === 'ast' && a.sqlite && !a.sqlite.ok && SQLITE_SCHEMA_KINDS.has(a.sqlite.kind)) {
-    const found = sqliteSchemaIssue(a.sqlite.kind, a.sqlite.message);
-    a.add(found);
-    return schemaViolationOutcome(a, [found, ...resolverFindings], 'sqlite');
-  }
-  const engineFindings = a.issues.filter((i) => i.severity === 'error' && i.source === 'sqlite');
-  if (engineFindings.length > 0) return schemaViolationOutcome(a, [...engineFindings, ...resolverFindings], 'sqlite');
   const acceptedBy = a.mode === 'ast' && a.sqlite?.ok === true ? 'sqlite_prepare' : pg?.ran === true && pg.ok ? 'postgres_prepare' : null;
   if (resolverFindings.length > 0 && acceptedBy !== null) {
     for (const v of resolverFindings) {
@@ -630,6 +620,39 @@ function maliciousOutcome(a: Analysis, malicious: SqlIssue[]): EngineOutcome {
     `SQL query classified as malicious (${categories.join(', ')}): ${malicious[0].description}`,
     { malicious_categories: categories },
   );
+}
+
+/**
+ * The dialect's own engine refused the statement for a schema reason (PostgreSQL 42P01 / 42703 /
+ * 42702; SQLite no such table / column, ambiguous column): VERIFIED schema_violation. Else null.
+ */
+function engineSchemaRefusal(a: Analysis): EngineOutcome | null {
+  const resolverFindings = () => a.issues.filter((i) => i.severity === 'error' && i.source === 'resolver');
+  const pg = a.postgres;
+  if (pg?.ran === true && !pg.ok && (pg.kind === 'undefined_table' || pg.kind === 'undefined_column' || pg.kind === 'ambiguous_column')) {
+    // PostgreSQL's own name resolution decides; the resolver's findings stay as supporting detail.
+    const type = pg.kind === 'undefined_table' ? 'undeclared_table' : pg.kind === 'undefined_column' ? 'undeclared_column' : 'ambiguous_column';
+    const found = issue(type, 'error', `PostgreSQL: ${pg.message}`, 'postgres', { sqlstate: pg.sqlstate });
+    a.add(found);
+    return schemaViolationOutcome(a, [found, ...resolverFindings()], 'postgresql');
+  }
+  const schema = a.schema?.schema ?? null;
+  if (a.dialect === 'sqlite' && a.mode === 'ast' && schema !== null) {
+    a.sqlite ??= prepareInSqlite(a.query, schema);
+    if (!a.sqlite.ok && SQLITE_SCHEMA_KINDS.has(a.sqlite.kind)) {
+      // The resolver's more specific findings (when it had any) are the ones shown; the
+      // engine's error is in the proof (sqlite_prepare).
+      const own = resolverFindings();
+      if (own.length > 0) return schemaViolationOutcome(a, own, 'sqlite');
+      const found = sqliteSchemaIssue(a.sqlite.kind, a.sqlite.message);
+      a.add(found);
+      return schemaViolationOutcome(a, [found], 'sqlite');
+    }
+  }
+  // Read by SQLite alone (node-sql-parser failed): its findings are the engine's.
+  const engineFindings = a.issues.filter((i) => i.severity === 'error' && i.source === 'sqlite');
+  if (engineFindings.length > 0) return schemaViolationOutcome(a, engineFindings, 'sqlite');
+  return null;
 }
 
 /** Who proved a schema violation: the dialect's engine, or the resolver where it is certain by construction. */

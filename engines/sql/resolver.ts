@@ -129,6 +129,11 @@ export class Resolver {
   private readonly unboundedRecursive: string[] = [];
   /** Every WITH name met anywhere in the statement (an undeclared table is certain only when it is none of them). */
   private readonly cteNames = new Set<string>();
+  /** CTE bodies being resolved (innermost last), and the CTE each finding was made in. */
+  private readonly cteStack: string[] = [];
+  private readonly findingCte = new Map<SqlIssue, string>();
+  /** CTE names read by some FROM item. */
+  private readonly cteRead = new Set<string>();
   /** Active join-predicate trackers: relations of `scope` referenced while walking a predicate. */
   private readonly trackers: Array<{ scope: Scope; rels: Set<Relation> }> = [];
 
@@ -143,6 +148,11 @@ export class Resolver {
   }
 
   result(): ResolveResult {
+    // SQLite never compiles a CTE that nothing reads: what is wrong inside one does not matter there.
+    if (this.dialect === 'sqlite') {
+      const unread = this.violations.filter((v) => this.findingCte.has(v) && !this.cteRead.has(this.findingCte.get(v)!));
+      for (const v of unread) this.violations.splice(this.violations.indexOf(v), 1);
+    }
     for (const v of this.violations) {
       if (v.certain === true && v.type === 'undeclared_table' && typeof v.table === 'string' && this.cteNames.has(v.table.toLowerCase())) delete v.certain;
     }
@@ -167,19 +177,53 @@ export class Resolver {
   private violation(key: string, make: () => SqlIssue): void {
     if (this.violationKeys.has(key)) return;
     this.violationKeys.add(key);
-    this.violations.push(make());
+    const v = make();
+    if (this.cteStack.length > 0) {
+      delete v.certain;
+      this.findingCte.set(v, this.cteStack[0]);
+    }
+    this.violations.push(v);
   }
 
   private resolveChain(select: Node, outer: Scope | null, depth: number, env: CteEnv): OutputColumns {
     const chain = setOperationChain(select);
     let first: OutputColumns = null;
+    // `WITH … SELECT … UNION ALL SELECT …`: the parser hangs the WITH on the first member, but
+    // its CTEs are visible to every member.
+    const shared = chain.length > 1 && Array.isArray(select.with) ? this.bindCtes(select, outer, depth, env) : env;
     chain.forEach((member, idx) => {
       // ORDER BY after a set operation is attached to the last member; it names the first member's outputs.
       const extraAliases = idx > 0 && idx === chain.length - 1 ? first : null;
-      const out = this.resolveSelect(member, outer, depth, env, extraAliases);
+      const out = this.resolveSelect(shared === env ? member : { ...member, with: null }, outer, depth, shared, extraAliases);
       if (idx === 0) first = out;
     });
     return first;
+  }
+
+  /** WITH: each CTE is a table for what follows it (and for itself, when recursive). */
+  private bindCtes(sel: Node, outer: Scope | null, depth: number, inheritedEnv: CteEnv): CteEnv {
+    const env: CteEnv = new Map(inheritedEnv);
+    for (const cte of sel.with as unknown[]) {
+      if (!isNode(cte)) continue;
+      const name = identText(cte.name);
+      const body = unwrapSelect(cte.stmt);
+      const explicit = Array.isArray(cte.columns)
+        ? cte.columns.map((c) => (isNode(c) && c.type === 'column_ref' ? columnRefParts(c).column : identText(c)))
+        : null;
+      if (name !== null) this.cteNames.add(name.toLowerCase());
+      if (name !== null) env.set(name.toLowerCase(), { name, columns: explicit });
+      if (name !== null && body && cte.recursive === true && !recursionGuarded(body, name, sel)) this.unboundedRecursive.push(name);
+      // SQLite (and others) never compile a CTE nobody reads: what is wrong inside one is not certain.
+      this.cteStack.push(name?.toLowerCase() ?? '');
+      let out: OutputColumns = null;
+      try {
+        out = body ? this.resolveChain(body, outer, depth + 1, env) : null;
+      } finally {
+        this.cteStack.pop();
+      }
+      if (name !== null) env.set(name.toLowerCase(), { name, columns: explicit ?? out });
+    }
+    return env;
   }
 
   private resolveSelect(
@@ -191,24 +235,8 @@ export class Resolver {
   ): OutputColumns {
     this.selects++;
     this.maxDepth = Math.max(this.maxDepth, depth);
-    const env: CteEnv = new Map(inheritedEnv);
 
-    // WITH: each CTE is a table for what follows it (and for itself, when recursive).
-    if (Array.isArray(sel.with)) {
-      for (const cte of sel.with) {
-        if (!isNode(cte)) continue;
-        const name = identText(cte.name);
-        const body = unwrapSelect(cte.stmt);
-        const explicit = Array.isArray(cte.columns)
-          ? cte.columns.map((c) => (isNode(c) && c.type === 'column_ref' ? columnRefParts(c).column : identText(c)))
-          : null;
-        if (name !== null) this.cteNames.add(name.toLowerCase());
-        if (name !== null) env.set(name.toLowerCase(), { name, columns: explicit });
-        if (name !== null && body && cte.recursive === true && !recursionGuarded(body, name, sel)) this.unboundedRecursive.push(name);
-        const out = body ? this.resolveChain(body, outer, depth + 1, env) : null;
-        if (name !== null) env.set(name.toLowerCase(), { name, columns: explicit ?? out });
-      }
-    }
+    const env = Array.isArray(sel.with) ? this.bindCtes(sel, outer, depth, inheritedEnv) : new Map(inheritedEnv);
 
     const scope = new Scope(outer);
     const { items: from, setMembers } = normaliseFrom(Array.isArray(sel.from) ? sel.from.filter(isNode) : []);
@@ -256,7 +284,11 @@ export class Resolver {
         }
       }
       if (item.on !== undefined && item.on !== null) {
-        const seen = this.tracked(scope, () => this.walk(item.on, scope, 'on', depth, env));
+        // An ON sees the relations joined so far (and itself), not the ones joined after it.
+        const onScope = new Scope(scope.parent);
+        onScope.relations.push(...scope.relations.slice(0, rel ? position + 1 : position));
+        for (const u of scope.usingColumns) onScope.usingColumns.add(u);
+        const seen = this.tracked(onScope, () => this.walk(item.on, onScope, 'on', depth, env));
         if (rel) seen.add(rel);
         links.push(seen);
       }
@@ -336,7 +368,10 @@ export class Resolver {
     this.relationNames.add(lower);
     const db = identText(item.db) ?? identText(item.schema);
     const cte = db === null ? env.get(lower) : undefined;
-    if (cte) return this.relation(alias ?? cte.name, null, aliasColumns ?? cte.columns);
+    if (cte) {
+      this.cteRead.add(lower);
+      return this.relation(alias ?? cte.name, null, aliasColumns ?? cte.columns);
+    }
     const declared = this.schema?.tables.get(lower);
     if (declared) {
       this.tables.add(declared.name);
@@ -581,7 +616,13 @@ function mayBeHiddenColumn(column: string): boolean {
 function normaliseFrom(from: Node[]): { items: Node[]; setMembers: Node[] } {
   const items: Node[] = [];
   const setMembers: Node[] = [];
-  for (const item of from) {
+  for (const [index, original] of from.entries()) {
+    let item = original;
+    // `a CROSS JOIN b` comes back as `a AS CROSS` followed by `JOIN b` without ON.
+    const next = from[index + 1];
+    if (typeof item.as === 'string' && item.as.toUpperCase() === 'CROSS' && next && /join/i.test(String(next.join ?? '')) && (next.on === null || next.on === undefined)) {
+      item = { ...item, as: null };
+    }
     if (setMembers.length > 0 || /^\s*(?:union|intersect|except|minus)\b/i.test(String(item.join ?? ''))) {
       const sub = unwrapSelect(item.expr) ?? unwrapSelect(item);
       if (sub) {
