@@ -240,7 +240,8 @@ export class Resolver {
 
     const scope = new Scope(outer);
     const { items: from, setMembers } = normaliseFrom(Array.isArray(sel.from) ? sel.from.filter(isNode) : []);
-    const pendingJoins: Array<{ item: Node; rel: Relation | null; natural: boolean; position: number }> = [];
+    const pendingJoins: Array<{ item: Node; rel: Relation | null; natural: boolean; position: number; groupStart: number }> = [];
+    let groupStart = 0;
     let naturalNext = false;
     from.forEach((item, index) => {
       if (item.type === 'dual') return;
@@ -254,14 +255,16 @@ export class Resolver {
       }
       if (index > 0) this.joins++;
       const position = scope.relations.length;
+      // A comma starts a new join group (an item without a join keyword, after the repairs above).
+      if (index > 0 && !natural && (item.join === undefined || item.join === null)) groupStart = position;
       const rel = this.relationFor({ ...item, as: asValue }, scope, outer, depth, env);
       if (rel) scope.relations.push(rel);
-      if (index > 0) pendingJoins.push({ item, rel, natural, position });
+      if (index > 0) pendingJoins.push({ item, rel, natural, position, groupStart });
     });
 
     // Join conditions see every relation of the FROM clause.
     const links: Array<Set<Relation>> = [];
-    for (const { item, rel, natural, position } of pendingJoins) {
+    for (const { item, rel, natural, position, groupStart: group } of pendingJoins) {
       const left = scope.relations.slice(0, position);
       if (rel && (Array.isArray(item.using) || natural)) links.push(new Set([rel, ...left]));
       if (Array.isArray(item.using)) {
@@ -284,9 +287,11 @@ export class Resolver {
         }
       }
       if (item.on !== undefined && item.on !== null) {
-        // An ON sees the relations joined so far (and itself), not the ones joined after it.
+        // An ON sees the relations joined so far (and itself), not the ones joined after it; and
+        // JOIN binds tighter than a comma (`a, b JOIN c ON …` sees b and c), except in SQLite,
+        // which joins left to right (there the ON sees a too).
         const onScope = new Scope(scope.parent);
-        onScope.relations.push(...scope.relations.slice(0, rel ? position + 1 : position));
+        onScope.relations.push(...scope.relations.slice(this.dialect === 'sqlite' ? 0 : group, rel ? position + 1 : position));
         for (const u of scope.usingColumns) onScope.usingColumns.add(u);
         const seen = this.tracked(onScope, () => this.walk(item.on, onScope, 'on', depth, env));
         if (rel) seen.add(rel);
