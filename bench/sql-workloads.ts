@@ -27,6 +27,11 @@ interface Row {
   ms: number;
   pg: string;
   analysis: string;
+  /** proven, is_valid false, not malicious: a VERIFIED-invalid verdict. */
+  verifiedInvalid: boolean;
+  /** PostgreSQL's own verdict (accepted | rejected | not_run). */
+  postgres: string;
+  resolverDefects: number;
 }
 
 function pct(xs: number[], p: number): number {
@@ -54,6 +59,9 @@ async function runBenchmark(dir: string): Promise<Row[]> {
       ms,
       pg,
       analysis: proof ? String(proof.analysis) : '-',
+      verifiedInvalid: out.kind === 'proven' && df.is_valid === false && df.malicious_classification === false,
+      postgres: String(df.postgres_check),
+      resolverDefects: typeof df.resolver_defects === 'number' ? df.resolver_defects : 0,
     });
   }
   return rows;
@@ -84,6 +92,10 @@ for (const b of benches) {
   console.log(
     `  PostgreSQL check: ran ${count((r) => r.pg === 'pg_ok' || r.pg === 'pg_error')} (accepted ${count((r) => r.pg === 'pg_ok')}); ` +
       `analysis: parser_ast ${count((r) => r.analysis === 'parser_ast')}, postgres_engine ${count((r) => r.analysis === 'postgres_engine')}`,
+  );
+  console.log(
+    `  VERIFIED-invalid where PostgreSQL accepted: ${count((r) => r.verifiedInvalid && r.postgres === 'accepted')}; UNVERIFIABLE: ${count((r) => r.status === 'unverifiable')}; ` +
+      `resolver findings overruled by PostgreSQL (resolver defects): ${rows.reduce((n, r) => n + r.resolverDefects, 0)} in ${count((r) => r.resolverDefects > 0)} queries`,
   );
   const byConstraint = new Map<string, number>();
   for (const r of rows) if (r.constraint !== 'sql_verifier.sql_valid') byConstraint.set(r.constraint, (byConstraint.get(r.constraint) ?? 0) + 1);

@@ -133,6 +133,6 @@ describe('POST /verify/sql: the real engine is the judge of a schema violation',
   it('bad input is a 400 with a detail', async () => {
     const res = await verify({ query: 5, schema_ddl: DDL, dialect: 'postgresql' });
     expect(res.status).toBe(400);
-    expect(res.body.detail).toBe('query must be a string');
+    expect(res.body.detail).toBe("Invalid field 'query': query must be a string");
   });
 });
