@@ -27,7 +27,8 @@ for (const d of dialects) {
   const s = report.byDialect[d];
   console.log(
     `  ${d}: ${s.statements} statements — engine accepted ${s.accepted}, refused for a schema reason ${s.schemaRefused}, refused otherwise ${s.otherRefused}, engine unavailable ${s.engineUnavailable}; ` +
-      `JS resolver: objected to ${s.resolverDefects} accepted (defects, overruled), silent on ${s.resolverMisses} schema refusals (misses, caught by the engine)`,
+      `JS resolver: objected to ${s.resolverDefects} accepted (defects, overruled), silent on ${s.resolverMisses} schema refusals (misses, caught by the engine)` +
+      (d === 'postgresql' ? `; without the engine ${s.enginelessValidOnRefused} schema refusals would be admitted` : ''),
   );
 }
 const kinds = new Map<string, number>();
