@@ -132,8 +132,8 @@ export class Resolver {
   /** CTE bodies being resolved (innermost last), and the CTE each finding was made in. */
   private readonly cteStack: string[] = [];
   private readonly findingCte = new Map<SqlIssue, string>();
-  /** CTE names read by some FROM item. */
-  private readonly cteRead = new Set<string>();
+  /** CTE name → where it is read from: '' (the statement itself) or the CTE whose body reads it. */
+  private readonly cteReaders = new Map<string, Set<string>>();
   /** Active join-predicate trackers: relations of `scope` referenced while walking a predicate. */
   private readonly trackers: Array<{ scope: Scope; rels: Set<Relation> }> = [];
 
@@ -150,7 +150,18 @@ export class Resolver {
   result(): ResolveResult {
     // SQLite never compiles a CTE that nothing reads: what is wrong inside one does not matter there.
     if (this.dialect === 'sqlite') {
-      const unread = this.violations.filter((v) => this.findingCte.has(v) && !this.cteRead.has(this.findingCte.get(v)!));
+      // Read = reachable from the statement itself (a CTE read only by an unread CTE is unread too).
+      const read = new Set<string>(['']);
+      for (let grew = true; grew; ) {
+        grew = false;
+        for (const [name, readers] of this.cteReaders) {
+          if (!read.has(name) && [...readers].some((r) => read.has(r))) {
+            read.add(name);
+            grew = true;
+          }
+        }
+      }
+      const unread = this.violations.filter((v) => this.findingCte.has(v) && !read.has(this.findingCte.get(v)!));
       for (const v of unread) this.violations.splice(this.violations.indexOf(v), 1);
     }
     for (const v of this.violations) {
@@ -180,7 +191,7 @@ export class Resolver {
     const v = make();
     if (this.cteStack.length > 0) {
       delete v.certain;
-      this.findingCte.set(v, this.cteStack[0]);
+      this.findingCte.set(v, this.cteStack[this.cteStack.length - 1]);
     }
     this.violations.push(v);
   }
@@ -374,7 +385,9 @@ export class Resolver {
     const db = identText(item.db) ?? identText(item.schema);
     const cte = db === null ? env.get(lower) : undefined;
     if (cte) {
-      this.cteRead.add(lower);
+      const readers = this.cteReaders.get(lower) ?? new Set<string>();
+      readers.add(this.cteStack[this.cteStack.length - 1] ?? '');
+      this.cteReaders.set(lower, readers);
       return this.relation(alias ?? cte.name, null, aliasColumns ?? cte.columns);
     }
     const declared = this.schema?.tables.get(lower);
