@@ -7,9 +7,13 @@
 //   3. token / parenthesis bounds                       → BLOCKED complexity_limit_exceeded
 //   4. any malicious finding (lexer, AST, SQLite)       → VERIFIED (proven) malicious, is_valid false
 //   5. neither the parser nor (sqlite) the engine reads the query → BLOCKED parse_error
-//   6. AST / join / table / subquery bounds             → BLOCKED complexity_limit_exceeded
+//   6. AST bounds; then the engine's schema refusal (PostgreSQL 42P01/42703/42702, SQLite no
+//      such table/column, ambiguous)                     → VERIFIED (proven) schema_violation
+//      then join / table / subquery / cost bounds       → BLOCKED complexity_limit_exceeded
 //   7. schema_ddl unreadable                            → BLOCKED schema_parse_error
-//   8. undeclared / ambiguous names                     → VERIFIED (proven) schema_violation, is_valid false
+//   8. undeclared / ambiguous names: a real engine that accepts the statement overrules the
+//      resolver (a resolver defect); without an engine verdict only findings certain by
+//      construction are VERIFIED (proven) schema_violation, the rest UNVERIFIABLE
 //   9. SQLite prepare fails where the parser did not    → BLOCKED execution_error
 //  10. otherwise                                        → VERIFIED (proven) sql_valid, is_valid true
 import type { EngineOutcome } from '../../core/diagnostic.js';
