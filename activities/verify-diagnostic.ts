@@ -65,7 +65,7 @@ export function makeVerifySqlActivity(ctx: ProofContext) {
  * resolver has a defect to fix. Logged with the finding types and the query's hash only (the
  * query text may carry anything).
  */
-function logResolverDefects(outcome: EngineOutcome, query: string): void {
+export function logResolverDefects(outcome: EngineOutcome, query: string): void {
   const f = outcome.developerFields;
   const defects = typeof f.resolver_defects === 'number' ? f.resolver_defects : 0;
   if (defects === 0) return;

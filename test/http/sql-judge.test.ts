@@ -67,6 +67,19 @@ describe('POST /verify/sql: the real engine is the judge of a schema violation',
     expect(res.body.status).toBe('VERIFIED');
   });
 
+  it('the resolver objects, PostgreSQL accepts: the verdict follows PostgreSQL and the defect is counted', async () => {
+    // ctid is a system column every PostgreSQL table has; the DDL does not declare it.
+    const res = await verify({ query: 'SELECT w.ctid, w.w_state FROM warehouse w', schema_ddl: DDL, dialect: 'postgresql' });
+    expect(res.body).toMatchObject({
+      status: 'VERIFIED',
+      admission: 'ADMIT',
+      developer_fields: { constraint_id: 'sql_verifier.sql_valid', postgres_check: 'accepted', resolver_defects: 1 },
+    });
+    expect(res.body.developer_fields.issues).toEqual([
+      { type: 'undeclared_column', severity: 'info', description: "Column 'ctid' is not declared in 'warehouse'.", source: 'resolver', table: 'warehouse', column: 'ctid', overruled_by: 'postgres_prepare' },
+    ]);
+  });
+
   it('a real undefined column is VERIFIED schema_violation, confirmed by PostgreSQL', async () => {
     const res = await verify({ query: 'SELECT w_state, w_city FROM warehouse', schema_ddl: DDL, dialect: 'postgresql' });
     expect(res.status).toBe(200);

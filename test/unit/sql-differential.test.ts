@@ -6,6 +6,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shutdownPgCheck, verifySql, verifySqlChecked, warmUpPgCheck } from '../../engines/sql/index.js';
 import { runDifferential } from './fixtures/sql-differential.js';
+import { logResolverDefects } from '../../activities/verify-diagnostic.js';
+import { vi } from 'vitest';
+import { createHash } from 'node:crypto';
 
 const fixtureDir = (name: string) => new URL(`../fixtures/sql/${name}/`, import.meta.url);
 const workload = (name: string) => {
@@ -68,6 +71,39 @@ describe('without an engine verdict, the resolver proves only what is certain by
     expect(fields(out).constraint_id).toBe('sql_verifier.sql_valid');
     const engine = verifySql({ query: 'SELECT id FROM users u JOIN orders o ON o.user_id = u.id', schema_ddl: DDL, dialect: 'sqlite' });
     expect(fields(engine)).toMatchObject({ constraint_id: 'sql_verifier.schema_violation', violation_confirmed_by: 'sqlite' });
+  });
+});
+
+describe('a resolver defect is logged without the query', () => {
+  it('one warn line: dialect, engine, finding types, the query hash; never the query text', () => {
+    const query = "SELECT w.ctid FROM warehouse w WHERE w.w_state = 'secret-value'";
+    const ddl = 'CREATE TABLE warehouse (w_state text);';
+    // PostgreSQL accepted it (ctid is a system column): the resolver's objection is overruled.
+    const accepted = { postgres: { ran: true as const, ok: true as const, columns: [], tree: null, ms: 1, schema_cached: true } };
+    const outcome = verifySql({ query, schema_ddl: ddl, dialect: 'postgresql' }, accepted);
+    expect(fields(outcome)).toMatchObject({ constraint_id: 'sql_verifier.sql_valid', resolver_defects: 1 });
+    const writes: string[] = [];
+    const spy = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: unknown) => (writes.push(String(chunk)), true));
+    try {
+      logResolverDefects(outcome, query);
+      logResolverDefects(verifySql({ query: 'SELECT w_state FROM warehouse', schema_ddl: ddl, dialect: 'postgresql' }, accepted), 'SELECT w_state FROM warehouse');
+    } finally {
+      spy.mockRestore();
+    }
+    expect(writes).toHaveLength(1);
+    const line = JSON.parse(writes[0]);
+    expect(line).toMatchObject({
+      level: 'warn',
+      component: 'sql',
+      msg: 'sql resolver defect: a real engine accepted a statement the resolver refused',
+      dialect: 'postgresql',
+      engine: 'postgres_prepare',
+      defects: 1,
+      finding_types: ['undeclared_column'],
+      query_sha256: createHash('sha256').update(query).digest('hex'),
+    });
+    expect(writes[0]).not.toContain('secret-value');
+    expect(writes[0]).not.toContain('ctid');
   });
 });
 
