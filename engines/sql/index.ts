@@ -7,9 +7,13 @@
 //   3. token / parenthesis bounds                       → BLOCKED complexity_limit_exceeded
 //   4. any malicious finding (lexer, AST, SQLite)       → VERIFIED (proven) malicious, is_valid false
 //   5. neither the parser nor (sqlite) the engine reads the query → BLOCKED parse_error
-//   6. AST / join / table / subquery bounds             → BLOCKED complexity_limit_exceeded
+//   6. AST bounds; then the engine's schema refusal (PostgreSQL 42P01/42703/42702, SQLite no
+//      such table/column, ambiguous)                     → VERIFIED (proven) schema_violation
+//      then join / table / subquery / cost bounds       → BLOCKED complexity_limit_exceeded
 //   7. schema_ddl unreadable                            → BLOCKED schema_parse_error
-//   8. undeclared / ambiguous names                     → VERIFIED (proven) schema_violation, is_valid false
+//   8. undeclared / ambiguous names: a real engine that accepts the statement overrules the
+//      resolver (a resolver defect); without an engine verdict only findings certain by
+//      construction are VERIFIED (proven) schema_violation, the rest UNVERIFIABLE
 //   9. SQLite prepare fails where the parser did not    → BLOCKED execution_error
 //  10. otherwise                                        → VERIFIED (proven) sql_valid, is_valid true
 import type { EngineOutcome } from '../../core/diagnostic.js';
@@ -82,6 +86,8 @@ class Analysis {
   sqliteSkipped: string | null = null;
   lexed: LexResult | null = null;
   analysisOverflow = false;
+  /** Resolver findings a real engine overruled (it accepted the statement): resolver defects. */
+  resolverDefects = 0;
 
   constructor(
     readonly query: string,
@@ -230,8 +236,21 @@ export function verifySql(req: SqlRequest, engines: VerifySqlEngines = {}): Engi
     return blocked(a, SQL_CONSTRAINTS.schemaParseError, `schema_ddl could not be parsed: ${a.schema.error}`);
   }
   if (a.mode === 'none') {
-    const engineMessage = a.sqlite && !a.sqlite.ok ? `; SQLite: ${a.sqlite.message}` : '';
-    return blocked(a, SQL_CONSTRAINTS.parseError, `the query could not be parsed as ${dialect}: ${a.parseError}${engineMessage}`);
+    // Only the dialect's own engine can call a query unparseable: when it did not run (or has
+    // none) the query stays unread — refused, fail closed — without being called invalid.
+    const pgRan = a.postgres?.ran === true;
+    const engineMessage =
+      a.sqlite && !a.sqlite.ok
+        ? `; SQLite: ${a.sqlite.message}`
+        : dialect === 'postgresql' && a.postgres?.ran === false
+          ? `; PostgreSQL's check did not run (${a.postgres.reason}): the query is unread, not shown invalid`
+          : dialect === 'postgresql' && a.postgres === null
+            ? '; PostgreSQL was not asked: the query is unread, not shown invalid'
+            : dialect !== 'postgresql' && dialect !== 'sqlite'
+              ? `; ${dialect} has no embedded engine: the query is unread, not shown invalid`
+              : '';
+    const engineParsed = (pgRan && a.postgres!.ran === true && (a.postgres as { ok: boolean }).ok) || a.sqlite?.ok === true;
+    return blocked(a, SQL_CONSTRAINTS.parseError, `the query could not be parsed as ${dialect}: ${a.parseError}${engineMessage}`, engineParsed ? { engine_parsed: true } : {});
   }
 
   // 6. Structural bounds.
@@ -239,6 +258,10 @@ export function verifySql(req: SqlRequest, engines: VerifySqlEngines = {}): Engi
   const c = a.complexity;
   if (c.ast_nodes !== null && c.ast_nodes > LIMITS.maxAstNodes) return complexityBlocked(a, 'ast_nodes', c.ast_nodes, LIMITS.maxAstNodes);
   if (c.ast_depth !== null && c.ast_depth > LIMITS.maxAstDepth) return complexityBlocked(a, 'ast_depth', c.ast_depth, LIMITS.maxAstDepth);
+  // The dialect's engine refusing the statement for a schema reason proves it cannot run at all:
+  // that decides before the cost bounds below (they bound what running it would cost).
+  const refusal = engineSchemaRefusal(a);
+  if (refusal !== null) return refusal;
   if (c.tables > LIMITS.maxTables) return complexityBlocked(a, 'tables', c.tables, LIMITS.maxTables);
   if (a.mode === 'ast' && c.joins > LIMITS.maxJoins) return complexityBlocked(a, 'joins', c.joins, LIMITS.maxJoins);
   if (a.mode !== 'ast' && c.joins > LIMITS.maxLexicalJoins) return complexityBlocked(a, 'lexical_joins', c.joins, LIMITS.maxLexicalJoins);
@@ -274,7 +297,7 @@ export function verifySql(req: SqlRequest, engines: VerifySqlEngines = {}): Engi
 
   // 8 / 9. Names, then the engine (sqlite).
   if (a.mode === 'ast' && dialect === 'sqlite') {
-    a.sqlite = prepareInSqlite(a.query, schema);
+    a.sqlite ??= prepareInSqlite(a.query, schema);
     if (!a.sqlite.ok && a.sqlite.kind === 'schema_build') {
       return blocked(a, SQL_CONSTRAINTS.schemaParseError, `schema_ddl is not a valid SQLite schema: ${a.sqlite.message}`);
     }
@@ -286,35 +309,31 @@ export function verifySql(req: SqlRequest, engines: VerifySqlEngines = {}): Engi
     if (pg.kind === 'syntax') {
       return blocked(a, SQL_CONSTRAINTS.parseError, `PostgreSQL could not parse the query: ${pg.message}`);
     }
-    if (pg.kind === 'undefined_table' || pg.kind === 'undefined_column' || pg.kind === 'ambiguous_column') {
-      // PostgreSQL's own name resolution decides; the resolver's findings stay as supporting detail.
-      const type = pg.kind === 'undefined_table' ? 'undeclared_table' : pg.kind === 'undefined_column' ? 'undeclared_column' : 'ambiguous_column';
-      const found = issue(type, 'error', `PostgreSQL: ${pg.message}`, 'postgres', { sqlstate: pg.sqlstate });
-      a.add(found);
-      return schemaViolationOutcome(a, [found, ...a.issues.filter((i) => i !== found && i.severity === 'error' && i.source === 'resolver')]);
-    }
     a.add(issue('execution_error', 'error', `PostgreSQL rejected the query: ${pg.message}`, 'postgres', { sqlstate: pg.sqlstate }));
     return blocked(a, SQL_CONSTRAINTS.executionError, `PostgreSQL rejected the query at prepare time (SQLSTATE ${pg.sqlstate}): ${pg.message}`);
   }
-  let violations = a.issues.filter((i) => i.severity === 'error' && (i.source === 'resolver' || i.source === 'sqlite'));
-  if (violations.length > 0 && a.sqlite?.ok === true && a.mode === 'ast') {
-    // A real engine compiled the query against exactly the declared schema: the resolver was wrong.
-    for (const v of violations) {
+  // A schema violation is proven only by the dialect's own engine refusing the statement for a
+  // schema reason; the resolver alone proves only what is certain by construction (resolver.ts
+  // `certain`). Where a real engine accepts what the resolver refused, the engine wins and the
+  // disagreement is counted as a resolver defect (the activity logs it).
+  const resolverFindings = a.issues.filter((i) => i.severity === 'error' && i.source === 'resolver');
+  const acceptedBy = a.mode === 'ast' && a.sqlite?.ok === true ? 'sqlite_prepare' : pg?.ran === true && pg.ok ? 'postgres_prepare' : null;
+  if (resolverFindings.length > 0 && acceptedBy !== null) {
+    for (const v of resolverFindings) {
       v.severity = 'info';
-      v.overruled_by = 'sqlite_prepare';
+      v.overruled_by = acceptedBy;
     }
-    violations = [];
+    a.resolverDefects = resolverFindings.length;
+  } else if (resolverFindings.length > 0 && !(a.sqlite && !a.sqlite.ok)) {
+    // No engine verdict (a dialect without an embedded engine, or PostgreSQL's check did not run).
+    const certain = resolverFindings.filter((v) => v.certain === true);
+    if (certain.length > 0) return schemaViolationOutcome(a, certain, 'construction');
+    return unconfirmedViolationOutcome(a, resolverFindings);
   }
-  if (violations.length > 0 && pg?.ran === true && pg.ok) {
-    for (const v of violations) {
-      v.severity = 'info';
-      v.overruled_by = 'postgres_prepare';
-    }
-    violations = [];
-  }
-  if (violations.length > 0) return schemaViolationOutcome(a, violations);
 
   if (a.sqlite && !a.sqlite.ok) {
+    // The engine refused for another reason: the resolver's findings (if any) are not what decides.
+    for (const v of resolverFindings) v.severity = 'warning';
     a.add(issue('execution_error', 'error', `SQLite rejected the query: ${a.sqlite.message}`, 'sqlite', { sqlite_error: a.sqlite.message }));
     return blocked(a, SQL_CONSTRAINTS.executionError, `SQLite rejected the query at prepare time: ${a.sqlite.message}`);
   }
@@ -441,7 +460,7 @@ function analyseWithSqliteEngine(a: Analysis): void {
   if (!result.ok) {
     if (result.kind === 'no_such_table' || result.kind === 'no_such_column' || result.kind === 'ambiguous_column') {
       a.mode = 'sqlite_engine';
-      a.add(issue(result.kind === 'ambiguous_column' ? 'ambiguous_column' : result.kind === 'no_such_table' ? 'undeclared_table' : 'undeclared_column', 'error', `SQLite: ${result.message}`, 'sqlite', { sqlite_error: result.message }));
+      a.add(sqliteSchemaIssue(result.kind, result.message));
     } else if (result.kind !== 'syntax' && result.kind !== 'schema_build') {
       a.mode = 'sqlite_engine';
     }
@@ -568,6 +587,7 @@ function developerFields(a: Analysis, constraintId: string, isValid: boolean, ma
     tables: a.tables,
     columns: a.columns,
     statement_types: a.statementTypes,
+    ...(a.resolverDefects > 0 ? { resolver_defects: a.resolverDefects } : {}),
     // postgresql: whether PostgreSQL itself (PGlite) parsed and described the query.
     ...(a.dialect === 'postgresql'
       ? { postgres_check: a.postgres?.ran === true ? (a.postgres.ok ? 'accepted' : 'rejected') : 'not_run' }
@@ -606,15 +626,79 @@ function maliciousOutcome(a: Analysis, malicious: SqlIssue[]): EngineOutcome {
   );
 }
 
-function schemaViolationOutcome(a: Analysis, violations: SqlIssue[]): EngineOutcome {
+/**
+ * The dialect's own engine refused the statement for a schema reason (PostgreSQL 42P01 / 42703 /
+ * 42702; SQLite no such table / column, ambiguous column): VERIFIED schema_violation. Else null.
+ */
+function engineSchemaRefusal(a: Analysis): EngineOutcome | null {
+  const resolverFindings = () => a.issues.filter((i) => i.severity === 'error' && i.source === 'resolver');
+  const pg = a.postgres;
+  if (pg?.ran === true && !pg.ok && (pg.kind === 'undefined_table' || pg.kind === 'undefined_column' || pg.kind === 'ambiguous_column')) {
+    // PostgreSQL's own name resolution decides; the resolver's findings stay as supporting detail.
+    const type = pg.kind === 'undefined_table' ? 'undeclared_table' : pg.kind === 'undefined_column' ? 'undeclared_column' : 'ambiguous_column';
+    const found = issue(type, 'error', `PostgreSQL: ${pg.message}`, 'postgres', { sqlstate: pg.sqlstate });
+    a.add(found);
+    return schemaViolationOutcome(a, [found, ...resolverFindings()], 'postgresql');
+  }
+  const schema = a.schema?.schema ?? null;
+  if (a.dialect === 'sqlite' && a.mode === 'ast' && schema !== null) {
+    a.sqlite ??= prepareInSqlite(a.query, schema);
+    if (!a.sqlite.ok && SQLITE_SCHEMA_KINDS.has(a.sqlite.kind)) {
+      // The resolver's more specific findings (when it had any) are the ones shown; the
+      // engine's error is in the proof (sqlite_prepare).
+      const own = resolverFindings();
+      if (own.length > 0) return schemaViolationOutcome(a, own, 'sqlite');
+      const found = sqliteSchemaIssue(a.sqlite.kind, a.sqlite.message);
+      a.add(found);
+      return schemaViolationOutcome(a, [found], 'sqlite');
+    }
+  }
+  // Read by SQLite alone (node-sql-parser failed): its findings are the engine's.
+  const engineFindings = a.issues.filter((i) => i.severity === 'error' && i.source === 'sqlite');
+  if (engineFindings.length > 0) return schemaViolationOutcome(a, engineFindings, 'sqlite');
+  return null;
+}
+
+/** Who proved a schema violation: the dialect's engine, or the resolver where it is certain by construction. */
+type ViolationProver = 'postgresql' | 'sqlite' | 'construction';
+
+function schemaViolationOutcome(a: Analysis, violations: SqlIssue[], by: ViolationProver): EngineOutcome {
   return proven(
     a,
     SQL_CONSTRAINTS.schemaViolation,
     false,
     false,
     `SQL query does not match the declared schema: ${violations[0].description}`,
-    { violations: violations.map((v) => v.description) },
+    { violations: violations.map((v) => v.description), violation_confirmed_by: by },
   );
+}
+
+/**
+ * The resolver objects but nothing proves it: no engine refused the statement and the finding
+ * is not certain by construction. UNVERIFIABLE (never VERIFIED-invalid, never admitted).
+ */
+function unconfirmedViolationOutcome(a: Analysis, violations: SqlIssue[]): EngineOutcome {
+  const why =
+    a.dialect === 'postgresql'
+      ? `PostgreSQL's check did not run (${a.postgres?.ran === false ? a.postgres.reason : 'not requested'})`
+      : `the ${a.dialect} dialect has no embedded engine to confirm it`;
+  return {
+    kind: 'unverifiable',
+    agentMessage: `SQL query may not match the declared schema, but this is not proven: ${violations[0].description} (${why}).`,
+    developerFields: {
+      ...developerFields(a, SQL_CONSTRAINTS.schemaViolation, false, false),
+      violations: violations.map((v) => v.description),
+      violation_confirmed_by: 'none',
+      error: `unconfirmed: ${why}`,
+    },
+  };
+}
+
+const SQLITE_SCHEMA_KINDS = new Set<string>(['no_such_table', 'no_such_column', 'ambiguous_column']);
+
+function sqliteSchemaIssue(kind: string, message: string): SqlIssue {
+  const type = kind === 'ambiguous_column' ? 'ambiguous_column' : kind === 'no_such_table' ? 'undeclared_table' : 'undeclared_column';
+  return issue(type, 'error', `SQLite: ${message}`, 'sqlite', { sqlite_error: message });
 }
 
 function proven(

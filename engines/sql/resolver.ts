@@ -40,6 +40,8 @@ class Scope {
   readonly relations: Relation[] = [];
   readonly usingColumns = new Set<string>();
   readonly aliases = new Set<string>();
+  /** Output column names of the SELECT (explicit aliases and the names of bare column references). */
+  readonly outputNames = new Set<string>();
   constructor(readonly parent: Scope | null) {}
 }
 
@@ -125,6 +127,13 @@ export class Resolver {
   private selects = 0;
   private cartesian = 0;
   private readonly unboundedRecursive: string[] = [];
+  /** Every WITH name met anywhere in the statement (an undeclared table is certain only when it is none of them). */
+  private readonly cteNames = new Set<string>();
+  /** CTE bodies being resolved (innermost last), and the CTE each finding was made in. */
+  private readonly cteStack: string[] = [];
+  private readonly findingCte = new Map<SqlIssue, string>();
+  /** CTE name → where it is read from: '' (the statement itself) or the CTE whose body reads it. */
+  private readonly cteReaders = new Map<string, Set<string>>();
   /** Active join-predicate trackers: relations of `scope` referenced while walking a predicate. */
   private readonly trackers: Array<{ scope: Scope; rels: Set<Relation> }> = [];
 
@@ -139,6 +148,25 @@ export class Resolver {
   }
 
   result(): ResolveResult {
+    // SQLite never compiles a CTE that nothing reads: what is wrong inside one does not matter there.
+    if (this.dialect === 'sqlite') {
+      // Read = reachable from the statement itself (a CTE read only by an unread CTE is unread too).
+      const read = new Set<string>(['']);
+      for (let grew = true; grew; ) {
+        grew = false;
+        for (const [name, readers] of this.cteReaders) {
+          if (!read.has(name) && [...readers].some((r) => read.has(r))) {
+            read.add(name);
+            grew = true;
+          }
+        }
+      }
+      const unread = this.violations.filter((v) => this.findingCte.has(v) && !read.has(this.findingCte.get(v)!));
+      for (const v of unread) this.violations.splice(this.violations.indexOf(v), 1);
+    }
+    for (const v of this.violations) {
+      if (v.certain === true && v.type === 'undeclared_table' && typeof v.table === 'string' && this.cteNames.has(v.table.toLowerCase())) delete v.certain;
+    }
     return {
       violations: this.violations,
       tables: [...this.tables].sort(),
@@ -160,19 +188,53 @@ export class Resolver {
   private violation(key: string, make: () => SqlIssue): void {
     if (this.violationKeys.has(key)) return;
     this.violationKeys.add(key);
-    this.violations.push(make());
+    const v = make();
+    if (this.cteStack.length > 0) {
+      delete v.certain;
+      this.findingCte.set(v, this.cteStack[this.cteStack.length - 1]);
+    }
+    this.violations.push(v);
   }
 
   private resolveChain(select: Node, outer: Scope | null, depth: number, env: CteEnv): OutputColumns {
     const chain = setOperationChain(select);
     let first: OutputColumns = null;
+    // `WITH … SELECT … UNION ALL SELECT …`: the parser hangs the WITH on the first member, but
+    // its CTEs are visible to every member.
+    const shared = chain.length > 1 && Array.isArray(select.with) ? this.bindCtes(select, outer, depth, env) : env;
     chain.forEach((member, idx) => {
       // ORDER BY after a set operation is attached to the last member; it names the first member's outputs.
       const extraAliases = idx > 0 && idx === chain.length - 1 ? first : null;
-      const out = this.resolveSelect(member, outer, depth, env, extraAliases);
+      const out = this.resolveSelect(shared === env ? member : { ...member, with: null }, outer, depth, shared, extraAliases);
       if (idx === 0) first = out;
     });
     return first;
+  }
+
+  /** WITH: each CTE is a table for what follows it (and for itself, when recursive). */
+  private bindCtes(sel: Node, outer: Scope | null, depth: number, inheritedEnv: CteEnv): CteEnv {
+    const env: CteEnv = new Map(inheritedEnv);
+    for (const cte of sel.with as unknown[]) {
+      if (!isNode(cte)) continue;
+      const name = identText(cte.name);
+      const body = unwrapSelect(cte.stmt);
+      const explicit = Array.isArray(cte.columns)
+        ? cte.columns.map((c) => (isNode(c) && c.type === 'column_ref' ? columnRefParts(c).column : identText(c)))
+        : null;
+      if (name !== null) this.cteNames.add(name.toLowerCase());
+      if (name !== null) env.set(name.toLowerCase(), { name, columns: explicit });
+      if (name !== null && body && cte.recursive === true && !recursionGuarded(body, name, sel)) this.unboundedRecursive.push(name);
+      // SQLite (and others) never compile a CTE nobody reads: what is wrong inside one is not certain.
+      this.cteStack.push(name?.toLowerCase() ?? '');
+      let out: OutputColumns = null;
+      try {
+        out = body ? this.resolveChain(body, outer, depth + 1, env) : null;
+      } finally {
+        this.cteStack.pop();
+      }
+      if (name !== null) env.set(name.toLowerCase(), { name, columns: explicit ?? out });
+    }
+    return env;
   }
 
   private resolveSelect(
@@ -184,27 +246,13 @@ export class Resolver {
   ): OutputColumns {
     this.selects++;
     this.maxDepth = Math.max(this.maxDepth, depth);
-    const env: CteEnv = new Map(inheritedEnv);
 
-    // WITH: each CTE is a table for what follows it (and for itself, when recursive).
-    if (Array.isArray(sel.with)) {
-      for (const cte of sel.with) {
-        if (!isNode(cte)) continue;
-        const name = identText(cte.name);
-        const body = unwrapSelect(cte.stmt);
-        const explicit = Array.isArray(cte.columns)
-          ? cte.columns.map((c) => (isNode(c) && c.type === 'column_ref' ? columnRefParts(c).column : identText(c)))
-          : null;
-        if (name !== null) env.set(name.toLowerCase(), { name, columns: explicit });
-        if (name !== null && body && cte.recursive === true && !recursionGuarded(body, name, sel)) this.unboundedRecursive.push(name);
-        const out = body ? this.resolveChain(body, outer, depth + 1, env) : null;
-        if (name !== null) env.set(name.toLowerCase(), { name, columns: explicit ?? out });
-      }
-    }
+    const env = Array.isArray(sel.with) ? this.bindCtes(sel, outer, depth, inheritedEnv) : new Map(inheritedEnv);
 
     const scope = new Scope(outer);
-    const from = Array.isArray(sel.from) ? sel.from.filter(isNode) : [];
-    const pendingJoins: Array<{ item: Node; rel: Relation | null; natural: boolean; position: number }> = [];
+    const { items: from, setMembers } = normaliseFrom(Array.isArray(sel.from) ? sel.from.filter(isNode) : []);
+    const pendingJoins: Array<{ item: Node; rel: Relation | null; natural: boolean; position: number; groupStart: number }> = [];
+    let groupStart = 0;
     let naturalNext = false;
     from.forEach((item, index) => {
       if (item.type === 'dual') return;
@@ -218,14 +266,16 @@ export class Resolver {
       }
       if (index > 0) this.joins++;
       const position = scope.relations.length;
+      // A comma starts a new join group (an item without a join keyword, after the repairs above).
+      if (index > 0 && !natural && (item.join === undefined || item.join === null)) groupStart = position;
       const rel = this.relationFor({ ...item, as: asValue }, scope, outer, depth, env);
       if (rel) scope.relations.push(rel);
-      if (index > 0) pendingJoins.push({ item, rel, natural, position });
+      if (index > 0) pendingJoins.push({ item, rel, natural, position, groupStart });
     });
 
     // Join conditions see every relation of the FROM clause.
     const links: Array<Set<Relation>> = [];
-    for (const { item, rel, natural, position } of pendingJoins) {
+    for (const { item, rel, natural, position, groupStart: group } of pendingJoins) {
       const left = scope.relations.slice(0, position);
       if (rel && (Array.isArray(item.using) || natural)) links.push(new Set([rel, ...left]));
       if (Array.isArray(item.using)) {
@@ -248,7 +298,13 @@ export class Resolver {
         }
       }
       if (item.on !== undefined && item.on !== null) {
-        const seen = this.tracked(scope, () => this.walk(item.on, scope, 'on', depth, env));
+        // An ON sees the relations joined so far (and itself), not the ones joined after it; and
+        // JOIN binds tighter than a comma (`a, b JOIN c ON …` sees b and c), except in SQLite,
+        // which joins left to right (there the ON sees a too).
+        const onScope = new Scope(scope.parent);
+        onScope.relations.push(...scope.relations.slice(this.dialect === 'sqlite' ? 0 : group, rel ? position + 1 : position));
+        for (const u of scope.usingColumns) onScope.usingColumns.add(u);
+        const seen = this.tracked(onScope, () => this.walk(item.on, onScope, 'on', depth, env));
         if (rel) seen.add(rel);
         links.push(seen);
       }
@@ -261,6 +317,9 @@ export class Resolver {
     for (const col of columnsList) {
       const alias = identText(col.as);
       if (alias !== null) scope.aliases.add(alias.toLowerCase());
+      const expr = isNode(col.expr) ? col.expr : col;
+      const implicit = alias ?? (expr.type === 'column_ref' ? columnRefParts(expr).column : null);
+      if (implicit !== null && implicit !== '*') scope.outputNames.add(implicit.toLowerCase());
     }
     for (const col of columnsList) {
       const expr = isNode(col.expr) ? col.expr : col;
@@ -280,7 +339,10 @@ export class Resolver {
       const alias = identText(col.as);
       output.push(alias ?? (expr.type === 'column_ref' ? columnRefParts(expr).column : null));
     }
-    if (extraAliases) for (const a of extraAliases) if (a !== null) scope.aliases.add(a.toLowerCase());
+    if (extraAliases) for (const a of extraAliases) if (a !== null) scope.outputNames.add(a.toLowerCase());
+    // node-sql-parser reads `FROM (a) UNION ALL (SELECT …)` as a join of kind "union all": the
+    // parenthesised members are set-operation members of this SELECT, resolved on their own.
+    for (const member of setMembers) this.resolveChain(member, outer, depth, env);
 
     for (const conjunct of conjuncts(sel.where)) links.push(this.tracked(scope, () => this.walk(conjunct, scope, 'where', depth, env)));
     this.cartesian = Math.max(this.cartesian, cartesianFactors(scope.relations, links));
@@ -322,7 +384,12 @@ export class Resolver {
     this.relationNames.add(lower);
     const db = identText(item.db) ?? identText(item.schema);
     const cte = db === null ? env.get(lower) : undefined;
-    if (cte) return this.relation(alias ?? cte.name, null, aliasColumns ?? cte.columns);
+    if (cte) {
+      const readers = this.cteReaders.get(lower) ?? new Set<string>();
+      readers.add(this.cteStack[this.cteStack.length - 1] ?? '');
+      this.cteReaders.set(lower, readers);
+      return this.relation(alias ?? cte.name, null, aliasColumns ?? cte.columns);
+    }
     const declared = this.schema?.tables.get(lower);
     if (declared) {
       this.tables.add(declared.name);
@@ -334,7 +401,12 @@ export class Resolver {
     if (this.schema !== null && !isSystemCatalog(db, tableName)) {
       const shown = db !== null ? `${db}.${tableName}` : tableName;
       this.violation(`table:${shown.toLowerCase()}`, () =>
-        issue('undeclared_table', 'error', `Table '${shown}' is not declared in schema_ddl.`, 'resolver', { table: shown }),
+        // Certain by construction: the declared schema is every table there is (unless the name is a CTE's, see result()).
+        issue('undeclared_table', 'error', `Table '${shown}' is not declared in schema_ddl.`, 'resolver', {
+          table: shown,
+          // `FROM t, t.items` (BigQuery, Redshift: an array path of a relation in scope) is no table name.
+          ...(db === null || !namesRelation(scope, db) ? { certain: true } : {}),
+        }),
       );
     }
     // Unknown tables stay in scope as open relations so their columns do not cascade into more findings.
@@ -455,14 +527,17 @@ export class Resolver {
         const rel = s.relations.find((r) => r.name.toLowerCase() === table.toLowerCase());
         if (!rel) continue;
         if (rel.columns === null || rel.columns.has(lower) || rel.pseudo.has(lower)) return rel;
-        this.undeclaredColumn(rel.base ?? rel.name, column);
+        // Certain by construction: `t.c` where t names a declared table in scope and c is none of its
+        // declared columns nor a name a dialect may give a hidden column.
+        this.undeclaredColumn(rel.base ?? rel.name, column, rel.base !== null && !mayBeHiddenColumn(column));
         return 'unresolved';
       }
       this.unknownQualifier(table, column);
       return 'unresolved';
     }
 
-    if (clause === 'orderby' && scope.aliases.has(lower)) return 'alias';
+    // ORDER BY names an output column first (its alias or the name of a bare column reference).
+    if (clause === 'orderby' && (scope.aliases.has(lower) || scope.outputNames.has(lower))) return 'alias';
     for (let s: Scope | null = scope; s; s = s.parent) {
       const matches = s.relations.filter((r) => r.columns !== null && r.columns.has(lower));
       if (matches.length === 1) return matches[0];
@@ -483,7 +558,7 @@ export class Resolver {
       const pseudo = s.relations.filter((r) => r.pseudo.has(lower));
       if (pseudo.length >= 1) return pseudo[0];
       if (s.relations.some((r) => r.columns === null)) return null;
-      if (s === scope && this.aliasAllowed(clause) && s.aliases.has(lower)) return 'alias';
+      if (s === scope && this.aliasAllowed(clause) && (s.aliases.has(lower) || (clause !== 'where' && s.outputNames.has(lower)))) return 'alias';
     }
     if (VALUE_KEYWORDS.has(lower)) return 'alias';
     if (this.schema === null) return null;
@@ -502,12 +577,13 @@ export class Resolver {
     return 'unresolved';
   }
 
-  private undeclaredColumn(table: string, column: string): void {
+  private undeclaredColumn(table: string, column: string, certain = false): void {
     if (this.schema === null) return;
     this.violation(`column:${table.toLowerCase()}.${column.toLowerCase()}`, () =>
       issue('undeclared_column', 'error', `Column '${column}' is not declared in '${table}'.`, 'resolver', {
         table,
         column,
+        ...(certain ? { certain: true } : {}),
       }),
     );
   }
@@ -530,6 +606,65 @@ export class Resolver {
           }),
     );
   }
+}
+
+/**
+ * Hidden or system columns some dialect gives every table (PostgreSQL/Redshift oid, ctid, xmin…;
+ * SQLite/MySQL rowid, _rowid; Oracle-style rownum; BigQuery _PARTITIONTIME; Hive
+ * INPUT__FILE__NAME; Snowflake METADATA$…; Trino "$path"; T-SQL $IDENTITY): a qualified reference
+ * to one of these is never certain to be undeclared.
+ */
+function namesRelation(scope: Scope, name: string): boolean {
+  for (let s: Scope | null = scope; s; s = s.parent) if (s.relations.some((r) => r.name.toLowerCase() === name.toLowerCase())) return true;
+  return false;
+}
+
+function mayBeHiddenColumn(column: string): boolean {
+  return /^(?:oid|ctid|xmin|xmax|cmin|cmax|tableoid|rowid|rownum|rid|ora_rowscn)$/i.test(column) || /[$#@]|^_|__/.test(column);
+}
+
+/**
+ * Repairs two misreadings of node-sql-parser's FROM clause (the AST is otherwise trusted):
+ *  - `a JOIN b ON p, c, d`: the comma-joined tables after an ON come back as extra items of an
+ *    `expr_list` ON (`ON (p, c, d)`); a row of a predicate and bare names is no valid ON
+ *    anyway, so the bare names are FROM items again;
+ *  - `FROM (SELECT …) UNION ALL (SELECT …)`: the set operation comes back as a FROM item
+ *    joined by "union all"; those items are set-operation members of the SELECT instead.
+ */
+function normaliseFrom(from: Node[]): { items: Node[]; setMembers: Node[] } {
+  const items: Node[] = [];
+  const setMembers: Node[] = [];
+  for (const [index, original] of from.entries()) {
+    let item = original;
+    // `a CROSS JOIN b` comes back as `a AS CROSS` followed by `JOIN b` without ON.
+    const next = from[index + 1];
+    if (typeof item.as === 'string' && item.as.toUpperCase() === 'CROSS' && next && /join/i.test(String(next.join ?? '')) && (next.on === null || next.on === undefined)) {
+      item = { ...item, as: null };
+    }
+    if (setMembers.length > 0 || /^\s*(?:union|intersect|except|minus)\b/i.test(String(item.join ?? ''))) {
+      const sub = unwrapSelect(item.expr) ?? unwrapSelect(item);
+      if (sub) {
+        setMembers.push(sub);
+        continue;
+      }
+    }
+    const on = item.on;
+    if (isNode(on) && on.type === 'expr_list' && Array.isArray(on.value) && on.value.length > 1) {
+      const [pred, ...rest] = on.value as unknown[];
+      const tables = rest.map((r) => {
+        if (!isNode(r) || r.type !== 'column_ref') return null;
+        const { table, column } = columnRefParts(r);
+        if (column === null || column === '*' || r.collate) return null;
+        return { db: table, table: column, as: null } as Node;
+      });
+      if (isNode(pred) && tables.every((t) => t !== null)) {
+        items.push({ ...item, on: pred }, ...(tables as Node[]));
+        continue;
+      }
+    }
+    items.push(item);
+  }
+  return { items, setMembers };
 }
 
 function valuesColumnNames(values: Node): string[] | null {
