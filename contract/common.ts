@@ -79,3 +79,52 @@ export const SANDBOX_CAPACITY_MESSAGE = 'Sandbox capacity reached — retry shor
 
 /** The JSON object every body-less JSON route accepts (nothing is read from it). */
 export const emptyRequestSchema = z.object({});
+
+// ---- Null means absent (issue 23) ----
+// The reference (FastAPI/pydantic) and clients generated from an OpenAPI document send JSON
+// null for an optional value they were not given. Every optional request field reads null as
+// "not given": the request with `"field": null` gets the same answer as the request without
+// the key (defaults apply). Required fields that are null keep their 400 naming the field. A
+// field whose schema already accepts null (null has a meaning of its own) is left as it is.
+
+const nullToUndefined = (value: unknown) => (value === null ? undefined : value);
+
+/** Marks the rendered OpenAPI schema nullable (3.1: `null` joins the type, or an anyOf branch). */
+function addNullToDocument({ jsonSchema }: { jsonSchema: Record<string, unknown> }): void {
+  const type = jsonSchema.type;
+  if (typeof type === 'string' && !('enum' in jsonSchema) && !('const' in jsonSchema)) {
+    jsonSchema.type = [type, 'null'];
+    return;
+  }
+  if (Array.isArray(type)) {
+    if (!type.includes('null')) type.push('null');
+    return;
+  }
+  const copy = { ...jsonSchema };
+  for (const k of Object.keys(jsonSchema)) if (k !== 'description' && k !== 'default' && k !== 'example' && k !== 'examples') delete jsonSchema[k];
+  for (const k of ['description', 'default', 'example', 'examples']) delete copy[k];
+  jsonSchema.anyOf = [copy, { type: 'null' }];
+}
+
+/** Whether a schema is an optional key (absent allowed) that does not accept null of its own. */
+export function isNullableAbsentCandidate(field: z.ZodType): boolean {
+  return field._zod.optin !== undefined && !field.safeParse(null).success;
+}
+
+/** One optional field whose null is read as absent (parse) and declared nullable (OpenAPI). */
+export function nullAsAbsent<T extends z.ZodType>(field: T): T {
+  // Typed as the field itself: the output is unchanged, and null is only ever an input.
+  return z.preprocess(nullToUndefined, field).meta({ override: addNullToDocument }) as unknown as T;
+}
+
+/**
+ * A request object whose every optional key reads null as absent. Applied before `.meta()` and
+ * refinements (it extends the object); nested request objects are wrapped on their own.
+ */
+export function nullMeansAbsent<T extends z.ZodObject>(object: T): T {
+  const wrapped: Record<string, z.ZodType> = {};
+  for (const [key, field] of Object.entries(object.shape as Record<string, z.ZodType>)) {
+    if (isNullableAbsentCandidate(field)) wrapped[key] = nullAsAbsent(field);
+  }
+  return object.extend(wrapped) as unknown as T;
+}
