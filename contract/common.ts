@@ -111,10 +111,45 @@ export function isNullableAbsentCandidate(field: z.ZodType): boolean {
   return field._zod.optin !== undefined && !field.safeParse(null).success;
 }
 
+/** The wrapped fields, so that validators outside zod can apply the same rule (withoutNullAbsent). */
+const nullAbsentFields = new WeakSet<z.ZodType>();
+
 /** One optional field whose null is read as absent (parse) and declared nullable (OpenAPI). */
 export function nullAsAbsent<T extends z.ZodType>(field: T): T {
   // Typed as the field itself: the output is unchanged, and null is only ever an input.
-  return z.preprocess(nullToUndefined, field).meta({ override: addNullToDocument }) as unknown as T;
+  const wrapped = z.preprocess(nullToUndefined, field).meta({ override: addNullToDocument });
+  nullAbsentFields.add(wrapped);
+  return wrapped as unknown as T;
+}
+
+/** The object schema under optional/default/nullable wrappers and null-as-absent pipes, if any. */
+function objectUnder(schema: z.ZodType): z.ZodObject | null {
+  let s: z.ZodType = schema;
+  for (let i = 0; i < 8; i++) {
+    const def = s._zod.def as { type: string; innerType?: z.ZodType; in?: z.ZodType; out?: z.ZodType };
+    if (def.type === 'object') return s as z.ZodObject;
+    if (def.innerType) s = def.innerType;
+    else if (def.type === 'pipe' && def.in && def.out) s = def.in._zod.def.type === 'transform' ? def.out : def.in;
+    else return null;
+  }
+  return null;
+}
+
+/**
+ * The same rule for a handler that validates a body with its own code rather than the contract's
+ * zod schema (e.g. the strict-JSON from-diagnostic reader): a copy of `value` without the keys
+ * whose null means absent, nested request objects included.
+ */
+export function withoutNullAbsent(schema: z.ZodType, value: unknown): unknown {
+  const object = objectUnder(schema);
+  if (object === null || value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  const out: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+  for (const [key, field] of Object.entries(object.shape as Record<string, z.ZodType>)) {
+    if (!(key in out)) continue;
+    if (out[key] === null && nullAbsentFields.has(field)) delete out[key];
+    else out[key] = withoutNullAbsent(field, out[key]);
+  }
+  return out;
 }
 
 /**

@@ -42,7 +42,6 @@ export const mathRequestSchema = nullMeansAbsent(z.object({
   ).optional(),
   tolerance: z
     .union([z.number(), z.string(), z.boolean()], { error: 'tolerance must be a number or a numeric string' })
-    .nullable()
     .optional(),
   precision_mode: z.enum(['decimal', 'float'], { error: "precision_mode must be 'decimal' or 'float'" }).optional(),
 }));
