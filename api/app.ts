@@ -3,6 +3,7 @@ import Koa from 'koa';
 import Router from '@koa/router';
 import { accessLog, errorHandler, methodNotAllowedBody, versionPrefix } from './middleware/errors.js';
 import { jsonBody } from './middleware/body.js';
+import { lingeringClose } from './middleware/lingering-close.js';
 import { JSON_BODY_LIMIT, type AppDeps } from './deps.js';
 import { registerHealthRoutes } from './routes/health.js';
 import { registerAuthRoutes } from './routes/auth.js';
@@ -63,6 +64,8 @@ export function createApp(deps: AppDeps): Koa {
 
   app.use(accessLog());
   app.use(httpMetrics(deps.store));
+  // A refusal that closes the connection before the body was read lingers (reads and drops the rest, bounded) so the client reads it.
+  app.use(lingeringClose());
   app.use(errorHandler());
   app.use(async (ctx, next) => {
     ctx.set('X-Service-Version', SERVICE_VERSION);

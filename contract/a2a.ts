@@ -1,6 +1,7 @@
 // Contract of the agent-to-agent gateway, POST /a2a/intercept (docs/a2a-gateway.md).
 // Imports nothing but zod.
 import { z } from 'zod';
+import { nullMeansAbsent } from './common.js';
 
 export const PAYLOAD_TYPES = ['financial_transaction', 'code_execution', 'logic_assertion', 'general', 'data_query'] as const;
 export type PayloadType = (typeof PAYLOAD_TYPES)[number];
@@ -10,7 +11,7 @@ export type A2aStatus = (typeof A2A_STATUSES)[number];
 
 export const MAX_ENGINE_TIMEOUT_SECONDS = 60;
 
-export const interceptRequestSchema = z.object({
+export const interceptRequestSchema = nullMeansAbsent(z.object({
   sender_agent_id: z.string().max(256).optional(),
   receiver_agent_id: z.string({ error: (i) => (i.input === undefined ? 'receiver_agent_id is required' : 'receiver_agent_id must be a string') }).min(1).max(256),
   payload_type: z.enum(PAYLOAD_TYPES, { error: `payload_type must be one of ${PAYLOAD_TYPES.join(', ')}` }),
@@ -19,7 +20,7 @@ export const interceptRequestSchema = z.object({
     .number({ error: 'engine_timeout_seconds must be a number' })
     .refine((n) => Number.isFinite(n) && n > 0 && n <= MAX_ENGINE_TIMEOUT_SECONDS, 'engine_timeout_seconds must be > 0 and at most 60')
     .optional(),
-});
+}));
 export type InterceptRequest = z.output<typeof interceptRequestSchema>;
 
 /** Documented payload shapes (extra fields accepted and ignored). Amounts: decimal strings or numbers

@@ -1,6 +1,7 @@
 // Admin endpoints (contract, "Admin endpoints"): key rotation and the compliance/security
 // reports, always for the caller's own organization. Imports nothing but zod.
 import { z } from 'zod';
+import { nullMeansAbsent } from './common.js';
 
 export const CROSS_ORG = "Cannot access another organization's data";
 export const ROTATION_WIDER_SCOPES = 'API key cannot rotate a key whose scopes are wider than its own.';
@@ -24,7 +25,7 @@ export type RotateKeyResponse = z.infer<typeof rotateKeyResponseSchema>;
 
 export const orgParamsSchema = z.object({ org_id: z.string() });
 export const logParamsSchema = z.object({ log_id: z.string() });
-export const complianceCsvQuerySchema = z.object({ org_id: z.string().optional().meta({ description: "Must be the caller's own organization." }) });
+export const complianceCsvQuerySchema = nullMeansAbsent(z.object({ org_id: z.string().optional().meta({ description: "Must be the caller's own organization." }) }));
 
 /** GET /admin/compliance/verify/{log_id}: integrity of one audit entry. */
 export const auditVerificationSchema = z

@@ -1,6 +1,7 @@
 // Contract of the agent endpoints (docs/agents.md): requests, responses and error bodies.
 // Request schemas ignore unknown keys and validate known keys strictly. Imports nothing but zod.
 import { z } from 'zod';
+import { nullMeansAbsent } from './common.js';
 
 export const AGENT_TYPES = ['autonomous', 'assistant', 'workflow', 'tool'] as const;
 export type AgentType = (typeof AGENT_TYPES)[number];
@@ -17,14 +18,14 @@ const domain = z
   .max(253)
   .regex(/^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)*[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/, 'must be a domain name such as example.com');
 
-export const agentPermissionsSchema = z.object({
+export const agentPermissionsSchema = nullMeansAbsent(z.object({
   allowed_tools: z.array(toolName).max(200).default([]),
   denied_tools: z.array(toolName).max(200).default([]),
   allowed_domains: z.array(domain).max(200).default([]),
-});
+}));
 export type AgentPermissions = z.output<typeof agentPermissionsSchema>;
 
-export const registerAgentRequestSchema = z.object({
+export const registerAgentRequestSchema = nullMeansAbsent(z.object({
   name: z.string({ error: (i) => (i.input === undefined ? 'name is required' : 'name must be a string') }).trim().min(1, 'must not be empty').max(200),
   agent_type: z.enum(AGENT_TYPES).default('assistant'),
   description: z.string().max(2000).optional(),
@@ -33,7 +34,7 @@ export const registerAgentRequestSchema = z.object({
   max_requests_per_hour: z.number().int().min(1).max(1_000_000).default(100),
   /** USD per UTC day, at the documented price per request. */
   max_cost_per_day: z.number().positive().max(1_000_000).default(10),
-});
+}));
 export type RegisterAgentRequest = z.output<typeof registerAgentRequestSchema>;
 
 export const registerAgentResponseSchema = z.object({
@@ -60,14 +61,14 @@ export const agentContextSchema = z.object({
 
 export const MAX_AGENT_QUERY_CHARS = 100_000;
 
-export const agentVerifyRequestSchema = z.object({
+export const agentVerifyRequestSchema = nullMeansAbsent(z.object({
   query: z.string({ error: (i) => (i.input === undefined ? 'query is required' : 'query must be a string') }).min(1, 'must not be empty').max(MAX_AGENT_QUERY_CHARS),
   context: agentContextSchema,
   tool_schema: z.record(z.string(), z.unknown()).optional(),
   provider: z.string().max(64).optional(),
   /** For SQL queries: the CREATE TABLE statements to check the query against. */
   schema_ddl: z.string().max(200_000).optional(),
-});
+}));
 export type AgentVerifyRequest = z.output<typeof agentVerifyRequestSchema>;
 
 export const agentToolRequestSchema = z.object({
@@ -156,10 +157,10 @@ export const toolDecisionResponseSchema = z.object({
   audit_log_id: z.string(),
 });
 
-export const activityQuerySchema = z.object({
+export const activityQuerySchema = nullMeansAbsent(z.object({
   limit: z.coerce.number().int().min(1).max(200).default(50),
   cursor: z.string().regex(/^act_[0-9a-f]{28}$/, 'must be a cursor returned by this endpoint').optional(),
-});
+}));
 
 export const activityItemSchema = z.object({
   id: z.string(),

@@ -1,5 +1,6 @@
 // /audit/* and /logs (contract, "Audit endpoints", "Observability endpoints"). Imports nothing but zod.
 import { z } from 'zod';
+import { nullMeansAbsent } from './common.js';
 
 export const AUDIT_LOG_NOT_FOUND = 'Audit log not found.';
 export const AUDIT_LIMIT_DEFAULT = 50;
@@ -7,12 +8,12 @@ export const AUDIT_LIMIT_MAX = 200;
 export const AUDIT_EXPORT_MAX = 1000;
 
 /** Query parameters, checked by api/routes/audit.ts with its exact 400 details (never clamped). */
-export const auditLogsQuerySchema = z.object({
+export const auditLogsQuerySchema = nullMeansAbsent(z.object({
   limit: z.coerce.number().int().min(1).max(AUDIT_LIMIT_MAX).optional().meta({ description: `Default ${AUDIT_LIMIT_DEFAULT}.` }),
   status: z.enum(['verified', 'blocked']).optional(),
   // /audit/logs pages backwards like /logs (docs/audit-chain.md, "Reading at scale").
   cursor: z.string().regex(/^[1-9][0-9]{0,15}$/).optional().meta({ description: 'next_cursor of the previous page.' }),
-});
+}));
 export const logsQuerySchema = auditLogsQuerySchema;
 
 export const auditLogEntrySchema = z

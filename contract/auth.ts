@@ -1,6 +1,7 @@
 // /auth/* (contract, "Auth endpoints") and the scope/role vocabularies ("Scopes", "User and
 // organization"). Imports nothing but zod.
 import { z } from 'zod';
+import { nullMeansAbsent } from './common.js';
 
 export const SCOPES = ['verify:read', 'agent:write', 'attestation:read', 'admin:all'] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -38,12 +39,13 @@ export const meResponseSchema = userSchema
   .meta({ id: 'Me' });
 export type MeResponse = z.infer<typeof meResponseSchema>;
 
-export const createKeyRequestSchema = z
-  .object({
+export const createKeyRequestSchema = nullMeansAbsent(
+  z.object({
     name: z.string().trim().min(1, 'must not be empty').max(100),
     scopes: z.array(z.enum(SCOPES)).min(1).max(SCOPES.length).optional(),
     expires_in_days: z.number().int().min(1).max(3650).optional(),
-  })
+  }),
+)
   .meta({ example: { name: 'ci', scopes: ['verify:read'] } });
 export type CreateKeyRequest = z.infer<typeof createKeyRequestSchema>;
 

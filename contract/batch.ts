@@ -1,6 +1,7 @@
 // POST /verify/batch and GET /verify/batch/{job_id} (contract, "POST /verify/batch").
 // Imports nothing but zod (and the other contract files).
 import { z } from 'zod';
+import { nullMeansAbsent } from './common.js';
 import { BATCH_ITEM_TYPES, BATCH_MAX_ITEMS, type BatchItemType } from './batch-limits.js';
 import { mathRequestSchema } from './math.js';
 import { sqlRequestSchema } from './sql.js';
@@ -23,8 +24,8 @@ export const BATCH_PARAMS_SCHEMAS: Partial<Record<BatchItemType, z.ZodType<Recor
   sql: sqlRequestSchema.omit({ query: true }),
 };
 
-const batchItemSchema = z
-  .object({
+const batchItemSchema = nullMeansAbsent(
+  z.object({
     query: z.string(),
     type: z
       .enum(BATCH_ITEM_TYPES, { error: `unknown item type; expected one of ${BATCH_ITEM_TYPES.join(', ')}` })
@@ -34,7 +35,8 @@ const batchItemSchema = z
       .record(z.string(), z.unknown())
       .optional()
       .transform((p) => p ?? {}),
-  })
+  }),
+)
   .transform((item, ctx) => {
     const schema = BATCH_PARAMS_SCHEMAS[item.type];
     if (!schema) return item;

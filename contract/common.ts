@@ -79,3 +79,87 @@ export const SANDBOX_CAPACITY_MESSAGE = 'Sandbox capacity reached — retry shor
 
 /** The JSON object every body-less JSON route accepts (nothing is read from it). */
 export const emptyRequestSchema = z.object({});
+
+// ---- Null means absent (issue 23) ----
+// The reference (FastAPI/pydantic) and clients generated from an OpenAPI document send JSON
+// null for an optional value they were not given. Every optional request field reads null as
+// "not given": the request with `"field": null` gets the same answer as the request without
+// the key (defaults apply). Required fields that are null keep their 400 naming the field. A
+// field whose schema already accepts null (null has a meaning of its own) is left as it is.
+
+const nullToUndefined = (value: unknown) => (value === null ? undefined : value);
+
+/** Marks the rendered OpenAPI schema nullable (3.1: `null` joins the type, or an anyOf branch). */
+function addNullToDocument({ jsonSchema }: { jsonSchema: Record<string, unknown> }): void {
+  const type = jsonSchema.type;
+  if (typeof type === 'string' && !('enum' in jsonSchema) && !('const' in jsonSchema)) {
+    jsonSchema.type = [type, 'null'];
+    return;
+  }
+  if (Array.isArray(type)) {
+    if (!type.includes('null')) type.push('null');
+    return;
+  }
+  const copy = { ...jsonSchema };
+  for (const k of Object.keys(jsonSchema)) if (k !== 'description' && k !== 'default' && k !== 'example' && k !== 'examples') delete jsonSchema[k];
+  for (const k of ['description', 'default', 'example', 'examples']) delete copy[k];
+  jsonSchema.anyOf = [copy, { type: 'null' }];
+}
+
+/** Whether a schema is an optional key (absent allowed) that does not accept null of its own. */
+export function isNullableAbsentCandidate(field: z.ZodType): boolean {
+  return field._zod.optin !== undefined && !field.safeParse(null).success;
+}
+
+/** The wrapped fields, so that validators outside zod can apply the same rule (withoutNullAbsent). */
+const nullAbsentFields = new WeakSet<z.ZodType>();
+
+/** One optional field whose null is read as absent (parse) and declared nullable (OpenAPI). */
+export function nullAsAbsent<T extends z.ZodType>(field: T): T {
+  // Typed as the field itself: the output is unchanged, and null is only ever an input.
+  const wrapped = z.preprocess(nullToUndefined, field).meta({ override: addNullToDocument });
+  nullAbsentFields.add(wrapped);
+  return wrapped as unknown as T;
+}
+
+/** The object schema under optional/default/nullable wrappers and null-as-absent pipes, if any. */
+function objectUnder(schema: z.ZodType): z.ZodObject | null {
+  let s: z.ZodType = schema;
+  for (let i = 0; i < 8; i++) {
+    const def = s._zod.def as { type: string; innerType?: z.ZodType; in?: z.ZodType; out?: z.ZodType };
+    if (def.type === 'object') return s as z.ZodObject;
+    if (def.innerType) s = def.innerType;
+    else if (def.type === 'pipe' && def.in && def.out) s = def.in._zod.def.type === 'transform' ? def.out : def.in;
+    else return null;
+  }
+  return null;
+}
+
+/**
+ * The same rule for a handler that validates a body with its own code rather than the contract's
+ * zod schema (e.g. the strict-JSON from-diagnostic reader): a copy of `value` without the keys
+ * whose null means absent, nested request objects included.
+ */
+export function withoutNullAbsent(schema: z.ZodType, value: unknown): unknown {
+  const object = objectUnder(schema);
+  if (object === null || value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  const out: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+  for (const [key, field] of Object.entries(object.shape as Record<string, z.ZodType>)) {
+    if (!(key in out)) continue;
+    if (out[key] === null && nullAbsentFields.has(field)) delete out[key];
+    else out[key] = withoutNullAbsent(field, out[key]);
+  }
+  return out;
+}
+
+/**
+ * A request object whose every optional key reads null as absent. Applied before `.meta()` and
+ * refinements (it extends the object); nested request objects are wrapped on their own.
+ */
+export function nullMeansAbsent<T extends z.ZodObject>(object: T): T {
+  const wrapped: Record<string, z.ZodType> = {};
+  for (const [key, field] of Object.entries(object.shape as Record<string, z.ZodType>)) {
+    if (isNullableAbsentCandidate(field)) wrapped[key] = nullAsAbsent(field);
+  }
+  return object.extend(wrapped) as unknown as T;
+}

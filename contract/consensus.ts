@@ -1,5 +1,6 @@
 // POST /verify/consensus (contract, "POST /verify/consensus"). Imports nothing but zod.
 import { z } from 'zod';
+import { nullMeansAbsent } from './common.js';
 import { CONSENSUS_TIMEOUT_DETAIL, CONSENSUS_DEADLINE_MS } from './deadlines.js';
 export { CONSENSUS_TIMEOUT_DETAIL, CONSENSUS_DEADLINE_MS };
 
@@ -12,7 +13,7 @@ export function requiredPercent(minConfidence: number): number {
 export const VERIFICATION_MODES = ['single', 'high', 'maximum'] as const;
 export type VerificationMode = (typeof VERIFICATION_MODES)[number];
 
-export const consensusRequestSchema = z.object({
+export const consensusRequestSchema = nullMeansAbsent(z.object({
   query: z
     .string({ error: (iss) => (iss.input === undefined ? 'query is required' : 'query must be a string') })
     .min(1, { error: 'query must not be empty' })
@@ -27,7 +28,7 @@ export const consensusRequestSchema = z.object({
     .min(0, { error: 'min_confidence must be a number between 0 and 1' })
     .max(1, { error: 'min_confidence must be a number between 0 and 1' })
     .default(0.95),
-});
+}));
 export type ConsensusRequest = z.output<typeof consensusRequestSchema>;
 
 export const consensusChainEntrySchema = z.looseObject({

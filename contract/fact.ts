@@ -1,6 +1,7 @@
 // POST /verify/fact: request, response and error bodies (contract, "POST /verify/fact").
 // Unknown keys are ignored; known keys are validated strictly.
 import { z } from 'zod';
+import { nullMeansAbsent } from './common.js';
 import { FACT_TIMEOUT_DETAIL } from './deadlines.js';
 export { FACT_TIMEOUT_DETAIL };
 
@@ -18,11 +19,11 @@ const nonBlank = (field: string, max: number) =>
     .refine((s) => s.trim().length > 0, { error: `${field} must not be empty` })
     .refine((s) => s.length <= max, { error: `${field} must be at most ${max} characters` });
 
-export const factRequestSchema = z.object({
+export const factRequestSchema = nullMeansAbsent(z.object({
   claim: nonBlank('claim', FACT_CLAIM_MAX_CHARS),
   context: nonBlank('context', FACT_CONTEXT_MAX_CHARS),
   provider: z.string({ error: 'provider must be a string' }).max(64, { error: 'provider must be at most 64 characters' }).optional(),
-});
+}));
 export type FactRequest = z.infer<typeof factRequestSchema>;
 
 export const FACT_VERDICTS = ['SUPPORTED', 'REFUTED', 'INCONCLUSIVE'] as const;

@@ -1,6 +1,7 @@
 // POST /verify/image (multipart): fields, caps and the response body (contract,
 // "POST /verify/image"). Files in contract/ import nothing but zod.
 import { z } from 'zod';
+import { nullMeansAbsent } from './common.js';
 import { IMAGE_TIMEOUT_DETAIL } from './deadlines.js';
 export { IMAGE_TIMEOUT_DETAIL };
 
@@ -14,12 +15,12 @@ export const IMAGE_MAX_PIXELS = 40_000_000;
 export const IMAGE_VERDICTS = ['SUPPORTED', 'REFUTED', 'INCONCLUSIVE', 'VLM_REQUIRED'] as const;
 
 /** The text fields of the form (the file part is read separately). */
-export const imageFieldsSchema = z.object({
+export const imageFieldsSchema = nullMeansAbsent(z.object({
   claim: z
     .string({ error: "Field 'claim' is required." })
     .refine((s) => s.trim().length > 0, { error: "Field 'claim' must not be empty." }),
   provider: z.string().max(64, { error: "Field 'provider' must be at most 64 characters." }).optional(),
-});
+}));
 
 const namedColor = z.object({
   hex: z.string(),

@@ -1,14 +1,15 @@
 // POST /verify/logic (contract, "POST /verify/logic"). Imports nothing but zod.
 import { z } from 'zod';
+import { nullMeansAbsent } from './common.js';
 import { LOGIC_TIMEOUT_DETAIL } from './deadlines.js';
 export { LOGIC_TIMEOUT_DETAIL };
 
 export const LOGIC_STATUSES = ['SAT', 'UNSAT', 'BLOCKED', 'ERROR'] as const;
 
-export const logicRequestSchema = z.object({
+export const logicRequestSchema = nullMeansAbsent(z.object({
   query: z.string().trim().min(1, 'must not be empty').meta({ example: '(AND (GT x 5) (LT x 10))' }),
   provider: z.string().max(64).optional(),
-});
+}));
 export type LogicRequest = z.infer<typeof logicRequestSchema>;
 
 /** 200 (SAT, UNSAT, ERROR) and 403 (BLOCKED, with `reason`, `detail` and `position`). */

@@ -7,7 +7,7 @@
 // tolerance cases); `precision_mode` optional 'decimal' | 'float'. Unknown keys are ignored;
 // known keys are type-strict (no coercion).
 import { z } from 'zod';
-import { attestationRefSchema } from './common.js';
+import { attestationRefSchema, nullMeansAbsent } from './common.js';
 import { MATH_TIMEOUT_DETAIL } from './deadlines.js';
 export { MATH_TIMEOUT_DETAIL };
 
@@ -20,10 +20,10 @@ export type ContextDomain = (typeof DOMAINS)[number];
 const requiredString = (field: string) => (iss: { input?: unknown }) =>
   iss.input === undefined ? `${field} is required` : `${field} must be a string`;
 
-export const mathRequestSchema = z.object({
+export const mathRequestSchema = nullMeansAbsent(z.object({
   expression: z.string({ error: requiredString('expression') }).min(1, { error: 'expression must not be empty' }),
-  context: z
-    .object(
+  context: nullMeansAbsent(
+    z.object(
       {
         domain: z.enum(DOMAINS, { error: `context.domain must be one of ${DOMAINS.map((d) => `'${d}'`).join(', ')}` }).optional(),
         assumptions: z
@@ -38,14 +38,13 @@ export const mathRequestSchema = z.object({
           .optional(),
       },
       { error: 'context must be an object' },
-    )
-    .optional(),
+    ),
+  ).optional(),
   tolerance: z
     .union([z.number(), z.string(), z.boolean()], { error: 'tolerance must be a number or a numeric string' })
-    .nullable()
     .optional(),
   precision_mode: z.enum(['decimal', 'float'], { error: "precision_mode must be 'decimal' or 'float'" }).optional(),
-});
+}));
 
 export type MathRequest = z.output<typeof mathRequestSchema>;
 

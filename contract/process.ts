@@ -2,6 +2,7 @@
 // `mode` 'irac' | 'milestones' (default irac), `milestones` required in milestones mode.
 // Unknown keys are ignored; known keys are type-strict (no coercion). Imports nothing but zod.
 import { z } from 'zod';
+import { nullMeansAbsent } from './common.js';
 import { PROCESS_TIMEOUT_DETAIL } from './deadlines.js';
 export { PROCESS_TIMEOUT_DETAIL };
 
@@ -10,8 +11,8 @@ export const PROCESS_LIMITS = { maxMilestones: 1_000, maxMilestoneLength: 1_000 
 const requiredString = (field: string) => (iss: { input?: unknown }) =>
   iss.input === undefined ? `${field} is required` : `${field} must be a string`;
 
-export const processRequestSchema = z
-  .object({
+export const processRequestSchema = nullMeansAbsent(
+  z.object({
     trace: z.string({ error: requiredString('trace') }),
     mode: z
       .enum(['irac', 'milestones'], { error: () => "mode must be 'irac' or 'milestones'" })
@@ -20,7 +21,8 @@ export const processRequestSchema = z
     milestones: z
       .array(z.string({ error: 'every milestone must be a string' }), { error: 'milestones must be an array of strings' })
       .optional(),
-  })
+  }),
+)
   .superRefine((value, ctx) => {
     if (value.mode !== 'milestones') return;
     const list = value.milestones;

@@ -4,6 +4,7 @@
 // "2.5E-2"); no sign, no surrounding whitespace; the value must lie in [0, 1]. Default "0".
 // Unknown keys are ignored. Imports nothing but zod.
 import { z } from 'zod';
+import { nullMeansAbsent } from './common.js';
 import { RAG_TIMEOUT_DETAIL } from './deadlines.js';
 export { RAG_TIMEOUT_DETAIL };
 
@@ -53,7 +54,7 @@ const chunkSchema = z.object({
   ),
 }, { error: 'every chunk must be an object with id and metadata.document_id' });
 
-export const ragRequestSchema = z.object({
+export const ragRequestSchema = nullMeansAbsent(z.object({
   target_document_id: z
     .string({ error: requiredString('target_document_id', '') })
     .refine((s) => s.trim().length > 0, 'target_document_id must be a non-empty string'),
@@ -81,7 +82,7 @@ export const ragRequestSchema = z.object({
       }
       return { text: source, rate };
     }),
-});
+}));
 
 export type RagRequestInput = z.input<typeof ragRequestSchema>;
 export type RagRequest = z.output<typeof ragRequestSchema>;

@@ -2,6 +2,7 @@
 // (default sqlite, names mapped case-insensitively, unknown → validation error). Unknown
 // keys are ignored; known keys are type-strict (no coercion).
 import { z } from 'zod';
+import { nullMeansAbsent } from './common.js';
 import { SQL_TIMEOUT_DETAIL } from './deadlines.js';
 export { SQL_TIMEOUT_DETAIL };
 
@@ -58,7 +59,7 @@ export function requiredString(field: string) {
   return (iss: { input?: unknown }) => (iss.input === undefined ? `${field} is required` : `${field} must be a string`);
 }
 
-export const sqlRequestSchema = z.object({
+export const sqlRequestSchema = nullMeansAbsent(z.object({
   query: z.string({ error: requiredString('query') }),
   schema_ddl: z.string({ error: requiredString('schema_ddl') }),
   dialect: z
@@ -76,7 +77,7 @@ export const sqlRequestSchema = z.object({
       }
       return dialect;
     }),
-});
+}));
 
 export type SqlRequestInput = z.input<typeof sqlRequestSchema>;
 export type SqlRequest = z.output<typeof sqlRequestSchema>;

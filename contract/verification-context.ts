@@ -2,7 +2,7 @@
 // schema (validated by core/verification-context.ts, which adds the canonical-encoding checks)
 // and the requests and responses around it. Imports nothing but zod.
 import { z } from 'zod';
-import { diagnosticResultSchema } from './common.js';
+import { diagnosticResultSchema, nullMeansAbsent } from './common.js';
 
 export const VC_VERDICTS = ['VERIFIED', 'UNVERIFIABLE', 'BLOCKED'] as const;
 
@@ -112,14 +112,15 @@ export const verificationContextDocumentSchema = strictObject({
   });
 export type VerificationContextDocument = z.infer<typeof verificationContextDocumentSchema>;
 
-export const fromDiagnosticRequestSchema = z
-  .object({
+export const fromDiagnosticRequestSchema = nullMeansAbsent(
+  z.object({
     query: z.string(),
     verifier: z.string(),
-    diagnostic: diagnosticResultSchema.partial({ is_authoritative: true }),
+    diagnostic: nullMeansAbsent(diagnosticResultSchema.partial({ is_authoritative: true })),
     verifier_version: z.string().optional(),
     attestation_token: z.string().optional(),
-  })
+  }),
+)
   .meta({
     example: {
       query: 'SELECT 1',

@@ -2,6 +2,7 @@
 // The body is only parsed with these schemas AFTER its signature has verified
 // (api/routes/webhooks.ts); nothing here ever sees an unverified request.
 import { z } from 'zod';
+import { nullMeansAbsent } from './common.js';
 
 /** Caps of the contract ("Limits", "Other caps"). */
 export const WEBHOOK_BODY_LIMIT_BYTES = 1_048_576; // 1 MiB
@@ -25,12 +26,12 @@ export const TOO_MANY_MATCHES = `At most ${WEBHOOK_MAX_MATCHES} matches per requ
  * One reported match. `token` and `type` are required; `url` and `source` are optional
  * strings (not every scanner sends them). Unknown fields are ignored (stripped).
  */
-export const secretMatchSchema = z.object({
+export const secretMatchSchema = nullMeansAbsent(z.object({
   token: z.string().min(1).max(1024),
   type: z.string().min(1).max(256),
   url: z.string().max(4096).optional(),
   source: z.string().max(256).optional(),
-});
+}));
 export type SecretMatch = z.infer<typeof secretMatchSchema>;
 
 export const secretScanningRequestSchema = z.array(secretMatchSchema).min(1).max(WEBHOOK_MAX_MATCHES);

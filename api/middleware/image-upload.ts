@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
 import busboy from 'busboy';
 import { HttpError } from '../errors.js';
-import { BODY_TIMEOUT_DETAIL, bodyLimitDetail, dropRestOfBody } from './body.js';
+import { BODY_TIMEOUT_DETAIL, bodyLimitDetail } from './body.js';
 import { isMultipart, MULTIPART_REQUIRED } from './csv-upload.js';
 import { MAGIC_BYTES_NEEDED, sniffImageFormat, UNSUPPORTED_IMAGE_DETAIL, type ImageFormat } from '../../core/image-format.js';
 import { IMAGE_BODY_LIMIT_BYTES, IMAGE_ENVELOPE_BYTES, IMAGE_FILE_LIMIT_BYTES } from '../../contract/image.js';
@@ -67,7 +67,8 @@ export function readImageUpload(ctx: Context, timeoutMs: number): Promise<ImageU
       bb.on('error', () => undefined);
       setImmediate(() => bb.destroy());
       err.headers.Connection = 'close';
-      void dropRestOfBody(req, err.status === 408 ? 0 : undefined).then(() => reject(err));
+      // Answered at once; the rest of the body is read and dropped after the answer (lingering-close.ts).
+      reject(err);
     }
     const head = () => Buffer.concat(chunks, Math.min(size, 64)).subarray(0, MAGIC_BYTES_NEEDED);
     const maybeFinish = () => {

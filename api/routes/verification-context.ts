@@ -7,6 +7,8 @@ import type { Context } from 'koa';
 import { parseStrictJson, StrictJsonError } from '../../core/strict-json.js';
 import { fromDiagnostic, resolveDocument, validateDocument } from '../../core/verification-context.js';
 import { SERVICE_VERSION } from '../../core/version.js';
+import { withoutNullAbsent } from '../../contract/common.js';
+import { fromDiagnosticRequestSchema } from '../../contract/verification-context.js';
 import { HttpError } from '../errors.js';
 import { keyLimit } from '../middleware/rate-limit.js';
 import { apiKeyGuard, type AppDeps } from '../deps.js';
@@ -42,7 +44,8 @@ export function registerVerificationContextRoutes(router: Router, deps: AppDeps)
   const guard = [...apiKeyGuard(deps, 'verify:read'), keyLimit(deps.counter, 'verification-context', VC_LIMIT_PER_MINUTE, 60)];
 
   router.post('/verification-context/from-diagnostic', ...guard, async (ctx) => {
-    const body = strictJsonBody(ctx);
+    // Null means absent for the optional fields (contract/common.ts), as for every other route.
+    const body = withoutNullAbsent(fromDiagnosticRequestSchema, strictJsonBody(ctx));
     const ring = await attestationKeyRing(deps.cfg);
     const out = await fromDiagnostic(body, { publicJwks: ring.publicJwks, issuer: deps.cfg.SVC_DEPLOYMENT_ID, serviceVersion: SERVICE_VERSION });
     if (!out.ok) {

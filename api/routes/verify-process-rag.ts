@@ -40,7 +40,7 @@ export function registerProcessRagRoutes(router: Router, deps: AppDeps): void {
     prepare: (_input, _ctx, raw) => {
       const r = validateRagRequest(raw);
       if (!r.ok) throw new HttpError(400, r.detail);
-      return { input: Object.fromEntries(Object.keys(ragRequestSchema.shape).filter((k) => k in raw).map((k) => [k, raw[k]])) };
+      return { input: Object.fromEntries(Object.keys(ragRequestSchema.shape).filter((k) => k in raw && raw[k] !== null).map((k) => [k, raw[k]])) };
     },
     respond,
   });

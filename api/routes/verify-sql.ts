@@ -10,6 +10,7 @@ export function registerSqlRoutes(router: Router, deps: AppDeps): void {
     engine: 'sql',
     schema: sqlRequestSchema,
     // The activity re-validates the caller's fields, so the raw known fields travel as given.
-    prepare: (_input, _ctx, raw) => ({ input: { query: raw.query, schema_ddl: raw.schema_ddl, dialect: raw.dialect } }),
+    // A null dialect is absent (contract/common.ts, nullMeansAbsent).
+    prepare: (_input, _ctx, raw) => ({ input: { query: raw.query, schema_ddl: raw.schema_ddl, dialect: raw.dialect ?? undefined } }),
   });
 }

@@ -127,7 +127,6 @@ describe('ragRequestSchema / validateRagRequest (HTTP 400 details)', () => {
       { target_document_id: 'd', chunks: ok, max_drm_rate: 0.1 },
       'max_drm_rate must be a string (numeric JSON values are refused; use a string such as "0", "0.1", "1/10" or "1e-1")',
     ],
-    [{ target_document_id: 'd', chunks: ok, max_drm_rate: null }, 'max_drm_rate must be a string; use a string such as "0", "0.1", "1/10" or "1e-1"'],
     [{ target_document_id: 'd', chunks: [{ id: true, metadata: { document_id: 'd' } }] }, 'chunk id must be a string or a number'],
     [{ target_document_id: 'd', chunks: [{ id: 'a', metadata: 'x' }] }, 'chunk metadata must be an object'],
     [{ target_document_id: 'd', chunks: ok, max_drm_rate: '1.5' }, "max_drm_rate '1.5' is outside [0, 1]"],
@@ -141,6 +140,12 @@ describe('ragRequestSchema / validateRagRequest (HTTP 400 details)', () => {
 
   it('defaults max_drm_rate to "0"', () => {
     const parsed = ragRequestSchema.parse({ target_document_id: 'd', chunks: ok });
+    expect(parsed.max_drm_rate).toEqual({ text: '0', rate: { numerator: 0n, denominator: 1n } });
+  });
+
+  // Issue 23: null is absent for every optional field (contract/common.ts, nullMeansAbsent).
+  it('reads max_drm_rate null as absent (the default "0")', () => {
+    const parsed = ragRequestSchema.parse({ target_document_id: 'd', chunks: ok, max_drm_rate: null });
     expect(parsed.max_drm_rate).toEqual({ text: '0', rate: { numerator: 0n, denominator: 1n } });
   });
 });
