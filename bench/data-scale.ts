@@ -17,7 +17,7 @@
 // audit log's own group-committed append, with position index and head); every job has its
 // slot, claim, job audit entry and the completed job document with all its item views.
 //   npx tsx bench/data-scale.ts [--verifications 100000] [--jobs 1000] [--orgs 20] [--job-items 100]
-//        [--runs 3] [--concurrent-jobs 10] [--seconds 12] [--clients 8]
+//        [--runs 3] [--concurrent-jobs 10] [--seconds 12] [--clients 8] [--list-calls 6]
 // The full run (the defaults) is for a quiet machine: it seeds 200,000 audit entries and signs
 // as many attestations. Validate with small numbers (--verifications 3000 --jobs 30).
 // Ports: a private stack on the test ports shifted by SVC_BENCH_PORT_OFFSET (default 23000).
@@ -53,6 +53,8 @@ const RUNS = Number(arg('runs', '3'));
 const CONCURRENT_JOBS = Number(arg('concurrent-jobs', '10'));
 const SECONDS = Number(arg('seconds', '12'));
 const CLIENTS = Number(arg('clients', '8'));
+/** Calls per list endpoint (the first is a warm-up; the median of the rest is printed). */
+const LIST_CALLS = Math.max(2, Number(arg('list-calls', '6')));
 /** Verifications prepared and written per step (one insertMany per collection, appends group-committed). */
 const CHUNK = 500;
 const BODY = JSON.stringify({ expression: '(x+1)**2 = x**2 + 2*x + 1' });
@@ -228,18 +230,19 @@ async function batchFigures(base: string, key: string, phase: string): Promise<B
 /** Per call: an endpoint slower than this is reported as such instead of waited for. */
 const CALL_TIMEOUT_MS = 120_000;
 
-/** Median of 5 calls of each list endpoint (after one warm-up call); reports are timed once. */
+/** Median of LIST_CALLS - 1 calls of each list endpoint (after one warm-up call); reports are timed once. */
 async function lists(base: string, key: string, token: string, orgId: string, jobId: string, phase: string): Promise<Record<string, number | string>> {
   const bearer = { authorization: `Bearer ${token}` };
   const apiKey = { 'x-api-key': key };
+  const n = LIST_CALLS;
   const endpoints: Array<[string, string, Record<string, string>, number]> = [
-    ['GET /audit/logs (limit 50)', '/audit/logs', bearer, 6],
-    ['GET /audit/logs?limit=200', '/audit/logs?limit=200', bearer, 6],
-    ['GET /audit/logs?status=blocked', '/audit/logs?status=blocked', bearer, 6],
-    ['GET /logs?limit=50 + next page', '/logs?limit=50', apiKey, 6],
-    ['GET /audit/export (1,000 rows)', '/audit/export', bearer, 6],
-    ['GET /auth/api-keys', '/auth/api-keys', bearer, 6],
-    ['GET /verify/batch/{job_id} (finished)', `/verify/batch/${jobId}`, apiKey, 6],
+    ['GET /audit/logs (limit 50)', '/audit/logs', bearer, n],
+    ['GET /audit/logs?limit=200', '/audit/logs?limit=200', bearer, n],
+    ['GET /audit/logs?status=blocked', '/audit/logs?status=blocked', bearer, n],
+    ['GET /logs?limit=50 + next page', '/logs?limit=50', apiKey, n],
+    ['GET /audit/export (1,000 rows)', '/audit/export', bearer, n],
+    ['GET /auth/api-keys', '/auth/api-keys', bearer, n],
+    ['GET /verify/batch/{job_id} (finished)', `/verify/batch/${jobId}`, apiKey, n],
     // Reports aggregate the organization's entries: timed once each.
     ['GET /metrics/{org_id} (1 call)', `/metrics/${orgId}`, apiKey, 1],
     ['GET /admin/compliance/report/soc2/{org_id} (1 call)', `/admin/compliance/report/soc2/${orgId}`, apiKey, 1],

@@ -59,10 +59,23 @@ async function main() {
     // Warm-up: connections, the workflow bundle, JIT (its commands are not counted).
     await expect200(await fetch(`${base}/verify/math`, { method: 'POST', headers: json, body: JSON.stringify({ expression: '(x+2)^2 = x^2 + 4*x + 4' }) }), 'warm-up');
     await phase('idle (background only, 5 s)', 0, async () => void (await sleep(5000)));
+    let attestationId = '';
     await phase(`/verify/math x${VERIFICATIONS}, distinct identities, sequential`, VERIFICATIONS, async () => {
       for (let i = 0; i < VERIFICATIONS; i++) {
-        await expect200(await fetch(`${base}/verify/math`, { method: 'POST', headers: json, body: JSON.stringify({ expression: `(x+${i + 3})^2 = x^2 + ${2 * (i + 3)}*x + ${(i + 3) ** 2}` }) }), 'verify/math');
+        const body = JSON.parse(await expect200(await fetch(`${base}/verify/math`, { method: 'POST', headers: json, body: JSON.stringify({ expression: `(x+${i + 3})^2 = x^2 + ${2 * (i + 3)}*x + ${(i + 3) ** 2}` }) }), 'verify/math'));
+        attestationId = body.attestation?.id ?? attestationId;
       }
+    });
+    await phase(`/verify/math x${VERIFICATIONS * 2}, 8 concurrent clients`, VERIFICATIONS * 2, async () => {
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: 8 }, async () => {
+          while (next < VERIFICATIONS * 2) {
+            const i = next++;
+            await expect200(await fetch(`${base}/verify/math`, { method: 'POST', headers: json, body: JSON.stringify({ expression: `(z+${i + 1})^2 = z^2 + ${2 * (i + 1)}*z + ${(i + 1) ** 2}` }) }), 'verify/math');
+          }
+        }),
+      );
     });
     await phase(`/verify/math x${VERIFICATIONS}, the same identity again (proof exists)`, VERIFICATIONS, async () => {
       for (let i = 0; i < VERIFICATIONS; i++) {
@@ -81,7 +94,16 @@ async function main() {
       await expect200(await fetch(`${base}/verify/batch/${jobId}`, { headers: json }), 'batch get');
     });
     const bearer = { authorization: `Bearer ${token}` };
+    const logs = JSON.parse(await expect200(await fetch(`${base}/audit/logs?limit=1`, { headers: bearer }), 'audit logs')) as { logs: Array<{ id: string }> };
+    const logId = logs.logs[0]?.id ?? 'none';
     for (const [label, url, headers] of [
+      ['GET /audit/logs/{log_id}', `/audit/logs/${logId}`, bearer],
+      ['GET /attestation/{id}', `/attestation/${attestationId}`, { 'x-api-key': key }],
+      ['GET /badge/attestation/{id}', `/badge/attestation/${attestationId}`, {}],
+      ['GET /admin/compliance/verify/{log_id}', `/admin/compliance/verify/${logId}`, { 'x-api-key': key }],
+      ['GET /admin/compliance/report/soc2/{org_id}', `/admin/compliance/report/soc2/${orgId}`, { 'x-api-key': key }],
+      ['GET /admin/security/threats/{org_id}', `/admin/security/threats/${orgId}`, { 'x-api-key': key }],
+      ['GET /admin/compliance/export/csv', '/admin/compliance/export/csv', { 'x-api-key': key }],
       ['GET /audit/logs', '/audit/logs', bearer],
       ['GET /logs?limit=50', '/logs?limit=50', { 'x-api-key': key }],
       ['GET /audit/export', '/audit/export', bearer],
