@@ -22,6 +22,7 @@
 // as many attestations. Validate with small numbers (--verifications 3000 --jobs 30).
 // Ports: a private stack on the test ports shifted by SVC_BENCH_PORT_OFFSET (default 23000).
 import os from 'node:os';
+import path from 'node:path';
 import { readFileSync, readdirSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { startBenchStack, percentile } from './bench-stack.js';
@@ -39,6 +40,8 @@ import { auditFields, auditLogId } from '../activities/audit.js';
 import { batchItemAuditLogId } from '../activities/verify-batch.js';
 import { batchWorkflowId, newJobId } from '../api/batch-jobs.js';
 import { requestDigest } from '../api/temporal.js';
+import { captureEnv } from '../test/store-commands/env.js';
+import { classify, readCapture, summarize } from '../test/store-commands/classify.js';
 
 const args = process.argv.slice(2);
 const arg = (name: string, def: string) => {
@@ -55,6 +58,8 @@ const SECONDS = Number(arg('seconds', '12'));
 const CLIENTS = Number(arg('clients', '8'));
 /** Calls per list endpoint (the first is a warm-up; the median of the rest is printed). */
 const LIST_CALLS = Math.max(2, Number(arg('list-calls', '6')));
+/** --capture <dir>: the API and worker record their store commands (test/store-commands/capture.mjs); the single-job runs are classified at the end. */
+const CAPTURE = arg('capture', '');
 /** Verifications prepared and written per step (one insertMany per collection, appends group-committed). */
 const CHUNK = 500;
 const BODY = JSON.stringify({ expression: '(x+1)**2 = x**2 + 2*x + 1' });
@@ -171,6 +176,8 @@ interface JobRun {
   doneMs: number;
   failed: number;
   jobId: string;
+  /** 503 answers before the submission was accepted. */
+  refused: number;
 }
 
 let jobSalt = 1;
@@ -178,8 +185,17 @@ let jobSalt = 1;
 async function runJob(base: string, key: string, pollMs: number): Promise<JobRun> {
   const headers = { 'content-type': 'application/json', 'x-api-key': key };
   const t0 = performance.now();
-  const res = await fetch(`${base}/verify/batch`, { method: 'POST', headers, body: JSON.stringify({ items: batchItems(jobSalt++) }) });
+  const items = JSON.stringify({ items: batchItems(jobSalt++) });
+  let res = await fetch(`${base}/verify/batch`, { method: 'POST', headers, body: items });
   const postMs = performance.now() - t0;
+  // A 503 (store or capacity) is counted and the submission retried, as a client would.
+  let refused = 0;
+  while (res.status === 503 && refused < 20) {
+    refused++;
+    console.error(`POST /verify/batch: 503 ${(await res.text()).slice(0, 120)} (retrying)`);
+    await sleep(1000);
+    res = await fetch(`${base}/verify/batch`, { method: 'POST', headers, body: items });
+  }
   let body = (await res.json()) as { job_id: string; status: string; failed_items: number };
   if (res.status !== 202 && res.status !== 200) throw new Error(`POST /verify/batch: ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
   while (body.status !== 'completed') {
@@ -188,7 +204,7 @@ async function runJob(base: string, key: string, pollMs: number): Promise<JobRun
     if (r.status !== 200) throw new Error(`GET /verify/batch: ${r.status} ${(await r.text()).slice(0, 200)}`);
     body = (await r.json()) as typeof body;
   }
-  return { postMs, doneMs: performance.now() - t0, failed: body.failed_items, jobId: body.job_id };
+  return { postMs, doneMs: performance.now() - t0, failed: body.failed_items, jobId: body.job_id, refused };
 }
 
 interface BatchFigures {
@@ -199,12 +215,17 @@ interface BatchFigures {
   concurrent_failed: number;
   post_p95_ms: number;
   post_max_ms: number;
+  post_503: number;
   lastJobId: string;
+  /** When the single-job runs started and ended (to cut the command capture). */
+  window: [number, number];
 }
 
 async function batchFigures(base: string, key: string, phase: string): Promise<BatchFigures> {
   const singles: JobRun[] = [];
+  const from = Date.now();
   for (let i = 0; i < RUNS; i++) singles.push(await runJob(base, key, 25));
+  const window: [number, number] = [from, Date.now()];
   console.error(`[${phase}] one 100-item job: ${singles.map((s) => Math.round(s.doneMs)).join(', ')} ms`);
   const t0 = performance.now();
   const many = await Promise.all(Array.from({ length: CONCURRENT_JOBS }, () => runJob(base, key, 250)));
@@ -219,7 +240,9 @@ async function batchFigures(base: string, key: string, phase: string): Promise<B
     concurrent_failed: many.reduce((a, s) => a + s.failed, 0),
     post_p95_ms: round(percentile(posts, 95)),
     post_max_ms: round(posts[posts.length - 1] as number),
+    post_503: many.reduce((a, s) => a + s.refused, 0),
     lastJobId: (singles[0] as JobRun).jobId,
+    window,
   };
 }
 
@@ -492,6 +515,7 @@ async function main() {
   const { stack, base, key, token, orgId } = await startBenchStack('bench-scale', Number(process.env.SVC_BENCH_PORT_OFFSET ?? 23_000), {
     SVC_BATCH_WAIT_SECONDS: '0',
     SVC_BATCH_MAX_JOBS: String(maxJobs),
+    ...(CAPTURE ? captureEnv(path.resolve(CAPTURE)) : {}),
   });
   try {
     const me = (await (await fetch(`${base}/auth/me`, { headers: { authorization: `Bearer ${token}` } })).json()) as { id?: string; user?: { id: string } };
@@ -524,6 +548,7 @@ async function main() {
     row(`${CONCURRENT_JOBS} jobs at once: failed items`, empty.batch.concurrent_failed, full.batch.concurrent_failed);
     row(`POST /verify/batch p95 while ${CONCURRENT_JOBS} submitted (ms)`, empty.batch.post_p95_ms, full.batch.post_p95_ms);
     row(`POST /verify/batch max (ms)`, empty.batch.post_max_ms, full.batch.post_max_ms);
+    row(`POST /verify/batch 503 answers while ${CONCURRENT_JOBS} submitted`, empty.batch.post_503, full.batch.post_503);
     row(`/verify/math req/s at ${CLIENTS} clients`, empty.load.rps, full.load.rps, true);
     row('/verify/math p95 (ms)', empty.load.p95, full.load.p95);
     for (const k of Object.keys(empty.load.cpu)) row(`CPU ms per verification: ${k}`, empty.load.cpu[k] as number, full.load.cpu[k] as number);
@@ -532,6 +557,15 @@ async function main() {
     for (const k of Object.keys(empty.probes)) row(`store: ${k} (ms)`, empty.probes[k] as number, full.probes[k] as number);
     console.table(rows);
     console.log(`errors: /verify/math ${empty.load.errors} / ${full.load.errors}; failed items (single jobs) ${empty.batch.single_failed} / ${full.batch.single_failed}`);
+    if (CAPTURE) {
+      // What the store was asked during the single 100-item jobs, empty against seeded: the slowest sites first.
+      const all = readCapture(path.resolve(CAPTURE));
+      for (const [name, w] of [['empty', empty.batch.window], ['seeded', full.batch.window]] as const) {
+        const ops = all.filter((c) => c.t >= w[0] && c.t <= w[1]).flatMap(classify).filter((o) => o.cls !== 'admin' && o.cls !== 'getMore');
+        console.log(`store operations during the ${RUNS} single jobs, ${name} store: ${ops.length}`);
+        console.table(summarize(ops).bySite.sort((a, b) => b.ms_total - a.ms_total).slice(0, 15));
+      }
+    }
   } finally {
     await stack.down();
   }

@@ -11,6 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { startBenchStack } from './bench-stack.js';
 import { testPorts, ROOT } from '../infra/stack.js';
 import { classify, readCapture, summarize, violations, type Classified } from '../test/store-commands/classify.js';
+import { captureEnv } from '../test/store-commands/env.js';
 
 const args = process.argv.slice(2);
 const arg = (name: string, def: string) => {
@@ -21,17 +22,6 @@ const VERIFICATIONS = Number(arg('verifications', '10'));
 const BATCH_ITEMS = Number(arg('batch-items', '10'));
 const OUT = path.resolve(arg('out', path.join(ROOT, '.data', 'store-commands-capture')));
 const SITES = args.includes('--sites');
-
-/** The environment that makes a service process record its store commands. */
-export function captureEnv(dir: string): Record<string, string> {
-  const preload = path.join(ROOT, 'test', 'store-commands', 'capture.mjs');
-  const prev = process.env.NODE_OPTIONS ? `${process.env.NODE_OPTIONS} ` : '';
-  return {
-    NODE_OPTIONS: `${prev}--enable-source-maps --import ${preload}`,
-    SVC_STORE_CAPTURE_DIR: dir,
-    SVC_STORE_CAPTURE_ROOT: ROOT,
-  };
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
