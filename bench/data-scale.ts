@@ -283,7 +283,12 @@ async function lists(base: string, key: string, token: string, orgId: string, jo
         break;
       }
       const body = await res.text();
-      if (res.status !== 200) throw new Error(`${path}: ${res.status} ${body.slice(0, 200)}`);
+      if (res.status !== 200) {
+        // A refusal (503 when the store does not answer in time) is a figure too: printed, not fatal.
+        console.error(`${path}: ${res.status} ${body.slice(0, 200)}`);
+        out[label] = `HTTP ${res.status} after ${round(performance.now() - s)} ms`;
+        break;
+      }
       if (path.startsWith('/logs')) {
         const next = (JSON.parse(body) as { next_cursor: string | null }).next_cursor;
         if (next) await (await fetch(`${base}/logs?limit=50&cursor=${next}`, { headers })).text();
