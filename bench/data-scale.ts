@@ -546,7 +546,7 @@ async function main() {
     const row = (figure: string, a: number | string, b: number | string, higherIsBetter = false) => {
       const ratio = typeof a === 'number' && typeof b === 'number' && a > 0 ? b / a : NaN;
       const flat = Number.isNaN(ratio) ? '?' : (higherIsBetter ? ratio >= 0.9 : ratio <= 1.1) ? 'yes' : 'NO';
-      rows.push({ figure, empty: a, [label]: b, 'seeded/empty': Number.isNaN(ratio) ? '-' : round(ratio * 100) / 100, 'within 10 %': flat });
+      rows.push({ figure, empty: a, [label]: b, 'seeded/empty': Number.isNaN(ratio) ? '-' : Math.round(ratio * 100) / 100, 'within 10 %': flat });
     };
     row('one 100-item math job, submit → completed (ms, median)', empty.batch.single_ms, full.batch.single_ms);
     row(`${CONCURRENT_JOBS} jobs at once: items/s`, empty.batch.concurrent_items_per_s, full.batch.concurrent_items_per_s, true);
