@@ -1,44 +1,138 @@
-// Benchmark: is the service flat with data? Measures POST /verify/math (8 clients, 12 s, the
-// issue-14 body) and the list endpoints on an empty store, then seeds the store directly
-// (insertMany in chunks, through the store layer: valid hash-chained audit entries with their
-// position index, proofs, attestation records) with 100,000 verifications of the benchmark
-// organization plus other organizations, and measures the same again in the same run.
-//   npx tsx bench/data-scale.ts [--entries 100000] [--other-orgs 3] [--other-entries 10000] [--seconds 12] [--clients 8]
+// Benchmark (issue 22): is the service flat with data? Measures, on an empty store and then on a
+// seeded one, in the same run and on the same stack:
+//   - one 100-item math batch job, submit → completed (median of --runs);
+//   - --concurrent-jobs (10) such jobs submitted at once: wall time, items/s, failed items, and
+//     the POST /verify/batch latency (p95, max) while they are submitted;
+//   - POST /verify/math at --clients (8) for --seconds: req/s, p50/p95, and CPU per
+//     verification by process (API with its in-process worker, worker, store, Temporal);
+//   - API + worker resident memory after the load;
+//   - the audit lists, the export and the reports (/audit/logs, /logs, /audit/export,
+//     /metrics/{org_id}, SOC 2 report, threat summary, a finished job);
+//   - what the store itself pays for estimatedDocumentCount / countDocuments and one audit page.
+// The seed is written directly, in bulk, in the shapes the service writes, built with the
+// service's own modules: --verifications (100,000) /verify/math verifications and --jobs
+// (1,000) finished batch jobs of --job-items (100) math items, over --orgs (20) organizations
+// (the benchmark tenant is one of them). Every verification and every batch item has its proof
+// (the math engine's own artifact), its signed attestation record and its audit entry (the
+// audit log's own group-committed append, with position index and head); every job has its
+// slot, claim, job audit entry and the completed job document with all its item views.
+//   npx tsx bench/data-scale.ts [--verifications 100000] [--jobs 1000] [--orgs 20] [--job-items 100]
+//        [--runs 3] [--concurrent-jobs 10] [--seconds 12] [--clients 8] [--list-calls 6]
+// The full run (the defaults) is for a quiet machine: it seeds 200,000 audit entries and signs
+// as many attestations. Validate with small numbers (--verifications 3000 --jobs 30).
 // Ports: a private stack on the test ports shifted by SVC_BENCH_PORT_OFFSET (default 23000).
 import os from 'node:os';
+import path from 'node:path';
+import { readFileSync, readdirSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { randomBytes } from 'node:crypto';
 import { startBenchStack, percentile } from './bench-stack.js';
+import type { Stack } from '../infra/stack.js';
 import { Store } from '../core/store.js';
-import { buildEntry } from '../core/audit-chain.js';
-import { seqKey, type AuditLogDoc, type AuditSeqDoc, type AuditHeadDoc } from '../core/audit-log.js';
+import { AuditLog, type AuditHeadDoc } from '../core/audit-log.js';
 import { sha256Ref } from '../core/canonical-json.js';
+import { AttestationSigner, loadSigningKey } from '../core/attestation.js';
+import { attestationRecords, type AttestationRecord } from '../core/attestation-records.js';
+import { buildDiagnostic, type EngineOutcome } from '../core/diagnostic.js';
+import { batchCounters, itemViews, type BatchItemOutcome } from '../core/batch.js';
+import type { BatchJobDoc, BatchSlotDoc, BatchSlotClaimDoc } from '../core/batch-store.js';
+import { mathBatchOutcome } from '../engines/math.js';
+import { auditFields, auditLogId } from '../activities/audit.js';
+import { batchItemAuditLogId } from '../activities/verify-batch.js';
+import { batchWorkflowId, newJobId } from '../api/batch-jobs.js';
+import { requestDigest } from '../api/temporal.js';
+import { captureEnv } from '../test/store-commands/env.js';
+import { classify, readCapture, summarize } from '../test/store-commands/classify.js';
 
 const args = process.argv.slice(2);
 const arg = (name: string, def: string) => {
   const i = args.indexOf(`--${name}`);
   return i >= 0 && args[i + 1] ? (args[i + 1] as string) : def;
 };
-const ENTRIES = Number(arg('entries', '100000'));
-const OTHER_ORGS = Number(arg('other-orgs', '3'));
-const OTHER_ENTRIES = Number(arg('other-entries', '10000'));
+const VERIFICATIONS = Number(arg('verifications', '100000'));
+const JOBS = Number(arg('jobs', '1000'));
+const ORGS = Math.max(1, Number(arg('orgs', '20')));
+const JOB_ITEMS = Number(arg('job-items', '100'));
+const RUNS = Number(arg('runs', '3'));
+const CONCURRENT_JOBS = Number(arg('concurrent-jobs', '10'));
 const SECONDS = Number(arg('seconds', '12'));
 const CLIENTS = Number(arg('clients', '8'));
-const CHUNK = 1000;
+/** Calls per list endpoint (the first is a warm-up; the median of the rest is printed). */
+const LIST_CALLS = Math.max(2, Number(arg('list-calls', '6')));
+/** --capture <dir>: the API and worker record their store commands (test/store-commands/capture.mjs); the single-job runs are classified at the end. */
+const CAPTURE = arg('capture', '');
+/** Verifications prepared and written per step (one insertMany per collection, appends group-committed). */
+const CHUNK = 500;
 const BODY = JSON.stringify({ expression: '(x+1)**2 = x**2 + 2*x + 1' });
+const DAY_MS = 86_400_000;
 
 const round = (n: number) => Math.round(n * 10) / 10;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? (s[Math.floor(s.length / 2)] as number) : NaN;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Process CPU and memory (by process group: each stack process is started in its own group)
+// ---------------------------------------------------------------------------------------------
+
+const CLK_TCK = 100;
+
+interface ProcSample {
+  cpuMs: number;
+  rssMb: number;
+}
+
+function groupSample(pgid: number | undefined): ProcSample {
+  if (!pgid) return { cpuMs: 0, rssMb: 0 };
+  let ticks = 0;
+  let rssKb = 0;
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(f[2]) !== pgid) continue;
+      ticks += Number(f[11]) + Number(f[12]);
+      const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${name}/status`, 'utf8'));
+      if (m) rssKb += Number(m[1]);
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  return { cpuMs: (ticks * 1000) / CLK_TCK, rssMb: Math.round(rssKb / 1024) };
+}
+
+function stackSample(stack: Stack): Record<string, ProcSample> {
+  return {
+    api: groupSample(stack.api.pid),
+    worker: stack.workers.reduce((acc, w) => {
+      const s = groupSample(w.pid);
+      return { cpuMs: acc.cpuMs + s.cpuMs, rssMb: acc.rssMb + s.rssMb };
+    }, { cpuMs: 0, rssMb: 0 }),
+    store: groupSample(stack.ferret?.pid),
+    temporal: groupSample(stack.temporal.pid),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// /verify/math under load
+// ---------------------------------------------------------------------------------------------
 
 interface Load {
   rps: number;
   p50: number;
   p95: number;
   errors: number;
+  /** CPU ms per successful verification, by process. */
+  cpu: Record<string, number>;
+  rssMb: Record<string, number>;
 }
 
-async function load(base: string, key: string): Promise<Load> {
+async function load(stack: Stack, base: string, key: string): Promise<Load> {
   const lat: number[] = [];
   let errors = 0;
+  const before = stackSample(stack);
   const end = performance.now() + SECONDS * 1000;
   const t0 = performance.now();
   await Promise.all(
@@ -57,32 +151,130 @@ async function load(base: string, key: string): Promise<Load> {
     }),
   );
   const wall = performance.now() - t0;
+  const after = stackSample(stack);
   lat.sort((a, b) => a - b);
-  return { rps: round((lat.length / wall) * 1000), p50: round(percentile(lat, 50)), p95: round(percentile(lat, 95)), errors };
+  const n = Math.max(1, lat.length);
+  const cpu: Record<string, number> = {};
+  const rssMb: Record<string, number> = {};
+  for (const k of Object.keys(after)) {
+    cpu[k] = round(((after[k] as ProcSample).cpuMs - (before[k] as ProcSample).cpuMs) / n);
+    rssMb[k] = (after[k] as ProcSample).rssMb;
+  }
+  cpu.total = round(Object.values(cpu).reduce((a, b) => a + b, 0));
+  return { rps: round((lat.length / wall) * 1000), p50: round(percentile(lat, 50)), p95: round(percentile(lat, 95)), errors, cpu, rssMb };
 }
 
-/** Per call: a list endpoint slower than this is reported as such instead of waited for. */
-const CALL_TIMEOUT_MS = 60_000;
+// ---------------------------------------------------------------------------------------------
+// Batch jobs (the stack answers POST /verify/batch at once: SVC_BATCH_WAIT_SECONDS=0)
+// ---------------------------------------------------------------------------------------------
 
-/** Median of 5 calls of each list endpoint (after one warm-up call); reports (`/metrics/{org_id}`) are timed once. */
-async function lists(base: string, key: string, token: string, orgId: string, phase: string): Promise<Record<string, number | string>> {
+const MIX = ['(x+1)^2 = x^2 + 2*x + 1', '(a+b)*(a-b) = a^2 - b^2', '(x+1)^2 = x^2 + 1', '2^10 + 3*7', 'x/2 + x/2 = x', 'sqrt(16) * 3'];
+const batchItems = (salt: number) => Array.from({ length: 100 }, (_, i) => ({ type: 'math', query: i % 2 === 0 ? `(q+${salt * 100 + i})^2 = q^2 + ${2 * (salt * 100 + i)}*q + ${(salt * 100 + i) ** 2}` : (MIX[i % MIX.length] as string) }));
+
+interface JobRun {
+  postMs: number;
+  doneMs: number;
+  failed: number;
+  jobId: string;
+  /** 503 answers before the submission was accepted. */
+  refused: number;
+}
+
+let jobSalt = 1;
+
+async function runJob(base: string, key: string, pollMs: number): Promise<JobRun> {
+  const headers = { 'content-type': 'application/json', 'x-api-key': key };
+  const t0 = performance.now();
+  const items = JSON.stringify({ items: batchItems(jobSalt++) });
+  let res = await fetch(`${base}/verify/batch`, { method: 'POST', headers, body: items });
+  const postMs = performance.now() - t0;
+  // A 503 (store or capacity) is counted and the submission retried, as a client would.
+  let refused = 0;
+  while (res.status === 503 && refused < 20) {
+    refused++;
+    console.error(`POST /verify/batch: 503 ${(await res.text()).slice(0, 120)} (retrying)`);
+    await sleep(1000);
+    res = await fetch(`${base}/verify/batch`, { method: 'POST', headers, body: items });
+  }
+  let body = (await res.json()) as { job_id: string; status: string; failed_items: number };
+  if (res.status !== 202 && res.status !== 200) throw new Error(`POST /verify/batch: ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
+  while (body.status !== 'completed') {
+    await sleep(pollMs);
+    const r = await fetch(`${base}/verify/batch/${body.job_id}`, { headers });
+    if (r.status !== 200) throw new Error(`GET /verify/batch: ${r.status} ${(await r.text()).slice(0, 200)}`);
+    body = (await r.json()) as typeof body;
+  }
+  return { postMs, doneMs: performance.now() - t0, failed: body.failed_items, jobId: body.job_id, refused };
+}
+
+interface BatchFigures {
+  single_ms: number;
+  single_failed: number;
+  concurrent_wall_ms: number;
+  concurrent_items_per_s: number;
+  concurrent_failed: number;
+  post_p95_ms: number;
+  post_max_ms: number;
+  post_503: number;
+  lastJobId: string;
+  /** When the single-job runs started and ended (to cut the command capture). */
+  window: [number, number];
+}
+
+async function batchFigures(base: string, key: string, phase: string): Promise<BatchFigures> {
+  const singles: JobRun[] = [];
+  const from = Date.now();
+  // Polled every 100 ms (each poll is a job read and a workflow query: faster polling loads the stack it measures).
+  for (let i = 0; i < RUNS; i++) singles.push(await runJob(base, key, 100));
+  const window: [number, number] = [from, Date.now()];
+  console.error(`[${phase}] one 100-item job: ${singles.map((s) => Math.round(s.doneMs)).join(', ')} ms`);
+  const t0 = performance.now();
+  const many = await Promise.all(Array.from({ length: CONCURRENT_JOBS }, () => runJob(base, key, 500)));
+  const wall = performance.now() - t0;
+  const posts = many.map((m) => m.postMs).sort((a, b) => a - b);
+  console.error(`[${phase}] ${CONCURRENT_JOBS} jobs at once: ${Math.round(wall)} ms; POST ms ${posts.map(Math.round).join(', ')}`);
+  return {
+    single_ms: round(median(singles.map((s) => s.doneMs))),
+    single_failed: singles.reduce((a, s) => a + s.failed, 0),
+    concurrent_wall_ms: round(wall),
+    concurrent_items_per_s: round((CONCURRENT_JOBS * 100) / (wall / 1000)),
+    concurrent_failed: many.reduce((a, s) => a + s.failed, 0),
+    post_p95_ms: round(percentile(posts, 95)),
+    post_max_ms: round(posts[posts.length - 1] as number),
+    post_503: many.reduce((a, s) => a + s.refused, 0),
+    lastJobId: (singles[0] as JobRun).jobId,
+    window,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lists and reports
+// ---------------------------------------------------------------------------------------------
+
+/** Per call: an endpoint slower than this is reported as such instead of waited for. */
+const CALL_TIMEOUT_MS = 120_000;
+
+/** Median of LIST_CALLS - 1 calls of each list endpoint (after one warm-up call); reports are timed once. */
+async function lists(base: string, key: string, token: string, orgId: string, jobId: string, phase: string): Promise<Record<string, number | string>> {
   const bearer = { authorization: `Bearer ${token}` };
   const apiKey = { 'x-api-key': key };
-  const endpoints: Array<[string, string, Record<string, string>]> = [
-    ['GET /audit/logs (limit 50)', '/audit/logs', bearer],
-    ['GET /audit/logs?limit=200', '/audit/logs?limit=200', bearer],
-    ['GET /audit/logs?status=verified', '/audit/logs?status=verified', bearer],
-    ['GET /audit/logs?status=blocked', '/audit/logs?status=blocked', bearer],
-    ['GET /logs?limit=50 + next page', '/logs?limit=50', apiKey],
-    ['GET /audit/export (1,000 rows)', '/audit/export', bearer],
-    ['GET /auth/api-keys', '/auth/api-keys', bearer],
-    // A report (verdict counts aggregate the organization's entries): timed once, not a list.
-    [`GET /metrics/{org_id} (report, 1 call)`, `/metrics/${orgId}`, apiKey],
+  const n = LIST_CALLS;
+  const endpoints: Array<[string, string, Record<string, string>, number]> = [
+    ['GET /audit/logs (limit 50)', '/audit/logs', bearer, n],
+    ['GET /audit/logs?limit=200', '/audit/logs?limit=200', bearer, n],
+    ['GET /audit/logs?status=blocked', '/audit/logs?status=blocked', bearer, n],
+    ['GET /logs?limit=50 + next page', '/logs?limit=50', apiKey, n],
+    ['GET /audit/export (1,000 rows)', '/audit/export', bearer, n],
+    ['GET /auth/api-keys', '/auth/api-keys', bearer, n],
+    ['GET /verify/batch/{job_id} (finished)', `/verify/batch/${jobId}`, apiKey, n],
+    // Reports aggregate the organization's entries: timed once each.
+    ['GET /metrics/{org_id} (1 call)', `/metrics/${orgId}`, apiKey, 1],
+    ['GET /admin/compliance/report/soc2/{org_id} (1 call)', `/admin/compliance/report/soc2/${orgId}`, apiKey, 1],
+    ['GET /admin/security/threats/{org_id} (1 call)', `/admin/security/threats/${orgId}`, apiKey, 1],
   ];
   const out: Record<string, number | string> = {};
-  for (const [label, path, headers] of endpoints) {
+  for (const [label, path, headers, calls] of endpoints) {
     const times: number[] = [];
-    const calls = path.startsWith('/metrics/') ? 1 : 6;
     for (let i = 0; i < calls; i++) {
       const s = performance.now();
       const res = await fetch(`${base}${path}`, { headers, signal: AbortSignal.timeout(CALL_TIMEOUT_MS) }).catch(() => null);
@@ -91,110 +283,295 @@ async function lists(base: string, key: string, token: string, orgId: string, ph
         break;
       }
       const body = await res.text();
-      if (res.status !== 200) throw new Error(`${path}: ${res.status} ${body.slice(0, 200)}`);
+      if (res.status !== 200) {
+        // A refusal (503 when the store does not answer in time) is a figure too: printed, not fatal.
+        console.error(`${path}: ${res.status} ${body.slice(0, 200)}`);
+        out[label] = `HTTP ${res.status} after ${round(performance.now() - s)} ms`;
+        break;
+      }
       if (path.startsWith('/logs')) {
         const next = (JSON.parse(body) as { next_cursor: string | null }).next_cursor;
         if (next) await (await fetch(`${base}/logs?limit=50&cursor=${next}`, { headers })).text();
       }
       if (i > 0 || calls === 1) times.push(performance.now() - s);
     }
-    if (out[label] === undefined) {
-      times.sort((a, b) => a - b);
-      out[label] = round(percentile(times, 50));
-    }
+    if (out[label] === undefined) out[label] = round(median(times));
     console.error(`[${phase}] ${label}: ${out[label]} ms`);
   }
   return out;
 }
 
-/** Appends `n` valid entries (with proofs and attestation records) to `orgId`'s chain, directly in the store. */
-async function seedOrg(store: Store, orgId: string, n: number, secret: string): Promise<void> {
-  const heads = store.collection<AuditHeadDoc>('audit_heads');
-  const head = await heads.findOne({ _id: orgId });
-  let seq = head?.seq ?? 0;
-  let prev = head?.head_hash ?? null;
-  const stamp = Date.now().toString(36);
-  for (let done = 0; done < n; done += CHUNK) {
-    const logs: AuditLogDoc[] = [];
-    const idx: AuditSeqDoc[] = [];
-    const proofs: Array<Record<string, unknown>> = [];
-    const atts: Array<Record<string, unknown>> = [];
-    for (let i = 0; i < Math.min(CHUNK, n - done); i++) {
-      seq++;
-      const k = done + i;
-      // Mostly VERIFIED identities, every tenth BLOCKED (the status filters have something to find).
-      const blocked = k % 10 === 9;
-      const artifact = { engine: 'math', expression: `(x+${k})^2 = x^2 + ${2 * k}*x + ${k * k}`, seeded: stamp };
-      const proofRef = sha256Ref(artifact);
-      const jti = `att_seed_${stamp}_${orgId.slice(-6)}_${k}`;
-      const workflowId = `seed-${stamp}-${orgId}-${k}`;
-      const entry = buildEntry(
-        {
-          organization_id: orgId,
-          user_id: null,
-          query: artifact.expression,
-          result: blocked
-            ? { status: 'BLOCKED', admission: null, proof_ref: null, attestation_id: null, key_id: null, workflow_id: workflowId, request_digest: null }
-            : { status: 'VERIFIED', admission: null, proof_ref: proofRef, attestation_id: jti, key_id: null, workflow_id: workflowId, request_digest: null },
-          verified: !blocked,
-          domain: 'math',
-          timestamp: new Date(),
-        },
-        prev,
-        secret,
-      );
-      const logId = `log_${randomBytes(16).toString('hex')}`;
-      logs.push({ _id: logId, seq, ...entry });
-      idx.push({ _id: seqKey(orgId, seq), log_id: logId, verified: !blocked, blocked });
-      prev = entry.entry_hash;
-      if (!blocked) {
-        proofs.push({ _id: proofRef, artifact, engine: 'math', org_id: orgId, created_at: new Date() });
-        atts.push({ _id: jti, org_id: orgId, token: 'seeded', claims: {}, status: 'ISSUED', engine: 'math', proof_ref: proofRef, created_at: new Date() });
-      }
+/** What the store pays for counts and one audit page, measured from here with the service's modules. */
+async function storeProbes(uri: string, orgId: string): Promise<Record<string, number>> {
+  const store = await Store.connect(uri);
+  const out: Record<string, number> = {};
+  const time = async (label: string, fn: () => Promise<unknown>) => {
+    const s = performance.now();
+    await fn();
+    out[label] = round(performance.now() - s);
+  };
+  try {
+    for (const coll of ['audit_logs', 'proofs', 'attestations', 'batch_jobs']) {
+      await time(`${coll}.estimatedDocumentCount()`, () => store.collection(coll).estimatedDocumentCount());
     }
-    await store.collection<AuditLogDoc>('audit_logs').insertMany(logs, { ordered: false });
-    await store.collection<AuditSeqDoc>('audit_seq').insertMany(idx, { ordered: false });
-    if (proofs.length) await store.collection('proofs').insertMany(proofs as never[], { ordered: false });
-    if (atts.length) await store.collection('attestations').insertMany(atts as never[], { ordered: false });
+    await time('audit_logs.countDocuments({})', () => store.collection('audit_logs').countDocuments({}));
+    await time('audit_logs.countDocuments({organization_id})', () => store.collection('audit_logs').countDocuments({ organization_id: orgId }));
+    await time('attestations.countDocuments({org_id})', () => attestationRecords(store).countDocuments({ org_id: orgId }));
+    const log = new AuditLog(store);
+    await time('AuditLog.page(org, limit 50) (point lookups)', () => log.page(orgId, { limit: 50 }));
+    const head = await log.heads.findOne({ _id: orgId });
+    const someLog = head ? await log.entryAt(orgId, Math.max(1, Math.floor(head.seq / 2))) : null;
+    await time('audit_logs.findOne({_id})', () => log.logs.findOne({ _id: someLog?._id ?? 'none' }));
+    await time('audit_logs.findOne({_id, organization_id}) (GET /audit/logs/{id})', () => log.find(orgId, someLog?._id ?? 'none'));
+  } finally {
+    await store.close();
   }
-  if (head) await heads.updateOne({ _id: orgId }, { $set: { seq, head_hash: prev as string, updated_at: new Date() } });
-  else await heads.insertOne({ _id: orgId, seq, head_hash: prev as string, updated_at: new Date() });
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Seeding
+// ---------------------------------------------------------------------------------------------
+
+interface SeedContext {
+  store: Store;
+  auditLog: AuditLog;
+  signer: AttestationSigner;
+  secret: string;
+  /** The benchmark tenant's user and key, for its own entries; other organizations get made-up ids. */
+  userId: string;
+  keyId: string;
+}
+
+interface Verified {
+  result: Record<string, unknown>;
+  proof: Record<string, unknown> | null;
+  attestation: AttestationRecord | null;
+}
+
+/**
+ * One math claim as the service verifies it: the engine's outcome; for a proven identity the
+ * proof record under its proof_ref and a signed attestation record; the result the caller gets.
+ */
+async function verifyClaim(ctx: SeedContext, orgId: string, query: string, at: Date): Promise<Verified> {
+  const outcome: EngineOutcome = mathBatchOutcome(query);
+  if (outcome.kind !== 'proven') {
+    const status = outcome.kind === 'blocked' ? 'BLOCKED' : 'UNVERIFIABLE';
+    return { result: buildDiagnostic({ status, agentMessage: outcome.agentMessage, developerFields: outcome.developerFields, withAdmission: false }) as unknown as Record<string, unknown>, proof: null, attestation: null };
+  }
+  const proofRef = sha256Ref(outcome.proof);
+  const evaluated = typeof outcome.proof.expression === 'string' ? outcome.proof.expression : query;
+  const att = await ctx.signer.sign({ evaluatedExpression: evaluated, status: 'VERIFIED', verified: true, engine: 'math', confidence: 1, proofRef });
+  const diagnostic = buildDiagnostic({ status: 'VERIFIED', agentMessage: outcome.agentMessage, developerFields: outcome.developerFields, proofRef, withAdmission: false });
+  return {
+    result: { ...diagnostic, attestation: { id: att.jti, token: att.token, status: att.status } },
+    proof: { _id: proofRef, artifact: outcome.proof, engine: 'math', org_id: orgId, created_at: at },
+    attestation: { _id: att.jti, org_id: orgId, token: att.token, claims: att.claims, status: att.status, engine: 'math', proof_ref: proofRef, created_at: at },
+  };
+}
+
+async function writeRecords(ctx: SeedContext, verified: Verified[]): Promise<void> {
+  const proofs = new Map<string, Record<string, unknown>>();
+  for (const v of verified) if (v.proof) proofs.set(v.proof._id as string, v.proof);
+  const atts = verified.flatMap((v) => (v.attestation ? [v.attestation] : []));
+  await Promise.all([
+    proofs.size ? ctx.store.collection('proofs').insertMany([...proofs.values()] as never[], { ordered: false }).catch(ignoreDuplicates) : null,
+    atts.length ? attestationRecords(ctx.store).insertMany(atts, { ordered: false }) : null,
+  ]);
+}
+
+/** A proof already stored (the same identity verified before) is the same document: keep the first. */
+function ignoreDuplicates(err: unknown): void {
+  if ((err as { code?: number }).code !== 11000) throw err;
+}
+
+let claimNo = 0;
+
+/** `n` single /verify/math verifications of `orgId`, spread over the last 30 days. */
+async function seedVerifications(ctx: SeedContext, orgId: string, n: number, audit: { user_id: string; key_id: string }): Promise<void> {
+  const start = Date.now() - 30 * DAY_MS;
+  for (let done = 0; done < n; done += CHUNK) {
+    const size = Math.min(CHUNK, n - done);
+    const verified: Verified[] = [];
+    const appends: Array<Promise<unknown>> = [];
+    for (let i = 0; i < size; i++) {
+      const k = ++claimNo;
+      const at = new Date(start + ((done + i) / n) * 29 * DAY_MS);
+      // Mostly identities (VERIFIED), every tenth a bare expression (UNVERIFIABLE): the status filters have something to skip.
+      const expression = k % 10 === 0 ? `${k} + ${k % 97}` : `(x+${k})^2 = x^2 + ${2 * k}*x + ${k * k}`;
+      const v = await verifyClaim(ctx, orgId, expression, at);
+      verified.push(v);
+      const workflowId = `verify-math-${orgId}-seed${k}`;
+      appends.push(
+        ctx.auditLog.append(
+          auditFields({ org_id: orgId, workflow_id: workflowId, engine: 'math', input: { expression }, result: v.result, audit: { ...audit, request_digest: requestDigest({ expression }) } }, at),
+          { logId: auditLogId(orgId, workflowId), secret: ctx.secret, budgetMs: 600_000 },
+        ),
+      );
+    }
+    await writeRecords(ctx, verified);
+    await Promise.all(appends);
+  }
+}
+
+/** `jobs` finished batch jobs of `orgId` (items, their proofs, attestations and audit entries, the job, its slot and claim). */
+async function seedJobs(ctx: SeedContext, orgId: string, jobs: number, firstSlot: number, audit: { user_id: string; key_id: string }): Promise<void> {
+  const start = Date.now() - 30 * DAY_MS;
+  for (let j = 0; j < jobs; j++) {
+    const jobId = newJobId();
+    const workflowId = batchWorkflowId(orgId, jobId);
+    const createdAt = new Date(start + (j / Math.max(1, jobs)) * 29 * DAY_MS);
+    const completedAt = new Date(createdAt.getTime() + 1500);
+    const requestItems = Array.from({ length: JOB_ITEMS }, (_, i) => {
+      const k = ++claimNo;
+      return { query: i % 10 === 9 ? `${k} * 3` : `(y+${k})*(y-${k}) = y^2 - ${k * k}`, type: 'math' as const };
+    });
+    const verified: Verified[] = [];
+    const outcomes: BatchItemOutcome[] = [];
+    for (let i = 0; i < requestItems.length; i++) {
+      const v = await verifyClaim(ctx, orgId, (requestItems[i] as { query: string }).query, createdAt);
+      verified.push(v);
+      outcomes.push({ index: i, status: 'completed', result: v.result, latency_ms: 1.5 });
+    }
+    await writeRecords(ctx, verified);
+    const digest = requestDigest({ items: requestItems.map((r) => ({ ...r, params: {} })) });
+    const auditCtx = { ...audit, request_digest: digest };
+    // The workflow's last activity: the job's entry, then one per completed item (group-committed).
+    await ctx.auditLog.append(
+      auditFields({ org_id: orgId, workflow_id: workflowId, engine: 'batch', input: { query: `batch ${jobId}: ${JOB_ITEMS} items` }, result: { status: 'completed' }, audit: auditCtx }, completedAt),
+      { logId: auditLogId(orgId, workflowId), secret: ctx.secret, budgetMs: 600_000 },
+    );
+    await Promise.all(
+      outcomes.map((o) =>
+        ctx.auditLog.append(
+          auditFields({ org_id: orgId, workflow_id: workflowId, engine: 'math', input: { query: requestItems[o.index]?.query ?? '' }, result: o.result, audit: auditCtx }, completedAt),
+          { logId: batchItemAuditLogId(orgId, workflowId, o.index), secret: ctx.secret, budgetMs: 600_000 },
+        ),
+      ),
+    );
+    const slot = firstSlot + j;
+    const job: BatchJobDoc = {
+      _id: jobId,
+      org_id: orgId,
+      slot,
+      status: 'completed',
+      workflow_id: workflowId,
+      ...batchCounters(JOB_ITEMS, outcomes),
+      items: itemViews(jobId, requestItems, outcomes),
+      request_items: requestItems,
+      created_at: createdAt,
+      completed_at: completedAt,
+      started: true,
+      submitted_by: { user_id: audit.user_id, key_id: audit.key_id },
+    };
+    await ctx.store.collection<BatchJobDoc>('batch_jobs').insertOne(job);
+    await ctx.store.collection<BatchSlotClaimDoc>('batch_slot_claims').insertOne({ _id: `${slot}:1`, slot, gen: 1, job_id: jobId, created_at: createdAt });
+    await ctx.store.collection<BatchSlotDoc>('batch_slots').insertOne({ _id: slot, gen: 1, state: 'finished', job_id: jobId, claimed_at: createdAt, finished_at: completedAt });
+  }
+}
+
+async function seed(stack: Stack, orgId: string, userId: string, keyId: string): Promise<Record<string, number>> {
+  const store = await Store.connect(stack.mongodbUri);
+  const signer = new AttestationSigner(await loadSigningKey(stack.env.SVC_ATTESTATION_SIGNING_KEY_PEM), stack.env.SVC_DEPLOYMENT_ID ?? 'svc');
+  const ctx: SeedContext = { store, auditLog: new AuditLog(store), signer, secret: stack.env.SVC_AUDIT_SECRET_KEY as string, userId, keyId };
+  try {
+    // Slots the benchmark's own jobs took (bounded: at most SVC_BATCH_MAX_JOBS documents).
+    const usedSlots = (await store.collection<BatchSlotDoc>('batch_slots').find({}).toArray()).reduce((m, s) => Math.max(m, s._id + 1), 0);
+    const orgs = [orgId, ...Array.from({ length: ORGS - 1 }, (_, i) => `org_seed${i}_${Date.now().toString(36)}`)];
+    let slot = usedSlots;
+    for (let o = 0; o < orgs.length; o++) {
+      const org = orgs[o] as string;
+      const audit = o === 0 ? { user_id: userId, key_id: keyId } : { user_id: `usr_seed_${o}`, key_id: `key_seed_${o}` };
+      const n = Math.floor(VERIFICATIONS / ORGS) + (o < VERIFICATIONS % ORGS ? 1 : 0);
+      const m = Math.floor(JOBS / ORGS) + (o < JOBS % ORGS ? 1 : 0);
+      const t0 = performance.now();
+      await seedVerifications(ctx, org, n, audit);
+      await seedJobs(ctx, org, m, slot, audit);
+      slot += m;
+      console.error(`seeded ${org}: ${n} verifications, ${m} jobs in ${Math.round(performance.now() - t0)} ms`);
+    }
+    const head = await ctx.auditLog.heads.findOne({ _id: orgId });
+    return { organizations: orgs.length, verifications: VERIFICATIONS, jobs: JOBS, batch_items: JOBS * JOB_ITEMS, bench_org_audit_entries: (head as AuditHeadDoc | null)?.seq ?? 0 };
+  } finally {
+    await store.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+interface Phase {
+  batch: BatchFigures;
+  load: Load;
+  lists: Record<string, number | string>;
+  probes: Record<string, number>;
+}
+
+async function measure(stack: Stack, base: string, key: string, token: string, orgId: string, phase: string): Promise<Phase> {
+  const batch = await batchFigures(base, key, phase);
+  const l = await load(stack, base, key);
+  console.error(`[${phase}] /verify/math ${JSON.stringify(l)}`);
+  const ls = await lists(base, key, token, orgId, batch.lastJobId, phase);
+  const probes = await storeProbes(stack.mongodbUri, orgId);
+  console.error(`[${phase}] store probes ${JSON.stringify(probes)}`);
+  return { batch, load: l, lists: ls, probes };
 }
 
 async function main() {
-  const { stack, base, key, token, orgId } = await startBenchStack('bench-scale', Number(process.env.SVC_BENCH_PORT_OFFSET ?? 23_000), {});
-  const secret = stack.env.SVC_AUDIT_SECRET_KEY as string;
+  const maxJobs = Math.max(1000, JOBS + 2 * (RUNS + CONCURRENT_JOBS + 2) + 10);
+  const { stack, base, key, token, orgId } = await startBenchStack('bench-scale', Number(process.env.SVC_BENCH_PORT_OFFSET ?? 23_000), {
+    SVC_BATCH_WAIT_SECONDS: '0',
+    SVC_BATCH_MAX_JOBS: String(maxJobs),
+    ...(CAPTURE ? captureEnv(path.resolve(CAPTURE)) : {}),
+  });
   try {
-    // Warm-up (workflow bundle, JIT, connections), then the empty-store figures.
-    await load(base, key).catch(() => undefined);
-    const emptyLoad = await load(base, key);
-    const emptyLists = await lists(base, key, token, orgId, 'empty');
-    console.error(`[empty] /verify/math ${JSON.stringify(emptyLoad)}`);
+    const me = (await (await fetch(`${base}/auth/me`, { headers: { authorization: `Bearer ${token}` } })).json()) as { id?: string; user?: { id: string } };
+    const userId = me.user?.id ?? me.id ?? 'usr_bench';
+    const keys = (await (await fetch(`${base}/auth/api-keys`, { headers: { authorization: `Bearer ${token}` } })).json()) as { keys?: Array<{ id: string }> } | Array<{ id: string }>;
+    const keyId = (Array.isArray(keys) ? keys[0]?.id : keys.keys?.[0]?.id) ?? 'key_bench';
+    // Warm-up (workflow bundle, JIT, connections).
+    await load(stack, base, key).catch(() => undefined);
+    await runJob(base, key, 100).catch(() => undefined);
+    const empty = await measure(stack, base, key, token, orgId, 'empty');
 
-    const store = await Store.connect(stack.mongodbUri);
     const t0 = performance.now();
-    await seedOrg(store, orgId, ENTRIES, secret);
-    for (let o = 0; o < OTHER_ORGS; o++) await seedOrg(store, `org_seed_${o}_${randomBytes(4).toString('hex')}`, OTHER_ENTRIES, secret);
+    const seeded = await seed(stack, orgId, userId, keyId);
     const seedS = (performance.now() - t0) / 1000;
-    console.error(`seeded in ${round(seedS)} s`);
-    // (No count queries: on FerretDB even estimatedDocumentCount reads the collection.)
-    const counts = { audit_entries: ENTRIES + OTHER_ORGS * OTHER_ENTRIES, proofs_and_attestations: Math.round((ENTRIES + OTHER_ORGS * OTHER_ENTRIES) * 0.9) };
-    await store.close();
+    console.error(`seeded in ${round(seedS)} s: ${JSON.stringify(seeded)}`);
+    await runJob(base, key, 100).catch(() => undefined); // the same warm state as before the empty phase
+    const full = await measure(stack, base, key, token, orgId, 'seeded');
 
-    const fullLoad = await load(base, key);
-    console.error(`[seeded] /verify/math ${JSON.stringify(fullLoad)}`);
-    const fullLists = await lists(base, key, token, orgId, 'seeded');
-
-    console.log(`load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} on ${os.cpus().length} CPUs; seeded in ${round(seedS)} s: ${JSON.stringify(counts)}`);
-    console.log(`POST /verify/math, ${CLIENTS} clients, ${SECONDS} s each:`);
-    console.table([
-      { store: 'empty', ...emptyLoad },
-      { store: `${ENTRIES.toLocaleString('en')} entries (+${OTHER_ORGS} orgs x ${OTHER_ENTRIES.toLocaleString('en')})`, ...fullLoad },
-    ]);
-    const ratio = fullLoad.rps / Math.max(emptyLoad.rps, 0.001);
-    console.log(`throughput seeded / empty = ${(ratio * 100).toFixed(0)} % (goal: within 10 %): ${ratio >= 0.9 ? 'met' : 'NOT met'}`);
-    console.log('list endpoints, median ms of 5 calls:');
-    console.table(Object.keys(emptyLists).map((label) => ({ endpoint: label, empty_ms: emptyLists[label], seeded_ms: fullLists[label] })));
+    const label = `${VERIFICATIONS.toLocaleString('en')} verif. + ${JOBS.toLocaleString('en')} jobs x ${JOB_ITEMS}`;
+    console.log(`load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} on ${os.cpus().length} CPUs; seeded in ${round(seedS)} s: ${JSON.stringify(seeded)}`);
+    const rows: Array<Record<string, string | number>> = [];
+    const row = (figure: string, a: number | string, b: number | string, higherIsBetter = false) => {
+      const ratio = typeof a === 'number' && typeof b === 'number' && a > 0 ? b / a : NaN;
+      const flat = Number.isNaN(ratio) ? '?' : (higherIsBetter ? ratio >= 0.9 : ratio <= 1.1) ? 'yes' : 'NO';
+      rows.push({ figure, empty: a, [label]: b, 'seeded/empty': Number.isNaN(ratio) ? '-' : Math.round(ratio * 100) / 100, 'within 10 %': flat });
+    };
+    row('one 100-item math job, submit → completed (ms, median)', empty.batch.single_ms, full.batch.single_ms);
+    row(`${CONCURRENT_JOBS} jobs at once: items/s`, empty.batch.concurrent_items_per_s, full.batch.concurrent_items_per_s, true);
+    row(`${CONCURRENT_JOBS} jobs at once: wall (ms)`, empty.batch.concurrent_wall_ms, full.batch.concurrent_wall_ms);
+    row(`${CONCURRENT_JOBS} jobs at once: failed items`, empty.batch.concurrent_failed, full.batch.concurrent_failed);
+    row(`POST /verify/batch p95 while ${CONCURRENT_JOBS} submitted (ms)`, empty.batch.post_p95_ms, full.batch.post_p95_ms);
+    row(`POST /verify/batch max (ms)`, empty.batch.post_max_ms, full.batch.post_max_ms);
+    row(`POST /verify/batch 503 answers while ${CONCURRENT_JOBS} submitted`, empty.batch.post_503, full.batch.post_503);
+    row(`/verify/math req/s at ${CLIENTS} clients`, empty.load.rps, full.load.rps, true);
+    row('/verify/math p95 (ms)', empty.load.p95, full.load.p95);
+    for (const k of Object.keys(empty.load.cpu)) row(`CPU ms per verification: ${k}`, empty.load.cpu[k] as number, full.load.cpu[k] as number);
+    for (const k of Object.keys(empty.load.rssMb)) row(`resident MB after load: ${k}`, empty.load.rssMb[k] as number, full.load.rssMb[k] as number);
+    for (const k of Object.keys(empty.lists)) row(`${k} (ms)`, empty.lists[k] as number, full.lists[k] as number);
+    for (const k of Object.keys(empty.probes)) row(`store: ${k} (ms)`, empty.probes[k] as number, full.probes[k] as number);
+    console.table(rows);
+    console.log(`errors: /verify/math ${empty.load.errors} / ${full.load.errors}; failed items (single jobs) ${empty.batch.single_failed} / ${full.batch.single_failed}`);
+    if (CAPTURE) {
+      // What the store was asked during the single 100-item jobs, empty against seeded: the slowest sites first.
+      const all = readCapture(path.resolve(CAPTURE));
+      for (const [name, w] of [['empty', empty.batch.window], ['seeded', full.batch.window]] as const) {
+        const ops = all.filter((c) => c.t >= w[0] && c.t <= w[1]).flatMap(classify).filter((o) => o.cls !== 'admin' && o.cls !== 'getMore');
+        console.log(`store operations during the ${RUNS} single jobs, ${name} store: ${ops.length}`);
+        console.table(summarize(ops).bySite.sort((a, b) => b.ms_total - a.ms_total).slice(0, 15));
+      }
+    }
   } finally {
     await stack.down();
   }
