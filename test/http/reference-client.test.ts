@@ -104,7 +104,8 @@ const EXPECT: Record<string, (o: Outcome) => void> = {
       context: { proof: { verifier: 'sql', verifier_version: '7.3.0' }, evidence: { proof_ref: null }, decision: { admission: 'DENY' } },
     }),
   validate_verification_context: (o) => expect(returned(o)).toEqual({ valid: true }),
-  resolve_verification_context: (o) => expect(returned(o)).toEqual({ resolved: false, reason: 'verdict_not_verified' }),
+  resolve_verification_context: (o) =>
+    expect(returned(o)).toEqual({ resolved: false, reason: 'verdict_not_verified', issued_here: false, issued_here_reason: 'not_resolved' }),
   close: (o) => {
     expect(o.raised).toBeUndefined();
     expect(o.closed).toBe(true);

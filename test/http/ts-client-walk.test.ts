@@ -129,7 +129,10 @@ const CALLS: Array<[string, () => Promise<void>]> = [
     expect(s.doc).toMatchObject({ verdict: 'UNVERIFIABLE', context: { decision: { admission: 'DENY' } } });
   }],
   ['validateContext', async () => expect(await c.validateContext(s.doc)).toEqual({ valid: true })],
-  ['resolveContext', async () => expect(await c.resolveContext(s.doc)).toEqual({ resolved: false, reason: 'verdict_not_verified' })],
+  ['resolveContext', async () =>
+    expect(await c.resolveContext(s.doc)).toEqual({ resolved: false, reason: 'verdict_not_verified', issued_here: false, issued_here_reason: 'not_resolved' })],
+  // Gates on resolved && issued_here: an UNVERIFIABLE document is never trusted.
+  ['trustContext', async () => expect(await c.trustContext(s.doc)).toBe(false)],
   // Platform operators only: a tenant's key is refused.
   ['metrics', async () => expect(await refusal(c.metrics())).toMatchObject({ status: 403 })],
   ['prometheusMetrics', async () => expect(await refusal(c.prometheusMetrics())).toMatchObject({ status: 403 })],
