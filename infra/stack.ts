@@ -11,6 +11,7 @@ import { ensureSecretsFile, generateSecrets } from './secrets.js';
 import { workflowBundlePath } from '../workers/workflow-bundle.js';
 import { PROJECT_ROOT } from '../core/project-paths.js';
 import { serviceArgs } from './service-build.js';
+import { FerretIdIndexKeeper } from './ferret-id-index.js';
 
 export const ROOT = PROJECT_ROOT;
 const TOOLS_BIN = path.join(ROOT, '.tools', 'bin');
@@ -332,6 +333,8 @@ export class Stack {
   readonly env: NodeJS.ProcessEnv;
   readonly temporal: ManagedProcess;
   readonly ferret: ManagedProcess | null;
+  /** Indexes FerretDB's `_id` lookups while the embedded store runs (infra/ferret-id-index.ts). */
+  readonly ferretIdIndex: FerretIdIndexKeeper | null;
   /** The first worker (tests crash and restart it by this name). */
   readonly worker: ManagedProcess;
   /** Every worker process: `worker`, `worker-2`, … (SVC_WORKER_PROCESSES). */
@@ -445,6 +448,7 @@ export class Stack {
           this.dataDir,
         );
     mkdirSync(path.join(this.dataDir, 'ferretdb'), { recursive: true });
+    this.ferretIdIndex = this.ferret ? new FerretIdIndexKeeper(path.join(this.dataDir, 'ferretdb'), 5_000, (msg) => console.log(`[store] ${msg}`)) : null;
     mkdirSync(path.join(this.dataDir, 'ferretdb-state'), { recursive: true });
     const workerCount = processCount(opts.workerProcesses, opts.env?.SVC_WORKER_PROCESSES ?? process.env.SVC_WORKER_PROCESSES, 'SVC_WORKER_PROCESSES');
     this.apiProcesses = processCount(opts.apiProcesses, opts.env?.SVC_API_PROCESSES ?? process.env.SVC_API_PROCESSES, 'SVC_API_PROCESSES');
@@ -558,6 +562,8 @@ export class Stack {
       // worker process runs webpack on its own start (workers/workflow-bundle.ts).
       await Promise.all([this.temporal.start(), this.uiGate.start(), this.ferret?.start(), this.smtp?.start(), workflowBundlePath()]);
       await Promise.all([...this.workers.map((w) => w.start()), this.api.start(), this.codec.start()]);
+      // The services have created their collections by now; later ones are picked up by the next sweep.
+      this.ferretIdIndex?.start();
     } catch (err) {
       await this.down();
       throw err;
@@ -568,6 +574,7 @@ export class Stack {
   }
 
   async down(): Promise<void> {
+    this.ferretIdIndex?.stop();
     for (const p of [...this.processes].reverse()) await p.stop();
   }
 }
