@@ -12,6 +12,7 @@
 import { performance } from 'node:perf_hooks';
 import { Piscina } from 'piscina';
 import { FairSlots, defaultPerOrgCap } from '../core/fair-slots.js';
+import { positiveIntEnv as envInt } from '../core/config.js';
 import type { GuardReport, GuardTask } from '../engines/agent-guards/index.js';
 
 const WORKER_URL = new URL('../engines/agent-guards/guard-worker.mjs', import.meta.url);
@@ -39,14 +40,6 @@ export interface GuardRun {
   /** Time spent waiting for a guard slot. */
   queueMs: number;
   runMs: number;
-}
-
-function envInt(name: string): number | undefined {
-  const raw = process.env[name];
-  if (raw === undefined || raw.trim() === '') return undefined;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new RangeError(`${name} must be a positive integer, got ${JSON.stringify(raw)}`);
-  return n;
 }
 
 export class GuardPool {

@@ -17,26 +17,10 @@
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { suitesMirror, type Category, type FileEntry, type Label } from './code-suites-manifest.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
-const MIRROR = process.env.SVC_CODE_SUITES_MIRROR ?? join(ROOT, '.tools/corpora/suites');
-type Category = 'process_execution' | 'dynamic_code_execution' | 'unsafe_deserialization';
-interface Label {
-  line: number;
-  category: Category;
-  /** The suite's own rule or warning that put the label there. */
-  source: string;
-}
-interface FileEntry {
-  suite: string;
-  path: string;
-  language: string;
-  extract: 'file' | 'go-backquoted-samples';
-  /** A safe case of the suite: no label, counted for precision. */
-  safe?: boolean;
-  labels: Label[];
-}
-
+const MIRROR = suitesMirror(ROOT);
 export const SUITES = {
   njsscan: { repo: 'ajinabraham/njsscan', licence: 'LGPL-3.0' },
   brakeman: { repo: 'presidentbeef/brakeman', licence: 'Brakeman Public Use License (test apps read at bench time only)' },

@@ -14,26 +14,14 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { scanCode } from '../engines/code/index.js';
+import { suitesMirror, type FileEntry } from './code-suites-manifest.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
-const MIRROR = process.env.SVC_CODE_SUITES_MIRROR ?? join(ROOT, '.tools/corpora/suites');
+const MIRROR = suitesMirror(ROOT);
 const verbose = process.argv.includes('--verbose');
 const check = process.argv.includes('--check');
 const LABELLED_TYPES = new Set(['shell_execution', 'dynamic_code_execution', 'unsafe_deserialization']);
 
-interface Label {
-  line: number;
-  category: string;
-  source: string;
-}
-interface FileEntry {
-  suite: string;
-  path: string;
-  language: string;
-  extract: 'file' | 'go-backquoted-samples';
-  safe?: boolean;
-  labels: Label[];
-}
 interface Manifest {
   suites: Record<string, { repo: string; licence: string; commit: string }>;
   files: FileEntry[];

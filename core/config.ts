@@ -142,3 +142,12 @@ export function assertServerSecrets(cfg: ServiceConfig): void {
 export function eagerTaskQueue(cfg: Pick<ServiceConfig, 'SVC_TASK_QUEUE'>): string {
   return `${cfg.SVC_TASK_QUEUE}-eager`;
 }
+
+/** A pool size or cap from the environment: unset or blank is undefined, anything but a positive integer is refused at start. */
+export function positiveIntEnv(name: string, env: NodeJS.ProcessEnv = process.env): number | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new RangeError(`${name} must be a positive integer, got ${JSON.stringify(raw)}`);
+  return n;
+}

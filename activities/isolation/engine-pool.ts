@@ -12,6 +12,7 @@ import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { Piscina } from 'piscina';
 import { FairSlots, defaultPerOrgCap } from '../../core/fair-slots.js';
+import { positiveIntEnv as envInt } from '../../core/config.js';
 import type { EngineTask } from './engine-tasks.js';
 
 export interface EnginePoolOptions {
@@ -31,14 +32,6 @@ export type EngineRunOutcome<T> =
   | { kind: 'failed'; detail: string };
 
 const WORKER_URL = new URL('./engine-worker.mjs', import.meta.url);
-
-function envInt(name: string): number | undefined {
-  const raw = process.env[name];
-  if (raw === undefined || raw.trim() === '') return undefined;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new RangeError(`${name} must be a positive integer, got ${JSON.stringify(raw)}`);
-  return n;
-}
 
 export function defaultEnginePoolSize(): number {
   return Math.min(4, Math.max(2, availableParallelism()));
