@@ -19,17 +19,32 @@ const OUTCOME_WORDS: Record<Outcome, string> = {
 
 const str = (v: unknown) => (typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : undefined);
 
-/** A few lines: the verdict, the outcome, the proof reference, and the service's own words. */
-export function humanVerdict(kind: VerifyKind, result: unknown, outcome: Outcome): string {
+/**
+ * The first line of a verdict. When the result carries an admission (code, SQL), it leads: proven
+ * unsafe code is `code: BLOCKED (proof: unsafe)`, never a line that starts with VERIFIED.
+ */
+export function headline(kind: string, result: unknown, outcome: Outcome): string {
+  const r = (typeof result === 'object' && result !== null ? result : {}) as Record<string, unknown>;
+  const status = str(r.status);
+  const admission = str(r.admission);
+  if (admission !== undefined) {
+    const why = status === 'VERIFIED' ? `proof: ${admission === 'ADMIT' ? 'safe' : kind === 'sql' ? 'rejected' : 'unsafe'}` : `not proven: ${status ?? 'no status'}`;
+    return `${kind}: ${admission} (${why})`;
+  }
+  const verdict = status ?? str(r.verdict) ?? (typeof r.verified === 'boolean' ? (r.verified ? 'verified' : 'not verified') : undefined) ?? str(r.agreement_status) ?? 'no status';
+  return `${kind}: ${verdict} (${OUTCOME_WORDS[outcome]})`;
+}
+
+/** A few lines: the verdict (admission first), the outcome, the proof reference, and the service's own words. */
+export function humanVerdict(kind: VerifyKind, result: unknown, outcome: Outcome, opts: { workflowId?: string } = {}): string {
   const r = (typeof result === 'object' && result !== null ? result : {}) as Record<string, unknown>;
   const dev = (typeof r.developer_fields === 'object' && r.developer_fields !== null ? r.developer_fields : {}) as Record<string, unknown>;
-  const verdict = str(r.status) ?? str(r.verdict) ?? (typeof r.verified === 'boolean' ? (r.verified ? 'verified' : 'not verified') : undefined) ?? str(r.agreement_status) ?? 'no status';
-  const lines = [`${kind}: ${verdict} (${OUTCOME_WORDS[outcome]})`];
+  const lines = [headline(kind, result, outcome)];
   const add = (label: string, v: unknown) => {
     const s = str(v);
     if (s !== undefined && s !== '') lines.push(`  ${label}: ${s}`);
   };
-  add('admission', r.admission);
+  if (r.admission !== undefined) add('status', `${str(r.status) ?? 'no status'}, admission: ${str(r.admission)}`);
   add('proof_ref', r.proof_ref);
   add('constraint', dev.constraint_id);
   add('message', r.agent_message ?? r.message ?? r.reasoning ?? r.detail ?? r.error);
