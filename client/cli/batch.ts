@@ -78,8 +78,9 @@ export async function runBatch(client: SvcClient, io: Io, o: BatchOptions): Prom
           format: 'batch [{bar}] {percentage}% | {value}/{total} items | {failed} failed',
           hideCursor: true,
           clearOnComplete: true,
-          // Never touch the terminal's line wrapping (it stayed off after an interrupted run).
-          linewrap: null,
+          // Never switch the terminal's line wrapping off (it stayed off after an interrupted run):
+          // the bar is cut to the terminal's width instead.
+          linewrap: true,
           gracefulExit: true,
           noTTYOutput: !io.stderrIsTTY,
           notTTYSchedule: 1000,
