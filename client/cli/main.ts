@@ -19,8 +19,9 @@ export const HELP = `svc — command-line client of the verification service
 Usage:
   svc verify <kind> <input> [flags]     one verification
   svc batch <items.jsonl> [flags]       submit a batch, show progress, then a table of results
-        --out FILE     results as JSON Lines into FILE     --jsonl   JSON Lines on stdout
-        --json         one JSON document {items, summary}   --chunk-size N (default: the plan's limit, at most 100)
+        --out FILE   results as JSON Lines into FILE       --jsonl  JSON Lines on stdout
+        --json       one JSON document {items, summary}     --chunk-size N  items per job (default 100;
+                     split further to the plan's batch size when the service names it)
   svc login --email E --password-stdin  sign in and store the access token (expires after an hour)
   svc login --token JWT | --api-key KEY [--base-url URL]   store credentials
   svc login --status                    show what is stored;  svc logout  forget it
