@@ -133,6 +133,8 @@ export function makeA2aActivities(deps: A2aActivityDeps) {
               deployment_id: deps.deploymentId,
               status,
               admissible: status === 'verified',
+              // The admission beside the status, named as on every other attestation (docs/attestations.md).
+              admission: status === 'verified' ? 'ADMIT' : 'BLOCKED',
               engine_used: v.engine,
               reason,
               payload_type: req.payload_type,

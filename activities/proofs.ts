@@ -3,7 +3,7 @@
 // RFC 8785 form), and an ES256 attestation is signed; if either fails, the result is not
 // VERIFIED (fail closed).
 import { sha256Ref } from '../core/canonical-json.js';
-import { buildDiagnostic, type DiagnosticResult, type EngineOutcome } from '../core/diagnostic.js';
+import { admissionOf, buildDiagnostic, type DiagnosticResult, type EngineOutcome } from '../core/diagnostic.js';
 import { AttestationError, type AttestationSigner, type IssuedAttestation } from '../core/attestation.js';
 import type { Store } from '../core/store.js';
 import { recordAttestation } from '../core/attestation-records.js';
@@ -67,6 +67,8 @@ export async function finalizeOutcome(
       engine: opts.engine,
       confidence: opts.confidence ?? 1,
       proofRef,
+      // Signed beside the status: a proven-unsafe result is VERIFIED and BLOCKED, and says so in its token.
+      ...(withAdmission ? { admission: admissionOf('VERIFIED', outcome.developerFields) } : {}),
     });
     // A store failure is not an AttestationError: the catch below rethrows it (the activity retries).
     await recordAttestation(ctx.store, attestation, { orgId: opts.orgId, engine: opts.engine, proofRef });

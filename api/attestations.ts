@@ -2,7 +2,7 @@
 // routes: the process's key ring, token verification and the stored-attestation view.
 // Kept out of api/routes/ so no route file imports another (test/unit/api-imports.test.ts).
 import type { ServiceConfig } from '../core/config.js';
-import { verifyAttestationToken, type AttestationVerifyResult } from '../core/attestation.js';
+import { attestedAdmission, verifyAttestationToken, type AttestationVerifyResult } from '../core/attestation.js';
 import { loadKeyRing, type AttestationKeyRing } from '../core/attestation-keys.js';
 import type { AttestationRecord } from '../core/attestation-records.js';
 
@@ -34,6 +34,9 @@ export async function attestationView(cfg: ServiceConfig, rec: AttestationRecord
     status: rec.status,
     token: rec.token,
     claims: rec.claims,
+    // The signed admission (code, SQL and what embeds them): BLOCKED content is never admissible,
+    // whatever its status. null when the token signs none.
+    admission: attestedAdmission(rec.claims),
     engine: rec.engine,
     // Always present: a record stored without one (natural language; the store may drop a null
     // field) is null, as the contract declares (found by the fuzzer).

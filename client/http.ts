@@ -35,6 +35,8 @@ export interface ClientOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Called before each wait (attempt number just failed, wait in ms, status). */
   onRetry?: (info: { attempt: number; waitMs: number; status: number }) => void;
+  /** Called with every answer's status and headers (the CLI's --verbose shows X-Workflow-Id). */
+  onResponse?: (info: { method: string; path: string; status: number; headers: Headers }) => void;
 }
 
 /** A non-2xx answer from the service. `detail` is the service's own message. */
@@ -135,6 +137,7 @@ export class Transport {
   private readonly fetchImpl: typeof fetch;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly onRetry: ClientOptions['onRetry'];
+  private readonly onResponse: ClientOptions['onResponse'];
 
   constructor(opts: ClientOptions = {}) {
     this.baseUrl = (opts.baseUrl ?? process.env.SVC_BASE_URL ?? 'http://127.0.0.1:8000').replace(/\/+$/, '');
@@ -146,6 +149,7 @@ export class Transport {
     this.fetchImpl = opts.fetch ?? fetch;
     this.sleep = opts.sleep ?? defaultSleep;
     this.onRetry = opts.onRetry;
+    this.onResponse = opts.onResponse;
   }
 
   private headersFor(spec: RequestSpec): Record<string, string> {
@@ -187,6 +191,7 @@ export class Transport {
           timedOut,
         );
       }
+      this.onResponse?.({ method: spec.method, path: spec.path, status: res.status, headers: res.headers });
       const text = await res.text();
       let parsed: unknown = undefined;
       if (spec.as === 'text' && res.ok) return text as T;

@@ -11,9 +11,15 @@ export const attestationVerifyRequestSchema = z
   .meta({ example: { token: 'eyJhbGciOiJFUzI1NiJ9.e30.sig' } });
 export type AttestationVerifyRequest = z.infer<typeof attestationVerifyRequestSchema>;
 
+/** The admission an attestation signs (svc.result.admission); null when it signs none (math, consensus, older tokens). */
+export const attestedAdmissionSchema = z
+  .enum(['ADMIT', 'BLOCKED'])
+  .nullable()
+  .meta({ description: 'Signed admission of code/SQL results (and agent decisions that embed them): BLOCKED is never admissible, even with status VERIFIED. null: the token signs no admission.' });
+
 export const attestationVerifyResponseSchema = z
   .union([
-    z.object({ valid: z.literal(true), claims: z.record(z.string(), z.unknown()), kid: z.string() }),
+    z.object({ valid: z.literal(true), admission: attestedAdmissionSchema, claims: z.record(z.string(), z.unknown()), kid: z.string() }),
     z.object({ valid: z.literal(false), reason: z.string() }),
   ])
   .meta({ id: 'AttestationVerifyResponse', example: { valid: false, reason: 'malformed token' } });
@@ -27,6 +33,7 @@ export const attestationResponseSchema = z
     status: z.string(),
     token: z.string(),
     claims: z.record(z.string(), z.unknown()),
+    admission: attestedAdmissionSchema,
     engine: z.string(),
     proof_ref: z.string().nullable(),
     created_at: z.string(),

@@ -28,7 +28,14 @@ export interface AttestationSubject {
   confidence: number;
   /** The result's proof_ref (null when the result is not VERIFIED). */
   proofRef: string | null;
+  /**
+   * Admission of results that carry one (code, SQL): signed beside the status, so that a
+   * VERIFIED "proven unsafe" result can never be read as admissible from its token.
+   */
+  admission?: AttestedAdmission;
 }
+
+export type AttestedAdmission = 'ADMIT' | 'BLOCKED';
 
 export interface AttestationClaims {
   iss: string;
@@ -38,7 +45,8 @@ export interface AttestationClaims {
   jti: string;
   svc: {
     version: string;
-    result: { status: string; verified: boolean; engine: string; confidence: number };
+    /** `admission` only on admission-bearing results (absent on math, consensus, …, and on tokens issued before 7.3). */
+    result: { status: string; verified: boolean; engine: string; confidence: number; admission?: AttestedAdmission };
     query_hash: string;
     proof_hash: string | null;
   };
@@ -102,7 +110,13 @@ export class AttestationSigner {
       jti,
       svc: {
         version: SERVICE_VERSION,
-        result: { status: subject.status, verified: subject.verified, engine: subject.engine, confidence: subject.confidence },
+        result: {
+          status: subject.status,
+          verified: subject.verified,
+          engine: subject.engine,
+          confidence: subject.confidence,
+          ...(subject.admission ? { admission: subject.admission } : {}),
+        },
         query_hash: qh,
         proof_hash: subject.proofRef,
       },
@@ -152,6 +166,8 @@ export async function verifyAttestationToken(
       typeof svc.query_hash !== 'string' ||
       !svc.result ||
       typeof svc.result.status !== 'string' ||
+      // A present admission must be one of the two values (a token saying anything else is not read as either).
+      ('admission' in svc.result && svc.result.admission !== 'ADMIT' && svc.result.admission !== 'BLOCKED') ||
       typeof payload.jti !== 'string' ||
       typeof payload.sub !== 'string' ||
       typeof payload.exp !== 'number'
@@ -165,4 +181,10 @@ export async function verifyAttestationToken(
     if (code === 'ERR_JWT_CLAIM_VALIDATION_FAILED') return { valid: false, reason: 'issuer or claim mismatch' };
     return { valid: false, reason: 'signature verification failed' };
   }
+}
+
+/** The admission a token signs, or null when it signs none (engines without admission, older tokens). */
+export function attestedAdmission(claims: AttestationClaims): AttestedAdmission | null {
+  const a = claims.svc?.result?.admission;
+  return a === 'ADMIT' || a === 'BLOCKED' ? a : null;
 }

@@ -106,14 +106,36 @@ export function renderBadge(input: BadgeInput): string {
   });
 }
 
+/**
+ * "Not proven" statuses: a dark amber that white text reads on (WCAG contrast 4.9:1) and that is
+ * not the label's grey (an UNVERIFIABLE badge used to be grey on grey).
+ */
+export const NOT_PROVEN_COLOR = '#9a6700';
+
+// The statuses a badge may show (verdicts, admissions and decisions of the contract), each in
+// its color. Anything else is not drawn: a status badge never shows text from the URL.
 const STATUS_COLORS: Record<string, string> = {
   VERIFIED: 'brightgreen',
-  FAILED: 'red',
+  ADMIT: 'brightgreen',
+  ALLOW: 'brightgreen',
+  SAT: 'brightgreen',
+  SUPPORTED: 'brightgreen',
+  UNVERIFIABLE: NOT_PROVEN_COLOR,
+  UNSAT: NOT_PROVEN_COLOR,
+  INCONCLUSIVE: NOT_PROVEN_COLOR,
+  VLM_REQUIRED: NOT_PROVEN_COLOR,
+  HEURISTIC_PASS: NOT_PROVEN_COLOR,
+  CORRECTION_NEEDED: NOT_PROVEN_COLOR,
   CORRECTED: 'yellow',
+  FAILED: 'red',
+  REFUTED: 'red',
   BLOCKED: 'critical',
+  DENY: 'critical',
   PENDING: 'lightgrey',
   ERROR: 'orange',
 };
+
+const UNKNOWN_STATUS = 'unknown';
 
 /** Badge color of a status label (case-insensitive); unknown statuses are grey. */
 export function statusColor(status: string): string {
@@ -121,9 +143,18 @@ export function statusColor(status: string): string {
   return Object.prototype.hasOwnProperty.call(STATUS_COLORS, key) ? STATUS_COLORS[key] : FALLBACK_COLOR;
 }
 
-/** `/badge/status/{status}`: the status (upper-cased) in its color. */
+/** Whether `/badge/status/{status}` draws this status (case-insensitive). */
+export function isKnownStatus(status: unknown): boolean {
+  return typeof status === 'string' && Object.prototype.hasOwnProperty.call(STATUS_COLORS, status.trim().toUpperCase());
+}
+
+/**
+ * `/badge/status/{status}`: a known status (upper-cased) in its color; anything else is the
+ * fixed "unknown" badge, so the URL can never make a badge say something the service did not.
+ */
 export function renderStatusBadge(status: unknown, label = 'svc'): string {
-  const text = sanitizeBadgeText(status, 'unknown').toUpperCase();
+  if (!isKnownStatus(status)) return renderBadge({ label, message: UNKNOWN_STATUS, color: 'lightgrey' });
+  const text = (status as string).trim().toUpperCase();
   return renderBadge({ label, message: text, color: statusColor(text) });
 }
 
@@ -140,10 +171,31 @@ export function renderEngineBadge(engine: unknown): string {
 const ATTESTATION_COLORS: Record<string, string> = {
   valid: 'brightgreen',
   issued: 'brightgreen',
+  verified: 'brightgreen',
+  admitted: 'brightgreen',
+  blocked: 'red',
+  'admission unknown': NOT_PROVEN_COLOR,
   expired: 'orange',
   revoked: 'red',
   invalid: 'red',
 };
+
+/** Engines whose results carry an admission; their attestations must sign it to be shown as admissible. */
+const ADMISSION_ENGINES = new Set(['code', 'sql']);
+
+/**
+ * The state an attestation badge shows for a token that verifies now. The admission leads when the
+ * token signs one: BLOCKED is red "blocked" (proven-unsafe content is VERIFIED and not
+ * admissible), ADMIT green "admitted". A code/SQL token without a signed admission (issued
+ * before admissions were signed) is "admission unknown", never green.
+ */
+export function attestationBadgeState(claims: { svc?: { result?: { engine?: unknown; admission?: unknown } } }): string {
+  const result = claims.svc?.result ?? {};
+  if (result.admission === 'BLOCKED') return 'blocked';
+  if (result.admission === 'ADMIT') return 'admitted';
+  if (typeof result.engine === 'string' && ADMISSION_ENGINES.has(result.engine)) return 'admission unknown';
+  return 'verified';
+}
 
 /** `/badge/attestation/{id}`: the attestation's state (valid/issued green, expired orange, revoked/invalid red). */
 export function renderAttestationBadge(state: unknown): string {

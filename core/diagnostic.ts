@@ -69,10 +69,13 @@ export function buildDiagnostic(input: BuildDiagnosticInput): DiagnosticResult {
     proof_ref: proofRef,
     is_authoritative: proofRef !== null,
   };
-  if (input.withAdmission) {
-    result.admission = status === 'VERIFIED' && input.developerFields.is_valid === true ? 'ADMIT' : 'BLOCKED';
-  }
+  if (input.withAdmission) result.admission = admissionOf(status, input.developerFields);
   return result;
+}
+
+/** The admission of a result on an engine that reports one (also signed into its attestation). */
+export function admissionOf(status: VerdictStatus, developerFields: Record<string, unknown>): Admission {
+  return status === 'VERIFIED' && developerFields.is_valid === true ? 'ADMIT' : 'BLOCKED';
 }
 
 /** A BLOCKED result for failures around an engine (internal error, time-out, signing failure). */

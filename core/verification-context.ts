@@ -284,6 +284,11 @@ async function applyTrustGate(
   if (result.status !== diagnostic.status || result.verified !== true) {
     return { pass: false, code: 'trust_gate.claims_status_mismatch', reason: 'attested status differs from the diagnostic' };
   }
+  // A token that signs an admission binds it: a diagnostic of blocked content cannot drop or flip
+  // its admission and keep the attestation (the admission is signed beside the status).
+  if (result.admission !== undefined && result.admission !== diagnostic.admission) {
+    return { pass: false, code: 'trust_gate.claims_status_mismatch', reason: 'attested admission differs from the diagnostic' };
+  }
   const expectedQuery = queryHash(formalStatement);
   if (svc.query_hash !== expectedQuery || verified.claims.sub !== expectedQuery) {
     return { pass: false, code: 'trust_gate.claims_query_mismatch', reason: 'attested query hash differs from the evaluated statement' };

@@ -4,6 +4,7 @@ import type Router from '@koa/router';
 import { ATTESTATION_ID_PATTERN, ATTESTATION_NOT_FOUND, attestationVerifyRequestSchema as verifySchema } from '../../contract/attestation.js';
 import { attestationRecords } from '../../core/attestation-records.js';
 import { ATTESTATION_VERIFY_PER_HOUR, attestationKeyRing, attestationView, verifyToken } from '../attestations.js';
+import { attestedAdmission } from '../../core/attestation.js';
 import { HttpError } from '../errors.js';
 import { bodyObject } from '../middleware/body.js';
 import { principalOf } from '../middleware/auth.js';
@@ -24,7 +25,9 @@ export function registerAttestationRoutes(router: Router, deps: AppDeps): void {
     async (ctx) => {
       const { token } = verifySchema.parse(bodyObject(ctx));
       const v = await verifyToken(deps.cfg, token);
-      ctx.body = v.valid ? { valid: true, claims: v.claims, kid: v.kid } : { valid: false, reason: v.reason };
+      // `admission` is read from the verified claims only: a valid signature over a BLOCKED admission
+      // says "do not admit" as loudly as `valid` says "authentic".
+      ctx.body = v.valid ? { valid: true, admission: attestedAdmission(v.claims), claims: v.claims, kid: v.kid } : { valid: false, reason: v.reason };
     },
   );
 

@@ -3,6 +3,8 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import {
+  attestationBadgeState,
+  isKnownStatus,
   renderAttestationBadge,
   renderBadge,
   renderEngineBadge,
@@ -34,7 +36,9 @@ export function registerBadgeRoutes(router: Router, deps: AppDeps): void {
     sendSvg(ctx, renderVerifiedBadge(status === 'verified', one(ctx.query.label) ?? 'svc'), 300);
   });
 
+  // Only the contract's statuses are drawn; anything else is the fixed "unknown" badge with 404.
   router.get('/badge/status/:status', async (ctx) => {
+    if (!isKnownStatus(ctx.params.status)) ctx.status = 404;
     sendSvg(ctx, renderStatusBadge(ctx.params.status, one(ctx.query.label) ?? 'svc'), 300);
   });
 
@@ -47,7 +51,8 @@ export function registerBadgeRoutes(router: Router, deps: AppDeps): void {
     sendSvg(ctx, renderBadge({ label: one(q.label), message: one(q.message), color: one(q.color), labelColor: one(q.labelColor), logo: one(q.logo) }), 300);
   });
 
-  // "verified" only for a stored attestation whose token verifies now; expired or no longer
+  // "verified"/"admitted" only for a stored attestation whose token verifies now (and, for code
+// and SQL, signs ADMIT); "blocked" when it signs BLOCKED; expired or no longer
   // verifiable tokens say so; unknown ids are "not found". Public: the id is an unguessable jti.
   router.get('/badge/attestation/:id', async (ctx) => {
     const id = ctx.params.id as string;
@@ -61,7 +66,8 @@ export function registerBadgeRoutes(router: Router, deps: AppDeps): void {
     }
     if (!rec) return sendSvg(ctx, renderNotFoundBadge('attestation'), 0);
     const v = await verifyToken(deps.cfg, rec.token);
-    if (v.valid) return sendSvg(ctx, renderBadge({ label: 'attestation', message: 'verified', color: 'brightgreen' }), 0);
+    // The signed admission leads: a valid token of blocked content is a red "blocked" badge.
+    if (v.valid) return sendSvg(ctx, renderAttestationBadge(attestationBadgeState(v.claims)), 0);
     sendSvg(ctx, renderAttestationBadge(v.reason === 'token expired' ? 'expired' : 'invalid'), 0);
   });
 }

@@ -7,22 +7,36 @@ import { SvcClient, SvcApiError, SvcNetworkError } from '../index.js';
 import { outcomeOf, type Outcome, type VerifyKind } from '../outcome.js';
 import { EXIT, OUTCOME_EXIT, UsageError, InputError, exitCodeForError } from './exit-codes.js';
 import { runBatch } from './batch.js';
-import { humanVerdict, type Io } from './output.js';
+import { humanVerdict, table, type Io } from './output.js';
+import { configPath, readConfig, removeConfig, writeConfig, type StoredConfig } from './config.js';
+import { completionScript, SHELLS } from './completion.js';
+
+/** The CLI's version: the service version it was built with (docs/cli.md). */
+export const CLI_VERSION = '7.3.0';
 
 export const HELP = `svc — command-line client of the verification service
 
 Usage:
   svc verify <kind> <input> [flags]     one verification
-  svc batch <items.jsonl> [--out FILE]  submit a batch, show progress, write results as JSON lines
+  svc batch <items.jsonl> [flags]       submit a batch, show progress, then a table of results
+        --out FILE   results as JSON Lines into FILE       --jsonl  JSON Lines on stdout
+        --json       one JSON document {items, summary}     --chunk-size N  items per job (default 100;
+                     split further to the plan's batch size when the service names it)
+  svc login --email E --password-stdin  sign in and store the access token (expires after an hour)
+  svc login --token JWT | --api-key KEY [--base-url URL]   store credentials
+  svc login --status                    show what is stored;  svc logout  forget it
   svc keys create <name> [--scopes a,b] [--expires-in-days N]
   svc keys list
   svc keys revoke <key_id>
   svc health
+  svc completion bash|zsh               shell completion (source <(svc completion bash))
+  svc --version
 
 Verify kinds and their input (<input> or a FILE may be '-' for stdin; a flag value @FILE reads FILE):
   math <expression>            [--domain real|complex] [--tolerance T] [--precision decimal|float]
   logic <query>                [--provider P]
-  code <FILE|->                [--language python|javascript|...]
+  code <FILE|->                [--language python|javascript|...] (default: from the file's
+                               extension, .py .js .ts .tsx .sh .go .java .rb .php; stdin: python)
   sql <FILE|->                 --schema FILE | --schema-ddl DDL  [--dialect sqlite|postgres|mysql|...]
   fact <claim>                 --context TEXT|@FILE [--provider P]
   stats <CSV FILE> <query>     (or --query Q)
@@ -34,12 +48,17 @@ Verify kinds and their input (<input> or a FILE may be '-' for stdin; a flag val
 
 Global flags:
   --json                 machine output (one JSON document; errors as {"error":{...}})
-  --base-url URL         default SVC_BASE_URL, else http://127.0.0.1:8000
-  --api-key KEY          default SVC_API_KEY (verify, batch)
-  --token JWT            default SVC_ACCESS_TOKEN (keys: the Bearer token from sign-in)
+  --base-url URL         default SVC_BASE_URL, else svc login's, else http://127.0.0.1:8000
+  --api-key KEY          default SVC_API_KEY, else svc login's (verify, batch)
+  --token JWT            default SVC_ACCESS_TOKEN, else svc login's (keys: the Bearer token from sign-in)
+  -v, --verbose          also show the workflow id (X-Workflow-Id) of each answer
   --timeout SECONDS      per request (default 60)
   --retries N            attempts on 429/503, honouring Retry-After (default 4; total wait <= 30 s)
   -h, --help             this text
+  --version              the CLI's version
+
+Credentials stored by svc login: $SVC_CONFIG_DIR/config.json, else $XDG_CONFIG_HOME/svc/config.json,
+else ~/.config/svc/config.json (mode 0600).
 
 Exit codes:
   0   VERIFIED, or the endpoint's admitted outcome (code/sql ADMIT, logic SAT, fact/image
@@ -62,6 +81,7 @@ const GLOBAL_OPTIONS = {
   token: { type: 'string' },
   timeout: { type: 'string' },
   retries: { type: 'string' },
+  verbose: { type: 'boolean', short: 'v' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
 
@@ -91,6 +111,14 @@ const BATCH_OPTIONS = {
   'chunk-size': { type: 'string' },
   progress: { type: 'boolean' },
   'no-progress': { type: 'boolean' },
+  jsonl: { type: 'boolean' },
+} as const satisfies ParseArgsConfig['options'];
+
+const LOGIN_OPTIONS = {
+  ...GLOBAL_OPTIONS,
+  email: { type: 'string' },
+  'password-stdin': { type: 'boolean' },
+  status: { type: 'boolean' },
 } as const satisfies ParseArgsConfig['options'];
 
 const KEYS_OPTIONS = {
@@ -109,7 +137,7 @@ function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: string[]
   }
 }
 
-type GlobalValues = { json?: boolean; 'base-url'?: string; 'api-key'?: string; token?: string; timeout?: string; retries?: string };
+type GlobalValues = { json?: boolean; 'base-url'?: string; 'api-key'?: string; token?: string; timeout?: string; retries?: string; verbose?: boolean };
 
 function positiveNumber(flag: string, v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
@@ -118,18 +146,51 @@ function positiveNumber(flag: string, v: string | undefined): number | undefined
   return n;
 }
 
-function clientFor(v: GlobalValues, env: NodeJS.ProcessEnv, io: Io): SvcClient {
+interface Session {
+  client: SvcClient;
+  /** X-Workflow-Id of the last answer that had one. */
+  workflowId: () => string | undefined;
+  /** Where each credential came from (for the 401 hint). */
+  tokenFrom: 'flag' | 'env' | 'login' | null;
+}
+
+/** Flag, then SVC_* variable, then what svc login stored. */
+function clientFor(v: GlobalValues, env: NodeJS.ProcessEnv, io: Io): Session {
   const timeout = positiveNumber('timeout', v.timeout);
   const retries = positiveNumber('retries', v.retries);
   if (retries !== undefined && !Number.isInteger(retries)) throw new UsageError('--retries must be a whole number');
-  return new SvcClient({
-    baseUrl: v['base-url'] ?? env.SVC_BASE_URL,
-    apiKey: v['api-key'] ?? (env.SVC_API_KEY || undefined),
-    accessToken: v.token ?? (env.SVC_ACCESS_TOKEN || undefined),
+  const stored = readConfig(env, io.err);
+  const token = v.token ?? (env.SVC_ACCESS_TOKEN || undefined);
+  let workflowId: string | undefined;
+  const client = new SvcClient({
+    baseUrl: v['base-url'] ?? (env.SVC_BASE_URL || undefined) ?? stored.base_url ?? 'http://127.0.0.1:8000',
+    apiKey: v['api-key'] ?? (env.SVC_API_KEY || undefined) ?? stored.api_key,
+    accessToken: token ?? stored.access_token,
     timeoutMs: timeout === undefined ? undefined : timeout * 1000,
     retry: retries === undefined ? undefined : { maxAttempts: retries },
     onRetry: ({ status, waitMs }) => io.err(`svc: HTTP ${status}, retrying in ${(waitMs / 1000).toFixed(1)} s`),
+    onResponse: ({ headers }) => {
+      workflowId = headers.get('x-workflow-id') ?? workflowId;
+    },
   });
+  return { client, workflowId: () => workflowId, tokenFrom: v.token ? 'flag' : token ? 'env' : stored.access_token ? 'login' : null };
+}
+
+/** `svc verify code FILE`: the language its extension names (engines/code/languages.ts spellings). */
+const EXTENSION_LANGUAGES: Record<string, string> = {
+  '.py': 'python', '.pyw': 'python', '.js': 'javascript', '.mjs': 'javascript', '.cjs': 'javascript', '.jsx': 'javascript',
+  '.ts': 'typescript', '.mts': 'typescript', '.cts': 'typescript', '.tsx': 'tsx', '.sh': 'bash', '.bash': 'bash', '.zsh': 'bash',
+  '.go': 'go', '.java': 'java', '.rb': 'ruby', '.php': 'php',
+};
+
+export function languageFor(source: string, flag: string | undefined): string {
+  if (flag !== undefined) return flag;
+  // stdin has no name: python, as before (and as the service's default).
+  if (source === '-') return 'python';
+  const ext = path.extname(source).toLowerCase();
+  const lang = EXTENSION_LANGUAGES[ext];
+  if (!lang) throw new UsageError(`cannot tell the language of '${path.basename(source)}' from its extension; pass --language (python, javascript, typescript, tsx, bash, go, java, ruby, php)`);
+  return lang;
 }
 
 /** `-` is stdin; anything else a file path. */
@@ -172,7 +233,8 @@ async function verify(args: string[], env: NodeJS.ProcessEnv, io: Io): Promise<n
   const takesTwo = kind === 'stats' || kind === 'image';
   if (rest.length > 0 || (second !== undefined && !takesTwo)) throw new UsageError(`too many arguments for svc verify ${kind} (quote the input)`);
   const src = need(input, `svc verify ${kind} needs an input`);
-  const c = clientFor(o, env, io);
+  const session = clientFor(o, env, io);
+  const c = session.client;
   const text = (what: string) => (src === '-' ? readInput(io, '-', what) : src);
   let result: unknown;
   switch (kind) {
@@ -190,7 +252,7 @@ async function verify(args: string[], env: NodeJS.ProcessEnv, io: Io): Promise<n
       result = await c.verifyLogic(text('query'), { provider: o.provider });
       break;
     case 'code':
-      result = await c.verifyCode(readInput(io, src, 'code'), o.language ?? 'python');
+      result = await c.verifyCode(readInput(io, src, 'code'), languageFor(src, o.language));
       break;
     case 'sql': {
       if (o.schema !== undefined && o['schema-ddl'] !== undefined) throw new UsageError('give --schema FILE or --schema-ddl DDL, not both');
@@ -240,8 +302,10 @@ async function verify(args: string[], env: NodeJS.ProcessEnv, io: Io): Promise<n
     }
   }
   const outcome: Outcome = outcomeOf(kind, result);
-  if (o.json) io.out(JSON.stringify(result));
-  else io.out(humanVerdict(kind, result, outcome));
+  if (o.json) {
+    io.out(JSON.stringify(result));
+    if (o.verbose && session.workflowId()) io.err(`svc: workflow ${session.workflowId()}`);
+  } else io.out(humanVerdict(kind, result, outcome, { workflowId: o.verbose ? session.workflowId() : undefined }));
   return OUTCOME_EXIT[outcome];
 }
 
@@ -249,8 +313,19 @@ async function keys(args: string[], env: NodeJS.ProcessEnv, io: Io): Promise<num
   const { values: o, positionals } = parse(args, KEYS_OPTIONS);
   const [sub, arg, ...rest] = positionals;
   if (rest.length > 0) throw new UsageError('too many arguments for svc keys');
-  const c = clientFor(o, env, io);
-  if (!c.transport.accessToken) throw new UsageError('svc keys needs an access token: --token JWT or SVC_ACCESS_TOKEN (from /auth/signin)');
+  const session = clientFor(o, env, io);
+  const c = session.client;
+  if (!c.transport.accessToken) throw new UsageError('svc keys needs an access token: svc login, or --token JWT / SVC_ACCESS_TOKEN (from /auth/signin)');
+  try {
+    return await keysCommand(c, sub, arg, o, io);
+  } catch (err) {
+    // Access tokens expire after an hour: say how to get a fresh one.
+    if (err instanceof SvcApiError && err.status === 401 && session.tokenFrom === 'login') io.err('svc: the stored access token was refused (expired?): run svc login again');
+    throw err;
+  }
+}
+
+async function keysCommand(c: SvcClient, sub: string | undefined, arg: string | undefined, o: { json?: boolean; scopes?: string; 'expires-in-days'?: string }, io: Io): Promise<number> {
   switch (sub) {
     case 'create': {
       const name = need(arg, 'svc keys create needs a name');
@@ -266,7 +341,7 @@ async function keys(args: string[], env: NodeJS.ProcessEnv, io: Io): Promise<num
       const list = await c.listKeys();
       if (o.json) io.out(JSON.stringify(list));
       else if (list.length === 0) io.out('no active keys');
-      else io.out(list.map((k) => [k.id, k.name, k.preview ?? '', k.created_at, (k.scopes ?? []).join(',')].join('\t')).join('\n'));
+      else io.out(table([['ID', 'NAME', 'PREVIEW', 'CREATED', 'EXPIRES', 'SCOPES'], ...list.map((k) => [k.id, k.name, k.preview ?? '', k.created_at, k.expires_at ?? 'never', (k.scopes ?? []).join(',')])]));
       return EXIT.VERIFIED;
     }
     case 'revoke': {
@@ -284,10 +359,68 @@ async function keys(args: string[], env: NodeJS.ProcessEnv, io: Io): Promise<num
 async function health(args: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
   const { values: o, positionals } = parse(args, GLOBAL_OPTIONS);
   if (positionals.length > 0) throw new UsageError('svc health takes no argument');
-  const h = await clientFor(o, env, io).health();
+  const h = await clientFor(o, env, io).client.health();
   if (o.json) io.out(JSON.stringify(h));
   else io.out(`${h.service} ${h.version}: ${h.status} (${h.timestamp})`);
   return h.status === 'healthy' ? EXIT.VERIFIED : EXIT.UNAVAILABLE;
+}
+
+/** A JWT's expiry (seconds since the epoch), read without verifying (the service verifies it). */
+function jwtExpiry(token: string): number | undefined {
+  try {
+    const payload = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { exp?: unknown };
+    return typeof payload.exp === 'number' ? payload.exp : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function login(args: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
+  const { values: o, positionals } = parse(args, LOGIN_OPTIONS);
+  if (positionals.length > 0) throw new UsageError('svc login takes no argument (use --email, --token or --api-key)');
+  const file = configPath(env);
+  const stored = readConfig(env, io.err);
+  if (o.status) {
+    const exp = stored.access_token ? jwtExpiry(stored.access_token) : undefined;
+    const view = {
+      config: file,
+      base_url: stored.base_url ?? null,
+      email: stored.email ?? null,
+      api_key: stored.api_key ? `${stored.api_key.slice(0, 12)}…` : null,
+      access_token: stored.access_token ? (exp ? `expires ${new Date(exp * 1000).toISOString()}` : 'stored') : null,
+    };
+    if (o.json) io.out(JSON.stringify(view));
+    else io.out(Object.entries(view).map(([k, v]) => `${k}: ${v ?? '-'}`).join('\n'));
+    return stored.access_token || stored.api_key ? EXIT.VERIFIED : EXIT.NOT_VERIFIED;
+  }
+  const ways = [o.email !== undefined, o.token !== undefined, o['api-key'] !== undefined].filter(Boolean).length;
+  if (ways === 0) throw new UsageError('svc login needs --email E --password-stdin, --token JWT or --api-key KEY');
+  if (o.email !== undefined && o.token !== undefined) throw new UsageError('give --email or --token, not both');
+  const baseUrl = o['base-url'] ?? (env.SVC_BASE_URL || undefined) ?? stored.base_url;
+  const client = new SvcClient({ baseUrl: baseUrl ?? 'http://127.0.0.1:8000', apiKey: o['api-key'], accessToken: o.token });
+  const next: StoredConfig = { ...stored, ...(baseUrl ? { base_url: baseUrl } : {}) };
+  if (o.email !== undefined) {
+    // The password never appears on the command line (shell history, ps): stdin or SVC_PASSWORD.
+    const password = o['password-stdin'] ? io.readStdin().replace(/\r?\n$/, '') : env.SVC_PASSWORD;
+    if (!password) throw new UsageError('svc login --email needs the password on stdin (--password-stdin) or in SVC_PASSWORD');
+    const session = await client.signin({ email: o.email, password });
+    next.access_token = session.access_token;
+    next.email = o.email;
+  } else if (o.token !== undefined) {
+    const me = await client.me();
+    next.access_token = o.token;
+    next.email = me.email;
+  }
+  if (o['api-key'] !== undefined) {
+    if (!/^svc_[A-Za-z0-9_]+$/.test(o['api-key'])) throw new UsageError('--api-key does not look like an svc API key (svc_live_…)');
+    next.api_key = o['api-key'];
+  }
+  const written = writeConfig(env, next);
+  const exp = next.access_token && (o.email !== undefined || o.token !== undefined) ? jwtExpiry(next.access_token) : undefined;
+  const what = [o.email !== undefined || o.token !== undefined ? `access token${next.email ? ` of ${next.email}` : ''}${exp ? ` (expires ${new Date(exp * 1000).toISOString()})` : ''}` : null, o['api-key'] !== undefined ? 'API key' : null].filter(Boolean).join(' and ');
+  if (o.json) io.out(JSON.stringify({ config: written, stored: { access_token: Boolean(next.access_token), api_key: Boolean(next.api_key) }, email: next.email ?? null }));
+  else io.out(`stored the ${what} in ${written} (mode 600)`);
+  return EXIT.VERIFIED;
 }
 
 function wantsJson(args: string[]): boolean {
@@ -298,6 +431,10 @@ function wantsJson(args: string[]): boolean {
 export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Promise<number> {
   const [command, ...args] = argv;
   try {
+    if (command === '--version' || command === '-V' || command === 'version') {
+      io.out(`svc ${CLI_VERSION}`);
+      return EXIT.VERIFIED;
+    }
     if (!command || command === '-h' || command === '--help' || command === 'help' || args.includes('--help') || args.includes('-h')) {
       // Asked for: stdout and 0. No command at all is a usage error: stderr and 64.
       if (!command) {
@@ -315,12 +452,17 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Prom
         if (positionals.length !== 1) throw new UsageError('svc batch needs exactly one items file (JSON lines, or - for stdin)');
         const chunk = positiveNumber('chunk-size', o['chunk-size']);
         if (chunk !== undefined && (!Number.isInteger(chunk) || chunk > 100)) throw new UsageError('--chunk-size must be a whole number from 1 to 100');
+        if (o.jsonl && (o.json || o.out)) throw new UsageError('--jsonl writes JSON Lines to stdout: not with --json or --out');
         const pollMs = positiveNumber('poll-ms', o['poll-ms']);
         const waitTimeout = positiveNumber('wait-timeout', o['wait-timeout']);
-        return await runBatch(clientFor(o, env, io), io, {
+        const session = clientFor(o, env, io);
+        return await runBatch(session.client, io, {
           source: positionals[0] as string,
           out: o.out,
           json: o.json === true,
+          jsonl: o.jsonl === true,
+          verbose: o.verbose === true,
+          workflowId: session.workflowId,
           chunkSize: chunk ?? 100,
           pollMs: pollMs ?? 500,
           waitTimeoutMs: (waitTimeout ?? 900) * 1000,
@@ -330,6 +472,21 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Prom
       }
       case 'keys':
         return await keys(args, env, io);
+      case 'login':
+        return await login(args, env, io);
+      case 'logout': {
+        const { positionals } = parse(args, GLOBAL_OPTIONS);
+        if (positionals.length > 0) throw new UsageError('svc logout takes no argument');
+        io.out(removeConfig(env) ? `removed ${configPath(env)}` : 'nothing stored');
+        return EXIT.VERIFIED;
+      }
+      case 'completion': {
+        const { positionals } = parse(args, GLOBAL_OPTIONS);
+        const shell = positionals[0];
+        if (positionals.length !== 1 || !(SHELLS as readonly string[]).includes(shell as string)) throw new UsageError(`svc completion needs one shell: ${SHELLS.join(' or ')}`);
+        io.out(completionScript(shell as (typeof SHELLS)[number]));
+        return EXIT.VERIFIED;
+      }
       case 'health':
         return await health(args, env, io);
       default:

@@ -96,7 +96,10 @@ function decideParts(g: VerifyGuardResult, engineResults: readonly unknown[], ct
   const admission = allVerified && checked.every((c) => c.admission === 'ADMIT') ? 'ADMIT' : 'BLOCKED';
   const first = checked[0];
   const proofRef = status === 'VERIFIED' && first ? first.proofRef : null;
-  const attestationId = status === 'VERIFIED' && first ? first.attestationId : null;
+  // The attestation shown with the decision must carry its admission: when a part's engine refused
+  // admission, that part's attestation (which signs admission BLOCKED), never a math part's.
+  const refused = checked.find((c) => c.admission === 'BLOCKED');
+  const attestationId = status === 'VERIFIED' ? ((admission === 'BLOCKED' ? refused?.attestationId : first?.attestationId) ?? null) : null;
   const single = checked.length === 1 ? first : undefined;
   const method =
     engine === null

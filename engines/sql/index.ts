@@ -309,7 +309,7 @@ export function verifySql(req: SqlRequest, engines: VerifySqlEngines = {}): Engi
     if (pg.kind === 'syntax') {
       return blocked(a, SQL_CONSTRAINTS.parseError, `PostgreSQL could not parse the query: ${pg.message}`);
     }
-    a.add(issue('execution_error', 'error', `PostgreSQL rejected the query: ${pg.message}`, 'postgres', { sqlstate: pg.sqlstate }));
+    a.add(issue('execution_error', 'error', `PostgreSQL rejected the query: ${pg.message}`, 'postgres', { sqlstate: pg.sqlstate, line_number: pg.line }));
     return blocked(a, SQL_CONSTRAINTS.executionError, `PostgreSQL rejected the query at prepare time (SQLSTATE ${pg.sqlstate}): ${pg.message}`);
   }
   // A schema violation is proven only by the dialect's own engine refusing the statement for a
@@ -636,7 +636,7 @@ function engineSchemaRefusal(a: Analysis): EngineOutcome | null {
   if (pg?.ran === true && !pg.ok && (pg.kind === 'undefined_table' || pg.kind === 'undefined_column' || pg.kind === 'ambiguous_column')) {
     // PostgreSQL's own name resolution decides; the resolver's findings stay as supporting detail.
     const type = pg.kind === 'undefined_table' ? 'undeclared_table' : pg.kind === 'undefined_column' ? 'undeclared_column' : 'ambiguous_column';
-    const found = issue(type, 'error', `PostgreSQL: ${pg.message}`, 'postgres', { sqlstate: pg.sqlstate });
+    const found = issue(type, 'error', `PostgreSQL: ${pg.message}`, 'postgres', { sqlstate: pg.sqlstate, line_number: pg.line });
     a.add(found);
     return schemaViolationOutcome(a, [found, ...resolverFindings()], 'postgresql');
   }

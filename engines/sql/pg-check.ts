@@ -32,7 +32,7 @@ export type PgErrorKind = 'syntax' | 'undefined_table' | 'undefined_column' | 'a
 
 export type PgCheckResult =
   | { ran: true; ok: true; columns: Array<{ name: string; type_oid: number }>; tree: PgTreeText | null; ms: number; schema_cached: boolean }
-  | { ran: true; ok: false; kind: PgErrorKind; sqlstate: string; message: string; ms: number; schema_cached: boolean }
+  | { ran: true; ok: false; kind: PgErrorKind; sqlstate: string; message: string; ms: number; schema_cached: boolean; position?: number; line?: number }
   /** The check could not run (engine unavailable, schema not representable): the verdict rests on the parser. */
   | { ran: false; reason: string };
 
@@ -246,7 +246,8 @@ function spawn(): PgWorker {
       });
     } else {
       const sqlstate = String(msg.sqlstate);
-      p.resolve({ ran: true, ok: false, kind: classifyPgError(sqlstate), sqlstate, message: String(msg.message), ms: round(Number(msg.ms)), schema_cached: msg.schemaCached === true });
+      const position = typeof msg.position === 'number' ? msg.position : undefined;
+      p.resolve({ ran: true, ok: false, kind: classifyPgError(sqlstate), sqlstate, message: String(msg.message), ms: round(Number(msg.ms)), schema_cached: msg.schemaCached === true, ...(position ? { position } : {}) });
     }
   });
   worker.on('error', (err) => down(`the PostgreSQL worker failed: ${err.message}`));
@@ -316,13 +317,26 @@ export async function pgCheck(query: string, ddl: string): Promise<PgCheckResult
       void w.worker.terminate();
       resolve({ ran: false, reason: `the PostgreSQL check exceeded ${timeoutMs} ms` });
     }, timeoutMs);
-    w.pending.set(msg.id, { resolve, timer });
+    // The line of PostgreSQL's cursor position (placeholders rewritten to $n keep the lines).
+    const withLine = (r: PgCheckResult) => resolve(r.ran && !r.ok && r.position !== undefined ? { ...r, line: lineAt(query, r.position) } : r);
+    w.pending.set(msg.id, { resolve: withLine, timer });
     w.worker.ref();
     w.worker.postMessage(msg);
   });
 }
 
 const round = (ms: number) => Math.round(ms * 10) / 10;
+
+/** 1-based line of a 1-based character position (PostgreSQL counts characters, not bytes). */
+export function lineAt(text: string, position: number): number {
+  let line = 1;
+  let i = 0;
+  for (const ch of text) {
+    if (++i >= position) break;
+    if (ch === '\n') line++;
+  }
+  return line;
+}
 
 /** Stops the worker (tests, benches); the next check starts a new one. */
 export async function shutdownPgCheck(): Promise<void> {

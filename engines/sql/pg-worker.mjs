@@ -101,7 +101,9 @@ async function check(msg) {
     } catch (err) {
       const sqlstate = typeof err?.code === 'string' ? err.code : '';
       if (sqlstate === '') return { type: 'unavailable', id: msg.id, reason: `PostgreSQL check failed: ${messageOf(err)}` };
-      return { type: 'result', id: msg.id, ok: false, sqlstate, message: messageOf(err), ms: performance.now() - t0, schemaCached };
+      // PostgreSQL's cursor position (1-based character offset into the query), when it gives one.
+      const position = Number(err?.position);
+      return { type: 'result', id: msg.id, ok: false, sqlstate, message: messageOf(err), ...(Number.isInteger(position) && position > 0 ? { position } : {}), ms: performance.now() - t0, schemaCached };
     }
   } finally {
     // Nothing of the request survives it (the cached schemas hold only the declared tables).

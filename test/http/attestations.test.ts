@@ -50,6 +50,8 @@ describe('issued attestations are stored with their organization', () => {
       status: 'ISSUED',
       token: verified.attestation.token,
       claims: expect.objectContaining({ iss: issuer(), jti: verified.attestation.id, sub: queryHash(IDENTITY) }),
+      // Issue 27: the signed admission (none for math).
+      admission: null,
       engine: 'math',
       proof_ref: verified.proof_ref,
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
@@ -126,7 +128,8 @@ describe('POST /attestation/verify', () => {
   it('accepts a service-issued token: {valid, claims, kid}', async () => {
     const res = await verify(verified.attestation.token);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ valid: true, claims: expect.objectContaining({ jti: verified.attestation.id, iss: issuer() }), kid: decodeProtectedHeader(verified.attestation.token).kid });
+    // Issue 27: `admission` (null: math signs none).
+    expect(res.body).toEqual({ valid: true, admission: null, claims: expect.objectContaining({ jti: verified.attestation.id, iss: issuer() }), kid: decodeProtectedHeader(verified.attestation.token).kid });
   });
 
   it('rejects tampering, foreign keys, other algorithms, expiry, issuer and claim shape (200, valid false, reason)', async () => {

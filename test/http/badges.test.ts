@@ -72,9 +72,15 @@ describe('badges', () => {
     const b = await get('/badge/status/blocked');
     expect(texts(b.text)).toContain('BLOCKED');
     expect(messageColor(b.text)).toBe('#dd4343'); // critical
+    // Issue 27: an unknown status is not drawn (this row used to expect the URL's text on the badge).
     const unknown = await get('/badge/status/whatever');
-    expect(texts(unknown.text)).toContain('WHATEVER');
-    expect(messageColor(unknown.text)).toBe('#555'); // grey
+    expect(unknown.status).toBe(404);
+    expectSafeSvg(unknown);
+    expect(texts(unknown.text)).toContain('unknown');
+    expect(texts(unknown.text)).not.toContain('WHATEVER');
+    const unverifiable = await get('/badge/status/UNVERIFIABLE');
+    expect(unverifiable.status).toBe(200);
+    expect(messageColor(unverifiable.text)).toBe('#9a6700'); // not the label's grey
     const e = await get('/badge/engine/MATH');
     expectSafeSvg(e);
     expect(texts(e.text)).toEqual(expect.arrayContaining(['engine', 'math']));
@@ -116,7 +122,8 @@ describe('badges', () => {
   it('hostile path segments give badges, not error pages', async () => {
     for (const p of ['/badge/status/%3Csvg%20onload%3Dalert(1)%3E', '/badge/engine/..%2F..%2Fetc%2Fpasswd', '/badge/status/%F0%9F%98%80', '/badge/attestation/%3Cscript%3E']) {
       const res = await get(p);
-      expect(res.status, p).toBe(200);
+      // Unknown statuses are 404 with the fixed "unknown" badge (issue 27); the others stay 200.
+      expect(res.status, p).toBe(p.startsWith('/badge/status/') ? 404 : 200);
       expectSafeSvg(res);
     }
   });

@@ -2,6 +2,9 @@ import { describe, it, expect } from 'vitest';
 import {
   renderBadge,
   renderStatusBadge,
+  isKnownStatus,
+  attestationBadgeState,
+  NOT_PROVEN_COLOR,
   renderVerifiedBadge,
   renderEngineBadge,
   renderAttestationBadge,
@@ -232,7 +235,10 @@ describe('status, engine, attestation and not-found badges', () => {
       ['BLOCKED', 'BLOCKED', '#dd4343'],
       ['pending', 'PENDING', '#939393'],
       ['ERROR', 'ERROR', '#ea7233'],
-      ['weird', 'WEIRD', '#555'],
+      ['unverifiable', 'UNVERIFIABLE', '#9a6700'],
+      ['admit', 'ADMIT', '#4b0'],
+      // Issue 27: a status the service does not have is the fixed "unknown" badge, never the URL's text.
+      ['weird', 'unknown', '#939393'],
     ];
     for (const [input, message, fill] of cases) {
       const b = inspect(renderStatusBadge(input));
@@ -240,8 +246,9 @@ describe('status, engine, attestation and not-found badges', () => {
       expect(b.fills).toContain(fill);
     }
     const hostile = inspect(renderStatusBadge('<img src=x onerror=alert(1)>'));
-    expect(hostile.title).toBe('svc: <IMG SRC=X ONERROR=ALERT(1)>');
-    expect(hostile.fills).toContain('#555');
+    expect(hostile.title).toBe('svc: unknown');
+    for (const s of ['VERIFIED ', ' blocked', 'unverifiable']) expect(isKnownStatus(s), s).toBe(true);
+    for (const s of ['constructor', '__proto__', 'VERIFIED!', '', 'hacked', 42]) expect(isKnownStatus(s), String(s)).toBe(false);
   });
 
   it('renders verified, engine, attestation and not-found badges', () => {
@@ -262,10 +269,44 @@ describe('status, engine, attestation and not-found badges', () => {
     expect(inspect(renderAttestationBadge('REVOKED')).fills).toContain('#dd4343');
     expect(inspect(renderAttestationBadge('expired')).fills).toContain('#ea7233');
     expect(inspect(renderAttestationBadge('other')).fills).toContain('#555');
+    expect(inspect(renderAttestationBadge('blocked')).fills).toContain('#dd4343');
+    expect(inspect(renderAttestationBadge('admitted')).fills).toContain('#4b0');
+    expect(inspect(renderAttestationBadge('admission unknown')).fills).toContain('#9a6700');
 
     const n = inspect(renderNotFoundBadge());
     expect(n.title).toBe('svc: not found');
     expect(n.fills).toContain('#939393');
     expect(inspect(renderNotFoundBadge('attestation')).title).toBe('attestation: not found');
+  });
+});
+
+describe('issue 27: attestation badge state leads with the signed admission; readable not-proven badges', () => {
+  it('blocked / admitted / admission unknown / verified', () => {
+    expect(attestationBadgeState({ svc: { result: { engine: 'code', admission: 'BLOCKED' } } })).toBe('blocked');
+    expect(attestationBadgeState({ svc: { result: { engine: 'sql', admission: 'ADMIT' } } })).toBe('admitted');
+    // A code/SQL token without a signed admission (older tokens) is never shown as admissible.
+    expect(attestationBadgeState({ svc: { result: { engine: 'code' } } })).toBe('admission unknown');
+    expect(attestationBadgeState({ svc: { result: { engine: 'sql', admission: 'yes' } } })).toBe('admission unknown');
+    expect(attestationBadgeState({ svc: { result: { engine: 'math' } } })).toBe('verified');
+  });
+
+  it('the UNVERIFIABLE badge is not grey on grey: white text on its message reads at WCAG AA (>= 4.5:1)', () => {
+    const lum = (hex: string) => {
+      const h = hex.replace('#', '');
+      const full = h.length === 3 ? [...h].map((c) => c + c).join('') : h;
+      const [r, g, b] = [0, 2, 4].map((i) => parseInt(full.slice(i, i + 2), 16) / 255).map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4)) as [number, number, number];
+      return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    };
+    const contrast = (a: string, b: string) => {
+      const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p) as [number, number];
+      return (x + 0.05) / (y + 0.05);
+    };
+    const svg = renderStatusBadge('UNVERIFIABLE');
+    const fills = [...svg.matchAll(/<rect[^>]*fill="(#[0-9a-f]+)"/g)].map((m) => m[1] as string);
+    const [label, message] = fills as [string, string];
+    expect(message).not.toBe(label);
+    expect(message).toBe(NOT_PROVEN_COLOR);
+    const textFill = /<text x="\d+" y="140"(?: fill="(#[0-9a-f]+)")?[^>]*>UNVERIFIABLE</.exec(svg)?.[1] ?? '#fff';
+    expect(contrast(textFill, message)).toBeGreaterThanOrEqual(4.5);
   });
 });
