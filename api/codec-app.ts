@@ -14,7 +14,7 @@ import type { Accounts } from '../core/accounts.js';
 import { logger } from '../core/logger.js';
 import { PayloadDecryptionError, type AesGcmPayloadCodec } from '../core/payload-codec.js';
 import { HttpError } from './errors.js';
-import { errorHandler } from './middleware/errors.js';
+import { errorHandler, requestId } from './middleware/errors.js';
 import { jsonBody, bodyObject } from './middleware/body.js';
 import { INSUFFICIENT_PERMISSIONS, INVALID_TOKEN, resolveJwt, type Principal } from './middleware/auth.js';
 import { operatorIds } from './routes/metrics.js';
@@ -138,6 +138,7 @@ export function createCodecApp(deps: CodecDeps): Koa {
   const origins = corsOrigins(deps.cfg);
   const body = jsonBody({ limitBytes: CODEC_BODY_LIMIT, timeoutMs: deps.cfg.SVC_BODY_READ_TIMEOUT * 1000 });
 
+  app.use(requestId());
   app.use(cors(origins));
   app.use(errorHandler());
   app.use(async (ctx) => {

@@ -202,9 +202,10 @@ export const approveToolResponseSchema = z.object({
 });
 
 /** The `SVC-AGENT-CTX-001` 400 body. */
-export const contextErrorSchema = z.object({ code: z.literal(AGENT_CONTEXT_ERROR_CODE), detail: z.string() });
+export const contextErrorSchema = z.object({ detail: z.string(), code: z.literal(AGENT_CONTEXT_ERROR_CODE), request_id: z.string() });
 /** The `SVC-005` 429 body. */
 export const rateLimitErrorSchema = z.object({
   error: z.object({ code: z.literal('SVC-005'), message: z.string(), details: z.object({ limit: z.number(), reset_at: z.string(), retry_after: z.number() }) }),
+  request_id: z.string(),
 });
-export const errorSchema = z.object({ detail: z.string() });
+export const errorSchema = z.object({ detail: z.string(), code: z.string(), request_id: z.string() });

@@ -68,7 +68,7 @@ describe('item 2: code scanner nesting', () => {
     await trivialMath(b.key);
     const res = await attack;
     expect(res.status).toBe(503);
-    expect(res.body).toEqual({ detail: 'Code verification timed out.' });
+    expect(res.body).toEqual({ detail: 'Code verification timed out.', code: expect.any(String), request_id: expect.any(String) });
     // The deadline is the engine's (SVC_CODE_VERIFY_TIMEOUT, 10 s), not the 10 s plus the grace.
     expect(Date.now() - started).toBeLessThan(14_000);
   });

@@ -73,7 +73,7 @@ describe('POST /webhooks/secret-scanning', () => {
     expect(doc?.revoked_at).toBeInstanceOf(Date);
     const denied = await post('/verify/math', { expression: '1 + 1' }, { 'x-api-key': t.key });
     expect(denied.status).toBe(401);
-    expect(denied.body).toEqual({ detail: 'API key is revoked, inactive or expired.' });
+    expect(denied.body).toEqual({ detail: 'API key is revoked, inactive or expired.', code: expect.any(String), request_id: expect.any(String) });
 
     // The security event in the organization's audit chain, with the masked preview only.
     const preview = maskApiKey(t.key);
@@ -243,7 +243,7 @@ describe('POST /webhooks/secret-scanning', () => {
       const big = JSON.stringify([{ ...match(t.key, marker), padding: 'x'.repeat(1_048_576) }]);
       const res = await deliver(big, signed(big, current));
       expect(res.status).toBe(413);
-      expect(res.body).toEqual({ detail: 'Request body exceeds the 1048576 byte limit for this endpoint.' });
+      expect(res.body).toEqual({ detail: 'Request body exceeds the 1048576 byte limit for this endpoint.', code: expect.any(String), request_id: expect.any(String) });
 
       // Chunked, no Content-Length: the answer comes while the client is still sending.
       const { port } = new URL(apiUrl());
@@ -271,7 +271,7 @@ describe('POST /webhooks/secret-scanning', () => {
         pump();
       });
       expect(streamed.status).toBe(413);
-      expect(JSON.parse(streamed.body)).toEqual({ detail: 'Request body exceeds the 1048576 byte limit for this endpoint.' });
+      expect(JSON.parse(streamed.body)).toEqual({ detail: 'Request body exceeds the 1048576 byte limit for this endpoint.', code: expect.any(String), request_id: expect.any(String) });
       expect(streamed.ended).toBe(false);
       expect(streamed.sentWhenAnswered).toBeLessThan(4 * 1_048_576);
       await expectNothingKept(t, big, marker, auditBefore);
@@ -304,7 +304,7 @@ describe('POST /webhooks/secret-scanning', () => {
         await sleep(1100);
         const res = await deliver(body, signed(body, rotated));
         expect(res.status).toBe(503);
-        expect(res.body).toEqual({ detail: 'Webhook signing keys unavailable — retry shortly.' });
+        expect(res.body).toEqual({ detail: 'Webhook signing keys unavailable — retry shortly.', code: expect.any(String), request_id: expect.any(String) });
         await expectNothingKept(t, body, marker, auditBefore);
       } finally {
         keyServer.status = 200;
