@@ -139,8 +139,9 @@ export function createCodecApp(deps: CodecDeps): Koa {
   const body = jsonBody({ limitBytes: CODEC_BODY_LIMIT, timeoutMs: deps.cfg.SVC_BODY_READ_TIMEOUT * 1000 });
 
   app.use(requestId());
-  app.use(cors(origins));
+  // Outside CORS so that its own 403 (a refused preflight) gets `code` and `request_id` too.
   app.use(errorHandler());
+  app.use(cors(origins));
   app.use(async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
     ctx.set('X-Content-Type-Options', 'nosniff');
