@@ -113,7 +113,8 @@ const LOGIN_PAGE = `<!doctype html>
 <body style="font-family: sans-serif; max-width: 40em; margin: 2em auto">
 <h1>svc codec server</h1>
 <p>Platform operators: paste your access token (<code>POST /auth/signin</code>) to let the Temporal UI decrypt
-payloads in this browser (then enable "Include cross-origin credentials" in the UI's codec server settings).</p>
+payloads in this browser. The dev and test stacks' Temporal UI already sends the session cookie ("Include cross-origin
+credentials" is on); open it at the same host as this page (127.0.0.1).</p>
 <form id="f"><input id="t" type="password" autocomplete="off" size="60" placeholder="access token">
 <button>Sign in</button> <button type="button" id="out">Sign out</button></form>
 <p id="s" role="status"></p>

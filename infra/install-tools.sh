@@ -109,8 +109,22 @@ install_node_modules() {
   echo "$want" >"$stamp"
 }
 
+install_chromium() {
+  # Debian's chromium package (never a downloaded browser): the headless-browser test of the
+  # Temporal UI's decrypted payloads (test/http/temporal-ui-browser.test.ts). Idempotent.
+  if command -v chromium >/dev/null 2>&1; then
+    return
+  fi
+  log "apt-get install chromium"
+  if ! DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium >/dev/null; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium >/dev/null
+  fi
+  log "chromium: $(chromium --version 2>/dev/null || echo unavailable)"
+}
+
 case "${1:-all}" in
   node) install_node_modules ;;
+  chromium) install_chromium ;;
   temporal) install_temporal ;;
   ferretdb) install_ferretdb ;;
   qwed-client) install_qwed_client ;;
@@ -125,12 +139,15 @@ case "${1:-all}" in
     ferret_pid=$!
     install_qwed_client &
     qwed_pid=$!
+    install_chromium &
+    chromium_pid=$!
     status=0
     wait "$node_pid" || status=1
     wait "$temporal_pid" || status=1
     wait "$ferret_pid" || status=1
     wait "$qwed_pid" || status=1
+    wait "$chromium_pid" || status=1
     exit "$status"
     ;;
-  *) echo "usage: $0 [all|node|temporal|ferretdb|qwed-client]" >&2; exit 2 ;;
+  *) echo "usage: $0 [all|node|temporal|ferretdb|qwed-client|chromium]" >&2; exit 2 ;;
 esac

@@ -320,6 +320,8 @@ export interface StackOptions {
   /** Worker processes (default SVC_WORKER_PROCESSES, else 1) and API processes behind the one port (default SVC_API_PROCESSES, else 1). */
   workerProcesses?: number;
   apiProcesses?: number;
+  /** Operator user ids for the codec server only (the test stack's browser row), added to SVC_METRICS_OPERATOR_USER_IDS there. */
+  codecOperatorIds?: readonly string[];
 }
 
 function processCount(explicit: number | undefined, raw: string | undefined, name: string): number {
@@ -520,7 +522,12 @@ export class Stack {
         args: [...service('api/codec-server.ts')],
         // Operators encode through it: it must never hold the key that proves the API made a
         // workflow input (core/workflow-input-auth.ts), or an encoded input would pass as the API's.
-        env: withoutWorkflowInputKey(this.env),
+        env: {
+          ...withoutWorkflowInputKey(this.env),
+          ...(opts.codecOperatorIds?.length
+            ? { SVC_METRICS_OPERATOR_USER_IDS: [this.env.SVC_METRICS_OPERATOR_USER_IDS, ...opts.codecOperatorIds].filter(Boolean).join(',') }
+            : {}),
+        },
         ready: async () => {
           const res = await fetch(`http://127.0.0.1:${codecServerPort(ports)}/health`).catch(() => null);
           return res?.status === 200;

@@ -1,0 +1,83 @@
+// Drives Debian's chromium (headless, fresh profile, no network beyond loopback) over the DevTools
+// protocol as an operator would: optionally signs in at the codec server's own page (types the
+// token, presses "Sign in"), then opens a workflow in the Temporal UI and waits until its input is
+// shown. Prints one JSON line: { signedIn, status, text } where text is the page's visible text.
+// Run with: node --experimental-websocket ui-decode.mjs <codecUrl> <uiUrl> <workflowId> <token|-> <needle>
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const [codecUrl, uiUrl, workflowId, token, needle] = process.argv.slice(2);
+const profile = mkdtempSync(join(tmpdir(), 'svc-chromium-'));
+const chrome = spawn('chromium', [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+  '--disable-sync', '--no-first-run', `--user-data-dir=${profile}`, '--remote-debugging-port=0', 'about:blank',
+], { stdio: ['ignore', 'ignore', 'pipe'] });
+
+const finish = (out, code = 0) => {
+  chrome.kill('SIGKILL');
+  rmSync(profile, { recursive: true, force: true });
+  process.stdout.write(JSON.stringify(out) + '\n');
+  process.exit(code);
+};
+setTimeout(() => finish({ error: 'timed out' }, 2), 150_000).unref();
+
+const wsUrl = await new Promise((resolve, reject) => {
+  let buf = '';
+  chrome.stderr.on('data', (c) => {
+    buf += c;
+    const m = /DevTools listening on (ws:\/\/\S+)/.exec(buf);
+    if (m) resolve(m[1]);
+  });
+  chrome.on('exit', (code) => reject(new Error(`chromium exited ${code}: ${buf.slice(-500)}`)));
+}).catch((e) => finish({ error: String(e.message) }, 2));
+
+const ws = new WebSocket(wsUrl);
+await new Promise((r) => ws.addEventListener('open', r, { once: true }));
+let seq = 0;
+const pending = new Map();
+ws.addEventListener('message', (ev) => {
+  const msg = JSON.parse(String(ev.data));
+  if (msg.id && pending.has(msg.id)) {
+    pending.get(msg.id)(msg);
+    pending.delete(msg.id);
+  }
+});
+const send = (method, params = {}, sessionId) =>
+  new Promise((resolve, reject) => {
+    const id = ++seq;
+    pending.set(id, (m) => (m.error ? reject(new Error(`${method}: ${m.error.message}`)) : resolve(m.result)));
+    ws.send(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }));
+  });
+
+const { targetId } = await send('Target.createTarget', { url: 'about:blank' });
+const { sessionId } = await send('Target.attachToTarget', { targetId, flatten: true });
+const page = (method, params) => send(method, params, sessionId);
+await page('Page.enable');
+await page('Runtime.enable');
+const evaluate = async (expression) => (await page('Runtime.evaluate', { expression, awaitPromise: true, returnByValue: true })).result.value;
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const waitFor = async (expression, ms) => {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await evaluate(expression).catch(() => undefined);
+    if (v) return v;
+    if (Date.now() > end) return undefined;
+    await sleep(500);
+  }
+};
+
+let signedIn = null;
+if (token !== '-') {
+  await page('Page.navigate', { url: `${codecUrl}/` });
+  await waitFor(`!!document.getElementById('t') && !!document.getElementById('f')`, 20_000);
+  await evaluate(`document.getElementById('t').value = ${JSON.stringify(token)}; document.querySelector('#f button').click(); true`);
+  signedIn = (await waitFor(`document.getElementById('s').textContent`, 20_000)) ?? null;
+}
+
+await page('Page.navigate', { url: `${uiUrl}/namespaces/default/workflows/${encodeURIComponent(workflowId)}` });
+// The SPA renders the history and asks the codec server to decode; wait for the needle (or give up).
+const found = await waitFor(`document.body && document.body.innerText.includes(${JSON.stringify(needle)})`, 60_000);
+const text = (await evaluate('document.body ? document.body.innerText : ""')) ?? '';
+finish({ signedIn, status: found ? 'found' : 'absent', text: text.slice(0, 20_000) });
