@@ -75,7 +75,7 @@ describe('HTTP hygiene', () => {
       req.on('error', reject);
       req.end();
     });
-    expect(trace).toEqual({ status: 405, allow: 'HEAD, GET', body: { detail: 'Method TRACE is not allowed on this path: use HEAD, GET.' } });
+    expect(trace).toEqual({ status: 405, allow: 'HEAD, GET', body: { detail: 'Method TRACE is not allowed on this path: use HEAD, GET.', code: 'method_not_allowed', request_id: expect.any(String) } });
     // Any other method no route uses (was a bare 501).
     const propfind = await http('PROPFIND', '/health');
     expect(propfind.status).toBe(405);

@@ -92,7 +92,7 @@ describe('sandbox failures', () => {
         sock.on('close', () => resolve(data));
       });
       expect(reply).toMatch(/^HTTP\/1\.1 408/);
-      expect(reply).toContain('{"detail":"Request body not received in time."}');
+      expect(reply).toContain('{"detail":"Request body not received in time.","code":"request_timeout","request_id":"');
       expect(Date.now() - started).toBeGreaterThanOrEqual(1900);
       expect(Date.now() - started).toBeLessThan(10_000);
     });

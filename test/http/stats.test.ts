@@ -200,7 +200,7 @@ describe('POST /verify/stats', () => {
       sock.on('close', () => resolve(data));
     });
     expect(reply).toMatch(/^HTTP\/1\.1 413/);
-    expect(reply).toContain('{"detail":"Request body exceeds the 10065536 byte limit for this endpoint."}');
+    expect(reply).toContain('{"detail":"Request body exceeds the 10065536 byte limit for this endpoint.","code":"payload_too_large","request_id":"');
   });
 
   it('removes the stored upload after answering, and audits the request', async () => {

@@ -16,10 +16,18 @@ const chrome = spawn('chromium', [
 ], { stdio: ['ignore', 'ignore', 'pipe'] });
 
 const finish = (out, code = 0) => {
-  chrome.kill('SIGKILL');
-  rmSync(profile, { recursive: true, force: true });
   process.stdout.write(JSON.stringify(out) + '\n');
-  process.exit(code);
+  const done = () => {
+    try {
+      rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+    } catch {
+      /* a leftover temporary profile is harmless */
+    }
+    process.exit(code);
+  };
+  if (chrome.exitCode !== null) return done();
+  chrome.once('exit', done);
+  chrome.kill('SIGKILL');
 };
 setTimeout(() => finish({ error: 'timed out' }, 2), 150_000).unref();
 
