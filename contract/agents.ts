@@ -91,6 +91,9 @@ export const agentBlockedResponseSchema = z.object({
   findings: z.array(findingSchema),
   workflow_id: z.string(),
   audit_log_id: z.string(),
+  /** Added by the error handler to every body with a `detail` (docs/errors.md). */
+  code: z.string(),
+  request_id: z.string(),
 });
 
 export const toolChangedResponseSchema = z.object({
@@ -101,6 +104,8 @@ export const toolChangedResponseSchema = z.object({
   presented_hash: z.string(),
   workflow_id: z.string(),
   audit_log_id: z.string(),
+  code: z.string(),
+  request_id: z.string(),
 });
 
 export const agentVerifyResponseSchema = z.object({
