@@ -9,8 +9,8 @@ SVC_URL=${SVC_URL:-http://127.0.0.1:8000}
 SVC_EMAIL=${SVC_EMAIL:-me@example.com}
 SVC_PASSWORD=${SVC_PASSWORD:-a long passphrase 42}
 
-# The value of a string field of a one-line JSON object (tokens, keys and ids carry no quotes).
-field() { sed -n "s/.*\"$1\":\"\([^\"]*\)\".*/\1/p"; }
+# The first value of a string field in a JSON text (tokens, keys and statuses carry no quotes).
+field() { { grep -o "\"$1\":\"[^\"]*\"" || true; } | head -n 1 | cut -d '"' -f 4; }
 # POST JSON; prints the body, then the status on the last line.
 post() { curl -sS -w '\n%{http_code}' "$SVC_URL$1" -H 'content-type: application/json' "${@:3}" -d "$2"; }
 
