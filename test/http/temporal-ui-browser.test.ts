@@ -35,8 +35,8 @@ beforeAll(async () => {
   operatorToken = signin.body.access_token;
 }, 120_000);
 
-async function browse(token: string) {
-  const { stdout } = await run(process.execPath, ['--experimental-websocket', '--no-warnings', DRIVER, codecUrl(), uiUrl(), workflowId, token, EXPRESSION], { timeout: 170_000, maxBuffer: 8 * 1024 * 1024 });
+async function browse(token: string, waitMs = 60_000) {
+  const { stdout } = await run(process.execPath, ['--experimental-websocket', '--no-warnings', DRIVER, codecUrl(), uiUrl(), workflowId, token, EXPRESSION, String(waitMs)], { timeout: 170_000, maxBuffer: 8 * 1024 * 1024 });
   return JSON.parse(stdout.trim().split('\n').pop() as string) as { signedIn: string | null; status: string; text: string; error?: string };
 }
 
@@ -50,7 +50,8 @@ describe('the Temporal UI in a headless browser', () => {
   }, 180_000);
 
   it('shows no plaintext to a browser that did not sign in', async () => {
-    const r = await browse('-');
+    // The signed-in row decodes within seconds; 20 s after the workflow is on screen is ample.
+    const r = await browse('-', 20_000);
     expect(r.error).toBeUndefined();
     expect(r.status).toBe('absent');
     expect(r.text).not.toContain(EXPRESSION);

@@ -2,13 +2,14 @@
 // protocol as an operator would: optionally signs in at the codec server's own page (types the
 // token, presses "Sign in"), then opens a workflow in the Temporal UI and waits until its input is
 // shown. Prints one JSON line: { signedIn, status, text } where text is the page's visible text.
-// Run with: node --experimental-websocket ui-decode.mjs <codecUrl> <uiUrl> <workflowId> <token|-> <needle>
+// Run with: node --experimental-websocket ui-decode.mjs <codecUrl> <uiUrl> <workflowId> <token|-> <needle> [waitMs]
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const [codecUrl, uiUrl, workflowId, token, needle] = process.argv.slice(2);
+const [codecUrl, uiUrl, workflowId, token, needle, waitArg] = process.argv.slice(2);
+const waitMs = Number(waitArg ?? 60_000);
 const profile = mkdtempSync(join(tmpdir(), 'svc-chromium-'));
 const chrome = spawn('chromium', [
   '--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
@@ -86,6 +87,8 @@ if (token !== '-') {
 
 await page('Page.navigate', { url: `${uiUrl}/namespaces/default/workflows/${encodeURIComponent(workflowId)}` });
 // The SPA renders the history and asks the codec server to decode; wait for the needle (or give up).
-const found = await waitFor(`document.body && document.body.innerText.includes(${JSON.stringify(needle)})`, 60_000);
+// Without a session, wait for the page to show the workflow first, then give the decode the same chance.
+if (token === '-') await waitFor(`document.body && document.body.innerText.includes(${JSON.stringify(workflowId)})`, waitMs);
+const found = await waitFor(`document.body && document.body.innerText.includes(${JSON.stringify(needle)})`, waitMs);
 const text = (await evaluate('document.body ? document.body.innerText : ""')) ?? '';
 finish({ signedIn, status: found ? 'found' : 'absent', text: text.slice(0, 20_000) });
