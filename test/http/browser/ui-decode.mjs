@@ -80,9 +80,11 @@ const waitFor = async (expression, ms) => {
 let signedIn = null;
 if (token !== '-') {
   await page('Page.navigate', { url: `${codecUrl}/` });
-  await waitFor(`!!document.getElementById('t') && !!document.getElementById('f')`, 20_000);
+  // The page's script (session.js, at the end of the body) must have run before the click, or the
+  // form would submit natively: wait for the document to be complete.
+  await waitFor(`document.readyState === 'complete' && !!document.getElementById('t')`, 30_000);
   await evaluate(`document.getElementById('t').value = ${JSON.stringify(token)}; document.querySelector('#f button').click(); true`);
-  signedIn = (await waitFor(`document.getElementById('s').textContent`, 20_000)) ?? null;
+  signedIn = (await waitFor(`document.getElementById('s') && document.getElementById('s').textContent`, 30_000)) ?? null;
 }
 
 await page('Page.navigate', { url: `${uiUrl}/namespaces/default/workflows/${encodeURIComponent(workflowId)}` });
