@@ -1,7 +1,7 @@
 // The Koa application: small composable middleware, then one router with a file per route group.
 import Koa from 'koa';
 import Router from '@koa/router';
-import { accessLog, errorHandler, methodNotAllowedBody, versionPrefix } from './middleware/errors.js';
+import { accessLog, errorHandler, methodNotAllowedBody, requestId, versionPrefix } from './middleware/errors.js';
 import { jsonBody } from './middleware/body.js';
 import { lingeringClose } from './middleware/lingering-close.js';
 import { JSON_BODY_LIMIT, type AppDeps } from './deps.js';
@@ -62,11 +62,12 @@ export function createApp(deps: AppDeps): Koa {
   registerA2aRoutes(router, deps);
   registerOpenApiRoutes(router);
 
+  app.use(requestId());
   app.use(accessLog());
   app.use(httpMetrics(deps.store));
   // A refusal that closes the connection before the body was read lingers (reads and drops the rest, bounded) so the client reads it.
   app.use(lingeringClose());
-  app.use(errorHandler());
+  app.use(errorHandler({ routePaths: () => router.stack.flatMap((l) => (typeof l.path === 'string' ? [l.path] : [])) }));
   app.use(async (ctx, next) => {
     ctx.set('X-Service-Version', SERVICE_VERSION);
     await next();

@@ -14,7 +14,7 @@ import type { Accounts } from '../core/accounts.js';
 import { logger } from '../core/logger.js';
 import { PayloadDecryptionError, type AesGcmPayloadCodec } from '../core/payload-codec.js';
 import { HttpError } from './errors.js';
-import { errorHandler } from './middleware/errors.js';
+import { errorHandler, requestId } from './middleware/errors.js';
 import { jsonBody, bodyObject } from './middleware/body.js';
 import { INSUFFICIENT_PERMISSIONS, INVALID_TOKEN, resolveJwt, type Principal } from './middleware/auth.js';
 import { operatorIds } from './routes/metrics.js';
@@ -113,7 +113,8 @@ const LOGIN_PAGE = `<!doctype html>
 <body style="font-family: sans-serif; max-width: 40em; margin: 2em auto">
 <h1>svc codec server</h1>
 <p>Platform operators: paste your access token (<code>POST /auth/signin</code>) to let the Temporal UI decrypt
-payloads in this browser (then enable "Include cross-origin credentials" in the UI's codec server settings).</p>
+payloads in this browser. The dev and test stacks' Temporal UI already sends the session cookie ("Include cross-origin
+credentials" is on); open it at the same host as this page (127.0.0.1).</p>
 <form id="f"><input id="t" type="password" autocomplete="off" size="60" placeholder="access token">
 <button>Sign in</button> <button type="button" id="out">Sign out</button></form>
 <p id="s" role="status"></p>
@@ -138,8 +139,10 @@ export function createCodecApp(deps: CodecDeps): Koa {
   const origins = corsOrigins(deps.cfg);
   const body = jsonBody({ limitBytes: CODEC_BODY_LIMIT, timeoutMs: deps.cfg.SVC_BODY_READ_TIMEOUT * 1000 });
 
-  app.use(cors(origins));
+  app.use(requestId());
+  // Outside CORS so that its own 403 (a refused preflight) gets `code` and `request_id` too.
   app.use(errorHandler());
+  app.use(cors(origins));
   app.use(async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
     ctx.set('X-Content-Type-Options', 'nosniff');

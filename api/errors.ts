@@ -9,6 +9,8 @@ export class HttpError extends Error {
     readonly headers: Record<string, string> = {},
     /** A body other than {detail} (e.g. the SVC-005 rate-limit object). */
     readonly body?: Record<string, unknown>,
+    /** A stable machine-readable code more specific than the status (contract/error-codes.ts). */
+    readonly code?: string,
   ) {
     super(detail);
     this.name = 'HttpError';

@@ -6,21 +6,33 @@ import path from 'node:path';
 import type Router from '@koa/router';
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from 'zod-openapi';
 import { ENDPOINTS, type Credential, type Endpoint } from '../contract/endpoints.js';
+import { errorBodySchema } from '../contract/common.js';
+import { OPERATION_DOCS } from '../contract/endpoint-docs.js';
+import { errorExamples } from './openapi-examples.js';
 import { SERVICE_NAME, SERVICE_VERSION } from '../core/version.js';
 
-/** OpenAPI security scheme names, one per credential of the contract ("Authentication"). */
+/**
+ * OpenAPI security schemes. One X-API-Key scheme (named once in the Authorize dialog): the
+ * organization's API key on the data plane and the gateway's per-agent key on /a2a/* are the
+ * same header, so the contract's `a2aKey` credential is shown as `apiKey`.
+ */
 const SECURITY_SCHEMES = {
-  apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'API key (`svc_live_…` or `svc_test_…`).' },
-  bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Access token from /auth/signup or /auth/signin.' },
+  apiKey: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-API-Key',
+    description: 'API key (`svc_live_…` or `svc_test_…`) from POST /auth/api-keys; on /a2a/* the per-agent gateway key from SVC_A2A_API_KEYS.',
+  },
+  bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Access token from /auth/signup or /auth/signin (1 hour).' },
   agentToken: { type: 'apiKey', in: 'header', name: 'X-Agent-Token', description: 'Agent token (`svc_agent_…`) from /agents/register.' },
   webhookSignature: {
     type: 'apiKey',
     in: 'header',
     name: 'Github-Public-Key-Signature',
-    description: 'ECDSA signature over the raw body (with Github-Public-Key-Identifier naming the key); the only credential of the webhook.',
+    description: 'Scanning partner only: ECDSA signature over the raw body (with Github-Public-Key-Identifier naming the key).',
   },
-  a2aKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'Per-agent gateway key from SVC_A2A_API_KEYS.' },
-} as const satisfies Record<Credential, unknown>;
+} as const;
+const SCHEME_OF: Record<Credential, keyof typeof SECURITY_SCHEMES> = { apiKey: 'apiKey', bearer: 'bearer', agentToken: 'agentToken', webhookSignature: 'webhookSignature', a2aKey: 'apiKey' };
 
 const STATUS_TEXT: Record<number, string> = { 200: 'OK', 202: 'Accepted' };
 
@@ -28,15 +40,18 @@ function operation(e: Endpoint): ZodOpenApiOperationObject {
   const op: ZodOpenApiOperationObject = {
     operationId: e.id,
     summary: e.summary,
+    description: OPERATION_DOCS[e.id]?.description,
     tags: [e.tag],
     // Several credentials: any one of them. None: explicitly anonymous.
-    security: e.security.map((c) => ({ [c]: [] })),
+    security: e.security.map((c) => ({ [SCHEME_OF[c]]: [] })),
     responses: Object.fromEntries(
       Object.entries(e.responses).map(([status, r]) => [
         status,
         {
           description: r.description || STATUS_TEXT[Number(status)] || status,
-          ...(r.schema ? { content: { [r.contentType ?? 'application/json']: { schema: r.schema } } } : {}),
+          ...(r.schema
+            ? { content: { [r.contentType ?? 'application/json']: { schema: r.schema, ...(r.schema === errorBodySchema ? { examples: errorExamples(e, Number(status)) } : {}) } } }
+            : {}),
         },
       ]),
     ),
@@ -47,8 +62,43 @@ function operation(e: Endpoint): ZodOpenApiOperationObject {
     if (e.query) op.requestParams.query = e.query;
     if (e.headers) op.requestParams.header = e.headers;
   }
-  if (e.body) op.requestBody = { required: true, content: { [e.body.contentType]: { schema: e.body.schema } } };
+  const example = OPERATION_DOCS[e.id]?.example;
+  if (e.body) op.requestBody = { required: true, content: { [e.body.contentType]: { schema: e.body.schema, ...(example !== undefined ? { example } : {}) } } };
   return op;
+}
+
+type Json = Record<string, any>;
+
+/** The schemas whose properties are the fields of a request body: the object, or each branch of a union. */
+function bodyObjects(schema: Json | undefined, components: Json): Json[] {
+  if (!schema) return [];
+  const s = schema.$ref ? components[String(schema.$ref).split('/').pop() as string] : schema;
+  if (!s) return [];
+  if (s.properties) return [s];
+  if (s.type === 'array' && s.items) return bodyObjects(s.items, components);
+  return [...(s.anyOf ?? []), ...(s.oneOf ?? []), ...(s.allOf ?? [])].flatMap((b: Json) => bodyObjects(b, components));
+}
+
+/** Every request field (body, form, path, query) gets the description and example of contract/endpoint-docs.ts. */
+function documentFields(doc: Json): void {
+  const components = doc.components?.schemas ?? {};
+  for (const e of ENDPOINTS) {
+    const op = doc.paths[e.path]?.[e.method] as Json | undefined;
+    const fields = OPERATION_DOCS[e.id]?.fields ?? {};
+    if (!op) continue;
+    for (const p of op.parameters ?? []) {
+      const f = fields[p.name];
+      if (f) Object.assign(p, { description: f[0], example: f[1] });
+    }
+    for (const media of Object.values<Json>(op.requestBody?.content ?? {})) {
+      for (const obj of bodyObjects(media.schema, components)) {
+        for (const [name, prop] of Object.entries<Json>(obj.properties)) {
+          const f = fields[name];
+          if (f) Object.assign(prop, { description: f[0], examples: [f[1]], ...(prop.format === 'binary' ? {} : { example: f[1] }) });
+        }
+      }
+    }
+  }
 }
 
 export function buildOpenApiDocument(): Record<string, unknown> {
@@ -57,7 +107,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     paths[e.path] ??= {};
     (paths[e.path] as Record<string, ZodOpenApiOperationObject>)[e.method] = operation(e);
   }
-  return createDocument(
+  const doc = createDocument(
     {
       openapi: '3.1.0',
       info: {
@@ -73,6 +123,8 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     },
     { reused: 'inline' },
   ) as unknown as Record<string, unknown>;
+  documentFields(doc);
+  return doc;
 }
 
 let cached: string | null = null;

@@ -55,4 +55,4 @@ export type InterceptResponse = z.output<typeof interceptResponseSchema>;
 
 export const traceResponseSchema = interceptResponseSchema.omit({ attestation_jwt: true }).extend({ created_at: z.string() });
 
-export const errorSchema = z.object({ detail: z.string() });
+export const errorSchema = z.object({ detail: z.string(), code: z.string(), request_id: z.string() });

@@ -91,6 +91,9 @@ export const agentBlockedResponseSchema = z.object({
   findings: z.array(findingSchema),
   workflow_id: z.string(),
   audit_log_id: z.string(),
+  /** Added by the error handler to every body with a `detail` (docs/errors.md). */
+  code: z.string(),
+  request_id: z.string(),
 });
 
 export const toolChangedResponseSchema = z.object({
@@ -101,6 +104,8 @@ export const toolChangedResponseSchema = z.object({
   presented_hash: z.string(),
   workflow_id: z.string(),
   audit_log_id: z.string(),
+  code: z.string(),
+  request_id: z.string(),
 });
 
 export const agentVerifyResponseSchema = z.object({
@@ -202,9 +207,10 @@ export const approveToolResponseSchema = z.object({
 });
 
 /** The `SVC-AGENT-CTX-001` 400 body. */
-export const contextErrorSchema = z.object({ code: z.literal(AGENT_CONTEXT_ERROR_CODE), detail: z.string() });
+export const contextErrorSchema = z.object({ detail: z.string(), code: z.literal(AGENT_CONTEXT_ERROR_CODE), request_id: z.string() });
 /** The `SVC-005` 429 body. */
 export const rateLimitErrorSchema = z.object({
   error: z.object({ code: z.literal('SVC-005'), message: z.string(), details: z.object({ limit: z.number(), reset_at: z.string(), retry_after: z.number() }) }),
+  request_id: z.string(),
 });
-export const errorSchema = z.object({ detail: z.string() });
+export const errorSchema = z.object({ detail: z.string(), code: z.string(), request_id: z.string() });

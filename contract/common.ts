@@ -3,7 +3,17 @@
 import { z } from 'zod';
 
 /** Every error but the plan rate limit: `{detail}` (some carry extra fields, e.g. a position). */
-export const errorBodySchema = z.looseObject({ detail: z.string() }).meta({ id: 'ErrorBody', example: { detail: "Invalid field 'expression': expression is required" } });
+export const errorBodySchema = z
+  .looseObject({
+    detail: z.string().meta({ description: 'What went wrong, for a person to read.' }),
+    code: z.string().meta({ description: 'Stable machine-readable code (contract/error-codes.ts): one per status, or a more specific one such as `invalid_field`, `route_not_found`, `store_unavailable`, `SVC-AGENT-CTX-001`.' }),
+    request_id: z.string().meta({ description: 'The request id, also in the `X-Request-Id` header and the access log; quote it when reporting a problem.' }),
+  })
+  .meta({
+    id: 'ErrorBody',
+    description: 'Every error but the plan rate limit.',
+    example: { detail: "Invalid field 'expression': expression is required", code: 'invalid_field', request_id: '6f1c2b0e-8f5d-4a53-9a57-2f0e3c1d9b21' },
+  });
 export type ErrorBody = z.infer<typeof errorBodySchema>;
 
 export const RATE_LIMIT_CODE = 'SVC-005';
@@ -23,10 +33,12 @@ export const rateLimitErrorSchema = z
         retry_after: z.number(),
       }),
     }),
+    /** Added beside the contract's object (its fields unchanged); also the X-Request-Id header. */
+    request_id: z.string(),
   })
   .meta({
     id: 'RateLimitError',
-    example: { error: { code: 'SVC-005', message: 'Rate limit exceeded', details: { limit: 60, reset_at: '2026-01-01T00:01:00.000Z', retry_after: 42 } } },
+    example: { error: { code: 'SVC-005', message: 'Rate limit exceeded', details: { limit: 60, reset_at: '2026-01-01T00:01:00.000Z', retry_after: 42 } }, request_id: '6f1c2b0e-8f5d-4a53-9a57-2f0e3c1d9b21' },
   });
 export type RateLimitError = z.infer<typeof rateLimitErrorSchema>;
 

@@ -64,4 +64,4 @@ export const factResponseSchema = z.object({
 });
 export type FactResponse = z.infer<typeof factResponseSchema>;
 
-export const errorBodySchema = z.object({ detail: z.string() });
+export const errorBodySchema = z.object({ detail: z.string(), code: z.string(), request_id: z.string() });

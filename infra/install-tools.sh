@@ -93,21 +93,38 @@ install_node_modules() {
   if [[ -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
     return
   fi
-  # `npm install` against the committed lockfile (it is left unchanged): `npm ci` rejects this
-  # lockfile because npm here does not record other platforms' optional packages (@swc/core-*,
-  # @rollup/rollup-*), which ci then reports as "missing from lock file".
-  log "npm install (from package-lock.json)"
+  # `npm ci`: exactly the committed lockfile, which it never rewrites (issue 27: a fresh clone's
+  # `npm run dev` left package-lock.json modified). The lockfile used to lack other platforms'
+  # optional packages (@duckdb/node-bindings-*, @swc/core-*, @rollup/rollup-*), so `npm install`
+  # added them on every fresh clone and `npm ci` refused it; since 6ec901d it lists them all
+  # (test/unit/package-lock.test.ts keeps it so). A lockfile out of step with package.json now
+  # fails here with npm's message instead of being rewritten silently.
+  log "npm ci (from package-lock.json)"
   # better-sqlite3 is the one dependency built from source here (its prebuilt binaries come from
   # GitHub, which this machine cannot reach), and its SQLite amalgamation at -O3 is most of the
   # install: 72 s of CPU. The SQL engine only prepares statements against a handful of declared
   # tables (docs/sql-engine.md): a check takes 133 us at -O1 against 125 us at -O3, and -O1
   # builds in half the time. A caller's own CFLAGS/CXXFLAGS win.
-  (cd "$ROOT" && CFLAGS="${CFLAGS:--O1}" CXXFLAGS="${CXXFLAGS:--O1}" npm install --no-audit --no-fund --loglevel=error)
+  (cd "$ROOT" && CFLAGS="${CFLAGS:--O1}" CXXFLAGS="${CXXFLAGS:--O1}" npm ci --no-audit --no-fund --loglevel=error)
   echo "$want" >"$stamp"
+}
+
+install_chromium() {
+  # Debian's chromium package (never a downloaded browser): the headless-browser test of the
+  # Temporal UI's decrypted payloads (test/http/temporal-ui-browser.test.ts). Idempotent.
+  if command -v chromium >/dev/null 2>&1; then
+    return
+  fi
+  log "apt-get install chromium"
+  if ! DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium >/dev/null; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium >/dev/null
+  fi
+  log "chromium: $(chromium --version 2>/dev/null || echo unavailable)"
 }
 
 case "${1:-all}" in
   node) install_node_modules ;;
+  chromium) install_chromium ;;
   temporal) install_temporal ;;
   ferretdb) install_ferretdb ;;
   qwed-client) install_qwed_client ;;
@@ -122,12 +139,15 @@ case "${1:-all}" in
     ferret_pid=$!
     install_qwed_client &
     qwed_pid=$!
+    install_chromium &
+    chromium_pid=$!
     status=0
     wait "$node_pid" || status=1
     wait "$temporal_pid" || status=1
     wait "$ferret_pid" || status=1
     wait "$qwed_pid" || status=1
+    wait "$chromium_pid" || status=1
     exit "$status"
     ;;
-  *) echo "usage: $0 [all|node|temporal|ferretdb|qwed-client]" >&2; exit 2 ;;
+  *) echo "usage: $0 [all|node|temporal|ferretdb|qwed-client|chromium]" >&2; exit 2 ;;
 esac

@@ -14,6 +14,8 @@ export const SECRET_KEYS = [
   'SVC_TEMPORAL_PAYLOAD_KEY_ID',
   'SVC_A2A_API_KEYS',
   'SVC_WORKFLOW_INPUT_KEY',
+  'SVC_DEV_OPERATOR_USER_ID',
+  'SVC_DEV_OPERATOR_PASSWORD',
 ] as const;
 
 export function generateSecrets(): Record<string, string> {
@@ -30,6 +32,9 @@ export function generateSecrets(): Record<string, string> {
     SVC_WORKFLOW_INPUT_KEY: randomBytes(32).toString('hex'),
     // One demo gateway key (a non-production svc_test_ key) for the agent `demo-agent`.
     SVC_A2A_API_KEYS: JSON.stringify({ [generateApiKey(TEST_PREFIX)]: 'demo-agent' }),
+    // The dev stack's platform operator (infra/dev-operator.ts); unused by test stacks.
+    SVC_DEV_OPERATOR_USER_ID: `usr_devop${randomBytes(8).toString('hex')}`,
+    SVC_DEV_OPERATOR_PASSWORD: `devop-${randomBytes(12).toString('base64url')}`,
   };
 }
 

@@ -8,6 +8,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureSecretsFile, generateSecrets } from './secrets.js';
+import { devOperatorFrom, seedDevOperator, withDevOperator, type DevOperator } from './dev-operator.js';
 import { workflowBundlePath } from '../workers/workflow-bundle.js';
 import { PROJECT_ROOT } from '../core/project-paths.js';
 import { serviceArgs } from './service-build.js';
@@ -320,6 +321,8 @@ export interface StackOptions {
   /** Worker processes (default SVC_WORKER_PROCESSES, else 1) and API processes behind the one port (default SVC_API_PROCESSES, else 1). */
   workerProcesses?: number;
   apiProcesses?: number;
+  /** Operator user ids for the codec server only (the test stack's browser row), added to SVC_METRICS_OPERATOR_USER_IDS there. */
+  codecOperatorIds?: readonly string[];
 }
 
 function processCount(explicit: number | undefined, raw: string | undefined, name: string): number {
@@ -342,6 +345,8 @@ export class Stack {
   readonly api: ManagedProcess;
   readonly apiProcesses: number;
   readonly codec: ManagedProcess;
+  /** The dev profile's generated platform operator (null elsewhere). */
+  readonly devOperator: DevOperator | null;
   /** The Temporal UI's public port: reads pass, write actions are refused (infra/temporal-ui-gate.ts). */
   readonly uiGate: ManagedProcess;
   readonly mongodbUri: string;
@@ -374,6 +379,11 @@ export class Stack {
       SVC_CODEC_SERVER_PORT: String(codecServerPort(ports)),
       SVC_CODEC_SERVER_CORS_ORIGINS: opts.env?.SVC_CODEC_SERVER_CORS_ORIGINS ?? `http://127.0.0.1:${ports.temporalUi},http://localhost:${ports.temporalUi}`,
     };
+    // npm run dev: the generated dev operator may read payloads through the codec server (infra/dev-operator.ts).
+    this.devOperator = opts.profile === 'dev' ? devOperatorFrom(secrets) : null;
+    if (this.devOperator) this.env.SVC_METRICS_OPERATOR_USER_IDS = withDevOperator(this.env.SVC_METRICS_OPERATOR_USER_IDS, this.devOperator);
+    // Only the stack itself needs the password (to seed and print it); no service process gets it.
+    delete this.env.SVC_DEV_OPERATOR_PASSWORD;
     // E-mail (leaked-key notices): the local sink unless the environment names a real server.
     const smtpPort = ports.smtp ?? ports.api + 957;
     this.mailDir = path.join(this.dataDir, 'mail');
@@ -516,7 +526,12 @@ export class Stack {
         args: [...service('api/codec-server.ts')],
         // Operators encode through it: it must never hold the key that proves the API made a
         // workflow input (core/workflow-input-auth.ts), or an encoded input would pass as the API's.
-        env: withoutWorkflowInputKey(this.env),
+        env: {
+          ...withoutWorkflowInputKey(this.env),
+          ...(opts.codecOperatorIds?.length
+            ? { SVC_METRICS_OPERATOR_USER_IDS: [this.env.SVC_METRICS_OPERATOR_USER_IDS, ...opts.codecOperatorIds].filter(Boolean).join(',') }
+            : {}),
+        },
         ready: async () => {
           const res = await fetch(`http://127.0.0.1:${codecServerPort(ports)}/health`).catch(() => null);
           return res?.status === 200;
@@ -639,15 +654,18 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
+    let devOperatorState = '';
     stack
       .up()
-      .then(() => {
+      .then(async () => {
+        if (stack.devOperator) devOperatorState = `${await seedDevOperator(stack.mongodbUri, stack.devOperator)}, in .env.local`;
         const u = stack.urls;
         console.log('\nThe verification service is running:');
         console.log(`  API          ${u.api}   (also under ${u.api}/v1; ${stack.apiProcesses} process(es), ${stack.workers.length} worker(s))`);
         console.log(`  Temporal UI  ${u.temporal_ui}`);
         console.log(`  Temporal     ${u.temporal_grpc}`);
         console.log(`  Codec server ${u.codec_server}   (operators: sign in there so the UI decrypts payloads)`);
+        if (stack.devOperator) console.log(`  Dev operator ${stack.devOperator.email} / ${stack.devOperator.password}   (${devOperatorState}; reads payloads in the UI: docs/payload-encryption.md)`);
         console.log(`  Store        ${u.store}`);
         console.log(`  Logs         ${path.join(stack.dataDir, 'logs')}`);
         if (stack.smtp) console.log(`  Mail sink    ${stack.env.SVC_SMTP_URL}   (each message stored as .eml under ${stack.mailDir})`);

@@ -3,7 +3,8 @@
 // its UI takes anyone who reaches it: a tenant's batch was terminated through the UI's API. So the
 // stack runs that UI on an internal loopback port and this gate on the UI's public port:
 //   - reads (GET, HEAD) pass; `GET /api/v1/settings` is answered with every write action off,
-//     so the UI hides terminate, cancel, signal, reset, start and batch actions;
+//     so the UI hides terminate, cancel, signal, reset, start and batch actions, and with the
+//     codec's cross-origin credentials on (the operator's codec-server cookie is sent);
 //   - workflow queries (POST …/workflows/{id}/query/{type}) pass: read-only by Temporal's
 //     contract (the UI's stack-trace view uses them);
 //   - every other request (terminate, cancel, signal, reset, start, update, batch, delete…) gets
@@ -26,6 +27,31 @@ export const READ_ONLY_SETTINGS: Record<string, boolean> = {
   StartWorkflowDisabled: true,
   ActivityCommandsDisabled: true,
 };
+
+/**
+ * The codec settings the UI gets (issue 27, point 5): with a codec endpoint configured, the UI
+ * sends cookies with every decode call ("Include cross-origin credentials" on, where the dev
+ * server's UI has no flag for it), so an operator who signed in at the codec server sees
+ * decrypted payloads on the first try; a failed decode names where to sign in.
+ */
+export function codecSettings(codec: unknown): Record<string, unknown> | undefined {
+  if (!codec || typeof codec !== 'object') return undefined;
+  const c = codec as Record<string, unknown>;
+  if (typeof c.Endpoint !== 'string' || c.Endpoint === '') return c;
+  const signIn = c.Endpoint.replace(/\/+$/, '') + '/';
+  return {
+    ...c,
+    IncludeCredentials: true,
+    DefaultErrorMessage: `Payloads are encrypted. Platform operators: sign in at the codec server (${signIn}) with your access token, then reload.`,
+    DefaultErrorLink: signIn,
+  };
+}
+
+/** The UI settings as the gate serves them: write actions off, codec credentials on. */
+export function gatedSettings(upstream: Record<string, unknown>): Record<string, unknown> {
+  const codec = codecSettings(upstream.Codec);
+  return { ...upstream, ...READ_ONLY_SETTINGS, ...(codec ? { Codec: codec } : {}) };
+}
 
 const QUERY_PATH = /^\/api\/v1\/namespaces\/[^/]+\/workflows\/[^/]+\/query\/[^/]+\/?$/;
 const SETTINGS_PATH = /^\/api\/v1\/settings\/?$/;
@@ -75,7 +101,7 @@ export function createUiGate(upstream: { host: string; port: number }): Server {
       ur.on('end', () => {
         let body: string;
         try {
-          body = JSON.stringify({ ...(JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>), ...READ_ONLY_SETTINGS });
+          body = JSON.stringify(gatedSettings(JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>));
         } catch {
           res.writeHead(502, { 'content-type': 'text/plain' });
           res.end('unreadable UI settings');

@@ -35,10 +35,10 @@ describe('authentication', () => {
   it('401 for a missing or unknown key', async () => {
     const r1 = await intercept(msg('general', {}), {});
     expect(r1.status).toBe(401);
-    expect(r1.body).toEqual({ detail: 'Missing gateway key: send it in the X-API-Key header.' });
+    expect(r1.body).toEqual({ detail: 'Missing gateway key: send it in the X-API-Key header.', code: expect.any(String), request_id: expect.any(String) });
     const r2 = await intercept(msg('general', {}), key('svc_test_not_a_configured_gateway_key'));
     expect(r2.status).toBe(401);
-    expect(r2.body).toEqual({ detail: 'Invalid gateway key.' });
+    expect(r2.body).toEqual({ detail: 'Invalid gateway key.', code: expect.any(String), request_id: expect.any(String) });
   });
 
   it('the key selects the sender, whatever sender_agent_id says', async () => {
@@ -219,7 +219,7 @@ describe('fail closed', () => {
     procs.push(proc);
     const res = await fetch(`${url}/a2a/intercept`, { method: 'POST', headers: { 'content-type': 'application/json', ...key() }, body: JSON.stringify(msg('general', {})) });
     expect(res.status).toBe(401);
-    expect(await res.json()).toEqual({ detail: 'The A2A gateway has no keys configured (SVC_A2A_API_KEYS): every request is denied.' });
+    expect(await res.json()).toEqual({ detail: 'The A2A gateway has no keys configured (SVC_A2A_API_KEYS): every request is denied.', code: expect.any(String), request_id: expect.any(String) });
   }, 180_000);
 
   it('without the signing key no verdict is verified', async () => {

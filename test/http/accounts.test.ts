@@ -47,7 +47,7 @@ describe('sign-up, sign-in, me, keys, verify', () => {
     expect((await get('/auth/api-keys', bearer(token))).body).toEqual([]);
     const after = await post('/verify/math', MATH, key(created.body.key));
     expect(after.status).toBe(401);
-    expect(after.body).toEqual({ detail: 'API key is revoked, inactive or expired.' });
+    expect(after.body).toEqual({ detail: 'API key is revoked, inactive or expired.', code: expect.any(String), request_id: expect.any(String) });
   });
 
   it.each([
@@ -87,8 +87,9 @@ describe('sign-up, sign-in, me, keys, verify', () => {
     const unknown = await post('/auth/signin', { email: uniqueEmail('ghost'), password: PASSWORD }, ip());
     expect(wrong.status).toBe(401);
     expect(unknown.status).toBe(401);
-    expect(wrong.body).toEqual({ detail: 'Incorrect email or password.' });
-    expect(unknown.body).toEqual(wrong.body);
+    expect(wrong.body).toEqual({ detail: 'Incorrect email or password.', code: expect.any(String), request_id: expect.any(String) });
+    // One answer for both (only the request id differs).
+    expect({ ...unknown.body, request_id: wrong.body.request_id }).toEqual(wrong.body);
   });
 });
 
@@ -108,7 +109,7 @@ describe('credentials', () => {
   ])('%s key → %i', async (_label, headers, status, detail) => {
     const res = await post('/verify/math', MATH, headers as Record<string, string>);
     expect(res.status).toBe(status);
-    expect(res.body).toEqual({ detail });
+    expect(res.body).toEqual({ detail, code: expect.any(String), request_id: expect.any(String) });
   });
 
   it('does not accept a JWT where an API key is required', async () => {
@@ -123,7 +124,7 @@ describe('credentials', () => {
   ])('JWT routes reject a %s token with 401', async (_label, headers) => {
     const res = await get('/auth/me', headers as Record<string, string>);
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ detail: 'Invalid or expired access token.' });
+    expect(res.body).toEqual({ detail: 'Invalid or expired access token.', code: expect.any(String), request_id: expect.any(String) });
   });
 
   it('rejects an expired key with 401', async () => {
@@ -131,7 +132,7 @@ describe('credentials', () => {
     await (await db()).collection('api_keys').updateOne({ _id: k.id as any }, { $set: { expires_at: new Date(Date.now() - 1000) } });
     const res = await post('/verify/math', MATH, key(k.key));
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ detail: 'API key is revoked, inactive or expired.' });
+    expect(res.body).toEqual({ detail: 'API key is revoked, inactive or expired.', code: expect.any(String), request_id: expect.any(String) });
   });
 
   it('tells the holder of a pre-v7.2 key to re-issue it', async () => {
@@ -160,7 +161,7 @@ describe('credentials', () => {
     const k = await mintKey(t.token, 'agents only', { scopes: ['agent:write'] });
     const res = await post('/verify/math', MATH, key(k.key));
     expect(res.status).toBe(403);
-    expect(res.body).toEqual({ detail: "API key lacks the required scope 'verify:read'." });
+    expect(res.body).toEqual({ detail: "API key lacks the required scope 'verify:read'.", code: expect.any(String), request_id: expect.any(String) });
   });
 
   it('refuses keys of an inactive user or organization with 403', async () => {
@@ -170,7 +171,7 @@ describe('credentials', () => {
     await d.collection('users').updateOne({ _id: member.userId as any }, { $set: { active: false } });
     const r1 = await post('/verify/math', MATH, key(member.key));
     expect(r1.status).toBe(403);
-    expect(r1.body).toEqual({ detail: 'Insufficient permissions for this operation' });
+    expect(r1.body).toEqual({ detail: 'Insufficient permissions for this operation', code: expect.any(String), request_id: expect.any(String) });
     await d.collection('organizations').updateOne({ _id: other.orgId as any }, { $set: { active: false } });
     const r2 = await post('/verify/math', MATH, key(other.key));
     expect(r2.status).toBe(403);
@@ -207,7 +208,7 @@ describe('tenant isolation and key rotation', () => {
     expect(listB.body.map((k: { id: string }) => k.id)).toEqual([b.keyId]);
     const del = await http('DELETE', `/auth/api-keys/${a.owner.keyId}`, { headers: bearer(b.token) });
     expect(del.status).toBe(404);
-    expect(del.body).toEqual({ detail: 'API key not found.' });
+    expect(del.body).toEqual({ detail: 'API key not found.', code: expect.any(String), request_id: expect.any(String) });
     expect((await post('/verify/math', MATH, key(a.owner.key))).status).toBe(200);
   });
 
@@ -228,7 +229,7 @@ describe('tenant isolation and key rotation', () => {
     const res = await rotate(callerKey.key, targetKey.id);
     expect(res.status).toBe(status);
     if (status === 403) {
-      expect(res.body).toEqual({ detail: 'Insufficient permissions for this operation' });
+      expect(res.body).toEqual({ detail: 'Insufficient permissions for this operation', code: expect.any(String), request_id: expect.any(String) });
       expect((await post('/verify/math', MATH, key(targetKey.key))).status).toBe(200);
     } else {
       expect(res.body.new_key_secret).toMatch(/^svc_live_[A-Za-z0-9]{36}$/);
@@ -254,7 +255,7 @@ describe('tenant isolation and key rotation', () => {
     await http('DELETE', `/auth/api-keys/${revoked.id}`, { headers: bearer(a.member.token) });
     const r = await rotate(caller.key, revoked.id);
     expect(r.status).toBe(404);
-    expect(r.body).toEqual({ detail: 'API key not found.' });
+    expect(r.body).toEqual({ detail: 'API key not found.', code: expect.any(String), request_id: expect.any(String) });
     expect((await rotate(caller.key, 'key_does_not_exist')).status).toBe(404);
   });
 

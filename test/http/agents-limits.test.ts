@@ -84,6 +84,7 @@ describe('agent calls are charged to the organization plan', () => {
       expect(over.status).toBe(429);
       expect(over.body).toEqual({
         error: { code: 'SVC-005', message: 'Rate limit exceeded', details: { limit: 60, reset_at: new Date((start + 60) * 1000).toISOString(), retry_after: expect.any(Number) } },
+        request_id: expect.any(String),
       });
       expect(over.headers.get('x-ratelimit-limit')).toBe('60');
       expect(over.headers.get('x-ratelimit-remaining')).toBe('0');
@@ -124,11 +125,11 @@ describe('agent budgets are capped by the plan', () => {
     const t = await newTenant('free');
     const huge = await post('/agents/register', { name: 'greedy', max_requests_per_hour: 1_000_000 }, key(t.key));
     expect(huge.status).toBe(400);
-    expect(huge.body).toEqual({ detail: "Invalid field 'max_requests_per_hour': at most 1000 on the free plan (the organization's own limit per hour)." });
+    expect(huge.body).toEqual({ detail: "Invalid field 'max_requests_per_hour': at most 1000 on the free plan (the organization's own limit per hour).", code: expect.any(String), request_id: expect.any(String) });
     expect((await post('/agents/register', { name: 'greedy', max_requests_per_hour: 1001 }, key(t.key))).status).toBe(400);
     const cost = await post('/agents/register', { name: 'greedy', max_cost_per_day: 10 }, key(t.key));
     expect(cost.status).toBe(400);
-    expect(cost.body).toEqual({ detail: "Invalid field 'max_cost_per_day': at most 1 on the free plan (the plan's daily requests at 0.001 USD each)." });
+    expect(cost.body).toEqual({ detail: "Invalid field 'max_cost_per_day': at most 1 on the free plan (the plan's daily requests at 0.001 USD each).", code: expect.any(String), request_id: expect.any(String) });
     const most = await register(t.key, { max_requests_per_hour: 1000, max_cost_per_day: 1 });
     expect([most.max_requests_per_hour, most.max_cost_per_day]).toEqual([1000, 1]);
     // No budget given: the default hour (100) fits; the default day (10 USD) is lowered to the plan's 1 USD.
@@ -172,7 +173,7 @@ describe('revoking the key that registered an agent stops the agent', () => {
   async function expectStopped(ag: Agent, why: string) {
     for (const r of [await verify(ag), await calc(ag), await get(`/agents/${ag.id}/activity`, tok(ag.agent_token)), await get(`/agents/${ag.id}/budget`, tok(ag.agent_token))]) {
       expect(r.status).toBe(401);
-      expect(r.body).toEqual({ detail: GONE(why) });
+      expect(r.body).toEqual({ detail: GONE(why), code: expect.any(String), request_id: expect.any(String) });
       expect(r.headers.get('www-authenticate')).toBe('AgentToken');
     }
   }

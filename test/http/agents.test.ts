@@ -74,7 +74,7 @@ describe('POST /agents/register', () => {
     const narrow = await mintKey(A.token, 'verify only', { scopes: ['verify:read'] });
     const r = await post('/agents/register', { name: 'x' }, key(narrow.key));
     expect(r.status).toBe(403);
-    expect(r.body).toEqual({ detail: "API key lacks the required scope 'agent:write'." });
+    expect(r.body).toEqual({ detail: "API key lacks the required scope 'agent:write'.", code: expect.any(String), request_id: expect.any(String) });
     const admin = await mintKey(A.token, 'admin', { scopes: ['admin:all'] });
     expect((await post('/agents/register', { name: 'x' }, key(admin.key))).status).toBe(200);
   });
@@ -101,12 +101,12 @@ describe('X-Agent-Token', () => {
     const body = { query: '1 + 1 = 2', context: ctx() };
     const missing = await post(`/agents/${agentA.id}/verify`, body);
     expect(missing.status).toBe(401);
-    expect(missing.body).toEqual({ detail: 'Missing agent token: send it in the X-Agent-Token header.' });
+    expect(missing.body).toEqual({ detail: 'Missing agent token: send it in the X-Agent-Token header.', code: expect.any(String), request_id: expect.any(String) });
     const flipped = agentA.agent_token.slice(0, -1) + (agentA.agent_token.endsWith('A') ? 'B' : 'A');
     for (const t of [flipped, 'svc_agent_short', generateAgentToken(), A.key]) {
       const r = await verify(agentA, body, t);
       expect(r.status).toBe(401);
-      expect(r.body).toEqual({ detail: 'Invalid agent token.' });
+      expect(r.body).toEqual({ detail: 'Invalid agent token.', code: expect.any(String), request_id: expect.any(String) });
     }
   });
 
@@ -127,7 +127,7 @@ describe('X-Agent-Token', () => {
     expect(del.body.status).toBe('revoked');
     const r = await get(`/agents/${victim.id}/budget`, tok(victim.agent_token));
     expect(r.status).toBe(401);
-    expect(r.body).toEqual({ detail: 'Agent token is revoked.' });
+    expect(r.body).toEqual({ detail: 'Agent token is revoked.', code: expect.any(String), request_id: expect.any(String) });
   });
 });
 
@@ -279,7 +279,7 @@ describe('POST /agents/{id}/verify', () => {
     const path = `/agents/${ag.id}/tool-definitions/get_weather/approve`;
     const byMember = await post(path, { definition_hash: r3.body.presented_hash }, key(member.key));
     expect(byMember.status).toBe(403);
-    expect(byMember.body).toEqual({ detail: 'Insufficient permissions for this operation' });
+    expect(byMember.body).toEqual({ detail: 'Insufficient permissions for this operation', code: expect.any(String), request_id: expect.any(String) });
     expect((await post(path, { definition_hash: r3.body.presented_hash }, key(B.key))).status).toBe(404);
     expect((await post(path, { definition_hash: `sha256:${'0'.repeat(64)}` }, key(admin.key))).status).toBe(409);
     expect((await post(path, { definition_hash: 'nope' }, key(admin.key))).status).toBe(400);

@@ -84,7 +84,7 @@ describe('issued attestations are stored with their organization', () => {
     ] as const) {
       const res = await get(`/attestation/${encodeURIComponent(id)}`, key(k));
       expect(res.status).toBe(404);
-      expect(res.body).toEqual({ detail: 'Attestation not found.' });
+      expect(res.body).toEqual({ detail: 'Attestation not found.', code: expect.any(String), request_id: expect.any(String) });
     }
   });
 

@@ -86,7 +86,7 @@ describe('500 concurrent verifications of one organization', () => {
     for (const bad of ['201', '0', '-1', 'abc', '1.5']) {
       const res = await get(`/audit/logs?limit=${bad}`, bearer(t.token));
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ detail: "Invalid query parameter 'limit': must be an integer between 1 and 200." });
+      expect(res.body).toEqual({ detail: "Invalid query parameter 'limit': must be an integer between 1 and 200.", code: expect.any(String), request_id: expect.any(String) });
     }
     const verifiedOnly = await get('/audit/logs?status=verified&limit=200', bearer(t.token));
     expect(verifiedOnly.body.logs).toHaveLength(200);

@@ -53,7 +53,7 @@ describe('audit entries', () => {
     // Another organization sees nothing.
     const foreign = await get(`/audit/logs/${entry.id}`, bearer(other.token));
     expect(foreign.status).toBe(404);
-    expect(foreign.body).toEqual({ detail: 'Audit log not found.' });
+    expect(foreign.body).toEqual({ detail: 'Audit log not found.', code: expect.any(String), request_id: expect.any(String) });
     expect((await get('/audit/logs', bearer(other.token))).body.logs).toEqual([]);
   });
 
@@ -123,7 +123,7 @@ describe('admin compliance endpoints', () => {
       expect((await get(p, key(admin.key))).status, p).toBe(200);
       const m = await get(p, key(member.key));
       expect(m.status, p).toBe(403);
-      expect(m.body).toEqual({ detail: INSUFFICIENT });
+      expect(m.body).toEqual({ detail: INSUFFICIENT, code: expect.any(String), request_id: expect.any(String) });
       expect((await get(p)).status, p).toBe(401);
       // JWT is not an admin credential.
       expect((await get(p, bearer(owner.token))).status, p).toBe(401);
@@ -135,14 +135,14 @@ describe('admin compliance endpoints', () => {
     for (const p of [`/admin/compliance/report/soc2/${other.orgId}`, `/admin/security/threats/${other.orgId}`, `/admin/compliance/export/csv?org_id=${other.orgId}`]) {
       const res = await get(p, key(owner.key));
       expect(res.status, p).toBe(403);
-      expect(res.body).toEqual({ detail: CROSS_ORG });
+      expect(res.body).toEqual({ detail: CROSS_ORG, code: expect.any(String), request_id: expect.any(String) });
     }
     const own = await get(`/admin/compliance/export/csv?org_id=${owner.orgId}`, key(owner.key));
     expect(own.status).toBe(200);
     expect(own.headers.get('content-type')).toBe('text/csv; charset=utf-8');
     const v = await get(`/admin/compliance/verify/${foreign!._id}`, key(owner.key));
     expect(v.status).toBe(404);
-    expect(v.body).toEqual({ detail: 'Audit log not found.' });
+    expect(v.body).toEqual({ detail: 'Audit log not found.', code: expect.any(String), request_id: expect.any(String) });
   });
 
   it('export the whole trail as CSV in chain order', async () => {
@@ -300,7 +300,7 @@ describe('fail closed without SVC_AUDIT_SECRET_KEY', () => {
     const res = await fetch(`${url}/verify/math`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': t.key }, body: JSON.stringify({ expression: '(k+1)^2 = k^2 + 2*k + 1' }) });
     const text = await res.text();
     expect(res.status).toBe(503);
-    expect(JSON.parse(text)).toEqual({ detail: 'Verification could not complete — retry shortly.' });
+    expect(JSON.parse(text)).toEqual({ detail: 'Verification could not complete — retry shortly.', code: expect.any(String), request_id: expect.any(String) });
     expect(text).not.toContain('VERIFIED');
     expect(await chainOf(t.orgId)).toEqual([]);
   }, 360_000);

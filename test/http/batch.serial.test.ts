@@ -32,7 +32,7 @@ describe('bounded job store (extra API: SVC_BATCH_MAX_JOBS=2)', () => {
       const refused = results.filter((r) => r.status === 503);
       expect(admitted).toHaveLength(2);
       expect(refused).toHaveLength(3);
-      for (const r of refused) expect(r.body).toEqual({ detail: 'Batch capacity reached — retry shortly.' });
+      for (const r of refused) expect(r.body).toEqual({ detail: 'Batch capacity reached — retry shortly.', code: expect.any(String), request_id: expect.any(String) });
       [a, b] = admitted as [Res, Res];
       expect(a.body.job_id).not.toBe(b.body.job_id);
       const c = await submit();

@@ -31,10 +31,10 @@ describe('POST /verify/batch: request validation and plan sizes', () => {
   it('rejects an empty batch, a batch over 100 items and a missing items field with 400', async () => {
     const empty = await post('/verify/batch', { items: [] }, { 'x-api-key': ent.key });
     expect(empty.status).toBe(400);
-    expect(empty.body).toEqual({ detail: "Invalid field 'items': must contain at least 1 item" });
+    expect(empty.body).toEqual({ detail: "Invalid field 'items': must contain at least 1 item", code: expect.any(String), request_id: expect.any(String) });
     const over = await post('/verify/batch', { items: items(101) }, { 'x-api-key': ent.key });
     expect(over.status).toBe(400);
-    expect(over.body).toEqual({ detail: "Invalid field 'items': must contain at most 100 items" });
+    expect(over.body).toEqual({ detail: "Invalid field 'items': must contain at most 100 items", code: expect.any(String), request_id: expect.any(String) });
     const missing = await post('/verify/batch', { jobs: [] }, { 'x-api-key': ent.key });
     expect(missing.status).toBe(400);
     expect(missing.body.detail).toMatch(/^Invalid field 'items'/);
@@ -43,7 +43,7 @@ describe('POST /verify/batch: request validation and plan sizes', () => {
   it('rejects an unknown item type, a non-string query and non-object params with 400 naming the field', async () => {
     const unknown = await post('/verify/batch', { items: [{ query: '1+1', type: 'math' }, { query: 'x', type: 'poetry' }] }, { 'x-api-key': ent.key });
     expect(unknown.status).toBe(400);
-    expect(unknown.body).toEqual({ detail: "Invalid field 'items.1.type': unknown item type; expected one of natural_language, logic, math, code, fact, sql" });
+    expect(unknown.body).toEqual({ detail: "Invalid field 'items.1.type': unknown item type; expected one of natural_language, logic, math, code, fact, sql", code: expect.any(String), request_id: expect.any(String) });
     const nonString = await post('/verify/batch', { items: [{ query: 42, type: 'math' }] }, { 'x-api-key': ent.key });
     expect(nonString.status).toBe(400);
     expect(nonString.body.detail).toMatch(/^Invalid field 'items\.0\.query'/);
@@ -55,10 +55,10 @@ describe('POST /verify/batch: request validation and plan sizes', () => {
   it('enforces the plan batch size: free 10, pro 50, enterprise 100', async () => {
     const freeOver = await post('/verify/batch', { items: items(11) }, { 'x-api-key': free.key });
     expect(freeOver.status).toBe(400);
-    expect(freeOver.body).toEqual({ detail: "Batch of 11 items exceeds the free plan's batch size of 10 items." });
+    expect(freeOver.body).toEqual({ detail: "Batch of 11 items exceeds the free plan's batch size of 10 items.", code: expect.any(String), request_id: expect.any(String) });
     const proOver = await post('/verify/batch', { items: items(51) }, { 'x-api-key': pro.key });
     expect(proOver.status).toBe(400);
-    expect(proOver.body).toEqual({ detail: "Batch of 51 items exceeds the pro plan's batch size of 50 items." });
+    expect(proOver.body).toEqual({ detail: "Batch of 51 items exceeds the pro plan's batch size of 50 items.", code: expect.any(String), request_id: expect.any(String) });
 
     const freeMax = await post('/verify/batch', { items: items(10) }, { 'x-api-key': free.key });
     expect(freeMax.status).toBe(200);
@@ -248,10 +248,10 @@ describe('batch items of every type', () => {
     const other = await newTenant('free');
     const foreign = await get(`/verify/batch/${job.job_id}`, { 'x-api-key': other.key });
     expect(foreign.status).toBe(403);
-    expect(foreign.body).toEqual({ detail: 'Batch job belongs to another organization' });
+    expect(foreign.body).toEqual({ detail: 'Batch job belongs to another organization', code: expect.any(String), request_id: expect.any(String) });
     const unknown = await get('/verify/batch/bj_000000000000000000000000', { 'x-api-key': t.key });
     expect(unknown.status).toBe(404);
-    expect(unknown.body).toEqual({ detail: 'Batch job not found' });
+    expect(unknown.body).toEqual({ detail: 'Batch job not found', code: expect.any(String), request_id: expect.any(String) });
     // The /v1 prefix serves the same route.
     expect((await get(`/v1/verify/batch/${job.job_id}`, { 'x-api-key': t.key })).status).toBe(200);
   });

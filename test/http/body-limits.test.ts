@@ -33,14 +33,14 @@ describe('request body caps', () => {
       'POST /verify/math HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000001\r\n\r\n{"expression":"',
     );
     expect(res.status).toBe(413);
-    expect(JSON.parse(res.body)).toEqual({ detail: 'Request body exceeds the 1000000 byte limit for this endpoint.' });
+    expect(JSON.parse(res.body)).toEqual({ detail: 'Request body exceeds the 1000000 byte limit for this endpoint.', code: expect.any(String), request_id: expect.any(String) });
   });
 
   it('rejects a chunked body as soon as it passes the cap', async () => {
     const big = 'x'.repeat(1_000_050);
     const res = await http('POST', '/verify/math', { rawBody: JSON.stringify({ expression: big }), headers: { 'content-type': 'application/json' } });
     expect(res.status).toBe(413);
-    expect(res.body).toEqual({ detail: 'Request body exceeds the 1000000 byte limit for this endpoint.' });
+    expect(res.body).toEqual({ detail: 'Request body exceeds the 1000000 byte limit for this endpoint.', code: expect.any(String), request_id: expect.any(String) });
   });
 
   it('accepts a body of exactly 1,000,000 bytes (and validates it)', async () => {
@@ -64,7 +64,7 @@ describe('request body caps', () => {
       { holdOpenMs: 1 },
     );
     expect(res.status).toBe(408);
-    expect(JSON.parse(res.body)).toEqual({ detail: 'Request body not received in time.' });
+    expect(JSON.parse(res.body)).toEqual({ detail: 'Request body not received in time.', code: expect.any(String), request_id: expect.any(String) });
     expect(res.elapsedMs).toBeGreaterThanOrEqual(9_900);
     expect(res.elapsedMs).toBeLessThan(15_000);
   }, 20_000);

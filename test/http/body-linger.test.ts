@@ -81,7 +81,7 @@ describe("Node's fetch reads the 413 of every capped body", () => {
     const res = await send(apiUrl(), key);
     expect(res.status).toBe(413);
     expect(res.headers.get('connection')).toBe('close');
-    expect(await res.json()).toEqual({ detail });
+    expect(await res.json()).toEqual({ detail, code: expect.any(String), request_id: expect.any(String) });
   });
 
   it('a body under the cap right after a refused one is answered normally (the refusal did not poison the next connection)', async () => {
@@ -99,7 +99,7 @@ describe('what is dropped is not kept', () => {
     const pid = own!.proc.pid as number;
     expect(pid).toBeGreaterThan(0);
     // Warm-up: every path once (code loaded, buffers allocated).
-    for (const [, send, detail] of ROWS) expect(await (await send(own!.url, key)).json()).toEqual({ detail });
+    for (const [, send, detail] of ROWS) expect(await (await send(own!.url, key)).json()).toEqual({ detail, code: expect.any(String), request_id: expect.any(String) });
     const before = rssBytes(pid);
     let dropped = 0;
     for (let i = 0; i < 20; i++) {

@@ -63,9 +63,9 @@ describe('POST /verify/code', () => {
     const ok = await verify({ code, language: 'python' });
     expect([200, 503]).toContain(ok.status);
     if (ok.status === 200) expect(ok.body.status).not.toBe('BLOCKED');
-    else expect(ok.body).toEqual({ detail: 'Code verification timed out.' });
+    else expect(ok.body).toEqual({ detail: 'Code verification timed out.', code: expect.any(String), request_id: expect.any(String) });
     const big = await http('POST', '/verify/code', { rawBody: JSON.stringify({ code: line.repeat(170_000) }), headers: { 'content-type': 'application/json', 'x-api-key': t.key } });
     expect(big.status).toBe(413);
-    expect(big.body).toEqual({ detail: 'Request body exceeds the 1000000 byte limit for this endpoint.' });
+    expect(big.body).toEqual({ detail: 'Request body exceeds the 1000000 byte limit for this endpoint.', code: expect.any(String), request_id: expect.any(String) });
   });
 });

@@ -80,7 +80,7 @@ describe('POST /verify/fact', () => {
   ])('400 for %j', async (body, detail) => {
     const res = await fact(body);
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ detail });
+    expect(res.body).toEqual({ detail, code: expect.any(String), request_id: expect.any(String) });
   });
 
   it('unknown keys are ignored; no key is 401', async () => {
@@ -141,7 +141,7 @@ describe('POST /verify/fact', () => {
       const t0 = Date.now();
       const res = await fact({ claim: FACT_CLAIMS.slow, context: CONTEXT, provider: 'openai' });
       expect(res.status).toBe(503);
-      expect(res.body).toEqual({ detail: 'Fact verification timed out.' });
+      expect(res.body).toEqual({ detail: 'Fact verification timed out.', code: expect.any(String), request_id: expect.any(String) });
       expect(res.headers.get('x-workflow-id')).toMatch(/^verify-fact-/);
       expect(Date.now() - t0).toBeLessThan(15_000);
       expect(await providerCalls(openai(), FACT_CLAIMS.slow)).toBe(before + 1);

@@ -65,7 +65,7 @@ describe('fail closed on missing or unsafe server secrets', () => {
     try {
       const res = await fetch(`${url}/health/identity?nonce=abc`);
       expect(res.status).toBe(503);
-      expect(await res.json()).toEqual({ detail: 'server secrets not configured' });
+      expect(await res.json()).toEqual({ detail: 'server secrets not configured', code: expect.any(String), request_id: expect.any(String) });
     } finally {
       await proc.stop();
     }

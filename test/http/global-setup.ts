@@ -1,6 +1,7 @@
 // Starts one private stack for all HTTP tests (fresh data folder, test ports) and stops it
 // after. Tests run in other processes, so the stack is also controlled over a small loopback
 // HTTP endpoint (stop/start/kill a component) for the fail-closed and durability tests.
+import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { TestProject } from 'vitest/node';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -18,8 +19,13 @@ declare module 'vitest' {
     stackEnv: Record<string, string>;
     ports: typeof TEST_PORTS;
     dataDir: string;
+    /** A user id the stack's codec server (only) treats as an operator; nobody has it until a test seeds it. */
+    codecOperatorId: string;
   }
 }
+
+/** test/http/temporal-ui-browser.test.ts seeds this operator to sign in at the codec server. */
+const CODEC_OPERATOR_ID = `usr_uiop${randomBytes(8).toString('hex')}`;
 
 const OFFSET = Number(process.env.SVC_TEST_PORT_OFFSET ?? 0);
 const CONTROL_PORT = 18999 + OFFSET;
@@ -79,6 +85,7 @@ export default async function setup(project: TestProject) {
   project.provide('stackEnv', stack.stackEnv);
   project.provide('ports', testPorts(OFFSET));
   project.provide('dataDir', stack.dataDir);
+  project.provide('codecOperatorId', CODEC_OPERATOR_ID);
   return async () => {
     entry.users--;
     if (entry.users > 0) return;
@@ -94,6 +101,7 @@ async function startStack(): Promise<SharedStack> {
     profile: OFFSET ? `test-${OFFSET}` : 'test',
     ports: testPorts(OFFSET),
     fresh: true,
+    codecOperatorIds: [CODEC_OPERATOR_ID],
     // Tests come from loopback; trusting it lets each test tenant use its own X-Forwarded-For bucket.
     env: {
       SVC_AUTH_TRUSTED_PROXIES: '127.0.0.1,::1',

@@ -46,7 +46,7 @@ describe('GET /health/identity', () => {
   ])('rejects a %s nonce with 400', async (_label, query) => {
     const res = await get(`/health/identity${query}`);
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ detail: 'nonce is required (max 128 characters)' });
+    expect(res.body).toEqual({ detail: 'nonce is required (max 128 characters)', code: expect.any(String), request_id: expect.any(String) });
   });
 });
 
@@ -59,7 +59,7 @@ describe('HTTP hygiene', () => {
   it('answers unknown routes with 404 and a detail', async () => {
     const res = await get('/no/such/route');
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ detail: 'Not Found' });
+    expect(res.body).toEqual({ detail: 'Not Found', code: expect.any(String), request_id: expect.any(String) });
   });
 
   // Found by the fuzzer (bench/fuzz-openapi.sh): a method no route uses (TRACE) was a bare
@@ -75,15 +75,15 @@ describe('HTTP hygiene', () => {
       req.on('error', reject);
       req.end();
     });
-    expect(trace).toEqual({ status: 405, allow: 'HEAD, GET', body: { detail: 'Method TRACE is not allowed on this path: use HEAD, GET.' } });
+    expect(trace).toEqual({ status: 405, allow: 'HEAD, GET', body: { detail: 'Method TRACE is not allowed on this path: use HEAD, GET.', code: 'method_not_allowed', request_id: expect.any(String) } });
     // Any other method no route uses (was a bare 501).
     const propfind = await http('PROPFIND', '/health');
     expect(propfind.status).toBe(405);
-    expect(propfind.body).toEqual({ detail: 'Method PROPFIND is not allowed on this path: use HEAD, GET.' });
+    expect(propfind.body).toEqual({ detail: 'Method PROPFIND is not allowed on this path: use HEAD, GET.', code: expect.any(String), request_id: expect.any(String) });
     const del = await http('DELETE', '/verify/math', { headers: key });
     expect(del.status).toBe(405);
     expect(del.headers.get('allow')).toBe('POST');
-    expect(del.body).toEqual({ detail: 'Method DELETE is not allowed on this path: use POST.' });
+    expect(del.body).toEqual({ detail: 'Method DELETE is not allowed on this path: use POST.', code: expect.any(String), request_id: expect.any(String) });
     const patch = await http('PATCH', '/v1/auth/api-keys', { body: {} });
     expect(patch.status).toBe(405);
     expect(patch.body.detail).toMatch(/^Method PATCH is not allowed on this path: use /);
@@ -103,13 +103,13 @@ describe('HTTP hygiene', () => {
   it('rejects a non-object body with 400', async () => {
     const res = await http('POST', '/verify/math', { rawBody: '[1,2]', headers: { 'content-type': 'application/json', ...key } });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ detail: 'Request body must be a JSON object.' });
+    expect(res.body).toEqual({ detail: 'Request body must be a JSON object.', code: expect.any(String), request_id: expect.any(String) });
   });
 
   it('rejects an empty body with 400', async () => {
     const res = await http('POST', '/verify/math', { rawBody: '', headers: { 'content-type': 'application/json', ...key } });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ detail: 'Request body is required (a JSON object).' });
+    expect(res.body).toEqual({ detail: 'Request body is required (a JSON object).', code: expect.any(String), request_id: expect.any(String) });
   });
 
   it('rejects a non-JSON content type with 415', async () => {

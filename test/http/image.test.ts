@@ -209,7 +209,7 @@ describe('POST /verify/image', () => {
     ])('wrong magic bytes (%s) → 400', async (_n, image, filename, type) => {
       const res = await postImage(t.key, { image, claim: 'The image is a PNG', filename, type });
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ detail: UNSUPPORTED });
+      expect(res.body).toEqual({ detail: UNSUPPORTED, code: expect.any(String), request_id: expect.any(String) });
     });
 
     it('a real PNG sent as "photo.gif" with an image/gif part type is still a PNG', async () => {
@@ -231,7 +231,7 @@ describe('POST /verify/image', () => {
       expect(declared.length).toBeLessThan(1000);
       const a = await postImage(t.key, { image: declared, claim: 'The image is 50000x50000' });
       expect(a.status).toBe(413);
-      expect(a.body).toEqual({ detail: 'Image exceeds the 40000000 pixel limit (width x height x frames); it is refused before decoding.' });
+      expect(a.body).toEqual({ detail: 'Image exceeds the 40000000 pixel limit (width x height x frames); it is refused before decoding.', code: expect.any(String), request_id: expect.any(String) });
       // A complete, valid 6,400 x 6,400 PNG (41 megapixels of zeros) of ~40 KB.
       const full = pngBomb(6400, 6400);
       expect(full.length).toBeLessThan(100_000);
@@ -255,13 +255,13 @@ describe('POST /verify/image', () => {
       ]);
       const res = await rawPost('/verify/image', { 'x-api-key': t.key }, body);
       expect(res.status).toBe(413);
-      expect(res.body).toEqual({ detail: 'Request body exceeds the 10485760 byte limit for this endpoint.' });
+      expect(res.body).toEqual({ detail: 'Request body exceeds the 10485760 byte limit for this endpoint.', code: expect.any(String), request_id: expect.any(String) });
     });
 
     it('a Content-Length over file + envelope → 413 before reading', async () => {
       const res = await rawPost('/verify/image', { 'x-api-key': t.key }, Buffer.from(`--${BOUNDARY}\r\n`), { contentLength: 10 * 1024 * 1024 + 64 * 1024 + 1 });
       expect(res.status).toBe(413);
-      expect(res.body).toEqual({ detail: 'Request body exceeds the 10551296 byte limit for this endpoint.' });
+      expect(res.body).toEqual({ detail: 'Request body exceeds the 10551296 byte limit for this endpoint.', code: expect.any(String), request_id: expect.any(String) });
     });
 
     it.each([
@@ -279,7 +279,7 @@ describe('POST /verify/image', () => {
       else if (p.image === 'empty') fd.append('image', new Blob([]), 'a.png');
       const res = await fetch(`${apiUrl()}/verify/image`, { method: 'POST', body: fd, headers: { 'x-api-key': t.key } });
       expect(res.status).toBe(400);
-      expect(await res.json()).toEqual({ detail });
+      expect(await res.json()).toEqual({ detail, code: expect.any(String), request_id: expect.any(String) });
     });
 
     it('JSON instead of multipart → 415; no key → 401', async () => {
@@ -329,7 +329,7 @@ describe('POST /verify/image', () => {
         sock.on('close', () => resolve(data));
       });
       expect(reply).toMatch(/^HTTP\/1\.1 408/);
-      expect(reply).toContain('{"detail":"Request body not received in time."}');
+      expect(reply).toContain('{"detail":"Request body not received in time.","code":"request_timeout","request_id":"');
       expect(Date.now() - started).toBeGreaterThanOrEqual(1900);
       expect(Date.now() - started).toBeLessThan(10_000);
     });

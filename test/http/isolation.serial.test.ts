@@ -68,7 +68,7 @@ describe('item 2: code scanner nesting', () => {
     await trivialMath(b.key);
     const res = await attack;
     expect(res.status).toBe(503);
-    expect(res.body).toEqual({ detail: 'Code verification timed out.' });
+    expect(res.body).toEqual({ detail: 'Code verification timed out.', code: expect.any(String), request_id: expect.any(String) });
     // The deadline is the engine's (SVC_CODE_VERIFY_TIMEOUT, 10 s), not the 10 s plus the grace.
     expect(Date.now() - started).toBeLessThan(14_000);
   });
@@ -132,7 +132,7 @@ describe('item 4: upload slots', () => {
       // Four of A's uploads hold slots; the other four were refused at once with the limit's answer.
       const refused = replies.filter((r) => r.startsWith('HTTP/1.1 503'));
       expect(refused.length).toBe(4);
-      for (const r of refused) expect(r).toContain('{"detail":"Upload capacity reached — retry shortly."}');
+      for (const r of refused) expect(r).toContain('{"detail":"Upload capacity reached — retry shortly.","code":"service_unavailable","request_id":"');
       // B's upload: a claim on an unknown column is answered before the sandbox.
       const res = await postStats(b.key, { file: 'name,price\napple,10\n', query: 'mean(qty)' });
       expect({ status: res.status, body: res.body }).toMatchObject({ status: 200, body: { status: 'BLOCKED', developer_fields: { error: 'unknown_column' } } });

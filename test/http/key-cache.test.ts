@@ -33,7 +33,7 @@ describe('API-key cache across processes', () => {
     expect((await (await db()).collection('api_keys').findOne({ _id: t.keyId as any }))?.active).toBe(false);
     const here = await post('/verify/math', MATH, { 'x-api-key': t.key });
     expect(here.status).toBe(401);
-    expect(here.body).toEqual({ detail: 'API key is revoked, inactive or expired.' });
+    expect(here.body).toEqual({ detail: 'API key is revoked, inactive or expired.', code: expect.any(String), request_id: expect.any(String) });
     // The other process's cache, not the store, answers while its entry is fresh: the store
     // already says revoked, yet that process still serves the key until the entry expires.
     const first = await other('/verify/math');
@@ -43,7 +43,7 @@ describe('API-key cache across processes', () => {
       const res = await other('/verify/math');
       if (res.status === 401) {
         refusedAfter = Date.now() - revokedAt;
-        expect(await res.json()).toEqual({ detail: 'API key is revoked, inactive or expired.' });
+        expect(await res.json()).toEqual({ detail: 'API key is revoked, inactive or expired.', code: expect.any(String), request_id: expect.any(String) });
         break;
       }
       expect(res.status).toBe(200);

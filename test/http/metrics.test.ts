@@ -54,7 +54,7 @@ describe('platform-operator metrics', () => {
       for (const h of [key(operator.key), bearer(operator.token)]) {
         const res = await get(p, h);
         expect(res.status, p).toBe(403);
-        expect(res.body).toEqual({ detail: INSUFFICIENT });
+        expect(res.body).toEqual({ detail: INSUFFICIENT, code: expect.any(String), request_id: expect.any(String) });
       }
       expect((await get(p)).status).toBe(401);
     }
@@ -67,7 +67,7 @@ describe('platform-operator metrics', () => {
       // The tenant is the owner of its organization, but not an operator.
       const denied = await at(url, 'GET', p, key(tenant.key));
       expect(denied.status, p).toBe(403);
-      expect(denied.body).toEqual({ detail: INSUFFICIENT });
+      expect(denied.body).toEqual({ detail: INSUFFICIENT, code: expect.any(String), request_id: expect.any(String) });
       expect((await at(url, 'GET', p, bearer(tenant.token))).status, p).toBe(403);
       expect((await at(url, 'GET', p)).status, p).toBe(401);
       // When both are sent, the JWT can still authorize (a bad key beside it does not matter).
@@ -89,7 +89,7 @@ describe('platform-operator metrics', () => {
       res = await at(url, 'GET', '/metrics', key(minted.body.key));
     }
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ detail: 'API key is revoked, inactive or expired.' });
+    expect(res.body).toEqual({ detail: 'API key is revoked, inactive or expired.', code: expect.any(String), request_id: expect.any(String) });
   });
 
   it('serves Prometheus text with request, latency, verdict and rate-limit series', async () => {
@@ -160,7 +160,7 @@ describe('platform-operator metrics', () => {
     procs.push(proc);
     const res = await at(deadUrl, 'POST', '/verify/math', key(tenant.key), { expression: '1 + 1' });
     expect(res.status).toBe(503);
-    expect(res.body).toEqual({ detail: 'Math verification timed out.' });
+    expect(res.body).toEqual({ detail: 'Math verification timed out.', code: expect.any(String), request_id: expect.any(String) });
     const families = parsePrometheus((await at(deadUrl, 'GET', '/metrics/prometheus', bearer(operator.token))).text);
     expect(Number(sample(family(families, 'svc_workflow_failures_total'), { engine: 'math', reason: 'timeout' })?.value)).toBe(1);
     expect(sample(family(families, 'svc_verdicts_total'), { engine: 'math' })).toBeUndefined();
@@ -194,7 +194,7 @@ describe('GET /metrics/{org_id}', () => {
   it("refuses another organization's metrics (403), and operator ids do not matter here", async () => {
     const res = await get(`/metrics/${other.orgId}`, key(t.key));
     expect(res.status).toBe(403);
-    expect(res.body).toEqual({ detail: CROSS_ORG });
+    expect(res.body).toEqual({ detail: CROSS_ORG, code: expect.any(String), request_id: expect.any(String) });
     expect((await get(`/metrics/${t.orgId}`)).status).toBe(401);
   });
 });

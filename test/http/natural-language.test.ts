@@ -142,13 +142,13 @@ describe('POST /verify/natural_language with the local translator', () => {
   ])('400 for %j', async (body, detail) => {
     const res = await nl(body);
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ detail });
+    expect(res.body).toEqual({ detail, code: expect.any(String), request_id: expect.any(String) });
   });
 
   it('400 for an unknown provider, listing the available ones', async () => {
     const res = await nl({ query: 'What is 2 plus 2?', provider: 'gemini' });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ detail: "Unknown provider 'gemini'. Available providers: local, openai, anthropic." });
+    expect(res.body).toEqual({ detail: "Unknown provider 'gemini'. Available providers: local, openai, anthropic.", code: expect.any(String), request_id: expect.any(String) });
   });
 
   it('ignores unknown keys and requires an API key', async () => {
@@ -395,10 +395,10 @@ describe('batch items of type natural_language', () => {
   it('400 for an unknown or non-string provider in an item', async () => {
     const bad = await post('/verify/batch', { items: [{ query: '1 + 1', type: 'math' }, { query: 'What is 2 plus 2?', params: { provider: 'gemini' } }] }, { 'x-api-key': t.key });
     expect(bad.status).toBe(400);
-    expect(bad.body).toEqual({ detail: "Invalid field 'items.1.params.provider': Unknown provider 'gemini'. Available providers: local, openai, anthropic." });
+    expect(bad.body).toEqual({ detail: "Invalid field 'items.1.params.provider': Unknown provider 'gemini'. Available providers: local, openai, anthropic.", code: expect.any(String), request_id: expect.any(String) });
     const typed = await post('/verify/batch', { items: [{ query: 'What is 2 plus 2?', params: { provider: 3 } }] }, { 'x-api-key': t.key });
     expect(typed.status).toBe(400);
-    expect(typed.body).toEqual({ detail: "Invalid field 'items.0.params.provider': provider must be a string" });
+    expect(typed.body).toEqual({ detail: "Invalid field 'items.0.params.provider': provider must be a string", code: expect.any(String), request_id: expect.any(String) });
   });
 });
 
@@ -435,7 +435,7 @@ describe('a deployment without a signing key and without anthropic (extra worker
   it('an unconfigured provider is 400 listing what is available', async () => {
     const res = await call({ query: 'What is 2 plus 2?', provider: 'anthropic' });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ detail: "Provider 'anthropic' is not configured on this server. Available providers: local, openai." });
+    expect(res.body).toEqual({ detail: "Provider 'anthropic' is not configured on this server. Available providers: local, openai.", code: expect.any(String), request_id: expect.any(String) });
   });
 });
 

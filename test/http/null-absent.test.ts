@@ -59,7 +59,7 @@ describe('null is absent, through the stack', () => {
   ])('%s: a required field that is null is a 400 naming it', async (path, body, detail) => {
     const res = await post(path, body, { 'x-api-key': key });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ detail });
+    expect(res.body).toEqual({ detail, code: expect.any(String), request_id: expect.any(String) });
   });
 
   it('from-diagnostic: a null verifier (required) is a 400 naming it', async () => {

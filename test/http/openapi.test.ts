@@ -35,7 +35,7 @@ describe('GET /openapi.json', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.info).toMatchObject({ title: expect.any(String), version: '7.3.0' });
     const schemes = doc.components.securitySchemes;
-    expect(Object.keys(schemes).sort()).toEqual(['a2aKey', 'agentToken', 'apiKey', 'bearer', 'webhookSignature']);
+    expect(Object.keys(schemes).sort()).toEqual(['agentToken', 'apiKey', 'bearer', 'webhookSignature']);
     expect(schemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
     for (const ref of refs(doc)) {
       expect(ref).toMatch(/^#\/components\/schemas\//);
@@ -66,7 +66,7 @@ describe('GET /openapi.json', () => {
     for (const e of ENDPOINTS) {
       const op = doc.paths[e.path]?.[e.method];
       expect(op, `${e.method} ${e.path}`).toBeDefined();
-      expect(op.security).toEqual(e.security.map((c) => ({ [c]: [] })));
+      expect(op.security).toEqual(e.security.map((c) => ({ [c === 'a2aKey' ? 'apiKey' : c]: [] })));
       if (e.body) expect(Object.keys(op.requestBody.content)).toEqual([e.body.contentType]);
       expect(Object.keys(op.responses).map(Number).sort()).toEqual(Object.keys(e.responses).map(Number).sort());
     }
@@ -75,7 +75,8 @@ describe('GET /openapi.json', () => {
     expect(math.responses['400'].content['application/json'].schema.$ref).toBe('#/components/schemas/ErrorBody');
     expect(doc.paths['/verify/stats'].post.requestBody.content['multipart/form-data'].schema.properties.file).toMatchObject({ type: 'string', format: 'binary' });
     expect(doc.components.schemas.RateLimitError.example.error.code).toBe('SVC-005');
-    expect(doc.paths['/a2a/intercept'].post.security).toEqual([{ a2aKey: [] }]);
+    // One X-API-Key scheme: the gateway's per-agent key is the same header.
+    expect(doc.paths['/a2a/intercept'].post.security).toEqual([{ apiKey: [] }]);
     expect(doc.paths['/webhooks/secret-scanning'].post.security).toEqual([{ webhookSignature: [] }]);
     expect(doc.paths['/metrics'].get.security).toEqual([{ apiKey: [] }, { bearer: [] }]);
     expect(doc.paths['/health'].get.security).toEqual([]);

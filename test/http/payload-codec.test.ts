@@ -316,19 +316,19 @@ describe('Temporal payload encryption', () => {
     it('refuses anonymous (401), bad tokens (401), API keys (401), non-operators (403)', async () => {
       const anon = await decode({});
       expect(anon.status).toBe(401);
-      expect(anon.body).toEqual({ detail: MISSING_TOKEN });
+      expect(anon.body).toEqual({ detail: MISSING_TOKEN, code: expect.any(String), request_id: expect.any(String) });
       expect(anon.headers.get('www-authenticate')).toBe('Bearer');
       const bad = await decode(bearer(`${operator.token}x`));
       expect(bad.status).toBe(401);
-      expect(bad.body).toEqual({ detail: INVALID_TOKEN });
-      expect((await decode({ authorization: 'Basic abc' })).body).toEqual({ detail: INVALID_TOKEN });
+      expect(bad.body).toEqual({ detail: INVALID_TOKEN, code: expect.any(String), request_id: expect.any(String) });
+      expect((await decode({ authorization: 'Basic abc' })).body).toEqual({ detail: INVALID_TOKEN, code: expect.any(String), request_id: expect.any(String) });
       const key = await decode({ 'x-api-key': operator.key });
       expect(key.status).toBe(401);
-      expect(key.body).toEqual({ detail: MISSING_TOKEN });
+      expect(key.body).toEqual({ detail: MISSING_TOKEN, code: expect.any(String), request_id: expect.any(String) });
       for (const path of ['/decode', '/encode']) {
         const other = await at(`${codec.url}${path}`, 'POST', bearer(tenant.token), { payloads: [sample] });
         expect(other.status, path).toBe(403);
-        expect(other.body).toEqual({ detail: INSUFFICIENT });
+        expect(other.body).toEqual({ detail: INSUFFICIENT, code: expect.any(String), request_id: expect.any(String) });
         expect(other.text).not.toContain(marker);
       }
     });
@@ -337,7 +337,7 @@ describe('Temporal payload encryption', () => {
       const url = `http://127.0.0.1:${codecServerPort(inject('ports'))}`;
       const res = await decode(bearer(operator.token), { payloads: [sample] }, url);
       expect(res.status).toBe(403);
-      expect(res.body).toEqual({ detail: INSUFFICIENT });
+      expect(res.body).toEqual({ detail: INSUFFICIENT, code: expect.any(String), request_id: expect.any(String) });
       expect((await decode({}, { payloads: [sample] }, url)).status).toBe(401);
     });
 
@@ -351,7 +351,7 @@ describe('Temporal payload encryption', () => {
       for (const [body, status, detail] of cases) {
         const res = await decode(op, body);
         expect(res.status, JSON.stringify(body)).toBe(status);
-        if (typeof detail === 'string') expect(res.body).toEqual({ detail });
+        if (typeof detail === 'string') expect(res.body).toEqual({ detail, code: expect.any(String), request_id: expect.any(String) });
         else expect(res.body.detail).toMatch(detail);
       }
       const malformed = await at(`${codec.url}/decode`, 'POST', { ...op, 'content-type': 'application/json' }, '{"payloads": [');
@@ -359,23 +359,23 @@ describe('Temporal payload encryption', () => {
       expect(malformed.body.detail).toMatch(/^Malformed JSON body/);
       const text = await at(`${codec.url}/decode`, 'POST', { ...op, 'content-type': 'text/plain' }, JSON.stringify({ payloads: [sample] }));
       expect(text.status).toBe(415);
-      expect(text.body).toEqual({ detail: 'Unsupported Content-Type: send application/json.' });
+      expect(text.body).toEqual({ detail: 'Unsupported Content-Type: send application/json.', code: expect.any(String), request_id: expect.any(String) });
       const ns = await decode({ ...op, 'x-namespace': 'other-ns' });
       expect(ns.status).toBe(403);
-      expect(ns.body).toEqual({ detail: "Namespace 'other-ns' is not served by this codec server." });
+      expect(ns.body).toEqual({ detail: "Namespace 'other-ns' is not served by this codec server.", code: expect.any(String), request_id: expect.any(String) });
       const tampered = { ...sample, data: Buffer.from(Buffer.from(sample.data, 'base64').map((b, i) => (i === 30 ? b ^ 1 : b))).toString('base64') };
       const bad = await decode(op, { payloads: [{ metadata: { encoding: b64('json/plain') }, data: b64('1') }, tampered] });
       expect(bad.status).toBe(422);
       expect(bad.body.detail).toMatch(/^Payload 1 could not be decrypted: encrypted payload does not authenticate under key '/);
       const unknown = await decode(op, { payloads: [{ ...sample, metadata: { ...sample.metadata, 'encryption-key-id': b64('no-such-key') } }] });
       expect(unknown.status).toBe(422);
-      expect(unknown.body).toEqual({ detail: "Payload 0 could not be decrypted: payload encrypted with unknown key id 'no-such-key'." });
+      expect(unknown.body).toEqual({ detail: "Payload 0 could not be decrypted: payload encrypted with unknown key id 'no-such-key'.", code: expect.any(String), request_id: expect.any(String) });
       // Unencrypted payloads pass through decode untouched.
       const plain = { metadata: { encoding: b64('json/plain') }, data: b64('{"a":1}') };
       expect((await decode(op, { payloads: [plain] })).body).toEqual({ payloads: [plain] });
       const nf = await at(`${codec.url}/decrypt`, 'POST', op, { payloads: [] });
       expect(nf.status).toBe(404);
-      expect(nf.body).toEqual({ detail: 'Not Found' });
+      expect(nf.body).toEqual({ detail: 'Not Found', code: expect.any(String), request_id: expect.any(String) });
       expect((await at(`${codec.url}/decode`, 'GET', op)).status).toBe(404);
     });
 
@@ -393,7 +393,7 @@ describe('Temporal payload encryption', () => {
       expect(pre.headers.get('vary')).toContain('Origin');
       const evil = await at(`${codec.url}/decode`, 'OPTIONS', { origin: 'http://evil.example.test', 'access-control-request-method': 'POST' });
       expect(evil.status).toBe(403);
-      expect(evil.body).toEqual({ detail: 'Origin not allowed to call this codec server.' });
+      expect(evil.body).toEqual({ detail: 'Origin not allowed to call this codec server.', code: expect.any(String), request_id: expect.any(String) });
       expect(evil.headers.get('access-control-allow-origin')).toBeNull();
       const ok = await decode({ ...bearer(operator.token), origin: 'http://ui.example.test' });
       expect(ok.status).toBe(200);

@@ -90,6 +90,7 @@ describe('plan limits', () => {
         message: 'Rate limit exceeded',
         details: { limit: 60, reset_at: new Date((start + 60) * 1000).toISOString(), retry_after: expect.any(Number) },
       },
+      request_id: expect.any(String),
     });
     expect(res.headers.get('x-ratelimit-remaining')).toBe('0');
     expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);

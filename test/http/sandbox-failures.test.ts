@@ -53,7 +53,7 @@ describe('sandbox failures', () => {
       for (const mode of ['high', 'maximum']) {
         const res = await postJson(noDocker, '/verify/consensus', t.key, { query: '2^10 = 1024', verification_mode: mode });
         expect(res.status).toBe(503);
-        expect(res.body).toEqual({ detail: 'sandbox unavailable' });
+        expect(res.body).toEqual({ detail: 'sandbox unavailable', code: expect.any(String), request_id: expect.any(String) });
         expect(res.headers.get('x-workflow-id')).toMatch(/^verify-consensus-/);
       }
     });
@@ -67,7 +67,7 @@ describe('sandbox failures', () => {
     it('stats answers 503 sandbox unavailable', async () => {
       const res = await postStats(t.key, { file: CSV, query: 'mean(a) > 1' }, noDocker);
       expect(res.status).toBe(503);
-      expect(res.body).toEqual({ detail: 'sandbox unavailable' });
+      expect(res.body).toEqual({ detail: 'sandbox unavailable', code: expect.any(String), request_id: expect.any(String) });
     });
 
     it('stats still answers an unsupported query (BLOCKED) without the sandbox', async () => {
@@ -92,7 +92,7 @@ describe('sandbox failures', () => {
         sock.on('close', () => resolve(data));
       });
       expect(reply).toMatch(/^HTTP\/1\.1 408/);
-      expect(reply).toContain('{"detail":"Request body not received in time."}');
+      expect(reply).toContain('{"detail":"Request body not received in time.","code":"request_timeout","request_id":"');
       expect(Date.now() - started).toBeGreaterThanOrEqual(1900);
       expect(Date.now() - started).toBeLessThan(10_000);
     });
@@ -122,7 +122,7 @@ describe('sandbox failures', () => {
       );
       const busy = results.filter((r) => r.status === 503);
       expect(busy.length).toBeGreaterThanOrEqual(1);
-      for (const r of busy) expect(r.body).toEqual({ detail: 'Sandbox capacity reached — retry shortly.' });
+      for (const r of busy) expect(r.body).toEqual({ detail: 'Sandbox capacity reached — retry shortly.', code: expect.any(String), request_id: expect.any(String) });
       for (const r of results.filter((x) => x.status !== 503)) {
         expect(r.status).toBe(200);
         expect(r.body).toMatchObject({ status: 'UNVERIFIABLE', final_answer: 'true', meets_requirement: false });

@@ -73,7 +73,7 @@ describe('POST /webhooks/secret-scanning', () => {
     expect(doc?.revoked_at).toBeInstanceOf(Date);
     const denied = await post('/verify/math', { expression: '1 + 1' }, { 'x-api-key': t.key });
     expect(denied.status).toBe(401);
-    expect(denied.body).toEqual({ detail: 'API key is revoked, inactive or expired.' });
+    expect(denied.body).toEqual({ detail: 'API key is revoked, inactive or expired.', code: expect.any(String), request_id: expect.any(String) });
 
     // The security event in the organization's audit chain, with the masked preview only.
     const preview = maskApiKey(t.key);
@@ -189,7 +189,7 @@ describe('POST /webhooks/secret-scanning', () => {
       const other = JSON.stringify([match(t.key)]);
       const res = await deliver(body, signed(other, current));
       expect(res.status).toBe(401);
-      expect(res.body).toEqual(INVALID);
+      expect(res.body).toEqual({ ...INVALID, code: expect.any(String), request_id: expect.any(String) });
       await expectNothingKept(t, body, marker, auditBefore);
     });
 
@@ -199,7 +199,7 @@ describe('POST /webhooks/secret-scanning', () => {
       const cut = body.slice(0, body.length - 3);
       const res = await deliver(cut, headers);
       expect(res.status).toBe(401);
-      expect(res.body).toEqual(INVALID);
+      expect(res.body).toEqual({ ...INVALID, code: expect.any(String), request_id: expect.any(String) });
       await expectNothingKept(t, cut, marker, auditBefore);
     });
 
@@ -207,12 +207,12 @@ describe('POST /webhooks/secret-scanning', () => {
       const { marker, body } = report();
       const res = await deliver(body, signed(body, current, stranger.privateKey));
       expect(res.status).toBe(401);
-      expect(res.body).toEqual(INVALID);
+      expect(res.body).toEqual({ ...INVALID, code: expect.any(String), request_id: expect.any(String) });
       await sleep(1100); // past the refetch throttle: the unknown id below triggers one refetch
       const fetchesBefore = keyServer.fetches;
       const res2 = await deliver(body, signed(body, stranger));
       expect(res2.status).toBe(401);
-      expect(res2.body).toEqual(INVALID);
+      expect(res2.body).toEqual({ ...INVALID, code: expect.any(String), request_id: expect.any(String) });
       expect(keyServer.fetches).toBe(fetchesBefore + 1);
       await expectNothingKept(t, body, marker, auditBefore);
     });
@@ -233,7 +233,7 @@ describe('POST /webhooks/secret-scanning', () => {
       for (const headers of cases) {
         const res = await deliver(body, headers);
         expect(res.status).toBe(401);
-        expect(res.body).toEqual(INVALID);
+        expect(res.body).toEqual({ ...INVALID, code: expect.any(String), request_id: expect.any(String) });
       }
       await expectNothingKept(t, body, marker, auditBefore);
     });
@@ -243,7 +243,7 @@ describe('POST /webhooks/secret-scanning', () => {
       const big = JSON.stringify([{ ...match(t.key, marker), padding: 'x'.repeat(1_048_576) }]);
       const res = await deliver(big, signed(big, current));
       expect(res.status).toBe(413);
-      expect(res.body).toEqual({ detail: 'Request body exceeds the 1048576 byte limit for this endpoint.' });
+      expect(res.body).toEqual({ detail: 'Request body exceeds the 1048576 byte limit for this endpoint.', code: expect.any(String), request_id: expect.any(String) });
 
       // Chunked, no Content-Length: the answer comes while the client is still sending.
       const { port } = new URL(apiUrl());
@@ -271,7 +271,7 @@ describe('POST /webhooks/secret-scanning', () => {
         pump();
       });
       expect(streamed.status).toBe(413);
-      expect(JSON.parse(streamed.body)).toEqual({ detail: 'Request body exceeds the 1048576 byte limit for this endpoint.' });
+      expect(JSON.parse(streamed.body)).toEqual({ detail: 'Request body exceeds the 1048576 byte limit for this endpoint.', code: expect.any(String), request_id: expect.any(String) });
       expect(streamed.ended).toBe(false);
       expect(streamed.sentWhenAnswered).toBeLessThan(4 * 1_048_576);
       await expectNothingKept(t, big, marker, auditBefore);
@@ -290,7 +290,7 @@ describe('POST /webhooks/secret-scanning', () => {
       for (const [body, detail] of rows) {
         const res = await deliver(body, signed(body, current));
         expect(res.status, body.slice(0, 40)).toBe(400);
-        expect(res.body).toEqual(detail);
+        expect(res.body).toEqual({ ...detail, code: expect.any(String), request_id: expect.any(String) });
         expect(await workflowExists(body)).toBe(false);
       }
       await expectNothingKept(t, many, marker, auditBefore);
@@ -304,7 +304,7 @@ describe('POST /webhooks/secret-scanning', () => {
         await sleep(1100);
         const res = await deliver(body, signed(body, rotated));
         expect(res.status).toBe(503);
-        expect(res.body).toEqual({ detail: 'Webhook signing keys unavailable — retry shortly.' });
+        expect(res.body).toEqual({ detail: 'Webhook signing keys unavailable — retry shortly.', code: expect.any(String), request_id: expect.any(String) });
         await expectNothingKept(t, body, marker, auditBefore);
       } finally {
         keyServer.status = 200;

@@ -39,13 +39,13 @@ describe('5. scopes: admin routes need admin:all on the key, no key widens its s
     expect(await listScopes(member.token, member.keyId)).toEqual(['verify:read', 'agent:write', 'attestation:read']);
     const res = await post('/auth/api-keys', { name: 'x', scopes: ['verify:read', 'admin:all'] }, bearer(member.token));
     expect(res.status).toBe(403);
-    expect(res.body).toEqual({ detail: INSUFFICIENT });
+    expect(res.body).toEqual({ detail: INSUFFICIENT, code: expect.any(String), request_id: expect.any(String) });
   });
 
   it("refuses an attestation:read key rotating its owner's admin:all key (403), which keeps working", async () => {
     const res = await rotate(attestationKey.key, adminKey.id);
     expect(res.status).toBe(403);
-    expect(res.body).toEqual({ detail: WIDER });
+    expect(res.body).toEqual({ detail: WIDER, code: expect.any(String), request_id: expect.any(String) });
     expect((await get(`/admin/security/threats/${owner.orgId}`, key(adminKey.key))).status).toBe(200);
   });
 
@@ -53,7 +53,7 @@ describe('5. scopes: admin routes need admin:all on the key, no key widens its s
     const target = await mintKey(member.token, 'member target', { scopes: ['verify:read'] });
     const res = await rotate(verifyKey.key, target.id);
     expect(res.status).toBe(403);
-    expect(res.body).toEqual({ detail: LACKS_ADMIN });
+    expect(res.body).toEqual({ detail: LACKS_ADMIN, code: expect.any(String), request_id: expect.any(String) });
     expect((await post('/verify/math', MATH, key(target.key))).status).toBe(200);
   });
 
@@ -66,7 +66,7 @@ describe('5. scopes: admin routes need admin:all on the key, no key widens its s
     for (const k of [attestationKey, verifyKey]) {
       const res = await get(pathOf(owner), key(k.key));
       expect(res.status).toBe(403);
-      expect(res.body).toEqual({ detail: LACKS_ADMIN });
+      expect(res.body).toEqual({ detail: LACKS_ADMIN, code: expect.any(String), request_id: expect.any(String) });
     }
   });
 
@@ -77,7 +77,7 @@ describe('5. scopes: admin routes need admin:all on the key, no key widens its s
     expect(await listScopes(owner.token, res.body.key_id)).toEqual(['attestation:read']);
     const verify = await post('/verify/math', MATH, key(res.body.new_key_secret));
     expect(verify.status).toBe(403);
-    expect(verify.body).toEqual({ detail: "API key lacks the required scope 'verify:read'." });
+    expect(verify.body).toEqual({ detail: "API key lacks the required scope 'verify:read'.", code: expect.any(String), request_id: expect.any(String) });
   });
 });
 
@@ -97,7 +97,7 @@ describe('6. rotation race: one winner on FerretDB', () => {
       for (const r of results.filter((x) => x.status !== 200)) {
         // Still running when the loser arrived: 409; already revoked: the contract's 404.
         expect([409, 404]).toContain(r.status);
-        expect(r.body).toEqual({ detail: r.status === 409 ? IN_PROGRESS : NOT_FOUND });
+        expect(r.body).toEqual({ detail: r.status === 409 ? IN_PROGRESS : NOT_FOUND, code: expect.any(String), request_id: expect.any(String) });
       }
       const successors = await d.collection('api_keys').find({ rotated_from: target.id, active: true }).toArray();
       expect(successors.map((s) => s._id)).toEqual([winners[0]!.body.key_id]);
@@ -112,7 +112,7 @@ describe('6. rotation race: one winner on FerretDB', () => {
     await d.collection('api_key_rotations').insertOne({ _id: busy.id as any, token: 'other', successor_id: null, created_at: new Date(), done_at: null });
     const res = await rotate(owner.key, busy.id);
     expect(res.status).toBe(409);
-    expect(res.body).toEqual({ detail: IN_PROGRESS });
+    expect(res.body).toEqual({ detail: IN_PROGRESS, code: expect.any(String), request_id: expect.any(String) });
     expect((await post('/verify/math', MATH, key(busy.key))).status).toBe(200);
 
     const stale = await mintKey(owner.token, 'stale');
@@ -288,6 +288,6 @@ describe('12. sign-up of an existing e-mail', () => {
     const t = await newTenant();
     const res = await post('/auth/signup', { email: t.email, password: 'another long passphrase 42', organization_name: 'Other' }, { 'x-forwarded-for': randomIp() });
     expect(res.status).toBe(409);
-    expect(res.body).toEqual({ detail: 'An account with this e-mail already exists.' });
+    expect(res.body).toEqual({ detail: 'An account with this e-mail already exists.', code: expect.any(String), request_id: expect.any(String) });
   });
 });

@@ -174,7 +174,7 @@ describe('POST /verify/stats', () => {
     const over = 'x,y\n' + '1,2\n'.repeat(500_001);
     const res = await rawPost('/verify/stats', { 'x-api-key': t.key }, multipartBody('count', over));
     expect(res.status).toBe(413);
-    expect(res.body).toEqual({ detail: 'Dataset exceeds the 1000000 cell limit (rows x columns) for this endpoint.' });
+    expect(res.body).toEqual({ detail: 'Dataset exceeds the 1000000 cell limit (rows x columns) for this endpoint.', code: expect.any(String), request_id: expect.any(String) });
   }, 120_000);
 
   it('refuses a streamed file over 10,000,000 bytes with 413', async () => {
@@ -184,7 +184,7 @@ describe('POST /verify/stats', () => {
     expect(file.length).toBeGreaterThan(10_000_000);
     const res = await rawPost('/verify/stats', { 'x-api-key': t.key }, multipartBody('count', file));
     expect(res.status).toBe(413);
-    expect(res.body).toEqual({ detail: 'Request body exceeds the 10000000 byte limit for this endpoint.' });
+    expect(res.body).toEqual({ detail: 'Request body exceeds the 10000000 byte limit for this endpoint.', code: expect.any(String), request_id: expect.any(String) });
   }, 60_000);
 
   it('refuses a declared body over the 10,000,000 + 64 KiB cap with 413 before reading it', async () => {
@@ -200,7 +200,7 @@ describe('POST /verify/stats', () => {
       sock.on('close', () => resolve(data));
     });
     expect(reply).toMatch(/^HTTP\/1\.1 413/);
-    expect(reply).toContain('{"detail":"Request body exceeds the 10065536 byte limit for this endpoint."}');
+    expect(reply).toContain('{"detail":"Request body exceeds the 10065536 byte limit for this endpoint.","code":"payload_too_large","request_id":"');
   });
 
   it('removes the stored upload after answering, and audits the request', async () => {

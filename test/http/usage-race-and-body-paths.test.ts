@@ -40,7 +40,7 @@ describe('body reader exemptions match paths as the router does (item 12)', () =
     for (const path of ['/A2A/Intercept', '/a2a/intercept/', '/v1/A2A/INTERCEPT/']) {
       const r = await http('POST', path, { rawBody: '{not json', headers: { 'content-type': 'application/json' } });
       expect(r.status, path).toBe(401);
-      expect(r.body, path).toEqual({ detail: 'Missing gateway key: send it in the X-API-Key header.' });
+      expect(r.body, path).toEqual({ detail: 'Missing gateway key: send it in the X-API-Key header.', code: expect.any(String), request_id: expect.any(String) });
     }
   });
 

@@ -80,7 +80,7 @@ describe("Node's fetch reads every 413 (lingering close)", () => {
     const res = await request();
     expect(res.status).toBe(413);
     expect(res.headers.get('connection')).toBe('close');
-    expect(await res.json()).toEqual({ detail });
+    expect(await res.json()).toEqual({ detail, code: expect.any(String), request_id: expect.any(String) });
     expect(app.starts).toHaveLength(0);
   });
 

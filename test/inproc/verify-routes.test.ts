@@ -59,10 +59,10 @@ describe.each(ROUTES)('$path: bad input is a 4xx with detail, and starts nothing
   });
 
   it('needs a valid API key before anything else', async () => {
-    expect((await send(app, path, body, { key: null })).body).toEqual({ detail: MISSING_KEY });
+    expect((await send(app, path, body, { key: null })).body).toEqual({ detail: MISSING_KEY, code: expect.any(String), request_id: expect.any(String) });
     const wrong = await send(app, path, body, { key: 'svc_live_not-a-key' });
     expect(wrong.status).toBe(401);
-    expect(wrong.body).toEqual({ detail: INVALID_KEY });
+    expect(wrong.body).toEqual({ detail: INVALID_KEY, code: expect.any(String), request_id: expect.any(String) });
     expect(app.starts).toHaveLength(0);
   });
 });
@@ -102,7 +102,7 @@ describe.each(ROUTES)('$path: one workflow per request, as the registry says', (
       app.script(where === 'start' ? { startError: err } : { resultError: err });
       const res = await send(app, path, body);
       expect(res.status).toBe(503);
-      expect(res.body).toEqual({ detail });
+      expect(res.body).toEqual({ detail, code: expect.any(String), request_id: expect.any(String) });
       expect(res.headers.get('x-workflow-id')).toBe(app.starts[0]?.options.workflowId);
     }
   });
@@ -117,7 +117,7 @@ describe('route result mapping from engine results', () => {
     app.script({ result: { status: 'ERROR', message: 'Unknown variable y', provider_used: null, http_status: 400 } });
     const bad = await send(app, '/verify/logic', { query: '(AND (GT x 1))' });
     expect(bad.status).toBe(400);
-    expect(bad.body).toEqual({ detail: 'Unknown variable y' });
+    expect(bad.body).toEqual({ detail: 'Unknown variable y', code: expect.any(String), request_id: expect.any(String) });
   });
 
   it('logic: a DSL syntax error is 400 with its position, before any workflow', async () => {
@@ -131,7 +131,7 @@ describe('route result mapping from engine results', () => {
     app.script({ result: { status: 'BLOCKED', developer_fields: { constraint_id: 'code_verifier.timeout' } } });
     const res = await send(app, '/verify/code', { code: 'x = 1', language: 'python' });
     expect(res.status).toBe(503);
-    expect(res.body).toEqual({ detail: ENGINES.code.timeoutDetail });
+    expect(res.body).toEqual({ detail: ENGINES.code.timeoutDetail, code: expect.any(String), request_id: expect.any(String) });
   });
 
   it('consensus: below min_confidence is 422 with the consensus in the body; a missing sandbox is 503', async () => {
@@ -139,7 +139,7 @@ describe('route result mapping from engine results', () => {
     app.script({ result: consensus });
     const low = await send(app, '/verify/consensus', { query: '2 + 2 = 4', min_confidence: 0.5 });
     expect(low.status).toBe(422);
-    expect(low.body).toEqual({ detail: 'Consensus confidence 40 is below min_confidence (50).', ...consensus });
+    expect(low.body).toEqual({ detail: 'Consensus confidence 40 is below min_confidence (50).', ...consensus, code: expect.any(String), request_id: expect.any(String) });
     app.script({ result: { ...consensus, confidence: 100, sandbox_failure: 'capacity' } });
     const full = await send(app, '/verify/consensus', { query: '2 + 2 = 4' });
     expect(full.status).toBe(503);
@@ -154,13 +154,13 @@ describe('route result mapping from engine results', () => {
     app.script({ result: { timed_out: true, detail: ENGINES.fact.timeoutDetail, provider_used: 'local' } });
     const res = await send(app, '/verify/fact', { claim: 'a', context: 'b' });
     expect(res.status).toBe(503);
-    expect(res.body).toEqual({ detail: ENGINES.fact.timeoutDetail });
+    expect(res.body).toEqual({ detail: ENGINES.fact.timeoutDetail, code: expect.any(String), request_id: expect.any(String) });
   });
 
   it('an unexpected error in a route is a 500 with a generic detail and no stack', async () => {
     app.script({ result: null });
     const res = await send(app, '/verify/fact', { claim: 'a', context: 'b' });
     expect(res.status).toBe(500);
-    expect(res.body).toEqual({ detail: 'Internal server error' });
+    expect(res.body).toEqual({ detail: 'Internal server error', code: expect.any(String), request_id: expect.any(String) });
   });
 });

@@ -64,7 +64,7 @@ describe('contract/', () => {
 
   it('describes the SVC-005 body', () => {
     expect(
-      rateLimitErrorSchema.safeParse({ error: { code: 'SVC-005', message: 'Rate limit exceeded', details: { limit: 60, reset_at: '2026-01-01T00:00:00Z', retry_after: 3 } } }).success,
+      rateLimitErrorSchema.safeParse({ error: { code: 'SVC-005', message: 'Rate limit exceeded', details: { limit: 60, reset_at: '2026-01-01T00:00:00Z', retry_after: 3 } }, request_id: 'r1' }).success,
     ).toBe(true);
     expect(rateLimitErrorSchema.safeParse({ detail: 'x' }).success).toBe(false);
   });
