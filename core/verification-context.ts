@@ -10,7 +10,7 @@ import { VC_INVARIANT, VC_UNKNOWN_KEY, verificationContextDocumentSchema, type V
 import type { JWK } from 'jose';
 import { assertCanonicalDomain, CanonicalDomainError, sha256Ref } from './canonical-json.js';
 import { queryHash, verifyAttestationToken, type AttestationClaims } from './attestation.js';
-import { PROOF_REF_PATTERN } from './diagnostic.js';
+import { admissionOf, PROOF_REF_PATTERN, type VerdictStatus } from './diagnostic.js';
 
 export const VC_SPEC_VERSION = '1.0';
 
@@ -285,8 +285,11 @@ async function applyTrustGate(
     return { pass: false, code: 'trust_gate.claims_status_mismatch', reason: 'attested status differs from the diagnostic' };
   }
   // A token that signs an admission binds it: a diagnostic of blocked content cannot drop or flip
-  // its admission and keep the attestation (the admission is signed beside the status).
-  if (result.admission !== undefined && result.admission !== diagnostic.admission) {
+  // its admission and keep the attestation (the admission is signed beside the status). A client
+  // that sends no admission is held to the one its own fields imply (admissionOf), so an honest
+  // diagnostic passes and one that flips `is_valid` does not.
+  const claimedAdmission = diagnostic.admission ?? admissionOf(diagnostic.status as VerdictStatus, diagnostic.developer_fields);
+  if (result.admission !== undefined && result.admission !== claimedAdmission) {
     return { pass: false, code: 'trust_gate.claims_status_mismatch', reason: 'attested admission differs from the diagnostic' };
   }
   const expectedQuery = queryHash(formalStatement);

@@ -31,6 +31,8 @@ const OUTCOME_WORDS: Record<Outcome, string> = {
   error: 'check did not complete',
 };
 
+const FALSIFYING_METHODS = new Set(['canonical_form', 'numerical_evaluation', 'numerical_sampling']);
+
 const str = (v: unknown) => (typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : undefined);
 
 /**
@@ -44,6 +46,13 @@ export function verdictText(kind: string, result: unknown, outcome: Outcome): st
   if (admission !== undefined) {
     const why = status === 'VERIFIED' ? `proof: ${admission === 'ADMIT' ? 'safe' : kind === 'sql' ? 'rejected' : 'unsafe'}` : `not proven: ${status ?? 'no status'}`;
     return `${admission} (${why})`;
+  }
+  // A math claim the engine showed false (the two sides differ by an exact nonzero term): the
+  // contract's status stays UNVERIFIABLE, but a person reads "false", not "could not check".
+  // Only the engine's exact methods count here (canonical form, exact evaluation, a concrete
+  // counterexample), never a float or tolerance comparison.
+  if (kind === 'math' && status === 'UNVERIFIABLE' && r.is_valid === false && FALSIFYING_METHODS.has(str(r.method) ?? '') && typeof r.simplified_difference === 'string') {
+    return `FALSE (the sides differ by ${r.simplified_difference}; status UNVERIFIABLE)`;
   }
   const verdict = status ?? str(r.verdict) ?? (typeof r.verified === 'boolean' ? (r.verified ? 'verified' : 'not verified') : undefined) ?? str(r.agreement_status) ?? 'no status';
   return `${verdict} (${OUTCOME_WORDS[outcome]})`;

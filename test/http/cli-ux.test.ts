@@ -75,6 +75,15 @@ describe('svc verify', () => {
     expect(plain.stdout).not.toMatch(/workflow:/);
   });
 
+  it('a claim the engine shows false reads FALSE; one it only evaluates stays UNVERIFIABLE; neither exits 0', async () => {
+    const f = await svc(['verify', 'math', '2+2=5'], { env: keyEnv() });
+    expect(f.code).toBe(1);
+    expect(f.stdout.split('\n')[0]).toBe('math: FALSE (the sides differ by -1; status UNVERIFIABLE)');
+    const e = await svc(['verify', 'math', '2^10 + 3*7'], { env: keyEnv() });
+    expect(e.code).toBe(1);
+    expect(e.stdout.split('\n')[0]).toBe('math: UNVERIFIABLE (not verified)');
+  });
+
   it('SQL issues never say "line ?"', async () => {
     const r = await svc(['verify', 'sql', '-', '--schema-ddl', 'CREATE TABLE t (id INT);'], { env: keyEnv(), stdin: 'SELECT nope\nFROM t' });
     expect(r.stdout).toMatch(/issue: \[/);

@@ -72,7 +72,7 @@ describe('svc verify', () => {
     const r = await svc(['verify', 'sql', '-', '--schema-ddl', 'CREATE TABLE t (id INT);', '--dialect', 'klingon'], { env: keyEnv(), stdin: 'SELECT id FROM t' });
     expect(r.code).toBe(65);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(/^svc: HTTP 400: .*unsupported dialect 'klingon'/);
+    expect(r.stderr).toMatch(/^svc: HTTP 400 invalid_field: .*unsupported dialect 'klingon'/);
     const json = await svc(['verify', 'sql', '-', '--schema-ddl', 'CREATE TABLE t (id INT);', '--dialect', 'klingon', '--json'], { env: keyEnv(), stdin: 'SELECT id FROM t' });
     expect(json.code).toBe(65);
     expect(JSON.parse(json.stdout)).toMatchObject({ error: { kind: 'service', status: 400, detail: expect.stringContaining("unsupported dialect 'klingon'"), exit_code: 65 } });
@@ -84,7 +84,7 @@ describe('svc verify', () => {
     expect(unknown.stderr).toMatch(/unknown verify kind 'poetry'/);
     const noKey = await svc(['verify', 'math', '1+1 = 2']);
     expect(noKey.code).toBe(77);
-    expect(noKey.stderr).toMatch(/^svc: HTTP 401: /);
+    expect(noKey.stderr).toMatch(/^svc: HTTP 401 unauthenticated: /);
   });
 });
 
@@ -151,7 +151,7 @@ describe('svc keys and health', () => {
 
     const again = await svc(['keys', 'revoke', key.id], { env });
     expect(again.code).toBe(65);
-    expect(again.stderr).toMatch(/HTTP 404: API key not found\./);
+    expect(again.stderr).toMatch(/HTTP 404 not_found: API key not found\./);
     const noToken = await svc(['keys', 'list']);
     expect(noToken.code).toBe(64);
   });

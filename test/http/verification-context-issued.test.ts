@@ -113,12 +113,12 @@ describe('issued_here: resolve tells our documents from self-consistent ones', (
     const honest = await fromDiag(A, { query: code, verifier: 'code', diagnostic: diag(false), attestation_token: token });
     expect(honest.body).toMatchObject({ verdict: 'VERIFIED', context: { decision: { admission: 'DENY' } } });
     expect(honest.headers.get('x-issued-here')).toBe('true');
-    // Lying about is_valid: the gate cannot see it (the attestation binds status, statement and proof), but the retained proof can.
+    // Lying about is_valid (and so the admission): the token signs the admission (BLOCKED), so the
+    // trust gate refuses the document, and it is never issued here.
     const forged = await fromDiag(A, { query: code, verifier: 'code', diagnostic: diag(true), attestation_token: token });
-    expect(forged.body).toMatchObject({ verdict: 'VERIFIED', context: { decision: { admission: 'ADMIT' } } });
+    expect(forged.body).toMatchObject({ verdict: 'BLOCKED', context: { decision: { admission: 'DENY' } } });
     expect(forged.headers.get('x-issued-here')).toBe('false');
-    expect(forged.headers.get('x-issued-here-reason')).toBe('admission_not_backed_by_proof');
-    expect((await resolve(A, forged.body)).body).toMatchObject({ resolved: true, issued_here: false, issued_here_reason: 'not_issued_here' });
+    expect((await resolve(A, forged.body)).body).toMatchObject({ issued_here: false });
   });
 
   it('BLOCKED and UNVERIFIABLE documents are never issued here', async () => {

@@ -19,6 +19,14 @@ describe('verdict lines lead with the admission', () => {
     expect(headline('sql', { status: 'VERIFIED', admission: 'BLOCKED' }, 'blocked')).toBe('sql: BLOCKED (proof: rejected)');
     expect(headline('code', { status: 'UNVERIFIABLE', admission: 'BLOCKED' }, 'blocked')).toBe('code: BLOCKED (not proven: UNVERIFIABLE)');
     expect(headline('math', { status: 'VERIFIED', proof_ref: 'sha256:x' }, 'verified')).toBe('math: VERIFIED (verified)');
+    // A claim the engine showed false reads "false" (issue 27 point 9); a float or tolerance comparison never does.
+    expect(headline('math', { status: 'UNVERIFIABLE', is_valid: false, method: 'canonical_form', simplified_difference: '-1' }, 'not_verified')).toBe(
+      'math: FALSE (the sides differ by -1; status UNVERIFIABLE)',
+    );
+    expect(headline('math', { status: 'UNVERIFIABLE', is_valid: false, method: 'tolerance_comparison', simplified_difference: '0.5' }, 'not_verified')).toBe(
+      'math: UNVERIFIABLE (not verified)',
+    );
+    expect(headline('math', { status: 'UNVERIFIABLE', is_valid: true, value: 4 }, 'not_verified')).toBe('math: UNVERIFIABLE (not verified)');
   });
 
   it('issues show a line only where the engine gives one; --verbose adds the workflow', () => {
