@@ -116,8 +116,9 @@ install_chromium() {
     return
   fi
   log "apt-get install chromium"
-  if ! DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium >/dev/null; then
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium >/dev/null
+  # The sandbox set-up installs Debian packages beside this step: wait for dpkg's lock, do not fail on it.
+  if ! DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends chromium >/dev/null; then
+    apt-get -o DPkg::Lock::Timeout=600 update -qq && DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends chromium >/dev/null
   fi
   log "chromium: $(chromium --version 2>/dev/null || echo unavailable)"
 }

@@ -35,11 +35,11 @@ apt_install() {
   command -v apt-get >/dev/null || die "apt-get not found: cannot install $*"
   if [ "$APT_UPDATED" -eq 0 ]; then
     log "apt-get update"
-    DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2 || die "apt-get update failed"
+    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 update -qq >&2 || die "apt-get update failed"
     APT_UPDATED=1
   fi
   log "apt-get install $*"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >&2 ||
+  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "$@" >&2 ||
     die "apt-get install $* failed"
 }
 
