@@ -14,18 +14,24 @@ const ROOT = join(import.meta.dirname, '..', '..');
 const PYTHON = join(ROOT, '.tools', 'venv-qwed-client-7.3.0', 'bin', 'python');
 const PASSWORD = 'a long passphrase 42';
 
-let curlHome = '';
+let curlRoot = '';
 beforeAll(() => {
-  // The stack trusts 127.0.0.1 as a proxy: curl (through its own config file, the README is run
-  // unchanged) names a random client address so the per-IP signup limit of other files is not shared.
-  curlHome = mkdtempSync(join(tmpdir(), 'svc-quickstart-'));
-  writeFileSync(join(curlHome, '.curlrc'), `header = "X-Forwarded-For: ${randomIp()}"\n`);
+  curlRoot = mkdtempSync(join(tmpdir(), 'svc-quickstart-'));
 });
 afterAll(() => {
-  if (curlHome) rmSync(curlHome, { recursive: true, force: true });
+  if (curlRoot) rmSync(curlRoot, { recursive: true, force: true });
 });
 
-const env = (extra: Record<string, string>) => ({ ...process.env, CURL_HOME: curlHome, ...extra });
+/**
+ * The stack trusts 127.0.0.1 as a proxy: curl (through its own config file, the README is run
+ * unchanged) names a client address of its own for each run, so neither this file's dozen sign-ups
+ * and sign-ins nor other files' share one per-address limit (10 a minute).
+ */
+const env = (extra: Record<string, string>) => {
+  const curlHome = mkdtempSync(join(curlRoot, 'run-'));
+  writeFileSync(join(curlHome, '.curlrc'), `header = "X-Forwarded-For: ${randomIp()}"\n`);
+  return { ...process.env, CURL_HOME: curlHome, ...extra };
+};
 
 /** A key that can verify but not administrate. */
 async function expectVerifyOnly(key: string) {
