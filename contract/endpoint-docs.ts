@@ -277,6 +277,7 @@ export const OPERATION_DOCS: Readonly<Record<string, OperationDoc>> = {
     },
   },
   secretScanning: {
+    // A key's shape only: its checksum is wrong, so no key of ours can ever match it (scanForLiveKeys ignores it).
     description: 'Receives signed reports of leaked API keys from the scanning partner and revokes them (partner credential only).',
     example: [{ token: 'svc_live_AbCdEfGhIjKlMnOpQrStUvWxYz0123', type: 'svc_api_key', url: 'https://example.com/acme/app/commit/1a2b3c', source: 'content' }],
     fields: {
