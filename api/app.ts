@@ -28,6 +28,7 @@ import { registerWebhookRoutes } from './routes/webhooks.js';
 import { registerNaturalLanguageRoutes } from './routes/natural-language.js';
 import { registerAgentRoutes } from './routes/agents.js';
 import { registerA2aRoutes } from './routes/a2a.js';
+import { registerMcpRoutes } from './routes/mcp.js';
 import { registerOpenApiRoutes } from './openapi.js';
 import { httpMetrics } from './metrics.js';
 import { SERVICE_VERSION } from '../core/version.js';
@@ -60,6 +61,9 @@ export function createApp(deps: AppDeps): Koa {
   registerWebhookRoutes(router, deps);
   registerAgentRoutes(router, deps);
   registerA2aRoutes(router, deps);
+  // The MCP server runs each tool call through this app's own handler (api/mcp/loopback.ts).
+  let handler: ReturnType<Koa['callback']> | null = null;
+  registerMcpRoutes(router, deps, () => (handler ??= app.callback()));
   registerOpenApiRoutes(router);
 
   app.use(requestId());

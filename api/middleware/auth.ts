@@ -88,8 +88,11 @@ function headerValue(ctx: Context, name: string): string | undefined {
   return v === '' ? undefined : v;
 }
 
-/** X-API-Key with a scope. Missing, invalid or pre-v7.2 keys: 401. Disabled key or account, missing scope: 403. */
-export function requireApiKey(deps: AppDeps, scope: Scope): Middleware {
+/**
+ * X-API-Key with a scope. Missing, invalid or pre-v7.2 keys: 401. Disabled key or account, missing scope: 403.
+ * `null`: any scope (the MCP endpoint: each tool call is the REST route with its own scope).
+ */
+export function requireApiKey(deps: AppDeps, scope: Scope | null): Middleware {
   return async (ctx, next) => {
     const r = await resolveApiKey(deps, headerValue(ctx, 'X-API-Key'));
     if (!r.ok) {
@@ -107,7 +110,7 @@ export function requireApiKey(deps: AppDeps, scope: Scope): Middleware {
       }
     }
     const principal = keyPrincipal(r);
-    if (!hasScope(principal.scopes, scope)) throw new HttpError(403, lacksScope(scope));
+    if (scope !== null && !hasScope(principal.scopes, scope)) throw new HttpError(403, lacksScope(scope));
     ctx.state.principal = principal;
     await next();
   };

@@ -1,6 +1,6 @@
 // `svc completion bash|zsh`: shell completion scripts (commands, verify kinds, flags). Static:
 // they never call the service.
-const COMMANDS = ['verify', 'batch', 'keys', 'login', 'logout', 'health', 'completion', 'help'];
+const COMMANDS = ['verify', 'batch', 'keys', 'login', 'logout', 'health', 'mcp', 'completion', 'help'];
 const KINDS = ['math', 'logic', 'code', 'sql', 'fact', 'stats', 'consensus', 'natural_language', 'image', 'process', 'rag'];
 const KEYS = ['create', 'list', 'revoke'];
 const GLOBAL = ['--json', '--base-url', '--api-key', '--token', '--timeout', '--retries', '--verbose', '--help', '--version'];

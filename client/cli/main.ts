@@ -10,6 +10,7 @@ import { runBatch } from './batch.js';
 import { humanVerdict, table, type Io } from './output.js';
 import { configPath, readConfig, removeConfig, writeConfig, type StoredConfig } from './config.js';
 import { completionScript, SHELLS } from './completion.js';
+import { runMcpProxy } from './mcp.js';
 
 /** The CLI's version: the service version it was built with (docs/cli.md). */
 export const CLI_VERSION = '7.3.0';
@@ -29,6 +30,7 @@ Usage:
   svc keys list
   svc keys revoke <key_id>
   svc health
+  svc mcp                               a stdio MCP server forwarding to the service's /mcp (docs/mcp.md)
   svc completion bash|zsh               shell completion (source <(svc completion bash))
   svc --version
 
@@ -489,6 +491,15 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Prom
       }
       case 'health':
         return await health(args, env, io);
+      case 'mcp': {
+        const { values: o, positionals } = parse(args, GLOBAL_OPTIONS);
+        if (positionals.length > 0) throw new UsageError('svc mcp takes no argument');
+        const stored = readConfig(env, io.err);
+        const apiKey = o['api-key'] ?? (env.SVC_API_KEY || undefined) ?? stored.api_key;
+        if (!apiKey) throw new UsageError('svc mcp needs an API key: --api-key, SVC_API_KEY or svc login --api-key');
+        const baseUrl = o['base-url'] ?? (env.SVC_BASE_URL || undefined) ?? stored.base_url ?? 'http://127.0.0.1:8000';
+        return await runMcpProxy({ baseUrl, apiKey, version: CLI_VERSION, err: io.err });
+      }
       default:
         throw new UsageError(`unknown command '${command}'; try svc --help`);
     }
