@@ -68,10 +68,13 @@ export interface ToolCallContext {
 
 type Args = Record<string, unknown>;
 
+/** `verify_math` → `math` (the summaries' and errors' prefix). */
+const short = (name: string) => name.replace(/^verify_/, '');
+
 /** A tool error (isError) whose text names the field, as the REST 400 detail does. */
 const argumentError = (tool: string, field: string, message: string): CallToolResult => ({
   isError: true,
-  content: [{ type: 'text', text: `${tool}: Invalid field '${field}': ${message}` }],
+  content: [{ type: 'text', text: `${short(tool)}: Invalid field '${field}': ${message}` }],
 });
 
 /** The error detail of a REST answer: `detail`, or the SVC-005 object's message. */
@@ -85,7 +88,6 @@ function detailOf(answer: LoopbackAnswer): string {
   return answer.text.slice(0, 500) || `HTTP ${answer.status}`;
 }
 
-const short = (name: string) => name.replace(/^verify_/, '');
 
 /** One line for the model: the verdict, and the proof or the job where there is one. */
 export function summaryOf(name: McpToolName, body: Record<string, unknown>): string {
