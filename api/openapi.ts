@@ -115,7 +115,8 @@ export function buildOpenApiDocument(): Record<string, unknown> {
         version: SERVICE_VERSION,
         description:
           'Deterministic verification of LLM output and agent actions. VERIFIED only with a deterministic proof and `proof_ref`; ' +
-          'every failure is closed (BLOCKED, UNVERIFIABLE or an error status). Hosted paths carry the `/v1` prefix; local servers serve them at the root.',
+          'every failure is closed (BLOCKED, UNVERIFIABLE or an error status). Hosted paths carry the `/v1` prefix; local servers serve them at the root. ' +
+          'Not an operation of this document: `POST /mcp`, the MCP server (Streamable HTTP, JSON-RPC; the same X-API-Key) whose tools run these verification operations (docs/mcp.md).',
       },
       servers: [{ url: '/' }],
       components: { securitySchemes: SECURITY_SCHEMES },
