@@ -4,7 +4,7 @@
 // runs) is served on a private loopback listener, opened on first use and never keeping the
 // process alive; it grants nothing of its own: every request carries the caller's API key and
 // is authenticated like any other.
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface LoopbackAnswer {
@@ -26,7 +26,6 @@ export interface LoopbackRequest {
 
 export class Loopback {
   private listening: Promise<string> | null = null;
-  private server: Server | null = null;
 
   constructor(private readonly handler: () => RequestListener) {}
 
@@ -38,7 +37,6 @@ export class Loopback {
       server.once('error', reject);
       server.listen(0, '127.0.0.1', () => {
         server.unref();
-        this.server = server;
         resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
       });
     }).catch((err) => {
@@ -68,9 +66,5 @@ export class Loopback {
       }
     }
     return { status: res.status, headers: res.headers, json, text };
-  }
-
-  close(): void {
-    this.server?.close();
   }
 }

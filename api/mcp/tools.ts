@@ -206,14 +206,16 @@ const sleep = (ms: number, signal: AbortSignal) =>
  * (GET /verify/batch/{job_id}, limited like any call) until it ends, the wait runs out or the
  * caller goes away. The job is a workflow: it runs on either way.
  */
-async function followBatch(tool: McpTool, job: Record<string, unknown>, args: Args, ctx: ToolCallContext): Promise<Record<string, unknown>> {
+async function followBatch(job: Record<string, unknown>, args: Args, ctx: ToolCallContext): Promise<Record<string, unknown>> {
   const progress = ctx.progress as NonNullable<ToolCallContext['progress']>;
   const total = Number(job.total_items) || 0;
   const doneOf = (j: Record<string, unknown>) => Number(j.completed_items ?? 0) + Number(j.failed_items ?? 0);
   let sent = -1;
   const report = async (j: Record<string, unknown>) => {
     const done = doneOf(j);
-    if (done <= sent) return; // progress only ever grows
+    // Progress only ever grows, so a running snapshot with every item finished is held back:
+    // the notification with progress = total is the one that says how the job ended.
+    if (done <= sent || (j.status === 'running' && done >= total)) return;
     sent = done;
     await progress(done, total, `batch ${String(j.job_id)}: ${String(j.status)}, ${done}/${total} items`).catch(() => undefined);
   };
@@ -245,7 +247,7 @@ export async function callTool(tool: McpTool, args: Args, ctx: ToolCallContext):
   }
   const answer = await ctx.loopback.request({ ...req, apiKey: ctx.apiKey, signal: ctx.signal });
   if (tool.contract.name === 'batch_submit' && ctx.progress && (answer.status === 200 || answer.status === 202) && answer.json && typeof answer.json === 'object') {
-    const job = await followBatch(tool, answer.json as Record<string, unknown>, args, ctx);
+    const job = await followBatch(answer.json as Record<string, unknown>, args, ctx);
     return answerResult(tool.contract.name, { ...answer, status: 200, json: job });
   }
   return answerResult(tool.contract.name, answer);

@@ -16,6 +16,7 @@ import { svc, SVC_BIN } from './cli-run.js';
 import { BARE, HARD_LOGIC, IDENTITY } from './batch-fixtures.js';
 import { NL_QUERIES } from './provider-server.js';
 import { mathRequestSchema } from '../../contract/math.js';
+import { RATE_LIMIT_MESSAGE } from '../../contract/common.js';
 import { factRequestSchema, factResponseSchema } from '../../contract/fact.js';
 import { MISSING_KEY, INVALID_KEY, lacksScope } from '../../api/middleware/auth.js';
 import { MCP_BODY_REQUIRED_DETAIL } from '../../api/routes/mcp.js';
@@ -281,6 +282,32 @@ describe('POST /mcp authentication, scopes and plan limits', () => {
     expect(text(r)).toBe("batch_submit: HTTP 400: Batch of 11 items exceeds the free plan's batch size of 10 items.");
     await client.close();
   });
+
+  it("the plan's rate limit: the free plan's 61st call in a minute is the REST 429 (SVC-005), shared with the REST routes", async () => {
+    const free = await newTenant('free');
+    const { client } = await connect({ 'X-API-Key': free.key });
+    let refused: CallToolResult | undefined;
+    let answered = 0;
+    // Fixed one-minute windows: the 61st call of one window is refused; a window boundary during
+    // the loop only delays the refusal, so at most 121 calls.
+    for (let i = 0; i < 121 && !refused; i++) {
+      const r = (await client.callTool({ name: 'attestation_verify', arguments: { token: 'eyJhbGciOiJFUzI1NiJ9.e30.sig' } })) as CallToolResult;
+      if (r.isError) refused = r;
+      else answered++;
+    }
+    expect(refused).toBeDefined();
+    expect(answered).toBeGreaterThanOrEqual(60);
+    expect(text(refused!)).toMatch(new RegExp(`^attestation_verify: HTTP 429: ${RATE_LIMIT_MESSAGE} \\(retry after \\d+ s\\)$`));
+    const body = JSON.parse(text(refused!, 1));
+    expect(body).toMatchObject({ error: { code: 'SVC-005', message: RATE_LIMIT_MESSAGE, details: { limit: 60 } } });
+    // The same counters as the REST routes: within the same window, REST is refused too.
+    const resetAt = Date.parse(body.error.details.reset_at);
+    expect(resetAt).toBeGreaterThan(Date.now() - 5_000);
+    const before = Date.now();
+    const rest = await post('/attestation/verify', { token: 'eyJhbGciOiJFUzI1NiJ9.e30.sig' }, { 'x-api-key': free.key });
+    expect(rest.status).toBe(before + 1_000 < resetAt ? 429 : 200);
+    await client.close();
+  });
 });
 
 describe('batch over MCP (extra API: SVC_BATCH_WAIT_SECONDS=0, SVC_BATCH_ITEM_TIMEOUT=3)', () => {
@@ -359,6 +386,28 @@ describe('batch over MCP (extra API: SVC_BATCH_WAIT_SECONDS=0, SVC_BATCH_ITEM_TI
     expect(s).toMatchObject({ job_id: jobId, status: 'completed', completed_items: 2, failed_items: 1 });
     await client.close();
   });
+
+  it('svc mcp relays the progress notifications of a batch to its stdio client', async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [SVC_BIN, 'mcp'],
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SVC_BASE_URL: api.url, SVC_API_KEY: t.key },
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'mcp-stdio-batch', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      const notes: Array<{ progress: number; total?: number; message?: string }> = [];
+      const r = (await client.callTool({ name: 'batch_submit', arguments: { items, wait_seconds: 45 } }, undefined, { onprogress: (p) => notes.push(p), timeout: 90_000 })) as CallToolResult;
+      expect(r.isError, text(r)).toBeFalsy();
+      const job = r.structuredContent as any;
+      expect(job).toMatchObject({ status: 'completed', completed_items: 2, failed_items: 1 });
+      expect(notes.length).toBeGreaterThanOrEqual(2);
+      expect(notes.at(-1)).toEqual({ progress: 3, total: 3, message: `batch ${job.job_id}: completed, 3/3 items` });
+    } finally {
+      await client.close();
+    }
+  }, 120_000);
 });
 
 describe('svc mcp (stdio, forwarding to /mcp)', () => {

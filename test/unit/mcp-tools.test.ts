@@ -54,4 +54,53 @@ describe('MCP tool table', () => {
     expect(textOf(await callTool(t('batch_submit'), { items: [], wait_seconds: -1 }, ctx))).toMatch(/^batch_submit: Invalid field 'wait_seconds': /);
     expect((await callTool(t('batch_submit'), { items: [], wait_seconds: 'soon' }, ctx)).isError).toBe(true);
   });
+
+  it('batch_submit with progress: notifications only ever grow, the last one says how the job ended', async () => {
+    const job = (status: string, done: number) => ({ job_id: 'bj_1', status, total_items: 3, completed_items: done, failed_items: 0, items: [] });
+    const answers = [job('running', 0), job('running', 2), job('running', 3), job('completed', 3)];
+    const paths: string[] = [];
+    const scripted = {
+      request: async (r: { method: string; path: string }) => {
+        paths.push(`${r.method} ${r.path}`);
+        const body = answers.shift()!;
+        return { status: paths.length === 1 ? 202 : 200, headers: new Headers(), json: body, text: JSON.stringify(body) };
+      },
+    } as unknown as Loopback;
+    const notes: Array<[number, number, string]> = [];
+    const r = await callTool(MCP_TOOL_TABLE.get('batch_submit')!, { items: [{ query: '1+1', type: 'math' }], wait_seconds: 10 }, {
+      ...ctx,
+      loopback: scripted,
+      progress: async (p, total, message) => {
+        notes.push([p, total, message]);
+      },
+    });
+    expect(paths).toEqual(['POST /verify/batch', 'GET /verify/batch/bj_1', 'GET /verify/batch/bj_1', 'GET /verify/batch/bj_1']);
+    expect(notes).toEqual([
+      [0, 3, 'batch bj_1: running, 0/3 items'],
+      [2, 3, 'batch bj_1: running, 2/3 items'],
+      [3, 3, 'batch bj_1: completed, 3/3 items'],
+    ]);
+    expect(r.structuredContent).toMatchObject({ status: 'completed', completed_items: 3 });
+  }, 15_000);
+
+  it('batch_submit without a progress token returns the first answer; a caller gone ends the wait at once', async () => {
+    let calls = 0;
+    const running = { job_id: 'bj_2', status: 'running', total_items: 1, completed_items: 0, failed_items: 0, items: [] };
+    const scripted = {
+      request: async () => {
+        calls++;
+        return { status: 202, headers: new Headers(), json: running, text: '' };
+      },
+    } as unknown as Loopback;
+    const plain = await callTool(MCP_TOOL_TABLE.get('batch_submit')!, { items: [] }, { ...ctx, loopback: scripted });
+    expect(calls).toBe(1);
+    expect(plain.structuredContent).toEqual(running);
+    const gone = new AbortController();
+    const started = Date.now();
+    const waiting = callTool(MCP_TOOL_TABLE.get('batch_submit')!, { items: [], wait_seconds: 60 }, { ...ctx, loopback: scripted, signal: gone.signal, progress: async () => gone.abort() });
+    const r = await waiting;
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(calls).toBe(2);
+    expect(r.structuredContent).toEqual(running);
+  });
 });
