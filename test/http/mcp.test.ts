@@ -249,6 +249,10 @@ describe('POST /mcp authentication, scopes and plan limits', () => {
     expect(r.structuredContent).toMatchObject({ status: 'UNVERIFIABLE', value: 14 });
     expect(text(r)).toBe('math: UNVERIFIABLE');
     await client.close();
+    // The hosted prefix: /v1/mcp is the same endpoint.
+    const v1 = await connect({ 'X-API-Key': t.key }, `${apiUrl()}/v1`);
+    expect((await v1.client.listTools()).tools).toHaveLength(TOOL_NAMES.length);
+    await v1.client.close();
   });
 
   it('GET /mcp is 405 (no server stream); an empty POST is 400', async () => {
