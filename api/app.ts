@@ -27,6 +27,7 @@ import { registerBadgeRoutes } from './routes/badges.js';
 import { registerWebhookRoutes } from './routes/webhooks.js';
 import { registerNaturalLanguageRoutes } from './routes/natural-language.js';
 import { registerAgentRoutes } from './routes/agents.js';
+import { registerAgentApprovalRoutes } from './routes/agent-approvals.js';
 import { registerA2aRoutes } from './routes/a2a.js';
 import { registerOpenApiRoutes } from './openapi.js';
 import { httpMetrics } from './metrics.js';
@@ -59,6 +60,7 @@ export function createApp(deps: AppDeps): Koa {
   registerBadgeRoutes(router, deps);
   registerWebhookRoutes(router, deps);
   registerAgentRoutes(router, deps);
+  registerAgentApprovalRoutes(router, deps);
   registerA2aRoutes(router, deps);
   registerOpenApiRoutes(router);
 
