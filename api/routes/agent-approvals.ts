@@ -82,10 +82,10 @@ export function registerAgentApprovalRoutes(router: Router, deps: AppDeps): void
     if (!parsed.success) throw new HttpError(422, zodDetail(parsed.error));
     const doc = await getApproval(deps.store, agent._id, seq);
     if (!doc) throw new HttpError(404, APPROVAL_NOT_FOUND);
-    if (doc.state !== 'pending') throw new HttpError(409, alreadyDecided(doc.state), {}, { state: doc.state });
+    if (doc.state !== 'pending') throw new HttpError(409, alreadyDecided(doc.state), {}, { detail: alreadyDecided(doc.state), state: doc.state });
     const now = new Date();
     // Past the time-out the workflow denies it (it may not have run yet): too late to decide.
-    if (now.getTime() >= doc.expires_at.getTime()) throw new HttpError(409, alreadyDecided('expired'), {}, { state: 'expired' });
+    if (now.getTime() >= doc.expires_at.getTime()) throw new HttpError(409, alreadyDecided('expired'), {}, { detail: alreadyDecided('expired'), state: 'expired' });
     const p = principalOf(ctx);
     const r = await insertDecision(deps.store, {
       _id: doc._id,
@@ -97,7 +97,7 @@ export function registerAgentApprovalRoutes(router: Router, deps: AppDeps): void
     });
     if (!r.inserted) {
       const state = r.doc.decision === 'approve' ? 'approved' : r.doc.decision === 'deny' ? 'denied' : 'expired';
-      throw new HttpError(409, alreadyDecided(state), {}, { state });
+      throw new HttpError(409, alreadyDecided(state), {}, { detail: alreadyDecided(state), state });
     }
     await signalDecision(deps, doc.workflow_id, randomUUID());
     const settled = (await waitSettled(deps.store, agent._id, seq, DECIDE_SETTLE_MS, ctx)) ?? doc;
@@ -114,7 +114,7 @@ export function registerAgentApprovalRoutes(router: Router, deps: AppDeps): void
     const actionId = String(ctx.params.action_id);
     const action = await getAction(deps.store, agent._id, actionId);
     if (!action) throw new HttpError(404, ACTION_NOT_FOUND);
-    if (action.state !== 'admitted' && action.state !== 'approved') throw new HttpError(409, notAdmitted(action.state), {}, { state: action.state });
+    if (action.state !== 'admitted' && action.state !== 'approved') throw new HttpError(409, notAdmitted(action.state), {}, { detail: notAdmitted(action.state), state: action.state });
     const detail = parsed.data.detail ?? null;
     const now = new Date();
     if ((await reportOutcome(deps.store, agent._id, actionId, parsed.data.status, detail, now)) === 'already_reported') throw new HttpError(409, OUTCOME_ALREADY_REPORTED);
