@@ -102,6 +102,9 @@ export function registerAgentApprovalRoutes(router: Router, deps: AppDeps): void
     await signalDecision(deps, doc.workflow_id, randomUUID());
     const settled = (await waitSettled(deps.store, agent._id, seq, DECIDE_SETTLE_MS, ctx)) ?? doc;
     ctx.set('Cache-Control', 'no-store');
+    // 202: the decision is recorded (a second one is 409) but the workflow has not applied it yet
+    // (no worker running): the agent's wait returns it once a worker is back.
+    ctx.status = settled.state === 'pending' ? 202 : 200;
     ctx.body = approvalView(settled);
   });
 
