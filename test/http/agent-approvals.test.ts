@@ -6,6 +6,8 @@
 // test/workflow/approval-workflow.test.ts. Durability across restarts: agent-approvals-restart.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeJwt } from 'jose';
+import { z, type ZodType } from 'zod';
+import { ENDPOINTS } from '../../contract/endpoints.js';
 import { addMember, get, http, newTenant, post, type Member } from './helpers.js';
 import { startExtraApi, type ExtraApi } from './extra-api.js';
 
@@ -331,4 +333,36 @@ describe('an admitted action with no outcome in time is flagged and counted (an 
     expect(late.body.outcome).toMatchObject({ status: 'succeeded' });
     expect(typeof late.body.overdue_flagged_at).toBe('string');
   }, 60_000);
+});
+
+describe('real responses match the contract (contract/endpoints.ts)', () => {
+  const byId = new Map(ENDPOINTS.map((e) => [e.id, e]));
+  function check(id: string, res: { status: number; body: unknown; text: string }) {
+    const declared = byId.get(id)?.responses[res.status];
+    expect(declared, `${id} ${res.status} is declared: ${res.text.slice(0, 200)}`).toBeDefined();
+    const schema = declared!.schema as ZodType;
+    // Closed where the schema is an object: every field returned is in the contract.
+    const parsed = (schema instanceof z.ZodObject ? schema.strict() : schema).safeParse(res.body);
+    expect(parsed.success, `${id} ${res.status}: ${JSON.stringify(parsed.error?.issues)}`).toBe(true);
+  }
+
+  it('tool call 202/200, approval get/list/decide 200/409, outcome 200/409 and their errors', async () => {
+    const pending = await call(agent, 'calculator', { expression: '5 + 5' });
+    check('agentTool', pending);
+    const allowed = await call(agent, 'get_time', {});
+    check('agentTool', allowed);
+    const id = pending.body.approval_id;
+    check('getAgentApproval', await get(`/agents/${agent.id}/approvals/${id}`, tok(agent.agent_token)));
+    check('getAgentApproval', await get(`/agents/${agent.id}/approvals/${id}?wait=x`, tok(agent.agent_token)));
+    check('listAgentApprovals', await get(`/agents/${agent.id}/approvals?limit=2`, key(owner.key)));
+    check('decideAgentApproval', await decide(owner, agent, id, { decision: 'nope', reason: 'x' }));
+    check('decideAgentApproval', await decide(owner, agent, id, { decision: 'approve', reason: 'fine' }));
+    check('decideAgentApproval', await decide(owner, agent, id, { decision: 'approve', reason: 'fine' }));
+    check('decideAgentApproval', await decide(member, agent, id, { decision: 'approve', reason: 'fine' }));
+    const outcome = `/agents/${agent.id}/actions/${allowed.body.action_id}/outcome`;
+    check('reportActionOutcome', await post(outcome, { status: 'nope' }, tok(agent.agent_token)));
+    check('reportActionOutcome', await post(outcome, { status: 'succeeded' }, tok(agent.agent_token)));
+    check('reportActionOutcome', await post(outcome, { status: 'succeeded' }, tok(agent.agent_token)));
+    check('reportActionOutcome', await post(`/agents/${agent.id}/actions/acn_${'1'.repeat(32)}/outcome`, { status: 'succeeded' }, tok(agent.agent_token)));
+  });
 });
