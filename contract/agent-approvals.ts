@@ -1,7 +1,7 @@
 // Contract of durable tool-call approvals and action outcomes (docs/approvals.md): requests,
 // responses and query parameters. Unknown keys ignored, known keys strict. Imports only zod.
 import { z } from 'zod';
-import { nullMeansAbsent } from './common.js';
+import { nullAsAbsent, nullMeansAbsent } from './common.js';
 import { findingSchema } from './agents.js';
 
 export const APPROVAL_STATES = ['pending', 'approved', 'denied', 'expired'] as const;
@@ -22,7 +22,8 @@ export const approvalListQuerySchema = nullMeansAbsent(z.object({
 
 export const approvalWaitQuerySchema = nullMeansAbsent(z.object({
   /** Long poll: answer as soon as the approval is decided, at the latest after this many seconds. */
-  wait: z.coerce.number({ error: 'must be a number of seconds from 0 to 60' }).int('must be a whole number of seconds from 0 to 60').min(0, 'must be a number of seconds from 0 to 60').max(60, 'must be a number of seconds from 0 to 60').default(0),
+  // Wrapped explicitly: coercion reads null as 0, which nullMeansAbsent would leave undeclared in the document.
+  wait: nullAsAbsent(z.coerce.number({ error: 'must be a number of seconds from 0 to 60' }).int('must be a whole number of seconds from 0 to 60').min(0, 'must be a number of seconds from 0 to 60').max(60, 'must be a number of seconds from 0 to 60').default(0)),
 }));
 
 export const decideApprovalRequestSchema = z.object({
