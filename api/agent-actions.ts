@@ -136,15 +136,20 @@ export async function signalDecision(deps: AppDeps, workflowId: string, nonce: s
   }
 }
 
-/** The approval, re-read every 250 ms until it is no longer pending or `ms` have passed (or the client left). */
-export async function waitSettled(store: Store, agentId: string, seq: number, ms: number, ctx: Context): Promise<ApprovalDoc | null> {
+/** Decided (what the agent waits for). */
+export const isDecided = (d: ApprovalDoc) => d.state !== 'pending';
+/** Decided and its audit entry written (what the decider's answer shows). */
+export const isRecorded = (d: ApprovalDoc) => d.state !== 'pending' && d.decision_audit_log_id !== null;
+
+/** The approval, re-read every 250 ms until `done` holds, `ms` have passed or the client left. */
+export async function waitSettled(store: Store, agentId: string, seq: number, ms: number, ctx: Context, done: (d: ApprovalDoc) => boolean = isDecided): Promise<ApprovalDoc | null> {
   const until = Date.now() + ms;
   let doc = await getApproval(store, agentId, seq);
   let gone = false;
   const onClose = () => (gone = true);
   ctx.req.once('close', onClose);
   try {
-    while (doc && doc.state === 'pending' && Date.now() < until && !gone) {
+    while (doc && !done(doc) && Date.now() < until && !gone) {
       await new Promise((r) => setTimeout(r, Math.min(250, Math.max(0, until - Date.now()))));
       doc = await getApproval(store, agentId, seq);
     }

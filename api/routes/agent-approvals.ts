@@ -19,7 +19,7 @@ import { bodyObject } from '../middleware/body.js';
 import { principalOf, requireAdminKey } from '../middleware/auth.js';
 import { planLimit } from '../middleware/rate-limit.js';
 import { agentOf, agentTokenGuard } from '../agent-auth.js';
-import { actionView, approvalView, registerUnreportedActionsMetric, signalDecision, waitSettled } from '../agent-actions.js';
+import { actionView, approvalView, isRecorded, registerUnreportedActionsMetric, signalDecision, waitSettled } from '../agent-actions.js';
 import type { AppDeps } from '../deps.js';
 
 export const AGENT_NOT_FOUND = 'Agent not found.';
@@ -100,7 +100,7 @@ export function registerAgentApprovalRoutes(router: Router, deps: AppDeps): void
       throw new HttpError(409, alreadyDecided(state), {}, { detail: alreadyDecided(state), state });
     }
     await signalDecision(deps, doc.workflow_id, randomUUID());
-    const settled = (await waitSettled(deps.store, agent._id, seq, DECIDE_SETTLE_MS, ctx)) ?? doc;
+    const settled = (await waitSettled(deps.store, agent._id, seq, DECIDE_SETTLE_MS, ctx, isRecorded)) ?? doc;
     ctx.set('Cache-Control', 'no-store');
     // 202: the decision is recorded (a second one is 409) but the workflow has not applied it yet
     // (no worker running): the agent's wait returns it once a worker is back.

@@ -173,6 +173,7 @@ describe('a tool call that needs approval', () => {
     const d = await decide(admin, agent, approvalId, { decision: 'approve', reason: 'ok for the report', extra: 'ignored' });
     expect(d.status, d.text).toBe(200);
     expect(d.body).toMatchObject({ approval_id: approvalId, state: 'approved', reason: 'ok for the report', decided_by: admin.userId });
+    expect(d.body.decision_audit_log_id).toMatch(/^log_/);
     const w = await wait;
     expect(w.status).toBe(200);
     expect(w.body).toMatchObject({ state: 'approved', decided_by: admin.userId, reason: 'ok for the report' });
