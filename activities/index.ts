@@ -20,6 +20,7 @@ import { makeAgentActivities } from './agents.js';
 import { makeA2aActivities } from './a2a.js';
 import type { BatchItemActivityName, EngineActivityName } from '../core/engines.js';
 import { makeAuthenticateInputActivity } from './input-auth.js';
+import { makeApprovalActivities } from './approvals.js';
 
 export type ActivityDeps = ProofContext & {
   /** SVC_AUDIT_SECRET_KEY; unset makes every audited workflow fail closed. */
@@ -72,6 +73,7 @@ export function createActivities(deps: ActivityDeps) {
     ...makeBatchActivities(deps, engines),
     verifyFactBatchItemActivity: makeFactBatchActivity(factDeps, (requested) => resolveProvider(requested, process.env)),
     ...makeAgentActivities({ store: deps.store, lookupSecret: deps.lookupSecret }),
+    ...makeApprovalActivities({ store: deps.store, signer: deps.signer }),
     ...makeA2aActivities({ store: deps.store, proofContext: deps, lookupSecret: deps.lookupSecret, signingKeyPem: deps.a2a?.signingKeyPem, deploymentId: deps.a2a?.deploymentId ?? 'svc-local' }),
   };
 }

@@ -27,6 +27,7 @@ import { registerBadgeRoutes } from './routes/badges.js';
 import { registerWebhookRoutes } from './routes/webhooks.js';
 import { registerNaturalLanguageRoutes } from './routes/natural-language.js';
 import { registerAgentRoutes } from './routes/agents.js';
+import { registerAgentApprovalRoutes } from './routes/agent-approvals.js';
 import { registerA2aRoutes } from './routes/a2a.js';
 import { registerMcpRoutes } from './routes/mcp.js';
 import { registerOpenApiRoutes } from './openapi.js';
@@ -60,6 +61,7 @@ export function createApp(deps: AppDeps): Koa {
   registerBadgeRoutes(router, deps);
   registerWebhookRoutes(router, deps);
   registerAgentRoutes(router, deps);
+  registerAgentApprovalRoutes(router, deps);
   registerA2aRoutes(router, deps);
   // The MCP server runs each tool call through this app's own handler (api/mcp/loopback.ts).
   let handler: ReturnType<Koa['callback']> | null = null;

@@ -22,6 +22,10 @@ export const agentPermissionsSchema = nullMeansAbsent(z.object({
   allowed_tools: z.array(toolName).max(200).default([]),
   denied_tools: z.array(toolName).max(200).default([]),
   allowed_domains: z.array(domain).max(200).default([]),
+  /** Tools whose admitted calls wait for an owner's or admin's approval (docs/approvals.md). */
+  require_approval: z.array(toolName).max(200).default([]),
+  /** This agent's approval time-out in seconds (default SVC_APPROVAL_TIMEOUT); no decision by then: denied. */
+  approval_timeout_seconds: z.number().int().min(1).max(604_800).optional(),
 }));
 export type AgentPermissions = z.output<typeof agentPermissionsSchema>;
 
@@ -29,7 +33,7 @@ export const registerAgentRequestSchema = nullMeansAbsent(z.object({
   name: z.string({ error: (i) => (i.input === undefined ? 'name is required' : 'name must be a string') }).trim().min(1, 'must not be empty').max(200),
   agent_type: z.enum(AGENT_TYPES).default('assistant'),
   description: z.string().max(2000).optional(),
-  permissions: agentPermissionsSchema.default({ allowed_tools: [], denied_tools: [], allowed_domains: [] }),
+  permissions: agentPermissionsSchema.default({ allowed_tools: [], denied_tools: [], allowed_domains: [], require_approval: [] }),
   /** Requests (verify + tool calls) per clock hour. */
   max_requests_per_hour: z.number().int().min(1).max(1_000_000).default(100),
   /** USD per UTC day, at the documented price per request. */
@@ -158,6 +162,8 @@ export const toolDecisionResponseSchema = z.object({
   tool: z.string(),
   category: z.string(),
   findings: z.array(findingSchema),
+  /** An allowed call's action: report its outcome at POST /agents/{id}/actions/{action_id}/outcome (docs/approvals.md). */
+  action_id: z.string().optional(),
   workflow_id: z.string(),
   audit_log_id: z.string(),
 });
@@ -169,7 +175,8 @@ export const activityQuerySchema = nullMeansAbsent(z.object({
 
 export const activityItemSchema = z.object({
   id: z.string(),
-  kind: z.enum(['verify', 'tool']),
+  /** approval: an approval's decision; outcome: a reported outcome; outcome_overdue: an action that ran unreported (docs/approvals.md). */
+  kind: z.enum(['verify', 'tool', 'approval', 'outcome', 'outcome_overdue']),
   status: z.string(),
   summary: z.string(),
   workflow_id: z.string(),

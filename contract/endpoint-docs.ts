@@ -39,6 +39,7 @@ const VC_FIELDS: Record<string, FieldDoc> = {
 const provider: FieldDoc = ['LLM provider for the translation step (one configured on the server; default SVC_LLM_PROVIDER).', 'local'];
 const agentId: FieldDoc = ['Agent id returned by POST /agents/register.', 'agt_5f2c9a1e7b3d4c60a8e1f9b2'];
 const toolName: FieldDoc = ['Tool name as the agent calls it.', 'read_file'];
+const approvalId: FieldDoc = ['Approval id from the 202 pending_approval answer.', 'apr_1'];
 const orgId: FieldDoc = ['Organization id (your own; another organization is refused with 403).', 'org_3b1f8e2a9c4d'];
 const logId: FieldDoc = ['Audit entry id from /audit/logs or /admin/compliance/export/csv.', 'aud_7c1e2f3a4b5d6e7f8a9b0c1d'];
 const pageLimit: FieldDoc = ['Entries per page (1-1000, default 100).', 50];
@@ -209,6 +210,39 @@ export const OPERATION_DOCS: Readonly<Record<string, OperationDoc>> = {
     description: 'Approves a changed tool definition (the hash from the 409 answer) so the agent may use it again.',
     example: { definition_hash: 'sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08' },
     fields: { id: agentId, tool: toolName, definition_hash: ['The `sha256:<hex>` hash of the definition, from the 409 answer.', 'sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08'] },
+  },
+  listAgentApprovals: {
+    description: "The agent's approvals of tool calls, newest first, filtered by state (owners and admins of its organization; docs/approvals.md).",
+    fields: {
+      id: agentId,
+      state: ['Only approvals in this state: pending, approved, denied or expired.', 'pending'],
+      limit: ['Approvals per page (1-100, default 50).', 50],
+      cursor: ['`next_cursor` of the previous page.', '41'],
+    },
+  },
+  getAgentApproval: {
+    description: 'One approval of a tool call; with ?wait=<seconds> the answer waits until it is decided (long poll, at most 60 s). The agent (X-Agent-Token) or an owner or admin.',
+    fields: { id: agentId, approval_id: approvalId, wait: ['Seconds to wait for a decision (0-60, default 0: answer at once).', 30] },
+  },
+  decideAgentApproval: {
+    description: 'Approves or denies a pending tool call, once: audited, attested, and shown in the agent\'s activity (owners and admins).',
+    example: { decision: 'approve', reason: 'Report checked; send it.' },
+    fields: {
+      id: agentId,
+      approval_id: approvalId,
+      decision: ['approve or deny.', 'approve'],
+      reason: ['Why (1-1000 characters): kept in the approval, the audit entry and the activity feed.', 'Report checked; send it.'],
+    },
+  },
+  reportActionOutcome: {
+    description: 'Reports what an admitted or approved tool call did, once; an action that never reports is flagged after SVC_ACTION_OUTCOME_TIMEOUT.',
+    example: { status: 'succeeded', detail: 'Message 42 sent.' },
+    fields: {
+      id: agentId,
+      action_id: ['Action id from the tool call answer (`action_id`).', 'acn_0123456789abcdef0123456789abcdef'],
+      status: ['succeeded, failed or error.', 'succeeded'],
+      detail: ['What happened (at most 2000 characters).', 'Message 42 sent.'],
+    },
   },
   jwks: { description: 'Public keys (JWKS) to check attestation tokens offline.' },
   getAttestation: { description: 'An attestation issued to your organization, re-verified now.', fields: { id: ['Attestation id from a VERIFIED result.', 'att_1d2e3f4a5b6c7d8e'] } },

@@ -40,6 +40,16 @@ import {
   toolChangedResponseSchema,
   toolDecisionResponseSchema,
 } from './agents.js';
+import {
+  actionSchema,
+  approvalListQuerySchema,
+  approvalListResponseSchema,
+  approvalSchema,
+  approvalWaitQuerySchema,
+  decideApprovalRequestSchema,
+  pendingApprovalResponseSchema,
+  reportOutcomeRequestSchema,
+} from './agent-approvals.js';
 import { attestationParamsSchema, attestationResponseSchema, attestationVerifyRequestSchema, attestationVerifyResponseSchema, jwksResponseSchema } from './attestation.js';
 import { globalMetricsResponseSchema, orgMetricsResponseSchema } from './metrics.js';
 import { auditLogEntrySchema, auditLogsQuerySchema, auditLogsResponseSchema, logsQuerySchema, logsResponseSchema } from './audit.js';
@@ -119,6 +129,9 @@ const adminErrors = { 401: E401, 403: E403, 429: E429, 503: E503 } as const;
 
 const agentParams = z.object({ id: z.string().meta({ example: '1' }) });
 const agentToolParams = agentParams.extend({ tool: z.string().meta({ example: 'read_file' }) });
+const agentApprovalParams = agentParams.extend({ approval_id: z.string().meta({ example: 'apr_1' }) });
+const agentActionParams = agentParams.extend({ action_id: z.string().meta({ example: 'acn_0123456789abcdef0123456789abcdef' }) });
+const approvalConflictSchema = z.object({ detail: z.string(), state: z.string(), code: z.string(), request_id: z.string() });
 const agentViewSchema = z.record(z.string(), z.unknown()).meta({ id: 'Agent' });
 const csv = 'text/csv';
 
@@ -223,7 +236,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
   },
   {
     id: 'agentTool', method: 'post', path: '/agents/{id}/tools/{tool}', summary: 'Evaluate a tool call before execution', tag: 'agents', security: ['agentToken'],
-    params: agentToolParams, body: json(agentToolRequestSchema), responses: { 200: ok('Decision.', toolDecisionResponseSchema), ...verifyErrors, 404: E404 },
+    params: agentToolParams, body: json(agentToolRequestSchema),
+    responses: { 200: ok('Decision (an allowed call carries its action_id).', toolDecisionResponseSchema), 202: ok('The policy marks the tool as needing approval: pending_approval with its approval_id (docs/approvals.md).', pendingApprovalResponseSchema), ...verifyErrors, 404: E404 },
   },
   {
     id: 'agentActivity', method: 'get', path: '/agents/{id}/activity', summary: "The agent's audit log", tag: 'agents', security: ['agentToken'],
@@ -236,6 +250,40 @@ export const ENDPOINTS: readonly Endpoint[] = [
   {
     id: 'approveToolDefinition', method: 'post', path: '/agents/{id}/tool-definitions/{tool}/approve', summary: 'Approve a changed tool definition', tag: 'agents', security: ['apiKey'],
     params: agentToolParams, body: json(approveToolRequestSchema), responses: { 200: ok('Approved.', approveToolResponseSchema), ...adminErrors, 400: E400, 404: E404, 409: err('Definition never presented.') },
+  },
+  // ---- approvals of tool calls and action outcomes (docs/approvals.md) ----
+  {
+    id: 'listAgentApprovals', method: 'get', path: '/agents/{id}/approvals', summary: "The agent's approvals, newest first (owners and admins)", tag: 'agents', security: ['apiKey'],
+    params: agentParams, query: approvalListQuerySchema,
+    responses: { 200: ok('A page of approvals.', approvalListResponseSchema), 400: E400, 401: E401, 403: E403, 404: E404, 429: E429, 503: E503 },
+  },
+  {
+    id: 'getAgentApproval', method: 'get', path: '/agents/{id}/approvals/{approval_id}', summary: 'One approval; ?wait=<seconds> long-polls until it is decided', tag: 'agents', security: ['agentToken', 'apiKey'],
+    params: agentApprovalParams, query: approvalWaitQuerySchema,
+    responses: { 200: ok('The approval (still pending when the wait ended first).', approvalSchema), 400: E400, 401: E401, 403: E403, 404: E404, 429: E429, 503: E503 },
+  },
+  {
+    id: 'decideAgentApproval', method: 'post', path: '/agents/{id}/approvals/{approval_id}', summary: 'Approve or deny a pending tool call, once (owners and admins)', tag: 'agents', security: ['apiKey'],
+    params: agentApprovalParams, body: json(decideApprovalRequestSchema),
+    responses: {
+      200: ok('Decided: the approval as settled (attestation, audit entry).', approvalSchema),
+      202: ok('Decision recorded; the workflow applies it when a worker runs (still pending).', approvalSchema),
+      400: E400, 401: E401, 403: E403, 404: E404,
+      409: ok('Already decided (or expired).', approvalConflictSchema),
+      422: err('Invalid decision or reason: `detail` names the field.'),
+      429: E429, 503: E503,
+    },
+  },
+  {
+    id: 'reportActionOutcome', method: 'post', path: '/agents/{id}/actions/{action_id}/outcome', summary: "Report an admitted or approved action's outcome, once", tag: 'agents', security: ['agentToken'],
+    params: agentActionParams, body: json(reportOutcomeRequestSchema),
+    responses: {
+      200: ok('The action with its outcome.', actionSchema),
+      400: E400, 401: E401, 404: E404,
+      409: ok('Outcome already reported, or the action was not admitted or approved.', approvalConflictSchema.or(errorBodySchema)),
+      422: err('Invalid status or detail: `detail` names the field.'),
+      429: E429, 503: E503,
+    },
   },
   // ---- attestations ----
   { id: 'jwks', method: 'get', path: '/.well-known/jwks.json', summary: 'Attestation public keys', tag: 'attestations', security: [], responses: { 200: ok('JWKS.', jwksResponseSchema) } },

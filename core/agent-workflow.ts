@@ -9,6 +9,8 @@ export interface AgentRef {
   allowed_tools: string[];
   denied_tools: string[];
   allowed_domains: string[];
+  /** Tools whose admitted calls wait for approval (docs/approvals.md); absent on runs started before it existed. */
+  require_approval?: string[];
 }
 
 export type RoutedEngine = 'math' | 'logic' | 'code' | 'sql';

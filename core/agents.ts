@@ -19,7 +19,7 @@ export interface AgentDoc {
   name: string;
   agent_type: string;
   description: string | null;
-  permissions: { allowed_tools: string[]; denied_tools: string[]; allowed_domains: string[] };
+  permissions: { allowed_tools: string[]; denied_tools: string[]; allowed_domains: string[]; require_approval?: string[]; approval_timeout_seconds?: number };
   max_requests_per_hour: number;
   max_cost_per_day: number;
   status: AgentStatus;

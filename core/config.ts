@@ -53,6 +53,10 @@ const envSchema = z.object({
   SVC_SANDBOX_ACQUIRE_TIMEOUT: seconds(10),
   /** Extra time a request waits for its workflow beyond the engine deadline (queueing, store writes). */
   SVC_WORKFLOW_GRACE: seconds(5),
+  /** How long a tool call that needs approval waits for a person's decision before it is denied (docs/approvals.md). */
+  SVC_APPROVAL_TIMEOUT: seconds(900),
+  /** How long an admitted or approved action has to report its outcome before it is flagged (docs/approvals.md). */
+  SVC_ACTION_OUTCOME_TIMEOUT: seconds(3600),
   /** Body read deadline for JSON routes, in seconds (contract: 10). */
   SVC_BODY_READ_TIMEOUT: seconds(10),
   SVC_UPLOAD_READ_TIMEOUT: seconds(30),

@@ -76,6 +76,8 @@ export function auditOrgsOf(workflowType: string, args: readonly unknown[]): str
     case 'verifyWorkflow':
     case 'providerVerifyWorkflow':
     case 'batchWorkflow':
+    case 'approvalWorkflow':
+    case 'actionOutcomeWorkflow':
       return str(first?.org_id);
     case 'agentWorkflow':
       return str((first?.agent as Record<string, unknown> | undefined)?.org_id);

@@ -7,6 +7,7 @@ import { proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio
 import type { VerificationActivities } from '../activities/index.js';
 import type { AgentWorkflowInput, AgentWorkflowResult, EngineCall, GuardResult } from '../core/agent-workflow.js';
 import { decideTool, decideVerify } from '../engines/agents/decide.js';
+import { needsApproval } from '../engines/agents/tool-policy.js';
 
 const retry = {
   initialInterval: '100 ms',
@@ -38,6 +39,11 @@ export async function agentWorkflow(req: AgentWorkflowInput): Promise<AgentWorkf
   } else {
     // A tool call's argument checks run side by side; every one must pass (decideTool).
     decision = decideTool(guard, await Promise.all(guard.checks.map(runEngine)));
+    // A call the checks allow, of a tool the policy marks, waits for a person (docs/approvals.md):
+    // the API starts its approval workflow. A denied call stays denied.
+    if (decision.body.allowed === true && needsApproval(guard.tool, req.agent.require_approval ?? [])) {
+      decision = { ...decision, status: 'PENDING_APPROVAL', body: { ...decision.body, decision: 'pending_approval', allowed: false }, summary: `pending approval ${guard.tool}: ${decision.summary}`.slice(0, 300) };
+    }
   }
   const audit = await local.appendAuditActivity({
     org_id: req.agent.org_id,

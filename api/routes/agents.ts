@@ -2,7 +2,7 @@
 // agent's own endpoints authenticated by X-Agent-Token. Verification and tool calls run as
 // workflows (workflows/agents.ts) whose inputs carry the request sealed (core/sealed.ts).
 import type Router from '@koa/router';
-import type { Context, Middleware } from 'koa';
+import type { Context } from 'koa';
 import { randomUUID } from 'node:crypto';
 import {
   AGENT_CONTEXT_ERROR_CODE,
@@ -15,29 +15,23 @@ import {
   normalizeToolName,
   registerAgentRequestSchema,
 } from '../../contract/agents.js';
-import { AGENT_PREFIX, inspectApiKey } from '../../core/api-keys.js';
 import { Agents, PRICE_PER_REQUEST_MICRO_USD, type AgentDoc } from '../../core/agents.js';
 import type { AgentRef, AgentWorkflowInput } from '../../core/agent-workflow.js';
 import { seal } from '../../core/sealed.js';
 import { HttpError, zodDetail } from '../errors.js';
 import { bodyObject } from '../middleware/body.js';
-import { principalOf, requireAdminKey, requireApiKey, type Principal } from '../middleware/auth.js';
+import { principalOf, requireAdminKey, requireApiKey } from '../middleware/auth.js';
+import { agentOf, agentTokenGuard } from '../agent-auth.js';
+import { trackToolDecision } from '../agent-actions.js';
 import { agentBudgetCap, planLimit, LimiterUnavailableError, LIMITER_UNAVAILABLE } from '../middleware/rate-limit.js';
 import type { Plan } from '../../core/accounts.js';
 import type { AppDeps } from '../deps.js';
 import { runWorkflow } from '../workflow-runner.js';
 
-export const MISSING_AGENT_TOKEN = 'Missing agent token: send it in the X-Agent-Token header.';
-export const INVALID_AGENT_TOKEN = 'Invalid agent token.';
-export const REVOKED_AGENT = 'Agent token is revoked.';
-/** An agent works only while the API key that registered it stands (docs/agents.md, "The registering key"). */
-export const registeringKeyGone = (why: 'revoked' | 'expired' | 'missing') =>
-  `The API key that registered this agent ${why === 'expired' ? 'has expired' : why === 'missing' ? 'no longer exists' : 'was revoked'}, so the agent no longer works: register a new agent with an active key.`;
+export { MISSING_AGENT_TOKEN, INVALID_AGENT_TOKEN, REVOKED_AGENT, registeringKeyGone } from '../agent-auth.js';
 export const AGENT_REGISTRATIONS_PER_HOUR = 10;
 export const GUARD_TIMEOUT_MS = 5000;
 const MAX_TOOL_ARGUMENTS_CHARS = 64_000;
-
-const agentUnauthorized = (detail: string) => new HttpError(401, detail, { 'WWW-Authenticate': 'AgentToken' });
 
 function sv005(limit: number, resetAt: number, extra: Record<string, unknown> = {}): HttpError {
   const retryAfter = Math.max(1, resetAt - Math.floor(Date.now() / 1000));
@@ -50,7 +44,7 @@ function sv005(limit: number, resetAt: number, extra: Record<string, unknown> = 
 }
 
 function agentRef(a: AgentDoc): AgentRef {
-  return { id: a._id, num: a.num, org_id: a.org_id, allowed_tools: a.permissions.allowed_tools, denied_tools: a.permissions.denied_tools, allowed_domains: a.permissions.allowed_domains };
+  return { id: a._id, num: a.num, org_id: a.org_id, allowed_tools: a.permissions.allowed_tools, denied_tools: a.permissions.denied_tools, allowed_domains: a.permissions.allowed_domains, require_approval: a.permissions.require_approval ?? [] };
 }
 
 function agentView(a: AgentDoc) {
@@ -83,30 +77,7 @@ function effectiveBudget(agent: AgentDoc, plan: Plan): { perHour: number; costPe
 export function registerAgentRoutes(router: Router, deps: AppDeps): void {
   const agents = new Agents(deps.store, deps.cfg.SVC_API_KEY_LOOKUP_SECRET as string);
 
-  /** X-Agent-Token for the agent in the path. Bad shapes and checksums are refused before any store lookup. */
-  const requireAgent: Middleware = async (ctx, next) => {
-    const raw = ctx.get('X-Agent-Token');
-    if (!raw) throw agentUnauthorized(MISSING_AGENT_TOKEN);
-    const shape = inspectApiKey(raw);
-    if (!shape.ok || shape.prefix !== AGENT_PREFIX) throw agentUnauthorized(INVALID_AGENT_TOKEN);
-    const agent = await agents.findByToken(raw);
-    if (!agent) throw agentUnauthorized(INVALID_AGENT_TOKEN);
-    // Another agent's token for this path: the same answer as an unknown token.
-    if (String(agent.num) !== ctx.params.id) throw agentUnauthorized(INVALID_AGENT_TOKEN);
-    if (agent.status !== 'active') throw agentUnauthorized(REVOKED_AGENT);
-    const org = await deps.accounts.findOrg(agent.org_id);
-    if (!org || !org.active) throw agentUnauthorized(INVALID_AGENT_TOKEN);
-    // The agent acts under the key that registered it (followed through rotations): revoked,
-    // expired or deleted, its agents stop with it. Every agent is registered with a key; a
-    // record without one is refused (fail closed).
-    const standing = agent.created_by_key_id === null ? 'missing' : await deps.accounts.keyStanding(agent.org_id, agent.created_by_key_id);
-    if (standing !== 'active') throw agentUnauthorized(registeringKeyGone(standing));
-    const principal: Principal = { via: 'agent', orgId: agent.org_id, userId: null, keyId: null, role: null, plan: org.plan, scopes: [], agentId: agent._id };
-    ctx.state.principal = principal;
-    ctx.state.agent = agent;
-    await next();
-  };
-  const agentOf = (ctx: Context) => ctx.state.agent as AgentDoc;
+  const requireAgent = agentTokenGuard(deps, agents);
 
   /** One request against the agent's hour and day (its budgets as the plan caps them now); over either limit: 429 SVC-005. */
   async function charge(agent: AgentDoc, plan: Plan): Promise<void> {
@@ -235,6 +206,8 @@ export function registerAgentRoutes(router: Router, deps: AppDeps): void {
       sealed: seal({ arguments: input.arguments }, deps.cfg.SVC_API_KEY_LOOKUP_SECRET, 'agent-tool'),
       context: null,
     });
+    // An allowed call gets its action (outcome watch); one waiting for approval its approval workflow (docs/approvals.md).
+    await trackToolDecision(deps, ctx, agent);
   });
 
   // GET /agents/{id}/activity

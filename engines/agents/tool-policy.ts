@@ -27,6 +27,12 @@ export const SAFE_TOOLS: Readonly<Record<string, ToolCategory>> = {
 
 export { normalizeToolName };
 
+/** Whether the agent's policy (permissions.require_approval) makes an admitted call of `tool` wait for a person's approval (docs/approvals.md). */
+export function needsApproval(tool: string, requireApproval: readonly string[]): boolean {
+  const n = normalizeToolName(tool);
+  return requireApproval.some((t) => normalizeToolName(t) === n);
+}
+
 export function classifyTool(name: string): { category: ToolCategory; dangerous: boolean; known: boolean } {
   const n = normalizeToolName(name);
   const d = DANGEROUS_TOOLS[n];
