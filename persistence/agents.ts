@@ -10,6 +10,7 @@ import { MongoServerError } from 'mongodb';
 import { Store } from '../core/store.js';
 import { generateAgentToken, lookupDigest, maskApiKey } from '../core/api-keys.js';
 import { normalizeToolName } from '../contract/tool-names.js';
+import type { A2aMessageRecord } from '../core/a2a-workflow.js';
 
 export type AgentStatus = 'active' | 'revoked';
 
@@ -408,4 +409,21 @@ export async function recordAgentActivity(store: Store, rec: Omit<AgentActivityD
     }
   }
   return { id };
+}
+
+/** An A2A message record, keyed by its audit trace id. */
+export type A2aMessageDoc = A2aMessageRecord & { _id: string; created_at: Date };
+
+/** Insert once of `a2a_messages {_id: trace}` (a retried activity finds it stored: duplicate key = done). */
+export async function recordA2aMessage(store: Store, r: A2aMessageRecord): Promise<void> {
+  try {
+    await store.collection<A2aMessageDoc>('a2a_messages').insertOne({ ...r, _id: r.audit_trace_id, created_at: new Date() });
+  } catch (err) {
+    if (!isDuplicate(err)) throw err;
+  }
+}
+
+/** `a2a_messages {_id: trace}`. */
+export function findA2aMessage(store: Store, trace: string) {
+  return store.collection<A2aMessageDoc>('a2a_messages').findOne({ _id: trace });
 }
