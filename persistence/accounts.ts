@@ -186,7 +186,7 @@ export class OrgDirectory {
       if (!d) break;
       if (typeof d.ref === 'string') out.push(d.ref);
     }
-    return out;
+    return [...new Set(out)];
   }
 }
 
@@ -255,9 +255,10 @@ export class Accounts {
     const user = this.newUser({ orgId: org._id, email: input.email, passwordHash: input.passwordHash, role: 'owner' }, now);
     await this.emails.insertOne({ _id: user.email_lower, user_id: user._id });
     try {
+      // Listed before it exists (a reader skips a listed id without a user), as keys are.
+      await this.userDirectory.add(org._id, user._id);
       await this.users.insertOne(user);
       await this.orgs.insertOne(org);
-      await this.userDirectory.add(org._id, user._id);
     } catch (err) {
       await this.users.deleteOne({ _id: user._id }).catch(() => undefined);
       await this.orgs.deleteOne({ _id: org._id }).catch(() => undefined);
