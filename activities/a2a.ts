@@ -18,6 +18,7 @@ import { solveLogic } from '../engines/logic/index.js';
 import { retainProof, type ProofContext } from './proofs.js';
 import { makeVerifyCodeActivity } from './verify-diagnostic.js';
 import { logger } from '../core/logger.js';
+import { recordA2aMessage } from '../persistence/agents.js';
 
 const log = logger('a2a');
 
@@ -174,11 +175,7 @@ export function makeA2aActivities(deps: A2aActivityDeps) {
   }
 
   async function recordA2aMessageActivity(r: A2aMessageRecord): Promise<void> {
-    await deps.store.collection('a2a_messages').updateOne(
-      { _id: r.audit_trace_id as never },
-      { $setOnInsert: { ...r, created_at: new Date() } },
-      { upsert: true },
-    );
+    await recordA2aMessage(deps.store, r);
   }
 
   return { a2aEvaluateActivity, recordA2aMessageActivity };

@@ -7,7 +7,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { Store } from '../core/store.js';
 import { unseal, SealError } from '../core/sealed.js';
 import { sha256Ref, CanonicalDomainError } from '../core/canonical-json.js';
-import { checkToolPin, activityId, type AgentActivityDoc } from '../core/agents.js';
+import { checkToolPin, recordAgentActivity } from '../persistence/agents.js';
 import type { AgentWorkflowInput, GuardFindingData, GuardResult, RecordActivityInput, ToolGuardResult, VerifyGuardResult } from '../core/agent-workflow.js';
 import { runGuards, GuardUnavailableError } from './agent-guard-pool.js';
 import { splitQuery } from '../engines/agents/route-query.js';
@@ -129,12 +129,8 @@ export function makeAgentActivities(deps: AgentActivityDeps) {
   }
 
   async function recordAgentActivityActivity(rec: RecordActivityInput): Promise<{ id: string }> {
-    const activity = deps.store.collection<AgentActivityDoc>('agent_activity');
-    // Idempotent across retries: one record per workflow.
-    const existing = await activity.findOne({ workflow_id: rec.workflow_id, agent_id: rec.agent_id });
-    if (existing) return { id: existing._id };
-    const doc: AgentActivityDoc = {
-      _id: activityId(),
+    // Idempotent across retries: one record per workflow (persistence/agents.ts).
+    return recordAgentActivity(deps.store, {
       agent_id: rec.agent_id,
       org_id: rec.org_id,
       kind: rec.kind,
@@ -147,10 +143,7 @@ export function makeAgentActivities(deps: AgentActivityDeps) {
       tool: rec.tool,
       engine: rec.engine,
       findings: rec.findings as unknown as Array<Record<string, string>>,
-      created_at: new Date(),
-    };
-    await activity.insertOne(doc);
-    return { id: doc._id };
+    });
   }
 
   return { agentGuardActivity, recordAgentActivityActivity };

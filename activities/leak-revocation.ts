@@ -4,9 +4,9 @@
 import { createHash } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import nodemailer from 'nodemailer';
-import type { Collection } from 'mongodb';
 import type { Store } from '../core/store.js';
-import type { ApiKeyDoc, UserDoc } from '../core/accounts.js';
+import { Accounts, type ApiKeyDoc, type UserDoc } from '../persistence/accounts.js';
+import { findLeakNotice, recordLeakNotice } from '../persistence/accounts.js';
 import { AuditLog } from '../core/audit-log.js';
 import { AuditChainError } from '../core/audit-chain.js';
 import { auditLogId } from './audit.js';
@@ -60,16 +60,6 @@ export interface LeakFacts {
   source: string | null;
 }
 
-interface NotificationDoc {
-  _id: string;
-  delivery_id: string;
-  key_id: string;
-  org_id: string;
-  recipient_user_id: string;
-  sent_at: Date;
-  message_id: string;
-}
-
 export interface LeakActivityDeps {
   store: Store;
   auditSecret: string | undefined;
@@ -79,9 +69,8 @@ export interface LeakActivityDeps {
 }
 
 export function makeLeakRevocationActivities(deps: LeakActivityDeps) {
-  const keys = (): Collection<LeakKeyDoc> => deps.store.collection<LeakKeyDoc>('api_keys');
-  const users = (): Collection<UserDoc> => deps.store.collection<UserDoc>('users');
-  const notices = (): Collection<NotificationDoc> => deps.store.collection<NotificationDoc>('leak_notifications');
+  // Only digest-based lookups are used here: the lookup secret is not needed.
+  const accounts = new Accounts(deps.store, deps.config.lookupSecret ?? '');
   const auditLog = new AuditLog(deps.store);
   const sealKey = deps.config.lookupSecret ? feedbackSealKey(deps.config.lookupSecret) : null;
 
@@ -92,7 +81,7 @@ export function makeLeakRevocationActivities(deps: LeakActivityDeps) {
     const seen = new Map<string, LeakOutcome>();
     for (const m of input.matches) {
       // No prefix filter: whatever the token looked like, only its digest is looked up.
-      const key = await keys().findOne({ lookup_digest: m.lookup_digest, hash_scheme: 'hmac-sha256' });
+      const key = (await accounts.findKeyByDigest(m.lookup_digest)) as LeakKeyDoc | null;
       if (!key) {
         outcomes.push({ index: m.index, outcome: 'unknown', key_id: null });
         continue;
@@ -104,19 +93,22 @@ export function makeLeakRevocationActivities(deps: LeakActivityDeps) {
       }
       let mine = key.revoked_by_delivery === input.delivery_id;
       let revokedAt = key.revoked_at;
-      if (key.active) {
-        const r = await keys().updateOne(
-          { _id: key._id, active: true },
-          { $set: { active: false, revoked_at: now, revoked_reason: 'secret_leak', revoked_by_delivery: input.delivery_id } },
-        );
-        if (r.modifiedCount === 1) {
+      if (key.active || !key.revoked_at) {
+        // The revocation marker's unique insert decides a race with another delivery, a user's
+        // revoke or a rotation; a retry of this activity finds its own marker.
+        const won = await accounts.markRevoked(key._id, 'secret_leak', input.delivery_id);
+        const marker = won ? null : await accounts.revocationOf(key._id);
+        if (won || (marker?.reason === 'secret_leak' && marker.delivery_id === input.delivery_id)) {
           mine = true;
+          revokedAt = key.revoked_at ?? now;
+          await accounts.keys.updateOne(
+            { _id: key._id },
+            { $set: { active: false, revoked_at: revokedAt, revoked_reason: 'secret_leak', revoked_by_delivery: input.delivery_id } },
+          );
+        } else if (marker && key.active) {
+          // Another revocation won but has not written the key yet: the key is revoked either way.
           revokedAt = now;
-        } else {
-          // Lost a race (another delivery, a user's revoke, or our own earlier attempt).
-          const again = await keys().findOne({ _id: key._id });
-          mine = again?.revoked_by_delivery === input.delivery_id;
-          revokedAt = again?.revoked_at ?? null;
+          await accounts.keys.updateOne({ _id: key._id }, { $set: { active: false, revoked_at: now } });
         }
       }
       const outcome: LeakOutcome = mine ? 'revoked' : 'already_revoked';
@@ -177,10 +169,12 @@ export function makeLeakRevocationActivities(deps: LeakActivityDeps) {
 
   /** The key's user if still active in its organization, else the organization's first active owner, then admin. */
   async function recipient(key: RevokedKey): Promise<UserDoc | null> {
-    const user = await users().findOne({ _id: key.user_id });
+    const user = await accounts.findUser(key.user_id);
     if (user && user.active && user.org_id === key.org_id && user.email) return user;
+    // The organization's directory (bounded by its members), in creation order.
+    const members = (await accounts.listOrgUsers(key.org_id)).filter((u) => u.active);
     for (const role of ['owner', 'admin'] as const) {
-      const [first] = await users().find({ org_id: key.org_id, active: true, role }).sort({ created_at: 1, _id: 1 }).limit(1).toArray();
+      const first = members.find((u) => u.role === role);
       if (first?.email) return first;
     }
     return null;
@@ -191,7 +185,7 @@ export function makeLeakRevocationActivities(deps: LeakActivityDeps) {
     if (!smtp) throw ApplicationFailure.nonRetryable('no SMTP server configured (SVC_SMTP_URL)', 'MailNotConfigured');
     const noticeId = `${f.delivery_id}:${f.key.key_id}`;
     // A retried activity whose earlier attempt got the message out sends nothing more.
-    if (await notices().findOne({ _id: noticeId })) return { sent: false, duplicate: true };
+    if (await findLeakNotice(deps.store, noticeId)) return { sent: false, duplicate: true };
     const to = await recipient(f.key);
     if (!to) throw ApplicationFailure.nonRetryable('no active recipient for the revoked key', 'NoRecipient');
     const messageId = `<leak-${createHash('sha256').update(noticeId).digest('hex').slice(0, 32)}@svc.local>`;
@@ -202,11 +196,7 @@ export function makeLeakRevocationActivities(deps: LeakActivityDeps) {
       text: noticeText(f),
       messageId,
     });
-    await notices()
-      .insertOne({ _id: noticeId, delivery_id: f.delivery_id, key_id: f.key.key_id, org_id: f.key.org_id, recipient_user_id: to._id, sent_at: new Date(), message_id: messageId })
-      .catch((err: { code?: number }) => {
-        if (err?.code !== 11000) throw err;
-      });
+    await recordLeakNotice(deps.store, { _id: noticeId, delivery_id: f.delivery_id, key_id: f.key.key_id, org_id: f.key.org_id, recipient_user_id: to._id, sent_at: new Date(), message_id: messageId });
     log.info('leak notification sent', { delivery_id: f.delivery_id, key_id: f.key.key_id, recipient_user_id: to._id });
     return { sent: true, duplicate: false };
   }

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig, assertServerSecrets, ConfigError, type ServiceConfig } from '../core/config.js';
 import { logger } from '../core/logger.js';
 import { Store } from '../core/store.js';
-import { Accounts } from '../core/accounts.js';
+import { Accounts, runStartupMigrations } from '../core/accounts.js';
 import { parseTrustedProxies, TrustedProxyConfigError } from '../core/client-ip.js';
 import { createApp } from './app.js';
 import { TemporalGateway } from './temporal.js';
@@ -39,6 +39,13 @@ export async function main(hooks: ApiHooks = {}): Promise<void> {
   const temporal = TemporalGateway.create(cfg);
   hooks.onGateway?.(temporal, cfg, store);
   const accounts = new Accounts(store, cfg.SVC_API_KEY_LOOKUP_SECRET as string, cfg.SVC_API_KEY_CACHE_TTL * 1000);
+  // Pointers for records older than them (once per store, in the background: persistence/migrations.ts).
+  const migrate = (attempt: number): void =>
+    void runStartupMigrations(store).catch((err) => {
+      log.warn('pointer backfill deferred: store unavailable', { error: String(err?.message ?? err), attempt });
+      if (attempt < 20) setTimeout(() => migrate(attempt + 1), 30_000).unref();
+    });
+  migrate(1);
   const ipLimiter = new IpLimiter(cfg.SVC_RATE_LIMIT_PER_IP, trusted);
   const app = createApp({ cfg, store, accounts, temporal, counter, ipLimiter });
   const server = createServer(app.callback());

@@ -6,19 +6,11 @@
 // issued by this deployment to the caller's organization for that proof, and the proof itself
 // was retained here. /resolve reports `issued_here` from this record: any edit changes the
 // commitment, so an edited document is never issued here.
-import type { Collection } from 'mongodb';
-import { Store } from './store.js';
+import type { Store } from './store.js';
 import { attestationRecords } from './attestation-records.js';
+import { isContextIssued, recordIssuedContext } from '../persistence/contexts.js';
 
-export interface IssuedContextRecord {
-  _id: string; // the document's commitment (context.evidence.proof_ref)
-  org_id: string;
-  /** The attestation (jti) and the retained proof that back the verdict. */
-  attestation_id: string;
-  proof_ref: string;
-  verifier: string;
-  created_at: Date;
-}
+export type { IssuedContextRecord } from '../persistence/contexts.js';
 
 export type IssuedHereReason =
   /** resolve: the exact document was issued by this service. */
@@ -37,10 +29,6 @@ export type IssuedHereReason =
   | 'admission_not_backed_by_proof';
 
 export type IssuanceOutcome = { issued: true; reason: 'issued_by_this_service' } | { issued: false; reason: IssuedHereReason };
-
-export function issuedContexts(store: Store): Collection<IssuedContextRecord> {
-  return store.collection<IssuedContextRecord>('verification_contexts_issued');
-}
 
 export interface IssuanceRequest {
   orgId: string;
@@ -70,15 +58,11 @@ export async function recordIssuance(store: Store, r: IssuanceRequest): Promise<
   // VERIFIED with is_valid false); a document admitting such a subject is not what we issued.
   const verdict = isObject(proof.artifact) ? proof.artifact.verdict : undefined;
   if (r.admission === 'ADMIT' && isObject(verdict) && verdict.is_valid === false) return { issued: false, reason: 'admission_not_backed_by_proof' };
-  await issuedContexts(store).updateOne(
-    { _id: r.commitment },
-    { $setOnInsert: { org_id: r.orgId, attestation_id: r.attestationId, proof_ref: r.proofRef, verifier: r.verifier, created_at: new Date() } },
-    { upsert: true },
-  );
+  await recordIssuedContext(store, { _id: r.commitment, org_id: r.orgId, attestation_id: r.attestationId, proof_ref: r.proofRef, verifier: r.verifier, created_at: new Date() });
   return { issued: true, reason: 'issued_by_this_service' };
 }
 
 /** Whether a document with this commitment was issued here (by any organization: the commitment is only known to a holder of the document). */
 export async function wasIssuedHere(store: Store, commitment: string): Promise<boolean> {
-  return (await issuedContexts(store).findOne({ _id: commitment }, { projection: { _id: 1 } })) !== null;
+  return isContextIssued(store, commitment);
 }

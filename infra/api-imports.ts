@@ -1,6 +1,8 @@
 // Lists what api/ imports, directly and transitively from its entry points, so the layering
 // rule can be measured: api/ may import contract/, core/, workflow *types*, itself and npm
-// packages, never activities/ or engines/ (which load better-sqlite3, dockerode, mathjs, ...).
+// packages, never activities/ or engines/ (which load better-sqlite3, dockerode, mathjs, ...),
+// and never persistence/ directly: the API reaches the store through core/'s facades
+// (core/accounts.ts re-exports persistence/accounts.ts, ...; persistence/README.md).
 // Run: npx tsx infra/api-imports.ts  (test/unit/api-imports.test.ts asserts the rule).
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -86,7 +88,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.met
   const bad = all.filter(isForbidden);
   for (const e of bad) console.log(`FORBIDDEN ${e.from} → ${e.to}${e.typeOnly ? ' (type)' : ''}`);
   for (const e of all.filter(isRouteToRoute)) console.log(`ROUTE→ROUTE ${e.from} → ${e.to}`);
-  const closure = [...apiRuntimeClosure()].filter((f) => !/^(api|contract|core)\//.test(f));
-  console.log(`files outside api/contract/core loaded by the API process: ${closure.length}`);
+  const closure = [...apiRuntimeClosure()].filter((f) => !/^(api|contract|core|persistence)\//.test(f));
+  console.log(`files outside api/contract/core/persistence loaded by the API process: ${closure.length}`);
   for (const f of closure) console.log(`  ${f}`);
 }

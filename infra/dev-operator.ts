@@ -6,6 +6,8 @@
 // their operators themselves.
 import { MongoClient } from 'mongodb';
 import { hashPassword } from '../core/passwords.js';
+import { Store } from '../core/store.js';
+import { OrgDirectory } from '../persistence/accounts.js';
 
 export const DEV_OPERATOR_EMAIL = 'operator@svc.local';
 export const DEV_OPERATOR_ORG_ID = 'org_dev_operators';
@@ -51,6 +53,19 @@ export async function seedDevOperator(mongodbUri: string, op: DevOperator): Prom
       active: true,
       created_at: now,
     });
+    // What the service writes for a user (persistence/accounts.ts): the sign-in pointer and the organization's directory entry.
+    await db
+      .collection('user_emails')
+      .insertOne({ _id: op.email.toLowerCase() as never, user_id: op.userId })
+      .catch((err: { code?: number }) => {
+        if (err?.code !== 11000) throw err;
+      });
+    const store = Store.lazy(mongodbUri);
+    try {
+      await new OrgDirectory(store, 'users').add(DEV_OPERATOR_ORG_ID, op.userId);
+    } finally {
+      await store.close();
+    }
     return 'created';
   } finally {
     await client.close();

@@ -3,10 +3,11 @@
 // sequence number or the action id): on FerretDB any other filter reads the whole collection
 // (docs/store-access.md §1). Decisions and outcomes are insert-once documents: the unique `_id`
 // is what makes "decided once" and "reported once" hold under concurrent requests.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { MongoServerError, type Collection } from 'mongodb';
 import type { Store } from '../core/store.js';
 import type { ActionOutcomeStatus, ApprovalDecisionKind, ApprovalState } from '../core/approval-workflow.js';
+import { recordAgentActivity } from './agents.js';
 
 export interface ApprovalDoc {
   _id: string; // `<agent_id>:<seq>`
@@ -230,19 +231,17 @@ export async function overdueCount(store: Store, orgId: string | null = null): P
 }
 
 /**
- * One item of the agent's activity feed (collection agent_activity, read by GET
- * /agents/{id}/activity): its `_id` sorts by time (`act_<12 hex ms><16 hex>`) and is derived
- * from `key` and `at`, so a retried write is the same insert. Key: agent_activity `_id` (insert).
+ * One item of the agent's activity feed (GET /agents/{id}/activity), written through the feed's
+ * own append (persistence/agents.ts recordAgentActivity: the next position of the agent, once per
+ * `key`, so a retried write finds its record). Key: agent_activity `act_<agent><position>`.
  */
 export async function recordFeedItem(
   store: Store,
-  item: { key: string; at: Date; agent_id: string; org_id: string; kind: string; status: string; summary: string; workflow_id: string; audit_log_id: string; tool: string | null },
+  item: { key: string; at: Date; agent_id: string; org_id: string; kind: 'approval' | 'outcome' | 'outcome_overdue'; status: string; summary: string; workflow_id: string; audit_log_id: string; tool: string | null },
 ): Promise<string> {
-  const suffix = createHash('sha256').update(item.key, 'utf8').digest('hex').slice(0, 16);
-  const _id = `act_${item.at.getTime().toString(16).padStart(12, '0')}${suffix}`;
-  try {
-    await store.collection('agent_activity').insertOne({
-      _id: _id as never,
+  const { id } = await recordAgentActivity(
+    store,
+    {
       agent_id: item.agent_id,
       org_id: item.org_id,
       kind: item.kind,
@@ -255,10 +254,9 @@ export async function recordFeedItem(
       tool: item.tool,
       engine: null,
       findings: [],
-      created_at: item.at,
-    });
-  } catch (err) {
-    if (!isDuplicate(err)) throw err;
-  }
-  return _id;
+    },
+    `${item.workflow_id}#${item.key}`,
+    item.at,
+  );
+  return id;
 }

@@ -17,7 +17,7 @@ const WORKFLOWS = path.join(ROOT, 'workflows', 'index.ts');
 /** Bundled with every workflow: the input check before anything runs (core/workflow-input-auth.ts). */
 export const WORKFLOW_INTERCEPTORS = [path.join(ROOT, 'workflows', 'input-auth.ts')];
 /** Every folder a workflow module imports from (types included; over-inclusive only costs a rebuild). */
-const SOURCE_DIRS = ['workflows', 'core', 'contract', 'engines', 'activities'];
+const SOURCE_DIRS = ['workflows', 'core', 'contract', 'persistence', 'engines', 'activities'];
 
 /** Hash of the sources the bundle is built from and of the SDK version that builds it. */
 export function workflowSourceHash(): string {

@@ -6,9 +6,9 @@
 //    API process shares them. A store error denies the request (fail closed); if the store is
 //    unreachable at start-up, an in-memory counter is used until restart and the log says so.
 import type { Middleware } from 'koa';
-import type { Collection } from 'mongodb';
 import { clientIp, type TrustedProxies } from '../../core/client-ip.js';
-import { Store } from '../../core/store.js';
+import type { Store } from '../../core/store.js';
+import { hitWindow, sweepExpiredWindows } from '../../core/org-events.js';
 import type { Plan } from '../../core/accounts.js';
 import { PRICE_PER_REQUEST_MICRO_USD } from '../../core/agents.js';
 import { HttpError } from '../errors.js';
@@ -75,16 +75,6 @@ export class IpLimiter {
 // Shared window counters
 // ---------------------------------------------------------------------------------------
 
-interface CounterDoc {
-  _id: string;
-  count: number;
-  expires_at: Date;
-}
-
-Store.registerIndexes(async (store) => {
-  await store.ttlIndex('rate_counters', 'expires_at');
-});
-
 export class LimiterUnavailableError extends Error {}
 
 export interface WindowCount {
@@ -97,16 +87,12 @@ export class WindowCounter {
 
   constructor(private readonly store: Store) {}
 
-  private get col(): Collection<CounterDoc> {
-    return this.store.collection<CounterDoc>('rate_counters');
-  }
-
   /** Called at start-up: if the store does not answer, count in memory until restart. */
   async init(): Promise<void> {
     // Expired windows are removed by the TTL index on MongoDB; this sweep covers stores without
     // TTL indexes (FerretDB) and costs one indexed delete every few minutes.
     setInterval(() => {
-      if (!this.memory) void this.col.deleteMany({ expires_at: { $lt: new Date() } }).catch(() => undefined);
+      if (!this.memory) void sweepExpiredWindows(this.store).catch(() => undefined);
     }, 300_000).unref();
     if (!(await this.store.ping())) {
       this.memory = new Map();
@@ -130,13 +116,7 @@ export class WindowCounter {
       return { count, resetAt };
     }
     try {
-      const doc = await this.col.findOneAndUpdate(
-        { _id: id },
-        { $inc: { count: 1 }, $setOnInsert: { expires_at: new Date((resetAt + 60) * 1000) } },
-        { upsert: true, returnDocument: 'after' },
-      );
-      if (!doc) throw new Error('no counter document');
-      return { count: doc.count, resetAt };
+      return { count: await hitWindow(this.store, id, new Date((resetAt + 60) * 1000)), resetAt };
     } catch (err) {
       log.error('rate-limit store error: denying request', { error: String((err as Error).message) });
       throw new LimiterUnavailableError();

@@ -10,6 +10,7 @@ import { interceptRequestSchema } from '../../contract/a2a.js';
 import { loadA2aConfig, agentForKey, A2A_ENVELOPE_BYTES } from '../../core/a2a-config.js';
 import type { A2aWorkflowInput } from '../../core/a2a-workflow.js';
 import { seal } from '../../core/sealed.js';
+import { findA2aMessage } from '../../core/agents.js';
 import { parseStrictJson, StrictJsonError } from '../../core/strict-json.js';
 import { HttpError } from '../errors.js';
 import { readRawBody } from '../middleware/body.js';
@@ -79,7 +80,7 @@ export function registerA2aRoutes(router: Router, deps: AppDeps): void {
     const agentId = authenticate(ctx);
     const trace = ctx.params.trace as string;
     if (!/^a2a_[0-9a-f]{32}$/.test(trace)) throw new HttpError(404, 'Trace not found.');
-    const doc = await deps.store.collection('a2a_messages').findOne({ _id: trace as never });
+    const doc = await findA2aMessage(deps.store, trace);
     // Another agent's message is "not found" as well.
     if (!doc || doc.sender_agent_id !== agentId) throw new HttpError(404, 'Trace not found.');
     ctx.body = {
@@ -94,7 +95,7 @@ export function registerA2aRoutes(router: Router, deps: AppDeps): void {
       claimed_sender_agent_id: doc.claimed_sender_agent_id,
       receiver_agent_id: doc.receiver_agent_id,
       payload_type: doc.payload_type,
-      created_at: (doc.created_at as Date).toISOString(),
+      created_at: doc.created_at.toISOString(),
     };
   });
 }

@@ -25,7 +25,7 @@ export function registerAdminKeyRoutes(router: Router, deps: AppDeps): void {
     const p = principalOf(ctx);
     const { key_id } = rotateSchema.parse(bodyObject(ctx));
     // Another organization's key, a revoked or an inactive key: absent (404).
-    const target = await deps.accounts.keys.findOne({ _id: key_id, org_id: p.orgId, active: true, revoked_at: null });
+    const target = await deps.accounts.findActiveKey(p.orgId, key_id);
     if (!target) throw new HttpError(404, KEY_NOT_FOUND);
     const owner = await deps.accounts.findUser(target.user_id);
     const decision = decideKeyRotation({

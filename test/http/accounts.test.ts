@@ -137,8 +137,9 @@ describe('credentials', () => {
 
   it('tells the holder of a pre-v7.2 key to re-issue it', async () => {
     const legacy = generateApiKey('svc_live_');
+    const keyId = `key_legacy_${Date.now()}`;
     await (await db()).collection('api_keys').insertOne({
-      _id: `key_legacy_${Date.now()}` as any,
+      _id: keyId as any,
       org_id: t.orgId,
       user_id: t.userId,
       name: 'old',
@@ -152,6 +153,8 @@ describe('credentials', () => {
       expires_at: null,
       created_at: new Date(),
     });
+    // The pointer the start-up backfill writes for such a record (persistence/migrations.ts): without it the key is unknown.
+    await (await db()).collection('api_key_legacy_digests').insertOne({ _id: createHash('sha256').update(legacy).digest('hex') as any, key_id: keyId });
     const res = await post('/verify/math', MATH, key(legacy));
     expect(res.status).toBe(401);
     expect(res.body.detail).toMatch(/issued before v7\.2.*re-issue/);

@@ -2,7 +2,9 @@
 // each attack of the issue is reproduced over HTTP and must now be refused; the benign shapes
 // beside them must still pass. Unit matrices: test/unit/agent-tool-guard.test.ts.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { addMember, db, get, newTenant, post, type Member } from './helpers.js';
+import { addMember, db, get, newTenant, post, stackEnv, type Member } from './helpers.js';
+import { Store } from '../../core/store.js';
+import { backfillPointers } from '../../persistence/migrations.js';
 import { generateApiKey } from '../../core/api-keys.js';
 
 const key = (k: string) => ({ 'x-api-key': k });
@@ -261,6 +263,13 @@ describe('item 13: one normalisation of tool names (pins, policies, approval)', 
     const ag = await register(t);
     const pinned = `sha256:${'0'.repeat(64)}`;
     await (await db()).collection('agent_tool_pins').insertOne({ _id: `${ag.agent_id}:WX_Legacy`, agent_id: ag.agent_id, org_id: t.orgId, tool: 'WX_Legacy', pinned_hash: pinned, pending_hashes: [], pinned_at: new Date(), approved_by: null } as never);
+    // The start-up backfill copies such a pin under the normalised name (persistence/migrations.ts); run it as a restart would.
+    const store = Store.lazy(stackEnv().MONGODB_URI as string);
+    try {
+      await backfillPointers(store);
+    } finally {
+      await store.close();
+    }
     const r = await verify(ag, { query: '1 + 1 = 2', context: ctx(), tool_schema: { name: 'wx_legacy', description: 'A different definition.' } });
     expect(r.status).toBe(403);
     expect(r.body).toMatchObject({ detail: 'tool definition changed', pinned_hash: pinned });

@@ -4,13 +4,16 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { TestProject } from 'vitest/node';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
 import { Stack, TEST_PORTS, testPorts, type ManagedProcess } from '../../infra/stack.js';
 import { scanForLiveKeys } from '../../core/api-keys.js';
 import { PASSWORD_FOR_LEAK_SCAN } from './leak-markers.js';
 import { providerEnv, startProviderServer, TEST_PROVIDER_KEY } from './provider-server.js';
+import { captureEnv } from '../store-commands/env.js';
+import { contractReport } from '../store-commands/contract.js';
+import { ROOT } from '../../infra/stack.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -21,6 +24,8 @@ declare module 'vitest' {
     dataDir: string;
     /** A user id the stack's codec server (only) treats as an operator; nobody has it until a test seeds it. */
     codecOperatorId: string;
+    /** Where the stack's API and worker record their store commands ('' when SVC_TEST_STORE_CAPTURE=0). */
+    storeCaptureDir: string;
   }
 }
 
@@ -29,6 +34,12 @@ const CODEC_OPERATOR_ID = `usr_uiop${randomBytes(8).toString('hex')}`;
 
 const OFFSET = Number(process.env.SVC_TEST_PORT_OFFSET ?? 0);
 const CONTROL_PORT = 18999 + OFFSET;
+/**
+ * The store contract (issue 22): the stack's service processes record every store command
+ * (test/store-commands/capture.mjs); test/http/store-contract.test.ts and the last teardown
+ * fail on a read of a growing collection that is not a point lookup (test/store-commands/contract.ts).
+ */
+const STORE_CAPTURE_DIR = process.env.SVC_TEST_STORE_CAPTURE === '0' ? '' : path.join(ROOT, '.data', `store-capture-${OFFSET}`);
 /** Served by test/http/secret-scanning.test.ts: the signing-key document (/keys) and the feedback sink (/feedback). */
 export const LEAK_FIXTURE_PORT = 18990 + OFFSET;
 
@@ -86,6 +97,7 @@ export default async function setup(project: TestProject) {
   project.provide('ports', testPorts(OFFSET));
   project.provide('dataDir', stack.dataDir);
   project.provide('codecOperatorId', CODEC_OPERATOR_ID);
+  project.provide('storeCaptureDir', STORE_CAPTURE_DIR);
   return async () => {
     entry.users--;
     if (entry.users > 0) return;
@@ -97,6 +109,10 @@ export default async function setup(project: TestProject) {
 async function startStack(): Promise<SharedStack> {
   // The scripted LLM provider (OpenAI and Anthropic wire formats) on an ephemeral port.
   const providers = await startProviderServer();
+  if (STORE_CAPTURE_DIR) {
+    rmSync(STORE_CAPTURE_DIR, { recursive: true, force: true });
+    mkdirSync(STORE_CAPTURE_DIR, { recursive: true });
+  }
   const stack = new Stack({
     profile: OFFSET ? `test-${OFFSET}` : 'test',
     ports: testPorts(OFFSET),
@@ -111,6 +127,7 @@ async function startStack(): Promise<SharedStack> {
       SVC_LEAK_FEEDBACK_URL: `http://127.0.0.1:${LEAK_FIXTURE_PORT}/feedback`,
       SVC_LEAK_FEEDBACK_SEND_RAW: 'true',
       ...providerEnv(providers),
+      ...(STORE_CAPTURE_DIR ? captureEnv(STORE_CAPTURE_DIR) : {}),
     },
   });
   // A worker bundles its workflows and warms its engines before it is ready: on a loaded
@@ -141,6 +158,12 @@ async function startStack(): Promise<SharedStack> {
         await providers.close();
       }
       if (leaks.length > 0) throw new Error(`secrets or raw keys leaked:\n${leaks.join('\n')}`);
+      // The whole suite's store commands against the contract (after the stack stopped: every line flushed).
+      if (STORE_CAPTURE_DIR) {
+        const report = contractReport(STORE_CAPTURE_DIR);
+        console.log(report.summary);
+        if (report.failures.length > 0) throw new Error(`store contract (issue 22) broken:\n${report.failures.join('\n')}`);
+      }
     },
   };
 }

@@ -52,6 +52,8 @@ export async function control(action: 'stop' | 'start' | 'kill9', component: 'te
 import { randomBytes } from 'node:crypto';
 import { MongoClient } from 'mongodb';
 import { hashPassword } from '../../core/passwords.js';
+import { Store } from '../../core/store.js';
+import { Accounts } from '../../persistence/accounts.js';
 
 import { PASSWORD_FOR_LEAK_SCAN } from './leak-markers.js';
 export const PASSWORD = PASSWORD_FOR_LEAK_SCAN;
@@ -94,25 +96,18 @@ export async function newTenant(plan: 'free' | 'pro' | 'enterprise' = 'enterpris
   return { userId: user.id, orgId: user.org_id, email, role: 'owner', token: access_token, key: k.key, keyId: k.id };
 }
 
-/** Adds a user with `role` to an organization and signs them in through the API. */
+/** Adds a user with `role` to an organization (as the service writes a member: persistence/accounts.ts) and signs them in through the API. */
 export async function addMember(orgId: string, role: 'owner' | 'admin' | 'member'): Promise<Member> {
   const email = uniqueEmail(role);
-  const userId = `usr_${randomBytes(12).toString('hex')}`;
-  await (await db()).collection('users').insertOne({
-    _id: userId as any,
-    email,
-    email_lower: email,
-    password_hash: await hashPassword(PASSWORD),
-    org_id: orgId,
-    role,
-    active: true,
-    created_at: new Date(),
-  });
+  memberStore ??= Store.lazy(stackEnv().MONGODB_URI as string);
+  const user = await new Accounts(memberStore, '').addUser({ orgId, email, passwordHash: await hashPassword(PASSWORD), role });
+  const userId = user._id;
   const res = await post('/auth/signin', { email, password: PASSWORD }, { 'x-forwarded-for': randomIp() });
   if (res.status !== 200) throw new Error(`signin failed: ${res.status} ${res.text}`);
   const k = await mintKey(res.body.access_token);
   return { userId, orgId, email, role, token: res.body.access_token, key: k.key, keyId: k.id };
 }
+let memberStore: Store | null = null;
 
 /** The per-IP limiter keys on the peer address (loopback here); X-Forwarded-For is ignored unless trusted. */
 export const randomIp = () => `198.51.100.${1 + Math.floor(Math.random() * 250)}`;

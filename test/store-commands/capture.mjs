@@ -17,6 +17,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { isMainThread } from 'node:worker_threads';
 
 const DIR = process.env.SVC_STORE_CAPTURE_DIR;
 
@@ -206,4 +207,5 @@ export function installCapture(dir = DIR, requireFrom = import.meta.url) {
   };
 }
 
-installCapture();
+// Engine worker threads inherit the preload; they never talk to the store (and need no driver loaded).
+if (isMainThread) installCapture();

@@ -44,36 +44,11 @@ export type CommandClass =
   | 'admin';
 
 /**
- * Collections and what bounds them. `growing`: one or more documents per verification, job,
- * agent call or account, kept (or swept only after days): never scanned, counted or sorted on a
- * request path. `bounded`: a fixed or small set (a bound is stated); a scan there costs a
- * constant. Kept in step with docs/store-access.md.
+ * Collections and what bounds them: the persistence layer's registry (persistence/registry.ts).
+ * `growing`: never scanned, counted or sorted on a request path; `bounded`: a scan costs its bound.
  */
-export const COLLECTIONS: Record<string, { growth: 'growing' | 'bounded'; by: string }> = {
-  audit_logs: { growth: 'growing', by: 'one entry per verdict (verification, batch item, agent action)' },
-  audit_seq: { growth: 'growing', by: 'one position index entry per audit entry' },
-  proofs: { growth: 'growing', by: 'one per distinct proved artifact' },
-  attestations: { growth: 'growing', by: 'one per VERIFIED verdict with an attestation' },
-  batch_jobs: { growth: 'growing', by: 'one per batch job, kept while its slot is not reused (≤ slots)' },
-  batch_slot_claims: { growth: 'growing', by: 'one per job start, swept after CLAIM_RETENTION_MS' },
-  org_events: { growth: 'growing', by: 'one per organization per day' },
-  agent_activity: { growth: 'growing', by: 'one per agent action' },
-  agent_usage: { growth: 'growing', by: 'two per agent per hour/day' },
-  agents: { growth: 'growing', by: 'one per registered agent' },
-  agent_tool_pins: { growth: 'growing', by: 'one per agent and tool' },
-  a2a_messages: { growth: 'growing', by: 'one per A2A message' },
-  api_keys: { growth: 'growing', by: 'one per key ever created (revoked keys stay)' },
-  api_key_digests: { growth: 'growing', by: 'one per key' },
-  api_key_rotations: { growth: 'growing', by: 'one per rotation' },
-  users: { growth: 'growing', by: 'one per user' },
-  organizations: { growth: 'growing', by: 'one per organization' },
-  leak_notifications: { growth: 'growing', by: 'one per leaked-key notice' },
-  upload_chunks: { growth: 'growing', by: 'chunks of uploads in progress, swept after UPLOAD_MAX_AGE_MS' },
-  batch_slots: { growth: 'bounded', by: 'SVC_BATCH_MAX_SLOTS (the concurrent-job cap)' },
-  audit_heads: { growth: 'bounded', by: 'one per organization (grows with organizations, not with use)' },
-  counters: { growth: 'bounded', by: 'one per named sequence' },
-  rate_counters: { growth: 'bounded', by: 'one per (key, window) alive, swept as windows expire' },
-};
+export { COLLECTIONS, OFF_PATH_SITES } from '../../persistence/registry.js';
+import { COLLECTIONS, OFF_PATH_SITES } from '../../persistence/registry.js';
 
 const RANGE_OPS = new Set(['$gt', '$gte', '$lt', '$lte']);
 
@@ -163,9 +138,17 @@ export function readCapture(dir: string): Captured[] {
   return out.sort((a, b) => a.t - b.t);
 }
 
-/** Operations that read a growing collection without a key: what the issue-22 contract forbids on request paths. */
+/** Whether an operation was issued by a declared off-path site (persistence/registry.ts OFF_PATH_SITES: start-up migrations). */
+export function isOffPath(o: Classified): boolean {
+  return OFF_PATH_SITES.some((s) => o.site === s.file || o.site.startsWith(`${s.file}:`));
+}
+
+/**
+ * Operations that read a growing collection without a key: what the issue-22 contract forbids
+ * on request paths. A collection missing from the registry counts as growing.
+ */
 export function violations(ops: Classified[]): Classified[] {
-  return ops.filter((o) => o.scansOnSqlite && COLLECTIONS[o.coll]?.growth !== 'bounded' && o.cls !== 'admin');
+  return ops.filter((o) => o.scansOnSqlite && COLLECTIONS[o.coll]?.growth !== 'bounded' && o.cls !== 'admin' && !isOffPath(o));
 }
 
 /** Label of a class with its flags, e.g. `id_point+upsert`, `field_filter+sort`. */

@@ -19,6 +19,7 @@ describe('api/ imports', () => {
   });
 
   it('the API process loads no activity, workflow, worker or engine pool module', () => {
+    // persistence/ comes in through the core/ facades (core/accounts.ts, …): the store's query modules.
     const outside = [...apiRuntimeClosure()].filter((f) => !/^(api|contract|core|persistence)\//.test(f));
     expect(outside.filter((f) => !f.startsWith('engines/logic/'))).toEqual([]);
     // The logic front end only: never the Z3 pool or solver.
@@ -30,6 +31,14 @@ describe('api/ imports', () => {
     // The scan sees the route files at all (guards against a path change making this vacuous).
     expect(edges.some((e) => e.from === 'api/routes/compliance.ts')).toBe(true);
     expect(edges.filter(isRouteToRoute).map((e) => `${e.from} → ${e.to}`)).toEqual([]);
+  });
+
+  it('reaches the store through core/ only: a direct import of persistence/ is refused', () => {
+    expect(isForbidden({ from: 'api/routes/auth.ts', to: 'persistence/accounts.ts', typeOnly: false })).toBe(true);
+    expect(isForbidden({ from: 'api/routes/auth.ts', to: 'persistence/accounts.ts', typeOnly: true })).toBe(true);
+    expect(isForbidden({ from: 'api/routes/auth.ts', to: 'core/accounts.ts', typeOnly: false })).toBe(false);
+    // The facades do lead there: the closure sees persistence/ (guards against this test going vacuous).
+    expect([...apiRuntimeClosure()].some((f) => f === 'persistence/accounts.ts')).toBe(true);
   });
 
   it('detects a route → route edge', () => {

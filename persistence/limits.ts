@@ -1,0 +1,81 @@
+// Limits in the store (persistence/README.md): the shared rate-limit window counters
+// (`rate_counters`, bounded by live windows) and the per-organization event counters
+// (`org_events`). Every request-path query is by `_id`.
+//
+// Per-organization security counters (rate-limit rejections, authorization denials after
+// authentication), one document per organization, kind and UTC day, updated with an atomic
+// $inc so every API process contributes. They feed the threat summary; they hold counts only
+// (no paths, keys or request data).
+import type { Collection } from 'mongodb';
+import { Store } from '../core/store.js';
+
+export type OrgEventKind = 'rate_limited' | 'forbidden';
+export const ORG_EVENT_KINDS: readonly OrgEventKind[] = ['rate_limited', 'forbidden'];
+
+interface OrgEventDoc {
+  _id: string;
+  org_id: string;
+  kind: OrgEventKind;
+  day: string; // YYYY-MM-DD (UTC)
+  count: number;
+}
+
+const dayOf = (d: Date) => d.toISOString().slice(0, 10);
+
+function events(store: Store): Collection<OrgEventDoc> {
+  return store.collection<OrgEventDoc>('org_events');
+}
+
+/** `org_events {_id: org:kind:day}` `$inc` upsert. */
+export async function recordOrgEvent(store: Store, orgId: string, kind: OrgEventKind, now = new Date()): Promise<void> {
+  const day = dayOf(now);
+  await events(store).updateOne(
+    { _id: `${orgId}:${kind}:${day}` },
+    { $inc: { count: 1 }, $setOnInsert: { org_id: orgId, kind, day } },
+    { upsert: true },
+  );
+}
+
+/** `org_events {_id: org:kind:day}` per kind and day. Counts per kind over the last `days` UTC days (today included). */
+export async function orgEventCounts(store: Store, orgId: string, days: number, now = new Date()): Promise<Record<OrgEventKind, number>> {
+  const since = dayOf(new Date(now.getTime() - (days - 1) * 86_400_000));
+  // One point lookup per (kind, day): a filter on other fields would read the whole collection on FerretDB.
+  const ids: string[] = [];
+  for (let i = 0; i < days; i++) {
+    const day = dayOf(new Date(now.getTime() - i * 86_400_000));
+    if (day < since) break;
+    for (const kind of ORG_EVENT_KINDS) ids.push(`${orgId}:${kind}:${day}`);
+  }
+  const docs = await Promise.all(ids.map((_id) => events(store).findOne({ _id })));
+  const out = Object.fromEntries(ORG_EVENT_KINDS.map((k) => [k, 0])) as Record<OrgEventKind, number>;
+  for (const d of docs) if (d && d.kind in out) out[d.kind] += d.count;
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// Shared rate-limit window counters (api/middleware/rate-limit.ts WindowCounter)
+// ---------------------------------------------------------------------------------------
+
+export interface RateCounterDoc {
+  _id: string; // <subject>:<window seconds>:<window start>
+  count: number;
+  expires_at: Date;
+}
+
+Store.registerIndexes(async (store) => {
+  await store.ttlIndex('rate_counters', 'expires_at');
+});
+
+const counters = (store: Store) => store.collection<RateCounterDoc>('rate_counters');
+
+/** `rate_counters {_id}` `$inc` upsert: the window's count after this hit. */
+export async function hitWindow(store: Store, id: string, expiresAt: Date): Promise<number> {
+  const doc = await counters(store).findOneAndUpdate({ _id: id }, { $inc: { count: 1 }, $setOnInsert: { expires_at: expiresAt } }, { upsert: true, returnDocument: 'after' });
+  if (!doc) throw new Error('no counter document');
+  return doc.count;
+}
+
+/** Sweep of `expires_at < now` (bounded: live windows only), for stores without TTL indexes (FerretDB). */
+export async function sweepExpiredWindows(store: Store, now = new Date()): Promise<void> {
+  await counters(store).deleteMany({ expires_at: { $lt: now } });
+}

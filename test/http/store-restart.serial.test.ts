@@ -1,0 +1,112 @@
+// "Nothing stored is lost across a restart of the store" (issue 22, guarantees), black box: a
+// tenant writes through the API (account, keys, a proven verification with its proof,
+// attestation and audit entry, an agent with activity, a batch job), the store (FerretDB) is
+// stopped and started again, then killed (SIGKILL) and started again; after each, every
+// document that existed in a growing collection before is still there and unchanged, and the
+// API serves the same answers. It stops the shared stack's store, so it runs alone (*.serial).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { control, db, get, mintKey, newTenant, PASSWORD, post, randomIp, type Member } from './helpers.js';
+import { COLLECTIONS } from '../../persistence/registry.js';
+
+const key = (k: string) => ({ 'x-api-key': k });
+const bearer = (t: string) => ({ authorization: `Bearer ${t}` });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Every document of every growing collection, by collection and `_id` (JSON, dates as ISO strings). */
+async function snapshot(): Promise<Map<string, Map<string, string>>> {
+  const d = await db();
+  const out = new Map<string, Map<string, string>>();
+  for (const { name } of await d.listCollections().toArray()) {
+    if (COLLECTIONS[name]?.growth !== 'growing') continue;
+    const docs = new Map<string, string>();
+    for await (const doc of d.collection(name).find({})) docs.set(String(doc._id), JSON.stringify(doc));
+    out.set(name, docs);
+  }
+  return out;
+}
+
+/** Documents of `before` missing or changed in `after` (a later write may add documents, never remove or alter these). */
+function lost(before: Map<string, Map<string, string>>, after: Map<string, Map<string, string>>, mutable: Set<string>): string[] {
+  const out: string[] = [];
+  for (const [coll, docs] of before) {
+    const now = after.get(coll);
+    for (const [id, json] of docs) {
+      const cur = now?.get(id);
+      if (cur === undefined) out.push(`${coll}/${id} missing`);
+      else if (cur !== json && !mutable.has(coll)) out.push(`${coll}/${id} changed`);
+    }
+  }
+  return out;
+}
+
+/** Until a store-backed read answers again (the driver reconnects within seconds). */
+async function untilStoreServes(t: Member): Promise<void> {
+  for (let i = 0; i < 60; i++) {
+    const r = await get('/auth/api-keys', bearer(t.token)).catch(() => null);
+    if (r?.status === 200) return;
+    await sleep(1000);
+  }
+  throw new Error('the store did not serve again within 60 s');
+}
+
+describe('store restart: nothing stored is lost', () => {
+  let t: Member;
+  let attestationId: string;
+  let agent: { id: number; agent_token: string };
+  let jobId: string;
+
+  beforeAll(async () => {
+    t = await newTenant();
+    await mintKey(t.token, 'second');
+    const proven = await post('/verify/math', { expression: '(x+1)^2 = x^2 + 2*x + 1' }, key(t.key));
+    expect(proven.status).toBe(200);
+    attestationId = proven.body.attestation.id;
+    const reg = await post('/agents/register', { name: 'restart' }, key(t.key));
+    expect(reg.status).toBe(200);
+    agent = reg.body;
+    expect((await post(`/agents/${agent.id}/verify`, { query: '2 + 2 = 4', context: { conversation_id: 'c', step_number: 1 } }, { 'x-agent-token': agent.agent_token })).status).toBe(200);
+    const batch = await post('/verify/batch', { items: [{ query: '2 + 2 = 4', type: 'math' }] }, key(t.key));
+    jobId = batch.body.job_id;
+    for (let i = 0; i < 120 && (await get(`/verify/batch/${jobId}`, key(t.key))).body.status !== 'completed'; i++) await sleep(500);
+  });
+
+  afterAll(async () => {
+    await control('start', 'ferretdb').catch(() => undefined);
+  });
+
+  /** What the API answers about the tenant's data (store reads each). */
+  async function answers() {
+    const keys = await get('/auth/api-keys', bearer(t.token));
+    const signin = await post('/auth/signin', { email: t.email, password: PASSWORD }, { 'x-forwarded-for': randomIp() });
+    const att = await get(`/attestation/${attestationId}`, key(t.key));
+    const logs = await get('/audit/logs?limit=50', bearer(t.token));
+    const activity = await get(`/agents/${agent.id}/activity`, { 'x-agent-token': agent.agent_token });
+    const job = await get(`/verify/batch/${jobId}`, key(t.key));
+    for (const r of [keys, signin, att, logs, activity, job]) expect(r.status).toBe(200);
+    return {
+      keys: keys.body,
+      user: signin.body.user,
+      attestation: att.body,
+      logs: logs.body.logs,
+      activity: activity.body.items,
+      job: { status: job.body.status, results: job.body.results ?? job.body.items },
+    };
+  }
+
+  for (const how of ['stop', 'kill9'] as const) {
+    it(`keeps every document and answer across a ${how === 'stop' ? 'stop' : 'SIGKILL'} and start of the store`, async () => {
+      const before = await snapshot();
+      const seen = await answers();
+      expect(seen.keys.length).toBe(2);
+      expect(seen.activity.length).toBeGreaterThan(0);
+      await control(how, 'ferretdb');
+      // Fail closed while it is down.
+      expect((await get('/auth/api-keys', bearer(t.token))).status).toBe(503);
+      await control('start', 'ferretdb');
+      await untilStoreServes(t);
+      // Heads and counters move with later writes of other code; their documents must still exist.
+      expect(lost(before, await snapshot(), new Set(['agent_usage', 'org_events', 'agent_activity_heads', 'org_directory', 'api_keys', 'batch_jobs']))).toEqual([]);
+      expect(await answers()).toEqual(seen);
+    });
+  }
+});
