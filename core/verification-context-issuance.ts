@@ -8,7 +8,7 @@
 // commitment, so an edited document is never issued here.
 import type { Collection } from 'mongodb';
 import { Store } from './store.js';
-import { attestationRecords } from './attestation-records.js';
+import { attestationRecords } from '../persistence/proofs.js';
 
 export interface IssuedContextRecord {
   _id: string; // the document's commitment (context.evidence.proof_ref)

@@ -1,5 +1,5 @@
 // Lists what api/ imports, directly and transitively from its entry points, so the layering
-// rule can be measured: api/ may import contract/, core/, workflow *types*, itself and npm
+// rule can be measured: api/ may import contract/, core/, persistence/ (the store queries), workflow *types*, itself and npm
 // packages, never activities/ or engines/ (which load better-sqlite3, dockerode, mathjs, ...).
 // Run: npx tsx infra/api-imports.ts  (test/unit/api-imports.test.ts asserts the rule).
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -71,7 +71,7 @@ export function isRouteToRoute(e: ImportEdge): boolean {
 /** An import of api/ that breaks the layering rule. */
 export function isForbidden(e: ImportEdge): boolean {
   if (!e.to.endsWith('.ts')) return false; // npm package
-  if (/^(api|contract|core)\//.test(e.to)) return false;
+  if (/^(api|contract|core|persistence)\//.test(e.to)) return false;
   if (e.to.startsWith('workflows/')) return !e.typeOnly; // workflow types only
   return true;
 }
@@ -85,7 +85,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.met
   const bad = all.filter(isForbidden);
   for (const e of bad) console.log(`FORBIDDEN ${e.from} → ${e.to}${e.typeOnly ? ' (type)' : ''}`);
   for (const e of all.filter(isRouteToRoute)) console.log(`ROUTE→ROUTE ${e.from} → ${e.to}`);
-  const closure = [...apiRuntimeClosure()].filter((f) => !/^(api|contract|core)\//.test(f));
+  const closure = [...apiRuntimeClosure()].filter((f) => !/^(api|contract|core|persistence)\//.test(f));
   console.log(`files outside api/contract/core loaded by the API process: ${closure.length}`);
   for (const f of closure) console.log(`  ${f}`);
 }
