@@ -530,31 +530,36 @@ export class AuditLog {
       .finally(() => this.rebuilding.delete(orgId));
   }
 
+  /** The roll-up of the organization's chain as stored now (positions 1..head, point lookups), without storing it. */
+  async computeRollup(orgId: string, from: AuditRollup = emptyRollup(), upTo?: number): Promise<AuditRollup> {
+    let rollup = from;
+    const last = upTo ?? (await this.headOf(orgId)).seq;
+    for (let seq = rollup.seq + 1; seq <= last; seq += 200) {
+      const seqs = Array.from({ length: Math.min(200, last - seq + 1) }, (_, i) => seq + i);
+      const found = await mapLimit(seqs, LOOKUP_PARALLELISM, (s) => this.entryAt(orgId, s));
+      // A position whose entry is gone (a deleted entry) still counts as a position, with no verdict.
+      let run: AuditLogDoc[] = [];
+      found.forEach((d, i) => {
+        if (d) return void run.push(d);
+        rollup = { ...addEntries(rollup, run), seq: seqs[i] as number };
+        run = [];
+      });
+      rollup = addEntries(rollup, run);
+    }
+    return rollup;
+  }
+
   /**
-   * Recomputes the organization's roll-up from its chain (positions 1..head, point lookups) and
-   * stores it in the head by CAS on its seq; when appends moved the head meanwhile, counts their
-   * entries too and tries again. Returns the roll-up stored.
+   * Recomputes the organization's roll-up from its chain and stores it in the head by CAS on its
+   * seq; when appends moved the head meanwhile, counts their entries too and tries again.
+   * Returns the roll-up stored.
    */
   async rebuildRollup(orgId: string, attempts = 20): Promise<AuditRollup> {
     let rollup = emptyRollup();
     for (let attempt = 0; attempt < attempts; attempt++) {
       const head = await this.headOf(orgId);
-      for (let seq = rollup.seq + 1; seq <= head.seq; seq += 200) {
-        const seqs = Array.from({ length: Math.min(200, head.seq - seq + 1) }, (_, i) => seq + i);
-        const found = await mapLimit(seqs, LOOKUP_PARALLELISM, (s) => this.entryAt(orgId, s));
-        // A position whose entry is gone (a deleted entry) still counts as a position, with no verdict.
-        let run: AuditLogDoc[] = [];
-        found.forEach((d, i) => {
-          if (d) return void run.push(d);
-          rollup = { ...addEntries(rollup, run), seq: seqs[i] as number };
-          run = [];
-        });
-        rollup = addEntries(rollup, run);
-      }
-      if (rollup.seq > head.seq) {
-        rollup = emptyRollup(); // the head went backwards (an edited store): start over
-        continue;
-      }
+      if (rollup.seq > head.seq) rollup = emptyRollup(); // the head went backwards (an edited store): start over
+      rollup = await this.computeRollup(orgId, rollup, head.seq);
       // audit_heads CAS `{_id, seq}` (bounded collection).
       const r = await this.heads.updateOne({ _id: orgId, seq: rollup.seq }, { $set: { rollup } });
       if (r.matchedCount === 1) return rollup;
