@@ -42,8 +42,16 @@ export interface AuditHeadDoc {
   seq: number;
   head_hash: string | null;
   updated_at: Date;
-  /** Verdict counts of entries 1..seq (core/audit-rollup.ts); null or behind `seq`: to be rebuilt. */
-  rollup?: AuditRollup | null;
+}
+
+/**
+ * The organization's verdict roll-up (core/audit-rollup.ts), `audit_rollups` `{_id: org}`: the
+ * counts of entries 1..seq, written after each head move. Kept out of the head so that the
+ * head's compare-and-swap (a scan of the heads on FerretDB/SQLite) stays small.
+ */
+export interface AuditRollupDoc extends AuditRollup {
+  _id: string; // organization id
+  updated_at: Date;
 }
 
 export type AuditStatusFilter = 'verified' | 'blocked';

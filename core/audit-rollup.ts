@@ -1,9 +1,9 @@
 // Verdict roll-ups of an organization's audit chain (pure: no store). A roll-up is a function of
 // the chain: the counts of entries 1..seq by engine × status × admission × verified, with the
 // number of attestations the entries name, in total and per hour of the entry's timestamp (the
-// last ROLLUP_HOURS hours before the newest entry). It is kept in the organization's head
-// document and moved with the head (persistence/audit.ts), so it can always be recomputed from
-// the entries (rebuild == incremental: the same function of the same entries).
+// last ROLLUP_HOURS hours before the newest entry). It is stored per organization by whoever
+// moves the chain's head (persistence/audit.ts), and can always be recomputed from the entries
+// (rebuild == incremental: the same function of the same entries).
 import type { AuditLogDoc } from './audit-log.js';
 
 /** One count (an object, not a tuple: FerretDB 1.x stores no nested arrays). */

@@ -1,6 +1,6 @@
 // Figures for the compliance report, the threat summary and the per-tenant metrics: verdict
-// counts from the audit chain's roll-ups (core/audit-rollup.ts, kept in each organization's head
-// as entries are appended: one document per organization, never an aggregate over the entries),
+// counts from the audit chain's roll-ups (core/audit-rollup.ts, stored per organization as entries
+// are appended: one document per organization, never an aggregate over the entries),
 // the key and user inventory, attestation counts and security counters.
 import type { Store } from './store.js';
 import type { Accounts } from './accounts.js';

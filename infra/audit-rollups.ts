@@ -1,8 +1,8 @@
 // Rebuilds the audit chain's verdict roll-ups from the chain itself (persistence/audit.ts):
-// the roll-up in each organization's head is a cache of its entries' counts, the chain is the
-// truth. Reads positions 1..head by point lookups and stores the result by CAS on the head's
-// seq, so it can run beside a live service (appends that move the head meanwhile are counted).
-// Heads without a roll-up (written before roll-ups existed) are also rebuilt on first read, in
+// each organization's roll-up (`audit_rollups`) is a cache of its entries' counts, the chain is
+// the truth. Reads positions 1..head by point lookups and stores the result, so it can run
+// beside a live service (appends that move the head meanwhile are counted).
+// Chains without a roll-up (written before roll-ups existed) are also rebuilt on first read, in
 // the background; this command does it for every organization at once (after a restore, or to
 // check): `--check` only compares and reports.
 //   npx tsx infra/audit-rollups.ts [--org <org_id>] [--check]     (store: MONGODB_URI)

@@ -1,25 +1,28 @@
 // Audit chain family: `audit_logs` (growing: one entry per verdict), `audit_seq` (growing: one
-// position document per entry) and `audit_heads` (bounded: one per organization, holding the
-// chain's head and its verdict roll-up). Every query of these collections is in this module;
-// each says the key or bound that serves it (docs/store-access.md).
+// position document per entry), `audit_heads` (bounded: one per organization, the chain's head)
+// and `audit_rollups` (bounded: one per organization, its verdict roll-up). Every query of these
+// collections is in this module; each says the key or bound that serves it (docs/store-access.md).
 //
 // Appends come from many workflows in many worker processes at once, and the store offers
 // no multi-document transactions (FerretDB), so the chain is kept linear with two
 // single-document primitives:
 //   - `audit_logs` has a unique index on (organization_id, seq): at most one entry per position;
-//   - `audit_heads` holds one document per organization, `{_id: org, seq, head_hash, rollup}`,
+//   - `audit_heads` holds one document per organization, `{_id: org, seq, head_hash}`,
 //     advanced only by compare-and-swap on `seq` (the genesis head is an insert, guarded by `_id`).
 // A writer reads the head (n, h), builds its entries with previous_hash h (then each other's
 // hash), inserts them at seq n+1.. with one ordered insertMany, then moves the head from n to the
-// last one, with the roll-up of n plus its own entries. A racing writer's insert at n+1 fails on
+// last one. A racing writer's insert at n+1 fails on
 // the unique index; it then helps move the head forward (so a writer that crashed between its
 // two steps never wedges the chain) and retries with backoff. Entry ids are chosen by the caller
 // and derived from the workflow id, so an activity retry finds its own entry.
 //
-// The roll-up lives in the head and moves with it: whoever moves the head from n to m adds the
-// entries n+1..m to the roll-up read at n. The head's CAS on `seq` (a bounded collection) is the
-// single writer of each transition, so no count is lost or applied twice even though FerretDB
-// runs `$inc` as read-modify-write; and a roll-up is always exactly the counts of 1..seq.
+// The verdict roll-up follows the head: whoever moves the head from n to m (its CAS on `seq`
+// makes it the single writer of that transition) stores the roll-up of 1..m = the roll-up of n
+// (cached, or read and caught up by position) plus the entries n+1..m, with a plain `$set` by
+// `_id`. Nothing is `$inc`ed (FerretDB runs `$inc` as read-modify-write and loses concurrent
+// increments): a stored roll-up is always exactly the counts of 1..its seq. At worst it is
+// behind the head (a slower writer's `$set` landing after a faster one's), and a reader catches
+// up from the positions in between.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { MongoBulkWriteError, MongoServerError, type Collection } from 'mongodb';
 import { Store } from '../core/store.js';
@@ -28,6 +31,7 @@ import {
   isBlocked,
   seqKey,
   type AuditHeadDoc,
+  type AuditRollupDoc,
   type AuditLogDoc,
   type AuditPage,
   type AuditSeqDoc,
@@ -37,7 +41,7 @@ import {
 import { addEntries, emptyRollup, type AuditRollup } from '../core/audit-rollup.js';
 import { logger } from '../core/logger.js';
 
-export { seqKey, auditLogView, type AuditLogDoc, type AuditSeqDoc, type AuditHeadDoc, type AuditPage, type AuditStatusFilter, type ChainIntegrity, type AuditLogView } from '../core/audit-log.js';
+export { seqKey, auditLogView, type AuditRollupDoc, type AuditLogDoc, type AuditSeqDoc, type AuditHeadDoc, type AuditPage, type AuditStatusFilter, type ChainIntegrity, type AuditLogView } from '../core/audit-log.js';
 
 const log = logger('audit-log');
 
@@ -47,6 +51,15 @@ export const STATUS_SCAN_WINDOW = 500;
 const LOOKUP_PARALLELISM = 16;
 /** Positions a verification walks down to find the nearest stored predecessor (deleted entries). */
 const PREDECESSOR_WALK = 32;
+/** Most positions a reader or writer counts to bring a roll-up that is behind up to the head; beyond: rebuilt in the background. */
+const ROLLUP_CATCH_UP = 200;
+/**
+ * A writer stores the roll-up when it is this many entries past the one it stored last, or that
+ * one is older than ROLLUP_STORE_MS: a busy organization pays one roll-up write per 8 entries
+ * (or per second), not per group commit, and a reader catches up at most a few positions.
+ */
+const ROLLUP_STORE_EVERY = 8;
+const ROLLUP_STORE_MS = 1000;
 
 async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const out = new Array<R>(items.length);
@@ -88,13 +101,13 @@ const MAX_BATCH = 100;
 interface Head {
   seq: number;
   hash: string | null;
-  /** The roll-up of 1..seq, or null when it has to be rebuilt (legacy head). */
+  /** The roll-up of 1..seq when this process knows it (it stored it), else null (read when needed). */
   rollup: AuditRollup | null;
   /** False when no head document exists yet (the first append inserts it). */
   exists: boolean;
 }
 
-const validRollup = (doc: AuditHeadDoc): AuditRollup | null => (doc.rollup && doc.rollup.seq === doc.seq ? doc.rollup : null);
+const asRollup = (doc: AuditRollupDoc): AuditRollup => ({ seq: doc.seq, all: doc.all, hours: doc.hours });
 
 interface Pending {
   fields: AuditEntryFields;
@@ -122,11 +135,17 @@ export class AuditLog {
     return this.store.collection<AuditSeqDoc>('audit_seq');
   }
 
+  get rollups(): Collection<AuditRollupDoc> {
+    return this.store.collection<AuditRollupDoc>('audit_rollups');
+  }
+
   /** Last head this process wrote or read, per organization: saves a read per batch (a stale one only costs a retry). */
   private readonly knownHeads = new Map<string, Head>();
   /** Appends waiting for their organization's flusher. */
   private readonly pending = new Map<string, Pending[]>();
   private readonly flushing = new Set<string>();
+  /** The roll-up this process stored last, per organization. */
+  private readonly storedRollups = new Map<string, { seq: number; at: number }>();
   /** Roll-up rebuilds running in the background (one per organization and process). */
   private readonly rebuilding = new Set<string>();
 
@@ -176,15 +195,13 @@ export class AuditLog {
   private async readHead(orgId: string): Promise<Head> {
     const head = await this.heads.findOne({ _id: orgId });
     if (!head) return { seq: 0, hash: null, rollup: emptyRollup(), exists: false };
-    return { seq: head.seq, hash: head.head_hash ?? null, rollup: validRollup(head), exists: true };
+    return { seq: head.seq, hash: head.head_hash ?? null, rollup: null, exists: true };
   }
 
   /** Writes `items` as consecutive entries; settles every item (resolve or reject). Throws only on store errors. */
   private async appendBatch(orgId: string, items: Pending[]): Promise<void> {
     let remaining = items;
-    // A cached head without its roll-up is re-read: a rebuild may have restored it meanwhile.
-    let head = this.knownHeads.get(orgId);
-    if (!head?.rollup) head = await this.readHead(orgId);
+    let head = this.knownHeads.get(orgId) ?? (await this.readHead(orgId));
     while (remaining.length > 0) {
       const docs: AuditLogDoc[] = [];
       const built: Pending[] = [];
@@ -249,9 +266,9 @@ export class AuditLog {
   }
 
   /**
-   * Moves the head from `from` over `docs` (the entries from.seq+1.. in order), with the roll-up
-   * of `from` plus those entries; returns the head as this writer leaves it. When a helper moved
-   * it part of the way (one entry at a time), continues from there.
+   * Moves the head from `from` over `docs` (the entries from.seq+1.. in order) and stores the
+   * roll-up of the new head; returns the head as this writer leaves it. When a helper moved it
+   * part of the way (one entry at a time), continues from there.
    */
   private async advanceHead(orgId: string, from: Head, docs: AuditLogDoc[]): Promise<Head> {
     let cur = from;
@@ -259,25 +276,63 @@ export class AuditLog {
       const rest = docs.filter((d) => d.seq > cur.seq);
       const last = rest[rest.length - 1];
       if (!last) return cur;
-      const rollup = cur.rollup && cur.rollup.seq === cur.seq ? addEntries(cur.rollup, rest) : null;
-      const next: Head = { seq: last.seq, hash: last.entry_hash, rollup, exists: true };
-      const set = { seq: last.seq, head_hash: last.entry_hash, updated_at: new Date(), rollup };
+      const set = { seq: last.seq, head_hash: last.entry_hash, updated_at: new Date() };
+      let moved = false;
       if (!cur.exists) {
         try {
           // audit_heads: insert by `_id` (the genesis head).
           await this.heads.insertOne({ _id: orgId, ...set });
-          return next;
+          moved = true;
         } catch (err) {
           if (!isDuplicateKey(err)) throw err;
         }
       } else {
-        // audit_heads CAS `{_id, seq}`: a scan of the bounded heads collection on FerretDB/SQLite.
-        const r = await this.heads.updateOne({ _id: orgId, seq: cur.seq }, { $set: set });
-        if (r.modifiedCount === 1) return next;
+        // audit_heads CAS `{_id, seq}`: a scan of the bounded heads collection on FerretDB/SQLite (small documents).
+        moved = (await this.heads.updateOne({ _id: orgId, seq: cur.seq }, { $set: set })).modifiedCount === 1;
       }
+      if (moved) return { seq: last.seq, hash: last.entry_hash, rollup: await this.storeRollupAfter(orgId, cur, rest), exists: true };
       cur = await this.readHead(orgId);
       if (!cur.exists) throw new Error('audit head vanished while it was being moved');
     }
+  }
+
+  /**
+   * After this writer moved the head from `from` over `entries`: stores the roll-up of the new
+   * head (the roll-up of `from` plus the entries). A cache: a failure is logged, never the
+   * append's failure (readers catch up or rebuild). Returns it, or null when it is not known.
+   */
+  private async storeRollupAfter(orgId: string, from: Head, entries: AuditLogDoc[]): Promise<AuditRollup | null> {
+    try {
+      const base = from.rollup?.seq === from.seq ? from.rollup : await this.rollupAt(orgId, from.seq);
+      if (!base) return null;
+      const rollup = addEntries(base, entries);
+      const stored = this.storedRollups.get(orgId);
+      const now = Date.now();
+      if (stored && rollup.seq - stored.seq < ROLLUP_STORE_EVERY && now - stored.at < ROLLUP_STORE_MS) return rollup;
+      // audit_rollups by `_id` (bounded: one per organization).
+      await this.rollups.updateOne({ _id: orgId }, { $set: { ...rollup, updated_at: new Date() } }, { upsert: true });
+      this.storedRollups.set(orgId, { seq: rollup.seq, at: now });
+      return rollup;
+    } catch (err) {
+      log.warn('audit roll-up not stored', { org_id: orgId, error: (err as Error).message });
+      return null;
+    }
+  }
+
+  /**
+   * The roll-up of entries 1..seq from the stored one (one point lookup) and, when it is behind,
+   * the positions in between (≤ ROLLUP_CATCH_UP point lookups). Null when it cannot be known that
+   * way (missing: written before roll-ups existed; too far behind; ahead of `seq`): then a
+   * rebuild is started in the background.
+   */
+  private async rollupAt(orgId: string, seq: number): Promise<AuditRollup | null> {
+    if (seq === 0) return emptyRollup();
+    // audit_rollups by `_id`.
+    const doc = await this.rollups.findOne({ _id: orgId });
+    if (doc && doc.seq === seq) return asRollup(doc);
+    if (doc && doc.seq < seq && seq - doc.seq <= ROLLUP_CATCH_UP) return this.computeRollup(orgId, asRollup(doc), seq);
+    if (!doc || doc.seq < seq) this.rebuildInBackground(orgId);
+    return null;
   }
 
   /** If the entry at seq n+1 exists while the head is still at n, advances the head to it. */
@@ -359,13 +414,12 @@ export class AuditLog {
    * The organization's head (bounded collection, by `_id`). An organization without one has no
    * entries, or entries written before heads existed: those are indexed once (healLegacyChain).
    */
-  private async headOf(orgId: string, withRollup = false): Promise<AuditHeadDoc> {
+  private async headOf(orgId: string): Promise<AuditHeadDoc> {
     // audit_heads by `_id` (bounded: one per organization).
-    const read = () => this.heads.findOne({ _id: orgId }, withRollup ? {} : { projection: { rollup: 0 } });
-    const head = await read();
+    const head = await this.heads.findOne({ _id: orgId });
     if (head) return head;
     await this.healLegacyChain(orgId);
-    return (await read()) ?? { _id: orgId, seq: 0, head_hash: null, updated_at: new Date(), rollup: emptyRollup() };
+    return (await this.heads.findOne({ _id: orgId })) ?? { _id: orgId, seq: 0, head_hash: null, updated_at: new Date() };
   }
 
   /**
@@ -385,11 +439,14 @@ export class AuditLog {
     }
     const last = contiguous[contiguous.length - 1];
     try {
-      await this.heads.insertOne({ _id: orgId, seq: last?.seq ?? 0, head_hash: last?.entry_hash ?? null, updated_at: new Date(), rollup: addEntries(emptyRollup(), contiguous) });
+      await this.heads.insertOne({ _id: orgId, seq: last?.seq ?? 0, head_hash: last?.entry_hash ?? null, updated_at: new Date() });
       if (entries.length) log.info('legacy audit chain indexed', { org_id: orgId, entries: entries.length });
     } catch (err) {
       if (!isDuplicateKey(err)) throw err; // another process did it (or the first append won)
+      return;
     }
+    // audit_rollups by `_id`: only the writer of the head writes its roll-up.
+    await this.rollups.updateOne({ _id: orgId }, { $set: { ...addEntries(emptyRollup(), contiguous), updated_at: new Date() } }, { upsert: true });
   }
 
   /** Most recent first (the first page of `page`). */
@@ -469,7 +526,7 @@ export class AuditLog {
     const docs = await this.list(orgId, { limit: window + 1 });
     docs.reverse();
     // audit_heads by `_id`.
-    const head = await this.heads.findOne({ _id: orgId }, { projection: { rollup: 0 } });
+    const head = await this.heads.findOne({ _id: orgId });
     // The oldest loaded entry only serves as the predecessor of the next one (unless it is the genesis).
     const first = docs.length > window ? 1 : 0;
     let invalid = 0;
@@ -499,26 +556,30 @@ export class AuditLog {
   }
 
   /**
-   * The organization's head with its verdict roll-up (one point lookup). A roll-up that is
-   * missing or behind the head (a head written before roll-ups existed) is rebuilt in the
-   * background from the chain, and null is returned meanwhile: the roll-up is a cache, the
-   * chain is the truth.
+   * The organization's entry count and verdict roll-up: two point lookups (head, roll-up), plus
+   * the positions a roll-up that is a few entries behind the head lacks. A roll-up that is missing
+   * (a chain written before roll-ups existed) or far behind is rebuilt in the background from the
+   * chain, and null is returned meanwhile: the roll-up is a cache, the chain is the truth.
    */
   async rollup(orgId: string): Promise<{ seq: number; rollup: AuditRollup | null }> {
-    const head = await this.headOf(orgId, true);
-    const rollup = validRollup(head);
-    if (!rollup) this.rebuildInBackground(orgId);
-    return { seq: head.seq, rollup };
+    const head = await this.headOf(orgId);
+    return { seq: head.seq, rollup: await this.rollupAt(orgId, head.seq) };
   }
 
-  /** Every organization's roll-up: the heads collection is bounded by organizations (one document each). */
+  /**
+   * Every organization's roll-up (GET /metrics): both collections are bounded (one document per
+   * organization); a roll-up a few entries behind its head is caught up by position.
+   */
   async allRollups(): Promise<Array<{ orgId: string; seq: number; rollup: AuditRollup | null }>> {
-    // audit_heads, all documents: bounded (one per organization).
-    const heads = await this.heads.find({}).toArray();
-    return heads.map((h) => {
-      const rollup = validRollup(h);
-      if (!rollup) this.rebuildInBackground(h._id);
-      return { orgId: h._id, seq: h.seq, rollup };
+    // audit_heads and audit_rollups, all documents: bounded (one per organization each).
+    const [heads, rollups] = await Promise.all([this.heads.find({}).toArray(), this.rollups.find({}).toArray()]);
+    const byOrg = new Map(rollups.map((r) => [r._id, asRollup(r)] as const));
+    return mapLimit(heads, LOOKUP_PARALLELISM, async (h) => {
+      const stored = byOrg.get(h._id) ?? (h.seq === 0 ? emptyRollup() : null);
+      if (stored?.seq === h.seq) return { orgId: h._id, seq: h.seq, rollup: stored };
+      if (stored && stored.seq < h.seq && h.seq - stored.seq <= ROLLUP_CATCH_UP) return { orgId: h._id, seq: h.seq, rollup: await this.computeRollup(h._id, stored, h.seq) };
+      if (!stored || stored.seq < h.seq) this.rebuildInBackground(h._id);
+      return { orgId: h._id, seq: h.seq, rollup: null };
     });
   }
 
@@ -550,20 +611,16 @@ export class AuditLog {
   }
 
   /**
-   * Recomputes the organization's roll-up from its chain and stores it in the head by CAS on its
-   * seq; when appends moved the head meanwhile, counts their entries too and tries again.
-   * Returns the roll-up stored.
+   * Recomputes the organization's roll-up from its chain (positions 1..head) and stores it; when
+   * appends moved the head meanwhile, counts their entries too. Returns the roll-up stored.
    */
-  async rebuildRollup(orgId: string, attempts = 20): Promise<AuditRollup> {
-    let rollup = emptyRollup();
-    for (let attempt = 0; attempt < attempts; attempt++) {
-      const head = await this.headOf(orgId);
-      if (rollup.seq > head.seq) rollup = emptyRollup(); // the head went backwards (an edited store): start over
-      rollup = await this.computeRollup(orgId, rollup, head.seq);
-      // audit_heads CAS `{_id, seq}` (bounded collection).
-      const r = await this.heads.updateOne({ _id: orgId, seq: rollup.seq }, { $set: { rollup } });
-      if (r.matchedCount === 1) return rollup;
-    }
-    throw new AuditAppendConflictError(attempts);
+  async rebuildRollup(orgId: string): Promise<AuditRollup> {
+    const head = await this.headOf(orgId);
+    let rollup = await this.computeRollup(orgId, emptyRollup(), head.seq);
+    const now = await this.headOf(orgId);
+    if (now.seq > rollup.seq) rollup = await this.computeRollup(orgId, rollup, now.seq);
+    // audit_rollups by `_id` (a plain $set: a roll-up is exact for its seq whoever writes it last).
+    await this.rollups.updateOne({ _id: orgId }, { $set: { ...rollup, updated_at: new Date() } }, { upsert: true });
+    return rollup;
   }
 }

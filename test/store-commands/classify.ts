@@ -71,6 +71,7 @@ export const COLLECTIONS: Record<string, { growth: 'growing' | 'bounded'; by: st
   upload_chunks: { growth: 'growing', by: 'chunks of uploads in progress, swept after UPLOAD_MAX_AGE_MS' },
   batch_slots: { growth: 'bounded', by: 'SVC_BATCH_MAX_SLOTS (the concurrent-job cap)' },
   audit_heads: { growth: 'bounded', by: 'one per organization (grows with organizations, not with use)' },
+  audit_rollups: { growth: 'bounded', by: 'one verdict roll-up per organization (169 hour buckets at most)' },
   counters: { growth: 'bounded', by: 'one per named sequence' },
   rate_counters: { growth: 'bounded', by: 'one per (key, window) alive, swept as windows expire' },
 };
