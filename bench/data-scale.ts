@@ -322,7 +322,7 @@ async function storeProbes(uri: string, orgId: string): Promise<Record<string, n
     const head = await log.heads.findOne({ _id: orgId });
     const someLog = head ? await log.entryAt(orgId, Math.max(1, Math.floor(head.seq / 2))) : null;
     await time('audit_logs.findOne({_id})', () => log.logs.findOne({ _id: someLog?._id ?? 'none' }));
-    await time('audit_logs.findOne({_id, organization_id}) (GET /audit/logs/{id})', () => log.find(orgId, someLog?._id ?? 'none'));
+    await time('AuditLog.find (GET /audit/logs/{id}: findOne({_id}), organization checked in code)', () => log.find(orgId, someLog?._id ?? 'none'));
   } finally {
     await store.close();
   }

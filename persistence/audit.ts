@@ -231,9 +231,12 @@ export class AuditLog {
       if (inserted > 0) {
         const mine = docs.slice(0, inserted);
         await this.indexPositions(mine);
-        head = await this.advanceHead(orgId, head, mine);
+        const moved = await this.advanceHead(orgId, head, mine);
+        head = moved.head;
         this.knownHeads.set(orgId, head);
         built.slice(0, inserted).forEach((item, i) => item.resolve({ doc: docs[i] as AuditLogDoc, attempts: item.attempts, existing: false }));
+        // The verdicts are out; the roll-up (a cache) follows before this organization's next batch.
+        if (moved.from) head.rollup = await this.storeRollupAfter(orgId, moved.from, moved.entries);
       }
       if (inserted === docs.length) return;
       // docs[inserted] hit a unique index: its own id (an activity retry whose first attempt got
@@ -266,16 +269,17 @@ export class AuditLog {
   }
 
   /**
-   * Moves the head from `from` over `docs` (the entries from.seq+1.. in order) and stores the
-   * roll-up of the new head; returns the head as this writer leaves it. When a helper moved it
-   * part of the way (one entry at a time), continues from there.
+   * Moves the head from `from` over `docs` (the entries from.seq+1.. in order); returns the head
+   * as this writer leaves it and, when this writer made the last move, the head it moved from and
+   * the entries it moved over (for the roll-up). When a helper moved it part of the way (one
+   * entry at a time), continues from there.
    */
-  private async advanceHead(orgId: string, from: Head, docs: AuditLogDoc[]): Promise<Head> {
+  private async advanceHead(orgId: string, from: Head, docs: AuditLogDoc[]): Promise<{ head: Head; from: Head | null; entries: AuditLogDoc[] }> {
     let cur = from;
     for (;;) {
       const rest = docs.filter((d) => d.seq > cur.seq);
       const last = rest[rest.length - 1];
-      if (!last) return cur;
+      if (!last) return { head: cur, from: null, entries: [] };
       const set = { seq: last.seq, head_hash: last.entry_hash, updated_at: new Date() };
       let moved = false;
       if (!cur.exists) {
@@ -290,7 +294,7 @@ export class AuditLog {
         // audit_heads CAS `{_id, seq}`: a scan of the bounded heads collection on FerretDB/SQLite (small documents).
         moved = (await this.heads.updateOne({ _id: orgId, seq: cur.seq }, { $set: set })).modifiedCount === 1;
       }
-      if (moved) return { seq: last.seq, hash: last.entry_hash, rollup: await this.storeRollupAfter(orgId, cur, rest), exists: true };
+      if (moved) return { head: { seq: last.seq, hash: last.entry_hash, rollup: null, exists: true }, from: cur, entries: rest };
       cur = await this.readHead(orgId);
       if (!cur.exists) throw new Error('audit head vanished while it was being moved');
     }
@@ -341,7 +345,9 @@ export class AuditLog {
     const head = await this.readHead(orgId);
     if (head.seq !== n) return;
     const next = await this.entryAt(orgId, n + 1);
-    if (next) await this.advanceHead(orgId, head, [next]);
+    if (!next) return;
+    const moved = await this.advanceHead(orgId, head, [next]);
+    if (moved.from) await this.storeRollupAfter(orgId, moved.from, moved.entries);
   }
 
   /** Index documents for freshly inserted entries (idempotent: a position is written once). */
