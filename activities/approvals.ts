@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { Store } from '../core/store.js';
 import { AttestationError, type AttestationSigner } from '../core/attestation.js';
-import { recordAttestation } from '../core/attestation-records.js';
+import { recordAttestation } from '../persistence/proofs.js';
 import {
   TIMEOUT_REASON,
   approvalClaim,

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Store } from '../core/store.js';
 import { AuditChainError, type AuditEntryFields } from '../core/audit-chain.js';
-import { AuditLog } from '../core/audit-log.js';
+import { AuditLog } from '../persistence/audit.js';
 import type { AuditContext } from '../core/engines.js';
 import { logger } from '../core/logger.js';
 

@@ -7,7 +7,7 @@ import nodemailer from 'nodemailer';
 import type { Store } from '../core/store.js';
 import { Accounts, type ApiKeyDoc, type UserDoc } from '../persistence/accounts.js';
 import { findLeakNotice, recordLeakNotice } from '../persistence/accounts.js';
-import { AuditLog } from '../core/audit-log.js';
+import { AuditLog } from '../persistence/audit.js';
 import { AuditChainError } from '../core/audit-chain.js';
 import { auditLogId } from './audit.js';
 import { logger } from '../core/logger.js';

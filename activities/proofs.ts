@@ -6,8 +6,7 @@ import { sha256Ref } from '../core/canonical-json.js';
 import { admissionOf, buildDiagnostic, type DiagnosticResult, type EngineOutcome } from '../core/diagnostic.js';
 import { AttestationError, type AttestationSigner, type IssuedAttestation } from '../core/attestation.js';
 import type { Store } from '../core/store.js';
-import { recordAttestation } from '../core/attestation-records.js';
-import { coalescerFor } from '../core/upsert-coalescer.js';
+import { insertProof, recordAttestation } from '../persistence/proofs.js';
 
 export const SIGNING_ERROR_CONSTRAINT = 'api.attestation.signing_error';
 
@@ -24,8 +23,9 @@ export async function retainProof(
   artifact: Record<string, unknown>,
 ): Promise<string> {
   const proofRef = sha256Ref(artifact);
-  // Group-committed with the concurrent verifications of this process (core/upsert-coalescer.ts).
-  await coalescerFor(store, 'proofs').upsert(proofRef, { artifact, engine, org_id: orgId, created_at: new Date() });
+  // Insert-once, group-committed with the concurrent verifications of this process; a duplicate
+  // key is the same artifact already retained (persistence/proofs.ts).
+  await insertProof(store, proofRef, { artifact, engine, org_id: orgId, created_at: new Date() });
   return proofRef;
 }
 

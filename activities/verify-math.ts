@@ -5,7 +5,7 @@ import type { MathRequest, MathResponse } from '../engines/math.js';
 import { engineBudgetMs, runIsolated } from './isolation/run.js';
 import { retainProof, SIGNING_ERROR_CONSTRAINT, type ProofContext } from './proofs.js';
 import { AttestationError } from '../core/attestation.js';
-import { recordAttestation } from '../core/attestation-records.js';
+import { recordAttestation } from '../persistence/proofs.js';
 import type { VerifyActivityInput } from './types.js';
 
 export const MATH_TIMEOUT_DETAIL = 'Math verification timed out.';

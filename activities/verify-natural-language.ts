@@ -13,7 +13,7 @@ import type { NaturalLanguageResponse, NaturalLanguageStatus, TrustBoundary } fr
 import { screenText } from '../engines/nl/injection-screen.js';
 import { evaluateTranslation } from '../engines/nl/evaluate-translation.js';
 import { providerFailure, translateArithmetic, type ArithmeticTranslation } from './providers/index.js';
-import { recordAttestation } from '../core/attestation-records.js';
+import { recordAttestation } from '../persistence/proofs.js';
 import type { ProofContext } from './proofs.js';
 import type { VerifyActivityInput } from './types.js';
 

@@ -28,10 +28,10 @@ import { performance } from 'node:perf_hooks';
 import { startBenchStack, percentile } from './bench-stack.js';
 import type { Stack } from '../infra/stack.js';
 import { Store } from '../core/store.js';
-import { AuditLog, type AuditHeadDoc } from '../core/audit-log.js';
+import { AuditLog, type AuditHeadDoc } from '../persistence/audit.js';
 import { sha256Ref } from '../core/canonical-json.js';
 import { AttestationSigner, loadSigningKey } from '../core/attestation.js';
-import { attestationRecords, type AttestationRecord } from '../core/attestation-records.js';
+import { attestationRecords, type AttestationRecord } from '../persistence/proofs.js';
 import { buildDiagnostic, type EngineOutcome } from '../core/diagnostic.js';
 import { batchCounters, itemViews, type BatchItemOutcome } from '../core/batch.js';
 import type { BatchJobDoc, BatchSlotDoc, BatchSlotClaimDoc } from '../core/batch-store.js';
@@ -322,7 +322,7 @@ async function storeProbes(uri: string, orgId: string): Promise<Record<string, n
     const head = await log.heads.findOne({ _id: orgId });
     const someLog = head ? await log.entryAt(orgId, Math.max(1, Math.floor(head.seq / 2))) : null;
     await time('audit_logs.findOne({_id})', () => log.logs.findOne({ _id: someLog?._id ?? 'none' }));
-    await time('audit_logs.findOne({_id, organization_id}) (GET /audit/logs/{id})', () => log.find(orgId, someLog?._id ?? 'none'));
+    await time('AuditLog.find (GET /audit/logs/{id}: findOne({_id}), organization checked in code)', () => log.find(orgId, someLog?._id ?? 'none'));
   } finally {
     await store.close();
   }

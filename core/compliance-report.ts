@@ -1,81 +1,48 @@
-// Figures for the compliance report, the threat summary and the per-tenant metrics, computed
-// from the store: verdict counts from the audit log (the authoritative record of every
-// verification), the key and user inventory, attestation counts and security counters.
-// Only $match/$group/$sum aggregation is used (what FerretDB and MongoDB both support).
-import type { Filter } from 'mongodb';
+// Figures for the compliance report, the threat summary and the per-tenant metrics: verdict
+// counts from the audit chain's roll-ups (core/audit-rollup.ts, stored per organization as entries
+// are appended: one document per organization, never an aggregate over the entries),
+// the key and user inventory, attestation counts and security counters.
 import type { Store } from './store.js';
 import type { Accounts } from './accounts.js';
-import { AuditLog, type AuditLogDoc } from './audit-log.js';
+import type { AuditLogDoc, ChainIntegrity } from './audit-log.js';
+import { attestationsOf, rowsSince, summarize, type AuditRollup, type VerificationSummary } from './audit-rollup.js';
 import { orgEventCounts } from './org-events.js';
+
+export type { VerdictCounts, VerificationSummary } from './audit-rollup.js';
 
 /** How many of the newest entries the reports re-verify (hash, signature, link, head). */
 export const INTEGRITY_WINDOW = 1000;
 
-export interface VerdictCounts {
-  total: number;
-  verified: number;
-  /** status BLOCKED, or a proven result whose admission is BLOCKED (counted once). */
-  blocked: number;
-  /** VERIFIED results whose admission is BLOCKED: proven-unsafe code, proven-malicious SQL. */
-  unsafe_findings: number;
-  by_status: Record<string, number>;
+/** What the reports read from the audit chain (persistence/audit.ts's AuditLog). */
+export interface AuditReader {
+  rollup(orgId: string): Promise<{ seq: number; rollup: AuditRollup | null }>;
+  list(orgId: string, opts: { limit: number }): Promise<AuditLogDoc[]>;
+  entryAt(orgId: string, seq: number): Promise<AuditLogDoc | null>;
+  integrity(orgId: string, window: number, secret: string | undefined): Promise<ChainIntegrity>;
 }
 
-export interface VerificationSummary extends VerdictCounts {
-  by_engine: Record<string, VerdictCounts>;
+const noRollup = (): AuditRollup => ({ seq: 0, all: [], hours: [] });
+
+/** Verdict counts of one roll-up, in total or for the hours overlapping [since, now]. */
+export function verificationSummary(rollup: AuditRollup | null, sinceMs?: number): VerificationSummary {
+  const r = rollup ?? noRollup();
+  return summarize(sinceMs === undefined ? r.all : rowsSince(r, sinceMs));
 }
 
-const emptyCounts = (): VerdictCounts => ({ total: 0, verified: 0, blocked: 0, unsafe_findings: 0, by_status: {} });
-
-interface GroupRow {
-  _id: { org?: string; engine?: string; status?: string | null; admission?: string | null; verified?: boolean };
-  n: number;
-}
-
-function add(c: VerdictCounts, row: GroupRow): void {
-  const status = row._id.status ?? 'UNKNOWN';
-  c.total += row.n;
-  if (row._id.verified === true) c.verified += row.n;
-  if (status === 'BLOCKED' || row._id.admission === 'BLOCKED') c.blocked += row.n;
-  if (status === 'VERIFIED' && row._id.admission === 'BLOCKED') c.unsafe_findings += row.n;
-  c.by_status[status] = (c.by_status[status] ?? 0) + row.n;
-}
-
-async function groupRows(auditLog: AuditLog, match: Filter<AuditLogDoc>, byOrg: boolean): Promise<GroupRow[]> {
-  const id: Record<string, string> = { engine: '$domain', status: '$result.status', admission: '$result.admission', verified: '$verified' };
-  if (byOrg) id.org = '$organization_id';
-  return (await auditLog.logs.aggregate([{ $match: match }, { $group: { _id: id, n: { $sum: 1 } } }]).toArray()) as GroupRow[];
-}
-
-/** Verdict counts of one organization, optionally since an ISO timestamp. */
-export async function verificationSummary(auditLog: AuditLog, orgId: string, sinceIso?: string): Promise<VerificationSummary> {
-  const match: Filter<AuditLogDoc> = { organization_id: orgId };
-  if (sinceIso) match.timestamp = { $gte: sinceIso };
-  const summary: VerificationSummary = { ...emptyCounts(), by_engine: {} };
-  for (const row of await groupRows(auditLog, match, false)) {
-    add(summary, row);
-    const engine = row._id.engine ?? 'unknown';
-    add((summary.by_engine[engine] ??= emptyCounts()), row);
-  }
-  return summary;
-}
+/** Attestations named by the organization's entries (the roll-up's count). */
+export const attestationsIssued = (rollup: AuditRollup | null): number => attestationsOf((rollup ?? noRollup()).all);
 
 /** Verdict counts of every organization (GET /metrics `tenants`), largest first. */
-export async function tenantBreakdown(auditLog: AuditLog): Promise<Array<{ org_id: string } & VerificationSummary>> {
-  const byOrg = new Map<string, VerificationSummary>();
-  for (const row of await groupRows(auditLog, {}, true)) {
-    const org = row._id.org ?? 'unknown';
-    const s = byOrg.get(org) ?? { ...emptyCounts(), by_engine: {} };
-    add(s, row);
-    add((s.by_engine[row._id.engine ?? 'unknown'] ??= emptyCounts()), row);
-    byOrg.set(org, s);
-  }
-  return [...byOrg.entries()].map(([org_id, s]) => ({ org_id, ...s })).sort((a, b) => b.total - a.total);
+export function tenantBreakdown(rollups: Array<{ orgId: string; rollup: AuditRollup | null }>): Array<{ org_id: string } & VerificationSummary> {
+  return rollups
+    .map(({ orgId, rollup }) => ({ org_id: orgId, ...verificationSummary(rollup) }))
+    .filter((t) => t.total > 0)
+    .sort((a, b) => b.total - a.total);
 }
 
 /** API keys of the organization with masked previews only (never digests or secrets). */
 export async function keyInventory(accounts: Accounts, orgId: string, now = new Date()) {
-  const keys = await accounts.keys.find({ org_id: orgId }).sort({ created_at: 1 }).toArray();
+  const keys = await accounts.listOrgKeys(orgId); // directory positions + point lookups (persistence/accounts.ts)
   const expired = (k: (typeof keys)[number]) => k.expires_at !== null && k.expires_at.getTime() <= now.getTime();
   const live = keys.filter((k) => k.active && k.revoked_at === null && !expired(k));
   return {
@@ -100,7 +67,7 @@ export async function keyInventory(accounts: Accounts, orgId: string, now = new 
 }
 
 export async function userInventory(accounts: Accounts, orgId: string) {
-  const users = await accounts.users.find({ org_id: orgId }, { projection: { password_hash: 0 } }).sort({ created_at: 1 }).toArray();
+  const users = await accounts.listOrgUsers(orgId); // directory positions + point lookups; password hashes never leave this function
   const byRole: Record<string, number> = {};
   for (const u of users) byRole[u.role] = (byRole[u.role] ?? 0) + 1;
   return {
@@ -114,33 +81,33 @@ export async function userInventory(accounts: Accounts, orgId: string) {
 export interface ReportDeps {
   store: Store;
   accounts: Accounts;
-  auditLog: AuditLog;
+  auditLog: AuditReader;
   auditSecret: string | undefined;
-  attestationCount: (orgId: string) => Promise<number>;
   signingKid: string | null;
   verificationKeyCount: number;
   planLimits: { perMinute: number | null; perDay: number | null; batchSize: number };
 }
 
-async function auditPeriod(auditLog: AuditLog, orgId: string) {
-  // Point lookups by position (the sorted query would read the whole collection on FerretDB).
+async function auditPeriod(auditLog: AuditReader, orgId: string) {
+  // Point lookups by position: the newest entry and the one at position 1.
   const [last] = await auditLog.list(orgId, { limit: 1 });
-  const first = last ? ((await auditLog.entryAt(orgId, 1)) ?? (await auditLog.logs.find({ organization_id: orgId }).sort({ seq: 1 }).limit(1).toArray())[0]) : null;
+  const first = last ? await auditLog.entryAt(orgId, 1) : null;
   return { first_entry_at: first ? String(first.timestamp) : null, last_entry_at: last ? String(last.timestamp) : null };
 }
 
 /** GET /admin/compliance/report/soc2/{org_id}. */
 export async function soc2Report(deps: ReportDeps, org: { _id: string; name: string; plan: string; active: boolean; created_at: Date }, now = new Date()) {
   const orgId = org._id;
-  const [verifications, integrity, period, keys, users, attestations, events] = await Promise.all([
-    verificationSummary(deps.auditLog, orgId),
+  const [{ rollup }, integrity, period, keys, users, events] = await Promise.all([
+    deps.auditLog.rollup(orgId),
     deps.auditLog.integrity(orgId, INTEGRITY_WINDOW, deps.auditSecret),
     auditPeriod(deps.auditLog, orgId),
     keyInventory(deps.accounts, orgId, now),
     userInventory(deps.accounts, orgId),
-    deps.attestationCount(orgId),
     orgEventCounts(deps.store, orgId, 30, now),
   ]);
+  const verifications = verificationSummary(rollup);
+  const attestations = attestationsIssued(rollup);
   return {
     report: 'soc2',
     generated_at: now.toISOString(),
@@ -172,16 +139,18 @@ export async function soc2Report(deps: ReportDeps, org: { _id: string; name: str
 
 /** GET /admin/security/threats/{org_id}. */
 export async function threatSummary(deps: ReportDeps, orgId: string, now = new Date()) {
-  const iso = (hours: number) => new Date(now.getTime() - hours * 3600_000).toISOString();
-  const [day, week, all, integrity, keys, events1, events7] = await Promise.all([
-    verificationSummary(deps.auditLog, orgId, iso(24)),
-    verificationSummary(deps.auditLog, orgId, iso(24 * 7)),
-    verificationSummary(deps.auditLog, orgId),
+  const ago = (hours: number) => now.getTime() - hours * 3600_000;
+  const [{ rollup }, integrity, keys, events1, events7] = await Promise.all([
+    deps.auditLog.rollup(orgId),
     deps.auditLog.integrity(orgId, INTEGRITY_WINDOW, deps.auditSecret),
     keyInventory(deps.accounts, orgId, now),
     orgEventCounts(deps.store, orgId, 1, now),
     orgEventCounts(deps.store, orgId, 7, now),
   ]);
+  // From the roll-up's hour buckets: "last 24 h" is every hour that overlaps the last 24 h (≤ 25 h).
+  const day = verificationSummary(rollup, ago(24));
+  const week = verificationSummary(rollup, ago(24 * 7));
+  const all = verificationSummary(rollup);
   const engines = (s: VerificationSummary) =>
     Object.fromEntries(Object.entries(s.by_engine).filter(([, c]) => c.blocked > 0).map(([e, c]) => [e, c.blocked]));
   const revokedLast30 = keys.keys.filter((k) => k.revoked_at !== null && Date.parse(k.revoked_at) >= now.getTime() - 30 * 86_400_000).length;

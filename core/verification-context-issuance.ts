@@ -7,7 +7,7 @@
 // was retained here. /resolve reports `issued_here` from this record: any edit changes the
 // commitment, so an edited document is never issued here.
 import type { Store } from './store.js';
-import { attestationRecords } from './attestation-records.js';
+import { attestationRecords } from '../persistence/proofs.js';
 import { isContextIssued, recordIssuedContext } from '../persistence/contexts.js';
 
 export type { IssuedContextRecord } from '../persistence/contexts.js';

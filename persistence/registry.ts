@@ -66,7 +66,7 @@ export const COLLECTIONS: Record<string, CollectionEntry> = {
   audit_logs: { growth: 'growing', by: 'one entry per verdict (verification, batch item, agent action)', module: 'audit' },
   audit_seq: { growth: 'growing', by: 'one position entry {org#seq} per audit entry', module: 'audit' },
   audit_heads: { growth: 'bounded', by: 'one per organization (grows with organizations, not with use)', module: 'audit' },
-  audit_rollups: { growth: 'growing', by: 'per-organization, per-day verdict roll-ups', module: 'audit' },
+  audit_rollups: { growth: 'bounded', by: 'one per organization (all-time counts + the last 169 hourly buckets)', module: 'audit' },
   proofs: { growth: 'growing', by: 'one per distinct proved artifact', module: 'proofs' },
   attestations: { growth: 'growing', by: 'one per VERIFIED verdict with an attestation', module: 'proofs' },
 };

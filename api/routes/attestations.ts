@@ -2,7 +2,7 @@
 // the public key set (JWKS) that third parties verify tokens with. docs/attestations.md.
 import type Router from '@koa/router';
 import { ATTESTATION_ID_PATTERN, ATTESTATION_NOT_FOUND, attestationVerifyRequestSchema as verifySchema } from '../../contract/attestation.js';
-import { attestationRecords } from '../../core/attestation-records.js';
+import { findOrgAttestation } from '../../persistence/proofs.js';
 import { ATTESTATION_VERIFY_PER_HOUR, attestationKeyRing, attestationView, verifyToken } from '../attestations.js';
 import { attestedAdmission } from '../../core/attestation.js';
 import { HttpError } from '../errors.js';
@@ -34,7 +34,7 @@ export function registerAttestationRoutes(router: Router, deps: AppDeps): void {
   router.get('/attestation/:id', ...apiKeyGuard(deps, 'attestation:read'), async (ctx) => {
     const id = ctx.params.id as string;
     // Organization-scoped: another organization's attestation is indistinguishable from none.
-    const rec = ATTESTATION_ID_PATTERN.test(id) ? await attestationRecords(deps.store).findOne({ _id: id, org_id: principalOf(ctx).orgId }) : null;
+    const rec = ATTESTATION_ID_PATTERN.test(id) ? await findOrgAttestation(deps.store, principalOf(ctx).orgId, id) : null;
     if (!rec) throw new HttpError(404, ATTESTATION_NOT_FOUND);
     ctx.body = await attestationView(deps.cfg, rec);
   });

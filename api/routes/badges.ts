@@ -12,7 +12,7 @@ import {
   renderStatusBadge,
   renderVerifiedBadge,
 } from '../../core/badges.js';
-import { attestationRecords } from '../../core/attestation-records.js';
+import { findAttestation } from '../../persistence/proofs.js';
 import type { AppDeps } from '../deps.js';
 import { verifyToken } from '../attestations.js';
 import { ATTESTATION_ID_PATTERN } from '../../contract/attestation.js';
@@ -58,7 +58,7 @@ export function registerBadgeRoutes(router: Router, deps: AppDeps): void {
     const id = ctx.params.id as string;
     let rec;
     try {
-      rec = ATTESTATION_ID_PATTERN.test(id) ? await attestationRecords(deps.store).findOne({ _id: id }) : null;
+      rec = ATTESTATION_ID_PATTERN.test(id) ? await findAttestation(deps.store, id) : null;
     } catch {
       // Store down: still a badge (never VERIFIED), with a status that tells caches not to keep it.
       ctx.status = 503;

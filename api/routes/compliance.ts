@@ -2,11 +2,11 @@
 // the caller's own organization. docs/observability.md describes the report contents.
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { AuditLog, auditLogView, type AuditLogDoc, type AuditLogView } from '../../core/audit-log.js';
+import { auditLogView, type AuditLogDoc, type AuditLogView } from '../../core/audit-log.js';
+import { AuditLog } from '../../persistence/audit.js';
 import { auditCsvStream } from '../../core/audit-csv.js';
 import { soc2Report, threatSummary, type ReportDeps } from '../../core/compliance-report.js';
 import type { Role } from '../../core/scopes.js';
-import { attestationRecords } from '../../core/attestation-records.js';
 import { HttpError } from '../errors.js';
 import { principalOf, requireAdminKey } from '../middleware/auth.js';
 import { PLAN_LIMITS, planLimit } from '../middleware/rate-limit.js';
@@ -45,7 +45,6 @@ export function registerComplianceRoutes(router: Router, deps: AppDeps): void {
       accounts: deps.accounts,
       auditLog,
       auditSecret: deps.cfg.SVC_AUDIT_SECRET_KEY,
-      attestationCount: (id) => attestationRecords(deps.store).countDocuments({ org_id: id }),
       signingKid: ring.signingKid,
       verificationKeyCount: ring.publicJwks.length,
       planLimits: PLAN_LIMITS[org?.plan ?? 'free'] ?? PLAN_LIMITS.free,

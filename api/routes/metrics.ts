@@ -2,11 +2,11 @@
 // and the tenant's verification log. docs/observability.md.
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
-import { AuditLog, auditLogView } from '../../core/audit-log.js';
-import { tenantBreakdown, verificationSummary } from '../../core/compliance-report.js';
+import { auditLogView } from '../../core/audit-log.js';
+import { AuditLog } from '../../persistence/audit.js';
+import { attestationsIssued, tenantBreakdown, verificationSummary } from '../../core/compliance-report.js';
 import { orgEventCounts } from '../../core/org-events.js';
 import type { ServiceConfig } from '../../core/config.js';
-import { attestationRecords } from '../../core/attestation-records.js';
 import { HttpError } from '../errors.js';
 import { INSUFFICIENT_PERMISSIONS, principalOf, requireKeyOrJwt } from '../middleware/auth.js';
 import { processMetrics, registry } from '../metrics.js';
@@ -37,7 +37,9 @@ export function registerMetricsRoutes(router: Router, deps: AppDeps): void {
   const operator = requireOperator(deps);
 
   router.get('/metrics', ...auth, operator, async (ctx) => {
-    const [proc, tenants] = await Promise.all([processMetrics(), tenantBreakdown(auditLog)]);
+    // One roll-up document per organization (the bounded heads collection), never the entries.
+    const [proc, rollups] = await Promise.all([processMetrics(), auditLog.allRollups()]);
+    const tenants = tenantBreakdown(rollups);
     const totals = tenants.reduce(
       (t, o) => ({ verifications: t.verifications + o.total, verified: t.verified + o.verified, blocked: t.blocked + o.blocked }),
       { verifications: 0, verified: 0, blocked: 0 },
@@ -56,22 +58,19 @@ export function registerMetricsRoutes(router: Router, deps: AppDeps): void {
   router.get('/metrics/:org_id', ...auth, async (ctx) => {
     const p = principalOf(ctx);
     if (ctx.params.org_id !== p.orgId) throw new HttpError(403, CROSS_ORG);
-    const since = new Date(Date.now() - 24 * 3600_000).toISOString();
-    const [all, day, head, attestations, events] = await Promise.all([
-      verificationSummary(auditLog, p.orgId),
-      verificationSummary(auditLog, p.orgId, since),
-      auditLog.heads.findOne({ _id: p.orgId }),
-      attestationRecords(deps.store).countDocuments({ org_id: p.orgId }),
-      orgEventCounts(deps.store, p.orgId, 7),
-    ]);
+    // The organization's head with its roll-up (one point lookup) and the 7 day buckets of org events.
+    const [{ seq, rollup }, events] = await Promise.all([auditLog.rollup(p.orgId), orgEventCounts(deps.store, p.orgId, 7)]);
+    const all = verificationSummary(rollup);
+    // Every hour of the roll-up that overlaps the last 24 h (at most 25 h).
+    const day = verificationSummary(rollup, Date.now() - 24 * 3600_000);
     ctx.set('Cache-Control', 'no-store');
     ctx.body = {
       org_id: p.orgId,
       generated_at: new Date().toISOString(),
       verifications: all,
       last_24h: day,
-      audit_entries: head?.seq ?? 0,
-      attestations_issued: attestations,
+      audit_entries: seq,
+      attestations_issued: attestationsIssued(rollup),
       rate_limit_rejections_last_7d: events.rate_limited,
     };
   });

@@ -56,9 +56,6 @@ describe('store contract check', () => {
  */
 const NOT_YET_MOVED = new Set([
   'core/store.ts', // the connection itself (collection(), proofs getter, index hooks)
-  'core/audit-log.ts', // owner B → persistence/audit.ts
-  'core/attestation-records.ts', // owner B → persistence/proofs.ts
-  'core/upsert-coalescer.ts', // owner B
   'core/batch-store.ts', // owner A → persistence/batch.ts
 ]);
 

@@ -1,0 +1,129 @@
+// Verdict roll-ups of an organization's audit chain (pure: no store). A roll-up is a function of
+// the chain: the counts of entries 1..seq by engine × status × admission × verified, with the
+// number of attestations the entries name, in total and per hour of the entry's timestamp (the
+// last ROLLUP_HOURS hours before the newest entry). It is stored per organization by whoever
+// moves the chain's head (persistence/audit.ts), and can always be recomputed from the entries
+// (rebuild == incremental: the same function of the same entries).
+import type { AuditLogDoc } from './audit-log.js';
+
+/** One count (an object, not a tuple: FerretDB 1.x stores no nested arrays). */
+export interface RollupRow {
+  /** engine (the entry's domain) */
+  e: string;
+  /** status */
+  s: string;
+  /** admission */
+  a: string | null;
+  /** verified (0/1) */
+  v: 0 | 1;
+  /** entries */
+  n: number;
+  /** attestations the entries name */
+  t: number;
+}
+
+export interface RollupHour {
+  /** The hour of the entries' timestamps, `YYYY-MM-DDTHH` (UTC). */
+  h: string;
+  rows: RollupRow[];
+}
+
+export interface AuditRollup {
+  /** The last position counted: valid only while it equals the head's seq. */
+  seq: number;
+  all: RollupRow[];
+  /** Oldest first; hours without entries are absent. */
+  hours: RollupHour[];
+}
+
+/** Hours kept: 7 days and the hour in progress (the threat summary's last_7d). */
+export const ROLLUP_HOURS = 7 * 24 + 1;
+
+export const emptyRollup = (): AuditRollup => ({ seq: 0, all: [], hours: [] });
+
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+
+export const hourOf = (timestamp: string | Date): string => new Date(timestamp).toISOString().slice(0, 13);
+const hourMs = (h: string): number => Date.parse(`${h}:00:00.000Z`);
+
+function rowOf(doc: Pick<AuditLogDoc, 'domain' | 'result' | 'verified'>): RollupRow {
+  const r = (doc.result ?? {}) as Record<string, unknown>;
+  const attested = typeof r.attestation_id === 'string' && r.attestation_id.length > 0 ? 1 : 0;
+  return { e: typeof doc.domain === 'string' ? doc.domain : 'unknown', s: str(r.status) ?? 'UNKNOWN', a: str(r.admission), v: doc.verified === true ? 1 : 0, n: 1, t: attested };
+}
+
+function addRow(rows: RollupRow[], row: RollupRow): RollupRow[] {
+  const i = rows.findIndex((x) => x.e === row.e && x.s === row.s && x.a === row.a && x.v === row.v);
+  if (i < 0) return [...rows, { ...row }];
+  const cur = rows[i] as RollupRow;
+  const next = rows.slice();
+  next[i] = { ...cur, n: cur.n + row.n, t: cur.t + row.t };
+  return next;
+}
+
+/**
+ * The roll-up after `docs`, the entries at positions rollup.seq+1.. in order. Throws when they
+ * do not continue the roll-up (a caller bug: counts must never be applied twice or skipped).
+ */
+export function addEntries(rollup: AuditRollup, docs: ReadonlyArray<Pick<AuditLogDoc, 'seq' | 'domain' | 'result' | 'verified' | 'timestamp'>>): AuditRollup {
+  let all = rollup.all;
+  const hours = new Map(rollup.hours.map((x) => [x.h, x.rows] as const));
+  let seq = rollup.seq;
+  for (const d of docs) {
+    if (d.seq !== seq + 1) throw new Error(`roll-up at ${seq} cannot take the entry at ${d.seq}`);
+    seq = d.seq;
+    const row = rowOf(d);
+    all = addRow(all, row);
+    const h = hourOf(d.timestamp);
+    hours.set(h, addRow(hours.get(h) ?? [], row));
+  }
+  const sorted = [...hours.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  // Keep the hours within ROLLUP_HOURS of the newest one (a function of the entries, not the clock).
+  const newest = sorted.length ? hourMs((sorted[sorted.length - 1] as [string, RollupRow[]])[0]) : 0;
+  const kept = sorted.filter(([h]) => hourMs(h) > newest - ROLLUP_HOURS * 3600_000);
+  return { seq, all, hours: kept.map(([h, rows]) => ({ h, rows })) };
+}
+
+/** Rows of the hours that overlap [since, ∞): the window is widened to whole hours (≤ 1 h more). */
+export function rowsSince(rollup: AuditRollup, sinceMs: number): RollupRow[] {
+  let rows: RollupRow[] = [];
+  for (const x of rollup.hours) if (hourMs(x.h) + 3600_000 > sinceMs) for (const r of x.rows) rows = addRow(rows, r);
+  return rows;
+}
+
+export interface VerdictCounts {
+  total: number;
+  verified: number;
+  /** status BLOCKED, or a proven result whose admission is BLOCKED (counted once). */
+  blocked: number;
+  /** VERIFIED results whose admission is BLOCKED: proven-unsafe code, proven-malicious SQL. */
+  unsafe_findings: number;
+  by_status: Record<string, number>;
+}
+
+export interface VerificationSummary extends VerdictCounts {
+  by_engine: Record<string, VerdictCounts>;
+}
+
+const emptyCounts = (): VerdictCounts => ({ total: 0, verified: 0, blocked: 0, unsafe_findings: 0, by_status: {} });
+
+function add(c: VerdictCounts, { s: status, a: admission, v: verified, n }: RollupRow): void {
+  c.total += n;
+  if (verified === 1) c.verified += n;
+  if (status === 'BLOCKED' || admission === 'BLOCKED') c.blocked += n;
+  if (status === 'VERIFIED' && admission === 'BLOCKED') c.unsafe_findings += n;
+  c.by_status[status] = (c.by_status[status] ?? 0) + n;
+}
+
+/** The verdict summary of roll-up rows (the shape the reports and /metrics return). */
+export function summarize(rows: readonly RollupRow[]): VerificationSummary {
+  const s: VerificationSummary = { ...emptyCounts(), by_engine: {} };
+  for (const row of rows) {
+    add(s, row);
+    add((s.by_engine[row.e] ??= emptyCounts()), row);
+  }
+  return s;
+}
+
+/** Attestations named by the entries of `rows`. */
+export const attestationsOf = (rows: readonly RollupRow[]): number => rows.reduce((t, r) => t + r.t, 0);

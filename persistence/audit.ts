@@ -1,0 +1,632 @@
+// Audit chain family: `audit_logs` (growing: one entry per verdict), `audit_seq` (growing: one
+// position document per entry), `audit_heads` (bounded: one per organization, the chain's head)
+// and `audit_rollups` (bounded: one per organization, its verdict roll-up). Every query of these
+// collections is in this module; each says the key or bound that serves it (docs/store-access.md).
+//
+// Appends come from many workflows in many worker processes at once, and the store offers
+// no multi-document transactions (FerretDB), so the chain is kept linear with two
+// single-document primitives:
+//   - `audit_logs` has a unique index on (organization_id, seq): at most one entry per position;
+//   - `audit_heads` holds one document per organization, `{_id: org, seq, head_hash}`,
+//     advanced only by compare-and-swap on `seq` (the genesis head is an insert, guarded by `_id`).
+// A writer reads the head (n, h), builds its entries with previous_hash h (then each other's
+// hash), inserts them at seq n+1.. with one ordered insertMany, then moves the head from n to the
+// last one. A racing writer's insert at n+1 fails on
+// the unique index; it then helps move the head forward (so a writer that crashed between its
+// two steps never wedges the chain) and retries with backoff. Entry ids are chosen by the caller
+// and derived from the workflow id, so an activity retry finds its own entry.
+//
+// The verdict roll-up follows the head: whoever moves the head from n to m (its CAS on `seq`
+// makes it the single writer of that transition) stores the roll-up of 1..m = the roll-up of n
+// (cached, or read and caught up by position) plus the entries n+1..m, with a plain `$set` by
+// `_id`. Nothing is `$inc`ed (FerretDB runs `$inc` as read-modify-write and loses concurrent
+// increments): a stored roll-up is always exactly the counts of 1..its seq. At worst it is
+// behind the head (a slower writer's `$set` landing after a faster one's), and a reader catches
+// up from the positions in between.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { MongoBulkWriteError, MongoServerError, type Collection } from 'mongodb';
+import { Store } from '../core/store.js';
+import { buildEntry, verifyEntry, type AuditEntryFields, type AuditVerification } from '../core/audit-chain.js';
+import {
+  isBlocked,
+  seqKey,
+  type AuditHeadDoc,
+  type AuditRollupDoc,
+  type AuditLogDoc,
+  type AuditPage,
+  type AuditSeqDoc,
+  type AuditStatusFilter,
+  type ChainIntegrity,
+} from '../core/audit-log.js';
+import { addEntries, emptyRollup, type AuditRollup } from '../core/audit-rollup.js';
+import { logger } from '../core/logger.js';
+
+export { seqKey, auditLogView, type AuditRollupDoc, type AuditLogDoc, type AuditSeqDoc, type AuditHeadDoc, type AuditPage, type AuditStatusFilter, type ChainIntegrity, type AuditLogView } from '../core/audit-log.js';
+
+const log = logger('audit-log');
+
+/** Most positions one status-filtered page looks at; the cursor continues from there. */
+export const STATUS_SCAN_WINDOW = 500;
+/** Point lookups in flight per request. */
+const LOOKUP_PARALLELISM = 16;
+/** Positions a verification walks down to find the nearest stored predecessor (deleted entries). */
+const PREDECESSOR_WALK = 32;
+/** Most positions a reader or writer counts to bring a roll-up that is behind up to the head; beyond: rebuilt in the background. */
+const ROLLUP_CATCH_UP = 200;
+/**
+ * A writer stores the roll-up when it is this many entries past the one it stored last, or that
+ * one is older than ROLLUP_STORE_MS: a busy organization pays one roll-up write per 8 entries
+ * (or per second), not per group commit, and a reader catches up at most a few positions.
+ */
+const ROLLUP_STORE_EVERY = 8;
+const ROLLUP_STORE_MS = 1000;
+
+async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  return out;
+}
+
+Store.registerIndexes(async (store) => {
+  // Enforces one entry per position (the chain's serialisation point); never used to read.
+  await store.collection('audit_logs').createIndex({ organization_id: 1, seq: 1 }, { unique: true });
+});
+
+export class AuditAppendConflictError extends Error {
+  constructor(attempts: number) {
+    super(`audit append did not win a chain position after ${attempts} attempts`);
+    this.name = 'AuditAppendConflictError';
+  }
+}
+
+export interface AppendResult {
+  doc: AuditLogDoc;
+  attempts: number;
+  /** True when the entry already existed (an activity retry). */
+  existing: boolean;
+}
+
+const isDuplicateKey = (err: unknown) => err instanceof MongoServerError && err.code === 11000;
+
+/** Most entries written by one insertMany. */
+const MAX_BATCH = 100;
+
+interface Head {
+  seq: number;
+  hash: string | null;
+  /** The roll-up of 1..seq when this process knows it (it stored it), else null (read when needed). */
+  rollup: AuditRollup | null;
+  /** False when no head document exists yet (the first append inserts it). */
+  exists: boolean;
+}
+
+const asRollup = (doc: AuditRollupDoc): AuditRollup => ({ seq: doc.seq, all: doc.all, hours: doc.hours });
+
+interface Pending {
+  fields: AuditEntryFields;
+  logId: string;
+  secret: string | undefined;
+  deadline: number;
+  attempts: number;
+  resolve: (r: AppendResult) => void;
+  reject: (err: unknown) => void;
+}
+
+export class AuditLog {
+  constructor(private readonly store: Store) {}
+
+  // Looked up per use, never cached: the store replaces its client after an outage.
+  get logs(): Collection<AuditLogDoc> {
+    return this.store.collection<AuditLogDoc>('audit_logs');
+  }
+
+  get heads(): Collection<AuditHeadDoc> {
+    return this.store.collection<AuditHeadDoc>('audit_heads');
+  }
+
+  get seqIndex(): Collection<AuditSeqDoc> {
+    return this.store.collection<AuditSeqDoc>('audit_seq');
+  }
+
+  get rollups(): Collection<AuditRollupDoc> {
+    return this.store.collection<AuditRollupDoc>('audit_rollups');
+  }
+
+  /** Last head this process wrote or read, per organization: saves a read per batch (a stale one only costs a retry). */
+  private readonly knownHeads = new Map<string, Head>();
+  /** Appends waiting for their organization's flusher. */
+  private readonly pending = new Map<string, Pending[]>();
+  private readonly flushing = new Set<string>();
+  /** The roll-up this process stored last, per organization. */
+  private readonly storedRollups = new Map<string, { seq: number; at: number }>();
+  /** Roll-up rebuilds running in the background (one per organization and process). */
+  private readonly rebuilding = new Set<string>();
+
+  /**
+   * Appends an entry to its organization's chain under the id `logId`. Rejects with
+   * AuditChainError (from buildEntry) when the secret is missing or a field is malformed, and
+   * with AuditAppendConflictError when contention from other processes outlasts `budgetMs`.
+   *
+   * Within the process, appends of one organization are group-committed: whatever queued up
+   * while the previous batch was being written goes out as one ordered insertMany of linked
+   * entries, one insertMany of their positions and one head move (with the roll-up).
+   */
+  append(fields: AuditEntryFields, opts: { logId: string; secret: string | undefined; budgetMs?: number }): Promise<AppendResult> {
+    const orgId = fields.organization_id;
+    return new Promise<AppendResult>((resolve, reject) => {
+      const queue = this.pending.get(orgId) ?? [];
+      queue.push({ fields, logId: opts.logId, secret: opts.secret, deadline: Date.now() + (opts.budgetMs ?? 8000), attempts: 0, resolve, reject });
+      this.pending.set(orgId, queue);
+      if (!this.flushing.has(orgId)) void this.flush(orgId);
+    });
+  }
+
+  private async flush(orgId: string): Promise<void> {
+    this.flushing.add(orgId);
+    try {
+      for (;;) {
+        const queue = this.pending.get(orgId);
+        if (!queue || queue.length === 0) break;
+        const batch = queue.splice(0, MAX_BATCH);
+        try {
+          await this.appendBatch(orgId, batch);
+        } catch (err) {
+          // Store errors: every item of the batch fails and its activity retries (an entry that
+          // did get written is then found by its id). The cached head may be stale now.
+          this.knownHeads.delete(orgId);
+          for (const item of batch) item.reject(err);
+        }
+      }
+    } finally {
+      // No await between the empty check above and here: an append queued meanwhile is impossible.
+      this.flushing.delete(orgId);
+      this.pending.delete(orgId);
+    }
+  }
+
+  // audit_heads by `_id` (bounded: one per organization).
+  private async readHead(orgId: string): Promise<Head> {
+    const head = await this.heads.findOne({ _id: orgId });
+    if (!head) return { seq: 0, hash: null, rollup: emptyRollup(), exists: false };
+    return { seq: head.seq, hash: head.head_hash ?? null, rollup: null, exists: true };
+  }
+
+  /** Writes `items` as consecutive entries; settles every item (resolve or reject). Throws only on store errors. */
+  private async appendBatch(orgId: string, items: Pending[]): Promise<void> {
+    let remaining = items;
+    let head = this.knownHeads.get(orgId) ?? (await this.readHead(orgId));
+    while (remaining.length > 0) {
+      const docs: AuditLogDoc[] = [];
+      const built: Pending[] = [];
+      let previous = head.hash;
+      for (const item of remaining) {
+        item.attempts++;
+        let entry;
+        try {
+          entry = buildEntry(item.fields, previous, item.secret);
+        } catch (err) {
+          item.reject(err); // AuditChainError: not retryable, and must not hold up the others
+          continue;
+        }
+        docs.push({ _id: item.logId, seq: head.seq + docs.length + 1, ...entry });
+        built.push(item);
+        previous = entry.entry_hash;
+      }
+      if (docs.length === 0) return;
+      let inserted = docs.length;
+      try {
+        // audit_logs: unique inserts (by `_id` and by (organization_id, seq)).
+        await this.logs.insertMany(docs, { ordered: true });
+      } catch (err) {
+        if (!(err instanceof MongoBulkWriteError) || err.code !== 11000) throw err;
+        inserted = err.insertedCount;
+      }
+      if (inserted > 0) {
+        const mine = docs.slice(0, inserted);
+        await this.indexPositions(mine);
+        const moved = await this.advanceHead(orgId, head, mine);
+        head = moved.head;
+        this.knownHeads.set(orgId, head);
+        built.slice(0, inserted).forEach((item, i) => item.resolve({ doc: docs[i] as AuditLogDoc, attempts: item.attempts, existing: false }));
+        // The verdicts are out; the roll-up (a cache) follows before this organization's next batch.
+        if (moved.from) head.rollup = await this.storeRollupAfter(orgId, moved.from, moved.entries);
+      }
+      if (inserted === docs.length) return;
+      // docs[inserted] hit a unique index: its own id (an activity retry whose first attempt got
+      // this far), or its position (another process appended there).
+      this.knownHeads.delete(orgId);
+      remaining = built.slice(inserted);
+      const conflicted = remaining[0] as Pending;
+      // audit_logs by `_id`.
+      const existing = await this.logs.findOne({ _id: conflicted.logId });
+      if (existing) {
+        await this.rollForward(orgId, existing.seq - 1);
+        conflicted.resolve({ doc: existing, attempts: conflicted.attempts, existing: true });
+        remaining = remaining.slice(1);
+      } else {
+        // Position taken by a writer that has not moved the head yet (or crashed before it
+        // could): help the head past it, then back off briefly (real cross-process contention).
+        const now = await this.readHead(orgId);
+        if (!now.exists) await this.healLegacyChain(orgId); // entries written before heads existed
+        else if (now.seq === head.seq) await this.rollForward(orgId, head.seq);
+        await sleep(Math.min(100, 2 * 2 ** Math.min(conflicted.attempts, 6)) * (0.5 + Math.random()));
+      }
+      const t = Date.now();
+      remaining = remaining.filter((item) => {
+        if (t <= item.deadline) return true;
+        item.reject(new AuditAppendConflictError(item.attempts));
+        return false;
+      });
+      head = await this.readHead(orgId);
+    }
+  }
+
+  /**
+   * Moves the head from `from` over `docs` (the entries from.seq+1.. in order); returns the head
+   * as this writer leaves it and, when this writer made the last move, the head it moved from and
+   * the entries it moved over (for the roll-up). When a helper moved it part of the way (one
+   * entry at a time), continues from there.
+   */
+  private async advanceHead(orgId: string, from: Head, docs: AuditLogDoc[]): Promise<{ head: Head; from: Head | null; entries: AuditLogDoc[] }> {
+    let cur = from;
+    for (;;) {
+      const rest = docs.filter((d) => d.seq > cur.seq);
+      const last = rest[rest.length - 1];
+      if (!last) return { head: cur, from: null, entries: [] };
+      const set = { seq: last.seq, head_hash: last.entry_hash, updated_at: new Date() };
+      let moved = false;
+      if (!cur.exists) {
+        try {
+          // audit_heads: insert by `_id` (the genesis head).
+          await this.heads.insertOne({ _id: orgId, ...set });
+          moved = true;
+        } catch (err) {
+          if (!isDuplicateKey(err)) throw err;
+        }
+      } else {
+        // audit_heads CAS `{_id, seq}`: a scan of the bounded heads collection on FerretDB/SQLite (small documents).
+        moved = (await this.heads.updateOne({ _id: orgId, seq: cur.seq }, { $set: set })).modifiedCount === 1;
+      }
+      if (moved) return { head: { seq: last.seq, hash: last.entry_hash, rollup: null, exists: true }, from: cur, entries: rest };
+      cur = await this.readHead(orgId);
+      if (!cur.exists) throw new Error('audit head vanished while it was being moved');
+    }
+  }
+
+  /**
+   * After this writer moved the head from `from` over `entries`: stores the roll-up of the new
+   * head (the roll-up of `from` plus the entries). A cache: a failure is logged, never the
+   * append's failure (readers catch up or rebuild). Returns it, or null when it is not known.
+   */
+  private async storeRollupAfter(orgId: string, from: Head, entries: AuditLogDoc[]): Promise<AuditRollup | null> {
+    try {
+      const base = from.rollup?.seq === from.seq ? from.rollup : await this.rollupAt(orgId, from.seq);
+      if (!base) return null;
+      const rollup = addEntries(base, entries);
+      const stored = this.storedRollups.get(orgId);
+      const now = Date.now();
+      if (stored && rollup.seq - stored.seq < ROLLUP_STORE_EVERY && now - stored.at < ROLLUP_STORE_MS) return rollup;
+      // audit_rollups by `_id` (bounded: one per organization).
+      await this.rollups.updateOne({ _id: orgId }, { $set: { ...rollup, updated_at: new Date() } }, { upsert: true });
+      this.storedRollups.set(orgId, { seq: rollup.seq, at: now });
+      return rollup;
+    } catch (err) {
+      log.warn('audit roll-up not stored', { org_id: orgId, error: (err as Error).message });
+      return null;
+    }
+  }
+
+  /**
+   * The roll-up of entries 1..seq from the stored one (one point lookup) and, when it is behind,
+   * the positions in between (≤ ROLLUP_CATCH_UP point lookups). Null when it cannot be known that
+   * way (missing: written before roll-ups existed; too far behind; ahead of `seq`): then a
+   * rebuild is started in the background.
+   */
+  private async rollupAt(orgId: string, seq: number): Promise<AuditRollup | null> {
+    if (seq === 0) return emptyRollup();
+    // audit_rollups by `_id`.
+    const doc = await this.rollups.findOne({ _id: orgId });
+    if (doc && doc.seq === seq) return asRollup(doc);
+    if (doc && doc.seq < seq && seq - doc.seq <= ROLLUP_CATCH_UP) return this.computeRollup(orgId, asRollup(doc), seq);
+    if (!doc || doc.seq < seq) this.rebuildInBackground(orgId);
+    return null;
+  }
+
+  /** If the entry at seq n+1 exists while the head is still at n, advances the head to it. */
+  private async rollForward(orgId: string, n: number): Promise<void> {
+    if (n < 0) return;
+    const head = await this.readHead(orgId);
+    if (head.seq !== n) return;
+    const next = await this.entryAt(orgId, n + 1);
+    if (!next) return;
+    const moved = await this.advanceHead(orgId, head, [next]);
+    if (moved.from) await this.storeRollupAfter(orgId, moved.from, moved.entries);
+  }
+
+  /** Index documents for freshly inserted entries (idempotent: a position is written once). */
+  private async indexPositions(docs: AuditLogDoc[]): Promise<void> {
+    const idx = docs.map((d) => ({ _id: seqKey(d.organization_id, d.seq), log_id: d._id, verified: d.verified === true, blocked: isBlocked(d) }));
+    try {
+      // audit_seq: unique inserts by `_id` (org#seq).
+      await this.seqIndex.insertMany(idx, { ordered: false });
+    } catch (err) {
+      // Already indexed (a helper or an earlier attempt): the position's entry is immutable.
+      if (!(err instanceof MongoBulkWriteError) || err.code !== 11000) throw err;
+    }
+  }
+
+  /**
+   * The organization's entry stored at position `seq` (two point lookups: position, then entry),
+   * or null when the position is free or names an entry that is not there any more (deleted or
+   * moved: verification reports that as a broken chain).
+   */
+  async entryAt(orgId: string, seq: number, idx?: AuditSeqDoc | null): Promise<AuditLogDoc | null> {
+    // audit_seq by `_id` (org#seq).
+    const pos = idx === undefined ? await this.seqIndex.findOne({ _id: seqKey(orgId, seq) }) : idx;
+    if (!pos) return null;
+    // audit_logs by `_id`.
+    const doc = await this.logs.findOne({ _id: pos.log_id });
+    return doc && doc.organization_id === orgId && doc.seq === seq ? doc : null;
+  }
+
+  /** One entry of the organization (another organization's id: null, as an unknown id). */
+  async find(orgId: string, logId: string): Promise<AuditLogDoc | null> {
+    // audit_logs by `_id`; the organization is checked here, not in the filter (a scan on FerretDB/SQLite).
+    const doc = await this.logs.findOne({ _id: logId });
+    return doc && doc.organization_id === orgId ? doc : null;
+  }
+
+  /**
+   * The organization's nearest stored entry before `seq` (null for the first): position seq-1,
+   * or, when entries were deleted, the nearest stored one within PREDECESSOR_WALK positions.
+   */
+  async predecessor(orgId: string, seq: number): Promise<AuditLogDoc | null> {
+    if (!Number.isSafeInteger(seq)) return null;
+    for (let s = seq - 1; s >= 1 && s >= seq - PREDECESSOR_WALK; s--) {
+      const prev = await this.entryAt(orgId, s);
+      if (prev) return prev;
+    }
+    return null;
+  }
+
+  /**
+   * Verifies one entry against its predecessor by position. An entry whose position document
+   * names another entry is not where its seq says (entries moved or swapped): the chain is broken.
+   */
+  async verify(orgId: string, doc: AuditLogDoc, secret: string | undefined): Promise<AuditVerification> {
+    const isSeq = typeof doc.seq === 'number' && Number.isSafeInteger(doc.seq);
+    const [prev, own] = await Promise.all([
+      isSeq ? this.predecessor(orgId, doc.seq) : Promise.resolve(null),
+      // audit_seq by `_id` (org#seq).
+      isSeq ? this.seqIndex.findOne({ _id: seqKey(orgId, doc.seq) }) : Promise.resolve(null),
+    ]);
+    const v = verifyEntry(doc, prev, secret);
+    if (secret && own && own.log_id !== doc._id) {
+      v.checks.chain_valid = false;
+      v.valid = false;
+      v.errors.push('another entry is stored at this position (entries moved or swapped)');
+    }
+    return v;
+  }
+
+  /**
+   * The organization's head (bounded collection, by `_id`). An organization without one has no
+   * entries, or entries written before heads existed: those are indexed once (healLegacyChain).
+   */
+  private async headOf(orgId: string): Promise<AuditHeadDoc> {
+    // audit_heads by `_id` (bounded: one per organization).
+    const head = await this.heads.findOne({ _id: orgId });
+    if (head) return head;
+    await this.healLegacyChain(orgId);
+    return (await this.heads.findOne({ _id: orgId })) ?? { _id: orgId, seq: 0, head_hash: null, updated_at: new Date() };
+  }
+
+  /**
+   * The one place that reads `audit_logs` by organization (a scan on FerretDB/SQLite): for an
+   * organization without a head document, i.e. at most once per organization, and only for
+   * chains written before positions and heads existed (or with no entries yet). Indexes every
+   * position, then inserts the head at the last contiguous entry with its roll-up; afterwards
+   * every read is by key.
+   */
+  async healLegacyChain(orgId: string): Promise<void> {
+    const entries = (await this.logs.find({ organization_id: orgId }).toArray()).sort((a, b) => a.seq - b.seq);
+    if (entries.length) await this.indexPositions(entries);
+    const contiguous: AuditLogDoc[] = [];
+    for (const e of entries) {
+      if (e.seq !== contiguous.length + 1) break;
+      contiguous.push(e);
+    }
+    const last = contiguous[contiguous.length - 1];
+    try {
+      await this.heads.insertOne({ _id: orgId, seq: last?.seq ?? 0, head_hash: last?.entry_hash ?? null, updated_at: new Date() });
+      if (entries.length) log.info('legacy audit chain indexed', { org_id: orgId, entries: entries.length });
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err; // another process did it (or the first append won)
+      return;
+    }
+    // audit_rollups by `_id`: only the writer of the head writes its roll-up.
+    await this.rollups.updateOne({ _id: orgId }, { $set: { ...addEntries(emptyRollup(), contiguous), updated_at: new Date() } }, { upsert: true });
+  }
+
+  /** Most recent first (the first page of `page`). */
+  async list(orgId: string, opts: { limit: number; status?: AuditStatusFilter; beforeSeq?: number }): Promise<AuditLogDoc[]> {
+    return (await this.page(orgId, opts)).docs;
+  }
+
+  /**
+   * A page of entries, most recent first, below `beforeSeq` (default: the newest). Reads by
+   * position from the head down with point lookups, so its cost does not grow with the chain.
+   * Unfiltered pages are full unless the chain ends; a status-filtered page looks at no more
+   * than STATUS_SCAN_WINDOW positions, so it can hold fewer than `limit` entries with a
+   * non-null `next` (continue from there).
+   */
+  async page(orgId: string, opts: { limit: number; status?: AuditStatusFilter; beforeSeq?: number }): Promise<AuditPage> {
+    const head = await this.headOf(orgId);
+    // Entries inserted but not yet under the head (a writer between its two steps) are part of the chain.
+    let top = head.seq;
+    while (await this.entryAt(orgId, top + 1)) top++;
+    let from = Math.min(top, opts.beforeSeq !== undefined ? opts.beforeSeq - 1 : top);
+    const docs: AuditLogDoc[] = [];
+    if (!opts.status) {
+      while (docs.length < opts.limit && from >= 1) {
+        const seqs = Array.from({ length: Math.min(opts.limit - docs.length, from) }, (_, i) => from - i);
+        const found = await mapLimit(seqs, LOOKUP_PARALLELISM, (seq) => this.entryAt(orgId, seq));
+        for (const d of found) if (d) docs.push(d);
+        from -= seqs.length;
+      }
+      return { docs, next: from >= 1 && docs.length > 0 ? (docs[docs.length - 1] as AuditLogDoc).seq : null };
+    }
+    const lowest = Math.max(1, from - STATUS_SCAN_WINDOW + 1);
+    while (docs.length < opts.limit && from >= lowest) {
+      const seqs = Array.from({ length: Math.min(64, from - lowest + 1) }, (_, i) => from - i);
+      // audit_seq by `_id` (org#seq), bounded by STATUS_SCAN_WINDOW per page.
+      const idx = await mapLimit(seqs, LOOKUP_PARALLELISM, (seq) => this.seqIndex.findOne({ _id: seqKey(orgId, seq) }));
+      const picked: Array<{ seq: number; idx: AuditSeqDoc }> = [];
+      for (let i = 0; i < seqs.length; i++) {
+        const pos = idx[i] ?? null;
+        if (pos && (opts.status === 'verified' ? pos.verified : pos.blocked)) picked.push({ seq: seqs[i] as number, idx: pos });
+      }
+      const found = await mapLimit(picked, LOOKUP_PARALLELISM, (p) => this.entryAt(orgId, p.seq, p.idx));
+      for (let i = 0; i < found.length; i++) {
+        const d = found[i];
+        if (!d || !(opts.status === 'verified' ? d.verified === true : isBlocked(d))) continue;
+        docs.push(d);
+        if (docs.length === opts.limit) return { docs, next: d.seq > 1 ? d.seq : null };
+      }
+      from -= seqs.length;
+    }
+    return { docs, next: from >= 1 ? from + 1 : null };
+  }
+
+  /** Every entry in chain order (oldest first), by position: the auditor's full export. */
+  async *inOrder(orgId: string, chunk = 200): AsyncGenerator<AuditLogDoc> {
+    const head = await this.headOf(orgId);
+    let seq = 1;
+    for (;;) {
+      const seqs = Array.from({ length: chunk }, (_, i) => seq + i);
+      const found = await mapLimit(seqs, LOOKUP_PARALLELISM, (s) => this.entryAt(orgId, s));
+      for (const d of found) if (d) yield d;
+      seq += chunk;
+      // Past the head, stop at the first free position.
+      if (seq > head.seq && found.some((d, i) => !d && (seqs[i] as number) > head.seq)) return;
+    }
+  }
+
+  /** The last `limit` entries in chain order (oldest first). */
+  async lastInOrder(orgId: string, limit: number): Promise<AuditLogDoc[]> {
+    return (await this.list(orgId, { limit })).reverse();
+  }
+
+  /**
+   * Integrity of the last `window` entries: each verified against its predecessor, plus the
+   * head document (a deleted newest entry leaves the head pointing past the stored chain).
+   */
+  async integrity(orgId: string, window: number, secret: string | undefined): Promise<ChainIntegrity> {
+    const docs = await this.list(orgId, { limit: window + 1 });
+    docs.reverse();
+    // audit_heads by `_id`.
+    const head = await this.heads.findOne({ _id: orgId });
+    // The oldest loaded entry only serves as the predecessor of the next one (unless it is the genesis).
+    const first = docs.length > window ? 1 : 0;
+    let invalid = 0;
+    let firstInvalid: ChainIntegrity['first_invalid'] = null;
+    for (let i = first; i < docs.length; i++) {
+      const doc = docs[i] as AuditLogDoc;
+      // i === 0 only when everything was loaded: then the first stored entry has no predecessor.
+      const prev = i === 0 ? null : (docs[i - 1] as AuditLogDoc);
+      const v = verifyEntry(doc, prev, secret);
+      if (!v.valid) {
+        invalid++;
+        firstInvalid ??= { log_id: doc._id, seq: doc.seq, errors: v.errors };
+      }
+    }
+    const last = docs[docs.length - 1];
+    const headSeq = head?.seq ?? 0;
+    const headMatches = last ? head !== null && head.seq === last.seq && head.head_hash === last.entry_hash : headSeq === 0;
+    const checked = docs.length - first;
+    return {
+      checked,
+      invalid,
+      head_seq: headSeq,
+      head_matches_last_entry: headMatches,
+      valid: invalid === 0 && headMatches && secret !== undefined && secret !== '',
+      first_invalid: firstInvalid,
+    };
+  }
+
+  /**
+   * The organization's entry count and verdict roll-up: two point lookups (head, roll-up), plus
+   * the positions a roll-up that is a few entries behind the head lacks. A roll-up that is missing
+   * (a chain written before roll-ups existed) or far behind is rebuilt in the background from the
+   * chain, and null is returned meanwhile: the roll-up is a cache, the chain is the truth.
+   */
+  async rollup(orgId: string): Promise<{ seq: number; rollup: AuditRollup | null }> {
+    const head = await this.headOf(orgId);
+    return { seq: head.seq, rollup: await this.rollupAt(orgId, head.seq) };
+  }
+
+  /**
+   * Every organization's roll-up (GET /metrics): both collections are bounded (one document per
+   * organization); a roll-up a few entries behind its head is caught up by position.
+   */
+  async allRollups(): Promise<Array<{ orgId: string; seq: number; rollup: AuditRollup | null }>> {
+    // audit_heads and audit_rollups, all documents: bounded (one per organization each).
+    const [heads, rollups] = await Promise.all([this.heads.find({}).toArray(), this.rollups.find({}).toArray()]);
+    const byOrg = new Map(rollups.map((r) => [r._id, asRollup(r)] as const));
+    return mapLimit(heads, LOOKUP_PARALLELISM, async (h) => {
+      const stored = byOrg.get(h._id) ?? (h.seq === 0 ? emptyRollup() : null);
+      if (stored?.seq === h.seq) return { orgId: h._id, seq: h.seq, rollup: stored };
+      if (stored && stored.seq < h.seq && h.seq - stored.seq <= ROLLUP_CATCH_UP) return { orgId: h._id, seq: h.seq, rollup: await this.computeRollup(h._id, stored, h.seq) };
+      if (!stored || stored.seq < h.seq) this.rebuildInBackground(h._id);
+      return { orgId: h._id, seq: h.seq, rollup: null };
+    });
+  }
+
+  private rebuildInBackground(orgId: string): void {
+    if (this.rebuilding.has(orgId)) return;
+    this.rebuilding.add(orgId);
+    this.rebuildRollup(orgId)
+      .catch((err: Error) => log.warn('audit roll-up rebuild failed', { org_id: orgId, error: err.message }))
+      .finally(() => this.rebuilding.delete(orgId));
+  }
+
+  /** The roll-up of the organization's chain as stored now (positions 1..head, point lookups), without storing it. */
+  async computeRollup(orgId: string, from: AuditRollup = emptyRollup(), upTo?: number): Promise<AuditRollup> {
+    let rollup = from;
+    const last = upTo ?? (await this.headOf(orgId)).seq;
+    for (let seq = rollup.seq + 1; seq <= last; seq += 200) {
+      const seqs = Array.from({ length: Math.min(200, last - seq + 1) }, (_, i) => seq + i);
+      const found = await mapLimit(seqs, LOOKUP_PARALLELISM, (s) => this.entryAt(orgId, s));
+      // A position whose entry is gone (a deleted entry) still counts as a position, with no verdict.
+      let run: AuditLogDoc[] = [];
+      found.forEach((d, i) => {
+        if (d) return void run.push(d);
+        rollup = { ...addEntries(rollup, run), seq: seqs[i] as number };
+        run = [];
+      });
+      rollup = addEntries(rollup, run);
+    }
+    return rollup;
+  }
+
+  /**
+   * Recomputes the organization's roll-up from its chain (positions 1..head) and stores it; when
+   * appends moved the head meanwhile, counts their entries too. Returns the roll-up stored.
+   */
+  async rebuildRollup(orgId: string): Promise<AuditRollup> {
+    const head = await this.headOf(orgId);
+    let rollup = await this.computeRollup(orgId, emptyRollup(), head.seq);
+    const now = await this.headOf(orgId);
+    if (now.seq > rollup.seq) rollup = await this.computeRollup(orgId, rollup, now.seq);
+    // audit_rollups by `_id` (a plain $set: a roll-up is exact for its seq whoever writes it last).
+    await this.rollups.updateOne({ _id: orgId }, { $set: { ...rollup, updated_at: new Date() } }, { upsert: true });
+    return rollup;
+  }
+}

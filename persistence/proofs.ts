@@ -1,0 +1,71 @@
+// Proofs and attestation records: `proofs` (growing: one per distinct proved artifact, `_id` =
+// its proof_ref, content-addressed) and `attestations` (growing: one per issued attestation,
+// `_id` = its jti). Both are written once and read only by `_id`; every query of these
+// collections is in this module, each with the key that serves it (docs/store-access.md).
+//
+// Writes are insert-once through the process's group commit (persistence/insert-coalescer.ts):
+// no read before the write. A duplicate key on a proof means the same artifact is already
+// retained (the id is its hash); on an attestation, the same jti written by an earlier attempt.
+// Each caller awaits its own acknowledgement: the proof is stored before the attestation is
+// signed and VERIFIED leaves the activity; the attestation record before the verdict is returned.
+import type { Collection } from 'mongodb';
+import type { ProofRecord, Store } from '../core/store.js';
+import type { AttestationClaims, IssuedAttestation } from '../core/attestation.js';
+import { insertCoalescerFor } from './insert-coalescer.js';
+
+export type { ProofRecord };
+
+export interface AttestationRecord {
+  _id: string; // the jti
+  org_id: string | null;
+  token: string;
+  claims: AttestationClaims;
+  status: 'ISSUED';
+  engine: string;
+  proof_ref: string | null;
+  created_at: Date;
+}
+
+/** The attestation records collection (for seeding and tests; the service reads by `_id` only). */
+export function attestationRecords(store: Store): Collection<AttestationRecord> {
+  return store.collection<AttestationRecord>('attestations');
+}
+
+/** Retains a proof artifact under its proof_ref: an insert by `_id`; a duplicate = already retained. */
+export async function insertProof(store: Store, proofRef: string, record: Omit<ProofRecord, '_id'>): Promise<void> {
+  await insertCoalescerFor(store, 'proofs').insert({ _id: proofRef, ...record });
+}
+
+/** A retained proof by its proof_ref (`_id` point lookup). */
+export function findProof(store: Store, proofRef: string): Promise<ProofRecord | null> {
+  return store.proofs.findOne({ _id: proofRef });
+}
+
+/** Stores an issued attestation under its jti, scoped to `orgId`: an insert by `_id` (idempotent for the same jti). */
+export async function recordAttestation(
+  store: Store,
+  issued: IssuedAttestation,
+  meta: { orgId: string | null; engine: string; proofRef: string | null },
+): Promise<void> {
+  await insertCoalescerFor(store, 'attestations').insert({
+    _id: issued.jti,
+    org_id: meta.orgId,
+    token: issued.token,
+    claims: issued.claims,
+    status: issued.status,
+    engine: meta.engine,
+    proof_ref: meta.proofRef,
+    created_at: new Date(),
+  });
+}
+
+/** An attestation record by jti (`_id` point lookup), any organization: the public badge. */
+export function findAttestation(store: Store, id: string): Promise<AttestationRecord | null> {
+  return attestationRecords(store).findOne({ _id: id });
+}
+
+/** An attestation record of `orgId` (`_id` point lookup, organization checked here): another organization's is null. */
+export async function findOrgAttestation(store: Store, orgId: string, id: string): Promise<AttestationRecord | null> {
+  const rec = await findAttestation(store, id);
+  return rec && rec.org_id === orgId ? rec : null;
+}
