@@ -89,7 +89,10 @@ export async function startInProcessApp(): Promise<InProcessApp> {
   const counter = new WindowCounter(store);
   await counter.init();
   const app = createApp({ cfg, store, accounts, temporal, counter, ipLimiter: new IpLimiter(cfg.SVC_RATE_LIMIT_PER_IP, parseTrustedProxies('')) });
-  const server: Server = createServer(app.callback());
+  // Koa's handler settles every request itself (ctx.onerror answers a failure and never rejects),
+  // so its promise is not awaited: it only says when the response ended.
+  const handle = app.callback();
+  const server: Server = createServer((req, res) => void handle(req, res));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;
   return {
