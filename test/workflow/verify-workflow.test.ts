@@ -5,6 +5,7 @@
 // (one attempt, then the workflow fails with a time-out) and that a failed audit append fails
 // the run. The contract rows stay black-box (test/http/*).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@temporalio/client';
 import { noopWorkflow, verifyWorkflow } from '../../workflows/verify.js';
 import { failureOf, startWorkflowTier, type WorkflowTier } from './harness.js';
 import { ScriptedActivities, appendAuditDefault } from './stubs/scripted-activities.js';
@@ -123,6 +124,14 @@ describe('verifyWorkflow (workflow tier)', () => {
     const { result } = start(input('fact'), id);
     expect(await result).toMatchObject({ status: 'VERIFIED', engine: 'fact' });
     expect(acts.attempts(id, 'appendAuditActivity')).toBe(2);
+  });
+
+  it('an unsigned start (no svc-input-auth header) fails before the engine or the audit runs', async () => {
+    const id = 'verify-wf-unsigned';
+    const anonymous = new Client({ connection: tier.env.connection });
+    const result = anonymous.workflow.execute(verifyWorkflow, { args: [input('math')], taskQueue: tier.taskQueue, workflowId: id });
+    expect(await failureOf(result)).toMatchObject({ type: 'WorkflowInputRefused' });
+    expect(acts.log.of(id)).toEqual([]);
   });
 
   it('noopWorkflow answers ok without an activity', async () => {
