@@ -5,6 +5,7 @@
 // and sees every start the API made. Proves validation and error mapping in milliseconds; the
 // black-box tier (test/http/) still proves every contract row through the real processes.
 import { createServer, type Server } from 'node:http';
+import type Koa from 'koa';
 import type { AddressInfo } from 'node:net';
 import { loadConfig, type ServiceConfig } from '../../core/config.js';
 import { Accounts, type ResolvedKey } from '../../core/accounts.js';
@@ -27,6 +28,8 @@ export type Script = { result: unknown } | { resultError: unknown } | { startErr
 
 export interface InProcessApp {
   url: string;
+  /** The Koa application itself (its router: test/inproc/routes-contract.test.ts). */
+  app: Koa;
   key: string;
   cfg: ServiceConfig;
   starts: StartCall[];
@@ -97,6 +100,7 @@ export async function startInProcessApp(): Promise<InProcessApp> {
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
+    app,
     key,
     cfg,
     starts,
