@@ -50,7 +50,8 @@ const input = (trace: string, over: Partial<Input> = {}): Input =>
     ...over,
   }) as Input;
 
-const run = (id: string, req: Input) => tier.client.workflow.execute(a2aWorkflow, { args: [req], taskQueue: tier.taskQueue, workflowId: id });
+const run = (id: string, req: Input) =>
+  tier.client.workflow.execute(a2aWorkflow, { args: [req], taskQueue: tier.taskQueue, workflowId: id });
 const sequence = (id: string) => acts.log.of(id).map((c) => c.activity);
 
 describe('a2aWorkflow (workflow tier)', () => {
@@ -94,19 +95,30 @@ describe('a2aWorkflow (workflow tier)', () => {
     });
   });
 
-  it.each(['blocked', 'unverifiable', 'heuristic_pass', 'error'] as const)('%s is not admissible and is still audited and recorded', async (status) => {
-    const id = `a2a-wf-${status}`;
-    acts.script(id, 'a2aEvaluateActivity', { result: evaluation({ status, proof_ref: null, attestation_jwt: null }) });
-    const out = await run(id, input(`trace_${status}`));
-    expect(out).toMatchObject({ status, admissible: false });
-    expect((acts.log.of(id, 'appendAuditActivity')[0]!.input as { result: unknown }).result).toEqual({ status: status.toUpperCase(), proof_ref: null });
-    expect(acts.attempts(id, 'recordA2aMessageActivity')).toBe(1);
-  });
+  it.each(['blocked', 'unverifiable', 'heuristic_pass', 'error'] as const)(
+    '%s is not admissible and is still audited and recorded',
+    async (status) => {
+      const id = `a2a-wf-${status}`;
+      acts.script(id, 'a2aEvaluateActivity', {
+        result: evaluation({ status, proof_ref: null, attestation_jwt: null }),
+      });
+      const out = await run(id, input(`trace_${status}`));
+      expect(out).toMatchObject({ status, admissible: false });
+      expect((acts.log.of(id, 'appendAuditActivity')[0]!.input as { result: unknown }).result).toEqual({
+        status: status.toUpperCase(),
+        proof_ref: null,
+      });
+      expect(acts.attempts(id, 'recordA2aMessageActivity')).toBe(1);
+    },
+  );
 
   it('a failed evaluation is not retried and fails the run before any audit entry', async () => {
     const id = 'a2a-wf-eval-failed';
     acts.script(id, 'a2aEvaluateActivity', { failAttempts: 99 });
-    expect(await failureOf(run(id, input('trace_fail')))).toMatchObject({ activityType: 'a2aEvaluateActivity', message: 'store unavailable' });
+    expect(await failureOf(run(id, input('trace_fail')))).toMatchObject({
+      activityType: 'a2aEvaluateActivity',
+      message: 'store unavailable',
+    });
     expect(sequence(id)).toEqual(['a2aEvaluateActivity']);
   });
 

@@ -33,7 +33,8 @@ const input = (kind: 'verify' | 'tool', over: Partial<Input> = {}): Input =>
     ...over,
   }) as Input;
 
-const run = (id: string, req: Input) => tier.client.workflow.execute(agentWorkflow, { args: [req], taskQueue: tier.taskQueue, workflowId: id });
+const run = (id: string, req: Input) =>
+  tier.client.workflow.execute(agentWorkflow, { args: [req], taskQueue: tier.taskQueue, workflowId: id });
 const sequence = (id: string) => acts.log.of(id).map((c) => c.activity);
 const recorded = (id: string) => acts.log.of(id, 'recordAgentActivityActivity')[0]!.input as Record<string, unknown>;
 const audited = (id: string) => acts.log.of(id, 'appendAuditActivity')[0]!.input as Record<string, unknown>;
@@ -54,17 +55,45 @@ describe('agentWorkflow: verify (workflow tier)', () => {
     expect(sequence(id).slice(1, 3).sort()).toEqual(['verifyMathActivity', 'verifySqlActivity']);
     expect(sequence(id).slice(3)).toEqual(['appendAuditActivity', 'recordAgentActivityActivity']);
     expect(acts.log.of(id, 'agentGuardActivity')[0]!.input).toEqual(input('verify'));
-    expect(acts.log.of(id, 'verifySqlActivity')[0]!.input).toEqual({ input: { query: 'SELECT 1' }, org_id: 'org_agents', workflow_id: id });
-    expect(audited(id)).toMatchObject({ org_id: 'org_agents', workflow_id: id, engine: 'agent-verify', input: { query: '2 + 2 = 4' }, result: { status: 'VERIFIED', admission: 'ADMIT' } });
+    expect(acts.log.of(id, 'verifySqlActivity')[0]!.input).toEqual({
+      input: { query: 'SELECT 1' },
+      org_id: 'org_agents',
+      workflow_id: id,
+    });
+    expect(audited(id)).toMatchObject({
+      org_id: 'org_agents',
+      workflow_id: id,
+      engine: 'agent-verify',
+      input: { query: '2 + 2 = 4' },
+      result: { status: 'VERIFIED', admission: 'ADMIT' },
+    });
     expect(audited(id).audit).toEqual({ user_id: null, key_id: 'agent_1', request_digest: `sha256:${'1'.repeat(64)}` });
-    expect(recorded(id)).toMatchObject({ agent_id: 'agent_1', org_id: 'org_agents', kind: 'verify', status: 'VERIFIED', engine: 'mixed', conversation_id: 'conv_1', step_number: 3, workflow_id: id });
+    expect(recorded(id)).toMatchObject({
+      agent_id: 'agent_1',
+      org_id: 'org_agents',
+      kind: 'verify',
+      status: 'VERIFIED',
+      engine: 'mixed',
+      conversation_id: 'conv_1',
+      step_number: 3,
+      workflow_id: id,
+    });
     expect(out.audit_log_id).toBe(recorded(id).audit_log_id);
   });
 
   it('a flagged request runs no engine and is recorded BLOCKED', async () => {
     const id = 'agent-wf-flagged';
-    const finding = { detector: 'exfiltration' as const, kind: 'api_key', category: 'secret', location: 'query', encoding: 'plain', excerpt: 'svc_live_…' };
-    acts.script(id, 'agentGuardActivity', { result: verifyGuard({ outcome: 'flagged', findings: [finding], parts: [], claim: 'blocked request' }) });
+    const finding = {
+      detector: 'exfiltration' as const,
+      kind: 'api_key',
+      category: 'secret',
+      location: 'query',
+      encoding: 'plain',
+      excerpt: 'svc_live_…',
+    };
+    acts.script(id, 'agentGuardActivity', {
+      result: verifyGuard({ outcome: 'flagged', findings: [finding], parts: [], claim: 'blocked request' }),
+    });
     await run(id, input('verify'));
     expect(sequence(id)).toEqual(['agentGuardActivity', 'appendAuditActivity', 'recordAgentActivityActivity']);
     expect(recorded(id)).toMatchObject({ status: 'BLOCKED', engine: null, findings: [finding] });
@@ -72,7 +101,15 @@ describe('agentWorkflow: verify (workflow tier)', () => {
 
   it('a changed tool definition runs no engine and is BLOCKED', async () => {
     const id = 'agent-wf-tool-changed';
-    acts.script(id, 'agentGuardActivity', { result: verifyGuard({ outcome: 'tool_changed', tool_name: 'search', pinned_hash: 'a', presented_hash: 'b', parts: [] }) });
+    acts.script(id, 'agentGuardActivity', {
+      result: verifyGuard({
+        outcome: 'tool_changed',
+        tool_name: 'search',
+        pinned_hash: 'a',
+        presented_hash: 'b',
+        parts: [],
+      }),
+    });
     await run(id, input('verify'));
     expect(sequence(id)).not.toContain('verifyMathActivity');
     expect(recorded(id)).toMatchObject({ status: 'BLOCKED', tool: 'search' });
@@ -96,7 +133,12 @@ describe('agentWorkflow: verify (workflow tier)', () => {
 
 describe('agentWorkflow: tool calls (workflow tier)', () => {
   const checks = [
-    { engine: 'code' as const, input: { code: 'print(1)', language: 'python' }, location: 'arguments.cmd', mode: 'strict' as const },
+    {
+      engine: 'code' as const,
+      input: { code: 'print(1)', language: 'python' },
+      location: 'arguments.cmd',
+      mode: 'strict' as const,
+    },
     { engine: 'sql' as const, input: { query: 'SELECT 1' }, location: 'arguments.sql', mode: 'strict' as const },
   ];
 
@@ -106,7 +148,11 @@ describe('agentWorkflow: tool calls (workflow tier)', () => {
     await run(id, input('tool'));
     expect(acts.attempts(id, 'verifyCodeActivity')).toBe(1);
     expect(acts.attempts(id, 'verifySqlActivity')).toBe(1);
-    expect(acts.log.of(id, 'verifyCodeActivity')[0]!.input).toEqual({ input: checks[0]!.input, org_id: 'org_agents', workflow_id: id });
+    expect(acts.log.of(id, 'verifyCodeActivity')[0]!.input).toEqual({
+      input: checks[0]!.input,
+      org_id: 'org_agents',
+      workflow_id: id,
+    });
     expect(audited(id)).toMatchObject({ engine: 'agent-tool', result: { status: 'ALLOW' } });
     expect(recorded(id)).toMatchObject({ kind: 'tool', status: 'ALLOW', tool: 'run_query', engine: 'code' });
   });
@@ -114,7 +160,9 @@ describe('agentWorkflow: tool calls (workflow tier)', () => {
   it('one check refused by its engine is DENY', async () => {
     const id = 'agent-wf-tool-deny';
     acts.script(id, 'agentGuardActivity', { result: toolGuard({ checks }) });
-    acts.script(id, 'verifySqlActivity', { result: { status: 'BLOCKED', agent_message: 'DROP TABLE', developer_fields: {} } });
+    acts.script(id, 'verifySqlActivity', {
+      result: { status: 'BLOCKED', agent_message: 'DROP TABLE', developer_fields: {} },
+    });
     await run(id, input('tool'));
     expect(recorded(id)).toMatchObject({ status: 'DENY' });
     expect(recorded(id).summary).toMatch(/^deny run_query: SQL engine blocked arguments\.sql/);
@@ -131,7 +179,10 @@ describe('agentWorkflow: failures, retries and deadlines (workflow tier)', () =>
 
     const down = 'agent-wf-guard-down';
     acts.script(down, 'agentGuardActivity', { failType: 'GuardUnavailableError' });
-    expect(await failureOf(run(down, input('verify')))).toMatchObject({ activityType: 'agentGuardActivity', type: 'GuardUnavailableError' });
+    expect(await failureOf(run(down, input('verify')))).toMatchObject({
+      activityType: 'agentGuardActivity',
+      type: 'GuardUnavailableError',
+    });
     expect(sequence(down)).toEqual(['agentGuardActivity']);
   });
 
@@ -139,7 +190,11 @@ describe('agentWorkflow: failures, retries and deadlines (workflow tier)', () =>
     const id = 'agent-wf-engine-late';
     acts.script(id, 'verifyMathActivity', { sleepMs: 2_500 });
     const t0 = Date.now();
-    expect(await failureOf(run(id, input('verify', { engine_timeouts_ms: { math: 800, logic: 3_000, code: 3_000, sql: 3_000 } })))).toMatchObject({
+    expect(
+      await failureOf(
+        run(id, input('verify', { engine_timeouts_ms: { math: 800, logic: 3_000, code: 3_000, sql: 3_000 } })),
+      ),
+    ).toMatchObject({
       activityType: 'verifyMathActivity',
       timeout: true,
     });

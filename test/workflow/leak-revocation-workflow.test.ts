@@ -53,8 +53,18 @@ const match = (index: number) => ({
   url: index === 0 ? 'https://example.invalid/commit/1' : null,
   source: index === 0 ? 'commit' : null,
 });
-const input = (id: string, feedback = true): LeakRevocationInput => ({ delivery_id: id, received_at: '2026-01-01T00:00:00.000Z', matches: [match(0), match(1), match(2)], feedback });
-const run = (id: string, req: LeakRevocationInput) => tier.client.workflow.execute(leakRevocationWorkflow, { args: [req], taskQueue: tier.taskQueue, workflowId: `leak-revocation-${id}` });
+const input = (id: string, feedback = true): LeakRevocationInput => ({
+  delivery_id: id,
+  received_at: '2026-01-01T00:00:00.000Z',
+  matches: [match(0), match(1), match(2)],
+  feedback,
+});
+const run = (id: string, req: LeakRevocationInput) =>
+  tier.client.workflow.execute(leakRevocationWorkflow, {
+    args: [req],
+    taskQueue: tier.taskQueue,
+    workflowId: `leak-revocation-${id}`,
+  });
 const wf = (id: string) => `leak-revocation-${id}`;
 
 describe('leakRevocationWorkflow (workflow tier)', () => {
@@ -109,7 +119,9 @@ describe('leakRevocationWorkflow (workflow tier)', () => {
   });
 
   it('nothing revoked: no audit event, no e-mail; feedback not asked for is skipped', async () => {
-    acts.script(wf('none'), 'revokeLeakedKeysActivity', { result: { outcomes: [{ index: 0, outcome: 'already_revoked', key_id: 'key_0' }], revoked: [], revoked_at: null } });
+    acts.script(wf('none'), 'revokeLeakedKeysActivity', {
+      result: { outcomes: [{ index: 0, outcome: 'already_revoked', key_id: 'key_0' }], revoked: [], revoked_at: null },
+    });
     const out = await run('none', input('none', false));
     expect(out).toMatchObject({ revoked_at: null, audit: {}, notifications: {}, feedback: 'skipped' });
     expect(acts.log.of(wf('none')).map((c) => c.activity)).toEqual(['revokeLeakedKeysActivity']);
@@ -119,7 +131,11 @@ describe('leakRevocationWorkflow (workflow tier)', () => {
     acts.script(wf('audit-chain'), 'recordLeakRevocationActivity', { failType: 'AuditChainError' });
     acts.script(wf('audit-chain'), 'notifyLeakRevocationActivity', { failType: 'NoRecipient' });
     const out = await run('audit-chain', input('audit-chain', false));
-    expect(out).toMatchObject({ outcomes: [{ outcome: 'revoked' }, { outcome: 'unknown' }, { outcome: 'revoked' }], audit: { key_0: 'failed', key_2: 'failed' }, notifications: { key_0: 'failed', key_2: 'failed' } });
+    expect(out).toMatchObject({
+      outcomes: [{ outcome: 'revoked' }, { outcome: 'unknown' }, { outcome: 'revoked' }],
+      audit: { key_0: 'failed', key_2: 'failed' },
+      notifications: { key_0: 'failed', key_2: 'failed' },
+    });
     // Both failure types are final: one attempt per key.
     expect(acts.attempts(wf('audit-chain'), 'recordLeakRevocationActivity')).toBe(2);
     expect(acts.attempts(wf('audit-chain'), 'notifyLeakRevocationActivity')).toBe(2);
@@ -127,14 +143,25 @@ describe('leakRevocationWorkflow (workflow tier)', () => {
 
   it('mail not configured is skipped (not retried); a duplicate counts as sent; an SMTP hiccup is retried', async () => {
     acts.script(wf('mail-off'), 'notifyLeakRevocationActivity', { failType: 'MailNotConfigured' });
-    expect((await run('mail-off', input('mail-off', false))).notifications).toEqual({ key_0: 'skipped', key_2: 'skipped' });
+    expect((await run('mail-off', input('mail-off', false))).notifications).toEqual({
+      key_0: 'skipped',
+      key_2: 'skipped',
+    });
     expect(acts.attempts(wf('mail-off'), 'notifyLeakRevocationActivity')).toBe(2);
 
-    acts.script(wf('mail-dup'), 'notifyLeakRevocationActivity', { result: (req: unknown) => ({ sent: false, duplicate: (req as { key: RevokedKey }).key.key_id === 'key_0' }) });
-    expect((await run('mail-dup', input('mail-dup', false))).notifications).toEqual({ key_0: 'done', key_2: 'skipped' });
+    acts.script(wf('mail-dup'), 'notifyLeakRevocationActivity', {
+      result: (req: unknown) => ({ sent: false, duplicate: (req as { key: RevokedKey }).key.key_id === 'key_0' }),
+    });
+    expect((await run('mail-dup', input('mail-dup', false))).notifications).toEqual({
+      key_0: 'done',
+      key_2: 'skipped',
+    });
 
     acts.script(wf('mail-flaky'), 'notifyLeakRevocationActivity', { failAttempts: 1 });
-    expect((await run('mail-flaky', input('mail-flaky', false))).notifications).toEqual({ key_0: 'done', key_2: 'done' });
+    expect((await run('mail-flaky', input('mail-flaky', false))).notifications).toEqual({
+      key_0: 'done',
+      key_2: 'done',
+    });
     expect(acts.attempts(wf('mail-flaky'), 'notifyLeakRevocationActivity')).toBe(4);
   });
 

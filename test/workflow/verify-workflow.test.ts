@@ -37,7 +37,10 @@ function input(engine: StubEngine, over: Partial<Input> = {}): Input {
 }
 
 function start(req: Input, id = `verify-wf-${++n}`) {
-  return { id, result: tier.client.workflow.execute(verifyWorkflow, { args: [req], taskQueue: tier.taskQueue, workflowId: id }) };
+  return {
+    id,
+    result: tier.client.workflow.execute(verifyWorkflow, { args: [req], taskQueue: tier.taskQueue, workflowId: id }),
+  };
 }
 
 describe('verifyWorkflow (workflow tier)', () => {
@@ -46,9 +49,18 @@ describe('verifyWorkflow (workflow tier)', () => {
     async (engine, activity) => {
       const { id, result } = start(input(engine));
       const out = await result;
-      expect(out).toEqual({ status: 'VERIFIED', engine, proof_ref: expect.stringMatching(/^sha256:/), echo: { query: `${engine} claim` } });
+      expect(out).toEqual({
+        status: 'VERIFIED',
+        engine,
+        proof_ref: expect.stringMatching(/^sha256:/),
+        echo: { query: `${engine} claim` },
+      });
       expect(acts.log.of(id).map((c) => c.activity)).toEqual([activity, 'appendAuditActivity']);
-      expect(acts.log.of(id, activity)[0]!.input).toEqual({ input: { query: `${engine} claim` }, org_id: 'org_wf', workflow_id: id });
+      expect(acts.log.of(id, activity)[0]!.input).toEqual({
+        input: { query: `${engine} claim` },
+        org_id: 'org_wf',
+        workflow_id: id,
+      });
       expect(acts.log.of(id, 'appendAuditActivity')[0]!.input).toEqual({
         org_id: 'org_wf',
         workflow_id: id,
@@ -72,49 +84,65 @@ describe('verifyWorkflow (workflow tier)', () => {
     expect(acts.log.of(id).map((c) => c.activity)).toEqual(['verifySqlActivity']);
   });
 
-  it.each(['normal', 'local'] as const)('%s: an infrastructure failure is retried and the third attempt answers', async (mode) => {
-    const id = `verify-wf-flaky-${mode}`;
-    acts.script(id, 'verifyCodeActivity', { failAttempts: 2 });
-    const { result } = start(input('code', { activity_mode: mode }), id);
-    expect(await result).toMatchObject({ status: 'VERIFIED', engine: 'code' });
-    expect(acts.attempts(id, 'verifyCodeActivity')).toBe(3);
-  });
+  it.each(['normal', 'local'] as const)(
+    '%s: an infrastructure failure is retried and the third attempt answers',
+    async (mode) => {
+      const id = `verify-wf-flaky-${mode}`;
+      acts.script(id, 'verifyCodeActivity', { failAttempts: 2 });
+      const { result } = start(input('code', { activity_mode: mode }), id);
+      expect(await result).toMatchObject({ status: 'VERIFIED', engine: 'code' });
+      expect(acts.attempts(id, 'verifyCodeActivity')).toBe(3);
+    },
+  );
 
   it('an activity failing on every attempt fails the run after 3 attempts, with no audit entry', async () => {
     const id = 'verify-wf-broken';
     acts.script(id, 'verifyLogicActivity', { failAttempts: 99 });
     const { result } = start(input('logic'), id);
-    expect(await failureOf(result)).toMatchObject({ activityType: 'verifyLogicActivity', timeout: false, message: 'store unavailable' });
+    expect(await failureOf(result)).toMatchObject({
+      activityType: 'verifyLogicActivity',
+      timeout: false,
+      message: 'store unavailable',
+    });
     expect(acts.attempts(id, 'verifyLogicActivity')).toBe(3);
     expect(acts.attempts(id, 'appendAuditActivity')).toBe(0);
   });
 
-  it.each(['EngineTimeout', 'DeterministicEngineError', 'ValidationError'])('a %s failure is final: one attempt', async (type) => {
-    const id = `verify-wf-final-${type}`;
-    acts.script(id, 'verifyMathActivity', { failType: type });
-    const { result } = start(input('math'), id);
-    expect(await failureOf(result)).toMatchObject({ activityType: 'verifyMathActivity', type });
-    expect(acts.attempts(id, 'verifyMathActivity')).toBe(1);
-    expect(acts.attempts(id, 'appendAuditActivity')).toBe(0);
-  });
+  it.each(['EngineTimeout', 'DeterministicEngineError', 'ValidationError'])(
+    'a %s failure is final: one attempt',
+    async (type) => {
+      const id = `verify-wf-final-${type}`;
+      acts.script(id, 'verifyMathActivity', { failType: type });
+      const { result } = start(input('math'), id);
+      expect(await failureOf(result)).toMatchObject({ activityType: 'verifyMathActivity', type });
+      expect(acts.attempts(id, 'verifyMathActivity')).toBe(1);
+      expect(acts.attempts(id, 'appendAuditActivity')).toBe(0);
+    },
+  );
 
-  it.each(['normal', 'local'] as const)('%s: an engine past its deadline (timeout_ms) fails the run with a time-out, not retried', async (mode) => {
-    const id = `verify-wf-late-${mode}`;
-    acts.script(id, 'verifyProcessActivity', { sleepMs: 2_500 });
-    const t0 = Date.now();
-    const { result } = start(input('process', { timeout_ms: 800, activity_mode: mode }), id);
-    expect(await failureOf(result)).toMatchObject({ activityType: 'verifyProcessActivity', timeout: true });
-    expect(Date.now() - t0).toBeLessThan(2_400);
-    expect(acts.attempts(id, 'verifyProcessActivity')).toBe(1);
-    expect(acts.attempts(id, 'appendAuditActivity')).toBe(0);
-  });
+  it.each(['normal', 'local'] as const)(
+    '%s: an engine past its deadline (timeout_ms) fails the run with a time-out, not retried',
+    async (mode) => {
+      const id = `verify-wf-late-${mode}`;
+      acts.script(id, 'verifyProcessActivity', { sleepMs: 2_500 });
+      const t0 = Date.now();
+      const { result } = start(input('process', { timeout_ms: 800, activity_mode: mode }), id);
+      expect(await failureOf(result)).toMatchObject({ activityType: 'verifyProcessActivity', timeout: true });
+      expect(Date.now() - t0).toBeLessThan(2_400);
+      expect(acts.attempts(id, 'verifyProcessActivity')).toBe(1);
+      expect(acts.attempts(id, 'appendAuditActivity')).toBe(0);
+    },
+  );
 
   it('a failed audit append fails the run (no verdict without its audit record); chain errors are not retried', async () => {
     const id = 'verify-wf-audit-chain';
     acts.script(id, 'appendAuditActivity', { failType: 'AuditChainError' });
     const { result } = start(input('rag'), id);
     // (A local activity's failure reaches the client without its activity type.)
-    expect(await failureOf(result)).toMatchObject({ type: 'AuditChainError', message: 'appendAuditActivity failed (AuditChainError)' });
+    expect(await failureOf(result)).toMatchObject({
+      type: 'AuditChainError',
+      message: 'appendAuditActivity failed (AuditChainError)',
+    });
     expect(acts.attempts(id, 'appendAuditActivity')).toBe(1);
   });
 
@@ -129,14 +157,20 @@ describe('verifyWorkflow (workflow tier)', () => {
   it('an unsigned start (no svc-input-auth header) fails before the engine or the audit runs', async () => {
     const id = 'verify-wf-unsigned';
     const anonymous = new Client({ connection: tier.env.connection });
-    const result = anonymous.workflow.execute(verifyWorkflow, { args: [input('math')], taskQueue: tier.taskQueue, workflowId: id });
+    const result = anonymous.workflow.execute(verifyWorkflow, {
+      args: [input('math')],
+      taskQueue: tier.taskQueue,
+      workflowId: id,
+    });
     expect(await failureOf(result)).toMatchObject({ type: 'WorkflowInputRefused' });
     expect(acts.log.of(id)).toEqual([]);
   });
 
   it('noopWorkflow answers ok without an activity', async () => {
     const id = 'verify-wf-noop';
-    expect(await tier.client.workflow.execute(noopWorkflow, { args: [], taskQueue: tier.taskQueue, workflowId: id })).toBe('ok');
+    expect(
+      await tier.client.workflow.execute(noopWorkflow, { args: [], taskQueue: tier.taskQueue, workflowId: id }),
+    ).toBe('ok');
     expect(acts.log.of(id)).toEqual([]);
   });
 });

@@ -4,13 +4,27 @@ import type { GuardResult, ToolGuardResult, VerifyGuardResult } from '../../../c
 import { PROOF_REF, type Defaults } from './scripted-activities.js';
 
 export function agentDefaults(): Defaults {
-  const engine = (name: string) => () => ({ status: 'VERIFIED', engine: name, proof_ref: PROOF_REF, admission: 'ADMIT', attestation: { id: `att_${name}` } });
+  const engine = (name: string) => () => ({
+    status: 'VERIFIED',
+    engine: name,
+    proof_ref: PROOF_REF,
+    admission: 'ADMIT',
+    attestation: { id: `att_${name}` },
+  });
   return {
     agentGuardActivity: (): GuardResult => verifyGuard(),
     verifyMathActivity: engine('math'),
     verifyLogicActivity: engine('logic'),
-    verifyCodeActivity: () => ({ status: 'VERIFIED', proof_ref: PROOF_REF, developer_fields: { is_safe: true, is_valid: true, issues: [] } }),
-    verifySqlActivity: () => ({ status: 'VERIFIED', proof_ref: PROOF_REF, developer_fields: { is_valid: true, malicious_classification: false } }),
+    verifyCodeActivity: () => ({
+      status: 'VERIFIED',
+      proof_ref: PROOF_REF,
+      developer_fields: { is_safe: true, is_valid: true, issues: [] },
+    }),
+    verifySqlActivity: () => ({
+      status: 'VERIFIED',
+      proof_ref: PROOF_REF,
+      developer_fields: { is_valid: true, malicious_classification: false },
+    }),
     recordAgentActivityActivity: () => undefined,
   };
 }

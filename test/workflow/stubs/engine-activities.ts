@@ -23,7 +23,12 @@ export function engineDefaults(): Defaults {
   return Object.fromEntries(
     Object.entries(ENGINE_ACTIVITY_NAMES).map(([engine, activity]) => [
       activity,
-      (req: unknown) => ({ status: 'VERIFIED', engine, proof_ref: PROOF_REF, echo: (req as { input?: unknown }).input }),
+      (req: unknown) => ({
+        status: 'VERIFIED',
+        engine,
+        proof_ref: PROOF_REF,
+        echo: (req as { input?: unknown }).input,
+      }),
     ]),
   );
 }

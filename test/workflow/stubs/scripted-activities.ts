@@ -47,9 +47,13 @@ export class ScriptedActivities {
           this.log.add(name, input, workflowId);
           const s = this.scripts.get(`${workflowId}\0${name}`) ?? {};
           if (s.sleepMs) await sleep(s.sleepMs);
-          if (s.failType) throw ApplicationFailure.create({ message: `${name} failed (${s.failType})`, type: s.failType });
+          if (s.failType)
+            throw ApplicationFailure.create({ message: `${name} failed (${s.failType})`, type: s.failType });
           if (s.failAttempts !== undefined && info.attempt <= s.failAttempts) throw new Error('store unavailable');
-          if (s.result !== undefined) return typeof s.result === 'function' ? (s.result as (i: unknown, a: number) => unknown)(input, info.attempt) : s.result;
+          if (s.result !== undefined)
+            return typeof s.result === 'function'
+              ? (s.result as (i: unknown, a: number) => unknown)(input, info.attempt)
+              : s.result;
           return fallback(input, info.attempt);
         },
       ]),
