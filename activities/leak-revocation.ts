@@ -274,7 +274,8 @@ async function sendMail(smtp: NonNullable<LeakConfig['smtp']>, msg: nodemailer.S
       }),
     ]);
   } catch (err) {
-    // Connection details only: never the message (it names the recipient).
+    // Connection details only: never the message (it names the recipient), so no `cause` either.
+    // eslint-disable-next-line preserve-caught-error
     throw new Error(`mail attempt failed: ${(err as { code?: string }).code ?? (err as Error).name}`);
   } finally {
     clearTimeout(timer);

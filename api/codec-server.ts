@@ -20,7 +20,10 @@ async function main(): Promise<void> {
   const store = Store.lazy(cfg.MONGODB_URI);
   const accounts = new Accounts(store, cfg.SVC_API_KEY_LOOKUP_SECRET);
   const app = createCodecApp({ cfg, accounts, codec });
-  const server = createServer(app.callback());
+  // Koa's handler settles every request itself (ctx.onerror answers a failure and never rejects),
+  // so its promise is not awaited: it only says when the response ended.
+  const handle = app.callback();
+  const server = createServer((req, res) => void handle(req, res));
   server.headersTimeout = 15_000;
   await new Promise<void>((resolve) => server.listen(cfg.SVC_CODEC_SERVER_PORT, cfg.SVC_CODEC_SERVER_HOST, resolve));
   const addr = server.address();

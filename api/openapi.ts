@@ -67,6 +67,8 @@ function operation(e: Endpoint): ZodOpenApiOperationObject {
   return op;
 }
 
+// JSON Schema documents as zod-openapi emits them: walked by key, untyped on purpose.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = Record<string, any>;
 
 /** The schemas whose properties are the fields of a request body: the object, or each branch of a union. */

@@ -48,7 +48,10 @@ export async function main(hooks: ApiHooks = {}): Promise<void> {
   migrate(1);
   const ipLimiter = new IpLimiter(cfg.SVC_RATE_LIMIT_PER_IP, trusted);
   const app = createApp({ cfg, store, accounts, temporal, counter, ipLimiter });
-  const server = createServer(app.callback());
+  // Koa's handler settles every request itself (ctx.onerror answers a failure and never rejects),
+  // so its promise is not awaited: it only says when the response ended.
+  const handle = app.callback();
+  const server = createServer((req, res) => void handle(req, res));
   server.requestTimeout = 0; // body deadlines are enforced per route by the body middleware
   server.headersTimeout = 15_000;
   await new Promise<void>((resolve) => server.listen(cfg.PORT, cfg.HOST, resolve));

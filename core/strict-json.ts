@@ -293,7 +293,7 @@ class Scanner {
     const token = match[0];
     this.pos = start + token.length;
     const next = t[this.pos];
-    if (next !== undefined && /[0-9.eE+\-]/.test(next)) this.fail('syntax', 'invalid number', start, path);
+    if (next !== undefined && /[0-9.eE+-]/.test(next)) this.fail('syntax', 'invalid number', start, path);
 
     const parsed = Number(token);
     if (!Number.isFinite(parsed)) this.fail('number_out_of_range', 'number overflows to Infinity', start, path);

@@ -652,8 +652,14 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
       await stack.down();
       process.exit(0);
     };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
+    const onSignal = () => {
+      stop().catch((err: unknown) => {
+        console.error('stopping the dev stack failed:', err);
+        process.exit(1);
+      });
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
     let devOperatorState = '';
     stack
       .up()

@@ -17,11 +17,17 @@ if ! wait "$sandbox_pid"; then
   echo "[test] ERROR: the Docker sandbox could not be set up (infra/sandbox/setup.sh); the sandboxed endpoints cannot be tested." >&2
   exit 1
 fi
-# The type check runs beside vitest (it needs one core for ~30 s while the stack starts); a
-# type error still fails the run, after the tests.
-echo "[test] type-checking (beside vitest; output in .data/tsc.log)"
+# The static checks run beside vitest (the type check needs one core for ~30 s while the stack
+# starts; the linter, type-aware, about as long; the format check a few seconds, after the lint);
+# a failed check still fails the run, after the tests.
+echo "[test] type-checking, linting and checking the format (beside vitest; output in .data/tsc.log, .data/lint.log)"
 npx tsc --noEmit -p tsconfig.json > .data/tsc.log 2>&1 &
 tsc_pid=$!
+( status=0
+  npx eslint . > .data/lint.log 2>&1 || status=1
+  npx prettier --check . > .data/format.log 2>&1 || status=$((status | 2))
+  exit $status ) &
+lint_pid=$!
 echo "[test] running vitest"
 set +e
 npx vitest run --reporter=default --reporter=json --outputFile.json=.data/vitest-report.json "$@"
@@ -29,6 +35,18 @@ status=$?
 if ! wait "$tsc_pid"; then
   cat .data/tsc.log
   echo "[test] ERROR: the type check failed (npx tsc --noEmit -p tsconfig.json)" >&2
+  status=1
+fi
+wait "$lint_pid"
+lint_status=$?
+if (( lint_status & 1 )); then
+  cat .data/lint.log
+  echo "[test] ERROR: the linter failed (npm run lint)" >&2
+  status=1
+fi
+if (( lint_status & 2 )); then
+  grep -v '^Checking formatting' .data/format.log
+  echo "[test] ERROR: files are not formatted (npm run format:check; npm run format writes them)" >&2
   status=1
 fi
 set -e

@@ -295,30 +295,58 @@ export function analyzeFact(claim: string, context: string): DeterministicFact {
   );
 }
 
+/**
+ * One context sentence against the claim, in named steps: the word overlap, then values (numbers
+ * and dates), polarity (negations and antonyms), named entities, hedges, and last whether what
+ * is left is support. Each step adds its contradictions and gaps in that order.
+ */
 function compare(c: Analysed, claimNorm: string, s: Sentence, lowerVocab: Set<string>, context: string, carriedStems: readonly string[]): Comparison {
   const x = analyse(s.tokens, lowerVocab);
   for (const st of carriedStems) x.allStems.add(st);
   let matched = 0;
   for (const w of c.content) if (x.content.has(w) || x.allStems.has(w)) matched++;
   const coverage = c.content.size === 0 ? 1 : matched / c.content.size;
-  const contradictions: Comparison['contradictions'] = [];
-  const gaps: string[] = [];
-  const quote = (a: number, b: number) => JSON.stringify(context.slice(a, b));
+  const step: CompareStep = { c, x, s, contradictions: [], gaps: [], quote: (a, b) => JSON.stringify(context.slice(a, b)) };
 
-  // Alignment of the claim's content words outside a set of excluded stems.
-  const aligned = (excluded: Set<string>) => {
-    let n = 0;
-    let m = 0;
-    for (const w of c.content) {
-      if (excluded.has(w)) continue;
-      n++;
-      if (x.allStems.has(w)) m++;
-    }
-    return { share: n === 0 ? 0 : m / n, matched: m };
-  };
-  const base = aligned(new Set());
+  const valuesSupported = compareValues(step);
+  const polarity = comparePolarity(step);
+  const unmatchedEntities = compareEntities(step);
+  const hedged = compareHedges(step);
 
-  // Quantities and dates.
+  let support: Comparison['support'] = null;
+  if (step.contradictions.length === 0 && !polarity.negDiff && polarity.flipped === 0 && valuesSupported && unmatchedEntities === 0 && hedged === 0) {
+    support = supportOf(step, claimNorm, coverage);
+  }
+  return { sentence: s, coverage, matched, support, contradictions: step.contradictions, gaps: step.gaps };
+}
+
+/** What every step of compare() reads (the claim, the sentence) and adds to. */
+interface CompareStep {
+  c: Analysed;
+  x: Analysed;
+  s: Sentence;
+  contradictions: Comparison['contradictions'];
+  gaps: string[];
+  /** The context between two offsets, quoted. */
+  quote: (a: number, b: number) => string;
+}
+
+/** Alignment of the claim's content words (outside a set of excluded stems) with the sentence. */
+function aligned({ c, x }: CompareStep, excluded: ReadonlySet<string>): { share: number; matched: number } {
+  let n = 0;
+  let m = 0;
+  for (const w of c.content) {
+    if (excluded.has(w)) continue;
+    n++;
+    if (x.allStems.has(w)) m++;
+  }
+  return { share: n === 0 ? 0 : m / n, matched: m };
+}
+
+/** Quantities and dates: true when every one of the claim's is supported by the sentence. */
+function compareValues(step: CompareStep): boolean {
+  const { c, x, contradictions, gaps, quote } = step;
+  const base = aligned(step, new Set());
   let valuesSupported = true;
   for (const q of c.mentions) {
     const sameKind = x.mentions.filter((m) => m.kind === q.kind && (m.kind === 'date' || (m as Quantity).dim === (q as Quantity).dim));
@@ -353,8 +381,12 @@ function compare(c: Analysed, claimNorm: string, s: Sentence, lowerVocab: Set<st
       gaps.push(`the sentence's value does not settle ${claimText}`);
     }
   }
+  return valuesSupported;
+}
 
-  // Polarity: negations and antonyms.
+/** Polarity: negations and antonyms. Returns whether the negation counts differ and how many words flipped. */
+function comparePolarity(step: CompareStep): { negDiff: boolean; flipped: number } {
+  const { c, x, s, contradictions, gaps } = step;
   const flipped: Array<{ claim: string; ctx: string; span: [number, number] }> = [];
   for (const w of c.content) {
     if (x.allStems.has(w)) continue;
@@ -375,7 +407,7 @@ function compare(c: Analysed, claimNorm: string, s: Sentence, lowerVocab: Set<st
   const polarityFlip = negDiff !== flipOdd;
   if (polarityFlip) {
     const excluded = new Set(flipped.map((f) => f.claim));
-    const al = aligned(excluded);
+    const al = aligned(step, excluded);
     // A negation in a much longer sentence may belong to another clause: only close matches count.
     const closeEnough = x.content.size <= 2 * c.content.size + 3;
     if (al.share >= ALIGN_FOR_POLARITY && al.matched >= 2 && (flipped.length > 0 || closeEnough)) {
@@ -403,8 +435,12 @@ function compare(c: Analysed, claimNorm: string, s: Sentence, lowerVocab: Set<st
   } else if (negDiff || flipped.length > 0) {
     gaps.push('it expresses the claim with different negations or opposite words, which is not read as support');
   }
+  return { negDiff, flipped: flipped.length };
+}
 
-  // Named entities in the claim's place.
+/** Named entities in the claim's place. Returns how many of the claim's entities the sentence does not name. */
+function compareEntities(step: CompareStep): number {
+  const { c, x, s, contradictions, gaps, quote } = step;
   const unmatchedClaim = c.entities.filter((e) => !e.stems.some((st) => x.allStems.has(st)));
   const foreign = x.entities.filter((e) => !e.stems.some((st) => c.allStems.has(st)));
   if (unmatchedClaim.length > 0) {
@@ -412,7 +448,7 @@ function compare(c: Analysed, claimNorm: string, s: Sentence, lowerVocab: Set<st
     for (const e of unmatchedClaim) {
       const rival = foreign.find((f) => f.slot === e.slot) ?? null;
       if (!rival) continue;
-      const al = aligned(new Set(e.stems));
+      const al = aligned(step, new Set(e.stems));
       if (al.share >= ALIGN_FOR_ENTITY && al.matched >= 2) {
         const t0 = s.tokens[rival.first]!;
         const t1 = s.tokens[rival.last]!;
@@ -428,22 +464,26 @@ function compare(c: Analysed, claimNorm: string, s: Sentence, lowerVocab: Set<st
     }
     if (!reported) gaps.push(`the sentence does not name ${unmatchedClaim.map((e) => JSON.stringify(e.text)).join(', ')}`);
   }
+  return unmatchedClaim.length;
+}
 
-  // Hedges: "It is a myth that ...", "... allegedly ...".
+/** Hedges: "It is a myth that ...", "... allegedly ...". Returns how many the sentence adds. */
+function compareHedges({ c, x, gaps }: CompareStep): number {
   const hedged = [...x.hedges].filter((h) => !c.hedges.has(h));
   if (hedged.length > 0) gaps.push(`the sentence reports or qualifies the statement (${hedged.map((h) => JSON.stringify(h)).join(', ')})`);
+  return hedged.length;
+}
 
-  let support: Comparison['support'] = null;
-  if (contradictions.length === 0 && !negDiff && flipped.length === 0 && valuesSupported && unmatchedClaim.length === 0 && hedged.length === 0) {
-    const sentNorm = ` ${norm(s.tokens)} `;
-    if (claimNorm.length > 0 && sentNorm.includes(` ${claimNorm} `)) support = 'exact';
-    else if (coverage === 1 && c.content.size > 0) support = 'near';
-    else if (c.content.size > 0) {
-      const missing = [...c.content].filter((w) => !x.allStems.has(w));
-      gaps.push(`the sentence lacks ${missing.slice(0, 5).map((w) => JSON.stringify(w)).join(', ')}`);
-    }
+/** Nothing contradicts or qualifies the claim: exact (word for word), near (every content word), or a gap. */
+function supportOf({ c, x, s, gaps }: CompareStep, claimNorm: string, coverage: number): Comparison['support'] {
+  const sentNorm = ` ${norm(s.tokens)} `;
+  if (claimNorm.length > 0 && sentNorm.includes(` ${claimNorm} `)) return 'exact';
+  if (coverage === 1 && c.content.size > 0) return 'near';
+  if (c.content.size > 0) {
+    const missing = [...c.content].filter((w) => !x.allStems.has(w));
+    gaps.push(`the sentence lacks ${missing.slice(0, 5).map((w) => JSON.stringify(w)).join(', ')}`);
   }
-  return { sentence: s, coverage, matched, support, contradictions, gaps };
+  return null;
 }
 
 const PRONOUNS = new Set(['it', 'he', 'she', 'they', 'this', 'its', 'his', 'her', 'their']);

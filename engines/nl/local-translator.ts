@@ -332,7 +332,7 @@ class Parser {
     if (t?.t === 'num') {
       this.i++;
       let v = t.v;
-      let text = t.text;
+      const text = t.text;
       const scale = this.peek();
       if (scale?.t === 'w' && scale.w in SCALES) {
         this.i++;

@@ -41,8 +41,8 @@ const escapeCp = (s: string) => s.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
  */
 export function foldCodePoint(cp: number): number {
   if (cp < 0x80) return cp >= 0x41 && cp <= 0x5a ? cp + 0x20 : cp; // ASCII letters fold to lower case
-  let v = foldCache.get(cp);
-  if (v !== undefined) return v;
+  const cached = foldCache.get(cp);
+  if (cached !== undefined) return cached;
   const ch = String.fromCodePoint(cp);
   const seen = new Set<number>([cp]);
   let frontier = [ch];

@@ -4,7 +4,7 @@
 // correct, wrong claimed answer, malformed JSON, refusal, truncated, an answer that smuggles
 // an injection, and one slower than the test stack's provider time-out. It counts the calls
 // per query (GET /calls?q=...), so tests can prove that a blocked query never reached it.
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 
 /** The test stack's provider time-out (SVC_PROVIDER_TIMEOUT): small, so the slow row is fast. */
 export const TEST_PROVIDER_TIMEOUT_SECONDS = 3;
@@ -179,7 +179,7 @@ export interface ProviderServer {
 
 export async function startProviderServer(port = 0): Promise<ProviderServer> {
   const calls = new Map<string, number>();
-  const server = createServer(async (req, res) => {
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const aborted = new AbortController();
     res.on('close', () => aborted.abort());
     const send = (status: number, body: unknown) => {
@@ -283,7 +283,9 @@ export async function startProviderServer(port = 0): Promise<ProviderServer> {
     } catch (err) {
       send(500, { error: { message: (err as Error).message } });
     }
-  });
+  };
+  // The handler answers every failure itself (500 above), so its promise is not awaited.
+  const server = createServer((req, res) => void handle(req, res));
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   const addr = server.address();
   const actualPort = typeof addr === 'object' && addr ? addr.port : port;

@@ -5,6 +5,7 @@
 // and sees every start the API made. Proves validation and error mapping in milliseconds; the
 // black-box tier (test/http/) still proves every contract row through the real processes.
 import { createServer, type Server } from 'node:http';
+import type Koa from 'koa';
 import type { AddressInfo } from 'node:net';
 import { loadConfig, type ServiceConfig } from '../../core/config.js';
 import { Accounts, type ResolvedKey } from '../../core/accounts.js';
@@ -27,6 +28,8 @@ export type Script = { result: unknown } | { resultError: unknown } | { startErr
 
 export interface InProcessApp {
   url: string;
+  /** The Koa application itself (its router: test/inproc/routes-contract.test.ts). */
+  app: Koa;
   key: string;
   cfg: ServiceConfig;
   starts: StartCall[];
@@ -89,11 +92,15 @@ export async function startInProcessApp(): Promise<InProcessApp> {
   const counter = new WindowCounter(store);
   await counter.init();
   const app = createApp({ cfg, store, accounts, temporal, counter, ipLimiter: new IpLimiter(cfg.SVC_RATE_LIMIT_PER_IP, parseTrustedProxies('')) });
-  const server: Server = createServer(app.callback());
+  // Koa's handler settles every request itself (ctx.onerror answers a failure and never rejects),
+  // so its promise is not awaited: it only says when the response ended.
+  const handle = app.callback();
+  const server: Server = createServer((req, res) => void handle(req, res));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
+    app,
     key,
     cfg,
     starts,
