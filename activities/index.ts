@@ -2,7 +2,8 @@
 import { makeVerifyMathActivity } from './verify-math.js';
 import { makeAppendAuditActivity } from './audit.js';
 import { makeVerifyLogicActivity } from './verify-logic.js';
-import { makeVerifyCodeActivity, makeVerifySqlActivity } from './verify-diagnostic.js';
+import { makeVerifyCodeActivity } from './verify-code.js';
+import { makeVerifySqlActivity } from './verify-sql.js';
 import { verifyProcessActivity, verifyRagActivity } from './verify-process-rag.js';
 import { makeBatchActivities } from './verify-batch.js';
 import { makeVerifyConsensusActivity } from './verify-consensus.js';
@@ -18,7 +19,7 @@ import { makeNaturalLanguageActivities } from './verify-natural-language.js';
 import { translateLogicActivity } from './verify-logic-nl.js';
 import { makeAgentActivities } from './agents.js';
 import { makeA2aActivities } from './a2a.js';
-import type { BatchItemActivityName, EngineActivityName } from '../core/engines.js';
+import type { BatchItemActivityName } from '../core/engines.js';
 import { makeAuthenticateInputActivity } from './input-auth.js';
 
 export type ActivityDeps = ProofContext & {
@@ -78,8 +79,9 @@ export function createActivities(deps: ActivityDeps) {
 
 export type VerificationActivities = ReturnType<typeof createActivities>;
 
-// The engine registry (core/engines.ts) names an activity per engine and per batch item type;
-// the worker must provide each one. A name the registry adds without an activity fails here.
+// The activity of one verification per engine is named by reference (workflows/engine-activities.ts,
+// typed by EngineIO); the registry (core/engines.ts) still names each batch item type's activity,
+// and the worker must provide each one. A name the registry adds without an activity fails here.
 type ActivityFn = (...args: never[]) => Promise<unknown>;
-type _RegistryActivitiesExist = VerificationActivities extends Record<EngineActivityName | BatchItemActivityName, ActivityFn> ? true : never;
+type _RegistryActivitiesExist = VerificationActivities extends Record<BatchItemActivityName, ActivityFn> ? true : never;
 export const REGISTRY_ACTIVITIES_PROVIDED: _RegistryActivitiesExist = true;

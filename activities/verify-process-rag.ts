@@ -14,14 +14,16 @@ type ValidationFailure = { error: 'validation_error'; detail: string };
 
 export async function verifyProcessActivity(req: VerifyActivityInput<Record<string, unknown>>): Promise<IracResult | MilestonesResult | ValidationFailure> {
   return runIsolated(
-    { engine: 'process', input: req.input },
+    'process',
+    req.input,
     { orgId: req.org_id, timeoutMs: engineBudgetMs(PROCESS_RAG_BUDGET_MS), timeoutDetail: 'Process verification timed out.' },
   );
 }
 
 export async function verifyRagActivity(req: VerifyActivityInput<Record<string, unknown>>): Promise<RagResult | ValidationFailure> {
   return runIsolated(
-    { engine: 'rag', input: req.input },
+    'rag',
+    req.input,
     { orgId: req.org_id, timeoutMs: engineBudgetMs(PROCESS_RAG_BUDGET_MS), timeoutDetail: 'RAG verification timed out.' },
   );
 }

@@ -8,7 +8,6 @@ import type { Store } from '../core/store.js';
 import { loadUpload } from '../core/uploads.js';
 import { verifyStatsClaim } from './stats/verify.js';
 import type { VerifyActivityInput } from './types.js';
-import type { StatsQueryParse } from '../engines/stats/query.js';
 import { engineBudgetMs, runIsolated } from './isolation/run.js';
 import type { StatsActivityInput } from '../core/verification-io.js';
 export type { StatsActivityInput };
@@ -19,8 +18,9 @@ const STATS_PARSE_BUDGET_MS = 5_000;
 export function makeVerifyStatsActivity(deps: { store: Store }) {
   return async function verifyStatsActivity(req: VerifyActivityInput<StatsActivityInput>): Promise<DiagnosticResult> {
     const input = req.input;
-    const parsed = await runIsolated<StatsQueryParse>(
-      { engine: 'stats_query', query: input.query },
+    const parsed = await runIsolated(
+      'stats_query',
+      { query: input.query },
       { orgId: req.org_id, timeoutMs: engineBudgetMs(STATS_PARSE_BUDGET_MS), timeoutDetail: 'Statistics verification timed out.' },
     );
     const v = await verifyStatsClaim(

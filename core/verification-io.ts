@@ -11,6 +11,20 @@ import type { CodeRequest } from '../contract/code.js';
 import type { EngineName } from './engines.js';
 import type { ImageFormat } from './image-format.js';
 
+/**
+ * /verify/math's body (contract/math.ts mathResponseSchema): the engine's fields without the
+ * internal `proof`, and what the activity adds (status VERIFIED only for a retained, attested
+ * proof; proof_ref; attestation; constraint_id/attestation_error when signing failed).
+ */
+export type MathActivityResult = Omit<MathResponse, 'proof' | 'status'> & {
+  status: 'VERIFIED' | 'UNVERIFIABLE' | 'BLOCKED';
+  proof_ref: string | null;
+  is_authoritative: boolean;
+  attestation?: { id: string; token: string; status: string };
+  constraint_id?: string;
+  attestation_error?: string;
+};
+
 export interface FactActivityInput {
   claim: string;
   context: string;
@@ -72,7 +86,7 @@ export type ConsensusActivityResultView = ConsensusResponse & { sandbox_failure?
 
 /** What a route sends to an engine's workflow and what comes back, per engine (core/engines.ts). */
 export interface EngineIO {
-  math: { input: MathRequest; result: MathResponse };
+  math: { input: MathRequest; result: MathActivityResult };
   logic: { input: LogicRequest | { query: string; provider: string }; result: LogicActivityResult };
   code: { input: CodeRequest; result: DiagnosticActivityResult };
   /** The caller's known fields as sent: the activity validates them itself (contract/sql.ts). */
