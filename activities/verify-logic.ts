@@ -46,12 +46,12 @@ export function makeVerifyLogicActivity(z3TimeoutMs: number) {
     } catch (err) {
       if (err instanceof LogicInputError) {
         return {
-          status: err.httpStatus === 403 ? 'BLOCKED' : 'ERROR',
+          status: err.refusal === 'policy' ? 'BLOCKED' : 'ERROR',
           reason: (err as { reason?: string }).reason ?? 'invalid_query',
           message: err.message,
           position: err.position,
           provider_used: null,
-          http_status: err.httpStatus,
+          input_refused: err.refusal,
         };
       }
       return { status: 'ERROR', error: INTERNAL_VERIFICATION_ERROR, reason: 'internal_failure', provider_used: null };

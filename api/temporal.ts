@@ -5,7 +5,7 @@
 // VERIFIED by default.
 import { createHash, randomUUID } from 'node:crypto';
 import { Client, Connection, WorkflowFailedError, type ConnectionLike, type Workflow, type WorkflowHandle, type WorkflowStartOptions } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
+import type { temporal } from '@temporalio/proto';
 import { ApplicationFailure, TimeoutFailure } from '@temporalio/common';
 import { ENGINE_TIMEOUT_FAILURE } from '../core/failure-types.js';
 import type { ServiceConfig } from '../core/config.js';
@@ -283,6 +283,9 @@ export function isTimeout(err: unknown): boolean {
 
 class NoWorkerError extends Error {}
 
+/** temporal.api.enums.v1.PendingWorkflowTaskState.PENDING_WORKFLOW_TASK_STATE_SCHEDULED (the proto package is CommonJS: no named import at run time). */
+const PENDING_WORKFLOW_TASK_STATE_SCHEDULED = 1;
+
 /**
  * Fires once if the run's first workflow task is still waiting for a worker NO_WORKER_AFTER_MS
  * after the start (and the deadline is further away than that), after terminating the run so a
@@ -315,7 +318,7 @@ class NoWorkerWatch {
 async function unclaimed(handle: { describe(): Promise<{ raw: temporal.api.workflowservice.v1.IDescribeWorkflowExecutionResponse }>; terminate(reason?: string): Promise<unknown> }): Promise<boolean> {
   const { raw } = await handle.describe();
   const task = raw.pendingWorkflowTask;
-  const firstTaskWaiting = !!task && task.state === temporal.api.enums.v1.PendingWorkflowTaskState.PENDING_WORKFLOW_TASK_STATE_SCHEDULED && Number(raw.workflowExecutionInfo?.historyLength ?? 0) <= 2;
+  const firstTaskWaiting = !!task && task.state === PENDING_WORKFLOW_TASK_STATE_SCHEDULED && Number(raw.workflowExecutionInfo?.historyLength ?? 0) <= 2;
   if (!firstTaskWaiting) return false;
   await handle.terminate('no worker took the workflow (fail closed)').catch(() => undefined);
   return true;

@@ -45,7 +45,9 @@ export interface ImageActivityInput {
   provider: string;
 }
 
-export type ImageActivityResult = ImageResponse | { http_status: 400 | 413; detail: string };
+/** An image the activity could not decode, or one over the pixel limit: the route answers 400 or 413. */
+export type ImageRefusal = { refused: 'undecodable' | 'too_many_pixels'; detail: string };
+export type ImageActivityResult = ImageResponse | ImageRefusal;
 
 export interface StatsActivityInput {
   query: string;
@@ -68,8 +70,8 @@ export interface LogicActivityResult {
   reason?: string;
   message?: string;
   position?: number | null;
-  /** HTTP status for input problems found only here (the route pre-validates, so rarely used). */
-  http_status?: number;
+  /** The query was refused here (policy or invalid input; the route pre-validates, so rarely used): the route maps it to 403 or 400. */
+  input_refused?: 'policy' | 'invalid';
 }
 
 export interface DiagnosticActivityResult extends DiagnosticResult {

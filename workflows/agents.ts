@@ -57,5 +57,5 @@ export async function agentWorkflow(req: AgentWorkflowInput): Promise<AgentWorkf
     engine: decision.engine,
     findings: guard.findings,
   });
-  return { http_status: decision.http_status, body: decision.body, audit_log_id: audit.log_id };
+  return { refused: decision.refused, body: decision.body, audit_log_id: audit.log_id };
 }

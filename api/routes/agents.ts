@@ -135,7 +135,7 @@ export function registerAgentRoutes(router: Router, deps: AppDeps): void {
       timeoutDetail: 'Agent verification timed out.',
     });
     ctx.set('X-Workflow-Id', workflowId);
-    ctx.status = result.http_status;
+    ctx.status = result.refused ? 403 : 200;
     ctx.body = { ...result.body, workflow_id: workflowId, audit_log_id: result.audit_log_id };
   }
 

@@ -46,7 +46,7 @@ export function registerImageRoutes(router: Router, deps: AppDeps): void {
       };
       // The deadline (measuring, plus the provider's time-out when a model is asked) is the registry's.
       const { result, workflowId } = await runEngine(deps, ctx, 'image', { input });
-      if ('http_status' in result) throw new HttpError(result.http_status, result.detail, { 'X-Workflow-Id': workflowId });
+      if ('refused' in result) throw new HttpError(result.refused === 'too_many_pixels' ? 413 : 400, result.detail, { 'X-Workflow-Id': workflowId });
       ctx.body = result;
     } finally {
       active--;
