@@ -37,13 +37,15 @@ export type ActivityDeps = ProofContext & {
   a2a?: { signingKeyPem?: string; deploymentId: string };
   /** SVC_WORKFLOW_INPUT_KEY: the input check every workflow runs first (core/workflow-input-auth.ts). */
   workflowInputKey: string;
+  /** The environment the composition root read (core/config.ts processEnv): provider, SMTP and feedback settings. */
+  env: NodeJS.ProcessEnv;
 };
 
 export function createActivities(deps: ActivityDeps) {
   // Fact verification: the provider layer judges entailment; keys stay in this worker's environment.
   const factDeps: FactActivityDeps = {
     judge: (provider, claim, context) => judgeEntailment(provider as ProviderName, claim, context),
-    providerTimeoutMs: providerTimeoutMs(process.env),
+    providerTimeoutMs: providerTimeoutMs(deps.env),
   };
   const engines = {
     verifyMathActivity: makeVerifyMathActivity(deps),
@@ -62,7 +64,7 @@ export function createActivities(deps: ActivityDeps) {
     }),
     appendAuditActivity: makeAppendAuditActivity({ store: deps.store, auditSecret: deps.auditSecret }),
     // Leaked-key revocation (workflows/leak-revocation.ts): SMTP and feedback settings from the environment.
-    ...makeLeakRevocationActivities({ store: deps.store, auditSecret: deps.auditSecret, config: loadLeakConfig(process.env) }),
+    ...makeLeakRevocationActivities({ store: deps.store, auditSecret: deps.auditSecret, config: loadLeakConfig(deps.env) }),
     ...makeNaturalLanguageActivities(deps),
     translateLogicActivity,
   };
@@ -71,7 +73,7 @@ export function createActivities(deps: ActivityDeps) {
     ...makeAuthenticateInputActivity(deps.workflowInputKey),
     ...engines,
     ...makeBatchActivities(deps, engines),
-    verifyFactBatchItemActivity: makeFactBatchActivity(factDeps, (requested) => resolveProvider(requested, process.env)),
+    verifyFactBatchItemActivity: makeFactBatchActivity(factDeps, (requested) => resolveProvider(requested, deps.env)),
     ...makeAgentActivities({ store: deps.store, lookupSecret: deps.lookupSecret }),
     ...makeA2aActivities({ store: deps.store, proofContext: deps, lookupSecret: deps.lookupSecret, signingKeyPem: deps.a2a?.signingKeyPem, deploymentId: deps.a2a?.deploymentId ?? 'svc-local' }),
   };

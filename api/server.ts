@@ -3,7 +3,7 @@
 import { createServer } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadConfig, assertServerSecrets, ConfigError, type ServiceConfig } from '../core/config.js';
+import { loadConfig, assertServerSecrets, ConfigError, processEnv, type ServiceConfig } from '../core/config.js';
 import { logger } from '../core/logger.js';
 import { Store } from '../core/store.js';
 import { Accounts } from '../core/accounts.js';
@@ -40,7 +40,7 @@ export async function main(hooks: ApiHooks = {}): Promise<void> {
   hooks.onGateway?.(temporal, cfg, store);
   const accounts = new Accounts(store, cfg.SVC_API_KEY_LOOKUP_SECRET as string, cfg.SVC_API_KEY_CACHE_TTL * 1000);
   const ipLimiter = new IpLimiter(cfg.SVC_RATE_LIMIT_PER_IP, trusted);
-  const app = createApp({ cfg, store, accounts, temporal, counter, ipLimiter });
+  const app = createApp({ cfg, env: processEnv(), store, accounts, temporal, counter, ipLimiter });
   const server = createServer(app.callback());
   server.requestTimeout = 0; // body deadlines are enforced per route by the body middleware
   server.headersTimeout = 15_000;

@@ -245,8 +245,9 @@ export class TemporalGateway {
     try {
       return await Promise.race([connection.withDeadline(Date.now() + opts.deadlineMs + 1000, () => handle.result()), unclaimed.fired]);
     } catch (err) {
-      if (err instanceof NoWorkerError || isTimeout(err)) {
-        log.warn(err instanceof NoWorkerError ? 'no worker took the workflow' : 'workflow deadline missed', { engine: opts.engine, workflow_id: opts.workflowId });
+      // The watch terminates the run it found unclaimed: the result's rejection may arrive first.
+      if (unclaimed.tripped || err instanceof NoWorkerError || isTimeout(err)) {
+        log.warn(unclaimed.tripped ? 'no worker took the workflow' : 'workflow deadline missed', { engine: opts.engine, workflow_id: opts.workflowId });
         if (opts.engine) recordWorkflowFailure(opts.engine, 'timeout');
         throw new HttpError(503, opts.timeoutDetail, headers);
       }
@@ -288,12 +289,14 @@ const PENDING_WORKFLOW_TASK_STATE_SCHEDULED = 1;
 
 /**
  * Fires once if the run's first workflow task is still waiting for a worker NO_WORKER_AFTER_MS
- * after the start (and the deadline is further away than that), after terminating the run so a
+ * after the start (and the deadline is further away than that), and terminates the run so a
  * worker that comes back later cannot produce a verdict nobody waits for. Cheap: a timer per
  * run, and one describe call only for a run still unanswered at that point.
  */
 class NoWorkerWatch {
   readonly fired: Promise<never>;
+  /** Set before the run is terminated. */
+  tripped = false;
   private timer: NodeJS.Timeout | null = null;
 
   constructor(handle: { describe(): Promise<{ raw: temporal.api.workflowservice.v1.IDescribeWorkflowExecutionResponse }>; terminate(reason?: string): Promise<unknown> }, deadlineMs: number) {
@@ -301,7 +304,13 @@ class NoWorkerWatch {
       if (deadlineMs <= NO_WORKER_AFTER_MS) return;
       this.timer = setTimeout(() => {
         void unclaimed(handle).then(
-          (yes) => yes && reject(new NoWorkerError('no worker took the workflow')),
+          (yes) => {
+            if (!yes) return;
+            this.tripped = true;
+            reject(new NoWorkerError('no worker took the workflow'));
+            // A worker that comes back later must not produce a verdict nobody waits for.
+            void handle.terminate('no worker took the workflow (fail closed)').catch(() => undefined);
+          },
           () => undefined, // describe failed: the deadline decides, as before
         );
       }, NO_WORKER_AFTER_MS);
@@ -315,13 +324,12 @@ class NoWorkerWatch {
   }
 }
 
-async function unclaimed(handle: { describe(): Promise<{ raw: temporal.api.workflowservice.v1.IDescribeWorkflowExecutionResponse }>; terminate(reason?: string): Promise<unknown> }): Promise<boolean> {
+/** Whether the run's first workflow task is still waiting for a worker. */
+async function unclaimed(handle: { describe(): Promise<{ raw: temporal.api.workflowservice.v1.IDescribeWorkflowExecutionResponse }> }): Promise<boolean> {
   const { raw } = await handle.describe();
   const task = raw.pendingWorkflowTask;
   const firstTaskWaiting = !!task && task.state === PENDING_WORKFLOW_TASK_STATE_SCHEDULED && Number(raw.workflowExecutionInfo?.historyLength ?? 0) <= 2;
-  if (!firstTaskWaiting) return false;
-  await handle.terminate('no worker took the workflow (fail closed)').catch(() => undefined);
-  return true;
+  return firstTaskWaiting;
 }
 
 function errorName(err: unknown): string {

@@ -20,7 +20,7 @@ export const A2A_MISSING_KEY = 'Missing gateway key: send it in the X-API-Key he
 export const A2A_INVALID_KEY = 'Invalid gateway key.';
 
 export function registerA2aRoutes(router: Router, deps: AppDeps): void {
-  const a2a = loadA2aConfig();
+  const a2a = loadA2aConfig(deps.env);
 
   const authenticate = (ctx: Context): string => {
     const presented = ctx.get('X-API-Key') || undefined;

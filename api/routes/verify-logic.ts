@@ -23,7 +23,7 @@ export function registerLogicRoutes(router: Router, deps: AppDeps): void {
     schema: logicRequestSchema,
     prepare: (input, ctx) => {
       if (!looksLikeDsl(input.query)) {
-        const provider = resolveProvider(input.provider, process.env);
+        const provider = resolveProvider(input.provider, deps.env);
         if (!provider.ok) throw new HttpError(400, provider.detail);
         return {
           input: { query: input.query, provider: provider.provider },

@@ -88,7 +88,7 @@ export async function startInProcessApp(): Promise<InProcessApp> {
   };
   const counter = new WindowCounter(store);
   await counter.init();
-  const app = createApp({ cfg, store, accounts, temporal, counter, ipLimiter: new IpLimiter(cfg.SVC_RATE_LIMIT_PER_IP, parseTrustedProxies('')) });
+  const app = createApp({ cfg, env: process.env, store, accounts, temporal, counter, ipLimiter: new IpLimiter(cfg.SVC_RATE_LIMIT_PER_IP, parseTrustedProxies('')) });
   const server: Server = createServer(app.callback());
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;
