@@ -8,6 +8,7 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
@@ -24,21 +25,22 @@ const CONFIGS: Record<string, string[]> = {
   'engine pool (size 2, 3 threads)': ['engine:2'],
   'engine pool (size 4, 5 threads)': ['engine:4'],
   'engine pool (size 1, 2 threads)': ['engine:1'],
+  'engine pool (size 2), eager engines only (math, process, RAG): the API process': ['engine:2:math,process,rag'],
   'Z3 pool (2 threads)': ['logic:2'],
   'Z3 pool (1 thread)': ['logic:1'],
   'guard pool (1 thread, one scan)': ['guard'],
   'PGlite (1 thread)': ['pglite'],
-  'all, stack defaults (engine 2, Z3 2, guard, PGlite)': ['engine:2', 'logic:2', 'guard', 'pglite'],
+  'worker, stack defaults (engine 2, Z3 2, guard, PGlite)': ['engine:2', 'logic:2', 'guard', 'pglite'],
 };
 
 async function child(tree: string, pools: string[]): Promise<void> {
-  const url = (p: string) => new URL(`file://${path.join(tree, p)}`).href;
+  const url = (p: string) => pathToFileURL(path.join(tree, p)).href;
   const closers: Array<() => Promise<unknown>> = [];
   for (const p of pools) {
-    const [name, n] = p.split(':');
+    const [name, n, preload] = p.split(':');
     if (name === 'engine') {
       const { EnginePool } = await import(url('activities/isolation/engine-pool.js'));
-      const pool = new EnginePool({ size: Number(n) });
+      const pool = new EnginePool({ size: Number(n), ...(preload ? { preload: preload.split(',') } : {}) });
       await pool.warmUp();
       closers.push(() => pool.shutdown());
     } else if (name === 'logic') {
@@ -68,7 +70,7 @@ async function child(tree: string, pools: string[]): Promise<void> {
 if (process.argv[2] === '--child') {
   await child(process.argv[3]!, process.argv.slice(4));
 } else {
-  const tree = process.argv[2] ?? newestServiceTree();
+  const tree = process.argv[2] ? path.resolve(process.argv[2]) : newestServiceTree();
   const mb = (b: number) => Math.round(b / 1e6);
   let bare = 0;
   console.log(`service tree: ${path.relative(ROOT, tree)}`);

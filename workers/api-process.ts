@@ -25,6 +25,10 @@ import { makeVerifyMathActivity } from '../activities/verify-math.js';
 import { verifyProcessActivity, verifyRagActivity } from '../activities/verify-process-rag.js';
 import { makeAppendAuditActivity } from '../activities/audit.js';
 import { getEnginePool, shutdownEnginePool } from '../activities/isolation/engine-pool.js';
+import type { EngineModuleName } from '../activities/isolation/engine-tasks.js';
+
+/** The engine modules the eager engines (core/engines.ts EAGER_ENGINES: math, process, RAG) run. */
+const EAGER_ENGINE_MODULES: readonly EngineModuleName[] = ['math', 'process', 'rag'];
 
 const log = logger('api-worker');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -51,6 +55,9 @@ let connection: NativeConnection | null = null;
  * on an error, eager start is switched off and the worker is started again.
  */
 async function runEagerWorker(temporal: TemporalGateway, cfg: ServiceConfig, store: Store): Promise<void> {
+  // This process's engine threads load only the eager engines' modules (math, process, RAG):
+  // the code scanners and the SQL parser were ~half of each thread's memory (docs/performance.md).
+  getEnginePool({ preload: EAGER_ENGINE_MODULES });
   const bundle = await workflowBundle();
   const activities = await eagerActivities(cfg, store);
   // Engine threads load their engines before this process takes a verification (as the

@@ -4,37 +4,57 @@
 // leads here, and from here to the engine. Inputs and results cross the thread boundary by
 // structured clone, so they are plain data; the results are exactly what the engines return
 // when called in-process.
-import { verifyMath, mathBatchOutcome, type MathRequest } from '../../engines/math.js';
-import { validateProcessRequest, verifyProcess } from '../../engines/process.js';
-import { validateRagRequest, verifyRag } from '../../engines/rag.js';
-import { scanCode } from '../../engines/code/index.js';
-import { validateSqlRequest, verifySql, type VerifySqlEngines } from '../../engines/sql/index.js';
-import { parseStatsQuery } from '../../engines/stats/query.js';
-import { threadId } from 'node:worker_threads';
+import type { MathRequest } from '../../engines/math.js';
+import type { VerifySqlEngines } from '../../engines/sql/index.js';
 import type { EngineOutcome } from '../../core/diagnostic.js';
+import { threadId } from 'node:worker_threads';
+
+// Each engine module is imported on first use and kept (the module cache): a thread loads only
+// the engines its process runs. The pool preloads its list at thread start (engine-worker.mjs),
+// so no task pays for an import inside its deadline (docs/performance.md, memory).
+export const ENGINE_MODULES = {
+  math: () => import('../../engines/math.js'),
+  process: () => import('../../engines/process.js'),
+  rag: () => import('../../engines/rag.js'),
+  code: () => import('../../engines/code/index.js'),
+  sql: () => import('../../engines/sql/index.js'),
+  stats: () => import('../../engines/stats/query.js'),
+};
+export type EngineModuleName = keyof typeof ENGINE_MODULES;
+export const ALL_ENGINE_MODULES = Object.keys(ENGINE_MODULES) as EngineModuleName[];
+
+/** Loads the named engine modules (all by default). */
+export async function preloadEngines(names: readonly EngineModuleName[] = ALL_ENGINE_MODULES): Promise<void> {
+  await Promise.all(names.map((n) => ENGINE_MODULES[n]()));
+}
 
 type ValidationFailure = { error: 'validation_error'; detail: string };
+type ProcessResult = ReturnType<Awaited<ReturnType<typeof ENGINE_MODULES.process>>['verifyProcess']>;
+type RagResult = ReturnType<Awaited<ReturnType<typeof ENGINE_MODULES.rag>>['verifyRag']>;
 
 export const ENGINE_TASKS = {
-  math: (input: MathRequest) => verifyMath(input),
-  math_batch: (input: { expression: string; params: Record<string, unknown> }) => mathBatchOutcome(input.expression, input.params),
-  process: (input: Record<string, unknown>): ReturnType<typeof verifyProcess> | ValidationFailure => {
+  math: async (input: MathRequest) => (await ENGINE_MODULES.math()).verifyMath(input),
+  math_batch: async (input: { expression: string; params: Record<string, unknown> }) => (await ENGINE_MODULES.math()).mathBatchOutcome(input.expression, input.params),
+  process: async (input: Record<string, unknown>): Promise<ProcessResult | ValidationFailure> => {
+    const { validateProcessRequest, verifyProcess } = await ENGINE_MODULES.process();
     const parsed = validateProcessRequest(input);
     if (!parsed.ok) return { error: 'validation_error', detail: parsed.detail };
     return verifyProcess(parsed.value);
   },
-  rag: (input: Record<string, unknown>): ReturnType<typeof verifyRag> | ValidationFailure => {
+  rag: async (input: Record<string, unknown>): Promise<RagResult | ValidationFailure> => {
+    const { validateRagRequest, verifyRag } = await ENGINE_MODULES.rag();
     const parsed = validateRagRequest(input);
     if (!parsed.ok) return { error: 'validation_error', detail: parsed.detail };
     return verifyRag(parsed.value);
   },
-  sql: (input: { request: Record<string, unknown>; postgres?: VerifySqlEngines['postgres'] }): { invalid: string } | { outcome: EngineOutcome; query: string } => {
+  sql: async (input: { request: Record<string, unknown>; postgres?: VerifySqlEngines['postgres'] }): Promise<{ invalid: string } | { outcome: EngineOutcome; query: string }> => {
+    const { validateSqlRequest, verifySql } = await ENGINE_MODULES.sql();
     const parsed = validateSqlRequest(input.request);
     if (!parsed.ok) return { invalid: parsed.detail };
     return { outcome: verifySql(parsed.value, input.postgres ? { postgres: input.postgres } : {}), query: parsed.value.query };
   },
-  code: (input: { code: string; language: string; timeoutMs: number }) => scanCode(input.code, input.language, { timeoutMs: input.timeoutMs }),
-  stats_query: (input: { query: string }) => parseStatsQuery(input.query),
+  code: async (input: { code: string; language: string; timeoutMs: number }) => (await ENGINE_MODULES.code()).scanCode(input.code, input.language, { timeoutMs: input.timeoutMs }),
+  stats_query: async (input: { query: string }) => (await ENGINE_MODULES.stats()).parseStatsQuery(input.query),
   /** Warm-up: holds its thread 50 ms (so concurrent warm-ups spread over threads) and names it. */
   warm: (_input?: undefined) => {
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
