@@ -4,7 +4,9 @@ import { makeAppendAuditActivity } from './audit.js';
 import { makeVerifyLogicActivity } from './verify-logic.js';
 import { makeVerifyCodeActivity } from './verify-code.js';
 import { makeVerifySqlActivity } from './verify-sql.js';
-import { verifyProcessActivity, verifyRagActivity } from './verify-process-rag.js';
+import { makeProcessRagActivities } from './verify-process-rag.js';
+import type { EnginePool } from './isolation/engine-pool.js';
+import type { LogicPool } from '../engines/logic/index.js';
 import { makeBatchActivities } from './verify-batch.js';
 import { makeVerifyConsensusActivity } from './verify-consensus.js';
 import { makeVerifyStatsActivity } from './verify-stats.js';
@@ -39,6 +41,8 @@ export type ActivityDeps = ProofContext & {
   workflowInputKey: string;
   /** The environment the composition root read (core/config.ts processEnv): provider, SMTP and feedback settings. */
   env: NodeJS.ProcessEnv;
+  /** The thread pools, created by the worker's composition root (workers/verification-worker.ts), as the sample passes its db. */
+  pools: { engine: EnginePool; logic: LogicPool };
 };
 
 export function createActivities(deps: ActivityDeps) {
@@ -47,15 +51,15 @@ export function createActivities(deps: ActivityDeps) {
     judge: (provider, claim, context) => judgeEntailment(provider as ProviderName, claim, context),
     providerTimeoutMs: providerTimeoutMs(deps.env),
   };
+  const engineCtx = { store: deps.store, signer: deps.signer, enginePool: deps.pools.engine };
   const engines = {
-    verifyMathActivity: makeVerifyMathActivity(deps),
-    verifyLogicActivity: makeVerifyLogicActivity(deps.z3TimeoutMs),
-    verifyCodeActivity: makeVerifyCodeActivity(deps, deps.codeTimeoutMs),
-    verifySqlActivity: makeVerifySqlActivity(deps),
-    verifyProcessActivity,
-    verifyRagActivity,
+    verifyMathActivity: makeVerifyMathActivity({ ...engineCtx, mathTimeoutMs: deps.mathTimeoutMs }),
+    verifyLogicActivity: makeVerifyLogicActivity(deps.z3TimeoutMs, deps.pools.logic),
+    verifyCodeActivity: makeVerifyCodeActivity(engineCtx, deps.codeTimeoutMs),
+    verifySqlActivity: makeVerifySqlActivity(engineCtx),
+    ...makeProcessRagActivities(deps.pools.engine),
     verifyConsensusActivity: makeVerifyConsensusActivity(deps),
-    verifyStatsActivity: makeVerifyStatsActivity(deps),
+    verifyStatsActivity: makeVerifyStatsActivity(engineCtx),
     verifyFactActivity: makeVerifyFactActivity(factDeps),
     verifyImageActivity: makeVerifyImageActivity({
       store: deps.store,

@@ -1,6 +1,6 @@
 // /verify/logic as an activity: the DSL is solved by Z3 in the worker-thread pool, and a SAT
 // model is re-checked by the engine's own evaluator before it is reported.
-import { solveLogic, LogicInputError, INTERNAL_VERIFICATION_ERROR } from '../engines/logic/index.js';
+import { solveLogic, LogicInputError, INTERNAL_VERIFICATION_ERROR, type LogicPool } from '../engines/logic/index.js';
 import type { VerifyActivityInput } from './types.js';
 import type { LogicActivityResult } from '../core/verification-io.js';
 export type { LogicActivityResult };
@@ -10,10 +10,10 @@ export interface LogicRequest {
   provider?: string;
 }
 
-export function makeVerifyLogicActivity(z3TimeoutMs: number) {
+export function makeVerifyLogicActivity(z3TimeoutMs: number, pool?: LogicPool) {
   return async function verifyLogicActivity(req: VerifyActivityInput<LogicRequest>): Promise<LogicActivityResult> {
     try {
-      const r = await solveLogic(req.input.query, { timeoutMs: z3TimeoutMs, orgId: req.org_id });
+      const r = await solveLogic(req.input.query, { timeoutMs: z3TimeoutMs, orgId: req.org_id, pool });
       switch (r.status) {
         case 'SAT':
           return {

@@ -5,19 +5,21 @@
 import type { MathRequest } from '../engines/math.js';
 import type { MathActivityResult } from '../core/verification-io.js';
 import { engineBudgetMs, runIsolated } from './isolation/run.js';
+import type { EnginePool } from './isolation/engine-pool.js';
 import { sealProof, SIGNING_ERROR_CONSTRAINT, type ProofContext } from './proofs.js';
 import type { VerifyActivityInput } from './types.js';
 
 export const MATH_TIMEOUT_DETAIL = 'Math verification timed out.';
 const DEFAULT_MATH_TIMEOUT_MS = 5_000;
 
-export function makeVerifyMathActivity(ctx: ProofContext & { mathTimeoutMs?: number }) {
+export function makeVerifyMathActivity(ctx: ProofContext & { mathTimeoutMs?: number; enginePool?: EnginePool }) {
   return async function verifyMathActivity(req: VerifyActivityInput<MathRequest>): Promise<MathActivityResult> {
     // The engine runs in the engine pool under the math deadline (docs/isolation.md).
     const { proof, ...engineResult } = await runIsolated('math', req.input, {
       orgId: req.org_id,
       timeoutMs: engineBudgetMs(ctx.mathTimeoutMs ?? DEFAULT_MATH_TIMEOUT_MS),
       timeoutDetail: MATH_TIMEOUT_DETAIL,
+      pool: ctx.enginePool,
     });
     if (engineResult.status === 'BLOCKED') return { ...engineResult, status: 'BLOCKED', proof_ref: null, is_authoritative: false };
     if (!proof) return { ...engineResult, status: 'UNVERIFIABLE', proof_ref: null, is_authoritative: false };

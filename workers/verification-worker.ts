@@ -32,7 +32,9 @@ async function main(): Promise<void> {
   store.ensureIndexes().catch((err) => log.warn('index creation deferred: store unavailable', { error: String(err?.message ?? err) }));
   // Z3 workers take a few seconds to start: warm them in the background (a logic task that
   // arrives first simply waits for its worker inside the solve deadline).
-  getLogicPool(logicPoolOptions(env))
+  // The thread pools: created here, passed to the activities (createActivities' deps).
+  const pools = { engine: getEnginePool(), logic: getLogicPool(logicPoolOptions(env)) };
+  pools.logic
     .warmUp()
     .catch((err: Error) => log.warn('Z3 pool warm-up failed; solves will start workers on demand', { error: err.message }));
   // PGlite (the postgresql check of /verify/sql) takes seconds to start, in its own thread.
@@ -64,6 +66,7 @@ async function main(): Promise<void> {
     a2a: { signingKeyPem: a2aCfg.signingKeyPem, deploymentId: a2aCfg.deploymentId },
     workflowInputKey: inputKey,
     env,
+    pools,
   });
   const common = {
     connection,
@@ -82,7 +85,7 @@ async function main(): Promise<void> {
   // Engine threads load the engines (docs/isolation.md): started once the workflow bundle is
   // built, so the two do not compete for the CPU, and awaited (at most a minute) so the first
   // requests do not spend their deadline waiting for a thread.
-  const enginesWarm = getEnginePool()
+  const enginesWarm = pools.engine
     .warmUp()
     .catch((err: Error) => log.warn('engine pool warm-up failed; runs will wait for their threads', { error: err.message }));
   await Promise.race([enginesWarm, new Promise((r) => setTimeout(r, 60_000).unref())]);

@@ -4,7 +4,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { DETERMINISTIC_ENGINE_FAILURE, ENGINE_TIMEOUT_FAILURE } from '../../core/failure-types.js';
-import { getEnginePool, type EngineRunOutcome } from './engine-pool.js';
+import { getEnginePool, type EnginePool, type EngineRunOutcome } from './engine-pool.js';
 import type { EngineTask, EngineTaskInput, EngineTaskName, EngineTaskResult } from './engine-tasks.js';
 
 /** Time kept between the engine deadline and the activity's own time-out (the answer must get out). */
@@ -31,6 +31,8 @@ export interface IsolatedRunOptions {
   orgId: string | null;
   timeoutMs: number;
   timeoutDetail: string;
+  /** The engine pool the composition root passed to the activity (default: the process's pool). */
+  pool?: EnginePool;
 }
 
 /**
@@ -45,7 +47,7 @@ export async function runIsolated(engineOrTask: EngineTaskName | { engine: 'math
     typeof engineOrTask === 'string'
       ? [{ engine: engineOrTask, input: inputOrOpts } as EngineTask, maybeOpts as IsolatedRunOptions]
       : [{ engine: 'math_batch', input: { expression: engineOrTask.expression, params: engineOrTask.params } } satisfies EngineTask, inputOrOpts as IsolatedRunOptions];
-  const r: EngineRunOutcome<unknown> = await getEnginePool().run(task, { orgId: opts.orgId, timeoutMs: opts.timeoutMs });
+  const r: EngineRunOutcome<unknown> = await (opts.pool ?? getEnginePool()).run(task, { orgId: opts.orgId, timeoutMs: opts.timeoutMs });
   if (r.kind === 'ok') return r.value;
   if (r.kind === 'timeout') throw engineTimeoutFailure(opts.timeoutDetail);
   throw ApplicationFailure.create({ message: `Engine failed on this input: ${r.detail}`, type: DETERMINISTIC_ENGINE_FAILURE, nonRetryable: true });
