@@ -16,7 +16,7 @@ import { mapCodeResult, type MappedVerdict } from '../engines/a2a/verdict.js';
 import { checkEntailment } from '../engines/a2a/entailment.js';
 import { solveLogic } from '../engines/logic/index.js';
 import { retainProof, type ProofContext } from './proofs.js';
-import { makeVerifyCodeActivity } from './verify-diagnostic.js';
+import { makeVerifyCodeActivity } from './verify-code.js';
 import { logger } from '../core/logger.js';
 import { recordA2aMessage } from '../persistence/agents.js';
 

@@ -2,8 +2,11 @@
 import { makeVerifyMathActivity } from './verify-math.js';
 import { makeAppendAuditActivity } from './audit.js';
 import { makeVerifyLogicActivity } from './verify-logic.js';
-import { makeVerifyCodeActivity, makeVerifySqlActivity } from './verify-diagnostic.js';
-import { verifyProcessActivity, verifyRagActivity } from './verify-process-rag.js';
+import { makeVerifyCodeActivity } from './verify-code.js';
+import { makeVerifySqlActivity } from './verify-sql.js';
+import { makeProcessRagActivities } from './verify-process-rag.js';
+import type { EnginePool } from './isolation/engine-pool.js';
+import type { LogicPool } from '../engines/logic/index.js';
 import { makeBatchActivities } from './verify-batch.js';
 import { makeVerifyConsensusActivity } from './verify-consensus.js';
 import { makeVerifyStatsActivity } from './verify-stats.js';
@@ -18,7 +21,7 @@ import { makeNaturalLanguageActivities } from './verify-natural-language.js';
 import { translateLogicActivity } from './verify-logic-nl.js';
 import { makeAgentActivities } from './agents.js';
 import { makeA2aActivities } from './a2a.js';
-import type { BatchItemActivityName, EngineActivityName } from '../core/engines.js';
+import type { BatchItemActivityName } from '../core/engines.js';
 import { makeAuthenticateInputActivity } from './input-auth.js';
 import { makeApprovalActivities } from './approvals.js';
 
@@ -37,23 +40,27 @@ export type ActivityDeps = ProofContext & {
   a2a?: { signingKeyPem?: string; deploymentId: string };
   /** SVC_WORKFLOW_INPUT_KEY: the input check every workflow runs first (core/workflow-input-auth.ts). */
   workflowInputKey: string;
+  /** The environment the composition root read (core/config.ts processEnv): provider, SMTP and feedback settings. */
+  env: NodeJS.ProcessEnv;
+  /** The thread pools, created by the worker's composition root (workers/verification-worker.ts), as the sample passes its db. */
+  pools: { engine: EnginePool; logic: LogicPool };
 };
 
 export function createActivities(deps: ActivityDeps) {
   // Fact verification: the provider layer judges entailment; keys stay in this worker's environment.
   const factDeps: FactActivityDeps = {
     judge: (provider, claim, context) => judgeEntailment(provider as ProviderName, claim, context),
-    providerTimeoutMs: providerTimeoutMs(process.env),
+    providerTimeoutMs: providerTimeoutMs(deps.env),
   };
+  const engineCtx = { store: deps.store, signer: deps.signer, enginePool: deps.pools.engine };
   const engines = {
-    verifyMathActivity: makeVerifyMathActivity(deps),
-    verifyLogicActivity: makeVerifyLogicActivity(deps.z3TimeoutMs),
-    verifyCodeActivity: makeVerifyCodeActivity(deps, deps.codeTimeoutMs),
-    verifySqlActivity: makeVerifySqlActivity(deps),
-    verifyProcessActivity,
-    verifyRagActivity,
+    verifyMathActivity: makeVerifyMathActivity({ ...engineCtx, mathTimeoutMs: deps.mathTimeoutMs }),
+    verifyLogicActivity: makeVerifyLogicActivity(deps.z3TimeoutMs, deps.pools.logic),
+    verifyCodeActivity: makeVerifyCodeActivity(engineCtx, deps.codeTimeoutMs),
+    verifySqlActivity: makeVerifySqlActivity(engineCtx),
+    ...makeProcessRagActivities(deps.pools.engine),
     verifyConsensusActivity: makeVerifyConsensusActivity(deps),
-    verifyStatsActivity: makeVerifyStatsActivity(deps),
+    verifyStatsActivity: makeVerifyStatsActivity(engineCtx),
     verifyFactActivity: makeVerifyFactActivity(factDeps),
     verifyImageActivity: makeVerifyImageActivity({
       store: deps.store,
@@ -62,7 +69,7 @@ export function createActivities(deps: ActivityDeps) {
     }),
     appendAuditActivity: makeAppendAuditActivity({ store: deps.store, auditSecret: deps.auditSecret }),
     // Leaked-key revocation (workflows/leak-revocation.ts): SMTP and feedback settings from the environment.
-    ...makeLeakRevocationActivities({ store: deps.store, auditSecret: deps.auditSecret, config: loadLeakConfig(process.env) }),
+    ...makeLeakRevocationActivities({ store: deps.store, auditSecret: deps.auditSecret, config: loadLeakConfig(deps.env) }),
     ...makeNaturalLanguageActivities(deps),
     translateLogicActivity,
   };
@@ -71,7 +78,7 @@ export function createActivities(deps: ActivityDeps) {
     ...makeAuthenticateInputActivity(deps.workflowInputKey),
     ...engines,
     ...makeBatchActivities(deps, engines),
-    verifyFactBatchItemActivity: makeFactBatchActivity(factDeps, (requested) => resolveProvider(requested, process.env)),
+    verifyFactBatchItemActivity: makeFactBatchActivity(factDeps, (requested) => resolveProvider(requested, deps.env)),
     ...makeAgentActivities({ store: deps.store, lookupSecret: deps.lookupSecret }),
     ...makeApprovalActivities({ store: deps.store, signer: deps.signer }),
     ...makeA2aActivities({ store: deps.store, proofContext: deps, lookupSecret: deps.lookupSecret, signingKeyPem: deps.a2a?.signingKeyPem, deploymentId: deps.a2a?.deploymentId ?? 'svc-local' }),
@@ -80,8 +87,9 @@ export function createActivities(deps: ActivityDeps) {
 
 export type VerificationActivities = ReturnType<typeof createActivities>;
 
-// The engine registry (core/engines.ts) names an activity per engine and per batch item type;
-// the worker must provide each one. A name the registry adds without an activity fails here.
+// The activity of one verification per engine is named by reference (workflows/engine-activities.ts,
+// typed by EngineIO); the registry (core/engines.ts) still names each batch item type's activity,
+// and the worker must provide each one. A name the registry adds without an activity fails here.
 type ActivityFn = (...args: never[]) => Promise<unknown>;
-type _RegistryActivitiesExist = VerificationActivities extends Record<EngineActivityName | BatchItemActivityName, ActivityFn> ? true : never;
+type _RegistryActivitiesExist = VerificationActivities extends Record<BatchItemActivityName, ActivityFn> ? true : never;
 export const REGISTRY_ACTIVITIES_PROVIDED: _RegistryActivitiesExist = true;

@@ -58,7 +58,47 @@ export async function finalizeOutcome(
       attestationError: null,
     };
   }
-  const proofRef = await retainProof(ctx.store, opts.engine, opts.orgId, outcome.proof);
+  // Signed beside the status: a proven-unsafe result is VERIFIED and BLOCKED, and says so in its token.
+  const sealed = await sealProof(ctx, outcome.proof, { ...opts, ...(withAdmission ? { admission: admissionOf('VERIFIED', outcome.developerFields) } : {}) });
+  if (sealed.ok) {
+    return {
+      diagnostic: buildDiagnostic({
+        status: 'VERIFIED',
+        agentMessage: outcome.agentMessage,
+        developerFields: outcome.developerFields,
+        proofRef: sealed.proofRef,
+        withAdmission,
+      }),
+      attestation: sealed.attestation,
+      attestationError: null,
+    };
+  }
+  // Proven, but unattested: never VERIFIED (contract, batch row "attestation signing fails").
+  return {
+    diagnostic: buildDiagnostic({
+      status: 'UNVERIFIABLE',
+      agentMessage: 'The claim was proven but its attestation could not be signed; the result is not authoritative.',
+      developerFields: { ...outcome.developerFields, constraint_id: SIGNING_ERROR_CONSTRAINT, attestation_error: sealed.attestationError },
+      withAdmission,
+    }),
+    attestation: null,
+    attestationError: sealed.attestationError,
+  };
+}
+
+export type SealedProof = { ok: true; proofRef: string; attestation: IssuedAttestation } | { ok: false; attestationError: string };
+
+/**
+ * The one finalisation path of a proven outcome (finalizeOutcome, the math activity): retain the
+ * artifact under its proof_ref, sign the ES256 attestation, record it. A signing failure is a
+ * value (the caller answers UNVERIFIABLE); a store failure is thrown (the activity retries).
+ */
+export async function sealProof(
+  ctx: ProofContext,
+  proof: Record<string, unknown>,
+  opts: Pick<FinalizeOptions, 'engine' | 'orgId' | 'evaluatedExpression' | 'confidence'> & { admission?: ReturnType<typeof admissionOf> },
+): Promise<SealedProof> {
+  const proofRef = await retainProof(ctx.store, opts.engine, opts.orgId, proof);
   try {
     const attestation = await ctx.signer.sign({
       evaluatedExpression: opts.evaluatedExpression,
@@ -67,34 +107,13 @@ export async function finalizeOutcome(
       engine: opts.engine,
       confidence: opts.confidence ?? 1,
       proofRef,
-      // Signed beside the status: a proven-unsafe result is VERIFIED and BLOCKED, and says so in its token.
-      ...(withAdmission ? { admission: admissionOf('VERIFIED', outcome.developerFields) } : {}),
+      ...(opts.admission ? { admission: opts.admission } : {}),
     });
     // A store failure is not an AttestationError: the catch below rethrows it (the activity retries).
     await recordAttestation(ctx.store, attestation, { orgId: opts.orgId, engine: opts.engine, proofRef });
-    return {
-      diagnostic: buildDiagnostic({
-        status: 'VERIFIED',
-        agentMessage: outcome.agentMessage,
-        developerFields: outcome.developerFields,
-        proofRef,
-        withAdmission,
-      }),
-      attestation,
-      attestationError: null,
-    };
+    return { ok: true, proofRef, attestation };
   } catch (err) {
     if (!(err instanceof AttestationError)) throw err;
-    // Proven, but unattested: never VERIFIED (contract, batch row "attestation signing fails").
-    return {
-      diagnostic: buildDiagnostic({
-        status: 'UNVERIFIABLE',
-        agentMessage: 'The claim was proven but its attestation could not be signed; the result is not authoritative.',
-        developerFields: { ...outcome.developerFields, constraint_id: SIGNING_ERROR_CONSTRAINT, attestation_error: err.code },
-        withAdmission,
-      }),
-      attestation: null,
-      attestationError: err.code,
-    };
+    return { ok: false, attestationError: err.code };
   }
 }

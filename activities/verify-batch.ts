@@ -164,8 +164,8 @@ export function makeBatchActivities(ctx: ProofContext & { mathTimeoutMs?: number
 
     async verifyLogicBatchItemActivity(req: BatchItemActivityInput): Promise<BatchItemActivityResult> {
       return runBatchItem(req, async () => {
-        // http_status only matters to the single-item route.
-        const { http_status: _ignored, ...result } = await engines.verifyLogicActivity(single(req, { query: req.query, provider: optionalString(req.params.provider) }));
+        // input_refused only matters to the single-item route.
+        const { input_refused: _ignored, ...result } = await engines.verifyLogicActivity(single(req, { query: req.query, provider: optionalString(req.params.provider) }));
         return result;
       });
     },

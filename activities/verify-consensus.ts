@@ -13,7 +13,7 @@ export interface ConsensusRequest {
   min_confidence: number;
 }
 
-export interface ConsensusActivityResult {
+export type ConsensusActivityResult = {
   status: 'VERIFIED' | 'UNVERIFIABLE' | 'BLOCKED';
   final_answer: string;
   confidence: number;
@@ -32,7 +32,7 @@ export interface ConsensusActivityResult {
   constraint_id?: string;
   /** Internal: the sandbox could not run a required engine; the route answers 503 and strips it. */
   sandbox_failure?: 'unavailable' | 'capacity';
-}
+};
 
 export const CONSENSUS_VERIFIER = 'svc-consensus';
 

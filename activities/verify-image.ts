@@ -40,23 +40,23 @@ export async function measureImage(buf: Buffer, format: ImageFormat) {
   try {
     meta = await sharp(buf, { animated: true, limitInputPixels: false }).metadata();
   } catch (err) {
-    return { error: { http_status: 400 as const, detail: `The image could not be decoded: ${short(err)}` } };
+    return { error: { refused: 'undecodable' as const, detail: `The image could not be decoded: ${short(err)}` } };
   }
   if (meta.format !== format && !(format === 'jpeg' && meta.format === 'jpg' as string)) {
-    return { error: { http_status: 400 as const, detail: `The image could not be decoded: its content is not a valid ${format.toUpperCase()} file.` } };
+    return { error: { refused: 'undecodable' as const, detail: `The image could not be decoded: its content is not a valid ${format.toUpperCase()} file.` } };
   }
   const width = meta.width ?? 0;
   const pages = Math.max(1, meta.pages ?? 1);
   const frameHeight = meta.pageHeight ?? meta.height ?? 0;
-  if (width <= 0 || frameHeight <= 0) return { error: { http_status: 400 as const, detail: 'The image could not be decoded: it has no pixels.' } };
-  if (width * frameHeight * pages > IMAGE_MAX_PIXELS) return { error: { http_status: 413 as const, detail: pixelLimitDetail(IMAGE_MAX_PIXELS) } };
+  if (width <= 0 || frameHeight <= 0) return { error: { refused: 'undecodable' as const, detail: 'The image could not be decoded: it has no pixels.' } };
+  if (width * frameHeight * pages > IMAGE_MAX_PIXELS) return { error: { refused: 'too_many_pixels' as const, detail: pixelLimitDetail(IMAGE_MAX_PIXELS) } };
   let raw: { data: Buffer; info: { width: number; height: number; channels: number } };
   try {
     raw = await sharp(buf, { animated: pages > 1, limitInputPixels: IMAGE_MAX_PIXELS, failOn: 'error' }).raw().toBuffer({ resolveWithObject: true });
   } catch (err) {
     const m = short(err);
-    if (/pixel limit/i.test(m)) return { error: { http_status: 413 as const, detail: pixelLimitDetail(IMAGE_MAX_PIXELS) } };
-    return { error: { http_status: 400 as const, detail: `The image could not be decoded: ${m}` } };
+    if (/pixel limit/i.test(m)) return { error: { refused: 'too_many_pixels' as const, detail: pixelLimitDetail(IMAGE_MAX_PIXELS) } };
+    return { error: { refused: 'undecodable' as const, detail: `The image could not be decoded: ${m}` } };
   }
   const channels = raw.info.channels as 1 | 2 | 3 | 4;
   const acc = new PixelAccumulator(channels);
@@ -94,7 +94,7 @@ export function makeVerifyImageActivity(deps: ImageActivityDeps) {
     const started = performance.now();
     const input = req.input;
     const buf = await loadUpload(deps.store, input.upload_id, req.org_id);
-    if (sniffImageFormat(buf.subarray(0, 16)) !== input.format) return { http_status: 400, detail: UNSUPPORTED_IMAGE_DETAIL };
+    if (sniffImageFormat(buf.subarray(0, 16)) !== input.format) return { refused: 'undecodable', detail: UNSUPPORTED_IMAGE_DETAIL };
     const measured = await measureImage(buf, input.format);
     if ('error' in measured) return measured.error!;
     const m = measured.measurements;

@@ -1,6 +1,6 @@
 // /verify/logic as an activity: the DSL is solved by Z3 in the worker-thread pool, and a SAT
 // model is re-checked by the engine's own evaluator before it is reported.
-import { solveLogic, LogicInputError, INTERNAL_VERIFICATION_ERROR } from '../engines/logic/index.js';
+import { solveLogic, LogicInputError, INTERNAL_VERIFICATION_ERROR, type LogicPool } from '../engines/logic/index.js';
 import type { VerifyActivityInput } from './types.js';
 import type { LogicActivityResult } from '../core/verification-io.js';
 export type { LogicActivityResult };
@@ -10,10 +10,10 @@ export interface LogicRequest {
   provider?: string;
 }
 
-export function makeVerifyLogicActivity(z3TimeoutMs: number) {
+export function makeVerifyLogicActivity(z3TimeoutMs: number, pool?: LogicPool) {
   return async function verifyLogicActivity(req: VerifyActivityInput<LogicRequest>): Promise<LogicActivityResult> {
     try {
-      const r = await solveLogic(req.input.query, { timeoutMs: z3TimeoutMs, orgId: req.org_id });
+      const r = await solveLogic(req.input.query, { timeoutMs: z3TimeoutMs, orgId: req.org_id, pool });
       switch (r.status) {
         case 'SAT':
           return {
@@ -46,12 +46,12 @@ export function makeVerifyLogicActivity(z3TimeoutMs: number) {
     } catch (err) {
       if (err instanceof LogicInputError) {
         return {
-          status: err.httpStatus === 403 ? 'BLOCKED' : 'ERROR',
+          status: err.refusal === 'policy' ? 'BLOCKED' : 'ERROR',
           reason: (err as { reason?: string }).reason ?? 'invalid_query',
           message: err.message,
           position: err.position,
           provider_used: null,
-          http_status: err.httpStatus,
+          input_refused: err.refusal,
         };
       }
       return { status: 'ERROR', error: INTERNAL_VERIFICATION_ERROR, reason: 'internal_failure', provider_used: null };

@@ -8,20 +8,21 @@ import type { Store } from '../core/store.js';
 import { loadUpload } from '../core/uploads.js';
 import { verifyStatsClaim } from './stats/verify.js';
 import type { VerifyActivityInput } from './types.js';
-import type { StatsQueryParse } from '../engines/stats/query.js';
 import { engineBudgetMs, runIsolated } from './isolation/run.js';
+import type { EnginePool } from './isolation/engine-pool.js';
 import type { StatsActivityInput } from '../core/verification-io.js';
 export type { StatsActivityInput };
 
 /** The query parser's budget (the query is at most 1,000 characters: milliseconds in practice). */
 const STATS_PARSE_BUDGET_MS = 5_000;
 
-export function makeVerifyStatsActivity(deps: { store: Store }) {
+export function makeVerifyStatsActivity(deps: { store: Store; enginePool?: EnginePool }) {
   return async function verifyStatsActivity(req: VerifyActivityInput<StatsActivityInput>): Promise<DiagnosticResult> {
     const input = req.input;
-    const parsed = await runIsolated<StatsQueryParse>(
-      { engine: 'stats_query', query: input.query },
-      { orgId: req.org_id, timeoutMs: engineBudgetMs(STATS_PARSE_BUDGET_MS), timeoutDetail: 'Statistics verification timed out.' },
+    const parsed = await runIsolated(
+      'stats_query',
+      { query: input.query },
+      { orgId: req.org_id, timeoutMs: engineBudgetMs(STATS_PARSE_BUDGET_MS), timeoutDetail: 'Statistics verification timed out.', pool: deps.enginePool },
     );
     const v = await verifyStatsClaim(
       { query: input.query, columns: input.columns, datasetSha256: input.dataset_sha256 },

@@ -11,6 +11,8 @@ import { planLimit, type IpLimiter, type WindowCounter } from './middleware/rate
 
 export interface AppDeps {
   cfg: ServiceConfig;
+  /** The environment the composition root read (core/config.ts processEnv): provider keys, leak and A2A settings. */
+  env: NodeJS.ProcessEnv;
   store: Store;
   accounts: Accounts;
   temporal: TemporalGateway;

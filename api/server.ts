@@ -3,7 +3,7 @@
 import { createServer } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadConfig, assertServerSecrets, ConfigError, type ServiceConfig } from '../core/config.js';
+import { loadConfig, assertServerSecrets, ConfigError, processEnv, type ServiceConfig } from '../core/config.js';
 import { logger } from '../core/logger.js';
 import { Store } from '../core/store.js';
 import { Accounts, runStartupMigrations } from '../core/accounts.js';
@@ -47,7 +47,7 @@ export async function main(hooks: ApiHooks = {}): Promise<void> {
     });
   migrate(1);
   const ipLimiter = new IpLimiter(cfg.SVC_RATE_LIMIT_PER_IP, trusted);
-  const app = createApp({ cfg, store, accounts, temporal, counter, ipLimiter });
+  const app = createApp({ cfg, env: processEnv(), store, accounts, temporal, counter, ipLimiter });
   // Koa's handler settles every request itself (ctx.onerror answers a failure and never rejects),
   // so its promise is not awaited: it only says when the response ended.
   const handle = app.callback();

@@ -1,14 +1,17 @@
-// Starts one workflow per verification and waits for its result under a deadline.
-// Every way this can fail (Temporal unreachable, no worker, deadline missed, activity
-// failure) becomes a 503 with a clear detail: a request never gets a VERIFIED by default.
+// The API's one runner: every workflow start and every wait for a result goes through
+// TemporalGateway (verifications, agents, the A2A gateway, batches, leaked-key deliveries).
+// Every way a run can fail (Temporal unreachable, no worker, deadline missed, activity failure)
+// becomes a 503 with a clear detail, decided by one `isTimeout`: a request never gets a
+// VERIFIED by default.
 import { createHash, randomUUID } from 'node:crypto';
-import { Client, Connection, WorkflowFailedError, type ConnectionLike, type WorkflowHandle, type WorkflowStartOptions } from '@temporalio/client';
+import { Client, Connection, WorkflowFailedError, type ConnectionLike, type Workflow, type WorkflowHandle, type WorkflowStartOptions } from '@temporalio/client';
+import type { temporal } from '@temporalio/proto';
 import { ApplicationFailure, TimeoutFailure } from '@temporalio/common';
-import { ENGINE_TIMEOUT_FAILURE } from '../core/engine-failures.js';
+import { ENGINE_TIMEOUT_FAILURE } from '../core/failure-types.js';
 import type { ServiceConfig } from '../core/config.js';
 import { activityModeFor, EAGER_ENGINES, ENGINES, type AuditContext, type EngineName, type VerificationWorkflowType, type VerifyWorkflowInput } from '../core/engines.js';
 import type { EngineInput, EngineResult } from '../core/verification-io.js';
-import type { WorkflowArgs, WorkflowName, Workflows } from './workflows.js';
+import type { WorkflowArgs, WorkflowName, WorkflowResult, Workflows } from './workflows.js';
 import { HttpError } from './errors.js';
 import { logger } from '../core/logger.js';
 import { recordVerdict, recordWorkflowFailure } from './metrics.js';
@@ -19,6 +22,35 @@ const log = logger('temporal');
 
 export const BACKEND_UNAVAILABLE = 'Verification backend unavailable — retry shortly.';
 export const VERIFICATION_INCOMPLETE = 'Verification could not complete — retry shortly.';
+
+/**
+ * A run whose first workflow task no worker has taken after this long has no worker alive for
+ * its task queue (issue 22): it is terminated and answered with its time-out 503 at once, not at
+ * its whole deadline. A live worker takes a workflow task in milliseconds; even a worker whose
+ * task slots are all busy (hundreds of concurrent verifications) frees one within a few seconds.
+ * The activities' own schedule-to-start time-out is in workflows/policies.ts.
+ */
+export const NO_WORKER_AFTER_MS = 7_000;
+
+/** How one run is waited for: its whole deadline, the 503 detail when it is missed, what to count. */
+export interface WaitOptions {
+  workflowId: string;
+  /** The wait ends 1 s after this (the workflow's own execution time-out ends it first). */
+  deadlineMs: number;
+  timeoutDetail: string;
+  /** The connection the run was started through (an eager start's). */
+  connection?: EagerStart['connection'];
+  /** The engine, for the metrics of verification runs. */
+  engine?: EngineName;
+}
+
+export interface RunWorkflowOptions {
+  workflowId: string;
+  /** Whole-run budget (queueing, activities, audit) in ms: the execution time-out. */
+  timeoutMs: number;
+  timeoutDetail: string;
+  taskQueue?: string;
+}
 
 export interface RunOptions {
   orgId: string | null;
@@ -36,6 +68,24 @@ export interface RunOptions {
 /** `sha256:<hex>` of the validated request as JSON: binds the audit entry to the exact request. */
 export function requestDigest(input: unknown): string {
   return `sha256:${createHash('sha256').update(JSON.stringify(input ?? null), 'utf8').digest('hex')}`;
+}
+
+/** A verification workflow's signature for engine E (workflows/verify.ts, workflows/provider-verify.ts). */
+type VerificationWorkflow<E extends EngineName> = (req: VerifyWorkflowInput<E> & { provider_timeout_ms?: number }) => Promise<EngineResult<E>>;
+
+type StartOptions<A extends unknown[]> = Omit<WorkflowStartOptions, 'args' | 'taskQueue' | 'workflowId'> & { workflowId: string; args: A; taskQueue?: string };
+
+interface StartFailure {
+  /** The 503 detail (default: the backend-unavailable detail). */
+  detail?: string;
+  headers?: Record<string, string>;
+  /** Errors the caller handles itself (e.g. a redelivery's already-started workflow). */
+  passThrough?: Array<new (...args: never[]) => Error>;
+  /** How long the start may take (default 3 s). */
+  startDeadlineMs?: number;
+  via?: { client: Client; connection: EagerStart['connection'] };
+  /** For the log line (default: the start's type). */
+  workflowType?: string;
 }
 
 export interface RunResult<T> {
@@ -94,29 +144,23 @@ export class TemporalGateway {
    * signature) under a 3 s start deadline. Temporal unreachable or refusing: a 503 with
    * `detail` and X-Workflow-Id. Every start of the API goes through here.
    */
-  async startWorkflow<N extends WorkflowName>(
-    type: N,
-    options: Omit<WorkflowStartOptions, 'args' | 'taskQueue' | 'workflowId'> & { workflowId: string; args: WorkflowArgs<N>; taskQueue?: string },
-    failure: {
-      /** The 503 detail (default: the backend-unavailable detail). */
-      detail?: string;
-      headers?: Record<string, string>;
-      /** Errors the caller handles itself (e.g. a redelivery's already-started workflow). */
-      passThrough?: Array<new (...args: never[]) => Error>;
-      /** How long the start may take (default 3 s). */
-      startDeadlineMs?: number;
-      via?: { client: Client; connection: EagerStart['connection'] };
-    } = {},
-  ): Promise<WorkflowHandle<Workflows[N]>> {
+  async startWorkflow<N extends WorkflowName>(type: N, options: StartOptions<WorkflowArgs<N>>, failure: StartFailure = {}): Promise<WorkflowHandle<Workflows[N]>> {
+    return this.start<Workflows[N]>(type, options, failure);
+  }
+
+  /** The start itself, for a workflow function type `W` named by `type` (Temporal's typed start by name). */
+  private async start<W extends Workflow>(type: string, options: StartOptions<Parameters<W>>, failure: StartFailure): Promise<WorkflowHandle<W>> {
     const client = failure.via?.client ?? this.client;
     const connection = failure.via?.connection ?? this.connection;
+    const startOptions: WorkflowStartOptions = { taskQueue: this.cfg.SVC_TASK_QUEUE, ...options };
     try {
-      return await connection.withDeadline(Date.now() + (failure.startDeadlineMs ?? 3000), () =>
-        client.workflow.start(type as string, { taskQueue: this.cfg.SVC_TASK_QUEUE, ...options } as WorkflowStartOptions),
-      ) as WorkflowHandle<Workflows[N]>;
+      // The arguments are typed by StartOptions<Parameters<W>>; the handle by W (Temporal's
+      // start by name: its conditional options type cannot be resolved for a generic W).
+      const handle = await connection.withDeadline(Date.now() + (failure.startDeadlineMs ?? 3000), () => client.workflow.start(type, startOptions));
+      return handle as WorkflowHandle<W>;
     } catch (err) {
       if (failure.passThrough?.some((type) => err instanceof type)) throw err;
-      log.warn('workflow start failed', { workflow_type: type, workflow_id: options.workflowId, error: errorName(err) });
+      log.warn('workflow start failed', { workflow_type: failure.workflowType ?? type, workflow_id: options.workflowId, error: errorName(err) });
       throw new HttpError(503, failure.detail ?? BACKEND_UNAVAILABLE, { 'X-Workflow-Id': options.workflowId, ...failure.headers });
     }
   }
@@ -135,7 +179,7 @@ export class TemporalGateway {
     const timeoutMs = opts.timeoutMs ?? spec.deadlineMs(this.cfg, input);
     const timeoutDetail = opts.timeoutDetail ?? spec.timeoutDetail;
     const workflowType = opts.workflowType ?? spec.workflow;
-    const args: VerifyWorkflowInput = {
+    const args: VerifyWorkflowInput<E> = {
       engine,
       input,
       org_id: opts.orgId,
@@ -154,37 +198,64 @@ export class TemporalGateway {
     const connection = eager?.connection ?? this.connection;
     let handle;
     try {
-      handle = await this.startWorkflow(
+      // verifyWorkflow and providerVerifyWorkflow are generic in the engine: a run of engine E returns EngineResult<E>.
+      handle = await this.start<VerificationWorkflow<E>>(
         workflowType,
         {
           ...(eager ? { taskQueue: eager.taskQueue } : {}),
           workflowId,
-          args: [{ ...args, ...opts.workflowArgs } as VerifyWorkflowInput & { provider_timeout_ms: number }],
+          args: [{ ...args, ...opts.workflowArgs }],
           // The whole run, queueing included, must finish within the engine budget plus grace.
           workflowExecutionTimeout: timeoutMs + graceMs,
           requestEagerStart: eager !== null,
         },
-        { via: eager ?? undefined },
+        { via: eager ?? undefined, workflowType },
       );
     } catch (err) {
       recordWorkflowFailure(engine, 'unavailable');
       throw err;
     }
+    const result = await this.waitForResult(handle, { workflowId, deadlineMs: timeoutMs + graceMs, timeoutDetail, connection, engine });
+    recordVerdict(engine, result);
+    return { result, workflowId };
+  }
+
+  /**
+   * Any other workflow the API waits for (agents, the A2A gateway): started by its type, its
+   * result awaited under `timeoutMs`, every failure a 503 as for verifications.
+   */
+  async runWorkflow<N extends WorkflowName>(type: N, args: WorkflowArgs<N>, opts: RunWorkflowOptions): Promise<WorkflowResult<N>> {
+    const handle = await this.startWorkflow(type, {
+      ...(opts.taskQueue ? { taskQueue: opts.taskQueue } : {}),
+      workflowId: opts.workflowId,
+      args,
+      workflowExecutionTimeout: opts.timeoutMs,
+    });
+    return this.waitForResult(handle, { workflowId: opts.workflowId, deadlineMs: opts.timeoutMs, timeoutDetail: opts.timeoutDetail });
+  }
+
+  /**
+   * Waits for a started run's result: a missed deadline (or no worker to take it) is a 503 with
+   * `timeoutDetail`, a failed run a 503 that says to retry; X-Workflow-Id on both.
+   */
+  async waitForResult<R>(handle: { result(): Promise<R>; describe(): Promise<{ raw: temporal.api.workflowservice.v1.IDescribeWorkflowExecutionResponse }>; terminate(reason?: string): Promise<unknown> }, opts: WaitOptions): Promise<R> {
+    const connection = opts.connection ?? this.connection;
+    const headers = { 'X-Workflow-Id': opts.workflowId };
+    const unclaimed = new NoWorkerWatch(handle, opts.deadlineMs);
     try {
-      // The registry's EngineIO types what the engine's activity returns through the workflow.
-      const result = (await connection.withDeadline(Date.now() + timeoutMs + graceMs + 1000, () => handle.result())) as EngineResult<E>;
-      recordVerdict(engine, result);
-      return { result, workflowId };
+      return await Promise.race([connection.withDeadline(Date.now() + opts.deadlineMs + 1000, () => handle.result()), unclaimed.fired]);
     } catch (err) {
-      const headers = { 'X-Workflow-Id': workflowId };
-      if (isTimeout(err)) {
-        log.warn('verification deadline missed', { engine, workflow_id: workflowId });
-        recordWorkflowFailure(engine, 'timeout');
-        throw new HttpError(503, timeoutDetail, headers);
+      // The watch terminates the run it found unclaimed: the result's rejection may arrive first.
+      if (unclaimed.tripped || err instanceof NoWorkerError || isTimeout(err)) {
+        log.warn(unclaimed.tripped ? 'no worker took the workflow' : 'workflow deadline missed', { engine: opts.engine, workflow_id: opts.workflowId });
+        if (opts.engine) recordWorkflowFailure(opts.engine, 'timeout');
+        throw new HttpError(503, opts.timeoutDetail, headers);
       }
-      log.warn('verification workflow failed', { engine, workflow_id: workflowId, error: errorName(err) });
-      recordWorkflowFailure(engine, err instanceof WorkflowFailedError ? 'failed' : 'unavailable');
+      log.warn('workflow failed', { engine: opts.engine, workflow_id: opts.workflowId, error: errorName(err) });
+      if (opts.engine) recordWorkflowFailure(opts.engine, err instanceof WorkflowFailedError ? 'failed' : 'unavailable');
       throw new HttpError(503, err instanceof WorkflowFailedError ? VERIFICATION_INCOMPLETE : BACKEND_UNAVAILABLE, headers);
+    } finally {
+      unclaimed.stop();
     }
   }
 
@@ -193,18 +264,72 @@ export class TemporalGateway {
   }
 }
 
-function isTimeout(err: unknown): boolean {
+/** Whether a run failed by a deadline: the one test of the API (workflow, activity, engine thread or the wait's own). */
+export function isTimeout(err: unknown): boolean {
   // Walk the cause chain: WorkflowFailedError -> ActivityFailure -> TimeoutFailure, or a
   // workflow execution timeout reported directly.
   let cur: unknown = err;
   for (let i = 0; i < 6 && cur; i++) {
+    // Start-to-close, schedule-to-close, schedule-to-start (no worker) or the execution time-out.
     if (cur instanceof TimeoutFailure) return true;
     // The engine's thread was stopped at its deadline (docs/isolation.md).
     if (cur instanceof ApplicationFailure && cur.type === ENGINE_TIMEOUT_FAILURE) return true;
     if (cur instanceof WorkflowFailedError && /timed? ?out/i.test(cur.message)) return true;
+    // The wait's own deadline (gRPC DEADLINE_EXCEEDED).
+    if ((cur as { code?: unknown }).code === 4) return true;
     cur = (cur as { cause?: unknown }).cause;
   }
   return false;
+}
+
+class NoWorkerError extends Error {}
+
+/** temporal.api.enums.v1.PendingWorkflowTaskState.PENDING_WORKFLOW_TASK_STATE_SCHEDULED (the proto package is CommonJS: no named import at run time). */
+const PENDING_WORKFLOW_TASK_STATE_SCHEDULED = 1;
+
+/**
+ * Fires once if the run's first workflow task is still waiting for a worker NO_WORKER_AFTER_MS
+ * after the start (and the deadline is further away than that), and terminates the run so a
+ * worker that comes back later cannot produce a verdict nobody waits for. Cheap: a timer per
+ * run, and one describe call only for a run still unanswered at that point.
+ */
+class NoWorkerWatch {
+  readonly fired: Promise<never>;
+  /** Set before the run is terminated. */
+  tripped = false;
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(handle: { describe(): Promise<{ raw: temporal.api.workflowservice.v1.IDescribeWorkflowExecutionResponse }>; terminate(reason?: string): Promise<unknown> }, deadlineMs: number) {
+    this.fired = new Promise<never>((_, reject) => {
+      if (deadlineMs <= NO_WORKER_AFTER_MS) return;
+      this.timer = setTimeout(() => {
+        void unclaimed(handle).then(
+          (yes) => {
+            if (!yes) return;
+            this.tripped = true;
+            reject(new NoWorkerError('no worker took the workflow'));
+            // A worker that comes back later must not produce a verdict nobody waits for.
+            void handle.terminate('no worker took the workflow (fail closed)').catch(() => undefined);
+          },
+          () => undefined, // describe failed: the deadline decides, as before
+        );
+      }, NO_WORKER_AFTER_MS);
+      this.timer.unref();
+    });
+    this.fired.catch(() => undefined);
+  }
+
+  stop(): void {
+    if (this.timer) clearTimeout(this.timer);
+  }
+}
+
+/** Whether the run's first workflow task is still waiting for a worker. */
+async function unclaimed(handle: { describe(): Promise<{ raw: temporal.api.workflowservice.v1.IDescribeWorkflowExecutionResponse }> }): Promise<boolean> {
+  const { raw } = await handle.describe();
+  const task = raw.pendingWorkflowTask;
+  const firstTaskWaiting = !!task && task.state === PENDING_WORKFLOW_TASK_STATE_SCHEDULED && Number(raw.workflowExecutionInfo?.historyLength ?? 0) <= 2;
+  return firstTaskWaiting;
 }
 
 function errorName(err: unknown): string {

@@ -30,7 +30,7 @@ export const A2A_ENVELOPE_BYTES = 64 * 1024;
 
 const digest = (k: string) => createHash('sha256').update(k, 'utf8').digest('hex');
 
-export function loadA2aConfig(env: NodeJS.ProcessEnv = process.env): A2aConfig {
+export function loadA2aConfig(env: NodeJS.ProcessEnv): A2aConfig {
   const parsed = schema.safeParse(env);
   if (!parsed.success) {
     const first = parsed.error.issues[0];

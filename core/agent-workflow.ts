@@ -96,7 +96,8 @@ export interface ToolGuardResult {
 export type GuardResult = VerifyGuardResult | ToolGuardResult;
 
 export interface AgentWorkflowResult {
-  http_status: number;
+  /** Refused by the agent security policy (403 at the route), else answered (200). */
+  refused: boolean;
   body: Record<string, unknown>;
   audit_log_id: string;
 }

@@ -97,6 +97,16 @@ const envSchema = z.object({
 
 export type ServiceConfig = z.infer<typeof envSchema>;
 
+/**
+ * The process environment: read here and nowhere else in the service (test/unit/env-reads.test.ts).
+ * The composition roots (workers/, api/server.ts) read it and pass it, or what they parse from
+ * it, down as parameters; the few settings read on every call (provider keys, the sandbox's
+ * Docker host and image) come through here too, live, so a changed environment takes effect.
+ */
+export function processEnv(): NodeJS.ProcessEnv {
+  return process.env;
+}
+
 export class ConfigError extends Error {
   constructor(message: string) {
     super(message);

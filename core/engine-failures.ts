@@ -1,8 +1,3 @@
-// Failure types an engine activity throws for outcomes that retrying cannot change
-// (docs/isolation.md). Shared by the activities, the workflows' retry policies and the API,
-// which answers an engine time-out with the engine's time-out detail (503).
-
-/** The engine ran past its deadline; its worker thread was terminated. Never retried. */
-export const ENGINE_TIMEOUT_FAILURE = 'EngineTimeout';
-/** The engine failed on this input (its thread ran out of memory or crashed). Never retried. */
-export const DETERMINISTIC_ENGINE_FAILURE = 'DeterministicEngineError';
+// Moved to core/failure-types.ts (the one module of failure types); kept for the files that
+// still import it by this name.
+export { ENGINE_TIMEOUT_FAILURE, DETERMINISTIC_ENGINE_FAILURE } from './failure-types.js';

@@ -1,10 +1,10 @@
-// The engine registry: one row per verification engine, the single place that says which
-// activity runs it (one verification and one batch item), whether it runs as a local activity,
-// whether an API process's in-process worker may run it (eager start), which workflow a route
-// starts, its whole-run deadline and the 503 detail when that deadline is missed. Read by the
-// verification workflow, the batch workflow, the worker (activities/index.ts checks that every
-// named activity exists), the Temporal gateway and the routes. The request schemas are in
-// contract/; the input and result types per engine are `EngineIO` (core/verification-io.ts).
+// The engine registry: one row per verification engine, the single place that says whether it
+// runs as a local activity, whether an API process's in-process worker may run it (eager start),
+// which workflow a route starts, its whole-run deadline, the 503 detail when that deadline is
+// missed, and the activity of one batch item (workflows/batch.ts). The activity of one
+// verification is named by reference, not here: workflows/engine-activities.ts maps each engine
+// to its activity proxy, typed by `EngineIO` (core/verification-io.ts). Read by the workflows,
+// the Temporal gateway and the routes. The request schemas are in contract/.
 //
 // Pure data and pure functions only: workflows import this file, so it must stay deterministic
 // and must not pull zod or any I/O into the workflow bundle (contract/deadlines.ts is plain).
@@ -22,6 +22,7 @@ import {
   SQL_TIMEOUT_DETAIL,
   STATS_TIMEOUT_DETAIL,
 } from '../contract/deadlines.js';
+import type { EngineInput } from './verification-io.js';
 
 /** The configuration an engine deadline depends on (seconds, as in core/config.ts). */
 export interface EngineDeadlineConfig {
@@ -36,8 +37,6 @@ export interface EngineDeadlineConfig {
 export type VerificationWorkflowType = 'verifyWorkflow' | 'providerVerifyWorkflow';
 
 export interface EngineSpec {
-  /** The activity that runs one verification (workflows/verify.ts). */
-  readonly activity: string;
   /** The activity that runs one batch item of this type (workflows/batch.ts); absent: not a batch type of its own. */
   readonly batchItemActivity?: string;
   /**
@@ -79,7 +78,6 @@ const usesProvider = (input: unknown): boolean => {
 
 export const ENGINES = {
   math: {
-    activity: 'verifyMathActivity',
     batchItemActivity: 'verifyMathBatchItemActivity',
     localInAuto: true,
     eager: true,
@@ -88,7 +86,6 @@ export const ENGINES = {
     timeoutDetail: MATH_TIMEOUT_DETAIL,
   },
   logic: {
-    activity: 'verifyLogicActivity',
     batchItemActivity: 'verifyLogicBatchItemActivity',
     localInAuto: false,
     eager: false,
@@ -99,7 +96,6 @@ export const ENGINES = {
     timeoutDetail: LOGIC_TIMEOUT_DETAIL,
   },
   code: {
-    activity: 'verifyCodeActivity',
     batchItemActivity: 'verifyCodeBatchItemActivity',
     localInAuto: false,
     eager: false,
@@ -108,7 +104,6 @@ export const ENGINES = {
     timeoutDetail: CODE_TIMEOUT_DETAIL,
   },
   sql: {
-    activity: 'verifySqlActivity',
     batchItemActivity: 'verifySqlBatchItemActivity',
     localInAuto: true,
     eager: false,
@@ -117,7 +112,6 @@ export const ENGINES = {
     timeoutDetail: SQL_TIMEOUT_DETAIL,
   },
   process: {
-    activity: 'verifyProcessActivity',
     localInAuto: true,
     eager: true,
     workflow: 'verifyWorkflow',
@@ -125,7 +119,6 @@ export const ENGINES = {
     timeoutDetail: PROCESS_TIMEOUT_DETAIL,
   },
   rag: {
-    activity: 'verifyRagActivity',
     localInAuto: true,
     eager: true,
     workflow: 'verifyWorkflow',
@@ -133,7 +126,6 @@ export const ENGINES = {
     timeoutDetail: RAG_TIMEOUT_DETAIL,
   },
   consensus: {
-    activity: 'verifyConsensusActivity',
     localInAuto: false,
     eager: false,
     workflow: 'verifyWorkflow',
@@ -141,7 +133,6 @@ export const ENGINES = {
     timeoutDetail: CONSENSUS_TIMEOUT_DETAIL,
   },
   stats: {
-    activity: 'verifyStatsActivity',
     localInAuto: false,
     eager: false,
     workflow: 'verifyWorkflow',
@@ -149,7 +140,6 @@ export const ENGINES = {
     timeoutDetail: STATS_TIMEOUT_DETAIL,
   },
   fact: {
-    activity: 'verifyFactActivity',
     batchItemActivity: 'verifyFactBatchItemActivity',
     localInAuto: false,
     eager: false,
@@ -158,7 +148,6 @@ export const ENGINES = {
     timeoutDetail: FACT_TIMEOUT_DETAIL,
   },
   image: {
-    activity: 'verifyImageActivity',
     localInAuto: false,
     eager: false,
     workflow: 'verifyWorkflow',
@@ -169,7 +158,6 @@ export const ENGINES = {
   // Its evaluation step is math-engine work (local in auto); its provider step is a normal
   // activity for remote providers (workflows/provider-verify.ts).
   natural_language: {
-    activity: 'finalizeNaturalLanguageActivity',
     localInAuto: true,
     eager: false,
     workflow: 'providerVerifyWorkflow',
@@ -179,23 +167,18 @@ export const ENGINES = {
 } as const satisfies Record<string, EngineSpec>;
 
 export type EngineName = keyof typeof ENGINES;
+/** Engines whose route starts verifyWorkflow (one engine activity, then the audit append). */
+export type VerifyWorkflowEngine = { [E in EngineName]: (typeof ENGINES)[E]['workflow'] extends 'verifyWorkflow' ? E : never }[EngineName];
 
 /** Logic from natural language: the provider's translation, then the solver. */
 export function logicNaturalLanguageDeadlineMs(c: EngineDeadlineConfig): number {
   return c.SVC_PROVIDER_TIMEOUT * 1000 + ENGINES.logic.deadlineMs(c);
 }
-/** Every activity the registry names (activities/index.ts must provide each). */
-export type EngineActivityName = (typeof ENGINES)[EngineName]['activity'];
 /** Engines that are batch item types of their own, and their item activities. */
 export type BatchEngineName = { [E in EngineName]: (typeof ENGINES)[E] extends { batchItemActivity: string } ? E : never }[EngineName];
 export type BatchItemActivityName = (typeof ENGINES)[BatchEngineName]['batchItemActivity'];
 
 export const ENGINE_NAMES = Object.keys(ENGINES) as EngineName[];
-
-/** The activity of one verification of an engine. */
-export function engineActivity<E extends EngineName>(engine: E): (typeof ENGINES)[E]['activity'] {
-  return ENGINES[engine].activity;
-}
 
 /** The batch item activity of a batch item type, or null when the type has none of its own. */
 export function batchItemActivity(type: string): BatchItemActivityName | null {
@@ -211,9 +194,9 @@ export function activityModeFor(engine: EngineName, configured: 'auto' | 'normal
   return ENGINES[engine].localInAuto ? 'local' : 'normal';
 }
 
-export interface VerifyWorkflowInput {
-  engine: EngineName;
-  input: unknown;
+export interface VerifyWorkflowInput<E extends EngineName = EngineName> {
+  engine: E;
+  input: EngineInput<E>;
   org_id: string | null;
   /** Activity start-to-close and schedule-to-close budget in milliseconds. */
   timeout_ms: number;

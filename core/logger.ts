@@ -1,8 +1,12 @@
 // Structured one-line JSON logs. Callers pass facts, never secrets: keys, tokens and
 // passwords must not be handed to the logger (tests grep the logs for them).
+import { processEnv } from './config.js';
+
 type Level = 'debug' | 'info' | 'warn' | 'error';
 const order: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
-let threshold: Level = (process.env.SVC_LOG_LEVEL as Level) in order ? (process.env.SVC_LOG_LEVEL as Level) : 'info';
+// SVC_LOG_LEVEL through the one door (core/config.ts); a process's loadConfig sets it again.
+const fromEnv = processEnv().SVC_LOG_LEVEL as Level;
+let threshold: Level = fromEnv in order ? fromEnv : 'info';
 
 export function setLogLevel(level: Level): void {
   threshold = level;

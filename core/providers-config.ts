@@ -44,7 +44,7 @@ export class ProviderConfigError extends Error {
 }
 
 /** SVC_PROVIDER_TIMEOUT in milliseconds (positive seconds, fractions allowed; default 30 s). */
-export function providerTimeoutMs(env: Env = process.env): number {
+export function providerTimeoutMs(env: Env): number {
   const raw = nonEmpty(env.SVC_PROVIDER_TIMEOUT);
   if (raw === undefined) return DEFAULT_PROVIDER_TIMEOUT_SECONDS * 1000;
   const n = Number(raw);
@@ -52,7 +52,7 @@ export function providerTimeoutMs(env: Env = process.env): number {
   return Math.round(n * 1000);
 }
 
-export function providerSettings(env: Env = process.env): ProviderSettings {
+export function providerSettings(env: Env): ProviderSettings {
   const requested = nonEmpty(env.SVC_LLM_PROVIDER)?.toLowerCase() ?? 'local';
   if (!(PROVIDER_NAMES as readonly string[]).includes(requested)) {
     throw new ProviderConfigError(`SVC_LLM_PROVIDER must be one of ${PROVIDER_NAMES.join(', ')}`);
@@ -72,7 +72,7 @@ export function providerSettings(env: Env = process.env): ProviderSettings {
 }
 
 /** The providers a request may name: `local` always, the remote ones when configured. */
-export function configuredProviders(env: Env = process.env): ProviderName[] {
+export function configuredProviders(env: Env): ProviderName[] {
   const s = providerSettings(env);
   const out: ProviderName[] = ['local'];
   if (s.openai) out.push('openai');
@@ -87,7 +87,7 @@ export type ResolvedProvider = { ok: true; provider: ProviderName } | { ok: fals
  * SVC_LLM_PROVIDER. Unknown or unconfigured names give a detail listing what is available
  * (the routes answer 400 with it).
  */
-export function resolveProvider(requested: string | undefined, env: Env = process.env): ResolvedProvider {
+export function resolveProvider(requested: string | undefined, env: Env): ResolvedProvider {
   let available: ProviderName[];
   let settings: ProviderSettings;
   try {

@@ -77,7 +77,7 @@ export class LeakConfigError extends Error {
 const blankToUndefined = (env: NodeJS.ProcessEnv) =>
   Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v === '' && k !== 'SVC_LEAK_FEEDBACK_ENABLED' && k !== 'SVC_LEAK_FEEDBACK_SEND_RAW' ? undefined : v]));
 
-export function loadLeakConfig(env: NodeJS.ProcessEnv = process.env): LeakConfig {
+export function loadLeakConfig(env: NodeJS.ProcessEnv): LeakConfig {
   const parsed = leakEnvSchema.safeParse(blankToUndefined(env));
   if (!parsed.success) {
     const first = parsed.error.issues[0];

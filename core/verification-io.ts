@@ -11,6 +11,20 @@ import type { CodeRequest } from '../contract/code.js';
 import type { EngineName } from './engines.js';
 import type { ImageFormat } from './image-format.js';
 
+/**
+ * /verify/math's body (contract/math.ts mathResponseSchema): the engine's fields without the
+ * internal `proof`, and what the activity adds (status VERIFIED only for a retained, attested
+ * proof; proof_ref; attestation; constraint_id/attestation_error when signing failed).
+ */
+export type MathActivityResult = Omit<MathResponse, 'proof' | 'status'> & {
+  status: 'VERIFIED' | 'UNVERIFIABLE' | 'BLOCKED';
+  proof_ref: string | null;
+  is_authoritative: boolean;
+  attestation?: { id: string; token: string; status: string };
+  constraint_id?: string;
+  attestation_error?: string;
+};
+
 export interface FactActivityInput {
   claim: string;
   context: string;
@@ -31,7 +45,9 @@ export interface ImageActivityInput {
   provider: string;
 }
 
-export type ImageActivityResult = ImageResponse | { http_status: 400 | 413; detail: string };
+/** An image the activity could not decode, or one over the pixel limit: the route answers 400 or 413. */
+export type ImageRefusal = { refused: 'undecodable' | 'too_many_pixels'; detail: string };
+export type ImageActivityResult = ImageResponse | ImageRefusal;
 
 export interface StatsActivityInput {
   query: string;
@@ -54,8 +70,8 @@ export interface LogicActivityResult {
   reason?: string;
   message?: string;
   position?: number | null;
-  /** HTTP status for input problems found only here (the route pre-validates, so rarely used). */
-  http_status?: number;
+  /** The query was refused here (policy or invalid input; the route pre-validates, so rarely used): the route maps it to 403 or 400. */
+  input_refused?: 'policy' | 'invalid';
 }
 
 export interface DiagnosticActivityResult extends DiagnosticResult {
@@ -72,7 +88,7 @@ export type ConsensusActivityResultView = ConsensusResponse & { sandbox_failure?
 
 /** What a route sends to an engine's workflow and what comes back, per engine (core/engines.ts). */
 export interface EngineIO {
-  math: { input: MathRequest; result: MathResponse };
+  math: { input: MathRequest; result: MathActivityResult };
   logic: { input: LogicRequest | { query: string; provider: string }; result: LogicActivityResult };
   code: { input: CodeRequest; result: DiagnosticActivityResult };
   /** The caller's known fields as sent: the activity validates them itself (contract/sql.ts). */

@@ -239,18 +239,18 @@ function hasHeading(lines: string[], step: IracStep): boolean {
 
 export type IracMechanism = Record<IracStep, string | null>;
 
-export interface IracResult {
+export type IracResult = {
   verified: boolean;
   score: number;
   missing_steps: IracStep[];
   mechanism: IracMechanism;
-}
+};
 
-export interface MilestonesResult {
+export type MilestonesResult = {
   verified: boolean;
   process_rate: number;
   missed_milestones: string[];
-}
+};
 
 export function verifyIrac(trace: string): IracResult {
   const lines = trace.split(/\r\n|\r|\n/);

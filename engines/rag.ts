@@ -13,14 +13,14 @@ import type { RagRequest } from '../contract/rag.js';
 
 export const RAG_RISK_MISMATCH = 'DOCUMENT_RETRIEVAL_MISMATCH';
 
-export interface RagResult {
+export type RagResult = {
   verified: boolean;
   /** DOCUMENT_RETRIEVAL_MISMATCH when drm_rate exceeds max_drm_rate, else null. */
   risk: typeof RAG_RISK_MISMATCH | null;
   drm_rate: number;
   chunks_checked: number;
   mismatched_count: number;
-}
+};
 
 /** Checks provenance. Call with a validated request (ragRequestSchema). */
 export function verifyRag(req: RagRequest): RagResult {

@@ -22,21 +22,24 @@ import { activityGrantInterceptor, makeAuthenticateInputActivity } from '../acti
 import { main, exitOnStartFailure } from '../api/server.js';
 import type { TemporalGateway } from '../api/temporal.js';
 import { makeVerifyMathActivity } from '../activities/verify-math.js';
-import { verifyProcessActivity, verifyRagActivity } from '../activities/verify-process-rag.js';
+import { makeProcessRagActivities } from '../activities/verify-process-rag.js';
 import { makeAppendAuditActivity } from '../activities/audit.js';
-import { getEnginePool, shutdownEnginePool } from '../activities/isolation/engine-pool.js';
+import { getEnginePool, shutdownEnginePool, type EnginePool } from '../activities/isolation/engine-pool.js';
+import type { EngineModuleName } from '../activities/isolation/engine-tasks.js';
+
+/** The engine modules the eager engines (core/engines.ts EAGER_ENGINES: math, process, RAG) run. */
+const EAGER_ENGINE_MODULES: readonly EngineModuleName[] = ['math', 'process', 'rag'];
 
 const log = logger('api-worker');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The activities an eager-start verification runs (all local): the input check, its engine's and the audit append. */
-export async function eagerActivities(cfg: ServiceConfig, store: Store) {
+export async function eagerActivities(cfg: ServiceConfig, store: Store, enginePool: EnginePool) {
   const signer = await createSigner(cfg);
   return {
     ...makeAuthenticateInputActivity(workflowInputKey(cfg)),
-    verifyMathActivity: makeVerifyMathActivity({ store, signer, mathTimeoutMs: cfg.SVC_MATH_TIMEOUT * 1000 }),
-    verifyProcessActivity,
-    verifyRagActivity,
+    verifyMathActivity: makeVerifyMathActivity({ store, signer, mathTimeoutMs: cfg.SVC_MATH_TIMEOUT * 1000, enginePool }),
+    ...makeProcessRagActivities(enginePool),
     appendAuditActivity: makeAppendAuditActivity({ store, auditSecret: cfg.SVC_AUDIT_SECRET_KEY }),
   };
 }
@@ -51,13 +54,16 @@ let connection: NativeConnection | null = null;
  * on an error, eager start is switched off and the worker is started again.
  */
 async function runEagerWorker(temporal: TemporalGateway, cfg: ServiceConfig, store: Store): Promise<void> {
+  // This process's engine threads load only the eager engines' modules (math, process, RAG):
+  // the code scanners and the SQL parser were ~half of each thread's memory (docs/performance.md).
+  const enginePool = getEnginePool({ preload: EAGER_ENGINE_MODULES });
   const bundle = await workflowBundle();
-  const activities = await eagerActivities(cfg, store);
+  const activities = await eagerActivities(cfg, store, enginePool);
   // Engine threads load their engines before this process takes a verification (as the
   // standalone worker does before it reports ready): until then every workflow goes to the
   // standalone workers, and a cold thread never spends a request's deadline loading mathjs.
   await Promise.race([
-    getEnginePool()
+    enginePool
       .warmUp()
       .catch((err: Error) => log.warn('engine pool warm-up failed', { error: err.message })),
     sleep(60_000),

@@ -1,7 +1,7 @@
 // Worker for the `svc-verification` task queue: runs verification workflows and engine activities.
 import { workflowBundle } from './workflow-bundle.js';
 import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { eagerTaskQueue, loadConfig } from '../core/config.js';
+import { eagerTaskQueue, loadConfig, processEnv } from '../core/config.js';
 import { loadA2aConfig } from '../core/a2a-config.js';
 import { Store } from '../core/store.js';
 import { createSigner } from '../core/signer.js';
@@ -10,7 +10,7 @@ import { temporalDataConverter } from '../core/payload-codec.js';
 import { workflowInputKey } from '../core/workflow-input-auth.js';
 import { createActivities } from '../activities/index.js';
 import { activityGrantInterceptor } from '../activities/input-auth.js';
-import { getLogicPool, shutdownLogicPool } from '../engines/logic/index.js';
+import { getLogicPool, logicPoolOptions, shutdownLogicPool } from '../engines/logic/index.js';
 import { reapSandboxContainers } from '../activities/sandbox/runner.js';
 import { getEnginePool, shutdownEnginePool } from '../activities/isolation/engine-pool.js';
 import { shutdownGuardPool } from '../activities/agent-guard-pool.js';
@@ -25,13 +25,16 @@ async function main(): Promise<void> {
   const dataConverter = temporalDataConverter(cfg, { refuseUnencrypted: true });
   // Refuses to start without the workflow input key: every workflow's input is checked with it.
   const inputKey = workflowInputKey(cfg);
-  const a2aCfg = loadA2aConfig();
+  const env = processEnv();
+  const a2aCfg = loadA2aConfig(env);
   // Lazy store: the worker starts (and activities fail, then retry) while the store is down.
   const store = Store.lazy(cfg.MONGODB_URI);
   store.ensureIndexes().catch((err) => log.warn('index creation deferred: store unavailable', { error: String(err?.message ?? err) }));
   // Z3 workers take a few seconds to start: warm them in the background (a logic task that
   // arrives first simply waits for its worker inside the solve deadline).
-  getLogicPool()
+  // The thread pools: created here, passed to the activities (createActivities' deps).
+  const pools = { engine: getEnginePool(), logic: getLogicPool(logicPoolOptions(env)) };
+  pools.logic
     .warmUp()
     .catch((err: Error) => log.warn('Z3 pool warm-up failed; solves will start workers on demand', { error: err.message }));
   // PGlite (the postgresql check of /verify/sql) takes seconds to start, in its own thread.
@@ -44,7 +47,7 @@ async function main(): Promise<void> {
   const signer = await createSigner(cfg);
   // SVC_WORKER_METRICS_ADDRESS (host:port): the SDK's own Prometheus metrics (task latencies,
   // slots, sticky cache) on /metrics; docs/deployment.md. Must be installed before any connection.
-  const metricsAddress = process.env.SVC_WORKER_METRICS_ADDRESS;
+  const metricsAddress = env.SVC_WORKER_METRICS_ADDRESS;
   if (metricsAddress) {
     Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress: metricsAddress, countersTotalSuffix: true } } } });
     log.info('worker metrics exporter listening', { url: `http://${metricsAddress}/metrics` });
@@ -62,6 +65,8 @@ async function main(): Promise<void> {
     lookupSecret: cfg.SVC_API_KEY_LOOKUP_SECRET,
     a2a: { signingKeyPem: a2aCfg.signingKeyPem, deploymentId: a2aCfg.deploymentId },
     workflowInputKey: inputKey,
+    env,
+    pools,
   });
   const common = {
     connection,
@@ -80,7 +85,7 @@ async function main(): Promise<void> {
   // Engine threads load the engines (docs/isolation.md): started once the workflow bundle is
   // built, so the two do not compete for the CPU, and awaited (at most a minute) so the first
   // requests do not spend their deadline waiting for a thread.
-  const enginesWarm = getEnginePool()
+  const enginesWarm = pools.engine
     .warmUp()
     .catch((err: Error) => log.warn('engine pool warm-up failed; runs will wait for their threads', { error: err.message }));
   await Promise.race([enginesWarm, new Promise((r) => setTimeout(r, 60_000).unref())]);

@@ -4,19 +4,13 @@
 import { proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
 import type { VerificationActivities } from '../activities/index.js';
 import { A2A_AUDIT_ORG, type A2aWorkflowInput, type A2aWorkflowResult } from '../core/a2a-workflow.js';
+import { ACTIVITY_SCHEDULE_TO_START_MS, RETRY, STORE_WRITE_TIMEOUT } from './policies.js';
 
-const retry = {
-  initialInterval: '100 ms',
-  backoffCoefficient: 2,
-  maximumInterval: '1 s',
-  maximumAttempts: 3,
-  nonRetryableErrorTypes: ['SealError', 'AuditConfigError', 'AuditChainError'],
-};
-const local = proxyLocalActivities<VerificationActivities>({ startToCloseTimeout: '10 s', retry });
+const local = proxyLocalActivities<VerificationActivities>({ startToCloseTimeout: STORE_WRITE_TIMEOUT, retry: RETRY.a2a });
 
 export async function a2aWorkflow(req: A2aWorkflowInput): Promise<A2aWorkflowResult> {
   const workflowId = workflowInfo().workflowId;
-  const acts = proxyActivities<VerificationActivities>({ startToCloseTimeout: req.engine_timeout_ms + 10_000, retry: { ...retry, maximumAttempts: 1 } });
+  const acts = proxyActivities<VerificationActivities>({ startToCloseTimeout: req.engine_timeout_ms + 10_000, scheduleToStartTimeout: ACTIVITY_SCHEDULE_TO_START_MS, retry: RETRY.a2aEvaluate });
   const v = await acts.a2aEvaluateActivity({ ...req, workflow_id: workflowId });
   const audit = await local.appendAuditActivity({
     org_id: A2A_AUDIT_ORG,

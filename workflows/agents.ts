@@ -5,31 +5,27 @@
 // activity record. The HTTP response is the workflow's result.
 import { proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
 import type { VerificationActivities } from '../activities/index.js';
-import type { AgentWorkflowInput, AgentWorkflowResult, EngineCall, GuardResult } from '../core/agent-workflow.js';
+import type { AgentWorkflowInput, AgentWorkflowResult, EngineCall, RoutedEngine } from '../core/agent-workflow.js';
+import type { EngineInput } from '../core/verification-io.js';
 import { decideTool, decideVerify } from '../engines/agents/decide.js';
 import { needsApproval } from '../engines/agents/tool-policy.js';
+import { engineActivities, runEngineActivity } from './engine-activities.js';
+import { ACTIVITY_SCHEDULE_TO_START_MS, engineActivityOptions, RETRY, STORE_WRITE_TIMEOUT } from './policies.js';
 
-const retry = {
-  initialInterval: '100 ms',
-  backoffCoefficient: 2,
-  maximumInterval: '1 s',
-  maximumAttempts: 3,
-  nonRetryableErrorTypes: ['DeterministicEngineError', 'ValidationError', 'SealError', 'GuardUnavailableError', 'AuditConfigError', 'AuditChainError'],
-};
-
-const ENGINE_ACTIVITY = { math: 'verifyMathActivity', logic: 'verifyLogicActivity', code: 'verifyCodeActivity', sql: 'verifySqlActivity' } as const;
-
-const local = proxyLocalActivities<VerificationActivities>({ startToCloseTimeout: '10 s', retry });
+const { appendAuditActivity, recordAgentActivityActivity } = proxyLocalActivities<VerificationActivities>({ startToCloseTimeout: STORE_WRITE_TIMEOUT, retry: RETRY.agent });
 
 export async function agentWorkflow(req: AgentWorkflowInput): Promise<AgentWorkflowResult> {
   const workflowId = workflowInfo().workflowId;
-  const guardActs = proxyActivities<VerificationActivities>({ startToCloseTimeout: req.guard_timeout_ms + 2000, retry });
-  const guard = (await guardActs.agentGuardActivity(req)) as GuardResult;
+  const { agentGuardActivity } = proxyActivities<VerificationActivities>({
+    startToCloseTimeout: req.guard_timeout_ms + 2000,
+    scheduleToStartTimeout: ACTIVITY_SCHEDULE_TO_START_MS,
+    retry: RETRY.agent,
+  });
+  const guard = await agentGuardActivity(req);
+  // The engine activities of the registry's map (workflows/engine-activities.ts), each under its engine's deadline.
   const runEngine = (call: EngineCall): Promise<unknown> => {
-    const timeout = req.engine_timeouts_ms[call.engine];
-    const acts = proxyActivities<VerificationActivities>({ startToCloseTimeout: timeout, scheduleToCloseTimeout: timeout, retry });
-    const fn = acts[ENGINE_ACTIVITY[call.engine]] as (input: unknown) => Promise<unknown>;
-    return fn({ input: call.input, org_id: req.agent.org_id, workflow_id: workflowId });
+    const engines = engineActivities(proxyActivities<VerificationActivities>(engineActivityOptions(req.engine_timeouts_ms[call.engine], RETRY.agent)));
+    return runEngineActivity(engines, call.engine, { input: call.input as EngineInput<RoutedEngine>, org_id: req.agent.org_id, workflow_id: workflowId });
   };
   let decision;
   if (guard.kind === 'verify') {
@@ -45,7 +41,7 @@ export async function agentWorkflow(req: AgentWorkflowInput): Promise<AgentWorkf
       decision = { ...decision, status: 'PENDING_APPROVAL', body: { ...decision.body, decision: 'pending_approval', allowed: false }, summary: `pending approval ${guard.tool}: ${decision.summary}`.slice(0, 300) };
     }
   }
-  const audit = await local.appendAuditActivity({
+  const audit = await appendAuditActivity({
     org_id: req.agent.org_id,
     workflow_id: workflowId,
     engine: req.kind === 'verify' ? 'agent-verify' : 'agent-tool',
@@ -53,7 +49,7 @@ export async function agentWorkflow(req: AgentWorkflowInput): Promise<AgentWorkf
     result: { status: decision.status, admission: decision.admission, proof_ref: decision.proof_ref, attestation: decision.attestation_id ? { id: decision.attestation_id } : null },
     audit: { user_id: null, key_id: req.agent.id, request_digest: guard.request_digest },
   });
-  await local.recordAgentActivityActivity({
+  await recordAgentActivityActivity({
     agent_id: req.agent.id,
     org_id: req.agent.org_id,
     kind: req.kind,
@@ -67,5 +63,5 @@ export async function agentWorkflow(req: AgentWorkflowInput): Promise<AgentWorkf
     engine: decision.engine,
     findings: guard.findings,
   });
-  return { http_status: decision.http_status, body: decision.body, audit_log_id: audit.log_id };
+  return { refused: decision.refused, body: decision.body, audit_log_id: audit.log_id };
 }

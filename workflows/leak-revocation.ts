@@ -11,6 +11,8 @@
 import { ActivityFailure, ApplicationFailure, proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
 import type { LeakMatchRef, LeakOutcome } from '../core/secret-scanning.js';
 import type { LeakRevocationActivities, RevokedKey } from '../activities/leak-revocation.js';
+import { MAIL_NOT_CONFIGURED_FAILURE } from '../core/failure-types.js';
+import { RETRY } from './policies.js';
 
 export interface LeakRevocationInput {
   /** Hex SHA-256 of the verified raw body. */
@@ -40,24 +42,24 @@ export interface LeakRevocationResult {
  */
 const revoke = proxyLocalActivities<LeakRevocationActivities>({
   startToCloseTimeout: '15 s',
-  retry: { initialInterval: '200 ms', backoffCoefficient: 2, maximumInterval: '5 s' },
+  retry: RETRY.leakRevoke,
 });
 
 const audit = proxyActivities<LeakRevocationActivities>({
   startToCloseTimeout: '15 s',
-  retry: { initialInterval: '500 ms', backoffCoefficient: 2, maximumInterval: '30 s', maximumAttempts: 30, nonRetryableErrorTypes: ['AuditConfigError', 'AuditChainError'] },
+  retry: RETRY.leakAudit,
 });
 
 /** One attempt has a 10 s mail time-out (SVC_SMTP_TIMEOUT); attempts back off up to a minute, for a day. */
 const mail = proxyActivities<LeakRevocationActivities>({
   startToCloseTimeout: '60 s',
   scheduleToCloseTimeout: '24 h',
-  retry: { initialInterval: '1 s', backoffCoefficient: 2, maximumInterval: '60 s', nonRetryableErrorTypes: ['MailNotConfigured', 'NoRecipient'] },
+  retry: RETRY.leakMail,
 });
 
 const feedback = proxyActivities<LeakRevocationActivities>({
   startToCloseTimeout: '30 s',
-  retry: { initialInterval: '1 s', backoffCoefficient: 2, maximumInterval: '60 s', maximumAttempts: 8, nonRetryableErrorTypes: ['FeedbackNotConfigured'] },
+  retry: RETRY.leakFeedback,
 });
 
 function failureType(err: unknown): string {
@@ -97,7 +99,7 @@ export async function leakRevocationWorkflow(input: LeakRevocationInput): Promis
       ),
       mail.notifyLeakRevocationActivity(facts).then(
         (r) => void (mailStatus[k.key_id] = r.sent || r.duplicate ? 'done' : 'skipped'),
-        (err) => void (mailStatus[k.key_id] = failureType(err) === 'MailNotConfigured' ? 'skipped' : 'failed'),
+        (err) => void (mailStatus[k.key_id] = failureType(err) === MAIL_NOT_CONFIGURED_FAILURE ? 'skipped' : 'failed'),
       ),
     ]);
   });

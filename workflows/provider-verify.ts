@@ -10,26 +10,18 @@ import type { LogicActivityResult } from '../activities/verify-logic.js';
 import type { LogicTranslateOutcome } from '../activities/verify-logic-nl.js';
 import type { VerifyWorkflowInput } from '../core/engines.js';
 import type { ProviderName } from '../core/providers-config.js';
+import { engineActivityOptions, engineLocalActivityOptions, providerActivityOptions, providerLocalActivityOptions, STORE_WRITE_OPTIONS } from './policies.js';
 
 export interface ProviderWorkflowInput extends VerifyWorkflowInput {
   /** SVC_PROVIDER_TIMEOUT in ms: the provider activity's deadline. */
   provider_timeout_ms: number;
 }
 
-const engineRetry = {
-  initialInterval: '100 ms',
-  backoffCoefficient: 2,
-  maximumInterval: '1 s',
-  maximumAttempts: 3,
-  nonRetryableErrorTypes: ['DeterministicEngineError', 'ValidationError'],
-};
-
 /** A provider call is never retried: one attempt, bounded by its deadline. */
 export function providerActivities(provider: ProviderName, timeoutMs: number) {
-  const options = { startToCloseTimeout: timeoutMs, scheduleToCloseTimeout: timeoutMs, retry: { maximumAttempts: 1 } };
   return provider === 'local'
-    ? proxyLocalActivities<VerificationActivities>({ startToCloseTimeout: timeoutMs, retry: { maximumAttempts: 1 } })
-    : proxyActivities<VerificationActivities>(options);
+    ? proxyLocalActivities<VerificationActivities>(providerLocalActivityOptions(timeoutMs))
+    : proxyActivities<VerificationActivities>(providerActivityOptions(timeoutMs));
 }
 
 export function isTimeoutFailure(err: unknown): boolean {
@@ -73,8 +65,7 @@ export async function naturalLanguageSteps(
 ): Promise<Record<string, unknown>> {
   const started = Date.now();
   const outcome = await naturalLanguageTranslateStep(input, orgId, workflowId, providerTimeoutMs);
-  const options = { startToCloseTimeout: engineTimeoutMs, scheduleToCloseTimeout: engineTimeoutMs, retry: engineRetry };
-  const acts = mode === 'local' ? proxyLocalActivities<VerificationActivities>(options) : proxyActivities<VerificationActivities>(options);
+  const acts = mode === 'local' ? proxyLocalActivities<VerificationActivities>(engineLocalActivityOptions(engineTimeoutMs)) : proxyActivities<VerificationActivities>(engineActivityOptions(engineTimeoutMs));
   const finalizeInput: FinalizeInput = { ...input, outcome };
   const result = await acts.finalizeNaturalLanguageActivity({ input: finalizeInput, org_id: orgId, workflow_id: workflowId });
   return { ...result, latency_ms: Date.now() - started };
@@ -108,8 +99,10 @@ export async function providerVerifyWorkflow(req: ProviderWorkflowInput): Promis
     if (!t.ok) {
       result = { status: t.blocked ? 'BLOCKED' : 'ERROR', error: 'Internal verification error', reason: t.reason, message: t.message, provider_used: input.provider } satisfies LogicActivityResult;
     } else {
-      const options = { startToCloseTimeout: req.timeout_ms, scheduleToCloseTimeout: req.timeout_ms, retry: engineRetry };
-      const acts = req.activity_mode === 'local' ? proxyLocalActivities<VerificationActivities>(options) : proxyActivities<VerificationActivities>(options);
+      const acts =
+        req.activity_mode === 'local'
+          ? proxyLocalActivities<VerificationActivities>(engineLocalActivityOptions(req.timeout_ms))
+          : proxyActivities<VerificationActivities>(engineActivityOptions(req.timeout_ms));
       try {
         const solved = await acts.verifyLogicActivity({ input: { query: t.dsl }, org_id: req.org_id, workflow_id: workflowId });
         result = { ...solved, provider_used: input.provider, translated_query: t.dsl };
@@ -134,7 +127,4 @@ export async function providerVerifyWorkflow(req: ProviderWorkflowInput): Promis
   return result;
 }
 
-const auditActivities = proxyLocalActivities<VerificationActivities>({
-  startToCloseTimeout: '10 s',
-  retry: { ...engineRetry, nonRetryableErrorTypes: [...engineRetry.nonRetryableErrorTypes, 'AuditConfigError', 'AuditChainError'] },
-});
+const auditActivities = proxyLocalActivities<VerificationActivities>(STORE_WRITE_OPTIONS);

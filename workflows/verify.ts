@@ -1,38 +1,30 @@
-// One verification = one workflow: run the engine's activity under its deadline and return
-// its result. Workflows stay tiny and deterministic; all I/O is in the activities.
+// One verification = one workflow: run the engine's activity under its deadline, append the
+// organization's audit entry, return the result. Workflows stay tiny and deterministic; all
+// I/O is in the activities.
 import { proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
 import type { VerificationActivities } from '../activities/index.js';
-import { engineActivity, type VerifyWorkflowInput } from '../core/engines.js';
-import { ENGINE_TIMEOUT_FAILURE } from '../core/engine-failures.js';
+import type { VerifyWorkflowEngine, VerifyWorkflowInput } from '../core/engines.js';
+import type { EngineInput, EngineResult } from '../core/verification-io.js';
+import { engineActivities, runEngineActivity } from './engine-activities.js';
+import { engineActivityOptions, engineLocalActivityOptions, STORE_WRITE_OPTIONS } from './policies.js';
 
-// Engine outcomes are returned as values, never thrown, so any activity failure is
-// infrastructure (store down, worker crash) or a bug: retry those briefly within the deadline,
-// but never retry what the engine itself rejected as deterministic.
-const retry = {
-  initialInterval: '100 ms',
-  backoffCoefficient: 2,
-  maximumInterval: '1 s',
-  maximumAttempts: 3,
-  nonRetryableErrorTypes: ['DeterministicEngineError', 'ValidationError', ENGINE_TIMEOUT_FAILURE],
-};
+// The audit append is a short store write, not CPU-bound engine work: it runs as a local
+// activity (same workflow task, no extra server round trip); the workflow's execution timeout
+// still bounds it. Missing secret or a broken chain are not retried (workflows/policies.ts).
+const { appendAuditActivity } = proxyLocalActivities<VerificationActivities>(STORE_WRITE_OPTIONS);
 
-export async function verifyWorkflow(req: VerifyWorkflowInput): Promise<unknown> {
-  const options = {
-    startToCloseTimeout: req.timeout_ms,
-    scheduleToCloseTimeout: req.timeout_ms,
-    retry,
-  };
-  const acts =
+export async function verifyWorkflow<E extends VerifyWorkflowEngine>(req: VerifyWorkflowInput<E>): Promise<EngineResult<E>> {
+  const engines = engineActivities(
     req.activity_mode === 'local'
-      ? proxyLocalActivities<VerificationActivities>(options)
-      : proxyActivities<VerificationActivities>(options);
-  const activity = acts[engineActivity(req.engine)] as (input: unknown) => Promise<unknown>;
+      ? proxyLocalActivities<VerificationActivities>(engineLocalActivityOptions(req.timeout_ms))
+      : proxyActivities<VerificationActivities>(engineActivityOptions(req.timeout_ms)),
+  );
   const workflowId = workflowInfo().workflowId;
-  const result = await activity({ input: req.input, org_id: req.org_id, workflow_id: workflowId });
+  const result = await runEngineActivity(engines, req.engine, { input: req.input as EngineInput<E>, org_id: req.org_id, workflow_id: workflowId });
   // Every organization's verification is audited before its result is returned; if the
   // append fails, the workflow fails (503), so no verdict exists without its audit record.
   if (req.org_id !== null) {
-    await auditActivities.appendAuditActivity({
+    await appendAuditActivity({
       org_id: req.org_id,
       workflow_id: workflowId,
       engine: req.engine,
@@ -43,14 +35,6 @@ export async function verifyWorkflow(req: VerifyWorkflowInput): Promise<unknown>
   }
   return result;
 }
-
-// The audit append is a short store write, not CPU-bound engine work: it runs as a local
-// activity (same workflow task, no extra server round trip); the workflow's execution timeout
-// still bounds it. Missing secret or malformed fields are not retried.
-const auditActivities = proxyLocalActivities<VerificationActivities>({
-  startToCloseTimeout: '10 s',
-  retry: { ...retry, nonRetryableErrorTypes: [...retry.nonRetryableErrorTypes, 'AuditConfigError', 'AuditChainError'] },
-});
 
 /** An empty round trip, used by the benchmark to measure the workflow engine's own overhead. */
 export async function noopWorkflow(): Promise<string> {

@@ -21,7 +21,7 @@ export { CONSENSUS_DEADLINE_MS, requiredPercent, type VerificationMode };
 /** Python evaluation budget per run (the slot wait comes on top, within the aggregate deadline). */
 export const CONSENSUS_PYTHON_TIMEOUT_MS = 10_000;
 
-export interface ChainEntry {
+export type ChainEntry = {
   engine: ConsensusEngine | 'natural_language';
   method: string;
   result: string;
@@ -32,7 +32,7 @@ export interface ChainEntry {
   /** Python and statistics: never VERIFIED by rule. */
   advisory: boolean;
   detail?: Record<string, unknown>;
-}
+};
 
 export interface TimedRun {
   run: EngineRun;

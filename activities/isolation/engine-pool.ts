@@ -13,7 +13,7 @@ import { performance } from 'node:perf_hooks';
 import { Piscina } from 'piscina';
 import { FairSlots, defaultPerOrgCap } from '../../core/fair-slots.js';
 import { positiveIntEnv as envInt } from '../../core/config.js';
-import type { EngineTask } from './engine-tasks.js';
+import type { EngineModuleName, EngineTask } from './engine-tasks.js';
 
 export interface EnginePoolOptions {
   /** Worker threads. Default: SVC_ENGINE_POOL_SIZE, else min(4, max(2, cores)). */
@@ -22,6 +22,12 @@ export interface EnginePoolOptions {
   perOrgCap?: number;
   /** V8 old-generation limit of each thread, in MB. Default 512. */
   maxOldGenerationMb?: number;
+  /**
+   * The engines each thread loads at start (engine-tasks.ts ENGINE_MODULES; default all). An API
+   * process's pool runs only the eager engines: loading the code scanners and the SQL parser
+   * there cost memory for nothing (docs/performance.md, memory).
+   */
+  preload?: readonly EngineModuleName[];
 }
 
 export type EngineRunOutcome<T> =
@@ -60,6 +66,7 @@ export class EnginePool {
       // of a thread being replaced.
       maxQueue: this.size * 4,
       resourceLimits: { maxOldGenerationSizeMb: options.maxOldGenerationMb ?? 512 },
+      workerData: { preload: options.preload },
     });
   }
 
@@ -121,9 +128,13 @@ export class EnginePool {
 
 let singleton: EnginePool | null = null;
 
-/** The process-wide engine pool, configured from SVC_ENGINE_POOL_SIZE / SVC_ENGINE_ORG_CONCURRENCY on first use. */
-export function getEnginePool(): EnginePool {
-  if (singleton === null) singleton = new EnginePool();
+/**
+ * The process-wide engine pool, configured from SVC_ENGINE_POOL_SIZE / SVC_ENGINE_ORG_CONCURRENCY.
+ * The composition root (workers/) creates it first, with the engines its process runs; `options`
+ * of a later call are ignored.
+ */
+export function getEnginePool(options?: EnginePoolOptions): EnginePool {
+  if (singleton === null) singleton = new EnginePool(options);
   return singleton;
 }
 

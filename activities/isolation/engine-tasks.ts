@@ -1,63 +1,82 @@
 // What an engine worker thread runs (activities/isolation/engine-pool.ts): the pure engines
-// that see user input, behind one message-shaped entry point. Inputs and results cross the
-// thread boundary by structured clone, so they are plain data; the results are exactly what
-// the engines return when called in-process.
-import { verifyMath, mathBatchOutcome, type MathRequest } from '../../engines/math.js';
-import { validateProcessRequest, verifyProcess } from '../../engines/process.js';
-import { validateRagRequest, verifyRag } from '../../engines/rag.js';
-import { scanCode } from '../../engines/code/index.js';
-import { validateSqlRequest, verifySql, type VerifySqlEngines } from '../../engines/sql/index.js';
-import { parseStatsQuery } from '../../engines/stats/query.js';
+// that see user input, as one table keyed by engine. `runIsolated('math', input)` names a key
+// of this table and is typed by its function (input and result); go-to-definition on the key
+// leads here, and from here to the engine. Inputs and results cross the thread boundary by
+// structured clone, so they are plain data; the results are exactly what the engines return
+// when called in-process.
+import type { MathRequest } from '../../engines/math.js';
+import type { VerifySqlEngines } from '../../engines/sql/index.js';
+import type { EngineOutcome } from '../../core/diagnostic.js';
 import { threadId } from 'node:worker_threads';
 
-export type EngineTask =
-  | { engine: 'math'; input: MathRequest }
-  | { engine: 'math_batch'; expression: string; params: Record<string, unknown> }
-  | { engine: 'process'; input: Record<string, unknown> }
-  | { engine: 'rag'; input: Record<string, unknown> }
-  | { engine: 'sql'; input: Record<string, unknown>; postgres?: VerifySqlEngines['postgres'] }
-  | { engine: 'code'; code: string; language: string; timeoutMs: number }
-  | { engine: 'stats_query'; query: string }
-  /** Warm-up: holds its thread 50 ms (so concurrent warm-ups spread over threads) and names it. */
-  | { engine: 'warm' }
-  /** Tests only: spins until terminated (proves the hard kill). */
-  | { engine: 'spin' };
+// Each engine module is imported on first use and kept (the module cache): a thread loads only
+// the engines its process runs. The pool preloads its list at thread start (engine-worker.mjs),
+// so no task pays for an import inside its deadline (docs/performance.md, memory).
+export const ENGINE_MODULES = {
+  math: () => import('../../engines/math.js'),
+  process: () => import('../../engines/process.js'),
+  rag: () => import('../../engines/rag.js'),
+  code: () => import('../../engines/code/index.js'),
+  sql: () => import('../../engines/sql/index.js'),
+  stats: () => import('../../engines/stats/query.js'),
+};
+export type EngineModuleName = keyof typeof ENGINE_MODULES;
+export const ALL_ENGINE_MODULES = Object.keys(ENGINE_MODULES) as EngineModuleName[];
 
-export type EngineTaskName = EngineTask['engine'];
+/** Loads the named engine modules (all by default). */
+export async function preloadEngines(names: readonly EngineModuleName[] = ALL_ENGINE_MODULES): Promise<void> {
+  await Promise.all(names.map((n) => ENGINE_MODULES[n]()));
+}
+
+type ValidationFailure = { error: 'validation_error'; detail: string };
+type ProcessResult = ReturnType<Awaited<ReturnType<typeof ENGINE_MODULES.process>>['verifyProcess']>;
+type RagResult = ReturnType<Awaited<ReturnType<typeof ENGINE_MODULES.rag>>['verifyRag']>;
+
+export const ENGINE_TASKS = {
+  math: async (input: MathRequest) => (await ENGINE_MODULES.math()).verifyMath(input),
+  math_batch: async (input: { expression: string; params: Record<string, unknown> }) => (await ENGINE_MODULES.math()).mathBatchOutcome(input.expression, input.params),
+  process: async (input: Record<string, unknown>): Promise<ProcessResult | ValidationFailure> => {
+    const { validateProcessRequest, verifyProcess } = await ENGINE_MODULES.process();
+    const parsed = validateProcessRequest(input);
+    if (!parsed.ok) return { error: 'validation_error', detail: parsed.detail };
+    return verifyProcess(parsed.value);
+  },
+  rag: async (input: Record<string, unknown>): Promise<RagResult | ValidationFailure> => {
+    const { validateRagRequest, verifyRag } = await ENGINE_MODULES.rag();
+    const parsed = validateRagRequest(input);
+    if (!parsed.ok) return { error: 'validation_error', detail: parsed.detail };
+    return verifyRag(parsed.value);
+  },
+  sql: async (input: { request: Record<string, unknown>; postgres?: VerifySqlEngines['postgres'] }): Promise<{ invalid: string } | { outcome: EngineOutcome; query: string }> => {
+    const { validateSqlRequest, verifySql } = await ENGINE_MODULES.sql();
+    const parsed = validateSqlRequest(input.request);
+    if (!parsed.ok) return { invalid: parsed.detail };
+    return { outcome: verifySql(parsed.value, input.postgres ? { postgres: input.postgres } : {}), query: parsed.value.query };
+  },
+  code: async (input: { code: string; language: string; timeoutMs: number }) => (await ENGINE_MODULES.code()).scanCode(input.code, input.language, { timeoutMs: input.timeoutMs }),
+  stats_query: async (input: { query: string }) => (await ENGINE_MODULES.stats()).parseStatsQuery(input.query),
+  /** Warm-up: holds its thread 50 ms (so concurrent warm-ups spread over threads) and names it. */
+  warm: (_input?: undefined) => {
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
+    return threadId;
+  },
+  /** Tests only: spins until terminated (proves the hard kill). */
+  spin: (_input?: undefined): never => {
+    for (;;) {
+      // busy loop: only a terminated thread ends it
+    }
+  },
+};
+
+export type EngineTaskName = keyof typeof ENGINE_TASKS;
+export type EngineTaskInput<K extends EngineTaskName> = Parameters<(typeof ENGINE_TASKS)[K]>[0];
+export type EngineTaskResult<K extends EngineTaskName> = Awaited<ReturnType<(typeof ENGINE_TASKS)[K]>>;
+/** The message a thread receives: a key of the table and its input. */
+export type EngineTask = { [K in EngineTaskName]: undefined extends EngineTaskInput<K> ? { engine: K; input?: EngineTaskInput<K> } : { engine: K; input: EngineTaskInput<K> } }[EngineTaskName];
 
 export async function runEngineTask(task: EngineTask): Promise<unknown> {
-  switch (task.engine) {
-    case 'math':
-      return verifyMath(task.input);
-    case 'math_batch':
-      return mathBatchOutcome(task.expression, task.params);
-    case 'process': {
-      const parsed = validateProcessRequest(task.input);
-      if (!parsed.ok) return { error: 'validation_error', detail: parsed.detail };
-      return verifyProcess(parsed.value);
-    }
-    case 'rag': {
-      const parsed = validateRagRequest(task.input);
-      if (!parsed.ok) return { error: 'validation_error', detail: parsed.detail };
-      return verifyRag(parsed.value);
-    }
-    case 'sql': {
-      const parsed = validateSqlRequest(task.input);
-      if (!parsed.ok) return { invalid: parsed.detail };
-      return { outcome: verifySql(parsed.value, task.postgres ? { postgres: task.postgres } : {}), query: parsed.value.query };
-    }
-    case 'code':
-      return scanCode(task.code, task.language, { timeoutMs: task.timeoutMs });
-    case 'stats_query':
-      return parseStatsQuery(task.query);
-    case 'warm':
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
-      return threadId;
-    case 'spin':
-      for (;;) {
-        // busy loop: only a terminated thread ends it
-      }
-  }
+  const run = ENGINE_TASKS[task.engine] as (input: unknown) => unknown;
+  return run(task.input);
 }
 
 export default runEngineTask;

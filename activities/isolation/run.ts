@@ -3,9 +3,9 @@
 // thread failures turned into non-retryable failures (docs/isolation.md).
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { DETERMINISTIC_ENGINE_FAILURE, ENGINE_TIMEOUT_FAILURE } from '../../core/engine-failures.js';
-import { getEnginePool, type EngineRunOutcome } from './engine-pool.js';
-import type { EngineTask } from './engine-tasks.js';
+import { DETERMINISTIC_ENGINE_FAILURE, ENGINE_TIMEOUT_FAILURE } from '../../core/failure-types.js';
+import { getEnginePool, type EnginePool, type EngineRunOutcome } from './engine-pool.js';
+import type { EngineTask, EngineTaskInput, EngineTaskName, EngineTaskResult } from './engine-tasks.js';
 
 /** Time kept between the engine deadline and the activity's own time-out (the answer must get out). */
 const ACTIVITY_MARGIN_MS = 300;
@@ -27,9 +27,27 @@ export function engineTimeoutFailure(detail: string): ApplicationFailure {
   return ApplicationFailure.create({ message: detail, type: ENGINE_TIMEOUT_FAILURE, nonRetryable: true });
 }
 
-/** Runs `task` in the pool; resolves with the engine's value or throws a non-retryable failure. */
-export async function runIsolated<T>(task: EngineTask, opts: { orgId: string | null; timeoutMs: number; timeoutDetail: string }): Promise<T> {
-  const r: EngineRunOutcome<T> = await getEnginePool().run<T>(task, { orgId: opts.orgId, timeoutMs: opts.timeoutMs });
+export interface IsolatedRunOptions {
+  orgId: string | null;
+  timeoutMs: number;
+  timeoutDetail: string;
+  /** The engine pool the composition root passed to the activity (default: the process's pool). */
+  pool?: EnginePool;
+}
+
+/**
+ * Runs `engine` of the engine-thread task table (engine-tasks.ts ENGINE_TASKS) on `input` in the
+ * pool; resolves with the engine's value, typed by the table, or throws a non-retryable failure.
+ */
+export async function runIsolated<K extends EngineTaskName>(engine: K, input: EngineTaskInput<K>, opts: IsolatedRunOptions): Promise<EngineTaskResult<K>>;
+/** @deprecated The message form (`{ engine: 'math_batch', expression, params }`), kept until activities/verify-batch.ts moves to the keyed form. */
+export async function runIsolated<T>(task: { engine: 'math_batch'; expression: string; params: Record<string, unknown> }, opts: IsolatedRunOptions): Promise<T>;
+export async function runIsolated(engineOrTask: EngineTaskName | { engine: 'math_batch'; expression: string; params: Record<string, unknown> }, inputOrOpts: unknown, maybeOpts?: IsolatedRunOptions): Promise<unknown> {
+  const [task, opts] =
+    typeof engineOrTask === 'string'
+      ? [{ engine: engineOrTask, input: inputOrOpts } as EngineTask, maybeOpts as IsolatedRunOptions]
+      : [{ engine: 'math_batch', input: { expression: engineOrTask.expression, params: engineOrTask.params } } satisfies EngineTask, inputOrOpts as IsolatedRunOptions];
+  const r: EngineRunOutcome<unknown> = await (opts.pool ?? getEnginePool()).run(task, { orgId: opts.orgId, timeoutMs: opts.timeoutMs });
   if (r.kind === 'ok') return r.value;
   if (r.kind === 'timeout') throw engineTimeoutFailure(opts.timeoutDetail);
   throw ApplicationFailure.create({ message: `Engine failed on this input: ${r.detail}`, type: DETERMINISTIC_ENGINE_FAILURE, nonRetryable: true });

@@ -9,6 +9,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { z } from 'zod';
 import { PROVIDER_HTTP_TIMEOUT_MS, providerSettings, type RemoteProviderSettings } from '../../core/providers-config.js';
 import { ProviderCapabilityError, ProviderError } from './errors.js';
+import { processEnv } from '../../core/config.js';
 
 export type RemoteProvider = 'openai' | 'anthropic';
 
@@ -29,7 +30,7 @@ const NO_KEY = 'svc-no-key';
 const clients = new Map<string, OpenAI | Anthropic>();
 
 function settingsOf(provider: RemoteProvider): RemoteProviderSettings {
-  const s = providerSettings(process.env)[provider];
+  const s = providerSettings(processEnv())[provider];
   if (!s) throw new ProviderCapabilityError(provider, `Provider '${provider}' is not configured on this worker.`);
   return s;
 }

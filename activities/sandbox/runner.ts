@@ -14,6 +14,7 @@ import { Writable } from 'node:stream';
 import type { Duplex, Readable } from 'node:stream';
 import Docker from 'dockerode';
 import { sandboxSlots, type SlotPool } from './slots.js';
+import { processEnv } from '../../core/config.js';
 
 export { SandboxCapacityError, SANDBOX_CAPACITY_MESSAGE } from './slots.js';
 
@@ -127,7 +128,7 @@ export function recipeHash(): string {
 
 /** The image to run: SVC_SANDBOX_IMAGE when set, else svc-sandbox:<recipe hash> (built by setup.sh). */
 export function sandboxImage(): string {
-  const fromEnv = process.env.SVC_SANDBOX_IMAGE?.trim();
+  const fromEnv = processEnv().SVC_SANDBOX_IMAGE?.trim();
   return fromEnv ? fromEnv : `${SANDBOX_IMAGE_REPOSITORY}:${recipeHash()}`;
 }
 
@@ -144,7 +145,7 @@ const clients = new Map<string, Docker>();
 
 /** One client per DOCKER_HOST value (read on every call, so a changed environment takes effect). */
 function dockerClient(): Docker {
-  const host = process.env.DOCKER_HOST?.trim() ?? '';
+  const host = processEnv().DOCKER_HOST?.trim() ?? '';
   let client = clients.get(host);
   if (!client) {
     try {

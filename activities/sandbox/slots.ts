@@ -4,6 +4,7 @@
 // which never yields VERIFIED.
 
 import { SANDBOX_CAPACITY_MESSAGE } from '../../contract/common.js';
+import { processEnv } from '../../core/config.js';
 
 export { SANDBOX_CAPACITY_MESSAGE };
 
@@ -29,7 +30,7 @@ export const DEFAULT_ACQUIRE_TIMEOUT_S = 10;
  * (seconds, may be fractional, >= 0, default 10). A malformed value throws: a mistyped limit must
  * be seen at start-up, not silently replaced by a default.
  */
-export function slotConfigFromEnv(env: NodeJS.ProcessEnv = process.env): SlotConfig {
+export function slotConfigFromEnv(env: NodeJS.ProcessEnv): SlotConfig {
   const maxRaw = env.SVC_SANDBOX_MAX_CONCURRENT?.trim();
   const waitRaw = env.SVC_SANDBOX_ACQUIRE_TIMEOUT?.trim();
   let maxConcurrent = DEFAULT_MAX_CONCURRENT;
@@ -122,6 +123,6 @@ let processPool: SlotPool | undefined;
 
 /** The process-wide pool, configured from the environment on first use. */
 export function sandboxSlots(): SlotPool {
-  processPool ??= new SlotPool(slotConfigFromEnv());
+  processPool ??= new SlotPool(slotConfigFromEnv(processEnv()));
   return processPool;
 }

@@ -15,14 +15,13 @@ import { parseStrictJson, StrictJsonError } from '../../core/strict-json.js';
 import { HttpError } from '../errors.js';
 import { readRawBody } from '../middleware/body.js';
 import type { AppDeps } from '../deps.js';
-import { runWorkflow } from '../workflow-runner.js';
 
 export const A2A_NO_KEYS = 'The A2A gateway has no keys configured (SVC_A2A_API_KEYS): every request is denied.';
 export const A2A_MISSING_KEY = 'Missing gateway key: send it in the X-API-Key header.';
 export const A2A_INVALID_KEY = 'Invalid gateway key.';
 
 export function registerA2aRoutes(router: Router, deps: AppDeps): void {
-  const a2a = loadA2aConfig();
+  const a2a = loadA2aConfig(deps.env);
 
   const authenticate = (ctx: Context): string => {
     const presented = ctx.get('X-API-Key') || undefined;
@@ -66,7 +65,7 @@ export function registerA2aRoutes(router: Router, deps: AppDeps): void {
       max_payload_bytes: a2a.maxPayloadBytes,
       engine_timeout_ms: engineTimeoutMs,
     };
-    const result = await runWorkflow(deps.temporal, 'a2aWorkflow', [wf], {
+    const result = await deps.temporal.runWorkflow('a2aWorkflow', [wf], {
       taskQueue: deps.cfg.SVC_TASK_QUEUE,
       workflowId,
       timeoutMs: engineTimeoutMs + 15_000 + deps.cfg.SVC_WORKFLOW_GRACE * 1000,

@@ -26,7 +26,7 @@ import { trackToolDecision } from '../agent-actions.js';
 import { agentBudgetCap, planLimit, LimiterUnavailableError, LIMITER_UNAVAILABLE } from '../middleware/rate-limit.js';
 import type { Plan } from '../../core/accounts.js';
 import type { AppDeps } from '../deps.js';
-import { runWorkflow } from '../workflow-runner.js';
+import { ENGINES } from '../../core/engines.js';
 
 export { MISSING_AGENT_TOKEN, INVALID_AGENT_TOKEN, REVOKED_AGENT, registeringKeyGone } from '../agent-auth.js';
 export const AGENT_REGISTRATIONS_PER_HOUR = 10;
@@ -95,17 +95,18 @@ export function registerAgentRoutes(router: Router, deps: AppDeps): void {
 
   async function run(ctx: Context, input: Omit<AgentWorkflowInput, 'engine_timeouts_ms' | 'guard_timeout_ms'>): Promise<void> {
     const cfg = deps.cfg;
-    const timeouts = { math: cfg.SVC_MATH_TIMEOUT * 1000, logic: cfg.SVC_Z3_TIMEOUT * 1000 + 3000, code: cfg.SVC_CODE_VERIFY_TIMEOUT * 1000, sql: 10_000 };
+    // Each routed engine's deadline, from the registry (core/engines.ts).
+    const timeouts = { math: ENGINES.math.deadlineMs(cfg), logic: ENGINES.logic.deadlineMs(cfg), code: ENGINES.code.deadlineMs(cfg), sql: ENGINES.sql.deadlineMs() };
     const workflowId = `agent-${input.kind}-${input.agent.org_id}-${randomUUID()}`;
     const budget = GUARD_TIMEOUT_MS + 2000 + Math.max(...Object.values(timeouts)) + cfg.SVC_WORKFLOW_GRACE * 1000;
-    const result = await runWorkflow(deps.temporal, 'agentWorkflow', [{ ...input, engine_timeouts_ms: timeouts, guard_timeout_ms: GUARD_TIMEOUT_MS }], {
+    const result = await deps.temporal.runWorkflow('agentWorkflow', [{ ...input, engine_timeouts_ms: timeouts, guard_timeout_ms: GUARD_TIMEOUT_MS }], {
       taskQueue: cfg.SVC_TASK_QUEUE,
       workflowId,
       timeoutMs: budget,
       timeoutDetail: 'Agent verification timed out.',
     });
     ctx.set('X-Workflow-Id', workflowId);
-    ctx.status = result.http_status;
+    ctx.status = result.refused ? 403 : 200;
     ctx.body = { ...result.body, workflow_id: workflowId, audit_log_id: result.audit_log_id };
   }
 

@@ -15,7 +15,7 @@ export function registerNaturalLanguageRoutes(router: Router, deps: AppDeps): vo
     engine: 'natural_language',
     schema: naturalLanguageRequestSchema,
     prepare: (input) => {
-      const provider = resolveProvider(input.provider, process.env);
+      const provider = resolveProvider(input.provider, deps.env);
       if (!provider.ok) throw new HttpError(400, provider.detail);
       return { input: { query: input.query, provider: provider.provider }, options: { workflowArgs: { provider_timeout_ms: deps.cfg.SVC_PROVIDER_TIMEOUT * 1000 } } };
     },

@@ -25,13 +25,13 @@ export function registerBatchRoutes(router: Router, deps: AppDeps): void {
       if (item.type !== 'natural_language' && item.type !== 'logic') return;
       if (item.type === 'logic' && item.params.provider === undefined) {
         // DSL items never use it: the default is filled in when it resolves, never a 400.
-        const fallback = resolveProvider(undefined, process.env);
+        const fallback = resolveProvider(undefined, deps.env);
         if (fallback.ok) item.params = { ...item.params, provider: fallback.provider };
         return;
       }
       const requested = item.params.provider;
       if (requested !== undefined && typeof requested !== 'string') throw new HttpError(400, `Invalid field 'items.${i}.params.provider': provider must be a string`);
-      const provider = resolveProvider(requested, process.env);
+      const provider = resolveProvider(requested, deps.env);
       if (!provider.ok) throw new HttpError(400, `Invalid field 'items.${i}.params.provider': ${provider.detail}`);
       item.params = { ...item.params, provider: provider.provider };
     });

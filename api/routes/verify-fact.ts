@@ -15,7 +15,7 @@ export function registerFactRoutes(router: Router, deps: AppDeps): void {
     engine: 'fact',
     schema: factRequestSchema,
     prepare: (input) => {
-      const provider = resolveProvider(input.provider, process.env);
+      const provider = resolveProvider(input.provider, deps.env);
       if (!provider.ok) throw new HttpError(400, provider.detail);
       return { input: { claim: input.claim, context: input.context, provider: provider.provider } };
     },

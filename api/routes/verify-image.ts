@@ -31,7 +31,7 @@ export function registerImageRoutes(router: Router, deps: AppDeps): void {
       const upload = await readImageUpload(ctx, deps.cfg.SVC_UPLOAD_READ_TIMEOUT * 1000);
       const fields = imageFieldsSchema.safeParse(upload.fields);
       if (!fields.success) throw new HttpError(400, fields.error.issues[0]?.message ?? 'Invalid form fields.');
-      const provider = resolveProvider(fields.data.provider, process.env);
+      const provider = resolveProvider(fields.data.provider, deps.env);
       if (!provider.ok) throw new HttpError(400, provider.detail);
       const principal = principalOf(ctx);
       purgeStaleUploads(deps.store).catch((err) => log.warn('stale upload purge failed', { error: String(err?.message ?? err) }));
@@ -46,7 +46,7 @@ export function registerImageRoutes(router: Router, deps: AppDeps): void {
       };
       // The deadline (measuring, plus the provider's time-out when a model is asked) is the registry's.
       const { result, workflowId } = await runEngine(deps, ctx, 'image', { input });
-      if ('http_status' in result) throw new HttpError(result.http_status, result.detail, { 'X-Workflow-Id': workflowId });
+      if ('refused' in result) throw new HttpError(result.refused === 'too_many_pixels' ? 413 : 400, result.detail, { 'X-Workflow-Id': workflowId });
       ctx.body = result;
     } finally {
       active--;

@@ -23,7 +23,7 @@ export function registerLogicRoutes(router: Router, deps: AppDeps): void {
     schema: logicRequestSchema,
     prepare: (input, ctx) => {
       if (!looksLikeDsl(input.query)) {
-        const provider = resolveProvider(input.provider, process.env);
+        const provider = resolveProvider(input.provider, deps.env);
         if (!provider.ok) throw new HttpError(400, provider.detail);
         return {
           input: { query: input.query, provider: provider.provider },
@@ -38,7 +38,7 @@ export function registerLogicRoutes(router: Router, deps: AppDeps): void {
         compileLogicQuery(input.query);
       } catch (err) {
         if (!(err instanceof LogicInputError)) throw err;
-        if (err.httpStatus === 403) {
+        if (err.refusal === 'policy') {
           ctx.status = 403;
           ctx.body = { status: 'BLOCKED', reason: (err as { reason?: string }).reason, detail: err.message, position: err.position, provider_used: null };
           return null;
@@ -48,10 +48,10 @@ export function registerLogicRoutes(router: Router, deps: AppDeps): void {
       return { input };
     },
     respond: (ctx, { result }) => {
-      const { http_status, ...body } = result;
+      const { input_refused, ...body } = result;
       if (result.status === 'BLOCKED') ctx.status = 403;
       // Input problems found only by the solver's front end (the route pre-validates, so rare).
-      else if (http_status === 400) throw new HttpError(400, result.message ?? 'Invalid logic query.');
+      else if (input_refused === 'invalid') throw new HttpError(400, result.message ?? 'Invalid logic query.');
       ctx.body = body;
     },
   });

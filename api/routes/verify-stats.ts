@@ -11,6 +11,7 @@ import { principalOf } from '../middleware/auth.js';
 import { readCsvUpload, STATS_BODY_LIMIT_BYTES, STATS_CELL_LIMIT, STATS_FILE_LIMIT_BYTES } from '../middleware/csv-upload.js';
 import { apiKeyGuard, type AppDeps } from '../deps.js';
 import { logger } from '../../core/logger.js';
+import { positiveIntEnv } from '../../core/config.js';
 import { FairSlots, defaultPerOrgCap } from '../../core/fair-slots.js';
 
 const log = logger('stats');
@@ -24,16 +25,13 @@ export const MAX_CONCURRENT_UPLOADS = 8;
  * SVC_UPLOAD_ORG_CONCURRENCY of them (default half), so another organization still finds one
  * free while the first fills its share (docs/isolation.md).
  */
-function uploadOrgCap(): number {
-  const raw = process.env.SVC_UPLOAD_ORG_CONCURRENCY;
-  if (raw === undefined || raw.trim() === '') return defaultPerOrgCap(MAX_CONCURRENT_UPLOADS);
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`SVC_UPLOAD_ORG_CONCURRENCY must be a positive integer, got ${JSON.stringify(raw)}`);
-  return Math.min(n, MAX_CONCURRENT_UPLOADS);
+function uploadOrgCap(env: NodeJS.ProcessEnv): number {
+  const n = positiveIntEnv('SVC_UPLOAD_ORG_CONCURRENCY', env);
+  return n === undefined ? defaultPerOrgCap(MAX_CONCURRENT_UPLOADS) : Math.min(n, MAX_CONCURRENT_UPLOADS);
 }
 
 export function registerStatsRoutes(router: Router, deps: AppDeps): void {
-  const uploads = new FairSlots({ capacity: MAX_CONCURRENT_UPLOADS, perOrgCap: uploadOrgCap() });
+  const uploads = new FairSlots({ capacity: MAX_CONCURRENT_UPLOADS, perOrgCap: uploadOrgCap(deps.env) });
   router.post('/verify/stats', ...apiKeyGuard(deps, 'verify:read'), async (ctx) => {
     // The slot is taken before a byte of the body is read, and held until the answer is sent.
     const slot = uploads.tryAcquire(principalOf(ctx).orgId);

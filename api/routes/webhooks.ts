@@ -57,7 +57,7 @@ const invalidSignature = (bodyRead: boolean) => new HttpError(401, INVALID_WEBHO
 export function registerWebhookRoutes(router: Router, deps: AppDeps): void {
   let config;
   try {
-    config = loadLeakConfig(process.env);
+    config = loadLeakConfig(deps.env);
   } catch (err) {
     throw new ConfigError((err as Error).message);
   }

@@ -19,7 +19,8 @@ function summarizeFindings(findings: GuardFindingData[]): string {
 }
 
 export interface Decision {
-  http_status: number;
+  /** The request was refused by the agent security policy (the route answers 403), else answered. */
+  refused: boolean;
   body: Record<string, unknown>;
   /** For the audit entry and the activity record. */
   status: string;
@@ -34,7 +35,7 @@ export interface Decision {
 export function decideVerify(g: VerifyGuardResult, engineResults: readonly unknown[], ctx: { agent_id: string; conversation_id: string; step_number: number }): Decision {
   if (g.outcome === 'flagged') {
     return {
-      http_status: 403,
+      refused: true,
       body: { detail: `Request blocked by the agent security policy (${summarizeFindings(g.findings)}).`, status: 'BLOCKED', findings: g.findings },
       status: 'BLOCKED',
       summary: `blocked: ${summarizeFindings(g.findings)}`,
@@ -46,7 +47,7 @@ export function decideVerify(g: VerifyGuardResult, engineResults: readonly unkno
   }
   if (g.outcome === 'tool_changed') {
     return {
-      http_status: 403,
+      refused: true,
       body: { detail: 'tool definition changed', status: 'BLOCKED', tool: g.tool_name, pinned_hash: g.pinned_hash, presented_hash: g.presented_hash },
       status: 'BLOCKED',
       summary: `blocked: tool definition of '${g.tool_name}' changed`,
@@ -110,7 +111,7 @@ function decideParts(g: VerifyGuardResult, engineResults: readonly unknown[], ct
   const verifiedClaim = excerpt(checked.filter((c) => c.status === 'VERIFIED').map((c) => c.part.text).join('\n'), MAX_VERIFIED_CLAIM);
   const nVerified = checked.filter((c) => c.status === 'VERIFIED').length;
   return {
-    http_status: 200,
+    refused: false,
     body: {
       status,
       verified: status === 'VERIFIED',
@@ -177,7 +178,7 @@ export function decideTool(g: ToolGuardResult, engineResults: readonly unknown[]
   if (allowed) reasons.push(g.dangerous ? `dangerous tool '${g.tool}' (${g.category}) explicitly allowed; arguments passed the checks` : `'${g.tool}' is on the safe list; arguments passed the checks`);
   const riskScore = Math.round(Math.min(1, Math.max(0, risk)) * 100) / 100;
   return {
-    http_status: 200,
+    refused: false,
     body: { decision: allowed ? 'allow' : 'deny', allowed, risk_score: riskScore, reasons, tool: g.tool, category: g.category, findings: g.findings },
     status: allowed ? 'ALLOW' : 'DENY',
     summary: `${allowed ? 'allow' : 'deny'} ${g.tool}: ${reasons[0] ?? ''}`.slice(0, 300),

@@ -1,5 +1,6 @@
-// Environment configuration of the Z3 pool. Invalid values throw (fail fast at pool
-// creation) rather than silently falling back.
+// Configuration of the Z3 pool, read from the environment the worker's composition root passes
+// (the engine itself reads none). Invalid values throw (fail fast at start) rather than silently
+// falling back.
 
 export const DEFAULT_Z3_TIMEOUT_MS = 15_000;
 export const DEFAULT_POOL_SIZE = 2;
@@ -13,14 +14,14 @@ function positiveNumber(name: string, raw: string): number {
 }
 
 /** SVC_Z3_TIMEOUT, in seconds (fractions allowed); default 15 s. Returned in ms. */
-export function readZ3TimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
+export function readZ3TimeoutMs(env: NodeJS.ProcessEnv): number {
   const raw = env.SVC_Z3_TIMEOUT;
   if (raw === undefined) return DEFAULT_Z3_TIMEOUT_MS;
   return Math.round(positiveNumber('SVC_Z3_TIMEOUT', raw) * 1000);
 }
 
 /** SVC_Z3_POOL_SIZE: number of Z3 worker threads, integer 1..64; default 2. */
-export function readPoolSize(env: NodeJS.ProcessEnv = process.env): number {
+export function readPoolSize(env: NodeJS.ProcessEnv): number {
   const raw = env.SVC_Z3_POOL_SIZE;
   if (raw === undefined) return DEFAULT_POOL_SIZE;
   const v = positiveNumber('SVC_Z3_POOL_SIZE', raw);
@@ -32,10 +33,21 @@ export function readPoolSize(env: NodeJS.ProcessEnv = process.env): number {
  * SVC_Z3_ORG_CONCURRENCY: Z3 workers one organization may occupy at once (fairness across
  * organizations, docs/isolation.md); default half the pool, rounded up. Capped at the pool size.
  */
-export function readOrgConcurrency(poolSize: number, env: NodeJS.ProcessEnv = process.env): number {
+export function readOrgConcurrency(poolSize: number, env: NodeJS.ProcessEnv): number {
   const raw = env.SVC_Z3_ORG_CONCURRENCY;
-  if (raw === undefined) return Math.max(1, Math.ceil(poolSize / 2));
+  if (raw === undefined) return defaultOrgConcurrency(poolSize);
   const v = positiveNumber('SVC_Z3_ORG_CONCURRENCY', raw);
   if (!Number.isInteger(v)) throw new Error(`SVC_Z3_ORG_CONCURRENCY must be a positive integer, got ${JSON.stringify(raw)}`);
   return Math.min(v, poolSize);
+}
+
+/** Default SVC_Z3_ORG_CONCURRENCY: half the pool, rounded up. */
+export function defaultOrgConcurrency(poolSize: number): number {
+  return Math.max(1, Math.ceil(poolSize / 2));
+}
+
+/** The Z3 pool's limits from `env` (the worker's composition root). */
+export function logicPoolOptions(env: NodeJS.ProcessEnv): { size: number; defaultTimeoutMs: number; perOrgCap: number } {
+  const size = readPoolSize(env);
+  return { size, defaultTimeoutMs: readZ3TimeoutMs(env), perOrgCap: readOrgConcurrency(size, env) };
 }

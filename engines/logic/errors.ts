@@ -1,5 +1,5 @@
 // Typed caller-input errors of the logic engine. solveLogic/compileLogicQuery throw these;
-// the HTTP layer maps them with `httpStatus` (BLOCKED -> 403, syntax/type -> 400).
+// `refusal` says which kind (the route maps a policy refusal to 403 BLOCKED, invalid input to 400).
 
 export type LogicBlockedReason =
   | 'input_too_long'
@@ -17,7 +17,7 @@ export type LogicBlockedReason =
   | 'expression_too_complex';
 
 export abstract class LogicInputError extends Error {
-  abstract readonly httpStatus: 400 | 403;
+  abstract readonly refusal: 'policy' | 'invalid';
   /** Character offset (0-based, UTF-16 code units) in the query, when one applies. */
   readonly position: number | null;
   constructor(message: string, position: number | null) {
@@ -26,9 +26,9 @@ export abstract class LogicInputError extends Error {
   }
 }
 
-/** Security policy rejection: the API answers status BLOCKED with HTTP 403. */
+/** Security policy rejection: status BLOCKED (the API answers 403). */
 export class LogicBlockedError extends LogicInputError {
-  readonly httpStatus = 403 as const;
+  readonly refusal = 'policy' as const;
   readonly status = 'BLOCKED' as const;
   readonly reason: LogicBlockedReason;
   constructor(reason: LogicBlockedReason, message: string, position: number | null = null) {
@@ -38,9 +38,9 @@ export class LogicBlockedError extends LogicInputError {
   }
 }
 
-/** Malformed DSL (unbalanced parentheses, unexpected end, misplaced token): HTTP 400. */
+/** Malformed DSL (unbalanced parentheses, unexpected end, misplaced token): invalid input (400). */
 export class LogicSyntaxError extends LogicInputError {
-  readonly httpStatus = 400 as const;
+  readonly refusal = 'invalid' as const;
   declare readonly position: number;
   constructor(message: string, position: number) {
     super(message, position);
@@ -48,9 +48,9 @@ export class LogicSyntaxError extends LogicInputError {
   }
 }
 
-/** Sort errors (Bool used as a number, conflicting declarations, MOD on Real...): HTTP 400. */
+/** Sort errors (Bool used as a number, conflicting declarations, MOD on Real...): invalid input (400). */
 export class LogicTypeError extends LogicInputError {
-  readonly httpStatus = 400 as const;
+  readonly refusal = 'invalid' as const;
   constructor(message: string, position: number | null) {
     super(message, position);
     this.name = 'LogicTypeError';

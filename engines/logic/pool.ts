@@ -13,7 +13,7 @@
 //     solves, or when its Z3 allocation or JS heap grows past a bound (leak guard).
 
 import { Worker } from 'node:worker_threads';
-import { readOrgConcurrency, readPoolSize, readZ3TimeoutMs } from './config.js';
+import { DEFAULT_POOL_SIZE, DEFAULT_Z3_TIMEOUT_MS, defaultOrgConcurrency } from './config.js';
 import type { SortName } from './operators.js';
 import type { WorkerInit, WorkerMemory, WorkerMessage, WorkerModelValue, WorkerSolveRequest } from './worker-protocol.js';
 
@@ -146,11 +146,11 @@ export class LogicPool {
   private readonly totals = { spawned: 0, completed: 0, recycled: 0, killed: 0, crashed: 0, startFailures: 0 };
 
   constructor(options: LogicPoolOptions = {}) {
-    this.size = options.size ?? readPoolSize();
-    this.defaultTimeoutMs = options.defaultTimeoutMs ?? readZ3TimeoutMs();
+    this.size = options.size ?? DEFAULT_POOL_SIZE;
+    this.defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_Z3_TIMEOUT_MS;
     if (!Number.isInteger(this.size) || this.size < 1) throw new RangeError(`pool size must be a positive integer, got ${this.size}`);
     checkTimeout(this.defaultTimeoutMs);
-    this.perOrgCap = Math.min(this.size, options.perOrgCap ?? readOrgConcurrency(this.size));
+    this.perOrgCap = Math.min(this.size, options.perOrgCap ?? defaultOrgConcurrency(this.size));
     if (!Number.isInteger(this.perOrgCap) || this.perOrgCap < 1) throw new RangeError(`perOrgCap must be a positive integer, got ${options.perOrgCap}`);
     this.opts = {
       graceMs: options.graceMs,
@@ -434,9 +434,13 @@ function checkTimeout(ms: number): void {
 
 let singleton: LogicPool | null = null;
 
-/** The process-wide pool, configured from SVC_Z3_TIMEOUT / SVC_Z3_POOL_SIZE on first use. */
-export function getLogicPool(): LogicPool {
-  if (singleton === null) singleton = new LogicPool();
+/**
+ * The process-wide pool. The worker's composition root creates it first, with its limits from
+ * SVC_Z3_TIMEOUT / SVC_Z3_POOL_SIZE / SVC_Z3_ORG_CONCURRENCY (logicPoolOptions); `options` of a
+ * later call are ignored.
+ */
+export function getLogicPool(options?: LogicPoolOptions): LogicPool {
+  if (singleton === null) singleton = new LogicPool(options);
   return singleton;
 }
 

@@ -91,7 +91,7 @@ export async function startInProcessApp(): Promise<InProcessApp> {
   };
   const counter = new WindowCounter(store);
   await counter.init();
-  const app = createApp({ cfg, store, accounts, temporal, counter, ipLimiter: new IpLimiter(cfg.SVC_RATE_LIMIT_PER_IP, parseTrustedProxies('')) });
+  const app = createApp({ cfg, env: process.env, store, accounts, temporal, counter, ipLimiter: new IpLimiter(cfg.SVC_RATE_LIMIT_PER_IP, parseTrustedProxies('')) });
   // Koa's handler settles every request itself (ctx.onerror answers a failure and never rejects),
   // so its promise is not awaited: it only says when the response ended.
   const handle = app.callback();

@@ -109,12 +109,12 @@ describe.each(ROUTES)('$path: one workflow per request, as the registry says', (
 });
 
 describe('route result mapping from engine results', () => {
-  it('logic: BLOCKED is 403 without the internal http_status; an input problem found by the solver is 400', async () => {
-    app.script({ result: { status: 'BLOCKED', reason: 'policy', provider_used: null, http_status: 403 } });
+  it('logic: BLOCKED is 403 without the internal input_refused; an input problem found by the solver is 400', async () => {
+    app.script({ result: { status: 'BLOCKED', reason: 'policy', provider_used: null, input_refused: 'policy' } });
     const blocked = await send(app, '/verify/logic', { query: '(AND (GT x 1))' });
     expect(blocked.status).toBe(403);
     expect(blocked.body).toEqual({ status: 'BLOCKED', reason: 'policy', provider_used: null });
-    app.script({ result: { status: 'ERROR', message: 'Unknown variable y', provider_used: null, http_status: 400 } });
+    app.script({ result: { status: 'ERROR', message: 'Unknown variable y', provider_used: null, input_refused: 'invalid' } });
     const bad = await send(app, '/verify/logic', { query: '(AND (GT x 1))' });
     expect(bad.status).toBe(400);
     expect(bad.body).toEqual({ detail: 'Unknown variable y', code: expect.any(String), request_id: expect.any(String) });

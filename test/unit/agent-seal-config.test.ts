@@ -48,7 +48,7 @@ describe('decisions', () => {
     expect(decideVerify({ ...base, outcome: 'clean' }, [{ status: 'VERIFIED', proof_ref: `sha256:${'a'.repeat(64)}` }], ctx).status).toBe('VERIFIED');
     expect(decideVerify({ ...base, outcome: 'clean' }, [{ status: 'VERIFIED', proof_ref: 'sha256:zz' }], ctx).status).toBe('UNVERIFIABLE');
     expect(decideVerify({ ...base, outcome: 'clean' }, [{ status: 'VERIFIED' }], ctx).status).toBe('UNVERIFIABLE');
-    expect(decideVerify({ ...base, outcome: 'flagged', findings: [{ detector: 'exfiltration', kind: 'jwt', category: 'secret', location: 'query', encoding: 'plain', excerpt: 'x' }] }, [], ctx).http_status).toBe(403);
+    expect(decideVerify({ ...base, outcome: 'flagged', findings: [{ detector: 'exfiltration', kind: 'jwt', category: 'secret', location: 'query', encoding: 'plain', excerpt: 'x' }] }, [], ctx).refused).toBe(true);
   });
   it('denies a tool call when the engine gave no result (fail closed)', () => {
     const g = { kind: 'tool' as const, tool: 'shell', category: 'shell', dangerous: true, known: true, reasons: [], findings: [], checks: [{ engine: 'code' as const, input: { code: 'ls', language: 'bash' }, location: 'arguments.command', mode: 'strict' as const }], claim: '', request_digest: '' };

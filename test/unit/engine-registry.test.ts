@@ -8,11 +8,12 @@ import {
   EAGER_ENGINES,
   activityModeFor,
   batchItemActivity,
-  engineActivity,
   logicNaturalLanguageDeadlineMs,
   type EngineDeadlineConfig,
 } from '../../core/engines.js';
 import * as workflows from '../../workflows/index.js';
+import { engineActivities } from '../../workflows/engine-activities.js';
+import type { VerificationActivities } from '../../activities/index.js';
 import { BATCH_ITEM_TYPES } from '../../contract/batch-limits.js';
 
 const cfg: EngineDeadlineConfig = { SVC_MATH_TIMEOUT: 5, SVC_Z3_TIMEOUT: 15, SVC_CODE_VERIFY_TIMEOUT: 10, SVC_PROVIDER_TIMEOUT: 30, SVC_SANDBOX_ACQUIRE_TIMEOUT: 10 };
@@ -20,9 +21,14 @@ const cfg: EngineDeadlineConfig = { SVC_MATH_TIMEOUT: 5, SVC_Z3_TIMEOUT: 15, SVC
 describe('engine registry', () => {
   it('has the eleven engines of the contract, each with its own activity', () => {
     expect(ENGINE_NAMES).toEqual(['math', 'logic', 'code', 'sql', 'process', 'rag', 'consensus', 'stats', 'fact', 'image', 'natural_language']);
-    const activities = ENGINE_NAMES.map((e) => engineActivity(e));
-    expect(new Set(activities).size).toBe(activities.length);
-    expect(engineActivity('math')).toBe('verifyMathActivity');
+    // The workflows' engine map, built over a stand-in for the activity proxies: each entry is the activity of that name.
+    const named = new Proxy({}, { get: (_t, name) => name }) as unknown as VerificationActivities;
+    const map = engineActivities(named) as unknown as Record<string, string>;
+    const direct = ENGINE_NAMES.filter((e) => ENGINES[e].workflow === 'verifyWorkflow');
+    expect(Object.keys(map).sort()).toEqual([...direct].sort());
+    expect(new Set(Object.values(map)).size).toBe(direct.length);
+    expect(map.math).toBe('verifyMathActivity');
+    expect(ENGINES.natural_language.workflow).toBe('providerVerifyWorkflow');
   });
 
   it('derives each deadline from the configuration the contract names', () => {

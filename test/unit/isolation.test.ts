@@ -84,15 +84,15 @@ describe('EnginePool', () => {
   const tasks: EngineTask[] = [
     { engine: 'math', input: { expression: 'x^2 - 1 = (x-1)*(x+1)' } as never },
     { engine: 'math', input: { expression: '2 + 2 = 5' } as never },
-    { engine: 'math_batch', expression: 'sin(x)^2 + cos(x)^2 = 1', params: {} },
+    { engine: 'math_batch', input: { expression: 'sin(x)^2 + cos(x)^2 = 1', params: {} } },
     { engine: 'process', input: { trace: '## Issue\nRule: law.\nIn this case yes. Therefore no.' } },
     { engine: 'process', input: { trace: 'x', mode: 'milestones', milestones: ['x', 'y'] } },
     { engine: 'process', input: { trace: 5 } },
     { engine: 'rag', input: { chunks: [], expected_rate: '1/2' } },
-    { engine: 'sql', input: { query: "SELECT * FROM users WHERE name = '' OR 1=1" } },
-    { engine: 'sql', input: { query: 7 } },
-    { engine: 'code', code: 'import os\nos.system(cmd)\n', language: 'python', timeoutMs: 5000 },
-    { engine: 'stats_query', query: 'mean(price) > 3' },
+    { engine: 'sql', input: { request: { query: "SELECT * FROM users WHERE name = '' OR 1=1" } } },
+    { engine: 'sql', input: { request: { query: 7 } } },
+    { engine: 'code', input: { code: 'import os\nos.system(cmd)\n', language: 'python', timeoutMs: 5000 } },
+    { engine: 'stats_query', input: { query: 'mean(price) > 3' } },
   ];
 
   it('returns exactly what the engine returns in-process', async () => {
@@ -121,7 +121,7 @@ describe('EnginePool', () => {
   }, 120_000);
 
   it('the code scan of the issue (lambda nesting) ends at its deadline, not later', async () => {
-    const r = await pool.run({ engine: 'code', code: `${'lambda: '.repeat(25_000)}1`, language: 'python', timeoutMs: 1_000 }, { orgId: 'org_a', timeoutMs: 1_500 });
+    const r = await pool.run({ engine: 'code', input: { code: `${'lambda: '.repeat(25_000)}1`, language: 'python', timeoutMs: 1_000 } }, { orgId: 'org_a', timeoutMs: 1_500 });
     // Either the scan's own deadline or the hard kill: never a result after the deadline.
     if (r.kind === 'ok') expect((r.value as { developerFields?: unknown; agentMessage?: string }).agentMessage).toBe('Code verification timed out.');
     else expect(r).toEqual({ kind: 'timeout', phase: 'run' });

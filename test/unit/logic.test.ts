@@ -216,7 +216,7 @@ describe('BLOCKED (LogicBlockedError, HTTP 403)', () => {
     const b = e as LogicBlockedError;
     expect(b.reason).toBe(reason);
     expect(b.status).toBe('BLOCKED');
-    expect(b.httpStatus).toBe(403);
+    expect(b.refusal).toBe('policy');
     if (position !== null) expect(b.position).toBe(position);
   });
 
@@ -254,7 +254,7 @@ describe('syntax errors (LogicSyntaxError, HTTP 400, with position)', () => {
     const e = await rejection(solve(query));
     expect(e).toBeInstanceOf(LogicSyntaxError);
     expect((e as LogicSyntaxError).position).toBe(position);
-    expect((e as LogicSyntaxError).httpStatus).toBe(400);
+    expect((e as LogicSyntaxError).refusal).toBe('invalid');
     expect((e as Error).message).toContain(`position ${position}`);
   });
 });
@@ -276,7 +276,7 @@ describe('type conflicts (LogicTypeError, HTTP 400)', () => {
   it.each(cases)('%s: %s', async (_name, query, message) => {
     const e = await rejection(solve(query));
     expect(e).toBeInstanceOf(LogicTypeError);
-    expect((e as LogicTypeError).httpStatus).toBe(400);
+    expect((e as LogicTypeError).refusal).toBe('invalid');
     expect((e as Error).message).toMatch(message);
   });
 

@@ -1,0 +1,50 @@
+// /verify/sql as an activity: PostgreSQL's own parse and name resolution (PGlite, in its own
+// thread with its own deadline) first; then the structural engine in the engine pool with that
+// result; then finalizeOutcome retains the proof and signs the attestation.
+import { postgresCheckFor, validateSqlRequest } from '../engines/sql/index.js';
+import { blockedDiagnostic, type EngineOutcome } from '../core/diagnostic.js';
+import type { DiagnosticActivityResult } from '../core/verification-io.js';
+import { logger } from '../core/logger.js';
+import { sha256Hex } from '../core/canonical-json.js';
+import { finalizeOutcome, type ProofContext } from './proofs.js';
+import { engineBudgetMs, runIsolated } from './isolation/run.js';
+import type { EnginePool } from './isolation/engine-pool.js';
+import { withAttestation } from './verify-code.js';
+import type { VerifyActivityInput } from './types.js';
+
+const log = logger('sql');
+
+/** The /verify/sql route's budget. */
+const SQL_BUDGET_MS = 10_000;
+
+export function makeVerifySqlActivity(ctx: ProofContext & { enginePool?: EnginePool }) {
+  return async function verifySqlActivity(req: VerifyActivityInput<Record<string, unknown>>): Promise<DiagnosticActivityResult> {
+    const parsed = validateSqlRequest(req.input);
+    const postgres = parsed.ok ? await postgresCheckFor(parsed.value) : undefined;
+    const r = await runIsolated('sql', { request: req.input, postgres }, { orgId: req.org_id, timeoutMs: engineBudgetMs(SQL_BUDGET_MS), timeoutDetail: 'SQL verification timed out.', pool: ctx.enginePool });
+    if ('invalid' in r) return blockedDiagnostic(r.invalid, 'sql_verifier.parse_error', {}, true);
+    logResolverDefects(r.outcome, r.query);
+    const f = await finalizeOutcome(ctx, r.outcome, { engine: 'sql', orgId: req.org_id, evaluatedExpression: r.query, withAdmission: true });
+    return withAttestation(f);
+  };
+}
+
+/**
+ * A real engine accepted what the JS resolver refused: the verdict followed the engine, and the
+ * resolver has a defect to fix. Logged with the finding types and the query's hash only (the
+ * query text may carry anything).
+ */
+export function logResolverDefects(outcome: EngineOutcome, query: string): void {
+  const f = outcome.developerFields;
+  const defects = typeof f.resolver_defects === 'number' ? f.resolver_defects : 0;
+  if (defects === 0) return;
+  const issues = Array.isArray(f.issues) ? (f.issues as Array<Record<string, unknown>>) : [];
+  const overruled = issues.filter((i) => typeof i.overruled_by === 'string');
+  log.warn('sql resolver defect: a real engine accepted a statement the resolver refused', {
+    dialect: f.dialect,
+    engine: overruled[0]?.overruled_by,
+    defects,
+    finding_types: [...new Set(overruled.map((i) => String(i.type)))].sort(),
+    query_sha256: sha256Hex(query),
+  });
+}

@@ -1,0 +1,38 @@
+// Fail closed within 10 s when no worker is alive for an engine (issue 22): with no worker
+// polling a task queue (as with the standalone worker stopped), a verification is answered with
+// its engine's time-out 503 once its first workflow task has waited NO_WORKER_AFTER_MS for a
+// worker (api/temporal.ts), not at its whole deadline (logic: 18 s + 5 s grace, 23 s before).
+// The API runs on a task queue of its own, so the shared stack's worker is left alone.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startExtraApi } from './extra-api.js';
+import { call } from './batch-fixtures.js';
+import { newTenant, type Member } from './helpers.js';
+
+describe('no worker for the task queue: 503 within 10 s', () => {
+  let t: Member;
+  let api: Awaited<ReturnType<typeof startExtraApi>>;
+  beforeAll(async () => {
+    t = await newTenant();
+    api = await startExtraApi('api-no-worker-fast', { SVC_API_WORKER: 'off', SVC_TASK_QUEUE: `svc-no-worker-fast-${randomUUID()}` });
+  }, 120_000);
+  afterAll(async () => {
+    await api?.proc.stop();
+  });
+
+  it.each([
+    ['/verify/logic', { query: '(AND (GT x 1) (LT x 3))' }, 'Logic verification timed out.', /^verify-logic-/],
+    ['/verify/code', { code: 'print(1)', language: 'python' }, 'Code verification timed out.', /^verify-code-/],
+    ['/verify/math', { expression: '(a+b)^2 = a^2 + 2*a*b + b^2' }, 'Math verification timed out.', /^verify-math-/],
+  ])('%s answers its time-out 503 in at most 10 s', async (path, body, detail, id) => {
+    const started = Date.now();
+    const res = await call(api.url, 'POST', path, t.key, body);
+    const took = Date.now() - started;
+    expect(res.status).toBe(503);
+    expect(res.body.detail).toBe(detail);
+    expect(res.headers.get('x-workflow-id')).toMatch(id);
+    expect(took).toBeLessThanOrEqual(10_000);
+    // Not answered before the no-worker wait (7 s): a live worker is never cut short.
+    expect(took).toBeGreaterThanOrEqual(6_500);
+  }, 60_000);
+});
