@@ -14,6 +14,7 @@ import type { VerifyActivityInput } from './types.js';
 import type { DiagnosticActivityResult } from '../core/verification-io.js';
 import { logger } from '../core/logger.js';
 import { sha256Hex } from '../core/canonical-json.js';
+import { loadSqlEngineConfig, type SqlEngineConfig } from '../core/config.js';
 export type { DiagnosticActivityResult };
 
 const log = logger('sql');
@@ -43,12 +44,12 @@ const CODE_COOPERATIVE_MARGIN_MS = 250;
 /** The /verify/sql route's budget. */
 const SQL_BUDGET_MS = 10_000;
 
-export function makeVerifySqlActivity(ctx: ProofContext) {
+export function makeVerifySqlActivity(ctx: ProofContext, sqlConfig: SqlEngineConfig = loadSqlEngineConfig()) {
   return async function verifySqlActivity(req: VerifyActivityInput<Record<string, unknown>>): Promise<DiagnosticActivityResult> {
     // PostgreSQL's own parse and name resolution (PGlite, in its own thread with its own
     // deadline) first; then the structural engine in the engine pool with that result.
     const parsed = validateSqlRequest(req.input);
-    const postgres = parsed.ok ? await postgresCheckFor(parsed.value) : undefined;
+    const postgres = parsed.ok ? await postgresCheckFor(parsed.value, sqlConfig.pgCheck) : undefined;
     const r = await runIsolated<{ invalid: string } | { outcome: EngineOutcome; query: string }>(
       { engine: 'sql', input: req.input, postgres },
       { orgId: req.org_id, timeoutMs: engineBudgetMs(SQL_BUDGET_MS), timeoutDetail: 'SQL verification timed out.' },

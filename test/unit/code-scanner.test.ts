@@ -561,6 +561,7 @@ describe('rule table', () => {
       parseFailure: 'code_verifier.parse_failure',
       syntaxError: 'code_verifier.does_not_parse_as_language',
       timeout: 'code_verifier.timeout',
+      analysisLimit: 'code_verifier.analysis_limit_exceeded',
       internalError: 'code_verifier.internal_error',
     });
   });
@@ -657,5 +658,24 @@ describe('issue 24: families missed on held-out code', () => {
     // Long runs of blanks after a `do` (the function-header test) stay linear.
     expect(inputSources(`x = gets\n${`  do${' '.repeat(200_000)}x\n`.repeat(5)}  eval(x)\n`, 'ruby', 7)).toEqual([1]);
     expect(performance.now() - started).toBeLessThan(1000);
+  });
+});
+
+describe('long assignment chains (issue 24): resolved iteratively, bounded, never an internal error', () => {
+  it('a 5,000-long chain from input() to eval is found, and a long `a = b = … = 1` chain is admitted', async () => {
+    const n = 5_000;
+    const chain = `x0 = input()\n${Array.from({ length: n }, (_, i) => `x${i + 1} = x${i}`).join('\n')}\neval(x${n})\n`;
+    const out = await scanCode(chain, 'python');
+    expect(out.developerFields.constraint_id).toBe('code_verifier.code_unsafe');
+    expect(issues(out).filter((i) => i.severity === 'critical').map((i) => i.line_number)).toEqual([n + 2]);
+    const alias = `import subprocess\ns0 = subprocess\n${Array.from({ length: n }, (_, i) => `s${i + 1} = s${i}`).join('\n')}\ns${n}.run(cmd)\n`;
+    expect(issues(await scanCode(alias, 'python')).filter((i) => i.severity === 'critical').map((i) => [i.line_number, i.type])).toEqual([[n + 3, 'shell_execution']]);
+    const targets = `${Array.from({ length: 10_000 }, (_, i) => `c${i}`).join(' = ')} = 1\nprint(c9999)\n`;
+    expect(proven(await scanCode(targets, 'python')).developerFields).toMatchObject({ constraint_id: 'code_verifier.code_safe', is_valid: true });
+  });
+  it('JavaScript: a long const chain reaching child_process is found', async () => {
+    const n = 3_000;
+    const js = `const c0 = require('child_process');\n${Array.from({ length: n }, (_, i) => `const c${i + 1} = c${i};`).join('\n')}\nc${n}.exec(cmd);\n`;
+    expect(issues(await scanCode(js, 'javascript')).filter((i) => i.severity === 'critical').map((i) => [i.line_number, i.type])).toEqual([[n + 2, 'shell_execution']]);
   });
 });

@@ -309,18 +309,23 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
 
     // Assignments: filed by target name at their offset, inspected only when that name is looked up.
     const assigned: { name: string; words: string[] }[] = [];
-    const target = (name: string, offset: number, rhsStart: number) => {
-      this.pendValue(name, offset);
-      const rhs = logicalTail(src, rhsStart);
-      const mentioned = rhsWords(rhs);
-      assigned.push({ name, words: mentioned });
-      // A class attribute is reachable as `self.name` from the methods.
-      if (this.scopes.at(offset).kind === 'class' && !name.includes('.')) {
-        this.pendValue(`self.${name}`, offset);
-        assigned.push({ name: `self.${name}`, words: mentioned });
+    const target = (first: string, firstOffset: number, firstRhsStart: number) => {
+      // `a = b = c = v`: each target in turn, iteratively (a chain may be thousands long).
+      for (let next: [string, number, number] | null = [first, firstOffset, firstRhsStart]; next !== null; ) {
+        const [name, offset, rhsStart]: [string, number, number] = next;
+        next = null;
+        this.pendValue(name, offset);
+        const rhs = logicalTail(src, rhsStart);
+        const mentioned = rhsWords(rhs);
+        assigned.push({ name, words: mentioned });
+        // A class attribute is reachable as `self.name` from the methods.
+        if (this.scopes.at(offset).kind === 'class' && !name.includes('.')) {
+          this.pendValue(`self.${name}`, offset);
+          assigned.push({ name: `self.${name}`, words: mentioned });
+        }
+        const chained = CHAINED_TARGET.exec(rhs);
+        if (chained) next = [chained[1], rhsStart + rhs.indexOf(chained[1]), rhsStart + chained[0].length];
       }
-      const chained = CHAINED_TARGET.exec(rhs);
-      if (chained) target(chained[1], rhsStart + rhs.indexOf(chained[1]), rhsStart + chained[0].length);
     };
     for (const a of assignments) target(a.name, a.offset, a.rhsStart);
 
