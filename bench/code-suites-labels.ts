@@ -36,6 +36,16 @@ const head = (s: Suite) => git(s, 'rev-parse', 'HEAD').trim();
 const show = (s: Suite, commit: string, path: string) => git(s, 'show', `${commit}:${path}`);
 const ls = (s: Suite, commit: string, under: string) => git(s, 'ls-tree', '-r', '--name-only', commit, '--', under).split('\n').filter(Boolean);
 
+/**
+ * A suite's negative case that still runs a process (a constant command): the contract blocks
+ * every process execution, so it is marked `runsProcess` and reported apart from precision (as
+ * gosec's negatives that run a process are G204's labels). Every pattern must match.
+ */
+const RUNS_PROCESS: Record<'java' | 'javascript', RegExp[]> = {
+  java: [/\bnew\s+ProcessBuilder\s*\(|\bRuntime\.getRuntime\(\)\s*\.exec\s*\(/],
+  javascript: [/\brequire\(\s*['"](?:child_process|shelljs)['"]\s*\)/, /\.(?:exec|execSync|spawn|spawnSync|execFile|execFileSync|fork)\s*\(/],
+};
+
 const files: FileEntry[] = [];
 const commits: Record<string, string> = {};
 
@@ -72,7 +82,8 @@ const commits: Record<string, string> = {};
       if (!labels.some((x) => x.line === j + 1)) labels.push({ line: j + 1, category: RULES[m[1]], source: m[1] });
     });
     const safe = path.includes('/true_negatives/');
-    if (labels.length > 0 || safe) files.push({ suite: s, path, language: 'javascript', extract: 'file', ...(safe ? { safe } : {}), labels });
+    const runsProcess = safe && RUNS_PROCESS.javascript.every((re) => re.test(lines.join('\n')));
+    if (labels.length > 0 || safe) files.push({ suite: s, path, language: 'javascript', extract: 'file', ...(safe ? { safe } : {}), ...(runsProcess ? { runsProcess } : {}), labels });
   }
 }
 
@@ -139,9 +150,14 @@ const commits: Record<string, string> = {};
     if (!Object.keys(TYPES).some((t) => text.includes(`"${t}"`))) continue;
     const lists = new Map<string, number[]>();
     for (const m of text.matchAll(/List<Integer>\s+(\w+)\s*=\s*Arrays\.asList\(([\d,\s]+)\)/g)) lists.set(m[1], m[2].split(',').map((x) => Number(x.trim())));
+    // Each test method analyses the class files it names (getClassFilePath): an expectation of
+    // that method labels only those files (a Kotlin test's `inClass("ObjectDeserialization")`
+    // is about its own Kotlin class, not the Java sample of the same name).
+    for (const method of text.split(/@Test\b/).slice(1)) {
+    const analysed = [...method.matchAll(/getClassFilePath\("([\w/$]+)"\)/g)].map((m) => `findsecbugs-samples-java/src/test/java/${m[1]}.java`);
     // Each bugDefinition() ... .build() block, with the loop variable it sits in (if any).
     const re = /(?:for\s*\(\s*(?:Integer|int)\s+(\w+)\s*:\s*(\w+)\s*\)\s*\{[^]*?)?bugDefinition\(\)([^;]*?)\.build\(\)/g;
-    for (const m of text.matchAll(re)) {
+    for (const m of method.matchAll(re)) {
       const body = m[3];
       const type = /bugType\("([A-Z_]+)"\)/.exec(body)?.[1];
       const cls = /inClass\("([\w$]+)"\)/.exec(body)?.[1];
@@ -149,17 +165,20 @@ const commits: Record<string, string> = {};
       const at = /atLine\((\w+)\)/.exec(body)?.[1];
       if (!at) continue;
       const lines = /^\d+$/.test(at) ? [Number(at)] : m[1] === at && m[2] && lists.has(m[2]) ? lists.get(m[2])! : [];
-      const targets = classFile(cls.split('$')[0]);
+      const targets = classFile(cls.split('$')[0]).filter((p) => analysed.includes(p));
       if (targets.length !== 1) continue;
       const labels = byFile.get(targets[0]) ?? [];
       for (const line of lines) if (!labels.some((x) => x.line === line)) labels.push({ line, category: TYPES[type], source: type });
       byFile.set(targets[0], labels);
     }
+    }
   }
   for (const [path, labels] of byFile) if (labels.length) files.push({ suite: s, path, language: 'java', extract: 'file', labels: labels.sort((a, b) => a.line - b.line) });
   // The suite's documented false-positive samples of these families are safe cases.
   for (const path of samples) {
-    if (/\/(command|serial|script)\/.*(Safe|FalsePositive)\w*\.java$/.test(path) && !byFile.has(path)) files.push({ suite: s, path, language: 'java', extract: 'file', safe: true, labels: [] });
+    if (!/\/(command|serial|script)\/.*(Safe|FalsePositive)\w*\.java$/.test(path) || byFile.has(path)) continue;
+    const runsProcess = RUNS_PROCESS.java.every((re) => re.test(show(s, c, path)));
+    files.push({ suite: s, path, language: 'java', extract: 'file', safe: true, ...(runsProcess ? { runsProcess } : {}), labels: [] });
   }
 }
 

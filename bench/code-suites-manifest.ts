@@ -17,6 +17,12 @@ export interface FileEntry {
   extract: 'file' | 'go-backquoted-samples';
   /** A safe case of the suite: no label, counted for precision. */
   safe?: boolean;
+  /**
+   * A safe case of the suite that still runs a process (with a constant command): the contract
+   * blocks every process execution whatever its argument, so it is not counted for precision;
+   * the bench reports it separately (expected BLOCKED).
+   */
+  runsProcess?: boolean;
   labels: Label[];
 }
 

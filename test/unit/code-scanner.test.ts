@@ -679,3 +679,22 @@ describe('long assignment chains (issue 24): resolved iteratively, bounded, neve
     expect(issues(await scanCode(js, 'javascript')).filter((i) => i.severity === 'critical').map((i) => [i.line_number, i.type])).toEqual([[n + 2, 'shell_execution']]);
   });
 });
+
+describe('find-sec-bugs and phpcs shapes (issue 24)', () => {
+  const critical = async (code: string, language: string) => issues(await scanCode(code, language)).filter((i) => i.severity === 'critical').map((i) => i.line_number);
+  it("a class's own readObject hook reading the next object starts no deserialization; a direct call of the hook does", async () => {
+    const hook = 'class A implements java.io.Serializable {\n  Object p;\n  private void readObject(java.io.ObjectInputStream in) throws Exception {\n    p = in.readObject();\n  }\n}\n';
+    expect(proven(await scanCode(hook, 'java')).developerFields.is_valid).toBe(true);
+    const handed = hook.replace('  Object p;\n', '  Object p;\n  void h(java.io.InputStream s) throws Exception { readObject(new java.io.ObjectInputStream(s)); }\n');
+    expect(await critical(handed, 'java')).toContain(5);
+    // Any other method reading an ObjectInputStream is still reported.
+    expect(await critical('class A {\n  Object f(java.io.ObjectInputStream in) throws Exception {\n    return in.readObject();\n  }\n}\n', 'java')).toContain(3);
+  });
+  it('PHP: a multi-line backtick command in a region that does not parse is reported on its lines with variables', async () => {
+    const php = "<?php\n$a = `ls`;\n$output = `git blame\n\t--date=$_POST['key']\n\t\"$filename\"`;\n$x = `ls\n";
+    const out = await scanCode(php, 'php');
+    expect(out.kind).toBe('blocked');
+    const lines = ((out.developerFields.issues as Issue[]) ?? []).filter((i) => i.severity === 'critical' && i.type === 'shell_execution').map((i) => i.line_number);
+    expect(lines).toEqual(expect.arrayContaining([2, 3, 4, 5]));
+  });
+});

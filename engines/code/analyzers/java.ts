@@ -23,6 +23,8 @@ import {
   type WantedNames,
 } from './base.js';
 
+/** The stream parameter of a readObject hook (serializationHook): its reads are not a new deserialization. */
+const HOOK_STREAM = 'java.io.ObjectInputStream(hook)#';
 const FUNCTION_TYPES = ['method_declaration', 'constructor_declaration', 'lambda_expression'];
 const TYPE_DECLS = ['class_declaration', 'interface_declaration', 'enum_declaration', 'record_declaration'];
 const BINDER_TYPES = ['import_declaration', 'local_variable_declaration', 'field_declaration', 'catch_formal_parameter', 'resource', 'enhanced_for_statement'];
@@ -208,6 +210,23 @@ class JavaAnalysis extends AnalysisBase implements ExprOps {
     else if (PRIMITIVES.has(typeText)) this.bind(scope, name, null);
   }
 
+  /**
+   * `private void readObject(ObjectInputStream in)`: the class's own deserialization hook. Java
+   * calls it only while something else deserializes (that outer `readObject` is what is
+   * reported); reading the next object of the same stream inside it starts nothing new. Not a
+   * hook when the code calls a `readObject(…)` with an argument itself (it could hand the hook a
+   * stream of its own).
+   */
+  private serializationHook(method: Node, params: Node): boolean {
+    const v = this.view;
+    if (v.type(method) !== 'method_declaration' || v.text(v.field(method, 'name') ?? method) !== 'readObject') return false;
+    const ps = v.named(params);
+    if (ps.length !== 1 || !/(?:^|\.)ObjectInputStream$/.test(v.text(v.field(ps[0], 'type') ?? ps[0]))) return false;
+    this.directHookCall ??= v.ofType(v.root, ['method_invocation']).some((c) => v.text(v.field(c, 'name') ?? c) === 'readObject' && v.named(v.field(c, 'arguments') ?? c).length > 0);
+    return !this.directHookCall;
+  }
+  private directHookCall: boolean | undefined;
+
   protected bindNode(n: Node): void {
     if (this.bound.has(n.id)) return;
     this.bound.add(n.id);
@@ -221,9 +240,11 @@ class JavaAnalysis extends AnalysisBase implements ExprOps {
         this.bind(scope, v.text(params), null);
         return;
       }
+      const hook = this.serializationHook(n, params);
       for (const p of v.named(params)) {
         const name = v.field(p, 'name');
-        if (name) this.bindTyped(scope, v.text(name), v.field(p, 'type'), null);
+        if (name && hook) this.bind(scope, v.text(name), null, HOOK_STREAM);
+        else if (name) this.bindTyped(scope, v.text(name), v.field(p, 'type'), null);
         else if (v.type(p) === 'identifier') this.bind(scope, v.text(p), null);
       }
       return;
