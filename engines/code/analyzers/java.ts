@@ -7,19 +7,17 @@ import { type ExprOps, type Fact, lazySite, makeCallSite } from '../facts.js';
 import { constValue, membersOf, OPAQUE, type Scope, type ScopeRange, type Value } from '../scopes.js';
 import { dottedParts, unescapeLiteral, type SyntaxView } from '../syntax.js';
 import {
-  binaryParts,
   AnalysisBase,
+  type StringArms,
   type Analyzer,
   calleePrefix,
   dynamicMarker,
-  isDynamicMarker,
   occurrences,
   patternWords,
   plainCallee,
   sharedStarts,
   resultName,
   type PatternWords,
-  singleConstant,
   type WantedNames,
 } from './base.js';
 
@@ -352,53 +350,27 @@ class JavaAnalysis extends AnalysisBase implements ExprOps {
     return argsNode ? this.view.args(argsNode) : [];
   }
 
-  constant(node: Node, scope: Scope): string | null {
+  protected readonly arms: StringArms = { binary: 'binary_expression', concat: '+', paren: 'parenthesized_expression', names: ['identifier'] };
+
+  protected ownConstant(node: Node): string | null {
     const v = this.view;
-    switch (v.type(node)) {
-      case 'string_literal': {
-        const text = v.text(node);
-        if (text.startsWith('"""')) return text.slice(3, -3).replace(/^[ \t]*\n/, '');
-        if (v.named(node).some((c) => v.type(c) === 'string_interpolation')) return null;
-        return unescapeLiteral(text.slice(1, -1));
-      }
-      case 'binary_expression':
-        return this.concatConstant(node, scope);
-      case 'parenthesized_expression': {
-        const inner = v.args(node)[0];
-        return inner ? this.constant(inner, scope) : null;
-      }
-      case 'identifier':
-        return singleConstant(this.lookupName(v.text(node), scope));
-      default:
-        return null;
-    }
+    if (v.type(node) !== 'string_literal') return null;
+    const text = v.text(node);
+    if (text.startsWith('"""')) return text.slice(3, -3).replace(/^[ \t]*\n/, '');
+    if (v.named(node).some((c) => v.type(c) === 'string_interpolation')) return null;
+    return unescapeLiteral(text.slice(1, -1));
   }
 
-  dynamicString(node: Node, scope: Scope): boolean {
+  protected ownDynamicString(node: Node, scope: Scope): boolean {
     const v = this.view;
-    switch (v.type(node)) {
-      case 'binary_expression': {
-        const b = binaryParts(v, node);
-        return b?.op === '+' && (this.stringy(b.left, scope) || this.stringy(b.right, scope));
-      }
-      case 'method_invocation': {
-        // String.format("... %s", x), "...".formatted(x), String.join / concat on a string.
-        const names = this.methodNames(node, scope);
-        const args = this.argNodes(v.field(node, 'arguments'));
-        const obj = v.field(node, 'object');
-        if (names.includes('java.lang.String.format') && args[0]) return this.stringy(args[0], scope);
-        if (obj && (names.some((n) => /\.(formatted|concat)$/.test(n)) || /\.(formatted|concat)$/.test(v.text(node).split('(')[0]))) return this.stringy(obj, scope);
-        return false;
-      }
-      case 'identifier':
-        return this.lookupName(v.text(node), scope).some(isDynamicMarker);
-      case 'parenthesized_expression': {
-        const inner = v.args(node)[0];
-        return inner ? this.dynamicString(inner, scope) : false;
-      }
-      default:
-        return false;
-    }
+    if (v.type(node) !== 'method_invocation') return false;
+    // String.format("... %s", x), "...".formatted(x), String.join / concat on a string.
+    const names = this.methodNames(node, scope);
+    const args = this.argNodes(v.field(node, 'arguments'));
+    const obj = v.field(node, 'object');
+    if (names.includes('java.lang.String.format') && args[0]) return this.stringy(args[0], scope);
+    if (obj && (names.some((n) => /\.(formatted|concat)$/.test(n)) || /\.(formatted|concat)$/.test(v.text(node).split('(')[0]))) return this.stringy(obj, scope);
+    return false;
   }
 
   // ── facts ─────────────────────────────────────────────────────────────────────────────
