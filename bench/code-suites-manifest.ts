@@ -23,6 +23,10 @@ export interface FileEntry {
    * the bench reports it separately (expected BLOCKED).
    */
   runsProcess?: boolean;
+  /** The file's own commit, for suites read file by file (codeql): <mirror>/<owner+name>/files/<commit>/<path>. */
+  commit?: string;
+  /** Lines the suite marks safe (`OK`, `GOOD`, its own spurious alerts): a critical finding there is a false positive. */
+  safeLines?: number[];
   labels: Label[];
 }
 

@@ -698,3 +698,24 @@ describe('find-sec-bugs and phpcs shapes (issue 24)', () => {
     expect(lines).toEqual(expect.arrayContaining([2, 3, 4, 5]));
   });
 });
+
+describe('families found on CodeQL query tests (issue 24)', () => {
+  const critical = async (code: string, language: string) => issues(await scanCode(code, language)).filter((i) => i.severity === 'critical').map((i) => [i.line_number, i.type] as const);
+  it.each([
+    ['ruby', 'a = JSON.load(params[:j])\nb = JSON.restore(s)\nc = JSON.parse(s)\n', [[1, 'unsafe_deserialization'], [2, 'unsafe_deserialization']]],
+    ['ruby', 'a = Ox.parse_obj(x)\nb = Ox.load(x, mode: :object)\nc = Ox.load(x)\nd = Ox.load(x, mode: :generic)\n', [[1, 'unsafe_deserialization'], [2, 'unsafe_deserialization']]],
+    ['ruby', 'h = Hash.from_trusted_xml(xml)\nr = Plist.parse_xml(d)\ns = Plist.parse_xml(d, marshal: false)\n', [[1, 'unsafe_deserialization'], [2, 'unsafe_deserialization']]],
+    ['ruby', 'tree = Psych.parse_stream(y)\nobj = tree.to_ruby\no2 = YAML.parse(y).to_ruby\nsafe = Psych.parse(y)\n', [[2, 'unsafe_deserialization'], [3, 'unsafe_deserialization']]],
+    ['ruby', "Terrapin::CommandLine.new(params[:foo], 'bar')\n", [[1, 'shell_execution']]],
+    ['java', 'import com.esotericsoftware.kryo.Kryo;\nclass A {\n  Object f(com.esotericsoftware.kryo.io.Input in) {\n    Kryo k = new Kryo();\n    return k.readClassAndObject(in);\n  }\n}\n', [[5, 'unsafe_deserialization']]],
+    ['java', 'import org.yaml.snakeyaml.Yaml;\nclass A {\n  Object f(String s) {\n    Yaml y = new Yaml();\n    return y.loadAs(s, A.class);\n  }\n}\n', [[5, 'unsafe_deserialization']]],
+  ] as const)('%s: %j', async (language, code, expected) => {
+    expect(await critical(code, language)).toEqual(expected);
+  });
+  it('SnakeYAML built with a SafeConstructor is admitted; a look-alike SafeConstructor is not trusted', async () => {
+    const safe = 'import org.yaml.snakeyaml.Yaml;\nimport org.yaml.snakeyaml.constructor.SafeConstructor;\nclass A {\n  Object f(String s) {\n    Yaml y = new Yaml(new SafeConstructor());\n    return y.load(s) + "" + new Yaml(new SafeConstructor()).loadAll(s);\n  }\n}\n';
+    expect(proven(await scanCode(safe, 'java')).developerFields.is_valid).toBe(true);
+    const lookalike = 'import org.yaml.snakeyaml.Yaml;\nclass SafeConstructor {}\nclass A {\n  Object f(String s) {\n    Yaml y = new Yaml(new SafeConstructor());\n    return y.load(s);\n  }\n}\n';
+    expect(await critical(lookalike, 'java')).toEqual([[6, 'unsafe_deserialization']]);
+  });
+});

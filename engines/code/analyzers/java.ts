@@ -23,6 +23,8 @@ import {
 
 /** The stream parameter of a readObject hook (serializationHook): its reads are not a new deserialization. */
 const HOOK_STREAM = 'java.io.ObjectInputStream(hook)#';
+/** A SnakeYAML Yaml built with a SafeConstructor (safeYaml): its loads are not reported. */
+const SAFE_YAML = 'org.yaml.snakeyaml.Yaml(SafeConstructor)#';
 const FUNCTION_TYPES = ['method_declaration', 'constructor_declaration', 'lambda_expression'];
 const TYPE_DECLS = ['class_declaration', 'interface_declaration', 'enum_declaration', 'record_declaration'];
 const BINDER_TYPES = ['import_declaration', 'local_variable_declaration', 'field_declaration', 'catch_formal_parameter', 'resource', 'enhanced_for_statement'];
@@ -202,10 +204,30 @@ class JavaAnalysis extends AnalysisBase implements ExprOps {
 
   /** A declaration of `name` with type `typeNode` (instances of the type) and optional initializer. */
   private bindTyped(scope: Scope, name: string, typeNode: Node | null, value: Node | null): void {
+    if (value && this.safeYaml(value)) {
+      // Exactly this instance: the declared type adds nothing the construction does not say.
+      this.bind(scope, name, null, SAFE_YAML);
+      return;
+    }
     const typeText = typeNode ? this.view.text(typeNode) : 'var';
     if (!PRIMITIVES.has(typeText)) for (const t of this.typeRefs(typeText)) this.bind(scope, name, null, `${t}#`);
     if (value) this.bind(scope, name, value);
     else if (PRIMITIVES.has(typeText)) this.bind(scope, name, null);
+  }
+
+  /**
+   * `new Yaml(new SafeConstructor(…))` (SnakeYAML): its loads build only standard types. Read
+   * from the construction itself (syntax: both class names must resolve to SnakeYAML's).
+   */
+  private safeYaml(node: Node): boolean {
+    const v = this.view;
+    if (v.type(node) !== 'object_creation_expression') return false;
+    const type = v.field(node, 'type');
+    if (!type || !this.typeRefs(v.text(type)).includes('org.yaml.snakeyaml.Yaml')) return false;
+    const first = this.argNodes(v.field(node, 'arguments'))[0];
+    if (!first || v.type(first) !== 'object_creation_expression') return false;
+    const ctor = v.field(first, 'type');
+    return !!ctor && this.typeRefs(v.text(ctor)).includes('org.yaml.snakeyaml.constructor.SafeConstructor');
   }
 
   /**
@@ -298,6 +320,7 @@ class JavaAnalysis extends AnalysisBase implements ExprOps {
         return this.methodNames(node, scope).map((m) => resultName(m, () => (first() ? this.constant(first()!, scope) : null)));
       }
       case 'object_creation_expression': {
+        if (this.safeYaml(node)) return [SAFE_YAML];
         const type = v.field(node, 'type');
         return type ? this.typeRefs(v.text(type)).map((t) => `${t}#`) : [OPAQUE];
       }
