@@ -719,3 +719,13 @@ describe('families found on CodeQL query tests (issue 24)', () => {
     expect(await critical(lookalike, 'java')).toEqual([[6, 'unsafe_deserialization']]);
   });
 });
+
+describe('headless-browser page.evaluate on a page the snippet receives (issue 24)', () => {
+  it('a page or frame parameter given code built at run time is critical; a function or constant code is not; XPath document.evaluate is not', async () => {
+    const crit = async (code: string) => issues(await scanCode(code, 'javascript')).filter((i) => i.severity === 'critical').map((i) => i.line_number);
+    expect(await crit('async function f(page, c) {\n  await page.evaluate("return " + c);\n}\n')).toEqual([2]);
+    expect(await crit('async function f(frame, c) {\n  return frame.evaluateHandle(`${c}()`);\n}\n')).toEqual([2]);
+    expect(await crit('async function f(page) {\n  await page.evaluate(() => document.title);\n  await page.evaluate("1 + 1");\n}\n')).toEqual([]);
+    expect(await crit('function f(doc, c) {\n  return doc.evaluate(c, doc);\n}\n')).toEqual([]);
+  });
+});

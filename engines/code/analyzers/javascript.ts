@@ -66,6 +66,10 @@ export function moduleName(spec: string): string {
   return bare === 'fs/promises' ? 'fs.promises' : bare;
 }
 
+/** Receiver names of a headless-browser page or frame (`page`, `newPage`, `iframe`, `mainFrame`, …). */
+const PAGE_CALLEE = /^((?:[a-z][A-Za-z0-9_]*)?(?:[pP]age|[fF]rame))\.([A-Za-z]+)$/;
+const PAGE_EVAL_METHODS = new Set(['evaluate', 'evaluateHandle', 'evaluateOnNewDocument']);
+
 class JavaScriptAnalysis extends AnalysisBase implements ExprOps {
   readonly identifierTypes = ['identifier', 'property_identifier', 'shorthand_property_identifier', 'shorthand_property_identifier_pattern'];
   readonly statementTypes = STATEMENTS;
@@ -584,6 +588,12 @@ class JavaScriptAnalysis extends AnalysisBase implements ExprOps {
       else if (v.type(fn) === 'import') names = ['import'];
       else ({ names, offset } = this.callees(fn, scope));
     }
+    // `page.evaluate(…)` on a page or frame the snippet receives (a parameter, an unresolved
+    // name): the headless-browser family by its conventional receiver name, fail closed; the
+    // rule still requires code built at run time.
+    const callee = v.field(node, 'function');
+    const page = callee && v.type(callee) === 'member_expression' ? PAGE_CALLEE.exec(v.text(callee)) : null;
+    if (page && PAGE_EVAL_METHODS.has(page[2])) names = [...names, `${page[1]}.${page[2]}`];
     if (names.length === 0) return;
     const argsNode = v.field(node, 'arguments');
     this.facts.push({
