@@ -24,6 +24,7 @@ describe('POST /verify/code: suite families, long chains', () => {
   it.each([
     ['ruby', 'def show\n  obj = JSON.load(params[:data])\nend\n', 2, 'unsafe_deserialization'],
     ['ruby', "Terrapin::CommandLine.new(params[:cmd], 'x')\n", 1, 'shell_execution'],
+    ['javascript', 'async function run(page, code) {\n  await page.evaluate(`(${code})()`);\n}\n', 2, 'dynamic_code_execution'],
     ['java', 'import com.esotericsoftware.kryo.Kryo;\nclass A {\n  Object f(com.esotericsoftware.kryo.io.Input in) {\n    return new Kryo().readClassAndObject(in);\n  }\n}\n', 4, 'unsafe_deserialization'],
   ])('%s: the family is VERIFIED unsafe and not admitted (%#)', async (language, code, line, type) => {
     const res = await verify({ code, language });
