@@ -1,4 +1,5 @@
 // All activities of the verification task queue, built over their shared dependencies.
+import { loadSqlEngineConfig } from '../core/config.js';
 import { makeVerifyMathActivity } from './verify-math.js';
 import { makeAppendAuditActivity } from './audit.js';
 import { makeVerifyLogicActivity } from './verify-logic.js';
@@ -57,7 +58,7 @@ export function createActivities(deps: ActivityDeps) {
     verifyMathActivity: makeVerifyMathActivity({ ...engineCtx, mathTimeoutMs: deps.mathTimeoutMs }),
     verifyLogicActivity: makeVerifyLogicActivity(deps.z3TimeoutMs, deps.pools.logic),
     verifyCodeActivity: makeVerifyCodeActivity(engineCtx, deps.codeTimeoutMs),
-    verifySqlActivity: makeVerifySqlActivity(engineCtx),
+    verifySqlActivity: makeVerifySqlActivity(engineCtx, loadSqlEngineConfig(deps.env)),
     ...makeProcessRagActivities(deps.pools.engine),
     verifyConsensusActivity: makeVerifyConsensusActivity(deps),
     verifyStatsActivity: makeVerifyStatsActivity(engineCtx),

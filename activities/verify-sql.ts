@@ -11,16 +11,17 @@ import { engineBudgetMs, runIsolated } from './isolation/run.js';
 import type { EnginePool } from './isolation/engine-pool.js';
 import { withAttestation } from './verify-code.js';
 import type { VerifyActivityInput } from './types.js';
+import type { SqlEngineConfig } from '../core/config.js';
 
 const log = logger('sql');
 
 /** The /verify/sql route's budget. */
 const SQL_BUDGET_MS = 10_000;
 
-export function makeVerifySqlActivity(ctx: ProofContext & { enginePool?: EnginePool }) {
+export function makeVerifySqlActivity(ctx: ProofContext & { enginePool?: EnginePool }, sqlConfig: SqlEngineConfig) {
   return async function verifySqlActivity(req: VerifyActivityInput<Record<string, unknown>>): Promise<DiagnosticActivityResult> {
     const parsed = validateSqlRequest(req.input);
-    const postgres = parsed.ok ? await postgresCheckFor(parsed.value) : undefined;
+    const postgres = parsed.ok ? await postgresCheckFor(parsed.value, sqlConfig.pgCheck) : undefined;
     const r = await runIsolated('sql', { request: req.input, postgres }, { orgId: req.org_id, timeoutMs: engineBudgetMs(SQL_BUDGET_MS), timeoutDetail: 'SQL verification timed out.', pool: ctx.enginePool });
     if ('invalid' in r) return blockedDiagnostic(r.invalid, 'sql_verifier.parse_error', {}, true);
     logResolverDefects(r.outcome, r.query);

@@ -14,8 +14,16 @@
 //                    os/exec / syscall process call; every other rule's samples without such a
 //                    call are safe cases
 //   phpcs-security-audit  getErrorList/getWarningList of the Backticks unit test
+//   codeql           inline expectations of CodeQL's query tests (`$ Alert`, `$unsafeDeserialization`,
+//                    `NOT OK`; not `SPURIOUS: Alert` / `MISSING: Alert`) in the CWE-078 and
+//                    CWE-502 folders listed in CODEQL_FILES; `OK` / `GOOD` lines and CodeQL's own
+//                    SPURIOUS alerts of the deserialization files are safe lines (the OK lines of
+//                    the command files still run processes, which the contract always blocks).
+//                    The repository is too large to mirror: each file is read at its own commit
+//                    from <mirror>/github+codeql/files/<commit>/<path> (written from the stored
+//                    snapshot of each file; the path and commit are in the manifest).
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suitesMirror, type Category, type FileEntry, type Label } from './code-suites-manifest.js';
 
@@ -27,6 +35,7 @@ export const SUITES = {
   'find-sec-bugs': { repo: 'find-sec-bugs/find-sec-bugs', licence: 'LGPL-3.0' },
   gosec: { repo: 'securego/gosec', licence: 'Apache-2.0' },
   'phpcs-security-audit': { repo: 'FloeDesignTechnologies/phpcs-security-audit', licence: 'GPL-3.0' },
+  codeql: { repo: 'github/codeql', licence: 'MIT' },
 } as const;
 type Suite = keyof typeof SUITES;
 
@@ -35,6 +44,16 @@ const git = (s: Suite, ...args: string[]) => execFileSync('git', ['--git-dir', g
 const head = (s: Suite) => git(s, 'rev-parse', 'HEAD').trim();
 const show = (s: Suite, commit: string, path: string) => git(s, 'show', `${commit}:${path}`);
 const ls = (s: Suite, commit: string, under: string) => git(s, 'ls-tree', '-r', '--name-only', commit, '--', under).split('\n').filter(Boolean);
+
+/**
+ * A suite's negative case that still runs a process (a constant command): the contract blocks
+ * every process execution, so it is marked `runsProcess` and reported apart from precision (as
+ * gosec's negatives that run a process are G204's labels). Every pattern must match.
+ */
+const RUNS_PROCESS: Record<'java' | 'javascript', RegExp[]> = {
+  java: [/\bnew\s+ProcessBuilder\s*\(|\bRuntime\.getRuntime\(\)\s*\.exec\s*\(/],
+  javascript: [/\brequire\(\s*['"](?:child_process|shelljs)['"]\s*\)/, /\.(?:exec|execSync|spawn|spawnSync|execFile|execFileSync|fork)\s*\(/],
+};
 
 const files: FileEntry[] = [];
 const commits: Record<string, string> = {};
@@ -72,7 +91,8 @@ const commits: Record<string, string> = {};
       if (!labels.some((x) => x.line === j + 1)) labels.push({ line: j + 1, category: RULES[m[1]], source: m[1] });
     });
     const safe = path.includes('/true_negatives/');
-    if (labels.length > 0 || safe) files.push({ suite: s, path, language: 'javascript', extract: 'file', ...(safe ? { safe } : {}), labels });
+    const runsProcess = safe && RUNS_PROCESS.javascript.every((re) => re.test(lines.join('\n')));
+    if (labels.length > 0 || safe) files.push({ suite: s, path, language: 'javascript', extract: 'file', ...(safe ? { safe } : {}), ...(runsProcess ? { runsProcess } : {}), labels });
   }
 }
 
@@ -139,9 +159,14 @@ const commits: Record<string, string> = {};
     if (!Object.keys(TYPES).some((t) => text.includes(`"${t}"`))) continue;
     const lists = new Map<string, number[]>();
     for (const m of text.matchAll(/List<Integer>\s+(\w+)\s*=\s*Arrays\.asList\(([\d,\s]+)\)/g)) lists.set(m[1], m[2].split(',').map((x) => Number(x.trim())));
+    // Each test method analyses the class files it names (getClassFilePath): an expectation of
+    // that method labels only those files (a Kotlin test's `inClass("ObjectDeserialization")`
+    // is about its own Kotlin class, not the Java sample of the same name).
+    for (const method of text.split(/@Test\b/).slice(1)) {
+    const analysed = [...method.matchAll(/getClassFilePath\("([\w/$]+)"\)/g)].map((m) => `findsecbugs-samples-java/src/test/java/${m[1]}.java`);
     // Each bugDefinition() ... .build() block, with the loop variable it sits in (if any).
     const re = /(?:for\s*\(\s*(?:Integer|int)\s+(\w+)\s*:\s*(\w+)\s*\)\s*\{[^]*?)?bugDefinition\(\)([^;]*?)\.build\(\)/g;
-    for (const m of text.matchAll(re)) {
+    for (const m of method.matchAll(re)) {
       const body = m[3];
       const type = /bugType\("([A-Z_]+)"\)/.exec(body)?.[1];
       const cls = /inClass\("([\w$]+)"\)/.exec(body)?.[1];
@@ -149,17 +174,20 @@ const commits: Record<string, string> = {};
       const at = /atLine\((\w+)\)/.exec(body)?.[1];
       if (!at) continue;
       const lines = /^\d+$/.test(at) ? [Number(at)] : m[1] === at && m[2] && lists.has(m[2]) ? lists.get(m[2])! : [];
-      const targets = classFile(cls.split('$')[0]);
+      const targets = classFile(cls.split('$')[0]).filter((p) => analysed.includes(p));
       if (targets.length !== 1) continue;
       const labels = byFile.get(targets[0]) ?? [];
       for (const line of lines) if (!labels.some((x) => x.line === line)) labels.push({ line, category: TYPES[type], source: type });
       byFile.set(targets[0], labels);
     }
+    }
   }
   for (const [path, labels] of byFile) if (labels.length) files.push({ suite: s, path, language: 'java', extract: 'file', labels: labels.sort((a, b) => a.line - b.line) });
   // The suite's documented false-positive samples of these families are safe cases.
   for (const path of samples) {
-    if (/\/(command|serial|script)\/.*(Safe|FalsePositive)\w*\.java$/.test(path) && !byFile.has(path)) files.push({ suite: s, path, language: 'java', extract: 'file', safe: true, labels: [] });
+    if (!/\/(command|serial|script)\/.*(Safe|FalsePositive)\w*\.java$/.test(path) || byFile.has(path)) continue;
+    const runsProcess = RUNS_PROCESS.java.every((re) => re.test(show(s, c, path)));
+    files.push({ suite: s, path, language: 'java', extract: 'file', safe: true, ...(runsProcess ? { runsProcess } : {}), labels: [] });
   }
 }
 
@@ -200,6 +228,38 @@ const commits: Record<string, string> = {};
       extract: 'file',
       labels: [...set].sort((a, b) => a - b).map((line) => ({ line, category: 'process_execution' as Category, source: 'BadFunctions.Backticks' })),
     });
+  }
+}
+
+// --- codeql ------------------------------------------------------------------------------
+{
+  const s: Suite = 'codeql';
+  commits[s] = 'per file';
+  const CODEQL_FILES: Array<[commit: string, path: string, language: string]> = [
+    ['02a3729c46ea9f616c592ce29ead9ea7dae07c23', 'python/ql/test/query-tests/Security/CWE-078-CommandInjection/command_injection.py', 'python'],
+    ['92b13c4259cd282def9a029f7e5da71086a7b0ff', 'python/ql/test/query-tests/Security/CWE-502-UnsafeDeserialization/unsafe_deserialization.py', 'python'],
+    ['112ed64b5c94a46ab8ec03916dc790318c8b5cb7', 'ruby/ql/test/query-tests/security/cwe-078/CommandInjection/CommandInjection.rb', 'ruby'],
+    ['092cae0355226e324a792260b37284136ed2bafd', 'ruby/ql/test/query-tests/security/cwe-502/unsafe-deserialization/UnsafeDeserialization.rb', 'ruby'],
+    ['9d164d0f0652d4170f961f3d1e5e4b818dabdc95', 'go/ql/test/query-tests/Security/CWE-078/CommandInjection.go', 'go'],
+    ['845f384df6f14db6c5887d97a96550635480c526', 'javascript/ql/test/query-tests/Security/CWE-502/tst.js', 'javascript'],
+    ['0ac3e5c3ad60c4f0604120ad2f64fd8544938e15', 'java/ql/test/query-tests/security/CWE-502/A.java', 'java'],
+  ];
+  for (const [commit, path, language] of CODEQL_FILES) {
+    const file = join(MIRROR, 'github+codeql', 'files', commit, path);
+    if (!existsSync(file)) throw new Error(`codeql: ${file} is missing (see the header)`);
+    const deserialization = /cwe-502/i.test(path);
+    const category: Category = deserialization ? 'unsafe_deserialization' : /cwe-094|cwe-095/i.test(path) ? 'dynamic_code_execution' : 'process_execution';
+    const labels: Label[] = [];
+    const safeLines: number[] = [];
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .forEach((l, i) => {
+        const spurious = /SPURIOUS:\s*Alert|MISSING:\s*Alert/.test(l);
+        if (!spurious && (/\$\s?Alert\b/.test(l) || /\$unsafeDeserialization\b/.test(l) || /\bNOT OK\b/.test(l))) {
+          labels.push({ line: i + 1, category, source: /\bNOT OK\b/.test(l) ? 'NOT OK' : 'Alert' });
+        } else if (deserialization && (spurious || /(?:#|\/\/)\s*(?:OK|GOOD)\b/.test(l))) safeLines.push(i + 1);
+      });
+    files.push({ suite: s, path, commit, language, extract: 'file', labels, ...(safeLines.length ? { safeLines } : {}) });
   }
 }
 

@@ -17,6 +17,16 @@ export interface FileEntry {
   extract: 'file' | 'go-backquoted-samples';
   /** A safe case of the suite: no label, counted for precision. */
   safe?: boolean;
+  /**
+   * A safe case of the suite that still runs a process (with a constant command): the contract
+   * blocks every process execution whatever its argument, so it is not counted for precision;
+   * the bench reports it separately (expected BLOCKED).
+   */
+  runsProcess?: boolean;
+  /** The file's own commit, for suites read file by file (codeql): <mirror>/<owner+name>/files/<commit>/<path>. */
+  commit?: string;
+  /** Lines the suite marks safe (`OK`, `GOOD`, its own spurious alerts): a critical finding there is a false positive. */
+  safeLines?: number[];
   labels: Label[];
 }
 

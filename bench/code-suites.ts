@@ -7,7 +7,9 @@
 //   recall      labelled lines with a critical finding of the three labelled kinds at that line
 //               (or naming it as the source of a flow), and labelled units BLOCKED (not admitted);
 //   precision   safe cases (units the suite marks safe) admitted, and critical findings of the
-//               labelled kinds on lines nobody labelled (reported, informative).
+//               labelled kinds on lines nobody labelled (reported, informative); a safe case
+//               that still runs a process (constant command) is reported apart: the contract
+//               blocks every process execution, so it must be BLOCKED.
 // Exit status 1 when a goal is missed (recall < 95 %, a labelled unit admitted, safe cases
 // admitted < 95 %) and --check is given.
 import { execFileSync } from 'node:child_process';
@@ -108,7 +110,7 @@ function goSamples(text: string): Unit[] {
 }
 
 /** A safe case: a unit of a file the suite marks safe, or a gosec sample expecting no issue. */
-const isSafe = (entry: FileEntry, unit: Unit) => (entry.extract === 'go-backquoted-samples' ? unit.expected === 0 : entry.safe === true);
+const isSafe = (entry: FileEntry, unit: Unit) => (entry.extract === 'go-backquoted-samples' ? unit.expected === 0 : entry.safe === true && entry.runsProcess !== true);
 
 const manifest: Manifest = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/code/suites/manifest.json'), 'utf8'));
 
@@ -121,11 +123,17 @@ interface Tally {
   safeAdmitted: number;
   unlabelled: number;
   files: number;
+  /** The suite's negatives that run a process (a constant command): the contract blocks them. */
+  processNegatives: number;
+  processNegativesBlocked: number;
+  /** Lines the suite marks safe, and those with a critical finding of the labelled kinds. */
+  safeLines: number;
+  safeLinesFlagged: number;
 }
 const tallies = new Map<string, Tally>();
 const tally = (key: string): Tally => {
   let t = tallies.get(key);
-  if (!t) tallies.set(key, (t = { labelled: 0, found: 0, unitsLabelled: 0, unitsBlocked: 0, safeUnits: 0, safeAdmitted: 0, unlabelled: 0, files: 0 }));
+  if (!t) tallies.set(key, (t = { labelled: 0, found: 0, unitsLabelled: 0, unitsBlocked: 0, safeUnits: 0, safeAdmitted: 0, unlabelled: 0, files: 0, processNegatives: 0, processNegativesBlocked: 0, safeLines: 0, safeLinesFlagged: 0 }));
   return t;
 };
 const missing = new Set<string>();
@@ -133,11 +141,12 @@ const missing = new Set<string>();
 for (const entry of manifest.files) {
   const suite = manifest.suites[entry.suite];
   const gitDir = join(MIRROR, suite.repo.replace('/', '+'), 'repo');
-  if (!existsSync(gitDir)) {
-    missing.add(`${entry.suite} (${suite.repo}@${suite.commit.slice(0, 12)})`);
+  const plainFile = entry.commit ? join(MIRROR, suite.repo.replace('/', '+'), 'files', entry.commit, entry.path) : null;
+  if (plainFile ? !existsSync(plainFile) : !existsSync(gitDir)) {
+    missing.add(`${entry.suite} (${suite.repo}@${(entry.commit ?? suite.commit).slice(0, 12)})`);
     continue;
   }
-  const text = execFileSync('git', ['--git-dir', gitDir, 'show', `${suite.commit}:${entry.path}`], { encoding: 'utf8', maxBuffer: 1 << 26 });
+  const text = plainFile ? readFileSync(plainFile, 'utf8') : execFileSync('git', ['--git-dir', gitDir, 'show', `${suite.commit}:${entry.path}`], { encoding: 'utf8', maxBuffer: 1 << 26 });
   const units = entry.extract === 'file' ? [{ code: text, firstLine: 1, lastLine: text.split('\n').length }] : goSamples(text);
   const keys = [`${entry.suite}\t${entry.language}`, `${entry.suite}\t*`, `*\t${entry.language}`, '*\t*'];
   for (const k of keys) tally(k).files++;
@@ -162,12 +171,24 @@ for (const entry of manifest.files) {
       } else if (isSafe(entry, unit)) {
         t.safeUnits++;
         if (admitted) t.safeAdmitted++;
+      } else if (entry.runsProcess === true) {
+        t.processNegatives++;
+        if (!admitted) t.processNegativesBlocked++;
       }
       for (const l of unitLabels) {
         t.labelled++;
         if (hit.has(l.line)) t.found++;
       }
       for (const f of critical) if (!labels.has(unit.firstLine + f.line_number - 1)) t.unlabelled++;
+      for (const line of entry.safeLines ?? []) {
+        if (line < unit.firstLine || line > unit.lastLine) continue;
+        t.safeLines++;
+        if (critical.some((f) => unit.firstLine + f.line_number - 1 === line)) t.safeLinesFlagged++;
+      }
+    }
+    for (const line of entry.safeLines ?? []) {
+      const f = critical.find((c) => unit.firstLine + c.line_number - 1 === line);
+      if (f) console.log(`  SAFE LINE FLAGGED ${entry.language} ${entry.suite}:${entry.path}:${line} ${f.type}: ${f.description.slice(0, 90)}`);
     }
     const where = `${entry.suite}:${entry.path}`;
     if (unitLabels.length > 0 && admitted) console.log(`  ADMITTED ${entry.language} ${where} (lines ${unit.firstLine}-${unit.lastLine})`);
@@ -184,19 +205,21 @@ const pct = (a: number, b: number) => (b === 0 ? '   n/a' : `${((100 * a) / b).t
 console.log('\ncode scanner on independent public suites (labels: test/fixtures/code/suites/manifest.json)');
 for (const [name, s] of Object.entries(manifest.suites)) console.log(`  ${name}: ${s.repo}@${s.commit.slice(0, 12)} (${s.licence})`);
 for (const m of missing) console.log(`  NOT AVAILABLE: ${m}: set SVC_CODE_SUITES_MIRROR`);
-console.log(`${'suite'.padEnd(22)}${'language'.padEnd(12)}files  labelled  found  recall   labelled units blocked   safe units admitted (precision)  unlabelled critical`);
+console.log(`${'suite'.padEnd(22)}${'language'.padEnd(12)}files  labelled  found  recall   labelled units blocked   safe units admitted (precision)  unlabelled critical  negatives running a process: blocked  safe lines not flagged`);
 let failed = false;
 const order = [...tallies.keys()].sort((a, b) => (a.startsWith('*') ? 1 : 0) - (b.startsWith('*') ? 1 : 0) || a.localeCompare(b));
 for (const key of order) {
   const [suite, lang] = key.split('\t');
   const t = tallies.get(key)!;
   console.log(
-    `${(suite === '*' ? 'all' : suite).padEnd(22)}${(lang === '*' ? 'all' : lang).padEnd(12)}${String(t.files).padStart(5)}  ${String(t.labelled).padStart(8)}  ${String(t.found).padStart(5)}  ${pct(t.found, t.labelled)}   ${`${t.unitsBlocked}/${t.unitsLabelled}`.padStart(9)}              ${`${t.safeAdmitted}/${t.safeUnits}`.padStart(9)} ${pct(t.safeAdmitted, t.safeUnits)}        ${t.unlabelled}`,
+    `${(suite === '*' ? 'all' : suite).padEnd(22)}${(lang === '*' ? 'all' : lang).padEnd(12)}${String(t.files).padStart(5)}  ${String(t.labelled).padStart(8)}  ${String(t.found).padStart(5)}  ${pct(t.found, t.labelled)}   ${`${t.unitsBlocked}/${t.unitsLabelled}`.padStart(9)}              ${`${t.safeAdmitted}/${t.safeUnits}`.padStart(9)} ${pct(t.safeAdmitted, t.safeUnits)}        ${String(t.unlabelled).padEnd(21)}${(t.processNegatives ? `${t.processNegativesBlocked}/${t.processNegatives}` : '-').padEnd(38)}${t.safeLines ? `${t.safeLines - t.safeLinesFlagged}/${t.safeLines} ${pct(t.safeLines - t.safeLinesFlagged, t.safeLines)}` : '-'}`,
   );
   if (lang === '*' && suite !== '*') {
     if (t.labelled && t.found / t.labelled < 0.95) failed = true;
     if (t.unitsBlocked < t.unitsLabelled) failed = true;
     if (t.safeUnits && t.safeAdmitted / t.safeUnits < 0.95) failed = true;
+    if (t.processNegativesBlocked < t.processNegatives) failed = true;
+    if (t.safeLines && (t.safeLines - t.safeLinesFlagged) / t.safeLines < 0.95) failed = true;
   }
 }
 if (check && failed) process.exit(1);

@@ -165,3 +165,23 @@ export function positiveIntEnv(name: string, env: NodeJS.ProcessEnv = process.en
   if (!Number.isInteger(n) || n < 1) throw new RangeError(`${name} must be a positive integer, got ${JSON.stringify(raw)}`);
   return n;
 }
+
+/** The /verify/sql engine's PostgreSQL (PGlite) check: its switch and deadlines (engines/sql/pg-check.ts takes them as parameters). */
+export interface SqlEngineConfig {
+  pgCheck: { enabled: boolean; bootWaitMs: number; timeoutMs: number };
+}
+
+/** SVC_SQL_PG_CHECK (`0`/`false`: off), SVC_SQL_PG_BOOT_WAIT_MS (2000), SVC_SQL_PG_CHECK_TIMEOUT_MS (4000); docs/configuration.md. */
+export function loadSqlEngineConfig(env: NodeJS.ProcessEnv = process.env): SqlEngineConfig {
+  const ms = (name: string, fallback: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw.trim() === '') return fallback;
+    const v = Number(raw);
+    if (!Number.isFinite(v) || v <= 0) throw new ConfigError(`invalid configuration: ${name} must be a positive number of milliseconds, got ${JSON.stringify(raw)}`);
+    return v;
+  };
+  const flag = env.SVC_SQL_PG_CHECK;
+  return {
+    pgCheck: { enabled: flag !== '0' && flag !== 'false', bootWaitMs: ms('SVC_SQL_PG_BOOT_WAIT_MS', 2_000), timeoutMs: ms('SVC_SQL_PG_CHECK_TIMEOUT_MS', 4_000) },
+  };
+}

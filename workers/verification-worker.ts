@@ -1,7 +1,7 @@
 // Worker for the `svc-verification` task queue: runs verification workflows and engine activities.
 import { workflowBundle } from './workflow-bundle.js';
 import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { eagerTaskQueue, loadConfig, processEnv } from '../core/config.js';
+import { eagerTaskQueue, loadConfig, loadSqlEngineConfig, processEnv } from '../core/config.js';
 import { loadA2aConfig } from '../core/a2a-config.js';
 import { Store } from '../core/store.js';
 import { createSigner } from '../core/signer.js';
@@ -38,7 +38,7 @@ async function main(): Promise<void> {
     .warmUp()
     .catch((err: Error) => log.warn('Z3 pool warm-up failed; solves will start workers on demand', { error: err.message }));
   // PGlite (the postgresql check of /verify/sql) takes seconds to start, in its own thread.
-  void warmUpPgCheck().then((ok) => ok || log.warn('PGlite did not start; postgresql SQL checks fall back to the parser'));
+  void warmUpPgCheck(loadSqlEngineConfig(env).pgCheck).then((ok) => ok || log.warn('PGlite did not start; postgresql SQL checks fall back to the parser'));
   // Sandbox containers left by a crashed worker: removed in the background (Docker may be absent:
   // the sandboxed engines then fail closed, the others are unaffected).
   reapSandboxContainers()

@@ -8,6 +8,7 @@ import { resolveLanguage, SUPPORTED_LANGUAGES, type Language } from './languages
 import { RULES, RULES_SHA256, RULES_VERSION } from './rules.js';
 import { getLanguage, parserIdentity, type GrammarIdentity, type ParserIdentity } from './runtime.js';
 import { parsesCleanly, ScanTimeoutError, scanSource } from './scan.js';
+import { AnalysisLimitError } from './scopes.js';
 import { blockedOutcome, CONSTRAINT, provenOutcome, summarize } from './verdict.js';
 
 export { SUPPORTED_LANGUAGES, resolveLanguage, type Language } from './languages.js';
@@ -119,6 +120,7 @@ export async function scanCode(code: string, language: string = DEFAULT_LANGUAGE
     raw = await scanCodeRaw(code, language ?? DEFAULT_LANGUAGE, options);
   } catch (err) {
     if (err instanceof ScanTimeoutError) return blockedOutcome(CONSTRAINT.timeout, 'Code verification timed out.');
+    if (err instanceof AnalysisLimitError) return blockedOutcome(CONSTRAINT.analysisLimit, `Code verification stopped at an analysis bound (${err.message}); the code was not verified.`);
     return blockedOutcome(CONSTRAINT.internalError, 'Code verification failed because of an internal error; the code was not verified.');
   }
   switch (raw.status) {

@@ -135,6 +135,44 @@ function errorRegionLines(family: string, health: ParseHealth, alone: (line: num
   return out;
 }
 
+/**
+ * PHP regions that do not parse: a backtick pair there is still a shell command to PHP (the
+ * backtick has no other meaning in PHP), so it is reported on its first line and on every line
+ * of it that interpolates a variable (what the region's error recovery lost). Only for input
+ * that is blocked anyway (a syntax error); linear in the regions' length.
+ */
+function phpBacktickRegions(family: string, health: ParseHealth, source: string): Finding[] {
+  if (family !== 'php' || !health.hasError) return [];
+  const lines = source.split('\n');
+  const out: Finding[] = [];
+  let budget = MAX_ERROR_REGION_LINES;
+  for (const { first, last } of health.errorLines) {
+    let open: number | null = null;
+    let interpolated: number[] = [];
+    for (let line = first; line <= Math.min(last, lines.length) && budget-- > 0; line++) {
+      const text = lines[line - 1];
+      let from = 0;
+      for (;;) {
+        const tick = text.indexOf('`', from);
+        const segment = text.slice(from, tick < 0 ? undefined : tick);
+        if (open !== null && segment.includes('$') && !interpolated.includes(line)) interpolated.push(line);
+        if (tick < 0) break;
+        if (open === null) {
+          open = line;
+          interpolated = [];
+        } else {
+          for (const l of new Set([open, ...interpolated])) {
+            out.push({ rule_id: 'php.backtick-in-error-region', severity: 'critical', type: 'shell_execution', line_number: l, description: 'Shell command (backticks) in a region that does not parse' });
+          }
+          open = null;
+        }
+        from = tick + 1;
+      }
+    }
+  }
+  return out;
+}
+
 /** True when `code` parses in this language without any ERROR or MISSING node (snippet completions applied). */
 export function parsesCleanly(loaded: LoadedLanguage, code: string, deadline: number | undefined): boolean {
   for (const { source } of prepareSources(loaded.language, code)) {
@@ -237,12 +275,12 @@ export function scanSource(loaded: LoadedLanguage, code: string, options: ScanOp
         if (err instanceof ScanTimeoutError) throw err;
         // Best effort only: a tree this broken may defeat an analyzer; the input stays blocked.
       }
-      recovered.push(...errorRegionLines(family, health, alone));
+      recovered.push(...errorRegionLines(family, health, alone), ...phpBacktickRegions(family, health, prepared.source));
       return { ok: false, wrapper: prepared.wrapper, errorCoverage: health.errorCoverage, firstErrorLine: first, recovered: normalizeFindings(recovered) };
     }
     const facts = analyzerFor(family).analyze(view, index.wanted(prepared.source));
     if (options.deadline !== undefined && performance.now() > options.deadline) throw new ScanTimeoutError();
-    const findings = [...withInputSources(index.match(facts, prepared.source, ctx), prepared.source, family), ...health.findings, ...errorRegionLines(family, health, alone)];
+    const findings = [...withInputSources(index.match(facts, prepared.source, ctx), prepared.source, family), ...health.findings, ...errorRegionLines(family, health, alone), ...phpBacktickRegions(family, health, prepared.source)];
     if (depth === 0) findings.push(...index.matchText(code));
     return { ok: true, findings: normalizeFindings(findings), wrapper: prepared.wrapper, errorCoverage: health.errorCoverage, hasSyntaxError: health.hasError };
   } finally {

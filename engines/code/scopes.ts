@@ -150,8 +150,57 @@ export class ScopeTree {
   }
 }
 
-/** Evaluates bindings lazily through an analyzer-supplied expression evaluator. */
+/**
+ * Bindings evaluated inside one another on the call stack at most this deep: a deeper one (a
+ * long chain `x1 = x0; x2 = x1; …`) is deferred and resolved from a fresh stack by the work list
+ * of the outermost lookup, so a chain's length costs no recursion.
+ */
+const MAX_NESTED_BINDINGS = 150;
+/** Deferred bindings one outermost lookup may resolve before the scan gives up (fail closed). */
+const MAX_DEFERRED_BINDINGS = 5_000;
+
+/** The analysis needed more than MAX_DEFERRED_BINDINGS deferred steps: the scan is refused, never guessed. */
+export class AnalysisLimitError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'AnalysisLimitError';
+  }
+}
+
+/** Thrown through the nested evaluations back to the outermost lookup, which resolves `binding` first. */
+class DeferredBinding {
+  constructor(
+    readonly binding: Binding,
+    readonly evaluate: (expr: Node, scope: Scope) => Value[],
+  ) {}
+}
+
+let nesting = 0;
+
+/**
+ * Evaluates bindings lazily through an analyzer-supplied expression evaluator. The outermost
+ * call keeps a work list: a binding nested too deep is resolved on its own first (its value is
+ * cached), then the lookup that needed it is tried again and finds it cached.
+ */
 export function bindingValues(bindings: readonly Binding[], evaluate: (expr: Node, scope: Scope) => Value[]): Value[] {
+  if (nesting > 0) return collectValues(bindings, evaluate);
+  const deferred: DeferredBinding[] = [];
+  let steps = 0;
+  for (;;) {
+    const next = deferred.at(-1);
+    try {
+      if (next === undefined) return collectValues(bindings, evaluate);
+      collectValues([next.binding], next.evaluate);
+      deferred.pop();
+    } catch (err) {
+      if (!(err instanceof DeferredBinding)) throw err;
+      if (++steps > MAX_DEFERRED_BINDINGS) throw new AnalysisLimitError(`name bindings nest deeper than the analysis bound (${MAX_DEFERRED_BINDINGS} deferred steps)`);
+      deferred.push(err);
+    }
+  }
+}
+
+function collectValues(bindings: readonly Binding[], evaluate: (expr: Node, scope: Scope) => Value[]): Value[] {
   const out = new Set<Value>();
   for (const b of bindings) {
     if (!b.values) {
@@ -159,13 +208,16 @@ export function bindingValues(bindings: readonly Binding[], evaluate: (expr: Nod
         out.add(OPAQUE);
         continue;
       }
+      if (nesting >= MAX_NESTED_BINDINGS) throw new DeferredBinding(b, evaluate);
       b.resolving = true;
+      nesting++;
       try {
         const vals = b.expr ? evaluate(b.expr, b.scope) : [OPAQUE];
         const path = b.path;
         b.values = path ? vals.map((v) => (isRef(v) ? path.reduce(member, v) : OPAQUE)) : vals;
       } finally {
         b.resolving = false;
+        nesting--;
       }
     }
     for (const v of b.values) out.add(v);

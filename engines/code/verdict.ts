@@ -17,6 +17,8 @@ export const CONSTRAINT = {
   /** Some of the code is not valid syntax of the declared language: a verdict on it would be unproven. */
   syntaxError: 'code_verifier.does_not_parse_as_language',
   timeout: 'code_verifier.timeout',
+  /** The name analysis exceeded its bound (scopes.ts): refused, never guessed. */
+  analysisLimit: 'code_verifier.analysis_limit_exceeded',
   internalError: 'code_verifier.internal_error',
 } as const;
 

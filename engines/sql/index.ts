@@ -29,7 +29,7 @@ import { isSelect, measureAst, parseSql, PARSER_NAME, PARSER_VERSION, renderExpr
 import { Resolver, type ColumnUse } from './resolver.js';
 import { isSensitiveColumnName } from './sensitive.js';
 import { prepareInSqlite, sqliteVersion, type SqlitePrepareResult } from './sqlite-check.js';
-import { pgCheck, pgCheckVersion, type PgCheckResult } from './pg-check.js';
+import { DEFAULT_PG_CHECK_LIMITS, pgCheck, pgCheckVersion, type PgCheckLimits, type PgCheckResult } from './pg-check.js';
 import { checkPgTree, PgTreeError } from './pg-tree.js';
 import { astTautologies, tautologyIssues, tokenTautologies } from './tautology.js';
 import { issue, isMaliciousIssue, type SqlIssue } from './types.js';
@@ -40,7 +40,7 @@ export { SUPPORTED_DIALECTS, canonicalDialect, type SqlDialect } from './dialect
 export { LIMITS as SQL_LIMITS } from './limits.js';
 export { isSensitiveColumnName } from './sensitive.js';
 export type { SqlIssue, MaliciousCategory } from './types.js';
-export { warmUpPgCheck, shutdownPgCheck, pgCheckEnabled, type PgCheckResult } from './pg-check.js';
+export { warmUpPgCheck, shutdownPgCheck, DEFAULT_PG_CHECK_LIMITS, type PgCheckLimits, type PgCheckResult } from './pg-check.js';
 
 export const SQL_CONSTRAINTS = {
   valid: 'sql_verifier.sql_valid',
@@ -50,6 +50,8 @@ export const SQL_CONSTRAINTS = {
   schemaParseError: 'sql_verifier.schema_parse_error',
   complexity: 'sql_verifier.complexity_limit_exceeded',
   executionError: 'sql_verifier.execution_error',
+  /** postgresql without PostgreSQL's verdict (UNVERIFIABLE). */
+  engineNotRun: 'sql_verifier.engine_not_run',
 } as const;
 
 const STATEMENT_DESTRUCTIVE = new Set(['insert', 'replace', 'update', 'delete', 'create', 'drop', 'alter', 'truncate', 'rename', 'merge', 'upsert']);
@@ -107,17 +109,17 @@ class Analysis {
  * described (never executed) by PostgreSQL itself (PGlite, pg-check.ts) against the declared
  * tables. Other dialects: the same as verifySql.
  */
-export async function verifySqlChecked(req: SqlRequest): Promise<EngineOutcome> {
-  const postgres = await postgresCheckFor(req);
+export async function verifySqlChecked(req: SqlRequest, limits: PgCheckLimits = DEFAULT_PG_CHECK_LIMITS): Promise<EngineOutcome> {
+  const postgres = await postgresCheckFor(req, limits);
   return verifySql(req, postgres ? { postgres } : {});
 }
 
 /**
  * PostgreSQL's own verdict on a postgresql request (PGlite, in its own thread under its own
  * deadline), or undefined for other dialects; the activity computes it before handing the
- * structural analysis to the engine pool.
+ * structural analysis to the engine pool, with the limits it read from core/config.ts.
  */
-export async function postgresCheckFor(req: SqlRequest): Promise<VerifySqlEngines['postgres'] | undefined> {
+export async function postgresCheckFor(req: SqlRequest, limits: PgCheckLimits = DEFAULT_PG_CHECK_LIMITS): Promise<VerifySqlEngines['postgres'] | undefined> {
   const dialect = canonicalDialect(req.dialect ?? 'sqlite');
   if (dialect !== 'postgresql' || req.query.length > LIMITS.maxQueryLength || req.schema_ddl.length > LIMITS.maxSchemaDdlLength) {
     return undefined;
@@ -129,7 +131,7 @@ export async function postgresCheckFor(req: SqlRequest): Promise<VerifySqlEngine
     if (err instanceof SqlLexError) return undefined;
     throw err;
   }
-  return pgCheck(text, req.schema_ddl);
+  return pgCheck(text, req.schema_ddl, limits);
 }
 
 /** `?` and `:name` placeholders become `$n` so PostgreSQL reads the statement as a driver would send it. */
@@ -152,21 +154,39 @@ export interface VerifySqlEngines {
   postgres?: PgCheckResult;
 }
 
+/**
+ * The verdict on one SQL request, decided in the order of the header comment: each step either
+ * returns the outcome or null (go on); the first outcome wins.
+ */
 export function verifySql(req: SqlRequest, engines: VerifySqlEngines = {}): EngineOutcome {
   const dialect = canonicalDialect(req.dialect ?? 'sqlite');
   if (dialect === null) throw new TypeError(`unsupported dialect '${String(req.dialect)}' (validate with sqlRequestSchema first)`);
   const a = new Analysis(req.query, req.schema_ddl, dialect);
   a.postgres = dialect === 'postgresql' ? (engines.postgres ?? null) : null;
+  const early = sizeBoundsStep(a) ?? lexStep(a);
+  if (early !== null) return early;
+  readQueryStep(a);
+  return (
+    maliceStep(a) ??
+    unreadQueryStep(a) ??
+    structuralBoundsStep(a) ??
+    schemaDdlStep(a) ??
+    namesAndEngineStep(a) ??
+    validStep(a)
+  );
+}
 
-  // 1. Size bounds before any work.
+/** 1. Size bounds before any work. */
+function sizeBoundsStep(a: Analysis): EngineOutcome | null {
   if (a.query.length > LIMITS.maxQueryLength) return complexityBlocked(a, 'query_length', a.query.length, LIMITS.maxQueryLength);
-  if (a.ddl.length > LIMITS.maxSchemaDdlLength) {
-    return complexityBlocked(a, 'schema_ddl_length', a.ddl.length, LIMITS.maxSchemaDdlLength);
-  }
+  if (a.ddl.length > LIMITS.maxSchemaDdlLength) return complexityBlocked(a, 'schema_ddl_length', a.ddl.length, LIMITS.maxSchemaDdlLength);
+  return null;
+}
 
-  // 2. Lex.
+/** 2 / 3. Lex, then the token bounds (they also keep the recursive-descent parser's stack safe). */
+function lexStep(a: Analysis): EngineOutcome | null {
   try {
-    a.lexed = lexSql(a.query, LEX_PROFILES[dialect]);
+    a.lexed = lexSql(a.query, LEX_PROFILES[a.dialect]);
   } catch (err) {
     if (err instanceof SqlLexError) return blocked(a, SQL_CONSTRAINTS.parseError, `the query could not be tokenised: ${err.message}`);
     throw err;
@@ -176,11 +196,18 @@ export function verifySql(req: SqlRequest, engines: VerifySqlEngines = {}): Engi
   a.complexity.paren_depth = a.lexed.maxDepth;
   a.executableCommentsExpanded = a.lexed.executableCommentCount > 0;
   if (sig.length === 0) return blocked(a, SQL_CONSTRAINTS.parseError, 'the query is empty (no SQL outside comments)');
-
-  // 3. Token bounds (they also keep the recursive-descent parser's stack safe).
   if (sig.length > LIMITS.maxTokens) return complexityBlocked(a, 'tokens', sig.length, LIMITS.maxTokens);
   if (a.lexed.maxDepth > LIMITS.maxParenDepth) return complexityBlocked(a, 'paren_depth', a.lexed.maxDepth, LIMITS.maxParenDepth);
+  return null;
+}
 
+/**
+ * Reads the schema and the query: lexical checks, then the parser's AST, or (the parser failed)
+ * the dialect's engine (SQLite, PostgreSQL) or the lexer alone. Records findings; decides nothing.
+ */
+function readQueryStep(a: Analysis): void {
+  const lexed = a.lexed!;
+  const dialect = a.dialect;
   a.schema = parseSchemaCached(a.ddl, dialect);
   const schema = a.schema.schema;
   const declared = new Set<string>();
@@ -189,10 +216,10 @@ export function verifySql(req: SqlRequest, engines: VerifySqlEngines = {}): Engi
     if (t.qualifier !== null) declared.add(`${t.qualifier}.${t.name}`.toLowerCase());
   }
 
-  const lexical = lexicalChecks(a.lexed, { dialect, declaredTables: declared });
+  const lexical = lexicalChecks(lexed, { dialect, declaredTables: declared });
   for (const i of lexical.issues) a.add(i, statementKey(i));
 
-  const parsed = parseSql(a.lexed.analysisText, dialect);
+  const parsed = parseSql(lexed.analysisText, dialect);
   if (parsed.ok && parsed.statements.length > 0) {
     a.mode = 'ast';
     try {
@@ -205,12 +232,11 @@ export function verifySql(req: SqlRequest, engines: VerifySqlEngines = {}): Engi
   } else {
     a.parseError = parsed.ok ? 'the parser produced no statement' : parsed.error;
     a.statementTypes = lexical.statementHeads.map((h) => h.toLowerCase());
-    for (const i of tautologyIssues(tokenTautologies(a.lexed, dialect), 'lexer')) a.add(i);
+    for (const i of tautologyIssues(tokenTautologies(lexed, dialect), 'lexer')) a.add(i);
     if (dialect === 'sqlite' && schema !== null && lexical.statementCount === 1) analyseWithSqliteEngine(a);
     else if (a.postgres?.ran === true && (a.postgres.ok || a.postgres.kind !== 'syntax') && schema !== null && lexical.statementCount === 1) {
       analyseWithPostgresEngine(a);
-    }
-    else lexicalComplexity(a);
+    } else lexicalComplexity(a);
   }
   // Read by node-sql-parser and accepted by PostgreSQL: PostgreSQL's own reading is checked too,
   // so a query the two parsers read differently cannot hide a catalog read or a side effect.
@@ -218,56 +244,59 @@ export function verifySql(req: SqlRequest, engines: VerifySqlEngines = {}): Engi
     const failure = applyPgTree(a);
     if (failure !== null) a.add(issue('postgres_parse_tree_unread', 'info', `PostgreSQL's parse tree was not inspected: ${failure}`, 'postgres'));
   }
+}
 
-  // 4. Proven malice wins over everything that follows.
+/** 4. Proven malice wins over everything that follows. */
+function maliceStep(a: Analysis): EngineOutcome | null {
   const malicious = a.issues.filter(isMaliciousIssue);
-  if (malicious.length > 0) return maliciousOutcome(a, malicious);
+  return malicious.length > 0 ? maliciousOutcome(a, malicious) : null;
+}
 
-  // 5. Unreadable query (or, on the engine path, a declared schema SQLite cannot hold).
-  if (a.mode === 'none' && a.sqlite && !a.sqlite.ok && a.sqlite.kind === 'schema_build') {
+/** 5. Unreadable query (or, on the engine path, a declared schema SQLite cannot hold). */
+function unreadQueryStep(a: Analysis): EngineOutcome | null {
+  if (a.mode !== 'none') return null;
+  const dialect = a.dialect;
+  const schema = a.schema!;
+  if (a.sqlite && !a.sqlite.ok && a.sqlite.kind === 'schema_build') {
     return blocked(a, SQL_CONSTRAINTS.schemaParseError, `schema_ddl is not a valid SQLite schema: ${a.sqlite.message}`);
   }
-  if (a.mode === 'none' && /maximum call stack/i.test(a.parseError ?? '')) {
-    return complexityBlocked(a, 'parser_stack', null, null, 'the query nests too deeply for the parser');
-  }
-  if (a.mode === 'none' && dialect === 'sqlite' && schema === null) {
+  if (/maximum call stack/i.test(a.parseError ?? '')) return complexityBlocked(a, 'parser_stack', null, null, 'the query nests too deeply for the parser');
+  if (dialect === 'sqlite' && schema.schema === null) {
     // The parser could not read the query and the engine could not be tried without a schema.
-    if (a.schema.limitExceeded) return complexityBlocked(a, 'schema', null, null, a.schema.error ?? undefined);
-    return blocked(a, SQL_CONSTRAINTS.schemaParseError, `schema_ddl could not be parsed: ${a.schema.error}`);
+    if (schema.limitExceeded) return complexityBlocked(a, 'schema', null, null, schema.error ?? undefined);
+    return blocked(a, SQL_CONSTRAINTS.schemaParseError, `schema_ddl could not be parsed: ${schema.error}`);
   }
-  if (a.mode === 'none') {
-    // Only the dialect's own engine can call a query unparseable: when it did not run (or has
-    // none) the query stays unread — refused, fail closed — without being called invalid.
-    const pgRan = a.postgres?.ran === true;
-    const engineMessage =
-      a.sqlite && !a.sqlite.ok
-        ? `; SQLite: ${a.sqlite.message}`
-        : dialect === 'postgresql' && a.postgres?.ran === false
-          ? `; PostgreSQL's check did not run (${a.postgres.reason}): the query is unread, not shown invalid`
-          : dialect === 'postgresql' && a.postgres === null
-            ? '; PostgreSQL was not asked: the query is unread, not shown invalid'
-            : dialect !== 'postgresql' && dialect !== 'sqlite'
-              ? `; ${dialect} has no embedded engine: the query is unread, not shown invalid`
-              : '';
-    const engineParsed = (pgRan && a.postgres!.ran === true && (a.postgres as { ok: boolean }).ok) || a.sqlite?.ok === true;
-    return blocked(a, SQL_CONSTRAINTS.parseError, `the query could not be parsed as ${dialect}: ${a.parseError}${engineMessage}`, engineParsed ? { engine_parsed: true } : {});
-  }
+  // Only the dialect's own engine can call a query unparseable: when it did not run (or has
+  // none) the query stays unread — refused, fail closed — without being called invalid.
+  const engineMessage =
+    a.sqlite && !a.sqlite.ok
+      ? `; SQLite: ${a.sqlite.message}`
+      : dialect === 'postgresql' && a.postgres?.ran === false
+        ? `; PostgreSQL's check did not run (${a.postgres.reason}): the query is unread, not shown invalid`
+        : dialect === 'postgresql' && a.postgres === null
+          ? '; PostgreSQL was not asked: the query is unread, not shown invalid'
+          : dialect !== 'postgresql' && dialect !== 'sqlite'
+            ? `; ${dialect} has no embedded engine: the query is unread, not shown invalid`
+            : '';
+  const engineParsed = (a.postgres?.ran === true && a.postgres.ok) || a.sqlite?.ok === true;
+  return blocked(a, SQL_CONSTRAINTS.parseError, `the query could not be parsed as ${dialect}: ${a.parseError}${engineMessage}`, engineParsed ? { engine_parsed: true } : {});
+}
 
-  // 6. Structural bounds.
+/**
+ * 6. AST bounds; then the engine's schema refusal (it proves the statement cannot run at all, so
+ * it decides before the cost bounds, which bound what running it would cost); then the cost bounds.
+ */
+function structuralBoundsStep(a: Analysis): EngineOutcome | null {
   if (a.analysisOverflow) return complexityBlocked(a, 'analysis_stack', null, null, 'the query nests too deeply to analyse');
   const c = a.complexity;
   if (c.ast_nodes !== null && c.ast_nodes > LIMITS.maxAstNodes) return complexityBlocked(a, 'ast_nodes', c.ast_nodes, LIMITS.maxAstNodes);
   if (c.ast_depth !== null && c.ast_depth > LIMITS.maxAstDepth) return complexityBlocked(a, 'ast_depth', c.ast_depth, LIMITS.maxAstDepth);
-  // The dialect's engine refusing the statement for a schema reason proves it cannot run at all:
-  // that decides before the cost bounds below (they bound what running it would cost).
   const refusal = engineSchemaRefusal(a);
   if (refusal !== null) return refusal;
   if (c.tables > LIMITS.maxTables) return complexityBlocked(a, 'tables', c.tables, LIMITS.maxTables);
   if (a.mode === 'ast' && c.joins > LIMITS.maxJoins) return complexityBlocked(a, 'joins', c.joins, LIMITS.maxJoins);
   if (a.mode !== 'ast' && c.joins > LIMITS.maxLexicalJoins) return complexityBlocked(a, 'lexical_joins', c.joins, LIMITS.maxLexicalJoins);
-  if (c.subquery_depth > LIMITS.maxSubqueryDepth) {
-    return complexityBlocked(a, 'subquery_depth', c.subquery_depth, LIMITS.maxSubqueryDepth);
-  }
+  if (c.subquery_depth > LIMITS.maxSubqueryDepth) return complexityBlocked(a, 'subquery_depth', c.subquery_depth, LIMITS.maxSubqueryDepth);
   if (c.cartesian_factors !== null && c.cartesian_factors > LIMITS.maxCartesianFactors) {
     return complexityBlocked(
       a,
@@ -288,34 +317,39 @@ export function verifySql(req: SqlRequest, engines: VerifySqlEngines = {}): Engi
         : 'WITH RECURSIVE in a query read without an AST: its termination cannot be checked',
     );
   }
+  return null;
+}
 
-  // 7. Schema.
-  if (schema === null) {
-    if (a.schema.limitExceeded) return complexityBlocked(a, 'schema', null, null, a.schema.error ?? undefined);
-    return blocked(a, SQL_CONSTRAINTS.schemaParseError, `schema_ddl could not be parsed: ${a.schema.error}`);
-  }
+/** 7. schema_ddl unreadable. */
+function schemaDdlStep(a: Analysis): EngineOutcome | null {
+  const schema = a.schema!;
+  if (schema.schema !== null) return null;
+  if (schema.limitExceeded) return complexityBlocked(a, 'schema', null, null, schema.error ?? undefined);
+  return blocked(a, SQL_CONSTRAINTS.schemaParseError, `schema_ddl could not be parsed: ${schema.error}`);
+}
 
-  // 8 / 9. Names, then the engine (sqlite).
-  if (a.mode === 'ast' && dialect === 'sqlite') {
+/**
+ * 8 / 9. Names, then the engine. A schema violation is proven only by the dialect's own engine
+ * refusing the statement for a schema reason; the resolver alone proves only what is certain by
+ * construction (resolver.ts `certain`). Where a real engine accepts what the resolver refused,
+ * the engine wins and the disagreement is counted as a resolver defect (the activity logs it).
+ */
+function namesAndEngineStep(a: Analysis): EngineOutcome | null {
+  const schema = a.schema!.schema!;
+  if (a.mode === 'ast' && a.dialect === 'sqlite') {
     a.sqlite ??= prepareInSqlite(a.query, schema);
     if (!a.sqlite.ok && a.sqlite.kind === 'schema_build') {
       return blocked(a, SQL_CONSTRAINTS.schemaParseError, `schema_ddl is not a valid SQLite schema: ${a.sqlite.message}`);
     }
-  } else if (dialect !== 'sqlite') {
-    a.sqliteSkipped = `the SQLite prepare check applies to the sqlite dialect only (dialect: ${dialect})`;
+  } else if (a.dialect !== 'sqlite') {
+    a.sqliteSkipped = `the SQLite prepare check applies to the sqlite dialect only (dialect: ${a.dialect})`;
   }
   const pg = a.postgres;
   if (pg?.ran === true && !pg.ok) {
-    if (pg.kind === 'syntax') {
-      return blocked(a, SQL_CONSTRAINTS.parseError, `PostgreSQL could not parse the query: ${pg.message}`);
-    }
+    if (pg.kind === 'syntax') return blocked(a, SQL_CONSTRAINTS.parseError, `PostgreSQL could not parse the query: ${pg.message}`);
     a.add(issue('execution_error', 'error', `PostgreSQL rejected the query: ${pg.message}`, 'postgres', { sqlstate: pg.sqlstate, line_number: pg.line }));
     return blocked(a, SQL_CONSTRAINTS.executionError, `PostgreSQL rejected the query at prepare time (SQLSTATE ${pg.sqlstate}): ${pg.message}`);
   }
-  // A schema violation is proven only by the dialect's own engine refusing the statement for a
-  // schema reason; the resolver alone proves only what is certain by construction (resolver.ts
-  // `certain`). Where a real engine accepts what the resolver refused, the engine wins and the
-  // disagreement is counted as a resolver defect (the activity logs it).
   const resolverFindings = a.issues.filter((i) => i.severity === 'error' && i.source === 'resolver');
   const acceptedBy = a.mode === 'ast' && a.sqlite?.ok === true ? 'sqlite_prepare' : pg?.ran === true && pg.ok ? 'postgres_prepare' : null;
   if (resolverFindings.length > 0 && acceptedBy !== null) {
@@ -330,15 +364,24 @@ export function verifySql(req: SqlRequest, engines: VerifySqlEngines = {}): Engi
     if (certain.length > 0) return schemaViolationOutcome(a, certain, 'construction');
     return unconfirmedViolationOutcome(a, resolverFindings);
   }
-
   if (a.sqlite && !a.sqlite.ok) {
     // The engine refused for another reason: the resolver's findings (if any) are not what decides.
     for (const v of resolverFindings) v.severity = 'warning';
     a.add(issue('execution_error', 'error', `SQLite rejected the query: ${a.sqlite.message}`, 'sqlite', { sqlite_error: a.sqlite.message }));
     return blocked(a, SQL_CONSTRAINTS.executionError, `SQLite rejected the query at prepare time: ${a.sqlite.message}`);
   }
+  return null;
+}
 
-  return proven(a, SQL_CONSTRAINTS.valid, true, false, `SQL query is valid against the declared schema (${dialect}).`);
+/**
+ * 10. Valid. For postgresql the verdict is PostgreSQL's: when its check did not run (switched
+ * off, PGlite still starting or failed, the schema not representable) the resolver alone does
+ * not make the statement VERIFIED valid — functions, types and casts are PostgreSQL's to judge —
+ * so the answer is UNVERIFIABLE with the reason.
+ */
+function validStep(a: Analysis): EngineOutcome {
+  if (a.dialect === 'postgresql' && !(a.postgres?.ran === true && a.postgres.ok)) return engineNotRunOutcome(a);
+  return proven(a, SQL_CONSTRAINTS.valid, true, false, `SQL query is valid against the declared schema (${a.dialect}).`);
 }
 
 /** Same category and statement keyword = same finding, whichever detector saw it. */
@@ -680,7 +723,7 @@ function schemaViolationOutcome(a: Analysis, violations: SqlIssue[], by: Violati
 function unconfirmedViolationOutcome(a: Analysis, violations: SqlIssue[]): EngineOutcome {
   const why =
     a.dialect === 'postgresql'
-      ? `PostgreSQL's check did not run (${a.postgres?.ran === false ? a.postgres.reason : 'not requested'})`
+      ? `PostgreSQL's check did not run (${pgNotRunReason(a)})`
       : `the ${a.dialect} dialect has no embedded engine to confirm it`;
   return {
     kind: 'unverifiable',
@@ -691,6 +734,21 @@ function unconfirmedViolationOutcome(a: Analysis, violations: SqlIssue[]): Engin
       violation_confirmed_by: 'none',
       error: `unconfirmed: ${why}`,
     },
+  };
+}
+
+/** Why PostgreSQL's verdict is missing, for the UNVERIFIABLE answers that need it. */
+function pgNotRunReason(a: Analysis): string {
+  return a.postgres?.ran === false ? a.postgres.reason : 'not requested';
+}
+
+/** postgresql, no finding, but PostgreSQL's check did not run: UNVERIFIABLE (never VERIFIED valid from the resolver alone). */
+function engineNotRunOutcome(a: Analysis): EngineOutcome {
+  const why = `PostgreSQL's check did not run (${pgNotRunReason(a)})`;
+  return {
+    kind: 'unverifiable',
+    agentMessage: `SQL query was not verified: ${why}; the parser alone does not prove a postgresql statement valid.`,
+    developerFields: { ...developerFields(a, SQL_CONSTRAINTS.engineNotRun, false, false), error: `unverified: ${why}` },
   };
 }
 

@@ -188,18 +188,20 @@ let bootFailure: string | null = null;
 let pgVersion: string | null = null;
 let nextId = 1;
 
-function numberEnv(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw.trim() === '') return fallback;
-  const v = Number(raw);
-  if (!Number.isFinite(v) || v <= 0) throw new RangeError(`${name} must be a positive number of milliseconds, got '${raw}'`);
-  return v;
+/**
+ * The check's switch and deadlines: the activity passes them from core/config.ts (this engine
+ * reads no environment). DEFAULT_PG_CHECK_LIMITS are the documented defaults (docs/configuration.md).
+ */
+export interface PgCheckLimits {
+  /** false: the check never runs (SVC_SQL_PG_CHECK=0); postgresql verdicts then need no engine only where certain. */
+  enabled: boolean;
+  /** How long a request waits for PGlite to finish starting before the check is skipped. */
+  bootWaitMs: number;
+  /** Deadline of one check (queue included); past it the worker is replaced. */
+  timeoutMs: number;
 }
 
-/** How long a request waits for PGlite to finish starting before the check is skipped. */
-export const pgBootWaitMs = () => numberEnv('SVC_SQL_PG_BOOT_WAIT_MS', 2_000);
-/** Deadline of one check (queue included); past it the worker is replaced. */
-export const pgCheckTimeoutMs = () => numberEnv('SVC_SQL_PG_CHECK_TIMEOUT_MS', 4_000);
+export const DEFAULT_PG_CHECK_LIMITS: Readonly<PgCheckLimits> = { enabled: true, bootWaitMs: 2_000, timeoutMs: 4_000 };
 
 function spawn(): PgWorker {
   const worker = new Worker(WORKER_URL, { workerData: { schemaCacheSize: SCHEMA_CACHE_SIZE } });
@@ -256,8 +258,8 @@ function spawn(): PgWorker {
 }
 
 /** Starts the PGlite worker in the background (the verification worker calls it at start-up). */
-export function warmUpPgCheck(): Promise<boolean> {
-  if (!pgCheckEnabled()) return Promise.resolve(false);
+export function warmUpPgCheck(limits: Pick<PgCheckLimits, 'enabled'> = DEFAULT_PG_CHECK_LIMITS): Promise<boolean> {
+  if (!limits.enabled) return Promise.resolve(false);
   if (current === null) current = spawn();
   return current.ready;
 }
@@ -266,16 +268,12 @@ export function pgCheckVersion(): string | null {
   return pgVersion;
 }
 
-export function pgCheckEnabled(): boolean {
-  return process.env.SVC_SQL_PG_CHECK !== '0' && process.env.SVC_SQL_PG_CHECK !== 'false';
-}
-
 /**
  * Parses and describes `query` in PostgreSQL against the tables declared in `ddl`. Never
  * executes the query or the DDL text. Resolves `{ran: false}` when the check cannot run.
  */
-export async function pgCheck(query: string, ddl: string): Promise<PgCheckResult> {
-  if (!pgCheckEnabled()) return { ran: false, reason: 'the PostgreSQL check is disabled (SVC_SQL_PG_CHECK=0)' };
+export async function pgCheck(query: string, ddl: string, limits: PgCheckLimits = DEFAULT_PG_CHECK_LIMITS): Promise<PgCheckResult> {
+  if (!limits.enabled) return { ran: false, reason: 'the PostgreSQL check is disabled (SVC_SQL_PG_CHECK=0)' };
   let tables: PgTable[];
   try {
     tables = readPgSchema(ddl);
@@ -286,10 +284,10 @@ export async function pgCheck(query: string, ddl: string): Promise<PgCheckResult
   // The cached schemas of other requests live in the same instance: a query that names them is
   // not checked there (its verdict rests on the parser; the resolver reports the unknown table).
   if (/svc_s_/i.test(query)) return { ran: false, reason: 'the query names an internal schema of the PostgreSQL check' };
-  void warmUpPgCheck();
+  void warmUpPgCheck(limits);
   const w = current;
   if (w === null) return { ran: false, reason: 'the PostgreSQL worker is not running' };
-  const waitMs = pgBootWaitMs();
+  const waitMs = limits.bootWaitMs;
   let waitTimer: NodeJS.Timeout | undefined;
   const ready = await Promise.race([w.ready, new Promise<'wait'>((r) => (waitTimer = setTimeout(() => r('wait'), waitMs)))]);
   clearTimeout(waitTimer);
@@ -308,7 +306,7 @@ export async function pgCheck(query: string, ddl: string): Promise<PgCheckResult
     createSql: createStatements(tables, qualified ? null : schemaName),
     searchPath: qualified ? [...new Set(tables.map((t) => t.qualifier ?? 'public'))] : [schemaName],
   };
-  const timeoutMs = pgCheckTimeoutMs();
+  const timeoutMs = limits.timeoutMs;
   return new Promise<PgCheckResult>((resolve) => {
     const timer = setTimeout(() => {
       w.pending.delete(msg.id);

@@ -561,6 +561,7 @@ describe('rule table', () => {
       parseFailure: 'code_verifier.parse_failure',
       syntaxError: 'code_verifier.does_not_parse_as_language',
       timeout: 'code_verifier.timeout',
+      analysisLimit: 'code_verifier.analysis_limit_exceeded',
       internalError: 'code_verifier.internal_error',
     });
   });
@@ -657,5 +658,74 @@ describe('issue 24: families missed on held-out code', () => {
     // Long runs of blanks after a `do` (the function-header test) stay linear.
     expect(inputSources(`x = gets\n${`  do${' '.repeat(200_000)}x\n`.repeat(5)}  eval(x)\n`, 'ruby', 7)).toEqual([1]);
     expect(performance.now() - started).toBeLessThan(1000);
+  });
+});
+
+describe('long assignment chains (issue 24): resolved iteratively, bounded, never an internal error', () => {
+  it('a 5,000-long chain from input() to eval is found, and a long `a = b = … = 1` chain is admitted', async () => {
+    const n = 5_000;
+    const chain = `x0 = input()\n${Array.from({ length: n }, (_, i) => `x${i + 1} = x${i}`).join('\n')}\neval(x${n})\n`;
+    const out = await scanCode(chain, 'python');
+    expect(out.developerFields.constraint_id).toBe('code_verifier.code_unsafe');
+    expect(issues(out).filter((i) => i.severity === 'critical').map((i) => i.line_number)).toEqual([n + 2]);
+    const alias = `import subprocess\ns0 = subprocess\n${Array.from({ length: n }, (_, i) => `s${i + 1} = s${i}`).join('\n')}\ns${n}.run(cmd)\n`;
+    expect(issues(await scanCode(alias, 'python')).filter((i) => i.severity === 'critical').map((i) => [i.line_number, i.type])).toEqual([[n + 3, 'shell_execution']]);
+    const targets = `${Array.from({ length: 10_000 }, (_, i) => `c${i}`).join(' = ')} = 1\nprint(c9999)\n`;
+    expect(proven(await scanCode(targets, 'python')).developerFields).toMatchObject({ constraint_id: 'code_verifier.code_safe', is_valid: true });
+  });
+  it('JavaScript: a long const chain reaching child_process is found', async () => {
+    const n = 3_000;
+    const js = `const c0 = require('child_process');\n${Array.from({ length: n }, (_, i) => `const c${i + 1} = c${i};`).join('\n')}\nc${n}.exec(cmd);\n`;
+    expect(issues(await scanCode(js, 'javascript')).filter((i) => i.severity === 'critical').map((i) => [i.line_number, i.type])).toEqual([[n + 2, 'shell_execution']]);
+  });
+});
+
+describe('find-sec-bugs and phpcs shapes (issue 24)', () => {
+  const critical = async (code: string, language: string) => issues(await scanCode(code, language)).filter((i) => i.severity === 'critical').map((i) => i.line_number);
+  it("a class's own readObject hook reading the next object starts no deserialization; a direct call of the hook does", async () => {
+    const hook = 'class A implements java.io.Serializable {\n  Object p;\n  private void readObject(java.io.ObjectInputStream in) throws Exception {\n    p = in.readObject();\n  }\n}\n';
+    expect(proven(await scanCode(hook, 'java')).developerFields.is_valid).toBe(true);
+    const handed = hook.replace('  Object p;\n', '  Object p;\n  void h(java.io.InputStream s) throws Exception { readObject(new java.io.ObjectInputStream(s)); }\n');
+    expect(await critical(handed, 'java')).toContain(5);
+    // Any other method reading an ObjectInputStream is still reported.
+    expect(await critical('class A {\n  Object f(java.io.ObjectInputStream in) throws Exception {\n    return in.readObject();\n  }\n}\n', 'java')).toContain(3);
+  });
+  it('PHP: a multi-line backtick command in a region that does not parse is reported on its lines with variables', async () => {
+    const php = "<?php\n$a = `ls`;\n$output = `git blame\n\t--date=$_POST['key']\n\t\"$filename\"`;\n$x = `ls\n";
+    const out = await scanCode(php, 'php');
+    expect(out.kind).toBe('blocked');
+    const lines = ((out.developerFields.issues as Issue[]) ?? []).filter((i) => i.severity === 'critical' && i.type === 'shell_execution').map((i) => i.line_number);
+    expect(lines).toEqual(expect.arrayContaining([2, 3, 4, 5]));
+  });
+});
+
+describe('families found on CodeQL query tests (issue 24)', () => {
+  const critical = async (code: string, language: string) => issues(await scanCode(code, language)).filter((i) => i.severity === 'critical').map((i) => [i.line_number, i.type] as const);
+  it.each([
+    ['ruby', 'a = JSON.load(params[:j])\nb = JSON.restore(s)\nc = JSON.parse(s)\n', [[1, 'unsafe_deserialization'], [2, 'unsafe_deserialization']]],
+    ['ruby', 'a = Ox.parse_obj(x)\nb = Ox.load(x, mode: :object)\nc = Ox.load(x)\nd = Ox.load(x, mode: :generic)\n', [[1, 'unsafe_deserialization'], [2, 'unsafe_deserialization']]],
+    ['ruby', 'h = Hash.from_trusted_xml(xml)\nr = Plist.parse_xml(d)\ns = Plist.parse_xml(d, marshal: false)\n', [[1, 'unsafe_deserialization'], [2, 'unsafe_deserialization']]],
+    ['ruby', 'tree = Psych.parse_stream(y)\nobj = tree.to_ruby\no2 = YAML.parse(y).to_ruby\nsafe = Psych.parse(y)\n', [[2, 'unsafe_deserialization'], [3, 'unsafe_deserialization']]],
+    ['ruby', "Terrapin::CommandLine.new(params[:foo], 'bar')\n", [[1, 'shell_execution']]],
+    ['java', 'import com.esotericsoftware.kryo.Kryo;\nclass A {\n  Object f(com.esotericsoftware.kryo.io.Input in) {\n    Kryo k = new Kryo();\n    return k.readClassAndObject(in);\n  }\n}\n', [[5, 'unsafe_deserialization']]],
+    ['java', 'import org.yaml.snakeyaml.Yaml;\nclass A {\n  Object f(String s) {\n    Yaml y = new Yaml();\n    return y.loadAs(s, A.class);\n  }\n}\n', [[5, 'unsafe_deserialization']]],
+  ] as const)('%s: %j', async (language, code, expected) => {
+    expect(await critical(code, language)).toEqual(expected);
+  });
+  it('SnakeYAML built with a SafeConstructor is admitted; a look-alike SafeConstructor is not trusted', async () => {
+    const safe = 'import org.yaml.snakeyaml.Yaml;\nimport org.yaml.snakeyaml.constructor.SafeConstructor;\nclass A {\n  Object f(String s) {\n    Yaml y = new Yaml(new SafeConstructor());\n    return y.load(s) + "" + new Yaml(new SafeConstructor()).loadAll(s);\n  }\n}\n';
+    expect(proven(await scanCode(safe, 'java')).developerFields.is_valid).toBe(true);
+    const lookalike = 'import org.yaml.snakeyaml.Yaml;\nclass SafeConstructor {}\nclass A {\n  Object f(String s) {\n    Yaml y = new Yaml(new SafeConstructor());\n    return y.load(s);\n  }\n}\n';
+    expect(await critical(lookalike, 'java')).toEqual([[6, 'unsafe_deserialization']]);
+  });
+});
+
+describe('headless-browser page.evaluate on a page the snippet receives (issue 24)', () => {
+  it('a page or frame parameter given code built at run time is critical; a function or constant code is not; XPath document.evaluate is not', async () => {
+    const crit = async (code: string) => issues(await scanCode(code, 'javascript')).filter((i) => i.severity === 'critical').map((i) => i.line_number);
+    expect(await crit('async function f(page, c) {\n  await page.evaluate("return " + c);\n}\n')).toEqual([2]);
+    expect(await crit('async function f(frame, c) {\n  return frame.evaluateHandle(`${c}()`);\n}\n')).toEqual([2]);
+    expect(await crit('async function f(page) {\n  await page.evaluate(() => document.title);\n  await page.evaluate("1 + 1");\n}\n')).toEqual([]);
+    expect(await crit('function f(doc, c) {\n  return doc.evaluate(c, doc);\n}\n')).toEqual([]);
   });
 });

@@ -125,7 +125,9 @@ CREATE TABLE item (i_item_sk int, i_item_id text);`;
   ])('%s', (_name, query) => {
     const out = verifySql({ query, schema_ddl: DDL, dialect: 'postgresql' }, NOT_RUN);
     expect(fields(out).issues.filter((i: { source: string }) => i.source === 'resolver')).toEqual([]);
-    expect(fields(out).constraint_id).toBe('sql_verifier.sql_valid');
+    // No objection, but without PostgreSQL's verdict not VERIFIED valid either.
+    expect(out.kind).toBe('unverifiable');
+    expect(fields(out).constraint_id).toBe('sql_verifier.engine_not_run');
   });
 });
 
@@ -178,4 +180,25 @@ describe('real engines judge (PGlite, SQLite)', () => {
       for (const q of queries) expect(verifiedInvalid(verifySql({ query: q.query, schema_ddl: ddl, dialect: 'postgresql' }, NOT_RUN)), `${name}/${q.name}`).toBe(false);
     }
   }, 120_000);
+});
+
+describe('postgresql without PostgreSQL verdict: never VERIFIED from the resolver alone (issue 24 item 4)', () => {
+  const DDL = 'CREATE TABLE users (id int, name text);';
+  it.each([
+    ['switched off', { ran: false as const, reason: 'the PostgreSQL check is disabled (SVC_SQL_PG_CHECK=0)' }],
+    ['still starting', { ran: false as const, reason: 'PGlite is still starting (waited 2000 ms)' }],
+    ['failed', { ran: false as const, reason: 'PGlite could not start: boom' }],
+  ])('%s: a statement the resolver finds no fault with is UNVERIFIABLE with the reason', (_name, postgres) => {
+    const out = verifySql({ query: "SELECT id, upper(name) FROM users WHERE name LIKE 'a%'", schema_ddl: DDL, dialect: 'postgresql' }, { postgres });
+    expect(out.kind).toBe('unverifiable');
+    expect(fields(out)).toMatchObject({ constraint_id: 'sql_verifier.engine_not_run', is_valid: false, postgres_check: 'not_run', error: `unverified: PostgreSQL's check did not run (${postgres.reason})` });
+    expect(out.agentMessage).toContain(postgres.reason);
+  });
+  it('the same statement with PostgreSQL accepting it is VERIFIED valid; malice needs no engine', () => {
+    const accepted = { ran: true as const, ok: true as const, columns: [], tree: null, ms: 1, schema_cached: true };
+    expect(fields(verifySql({ query: 'SELECT id FROM users', schema_ddl: DDL, dialect: 'postgresql' }, { postgres: accepted })).constraint_id).toBe('sql_verifier.sql_valid');
+    const bad = verifySql({ query: "SELECT id FROM users WHERE name = '' OR 1=1", schema_ddl: DDL, dialect: 'postgresql' }, NOT_RUN);
+    expect(bad.kind).toBe('proven');
+    expect(fields(bad).constraint_id).toBe('sql_verifier.malicious');
+  });
 });

@@ -209,6 +209,24 @@ export function singleConstant(values: readonly Value[]): string | null {
  * Common state of one analysis: the scope tree and lazy name lookup. Subclasses provide the
  * language's expression evaluator (`evaluate`) and how a name that no scope binds resolves.
  */
+/** Node types of the shared expression arms of one language (AnalysisBase.constant / dynamicString). */
+export interface StringArms {
+  /** Binary operation node type. */
+  binary: string;
+  /** Its concatenation operator (`+`; PHP `.`). */
+  concat: string;
+  /** A printf-style operator whose result is a string when its left operand is one (`%`). */
+  format?: string;
+  /** Parenthesised expression node type (its first named child is the expression). */
+  paren?: string;
+  /** false: the parenthesised arm serves constant() only. */
+  parenDynamic?: boolean;
+  /** Name node types whose bound values constant() reads. */
+  names: readonly string[];
+  /** Name node types dynamicString() reads (default: names). */
+  dynamicNames?: readonly string[];
+}
+
 export abstract class AnalysisBase implements Pick<ExprOps, 'view'> {
   scopes!: ScopeTree;
   readonly facts: Fact[] = [];
@@ -223,8 +241,70 @@ export abstract class AnalysisBase implements Pick<ExprOps, 'view'> {
 
   constructor(readonly view: SyntaxView) {}
 
-  abstract constant(node: Node, scope: Scope): string | null;
-  abstract dynamicString(node: Node, scope: Scope): boolean;
+  /** The node types of the expression arms every language shares (constant / dynamicString). */
+  protected abstract readonly arms: StringArms;
+
+  /** A language's own constant arms (literals, constant-folding calls): everything the shared arms do not cover. */
+  protected abstract ownConstant(node: Node, scope: Scope): string | null;
+  /** A language's own dynamic-string arms (interpolated literals, format calls). */
+  protected abstract ownDynamicString(node: Node, scope: Scope): boolean;
+
+  /** The expression a node stands for (languages that wrap arguments or parentheses override this). */
+  protected unwrapExpr(node: Node): Node {
+    return node;
+  }
+
+  /** Values bound to a name node (constant's name arm). */
+  protected nameValues(node: Node, scope: Scope): Value[] {
+    return this.lookupName(this.view.text(node), scope);
+  }
+
+  /** Values a name node may hold for dynamicString (some languages evaluate it fully). */
+  protected dynamicNameValues(node: Node, scope: Scope): Value[] {
+    return this.nameValues(node, scope);
+  }
+
+  /**
+   * The constant string `node` always evaluates to, or null. The shared arms: a concatenation of
+   * two constants, a parenthesised constant, a name bound to one constant; then the language's own.
+   */
+  constant(node: Node, scope: Scope): string | null {
+    const v = this.view;
+    const n = this.unwrapExpr(node);
+    const t = v.type(n);
+    const arms = this.arms;
+    if (t === arms.binary) return this.concatConstant(n, scope, arms.concat);
+    if (t === arms.paren) {
+      const inner = v.args(n)[0];
+      return inner ? this.constant(inner, scope) : null;
+    }
+    if (arms.names.includes(t)) return singleConstant(this.nameValues(n, scope));
+    return this.ownConstant(n, scope);
+  }
+
+  /**
+   * A string built at run time. The shared arms: a concatenation with a string operand (or a
+   * format operator with a string on its left), a parenthesised one, a name bound to one; then
+   * the language's own.
+   */
+  dynamicString(node: Node, scope: Scope): boolean {
+    const v = this.view;
+    const n = this.unwrapExpr(node);
+    const t = v.type(n);
+    const arms = this.arms;
+    if (t === arms.binary) {
+      const b = binaryParts(v, n);
+      if (!b) return false;
+      if (b.op === arms.concat) return this.stringy(b.left, scope) || this.stringy(b.right, scope);
+      return arms.format !== undefined && b.op === arms.format && this.stringy(b.left, scope);
+    }
+    if (t === arms.paren && arms.parenDynamic !== false) {
+      const inner = v.args(n)[0];
+      return inner ? this.dynamicString(inner, scope) : false;
+    }
+    if ((arms.dynamicNames ?? arms.names).includes(t)) return this.dynamicNameValues(n, scope).some(isDynamicMarker);
+    return this.ownDynamicString(n, scope);
+  }
 
   /** A string value: a constant, or a string built at run time. */
   protected stringy(node: Node, scope: Scope): boolean {

@@ -7,8 +7,8 @@ import { type ExprOps, type Fact, lazySite, makeCallSite } from '../facts.js';
 import { constValue, isRef, membersOf, OPAQUE, type Scope, type ScopeRange, type Value } from '../scopes.js';
 import { dottedParts, unescapeLiteral, type SyntaxView } from '../syntax.js';
 import {
-  binaryParts,
   AnalysisBase,
+  type StringArms,
   type Analyzer,
   calleePrefix,
   dynamicMarker,
@@ -19,7 +19,6 @@ import {
   sharedStarts,
   resultName,
   type PatternWords,
-  singleConstant,
   type WantedNames,
 } from './base.js';
 
@@ -218,43 +217,26 @@ class GoAnalysis extends AnalysisBase implements ExprOps {
     return argsNode ? this.view.args(argsNode) : [];
   }
 
-  constant(node: Node, scope: Scope): string | null {
+  protected readonly arms: StringArms = { binary: 'binary_expression', concat: '+', paren: 'parenthesized_expression', names: ['identifier'] };
+
+  protected ownConstant(node: Node): string | null {
     const v = this.view;
     switch (v.type(node)) {
       case 'interpreted_string_literal':
         return unescapeLiteral(v.text(node).slice(1, -1));
       case 'raw_string_literal':
         return v.text(node).slice(1, -1);
-      case 'binary_expression':
-        return this.concatConstant(node, scope);
-      case 'parenthesized_expression': {
-        const inner = v.args(node)[0];
-        return inner ? this.constant(inner, scope) : null;
-      }
-      case 'identifier':
-        return singleConstant(this.lookupName(v.text(node), scope));
       default:
         return null;
     }
   }
 
-  dynamicString(node: Node, scope: Scope): boolean {
-    const v = this.view;
-    switch (v.type(node)) {
-      case 'binary_expression': {
-        const b = binaryParts(v, node);
-        return b?.op === '+' && (this.stringy(b.left, scope) || this.stringy(b.right, scope));
-      }
-      case 'call_expression':
-      case 'identifier':
-        return this.evaluate(node, scope).some(isDynamicMarker);
-      case 'parenthesized_expression': {
-        const inner = v.args(node)[0];
-        return inner ? this.dynamicString(inner, scope) : false;
-      }
-      default:
-        return false;
-    }
+  protected dynamicNameValues(node: Node, scope: Scope): Value[] {
+    return this.evaluate(node, scope);
+  }
+
+  protected ownDynamicString(node: Node, scope: Scope): boolean {
+    return this.view.type(node) === 'call_expression' && this.evaluate(node, scope).some(isDynamicMarker);
   }
 
   // ── facts ─────────────────────────────────────────────────────────────────────────────

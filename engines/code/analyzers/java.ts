@@ -7,22 +7,24 @@ import { type ExprOps, type Fact, lazySite, makeCallSite } from '../facts.js';
 import { constValue, membersOf, OPAQUE, type Scope, type ScopeRange, type Value } from '../scopes.js';
 import { dottedParts, unescapeLiteral, type SyntaxView } from '../syntax.js';
 import {
-  binaryParts,
   AnalysisBase,
+  type StringArms,
   type Analyzer,
   calleePrefix,
   dynamicMarker,
-  isDynamicMarker,
   occurrences,
   patternWords,
   plainCallee,
   sharedStarts,
   resultName,
   type PatternWords,
-  singleConstant,
   type WantedNames,
 } from './base.js';
 
+/** The stream parameter of a readObject hook (serializationHook): its reads are not a new deserialization. */
+const HOOK_STREAM = 'java.io.ObjectInputStream(hook)#';
+/** A SnakeYAML Yaml built with a SafeConstructor (safeYaml): its loads are not reported. */
+const SAFE_YAML = 'org.yaml.snakeyaml.Yaml(SafeConstructor)#';
 const FUNCTION_TYPES = ['method_declaration', 'constructor_declaration', 'lambda_expression'];
 const TYPE_DECLS = ['class_declaration', 'interface_declaration', 'enum_declaration', 'record_declaration'];
 const BINDER_TYPES = ['import_declaration', 'local_variable_declaration', 'field_declaration', 'catch_formal_parameter', 'resource', 'enhanced_for_statement'];
@@ -202,11 +204,48 @@ class JavaAnalysis extends AnalysisBase implements ExprOps {
 
   /** A declaration of `name` with type `typeNode` (instances of the type) and optional initializer. */
   private bindTyped(scope: Scope, name: string, typeNode: Node | null, value: Node | null): void {
+    if (value && this.safeYaml(value)) {
+      // Exactly this instance: the declared type adds nothing the construction does not say.
+      this.bind(scope, name, null, SAFE_YAML);
+      return;
+    }
     const typeText = typeNode ? this.view.text(typeNode) : 'var';
     if (!PRIMITIVES.has(typeText)) for (const t of this.typeRefs(typeText)) this.bind(scope, name, null, `${t}#`);
     if (value) this.bind(scope, name, value);
     else if (PRIMITIVES.has(typeText)) this.bind(scope, name, null);
   }
+
+  /**
+   * `new Yaml(new SafeConstructor(…))` (SnakeYAML): its loads build only standard types. Read
+   * from the construction itself (syntax: both class names must resolve to SnakeYAML's).
+   */
+  private safeYaml(node: Node): boolean {
+    const v = this.view;
+    if (v.type(node) !== 'object_creation_expression') return false;
+    const type = v.field(node, 'type');
+    if (!type || !this.typeRefs(v.text(type)).includes('org.yaml.snakeyaml.Yaml')) return false;
+    const first = this.argNodes(v.field(node, 'arguments'))[0];
+    if (!first || v.type(first) !== 'object_creation_expression') return false;
+    const ctor = v.field(first, 'type');
+    return !!ctor && this.typeRefs(v.text(ctor)).includes('org.yaml.snakeyaml.constructor.SafeConstructor');
+  }
+
+  /**
+   * `private void readObject(ObjectInputStream in)`: the class's own deserialization hook. Java
+   * calls it only while something else deserializes (that outer `readObject` is what is
+   * reported); reading the next object of the same stream inside it starts nothing new. Not a
+   * hook when the code calls a `readObject(…)` with an argument itself (it could hand the hook a
+   * stream of its own).
+   */
+  private serializationHook(method: Node, params: Node): boolean {
+    const v = this.view;
+    if (v.type(method) !== 'method_declaration' || v.text(v.field(method, 'name') ?? method) !== 'readObject') return false;
+    const ps = v.named(params);
+    if (ps.length !== 1 || !/(?:^|\.)ObjectInputStream$/.test(v.text(v.field(ps[0], 'type') ?? ps[0]))) return false;
+    this.directHookCall ??= v.ofType(v.root, ['method_invocation']).some((c) => v.text(v.field(c, 'name') ?? c) === 'readObject' && v.named(v.field(c, 'arguments') ?? c).length > 0);
+    return !this.directHookCall;
+  }
+  private directHookCall: boolean | undefined;
 
   protected bindNode(n: Node): void {
     if (this.bound.has(n.id)) return;
@@ -221,9 +260,11 @@ class JavaAnalysis extends AnalysisBase implements ExprOps {
         this.bind(scope, v.text(params), null);
         return;
       }
+      const hook = this.serializationHook(n, params);
       for (const p of v.named(params)) {
         const name = v.field(p, 'name');
-        if (name) this.bindTyped(scope, v.text(name), v.field(p, 'type'), null);
+        if (name && hook) this.bind(scope, v.text(name), null, HOOK_STREAM);
+        else if (name) this.bindTyped(scope, v.text(name), v.field(p, 'type'), null);
         else if (v.type(p) === 'identifier') this.bind(scope, v.text(p), null);
       }
       return;
@@ -279,6 +320,7 @@ class JavaAnalysis extends AnalysisBase implements ExprOps {
         return this.methodNames(node, scope).map((m) => resultName(m, () => (first() ? this.constant(first()!, scope) : null)));
       }
       case 'object_creation_expression': {
+        if (this.safeYaml(node)) return [SAFE_YAML];
         const type = v.field(node, 'type');
         return type ? this.typeRefs(v.text(type)).map((t) => `${t}#`) : [OPAQUE];
       }
@@ -331,53 +373,27 @@ class JavaAnalysis extends AnalysisBase implements ExprOps {
     return argsNode ? this.view.args(argsNode) : [];
   }
 
-  constant(node: Node, scope: Scope): string | null {
+  protected readonly arms: StringArms = { binary: 'binary_expression', concat: '+', paren: 'parenthesized_expression', names: ['identifier'] };
+
+  protected ownConstant(node: Node): string | null {
     const v = this.view;
-    switch (v.type(node)) {
-      case 'string_literal': {
-        const text = v.text(node);
-        if (text.startsWith('"""')) return text.slice(3, -3).replace(/^[ \t]*\n/, '');
-        if (v.named(node).some((c) => v.type(c) === 'string_interpolation')) return null;
-        return unescapeLiteral(text.slice(1, -1));
-      }
-      case 'binary_expression':
-        return this.concatConstant(node, scope);
-      case 'parenthesized_expression': {
-        const inner = v.args(node)[0];
-        return inner ? this.constant(inner, scope) : null;
-      }
-      case 'identifier':
-        return singleConstant(this.lookupName(v.text(node), scope));
-      default:
-        return null;
-    }
+    if (v.type(node) !== 'string_literal') return null;
+    const text = v.text(node);
+    if (text.startsWith('"""')) return text.slice(3, -3).replace(/^[ \t]*\n/, '');
+    if (v.named(node).some((c) => v.type(c) === 'string_interpolation')) return null;
+    return unescapeLiteral(text.slice(1, -1));
   }
 
-  dynamicString(node: Node, scope: Scope): boolean {
+  protected ownDynamicString(node: Node, scope: Scope): boolean {
     const v = this.view;
-    switch (v.type(node)) {
-      case 'binary_expression': {
-        const b = binaryParts(v, node);
-        return b?.op === '+' && (this.stringy(b.left, scope) || this.stringy(b.right, scope));
-      }
-      case 'method_invocation': {
-        // String.format("... %s", x), "...".formatted(x), String.join / concat on a string.
-        const names = this.methodNames(node, scope);
-        const args = this.argNodes(v.field(node, 'arguments'));
-        const obj = v.field(node, 'object');
-        if (names.includes('java.lang.String.format') && args[0]) return this.stringy(args[0], scope);
-        if (obj && (names.some((n) => /\.(formatted|concat)$/.test(n)) || /\.(formatted|concat)$/.test(v.text(node).split('(')[0]))) return this.stringy(obj, scope);
-        return false;
-      }
-      case 'identifier':
-        return this.lookupName(v.text(node), scope).some(isDynamicMarker);
-      case 'parenthesized_expression': {
-        const inner = v.args(node)[0];
-        return inner ? this.dynamicString(inner, scope) : false;
-      }
-      default:
-        return false;
-    }
+    if (v.type(node) !== 'method_invocation') return false;
+    // String.format("... %s", x), "...".formatted(x), String.join / concat on a string.
+    const names = this.methodNames(node, scope);
+    const args = this.argNodes(v.field(node, 'arguments'));
+    const obj = v.field(node, 'object');
+    if (names.includes('java.lang.String.format') && args[0]) return this.stringy(args[0], scope);
+    if (obj && (names.some((n) => /\.(formatted|concat)$/.test(n)) || /\.(formatted|concat)$/.test(v.text(node).split('(')[0]))) return this.stringy(obj, scope);
+    return false;
   }
 
   // ── facts ─────────────────────────────────────────────────────────────────────────────

@@ -9,20 +9,18 @@ import { type ExprOps, type Fact, lazySite, makeCallSite } from '../facts.js';
 import { constValue, isRef, member, membersOf, OPAQUE, type Scope, type ScopeRange, type Value } from '../scopes.js';
 import { dottedParts, unescapeLiteral, type SyntaxView } from '../syntax.js';
 import {
-  binaryParts,
   AnalysisBase,
+  type StringArms,
   type Analyzer,
   calleePrefix,
   dynamicMarker,
   FALSE_LITERALS,
-  isDynamicMarker,
   occurrences,
   patternWords,
   plainCallee,
   sharedStarts,
   resultName,
   type PatternWords,
-  singleConstant,
   type WantedNames,
 } from './base.js';
 
@@ -67,6 +65,10 @@ export function moduleName(spec: string): string {
   const bare = spec.replace(/^node:/, '');
   return bare === 'fs/promises' ? 'fs.promises' : bare;
 }
+
+/** Receiver names of a headless-browser page or frame (`page`, `newPage`, `iframe`, `mainFrame`, …). */
+const PAGE_CALLEE = /^((?:[a-z][A-Za-z0-9_]*)?(?:[pP]age|[fF]rame))\.([A-Za-z]+)$/;
+const PAGE_EVAL_METHODS = new Set(['evaluate', 'evaluateHandle', 'evaluateOnNewDocument']);
 
 class JavaScriptAnalysis extends AnalysisBase implements ExprOps {
   readonly identifierTypes = ['identifier', 'property_identifier', 'shorthand_property_identifier', 'shorthand_property_identifier_pattern'];
@@ -542,42 +544,28 @@ class JavaScriptAnalysis extends AnalysisBase implements ExprOps {
 
   // ── expression views (ExprOps) ───────────────────────────────────────────────────────
 
-  constant(node: Node, scope: Scope): string | null {
+  protected readonly arms: StringArms = { binary: 'binary_expression', concat: '+', names: ['identifier'] };
+
+  protected unwrapExpr(node: Node): Node {
+    return this.unwrap(node);
+  }
+
+  protected ownConstant(n: Node): string | null {
     const v = this.view;
-    const n = this.unwrap(node);
     switch (v.type(n)) {
-      case 'string': {
-        const text = v.text(n);
-        return unescapeLiteral(text.slice(1, -1));
-      }
-      case 'template_string': {
+      case 'string':
+        return unescapeLiteral(v.text(n).slice(1, -1));
+      case 'template_string':
         if (v.named(n).some((c) => v.type(c) === 'template_substitution')) return null;
         return unescapeLiteral(v.text(n).slice(1, -1));
-      }
-      case 'binary_expression':
-        return this.concatConstant(n, scope);
-      case 'identifier':
-        return singleConstant(this.lookupName(v.text(n), scope));
       default:
         return null;
     }
   }
 
-  dynamicString(node: Node, scope: Scope): boolean {
+  protected ownDynamicString(n: Node): boolean {
     const v = this.view;
-    const n = this.unwrap(node);
-    switch (v.type(n)) {
-      case 'template_string':
-        return v.named(n).some((c) => v.type(c) === 'template_substitution');
-      case 'binary_expression': {
-        const b = binaryParts(v, n);
-        return b?.op === '+' && (this.stringy(b.left, scope) || this.stringy(b.right, scope));
-      }
-      case 'identifier':
-        return this.lookupName(v.text(n), scope).some(isDynamicMarker);
-      default:
-        return false;
-    }
+    return v.type(n) === 'template_string' && v.named(n).some((c) => v.type(c) === 'template_substitution');
   }
 
   // ── facts ─────────────────────────────────────────────────────────────────────────────
@@ -600,6 +588,12 @@ class JavaScriptAnalysis extends AnalysisBase implements ExprOps {
       else if (v.type(fn) === 'import') names = ['import'];
       else ({ names, offset } = this.callees(fn, scope));
     }
+    // `page.evaluate(…)` on a page or frame the snippet receives (a parameter, an unresolved
+    // name): the headless-browser family by its conventional receiver name, fail closed; the
+    // rule still requires code built at run time.
+    const callee = v.field(node, 'function');
+    const page = callee && v.type(callee) === 'member_expression' ? PAGE_CALLEE.exec(v.text(callee)) : null;
+    if (page && PAGE_EVAL_METHODS.has(page[2])) names = [...names, `${page[1]}.${page[2]}`];
     if (names.length === 0) return;
     const argsNode = v.field(node, 'arguments');
     this.facts.push({

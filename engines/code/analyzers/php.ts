@@ -7,8 +7,8 @@ import { type ExprOps, type Fact, lazySite, makeCallSite } from '../facts.js';
 import { constValue, DYNAMIC_STRING, isConst, isRef, member, OPAQUE, type Scope, type ScopeRange, type Value } from '../scopes.js';
 import { unescapeLiteral, type SyntaxView } from '../syntax.js';
 import {
-  binaryParts,
   AnalysisBase,
+  type StringArms,
   type Analyzer,
   calleePrefix,
   dynamicMarker,
@@ -17,7 +17,6 @@ import {
   parseIntLiteral,
   patternWords,
   type PatternWords,
-  singleConstant,
   type WantedNames,
 } from './base.js';
 
@@ -255,9 +254,25 @@ class PhpAnalysis extends AnalysisBase implements ExprOps {
     }
   }
 
-  constant(node: Node, scope: Scope): string | null {
+  protected readonly arms: StringArms = {
+    binary: 'binary_expression',
+    concat: '.',
+    paren: 'parenthesized_expression',
+    parenDynamic: false,
+    names: ['variable_name'],
+    dynamicNames: ['variable_name', 'subscript_expression'],
+  };
+
+  protected unwrapExpr(node: Node): Node {
+    return this.unwrapArg(node);
+  }
+
+  protected dynamicNameValues(node: Node, scope: Scope): Value[] {
+    return this.evaluate(node, scope);
+  }
+
+  protected ownConstant(n: Node, scope: Scope): string | null {
     const v = this.view;
-    const n = this.unwrapArg(node);
     switch (v.type(n)) {
       case 'string': {
         const text = v.text(n);
@@ -269,8 +284,6 @@ class PhpAnalysis extends AnalysisBase implements ExprOps {
       }
       case 'nowdoc':
         return v.args(n).map((c) => (v.type(c) === 'nowdoc_body' ? v.text(c) : '')).join('');
-      case 'binary_expression':
-        return this.concatConstant(n, scope, '.');
       case 'name': {
         // Magic path constants are fixed for a given file.
         const t = v.text(n);
@@ -282,36 +295,22 @@ class PhpAnalysis extends AnalysisBase implements ExprOps {
         if (fn && functionName(v.text(fn)) === 'dirname' && args[0]) return this.constant(args[0], scope);
         return null;
       }
-      case 'variable_name':
-        return singleConstant(this.lookupName(v.text(n), scope));
-      case 'parenthesized_expression': {
-        const inner = v.args(n)[0];
-        return inner ? this.constant(inner, scope) : null;
-      }
       default:
         return null;
     }
   }
 
-  dynamicString(node: Node, scope: Scope): boolean {
+  protected ownDynamicString(n: Node, scope: Scope): boolean {
     const v = this.view;
-    const n = this.unwrapArg(node);
     switch (v.type(n)) {
       case 'encapsed_string':
       case 'heredoc':
         return this.constant(n, scope) === null;
-      case 'binary_expression': {
-        const b = binaryParts(v, n);
-        return b?.op === '.' && (this.stringy(b.left, scope) || this.stringy(b.right, scope));
-      }
       case 'function_call_expression': {
         const fn = v.field(n, 'function');
         const args = this.argNodes(n);
         return !!fn && /^(sprintf|vsprintf|implode|str_replace)$/.test(functionName(v.text(fn))) && args.some((a) => this.stringy(a, scope));
       }
-      case 'variable_name':
-      case 'subscript_expression':
-        return this.evaluate(n, scope).some(isDynamicMarker);
       default:
         return false;
     }

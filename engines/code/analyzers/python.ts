@@ -7,8 +7,8 @@ import { type ExprOps, lazySite, makeCallSite, type Fact } from '../facts.js';
 import { constValue, isRef, member, membersOf, OPAQUE, type Scope, type ScopeRange, type Value } from '../scopes.js';
 import { dottedParts, unescapeLiteral, type SyntaxView } from '../syntax.js';
 import {
-  binaryParts,
   AnalysisBase,
+  type StringArms,
   type Analyzer,
   headerWords,
   patternWords,
@@ -16,10 +16,8 @@ import {
   plainCallee,
   resultName,
   dynamicMarker,
-  isDynamicMarker,
   occurrences,
   parseIntLiteral,
-  singleConstant,
   type WantedNames,
 } from './base.js';
 
@@ -309,18 +307,23 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
 
     // Assignments: filed by target name at their offset, inspected only when that name is looked up.
     const assigned: { name: string; words: string[] }[] = [];
-    const target = (name: string, offset: number, rhsStart: number) => {
-      this.pendValue(name, offset);
-      const rhs = logicalTail(src, rhsStart);
-      const mentioned = rhsWords(rhs);
-      assigned.push({ name, words: mentioned });
-      // A class attribute is reachable as `self.name` from the methods.
-      if (this.scopes.at(offset).kind === 'class' && !name.includes('.')) {
-        this.pendValue(`self.${name}`, offset);
-        assigned.push({ name: `self.${name}`, words: mentioned });
+    const target = (first: string, firstOffset: number, firstRhsStart: number) => {
+      // `a = b = c = v`: each target in turn, iteratively (a chain may be thousands long).
+      for (let next: [string, number, number] | null = [first, firstOffset, firstRhsStart]; next !== null; ) {
+        const [name, offset, rhsStart]: [string, number, number] = next;
+        next = null;
+        this.pendValue(name, offset);
+        const rhs = logicalTail(src, rhsStart);
+        const mentioned = rhsWords(rhs);
+        assigned.push({ name, words: mentioned });
+        // A class attribute is reachable as `self.name` from the methods.
+        if (this.scopes.at(offset).kind === 'class' && !name.includes('.')) {
+          this.pendValue(`self.${name}`, offset);
+          assigned.push({ name: `self.${name}`, words: mentioned });
+        }
+        const chained = CHAINED_TARGET.exec(rhs);
+        if (chained) next = [chained[1], rhsStart + rhs.indexOf(chained[1]), rhsStart + chained[0].length];
       }
-      const chained = CHAINED_TARGET.exec(rhs);
-      if (chained) target(chained[1], rhsStart + rhs.indexOf(chained[1]), rhsStart + chained[0].length);
     };
     for (const a of assignments) target(a.name, a.offset, a.rhsStart);
 
@@ -821,7 +824,9 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
     return prefix.includes('r') ? body : unescapeLiteral(body);
   }
 
-  constant(node: Node, scope: Scope): string | null {
+  protected readonly arms: StringArms = { binary: 'binary_operator', concat: '+', format: '%', paren: 'parenthesized_expression', names: ['identifier'] };
+
+  protected ownConstant(node: Node, scope: Scope): string | null {
     const v = this.view;
     switch (v.type(node)) {
       case 'string':
@@ -835,14 +840,6 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
         }
         return out;
       }
-      case 'binary_operator':
-        return this.concatConstant(node, scope);
-      case 'parenthesized_expression': {
-        const inner = v.args(node)[0];
-        return inner ? this.constant(inner, scope) : null;
-      }
-      case 'identifier':
-        return singleConstant(this.lookupName(v.text(node), scope));
       case 'subscript': {
         // "so"[::-1]
         const value = v.field(node, 'value');
@@ -893,18 +890,13 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
     return null;
   }
 
-  dynamicString(node: Node, scope: Scope): boolean {
+  protected ownDynamicString(node: Node, scope: Scope): boolean {
     const v = this.view;
     switch (v.type(node)) {
       case 'string':
         return this.stringLiteral(node) === null;
       case 'concatenated_string':
         return v.args(node).some((p) => this.dynamicString(p, scope));
-      case 'binary_operator': {
-        const b = binaryParts(v, node);
-        if (!b || (b.op !== '+' && b.op !== '%')) return false;
-        return this.stringy(b.left, scope) || (b.op === '+' && this.stringy(b.right, scope));
-      }
       case 'call': {
         const fn = v.field(node, 'function');
         if (!fn || v.type(fn) !== 'attribute') return false;
@@ -912,12 +904,6 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
         const attr = v.field(fn, 'attribute');
         return !!obj && !!attr && (v.text(attr) === 'format' || v.text(attr) === 'join') && this.stringy(obj, scope);
       }
-      case 'parenthesized_expression': {
-        const inner = v.args(node)[0];
-        return inner ? this.dynamicString(inner, scope) : false;
-      }
-      case 'identifier':
-        return this.lookupName(v.text(node), scope).some(isDynamicMarker);
       default:
         return false;
     }

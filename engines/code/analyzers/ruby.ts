@@ -7,19 +7,17 @@ import { type ExprOps, type Fact, lazySite, makeCallSite } from '../facts.js';
 import { constValue, isRef, member, membersOf, OPAQUE, type Scope, type ScopeRange, type Value } from '../scopes.js';
 import { unescapeLiteral, type SyntaxView } from '../syntax.js';
 import {
-  binaryParts,
   AnalysisBase,
+  type StringArms,
   type Analyzer,
   calleePrefix,
   dynamicMarker,
-  isDynamicMarker,
   occurrences,
   patternWords,
   plainCallee,
   sharedStarts,
   resultName,
   type PatternWords,
-  singleConstant,
   type WantedNames,
 } from './base.js';
 
@@ -251,42 +249,33 @@ class RubyAnalysis extends AnalysisBase implements ExprOps {
     return null;
   }
 
-  constant(node: Node, scope: Scope): string | null {
-    const v = this.view;
-    switch (v.type(node)) {
+  protected readonly arms: StringArms = {
+    binary: 'binary',
+    concat: '+',
+    format: '%',
+    paren: 'parenthesized_statements',
+    parenDynamic: false,
+    names: ['identifier', 'constant'],
+    dynamicNames: ['identifier'],
+  };
+
+  protected nameValues(node: Node, scope: Scope): Value[] {
+    return this.lookup(this.view.text(node), scope);
+  }
+
+  protected ownConstant(node: Node): string | null {
+    switch (this.view.type(node)) {
       case 'string':
       case 'simple_symbol':
       case 'delimited_symbol':
         return this.literal(node);
-      case 'binary':
-        return this.concatConstant(node, scope);
-      case 'identifier':
-      case 'constant':
-        return singleConstant(this.lookup(v.text(node), scope));
-      case 'parenthesized_statements': {
-        const inner = v.args(node)[0];
-        return inner ? this.constant(inner, scope) : null;
-      }
       default:
         return null;
     }
   }
 
-  dynamicString(node: Node, scope: Scope): boolean {
-    const v = this.view;
-    switch (v.type(node)) {
-      case 'string':
-        return this.literal(node) === null;
-      case 'binary': {
-        const b = binaryParts(v, node);
-        if (!b) return false;
-        return (b.op === '+' && (this.stringy(b.left, scope) || this.stringy(b.right, scope))) || (b.op === '%' && this.stringy(b.left, scope));
-      }
-      case 'identifier':
-        return this.lookup(v.text(node), scope).some(isDynamicMarker);
-      default:
-        return false;
-    }
+  protected ownDynamicString(node: Node): boolean {
+    return this.view.type(node) === 'string' && this.literal(node) === null;
   }
 
   // ── facts ─────────────────────────────────────────────────────────────────────────────
