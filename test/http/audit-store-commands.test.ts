@@ -23,7 +23,7 @@ describe('audit, proof, attestation and report paths send only key lookups and i
     // A task queue of its own: the eager math runs in this API's in-process worker, under the capture.
     api = await startExtraApi('api-audit-capture', { SVC_TASK_QUEUE: 'svc-audit-capture', SVC_ENGINE_POOL_SIZE: '1', ...captureEnv(dir) }, true, 'api-process');
     // /health answers before the in-process worker polls its queue.
-    for (let i = 0; i < 600 && !(await api.proc.logContains('in-process worker running')); i++) await new Promise((r) => setTimeout(r, 200));
+    for (let i = 0; i < 600 && !api.proc.logContains('in-process worker running'); i++) await new Promise((r) => setTimeout(r, 200));
     t = await newTenant();
   }, 180_000);
   afterAll(async () => {

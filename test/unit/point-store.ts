@@ -56,6 +56,7 @@ export class PointStore {
   collection(name: string) {
     const t = () => this.table(name);
     const rec = (op: string) => this.ops.push({ coll: name, op });
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the returned collection object's methods need the store, not themselves
     const self = this;
     return {
       async findOne(filter: Record<string, unknown>) {
