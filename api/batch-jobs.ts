@@ -12,11 +12,14 @@ import {
   SA_ENGINE,
   SA_ITEM_COUNT,
   SA_ORG_ID,
+  batchUnits,
   type BatchItemRequest,
+  type BatchItemView,
   type BatchJobView,
+  type BatchProgress,
   type BatchWorkflowInput,
 } from '../core/batch.js';
-import { BatchCapacityError, BatchJobStore, jobView, type BatchJobDoc } from '../core/batch-store.js';
+import { BatchCapacityError, BatchJobStore, itemsOf, type BatchJobDoc } from '../persistence/batch.js';
 import type { AuditContext } from '../core/engines.js';
 import { logger } from '../core/logger.js';
 import { HttpError } from './errors.js';
@@ -27,6 +30,11 @@ const log = logger('batch');
 /** A slot claimed this long ago whose job never got going is checked against Temporal when the store is full. */
 const ORPHAN_AFTER_MS = 60_000;
 const QUERY_DEADLINE_MS = 3000;
+/** How often an API process deletes claims older than their retention (never on a request: it filters on a date). */
+const CLAIM_SWEEP_MS = 300_000;
+
+/** The index of an item view (`<job_id>-<index>`). */
+const viewIndex = (v: BatchItemView) => Number(v.id.slice(v.id.lastIndexOf('-') + 1));
 
 /** The error every item of a job gets when its workflow closed without completing it. */
 export function unfinishedDetail(workflowStatus: string): string {
@@ -59,6 +67,10 @@ export class BatchJobs {
     private readonly temporal: TemporalGateway,
   ) {
     this.store = new BatchJobStore(store);
+    // Background sweep of old slot claims (persistence/batch.ts sweepClaims), off the submit path.
+    setInterval(() => {
+      this.store.sweepClaims().catch((err: Error) => log.warn('batch claim sweep failed', { error: err.message }));
+    }, CLAIM_SWEEP_MS).unref();
   }
 
   async submit(opts: SubmitOptions): Promise<BatchJobView> {
@@ -79,13 +91,14 @@ export class BatchJobs {
           completed_items: 0,
           failed_items: 0,
           progress_percent: 0,
-          items: [],
-          request_items: opts.items.map((i) => ({ query: i.query, type: i.type })),
+          // The workflow runs the same units (core/batch.ts): their result documents are found by id.
+          units: batchUnits(opts.items, BATCH_CONCURRENCY).length,
           created_at: createdAt,
           completed_at: null,
           started: false,
           submitted_by: { user_id: opts.principal.userId, key_id: opts.principal.keyId },
         },
+        opts.items.map((i) => ({ query: i.query, type: i.type })),
         this.cfg.SVC_BATCH_MAX_JOBS,
         () => this.reclaimOrphans(),
       );
@@ -144,8 +157,20 @@ export class BatchJobs {
 
   /** The stored job once final (completed or failed); while it runs, the workflow's live snapshot. */
   async view(doc: BatchJobDoc): Promise<BatchJobView> {
-    if (doc.status !== 'running') return jobView(doc);
+    if (doc.status !== 'running') return this.store.view(doc);
     return this.liveView(doc);
+  }
+
+  /**
+   * The workflow's snapshot as the API answers it: the items it holds, plus the items of the
+   * units it reports stored, read from their result documents by id (≤ units point lookups).
+   */
+  private async fromProgress(snap: BatchProgress): Promise<BatchJobView> {
+    const { stored_units: stored, ...view } = snap;
+    if (!stored || stored.length === 0) return view;
+    const items = [...view.items, ...itemsOf(await this.store.unitResults(snap.job_id, stored))];
+    items.sort((a, b) => viewIndex(a) - viewIndex(b));
+    return { ...view, items };
   }
 
   /**
@@ -161,8 +186,8 @@ export class BatchJobs {
     try {
       const desc = await this.temporal.connection.withDeadline(Date.now() + QUERY_DEADLINE_MS, () => handle.describe());
       if (desc.status.name === 'RUNNING') {
-        const snap = await this.temporal.connection.withDeadline(Date.now() + QUERY_DEADLINE_MS, () => handle.query<BatchJobView>('progress'));
-        if (snap.status === 'running') return snap;
+        const snap = await this.temporal.connection.withDeadline(Date.now() + QUERY_DEADLINE_MS, () => handle.query<BatchProgress>('progress'));
+        if (snap.status === 'running') return await this.fromProgress(snap);
       } else if (desc.status.name !== 'COMPLETED') {
         closed = desc.status.name;
       }
@@ -174,11 +199,11 @@ export class BatchJobs {
     if (closed) {
       const failed = await this.store.failUnfinished(doc._id, unfinishedDetail(closed), new Date());
       log.warn('batch job marked failed: its workflow closed without completing it', { job_id: doc._id, workflow_id: doc.workflow_id, workflow_status: closed });
-      if (failed) return jobView(failed);
+      if (failed) return this.store.view(failed);
     }
     // Completed meanwhile (the store is written first), or no live answer: the stored job.
     const fresh = await this.store.find(doc._id);
-    return jobView(fresh ?? doc);
+    return this.store.view(fresh ?? doc);
   }
 
   private pendingView(jobId: string, workflowId: string, total: number, createdAt: Date): BatchJobView {

@@ -33,8 +33,8 @@ import { sha256Ref } from '../core/canonical-json.js';
 import { AttestationSigner, loadSigningKey } from '../core/attestation.js';
 import { attestationRecords, type AttestationRecord } from '../core/attestation-records.js';
 import { buildDiagnostic, type EngineOutcome } from '../core/diagnostic.js';
-import { batchCounters, itemViews, type BatchItemOutcome } from '../core/batch.js';
-import type { BatchJobDoc, BatchSlotDoc, BatchSlotClaimDoc } from '../core/batch-store.js';
+import { BATCH_CONCURRENCY, batchCounters, batchUnits, itemViews, type BatchItemOutcome } from '../core/batch.js';
+import { resultId, type BatchJobDoc, type BatchRequestDoc, type BatchResultDoc, type BatchSlotDoc, type BatchSlotClaimDoc } from '../persistence/batch.js';
 import { mathBatchOutcome } from '../engines/math.js';
 import { auditFields, auditLogId } from '../activities/audit.js';
 import { batchItemAuditLogId } from '../activities/verify-batch.js';
@@ -450,6 +450,13 @@ async function seedJobs(ctx: SeedContext, orgId: string, jobs: number, firstSlot
       ),
     );
     const slot = firstSlot + j;
+    // The service's shapes (persistence/batch.ts): a small job, one result document per unit, the request.
+    const units = batchUnits(requestItems, BATCH_CONCURRENCY);
+    const views = itemViews(jobId, requestItems, outcomes);
+    const results: BatchResultDoc[] = units.map((unit, u) => {
+      const indices = unit.kind === 'math' ? unit.indices : [unit.index];
+      return { _id: resultId(jobId, u), job_id: jobId, org_id: orgId, unit: u, items: indices.map((index) => ({ index, view: views[index]! })) };
+    });
     const job: BatchJobDoc = {
       _id: jobId,
       org_id: orgId,
@@ -457,13 +464,14 @@ async function seedJobs(ctx: SeedContext, orgId: string, jobs: number, firstSlot
       status: 'completed',
       workflow_id: workflowId,
       ...batchCounters(JOB_ITEMS, outcomes),
-      items: itemViews(jobId, requestItems, outcomes),
-      request_items: requestItems,
+      units: units.length,
       created_at: createdAt,
       completed_at: completedAt,
       started: true,
       submitted_by: { user_id: audit.user_id, key_id: audit.key_id },
     };
+    await ctx.store.collection<BatchResultDoc>('batch_results').insertMany(results);
+    await ctx.store.collection<BatchRequestDoc>('batch_requests').insertOne({ _id: jobId, items: requestItems });
     await ctx.store.collection<BatchJobDoc>('batch_jobs').insertOne(job);
     await ctx.store.collection<BatchSlotClaimDoc>('batch_slot_claims').insertOne({ _id: `${slot}:1`, slot, gen: 1, job_id: jobId, created_at: createdAt });
     await ctx.store.collection<BatchSlotDoc>('batch_slots').insertOne({ _id: slot, gen: 1, state: 'finished', job_id: jobId, claimed_at: createdAt, finished_at: completedAt });

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { PROJECT_ROOT as ROOT, projectFiles } from '../core/project-paths.js';
 
 /** Every folder a service process loads code or files from. */
-const SOURCE_DIRS = ['api', 'core', 'contract', 'engines', 'activities', 'workers', 'workflows', 'infra'];
+const SOURCE_DIRS = ['api', 'core', 'contract', 'engines', 'activities', 'persistence', 'workers', 'workflows', 'infra'];
 const OUT_ROOT = path.join(ROOT, 'dist', 'service');
 /**
  * Older trees are removed only when neither among the newest KEEP nor used within KEEP_MS: a
