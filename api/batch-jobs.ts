@@ -118,6 +118,8 @@ export class BatchJobs {
       concurrency: BATCH_CONCURRENCY,
       // Batch items are normal activities unless local is forced: each item is its own event in the UI.
       activity_mode: this.cfg.SVC_ACTIVITY_MODE === 'local' ? 'local' : 'normal',
+      // Math units and the finish step run as local activities unless normal is forced (docs/batch.md, "Latency").
+      unit_mode: this.cfg.SVC_ACTIVITY_MODE === 'normal' ? 'normal' : 'local',
       audit: { user_id: opts.principal.userId, key_id: opts.principal.keyId, request_digest: digest } satisfies AuditContext,
     };
     let handle;
@@ -138,7 +140,8 @@ export class BatchJobs {
       await this.store.abandon(jobId, admission.slot).catch(() => undefined);
       throw err;
     }
-    await this.store.markStarted(jobId).catch(() => undefined);
+    // Not awaited: the answer does not depend on it (it only tells a repair that the start was acknowledged).
+    void this.store.markStarted(jobId).catch(() => undefined);
     log.info('batch job started', { job_id: jobId, workflow_id: workflowId, items: opts.items.length, slot: admission.slot });
 
     const waitMs = this.cfg.SVC_BATCH_WAIT_SECONDS * 1000;

@@ -35,6 +35,8 @@ export interface BatchWorkflowInput {
   concurrency: number;
   /** SVC_ACTIVITY_MODE: items as normal (default) or local activities. */
   activity_mode: 'normal' | 'local';
+  /** Math units and the finish step: local (default: no activity task round trip; docs/batch.md) or normal (SVC_ACTIVITY_MODE=normal). */
+  unit_mode?: 'normal' | 'local';
   audit: AuditContext | null;
   /** SVC_PROVIDER_TIMEOUT in ms: the provider step of natural_language items (capped by the item time-out). */
   provider_timeout_ms?: number;
@@ -132,9 +134,12 @@ export function mathChunks(indices: number[], lanes: number): number[][] {
 export type BatchUnit = { kind: 'math'; indices: number[] } | { kind: 'item'; index: number };
 
 export function batchUnits(items: ReadonlyArray<{ type: BatchItemType }>, concurrency: number): BatchUnit[] {
-  const lanes = Math.max(1, Math.min(concurrency, items.length));
   const math = items.flatMap((it, i) => (it.type === 'math' ? [i] : []));
-  const units: BatchUnit[] = mathChunks(math, lanes).map((indices) => ({ kind: 'math', indices }));
+  // As few math units as MATH_CHUNK_MAX allows (100 items: 4 of 25), of even sizes: a unit's fixed cost (its result document, its audit group commit, a history event)
+  // is paid per unit, and the engine pool, not the number of units, bounds the parallelism.
+  const size = Math.max(1, Math.min(MATH_CHUNK_MAX, Math.ceil(math.length / Math.max(1, Math.ceil(math.length / MATH_CHUNK_MAX)))));
+  const units: BatchUnit[] = [];
+  for (let i = 0; i < math.length; i += size) units.push({ kind: 'math', indices: math.slice(i, i + size) });
   items.forEach((it, index) => {
     if (it.type !== 'math') units.push({ kind: 'item', index });
   });

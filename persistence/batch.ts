@@ -316,9 +316,8 @@ export class BatchJobStore {
         }
         throw new BatchCapacityError();
       }
-      // The request first, then the job (a job document always has its request).
-      await this.requests.insertOne({ _id: job._id, items: request });
-      await this.jobs.insertOne({ ...job, slot: admission.slot });
+      // The request and the job, side by side (unique `_id` inserts).
+      await Promise.all([this.requests.insertOne({ _id: job._id, items: request }), this.jobs.insertOne({ ...job, slot: admission.slot })]);
       return admission;
     }
     throw new BatchCapacityError();

@@ -168,7 +168,7 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchWor
   setHandler(progressQuery, snapshot);
 
   const runItem = itemRunner(input, workflowId);
-  const local = input.activity_mode === 'local';
+  const local = (input.unit_mode ?? input.activity_mode) === 'local';
   // A math unit's deadline covers its items one after another (each keeps its own time-out).
   const mathUnit = (n: number) => {
     const timeouts = { startToCloseTimeout: n * input.item_timeout_ms + ATTEMPT_GRACE_MS, retry: itemRetry };

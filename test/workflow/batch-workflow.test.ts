@@ -115,7 +115,7 @@ afterAll(async () => {
   await env?.teardown();
 });
 
-function input(jobId: string, queries: string[], concurrency: number): BatchWorkflowInput {
+function input(jobId: string, queries: string[], concurrency: number, unitMode: 'normal' | 'local' = 'normal'): BatchWorkflowInput {
   return {
     job_id: jobId,
     org_id: 'org_workflow_tier',
@@ -124,12 +124,13 @@ function input(jobId: string, queries: string[], concurrency: number): BatchWork
     item_timeout_ms: 3000,
     concurrency,
     activity_mode: 'normal',
+    unit_mode: unitMode,
     audit: null,
   };
 }
 
-async function run(jobId: string, queries: string[], concurrency: number) {
-  const handle = await client.workflow.start(batchWorkflow, { args: [input(jobId, queries, concurrency)], taskQueue: TASK_QUEUE, workflowId: `batch-wf-${jobId}` });
+async function run(jobId: string, queries: string[], concurrency: number, unitMode: 'normal' | 'local' = 'normal') {
+  const handle = await client.workflow.start(batchWorkflow, { args: [input(jobId, queries, concurrency, unitMode)], taskQueue: TASK_QUEUE, workflowId: `batch-wf-${jobId}` });
   const result = await handle.result();
   const view = await handle.query(progressQuery);
   return { result, view };
@@ -173,24 +174,25 @@ describe('batchWorkflow (workflow tier)', () => {
 
 describe('math units store their own results (issue 22)', () => {
   it('math items run in units; only summaries come back, the finish step gets the units count and the held items only', async () => {
-    const queries = [...Array.from({ length: 20 }, (_, i) => `math-ok-${i}`), 'ok-logic-a', 'ok-logic-b'];
+    const queries = [...Array.from({ length: 60 }, (_, i) => `math-ok-${i}`), 'ok-logic-a', 'ok-logic-b'];
     const handle = await client.workflow.start(batchWorkflow, { args: [input('bj_units', queries, 4)], taskQueue: TASK_QUEUE, workflowId: 'batch-wf-bj_units' });
     const result = await handle.result();
-    expect(result).toEqual({ job_id: 'bj_units', status: 'completed', total_items: 22, completed_items: 22, failed_items: 0 });
-    // 20 math items in 4 units of 5 (core/batch.ts batchUnits), then the two logic items: 6 units.
+    expect(result).toEqual({ job_id: 'bj_units', status: 'completed', total_items: 62, completed_items: 62, failed_items: 0 });
+    // 60 math items in 3 units of 20 (core/batch.ts batchUnits: at most 25 each), then the two logic items: 5 units.
     const mine = [...storedUnits.entries()].filter(([k]) => k.startsWith('bj_units#'));
-    expect(mine.map(([k]) => k).sort()).toEqual(['bj_units#0', 'bj_units#1', 'bj_units#2', 'bj_units#3']);
-    expect(mine.flatMap(([, v]) => v).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    expect(mine.map(([k]) => k).sort()).toEqual(['bj_units#0', 'bj_units#1', 'bj_units#2']);
+    expect(mine.map(([, v]) => v.length)).toEqual([20, 20, 20]);
+    expect(mine.flatMap(([, v]) => v).sort((a, b) => a - b)).toEqual(Array.from({ length: 60 }, (_, i) => i));
     for (const [k] of mine) expect(unitAttempts.get(k)).toBe(1);
     const fin = completions.find((c) => c.job_id === 'bj_units')!.finish;
-    expect(fin).toMatchObject({ units: 6, total_items: 22, completed_items: 22, failed_items: 0 });
-    expect(fin.held.map((u) => u.unit).sort()).toEqual([4, 5]);
-    expect(fin.held.flatMap((u) => u.items.map((it) => it.outcome.index)).sort()).toEqual([20, 21]);
+    expect(fin).toMatchObject({ units: 5, total_items: 62, completed_items: 62, failed_items: 0 });
+    expect(fin.held.map((u) => u.unit).sort()).toEqual([3, 4]);
+    expect(fin.held.flatMap((u) => u.items.map((it) => it.outcome.index)).sort()).toEqual([60, 61]);
     // The snapshot: the held items with their results, the stored units by number.
     const view = await handle.query(progressQuery);
-    expect(view.stored_units!.slice().sort()).toEqual([0, 1, 2, 3]);
-    expect(view.items.map((i) => i.id)).toEqual(['bj_units-20', 'bj_units-21']);
-    expect(view).toMatchObject({ status: 'completed', total_items: 22, completed_items: 22, progress_percent: 100 });
+    expect(view.stored_units!.slice().sort()).toEqual([0, 1, 2]);
+    expect(view.items.map((i) => i.id)).toEqual(['bj_units-60', 'bj_units-61']);
+    expect(view).toMatchObject({ status: 'completed', total_items: 62, completed_items: 62, progress_percent: 100 });
     // No math result crossed the history: the units' completed results are summaries (index, status) only,
     // while the held logic items' results (the decoding works) do carry their verdicts.
     const history = await handle.fetchHistory();
@@ -199,24 +201,26 @@ describe('math units store their own results (issue 22)', () => {
       .filter((p): p is NonNullable<typeof p> => Boolean(p))
       .map((p) => defaultPayloadConverter.fromPayload(p as any) as unknown);
     const unitResults = results.filter((r): r is BatchItemSummary[] => Array.isArray(r));
-    expect(unitResults).toHaveLength(4);
+    expect(unitResults).toHaveLength(3);
     for (const r of unitResults) for (const s of r) expect(Object.keys(s).sort()).toEqual(['index', 'status']);
     expect(results.filter((r) => JSON.stringify(r).includes('VERIFIED'))).toHaveLength(2);
   });
 
-  it('a math unit that fails for good is held: its items failed with the reason; a flaky unit is retried and stored once', async () => {
-    const queries = ['math-broken-0', 'math-broken-1', 'math-flaky-2', 'math-ok-3'];
-    const { result, view } = await run('bj_unitfail', queries, 2);
-    expect(result).toMatchObject({ total_items: 4, completed_items: 2, failed_items: 2 });
+  it('as local activities (the default): a unit that fails for good is held, its items failed with the reason; a flaky unit is retried and stored once', async () => {
+    const queries = Array.from({ length: 30 }, (_, i) => (i === 0 ? 'math-broken-0' : i === 15 ? 'math-flaky-15' : `math-ok-${i}`));
+    const { result, view } = await run('bj_unitfail', queries, 2, 'local');
+    expect(result).toMatchObject({ total_items: 30, completed_items: 15, failed_items: 15 });
     expect(unitAttempts.get('bj_unitfail#0')).toBe(4);
     expect(unitAttempts.get('bj_unitfail#1')).toBe(2);
-    expect(storedUnits.get('bj_unitfail#1')).toEqual([2, 3]);
-    expect(view.items).toEqual([
-      { id: 'bj_unitfail-0', query: 'math-broken-0', type: 'math', status: 'failed', error: 'Item failed: store unavailable', latency_ms: 0 },
-      { id: 'bj_unitfail-1', query: 'math-broken-1', type: 'math', status: 'failed', error: 'Item failed: store unavailable', latency_ms: 0 },
-    ]);
+    expect(storedUnits.get('bj_unitfail#1')).toEqual(Array.from({ length: 15 }, (_, i) => 15 + i));
+    expect(view.items).toEqual(
+      Array.from({ length: 15 }, (_, i) => ({ id: `bj_unitfail-${i}`, query: queries[i], type: 'math', status: 'failed', error: 'Item failed: store unavailable', latency_ms: 0 })),
+    );
+    expect(view.stored_units).toEqual([1]);
     const fin = completions.find((c) => c.job_id === 'bj_unitfail')!.finish;
-    expect(fin.held).toEqual([{ unit: 0, items: [expect.objectContaining({ query: 'math-broken-0', type: 'math' }), expect.objectContaining({ query: 'math-broken-1', type: 'math' })] }]);
+    expect(fin.held).toHaveLength(1);
+    expect(fin.held[0]!.unit).toBe(0);
+    expect(fin.held[0]!.items.map((it) => it.outcome.index)).toEqual(Array.from({ length: 15 }, (_, i) => i));
   });
 });
 
