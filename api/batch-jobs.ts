@@ -145,6 +145,7 @@ export class BatchJobs {
     log.info('batch job started', { job_id: jobId, workflow_id: workflowId, items: opts.items.length, slot: admission.slot });
 
     const waitMs = this.cfg.SVC_BATCH_WAIT_SECONDS * 1000;
+    const t0 = Date.now();
     if (waitMs > 0) {
       try {
         await this.temporal.connection.withDeadline(Date.now() + waitMs, () => handle.result());
@@ -152,10 +153,13 @@ export class BatchJobs {
         // Not finished in time (or Temporal unreachable): the job runs on; the caller polls.
       }
     }
+    const t1 = Date.now();
     // The workflow stores the finished job before it completes: the store has the answer.
     const doc = await this.store.find(jobId);
     if (!doc) return this.pendingView(jobId, workflowId, opts.items.length, createdAt);
-    return this.view(doc);
+    const view = await this.view(doc);
+    log.debug('batch job answered', { job_id: jobId, admitted_ms: t0 - createdAt.getTime(), waited_ms: t1 - t0, read_ms: Date.now() - t1 });
+    return view;
   }
 
   /** The stored job once final (completed or failed); while it runs, the workflow's live snapshot. */

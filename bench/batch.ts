@@ -5,8 +5,9 @@
 // the same rows run against the reference in the same run, one after the other, and the
 // ratios are printed (issue 22's goals). --profile prints where one job's time goes (its
 // workflow history: task and activity events, offsets from the start) and the API's share.
-//   npx tsx bench/batch.ts [--runs 5] [--jobs 10] [--mode normal|local] [--peer URL KEY] [--profile]
+//   npx tsx bench/batch.ts [--runs 5] [--jobs 10] [--mode auto|normal|local] [--peer URL KEY] [--profile]
 import os from 'node:os';
+import { execSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { Connection, Client } from '@temporalio/client';
 import { startBenchStack } from './bench-stack.js';
@@ -19,7 +20,7 @@ const arg = (name: string, def: string) => {
 };
 const RUNS = Number(arg('runs', '5'));
 const JOBS = Number(arg('jobs', '10'));
-const MODE = arg('mode', 'normal');
+const MODE = arg('mode', 'auto');
 const PROFILE = args.includes('--profile');
 const peerAt = args.indexOf('--peer');
 const PEER = peerAt >= 0 && args[peerAt + 2] ? { url: args[peerAt + 1] as string, key: args[peerAt + 2] as string } : process.env.QWED_URL && process.env.QWED_API_KEY ? { url: process.env.QWED_URL, key: process.env.QWED_API_KEY } : null;
@@ -106,7 +107,7 @@ async function profile(base: string, key: string, temporalAddress: string): Prom
 }
 
 async function main() {
-  const { stack, base, key } = await startBenchStack('bench-batch', 21_000, { SVC_BATCH_WAIT_SECONDS: '60', SVC_ACTIVITY_MODE: MODE });
+  const { stack, base, key } = await startBenchStack('bench-batch', 21_000, { SVC_BATCH_WAIT_SECONDS: '60', SVC_ACTIVITY_MODE: MODE, ...(PROFILE ? { SVC_LOG_LEVEL: 'debug' } : {}) });
   try {
     const rows: Array<Record<string, unknown>> = [];
     {
@@ -116,7 +117,11 @@ async function main() {
     }
     const ours = await measure(base, key, 'svc');
     rows.push(...ours.rows);
-    if (PROFILE) await profile(base, key, stack.env.TEMPORAL_ADDRESS as string);
+    if (PROFILE) {
+      await profile(base, key, stack.env.TEMPORAL_ADDRESS as string);
+      console.log(`the API's own times (admission, wait for the workflow, reading the answer; ${stack.dataDir}/logs):`);
+      console.log(execSync(`grep -h "batch job answered" ${stack.dataDir}/logs/*.log | tail -${RUNS + 2} || true`, { encoding: 'utf8' }));
+    }
     const peer = PEER ? await measure(PEER.url, PEER.key, 'reference') : null;
     if (peer) rows.push(...peer.rows);
     console.log(`activity mode: ${MODE}; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} on ${os.cpus().length} CPUs`);
