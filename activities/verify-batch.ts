@@ -256,23 +256,27 @@ export function makeBatchActivities(ctx: ProofContext & { mathTimeoutMs?: number
     async finishBatchJobActivity(req: FinishBatchJobInput): Promise<FinishBatchJobResult> {
       let completedItems = req.completed_items;
       let failedItems = req.failed_items;
-      let audited = true;
-      try {
-        await engines.appendAuditActivity({
+      const held = req.held.flatMap((u) => u.items.filter((it) => it.outcome.status === 'completed').map((it) => ({ index: it.outcome.index, type: it.type, query: it.query, result: it.outcome.result })));
+      // The job's entry and the held items' entries side by side (one group commit of the audit log).
+      const jobEntry = engines
+        .appendAuditActivity({
           org_id: req.org_id,
           workflow_id: req.workflow_id,
           engine: 'batch',
           input: { query: `batch ${req.job_id}: ${req.total_items} items` },
           result: { status: 'completed' },
           audit: req.audit,
-        });
-      } catch (err) {
-        if (!(err instanceof ApplicationFailure && err.nonRetryable)) throw err;
-        audited = false;
-        log.error('batch audit entry not written', { job_id: req.job_id, error: err.message });
-      }
-      const held = req.held.flatMap((u) => u.items.filter((it) => it.outcome.status === 'completed').map((it) => ({ index: it.outcome.index, type: it.type, query: it.query, result: it.outcome.result })));
-      if (audited && held.length > 0) audited = await auditItems(req, held);
+        })
+        .then(
+          () => true,
+          (err: unknown) => {
+            if (!(err instanceof ApplicationFailure && err.nonRetryable)) throw err;
+            log.error('batch audit entry not written', { job_id: req.job_id, error: err.message });
+            return false;
+          },
+        );
+      const [jobAudited, itemsAudited] = await Promise.all([jobEntry, held.length > 0 ? auditItems(req, held) : Promise.resolve(true)]);
+      const audited = jobAudited && itemsAudited;
       const docs: BatchResultDoc[] = req.held.map((u) => {
         let items = storedItems(req.job_id, fromHeld(u.items), u.items.map((it) => it.outcome));
         if (!audited) items = items.map(withheld);
@@ -284,9 +288,16 @@ export function makeBatchActivities(ctx: ProofContext & { mathTimeoutMs?: number
       }
       await jobs.storeUnits(docs);
       const completedAt = new Date();
-      const stored = await jobs.complete(req.job_id, { completed_items: completedItems, failed_items: failedItems }, req.units, completedAt);
-      if (!stored) log.warn('batch job document missing at completion', { job_id: req.job_id });
-      return { stored, audited, completed_at: completedAt.toISOString(), completed_items: completedItems, failed_items: failedItems };
+      const final = await jobs.complete(req.job_id, { completed_items: completedItems, failed_items: failedItems }, req.units, completedAt);
+      if (!final) log.warn('batch job document missing at completion', { job_id: req.job_id });
+      // As stored (a retried finish keeps the first completion's time and counters).
+      return {
+        stored: final !== null,
+        audited,
+        completed_at: (final?.completed_at ?? completedAt).toISOString(),
+        completed_items: final?.completed_items ?? completedItems,
+        failed_items: final?.failed_items ?? failedItems,
+      };
     },
 
     /**

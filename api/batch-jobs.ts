@@ -79,6 +79,7 @@ export class BatchJobs {
     const createdAt = new Date();
     // Everything that can fail on the request itself runs before a slot is taken.
     const digest = requestDigest({ items: opts.items });
+    const units = batchUnits(opts.items, BATCH_CONCURRENCY).length;
     let admission;
     try {
       admission = await this.store.admit(
@@ -92,7 +93,7 @@ export class BatchJobs {
           failed_items: 0,
           progress_percent: 0,
           // The workflow runs the same units (core/batch.ts): their result documents are found by id.
-          units: batchUnits(opts.items, BATCH_CONCURRENCY).length,
+          units,
           created_at: createdAt,
           completed_at: null,
           started: false,
@@ -146,18 +147,38 @@ export class BatchJobs {
 
     const waitMs = this.cfg.SVC_BATCH_WAIT_SECONDS * 1000;
     const t0 = Date.now();
+    let done: Awaited<ReturnType<typeof handle.result>> | null = null;
     if (waitMs > 0) {
       try {
-        await this.temporal.connection.withDeadline(Date.now() + waitMs, () => handle.result());
+        done = await this.temporal.connection.withDeadline(Date.now() + waitMs, () => handle.result());
       } catch {
         // Not finished in time (or Temporal unreachable): the job runs on; the caller polls.
       }
     }
     const t1 = Date.now();
-    // The workflow stores the finished job before it completes: the store has the answer.
-    const doc = await this.store.find(jobId);
-    if (!doc) return this.pendingView(jobId, workflowId, opts.items.length, createdAt);
-    const view = await this.view(doc);
+    let view: BatchJobView;
+    if (done?.completed_at) {
+      // Completed: the workflow's result is the job document's final fields as stored (the
+      // finish step wrote them), so only the result documents are read (by id, side by side).
+      const stored = await this.store.unitResults(jobId, Array.from({ length: units }, (_, u) => u));
+      view = {
+        job_id: jobId,
+        status: 'completed',
+        progress_percent: opts.items.length === 0 ? 100 : Math.floor(((done.completed_items + done.failed_items) * 100) / opts.items.length),
+        total_items: opts.items.length,
+        completed_items: done.completed_items,
+        failed_items: done.failed_items,
+        items: itemsOf(stored),
+        workflow_id: workflowId,
+        created_at: createdAt.toISOString(),
+        completed_at: done.completed_at,
+      };
+    } else {
+      // The workflow stores the finished job before it completes: the store has the answer.
+      const doc = await this.store.find(jobId);
+      if (!doc) return this.pendingView(jobId, workflowId, opts.items.length, createdAt);
+      view = await this.view(doc);
+    }
     log.debug('batch job answered', { job_id: jobId, admitted_ms: t0 - createdAt.getTime(), waited_ms: t1 - t0, read_ms: Date.now() - t1 });
     return view;
   }

@@ -98,6 +98,14 @@ export const CLAIM_RETENTION_MS = 3_600_000;
 
 export const resultId = (jobId: string, unit: number) => `${jobId}#${unit}`;
 
+/** A completed job's final fields, as stored. */
+export interface CompletedJob {
+  completed_items: number;
+  failed_items: number;
+  progress_percent: number;
+  completed_at: Date;
+}
+
 export class BatchCapacityError extends Error {
   constructor() {
     super('batch job store full of active jobs');
@@ -444,19 +452,24 @@ export class BatchJobStore {
 
   /**
    * Marks the job completed (small fields only: its items are in its result documents) and its
-   * slot finished. Idempotent: a retry finds the job completed and the slot finished. Returns
-   * false when the job document no longer exists.
+   * slot finished, side by side. Idempotent: a retry finds the job completed (and keeps its
+   * first completion) and the slot finished. Returns the job's final fields as stored, or null
+   * when the job document no longer exists.
    */
-  async complete(jobId: string, counters: { completed_items: number; failed_items: number }, units: number, completedAt: Date): Promise<boolean> {
+  async complete(jobId: string, counters: { completed_items: number; failed_items: number }, units: number, completedAt: Date): Promise<CompletedJob | null> {
     const doc = await this.find(jobId);
-    if (!doc) return false;
-    if (doc.status === 'running') {
-      const done = counters.completed_items + counters.failed_items;
-      const progress = doc.total_items === 0 ? 100 : Math.floor((done * 100) / doc.total_items);
-      await this.jobs.updateOne({ _id: jobId }, { $set: { status: 'completed', units, ...counters, progress_percent: progress, completed_at: completedAt } });
+    if (!doc) return null;
+    if (doc.status !== 'running') {
+      await this.setSlotIf(doc.slot, jobId, 'active', { state: 'finished', finished_at: doc.completed_at ?? completedAt });
+      return { completed_at: doc.completed_at ?? completedAt, completed_items: doc.completed_items, failed_items: doc.failed_items, progress_percent: doc.progress_percent };
     }
-    await this.setSlotIf(doc.slot, jobId, 'active', { state: 'finished', finished_at: completedAt });
-    return true;
+    const done = counters.completed_items + counters.failed_items;
+    const final: CompletedJob = { ...counters, progress_percent: doc.total_items === 0 ? 100 : Math.floor((done * 100) / doc.total_items), completed_at: completedAt };
+    await Promise.all([
+      this.jobs.updateOne({ _id: jobId }, { $set: { status: 'completed', units, ...final } }),
+      this.setSlotIf(doc.slot, jobId, 'active', { state: 'finished', finished_at: completedAt }),
+    ]);
+    return final;
   }
 
   /**

@@ -40,6 +40,8 @@ export interface BatchWorkflowResult {
   total_items: number;
   completed_items: number;
   failed_items: number;
+  /** The job's completion as stored (absent from workflows started before result documents, or when the job was gone). */
+  completed_at?: string;
 }
 
 // Engine outcomes are values, so an activity failure is infrastructure (a crashed worker, the
@@ -233,7 +235,14 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchWor
   status = 'completed';
   completedAt = done.completed_at;
   upsertSearchAttributes([{ key: SA_BATCH_STATUS, value: 'completed' }]);
-  return { job_id: input.job_id, status: 'completed', total_items: total, completed_items: done.completed_items, failed_items: done.failed_items };
+  return {
+    job_id: input.job_id,
+    status: 'completed',
+    total_items: total,
+    completed_items: done.completed_items,
+    failed_items: done.failed_items,
+    ...(done.stored ? { completed_at: done.completed_at } : {}),
+  };
 }
 
 /** The finished job must reach the store: keep retrying through a store outage. */

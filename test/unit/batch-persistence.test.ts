@@ -142,7 +142,7 @@ function resultDocs(jobId: string): BatchResultDoc[] {
 
 async function runToCompletion(jobs: BatchJobStore, jobId: string, at: Date) {
   for (const d of resultDocs(jobId)) await jobs.storeUnit(d);
-  expect(await jobs.complete(jobId, { completed_items: 3, failed_items: 0 }, 2, at)).toBe(true);
+  expect(await jobs.complete(jobId, { completed_items: 3, failed_items: 0 }, 2, at)).toEqual({ completed_items: 3, failed_items: 0, progress_percent: 100, completed_at: at });
 }
 
 describe('persistence/batch.ts: the job store', () => {
@@ -194,7 +194,8 @@ describe('persistence/batch.ts: the job store', () => {
     const { slot } = await jobs.admit(newJob('bj_done'), ITEMS, 4);
     const at = new Date('2026-01-01T00:05:00Z');
     await runToCompletion(jobs, 'bj_done', at);
-    expect(await jobs.complete('bj_done', { completed_items: 1, failed_items: 2 }, 2, new Date())).toBe(true); // a retry changes nothing
+    // A retry changes nothing and answers the first completion.
+    expect(await jobs.complete('bj_done', { completed_items: 1, failed_items: 2 }, 2, new Date())).toEqual({ completed_items: 3, failed_items: 0, progress_percent: 100, completed_at: at });
     const doc = (await jobs.find('bj_done')) as BatchJobDoc;
     expect(doc).toMatchObject({ status: 'completed', completed_items: 3, failed_items: 0, progress_percent: 100, units: 2, completed_at: at });
     expect(doc.items).toBeUndefined();
@@ -202,7 +203,7 @@ describe('persistence/batch.ts: the job store', () => {
     expect(view.items.map((i) => i.id)).toEqual(['bj_done-0', 'bj_done-1', 'bj_done-2']);
     expect(view.items.map((i) => i.query)).toEqual(ITEMS.map((i) => i.query));
     expect(m.coll('batch_slots').docs.get(String(slot))).toMatchObject({ state: 'finished', job_id: 'bj_done' });
-    expect(await jobs.complete('bj_missing', { completed_items: 0, failed_items: 0 }, 0, new Date())).toBe(false);
+    expect(await jobs.complete('bj_missing', { completed_items: 0, failed_items: 0 }, 0, new Date())).toBeNull();
   });
 
   it('failUnfinished: every item failed from the request (no result released), idempotent, a completed job left as it is', async () => {

@@ -142,7 +142,7 @@ describe('batchWorkflow (workflow tier)', () => {
     const queries = Array.from({ length: 12 }, (_, i) => `ok-${i}`);
     const { result, view } = await run('bj_order', queries, 3);
     expect(maxInFlight).toBe(3);
-    expect(result).toEqual({ job_id: 'bj_order', status: 'completed', total_items: 12, completed_items: 12, failed_items: 0 });
+    expect(result).toEqual({ job_id: 'bj_order', status: 'completed', total_items: 12, completed_items: 12, failed_items: 0, completed_at: '2026-01-01T00:00:00.000Z' });
     expect(view.items.map((i) => i.id)).toEqual(queries.map((_, i) => `bj_order-${i}`));
     expect(view.items.map((i) => (i.result as { query: string }).query)).toEqual(queries);
     expect(view).toMatchObject({ status: 'completed', progress_percent: 100, completed_at: '2026-01-01T00:00:00.000Z', workflow_id: 'batch-wf-bj_order' });
@@ -177,7 +177,7 @@ describe('math units store their own results (issue 22)', () => {
     const queries = [...Array.from({ length: 60 }, (_, i) => `math-ok-${i}`), 'ok-logic-a', 'ok-logic-b'];
     const handle = await client.workflow.start(batchWorkflow, { args: [input('bj_units', queries, 4)], taskQueue: TASK_QUEUE, workflowId: 'batch-wf-bj_units' });
     const result = await handle.result();
-    expect(result).toEqual({ job_id: 'bj_units', status: 'completed', total_items: 62, completed_items: 62, failed_items: 0 });
+    expect(result).toEqual({ job_id: 'bj_units', status: 'completed', total_items: 62, completed_items: 62, failed_items: 0, completed_at: '2026-01-01T00:00:00.000Z' });
     // 60 math items in 3 units of 20 (core/batch.ts batchUnits: at most 25 each), then the two logic items: 5 units.
     const mine = [...storedUnits.entries()].filter(([k]) => k.startsWith('bj_units#'));
     expect(mine.map(([k]) => k).sort()).toEqual(['bj_units#0', 'bj_units#1', 'bj_units#2']);
