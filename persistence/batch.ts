@@ -284,21 +284,23 @@ export class BatchJobStore {
     let reclaimed = false;
     for (let attempt = 0; attempt < 30; attempt++) {
       const slots = (await this.allSlots()).filter((s) => s._id < max);
-      // 1. a free slot (lowest first)
-      const free = slots.filter((s) => s.state === 'free').sort((a, b) => a._id - b._id).slice(0, 4);
+      // 1. a free slot (any: admissions submitted together try them in different orders, so
+      // they do not all race for the same one)
+      const free = shuffled(slots.filter((s) => s.state === 'free')).slice(0, 4);
       let admission = await this.takeOne(free, job._id);
-      // 2. a new slot
+      // 2. a new slot: one of the lowest unused numbers, in a random order (same reason)
       if (!admission && slots.length < max) {
-        const n = slots.reduce((m, s) => Math.max(m, s._id + 1), 0);
-        const number = n < max ? n : firstGap(slots, max);
-        try {
-          // Unique `batch_slots._id`: one admission wins the number.
-          await this.slots.insertOne({ _id: number, gen: 1, state: 'active', job_id: job._id, claimed_at: new Date(), finished_at: null });
-          admission = { slot: number, evicted: null };
-        } catch (err) {
-          if (!isDuplicateKey(err)) throw err;
-          continue; // another admission took that number: look again
+        for (const number of shuffled(unusedNumbers(slots, max, 8))) {
+          try {
+            // Unique `batch_slots._id`: one admission wins the number; a loser tries the next.
+            await this.slots.insertOne({ _id: number, gen: 1, state: 'active', job_id: job._id, claimed_at: new Date(), finished_at: null });
+            admission = { slot: number, evicted: null };
+            break;
+          } catch (err) {
+            if (!isDuplicateKey(err)) throw err;
+          }
         }
+        if (!admission) continue; // every number taken meanwhile: look again
       }
       // 3. the slot whose job finished first (eviction)
       let finished: BatchSlotDoc[] = [];
@@ -488,9 +490,19 @@ export class BatchJobStore {
   }
 }
 
-/** The lowest slot number below `max` that no slot document has (slots may have been deleted by hand). */
-function firstGap(slots: BatchSlotDoc[], max: number): number {
+/** The `n` lowest slot numbers below `max` that no slot document has. */
+function unusedNumbers(slots: BatchSlotDoc[], max: number, n: number): number[] {
   const taken = new Set(slots.map((s) => s._id));
-  for (let n = 0; n < max; n++) if (!taken.has(n)) return n;
-  return max;
+  const out: number[] = [];
+  for (let k = 0; k < max && out.length < n; k++) if (!taken.has(k)) out.push(k);
+  return out;
+}
+
+function shuffled<T>(xs: T[]): T[] {
+  const out = [...xs];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
 }
