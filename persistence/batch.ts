@@ -454,7 +454,7 @@ export class BatchJobStore {
 
   /**
    * Marks the job completed (small fields only: its items are in its result documents) and its
-   * slot finished, side by side. Idempotent: a retry finds the job completed (and keeps its
+   * slot finished. Idempotent: a retry finds the job completed (and keeps its
    * first completion) and the slot finished. Returns the job's final fields as stored, or null
    * when the job document no longer exists.
    */
@@ -467,10 +467,11 @@ export class BatchJobStore {
     }
     const done = counters.completed_items + counters.failed_items;
     const final: CompletedJob = { ...counters, progress_percent: doc.total_items === 0 ? 100 : Math.floor((done * 100) / doc.total_items), completed_at: completedAt };
-    await Promise.all([
-      this.jobs.updateOne({ _id: jobId }, { $set: { status: 'completed', units, ...final } }),
-      this.setSlotIf(doc.slot, jobId, 'active', { state: 'finished', finished_at: completedAt }),
-    ]);
+    // The job first, then its slot: a slot marked finished always carries its job's completion
+    // time (a retry after a lost job write would otherwise leave the slot with an earlier time,
+    // and eviction, oldest first by the slot's time, would pick the wrong job).
+    await this.jobs.updateOne({ _id: jobId }, { $set: { status: 'completed', units, ...final } });
+    await this.setSlotIf(doc.slot, jobId, 'active', { state: 'finished', finished_at: completedAt });
     return final;
   }
 
