@@ -30,6 +30,13 @@ const log = logger('batch');
 /** A slot claimed this long ago whose job never got going is checked against Temporal when the store is full. */
 const ORPHAN_AFTER_MS = 60_000;
 const QUERY_DEADLINE_MS = 3000;
+/**
+ * The POST's own snapshot query, when its wait ran out: math units run as local activities inside
+ * one workflow task, and a query waits for that task, so the POST does not wait long for it (the
+ * stored job answers instead, as when no worker can answer). With SVC_BATCH_WAIT_SECONDS=0 the
+ * POST answers the stored job without asking (the job has only just started).
+ */
+const SUBMIT_QUERY_DEADLINE_MS = 300;
 /** How often an API process deletes claims older than their retention (never on a request: it filters on a date). */
 const CLAIM_SWEEP_MS = 300_000;
 
@@ -177,7 +184,7 @@ export class BatchJobs {
       // The workflow stores the finished job before it completes: the store has the answer.
       const doc = await this.store.find(jobId);
       if (!doc) return this.pendingView(jobId, workflowId, opts.items.length, createdAt);
-      view = await this.view(doc);
+      view = doc.status !== 'running' ? await this.store.view(doc) : waitMs > 0 ? await this.liveView(doc, SUBMIT_QUERY_DEADLINE_MS) : await this.store.view(doc);
     }
     log.debug('batch job answered', { job_id: jobId, admitted_ms: t0 - createdAt.getTime(), waited_ms: t1 - t0, read_ms: Date.now() - t1 });
     return view;
@@ -208,13 +215,13 @@ export class BatchJobs {
    * (a query would replay the closed workflow and answer `running`). Temporal unreachable or
    * slow: the stored job, unchanged (never failed on a guess).
    */
-  private async liveView(doc: BatchJobDoc): Promise<BatchJobView> {
+  private async liveView(doc: BatchJobDoc, queryDeadlineMs = QUERY_DEADLINE_MS): Promise<BatchJobView> {
     const handle = this.temporal.client.workflow.getHandle(doc.workflow_id);
     let closed: string | null = null;
     try {
       const desc = await this.temporal.connection.withDeadline(Date.now() + QUERY_DEADLINE_MS, () => handle.describe());
       if (desc.status.name === 'RUNNING') {
-        const snap = await this.temporal.connection.withDeadline(Date.now() + QUERY_DEADLINE_MS, () => handle.query<BatchProgress>('progress'));
+        const snap = await this.temporal.connection.withDeadline(Date.now() + queryDeadlineMs, () => handle.query<BatchProgress>('progress'));
         if (snap.status === 'running') return await this.fromProgress(snap);
       } else if (desc.status.name !== 'COMPLETED') {
         closed = desc.status.name;
