@@ -28,7 +28,7 @@ export function makeAuthenticateInputActivity(key: string) {
 }
 
 /** Activities whose input names the organization they write an audit entry (or audited record) for. */
-const AUDIT_WRITERS: ReadonlySet<string> = new Set(['appendAuditActivity', 'completeBatchJobActivity', 'recordAgentActivityActivity']);
+const AUDIT_WRITERS: ReadonlySet<string> = new Set(['appendAuditActivity', 'completeBatchJobActivity', 'mathBatchUnitActivity', 'finishBatchJobActivity', 'recordAgentActivityActivity']);
 
 function decodeHeader<T>(p: Payload | undefined): T | null {
   if (!p) return null;

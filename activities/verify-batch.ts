@@ -13,8 +13,22 @@ import type { DiagnosticActivityResult } from './verify-diagnostic.js';
 import type { LogicActivityResult, LogicRequest } from './verify-logic.js';
 import type { AppendAuditInput, AppendAuditOutput } from './audit.js';
 import type { VerifyActivityInput } from './types.js';
-import { BatchJobStore } from '../core/batch-store.js';
-import { ITEM_TIMEOUT_FAILURE, MATH_CHUNK_PARALLELISM, itemTimeoutText, type BatchItemActivityInput, type BatchItemActivityResult, type BatchItemOutcome, type BatchItemType, type BatchMathChunkInput } from '../core/batch.js';
+import { BatchJobStore, resultId, type BatchResultDoc, type StoredBatchItem } from '../persistence/batch.js';
+import {
+  ITEM_TIMEOUT_FAILURE,
+  MATH_CHUNK_PARALLELISM,
+  itemTimeoutText,
+  itemViews,
+  type BatchItemActivityInput,
+  type BatchItemActivityResult,
+  type BatchItemOutcome,
+  type BatchItemSummary,
+  type BatchItemType,
+  type BatchMathChunkInput,
+  type BatchMathUnitInput,
+  type FinishBatchJobInput,
+  type FinishBatchJobResult,
+} from '../core/batch.js';
 import { auditLogId } from './audit.js';
 import type { AuditContext } from '../core/engines.js';
 import { logger } from '../core/logger.js';
@@ -106,6 +120,26 @@ export interface CompleteBatchJobResult {
   completed_at: string;
 }
 
+/** A chunk's requests by position in the job (itemViews looks a query up by item index). */
+function itemRequests(req: BatchMathChunkInput): Array<{ query: string; type: BatchItemType }> {
+  const out: Array<{ query: string; type: BatchItemType }> = [];
+  for (const it of req.items) out[it.index] = { query: it.query, type: 'math' };
+  return out;
+}
+
+/** Outcomes as stored: index order, each with its view exactly as the API answers it. */
+function storedItems(jobId: string, requests: Array<{ query: string; type: BatchItemType }>, outcomes: BatchItemOutcome[]): StoredBatchItem[] {
+  const sorted = [...outcomes].sort((a, b) => a.index - b.index);
+  const views = itemViews(jobId, requests, sorted);
+  return sorted.map((o, i) => ({ index: o.index, view: views[i]! }));
+}
+
+function fromHeld(items: FinishBatchJobInput['held'][number]['items']): Array<{ query: string; type: BatchItemType }> {
+  const out: Array<{ query: string; type: BatchItemType }> = [];
+  for (const it of items) out[it.outcome.index] = { query: it.query, type: it.type };
+  return out;
+}
+
 export function makeBatchActivities(ctx: ProofContext & { mathTimeoutMs?: number }, engines: BatchEngineActivities) {
   const jobs = new BatchJobStore(ctx.store);
   const single = <T>(req: BatchItemActivityInput, input: T): VerifyActivityInput<T> => ({ input, org_id: req.org_id, workflow_id: req.workflow_id });
@@ -124,7 +158,148 @@ export function makeBatchActivities(ctx: ProofContext & { mathTimeoutMs?: number
       return result;
     });
 
+  /** Runs a chunk's items, a few at a time; an item's final failure is its outcome, anything retryable fails the chunk. */
+  const runMathChunk = async (req: BatchMathChunkInput): Promise<BatchItemOutcome[]> => {
+    const out = new Array<BatchItemOutcome>(req.items.length);
+    let next = 0;
+    const lane = async () => {
+      while (next < req.items.length) {
+        const i = next++;
+        const item = req.items[i]!;
+        try {
+          const r = await verifyMathItem({ job_id: req.job_id, index: item.index, query: item.query, params: item.params, org_id: req.org_id, workflow_id: req.workflow_id, timeout_ms: req.timeout_ms });
+          out[i] = { index: item.index, status: 'completed', result: r.result, latency_ms: r.latency_ms };
+        } catch (err) {
+          const failed = itemFailure(item.index, err);
+          if (!failed) throw err;
+          out[i] = failed;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(MATH_CHUNK_PARALLELISM, req.items.length) }, lane));
+    return out;
+  };
+
+  /**
+   * Appends one audit entry per completed item (ids from the workflow and the index: a retry
+   * finds them). Returns false when an entry cannot be written for a reason retrying cannot fix
+   * (the caller then withholds the results); a store outage throws (retried).
+   */
+  const auditItems = async (req: { org_id: string; workflow_id: string; job_id: string; audit: FinishBatchJobInput['audit'] }, items: Array<{ index: number; type: string; query: string; result: unknown }>): Promise<boolean> => {
+    try {
+      await Promise.all(
+        items.map((it) =>
+          engines.appendAuditActivity({
+            org_id: req.org_id,
+            workflow_id: req.workflow_id,
+            engine: it.type,
+            input: { query: it.query },
+            result: it.result,
+            audit: req.audit,
+            log_id: batchItemAuditLogId(req.org_id, req.workflow_id, it.index),
+          }),
+        ),
+      );
+      return true;
+    } catch (err) {
+      if (!(err instanceof ApplicationFailure && err.nonRetryable)) throw err; // store down: retried
+      log.error('batch audit entry not written: results withheld', { job_id: req.job_id, error: err.message });
+      return false;
+    }
+  };
+
+  const withheld = (s: StoredBatchItem): StoredBatchItem =>
+    s.view.status === 'completed' ? { index: s.index, view: { id: s.view.id, query: s.view.query, type: s.view.type, status: 'failed', error: AUDIT_WITHHELD, latency_ms: s.view.latency_ms } } : s;
+  const summary = (s: StoredBatchItem): BatchItemSummary => ({ index: s.index, status: s.view.status });
+
   return {
+    /**
+     * A math chunk that stores its own results (issue 22): its items run as in
+     * verifyMathBatchChunkActivity; then the unit's result document `<job>#<unit>` is written once
+     * (a retry that finds it uses it: one set of verdicts per item, whatever the attempts), then
+     * one audit entry per completed item. Only a summary (index, status) goes back to the
+     * workflow: no result crosses the workflow history. The workflow reports the unit stored
+     * (and the API reads its document) only once this returns, i.e. after the audit entries:
+     * no verdict is released without its entry. An entry that cannot be written for good
+     * withholds the unit's results (each completed item stored as failed).
+     */
+    async mathBatchUnitActivity(req: BatchMathUnitInput): Promise<BatchItemSummary[]> {
+      let ctx: Context | null = null;
+      try {
+        ctx = Context.current();
+      } catch {
+        ctx = null;
+      }
+      let doc: BatchResultDoc | null = (ctx?.info.attempt ?? 1) > 1 ? await jobs.unitResult(req.job_id, req.unit) : null;
+      if (!doc) {
+        const outcomes = await runMathChunk(req);
+        const items = storedItems(req.job_id, itemRequests(req), outcomes);
+        doc = await jobs.storeUnit({ _id: resultId(req.job_id, req.unit), job_id: req.job_id, org_id: req.org_id, unit: req.unit, items });
+      }
+      const completed = doc.items.filter((s) => s.view.status === 'completed');
+      const audited = await auditItems(req, completed.map((s) => ({ index: s.index, type: 'math', query: s.view.query, result: s.view.result })));
+      if (!audited) {
+        const items = doc.items.map(withheld);
+        await jobs.replaceUnitItems(req.job_id, req.unit, items);
+        return items.map(summary);
+      }
+      return doc.items.map(summary);
+    },
+
+    /**
+     * The workflow's last step (issue 22): the job's own audit entry; the items the workflow
+     * held (other types than math, math chunks that failed for good) get their audit entries
+     * and their result documents (written once); then the job document takes its final status
+     * and counters (a small update by `_id`) and its slot is marked finished. If an entry cannot
+     * be written for good, the held items' results are withheld (stored as failed).
+     */
+    async finishBatchJobActivity(req: FinishBatchJobInput): Promise<FinishBatchJobResult> {
+      let completedItems = req.completed_items;
+      let failedItems = req.failed_items;
+      const held = req.held.flatMap((u) => u.items.filter((it) => it.outcome.status === 'completed').map((it) => ({ index: it.outcome.index, type: it.type, query: it.query, result: it.outcome.result })));
+      // The job's entry and the held items' entries side by side (one group commit of the audit log).
+      const jobEntry = engines
+        .appendAuditActivity({
+          org_id: req.org_id,
+          workflow_id: req.workflow_id,
+          engine: 'batch',
+          input: { query: `batch ${req.job_id}: ${req.total_items} items` },
+          result: { status: 'completed' },
+          audit: req.audit,
+        })
+        .then(
+          () => true,
+          (err: unknown) => {
+            if (!(err instanceof ApplicationFailure && err.nonRetryable)) throw err;
+            log.error('batch audit entry not written', { job_id: req.job_id, error: err.message });
+            return false;
+          },
+        );
+      const [jobAudited, itemsAudited] = await Promise.all([jobEntry, held.length > 0 ? auditItems(req, held) : Promise.resolve(true)]);
+      const audited = jobAudited && itemsAudited;
+      const docs: BatchResultDoc[] = req.held.map((u) => {
+        let items = storedItems(req.job_id, fromHeld(u.items), u.items.map((it) => it.outcome));
+        if (!audited) items = items.map(withheld);
+        return { _id: resultId(req.job_id, u.unit), job_id: req.job_id, org_id: req.org_id, unit: u.unit, items };
+      });
+      if (!audited) {
+        completedItems -= held.length;
+        failedItems += held.length;
+      }
+      await jobs.storeUnits(docs);
+      const completedAt = new Date();
+      const final = await jobs.complete(req.job_id, { completed_items: completedItems, failed_items: failedItems }, req.units, completedAt);
+      if (!final) log.warn('batch job document missing at completion', { job_id: req.job_id });
+      // As stored (a retried finish keeps the first completion's time and counters).
+      return {
+        stored: final !== null,
+        audited,
+        completed_at: (final?.completed_at ?? completedAt).toISOString(),
+        completed_items: final?.completed_items ?? completedItems,
+        failed_items: final?.failed_items ?? failedItems,
+      };
+    },
+
     /**
      * A chunk of math items in one activity (one Temporal round trip instead of one per item):
      * each item runs exactly as verifyMathBatchItemActivity (own time-out from its start, proof
@@ -133,24 +308,7 @@ export function makeBatchActivities(ctx: ProofContext & { mathTimeoutMs?: number
      * crash) fails the chunk, which Temporal retries as a whole (proofs are idempotent).
      */
     async verifyMathBatchChunkActivity(req: BatchMathChunkInput): Promise<BatchItemOutcome[]> {
-      const out = new Array<BatchItemOutcome>(req.items.length);
-      let next = 0;
-      const lane = async () => {
-        while (next < req.items.length) {
-          const i = next++;
-          const item = req.items[i]!;
-          try {
-            const r = await verifyMathItem({ job_id: req.job_id, index: item.index, query: item.query, params: item.params, org_id: req.org_id, workflow_id: req.workflow_id, timeout_ms: req.timeout_ms });
-            out[i] = { index: item.index, status: 'completed', result: r.result, latency_ms: r.latency_ms };
-          } catch (err) {
-            const failed = itemFailure(item.index, err);
-            if (!failed) throw err;
-            out[i] = failed;
-          }
-        }
-      };
-      await Promise.all(Array.from({ length: Math.min(MATH_CHUNK_PARALLELISM, req.items.length) }, lane));
-      return out;
+      return runMathChunk(req);
     },
 
     /**
@@ -225,7 +383,7 @@ export function makeBatchActivities(ctx: ProofContext & { mathTimeoutMs?: number
         outcomes = outcomes.map((o) => (o.status === 'completed' ? { index: o.index, status: 'failed', error: AUDIT_WITHHELD, latency_ms: o.latency_ms } : o));
       }
       const completedAt = new Date();
-      const stored = await jobs.complete(req.job_id, outcomes, completedAt);
+      const stored = await jobs.completeLegacy(req.job_id, itemViews(req.job_id, req.items ?? [], outcomes), outcomes, completedAt);
       if (!stored) log.warn('batch job document missing at completion', { job_id: req.job_id });
       return { stored, audited, completed_at: completedAt.toISOString() };
     },

@@ -12,11 +12,14 @@ import {
   SA_ENGINE,
   SA_ITEM_COUNT,
   SA_ORG_ID,
+  batchUnits,
   type BatchItemRequest,
+  type BatchItemView,
   type BatchJobView,
+  type BatchProgress,
   type BatchWorkflowInput,
 } from '../core/batch.js';
-import { BatchCapacityError, BatchJobStore, jobView, type BatchJobDoc } from '../core/batch-store.js';
+import { BatchCapacityError, BatchJobStore, itemsOf, type BatchJobDoc } from '../persistence/batch.js';
 import type { AuditContext } from '../core/engines.js';
 import { logger } from '../core/logger.js';
 import { HttpError } from './errors.js';
@@ -27,6 +30,18 @@ const log = logger('batch');
 /** A slot claimed this long ago whose job never got going is checked against Temporal when the store is full. */
 const ORPHAN_AFTER_MS = 60_000;
 const QUERY_DEADLINE_MS = 3000;
+/**
+ * The POST's own snapshot query, when its wait ran out: math units run as local activities inside
+ * one workflow task, and a query waits for that task, so the POST does not wait long for it (the
+ * stored job answers instead, as when no worker can answer). With SVC_BATCH_WAIT_SECONDS=0 the
+ * POST answers the stored job without asking (the job has only just started).
+ */
+const SUBMIT_QUERY_DEADLINE_MS = 300;
+/** How often an API process deletes claims older than their retention (never on a request: it filters on a date). */
+const CLAIM_SWEEP_MS = 300_000;
+
+/** The index of an item view (`<job_id>-<index>`). */
+const viewIndex = (v: BatchItemView) => Number(v.id.slice(v.id.lastIndexOf('-') + 1));
 
 /** The error every item of a job gets when its workflow closed without completing it. */
 export function unfinishedDetail(workflowStatus: string): string {
@@ -59,6 +74,10 @@ export class BatchJobs {
     private readonly temporal: TemporalGateway,
   ) {
     this.store = new BatchJobStore(store);
+    // Background sweep of old slot claims (persistence/batch.ts sweepClaims), off the submit path.
+    setInterval(() => {
+      this.store.sweepClaims().catch((err: Error) => log.warn('batch claim sweep failed', { error: err.message }));
+    }, CLAIM_SWEEP_MS).unref();
   }
 
   async submit(opts: SubmitOptions): Promise<BatchJobView> {
@@ -67,6 +86,7 @@ export class BatchJobs {
     const createdAt = new Date();
     // Everything that can fail on the request itself runs before a slot is taken.
     const digest = requestDigest({ items: opts.items });
+    const units = batchUnits(opts.items, BATCH_CONCURRENCY).length;
     let admission;
     try {
       admission = await this.store.admit(
@@ -79,13 +99,14 @@ export class BatchJobs {
           completed_items: 0,
           failed_items: 0,
           progress_percent: 0,
-          items: [],
-          request_items: opts.items.map((i) => ({ query: i.query, type: i.type })),
+          // The workflow runs the same units (core/batch.ts): their result documents are found by id.
+          units,
           created_at: createdAt,
           completed_at: null,
           started: false,
           submitted_by: { user_id: opts.principal.userId, key_id: opts.principal.keyId },
         },
+        opts.items.map((i) => ({ query: i.query, type: i.type })),
         this.cfg.SVC_BATCH_MAX_JOBS,
         () => this.reclaimOrphans(),
       );
@@ -105,6 +126,8 @@ export class BatchJobs {
       concurrency: BATCH_CONCURRENCY,
       // Batch items are normal activities unless local is forced: each item is its own event in the UI.
       activity_mode: this.cfg.SVC_ACTIVITY_MODE === 'local' ? 'local' : 'normal',
+      // Math units and the finish step run as local activities unless normal is forced (docs/batch.md, "Latency").
+      unit_mode: this.cfg.SVC_ACTIVITY_MODE === 'normal' ? 'normal' : 'local',
       audit: { user_id: opts.principal.userId, key_id: opts.principal.keyId, request_digest: digest } satisfies AuditContext,
     };
     let handle;
@@ -125,27 +148,64 @@ export class BatchJobs {
       await this.store.abandon(jobId, admission.slot).catch(() => undefined);
       throw err;
     }
-    await this.store.markStarted(jobId).catch(() => undefined);
+    // Not awaited: the answer does not depend on it (it only tells a repair that the start was acknowledged).
+    void this.store.markStarted(jobId).catch(() => undefined);
     log.info('batch job started', { job_id: jobId, workflow_id: workflowId, items: opts.items.length, slot: admission.slot });
 
     const waitMs = this.cfg.SVC_BATCH_WAIT_SECONDS * 1000;
+    const t0 = Date.now();
+    let done: Awaited<ReturnType<typeof handle.result>> | null = null;
     if (waitMs > 0) {
       try {
-        await this.temporal.connection.withDeadline(Date.now() + waitMs, () => handle.result());
+        done = await this.temporal.connection.withDeadline(Date.now() + waitMs, () => handle.result());
       } catch {
         // Not finished in time (or Temporal unreachable): the job runs on; the caller polls.
       }
     }
-    // The workflow stores the finished job before it completes: the store has the answer.
-    const doc = await this.store.find(jobId);
-    if (!doc) return this.pendingView(jobId, workflowId, opts.items.length, createdAt);
-    return this.view(doc);
+    const t1 = Date.now();
+    let view: BatchJobView;
+    if (done?.completed_at) {
+      // Completed: the workflow's result is the job document's final fields as stored (the
+      // finish step wrote them), so only the result documents are read (by id, side by side).
+      const stored = await this.store.unitResults(jobId, Array.from({ length: units }, (_, u) => u));
+      view = {
+        job_id: jobId,
+        status: 'completed',
+        progress_percent: opts.items.length === 0 ? 100 : Math.floor(((done.completed_items + done.failed_items) * 100) / opts.items.length),
+        total_items: opts.items.length,
+        completed_items: done.completed_items,
+        failed_items: done.failed_items,
+        items: itemsOf(stored),
+        workflow_id: workflowId,
+        created_at: createdAt.toISOString(),
+        completed_at: done.completed_at,
+      };
+    } else {
+      // The workflow stores the finished job before it completes: the store has the answer.
+      const doc = await this.store.find(jobId);
+      if (!doc) return this.pendingView(jobId, workflowId, opts.items.length, createdAt);
+      view = doc.status !== 'running' ? await this.store.view(doc) : waitMs > 0 ? await this.liveView(doc, SUBMIT_QUERY_DEADLINE_MS) : await this.store.view(doc);
+    }
+    log.debug('batch job answered', { job_id: jobId, admitted_ms: t0 - createdAt.getTime(), waited_ms: t1 - t0, read_ms: Date.now() - t1 });
+    return view;
   }
 
   /** The stored job once final (completed or failed); while it runs, the workflow's live snapshot. */
   async view(doc: BatchJobDoc): Promise<BatchJobView> {
-    if (doc.status !== 'running') return jobView(doc);
+    if (doc.status !== 'running') return this.store.view(doc);
     return this.liveView(doc);
+  }
+
+  /**
+   * The workflow's snapshot as the API answers it: the items it holds, plus the items of the
+   * units it reports stored, read from their result documents by id (≤ units point lookups).
+   */
+  private async fromProgress(snap: BatchProgress): Promise<BatchJobView> {
+    const { stored_units: stored, ...view } = snap;
+    if (!stored || stored.length === 0) return view;
+    const items = [...view.items, ...itemsOf(await this.store.unitResults(snap.job_id, stored))];
+    items.sort((a, b) => viewIndex(a) - viewIndex(b));
+    return { ...view, items };
   }
 
   /**
@@ -155,14 +215,14 @@ export class BatchJobs {
    * (a query would replay the closed workflow and answer `running`). Temporal unreachable or
    * slow: the stored job, unchanged (never failed on a guess).
    */
-  private async liveView(doc: BatchJobDoc): Promise<BatchJobView> {
+  private async liveView(doc: BatchJobDoc, queryDeadlineMs = QUERY_DEADLINE_MS): Promise<BatchJobView> {
     const handle = this.temporal.client.workflow.getHandle(doc.workflow_id);
     let closed: string | null = null;
     try {
       const desc = await this.temporal.connection.withDeadline(Date.now() + QUERY_DEADLINE_MS, () => handle.describe());
       if (desc.status.name === 'RUNNING') {
-        const snap = await this.temporal.connection.withDeadline(Date.now() + QUERY_DEADLINE_MS, () => handle.query<BatchJobView>('progress'));
-        if (snap.status === 'running') return snap;
+        const snap = await this.temporal.connection.withDeadline(Date.now() + queryDeadlineMs, () => handle.query<BatchProgress>('progress'));
+        if (snap.status === 'running') return await this.fromProgress(snap);
       } else if (desc.status.name !== 'COMPLETED') {
         closed = desc.status.name;
       }
@@ -174,11 +234,11 @@ export class BatchJobs {
     if (closed) {
       const failed = await this.store.failUnfinished(doc._id, unfinishedDetail(closed), new Date());
       log.warn('batch job marked failed: its workflow closed without completing it', { job_id: doc._id, workflow_id: doc.workflow_id, workflow_status: closed });
-      if (failed) return jobView(failed);
+      if (failed) return this.store.view(failed);
     }
     // Completed meanwhile (the store is written first), or no live answer: the stored job.
     const fresh = await this.store.find(doc._id);
-    return jobView(fresh ?? doc);
+    return this.store.view(fresh ?? doc);
   }
 
   private pendingView(jobId: string, workflowId: string, total: number, createdAt: Date): BatchJobView {

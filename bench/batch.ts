@@ -1,9 +1,15 @@
-// Benchmark: POST /verify/batch end to end (HTTP → batch workflow → one activity per item →
-// job stored) with 100 math items, one job at a time and 10 jobs at once, next to the same
-// 100 items through the engine in-process. Starts its own stack on private ports.
-//   npx tsx bench/batch.ts [--runs 5] [--jobs 10] [--mode normal|local]   (SVC_ACTIVITY_MODE)
+// Benchmark: POST /verify/batch end to end (HTTP → batch workflow → math units → job stored)
+// with 100 math items, one job at a time and 10 jobs at once, next to the same 100 items
+// through the engine in-process. Starts its own stack on private ports (SVC_BENCH_PORT_OFFSET).
+// With --peer (or QWED_URL and QWED_API_KEY set, as ../shared/peer/setup-qwed.sh prints them)
+// the same rows run against the reference in the same run, one after the other, and the
+// ratios are printed (issue 22's goals). --profile prints where one job's time goes (its
+// workflow history: task and activity events, offsets from the start) and the API's share.
+//   npx tsx bench/batch.ts [--runs 5] [--jobs 10] [--mode auto|normal|local] [--peer URL KEY] [--profile]
 import os from 'node:os';
+import { execSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
+import { Connection, Client } from '@temporalio/client';
 import { startBenchStack } from './bench-stack.js';
 import { mathBatchOutcome } from '../engines/math.js';
 
@@ -14,89 +20,119 @@ const arg = (name: string, def: string) => {
 };
 const RUNS = Number(arg('runs', '5'));
 const JOBS = Number(arg('jobs', '10'));
-const MODE = arg('mode', 'normal');
+const MODE = arg('mode', 'auto');
+const PROFILE = args.includes('--profile');
+const peerAt = args.indexOf('--peer');
+const PEER = peerAt >= 0 && args[peerAt + 2] ? { url: args[peerAt + 1] as string, key: args[peerAt + 2] as string } : process.env.QWED_URL && process.env.QWED_API_KEY ? { url: process.env.QWED_URL, key: process.env.QWED_API_KEY } : null;
 
 const MIX = ['(x+1)^2 = x^2 + 2*x + 1', '(a+b)*(a-b) = a^2 - b^2', '(x+1)^2 = x^2 + 1', '2^10 + 3*7', 'x/2 + x/2 = x', 'sqrt(16) * 3'];
 const ITEMS = Array.from({ length: 100 }, (_, i) => ({ query: MIX[i % MIX.length] as string, type: 'math' }));
 
 const round = (n: number) => Math.round(n * 10) / 10;
 
-async function main() {
-  const { stack, base, key } = await startBenchStack('bench-batch', 21_000, { SVC_BATCH_WAIT_SECONDS: '60', SVC_ACTIVITY_MODE: MODE });
-  try {
-    const batch = async (items = ITEMS) => {
-      const t0 = performance.now();
-      const res = await fetch(`${base}/verify/batch`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify({ items }) });
-      const body = await res.json();
-      if (res.status !== 200 || body.completed_items !== 100) throw new Error(`status ${res.status}: ${JSON.stringify(body).slice(0, 300)}`);
-      const itemMs = (body.items as Array<{ latency_ms: number }>).map((i) => i.latency_ms);
-      return { ms: performance.now() - t0, itemMs };
-    };
+interface Figures {
+  rows: Array<Record<string, unknown>>;
+  singleMs: number;
+  singleMin: number;
+  concurrentRate: number;
+  concurrentWall: number;
+}
 
+/** The rows for one target (our stack or the reference): same items, same order. */
+async function measure(base: string, key: string, who: string): Promise<Figures> {
+  const batch = async (items = ITEMS) => {
+    const t0 = performance.now();
+    const res = await fetch(`${base}/verify/batch`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify({ items }) });
+    const body = await res.json();
+    if (res.status !== 200 || body.completed_items !== 100) throw new Error(`${who}: status ${res.status}: ${JSON.stringify(body).slice(0, 300)}`);
+    const itemMs = (body.items as Array<{ latency_ms: number }>).map((i) => i.latency_ms);
+    return { ms: performance.now() - t0, itemMs, workflowId: body.workflow_id as string | undefined };
+  };
+  const rows: Array<Record<string, unknown>> = [];
+  await batch(); // warm-up: workflow bundle caches, connections, JIT
+  const single: number[] = [];
+  let itemLatencies: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const r = await batch();
+    single.push(r.ms);
+    itemLatencies = itemLatencies.concat(r.itemMs);
+  }
+  single.sort((a, b) => a - b);
+  itemLatencies.sort((a, b) => a - b);
+  const med = single[Math.floor(single.length / 2)] as number;
+  rows.push({ label: `${who}: 1 job x 100 math items, HTTP end to end (${RUNS} runs)`, ms: round(med), min_ms: round(single[0] as number), max_ms: round(single[single.length - 1] as number), items_per_s: round(100 / (med / 1000)) });
+  rows.push({
+    label: `${who}: per-item latency_ms (inside the activity)`,
+    ms: round(itemLatencies[Math.floor(itemLatencies.length / 2)] as number),
+    min_ms: round(itemLatencies[0] as number),
+    max_ms: round(itemLatencies[Math.floor(itemLatencies.length * 0.99)] as number),
+  });
+  {
+    // Bare expressions: no proof to retain, nothing to sign: the orchestration floor.
+    const bare = Array.from({ length: 100 }, (_, i) => ({ query: `${i} + 1`, type: 'math' }));
+    const times: number[] = [];
+    for (let i = 0; i < RUNS; i++) times.push((await batch(bare)).ms);
+    times.sort((a, b) => a - b);
+    const m = times[Math.floor(times.length / 2)] as number;
+    rows.push({ label: `${who}: 1 job x 100 bare expressions (${RUNS} runs)`, ms: round(m), min_ms: round(times[0] as number), max_ms: round(times[times.length - 1] as number), items_per_s: round(100 / (m / 1000)) });
+  }
+  const t0 = performance.now();
+  const results = await Promise.all(Array.from({ length: JOBS }, () => batch()));
+  const wall = performance.now() - t0;
+  const per = results.map((r) => r.ms).sort((a, b) => a - b);
+  rows.push({ label: `${who}: ${JOBS} jobs x 100 math items at once`, ms: round(wall), min_ms: round(per[0] as number), max_ms: round(per[per.length - 1] as number), items_per_s: round((JOBS * 100) / (wall / 1000)) });
+  return { rows, singleMs: med, singleMin: single[0] as number, concurrentRate: (JOBS * 100) / (wall / 1000), concurrentWall: wall };
+}
+
+/** Where one job's time goes: its workflow history, each event's offset from the POST. */
+async function profile(base: string, key: string, temporalAddress: string): Promise<void> {
+  const t0 = Date.now();
+  const res = await fetch(`${base}/verify/batch`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify({ items: ITEMS }) });
+  const body = await res.json();
+  const answered = Date.now() - t0;
+  const conn = await Connection.connect({ address: temporalAddress });
+  try {
+    const history = await new Client({ connection: conn }).workflow.getHandle(body.workflow_id).fetchHistory();
+    const lines: string[] = [];
+    for (const e of history.events ?? []) {
+      const at = Number(e.eventTime?.seconds ?? 0) * 1000 + Math.round((e.eventTime?.nanos ?? 0) / 1e6);
+      const type = String(e.eventType ?? '').replace('EVENT_TYPE_', '');
+      lines.push(`${String(at - t0).padStart(6)} ms  ${type}`);
+    }
+    console.log(`profile of one 100-item job (POST answered after ${answered} ms):`);
+    console.log(lines.join('\n'));
+  } finally {
+    await conn.close();
+  }
+}
+
+async function main() {
+  const { stack, base, key } = await startBenchStack('bench-batch', 21_000, { SVC_BATCH_WAIT_SECONDS: '60', SVC_ACTIVITY_MODE: MODE, ...(PROFILE ? { SVC_LOG_LEVEL: 'debug' } : {}) });
+  try {
     const rows: Array<Record<string, unknown>> = [];
     {
       const t0 = performance.now();
       for (const item of ITEMS) mathBatchOutcome(item.query);
       rows.push({ label: '100 math items, engine in-process (no proofs, no signing)', ms: round(performance.now() - t0) });
     }
-    await batch(); // warm-up: workflow bundle caches, connections, JIT
-    const single: number[] = [];
-    let itemLatencies: number[] = [];
-    for (let i = 0; i < RUNS; i++) {
-      const r = await batch();
-      single.push(r.ms);
-      itemLatencies = itemLatencies.concat(r.itemMs);
+    const ours = await measure(base, key, 'svc');
+    rows.push(...ours.rows);
+    if (PROFILE) {
+      await profile(base, key, stack.env.TEMPORAL_ADDRESS as string);
+      console.log(`the API's own times (admission, wait for the workflow, reading the answer; ${stack.dataDir}/logs):`);
+      console.log(execSync(`grep -h "batch job answered" ${stack.dataDir}/logs/*.log | tail -${RUNS + 2} || true`, { encoding: 'utf8' }));
     }
-    single.sort((a, b) => a - b);
-    itemLatencies.sort((a, b) => a - b);
-    rows.push({
-      label: `1 job x 100 math items, HTTP end to end (${RUNS} runs)`,
-      ms: round(single[Math.floor(single.length / 2)] as number),
-      min_ms: round(single[0] as number),
-      max_ms: round(single[single.length - 1] as number),
-      items_per_s: round(100 / ((single[Math.floor(single.length / 2)] as number) / 1000)),
-    });
-    rows.push({
-      label: 'per-item activity latency_ms (inside the activity)',
-      ms: round(itemLatencies[Math.floor(itemLatencies.length / 2)] as number),
-      min_ms: round(itemLatencies[0] as number),
-      max_ms: round(itemLatencies[Math.floor(itemLatencies.length * 0.99)] as number),
-    });
-    {
-      // Bare expressions: no proof to retain, nothing to sign: the orchestration floor.
-      const bare = Array.from({ length: 100 }, (_, i) => ({ query: `${i} + 1`, type: 'math' }));
-      const times: number[] = [];
-      for (let i = 0; i < RUNS; i++) times.push((await batch(bare)).ms);
-      times.sort((a, b) => a - b);
-      rows.push({
-        label: `1 job x 100 bare-expression items (no proof, no signing; ${RUNS} runs)`,
-        ms: round(times[Math.floor(times.length / 2)] as number),
-        min_ms: round(times[0] as number),
-        max_ms: round(times[times.length - 1] as number),
-        items_per_s: round(100 / ((times[Math.floor(times.length / 2)] as number) / 1000)),
-      });
-    }
-    let concurrentRate = 0;
-    {
-      const t0 = performance.now();
-      const results = await Promise.all(Array.from({ length: JOBS }, () => batch()));
-      const wall = performance.now() - t0;
-      const per = results.map((r) => r.ms).sort((a, b) => a - b);
-      rows.push({
-        label: `${JOBS} jobs x 100 math items at once`,
-        ms: round(wall),
-        min_ms: round(per[0] as number),
-        max_ms: round(per[per.length - 1] as number),
-        items_per_s: round((JOBS * 100) / (wall / 1000)),
-      });
-      concurrentRate = (JOBS * 100) / (wall / 1000);
-    }
+    const peer = PEER ? await measure(PEER.url, PEER.key, 'reference') : null;
+    if (peer) rows.push(...peer.rows);
     console.log(`activity mode: ${MODE}; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} on ${os.cpus().length} CPUs`);
     console.log('columns: ms = median (single job) or wall time (concurrent jobs); min/max over jobs; max_ms of item latency = p99');
     console.table(rows);
-    const p50 = single[Math.floor(single.length / 2)] as number;
-    console.log(`100-item batch p50 ${round(p50)} ms (target ≤ 1500 ms): ${p50 <= 1500 ? 'met' : 'NOT met'}`);
-    console.log(`${JOBS} concurrent 100-item batches: ${round(concurrentRate)} items/s (target ≥ 150 items/s): ${concurrentRate >= 150 ? 'met' : 'NOT met'}`);
+    console.log(`100-item batch p50 ${round(ours.singleMs)} ms (target ≤ 1500 ms): ${ours.singleMs <= 1500 ? 'met' : 'NOT met'}`);
+    console.log(`${JOBS} concurrent 100-item batches: ${round(ours.concurrentRate)} items/s (target ≥ 150 items/s): ${ours.concurrentRate >= 150 ? 'met' : 'NOT met'}`);
+    if (peer) {
+      console.log(`issue 22, one job: svc ${round(ours.singleMs)} ms vs reference ${round(peer.singleMs)} ms (ratio ${(ours.singleMs / peer.singleMs).toFixed(2)}; goal ≤ 1.00): ${ours.singleMs <= peer.singleMs ? 'met' : 'NOT met'}`);
+      console.log(`issue 22, ${JOBS} jobs at once: svc ${round(ours.concurrentRate)} items/s vs reference ${round(peer.concurrentRate)} items/s (ratio ${(ours.concurrentRate / peer.concurrentRate).toFixed(2)}; goal ≥ 1.50): ${ours.concurrentRate >= 1.5 * peer.concurrentRate ? 'met' : 'NOT met'}`);
+    }
   } finally {
     await stack.down();
   }

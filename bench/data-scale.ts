@@ -17,7 +17,7 @@
 // audit log's own group-committed append, with position index and head); every job has its
 // slot, claim, job audit entry and the completed job document with all its item views.
 //   npx tsx bench/data-scale.ts [--verifications 100000] [--jobs 1000] [--orgs 20] [--job-items 100]
-//        [--runs 3] [--concurrent-jobs 10] [--seconds 12] [--clients 8] [--list-calls 6]
+//        [--runs 3] [--concurrent-jobs 10] [--seconds 12] [--clients 8] [--list-calls 6] [--batch-only]
 // The full run (the defaults) is for a quiet machine: it seeds 200,000 audit entries and signs
 // as many attestations. Validate with small numbers (--verifications 3000 --jobs 30).
 // Ports: a private stack on the test ports shifted by SVC_BENCH_PORT_OFFSET (default 23000).
@@ -33,8 +33,8 @@ import { sha256Ref } from '../core/canonical-json.js';
 import { AttestationSigner, loadSigningKey } from '../core/attestation.js';
 import { attestationRecords, type AttestationRecord } from '../persistence/proofs.js';
 import { buildDiagnostic, type EngineOutcome } from '../core/diagnostic.js';
-import { batchCounters, itemViews, type BatchItemOutcome } from '../core/batch.js';
-import type { BatchJobDoc, BatchSlotDoc, BatchSlotClaimDoc } from '../core/batch-store.js';
+import { BATCH_CONCURRENCY, batchCounters, batchUnits, itemViews, type BatchItemOutcome } from '../core/batch.js';
+import { resultId, type BatchJobDoc, type BatchRequestDoc, type BatchResultDoc, type BatchSlotDoc, type BatchSlotClaimDoc } from '../persistence/batch.js';
 import { mathBatchOutcome } from '../engines/math.js';
 import { auditFields, auditLogId } from '../activities/audit.js';
 import { batchItemAuditLogId } from '../activities/verify-batch.js';
@@ -60,6 +60,8 @@ const CLIENTS = Number(arg('clients', '8'));
 const LIST_CALLS = Math.max(2, Number(arg('list-calls', '6')));
 /** --capture <dir>: the API and worker record their store commands (test/store-commands/capture.mjs); the single-job runs are classified at the end. */
 const CAPTURE = arg('capture', '');
+/** --batch-only: the batch figures only (no /verify/math load, lists, reports or store probes): the batch path's own run. */
+const BATCH_ONLY = args.includes('--batch-only');
 /** Verifications prepared and written per step (one insertMany per collection, appends group-committed). */
 const CHUNK = 500;
 const BODY = JSON.stringify({ expression: '(x+1)**2 = x**2 + 2*x + 1' });
@@ -450,6 +452,13 @@ async function seedJobs(ctx: SeedContext, orgId: string, jobs: number, firstSlot
       ),
     );
     const slot = firstSlot + j;
+    // The service's shapes (persistence/batch.ts): a small job, one result document per unit, the request.
+    const units = batchUnits(requestItems, BATCH_CONCURRENCY);
+    const views = itemViews(jobId, requestItems, outcomes);
+    const results: BatchResultDoc[] = units.map((unit, u) => {
+      const indices = unit.kind === 'math' ? unit.indices : [unit.index];
+      return { _id: resultId(jobId, u), job_id: jobId, org_id: orgId, unit: u, items: indices.map((index) => ({ index, view: views[index]! })) };
+    });
     const job: BatchJobDoc = {
       _id: jobId,
       org_id: orgId,
@@ -457,13 +466,14 @@ async function seedJobs(ctx: SeedContext, orgId: string, jobs: number, firstSlot
       status: 'completed',
       workflow_id: workflowId,
       ...batchCounters(JOB_ITEMS, outcomes),
-      items: itemViews(jobId, requestItems, outcomes),
-      request_items: requestItems,
+      units: units.length,
       created_at: createdAt,
       completed_at: completedAt,
       started: true,
       submitted_by: { user_id: audit.user_id, key_id: audit.key_id },
     };
+    await ctx.store.collection<BatchResultDoc>('batch_results').insertMany(results);
+    await ctx.store.collection<BatchRequestDoc>('batch_requests').insertOne({ _id: jobId, items: requestItems });
     await ctx.store.collection<BatchJobDoc>('batch_jobs').insertOne(job);
     await ctx.store.collection<BatchSlotClaimDoc>('batch_slot_claims').insertOne({ _id: `${slot}:1`, slot, gen: 1, job_id: jobId, created_at: createdAt });
     await ctx.store.collection<BatchSlotDoc>('batch_slots').insertOne({ _id: slot, gen: 1, state: 'finished', job_id: jobId, claimed_at: createdAt, finished_at: completedAt });
@@ -508,6 +518,7 @@ interface Phase {
 
 async function measure(stack: Stack, base: string, key: string, token: string, orgId: string, phase: string): Promise<Phase> {
   const batch = await batchFigures(base, key, phase);
+  if (BATCH_ONLY) return { batch, load: { rps: 0, p50: 0, p95: 0, errors: 0, cpu: {}, rssMb: {} }, lists: {}, probes: {} };
   const l = await load(stack, base, key);
   console.error(`[${phase}] /verify/math ${JSON.stringify(l)}`);
   const ls = await lists(base, key, token, orgId, batch.lastJobId, phase);
@@ -529,7 +540,7 @@ async function main() {
     const keys = (await (await fetch(`${base}/auth/api-keys`, { headers: { authorization: `Bearer ${token}` } })).json()) as { keys?: Array<{ id: string }> } | Array<{ id: string }>;
     const keyId = (Array.isArray(keys) ? keys[0]?.id : keys.keys?.[0]?.id) ?? 'key_bench';
     // Warm-up (workflow bundle, JIT, connections).
-    await load(stack, base, key).catch(() => undefined);
+    if (!BATCH_ONLY) await load(stack, base, key).catch(() => undefined);
     await runJob(base, key, 100).catch(() => undefined);
     const empty = await measure(stack, base, key, token, orgId, 'empty');
 
@@ -555,8 +566,10 @@ async function main() {
     row(`POST /verify/batch p95 while ${CONCURRENT_JOBS} submitted (ms)`, empty.batch.post_p95_ms, full.batch.post_p95_ms);
     row(`POST /verify/batch max (ms)`, empty.batch.post_max_ms, full.batch.post_max_ms);
     row(`POST /verify/batch 503 answers while ${CONCURRENT_JOBS} submitted`, empty.batch.post_503, full.batch.post_503);
-    row(`/verify/math req/s at ${CLIENTS} clients`, empty.load.rps, full.load.rps, true);
-    row('/verify/math p95 (ms)', empty.load.p95, full.load.p95);
+    if (!BATCH_ONLY) {
+      row(`/verify/math req/s at ${CLIENTS} clients`, empty.load.rps, full.load.rps, true);
+      row('/verify/math p95 (ms)', empty.load.p95, full.load.p95);
+    }
     for (const k of Object.keys(empty.load.cpu)) row(`CPU ms per verification: ${k}`, empty.load.cpu[k] as number, full.load.cpu[k] as number);
     for (const k of Object.keys(empty.load.rssMb)) row(`resident MB after load: ${k}`, empty.load.rssMb[k] as number, full.load.rssMb[k] as number);
     for (const k of Object.keys(empty.lists)) row(`${k} (ms)`, empty.lists[k] as number, full.lists[k] as number);

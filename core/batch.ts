@@ -35,6 +35,8 @@ export interface BatchWorkflowInput {
   concurrency: number;
   /** SVC_ACTIVITY_MODE: items as normal (default) or local activities. */
   activity_mode: 'normal' | 'local';
+  /** Math units and the finish step: local (default: no activity task round trip; docs/batch.md) or normal (SVC_ACTIVITY_MODE=normal). */
+  unit_mode?: 'normal' | 'local';
   audit: AuditContext | null;
   /** SVC_PROVIDER_TIMEOUT in ms: the provider step of natural_language items (capped by the item time-out). */
   provider_timeout_ms?: number;
@@ -123,13 +125,81 @@ export function mathChunks(indices: number[], lanes: number): number[][] {
   return out;
 }
 
+/**
+ * The units of a job (issue 22): a chunk of math items, or one item of another type. Unit u's
+ * results are stored once in the result document `<job>#<u>` (persistence/batch.ts), so the
+ * job document never holds items. Pure and deterministic: the workflow runs these units and the
+ * API computes the same count at admission (to find a job's result documents by id).
+ */
+export type BatchUnit = { kind: 'math'; indices: number[] } | { kind: 'item'; index: number };
+
+export function batchUnits(items: ReadonlyArray<{ type: BatchItemType }>, concurrency: number): BatchUnit[] {
+  const math = items.flatMap((it, i) => (it.type === 'math' ? [i] : []));
+  // As few math units as MATH_CHUNK_MAX allows (100 items: 4 of 25), of even sizes: a unit's fixed cost (its result document, its audit group commit, a history event)
+  // is paid per unit, and the engine pool, not the number of units, bounds the parallelism.
+  const size = Math.max(1, Math.min(MATH_CHUNK_MAX, Math.ceil(math.length / Math.max(1, Math.ceil(math.length / MATH_CHUNK_MAX)))));
+  const units: BatchUnit[] = [];
+  for (let i = 0; i < math.length; i += size) units.push({ kind: 'math', indices: math.slice(i, i + size) });
+  items.forEach((it, index) => {
+    if (it.type !== 'math') units.push({ kind: 'item', index });
+  });
+  return units;
+}
+
+/** What the workflow keeps of a stored item: no result (that is in the store), only what its counters and progress need. */
+export interface BatchItemSummary {
+  index: number;
+  status: BatchItemStatus;
+}
+
+/**
+ * The `progress` query's answer: the job view with the items the workflow holds (items of
+ * other types than math, and math chunks that failed for good) and the units already stored,
+ * whose items the API reads from their result documents.
+ */
+export interface BatchProgress extends BatchJobView {
+  stored_units?: number[];
+}
+
+/** A math chunk that stores its own results (unit `unit` of the job) after their audit entries. */
+export interface BatchMathUnitInput extends BatchMathChunkInput {
+  unit: number;
+  audit: AuditContext | null;
+}
+
+/** Items the workflow holds until the end (their results came back to it): stored by the finish activity. */
+export interface BatchHeldUnit {
+  unit: number;
+  items: Array<{ query: string; type: BatchItemType; outcome: BatchItemOutcome }>;
+}
+
+export interface FinishBatchJobInput {
+  job_id: string;
+  org_id: string;
+  workflow_id: string;
+  total_items: number;
+  units: number;
+  completed_items: number;
+  failed_items: number;
+  held: BatchHeldUnit[];
+  audit: AuditContext | null;
+}
+
+export interface FinishBatchJobResult {
+  stored: boolean;
+  audited: boolean;
+  completed_at: string;
+  completed_items: number;
+  failed_items: number;
+}
+
 /** Failure type of an item that ran past its time-out: final, never retried. */
 export const ITEM_TIMEOUT_FAILURE = 'BatchItemTimeout';
 export const itemTimeoutText = (ms: number) => `Item exceeded the batch item time-out (${ms} ms).`;
 
 export const itemId = (jobId: string, index: number) => `${jobId}-${index}`;
 
-export function batchCounters(total: number, outcomes: readonly BatchItemOutcome[]) {
+export function batchCounters(total: number, outcomes: ReadonlyArray<{ status: BatchItemStatus }>) {
   const completed = outcomes.filter((o) => o.status === 'completed').length;
   const failed = outcomes.length - completed;
   return {

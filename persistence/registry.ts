@@ -57,12 +57,13 @@ export const COLLECTIONS: Record<string, CollectionEntry> = {
   verification_contexts_issued: { growth: 'growing', by: 'one per issued VERIFIED document', module: 'contexts' },
   // start-up migrations (persistence/migrations.ts)
   migrations: { growth: 'bounded', by: 'one marker per migration run to completion', module: 'migrations' },
-  // batch (helper A: persistence/batch.ts)
+  // batch (persistence/batch.ts)
   batch_jobs: { growth: 'growing', by: 'one per batch job, kept while its slot is not reused (≤ SVC_BATCH_MAX_JOBS)', module: 'batch' },
-  batch_items: { growth: 'growing', by: 'batch result documents: one per item or chunk of a job', module: 'batch' },
+  batch_results: { growth: 'growing', by: 'one result document per unit of a job (<job>#<unit>: ≤ 25 math items, or one item), deleted with the job', module: 'batch' },
+  batch_requests: { growth: 'growing', by: 'one per job (its queries and types), deleted with the job', module: 'batch' },
   batch_slots: { growth: 'bounded', by: 'SVC_BATCH_MAX_JOBS (the job slots)', module: 'batch' },
   batch_slot_claims: { growth: 'bounded', by: 'SVC_BATCH_MAX_JOBS slots × live claim generations (old claims swept)', module: 'batch' },
-  // audit, proofs, attestations (helper B: persistence/audit.ts, persistence/proofs.ts)
+  // audit, proofs, attestations (persistence/audit.ts, persistence/proofs.ts)
   audit_logs: { growth: 'growing', by: 'one entry per verdict (verification, batch item, agent action)', module: 'audit' },
   audit_seq: { growth: 'growing', by: 'one position entry {org#seq} per audit entry', module: 'audit' },
   audit_heads: { growth: 'bounded', by: 'one per organization (grows with organizations, not with use)', module: 'audit' },

@@ -1,8 +1,12 @@
-// One batch job = one workflow (id `batch-<org>-<job_id>`): items run as activities, at most
-// `concurrency` at a time, each under the item time-out; an item that fails or times out is
-// recorded as failed and the job goes on. Every finished item is in the workflow history, so
-// a worker crash or an API restart loses nothing: the replayed workflow resumes where it was.
-// The `progress` query returns the live snapshot; the last activity stores the finished job.
+// One batch job = one workflow (id `batch-<org>-<job_id>`): items run as activities in units
+// (a chunk of math items, or one item of another type; core/batch.ts batchUnits), at most
+// `concurrency` at a time, each item under the item time-out; an item that fails or times out
+// is recorded as failed and the job goes on. A math chunk stores its own results (result
+// document `<job>#<unit>`, after their audit entries) and returns only a summary, so no math
+// result crosses the history (issue 22); other items come back to the workflow and the last
+// activity stores them. Every finished unit is in the workflow history, so a worker crash or an
+// API restart loses nothing: the replayed workflow resumes where it was. The `progress` query
+// returns the live snapshot (held items + the units already stored).
 import { ActivityFailure, ApplicationFailure, TimeoutFailure, defineQuery, patched, proxyActivities, proxyLocalActivities, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { VerificationActivities } from '../activities/index.js';
 import type { ProviderName } from '../core/providers-config.js';
@@ -16,16 +20,19 @@ import {
   itemViews,
   llmNotConfigured,
   mathChunks,
+  batchUnits,
+  type BatchHeldUnit,
   type BatchItemActivityInput,
   type BatchItemActivityResult,
   type BatchItemOutcome,
-  type BatchJobView,
+  type BatchItemSummary,
+  type BatchProgress,
   type BatchWorkflowInput,
 } from '../core/batch.js';
 import { ENGINE_TIMEOUT_FAILURE } from '../core/engine-failures.js';
 import { batchItemActivity } from '../core/engines.js';
 
-export const progressQuery = defineQuery<BatchJobView>('progress');
+export const progressQuery = defineQuery<BatchProgress>('progress');
 
 export interface BatchWorkflowResult {
   job_id: string;
@@ -33,6 +40,8 @@ export interface BatchWorkflowResult {
   total_items: number;
   completed_items: number;
   failed_items: number;
+  /** The job's completion as stored (absent from workflows started before result documents, or when the job was gone). */
+  completed_at?: string;
 }
 
 // Engine outcomes are values, so an activity failure is infrastructure (a crashed worker, the
@@ -67,24 +76,8 @@ function failure(err: unknown, itemTimeoutMs: number): { error: string; latency_
   return { error: `Item failed: ${message.slice(0, 300)}`, latency_ms: 0 };
 }
 
-export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchWorkflowResult> {
-  const { workflowId } = workflowInfo();
-  const total = input.items.length;
-  const outcomes: BatchItemOutcome[] = [];
-  let status: 'running' | 'completed' = 'running';
-  let completedAt: string | null = null;
-
-  const snapshot = (): BatchJobView => ({
-    job_id: input.job_id,
-    status,
-    ...batchCounters(total, outcomes),
-    items: itemViews(input.job_id, input.items, outcomes),
-    workflow_id: workflowId,
-    created_at: input.created_at,
-    completed_at: completedAt,
-  });
-  setHandler(progressQuery, snapshot);
-
+/** Runs one item of a type other than math (or of the legacy per-item path): its outcome, result included. */
+function itemRunner(input: BatchWorkflowInput, workflowId: string): (index: number) => Promise<BatchItemOutcome> {
   // SVC_ACTIVITY_MODE (docs/architecture.md): normal activities by default; local ones skip the
   // server round trip per item (their deadline is the worker's timer, and an attempt lost with
   // a crashed worker re-runs when the workflow task is retried).
@@ -97,7 +90,7 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchWor
           retry: itemRetry,
         });
 
-  const runItem = async (index: number): Promise<BatchItemOutcome> => {
+  return async (index: number): Promise<BatchItemOutcome> => {
     const item = input.items[index]!;
     if (LLM_ITEM_TYPES.includes(item.type)) return { index, status: 'failed', error: llmNotConfigured(item.type), latency_ms: 0 };
     if (item.type === 'natural_language') {
@@ -149,6 +142,136 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchWor
       return { index, status: 'failed', ...failure(err, input.item_timeout_ms) };
     }
   };
+}
+
+export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchWorkflowResult> {
+  if (!patched('batch-result-docs')) return legacyBatchWorkflow(input);
+  const { workflowId } = workflowInfo();
+  const total = input.items.length;
+  const units = batchUnits(input.items, input.concurrency);
+  const summaries: BatchItemSummary[] = [];
+  const held: BatchHeldUnit[] = [];
+  const storedUnits: number[] = [];
+  let status: 'running' | 'completed' = 'running';
+  let completedAt: string | null = null;
+  let final: { completed_items: number; failed_items: number } | null = null;
+
+  const snapshot = (): BatchProgress => ({
+    job_id: input.job_id,
+    status,
+    ...batchCounters(total, summaries),
+    ...(final ?? {}),
+    items: itemViews(input.job_id, input.items, held.flatMap((u) => u.items.map((it) => it.outcome))),
+    stored_units: [...storedUnits],
+    workflow_id: workflowId,
+    created_at: input.created_at,
+    completed_at: completedAt,
+  });
+  setHandler(progressQuery, snapshot);
+
+  const runItem = itemRunner(input, workflowId);
+  const local = (input.unit_mode ?? input.activity_mode) === 'local';
+  // A math unit's deadline covers its items one after another (each keeps its own time-out).
+  const mathUnit = (n: number) => {
+    const timeouts = { startToCloseTimeout: n * input.item_timeout_ms + ATTEMPT_GRACE_MS, retry: itemRetry };
+    const { mathBatchUnitActivity } = local
+      ? proxyLocalActivities<VerificationActivities>(timeouts)
+      : proxyActivities<VerificationActivities>({ ...timeouts, heartbeatTimeout: HEARTBEAT_TIMEOUT_MS });
+    return mathBatchUnitActivity;
+  };
+  const hold = (unit: number, outcomes: BatchItemOutcome[]) => {
+    held.push({ unit, items: outcomes.map((outcome) => ({ query: input.items[outcome.index]!.query, type: input.items[outcome.index]!.type, outcome })) });
+    summaries.push(...outcomes.map((o) => ({ index: o.index, status: o.status })));
+  };
+
+  const runUnit = async (u: number): Promise<void> => {
+    const unit = units[u]!;
+    if (unit.kind === 'item') {
+      hold(u, [await runItem(unit.index)]);
+      return;
+    }
+    try {
+      const done = await mathUnit(unit.indices.length)({
+        job_id: input.job_id,
+        unit: u,
+        items: unit.indices.map((index) => ({ index, query: input.items[index]!.query, params: input.items[index]!.params })),
+        org_id: input.org_id,
+        workflow_id: workflowId,
+        timeout_ms: input.item_timeout_ms,
+        audit: input.audit,
+      });
+      summaries.push(...done);
+      storedUnits.push(u);
+    } catch (err) {
+      // The unit failed for good (retries exhausted): each of its items failed, with the reason.
+      hold(u, unit.indices.map((index) => ({ index, status: 'failed' as const, ...failure(err, input.item_timeout_ms) })));
+    }
+  };
+
+  // Bounded concurrency: each lane takes the next unstarted unit (deterministic on replay).
+  let next = 0;
+  const lanes = Math.max(1, Math.min(input.concurrency, units.length));
+  await Promise.all(
+    Array.from({ length: lanes }, async () => {
+      while (next < units.length) await runUnit(next++);
+    }),
+  );
+
+  const counters = batchCounters(total, summaries);
+  const finishOptions = { startToCloseTimeout: '30 s', retry: FINISH_RETRY } as const;
+  const { finishBatchJobActivity } = local ? proxyLocalActivities<VerificationActivities>(finishOptions) : proxyActivities<VerificationActivities>(finishOptions);
+  const done = await finishBatchJobActivity({
+    job_id: input.job_id,
+    org_id: input.org_id,
+    workflow_id: workflowId,
+    total_items: total,
+    units: units.length,
+    completed_items: counters.completed_items,
+    failed_items: counters.failed_items,
+    held,
+    audit: input.audit,
+  });
+  final = { completed_items: done.completed_items, failed_items: done.failed_items };
+  status = 'completed';
+  completedAt = done.completed_at;
+  upsertSearchAttributes([{ key: SA_BATCH_STATUS, value: 'completed' }]);
+  return {
+    job_id: input.job_id,
+    status: 'completed',
+    total_items: total,
+    completed_items: done.completed_items,
+    failed_items: done.failed_items,
+    ...(done.stored ? { completed_at: done.completed_at } : {}),
+  };
+}
+
+/** The finished job must reach the store: keep retrying through a store outage. */
+const FINISH_RETRY = { initialInterval: '500 ms', backoffCoefficient: 2, maximumInterval: '10 s' };
+
+/**
+ * Jobs started before result documents (patch `batch-result-docs`): every result came back to
+ * the workflow and the last activity wrote them into the job. Kept so that such a workflow
+ * replays after an upgrade; removable once none runs.
+ */
+async function legacyBatchWorkflow(input: BatchWorkflowInput): Promise<BatchWorkflowResult> {
+  const { workflowId } = workflowInfo();
+  const total = input.items.length;
+  const outcomes: BatchItemOutcome[] = [];
+  let status: 'running' | 'completed' = 'running';
+  let completedAt: string | null = null;
+
+  const snapshot = (): BatchProgress => ({
+    job_id: input.job_id,
+    status,
+    ...batchCounters(total, outcomes),
+    items: itemViews(input.job_id, input.items, outcomes),
+    workflow_id: workflowId,
+    created_at: input.created_at,
+    completed_at: completedAt,
+  });
+  setHandler(progressQuery, snapshot);
+
+  const runItem = itemRunner(input, workflowId);
 
   // Math items go in chunks, one activity each (docs/batch.md, "Math chunks"): the per-item
   // Temporal round trip was the batch's cost, not the engine. Other types stay one activity

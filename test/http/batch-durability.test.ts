@@ -74,7 +74,10 @@ describe('durability (a worker and an API of its own, on a task queue of its own
     // Stored once, with every item.
     const stored = await (await db()).collection('batch_jobs').find({ _id: jobId as any }).toArray();
     expect(stored).toHaveLength(1);
-    expect(stored[0]!.items).toHaveLength(100);
+    // Its items are in its result documents (issue 22), each index exactly once.
+    const results = await Promise.all(Array.from({ length: stored[0]!.units }, (_, u) => db().then((d) => d.collection('batch_results').findOne({ _id: `${jobId}#${u}` as any }))));
+    const indices = results.flatMap((r) => r!.items.map((s: any) => s.index)).sort((a: number, b: number) => a - b);
+    expect(indices).toEqual(Array.from({ length: 100 }, (_, i) => i));
   }, 300_000);
 
   it('a running job survives an API restart', async () => {

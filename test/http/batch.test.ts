@@ -241,7 +241,10 @@ describe('batch items of every type', () => {
     expect(res.body).toEqual(job);
     const stored = await (await db()).collection('batch_jobs').findOne({ _id: job.job_id as any });
     expect(stored).toMatchObject({ org_id: t.orgId, status: 'completed', total_items: 11 });
-    expect(stored!.items).toHaveLength(11);
+    // The job document stays small (issue 22): its items are in its result documents `<job>#<unit>`.
+    expect(stored!.items).toBeUndefined();
+    const results = await Promise.all(Array.from({ length: stored!.units }, (_, u) => db().then((d) => d.collection('batch_results').findOne({ _id: `${job.job_id}#${u}` as any }))));
+    expect(results.flatMap((r) => r!.items.map((s: any) => s.view))).toHaveLength(11);
   });
 
   it('GET: 403 for another organization, 404 for an unknown job', async () => {

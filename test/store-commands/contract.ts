@@ -18,8 +18,6 @@ export const KNOWN_VIOLATIONS: Array<{ coll: string; file: string; owner: string
   // Owner B (audit; issue 22): the one-off chain heal of an organization without a head document
   // (pre-head data or tests that insert head-less entries) reads its entries by organization once.
   { coll: 'audit_logs', file: 'persistence/audit.ts', owner: 'B', what: 'healLegacyChain: entries of an organization without a head, once' },
-  // Owner A (batch; issue 22 item 1).
-  { coll: 'batch_jobs', file: 'core/batch-store.ts', owner: 'A', what: 'deleteMany({slot, _id: {$ne}}) at admission, {_id, status} conditions at completion, abandon and repair' },
 ];
 
 const fileOf = (site: string) => site.replace(/:\d+$/, '');

@@ -20,7 +20,10 @@ import {
   itemTimeoutText,
   type BatchItemActivityInput,
   type BatchItemOutcome,
+  type BatchItemSummary,
+  type BatchMathUnitInput,
   type BatchWorkflowInput,
+  type FinishBatchJobInput,
 } from '../../core/batch.js';
 import { batchWorkflow, progressQuery } from '../../workflows/batch.js';
 import { workflowBundle } from '../../workers/workflow-bundle.js';
@@ -37,7 +40,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const attempts = new Map<string, number>();
 let inFlight = 0;
 let maxInFlight = 0;
-const completions: Array<{ job_id: string; outcomes: BatchItemOutcome[] }> = [];
+const completions: Array<{ job_id: string; outcomes: BatchItemOutcome[]; finish: FinishBatchJobInput }> = [];
+/** Math units the scripted unit activity "stored" (job/unit → its indices), and its attempts. */
+const storedUnits = new Map<string, number[]>();
+const unitAttempts = new Map<string, number>();
 
 /** The per-item activity (logic items; math items go in chunks, proven black-box in test/http/batch*.test.ts), scripted by the query: ok-*, timeout-*, flaky-* (fails once), broken-*. */
 async function verifyLogicBatchItemActivity(req: BatchItemActivityInput) {
@@ -56,9 +62,24 @@ async function verifyLogicBatchItemActivity(req: BatchItemActivityInput) {
   }
 }
 
-async function completeBatchJobActivity(req: { job_id: string; outcomes: BatchItemOutcome[] }) {
-  completions.push({ job_id: req.job_id, outcomes: req.outcomes });
-  return { completed_at: '2026-01-01T00:00:00.000Z' };
+/**
+ * The math unit activity, scripted: stores its unit (here: remembers it) and answers a summary,
+ * never a result. Queries: math-ok-* (completed), math-bare-* (completed), math-broken-* (the
+ * whole unit fails on every attempt), math-flaky-* (the unit fails once).
+ */
+async function mathBatchUnitActivity(req: BatchMathUnitInput): Promise<BatchItemSummary[]> {
+  const key = `${req.job_id}#${req.unit}`;
+  unitAttempts.set(key, (unitAttempts.get(key) ?? 0) + 1);
+  await sleep(20);
+  if (req.items.some((it) => it.query.startsWith('math-broken-'))) throw new Error('store unavailable');
+  if (req.items.some((it) => it.query.startsWith('math-flaky-')) && Context.current().info.attempt === 1) throw new Error('store unavailable');
+  storedUnits.set(key, req.items.map((it) => it.index));
+  return req.items.map((it) => ({ index: it.index, status: 'completed' as const }));
+}
+
+async function finishBatchJobActivity(req: FinishBatchJobInput) {
+  completions.push({ job_id: req.job_id, outcomes: req.held.flatMap((u) => u.items.map((it) => it.outcome)), finish: req });
+  return { stored: true, audited: true, completed_at: '2026-01-01T00:00:00.000Z', completed_items: req.completed_items, failed_items: req.failed_items };
 }
 
 let env: TestWorkflowEnvironment;
@@ -81,7 +102,7 @@ beforeAll(async () => {
     // The same prebuilt bundle the stack's workers load (built here if the sources changed).
     workflowBundle: await workflowBundle(),
     // The bundle checks every workflow's input first (core/workflow-input-auth.ts).
-    activities: { ...makeAuthenticateInputActivity(INPUT_KEY), verifyLogicBatchItemActivity, completeBatchJobActivity },
+    activities: { ...makeAuthenticateInputActivity(INPUT_KEY), verifyLogicBatchItemActivity, mathBatchUnitActivity, finishBatchJobActivity },
     interceptors: { activity: [activityGrantInterceptor(INPUT_KEY)] },
   });
   running = worker.run();
@@ -94,21 +115,22 @@ afterAll(async () => {
   await env?.teardown();
 });
 
-function input(jobId: string, queries: string[], concurrency: number): BatchWorkflowInput {
+function input(jobId: string, queries: string[], concurrency: number, unitMode: 'normal' | 'local' = 'normal'): BatchWorkflowInput {
   return {
     job_id: jobId,
     org_id: 'org_workflow_tier',
     created_at: '2026-01-01T00:00:00.000Z',
-    items: queries.map((query) => ({ query, type: 'logic' as const, params: {} })),
+    items: queries.map((query) => ({ query, type: query.startsWith('math-') ? ('math' as const) : ('logic' as const), params: {} })),
     item_timeout_ms: 3000,
     concurrency,
     activity_mode: 'normal',
+    unit_mode: unitMode,
     audit: null,
   };
 }
 
-async function run(jobId: string, queries: string[], concurrency: number) {
-  const handle = await client.workflow.start(batchWorkflow, { args: [input(jobId, queries, concurrency)], taskQueue: TASK_QUEUE, workflowId: `batch-wf-${jobId}` });
+async function run(jobId: string, queries: string[], concurrency: number, unitMode: 'normal' | 'local' = 'normal') {
+  const handle = await client.workflow.start(batchWorkflow, { args: [input(jobId, queries, concurrency, unitMode)], taskQueue: TASK_QUEUE, workflowId: `batch-wf-${jobId}` });
   const result = await handle.result();
   const view = await handle.query(progressQuery);
   return { result, view };
@@ -120,7 +142,7 @@ describe('batchWorkflow (workflow tier)', () => {
     const queries = Array.from({ length: 12 }, (_, i) => `ok-${i}`);
     const { result, view } = await run('bj_order', queries, 3);
     expect(maxInFlight).toBe(3);
-    expect(result).toEqual({ job_id: 'bj_order', status: 'completed', total_items: 12, completed_items: 12, failed_items: 0 });
+    expect(result).toEqual({ job_id: 'bj_order', status: 'completed', total_items: 12, completed_items: 12, failed_items: 0, completed_at: '2026-01-01T00:00:00.000Z' });
     expect(view.items.map((i) => i.id)).toEqual(queries.map((_, i) => `bj_order-${i}`));
     expect(view.items.map((i) => (i.result as { query: string }).query)).toEqual(queries);
     expect(view).toMatchObject({ status: 'completed', progress_percent: 100, completed_at: '2026-01-01T00:00:00.000Z', workflow_id: 'batch-wf-bj_order' });
@@ -147,6 +169,58 @@ describe('batchWorkflow (workflow tier)', () => {
     expect(attempts.get('bj_retry/1')).toBe(4);
     expect(view.items[1]).toEqual({ id: 'bj_retry-1', query: 'broken-b', type: 'logic', status: 'failed', error: 'Item failed: store unavailable', latency_ms: 0 });
     expect(attempts.get('bj_retry/2')).toBe(1);
+  });
+});
+
+describe('math units store their own results (issue 22)', () => {
+  it('math items run in units; only summaries come back, the finish step gets the units count and the held items only', async () => {
+    const queries = [...Array.from({ length: 60 }, (_, i) => `math-ok-${i}`), 'ok-logic-a', 'ok-logic-b'];
+    const handle = await client.workflow.start(batchWorkflow, { args: [input('bj_units', queries, 4)], taskQueue: TASK_QUEUE, workflowId: 'batch-wf-bj_units' });
+    const result = await handle.result();
+    expect(result).toEqual({ job_id: 'bj_units', status: 'completed', total_items: 62, completed_items: 62, failed_items: 0, completed_at: '2026-01-01T00:00:00.000Z' });
+    // 60 math items in 3 units of 20 (core/batch.ts batchUnits: at most 25 each), then the two logic items: 5 units.
+    const mine = [...storedUnits.entries()].filter(([k]) => k.startsWith('bj_units#'));
+    expect(mine.map(([k]) => k).sort()).toEqual(['bj_units#0', 'bj_units#1', 'bj_units#2']);
+    expect(mine.map(([, v]) => v.length)).toEqual([20, 20, 20]);
+    expect(mine.flatMap(([, v]) => v).sort((a, b) => a - b)).toEqual(Array.from({ length: 60 }, (_, i) => i));
+    for (const [k] of mine) expect(unitAttempts.get(k)).toBe(1);
+    const fin = completions.find((c) => c.job_id === 'bj_units')!.finish;
+    expect(fin).toMatchObject({ units: 5, total_items: 62, completed_items: 62, failed_items: 0 });
+    expect(fin.held.map((u) => u.unit).sort()).toEqual([3, 4]);
+    expect(fin.held.flatMap((u) => u.items.map((it) => it.outcome.index)).sort()).toEqual([60, 61]);
+    // The snapshot: the held items with their results, the stored units by number.
+    const view = await handle.query(progressQuery);
+    expect(view.stored_units!.slice().sort()).toEqual([0, 1, 2]);
+    expect(view.items.map((i) => i.id)).toEqual(['bj_units-60', 'bj_units-61']);
+    expect(view).toMatchObject({ status: 'completed', total_items: 62, completed_items: 62, progress_percent: 100 });
+    // No math result crossed the history: the units' completed results are summaries (index, status) only,
+    // while the held logic items' results (the decoding works) do carry their verdicts.
+    const history = await handle.fetchHistory();
+    const results = (history.events ?? [])
+      .map((e) => e.activityTaskCompletedEventAttributes?.result?.payloads?.[0])
+      .filter((p): p is NonNullable<typeof p> => Boolean(p))
+      .map((p) => defaultPayloadConverter.fromPayload(p as any) as unknown);
+    const unitResults = results.filter((r): r is BatchItemSummary[] => Array.isArray(r));
+    expect(unitResults).toHaveLength(3);
+    for (const r of unitResults) for (const s of r) expect(Object.keys(s).sort()).toEqual(['index', 'status']);
+    expect(results.filter((r) => JSON.stringify(r).includes('VERIFIED'))).toHaveLength(2);
+  });
+
+  it('as local activities (the default): a unit that fails for good is held, its items failed with the reason; a flaky unit is retried and stored once', async () => {
+    const queries = Array.from({ length: 30 }, (_, i) => (i === 0 ? 'math-broken-0' : i === 15 ? 'math-flaky-15' : `math-ok-${i}`));
+    const { result, view } = await run('bj_unitfail', queries, 2, 'local');
+    expect(result).toMatchObject({ total_items: 30, completed_items: 15, failed_items: 15 });
+    expect(unitAttempts.get('bj_unitfail#0')).toBe(4);
+    expect(unitAttempts.get('bj_unitfail#1')).toBe(2);
+    expect(storedUnits.get('bj_unitfail#1')).toEqual(Array.from({ length: 15 }, (_, i) => 15 + i));
+    expect(view.items).toEqual(
+      Array.from({ length: 15 }, (_, i) => ({ id: `bj_unitfail-${i}`, query: queries[i], type: 'math', status: 'failed', error: 'Item failed: store unavailable', latency_ms: 0 })),
+    );
+    expect(view.stored_units).toEqual([1]);
+    const fin = completions.find((c) => c.job_id === 'bj_unitfail')!.finish;
+    expect(fin.held).toHaveLength(1);
+    expect(fin.held[0]!.unit).toBe(0);
+    expect(fin.held[0]!.items.map((it) => it.outcome.index)).toEqual(Array.from({ length: 15 }, (_, i) => i));
   });
 });
 

@@ -1,0 +1,509 @@
+// Persistence of batch jobs (issue 22): every query the batch path sends, in one module, each
+// with the key or the bound that serves it. Collections:
+//   batch_jobs         {_id: job_id}            growing (≤ SVC_BATCH_MAX_JOBS kept): one small document per job
+//                                                (status, counters, slot, timestamps); never holds item results
+//   batch_results      {_id: `<job>#<unit>`}    growing (≤ 100 per kept job): the items of one unit of a job (a
+//                                                chunk of math items, or one item of another type), written once
+//   batch_requests     {_id: job_id}            growing (≤ SVC_BATCH_MAX_JOBS): the submitted queries and types,
+//                                                written once at admission, read only to answer a failed job
+//   batch_slots        {_id: n < max}           BOUNDED by SVC_BATCH_MAX_JOBS: may be read whole (one scan per admission)
+//   batch_slot_claims  {_id: `<slot>:<gen>`}    growing (one per job start), swept in the background after an hour
+//
+// On FerretDB 1.x/SQLite only a filter that is exactly `{_id: <scalar>}` is answered by key
+// (docs/store-access.md §1): every read, update and delete of a growing collection here is
+// exactly that. Conditions ("only if running", "only if this job still holds the slot") are read
+// by `_id` and checked in code; the races they guarded are ordered by the unique-insert claims
+// (below) or cannot happen (only a job's own workflow completes it; a repair acts only on a
+// workflow Temporal reports closed).
+//
+// Slot n (0 <= n < max) holds at most one job: active (running) or finished (evictable), or is
+// free. Ownership changes only through a unique insert, the one write that is atomic on every
+// MongoDB-wire store we run on (FerretDB 1.x applies updates as read-modify-write; docs/batch.md):
+//   - taking a free or finished slot at generation g = inserting the claim `<n>:<g+1>` (unique
+//     _id): exactly one admission wins; the others look elsewhere;
+//   - adding slot n = inserting the slot document with _id n (unique): exactly one wins;
+//   - only the claim's winner then deletes the slot's previous job (by id) and writes the slot.
+// So the store never holds more than `max` jobs, even with several API processes.
+import { MongoServerError, type AnyBulkWriteOperation, type Collection } from 'mongodb';
+import { Store } from '../core/store.js';
+import { batchCounters, itemViews, type BatchItemOutcome, type BatchItemType, type BatchItemView, type BatchJobStatus, type BatchJobView } from '../core/batch.js';
+
+export interface BatchJobDoc {
+  _id: string;
+  org_id: string;
+  slot: number;
+  status: BatchJobStatus;
+  workflow_id: string;
+  total_items: number;
+  completed_items: number;
+  failed_items: number;
+  progress_percent: number;
+  /** The job's result documents are `<job>#0 … <job>#<units-1>` (core/batch.ts batchUnits). */
+  units: number;
+  created_at: Date;
+  completed_at: Date | null;
+  /** Set once the workflow start was acknowledged. */
+  started: boolean;
+  submitted_by: { user_id: string | null; key_id: string | null };
+  /** Set when the job failed (its workflow closed without completing it): every item's error. */
+  failure?: string;
+  /** Jobs stored before result documents existed kept their items and request here (read only; removable once none is left). */
+  items?: BatchItemView[];
+  request_items?: Array<{ query: string; type: BatchItemType }>;
+}
+
+/** One item of a unit as stored: its index and its view exactly as the API answers it. */
+export interface StoredBatchItem {
+  index: number;
+  view: BatchItemView;
+}
+
+export interface BatchResultDoc {
+  _id: string; // `<job>#<unit>`
+  job_id: string;
+  org_id: string;
+  unit: number;
+  items: StoredBatchItem[];
+}
+
+export interface BatchRequestDoc {
+  _id: string; // job_id
+  items: Array<{ query: string; type: BatchItemType }>;
+}
+
+export type SlotState = 'free' | 'active' | 'finished';
+
+export interface BatchSlotDoc {
+  _id: number;
+  /** Generation: the number of the last claim written into this document. */
+  gen: number;
+  state: SlotState;
+  job_id: string | null;
+  claimed_at: Date | null;
+  finished_at: Date | null;
+}
+
+export interface BatchSlotClaimDoc {
+  _id: string; // `<slot>:<gen>`
+  slot: number;
+  gen: number;
+  job_id: string | null;
+  created_at: Date;
+}
+
+/** A claim not followed by its slot write within this time belongs to a dead process. */
+export const CLAIM_STALE_MS = 60_000;
+/** Claims are kept this long (a racing admission reads a slot and claims within milliseconds). */
+export const CLAIM_RETENTION_MS = 3_600_000;
+
+export const resultId = (jobId: string, unit: number) => `${jobId}#${unit}`;
+
+/** A completed job's final fields, as stored. */
+export interface CompletedJob {
+  completed_items: number;
+  failed_items: number;
+  progress_percent: number;
+  completed_at: Date;
+}
+
+export class BatchCapacityError extends Error {
+  constructor() {
+    super('batch job store full of active jobs');
+    this.name = 'BatchCapacityError';
+  }
+}
+
+Store.registerIndexes(async (store) => {
+  // For operators on MongoDB (docs/operations.md); no request path filters on it.
+  await store.collection('batch_jobs').createIndex({ org_id: 1, created_at: -1 });
+  // The background claim sweep (an index range on MongoDB).
+  await store.collection('batch_slot_claims').createIndex({ created_at: 1 });
+});
+
+export const isDuplicateKey = (err: unknown) => err instanceof MongoServerError && (err.code === 11000 || (err as { writeErrors?: Array<{ code?: number }> }).writeErrors?.every?.((e) => e.code === 11000) === true);
+const backoff = (attempt: number) => new Promise((r) => setTimeout(r, Math.min(50, 2 + attempt * 3) * (0.5 + Math.random())));
+
+export type NewBatchJob = Omit<BatchJobDoc, 'slot'>;
+
+export interface Admission {
+  slot: number;
+  /** The finished job evicted to make room, if any. */
+  evicted: string | null;
+}
+
+/** The items of result documents, in index order, as the API answers them. */
+export function itemsOf(results: ReadonlyArray<BatchResultDoc | null>): BatchItemView[] {
+  return results
+    .flatMap((r) => r?.items ?? [])
+    .sort((a, b) => a.index - b.index)
+    .map((s) => s.view);
+}
+
+/** The answer for a stored job: a final job's items come from its result documents (or, failed, from its request). */
+export function jobView(doc: BatchJobDoc, items: BatchItemView[]): BatchJobView {
+  return {
+    job_id: doc._id,
+    status: doc.status,
+    progress_percent: doc.progress_percent,
+    total_items: doc.total_items,
+    completed_items: doc.completed_items,
+    failed_items: doc.failed_items,
+    items,
+    workflow_id: doc.workflow_id,
+    created_at: doc.created_at.toISOString(),
+    completed_at: doc.completed_at ? doc.completed_at.toISOString() : null,
+  };
+}
+
+export class BatchJobStore {
+  constructor(private readonly store: Store) {}
+
+  get jobs(): Collection<BatchJobDoc> {
+    return this.store.collection<BatchJobDoc>('batch_jobs');
+  }
+
+  get results(): Collection<BatchResultDoc> {
+    return this.store.collection<BatchResultDoc>('batch_results');
+  }
+
+  get requests(): Collection<BatchRequestDoc> {
+    return this.store.collection<BatchRequestDoc>('batch_requests');
+  }
+
+  get slots(): Collection<BatchSlotDoc> {
+    return this.store.collection<BatchSlotDoc>('batch_slots');
+  }
+
+  get claims(): Collection<BatchSlotClaimDoc> {
+    return this.store.collection<BatchSlotClaimDoc>('batch_slot_claims');
+  }
+
+  // ----- reads ---------------------------------------------------------------------------------
+
+  /** The job. Key: `batch_jobs._id`. */
+  find(jobId: string): Promise<BatchJobDoc | null> {
+    return this.jobs.findOne({ _id: jobId });
+  }
+
+  /** Result documents of the given units, in parallel. Key: `batch_results._id` = `<job>#<unit>` (≤ 100 point lookups). */
+  unitResults(jobId: string, units: Iterable<number>): Promise<Array<BatchResultDoc | null>> {
+    return Promise.all([...units].map((u) => this.results.findOne({ _id: resultId(jobId, u) })));
+  }
+
+  /** One result document. Key: `batch_results._id`. */
+  unitResult(jobId: string, unit: number): Promise<BatchResultDoc | null> {
+    return this.results.findOne({ _id: resultId(jobId, unit) });
+  }
+
+  /** The submitted queries and types. Key: `batch_requests._id`. */
+  request(jobId: string): Promise<BatchRequestDoc | null> {
+    return this.requests.findOne({ _id: jobId });
+  }
+
+  /** A final job's items: its result documents (completed), its request (failed: every item failed), or the legacy items. */
+  async finalItems(doc: BatchJobDoc): Promise<BatchItemView[]> {
+    if (doc.status === 'failed') return this.failedItems(doc);
+    if (doc.units === undefined) return doc.items ?? []; // stored before result documents
+    return itemsOf(await this.unitResults(doc._id, Array.from({ length: doc.units ?? 0 }, (_, u) => u)));
+  }
+
+  /** The stored job as the API answers it (final: with its items; running: no item yet). */
+  async view(doc: BatchJobDoc): Promise<BatchJobView> {
+    return jobView(doc, doc.status === 'running' ? [] : await this.finalItems(doc));
+  }
+
+  // ----- result documents ----------------------------------------------------------------------
+
+  /**
+   * Writes a unit's result document once. Key: unique `batch_results._id` (an insert). A
+   * duplicate key means an earlier attempt stored it: that document is the unit's result
+   * (returned), so a retried chunk never releases a second set of verdicts.
+   */
+  async storeUnit(doc: BatchResultDoc): Promise<BatchResultDoc> {
+    try {
+      await this.results.insertOne(doc);
+      return doc;
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+      const stored = await this.unitResult(doc.job_id, doc.unit);
+      if (!stored) throw err;
+      return stored;
+    }
+  }
+
+  /** Replaces a unit's items (results withheld when their audit entries cannot be written). Key: `batch_results._id`. */
+  async replaceUnitItems(jobId: string, unit: number, items: StoredBatchItem[]): Promise<void> {
+    await this.results.updateOne({ _id: resultId(jobId, unit) }, { $set: { items } });
+  }
+
+  /** Writes several units' documents once (the completion's units). Unique `_id` inserts; duplicates = already stored. */
+  async storeUnits(docs: BatchResultDoc[]): Promise<void> {
+    if (docs.length === 0) return;
+    try {
+      await this.results.insertMany(docs, { ordered: false });
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+    }
+  }
+
+  // ----- admission -----------------------------------------------------------------------------
+
+  /**
+   * Takes generation `gen` of slot `slot` for `jobId`. Key: unique `batch_slot_claims._id` (an
+   * insert); on a duplicate, the claim and the slot by `_id`. A claim whose winner never wrote the
+   * slot document (it died) is superseded by the next generation once stale. Returns the
+   * generation won, or null.
+   */
+  async claim(slot: number, gen: number, jobId: string | null): Promise<number | null> {
+    for (let g = gen; g < gen + 2; g++) {
+      try {
+        await this.claims.insertOne({ _id: `${slot}:${g}`, slot, gen: g, job_id: jobId, created_at: new Date() });
+        return g;
+      } catch (err) {
+        if (!isDuplicateKey(err)) throw err;
+        const [existing, current] = await Promise.all([this.claims.findOne({ _id: `${slot}:${g}` }), this.slots.findOne({ _id: slot })]);
+        const orphaned = existing && current && current.gen < g && Date.now() - existing.created_at.getTime() > CLAIM_STALE_MS;
+        if (!orphaned) return null;
+      }
+    }
+    return null;
+  }
+
+  /** Every slot. BOUNDED scan: `batch_slots` holds ≤ SVC_BATCH_MAX_JOBS small documents (slots above a lowered max included). */
+  allSlots(): Promise<BatchSlotDoc[]> {
+    return this.slots.find({}).toArray();
+  }
+
+  /**
+   * Stores a new running job within `max` slots, evicting the oldest finished job if needed.
+   * One bounded read of the slots per attempt; `reclaim` is asked once, when every slot is
+   * active, to free slots left by crashed submissions (it returns how many it freed). Throws
+   * BatchCapacityError when none is usable.
+   */
+  async admit(job: NewBatchJob, request: BatchRequestDoc['items'], max: number, reclaim?: () => Promise<number>): Promise<Admission> {
+    let reclaimed = false;
+    for (let attempt = 0; attempt < 30; attempt++) {
+      const slots = (await this.allSlots()).filter((s) => s._id < max);
+      // 1. a free slot (any: admissions submitted together try them in different orders, so
+      // they do not all race for the same one)
+      const free = shuffled(slots.filter((s) => s.state === 'free')).slice(0, 4);
+      let admission = await this.takeOne(free, job._id);
+      // 2. a new slot: one of the lowest unused numbers, in a random order (same reason)
+      if (!admission && slots.length < max) {
+        for (const number of shuffled(unusedNumbers(slots, max, 8))) {
+          try {
+            // Unique `batch_slots._id`: one admission wins the number; a loser tries the next.
+            await this.slots.insertOne({ _id: number, gen: 1, state: 'active', job_id: job._id, claimed_at: new Date(), finished_at: null });
+            admission = { slot: number, evicted: null };
+            break;
+          } catch (err) {
+            if (!isDuplicateKey(err)) throw err;
+          }
+        }
+        if (!admission) continue; // every number taken meanwhile: look again
+      }
+      // 3. the slot whose job finished first (eviction)
+      let finished: BatchSlotDoc[] = [];
+      if (!admission) {
+        finished = slots
+          .filter((s) => s.state === 'finished')
+          .sort((a, b) => (a.finished_at?.getTime() ?? 0) - (b.finished_at?.getTime() ?? 0) || a._id - b._id)
+          .slice(0, 4);
+        admission = await this.takeOne(finished, job._id);
+        if (!admission && finished.length > 0) {
+          await backoff(attempt); // lost every race: look again once the winners wrote their slots
+          continue;
+        }
+      }
+      if (!admission) {
+        if (free.length > 0) {
+          await backoff(attempt);
+          continue;
+        }
+        if (!reclaimed && reclaim) {
+          reclaimed = true;
+          if ((await reclaim()) > 0) continue;
+        }
+        throw new BatchCapacityError();
+      }
+      // The request and the job, side by side (unique `_id` inserts).
+      await Promise.all([this.requests.insertOne({ _id: job._id, items: request }), this.jobs.insertOne({ ...job, slot: admission.slot })]);
+      return admission;
+    }
+    throw new BatchCapacityError();
+  }
+
+  /**
+   * Claims the first of `candidates` this admission can win, deletes the job the slot held (by
+   * id: it is named by the slot), and writes the slot as active for `jobId`. The previous job
+   * goes before the slot names the new one, so a crash in between leaves no job unreachable.
+   */
+  private async takeOne(candidates: BatchSlotDoc[], jobId: string): Promise<Admission | null> {
+    for (const cand of candidates) {
+      const gen = await this.claim(cand._id, (cand.gen ?? 0) + 1, jobId);
+      if (gen === null) continue;
+      if (cand.job_id) await this.deleteJob(cand.job_id);
+      // Key: `batch_slots._id`; only the claim's winner writes it.
+      await this.slots.updateOne({ _id: cand._id }, { $set: { gen, state: 'active', job_id: jobId, claimed_at: new Date(), finished_at: null } });
+      return { slot: cand._id, evicted: cand.state === 'finished' ? cand.job_id : null };
+    }
+    return null;
+  }
+
+  /**
+   * Deletes a job with its result documents and request, all by computed ids (`<job>#0…` point
+   * deletes in one bulk write, then the request, then the job, which names the rest). Idempotent.
+   */
+  async deleteJob(jobId: string): Promise<void> {
+    const doc = await this.jobs.findOne({ _id: jobId }, { projection: { units: 1 } });
+    const units = doc?.units ?? 0;
+    if (units > 0) {
+      const ops: AnyBulkWriteOperation<BatchResultDoc>[] = Array.from({ length: units }, (_, u) => ({ deleteOne: { filter: { _id: resultId(jobId, u) } } }));
+      await this.results.bulkWrite(ops, { ordered: false });
+    }
+    await this.requests.deleteOne({ _id: jobId });
+    await this.jobs.deleteOne({ _id: jobId });
+  }
+
+  /** Key: `batch_jobs._id`. */
+  async markStarted(jobId: string): Promise<void> {
+    await this.jobs.updateOne({ _id: jobId }, { $set: { started: true } });
+  }
+
+  /** Undoes an admission whose workflow could not be started (by the admitting process: it owns the slot). */
+  async abandon(jobId: string, slot: number): Promise<void> {
+    const doc = await this.find(jobId);
+    if (doc && doc.status === 'running') await this.deleteJob(jobId);
+    await this.setSlotIf(slot, jobId, 'active', { state: 'free', job_id: null, claimed_at: null, finished_at: null });
+  }
+
+  /**
+   * Repair of a slot another process left active (api/batch-jobs.ts reclaimOrphans): claims the
+   * slot's next generation first, so a concurrent repair or admission cannot interleave.
+   * `to` = free (the job never started: deleted) or finished (evictable).
+   */
+  async repairSlot(slot: BatchSlotDoc, to: 'free' | 'finished'): Promise<boolean> {
+    const gen = await this.claim(slot._id, (slot.gen ?? 0) + 1, slot.job_id);
+    if (gen === null) return false;
+    if (to === 'free') {
+      if (slot.job_id) {
+        const doc = await this.find(slot.job_id);
+        if (doc && doc.status === 'running') await this.deleteJob(slot.job_id);
+      }
+      await this.slots.updateOne({ _id: slot._id }, { $set: { gen, state: 'free', job_id: null, claimed_at: null, finished_at: null } });
+    } else {
+      await this.slots.updateOne({ _id: slot._id }, { $set: { gen, state: 'finished', finished_at: new Date() } });
+    }
+    return true;
+  }
+
+  /** Active slots claimed before `before`, oldest first. BOUNDED: a scan of `batch_slots` (≤ SVC_BATCH_MAX_JOBS). */
+  async staleActiveSlots(before: Date, limit: number): Promise<BatchSlotDoc[]> {
+    return (await this.allSlots())
+      .filter((s) => s.state === 'active' && s.claimed_at !== null && s.claimed_at < before)
+      .sort((a, b) => (a.claimed_at?.getTime() ?? 0) - (b.claimed_at?.getTime() ?? 0))
+      .slice(0, limit);
+  }
+
+  /**
+   * Deletes claims older than CLAIM_RETENTION_MS. Background only (api/batch-jobs.ts, every few
+   * minutes), never on a request: a filter on `created_at` (a scan on FerretDB/SQLite of a
+   * collection bounded by the job starts of the last hour plus one sweep interval).
+   */
+  async sweepClaims(now = Date.now()): Promise<number> {
+    const r = await this.claims.deleteMany({ created_at: { $lt: new Date(now - CLAIM_RETENTION_MS) } });
+    return r.deletedCount;
+  }
+
+  /** Slot `slot` → `set`, only if it still holds `jobId` in state `state`: read by `_id`, checked here, written by `_id`. */
+  private async setSlotIf(slot: number, jobId: string, state: SlotState, set: Partial<BatchSlotDoc>): Promise<void> {
+    const cur = await this.slots.findOne({ _id: slot });
+    if (!cur || cur.job_id !== jobId || cur.state !== state) return;
+    await this.slots.updateOne({ _id: slot }, { $set: set });
+  }
+
+  // ----- completion ----------------------------------------------------------------------------
+
+  /**
+   * Marks a running job whose workflow closed without completing it (terminated, timed out,
+   * cancelled, failed, or gone) as failed: every item failed with `error`, no result released
+   * (its result documents, if any, are never read: a failed job answers from its request).
+   * Frees its slot for eviction. Idempotent; a completed job is left as it is. Returns the job
+   * as stored afterwards (null when it no longer exists).
+   */
+  async failUnfinished(jobId: string, error: string, at: Date): Promise<BatchJobDoc | null> {
+    const doc = await this.find(jobId);
+    if (!doc) return null;
+    let out = doc;
+    if (doc.status === 'running') {
+      const counters = batchCounters(doc.total_items, Array.from({ length: doc.total_items }, (_, index): BatchItemOutcome => ({ index, status: 'failed', error, latency_ms: 0 })));
+      const set = { status: 'failed' as const, failure: error, ...counters, completed_at: at };
+      await this.jobs.updateOne({ _id: jobId }, { $set: set });
+      out = { ...doc, ...set };
+    }
+    await this.setSlotIf(doc.slot, jobId, 'active', { state: 'finished', finished_at: at });
+    return out;
+  }
+
+  private async failedItems(doc: BatchJobDoc): Promise<BatchItemView[]> {
+    const requested = doc.request_items ?? (await this.request(doc._id))?.items ?? [];
+    const error = doc.failure ?? 'Job failed.';
+    const outcomes: BatchItemOutcome[] = Array.from({ length: doc.total_items }, (_, index) => ({ index, status: 'failed', error, latency_ms: 0 }));
+    return itemViews(doc._id, requested, outcomes);
+  }
+
+  /**
+   * Marks the job completed (small fields only: its items are in its result documents) and its
+   * slot finished. Idempotent: a retry finds the job completed (and keeps its
+   * first completion) and the slot finished. Returns the job's final fields as stored, or null
+   * when the job document no longer exists.
+   */
+  async complete(jobId: string, counters: { completed_items: number; failed_items: number }, units: number, completedAt: Date): Promise<CompletedJob | null> {
+    const doc = await this.find(jobId);
+    if (!doc) return null;
+    if (doc.status !== 'running') {
+      await this.setSlotIf(doc.slot, jobId, 'active', { state: 'finished', finished_at: doc.completed_at ?? completedAt });
+      return { completed_at: doc.completed_at ?? completedAt, completed_items: doc.completed_items, failed_items: doc.failed_items, progress_percent: doc.progress_percent };
+    }
+    const done = counters.completed_items + counters.failed_items;
+    const final: CompletedJob = { ...counters, progress_percent: doc.total_items === 0 ? 100 : Math.floor((done * 100) / doc.total_items), completed_at: completedAt };
+    // The job first, then its slot: a slot marked finished always carries its job's completion
+    // time (a retry after a lost job write would otherwise leave the slot with an earlier time,
+    // and eviction, oldest first by the slot's time, would pick the wrong job).
+    await this.jobs.updateOne({ _id: jobId }, { $set: { status: 'completed', units, ...final } });
+    await this.setSlotIf(doc.slot, jobId, 'active', { state: 'finished', finished_at: completedAt });
+    return final;
+  }
+
+  /**
+   * Jobs started before result documents existed (their workflow replays the old path and
+   * carries every result to the completion): the items go into the job document, as they did.
+   * Key: `batch_jobs._id`. Removable once no such workflow runs.
+   */
+  async completeLegacy(jobId: string, items: BatchItemView[], outcomes: readonly BatchItemOutcome[], completedAt: Date): Promise<boolean> {
+    const doc = await this.find(jobId);
+    if (!doc) return false;
+    if (doc.status === 'running') {
+      await this.jobs.updateOne({ _id: jobId }, { $set: { status: 'completed', items, ...batchCounters(doc.total_items, outcomes), completed_at: completedAt } });
+    }
+    await this.setSlotIf(doc.slot, jobId, 'active', { state: 'finished', finished_at: completedAt });
+    return true;
+  }
+}
+
+/** The `n` lowest slot numbers below `max` that no slot document has. */
+function unusedNumbers(slots: BatchSlotDoc[], max: number, n: number): number[] {
+  const taken = new Set(slots.map((s) => s._id));
+  const out: number[] = [];
+  for (let k = 0; k < max && out.length < n; k++) if (!taken.has(k)) out.push(k);
+  return out;
+}
+
+function shuffled<T>(xs: T[]): T[] {
+  const out = [...xs];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
