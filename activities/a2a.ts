@@ -49,13 +49,19 @@ export function makeA2aActivities(deps: A2aActivityDeps) {
   let keyPromise: Promise<SigningKey | null> | null = null;
   const signingKey = () => {
     keyPromise ??= loadSigningKey(deps.signingKeyPem?.replace(/\\n/g, '\n')).catch((err: Error) => {
-      log.warn('A2A verdict signing disabled: no usable SVC_A2A_SIGNING_KEY_PEM; verdicts fail closed', { error: err.name });
+      log.warn('A2A verdict signing disabled: no usable SVC_A2A_SIGNING_KEY_PEM; verdicts fail closed', {
+        error: err.name,
+      });
       return null;
     });
     return keyPromise;
   };
 
-  async function runEngine(req: A2aWorkflowInput, payload: Record<string, unknown>, workflowId: string): Promise<MappedVerdict & { engine: string }> {
+  async function runEngine(
+    req: A2aWorkflowInput,
+    payload: Record<string, unknown>,
+    workflowId: string,
+  ): Promise<MappedVerdict & { engine: string }> {
     const t = req.engine_timeout_ms;
     if (req.payload_type === 'financial_transaction') {
       const c = checkFinancialTransaction(payload);
@@ -65,17 +71,27 @@ export function makeA2aActivities(deps: A2aActivityDeps) {
     }
     if (req.payload_type === 'code_execution') {
       const code = payload.code;
-      if (typeof code !== 'string' || code.length === 0) return { engine: 'code', status: 'blocked', reason: 'invalid_payload: code must be a non-empty string' };
-      if (Buffer.byteLength(code, 'utf8') > MAX_A2A_CODE_BYTES) return { engine: 'code', status: 'blocked', reason: `code_size_limit: code exceeds ${MAX_A2A_CODE_BYTES} bytes` };
+      if (typeof code !== 'string' || code.length === 0)
+        return { engine: 'code', status: 'blocked', reason: 'invalid_payload: code must be a non-empty string' };
+      if (Buffer.byteLength(code, 'utf8') > MAX_A2A_CODE_BYTES)
+        return {
+          engine: 'code',
+          status: 'blocked',
+          reason: `code_size_limit: code exceeds ${MAX_A2A_CODE_BYTES} bytes`,
+        };
       const language = typeof payload.language === 'string' ? payload.language : 'python';
       // The existing /verify/code activity, with the message's engine budget as its scan deadline.
       const act = makeVerifyCodeActivity(deps.proofContext, Math.max(100, t - 50));
-      const result = await a2aEnginePool.run(() => act({ input: { code, language }, org_id: null, workflow_id: workflowId }), t);
+      const result = await a2aEnginePool.run(
+        () => act({ input: { code, language }, org_id: null, workflow_id: workflowId }),
+        t,
+      );
       return { engine: 'code', ...mapCodeResult(result) };
     }
     if (req.payload_type === 'logic_assertion') {
       const query = payload.query;
-      if (typeof query !== 'string' || query.trim() === '') return { engine: 'z3', status: 'blocked', reason: 'invalid_payload: query must be a non-empty string' };
+      if (typeof query !== 'string' || query.trim() === '')
+        return { engine: 'z3', status: 'blocked', reason: 'invalid_payload: query must be a non-empty string' };
       // Verified only when the payload's facts entail the assertion (engines/a2a/entailment.ts):
       // a satisfiable assertion proves nothing, Z3 chose the values.
       const budget = Math.max(100, t - 50);
@@ -85,7 +101,11 @@ export function makeA2aActivities(deps: A2aActivityDeps) {
       const proofRef = await retainProof(deps.store, 'a2a_logic', null, outcome.proof);
       return { engine: 'z3', status: 'verified', reason: outcome.reason, proofRef };
     }
-    return { engine: 'passthrough', status: 'unverifiable', reason: `${req.payload_type} payloads are passed through unverified (no deterministic engine applies)` };
+    return {
+      engine: 'passthrough',
+      status: 'unverifiable',
+      reason: `${req.payload_type} payloads are passed through unverified (no deterministic engine applies)`,
+    };
   }
 
   async function a2aEvaluateActivity(req: A2aWorkflowInput & { workflow_id: string }): Promise<A2aEvaluation> {
@@ -93,18 +113,28 @@ export function makeA2aActivities(deps: A2aActivityDeps) {
     try {
       payload = unseal<Record<string, unknown>>(req.sealed, deps.lookupSecret, 'a2a-payload');
     } catch (err) {
-      throw ApplicationFailure.nonRetryable(err instanceof SealError ? err.message : 'sealed payload unreadable', 'SealError');
+      throw ApplicationFailure.nonRetryable(
+        err instanceof SealError ? err.message : 'sealed payload unreadable',
+        'SealError',
+      );
     }
-    const digestKey = Buffer.from(hkdfSync('sha256', deps.lookupSecret as string, 'svc-agent-digest', 'svc-agent-digest-v1', 32));
+    const digestKey = Buffer.from(
+      hkdfSync('sha256', deps.lookupSecret as string, 'svc-agent-digest', 'svc-agent-digest-v1', 32),
+    );
     const requestDigest = `hmac-sha256:${createHmac('sha256', digestKey).update(JSON.stringify(payload), 'utf8').digest('hex')}`;
     let v: MappedVerdict & { engine: string };
     if (req.payload_bytes > req.max_payload_bytes) {
-      v = { engine: 'none', status: 'blocked', reason: `size_limit: payload is ${req.payload_bytes} bytes, the limit is ${req.max_payload_bytes}` };
+      v = {
+        engine: 'none',
+        status: 'blocked',
+        reason: `size_limit: payload is ${req.payload_bytes} bytes, the limit is ${req.max_payload_bytes}`,
+      };
     } else {
       try {
         v = await runEngine(req, payload, req.workflow_id);
       } catch (err) {
-        const engine = req.payload_type === 'code_execution' ? 'code' : req.payload_type === 'logic_assertion' ? 'z3' : 'decimal';
+        const engine =
+          req.payload_type === 'code_execution' ? 'code' : req.payload_type === 'logic_assertion' ? 'z3' : 'decimal';
         if (err instanceof EngineBusyError) v = { engine, status: 'error', reason: 'engine_busy' };
         else if (err instanceof EngineTimeoutError) v = { engine, status: 'error', reason: 'engine_timeout' };
         else throw err;

@@ -68,17 +68,24 @@ export class GuardPool {
     const started = performance.now();
     const slot = await this.slots.acquire(opts.orgId, Math.floor(opts.timeoutMs));
     if (!slot.ok) {
-      const why = slot.reason === 'deadline' ? 'deadline passed while waiting for a guard thread (the organization is at its share)' : `guard queue refused the scan (${slot.reason})`;
+      const why =
+        slot.reason === 'deadline'
+          ? 'deadline passed while waiting for a guard thread (the organization is at its share)'
+          : `guard queue refused the scan (${slot.reason})`;
       throw new GuardUnavailableError(`guard scan failed: ${why}`, 'queue');
     }
     const dispatched = performance.now();
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new Error('guard deadline')), Math.max(0, started + opts.timeoutMs - dispatched));
+    const timer = setTimeout(
+      () => controller.abort(new Error('guard deadline')),
+      Math.max(0, started + opts.timeoutMs - dispatched),
+    );
     try {
       const report = (await this.piscina.run(task, { signal: controller.signal })) as GuardReport;
       return { report, queueMs: dispatched - started, runMs: performance.now() - dispatched };
     } catch (err) {
-      if (controller.signal.aborted) throw new GuardUnavailableError('guard scan failed: deadline passed while scanning', 'run');
+      if (controller.signal.aborted)
+        throw new GuardUnavailableError('guard scan failed: deadline passed while scanning', 'run');
       throw new GuardUnavailableError(`guard scan failed: ${String((err as Error)?.name ?? 'Error')}`, 'failed');
     } finally {
       clearTimeout(timer);

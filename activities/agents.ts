@@ -8,7 +8,14 @@ import type { Store } from '../core/store.js';
 import { unseal, SealError } from '../core/sealed.js';
 import { sha256Ref, CanonicalDomainError } from '../core/canonical-json.js';
 import { checkToolPin, recordAgentActivity } from '../persistence/agents.js';
-import type { AgentWorkflowInput, GuardFindingData, GuardResult, RecordActivityInput, ToolGuardResult, VerifyGuardResult } from '../core/agent-workflow.js';
+import type {
+  AgentWorkflowInput,
+  GuardFindingData,
+  GuardResult,
+  RecordActivityInput,
+  ToolGuardResult,
+  VerifyGuardResult,
+} from '../core/agent-workflow.js';
 import { runGuards, GuardUnavailableError } from './agent-guard-pool.js';
 import { splitQuery } from '../engines/agents/route-query.js';
 import { maskKeyShaped } from '../engines/agent-guards/text.js';
@@ -35,7 +42,10 @@ export function makeAgentActivities(deps: AgentActivityDeps) {
     try {
       opened = unseal<Record<string, unknown>>(req.sealed, secret, `agent-${req.kind}`);
     } catch (err) {
-      throw ApplicationFailure.nonRetryable(err instanceof SealError ? err.message : 'sealed input unreadable', 'SealError');
+      throw ApplicationFailure.nonRetryable(
+        err instanceof SealError ? err.message : 'sealed input unreadable',
+        'SealError',
+      );
     }
     const digest = requestDigest(secret as string, opened);
     if (req.kind === 'verify') {
@@ -43,9 +53,20 @@ export function makeAgentActivities(deps: AgentActivityDeps) {
       const toolSchema = (opened.tool_schema ?? null) as Record<string, unknown> | null;
       let report;
       try {
-        report = await runGuards({ op: 'verify', query, tool_schema: toolSchema, schema_ddl: typeof opened.schema_ddl === 'string' ? opened.schema_ddl : null, allowed_domains: req.agent.allowed_domains }, req.guard_timeout_ms, req.agent.org_id);
+        report = await runGuards(
+          {
+            op: 'verify',
+            query,
+            tool_schema: toolSchema,
+            schema_ddl: typeof opened.schema_ddl === 'string' ? opened.schema_ddl : null,
+            allowed_domains: req.agent.allowed_domains,
+          },
+          req.guard_timeout_ms,
+          req.agent.org_id,
+        );
       } catch (err) {
-        if (err instanceof GuardUnavailableError) throw ApplicationFailure.nonRetryable(err.message, 'GuardUnavailableError');
+        if (err instanceof GuardUnavailableError)
+          throw ApplicationFailure.nonRetryable(err.message, 'GuardUnavailableError');
         throw err;
       }
       const findings: GuardFindingData[] = [...report.exfiltration, ...(report.tool_poisoning ?? [])];
@@ -71,17 +92,39 @@ export function makeAgentActivities(deps: AgentActivityDeps) {
           hash = sha256Ref(toolSchema);
         } catch (err) {
           if (!(err instanceof CanonicalDomainError)) throw err;
-          return { ...base, outcome: 'flagged', findings: [{ detector: 'tool_poisoning', kind: 'non_canonical_definition', category: 'hidden_instruction', location: 'tool_schema', encoding: 'plain', excerpt: 'definition outside the canonical JSON domain' }], claim: '[withheld]' };
+          return {
+            ...base,
+            outcome: 'flagged',
+            findings: [
+              {
+                detector: 'tool_poisoning',
+                kind: 'non_canonical_definition',
+                category: 'hidden_instruction',
+                location: 'tool_schema',
+                encoding: 'plain',
+                excerpt: 'definition outside the canonical JSON domain',
+              },
+            ],
+            claim: '[withheld]',
+          };
         }
         const pin = await checkToolPin(deps.store, req.agent.id, req.agent.org_id, base.tool_name, hash);
         if (pin.state === 'changed') {
-          return { ...base, outcome: 'tool_changed', pinned_hash: pin.pinned_hash, presented_hash: hash, claim: '[withheld: tool definition changed]' };
+          return {
+            ...base,
+            outcome: 'tool_changed',
+            pinned_hash: pin.pinned_hash,
+            presented_hash: hash,
+            claim: '[withheld: tool definition changed]',
+          };
         }
         base.tool_pin = pin.state;
         base.presented_hash = hash;
       }
       // Every fenced block and every claim is a part of its own; the workflow runs each routed part.
-      const parts = splitQuery(query, { schemaDdl: typeof opened.schema_ddl === 'string' ? opened.schema_ddl : undefined }).map((p) => ({
+      const parts = splitQuery(query, {
+        schemaDdl: typeof opened.schema_ddl === 'string' ? opened.schema_ddl : undefined,
+      }).map((p) => ({
         index: p.index,
         // Part texts reach the response and the audit entry: key-shaped tokens masked, as the claim is.
         text: maskKeyShaped(p.text),
@@ -104,14 +147,24 @@ export function makeAgentActivities(deps: AgentActivityDeps) {
     const denied = norm(req.agent.denied_tools);
     const allowed = norm(req.agent.allowed_tools);
     if (denied.includes(realTool)) reasons.push(`'${tool}' is in the agent's denied_tools`);
-    if (!cls.known) reasons.push(`'${tool}' is an unknown tool (on neither the safe nor the dangerous list): denied regardless of risk score`);
-    else if (cls.dangerous && !allowed.includes(realTool)) reasons.push(`'${tool}' is a dangerous tool (${cls.category}) and is not in the agent's allowed_tools`);
-    else if (!cls.dangerous && allowed.length > 0 && !allowed.includes(realTool)) reasons.push(`'${tool}' is not in the agent's allowed_tools`);
+    if (!cls.known)
+      reasons.push(
+        `'${tool}' is an unknown tool (on neither the safe nor the dangerous list): denied regardless of risk score`,
+      );
+    else if (cls.dangerous && !allowed.includes(realTool))
+      reasons.push(`'${tool}' is a dangerous tool (${cls.category}) and is not in the agent's allowed_tools`);
+    else if (!cls.dangerous && allowed.length > 0 && !allowed.includes(realTool))
+      reasons.push(`'${tool}' is not in the agent's allowed_tools`);
     let report;
     try {
-      report = await runGuards({ op: 'arguments', arguments: args, allowed_domains: req.agent.allowed_domains }, req.guard_timeout_ms, req.agent.org_id);
+      report = await runGuards(
+        { op: 'arguments', arguments: args, allowed_domains: req.agent.allowed_domains },
+        req.guard_timeout_ms,
+        req.agent.org_id,
+      );
     } catch (err) {
-      if (err instanceof GuardUnavailableError) throw ApplicationFailure.nonRetryable(err.message, 'GuardUnavailableError');
+      if (err instanceof GuardUnavailableError)
+        throw ApplicationFailure.nonRetryable(err.message, 'GuardUnavailableError');
       throw err;
     }
     const findings: GuardFindingData[] = report.exfiltration;
@@ -124,8 +177,21 @@ export function makeAgentActivities(deps: AgentActivityDeps) {
         if (plan.denials.length === 0) checks = plan.checks;
       }
     }
-    const claim = findings.length ? `[withheld: ${findings.length} guard finding(s)] tool ${tool}` : maskKeyShaped(`tool ${tool}: ${JSON.stringify(args).slice(0, MAX_CLAIM)}`);
-    return { kind: 'tool', tool, category: cls.category, dangerous: cls.dangerous, known: cls.known, reasons, findings, checks, claim, request_digest: digest };
+    const claim = findings.length
+      ? `[withheld: ${findings.length} guard finding(s)] tool ${tool}`
+      : maskKeyShaped(`tool ${tool}: ${JSON.stringify(args).slice(0, MAX_CLAIM)}`);
+    return {
+      kind: 'tool',
+      tool,
+      category: cls.category,
+      dangerous: cls.dangerous,
+      known: cls.known,
+      reasons,
+      findings,
+      checks,
+      claim,
+      request_digest: digest,
+    };
   }
 
   async function recordAgentActivityActivity(rec: RecordActivityInput): Promise<{ id: string }> {

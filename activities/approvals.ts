@@ -15,7 +15,17 @@ import {
   type RecordApprovalInput,
   type SettleApprovalInput,
 } from '../core/approval-workflow.js';
-import { countOverdue, getAction, getApproval, getDecision, getOutcome, insertDecision, recordFeedItem, updateAction, updateApproval } from '../persistence/approvals.js';
+import {
+  countOverdue,
+  getAction,
+  getApproval,
+  getDecision,
+  getOutcome,
+  insertDecision,
+  recordFeedItem,
+  updateAction,
+  updateApproval,
+} from '../persistence/approvals.js';
 import { logger } from '../core/logger.js';
 
 const log = logger('approvals');
@@ -32,7 +42,16 @@ export function makeApprovalActivities(deps: ApprovalActivityDeps) {
   async function settleApprovalActivity(req: SettleApprovalInput): Promise<FinalizedApproval | null> {
     const a = req.input;
     const stored = req.timed_out
-      ? (await insertDecision(deps.store, { _id: `${a.agent_id}:${a.seq}`, decision: 'expire', reason: TIMEOUT_REASON, decided_by: null, decided_by_key_id: null, decided_at: new Date() })).doc
+      ? (
+          await insertDecision(deps.store, {
+            _id: `${a.agent_id}:${a.seq}`,
+            decision: 'expire',
+            reason: TIMEOUT_REASON,
+            decided_by: null,
+            decided_by_key_id: null,
+            decided_at: new Date(),
+          })
+        ).doc
       : await getDecision(deps.store, a.agent_id, a.seq);
     if (!stored) return null;
     const state = stateOf(stored.decision);
@@ -61,11 +80,23 @@ export function makeApprovalActivities(deps: ApprovalActivityDeps) {
         log.warn('approval attestation not signed', { code: err.code });
       }
     }
-    await updateApproval(deps.store, a.agent_id, a.seq, { state, decided_at: stored.decided_at, decided_by: stored.decided_by, reason: stored.reason, attestation });
+    await updateApproval(deps.store, a.agent_id, a.seq, {
+      state,
+      decided_at: stored.decided_at,
+      decided_by: stored.decided_by,
+      reason: stored.reason,
+      attestation,
+    });
     await updateAction(deps.store, a.agent_id, a.action_id, { state });
     return {
       state,
-      decision: { decision: stored.decision, reason: stored.reason, decided_by: stored.decided_by, decided_by_key_id: stored.decided_by_key_id, decided_at: decidedAt },
+      decision: {
+        decision: stored.decision,
+        reason: stored.reason,
+        decided_by: stored.decided_by,
+        decided_by_key_id: stored.decided_by_key_id,
+        decided_at: decidedAt,
+      },
       attestation_id: attestation?.id ?? null,
       claim,
       request_digest: sha256(claim),
@@ -85,7 +116,10 @@ export function makeApprovalActivities(deps: ApprovalActivityDeps) {
       org_id: a.org_id,
       kind: 'approval',
       status: s.state.toUpperCase(),
-      summary: `${a.approval_id} ${s.state} ${who} (tool ${a.tool}, action ${a.action_id}): ${s.decision.reason}`.slice(0, 300),
+      summary: `${a.approval_id} ${s.state} ${who} (tool ${a.tool}, action ${a.action_id}): ${s.decision.reason}`.slice(
+        0,
+        300,
+      ),
       workflow_id: req.workflow_id,
       audit_log_id: req.audit_log_id,
       tool: a.tool,

@@ -112,14 +112,18 @@ export function makeAppendAuditActivity(deps: { store: Store; auditSecret: strin
   return async function appendAuditActivity(req: AppendAuditInput): Promise<AppendAuditOutput> {
     if (!deps.auditSecret) {
       // Retrying cannot help: fail the workflow now (the caller gets a 503, never a verdict).
-      throw ApplicationFailure.nonRetryable('audit secret is not configured (SVC_AUDIT_SECRET_KEY)', 'AuditConfigError');
+      throw ApplicationFailure.nonRetryable(
+        'audit secret is not configured (SVC_AUDIT_SECRET_KEY)',
+        'AuditConfigError',
+      );
     }
     try {
       const res = await auditLog.append(auditFields(req, new Date()), {
         logId: req.log_id ?? auditLogId(req.org_id, req.workflow_id),
         secret: deps.auditSecret,
       });
-      if (res.attempts > 1) log.debug('audit append retried', { org_id: req.org_id, attempts: res.attempts, existing: res.existing });
+      if (res.attempts > 1)
+        log.debug('audit append retried', { org_id: req.org_id, attempts: res.attempts, existing: res.existing });
       return { log_id: res.doc._id, seq: res.doc.seq };
     } catch (err) {
       if (err instanceof AuditChainError) throw ApplicationFailure.nonRetryable(err.message, 'AuditChainError');

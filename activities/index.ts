@@ -70,7 +70,11 @@ export function createActivities(deps: ActivityDeps) {
     }),
     appendAuditActivity: makeAppendAuditActivity({ store: deps.store, auditSecret: deps.auditSecret }),
     // Leaked-key revocation (workflows/leak-revocation.ts): SMTP and feedback settings from the environment.
-    ...makeLeakRevocationActivities({ store: deps.store, auditSecret: deps.auditSecret, config: loadLeakConfig(deps.env) }),
+    ...makeLeakRevocationActivities({
+      store: deps.store,
+      auditSecret: deps.auditSecret,
+      config: loadLeakConfig(deps.env),
+    }),
     ...makeNaturalLanguageActivities(deps),
     translateLogicActivity,
   };
@@ -82,7 +86,13 @@ export function createActivities(deps: ActivityDeps) {
     verifyFactBatchItemActivity: makeFactBatchActivity(factDeps, (requested) => resolveProvider(requested, deps.env)),
     ...makeAgentActivities({ store: deps.store, lookupSecret: deps.lookupSecret }),
     ...makeApprovalActivities({ store: deps.store, signer: deps.signer }),
-    ...makeA2aActivities({ store: deps.store, proofContext: deps, lookupSecret: deps.lookupSecret, signingKeyPem: deps.a2a?.signingKeyPem, deploymentId: deps.a2a?.deploymentId ?? 'svc-local' }),
+    ...makeA2aActivities({
+      store: deps.store,
+      proofContext: deps,
+      lookupSecret: deps.lookupSecret,
+      signingKeyPem: deps.a2a?.signingKeyPem,
+      deploymentId: deps.a2a?.deploymentId ?? 'svc-local',
+    }),
   };
 }
 

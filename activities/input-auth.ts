@@ -28,7 +28,13 @@ export function makeAuthenticateInputActivity(key: string) {
 }
 
 /** Activities whose input names the organization they write an audit entry (or audited record) for. */
-const AUDIT_WRITERS: ReadonlySet<string> = new Set(['appendAuditActivity', 'completeBatchJobActivity', 'mathBatchUnitActivity', 'finishBatchJobActivity', 'recordAgentActivityActivity']);
+const AUDIT_WRITERS: ReadonlySet<string> = new Set([
+  'appendAuditActivity',
+  'completeBatchJobActivity',
+  'mathBatchUnitActivity',
+  'finishBatchJobActivity',
+  'recordAgentActivityActivity',
+]);
 
 function decodeHeader<T>(p: Payload | undefined): T | null {
   if (!p) return null;
@@ -51,14 +57,27 @@ export function activityGrantInterceptor(key: string): ActivityInterceptorsFacto
         if (info.activityType === AUTHENTICATE_INPUT_ACTIVITY) return next(input);
         const grant = decodeHeader<ActivityGrant>(input.headers?.[ACTIVITY_GRANT_HEADER]);
         const run = info.workflowExecution;
-        const orgs = grant && Array.isArray(grant.orgs) && grant.orgs.every((o) => typeof o === 'string') ? grant.orgs : null;
-        if (!run || !grant || !orgs || typeof grant.mac !== 'string' || !sameHex(grant.mac, grantMac(key, run.workflowId, run.runId, orgs))) {
-          throw ApplicationFailure.nonRetryable(`activity ${info.activityType} refused: its workflow's input was not authenticated`, WORKFLOW_INPUT_REFUSED);
+        const orgs =
+          grant && Array.isArray(grant.orgs) && grant.orgs.every((o) => typeof o === 'string') ? grant.orgs : null;
+        if (
+          !run ||
+          !grant ||
+          !orgs ||
+          typeof grant.mac !== 'string' ||
+          !sameHex(grant.mac, grantMac(key, run.workflowId, run.runId, orgs))
+        ) {
+          throw ApplicationFailure.nonRetryable(
+            `activity ${info.activityType} refused: its workflow's input was not authenticated`,
+            WORKFLOW_INPUT_REFUSED,
+          );
         }
         if (AUDIT_WRITERS.has(info.activityType)) {
           const org = (input.args[0] as { org_id?: unknown } | undefined)?.org_id;
           if (typeof org !== 'string' || !orgs.includes(org)) {
-            throw ApplicationFailure.nonRetryable(`activity ${info.activityType} refused: the organization is not named by the authenticated input`, WORKFLOW_INPUT_REFUSED);
+            throw ApplicationFailure.nonRetryable(
+              `activity ${info.activityType} refused: the organization is not named by the authenticated input`,
+              WORKFLOW_INPUT_REFUSED,
+            );
           }
         }
         return next(input);
@@ -66,4 +85,3 @@ export function activityGrantInterceptor(key: string): ActivityInterceptorsFacto
     },
   });
 }
-

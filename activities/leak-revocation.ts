@@ -103,7 +103,14 @@ export function makeLeakRevocationActivities(deps: LeakActivityDeps) {
           revokedAt = key.revoked_at ?? now;
           await accounts.keys.updateOne(
             { _id: key._id },
-            { $set: { active: false, revoked_at: revokedAt, revoked_reason: 'secret_leak', revoked_by_delivery: input.delivery_id } },
+            {
+              $set: {
+                active: false,
+                revoked_at: revokedAt,
+                revoked_reason: 'secret_leak',
+                revoked_by_delivery: input.delivery_id,
+              },
+            },
           );
         } else if (marker && key.active) {
           // Another revocation won but has not written the key yet: the key is revoked either way.
@@ -126,13 +133,21 @@ export function makeLeakRevocationActivities(deps: LeakActivityDeps) {
         });
       }
     }
-    const counts = { revoked: revoked.length, already_revoked: outcomes.filter((o) => o.outcome === 'already_revoked').length, unknown: outcomes.filter((o) => o.outcome === 'unknown').length };
+    const counts = {
+      revoked: revoked.length,
+      already_revoked: outcomes.filter((o) => o.outcome === 'already_revoked').length,
+      unknown: outcomes.filter((o) => o.outcome === 'unknown').length,
+    };
     log.info('leak delivery processed', { delivery_id: input.delivery_id, workflow_id: input.workflow_id, ...counts });
     return { outcomes, revoked, revoked_at: revoked[0]?.revoked_at ?? null };
   }
 
   async function recordLeakRevocationActivity(f: LeakFacts): Promise<{ log_id: string; seq: number }> {
-    if (!deps.auditSecret) throw ApplicationFailure.nonRetryable('audit secret is not configured (SVC_AUDIT_SECRET_KEY)', 'AuditConfigError');
+    if (!deps.auditSecret)
+      throw ApplicationFailure.nonRetryable(
+        'audit secret is not configured (SVC_AUDIT_SECRET_KEY)',
+        'AuditConfigError',
+      );
     try {
       const res = await auditLog.append(
         {
@@ -196,7 +211,15 @@ export function makeLeakRevocationActivities(deps: LeakActivityDeps) {
       text: noticeText(f),
       messageId,
     });
-    await recordLeakNotice(deps.store, { _id: noticeId, delivery_id: f.delivery_id, key_id: f.key.key_id, org_id: f.key.org_id, recipient_user_id: to._id, sent_at: new Date(), message_id: messageId });
+    await recordLeakNotice(deps.store, {
+      _id: noticeId,
+      delivery_id: f.delivery_id,
+      key_id: f.key.key_id,
+      org_id: f.key.org_id,
+      recipient_user_id: to._id,
+      sent_at: new Date(),
+      message_id: messageId,
+    });
     log.info('leak notification sent', { delivery_id: f.delivery_id, key_id: f.key.key_id, recipient_user_id: to._id });
     return { sent: true, duplicate: false };
   }
@@ -209,7 +232,10 @@ export function makeLeakRevocationActivities(deps: LeakActivityDeps) {
     const fb = deps.config.feedback;
     if (!fb) return { sent: false, items: 0, raw: false };
     const raw = rawFeedbackAllowed(fb) && sealKey !== null;
-    const items = feedbackItems(input.matches, new Map(input.outcomes.map((o) => [o.index, o.outcome])), { raw, sealKey });
+    const items = feedbackItems(input.matches, new Map(input.outcomes.map((o) => [o.index, o.outcome])), {
+      raw,
+      sealKey,
+    });
     const res = await (deps.fetchImpl ?? fetch)(fb.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -223,7 +249,12 @@ export function makeLeakRevocationActivities(deps: LeakActivityDeps) {
     return { sent: true, items: items.length, raw };
   }
 
-  return { revokeLeakedKeysActivity, recordLeakRevocationActivity, notifyLeakRevocationActivity, sendLeakFeedbackActivity };
+  return {
+    revokeLeakedKeysActivity,
+    recordLeakRevocationActivity,
+    notifyLeakRevocationActivity,
+    sendLeakFeedbackActivity,
+  };
 }
 
 export type LeakRevocationActivities = ReturnType<typeof makeLeakRevocationActivities>;

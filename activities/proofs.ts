@@ -53,13 +53,21 @@ export async function finalizeOutcome(
   if (outcome.kind !== 'proven') {
     const status = outcome.kind === 'blocked' ? 'BLOCKED' : 'UNVERIFIABLE';
     return {
-      diagnostic: buildDiagnostic({ status, agentMessage: outcome.agentMessage, developerFields: outcome.developerFields, withAdmission }),
+      diagnostic: buildDiagnostic({
+        status,
+        agentMessage: outcome.agentMessage,
+        developerFields: outcome.developerFields,
+        withAdmission,
+      }),
       attestation: null,
       attestationError: null,
     };
   }
   // Signed beside the status: a proven-unsafe result is VERIFIED and BLOCKED, and says so in its token.
-  const sealed = await sealProof(ctx, outcome.proof, { ...opts, ...(withAdmission ? { admission: admissionOf('VERIFIED', outcome.developerFields) } : {}) });
+  const sealed = await sealProof(ctx, outcome.proof, {
+    ...opts,
+    ...(withAdmission ? { admission: admissionOf('VERIFIED', outcome.developerFields) } : {}),
+  });
   if (sealed.ok) {
     return {
       diagnostic: buildDiagnostic({
@@ -78,7 +86,11 @@ export async function finalizeOutcome(
     diagnostic: buildDiagnostic({
       status: 'UNVERIFIABLE',
       agentMessage: 'The claim was proven but its attestation could not be signed; the result is not authoritative.',
-      developerFields: { ...outcome.developerFields, constraint_id: SIGNING_ERROR_CONSTRAINT, attestation_error: sealed.attestationError },
+      developerFields: {
+        ...outcome.developerFields,
+        constraint_id: SIGNING_ERROR_CONSTRAINT,
+        attestation_error: sealed.attestationError,
+      },
       withAdmission,
     }),
     attestation: null,
@@ -86,7 +98,8 @@ export async function finalizeOutcome(
   };
 }
 
-export type SealedProof = { ok: true; proofRef: string; attestation: IssuedAttestation } | { ok: false; attestationError: string };
+export type SealedProof =
+  { ok: true; proofRef: string; attestation: IssuedAttestation } | { ok: false; attestationError: string };
 
 /**
  * The one finalisation path of a proven outcome (finalizeOutcome, the math activity): retain the
@@ -96,7 +109,9 @@ export type SealedProof = { ok: true; proofRef: string; attestation: IssuedAttes
 export async function sealProof(
   ctx: ProofContext,
   proof: Record<string, unknown>,
-  opts: Pick<FinalizeOptions, 'engine' | 'orgId' | 'evaluatedExpression' | 'confidence'> & { admission?: ReturnType<typeof admissionOf> },
+  opts: Pick<FinalizeOptions, 'engine' | 'orgId' | 'evaluatedExpression' | 'confidence'> & {
+    admission?: ReturnType<typeof admissionOf>;
+  },
 ): Promise<SealedProof> {
   const proofRef = await retainProof(ctx.store, opts.engine, opts.orgId, proof);
   try {

@@ -40,7 +40,9 @@ export const AUDIT_WITHHELD = 'Audit record could not be written: result withhel
 /** The single-item activities the batch items reuse. */
 export interface BatchEngineActivities {
   verifyLogicActivity: (req: VerifyActivityInput<LogicRequest>) => Promise<LogicActivityResult>;
-  verifyCodeActivity: (req: VerifyActivityInput<{ code: string; language?: string }>) => Promise<DiagnosticActivityResult>;
+  verifyCodeActivity: (
+    req: VerifyActivityInput<{ code: string; language?: string }>,
+  ) => Promise<DiagnosticActivityResult>;
   verifySqlActivity: (req: VerifyActivityInput<Record<string, unknown>>) => Promise<DiagnosticActivityResult>;
   appendAuditActivity: (req: AppendAuditInput) => Promise<AppendAuditOutput>;
 }
@@ -57,7 +59,10 @@ const HEARTBEAT_EVERY_MS = 2000;
  * A late item fails for good (non-retryable `BatchItemTimeout`, elapsed ms in the details);
  * its engine work is abandoned, not interrupted (a Z3 solve ends at its own deadline).
  */
-export async function runBatchItem(req: Pick<BatchItemActivityInput, 'timeout_ms'>, run: () => Promise<unknown>): Promise<BatchItemActivityResult> {
+export async function runBatchItem(
+  req: Pick<BatchItemActivityInput, 'timeout_ms'>,
+  run: () => Promise<unknown>,
+): Promise<BatchItemActivityResult> {
   const started = performance.now();
   const elapsed = () => Math.round((performance.now() - started) * 100) / 100;
   let ctx: Context | null = null;
@@ -75,7 +80,15 @@ export async function runBatchItem(req: Pick<BatchItemActivityInput, 'timeout_ms
     // A timer may fire a fraction of a millisecond early by the high-resolution clock: the item
     // ran its whole time-out, so it reports at least that.
     timer = setTimeout(
-      () => reject(ApplicationFailure.create({ message: itemTimeoutText(req.timeout_ms), type: ITEM_TIMEOUT_FAILURE, nonRetryable: true, details: [Math.max(elapsed(), req.timeout_ms)] })),
+      () =>
+        reject(
+          ApplicationFailure.create({
+            message: itemTimeoutText(req.timeout_ms),
+            type: ITEM_TIMEOUT_FAILURE,
+            nonRetryable: true,
+            details: [Math.max(elapsed(), req.timeout_ms)],
+          }),
+        ),
       req.timeout_ms,
     );
   });
@@ -128,7 +141,11 @@ function itemRequests(req: BatchMathChunkInput): Array<{ query: string; type: Ba
 }
 
 /** Outcomes as stored: index order, each with its view exactly as the API answers it. */
-function storedItems(jobId: string, requests: Array<{ query: string; type: BatchItemType }>, outcomes: BatchItemOutcome[]): StoredBatchItem[] {
+function storedItems(
+  jobId: string,
+  requests: Array<{ query: string; type: BatchItemType }>,
+  outcomes: BatchItemOutcome[],
+): StoredBatchItem[] {
   const sorted = [...outcomes].sort((a, b) => a.index - b.index);
   const views = itemViews(jobId, requests, sorted);
   return sorted.map((o, i) => ({ index: o.index, view: views[i]! }));
@@ -142,18 +159,36 @@ function fromHeld(items: FinishBatchJobInput['held'][number]['items']): Array<{ 
 
 export function makeBatchActivities(ctx: ProofContext & { mathTimeoutMs?: number }, engines: BatchEngineActivities) {
   const jobs = new BatchJobStore(ctx.store);
-  const single = <T>(req: BatchItemActivityInput, input: T): VerifyActivityInput<T> => ({ input, org_id: req.org_id, workflow_id: req.workflow_id });
+  const single = <T>(req: BatchItemActivityInput, input: T): VerifyActivityInput<T> => ({
+    input,
+    org_id: req.org_id,
+    workflow_id: req.workflow_id,
+  });
 
   const verifyMathItem = (req: BatchItemActivityInput) =>
     runBatchItem(req, async () => {
       const outcome = await runIsolated<EngineOutcome>(
         { engine: 'math_batch', expression: req.query, params: req.params },
-        { orgId: req.org_id, timeoutMs: engineBudgetMs(ctx.mathTimeoutMs ?? 5_000), timeoutDetail: MATH_TIMEOUT_DETAIL },
+        {
+          orgId: req.org_id,
+          timeoutMs: engineBudgetMs(ctx.mathTimeoutMs ?? 5_000),
+          timeoutDetail: MATH_TIMEOUT_DETAIL,
+        },
       );
-      const evaluated = outcome.kind === 'proven' && typeof outcome.proof.expression === 'string' ? outcome.proof.expression : req.query;
-      const f = await finalizeOutcome(ctx, outcome, { engine: 'math', orgId: req.org_id, evaluatedExpression: evaluated });
+      const evaluated =
+        outcome.kind === 'proven' && typeof outcome.proof.expression === 'string'
+          ? outcome.proof.expression
+          : req.query;
+      const f = await finalizeOutcome(ctx, outcome, {
+        engine: 'math',
+        orgId: req.org_id,
+        evaluatedExpression: evaluated,
+      });
       const result: DiagnosticActivityResult = f.attestation
-        ? { ...f.diagnostic, attestation: { id: f.attestation.jti, token: f.attestation.token, status: f.attestation.status } }
+        ? {
+            ...f.diagnostic,
+            attestation: { id: f.attestation.jti, token: f.attestation.token, status: f.attestation.status },
+          }
         : f.diagnostic;
       return result;
     });
@@ -167,7 +202,15 @@ export function makeBatchActivities(ctx: ProofContext & { mathTimeoutMs?: number
         const i = next++;
         const item = req.items[i]!;
         try {
-          const r = await verifyMathItem({ job_id: req.job_id, index: item.index, query: item.query, params: item.params, org_id: req.org_id, workflow_id: req.workflow_id, timeout_ms: req.timeout_ms });
+          const r = await verifyMathItem({
+            job_id: req.job_id,
+            index: item.index,
+            query: item.query,
+            params: item.params,
+            org_id: req.org_id,
+            workflow_id: req.workflow_id,
+            timeout_ms: req.timeout_ms,
+          });
           out[i] = { index: item.index, status: 'completed', result: r.result, latency_ms: r.latency_ms };
         } catch (err) {
           const failed = itemFailure(item.index, err);
@@ -185,7 +228,10 @@ export function makeBatchActivities(ctx: ProofContext & { mathTimeoutMs?: number
    * finds them). Returns false when an entry cannot be written for a reason retrying cannot fix
    * (the caller then withholds the results); a store outage throws (retried).
    */
-  const auditItems = async (req: { org_id: string; workflow_id: string; job_id: string; audit: FinishBatchJobInput['audit'] }, items: Array<{ index: number; type: string; query: string; result: unknown }>): Promise<boolean> => {
+  const auditItems = async (
+    req: { org_id: string; workflow_id: string; job_id: string; audit: FinishBatchJobInput['audit'] },
+    items: Array<{ index: number; type: string; query: string; result: unknown }>,
+  ): Promise<boolean> => {
     try {
       await Promise.all(
         items.map((it) =>
@@ -209,7 +255,19 @@ export function makeBatchActivities(ctx: ProofContext & { mathTimeoutMs?: number
   };
 
   const withheld = (s: StoredBatchItem): StoredBatchItem =>
-    s.view.status === 'completed' ? { index: s.index, view: { id: s.view.id, query: s.view.query, type: s.view.type, status: 'failed', error: AUDIT_WITHHELD, latency_ms: s.view.latency_ms } } : s;
+    s.view.status === 'completed'
+      ? {
+          index: s.index,
+          view: {
+            id: s.view.id,
+            query: s.view.query,
+            type: s.view.type,
+            status: 'failed',
+            error: AUDIT_WITHHELD,
+            latency_ms: s.view.latency_ms,
+          },
+        }
+      : s;
   const summary = (s: StoredBatchItem): BatchItemSummary => ({ index: s.index, status: s.view.status });
 
   return {
@@ -230,14 +288,24 @@ export function makeBatchActivities(ctx: ProofContext & { mathTimeoutMs?: number
       } catch {
         ctx = null;
       }
-      let doc: BatchResultDoc | null = (ctx?.info.attempt ?? 1) > 1 ? await jobs.unitResult(req.job_id, req.unit) : null;
+      let doc: BatchResultDoc | null =
+        (ctx?.info.attempt ?? 1) > 1 ? await jobs.unitResult(req.job_id, req.unit) : null;
       if (!doc) {
         const outcomes = await runMathChunk(req);
         const items = storedItems(req.job_id, itemRequests(req), outcomes);
-        doc = await jobs.storeUnit({ _id: resultId(req.job_id, req.unit), job_id: req.job_id, org_id: req.org_id, unit: req.unit, items });
+        doc = await jobs.storeUnit({
+          _id: resultId(req.job_id, req.unit),
+          job_id: req.job_id,
+          org_id: req.org_id,
+          unit: req.unit,
+          items,
+        });
       }
       const completed = doc.items.filter((s) => s.view.status === 'completed');
-      const audited = await auditItems(req, completed.map((s) => ({ index: s.index, type: 'math', query: s.view.query, result: s.view.result })));
+      const audited = await auditItems(
+        req,
+        completed.map((s) => ({ index: s.index, type: 'math', query: s.view.query, result: s.view.result })),
+      );
       if (!audited) {
         const items = doc.items.map(withheld);
         await jobs.replaceUnitItems(req.job_id, req.unit, items);
@@ -256,7 +324,11 @@ export function makeBatchActivities(ctx: ProofContext & { mathTimeoutMs?: number
     async finishBatchJobActivity(req: FinishBatchJobInput): Promise<FinishBatchJobResult> {
       let completedItems = req.completed_items;
       let failedItems = req.failed_items;
-      const held = req.held.flatMap((u) => u.items.filter((it) => it.outcome.status === 'completed').map((it) => ({ index: it.outcome.index, type: it.type, query: it.query, result: it.outcome.result })));
+      const held = req.held.flatMap((u) =>
+        u.items
+          .filter((it) => it.outcome.status === 'completed')
+          .map((it) => ({ index: it.outcome.index, type: it.type, query: it.query, result: it.outcome.result })),
+      );
       // The job's entry and the held items' entries side by side (one group commit of the audit log).
       const jobEntry = engines
         .appendAuditActivity({
@@ -275,10 +347,17 @@ export function makeBatchActivities(ctx: ProofContext & { mathTimeoutMs?: number
             return false;
           },
         );
-      const [jobAudited, itemsAudited] = await Promise.all([jobEntry, held.length > 0 ? auditItems(req, held) : Promise.resolve(true)]);
+      const [jobAudited, itemsAudited] = await Promise.all([
+        jobEntry,
+        held.length > 0 ? auditItems(req, held) : Promise.resolve(true),
+      ]);
       const audited = jobAudited && itemsAudited;
       const docs: BatchResultDoc[] = req.held.map((u) => {
-        let items = storedItems(req.job_id, fromHeld(u.items), u.items.map((it) => it.outcome));
+        let items = storedItems(
+          req.job_id,
+          fromHeld(u.items),
+          u.items.map((it) => it.outcome),
+        );
         if (!audited) items = items.map(withheld);
         return { _id: resultId(req.job_id, u.unit), job_id: req.job_id, org_id: req.org_id, unit: u.unit, items };
       });
@@ -288,7 +367,12 @@ export function makeBatchActivities(ctx: ProofContext & { mathTimeoutMs?: number
       }
       await jobs.storeUnits(docs);
       const completedAt = new Date();
-      const final = await jobs.complete(req.job_id, { completed_items: completedItems, failed_items: failedItems }, req.units, completedAt);
+      const final = await jobs.complete(
+        req.job_id,
+        { completed_items: completedItems, failed_items: failedItems },
+        req.units,
+        completedAt,
+      );
       if (!final) log.warn('batch job document missing at completion', { job_id: req.job_id });
       // As stored (a retried finish keeps the first completion's time and counters).
       return {
@@ -323,18 +407,26 @@ export function makeBatchActivities(ctx: ProofContext & { mathTimeoutMs?: number
     async verifyLogicBatchItemActivity(req: BatchItemActivityInput): Promise<BatchItemActivityResult> {
       return runBatchItem(req, async () => {
         // input_refused only matters to the single-item route.
-        const { input_refused: _ignored, ...result } = await engines.verifyLogicActivity(single(req, { query: req.query, provider: optionalString(req.params.provider) }));
+        const { input_refused: _ignored, ...result } = await engines.verifyLogicActivity(
+          single(req, { query: req.query, provider: optionalString(req.params.provider) }),
+        );
         return result;
       });
     },
 
     async verifyCodeBatchItemActivity(req: BatchItemActivityInput): Promise<BatchItemActivityResult> {
-      return runBatchItem(req, () => engines.verifyCodeActivity(single(req, { code: req.query, language: optionalString(req.params.language) })));
+      return runBatchItem(req, () =>
+        engines.verifyCodeActivity(single(req, { code: req.query, language: optionalString(req.params.language) })),
+      );
     },
 
     async verifySqlBatchItemActivity(req: BatchItemActivityInput): Promise<BatchItemActivityResult> {
       // The SQL activity validates these fields itself (invalid ones give a BLOCKED result).
-      return runBatchItem(req, () => engines.verifySqlActivity(single(req, { query: req.query, schema_ddl: req.params.schema_ddl, dialect: req.params.dialect })));
+      return runBatchItem(req, () =>
+        engines.verifySqlActivity(
+          single(req, { query: req.query, schema_ddl: req.params.schema_ddl, dialect: req.params.dialect }),
+        ),
+      );
     },
 
     /**
@@ -380,10 +472,19 @@ export function makeBatchActivities(ctx: ProofContext & { mathTimeoutMs?: number
         if (!(err instanceof ApplicationFailure && err.nonRetryable)) throw err; // store down: retried
         audited = false;
         log.error('batch audit entry not written: results withheld', { job_id: req.job_id, error: err.message });
-        outcomes = outcomes.map((o) => (o.status === 'completed' ? { index: o.index, status: 'failed', error: AUDIT_WITHHELD, latency_ms: o.latency_ms } : o));
+        outcomes = outcomes.map((o) =>
+          o.status === 'completed'
+            ? { index: o.index, status: 'failed', error: AUDIT_WITHHELD, latency_ms: o.latency_ms }
+            : o,
+        );
       }
       const completedAt = new Date();
-      const stored = await jobs.completeLegacy(req.job_id, itemViews(req.job_id, req.items ?? [], outcomes), outcomes, completedAt);
+      const stored = await jobs.completeLegacy(
+        req.job_id,
+        itemViews(req.job_id, req.items ?? [], outcomes),
+        outcomes,
+        completedAt,
+      );
       if (!stored) log.warn('batch job document missing at completion', { job_id: req.job_id });
       return { stored, audited, completed_at: completedAt.toISOString() };
     },

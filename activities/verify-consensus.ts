@@ -37,7 +37,9 @@ export type ConsensusActivityResult = {
 export const CONSENSUS_VERIFIER = 'svc-consensus';
 
 export function makeVerifyConsensusActivity(deps: ProofContext & { z3TimeoutMs: number }) {
-  return async function verifyConsensusActivity(req: VerifyActivityInput<ConsensusRequest>): Promise<ConsensusActivityResult> {
+  return async function verifyConsensusActivity(
+    req: VerifyActivityInput<ConsensusRequest>,
+  ): Promise<ConsensusActivityResult> {
     const started = performance.now();
     const { query, verification_mode: mode, min_confidence: minConfidence } = req.input;
     const c = await runConsensus(query, mode, { z3TimeoutMs: deps.z3TimeoutMs, orgId: req.org_id });
@@ -69,12 +71,23 @@ export function makeVerifyConsensusActivity(deps: ProofContext & { z3TimeoutMs: 
         verification_mode: mode,
         final_answer: c.finalAnswer,
         agreement_status: c.agreement,
-        engines: chain.map((e) => ({ engine: e.engine, method: e.method, status: e.status, result: e.result, proof_ref: e.proof_ref ?? null })),
+        engines: chain.map((e) => ({
+          engine: e.engine,
+          method: e.method,
+          status: e.status,
+          result: e.result,
+          proof_ref: e.proof_ref ?? null,
+        })),
       };
       const f = await finalizeOutcome(
         deps,
         { kind: 'proven', agentMessage: 'Every engine proved the claim.', developerFields: {}, proof: artifact },
-        { engine: 'consensus', orgId: req.org_id, evaluatedExpression: c.evaluatedExpression ?? query, confidence: c.confidence / 100 },
+        {
+          engine: 'consensus',
+          orgId: req.org_id,
+          evaluatedExpression: c.evaluatedExpression ?? query,
+          confidence: c.confidence / 100,
+        },
       );
       if (f.diagnostic.status === 'VERIFIED' && f.diagnostic.proof_ref && f.attestation) {
         proofRef = f.diagnostic.proof_ref;

@@ -51,10 +51,14 @@ export async function runFact(deps: FactActivityDeps, input: FactActivityInput):
       note = `The provider '${input.provider}' is not available to this worker; the verdict rests on the deterministic signals.`;
     } else {
       try {
-        judgement = await withTimeout(deps.judge(input.provider, input.claim, providerExcerpt(input.context, det)), deps.providerTimeoutMs);
+        judgement = await withTimeout(
+          deps.judge(input.provider, input.claim, providerExcerpt(input.context, det)),
+          deps.providerTimeoutMs,
+        );
       } catch (err) {
         const code = err instanceof ProviderTimeout ? 'provider_timeout' : errorCode(err);
-        if (code === 'provider_timeout') return { timed_out: true, detail: FACT_TIMEOUT_DETAIL, provider_used: input.provider };
+        if (code === 'provider_timeout')
+          return { timed_out: true, detail: FACT_TIMEOUT_DETAIL, provider_used: input.provider };
         providerError = code;
         note = `The provider gave no usable judgement (${code}); the verdict rests on the deterministic signals.`;
       }
@@ -80,21 +84,29 @@ export function makeVerifyFactActivity(deps: FactActivityDeps) {
  * `params.provider`. A missing or invalid context fails the item (not retried); a provider
  * time-out fails it with the route's detail.
  */
-export function makeFactBatchActivity(deps: FactActivityDeps, resolve: (requested: string | undefined) => { ok: true; provider: string } | { ok: false; detail: string }) {
+export function makeFactBatchActivity(
+  deps: FactActivityDeps,
+  resolve: (requested: string | undefined) => { ok: true; provider: string } | { ok: false; detail: string },
+) {
   return async function verifyFactBatchItemActivity(req: BatchItemActivityInput): Promise<BatchItemActivityResult> {
     const context = req.params.context;
-    const invalid = (message: string) => ApplicationFailure.create({ message, type: 'ValidationError', nonRetryable: true });
-    if (typeof context !== 'string' || context.trim() === '') throw invalid('fact items need params.context, a non-empty string');
-    if (context.length > FACT_CONTEXT_MAX_CHARS) throw invalid(`params.context must be at most ${FACT_CONTEXT_MAX_CHARS} characters`);
+    const invalid = (message: string) =>
+      ApplicationFailure.create({ message, type: 'ValidationError', nonRetryable: true });
+    if (typeof context !== 'string' || context.trim() === '')
+      throw invalid('fact items need params.context, a non-empty string');
+    if (context.length > FACT_CONTEXT_MAX_CHARS)
+      throw invalid(`params.context must be at most ${FACT_CONTEXT_MAX_CHARS} characters`);
     if (req.query.trim() === '') throw invalid('the claim (query) must not be empty');
-    if (req.query.length > FACT_CLAIM_MAX_CHARS) throw invalid(`the claim (query) must be at most ${FACT_CLAIM_MAX_CHARS} characters`);
+    if (req.query.length > FACT_CLAIM_MAX_CHARS)
+      throw invalid(`the claim (query) must be at most ${FACT_CLAIM_MAX_CHARS} characters`);
     const requested = req.params.provider;
     if (requested !== undefined && typeof requested !== 'string') throw invalid('params.provider must be a string');
     const p = resolve(requested);
     if (!p.ok) throw invalid(p.detail);
     return runBatchItem(req, async () => {
       const r = await runFact(deps, { claim: req.query, context, provider: p.provider });
-      if (r.timed_out) throw ApplicationFailure.create({ message: r.detail, type: 'FactProviderTimeout', nonRetryable: true });
+      if (r.timed_out)
+        throw ApplicationFailure.create({ message: r.detail, type: 'FactProviderTimeout', nonRetryable: true });
       return r;
     });
   };

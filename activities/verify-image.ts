@@ -18,7 +18,11 @@ export type { ImageActivityInput, ImageActivityResult };
 
 sharp.cache(false);
 
-export type ImageDescriber = (provider: string, image: { base64: string; mime: string }, claim: string) => Promise<{ description: string }>;
+export type ImageDescriber = (
+  provider: string,
+  image: { base64: string; mime: string },
+  claim: string,
+) => Promise<{ description: string }>;
 
 export interface ImageActivityDeps {
   store: Store;
@@ -33,7 +37,10 @@ const SLICE_PIXELS = 1 << 20;
 const VISION_MAX_SIDE = 1024;
 
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
-const short = (err: unknown) => String((err as Error)?.message ?? err).split('\n')[0]!.slice(0, 200);
+const short = (err: unknown) =>
+  String((err as Error)?.message ?? err)
+    .split('\n')[0]!
+    .slice(0, 200);
 
 export async function measureImage(buf: Buffer, format: ImageFormat) {
   let meta: Awaited<ReturnType<ReturnType<typeof sharp>['metadata']>>;
@@ -42,20 +49,30 @@ export async function measureImage(buf: Buffer, format: ImageFormat) {
   } catch (err) {
     return { error: { refused: 'undecodable' as const, detail: `The image could not be decoded: ${short(err)}` } };
   }
-  if (meta.format !== format && !(format === 'jpeg' && meta.format === 'jpg' as string)) {
-    return { error: { refused: 'undecodable' as const, detail: `The image could not be decoded: its content is not a valid ${format.toUpperCase()} file.` } };
+  if (meta.format !== format && !(format === 'jpeg' && meta.format === ('jpg' as string))) {
+    return {
+      error: {
+        refused: 'undecodable' as const,
+        detail: `The image could not be decoded: its content is not a valid ${format.toUpperCase()} file.`,
+      },
+    };
   }
   const width = meta.width ?? 0;
   const pages = Math.max(1, meta.pages ?? 1);
   const frameHeight = meta.pageHeight ?? meta.height ?? 0;
-  if (width <= 0 || frameHeight <= 0) return { error: { refused: 'undecodable' as const, detail: 'The image could not be decoded: it has no pixels.' } };
-  if (width * frameHeight * pages > IMAGE_MAX_PIXELS) return { error: { refused: 'too_many_pixels' as const, detail: pixelLimitDetail(IMAGE_MAX_PIXELS) } };
+  if (width <= 0 || frameHeight <= 0)
+    return { error: { refused: 'undecodable' as const, detail: 'The image could not be decoded: it has no pixels.' } };
+  if (width * frameHeight * pages > IMAGE_MAX_PIXELS)
+    return { error: { refused: 'too_many_pixels' as const, detail: pixelLimitDetail(IMAGE_MAX_PIXELS) } };
   let raw: { data: Buffer; info: { width: number; height: number; channels: number } };
   try {
-    raw = await sharp(buf, { animated: pages > 1, limitInputPixels: IMAGE_MAX_PIXELS, failOn: 'error' }).raw().toBuffer({ resolveWithObject: true });
+    raw = await sharp(buf, { animated: pages > 1, limitInputPixels: IMAGE_MAX_PIXELS, failOn: 'error' })
+      .raw()
+      .toBuffer({ resolveWithObject: true });
   } catch (err) {
     const m = short(err);
-    if (/pixel limit/i.test(m)) return { error: { refused: 'too_many_pixels' as const, detail: pixelLimitDetail(IMAGE_MAX_PIXELS) } };
+    if (/pixel limit/i.test(m))
+      return { error: { refused: 'too_many_pixels' as const, detail: pixelLimitDetail(IMAGE_MAX_PIXELS) } };
     return { error: { refused: 'undecodable' as const, detail: `The image could not be decoded: ${m}` } };
   }
   const channels = raw.info.channels as 1 | 2 | 3 | 4;
@@ -90,11 +107,14 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
 }
 
 export function makeVerifyImageActivity(deps: ImageActivityDeps) {
-  return async function verifyImageActivity(req: VerifyActivityInput<ImageActivityInput>): Promise<ImageActivityResult> {
+  return async function verifyImageActivity(
+    req: VerifyActivityInput<ImageActivityInput>,
+  ): Promise<ImageActivityResult> {
     const started = performance.now();
     const input = req.input;
     const buf = await loadUpload(deps.store, input.upload_id, req.org_id);
-    if (sniffImageFormat(buf.subarray(0, 16)) !== input.format) return { refused: 'undecodable', detail: UNSUPPORTED_IMAGE_DETAIL };
+    if (sniffImageFormat(buf.subarray(0, 16)) !== input.format)
+      return { refused: 'undecodable', detail: UNSUPPORTED_IMAGE_DETAIL };
     const measured = await measureImage(buf, input.format);
     if ('error' in measured) return measured.error!;
     const m = measured.measurements;
@@ -108,8 +128,14 @@ export function makeVerifyImageActivity(deps: ImageActivityDeps) {
       else {
         try {
           // The model gets a bounded PNG copy (first frame), never the original upload.
-          const copy = await sharp(buf, { limitInputPixels: IMAGE_MAX_PIXELS }).resize(VISION_MAX_SIDE, VISION_MAX_SIDE, { fit: 'inside', withoutEnlargement: true }).png().toBuffer();
-          const d = await withTimeout(deps.describe(input.provider, { base64: copy.toString('base64'), mime: IMAGE_MIME.png }, input.claim), deps.providerTimeoutMs);
+          const copy = await sharp(buf, { limitInputPixels: IMAGE_MAX_PIXELS })
+            .resize(VISION_MAX_SIDE, VISION_MAX_SIDE, { fit: 'inside', withoutEnlargement: true })
+            .png()
+            .toBuffer();
+          const d = await withTimeout(
+            deps.describe(input.provider, { base64: copy.toString('base64'), mime: IMAGE_MIME.png }, input.claim),
+            deps.providerTimeoutMs,
+          );
           vision = { description: d.description.slice(0, 2000) };
         } catch (err) {
           const code = (err as { code?: unknown })?.code;

@@ -37,7 +37,8 @@ export function makeVerifyLogicActivity(z3TimeoutMs: number, pool?: LogicPool) {
             status: 'ERROR',
             error: INTERNAL_VERIFICATION_ERROR,
             reason: 'natural_language_requires_provider',
-            message: 'The query is natural language, and no LLM provider is configured to translate it; send the logic DSL instead (docs/logic-dsl.md).',
+            message:
+              'The query is natural language, and no LLM provider is configured to translate it; send the logic DSL instead (docs/logic-dsl.md).',
             provider_used: null,
           };
         default:

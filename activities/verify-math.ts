@@ -21,14 +21,28 @@ export function makeVerifyMathActivity(ctx: ProofContext & { mathTimeoutMs?: num
       timeoutDetail: MATH_TIMEOUT_DETAIL,
       pool: ctx.enginePool,
     });
-    if (engineResult.status === 'BLOCKED') return { ...engineResult, status: 'BLOCKED', proof_ref: null, is_authoritative: false };
+    if (engineResult.status === 'BLOCKED')
+      return { ...engineResult, status: 'BLOCKED', proof_ref: null, is_authoritative: false };
     if (!proof) return { ...engineResult, status: 'UNVERIFIABLE', proof_ref: null, is_authoritative: false };
     const evaluated = typeof proof.expression === 'string' ? proof.expression : req.input.expression;
     const sealed = await sealProof(ctx, proof, { engine: 'math', orgId: req.org_id, evaluatedExpression: evaluated });
     if (!sealed.ok) {
-      return { ...engineResult, status: 'UNVERIFIABLE', proof_ref: null, is_authoritative: false, constraint_id: SIGNING_ERROR_CONSTRAINT, attestation_error: sealed.attestationError };
+      return {
+        ...engineResult,
+        status: 'UNVERIFIABLE',
+        proof_ref: null,
+        is_authoritative: false,
+        constraint_id: SIGNING_ERROR_CONSTRAINT,
+        attestation_error: sealed.attestationError,
+      };
     }
     const att = sealed.attestation;
-    return { ...engineResult, status: 'VERIFIED', proof_ref: sealed.proofRef, is_authoritative: true, attestation: { id: att.jti, token: att.token, status: att.status } };
+    return {
+      ...engineResult,
+      status: 'VERIFIED',
+      proof_ref: sealed.proofRef,
+      is_authoritative: true,
+      attestation: { id: att.jti, token: att.token, status: att.status },
+    };
   };
 }

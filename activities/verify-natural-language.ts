@@ -28,7 +28,13 @@ export interface NaturalLanguageInput {
 /** What the translation step hands to the finalize step (all of it lands in workflow history: no secrets). */
 export type TranslateOutcome =
   | { ok: true; translation: ArithmeticTranslation }
-  | { ok: false; status: Exclude<NaturalLanguageStatus, 'INCONCLUSIVE'>; reason: string; error: string; translation?: ArithmeticTranslation };
+  | {
+      ok: false;
+      status: Exclude<NaturalLanguageStatus, 'INCONCLUSIVE'>;
+      reason: string;
+      error: string;
+      translation?: ArithmeticTranslation;
+    };
 
 export interface FinalizeInput extends NaturalLanguageInput {
   outcome: TranslateOutcome;
@@ -37,7 +43,8 @@ export interface FinalizeInput extends NaturalLanguageInput {
 /** Screens the query, asks the provider, screens its answer. Provider failures are values. */
 export async function translateNaturalLanguage(input: NaturalLanguageInput): Promise<TranslateOutcome> {
   const screen = screenText(input.query);
-  if (screen.blocked) return { ok: false, status: 'BLOCKED', reason: `prompt_injection:${screen.reason}`, error: screen.detail };
+  if (screen.blocked)
+    return { ok: false, status: 'BLOCKED', reason: `prompt_injection:${screen.reason}`, error: screen.detail };
   let translation: ArithmeticTranslation;
   try {
     translation = await translateArithmetic(input.provider, input.query);
@@ -46,12 +53,23 @@ export async function translateNaturalLanguage(input: NaturalLanguageInput): Pro
     return { ok: false, status: 'ERROR', reason: f.code, error: f.message };
   }
   if (!translation.is_math_query) {
-    return { ok: false, status: 'NOT_MATH_QUERY', reason: 'not_math_query', error: translation.reasoning || 'The query is not an arithmetic question.', translation };
+    return {
+      ok: false,
+      status: 'NOT_MATH_QUERY',
+      reason: 'not_math_query',
+      error: translation.reasoning || 'The query is not an arithmetic question.',
+      translation,
+    };
   }
   // The model's answer is untrusted input too: an answer that carries an injection is refused.
   const answerScreen = screenText(`${translation.expression ?? ''}\n${translation.reasoning}`);
   if (answerScreen.blocked) {
-    return { ok: false, status: 'BLOCKED', reason: `provider_answer_injection:${answerScreen.reason}`, error: `The provider's answer was refused. ${answerScreen.detail}` };
+    return {
+      ok: false,
+      status: 'BLOCKED',
+      reason: `provider_answer_injection:${answerScreen.reason}`,
+      error: `The provider's answer was refused. ${answerScreen.detail}`,
+    };
   }
   if (translation.expression === null || translation.expression.trim() === '') {
     return { ok: false, status: 'ERROR', reason: 'malformed_answer', error: 'The translation has no expression.' };
@@ -59,7 +77,13 @@ export async function translateNaturalLanguage(input: NaturalLanguageInput): Pro
   return { ok: true, translation };
 }
 
-export function trustBoundary(status: NaturalLanguageStatus, provider: string, evaluated: boolean, selfConsistent: boolean, attestationError?: string): TrustBoundary {
+export function trustBoundary(
+  status: NaturalLanguageStatus,
+  provider: string,
+  evaluated: boolean,
+  selfConsistent: boolean,
+  attestationError?: string,
+): TrustBoundary {
   const tb: TrustBoundary = {
     query_interpretation_source: 'llm_translation',
     query_semantics_verified: false,
@@ -82,10 +106,16 @@ const attestationErrorCode = (code: string) => (code === 'KEY_MISSING' ? 'CRYPTO
 type Timed = Omit<NaturalLanguageResponse, 'latency_ms'>;
 
 /** Evaluation, enforcement and the mandatory attestation. */
-export async function finalizeNaturalLanguage(ctx: ProofContext, orgId: string | null, input: FinalizeInput): Promise<Timed> {
+export async function finalizeNaturalLanguage(
+  ctx: ProofContext,
+  orgId: string | null,
+  input: FinalizeInput,
+): Promise<Timed> {
   const { outcome, provider, query } = input;
   const translationOf = (t: ArithmeticTranslation | undefined) =>
-    t && t.expression !== null ? { expression: t.expression, claimed_answer: t.claimed_answer, reasoning: t.reasoning, confidence: t.confidence } : null;
+    t && t.expression !== null
+      ? { expression: t.expression, claimed_answer: t.claimed_answer, reasoning: t.reasoning, confidence: t.confidence }
+      : null;
   if (!outcome.ok) {
     return {
       status: outcome.status,
@@ -115,7 +145,12 @@ export async function finalizeNaturalLanguage(ctx: ProofContext, orgId: string |
       error: ev.message,
     };
   }
-  const verification = { calculated_value: ev.calculated_value, is_correct: ev.is_correct, diff: ev.diff, inner_status: ev.inner_status };
+  const verification = {
+    calculated_value: ev.calculated_value,
+    is_correct: ev.is_correct,
+    diff: ev.diff,
+    inner_status: ev.inner_status,
+  };
   // Enforcement: the translation is a language step, so a deterministic evaluation of it is
   // at most INCONCLUSIVE about the question (contract, "Verdict moves").
   const enforced: NaturalLanguageStatus = 'INCONCLUSIVE';

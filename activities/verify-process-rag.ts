@@ -21,18 +21,26 @@ export function makeProcessRagActivities(pool?: EnginePool) {
   };
 }
 
-export async function verifyProcessActivity(req: VerifyActivityInput<Record<string, unknown>>, pool?: EnginePool): Promise<IracResult | MilestonesResult | ValidationFailure> {
-  return runIsolated(
-    'process',
-    req.input,
-    { orgId: req.org_id, timeoutMs: engineBudgetMs(PROCESS_RAG_BUDGET_MS), timeoutDetail: 'Process verification timed out.', pool },
-  );
+export async function verifyProcessActivity(
+  req: VerifyActivityInput<Record<string, unknown>>,
+  pool?: EnginePool,
+): Promise<IracResult | MilestonesResult | ValidationFailure> {
+  return runIsolated('process', req.input, {
+    orgId: req.org_id,
+    timeoutMs: engineBudgetMs(PROCESS_RAG_BUDGET_MS),
+    timeoutDetail: 'Process verification timed out.',
+    pool,
+  });
 }
 
-export async function verifyRagActivity(req: VerifyActivityInput<Record<string, unknown>>, pool?: EnginePool): Promise<RagResult | ValidationFailure> {
-  return runIsolated(
-    'rag',
-    req.input,
-    { orgId: req.org_id, timeoutMs: engineBudgetMs(PROCESS_RAG_BUDGET_MS), timeoutDetail: 'RAG verification timed out.', pool },
-  );
+export async function verifyRagActivity(
+  req: VerifyActivityInput<Record<string, unknown>>,
+  pool?: EnginePool,
+): Promise<RagResult | ValidationFailure> {
+  return runIsolated('rag', req.input, {
+    orgId: req.org_id,
+    timeoutMs: engineBudgetMs(PROCESS_RAG_BUDGET_MS),
+    timeoutDetail: 'RAG verification timed out.',
+    pool,
+  });
 }

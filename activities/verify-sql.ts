@@ -19,13 +19,29 @@ const log = logger('sql');
 const SQL_BUDGET_MS = 10_000;
 
 export function makeVerifySqlActivity(ctx: ProofContext & { enginePool?: EnginePool }, sqlConfig: SqlEngineConfig) {
-  return async function verifySqlActivity(req: VerifyActivityInput<Record<string, unknown>>): Promise<DiagnosticActivityResult> {
+  return async function verifySqlActivity(
+    req: VerifyActivityInput<Record<string, unknown>>,
+  ): Promise<DiagnosticActivityResult> {
     const parsed = validateSqlRequest(req.input);
     const postgres = parsed.ok ? await postgresCheckFor(parsed.value, sqlConfig.pgCheck) : undefined;
-    const r = await runIsolated('sql', { request: req.input, postgres }, { orgId: req.org_id, timeoutMs: engineBudgetMs(SQL_BUDGET_MS), timeoutDetail: 'SQL verification timed out.', pool: ctx.enginePool });
+    const r = await runIsolated(
+      'sql',
+      { request: req.input, postgres },
+      {
+        orgId: req.org_id,
+        timeoutMs: engineBudgetMs(SQL_BUDGET_MS),
+        timeoutDetail: 'SQL verification timed out.',
+        pool: ctx.enginePool,
+      },
+    );
     if ('invalid' in r) return blockedDiagnostic(r.invalid, 'sql_verifier.parse_error', {}, true);
     logResolverDefects(r.outcome, r.query);
-    const f = await finalizeOutcome(ctx, r.outcome, { engine: 'sql', orgId: req.org_id, evaluatedExpression: r.query, withAdmission: true });
+    const f = await finalizeOutcome(ctx, r.outcome, {
+      engine: 'sql',
+      orgId: req.org_id,
+      evaluatedExpression: r.query,
+      withAdmission: true,
+    });
     return withAttestation(f);
   };
 }

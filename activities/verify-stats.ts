@@ -22,7 +22,12 @@ export function makeVerifyStatsActivity(deps: { store: Store; enginePool?: Engin
     const parsed = await runIsolated(
       'stats_query',
       { query: input.query },
-      { orgId: req.org_id, timeoutMs: engineBudgetMs(STATS_PARSE_BUDGET_MS), timeoutDetail: 'Statistics verification timed out.', pool: deps.enginePool },
+      {
+        orgId: req.org_id,
+        timeoutMs: engineBudgetMs(STATS_PARSE_BUDGET_MS),
+        timeoutDetail: 'Statistics verification timed out.',
+        pool: deps.enginePool,
+      },
     );
     const v = await verifyStatsClaim(
       { query: input.query, columns: input.columns, datasetSha256: input.dataset_sha256 },

@@ -28,7 +28,8 @@ import { registry } from './metrics.js';
 const log = logger('approvals');
 
 export const approvalWorkflowId = (a: AgentDoc, seq: number) => `approval-${a.org_id}-${a._id}-${seq}`;
-export const actionOutcomeWorkflowId = (a: AgentDoc, actionId: string) => `action-outcome-${a.org_id}-${a._id}-${actionId}`;
+export const actionOutcomeWorkflowId = (a: AgentDoc, actionId: string) =>
+  `action-outcome-${a.org_id}-${a._id}-${actionId}`;
 export const APPROVAL_START_FAILED = 'the approval workflow could not start';
 
 /**
@@ -62,7 +63,15 @@ export async function trackToolDecision(deps: AppDeps, ctx: Context, agent: Agen
       insertAction(deps.store, action('admitted', actionId, null)),
       deps.temporal.startWorkflow('actionOutcomeWorkflow', {
         workflowId: actionOutcomeWorkflowId(agent, actionId),
-        args: [{ org_id: agent.org_id, agent_id: agent._id, action_id: actionId, tool, outcome_timeout_ms: deps.cfg.SVC_ACTION_OUTCOME_TIMEOUT * 1000 }],
+        args: [
+          {
+            org_id: agent.org_id,
+            agent_id: agent._id,
+            action_id: actionId,
+            tool,
+            outcome_timeout_ms: deps.cfg.SVC_ACTION_OUTCOME_TIMEOUT * 1000,
+          },
+        ],
       }),
     ]);
     ctx.body = { ...body, action_id: actionId };
@@ -98,7 +107,10 @@ export async function trackToolDecision(deps: AppDeps, ctx: Context, agent: Agen
     attestation: null,
     decision_audit_log_id: null,
   };
-  await Promise.all([insertAction(deps.store, action('pending_approval', actionId, approvalId)), insertApproval(deps.store, doc)]);
+  await Promise.all([
+    insertAction(deps.store, action('pending_approval', actionId, approvalId)),
+    insertApproval(deps.store, doc),
+  ]);
   const input: ApprovalWorkflowInput = {
     org_id: agent.org_id,
     agent_id: agent._id,
@@ -115,8 +127,19 @@ export async function trackToolDecision(deps: AppDeps, ctx: Context, agent: Agen
   } catch (err) {
     // No workflow, no way to approve: the approval is denied at once (fail closed).
     const decidedAt = new Date();
-    await insertDecision(deps.store, { _id: doc._id, decision: 'deny', reason: APPROVAL_START_FAILED, decided_by: null, decided_by_key_id: null, decided_at: decidedAt }).catch(() => undefined);
-    await updateApproval(deps.store, agent._id, seq, { state: 'denied', reason: APPROVAL_START_FAILED, decided_at: decidedAt }).catch(() => undefined);
+    await insertDecision(deps.store, {
+      _id: doc._id,
+      decision: 'deny',
+      reason: APPROVAL_START_FAILED,
+      decided_by: null,
+      decided_by_key_id: null,
+      decided_at: decidedAt,
+    }).catch(() => undefined);
+    await updateApproval(deps.store, agent._id, seq, {
+      state: 'denied',
+      reason: APPROVAL_START_FAILED,
+      decided_at: decidedAt,
+    }).catch(() => undefined);
     await updateAction(deps.store, agent._id, actionId, { state: 'denied' }).catch(() => undefined);
     throw err;
   }
@@ -127,7 +150,9 @@ export async function trackToolDecision(deps: AppDeps, ctx: Context, agent: Agen
 /** Wakes the approval's workflow (the decision itself is the insert-once record already written). */
 export async function signalDecision(deps: AppDeps, workflowId: string, nonce: string): Promise<boolean> {
   try {
-    await deps.temporal.connection.withDeadline(Date.now() + 3000, () => deps.temporal.client.workflow.getHandle(workflowId).signal(DECISION_SIGNAL, { nonce }));
+    await deps.temporal.connection.withDeadline(Date.now() + 3000, () =>
+      deps.temporal.client.workflow.getHandle(workflowId).signal(DECISION_SIGNAL, { nonce }),
+    );
     return true;
   } catch (err) {
     // The decision stands; the workflow reads it at its time-out at the latest (docs/approvals.md).
@@ -142,7 +167,14 @@ export const isDecided = (d: ApprovalDoc) => d.state !== 'pending';
 export const isRecorded = (d: ApprovalDoc) => d.state !== 'pending' && d.decision_audit_log_id !== null;
 
 /** The approval, re-read every 250 ms until `done` holds, `ms` have passed or the client left. */
-export async function waitSettled(store: Store, agentId: string, seq: number, ms: number, ctx: Context, done: (d: ApprovalDoc) => boolean = isDecided): Promise<ApprovalDoc | null> {
+export async function waitSettled(
+  store: Store,
+  agentId: string,
+  seq: number,
+  ms: number,
+  ctx: Context,
+  done: (d: ApprovalDoc) => boolean = isDecided,
+): Promise<ApprovalDoc | null> {
   const until = Date.now() + ms;
   let doc = await getApproval(store, agentId, seq);
   let gone = false;
@@ -193,7 +225,9 @@ export function actionView(d: ActionDoc) {
     approval_id: d.approval_id,
     workflow_id: d.workflow_id,
     created_at: d.created_at.toISOString(),
-    outcome: d.outcome ? { status: d.outcome.status, detail: d.outcome.detail, reported_at: d.outcome.reported_at.toISOString() } : null,
+    outcome: d.outcome
+      ? { status: d.outcome.status, detail: d.outcome.detail, reported_at: d.outcome.reported_at.toISOString() }
+      : null,
     overdue_flagged_at: iso(d.overdue_flagged_at),
   };
 }

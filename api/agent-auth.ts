@@ -33,9 +33,21 @@ export function agentTokenGuard(deps: AppDeps, agents: Agents): Middleware {
     // The agent acts under the key that registered it (followed through rotations): revoked,
     // expired or deleted, its agents stop with it. Every agent is registered with a key; a
     // record without one is refused (fail closed).
-    const standing = agent.created_by_key_id === null ? 'missing' : await deps.accounts.keyStanding(agent.org_id, agent.created_by_key_id);
+    const standing =
+      agent.created_by_key_id === null
+        ? 'missing'
+        : await deps.accounts.keyStanding(agent.org_id, agent.created_by_key_id);
     if (standing !== 'active') throw agentUnauthorized(registeringKeyGone(standing));
-    const principal: Principal = { via: 'agent', orgId: agent.org_id, userId: null, keyId: null, role: null, plan: org.plan, scopes: [], agentId: agent._id };
+    const principal: Principal = {
+      via: 'agent',
+      orgId: agent.org_id,
+      userId: null,
+      keyId: null,
+      role: null,
+      plan: org.plan,
+      scopes: [],
+      agentId: agent._id,
+    };
     ctx.state.principal = principal;
     ctx.state.agent = agent;
     await next();

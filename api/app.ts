@@ -73,7 +73,9 @@ export function createApp(deps: AppDeps): Koa {
   app.use(httpMetrics(deps.store));
   // A refusal that closes the connection before the body was read lingers (reads and drops the rest, bounded) so the client reads it.
   app.use(lingeringClose());
-  app.use(errorHandler({ routePaths: () => router.stack.flatMap((l) => (typeof l.path === 'string' ? [l.path] : [])) }));
+  app.use(
+    errorHandler({ routePaths: () => router.stack.flatMap((l) => (typeof l.path === 'string' ? [l.path] : [])) }),
+  );
   app.use(async (ctx, next) => {
     ctx.set('X-Service-Version', SERVICE_VERSION);
     await next();

@@ -128,29 +128,42 @@ export class BatchJobs {
       activity_mode: this.cfg.SVC_ACTIVITY_MODE === 'local' ? 'local' : 'normal',
       // Math units and the finish step run as local activities unless normal is forced (docs/batch.md, "Latency").
       unit_mode: this.cfg.SVC_ACTIVITY_MODE === 'normal' ? 'normal' : 'local',
-      audit: { user_id: opts.principal.userId, key_id: opts.principal.keyId, request_digest: digest } satisfies AuditContext,
+      audit: {
+        user_id: opts.principal.userId,
+        key_id: opts.principal.keyId,
+        request_digest: digest,
+      } satisfies AuditContext,
     };
     let handle;
     try {
       // Any failure from here until the workflow runs releases the slot (the workflow would).
-      handle = await this.temporal.startWorkflow('batchWorkflow', {
-        workflowId,
-        args: [input],
-        // No execution time-out: a job waits out a worker outage and then completes.
-        typedSearchAttributes: [
-          { key: SA_ORG_ID, value: opts.orgId },
-          { key: SA_ENGINE, value: 'batch' },
-          { key: SA_ITEM_COUNT, value: opts.items.length },
-          { key: SA_BATCH_STATUS, value: 'running' },
-        ],
-      }, { detail: BACKEND_UNAVAILABLE });
+      handle = await this.temporal.startWorkflow(
+        'batchWorkflow',
+        {
+          workflowId,
+          args: [input],
+          // No execution time-out: a job waits out a worker outage and then completes.
+          typedSearchAttributes: [
+            { key: SA_ORG_ID, value: opts.orgId },
+            { key: SA_ENGINE, value: 'batch' },
+            { key: SA_ITEM_COUNT, value: opts.items.length },
+            { key: SA_BATCH_STATUS, value: 'running' },
+          ],
+        },
+        { detail: BACKEND_UNAVAILABLE },
+      );
     } catch (err) {
       await this.store.abandon(jobId, admission.slot).catch(() => undefined);
       throw err;
     }
     // Not awaited: the answer does not depend on it (it only tells a repair that the start was acknowledged).
     void this.store.markStarted(jobId).catch(() => undefined);
-    log.info('batch job started', { job_id: jobId, workflow_id: workflowId, items: opts.items.length, slot: admission.slot });
+    log.info('batch job started', {
+      job_id: jobId,
+      workflow_id: workflowId,
+      items: opts.items.length,
+      slot: admission.slot,
+    });
 
     const waitMs = this.cfg.SVC_BATCH_WAIT_SECONDS * 1000;
     const t0 = Date.now();
@@ -167,11 +180,17 @@ export class BatchJobs {
     if (done?.completed_at) {
       // Completed: the workflow's result is the job document's final fields as stored (the
       // finish step wrote them), so only the result documents are read (by id, side by side).
-      const stored = await this.store.unitResults(jobId, Array.from({ length: units }, (_, u) => u));
+      const stored = await this.store.unitResults(
+        jobId,
+        Array.from({ length: units }, (_, u) => u),
+      );
       view = {
         job_id: jobId,
         status: 'completed',
-        progress_percent: opts.items.length === 0 ? 100 : Math.floor(((done.completed_items + done.failed_items) * 100) / opts.items.length),
+        progress_percent:
+          opts.items.length === 0
+            ? 100
+            : Math.floor(((done.completed_items + done.failed_items) * 100) / opts.items.length),
         total_items: opts.items.length,
         completed_items: done.completed_items,
         failed_items: done.failed_items,
@@ -184,9 +203,19 @@ export class BatchJobs {
       // The workflow stores the finished job before it completes: the store has the answer.
       const doc = await this.store.find(jobId);
       if (!doc) return this.pendingView(jobId, workflowId, opts.items.length, createdAt);
-      view = doc.status !== 'running' ? await this.store.view(doc) : waitMs > 0 ? await this.liveView(doc, SUBMIT_QUERY_DEADLINE_MS) : await this.store.view(doc);
+      view =
+        doc.status !== 'running'
+          ? await this.store.view(doc)
+          : waitMs > 0
+            ? await this.liveView(doc, SUBMIT_QUERY_DEADLINE_MS)
+            : await this.store.view(doc);
     }
-    log.debug('batch job answered', { job_id: jobId, admitted_ms: t0 - createdAt.getTime(), waited_ms: t1 - t0, read_ms: Date.now() - t1 });
+    log.debug('batch job answered', {
+      job_id: jobId,
+      admitted_ms: t0 - createdAt.getTime(),
+      waited_ms: t1 - t0,
+      read_ms: Date.now() - t1,
+    });
     return view;
   }
 
@@ -221,7 +250,9 @@ export class BatchJobs {
     try {
       const desc = await this.temporal.connection.withDeadline(Date.now() + QUERY_DEADLINE_MS, () => handle.describe());
       if (desc.status.name === 'RUNNING') {
-        const snap = await this.temporal.connection.withDeadline(Date.now() + queryDeadlineMs, () => handle.query<BatchProgress>('progress'));
+        const snap = await this.temporal.connection.withDeadline(Date.now() + queryDeadlineMs, () =>
+          handle.query<BatchProgress>('progress'),
+        );
         if (snap.status === 'running') return await this.fromProgress(snap);
       } else if (desc.status.name !== 'COMPLETED') {
         closed = desc.status.name;
@@ -233,7 +264,11 @@ export class BatchJobs {
     }
     if (closed) {
       const failed = await this.store.failUnfinished(doc._id, unfinishedDetail(closed), new Date());
-      log.warn('batch job marked failed: its workflow closed without completing it', { job_id: doc._id, workflow_id: doc.workflow_id, workflow_status: closed });
+      log.warn('batch job marked failed: its workflow closed without completing it', {
+        job_id: doc._id,
+        workflow_id: doc.workflow_id,
+        workflow_status: closed,
+      });
       if (failed) return this.store.view(failed);
     }
     // Completed meanwhile (the store is written first), or no live answer: the stored job.
@@ -280,10 +315,13 @@ export class BatchJobs {
         continue;
       }
       try {
-        const desc = await this.temporal.connection.withDeadline(Date.now() + QUERY_DEADLINE_MS, () => this.temporal.client.workflow.getHandle(doc.workflow_id).describe());
+        const desc = await this.temporal.connection.withDeadline(Date.now() + QUERY_DEADLINE_MS, () =>
+          this.temporal.client.workflow.getHandle(doc.workflow_id).describe(),
+        );
         if (desc.status.name !== 'RUNNING') {
           // Closed without storing its job (terminated, timed out): the job is failed, not left running.
-          if (desc.status.name !== 'COMPLETED') await this.store.failUnfinished(doc._id, unfinishedDetail(desc.status.name), new Date());
+          if (desc.status.name !== 'COMPLETED')
+            await this.store.failUnfinished(doc._id, unfinishedDetail(desc.status.name), new Date());
           if (await this.store.repairSlot(slot, 'finished')) freed++;
         }
       } catch (err) {

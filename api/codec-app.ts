@@ -38,7 +38,11 @@ const JSON_TYPE = /^application\/json\s*(?:;|$)/i;
 const BEARER = /^Bearer\s+(\S+)$/i;
 
 export function corsOrigins(cfg: ServiceConfig): Set<string> {
-  return new Set(cfg.SVC_CODEC_SERVER_CORS_ORIGINS.split(',').map((s) => s.trim().replace(/\/+$/, '')).filter((s) => s.length > 0));
+  return new Set(
+    cfg.SVC_CODEC_SERVER_CORS_ORIGINS.split(',')
+      .map((s) => s.trim().replace(/\/+$/, ''))
+      .filter((s) => s.length > 0),
+  );
 }
 
 /** Outermost: CORS headers for allowed origins (on errors too, so the UI can read a 401/403), and preflights. */
@@ -77,7 +81,12 @@ function cookieToken(ctx: Context): string | undefined {
 }
 
 /** The operator behind the request, or a 401/403. A cross-origin cookie only counts from an allowed origin. */
-async function requireOperator(ctx: Context, deps: CodecDeps, ids: Set<string>, origins: Set<string>): Promise<Principal> {
+async function requireOperator(
+  ctx: Context,
+  deps: CodecDeps,
+  ids: Set<string>,
+  origins: Set<string>,
+): Promise<Principal> {
   const authorization = ctx.get('Authorization');
   let token: string | undefined;
   if (authorization !== '') {
@@ -153,7 +162,10 @@ export function createCodecApp(deps: CodecDeps): Koa {
       return;
     }
     if (ctx.method === 'GET' && ctx.path === '/') {
-      ctx.set('Content-Security-Policy', "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'");
+      ctx.set(
+        'Content-Security-Policy',
+        "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'",
+      );
       ctx.type = 'html';
       ctx.body = LOGIN_PAGE;
       return;
@@ -173,7 +185,10 @@ export function createCodecApp(deps: CodecDeps): Koa {
       if (ctx.get('Authorization') === '') throw new HttpError(401, MISSING_TOKEN, { 'WWW-Authenticate': 'Bearer' });
       const p = await requireOperator(ctx, deps, ids, origins);
       const token = BEARER.exec(ctx.get('Authorization'))?.[1] as string;
-      ctx.set('Set-Cookie', `${SESSION_COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/; Max-Age=3600${ctx.secure ? '; Secure' : ''}`);
+      ctx.set(
+        'Set-Cookie',
+        `${SESSION_COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/; Max-Age=3600${ctx.secure ? '; Secure' : ''}`,
+      );
       log.info('codec session opened', { user_id: p.userId });
       ctx.status = 204;
       return;
@@ -186,7 +201,8 @@ export function createCodecApp(deps: CodecDeps): Koa {
     }
     const principal = await requireOperator(ctx, deps, ids, origins);
     const namespace = ctx.get('X-Namespace');
-    if (namespace !== '' && namespace !== deps.cfg.TEMPORAL_NAMESPACE) throw new HttpError(403, namespaceNotServed(namespace));
+    if (namespace !== '' && namespace !== deps.cfg.TEMPORAL_NAMESPACE)
+      throw new HttpError(403, namespaceNotServed(namespace));
     // JSON only: a cross-origin JSON POST always needs a preflight, which only allowed origins pass.
     if (!JSON_TYPE.test(ctx.get('Content-Type'))) throw new HttpError(415, JSON_ONLY);
     await body(ctx, async () => undefined);
@@ -210,7 +226,11 @@ export function createCodecApp(deps: CodecDeps): Koa {
       throw err;
     }
     // Who read what (never the payloads themselves).
-    log.info(`codec ${last}`, { user_id: principal.userId, namespace: namespace || deps.cfg.TEMPORAL_NAMESPACE, payloads: out.length });
+    log.info(`codec ${last}`, {
+      user_id: principal.userId,
+      namespace: namespace || deps.cfg.TEMPORAL_NAMESPACE,
+      payloads: out.length,
+    });
     ctx.type = 'application/json';
     ctx.body = { payloads: out.map(toJson) } satisfies CodecResponse;
   });

@@ -14,8 +14,12 @@ const log = logger('codec-server');
 
 async function main(): Promise<void> {
   const cfg = loadConfig();
-  if (!cfg.SVC_JWT_SECRET_KEY) throw new ConfigError('SVC_JWT_SECRET_KEY is not set: the codec server refuses to start (operators authenticate with their access token)');
-  if (!cfg.SVC_API_KEY_LOOKUP_SECRET) throw new ConfigError('SVC_API_KEY_LOOKUP_SECRET is not set: the codec server refuses to start');
+  if (!cfg.SVC_JWT_SECRET_KEY)
+    throw new ConfigError(
+      'SVC_JWT_SECRET_KEY is not set: the codec server refuses to start (operators authenticate with their access token)',
+    );
+  if (!cfg.SVC_API_KEY_LOOKUP_SECRET)
+    throw new ConfigError('SVC_API_KEY_LOOKUP_SECRET is not set: the codec server refuses to start');
   const codec = payloadCodecFor(cfg);
   const store = Store.lazy(cfg.MONGODB_URI);
   const accounts = new Accounts(store, cfg.SVC_API_KEY_LOOKUP_SECRET);

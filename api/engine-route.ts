@@ -43,14 +43,27 @@ export interface EngineRouteSpec<E extends EngineName, I> {
 }
 
 /** Runs one verification of an engine for the request's principal and sets X-Workflow-Id. */
-export async function runEngine<E extends EngineName>(deps: AppDeps, ctx: Context, engine: E, prepared: Prepared<E>): Promise<{ result: EngineResult<E>; workflowId: string }> {
+export async function runEngine<E extends EngineName>(
+  deps: AppDeps,
+  ctx: Context,
+  engine: E,
+  prepared: Prepared<E>,
+): Promise<{ result: EngineResult<E>; workflowId: string }> {
   const principal = principalOf(ctx);
-  const { result, workflowId } = await deps.temporal.runVerification(engine, prepared.input, { orgId: principal.orgId, principal, ...prepared.options });
+  const { result, workflowId } = await deps.temporal.runVerification(engine, prepared.input, {
+    orgId: principal.orgId,
+    principal,
+    ...prepared.options,
+  });
   ctx.set('X-Workflow-Id', workflowId);
   return { result, workflowId };
 }
 
-export function registerEngineRoute<E extends EngineName, I>(router: Router, deps: AppDeps, spec: EngineRouteSpec<E, I>): void {
+export function registerEngineRoute<E extends EngineName, I>(
+  router: Router,
+  deps: AppDeps,
+  spec: EngineRouteSpec<E, I>,
+): void {
   router.post(spec.path, ...apiKeyGuard(deps, 'verify:read'), ...(spec.use ?? []), async (ctx) => {
     const startedAt = performance.now();
     const raw = bodyObject(ctx);

@@ -63,7 +63,16 @@ export type WorkflowFailureReason = 'unavailable' | 'timeout' | 'failed';
 /** The verdict label of a result: its `status`, `verdict` or `verified` flag; bounded to a short token. */
 export function recordVerdict(engine: string, result: unknown): void {
   const r = (result ?? {}) as Record<string, unknown>;
-  const raw = typeof r.status === 'string' ? r.status : typeof r.verdict === 'string' ? r.verdict : typeof r.verified === 'boolean' ? (r.verified ? 'VERIFIED' : 'NOT_VERIFIED') : 'UNKNOWN';
+  const raw =
+    typeof r.status === 'string'
+      ? r.status
+      : typeof r.verdict === 'string'
+        ? r.verdict
+        : typeof r.verified === 'boolean'
+          ? r.verified
+            ? 'VERIFIED'
+            : 'NOT_VERIFIED'
+          : 'UNKNOWN';
   const status = /^[A-Za-z_]{1,32}$/.test(raw) ? raw : 'OTHER';
   verdicts.inc({ engine, status });
 }
@@ -95,7 +104,9 @@ export function httpMetrics(store: Store): Middleware {
       const principal = ctx.state.principal as Principal | undefined;
       const kind: OrgEventKind | null = ctx.status === 429 ? 'rate_limited' : ctx.status === 403 ? 'forbidden' : null;
       if (principal && kind) {
-        recordOrgEvent(store, principal.orgId, kind).catch((err: Error) => log.warn('org event not recorded', { kind, error: err.message }));
+        recordOrgEvent(store, principal.orgId, kind).catch((err: Error) =>
+          log.warn('org event not recorded', { kind, error: err.message }),
+        );
       }
     }
   };
@@ -117,7 +128,13 @@ export async function processMetrics() {
   for (const v of (await httpDuration.get()).values) {
     const l = v.labels as Record<string, string>;
     const key = `${l.method} ${l.route} ${l.status}`;
-    const cur = latency.get(key) ?? { method: l.method as string, route: l.route as string, status: l.status as string, count: 0, sum: 0 };
+    const cur = latency.get(key) ?? {
+      method: l.method as string,
+      route: l.route as string,
+      status: l.status as string,
+      count: 0,
+      sum: 0,
+    };
     if (v.metricName === 'svc_http_request_duration_seconds_count') cur.count = v.value;
     if (v.metricName === 'svc_http_request_duration_seconds_sum') cur.sum = v.value;
     latency.set(key, cur);
@@ -125,13 +142,35 @@ export async function processMetrics() {
   return {
     started_at: STARTED_AT.toISOString(),
     uptime_seconds: Math.round((Date.now() - STARTED_AT.getTime()) / 1000),
-    http_requests: (await rows('svc_http_requests_total')).map((r) => ({ method: r.method, route: r.route, status: Number(r.status), count: count(r) })),
+    http_requests: (await rows('svc_http_requests_total')).map((r) => ({
+      method: r.method,
+      route: r.route,
+      status: Number(r.status),
+      count: count(r),
+    })),
     http_latency: [...latency.values()]
       .filter((l) => l.count > 0)
-      .map((l) => ({ method: l.method, route: l.route, status: Number(l.status), count: l.count, mean_ms: Math.round((l.sum / l.count) * 10000) / 10 })),
+      .map((l) => ({
+        method: l.method,
+        route: l.route,
+        status: Number(l.status),
+        count: l.count,
+        mean_ms: Math.round((l.sum / l.count) * 10000) / 10,
+      })),
     verdicts: (await rows('svc_verdicts_total')).map((r) => ({ engine: r.engine, status: r.status, count: count(r) })),
-    workflow_failures: (await rows('svc_workflow_failures_total')).map((r) => ({ engine: r.engine, reason: r.reason, count: count(r) })),
-    rate_limit_rejections: (await rows('svc_rate_limit_rejections_total')).map((r) => ({ route: r.route, count: count(r) })),
-    auth_failures: (await rows('svc_auth_failures_total')).map((r) => ({ route: r.route, status: Number(r.status), count: count(r) })),
+    workflow_failures: (await rows('svc_workflow_failures_total')).map((r) => ({
+      engine: r.engine,
+      reason: r.reason,
+      count: count(r),
+    })),
+    rate_limit_rejections: (await rows('svc_rate_limit_rejections_total')).map((r) => ({
+      route: r.route,
+      count: count(r),
+    })),
+    auth_failures: (await rows('svc_auth_failures_total')).map((r) => ({
+      route: r.route,
+      status: Number(r.status),
+      count: count(r),
+    })),
   };
 }

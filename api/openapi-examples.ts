@@ -14,7 +14,14 @@ import { SECRETS_NOT_CONFIGURED } from '../contract/health.js';
 import { IMAGE_BODY_LIMIT_BYTES } from '../contract/image.js';
 import { UPLOAD_CAPACITY_DETAIL } from '../contract/stats.js';
 import type { Scope } from '../contract/auth.js';
-import { INACTIVE_KEY, INSUFFICIENT_PERMISSIONS, INVALID_KEY, INVALID_TOKEN, lacksScope, MISSING_KEY } from './middleware/auth.js';
+import {
+  INACTIVE_KEY,
+  INSUFFICIENT_PERMISSIONS,
+  INVALID_KEY,
+  INVALID_TOKEN,
+  lacksScope,
+  MISSING_KEY,
+} from './middleware/auth.js';
 import { BODY_TIMEOUT_DETAIL, bodyLimitDetail } from './middleware/body.js';
 import { MULTIPART_REQUIRED } from './middleware/csv-upload.js';
 import { STORE_UNAVAILABLE } from './middleware/errors.js';
@@ -30,9 +37,19 @@ export interface ErrorExample {
 }
 
 const REQUEST_ID = '6f1c2b0e-8f5d-4a53-9a57-2f0e3c1d9b21';
-const ex = (status: number, summary: string, detail: string, code = codeForStatus(status)): ErrorExample => ({ summary, value: { detail, code, request_id: REQUEST_ID } });
+const ex = (status: number, summary: string, detail: string, code = codeForStatus(status)): ErrorExample => ({
+  summary,
+  value: { detail, code, request_id: REQUEST_ID },
+});
 
-const SCOPE_BY_TAG: Record<string, Scope> = { verify: 'verify:read', 'verification-context': 'verify:read', agents: 'agent:write', attestations: 'attestation:read', admin: 'admin:all', observability: 'admin:all' };
+const SCOPE_BY_TAG: Record<string, Scope> = {
+  verify: 'verify:read',
+  'verification-context': 'verify:read',
+  agents: 'agent:write',
+  attestations: 'attestation:read',
+  admin: 'admin:all',
+  observability: 'admin:all',
+};
 
 function badRequest(e: Endpoint): ErrorExample[] {
   const out: ErrorExample[] = [];
@@ -64,25 +81,47 @@ export function errorExamples(e: Endpoint, status: number): Record<string, Error
       break;
     case 401:
       if (e.id === 'signin') list.push(ex(401, 'Wrong e-mail or password', SIGNIN_FAILED));
-      if (e.security.includes('apiKey')) list.push(ex(401, 'No X-API-Key header', MISSING_KEY), ex(401, 'Unknown or pre-7.2 key', INVALID_KEY));
+      if (e.security.includes('apiKey'))
+        list.push(ex(401, 'No X-API-Key header', MISSING_KEY), ex(401, 'Unknown or pre-7.2 key', INVALID_KEY));
       if (e.security.includes('bearer')) list.push(ex(401, 'Missing or expired access token', INVALID_TOKEN));
-      if (e.security.includes('agentToken')) list.push(ex(401, 'No X-Agent-Token header', MISSING_AGENT_TOKEN), ex(401, 'Unknown agent token', INVALID_AGENT_TOKEN));
-      if (e.security.includes('a2aKey')) list.push(ex(401, 'No gateway key', A2A_MISSING_KEY), ex(401, 'Unknown gateway key', A2A_INVALID_KEY));
-      if (e.security.includes('webhookSignature')) list.push(ex(401, 'Signature does not verify', 'invalid webhook signature'));
+      if (e.security.includes('agentToken'))
+        list.push(
+          ex(401, 'No X-Agent-Token header', MISSING_AGENT_TOKEN),
+          ex(401, 'Unknown agent token', INVALID_AGENT_TOKEN),
+        );
+      if (e.security.includes('a2aKey'))
+        list.push(ex(401, 'No gateway key', A2A_MISSING_KEY), ex(401, 'Unknown gateway key', A2A_INVALID_KEY));
+      if (e.security.includes('webhookSignature'))
+        list.push(ex(401, 'Signature does not verify', 'invalid webhook signature'));
       break;
     case 403: {
       const scope = SCOPE_BY_TAG[e.tag];
       if (e.id === 'getBatch') list.push(ex(403, 'Job of another organization', BATCH_FOREIGN_DETAIL));
-      if (scope && e.security.includes('apiKey')) list.push(ex(403, 'The key lacks the scope', lacksScope(scope)), ex(403, 'Revoked or expired key', INACTIVE_KEY));
+      if (scope && e.security.includes('apiKey'))
+        list.push(
+          ex(403, 'The key lacks the scope', lacksScope(scope)),
+          ex(403, 'Revoked or expired key', INACTIVE_KEY),
+        );
       list.push(ex(403, 'Role or tenant check failed', INSUFFICIENT_PERMISSIONS));
       break;
     }
     case 404: {
       const detail: Record<string, string> = {
-        getBatch: BATCH_NOT_FOUND_DETAIL, getAttestation: ATTESTATION_NOT_FOUND, auditLog: AUDIT_LOG_NOT_FOUND, complianceVerify: AUDIT_LOG_NOT_FOUND,
-        revokeApiKey: API_KEY_NOT_FOUND, rotateApiKey: API_KEY_NOT_FOUND, a2aTrace: 'Trace not found.',
+        getBatch: BATCH_NOT_FOUND_DETAIL,
+        getAttestation: ATTESTATION_NOT_FOUND,
+        auditLog: AUDIT_LOG_NOT_FOUND,
+        complianceVerify: AUDIT_LOG_NOT_FOUND,
+        revokeApiKey: API_KEY_NOT_FOUND,
+        rotateApiKey: API_KEY_NOT_FOUND,
+        a2aTrace: 'Trace not found.',
       };
-      list.push(ex(404, 'Not found (or in another organization)', detail[e.id] ?? (e.tag === 'agents' ? 'Agent not found.' : 'Not Found')));
+      list.push(
+        ex(
+          404,
+          'Not found (or in another organization)',
+          detail[e.id] ?? (e.tag === 'agents' ? 'Agent not found.' : 'Not Found'),
+        ),
+      );
       break;
     }
     case 408:
@@ -92,21 +131,34 @@ export function errorExamples(e: Endpoint, status: number): Record<string, Error
       const detail: Record<string, string> = {
         signup: 'An account with this e-mail already exists.',
         rotateApiKey: ROTATION_IN_PROGRESS,
-        approveToolDefinition: 'That definition hash was never presented for this tool; present it through POST /agents/{id}/verify first.',
+        approveToolDefinition:
+          'That definition hash was never presented for this tool; present it through POST /agents/{id}/verify first.',
       };
       list.push(ex(409, 'Conflict', detail[e.id] ?? 'Conflict'));
       break;
     }
     case 413: {
       const limit = e.id === 'verifyImage' ? IMAGE_BODY_LIMIT_BYTES : JSON_BODY_LIMIT;
-      list.push(ex(413, 'The body is too large', e.id === 'verifyStats' ? bodyLimitDetail(10_000_000) : bodyLimitDetail(limit)));
+      list.push(
+        ex(413, 'The body is too large', e.id === 'verifyStats' ? bodyLimitDetail(10_000_000) : bodyLimitDetail(limit)),
+      );
       break;
     }
     case 415:
-      list.push(ex(415, 'Wrong Content-Type', e.body?.contentType === 'multipart/form-data' ? MULTIPART_REQUIRED : 'Unsupported Content-Type: send application/json.'));
+      list.push(
+        ex(
+          415,
+          'Wrong Content-Type',
+          e.body?.contentType === 'multipart/form-data'
+            ? MULTIPART_REQUIRED
+            : 'Unsupported Content-Type: send application/json.',
+        ),
+      );
       break;
     case 429:
-      list.push(ex(429, 'Too many attempts from this address', 'Too many authentication attempts. Try again in 60 seconds.'));
+      list.push(
+        ex(429, 'Too many attempts from this address', 'Too many authentication attempts. Try again in 60 seconds.'),
+      );
       break;
     case 503:
       if (e.id === 'healthIdentity') {
@@ -116,9 +168,12 @@ export function errorExamples(e: Endpoint, status: number): Record<string, Error
       if (e.id === 'verifyCode') list.push(ex(503, 'The scan timed out', CODE_TIMEOUT_DETAIL));
       if (e.id === 'verifyFact') list.push(ex(503, 'The check timed out', FACT_TIMEOUT_DETAIL));
       if (e.id === 'verifyBatch') list.push(ex(503, 'Too many active batch jobs', BATCH_CAPACITY_DETAIL));
-      if (e.id === 'verifyStats' || e.id === 'verifyImage') list.push(ex(503, 'Too many uploads at once', UPLOAD_CAPACITY_DETAIL));
-      if (e.id === 'verifyStats' || e.id === 'verifyConsensus') list.push(ex(503, 'No sandbox', SANDBOX_UNAVAILABLE_MESSAGE));
-      if (e.tag === 'verify' || e.tag === 'agents') list.push(ex(503, 'The verification backend is down', BACKEND_UNAVAILABLE));
+      if (e.id === 'verifyStats' || e.id === 'verifyImage')
+        list.push(ex(503, 'Too many uploads at once', UPLOAD_CAPACITY_DETAIL));
+      if (e.id === 'verifyStats' || e.id === 'verifyConsensus')
+        list.push(ex(503, 'No sandbox', SANDBOX_UNAVAILABLE_MESSAGE));
+      if (e.tag === 'verify' || e.tag === 'agents')
+        list.push(ex(503, 'The verification backend is down', BACKEND_UNAVAILABLE));
       list.push(ex(503, 'The store is down', STORE_UNAVAILABLE, ERROR_CODES.storeUnavailable));
       break;
     default:

@@ -21,18 +21,36 @@ const SECURITY_SCHEMES = {
     type: 'apiKey',
     in: 'header',
     name: 'X-API-Key',
-    description: 'API key (`svc_live_…` or `svc_test_…`) from POST /auth/api-keys; on /a2a/* the per-agent gateway key from SVC_A2A_API_KEYS.',
+    description:
+      'API key (`svc_live_…` or `svc_test_…`) from POST /auth/api-keys; on /a2a/* the per-agent gateway key from SVC_A2A_API_KEYS.',
   },
-  bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Access token from /auth/signup or /auth/signin (1 hour).' },
-  agentToken: { type: 'apiKey', in: 'header', name: 'X-Agent-Token', description: 'Agent token (`svc_agent_…`) from /agents/register.' },
+  bearer: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description: 'Access token from /auth/signup or /auth/signin (1 hour).',
+  },
+  agentToken: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Agent-Token',
+    description: 'Agent token (`svc_agent_…`) from /agents/register.',
+  },
   webhookSignature: {
     type: 'apiKey',
     in: 'header',
     name: 'Github-Public-Key-Signature',
-    description: 'Scanning partner only: ECDSA signature over the raw body (with Github-Public-Key-Identifier naming the key).',
+    description:
+      'Scanning partner only: ECDSA signature over the raw body (with Github-Public-Key-Identifier naming the key).',
   },
 } as const;
-const SCHEME_OF: Record<Credential, keyof typeof SECURITY_SCHEMES> = { apiKey: 'apiKey', bearer: 'bearer', agentToken: 'agentToken', webhookSignature: 'webhookSignature', a2aKey: 'apiKey' };
+const SCHEME_OF: Record<Credential, keyof typeof SECURITY_SCHEMES> = {
+  apiKey: 'apiKey',
+  bearer: 'bearer',
+  agentToken: 'agentToken',
+  webhookSignature: 'webhookSignature',
+  a2aKey: 'apiKey',
+};
 
 const STATUS_TEXT: Record<number, string> = { 200: 'OK', 202: 'Accepted' };
 
@@ -50,7 +68,14 @@ function operation(e: Endpoint): ZodOpenApiOperationObject {
         {
           description: r.description || STATUS_TEXT[Number(status)] || status,
           ...(r.schema
-            ? { content: { [r.contentType ?? 'application/json']: { schema: r.schema, ...(r.schema === errorBodySchema ? { examples: errorExamples(e, Number(status)) } : {}) } } }
+            ? {
+                content: {
+                  [r.contentType ?? 'application/json']: {
+                    schema: r.schema,
+                    ...(r.schema === errorBodySchema ? { examples: errorExamples(e, Number(status)) } : {}),
+                  },
+                },
+              }
             : {}),
         },
       ]),
@@ -63,7 +88,11 @@ function operation(e: Endpoint): ZodOpenApiOperationObject {
     if (e.headers) op.requestParams.header = e.headers;
   }
   const example = OPERATION_DOCS[e.id]?.example;
-  if (e.body) op.requestBody = { required: true, content: { [e.body.contentType]: { schema: e.body.schema, ...(example !== undefined ? { example } : {}) } } };
+  if (e.body)
+    op.requestBody = {
+      required: true,
+      content: { [e.body.contentType]: { schema: e.body.schema, ...(example !== undefined ? { example } : {}) } },
+    };
   return op;
 }
 
@@ -96,7 +125,12 @@ function documentFields(doc: Json): void {
       for (const obj of bodyObjects(media.schema, components)) {
         for (const [name, prop] of Object.entries<Json>(obj.properties)) {
           const f = fields[name];
-          if (f) Object.assign(prop, { description: f[0], examples: [f[1]], ...(prop.format === 'binary' ? {} : { example: f[1] }) });
+          if (f)
+            Object.assign(prop, {
+              description: f[0],
+              examples: [f[1]],
+              ...(prop.format === 'binary' ? {} : { example: f[1] }),
+            });
         }
       }
     }
@@ -165,7 +199,8 @@ const DOCS_HTML = `<!doctype html>
 `;
 // A separate script (not inline) so the page runs under a CSP without 'unsafe-inline' scripts.
 const INIT_JS = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true, presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset], layout: 'StandaloneLayout' });\n`;
-const DOCS_CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; font-src 'self' data:";
+const DOCS_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; font-src 'self' data:";
 
 const assetCache = new Map<string, Buffer>();
 

@@ -23,7 +23,8 @@ export function limitParam(ctx: Context, def: number, max: number): number {
 export function statusParam(ctx: Context): AuditStatusFilter | undefined {
   const raw = single(ctx, 'status');
   if (raw === undefined) return undefined;
-  if (raw !== 'verified' && raw !== 'blocked') throw new HttpError(400, "Invalid query parameter 'status': must be 'verified' or 'blocked'.");
+  if (raw !== 'verified' && raw !== 'blocked')
+    throw new HttpError(400, "Invalid query parameter 'status': must be 'verified' or 'blocked'.");
   return raw;
 }
 
@@ -33,7 +34,8 @@ const CURSOR = /^[1-9][0-9]{0,15}$/;
 export function cursorParam(ctx: Context): number | undefined {
   const raw = single(ctx, 'cursor');
   if (raw === undefined) return undefined;
-  if (!CURSOR.test(raw)) throw new HttpError(400, "Invalid query parameter 'cursor': use the next_cursor of the previous page.");
+  if (!CURSOR.test(raw))
+    throw new HttpError(400, "Invalid query parameter 'cursor': use the next_cursor of the previous page.");
   return Number(raw);
 }
 

@@ -35,7 +35,9 @@ export async function main(hooks: ApiHooks = {}): Promise<void> {
   const store = Store.lazy(cfg.MONGODB_URI);
   const counter = new WindowCounter(store);
   await counter.init();
-  store.ensureIndexes().catch((err) => log.warn('index creation deferred: store unavailable', { error: String(err?.message ?? err) }));
+  store
+    .ensureIndexes()
+    .catch((err) => log.warn('index creation deferred: store unavailable', { error: String(err?.message ?? err) }));
   const temporal = TemporalGateway.create(cfg);
   hooks.onGateway?.(temporal, cfg, store);
   const accounts = new Accounts(store, cfg.SVC_API_KEY_LOOKUP_SECRET as string, cfg.SVC_API_KEY_CACHE_TTL * 1000);
@@ -61,7 +63,10 @@ export async function main(hooks: ApiHooks = {}): Promise<void> {
 
   const shutdown = () => {
     log.info('api shutting down');
-    server.close(() => void Promise.allSettled([hooks.onShutdown?.(), temporal.close(), store.close()]).finally(() => process.exit(0)));
+    server.close(
+      () =>
+        void Promise.allSettled([hooks.onShutdown?.(), temporal.close(), store.close()]).finally(() => process.exit(0)),
+    );
     setTimeout(() => process.exit(0), 3000).unref();
   };
   process.on('SIGTERM', shutdown);

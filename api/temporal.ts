@@ -4,12 +4,28 @@
 // becomes a 503 with a clear detail, decided by one `isTimeout`: a request never gets a
 // VERIFIED by default.
 import { createHash, randomUUID } from 'node:crypto';
-import { Client, Connection, WorkflowFailedError, type ConnectionLike, type Workflow, type WorkflowHandle, type WorkflowStartOptions } from '@temporalio/client';
+import {
+  Client,
+  Connection,
+  WorkflowFailedError,
+  type ConnectionLike,
+  type Workflow,
+  type WorkflowHandle,
+  type WorkflowStartOptions,
+} from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import { ApplicationFailure, TimeoutFailure } from '@temporalio/common';
 import { ENGINE_TIMEOUT_FAILURE } from '../core/failure-types.js';
 import type { ServiceConfig } from '../core/config.js';
-import { activityModeFor, EAGER_ENGINES, ENGINES, type AuditContext, type EngineName, type VerificationWorkflowType, type VerifyWorkflowInput } from '../core/engines.js';
+import {
+  activityModeFor,
+  EAGER_ENGINES,
+  ENGINES,
+  type AuditContext,
+  type EngineName,
+  type VerificationWorkflowType,
+  type VerifyWorkflowInput,
+} from '../core/engines.js';
 import type { EngineInput, EngineResult } from '../core/verification-io.js';
 import type { WorkflowArgs, WorkflowName, WorkflowResult, Workflows } from './workflows.js';
 import { HttpError } from './errors.js';
@@ -67,13 +83,21 @@ export interface RunOptions {
 
 /** `sha256:<hex>` of the validated request as JSON: binds the audit entry to the exact request. */
 export function requestDigest(input: unknown): string {
-  return `sha256:${createHash('sha256').update(JSON.stringify(input ?? null), 'utf8').digest('hex')}`;
+  return `sha256:${createHash('sha256')
+    .update(JSON.stringify(input ?? null), 'utf8')
+    .digest('hex')}`;
 }
 
 /** A verification workflow's signature for engine E (workflows/verify.ts, workflows/provider-verify.ts). */
-type VerificationWorkflow<E extends EngineName> = (req: VerifyWorkflowInput<E> & { provider_timeout_ms?: number }) => Promise<EngineResult<E>>;
+type VerificationWorkflow<E extends EngineName> = (
+  req: VerifyWorkflowInput<E> & { provider_timeout_ms?: number },
+) => Promise<EngineResult<E>>;
 
-type StartOptions<A extends unknown[]> = Omit<WorkflowStartOptions, 'args' | 'taskQueue' | 'workflowId'> & { workflowId: string; args: A; taskQueue?: string };
+type StartOptions<A extends unknown[]> = Omit<WorkflowStartOptions, 'args' | 'taskQueue' | 'workflowId'> & {
+  workflowId: string;
+  args: A;
+  taskQueue?: string;
+};
 
 interface StartFailure {
   /** The 503 detail (default: the backend-unavailable detail). */
@@ -117,13 +141,23 @@ export class TemporalGateway {
     // Refuses to start without the workflow input key (ConfigError), as without a payload key.
     this.inputAuth = workflowInputAuthClientInterceptor(workflowInputKey(cfg));
     // Every payload is encrypted before it reaches Temporal (docs/payload-encryption.md).
-    this.client = new Client({ connection, namespace: cfg.TEMPORAL_NAMESPACE, dataConverter: temporalDataConverter(cfg), interceptors: { workflow: [this.inputAuth] } });
+    this.client = new Client({
+      connection,
+      namespace: cfg.TEMPORAL_NAMESPACE,
+      dataConverter: temporalDataConverter(cfg),
+      interceptors: { workflow: [this.inputAuth] },
+    });
   }
 
   /** Routes the eager-capable engines (core/engines.ts EAGER_ENGINES) through an in-process worker; null stops it. */
   useEagerStart(e: EagerStart | null): void {
     this.eager = e && {
-      client: new Client({ connection: e.connection, namespace: this.cfg.TEMPORAL_NAMESPACE, dataConverter: temporalDataConverter(this.cfg), interceptors: { workflow: [this.inputAuth] } }),
+      client: new Client({
+        connection: e.connection,
+        namespace: this.cfg.TEMPORAL_NAMESPACE,
+        dataConverter: temporalDataConverter(this.cfg),
+        interceptors: { workflow: [this.inputAuth] },
+      }),
       connection: e.connection,
       taskQueue: e.taskQueue,
     };
@@ -144,24 +178,41 @@ export class TemporalGateway {
    * signature) under a 3 s start deadline. Temporal unreachable or refusing: a 503 with
    * `detail` and X-Workflow-Id. Every start of the API goes through here.
    */
-  async startWorkflow<N extends WorkflowName>(type: N, options: StartOptions<WorkflowArgs<N>>, failure: StartFailure = {}): Promise<WorkflowHandle<Workflows[N]>> {
+  async startWorkflow<N extends WorkflowName>(
+    type: N,
+    options: StartOptions<WorkflowArgs<N>>,
+    failure: StartFailure = {},
+  ): Promise<WorkflowHandle<Workflows[N]>> {
     return this.start<Workflows[N]>(type, options, failure);
   }
 
   /** The start itself, for a workflow function type `W` named by `type` (Temporal's typed start by name). */
-  private async start<W extends Workflow>(type: string, options: StartOptions<Parameters<W>>, failure: StartFailure): Promise<WorkflowHandle<W>> {
+  private async start<W extends Workflow>(
+    type: string,
+    options: StartOptions<Parameters<W>>,
+    failure: StartFailure,
+  ): Promise<WorkflowHandle<W>> {
     const client = failure.via?.client ?? this.client;
     const connection = failure.via?.connection ?? this.connection;
     const startOptions: WorkflowStartOptions = { taskQueue: this.cfg.SVC_TASK_QUEUE, ...options };
     try {
       // The arguments are typed by StartOptions<Parameters<W>>; the handle by W (Temporal's
       // start by name: its conditional options type cannot be resolved for a generic W).
-      const handle = await connection.withDeadline(Date.now() + (failure.startDeadlineMs ?? 3000), () => client.workflow.start(type, startOptions));
+      const handle = await connection.withDeadline(Date.now() + (failure.startDeadlineMs ?? 3000), () =>
+        client.workflow.start(type, startOptions),
+      );
       return handle as WorkflowHandle<W>;
     } catch (err) {
       if (failure.passThrough?.some((type) => err instanceof type)) throw err;
-      log.warn('workflow start failed', { workflow_type: failure.workflowType ?? type, workflow_id: options.workflowId, error: errorName(err) });
-      throw new HttpError(503, failure.detail ?? BACKEND_UNAVAILABLE, { 'X-Workflow-Id': options.workflowId, ...failure.headers });
+      log.warn('workflow start failed', {
+        workflow_type: failure.workflowType ?? type,
+        workflow_id: options.workflowId,
+        error: errorName(err),
+      });
+      throw new HttpError(503, failure.detail ?? BACKEND_UNAVAILABLE, {
+        'X-Workflow-Id': options.workflowId,
+        ...failure.headers,
+      });
     }
   }
 
@@ -194,7 +245,10 @@ export class TemporalGateway {
     const graceMs = this.cfg.SVC_WORKFLOW_GRACE * 1000;
     // Eager start only for verifyWorkflow runs whose activities are all local: the in-process
     // worker then completes the verification in the first workflow task (docs/performance.md).
-    const eager = this.eager && workflowType === 'verifyWorkflow' && args.activity_mode === 'local' && EAGER_ENGINES.has(engine) ? this.eager : null;
+    const eager =
+      this.eager && workflowType === 'verifyWorkflow' && args.activity_mode === 'local' && EAGER_ENGINES.has(engine)
+        ? this.eager
+        : null;
     const connection = eager?.connection ?? this.connection;
     let handle;
     try {
@@ -215,7 +269,13 @@ export class TemporalGateway {
       recordWorkflowFailure(engine, 'unavailable');
       throw err;
     }
-    const result = await this.waitForResult(handle, { workflowId, deadlineMs: timeoutMs + graceMs, timeoutDetail, connection, engine });
+    const result = await this.waitForResult(handle, {
+      workflowId,
+      deadlineMs: timeoutMs + graceMs,
+      timeoutDetail,
+      connection,
+      engine,
+    });
     recordVerdict(engine, result);
     return { result, workflowId };
   }
@@ -224,36 +284,62 @@ export class TemporalGateway {
    * Any other workflow the API waits for (agents, the A2A gateway): started by its type, its
    * result awaited under `timeoutMs`, every failure a 503 as for verifications.
    */
-  async runWorkflow<N extends WorkflowName>(type: N, args: WorkflowArgs<N>, opts: RunWorkflowOptions): Promise<WorkflowResult<N>> {
+  async runWorkflow<N extends WorkflowName>(
+    type: N,
+    args: WorkflowArgs<N>,
+    opts: RunWorkflowOptions,
+  ): Promise<WorkflowResult<N>> {
     const handle = await this.startWorkflow(type, {
       ...(opts.taskQueue ? { taskQueue: opts.taskQueue } : {}),
       workflowId: opts.workflowId,
       args,
       workflowExecutionTimeout: opts.timeoutMs,
     });
-    return this.waitForResult(handle, { workflowId: opts.workflowId, deadlineMs: opts.timeoutMs, timeoutDetail: opts.timeoutDetail });
+    return this.waitForResult(handle, {
+      workflowId: opts.workflowId,
+      deadlineMs: opts.timeoutMs,
+      timeoutDetail: opts.timeoutDetail,
+    });
   }
 
   /**
    * Waits for a started run's result: a missed deadline (or no worker to take it) is a 503 with
    * `timeoutDetail`, a failed run a 503 that says to retry; X-Workflow-Id on both.
    */
-  async waitForResult<R>(handle: { result(): Promise<R>; describe(): Promise<{ raw: temporal.api.workflowservice.v1.IDescribeWorkflowExecutionResponse }>; terminate(reason?: string): Promise<unknown> }, opts: WaitOptions): Promise<R> {
+  async waitForResult<R>(
+    handle: {
+      result(): Promise<R>;
+      describe(): Promise<{ raw: temporal.api.workflowservice.v1.IDescribeWorkflowExecutionResponse }>;
+      terminate(reason?: string): Promise<unknown>;
+    },
+    opts: WaitOptions,
+  ): Promise<R> {
     const connection = opts.connection ?? this.connection;
     const headers = { 'X-Workflow-Id': opts.workflowId };
     const unclaimed = new NoWorkerWatch(handle, opts.deadlineMs);
     try {
-      return await Promise.race([connection.withDeadline(Date.now() + opts.deadlineMs + 1000, () => handle.result()), unclaimed.fired]);
+      return await Promise.race([
+        connection.withDeadline(Date.now() + opts.deadlineMs + 1000, () => handle.result()),
+        unclaimed.fired,
+      ]);
     } catch (err) {
       // The watch terminates the run it found unclaimed: the result's rejection may arrive first.
       if (unclaimed.tripped || err instanceof NoWorkerError || isTimeout(err)) {
-        log.warn(unclaimed.tripped ? 'no worker took the workflow' : 'workflow deadline missed', { engine: opts.engine, workflow_id: opts.workflowId });
+        log.warn(unclaimed.tripped ? 'no worker took the workflow' : 'workflow deadline missed', {
+          engine: opts.engine,
+          workflow_id: opts.workflowId,
+        });
         if (opts.engine) recordWorkflowFailure(opts.engine, 'timeout');
         throw new HttpError(503, opts.timeoutDetail, headers);
       }
       log.warn('workflow failed', { engine: opts.engine, workflow_id: opts.workflowId, error: errorName(err) });
-      if (opts.engine) recordWorkflowFailure(opts.engine, err instanceof WorkflowFailedError ? 'failed' : 'unavailable');
-      throw new HttpError(503, err instanceof WorkflowFailedError ? VERIFICATION_INCOMPLETE : BACKEND_UNAVAILABLE, headers);
+      if (opts.engine)
+        recordWorkflowFailure(opts.engine, err instanceof WorkflowFailedError ? 'failed' : 'unavailable');
+      throw new HttpError(
+        503,
+        err instanceof WorkflowFailedError ? VERIFICATION_INCOMPLETE : BACKEND_UNAVAILABLE,
+        headers,
+      );
     } finally {
       unclaimed.stop();
     }
@@ -299,7 +385,13 @@ class NoWorkerWatch {
   tripped = false;
   private timer: NodeJS.Timeout | null = null;
 
-  constructor(handle: { describe(): Promise<{ raw: temporal.api.workflowservice.v1.IDescribeWorkflowExecutionResponse }>; terminate(reason?: string): Promise<unknown> }, deadlineMs: number) {
+  constructor(
+    handle: {
+      describe(): Promise<{ raw: temporal.api.workflowservice.v1.IDescribeWorkflowExecutionResponse }>;
+      terminate(reason?: string): Promise<unknown>;
+    },
+    deadlineMs: number,
+  ) {
     this.fired = new Promise<never>((_, reject) => {
       if (deadlineMs <= NO_WORKER_AFTER_MS) return;
       this.timer = setTimeout(() => {
@@ -325,10 +417,15 @@ class NoWorkerWatch {
 }
 
 /** Whether the run's first workflow task is still waiting for a worker. */
-async function unclaimed(handle: { describe(): Promise<{ raw: temporal.api.workflowservice.v1.IDescribeWorkflowExecutionResponse }> }): Promise<boolean> {
+async function unclaimed(handle: {
+  describe(): Promise<{ raw: temporal.api.workflowservice.v1.IDescribeWorkflowExecutionResponse }>;
+}): Promise<boolean> {
   const { raw } = await handle.describe();
   const task = raw.pendingWorkflowTask;
-  const firstTaskWaiting = !!task && task.state === PENDING_WORKFLOW_TASK_STATE_SCHEDULED && Number(raw.workflowExecutionInfo?.historyLength ?? 0) <= 2;
+  const firstTaskWaiting =
+    !!task &&
+    task.state === PENDING_WORKFLOW_TASK_STATE_SCHEDULED &&
+    Number(raw.workflowExecutionInfo?.historyLength ?? 0) <= 2;
   return firstTaskWaiting;
 }
 

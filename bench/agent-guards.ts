@@ -33,10 +33,13 @@ function report(title: string, items: Labelled[], ms: number[]): void {
   console.log(`\n== ${title}`);
   console.log(`items ${items.length} (positive ${tp + fn}, negative ${fp + tn})`);
   console.log(`TP ${tp}  FP ${fp}  FN ${fn}  TN ${tn}`);
-  console.log(`precision ${precision.toFixed(3)}  recall ${recall.toFixed(3)}  F1 ${((2 * precision * recall) / (precision + recall || 1)).toFixed(3)}`);
+  console.log(
+    `precision ${precision.toFixed(3)}  recall ${recall.toFixed(3)}  F1 ${((2 * precision * recall) / (precision + recall || 1)).toFixed(3)}`,
+  );
   console.log(`scan time per item: p50 ${q(0.5)} ms, p95 ${q(0.95)} ms`);
   for (const i of items.filter((x) => x.label && !x.flagged)) console.log(`  missed:         ${i.name}`);
-  for (const i of items.filter((x) => !x.label && x.flagged)) console.log(`  false positive: ${i.name} (${i.kinds.join(', ')})`);
+  for (const i of items.filter((x) => !x.label && x.flagged))
+    console.log(`  false positive: ${i.name} (${i.kinds.join(', ')})`);
 }
 
 function timed<T>(fn: () => T, ms: number[]): T {
@@ -48,17 +51,31 @@ function timed<T>(fn: () => T, ms: number[]): T {
 
 // 1. Tool definitions
 const root = new URL('../test/fixtures/tool-definitions/', import.meta.url);
-const clean = JSON.parse(readFileSync(new URL('clean/written-for-svc.json', root), 'utf8')) as { tools: Array<{ source_path: string; definition: Record<string, unknown> }> };
-const poisoned = JSON.parse(readFileSync(new URL('poisoned/poisoned.json', root), 'utf8')) as { tools: Array<{ attack: string; definition: Record<string, unknown> }> };
+const clean = JSON.parse(readFileSync(new URL('clean/written-for-svc.json', root), 'utf8')) as {
+  tools: Array<{ source_path: string; definition: Record<string, unknown> }>;
+};
+const poisoned = JSON.parse(readFileSync(new URL('poisoned/poisoned.json', root), 'utf8')) as {
+  tools: Array<{ attack: string; definition: Record<string, unknown> }>;
+};
 const toolMs: number[] = [];
 const toolItems: Labelled[] = [
   ...clean.tools.map((t) => {
     const f = timed(() => scanToolDefinition(t.definition), toolMs);
-    return { label: false, name: `${t.source_path}:${String(t.definition.name)}`, flagged: f.length > 0, kinds: f.map((x) => `${x.kind}@${x.location}`) };
+    return {
+      label: false,
+      name: `${t.source_path}:${String(t.definition.name)}`,
+      flagged: f.length > 0,
+      kinds: f.map((x) => `${x.kind}@${x.location}`),
+    };
   }),
   ...poisoned.tools.map((t) => {
     const f = timed(() => scanToolDefinition(t.definition), toolMs);
-    return { label: true, name: `${t.attack}:${String(t.definition.name)}`, flagged: f.length > 0, kinds: f.map((x) => x.kind) };
+    return {
+      label: true,
+      name: `${t.attack}:${String(t.definition.name)}`,
+      flagged: f.length > 0,
+      kinds: f.map((x) => x.kind),
+    };
   }),
 ];
 report('tool-poisoning detector (test/fixtures/tool-definitions)', toolItems, toolMs);
@@ -73,13 +90,41 @@ const secrets: Array<[string, () => string]> = [
   ['svc_live key', () => generateApiKey()],
   ['svc_agent token', () => generateAgentToken()],
   ['AWS access key id', () => `AKIA${randomBytes(10).toString('hex').toUpperCase().slice(0, 16)}`],
-  ['GitHub token', () => `ghp_${randomBytes(27).toString('base64').replace(/[^A-Za-z0-9]/g, 'x').slice(0, 36)}`],
+  [
+    'GitHub token',
+    () =>
+      `ghp_${randomBytes(27)
+        .toString('base64')
+        .replace(/[^A-Za-z0-9]/g, 'x')
+        .slice(0, 36)}`,
+  ],
   ['GitLab token', () => `glpat-${randomBytes(15).toString('base64url').slice(0, 20)}`],
   ['Slack token', () => `xoxb-${randomBytes(8).toString('hex')}-${randomBytes(8).toString('hex')}`],
-  ['Stripe key', () => `sk_live_${randomBytes(18).toString('base64').replace(/[^A-Za-z0-9]/g, 'q').slice(0, 24)}`],
-  ['npm token', () => `npm_${randomBytes(27).toString('base64').replace(/[^A-Za-z0-9]/g, 'z').slice(0, 36)}`],
-  ['JWT', () => `eyJhbGciOiJIUzI1NiJ9.${Buffer.from(JSON.stringify({ sub: randomUUID() })).toString('base64url')}.${randomBytes(32).toString('base64url')}`],
-  ['private key', () => '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----'],
+  [
+    'Stripe key',
+    () =>
+      `sk_live_${randomBytes(18)
+        .toString('base64')
+        .replace(/[^A-Za-z0-9]/g, 'q')
+        .slice(0, 24)}`,
+  ],
+  [
+    'npm token',
+    () =>
+      `npm_${randomBytes(27)
+        .toString('base64')
+        .replace(/[^A-Za-z0-9]/g, 'z')
+        .slice(0, 36)}`,
+  ],
+  [
+    'JWT',
+    () =>
+      `eyJhbGciOiJIUzI1NiJ9.${Buffer.from(JSON.stringify({ sub: randomUUID() })).toString('base64url')}.${randomBytes(32).toString('base64url')}`,
+  ],
+  [
+    'private key',
+    () => '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----',
+  ],
   ['e-mail', () => `${randomBytes(4).toString('hex')}.person@mail-${randomBytes(2).toString('hex')}.org`],
   ['card', () => '5555 5555 5555 4444'],
   ['IBAN', () => 'FR14 2004 1010 0505 0001 3M02 606'],
@@ -90,7 +135,10 @@ const wrappers: Array<[string, (s: string) => string]> = [
   ['plain', (s) => `here it is: ${s} thanks`],
   ['base64', (s) => `blob ${b64(`v=${s}`)}`],
   ['hex', (s) => `hex ${hex(s)}`],
-  ['url', (s) => `q=${encodeURIComponent(s).replace(/[_.@-]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`],
+  [
+    'url',
+    (s) => `q=${encodeURIComponent(s).replace(/[_.@-]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`,
+  ],
   ['split', (s) => `v = ${split(s)};`],
   ['look-alike', (s) => lookalike(s)],
 ];
@@ -99,7 +147,11 @@ const negatives: Array<[string, () => string]> = [
   ['SHA-256 commit message', () => `commit ${createHash('sha256').update(randomBytes(8)).digest('hex')}: fix tests`],
   ['SHA-1 git hash', () => `merge ${createHash('sha1').update(randomBytes(8)).digest('hex')} into main`],
   ['allowed URL', () => `docs at https://docs.example.com/page/${randomBytes(2).toString('hex')}?x=1`],
-  ['version string', () => `bump to ${Math.floor(Math.random() * 9)}.${Math.floor(Math.random() * 20)}.${Math.floor(Math.random() * 50)} and 1.2.3.4`],
+  [
+    'version string',
+    () =>
+      `bump to ${Math.floor(Math.random() * 9)}.${Math.floor(Math.random() * 20)}.${Math.floor(Math.random() * 50)} and 1.2.3.4`,
+  ],
   ['file names', () => 'edit setup.py, main.rs and index.ts'],
   ['Luhn-invalid number', () => '4111 1111 1111 1112'],
   ['timestamp', () => `at ${Date.now()} ms (${new Date().toISOString()})`],
@@ -125,7 +177,12 @@ for (let round = 0; round < 5; round++) {
   for (const [nn, gen] of negatives) {
     const text = gen();
     const f = timed(() => scanText(text, 'q', { allowedDomains: allowed }), exMs);
-    exItems.push({ label: false, name: `${nn}: ${text.slice(0, 60)}`, flagged: f.length > 0, kinds: f.map((x) => x.kind) });
+    exItems.push({
+      label: false,
+      name: `${nn}: ${text.slice(0, 60)}`,
+      flagged: f.length > 0,
+      kinds: f.map((x) => x.kind),
+    });
   }
 }
 report('exfiltration detector (generated: secrets x encodings vs look-alikes, 5 rounds)', exItems, exMs);

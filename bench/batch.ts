@@ -23,9 +23,21 @@ const JOBS = Number(arg('jobs', '10'));
 const MODE = arg('mode', 'auto');
 const PROFILE = args.includes('--profile');
 const peerAt = args.indexOf('--peer');
-const PEER = peerAt >= 0 && args[peerAt + 2] ? { url: args[peerAt + 1] as string, key: args[peerAt + 2] as string } : process.env.QWED_URL && process.env.QWED_API_KEY ? { url: process.env.QWED_URL, key: process.env.QWED_API_KEY } : null;
+const PEER =
+  peerAt >= 0 && args[peerAt + 2]
+    ? { url: args[peerAt + 1] as string, key: args[peerAt + 2] as string }
+    : process.env.QWED_URL && process.env.QWED_API_KEY
+      ? { url: process.env.QWED_URL, key: process.env.QWED_API_KEY }
+      : null;
 
-const MIX = ['(x+1)^2 = x^2 + 2*x + 1', '(a+b)*(a-b) = a^2 - b^2', '(x+1)^2 = x^2 + 1', '2^10 + 3*7', 'x/2 + x/2 = x', 'sqrt(16) * 3'];
+const MIX = [
+  '(x+1)^2 = x^2 + 2*x + 1',
+  '(a+b)*(a-b) = a^2 - b^2',
+  '(x+1)^2 = x^2 + 1',
+  '2^10 + 3*7',
+  'x/2 + x/2 = x',
+  'sqrt(16) * 3',
+];
 const ITEMS = Array.from({ length: 100 }, (_, i) => ({ query: MIX[i % MIX.length] as string, type: 'math' }));
 
 const round = (n: number) => Math.round(n * 10) / 10;
@@ -42,9 +54,14 @@ interface Figures {
 async function measure(base: string, key: string, who: string): Promise<Figures> {
   const batch = async (items = ITEMS) => {
     const t0 = performance.now();
-    const res = await fetch(`${base}/verify/batch`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify({ items }) });
+    const res = await fetch(`${base}/verify/batch`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': key },
+      body: JSON.stringify({ items }),
+    });
     const body = await res.json();
-    if (res.status !== 200 || body.completed_items !== 100) throw new Error(`${who}: status ${res.status}: ${JSON.stringify(body).slice(0, 300)}`);
+    if (res.status !== 200 || body.completed_items !== 100)
+      throw new Error(`${who}: status ${res.status}: ${JSON.stringify(body).slice(0, 300)}`);
     const itemMs = (body.items as Array<{ latency_ms: number }>).map((i) => i.latency_ms);
     return { ms: performance.now() - t0, itemMs, workflowId: body.workflow_id as string | undefined };
   };
@@ -60,7 +77,13 @@ async function measure(base: string, key: string, who: string): Promise<Figures>
   single.sort((a, b) => a - b);
   itemLatencies.sort((a, b) => a - b);
   const med = single[Math.floor(single.length / 2)] as number;
-  rows.push({ label: `${who}: 1 job x 100 math items, HTTP end to end (${RUNS} runs)`, ms: round(med), min_ms: round(single[0] as number), max_ms: round(single[single.length - 1] as number), items_per_s: round(100 / (med / 1000)) });
+  rows.push({
+    label: `${who}: 1 job x 100 math items, HTTP end to end (${RUNS} runs)`,
+    ms: round(med),
+    min_ms: round(single[0] as number),
+    max_ms: round(single[single.length - 1] as number),
+    items_per_s: round(100 / (med / 1000)),
+  });
   rows.push({
     label: `${who}: per-item latency_ms (inside the activity)`,
     ms: round(itemLatencies[Math.floor(itemLatencies.length / 2)] as number),
@@ -74,20 +97,42 @@ async function measure(base: string, key: string, who: string): Promise<Figures>
     for (let i = 0; i < RUNS; i++) times.push((await batch(bare)).ms);
     times.sort((a, b) => a - b);
     const m = times[Math.floor(times.length / 2)] as number;
-    rows.push({ label: `${who}: 1 job x 100 bare expressions (${RUNS} runs)`, ms: round(m), min_ms: round(times[0] as number), max_ms: round(times[times.length - 1] as number), items_per_s: round(100 / (m / 1000)) });
+    rows.push({
+      label: `${who}: 1 job x 100 bare expressions (${RUNS} runs)`,
+      ms: round(m),
+      min_ms: round(times[0] as number),
+      max_ms: round(times[times.length - 1] as number),
+      items_per_s: round(100 / (m / 1000)),
+    });
   }
   const t0 = performance.now();
   const results = await Promise.all(Array.from({ length: JOBS }, () => batch()));
   const wall = performance.now() - t0;
   const per = results.map((r) => r.ms).sort((a, b) => a - b);
-  rows.push({ label: `${who}: ${JOBS} jobs x 100 math items at once`, ms: round(wall), min_ms: round(per[0] as number), max_ms: round(per[per.length - 1] as number), items_per_s: round((JOBS * 100) / (wall / 1000)) });
-  return { rows, singleMs: med, singleMin: single[0] as number, concurrentRate: (JOBS * 100) / (wall / 1000), concurrentWall: wall };
+  rows.push({
+    label: `${who}: ${JOBS} jobs x 100 math items at once`,
+    ms: round(wall),
+    min_ms: round(per[0] as number),
+    max_ms: round(per[per.length - 1] as number),
+    items_per_s: round((JOBS * 100) / (wall / 1000)),
+  });
+  return {
+    rows,
+    singleMs: med,
+    singleMin: single[0] as number,
+    concurrentRate: (JOBS * 100) / (wall / 1000),
+    concurrentWall: wall,
+  };
 }
 
 /** Where one job's time goes: its workflow history, each event's offset from the POST. */
 async function profile(base: string, key: string, temporalAddress: string): Promise<void> {
   const t0 = Date.now();
-  const res = await fetch(`${base}/verify/batch`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify({ items: ITEMS }) });
+  const res = await fetch(`${base}/verify/batch`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': key },
+    body: JSON.stringify({ items: ITEMS }),
+  });
   const body = await res.json();
   const answered = Date.now() - t0;
   const conn = await Connection.connect({ address: temporalAddress });
@@ -107,31 +152,57 @@ async function profile(base: string, key: string, temporalAddress: string): Prom
 }
 
 async function main() {
-  const { stack, base, key } = await startBenchStack('bench-batch', 21_000, { SVC_BATCH_WAIT_SECONDS: '60', SVC_ACTIVITY_MODE: MODE, ...(PROFILE ? { SVC_LOG_LEVEL: 'debug' } : {}) });
+  const { stack, base, key } = await startBenchStack('bench-batch', 21_000, {
+    SVC_BATCH_WAIT_SECONDS: '60',
+    SVC_ACTIVITY_MODE: MODE,
+    ...(PROFILE ? { SVC_LOG_LEVEL: 'debug' } : {}),
+  });
   try {
     const rows: Array<Record<string, unknown>> = [];
     {
       const t0 = performance.now();
       for (const item of ITEMS) mathBatchOutcome(item.query);
-      rows.push({ label: '100 math items, engine in-process (no proofs, no signing)', ms: round(performance.now() - t0) });
+      rows.push({
+        label: '100 math items, engine in-process (no proofs, no signing)',
+        ms: round(performance.now() - t0),
+      });
     }
     const ours = await measure(base, key, 'svc');
     rows.push(...ours.rows);
     if (PROFILE) {
       await profile(base, key, stack.env.TEMPORAL_ADDRESS as string);
       console.log(`the API's own times (admission, wait for the workflow, reading the answer; ${stack.dataDir}/logs):`);
-      console.log(execSync(`grep -h "batch job answered" ${stack.dataDir}/logs/*.log | tail -${RUNS + 2} || true`, { encoding: 'utf8' }));
+      console.log(
+        execSync(`grep -h "batch job answered" ${stack.dataDir}/logs/*.log | tail -${RUNS + 2} || true`, {
+          encoding: 'utf8',
+        }),
+      );
     }
     const peer = PEER ? await measure(PEER.url, PEER.key, 'reference') : null;
     if (peer) rows.push(...peer.rows);
-    console.log(`activity mode: ${MODE}; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} on ${os.cpus().length} CPUs`);
-    console.log('columns: ms = median (single job) or wall time (concurrent jobs); min/max over jobs; max_ms of item latency = p99');
+    console.log(
+      `activity mode: ${MODE}; load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')} on ${os.cpus().length} CPUs`,
+    );
+    console.log(
+      'columns: ms = median (single job) or wall time (concurrent jobs); min/max over jobs; max_ms of item latency = p99',
+    );
     console.table(rows);
-    console.log(`100-item batch p50 ${round(ours.singleMs)} ms (target ≤ 1500 ms): ${ours.singleMs <= 1500 ? 'met' : 'NOT met'}`);
-    console.log(`${JOBS} concurrent 100-item batches: ${round(ours.concurrentRate)} items/s (target ≥ 150 items/s): ${ours.concurrentRate >= 150 ? 'met' : 'NOT met'}`);
+    console.log(
+      `100-item batch p50 ${round(ours.singleMs)} ms (target ≤ 1500 ms): ${ours.singleMs <= 1500 ? 'met' : 'NOT met'}`,
+    );
+    console.log(
+      `${JOBS} concurrent 100-item batches: ${round(ours.concurrentRate)} items/s (target ≥ 150 items/s): ${ours.concurrentRate >= 150 ? 'met' : 'NOT met'}`,
+    );
     if (peer) {
-      console.log(`issue 22, one job: svc ${round(ours.singleMs)} ms vs reference ${round(peer.singleMs)} ms (ratio ${(ours.singleMs / peer.singleMs).toFixed(2)}; goal ≤ 1.00): ${ours.singleMs <= peer.singleMs ? 'met' : 'NOT met'}`);
-      console.log(`issue 22, ${JOBS} jobs at once: svc ${round(ours.concurrentRate)} items/s vs reference ${round(peer.concurrentRate)} items/s (ratio ${(ours.concurrentRate / peer.concurrentRate).toFixed(2)}; goal ≥ 1.50): ${ours.concurrentRate >= 1.5 * peer.concurrentRate ? 'met' : 'NOT met'}`);
+      console.log(
+        `issue 22, one job: svc ${round(ours.singleMs)} ms vs reference ${round(peer.singleMs)} ms (ratio ${(ours.singleMs / peer.singleMs).toFixed(2)}; goal ≤ 1.00): ${ours.singleMs <= peer.singleMs ? 'met' : 'NOT met'}`,
+      );
+      console.log(
+        `issue 22, ${JOBS} jobs at once: svc ${round(ours.concurrentRate)} items/s vs reference ${round(peer.concurrentRate)} items/s (ratio ${(ours.concurrentRate / peer.concurrentRate).toFixed(2)}; goal ≥ 1.50): ${ours.concurrentRate >= 1.5 * peer.concurrentRate ? 'met' : 'NOT met'}`,
+      );
     }
   } finally {
     await stack.down();

@@ -37,15 +37,35 @@ export async function startBenchStack(
 }
 
 /** Signs up a tenant on a running API, lifts its plan to enterprise in the store, and mints an API key. */
-export async function enterpriseTenant(base: string, mongodbUri: string): Promise<{ key: string; token: string; orgId: string }> {
+export async function enterpriseTenant(
+  base: string,
+  mongodbUri: string,
+): Promise<{ key: string; token: string; orgId: string }> {
   const json = { 'content-type': 'application/json' };
   const email = `bench-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.test`;
-  const su = await (await fetch(`${base}/auth/signup`, { method: 'POST', headers: json, body: JSON.stringify({ email, password: 'benchmark password 1', organization_name: 'bench' }) })).json();
+  const su = await (
+    await fetch(`${base}/auth/signup`, {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ email, password: 'benchmark password 1', organization_name: 'bench' }),
+    })
+  ).json();
   const mc = new MongoClient(mongodbUri);
   await mc.connect();
-  await mc.db().collection('organizations').updateOne({ _id: su.user.org_id }, { $set: { plan: 'enterprise' } });
+  await mc
+    .db()
+    .collection('organizations')
+    .updateOne({ _id: su.user.org_id }, { $set: { plan: 'enterprise' } });
   await mc.close();
-  const key = (await (await fetch(`${base}/auth/api-keys`, { method: 'POST', headers: { ...json, authorization: `Bearer ${su.access_token}` }, body: JSON.stringify({ name: 'bench' }) })).json()).key as string;
+  const key = (
+    await (
+      await fetch(`${base}/auth/api-keys`, {
+        method: 'POST',
+        headers: { ...json, authorization: `Bearer ${su.access_token}` },
+        body: JSON.stringify({ name: 'bench' }),
+      })
+    ).json()
+  ).key as string;
   return { key, token: su.access_token as string, orgId: su.user.org_id as string };
 }
 

@@ -119,7 +119,9 @@ function htmlPreBlocks(text: string): Unit[] {
   for (let m = re.exec(text); m !== null; m = re.exec(text)) {
     const start = m.index + '<pre>'.length;
     const firstLine = text.slice(0, start).split('\n').length;
-    const code = m[1].replace(/<[^>\n]*>/g, '').replace(/&(lt|gt|amp|quot|apos|nbsp);/g, (_, e: string) => HTML_ENTITIES[e]);
+    const code = m[1]
+      .replace(/<[^>\n]*>/g, '')
+      .replace(/&(lt|gt|amp|quot|apos|nbsp);/g, (_, e: string) => HTML_ENTITIES[e]);
     units.push({ code, firstLine, lastLine: firstLine + m[1].split('\n').length - 1 });
   }
   return units;
@@ -151,7 +153,20 @@ interface Tally {
 const tallies = new Map<string, Tally>();
 const tally = (lang: string): Tally => {
   let t = tallies.get(lang);
-  if (!t) tallies.set(lang, (t = { labelled: 0, found: 0, falsePositives: 0, otherCritical: 0, units: 0, unitsLabelled: 0, unitsBlocked: 0, files: new Set() }));
+  if (!t)
+    tallies.set(
+      lang,
+      (t = {
+        labelled: 0,
+        found: 0,
+        falsePositives: 0,
+        otherCritical: 0,
+        units: 0,
+        unitsLabelled: 0,
+        unitsBlocked: 0,
+        files: new Set(),
+      }),
+    );
   return t;
 };
 
@@ -172,35 +187,53 @@ for (const entry of manifest.files) {
     const unitLabels = [...labels.keys()].filter((l) => l >= unit.firstLine && l <= unit.lastLine);
     for (const l of unitLabels) seen.add(l);
     const out = await scanCode(unit.code, entry.language);
-    const fields = out.developerFields as { is_valid?: boolean; issues?: Array<{ line_number: number; severity: string; type: string; description: string }> };
+    const fields = out.developerFields as {
+      is_valid?: boolean;
+      issues?: Array<{ line_number: number; severity: string; type: string; description: string }>;
+    };
     const critical = (fields.issues ?? []).filter((i) => i.severity === 'critical');
-    const criticalLines = new Set(critical.filter((i) => LABELLED_TYPES.has(i.type)).map((i) => unit.firstLine + i.line_number - 1));
+    const criticalLines = new Set(
+      critical.filter((i) => LABELLED_TYPES.has(i.type)).map((i) => unit.firstLine + i.line_number - 1),
+    );
     t.units++;
     t.otherCritical += critical.filter((i) => !LABELLED_TYPES.has(i.type)).length;
     if (unitLabels.length > 0) {
       t.unitsLabelled++;
       if (fields.is_valid !== true) t.unitsBlocked++;
-      else console.log(`  ADMITTED ${entry.language} ${entry.package}:${entry.path} (lines ${unit.firstLine}-${unit.lastLine}) ${out.kind}`);
+      else
+        console.log(
+          `  ADMITTED ${entry.language} ${entry.package}:${entry.path} (lines ${unit.firstLine}-${unit.lastLine}) ${out.kind}`,
+        );
     }
     for (const l of unitLabels) {
       t.labelled++;
       if (criticalLines.has(l)) t.found++;
-      else console.log(`  MISS ${entry.language} ${entry.package}:${entry.path}:${l} (${labels.get(l)})${out.kind === 'blocked' ? ` [${String((fields as Record<string, unknown>).constraint_id)}]` : ''}`);
+      else
+        console.log(
+          `  MISS ${entry.language} ${entry.package}:${entry.path}:${l} (${labels.get(l)})${out.kind === 'blocked' ? ` [${String((fields as Record<string, unknown>).constraint_id)}]` : ''}`,
+        );
     }
     for (const l of criticalLines) {
       if (!labels.has(l)) {
         t.falsePositives++;
         const f = critical.find((i) => unit.firstLine + i.line_number - 1 === l);
-        console.log(`  UNLABELLED ${entry.language} ${entry.package}:${entry.path}:${l} ${f?.type}: ${f?.description.slice(0, 100)}`);
+        console.log(
+          `  UNLABELLED ${entry.language} ${entry.package}:${entry.path}:${l} ${f?.type}: ${f?.description.slice(0, 100)}`,
+        );
       }
     }
-    if (verbose) console.log(`  ${entry.package}:${entry.path} ${unit.firstLine}-${unit.lastLine}: ${[...criticalLines].join(',')}`);
+    if (verbose)
+      console.log(
+        `  ${entry.package}:${entry.path} ${unit.firstLine}-${unit.lastLine}: ${[...criticalLines].join(',')}`,
+      );
   }
-  for (const l of labels.keys()) if (!seen.has(l)) throw new Error(`${entry.path}:${l}: label outside every extracted unit`);
+  for (const l of labels.keys())
+    if (!seen.has(l)) throw new Error(`${entry.path}:${l}: label outside every extracted unit`);
 }
 
 console.log('\nthird-party corpus (labels: test/fixtures/code/third-party/manifest.json)');
-for (const [name, p] of Object.entries(manifest.packages)) console.log(`  ${name}: ${p.name} ${p.version} (${p.licence})`);
+for (const [name, p] of Object.entries(manifest.packages))
+  console.log(`  ${name}: ${p.name} ${p.version} (${p.licence})`);
 for (const m of missingPackages) console.log(`  NOT INSTALLED: ${m} (run bash bench/code-corpus.sh)`);
 let all = { labelled: 0, found: 0, fp: 0, unitsLabelled: 0, blocked: 0 };
 for (const lang of ['python', 'javascript', 'typescript', 'go', 'java', 'ruby', 'php', 'bash']) {
@@ -216,7 +249,13 @@ for (const lang of ['python', 'javascript', 'typescript', 'go', 'java', 'ruby', 
       `unlabelled critical ${t.falsePositives}: precision ${(100 * precision).toFixed(1)} %; units with a label blocked ${t.unitsBlocked}/${t.unitsLabelled}; ` +
       `other critical findings ${t.otherCritical}`,
   );
-  all = { labelled: all.labelled + t.labelled, found: all.found + t.found, fp: all.fp + t.falsePositives, unitsLabelled: all.unitsLabelled + t.unitsLabelled, blocked: all.blocked + t.unitsBlocked };
+  all = {
+    labelled: all.labelled + t.labelled,
+    found: all.found + t.found,
+    fp: all.fp + t.falsePositives,
+    unitsLabelled: all.unitsLabelled + t.unitsLabelled,
+    blocked: all.blocked + t.unitsBlocked,
+  };
 }
 console.log(
   `total      labelled lines ${all.labelled}, found ${all.found}: recall ${((100 * all.found) / Math.max(1, all.labelled)).toFixed(1)} %; ` +
@@ -225,14 +264,25 @@ console.log(
 
 // The project's own labelled corpus must still be scanned exactly as labelled.
 const OWN = join(ROOT, 'test/fixtures/code');
-const own: Array<{ file: string; language: string; critical: boolean; critical_lines: number[]; blocked?: string }> = JSON.parse(readFileSync(join(OWN, 'corpus.json'), 'utf8'));
+const own: Array<{ file: string; language: string; critical: boolean; critical_lines: number[]; blocked?: string }> =
+  JSON.parse(readFileSync(join(OWN, 'corpus.json'), 'utf8'));
 let ownOk = 0;
 for (const c of own) {
   const out = await scanCode(readFileSync(join(OWN, c.file), 'utf8'), c.language);
-  const fields = out.developerFields as { is_valid?: boolean; issues?: Array<{ line_number: number; severity: string }> };
-  const lines = [...new Set((fields.issues ?? []).filter((i) => i.severity === 'critical').map((i) => i.line_number))].sort((a, b) => a - b);
-  const verdictOk = c.blocked ? out.kind === 'blocked' && (fields as Record<string, unknown>).constraint_id === c.blocked : fields.is_valid === !c.critical;
+  const fields = out.developerFields as {
+    is_valid?: boolean;
+    issues?: Array<{ line_number: number; severity: string }>;
+  };
+  const lines = [
+    ...new Set((fields.issues ?? []).filter((i) => i.severity === 'critical').map((i) => i.line_number)),
+  ].sort((a, b) => a - b);
+  const verdictOk = c.blocked
+    ? out.kind === 'blocked' && (fields as Record<string, unknown>).constraint_id === c.blocked
+    : fields.is_valid === !c.critical;
   if (verdictOk && JSON.stringify(lines) === JSON.stringify(c.critical_lines)) ownOk++;
-  else console.log(`  OWN CORPUS MISMATCH ${c.file}: expected ${JSON.stringify(c.critical_lines)}, got ${JSON.stringify(lines)}`);
+  else
+    console.log(
+      `  OWN CORPUS MISMATCH ${c.file}: expected ${JSON.stringify(c.critical_lines)}, got ${JSON.stringify(lines)}`,
+    );
 }
 console.log(`own corpus (test/fixtures/code/corpus.json): ${ownOk}/${own.length} snippets scanned exactly as labelled`);

@@ -45,7 +45,8 @@ async function loadItem${i}(root, id) {
 `,
   },
   typescript: {
-    header: "import { readFile } from 'node:fs/promises';\nimport path from 'node:path';\n\ninterface Item { id: string; values: number[]; tags: string[]; disabled?: boolean }\n",
+    header:
+      "import { readFile } from 'node:fs/promises';\nimport path from 'node:path';\n\ninterface Item { id: string; values: number[]; tags: string[]; disabled?: boolean }\n",
     block: (i) => `
 export async function loadItem${i}(root: string, id: string): Promise<{ id: string; total: number } | null> {
   const file = path.join(root, \`item-\${id}.json\`);
@@ -161,7 +162,11 @@ const cpuMs = (): number => {
 };
 
 /** Wall-clock p50/p95 and CPU-time p50 (the machine may be shared: CPU time is less sensitive to other load). */
-async function timeScans(code: string, language: string, runs: number): Promise<{ p50: number; p95: number; cpu50: number; findings: number }> {
+async function timeScans(
+  code: string,
+  language: string,
+  runs: number,
+): Promise<{ p50: number; p95: number; cpu50: number; findings: number }> {
   let findings = 0;
   for (let i = 0; i < 3; i++) await scanCode(code, language);
   const times: number[] = [];
@@ -193,7 +198,11 @@ async function main(): Promise<void> {
     [2000, 40],
     [20000, 6],
   ];
-  console.log(`load average at start: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(
+    `load average at start: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
   console.log('language     lines   bytes      p50 ms   p95 ms  cpu p50 ms  runs  findings');
   for (const language of Object.keys(GENERATORS)) {
     for (const [lines, runs] of sizes) {
@@ -215,14 +224,22 @@ async function main(): Promise<void> {
   }
   const elapsed = performance.now() - t0;
   const after = memory();
-  console.log(`\n${total} scans of 100-line files (all languages, round-robin) in ${(elapsed / 1000).toFixed(1)} s (gc ${typeof (globalThis as { gc?: unknown }).gc === 'function' ? 'forced' : 'not exposed'})`);
-  console.log(`load average at end: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(
+    `\n${total} scans of 100-line files (all languages, round-robin) in ${(elapsed / 1000).toFixed(1)} s (gc ${typeof (globalThis as { gc?: unknown }).gc === 'function' ? 'forced' : 'not exposed'})`,
+  );
+  console.log(
+    `load average at end: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
   console.log(`            rss MB  heapUsed MB  heapTotal MB  external MB  arrayBuffers MB`);
   for (const [label, m] of [
     ['before', before],
     ['after', after],
   ] as const) {
-    console.log(`${label.padEnd(10)} ${mb(m.rss).padStart(7)} ${mb(m.heapUsed).padStart(12)} ${mb(m.heapTotal).padStart(13)} ${mb(m.external).padStart(12)} ${mb(m.arrayBuffers).padStart(16)}`);
+    console.log(
+      `${label.padEnd(10)} ${mb(m.rss).padStart(7)} ${mb(m.heapUsed).padStart(12)} ${mb(m.heapTotal).padStart(13)} ${mb(m.external).padStart(12)} ${mb(m.arrayBuffers).padStart(16)}`,
+    );
   }
 }
 

@@ -31,7 +31,10 @@ const ROOT = new URL('..', import.meta.url).pathname;
 const MIRROR = suitesMirror(ROOT);
 export const SUITES = {
   njsscan: { repo: 'ajinabraham/njsscan', licence: 'LGPL-3.0' },
-  brakeman: { repo: 'presidentbeef/brakeman', licence: 'Brakeman Public Use License (test apps read at bench time only)' },
+  brakeman: {
+    repo: 'presidentbeef/brakeman',
+    licence: 'Brakeman Public Use License (test apps read at bench time only)',
+  },
   'find-sec-bugs': { repo: 'find-sec-bugs/find-sec-bugs', licence: 'LGPL-3.0' },
   gosec: { repo: 'securego/gosec', licence: 'Apache-2.0' },
   'phpcs-security-audit': { repo: 'FloeDesignTechnologies/phpcs-security-audit', licence: 'GPL-3.0' },
@@ -40,10 +43,12 @@ export const SUITES = {
 type Suite = keyof typeof SUITES;
 
 const gitDir = (s: Suite) => join(MIRROR, SUITES[s].repo.replace('/', '+'), 'repo');
-const git = (s: Suite, ...args: string[]) => execFileSync('git', ['--git-dir', gitDir(s), ...args], { encoding: 'utf8', maxBuffer: 1 << 28 });
+const git = (s: Suite, ...args: string[]) =>
+  execFileSync('git', ['--git-dir', gitDir(s), ...args], { encoding: 'utf8', maxBuffer: 1 << 28 });
 const head = (s: Suite) => git(s, 'rev-parse', 'HEAD').trim();
 const show = (s: Suite, commit: string, path: string) => git(s, 'show', `${commit}:${path}`);
-const ls = (s: Suite, commit: string, under: string) => git(s, 'ls-tree', '-r', '--name-only', commit, '--', under).split('\n').filter(Boolean);
+const ls = (s: Suite, commit: string, under: string) =>
+  git(s, 'ls-tree', '-r', '--name-only', commit, '--', under).split('\n').filter(Boolean);
 
 /**
  * A suite's negative case that still runs a process (a constant command): the contract blocks
@@ -52,7 +57,10 @@ const ls = (s: Suite, commit: string, under: string) => git(s, 'ls-tree', '-r', 
  */
 const RUNS_PROCESS: Record<'java' | 'javascript', RegExp[]> = {
   java: [/\bnew\s+ProcessBuilder\s*\(|\bRuntime\.getRuntime\(\)\s*\.exec\s*\(/],
-  javascript: [/\brequire\(\s*['"](?:child_process|shelljs)['"]\s*\)/, /\.(?:exec|execSync|spawn|spawnSync|execFile|execFileSync|fork)\s*\(/],
+  javascript: [
+    /\brequire\(\s*['"](?:child_process|shelljs)['"]\s*\)/,
+    /\.(?:exec|execSync|spawn|spawnSync|execFile|execFileSync|fork)\s*\(/,
+  ],
 };
 
 const files: FileEntry[] = [];
@@ -87,12 +95,21 @@ const commits: Record<string, string> = {};
       const m = /\/\/\s*ruleid:\s*([a-z0-9_]+)/.exec(l);
       if (!m || !RULES[m[1]]) return;
       let j = i + 1;
-      while (j < lines.length && (/^\s*(\/\/.*)?$/.test(lines[j]))) j++;
+      while (j < lines.length && /^\s*(\/\/.*)?$/.test(lines[j])) j++;
       if (!labels.some((x) => x.line === j + 1)) labels.push({ line: j + 1, category: RULES[m[1]], source: m[1] });
     });
     const safe = path.includes('/true_negatives/');
     const runsProcess = safe && RUNS_PROCESS.javascript.every((re) => re.test(lines.join('\n')));
-    if (labels.length > 0 || safe) files.push({ suite: s, path, language: 'javascript', extract: 'file', ...(safe ? { safe } : {}), ...(runsProcess ? { runsProcess } : {}), labels });
+    if (labels.length > 0 || safe)
+      files.push({
+        suite: s,
+        path,
+        language: 'javascript',
+        extract: 'file',
+        ...(safe ? { safe } : {}),
+        ...(runsProcess ? { runsProcess } : {}),
+        labels,
+      });
   }
 }
 
@@ -115,7 +132,11 @@ const commits: Record<string, string> = {};
       let category: Category | null = null;
       if (type === 'Command Injection') category = 'process_execution';
       else if (type === 'Dangerous Eval') category = 'dynamic_code_execution';
-      else if (type === 'Remote Code Execution' && /YAML|Marshal|Oj|CSV|deserial|load|JSON/i.test(message.replace(/\\/g, ''))) category = 'unsafe_deserialization';
+      else if (
+        type === 'Remote Code Execution' &&
+        /YAML|Marshal|Oj|CSV|deserial|load|JSON/i.test(message.replace(/\\/g, ''))
+      )
+        category = 'unsafe_deserialization';
       if (!category) continue;
       const rel = /relative_path(?:\s*=>|:)\s*"([^"]+)"/.exec(body)?.[1];
       const fileRe = /:?file(?:\s*=>|:)\s*\/(.*?)\/,?\s*$/m.exec(body)?.[1];
@@ -128,11 +149,13 @@ const commits: Record<string, string> = {};
       }
       if (!target || !appFiles.includes(target) || !target.endsWith('.rb')) continue;
       const labels = byFile.get(target) ?? [];
-      if (!labels.some((x) => x.line === line)) labels.push({ line, category, source: `${type}: ${message.replace(/\\/g, '').slice(0, 60)}` });
+      if (!labels.some((x) => x.line === line))
+        labels.push({ line, category, source: `${type}: ${message.replace(/\\/g, '').slice(0, 60)}` });
       byFile.set(target, labels);
     }
   }
-  for (const [path, labels] of byFile) files.push({ suite: s, path, language: 'ruby', extract: 'file', labels: labels.sort((a, b) => a.line - b.line) });
+  for (const [path, labels] of byFile)
+    files.push({ suite: s, path, language: 'ruby', extract: 'file', labels: labels.sort((a, b) => a.line - b.line) });
 }
 
 // --- find-sec-bugs -----------------------------------------------------------------------
@@ -158,36 +181,54 @@ const commits: Record<string, string> = {};
     const text = show(s, c, test);
     if (!Object.keys(TYPES).some((t) => text.includes(`"${t}"`))) continue;
     const lists = new Map<string, number[]>();
-    for (const m of text.matchAll(/List<Integer>\s+(\w+)\s*=\s*Arrays\.asList\(([\d,\s]+)\)/g)) lists.set(m[1], m[2].split(',').map((x) => Number(x.trim())));
+    for (const m of text.matchAll(/List<Integer>\s+(\w+)\s*=\s*Arrays\.asList\(([\d,\s]+)\)/g))
+      lists.set(
+        m[1],
+        m[2].split(',').map((x) => Number(x.trim())),
+      );
     // Each test method analyses the class files it names (getClassFilePath): an expectation of
     // that method labels only those files (a Kotlin test's `inClass("ObjectDeserialization")`
     // is about its own Kotlin class, not the Java sample of the same name).
     for (const method of text.split(/@Test\b/).slice(1)) {
-    const analysed = [...method.matchAll(/getClassFilePath\("([\w/$]+)"\)/g)].map((m) => `findsecbugs-samples-java/src/test/java/${m[1]}.java`);
-    // Each bugDefinition() ... .build() block, with the loop variable it sits in (if any).
-    const re = /(?:for\s*\(\s*(?:Integer|int)\s+(\w+)\s*:\s*(\w+)\s*\)\s*\{[^]*?)?bugDefinition\(\)([^;]*?)\.build\(\)/g;
-    for (const m of method.matchAll(re)) {
-      const body = m[3];
-      const type = /bugType\("([A-Z_]+)"\)/.exec(body)?.[1];
-      const cls = /inClass\("([\w$]+)"\)/.exec(body)?.[1];
-      if (!type || !cls || !TYPES[type]) continue;
-      const at = /atLine\((\w+)\)/.exec(body)?.[1];
-      if (!at) continue;
-      const lines = /^\d+$/.test(at) ? [Number(at)] : m[1] === at && m[2] && lists.has(m[2]) ? lists.get(m[2])! : [];
-      const targets = classFile(cls.split('$')[0]).filter((p) => analysed.includes(p));
-      if (targets.length !== 1) continue;
-      const labels = byFile.get(targets[0]) ?? [];
-      for (const line of lines) if (!labels.some((x) => x.line === line)) labels.push({ line, category: TYPES[type], source: type });
-      byFile.set(targets[0], labels);
-    }
+      const analysed = [...method.matchAll(/getClassFilePath\("([\w/$]+)"\)/g)].map(
+        (m) => `findsecbugs-samples-java/src/test/java/${m[1]}.java`,
+      );
+      // Each bugDefinition() ... .build() block, with the loop variable it sits in (if any).
+      const re =
+        /(?:for\s*\(\s*(?:Integer|int)\s+(\w+)\s*:\s*(\w+)\s*\)\s*\{[^]*?)?bugDefinition\(\)([^;]*?)\.build\(\)/g;
+      for (const m of method.matchAll(re)) {
+        const body = m[3];
+        const type = /bugType\("([A-Z_]+)"\)/.exec(body)?.[1];
+        const cls = /inClass\("([\w$]+)"\)/.exec(body)?.[1];
+        if (!type || !cls || !TYPES[type]) continue;
+        const at = /atLine\((\w+)\)/.exec(body)?.[1];
+        if (!at) continue;
+        const lines = /^\d+$/.test(at) ? [Number(at)] : m[1] === at && m[2] && lists.has(m[2]) ? lists.get(m[2])! : [];
+        const targets = classFile(cls.split('$')[0]).filter((p) => analysed.includes(p));
+        if (targets.length !== 1) continue;
+        const labels = byFile.get(targets[0]) ?? [];
+        for (const line of lines)
+          if (!labels.some((x) => x.line === line)) labels.push({ line, category: TYPES[type], source: type });
+        byFile.set(targets[0], labels);
+      }
     }
   }
-  for (const [path, labels] of byFile) if (labels.length) files.push({ suite: s, path, language: 'java', extract: 'file', labels: labels.sort((a, b) => a.line - b.line) });
+  for (const [path, labels] of byFile)
+    if (labels.length)
+      files.push({ suite: s, path, language: 'java', extract: 'file', labels: labels.sort((a, b) => a.line - b.line) });
   // The suite's documented false-positive samples of these families are safe cases.
   for (const path of samples) {
     if (!/\/(command|serial|script)\/.*(Safe|FalsePositive)\w*\.java$/.test(path) || byFile.has(path)) continue;
     const runsProcess = RUNS_PROCESS.java.every((re) => re.test(show(s, c, path)));
-    files.push({ suite: s, path, language: 'java', extract: 'file', safe: true, ...(runsProcess ? { runsProcess } : {}), labels: [] });
+    files.push({
+      suite: s,
+      path,
+      language: 'java',
+      extract: 'file',
+      safe: true,
+      ...(runsProcess ? { runsProcess } : {}),
+      labels: [],
+    });
   }
 }
 
@@ -202,10 +243,19 @@ const commits: Record<string, string> = {};
     const lines = show(s, c, path).split('\n');
     const labels: Label[] = [];
     lines.forEach((l, i) => {
-      if (PROCESS.test(l) && !/^\s*\/\//.test(l)) labels.push({ line: i + 1, category: 'process_execution', source: `G${m[1]} sample` });
+      if (PROCESS.test(l) && !/^\s*\/\//.test(l))
+        labels.push({ line: i + 1, category: 'process_execution', source: `G${m[1]} sample` });
     });
     if (m[1] === '204') files.push({ suite: s, path, language: 'go', extract: 'go-backquoted-samples', labels });
-    else files.push({ suite: s, path, language: 'go', extract: 'go-backquoted-samples', safe: labels.length === 0, labels });
+    else
+      files.push({
+        suite: s,
+        path,
+        language: 'go',
+        extract: 'go-backquoted-samples',
+        safe: labels.length === 0,
+        labels,
+      });
   }
 }
 
@@ -226,7 +276,9 @@ const commits: Record<string, string> = {};
       path: `Security/Tests/BadFunctions/${name}`,
       language: 'php',
       extract: 'file',
-      labels: [...set].sort((a, b) => a - b).map((line) => ({ line, category: 'process_execution' as Category, source: 'BadFunctions.Backticks' })),
+      labels: [...set]
+        .sort((a, b) => a - b)
+        .map((line) => ({ line, category: 'process_execution' as Category, source: 'BadFunctions.Backticks' })),
     });
   }
 }
@@ -236,19 +288,43 @@ const commits: Record<string, string> = {};
   const s: Suite = 'codeql';
   commits[s] = 'per file';
   const CODEQL_FILES: Array<[commit: string, path: string, language: string]> = [
-    ['02a3729c46ea9f616c592ce29ead9ea7dae07c23', 'python/ql/test/query-tests/Security/CWE-078-CommandInjection/command_injection.py', 'python'],
-    ['92b13c4259cd282def9a029f7e5da71086a7b0ff', 'python/ql/test/query-tests/Security/CWE-502-UnsafeDeserialization/unsafe_deserialization.py', 'python'],
-    ['112ed64b5c94a46ab8ec03916dc790318c8b5cb7', 'ruby/ql/test/query-tests/security/cwe-078/CommandInjection/CommandInjection.rb', 'ruby'],
-    ['092cae0355226e324a792260b37284136ed2bafd', 'ruby/ql/test/query-tests/security/cwe-502/unsafe-deserialization/UnsafeDeserialization.rb', 'ruby'],
+    [
+      '02a3729c46ea9f616c592ce29ead9ea7dae07c23',
+      'python/ql/test/query-tests/Security/CWE-078-CommandInjection/command_injection.py',
+      'python',
+    ],
+    [
+      '92b13c4259cd282def9a029f7e5da71086a7b0ff',
+      'python/ql/test/query-tests/Security/CWE-502-UnsafeDeserialization/unsafe_deserialization.py',
+      'python',
+    ],
+    [
+      '112ed64b5c94a46ab8ec03916dc790318c8b5cb7',
+      'ruby/ql/test/query-tests/security/cwe-078/CommandInjection/CommandInjection.rb',
+      'ruby',
+    ],
+    [
+      '092cae0355226e324a792260b37284136ed2bafd',
+      'ruby/ql/test/query-tests/security/cwe-502/unsafe-deserialization/UnsafeDeserialization.rb',
+      'ruby',
+    ],
     ['9d164d0f0652d4170f961f3d1e5e4b818dabdc95', 'go/ql/test/query-tests/Security/CWE-078/CommandInjection.go', 'go'],
-    ['845f384df6f14db6c5887d97a96550635480c526', 'javascript/ql/test/query-tests/Security/CWE-502/tst.js', 'javascript'],
+    [
+      '845f384df6f14db6c5887d97a96550635480c526',
+      'javascript/ql/test/query-tests/Security/CWE-502/tst.js',
+      'javascript',
+    ],
     ['0ac3e5c3ad60c4f0604120ad2f64fd8544938e15', 'java/ql/test/query-tests/security/CWE-502/A.java', 'java'],
   ];
   for (const [commit, path, language] of CODEQL_FILES) {
     const file = join(MIRROR, 'github+codeql', 'files', commit, path);
     if (!existsSync(file)) throw new Error(`codeql: ${file} is missing (see the header)`);
     const deserialization = /cwe-502/i.test(path);
-    const category: Category = deserialization ? 'unsafe_deserialization' : /cwe-094|cwe-095/i.test(path) ? 'dynamic_code_execution' : 'process_execution';
+    const category: Category = deserialization
+      ? 'unsafe_deserialization'
+      : /cwe-094|cwe-095/i.test(path)
+        ? 'dynamic_code_execution'
+        : 'process_execution';
     const labels: Label[] = [];
     const safeLines: number[] = [];
     readFileSync(file, 'utf8')
@@ -259,12 +335,21 @@ const commits: Record<string, string> = {};
           labels.push({ line: i + 1, category, source: /\bNOT OK\b/.test(l) ? 'NOT OK' : 'Alert' });
         } else if (deserialization && (spurious || /(?:#|\/\/)\s*(?:OK|GOOD)\b/.test(l))) safeLines.push(i + 1);
       });
-    files.push({ suite: s, path, commit, language, extract: 'file', labels, ...(safeLines.length ? { safeLines } : {}) });
+    files.push({
+      suite: s,
+      path,
+      commit,
+      language,
+      extract: 'file',
+      labels,
+      ...(safeLines.length ? { safeLines } : {}),
+    });
   }
 }
 
 const manifest = {
-  about: 'Labels only (see bench/code-suites-labels.ts for where each comes from); the code is read from each suite at the pinned commit by bench/code-suites.ts.',
+  about:
+    'Labels only (see bench/code-suites-labels.ts for where each comes from); the code is read from each suite at the pinned commit by bench/code-suites.ts.',
   suites: Object.fromEntries(Object.entries(SUITES).map(([k, v]) => [k, { ...v, commit: commits[k] }])),
   files,
 };
@@ -272,6 +357,8 @@ writeFileSync(join(ROOT, 'test/fixtures/code/suites/manifest.json'), `${JSON.str
 const n = (f: (e: FileEntry) => boolean) => files.filter(f).length;
 for (const s of Object.keys(SUITES)) {
   const mine = files.filter((f) => f.suite === s);
-  console.log(`${s}: ${mine.length} files, ${mine.reduce((a, f) => a + f.labels.length, 0)} labelled lines, ${mine.filter((f) => f.safe).length} safe files`);
+  console.log(
+    `${s}: ${mine.length} files, ${mine.reduce((a, f) => a + f.labels.length, 0)} labelled lines, ${mine.filter((f) => f.safe).length} safe files`,
+  );
 }
 console.log(`total ${files.length} files (${n((f) => !!f.safe)} safe)`);

@@ -31,4 +31,5 @@ export interface FileEntry {
 }
 
 /** Where the manifest's code is read from, at bench time (the suites' git snapshots). */
-export const suitesMirror = (root: string): string => process.env.SVC_CODE_SUITES_MIRROR ?? `${root}.tools/corpora/suites`;
+export const suitesMirror = (root: string): string =>
+  process.env.SVC_CODE_SUITES_MIRROR ?? `${root}.tools/corpora/suites`;

@@ -110,7 +110,8 @@ function goSamples(text: string): Unit[] {
 }
 
 /** A safe case: a unit of a file the suite marks safe, or a gosec sample expecting no issue. */
-const isSafe = (entry: FileEntry, unit: Unit) => (entry.extract === 'go-backquoted-samples' ? unit.expected === 0 : entry.safe === true && entry.runsProcess !== true);
+const isSafe = (entry: FileEntry, unit: Unit) =>
+  entry.extract === 'go-backquoted-samples' ? unit.expected === 0 : entry.safe === true && entry.runsProcess !== true;
 
 const manifest: Manifest = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/code/suites/manifest.json'), 'utf8'));
 
@@ -133,7 +134,24 @@ interface Tally {
 const tallies = new Map<string, Tally>();
 const tally = (key: string): Tally => {
   let t = tallies.get(key);
-  if (!t) tallies.set(key, (t = { labelled: 0, found: 0, unitsLabelled: 0, unitsBlocked: 0, safeUnits: 0, safeAdmitted: 0, unlabelled: 0, files: 0, processNegatives: 0, processNegativesBlocked: 0, safeLines: 0, safeLinesFlagged: 0 }));
+  if (!t)
+    tallies.set(
+      key,
+      (t = {
+        labelled: 0,
+        found: 0,
+        unitsLabelled: 0,
+        unitsBlocked: 0,
+        safeUnits: 0,
+        safeAdmitted: 0,
+        unlabelled: 0,
+        files: 0,
+        processNegatives: 0,
+        processNegativesBlocked: 0,
+        safeLines: 0,
+        safeLinesFlagged: 0,
+      }),
+    );
   return t;
 };
 const missing = new Set<string>();
@@ -146,21 +164,32 @@ for (const entry of manifest.files) {
     missing.add(`${entry.suite} (${suite.repo}@${(entry.commit ?? suite.commit).slice(0, 12)})`);
     continue;
   }
-  const text = plainFile ? readFileSync(plainFile, 'utf8') : execFileSync('git', ['--git-dir', gitDir, 'show', `${suite.commit}:${entry.path}`], { encoding: 'utf8', maxBuffer: 1 << 26 });
-  const units = entry.extract === 'file' ? [{ code: text, firstLine: 1, lastLine: text.split('\n').length }] : goSamples(text);
+  const text = plainFile
+    ? readFileSync(plainFile, 'utf8')
+    : execFileSync('git', ['--git-dir', gitDir, 'show', `${suite.commit}:${entry.path}`], {
+        encoding: 'utf8',
+        maxBuffer: 1 << 26,
+      });
+  const units =
+    entry.extract === 'file' ? [{ code: text, firstLine: 1, lastLine: text.split('\n').length }] : goSamples(text);
   const keys = [`${entry.suite}\t${entry.language}`, `${entry.suite}\t*`, `*\t${entry.language}`, '*\t*'];
   for (const k of keys) tally(k).files++;
   const labels = new Map(entry.labels.map((l) => [l.line, l]));
   for (const unit of units) {
     const unitLabels = entry.labels.filter((l) => l.line >= unit.firstLine && l.line <= unit.lastLine);
     const out = await scanCode(unit.code, entry.language);
-    const fields = out.developerFields as { is_valid?: boolean; constraint_id?: string; issues?: Array<{ line_number: number; severity: string; type: string; description: string }> };
+    const fields = out.developerFields as {
+      is_valid?: boolean;
+      constraint_id?: string;
+      issues?: Array<{ line_number: number; severity: string; type: string; description: string }>;
+    };
     const critical = (fields.issues ?? []).filter((i) => i.severity === 'critical' && LABELLED_TYPES.has(i.type));
     const hit = new Set<number>();
     for (const f of critical) {
       hit.add(unit.firstLine + f.line_number - 1);
       // A flow reported at its sink names its source line too ("… from line N").
-      for (const m of f.description.matchAll(/\blines? (\d+(?:, \d+)*)/g)) for (const n of m[1].split(', ')) hit.add(unit.firstLine + Number(n) - 1);
+      for (const m of f.description.matchAll(/\blines? (\d+(?:, \d+)*)/g))
+        for (const n of m[1].split(', ')) hit.add(unit.firstLine + Number(n) - 1);
     }
     const admitted = fields.is_valid === true;
     for (const k of keys) {
@@ -188,26 +217,46 @@ for (const entry of manifest.files) {
     }
     for (const line of entry.safeLines ?? []) {
       const f = critical.find((c) => unit.firstLine + c.line_number - 1 === line);
-      if (f) console.log(`  SAFE LINE FLAGGED ${entry.language} ${entry.suite}:${entry.path}:${line} ${f.type}: ${f.description.slice(0, 90)}`);
+      if (f)
+        console.log(
+          `  SAFE LINE FLAGGED ${entry.language} ${entry.suite}:${entry.path}:${line} ${f.type}: ${f.description.slice(0, 90)}`,
+        );
     }
     const where = `${entry.suite}:${entry.path}`;
-    if (unitLabels.length > 0 && admitted) console.log(`  ADMITTED ${entry.language} ${where} (lines ${unit.firstLine}-${unit.lastLine})`);
-    for (const l of unitLabels) if (!hit.has(l.line)) console.log(`  MISS ${entry.language} ${where}:${l.line} (${l.category}; ${l.source})${out.kind === 'blocked' ? ` [${fields.constraint_id}]` : ''}`);
+    if (unitLabels.length > 0 && admitted)
+      console.log(`  ADMITTED ${entry.language} ${where} (lines ${unit.firstLine}-${unit.lastLine})`);
+    for (const l of unitLabels)
+      if (!hit.has(l.line))
+        console.log(
+          `  MISS ${entry.language} ${where}:${l.line} (${l.category}; ${l.source})${out.kind === 'blocked' ? ` [${fields.constraint_id}]` : ''}`,
+        );
     if (unitLabels.length === 0 && isSafe(entry, unit) && !admitted) {
       const why = critical[0] ?? (fields.issues ?? []).find((i) => i.severity === 'critical');
-      console.log(`  SAFE CASE BLOCKED ${entry.language} ${where} (lines ${unit.firstLine}-${unit.lastLine}) [${fields.constraint_id}] ${why ? `line ${unit.firstLine + why.line_number - 1}: ${why.description.slice(0, 90)}` : ''}`);
+      console.log(
+        `  SAFE CASE BLOCKED ${entry.language} ${where} (lines ${unit.firstLine}-${unit.lastLine}) [${fields.constraint_id}] ${why ? `line ${unit.firstLine + why.line_number - 1}: ${why.description.slice(0, 90)}` : ''}`,
+      );
     }
-    if (verbose) for (const f of critical) if (!labels.has(unit.firstLine + f.line_number - 1)) console.log(`  UNLABELLED ${where}:${unit.firstLine + f.line_number - 1} ${f.type}: ${f.description.slice(0, 90)}`);
+    if (verbose)
+      for (const f of critical)
+        if (!labels.has(unit.firstLine + f.line_number - 1))
+          console.log(
+            `  UNLABELLED ${where}:${unit.firstLine + f.line_number - 1} ${f.type}: ${f.description.slice(0, 90)}`,
+          );
   }
 }
 
 const pct = (a: number, b: number) => (b === 0 ? '   n/a' : `${((100 * a) / b).toFixed(1).padStart(5)} %`);
 console.log('\ncode scanner on independent public suites (labels: test/fixtures/code/suites/manifest.json)');
-for (const [name, s] of Object.entries(manifest.suites)) console.log(`  ${name}: ${s.repo}@${s.commit.slice(0, 12)} (${s.licence})`);
+for (const [name, s] of Object.entries(manifest.suites))
+  console.log(`  ${name}: ${s.repo}@${s.commit.slice(0, 12)} (${s.licence})`);
 for (const m of missing) console.log(`  NOT AVAILABLE: ${m}: set SVC_CODE_SUITES_MIRROR`);
-console.log(`${'suite'.padEnd(22)}${'language'.padEnd(12)}files  labelled  found  recall   labelled units blocked   safe units admitted (precision)  unlabelled critical  negatives running a process: blocked  safe lines not flagged`);
+console.log(
+  `${'suite'.padEnd(22)}${'language'.padEnd(12)}files  labelled  found  recall   labelled units blocked   safe units admitted (precision)  unlabelled critical  negatives running a process: blocked  safe lines not flagged`,
+);
 let failed = false;
-const order = [...tallies.keys()].sort((a, b) => (a.startsWith('*') ? 1 : 0) - (b.startsWith('*') ? 1 : 0) || a.localeCompare(b));
+const order = [...tallies.keys()].sort(
+  (a, b) => (a.startsWith('*') ? 1 : 0) - (b.startsWith('*') ? 1 : 0) || a.localeCompare(b),
+);
 for (const key of order) {
   const [suite, lang] = key.split('\t');
   const t = tallies.get(key)!;

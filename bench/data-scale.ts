@@ -34,7 +34,14 @@ import { AttestationSigner, loadSigningKey } from '../core/attestation.js';
 import { attestationRecords, type AttestationRecord } from '../persistence/proofs.js';
 import { buildDiagnostic, type EngineOutcome } from '../core/diagnostic.js';
 import { BATCH_CONCURRENCY, batchCounters, batchUnits, itemViews, type BatchItemOutcome } from '../core/batch.js';
-import { resultId, type BatchJobDoc, type BatchRequestDoc, type BatchResultDoc, type BatchSlotDoc, type BatchSlotClaimDoc } from '../persistence/batch.js';
+import {
+  resultId,
+  type BatchJobDoc,
+  type BatchRequestDoc,
+  type BatchResultDoc,
+  type BatchSlotDoc,
+  type BatchSlotClaimDoc,
+} from '../persistence/batch.js';
 import { mathBatchOutcome } from '../engines/math.js';
 import { auditFields, auditLogId } from '../activities/audit.js';
 import { batchItemAuditLogId } from '../activities/verify-batch.js';
@@ -108,10 +115,13 @@ function groupSample(pgid: number | undefined): ProcSample {
 function stackSample(stack: Stack): Record<string, ProcSample> {
   return {
     api: groupSample(stack.api.pid),
-    worker: stack.workers.reduce((acc, w) => {
-      const s = groupSample(w.pid);
-      return { cpuMs: acc.cpuMs + s.cpuMs, rssMb: acc.rssMb + s.rssMb };
-    }, { cpuMs: 0, rssMb: 0 }),
+    worker: stack.workers.reduce(
+      (acc, w) => {
+        const s = groupSample(w.pid);
+        return { cpuMs: acc.cpuMs + s.cpuMs, rssMb: acc.rssMb + s.rssMb };
+      },
+      { cpuMs: 0, rssMb: 0 },
+    ),
     store: groupSample(stack.ferret?.pid),
     temporal: groupSample(stack.temporal.pid),
   };
@@ -141,7 +151,11 @@ async function load(stack: Stack, base: string, key: string): Promise<Load> {
     Array.from({ length: CLIENTS }, async () => {
       while (performance.now() < end) {
         const s = performance.now();
-        const res = await fetch(`${base}/verify/math`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: BODY }).catch(() => null);
+        const res = await fetch(`${base}/verify/math`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': key },
+          body: BODY,
+        }).catch(() => null);
         if (res?.status === 200) {
           await res.arrayBuffer();
           lat.push(performance.now() - s);
@@ -163,15 +177,36 @@ async function load(stack: Stack, base: string, key: string): Promise<Load> {
     rssMb[k] = (after[k] as ProcSample).rssMb;
   }
   cpu.total = round(Object.values(cpu).reduce((a, b) => a + b, 0));
-  return { rps: round((lat.length / wall) * 1000), p50: round(percentile(lat, 50)), p95: round(percentile(lat, 95)), errors, cpu, rssMb };
+  return {
+    rps: round((lat.length / wall) * 1000),
+    p50: round(percentile(lat, 50)),
+    p95: round(percentile(lat, 95)),
+    errors,
+    cpu,
+    rssMb,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
 // Batch jobs (the stack answers POST /verify/batch at once: SVC_BATCH_WAIT_SECONDS=0)
 // ---------------------------------------------------------------------------------------------
 
-const MIX = ['(x+1)^2 = x^2 + 2*x + 1', '(a+b)*(a-b) = a^2 - b^2', '(x+1)^2 = x^2 + 1', '2^10 + 3*7', 'x/2 + x/2 = x', 'sqrt(16) * 3'];
-const batchItems = (salt: number) => Array.from({ length: 100 }, (_, i) => ({ type: 'math', query: i % 2 === 0 ? `(q+${salt * 100 + i})^2 = q^2 + ${2 * (salt * 100 + i)}*q + ${(salt * 100 + i) ** 2}` : (MIX[i % MIX.length] as string) }));
+const MIX = [
+  '(x+1)^2 = x^2 + 2*x + 1',
+  '(a+b)*(a-b) = a^2 - b^2',
+  '(x+1)^2 = x^2 + 1',
+  '2^10 + 3*7',
+  'x/2 + x/2 = x',
+  'sqrt(16) * 3',
+];
+const batchItems = (salt: number) =>
+  Array.from({ length: 100 }, (_, i) => ({
+    type: 'math',
+    query:
+      i % 2 === 0
+        ? `(q+${salt * 100 + i})^2 = q^2 + ${2 * (salt * 100 + i)}*q + ${(salt * 100 + i) ** 2}`
+        : (MIX[i % MIX.length] as string),
+  }));
 
 interface JobRun {
   postMs: number;
@@ -199,7 +234,8 @@ async function runJob(base: string, key: string, pollMs: number): Promise<JobRun
     res = await fetch(`${base}/verify/batch`, { method: 'POST', headers, body: items });
   }
   let body = (await res.json()) as { job_id: string; status: string; failed_items: number };
-  if (res.status !== 202 && res.status !== 200) throw new Error(`POST /verify/batch: ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
+  if (res.status !== 202 && res.status !== 200)
+    throw new Error(`POST /verify/batch: ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
   while (body.status !== 'completed') {
     await sleep(pollMs);
     const r = await fetch(`${base}/verify/batch/${body.job_id}`, { headers });
@@ -234,7 +270,9 @@ async function batchFigures(base: string, key: string, phase: string): Promise<B
   const many = await Promise.all(Array.from({ length: CONCURRENT_JOBS }, () => runJob(base, key, 500)));
   const wall = performance.now() - t0;
   const posts = many.map((m) => m.postMs).sort((a, b) => a - b);
-  console.error(`[${phase}] ${CONCURRENT_JOBS} jobs at once: ${Math.round(wall)} ms; POST ms ${posts.map(Math.round).join(', ')}`);
+  console.error(
+    `[${phase}] ${CONCURRENT_JOBS} jobs at once: ${Math.round(wall)} ms; POST ms ${posts.map(Math.round).join(', ')}`,
+  );
   return {
     single_ms: round(median(singles.map((s) => s.doneMs))),
     single_failed: singles.reduce((a, s) => a + s.failed, 0),
@@ -257,7 +295,14 @@ async function batchFigures(base: string, key: string, phase: string): Promise<B
 const CALL_TIMEOUT_MS = 120_000;
 
 /** Median of LIST_CALLS - 1 calls of each list endpoint (after one warm-up call); reports are timed once. */
-async function lists(base: string, key: string, token: string, orgId: string, jobId: string, phase: string): Promise<Record<string, number | string>> {
+async function lists(
+  base: string,
+  key: string,
+  token: string,
+  orgId: string,
+  jobId: string,
+  phase: string,
+): Promise<Record<string, number | string>> {
   const bearer = { authorization: `Bearer ${token}` };
   const apiKey = { 'x-api-key': key };
   const n = LIST_CALLS;
@@ -279,7 +324,9 @@ async function lists(base: string, key: string, token: string, orgId: string, jo
     const times: number[] = [];
     for (let i = 0; i < calls; i++) {
       const s = performance.now();
-      const res = await fetch(`${base}${path}`, { headers, signal: AbortSignal.timeout(CALL_TIMEOUT_MS) }).catch(() => null);
+      const res = await fetch(`${base}${path}`, { headers, signal: AbortSignal.timeout(CALL_TIMEOUT_MS) }).catch(
+        () => null,
+      );
       if (!res) {
         out[label] = `> ${CALL_TIMEOUT_MS}`;
         break;
@@ -317,14 +364,20 @@ async function storeProbes(uri: string, orgId: string): Promise<Record<string, n
       await time(`${coll}.estimatedDocumentCount()`, () => store.collection(coll).estimatedDocumentCount());
     }
     await time('audit_logs.countDocuments({})', () => store.collection('audit_logs').countDocuments({}));
-    await time('audit_logs.countDocuments({organization_id})', () => store.collection('audit_logs').countDocuments({ organization_id: orgId }));
-    await time('attestations.countDocuments({org_id})', () => attestationRecords(store).countDocuments({ org_id: orgId }));
+    await time('audit_logs.countDocuments({organization_id})', () =>
+      store.collection('audit_logs').countDocuments({ organization_id: orgId }),
+    );
+    await time('attestations.countDocuments({org_id})', () =>
+      attestationRecords(store).countDocuments({ org_id: orgId }),
+    );
     const log = new AuditLog(store);
     await time('AuditLog.page(org, limit 50) (point lookups)', () => log.page(orgId, { limit: 50 }));
     const head = await log.heads.findOne({ _id: orgId });
     const someLog = head ? await log.entryAt(orgId, Math.max(1, Math.floor(head.seq / 2))) : null;
     await time('audit_logs.findOne({_id})', () => log.logs.findOne({ _id: someLog?._id ?? 'none' }));
-    await time('AuditLog.find (GET /audit/logs/{id}: findOne({_id}), organization checked in code)', () => log.find(orgId, someLog?._id ?? 'none'));
+    await time('AuditLog.find (GET /audit/logs/{id}: findOne({_id}), organization checked in code)', () =>
+      log.find(orgId, someLog?._id ?? 'none'),
+    );
   } finally {
     await store.close();
   }
@@ -359,16 +412,47 @@ async function verifyClaim(ctx: SeedContext, orgId: string, query: string, at: D
   const outcome: EngineOutcome = mathBatchOutcome(query);
   if (outcome.kind !== 'proven') {
     const status = outcome.kind === 'blocked' ? 'BLOCKED' : 'UNVERIFIABLE';
-    return { result: buildDiagnostic({ status, agentMessage: outcome.agentMessage, developerFields: outcome.developerFields, withAdmission: false }) as unknown as Record<string, unknown>, proof: null, attestation: null };
+    return {
+      result: buildDiagnostic({
+        status,
+        agentMessage: outcome.agentMessage,
+        developerFields: outcome.developerFields,
+        withAdmission: false,
+      }) as unknown as Record<string, unknown>,
+      proof: null,
+      attestation: null,
+    };
   }
   const proofRef = sha256Ref(outcome.proof);
   const evaluated = typeof outcome.proof.expression === 'string' ? outcome.proof.expression : query;
-  const att = await ctx.signer.sign({ evaluatedExpression: evaluated, status: 'VERIFIED', verified: true, engine: 'math', confidence: 1, proofRef });
-  const diagnostic = buildDiagnostic({ status: 'VERIFIED', agentMessage: outcome.agentMessage, developerFields: outcome.developerFields, proofRef, withAdmission: false });
+  const att = await ctx.signer.sign({
+    evaluatedExpression: evaluated,
+    status: 'VERIFIED',
+    verified: true,
+    engine: 'math',
+    confidence: 1,
+    proofRef,
+  });
+  const diagnostic = buildDiagnostic({
+    status: 'VERIFIED',
+    agentMessage: outcome.agentMessage,
+    developerFields: outcome.developerFields,
+    proofRef,
+    withAdmission: false,
+  });
   return {
     result: { ...diagnostic, attestation: { id: att.jti, token: att.token, status: att.status } },
     proof: { _id: proofRef, artifact: outcome.proof, engine: 'math', org_id: orgId, created_at: at },
-    attestation: { _id: att.jti, org_id: orgId, token: att.token, claims: att.claims, status: att.status, engine: 'math', proof_ref: proofRef, created_at: at },
+    attestation: {
+      _id: att.jti,
+      org_id: orgId,
+      token: att.token,
+      claims: att.claims,
+      status: att.status,
+      engine: 'math',
+      proof_ref: proofRef,
+      created_at: at,
+    },
   };
 }
 
@@ -377,7 +461,12 @@ async function writeRecords(ctx: SeedContext, verified: Verified[]): Promise<voi
   for (const v of verified) if (v.proof) proofs.set(v.proof._id as string, v.proof);
   const atts = verified.flatMap((v) => (v.attestation ? [v.attestation] : []));
   await Promise.all([
-    proofs.size ? ctx.store.collection('proofs').insertMany([...proofs.values()] as never[], { ordered: false }).catch(ignoreDuplicates) : null,
+    proofs.size
+      ? ctx.store
+          .collection('proofs')
+          .insertMany([...proofs.values()] as never[], { ordered: false })
+          .catch(ignoreDuplicates)
+      : null,
     atts.length ? attestationRecords(ctx.store).insertMany(atts, { ordered: false }) : null,
   ]);
 }
@@ -390,7 +479,12 @@ function ignoreDuplicates(err: unknown): void {
 let claimNo = 0;
 
 /** `n` single /verify/math verifications of `orgId`, spread over the last 30 days. */
-async function seedVerifications(ctx: SeedContext, orgId: string, n: number, audit: { user_id: string; key_id: string }): Promise<void> {
+async function seedVerifications(
+  ctx: SeedContext,
+  orgId: string,
+  n: number,
+  audit: { user_id: string; key_id: string },
+): Promise<void> {
   const start = Date.now() - 30 * DAY_MS;
   for (let done = 0; done < n; done += CHUNK) {
     const size = Math.min(CHUNK, n - done);
@@ -406,7 +500,17 @@ async function seedVerifications(ctx: SeedContext, orgId: string, n: number, aud
       const workflowId = `verify-math-${orgId}-seed${k}`;
       appends.push(
         ctx.auditLog.append(
-          auditFields({ org_id: orgId, workflow_id: workflowId, engine: 'math', input: { expression }, result: v.result, audit: { ...audit, request_digest: requestDigest({ expression }) } }, at),
+          auditFields(
+            {
+              org_id: orgId,
+              workflow_id: workflowId,
+              engine: 'math',
+              input: { expression },
+              result: v.result,
+              audit: { ...audit, request_digest: requestDigest({ expression }) },
+            },
+            at,
+          ),
           { logId: auditLogId(orgId, workflowId), secret: ctx.secret, budgetMs: 600_000 },
         ),
       );
@@ -417,7 +521,13 @@ async function seedVerifications(ctx: SeedContext, orgId: string, n: number, aud
 }
 
 /** `jobs` finished batch jobs of `orgId` (items, their proofs, attestations and audit entries, the job, its slot and claim). */
-async function seedJobs(ctx: SeedContext, orgId: string, jobs: number, firstSlot: number, audit: { user_id: string; key_id: string }): Promise<void> {
+async function seedJobs(
+  ctx: SeedContext,
+  orgId: string,
+  jobs: number,
+  firstSlot: number,
+  audit: { user_id: string; key_id: string },
+): Promise<void> {
   const start = Date.now() - 30 * DAY_MS;
   for (let j = 0; j < jobs; j++) {
     const jobId = newJobId();
@@ -440,13 +550,33 @@ async function seedJobs(ctx: SeedContext, orgId: string, jobs: number, firstSlot
     const auditCtx = { ...audit, request_digest: digest };
     // The workflow's last activity: the job's entry, then one per completed item (group-committed).
     await ctx.auditLog.append(
-      auditFields({ org_id: orgId, workflow_id: workflowId, engine: 'batch', input: { query: `batch ${jobId}: ${JOB_ITEMS} items` }, result: { status: 'completed' }, audit: auditCtx }, completedAt),
+      auditFields(
+        {
+          org_id: orgId,
+          workflow_id: workflowId,
+          engine: 'batch',
+          input: { query: `batch ${jobId}: ${JOB_ITEMS} items` },
+          result: { status: 'completed' },
+          audit: auditCtx,
+        },
+        completedAt,
+      ),
       { logId: auditLogId(orgId, workflowId), secret: ctx.secret, budgetMs: 600_000 },
     );
     await Promise.all(
       outcomes.map((o) =>
         ctx.auditLog.append(
-          auditFields({ org_id: orgId, workflow_id: workflowId, engine: 'math', input: { query: requestItems[o.index]?.query ?? '' }, result: o.result, audit: auditCtx }, completedAt),
+          auditFields(
+            {
+              org_id: orgId,
+              workflow_id: workflowId,
+              engine: 'math',
+              input: { query: requestItems[o.index]?.query ?? '' },
+              result: o.result,
+              audit: auditCtx,
+            },
+            completedAt,
+          ),
           { logId: batchItemAuditLogId(orgId, workflowId, o.index), secret: ctx.secret, budgetMs: 600_000 },
         ),
       ),
@@ -457,7 +587,13 @@ async function seedJobs(ctx: SeedContext, orgId: string, jobs: number, firstSlot
     const views = itemViews(jobId, requestItems, outcomes);
     const results: BatchResultDoc[] = units.map((unit, u) => {
       const indices = unit.kind === 'math' ? unit.indices : [unit.index];
-      return { _id: resultId(jobId, u), job_id: jobId, org_id: orgId, unit: u, items: indices.map((index) => ({ index, view: views[index]! })) };
+      return {
+        _id: resultId(jobId, u),
+        job_id: jobId,
+        org_id: orgId,
+        unit: u,
+        items: indices.map((index) => ({ index, view: views[index]! })),
+      };
     });
     const job: BatchJobDoc = {
       _id: jobId,
@@ -475,23 +611,46 @@ async function seedJobs(ctx: SeedContext, orgId: string, jobs: number, firstSlot
     await ctx.store.collection<BatchResultDoc>('batch_results').insertMany(results);
     await ctx.store.collection<BatchRequestDoc>('batch_requests').insertOne({ _id: jobId, items: requestItems });
     await ctx.store.collection<BatchJobDoc>('batch_jobs').insertOne(job);
-    await ctx.store.collection<BatchSlotClaimDoc>('batch_slot_claims').insertOne({ _id: `${slot}:1`, slot, gen: 1, job_id: jobId, created_at: createdAt });
-    await ctx.store.collection<BatchSlotDoc>('batch_slots').insertOne({ _id: slot, gen: 1, state: 'finished', job_id: jobId, claimed_at: createdAt, finished_at: completedAt });
+    await ctx.store
+      .collection<BatchSlotClaimDoc>('batch_slot_claims')
+      .insertOne({ _id: `${slot}:1`, slot, gen: 1, job_id: jobId, created_at: createdAt });
+    await ctx.store.collection<BatchSlotDoc>('batch_slots').insertOne({
+      _id: slot,
+      gen: 1,
+      state: 'finished',
+      job_id: jobId,
+      claimed_at: createdAt,
+      finished_at: completedAt,
+    });
   }
 }
 
 async function seed(stack: Stack, orgId: string, userId: string, keyId: string): Promise<Record<string, number>> {
   const store = await Store.connect(stack.mongodbUri);
-  const signer = new AttestationSigner(await loadSigningKey(stack.env.SVC_ATTESTATION_SIGNING_KEY_PEM), stack.env.SVC_DEPLOYMENT_ID ?? 'svc');
-  const ctx: SeedContext = { store, auditLog: new AuditLog(store), signer, secret: stack.env.SVC_AUDIT_SECRET_KEY as string, userId, keyId };
+  const signer = new AttestationSigner(
+    await loadSigningKey(stack.env.SVC_ATTESTATION_SIGNING_KEY_PEM),
+    stack.env.SVC_DEPLOYMENT_ID ?? 'svc',
+  );
+  const ctx: SeedContext = {
+    store,
+    auditLog: new AuditLog(store),
+    signer,
+    secret: stack.env.SVC_AUDIT_SECRET_KEY as string,
+    userId,
+    keyId,
+  };
   try {
     // Slots the benchmark's own jobs took (bounded: at most SVC_BATCH_MAX_JOBS documents).
-    const usedSlots = (await store.collection<BatchSlotDoc>('batch_slots').find({}).toArray()).reduce((m, s) => Math.max(m, s._id + 1), 0);
+    const usedSlots = (await store.collection<BatchSlotDoc>('batch_slots').find({}).toArray()).reduce(
+      (m, s) => Math.max(m, s._id + 1),
+      0,
+    );
     const orgs = [orgId, ...Array.from({ length: ORGS - 1 }, (_, i) => `org_seed${i}_${Date.now().toString(36)}`)];
     let slot = usedSlots;
     for (let o = 0; o < orgs.length; o++) {
       const org = orgs[o] as string;
-      const audit = o === 0 ? { user_id: userId, key_id: keyId } : { user_id: `usr_seed_${o}`, key_id: `key_seed_${o}` };
+      const audit =
+        o === 0 ? { user_id: userId, key_id: keyId } : { user_id: `usr_seed_${o}`, key_id: `key_seed_${o}` };
       const n = Math.floor(VERIFICATIONS / ORGS) + (o < VERIFICATIONS % ORGS ? 1 : 0);
       const m = Math.floor(JOBS / ORGS) + (o < JOBS % ORGS ? 1 : 0);
       const t0 = performance.now();
@@ -501,7 +660,13 @@ async function seed(stack: Stack, orgId: string, userId: string, keyId: string):
       console.error(`seeded ${org}: ${n} verifications, ${m} jobs in ${Math.round(performance.now() - t0)} ms`);
     }
     const head = await ctx.auditLog.heads.findOne({ _id: orgId });
-    return { organizations: orgs.length, verifications: VERIFICATIONS, jobs: JOBS, batch_items: JOBS * JOB_ITEMS, bench_org_audit_entries: (head as AuditHeadDoc | null)?.seq ?? 0 };
+    return {
+      organizations: orgs.length,
+      verifications: VERIFICATIONS,
+      jobs: JOBS,
+      batch_items: JOBS * JOB_ITEMS,
+      bench_org_audit_entries: (head as AuditHeadDoc | null)?.seq ?? 0,
+    };
   } finally {
     await store.close();
   }
@@ -516,9 +681,17 @@ interface Phase {
   probes: Record<string, number>;
 }
 
-async function measure(stack: Stack, base: string, key: string, token: string, orgId: string, phase: string): Promise<Phase> {
+async function measure(
+  stack: Stack,
+  base: string,
+  key: string,
+  token: string,
+  orgId: string,
+  phase: string,
+): Promise<Phase> {
   const batch = await batchFigures(base, key, phase);
-  if (BATCH_ONLY) return { batch, load: { rps: 0, p50: 0, p95: 0, errors: 0, cpu: {}, rssMb: {} }, lists: {}, probes: {} };
+  if (BATCH_ONLY)
+    return { batch, load: { rps: 0, p50: 0, p95: 0, errors: 0, cpu: {}, rssMb: {} }, lists: {}, probes: {} };
   const l = await load(stack, base, key);
   console.error(`[${phase}] /verify/math ${JSON.stringify(l)}`);
   const ls = await lists(base, key, token, orgId, batch.lastJobId, phase);
@@ -529,15 +702,24 @@ async function measure(stack: Stack, base: string, key: string, token: string, o
 
 async function main() {
   const maxJobs = Math.max(1000, JOBS + 2 * (RUNS + CONCURRENT_JOBS + 2) + 10);
-  const { stack, base, key, token, orgId } = await startBenchStack('bench-scale', Number(process.env.SVC_BENCH_PORT_OFFSET ?? 23_000), {
-    SVC_BATCH_WAIT_SECONDS: '0',
-    SVC_BATCH_MAX_JOBS: String(maxJobs),
-    ...(CAPTURE ? captureEnv(path.resolve(CAPTURE)) : {}),
-  });
+  const { stack, base, key, token, orgId } = await startBenchStack(
+    'bench-scale',
+    Number(process.env.SVC_BENCH_PORT_OFFSET ?? 23_000),
+    {
+      SVC_BATCH_WAIT_SECONDS: '0',
+      SVC_BATCH_MAX_JOBS: String(maxJobs),
+      ...(CAPTURE ? captureEnv(path.resolve(CAPTURE)) : {}),
+    },
+  );
   try {
-    const me = (await (await fetch(`${base}/auth/me`, { headers: { authorization: `Bearer ${token}` } })).json()) as { id?: string; user?: { id: string } };
+    const me = (await (await fetch(`${base}/auth/me`, { headers: { authorization: `Bearer ${token}` } })).json()) as {
+      id?: string;
+      user?: { id: string };
+    };
     const userId = me.user?.id ?? me.id ?? 'usr_bench';
-    const keys = (await (await fetch(`${base}/auth/api-keys`, { headers: { authorization: `Bearer ${token}` } })).json()) as { keys?: Array<{ id: string }> } | Array<{ id: string }>;
+    const keys = (await (
+      await fetch(`${base}/auth/api-keys`, { headers: { authorization: `Bearer ${token}` } })
+    ).json()) as { keys?: Array<{ id: string }> } | Array<{ id: string }>;
     const keyId = (Array.isArray(keys) ? keys[0]?.id : keys.keys?.[0]?.id) ?? 'key_bench';
     // Warm-up (workflow bundle, JIT, connections).
     if (!BATCH_ONLY) await load(stack, base, key).catch(() => undefined);
@@ -552,37 +734,72 @@ async function main() {
     const full = await measure(stack, base, key, token, orgId, 'seeded');
 
     const label = `${VERIFICATIONS.toLocaleString('en')} verif. + ${JOBS.toLocaleString('en')} jobs x ${JOB_ITEMS}`;
-    console.log(`load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} on ${os.cpus().length} CPUs; seeded in ${round(seedS)} s: ${JSON.stringify(seeded)}`);
+    console.log(
+      `load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')} on ${os.cpus().length} CPUs; seeded in ${round(seedS)} s: ${JSON.stringify(seeded)}`,
+    );
     const rows: Array<Record<string, string | number>> = [];
     const row = (figure: string, a: number | string, b: number | string, higherIsBetter = false) => {
       const ratio = typeof a === 'number' && typeof b === 'number' && a > 0 ? b / a : NaN;
       const flat = Number.isNaN(ratio) ? '?' : (higherIsBetter ? ratio >= 0.9 : ratio <= 1.1) ? 'yes' : 'NO';
-      rows.push({ figure, empty: a, [label]: b, 'seeded/empty': Number.isNaN(ratio) ? '-' : Math.round(ratio * 100) / 100, 'within 10 %': flat });
+      rows.push({
+        figure,
+        empty: a,
+        [label]: b,
+        'seeded/empty': Number.isNaN(ratio) ? '-' : Math.round(ratio * 100) / 100,
+        'within 10 %': flat,
+      });
     };
     row('one 100-item math job, submit → completed (ms, median)', empty.batch.single_ms, full.batch.single_ms);
-    row(`${CONCURRENT_JOBS} jobs at once: items/s`, empty.batch.concurrent_items_per_s, full.batch.concurrent_items_per_s, true);
+    row(
+      `${CONCURRENT_JOBS} jobs at once: items/s`,
+      empty.batch.concurrent_items_per_s,
+      full.batch.concurrent_items_per_s,
+      true,
+    );
     row(`${CONCURRENT_JOBS} jobs at once: wall (ms)`, empty.batch.concurrent_wall_ms, full.batch.concurrent_wall_ms);
     row(`${CONCURRENT_JOBS} jobs at once: failed items`, empty.batch.concurrent_failed, full.batch.concurrent_failed);
-    row(`POST /verify/batch p95 while ${CONCURRENT_JOBS} submitted (ms)`, empty.batch.post_p95_ms, full.batch.post_p95_ms);
+    row(
+      `POST /verify/batch p95 while ${CONCURRENT_JOBS} submitted (ms)`,
+      empty.batch.post_p95_ms,
+      full.batch.post_p95_ms,
+    );
     row(`POST /verify/batch max (ms)`, empty.batch.post_max_ms, full.batch.post_max_ms);
     row(`POST /verify/batch 503 answers while ${CONCURRENT_JOBS} submitted`, empty.batch.post_503, full.batch.post_503);
     if (!BATCH_ONLY) {
       row(`/verify/math req/s at ${CLIENTS} clients`, empty.load.rps, full.load.rps, true);
       row('/verify/math p95 (ms)', empty.load.p95, full.load.p95);
     }
-    for (const k of Object.keys(empty.load.cpu)) row(`CPU ms per verification: ${k}`, empty.load.cpu[k] as number, full.load.cpu[k] as number);
-    for (const k of Object.keys(empty.load.rssMb)) row(`resident MB after load: ${k}`, empty.load.rssMb[k] as number, full.load.rssMb[k] as number);
+    for (const k of Object.keys(empty.load.cpu))
+      row(`CPU ms per verification: ${k}`, empty.load.cpu[k] as number, full.load.cpu[k] as number);
+    for (const k of Object.keys(empty.load.rssMb))
+      row(`resident MB after load: ${k}`, empty.load.rssMb[k] as number, full.load.rssMb[k] as number);
     for (const k of Object.keys(empty.lists)) row(`${k} (ms)`, empty.lists[k] as number, full.lists[k] as number);
-    for (const k of Object.keys(empty.probes)) row(`store: ${k} (ms)`, empty.probes[k] as number, full.probes[k] as number);
+    for (const k of Object.keys(empty.probes))
+      row(`store: ${k} (ms)`, empty.probes[k] as number, full.probes[k] as number);
     console.table(rows);
-    console.log(`errors: /verify/math ${empty.load.errors} / ${full.load.errors}; failed items (single jobs) ${empty.batch.single_failed} / ${full.batch.single_failed}`);
+    console.log(
+      `errors: /verify/math ${empty.load.errors} / ${full.load.errors}; failed items (single jobs) ${empty.batch.single_failed} / ${full.batch.single_failed}`,
+    );
     if (CAPTURE) {
       // What the store was asked during the single 100-item jobs, empty against seeded: the slowest sites first.
       const all = readCapture(path.resolve(CAPTURE));
-      for (const [name, w] of [['empty', empty.batch.window], ['seeded', full.batch.window]] as const) {
-        const ops = all.filter((c) => c.t >= w[0] && c.t <= w[1]).flatMap(classify).filter((o) => o.cls !== 'admin' && o.cls !== 'getMore');
+      for (const [name, w] of [
+        ['empty', empty.batch.window],
+        ['seeded', full.batch.window],
+      ] as const) {
+        const ops = all
+          .filter((c) => c.t >= w[0] && c.t <= w[1])
+          .flatMap(classify)
+          .filter((o) => o.cls !== 'admin' && o.cls !== 'getMore');
         console.log(`store operations during the ${RUNS} single jobs, ${name} store: ${ops.length}`);
-        console.table(summarize(ops).bySite.sort((a, b) => b.ms_total - a.ms_total).slice(0, 15));
+        console.table(
+          summarize(ops)
+            .bySite.sort((a, b) => b.ms_total - a.ms_total)
+            .slice(0, 15),
+        );
       }
     }
   } finally {

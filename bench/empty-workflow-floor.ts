@@ -20,7 +20,8 @@ import { activityGrantInterceptor, makeAuthenticateInputActivity } from '../acti
 const args = process.argv.slice(2);
 const dash = args.indexOf('--');
 const own = dash >= 0 ? args.slice(0, dash) : args;
-const serverFlags = dash >= 0 ? args.slice(dash + 1) : ['--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal'];
+const serverFlags =
+  dash >= 0 ? args.slice(dash + 1) : ['--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal'];
 const arg = (name: string, def: string) => {
   const i = own.indexOf(`--${name}`);
   return i >= 0 && own[i + 1] ? (own[i + 1] as string) : def;
@@ -41,13 +42,30 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const server = spawn(
   path.join(ROOT, '.tools', 'bin', 'temporal'),
-  ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(PORT), '--ui-port', String(PORT + 1000), '--db-filename', path.join(dir, 'temporal.sqlite'), '--log-level', 'warn', ...serverFlags],
+  [
+    'server',
+    'start-dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(PORT),
+    '--ui-port',
+    String(PORT + 1000),
+    '--db-filename',
+    path.join(dir, 'temporal.sqlite'),
+    '--log-level',
+    'warn',
+    ...serverFlags,
+  ],
   { detached: true, stdio: 'ignore' },
 );
 
 async function main() {
   let native: NativeConnection | undefined;
-  for (let i = 0; i < 120 && !native; i++) native = await NativeConnection.connect({ address: `127.0.0.1:${PORT}` }).catch(() => sleep(500).then(() => undefined));
+  for (let i = 0; i < 120 && !native; i++)
+    native = await NativeConnection.connect({ address: `127.0.0.1:${PORT}` }).catch(() =>
+      sleep(500).then(() => undefined),
+    );
   if (!native) throw new Error('the Temporal dev server did not start');
   // Every workflow of the bundle checks its input first (core/workflow-input-auth.ts): the floor includes that check.
   const inputKey = randomBytes(32).toString('hex');
@@ -60,9 +78,17 @@ async function main() {
   });
   const running = worker.run();
   const conn = MODE === 'grpcjs' ? await Connection.connect({ address: `127.0.0.1:${PORT}` }) : native;
-  const client = new Client({ connection: conn, interceptors: { workflow: [workflowInputAuthClientInterceptor(inputKey)] } });
+  const client = new Client({
+    connection: conn,
+    interceptors: { workflow: [workflowInputAuthClientInterceptor(inputKey)] },
+  });
   let n = 0;
-  const one = () => client.workflow.execute('noopWorkflow', { taskQueue: 'floor', workflowId: `floor-${n++}`, requestEagerStart: MODE === 'eager' });
+  const one = () =>
+    client.workflow.execute('noopWorkflow', {
+      taskQueue: 'floor',
+      workflowId: `floor-${n++}`,
+      requestEagerStart: MODE === 'eager',
+    });
   for (let i = 0; i < 30; i++) await one();
   const rows = [];
   for (const c of [8, 1]) {

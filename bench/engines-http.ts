@@ -14,8 +14,14 @@ const args = process.argv.slice(2);
 const i = args.indexOf('--requests');
 const N = i >= 0 ? Number(args[i + 1]) : 60;
 
-const DDL = 'CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT, email TEXT); CREATE TABLE orders (id INTEGER, user_id INTEGER, total REAL);';
-const CASES: Array<{ engine: string; path: string; body: Record<string, unknown>; inProcess: () => Promise<unknown> | unknown }> = [
+const DDL =
+  'CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT, email TEXT); CREATE TABLE orders (id INTEGER, user_id INTEGER, total REAL);';
+const CASES: Array<{
+  engine: string;
+  path: string;
+  body: Record<string, unknown>;
+  inProcess: () => Promise<unknown> | unknown;
+}> = [
   {
     engine: 'logic',
     path: '/verify/logic',
@@ -25,9 +31,15 @@ const CASES: Array<{ engine: string; path: string; body: Record<string, unknown>
   {
     engine: 'sql',
     path: '/verify/sql',
-    body: { query: 'SELECT u.name, SUM(o.total) FROM users u JOIN orders o ON o.user_id = u.id GROUP BY u.name', schema_ddl: DDL },
+    body: {
+      query: 'SELECT u.name, SUM(o.total) FROM users u JOIN orders o ON o.user_id = u.id GROUP BY u.name',
+      schema_ddl: DDL,
+    },
     inProcess: () => {
-      const r = validateSqlRequest({ query: 'SELECT u.name, SUM(o.total) FROM users u JOIN orders o ON o.user_id = u.id GROUP BY u.name', schema_ddl: DDL });
+      const r = validateSqlRequest({
+        query: 'SELECT u.name, SUM(o.total) FROM users u JOIN orders o ON o.user_id = u.id GROUP BY u.name',
+        schema_ddl: DDL,
+      });
       if (r.ok) verifySql(r.value);
     },
   },
@@ -49,9 +61,23 @@ const CASES: Array<{ engine: string; path: string; body: Record<string, unknown>
   {
     engine: 'rag',
     path: '/verify/rag',
-    body: { target_document_id: 'd', chunks: [{ id: 'a', metadata: { document_id: 'd' } }, { id: 'b', metadata: { document_id: 'e' } }], max_drm_rate: '1/2' },
+    body: {
+      target_document_id: 'd',
+      chunks: [
+        { id: 'a', metadata: { document_id: 'd' } },
+        { id: 'b', metadata: { document_id: 'e' } },
+      ],
+      max_drm_rate: '1/2',
+    },
     inProcess: () => {
-      const r = validateRagRequest({ target_document_id: 'd', chunks: [{ id: 'a', metadata: { document_id: 'd' } }, { id: 'b', metadata: { document_id: 'e' } }], max_drm_rate: '1/2' });
+      const r = validateRagRequest({
+        target_document_id: 'd',
+        chunks: [
+          { id: 'a', metadata: { document_id: 'd' } },
+          { id: 'b', metadata: { document_id: 'e' } },
+        ],
+        max_drm_rate: '1/2',
+      });
       if (r.ok) verifyRag(r.value);
     },
   },
@@ -78,14 +104,25 @@ async function main() {
       let failures = 0;
       for (let k = 0; k < N; k++) {
         const t0 = performance.now();
-        const res = await fetch(`${base}${c.path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify(c.body) });
+        const res = await fetch(`${base}${c.path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': key },
+          body: JSON.stringify(c.body),
+        });
         await res.arrayBuffer();
         if (res.status !== 200) failures++;
         http.push(performance.now() - t0);
       }
       const a = stats(inProc);
       const b = stats(http);
-      rows.push({ engine: c.engine, 'in-process p50': a.p50, 'in-process p95': a.p95, 'HTTP p50': b.p50, 'HTTP p95': b.p95, 'HTTP failures': failures });
+      rows.push({
+        engine: c.engine,
+        'in-process p50': a.p50,
+        'in-process p95': a.p95,
+        'HTTP p50': b.p50,
+        'HTTP p95': b.p95,
+        'HTTP failures': failures,
+      });
     }
     console.log(`requests per engine: ${N} (sequential)`);
     console.table(rows);

@@ -17,7 +17,9 @@ const HTTP = args.includes('--http');
 
 /** A photo-like image (gradient + noise) so the codecs do real work. */
 async function photo(width: number, height: number): Promise<Buffer> {
-  const noise = await sharp({ create: { width, height, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 20 } } })
+  const noise = await sharp({
+    create: { width, height, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 20 } },
+  })
     .jpeg({ quality: 70 })
     .toBuffer();
   return noise;
@@ -60,12 +62,21 @@ async function main() {
   const img1 = await photo(1000, 1000);
   const img20 = await photo(5000, 4000);
   const ctx = context10k();
-  const claims = ['The main bridge is 412 metres long.', 'The main bridge was completed in 1933.', 'The bridge is made of steel.'];
-  console.log(`images: 1 MP JPEG ${img1.length} bytes, 20 MP JPEG ${img20.length} bytes; fact context ${ctx.length} characters; ${ROUNDS} rounds`);
+  const claims = [
+    'The main bridge is 412 metres long.',
+    'The main bridge was completed in 1933.',
+    'The bridge is made of steel.',
+  ];
+  console.log(
+    `images: 1 MP JPEG ${img1.length} bytes, 20 MP JPEG ${img20.length} bytes; fact context ${ctx.length} characters; ${ROUNDS} rounds`,
+  );
   console.log(`sharp ${sharp.versions.sharp}, libvips ${sharp.versions.vips}, libvips threads ${sharp.concurrency()}`);
   console.log('\nin-process (what the activity does after loading the upload):');
   const claim = parseImageClaim('The image is 1000x1000 and mostly gray');
-  for (const [label, buf, rounds] of [['image 1 MP (decode + measure + decide)', img1, ROUNDS], ['image 20 MP (decode + measure + decide)', img20, Math.max(5, Math.floor(ROUNDS / 2))]] as const) {
+  for (const [label, buf, rounds] of [
+    ['image 1 MP (decode + measure + decide)', img1, ROUNDS],
+    ['image 20 MP (decode + measure + decide)', img20, Math.max(5, Math.floor(ROUNDS / 2))],
+  ] as const) {
     const s = await time(rounds, async () => {
       const m = await measureImage(buf, 'jpeg');
       if ('error' in m) throw new Error(JSON.stringify(m.error));
@@ -90,7 +101,12 @@ async function main() {
       await res.json();
     };
     console.log(row('POST /verify/image, 1 MP', await time(ROUNDS, () => postImage(img1, 'The image is 1000x1000'))));
-    console.log(row('POST /verify/image, 20 MP', await time(Math.max(5, Math.floor(ROUNDS / 2)), () => postImage(img20, 'The image is 5000x4000'))));
+    console.log(
+      row(
+        'POST /verify/image, 20 MP',
+        await time(Math.max(5, Math.floor(ROUNDS / 2)), () => postImage(img20, 'The image is 5000x4000')),
+      ),
+    );
     let j = 0;
     const postFact = async () => {
       const res = await fetch(`${b.base}/verify/fact`, {

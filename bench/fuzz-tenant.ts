@@ -16,10 +16,21 @@ async function call(path: string, init: RequestInit): Promise<any> {
 }
 
 const email = `fuzz-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.test`;
-const su = await call('/auth/signup', { method: 'POST', headers: json, body: JSON.stringify({ email, password: 'fuzzing password 1', organization_name: 'fuzz' }) });
+const su = await call('/auth/signup', {
+  method: 'POST',
+  headers: json,
+  body: JSON.stringify({ email, password: 'fuzzing password 1', organization_name: 'fuzz' }),
+});
 const mc = new MongoClient(mongo);
 await mc.connect();
-await mc.db().collection('organizations').updateOne({ _id: su.user.org_id }, { $set: { plan: 'enterprise' } });
+await mc
+  .db()
+  .collection('organizations')
+  .updateOne({ _id: su.user.org_id }, { $set: { plan: 'enterprise' } });
 await mc.close();
-const created = await call('/auth/api-keys', { method: 'POST', headers: { ...json, authorization: `Bearer ${su.access_token}` }, body: JSON.stringify({ name: 'fuzz' }) });
+const created = await call('/auth/api-keys', {
+  method: 'POST',
+  headers: { ...json, authorization: `Bearer ${su.access_token}` },
+  body: JSON.stringify({ name: 'fuzz' }),
+});
 console.log(`export SVC_API_KEY=${created.key} SVC_BEARER_TOKEN=${su.access_token} SVC_FUZZ_ORG_ID=${su.user.org_id}`);

@@ -17,16 +17,34 @@ const json = { 'content-type': 'application/json' };
 
 async function tenant(name: string): Promise<string> {
   const email = `bench-${name}-${Date.now()}@example.test`;
-  const su = await (await fetch(`${base}/auth/signup`, { method: 'POST', headers: { ...json, 'x-forwarded-for': '198.51.100.7' }, body: JSON.stringify({ email, password: 'benchmark password 1', organization_name: name }) })).json();
+  const su = await (
+    await fetch(`${base}/auth/signup`, {
+      method: 'POST',
+      headers: { ...json, 'x-forwarded-for': '198.51.100.7' },
+      body: JSON.stringify({ email, password: 'benchmark password 1', organization_name: name }),
+    })
+  ).json();
   const mc = new MongoClient(stack.mongodbUri);
   await mc.connect();
-  await mc.db().collection('organizations').updateOne({ _id: su.user.org_id }, { $set: { plan: 'enterprise' } });
+  await mc
+    .db()
+    .collection('organizations')
+    .updateOne({ _id: su.user.org_id }, { $set: { plan: 'enterprise' } });
   await mc.close();
-  return (await (await fetch(`${base}/auth/api-keys`, { method: 'POST', headers: { ...json, authorization: `Bearer ${su.access_token}` }, body: JSON.stringify({ name: 'bench' }) })).json()).key as string;
+  return (
+    await (
+      await fetch(`${base}/auth/api-keys`, {
+        method: 'POST',
+        headers: { ...json, authorization: `Bearer ${su.access_token}` },
+        body: JSON.stringify({ name: 'bench' }),
+      })
+    ).json()
+  ).key as string;
 }
 
 const keyB = await tenant('org-b');
-const postJson = (key: string, path: string, body: unknown) => fetch(`${base}${path}`, { method: 'POST', headers: { ...json, 'x-api-key': key }, body: JSON.stringify(body) });
+const postJson = (key: string, path: string, body: unknown) =>
+  fetch(`${base}${path}`, { method: 'POST', headers: { ...json, 'x-api-key': key }, body: JSON.stringify(body) });
 
 function statsUpload(key: string): Promise<Response> {
   const fd = new FormData();
@@ -93,7 +111,9 @@ const scenarios: Scenario[] = [
         const s = net.connect(Number(url.port), url.hostname);
         await new Promise<void>((r) => s.once('connect', () => r()));
         s.on('error', () => undefined);
-        s.write(`POST /verify/stats HTTP/1.1\r\nHost: x\r\nX-API-Key: ${keyA}\r\nContent-Type: multipart/form-data; boundary=b\r\nContent-Length: 5000000\r\n\r\n--b\r\n`);
+        s.write(
+          `POST /verify/stats HTTP/1.1\r\nHost: x\r\nX-API-Key: ${keyA}\r\nContent-Type: multipart/form-data; boundary=b\r\nContent-Length: 5000000\r\n\r\n--b\r\n`,
+        );
         socks.push(s);
       }
       return async () => {
@@ -130,9 +150,15 @@ try {
     await stop();
     const p = (x: { lat: number[] }, q: number) => percentile(x.lat, q);
     console.log(`  item ${s.item}`);
-    console.log(`    at rest:      p50 ${fmt(p(rest, 50))}  p95 ${fmt(p(rest, 95))}  non-200 ${JSON.stringify(rest.failures)}`);
-    console.log(`    under attack: p50 ${fmt(p(busy, 50))}  p95 ${fmt(p(busy, 95))}  non-200 ${JSON.stringify(busy.failures)}`);
-    console.log(`    ratio:        p50 ${(p(busy, 50) / p(rest, 50)).toFixed(2)}×  p95 ${(p(busy, 95) / p(rest, 95)).toFixed(2)}×`);
+    console.log(
+      `    at rest:      p50 ${fmt(p(rest, 50))}  p95 ${fmt(p(rest, 95))}  non-200 ${JSON.stringify(rest.failures)}`,
+    );
+    console.log(
+      `    under attack: p50 ${fmt(p(busy, 50))}  p95 ${fmt(p(busy, 95))}  non-200 ${JSON.stringify(busy.failures)}`,
+    );
+    console.log(
+      `    ratio:        p50 ${(p(busy, 50) / p(rest, 50)).toFixed(2)}×  p95 ${(p(busy, 95) / p(rest, 95)).toFixed(2)}×`,
+    );
   }
 } finally {
   await stack.down();

@@ -23,7 +23,15 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function main() {
   const signing = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const keyId = randomBytes(32).toString('hex');
-  const doc = JSON.stringify({ public_keys: [{ key_identifier: keyId, key: signing.publicKey.export({ format: 'pem', type: 'spki' }).toString(), is_current: true }] });
+  const doc = JSON.stringify({
+    public_keys: [
+      {
+        key_identifier: keyId,
+        key: signing.publicKey.export({ format: 'pem', type: 'spki' }).toString(),
+        is_current: true,
+      },
+    ],
+  });
   const keyServer = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(doc));
   await new Promise<void>((r) => keyServer.listen(0, '127.0.0.1', r));
   const keysUrl = `http://127.0.0.1:${(keyServer.address() as AddressInfo).port}/keys`;
@@ -38,21 +46,37 @@ async function main() {
       await fetch(`${base}/auth/signup`, {
         method: 'POST',
         headers: { ...json, 'x-forwarded-for': '198.51.100.77' },
-        body: JSON.stringify({ email: `leak-bench-${Date.now()}@example.test`, password: 'benchmark password 1', organization_name: 'leak bench' }),
+        body: JSON.stringify({
+          email: `leak-bench-${Date.now()}@example.test`,
+          password: 'benchmark password 1',
+          organization_name: 'leak bench',
+        }),
       })
     ).json();
     const mint = async () => {
-      const r = await (await fetch(`${base}/auth/api-keys`, { method: 'POST', headers: { ...json, authorization: `Bearer ${su.access_token}` }, body: JSON.stringify({ name: 'leak bench' }) })).json();
+      const r = await (
+        await fetch(`${base}/auth/api-keys`, {
+          method: 'POST',
+          headers: { ...json, authorization: `Bearer ${su.access_token}` },
+          body: JSON.stringify({ name: 'leak bench' }),
+        })
+      ).json();
       return { id: r.id as string, key: r.key as string };
     };
 
     /** One delivery: ms from the 200 to `active: false` in the store (polled every 2 ms). */
     const once = async (): Promise<number> => {
       const k = await mint();
-      const body = JSON.stringify([{ token: k.key, type: 'svc_live_api_key', url: 'https://example.test/bench', source: 'content' }]);
+      const body = JSON.stringify([
+        { token: k.key, type: 'svc_live_api_key', url: 'https://example.test/bench', source: 'content' },
+      ]);
       const res = await fetch(`${base}/webhooks/secret-scanning`, {
         method: 'POST',
-        headers: { ...json, 'Github-Public-Key-Identifier': keyId, 'Github-Public-Key-Signature': sign('sha256', Buffer.from(body), signing.privateKey).toString('base64') },
+        headers: {
+          ...json,
+          'Github-Public-Key-Identifier': keyId,
+          'Github-Public-Key-Signature': sign('sha256', Buffer.from(body), signing.privateKey).toString('base64'),
+        },
         body,
       });
       const t200 = performance.now();
@@ -73,9 +97,17 @@ async function main() {
 
     const row = (label: string, xs: number[]) => {
       const s = [...xs].sort((a, b) => a - b);
-      return { label, n: s.length, p50_ms: round(percentile(s, 50)), p95_ms: round(percentile(s, 95)), max_ms: round(s[s.length - 1] as number) };
+      return {
+        label,
+        n: s.length,
+        p50_ms: round(percentile(s, 50)),
+        p95_ms: round(percentile(s, 95)),
+        max_ms: round(s[s.length - 1] as number),
+      };
     };
-    console.log(`\nLeaked-key revocation: 200 → key revoked in the store (${os.cpus().length} CPUs, ${os.loadavg()[0]?.toFixed(1)} load)`);
+    console.log(
+      `\nLeaked-key revocation: 200 → key revoked in the store (${os.cpus().length} CPUs, ${os.loadavg()[0]?.toFixed(1)} load)`,
+    );
     console.table([row('one delivery at a time', sequential), row(`${BURST} deliveries at once`, burst)]);
   } finally {
     await mc.close();

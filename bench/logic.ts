@@ -38,7 +38,9 @@ async function main(): Promise<void> {
   const pool = new LogicPool();
   const t0 = performance.now();
   await pool.warmUp();
-  console.log(`pool: ${pool.size} workers, ready in ${(performance.now() - t0).toFixed(0)} ms; ${perQuery} solves per query, concurrency ${concurrency}`);
+  console.log(
+    `pool: ${pool.size} workers, ready in ${(performance.now() - t0).toFixed(0)} ms; ${perQuery} solves per query, concurrency ${concurrency}`,
+  );
 
   const all: number[] = [];
   console.log(`${'query'.padEnd(18)}      p50      p95      max  (ms per solve)`);

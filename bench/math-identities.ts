@@ -8,7 +8,11 @@ import { readFileSync } from 'node:fs';
 import { verifyMath, type MathRequest } from '../engines/math.js';
 
 /** `context`: the assumptions SymPy's symbols carried, as the engine's request context. */
-interface Entry { family: string; expression: string; context?: MathRequest['context'] }
+interface Entry {
+  family: string;
+  expression: string;
+  context?: MathRequest['context'];
+}
 const file = process.argv[2] ?? 'test/fixtures/math/identities.json';
 const data = JSON.parse(readFileSync(file, 'utf8')) as { sympy: string; seed: number; true: Entry[]; false: Entry[] };
 
@@ -38,10 +42,16 @@ for (const e of data.false) {
   }
 }
 const proven = [...byFamily.values()].reduce((a, t) => a + t.proven, 0);
-console.log(`identities from SymPy ${data.sympy} (seed ${data.seed}): ${data.true.length} true, ${data.false.length} false`);
+console.log(
+  `identities from SymPy ${data.sympy} (seed ${data.seed}): ${data.true.length} true, ${data.false.length} false`,
+);
 for (const [f, t] of [...byFamily].sort()) console.log(`  ${f.padEnd(22)} ${t.proven}/${t.total}`);
-console.log(`true identities proven: ${proven}/${data.true.length} (${((100 * proven) / data.true.length).toFixed(1)} %)`);
-console.log(`false identities VERIFIED: ${falseVerified}/${data.false.length} (must be 0); not verified: ${refuted} (disproved: ${disproved}, BLOCKED: ${refuted - disproved})`);
+console.log(
+  `true identities proven: ${proven}/${data.true.length} (${((100 * proven) / data.true.length).toFixed(1)} %)`,
+);
+console.log(
+  `false identities VERIFIED: ${falseVerified}/${data.false.length} (must be 0); not verified: ${refuted} (disproved: ${disproved}, BLOCKED: ${refuted - disproved})`,
+);
 if (missed.length) console.log(`first unproven: \n  ${missed.slice(0, 15).join('\n  ')}`);
 if (wrong.length) console.log(`FALSE IDENTITIES VERIFIED:\n  ${wrong.join('\n  ')}`);
 process.exitCode = falseVerified === 0 ? 0 : 1;

@@ -33,7 +33,14 @@ function pct(sorted: number[], p: number): number {
 }
 function summary(label: string, samples: number[], wallMs: number) {
   const s = [...samples].sort((a, b) => a - b);
-  return { label, n: s.length, p50: +pct(s, 50).toFixed(2), p95: +pct(s, 95).toFixed(2), p99: +pct(s, 99).toFixed(2), rps: +((s.length / wallMs) * 1000).toFixed(1) };
+  return {
+    label,
+    n: s.length,
+    p50: +pct(s, 50).toFixed(2),
+    p95: +pct(s, 95).toFixed(2),
+    p99: +pct(s, 99).toFixed(2),
+    rps: +((s.length / wallMs) * 1000).toFixed(1),
+  };
 }
 
 async function runConcurrent(n: number, concurrency: number, fn: (i: number) => Promise<void>) {
@@ -71,10 +78,17 @@ async function main() {
     // Empty workflow round trip.
     const conn = await Connection.connect({ address: stack.urls.temporal_grpc });
     // Signed as the API signs its starts: the workers run no other input (core/workflow-input-auth.ts).
-    const client = new Client({ connection: conn, dataConverter: temporalDataConverter(stack.env), interceptors: { workflow: [workflowInputAuthClientInterceptor(workflowInputKey(stack.env))] } });
+    const client = new Client({
+      connection: conn,
+      dataConverter: temporalDataConverter(stack.env),
+      interceptors: { workflow: [workflowInputAuthClientInterceptor(workflowInputKey(stack.env))] },
+    });
     for (const c of [1, 8]) {
       const { lat, wall } = await runConcurrent(REQUESTS, c, async (i) => {
-        await client.workflow.execute('noopWorkflow', { taskQueue: 'svc-verification', workflowId: `bench-noop-${Date.now()}-${i}-${c}` });
+        await client.workflow.execute('noopWorkflow', {
+          taskQueue: 'svc-verification',
+          workflowId: `bench-noop-${Date.now()}-${i}-${c}`,
+        });
       });
       rows.push(summary(`empty workflow c=${c}`, lat, wall));
     }
@@ -83,18 +97,26 @@ async function main() {
     const failures: string[] = [];
     for (const c of [1, 4, 16]) {
       const { lat, wall } = await runConcurrent(REQUESTS, c, async (i) => {
-        const res = await fetch(`${base}/verify/math`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify({ expression: MIX[i % MIX.length] }) });
+        const res = await fetch(`${base}/verify/math`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': key },
+          body: JSON.stringify({ expression: MIX[i % MIX.length] }),
+        });
         if (res.status !== 200) failures.push(`${res.status} ${await res.text()}`);
         else await res.arrayBuffer();
       });
       rows.push(summary(`HTTP /verify/math c=${c}`, lat, wall));
     }
-    console.log(`activity mode: ${MODE}, requests per row: ${REQUESTS}, failed HTTP requests: ${failures.length}${failures.length ? ` (first: ${failures[0]})` : ''}`);
+    console.log(
+      `activity mode: ${MODE}, requests per row: ${REQUESTS}, failed HTTP requests: ${failures.length}${failures.length ? ` (first: ${failures[0]})` : ''}`,
+    );
     console.table(rows);
     const engineP50 = rows[0]!.p50;
     const httpP50 = rows.find((r) => r.label === 'HTTP /verify/math c=1')!.p50;
     const noopP50 = rows.find((r) => r.label === 'empty workflow c=1')!.p50;
-    console.log(`overhead: HTTP p50 / engine p50 = ${(httpP50 / Math.max(engineP50, 0.001)).toFixed(0)}x; empty workflow p50 = ${noopP50} ms (${((noopP50 / httpP50) * 100).toFixed(0)}% of the HTTP p50)`);
+    console.log(
+      `overhead: HTTP p50 / engine p50 = ${(httpP50 / Math.max(engineP50, 0.001)).toFixed(0)}x; empty workflow p50 = ${noopP50} ms (${((noopP50 / httpP50) * 100).toFixed(0)}% of the HTTP p50)`,
+    );
   } finally {
     await stack.down();
   }

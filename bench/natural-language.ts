@@ -27,7 +27,14 @@ const MIX = [
 
 function summary(label: string, samples: number[], wallMs: number) {
   const s = [...samples].sort((a, b) => a - b);
-  return { label, n: s.length, p50: +percentile(s, 50).toFixed(3), p95: +percentile(s, 95).toFixed(3), p99: +percentile(s, 99).toFixed(3), rps: +((s.length / wallMs) * 1000).toFixed(1) };
+  return {
+    label,
+    n: s.length,
+    p50: +percentile(s, 50).toFixed(3),
+    p95: +percentile(s, 95).toFixed(3),
+    p99: +percentile(s, 99).toFixed(3),
+    rps: +((s.length / wallMs) * 1000).toFixed(1),
+  };
 }
 
 async function runConcurrent(n: number, concurrency: number, fn: (i: number) => Promise<void>) {
@@ -80,7 +87,9 @@ async function main() {
       });
       rows.push(summary(`HTTP /verify/natural_language (local) c=${c}`, lat, wall));
     }
-    console.log(`requests per HTTP row: ${REQUESTS}, failed HTTP requests: ${failures.length}${failures.length ? ` (first: ${failures[0]})` : ''}`);
+    console.log(
+      `requests per HTTP row: ${REQUESTS}, failed HTTP requests: ${failures.length}${failures.length ? ` (first: ${failures[0]})` : ''}`,
+    );
     console.log(`statuses: ${JSON.stringify(Object.fromEntries(statuses))}`);
     console.table(rows);
   } finally {

@@ -20,7 +20,8 @@ const codec = payloadCodecFor({
 });
 
 const text = (n: number) => 'def f(x):\n    return x * 2  # comment\n'.repeat(Math.ceil(n / 40)).slice(0, n);
-const payloadOf = (bytes: number): Payload => defaultPayloadConverter.toPayload({ engine: 'code', input: { code: text(bytes), language: 'python' } }) as Payload;
+const payloadOf = (bytes: number): Payload =>
+  defaultPayloadConverter.toPayload({ engine: 'code', input: { code: text(bytes), language: 'python' } }) as Payload;
 
 function pct(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
@@ -41,7 +42,9 @@ function measure(fn: () => void, n: number): { p50: number; p95: number; perSec:
 }
 
 const f = (n: number) => n.toFixed(1);
-console.log(`payload codec (AES-256-GCM, node:crypto), ${ITER} iterations per small size, load average ${loadavg()[0]?.toFixed(1)}`);
+console.log(
+  `payload codec (AES-256-GCM, node:crypto), ${ITER} iterations per small size, load average ${loadavg()[0]?.toFixed(1)}`,
+);
 console.log('| payload | encode p50 / p95 µs | decode p50 / p95 µs | encode+decode per s |');
 console.log('|-|-|-|-|');
 for (const size of [256, 2048, 16 * 1024, 128 * 1024, 1024 * 1024]) {
@@ -52,13 +55,20 @@ for (const size of [256, 2048, 16 * 1024, 128 * 1024, 1024 * 1024]) {
   const dec = measure(() => codec.decryptOne(e), n);
   const both = measure(() => codec.decryptOne(codec.encryptOne(p)), n);
   const label = size >= 1024 ? `${size / 1024} KiB` : `${size} B`;
-  console.log(`| ${label} | ${f(enc.p50)} / ${f(enc.p95)} | ${f(dec.p50)} / ${f(dec.p95)} | ${Math.round(both.perSec)} |`);
+  console.log(
+    `| ${label} | ${f(enc.p50)} / ${f(enc.p95)} | ${f(dec.p50)} / ${f(dec.p95)} | ${Math.round(both.perSec)} |`,
+  );
 }
 
 // One verification: 2 KiB of code in, a ~1.5 KiB verdict out; four payloads, each encoded and decoded once.
 const input = payloadOf(2048);
-const result = defaultPayloadConverter.toPayload({ status: 'VERIFIED', developer_fields: { issues: [], note: text(1400) } }) as Payload;
+const result = defaultPayloadConverter.toPayload({
+  status: 'VERIFIED',
+  developer_fields: { issues: [], note: text(1400) },
+}) as Payload;
 const perVerification = measure(() => {
   for (const p of [input, input, result, result]) codec.decryptOne(codec.encryptOne(p));
 }, ITER);
-console.log(`\nper /verify/code verification (4 payloads, encode + decode each): p50 ${f(perVerification.p50)} µs, p95 ${f(perVerification.p95)} µs`);
+console.log(
+  `\nper /verify/code verification (4 payloads, encode + decode each): p50 ${f(perVerification.p50)} µs, p95 ${f(perVerification.p95)} µs`,
+);

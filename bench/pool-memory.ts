@@ -14,7 +14,9 @@ const ROOT = path.resolve(import.meta.dirname, '..');
 
 function newestServiceTree(): string {
   const base = path.join(ROOT, 'dist/service');
-  const dirs = readdirSync(base).map((d) => path.join(base, d)).filter((d) => statSync(d).isDirectory());
+  const dirs = readdirSync(base)
+    .map((d) => path.join(base, d))
+    .filter((d) => statSync(d).isDirectory());
   dirs.sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
   if (!dirs[0]) throw new Error('no compiled service tree: start the stack once (infra/service-build.ts)');
   return dirs[0];
@@ -76,7 +78,11 @@ if (process.argv[2] === '--child') {
   console.log(`service tree: ${path.relative(ROOT, tree)}`);
   console.log('| configuration | RSS (MB) | over the bare process (MB) |\n|-|-|-|');
   for (const [label, pools] of Object.entries(CONFIGS)) {
-    const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', import.meta.filename, '--child', tree, ...pools], { encoding: 'utf8', cwd: ROOT, timeout: 300_000 });
+    const out = execFileSync(
+      process.execPath,
+      ['--expose-gc', '--import', 'tsx', import.meta.filename, '--child', tree, ...pools],
+      { encoding: 'utf8', cwd: ROOT, timeout: 300_000 },
+    );
     const rss = JSON.parse(out.trim().split('\n').pop()!).rss as number;
     if (label === 'bare') bare = rss;
     console.log(`| ${label} | ${mb(rss)} | ${label === 'bare' ? '—' : mb(rss - bare)} |`);

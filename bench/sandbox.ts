@@ -62,15 +62,18 @@ async function main(): Promise<void> {
 
   const pool = new SlotPool({ maxConcurrent: SLOTS, acquireTimeoutMs: 600_000 });
   const t0 = performance.now();
-  const all = await Promise.all(
-    Array.from({ length: throughputRuns }, (_, i) => timed(`print(${i})`, `${i}\n`, pool)),
-  );
+  const all = await Promise.all(Array.from({ length: throughputRuns }, (_, i) => timed(`print(${i})`, `${i}\n`, pool)));
   const seconds = (performance.now() - t0) / 1000;
   console.log(
     `throughput, ${SLOTS} slots, ${throughputRuns} trivial runs: ${(throughputRuns / seconds).toFixed(2)} runs/s ` +
       `(${seconds.toFixed(1)} s total)`,
   );
-  console.log(summary(`  latency per run incl. slot wait`, all.map((t) => t.wall)));
+  console.log(
+    summary(
+      `  latency per run incl. slot wait`,
+      all.map((t) => t.wall),
+    ),
+  );
 }
 
 await main();

@@ -22,22 +22,31 @@ console.log(`PGlite ${(await warmUpPgCheck()) ? 'ready' : 'FAILED'} in ${(perfor
 const t1 = performance.now();
 const report = await runDifferential(seed, count, dialects);
 const secs = (performance.now() - t1) / 1000;
-console.log(`seed ${seed}: ${report.statements} statements generated in ${secs.toFixed(1)} s, ${report.disagreements.length} disagreements`);
+console.log(
+  `seed ${seed}: ${report.statements} statements generated in ${secs.toFixed(1)} s, ${report.disagreements.length} disagreements`,
+);
 for (const d of dialects) {
   const s = report.byDialect[d];
   console.log(
     `  ${d}: ${s.statements} statements — engine accepted ${s.accepted}, refused for a schema reason ${s.schemaRefused}, refused otherwise ${s.otherRefused}, engine unavailable ${s.engineUnavailable}; ` +
       `JS resolver: objected to ${s.resolverDefects} accepted (defects, overruled), silent on ${s.resolverMisses} schema refusals (misses, caught by the engine)` +
-      (d === 'postgresql' ? `; without the engine ${s.enginelessValidOnRefused} schema refusals would be admitted` : ''),
+      (d === 'postgresql'
+        ? `; without the engine ${s.enginelessValidOnRefused} schema refusals would be admitted`
+        : ''),
   );
 }
 const kinds = new Map<string, number>();
 for (const d of report.disagreements) kinds.set(d.kind, (kinds.get(d.kind) ?? 0) + 1);
 for (const [k, n] of kinds) console.log(`  disagreement ${k}: ${n}`);
 for (const d of report.disagreements.slice(0, show)) {
-  console.log(`--- ${d.dialect} ${d.kind}\n  engine: ${d.engine}\n  ours:   ${d.ours}\n  schema: ${d.ddl.replace(/\n/g, ' ')}\n  query:  ${d.query}`);
+  console.log(
+    `--- ${d.dialect} ${d.kind}\n  engine: ${d.engine}\n  ours:   ${d.ours}\n  schema: ${d.ddl.replace(/\n/g, ' ')}\n  query:  ${d.query}`,
+  );
 }
 const defects = Number(arg('defects') ?? 0);
-for (const d of report.defectSamples.slice(0, defects)) console.log(`--- ${d.dialect} resolver defect: ${d.findings.join(' | ')}\n  schema: ${d.ddl.replace(/\n/g, ' ')}\n  query:  ${d.query}`);
+for (const d of report.defectSamples.slice(0, defects))
+  console.log(
+    `--- ${d.dialect} resolver defect: ${d.findings.join(' | ')}\n  schema: ${d.ddl.replace(/\n/g, ' ')}\n  query:  ${d.query}`,
+  );
 await shutdownPgCheck();
 process.exitCode = report.disagreements.length === 0 ? 0 : 1;

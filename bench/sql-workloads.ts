@@ -41,7 +41,9 @@ function pct(xs: number[], p: number): number {
 
 async function runBenchmark(dir: string): Promise<Row[]> {
   const ddl = readFileSync(join(dir, 'schema.sql'), 'utf8');
-  const files = readdirSync(join(dir, 'queries')).filter((f) => f.endsWith('.sql')).sort();
+  const files = readdirSync(join(dir, 'queries'))
+    .filter((f) => f.endsWith('.sql'))
+    .sort();
   const rows: Row[] = [];
   for (const f of files) {
     const query = readFileSync(join(dir, 'queries', f), 'utf8');
@@ -50,7 +52,13 @@ async function runBenchmark(dir: string): Promise<Row[]> {
     const ms = performance.now() - t0;
     const df = out.developerFields as Record<string, unknown>;
     const proof = (out.kind === 'proven' ? out.proof : null) as Record<string, any> | null;
-    const pg = proof ? (proof.postgres_prepare.ran ? (proof.postgres_prepare.ok ? 'pg_ok' : 'pg_error') : 'pg_not_run') : 'blocked';
+    const pg = proof
+      ? proof.postgres_prepare.ran
+        ? proof.postgres_prepare.ok
+          ? 'pg_ok'
+          : 'pg_error'
+        : 'pg_not_run'
+      : 'blocked';
     rows.push({
       name: f.replace(/\.sql$/, ''),
       constraint: String(df.constraint_id),
@@ -68,7 +76,9 @@ async function runBenchmark(dir: string): Promise<Row[]> {
 }
 
 const workloads = (root: string) =>
-  existsSync(root) ? readdirSync(root).filter((d) => existsSync(join(root, d, 'schema.sql')) && existsSync(join(root, d, 'queries'))) : [];
+  existsSync(root)
+    ? readdirSync(root).filter((d) => existsSync(join(root, d, 'schema.sql')) && existsSync(join(root, d, 'queries')))
+    : [];
 const dirs = new Map<string, string>();
 for (const d of workloads(OWN)) dirs.set(d, join(OWN, d));
 for (const d of workloads(EXTERNAL)) dirs.set(d, join(EXTERNAL, d));
@@ -98,10 +108,13 @@ for (const b of benches) {
       `resolver findings overruled by PostgreSQL (resolver defects): ${rows.reduce((n, r) => n + r.resolverDefects, 0)} in ${count((r) => r.resolverDefects > 0)} queries`,
   );
   const byConstraint = new Map<string, number>();
-  for (const r of rows) if (r.constraint !== 'sql_verifier.sql_valid') byConstraint.set(r.constraint, (byConstraint.get(r.constraint) ?? 0) + 1);
+  for (const r of rows)
+    if (r.constraint !== 'sql_verifier.sql_valid')
+      byConstraint.set(r.constraint, (byConstraint.get(r.constraint) ?? 0) + 1);
   for (const [c, n] of byConstraint) console.log(`  ${c}: ${n}`);
   for (const r of rows) {
-    if (r.constraint !== 'sql_verifier.sql_valid' || verbose) console.log(`  ${r.name}  ${r.constraint}  ${r.detail.slice(0, 160)}`);
+    if (r.constraint !== 'sql_verifier.sql_valid' || verbose)
+      console.log(`  ${r.name}  ${r.constraint}  ${r.detail.slice(0, 160)}`);
   }
 }
 await shutdownPgCheck();

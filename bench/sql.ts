@@ -33,14 +33,23 @@ const MIX: Item[] = [
       'WITH spend AS (SELECT user_id, SUM(total) AS s FROM orders GROUP BY user_id) SELECT u.name, spend.s FROM users u JOIN spend ON spend.user_id = u.id WHERE spend.s > (SELECT AVG(s) FROM spend)',
   },
   { label: 'valid', dialect: 'sqlite', query: 'SELECT id FROM users INTERSECT SELECT user_id FROM orders' },
-  { label: 'valid', dialect: 'mysql', query: "SELECT DATE_FORMAT(created_at, '%Y-%m') AS m, SUM(total) FROM orders GROUP BY m ORDER BY m" },
+  {
+    label: 'valid',
+    dialect: 'mysql',
+    query: "SELECT DATE_FORMAT(created_at, '%Y-%m') AS m, SUM(total) FROM orders GROUP BY m ORDER BY m",
+  },
   {
     label: 'valid',
     dialect: 'postgresql',
-    query: "SELECT p.category, AVG(oi.price * oi.qty) FROM products p JOIN order_items oi ON oi.product_id = p.id WHERE p.title ILIKE '%a%' GROUP BY 1",
+    query:
+      "SELECT p.category, AVG(oi.price * oi.qty) FROM products p JOIN order_items oi ON oi.product_id = p.id WHERE p.title ILIKE '%a%' GROUP BY 1",
   },
   { label: 'schema_violation', dialect: 'sqlite', query: 'SELECT nickname FROM users' },
-  { label: 'schema_violation', dialect: 'postgresql', query: 'SELECT u.id FROM users u JOIN customers c ON c.id = u.id' },
+  {
+    label: 'schema_violation',
+    dialect: 'postgresql',
+    query: 'SELECT u.id FROM users u JOIN customers c ON c.id = u.id',
+  },
   { label: 'malicious', dialect: 'sqlite', query: "SELECT id FROM users WHERE name = '' OR 1=1" },
   { label: 'malicious', dialect: 'sqlite', query: 'SELECT id FROM users; DROP TABLE users' },
   { label: 'malicious', dialect: 'mysql', query: 'SELECT id FROM users /*!50000 UNION SELECT user FROM mysql.user */' },
@@ -64,7 +73,8 @@ function summary(label: string, samples: number[]): string {
 const roundsArg = process.argv.indexOf('--rounds');
 const rounds = roundsArg > 0 ? Math.max(1, Number(process.argv[roundsArg + 1]) || 40) : 40;
 
-for (let w = 0; w < 3; w++) for (const item of MIX) verifySql({ query: item.query, schema_ddl: DDL, dialect: item.dialect });
+for (let w = 0; w < 3; w++)
+  for (const item of MIX) verifySql({ query: item.query, schema_ddl: DDL, dialect: item.dialect });
 
 const byLabel = new Map<string, number[]>();
 const all: number[] = [];

@@ -22,10 +22,15 @@ const ALL_VARIANTS: Variant[] = [
   { name: 'API (api/server)', entry: 'api/server.ts', env: {}, kind: 'api' },
   { name: 'API + in-process worker (workers/api-process)', entry: 'workers/api-process.ts', env: {}, kind: 'api' },
   { name: 'worker, default pools', entry: 'workers/verification-worker.ts', env: {}, kind: 'worker' },
-  { name: 'worker, lean (1 engine slot, 1 Z3, no PGlite)', entry: 'workers/verification-worker.ts', env: { ...LEAN_WORKER_ENV }, kind: 'worker' },
+  {
+    name: 'worker, lean (1 engine slot, 1 Z3, no PGlite)',
+    entry: 'workers/verification-worker.ts',
+    env: { ...LEAN_WORKER_ENV },
+    kind: 'worker',
+  },
 ];
 /** --only <text>: the variants whose name contains it. */
-const ONLY = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] ?? '' : '';
+const ONLY = process.argv.includes('--only') ? (process.argv[process.argv.indexOf('--only') + 1] ?? '') : '';
 const VARIANTS = ALL_VARIANTS.filter((v) => v.name.includes(ONLY));
 
 /** CPU seconds of a live process (all its threads), from /proc. */
@@ -34,9 +39,19 @@ function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-async function startOnce(v: Variant, compiled: boolean, baseEnv: NodeJS.ProcessEnv): Promise<{ wall: number; cpu: number }> {
+async function startOnce(
+  v: Variant,
+  compiled: boolean,
+  baseEnv: NodeJS.ProcessEnv,
+): Promise<{ wall: number; cpu: number }> {
   const port = await freePort();
-  const env: NodeJS.ProcessEnv = { ...baseEnv, ...v.env, PORT: String(port), SVC_TASK_QUEUE: `startup-${port}`, SVC_RUN_FROM_SOURCE: compiled ? '' : '1' };
+  const env: NodeJS.ProcessEnv = {
+    ...baseEnv,
+    ...v.env,
+    PORT: String(port),
+    SVC_TASK_QUEUE: `startup-${port}`,
+    SVC_RUN_FROM_SOURCE: compiled ? '' : '1',
+  };
   const t0 = performance.now();
   const child = spawn(process.execPath, serviceArgs(v.entry, env), { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
@@ -46,7 +61,9 @@ async function startOnce(v: Variant, compiled: boolean, baseEnv: NodeJS.ProcessE
     for (;;) {
       if (child.exitCode !== null) throw new Error(`${v.entry} exited: ${out.slice(-500)}`);
       const ready =
-        v.kind === 'worker' ? out.includes('SVC_WORKER_READY') : (await fetch(`http://127.0.0.1:${port}/health`).catch(() => null))?.status === 200;
+        v.kind === 'worker'
+          ? out.includes('SVC_WORKER_READY')
+          : (await fetch(`http://127.0.0.1:${port}/health`).catch(() => null))?.status === 200;
       if (ready) break;
       if (performance.now() - t0 > 180_000) throw new Error(`${v.entry} not ready in 180 s: ${out.slice(-1500)}`);
       await new Promise((r) => setTimeout(r, 50));
@@ -72,16 +89,25 @@ try {
       const runs = [];
       for (let i = 0; i < RUNS; i++) {
         const r = await startOnce(v, compiled, stack.env);
-        console.log(`${v.name} (${compiled ? 'compiled' : 'tsx'}) #${i + 1}: ready ${r.wall.toFixed(1)} s, ${r.cpu.toFixed(1)} s CPU`);
+        console.log(
+          `${v.name} (${compiled ? 'compiled' : 'tsx'}) #${i + 1}: ready ${r.wall.toFixed(1)} s, ${r.cpu.toFixed(1)} s CPU`,
+        );
         runs.push(r);
       }
-      res[compiled ? 'compiled' : 'tsx'] = { wall: median(runs.map((r) => r.wall)), cpu: median(runs.map((r) => r.cpu)) };
+      res[compiled ? 'compiled' : 'tsx'] = {
+        wall: median(runs.map((r) => r.wall)),
+        cpu: median(runs.map((r) => r.cpu)),
+      };
     }
     const c = res.compiled!;
     const s = res.tsx!;
-    rows.push(`| ${v.name} | ${c.wall.toFixed(1)} s | ${c.cpu.toFixed(1)} s | ${s.wall.toFixed(1)} s | ${s.cpu.toFixed(1)} s | ${(c.cpu / s.cpu).toFixed(2)} |`);
+    rows.push(
+      `| ${v.name} | ${c.wall.toFixed(1)} s | ${c.cpu.toFixed(1)} s | ${s.wall.toFixed(1)} s | ${s.cpu.toFixed(1)} s | ${(c.cpu / s.cpu).toFixed(2)} |`,
+    );
   }
-  console.log(`\nStart-up to ready, median of ${RUNS} (load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')})`);
+  console.log(
+    `\nStart-up to ready, median of ${RUNS} (load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')})`,
+  );
   console.log('| process | compiled: wall | compiled: CPU | tsx: wall | tsx: CPU | CPU compiled/tsx |');
   console.log('|-|-|-|-|-|-|');
   for (const r of rows) console.log(r);

@@ -29,7 +29,12 @@ async function main() {
   rmSync(OUT, { recursive: true, force: true });
   mkdirSync(OUT, { recursive: true });
   const offset = Number(process.env.SVC_TEST_PORT_OFFSET ?? 800);
-  const { stack, base, key, token, orgId } = await startBenchStack('store-commands', offset, { ...captureEnv(OUT), SVC_BATCH_WAIT_SECONDS: '60' }, { ports: testPorts(offset) });
+  const { stack, base, key, token, orgId } = await startBenchStack(
+    'store-commands',
+    offset,
+    { ...captureEnv(OUT), SVC_BATCH_WAIT_SECONDS: '60' },
+    { ports: testPorts(offset) },
+  );
   const phases: Array<{ name: string; from: number; to: number; requests: number }> = [];
   const phase = async (name: string, requests: number, fn: () => Promise<void>) => {
     await sleep(1500); // let the previous phase's trailing writes (audit, coalesced upserts) land
@@ -47,12 +52,28 @@ async function main() {
   };
   try {
     // Warm-up: connections, the workflow bundle, JIT (its commands are not counted).
-    await expect200(await fetch(`${base}/verify/math`, { method: 'POST', headers: json, body: JSON.stringify({ expression: '(x+2)^2 = x^2 + 4*x + 4' }) }), 'warm-up');
+    await expect200(
+      await fetch(`${base}/verify/math`, {
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify({ expression: '(x+2)^2 = x^2 + 4*x + 4' }),
+      }),
+      'warm-up',
+    );
     await phase('idle (background only, 5 s)', 0, async () => void (await sleep(5000)));
     let attestationId = '';
     await phase(`/verify/math x${VERIFICATIONS}, distinct identities, sequential`, VERIFICATIONS, async () => {
       for (let i = 0; i < VERIFICATIONS; i++) {
-        const body = JSON.parse(await expect200(await fetch(`${base}/verify/math`, { method: 'POST', headers: json, body: JSON.stringify({ expression: `(x+${i + 3})^2 = x^2 + ${2 * (i + 3)}*x + ${(i + 3) ** 2}` }) }), 'verify/math'));
+        const body = JSON.parse(
+          await expect200(
+            await fetch(`${base}/verify/math`, {
+              method: 'POST',
+              headers: json,
+              body: JSON.stringify({ expression: `(x+${i + 3})^2 = x^2 + ${2 * (i + 3)}*x + ${(i + 3) ** 2}` }),
+            }),
+            'verify/math',
+          ),
+        );
         attestationId = body.attestation?.id ?? attestationId;
       }
     });
@@ -62,29 +83,55 @@ async function main() {
         Array.from({ length: 8 }, async () => {
           while (next < VERIFICATIONS * 2) {
             const i = next++;
-            await expect200(await fetch(`${base}/verify/math`, { method: 'POST', headers: json, body: JSON.stringify({ expression: `(z+${i + 1})^2 = z^2 + ${2 * (i + 1)}*z + ${(i + 1) ** 2}` }) }), 'verify/math');
+            await expect200(
+              await fetch(`${base}/verify/math`, {
+                method: 'POST',
+                headers: json,
+                body: JSON.stringify({ expression: `(z+${i + 1})^2 = z^2 + ${2 * (i + 1)}*z + ${(i + 1) ** 2}` }),
+              }),
+              'verify/math',
+            );
           }
         }),
       );
     });
     await phase(`/verify/math x${VERIFICATIONS}, the same identity again (proof exists)`, VERIFICATIONS, async () => {
       for (let i = 0; i < VERIFICATIONS; i++) {
-        await expect200(await fetch(`${base}/verify/math`, { method: 'POST', headers: json, body: JSON.stringify({ expression: '(x+3)^2 = x^2 + 6*x + 9' }) }), 'verify/math');
+        await expect200(
+          await fetch(`${base}/verify/math`, {
+            method: 'POST',
+            headers: json,
+            body: JSON.stringify({ expression: '(x+3)^2 = x^2 + 6*x + 9' }),
+          }),
+          'verify/math',
+        );
       }
     });
     let jobId = '';
     await phase(`POST /verify/batch, ${BATCH_ITEMS} math items (waits for completion)`, BATCH_ITEMS, async () => {
-      const items = Array.from({ length: BATCH_ITEMS }, (_, i) => ({ type: 'math', query: `(y+${i + 1})*(y-${i + 1}) = y^2 - ${(i + 1) ** 2}` }));
+      const items = Array.from({ length: BATCH_ITEMS }, (_, i) => ({
+        type: 'math',
+        query: `(y+${i + 1})*(y-${i + 1}) = y^2 - ${(i + 1) ** 2}`,
+      }));
       const t0 = performance.now();
-      const body = JSON.parse(await expect200(await fetch(`${base}/verify/batch`, { method: 'POST', headers: json, body: JSON.stringify({ items }) }), 'batch'));
+      const body = JSON.parse(
+        await expect200(
+          await fetch(`${base}/verify/batch`, { method: 'POST', headers: json, body: JSON.stringify({ items }) }),
+          'batch',
+        ),
+      );
       jobId = body.job_id;
-      console.error(`batch ${jobId}: ${body.completed_items}/${BATCH_ITEMS} in ${Math.round(performance.now() - t0)} ms`);
+      console.error(
+        `batch ${jobId}: ${body.completed_items}/${BATCH_ITEMS} in ${Math.round(performance.now() - t0)} ms`,
+      );
     });
     await phase('GET /verify/batch/{job_id} x1', 1, async () => {
       await expect200(await fetch(`${base}/verify/batch/${jobId}`, { headers: json }), 'batch get');
     });
     const bearer = { authorization: `Bearer ${token}` };
-    const logs = JSON.parse(await expect200(await fetch(`${base}/audit/logs?limit=1`, { headers: bearer }), 'audit logs')) as { logs: Array<{ id: string }> };
+    const logs = JSON.parse(
+      await expect200(await fetch(`${base}/audit/logs?limit=1`, { headers: bearer }), 'audit logs'),
+    ) as { logs: Array<{ id: string }> };
     const logId = logs.logs[0]?.id ?? 'none';
     for (const [label, url, headers] of [
       ['GET /audit/logs/{log_id}', `/audit/logs/${logId}`, bearer],
@@ -100,7 +147,11 @@ async function main() {
       ['GET /metrics/{org_id}', `/metrics/${orgId}`, { 'x-api-key': key }],
       ['GET /auth/api-keys', '/auth/api-keys', bearer],
     ] as Array<[string, string, Record<string, string>]>) {
-      await phase(`${label} x1`, 1, async () => void (await expect200(await fetch(`${base}${url}`, { headers }), label)));
+      await phase(
+        `${label} x1`,
+        1,
+        async () => void (await expect200(await fetch(`${base}${url}`, { headers }), label)),
+      );
     }
   } finally {
     await stack.down();
@@ -109,13 +160,23 @@ async function main() {
   const all = readCapture(OUT);
   console.log(`captured ${all.length} commands from ${new Set(all.map((c) => c.role)).size} process roles in ${OUT}`);
   for (const ph of phases) {
-    const commands = all.filter((c) => c.t >= ph.from && c.t <= ph.to && !['endSessions', 'ping', 'killCursors', 'createIndexes', 'listIndexes'].includes(c.cmd));
+    const commands = all.filter(
+      (c) =>
+        c.t >= ph.from &&
+        c.t <= ph.to &&
+        !['endSessions', 'ping', 'killCursors', 'createIndexes', 'listIndexes'].includes(c.cmd),
+    );
     const ops: Classified[] = commands.flatMap(classify).filter((o) => o.cls !== 'admin' && o.cls !== 'getMore');
     const s = summarize(ops);
     const per = (n: number) => (ph.requests ? ` (${(n / ph.requests).toFixed(1)} per request)` : '');
-    console.log(`\n## ${ph.name}: ${commands.length} round trips${per(commands.length)}, ${ops.length} operations${per(ops.length)}; ${violations(ops).length} read a growing collection without a key`);
+    console.log(
+      `\n## ${ph.name}: ${commands.length} round trips${per(commands.length)}, ${ops.length} operations${per(ops.length)}; ${violations(ops).length} read a growing collection without a key`,
+    );
     console.table(s.byCollection);
-    if (SITES) console.table(s.bySite.map((r) => ({ ...r, per_request: ph.requests ? Math.round((r.n / ph.requests) * 10) / 10 : r.n })));
+    if (SITES)
+      console.table(
+        s.bySite.map((r) => ({ ...r, per_request: ph.requests ? Math.round((r.n / ph.requests) * 10) / 10 : r.n })),
+      );
   }
 }
 

@@ -60,14 +60,27 @@ interface Row {
 function summarize(label: string, lat: number[], failed: number, wallMs: number): Row {
   const s = [...lat].sort((a, b) => a - b);
   if (s.length === 0) {
-    console.error(`[bench] ${label}: no successful request (${failed} failed); first failure: ${firstFailure ?? 'none'}`);
+    console.error(
+      `[bench] ${label}: no successful request (${failed} failed); first failure: ${firstFailure ?? 'none'}`,
+    );
     return { label, n: 0, failed, rps: 0, p50: Number.NaN, p95: Number.NaN };
   }
-  return { label, n: s.length, failed, rps: +((s.length / wallMs) * 1000).toFixed(1), p50: +percentile(s, 50).toFixed(1), p95: +percentile(s, 95).toFixed(1) };
+  return {
+    label,
+    n: s.length,
+    failed,
+    rps: +((s.length / wallMs) * 1000).toFixed(1),
+    p50: +percentile(s, 50).toFixed(1),
+    p95: +percentile(s, 95).toFixed(1),
+  };
 }
 
 /** `clients` loops, each sending one request after the other until `seconds` have passed. */
-async function drive(seconds: number, clients: number, fn: () => Promise<boolean>): Promise<{ lat: number[]; failed: number; wall: number }> {
+async function drive(
+  seconds: number,
+  clients: number,
+  fn: () => Promise<boolean>,
+): Promise<{ lat: number[]; failed: number; wall: number }> {
   const lat: number[] = [];
   let failed = 0;
   const t0 = performance.now();
@@ -88,10 +101,16 @@ let firstFailure = '';
 function verifier(t: Target): () => Promise<boolean> {
   return async () => {
     try {
-      const res = await fetch(`${t.url}/verify/math`, { method: 'POST', headers: { 'content-type': 'application/json', ...t.headers }, body: BODY });
+      const res = await fetch(`${t.url}/verify/math`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...t.headers },
+        body: BODY,
+      });
       const text = await res.text();
       // Both sides must prove the identity; anything else is a failed request, not a sample.
-      const ok = res.status === 200 && /"(status|verdict)"\s*:\s*"VERIFIED"|"is_equivalent"\s*:\s*true|"is_valid"\s*:\s*true/.test(text);
+      const ok =
+        res.status === 200 &&
+        /"(status|verdict)"\s*:\s*"VERIFIED"|"is_equivalent"\s*:\s*true|"is_valid"\s*:\s*true/.test(text);
       if (!ok && !firstFailure) firstFailure = `${t.name}: ${res.status} ${text.slice(0, 300)}`;
       return ok;
     } catch (err) {
@@ -124,7 +143,11 @@ function cpuSnapshot(pids: Record<string, number>): Record<string, number> {
   return Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, groupCpuMs(pid)]));
 }
 
-function cpuPerRequest(before: Record<string, number>, after: Record<string, number>, requests: number): Record<string, number> {
+function cpuPerRequest(
+  before: Record<string, number>,
+  after: Record<string, number>,
+  requests: number,
+): Record<string, number> {
   const out: Record<string, number> = {};
   let total = 0;
   for (const k of Object.keys(before)) {
@@ -145,17 +168,28 @@ function stackPids(dataDir: string): Record<string, number> {
 async function startPeer(): Promise<{ target: Target; started: boolean }> {
   const script = path.join(SHARED, 'peer', 'setup-qwed.sh');
   if (!existsSync(script)) throw new Error(`peer set-up script not found at ${script} (set SVC_SHARED_DIR)`);
-  const already = await fetch(`http://127.0.0.1:${PEER_PORT}/health`).then((r) => r.ok, () => false);
+  const already = await fetch(`http://127.0.0.1:${PEER_PORT}/health`).then(
+    (r) => r.ok,
+    () => false,
+  );
   const t0 = Date.now();
-  const r = spawnSync('bash', [script, PEER_DIR, String(PEER_PORT), PEER_VERSION], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const r = spawnSync('bash', [script, PEER_DIR, String(PEER_PORT), PEER_VERSION], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   if (r.status !== 0) throw new Error(`setup-qwed.sh failed (${r.status})`);
   const url = /^QWED_URL=(.+)$/m.exec(r.stdout)?.[1];
   const key = /^QWED_API_KEY=(.+)$/m.exec(r.stdout)?.[1];
   if (!url || !key) throw new Error(`setup-qwed.sh printed no QWED_URL / QWED_API_KEY:\n${r.stdout}`);
-  console.error(`[bench] peer qwed ${PEER_VERSION} at ${url} (${already ? 'already running' : `started in ${Date.now() - t0} ms`})`);
+  console.error(
+    `[bench] peer qwed ${PEER_VERSION} at ${url} (${already ? 'already running' : `started in ${Date.now() - t0} ms`})`,
+  );
   const pid = Number(readFileSync(path.join(PEER_DIR, 'server.pid'), 'utf8'));
   // The server runs under setsid: its process group is its own pid.
-  return { target: { name: `qwed ${PEER_VERSION}`, url, headers: { 'x-api-key': key }, pids: { peer: pid } }, started: !already };
+  return {
+    target: { name: `qwed ${PEER_VERSION}`, url, headers: { 'x-api-key': key }, pids: { peer: pid } },
+    started: !already,
+  };
 }
 
 function stopPeer(): void {
@@ -176,7 +210,13 @@ async function main() {
   let temporalAddress: string;
   if (flag('use-running')) {
     const base = `http://127.0.0.1:${ports.api}`;
-    if ((await fetch(`${base}/health`).then((r) => r.status, () => 0)) !== 200) throw new Error(`no dev stack answers at ${base}`);
+    if (
+      (await fetch(`${base}/health`).then(
+        (r) => r.status,
+        () => 0,
+      )) !== 200
+    )
+      throw new Error(`no dev stack answers at ${base}`);
     const key = await enterpriseKey(base, `mongodb://127.0.0.1:${ports.ferret}/svc`);
     env = { ...process.env, ...ensureSecretsFile(path.join(ROOT, '.env.local')) };
     ours = { name: 'ours', url: base, headers: { 'x-api-key': key }, pids: stackPids(path.join(ROOT, '.data', 'dev')) };
@@ -214,10 +254,17 @@ async function main() {
     // The floor: an empty workflow started and awaited through one client on our Temporal.
     const conn = await Connection.connect({ address: temporalAddress });
     // Signed as the API signs its starts: the workers run no other input (core/workflow-input-auth.ts).
-    const client = new Client({ connection: conn, dataConverter: temporalDataConverter(env), interceptors: { workflow: [workflowInputAuthClientInterceptor(workflowInputKey(env))] } });
+    const client = new Client({
+      connection: conn,
+      dataConverter: temporalDataConverter(env),
+      interceptors: { workflow: [workflowInputAuthClientInterceptor(workflowInputKey(env))] },
+    });
     let i = 0;
     const noop = async () => {
-      await client.workflow.execute('noopWorkflow', { taskQueue: env.SVC_TASK_QUEUE ?? 'svc-verification', workflowId: `bench-noop-${Date.now()}-${i++}` });
+      await client.workflow.execute('noopWorkflow', {
+        taskQueue: env.SVC_TASK_QUEUE ?? 'svc-verification',
+        workflowId: `bench-noop-${Date.now()}-${i++}`,
+      });
       return true;
     };
     await drive(1, 1, noop);
@@ -231,7 +278,9 @@ async function main() {
 
     const load1 = loadavg();
     console.log(`\n/verify/math ${BODY}: ${CLIENTS} clients for ${SECONDS} s, 1 client for ${SECONDS_1} s`);
-    console.log(`load average before ${load0.map((l) => l.toFixed(2)).join(' ')}, after ${load1.map((l) => l.toFixed(2)).join(' ')} (${(await import('node:os')).cpus().length} cores)`);
+    console.log(
+      `load average before ${load0.map((l) => l.toFixed(2)).join(' ')}, after ${load1.map((l) => l.toFixed(2)).join(' ')} (${(await import('node:os')).cpus().length} cores)`,
+    );
     console.table(rows);
     const get = (label: string) => rows.find((r) => r.label === label);
     if (peer) {
@@ -239,10 +288,16 @@ async function main() {
       const o8 = get(`ours c=${CLIENTS}`)!;
       const p1 = get(`${peer.name} c=1`)!;
       const o1 = get('ours c=1')!;
-      console.log(`ratio ours / ${peer.name}: req/s at ${CLIENTS} clients ${(o8.rps / Math.max(p8.rps, 0.01)).toFixed(2)}x; p50 at 1 client ${o1.p50} vs ${p1.p50} ms`);
+      console.log(
+        `ratio ours / ${peer.name}: req/s at ${CLIENTS} clients ${(o8.rps / Math.max(p8.rps, 0.01)).toFixed(2)}x; p50 at 1 client ${o1.p50} vs ${p1.p50} ms`,
+      );
     }
-    console.log(`floor: empty workflow p50 at 1 client ${get('empty workflow c=1')!.p50} ms, ${get(`empty workflow c=${CLIENTS}`)!.rps} workflows/s at ${CLIENTS} clients`);
-    console.log(`CPU ms per request by process (during the ${CLIENTS}-client run; 'empty workflow' = per empty workflow):`);
+    console.log(
+      `floor: empty workflow p50 at 1 client ${get('empty workflow c=1')!.p50} ms, ${get(`empty workflow c=${CLIENTS}`)!.rps} workflows/s at ${CLIENTS} clients`,
+    );
+    console.log(
+      `CPU ms per request by process (during the ${CLIENTS}-client run; 'empty workflow' = per empty workflow):`,
+    );
     console.table(cpu);
     if (firstFailure) console.log(`first failed request: ${firstFailure}`);
   } finally {

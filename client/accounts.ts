@@ -13,7 +13,13 @@ import type {
   revokeKeyResponseSchema,
 } from '../contract/auth.js';
 import type { auditLogsQuerySchema, auditLogsResponseSchema, auditLogEntrySchema } from '../contract/audit.js';
-import type { complianceCsvQuerySchema, rotateKeyResponseSchema, auditVerificationSchema, soc2ReportSchema, threatSummarySchema } from '../contract/admin.js';
+import type {
+  complianceCsvQuerySchema,
+  rotateKeyResponseSchema,
+  auditVerificationSchema,
+  soc2ReportSchema,
+  threatSummarySchema,
+} from '../contract/admin.js';
 
 export type { Scope, Role } from '../contract/auth.js';
 export type SignupRequestBody = z.input<typeof signupRequestSchema>;
@@ -59,7 +65,11 @@ export const auditExport = (t: Transport) => jwtGet<string>(t, '/audit/export', 
 
 export const rotateKey = (t: Transport, keyId: string) =>
   t.send<RotatedKey>({ method: 'POST', path: '/admin/keys/rotate', auth: 'key', json: { key_id: keyId } });
-export const complianceCsv = (t: Transport, query: ComplianceCsvQuery = {}) => adminGet<string>(t, '/admin/compliance/export/csv', query, 'text');
-export const complianceVerify = (t: Transport, logId: string) => adminGet<AuditVerification>(t, `/admin/compliance/verify/${seg(logId)}`);
-export const soc2Report = (t: Transport, orgId: string) => adminGet<Soc2Report>(t, `/admin/compliance/report/soc2/${seg(orgId)}`);
-export const threatSummary = (t: Transport, orgId: string) => adminGet<ThreatSummary>(t, `/admin/security/threats/${seg(orgId)}`);
+export const complianceCsv = (t: Transport, query: ComplianceCsvQuery = {}) =>
+  adminGet<string>(t, '/admin/compliance/export/csv', query, 'text');
+export const complianceVerify = (t: Transport, logId: string) =>
+  adminGet<AuditVerification>(t, `/admin/compliance/verify/${seg(logId)}`);
+export const soc2Report = (t: Transport, orgId: string) =>
+  adminGet<Soc2Report>(t, `/admin/compliance/report/soc2/${seg(orgId)}`);
+export const threatSummary = (t: Transport, orgId: string) =>
+  adminGet<ThreatSummary>(t, `/admin/security/threats/${seg(orgId)}`);

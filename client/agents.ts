@@ -34,12 +34,35 @@ export const deleteAgent = (t: Transport, id: number | string) =>
   t.send<JsonObject>({ method: 'DELETE', path: `/agents/${seg(id)}`, auth: 'key' });
 /** A flagged request (exfiltration, poisoned tool definition) is a 403 and throws. */
 export const agentVerify = (t: Transport, id: number | string, agentToken: string, body: AgentVerifyRequestBody) =>
-  t.send<AgentVerifyResponse>({ method: 'POST', path: `/agents/${seg(id)}/verify`, auth: 'agent', agentToken, json: body });
-export const agentTool = (t: Transport, id: number | string, tool: string, agentToken: string, body: AgentToolRequestBody) =>
-  t.send<ToolDecision>({ method: 'POST', path: `/agents/${seg(id)}/tools/${seg(tool)}`, auth: 'agent', agentToken, json: body });
+  t.send<AgentVerifyResponse>({
+    method: 'POST',
+    path: `/agents/${seg(id)}/verify`,
+    auth: 'agent',
+    agentToken,
+    json: body,
+  });
+export const agentTool = (
+  t: Transport,
+  id: number | string,
+  tool: string,
+  agentToken: string,
+  body: AgentToolRequestBody,
+) =>
+  t.send<ToolDecision>({
+    method: 'POST',
+    path: `/agents/${seg(id)}/tools/${seg(tool)}`,
+    auth: 'agent',
+    agentToken,
+    json: body,
+  });
 export const agentActivity = (t: Transport, id: number | string, agentToken: string, query: { limit?: number } = {}) =>
   t.send<AgentActivity>({ method: 'GET', path: `/agents/${seg(id)}/activity`, auth: 'agent', agentToken, query });
 export const agentBudget = (t: Transport, id: number | string, agentToken: string) =>
   t.send<AgentBudget>({ method: 'GET', path: `/agents/${seg(id)}/budget`, auth: 'agent', agentToken });
 export const approveToolDefinition = (t: Transport, id: number | string, tool: string, body: ApproveToolRequestBody) =>
-  t.send<ApprovedTool>({ method: 'POST', path: `/agents/${seg(id)}/tool-definitions/${seg(tool)}/approve`, auth: 'key', json: body });
+  t.send<ApprovedTool>({
+    method: 'POST',
+    path: `/agents/${seg(id)}/tool-definitions/${seg(tool)}/approve`,
+    auth: 'key',
+    json: body,
+  });

@@ -15,7 +15,12 @@ export interface RetryPolicy {
   maxDelayMs: number;
 }
 
-export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 4, maxTotalWaitMs: 30_000, baseDelayMs: 500, maxDelayMs: 8_000 };
+export const DEFAULT_RETRY: RetryPolicy = {
+  maxAttempts: 4,
+  maxTotalWaitMs: 30_000,
+  baseDelayMs: 500,
+  maxDelayMs: 8_000,
+};
 
 /** The statuses worth another attempt: rate limited, or the service said it is busy. */
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 503]);
@@ -167,7 +172,8 @@ export class Transport {
     const q = new URLSearchParams();
     for (const [k, v] of Object.entries(spec.query ?? {})) {
       if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') q.set(k, String(v));
-      else if (v !== undefined && v !== null) throw new TypeError(`query parameter '${k}' must be a string, number or boolean`);
+      else if (v !== undefined && v !== null)
+        throw new TypeError(`query parameter '${k}' must be a string, number or boolean`);
     }
     const qs = q.toString();
     return `${this.baseUrl}${spec.path}${qs ? `?${qs}` : ''}`;
@@ -182,11 +188,18 @@ export class Transport {
     for (let attempt = 1; ; attempt++) {
       let res: Response;
       try {
-        res = await this.fetchImpl(url, { method: spec.method, headers, body, signal: AbortSignal.timeout(this.timeoutMs) });
+        res = await this.fetchImpl(url, {
+          method: spec.method,
+          headers,
+          body,
+          signal: AbortSignal.timeout(this.timeoutMs),
+        });
       } catch (err) {
         const timedOut = (err as Error)?.name === 'TimeoutError' || (err as Error)?.name === 'AbortError';
         throw new SvcNetworkError(
-          timedOut ? `no answer from ${this.baseUrl} within ${this.timeoutMs} ms` : `cannot reach ${this.baseUrl}: ${(err as Error)?.message ?? String(err)}`,
+          timedOut
+            ? `no answer from ${this.baseUrl} within ${this.timeoutMs} ms`
+            : `cannot reach ${this.baseUrl}: ${(err as Error)?.message ?? String(err)}`,
           err,
           timedOut,
         );
@@ -205,7 +218,8 @@ export class Transport {
         }
       }
       if (res.ok) return parsed as T;
-      if (res.status === 403 && spec.verdictOn403 && (parsed as { status?: unknown } | undefined)?.status === 'BLOCKED') return parsed as T;
+      if (res.status === 403 && spec.verdictOn403 && (parsed as { status?: unknown } | undefined)?.status === 'BLOCKED')
+        return parsed as T;
       const error = new SvcApiError(res.status, errorDetail(parsed, res.statusText || `HTTP ${res.status}`), parsed);
       if (!RETRYABLE_STATUSES.has(res.status) || attempt >= this.retry.maxAttempts) throw error;
       const named = parseRetryAfter(res.headers.get('retry-after')) ?? bodyRetryAfter(parsed);

@@ -28,7 +28,13 @@ export class SvcClient {
   }
 
   /** A raw request (JSON body) with the client's credentials, retries and error mapping. */
-  request<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown, headers: Record<string, string> = {}, auth: Auth = 'key'): Promise<T> {
+  request<T>(
+    method: 'GET' | 'POST' | 'DELETE',
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+    auth: Auth = 'key',
+  ): Promise<T> {
     return this.transport.send<T>({ method, path, auth, json: body, headers });
   }
 

@@ -6,7 +6,8 @@
 //   error        the service answered but could not complete the check (status ERROR)
 //   not_verified everything else (UNVERIFIABLE, UNSAT, REFUTED, INCONCLUSIVE, ...)
 export type Outcome = 'verified' | 'not_verified' | 'blocked' | 'error';
-export type VerifyKind = 'math' | 'logic' | 'code' | 'sql' | 'fact' | 'stats' | 'consensus' | 'natural_language' | 'image' | 'process' | 'rag';
+export type VerifyKind =
+  'math' | 'logic' | 'code' | 'sql' | 'fact' | 'stats' | 'consensus' | 'natural_language' | 'image' | 'process' | 'rag';
 
 const isObj = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 
@@ -22,7 +23,9 @@ export function outcomeOf(kind: VerifyKind, result: unknown): Outcome {
     case 'code':
     case 'sql':
       if (result.admission === 'BLOCKED') return 'blocked';
-      return status === 'VERIFIED' && result.admission === 'ADMIT' && typeof result.proof_ref === 'string' ? 'verified' : 'not_verified';
+      return status === 'VERIFIED' && result.admission === 'ADMIT' && typeof result.proof_ref === 'string'
+        ? 'verified'
+        : 'not_verified';
     case 'stats':
       // The contract never emits VERIFIED here; trust it only with a proof all the same.
       return status === 'VERIFIED' && typeof result.proof_ref === 'string' ? 'verified' : 'not_verified';

@@ -3,7 +3,12 @@ import type { z } from 'zod';
 import type { Transport } from './http.js';
 import type { interceptRequestSchema, interceptResponseSchema, traceResponseSchema } from '../contract/a2a.js';
 import type { healthResponseSchema, identityResponseSchema } from '../contract/health.js';
-import type { attestationResponseSchema, attestationVerifyRequestSchema, attestationVerifyResponseSchema, jwksResponseSchema } from '../contract/attestation.js';
+import type {
+  attestationResponseSchema,
+  attestationVerifyRequestSchema,
+  attestationVerifyResponseSchema,
+  jwksResponseSchema,
+} from '../contract/attestation.js';
 import type {
   fromDiagnosticRequestSchema,
   verificationContextDocumentSchema,
@@ -42,13 +47,19 @@ export const health = (t: Transport) => t.send<Health>({ method: 'GET', path: '/
 export const healthIdentity = (t: Transport, nonce: string) =>
   t.send<Identity>({ method: 'GET', path: '/health/identity', auth: 'none', query: { nonce } });
 
-export const getAttestation = (t: Transport, id: string) => t.send<Attestation>({ method: 'GET', path: `/attestation/${seg(id)}`, auth: 'key' });
+export const getAttestation = (t: Transport, id: string) =>
+  t.send<Attestation>({ method: 'GET', path: `/attestation/${seg(id)}`, auth: 'key' });
 export const verifyAttestation = (t: Transport, body: AttestationVerifyRequestBody) =>
   t.send<AttestationVerification>({ method: 'POST', path: '/attestation/verify', auth: 'key', json: body });
 export const jwks = (t: Transport) => t.send<Jwks>({ method: 'GET', path: '/.well-known/jwks.json', auth: 'none' });
 
 export const contextFromDiagnostic = (t: Transport, body: FromDiagnosticRequestBody) =>
-  t.send<VerificationContextDocument>({ method: 'POST', path: '/verification-context/from-diagnostic', auth: 'key', json: body });
+  t.send<VerificationContextDocument>({
+    method: 'POST',
+    path: '/verification-context/from-diagnostic',
+    auth: 'key',
+    json: body,
+  });
 /** `valid: false` is an answer (HTTP 200), not an error: gate on `valid`. */
 export const validateContext = (t: Transport, document: DocumentRequestBody) =>
   t.send<ValidateResult>({ method: 'POST', path: '/verification-context/validate', auth: 'key', json: document });
@@ -61,11 +72,14 @@ export const resolveContext = (t: Transport, document: DocumentRequestBody) =>
  */
 export const isTrustedContext = (r: ResolveResult): boolean => r.resolved === true && r.issued_here === true;
 /** Resolves `document` and answers whether it can be trusted (`isTrustedContext`). */
-export const trustContext = async (t: Transport, document: DocumentRequestBody): Promise<boolean> => isTrustedContext(await resolveContext(t, document));
+export const trustContext = async (t: Transport, document: DocumentRequestBody): Promise<boolean> =>
+  isTrustedContext(await resolveContext(t, document));
 
 export const metrics = (t: Transport) => t.send<GlobalMetrics>({ method: 'GET', path: '/metrics', auth: 'key-or-jwt' });
-export const orgMetrics = (t: Transport, orgId: string) => t.send<OrgMetrics>({ method: 'GET', path: `/metrics/${seg(orgId)}`, auth: 'key-or-jwt' });
-export const prometheusMetrics = (t: Transport) => t.send<string>({ method: 'GET', path: '/metrics/prometheus', auth: 'key-or-jwt', as: 'text' });
+export const orgMetrics = (t: Transport, orgId: string) =>
+  t.send<OrgMetrics>({ method: 'GET', path: `/metrics/${seg(orgId)}`, auth: 'key-or-jwt' });
+export const prometheusMetrics = (t: Transport) =>
+  t.send<string>({ method: 'GET', path: '/metrics/prometheus', auth: 'key-or-jwt', as: 'text' });
 export const logs = (t: Transport, query: LogsQuery = {}) =>
   t.send<Logs>({ method: 'GET', path: '/logs', auth: 'key-or-jwt', query });
 
@@ -75,7 +89,14 @@ export const badge = (
   kind: 'verified' | 'status' | 'attestation' | 'engine' | 'custom',
   arg?: string,
   query: Record<string, unknown> & BadgeCustomQuery = {},
-) => t.send<string>({ method: 'GET', path: arg === undefined ? `/badge/${kind}` : `/badge/${kind}/${seg(arg)}`, auth: 'none', query, as: 'text' });
+) =>
+  t.send<string>({
+    method: 'GET',
+    path: arg === undefined ? `/badge/${kind}` : `/badge/${kind}/${seg(arg)}`,
+    auth: 'none',
+    query,
+    as: 'text',
+  });
 
 /** Agent gateway: a verdict of any status is data (only `verified` is admissible). */
 export const a2aIntercept = (t: Transport, body: z.input<typeof interceptRequestSchema>) =>
@@ -89,4 +110,10 @@ export const a2aTrace = (t: Transport, traceId: string) =>
  * (the signature covers it) with the partner's signature headers; no API key.
  */
 export const secretScanningReport = (t: Transport, rawBody: string, signatureHeaders: Record<string, string>) =>
-  t.send<SecretScanningResult>({ method: 'POST', path: '/webhooks/secret-scanning', auth: 'none', rawBody, headers: { 'content-type': 'application/json', ...signatureHeaders } });
+  t.send<SecretScanningResult>({
+    method: 'POST',
+    path: '/webhooks/secret-scanning',
+    auth: 'none',
+    rawBody,
+    headers: { 'content-type': 'application/json', ...signatureHeaders },
+  });

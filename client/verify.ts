@@ -56,10 +56,12 @@ export const verifyLogic = (t: Transport, body: LogicRequestBody) => post<LogicR
 export const verifyCode = (t: Transport, body: CodeRequestBody) => post<CodeResult>(t, '/verify/code', body);
 export const verifySql = (t: Transport, body: SqlRequestBody) => post<SqlResult>(t, '/verify/sql', body);
 export const verifyFact = (t: Transport, body: FactRequestBody) => post<FactResult>(t, '/verify/fact', body);
-export const verifyConsensus = (t: Transport, body: ConsensusRequestBody) => post<ConsensusResult>(t, '/verify/consensus', body);
+export const verifyConsensus = (t: Transport, body: ConsensusRequestBody) =>
+  post<ConsensusResult>(t, '/verify/consensus', body);
 export const verifyNaturalLanguage = (t: Transport, body: NaturalLanguageRequestBody) =>
   post<NaturalLanguageResult>(t, '/verify/natural_language', body);
-export const verifyProcess = (t: Transport, body: ProcessRequestBody) => post<ProcessResult>(t, '/verify/process', body);
+export const verifyProcess = (t: Transport, body: ProcessRequestBody) =>
+  post<ProcessResult>(t, '/verify/process', body);
 export const verifyRag = (t: Transport, body: RagRequestBody) => post<RagResult>(t, '/verify/rag', body);
 
 /** POST /verify/image (multipart): the image file and the claim about it. */
@@ -94,7 +96,8 @@ export async function waitForBatch(
   let current = job;
   opts.onProgress?.(current);
   while (!isFinished(current)) {
-    if (Date.now() > deadline) throw new Error(`batch job ${job.job_id} still ${current.status} after ${opts.timeoutMs ?? 900_000} ms`);
+    if (Date.now() > deadline)
+      throw new Error(`batch job ${job.job_id} still ${current.status} after ${opts.timeoutMs ?? 900_000} ms`);
     await new Promise((r) => setTimeout(r, interval));
     current = await getBatch(t, job.job_id);
     opts.onProgress?.(current);

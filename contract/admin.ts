@@ -7,7 +7,9 @@ export const CROSS_ORG = "Cannot access another organization's data";
 export const ROTATION_WIDER_SCOPES = 'API key cannot rotate a key whose scopes are wider than its own.';
 export const ROTATION_IN_PROGRESS = 'This API key is already being rotated.';
 
-export const rotateKeyRequestSchema = z.object({ key_id: z.string().min(1).max(100) }).meta({ example: { key_id: 'key_0123' } });
+export const rotateKeyRequestSchema = z
+  .object({ key_id: z.string().min(1).max(100) })
+  .meta({ example: { key_id: 'key_0123' } });
 export type RotateKeyRequest = z.infer<typeof rotateKeyRequestSchema>;
 
 export const rotateKeyResponseSchema = z
@@ -25,7 +27,9 @@ export type RotateKeyResponse = z.infer<typeof rotateKeyResponseSchema>;
 
 export const orgParamsSchema = z.object({ org_id: z.string() });
 export const logParamsSchema = z.object({ log_id: z.string() });
-export const complianceCsvQuerySchema = nullMeansAbsent(z.object({ org_id: z.string().optional().meta({ description: "Must be the caller's own organization." }) }));
+export const complianceCsvQuerySchema = nullMeansAbsent(
+  z.object({ org_id: z.string().optional().meta({ description: "Must be the caller's own organization." }) }),
+);
 
 /** GET /admin/compliance/verify/{log_id}: integrity of one audit entry. */
 export const auditVerificationSchema = z

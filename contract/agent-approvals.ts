@@ -13,21 +13,42 @@ export const actionIdSchema = z.string().regex(/^acn_[0-9a-f]{32}$/, 'must be an
 export const approvalParamsSchema = z.object({ id: z.string(), approval_id: z.string() });
 export const actionParamsSchema = z.object({ id: z.string(), action_id: z.string() });
 
-export const approvalListQuerySchema = nullMeansAbsent(z.object({
-  state: z.enum(APPROVAL_STATES, { error: `must be one of ${APPROVAL_STATES.join(', ')}` }).optional(),
-  limit: z.coerce.number({ error: 'must be an integer from 1 to 100' }).int('must be an integer from 1 to 100').min(1, 'must be an integer from 1 to 100').max(100, 'must be an integer from 1 to 100').default(50),
-  /** `next_cursor` of the previous page. */
-  cursor: z.string().regex(/^[1-9][0-9]{0,14}$/, 'must be a cursor returned by this endpoint').optional(),
-}));
+export const approvalListQuerySchema = nullMeansAbsent(
+  z.object({
+    state: z.enum(APPROVAL_STATES, { error: `must be one of ${APPROVAL_STATES.join(', ')}` }).optional(),
+    limit: z.coerce
+      .number({ error: 'must be an integer from 1 to 100' })
+      .int('must be an integer from 1 to 100')
+      .min(1, 'must be an integer from 1 to 100')
+      .max(100, 'must be an integer from 1 to 100')
+      .default(50),
+    /** `next_cursor` of the previous page. */
+    cursor: z
+      .string()
+      .regex(/^[1-9][0-9]{0,14}$/, 'must be a cursor returned by this endpoint')
+      .optional(),
+  }),
+);
 
-export const approvalWaitQuerySchema = nullMeansAbsent(z.object({
-  /** Long poll: answer as soon as the approval is decided, at the latest after this many seconds. */
-  // Wrapped explicitly: coercion reads null as 0, which nullMeansAbsent would leave undeclared in the document.
-  wait: nullAsAbsent(z.coerce.number({ error: 'must be a number of seconds from 0 to 60' }).int('must be a whole number of seconds from 0 to 60').min(0, 'must be a number of seconds from 0 to 60').max(60, 'must be a number of seconds from 0 to 60').default(0)),
-}));
+export const approvalWaitQuerySchema = nullMeansAbsent(
+  z.object({
+    /** Long poll: answer as soon as the approval is decided, at the latest after this many seconds. */
+    // Wrapped explicitly: coercion reads null as 0, which nullMeansAbsent would leave undeclared in the document.
+    wait: nullAsAbsent(
+      z.coerce
+        .number({ error: 'must be a number of seconds from 0 to 60' })
+        .int('must be a whole number of seconds from 0 to 60')
+        .min(0, 'must be a number of seconds from 0 to 60')
+        .max(60, 'must be a number of seconds from 0 to 60')
+        .default(0),
+    ),
+  }),
+);
 
 export const decideApprovalRequestSchema = z.object({
-  decision: z.enum(['approve', 'deny'], { error: (i) => (i.input === undefined ? 'decision is required: approve or deny' : 'must be approve or deny') }),
+  decision: z.enum(['approve', 'deny'], {
+    error: (i) => (i.input === undefined ? 'decision is required: approve or deny' : 'must be approve or deny'),
+  }),
   reason: z
     .string({ error: (i) => (i.input === undefined ? 'reason is required' : 'reason must be a string') })
     .trim()
@@ -83,10 +104,15 @@ export const pendingApprovalResponseSchema = z.object({
   audit_log_id: z.string(),
 });
 
-export const reportOutcomeRequestSchema = nullMeansAbsent(z.object({
-  status: z.enum(OUTCOME_STATUSES, { error: (i) => (i.input === undefined ? 'status is required: succeeded, failed or error' : 'must be succeeded, failed or error') }),
-  detail: z.string({ error: 'detail must be a string' }).max(2000, 'at most 2000 characters').optional(),
-}));
+export const reportOutcomeRequestSchema = nullMeansAbsent(
+  z.object({
+    status: z.enum(OUTCOME_STATUSES, {
+      error: (i) =>
+        i.input === undefined ? 'status is required: succeeded, failed or error' : 'must be succeeded, failed or error',
+    }),
+    detail: z.string({ error: 'detail must be a string' }).max(2000, 'at most 2000 characters').optional(),
+  }),
+);
 
 export const actionSchema = z.object({
   action_id: z.string(),
@@ -96,7 +122,9 @@ export const actionSchema = z.object({
   approval_id: z.string().nullable(),
   workflow_id: z.string(),
   created_at: z.string(),
-  outcome: z.object({ status: z.enum(OUTCOME_STATUSES), detail: z.string().nullable(), reported_at: z.string() }).nullable(),
+  outcome: z
+    .object({ status: z.enum(OUTCOME_STATUSES), detail: z.string().nullable(), reported_at: z.string() })
+    .nullable(),
   /** Set when no outcome was reported in time (SVC_ACTION_OUTCOME_TIMEOUT). */
   overdue_flagged_at: z.string().nullable(),
 });

@@ -16,29 +16,45 @@ const domain = z
   .string()
   .min(1)
   .max(253)
-  .regex(/^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)*[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/, 'must be a domain name such as example.com');
+  .regex(
+    /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)*[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/,
+    'must be a domain name such as example.com',
+  );
 
-export const agentPermissionsSchema = nullMeansAbsent(z.object({
-  allowed_tools: z.array(toolName).max(200).default([]),
-  denied_tools: z.array(toolName).max(200).default([]),
-  allowed_domains: z.array(domain).max(200).default([]),
-  /** Tools whose admitted calls wait for an owner's or admin's approval (docs/approvals.md). */
-  require_approval: z.array(toolName).max(200).default([]),
-  /** This agent's approval time-out in seconds (default SVC_APPROVAL_TIMEOUT); no decision by then: denied. */
-  approval_timeout_seconds: z.number().int().min(1).max(604_800).optional(),
-}));
+export const agentPermissionsSchema = nullMeansAbsent(
+  z.object({
+    allowed_tools: z.array(toolName).max(200).default([]),
+    denied_tools: z.array(toolName).max(200).default([]),
+    allowed_domains: z.array(domain).max(200).default([]),
+    /** Tools whose admitted calls wait for an owner's or admin's approval (docs/approvals.md). */
+    require_approval: z.array(toolName).max(200).default([]),
+    /** This agent's approval time-out in seconds (default SVC_APPROVAL_TIMEOUT); no decision by then: denied. */
+    approval_timeout_seconds: z.number().int().min(1).max(604_800).optional(),
+  }),
+);
 export type AgentPermissions = z.output<typeof agentPermissionsSchema>;
 
-export const registerAgentRequestSchema = nullMeansAbsent(z.object({
-  name: z.string({ error: (i) => (i.input === undefined ? 'name is required' : 'name must be a string') }).trim().min(1, 'must not be empty').max(200),
-  agent_type: z.enum(AGENT_TYPES).default('assistant'),
-  description: z.string().max(2000).optional(),
-  permissions: agentPermissionsSchema.default({ allowed_tools: [], denied_tools: [], allowed_domains: [], require_approval: [] }),
-  /** Requests (verify + tool calls) per clock hour. */
-  max_requests_per_hour: z.number().int().min(1).max(1_000_000).default(100),
-  /** USD per UTC day, at the documented price per request. */
-  max_cost_per_day: z.number().positive().max(1_000_000).default(10),
-}));
+export const registerAgentRequestSchema = nullMeansAbsent(
+  z.object({
+    name: z
+      .string({ error: (i) => (i.input === undefined ? 'name is required' : 'name must be a string') })
+      .trim()
+      .min(1, 'must not be empty')
+      .max(200),
+    agent_type: z.enum(AGENT_TYPES).default('assistant'),
+    description: z.string().max(2000).optional(),
+    permissions: agentPermissionsSchema.default({
+      allowed_tools: [],
+      denied_tools: [],
+      allowed_domains: [],
+      require_approval: [],
+    }),
+    /** Requests (verify + tool calls) per clock hour. */
+    max_requests_per_hour: z.number().int().min(1).max(1_000_000).default(100),
+    /** USD per UTC day, at the documented price per request. */
+    max_cost_per_day: z.number().positive().max(1_000_000).default(10),
+  }),
+);
 export type RegisterAgentRequest = z.output<typeof registerAgentRequestSchema>;
 
 export const registerAgentResponseSchema = z.object({
@@ -65,14 +81,19 @@ export const agentContextSchema = z.object({
 
 export const MAX_AGENT_QUERY_CHARS = 100_000;
 
-export const agentVerifyRequestSchema = nullMeansAbsent(z.object({
-  query: z.string({ error: (i) => (i.input === undefined ? 'query is required' : 'query must be a string') }).min(1, 'must not be empty').max(MAX_AGENT_QUERY_CHARS),
-  context: agentContextSchema,
-  tool_schema: z.record(z.string(), z.unknown()).optional(),
-  provider: z.string().max(64).optional(),
-  /** For SQL queries: the CREATE TABLE statements to check the query against. */
-  schema_ddl: z.string().max(200_000).optional(),
-}));
+export const agentVerifyRequestSchema = nullMeansAbsent(
+  z.object({
+    query: z
+      .string({ error: (i) => (i.input === undefined ? 'query is required' : 'query must be a string') })
+      .min(1, 'must not be empty')
+      .max(MAX_AGENT_QUERY_CHARS),
+    context: agentContextSchema,
+    tool_schema: z.record(z.string(), z.unknown()).optional(),
+    provider: z.string().max(64).optional(),
+    /** For SQL queries: the CREATE TABLE statements to check the query against. */
+    schema_ddl: z.string().max(200_000).optional(),
+  }),
+);
 export type AgentVerifyRequest = z.output<typeof agentVerifyRequestSchema>;
 
 export const agentToolRequestSchema = z.object({
@@ -149,7 +170,11 @@ export const agentVerifyResponseSchema = z.object({
     unverified: z.array(z.object({ index: z.number().int(), text: z.string(), reason: z.string() })),
     unverified_count: z.number().int(),
   }),
-  guards: z.object({ exfiltration: z.literal('clean'), tool_poisoning: z.enum(['clean', 'not_run']), tool_pin: z.enum(['pinned', 'matched', 'not_run']) }),
+  guards: z.object({
+    exfiltration: z.literal('clean'),
+    tool_poisoning: z.enum(['clean', 'not_run']),
+    tool_pin: z.enum(['pinned', 'matched', 'not_run']),
+  }),
   workflow_id: z.string(),
   audit_log_id: z.string(),
 });
@@ -168,10 +193,15 @@ export const toolDecisionResponseSchema = z.object({
   audit_log_id: z.string(),
 });
 
-export const activityQuerySchema = nullMeansAbsent(z.object({
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: z.string().regex(/^act_[0-9a-f]{28}$/, 'must be a cursor returned by this endpoint').optional(),
-}));
+export const activityQuerySchema = nullMeansAbsent(
+  z.object({
+    limit: z.coerce.number().int().min(1).max(200).default(50),
+    cursor: z
+      .string()
+      .regex(/^act_[0-9a-f]{28}$/, 'must be a cursor returned by this endpoint')
+      .optional(),
+  }),
+);
 
 export const activityItemSchema = z.object({
   id: z.string(),
@@ -203,7 +233,9 @@ export const budgetResponseSchema = z.object({
 });
 
 export const approveToolRequestSchema = z.object({
-  definition_hash: z.string().regex(/^sha256:[0-9a-f]{64}$/, 'must be a sha256:<hex> hash returned by the 403 response'),
+  definition_hash: z
+    .string()
+    .regex(/^sha256:[0-9a-f]{64}$/, 'must be a sha256:<hex> hash returned by the 403 response'),
 });
 
 export const approveToolResponseSchema = z.object({
@@ -214,10 +246,18 @@ export const approveToolResponseSchema = z.object({
 });
 
 /** The `SVC-AGENT-CTX-001` 400 body. */
-export const contextErrorSchema = z.object({ detail: z.string(), code: z.literal(AGENT_CONTEXT_ERROR_CODE), request_id: z.string() });
+export const contextErrorSchema = z.object({
+  detail: z.string(),
+  code: z.literal(AGENT_CONTEXT_ERROR_CODE),
+  request_id: z.string(),
+});
 /** The `SVC-005` 429 body. */
 export const rateLimitErrorSchema = z.object({
-  error: z.object({ code: z.literal('SVC-005'), message: z.string(), details: z.object({ limit: z.number(), reset_at: z.string(), retry_after: z.number() }) }),
+  error: z.object({
+    code: z.literal('SVC-005'),
+    message: z.string(),
+    details: z.object({ limit: z.number(), reset_at: z.string(), retry_after: z.number() }),
+  }),
   request_id: z.string(),
 });
 export const errorSchema = z.object({ detail: z.string(), code: z.string(), request_id: z.string() });

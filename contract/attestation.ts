@@ -12,14 +12,19 @@ export const attestationVerifyRequestSchema = z
 export type AttestationVerifyRequest = z.infer<typeof attestationVerifyRequestSchema>;
 
 /** The admission an attestation signs (svc.result.admission); null when it signs none (math, consensus, older tokens). */
-export const attestedAdmissionSchema = z
-  .enum(['ADMIT', 'BLOCKED'])
-  .nullable()
-  .meta({ description: 'Signed admission of code/SQL results (and agent decisions that embed them): BLOCKED is never admissible, even with status VERIFIED. null: the token signs no admission.' });
+export const attestedAdmissionSchema = z.enum(['ADMIT', 'BLOCKED']).nullable().meta({
+  description:
+    'Signed admission of code/SQL results (and agent decisions that embed them): BLOCKED is never admissible, even with status VERIFIED. null: the token signs no admission.',
+});
 
 export const attestationVerifyResponseSchema = z
   .union([
-    z.object({ valid: z.literal(true), admission: attestedAdmissionSchema, claims: z.record(z.string(), z.unknown()), kid: z.string() }),
+    z.object({
+      valid: z.literal(true),
+      admission: attestedAdmissionSchema,
+      claims: z.record(z.string(), z.unknown()),
+      kid: z.string(),
+    }),
     z.object({ valid: z.literal(false), reason: z.string() }),
   ])
   .meta({ id: 'AttestationVerifyResponse', example: { valid: false, reason: 'malformed token' } });
@@ -37,7 +42,10 @@ export const attestationResponseSchema = z
     engine: z.string(),
     proof_ref: z.string().nullable(),
     created_at: z.string(),
-    verification: z.union([z.object({ valid: z.literal(true), kid: z.string() }), z.object({ valid: z.literal(false), reason: z.string() })]),
+    verification: z.union([
+      z.object({ valid: z.literal(true), kid: z.string() }),
+      z.object({ valid: z.literal(false), reason: z.string() }),
+    ]),
   })
   .meta({ id: 'Attestation' });
 export type AttestationResponse = z.infer<typeof attestationResponseSchema>;

@@ -8,12 +8,24 @@ export const AUDIT_LIMIT_MAX = 200;
 export const AUDIT_EXPORT_MAX = 1000;
 
 /** Query parameters, checked by api/routes/audit.ts with its exact 400 details (never clamped). */
-export const auditLogsQuerySchema = nullMeansAbsent(z.object({
-  limit: z.coerce.number().int().min(1).max(AUDIT_LIMIT_MAX).optional().meta({ description: `Default ${AUDIT_LIMIT_DEFAULT}.` }),
-  status: z.enum(['verified', 'blocked']).optional(),
-  // /audit/logs pages backwards like /logs (docs/audit-chain.md, "Reading at scale").
-  cursor: z.string().regex(/^[1-9][0-9]{0,15}$/).optional().meta({ description: 'next_cursor of the previous page.' }),
-}));
+export const auditLogsQuerySchema = nullMeansAbsent(
+  z.object({
+    limit: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(AUDIT_LIMIT_MAX)
+      .optional()
+      .meta({ description: `Default ${AUDIT_LIMIT_DEFAULT}.` }),
+    status: z.enum(['verified', 'blocked']).optional(),
+    // /audit/logs pages backwards like /logs (docs/audit-chain.md, "Reading at scale").
+    cursor: z
+      .string()
+      .regex(/^[1-9][0-9]{0,15}$/)
+      .optional()
+      .meta({ description: 'next_cursor of the previous page.' }),
+  }),
+);
 export const logsQuerySchema = auditLogsQuerySchema;
 
 export const auditLogEntrySchema = z
@@ -51,4 +63,6 @@ export const auditLogsResponseSchema = z
     next_cursor: z.string().nullable(),
   })
   .meta({ id: 'AuditLogs' });
-export const logsResponseSchema = z.object({ logs: z.array(auditLogEntrySchema), next_cursor: z.string().nullable() }).meta({ id: 'VerificationLogs' });
+export const logsResponseSchema = z
+  .object({ logs: z.array(auditLogEntrySchema), next_cursor: z.string().nullable() })
+  .meta({ id: 'VerificationLogs' });

@@ -19,7 +19,9 @@ export const signupRequestSchema = z
     password: z.string().max(256),
     organization_name: z.string().trim().min(1, 'must not be empty').max(200),
   })
-  .meta({ example: { email: 'dev@example.com', password: 'correct horse battery staple', organization_name: 'Example Ltd' } });
+  .meta({
+    example: { email: 'dev@example.com', password: 'correct horse battery staple', organization_name: 'Example Ltd' },
+  });
 export type SignupRequest = z.infer<typeof signupRequestSchema>;
 
 export const signinRequestSchema = z
@@ -27,11 +29,20 @@ export const signinRequestSchema = z
   .meta({ example: { email: 'dev@example.com', password: 'correct horse battery staple' } });
 export type SigninRequest = z.infer<typeof signinRequestSchema>;
 
-export const userSchema = z.object({ id: z.string(), email: z.string(), org_id: z.string(), role: z.enum(ROLES) }).meta({ id: 'User' });
+export const userSchema = z
+  .object({ id: z.string(), email: z.string(), org_id: z.string(), role: z.enum(ROLES) })
+  .meta({ id: 'User' });
 
 export const sessionResponseSchema = z
   .object({ access_token: z.string(), token_type: z.literal('bearer'), user: userSchema })
-  .meta({ id: 'Session', example: { access_token: 'eyJ...', token_type: 'bearer', user: { id: 'usr_1', email: 'dev@example.com', org_id: 'org_1', role: 'owner' } } });
+  .meta({
+    id: 'Session',
+    example: {
+      access_token: 'eyJ...',
+      token_type: 'bearer',
+      user: { id: 'usr_1', email: 'dev@example.com', org_id: 'org_1', role: 'owner' },
+    },
+  });
 export type SessionResponse = z.infer<typeof sessionResponseSchema>;
 
 export const meResponseSchema = userSchema
@@ -45,8 +56,7 @@ export const createKeyRequestSchema = nullMeansAbsent(
     scopes: z.array(z.enum(SCOPES)).min(1).max(SCOPES.length).optional(),
     expires_in_days: z.number().int().min(1).max(3650).optional(),
   }),
-)
-  .meta({ example: { name: 'ci', scopes: ['verify:read'] } });
+).meta({ example: { name: 'ci', scopes: ['verify:read'] } });
 export type CreateKeyRequest = z.infer<typeof createKeyRequestSchema>;
 
 export const createKeyResponseSchema = z
@@ -78,4 +88,6 @@ export type ApiKeyView = z.infer<typeof apiKeyViewSchema>;
 
 export const listKeysResponseSchema = z.array(apiKeyViewSchema);
 export const keyParamsSchema = z.object({ key_id: z.string() });
-export const revokeKeyResponseSchema = z.object({ id: z.string(), revoked: z.literal(true) }).meta({ id: 'RevokedApiKey' });
+export const revokeKeyResponseSchema = z
+  .object({ id: z.string(), revoked: z.literal(true) })
+  .meta({ id: 'RevokedApiKey' });

@@ -36,17 +36,17 @@ const batchItemSchema = nullMeansAbsent(
       .optional()
       .transform((p) => p ?? {}),
   }),
-)
-  .transform((item, ctx) => {
-    const schema = BATCH_PARAMS_SCHEMAS[item.type];
-    if (!schema) return item;
-    const parsed = schema.safeParse(item.params);
-    if (!parsed.success) {
-      for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: ['params', ...issue.path] });
-      return z.NEVER;
-    }
-    return { ...item, params: parsed.data };
-  });
+).transform((item, ctx) => {
+  const schema = BATCH_PARAMS_SCHEMAS[item.type];
+  if (!schema) return item;
+  const parsed = schema.safeParse(item.params);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues)
+      ctx.addIssue({ code: 'custom', message: issue.message, path: ['params', ...issue.path] });
+    return z.NEVER;
+  }
+  return { ...item, params: parsed.data };
+});
 
 export const batchRequestSchema = z
   .object({
@@ -55,7 +55,14 @@ export const batchRequestSchema = z
       .min(1, 'must contain at least 1 item')
       .max(BATCH_MAX_ITEMS, `must contain at most ${BATCH_MAX_ITEMS} items`),
   })
-  .meta({ example: { items: [{ query: '2 + 2 = 4', type: 'math' }, { query: 'SELECT 1', type: 'sql', params: { schema_ddl: 'CREATE TABLE t (id INT)' } }] } });
+  .meta({
+    example: {
+      items: [
+        { query: '2 + 2 = 4', type: 'math' },
+        { query: 'SELECT 1', type: 'sql', params: { schema_ddl: 'CREATE TABLE t (id INT)' } },
+      ],
+    },
+  });
 export type BatchRequestInput = z.input<typeof batchRequestSchema>;
 export type BatchRequest = z.output<typeof batchRequestSchema>;
 

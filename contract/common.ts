@@ -6,13 +6,23 @@ import { z } from 'zod';
 export const errorBodySchema = z
   .looseObject({
     detail: z.string().meta({ description: 'What went wrong, for a person to read.' }),
-    code: z.string().meta({ description: 'Stable machine-readable code (contract/error-codes.ts): one per status, or a more specific one such as `invalid_field`, `route_not_found`, `store_unavailable`, `SVC-AGENT-CTX-001`.' }),
-    request_id: z.string().meta({ description: 'The request id, also in the `X-Request-Id` header and the access log; quote it when reporting a problem.' }),
+    code: z.string().meta({
+      description:
+        'Stable machine-readable code (contract/error-codes.ts): one per status, or a more specific one such as `invalid_field`, `route_not_found`, `store_unavailable`, `SVC-AGENT-CTX-001`.',
+    }),
+    request_id: z.string().meta({
+      description:
+        'The request id, also in the `X-Request-Id` header and the access log; quote it when reporting a problem.',
+    }),
   })
   .meta({
     id: 'ErrorBody',
     description: 'Every error but the plan rate limit.',
-    example: { detail: "Invalid field 'expression': expression is required", code: 'invalid_field', request_id: '6f1c2b0e-8f5d-4a53-9a57-2f0e3c1d9b21' },
+    example: {
+      detail: "Invalid field 'expression': expression is required",
+      code: 'invalid_field',
+      request_id: '6f1c2b0e-8f5d-4a53-9a57-2f0e3c1d9b21',
+    },
   });
 export type ErrorBody = z.infer<typeof errorBodySchema>;
 
@@ -38,7 +48,14 @@ export const rateLimitErrorSchema = z
   })
   .meta({
     id: 'RateLimitError',
-    example: { error: { code: 'SVC-005', message: 'Rate limit exceeded', details: { limit: 60, reset_at: '2026-01-01T00:01:00.000Z', retry_after: 42 } }, request_id: '6f1c2b0e-8f5d-4a53-9a57-2f0e3c1d9b21' },
+    example: {
+      error: {
+        code: 'SVC-005',
+        message: 'Rate limit exceeded',
+        details: { limit: 60, reset_at: '2026-01-01T00:01:00.000Z', retry_after: 42 },
+      },
+      request_id: '6f1c2b0e-8f5d-4a53-9a57-2f0e3c1d9b21',
+    },
   });
 export type RateLimitError = z.infer<typeof rateLimitErrorSchema>;
 
@@ -74,7 +91,9 @@ export const diagnosticResultSchema = z
 export type DiagnosticResult = z.infer<typeof diagnosticResultSchema>;
 
 /** The attestation a VERIFIED result carries (its token is also served by GET /attestation/{id}). */
-export const attestationRefSchema = z.object({ id: z.string(), token: z.string(), status: z.string() }).meta({ id: 'AttestationRef' });
+export const attestationRefSchema = z
+  .object({ id: z.string(), token: z.string(), status: z.string() })
+  .meta({ id: 'AttestationRef' });
 
 /** /verify/code and /verify/sql: the DiagnosticResult with `admission`, plus the attestation of a VERIFIED result. */
 export const admittedDiagnosticSchema = diagnosticResultSchema
@@ -113,7 +132,8 @@ function addNullToDocument({ jsonSchema }: { jsonSchema: Record<string, unknown>
     return;
   }
   const copy = { ...jsonSchema };
-  for (const k of Object.keys(jsonSchema)) if (k !== 'description' && k !== 'default' && k !== 'example' && k !== 'examples') delete jsonSchema[k];
+  for (const k of Object.keys(jsonSchema))
+    if (k !== 'description' && k !== 'default' && k !== 'example' && k !== 'examples') delete jsonSchema[k];
   for (const k of ['description', 'default', 'example', 'examples']) delete copy[k];
   jsonSchema.anyOf = [copy, { type: 'null' }];
 }

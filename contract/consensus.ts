@@ -13,22 +13,24 @@ export function requiredPercent(minConfidence: number): number {
 export const VERIFICATION_MODES = ['single', 'high', 'maximum'] as const;
 export type VerificationMode = (typeof VERIFICATION_MODES)[number];
 
-export const consensusRequestSchema = nullMeansAbsent(z.object({
-  query: z
-    .string({ error: (iss) => (iss.input === undefined ? 'query is required' : 'query must be a string') })
-    .min(1, { error: 'query must not be empty' })
-    .max(MAX_CONSENSUS_QUERY_LENGTH, { error: `query must be at most ${MAX_CONSENSUS_QUERY_LENGTH} characters` })
-    .refine((q) => q.trim() !== '', { error: 'query must not be empty' })
-    .meta({ example: '2 + 2 = 4' }),
-  verification_mode: z
-    .enum(VERIFICATION_MODES, { error: "verification_mode must be 'single', 'high' or 'maximum'" })
-    .default('single'),
-  min_confidence: z
-    .number({ error: 'min_confidence must be a number between 0 and 1' })
-    .min(0, { error: 'min_confidence must be a number between 0 and 1' })
-    .max(1, { error: 'min_confidence must be a number between 0 and 1' })
-    .default(0.95),
-}));
+export const consensusRequestSchema = nullMeansAbsent(
+  z.object({
+    query: z
+      .string({ error: (iss) => (iss.input === undefined ? 'query is required' : 'query must be a string') })
+      .min(1, { error: 'query must not be empty' })
+      .max(MAX_CONSENSUS_QUERY_LENGTH, { error: `query must be at most ${MAX_CONSENSUS_QUERY_LENGTH} characters` })
+      .refine((q) => q.trim() !== '', { error: 'query must not be empty' })
+      .meta({ example: '2 + 2 = 4' }),
+    verification_mode: z
+      .enum(VERIFICATION_MODES, { error: "verification_mode must be 'single', 'high' or 'maximum'" })
+      .default('single'),
+    min_confidence: z
+      .number({ error: 'min_confidence must be a number between 0 and 1' })
+      .min(0, { error: 'min_confidence must be a number between 0 and 1' })
+      .max(1, { error: 'min_confidence must be a number between 0 and 1' })
+      .default(0.95),
+  }),
+);
 export type ConsensusRequest = z.output<typeof consensusRequestSchema>;
 
 export const consensusChainEntrySchema = z.looseObject({

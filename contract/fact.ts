@@ -19,11 +19,16 @@ const nonBlank = (field: string, max: number) =>
     .refine((s) => s.trim().length > 0, { error: `${field} must not be empty` })
     .refine((s) => s.length <= max, { error: `${field} must be at most ${max} characters` });
 
-export const factRequestSchema = nullMeansAbsent(z.object({
-  claim: nonBlank('claim', FACT_CLAIM_MAX_CHARS),
-  context: nonBlank('context', FACT_CONTEXT_MAX_CHARS),
-  provider: z.string({ error: 'provider must be a string' }).max(64, { error: 'provider must be at most 64 characters' }).optional(),
-}));
+export const factRequestSchema = nullMeansAbsent(
+  z.object({
+    claim: nonBlank('claim', FACT_CLAIM_MAX_CHARS),
+    context: nonBlank('context', FACT_CONTEXT_MAX_CHARS),
+    provider: z
+      .string({ error: 'provider must be a string' })
+      .max(64, { error: 'provider must be at most 64 characters' })
+      .optional(),
+  }),
+);
 export type FactRequest = z.infer<typeof factRequestSchema>;
 
 export const FACT_VERDICTS = ['SUPPORTED', 'REFUTED', 'INCONCLUSIVE'] as const;
@@ -37,7 +42,16 @@ export const factEvidenceSchema = z.object({
 });
 
 export const factSignalSchema = z.object({
-  kind: z.enum(['exact_sentence', 'near_exact_sentence', 'quantity_mismatch', 'date_mismatch', 'negation_flip', 'antonym_flip', 'entity_mismatch', 'provider_entailment']),
+  kind: z.enum([
+    'exact_sentence',
+    'near_exact_sentence',
+    'quantity_mismatch',
+    'date_mismatch',
+    'negation_flip',
+    'antonym_flip',
+    'entity_mismatch',
+    'provider_entailment',
+  ]),
   detail: z.string(),
 });
 

@@ -6,7 +6,15 @@ export const SECRETS_NOT_CONFIGURED = 'server secrets not configured';
 
 export const healthResponseSchema = z
   .object({ status: z.string(), service: z.string(), version: z.string(), timestamp: z.string() })
-  .meta({ id: 'HealthResponse', example: { status: 'healthy', service: 'svc-verification', version: '7.3.0', timestamp: '2026-01-01T00:00:00.000Z' } });
+  .meta({
+    id: 'HealthResponse',
+    example: {
+      status: 'healthy',
+      service: 'svc-verification',
+      version: '7.3.0',
+      timestamp: '2026-01-01T00:00:00.000Z',
+    },
+  });
 export type HealthResponse = z.infer<typeof healthResponseSchema>;
 
 /** Query of /health/identity: a fresh nonce of 1–128 characters. */

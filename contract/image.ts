@@ -15,12 +15,14 @@ export const IMAGE_MAX_PIXELS = 40_000_000;
 export const IMAGE_VERDICTS = ['SUPPORTED', 'REFUTED', 'INCONCLUSIVE', 'VLM_REQUIRED'] as const;
 
 /** The text fields of the form (the file part is read separately). */
-export const imageFieldsSchema = nullMeansAbsent(z.object({
-  claim: z
-    .string({ error: "Field 'claim' is required." })
-    .refine((s) => s.trim().length > 0, { error: "Field 'claim' must not be empty." }),
-  provider: z.string().max(64, { error: "Field 'provider' must be at most 64 characters." }).optional(),
-}));
+export const imageFieldsSchema = nullMeansAbsent(
+  z.object({
+    claim: z
+      .string({ error: "Field 'claim' is required." })
+      .refine((s) => s.trim().length > 0, { error: "Field 'claim' must not be empty." }),
+    provider: z.string().max(64, { error: "Field 'provider' must be at most 64 characters." }).optional(),
+  }),
+);
 
 const namedColor = z.object({
   hex: z.string(),
@@ -63,7 +65,15 @@ export const imageResponseSchema = z.object({
   /** Each measurement the verdict relied on (dimensions, format, aspect_ratio, ...), plus vlm_description when a model was asked. */
   methods_used: z.array(z.string()),
   measurements: imageMeasurementsSchema,
-  assertions: z.array(z.object({ text: z.string(), holds: z.boolean().nullable(), method: z.string(), measured: z.string(), confidence: z.number() })),
+  assertions: z.array(
+    z.object({
+      text: z.string(),
+      holds: z.boolean().nullable(),
+      method: z.string(),
+      measured: z.string(),
+      confidence: z.number(),
+    }),
+  ),
   /** Words of the claim about the image's content (no measurement settles them). */
   content_terms: z.array(z.string()),
   /** A vision model's reading, reported but never deciding; null when none was asked or it failed. */
@@ -75,7 +85,8 @@ export const imageResponseSchema = z.object({
 });
 export type ImageResponse = z.infer<typeof imageResponseSchema>;
 
-export const pixelLimitDetail = (limit: number) => `Image exceeds the ${limit} pixel limit (width x height x frames); it is refused before decoding.`;
+export const pixelLimitDetail = (limit: number) =>
+  `Image exceeds the ${limit} pixel limit (width x height x frames); it is refused before decoding.`;
 
 /** The whole multipart form (documentation and client): `image` file plus the text fields. */
 export const imageMultipartSchema = imageFieldsSchema.extend({

@@ -6,10 +6,12 @@ export { LOGIC_TIMEOUT_DETAIL };
 
 export const LOGIC_STATUSES = ['SAT', 'UNSAT', 'BLOCKED', 'ERROR'] as const;
 
-export const logicRequestSchema = nullMeansAbsent(z.object({
-  query: z.string().trim().min(1, 'must not be empty').meta({ example: '(AND (GT x 5) (LT x 10))' }),
-  provider: z.string().max(64).optional(),
-}));
+export const logicRequestSchema = nullMeansAbsent(
+  z.object({
+    query: z.string().trim().min(1, 'must not be empty').meta({ example: '(AND (GT x 5) (LT x 10))' }),
+    provider: z.string().max(64).optional(),
+  }),
+);
 export type LogicRequest = z.infer<typeof logicRequestSchema>;
 
 /** 200 (SAT, UNSAT, ERROR) and 403 (BLOCKED, with `reason`, `detail` and `position`). */
@@ -18,9 +20,16 @@ export const logicResponseSchema = z
     status: z.enum(LOGIC_STATUSES),
     model: z.record(z.string(), z.string()).optional(),
     independent_check: z
-      .object({ coverage: z.enum(['full', 'quantifier_free_parts']), constraints_total: z.number(), constraints_unchecked_quantified: z.number() })
+      .object({
+        coverage: z.enum(['full', 'quantifier_free_parts']),
+        constraints_total: z.number(),
+        constraints_unchecked_quantified: z.number(),
+      })
       .optional(),
-    unsat_core: z.array(z.object({ index: z.number(), position: z.number(), constraint: z.string() })).nullable().optional(),
+    unsat_core: z
+      .array(z.object({ index: z.number(), position: z.number(), constraint: z.string() }))
+      .nullable()
+      .optional(),
     provider_used: z.string().nullable(),
     error: z.string().optional(),
     reason: z.string().optional(),

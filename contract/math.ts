@@ -20,31 +20,37 @@ export type ContextDomain = (typeof DOMAINS)[number];
 const requiredString = (field: string) => (iss: { input?: unknown }) =>
   iss.input === undefined ? `${field} is required` : `${field} must be a string`;
 
-export const mathRequestSchema = nullMeansAbsent(z.object({
-  expression: z.string({ error: requiredString('expression') }).min(1, { error: 'expression must not be empty' }),
-  context: nullMeansAbsent(
-    z.object(
-      {
-        domain: z.enum(DOMAINS, { error: `context.domain must be one of ${DOMAINS.map((d) => `'${d}'`).join(', ')}` }).optional(),
-        assumptions: z
-          .record(
-            z.string().regex(/^[\p{L}_][\p{L}\p{N}_]{0,31}$/u, { error: 'context.assumptions keys must be variable names' }),
-            z.union([z.enum(PROPERTIES), z.array(z.enum(PROPERTIES)).min(1).max(PROPERTIES.length)], {
-              error: `context.assumptions values must be ${PROPERTIES.map((p) => `'${p}'`).join(', ')} or a list of them`,
-            }),
-            { error: 'context.assumptions must be an object' },
-          )
-          .refine((r) => Object.keys(r).length <= 50, { error: 'context.assumptions may name at most 50 variables' })
-          .optional(),
-      },
-      { error: 'context must be an object' },
-    ),
-  ).optional(),
-  tolerance: z
-    .union([z.number(), z.string(), z.boolean()], { error: 'tolerance must be a number or a numeric string' })
-    .optional(),
-  precision_mode: z.enum(['decimal', 'float'], { error: "precision_mode must be 'decimal' or 'float'" }).optional(),
-}));
+export const mathRequestSchema = nullMeansAbsent(
+  z.object({
+    expression: z.string({ error: requiredString('expression') }).min(1, { error: 'expression must not be empty' }),
+    context: nullMeansAbsent(
+      z.object(
+        {
+          domain: z
+            .enum(DOMAINS, { error: `context.domain must be one of ${DOMAINS.map((d) => `'${d}'`).join(', ')}` })
+            .optional(),
+          assumptions: z
+            .record(
+              z
+                .string()
+                .regex(/^[\p{L}_][\p{L}\p{N}_]{0,31}$/u, { error: 'context.assumptions keys must be variable names' }),
+              z.union([z.enum(PROPERTIES), z.array(z.enum(PROPERTIES)).min(1).max(PROPERTIES.length)], {
+                error: `context.assumptions values must be ${PROPERTIES.map((p) => `'${p}'`).join(', ')} or a list of them`,
+              }),
+              { error: 'context.assumptions must be an object' },
+            )
+            .refine((r) => Object.keys(r).length <= 50, { error: 'context.assumptions may name at most 50 variables' })
+            .optional(),
+        },
+        { error: 'context must be an object' },
+      ),
+    ).optional(),
+    tolerance: z
+      .union([z.number(), z.string(), z.boolean()], { error: 'tolerance must be a number or a numeric string' })
+      .optional(),
+    precision_mode: z.enum(['decimal', 'float'], { error: "precision_mode must be 'decimal' or 'float'" }).optional(),
+  }),
+);
 
 export type MathRequest = z.output<typeof mathRequestSchema>;
 
@@ -92,7 +98,12 @@ export type MathResponse = {
   is_equivalent?: boolean;
   /** Proven identities: the assumptions the proof relied on (absent when none). */
   assumptions_used?: string[];
-  method?: 'canonical_form' | 'exact_float_comparison' | 'tolerance_comparison' | 'numerical_evaluation' | 'numerical_sampling';
+  method?:
+    | 'canonical_form'
+    | 'exact_float_comparison'
+    | 'tolerance_comparison'
+    | 'numerical_evaluation'
+    | 'numerical_sampling';
   samples_checked?: number;
   counterexample?: Record<string, string>;
   // Expressions
@@ -126,7 +137,10 @@ export type MathResponse = {
 export const mathResponseSchema = z
   .looseObject({
     status: z.enum(['VERIFIED', 'UNVERIFIABLE', 'BLOCKED']),
-    proof_ref: z.string().regex(/^sha256:[0-9a-f]{64}$/).nullable(),
+    proof_ref: z
+      .string()
+      .regex(/^sha256:[0-9a-f]{64}$/)
+      .nullable(),
     is_authoritative: z.boolean(),
     attestation: attestationRefSchema.optional(),
     constraint_id: z.string().optional(),
@@ -141,7 +155,15 @@ export const mathResponseSchema = z
     simplified_difference: z.string().optional(),
     is_equivalent: z.boolean().optional(),
     assumptions_used: z.array(z.string()).optional(),
-    method: z.enum(['canonical_form', 'exact_float_comparison', 'tolerance_comparison', 'numerical_evaluation', 'numerical_sampling']).optional(),
+    method: z
+      .enum([
+        'canonical_form',
+        'exact_float_comparison',
+        'tolerance_comparison',
+        'numerical_evaluation',
+        'numerical_sampling',
+      ])
+      .optional(),
     samples_checked: z.number().optional(),
     counterexample: z.record(z.string(), z.string()).optional(),
     value: z.union([z.number(), z.string()]).nullable().optional(),

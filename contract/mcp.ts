@@ -17,9 +17,9 @@ export const MCP_BATCH_DEFAULT_WAIT_SECONDS = 30;
 
 /** verify_image: the form's text fields, and the image itself as base64 (the JSON body cap of /mcp bounds it). */
 export const mcpImageArgumentsSchema = imageFieldsSchema.extend({
-  image_base64: z
-    .string({ error: "Field 'image_base64' is required." })
-    .meta({ description: 'The image (PNG, JPEG, GIF or WebP) as standard base64; the whole call is capped at 1,000,000 bytes.' }),
+  image_base64: z.string({ error: "Field 'image_base64' is required." }).meta({
+    description: 'The image (PNG, JPEG, GIF or WebP) as standard base64; the whole call is capped at 1,000,000 bytes.',
+  }),
 });
 
 /** verify_stats: the query, and the CSV as text in place of the uploaded file. */
@@ -71,18 +71,101 @@ export interface McpToolContract {
 
 /** Not offered, on purpose: arbitrary code execution (docs/mcp.md). `verify_code` scans code, it never runs it. */
 export const MCP_TOOLS: readonly McpToolContract[] = [
-  { name: 'verify_math', endpoint: 'verifyMath', title: 'Verify math', description: 'Check a math expression or equation symbolically (POST /verify/math). VERIFIED only with a deterministic proof (proof_ref) and a signed attestation.' },
-  { name: 'verify_logic', endpoint: 'verifyLogic', title: 'Verify logic', description: 'Solve logic constraints (the DSL, or natural language through a provider) with Z3 (POST /verify/logic): SAT with a model, UNSAT, or ERROR.' },
-  { name: 'verify_code', endpoint: 'verifyCode', title: 'Scan code', description: 'Static security scan of source code (POST /verify/code); the code is parsed, never executed. Admission BLOCKED for proven-unsafe code.' },
-  { name: 'verify_sql', endpoint: 'verifySql', title: 'Verify SQL', description: 'Check a SQL query against a schema (POST /verify/sql): safety and validity, with admission.' },
-  { name: 'verify_fact', endpoint: 'verifyFact', title: 'Verify a fact', description: 'Check a factual claim against a context text (POST /verify/fact): SUPPORTED, REFUTED or INCONCLUSIVE.' },
-  { name: 'verify_natural_language', endpoint: 'verifyNaturalLanguage', title: 'Verify natural-language math', description: 'Translate a natural-language math question with a language model, then check the translation (POST /verify/natural_language); never VERIFIED on the model alone.' },
-  { name: 'verify_consensus', endpoint: 'verifyConsensus', title: 'Multi-engine consensus', description: 'Run several engines on one query and report their agreement (POST /verify/consensus).' },
-  { name: 'verify_process', endpoint: 'verifyProcess', title: 'Verify a reasoning trace', description: 'Check a reasoning trace for its IRAC steps or required milestones (POST /verify/process).' },
-  { name: 'verify_rag', endpoint: 'verifyRag', title: 'Verify RAG provenance', description: 'Check that retrieved chunks come from the target document (POST /verify/rag).' },
-  { name: 'verify_image', endpoint: 'verifyImage', transport: 'image', input: mcpImageArgumentsSchema, title: 'Verify an image claim', description: 'Check a claim about an image by measuring it (POST /verify/image); the image is given as base64.' },
-  { name: 'verify_stats', endpoint: 'verifyStats', transport: 'stats', input: mcpStatsArgumentsSchema, title: 'Verify a statistical claim', description: 'Check a statistical claim against CSV data given as text (POST /verify/stats).' },
-  { name: 'batch_submit', endpoint: 'verifyBatch', input: mcpBatchSubmitArgumentsSchema, title: 'Submit a batch', description: 'Submit up to 100 verifications as one durable job (POST /verify/batch). Returns the job handle at once; with a progress token it sends progress notifications while it waits (bounded by wait_seconds). The job runs on if the caller disconnects: read it with batch_status.' },
-  { name: 'batch_status', endpoint: 'getBatch', transport: 'path', input: batchJobParamsSchema, title: 'Batch status', description: 'Status, progress and results of a batch job (GET /verify/batch/{job_id}).' },
-  { name: 'attestation_verify', endpoint: 'verifyAttestation', title: 'Verify an attestation', description: "Verify an attestation token's signature, issuer and claims (POST /attestation/verify)." },
+  {
+    name: 'verify_math',
+    endpoint: 'verifyMath',
+    title: 'Verify math',
+    description:
+      'Check a math expression or equation symbolically (POST /verify/math). VERIFIED only with a deterministic proof (proof_ref) and a signed attestation.',
+  },
+  {
+    name: 'verify_logic',
+    endpoint: 'verifyLogic',
+    title: 'Verify logic',
+    description:
+      'Solve logic constraints (the DSL, or natural language through a provider) with Z3 (POST /verify/logic): SAT with a model, UNSAT, or ERROR.',
+  },
+  {
+    name: 'verify_code',
+    endpoint: 'verifyCode',
+    title: 'Scan code',
+    description:
+      'Static security scan of source code (POST /verify/code); the code is parsed, never executed. Admission BLOCKED for proven-unsafe code.',
+  },
+  {
+    name: 'verify_sql',
+    endpoint: 'verifySql',
+    title: 'Verify SQL',
+    description: 'Check a SQL query against a schema (POST /verify/sql): safety and validity, with admission.',
+  },
+  {
+    name: 'verify_fact',
+    endpoint: 'verifyFact',
+    title: 'Verify a fact',
+    description:
+      'Check a factual claim against a context text (POST /verify/fact): SUPPORTED, REFUTED or INCONCLUSIVE.',
+  },
+  {
+    name: 'verify_natural_language',
+    endpoint: 'verifyNaturalLanguage',
+    title: 'Verify natural-language math',
+    description:
+      'Translate a natural-language math question with a language model, then check the translation (POST /verify/natural_language); never VERIFIED on the model alone.',
+  },
+  {
+    name: 'verify_consensus',
+    endpoint: 'verifyConsensus',
+    title: 'Multi-engine consensus',
+    description: 'Run several engines on one query and report their agreement (POST /verify/consensus).',
+  },
+  {
+    name: 'verify_process',
+    endpoint: 'verifyProcess',
+    title: 'Verify a reasoning trace',
+    description: 'Check a reasoning trace for its IRAC steps or required milestones (POST /verify/process).',
+  },
+  {
+    name: 'verify_rag',
+    endpoint: 'verifyRag',
+    title: 'Verify RAG provenance',
+    description: 'Check that retrieved chunks come from the target document (POST /verify/rag).',
+  },
+  {
+    name: 'verify_image',
+    endpoint: 'verifyImage',
+    transport: 'image',
+    input: mcpImageArgumentsSchema,
+    title: 'Verify an image claim',
+    description: 'Check a claim about an image by measuring it (POST /verify/image); the image is given as base64.',
+  },
+  {
+    name: 'verify_stats',
+    endpoint: 'verifyStats',
+    transport: 'stats',
+    input: mcpStatsArgumentsSchema,
+    title: 'Verify a statistical claim',
+    description: 'Check a statistical claim against CSV data given as text (POST /verify/stats).',
+  },
+  {
+    name: 'batch_submit',
+    endpoint: 'verifyBatch',
+    input: mcpBatchSubmitArgumentsSchema,
+    title: 'Submit a batch',
+    description:
+      'Submit up to 100 verifications as one durable job (POST /verify/batch). Returns the job handle at once; with a progress token it sends progress notifications while it waits (bounded by wait_seconds). The job runs on if the caller disconnects: read it with batch_status.',
+  },
+  {
+    name: 'batch_status',
+    endpoint: 'getBatch',
+    transport: 'path',
+    input: batchJobParamsSchema,
+    title: 'Batch status',
+    description: 'Status, progress and results of a batch job (GET /verify/batch/{job_id}).',
+  },
+  {
+    name: 'attestation_verify',
+    endpoint: 'verifyAttestation',
+    title: 'Verify an attestation',
+    description: "Verify an attestation token's signature, issuer and claims (POST /attestation/verify).",
+  },
 ];

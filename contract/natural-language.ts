@@ -11,14 +11,19 @@ export const NL_MAX_QUERY_CHARS = 10_000;
 const requiredString = (field: string) => (iss: { input?: unknown }) =>
   iss.input === undefined || iss.input === null ? `${field} is required` : `${field} must be a string`;
 
-export const naturalLanguageRequestSchema = nullMeansAbsent(z.object({
-  query: z
-    .string({ error: requiredString('query') })
-    .trim()
-    .min(1, { error: 'query must not be empty' })
-    .max(NL_MAX_QUERY_CHARS, { error: `query must be at most ${NL_MAX_QUERY_CHARS} characters` }),
-  provider: z.string({ error: 'provider must be a string' }).max(64, { error: 'provider must be at most 64 characters' }).optional(),
-}));
+export const naturalLanguageRequestSchema = nullMeansAbsent(
+  z.object({
+    query: z
+      .string({ error: requiredString('query') })
+      .trim()
+      .min(1, { error: 'query must not be empty' })
+      .max(NL_MAX_QUERY_CHARS, { error: `query must be at most ${NL_MAX_QUERY_CHARS} characters` }),
+    provider: z
+      .string({ error: 'provider must be a string' })
+      .max(64, { error: 'provider must be at most 64 characters' })
+      .optional(),
+  }),
+);
 export type NaturalLanguageRequest = z.output<typeof naturalLanguageRequestSchema>;
 
 export const NL_STATUSES = ['INCONCLUSIVE', 'ERROR', 'NOT_MATH_QUERY', 'BLOCKED'] as const;

@@ -19,36 +19,48 @@ export const processRequestSchema = nullMeansAbsent(
       .optional()
       .transform((m) => m ?? 'irac'),
     milestones: z
-      .array(z.string({ error: 'every milestone must be a string' }), { error: 'milestones must be an array of strings' })
+      .array(z.string({ error: 'every milestone must be a string' }), {
+        error: 'milestones must be an array of strings',
+      })
       .optional(),
   }),
-)
-  .superRefine((value, ctx) => {
-    if (value.mode !== 'milestones') return;
-    const list = value.milestones;
-    if (list === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['milestones'], message: "milestones is required when mode is 'milestones'" });
-      return;
-    }
-    if (list.length === 0) {
-      ctx.addIssue({ code: 'custom', path: ['milestones'], message: 'milestones must contain at least one milestone' });
-    }
-    if (list.length > PROCESS_LIMITS.maxMilestones) {
-      ctx.addIssue({ code: 'custom', path: ['milestones'], message: `milestones may contain at most ${PROCESS_LIMITS.maxMilestones} entries` });
-    }
-    list.forEach((m, i) => {
-      if (m.trim().length === 0) ctx.addIssue({ code: 'custom', path: ['milestones', i], message: `milestones[${i}] must not be blank` });
-      if (m.length > PROCESS_LIMITS.maxMilestoneLength) {
-        ctx.addIssue({ code: 'custom', path: ['milestones', i], message: `milestones[${i}] is longer than ${PROCESS_LIMITS.maxMilestoneLength} characters` });
-      }
+).superRefine((value, ctx) => {
+  if (value.mode !== 'milestones') return;
+  const list = value.milestones;
+  if (list === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['milestones'], message: "milestones is required when mode is 'milestones'" });
+    return;
+  }
+  if (list.length === 0) {
+    ctx.addIssue({ code: 'custom', path: ['milestones'], message: 'milestones must contain at least one milestone' });
+  }
+  if (list.length > PROCESS_LIMITS.maxMilestones) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['milestones'],
+      message: `milestones may contain at most ${PROCESS_LIMITS.maxMilestones} entries`,
     });
+  }
+  list.forEach((m, i) => {
+    if (m.trim().length === 0)
+      ctx.addIssue({ code: 'custom', path: ['milestones', i], message: `milestones[${i}] must not be blank` });
+    if (m.length > PROCESS_LIMITS.maxMilestoneLength) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['milestones', i],
+        message: `milestones[${i}] is longer than ${PROCESS_LIMITS.maxMilestoneLength} characters`,
+      });
+    }
   });
+});
 
 export type ProcessRequestInput = z.input<typeof processRequestSchema>;
 export type ProcessRequest = z.output<typeof processRequestSchema>;
 
 /** Validates a body; `detail` is the message for an HTTP 400 `{detail}` response. */
-export function validateProcessRequest(body: unknown): { ok: true; value: ProcessRequest } | { ok: false; detail: string } {
+export function validateProcessRequest(
+  body: unknown,
+): { ok: true; value: ProcessRequest } | { ok: false; detail: string } {
   const parsed = processRequestSchema.safeParse(body);
   if (parsed.success) return { ok: true, value: parsed.data };
   const detail = parsed.error.issues
@@ -67,5 +79,13 @@ export const processResponseSchema = z
     process_rate: z.number().optional(),
     missed_milestones: z.array(z.string()).optional(),
   })
-  .meta({ id: 'ProcessResponse', example: { verified: true, score: 1, missing_steps: [], mechanism: { issue: 'keyword', rule: 'keyword', application: 'keyword', conclusion: 'keyword' } } });
+  .meta({
+    id: 'ProcessResponse',
+    example: {
+      verified: true,
+      score: 1,
+      missing_steps: [],
+      mechanism: { issue: 'keyword', rule: 'keyword', application: 'keyword', conclusion: 'keyword' },
+    },
+  });
 export type ProcessResponse = z.infer<typeof processResponseSchema>;

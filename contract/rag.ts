@@ -42,47 +42,70 @@ const RATE_FORMAT_HELP = 'use a string such as "0", "0.1", "1/10" or "1e-1"';
 const requiredString = (field: string, help: string) => (iss: { input?: unknown }) =>
   iss.input === undefined ? `${field} is required` : `${field} must be a string${help}`;
 
-const chunkSchema = z.object({
-  id: z.union([z.string(), z.number()], { error: (iss) => (iss.input === undefined ? 'every chunk must have an id' : 'chunk id must be a string or a number') }),
-  metadata: z.object(
-    {
-      document_id: z
-        .string({ error: (iss) => (iss.input === undefined ? 'every chunk must have metadata.document_id' : 'chunk metadata.document_id must be a string') })
-        .min(1, 'chunk metadata.document_id must be a non-empty string'),
-    },
-    { error: (iss) => (iss.input === undefined ? 'every chunk must have metadata with document_id' : 'chunk metadata must be an object') },
-  ),
-}, { error: 'every chunk must be an object with id and metadata.document_id' });
-
-export const ragRequestSchema = nullMeansAbsent(z.object({
-  target_document_id: z
-    .string({ error: requiredString('target_document_id', '') })
-    .refine((s) => s.trim().length > 0, 'target_document_id must be a non-empty string'),
-  chunks: z
-    .array(chunkSchema, { error: (iss) => (iss.input === undefined ? 'chunks is required' : 'chunks must be an array of objects') })
-    .min(1, 'chunks must be a non-empty array'),
-  max_drm_rate: z
-    .string({
+const chunkSchema = z.object(
+  {
+    id: z.union([z.string(), z.number()], {
       error: (iss) =>
-        typeof iss.input === 'number'
-          ? `max_drm_rate must be a string (numeric JSON values are refused; ${RATE_FORMAT_HELP})`
-          : `max_drm_rate must be a string; ${RATE_FORMAT_HELP}`,
-    })
-    .optional()
-    .transform((text, ctx): { text: string; rate: Rational } => {
-      const source = text ?? '0';
-      const rate = parseRate(source);
-      if (rate === null) {
-        ctx.addIssue({ code: 'custom', message: `max_drm_rate '${source.slice(0, 50)}' is not a valid rate; ${RATE_FORMAT_HELP}` });
-        return z.NEVER;
-      }
-      if (rate.numerator > rate.denominator) {
-        ctx.addIssue({ code: 'custom', message: `max_drm_rate '${source.slice(0, 50)}' is outside [0, 1]` });
-        return z.NEVER;
-      }
-      return { text: source, rate };
+        iss.input === undefined ? 'every chunk must have an id' : 'chunk id must be a string or a number',
     }),
-}));
+    metadata: z.object(
+      {
+        document_id: z
+          .string({
+            error: (iss) =>
+              iss.input === undefined
+                ? 'every chunk must have metadata.document_id'
+                : 'chunk metadata.document_id must be a string',
+          })
+          .min(1, 'chunk metadata.document_id must be a non-empty string'),
+      },
+      {
+        error: (iss) =>
+          iss.input === undefined
+            ? 'every chunk must have metadata with document_id'
+            : 'chunk metadata must be an object',
+      },
+    ),
+  },
+  { error: 'every chunk must be an object with id and metadata.document_id' },
+);
+
+export const ragRequestSchema = nullMeansAbsent(
+  z.object({
+    target_document_id: z
+      .string({ error: requiredString('target_document_id', '') })
+      .refine((s) => s.trim().length > 0, 'target_document_id must be a non-empty string'),
+    chunks: z
+      .array(chunkSchema, {
+        error: (iss) => (iss.input === undefined ? 'chunks is required' : 'chunks must be an array of objects'),
+      })
+      .min(1, 'chunks must be a non-empty array'),
+    max_drm_rate: z
+      .string({
+        error: (iss) =>
+          typeof iss.input === 'number'
+            ? `max_drm_rate must be a string (numeric JSON values are refused; ${RATE_FORMAT_HELP})`
+            : `max_drm_rate must be a string; ${RATE_FORMAT_HELP}`,
+      })
+      .optional()
+      .transform((text, ctx): { text: string; rate: Rational } => {
+        const source = text ?? '0';
+        const rate = parseRate(source);
+        if (rate === null) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `max_drm_rate '${source.slice(0, 50)}' is not a valid rate; ${RATE_FORMAT_HELP}`,
+          });
+          return z.NEVER;
+        }
+        if (rate.numerator > rate.denominator) {
+          ctx.addIssue({ code: 'custom', message: `max_drm_rate '${source.slice(0, 50)}' is outside [0, 1]` });
+          return z.NEVER;
+        }
+        return { text: source, rate };
+      }),
+  }),
+);
 
 export type RagRequestInput = z.input<typeof ragRequestSchema>;
 export type RagRequest = z.output<typeof ragRequestSchema>;
@@ -105,5 +128,8 @@ export const ragResponseSchema = z
     chunks_checked: z.number().int(),
     mismatched_count: z.number().int(),
   })
-  .meta({ id: 'RagResponse', example: { verified: true, risk: null, drm_rate: 0, chunks_checked: 2, mismatched_count: 0 } });
+  .meta({
+    id: 'RagResponse',
+    example: { verified: true, risk: null, drm_rate: 0, chunks_checked: 2, mismatched_count: 0 },
+  });
 export type RagResponse = z.infer<typeof ragResponseSchema>;

@@ -59,25 +59,27 @@ export function requiredString(field: string) {
   return (iss: { input?: unknown }) => (iss.input === undefined ? `${field} is required` : `${field} must be a string`);
 }
 
-export const sqlRequestSchema = nullMeansAbsent(z.object({
-  query: z.string({ error: requiredString('query') }),
-  schema_ddl: z.string({ error: requiredString('schema_ddl') }),
-  dialect: z
-    .string({ error: requiredString('dialect') })
-    .optional()
-    .transform((value, ctx): SqlDialect => {
-      if (value === undefined) return 'sqlite';
-      const dialect = canonicalDialect(value);
-      if (dialect === null) {
-        ctx.addIssue({
-          code: 'custom',
-          message: `unsupported dialect '${value.slice(0, 50)}'; supported: ${SUPPORTED_DIALECTS.join(', ')}`,
-        });
-        return z.NEVER;
-      }
-      return dialect;
-    }),
-}));
+export const sqlRequestSchema = nullMeansAbsent(
+  z.object({
+    query: z.string({ error: requiredString('query') }),
+    schema_ddl: z.string({ error: requiredString('schema_ddl') }),
+    dialect: z
+      .string({ error: requiredString('dialect') })
+      .optional()
+      .transform((value, ctx): SqlDialect => {
+        if (value === undefined) return 'sqlite';
+        const dialect = canonicalDialect(value);
+        if (dialect === null) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `unsupported dialect '${value.slice(0, 50)}'; supported: ${SUPPORTED_DIALECTS.join(', ')}`,
+          });
+          return z.NEVER;
+        }
+        return dialect;
+      }),
+  }),
+);
 
 export type SqlRequestInput = z.input<typeof sqlRequestSchema>;
 export type SqlRequest = z.output<typeof sqlRequestSchema>;

@@ -13,7 +13,9 @@ export const STATS_CELL_LIMIT = 1_000_000;
 export const UPLOAD_CAPACITY_DETAIL = 'Upload capacity reached — retry shortly.';
 
 export const statsMultipartSchema = z.object({
-  file: z.string().meta({ format: 'binary', description: 'CSV with a header row, at most 10,000,000 bytes and 1,000,000 cells.' }),
+  file: z
+    .string()
+    .meta({ format: 'binary', description: 'CSV with a header row, at most 10,000,000 bytes and 1,000,000 cells.' }),
   query: z.string().min(1).meta({ example: 'mean(revenue) > 100' }),
 });
 export type StatsMultipart = z.infer<typeof statsMultipartSchema>;

@@ -9,5 +9,9 @@
  * spelling of its name.
  */
 export function normalizeToolName(name: string): string {
-  return name.normalize('NFKC').trim().toLowerCase().replace(/[-.:_\s]+/g, '_');
+  return name
+    .normalize('NFKC')
+    .trim()
+    .toLowerCase()
+    .replace(/[-.:_\s]+/g, '_');
 }

@@ -16,7 +16,15 @@ export const VC_UNKNOWN_KEY = 'unknown key is not allowed';
 export const VC_REQUIRED = 'is required';
 export const VC_PROOF_REF_FORM = 'must be sha256:<64 lowercase hex> or null';
 export const VC_CONFIDENCE_FORM = 'must be a number in [0, 1] or null';
-export const VC_INTERPRETATION_KEYS = ['theory', 'logic', 'dialect', 'parser_version', 'language', 'policy_version', 'algebra_domain'] as const;
+export const VC_INTERPRETATION_KEYS = [
+  'theory',
+  'logic',
+  'dialect',
+  'parser_version',
+  'language',
+  'policy_version',
+  'algebra_domain',
+] as const;
 export const VC_INTERPRETATION_EMPTY = `must contain at least one of ${VC_INTERPRETATION_KEYS.join(', ')}`;
 export const VC_VERIFIED_NEEDS_PROOF = 'verdict VERIFIED requires a non-null proof_ref sha256:<64 lowercase hex>';
 export const VC_UNPROVEN_NEEDS_NULL_PROOF = 'verdict UNVERIFIABLE or BLOCKED requires proof_ref null';
@@ -31,7 +39,9 @@ type Iss = { code?: string; input?: unknown };
 const req = (message: string) => (iss: Iss) => (iss.input === undefined ? VC_REQUIRED : message);
 /** A strict object: unknown keys refused, missing "is required", anything else "must be object". */
 const strictObject = <T extends z.core.$ZodLooseShape>(shape: T) =>
-  z.strictObject(shape, { error: (iss: Iss) => (iss.code === 'unrecognized_keys' ? VC_UNKNOWN_KEY : req('must be object')(iss)) });
+  z.strictObject(shape, {
+    error: (iss: Iss) => (iss.code === 'unrecognized_keys' ? VC_UNKNOWN_KEY : req('must be object')(iss)),
+  });
 const anyObject = () => z.record(z.string(), z.unknown(), { error: req('must be object') });
 const str = () => z.string({ error: req('must be string') });
 const nonEmpty = () => str().min(1, { error: 'must NOT have fewer than 1 characters' });
@@ -48,10 +58,12 @@ const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typ
 function vcInvariants(doc: unknown, ctx: z.core.$RefinementCtx<unknown>): void {
   if (!isObject(doc) || !isObject(doc.context)) return;
   const { evidence, decision } = doc.context;
-  const issue = (path: (string | number)[], message: string) => ctx.addIssue({ code: 'custom', path, message, params: { [VC_INVARIANT]: true } });
+  const issue = (path: (string | number)[], message: string) =>
+    ctx.addIssue({ code: 'custom', path, message, params: { [VC_INVARIANT]: true } });
   if (doc.verdict === 'VERIFIED' && isObject(evidence)) {
     if (!('proof_ref' in evidence)) issue(['context', 'evidence'], VC_VERIFIED_NEEDS_PROOF);
-    else if (typeof evidence.proof_ref !== 'string' || !VC_PROOF_REF.test(evidence.proof_ref)) issue(['context', 'evidence', 'proof_ref'], VC_VERIFIED_NEEDS_PROOF);
+    else if (typeof evidence.proof_ref !== 'string' || !VC_PROOF_REF.test(evidence.proof_ref))
+      issue(['context', 'evidence', 'proof_ref'], VC_VERIFIED_NEEDS_PROOF);
   }
   if (doc.verdict === 'UNVERIFIABLE' || doc.verdict === 'BLOCKED') {
     if (isObject(evidence)) {
@@ -82,7 +94,12 @@ export const verificationContextDocumentSchema = strictObject({
     }).optional(),
   }),
   context: strictObject({
-    interpretation: strictObject(Object.fromEntries(VC_INTERPRETATION_KEYS.map((k) => [k, nonEmpty().optional()])) as Record<(typeof VC_INTERPRETATION_KEYS)[number], z.ZodOptional<z.ZodString>>)
+    interpretation: strictObject(
+      Object.fromEntries(VC_INTERPRETATION_KEYS.map((k) => [k, nonEmpty().optional()])) as Record<
+        (typeof VC_INTERPRETATION_KEYS)[number],
+        z.ZodOptional<z.ZodString>
+      >,
+    )
       // Unknown keys are refused, so "one property" means "one of the listed keys".
       .refine((o) => Object.keys(o).length > 0, { error: VC_INTERPRETATION_EMPTY }),
     proof: strictObject({
@@ -120,18 +137,25 @@ export const fromDiagnosticRequestSchema = nullMeansAbsent(
     verifier_version: z.string().optional(),
     attestation_token: z.string().optional(),
   }),
-)
-  .meta({
-    example: {
-      query: 'SELECT 1',
-      verifier: 'sql',
-      diagnostic: { status: 'UNVERIFIABLE', agent_message: 'not proven', developer_fields: { constraint_id: 'sql_verifier.sql_valid' }, proof_ref: null },
+).meta({
+  example: {
+    query: 'SELECT 1',
+    verifier: 'sql',
+    diagnostic: {
+      status: 'UNVERIFIABLE',
+      agent_message: 'not proven',
+      developer_fields: { constraint_id: 'sql_verifier.sql_valid' },
+      proof_ref: null,
     },
-  });
+  },
+});
 export type FromDiagnosticRequest = z.infer<typeof fromDiagnosticRequestSchema>;
 
 /** validate and resolve take the document, or `{ "document": <document> }`. */
-export const documentRequestSchema = z.union([verificationContextDocumentSchema, z.object({ document: verificationContextDocumentSchema })]);
+export const documentRequestSchema = z.union([
+  verificationContextDocumentSchema,
+  z.object({ document: verificationContextDocumentSchema }),
+]);
 
 export const validationIssueSchema = z.object({ path: z.string(), message: z.string() });
 
@@ -148,8 +172,19 @@ export const verificationContextErrorSchema = z
   .meta({ id: 'VerificationContextError' });
 
 export const validateResponseSchema = z
-  .object({ valid: z.boolean(), error: z.literal('validation_failed').optional(), errors: z.array(validationIssueSchema).optional() })
-  .meta({ id: 'ValidateResponse', example: { valid: false, error: 'validation_failed', errors: [{ path: '$.verdict', message: 'must be equal to one of the allowed values' }] } });
+  .object({
+    valid: z.boolean(),
+    error: z.literal('validation_failed').optional(),
+    errors: z.array(validationIssueSchema).optional(),
+  })
+  .meta({
+    id: 'ValidateResponse',
+    example: {
+      valid: false,
+      error: 'validation_failed',
+      errors: [{ path: '$.verdict', message: 'must be equal to one of the allowed values' }],
+    },
+  });
 export type ValidateResponse = z.infer<typeof validateResponseSchema>;
 
 /** Why this service does or does not vouch for a document (docs/verification-context-http.md, "Issued here"). */
@@ -166,5 +201,13 @@ export const resolveResponseSchema = z
     expected_proof_ref: z.string().optional(),
     errors: z.array(validationIssueSchema).optional(),
   })
-  .meta({ id: 'ResolveResponse', example: { resolved: false, issued_here: false, issued_here_reason: 'not_resolved', reason: 'verdict_not_verified' } });
+  .meta({
+    id: 'ResolveResponse',
+    example: {
+      resolved: false,
+      issued_here: false,
+      issued_here_reason: 'not_resolved',
+      reason: 'verdict_not_verified',
+    },
+  });
 export type ResolveResponse = z.infer<typeof resolveResponseSchema>;

@@ -26,12 +26,14 @@ export const TOO_MANY_MATCHES = `At most ${WEBHOOK_MAX_MATCHES} matches per requ
  * One reported match. `token` and `type` are required; `url` and `source` are optional
  * strings (not every scanner sends them). Unknown fields are ignored (stripped).
  */
-export const secretMatchSchema = nullMeansAbsent(z.object({
-  token: z.string().min(1).max(1024),
-  type: z.string().min(1).max(256),
-  url: z.string().max(4096).optional(),
-  source: z.string().max(256).optional(),
-}));
+export const secretMatchSchema = nullMeansAbsent(
+  z.object({
+    token: z.string().min(1).max(1024),
+    type: z.string().min(1).max(256),
+    url: z.string().max(4096).optional(),
+    source: z.string().max(256).optional(),
+  }),
+);
 export type SecretMatch = z.infer<typeof secretMatchSchema>;
 
 export const secretScanningRequestSchema = z.array(secretMatchSchema).min(1).max(WEBHOOK_MAX_MATCHES);
@@ -61,7 +63,11 @@ export type PublicKeyDocument = z.infer<typeof publicKeyDocumentSchema>;
 
 /** One item of the optional feedback POST (GitHub partner feedback format). */
 export const leakFeedbackItemSchema = z.union([
-  z.object({ token_hash: z.string().regex(/^[0-9a-f]{64}$/), token_type: z.string(), label: z.enum(['true_positive', 'false_positive']) }),
+  z.object({
+    token_hash: z.string().regex(/^[0-9a-f]{64}$/),
+    token_type: z.string(),
+    label: z.enum(['true_positive', 'false_positive']),
+  }),
   z.object({ token_raw: z.string(), token_type: z.string(), label: z.enum(['true_positive', 'false_positive']) }),
 ]);
 export type LeakFeedbackItem = z.infer<typeof leakFeedbackItemSchema>;

@@ -43,12 +43,19 @@ export function loadA2aConfig(env: NodeJS.ProcessEnv): A2aConfig {
     try {
       obj = JSON.parse(c.SVC_A2A_API_KEYS);
     } catch {
-      throw new ConfigError('invalid configuration: SVC_A2A_API_KEYS must be a JSON object mapping gateway key to agent id');
+      throw new ConfigError(
+        'invalid configuration: SVC_A2A_API_KEYS must be a JSON object mapping gateway key to agent id',
+      );
     }
-    if (!obj || typeof obj !== 'object' || Array.isArray(obj)) throw new ConfigError('invalid configuration: SVC_A2A_API_KEYS must be a JSON object mapping gateway key to agent id');
+    if (!obj || typeof obj !== 'object' || Array.isArray(obj))
+      throw new ConfigError(
+        'invalid configuration: SVC_A2A_API_KEYS must be a JSON object mapping gateway key to agent id',
+      );
     for (const [k, v] of Object.entries(obj as Record<string, unknown>)) {
-      if (k.length < 16) throw new ConfigError('invalid configuration: SVC_A2A_API_KEYS: every key must have at least 16 characters');
-      if (typeof v !== 'string' || v.length === 0 || v.length > 256) throw new ConfigError('invalid configuration: SVC_A2A_API_KEYS: every agent id must be a non-empty string');
+      if (k.length < 16)
+        throw new ConfigError('invalid configuration: SVC_A2A_API_KEYS: every key must have at least 16 characters');
+      if (typeof v !== 'string' || v.length === 0 || v.length > 256)
+        throw new ConfigError('invalid configuration: SVC_A2A_API_KEYS: every agent id must be a non-empty string');
       keys.set(digest(k), v);
     }
   }

@@ -49,7 +49,8 @@ export function crc32(bytes: Uint8Array): number {
 
 /** Base62, most significant digit first, left-padded with '0' to `width`. */
 export function base62Encode(value: number, width: number): string {
-  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`base62Encode: not a non-negative safe integer: ${value}`);
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw new RangeError(`base62Encode: not a non-negative safe integer: ${value}`);
   let out = '';
   let v = value;
   do {
@@ -184,7 +185,8 @@ export function maskApiKey(key: string): string {
  */
 export function lookupDigest(key: string, secret: string | Uint8Array): string {
   if (typeof key !== 'string' || key.length === 0) throw new TypeError('lookupDigest: key must be a non-empty string');
-  if (secret === undefined || secret === null || secret.length === 0) throw new TypeError('lookupDigest: lookup secret must be non-empty');
+  if (secret === undefined || secret === null || secret.length === 0)
+    throw new TypeError('lookupDigest: lookup secret must be non-empty');
   return createHmac('sha256', secret).update(key, 'utf8').digest('hex');
 }
 

@@ -82,9 +82,14 @@ export interface ActionOutcomeWorkflowInput {
   outcome_timeout_ms: number;
 }
 
-export const stateOf = (d: ApprovalDecisionKind): Exclude<ApprovalState, 'pending'> => (d === 'approve' ? 'approved' : d === 'deny' ? 'denied' : 'expired');
+export const stateOf = (d: ApprovalDecisionKind): Exclude<ApprovalState, 'pending'> =>
+  d === 'approve' ? 'approved' : d === 'deny' ? 'denied' : 'expired';
 
 /** The text an approval's attestation signs (its query_hash): recomputable by whoever checks the token. */
-export function approvalClaim(a: { agent_id: string; approval_id: string; action_id: string; tool: string }, state: string, decidedAt: string): string {
+export function approvalClaim(
+  a: { agent_id: string; approval_id: string; action_id: string; tool: string },
+  state: string,
+  decidedAt: string,
+): string {
   return `agent ${a.agent_id} approval ${a.approval_id} action ${a.action_id} tool ${a.tool}: ${state} at ${decidedAt}`;
 }

@@ -54,7 +54,8 @@ export function parseVerifyKeys(raw: string | undefined): JWK[] {
   items.forEach((item, i) => {
     const where = `item ${i}`;
     if (typeof item === 'string') {
-      if (/PRIVATE KEY/.test(item)) throw new VerifyKeysConfigError(`${where}: is a private key; list public keys only`);
+      if (/PRIVATE KEY/.test(item))
+        throw new VerifyKeysConfigError(`${where}: is a private key; list public keys only`);
       let key: KeyObject;
       try {
         key = createPublicKey(item.replace(/\\n/g, '\n'));
@@ -92,7 +93,10 @@ export interface AttestationKeyRing {
 }
 
 /** Builds the key ring from configuration. Never throws for a missing signing key (verification still works). */
-export async function loadKeyRing(cfg: { SVC_ATTESTATION_SIGNING_KEY_PEM?: string; SVC_ATTESTATION_VERIFY_KEYS?: string }): Promise<AttestationKeyRing> {
+export async function loadKeyRing(cfg: {
+  SVC_ATTESTATION_SIGNING_KEY_PEM?: string;
+  SVC_ATTESTATION_VERIFY_KEYS?: string;
+}): Promise<AttestationKeyRing> {
   let signing: JWK | null = null;
   try {
     signing = (await loadSigningKey(cfg.SVC_ATTESTATION_SIGNING_KEY_PEM)).publicJwk;

@@ -78,7 +78,11 @@ export async function loadSigningKey(pem: string | undefined, kid?: string): Pro
     const privateKey = await importPKCS8(pem, 'ES256', { extractable: true });
     const publicJwk = await exportJWK(createPublicKey(pem.replace(/\\n/g, '\n')));
     const derivedKid =
-      kid ?? createHash('sha256').update(JSON.stringify({ crv: publicJwk.crv, kty: publicJwk.kty, x: publicJwk.x, y: publicJwk.y })).digest('base64url').slice(0, 16);
+      kid ??
+      createHash('sha256')
+        .update(JSON.stringify({ crv: publicJwk.crv, kty: publicJwk.kty, x: publicJwk.x, y: publicJwk.y }))
+        .digest('base64url')
+        .slice(0, 16);
     return { kid: derivedKid, privateKey, publicJwk: { ...publicJwk, kid: derivedKid, alg: 'ES256', use: 'sig' } };
   } catch (err) {
     if (err instanceof AttestationError) throw err;
@@ -138,8 +142,7 @@ export class AttestationSigner {
 }
 
 export type AttestationVerifyResult =
-  | { valid: true; claims: AttestationClaims; kid: string }
-  | { valid: false; reason: string };
+  { valid: true; claims: AttestationClaims; kid: string } | { valid: false; reason: string };
 
 /** Verifies signature (ES256 pinned), expiry, issuer and claim shape against the configured public keys. */
 export async function verifyAttestationToken(

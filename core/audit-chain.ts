@@ -131,7 +131,11 @@ export function signEntryHash(hashHex: string, secret: string): string {
 }
 
 /** Builds a new entry (current payload) linked to `previousHash` (null for an organization's first entry). */
-export function buildEntry(fields: AuditEntryFields, previousHash: string | null, secret: string | undefined): AuditEntry {
+export function buildEntry(
+  fields: AuditEntryFields,
+  previousHash: string | null,
+  secret: string | undefined,
+): AuditEntry {
   if (!secret) throw new AuditChainError(SECRET_MISSING_ERROR);
   if (previousHash !== null && !HEX64.test(previousHash)) {
     throw new AuditChainError('previous_hash must be null or a 64-character lowercase hex entry_hash');
@@ -171,7 +175,10 @@ function checkHash(entry: AuditEntry, errors: string[]): 'current' | 'legacy' | 
     // The legacy payload did not cover raw_llm_output, so it is accepted only for entries
     // that carry none; otherwise that field could be rewritten without detection.
     const raw = entry.raw_llm_output;
-    if ((raw === undefined || raw === null || raw === '') && entryHash(canonicalAuditPayload(entry, { legacy: true })) === entry.entry_hash) {
+    if (
+      (raw === undefined || raw === null || raw === '') &&
+      entryHash(canonicalAuditPayload(entry, { legacy: true })) === entry.entry_hash
+    ) {
       return 'legacy';
     }
     errors.push('entry_hash does not match the recomputed payload hash');
@@ -183,7 +190,11 @@ function checkHash(entry: AuditEntry, errors: string[]): 'current' | 'legacy' | 
 }
 
 function checkSignature(entry: AuditEntry, secret: string, errors: string[]): boolean {
-  if (typeof entry.entry_hash !== 'string' || typeof entry.signature !== 'string' || !/^[0-9a-fA-F]{64}$/.test(entry.signature)) {
+  if (
+    typeof entry.entry_hash !== 'string' ||
+    typeof entry.signature !== 'string' ||
+    !/^[0-9a-fA-F]{64}$/.test(entry.signature)
+  ) {
     errors.push('malformed stored signature');
     return false;
   }
@@ -229,7 +240,11 @@ function checkChain(entry: AuditEntry, predecessor: AuditEntry | null, errors: s
  * Verifies one stored entry against its organization's immediately preceding entry
  * (null when the entry is the organization's first). Never throws on malformed data.
  */
-export function verifyEntry(entry: AuditEntry, predecessor: AuditEntry | null, secret: string | undefined): AuditVerification {
+export function verifyEntry(
+  entry: AuditEntry,
+  predecessor: AuditEntry | null,
+  secret: string | undefined,
+): AuditVerification {
   if (!secret) {
     return {
       valid: false,
@@ -251,7 +266,12 @@ export function verifyEntry(entry: AuditEntry, predecessor: AuditEntry | null, s
   const signatureValid = checkSignature(entry, secret, errors);
   const chainValid = checkChain(entry, predecessor && isPlainObject(predecessor) ? predecessor : null, errors);
   const checks = { hash_valid: payloadVersion !== null, signature_valid: signatureValid, chain_valid: chainValid };
-  return { valid: checks.hash_valid && checks.signature_valid && checks.chain_valid, checks, errors, payload_version: payloadVersion };
+  return {
+    valid: checks.hash_valid && checks.signature_valid && checks.chain_valid,
+    checks,
+    errors,
+    payload_version: payloadVersion,
+  };
 }
 
 export interface ChainVerification {

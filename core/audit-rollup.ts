@@ -49,7 +49,14 @@ const hourMs = (h: string): number => Date.parse(`${h}:00:00.000Z`);
 function rowOf(doc: Pick<AuditLogDoc, 'domain' | 'result' | 'verified'>): RollupRow {
   const r = (doc.result ?? {}) as Record<string, unknown>;
   const attested = typeof r.attestation_id === 'string' && r.attestation_id.length > 0 ? 1 : 0;
-  return { e: typeof doc.domain === 'string' ? doc.domain : 'unknown', s: str(r.status) ?? 'UNKNOWN', a: str(r.admission), v: doc.verified === true ? 1 : 0, n: 1, t: attested };
+  return {
+    e: typeof doc.domain === 'string' ? doc.domain : 'unknown',
+    s: str(r.status) ?? 'UNKNOWN',
+    a: str(r.admission),
+    v: doc.verified === true ? 1 : 0,
+    n: 1,
+    t: attested,
+  };
 }
 
 function addRow(rows: RollupRow[], row: RollupRow): RollupRow[] {
@@ -65,7 +72,10 @@ function addRow(rows: RollupRow[], row: RollupRow): RollupRow[] {
  * The roll-up after `docs`, the entries at positions rollup.seq+1.. in order. Throws when they
  * do not continue the roll-up (a caller bug: counts must never be applied twice or skipped).
  */
-export function addEntries(rollup: AuditRollup, docs: ReadonlyArray<Pick<AuditLogDoc, 'seq' | 'domain' | 'result' | 'verified' | 'timestamp'>>): AuditRollup {
+export function addEntries(
+  rollup: AuditRollup,
+  docs: ReadonlyArray<Pick<AuditLogDoc, 'seq' | 'domain' | 'result' | 'verified' | 'timestamp'>>,
+): AuditRollup {
   let all = rollup.all;
   const hours = new Map(rollup.hours.map((x) => [x.h, x.rows] as const));
   let seq = rollup.seq;

@@ -189,7 +189,9 @@ const ADMISSION_ENGINES = new Set(['code', 'sql']);
  * admissible), ADMIT green "admitted". A code/SQL token without a signed admission (issued
  * before admissions were signed) is "admission unknown", never green.
  */
-export function attestationBadgeState(claims: { svc?: { result?: { engine?: unknown; admission?: unknown } } }): string {
+export function attestationBadgeState(claims: {
+  svc?: { result?: { engine?: unknown; admission?: unknown } };
+}): string {
   const result = claims.svc?.result ?? {};
   if (result.admission === 'BLOCKED') return 'blocked';
   if (result.admission === 'ADMIT') return 'admitted';
@@ -200,7 +202,9 @@ export function attestationBadgeState(claims: { svc?: { result?: { engine?: unkn
 /** `/badge/attestation/{id}`: the attestation's state (valid/issued green, expired orange, revoked/invalid red). */
 export function renderAttestationBadge(state: unknown): string {
   const text = sanitizeBadgeText(state, 'unknown').toLowerCase();
-  const color = Object.prototype.hasOwnProperty.call(ATTESTATION_COLORS, text) ? ATTESTATION_COLORS[text] : FALLBACK_COLOR;
+  const color = Object.prototype.hasOwnProperty.call(ATTESTATION_COLORS, text)
+    ? ATTESTATION_COLORS[text]
+    : FALLBACK_COLOR;
   return renderBadge({ label: 'attestation', message: text, color });
 }
 

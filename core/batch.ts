@@ -2,9 +2,23 @@
 // activities. Pure data and pure functions only: the workflow bundle imports this file.
 import { defineSearchAttributeKey } from '@temporalio/common';
 import type { AuditContext } from './engines.js';
-import { BATCH_ITEM_TYPES, BATCH_MAX_ITEMS, BATCH_CAPACITY_DETAIL, BATCH_FOREIGN_DETAIL, BATCH_NOT_FOUND_DETAIL, type BatchItemType } from '../contract/batch-limits.js';
+import {
+  BATCH_ITEM_TYPES,
+  BATCH_MAX_ITEMS,
+  BATCH_CAPACITY_DETAIL,
+  BATCH_FOREIGN_DETAIL,
+  BATCH_NOT_FOUND_DETAIL,
+  type BatchItemType,
+} from '../contract/batch-limits.js';
 
-export { BATCH_ITEM_TYPES, BATCH_MAX_ITEMS, BATCH_CAPACITY_DETAIL, BATCH_FOREIGN_DETAIL, BATCH_NOT_FOUND_DETAIL, type BatchItemType };
+export {
+  BATCH_ITEM_TYPES,
+  BATCH_MAX_ITEMS,
+  BATCH_CAPACITY_DETAIL,
+  BATCH_FOREIGN_DETAIL,
+  BATCH_NOT_FOUND_DETAIL,
+  type BatchItemType,
+};
 
 /** Item types whose engine is not built: they fail closed (none left: natural_language runs workflows/provider-verify.ts, fact the fact activity). */
 export const LLM_ITEM_TYPES: readonly BatchItemType[] = [];
@@ -137,7 +151,10 @@ export function batchUnits(items: ReadonlyArray<{ type: BatchItemType }>, concur
   const math = items.flatMap((it, i) => (it.type === 'math' ? [i] : []));
   // As few math units as MATH_CHUNK_MAX allows (100 items: 4 of 25), of even sizes: a unit's fixed cost (its result document, its audit group commit, a history event)
   // is paid per unit, and the engine pool, not the number of units, bounds the parallelism.
-  const size = Math.max(1, Math.min(MATH_CHUNK_MAX, Math.ceil(math.length / Math.max(1, Math.ceil(math.length / MATH_CHUNK_MAX)))));
+  const size = Math.max(
+    1,
+    Math.min(MATH_CHUNK_MAX, Math.ceil(math.length / Math.max(1, Math.ceil(math.length / MATH_CHUNK_MAX)))),
+  );
   const units: BatchUnit[] = [];
   for (let i = 0; i < math.length; i += size) units.push({ kind: 'math', indices: math.slice(i, i + size) });
   items.forEach((it, index) => {
@@ -212,7 +229,11 @@ export function batchCounters(total: number, outcomes: ReadonlyArray<{ status: B
 }
 
 /** Item views in index order, with the query text and type from the request. */
-export function itemViews(jobId: string, requests: ReadonlyArray<{ query: string; type: BatchItemType }>, outcomes: readonly BatchItemOutcome[]): BatchItemView[] {
+export function itemViews(
+  jobId: string,
+  requests: ReadonlyArray<{ query: string; type: BatchItemType }>,
+  outcomes: readonly BatchItemOutcome[],
+): BatchItemView[] {
   return [...outcomes]
     .sort((a, b) => a.index - b.index)
     .map((o) => {

@@ -53,7 +53,7 @@ function mappedToV4(g: number[]): string {
 function formatIPv6(g: number[]): string {
   let bestStart = -1;
   let bestLen = 0;
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     if (g[i] !== 0) {
       i++;
       continue;
@@ -164,14 +164,21 @@ export function parseTrustedProxies(csv: string | null | undefined): TrustedProx
   const v4 = new BlockList();
   const v6 = new BlockList();
   const entries: string[] = [];
-  const raw = typeof csv === 'string' ? csv.split(',').map((e) => e.trim()).filter((e) => e.length > 0) : [];
+  const raw =
+    typeof csv === 'string'
+      ? csv
+          .split(',')
+          .map((e) => e.trim())
+          .filter((e) => e.length > 0)
+      : [];
   for (const entry of raw) {
     const bad = (why: string): never => {
       throw new TrustedProxyConfigError(`SVC_AUTH_TRUSTED_PROXIES: invalid entry ${JSON.stringify(entry)}: ${why}`);
     };
     const slash = entry.indexOf('/');
     const addrText = slash === -1 ? entry : entry.slice(0, slash);
-    if (addrText.includes('%') || addrText.includes('[')) bad('expected a bare IP address (no zone id, brackets or port)');
+    if (addrText.includes('%') || addrText.includes('['))
+      bad('expected a bare IP address (no zone id, brackets or port)');
     if (!isIPv4(addrText) && !isIPv6(addrText)) bad('expected an IPv4/IPv6 address or CIDR range');
     if (slash === -1) {
       const ip = canonicalIp(addrText) ?? bad('expected an IPv4/IPv6 address or CIDR range');
@@ -236,7 +243,8 @@ export function clientIp(
   const peer = normalizeIp(peerAddress);
   if (peer === null) return null;
   if (!trusted.contains(peer)) return peer;
-  const header = typeof xForwardedFor === 'string' ? xForwardedFor : Array.isArray(xForwardedFor) ? xForwardedFor.join(',') : '';
+  const header =
+    typeof xForwardedFor === 'string' ? xForwardedFor : Array.isArray(xForwardedFor) ? xForwardedFor.join(',') : '';
   if (header.trim().length === 0) return peer;
   const hops = header.split(',');
   return normalizeIp(hops[hops.length - 1]) ?? peer;

@@ -33,7 +33,9 @@ export function verificationSummary(rollup: AuditRollup | null, sinceMs?: number
 export const attestationsIssued = (rollup: AuditRollup | null): number => attestationsOf((rollup ?? noRollup()).all);
 
 /** Verdict counts of every organization (GET /metrics `tenants`), largest first. */
-export function tenantBreakdown(rollups: Array<{ orgId: string; rollup: AuditRollup | null }>): Array<{ org_id: string } & VerificationSummary> {
+export function tenantBreakdown(
+  rollups: Array<{ orgId: string; rollup: AuditRollup | null }>,
+): Array<{ org_id: string } & VerificationSummary> {
   return rollups
     .map(({ orgId, rollup }) => ({ org_id: orgId, ...verificationSummary(rollup) }))
     .filter((t) => t.total > 0)
@@ -74,7 +76,13 @@ export async function userInventory(accounts: Accounts, orgId: string) {
     total: users.length,
     active: users.filter((u) => u.active).length,
     by_role: byRole,
-    users: users.map((u) => ({ id: u._id, email: u.email, role: u.role, active: u.active, created_at: u.created_at.toISOString() })),
+    users: users.map((u) => ({
+      id: u._id,
+      email: u.email,
+      role: u.role,
+      active: u.active,
+      created_at: u.created_at.toISOString(),
+    })),
   };
 }
 
@@ -92,11 +100,18 @@ async function auditPeriod(auditLog: AuditReader, orgId: string) {
   // Point lookups by position: the newest entry and the one at position 1.
   const [last] = await auditLog.list(orgId, { limit: 1 });
   const first = last ? await auditLog.entryAt(orgId, 1) : null;
-  return { first_entry_at: first ? String(first.timestamp) : null, last_entry_at: last ? String(last.timestamp) : null };
+  return {
+    first_entry_at: first ? String(first.timestamp) : null,
+    last_entry_at: last ? String(last.timestamp) : null,
+  };
 }
 
 /** GET /admin/compliance/report/soc2/{org_id}. */
-export async function soc2Report(deps: ReportDeps, org: { _id: string; name: string; plan: string; active: boolean; created_at: Date }, now = new Date()) {
+export async function soc2Report(
+  deps: ReportDeps,
+  org: { _id: string; name: string; plan: string; active: boolean; created_at: Date },
+  now = new Date(),
+) {
   const orgId = org._id;
   const [{ rollup }, integrity, period, keys, users, events] = await Promise.all([
     deps.auditLog.rollup(orgId),
@@ -111,7 +126,13 @@ export async function soc2Report(deps: ReportDeps, org: { _id: string; name: str
   return {
     report: 'soc2',
     generated_at: now.toISOString(),
-    organization: { id: orgId, name: org.name, plan: org.plan, active: org.active, created_at: org.created_at.toISOString() },
+    organization: {
+      id: orgId,
+      name: org.name,
+      plan: org.plan,
+      active: org.active,
+      created_at: org.created_at.toISOString(),
+    },
     period,
     controls: {
       audit_logging: {
@@ -130,7 +151,11 @@ export async function soc2Report(deps: ReportDeps, org: { _id: string; name: str
       },
       rate_limiting: {
         plan: org.plan,
-        limits: { per_minute: deps.planLimits.perMinute, per_day: deps.planLimits.perDay, batch_size: deps.planLimits.batchSize },
+        limits: {
+          per_minute: deps.planLimits.perMinute,
+          per_day: deps.planLimits.perDay,
+          batch_size: deps.planLimits.batchSize,
+        },
         rejections_last_30_days: events.rate_limited,
       },
     },
@@ -152,8 +177,14 @@ export async function threatSummary(deps: ReportDeps, orgId: string, now = new D
   const week = verificationSummary(rollup, ago(24 * 7));
   const all = verificationSummary(rollup);
   const engines = (s: VerificationSummary) =>
-    Object.fromEntries(Object.entries(s.by_engine).filter(([, c]) => c.blocked > 0).map(([e, c]) => [e, c.blocked]));
-  const revokedLast30 = keys.keys.filter((k) => k.revoked_at !== null && Date.parse(k.revoked_at) >= now.getTime() - 30 * 86_400_000).length;
+    Object.fromEntries(
+      Object.entries(s.by_engine)
+        .filter(([, c]) => c.blocked > 0)
+        .map(([e, c]) => [e, c.blocked]),
+    );
+  const revokedLast30 = keys.keys.filter(
+    (k) => k.revoked_at !== null && Date.parse(k.revoked_at) >= now.getTime() - 30 * 86_400_000,
+  ).length;
   const findings: string[] = [];
   if (!integrity.valid) findings.push('audit_chain_integrity_failed');
   if (day.blocked > 0) findings.push('blocked_verifications_last_24h');
@@ -167,7 +198,12 @@ export async function threatSummary(deps: ReportDeps, orgId: string, now = new D
     generated_at: now.toISOString(),
     threat_level: level,
     findings,
-    blocked_verifications: { last_24h: day.blocked, last_7d: week.blocked, total: all.blocked, by_engine_last_7d: engines(week) },
+    blocked_verifications: {
+      last_24h: day.blocked,
+      last_7d: week.blocked,
+      total: all.blocked,
+      by_engine_last_7d: engines(week),
+    },
     unsafe_findings: { last_24h: day.unsafe_findings, last_7d: week.unsafe_findings, total: all.unsafe_findings },
     rate_limit_rejections: { last_24h: events1.rate_limited, last_7d: events7.rate_limited },
     forbidden_requests: { last_24h: events1.forbidden, last_7d: events7.forbidden },

@@ -127,7 +127,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
   try {
     parseVerifyKeys(cfg.SVC_ATTESTATION_VERIFY_KEYS);
   } catch (err) {
-    if (err instanceof VerifyKeysConfigError) throw new ConfigError(`invalid configuration: SVC_ATTESTATION_VERIFY_KEYS: ${err.message}`);
+    if (err instanceof VerifyKeysConfigError)
+      throw new ConfigError(`invalid configuration: SVC_ATTESTATION_VERIFY_KEYS: ${err.message}`);
     throw err;
   }
   try {
@@ -145,7 +146,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
  */
 export function assertServerSecrets(cfg: ServiceConfig): void {
   if (!cfg.SVC_API_KEY_LOOKUP_SECRET) {
-    throw new ConfigError('SVC_API_KEY_LOOKUP_SECRET is not set: the server refuses to start without the API-key lookup secret');
+    throw new ConfigError(
+      'SVC_API_KEY_LOOKUP_SECRET is not set: the server refuses to start without the API-key lookup secret',
+    );
   }
   if (cfg.SVC_JWT_SECRET_KEY && cfg.SVC_API_KEY_LOOKUP_SECRET === cfg.SVC_JWT_SECRET_KEY) {
     throw new ConfigError('SVC_API_KEY_LOOKUP_SECRET equals SVC_JWT_SECRET_KEY: the two secrets must differ');
@@ -162,7 +165,8 @@ export function positiveIntEnv(name: string, env: NodeJS.ProcessEnv = process.en
   const raw = env[name];
   if (raw === undefined || raw.trim() === '') return undefined;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new RangeError(`${name} must be a positive integer, got ${JSON.stringify(raw)}`);
+  if (!Number.isInteger(n) || n < 1)
+    throw new RangeError(`${name} must be a positive integer, got ${JSON.stringify(raw)}`);
   return n;
 }
 
@@ -177,11 +181,18 @@ export function loadSqlEngineConfig(env: NodeJS.ProcessEnv = process.env): SqlEn
     const raw = env[name];
     if (raw === undefined || raw.trim() === '') return fallback;
     const v = Number(raw);
-    if (!Number.isFinite(v) || v <= 0) throw new ConfigError(`invalid configuration: ${name} must be a positive number of milliseconds, got ${JSON.stringify(raw)}`);
+    if (!Number.isFinite(v) || v <= 0)
+      throw new ConfigError(
+        `invalid configuration: ${name} must be a positive number of milliseconds, got ${JSON.stringify(raw)}`,
+      );
     return v;
   };
   const flag = env.SVC_SQL_PG_CHECK;
   return {
-    pgCheck: { enabled: flag !== '0' && flag !== 'false', bootWaitMs: ms('SVC_SQL_PG_BOOT_WAIT_MS', 2_000), timeoutMs: ms('SVC_SQL_PG_CHECK_TIMEOUT_MS', 4_000) },
+    pgCheck: {
+      enabled: flag !== '0' && flag !== 'false',
+      bootWaitMs: ms('SVC_SQL_PG_BOOT_WAIT_MS', 2_000),
+      timeoutMs: ms('SVC_SQL_PG_CHECK_TIMEOUT_MS', 4_000),
+    },
   };
 }

@@ -168,14 +168,18 @@ export const ENGINES = {
 
 export type EngineName = keyof typeof ENGINES;
 /** Engines whose route starts verifyWorkflow (one engine activity, then the audit append). */
-export type VerifyWorkflowEngine = { [E in EngineName]: (typeof ENGINES)[E]['workflow'] extends 'verifyWorkflow' ? E : never }[EngineName];
+export type VerifyWorkflowEngine = {
+  [E in EngineName]: (typeof ENGINES)[E]['workflow'] extends 'verifyWorkflow' ? E : never;
+}[EngineName];
 
 /** Logic from natural language: the provider's translation, then the solver. */
 export function logicNaturalLanguageDeadlineMs(c: EngineDeadlineConfig): number {
   return c.SVC_PROVIDER_TIMEOUT * 1000 + ENGINES.logic.deadlineMs(c);
 }
 /** Engines that are batch item types of their own, and their item activities. */
-export type BatchEngineName = { [E in EngineName]: (typeof ENGINES)[E] extends { batchItemActivity: string } ? E : never }[EngineName];
+export type BatchEngineName = {
+  [E in EngineName]: (typeof ENGINES)[E] extends { batchItemActivity: string } ? E : never;
+}[EngineName];
 export type BatchItemActivityName = (typeof ENGINES)[BatchEngineName]['batchItemActivity'];
 
 export const ENGINE_NAMES = Object.keys(ENGINES) as EngineName[];

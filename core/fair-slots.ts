@@ -19,7 +19,8 @@ export interface FairSlotsOptions {
   maxWaiting?: number;
 }
 
-export type AcquireOutcome = { ok: true; release: SlotRelease; waitedMs: number } | { ok: false; reason: 'deadline' | 'queue_full' | 'org_cap' };
+export type AcquireOutcome =
+  { ok: true; release: SlotRelease; waitedMs: number } | { ok: false; reason: 'deadline' | 'queue_full' | 'org_cap' };
 
 interface Waiter {
   org: string;
@@ -46,10 +47,12 @@ export class FairSlots {
   private waitingCount = 0;
 
   constructor(options: FairSlotsOptions) {
-    if (!Number.isInteger(options.capacity) || options.capacity < 1) throw new RangeError(`capacity must be a positive integer, got ${options.capacity}`);
+    if (!Number.isInteger(options.capacity) || options.capacity < 1)
+      throw new RangeError(`capacity must be a positive integer, got ${options.capacity}`);
     this.capacity = options.capacity;
     this.perOrgCap = Math.min(this.capacity, options.perOrgCap ?? defaultPerOrgCap(this.capacity));
-    if (!Number.isInteger(this.perOrgCap) || this.perOrgCap < 1) throw new RangeError(`perOrgCap must be a positive integer, got ${options.perOrgCap}`);
+    if (!Number.isInteger(this.perOrgCap) || this.perOrgCap < 1)
+      throw new RangeError(`perOrgCap must be a positive integer, got ${options.perOrgCap}`);
     this.maxWaiting = options.maxWaiting ?? 1000;
   }
 
@@ -93,7 +96,13 @@ export class FairSlots {
   }
 
   stats(): { capacity: number; perOrgCap: number; inUse: number; waiting: number; orgs: Record<string, number> } {
-    return { capacity: this.capacity, perOrgCap: this.perOrgCap, inUse: this.inUse, waiting: this.waitingCount, orgs: Object.fromEntries(this.held) };
+    return {
+      capacity: this.capacity,
+      perOrgCap: this.perOrgCap,
+      inUse: this.inUse,
+      waiting: this.waitingCount,
+      orgs: Object.fromEntries(this.held),
+    };
   }
 
   private grant(org: string): SlotRelease {

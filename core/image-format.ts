@@ -17,7 +17,8 @@ export const MAGIC_BYTES_NEEDED = 12;
 
 const PNG = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 
-const startsWith = (b: Uint8Array, sig: readonly number[], at = 0) => b.length >= at + sig.length && sig.every((v, i) => b[at + i] === v);
+const startsWith = (b: Uint8Array, sig: readonly number[], at = 0) =>
+  b.length >= at + sig.length && sig.every((v, i) => b[at + i] === v);
 const ascii = (s: string) => [...s].map((c) => c.charCodeAt(0));
 
 /** The format of `head` (the first bytes of the file), or null when it is none of the accepted ones. */
@@ -29,4 +30,5 @@ export function sniffImageFormat(head: Uint8Array): ImageFormat | null {
   return null;
 }
 
-export const UNSUPPORTED_IMAGE_DETAIL = 'Unsupported image format: the file is not PNG, JPEG, GIF or WebP (recognised by its magic bytes).';
+export const UNSUPPORTED_IMAGE_DETAIL =
+  'Unsupported image format: the file is not PNG, JPEG, GIF or WebP (recognised by its magic bytes).';

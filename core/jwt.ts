@@ -75,8 +75,10 @@ export async function issueAccessToken(
   options: IssueOptions = {},
 ): Promise<string> {
   const { userId, orgId, role } = subject;
-  if (typeof userId !== 'string' || userId.length === 0) throw new TypeError('issueAccessToken: userId must be a non-empty string');
-  if (typeof orgId !== 'string' || orgId.length === 0) throw new TypeError('issueAccessToken: orgId must be a non-empty string');
+  if (typeof userId !== 'string' || userId.length === 0)
+    throw new TypeError('issueAccessToken: userId must be a non-empty string');
+  if (typeof orgId !== 'string' || orgId.length === 0)
+    throw new TypeError('issueAccessToken: orgId must be a non-empty string');
   if (!isRole(role)) throw new TypeError(`issueAccessToken: unknown role ${JSON.stringify(role)}`);
   const ttl = options.ttlSeconds ?? DEFAULT_ACCESS_TOKEN_TTL_SECONDS;
   if (!Number.isInteger(ttl) || ttl < 1 || ttl > MAX_ACCESS_TOKEN_TTL_SECONDS) {
@@ -103,10 +105,14 @@ export interface VerifyOptions {
 
 function mapJoseError(err: unknown): AccessTokenError {
   if (err instanceof errors.JWTExpired) return new AccessTokenError('expired', 'access token expired');
-  if (err instanceof errors.JOSEAlgNotAllowed) return new AccessTokenError('algorithm_not_allowed', 'access token algorithm not allowed');
-  if (err instanceof errors.JWSSignatureVerificationFailed) return new AccessTokenError('bad_signature', 'access token signature invalid');
-  if (err instanceof errors.JWTClaimValidationFailed) return new AccessTokenError('invalid_claims', `access token claim invalid: ${err.claim}`);
-  if (err instanceof errors.JWSInvalid || err instanceof errors.JWTInvalid) return new AccessTokenError('malformed', 'access token malformed');
+  if (err instanceof errors.JOSEAlgNotAllowed)
+    return new AccessTokenError('algorithm_not_allowed', 'access token algorithm not allowed');
+  if (err instanceof errors.JWSSignatureVerificationFailed)
+    return new AccessTokenError('bad_signature', 'access token signature invalid');
+  if (err instanceof errors.JWTClaimValidationFailed)
+    return new AccessTokenError('invalid_claims', `access token claim invalid: ${err.claim}`);
+  if (err instanceof errors.JWSInvalid || err instanceof errors.JWTInvalid)
+    return new AccessTokenError('malformed', 'access token malformed');
   // JOSENotSupported and anything else (e.g. a `crit` header) are treated as malformed.
   return new AccessTokenError('malformed', 'access token malformed');
 }
@@ -139,9 +145,12 @@ export async function verifyAccessToken(
     throw mapJoseError(err);
   }
   const { sub, org, role, jti, iat, exp } = payload;
-  if (typeof sub !== 'string' || sub.length === 0) throw new AccessTokenError('invalid_claims', 'access token claim invalid: sub');
-  if (typeof org !== 'string' || org.length === 0) throw new AccessTokenError('invalid_claims', 'access token claim invalid: org');
+  if (typeof sub !== 'string' || sub.length === 0)
+    throw new AccessTokenError('invalid_claims', 'access token claim invalid: sub');
+  if (typeof org !== 'string' || org.length === 0)
+    throw new AccessTokenError('invalid_claims', 'access token claim invalid: org');
   if (!isRole(role)) throw new AccessTokenError('invalid_claims', 'access token claim invalid: role');
-  if (typeof jti !== 'string' || jti.length === 0) throw new AccessTokenError('invalid_claims', 'access token claim invalid: jti');
+  if (typeof jti !== 'string' || jti.length === 0)
+    throw new AccessTokenError('invalid_claims', 'access token claim invalid: jti');
   return { userId: sub, orgId: org, role, jti, issuedAt: iat as number, expiresAt: exp as number };
 }

@@ -13,7 +13,13 @@
 // authenticated data binds the key id, so a payload relabelled with another key id fails.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { defaultPayloadConverter, type DataConverter, type LoadedDataConverter, type Payload, type PayloadCodec } from '@temporalio/common';
+import {
+  defaultPayloadConverter,
+  type DataConverter,
+  type LoadedDataConverter,
+  type Payload,
+  type PayloadCodec,
+} from '@temporalio/common';
 import { failureConverter } from './temporal-failure-converter.js';
 import { payloadKeyring, PayloadKeysConfigError, type PayloadKeyEnv, type PayloadKeyring } from './payload-keys.js';
 import { ConfigError } from './config.js';
@@ -90,7 +96,9 @@ export interface CodecOptions {
 /** What a refusing codec decodes an unencrypted payload to: JSON `{"svc_refused_payload": "<reason>"}`. */
 export const REFUSED_PAYLOAD: Payload = {
   metadata: { encoding: utf8.encode('json/plain') },
-  data: utf8.encode(JSON.stringify({ [REFUSED_PAYLOAD_MARKER]: 'payload not encrypted by the payload codec: not read' })),
+  data: utf8.encode(
+    JSON.stringify({ [REFUSED_PAYLOAD_MARKER]: 'payload not encrypted by the payload codec: not read' }),
+  ),
 };
 
 export class AesGcmPayloadCodec implements PayloadCodec {
@@ -123,19 +131,29 @@ export class AesGcmPayloadCodec implements PayloadCodec {
   }
 
   decryptOne(p: Payload): Payload {
-    if (!isEncryptedPayload(p)) return this.options.refuseUnencrypted && this.keyring.encryption === 'on' ? REFUSED_PAYLOAD : p;
+    if (!isEncryptedPayload(p))
+      return this.options.refuseUnencrypted && this.keyring.encryption === 'on' ? REFUSED_PAYLOAD : p;
     const keyId = metadataString(p, KEY_ID_METADATA);
     const key = keyId === null ? undefined : this.keyring.keys.get(keyId);
     if (keyId === null || !key) {
-      throw new PayloadDecryptionError(`payload encrypted with ${keyId === null ? 'no key id' : `unknown key id '${keyId.slice(0, 70)}'`}`, keyId);
+      throw new PayloadDecryptionError(
+        `payload encrypted with ${keyId === null ? 'no key id' : `unknown key id '${keyId.slice(0, 70)}'`}`,
+        keyId,
+      );
     }
     const data = Buffer.from(p.data ?? new Uint8Array(0));
-    if (data.length < NONCE_BYTES + TAG_BYTES) throw new PayloadDecryptionError('encrypted payload is truncated', keyId);
+    if (data.length < NONCE_BYTES + TAG_BYTES)
+      throw new PayloadDecryptionError('encrypted payload is truncated', keyId);
     try {
-      const decipher = createDecipheriv('aes-256-gcm', key, data.subarray(0, NONCE_BYTES), { authTagLength: TAG_BYTES });
+      const decipher = createDecipheriv('aes-256-gcm', key, data.subarray(0, NONCE_BYTES), {
+        authTagLength: TAG_BYTES,
+      });
       decipher.setAAD(aad(keyId));
       decipher.setAuthTag(data.subarray(data.length - TAG_BYTES));
-      const plain = Buffer.concat([decipher.update(data.subarray(NONCE_BYTES, data.length - TAG_BYTES)), decipher.final()]);
+      const plain = Buffer.concat([
+        decipher.update(data.subarray(NONCE_BYTES, data.length - TAG_BYTES)),
+        decipher.final(),
+      ]);
       return deserialize(plain);
     } catch {
       throw new PayloadDecryptionError(`encrypted payload does not authenticate under key '${keyId}'`, keyId);
@@ -162,7 +180,9 @@ export function payloadCodecFor(env: PayloadKeyEnv, options: CodecOptions = {}):
 }
 
 /** Failure messages and stack traces go into an (encrypted) payload too: they can quote user input. */
-export const FAILURE_CONVERTER_PATH = fileURLToPath(projectModuleUrl('./temporal-failure-converter.ts', import.meta.url));
+export const FAILURE_CONVERTER_PATH = fileURLToPath(
+  projectModuleUrl('./temporal-failure-converter.ts', import.meta.url),
+);
 
 /**
  * The data converter of EVERY Temporal client and worker of the project:
@@ -172,7 +192,10 @@ export const FAILURE_CONVERTER_PATH = fileURLToPath(projectModuleUrl('./temporal
  * so it also works inside test runners), workers load the failure converter by path because the
  * workflow bundle needs it too. Workers pass `{ refuseUnencrypted: true }`.
  */
-export function temporalDataConverter(env: PayloadKeyEnv, options: CodecOptions = {}): DataConverter & LoadedDataConverter {
+export function temporalDataConverter(
+  env: PayloadKeyEnv,
+  options: CodecOptions = {},
+): DataConverter & LoadedDataConverter {
   return {
     payloadConverter: defaultPayloadConverter,
     failureConverter,

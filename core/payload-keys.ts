@@ -41,21 +41,29 @@ export function parsePayloadKeys(raw: string | undefined): Map<string, Buffer> {
   try {
     parsed = JSON.parse(raw);
   } catch {
-    throw new PayloadKeysConfigError('SVC_TEMPORAL_PAYLOAD_KEYS is not valid JSON: use {"<key id>": "<base64 of 32 bytes>"}');
+    throw new PayloadKeysConfigError(
+      'SVC_TEMPORAL_PAYLOAD_KEYS is not valid JSON: use {"<key id>": "<base64 of 32 bytes>"}',
+    );
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new PayloadKeysConfigError('SVC_TEMPORAL_PAYLOAD_KEYS must be a JSON object: {"<key id>": "<base64 of 32 bytes>"}');
+    throw new PayloadKeysConfigError(
+      'SVC_TEMPORAL_PAYLOAD_KEYS must be a JSON object: {"<key id>": "<base64 of 32 bytes>"}',
+    );
   }
   for (const [id, value] of Object.entries(parsed as Record<string, unknown>)) {
     if (!PAYLOAD_KEY_ID.test(id)) {
-      throw new PayloadKeysConfigError(`SVC_TEMPORAL_PAYLOAD_KEYS: key id ${JSON.stringify(id.slice(0, 70))} must be 1-64 characters of A-Z a-z 0-9 . _ - (starting with a letter or digit)`);
+      throw new PayloadKeysConfigError(
+        `SVC_TEMPORAL_PAYLOAD_KEYS: key id ${JSON.stringify(id.slice(0, 70))} must be 1-64 characters of A-Z a-z 0-9 . _ - (starting with a letter or digit)`,
+      );
     }
     if (typeof value !== 'string' || !BASE64.test(value)) {
       throw new PayloadKeysConfigError(`SVC_TEMPORAL_PAYLOAD_KEYS: key '${id}' is not standard base64`);
     }
     const key = Buffer.from(value, 'base64');
     if (key.length !== PAYLOAD_KEY_BYTES) {
-      throw new PayloadKeysConfigError(`SVC_TEMPORAL_PAYLOAD_KEYS: key '${id}' is ${key.length} bytes; AES-256 needs exactly ${PAYLOAD_KEY_BYTES}`);
+      throw new PayloadKeysConfigError(
+        `SVC_TEMPORAL_PAYLOAD_KEYS: key '${id}' is ${key.length} bytes; AES-256 needs exactly ${PAYLOAD_KEY_BYTES}`,
+      );
     }
     keys.set(id, key);
   }
@@ -69,12 +77,15 @@ export function parsePayloadKeys(raw: string | undefined): Map<string, Buffer> {
 export function payloadKeyring(env: PayloadKeyEnv): PayloadKeyring {
   const mode = (env.SVC_TEMPORAL_PAYLOAD_ENCRYPTION ?? 'on').trim() || 'on';
   if (mode !== 'on' && mode !== 'off') {
-    throw new PayloadKeysConfigError(`SVC_TEMPORAL_PAYLOAD_ENCRYPTION must be 'on' or 'off', not ${JSON.stringify(mode.slice(0, 20))}`);
+    throw new PayloadKeysConfigError(
+      `SVC_TEMPORAL_PAYLOAD_ENCRYPTION must be 'on' or 'off', not ${JSON.stringify(mode.slice(0, 20))}`,
+    );
   }
   const keys = parsePayloadKeys(env.SVC_TEMPORAL_PAYLOAD_KEYS);
   const id = env.SVC_TEMPORAL_PAYLOAD_KEY_ID?.trim() || undefined;
   if (mode === 'off') {
-    if (id !== undefined && !keys.has(id)) throw new PayloadKeysConfigError(`SVC_TEMPORAL_PAYLOAD_KEY_ID '${id}' is not in SVC_TEMPORAL_PAYLOAD_KEYS`);
+    if (id !== undefined && !keys.has(id))
+      throw new PayloadKeysConfigError(`SVC_TEMPORAL_PAYLOAD_KEY_ID '${id}' is not in SVC_TEMPORAL_PAYLOAD_KEYS`);
     return { encryption: 'off', keys, currentKeyId: null };
   }
   if (keys.size === 0) {
@@ -86,8 +97,13 @@ export function payloadKeyring(env: PayloadKeyEnv): PayloadKeyring {
   }
   if (id === undefined) {
     if (keys.size === 1) return { encryption: 'on', keys, currentKeyId: [...keys.keys()][0] as string };
-    throw new PayloadKeysConfigError('SVC_TEMPORAL_PAYLOAD_KEY_ID is not set: with several keys in SVC_TEMPORAL_PAYLOAD_KEYS, name the one that encrypts');
+    throw new PayloadKeysConfigError(
+      'SVC_TEMPORAL_PAYLOAD_KEY_ID is not set: with several keys in SVC_TEMPORAL_PAYLOAD_KEYS, name the one that encrypts',
+    );
   }
-  if (!keys.has(id)) throw new PayloadKeysConfigError(`SVC_TEMPORAL_PAYLOAD_KEY_ID '${id.slice(0, 70)}' is not in SVC_TEMPORAL_PAYLOAD_KEYS`);
+  if (!keys.has(id))
+    throw new PayloadKeysConfigError(
+      `SVC_TEMPORAL_PAYLOAD_KEY_ID '${id.slice(0, 70)}' is not in SVC_TEMPORAL_PAYLOAD_KEYS`,
+    );
   return { encryption: 'on', keys, currentKeyId: id };
 }

@@ -32,7 +32,9 @@ export function projectModuleUrl(tsRelative: string, base: string): URL {
 export function projectFiles(dirs: readonly string[]): string[] {
   const out: string[] = [];
   const walk = (rel: string) => {
-    for (const entry of readdirSync(path.join(PROJECT_ROOT, rel), { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+    for (const entry of readdirSync(path.join(PROJECT_ROOT, rel), { withFileTypes: true }).sort((a, b) =>
+      a.name.localeCompare(b.name),
+    )) {
       const child = `${rel}/${entry.name}`;
       if (entry.isDirectory()) walk(child);
       else if (entry.isFile()) out.push(child);

@@ -48,7 +48,8 @@ export function providerTimeoutMs(env: Env): number {
   const raw = nonEmpty(env.SVC_PROVIDER_TIMEOUT);
   if (raw === undefined) return DEFAULT_PROVIDER_TIMEOUT_SECONDS * 1000;
   const n = Number(raw);
-  if (!Number.isFinite(n) || n <= 0) throw new ProviderConfigError('SVC_PROVIDER_TIMEOUT must be a positive number of seconds');
+  if (!Number.isFinite(n) || n <= 0)
+    throw new ProviderConfigError('SVC_PROVIDER_TIMEOUT must be a positive number of seconds');
   return Math.round(n * 1000);
 }
 
@@ -61,12 +62,18 @@ export function providerSettings(env: Env): ProviderSettings {
   const openaiKey = nonEmpty(env.SVC_OPENAI_API_KEY);
   const openaiUrl = nonEmpty(env.SVC_OPENAI_BASE_URL);
   const openai: RemoteProviderSettings | null =
-    openaiKey || openaiUrl ? { baseURL: openaiUrl, apiKey: openaiKey, model: nonEmpty(env.SVC_OPENAI_MODEL) ?? DEFAULT_OPENAI_MODEL } : null;
+    openaiKey || openaiUrl
+      ? { baseURL: openaiUrl, apiKey: openaiKey, model: nonEmpty(env.SVC_OPENAI_MODEL) ?? DEFAULT_OPENAI_MODEL }
+      : null;
   const anthropicKey = nonEmpty(env.SVC_ANTHROPIC_API_KEY);
   const anthropicUrl = nonEmpty(env.SVC_ANTHROPIC_BASE_URL);
   const anthropic: RemoteProviderSettings | null =
     anthropicKey || anthropicUrl
-      ? { baseURL: anthropicUrl, apiKey: anthropicKey, model: nonEmpty(env.SVC_ANTHROPIC_MODEL) ?? DEFAULT_ANTHROPIC_MODEL }
+      ? {
+          baseURL: anthropicUrl,
+          apiKey: anthropicKey,
+          model: nonEmpty(env.SVC_ANTHROPIC_MODEL) ?? DEFAULT_ANTHROPIC_MODEL,
+        }
       : null;
   return { defaultProvider: requested as ProviderName, openai, anthropic, timeoutMs: providerTimeoutMs(env) };
 }
@@ -100,7 +107,10 @@ export function resolveProvider(requested: string | undefined, env: Env): Resolv
   const name = requested?.trim().toLowerCase();
   if (name === undefined || name === '') {
     if (available.includes(settings.defaultProvider)) return { ok: true, provider: settings.defaultProvider };
-    return { ok: false, detail: `The default LLM provider '${settings.defaultProvider}' (SVC_LLM_PROVIDER) is not configured. Available providers: ${list}.` };
+    return {
+      ok: false,
+      detail: `The default LLM provider '${settings.defaultProvider}' (SVC_LLM_PROVIDER) is not configured. Available providers: ${list}.`,
+    };
   }
   if (!(PROVIDER_NAMES as readonly string[]).includes(name)) {
     return { ok: false, detail: `Unknown provider '${requested!.trim().slice(0, 64)}'. Available providers: ${list}.` };

@@ -17,7 +17,6 @@ export const SCOPE_ADMIN_ALL: Scope = 'admin:all';
  */
 export const DEFAULT_API_KEY_SCOPES: readonly Scope[] = ['verify:read', 'agent:write', 'attestation:read'];
 
-
 /** Higher number = more privilege. Sign-up creates `owner`. */
 export const ROLE_RANK: Readonly<Record<Role, number>> = { member: 1, admin: 2, owner: 3 };
 
@@ -60,8 +59,10 @@ export type KeyRotationDecision =
  */
 export function decideKeyRotation(req: KeyRotationRequest): KeyRotationDecision {
   const { callerRole, callerUserId, keyOwnerUserId, keyOwnerRole } = req;
-  if (typeof callerUserId !== 'string' || callerUserId.length === 0) return { allowed: false, reason: 'invalid_caller' };
-  if (!isRole(callerRole) || !KEY_ROTATION_ROLES.includes(callerRole)) return { allowed: false, reason: 'role_not_allowed' };
+  if (typeof callerUserId !== 'string' || callerUserId.length === 0)
+    return { allowed: false, reason: 'invalid_caller' };
+  if (!isRole(callerRole) || !KEY_ROTATION_ROLES.includes(callerRole))
+    return { allowed: false, reason: 'role_not_allowed' };
   if (callerUserId === keyOwnerUserId) return { allowed: true, reason: 'own_key' };
   if (callerRole !== 'owner' && callerRole !== 'admin') return { allowed: false, reason: 'insufficient_role' };
   // An owner whose role cannot be read is treated as outranking everyone (fail closed).
@@ -92,7 +93,10 @@ export function maxScopesForRole(role: unknown): readonly Scope[] {
  * be granted by `held` (`admin:all` grants every scope). Unknown strings in `requested` must be
  * held literally; a non-array on either side is never covered.
  */
-export function scopesCovered(held: readonly unknown[] | null | undefined, requested: readonly unknown[] | null | undefined): boolean {
+export function scopesCovered(
+  held: readonly unknown[] | null | undefined,
+  requested: readonly unknown[] | null | undefined,
+): boolean {
   if (!Array.isArray(held) || !Array.isArray(requested)) return false;
   if (held.includes(SCOPE_ADMIN_ALL)) return true;
   return requested.every((s) => typeof s === 'string' && held.includes(s));

@@ -36,7 +36,12 @@ export function seal(value: unknown, secret: string | undefined, purpose: string
   const cipher = createCipheriv('aes-256-gcm', keyFor(secret), iv);
   cipher.setAAD(Buffer.from(purpose, 'utf8'));
   const ct = Buffer.concat([cipher.update(JSON.stringify(value), 'utf8'), cipher.final()]);
-  return { v: 1, iv: iv.toString('base64url'), ct: ct.toString('base64url'), tag: cipher.getAuthTag().toString('base64url') };
+  return {
+    v: 1,
+    iv: iv.toString('base64url'),
+    ct: ct.toString('base64url'),
+    tag: cipher.getAuthTag().toString('base64url'),
+  };
 }
 
 export function unseal<T>(sealed: Sealed, secret: string | undefined, purpose: string): T {

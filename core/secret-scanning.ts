@@ -75,7 +75,12 @@ export class LeakConfigError extends Error {
 }
 
 const blankToUndefined = (env: NodeJS.ProcessEnv) =>
-  Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v === '' && k !== 'SVC_LEAK_FEEDBACK_ENABLED' && k !== 'SVC_LEAK_FEEDBACK_SEND_RAW' ? undefined : v]));
+  Object.fromEntries(
+    Object.entries(env).map(([k, v]) => [
+      k,
+      v === '' && k !== 'SVC_LEAK_FEEDBACK_ENABLED' && k !== 'SVC_LEAK_FEEDBACK_SEND_RAW' ? undefined : v,
+    ]),
+  );
 
 export function loadLeakConfig(env: NodeJS.ProcessEnv): LeakConfig {
   const parsed = leakEnvSchema.safeParse(blankToUndefined(env));
@@ -89,9 +94,19 @@ export function loadLeakConfig(env: NodeJS.ProcessEnv): LeakConfig {
   }
   return {
     keysUrl: e.SVC_SECRET_SCANNING_KEYS_URL,
-    smtp: e.SVC_SMTP_URL ? { url: e.SVC_SMTP_URL, user: e.SVC_SMTP_USER, password: e.SVC_SMTP_PASSWORD, timeoutMs: e.SVC_SMTP_TIMEOUT * 1000 } : null,
+    smtp: e.SVC_SMTP_URL
+      ? {
+          url: e.SVC_SMTP_URL,
+          user: e.SVC_SMTP_USER,
+          password: e.SVC_SMTP_PASSWORD,
+          timeoutMs: e.SVC_SMTP_TIMEOUT * 1000,
+        }
+      : null,
     mailFrom: e.SVC_MAIL_FROM,
-    feedback: e.SVC_LEAK_FEEDBACK_ENABLED && e.SVC_LEAK_FEEDBACK_URL ? { url: e.SVC_LEAK_FEEDBACK_URL, sendRaw: e.SVC_LEAK_FEEDBACK_SEND_RAW } : null,
+    feedback:
+      e.SVC_LEAK_FEEDBACK_ENABLED && e.SVC_LEAK_FEEDBACK_URL
+        ? { url: e.SVC_LEAK_FEEDBACK_URL, sendRaw: e.SVC_LEAK_FEEDBACK_SEND_RAW }
+        : null,
     lookupSecret: e.SVC_API_KEY_LOOKUP_SECRET,
   };
 }
@@ -121,7 +136,8 @@ export function decodeSignatureHeader(value: string | undefined): Buffer | null 
 }
 
 export function checkKeyIdHeader(value: string | undefined): string | null {
-  if (value === undefined || value.length === 0 || value.length > WEBHOOK_KEY_ID_HEADER_MAX || !KEY_ID.test(value)) return null;
+  if (value === undefined || value.length === 0 || value.length > WEBHOOK_KEY_ID_HEADER_MAX || !KEY_ID.test(value))
+    return null;
   return value;
 }
 
@@ -152,7 +168,11 @@ export function parseKeyDocument(json: unknown): Map<string, KeyObject> {
   for (const k of doc.public_keys) {
     try {
       const key = createPublicKey({ key: k.key, format: 'pem' });
-      if (key.type === 'public' && key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'prime256v1') {
+      if (
+        key.type === 'public' &&
+        key.asymmetricKeyType === 'ec' &&
+        key.asymmetricKeyDetails?.namedCurve === 'prime256v1'
+      ) {
         keys.set(k.key_identifier, key);
       }
     } catch {
@@ -361,6 +381,8 @@ export function feedbackItems(
   return refs.map((r) => {
     const label = outcomes.get(r.index) === 'unknown' || !outcomes.has(r.index) ? 'false_positive' : 'true_positive';
     const raw = opts.raw && opts.sealKey && r.sealed_token ? openToken(r.sealed_token, opts.sealKey) : null;
-    return raw !== null ? { token_raw: raw, token_type: r.type, label } : { token_hash: r.token_sha256, token_type: r.type, label };
+    return raw !== null
+      ? { token_raw: raw, token_type: r.type, label }
+      : { token_hash: r.token_sha256, token_type: r.type, label };
   });
 }

@@ -102,7 +102,10 @@ export class Store {
    */
   async ensureIndexes(): Promise<void> {
     const errors: string[] = [];
-    for (const hook of [async (s: Store) => void (await s.proofs.createIndex({ created_at: 1 })), ...Store.indexHooks]) {
+    for (const hook of [
+      async (s: Store) => void (await s.proofs.createIndex({ created_at: 1 })),
+      ...Store.indexHooks,
+    ]) {
       try {
         await hook(this);
       } catch (err) {

@@ -65,7 +65,8 @@ export function jsonDepthExceededAt(text: string, maxDepth: number = JSON_MAX_DE
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x7b || c === 0x5b) {
@@ -312,7 +313,12 @@ class Scanner {
     if (exp < 0n) {
       // Not an integer (integers up to 2^53 are exact, larger ones are refused below).
       if (this.exactNumbers && !isExactJsonNumber(token)) {
-        this.fail('inexact_number', `number ${token.length > 40 ? `${token.slice(0, 40)}…` : token} is not exactly representable (it would be read as ${String(parsed)}); send it as a decimal string`, start, path);
+        this.fail(
+          'inexact_number',
+          `number ${token.length > 40 ? `${token.slice(0, 40)}…` : token} is not exactly representable (it would be read as ${String(parsed)}); send it as a decimal string`,
+          start,
+          path,
+        );
       }
       return;
     }

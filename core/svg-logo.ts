@@ -18,18 +18,70 @@ const SVG_NS = 'http://www.w3.org/2000/svg';
 
 /** Elements a logo may contain: shapes, groups, gradients, clipping, title and description. */
 export const SVG_ELEMENTS: ReadonlySet<string> = new Set([
-  'svg', 'g', 'path', 'rect', 'circle', 'ellipse', 'line', 'polyline', 'polygon',
-  'title', 'desc', 'defs', 'linearGradient', 'radialGradient', 'stop', 'clipPath',
+  'svg',
+  'g',
+  'path',
+  'rect',
+  'circle',
+  'ellipse',
+  'line',
+  'polyline',
+  'polygon',
+  'title',
+  'desc',
+  'defs',
+  'linearGradient',
+  'radialGradient',
+  'stop',
+  'clipPath',
 ]);
 
 /** Presentation and geometry attributes. No event handlers, links, styles or references other than `url(#id)`. */
 export const SVG_ATTRIBUTES: ReadonlySet<string> = new Set([
-  'xmlns', 'version', 'id', 'width', 'height', 'viewBox', 'preserveAspectRatio',
-  'x', 'y', 'x1', 'y1', 'x2', 'y2', 'cx', 'cy', 'r', 'rx', 'ry', 'fx', 'fy', 'd', 'points',
-  'fill', 'fill-opacity', 'fill-rule', 'stroke', 'stroke-width', 'stroke-opacity', 'stroke-linecap',
-  'stroke-linejoin', 'stroke-miterlimit', 'stroke-dasharray', 'stroke-dashoffset', 'opacity',
-  'transform', 'offset', 'stop-color', 'stop-opacity', 'gradientUnits', 'gradientTransform',
-  'spreadMethod', 'clip-path', 'clip-rule', 'clipPathUnits',
+  'xmlns',
+  'version',
+  'id',
+  'width',
+  'height',
+  'viewBox',
+  'preserveAspectRatio',
+  'x',
+  'y',
+  'x1',
+  'y1',
+  'x2',
+  'y2',
+  'cx',
+  'cy',
+  'r',
+  'rx',
+  'ry',
+  'fx',
+  'fy',
+  'd',
+  'points',
+  'fill',
+  'fill-opacity',
+  'fill-rule',
+  'stroke',
+  'stroke-width',
+  'stroke-opacity',
+  'stroke-linecap',
+  'stroke-linejoin',
+  'stroke-miterlimit',
+  'stroke-dasharray',
+  'stroke-dashoffset',
+  'opacity',
+  'transform',
+  'offset',
+  'stop-color',
+  'stop-opacity',
+  'gradientUnits',
+  'gradientTransform',
+  'spreadMethod',
+  'clip-path',
+  'clip-rule',
+  'clipPathUnits',
 ]);
 
 /** Elements whose text content is kept (everywhere else only whitespace is allowed, and dropped). */
@@ -55,7 +107,14 @@ const fail = (why: string): never => {
 };
 
 function isXmlChar(cp: number): boolean {
-  return cp === 0x9 || cp === 0xa || cp === 0xd || (cp >= 0x20 && cp <= 0xd7ff) || (cp >= 0xe000 && cp <= 0xfffd) || (cp >= 0x10000 && cp <= 0x10ffff);
+  return (
+    cp === 0x9 ||
+    cp === 0xa ||
+    cp === 0xd ||
+    (cp >= 0x20 && cp <= 0xd7ff) ||
+    (cp >= 0xe000 && cp <= 0xfffd) ||
+    (cp >= 0x10000 && cp <= 0x10ffff)
+  );
 }
 
 const NAMED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
@@ -96,7 +155,8 @@ function checkAttribute(element: string, name: string, value: string): void {
     return;
   }
   if (!SAFE_VALUE.test(value)) fail(`attribute '${name}' has a disallowed character`);
-  if (ANY_URL.test(value.replace(LOCAL_URL, ''))) fail(`attribute '${name}' references something other than a local id`);
+  if (ANY_URL.test(value.replace(LOCAL_URL, '')))
+    fail(`attribute '${name}' references something other than a local id`);
 }
 
 class Parser {
@@ -216,14 +276,16 @@ class Parser {
         this.comment();
         continue;
       }
-      if (t.startsWith('<!', lt) || t.startsWith('<?', lt)) fail('declarations, CDATA and processing instructions are not allowed');
+      if (t.startsWith('<!', lt) || t.startsWith('<?', lt))
+        fail('declarations, CDATA and processing instructions are not allowed');
       if (TEXT_ELEMENTS.has(name)) fail(`element inside '${name}'`);
       node.children.push(this.element(depth + 1));
     }
   }
 }
 
-const escapeAttr = (v: string) => v.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const escapeAttr = (v: string) =>
+  v.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 const escapeText = (v: string) => v.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /** Canonical form of a parsed tree: double-quoted attributes in input order, empty elements self-closed. */

@@ -28,7 +28,8 @@ export type IssuedHereReason =
   /** from-diagnostic: the retained proof says the subject is not valid, the document admits it. */
   | 'admission_not_backed_by_proof';
 
-export type IssuanceOutcome = { issued: true; reason: 'issued_by_this_service' } | { issued: false; reason: IssuedHereReason };
+export type IssuanceOutcome =
+  { issued: true; reason: 'issued_by_this_service' } | { issued: false; reason: IssuedHereReason };
 
 export interface IssuanceRequest {
   orgId: string;
@@ -51,14 +52,23 @@ const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typ
 export async function recordIssuance(store: Store, r: IssuanceRequest): Promise<IssuanceOutcome> {
   const att = await attestationRecords(store).findOne({ _id: r.attestationId });
   if (!att) return { issued: false, reason: 'attestation_not_recorded_here' };
-  if (att.org_id !== r.orgId || att.proof_ref !== r.proofRef) return { issued: false, reason: 'attestation_not_issued_to_caller' };
+  if (att.org_id !== r.orgId || att.proof_ref !== r.proofRef)
+    return { issued: false, reason: 'attestation_not_issued_to_caller' };
   const proof = await store.proofs.findOne({ _id: r.proofRef });
   if (!proof) return { issued: false, reason: 'proof_not_retained_here' };
   // Code and SQL proofs record whether the subject is valid (unsafe code, a malicious query are
   // VERIFIED with is_valid false); a document admitting such a subject is not what we issued.
   const verdict = isObject(proof.artifact) ? proof.artifact.verdict : undefined;
-  if (r.admission === 'ADMIT' && isObject(verdict) && verdict.is_valid === false) return { issued: false, reason: 'admission_not_backed_by_proof' };
-  await recordIssuedContext(store, { _id: r.commitment, org_id: r.orgId, attestation_id: r.attestationId, proof_ref: r.proofRef, verifier: r.verifier, created_at: new Date() });
+  if (r.admission === 'ADMIT' && isObject(verdict) && verdict.is_valid === false)
+    return { issued: false, reason: 'admission_not_backed_by_proof' };
+  await recordIssuedContext(store, {
+    _id: r.commitment,
+    org_id: r.orgId,
+    attestation_id: r.attestationId,
+    proof_ref: r.proofRef,
+    verifier: r.verifier,
+    created_at: new Date(),
+  });
   return { issued: true, reason: 'issued_by_this_service' };
 }
 

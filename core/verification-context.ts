@@ -6,7 +6,12 @@
 //   - resolveDocument: recomputes the commitment and compares it with the stored proof_ref;
 //   - fromDiagnostic: maps a DiagnosticResult to a document, then applies the trust gate of
 //     the contract's States table (fail closed: anything not provably attested is BLOCKED).
-import { VC_INVARIANT, VC_UNKNOWN_KEY, verificationContextDocumentSchema, type VerificationContextDocument } from '../contract/verification-context.js';
+import {
+  VC_INVARIANT,
+  VC_UNKNOWN_KEY,
+  verificationContextDocumentSchema,
+  type VerificationContextDocument,
+} from '../contract/verification-context.js';
 import type { JWK } from 'jose';
 import { assertCanonicalDomain, CanonicalDomainError, sha256Ref } from './canonical-json.js';
 import { queryHash, verifyAttestationToken, type AttestationClaims } from './attestation.js';
@@ -35,7 +40,8 @@ function appendPath(path: string, key: string | number): string {
   return IDENTIFIER.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
 }
 
-const toPath = (segments: readonly PropertyKey[]): string => segments.reduce<string>((p, k) => appendPath(p, typeof k === 'symbol' ? String(k) : k), '$');
+const toPath = (segments: readonly PropertyKey[]): string =>
+  segments.reduce<string>((p, k) => appendPath(p, typeof k === 'symbol' ? String(k) : k), '$');
 
 /** The zod issues of the contract's document schema as `{path, message}`: invariants first, one issue per unknown key. */
 function schemaIssues(doc: unknown): ValidationIssue[] {
@@ -174,7 +180,14 @@ export function theoryForVerifier(verifier: string): string {
   return VERIFIER_THEORIES.get(verifier.trim().toLowerCase()) ?? verifier;
 }
 
-const DIAGNOSTIC_KEYS = new Set(['status', 'agent_message', 'developer_fields', 'proof_ref', 'is_authoritative', 'admission']);
+const DIAGNOSTIC_KEYS = new Set([
+  'status',
+  'agent_message',
+  'developer_fields',
+  'proof_ref',
+  'is_authoritative',
+  'admission',
+]);
 
 interface WellFormedDiagnostic {
   status: VcVerdict;
@@ -194,7 +207,8 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 /** Returns the reason a diagnostic is malformed, or null when it is a well-formed DiagnosticResult. */
 function diagnosticProblem(d: unknown): string | null {
   if (!isPlainObject(d)) return 'diagnostic must be an object';
-  for (const key of Object.keys(d)) if (!DIAGNOSTIC_KEYS.has(key)) return `unknown diagnostic key ${JSON.stringify(key)}`;
+  for (const key of Object.keys(d))
+    if (!DIAGNOSTIC_KEYS.has(key)) return `unknown diagnostic key ${JSON.stringify(key)}`;
   if (d.status !== 'VERIFIED' && d.status !== 'UNVERIFIABLE' && d.status !== 'BLOCKED') {
     return 'status must be VERIFIED, UNVERIFIABLE or BLOCKED';
   }
@@ -238,7 +252,10 @@ function requestProblems(input: unknown): ValidationIssue[] {
     const v = input[key];
     if (v === undefined && optional) return;
     if (typeof v !== 'string' || v.length === 0) {
-      issues.push({ path: `$.${key}`, message: optional ? 'must be a non-empty string when present' : 'is required (non-empty string)' });
+      issues.push({
+        path: `$.${key}`,
+        message: optional ? 'must be a non-empty string when present' : 'is required (non-empty string)',
+      });
       return;
     }
     try {
@@ -251,7 +268,11 @@ function requestProblems(input: unknown): ValidationIssue[] {
   requireString('query', false);
   requireString('verifier', false);
   requireString('verifier_version', true);
-  if (input.attestation_token !== undefined && input.attestation_token !== null && typeof input.attestation_token !== 'string') {
+  if (
+    input.attestation_token !== undefined &&
+    input.attestation_token !== null &&
+    typeof input.attestation_token !== 'string'
+  ) {
     issues.push({ path: '$.attestation_token', message: 'must be a string when present' });
   }
   if (!('diagnostic' in input)) issues.push({ path: '$.diagnostic', message: 'is required' });
@@ -267,14 +288,22 @@ async function applyTrustGate(
   opts: FromDiagnosticOptions,
 ): Promise<GateOutcome> {
   if (token === undefined || token.length === 0) {
-    return { pass: false, code: 'trust_gate.mandatory_attestation_missing', reason: 'a VERIFIED diagnostic needs an attestation_token' };
+    return {
+      pass: false,
+      code: 'trust_gate.mandatory_attestation_missing',
+      reason: 'a VERIFIED diagnostic needs an attestation_token',
+    };
   }
   const verified = await verifyAttestationToken(token, opts.publicJwks, opts.issuer);
   if (!verified.valid) {
     if (verified.reason === 'claims missing') {
       return { pass: false, code: 'trust_gate.claims_missing', reason: 'attestation lacks required svc claims' };
     }
-    return { pass: false, code: 'trust_gate.invalid_attestation_token', reason: `attestation rejected: ${verified.reason}` };
+    return {
+      pass: false,
+      code: 'trust_gate.invalid_attestation_token',
+      reason: `attestation rejected: ${verified.reason}`,
+    };
   }
   const svc = verified.claims.svc as Partial<AttestationClaims['svc']>;
   const result = svc.result as Partial<AttestationClaims['svc']['result']>;
@@ -282,22 +311,39 @@ async function applyTrustGate(
     return { pass: false, code: 'trust_gate.claims_missing', reason: 'attestation lacks required svc claims' };
   }
   if (result.status !== diagnostic.status || result.verified !== true) {
-    return { pass: false, code: 'trust_gate.claims_status_mismatch', reason: 'attested status differs from the diagnostic' };
+    return {
+      pass: false,
+      code: 'trust_gate.claims_status_mismatch',
+      reason: 'attested status differs from the diagnostic',
+    };
   }
   // A token that signs an admission binds it: a diagnostic of blocked content cannot drop or flip
   // its admission and keep the attestation (the admission is signed beside the status). A client
   // that sends no admission is held to the one its own fields imply (admissionOf), so an honest
   // diagnostic passes and one that flips `is_valid` does not.
-  const claimedAdmission = diagnostic.admission ?? admissionOf(diagnostic.status as VerdictStatus, diagnostic.developer_fields);
+  const claimedAdmission =
+    diagnostic.admission ?? admissionOf(diagnostic.status as VerdictStatus, diagnostic.developer_fields);
   if (result.admission !== undefined && result.admission !== claimedAdmission) {
-    return { pass: false, code: 'trust_gate.claims_status_mismatch', reason: 'attested admission differs from the diagnostic' };
+    return {
+      pass: false,
+      code: 'trust_gate.claims_status_mismatch',
+      reason: 'attested admission differs from the diagnostic',
+    };
   }
   const expectedQuery = queryHash(formalStatement);
   if (svc.query_hash !== expectedQuery || verified.claims.sub !== expectedQuery) {
-    return { pass: false, code: 'trust_gate.claims_query_mismatch', reason: 'attested query hash differs from the evaluated statement' };
+    return {
+      pass: false,
+      code: 'trust_gate.claims_query_mismatch',
+      reason: 'attested query hash differs from the evaluated statement',
+    };
   }
   if (svc.proof_hash !== diagnostic.proof_ref) {
-    return { pass: false, code: 'trust_gate.claims_proof_mismatch', reason: "attested proof hash differs from the diagnostic's proof_ref" };
+    return {
+      pass: false,
+      code: 'trust_gate.claims_proof_mismatch',
+      reason: "attested proof hash differs from the diagnostic's proof_ref",
+    };
   }
   return { pass: true, jti: verified.claims.jti };
 }
@@ -358,7 +404,12 @@ export async function fromDiagnostic(input: unknown, opts: FromDiagnosticOptions
     verdict,
   });
 
-  const finish = (doc: VerificationContextDocument, gate: TrustGateCode | null, reason: string | null, attestationId: string | null = null): FromDiagnosticResult => {
+  const finish = (
+    doc: VerificationContextDocument,
+    gate: TrustGateCode | null,
+    reason: string | null,
+    attestationId: string | null = null,
+  ): FromDiagnosticResult => {
     const check = validateDocument(doc);
     if (!check.valid) {
       // Unreachable once the request and diagnostic passed their checks; never emit an invalid document.

@@ -32,7 +32,8 @@ export interface FactActivityInput {
   provider: string;
 }
 
-export type FactActivityResult = (FactResponse & { timed_out?: false }) | { timed_out: true; detail: string; provider_used: string };
+export type FactActivityResult =
+  (FactResponse & { timed_out?: false }) | { timed_out: true; detail: string; provider_used: string };
 
 export interface ImageActivityInput {
   claim: string;
@@ -62,7 +63,11 @@ export interface LogicActivityResult {
   status: 'SAT' | 'UNSAT' | 'BLOCKED' | 'ERROR';
   model?: Record<string, string>;
   /** SAT: what the engine's own evaluator re-checked under the model (docs/logic-dsl.md §5). */
-  independent_check?: { coverage: 'full' | 'quantifier_free_parts'; constraints_total: number; constraints_unchecked_quantified: number };
+  independent_check?: {
+    coverage: 'full' | 'quantifier_free_parts';
+    constraints_total: number;
+    constraints_unchecked_quantified: number;
+  };
   /** UNSAT: the conflicting conjuncts (Z3's minimized unsat core), null if not extracted. */
   unsat_core?: Array<{ index: number; position: number; constraint: string }> | null;
   provider_used: string | null;
@@ -105,5 +110,9 @@ export interface EngineIO {
 export type EngineInput<E extends EngineName> = EngineIO[E]['input'];
 export type EngineResult<E extends EngineName> = EngineIO[E]['result'];
 // Every engine of the registry has its types here, and nothing else does.
-type _EveryEngineTyped = [EngineName] extends [keyof EngineIO] ? ([keyof EngineIO] extends [EngineName] ? true : never) : never;
+type _EveryEngineTyped = [EngineName] extends [keyof EngineIO]
+  ? [keyof EngineIO] extends [EngineName]
+    ? true
+    : never
+  : never;
 export const ENGINE_IO_COMPLETE: _EveryEngineTyped = true;

@@ -43,8 +43,14 @@ const MIN_KEY_LENGTH = 32;
 /** SVC_WORKFLOW_INPUT_KEY, checked: processes that start or run workflows refuse to start without it. */
 export function workflowInputKey(env: { SVC_WORKFLOW_INPUT_KEY?: string | undefined }): string {
   const key = env.SVC_WORKFLOW_INPUT_KEY;
-  if (!key) throw new ConfigError('SVC_WORKFLOW_INPUT_KEY is not set: the API and the workers refuse to start without the workflow input key (docs/payload-encryption.md)');
-  if (key.length < MIN_KEY_LENGTH) throw new ConfigError(`SVC_WORKFLOW_INPUT_KEY is too short: at least ${MIN_KEY_LENGTH} characters (e.g. 32 random bytes in hex)`);
+  if (!key)
+    throw new ConfigError(
+      'SVC_WORKFLOW_INPUT_KEY is not set: the API and the workers refuse to start without the workflow input key (docs/payload-encryption.md)',
+    );
+  if (key.length < MIN_KEY_LENGTH)
+    throw new ConfigError(
+      `SVC_WORKFLOW_INPUT_KEY is too short: at least ${MIN_KEY_LENGTH} characters (e.g. 32 random bytes in hex)`,
+    );
   return key;
 }
 
@@ -53,13 +59,28 @@ function argText(arg: unknown): string {
   return JSON.stringify(arg) ?? 'undefined';
 }
 
-export function inputMac(key: string, workflowType: string, workflowId: string, issuedAt: number, args: readonly unknown[]): string {
-  const h = createHmac('sha256', key).update(`svc-workflow-input/v1\n${workflowType}\n${workflowId}\n${issuedAt}\n${args.length}\n`, 'utf8');
+export function inputMac(
+  key: string,
+  workflowType: string,
+  workflowId: string,
+  issuedAt: number,
+  args: readonly unknown[],
+): string {
+  const h = createHmac('sha256', key).update(
+    `svc-workflow-input/v1\n${workflowType}\n${workflowId}\n${issuedAt}\n${args.length}\n`,
+    'utf8',
+  );
   for (const a of args) h.update(argText(a), 'utf8').update('\n', 'utf8');
   return h.digest('hex');
 }
 
-export function signWorkflowInput(key: string, workflowType: string, workflowId: string, args: readonly unknown[], now = Date.now()): InputAuthHeader {
+export function signWorkflowInput(
+  key: string,
+  workflowType: string,
+  workflowId: string,
+  args: readonly unknown[],
+  now = Date.now(),
+): InputAuthHeader {
   return { v: 1, issued_at: now, mac: inputMac(key, workflowType, workflowId, now, args) };
 }
 
@@ -95,7 +116,9 @@ function containsRefusedPayload(v: unknown, depth = 0): boolean {
 }
 
 export function grantMac(key: string, workflowId: string, runId: string, orgs: readonly string[]): string {
-  return createHmac('sha256', key).update(`svc-activity-grant/v1\n${workflowId}\n${runId}\n${orgs.join('\n')}`, 'utf8').digest('hex');
+  return createHmac('sha256', key)
+    .update(`svc-activity-grant/v1\n${workflowId}\n${runId}\n${orgs.join('\n')}`, 'utf8')
+    .digest('hex');
 }
 
 /**
@@ -108,17 +131,25 @@ export function authenticateInput(
   run: { workflowId: string; runId: string },
 ): AuthenticateInputResult {
   const args = Array.isArray(req.args) ? req.args : [];
-  if (args.some((a) => containsRefusedPayload(a))) return { ok: false, reason: 'an input payload was not encrypted by the payload codec' };
+  if (args.some((a) => containsRefusedPayload(a)))
+    return { ok: false, reason: 'an input payload was not encrypted by the payload codec' };
   const auth = req.auth;
-  if (!auth || typeof auth !== 'object') return { ok: false, reason: 'the input carries no svc-input-auth header (not started by the API)' };
-  if (auth.v !== 1 || typeof auth.issued_at !== 'number' || !Number.isFinite(auth.issued_at) || typeof auth.mac !== 'string') {
+  if (!auth || typeof auth !== 'object')
+    return { ok: false, reason: 'the input carries no svc-input-auth header (not started by the API)' };
+  if (
+    auth.v !== 1 ||
+    typeof auth.issued_at !== 'number' ||
+    !Number.isFinite(auth.issued_at) ||
+    typeof auth.mac !== 'string'
+  ) {
     return { ok: false, reason: 'malformed svc-input-auth header' };
   }
   if (!sameHex(auth.mac, inputMac(key, req.workflow_type, run.workflowId, auth.issued_at, args))) {
     return { ok: false, reason: 'the input does not authenticate (wrong or altered input, type, workflow id or key)' };
   }
   const age = req.run_started_at - auth.issued_at;
-  if (age > INPUT_MAX_AGE_MS || age < -INPUT_MAX_SKEW_MS) return { ok: false, reason: 'the input authentication is stale (issued too long before this run started)' };
+  if (age > INPUT_MAX_AGE_MS || age < -INPUT_MAX_SKEW_MS)
+    return { ok: false, reason: 'the input authentication is stale (issued too long before this run started)' };
   const orgs = auditOrgsOf(req.workflow_type, args);
   return { ok: true, grant: { orgs, mac: grantMac(key, run.workflowId, run.runId, orgs) } };
 }
@@ -133,10 +164,22 @@ export function workflowInputAuthClientInterceptor(key: string): WorkflowClientI
   });
   return {
     async startWithDetails(input, next) {
-      return next({ ...input, headers: { ...input.headers, ...header(input.workflowType, input.options.workflowId, input.options.args ?? []) } });
+      return next({
+        ...input,
+        headers: {
+          ...input.headers,
+          ...header(input.workflowType, input.options.workflowId, input.options.args ?? []),
+        },
+      });
     },
     async signalWithStart(input, next) {
-      return next({ ...input, headers: { ...input.headers, ...header(input.workflowType, input.options.workflowId, input.options.args ?? []) } });
+      return next({
+        ...input,
+        headers: {
+          ...input.headers,
+          ...header(input.workflowType, input.options.workflowId, input.options.args ?? []),
+        },
+      });
     },
   };
 }

@@ -11,7 +11,15 @@
 // milestone starts/ends with a letter or digit, case-insensitive, internal whitespace
 // flexible, every other character literal). process_rate = found / total; verified when
 // every milestone is found.
-import { findPhrase, foldCodePoint, foldPhrase, foldText, isJsWhitespace, isWordCodePoint, type FoldedText } from './text/phrase-search.js';
+import {
+  findPhrase,
+  foldCodePoint,
+  foldPhrase,
+  foldText,
+  isJsWhitespace,
+  isWordCodePoint,
+  type FoldedText,
+} from './text/phrase-search.js';
 
 export const IRAC_STEPS = ['issue', 'rule', 'application', 'conclusion'] as const;
 export type IracStep = (typeof IRAC_STEPS)[number];
@@ -26,9 +34,40 @@ export const IRAC_CUES: Record<IracStep, readonly string[]> = {
 
 /** Section names that make a heading for each step (the cues plus their usual heading forms). */
 const HEADING_NAMES: Record<IracStep, readonly string[]> = {
-  issue: ['issue', 'issues', 'question', 'questions', 'question presented', 'questions presented', 'problem presented', 'legal issue', 'legal issues'],
-  rule: ['rule', 'rules', 'law', 'applicable law', 'governing law', 'relevant law', 'rule of law', 'legal rule', 'statute', 'statutes', 'regulation', 'regulations'],
-  application: ['application', 'analysis', 'applying', 'application of law', 'application of the law', 'application of the rule', 'application and analysis'],
+  issue: [
+    'issue',
+    'issues',
+    'question',
+    'questions',
+    'question presented',
+    'questions presented',
+    'problem presented',
+    'legal issue',
+    'legal issues',
+  ],
+  rule: [
+    'rule',
+    'rules',
+    'law',
+    'applicable law',
+    'governing law',
+    'relevant law',
+    'rule of law',
+    'legal rule',
+    'statute',
+    'statutes',
+    'regulation',
+    'regulations',
+  ],
+  application: [
+    'application',
+    'analysis',
+    'applying',
+    'application of law',
+    'application of the law',
+    'application of the rule',
+    'application and analysis',
+  ],
   conclusion: ['conclusion', 'conclusions', 'holding', 'verdict'],
 };
 
@@ -106,10 +145,9 @@ function cueMatcher(cue: string): CueMatcher {
   return { cue, find: (folded) => findPhrase(folded, phrase, { before: true, after: true }) };
 }
 
-const CUE_MATCHERS: Record<IracStep, CueMatcher[]> = Object.fromEntries(IRAC_STEPS.map((step) => [step, IRAC_CUES[step].map(cueMatcher)])) as Record<
-  IracStep,
-  CueMatcher[]
->;
+const CUE_MATCHERS: Record<IracStep, CueMatcher[]> = Object.fromEntries(
+  IRAC_STEPS.map((step) => [step, IRAC_CUES[step].map(cueMatcher)]),
+) as Record<IracStep, CueMatcher[]>;
 
 // A heading line: optional markdown #'s, optional enumeration (I. / 1. / A) / (a)), optional
 // bold, the section name, then a separator (: — – - .) or the end of the line. Read as the
@@ -120,7 +158,10 @@ const CUE_MATCHERS: Record<IracStep, CueMatcher[]> = Object.fromEntries(IRAC_STE
 // something that cannot start with whitespace, so taking it whole loses no match: the
 // search tries at most 2 × 2 × 2 paths, each one pass over the line.
 const HEADING_NAME_CPS: Record<IracStep, Int32Array[][]> = Object.fromEntries(
-  IRAC_STEPS.map((step) => [step, [...HEADING_NAMES[step]].sort((a, b) => b.length - a.length).map((n) => words(n).map((w) => foldPhrase([w])))]),
+  IRAC_STEPS.map((step) => [
+    step,
+    [...HEADING_NAMES[step]].sort((a, b) => b.length - a.length).map((n) => words(n).map((w) => foldPhrase([w]))),
+  ]),
 ) as Record<IracStep, Int32Array[][]>;
 const HEADING_PREFILTERS: Record<IracStep, RegExp> = Object.fromEntries(
   IRAC_STEPS.map((step) => {
@@ -174,7 +215,8 @@ function matchEnum(line: string, i: number): number {
     while (j < line.length && j - start < 3 && line[j]! >= '0' && line[j]! <= '9') j++;
     if (j === start) {
       const f = folded(j);
-      if (f.length === 1 && f >= 'a' && f <= 'z') j += width(cpAt(line, j)); // [a-z]
+      if (f.length === 1 && f >= 'a' && f <= 'z')
+        j += width(cpAt(line, j)); // [a-z]
       else return -1;
     }
   }
@@ -302,7 +344,12 @@ export function verifyMilestones(trace: string, milestones: readonly string[]): 
 
 // ---- request (contract/process.ts) ----------------------------------------------------------
 
-export { processRequestSchema, validateProcessRequest, type ProcessRequest, type ProcessRequestInput } from '../contract/process.js';
+export {
+  processRequestSchema,
+  validateProcessRequest,
+  type ProcessRequest,
+  type ProcessRequestInput,
+} from '../contract/process.js';
 import type { ProcessRequest } from '../contract/process.js';
 
 /** Runs the requested mode. Call with a validated request (processRequestSchema). */

@@ -8,7 +8,15 @@
 // scientific notation ("1e-1", "2.5E-2"); no sign, no surrounding whitespace; the value must
 // lie in [0, 1]. Default "0": any mismatch fails.
 // The request schema and rate parsing are part of the contract (contract/rag.ts).
-export { parseRate, ragRequestSchema, validateRagRequest, RAG_LIMITS, type Rational, type RagRequest, type RagRequestInput } from '../contract/rag.js';
+export {
+  parseRate,
+  ragRequestSchema,
+  validateRagRequest,
+  RAG_LIMITS,
+  type Rational,
+  type RagRequest,
+  type RagRequestInput,
+} from '../contract/rag.js';
 import type { RagRequest } from '../contract/rag.js';
 
 export const RAG_RISK_MISMATCH = 'DOCUMENT_RETRIEVAL_MISMATCH';

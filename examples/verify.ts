@@ -18,7 +18,10 @@ async function session(): Promise<string> {
 }
 
 const accessToken = await session();
-const { key } = await new SvcClient({ baseUrl, accessToken }).createKey({ name: 'quick start (ts)', scopes: ['verify:read'] });
+const { key } = await new SvcClient({ baseUrl, accessToken }).createKey({
+  name: 'quick start (ts)',
+  scopes: ['verify:read'],
+});
 const result = await new SvcClient({ baseUrl, apiKey: key }).verifyMath('(x+1)^2 = x^2 + 2*x + 1');
 console.log(`status: ${result.status}`);
 console.log(`proof_ref: ${result.proof_ref ?? 'none'}`);

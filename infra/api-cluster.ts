@@ -14,7 +14,10 @@ const log = (msg: string, extra: Record<string, unknown> = {}) =>
 // The API processes run in the form this primary runs in: compiled JavaScript (the stack's
 // start, infra/service-build.ts) or TypeScript through tsx.
 const compiled = !import.meta.url.endsWith('.ts');
-cluster.setupPrimary({ exec: fileURLToPath(projectModuleUrl('../workers/api-process.ts', import.meta.url)), execArgv: compiled ? [] : ['--import', 'tsx'] });
+cluster.setupPrimary({
+  exec: fileURLToPath(projectModuleUrl('../workers/api-process.ts', import.meta.url)),
+  execArgv: compiled ? [] : ['--import', 'tsx'],
+});
 
 let stopping = false;
 const backoff = new Map<number, number>(); // slot -> next delay

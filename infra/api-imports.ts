@@ -15,7 +15,8 @@ export interface ImportEdge {
 }
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-const IMPORT_RE = /(?:^|\n)\s*(import|export)\s+(type\s+)?(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
+const IMPORT_RE =
+  /(?:^|\n)\s*(import|export)\s+(type\s+)?(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
 
 function tsFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((n) => {
@@ -28,7 +29,8 @@ function tsFiles(dir: string): string[] {
 function resolveLocal(fromFile: string, spec: string): string {
   const abs = path.resolve(path.dirname(fromFile), spec.replace(/\.js$/, '.ts'));
   if (existsSync(abs)) return abs;
-  if (existsSync(path.join(abs.replace(/\.ts$/, ''), 'index.ts'))) return path.join(abs.replace(/\.ts$/, ''), 'index.ts');
+  if (existsSync(path.join(abs.replace(/\.ts$/, ''), 'index.ts')))
+    return path.join(abs.replace(/\.ts$/, ''), 'index.ts');
   return abs;
 }
 
@@ -39,7 +41,12 @@ export function importsOf(file: string): ImportEdge[] {
     const spec = m[3] ?? m[4];
     if (!spec) continue;
     const typeOnly = Boolean(m[2]);
-    const to = spec.startsWith('.') ? path.relative(ROOT, resolveLocal(file, spec)) : spec.split('/').slice(0, spec.startsWith('@') ? 2 : 1).join('/');
+    const to = spec.startsWith('.')
+      ? path.relative(ROOT, resolveLocal(file, spec))
+      : spec
+          .split('/')
+          .slice(0, spec.startsWith('@') ? 2 : 1)
+          .join('/');
     edges.push({ from: path.relative(ROOT, file), to, typeOnly });
   }
   return edges;
@@ -84,7 +91,9 @@ if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.met
   const local = all.filter((e) => e.to.endsWith('.ts'));
   const byLayer = new Map<string, number>();
   for (const e of local) byLayer.set(e.to.split('/')[0], (byLayer.get(e.to.split('/')[0]) ?? 0) + 1);
-  console.log(`api/ imports: ${all.length} (${local.length} local) — by layer: ${[...byLayer].map(([k, v]) => `${k} ${v}`).join(', ')}`);
+  console.log(
+    `api/ imports: ${all.length} (${local.length} local) — by layer: ${[...byLayer].map(([k, v]) => `${k} ${v}`).join(', ')}`,
+  );
   const bad = all.filter(isForbidden);
   for (const e of bad) console.log(`FORBIDDEN ${e.from} → ${e.to}${e.typeOnly ? ' (type)' : ''}`);
   for (const e of all.filter(isRouteToRoute)) console.log(`ROUTE→ROUTE ${e.from} → ${e.to}`);

@@ -24,7 +24,9 @@ try {
     const rebuilt = check ? await log.computeRollup(orgId) : await log.rebuildRollup(orgId);
     const same = JSON.stringify(before.rollup) === JSON.stringify(rebuilt);
     if (!same) differing++;
-    console.log(`${orgId}: ${rebuilt.seq} entries, roll-up ${before.rollup === null ? 'missing' : same ? 'matches the chain' : 'differed from the chain'}${check ? '' : same ? '' : ' (rebuilt)'}`);
+    console.log(
+      `${orgId}: ${rebuilt.seq} entries, roll-up ${before.rollup === null ? 'missing' : same ? 'matches the chain' : 'differed from the chain'}${check ? '' : same ? '' : ' (rebuilt)'}`,
+    );
   }
   console.log(`${orgs.length} organizations, ${differing} roll-ups ${check ? 'differ' : 'rebuilt'}`);
   process.exitCode = check && differing > 0 ? 1 : 0;

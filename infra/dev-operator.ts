@@ -26,7 +26,10 @@ export function devOperatorFrom(secrets: Record<string, string>): DevOperator | 
 
 /** SVC_METRICS_OPERATOR_USER_IDS with the dev operator added (the caller's own list kept). */
 export function withDevOperator(ids: string | undefined, op: DevOperator): string {
-  const list = (ids ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const list = (ids ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   return [...new Set([...list, op.userId])].join(',');
 }
 
@@ -38,11 +41,13 @@ export async function seedDevOperator(mongodbUri: string, op: DevOperator): Prom
     const db = client.db();
     if (await db.collection('users').findOne({ _id: op.userId as never })) return 'exists';
     const now = new Date();
-    await db.collection('organizations').updateOne(
-      { _id: DEV_OPERATOR_ORG_ID as never },
-      { $setOnInsert: { name: 'Dev operators', plan: 'enterprise', active: true, created_at: now } },
-      { upsert: true },
-    );
+    await db
+      .collection('organizations')
+      .updateOne(
+        { _id: DEV_OPERATOR_ORG_ID as never },
+        { $setOnInsert: { name: 'Dev operators', plan: 'enterprise', active: true, created_at: now } },
+        { upsert: true },
+      );
     await db.collection('users').insertOne({
       _id: op.userId as never,
       email: op.email,

@@ -26,15 +26,23 @@ export function indexFerretIdLookups(file: string): string[] {
   try {
     // FerretDB's collection tables carry its document column; its own metadata tables start with `_ferretdb_`.
     const tables = db
-      .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_ferretdb\\_%' ESCAPE '\\' AND sql LIKE '%_ferretdb_sjson%'`)
+      .prepare(
+        `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_ferretdb\\_%' ESCAPE '\\' AND sql LIKE '%_ferretdb_sjson%'`,
+      )
       .all() as { name: string }[];
     const indexed = new Set(
-      (db.prepare(`SELECT tbl_name FROM sqlite_master WHERE type = 'index' AND name LIKE ?`).all(`%${INDEX_SUFFIX}`) as { tbl_name: string }[]).map((r) => r.tbl_name),
+      (
+        db
+          .prepare(`SELECT tbl_name FROM sqlite_master WHERE type = 'index' AND name LIKE ?`)
+          .all(`%${INDEX_SUFFIX}`) as { tbl_name: string }[]
+      ).map((r) => r.tbl_name),
     );
     const added: string[] = [];
     for (const { name } of tables) {
       if (indexed.has(name)) continue;
-      db.exec(`CREATE INDEX IF NOT EXISTS ${quoteIdent(name + INDEX_SUFFIX)} ON ${quoteIdent(name)} (${FERRET_ID_EXPRESSION})`);
+      db.exec(
+        `CREATE INDEX IF NOT EXISTS ${quoteIdent(name + INDEX_SUFFIX)} ON ${quoteIdent(name)} (${FERRET_ID_EXPRESSION})`,
+      );
       added.push(name);
     }
     return added;

@@ -41,7 +41,10 @@ export function generateSecrets(): Record<string, string> {
 /** A fresh Temporal payload key (docs/payload-encryption.md): its id encrypts, the JSON lists it. */
 export function payloadKeySecrets(): { SVC_TEMPORAL_PAYLOAD_KEYS: string; SVC_TEMPORAL_PAYLOAD_KEY_ID: string } {
   const id = `local-${randomBytes(4).toString('hex')}`;
-  return { SVC_TEMPORAL_PAYLOAD_KEYS: JSON.stringify({ [id]: randomBytes(32).toString('base64') }), SVC_TEMPORAL_PAYLOAD_KEY_ID: id };
+  return {
+    SVC_TEMPORAL_PAYLOAD_KEYS: JSON.stringify({ [id]: randomBytes(32).toString('base64') }),
+    SVC_TEMPORAL_PAYLOAD_KEY_ID: id,
+  };
 }
 
 /** Parses a dotenv-style file of KEY="value" lines (values JSON-quoted so PEM newlines survive). */
@@ -66,13 +69,18 @@ export function ensureSecretsFile(file: string): Record<string, string> {
   for (const k of missing) merged[k] = fresh[k] as string;
   // The payload key id and key list are a pair: a kept list keeps its key id (history stays readable).
   if (missing.includes('SVC_TEMPORAL_PAYLOAD_KEY_ID') && !missing.includes('SVC_TEMPORAL_PAYLOAD_KEYS')) {
-    merged.SVC_TEMPORAL_PAYLOAD_KEY_ID = Object.keys(JSON.parse(merged.SVC_TEMPORAL_PAYLOAD_KEYS as string) as object)[0] ?? '';
+    merged.SVC_TEMPORAL_PAYLOAD_KEY_ID =
+      Object.keys(JSON.parse(merged.SVC_TEMPORAL_PAYLOAD_KEYS as string) as object)[0] ?? '';
   } else if (missing.includes('SVC_TEMPORAL_PAYLOAD_KEYS')) {
     merged.SVC_TEMPORAL_PAYLOAD_KEY_ID = fresh.SVC_TEMPORAL_PAYLOAD_KEY_ID as string;
   }
   const body = Object.entries(merged)
     .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
     .join('\n');
-  writeFileSync(file, `# Generated local secrets (git-ignored). Production reads these from its environment.\n${body}\n`, { mode: 0o600 });
+  writeFileSync(
+    file,
+    `# Generated local secrets (git-ignored). Production reads these from its environment.\n${body}\n`,
+    { mode: 0o600 },
+  );
   return merged;
 }

@@ -9,13 +9,34 @@
 // SVC_RUN_FROM_SOURCE=1 runs the sources through tsx instead (debugging).
 import { buildSync, version as esbuildVersion } from 'esbuild';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PROJECT_ROOT as ROOT, projectFiles } from '../core/project-paths.js';
 
 /** Every folder a service process loads code or files from. */
-const SOURCE_DIRS = ['api', 'core', 'contract', 'persistence', 'engines', 'activities', 'workers', 'workflows', 'infra'];
+const SOURCE_DIRS = [
+  'api',
+  'core',
+  'contract',
+  'persistence',
+  'engines',
+  'activities',
+  'workers',
+  'workflows',
+  'infra',
+];
 const OUT_ROOT = path.join(ROOT, 'dist', 'service');
 /**
  * Older trees are removed only when neither among the newest KEEP nor used within KEEP_MS: a
@@ -25,7 +46,9 @@ const KEEP = 3;
 const KEEP_MS = 2 * 24 * 3600 * 1000;
 
 function hashOf(files: string[]): string {
-  const h = createHash('sha256').update(`esbuild ${esbuildVersion}\0`).update(readFileSync(path.join(ROOT, 'tsconfig.json')));
+  const h = createHash('sha256')
+    .update(`esbuild ${esbuildVersion}\0`)
+    .update(readFileSync(path.join(ROOT, 'tsconfig.json')));
   for (const f of files) h.update(`${f}\0`).update(readFileSync(path.join(ROOT, f)));
   return h.digest('hex').slice(0, 16);
 }
@@ -65,8 +88,11 @@ function prune(current: string): void {
   const now = Date.now();
   const dirs = readdirSync(OUT_ROOT).map((name) => path.join(OUT_ROOT, name));
   // A build that died before its rename leaves a .tmp folder.
-  for (const dir of dirs) if (dir.endsWith('.tmp') && now - statSync(dir).mtimeMs > 3600_000) rmSync(dir, { recursive: true, force: true });
-  const trees = dirs.filter((dir) => dir !== current && existsSync(path.join(dir, '.complete'))).sort((a, b) => lastUsed(b) - lastUsed(a));
+  for (const dir of dirs)
+    if (dir.endsWith('.tmp') && now - statSync(dir).mtimeMs > 3600_000) rmSync(dir, { recursive: true, force: true });
+  const trees = dirs
+    .filter((dir) => dir !== current && existsSync(path.join(dir, '.complete')))
+    .sort((a, b) => lastUsed(b) - lastUsed(a));
   for (const dir of trees.slice(KEEP)) if (now - lastUsed(dir) > KEEP_MS) rmSync(dir, { recursive: true, force: true });
 }
 

@@ -92,12 +92,17 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const sink = new SmtpSink({
     port,
     dir,
-    onStored: (file) => process.stdout.write(`${JSON.stringify({ t: new Date().toISOString(), component: 'smtp-sink', msg: 'mail stored', file })}\n`),
+    onStored: (file) =>
+      process.stdout.write(
+        `${JSON.stringify({ t: new Date().toISOString(), component: 'smtp-sink', msg: 'mail stored', file })}\n`,
+      ),
   });
   sink
     .start()
     .then(() => {
-      process.stdout.write(`${JSON.stringify({ t: new Date().toISOString(), component: 'smtp-sink', msg: 'smtp sink listening', url: sink.url, dir, ready: SMTP_SINK_READY })}\n`);
+      process.stdout.write(
+        `${JSON.stringify({ t: new Date().toISOString(), component: 'smtp-sink', msg: 'smtp sink listening', url: sink.url, dir, ready: SMTP_SINK_READY })}\n`,
+      );
     })
     .catch((err: Error) => {
       process.stderr.write(`smtp sink failed to start: ${err.message}\n`);

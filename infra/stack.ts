@@ -3,7 +3,20 @@
 // order and waited for, stopped cleanly (SIGTERM, then SIGKILL). Used by `npm run dev`
 // (profile dev) and by the test suite's global setup (profile test).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync, unlinkSync, openSync, readSync, closeSync, statSync } from 'node:fs';
+import {
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+  unlinkSync,
+  openSync,
+  readSync,
+  closeSync,
+  statSync,
+} from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,12 +44,22 @@ export const TEST_PORTS: StackPorts = { temporal: 17233, temporalUi: 18233, ferr
 
 /** Dev ports shifted by SVC_DEV_PORT_OFFSET, so a benchmark can run a second dev stack beside the first. */
 export function devPorts(offset = Number(process.env.SVC_DEV_PORT_OFFSET ?? 0)): StackPorts {
-  return { temporal: DEV_PORTS.temporal + offset, temporalUi: DEV_PORTS.temporalUi + offset, ferret: DEV_PORTS.ferret + offset, api: DEV_PORTS.api + offset };
+  return {
+    temporal: DEV_PORTS.temporal + offset,
+    temporalUi: DEV_PORTS.temporalUi + offset,
+    ferret: DEV_PORTS.ferret + offset,
+    api: DEV_PORTS.api + offset,
+  };
 }
 
 /** Test ports shifted by SVC_TEST_PORT_OFFSET, so two suites can run side by side on one machine. */
 export function testPorts(offset = Number(process.env.SVC_TEST_PORT_OFFSET ?? 0)): StackPorts {
-  return { temporal: TEST_PORTS.temporal + offset, temporalUi: TEST_PORTS.temporalUi + offset, ferret: TEST_PORTS.ferret + offset, api: TEST_PORTS.api + offset };
+  return {
+    temporal: TEST_PORTS.temporal + offset,
+    temporalUi: TEST_PORTS.temporalUi + offset,
+    ferret: TEST_PORTS.ferret + offset,
+    api: TEST_PORTS.api + offset,
+  };
 }
 
 /**
@@ -59,7 +82,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * engine slot, one Z3 thread and no PGlite (the postgresql SQL check). Its start costs about
  * 9 s of CPU instead of 16 s with the default pools (docs/performance.md, "Process start-up").
  */
-export const LEAN_WORKER_ENV: Readonly<Record<string, string>> = { SVC_ENGINE_POOL_SIZE: '1', SVC_Z3_POOL_SIZE: '1', SVC_SQL_PG_CHECK: '0' };
+export const LEAN_WORKER_ENV: Readonly<Record<string, string>> = {
+  SVC_ENGINE_POOL_SIZE: '1',
+  SVC_Z3_POOL_SIZE: '1',
+  SVC_SQL_PG_CHECK: '0',
+};
 
 /** A port nothing listens on right now (the kernel's pick), for a process started next. */
 export function freePort(): Promise<number> {
@@ -257,13 +284,16 @@ export class ManagedProcess {
       }
       if (await this.spec.ready(this).catch(() => false)) {
         ready = true;
-        if (exited) throw new Error(`${this.spec.name} exited right after start-up; log tail:\n${tailOf(this.logFile)}`);
+        if (exited)
+          throw new Error(`${this.spec.name} exited right after start-up; log tail:\n${tailOf(this.logFile)}`);
         return;
       }
       await sleep(200);
     }
     await this.stop();
-    throw new Error(`${this.spec.name} not ready within ${this.spec.readyTimeoutMs} ms; log tail:\n${tailOf(this.logFile)}`);
+    throw new Error(
+      `${this.spec.name} not ready within ${this.spec.readyTimeoutMs} ms; log tail:\n${tailOf(this.logFile)}`,
+    );
   }
 
   /**
@@ -327,7 +357,8 @@ export interface StackOptions {
 
 function processCount(explicit: number | undefined, raw: string | undefined, name: string): number {
   const n = explicit ?? (raw === undefined || raw === '' ? 1 : Number(raw));
-  if (!Number.isSafeInteger(n) || n < 1 || n > 64) throw new Error(`${name} must be an integer between 1 and 64 (got ${raw})`);
+  if (!Number.isSafeInteger(n) || n < 1 || n > 64)
+    throw new Error(`${name} must be an integer between 1 and 64 (got ${raw})`);
   return n;
 }
 
@@ -377,11 +408,17 @@ export class Stack {
       HOST: '127.0.0.1',
       // The codec server (docs/payload-encryption.md) answers the Temporal UI's origin.
       SVC_CODEC_SERVER_PORT: String(codecServerPort(ports)),
-      SVC_CODEC_SERVER_CORS_ORIGINS: opts.env?.SVC_CODEC_SERVER_CORS_ORIGINS ?? `http://127.0.0.1:${ports.temporalUi},http://localhost:${ports.temporalUi}`,
+      SVC_CODEC_SERVER_CORS_ORIGINS:
+        opts.env?.SVC_CODEC_SERVER_CORS_ORIGINS ??
+        `http://127.0.0.1:${ports.temporalUi},http://localhost:${ports.temporalUi}`,
     };
     // npm run dev: the generated dev operator may read payloads through the codec server (infra/dev-operator.ts).
     this.devOperator = opts.profile === 'dev' ? devOperatorFrom(secrets) : null;
-    if (this.devOperator) this.env.SVC_METRICS_OPERATOR_USER_IDS = withDevOperator(this.env.SVC_METRICS_OPERATOR_USER_IDS, this.devOperator);
+    if (this.devOperator)
+      this.env.SVC_METRICS_OPERATOR_USER_IDS = withDevOperator(
+        this.env.SVC_METRICS_OPERATOR_USER_IDS,
+        this.devOperator,
+      );
     // Only the stack itself needs the password (to seed and print it); no service process gets it.
     delete this.env.SVC_DEV_OPERATOR_PASSWORD;
     // E-mail (leaked-key notices): the local sink unless the environment names a real server.
@@ -398,24 +435,38 @@ export class Stack {
         name: 'temporal',
         command: path.join(TOOLS_BIN, 'temporal'),
         args: [
-          'server', 'start-dev',
-          '--ip', '127.0.0.1',
-          '--port', String(ports.temporal),
+          'server',
+          'start-dev',
+          '--ip',
+          '127.0.0.1',
+          '--port',
+          String(ports.temporal),
           // The UI listens inside; its public port is the read-only gate's (below).
-          '--ui-port', String(temporalUiUpstreamPort(ports)),
-          '--db-filename', path.join(this.dataDir, 'temporal.sqlite'),
-          '--namespace', 'default',
-          '--log-level', 'warn',
+          '--ui-port',
+          String(temporalUiUpstreamPort(ports)),
+          '--db-filename',
+          path.join(this.dataDir, 'temporal.sqlite'),
+          '--namespace',
+          'default',
+          '--log-level',
+          'warn',
           // WAL with synchronous=NORMAL: crash-safe for process crashes, far fewer fsyncs per workflow step.
-          '--sqlite-pragma', 'journal_mode=wal',
-          '--sqlite-pragma', 'synchronous=normal',
+          '--sqlite-pragma',
+          'journal_mode=wal',
+          '--sqlite-pragma',
+          'synchronous=normal',
           // Searchable batch metadata (docs/operations.md shows the UI filters).
-          '--search-attribute', 'SvcOrgId=Keyword',
-          '--search-attribute', 'SvcEngine=Keyword',
-          '--search-attribute', 'SvcItemCount=Int',
-          '--search-attribute', 'SvcBatchStatus=Keyword',
+          '--search-attribute',
+          'SvcOrgId=Keyword',
+          '--search-attribute',
+          'SvcEngine=Keyword',
+          '--search-attribute',
+          'SvcItemCount=Int',
+          '--search-attribute',
+          'SvcBatchStatus=Keyword',
           // The UI decodes payloads through the codec server (operators only; others see ciphertext).
-          '--ui-codec-endpoint', `http://127.0.0.1:${codecServerPort(ports)}`,
+          '--ui-codec-endpoint',
+          `http://127.0.0.1:${codecServerPort(ports)}`,
         ],
         env: process.env,
         ready: async () => (await portOpen(ports.temporal)) && (await temporalServes(ports.temporal)),
@@ -423,27 +474,28 @@ export class Stack {
       },
       this.dataDir,
     );
-    this.ferret = opts.mongodbUri || process.env.MONGODB_URI
-      ? null
-      : new ManagedProcess(
-          {
-            name: 'ferretdb',
-            command: path.join(TOOLS_BIN, 'ferretdb'),
-            args: [
-              '--handler=sqlite',
-              `--sqlite-url=file:${path.join(this.dataDir, 'ferretdb')}/`,
-              `--listen-addr=127.0.0.1:${ports.ferret}`,
-              '--debug-addr=-',
-              '--telemetry=disable',
-              `--state-dir=${path.join(this.dataDir, 'ferretdb-state')}`,
-              '--log-level=warn',
-            ],
-            env: process.env,
-            ready: () => portOpen(ports.ferret),
-            readyTimeoutMs: 30_000,
-          },
-          this.dataDir,
-        );
+    this.ferret =
+      opts.mongodbUri || process.env.MONGODB_URI
+        ? null
+        : new ManagedProcess(
+            {
+              name: 'ferretdb',
+              command: path.join(TOOLS_BIN, 'ferretdb'),
+              args: [
+                '--handler=sqlite',
+                `--sqlite-url=file:${path.join(this.dataDir, 'ferretdb')}/`,
+                `--listen-addr=127.0.0.1:${ports.ferret}`,
+                '--debug-addr=-',
+                '--telemetry=disable',
+                `--state-dir=${path.join(this.dataDir, 'ferretdb-state')}`,
+                '--log-level=warn',
+              ],
+              env: process.env,
+              ready: () => portOpen(ports.ferret),
+              readyTimeoutMs: 30_000,
+            },
+            this.dataDir,
+          );
     this.smtp = externalSmtp
       ? null
       : new ManagedProcess(
@@ -458,10 +510,20 @@ export class Stack {
           this.dataDir,
         );
     mkdirSync(path.join(this.dataDir, 'ferretdb'), { recursive: true });
-    this.ferretIdIndex = this.ferret ? new FerretIdIndexKeeper(path.join(this.dataDir, 'ferretdb'), 5_000, (msg) => console.log(`[store] ${msg}`)) : null;
+    this.ferretIdIndex = this.ferret
+      ? new FerretIdIndexKeeper(path.join(this.dataDir, 'ferretdb'), 5_000, (msg) => console.log(`[store] ${msg}`))
+      : null;
     mkdirSync(path.join(this.dataDir, 'ferretdb-state'), { recursive: true });
-    const workerCount = processCount(opts.workerProcesses, opts.env?.SVC_WORKER_PROCESSES ?? process.env.SVC_WORKER_PROCESSES, 'SVC_WORKER_PROCESSES');
-    this.apiProcesses = processCount(opts.apiProcesses, opts.env?.SVC_API_PROCESSES ?? process.env.SVC_API_PROCESSES, 'SVC_API_PROCESSES');
+    const workerCount = processCount(
+      opts.workerProcesses,
+      opts.env?.SVC_WORKER_PROCESSES ?? process.env.SVC_WORKER_PROCESSES,
+      'SVC_WORKER_PROCESSES',
+    );
+    this.apiProcesses = processCount(
+      opts.apiProcesses,
+      opts.env?.SVC_API_PROCESSES ?? process.env.SVC_API_PROCESSES,
+      'SVC_API_PROCESSES',
+    );
     // Workers are interchangeable pollers of the same task queues: Temporal spreads the work.
     this.workers = Array.from(
       { length: workerCount },
@@ -472,7 +534,10 @@ export class Stack {
             command: node,
             args: [...service('workers/verification-worker.ts')],
             // SVC_WORKER_METRICS=1: each worker serves the SDK's Prometheus metrics on its own port.
-            env: this.env.SVC_WORKER_METRICS === '1' ? { ...this.env, SVC_WORKER_METRICS_ADDRESS: `127.0.0.1:${9460 + (ports.api - DEV_PORTS.api) + i + 1}` } : this.env,
+            env:
+              this.env.SVC_WORKER_METRICS === '1'
+                ? { ...this.env, SVC_WORKER_METRICS_ADDRESS: `127.0.0.1:${9460 + (ports.api - DEV_PORTS.api) + i + 1}` }
+                : this.env,
             ready: async (p) => p.logContains('SVC_WORKER_READY'),
             // Bundling the workflows and warming the engine threads took over 3 minutes on the
             // shared 2-core machine at load 40.
@@ -513,7 +578,11 @@ export class Stack {
         name: 'temporal-ui-gate',
         command: node,
         args: [...service('infra/temporal-ui-gate.ts')],
-        env: { ...process.env, SVC_TEMPORAL_UI_GATE_PORT: String(ports.temporalUi), SVC_TEMPORAL_UI_UPSTREAM_PORT: String(temporalUiUpstreamPort(ports)) },
+        env: {
+          ...process.env,
+          SVC_TEMPORAL_UI_GATE_PORT: String(ports.temporalUi),
+          SVC_TEMPORAL_UI_UPSTREAM_PORT: String(temporalUiUpstreamPort(ports)),
+        },
         ready: () => portOpen(ports.temporalUi),
         readyTimeoutMs: 60_000,
       },
@@ -529,7 +598,11 @@ export class Stack {
         env: {
           ...withoutWorkflowInputKey(this.env),
           ...(opts.codecOperatorIds?.length
-            ? { SVC_METRICS_OPERATOR_USER_IDS: [this.env.SVC_METRICS_OPERATOR_USER_IDS, ...opts.codecOperatorIds].filter(Boolean).join(',') }
+            ? {
+                SVC_METRICS_OPERATOR_USER_IDS: [this.env.SVC_METRICS_OPERATOR_USER_IDS, ...opts.codecOperatorIds]
+                  .filter(Boolean)
+                  .join(','),
+              }
             : {}),
         },
         ready: async () => {
@@ -543,7 +616,15 @@ export class Stack {
   }
 
   get processes(): ManagedProcess[] {
-    return [this.temporal, this.uiGate, ...(this.ferret ? [this.ferret] : []), ...(this.smtp ? [this.smtp] : []), ...this.workers, this.api, this.codec];
+    return [
+      this.temporal,
+      this.uiGate,
+      ...(this.ferret ? [this.ferret] : []),
+      ...(this.smtp ? [this.smtp] : []),
+      ...this.workers,
+      this.api,
+      this.codec,
+    ];
   }
 
   get apiUrl(): string {
@@ -565,9 +646,21 @@ export class Stack {
     for (const p of this.processes) {
       const { ports } = this.opts;
       const port =
-        p === this.temporal ? ports.temporal : p === this.uiGate ? ports.temporalUi : p === this.ferret ? ports.ferret : p === this.api ? ports.api : p === this.codec ? codecServerPort(ports) : null;
+        p === this.temporal
+          ? ports.temporal
+          : p === this.uiGate
+            ? ports.temporalUi
+            : p === this.ferret
+              ? ports.ferret
+              : p === this.api
+                ? ports.api
+                : p === this.codec
+                  ? codecServerPort(ports)
+                  : null;
       if (port !== null && (await portOpen(port))) {
-        throw new Error(`port ${port} needed by ${p.spec.name} is already in use (is another stack running? try: npm run stack -- down)`);
+        throw new Error(
+          `port ${port} needed by ${p.spec.name} is already in use (is another stack running? try: npm run stack -- down)`,
+        );
       }
     }
     // Infrastructure first, in parallel; then the worker and the API. On any failure, stop
@@ -575,7 +668,13 @@ export class Stack {
     try {
       // The workflow bundle is built (or found in dist/) beside the infrastructure's start, so no
       // worker process runs webpack on its own start (workers/workflow-bundle.ts).
-      await Promise.all([this.temporal.start(), this.uiGate.start(), this.ferret?.start(), this.smtp?.start(), workflowBundlePath()]);
+      await Promise.all([
+        this.temporal.start(),
+        this.uiGate.start(),
+        this.ferret?.start(),
+        this.smtp?.start(),
+        workflowBundlePath(),
+      ]);
       await Promise.all([...this.workers.map((w) => w.start()), this.api.start(), this.codec.start()]);
       // The services have created their collections by now; later ones are picked up by the next sweep.
       this.ferretIdIndex?.start();
@@ -664,19 +763,31 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     stack
       .up()
       .then(async () => {
-        if (stack.devOperator) devOperatorState = `${await seedDevOperator(stack.mongodbUri, stack.devOperator)}, in .env.local`;
+        if (stack.devOperator)
+          devOperatorState = `${await seedDevOperator(stack.mongodbUri, stack.devOperator)}, in .env.local`;
         const u = stack.urls;
         console.log('\nThe verification service is running:');
-        console.log(`  API          ${u.api}   (also under ${u.api}/v1; ${stack.apiProcesses} process(es), ${stack.workers.length} worker(s))`);
+        console.log(
+          `  API          ${u.api}   (also under ${u.api}/v1; ${stack.apiProcesses} process(es), ${stack.workers.length} worker(s))`,
+        );
         console.log(`  Temporal UI  ${u.temporal_ui}`);
         console.log(`  Temporal     ${u.temporal_grpc}`);
         console.log(`  Codec server ${u.codec_server}   (operators: sign in there so the UI decrypts payloads)`);
-        if (stack.devOperator) console.log(`  Dev operator ${stack.devOperator.email} / ${stack.devOperator.password}   (${devOperatorState}; reads payloads in the UI: docs/payload-encryption.md)`);
+        if (stack.devOperator)
+          console.log(
+            `  Dev operator ${stack.devOperator.email} / ${stack.devOperator.password}   (${devOperatorState}; reads payloads in the UI: docs/payload-encryption.md)`,
+          );
         console.log(`  Store        ${u.store}`);
         console.log(`  Logs         ${path.join(stack.dataDir, 'logs')}`);
-        if (stack.smtp) console.log(`  Mail sink    ${stack.env.SVC_SMTP_URL}   (each message stored as .eml under ${stack.mailDir})`);
-        const demoA2aKey = Object.keys(JSON.parse(String(stack.env.SVC_A2A_API_KEYS ?? '{}')) as Record<string, string>)[0];
-        if (demoA2aKey) console.log(`  A2A demo key ${demoA2aKey}   (X-API-Key for POST /a2a/intercept; docs/a2a-gateway.md)`);
+        if (stack.smtp)
+          console.log(
+            `  Mail sink    ${stack.env.SVC_SMTP_URL}   (each message stored as .eml under ${stack.mailDir})`,
+          );
+        const demoA2aKey = Object.keys(
+          JSON.parse(String(stack.env.SVC_A2A_API_KEYS ?? '{}')) as Record<string, string>,
+        )[0];
+        if (demoA2aKey)
+          console.log(`  A2A demo key ${demoA2aKey}   (X-API-Key for POST /a2a/intercept; docs/a2a-gateway.md)`);
         console.log('Press Ctrl-C to stop.');
       })
       .catch(async (err) => {

@@ -10,7 +10,14 @@
 //   - every other request (terminate, cancel, signal, reset, start, update, batch, delete…) gets
 //     403, whatever the UI shows, and so does any method-override header.
 // Production runs the UI server itself with auth on and write actions off for non-operators.
-import { createServer, request, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  request,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 
 export const UI_WRITE_REFUSED = 'Write actions are off in this Temporal UI (read-only; docs/deployment.md).';
 
@@ -101,7 +108,9 @@ export function createUiGate(upstream: { host: string; port: number }): Server {
       ur.on('end', () => {
         let body: string;
         try {
-          body = JSON.stringify(gatedSettings(JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>));
+          body = JSON.stringify(
+            gatedSettings(JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>),
+          );
         } catch {
           res.writeHead(502, { 'content-type': 'text/plain' });
           res.end('unreadable UI settings');
@@ -128,7 +137,16 @@ if (process.argv[1] && /temporal-ui-gate\.[jt]s$/.test(process.argv[1])) {
   const port = Number(process.env.SVC_TEMPORAL_UI_GATE_PORT);
   const upstreamPort = Number(process.env.SVC_TEMPORAL_UI_UPSTREAM_PORT);
   const server = createUiGate({ host: '127.0.0.1', port: upstreamPort });
-  server.listen(port, '127.0.0.1', () => console.log(JSON.stringify({ component: 'temporal-ui-gate', msg: 'read-only Temporal UI gate listening', port, upstream: upstreamPort })));
+  server.listen(port, '127.0.0.1', () =>
+    console.log(
+      JSON.stringify({
+        component: 'temporal-ui-gate',
+        msg: 'read-only Temporal UI gate listening',
+        port,
+        upstream: upstreamPort,
+      }),
+    ),
+  );
   const stop = () => server.close(() => process.exit(0));
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);

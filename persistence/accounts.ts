@@ -78,8 +78,7 @@ export interface KeyRevocationDoc {
 }
 
 export type KeyRotationResult =
-  | { ok: true; doc: ApiKeyDoc; key: string }
-  | { ok: false; reason: 'in_progress' | 'gone' };
+  { ok: true; doc: ApiKeyDoc; key: string } | { ok: false; reason: 'in_progress' | 'gone' };
 
 /** A marker whose rotation never completed (its process died) may be taken over after this long. */
 export const ROTATION_STALE_MS = 60_000;
@@ -249,10 +248,24 @@ export class Accounts {
    * sign-ups of one address (the loser gets duplicate key → 409) before anything else exists;
    * a later failure removes what this call wrote, by `_id`.
    */
-  async createOrgWithOwner(input: { orgName: string; email: string; passwordHash: string; plan?: Plan }): Promise<{ org: OrganizationDoc; user: UserDoc }> {
+  async createOrgWithOwner(input: {
+    orgName: string;
+    email: string;
+    passwordHash: string;
+    plan?: Plan;
+  }): Promise<{ org: OrganizationDoc; user: UserDoc }> {
     const now = new Date();
-    const org: OrganizationDoc = { _id: newId('org'), name: input.orgName, plan: input.plan ?? 'free', active: true, created_at: now };
-    const user = this.newUser({ orgId: org._id, email: input.email, passwordHash: input.passwordHash, role: 'owner' }, now);
+    const org: OrganizationDoc = {
+      _id: newId('org'),
+      name: input.orgName,
+      plan: input.plan ?? 'free',
+      active: true,
+      created_at: now,
+    };
+    const user = this.newUser(
+      { orgId: org._id, email: input.email, passwordHash: input.passwordHash, role: 'owner' },
+      now,
+    );
     await this.emails.insertOne({ _id: user.email_lower, user_id: user._id });
     try {
       // Listed before it exists (a reader skips a listed id without a user), as keys are.
@@ -334,7 +347,15 @@ export class Accounts {
   }
 
   /** Mints a key for a user; the raw key is returned once and only its digest is stored. */
-  async createKey(input: { orgId: string; userId: string; name: string; scopes?: Scope[]; expiresAt?: Date | null; rotatedFrom?: string | null; id?: string }): Promise<{ doc: ApiKeyDoc; key: string }> {
+  async createKey(input: {
+    orgId: string;
+    userId: string;
+    name: string;
+    scopes?: Scope[];
+    expiresAt?: Date | null;
+    rotatedFrom?: string | null;
+    id?: string;
+  }): Promise<{ doc: ApiKeyDoc; key: string }> {
     const key = generateApiKey(LIVE_PREFIX);
     const doc: ApiKeyDoc = {
       _id: input.id ?? newId('key'),
@@ -393,7 +414,11 @@ export class Accounts {
       throw err;
     }
     const won = await this.markRevoked(target._id, 'rotated', null);
-    if (won) await this.keys.updateOne({ _id: target._id }, { $set: { active: false, revoked_at: new Date(), rotated_to: successorId } });
+    if (won)
+      await this.keys.updateOne(
+        { _id: target._id },
+        { $set: { active: false, revoked_at: new Date(), rotated_to: successorId } },
+      );
     this.keyCache.invalidateKey(target._id);
     if (!won) {
       await this.keys.updateOne({ _id: successorId }, { $set: { active: false, revoked_at: new Date() } });
@@ -414,7 +439,13 @@ export class Accounts {
   private async claimRotation(keyId: string, token: string, successorId: string): Promise<boolean> {
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
-        await this.rotations.insertOne({ _id: keyId, token, successor_id: successorId, created_at: new Date(), done_at: null });
+        await this.rotations.insertOne({
+          _id: keyId,
+          token,
+          successor_id: successorId,
+          created_at: new Date(),
+          done_at: null,
+        });
         return true;
       } catch (err) {
         if (!isDuplicateKey(err)) throw err;
@@ -424,7 +455,10 @@ export class Accounts {
         if (!stale) return false;
         // The dead attempt may have minted its successor, whose secret never reached anyone: revoke it by id.
         if (existing.successor_id) {
-          await this.keys.updateOne({ _id: existing.successor_id }, { $set: { active: false, revoked_at: new Date() } });
+          await this.keys.updateOne(
+            { _id: existing.successor_id },
+            { $set: { active: false, revoked_at: new Date() } },
+          );
           this.keyCache.invalidateKey(existing.successor_id);
         }
         // Only the marker just read is removed (its token compared here); concurrent take-overs race on the insert.

@@ -23,7 +23,13 @@ export interface AgentDoc {
   name: string;
   agent_type: string;
   description: string | null;
-  permissions: { allowed_tools: string[]; denied_tools: string[]; allowed_domains: string[]; require_approval?: string[]; approval_timeout_seconds?: number };
+  permissions: {
+    allowed_tools: string[];
+    denied_tools: string[];
+    allowed_domains: string[];
+    require_approval?: string[];
+    approval_timeout_seconds?: number;
+  };
   max_requests_per_hour: number;
   max_cost_per_day: number;
   status: AgentStatus;
@@ -182,7 +188,9 @@ export class Agents {
   }
 
   /** Creates an agent; returns the record and the token (shown once, never stored). */
-  async register(fields: Omit<AgentDoc, '_id' | 'num' | 'status' | 'token_digest' | 'token_preview' | 'created_at' | 'revoked_at'>): Promise<{ doc: AgentDoc; token: string }> {
+  async register(
+    fields: Omit<AgentDoc, '_id' | 'num' | 'status' | 'token_digest' | 'token_preview' | 'created_at' | 'revoked_at'>,
+  ): Promise<{ doc: AgentDoc; token: string }> {
     for (let attempt = 0; ; attempt++) {
       const token = generateAgentToken();
       const doc: AgentDoc = {
@@ -257,33 +265,55 @@ export class Agents {
       upsertRetryingDuplicate(() =>
         this.usage.findOneAndUpdate(
           { _id: `${agentId}:h:${h}` },
-          { $inc: { requests: 1, cost_micro_usd: PRICE_PER_REQUEST_MICRO_USD }, $setOnInsert: { agent_id: agentId, expires_at: new Date(h + 3_600_000 + 60_000) } },
+          {
+            $inc: { requests: 1, cost_micro_usd: PRICE_PER_REQUEST_MICRO_USD },
+            $setOnInsert: { agent_id: agentId, expires_at: new Date(h + 3_600_000 + 60_000) },
+          },
           { upsert: true, returnDocument: 'after' },
         ),
       ),
       upsertRetryingDuplicate(() =>
         this.usage.findOneAndUpdate(
           { _id: `${agentId}:d:${d}` },
-          { $inc: { requests: 1, cost_micro_usd: PRICE_PER_REQUEST_MICRO_USD }, $setOnInsert: { agent_id: agentId, expires_at: new Date(dayEnd + 60_000) } },
+          {
+            $inc: { requests: 1, cost_micro_usd: PRICE_PER_REQUEST_MICRO_USD },
+            $setOnInsert: { agent_id: agentId, expires_at: new Date(dayEnd + 60_000) },
+          },
           { upsert: true, returnDocument: 'after' },
         ),
       ),
     ]);
-    return { requestsThisHour: hour?.requests ?? 0, costTodayMicroUsd: day?.cost_micro_usd ?? 0, hourResetAt: Math.floor((h + 3_600_000) / 1000), dayResetAt: Math.floor(dayEnd / 1000) };
+    return {
+      requestsThisHour: hour?.requests ?? 0,
+      costTodayMicroUsd: day?.cost_micro_usd ?? 0,
+      hourResetAt: Math.floor((h + 3_600_000) / 1000),
+      dayResetAt: Math.floor(dayEnd / 1000),
+    };
   }
 
   /** Undoes a charge that was refused (over a limit), so refused requests do not count. */
   async refund(agentId: string, now = Date.now()): Promise<void> {
     const dec = { $inc: { requests: -1, cost_micro_usd: -PRICE_PER_REQUEST_MICRO_USD } };
-    await Promise.all([this.usage.updateOne({ _id: `${agentId}:h:${hourStart(now)}` }, dec), this.usage.updateOne({ _id: `${agentId}:d:${dayKey(now)}` }, dec)]);
+    await Promise.all([
+      this.usage.updateOne({ _id: `${agentId}:h:${hourStart(now)}` }, dec),
+      this.usage.updateOne({ _id: `${agentId}:d:${dayKey(now)}` }, dec),
+    ]);
   }
 
   async usageOf(agentId: string, now = Date.now()): Promise<UsageSnapshot> {
     const h = hourStart(now);
     const d = dayKey(now);
     const dayEnd = Date.parse(`${d}T00:00:00.000Z`) + 86_400_000;
-    const [hour, day] = await Promise.all([this.usage.findOne({ _id: `${agentId}:h:${h}` }), this.usage.findOne({ _id: `${agentId}:d:${d}` })]);
-    return { requestsThisHour: hour?.requests ?? 0, costTodayMicroUsd: day?.cost_micro_usd ?? 0, hourResetAt: Math.floor((h + 3_600_000) / 1000), dayResetAt: Math.floor(dayEnd / 1000) };
+    const [hour, day] = await Promise.all([
+      this.usage.findOne({ _id: `${agentId}:h:${h}` }),
+      this.usage.findOne({ _id: `${agentId}:d:${d}` }),
+    ]);
+    return {
+      requestsThisHour: hour?.requests ?? 0,
+      costTodayMicroUsd: day?.cost_micro_usd ?? 0,
+      hourResetAt: Math.floor((h + 3_600_000) / 1000),
+      dayResetAt: Math.floor(dayEnd / 1000),
+    };
   }
 
   /**
@@ -314,7 +344,12 @@ export class Agents {
    * Re-approves a changed tool definition: the pending hash becomes the pin. Only a hash that
    * was presented (and refused) before can be approved.
    */
-  async approvePin(agentId: string, tool: string, hash: string, approvedBy: string): Promise<{ previous: string; pinned: string } | 'no_pin' | 'not_pending'> {
+  async approvePin(
+    agentId: string,
+    tool: string,
+    hash: string,
+    approvedBy: string,
+  ): Promise<{ previous: string; pinned: string } | 'no_pin' | 'not_pending'> {
     const pin = await findPin(this.store, agentId, tool);
     if (!pin) return 'no_pin';
     if (pin.pinned_hash === hash) return { previous: pin.pinned_hash, pinned: hash };
@@ -322,7 +357,14 @@ export class Agents {
     // Read by `{_id}` above, checked here, written by `{_id}`: two approvals of one pin end in the last one's hash.
     const res = await this.pins.updateOne(
       { _id: pin._id },
-      { $set: { pinned_hash: hash, pinned_at: new Date(), approved_by: approvedBy, pending_hashes: pin.pending_hashes.filter((h) => h !== hash) } },
+      {
+        $set: {
+          pinned_hash: hash,
+          pinned_at: new Date(),
+          approved_by: approvedBy,
+          pending_hashes: pin.pending_hashes.filter((h) => h !== hash),
+        },
+      },
     );
     if (res.matchedCount !== 1) return 'not_pending';
     return { previous: pin.pinned_hash, pinned: hash };
@@ -340,14 +382,29 @@ export async function findPin(store: Store, agentId: string, tool: string): Prom
 }
 
 /** Tool pins as the worker uses them: the first definition pins, a different one is refused. Keyed by the normalised tool name. */
-export async function checkToolPin(store: Store, agentId: string, orgId: string, toolName: string, hash: string): Promise<{ state: 'pinned' | 'matched' } | { state: 'changed'; pinned_hash: string }> {
+export async function checkToolPin(
+  store: Store,
+  agentId: string,
+  orgId: string,
+  toolName: string,
+  hash: string,
+): Promise<{ state: 'pinned' | 'matched' } | { state: 'changed'; pinned_hash: string }> {
   const pins = store.collection<ToolPinDoc>('agent_tool_pins');
   const tool = normalizeToolName(toolName);
   const existing = await findPin(store, agentId, tool);
   const id = existing?._id ?? `${agentId}:${tool}`;
   if (!existing) {
     try {
-      await pins.insertOne({ _id: id, agent_id: agentId, org_id: orgId, tool, pinned_hash: hash, pending_hashes: [], pinned_at: new Date(), approved_by: null });
+      await pins.insertOne({
+        _id: id,
+        agent_id: agentId,
+        org_id: orgId,
+        tool,
+        pinned_hash: hash,
+        pending_hashes: [],
+        pinned_at: new Date(),
+        approved_by: null,
+      });
       return { state: 'pinned' };
     } catch (err) {
       if (!(err instanceof MongoServerError && err.code === 11000)) throw err;
@@ -423,7 +480,9 @@ export type A2aMessageDoc = A2aMessageRecord & { _id: string; created_at: Date }
 /** Insert once of `a2a_messages {_id: trace}` (a retried activity finds it stored: duplicate key = done). */
 export async function recordA2aMessage(store: Store, r: A2aMessageRecord): Promise<void> {
   try {
-    await store.collection<A2aMessageDoc>('a2a_messages').insertOne({ ...r, _id: r.audit_trace_id, created_at: new Date() });
+    await store
+      .collection<A2aMessageDoc>('a2a_messages')
+      .insertOne({ ...r, _id: r.audit_trace_id, created_at: new Date() });
   } catch (err) {
     if (!isDuplicate(err)) throw err;
   }

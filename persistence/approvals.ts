@@ -78,7 +78,8 @@ interface CounterDoc {
 }
 
 const approvals = (s: Store): Collection<ApprovalDoc> => s.collection<ApprovalDoc>('agent_approvals');
-const decisions = (s: Store): Collection<ApprovalDecisionDoc> => s.collection<ApprovalDecisionDoc>('agent_approval_decisions');
+const decisions = (s: Store): Collection<ApprovalDecisionDoc> =>
+  s.collection<ApprovalDecisionDoc>('agent_approval_decisions');
 const actions = (s: Store): Collection<ActionDoc> => s.collection<ActionDoc>('agent_actions');
 const outcomes = (s: Store): Collection<ActionOutcomeDoc> => s.collection<ActionOutcomeDoc>('agent_action_outcomes');
 const counters = (s: Store): Collection<CounterDoc> => s.collection<CounterDoc>('counters');
@@ -99,7 +100,11 @@ const isDuplicate = (err: unknown) => err instanceof MongoServerError && err.cod
 
 /** Next approval number of an agent. Key: counters `approvals:<agent_id>` ($inc upsert). */
 export async function nextApprovalSeq(store: Store, agentId: string): Promise<number> {
-  const doc = await counters(store).findOneAndUpdate({ _id: `approvals:${agentId}` }, { $inc: { seq: 1 } }, { upsert: true, returnDocument: 'after' });
+  const doc = await counters(store).findOneAndUpdate(
+    { _id: `approvals:${agentId}` },
+    { $inc: { seq: 1 } },
+    { upsert: true, returnDocument: 'after' },
+  );
   if (!doc) throw new Error('approval counter unavailable');
   return doc.seq;
 }
@@ -120,7 +125,12 @@ export async function getApproval(store: Store, agentId: string, seq: number): P
 }
 
 /** Key: agent_approvals `_id` (the approval workflow is its only writer after the insert). */
-export async function updateApproval(store: Store, agentId: string, seq: number, set: Partial<Omit<ApprovalDoc, '_id'>>): Promise<void> {
+export async function updateApproval(
+  store: Store,
+  agentId: string,
+  seq: number,
+  set: Partial<Omit<ApprovalDoc, '_id'>>,
+): Promise<void> {
   await approvals(store).updateOne({ _id: approvalKey(agentId, seq) }, { $set: set });
 }
 
@@ -158,7 +168,10 @@ export async function listApprovals(
 }
 
 /** Insert-once decision. Key: agent_approval_decisions `_id`. Returns the decision that stands. */
-export async function insertDecision(store: Store, doc: ApprovalDecisionDoc): Promise<{ inserted: boolean; doc: ApprovalDecisionDoc }> {
+export async function insertDecision(
+  store: Store,
+  doc: ApprovalDecisionDoc,
+): Promise<{ inserted: boolean; doc: ApprovalDecisionDoc }> {
   try {
     await decisions(store).insertOne(doc);
     return { inserted: true, doc };
@@ -190,12 +203,24 @@ export async function getAction(store: Store, agentId: string, actionId: string)
 }
 
 /** Key: agent_actions `_id`. */
-export async function updateAction(store: Store, agentId: string, actionId: string, set: Partial<Omit<ActionDoc, '_id'>>): Promise<void> {
+export async function updateAction(
+  store: Store,
+  agentId: string,
+  actionId: string,
+  set: Partial<Omit<ActionDoc, '_id'>>,
+): Promise<void> {
   await actions(store).updateOne({ _id: actionKey(agentId, actionId) }, { $set: set });
 }
 
 /** Insert-once outcome, then joined onto the action. Keys: agent_action_outcomes and agent_actions `_id`. */
-export async function reportOutcome(store: Store, agentId: string, actionId: string, status: ActionOutcomeStatus, detail: string | null, now = new Date()): Promise<'reported' | 'already_reported'> {
+export async function reportOutcome(
+  store: Store,
+  agentId: string,
+  actionId: string,
+  status: ActionOutcomeStatus,
+  detail: string | null,
+  now = new Date(),
+): Promise<'reported' | 'already_reported'> {
   const _id = actionKey(agentId, actionId);
   try {
     await outcomes(store).insertOne({ _id, status, detail, reported_at: now });
@@ -203,7 +228,10 @@ export async function reportOutcome(store: Store, agentId: string, actionId: str
     if (!isDuplicate(err)) throw err;
     // A report whose join did not land (a crash between the writes) is joined now.
     const existing = await outcomes(store).findOne({ _id });
-    if (existing) await updateAction(store, agentId, actionId, { outcome: { status: existing.status, detail: existing.detail, reported_at: existing.reported_at } });
+    if (existing)
+      await updateAction(store, agentId, actionId, {
+        outcome: { status: existing.status, detail: existing.detail, reported_at: existing.reported_at },
+      });
     return 'already_reported';
   }
   await updateAction(store, agentId, actionId, { outcome: { status, detail, reported_at: now } });
@@ -237,7 +265,18 @@ export async function overdueCount(store: Store, orgId: string | null = null): P
  */
 export async function recordFeedItem(
   store: Store,
-  item: { key: string; at: Date; agent_id: string; org_id: string; kind: 'approval' | 'outcome' | 'outcome_overdue'; status: string; summary: string; workflow_id: string; audit_log_id: string; tool: string | null },
+  item: {
+    key: string;
+    at: Date;
+    agent_id: string;
+    org_id: string;
+    kind: 'approval' | 'outcome' | 'outcome_overdue';
+    status: string;
+    summary: string;
+    workflow_id: string;
+    audit_log_id: string;
+    tool: string | null;
+  },
 ): Promise<string> {
   const { id } = await recordAgentActivity(
     store,

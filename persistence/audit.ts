@@ -41,7 +41,18 @@ import {
 import { addEntries, emptyRollup, type AuditRollup } from '../core/audit-rollup.js';
 import { logger } from '../core/logger.js';
 
-export { seqKey, auditLogView, type AuditRollupDoc, type AuditLogDoc, type AuditSeqDoc, type AuditHeadDoc, type AuditPage, type AuditStatusFilter, type ChainIntegrity, type AuditLogView } from '../core/audit-log.js';
+export {
+  seqKey,
+  auditLogView,
+  type AuditRollupDoc,
+  type AuditLogDoc,
+  type AuditSeqDoc,
+  type AuditHeadDoc,
+  type AuditPage,
+  type AuditStatusFilter,
+  type ChainIntegrity,
+  type AuditLogView,
+} from '../core/audit-log.js';
 
 const log = logger('audit-log');
 
@@ -158,11 +169,22 @@ export class AuditLog {
    * while the previous batch was being written goes out as one ordered insertMany of linked
    * entries, one insertMany of their positions and one head move (with the roll-up).
    */
-  append(fields: AuditEntryFields, opts: { logId: string; secret: string | undefined; budgetMs?: number }): Promise<AppendResult> {
+  append(
+    fields: AuditEntryFields,
+    opts: { logId: string; secret: string | undefined; budgetMs?: number },
+  ): Promise<AppendResult> {
     const orgId = fields.organization_id;
     return new Promise<AppendResult>((resolve, reject) => {
       const queue = this.pending.get(orgId) ?? [];
-      queue.push({ fields, logId: opts.logId, secret: opts.secret, deadline: Date.now() + (opts.budgetMs ?? 8000), attempts: 0, resolve, reject });
+      queue.push({
+        fields,
+        logId: opts.logId,
+        secret: opts.secret,
+        deadline: Date.now() + (opts.budgetMs ?? 8000),
+        attempts: 0,
+        resolve,
+        reject,
+      });
       this.pending.set(orgId, queue);
       if (!this.flushing.has(orgId)) void this.flush(orgId);
     });
@@ -234,7 +256,11 @@ export class AuditLog {
         const moved = await this.advanceHead(orgId, head, mine);
         head = moved.head;
         this.knownHeads.set(orgId, head);
-        built.slice(0, inserted).forEach((item, i) => item.resolve({ doc: docs[i] as AuditLogDoc, attempts: item.attempts, existing: false }));
+        built
+          .slice(0, inserted)
+          .forEach((item, i) =>
+            item.resolve({ doc: docs[i] as AuditLogDoc, attempts: item.attempts, existing: false }),
+          );
         // The verdicts are out; the roll-up (a cache) follows before this organization's next batch.
         if (moved.from) head.rollup = await this.storeRollupAfter(orgId, moved.from, moved.entries);
       }
@@ -254,7 +280,8 @@ export class AuditLog {
         // Position taken by a writer that has not moved the head yet (or crashed before it
         // could): help the head past it, then back off briefly (real cross-process contention).
         const now = await this.readHead(orgId);
-        if (!now.exists) await this.healLegacyChain(orgId); // entries written before heads existed
+        if (!now.exists)
+          await this.healLegacyChain(orgId); // entries written before heads existed
         else if (now.seq === head.seq) await this.rollForward(orgId, head.seq);
         await sleep(Math.min(100, 2 * 2 ** Math.min(conflicted.attempts, 6)) * (0.5 + Math.random()));
       }
@@ -274,7 +301,11 @@ export class AuditLog {
    * the entries it moved over (for the roll-up). When a helper moved it part of the way (one
    * entry at a time), continues from there.
    */
-  private async advanceHead(orgId: string, from: Head, docs: AuditLogDoc[]): Promise<{ head: Head; from: Head | null; entries: AuditLogDoc[] }> {
+  private async advanceHead(
+    orgId: string,
+    from: Head,
+    docs: AuditLogDoc[],
+  ): Promise<{ head: Head; from: Head | null; entries: AuditLogDoc[] }> {
     let cur = from;
     for (;;) {
       const rest = docs.filter((d) => d.seq > cur.seq);
@@ -294,7 +325,8 @@ export class AuditLog {
         // audit_heads CAS `{_id, seq}`: a scan of the bounded heads collection on FerretDB/SQLite (small documents).
         moved = (await this.heads.updateOne({ _id: orgId, seq: cur.seq }, { $set: set })).modifiedCount === 1;
       }
-      if (moved) return { head: { seq: last.seq, hash: last.entry_hash, rollup: null, exists: true }, from: cur, entries: rest };
+      if (moved)
+        return { head: { seq: last.seq, hash: last.entry_hash, rollup: null, exists: true }, from: cur, entries: rest };
       cur = await this.readHead(orgId);
       if (!cur.exists) throw new Error('audit head vanished while it was being moved');
     }
@@ -352,7 +384,12 @@ export class AuditLog {
 
   /** Index documents for freshly inserted entries (idempotent: a position is written once). */
   private async indexPositions(docs: AuditLogDoc[]): Promise<void> {
-    const idx = docs.map((d) => ({ _id: seqKey(d.organization_id, d.seq), log_id: d._id, verified: d.verified === true, blocked: isBlocked(d) }));
+    const idx = docs.map((d) => ({
+      _id: seqKey(d.organization_id, d.seq),
+      log_id: d._id,
+      verified: d.verified === true,
+      blocked: isBlocked(d),
+    }));
     try {
       // audit_seq: unique inserts by `_id` (org#seq).
       await this.seqIndex.insertMany(idx, { ordered: false });
@@ -425,7 +462,9 @@ export class AuditLog {
     const head = await this.heads.findOne({ _id: orgId });
     if (head) return head;
     await this.healLegacyChain(orgId);
-    return (await this.heads.findOne({ _id: orgId })) ?? { _id: orgId, seq: 0, head_hash: null, updated_at: new Date() };
+    return (
+      (await this.heads.findOne({ _id: orgId })) ?? { _id: orgId, seq: 0, head_hash: null, updated_at: new Date() }
+    );
   }
 
   /**
@@ -445,18 +484,30 @@ export class AuditLog {
     }
     const last = contiguous[contiguous.length - 1];
     try {
-      await this.heads.insertOne({ _id: orgId, seq: last?.seq ?? 0, head_hash: last?.entry_hash ?? null, updated_at: new Date() });
+      await this.heads.insertOne({
+        _id: orgId,
+        seq: last?.seq ?? 0,
+        head_hash: last?.entry_hash ?? null,
+        updated_at: new Date(),
+      });
       if (entries.length) log.info('legacy audit chain indexed', { org_id: orgId, entries: entries.length });
     } catch (err) {
       if (!isDuplicateKey(err)) throw err; // another process did it (or the first append won)
       return;
     }
     // audit_rollups by `_id`: only the writer of the head writes its roll-up.
-    await this.rollups.updateOne({ _id: orgId }, { $set: { ...addEntries(emptyRollup(), contiguous), updated_at: new Date() } }, { upsert: true });
+    await this.rollups.updateOne(
+      { _id: orgId },
+      { $set: { ...addEntries(emptyRollup(), contiguous), updated_at: new Date() } },
+      { upsert: true },
+    );
   }
 
   /** Most recent first (the first page of `page`). */
-  async list(orgId: string, opts: { limit: number; status?: AuditStatusFilter; beforeSeq?: number }): Promise<AuditLogDoc[]> {
+  async list(
+    orgId: string,
+    opts: { limit: number; status?: AuditStatusFilter; beforeSeq?: number },
+  ): Promise<AuditLogDoc[]> {
     return (await this.page(orgId, opts)).docs;
   }
 
@@ -467,7 +518,10 @@ export class AuditLog {
    * than STATUS_SCAN_WINDOW positions, so it can hold fewer than `limit` entries with a
    * non-null `next` (continue from there).
    */
-  async page(orgId: string, opts: { limit: number; status?: AuditStatusFilter; beforeSeq?: number }): Promise<AuditPage> {
+  async page(
+    orgId: string,
+    opts: { limit: number; status?: AuditStatusFilter; beforeSeq?: number },
+  ): Promise<AuditPage> {
     const head = await this.headOf(orgId);
     // Entries inserted but not yet under the head (a writer between its two steps) are part of the chain.
     let top = head.seq;
@@ -491,7 +545,8 @@ export class AuditLog {
       const picked: Array<{ seq: number; idx: AuditSeqDoc }> = [];
       for (let i = 0; i < seqs.length; i++) {
         const pos = idx[i] ?? null;
-        if (pos && (opts.status === 'verified' ? pos.verified : pos.blocked)) picked.push({ seq: seqs[i] as number, idx: pos });
+        if (pos && (opts.status === 'verified' ? pos.verified : pos.blocked))
+          picked.push({ seq: seqs[i] as number, idx: pos });
       }
       const found = await mapLimit(picked, LOOKUP_PARALLELISM, (p) => this.entryAt(orgId, p.seq, p.idx));
       for (let i = 0; i < found.length; i++) {
@@ -549,7 +604,9 @@ export class AuditLog {
     }
     const last = docs[docs.length - 1];
     const headSeq = head?.seq ?? 0;
-    const headMatches = last ? head !== null && head.seq === last.seq && head.head_hash === last.entry_hash : headSeq === 0;
+    const headMatches = last
+      ? head !== null && head.seq === last.seq && head.head_hash === last.entry_hash
+      : headSeq === 0;
     const checked = docs.length - first;
     return {
       checked,
@@ -583,7 +640,8 @@ export class AuditLog {
     return mapLimit(heads, LOOKUP_PARALLELISM, async (h) => {
       const stored = byOrg.get(h._id) ?? (h.seq === 0 ? emptyRollup() : null);
       if (stored?.seq === h.seq) return { orgId: h._id, seq: h.seq, rollup: stored };
-      if (stored && stored.seq < h.seq && h.seq - stored.seq <= ROLLUP_CATCH_UP) return { orgId: h._id, seq: h.seq, rollup: await this.computeRollup(h._id, stored, h.seq) };
+      if (stored && stored.seq < h.seq && h.seq - stored.seq <= ROLLUP_CATCH_UP)
+        return { orgId: h._id, seq: h.seq, rollup: await this.computeRollup(h._id, stored, h.seq) };
       if (!stored || stored.seq < h.seq) this.rebuildInBackground(h._id);
       return { orgId: h._id, seq: h.seq, rollup: null };
     });

@@ -26,7 +26,15 @@
 // So the store never holds more than `max` jobs, even with several API processes.
 import { MongoServerError, type AnyBulkWriteOperation, type Collection } from 'mongodb';
 import { Store } from '../core/store.js';
-import { batchCounters, itemViews, type BatchItemOutcome, type BatchItemType, type BatchItemView, type BatchJobStatus, type BatchJobView } from '../core/batch.js';
+import {
+  batchCounters,
+  itemViews,
+  type BatchItemOutcome,
+  type BatchItemType,
+  type BatchItemView,
+  type BatchJobStatus,
+  type BatchJobView,
+} from '../core/batch.js';
 
 export interface BatchJobDoc {
   _id: string;
@@ -120,8 +128,12 @@ Store.registerIndexes(async (store) => {
   await store.collection('batch_slot_claims').createIndex({ created_at: 1 });
 });
 
-export const isDuplicateKey = (err: unknown) => err instanceof MongoServerError && (err.code === 11000 || (err as { writeErrors?: Array<{ code?: number }> }).writeErrors?.every?.((e) => e.code === 11000) === true);
-const backoff = (attempt: number) => new Promise((r) => setTimeout(r, Math.min(50, 2 + attempt * 3) * (0.5 + Math.random())));
+export const isDuplicateKey = (err: unknown) =>
+  err instanceof MongoServerError &&
+  (err.code === 11000 ||
+    (err as { writeErrors?: Array<{ code?: number }> }).writeErrors?.every?.((e) => e.code === 11000) === true);
+const backoff = (attempt: number) =>
+  new Promise((r) => setTimeout(r, Math.min(50, 2 + attempt * 3) * (0.5 + Math.random())));
 
 export type NewBatchJob = Omit<BatchJobDoc, 'slot'>;
 
@@ -204,7 +216,12 @@ export class BatchJobStore {
   async finalItems(doc: BatchJobDoc): Promise<BatchItemView[]> {
     if (doc.status === 'failed') return this.failedItems(doc);
     if (doc.units === undefined) return doc.items ?? []; // stored before result documents
-    return itemsOf(await this.unitResults(doc._id, Array.from({ length: doc.units ?? 0 }, (_, u) => u)));
+    return itemsOf(
+      await this.unitResults(
+        doc._id,
+        Array.from({ length: doc.units ?? 0 }, (_, u) => u),
+      ),
+    );
   }
 
   /** The stored job as the API answers it (final: with its items; running: no item yet). */
@@ -261,8 +278,12 @@ export class BatchJobStore {
         return g;
       } catch (err) {
         if (!isDuplicateKey(err)) throw err;
-        const [existing, current] = await Promise.all([this.claims.findOne({ _id: `${slot}:${g}` }), this.slots.findOne({ _id: slot })]);
-        const orphaned = existing && current && current.gen < g && Date.now() - existing.created_at.getTime() > CLAIM_STALE_MS;
+        const [existing, current] = await Promise.all([
+          this.claims.findOne({ _id: `${slot}:${g}` }),
+          this.slots.findOne({ _id: slot }),
+        ]);
+        const orphaned =
+          existing && current && current.gen < g && Date.now() - existing.created_at.getTime() > CLAIM_STALE_MS;
         if (!orphaned) return null;
       }
     }
@@ -280,7 +301,12 @@ export class BatchJobStore {
    * active, to free slots left by crashed submissions (it returns how many it freed). Throws
    * BatchCapacityError when none is usable.
    */
-  async admit(job: NewBatchJob, request: BatchRequestDoc['items'], max: number, reclaim?: () => Promise<number>): Promise<Admission> {
+  async admit(
+    job: NewBatchJob,
+    request: BatchRequestDoc['items'],
+    max: number,
+    reclaim?: () => Promise<number>,
+  ): Promise<Admission> {
     let reclaimed = false;
     for (let attempt = 0; attempt < 30; attempt++) {
       const slots = (await this.allSlots()).filter((s) => s._id < max);
@@ -293,7 +319,14 @@ export class BatchJobStore {
         for (const number of shuffled(unusedNumbers(slots, max, 8))) {
           try {
             // Unique `batch_slots._id`: one admission wins the number; a loser tries the next.
-            await this.slots.insertOne({ _id: number, gen: 1, state: 'active', job_id: job._id, claimed_at: new Date(), finished_at: null });
+            await this.slots.insertOne({
+              _id: number,
+              gen: 1,
+              state: 'active',
+              job_id: job._id,
+              claimed_at: new Date(),
+              finished_at: null,
+            });
             admission = { slot: number, evicted: null };
             break;
           } catch (err) {
@@ -327,7 +360,10 @@ export class BatchJobStore {
         throw new BatchCapacityError();
       }
       // The request and the job, side by side (unique `_id` inserts).
-      await Promise.all([this.requests.insertOne({ _id: job._id, items: request }), this.jobs.insertOne({ ...job, slot: admission.slot })]);
+      await Promise.all([
+        this.requests.insertOne({ _id: job._id, items: request }),
+        this.jobs.insertOne({ ...job, slot: admission.slot }),
+      ]);
       return admission;
     }
     throw new BatchCapacityError();
@@ -344,7 +380,10 @@ export class BatchJobStore {
       if (gen === null) continue;
       if (cand.job_id) await this.deleteJob(cand.job_id);
       // Key: `batch_slots._id`; only the claim's winner writes it.
-      await this.slots.updateOne({ _id: cand._id }, { $set: { gen, state: 'active', job_id: jobId, claimed_at: new Date(), finished_at: null } });
+      await this.slots.updateOne(
+        { _id: cand._id },
+        { $set: { gen, state: 'active', job_id: jobId, claimed_at: new Date(), finished_at: null } },
+      );
       return { slot: cand._id, evicted: cand.state === 'finished' ? cand.job_id : null };
     }
     return null;
@@ -358,7 +397,9 @@ export class BatchJobStore {
     const doc = await this.jobs.findOne({ _id: jobId }, { projection: { units: 1 } });
     const units = doc?.units ?? 0;
     if (units > 0) {
-      const ops: AnyBulkWriteOperation<BatchResultDoc>[] = Array.from({ length: units }, (_, u) => ({ deleteOne: { filter: { _id: resultId(jobId, u) } } }));
+      const ops: AnyBulkWriteOperation<BatchResultDoc>[] = Array.from({ length: units }, (_, u) => ({
+        deleteOne: { filter: { _id: resultId(jobId, u) } },
+      }));
       await this.results.bulkWrite(ops, { ordered: false });
     }
     await this.requests.deleteOne({ _id: jobId });
@@ -390,7 +431,10 @@ export class BatchJobStore {
         const doc = await this.find(slot.job_id);
         if (doc && doc.status === 'running') await this.deleteJob(slot.job_id);
       }
-      await this.slots.updateOne({ _id: slot._id }, { $set: { gen, state: 'free', job_id: null, claimed_at: null, finished_at: null } });
+      await this.slots.updateOne(
+        { _id: slot._id },
+        { $set: { gen, state: 'free', job_id: null, claimed_at: null, finished_at: null } },
+      );
     } else {
       await this.slots.updateOne({ _id: slot._id }, { $set: { gen, state: 'finished', finished_at: new Date() } });
     }
@@ -436,7 +480,15 @@ export class BatchJobStore {
     if (!doc) return null;
     let out = doc;
     if (doc.status === 'running') {
-      const counters = batchCounters(doc.total_items, Array.from({ length: doc.total_items }, (_, index): BatchItemOutcome => ({ index, status: 'failed', error, latency_ms: 0 })));
+      const counters = batchCounters(
+        doc.total_items,
+        Array.from({ length: doc.total_items }, (_, index): BatchItemOutcome => ({
+          index,
+          status: 'failed',
+          error,
+          latency_ms: 0,
+        })),
+      );
       const set = { status: 'failed' as const, failure: error, ...counters, completed_at: at };
       await this.jobs.updateOne({ _id: jobId }, { $set: set });
       out = { ...doc, ...set };
@@ -448,7 +500,12 @@ export class BatchJobStore {
   private async failedItems(doc: BatchJobDoc): Promise<BatchItemView[]> {
     const requested = doc.request_items ?? (await this.request(doc._id))?.items ?? [];
     const error = doc.failure ?? 'Job failed.';
-    const outcomes: BatchItemOutcome[] = Array.from({ length: doc.total_items }, (_, index) => ({ index, status: 'failed', error, latency_ms: 0 }));
+    const outcomes: BatchItemOutcome[] = Array.from({ length: doc.total_items }, (_, index) => ({
+      index,
+      status: 'failed',
+      error,
+      latency_ms: 0,
+    }));
     return itemViews(doc._id, requested, outcomes);
   }
 
@@ -458,15 +515,32 @@ export class BatchJobStore {
    * first completion) and the slot finished. Returns the job's final fields as stored, or null
    * when the job document no longer exists.
    */
-  async complete(jobId: string, counters: { completed_items: number; failed_items: number }, units: number, completedAt: Date): Promise<CompletedJob | null> {
+  async complete(
+    jobId: string,
+    counters: { completed_items: number; failed_items: number },
+    units: number,
+    completedAt: Date,
+  ): Promise<CompletedJob | null> {
     const doc = await this.find(jobId);
     if (!doc) return null;
     if (doc.status !== 'running') {
-      await this.setSlotIf(doc.slot, jobId, 'active', { state: 'finished', finished_at: doc.completed_at ?? completedAt });
-      return { completed_at: doc.completed_at ?? completedAt, completed_items: doc.completed_items, failed_items: doc.failed_items, progress_percent: doc.progress_percent };
+      await this.setSlotIf(doc.slot, jobId, 'active', {
+        state: 'finished',
+        finished_at: doc.completed_at ?? completedAt,
+      });
+      return {
+        completed_at: doc.completed_at ?? completedAt,
+        completed_items: doc.completed_items,
+        failed_items: doc.failed_items,
+        progress_percent: doc.progress_percent,
+      };
     }
     const done = counters.completed_items + counters.failed_items;
-    const final: CompletedJob = { ...counters, progress_percent: doc.total_items === 0 ? 100 : Math.floor((done * 100) / doc.total_items), completed_at: completedAt };
+    const final: CompletedJob = {
+      ...counters,
+      progress_percent: doc.total_items === 0 ? 100 : Math.floor((done * 100) / doc.total_items),
+      completed_at: completedAt,
+    };
     // The job first, then its slot: a slot marked finished always carries its job's completion
     // time (a retry after a lost job write would otherwise leave the slot with an earlier time,
     // and eviction, oldest first by the slot's time, would pick the wrong job).
@@ -480,11 +554,21 @@ export class BatchJobStore {
    * carries every result to the completion): the items go into the job document, as they did.
    * Key: `batch_jobs._id`. Removable once no such workflow runs.
    */
-  async completeLegacy(jobId: string, items: BatchItemView[], outcomes: readonly BatchItemOutcome[], completedAt: Date): Promise<boolean> {
+  async completeLegacy(
+    jobId: string,
+    items: BatchItemView[],
+    outcomes: readonly BatchItemOutcome[],
+    completedAt: Date,
+  ): Promise<boolean> {
     const doc = await this.find(jobId);
     if (!doc) return false;
     if (doc.status === 'running') {
-      await this.jobs.updateOne({ _id: jobId }, { $set: { status: 'completed', items, ...batchCounters(doc.total_items, outcomes), completed_at: completedAt } });
+      await this.jobs.updateOne(
+        { _id: jobId },
+        {
+          $set: { status: 'completed', items, ...batchCounters(doc.total_items, outcomes), completed_at: completedAt },
+        },
+      );
     }
     await this.setSlotIf(doc.slot, jobId, 'active', { state: 'finished', finished_at: completedAt });
     return true;

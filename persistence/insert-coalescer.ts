@@ -66,7 +66,7 @@ export class InsertCoalescer<T extends Document & { _id: string }> {
       if (!errors) {
         // A single duplicate can come back as a plain server error; anything else fails every caller.
         const dup = err instanceof MongoServerError && err.code === DUPLICATE_KEY && batch.length === 1;
-        for (const p of batch) (dup ? p.resolve() : p.reject(err));
+        for (const p of batch) dup ? p.resolve() : p.reject(err);
         return;
       }
       // The others were applied; a duplicate key is an existing record (success).

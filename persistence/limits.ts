@@ -37,7 +37,12 @@ export async function recordOrgEvent(store: Store, orgId: string, kind: OrgEvent
 }
 
 /** `org_events {_id: org:kind:day}` per kind and day. Counts per kind over the last `days` UTC days (today included). */
-export async function orgEventCounts(store: Store, orgId: string, days: number, now = new Date()): Promise<Record<OrgEventKind, number>> {
+export async function orgEventCounts(
+  store: Store,
+  orgId: string,
+  days: number,
+  now = new Date(),
+): Promise<Record<OrgEventKind, number>> {
   const since = dayOf(new Date(now.getTime() - (days - 1) * 86_400_000));
   // One point lookup per (kind, day): a filter on other fields would read the whole collection on FerretDB.
   const ids: string[] = [];
@@ -70,7 +75,11 @@ const counters = (store: Store) => store.collection<RateCounterDoc>('rate_counte
 
 /** `rate_counters {_id}` `$inc` upsert: the window's count after this hit. */
 export async function hitWindow(store: Store, id: string, expiresAt: Date): Promise<number> {
-  const doc = await counters(store).findOneAndUpdate({ _id: id }, { $inc: { count: 1 }, $setOnInsert: { expires_at: expiresAt } }, { upsert: true, returnDocument: 'after' });
+  const doc = await counters(store).findOneAndUpdate(
+    { _id: id },
+    { $inc: { count: 1 }, $setOnInsert: { expires_at: expiresAt } },
+    { upsert: true, returnDocument: 'after' },
+  );
   if (!doc) throw new Error('no counter document');
   return doc.count;
 }

@@ -53,18 +53,29 @@ export async function runStartupMigrations(store: Store): Promise<Record<string,
 /** The backfill itself (idempotent; also what a test runs after writing older-shaped records). */
 export async function backfillPointers(store: Store): Promise<Record<string, number>> {
   const accounts = new Accounts(store, '');
-  const counts: Record<string, number> = { user_emails: 0, key_digests: 0, legacy_digests: 0, directory: 0, agent_pointers: 0, pins: 0, activity: 0 };
+  const counts: Record<string, number> = {
+    user_emails: 0,
+    key_digests: 0,
+    legacy_digests: 0,
+    directory: 0,
+    agent_pointers: 0,
+    pins: 0,
+    activity: 0,
+  };
 
   const users = await accounts.users.find({}).toArray();
-  for (const u of users as UserDoc[]) if (await insertIfAbsent(accounts.emails, { _id: u.email_lower, user_id: u._id })) counts.user_emails++;
+  for (const u of users as UserDoc[])
+    if (await insertIfAbsent(accounts.emails, { _id: u.email_lower, user_id: u._id })) counts.user_emails++;
   const keys = (await accounts.keys.find({}).toArray()) as ApiKeyDoc[];
   for (const k of keys) {
     const col = k.hash_scheme === 'sha256-legacy' ? accounts.legacyDigests : accounts.digests;
-    if (await insertIfAbsent(col, { _id: k.lookup_digest, key_id: k._id })) counts[k.hash_scheme === 'sha256-legacy' ? 'legacy_digests' : 'key_digests']++;
+    if (await insertIfAbsent(col, { _id: k.lookup_digest, key_id: k._id }))
+      counts[k.hash_scheme === 'sha256-legacy' ? 'legacy_digests' : 'key_digests']++;
   }
   // Directories: each organization's listed ids, then the missing ones added in creation order.
   const byOrg = new Map<string, { users: UserDoc[]; keys: ApiKeyDoc[] }>();
-  const entry = (org: string) => byOrg.get(org) ?? (byOrg.set(org, { users: [], keys: [] }).get(org) as { users: UserDoc[]; keys: ApiKeyDoc[] });
+  const entry = (org: string) =>
+    byOrg.get(org) ?? (byOrg.set(org, { users: [], keys: [] }).get(org) as { users: UserDoc[]; keys: ApiKeyDoc[] });
   for (const u of users) entry(u.org_id).users.push(u);
   for (const k of keys) entry(k.org_id).keys.push(k);
   for (const [org, { users: us, keys: ks }] of byOrg) {
@@ -73,7 +84,9 @@ export async function backfillPointers(store: Store): Promise<Record<string, num
       [accounts.keyDirectory, ks],
     ] as const) {
       const listed = new Set(await dir.refs(org));
-      const missing = [...docs].filter((d) => !listed.has(d._id)).sort((a, b) => a.created_at.getTime() - b.created_at.getTime());
+      const missing = [...docs]
+        .filter((d) => !listed.has(d._id))
+        .sort((a, b) => a.created_at.getTime() - b.created_at.getTime());
       for (const d of missing) {
         await dir.add(org, d._id);
         counts.directory++;
@@ -83,8 +96,14 @@ export async function backfillPointers(store: Store): Promise<Record<string, num
 
   const agents = (await store.collection<AgentDoc>('agents').find({}).toArray()) as AgentDoc[];
   for (const a of agents) {
-    const t = await insertIfAbsent(store.collection<{ _id: string; agent_id: string }>('agent_tokens'), { _id: a.token_digest, agent_id: a._id });
-    const n = await insertIfAbsent(store.collection<{ _id: string; agent_id: string }>('agent_nums'), { _id: `${a.org_id}#${a.num}`, agent_id: a._id });
+    const t = await insertIfAbsent(store.collection<{ _id: string; agent_id: string }>('agent_tokens'), {
+      _id: a.token_digest,
+      agent_id: a._id,
+    });
+    const n = await insertIfAbsent(store.collection<{ _id: string; agent_id: string }>('agent_nums'), {
+      _id: `${a.org_id}#${a.num}`,
+      agent_id: a._id,
+    });
     if (t || n) counts.agent_pointers++;
   }
 
@@ -105,7 +124,10 @@ export async function backfillPointers(store: Store): Promise<Record<string, num
   for (const d of legacy) (perAgent.get(d.agent_id) ?? perAgent.set(d.agent_id, []).get(d.agent_id))!.push(d);
   for (const [agentId, docs] of perAgent) {
     if (await activity.findOne({ _id: activityId(agentId, 1) })) {
-      log.warn('legacy activity left unnumbered: the agent already has positioned records', { agent_id: agentId, records: docs.length });
+      log.warn('legacy activity left unnumbered: the agent already has positioned records', {
+        agent_id: agentId,
+        records: docs.length,
+      });
       continue;
     }
     docs.sort((a, b) => (a._id < b._id ? -1 : 1));
@@ -119,11 +141,16 @@ export async function backfillPointers(store: Store): Promise<Record<string, num
         seq--;
         break;
       }
-      await insertIfAbsent(store.collection<{ _id: string; agent_id: string; activity_id: string }>('agent_activity_workflows'), { _id: d.workflow_id, agent_id: agentId, activity_id: id });
+      await insertIfAbsent(
+        store.collection<{ _id: string; agent_id: string; activity_id: string }>('agent_activity_workflows'),
+        { _id: d.workflow_id, agent_id: agentId, activity_id: id },
+      );
       await activity.deleteOne({ _id: d._id });
       counts.activity++;
     }
-    await store.collection<{ _id: string; n: number }>('agent_activity_heads').updateOne({ _id: agentId }, { $max: { n: seq } }, { upsert: true });
+    await store
+      .collection<{ _id: string; n: number }>('agent_activity_heads')
+      .updateOne({ _id: agentId }, { $max: { n: seq } }, { upsert: true });
   }
   return counts;
 }

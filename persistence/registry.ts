@@ -22,10 +22,18 @@ export const COLLECTIONS: Record<string, CollectionEntry> = {
   user_emails: { growth: 'growing', by: 'one pointer {_id: lower-cased e-mail} per user', module: 'accounts' },
   api_keys: { growth: 'growing', by: 'one per key ever created (revoked keys stay)', module: 'accounts' },
   api_key_digests: { growth: 'growing', by: 'one pointer {_id: HMAC lookup digest} per key', module: 'accounts' },
-  api_key_legacy_digests: { growth: 'growing', by: 'one pointer {_id: SHA-256 digest} per pre-7.2 key (backfilled)', module: 'accounts' },
+  api_key_legacy_digests: {
+    growth: 'growing',
+    by: 'one pointer {_id: SHA-256 digest} per pre-7.2 key (backfilled)',
+    module: 'accounts',
+  },
   api_key_rotations: { growth: 'growing', by: 'one marker per rotated key', module: 'accounts' },
   api_key_revocations: { growth: 'growing', by: 'one marker per revoked key', module: 'accounts' },
-  org_directory: { growth: 'growing', by: 'one head per organization and list (keys, users) + one entry per key or user', module: 'accounts' },
+  org_directory: {
+    growth: 'growing',
+    by: 'one head per organization and list (keys, users) + one entry per key or user',
+    module: 'accounts',
+  },
   leak_notifications: { growth: 'growing', by: 'one per leaked-key notice', module: 'accounts' },
   // agents (persistence/agents.ts)
   agents: { growth: 'growing', by: 'one per registered agent', module: 'agents' },
@@ -35,15 +43,31 @@ export const COLLECTIONS: Record<string, CollectionEntry> = {
   agent_tool_pins: { growth: 'growing', by: 'one per agent and tool', module: 'agents' },
   agent_activity: { growth: 'growing', by: 'one per agent action, at position {agent}#{seq}', module: 'agents' },
   agent_activity_heads: { growth: 'growing', by: 'one per agent (the highest position, a hint)', module: 'agents' },
-  agent_activity_workflows: { growth: 'growing', by: 'one pointer {_id: workflow id} per agent action (idempotence)', module: 'agents' },
+  agent_activity_workflows: {
+    growth: 'growing',
+    by: 'one pointer {_id: workflow id} per agent action (idempotence)',
+    module: 'agents',
+  },
   a2a_messages: { growth: 'growing', by: 'one per A2A message', module: 'agents' },
-  counters: { growth: 'growing', by: 'one per named sequence: agents, and approvals:<agent_id> per agent', module: 'agents' },
+  counters: {
+    growth: 'growing',
+    by: 'one per named sequence: agents, and approvals:<agent_id> per agent',
+    module: 'agents',
+  },
   // approvals and action outcomes (persistence/approvals.ts): read by _id only
-  agent_approvals: { growth: 'growing', by: 'one per tool call that waits for approval, {_id: <agent>:<n>}', module: 'approvals' },
+  agent_approvals: {
+    growth: 'growing',
+    by: 'one per tool call that waits for approval, {_id: <agent>:<n>}',
+    module: 'approvals',
+  },
   agent_approval_decisions: { growth: 'growing', by: 'one insert-once decision per approval', module: 'approvals' },
   agent_actions: { growth: 'growing', by: 'one per admitted or approved tool call', module: 'approvals' },
   agent_action_outcomes: { growth: 'growing', by: 'one insert-once outcome per action', module: 'approvals' },
-  agent_action_counters: { growth: 'bounded', by: 'one overall + one per organization (unreported actions)', module: 'approvals' },
+  agent_action_counters: {
+    growth: 'bounded',
+    by: 'one overall + one per organization (unreported actions)',
+    module: 'approvals',
+  },
   // uploads (persistence/uploads.ts)
   uploads: {
     growth: 'bounded',
@@ -51,23 +75,55 @@ export const COLLECTIONS: Record<string, CollectionEntry> = {
     module: 'uploads',
   },
   // limits (persistence/limits.ts)
-  rate_counters: { growth: 'bounded', by: 'one per (subject, window) alive, swept as windows expire', module: 'limits' },
+  rate_counters: {
+    growth: 'bounded',
+    by: 'one per (subject, window) alive, swept as windows expire',
+    module: 'limits',
+  },
   org_events: { growth: 'growing', by: 'one per organization, kind and day', module: 'limits' },
   // verification contexts (persistence/contexts.ts)
   verification_contexts_issued: { growth: 'growing', by: 'one per issued VERIFIED document', module: 'contexts' },
   // start-up migrations (persistence/migrations.ts)
   migrations: { growth: 'bounded', by: 'one marker per migration run to completion', module: 'migrations' },
   // batch (persistence/batch.ts)
-  batch_jobs: { growth: 'growing', by: 'one per batch job, kept while its slot is not reused (≤ SVC_BATCH_MAX_JOBS)', module: 'batch' },
-  batch_results: { growth: 'growing', by: 'one result document per unit of a job (<job>#<unit>: ≤ 25 math items, or one item), deleted with the job', module: 'batch' },
-  batch_requests: { growth: 'growing', by: 'one per job (its queries and types), deleted with the job', module: 'batch' },
+  batch_jobs: {
+    growth: 'growing',
+    by: 'one per batch job, kept while its slot is not reused (≤ SVC_BATCH_MAX_JOBS)',
+    module: 'batch',
+  },
+  batch_results: {
+    growth: 'growing',
+    by: 'one result document per unit of a job (<job>#<unit>: ≤ 25 math items, or one item), deleted with the job',
+    module: 'batch',
+  },
+  batch_requests: {
+    growth: 'growing',
+    by: 'one per job (its queries and types), deleted with the job',
+    module: 'batch',
+  },
   batch_slots: { growth: 'bounded', by: 'SVC_BATCH_MAX_JOBS (the job slots)', module: 'batch' },
-  batch_slot_claims: { growth: 'bounded', by: 'SVC_BATCH_MAX_JOBS slots × live claim generations (old claims swept)', module: 'batch' },
+  batch_slot_claims: {
+    growth: 'bounded',
+    by: 'SVC_BATCH_MAX_JOBS slots × live claim generations (old claims swept)',
+    module: 'batch',
+  },
   // audit, proofs, attestations (persistence/audit.ts, persistence/proofs.ts)
-  audit_logs: { growth: 'growing', by: 'one entry per verdict (verification, batch item, agent action)', module: 'audit' },
+  audit_logs: {
+    growth: 'growing',
+    by: 'one entry per verdict (verification, batch item, agent action)',
+    module: 'audit',
+  },
   audit_seq: { growth: 'growing', by: 'one position entry {org#seq} per audit entry', module: 'audit' },
-  audit_heads: { growth: 'bounded', by: 'one per organization (grows with organizations, not with use)', module: 'audit' },
-  audit_rollups: { growth: 'bounded', by: 'one per organization (all-time counts + the last 169 hourly buckets)', module: 'audit' },
+  audit_heads: {
+    growth: 'bounded',
+    by: 'one per organization (grows with organizations, not with use)',
+    module: 'audit',
+  },
+  audit_rollups: {
+    growth: 'bounded',
+    by: 'one per organization (all-time counts + the last 169 hourly buckets)',
+    module: 'audit',
+  },
   proofs: { growth: 'growing', by: 'one per distinct proved artifact', module: 'proofs' },
   attestations: { growth: 'growing', by: 'one per VERIFIED verdict with an attestation', module: 'proofs' },
 };
@@ -78,5 +134,8 @@ export const COLLECTIONS: Record<string, CollectionEntry> = {
  * records written before the pointers existed. Matched against the capture's site (`file:line`).
  */
 export const OFF_PATH_SITES: Array<{ file: string; why: string }> = [
-  { file: 'persistence/migrations.ts', why: 'start-up backfill of pointers for legacy records (once per process start, in the background)' },
+  {
+    file: 'persistence/migrations.ts',
+    why: 'start-up backfill of pointers for legacy records (once per process start, in the background)',
+  },
 ];

@@ -80,7 +80,8 @@ export async function loadUpload(store: Store, uploadId: string, orgId: string |
     parts.push(Buffer.from(doc.data.buffer));
     if (index + 1 >= expected.count) break;
   }
-  if (!expected || parts.length !== expected.count) throw new UploadIntegrityError(`upload ${uploadId} is missing or incomplete`);
+  if (!expected || parts.length !== expected.count)
+    throw new UploadIntegrityError(`upload ${uploadId} is missing or incomplete`);
   const content = Buffer.concat(parts);
   const digest = createHash('sha256').update(content).digest('hex');
   if (content.length !== expected.size || digest !== expected.sha256) {

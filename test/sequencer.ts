@@ -33,7 +33,12 @@ export default class LongestFirstSequencer extends BaseSequencer {
     };
     return base
       .map((f, i) => ({ f, i }))
-      .sort((a, b) => a.f.project.config.sequence.groupOrder - b.f.project.config.sequence.groupOrder || rank(a.f) - rank(b.f) || a.i - b.i)
+      .sort(
+        (a, b) =>
+          a.f.project.config.sequence.groupOrder - b.f.project.config.sequence.groupOrder ||
+          rank(a.f) - rank(b.f) ||
+          a.i - b.i,
+      )
       .map((x) => x.f);
   }
 }

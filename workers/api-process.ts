@@ -38,7 +38,12 @@ export async function eagerActivities(cfg: ServiceConfig, store: Store, enginePo
   const signer = await createSigner(cfg);
   return {
     ...makeAuthenticateInputActivity(workflowInputKey(cfg)),
-    verifyMathActivity: makeVerifyMathActivity({ store, signer, mathTimeoutMs: cfg.SVC_MATH_TIMEOUT * 1000, enginePool }),
+    verifyMathActivity: makeVerifyMathActivity({
+      store,
+      signer,
+      mathTimeoutMs: cfg.SVC_MATH_TIMEOUT * 1000,
+      enginePool,
+    }),
     ...makeProcessRagActivities(enginePool),
     appendAuditActivity: makeAppendAuditActivity({ store, auditSecret: cfg.SVC_AUDIT_SECRET_KEY }),
   };
@@ -63,9 +68,7 @@ async function runEagerWorker(temporal: TemporalGateway, cfg: ServiceConfig, sto
   // standalone worker does before it reports ready): until then every workflow goes to the
   // standalone workers, and a cold thread never spends a request's deadline loading mathjs.
   await Promise.race([
-    enginePool
-      .warmUp()
-      .catch((err: Error) => log.warn('engine pool warm-up failed', { error: err.message })),
+    enginePool.warmUp().catch((err: Error) => log.warn('engine pool warm-up failed', { error: err.message })),
     sleep(60_000),
   ]);
   let backoff = 500;
@@ -92,7 +95,9 @@ async function runEagerWorker(temporal: TemporalGateway, cfg: ServiceConfig, sto
       await running;
     } catch (err) {
       if (stopping) break;
-      log.warn('in-process worker unavailable: eager start off until it is back', { error: String((err as Error)?.message ?? err).slice(0, 200) });
+      log.warn('in-process worker unavailable: eager start off until it is back', {
+        error: String((err as Error)?.message ?? err).slice(0, 200),
+      });
     } finally {
       temporal.useEagerStart(null);
       worker = null;
@@ -106,7 +111,9 @@ async function runEagerWorker(temporal: TemporalGateway, cfg: ServiceConfig, sto
 main({
   onGateway: (temporal, cfg, store) => {
     if (cfg.SVC_API_WORKER !== 'on') return;
-    void runEagerWorker(temporal, cfg, store).catch((err: Error) => log.error('in-process worker failed for good', { error: err.message }));
+    void runEagerWorker(temporal, cfg, store).catch((err: Error) =>
+      log.error('in-process worker failed for good', { error: err.message }),
+    );
   },
   onShutdown: async () => {
     stopping = true;

@@ -29,27 +29,37 @@ async function main(): Promise<void> {
   const a2aCfg = loadA2aConfig(env);
   // Lazy store: the worker starts (and activities fail, then retry) while the store is down.
   const store = Store.lazy(cfg.MONGODB_URI);
-  store.ensureIndexes().catch((err) => log.warn('index creation deferred: store unavailable', { error: String(err?.message ?? err) }));
+  store
+    .ensureIndexes()
+    .catch((err) => log.warn('index creation deferred: store unavailable', { error: String(err?.message ?? err) }));
   // Z3 workers take a few seconds to start: warm them in the background (a logic task that
   // arrives first simply waits for its worker inside the solve deadline).
   // The thread pools: created here, passed to the activities (createActivities' deps).
   const pools = { engine: getEnginePool(), logic: getLogicPool(logicPoolOptions(env)) };
   pools.logic
     .warmUp()
-    .catch((err: Error) => log.warn('Z3 pool warm-up failed; solves will start workers on demand', { error: err.message }));
+    .catch((err: Error) =>
+      log.warn('Z3 pool warm-up failed; solves will start workers on demand', { error: err.message }),
+    );
   // PGlite (the postgresql check of /verify/sql) takes seconds to start, in its own thread.
-  void warmUpPgCheck(loadSqlEngineConfig(env).pgCheck).then((ok) => ok || log.warn('PGlite did not start; postgresql SQL checks fall back to the parser'));
+  void warmUpPgCheck(loadSqlEngineConfig(env).pgCheck).then(
+    (ok) => ok || log.warn('PGlite did not start; postgresql SQL checks fall back to the parser'),
+  );
   // Sandbox containers left by a crashed worker: removed in the background (Docker may be absent:
   // the sandboxed engines then fail closed, the others are unaffected).
   reapSandboxContainers()
     .then((n) => n > 0 && log.info('removed leftover sandbox containers', { count: n }))
-    .catch((err: Error) => log.warn('sandbox reaping skipped: Docker unavailable', { error: String(err?.message ?? err) }));
+    .catch((err: Error) =>
+      log.warn('sandbox reaping skipped: Docker unavailable', { error: String(err?.message ?? err) }),
+    );
   const signer = await createSigner(cfg);
   // SVC_WORKER_METRICS_ADDRESS (host:port): the SDK's own Prometheus metrics (task latencies,
   // slots, sticky cache) on /metrics; docs/deployment.md. Must be installed before any connection.
   const metricsAddress = env.SVC_WORKER_METRICS_ADDRESS;
   if (metricsAddress) {
-    Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress: metricsAddress, countersTotalSuffix: true } } } });
+    Runtime.install({
+      telemetryOptions: { metrics: { prometheus: { bindAddress: metricsAddress, countersTotalSuffix: true } } },
+    });
     log.info('worker metrics exporter listening', { url: `http://${metricsAddress}/metrics` });
   }
   const connection = await NativeConnection.connect({ address: cfg.TEMPORAL_ADDRESS });
@@ -81,16 +91,24 @@ async function main(): Promise<void> {
   const worker = await Worker.create({ ...common, taskQueue: cfg.SVC_TASK_QUEUE });
   // The eager-start queue (workers/api-process.ts): served here too, so those verifications run
   // when an API process's own worker is busy or down, or the API runs without one.
-  const eagerWorker = await Worker.create({ ...common, taskQueue: eagerTaskQueue(cfg), enableNonLocalActivities: false });
+  const eagerWorker = await Worker.create({
+    ...common,
+    taskQueue: eagerTaskQueue(cfg),
+    enableNonLocalActivities: false,
+  });
   // Engine threads load the engines (docs/isolation.md): started once the workflow bundle is
   // built, so the two do not compete for the CPU, and awaited (at most a minute) so the first
   // requests do not spend their deadline waiting for a thread.
   const enginesWarm = pools.engine
     .warmUp()
-    .catch((err: Error) => log.warn('engine pool warm-up failed; runs will wait for their threads', { error: err.message }));
+    .catch((err: Error) =>
+      log.warn('engine pool warm-up failed; runs will wait for their threads', { error: err.message }),
+    );
   await Promise.race([enginesWarm, new Promise((r) => setTimeout(r, 60_000).unref())]);
   // The supervisor waits for this marker; it is printed whatever the log level.
-  process.stdout.write(`${JSON.stringify({ t: new Date().toISOString(), component: 'worker', msg: 'worker ready', task_queue: cfg.SVC_TASK_QUEUE, ready: 'SVC_WORKER_READY' })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ t: new Date().toISOString(), component: 'worker', msg: 'worker ready', task_queue: cfg.SVC_TASK_QUEUE, ready: 'SVC_WORKER_READY' })}\n`,
+  );
   await Promise.all([worker.run(), eagerWorker.run()]);
   await shutdownLogicPool();
   await shutdownEnginePool();

@@ -22,7 +22,8 @@ const SOURCE_DIRS = ['workflows', 'core', 'contract', 'persistence', 'engines', 
 /** Hash of the sources the bundle is built from and of the SDK version that builds it. */
 export function workflowSourceHash(): string {
   const h = createHash('sha256');
-  for (const f of projectFiles(SOURCE_DIRS)) if (/\.(ts|js|mjs|cjs|json)$/.test(f)) h.update(`${f}\0`).update(readFileSync(path.join(ROOT, f)));
+  for (const f of projectFiles(SOURCE_DIRS))
+    if (/\.(ts|js|mjs|cjs|json)$/.test(f)) h.update(`${f}\0`).update(readFileSync(path.join(ROOT, f)));
   h.update(readFileSync(path.join(ROOT, 'node_modules', '@temporalio', 'workflow', 'package.json')));
   return h.digest('hex').slice(0, 16);
 }
@@ -31,7 +32,12 @@ export function workflowSourceHash(): string {
 export async function workflowBundlePath(): Promise<string> {
   const file = path.join(DIST, `workflow-bundle-${workflowSourceHash()}.js`);
   if (existsSync(file)) return file;
-  const bundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS, workflowInterceptorModules: WORKFLOW_INTERCEPTORS, failureConverterPath: FAILURE_CONVERTER_PATH, logger: quietLogger });
+  const bundle = await bundleWorkflowCode({
+    workflowsPath: WORKFLOWS,
+    workflowInterceptorModules: WORKFLOW_INTERCEPTORS,
+    failureConverterPath: FAILURE_CONVERTER_PATH,
+    logger: quietLogger,
+  });
   mkdirSync(DIST, { recursive: true });
   const tmp = `${file}.${process.pid}.tmp`;
   writeFileSync(tmp, bundle.code);

@@ -6,11 +6,18 @@ import type { VerificationActivities } from '../activities/index.js';
 import { A2A_AUDIT_ORG, type A2aWorkflowInput, type A2aWorkflowResult } from '../core/a2a-workflow.js';
 import { ACTIVITY_SCHEDULE_TO_START_MS, RETRY, STORE_WRITE_TIMEOUT } from './policies.js';
 
-const local = proxyLocalActivities<VerificationActivities>({ startToCloseTimeout: STORE_WRITE_TIMEOUT, retry: RETRY.a2a });
+const local = proxyLocalActivities<VerificationActivities>({
+  startToCloseTimeout: STORE_WRITE_TIMEOUT,
+  retry: RETRY.a2a,
+});
 
 export async function a2aWorkflow(req: A2aWorkflowInput): Promise<A2aWorkflowResult> {
   const workflowId = workflowInfo().workflowId;
-  const acts = proxyActivities<VerificationActivities>({ startToCloseTimeout: req.engine_timeout_ms + 10_000, scheduleToStartTimeout: ACTIVITY_SCHEDULE_TO_START_MS, retry: RETRY.a2aEvaluate });
+  const acts = proxyActivities<VerificationActivities>({
+    startToCloseTimeout: req.engine_timeout_ms + 10_000,
+    scheduleToStartTimeout: ACTIVITY_SCHEDULE_TO_START_MS,
+    retry: RETRY.a2aEvaluate,
+  });
   const v = await acts.a2aEvaluateActivity({ ...req, workflow_id: workflowId });
   const audit = await local.appendAuditActivity({
     org_id: A2A_AUDIT_ORG,

@@ -5,7 +5,15 @@
 // agent's activity feed; an approved action then has SVC_ACTION_OUTCOME_TIMEOUT to report its
 // outcome before it is flagged. actionOutcomeWorkflow is that last wait for admitted actions.
 // Deterministic: timers and signals only, every I/O in activities.
-import { condition, defineSignal, proxyActivities, proxyLocalActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
+import {
+  condition,
+  defineSignal,
+  proxyActivities,
+  proxyLocalActivities,
+  setHandler,
+  sleep,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { VerificationActivities } from '../activities/index.js';
 import {
   DECISION_SIGNAL,
@@ -21,11 +29,21 @@ export const approvalDecisionSignal = defineSignal<[DecisionSignal]>(DECISION_SI
 // Store writes retry without a cap: a decision made must not be lost to a store outage.
 const acts = proxyActivities<VerificationActivities>({
   startToCloseTimeout: '30 s',
-  retry: { initialInterval: '1 s', backoffCoefficient: 2, maximumInterval: '30 s', nonRetryableErrorTypes: ['AuditConfigError', 'AuditChainError'] },
+  retry: {
+    initialInterval: '1 s',
+    backoffCoefficient: 2,
+    maximumInterval: '30 s',
+    nonRetryableErrorTypes: ['AuditConfigError', 'AuditChainError'],
+  },
 });
 const local = proxyLocalActivities<VerificationActivities>({
   startToCloseTimeout: '10 s',
-  retry: { initialInterval: '1 s', backoffCoefficient: 2, maximumInterval: '30 s', nonRetryableErrorTypes: ['AuditConfigError', 'AuditChainError'] },
+  retry: {
+    initialInterval: '1 s',
+    backoffCoefficient: 2,
+    maximumInterval: '30 s',
+    nonRetryableErrorTypes: ['AuditConfigError', 'AuditChainError'],
+  },
 });
 
 export interface ApprovalWorkflowResult {
@@ -62,22 +80,48 @@ export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<Ap
       proof_ref: null,
       attestation: settled.attestation_id ? { id: settled.attestation_id } : null,
     },
-    audit: { user_id: settled.decision.decided_by, key_id: settled.decision.decided_by_key_id, request_digest: settled.request_digest },
+    audit: {
+      user_id: settled.decision.decided_by,
+      key_id: settled.decision.decided_by_key_id,
+      request_digest: settled.request_digest,
+    },
   });
   await acts.recordApprovalActivity({ input, settled, audit_log_id: audit.log_id, workflow_id: workflowId });
   let outcome: ApprovalWorkflowResult['outcome'] = 'not_applicable';
-  if (settled.state === 'approved') outcome = await watchOutcome(input.org_id, input.agent_id, input.action_id, input.tool, input.outcome_timeout_ms);
+  if (settled.state === 'approved')
+    outcome = await watchOutcome(input.org_id, input.agent_id, input.action_id, input.tool, input.outcome_timeout_ms);
   return { approval_id: input.approval_id, state: settled.state, audit_log_id: audit.log_id, outcome };
 }
 
 /** A durable timer per admitted action: at its end, an action without a reported outcome is flagged. */
-async function watchOutcome(orgId: string, agentId: string, actionId: string, tool: string, timeoutMs: number): Promise<'reported' | 'unreported'> {
+async function watchOutcome(
+  orgId: string,
+  agentId: string,
+  actionId: string,
+  tool: string,
+  timeoutMs: number,
+): Promise<'reported' | 'unreported'> {
   await sleep(timeoutMs);
-  const r = await acts.flagUnreportedActionActivity({ org_id: orgId, agent_id: agentId, action_id: actionId, tool, workflow_id: workflowInfo().workflowId, flagged_at: new Date(Date.now()).toISOString() });
+  const r = await acts.flagUnreportedActionActivity({
+    org_id: orgId,
+    agent_id: agentId,
+    action_id: actionId,
+    tool,
+    workflow_id: workflowInfo().workflowId,
+    flagged_at: new Date(Date.now()).toISOString(),
+  });
   return r.flagged ? 'unreported' : 'reported';
 }
 
-export async function actionOutcomeWorkflow(input: ActionOutcomeWorkflowInput): Promise<{ action_id: string; outcome: 'reported' | 'unreported' }> {
-  const outcome = await watchOutcome(input.org_id, input.agent_id, input.action_id, input.tool, input.outcome_timeout_ms);
+export async function actionOutcomeWorkflow(
+  input: ActionOutcomeWorkflowInput,
+): Promise<{ action_id: string; outcome: 'reported' | 'unreported' }> {
+  const outcome = await watchOutcome(
+    input.org_id,
+    input.agent_id,
+    input.action_id,
+    input.tool,
+    input.outcome_timeout_ms,
+  );
   return { action_id: input.action_id, outcome };
 }

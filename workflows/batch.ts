@@ -7,7 +7,18 @@
 // activity stores them. Every finished unit is in the workflow history, so a worker crash or an
 // API restart loses nothing: the replayed workflow resumes where it was. The `progress` query
 // returns the live snapshot (held items + the units already stored).
-import { ActivityFailure, ApplicationFailure, TimeoutFailure, defineQuery, patched, proxyActivities, proxyLocalActivities, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  TimeoutFailure,
+  defineQuery,
+  patched,
+  proxyActivities,
+  proxyLocalActivities,
+  setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { VerificationActivities } from '../activities/index.js';
 import type { ProviderName } from '../core/providers-config.js';
 import { logicTranslateStep, naturalLanguageSteps } from './provider-verify.js';
@@ -69,7 +80,8 @@ function failure(err: unknown, itemTimeoutMs: number): { error: string; latency_
     return { error: cause.message, latency_ms: typeof ran === 'number' ? ran : itemTimeoutMs };
   }
   if (cause instanceof TimeoutFailure) {
-    if (cause.timeoutType === 'HEARTBEAT') return { error: 'Item failed: its worker was lost on every attempt.', latency_ms: 0 };
+    if (cause.timeoutType === 'HEARTBEAT')
+      return { error: 'Item failed: its worker was lost on every attempt.', latency_ms: 0 };
     return { error: itemTimeoutText(itemTimeoutMs), latency_ms: itemTimeoutMs };
   }
   const message = cause instanceof Error ? cause.message : String(cause);
@@ -83,7 +95,10 @@ function itemRunner(input: BatchWorkflowInput, workflowId: string): (index: numb
   // a crashed worker re-runs when the workflow task is retried).
   const items =
     input.activity_mode === 'local'
-      ? proxyLocalActivities<VerificationActivities>({ startToCloseTimeout: input.item_timeout_ms + ATTEMPT_GRACE_MS, retry: itemRetry })
+      ? proxyLocalActivities<VerificationActivities>({
+          startToCloseTimeout: input.item_timeout_ms + ATTEMPT_GRACE_MS,
+          retry: itemRetry,
+        })
       : proxyActivities<VerificationActivities>({
           startToCloseTimeout: input.item_timeout_ms + ATTEMPT_GRACE_MS,
           heartbeatTimeout: HEARTBEAT_TIMEOUT_MS,
@@ -92,7 +107,8 @@ function itemRunner(input: BatchWorkflowInput, workflowId: string): (index: numb
 
   return async (index: number): Promise<BatchItemOutcome> => {
     const item = input.items[index]!;
-    if (LLM_ITEM_TYPES.includes(item.type)) return { index, status: 'failed', error: llmNotConfigured(item.type), latency_ms: 0 };
+    if (LLM_ITEM_TYPES.includes(item.type))
+      return { index, status: 'failed', error: llmNotConfigured(item.type), latency_ms: 0 };
     if (item.type === 'natural_language') {
       // Provider step (its own activity, never retried) then evaluation and attestation, as /verify/natural_language.
       const providerMs = Math.min(input.provider_timeout_ms ?? 30_000, input.item_timeout_ms);
@@ -105,7 +121,12 @@ function itemRunner(input: BatchWorkflowInput, workflowId: string): (index: numb
           input.item_timeout_ms,
           input.activity_mode,
         );
-        return { index, status: 'completed', result, latency_ms: typeof result.latency_ms === 'number' ? result.latency_ms : 0 };
+        return {
+          index,
+          status: 'completed',
+          result,
+          latency_ms: typeof result.latency_ms === 'number' ? result.latency_ms : 0,
+        };
       } catch (err) {
         return { index, status: 'failed', ...failure(err, input.item_timeout_ms) };
       }
@@ -125,16 +146,43 @@ function itemRunner(input: BatchWorkflowInput, workflowId: string): (index: numb
         timeout_ms: input.item_timeout_ms,
       });
       const logicResult = r.result as { status?: string; reason?: string } | null;
-      if (item.type === 'logic' && logicResult?.status === 'ERROR' && logicResult.reason === 'natural_language_requires_provider') {
+      if (
+        item.type === 'logic' &&
+        logicResult?.status === 'ERROR' &&
+        logicResult.reason === 'natural_language_requires_provider'
+      ) {
         // Natural-language logic: the provider translates to the DSL (its own activity), then the same item activity solves it.
         const provider = (item.params.provider as ProviderName | undefined) ?? 'local';
-        const t = await logicTranslateStep({ query: item.query, provider }, input.org_id, workflowId, Math.min(input.provider_timeout_ms ?? 30_000, input.item_timeout_ms));
+        const t = await logicTranslateStep(
+          { query: item.query, provider },
+          input.org_id,
+          workflowId,
+          Math.min(input.provider_timeout_ms ?? 30_000, input.item_timeout_ms),
+        );
         if (!t.ok) {
-          const result = { status: t.blocked ? 'BLOCKED' : 'ERROR', error: 'Internal verification error', reason: t.reason, message: t.message, provider_used: provider };
+          const result = {
+            status: t.blocked ? 'BLOCKED' : 'ERROR',
+            error: 'Internal verification error',
+            reason: t.reason,
+            message: t.message,
+            provider_used: provider,
+          };
           return { index, status: 'completed', result, latency_ms: r.latency_ms };
         }
-        const solved = await activity({ job_id: input.job_id, index, query: t.dsl, params: item.params, org_id: input.org_id, workflow_id: workflowId, timeout_ms: input.item_timeout_ms });
-        const result = { ...(solved.result as Record<string, unknown>), provider_used: provider, translated_query: t.dsl };
+        const solved = await activity({
+          job_id: input.job_id,
+          index,
+          query: t.dsl,
+          params: item.params,
+          org_id: input.org_id,
+          workflow_id: workflowId,
+          timeout_ms: input.item_timeout_ms,
+        });
+        const result = {
+          ...(solved.result as Record<string, unknown>),
+          provider_used: provider,
+          translated_query: t.dsl,
+        };
         return { index, status: 'completed', result, latency_ms: r.latency_ms + solved.latency_ms };
       }
       return { index, status: 'completed', result: r.result, latency_ms: r.latency_ms };
@@ -161,7 +209,11 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchWor
     status,
     ...batchCounters(total, summaries),
     ...(final ?? {}),
-    items: itemViews(input.job_id, input.items, held.flatMap((u) => u.items.map((it) => it.outcome))),
+    items: itemViews(
+      input.job_id,
+      input.items,
+      held.flatMap((u) => u.items.map((it) => it.outcome)),
+    ),
     stored_units: [...storedUnits],
     workflow_id: workflowId,
     created_at: input.created_at,
@@ -180,7 +232,14 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchWor
     return mathBatchUnitActivity;
   };
   const hold = (unit: number, outcomes: BatchItemOutcome[]) => {
-    held.push({ unit, items: outcomes.map((outcome) => ({ query: input.items[outcome.index]!.query, type: input.items[outcome.index]!.type, outcome })) });
+    held.push({
+      unit,
+      items: outcomes.map((outcome) => ({
+        query: input.items[outcome.index]!.query,
+        type: input.items[outcome.index]!.type,
+        outcome,
+      })),
+    });
     summaries.push(...outcomes.map((o) => ({ index: o.index, status: o.status })));
   };
 
@@ -194,7 +253,11 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchWor
       const done = await mathUnit(unit.indices.length)({
         job_id: input.job_id,
         unit: u,
-        items: unit.indices.map((index) => ({ index, query: input.items[index]!.query, params: input.items[index]!.params })),
+        items: unit.indices.map((index) => ({
+          index,
+          query: input.items[index]!.query,
+          params: input.items[index]!.params,
+        })),
         org_id: input.org_id,
         workflow_id: workflowId,
         timeout_ms: input.item_timeout_ms,
@@ -204,7 +267,10 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchWor
       storedUnits.push(u);
     } catch (err) {
       // The unit failed for good (retries exhausted): each of its items failed, with the reason.
-      hold(u, unit.indices.map((index) => ({ index, status: 'failed' as const, ...failure(err, input.item_timeout_ms) })));
+      hold(
+        u,
+        unit.indices.map((index) => ({ index, status: 'failed' as const, ...failure(err, input.item_timeout_ms) })),
+      );
     }
   };
 
@@ -219,7 +285,9 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchWor
 
   const counters = batchCounters(total, summaries);
   const finishOptions = { startToCloseTimeout: '30 s', retry: FINISH_RETRY } as const;
-  const { finishBatchJobActivity } = local ? proxyLocalActivities<VerificationActivities>(finishOptions) : proxyActivities<VerificationActivities>(finishOptions);
+  const { finishBatchJobActivity } = local
+    ? proxyLocalActivities<VerificationActivities>(finishOptions)
+    : proxyActivities<VerificationActivities>(finishOptions);
   const done = await finishBatchJobActivity({
     job_id: input.job_id,
     org_id: input.org_id,
@@ -290,14 +358,25 @@ async function legacyBatchWorkflow(input: BatchWorkflowInput): Promise<BatchWork
   }
   const chunkActivity = (n: number) =>
     (input.activity_mode === 'local'
-      ? proxyLocalActivities<VerificationActivities>({ startToCloseTimeout: n * input.item_timeout_ms + ATTEMPT_GRACE_MS, retry: itemRetry })
-      : proxyActivities<VerificationActivities>({ startToCloseTimeout: n * input.item_timeout_ms + ATTEMPT_GRACE_MS, heartbeatTimeout: HEARTBEAT_TIMEOUT_MS, retry: itemRetry })
+      ? proxyLocalActivities<VerificationActivities>({
+          startToCloseTimeout: n * input.item_timeout_ms + ATTEMPT_GRACE_MS,
+          retry: itemRetry,
+        })
+      : proxyActivities<VerificationActivities>({
+          startToCloseTimeout: n * input.item_timeout_ms + ATTEMPT_GRACE_MS,
+          heartbeatTimeout: HEARTBEAT_TIMEOUT_MS,
+          retry: itemRetry,
+        })
     ).verifyMathBatchChunkActivity;
   const runChunk = async (indices: number[]): Promise<BatchItemOutcome[]> => {
     try {
       return await chunkActivity(indices.length)({
         job_id: input.job_id,
-        items: indices.map((index) => ({ index, query: input.items[index]!.query, params: input.items[index]!.params })),
+        items: indices.map((index) => ({
+          index,
+          query: input.items[index]!.query,
+          params: input.items[index]!.params,
+        })),
         org_id: input.org_id,
         workflow_id: workflowId,
         timeout_ms: input.item_timeout_ms,
@@ -337,5 +416,11 @@ async function legacyBatchWorkflow(input: BatchWorkflowInput): Promise<BatchWork
   completedAt = done.completed_at;
   upsertSearchAttributes([{ key: SA_BATCH_STATUS, value: 'completed' }]);
   const counters = batchCounters(total, outcomes);
-  return { job_id: input.job_id, status: 'completed', total_items: total, completed_items: counters.completed_items, failed_items: counters.failed_items };
+  return {
+    job_id: input.job_id,
+    status: 'completed',
+    total_items: total,
+    completed_items: counters.completed_items,
+    failed_items: counters.failed_items,
+  };
 }

@@ -9,7 +9,9 @@ import type { VerifyActivityInput } from '../activities/types.js';
 import type { EngineName, VerifyWorkflowEngine } from '../core/engines.js';
 import type { EngineInput, EngineResult } from '../core/verification-io.js';
 
-export type EngineActivity<E extends EngineName> = (req: VerifyActivityInput<EngineInput<E>>) => Promise<EngineResult<E>>;
+export type EngineActivity<E extends EngineName> = (
+  req: VerifyActivityInput<EngineInput<E>>,
+) => Promise<EngineResult<E>>;
 /** Every engine whose route starts verifyWorkflow (natural language starts providerVerifyWorkflow, whose steps are its own). */
 export type EngineActivityMap = { readonly [E in VerifyWorkflowEngine]: EngineActivity<E> };
 
@@ -30,7 +32,11 @@ export function engineActivities(acts: VerificationActivities): EngineActivityMa
 }
 
 /** Runs `engine`'s activity: the one place a workflow dispatches on the engine name. */
-export function runEngineActivity<E extends VerifyWorkflowEngine>(map: EngineActivityMap, engine: E, req: VerifyActivityInput<EngineInput<E>>): Promise<EngineResult<E>> {
+export function runEngineActivity<E extends VerifyWorkflowEngine>(
+  map: EngineActivityMap,
+  engine: E,
+  req: VerifyActivityInput<EngineInput<E>>,
+): Promise<EngineResult<E>> {
   const activity: EngineActivity<E> = map[engine];
   return activity(req);
 }

@@ -24,7 +24,9 @@ import {
   type InputAuthHeader,
 } from '../core/workflow-input-auth-types.js';
 
-const check = proxyLocalActivities<Record<typeof AUTHENTICATE_INPUT_ACTIVITY, (req: AuthenticateInputRequest) => Promise<AuthenticateInputResult>>>({
+const check = proxyLocalActivities<
+  Record<typeof AUTHENTICATE_INPUT_ACTIVITY, (req: AuthenticateInputRequest) => Promise<AuthenticateInputResult>>
+>({
   startToCloseTimeout: '10 s',
   // The check itself never throws; a failed attempt is infrastructure (a worker lost mid-task).
   retry: { maximumAttempts: 3, initialInterval: '100 ms' },
@@ -44,7 +46,9 @@ export const interceptors: WorkflowInterceptorsFactory = () => {
   // Per workflow run: the factory is called once for each run.
   let grant: ActivityGrant | null = null;
   const withGrant = <T extends { activityType: string; headers: Record<string, Payload> }>(input: T): T =>
-    grant && input.activityType !== AUTHENTICATE_INPUT_ACTIVITY ? { ...input, headers: { ...input.headers, [ACTIVITY_GRANT_HEADER]: defaultPayloadConverter.toPayload(grant) } } : input;
+    grant && input.activityType !== AUTHENTICATE_INPUT_ACTIVITY
+      ? { ...input, headers: { ...input.headers, [ACTIVITY_GRANT_HEADER]: defaultPayloadConverter.toPayload(grant) } }
+      : input;
   return {
     inbound: [
       {
@@ -59,7 +63,11 @@ export const interceptors: WorkflowInterceptorsFactory = () => {
               auth: readHeader(input.headers[INPUT_AUTH_HEADER]),
               run_started_at: info.runStartTime.getTime(),
             });
-            if (!result.ok) throw ApplicationFailure.nonRetryable(`Workflow input refused: ${result.reason}.`, WORKFLOW_INPUT_REFUSED);
+            if (!result.ok)
+              throw ApplicationFailure.nonRetryable(
+                `Workflow input refused: ${result.reason}.`,
+                WORKFLOW_INPUT_REFUSED,
+              );
             grant = result.grant;
           }
           return next(input);

@@ -8,7 +8,13 @@
 //      event and the notification e-mail (retried with backoff; a failed e-mail never undoes a
 //      revocation); and the optional feedback POST (one label per match).
 // docs/secret-scanning.md.
-import { ActivityFailure, ApplicationFailure, proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  proxyActivities,
+  proxyLocalActivities,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { LeakMatchRef, LeakOutcome } from '../core/secret-scanning.js';
 import type { LeakRevocationActivities, RevokedKey } from '../activities/leak-revocation.js';
 import { MAIL_NOT_CONFIGURED_FAILURE } from '../core/failure-types.js';

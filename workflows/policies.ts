@@ -24,17 +24,41 @@ const BRIEF = { initialInterval: '100 ms', backoffCoefficient: 2, maximumInterva
 
 export const RETRY = {
   /** An engine activity (one verification, an agent's engine call). */
-  engine: { ...BRIEF, nonRetryableErrorTypes: [DETERMINISTIC_ENGINE_FAILURE, VALIDATION_FAILURE, ENGINE_TIMEOUT_FAILURE] },
+  engine: {
+    ...BRIEF,
+    nonRetryableErrorTypes: [DETERMINISTIC_ENGINE_FAILURE, VALIDATION_FAILURE, ENGINE_TIMEOUT_FAILURE],
+  },
   /** The audit append and the other short store writes that follow a verdict. */
-  audit: { ...BRIEF, nonRetryableErrorTypes: [DETERMINISTIC_ENGINE_FAILURE, VALIDATION_FAILURE, ENGINE_TIMEOUT_FAILURE, AUDIT_CONFIG_FAILURE, AUDIT_CHAIN_FAILURE] },
+  audit: {
+    ...BRIEF,
+    nonRetryableErrorTypes: [
+      DETERMINISTIC_ENGINE_FAILURE,
+      VALIDATION_FAILURE,
+      ENGINE_TIMEOUT_FAILURE,
+      AUDIT_CONFIG_FAILURE,
+      AUDIT_CHAIN_FAILURE,
+    ],
+  },
   /** The agent workflow's guard, engine and record activities (sealed input, guard pool). */
   agent: {
     ...BRIEF,
-    nonRetryableErrorTypes: [DETERMINISTIC_ENGINE_FAILURE, VALIDATION_FAILURE, ENGINE_TIMEOUT_FAILURE, SEAL_FAILURE, GUARD_UNAVAILABLE_FAILURE, AUDIT_CONFIG_FAILURE, AUDIT_CHAIN_FAILURE],
+    nonRetryableErrorTypes: [
+      DETERMINISTIC_ENGINE_FAILURE,
+      VALIDATION_FAILURE,
+      ENGINE_TIMEOUT_FAILURE,
+      SEAL_FAILURE,
+      GUARD_UNAVAILABLE_FAILURE,
+      AUDIT_CONFIG_FAILURE,
+      AUDIT_CHAIN_FAILURE,
+    ],
   },
   /** The A2A gateway's record activities; its evaluation runs once (a2aEvaluate). */
   a2a: { ...BRIEF, nonRetryableErrorTypes: [SEAL_FAILURE, AUDIT_CONFIG_FAILURE, AUDIT_CHAIN_FAILURE] },
-  a2aEvaluate: { ...BRIEF, maximumAttempts: 1, nonRetryableErrorTypes: [SEAL_FAILURE, AUDIT_CONFIG_FAILURE, AUDIT_CHAIN_FAILURE] },
+  a2aEvaluate: {
+    ...BRIEF,
+    maximumAttempts: 1,
+    nonRetryableErrorTypes: [SEAL_FAILURE, AUDIT_CONFIG_FAILURE, AUDIT_CHAIN_FAILURE],
+  },
   /** A provider (language model) call: one attempt, bounded by SVC_PROVIDER_TIMEOUT. */
   provider: { maximumAttempts: 1 },
   /** A batch item (workflows/batch.ts): an outage is waited out; an item past its time-out is final. */
@@ -43,14 +67,36 @@ export const RETRY = {
     backoffCoefficient: 2,
     maximumInterval: '2 s',
     maximumAttempts: 4,
-    nonRetryableErrorTypes: [BATCH_ITEM_TIMEOUT_FAILURE, DETERMINISTIC_ENGINE_FAILURE, VALIDATION_FAILURE, ENGINE_TIMEOUT_FAILURE],
+    nonRetryableErrorTypes: [
+      BATCH_ITEM_TIMEOUT_FAILURE,
+      DETERMINISTIC_ENGINE_FAILURE,
+      VALIDATION_FAILURE,
+      ENGINE_TIMEOUT_FAILURE,
+    ],
   },
   /** Leaked-key revocation must happen: retried without limit (an outage only delays it). */
   leakRevoke: { initialInterval: '200 ms', backoffCoefficient: 2, maximumInterval: '5 s' },
-  leakAudit: { initialInterval: '500 ms', backoffCoefficient: 2, maximumInterval: '30 s', maximumAttempts: 30, nonRetryableErrorTypes: [AUDIT_CONFIG_FAILURE, AUDIT_CHAIN_FAILURE] },
+  leakAudit: {
+    initialInterval: '500 ms',
+    backoffCoefficient: 2,
+    maximumInterval: '30 s',
+    maximumAttempts: 30,
+    nonRetryableErrorTypes: [AUDIT_CONFIG_FAILURE, AUDIT_CHAIN_FAILURE],
+  },
   /** Notification e-mail: backs off up to a minute, for a day. */
-  leakMail: { initialInterval: '1 s', backoffCoefficient: 2, maximumInterval: '60 s', nonRetryableErrorTypes: [MAIL_NOT_CONFIGURED_FAILURE, NO_RECIPIENT_FAILURE] },
-  leakFeedback: { initialInterval: '1 s', backoffCoefficient: 2, maximumInterval: '60 s', maximumAttempts: 8, nonRetryableErrorTypes: [FEEDBACK_NOT_CONFIGURED_FAILURE] },
+  leakMail: {
+    initialInterval: '1 s',
+    backoffCoefficient: 2,
+    maximumInterval: '60 s',
+    nonRetryableErrorTypes: [MAIL_NOT_CONFIGURED_FAILURE, NO_RECIPIENT_FAILURE],
+  },
+  leakFeedback: {
+    initialInterval: '1 s',
+    backoffCoefficient: 2,
+    maximumInterval: '60 s',
+    maximumAttempts: 8,
+    nonRetryableErrorTypes: [FEEDBACK_NOT_CONFIGURED_FAILURE],
+  },
 } as const satisfies Record<string, RetryPolicy>;
 
 /** Short store writes run as local activities (audit append, activity records). */
@@ -83,11 +129,19 @@ export function engineLocalActivityOptions(timeoutMs: number, retry: RetryPolicy
 
 /** A provider call: one attempt under SVC_PROVIDER_TIMEOUT (normal for remote providers, local for the embedded one). */
 export function providerActivityOptions(timeoutMs: number): ActivityOptions {
-  return { startToCloseTimeout: timeoutMs, scheduleToCloseTimeout: timeoutMs, scheduleToStartTimeout: Math.min(ACTIVITY_SCHEDULE_TO_START_MS, timeoutMs), retry: RETRY.provider };
+  return {
+    startToCloseTimeout: timeoutMs,
+    scheduleToCloseTimeout: timeoutMs,
+    scheduleToStartTimeout: Math.min(ACTIVITY_SCHEDULE_TO_START_MS, timeoutMs),
+    retry: RETRY.provider,
+  };
 }
 export function providerLocalActivityOptions(timeoutMs: number): LocalActivityOptions {
   return { startToCloseTimeout: timeoutMs, retry: RETRY.provider };
 }
 
 /** Local store writes after a verdict (audit append, records). */
-export const STORE_WRITE_OPTIONS = { startToCloseTimeout: STORE_WRITE_TIMEOUT, retry: RETRY.audit } as const satisfies LocalActivityOptions;
+export const STORE_WRITE_OPTIONS = {
+  startToCloseTimeout: STORE_WRITE_TIMEOUT,
+  retry: RETRY.audit,
+} as const satisfies LocalActivityOptions;

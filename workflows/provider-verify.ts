@@ -3,14 +3,26 @@
 // translator), with SVC_PROVIDER_TIMEOUT as its deadline and no retry at all, so the total
 // stays bounded and a late provider is ERROR. Then the deterministic engine activity, then the
 // audit append, as in verifyWorkflow.
-import { ActivityFailure, TimeoutFailure, proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  TimeoutFailure,
+  proxyActivities,
+  proxyLocalActivities,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { VerificationActivities } from '../activities/index.js';
 import type { FinalizeInput, NaturalLanguageInput, TranslateOutcome } from '../activities/verify-natural-language.js';
 import type { LogicActivityResult } from '../activities/verify-logic.js';
 import type { LogicTranslateOutcome } from '../activities/verify-logic-nl.js';
 import type { VerifyWorkflowInput } from '../core/engines.js';
 import type { ProviderName } from '../core/providers-config.js';
-import { engineActivityOptions, engineLocalActivityOptions, providerActivityOptions, providerLocalActivityOptions, STORE_WRITE_OPTIONS } from './policies.js';
+import {
+  engineActivityOptions,
+  engineLocalActivityOptions,
+  providerActivityOptions,
+  providerLocalActivityOptions,
+  STORE_WRITE_OPTIONS,
+} from './policies.js';
 
 export interface ProviderWorkflowInput extends VerifyWorkflowInput {
   /** SVC_PROVIDER_TIMEOUT in ms: the provider activity's deadline. */
@@ -45,10 +57,20 @@ export async function naturalLanguageTranslateStep(
     return await acts.translateNaturalLanguageActivity({ input, org_id: orgId, workflow_id: workflowId });
   } catch (err) {
     if (isTimeoutFailure(err)) {
-      return { ok: false, status: 'ERROR', reason: 'provider_timeout', error: `The ${input.provider} provider did not answer within ${timeoutMs / 1000} s.` };
+      return {
+        ok: false,
+        status: 'ERROR',
+        reason: 'provider_timeout',
+        error: `The ${input.provider} provider did not answer within ${timeoutMs / 1000} s.`,
+      };
     }
     if (err instanceof ActivityFailure) {
-      return { ok: false, status: 'ERROR', reason: 'provider_failure', error: `The ${input.provider} provider step failed.` };
+      return {
+        ok: false,
+        status: 'ERROR',
+        reason: 'provider_failure',
+        error: `The ${input.provider} provider step failed.`,
+      };
     }
     throw err;
   }
@@ -65,9 +87,16 @@ export async function naturalLanguageSteps(
 ): Promise<Record<string, unknown>> {
   const started = Date.now();
   const outcome = await naturalLanguageTranslateStep(input, orgId, workflowId, providerTimeoutMs);
-  const acts = mode === 'local' ? proxyLocalActivities<VerificationActivities>(engineLocalActivityOptions(engineTimeoutMs)) : proxyActivities<VerificationActivities>(engineActivityOptions(engineTimeoutMs));
+  const acts =
+    mode === 'local'
+      ? proxyLocalActivities<VerificationActivities>(engineLocalActivityOptions(engineTimeoutMs))
+      : proxyActivities<VerificationActivities>(engineActivityOptions(engineTimeoutMs));
   const finalizeInput: FinalizeInput = { ...input, outcome };
-  const result = await acts.finalizeNaturalLanguageActivity({ input: finalizeInput, org_id: orgId, workflow_id: workflowId });
+  const result = await acts.finalizeNaturalLanguageActivity({
+    input: finalizeInput,
+    org_id: orgId,
+    workflow_id: workflowId,
+  });
   return { ...result, latency_ms: Date.now() - started };
 }
 
@@ -82,8 +111,14 @@ export async function logicTranslateStep(
   try {
     return await acts.translateLogicActivity({ input, org_id: orgId, workflow_id: workflowId });
   } catch (err) {
-    if (isTimeoutFailure(err)) return { ok: false, reason: 'provider_timeout', message: `The ${input.provider} provider did not answer within ${timeoutMs / 1000} s.` };
-    if (err instanceof ActivityFailure) return { ok: false, reason: 'provider_failure', message: `The ${input.provider} provider step failed.` };
+    if (isTimeoutFailure(err))
+      return {
+        ok: false,
+        reason: 'provider_timeout',
+        message: `The ${input.provider} provider did not answer within ${timeoutMs / 1000} s.`,
+      };
+    if (err instanceof ActivityFailure)
+      return { ok: false, reason: 'provider_failure', message: `The ${input.provider} provider step failed.` };
     throw err;
   }
 }
@@ -92,23 +127,46 @@ export async function providerVerifyWorkflow(req: ProviderWorkflowInput): Promis
   const workflowId = workflowInfo().workflowId;
   let result: unknown;
   if (req.engine === 'natural_language') {
-    result = await naturalLanguageSteps(req.input as NaturalLanguageInput, req.org_id, workflowId, req.provider_timeout_ms, req.timeout_ms, req.activity_mode);
+    result = await naturalLanguageSteps(
+      req.input as NaturalLanguageInput,
+      req.org_id,
+      workflowId,
+      req.provider_timeout_ms,
+      req.timeout_ms,
+      req.activity_mode,
+    );
   } else if (req.engine === 'logic') {
     const input = req.input as { query: string; provider: ProviderName };
     const t = await logicTranslateStep(input, req.org_id, workflowId, req.provider_timeout_ms);
     if (!t.ok) {
-      result = { status: t.blocked ? 'BLOCKED' : 'ERROR', error: 'Internal verification error', reason: t.reason, message: t.message, provider_used: input.provider } satisfies LogicActivityResult;
+      result = {
+        status: t.blocked ? 'BLOCKED' : 'ERROR',
+        error: 'Internal verification error',
+        reason: t.reason,
+        message: t.message,
+        provider_used: input.provider,
+      } satisfies LogicActivityResult;
     } else {
       const acts =
         req.activity_mode === 'local'
           ? proxyLocalActivities<VerificationActivities>(engineLocalActivityOptions(req.timeout_ms))
           : proxyActivities<VerificationActivities>(engineActivityOptions(req.timeout_ms));
       try {
-        const solved = await acts.verifyLogicActivity({ input: { query: t.dsl }, org_id: req.org_id, workflow_id: workflowId });
+        const solved = await acts.verifyLogicActivity({
+          input: { query: t.dsl },
+          org_id: req.org_id,
+          workflow_id: workflowId,
+        });
         result = { ...solved, provider_used: input.provider, translated_query: t.dsl };
       } catch (err) {
         if (!isTimeoutFailure(err)) throw err;
-        result = { status: 'ERROR', error: 'Internal verification error', reason: 'solver_timeout', provider_used: input.provider, translated_query: t.dsl } satisfies LogicActivityResult & { translated_query: string };
+        result = {
+          status: 'ERROR',
+          error: 'Internal verification error',
+          reason: 'solver_timeout',
+          provider_used: input.provider,
+          translated_query: t.dsl,
+        } satisfies LogicActivityResult & { translated_query: string };
       }
     }
   } else {

@@ -13,14 +13,20 @@ import { engineActivityOptions, engineLocalActivityOptions, STORE_WRITE_OPTIONS 
 // still bounds it. Missing secret or a broken chain are not retried (workflows/policies.ts).
 const { appendAuditActivity } = proxyLocalActivities<VerificationActivities>(STORE_WRITE_OPTIONS);
 
-export async function verifyWorkflow<E extends VerifyWorkflowEngine>(req: VerifyWorkflowInput<E>): Promise<EngineResult<E>> {
+export async function verifyWorkflow<E extends VerifyWorkflowEngine>(
+  req: VerifyWorkflowInput<E>,
+): Promise<EngineResult<E>> {
   const engines = engineActivities(
     req.activity_mode === 'local'
       ? proxyLocalActivities<VerificationActivities>(engineLocalActivityOptions(req.timeout_ms))
       : proxyActivities<VerificationActivities>(engineActivityOptions(req.timeout_ms)),
   );
   const workflowId = workflowInfo().workflowId;
-  const result = await runEngineActivity(engines, req.engine, { input: req.input as EngineInput<E>, org_id: req.org_id, workflow_id: workflowId });
+  const result = await runEngineActivity(engines, req.engine, {
+    input: req.input as EngineInput<E>,
+    org_id: req.org_id,
+    workflow_id: workflowId,
+  });
   // Every organization's verification is audited before its result is returned; if the
   // append fails, the workflow fails (503), so no verdict exists without its audit record.
   if (req.org_id !== null) {

@@ -97,7 +97,9 @@ export function combine(entries: Scored[]): Agreement {
   const groups: number[][] = [];
   entries.forEach((e, i) => {
     if (!e.answer) return;
-    const home = groups.find((g) => answersAgree((entries[g[0] as number] as Scored).answer as Answer, e.answer as Answer));
+    const home = groups.find((g) =>
+      answersAgree((entries[g[0] as number] as Scored).answer as Answer, e.answer as Answer),
+    );
     if (home) home.push(i);
     else groups.push([i]);
   });

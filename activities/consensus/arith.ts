@@ -78,7 +78,8 @@ export function translateArithmetic(expression: string): ArithTranslation {
       parsed.kind === 'equation',
     );
   } catch (err) {
-    if (err instanceof GuardError || err instanceof MathDomainError) return { ok: false, kind: 'refused', message: err.message };
+    if (err instanceof GuardError || err instanceof MathDomainError)
+      return { ok: false, kind: 'refused', message: err.message };
     return { ok: false, kind: 'refused', message: 'The expression could not be parsed.' };
   }
   const vars = new Set<string>();
@@ -86,7 +87,8 @@ export function translateArithmetic(expression: string): ArithTranslation {
     const sides = parsed.sides.map((s) => convert(s.node, vars));
     return { ok: true, shape: parsed.kind, sides, variables: [...vars].sort() };
   } catch (err) {
-    if (err instanceof Unsupported) return { ok: false, kind: 'unsupported', message: `Not supported by this engine: ${err.message}.` };
+    if (err instanceof Unsupported)
+      return { ok: false, kind: 'unsupported', message: `Not supported by this engine: ${err.message}.` };
     throw err;
   }
 }
@@ -153,8 +155,13 @@ export function encodeForZ3(t: Extract<ArithTranslation, { ok: true }>): DslEnco
       const [l, r] = t.sides as [Arith, Arith];
       return { ok: true, mode: 'negated_claim', query: [...decls, `(NOT (EQ ${dslTerm(l)} ${dslTerm(r)}))`].join(' ') };
     }
-    if (t.variables.length > 0) return { ok: false, message: 'The expression has free variables, so it has no single value to compute.' };
-    return { ok: true, mode: 'value', query: `(VAR ${DSL_VALUE_VARIABLE} Real) (EQ ${DSL_VALUE_VARIABLE} ${dslTerm(t.sides[0] as Arith)})` };
+    if (t.variables.length > 0)
+      return { ok: false, message: 'The expression has free variables, so it has no single value to compute.' };
+    return {
+      ok: true,
+      mode: 'value',
+      query: `(VAR ${DSL_VALUE_VARIABLE} Real) (EQ ${DSL_VALUE_VARIABLE} ${dslTerm(t.sides[0] as Arith)})`,
+    };
   } catch (err) {
     if (err instanceof Unsupported) return { ok: false, message: `Not expressible in Z3 arithmetic: ${err.message}.` };
     throw err;

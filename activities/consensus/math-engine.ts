@@ -23,7 +23,9 @@ export function closedValue(expression: string): Answer | null {
     }
     const v = new NumericEvaluator('decimal', 'complex').evaluate(node);
     const text = valueText(v);
-    return /i$/.test(text) ? { kind: 'text', text, precision: 'float' } : { kind: 'number', text, precision: 'decimal' };
+    return /i$/.test(text)
+      ? { kind: 'text', text, precision: 'float' }
+      : { kind: 'number', text, precision: 'decimal' };
   } catch {
     return null;
   } finally {
@@ -45,7 +47,14 @@ export function runMathEngine(expression: string): EngineRun {
     };
   }
   if (r.status === 'BLOCKED' || r.error !== undefined) {
-    return { ...base, method: r.method ?? 'guards', status: 'BLOCKED', answer: null, message: r.message, detail: { error: r.error ?? 'blocked' } };
+    return {
+      ...base,
+      method: r.method ?? 'guards',
+      status: 'BLOCKED',
+      answer: null,
+      message: r.message,
+      detail: { error: r.error ?? 'blocked' },
+    };
   }
   if (r.result !== undefined) {
     // An equation the engine decided without a proof of equality: the sides differ.
@@ -56,7 +65,10 @@ export function runMathEngine(expression: string): EngineRun {
       status: 'UNVERIFIABLE',
       answer: { kind: 'boolean', text: r.is_valid ? 'true' : 'false', precision: decisive ? 'exact' : 'decimal' },
       message: r.message,
-      detail: { simplified_difference: r.simplified_difference, ...(r.counterexample ? { counterexample: r.counterexample } : {}) },
+      detail: {
+        simplified_difference: r.simplified_difference,
+        ...(r.counterexample ? { counterexample: r.counterexample } : {}),
+      },
     };
   }
   if (r.is_symbolic) {
@@ -68,7 +80,11 @@ export function runMathEngine(expression: string): EngineRun {
       message: 'A symbolic expression makes no claim; its canonical form is reported.',
     };
   }
-  const value = closedValue(expression) ?? { kind: 'number' as const, text: String(r.value), precision: 'float' as const };
+  const value = closedValue(expression) ?? {
+    kind: 'number' as const,
+    text: String(r.value),
+    precision: 'float' as const,
+  };
   return {
     ...base,
     method: value.precision === 'exact' ? 'exact_evaluation' : 'decimal_evaluation',

@@ -2,7 +2,12 @@
 // (exact_arith.py) evaluates the claim's arithmetic tree, received as JSON, with Python's
 // fractions (exact) and decimal (50 digits, for irrational results), in the Docker sandbox.
 import { readFileSync } from 'node:fs';
-import { runPython, SandboxCapacityError, SandboxUnavailableError, SANDBOX_CAPACITY_MESSAGE } from '../sandbox/runner.js';
+import {
+  runPython,
+  SandboxCapacityError,
+  SandboxUnavailableError,
+  SANDBOX_CAPACITY_MESSAGE,
+} from '../sandbox/runner.js';
 import type { SlotPool } from '../sandbox/slots.js';
 import * as R from '../../engines/math/rational.js';
 import type { Answer } from './agreement.js';
@@ -19,7 +24,10 @@ export function samplePoints(variables: string[]): Array<Record<string, string>>
   );
 }
 
-export async function runPythonEngine(claim: ArithmeticClaim, opts: { timeoutMs: number; slots?: SlotPool }): Promise<EngineRun> {
+export async function runPythonEngine(
+  claim: ArithmeticClaim,
+  opts: { timeoutMs: number; slots?: SlotPool },
+): Promise<EngineRun> {
   const base = { engine: 'python' as const, advisory: true };
   const t = claim.translation;
   if (!t.ok) {
@@ -28,7 +36,13 @@ export async function runPythonEngine(claim: ArithmeticClaim, opts: { timeoutMs:
       : { ...base, method: 'fractions', status: 'UNVERIFIABLE', answer: null, message: t.message };
   }
   if (t.shape === 'expression' && t.variables.length > 0) {
-    return { ...base, method: 'fractions', status: 'UNVERIFIABLE', answer: null, message: 'The expression has free variables, so it has no value to compute.' };
+    return {
+      ...base,
+      method: 'fractions',
+      status: 'UNVERIFIABLE',
+      answer: null,
+      message: 'The expression has free variables, so it has no value to compute.',
+    };
   }
   const spec = { shape: t.shape, sides: t.sides, variables: t.variables, samples: samplePoints(t.variables) };
   let result;
@@ -36,25 +50,55 @@ export async function runPythonEngine(claim: ArithmeticClaim, opts: { timeoutMs:
     result = await runPython(PROGRAM, { stdin: JSON.stringify(spec), timeoutMs: opts.timeoutMs, slots: opts.slots });
   } catch (err) {
     if (err instanceof SandboxCapacityError) {
-      return { ...base, method: 'fractions', status: 'BLOCKED', answer: null, message: SANDBOX_CAPACITY_MESSAGE, sandboxFailure: 'capacity' };
+      return {
+        ...base,
+        method: 'fractions',
+        status: 'BLOCKED',
+        answer: null,
+        message: SANDBOX_CAPACITY_MESSAGE,
+        sandboxFailure: 'capacity',
+      };
     }
     if (err instanceof SandboxUnavailableError) {
-      return { ...base, method: 'fractions', status: 'BLOCKED', answer: null, message: 'The code-execution sandbox is unavailable.', sandboxFailure: 'unavailable' };
+      return {
+        ...base,
+        method: 'fractions',
+        status: 'BLOCKED',
+        answer: null,
+        message: 'The code-execution sandbox is unavailable.',
+        sandboxFailure: 'unavailable',
+      };
     }
     throw err;
   }
   if (result.timedOut || result.oomKilled || result.exitCode !== 0) {
-    const why = result.timedOut ? 'did not finish in time' : result.oomKilled ? 'ran out of memory' : `failed (exit status ${result.exitCode})`;
+    const why = result.timedOut
+      ? 'did not finish in time'
+      : result.oomKilled
+        ? 'ran out of memory'
+        : `failed (exit status ${result.exitCode})`;
     return { ...base, method: 'fractions', status: 'BLOCKED', answer: null, message: `The Python evaluation ${why}.` };
   }
   let out: Record<string, unknown>;
   try {
     out = JSON.parse(result.stdout) as Record<string, unknown>;
   } catch {
-    return { ...base, method: 'fractions', status: 'BLOCKED', answer: null, message: 'The Python evaluation returned no readable result.' };
+    return {
+      ...base,
+      method: 'fractions',
+      status: 'BLOCKED',
+      answer: null,
+      message: 'The Python evaluation returned no readable result.',
+    };
   }
   if (out.ok !== true) {
-    return { ...base, method: 'fractions', status: 'BLOCKED', answer: null, message: `The Python evaluation failed: ${String(out.message ?? 'unknown error').slice(0, 200)}.` };
+    return {
+      ...base,
+      method: 'fractions',
+      status: 'BLOCKED',
+      answer: null,
+      message: `The Python evaluation failed: ${String(out.message ?? 'unknown error').slice(0, 200)}.`,
+    };
   }
   const exact = out.exact === true;
   const method = exact ? 'fractions' : 'decimal';
@@ -65,10 +109,14 @@ export async function runPythonEngine(claim: ArithmeticClaim, opts: { timeoutMs:
     answer = exact
       ? { kind: 'number', text: R.formatQ(R.q(BigInt(String(out.num)), BigInt(String(out.den)))), precision: 'exact' }
       : { kind: 'number', text: String(out.decimal), precision: 'decimal' };
-    message = exact ? 'Evaluated with exact rationals (fractions).' : 'Evaluated with 50-digit decimals (an irrational intermediate result).';
+    message = exact
+      ? 'Evaluated with exact rationals (fractions).'
+      : 'Evaluated with 50-digit decimals (an irrational intermediate result).';
   } else if (t.variables.length === 0) {
     answer = { kind: 'boolean', text: out.equal === true ? 'true' : 'false', precision: exact ? 'exact' : 'decimal' };
-    message = exact ? 'Both sides evaluated with exact rationals and compared exactly.' : 'Both sides evaluated with 50-digit decimals and compared to 1e-30.';
+    message = exact
+      ? 'Both sides evaluated with exact rationals and compared exactly.'
+      : 'Both sides evaluated with 50-digit decimals and compared to 1e-30.';
   } else {
     detail.points_checked = out.points;
     if (out.equal === true) {
@@ -80,5 +128,12 @@ export async function runPythonEngine(claim: ArithmeticClaim, opts: { timeoutMs:
       message = `The sides differ at ${JSON.stringify(out.counterexample)}.`;
     }
   }
-  return { ...base, method: t.variables.length > 0 && t.shape === 'equation' ? `${method}_sampling` : method, status: 'UNVERIFIABLE', answer, message, detail };
+  return {
+    ...base,
+    method: t.variables.length > 0 && t.shape === 'equation' ? `${method}_sampling` : method,
+    status: 'UNVERIFIABLE',
+    answer,
+    message,
+    detail,
+  };
 }

@@ -56,7 +56,10 @@ export function statisticExpression(s: StatisticalClaim): string {
     case 'median': {
       const sorted = [...s.values].sort((a, b) => R.cmp(qOf(a), qOf(b)));
       const mid = Math.floor(n / 2);
-      body = n % 2 === 1 ? lit(sorted[mid] as string) : `(${lit(sorted[mid - 1] as string)} + ${lit(sorted[mid] as string)}) / 2`;
+      body =
+        n % 2 === 1
+          ? lit(sorted[mid] as string)
+          : `(${lit(sorted[mid - 1] as string)} + ${lit(sorted[mid] as string)}) / 2`;
       break;
     }
     case 'stdev':
@@ -91,7 +94,10 @@ export function classifyQuery(raw: string): ClassifiedQuery {
       };
       return { kind: 'arithmetic', expression: statisticExpression(statistic), statistic };
     }
-    return { kind: 'natural_language', reason: `A statistic of more than ${MAX_STATISTIC_VALUES} literal values is not supported; use /verify/stats with a CSV file.` };
+    return {
+      kind: 'natural_language',
+      reason: `A statistic of more than ${MAX_STATISTIC_VALUES} literal values is not supported; use /verify/stats with a CSV file.`,
+    };
   }
   const notMath =
     /[?!;:"'`$€£@#]/.test(query) ||

@@ -99,7 +99,14 @@ function lateRun(engine: ConsensusEngine, deadlineMs: number): EngineRun {
 
 function failedRun(engine: ConsensusEngine, err: unknown): EngineRun {
   const what = err instanceof Error ? `${err.name}` : 'error';
-  return { engine, method: 'internal', status: 'BLOCKED', answer: null, message: `The engine failed (${what}).`, advisory: ADVISORY_ENGINES.has(engine) };
+  return {
+    engine,
+    method: 'internal',
+    status: 'BLOCKED',
+    answer: null,
+    message: `The engine failed (${what}).`,
+    advisory: ADVISORY_ENGINES.has(engine),
+  };
 }
 
 export function toChainEntry(t: TimedRun): ChainEntry {
@@ -120,7 +127,11 @@ export function toChainEntry(t: TimedRun): ChainEntry {
   };
 }
 
-export async function runConsensus(query: string, mode: VerificationMode, opts: ConsensusOptions): Promise<ConsensusComputation> {
+export async function runConsensus(
+  query: string,
+  mode: VerificationMode,
+  opts: ConsensusOptions,
+): Promise<ConsensusComputation> {
   const started = performance.now();
   let classified: ClassifiedQuery = classifyQuery(query);
   // Natural-language arithmetic: translated first by the deterministic local translator
@@ -131,7 +142,8 @@ export async function runConsensus(query: string, mode: VerificationMode, opts: 
     const t0 = performance.now();
     const t = translateArithmeticLocally(query);
     if (t.is_math_query && t.expression) {
-      const expr = t.asserted && t.claimed_answer !== null ? `${t.expression} = ${formatNumber(t.claimed_answer)}` : t.expression;
+      const expr =
+        t.asserted && t.claimed_answer !== null ? `${t.expression} = ${formatNumber(t.claimed_answer)}` : t.expression;
       const re = classifyQuery(expr);
       if (re.kind === 'arithmetic') {
         classified = re;
@@ -144,11 +156,19 @@ export async function runConsensus(query: string, mode: VerificationMode, opts: 
           success: true,
           status: 'UNVERIFIABLE',
           advisory: true,
-          detail: { source_query: query, translator: 'local', reasoning: t.reasoning, note: 'A translation is never verified: the consensus covers the translated expression only.' },
+          detail: {
+            source_query: query,
+            translator: 'local',
+            reasoning: t.reasoning,
+            note: 'A translation is never verified: the consensus covers the translated expression only.',
+          },
         };
       }
     } else {
-      classified = { kind: 'natural_language', reason: `The local translator could not translate the query (${t.reasoning.replace(/^local translator: /, '')}). Send an arithmetic expression, an equation (e.g. "2^10 = 1024") or a statistic of a literal list (e.g. "mean(1, 2, 3) = 2").` };
+      classified = {
+        kind: 'natural_language',
+        reason: `The local translator could not translate the query (${t.reasoning.replace(/^local translator: /, '')}). Send an arithmetic expression, an equation (e.g. "2^10 = 1024") or a statistic of a literal list (e.g. "mean(1, 2, 3) = 2").`,
+      };
     }
   }
   if (classified.kind === 'natural_language') {
@@ -196,11 +216,15 @@ export async function runConsensus(query: string, mode: VerificationMode, opts: 
         case 'math':
           return engines.math(claim);
         case 'python':
-          return engines.python(claim, { timeoutMs: Math.min(opts.pythonTimeoutMs ?? CONSENSUS_PYTHON_TIMEOUT_MS, remaining()) });
+          return engines.python(claim, {
+            timeoutMs: Math.min(opts.pythonTimeoutMs ?? CONSENSUS_PYTHON_TIMEOUT_MS, remaining()),
+          });
         case 'z3':
           return engines.z3(claim, { timeoutMs: Math.min(opts.z3TimeoutMs, remaining()), orgId: opts.orgId ?? null });
         case 'stats':
-          return engines.stats(claim, { timeoutMs: Math.min(opts.pythonTimeoutMs ?? CONSENSUS_PYTHON_TIMEOUT_MS, remaining()) });
+          return engines.stats(claim, {
+            timeoutMs: Math.min(opts.pythonTimeoutMs ?? CONSENSUS_PYTHON_TIMEOUT_MS, remaining()),
+          });
       }
     })().catch((err: unknown) => failedRun(engine, err));
     return Promise.race([work, expired]).then((r) => ({
@@ -223,10 +247,16 @@ export async function runConsensus(query: string, mode: VerificationMode, opts: 
   }
 
   const chain = runs.map(toChainEntry);
-  const agreement = combine(chain.map((c, i) => ({ answer: c.success ? (runs[i] as TimedRun).run.answer : null, confidence: c.confidence })));
+  const agreement = combine(
+    chain.map((c, i) => ({ answer: c.success ? (runs[i] as TimedRun).run.answer : null, confidence: c.confidence })),
+  );
   const allVerified = chain.length > 0 && chain.every((c) => c.status === 'VERIFIED');
   const status: ChainStatus =
-    allVerified && agreement.status === 'UNANIMOUS' ? 'VERIFIED' : chain.every((c) => c.status === 'BLOCKED') ? 'BLOCKED' : 'UNVERIFIABLE';
+    allVerified && agreement.status === 'UNANIMOUS'
+      ? 'VERIFIED'
+      : chain.every((c) => c.status === 'BLOCKED')
+        ? 'BLOCKED'
+        : 'UNVERIFIABLE';
   const failure = runs.map((r) => r.run.sandboxFailure).find((f) => f !== undefined);
   return {
     queryKind: translationEntry ? 'natural_language' : claim.statistic ? 'statistical' : 'arithmetic',

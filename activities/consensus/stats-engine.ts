@@ -13,7 +13,10 @@ function doubleText(x: number): string {
   return Number.isInteger(x) ? x.toFixed(0) : String(x);
 }
 
-export async function runStatsEngine(s: StatisticalClaim, opts: { timeoutMs: number; slots?: SlotPool }): Promise<EngineRun> {
+export async function runStatsEngine(
+  s: StatisticalClaim,
+  opts: { timeoutMs: number; slots?: SlotPool },
+): Promise<EngineRun> {
   const base = { engine: 'stats' as const, advisory: true, method: 'pandas' };
   const csv = Buffer.from(`x\n${s.values.map((v) => v.replace(/^\+/, '')).join('\n')}\n`, 'utf8');
   const spec: StatsSpec = { op: s.fn, columns: ['x'], comparator: s.claimed === null ? null : '==', value: s.claimed };
@@ -21,9 +24,22 @@ export async function runStatsEngine(s: StatisticalClaim, opts: { timeoutMs: num
   try {
     run = await runStatsProgram(csv, spec, { timeoutMs: opts.timeoutMs, slots: opts.slots });
   } catch (err) {
-    if (err instanceof SandboxCapacityError) return { ...base, status: 'BLOCKED', answer: null, message: SANDBOX_CAPACITY_MESSAGE, sandboxFailure: 'capacity' };
+    if (err instanceof SandboxCapacityError)
+      return {
+        ...base,
+        status: 'BLOCKED',
+        answer: null,
+        message: SANDBOX_CAPACITY_MESSAGE,
+        sandboxFailure: 'capacity',
+      };
     if (err instanceof SandboxUnavailableError) {
-      return { ...base, status: 'BLOCKED', answer: null, message: 'The code-execution sandbox is unavailable.', sandboxFailure: 'unavailable' };
+      return {
+        ...base,
+        status: 'BLOCKED',
+        answer: null,
+        message: 'The code-execution sandbox is unavailable.',
+        sandboxFailure: 'unavailable',
+      };
     }
     throw err;
   }

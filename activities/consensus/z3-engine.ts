@@ -16,30 +16,60 @@ function modelValueText(v: string): string {
   return R.formatQ(R.q(BigInt(m[1] as string), BigInt(m[2] ?? '1')));
 }
 
-export async function runZ3Engine(claim: ArithmeticClaim, opts: { timeoutMs: number; orgId?: string | null }): Promise<EngineRun> {
+export async function runZ3Engine(
+  claim: ArithmeticClaim,
+  opts: { timeoutMs: number; orgId?: string | null },
+): Promise<EngineRun> {
   const base = { engine: 'z3' as const, advisory: false };
   const t = claim.translation;
   if (!t.ok) {
     return t.kind === 'refused'
       ? { ...base, method: 'smt_real_arithmetic', status: 'BLOCKED', answer: null, message: t.message }
-      : { ...base, method: 'smt_real_arithmetic', status: 'UNVERIFIABLE', answer: null, message: t.message.replace('this engine', 'Z3 arithmetic') };
+      : {
+          ...base,
+          method: 'smt_real_arithmetic',
+          status: 'UNVERIFIABLE',
+          answer: null,
+          message: t.message.replace('this engine', 'Z3 arithmetic'),
+        };
   }
   const enc = encodeForZ3(t);
-  if (!enc.ok) return { ...base, method: 'smt_real_arithmetic', status: 'UNVERIFIABLE', answer: null, message: enc.message };
+  if (!enc.ok)
+    return { ...base, method: 'smt_real_arithmetic', status: 'UNVERIFIABLE', answer: null, message: enc.message };
   const method = enc.mode === 'negated_claim' ? 'smt_negated_claim' : 'smt_model_value';
   let r;
   try {
     r = await solveLogic(enc.query, { timeoutMs: opts.timeoutMs, orgId: opts.orgId ?? null });
   } catch (err) {
     if (err instanceof LogicInputError) {
-      return { ...base, method, status: 'UNVERIFIABLE', answer: null, message: `Not expressible in the logic DSL: ${err.message}` };
+      return {
+        ...base,
+        method,
+        status: 'UNVERIFIABLE',
+        answer: null,
+        message: `Not expressible in the logic DSL: ${err.message}`,
+      };
     }
-    if (err instanceof RangeError) return { ...base, method, status: 'BLOCKED', answer: null, message: 'No time left for Z3 before the consensus deadline.' };
+    if (err instanceof RangeError)
+      return {
+        ...base,
+        method,
+        status: 'BLOCKED',
+        answer: null,
+        message: 'No time left for Z3 before the consensus deadline.',
+      };
     throw err;
   }
   const detail = { dsl: enc.query };
   if (r.status === 'ERROR' || r.status === 'NATURAL_LANGUAGE') {
-    return { ...base, method, status: 'BLOCKED', answer: null, message: `Z3 gave no usable answer (${r.reason}).`, detail };
+    return {
+      ...base,
+      method,
+      status: 'BLOCKED',
+      answer: null,
+      message: `Z3 gave no usable answer (${r.reason}).`,
+      detail,
+    };
   }
   if (enc.mode === 'negated_claim') {
     if (r.status === 'UNSAT') {
@@ -63,10 +93,25 @@ export async function runZ3Engine(claim: ArithmeticClaim, opts: { timeoutMs: num
     };
   }
   if (r.status !== 'SAT') {
-    return { ...base, method, status: 'BLOCKED', answer: null, message: 'Z3 found no value for the expression.', detail };
+    return {
+      ...base,
+      method,
+      status: 'BLOCKED',
+      answer: null,
+      message: 'Z3 found no value for the expression.',
+      detail,
+    };
   }
   const value = r.model[DSL_VALUE_VARIABLE];
-  if (value === undefined) return { ...base, method, status: 'BLOCKED', answer: null, message: 'Z3 returned no value.', detail };
+  if (value === undefined)
+    return { ...base, method, status: 'BLOCKED', answer: null, message: 'Z3 returned no value.', detail };
   const answer: Answer = { kind: 'number', text: modelValueText(value), precision: 'exact' };
-  return { ...base, method, status: 'UNVERIFIABLE', answer, message: 'Exact value from a Z3 model checked by the exact evaluator.', detail };
+  return {
+    ...base,
+    method,
+    status: 'UNVERIFIABLE',
+    answer,
+    message: 'Exact value from a Z3 model checked by the exact evaluator.',
+    detail,
+  };
 }

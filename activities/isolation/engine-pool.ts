@@ -78,7 +78,12 @@ export class EnginePool {
   async warmUp(): Promise<void> {
     const seen = new Set<number>();
     while (!this.closed && seen.size < this.size + 1) {
-      const ids = await Promise.all(Array.from({ length: this.size + 1 }, () => this.piscina.run({ engine: 'warm' } satisfies EngineTask) as Promise<number>));
+      const ids = await Promise.all(
+        Array.from(
+          { length: this.size + 1 },
+          () => this.piscina.run({ engine: 'warm' } satisfies EngineTask) as Promise<number>,
+        ),
+      );
       for (const id of ids) seen.add(id);
     }
   }
@@ -91,7 +96,9 @@ export class EnginePool {
     const slot = await this.slots.acquire(opts.orgId, Math.floor(opts.timeoutMs));
     if (!slot.ok) {
       this.totals.timeouts++;
-      return slot.reason === 'deadline' ? { kind: 'timeout', phase: 'queue' } : { kind: 'failed', detail: `engine queue refused the run (${slot.reason})` };
+      return slot.reason === 'deadline'
+        ? { kind: 'timeout', phase: 'queue' }
+        : { kind: 'failed', detail: `engine queue refused the run (${slot.reason})` };
     }
     const remaining = deadline - performance.now();
     const controller = new AbortController();
@@ -109,7 +116,10 @@ export class EnginePool {
         return { kind: 'timeout', phase: 'run' };
       }
       this.totals.failures++;
-      return { kind: 'failed', detail: err instanceof Error ? `${err.name}: ${err.message}`.slice(0, 300) : String(err) };
+      return {
+        kind: 'failed',
+        detail: err instanceof Error ? `${err.name}: ${err.message}`.slice(0, 300) : String(err),
+      };
     } finally {
       clearTimeout(timer);
       slot.release();

@@ -34,7 +34,8 @@ type RagResult = ReturnType<Awaited<ReturnType<typeof ENGINE_MODULES.rag>>['veri
 
 export const ENGINE_TASKS = {
   math: async (input: MathRequest) => (await ENGINE_MODULES.math()).verifyMath(input),
-  math_batch: async (input: { expression: string; params: Record<string, unknown> }) => (await ENGINE_MODULES.math()).mathBatchOutcome(input.expression, input.params),
+  math_batch: async (input: { expression: string; params: Record<string, unknown> }) =>
+    (await ENGINE_MODULES.math()).mathBatchOutcome(input.expression, input.params),
   process: async (input: Record<string, unknown>): Promise<ProcessResult | ValidationFailure> => {
     const { validateProcessRequest, verifyProcess } = await ENGINE_MODULES.process();
     const parsed = validateProcessRequest(input);
@@ -47,13 +48,20 @@ export const ENGINE_TASKS = {
     if (!parsed.ok) return { error: 'validation_error', detail: parsed.detail };
     return verifyRag(parsed.value);
   },
-  sql: async (input: { request: Record<string, unknown>; postgres?: VerifySqlEngines['postgres'] }): Promise<{ invalid: string } | { outcome: EngineOutcome; query: string }> => {
+  sql: async (input: {
+    request: Record<string, unknown>;
+    postgres?: VerifySqlEngines['postgres'];
+  }): Promise<{ invalid: string } | { outcome: EngineOutcome; query: string }> => {
     const { validateSqlRequest, verifySql } = await ENGINE_MODULES.sql();
     const parsed = validateSqlRequest(input.request);
     if (!parsed.ok) return { invalid: parsed.detail };
-    return { outcome: verifySql(parsed.value, input.postgres ? { postgres: input.postgres } : {}), query: parsed.value.query };
+    return {
+      outcome: verifySql(parsed.value, input.postgres ? { postgres: input.postgres } : {}),
+      query: parsed.value.query,
+    };
   },
-  code: async (input: { code: string; language: string; timeoutMs: number }) => (await ENGINE_MODULES.code()).scanCode(input.code, input.language, { timeoutMs: input.timeoutMs }),
+  code: async (input: { code: string; language: string; timeoutMs: number }) =>
+    (await ENGINE_MODULES.code()).scanCode(input.code, input.language, { timeoutMs: input.timeoutMs }),
   stats_query: async (input: { query: string }) => (await ENGINE_MODULES.stats()).parseStatsQuery(input.query),
   /** Warm-up: holds its thread 50 ms (so concurrent warm-ups spread over threads) and names it. */
   warm: (_input?: undefined) => {
@@ -72,7 +80,11 @@ export type EngineTaskName = keyof typeof ENGINE_TASKS;
 export type EngineTaskInput<K extends EngineTaskName> = Parameters<(typeof ENGINE_TASKS)[K]>[0];
 export type EngineTaskResult<K extends EngineTaskName> = Awaited<ReturnType<(typeof ENGINE_TASKS)[K]>>;
 /** The message a thread receives: a key of the table and its input. */
-export type EngineTask = { [K in EngineTaskName]: undefined extends EngineTaskInput<K> ? { engine: K; input?: EngineTaskInput<K> } : { engine: K; input: EngineTaskInput<K> } }[EngineTaskName];
+export type EngineTask = {
+  [K in EngineTaskName]: undefined extends EngineTaskInput<K>
+    ? { engine: K; input?: EngineTaskInput<K> }
+    : { engine: K; input: EngineTaskInput<K> };
+}[EngineTaskName];
 
 export async function runEngineTask(task: EngineTask): Promise<unknown> {
   const run = ENGINE_TASKS[task.engine] as (input: unknown) => unknown;

@@ -39,16 +39,40 @@ export interface IsolatedRunOptions {
  * Runs `engine` of the engine-thread task table (engine-tasks.ts ENGINE_TASKS) on `input` in the
  * pool; resolves with the engine's value, typed by the table, or throws a non-retryable failure.
  */
-export async function runIsolated<K extends EngineTaskName>(engine: K, input: EngineTaskInput<K>, opts: IsolatedRunOptions): Promise<EngineTaskResult<K>>;
+export async function runIsolated<K extends EngineTaskName>(
+  engine: K,
+  input: EngineTaskInput<K>,
+  opts: IsolatedRunOptions,
+): Promise<EngineTaskResult<K>>;
 /** @deprecated The message form (`{ engine: 'math_batch', expression, params }`), kept until activities/verify-batch.ts moves to the keyed form. */
-export async function runIsolated<T>(task: { engine: 'math_batch'; expression: string; params: Record<string, unknown> }, opts: IsolatedRunOptions): Promise<T>;
-export async function runIsolated(engineOrTask: EngineTaskName | { engine: 'math_batch'; expression: string; params: Record<string, unknown> }, inputOrOpts: unknown, maybeOpts?: IsolatedRunOptions): Promise<unknown> {
+export async function runIsolated<T>(
+  task: { engine: 'math_batch'; expression: string; params: Record<string, unknown> },
+  opts: IsolatedRunOptions,
+): Promise<T>;
+export async function runIsolated(
+  engineOrTask: EngineTaskName | { engine: 'math_batch'; expression: string; params: Record<string, unknown> },
+  inputOrOpts: unknown,
+  maybeOpts?: IsolatedRunOptions,
+): Promise<unknown> {
   const [task, opts] =
     typeof engineOrTask === 'string'
       ? [{ engine: engineOrTask, input: inputOrOpts } as EngineTask, maybeOpts as IsolatedRunOptions]
-      : [{ engine: 'math_batch', input: { expression: engineOrTask.expression, params: engineOrTask.params } } satisfies EngineTask, inputOrOpts as IsolatedRunOptions];
-  const r: EngineRunOutcome<unknown> = await (opts.pool ?? getEnginePool()).run(task, { orgId: opts.orgId, timeoutMs: opts.timeoutMs });
+      : [
+          {
+            engine: 'math_batch',
+            input: { expression: engineOrTask.expression, params: engineOrTask.params },
+          } satisfies EngineTask,
+          inputOrOpts as IsolatedRunOptions,
+        ];
+  const r: EngineRunOutcome<unknown> = await (opts.pool ?? getEnginePool()).run(task, {
+    orgId: opts.orgId,
+    timeoutMs: opts.timeoutMs,
+  });
   if (r.kind === 'ok') return r.value;
   if (r.kind === 'timeout') throw engineTimeoutFailure(opts.timeoutDetail);
-  throw ApplicationFailure.create({ message: `Engine failed on this input: ${r.detail}`, type: DETERMINISTIC_ENGINE_FAILURE, nonRetryable: true });
+  throw ApplicationFailure.create({
+    message: `Engine failed on this input: ${r.detail}`,
+    type: DETERMINISTIC_ENGINE_FAILURE,
+    nonRetryable: true,
+  });
 }

@@ -7,7 +7,11 @@
 import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
 import { z } from 'zod';
-import { PROVIDER_HTTP_TIMEOUT_MS, providerSettings, type RemoteProviderSettings } from '../../core/providers-config.js';
+import {
+  PROVIDER_HTTP_TIMEOUT_MS,
+  providerSettings,
+  type RemoteProviderSettings,
+} from '../../core/providers-config.js';
 import { ProviderCapabilityError, ProviderError } from './errors.js';
 import { processEnv } from '../../core/config.js';
 
@@ -39,7 +43,12 @@ function openaiClient(s: RemoteProviderSettings): OpenAI {
   const id = `openai|${s.baseURL ?? ''}`;
   let c = clients.get(id) as OpenAI | undefined;
   if (!c) {
-    c = new OpenAI({ apiKey: s.apiKey ?? NO_KEY, baseURL: s.baseURL, timeout: PROVIDER_HTTP_TIMEOUT_MS, maxRetries: 0 });
+    c = new OpenAI({
+      apiKey: s.apiKey ?? NO_KEY,
+      baseURL: s.baseURL,
+      timeout: PROVIDER_HTTP_TIMEOUT_MS,
+      maxRetries: 0,
+    });
     clients.set(id, c);
   }
   return c;
@@ -49,7 +58,12 @@ function anthropicClient(s: RemoteProviderSettings): Anthropic {
   const id = `anthropic|${s.baseURL ?? ''}`;
   let c = clients.get(id) as Anthropic | undefined;
   if (!c) {
-    c = new Anthropic({ apiKey: s.apiKey ?? NO_KEY, baseURL: s.baseURL, timeout: PROVIDER_HTTP_TIMEOUT_MS, maxRetries: 0 });
+    c = new Anthropic({
+      apiKey: s.apiKey ?? NO_KEY,
+      baseURL: s.baseURL,
+      timeout: PROVIDER_HTTP_TIMEOUT_MS,
+      maxRetries: 0,
+    });
     clients.set(id, c);
   }
   return c;
@@ -63,16 +77,32 @@ export function modelOf(provider: RemoteProvider): string {
 /** Maps an SDK or network error to a ProviderError whose message carries no secret. */
 function mapSdkError(provider: RemoteProvider, err: unknown, withImage: boolean, signal?: AbortSignal): ProviderError {
   if (err instanceof ProviderError) return err;
-  if (signal?.aborted) return new ProviderError('provider_timeout', provider, `The ${provider} provider call was cancelled at its deadline.`);
+  if (signal?.aborted)
+    return new ProviderError(
+      'provider_timeout',
+      provider,
+      `The ${provider} provider call was cancelled at its deadline.`,
+    );
   const e = err as { name?: string; status?: number; message?: string };
   const name = `${e?.name ?? ''} ${(err as object | null)?.constructor?.name ?? ''}`;
-  if (/Timeout/i.test(name)) return new ProviderError('provider_timeout', provider, `The ${provider} provider did not answer in time.`);
-  if (/Abort/i.test(name)) return new ProviderError('provider_timeout', provider, `The ${provider} provider call was cancelled at its deadline.`);
+  if (/Timeout/i.test(name))
+    return new ProviderError('provider_timeout', provider, `The ${provider} provider did not answer in time.`);
+  if (/Abort/i.test(name))
+    return new ProviderError(
+      'provider_timeout',
+      provider,
+      `The ${provider} provider call was cancelled at its deadline.`,
+    );
   if (typeof e?.status === 'number') {
-    if (withImage && (e.status === 400 || e.status === 415 || e.status === 422) && /image|vision|multimodal|modalit/i.test(e.message ?? '')) {
+    if (
+      withImage &&
+      (e.status === 400 || e.status === 415 || e.status === 422) &&
+      /image|vision|multimodal|modalit/i.test(e.message ?? '')
+    ) {
       return new ProviderCapabilityError(provider, `The configured ${provider} model cannot read images.`);
     }
-    if (e.status >= 500 || e.status === 429) return new ProviderError('provider_unavailable', provider, `The ${provider} provider answered HTTP ${e.status}.`);
+    if (e.status >= 500 || e.status === 429)
+      return new ProviderError('provider_unavailable', provider, `The ${provider} provider answered HTTP ${e.status}.`);
     return new ProviderError('provider_http_error', provider, `The ${provider} provider answered HTTP ${e.status}.`);
   }
   return new ProviderError('provider_unavailable', provider, `The ${provider} provider could not be reached.`);
@@ -83,7 +113,11 @@ function parseAnswer<T>(provider: RemoteProvider, schema: z.ZodType<T>, value: u
   if (!parsed.success) {
     const first = parsed.error.issues[0];
     const where = first?.path.length ? first.path.join('.') : 'answer';
-    throw new ProviderError('malformed_answer', provider, `The ${provider} answer does not match the expected shape (${where}: ${first?.message ?? 'invalid'}).`);
+    throw new ProviderError(
+      'malformed_answer',
+      provider,
+      `The ${provider} answer does not match the expected shape (${where}: ${first?.message ?? 'invalid'}).`,
+    );
   }
   return parsed.data;
 }
@@ -115,7 +149,10 @@ async function askOpenAI<T>(req: JsonRequest<T>): Promise<T> {
         max_tokens: req.maxTokens,
         response_format: { type: 'json_object' },
         messages: [
-          { role: 'system', content: `${req.system}\nAnswer with one JSON object only, matching this JSON Schema: ${jsonShapeHint(req.schema)}` },
+          {
+            role: 'system',
+            content: `${req.system}\nAnswer with one JSON object only, matching this JSON Schema: ${jsonShapeHint(req.schema)}`,
+          },
           { role: 'user', content: userContent },
         ],
       },
@@ -125,12 +162,16 @@ async function askOpenAI<T>(req: JsonRequest<T>): Promise<T> {
     throw mapSdkError('openai', err, req.image !== undefined, req.signal);
   }
   const choice = completion?.choices?.[0];
-  if (!choice || !choice.message) throw new ProviderError('malformed_answer', 'openai', 'The openai answer has no message.');
+  if (!choice || !choice.message)
+    throw new ProviderError('malformed_answer', 'openai', 'The openai answer has no message.');
   if (choice.message.refusal) throw new ProviderError('refused', 'openai', 'The openai model refused to answer.');
-  if (choice.finish_reason === 'content_filter') throw new ProviderError('refused', 'openai', 'The openai content filter stopped the answer.');
-  if (choice.finish_reason === 'length') throw new ProviderError('truncated', 'openai', 'The openai answer was cut off at its token limit.');
+  if (choice.finish_reason === 'content_filter')
+    throw new ProviderError('refused', 'openai', 'The openai content filter stopped the answer.');
+  if (choice.finish_reason === 'length')
+    throw new ProviderError('truncated', 'openai', 'The openai answer was cut off at its token limit.');
   const content = choice.message.content;
-  if (typeof content !== 'string' || content.trim() === '') throw new ProviderError('malformed_answer', 'openai', 'The openai answer is empty.');
+  if (typeof content !== 'string' || content.trim() === '')
+    throw new ProviderError('malformed_answer', 'openai', 'The openai answer is empty.');
   let value: unknown;
   try {
     value = JSON.parse(content);
@@ -147,7 +188,11 @@ async function askAnthropic<T>(req: JsonRequest<T>): Promise<T> {
   if (req.image) {
     content.push({
       type: 'image',
-      source: { type: 'base64', media_type: req.image.mime as 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp', data: req.image.base64 },
+      source: {
+        type: 'base64',
+        media_type: req.image.mime as 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp',
+        data: req.image.base64,
+      },
     });
   }
   content.push({ type: 'text', text: req.user });
@@ -160,7 +205,13 @@ async function askAnthropic<T>(req: JsonRequest<T>): Promise<T> {
         max_tokens: req.maxTokens,
         system: req.system,
         messages: [{ role: 'user', content }],
-        tools: [{ name: req.answerName, description: `Report the ${req.answerName.replace(/_/g, ' ')}.`, input_schema: inputSchema }],
+        tools: [
+          {
+            name: req.answerName,
+            description: `Report the ${req.answerName.replace(/_/g, ' ')}.`,
+            input_schema: inputSchema,
+          },
+        ],
         tool_choice: { type: 'tool', name: req.answerName },
       },
       { signal: req.signal, timeout: PROVIDER_HTTP_TIMEOUT_MS, maxRetries: 0 },
@@ -168,11 +219,15 @@ async function askAnthropic<T>(req: JsonRequest<T>): Promise<T> {
   } catch (err) {
     throw mapSdkError('anthropic', err, req.image !== undefined, req.signal);
   }
-  if (message?.stop_reason === 'refusal') throw new ProviderError('refused', 'anthropic', 'The anthropic model refused to answer.');
-  if (message?.stop_reason === 'max_tokens') throw new ProviderError('truncated', 'anthropic', 'The anthropic answer was cut off at its token limit.');
+  if (message?.stop_reason === 'refusal')
+    throw new ProviderError('refused', 'anthropic', 'The anthropic model refused to answer.');
+  if (message?.stop_reason === 'max_tokens')
+    throw new ProviderError('truncated', 'anthropic', 'The anthropic answer was cut off at its token limit.');
   const blocks = Array.isArray(message?.content) ? message.content : [];
-  const tool = blocks.find((b) => b.type === 'tool_use' && b.name === req.answerName) as Anthropic.Messages.ToolUseBlock | undefined;
-  if (!tool) throw new ProviderError('malformed_answer', 'anthropic', 'The anthropic answer has no tool call with the answer.');
+  const tool = blocks.find((b) => b.type === 'tool_use' && b.name === req.answerName) as
+    Anthropic.Messages.ToolUseBlock | undefined;
+  if (!tool)
+    throw new ProviderError('malformed_answer', 'anthropic', 'The anthropic answer has no tool call with the answer.');
   return parseAnswer('anthropic', req.schema, tool.input);
 }
 

@@ -73,7 +73,11 @@ export const IMAGE_SYSTEM_PROMPT = [
  * Translates an English arithmetic question into an expression and a claimed answer.
  * `local`: the deterministic translator; a question it cannot translate gives is_math_query false.
  */
-export async function translateArithmetic(provider: ProviderName, query: string, signal = activitySignal()): Promise<ArithmeticTranslation> {
+export async function translateArithmetic(
+  provider: ProviderName,
+  query: string,
+  signal = activitySignal(),
+): Promise<ArithmeticTranslation> {
   if (provider === 'local') return translateArithmeticLocally(query);
   return askJson(provider, {
     system: ARITHMETIC_SYSTEM_PROMPT,
@@ -86,7 +90,11 @@ export async function translateArithmetic(provider: ProviderName, query: string,
 }
 
 /** Translates English constraints into the logic DSL. `local`: simple comparisons only. */
-export async function translateLogic(provider: ProviderName, query: string, signal = activitySignal()): Promise<LogicTranslation> {
+export async function translateLogic(
+  provider: ProviderName,
+  query: string,
+  signal = activitySignal(),
+): Promise<LogicTranslation> {
   if (provider === 'local') return translateLogicLocally(query);
   return askJson(provider, {
     system: LOGIC_SYSTEM_PROMPT,
@@ -99,8 +107,14 @@ export async function translateLogic(provider: ProviderName, query: string, sign
 }
 
 /** A model's entailment judgement (advisory: REFUTED needs its quote to be found in the context). */
-export async function judgeEntailment(provider: ProviderName, claim: string, context: string, signal = activitySignal()): Promise<EntailmentJudgement> {
-  if (provider === 'local') throw new ProviderCapabilityError('local', 'The local provider has no model to judge entailment.');
+export async function judgeEntailment(
+  provider: ProviderName,
+  claim: string,
+  context: string,
+  signal = activitySignal(),
+): Promise<EntailmentJudgement> {
+  if (provider === 'local')
+    throw new ProviderCapabilityError('local', 'The local provider has no model to judge entailment.');
   return askJson(provider, {
     system: ENTAILMENT_SYSTEM_PROMPT,
     user: `CLAIM:\n${claim}\n\nCONTEXT:\n${context}`,

@@ -118,7 +118,9 @@ let recipeHashCache: string | undefined;
 export function recipeHash(): string {
   if (recipeHashCache === undefined) {
     const listing = RECIPE_FILES.map((name) => {
-      const digest = createHash('sha256').update(readFileSync(new URL(name, RECIPE_DIR))).digest('hex');
+      const digest = createHash('sha256')
+        .update(readFileSync(new URL(name, RECIPE_DIR)))
+        .digest('hex');
       return `${digest}  ${name}\n`;
     }).join('');
     recipeHashCache = createHash('sha256').update(listing).digest('hex').slice(0, 16);
@@ -378,7 +380,18 @@ async function runContainer(opts: SandboxRunOptions, input: Buffer): Promise<San
       Image: image,
       // `timeout` as PID 1 is the container's own deadline: should this process die mid-run,
       // the container still exits (and AutoRemove deletes it).
-      Cmd: ['/usr/bin/timeout', '-s', 'KILL', String(selfKillSeconds), '/usr/bin/python3', '-s', '-P', '-B', '-c', bootstrap()],
+      Cmd: [
+        '/usr/bin/timeout',
+        '-s',
+        'KILL',
+        String(selfKillSeconds),
+        '/usr/bin/python3',
+        '-s',
+        '-P',
+        '-B',
+        '-c',
+        bootstrap(),
+      ],
       Entrypoint: [],
       User: SANDBOX_USER,
       WorkingDir: '/tmp',

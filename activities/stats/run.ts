@@ -41,13 +41,15 @@ export async function runStatsProgram(csv: Buffer, spec: StatsSpec, opts: StatsR
 
 export function interpret(r: SandboxResult): StatsRun {
   const durationMs = r.durationMs;
-  if (r.timedOut) return { kind: 'execution', message: 'The computation did not finish within its time limit.', durationMs };
+  if (r.timedOut)
+    return { kind: 'execution', message: 'The computation did not finish within its time limit.', durationMs };
   if (r.oomKilled) return { kind: 'execution', message: 'The computation ran out of memory.', durationMs };
   if (r.outputTruncated) return { kind: 'execution', message: 'The computation produced too much output.', durationMs };
   if (r.exitCode === 3 && r.stderr.startsWith('runtime_unavailable')) {
     return { kind: 'runtime', message: 'The sandbox runtime lacks the statistics library (pandas).', durationMs };
   }
-  if (r.exitCode !== 0) return { kind: 'execution', message: `The computation failed (exit status ${r.exitCode}).`, durationMs };
+  if (r.exitCode !== 0)
+    return { kind: 'execution', message: `The computation failed (exit status ${r.exitCode}).`, durationMs };
   let out: Record<string, unknown>;
   try {
     out = JSON.parse(r.stdout) as Record<string, unknown>;

@@ -5,7 +5,12 @@
 // failure is BLOCKED with stats_verifier.validation_error, .execution_failure or
 // .runtime_unavailable. The result never carries a proof (proof_ref null).
 import { blockedDiagnostic, buildDiagnostic, type DiagnosticResult } from '../../core/diagnostic.js';
-import { SANDBOX_TYPE, SandboxCapacityError, SandboxUnavailableError, SANDBOX_CAPACITY_MESSAGE } from '../sandbox/runner.js';
+import {
+  SANDBOX_TYPE,
+  SandboxCapacityError,
+  SandboxUnavailableError,
+  SANDBOX_CAPACITY_MESSAGE,
+} from '../sandbox/runner.js';
 import { parseStatsQuery, type StatsQueryParse, type StatsSpec } from '../../engines/stats/query.js';
 import { runStatsProgram, type StatsRunOptions } from './run.js';
 
@@ -34,7 +39,8 @@ export interface StatsVerdict {
   sandboxError: StatsSandboxError | null;
 }
 
-const describe = (spec: StatsSpec, normalized: string) => (spec.comparator ? `the claim "${normalized}"` : `"${normalized}"`);
+const describe = (spec: StatsSpec, normalized: string) =>
+  spec.comparator ? `the claim "${normalized}"` : `"${normalized}"`;
 
 function verdict(diagnostic: DiagnosticResult, extra: Partial<StatsVerdict> = {}): StatsVerdict {
   return { diagnostic, securityPolicy: false, sandboxError: null, ...extra };
@@ -59,17 +65,23 @@ export async function verifyStatsClaim(
         { securityPolicy: true },
       );
     }
-    return verdict(blockedDiagnostic(parsed.message, STATS_CONSTRAINTS.validationError, { ...base, error: 'unsupported_query' }));
+    return verdict(
+      blockedDiagnostic(parsed.message, STATS_CONSTRAINTS.validationError, { ...base, error: 'unsupported_query' }),
+    );
   }
   const { spec, normalized } = parsed;
   const unknown = spec.columns.filter((c) => !input.columns.includes(c));
   if (unknown.length > 0) {
     return verdict(
-      blockedDiagnostic(`Unknown column ${JSON.stringify(unknown[0])}; the dataset has ${input.columns.map((c) => JSON.stringify(c)).join(', ')}.`, STATS_CONSTRAINTS.validationError, {
-        ...base,
-        error: 'unknown_column',
-        query: normalized,
-      }),
+      blockedDiagnostic(
+        `Unknown column ${JSON.stringify(unknown[0])}; the dataset has ${input.columns.map((c) => JSON.stringify(c)).join(', ')}.`,
+        STATS_CONSTRAINTS.validationError,
+        {
+          ...base,
+          error: 'unknown_column',
+          query: normalized,
+        },
+      ),
     );
   }
   const csv = await loadCsv();
@@ -78,13 +90,24 @@ export async function verifyStatsClaim(
     run = await runStatsProgram(csv, spec, opts);
   } catch (err) {
     if (err instanceof SandboxCapacityError) {
-      return verdict(blockedDiagnostic(SANDBOX_CAPACITY_MESSAGE, STATS_CONSTRAINTS.runtimeUnavailable, { ...base, query: normalized, sandbox_error: 'capacity' }), {
-        sandboxError: 'capacity',
-      });
+      return verdict(
+        blockedDiagnostic(SANDBOX_CAPACITY_MESSAGE, STATS_CONSTRAINTS.runtimeUnavailable, {
+          ...base,
+          query: normalized,
+          sandbox_error: 'capacity',
+        }),
+        {
+          sandboxError: 'capacity',
+        },
+      );
     }
     if (err instanceof SandboxUnavailableError) {
       return verdict(
-        blockedDiagnostic('The code-execution sandbox is unavailable.', STATS_CONSTRAINTS.runtimeUnavailable, { ...base, query: normalized, sandbox_error: 'unavailable' }),
+        blockedDiagnostic('The code-execution sandbox is unavailable.', STATS_CONSTRAINTS.runtimeUnavailable, {
+          ...base,
+          query: normalized,
+          sandbox_error: 'unavailable',
+        }),
         { sandboxError: 'unavailable' },
       );
     }
@@ -93,11 +116,17 @@ export async function verifyStatsClaim(
   const timing = { execution_time_ms: run.durationMs };
   switch (run.kind) {
     case 'validation':
-      return verdict(blockedDiagnostic(run.message, STATS_CONSTRAINTS.validationError, { ...base, ...timing, query: normalized }));
+      return verdict(
+        blockedDiagnostic(run.message, STATS_CONSTRAINTS.validationError, { ...base, ...timing, query: normalized }),
+      );
     case 'execution':
-      return verdict(blockedDiagnostic(run.message, STATS_CONSTRAINTS.executionFailure, { ...base, ...timing, query: normalized }));
+      return verdict(
+        blockedDiagnostic(run.message, STATS_CONSTRAINTS.executionFailure, { ...base, ...timing, query: normalized }),
+      );
     case 'runtime':
-      return verdict(blockedDiagnostic(run.message, STATS_CONSTRAINTS.runtimeUnavailable, { ...base, ...timing, query: normalized }));
+      return verdict(
+        blockedDiagnostic(run.message, STATS_CONSTRAINTS.runtimeUnavailable, { ...base, ...timing, query: normalized }),
+      );
     case 'ok': {
       const held = run.holds;
       const what = describe(spec, normalized);

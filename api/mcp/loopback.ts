@@ -47,7 +47,11 @@ export class Loopback {
   }
 
   async request(req: LoopbackRequest): Promise<LoopbackAnswer> {
-    const headers: Record<string, string> = { 'X-API-Key': req.apiKey, Accept: 'application/json', 'User-Agent': 'svc-mcp' };
+    const headers: Record<string, string> = {
+      'X-API-Key': req.apiKey,
+      Accept: 'application/json',
+      'User-Agent': 'svc-mcp',
+    };
     let body: string | FormData | undefined;
     if (req.body && 'json' in req.body) {
       headers['Content-Type'] = 'application/json';
@@ -55,7 +59,12 @@ export class Loopback {
     } else if (req.body) {
       body = req.body.form;
     }
-    const res = await fetch(`${await this.base()}${req.path}`, { method: req.method, headers, body, signal: req.signal });
+    const res = await fetch(`${await this.base()}${req.path}`, {
+      method: req.method,
+      headers,
+      body,
+      signal: req.signal,
+    });
     const text = await res.text();
     let json: unknown;
     if (/^application\/(?:[\w.+-]+\+)?json/i.test(res.headers.get('content-type') ?? '')) {

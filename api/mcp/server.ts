@@ -17,7 +17,10 @@ const INSTRUCTIONS =
   'VERIFIED only with a proof_ref. Bad arguments come back as tool errors naming the field. Batches run as durable jobs: batch_submit returns the job, batch_status reads it.';
 
 export function mcpServer(loopback: Loopback, apiKey: string): Server {
-  const server = new Server({ name: MCP_SERVER_NAME, title: 'Verification service', version: SERVICE_VERSION }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  const server = new Server(
+    { name: MCP_SERVER_NAME, title: 'Verification service', version: SERVICE_VERSION },
+    { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+  );
   const tools = [...MCP_TOOL_TABLE.values()].map((t) => t.listing);
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
@@ -30,7 +33,10 @@ export function mcpServer(loopback: Loopback, apiKey: string): Server {
       token === undefined
         ? undefined
         : (value: number, total: number, message: string) =>
-            extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: value, total, message } });
+            extra.sendNotification({
+              method: 'notifications/progress',
+              params: { progressToken: token, progress: value, total, message },
+            });
     return callTool(tool, args, { loopback, apiKey, signal: extra.signal, progress });
   });
   return server;

@@ -9,7 +9,14 @@ import { z } from 'zod';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ENDPOINTS, type Endpoint } from '../../contract/endpoints.js';
 import { imageFieldsSchema } from '../../contract/image.js';
-import { MCP_BATCH_DEFAULT_WAIT_SECONDS, MCP_BATCH_MAX_WAIT_SECONDS, MCP_TOOLS, mcpBatchSubmitArgumentsSchema, type McpToolContract, type McpToolName } from '../../contract/mcp.js';
+import {
+  MCP_BATCH_DEFAULT_WAIT_SECONDS,
+  MCP_BATCH_MAX_WAIT_SECONDS,
+  MCP_TOOLS,
+  mcpBatchSubmitArgumentsSchema,
+  type McpToolContract,
+  type McpToolName,
+} from '../../contract/mcp.js';
 import type { Loopback, LoopbackAnswer } from './loopback.js';
 
 type JsonSchema = Record<string, unknown>;
@@ -24,7 +31,8 @@ export function toolJsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonS
   const { $ref, ...rest } = full;
   const defs = (full.definitions ?? {}) as Record<string, JsonSchema>;
   const prefix = '#/definitions/';
-  const root = typeof $ref === 'string' && $ref.startsWith(prefix) ? { ...rest, ...defs[$ref.slice(prefix.length)] } : rest;
+  const root =
+    typeof $ref === 'string' && $ref.startsWith(prefix) ? { ...rest, ...defs[$ref.slice(prefix.length)] } : rest;
   return { ...root, type: 'object' };
 }
 
@@ -40,7 +48,8 @@ function bind(contract: McpToolContract): McpTool {
   if (!endpoint) throw new Error(`MCP tool ${contract.name}: no endpoint ${contract.endpoint}`);
   const input = contract.input ?? endpoint.body?.schema;
   const output = endpoint.responses[200]?.schema;
-  if (!input || !output) throw new Error(`MCP tool ${contract.name}: endpoint ${endpoint.id} has no request or 200 schema`);
+  if (!input || !output)
+    throw new Error(`MCP tool ${contract.name}: endpoint ${endpoint.id} has no request or 200 schema`);
   return {
     contract,
     endpoint,
@@ -50,7 +59,12 @@ function bind(contract: McpToolContract): McpTool {
       description: contract.description,
       inputSchema: toolJsonSchema(input, 'input') as Tool['inputSchema'],
       outputSchema: toolJsonSchema(output, 'output') as Tool['outputSchema'],
-      annotations: { title: contract.title, readOnlyHint: contract.name === 'batch_status' || contract.name === 'attestation_verify', destructiveHint: false, openWorldHint: false },
+      annotations: {
+        title: contract.title,
+        readOnlyHint: contract.name === 'batch_status' || contract.name === 'attestation_verify',
+        destructiveHint: false,
+        openWorldHint: false,
+      },
     },
   };
 }
@@ -79,7 +93,8 @@ const argumentError = (tool: string, field: string, message: string): CallToolRe
 
 /** The error detail of a REST answer: `detail`, or the SVC-005 object's message. */
 function detailOf(answer: LoopbackAnswer): string {
-  const body = answer.json as { detail?: unknown; error?: { message?: unknown; details?: { retry_after?: unknown } } } | undefined;
+  const body = answer.json as
+    { detail?: unknown; error?: { message?: unknown; details?: { retry_after?: unknown } } } | undefined;
   if (typeof body?.detail === 'string') return body.detail;
   if (typeof body?.error?.message === 'string') {
     const retry = body.error.details?.retry_after;
@@ -88,7 +103,6 @@ function detailOf(answer: LoopbackAnswer): string {
   return answer.text.slice(0, 500) || `HTTP ${answer.status}`;
 }
 
-
 /** One line for the model: the verdict, and the proof or the job where there is one. */
 export function summaryOf(name: McpToolName, body: Record<string, unknown>): string {
   if (name === 'batch_submit' || name === 'batch_status') {
@@ -96,7 +110,10 @@ export function summaryOf(name: McpToolName, body: Record<string, unknown>): str
     const tail = body.status === 'running' ? '; read it later with batch_status' : '';
     return `batch ${String(body.job_id)}: ${String(body.status)} (${done}/${String(body.total_items)} items, ${String(body.failed_items ?? 0)} failed)${tail}`;
   }
-  if (name === 'attestation_verify') return body.valid === true ? `attestation: VALID (kid ${String(body.kid)})` : `attestation: INVALID (${String(body.reason)})`;
+  if (name === 'attestation_verify')
+    return body.valid === true
+      ? `attestation: VALID (kid ${String(body.kid)})`
+      : `attestation: INVALID (${String(body.reason)})`;
   const verdict =
     typeof body.status === 'string'
       ? body.status
@@ -128,7 +145,9 @@ function answerResult(name: McpToolName, answer: LoopbackAnswer): CallToolResult
     };
   }
   // Refused or failed: the REST status and detail (a 400 names the field), and the whole body.
-  const content: CallToolResult['content'] = [{ type: 'text', text: `${short(name)}: HTTP ${answer.status}: ${detailOf(answer)}` }];
+  const content: CallToolResult['content'] = [
+    { type: 'text', text: `${short(name)}: HTTP ${answer.status}: ${detailOf(answer)}` },
+  ];
   if (body !== undefined) content.push({ type: 'text', text: JSON.stringify(body) });
   return { isError: true, content };
 }
@@ -147,7 +166,10 @@ function formFields(tool: string, args: Args, names: readonly string[], form: Fo
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /** Arguments → the REST request of the tool, or a tool error naming the field. */
-function requestFor(tool: McpTool, args: Args): { path: string; method: 'GET' | 'POST'; body?: { json: unknown } | { form: FormData } } | CallToolResult {
+function requestFor(
+  tool: McpTool,
+  args: Args,
+): { path: string; method: 'GET' | 'POST'; body?: { json: unknown } | { form: FormData } } | CallToolResult {
   const { contract, endpoint } = tool;
   const method = endpoint.method === 'get' ? 'GET' : 'POST';
   switch (contract.transport ?? 'json') {
@@ -164,9 +186,15 @@ function requestFor(tool: McpTool, args: Args): { path: string; method: 'GET' | 
     }
     case 'image': {
       const b64 = args.image_base64;
-      if (typeof b64 !== 'string') return argumentError(contract.name, 'image_base64', b64 === undefined || b64 === null ? 'is required' : 'must be a string');
+      if (typeof b64 !== 'string')
+        return argumentError(
+          contract.name,
+          'image_base64',
+          b64 === undefined || b64 === null ? 'is required' : 'must be a string',
+        );
       const compact = b64.replace(/\s+/g, '');
-      if (compact.length === 0 || compact.length % 4 !== 0 || !BASE64.test(compact)) return argumentError(contract.name, 'image_base64', 'must be standard base64');
+      if (compact.length === 0 || compact.length % 4 !== 0 || !BASE64.test(compact))
+        return argumentError(contract.name, 'image_base64', 'must be standard base64');
       const form = new FormData();
       const bad = formFields(contract.name, args, Object.keys(imageFieldsSchema.shape), form);
       if (bad) return bad;
@@ -175,7 +203,12 @@ function requestFor(tool: McpTool, args: Args): { path: string; method: 'GET' | 
     }
     case 'stats': {
       const csv = args.csv;
-      if (typeof csv !== 'string') return argumentError(contract.name, 'csv', csv === undefined || csv === null ? 'is required' : 'must be a string');
+      if (typeof csv !== 'string')
+        return argumentError(
+          contract.name,
+          'csv',
+          csv === undefined || csv === null ? 'is required' : 'must be a string',
+        );
       const form = new FormData();
       const bad = formFields(contract.name, args, ['query'], form);
       if (bad) return bad;
@@ -206,7 +239,11 @@ const sleep = (ms: number, signal: AbortSignal) =>
  * (GET /verify/batch/{job_id}, limited like any call) until it ends, the wait runs out or the
  * caller goes away. The job is a workflow: it runs on either way.
  */
-async function followBatch(job: Record<string, unknown>, args: Args, ctx: ToolCallContext): Promise<Record<string, unknown>> {
+async function followBatch(
+  job: Record<string, unknown>,
+  args: Args,
+  ctx: ToolCallContext,
+): Promise<Record<string, unknown>> {
   const progress = ctx.progress as NonNullable<ToolCallContext['progress']>;
   const total = Number(job.total_items) || 0;
   const doneOf = (j: Record<string, unknown>) => Number(j.completed_items ?? 0) + Number(j.failed_items ?? 0);
@@ -217,17 +254,29 @@ async function followBatch(job: Record<string, unknown>, args: Args, ctx: ToolCa
     // the notification with progress = total is the one that says how the job ended.
     if (done <= sent || (j.status === 'running' && done >= total)) return;
     sent = done;
-    await progress(done, total, `batch ${String(j.job_id)}: ${String(j.status)}, ${done}/${total} items`).catch(() => undefined);
+    await progress(done, total, `batch ${String(j.job_id)}: ${String(j.status)}, ${done}/${total} items`).catch(
+      () => undefined,
+    );
   };
   await report(job);
-  const wait = typeof args.wait_seconds === 'number' && args.wait_seconds >= 0 ? Math.min(args.wait_seconds, MCP_BATCH_MAX_WAIT_SECONDS) : MCP_BATCH_DEFAULT_WAIT_SECONDS;
+  const wait =
+    typeof args.wait_seconds === 'number' && args.wait_seconds >= 0
+      ? Math.min(args.wait_seconds, MCP_BATCH_MAX_WAIT_SECONDS)
+      : MCP_BATCH_DEFAULT_WAIT_SECONDS;
   const deadline = Date.now() + wait * 1000;
   let polls = 0;
   while (job.status === 'running' && !ctx.signal.aborted && Date.now() < deadline) {
     // Every second at first, then every two: each poll counts against the plan like a batch_status call.
     await sleep(Math.min(polls++ < 5 ? 1000 : 2000, Math.max(0, deadline - Date.now())), ctx.signal);
     if (ctx.signal.aborted) break;
-    const answer = await ctx.loopback.request({ method: 'GET', path: `/verify/batch/${encodeURIComponent(String(job.job_id))}`, apiKey: ctx.apiKey, signal: ctx.signal }).catch(() => null);
+    const answer = await ctx.loopback
+      .request({
+        method: 'GET',
+        path: `/verify/batch/${encodeURIComponent(String(job.job_id))}`,
+        apiKey: ctx.apiKey,
+        signal: ctx.signal,
+      })
+      .catch(() => null);
     // A refused poll (e.g. the plan's rate limit) ends the wait: the last snapshot is the answer.
     if (!answer || answer.status !== 200 || !answer.json || typeof answer.json !== 'object') break;
     job = answer.json as Record<string, unknown>;
@@ -246,7 +295,13 @@ export async function callTool(tool: McpTool, args: Args, ctx: ToolCallContext):
     if (!w.success) return argumentError(tool.contract.name, 'wait_seconds', w.error.issues[0]?.message ?? 'invalid');
   }
   const answer = await ctx.loopback.request({ ...req, apiKey: ctx.apiKey, signal: ctx.signal });
-  if (tool.contract.name === 'batch_submit' && ctx.progress && (answer.status === 200 || answer.status === 202) && answer.json && typeof answer.json === 'object') {
+  if (
+    tool.contract.name === 'batch_submit' &&
+    ctx.progress &&
+    (answer.status === 200 || answer.status === 202) &&
+    answer.json &&
+    typeof answer.json === 'object'
+  ) {
     const job = await followBatch(answer.json as Record<string, unknown>, args, ctx);
     return answerResult(tool.contract.name, { ...answer, status: 200, json: job });
   }

@@ -52,7 +52,8 @@ export async function resolveApiKey(deps: AppDeps, raw: string | undefined): Pro
   const digest = deps.accounts.digest(raw);
   const cached = deps.accounts.keyCache.get(digest);
   if (cached) {
-    if (cached.key.expires_at !== null && cached.key.expires_at.getTime() <= Date.now()) return { ok: false, failure: 'inactive_key', ...cached };
+    if (cached.key.expires_at !== null && cached.key.expires_at.getTime() <= Date.now())
+      return { ok: false, failure: 'inactive_key', ...cached };
     return { ok: true, ...cached };
   }
   const key = await deps.accounts.findKeyByRaw(raw);
@@ -124,7 +125,11 @@ export function requireApiKey(deps: AppDeps, scope: Scope | null): Middleware {
  * in `roles`, or a key without the scope: 403. The role alone never suffices: a key narrowed
  * to `attestation:read` cannot act as an admin even if its owner is one.
  */
-export function requireAdminKey(deps: AppDeps, roles: readonly Role[], scope: Scope | null = SCOPE_ADMIN_ALL): Middleware {
+export function requireAdminKey(
+  deps: AppDeps,
+  roles: readonly Role[],
+  scope: Scope | null = SCOPE_ADMIN_ALL,
+): Middleware {
   return async (ctx, next) => {
     const r = await resolveApiKey(deps, headerValue(ctx, 'X-API-Key'));
     if (!r.ok) {
@@ -143,7 +148,10 @@ export function requireAdminKey(deps: AppDeps, roles: readonly Role[], scope: Sc
 }
 
 /** Verifies a Bearer access token and loads its (active) user and organization. */
-export async function resolveJwt(deps: Pick<AppDeps, 'cfg' | 'accounts'>, authorization: string | undefined): Promise<Principal | null> {
+export async function resolveJwt(
+  deps: Pick<AppDeps, 'cfg' | 'accounts'>,
+  authorization: string | undefined,
+): Promise<Principal | null> {
   const m = /^Bearer\s+(\S+)$/i.exec(authorization ?? '');
   if (!m) return null;
   const secret = deps.cfg.SVC_JWT_SECRET_KEY;

@@ -20,7 +20,8 @@ export const STATS_CELL_LIMIT = 1_000_000;
 /** One CSV record (a line, or several when quoted fields hold newlines), in characters. */
 export const CSV_MAX_RECORD_CHARS = 1_048_576;
 
-export const cellLimitDetail = (limit: number) => `Dataset exceeds the ${limit} cell limit (rows x columns) for this endpoint.`;
+export const cellLimitDetail = (limit: number) =>
+  `Dataset exceeds the ${limit} cell limit (rows x columns) for this endpoint.`;
 export const MULTIPART_REQUIRED = 'Unsupported Content-Type: send multipart/form-data.';
 
 export interface CsvUploadLimits {
@@ -92,7 +93,10 @@ export function readCsvUpload(ctx: Context, limits: CsvUploadLimits): Promise<Cs
     let rows = 0;
     let parser: ReturnType<typeof csvParser> | null = null;
 
-    const timer = setTimeout(() => fail(new HttpError(408, BODY_TIMEOUT_DETAIL, { Connection: 'close' })), limits.timeoutMs);
+    const timer = setTimeout(
+      () => fail(new HttpError(408, BODY_TIMEOUT_DETAIL, { Connection: 'close' })),
+      limits.timeoutMs,
+    );
 
     const cleanup = () => {
       clearTimeout(timer);
@@ -126,7 +130,14 @@ export function readCsvUpload(ctx: Context, limits: CsvUploadLimits): Promise<Cs
       if (rows === 0) return fail(new HttpError(400, 'The CSV file has a header but no data rows.'));
       settled = true;
       cleanup();
-      resolve({ query, content: Buffer.concat(chunks, size), sha256: hash.digest('hex'), columns: header, rows, filename });
+      resolve({
+        query,
+        content: Buffer.concat(chunks, size),
+        sha256: hash.digest('hex'),
+        columns: header,
+        rows,
+        filename,
+      });
     };
 
     const onData = (chunk: Buffer) => {
@@ -138,7 +149,8 @@ export function readCsvUpload(ctx: Context, limits: CsvUploadLimits): Promise<Cs
     const checkHeader = (record: string[]): HttpError | null => {
       // Names are kept as written (pandas does not trim them either); blank ones are refused.
       const names = record;
-      if (names.length === 0 || names.every((n) => n.trim() === '')) return new HttpError(400, 'The CSV file has no columns.');
+      if (names.length === 0 || names.every((n) => n.trim() === ''))
+        return new HttpError(400, 'The CSV file has no columns.');
       const empty = names.findIndex((n) => n.trim() === '');
       if (empty >= 0) return new HttpError(400, `The CSV header has an empty column name (column ${empty + 1}).`);
       const seen = new Set<string>();
@@ -160,7 +172,12 @@ export function readCsvUpload(ctx: Context, limits: CsvUploadLimits): Promise<Cs
       fileSeen = true;
       filename = info.filename ?? null;
       stream.on('error', () => undefined);
-      const p = csvParser({ bom: true, skip_empty_lines: true, max_record_size: CSV_MAX_RECORD_CHARS, relax_column_count: false });
+      const p = csvParser({
+        bom: true,
+        skip_empty_lines: true,
+        max_record_size: CSV_MAX_RECORD_CHARS,
+        relax_column_count: false,
+      });
       parser = p;
       p.on('readable', () => {
         let record: string[] | null;
@@ -172,7 +189,8 @@ export function readCsvUpload(ctx: Context, limits: CsvUploadLimits): Promise<Cs
             continue;
           }
           rows++;
-          if (rows * header.length > limits.cellLimit) return fail(new HttpError(413, cellLimitDetail(limits.cellLimit)));
+          if (rows * header.length > limits.cellLimit)
+            return fail(new HttpError(413, cellLimitDetail(limits.cellLimit)));
         }
       });
       p.on('error', (err) => {

@@ -3,7 +3,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
 import { ZodError } from 'zod';
-import { MongoNetworkError, MongoServerSelectionError, MongoNotConnectedError, MongoTopologyClosedError } from 'mongodb';
+import {
+  MongoNetworkError,
+  MongoServerSelectionError,
+  MongoNotConnectedError,
+  MongoTopologyClosedError,
+} from 'mongodb';
 import { HttpError, zodDetail } from '../errors.js';
 import { logger } from '../../core/logger.js';
 import { codeForStatus, ERROR_CODES, REQUEST_ID_HEADER, REQUEST_ID_MAX } from '../../contract/error-codes.js';
@@ -36,7 +41,12 @@ export function errorHandler(opts: ErrorHandlerOptions = {}): Middleware {
         ctx.status = 400;
         ctx.body = { detail: zodDetail(err) };
         code = ERROR_CODES.invalidField;
-      } else if (err instanceof MongoServerSelectionError || err instanceof MongoNetworkError || err instanceof MongoNotConnectedError || err instanceof MongoTopologyClosedError) {
+      } else if (
+        err instanceof MongoServerSelectionError ||
+        err instanceof MongoNetworkError ||
+        err instanceof MongoNotConnectedError ||
+        err instanceof MongoTopologyClosedError
+      ) {
         // Fail closed: no store, no authentication and no verdict.
         log.warn('store unavailable', { method: ctx.method, path: ctx.path, request_id: requestIdOf(ctx) });
         ctx.status = 503;
@@ -48,7 +58,12 @@ export function errorHandler(opts: ErrorHandlerOptions = {}): Middleware {
           ctx.status = e.status;
           ctx.body = { detail: e.message ?? 'Bad request' };
         } else {
-          log.error('unhandled error', { method: ctx.method, path: ctx.path, request_id: requestIdOf(ctx), error: String(e.message ?? err) });
+          log.error('unhandled error', {
+            method: ctx.method,
+            path: ctx.path,
+            request_id: requestIdOf(ctx),
+            error: String(e.message ?? err),
+          });
           ctx.status = 500;
           ctx.body = { detail: 'Internal server error' };
         }
@@ -66,12 +81,24 @@ export function errorHandler(opts: ErrorHandlerOptions = {}): Middleware {
 function decorateErrorBody(ctx: Context, code: string | undefined): void {
   if (ctx.status < 400) return;
   const body = ctx.body as unknown;
-  if (!body || typeof body !== 'object' || Array.isArray(body) || Buffer.isBuffer(body) || typeof (body as { pipe?: unknown }).pipe === 'function') return;
+  if (
+    !body ||
+    typeof body !== 'object' ||
+    Array.isArray(body) ||
+    Buffer.isBuffer(body) ||
+    typeof (body as { pipe?: unknown }).pipe === 'function'
+  )
+    return;
   const b = body as Record<string, unknown>;
   const request_id = requestIdOf(ctx);
   if (typeof b.detail === 'string') {
     const { detail, code: own, request_id: _ignored, ...rest } = b;
-    ctx.body = { detail, code: typeof own === 'string' ? own : (code ?? codeForStatus(ctx.status)), ...rest, request_id };
+    ctx.body = {
+      detail,
+      code: typeof own === 'string' ? own : (code ?? codeForStatus(ctx.status)),
+      ...rest,
+      request_id,
+    };
   } else if (b.error && typeof b.error === 'object') {
     ctx.body = { ...b, request_id };
   }
@@ -79,12 +106,17 @@ function decorateErrorBody(ctx: Context, code: string | undefined): void {
 
 /** The route 404: `code` route_not_found, and a hint when a served path is one small typo away. */
 function notFoundBody(ctx: Context, opts: ErrorHandlerOptions): Record<string, unknown> {
-  if (!opts.routePaths || (ctx as { _matchedRoute?: unknown })._matchedRoute !== undefined) return { detail: 'Not Found' };
+  if (!opts.routePaths || (ctx as { _matchedRoute?: unknown })._matchedRoute !== undefined)
+    return { detail: 'Not Found' };
   const near = nearestRoute(ctx.path, opts.routePaths());
   if (!near) return { detail: 'Not Found', code: ERROR_CODES.routeNotFound };
   const prefix = ctx.originalUrl.startsWith('/v1/') ? '/v1' : '';
   const hint = `${prefix}${near}`;
-  return { detail: `Not Found: no route ${ctx.method} ${prefix}${ctx.path}. Did you mean ${hint}?`, code: ERROR_CODES.routeNotFound, hint };
+  return {
+    detail: `Not Found: no route ${ctx.method} ${prefix}${ctx.path}. Did you mean ${hint}?`,
+    code: ERROR_CODES.routeNotFound,
+    hint,
+  };
 }
 
 const MAX_HINT_PATH = 256;
@@ -138,7 +170,14 @@ function saneRequestId(v: string): boolean {
   if (v.length === 0 || v.length > REQUEST_ID_MAX) return false;
   for (let i = 0; i < v.length; i++) {
     const c = v.charCodeAt(i);
-    const ok = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 45 || c === 46 || c === 95 || c === 58;
+    const ok =
+      (c >= 48 && c <= 57) ||
+      (c >= 65 && c <= 90) ||
+      (c >= 97 && c <= 122) ||
+      c === 45 ||
+      c === 46 ||
+      c === 95 ||
+      c === 58;
     if (!ok) return false;
   }
   return true;

@@ -10,7 +10,12 @@ import busboy from 'busboy';
 import { HttpError } from '../errors.js';
 import { BODY_TIMEOUT_DETAIL, bodyLimitDetail } from './body.js';
 import { isMultipart, MULTIPART_REQUIRED } from './csv-upload.js';
-import { MAGIC_BYTES_NEEDED, sniffImageFormat, UNSUPPORTED_IMAGE_DETAIL, type ImageFormat } from '../../core/image-format.js';
+import {
+  MAGIC_BYTES_NEEDED,
+  sniffImageFormat,
+  UNSUPPORTED_IMAGE_DETAIL,
+  type ImageFormat,
+} from '../../core/image-format.js';
 import { IMAGE_BODY_LIMIT_BYTES, IMAGE_ENVELOPE_BYTES, IMAGE_FILE_LIMIT_BYTES } from '../../contract/image.js';
 
 export interface ImageUpload {
@@ -28,13 +33,22 @@ export function readImageUpload(ctx: Context, timeoutMs: number): Promise<ImageU
   const lengthHeader = req.headers['content-length'];
   if (lengthHeader !== undefined) {
     if (!/^\d+$/.test(lengthHeader)) throw new HttpError(400, 'Invalid Content-Length header.');
-    if (Number(lengthHeader) > IMAGE_BODY_LIMIT_BYTES) throw new HttpError(413, bodyLimitDetail(IMAGE_BODY_LIMIT_BYTES), { Connection: 'close' });
+    if (Number(lengthHeader) > IMAGE_BODY_LIMIT_BYTES)
+      throw new HttpError(413, bodyLimitDetail(IMAGE_BODY_LIMIT_BYTES), { Connection: 'close' });
   }
   let bb: busboy.Busboy;
   try {
     bb = busboy({
       headers: req.headers,
-      limits: { fileSize: IMAGE_FILE_LIMIT_BYTES, files: 1, fields: 8, parts: 10, fieldSize: IMAGE_ENVELOPE_BYTES, fieldNameSize: 100, headerPairs: 20 },
+      limits: {
+        fileSize: IMAGE_FILE_LIMIT_BYTES,
+        files: 1,
+        fields: 8,
+        parts: 10,
+        fieldSize: IMAGE_ENVELOPE_BYTES,
+        fieldNameSize: 100,
+        headerPairs: 20,
+      },
     });
   } catch {
     throw new HttpError(400, 'Malformed multipart body: the Content-Type needs a boundary.');

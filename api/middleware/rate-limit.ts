@@ -32,7 +32,10 @@ export const PLAN_LIMITS: Record<Plan, { perMinute: number | null; perDay: numbe
 export function agentBudgetCap(plan: Plan): { requestsPerHour: number | null; costPerDayUsd: number | null } {
   const l = PLAN_LIMITS[plan] ?? PLAN_LIMITS.free;
   if (l.perMinute === null || l.perDay === null) return { requestsPerHour: null, costPerDayUsd: null };
-  return { requestsPerHour: Math.min(l.perMinute * 60, l.perDay), costPerDayUsd: (l.perDay * PRICE_PER_REQUEST_MICRO_USD) / 1_000_000 };
+  return {
+    requestsPerHour: Math.min(l.perMinute * 60, l.perDay),
+    costPerDayUsd: (l.perDay * PRICE_PER_REQUEST_MICRO_USD) / 1_000_000,
+  };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -50,14 +53,17 @@ export class IpLimiter {
   middleware(): Middleware {
     return async (ctx, next) => {
       // One shared bucket when the peer address is unusable: never skip the limit.
-      const ip = clientIp(ctx.req.socket.remoteAddress, ctx.get('X-Forwarded-For') || undefined, this.trusted) ?? 'unknown';
+      const ip =
+        clientIp(ctx.req.socket.remoteAddress, ctx.get('X-Forwarded-For') || undefined, this.trusted) ?? 'unknown';
       const now = Date.now();
       const windowStart = now - 60_000;
       const list = (this.hits.get(ip) ?? []).filter((t) => t > windowStart);
       if (list.length >= this.perMinute) {
         const retryAfter = Math.max(1, Math.ceil(((list[0] as number) + 60_000 - now) / 1000));
         this.hits.set(ip, list);
-        throw new HttpError(429, `Too many authentication attempts. Try again in ${retryAfter} seconds.`, { 'Retry-After': String(retryAfter) });
+        throw new HttpError(429, `Too many authentication attempts. Try again in ${retryAfter} seconds.`, {
+          'Retry-After': String(retryAfter),
+        });
       }
       list.push(now);
       this.hits.set(ip, list);
@@ -164,13 +170,20 @@ export function planLimit(counter: WindowCounter, budget: PlanBudget = 'verify')
     const limits = PLAN_LIMITS[p.plan] ?? PLAN_LIMITS.free;
     const now = Math.floor(Date.now() / 1000);
     if (limits.perMinute === null || limits.perDay === null) {
-      ctx.set({ 'X-RateLimit-Limit': 'unlimited', 'X-RateLimit-Remaining': 'unlimited', 'X-RateLimit-Reset': String(now - (now % 60) + 60) });
+      ctx.set({
+        'X-RateLimit-Limit': 'unlimited',
+        'X-RateLimit-Remaining': 'unlimited',
+        'X-RateLimit-Reset': String(now - (now % 60) + 60),
+      });
       return next();
     }
     let minute: WindowCount;
     let day: WindowCount;
     try {
-      [minute, day] = await Promise.all([counter.hit(`${prefix}:${p.orgId}`, 60), counter.hit(`${prefix}:${p.orgId}`, 86_400)]);
+      [minute, day] = await Promise.all([
+        counter.hit(`${prefix}:${p.orgId}`, 60),
+        counter.hit(`${prefix}:${p.orgId}`, 86_400),
+      ]);
     } catch (err) {
       if (err instanceof LimiterUnavailableError) throw new HttpError(503, LIMITER_UNAVAILABLE);
       throw err;

@@ -35,8 +35,12 @@ export function registerA2aRoutes(router: Router, deps: AppDeps): void {
   router.post('/a2a/intercept', async (ctx) => {
     const agentId = authenticate(ctx);
     const type = ctx.get('Content-Type');
-    if (type && !/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(type)) throw new HttpError(415, 'Unsupported Content-Type: send application/json.');
-    const raw = await readRawBody(ctx, { limitBytes: a2a.maxPayloadBytes + A2A_ENVELOPE_BYTES, timeoutMs: deps.cfg.SVC_BODY_READ_TIMEOUT * 1000 });
+    if (type && !/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(type))
+      throw new HttpError(415, 'Unsupported Content-Type: send application/json.');
+    const raw = await readRawBody(ctx, {
+      limitBytes: a2a.maxPayloadBytes + A2A_ENVELOPE_BYTES,
+      timeoutMs: deps.cfg.SVC_BODY_READ_TIMEOUT * 1000,
+    });
     // The strict reader of the webhook and Verification Context routes, with exact numbers:
     // a duplicate key ("amount" twice, last one wins in JSON.parse) or a number JSON.parse
     // would round (beyond 2^53, more digits than a double holds) is a 400, never a verdict.
@@ -48,7 +52,8 @@ export function registerA2aRoutes(router: Router, deps: AppDeps): void {
       const detail = `Invalid JSON body (${err.code}) at ${err.path}: ${err.detail}`;
       throw new HttpError(400, detail, {}, { detail, code: err.code, path: err.path, position: err.position });
     }
-    if (!body || typeof body !== 'object' || Array.isArray(body)) throw new HttpError(400, 'Request body must be a JSON object.');
+    if (!body || typeof body !== 'object' || Array.isArray(body))
+      throw new HttpError(400, 'Request body must be a JSON object.');
     const input = interceptRequestSchema.parse(body);
     const hex = randomBytes(16).toString('hex');
     const traceId = `a2a_${hex}`;

@@ -9,7 +9,11 @@
 //   4. exactly one of concurrent rotations of one key wins (`Accounts.rotateKey`); the others
 //      get 409.
 import type Router from '@koa/router';
-import { rotateKeyRequestSchema as rotateSchema, ROTATION_IN_PROGRESS, ROTATION_WIDER_SCOPES } from '../../contract/admin.js';
+import {
+  rotateKeyRequestSchema as rotateSchema,
+  ROTATION_IN_PROGRESS,
+  ROTATION_WIDER_SCOPES,
+} from '../../contract/admin.js';
 import { API_KEY_NOT_FOUND as KEY_NOT_FOUND } from '../../contract/auth.js';
 import { decideKeyRotation, hasScope, scopesCovered, SCOPE_ADMIN_ALL } from '../../core/scopes.js';
 import { HttpError } from '../errors.js';
@@ -35,7 +39,8 @@ export function registerAdminKeyRoutes(router: Router, deps: AppDeps): void {
       keyOwnerRole: owner?.role,
     });
     if (!decision.allowed) throw new HttpError(403, INSUFFICIENT_PERMISSIONS);
-    if (target.user_id !== p.userId && !hasScope(p.scopes, SCOPE_ADMIN_ALL)) throw new HttpError(403, lacksScope(SCOPE_ADMIN_ALL));
+    if (target.user_id !== p.userId && !hasScope(p.scopes, SCOPE_ADMIN_ALL))
+      throw new HttpError(403, lacksScope(SCOPE_ADMIN_ALL));
     if (!scopesCovered(p.scopes, target.scopes)) throw new HttpError(403, ROTATION_WIDER_SCOPES);
     const rotated = await deps.accounts.rotateKey(target);
     if (!rotated.ok) {

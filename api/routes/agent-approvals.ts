@@ -13,25 +13,43 @@ import {
   reportOutcomeRequestSchema,
 } from '../../contract/agent-approvals.js';
 import { Agents, type AgentDoc } from '../../core/agents.js';
-import { getAction, getApproval, approvalSeq, insertDecision, listApprovals, recordFeedItem, reportOutcome } from '../../persistence/approvals.js';
+import {
+  getAction,
+  getApproval,
+  approvalSeq,
+  insertDecision,
+  listApprovals,
+  recordFeedItem,
+  reportOutcome,
+} from '../../persistence/approvals.js';
 import { HttpError, zodDetail } from '../errors.js';
 import { bodyObject } from '../middleware/body.js';
 import { principalOf, requireAdminKey } from '../middleware/auth.js';
 import { planLimit } from '../middleware/rate-limit.js';
 import { agentOf, agentTokenGuard } from '../agent-auth.js';
-import { actionView, approvalView, isRecorded, registerUnreportedActionsMetric, signalDecision, waitSettled } from '../agent-actions.js';
+import {
+  actionView,
+  approvalView,
+  isRecorded,
+  registerUnreportedActionsMetric,
+  signalDecision,
+  waitSettled,
+} from '../agent-actions.js';
 import type { AppDeps } from '../deps.js';
 
 export const AGENT_NOT_FOUND = 'Agent not found.';
 export const APPROVAL_NOT_FOUND = 'Approval not found.';
 export const ACTION_NOT_FOUND = 'Action not found.';
-export const alreadyDecided = (state: string) => `Approval already decided: ${state}. A decided approval cannot be decided again.`;
+export const alreadyDecided = (state: string) =>
+  `Approval already decided: ${state}. A decided approval cannot be decided again.`;
 export const OUTCOME_ALREADY_REPORTED = 'The outcome of this action was already reported.';
-export const notAdmitted = (state: string) => `Only an admitted or approved action has an outcome; this action is ${state.replace('_', ' ')}.`;
+export const notAdmitted = (state: string) =>
+  `Only an admitted or approved action has an outcome; this action is ${state.replace('_', ' ')}.`;
 /** How long POST …/approvals/{id} waits for the workflow to settle the decision it recorded. */
 const DECIDE_SETTLE_MS = 10_000;
 
-const queryDetail = (err: Parameters<typeof zodDetail>[0]) => zodDetail(err).replace("Invalid field '", "Invalid query parameter '");
+const queryDetail = (err: Parameters<typeof zodDetail>[0]) =>
+  zodDetail(err).replace("Invalid field '", "Invalid query parameter '");
 
 export function registerAgentApprovalRoutes(router: Router, deps: AppDeps): void {
   const agents = new Agents(deps.store, deps.cfg.SVC_API_KEY_LOOKUP_SECRET as string);
@@ -54,15 +72,28 @@ export function registerAgentApprovalRoutes(router: Router, deps: AppDeps): void
 
   // GET /agents/{id}/approvals?state=&limit=&cursor=: owners and admins.
   router.get('/agents/:id/approvals', deciders, planLimit(deps.counter, 'account'), async (ctx) => {
-    const q = approvalListQuerySchema.safeParse({ state: ctx.query.state, limit: ctx.query.limit, cursor: ctx.query.cursor });
+    const q = approvalListQuerySchema.safeParse({
+      state: ctx.query.state,
+      limit: ctx.query.limit,
+      cursor: ctx.query.cursor,
+    });
     if (!q.success) throw new HttpError(400, queryDetail(q.error));
     const agent = await orgAgent(ctx);
-    const page = await listApprovals(deps.store, agent._id, { state: q.data.state ?? null, limit: q.data.limit, before: q.data.cursor ? Number(q.data.cursor) : null });
-    ctx.body = { agent_id: agent._id, items: page.items.map(approvalView), next_cursor: page.next_before === null ? null : String(page.next_before) };
+    const page = await listApprovals(deps.store, agent._id, {
+      state: q.data.state ?? null,
+      limit: q.data.limit,
+      before: q.data.cursor ? Number(q.data.cursor) : null,
+    });
+    ctx.body = {
+      agent_id: agent._id,
+      items: page.items.map(approvalView),
+      next_cursor: page.next_before === null ? null : String(page.next_before),
+    };
   });
 
   // GET /agents/{id}/approvals/{approval_id}?wait=: the agent (X-Agent-Token), or an owner or admin (X-API-Key).
-  const agentOrDecider = async (ctx: Context, next: () => Promise<unknown>) => (ctx.get('X-Agent-Token') ? requireAgent(ctx, next) : deciders(ctx, next));
+  const agentOrDecider = async (ctx: Context, next: () => Promise<unknown>) =>
+    ctx.get('X-Agent-Token') ? requireAgent(ctx, next) : deciders(ctx, next);
   router.get('/agents/:id/approvals/:approval_id', agentOrDecider, planLimit(deps.counter, 'account'), async (ctx) => {
     const q = approvalWaitQuerySchema.safeParse({ wait: ctx.query.wait });
     if (!q.success) throw new HttpError(400, queryDetail(q.error));
@@ -82,10 +113,12 @@ export function registerAgentApprovalRoutes(router: Router, deps: AppDeps): void
     if (!parsed.success) throw new HttpError(422, zodDetail(parsed.error));
     const doc = await getApproval(deps.store, agent._id, seq);
     if (!doc) throw new HttpError(404, APPROVAL_NOT_FOUND);
-    if (doc.state !== 'pending') throw new HttpError(409, alreadyDecided(doc.state), {}, { detail: alreadyDecided(doc.state), state: doc.state });
+    if (doc.state !== 'pending')
+      throw new HttpError(409, alreadyDecided(doc.state), {}, { detail: alreadyDecided(doc.state), state: doc.state });
     const now = new Date();
     // Past the time-out the workflow denies it (it may not have run yet): too late to decide.
-    if (now.getTime() >= doc.expires_at.getTime()) throw new HttpError(409, alreadyDecided('expired'), {}, { detail: alreadyDecided('expired'), state: 'expired' });
+    if (now.getTime() >= doc.expires_at.getTime())
+      throw new HttpError(409, alreadyDecided('expired'), {}, { detail: alreadyDecided('expired'), state: 'expired' });
     const p = principalOf(ctx);
     const r = await insertDecision(deps.store, {
       _id: doc._id,
@@ -109,31 +142,49 @@ export function registerAgentApprovalRoutes(router: Router, deps: AppDeps): void
   });
 
   // POST /agents/{id}/actions/{action_id}/outcome {status, detail?}: the agent, once per admitted or approved action.
-  router.post('/agents/:id/actions/:action_id/outcome', requireAgent, planLimit(deps.counter, 'account'), async (ctx) => {
-    const agent = agentOf(ctx);
-    if (!actionIdSchema.safeParse(ctx.params.action_id).success) throw new HttpError(404, ACTION_NOT_FOUND);
-    const parsed = reportOutcomeRequestSchema.safeParse(bodyObject(ctx));
-    if (!parsed.success) throw new HttpError(422, zodDetail(parsed.error));
-    const actionId = String(ctx.params.action_id);
-    const action = await getAction(deps.store, agent._id, actionId);
-    if (!action) throw new HttpError(404, ACTION_NOT_FOUND);
-    if (action.state !== 'admitted' && action.state !== 'approved') throw new HttpError(409, notAdmitted(action.state), {}, { detail: notAdmitted(action.state), state: action.state });
-    const detail = parsed.data.detail ?? null;
-    const now = new Date();
-    if ((await reportOutcome(deps.store, agent._id, actionId, parsed.data.status, detail, now)) === 'already_reported') throw new HttpError(409, OUTCOME_ALREADY_REPORTED);
-    await recordFeedItem(deps.store, {
-      key: `outcome:${agent._id}:${actionId}`,
-      at: now,
-      agent_id: agent._id,
-      org_id: agent.org_id,
-      kind: 'outcome',
-      status: parsed.data.status.toUpperCase(),
-      summary: `action ${actionId} (tool ${action.tool}) ${parsed.data.status}${action.overdue_flagged_at ? ' (reported after it was flagged as unreported)' : ''}`.slice(0, 300),
-      workflow_id: action.workflow_id,
-      audit_log_id: '',
-      tool: action.tool,
-    });
-    const joined = await getAction(deps.store, agent._id, actionId);
-    ctx.body = actionView(joined ?? action);
-  });
+  router.post(
+    '/agents/:id/actions/:action_id/outcome',
+    requireAgent,
+    planLimit(deps.counter, 'account'),
+    async (ctx) => {
+      const agent = agentOf(ctx);
+      if (!actionIdSchema.safeParse(ctx.params.action_id).success) throw new HttpError(404, ACTION_NOT_FOUND);
+      const parsed = reportOutcomeRequestSchema.safeParse(bodyObject(ctx));
+      if (!parsed.success) throw new HttpError(422, zodDetail(parsed.error));
+      const actionId = String(ctx.params.action_id);
+      const action = await getAction(deps.store, agent._id, actionId);
+      if (!action) throw new HttpError(404, ACTION_NOT_FOUND);
+      if (action.state !== 'admitted' && action.state !== 'approved')
+        throw new HttpError(
+          409,
+          notAdmitted(action.state),
+          {},
+          { detail: notAdmitted(action.state), state: action.state },
+        );
+      const detail = parsed.data.detail ?? null;
+      const now = new Date();
+      if (
+        (await reportOutcome(deps.store, agent._id, actionId, parsed.data.status, detail, now)) === 'already_reported'
+      )
+        throw new HttpError(409, OUTCOME_ALREADY_REPORTED);
+      await recordFeedItem(deps.store, {
+        key: `outcome:${agent._id}:${actionId}`,
+        at: now,
+        agent_id: agent._id,
+        org_id: agent.org_id,
+        kind: 'outcome',
+        status: parsed.data.status.toUpperCase(),
+        summary:
+          `action ${actionId} (tool ${action.tool}) ${parsed.data.status}${action.overdue_flagged_at ? ' (reported after it was flagged as unreported)' : ''}`.slice(
+            0,
+            300,
+          ),
+        workflow_id: action.workflow_id,
+        audit_log_id: '',
+        tool: action.tool,
+      });
+      const joined = await getAction(deps.store, agent._id, actionId);
+      ctx.body = actionView(joined ?? action);
+    },
+  );
 }

@@ -38,13 +38,33 @@ function sv005(limit: number, resetAt: number, extra: Record<string, unknown> = 
   return new HttpError(
     429,
     'Rate limit exceeded',
-    { 'Retry-After': String(retryAfter), 'X-RateLimit-Limit': String(limit), 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(resetAt) },
-    { error: { code: 'SVC-005', message: 'Rate limit exceeded', details: { limit, reset_at: new Date(resetAt * 1000).toISOString(), retry_after: retryAfter } }, ...extra },
+    {
+      'Retry-After': String(retryAfter),
+      'X-RateLimit-Limit': String(limit),
+      'X-RateLimit-Remaining': '0',
+      'X-RateLimit-Reset': String(resetAt),
+    },
+    {
+      error: {
+        code: 'SVC-005',
+        message: 'Rate limit exceeded',
+        details: { limit, reset_at: new Date(resetAt * 1000).toISOString(), retry_after: retryAfter },
+      },
+      ...extra,
+    },
   );
 }
 
 function agentRef(a: AgentDoc): AgentRef {
-  return { id: a._id, num: a.num, org_id: a.org_id, allowed_tools: a.permissions.allowed_tools, denied_tools: a.permissions.denied_tools, allowed_domains: a.permissions.allowed_domains, require_approval: a.permissions.require_approval ?? [] };
+  return {
+    id: a._id,
+    num: a.num,
+    org_id: a.org_id,
+    allowed_tools: a.permissions.allowed_tools,
+    denied_tools: a.permissions.denied_tools,
+    allowed_domains: a.permissions.allowed_domains,
+    require_approval: a.permissions.require_approval ?? [],
+  };
 }
 
 function agentView(a: AgentDoc) {
@@ -69,8 +89,12 @@ const usd = (microUsd: number) => Math.round(microUsd) / 1_000_000;
 function effectiveBudget(agent: AgentDoc, plan: Plan): { perHour: number; costPerDay: number } {
   const cap = agentBudgetCap(plan);
   return {
-    perHour: cap.requestsPerHour === null ? agent.max_requests_per_hour : Math.min(agent.max_requests_per_hour, cap.requestsPerHour),
-    costPerDay: cap.costPerDayUsd === null ? agent.max_cost_per_day : Math.min(agent.max_cost_per_day, cap.costPerDayUsd),
+    perHour:
+      cap.requestsPerHour === null
+        ? agent.max_requests_per_hour
+        : Math.min(agent.max_requests_per_hour, cap.requestsPerHour),
+    costPerDay:
+      cap.costPerDayUsd === null ? agent.max_cost_per_day : Math.min(agent.max_cost_per_day, cap.costPerDayUsd),
   };
 }
 
@@ -93,18 +117,30 @@ export function registerAgentRoutes(router: Router, deps: AppDeps): void {
     }
   }
 
-  async function run(ctx: Context, input: Omit<AgentWorkflowInput, 'engine_timeouts_ms' | 'guard_timeout_ms'>): Promise<void> {
+  async function run(
+    ctx: Context,
+    input: Omit<AgentWorkflowInput, 'engine_timeouts_ms' | 'guard_timeout_ms'>,
+  ): Promise<void> {
     const cfg = deps.cfg;
     // Each routed engine's deadline, from the registry (core/engines.ts).
-    const timeouts = { math: ENGINES.math.deadlineMs(cfg), logic: ENGINES.logic.deadlineMs(cfg), code: ENGINES.code.deadlineMs(cfg), sql: ENGINES.sql.deadlineMs() };
+    const timeouts = {
+      math: ENGINES.math.deadlineMs(cfg),
+      logic: ENGINES.logic.deadlineMs(cfg),
+      code: ENGINES.code.deadlineMs(cfg),
+      sql: ENGINES.sql.deadlineMs(),
+    };
     const workflowId = `agent-${input.kind}-${input.agent.org_id}-${randomUUID()}`;
     const budget = GUARD_TIMEOUT_MS + 2000 + Math.max(...Object.values(timeouts)) + cfg.SVC_WORKFLOW_GRACE * 1000;
-    const result = await deps.temporal.runWorkflow('agentWorkflow', [{ ...input, engine_timeouts_ms: timeouts, guard_timeout_ms: GUARD_TIMEOUT_MS }], {
-      taskQueue: cfg.SVC_TASK_QUEUE,
-      workflowId,
-      timeoutMs: budget,
-      timeoutDetail: 'Agent verification timed out.',
-    });
+    const result = await deps.temporal.runWorkflow(
+      'agentWorkflow',
+      [{ ...input, engine_timeouts_ms: timeouts, guard_timeout_ms: GUARD_TIMEOUT_MS }],
+      {
+        taskQueue: cfg.SVC_TASK_QUEUE,
+        workflowId,
+        timeoutMs: budget,
+        timeoutDetail: 'Agent verification timed out.',
+      },
+    );
     ctx.set('X-Workflow-Id', workflowId);
     ctx.status = result.refused ? 403 : 200;
     ctx.body = { ...result.body, workflow_id: workflowId, audit_log_id: result.audit_log_id };
@@ -119,13 +155,19 @@ export function registerAgentRoutes(router: Router, deps: AppDeps): void {
     const cap = agentBudgetCap(p.plan);
     if (cap.requestsPerHour !== null && input.max_requests_per_hour > cap.requestsPerHour) {
       if (raw.max_requests_per_hour !== undefined) {
-        throw new HttpError(400, `Invalid field 'max_requests_per_hour': at most ${cap.requestsPerHour} on the ${p.plan} plan (the organization's own limit per hour).`);
+        throw new HttpError(
+          400,
+          `Invalid field 'max_requests_per_hour': at most ${cap.requestsPerHour} on the ${p.plan} plan (the organization's own limit per hour).`,
+        );
       }
       input.max_requests_per_hour = cap.requestsPerHour;
     }
     if (cap.costPerDayUsd !== null && input.max_cost_per_day > cap.costPerDayUsd) {
       if (raw.max_cost_per_day !== undefined) {
-        throw new HttpError(400, `Invalid field 'max_cost_per_day': at most ${cap.costPerDayUsd} on the ${p.plan} plan (the plan's daily requests at ${usd(PRICE_PER_REQUEST_MICRO_USD)} USD each).`);
+        throw new HttpError(
+          400,
+          `Invalid field 'max_cost_per_day': at most ${cap.costPerDayUsd} on the ${p.plan} plan (the plan's daily requests at ${usd(PRICE_PER_REQUEST_MICRO_USD)} USD each).`,
+        );
       }
       input.max_cost_per_day = cap.costPerDayUsd;
     }
@@ -179,15 +221,24 @@ export function registerAgentRoutes(router: Router, deps: AppDeps): void {
     const input = agentVerifyRequestSchema.parse(raw);
     if (input.tool_schema !== undefined) {
       const name = input.tool_schema.name;
-      if (typeof name !== 'string' || !TOOL_NAME_RE.test(name)) throw new HttpError(400, "Invalid field 'tool_schema.name': a tool definition needs a name of 1-128 characters from [A-Za-z0-9_.:-]");
-      if (JSON.stringify(input.tool_schema).length > 64_000) throw new HttpError(400, "Invalid field 'tool_schema': at most 64000 characters");
+      if (typeof name !== 'string' || !TOOL_NAME_RE.test(name))
+        throw new HttpError(
+          400,
+          "Invalid field 'tool_schema.name': a tool definition needs a name of 1-128 characters from [A-Za-z0-9_.:-]",
+        );
+      if (JSON.stringify(input.tool_schema).length > 64_000)
+        throw new HttpError(400, "Invalid field 'tool_schema': at most 64000 characters");
     }
     const agent = agentOf(ctx);
     await charge(agent, principalOf(ctx).plan);
     await run(ctx, {
       kind: 'verify',
       agent: agentRef(agent),
-      sealed: seal({ query: input.query, tool_schema: input.tool_schema ?? null, schema_ddl: input.schema_ddl ?? null }, deps.cfg.SVC_API_KEY_LOOKUP_SECRET, 'agent-verify'),
+      sealed: seal(
+        { query: input.query, tool_schema: input.tool_schema ?? null, schema_ddl: input.schema_ddl ?? null },
+        deps.cfg.SVC_API_KEY_LOOKUP_SECRET,
+        'agent-verify',
+      ),
       context: input.context,
     });
   });
@@ -197,7 +248,8 @@ export function registerAgentRoutes(router: Router, deps: AppDeps): void {
     const tool = ctx.params.tool as string;
     if (!TOOL_NAME_RE.test(tool)) throw new HttpError(400, 'Invalid tool name: 1-128 characters from [A-Za-z0-9_.:-].');
     const input = agentToolRequestSchema.parse(bodyObject(ctx));
-    if (JSON.stringify(input.arguments).length > MAX_TOOL_ARGUMENTS_CHARS) throw new HttpError(400, `Invalid field 'arguments': at most ${MAX_TOOL_ARGUMENTS_CHARS} characters of JSON`);
+    if (JSON.stringify(input.arguments).length > MAX_TOOL_ARGUMENTS_CHARS)
+      throw new HttpError(400, `Invalid field 'arguments': at most ${MAX_TOOL_ARGUMENTS_CHARS} characters of JSON`);
     const agent = agentOf(ctx);
     await charge(agent, principalOf(ctx).plan);
     await run(ctx, {
@@ -214,7 +266,8 @@ export function registerAgentRoutes(router: Router, deps: AppDeps): void {
   // GET /agents/{id}/activity
   router.get('/agents/:id/activity', requireAgent, planLimit(deps.counter, 'account'), async (ctx) => {
     const q = activityQuerySchema.safeParse({ limit: ctx.query.limit, cursor: ctx.query.cursor });
-    if (!q.success) throw new HttpError(400, zodDetail(q.error).replace("Invalid field '", "Invalid query parameter '"));
+    if (!q.success)
+      throw new HttpError(400, zodDetail(q.error).replace("Invalid field '", "Invalid query parameter '"));
     const agent = agentOf(ctx);
     const docs = await agents.listActivity(agent._id, q.data.limit + 1, q.data.cursor);
     const page = docs.slice(0, q.data.limit);
@@ -268,7 +321,11 @@ export function registerAgentRoutes(router: Router, deps: AppDeps): void {
     const tool = normalizeToolName(ctx.params.tool as string);
     const r = await agents.approvePin(agent._id, tool, input.definition_hash, p.userId ?? 'unknown');
     if (r === 'no_pin') throw new HttpError(404, `No pinned definition for tool '${tool}'.`);
-    if (r === 'not_pending') throw new HttpError(409, 'That definition hash was never presented for this tool; present it through POST /agents/{id}/verify first.');
+    if (r === 'not_pending')
+      throw new HttpError(
+        409,
+        'That definition hash was never presented for this tool; present it through POST /agents/{id}/verify first.',
+      );
     ctx.body = { tool, pinned_hash: r.pinned, previous_hash: r.previous, approved_by: p.userId };
   });
 }

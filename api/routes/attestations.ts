@@ -1,7 +1,11 @@
 // Attestations: look-up of an issued attestation, verification of any attestation token, and
 // the public key set (JWKS) that third parties verify tokens with. docs/attestations.md.
 import type Router from '@koa/router';
-import { ATTESTATION_ID_PATTERN, ATTESTATION_NOT_FOUND, attestationVerifyRequestSchema as verifySchema } from '../../contract/attestation.js';
+import {
+  ATTESTATION_ID_PATTERN,
+  ATTESTATION_NOT_FOUND,
+  attestationVerifyRequestSchema as verifySchema,
+} from '../../contract/attestation.js';
 import { findOrgAttestation } from '../../persistence/proofs.js';
 import { ATTESTATION_VERIFY_PER_HOUR, attestationKeyRing, attestationView, verifyToken } from '../attestations.js';
 import { attestedAdmission } from '../../core/attestation.js';
@@ -27,14 +31,18 @@ export function registerAttestationRoutes(router: Router, deps: AppDeps): void {
       const v = await verifyToken(deps.cfg, token);
       // `admission` is read from the verified claims only: a valid signature over a BLOCKED admission
       // says "do not admit" as loudly as `valid` says "authentic".
-      ctx.body = v.valid ? { valid: true, admission: attestedAdmission(v.claims), claims: v.claims, kid: v.kid } : { valid: false, reason: v.reason };
+      ctx.body = v.valid
+        ? { valid: true, admission: attestedAdmission(v.claims), claims: v.claims, kid: v.kid }
+        : { valid: false, reason: v.reason };
     },
   );
 
   router.get('/attestation/:id', ...apiKeyGuard(deps, 'attestation:read'), async (ctx) => {
     const id = ctx.params.id as string;
     // Organization-scoped: another organization's attestation is indistinguishable from none.
-    const rec = ATTESTATION_ID_PATTERN.test(id) ? await findOrgAttestation(deps.store, principalOf(ctx).orgId, id) : null;
+    const rec = ATTESTATION_ID_PATTERN.test(id)
+      ? await findOrgAttestation(deps.store, principalOf(ctx).orgId, id)
+      : null;
     if (!rec) throw new HttpError(404, ATTESTATION_NOT_FOUND);
     ctx.body = await attestationView(deps.cfg, rec);
   });

@@ -22,7 +22,13 @@ export function registerAuditRoutes(router: Router, deps: AppDeps): void {
     // Paged by seq (docs/audit-chain.md, "Reading at scale"): `next_cursor` continues below this page.
     const page = await auditLog.page(p.orgId, { limit, status, beforeSeq: cursorParam(ctx) });
     const logs = page.docs.map(auditLogView);
-    ctx.body = { logs, count: logs.length, limit, status: status ?? null, next_cursor: page.next === null ? null : String(page.next) };
+    ctx.body = {
+      logs,
+      count: logs.length,
+      limit,
+      status: status ?? null,
+      next_cursor: page.next === null ? null : String(page.next),
+    };
   });
 
   router.get('/audit/logs/:log_id', ...jwt, async (ctx) => {

@@ -1,6 +1,11 @@
 // /auth/*: sign-up, sign-in, the current user, and API-key management (JWT).
 import type Router from '@koa/router';
-import { createKeyRequestSchema as createKeySchema, signinRequestSchema as signinSchema, signupRequestSchema as signupSchema, SIGNIN_FAILED } from '../../contract/auth.js';
+import {
+  createKeyRequestSchema as createKeySchema,
+  signinRequestSchema as signinSchema,
+  signupRequestSchema as signupSchema,
+  SIGNIN_FAILED,
+} from '../../contract/auth.js';
 import { MongoServerError } from 'mongodb';
 import { hashPassword, verifySignInPassword, checkPasswordPolicy } from '../../core/passwords.js';
 import { issueAccessToken } from '../../core/jwt.js';
@@ -43,7 +48,11 @@ export function registerAuthRoutes(router: Router, deps: AppDeps): void {
     if (policy) throw new HttpError(400, policy);
     const passwordHash = await hashPassword(input.password);
     try {
-      const { user } = await deps.accounts.createOrgWithOwner({ orgName: input.organization_name, email: input.email, passwordHash });
+      const { user } = await deps.accounts.createOrgWithOwner({
+        orgName: input.organization_name,
+        email: input.email,
+        passwordHash,
+      });
       ctx.body = await session(user);
     } catch (err) {
       if (err instanceof MongoServerError && err.code === 11000) {
@@ -80,8 +89,22 @@ export function registerAuthRoutes(router: Router, deps: AppDeps): void {
     const scopes = (input.scopes ? [...new Set(input.scopes)] : [...allowed]) as Scope[];
     if (!scopesCovered(allowed, scopes)) throw new HttpError(403, INSUFFICIENT_PERMISSIONS);
     const expiresAt = input.expires_in_days ? new Date(Date.now() + input.expires_in_days * 86_400_000) : null;
-    const { doc, key } = await deps.accounts.createKey({ orgId: p.orgId, userId: p.userId as string, name: input.name, scopes, expiresAt });
-    ctx.body = { id: doc._id, name: doc.name, key, created_at: doc.created_at.toISOString(), scopes: doc.scopes, expires_at: doc.expires_at?.toISOString() ?? null, preview: doc.preview };
+    const { doc, key } = await deps.accounts.createKey({
+      orgId: p.orgId,
+      userId: p.userId as string,
+      name: input.name,
+      scopes,
+      expiresAt,
+    });
+    ctx.body = {
+      id: doc._id,
+      name: doc.name,
+      key,
+      created_at: doc.created_at.toISOString(),
+      scopes: doc.scopes,
+      expires_at: doc.expires_at?.toISOString() ?? null,
+      preview: doc.preview,
+    };
   });
 
   router.get('/auth/api-keys', requireJwt(deps), account, async (ctx) => {

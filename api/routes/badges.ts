@@ -48,11 +48,21 @@ export function registerBadgeRoutes(router: Router, deps: AppDeps): void {
 
   router.get('/badge/custom', async (ctx) => {
     const q = ctx.query;
-    sendSvg(ctx, renderBadge({ label: one(q.label), message: one(q.message), color: one(q.color), labelColor: one(q.labelColor), logo: one(q.logo) }), 300);
+    sendSvg(
+      ctx,
+      renderBadge({
+        label: one(q.label),
+        message: one(q.message),
+        color: one(q.color),
+        labelColor: one(q.labelColor),
+        logo: one(q.logo),
+      }),
+      300,
+    );
   });
 
   // "verified"/"admitted" only for a stored attestation whose token verifies now (and, for code
-// and SQL, signs ADMIT); "blocked" when it signs BLOCKED; expired or no longer
+  // and SQL, signs ADMIT); "blocked" when it signs BLOCKED; expired or no longer
   // verifiable tokens say so; unknown ids are "not found". Public: the id is an unguessable jti.
   router.get('/badge/attestation/:id', async (ctx) => {
     const id = ctx.params.id as string;

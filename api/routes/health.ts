@@ -9,7 +9,12 @@ import { NONCE_DETAIL, SECRETS_NOT_CONFIGURED } from '../../contract/health.js';
 
 export function registerHealthRoutes(router: Router, { cfg }: AppDeps): void {
   router.get('/health', (ctx) => {
-    ctx.body = { status: 'healthy', service: SERVICE_NAME, version: SERVICE_VERSION, timestamp: new Date().toISOString() };
+    ctx.body = {
+      status: 'healthy',
+      service: SERVICE_NAME,
+      version: SERVICE_VERSION,
+      timestamp: new Date().toISOString(),
+    };
   });
 
   router.get('/health/identity', (ctx) => {

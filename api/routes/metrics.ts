@@ -17,7 +17,11 @@ import { AUDIT_LIMIT_DEFAULT, AUDIT_LIMIT_MAX } from '../../contract/audit.js';
 import { CROSS_ORG } from '../../contract/admin.js';
 
 export function operatorIds(cfg: ServiceConfig): Set<string> {
-  return new Set(cfg.SVC_METRICS_OPERATOR_USER_IDS.split(',').map((s) => s.trim()).filter((s) => s.length > 0));
+  return new Set(
+    cfg.SVC_METRICS_OPERATOR_USER_IDS.split(',')
+      .map((s) => s.trim())
+      .filter((s) => s.length > 0),
+  );
 }
 
 /** Platform operators only: the authenticated user's id must be listed (unset list: nobody). Roles grant nothing. */
@@ -41,7 +45,11 @@ export function registerMetricsRoutes(router: Router, deps: AppDeps): void {
     const [proc, rollups] = await Promise.all([processMetrics(), auditLog.allRollups()]);
     const tenants = tenantBreakdown(rollups);
     const totals = tenants.reduce(
-      (t, o) => ({ verifications: t.verifications + o.total, verified: t.verified + o.verified, blocked: t.blocked + o.blocked }),
+      (t, o) => ({
+        verifications: t.verifications + o.total,
+        verified: t.verified + o.verified,
+        blocked: t.blocked + o.blocked,
+      }),
       { verifications: 0, verified: 0, blocked: 0 },
     );
     ctx.set('Cache-Control', 'no-store');
@@ -59,7 +67,10 @@ export function registerMetricsRoutes(router: Router, deps: AppDeps): void {
     const p = principalOf(ctx);
     if (ctx.params.org_id !== p.orgId) throw new HttpError(403, CROSS_ORG);
     // The organization's head with its roll-up (one point lookup) and the 7 day buckets of org events.
-    const [{ seq, rollup }, events] = await Promise.all([auditLog.rollup(p.orgId), orgEventCounts(deps.store, p.orgId, 7)]);
+    const [{ seq, rollup }, events] = await Promise.all([
+      auditLog.rollup(p.orgId),
+      orgEventCounts(deps.store, p.orgId, 7),
+    ]);
     const all = verificationSummary(rollup);
     // Every hour of the roll-up that overlaps the last 24 h (at most 25 h).
     const day = verificationSummary(rollup, Date.now() - 24 * 3600_000);

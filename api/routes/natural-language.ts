@@ -17,7 +17,10 @@ export function registerNaturalLanguageRoutes(router: Router, deps: AppDeps): vo
     prepare: (input) => {
       const provider = resolveProvider(input.provider, deps.env);
       if (!provider.ok) throw new HttpError(400, provider.detail);
-      return { input: { query: input.query, provider: provider.provider }, options: { workflowArgs: { provider_timeout_ms: deps.cfg.SVC_PROVIDER_TIMEOUT * 1000 } } };
+      return {
+        input: { query: input.query, provider: provider.provider },
+        options: { workflowArgs: { provider_timeout_ms: deps.cfg.SVC_PROVIDER_TIMEOUT * 1000 } },
+      };
     },
     // latency_ms: the whole request as the caller saw it (validation to response).
     respond: (ctx, { result, startedAt }) => {

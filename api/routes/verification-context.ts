@@ -19,7 +19,8 @@ import { recordIssuance, wasIssuedHere, type IssuedHereReason } from '../../core
 /** Per-key limit shared by the three endpoints (the contract leaves the number open). */
 export const VC_LIMIT_PER_MINUTE = 600;
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** The request body parsed strictly; 400 with the offending code, JSON path and position. */
 export function strictJsonBody(ctx: Context): unknown {
@@ -41,13 +42,20 @@ function documentOf(body: unknown): unknown {
 }
 
 export function registerVerificationContextRoutes(router: Router, deps: AppDeps): void {
-  const guard = [...apiKeyGuard(deps, 'verify:read'), keyLimit(deps.counter, 'verification-context', VC_LIMIT_PER_MINUTE, 60)];
+  const guard = [
+    ...apiKeyGuard(deps, 'verify:read'),
+    keyLimit(deps.counter, 'verification-context', VC_LIMIT_PER_MINUTE, 60),
+  ];
 
   router.post('/verification-context/from-diagnostic', ...guard, async (ctx) => {
     // Null means absent for the optional fields (contract/common.ts), as for every other route.
     const body = withoutNullAbsent(fromDiagnosticRequestSchema, strictJsonBody(ctx));
     const ring = await attestationKeyRing(deps.cfg);
-    const out = await fromDiagnostic(body, { publicJwks: ring.publicJwks, issuer: deps.cfg.SVC_DEPLOYMENT_ID, serviceVersion: SERVICE_VERSION });
+    const out = await fromDiagnostic(body, {
+      publicJwks: ring.publicJwks,
+      issuer: deps.cfg.SVC_DEPLOYMENT_ID,
+      serviceVersion: SERVICE_VERSION,
+    });
     if (!out.ok) {
       const first = out.errors[0];
       const detail = first ? `Invalid field '${first.path}': ${first.message}` : 'Invalid request body';
@@ -86,7 +94,11 @@ export function registerVerificationContextRoutes(router: Router, deps: AppDeps)
     const body: Record<string, unknown> = {
       resolved: r.resolved,
       issued_here: issued,
-      issued_here_reason: (issued ? 'issued_by_this_service' : r.resolved ? 'not_issued_here' : 'not_resolved') satisfies IssuedHereReason,
+      issued_here_reason: (issued
+        ? 'issued_by_this_service'
+        : r.resolved
+          ? 'not_issued_here'
+          : 'not_resolved') satisfies IssuedHereReason,
     };
     if (r.reason) body.reason = r.reason;
     if (r.expected_proof_ref) body.expected_proof_ref = r.expected_proof_ref;

@@ -2,7 +2,12 @@
 // POST answers 200 with the finished job when it completes within SVC_BATCH_WAIT_SECONDS,
 // else 202 with the running snapshot to poll with GET.
 import type Router from '@koa/router';
-import { BATCH_FOREIGN_DETAIL, BATCH_NOT_FOUND_DETAIL, batchRequestSchema, planBatchDetail } from '../../contract/batch.js';
+import {
+  BATCH_FOREIGN_DETAIL,
+  BATCH_NOT_FOUND_DETAIL,
+  batchRequestSchema,
+  planBatchDetail,
+} from '../../contract/batch.js';
 import { bodyObject } from '../middleware/body.js';
 import { principalOf } from '../middleware/auth.js';
 import { PLAN_LIMITS } from '../middleware/rate-limit.js';
@@ -30,7 +35,8 @@ export function registerBatchRoutes(router: Router, deps: AppDeps): void {
         return;
       }
       const requested = item.params.provider;
-      if (requested !== undefined && typeof requested !== 'string') throw new HttpError(400, `Invalid field 'items.${i}.params.provider': provider must be a string`);
+      if (requested !== undefined && typeof requested !== 'string')
+        throw new HttpError(400, `Invalid field 'items.${i}.params.provider': provider must be a string`);
       const provider = resolveProvider(requested, deps.env);
       if (!provider.ok) throw new HttpError(400, `Invalid field 'items.${i}.params.provider': ${provider.detail}`);
       item.params = { ...item.params, provider: provider.provider };

@@ -11,7 +11,8 @@ export function registerCodeRoutes(router: Router, deps: AppDeps): void {
     engine: 'code',
     schema: codeRequestSchema,
     respond: (ctx, { result }) => {
-      if (result.developer_fields?.constraint_id === 'code_verifier.timeout') throw new HttpError(503, CODE_TIMEOUT_DETAIL);
+      if (result.developer_fields?.constraint_id === 'code_verifier.timeout')
+        throw new HttpError(503, CODE_TIMEOUT_DETAIL);
       ctx.body = result;
     },
   });

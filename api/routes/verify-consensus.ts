@@ -23,7 +23,8 @@ export function registerConsensusRoutes(router: Router, deps: AppDeps): void {
       const { sandbox_failure: sandboxFailure, ...body } = result;
       const headers = { 'X-Workflow-Id': workflowId };
       if (sandboxFailure === 'unavailable') throw new HttpError(503, SANDBOX_UNAVAILABLE_MESSAGE, headers);
-      if (sandboxFailure === 'capacity') throw new HttpError(503, SANDBOX_CAPACITY_MESSAGE, { ...headers, 'Retry-After': '1' });
+      if (sandboxFailure === 'capacity')
+        throw new HttpError(503, SANDBOX_CAPACITY_MESSAGE, { ...headers, 'Retry-After': '1' });
       const required = requiredPercent(request.min_confidence);
       // Natural language runs no engine: it is answered as it is (UNVERIFIABLE, confidence 0).
       // Translated natural language ran engines: their confidence is checked like any other.

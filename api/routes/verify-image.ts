@@ -24,7 +24,8 @@ let active = 0;
 
 export function registerImageRoutes(router: Router, deps: AppDeps): void {
   router.post('/verify/image', ...apiKeyGuard(deps, 'verify:read'), async (ctx) => {
-    if (active >= MAX_CONCURRENT_IMAGE_UPLOADS) throw new HttpError(503, IMAGE_UPLOAD_CAPACITY_DETAIL, { 'Retry-After': '1' });
+    if (active >= MAX_CONCURRENT_IMAGE_UPLOADS)
+      throw new HttpError(503, IMAGE_UPLOAD_CAPACITY_DETAIL, { 'Retry-After': '1' });
     active++;
     let uploadId: string | null = null;
     try {
@@ -34,7 +35,9 @@ export function registerImageRoutes(router: Router, deps: AppDeps): void {
       const provider = resolveProvider(fields.data.provider, deps.env);
       if (!provider.ok) throw new HttpError(400, provider.detail);
       const principal = principalOf(ctx);
-      purgeStaleUploads(deps.store).catch((err) => log.warn('stale upload purge failed', { error: String(err?.message ?? err) }));
+      purgeStaleUploads(deps.store).catch((err) =>
+        log.warn('stale upload purge failed', { error: String(err?.message ?? err) }),
+      );
       uploadId = await saveUpload(deps.store, principal.orgId, upload.content, upload.sha256);
       const input: ImageActivityInput = {
         claim: fields.data.claim,
@@ -46,13 +49,18 @@ export function registerImageRoutes(router: Router, deps: AppDeps): void {
       };
       // The deadline (measuring, plus the provider's time-out when a model is asked) is the registry's.
       const { result, workflowId } = await runEngine(deps, ctx, 'image', { input });
-      if ('refused' in result) throw new HttpError(result.refused === 'too_many_pixels' ? 413 : 400, result.detail, { 'X-Workflow-Id': workflowId });
+      if ('refused' in result)
+        throw new HttpError(result.refused === 'too_many_pixels' ? 413 : 400, result.detail, {
+          'X-Workflow-Id': workflowId,
+        });
       ctx.body = result;
     } finally {
       active--;
       if (uploadId !== null) {
         const id = uploadId;
-        deleteUpload(deps.store, id).catch((err) => log.warn('upload delete failed', { upload_id: id, error: String(err?.message ?? err) }));
+        deleteUpload(deps.store, id).catch((err) =>
+          log.warn('upload delete failed', { upload_id: id, error: String(err?.message ?? err) }),
+        );
       }
     }
   });

@@ -40,7 +40,13 @@ export function registerLogicRoutes(router: Router, deps: AppDeps): void {
         if (!(err instanceof LogicInputError)) throw err;
         if (err.refusal === 'policy') {
           ctx.status = 403;
-          ctx.body = { status: 'BLOCKED', reason: (err as { reason?: string }).reason, detail: err.message, position: err.position, provider_used: null };
+          ctx.body = {
+            status: 'BLOCKED',
+            reason: (err as { reason?: string }).reason,
+            detail: err.message,
+            position: err.position,
+            provider_used: null,
+          };
           return null;
         }
         throw new HttpError(400, err.position === null ? err.message : `${err.message} (at position ${err.position})`);

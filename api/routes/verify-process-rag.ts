@@ -11,7 +11,9 @@ import { registerEngineRoute } from '../engine-route.js';
 // The engines' own validators give the contract's 400 details; zod only checks it is an object.
 const passThrough = z.record(z.string(), z.unknown());
 const validated =
-  <T extends Record<string, unknown>>(validate: (b: unknown) => { ok: true; value: T } | { ok: false; detail: string }) =>
+  <T extends Record<string, unknown>>(
+    validate: (b: unknown) => { ok: true; value: T } | { ok: false; detail: string },
+  ) =>
   (_input: unknown, _ctx: Context, raw: Record<string, unknown>) => {
     const r = validate(raw);
     if (!r.ok) throw new HttpError(400, r.detail);
@@ -40,7 +42,13 @@ export function registerProcessRagRoutes(router: Router, deps: AppDeps): void {
     prepare: (_input, _ctx, raw) => {
       const r = validateRagRequest(raw);
       if (!r.ok) throw new HttpError(400, r.detail);
-      return { input: Object.fromEntries(Object.keys(ragRequestSchema.shape).filter((k) => k in raw && raw[k] !== null).map((k) => [k, raw[k]])) };
+      return {
+        input: Object.fromEntries(
+          Object.keys(ragRequestSchema.shape)
+            .filter((k) => k in raw && raw[k] !== null)
+            .map((k) => [k, raw[k]]),
+        ),
+      };
     },
     respond,
   });

@@ -11,6 +11,8 @@ export function registerSqlRoutes(router: Router, deps: AppDeps): void {
     schema: sqlRequestSchema,
     // The activity re-validates the caller's fields, so the raw known fields travel as given.
     // A null dialect is absent (contract/common.ts, nullMeansAbsent).
-    prepare: (_input, _ctx, raw) => ({ input: { query: raw.query, schema_ddl: raw.schema_ddl, dialect: raw.dialect ?? undefined } }),
+    prepare: (_input, _ctx, raw) => ({
+      input: { query: raw.query, schema_ddl: raw.schema_ddl, dialect: raw.dialect ?? undefined },
+    }),
   });
 }

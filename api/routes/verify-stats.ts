@@ -8,7 +8,12 @@ import { runEngine } from '../engine-route.js';
 import { SANDBOX_UNAVAILABLE_MESSAGE } from '../../contract/common.js';
 import { HttpError } from '../errors.js';
 import { principalOf } from '../middleware/auth.js';
-import { readCsvUpload, STATS_BODY_LIMIT_BYTES, STATS_CELL_LIMIT, STATS_FILE_LIMIT_BYTES } from '../middleware/csv-upload.js';
+import {
+  readCsvUpload,
+  STATS_BODY_LIMIT_BYTES,
+  STATS_CELL_LIMIT,
+  STATS_FILE_LIMIT_BYTES,
+} from '../middleware/csv-upload.js';
 import { apiKeyGuard, type AppDeps } from '../deps.js';
 import { logger } from '../../core/logger.js';
 import { positiveIntEnv } from '../../core/config.js';
@@ -45,7 +50,9 @@ export function registerStatsRoutes(router: Router, deps: AppDeps): void {
         timeoutMs: deps.cfg.SVC_UPLOAD_READ_TIMEOUT * 1000,
       });
       const principal = principalOf(ctx);
-      purgeStaleUploads(deps.store).catch((err) => log.warn('stale upload purge failed', { error: String(err?.message ?? err) }));
+      purgeStaleUploads(deps.store).catch((err) =>
+        log.warn('stale upload purge failed', { error: String(err?.message ?? err) }),
+      );
       uploadId = await saveUpload(deps.store, principal.orgId, upload.content, upload.sha256);
       const input: StatsActivityInput = {
         query: upload.query,
@@ -58,14 +65,17 @@ export function registerStatsRoutes(router: Router, deps: AppDeps): void {
       // The deadline (slot wait plus the sandbox run) is the registry's.
       const { result, workflowId } = await runEngine(deps, ctx, 'stats', { input });
       const fields = result.developer_fields ?? {};
-      if (fields.sandbox_error === 'unavailable') throw new HttpError(503, SANDBOX_UNAVAILABLE_MESSAGE, { 'X-Workflow-Id': workflowId });
+      if (fields.sandbox_error === 'unavailable')
+        throw new HttpError(503, SANDBOX_UNAVAILABLE_MESSAGE, { 'X-Workflow-Id': workflowId });
       ctx.status = typeof fields.security_policy === 'string' ? 403 : 200;
       ctx.body = result;
     } finally {
       slot.release();
       if (uploadId !== null) {
         const id = uploadId;
-        deleteUpload(deps.store, id).catch((err) => log.warn('upload delete failed', { upload_id: id, error: String(err?.message ?? err) }));
+        deleteUpload(deps.store, id).catch((err) =>
+          log.warn('upload delete failed', { upload_id: id, error: String(err?.message ?? err) }),
+        );
       }
     }
   });

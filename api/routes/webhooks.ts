@@ -52,7 +52,8 @@ const log = logger('webhooks');
 export const SECRET_SCANNING_PATH = '/webhooks/secret-scanning';
 
 /** The generic 401 of every signature failure (an unread body is not kept alive for). */
-const invalidSignature = (bodyRead: boolean) => new HttpError(401, INVALID_WEBHOOK_SIGNATURE, bodyRead ? {} : { Connection: 'close' });
+const invalidSignature = (bodyRead: boolean) =>
+  new HttpError(401, INVALID_WEBHOOK_SIGNATURE, bodyRead ? {} : { Connection: 'close' });
 
 export function registerWebhookRoutes(router: Router, deps: AppDeps): void {
   let config;
@@ -65,7 +66,8 @@ export function registerWebhookRoutes(router: Router, deps: AppDeps): void {
   const lookupSecret = deps.cfg.SVC_API_KEY_LOOKUP_SECRET as string;
   // Raw tokens only ever travel sealed, and only when raw feedback over HTTPS is configured.
   const sealKey = rawFeedbackAllowed(config.feedback) ? feedbackSealKey(lookupSecret) : null;
-  if (config.feedback?.sendRaw && !sealKey) log.warn('SVC_LEAK_FEEDBACK_SEND_RAW ignored: the feedback URL is not HTTPS; hashes are sent');
+  if (config.feedback?.sendRaw && !sealKey)
+    log.warn('SVC_LEAK_FEEDBACK_SEND_RAW ignored: the feedback URL is not HTTPS; hashes are sent');
 
   router.post(SECRET_SCANNING_PATH, async (ctx: Context) => {
     // 1. Headers, as text: nothing is decoded beyond the length cap.
@@ -74,7 +76,10 @@ export function registerWebhookRoutes(router: Router, deps: AppDeps): void {
     if (keyId === null || signature === null) throw invalidSignature(false);
 
     // 2. The raw body under the cap (Content-Length checked up front, then while streaming).
-    const body = await readRawBody(ctx, { limitBytes: WEBHOOK_BODY_LIMIT_BYTES, timeoutMs: deps.cfg.SVC_BODY_READ_TIMEOUT * 1000 });
+    const body = await readRawBody(ctx, {
+      limitBytes: WEBHOOK_BODY_LIMIT_BYTES,
+      timeoutMs: deps.cfg.SVC_BODY_READ_TIMEOUT * 1000,
+    });
 
     // 3. The signature.
     let key;
@@ -125,15 +130,28 @@ export function registerWebhookRoutes(router: Router, deps: AppDeps): void {
           workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
           workflowIdConflictPolicy: 'USE_EXISTING',
         },
-        { detail: WEBHOOK_BACKEND_UNAVAILABLE, headers: { 'Retry-After': '5' }, passThrough: [WorkflowExecutionAlreadyStartedError], startDeadlineMs: 5000 },
+        {
+          detail: WEBHOOK_BACKEND_UNAVAILABLE,
+          headers: { 'Retry-After': '5' },
+          passThrough: [WorkflowExecutionAlreadyStartedError],
+          startDeadlineMs: 5000,
+        },
       );
     } catch (err) {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
       redelivery = true;
     }
-    log.info('secret-scanning delivery accepted', { workflow_id: workflowId, matches: input.matches.length, redelivery });
+    log.info('secret-scanning delivery accepted', {
+      workflow_id: workflowId,
+      matches: input.matches.length,
+      redelivery,
+    });
     ctx.set('X-Workflow-Id', workflowId);
     ctx.status = 200;
-    ctx.body = { status: 'accepted', delivery_id: deliveryId, matches: input.matches.length } satisfies SecretScanningResponse;
+    ctx.body = {
+      status: 'accepted',
+      delivery_id: deliveryId,
+      matches: input.matches.length,
+    } satisfies SecretScanningResponse;
   });
 }

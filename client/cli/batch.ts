@@ -39,19 +39,28 @@ export function parseItems(text: string): { items: BatchItemInput[]; lines: numb
     } catch (err) {
       throw new InputError(`line ${i + 1}: not JSON (${(err as Error).message})`);
     }
-    if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new InputError(`line ${i + 1}: expected a JSON object`);
+    if (typeof v !== 'object' || v === null || Array.isArray(v))
+      throw new InputError(`line ${i + 1}: expected a JSON object`);
     const o = v as Record<string, unknown>;
     if (typeof o.query !== 'string') throw new InputError(`line ${i + 1}: 'query' must be a string`);
-    if (o.type !== undefined && !ITEM_TYPES.includes(o.type as string)) throw new InputError(`line ${i + 1}: 'type' must be one of ${ITEM_TYPES.join(', ')}`);
-    if (o.params !== undefined && (typeof o.params !== 'object' || o.params === null || Array.isArray(o.params))) throw new InputError(`line ${i + 1}: 'params' must be an object`);
-    items.push({ query: o.query, type: o.type as BatchItemInput['type'], params: o.params as Record<string, unknown> | undefined });
+    if (o.type !== undefined && !ITEM_TYPES.includes(o.type as string))
+      throw new InputError(`line ${i + 1}: 'type' must be one of ${ITEM_TYPES.join(', ')}`);
+    if (o.params !== undefined && (typeof o.params !== 'object' || o.params === null || Array.isArray(o.params)))
+      throw new InputError(`line ${i + 1}: 'params' must be an object`);
+    items.push({
+      query: o.query,
+      type: o.type as BatchItemInput['type'],
+      params: o.params as Record<string, unknown> | undefined,
+    });
     lines.push(i + 1);
   });
   if (items.length === 0) throw new InputError('the items file has no items');
   return { items, lines };
 }
 
-const done = (j: BatchJob) => (j.completed_items ?? j.items.filter((i) => i.status === 'completed').length) + (j.failed_items ?? j.items.filter((i) => i.status === 'failed').length);
+const done = (j: BatchJob) =>
+  (j.completed_items ?? j.items.filter((i) => i.status === 'completed').length) +
+  (j.failed_items ?? j.items.filter((i) => i.status === 'failed').length);
 
 /** The plan's batch size named by the service's 400 (contract/batch.ts planBatchDetail), if it is that refusal. */
 export function planBatchLimit(err: unknown): number | null {
@@ -98,7 +107,7 @@ export async function runBatch(client: SvcClient, io: Io, o: BatchOptions): Prom
   let chunkSize = o.chunkSize;
   let failedBefore = 0;
   try {
-    for (let start = 0; start < items.length; ) {
+    for (let start = 0; start < items.length;) {
       const chunk = items.slice(start, start + chunkSize);
       let submitted: BatchJob;
       try {
@@ -111,7 +120,10 @@ export async function runBatch(client: SvcClient, io: Io, o: BatchOptions): Prom
         notice(`svc: the plan takes at most ${limit} items per batch; sending chunks of ${limit}`);
         continue;
       }
-      if (o.verbose) notice(`svc: job ${submitted.job_id}: items ${start + 1}-${start + chunk.length}${o.workflowId() ? `, workflow ${o.workflowId()}` : ''}`);
+      if (o.verbose)
+        notice(
+          `svc: job ${submitted.job_id}: items ${start + 1}-${start + chunk.length}${o.workflowId() ? `, workflow ${o.workflowId()}` : ''}`,
+        );
       const before = start;
       const job = await client.waitForBatch(submitted, {
         intervalMs: o.pollMs,
@@ -123,7 +135,12 @@ export async function runBatch(client: SvcClient, io: Io, o: BatchOptions): Prom
         const item = byIndex.get(k);
         // An item the job does not report is not a pass.
         const outcome: Outcome = item ? batchOutcome(item) : 'error';
-        rows.push({ line: lines[start + k] as number, job_id: job.job_id, outcome, ...(item ?? { query: input.query, type: input.type, status: 'missing' }) });
+        rows.push({
+          line: lines[start + k] as number,
+          job_id: job.job_id,
+          outcome,
+          ...(item ?? { query: input.query, type: input.type, status: 'missing' }),
+        });
       });
       start += chunk.length;
       failedBefore += job.failed_items ?? 0;
@@ -132,7 +149,10 @@ export async function runBatch(client: SvcClient, io: Io, o: BatchOptions): Prom
   } finally {
     bar?.stop();
   }
-  const counts = rows.reduce<Record<string, number>>((acc, x) => ((acc[x.outcome] = (acc[x.outcome] ?? 0) + 1), acc), {});
+  const counts = rows.reduce<Record<string, number>>(
+    (acc, x) => ((acc[x.outcome] = (acc[x.outcome] ?? 0) + 1), acc),
+    {},
+  );
   const summary = `${rows.length} items: ${['verified', 'not_verified', 'blocked', 'error'].map((k) => `${counts[k] ?? 0} ${k.replace('_', ' ')}`).join(', ')}`;
   if (o.out) {
     const sink: WriteStream = createWriteStream(o.out);
@@ -147,7 +167,13 @@ export async function runBatch(client: SvcClient, io: Io, o: BatchOptions): Prom
     io.err(summary);
   } else if (o.json) {
     // One JSON document, as --help says.
-    const summaryDoc = { total: rows.length, verified: counts.verified ?? 0, not_verified: counts.not_verified ?? 0, blocked: counts.blocked ?? 0, error: counts.error ?? 0 };
+    const summaryDoc = {
+      total: rows.length,
+      verified: counts.verified ?? 0,
+      not_verified: counts.not_verified ?? 0,
+      blocked: counts.blocked ?? 0,
+      error: counts.error ?? 0,
+    };
     io.out(JSON.stringify({ items: rows, summary: summaryDoc }));
   } else {
     io.out(resultTable(rows));
@@ -158,10 +184,20 @@ export async function runBatch(client: SvcClient, io: Io, o: BatchOptions): Prom
 
 /** The per-item table on the terminal: input line, outcome, verdict (admission first), type, query. */
 export function resultTable(rows: ResultRow[]): string {
-  const OUTCOME: Record<Outcome, string> = { verified: 'verified', not_verified: 'not verified', blocked: 'BLOCKED', error: 'error' };
+  const OUTCOME: Record<Outcome, string> = {
+    verified: 'verified',
+    not_verified: 'not verified',
+    blocked: 'BLOCKED',
+    error: 'error',
+  };
   const body = rows.map((r) => {
     const type = typeof r.type === 'string' ? r.type : 'natural_language';
-    const verdict = r.status === 'completed' ? verdictText(type, r.result, r.outcome) : r.status === 'failed' ? `failed${typeof r.error === 'string' ? `: ${excerpt(r.error, 40)}` : ''}` : 'missing from the job';
+    const verdict =
+      r.status === 'completed'
+        ? verdictText(type, r.result, r.outcome)
+        : r.status === 'failed'
+          ? `failed${typeof r.error === 'string' ? `: ${excerpt(r.error, 40)}` : ''}`
+          : 'missing from the job';
     return [String(r.line), OUTCOME[r.outcome], verdict, type, excerpt(typeof r.query === 'string' ? r.query : '', 48)];
   });
   return table([['LINE', 'OUTCOME', 'VERDICT', 'TYPE', 'QUERY'], ...body]);

@@ -1,10 +1,47 @@
 // `svc completion bash|zsh`: shell completion scripts (commands, verify kinds, flags). Static:
 // they never call the service.
 const COMMANDS = ['verify', 'batch', 'keys', 'login', 'logout', 'health', 'mcp', 'completion', 'help'];
-const KINDS = ['math', 'logic', 'code', 'sql', 'fact', 'stats', 'consensus', 'natural_language', 'image', 'process', 'rag'];
+const KINDS = [
+  'math',
+  'logic',
+  'code',
+  'sql',
+  'fact',
+  'stats',
+  'consensus',
+  'natural_language',
+  'image',
+  'process',
+  'rag',
+];
 const KEYS = ['create', 'list', 'revoke'];
-const GLOBAL = ['--json', '--base-url', '--api-key', '--token', '--timeout', '--retries', '--verbose', '--help', '--version'];
-const VERIFY = ['--domain', '--tolerance', '--precision', '--provider', '--language', '--dialect', '--schema', '--schema-ddl', '--context', '--query', '--claim', '--mode', '--min-confidence', '--milestone'];
+const GLOBAL = [
+  '--json',
+  '--base-url',
+  '--api-key',
+  '--token',
+  '--timeout',
+  '--retries',
+  '--verbose',
+  '--help',
+  '--version',
+];
+const VERIFY = [
+  '--domain',
+  '--tolerance',
+  '--precision',
+  '--provider',
+  '--language',
+  '--dialect',
+  '--schema',
+  '--schema-ddl',
+  '--context',
+  '--query',
+  '--claim',
+  '--mode',
+  '--min-confidence',
+  '--milestone',
+];
 const BATCH = ['--out', '--jsonl', '--poll-ms', '--wait-timeout', '--chunk-size', '--progress', '--no-progress'];
 const LOGIN = ['--email', '--password-stdin', '--token', '--api-key', '--base-url', '--status'];
 

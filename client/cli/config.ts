@@ -15,7 +15,9 @@ export interface StoredConfig {
 }
 
 export function configPath(env: NodeJS.ProcessEnv): string {
-  const dir = env.SVC_CONFIG_DIR || (env.XDG_CONFIG_HOME ? path.join(env.XDG_CONFIG_HOME, 'svc') : path.join(env.HOME || homedir(), '.config', 'svc'));
+  const dir =
+    env.SVC_CONFIG_DIR ||
+    (env.XDG_CONFIG_HOME ? path.join(env.XDG_CONFIG_HOME, 'svc') : path.join(env.HOME || homedir(), '.config', 'svc'));
   return path.join(dir, 'config.json');
 }
 

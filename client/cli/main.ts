@@ -129,7 +129,19 @@ const KEYS_OPTIONS = {
   'expires-in-days': { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
-export const VERIFY_KINDS: readonly VerifyKind[] = ['math', 'logic', 'code', 'sql', 'fact', 'stats', 'consensus', 'natural_language', 'image', 'process', 'rag'];
+export const VERIFY_KINDS: readonly VerifyKind[] = [
+  'math',
+  'logic',
+  'code',
+  'sql',
+  'fact',
+  'stats',
+  'consensus',
+  'natural_language',
+  'image',
+  'process',
+  'rag',
+];
 
 function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: O) {
   try {
@@ -139,7 +151,15 @@ function parse<O extends NonNullable<ParseArgsConfig['options']>>(args: string[]
   }
 }
 
-type GlobalValues = { json?: boolean; 'base-url'?: string; 'api-key'?: string; token?: string; timeout?: string; retries?: string; verbose?: boolean };
+type GlobalValues = {
+  json?: boolean;
+  'base-url'?: string;
+  'api-key'?: string;
+  token?: string;
+  timeout?: string;
+  retries?: string;
+  verbose?: boolean;
+};
 
 function positiveNumber(flag: string, v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
@@ -175,14 +195,32 @@ function clientFor(v: GlobalValues, env: NodeJS.ProcessEnv, io: Io): Session {
       workflowId = headers.get('x-workflow-id') ?? workflowId;
     },
   });
-  return { client, workflowId: () => workflowId, tokenFrom: v.token ? 'flag' : token ? 'env' : stored.access_token ? 'login' : null };
+  return {
+    client,
+    workflowId: () => workflowId,
+    tokenFrom: v.token ? 'flag' : token ? 'env' : stored.access_token ? 'login' : null,
+  };
 }
 
 /** `svc verify code FILE`: the language its extension names (engines/code/languages.ts spellings). */
 const EXTENSION_LANGUAGES: Record<string, string> = {
-  '.py': 'python', '.pyw': 'python', '.js': 'javascript', '.mjs': 'javascript', '.cjs': 'javascript', '.jsx': 'javascript',
-  '.ts': 'typescript', '.mts': 'typescript', '.cts': 'typescript', '.tsx': 'tsx', '.sh': 'bash', '.bash': 'bash', '.zsh': 'bash',
-  '.go': 'go', '.java': 'java', '.rb': 'ruby', '.php': 'php',
+  '.py': 'python',
+  '.pyw': 'python',
+  '.js': 'javascript',
+  '.mjs': 'javascript',
+  '.cjs': 'javascript',
+  '.jsx': 'javascript',
+  '.ts': 'typescript',
+  '.mts': 'typescript',
+  '.cts': 'typescript',
+  '.tsx': 'tsx',
+  '.sh': 'bash',
+  '.bash': 'bash',
+  '.zsh': 'bash',
+  '.go': 'go',
+  '.java': 'java',
+  '.rb': 'ruby',
+  '.php': 'php',
 };
 
 export function languageFor(source: string, flag: string | undefined): string {
@@ -191,7 +229,10 @@ export function languageFor(source: string, flag: string | undefined): string {
   if (source === '-') return 'python';
   const ext = path.extname(source).toLowerCase();
   const lang = EXTENSION_LANGUAGES[ext];
-  if (!lang) throw new UsageError(`cannot tell the language of '${path.basename(source)}' from its extension; pass --language (python, javascript, typescript, tsx, bash, go, java, ruby, php)`);
+  if (!lang)
+    throw new UsageError(
+      `cannot tell the language of '${path.basename(source)}' from its extension; pass --language (python, javascript, typescript, tsx, bash, go, java, ruby, php)`,
+    );
   return lang;
 }
 
@@ -200,14 +241,18 @@ function readInput(io: Io, source: string, what: string): string {
   try {
     return source === '-' ? io.readStdin() : readFileSync(source, 'utf8');
   } catch (err) {
-    throw new InputError(`cannot read ${what} '${source}': ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new InputError(
+      `cannot read ${what} '${source}': ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    );
   }
 }
 function readBytes(io: Io, source: string, what: string): Uint8Array {
   try {
     return source === '-' ? io.readStdinBytes() : readFileSync(source);
   } catch (err) {
-    throw new InputError(`cannot read ${what} '${source}': ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new InputError(
+      `cannot read ${what} '${source}': ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    );
   }
 }
 /** A flag value: `@FILE` reads the file (`@-` stdin), anything else is literal. */
@@ -222,7 +267,8 @@ function need(value: string | undefined, message: string): string {
 
 function oneOf<T extends string>(flag: string, v: string | undefined, allowed: readonly T[]): T | undefined {
   if (v === undefined) return undefined;
-  if (!(allowed as readonly string[]).includes(v)) throw new UsageError(`--${flag} must be one of ${allowed.join(', ')}`);
+  if (!(allowed as readonly string[]).includes(v))
+    throw new UsageError(`--${flag} must be one of ${allowed.join(', ')}`);
   return v as T;
 }
 
@@ -231,9 +277,11 @@ async function verify(args: string[], env: NodeJS.ProcessEnv, io: Io): Promise<n
   const [kindArg, input, second, ...rest] = positionals;
   if (!kindArg) throw new UsageError(`svc verify needs a kind: ${VERIFY_KINDS.join(', ')}`);
   const kind = kindArg.replace(/-/g, '_') as VerifyKind;
-  if (!VERIFY_KINDS.includes(kind)) throw new UsageError(`unknown verify kind '${kindArg}'; expected one of ${VERIFY_KINDS.join(', ')}`);
+  if (!VERIFY_KINDS.includes(kind))
+    throw new UsageError(`unknown verify kind '${kindArg}'; expected one of ${VERIFY_KINDS.join(', ')}`);
   const takesTwo = kind === 'stats' || kind === 'image';
-  if (rest.length > 0 || (second !== undefined && !takesTwo)) throw new UsageError(`too many arguments for svc verify ${kind} (quote the input)`);
+  if (rest.length > 0 || (second !== undefined && !takesTwo))
+    throw new UsageError(`too many arguments for svc verify ${kind} (quote the input)`);
   const src = need(input, `svc verify ${kind} needs an input`);
   const session = clientFor(o, env, io);
   const c = session.client;
@@ -242,9 +290,11 @@ async function verify(args: string[], env: NodeJS.ProcessEnv, io: Io): Promise<n
   switch (kind) {
     case 'math': {
       let tolerance: number | string | undefined = o.tolerance;
-      if (tolerance !== undefined && tolerance.trim() !== '' && Number.isFinite(Number(tolerance))) tolerance = Number(tolerance);
+      if (tolerance !== undefined && tolerance.trim() !== '' && Number.isFinite(Number(tolerance)))
+        tolerance = Number(tolerance);
       result = await c.verifyMath(text('expression'), {
-        context: o.domain === undefined ? undefined : { domain: oneOf('domain', o.domain, ['real', 'complex'] as const) },
+        context:
+          o.domain === undefined ? undefined : { domain: oneOf('domain', o.domain, ['real', 'complex'] as const) },
         tolerance,
         precision_mode: oneOf('precision', o.precision, ['decimal', 'float'] as const),
       });
@@ -257,38 +307,65 @@ async function verify(args: string[], env: NodeJS.ProcessEnv, io: Io): Promise<n
       result = await c.verifyCode(readInput(io, src, 'code'), languageFor(src, o.language));
       break;
     case 'sql': {
-      if (o.schema !== undefined && o['schema-ddl'] !== undefined) throw new UsageError('give --schema FILE or --schema-ddl DDL, not both');
-      const ddl = o.schema !== undefined ? readInput(io, o.schema, 'schema') : need(o['schema-ddl'], 'svc verify sql needs --schema FILE or --schema-ddl DDL');
+      if (o.schema !== undefined && o['schema-ddl'] !== undefined)
+        throw new UsageError('give --schema FILE or --schema-ddl DDL, not both');
+      const ddl =
+        o.schema !== undefined
+          ? readInput(io, o.schema, 'schema')
+          : need(o['schema-ddl'], 'svc verify sql needs --schema FILE or --schema-ddl DDL');
       result = await c.verifySql(readInput(io, src, 'query'), ddl, o.dialect ?? 'sqlite');
       break;
     }
     case 'fact': {
-      const context = flagText(io, need(o.context, 'svc verify fact needs --context TEXT or --context @FILE'), 'context');
+      const context = flagText(
+        io,
+        need(o.context, 'svc verify fact needs --context TEXT or --context @FILE'),
+        'context',
+      );
       result = await c.verifyFact(text('claim'), context, { provider: o.provider });
       break;
     }
     case 'stats': {
       const query = need(second ?? o.query, 'svc verify stats needs a query: svc verify stats FILE.csv "claim"');
-      result = await c.verifyStats({ data: readBytes(io, src, 'CSV file'), filename: src === '-' ? 'data.csv' : path.basename(src), type: 'text/csv' }, query);
+      result = await c.verifyStats(
+        {
+          data: readBytes(io, src, 'CSV file'),
+          filename: src === '-' ? 'data.csv' : path.basename(src),
+          type: 'text/csv',
+        },
+        query,
+      );
       break;
     }
     case 'image': {
       const claim = need(second ?? o.claim, 'svc verify image needs a claim: svc verify image FILE "claim"');
-      result = await c.verifyImage({ data: readBytes(io, src, 'image'), filename: src === '-' ? 'image' : path.basename(src) }, claim, { provider: o.provider });
+      result = await c.verifyImage(
+        { data: readBytes(io, src, 'image'), filename: src === '-' ? 'image' : path.basename(src) },
+        claim,
+        { provider: o.provider },
+      );
       break;
     }
     case 'consensus': {
       const min = o['min-confidence'];
       const minConfidence = min === undefined ? undefined : Number(min);
-      if (minConfidence !== undefined && !Number.isFinite(minConfidence)) throw new UsageError('--min-confidence must be a number');
-      result = await c.verifyConsensus(text('query'), { verification_mode: oneOf('mode', o.mode, ['single', 'high', 'maximum'] as const), min_confidence: minConfidence });
+      if (minConfidence !== undefined && !Number.isFinite(minConfidence))
+        throw new UsageError('--min-confidence must be a number');
+      result = await c.verifyConsensus(text('query'), {
+        verification_mode: oneOf('mode', o.mode, ['single', 'high', 'maximum'] as const),
+        min_confidence: minConfidence,
+      });
       break;
     }
     case 'natural_language':
       result = await c.verifyNaturalLanguage(text('query'), { provider: o.provider });
       break;
     case 'process':
-      result = await c.verifyProcess({ trace: readInput(io, src, 'trace'), mode: oneOf('mode', o.mode, ['irac', 'milestones'] as const), milestones: o.milestone });
+      result = await c.verifyProcess({
+        trace: readInput(io, src, 'trace'),
+        mode: oneOf('mode', o.mode, ['irac', 'milestones'] as const),
+        milestones: o.milestone,
+      });
       break;
     case 'rag': {
       let body: unknown;
@@ -298,7 +375,8 @@ async function verify(args: string[], env: NodeJS.ProcessEnv, io: Io): Promise<n
         if (err instanceof InputError) throw err;
         throw new InputError(`the RAG request in '${src}' is not JSON: ${(err as Error).message}`);
       }
-      if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new InputError('the RAG request must be a JSON object');
+      if (typeof body !== 'object' || body === null || Array.isArray(body))
+        throw new InputError('the RAG request must be a JSON object');
       result = await c.verifyRag(body as Parameters<SvcClient['verifyRag']>[0]);
       break;
     }
@@ -317,22 +395,35 @@ async function keys(args: string[], env: NodeJS.ProcessEnv, io: Io): Promise<num
   if (rest.length > 0) throw new UsageError('too many arguments for svc keys');
   const session = clientFor(o, env, io);
   const c = session.client;
-  if (!c.transport.accessToken) throw new UsageError('svc keys needs an access token: svc login, or --token JWT / SVC_ACCESS_TOKEN (from /auth/signin)');
+  if (!c.transport.accessToken)
+    throw new UsageError(
+      'svc keys needs an access token: svc login, or --token JWT / SVC_ACCESS_TOKEN (from /auth/signin)',
+    );
   try {
     return await keysCommand(c, sub, arg, o, io);
   } catch (err) {
     // Access tokens expire after an hour: say how to get a fresh one.
-    if (err instanceof SvcApiError && err.status === 401 && session.tokenFrom === 'login') io.err('svc: the stored access token was refused (expired?): run svc login again');
+    if (err instanceof SvcApiError && err.status === 401 && session.tokenFrom === 'login')
+      io.err('svc: the stored access token was refused (expired?): run svc login again');
     throw err;
   }
 }
 
-async function keysCommand(c: SvcClient, sub: string | undefined, arg: string | undefined, o: { json?: boolean; scopes?: string; 'expires-in-days'?: string }, io: Io): Promise<number> {
+async function keysCommand(
+  c: SvcClient,
+  sub: string | undefined,
+  arg: string | undefined,
+  o: { json?: boolean; scopes?: string; 'expires-in-days'?: string },
+  io: Io,
+): Promise<number> {
   switch (sub) {
     case 'create': {
       const name = need(arg, 'svc keys create needs a name');
       const days = positiveNumber('expires-in-days', o['expires-in-days']);
-      const scopes = o.scopes?.split(',').map((s) => s.trim()).filter(Boolean) as Parameters<SvcClient['createKey']>[0]['scopes'];
+      const scopes = o.scopes
+        ?.split(',')
+        .map((s) => s.trim())
+        .filter(Boolean) as Parameters<SvcClient['createKey']>[0]['scopes'];
       const k = await c.createKey({ name, scopes, expires_in_days: days });
       if (o.json) io.out(JSON.stringify(k));
       else io.out(`created key ${k.id} (${k.name})\n${k.key}\nThe key is shown once only: store it now.`);
@@ -343,7 +434,20 @@ async function keysCommand(c: SvcClient, sub: string | undefined, arg: string | 
       const list = await c.listKeys();
       if (o.json) io.out(JSON.stringify(list));
       else if (list.length === 0) io.out('no active keys');
-      else io.out(table([['ID', 'NAME', 'PREVIEW', 'CREATED', 'EXPIRES', 'SCOPES'], ...list.map((k) => [k.id, k.name, k.preview ?? '', k.created_at, k.expires_at ?? 'never', (k.scopes ?? []).join(',')])]));
+      else
+        io.out(
+          table([
+            ['ID', 'NAME', 'PREVIEW', 'CREATED', 'EXPIRES', 'SCOPES'],
+            ...list.map((k) => [
+              k.id,
+              k.name,
+              k.preview ?? '',
+              k.created_at,
+              k.expires_at ?? 'never',
+              (k.scopes ?? []).join(','),
+            ]),
+          ]),
+        );
       return EXIT.VERIFIED;
     }
     case 'revoke': {
@@ -354,7 +458,11 @@ async function keysCommand(c: SvcClient, sub: string | undefined, arg: string | 
       return EXIT.VERIFIED;
     }
     default:
-      throw new UsageError(sub ? `unknown keys command '${sub}'; expected create, list or revoke` : 'svc keys needs create, list or revoke');
+      throw new UsageError(
+        sub
+          ? `unknown keys command '${sub}'; expected create, list or revoke`
+          : 'svc keys needs create, list or revoke',
+      );
   }
 }
 
@@ -370,7 +478,9 @@ async function health(args: string[], env: NodeJS.ProcessEnv, io: Io): Promise<n
 /** A JWT's expiry (seconds since the epoch), read without verifying (the service verifies it). */
 function jwtExpiry(token: string): number | undefined {
   try {
-    const payload = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { exp?: unknown };
+    const payload = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as {
+      exp?: unknown;
+    };
     return typeof payload.exp === 'number' ? payload.exp : undefined;
   } catch {
     return undefined;
@@ -392,19 +502,29 @@ async function login(args: string[], env: NodeJS.ProcessEnv, io: Io): Promise<nu
       access_token: stored.access_token ? (exp ? `expires ${new Date(exp * 1000).toISOString()}` : 'stored') : null,
     };
     if (o.json) io.out(JSON.stringify(view));
-    else io.out(Object.entries(view).map(([k, v]) => `${k}: ${v ?? '-'}`).join('\n'));
+    else
+      io.out(
+        Object.entries(view)
+          .map(([k, v]) => `${k}: ${v ?? '-'}`)
+          .join('\n'),
+      );
     return stored.access_token || stored.api_key ? EXIT.VERIFIED : EXIT.NOT_VERIFIED;
   }
   const ways = [o.email !== undefined, o.token !== undefined, o['api-key'] !== undefined].filter(Boolean).length;
   if (ways === 0) throw new UsageError('svc login needs --email E --password-stdin, --token JWT or --api-key KEY');
   if (o.email !== undefined && o.token !== undefined) throw new UsageError('give --email or --token, not both');
   const baseUrl = o['base-url'] ?? (env.SVC_BASE_URL || undefined) ?? stored.base_url;
-  const client = new SvcClient({ baseUrl: baseUrl ?? 'http://127.0.0.1:8000', apiKey: o['api-key'], accessToken: o.token });
+  const client = new SvcClient({
+    baseUrl: baseUrl ?? 'http://127.0.0.1:8000',
+    apiKey: o['api-key'],
+    accessToken: o.token,
+  });
   const next: StoredConfig = { ...stored, ...(baseUrl ? { base_url: baseUrl } : {}) };
   if (o.email !== undefined) {
     // The password never appears on the command line (shell history, ps): stdin or SVC_PASSWORD.
     const password = o['password-stdin'] ? io.readStdin().replace(/\r?\n$/, '') : env.SVC_PASSWORD;
-    if (!password) throw new UsageError('svc login --email needs the password on stdin (--password-stdin) or in SVC_PASSWORD');
+    if (!password)
+      throw new UsageError('svc login --email needs the password on stdin (--password-stdin) or in SVC_PASSWORD');
     const session = await client.signin({ email: o.email, password });
     next.access_token = session.access_token;
     next.email = o.email;
@@ -414,13 +534,29 @@ async function login(args: string[], env: NodeJS.ProcessEnv, io: Io): Promise<nu
     next.email = me.email;
   }
   if (o['api-key'] !== undefined) {
-    if (!/^svc_[A-Za-z0-9_]+$/.test(o['api-key'])) throw new UsageError('--api-key does not look like an svc API key (svc_live_…)');
+    if (!/^svc_[A-Za-z0-9_]+$/.test(o['api-key']))
+      throw new UsageError('--api-key does not look like an svc API key (svc_live_…)');
     next.api_key = o['api-key'];
   }
   const written = writeConfig(env, next);
-  const exp = next.access_token && (o.email !== undefined || o.token !== undefined) ? jwtExpiry(next.access_token) : undefined;
-  const what = [o.email !== undefined || o.token !== undefined ? `access token${next.email ? ` of ${next.email}` : ''}${exp ? ` (expires ${new Date(exp * 1000).toISOString()})` : ''}` : null, o['api-key'] !== undefined ? 'API key' : null].filter(Boolean).join(' and ');
-  if (o.json) io.out(JSON.stringify({ config: written, stored: { access_token: Boolean(next.access_token), api_key: Boolean(next.api_key) }, email: next.email ?? null }));
+  const exp =
+    next.access_token && (o.email !== undefined || o.token !== undefined) ? jwtExpiry(next.access_token) : undefined;
+  const what = [
+    o.email !== undefined || o.token !== undefined
+      ? `access token${next.email ? ` of ${next.email}` : ''}${exp ? ` (expires ${new Date(exp * 1000).toISOString()})` : ''}`
+      : null,
+    o['api-key'] !== undefined ? 'API key' : null,
+  ]
+    .filter(Boolean)
+    .join(' and ');
+  if (o.json)
+    io.out(
+      JSON.stringify({
+        config: written,
+        stored: { access_token: Boolean(next.access_token), api_key: Boolean(next.api_key) },
+        email: next.email ?? null,
+      }),
+    );
   else io.out(`stored the ${what} in ${written} (mode 600)`);
   return EXIT.VERIFIED;
 }
@@ -437,7 +573,14 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Prom
       io.out(`svc ${CLI_VERSION}`);
       return EXIT.VERIFIED;
     }
-    if (!command || command === '-h' || command === '--help' || command === 'help' || args.includes('--help') || args.includes('-h')) {
+    if (
+      !command ||
+      command === '-h' ||
+      command === '--help' ||
+      command === 'help' ||
+      args.includes('--help') ||
+      args.includes('-h')
+    ) {
       // Asked for: stdout and 0. No command at all is a usage error: stderr and 64.
       if (!command) {
         io.err(HELP);
@@ -451,10 +594,13 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Prom
         return await verify(args, env, io);
       case 'batch': {
         const { values: o, positionals } = parse(args, BATCH_OPTIONS);
-        if (positionals.length !== 1) throw new UsageError('svc batch needs exactly one items file (JSON lines, or - for stdin)');
+        if (positionals.length !== 1)
+          throw new UsageError('svc batch needs exactly one items file (JSON lines, or - for stdin)');
         const chunk = positiveNumber('chunk-size', o['chunk-size']);
-        if (chunk !== undefined && (!Number.isInteger(chunk) || chunk > 100)) throw new UsageError('--chunk-size must be a whole number from 1 to 100');
-        if (o.jsonl && (o.json || o.out)) throw new UsageError('--jsonl writes JSON Lines to stdout: not with --json or --out');
+        if (chunk !== undefined && (!Number.isInteger(chunk) || chunk > 100))
+          throw new UsageError('--chunk-size must be a whole number from 1 to 100');
+        if (o.jsonl && (o.json || o.out))
+          throw new UsageError('--jsonl writes JSON Lines to stdout: not with --json or --out');
         const pollMs = positiveNumber('poll-ms', o['poll-ms']);
         const waitTimeout = positiveNumber('wait-timeout', o['wait-timeout']);
         const session = clientFor(o, env, io);
@@ -485,7 +631,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io): Prom
       case 'completion': {
         const { positionals } = parse(args, GLOBAL_OPTIONS);
         const shell = positionals[0];
-        if (positionals.length !== 1 || !(SHELLS as readonly string[]).includes(shell as string)) throw new UsageError(`svc completion needs one shell: ${SHELLS.join(' or ')}`);
+        if (positionals.length !== 1 || !(SHELLS as readonly string[]).includes(shell as string))
+          throw new UsageError(`svc completion needs one shell: ${SHELLS.join(' or ')}`);
         io.out(completionScript(shell as (typeof SHELLS)[number]));
         return EXIT.VERIFIED;
       }

@@ -7,7 +7,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { CallToolRequestSchema, CallToolResultSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  CallToolResultSchema,
+  ListToolsRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { EXIT } from './exit-codes.js';
 
 /** A tool call may wait for a batch up to a minute and reports progress meanwhile. */
@@ -29,7 +33,9 @@ export function mcpUrl(baseUrl: string): URL {
 /** Runs until stdin closes; the exit code says why it ended. */
 export async function runMcpProxy(o: McpProxyOptions): Promise<number> {
   const remote = new Client({ name: 'svc-cli', version: o.version });
-  const upstream = new StreamableHTTPClientTransport(mcpUrl(o.baseUrl), { requestInit: { headers: { 'X-API-Key': o.apiKey } } });
+  const upstream = new StreamableHTTPClientTransport(mcpUrl(o.baseUrl), {
+    requestInit: { headers: { 'X-API-Key': o.apiKey } },
+  });
   try {
     await remote.connect(upstream);
   } catch (err) {
@@ -45,7 +51,9 @@ export async function runMcpProxy(o: McpProxyOptions): Promise<number> {
     { name: info?.name ?? 'svc-verification', title: info?.title, version: info?.version ?? o.version },
     { capabilities: { tools: {} }, instructions: remote.getInstructions() },
   );
-  local.setRequestHandler(ListToolsRequestSchema, (req, extra) => remote.listTools(req.params, { signal: extra.signal }));
+  local.setRequestHandler(ListToolsRequestSchema, (req, extra) =>
+    remote.listTools(req.params, { signal: extra.signal }),
+  );
   local.setRequestHandler(CallToolRequestSchema, (req, extra) => {
     const token = req.params._meta?.progressToken;
     return remote.request({ method: 'tools/call', params: req.params }, CallToolResultSchema, {
@@ -55,7 +63,10 @@ export async function runMcpProxy(o: McpProxyOptions): Promise<number> {
       onprogress:
         token === undefined
           ? undefined
-          : (p) => void extra.sendNotification({ method: 'notifications/progress', params: { ...p, progressToken: token } }).catch(() => undefined),
+          : (p) =>
+              void extra
+                .sendNotification({ method: 'notifications/progress', params: { ...p, progressToken: token } })
+                .catch(() => undefined),
     });
   });
   const stdio = new StdioServerTransport();

@@ -14,7 +14,14 @@ export interface Io {
 export function table(rows: string[][]): string {
   const widths: number[] = [];
   for (const row of rows) row.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, Array.from(c).length)));
-  return rows.map((row) => row.map((c, i) => (i === row.length - 1 ? c : c + ' '.repeat((widths[i] as number) - Array.from(c).length))).join('  ').trimEnd()).join('\n');
+  return rows
+    .map((row) =>
+      row
+        .map((c, i) => (i === row.length - 1 ? c : c + ' '.repeat((widths[i] as number) - Array.from(c).length)))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 /** One line of at most `max` characters (control characters and newlines shown as spaces). */
@@ -33,7 +40,8 @@ const OUTCOME_WORDS: Record<Outcome, string> = {
 
 const FALSIFYING_METHODS = new Set(['canonical_form', 'numerical_evaluation', 'numerical_sampling']);
 
-const str = (v: unknown) => (typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : undefined);
+const str = (v: unknown) =>
+  typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : undefined;
 
 /**
  * A verdict in words. When the result carries an admission (code, SQL), it leads: proven unsafe
@@ -44,17 +52,31 @@ export function verdictText(kind: string, result: unknown, outcome: Outcome): st
   const status = str(r.status);
   const admission = str(r.admission);
   if (admission !== undefined) {
-    const why = status === 'VERIFIED' ? `proof: ${admission === 'ADMIT' ? 'safe' : kind === 'sql' ? 'rejected' : 'unsafe'}` : `not proven: ${status ?? 'no status'}`;
+    const why =
+      status === 'VERIFIED'
+        ? `proof: ${admission === 'ADMIT' ? 'safe' : kind === 'sql' ? 'rejected' : 'unsafe'}`
+        : `not proven: ${status ?? 'no status'}`;
     return `${admission} (${why})`;
   }
   // A math claim the engine showed false (the two sides differ by an exact nonzero term): the
   // contract's status stays UNVERIFIABLE, but a person reads "false", not "could not check".
   // Only the engine's exact methods count here (canonical form, exact evaluation, a concrete
   // counterexample), never a float or tolerance comparison.
-  if (kind === 'math' && status === 'UNVERIFIABLE' && r.is_valid === false && FALSIFYING_METHODS.has(str(r.method) ?? '') && typeof r.simplified_difference === 'string') {
+  if (
+    kind === 'math' &&
+    status === 'UNVERIFIABLE' &&
+    r.is_valid === false &&
+    FALSIFYING_METHODS.has(str(r.method) ?? '') &&
+    typeof r.simplified_difference === 'string'
+  ) {
     return `FALSE (the sides differ by ${r.simplified_difference}; status UNVERIFIABLE)`;
   }
-  const verdict = status ?? str(r.verdict) ?? (typeof r.verified === 'boolean' ? (r.verified ? 'verified' : 'not verified') : undefined) ?? str(r.agreement_status) ?? 'no status';
+  const verdict =
+    status ??
+    str(r.verdict) ??
+    (typeof r.verified === 'boolean' ? (r.verified ? 'verified' : 'not verified') : undefined) ??
+    str(r.agreement_status) ??
+    'no status';
   return `${verdict} (${OUTCOME_WORDS[outcome]})`;
 }
 
@@ -64,9 +86,16 @@ export function headline(kind: string, result: unknown, outcome: Outcome): strin
 }
 
 /** A few lines: the verdict (admission first), the outcome, the proof reference, and the service's own words. */
-export function humanVerdict(kind: VerifyKind, result: unknown, outcome: Outcome, opts: { workflowId?: string } = {}): string {
+export function humanVerdict(
+  kind: VerifyKind,
+  result: unknown,
+  outcome: Outcome,
+  opts: { workflowId?: string } = {},
+): string {
   const r = (typeof result === 'object' && result !== null ? result : {}) as Record<string, unknown>;
-  const dev = (typeof r.developer_fields === 'object' && r.developer_fields !== null ? r.developer_fields : {}) as Record<string, unknown>;
+  const dev = (
+    typeof r.developer_fields === 'object' && r.developer_fields !== null ? r.developer_fields : {}
+  ) as Record<string, unknown>;
   const lines = [headline(kind, result, outcome)];
   const add = (label: string, v: unknown) => {
     const s = str(v);
@@ -82,7 +111,11 @@ export function humanVerdict(kind: VerifyKind, result: unknown, outcome: Outcome
     add('value', r.value);
   }
   if (kind === 'logic' && r.model && typeof r.model === 'object') {
-    lines.push(`  model: ${Object.entries(r.model as Record<string, unknown>).map(([k, v]) => `${k}=${str(v)}`).join(', ')}`);
+    lines.push(
+      `  model: ${Object.entries(r.model as Record<string, unknown>)
+        .map(([k, v]) => `${k}=${str(v)}`)
+        .join(', ')}`,
+    );
   }
   if (kind === 'consensus') {
     add('final answer', r.final_answer);

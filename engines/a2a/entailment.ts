@@ -11,7 +11,14 @@
 //     from contradictory facts: each variable gets exactly one value of its own sort);
 //   - solver time-out, busy pool: error.
 // Pure apart from the injected solver (the Z3 pool of engines/logic).
-import { compileLogicQuery, looksLikeDsl, LogicBlockedError, LogicInputError, LOGIC_LIMITS, type LogicResult } from '../logic/index.js';
+import {
+  compileLogicQuery,
+  looksLikeDsl,
+  LogicBlockedError,
+  LogicInputError,
+  LOGIC_LIMITS,
+  type LogicResult,
+} from '../logic/index.js';
 import { printExpr } from '../logic/printer.js';
 import { checkModel, type ModelValue } from '../logic/evaluator.js';
 import { Rational } from '../logic/rational.js';
@@ -30,7 +37,8 @@ const OUTCOME_STATUSES: ReadonlySet<string> = new Set(['verified', 'blocked', 'u
 export const MAX_FACTS = 1000;
 const MAX_LITERAL = 100; // the DSL's numeric literal limit
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** The DSL literal of a fact for a variable of `sort`, or an error message. */
 function literalOf(name: string, sort: SortName, v: unknown): { literal: string; value: ModelValue } | string {
@@ -38,7 +46,8 @@ function literalOf(name: string, sort: SortName, v: unknown): { literal: string;
     if (typeof v === 'boolean') return { literal: v ? 'true' : 'false', value: v };
     return `fact '${name}' must be true or false (the variable is Bool)`;
   }
-  if (typeof v === 'boolean' || (typeof v !== 'number' && typeof v !== 'string')) return `fact '${name}' must be a number or a decimal string (the variable is ${sort})`;
+  if (typeof v === 'boolean' || (typeof v !== 'number' && typeof v !== 'string'))
+    return `fact '${name}' must be a number or a decimal string (the variable is ${sort})`;
   const d = parseDecimal(v);
   if (!d) return `fact '${name}' must be a finite decimal number (the variable is ${sort})`;
   const text = formatDecimal(d);
@@ -54,9 +63,15 @@ function literalOf(name: string, sort: SortName, v: unknown): { literal: string;
 }
 
 function solverError(r: LogicResult & { status: 'ERROR' }): EntailmentOutcome {
-  if (r.reason === 'solver_timeout' || r.reason === 'deadline_exceeded') return { status: 'error', reason: 'engine_timeout' };
+  if (r.reason === 'solver_timeout' || r.reason === 'deadline_exceeded')
+    return { status: 'error', reason: 'engine_timeout' };
   if (r.reason === 'queue_full') return { status: 'error', reason: 'engine_busy' };
-  if (r.reason === 'independent_check_inconclusive') return { status: 'unverifiable', reason: 'not_entailed: Z3 found a counterexample the independent evaluator could not confirm; the assertion is not proven' };
+  if (r.reason === 'independent_check_inconclusive')
+    return {
+      status: 'unverifiable',
+      reason:
+        'not_entailed: Z3 found a counterexample the independent evaluator could not confirm; the assertion is not proven',
+    };
   return { status: 'error', reason: `engine_error: ${r.reason}` };
 }
 
@@ -67,24 +82,41 @@ const describeModel = (m: Record<string, string>) =>
     .join(', ')
     .slice(0, 200);
 
-export async function checkEntailment(query: string, facts: unknown, solve: Solve, deadlineMs: number, now: () => number = Date.now): Promise<EntailmentOutcome> {
+export async function checkEntailment(
+  query: string,
+  facts: unknown,
+  solve: Solve,
+  deadlineMs: number,
+  now: () => number = Date.now,
+): Promise<EntailmentOutcome> {
   const deadline = now() + deadlineMs;
-  if (query.length > LOGIC_LIMITS.maxQueryLength) return { status: 'blocked', reason: `logic_policy: query longer than ${LOGIC_LIMITS.maxQueryLength} characters` };
-  if (!looksLikeDsl(query)) return { status: 'unverifiable', reason: 'natural_language_requires_provider: send the assertion in the logic DSL (docs/logic-dsl.md)' };
+  if (query.length > LOGIC_LIMITS.maxQueryLength)
+    return { status: 'blocked', reason: `logic_policy: query longer than ${LOGIC_LIMITS.maxQueryLength} characters` };
+  if (!looksLikeDsl(query))
+    return {
+      status: 'unverifiable',
+      reason: 'natural_language_requires_provider: send the assertion in the logic DSL (docs/logic-dsl.md)',
+    };
   let compiled;
   try {
     compiled = compileLogicQuery(query);
   } catch (err) {
     if (err instanceof LogicBlockedError) return { status: 'blocked', reason: `logic_policy: ${err.reason}` };
-    if (err instanceof LogicInputError) return { status: 'unverifiable', reason: `invalid_query: ${err.message.slice(0, 200)}` };
+    if (err instanceof LogicInputError)
+      return { status: 'unverifiable', reason: `invalid_query: ${err.message.slice(0, 200)}` };
     throw err;
   }
   const constraints = compiled.typed.constraints;
-  if (constraints.length === 0) return { status: 'unverifiable', reason: 'invalid_query: the assertion has no constraint, only declarations' };
+  if (constraints.length === 0)
+    return { status: 'unverifiable', reason: 'invalid_query: the assertion has no constraint, only declarations' };
 
   // The facts: one exact value of the variable's own sort per named variable.
   if (facts === undefined || facts === null) facts = {};
-  if (!isPlainObject(facts)) return { status: 'unverifiable', reason: 'invalid_facts: facts must be an object mapping variable names to values' };
+  if (!isPlainObject(facts))
+    return {
+      status: 'unverifiable',
+      reason: 'invalid_facts: facts must be an object mapping variable names to values',
+    };
   const keys = Object.keys(facts);
   if (keys.length > MAX_FACTS) return { status: 'unverifiable', reason: `invalid_facts: at most ${MAX_FACTS} facts` };
   const bound: Array<{ name: string; literal: string }> = [];
@@ -109,7 +141,11 @@ export async function checkEntailment(query: string, facts: unknown, solve: Solv
       return { status: 'error', reason: 'engine_error: the exact evaluator failed' };
     }
     const falseAt = checks.indexOf('false');
-    if (falseAt >= 0) return { status: 'blocked', reason: `assertion_refuted: constraint #${falseAt + 1} is false under the facts (exact evaluation)` };
+    if (falseAt >= 0)
+      return {
+        status: 'blocked',
+        reason: `assertion_refuted: constraint #${falseAt + 1} is false under the facts (exact evaluation)`,
+      };
     evaluated = checks.every((c) => c === 'true') ? 'true' : 'undecided (quantifier or division by zero)';
   }
 
@@ -126,7 +162,11 @@ export async function checkEntailment(query: string, facts: unknown, solve: Solv
       return await solve(dsl, left);
     } catch (err) {
       // The assertion compiled alone; a refusal now comes from the size of the facts.
-      if (err instanceof LogicInputError) return { status: 'unverifiable', reason: `invalid_facts: the facts make the check too large (${err.message.slice(0, 120)})` };
+      if (err instanceof LogicInputError)
+        return {
+          status: 'unverifiable',
+          reason: `invalid_facts: the facts make the check too large (${err.message.slice(0, 120)})`,
+        };
       throw err;
     }
   };
@@ -135,14 +175,16 @@ export async function checkEntailment(query: string, facts: unknown, solve: Solv
   const neg = await run(negation);
   if (isOutcome(neg)) return neg;
   if (neg.status === 'ERROR') return solverError(neg);
-  if (neg.status === 'NATURAL_LANGUAGE') return { status: 'error', reason: 'engine_error: entailment text not recognised as DSL' };
+  if (neg.status === 'NATURAL_LANGUAGE')
+    return { status: 'error', reason: 'engine_error: entailment text not recognised as DSL' };
   if (neg.status === 'UNSAT') {
     return {
       status: 'verified',
       reason: `entailed: the facts entail the assertion (facts ∧ ¬assertion is unsatisfiable for Z3${evaluated === 'true' ? '; the exact evaluator agrees' : ''})`,
       proof: {
         engine: 'z3-entailment',
-        method: 'facts ∧ ¬assertion is unsatisfiable (Z3), so every assignment consistent with the facts satisfies the assertion',
+        method:
+          'facts ∧ ¬assertion is unsatisfiable (Z3), so every assignment consistent with the facts satisfies the assertion',
         assertion: compiled.normalizedQuery,
         facts: Object.fromEntries(bound.map((b) => [b.name, b.literal])),
         open_variables: open,
@@ -156,11 +198,16 @@ export async function checkEntailment(query: string, facts: unknown, solve: Solv
     };
   }
   // SAT: a counterexample consistent with the facts exists (checked by the evaluator).
-  if (evaluated === 'true') return { status: 'error', reason: 'engine_error: Z3 found a counterexample the exact evaluator contradicts' };
+  if (evaluated === 'true')
+    return { status: 'error', reason: 'engine_error: Z3 found a counterexample the exact evaluator contradicts' };
   const counter = describeModel(neg.model);
   if (open.length > 0) {
     const pos = await run([...decls, ...factText, assertion].join(' '));
-    if (!isOutcome(pos) && pos.status === 'UNSAT') return { status: 'blocked', reason: 'assertion_refuted: no values of the open variables make it true under the facts (Z3 UNSAT)' };
+    if (!isOutcome(pos) && pos.status === 'UNSAT')
+      return {
+        status: 'blocked',
+        reason: 'assertion_refuted: no values of the open variables make it true under the facts (Z3 UNSAT)',
+      };
   }
   return {
     status: 'unverifiable',

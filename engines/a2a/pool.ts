@@ -74,11 +74,14 @@ export class EnginePool {
       if (this.queue.length >= this.maxQueued) return reject(new EngineBusyError());
       const waiter: Waiter = {
         start: begin,
-        timer: setTimeout(() => {
-          const i = this.queue.indexOf(waiter);
-          if (i >= 0) this.queue.splice(i, 1);
-          reject(new EngineTimeoutError());
-        }, Math.max(0, deadline - Date.now())),
+        timer: setTimeout(
+          () => {
+            const i = this.queue.indexOf(waiter);
+            if (i >= 0) this.queue.splice(i, 1);
+            reject(new EngineTimeoutError());
+          },
+          Math.max(0, deadline - Date.now()),
+        ),
       };
       this.queue.push(waiter);
     });

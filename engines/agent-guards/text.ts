@@ -62,30 +62,167 @@ export function isInvisible(cp: number): boolean {
 }
 
 export function isBidiControl(cp: number): boolean {
-  return (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) || cp === 0x200e || cp === 0x200f || cp === 0x061c;
+  return (
+    (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) || cp === 0x200e || cp === 0x200f || cp === 0x061c
+  );
 }
 
 /** Cyrillic, Greek and other letters that render like ASCII letters (Unicode confusables, the common subset). */
 const CONFUSABLES: Record<string, string> = {
   // Cyrillic lower case
-  а: 'a', в: 'b', е: 'e', ё: 'e', з: '3', і: 'i', ї: 'i', ј: 'j', к: 'k', м: 'm', н: 'h', о: 'o', р: 'p', с: 'c', т: 't', у: 'y', х: 'x', ѕ: 's', ԁ: 'd', ԛ: 'q', ԝ: 'w', һ: 'h', ӏ: 'l', ɡ: 'g', ь: 'b',
+  а: 'a',
+  в: 'b',
+  е: 'e',
+  ё: 'e',
+  з: '3',
+  і: 'i',
+  ї: 'i',
+  ј: 'j',
+  к: 'k',
+  м: 'm',
+  н: 'h',
+  о: 'o',
+  р: 'p',
+  с: 'c',
+  т: 't',
+  у: 'y',
+  х: 'x',
+  ѕ: 's',
+  ԁ: 'd',
+  ԛ: 'q',
+  ԝ: 'w',
+  һ: 'h',
+  ӏ: 'l',
+  ɡ: 'g',
+  ь: 'b',
   // Cyrillic upper case
-  А: 'A', В: 'B', Е: 'E', Ё: 'E', З: '3', І: 'I', Ї: 'I', Ј: 'J', К: 'K', М: 'M', Н: 'H', О: 'O', Р: 'P', С: 'C', Т: 'T', У: 'Y', Х: 'X', Ѕ: 'S', Ԁ: 'D', Ԛ: 'Q', Ԝ: 'W', Һ: 'H', Ӏ: 'I',
+  А: 'A',
+  В: 'B',
+  Е: 'E',
+  Ё: 'E',
+  З: '3',
+  І: 'I',
+  Ї: 'I',
+  Ј: 'J',
+  К: 'K',
+  М: 'M',
+  Н: 'H',
+  О: 'O',
+  Р: 'P',
+  С: 'C',
+  Т: 'T',
+  У: 'Y',
+  Х: 'X',
+  Ѕ: 'S',
+  Ԁ: 'D',
+  Ԛ: 'Q',
+  Ԝ: 'W',
+  Һ: 'H',
+  Ӏ: 'I',
   // Greek
-  α: 'a', β: 'b', ε: 'e', ι: 'i', κ: 'k', ν: 'v', ο: 'o', ρ: 'p', τ: 't', υ: 'u', χ: 'x', ϲ: 'c', ϳ: 'j',
-  Α: 'A', Β: 'B', Ε: 'E', Ζ: 'Z', Η: 'H', Ι: 'I', Κ: 'K', Μ: 'M', Ν: 'N', Ο: 'O', Ρ: 'P', Τ: 'T', Υ: 'Y', Χ: 'X', Ϲ: 'C',
+  α: 'a',
+  β: 'b',
+  ε: 'e',
+  ι: 'i',
+  κ: 'k',
+  ν: 'v',
+  ο: 'o',
+  ρ: 'p',
+  τ: 't',
+  υ: 'u',
+  χ: 'x',
+  ϲ: 'c',
+  ϳ: 'j',
+  Α: 'A',
+  Β: 'B',
+  Ε: 'E',
+  Ζ: 'Z',
+  Η: 'H',
+  Ι: 'I',
+  Κ: 'K',
+  Μ: 'M',
+  Ν: 'N',
+  Ο: 'O',
+  Ρ: 'P',
+  Τ: 'T',
+  Υ: 'Y',
+  Χ: 'X',
+  Ϲ: 'C',
   // Latin look-alikes outside ASCII that NFKC keeps
-  ı: 'i', ȷ: 'j',
+  ı: 'i',
+  ȷ: 'j',
   // Small capitals are lower-case letters in the shape of capitals: folded to lower case (the
   // case they stand for in running text; scanText adds an upper-case view and flags a svc key
   // spelled with them whatever the case).
-  ʙ: 'b', ᴄ: 'c', ᴅ: 'd', ᴇ: 'e', ꜰ: 'f', ɢ: 'g', ʜ: 'h', ɪ: 'i', ᴊ: 'j', ᴋ: 'k', ʟ: 'l', ᴍ: 'm', ɴ: 'n', ᴏ: 'o', ᴘ: 'p', ꞯ: 'q', ʀ: 'r', ꜱ: 's', ᴛ: 't', ᴜ: 'u', ᴠ: 'v', ᴡ: 'w', ʏ: 'y', ᴢ: 'z', ᴀ: 'a',
+  ʙ: 'b',
+  ᴄ: 'c',
+  ᴅ: 'd',
+  ᴇ: 'e',
+  ꜰ: 'f',
+  ɢ: 'g',
+  ʜ: 'h',
+  ɪ: 'i',
+  ᴊ: 'j',
+  ᴋ: 'k',
+  ʟ: 'l',
+  ᴍ: 'm',
+  ɴ: 'n',
+  ᴏ: 'o',
+  ᴘ: 'p',
+  ꞯ: 'q',
+  ʀ: 'r',
+  ꜱ: 's',
+  ᴛ: 't',
+  ᴜ: 'u',
+  ᴠ: 'v',
+  ᴡ: 'w',
+  ʏ: 'y',
+  ᴢ: 'z',
+  ᴀ: 'a',
   // Punctuation look-alikes
-  '‐': '-', '‑': '-', '‒': '-', '–': '-', '—': '-', '−': '-', '⁄': '/', '∕': '/', '＿': '_', '‚': ',', '٫': '.', '。': '.', '․': '.',
+  '‐': '-',
+  '‑': '-',
+  '‒': '-',
+  '–': '-',
+  '—': '-',
+  '−': '-',
+  '⁄': '/',
+  '∕': '/',
+  '＿': '_',
+  '‚': ',',
+  '٫': '.',
+  '。': '.',
+  '․': '.',
 };
 
 /** Small capital letters (folded to lower case by normalizeText; `smallCapsUpper` folds them to upper case). */
-export const SMALL_CAPS = new Set(['ᴀ', 'ʙ', 'ᴄ', 'ᴅ', 'ᴇ', 'ꜰ', 'ɢ', 'ʜ', 'ɪ', 'ᴊ', 'ᴋ', 'ʟ', 'ᴍ', 'ɴ', 'ᴏ', 'ᴘ', 'ꞯ', 'ʀ', 'ꜱ', 'ᴛ', 'ᴜ', 'ᴠ', 'ᴡ', 'ʏ', 'ᴢ']);
+export const SMALL_CAPS = new Set([
+  'ᴀ',
+  'ʙ',
+  'ᴄ',
+  'ᴅ',
+  'ᴇ',
+  'ꜰ',
+  'ɢ',
+  'ʜ',
+  'ɪ',
+  'ᴊ',
+  'ᴋ',
+  'ʟ',
+  'ᴍ',
+  'ɴ',
+  'ᴏ',
+  'ᴘ',
+  'ꞯ',
+  'ʀ',
+  'ꜱ',
+  'ᴛ',
+  'ᴜ',
+  'ᴠ',
+  'ᴡ',
+  'ʏ',
+  'ᴢ',
+]);
 
 /** The same text with small capitals as capitals (the other reading of their case). */
 export function smallCapsUpper(text: string): string {
@@ -141,7 +278,14 @@ export function normalizeText(input: string): Normalized {
     } else out += ch;
   }
   // Recompose what is left (Hangul and other scripts without marks come back whole).
-  return { text: out.normalize('NFC'), removedInvisible, removedBidi, foldedLookalikes: folded || removedMarks > 0, removedMarks, smallCaps };
+  return {
+    text: out.normalize('NFC'),
+    removedInvisible,
+    removedBidi,
+    foldedLookalikes: folded || removedMarks > 0,
+    removedMarks,
+    smallCaps,
+  };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -256,7 +400,12 @@ export function joinChunks(text: string, kind: 'base64' | 'hex'): string | null 
     let j = i;
     let joined = '';
     if (kind === 'hex' && HEX_WORD.test(w) && w.replace(/^0x/, '').length % 2 === 0) {
-      while (j < parts.length && HEX_WORD.test(parts[j] as string) && (parts[j] as string).replace(/^0x/, '').length % 2 === 0 && (parts[j] as string).length > 0) {
+      while (
+        j < parts.length &&
+        HEX_WORD.test(parts[j] as string) &&
+        (parts[j] as string).replace(/^0x/, '').length % 2 === 0 &&
+        (parts[j] as string).length > 0
+      ) {
         joined += (parts[j] as string).replace(/^0x/, '');
         j += 2;
       }
@@ -374,7 +523,9 @@ export function maskUrl(host: string, scheme = 'https'): string {
 // Key-shaped text: masked before it reaches a record, whatever the detectors said
 // ---------------------------------------------------------------------------------------
 
-const VENDOR_KEY_RE = re2('(?:ghp_|gho_|ghu_|ghs_|ghr_|github_pat_|glpat-|gldt-|glrt-|xox[abposr]-|sk_live_|rk_live_|sk-|AKIA|ASIA|AIza|hf_|npm_|ya29\\.|SG\\.|eyJ)[A-Za-z0-9_./+=-]{12,}');
+const VENDOR_KEY_RE = re2(
+  '(?:ghp_|gho_|ghu_|ghs_|ghr_|github_pat_|glpat-|gldt-|glrt-|xox[abposr]-|sk_live_|rk_live_|sk-|AKIA|ASIA|AIza|hf_|npm_|ya29\\.|SG\\.|eyJ)[A-Za-z0-9_./+=-]{12,}',
+);
 const SVC_KEY_RE = re2('(?i)svc(?:live|test|agent)[A-Za-z0-9]{4,}');
 const LONG_RUN_RE = re2('[A-Za-z0-9_+/=-]{32,}');
 const MASK_TOKEN = /[^\s"'`,{}[\]()<>]+/g;

@@ -43,9 +43,19 @@ export interface QueryPart {
   reason: string | null;
 }
 
-const LANG_ALIASES: Record<string, string> = { py: 'python', python3: 'python', js: 'javascript', node: 'javascript', ts: 'typescript', sh: 'bash', shell: 'bash', zsh: 'bash' };
+const LANG_ALIASES: Record<string, string> = {
+  py: 'python',
+  python3: 'python',
+  js: 'javascript',
+  node: 'javascript',
+  ts: 'typescript',
+  sh: 'bash',
+  shell: 'bash',
+  zsh: 'bash',
+};
 
-type Segment = { kind: 'prose'; text: string } | { kind: 'fence'; lang: string; code: string } | { kind: 'unclosed'; text: string };
+type Segment =
+  { kind: 'prose'; text: string } | { kind: 'fence'; lang: string; code: string } | { kind: 'unclosed'; text: string };
 
 /** Fenced blocks ```lang\n…``` and the prose around them, in order, found without regexes. */
 function segments(q: string): Segment[] {
@@ -64,7 +74,10 @@ function segments(q: string): Segment[] {
       out.push({ kind: 'unclosed', text: q.slice(open) });
       return out;
     }
-    const lang = q.slice(open + 3, nl).trim().toLowerCase();
+    const lang = q
+      .slice(open + 3, nl)
+      .trim()
+      .toLowerCase();
     out.push({ kind: 'fence', lang: LANG_ALIASES[lang] ?? lang, code: q.slice(nl + 1, close) });
     pos = close + 3;
   }
@@ -81,7 +94,8 @@ const SQL_START = /^\s*(?:select|insert|update|delete|with|create|drop|alter|rep
 const MATH_CHARS = /^[0-9A-Za-z\s+\-*/^().,=<>!_%]{1,2000}$/;
 const HAS_OPERATOR = /[0-9)a-zA-Z]\s*[-+*/^=<>!%]|[a-z]\(/;
 const DSL_OPERATOR_CALL = /(?:^|[^A-Za-z0-9_])[A-Z][A-Z_]{1,}\s*\(/;
-const CODE_START = /^\s*(?:#!|import\s|from\s+[\w.]+\s+import\s|def\s|class\s|function\s|const\s|let\s|var\s|async\s+function|#include|package\s|public\s+class|using\s|fn\s)/;
+const CODE_START =
+  /^\s*(?:#!|import\s|from\s+[\w.]+\s+import\s|def\s|class\s|function\s|const\s|let\s|var\s|async\s+function|#include|package\s|public\s+class|using\s|fn\s)/;
 
 function guessLanguage(code: string): string {
   if (/^\s*#!.*\b(?:ba|z)?sh\b/.test(code)) return 'bash';
@@ -95,7 +109,8 @@ function routeText(q: string, schemaDdl: string): EngineRoute | null {
   if (SQL_START.test(q)) return { engine: 'sql', input: { query: q, schema_ddl: schemaDdl } };
   if (looksLikeDsl(q) && DSL_OPERATOR_CALL.test(q)) return { engine: 'logic', input: { query: q } };
   if (CODE_START.test(q)) return { engine: 'code', input: { code: q, language: guessLanguage(q) } };
-  if (MATH_CHARS.test(q) && HAS_OPERATOR.test(q) && /[0-9]|=/.test(q) && !/\s[a-z]{4,}\s[a-z]{4,}/i.test(q)) return { engine: 'math', input: { expression: q } };
+  if (MATH_CHARS.test(q) && HAS_OPERATOR.test(q) && /[0-9]|=/.test(q) && !/\s[a-z]{4,}\s[a-z]{4,}/i.test(q))
+    return { engine: 'math', input: { expression: q } };
   if (looksLikeDsl(q)) return { engine: 'logic', input: { query: q } };
   return null;
 }
@@ -109,7 +124,8 @@ function claims(text: string): string[] {
   for (const line of text.split('\n')) {
     let start = 0;
     for (let i = 0; i <= line.length; i++) {
-      const end = i === line.length || (SENTENCE_END.has(line[i] as string) && (i + 1 === line.length || isSpace(line[i + 1])));
+      const end =
+        i === line.length || (SENTENCE_END.has(line[i] as string) && (i + 1 === line.length || isSpace(line[i + 1])));
       if (!end) continue;
       const piece = line.slice(start, i).trim();
       if (piece) out.push(piece);
@@ -152,7 +168,8 @@ export function splitQuery(query: string, opts: { schemaDdl?: string } = {}): Qu
   }
   let routed = 0;
   return parts.map((p, i) => {
-    if (p.route && ++routed > MAX_QUERY_PARTS) return { index: i + 1, text: clip(p.text), route: null, reason: TOO_MANY_PARTS_REASON };
+    if (p.route && ++routed > MAX_QUERY_PARTS)
+      return { index: i + 1, text: clip(p.text), route: null, reason: TOO_MANY_PARTS_REASON };
     return { index: i + 1, ...p, text: clip(p.text) };
   });
 }

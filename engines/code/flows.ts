@@ -64,7 +64,8 @@ function statementText(lines: readonly string[], line: number): string {
     const l = lines[i];
     text += `${l}\n`;
     for (const ch of l) {
-      if (ch === '`') template = !template; // a template literal or raw string running on
+      if (ch === '`')
+        template = !template; // a template literal or raw string running on
       else if (ch === '(' || ch === '[' || ch === '{') depth++;
       else if (ch === ')' || ch === ']' || ch === '}') depth--;
     }

@@ -62,7 +62,11 @@ export type RawScan =
 const HINT_MAX_CHARS = 16_384;
 
 /** Other supported languages `code` parses as with no syntax error at all. */
-async function otherLanguagesParsed(code: string, declared: Language, deadline: number | undefined): Promise<Language[]> {
+async function otherLanguagesParsed(
+  code: string,
+  declared: Language,
+  deadline: number | undefined,
+): Promise<Language[]> {
   const out: Language[] = [];
   if (code.length > HINT_MAX_CHARS) return out;
   for (const other of SUPPORTED_LANGUAGES) {
@@ -77,7 +81,11 @@ async function otherLanguagesParsed(code: string, declared: Language, deadline: 
  * Scans `code` and returns its findings (no verdict). Throws ScanTimeoutError on time-out and
  * any other error on internal failure.
  */
-export async function scanCodeRaw(code: string, language: string = DEFAULT_LANGUAGE, options: ScanCodeOptions = {}): Promise<RawScan> {
+export async function scanCodeRaw(
+  code: string,
+  language: string = DEFAULT_LANGUAGE,
+  options: ScanCodeOptions = {},
+): Promise<RawScan> {
   if (typeof code !== 'string' || code.trim() === '') return { status: 'empty_code' };
   const canonical = typeof language === 'string' ? resolveLanguage(language) : null;
   if (!canonical) return { status: 'unsupported_language', requested: String(language) };
@@ -88,14 +96,28 @@ export async function scanCodeRaw(code: string, language: string = DEFAULT_LANGU
   const out = scanSource(loaded, code, { deadline });
   if (!out.ok) {
     const parsesAs = await otherLanguagesParsed(code, canonical, deadline);
-    return { status: 'parse_failure', language: canonical, errorCoverage: out.errorCoverage, firstErrorLine: out.firstErrorLine, recovered: out.recovered, parsesAs };
+    return {
+      status: 'parse_failure',
+      language: canonical,
+      errorCoverage: out.errorCoverage,
+      firstErrorLine: out.firstErrorLine,
+      recovered: out.recovered,
+      parsesAs,
+    };
   }
   if (out.hasSyntaxError) {
     // A safety verdict holds only for code that parsed: what error recovery skipped or guessed
     // may run as something else (JavaScript sent as Python is mostly "parsed" around the errors).
     const first = out.findings.find((f) => f.type === 'parse_error')?.line_number ?? 1;
     const parsesAs = await otherLanguagesParsed(code, canonical, deadline);
-    return { status: 'syntax_error', language: canonical, errorCoverage: out.errorCoverage, firstErrorLine: first, findings: out.findings, parsesAs };
+    return {
+      status: 'syntax_error',
+      language: canonical,
+      errorCoverage: out.errorCoverage,
+      firstErrorLine: first,
+      findings: out.findings,
+      parsesAs,
+    };
   }
   return {
     status: 'scanned',
@@ -114,14 +136,25 @@ function parsesAsHint(langs: readonly Language[]): string {
 }
 
 /** The /verify/code verdict for `code` in `language` (default python; aliases accepted, case-insensitive). */
-export async function scanCode(code: string, language: string = DEFAULT_LANGUAGE, options: ScanCodeOptions = {}): Promise<EngineOutcome> {
+export async function scanCode(
+  code: string,
+  language: string = DEFAULT_LANGUAGE,
+  options: ScanCodeOptions = {},
+): Promise<EngineOutcome> {
   let raw: RawScan;
   try {
     raw = await scanCodeRaw(code, language ?? DEFAULT_LANGUAGE, options);
   } catch (err) {
     if (err instanceof ScanTimeoutError) return blockedOutcome(CONSTRAINT.timeout, 'Code verification timed out.');
-    if (err instanceof AnalysisLimitError) return blockedOutcome(CONSTRAINT.analysisLimit, `Code verification stopped at an analysis bound (${err.message}); the code was not verified.`);
-    return blockedOutcome(CONSTRAINT.internalError, 'Code verification failed because of an internal error; the code was not verified.');
+    if (err instanceof AnalysisLimitError)
+      return blockedOutcome(
+        CONSTRAINT.analysisLimit,
+        `Code verification stopped at an analysis bound (${err.message}); the code was not verified.`,
+      );
+    return blockedOutcome(
+      CONSTRAINT.internalError,
+      'Code verification failed because of an internal error; the code was not verified.',
+    );
   }
   switch (raw.status) {
     case 'empty_code':
@@ -136,7 +169,10 @@ export async function scanCode(code: string, language: string = DEFAULT_LANGUAGE
       // Blocked either way (fail closed); critical lines found in the recovered parts are listed
       // so the caller sees them too (a lower bound: the rest could not be read).
       const n = raw.recovered.length;
-      const seen = n === 0 ? '' : ` ${n} critical issue${n === 1 ? '' : 's'} recognised in the parts that could be read (first on line ${raw.recovered[0].line_number}: ${raw.recovered[0].description}).`;
+      const seen =
+        n === 0
+          ? ''
+          : ` ${n} critical issue${n === 1 ? '' : 's'} recognised in the parts that could be read (first on line ${raw.recovered[0].line_number}: ${raw.recovered[0].description}).`;
       return blockedOutcome(
         CONSTRAINT.parseFailure,
         `The code could not be parsed as ${raw.language}: most of it is not valid ${raw.language} syntax (first error on line ${raw.firstErrorLine}).${seen}${parsesAsHint(raw.parsesAs)}`,

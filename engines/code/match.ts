@@ -11,9 +11,19 @@ type CallRow = RuleRow & { match: Extract<RuleRow['match'], { on: 'call' }> };
 type NameRow = RuleRow & { match: Extract<RuleRow['match'], { on: NameFact['kind'] }> };
 
 /** Rule types whose sinks are dangerous to hand over as values (whoever calls them picks the argument). */
-const REFERENCE_TYPES: ReadonlySet<string> = new Set(['shell_execution', 'dynamic_code_execution', 'unsafe_deserialization']);
+const REFERENCE_TYPES: ReadonlySet<string> = new Set([
+  'shell_execution',
+  'dynamic_code_execution',
+  'unsafe_deserialization',
+]);
 /** Rows whose sink is dangerous only with a particular argument shape (a timer given a string, a pipe path). */
-const REFERENCE_EXCLUDED: ReadonlySet<string> = new Set(['js.timer-string', 'js.process-binding', 'rb.open-pipe', 'php.preg-e', 'py.yaml-loader-class']);
+const REFERENCE_EXCLUDED: ReadonlySet<string> = new Set([
+  'js.timer-string',
+  'js.process-binding',
+  'rb.open-pipe',
+  'php.preg-e',
+  'py.yaml-loader-class',
+]);
 
 interface CallEntry {
   row: CallRow;
@@ -56,7 +66,12 @@ export class RuleIndex {
   readonly textRows: RuleRow[] = [];
 
   constructor(readonly family: Family) {
-    const wanted = { attribute: new Set<string>(), identifier: new Set<string>(), property_write: new Set<string>(), syntax: new Set<string>() };
+    const wanted = {
+      attribute: new Set<string>(),
+      identifier: new Set<string>(),
+      property_write: new Set<string>(),
+      syntax: new Set<string>(),
+    };
     this.callRows = [];
     for (const row of RULES) {
       if (row.languages !== 'all' && !row.languages.includes(family)) continue;
@@ -140,7 +155,13 @@ export class RuleIndex {
     // as dangerous nor as one of the family's known-safe members) fails closed.
     if (fallbacks.length > 0 && !classified && !out.slice(before).some((f) => f.severity === 'critical')) {
       const { row, name } = fallbacks[0];
-      out.push({ rule_id: row.id, severity: row.severity, type: row.type, line_number: fact.line, description: `${row.description}: ${name}` });
+      out.push({
+        rule_id: row.id,
+        severity: row.severity,
+        type: row.type,
+        line_number: fact.line,
+        description: `${row.description}: ${name}`,
+      });
     }
   }
 
@@ -155,7 +176,15 @@ export class RuleIndex {
       const bucket = this.buckets.get(firstSegment(name)) ?? [];
       for (const list of [bucket, wild]) {
         for (const { row, test } of list) {
-          if (done.has(row.id) || row.match.fallback || row.severity !== 'critical' || !REFERENCE_TYPES.has(row.type) || REFERENCE_EXCLUDED.has(row.id) || !test.test(name)) continue;
+          if (
+            done.has(row.id) ||
+            row.match.fallback ||
+            row.severity !== 'critical' ||
+            !REFERENCE_TYPES.has(row.type) ||
+            REFERENCE_EXCLUDED.has(row.id) ||
+            !test.test(name)
+          )
+            continue;
           done.add(row.id);
           out.push({
             rule_id: row.id,

@@ -32,7 +32,8 @@ export function isPasswordName(name: string): boolean {
 // Formerly one regular expression whose `select\s[\s\S]*\bfrom` branch backtracked over the
 // rest of the text at every `select` (quadratic). Same language, linear: "select" then a later
 // "from" is the first `select\s` followed anywhere by `\bfrom` (docs/isolation.md).
-const SQL_WORDS = /\b(?:insert\s+into|update\s+\S+\s+set|delete\s+from|drop\s+(?:table|database)|create\s+table|alter\s+table|truncate\s|replace\s+into|union\s+select|where\s)/i;
+const SQL_WORDS =
+  /\b(?:insert\s+into|update\s+\S+\s+set|delete\s+from|drop\s+(?:table|database)|create\s+table|alter\s+table|truncate\s|replace\s+into|union\s+select|where\s)/i;
 const SELECT_WORD = /\bselect\s/i;
 export const SQL_TEXT = {
   test(text: string): boolean {
@@ -148,7 +149,9 @@ export const constantArgMatches = (i: number, re: RegExp): Predicate =>
 export const dynamicSql = (indices?: readonly number[], keyword = true): Predicate =>
   pred(`dynamicSql(${indices?.join('|') ?? '*'},${keyword})`, (site) => {
     const picked = indices ? indices.map((i) => argAt(site, i)).filter((a) => a !== undefined) : site.args;
-    return picked.some((a) => a.dynamicString() && (!keyword || SQL_TEXT.test(a.text) || a.values().includes(DYNAMIC_SQL)));
+    return picked.some(
+      (a) => a.dynamicString() && (!keyword || SQL_TEXT.test(a.text) || a.values().includes(DYNAMIC_SQL)),
+    );
   });
 
 /** A keyword argument with a false-y literal value (`verify=False`). */
@@ -203,7 +206,9 @@ export const worldWritableMode = (i: number): Predicate =>
 export const inputArg = (i: number): Predicate =>
   pred(`inputArg(${i})`, (site, ctx) => {
     const a = argAt(site, i);
-    return a !== undefined && a.constant() === null && ctx.fromInput?.(site.line, a.text) === true ? '; the argument carries request or program input' : false;
+    return a !== undefined && a.constant() === null && ctx.fromInput?.(site.line, a.text) === true
+      ? '; the argument carries request or program input'
+      : false;
   });
 
 /** The text of argument `i` matches `re`. */
@@ -228,5 +233,4 @@ export const argValuesAllIn = (i: number, values: readonly string[]): Predicate 
   });
 
 /** Argument `i` is a false-y literal. */
-export const argFalse = (i: number): Predicate =>
-  pred(`argFalse(${i})`, (site) => argAt(site, i)?.isFalse() === true);
+export const argFalse = (i: number): Predicate => pred(`argFalse(${i})`, (site) => argAt(site, i)?.isFalse() === true);

@@ -119,7 +119,12 @@ function errorRegionLines(family: string, health: ParseHealth, alone: (line: num
         firstSkipped ||= line;
         continue;
       }
-      for (const f of alone(line) ?? []) out.push({ ...f, line_number: line, description: `${f.description} (line scanned alone: it lies in a region that does not parse)` });
+      for (const f of alone(line) ?? [])
+        out.push({
+          ...f,
+          line_number: line,
+          description: `${f.description} (line scanned alone: it lies in a region that does not parse)`,
+        });
     }
   }
   if (skipped > 0) {
@@ -162,7 +167,13 @@ function phpBacktickRegions(family: string, health: ParseHealth, source: string)
           interpolated = [];
         } else {
           for (const l of new Set([open, ...interpolated])) {
-            out.push({ rule_id: 'php.backtick-in-error-region', severity: 'critical', type: 'shell_execution', line_number: l, description: 'Shell command (backticks) in a region that does not parse' });
+            out.push({
+              rule_id: 'php.backtick-in-error-region',
+              severity: 'critical',
+              type: 'shell_execution',
+              line_number: l,
+              description: 'Shell command (backticks) in a region that does not parse',
+            });
           }
           open = null;
         }
@@ -187,7 +198,11 @@ export function parsesCleanly(loaded: LoadedLanguage, code: string, deadline: nu
 }
 
 /** Finding types whose input is traced back to where it enters (flows.ts). */
-const FLOW_TYPES: ReadonlySet<string> = new Set(['shell_execution', 'dynamic_code_execution', 'unsafe_deserialization']);
+const FLOW_TYPES: ReadonlySet<string> = new Set([
+  'shell_execution',
+  'dynamic_code_execution',
+  'unsafe_deserialization',
+]);
 const MAX_FLOW_FINDINGS = 64;
 
 /**
@@ -275,14 +290,34 @@ export function scanSource(loaded: LoadedLanguage, code: string, options: ScanOp
         if (err instanceof ScanTimeoutError) throw err;
         // Best effort only: a tree this broken may defeat an analyzer; the input stays blocked.
       }
-      recovered.push(...errorRegionLines(family, health, alone), ...phpBacktickRegions(family, health, prepared.source));
-      return { ok: false, wrapper: prepared.wrapper, errorCoverage: health.errorCoverage, firstErrorLine: first, recovered: normalizeFindings(recovered) };
+      recovered.push(
+        ...errorRegionLines(family, health, alone),
+        ...phpBacktickRegions(family, health, prepared.source),
+      );
+      return {
+        ok: false,
+        wrapper: prepared.wrapper,
+        errorCoverage: health.errorCoverage,
+        firstErrorLine: first,
+        recovered: normalizeFindings(recovered),
+      };
     }
     const facts = analyzerFor(family).analyze(view, index.wanted(prepared.source));
     if (options.deadline !== undefined && performance.now() > options.deadline) throw new ScanTimeoutError();
-    const findings = [...withInputSources(index.match(facts, prepared.source, ctx), prepared.source, family), ...health.findings, ...errorRegionLines(family, health, alone), ...phpBacktickRegions(family, health, prepared.source)];
+    const findings = [
+      ...withInputSources(index.match(facts, prepared.source, ctx), prepared.source, family),
+      ...health.findings,
+      ...errorRegionLines(family, health, alone),
+      ...phpBacktickRegions(family, health, prepared.source),
+    ];
     if (depth === 0) findings.push(...index.matchText(code));
-    return { ok: true, findings: normalizeFindings(findings), wrapper: prepared.wrapper, errorCoverage: health.errorCoverage, hasSyntaxError: health.hasError };
+    return {
+      ok: true,
+      findings: normalizeFindings(findings),
+      wrapper: prepared.wrapper,
+      errorCoverage: health.errorCoverage,
+      hasSyntaxError: health.hasError,
+    };
   } finally {
     tree.delete();
   }

@@ -31,7 +31,11 @@ export function member(parent: string, name: string): string {
  * Members `path` of each value. An opaque value (a parameter, an unknown result) yields
  * `?.name`, so sinks matched on the method name alone (`*.execute`) still see the call.
  */
-export function membersOf(values: readonly Value[], path: readonly string[], join: (base: string, name: string) => string = member): Value[] {
+export function membersOf(
+  values: readonly Value[],
+  path: readonly string[],
+  join: (base: string, name: string) => string = member,
+): Value[] {
   const out = new Set<Value>();
   for (const v of values) {
     if (isRef(v)) out.add(path.reduce(join, v));
@@ -194,7 +198,10 @@ export function bindingValues(bindings: readonly Binding[], evaluate: (expr: Nod
       deferred.pop();
     } catch (err) {
       if (!(err instanceof DeferredBinding)) throw err;
-      if (++steps > MAX_DEFERRED_BINDINGS) throw new AnalysisLimitError(`name bindings nest deeper than the analysis bound (${MAX_DEFERRED_BINDINGS} deferred steps)`);
+      if (++steps > MAX_DEFERRED_BINDINGS)
+        throw new AnalysisLimitError(
+          `name bindings nest deeper than the analysis bound (${MAX_DEFERRED_BINDINGS} deferred steps)`,
+        );
       deferred.push(err);
     }
   }

@@ -40,7 +40,8 @@ export const SECRET_CHECKS: readonly SecretCheck[] = [
   {
     id: 'github-token',
     description: 'Hard-coded GitHub token',
-    pattern: /(?<![A-Za-z0-9_])((?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59})(?![A-Za-z0-9_])/g,
+    pattern:
+      /(?<![A-Za-z0-9_])((?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59})(?![A-Za-z0-9_])/g,
     validation: 'shape only',
     mask: (m) => maskSecret(m[1].startsWith('github_pat_') ? 'github_pat_' : m[1].slice(0, 4), m[1]),
   },

@@ -85,7 +85,11 @@ export function provenOutcome(
   };
 }
 
-export function blockedOutcome(constraintId: string, agentMessage: string, extra: Record<string, unknown> = {}): EngineOutcome {
+export function blockedOutcome(
+  constraintId: string,
+  agentMessage: string,
+  extra: Record<string, unknown> = {},
+): EngineOutcome {
   return {
     kind: 'blocked',
     agentMessage,

@@ -10,7 +10,15 @@
 // Linear in the size of the context (tokenizing, sentence splitting and scoring are single
 // passes; only the best few sentences are compared in detail).
 import { ANTONYMS, HEDGES, STOPWORDS, isNegationToken } from './lexicon.js';
-import { compareDates, compareQuantities, dimLabel, extractMentions, type DateMention, type Mention, type Quantity } from './quantities.js';
+import {
+  compareDates,
+  compareQuantities,
+  dimLabel,
+  extractMentions,
+  type DateMention,
+  type Mention,
+  type Quantity,
+} from './quantities.js';
 import { isContentWord, splitSentences, stem, tokenize, type Sentence, type Token } from './tokens.js';
 
 export type FactVerdict = 'SUPPORTED' | 'REFUTED' | 'INCONCLUSIVE';
@@ -24,7 +32,8 @@ export type SignalKind =
   | 'antonym_flip'
   | 'entity_mismatch';
 
-export type EvidenceRole = 'supporting_sentence' | 'contradicting_sentence' | 'contradicting_span' | 'best_match' | 'provider_quote';
+export type EvidenceRole =
+  'supporting_sentence' | 'contradicting_sentence' | 'contradicting_span' | 'best_match' | 'provider_quote';
 
 /** A context span; offsets are UTF-16 code units here (the activity converts them for the wire). */
 export interface RawEvidence {
@@ -110,7 +119,16 @@ function analyse(tokens: Token[], lowerVocab: Set<string>): Analysed {
     if (HEDGES.has(t.lower)) hedges.add(t.lower);
     if (isContentWord(t)) content.add(stem(t.lower));
   }
-  return { tokens, mentions, inMention, content, allStems, negations, hedges, entities: entitiesOf(tokens, inMention, lowerVocab) };
+  return {
+    tokens,
+    mentions,
+    inMention,
+    content,
+    allStems,
+    negations,
+    hedges,
+    entities: entitiesOf(tokens, inMention, lowerVocab),
+  };
 }
 
 const CONNECTORS = new Set(['of', 'de', 'la', 'von', 'van', 'der', 'du', 'del', 'da']);
@@ -135,7 +153,12 @@ function entitiesOf(tokens: Token[], inMention: Uint8Array, lowerVocab: Set<stri
       if (u.kind === 'word' && u.capitalized && !inMention[j]) {
         last = j;
         j++;
-      } else if (u.kind === 'word' && CONNECTORS.has(u.lower) && tokens[j + 1]?.kind === 'word' && tokens[j + 1]!.capitalized) {
+      } else if (
+        u.kind === 'word' &&
+        CONNECTORS.has(u.lower) &&
+        tokens[j + 1]?.kind === 'word' &&
+        tokens[j + 1]!.capitalized
+      ) {
         j++;
       } else break;
     }
@@ -222,7 +245,10 @@ export function analyzeFact(claim: string, context: string): DeterministicFact {
     scored.push({ s, coverage: matched / denom, matched, extra: words - matched });
   }
   scored.sort((a, b) => b.coverage - a.coverage || a.extra - b.extra || a.s.index - b.s.index);
-  const ranked = scored.slice(0, 12).filter((x) => x.matched > 0 || c.content.size === 0).map((x) => ({ start: x.s.start, end: x.s.end, coverage: round2(x.coverage) }));
+  const ranked = scored
+    .slice(0, 12)
+    .filter((x) => x.matched > 0 || c.content.size === 0)
+    .map((x) => ({ start: x.s.start, end: x.s.end, coverage: round2(x.coverage) }));
 
   if (c.content.size === 0 && c.mentions.length === 0) {
     return inconclusive('The claim has no content words, numbers or dates to compare with the context.', [], ranked);
@@ -258,8 +284,11 @@ export function analyzeFact(claim: string, context: string): DeterministicFact {
     const best = contradicting[0]!;
     const kinds = new Set(best.contradictions.map((k) => k.kind));
     const confidence = Math.min(0.95, maxConf(best) + (kinds.size > 1 ? 0.05 : 0));
-    const evidence: RawEvidence[] = [{ start: best.sentence.start, end: best.sentence.end, role: 'contradicting_sentence' }];
-    for (const k of best.contradictions) for (const [start, end] of k.spans) evidence.push({ start, end, role: 'contradicting_span' });
+    const evidence: RawEvidence[] = [
+      { start: best.sentence.start, end: best.sentence.end, role: 'contradicting_sentence' },
+    ];
+    for (const k of best.contradictions)
+      for (const [start, end] of k.spans) evidence.push({ start, end, role: 'contradicting_span' });
     return {
       verdict: 'REFUTED',
       confidence: round2(confidence),
@@ -300,13 +329,27 @@ export function analyzeFact(claim: string, context: string): DeterministicFact {
  * and dates), polarity (negations and antonyms), named entities, hedges, and last whether what
  * is left is support. Each step adds its contradictions and gaps in that order.
  */
-function compare(c: Analysed, claimNorm: string, s: Sentence, lowerVocab: Set<string>, context: string, carriedStems: readonly string[]): Comparison {
+function compare(
+  c: Analysed,
+  claimNorm: string,
+  s: Sentence,
+  lowerVocab: Set<string>,
+  context: string,
+  carriedStems: readonly string[],
+): Comparison {
   const x = analyse(s.tokens, lowerVocab);
   for (const st of carriedStems) x.allStems.add(st);
   let matched = 0;
   for (const w of c.content) if (x.content.has(w) || x.allStems.has(w)) matched++;
   const coverage = c.content.size === 0 ? 1 : matched / c.content.size;
-  const step: CompareStep = { c, x, s, contradictions: [], gaps: [], quote: (a, b) => JSON.stringify(context.slice(a, b)) };
+  const step: CompareStep = {
+    c,
+    x,
+    s,
+    contradictions: [],
+    gaps: [],
+    quote: (a, b) => JSON.stringify(context.slice(a, b)),
+  };
 
   const valuesSupported = compareValues(step);
   const polarity = comparePolarity(step);
@@ -314,7 +357,14 @@ function compare(c: Analysed, claimNorm: string, s: Sentence, lowerVocab: Set<st
   const hedged = compareHedges(step);
 
   let support: Comparison['support'] = null;
-  if (step.contradictions.length === 0 && !polarity.negDiff && polarity.flipped === 0 && valuesSupported && unmatchedEntities === 0 && hedged === 0) {
+  if (
+    step.contradictions.length === 0 &&
+    !polarity.negDiff &&
+    polarity.flipped === 0 &&
+    valuesSupported &&
+    unmatchedEntities === 0 &&
+    hedged === 0
+  ) {
     support = supportOf(step, claimNorm, coverage);
   }
   return { sentence: s, coverage, matched, support, contradictions: step.contradictions, gaps: step.gaps };
@@ -349,13 +399,18 @@ function compareValues(step: CompareStep): boolean {
   const base = aligned(step, new Set());
   let valuesSupported = true;
   for (const q of c.mentions) {
-    const sameKind = x.mentions.filter((m) => m.kind === q.kind && (m.kind === 'date' || (m as Quantity).dim === (q as Quantity).dim));
+    const sameKind = x.mentions.filter(
+      (m) => m.kind === q.kind && (m.kind === 'date' || (m as Quantity).dim === (q as Quantity).dim),
+    );
     if (q.kind === 'quantity' && q.dim === 'number') {
       // Bare numbers compare only one-to-one.
       const bareClaim = c.mentions.filter((m) => m.kind === 'quantity' && m.dim === 'number').length;
       if (bareClaim !== 1 || sameKind.length !== 1) {
         valuesSupported = valuesSupported && sameKind.some((m) => compareQuantities(q, m as Quantity) === 'support');
-        if (!sameKind.some((m) => compareQuantities(q, m as Quantity) === 'support')) gaps.push(`the sentence does not state the number ${quote(q.start, q.end).replace(/^"|"$/g, '')} of the claim`);
+        if (!sameKind.some((m) => compareQuantities(q, m as Quantity) === 'support'))
+          gaps.push(
+            `the sentence does not state the number ${quote(q.start, q.end).replace(/^"|"$/g, '')} of the claim`,
+          );
         continue;
       }
     }
@@ -365,7 +420,12 @@ function compareValues(step: CompareStep): boolean {
     if (results.includes('support')) continue;
     valuesSupported = false;
     const claimText = claimSlice(c, q);
-    if (results.length > 0 && results.every((r) => r === 'contradict') && base.share >= ALIGN_FOR_VALUE && base.matched >= 1) {
+    if (
+      results.length > 0 &&
+      results.every((r) => r === 'contradict') &&
+      base.share >= ALIGN_FOR_VALUE &&
+      base.matched >= 1
+    ) {
       const other = sameKind[0]!;
       const kind: SignalKind = q.kind === 'date' ? 'date_mismatch' : 'quantity_mismatch';
       const what = q.kind === 'date' ? 'date' : dimLabel((q as Quantity).dim);
@@ -376,7 +436,9 @@ function compareValues(step: CompareStep): boolean {
         spans: [[other.start, other.end]],
       });
     } else if (results.length === 0) {
-      gaps.push(`the sentence states no ${q.kind === 'date' ? 'date' : dimLabel((q as Quantity).dim)} to compare with ${claimText}`);
+      gaps.push(
+        `the sentence states no ${q.kind === 'date' ? 'date' : dimLabel((q as Quantity).dim)} to compare with ${claimText}`,
+      );
     } else {
       gaps.push(`the sentence's value does not settle ${claimText}`);
     }
@@ -420,7 +482,8 @@ function comparePolarity(step: CompareStep): { negDiff: boolean; flipped: number
           spans: flipped.map((g) => g.span),
         });
       } else {
-        const negTok = (c.negations % 2 === 1 ? null : s.tokens.find((t) => t.kind === 'word' && isNegationToken(t.lower))) ?? null;
+        const negTok =
+          (c.negations % 2 === 1 ? null : s.tokens.find((t) => t.kind === 'word' && isNegationToken(t.lower))) ?? null;
         contradictions.push({
           kind: 'negation_flip',
           detail:
@@ -462,7 +525,8 @@ function compareEntities(step: CompareStep): number {
         break;
       }
     }
-    if (!reported) gaps.push(`the sentence does not name ${unmatchedClaim.map((e) => JSON.stringify(e.text)).join(', ')}`);
+    if (!reported)
+      gaps.push(`the sentence does not name ${unmatchedClaim.map((e) => JSON.stringify(e.text)).join(', ')}`);
   }
   return unmatchedClaim.length;
 }
@@ -470,7 +534,8 @@ function compareEntities(step: CompareStep): number {
 /** Hedges: "It is a myth that ...", "... allegedly ...". Returns how many the sentence adds. */
 function compareHedges({ c, x, gaps }: CompareStep): number {
   const hedged = [...x.hedges].filter((h) => !c.hedges.has(h));
-  if (hedged.length > 0) gaps.push(`the sentence reports or qualifies the statement (${hedged.map((h) => JSON.stringify(h)).join(', ')})`);
+  if (hedged.length > 0)
+    gaps.push(`the sentence reports or qualifies the statement (${hedged.map((h) => JSON.stringify(h)).join(', ')})`);
   return hedged.length;
 }
 
@@ -481,7 +546,12 @@ function supportOf({ c, x, s, gaps }: CompareStep, claimNorm: string, coverage: 
   if (coverage === 1 && c.content.size > 0) return 'near';
   if (c.content.size > 0) {
     const missing = [...c.content].filter((w) => !x.allStems.has(w));
-    gaps.push(`the sentence lacks ${missing.slice(0, 5).map((w) => JSON.stringify(w)).join(', ')}`);
+    gaps.push(
+      `the sentence lacks ${missing
+        .slice(0, 5)
+        .map((w) => JSON.stringify(w))
+        .join(', ')}`,
+    );
   }
   return null;
 }
@@ -522,7 +592,13 @@ function carriedSubjects(sentences: Sentence[], lowerVocab: Set<string>): Map<nu
 function claimSlice(c: Analysed, m: Mention): string {
   const a = c.tokens[m.first]!;
   const b = c.tokens[m.last]!;
-  return JSON.stringify(c.tokens.slice(m.first, m.last + 1).map((t) => t.text).join(' ').slice(0, 80) || `${a.text}${b.text}`);
+  return JSON.stringify(
+    c.tokens
+      .slice(m.first, m.last + 1)
+      .map((t) => t.text)
+      .join(' ')
+      .slice(0, 80) || `${a.text}${b.text}`,
+  );
 }
 
 const maxConf = (k: Comparison) => Math.max(...k.contradictions.map((x) => x.confidence));
@@ -539,6 +615,11 @@ function dedupe(ev: RawEvidence[]): RawEvidence[] {
   });
 }
 
-function inconclusive(reasoning: string, evidence: RawEvidence[], ranked: DeterministicFact['ranked'], signals: FactSignal[] = []): DeterministicFact {
+function inconclusive(
+  reasoning: string,
+  evidence: RawEvidence[],
+  ranked: DeterministicFact['ranked'],
+  signals: FactSignal[] = [],
+): DeterministicFact {
   return { verdict: 'INCONCLUSIVE', confidence: 0, reasoning, signals, evidence, ranked };
 }

@@ -28,12 +28,22 @@ export interface FactOutcome {
   reasoning: string;
   evidence: Array<{ start: number; end: number; text: string; role: RawEvidence['role'] }>;
   signals: Array<{ kind: FactSignal['kind'] | 'provider_entailment'; detail: string }>;
-  provider_judgement: { label: EntailmentInput['label']; quote: string | null; quote_found: boolean; reasoning: string } | null;
+  provider_judgement: {
+    label: EntailmentInput['label'];
+    quote: string | null;
+    quote_found: boolean;
+    reasoning: string;
+  } | null;
 }
 
 /** Finds `quote` in `text` ignoring case and runs of whitespace; returns UTF-16 offsets. */
 export function findQuote(text: string, quote: string): { start: number; end: number } | null {
-  const q = collapse(quote.trim().replace(/^["“'‘]|["”'’]$/g, '').trim());
+  const q = collapse(
+    quote
+      .trim()
+      .replace(/^["“'‘]|["”'’]$/g, '')
+      .trim(),
+  );
   if (q.text.length < MIN_QUOTE_CHARS) return null;
   const t = collapse(text);
   const at = t.text.indexOf(q.text);
@@ -88,10 +98,20 @@ export function providerExcerpt(context: string, det: DeterministicFact): string
     .join('\n');
 }
 
-export function combineFact(context: string, det: DeterministicFact, judgement: EntailmentInput | null, providerNote: string | null): FactOutcome {
+export function combineFact(
+  context: string,
+  det: DeterministicFact,
+  judgement: EntailmentInput | null,
+  providerNote: string | null,
+): FactOutcome {
   const toWire = (e: RawEvidence) => {
     const text = context.slice(e.start, e.end);
-    return { start: codePointOffset(context, e.start), end: codePointOffset(context, e.end), text: text.length > 2000 ? `${text.slice(0, 2000)}…` : text, role: e.role };
+    return {
+      start: codePointOffset(context, e.start),
+      end: codePointOffset(context, e.end),
+      text: text.length > 2000 ? `${text.slice(0, 2000)}…` : text,
+      role: e.role,
+    };
   };
   let verdict = det.verdict;
   let confidence = det.confidence;
@@ -102,12 +122,25 @@ export function combineFact(context: string, det: DeterministicFact, judgement: 
 
   if (judgement) {
     const found = judgement.quote ? findQuote(context, judgement.quote) : null;
-    pj = { label: judgement.label, quote: judgement.quote, quote_found: found !== null, reasoning: judgement.reasoning.slice(0, 2000) };
-    const quoteNote = judgement.quote === null ? 'without a quote' : found ? 'with a quote found in the context' : 'with a quote that does not occur in the context';
+    pj = {
+      label: judgement.label,
+      quote: judgement.quote,
+      quote_found: found !== null,
+      reasoning: judgement.reasoning.slice(0, 2000),
+    };
+    const quoteNote =
+      judgement.quote === null
+        ? 'without a quote'
+        : found
+          ? 'with a quote found in the context'
+          : 'with a quote that does not occur in the context';
     const modelSays = `The provider judged the claim ${judgement.label} ${quoteNote}.`;
     if (found && judgement.label !== 'neutral') {
       evidence.push({ start: found.start, end: found.end, role: 'provider_quote' });
-      signals.push({ kind: 'provider_entailment', detail: `${judgement.label}, backed by a quote found in the context` });
+      signals.push({
+        kind: 'provider_entailment',
+        detail: `${judgement.label}, backed by a quote found in the context`,
+      });
     }
     if (det.verdict === 'REFUTED') {
       reasoning = `${det.reasoning} ${modelSays}${judgement.label === 'entailed' ? ' A deterministic contradiction is not overturned by a model.' : ''}`;
@@ -122,7 +155,8 @@ export function combineFact(context: string, det: DeterministicFact, judgement: 
       confidence = PROVIDER_ONLY_CONFIDENCE;
       reasoning = `${modelSays} No deterministic signal decided the claim (${det.reasoning}) The model's judgement is backed by the quoted span, so it stands with limited confidence.`;
     } else {
-      reasoning = `${det.reasoning} ${modelSays} ${judgement.label === 'neutral' ? '' : 'A judgement without a quote found in the context does not decide the claim.'}`.trim();
+      reasoning =
+        `${det.reasoning} ${modelSays} ${judgement.label === 'neutral' ? '' : 'A judgement without a quote found in the context does not decide the claim.'}`.trim();
     }
   } else if (providerNote) {
     reasoning = `${det.reasoning} ${providerNote}`;

@@ -2,7 +2,18 @@
 // found in a sentence's tokens. Each becomes an interval of values in a base unit, so that a
 // claim and a context sentence compare by interval logic: the sentence supports the claim when
 // its interval lies inside the claim's, and contradicts it when the two are disjoint.
-import { COMPARATORS, CURRENCY_SYMBOLS, CURRENCY_WORDS, MONTHS, MULTI_UNITS, SCALES, STOPWORDS, UNITS, type QuantityOp, type UnitDef } from './lexicon.js';
+import {
+  COMPARATORS,
+  CURRENCY_SYMBOLS,
+  CURRENCY_WORDS,
+  MONTHS,
+  MULTI_UNITS,
+  SCALES,
+  STOPWORDS,
+  UNITS,
+  type QuantityOp,
+  type UnitDef,
+} from './lexicon.js';
 import { stem, type Token } from './tokens.js';
 
 export interface Quantity {
@@ -37,7 +48,8 @@ export interface DateMention {
 export type Mention = Quantity | DateMention;
 
 const word = (t: Token | undefined, w: string) => t !== undefined && t.lower === w;
-const isNum = (t: Token | undefined): t is Token & { value: number; step: number } => t !== undefined && t.kind === 'number';
+const isNum = (t: Token | undefined): t is Token & { value: number; step: number } =>
+  t !== undefined && t.kind === 'number';
 const isInt = (t: Token | undefined) => isNum(t) && !t.text.includes('.') && !t.text.includes(',');
 
 /** Approximate quantities ("about 300") are taken as ±10 %. */
@@ -79,7 +91,14 @@ export function extractMentions(tokens: Token[]): Mention[] {
     if (used[i]) continue;
     const t = tokens[i]!;
     // ISO 1789-07-14
-    if (isInt(t) && t.text.length === 4 && word(tokens[i + 1], '-') && isInt(tokens[i + 2]) && word(tokens[i + 3], '-') && isInt(tokens[i + 4])) {
+    if (
+      isInt(t) &&
+      t.text.length === 4 &&
+      word(tokens[i + 1], '-') &&
+      isInt(tokens[i + 2]) &&
+      word(tokens[i + 3], '-') &&
+      isInt(tokens[i + 4])
+    ) {
       const month = tokens[i + 2]!.value!;
       const day = tokens[i + 4]!.value!;
       if (month >= 1 && month <= 12 && day >= 1 && day <= 31) {
@@ -134,7 +153,15 @@ export function extractMentions(tokens: Token[]): Mention[] {
     if (word(tokens[i - 1], '$') || CURRENCY_SYMBOLS.has(tokens[i - 1]?.text ?? '')) continue;
     const next = tokens[i + 1];
     if (next && (unitAt(tokens, i + 1) !== null || SCALES.has(next.lower) || next.text === '%')) continue;
-    if (next && next.kind === 'word' && !STOPWORDS.has(next.lower) && next.lower !== 'bc' && next.lower !== 'ad' && !next.capitalized) continue;
+    if (
+      next &&
+      next.kind === 'word' &&
+      !STOPWORDS.has(next.lower) &&
+      next.lower !== 'bc' &&
+      next.lower !== 'ad' &&
+      !next.capitalized
+    )
+      continue;
     out.push({ kind: 'date', year: t.value!, month: null, day: null, ...span(i, i) });
     mark(i, i);
   }
@@ -148,7 +175,11 @@ export function extractMentions(tokens: Token[]): Mention[] {
     let value = num.value!;
     let step = num.step!;
     // Negative numbers: "-5" or "minus 5".
-    if ((word(tokens[i - 1], '-') || word(tokens[i - 1], '−')) && tokens[i - 1]!.end === num.start && !isNum(tokens[i - 2])) {
+    if (
+      (word(tokens[i - 1], '-') || word(tokens[i - 1], '−')) &&
+      tokens[i - 1]!.end === num.start &&
+      !isNum(tokens[i - 2])
+    ) {
       value = -value;
       first = i - 1;
     }
@@ -185,7 +216,13 @@ export function extractMentions(tokens: Token[]): Mention[] {
         // A counted noun: "5,000 employees", "3 moons" (an adjective in between is skipped once).
         const noun = tokens[last + 2];
         if (!cw.capitalized) {
-          if (noun && noun.kind === 'word' && !STOPWORDS.has(noun.lower) && !noun.capitalized && isAdjectiveLike(cw.lower)) {
+          if (
+            noun &&
+            noun.kind === 'word' &&
+            !STOPWORDS.has(noun.lower) &&
+            !noun.capitalized &&
+            isAdjectiveLike(cw.lower)
+          ) {
             dim = `count:${stem(noun.lower)}`;
             last += 2;
           } else {
@@ -207,7 +244,10 @@ export function extractMentions(tokens: Token[]): Mention[] {
       }
     }
     // "or more" / "or less" / "+" after the quantity.
-    if (word(tokens[last + 1], 'or') && (word(tokens[last + 2], 'more') || word(tokens[last + 2], 'less') || word(tokens[last + 2], 'fewer'))) {
+    if (
+      word(tokens[last + 1], 'or') &&
+      (word(tokens[last + 2], 'more') || word(tokens[last + 2], 'less') || word(tokens[last + 2], 'fewer'))
+    ) {
       op = tokens[last + 2]!.lower === 'more' ? 'ge' : 'le';
       last += 2;
     }
@@ -222,7 +262,17 @@ export function extractMentions(tokens: Token[]): Mention[] {
 
 /** A few adjectives that commonly sit between a number and its noun ("5 new stores"). */
 function isAdjectiveLike(w: string): boolean {
-  return w === 'new' || w === 'full' || w === 'more' || w === 'additional' || w === 'other' || w === 'active' || w === 'total' || w === 'major' || w === 'known';
+  return (
+    w === 'new' ||
+    w === 'full' ||
+    w === 'more' ||
+    w === 'additional' ||
+    w === 'other' ||
+    w === 'active' ||
+    w === 'total' ||
+    w === 'major' ||
+    w === 'known'
+  );
 }
 
 /** The unit starting at token `at` (single- or multi-token), with its last token index. */
@@ -245,7 +295,12 @@ export function unitAt(tokens: Token[], at: number): { def: UnitDef; last: numbe
   return null;
 }
 
-export const dimLabel = (dim: string) => (dim.startsWith('count:') ? `count of "${dim.slice(6)}"` : dim.startsWith('currency:') ? `amount in ${dim.slice(9)}` : dim);
+export const dimLabel = (dim: string) =>
+  dim.startsWith('count:')
+    ? `count of "${dim.slice(6)}"`
+    : dim.startsWith('currency:')
+      ? `amount in ${dim.slice(9)}`
+      : dim;
 
 /**
  * Relation of a context quantity to a claim quantity of the same dimension:
@@ -260,7 +315,10 @@ export function compareQuantities(claim: Quantity, ctx: Quantity): 'support' | '
   const strictLo = claim.op === 'gt' ? claim.value : cLo;
   const strictHi = claim.op === 'lt' ? claim.value : cHi;
   if (ctx.hi < strictLo - eps || ctx.lo > strictHi + eps) return 'contradict';
-  if ((claim.op === 'gt' && ctx.op === 'eq' && ctx.value <= claim.value + eps) || (claim.op === 'lt' && ctx.op === 'eq' && ctx.value >= claim.value - eps)) {
+  if (
+    (claim.op === 'gt' && ctx.op === 'eq' && ctx.value <= claim.value + eps) ||
+    (claim.op === 'lt' && ctx.op === 'eq' && ctx.value >= claim.value - eps)
+  ) {
     return 'contradict';
   }
   return 'unknown';

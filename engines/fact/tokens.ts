@@ -57,7 +57,16 @@ export function tokenize(text: string): Token[] {
       }
       const raw = text.slice(i, j);
       const parsed = parseNumber(raw);
-      out.push({ kind: 'number', text: raw, lower: raw, start: i, end: j, capitalized: false, value: parsed.value, step: parsed.step });
+      out.push({
+        kind: 'number',
+        text: raw,
+        lower: raw,
+        start: i,
+        end: j,
+        capitalized: false,
+        value: parsed.value,
+        step: parsed.step,
+      });
       i = j;
       continue;
     }
@@ -95,7 +104,10 @@ const isDigitCode = (d: number) => d >= 48 && d <= 57;
 export function parseNumber(raw: string): { value: number; step: number } {
   const groups = raw.split(',');
   let normalized: string;
-  if (groups.length > 1 && groups.slice(1).every((g, k, arr) => /^\d{3}(\.\d+)?$/.test(g) && (k === arr.length - 1 || !g.includes('.')))) {
+  if (
+    groups.length > 1 &&
+    groups.slice(1).every((g, k, arr) => /^\d{3}(\.\d+)?$/.test(g) && (k === arr.length - 1 || !g.includes('.')))
+  ) {
     normalized = groups.join('');
   } else if (groups.length === 2 && !raw.includes('.')) {
     normalized = `${groups[0]}.${groups[1]}`;
@@ -127,8 +139,10 @@ function stemUncached(word: string): string {
   let w = word.toLowerCase();
   if (w.endsWith("'s") || w.endsWith('’s')) w = w.slice(0, -2);
   if (w.length > 4 && w.endsWith('ies')) return `${w.slice(0, -3)}y`;
-  if (w.length > 4 && (w.endsWith('sses') || w.endsWith('shes') || w.endsWith('ches') || w.endsWith('xes'))) return w.slice(0, -2);
-  if (w.length > 3 && w.endsWith('s') && !w.endsWith('ss') && !w.endsWith('us') && !w.endsWith('is')) return w.slice(0, -1);
+  if (w.length > 4 && (w.endsWith('sses') || w.endsWith('shes') || w.endsWith('ches') || w.endsWith('xes')))
+    return w.slice(0, -2);
+  if (w.length > 3 && w.endsWith('s') && !w.endsWith('ss') && !w.endsWith('us') && !w.endsWith('is'))
+    return w.slice(0, -1);
   return w;
 }
 
@@ -166,7 +180,11 @@ export function splitSentences(text: string, tokens: Token[]): Sentence[] {
       const prev = cur.length >= 2 ? cur[cur.length - 2]! : null;
       const next = tokens[k + 1];
       const abbreviation =
-        t.text === '.' && prev !== null && prev.kind === 'word' && prev.end === t.start && (ABBREVIATIONS.has(prev.lower) || prev.text.length === 1);
+        t.text === '.' &&
+        prev !== null &&
+        prev.kind === 'word' &&
+        prev.end === t.start &&
+        (ABBREVIATIONS.has(prev.lower) || prev.text.length === 1);
       // "U.S. Army": an abbreviation's period ends the sentence only before a capitalised word
       // that follows a line break; otherwise it never does.
       if (!abbreviation || next === undefined) flush();

@@ -14,7 +14,13 @@ export type CmpOp = 'eq' | 'approx' | 'gt' | 'ge' | 'lt' | 'le';
 
 export type Assertion =
   | { kind: 'dimensions'; width: number; height: number }
-  | { kind: 'width' | 'height' | 'megapixels' | 'frame_count' | 'file_size'; op: CmpOp; value: number; step: number; unit?: string }
+  | {
+      kind: 'width' | 'height' | 'megapixels' | 'frame_count' | 'file_size';
+      op: CmpOp;
+      value: number;
+      step: number;
+      unit?: string;
+    }
   | { kind: 'format'; format: ImageFormat }
   | { kind: 'aspect_ratio'; value: number; text: string }
   | { kind: 'orientation'; orientation: 'landscape' | 'portrait' | 'square' }
@@ -41,49 +47,117 @@ export interface ParsedClaim {
 
 const FILLER = new Set(
   (
-    'the a an this that these it its it\'s is are was be has have having with in of and as which image images picture pic photo photograph ' +
+    "the a an this that these it its it's is are was be has have having with in of and as which image images picture pic photo photograph " +
     'file format encoded saved stored exactly precisely size sized dimensions dimension resolution pixel pixels px orientation oriented ' +
     'aspect ratio frame frames colour color colours colors overall whole entire total contains contain mode also both has uses use using ' +
     'channel channels one single looks appears seems to type kind version there'
   ).split(/\s+/),
 );
 
-const NEGATIONS = new Set(['not', 'no', 'non', 'without', "isn't", "doesn't", "hasn't", "aren't", 'never', 'lacks', 'lack']);
+const NEGATIONS = new Set([
+  'not',
+  'no',
+  'non',
+  'without',
+  "isn't",
+  "doesn't",
+  "hasn't",
+  "aren't",
+  'never',
+  'lacks',
+  'lack',
+]);
 
 const FORMATS: ReadonlyMap<string, ImageFormat> = new Map([
-  ['png', 'png'], ['jpeg', 'jpeg'], ['jpg', 'jpeg'], ['gif', 'gif'], ['webp', 'webp'],
+  ['png', 'png'],
+  ['jpeg', 'jpeg'],
+  ['jpg', 'jpeg'],
+  ['gif', 'gif'],
+  ['webp', 'webp'],
 ]);
 
 const COMPARATORS: ReadonlyArray<{ words: string[]; op: CmpOp }> = [
-  { words: ['at', 'least'], op: 'ge' }, { words: ['at', 'most'], op: 'le' }, { words: ['no', 'more', 'than'], op: 'le' }, { words: ['no', 'less', 'than'], op: 'ge' },
-  { words: ['more', 'than'], op: 'gt' }, { words: ['less', 'than'], op: 'lt' }, { words: ['fewer', 'than'], op: 'lt' }, { words: ['larger', 'than'], op: 'gt' },
-  { words: ['bigger', 'than'], op: 'gt' }, { words: ['greater', 'than'], op: 'gt' }, { words: ['smaller', 'than'], op: 'lt' }, { words: ['wider', 'than'], op: 'gt' },
-  { words: ['taller', 'than'], op: 'gt' }, { words: ['over'], op: 'gt' }, { words: ['above'], op: 'gt' }, { words: ['under'], op: 'lt' }, { words: ['below'], op: 'lt' },
-  { words: ['up', 'to'], op: 'le' }, { words: ['exactly'], op: 'eq' }, { words: ['about'], op: 'approx' }, { words: ['approximately'], op: 'approx' },
-  { words: ['around'], op: 'approx' }, { words: ['roughly'], op: 'approx' }, { words: ['nearly'], op: 'approx' }, { words: ['almost'], op: 'approx' },
+  { words: ['at', 'least'], op: 'ge' },
+  { words: ['at', 'most'], op: 'le' },
+  { words: ['no', 'more', 'than'], op: 'le' },
+  { words: ['no', 'less', 'than'], op: 'ge' },
+  { words: ['more', 'than'], op: 'gt' },
+  { words: ['less', 'than'], op: 'lt' },
+  { words: ['fewer', 'than'], op: 'lt' },
+  { words: ['larger', 'than'], op: 'gt' },
+  { words: ['bigger', 'than'], op: 'gt' },
+  { words: ['greater', 'than'], op: 'gt' },
+  { words: ['smaller', 'than'], op: 'lt' },
+  { words: ['wider', 'than'], op: 'gt' },
+  { words: ['taller', 'than'], op: 'gt' },
+  { words: ['over'], op: 'gt' },
+  { words: ['above'], op: 'gt' },
+  { words: ['under'], op: 'lt' },
+  { words: ['below'], op: 'lt' },
+  { words: ['up', 'to'], op: 'le' },
+  { words: ['exactly'], op: 'eq' },
+  { words: ['about'], op: 'approx' },
+  { words: ['approximately'], op: 'approx' },
+  { words: ['around'], op: 'approx' },
+  { words: ['roughly'], op: 'approx' },
+  { words: ['nearly'], op: 'approx' },
+  { words: ['almost'], op: 'approx' },
 ];
 
 const SIZE_UNITS: ReadonlyMap<string, number> = new Map([
-  ['b', 1], ['byte', 1], ['bytes', 1], ['kb', 1e3], ['kilobyte', 1e3], ['kilobytes', 1e3], ['kib', 1024], ['mb', 1e6], ['megabyte', 1e6],
-  ['megabytes', 1e6], ['mib', 1024 * 1024], ['gb', 1e9], ['gib', 1024 ** 3],
+  ['b', 1],
+  ['byte', 1],
+  ['bytes', 1],
+  ['kb', 1e3],
+  ['kilobyte', 1e3],
+  ['kilobytes', 1e3],
+  ['kib', 1024],
+  ['mb', 1e6],
+  ['megabyte', 1e6],
+  ['megabytes', 1e6],
+  ['mib', 1024 * 1024],
+  ['gb', 1e9],
+  ['gib', 1024 ** 3],
 ]);
 
 const COLOR_QUALIFIERS: ReadonlyMap<string, 'dominant_color' | 'average_color'> = new Map([
-  ['mostly', 'dominant_color'], ['predominantly', 'dominant_color'], ['mainly', 'dominant_color'], ['primarily', 'dominant_color'],
-  ['largely', 'dominant_color'], ['dominant', 'dominant_color'], ['dominantly', 'dominant_color'], ['average', 'average_color'], ['mean', 'average_color'],
+  ['mostly', 'dominant_color'],
+  ['predominantly', 'dominant_color'],
+  ['mainly', 'dominant_color'],
+  ['primarily', 'dominant_color'],
+  ['largely', 'dominant_color'],
+  ['dominant', 'dominant_color'],
+  ['dominantly', 'dominant_color'],
+  ['average', 'average_color'],
+  ['mean', 'average_color'],
 ]);
 
-const isNum = (t: Token | undefined): t is Token & { value: number; step: number } => t !== undefined && t.kind === 'number';
+const isNum = (t: Token | undefined): t is Token & { value: number; step: number } =>
+  t !== undefined && t.kind === 'number';
 const is = (t: Token | undefined, ...words: string[]) => t !== undefined && words.includes(t.lower);
 
 export function parseImageClaim(claim: string): ParsedClaim {
   // "1920x1080" tokenizes as "1920" + "x1080": split such words back into "x" + number.
   const tokens: Token[] = [];
   for (const t of tokenize(claim)) {
-    if (t.kind === 'word' && (t.lower.startsWith('x') || t.lower.startsWith('×')) && t.lower.length > 1 && /^[0-9]+$/.test(t.lower.slice(1))) {
+    if (
+      t.kind === 'word' &&
+      (t.lower.startsWith('x') || t.lower.startsWith('×')) &&
+      t.lower.length > 1 &&
+      /^[0-9]+$/.test(t.lower.slice(1))
+    ) {
       tokens.push({ ...t, text: 'x', lower: 'x', end: t.start + 1 });
       const raw = t.text.slice(1);
-      tokens.push({ kind: 'number', text: raw, lower: raw, start: t.start + 1, end: t.end, capitalized: false, value: Number(raw), step: 1 });
+      tokens.push({
+        kind: 'number',
+        text: raw,
+        lower: raw,
+        start: t.start + 1,
+        end: t.end,
+        capitalized: false,
+        value: Number(raw),
+        step: 1,
+      });
     } else tokens.push(t);
   }
   const used = new Uint8Array(tokens.length);
@@ -97,7 +171,8 @@ export function parseImageClaim(claim: string): ParsedClaim {
   const comparatorBefore = (at: number): { op: CmpOp; first: number } => {
     for (const c of COMPARATORS) {
       const first = at - c.words.length;
-      if (first >= 0 && c.words.every((w, k) => tokens[first + k]!.lower === w && !used[first + k])) return { op: c.op, first };
+      if (first >= 0 && c.words.every((w, k) => tokens[first + k]!.lower === w && !used[first + k]))
+        return { op: c.op, first };
     }
     return { op: 'eq', first: at };
   };
@@ -114,7 +189,8 @@ export function parseImageClaim(claim: string): ParsedClaim {
       const t = tokens[k]!;
       if (used[k]) return null;
       if (NEGATIONS.has(t.lower) || t.lower.endsWith("n't")) return k;
-      if (t.kind !== 'word' || !(FILLER.has(t.lower) || t.lower === 'does' || t.lower === 'do' || t.lower === 'any')) return null;
+      if (t.kind !== 'word' || !(FILLER.has(t.lower) || t.lower === 'does' || t.lower === 'do' || t.lower === 'any'))
+        return null;
     }
     return null;
   };
@@ -140,7 +216,11 @@ export function parseImageClaim(claim: string): ParsedClaim {
       }
       // W:H aspect ratio
       if (is(next, ':') && isNum(tokens[i + 2])) {
-        push({ kind: 'aspect_ratio', value: t.value / tokens[i + 2]!.value!, text: `${t.text}:${tokens[i + 2]!.text}` }, i, i + 2);
+        push(
+          { kind: 'aspect_ratio', value: t.value / tokens[i + 2]!.value!, text: `${t.text}:${tokens[i + 2]!.text}` },
+          i,
+          i + 2,
+        );
         i += 2;
         continue;
       }
@@ -171,7 +251,17 @@ export function parseImageClaim(claim: string): ParsedClaim {
         continue;
       }
       if (next && SIZE_UNITS.has(next.lower)) {
-        push({ kind: 'file_size', op: cmp.op, value: t.value * SIZE_UNITS.get(next.lower)!, step: t.step * SIZE_UNITS.get(next.lower)!, unit: next.text }, cmp.first, i + 1);
+        push(
+          {
+            kind: 'file_size',
+            op: cmp.op,
+            value: t.value * SIZE_UNITS.get(next.lower)!,
+            step: t.step * SIZE_UNITS.get(next.lower)!,
+            unit: next.text,
+          },
+          cmp.first,
+          i + 1,
+        );
         i += 1;
         continue;
       }
@@ -221,7 +311,12 @@ export function parseImageClaim(claim: string): ParsedClaim {
       continue;
     }
     if (is(t, 'opaque')) {
-      out.push({ assertion: { kind: 'transparent' }, negated: !(negationBefore(i) !== null), text: t.text, weak: true });
+      out.push({
+        assertion: { kind: 'transparent' },
+        negated: !(negationBefore(i) !== null),
+        text: t.text,
+        weak: true,
+      });
       const neg = negationBefore(i);
       if (neg !== null) take(neg, neg);
       take(i, i);
@@ -264,7 +359,11 @@ export function parseImageClaim(claim: string): ParsedClaim {
       i = color.last;
       continue;
     }
-    if (is(t, 'colour', 'color', 'colored', 'coloured', 'colorful', 'colourful') && !colorAt(tokens, i + 1) && !is(next, 'is')) {
+    if (
+      is(t, 'colour', 'color', 'colored', 'coloured', 'colorful', 'colourful') &&
+      !colorAt(tokens, i + 1) &&
+      !is(next, 'is')
+    ) {
       // "in colour", "a colour image", "full-colour": not greyscale.
       out.push({ assertion: { kind: 'grayscale' }, negated: !(negationBefore(i) !== null), text: t.text, weak: true });
       const neg = negationBefore(i);
@@ -278,7 +377,31 @@ export function parseImageClaim(claim: string): ParsedClaim {
   for (let k = 0; k < tokens.length; k++) {
     const t = tokens[k]!;
     if (used[k] || t.kind !== 'word') continue;
-    if (FILLER.has(t.lower) || STOPWORDS.has(t.lower) || NEGATIONS.has(t.lower) || is(t, 'does', 'do', 'any', 'full', 'wide', 'tall', 'high', 'file', 'than', 'more', 'less', 'at', 'least', 'most', 'exactly', 'size')) continue;
+    if (
+      FILLER.has(t.lower) ||
+      STOPWORDS.has(t.lower) ||
+      NEGATIONS.has(t.lower) ||
+      is(
+        t,
+        'does',
+        'do',
+        'any',
+        'full',
+        'wide',
+        'tall',
+        'high',
+        'file',
+        'than',
+        'more',
+        'less',
+        'at',
+        'least',
+        'most',
+        'exactly',
+        'size',
+      )
+    )
+      continue;
     content.push(t.text);
   }
   if (content.length > 0) {

@@ -48,7 +48,13 @@ export function hexToRgb(hex: string): [number, number, number] {
 }
 
 export const rgbToHex = (r: number, g: number, b: number) =>
-  `#${[r, g, b].map((v) => Math.max(0, Math.min(255, Math.round(v))).toString(16).padStart(2, '0')).join('')}`;
+  `#${[r, g, b]
+    .map((v) =>
+      Math.max(0, Math.min(255, Math.round(v)))
+        .toString(16)
+        .padStart(2, '0'),
+    )
+    .join('')}`;
 
 /** sRGB (0–255) → CIELAB (D65). */
 export function rgbToLab(r: number, g: number, b: number): [number, number, number] {
@@ -62,14 +68,19 @@ export function rgbToLab(r: number, g: number, b: number): [number, number, numb
   const x = (R * 0.4124564 + G * 0.3575761 + B * 0.1804375) / 0.95047;
   const y = R * 0.2126729 + G * 0.7151522 + B * 0.072175;
   const z = (R * 0.0193339 + G * 0.119192 + B * 0.9503041) / 1.08883;
-  const f = (t: number) => (t > 216 / 24389 ? Math.cbrt(t) : (24389 / 27 * t + 16) / 116);
+  const f = (t: number) => (t > 216 / 24389 ? Math.cbrt(t) : ((24389 / 27) * t + 16) / 116);
   const fx = f(x);
   const fy = f(y);
   const fz = f(z);
   return [116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz)];
 }
 
-export const PALETTE: readonly PaletteEntry[] = RAW.map(([name, hex, family]) => ({ name, hex, family, lab: rgbToLab(...hexToRgb(hex)) }));
+export const PALETTE: readonly PaletteEntry[] = RAW.map(([name, hex, family]) => ({
+  name,
+  hex,
+  family,
+  lab: rgbToLab(...hexToRgb(hex)),
+}));
 
 export const FAMILIES: ReadonlySet<string> = new Set(PALETTE.map((p) => p.family));
 
@@ -95,14 +106,21 @@ export function nameColor(r: number, g: number, b: number): NamedColor {
       bestD = d;
     }
   }
-  return { hex: rgbToHex(r, g, b), rgb: [Math.round(r), Math.round(g), Math.round(b)], name: best.name, family: best.family, delta_e: Math.round(bestD * 10) / 10 };
+  return {
+    hex: rgbToHex(r, g, b),
+    rgb: [Math.round(r), Math.round(g), Math.round(b)],
+    name: best.name,
+    family: best.family,
+    delta_e: Math.round(bestD * 10) / 10,
+  };
 }
 
 /** Distance from a colour to the nearest palette entry of `familyOrName` (a family or an entry's name). */
 export function distanceTo(rgb: readonly [number, number, number], familyOrName: string): number {
   const lab = rgbToLab(rgb[0], rgb[1], rgb[2]);
   let d = Number.POSITIVE_INFINITY;
-  for (const p of PALETTE) if (p.family === familyOrName || p.name === familyOrName) d = Math.min(d, deltaE(lab, p.lab));
+  for (const p of PALETTE)
+    if (p.family === familyOrName || p.name === familyOrName) d = Math.min(d, deltaE(lab, p.lab));
   return d;
 }
 
@@ -110,9 +128,25 @@ export function distanceTo(rgb: readonly [number, number, number], familyOrName:
 export const COLOR_WORDS: ReadonlyMap<string, string> = new Map([
   ...PALETTE.map((p) => [p.name, p.name] as [string, string]),
   ...[...new Set(PALETTE.map((p) => p.family))].map((f) => [f, f] as [string, string]),
-  ['grey', 'gray'], ['dark grey', 'dark gray'], ['light grey', 'light gray'], ['silver', 'light gray'], ['aqua', 'cyan'], ['maroon', 'dark red'],
-  ['indigo', 'purple'], ['fuchsia', 'magenta'], ['navy blue', 'navy'], ['crimson', 'red'], ['scarlet', 'red'], ['amber', 'orange'], ['cream', 'beige'],
-  ['khaki', 'tan'], ['dark blue', 'navy'], ['light blue', 'sky blue'], ['light green', 'lime'], ['bright green', 'lime'], ['dark purple', 'purple'],
+  ['grey', 'gray'],
+  ['dark grey', 'dark gray'],
+  ['light grey', 'light gray'],
+  ['silver', 'light gray'],
+  ['aqua', 'cyan'],
+  ['maroon', 'dark red'],
+  ['indigo', 'purple'],
+  ['fuchsia', 'magenta'],
+  ['navy blue', 'navy'],
+  ['crimson', 'red'],
+  ['scarlet', 'red'],
+  ['amber', 'orange'],
+  ['cream', 'beige'],
+  ['khaki', 'tan'],
+  ['dark blue', 'navy'],
+  ['light blue', 'sky blue'],
+  ['light green', 'lime'],
+  ['bright green', 'lime'],
+  ['dark purple', 'purple'],
 ]);
 
 export const familyOf = (word: string): string => PALETTE.find((p) => p.name === word)?.family ?? word;

@@ -56,21 +56,56 @@ const OP_WORDS: Record<CmpOp, string> = { eq: '=', approx: '≈', gt: '>', ge: '
 function evaluate(a: Assertion, m: ImageMeasurements): Omit<AssertionResult, 'text'> {
   switch (a.kind) {
     case 'dimensions':
-      return { holds: m.width === a.width && m.height === a.height, method: 'dimensions', measured: `${m.width}x${m.height} pixels`, confidence: 1 };
+      return {
+        holds: m.width === a.width && m.height === a.height,
+        method: 'dimensions',
+        measured: `${m.width}x${m.height} pixels`,
+        confidence: 1,
+      };
     case 'width':
-      return { holds: compare(a.op, m.width, a.value, a.step), method: 'dimensions', measured: `width ${m.width} px (claimed ${OP_WORDS[a.op]} ${a.value})`, confidence: 1 };
+      return {
+        holds: compare(a.op, m.width, a.value, a.step),
+        method: 'dimensions',
+        measured: `width ${m.width} px (claimed ${OP_WORDS[a.op]} ${a.value})`,
+        confidence: 1,
+      };
     case 'height':
-      return { holds: compare(a.op, m.height, a.value, a.step), method: 'dimensions', measured: `height ${m.height} px (claimed ${OP_WORDS[a.op]} ${a.value})`, confidence: 1 };
+      return {
+        holds: compare(a.op, m.height, a.value, a.step),
+        method: 'dimensions',
+        measured: `height ${m.height} px (claimed ${OP_WORDS[a.op]} ${a.value})`,
+        confidence: 1,
+      };
     case 'megapixels': {
       const mp = (m.width * m.height) / 1e6;
-      return { holds: compare(a.op, mp, a.value, a.step), method: 'dimensions', measured: `${m.megapixels} megapixels (claimed ${OP_WORDS[a.op]} ${a.value})`, confidence: 1 };
+      return {
+        holds: compare(a.op, mp, a.value, a.step),
+        method: 'dimensions',
+        measured: `${m.megapixels} megapixels (claimed ${OP_WORDS[a.op]} ${a.value})`,
+        confidence: 1,
+      };
     }
     case 'frame_count':
-      return { holds: compare(a.op, m.frame_count, a.value, 1), method: 'animation', measured: `${m.frame_count} frame${m.frame_count === 1 ? '' : 's'} (claimed ${OP_WORDS[a.op]} ${a.value})`, confidence: 1 };
+      return {
+        holds: compare(a.op, m.frame_count, a.value, 1),
+        method: 'animation',
+        measured: `${m.frame_count} frame${m.frame_count === 1 ? '' : 's'} (claimed ${OP_WORDS[a.op]} ${a.value})`,
+        confidence: 1,
+      };
     case 'file_size':
-      return { holds: compare(a.op, m.file_size_bytes, a.value, a.step), method: 'file_size', measured: `file size ${fmtBytes(m.file_size_bytes)} (claimed ${OP_WORDS[a.op]} ${a.value} bytes)`, confidence: 1 };
+      return {
+        holds: compare(a.op, m.file_size_bytes, a.value, a.step),
+        method: 'file_size',
+        measured: `file size ${fmtBytes(m.file_size_bytes)} (claimed ${OP_WORDS[a.op]} ${a.value} bytes)`,
+        confidence: 1,
+      };
     case 'format':
-      return { holds: m.format === a.format, method: 'format', measured: `format ${m.format.toUpperCase()} (magic bytes and decoder)`, confidence: 1 };
+      return {
+        holds: m.format === a.format,
+        method: 'format',
+        measured: `format ${m.format.toUpperCase()} (magic bytes and decoder)`,
+        confidence: 1,
+      };
     case 'aspect_ratio': {
       const ratio = m.width / m.height;
       return {
@@ -81,18 +116,37 @@ function evaluate(a: Assertion, m: ImageMeasurements): Omit<AssertionResult, 'te
       };
     }
     case 'orientation':
-      return { holds: m.orientation === a.orientation, method: 'orientation', measured: `orientation ${m.orientation} (${m.width}x${m.height} as displayed)`, confidence: 1 };
+      return {
+        holds: m.orientation === a.orientation,
+        method: 'orientation',
+        measured: `orientation ${m.orientation} (${m.width}x${m.height} as displayed)`,
+        confidence: 1,
+      };
     case 'has_alpha':
-      return { holds: m.has_alpha, method: 'alpha', measured: m.has_alpha ? 'an alpha channel is present' : 'no alpha channel', confidence: 1 };
+      return {
+        holds: m.has_alpha,
+        method: 'alpha',
+        measured: m.has_alpha ? 'an alpha channel is present' : 'no alpha channel',
+        confidence: 1,
+      };
     case 'transparent':
       return {
         holds: m.transparent,
         method: 'transparency',
-        measured: m.transparent ? `${m.translucent_pixels} pixels are not fully opaque (${m.fully_transparent_pixels} fully transparent)` : m.has_alpha ? 'every pixel is fully opaque (alpha channel present)' : 'no alpha channel: every pixel is opaque',
+        measured: m.transparent
+          ? `${m.translucent_pixels} pixels are not fully opaque (${m.fully_transparent_pixels} fully transparent)`
+          : m.has_alpha
+            ? 'every pixel is fully opaque (alpha channel present)'
+            : 'no alpha channel: every pixel is opaque',
         confidence: 1,
       };
     case 'animated':
-      return { holds: m.animated, method: 'animation', measured: m.animated ? `animated, ${m.frame_count} frames` : 'a single frame (not animated)', confidence: 1 };
+      return {
+        holds: m.animated,
+        method: 'animation',
+        measured: m.animated ? `animated, ${m.frame_count} frames` : 'a single frame (not animated)',
+        confidence: 1,
+      };
     case 'grayscale':
       return {
         holds: m.grayscale,
@@ -106,24 +160,39 @@ function evaluate(a: Assertion, m: ImageMeasurements): Omit<AssertionResult, 'te
       const label = a.kind === 'dominant_color' ? 'dominant colour' : 'average colour';
       if (!c) return { holds: null, method: a.kind, measured: `no visible pixels: no ${label}`, confidence: 0 };
       const claimed = a.color;
-      const share = a.kind === 'dominant_color' && m.dominant_color ? `, ${Math.round(m.dominant_color.share * 1000) / 10} % of visible pixels` : '';
+      const share =
+        a.kind === 'dominant_color' && m.dominant_color
+          ? `, ${Math.round(m.dominant_color.share * 1000) / 10} % of visible pixels`
+          : '';
       const measured = `${label} ${c.hex} (${c.name}, a ${c.family}${share})`;
-      if (claimed === c.name || claimed === c.family || familyOf(claimed) === c.family) return { holds: true, method: a.kind, measured, confidence: COLOR_CONFIDENCE };
+      if (claimed === c.name || claimed === c.family || familyOf(claimed) === c.family)
+        return { holds: true, method: a.kind, measured, confidence: COLOR_CONFIDENCE };
       const gap = distanceTo(c.rgb, claimed) - c.delta_e;
-      if (gap < COLOR_MARGIN_DELTA_E) return { holds: null, method: a.kind, measured: `${measured}; "${claimed}" is within ΔE ${COLOR_MARGIN_DELTA_E} of it: too close to call`, confidence: 0 };
+      if (gap < COLOR_MARGIN_DELTA_E)
+        return {
+          holds: null,
+          method: a.kind,
+          measured: `${measured}; "${claimed}" is within ΔE ${COLOR_MARGIN_DELTA_E} of it: too close to call`,
+          confidence: 0,
+        };
       return { holds: false, method: a.kind, measured, confidence: COLOR_CONFIDENCE };
     }
   }
 }
 
-export function decideImageClaim(parsed: ParsedClaim, m: ImageMeasurements, vision: { description: string } | null): ImageDecision {
+export function decideImageClaim(
+  parsed: ParsedClaim,
+  m: ImageMeasurements,
+  vision: { description: string } | null,
+): ImageDecision {
   const results: AssertionResult[] = parsed.assertions.map((p: ParsedAssertion) => {
     const r = evaluate(p.assertion, m);
     const holds = r.holds === null ? null : p.negated ? !r.holds : r.holds;
     return { ...r, holds, text: p.text };
   });
   const methods = [...new Set(results.map((r) => r.method))];
-  const describe = (r: AssertionResult) => `"${r.text}": ${r.holds === null ? 'undetermined' : r.holds ? 'holds' : 'does not hold'} (${r.measured})`;
+  const describe = (r: AssertionResult) =>
+    `"${r.text}": ${r.holds === null ? 'undetermined' : r.holds ? 'holds' : 'does not hold'} (${r.measured})`;
   const failed = results.filter((r) => r.holds === false);
   const open = results.filter((r) => r.holds === null);
   const measuredPart = results.length > 0 ? ` Measured: ${results.map(describe).join('; ')}.` : '';
@@ -131,14 +200,24 @@ export function decideImageClaim(parsed: ParsedClaim, m: ImageMeasurements, visi
     return {
       verdict: 'REFUTED',
       confidence: Math.max(...failed.map((r) => r.confidence)),
-      reasoning: `Refuted by measurement: ${failed.map(describe).join('; ')}.${results.length > failed.length ? ` Other parts: ${results.filter((r) => r.holds !== false).map(describe).join('; ')}.` : ''}`,
+      reasoning: `Refuted by measurement: ${failed.map(describe).join('; ')}.${
+        results.length > failed.length
+          ? ` Other parts: ${results
+              .filter((r) => r.holds !== false)
+              .map(describe)
+              .join('; ')}.`
+          : ''
+      }`,
       methods_used: methods,
       assertions: results,
       content: parsed.content,
     };
   }
   if (parsed.content.length > 0 || results.length === 0) {
-    const about = parsed.content.length > 0 ? `The claim is about the image's content (${parsed.content.map((w) => JSON.stringify(w)).join(', ')}), which no measurement settles.` : 'The claim names no measurable property of the image.';
+    const about =
+      parsed.content.length > 0
+        ? `The claim is about the image's content (${parsed.content.map((w) => JSON.stringify(w)).join(', ')}), which no measurement settles.`
+        : 'The claim names no measurable property of the image.';
     if (vision) {
       return {
         verdict: 'INCONCLUSIVE',

@@ -89,8 +89,18 @@ export class PixelAccumulator {
         best = k;
       }
     }
-    const avg = this.visible > 0 ? ([this.sumR / this.visible, this.sumG / this.visible, this.sumB / this.visible] as const) : null;
-    const dom = best >= 0 ? ([this.sums[best * 3]! / bestCount, this.sums[best * 3 + 1]! / bestCount, this.sums[best * 3 + 2]! / bestCount] as const) : null;
+    const avg =
+      this.visible > 0
+        ? ([this.sumR / this.visible, this.sumG / this.visible, this.sumB / this.visible] as const)
+        : null;
+    const dom =
+      best >= 0
+        ? ([
+            this.sums[best * 3]! / bestCount,
+            this.sums[best * 3 + 1]! / bestCount,
+            this.sums[best * 3 + 2]! / bestCount,
+          ] as const)
+        : null;
     return {
       pixels: this.total,
       visible_pixels: this.visible,
@@ -98,7 +108,9 @@ export class PixelAccumulator {
       fully_transparent_pixels: this.fullyTransparent,
       max_channel_difference: this.channels >= 3 ? this.maxDiff : 0,
       average: avg ? nameColor(avg[0], avg[1], avg[2]) : null,
-      dominant: dom ? { ...nameColor(dom[0], dom[1], dom[2]), share: Math.round((bestCount / this.visible) * 1000) / 1000 } : null,
+      dominant: dom
+        ? { ...nameColor(dom[0], dom[1], dom[2]), share: Math.round((bestCount / this.visible) * 1000) / 1000 }
+        : null,
     };
   }
 }

@@ -5,7 +5,14 @@
 import type { Binder, Declaration, Expr, QueryAst } from './ast.js';
 import { LogicBlockedError, LogicSyntaxError, LogicTypeError, excerpt } from './errors.js';
 import { LOGIC_LIMITS } from './limits.js';
-import { DECLARATION_KEYWORD, OPERATOR_ARITY, formatArity, isReservedWord, lookupOperator, lookupSort } from './operators.js';
+import {
+  DECLARATION_KEYWORD,
+  OPERATOR_ARITY,
+  formatArity,
+  isReservedWord,
+  lookupOperator,
+  lookupSort,
+} from './operators.js';
 import type { RawList, RawNode } from './parser.js';
 
 class Builder {
@@ -37,7 +44,12 @@ class Builder {
       return null;
     }
     const node: RawNode = form as RawNode; // (isDeclaration's guard over-narrows here)
-    if (node.kind === 'list' && node.items.length >= 2 && node.items[0].kind === 'ident' && lookupOperator(node.items[0].name) === 'AND') {
+    if (
+      node.kind === 'list' &&
+      node.items.length >= 2 &&
+      node.items[0].kind === 'ident' &&
+      lookupOperator(node.items[0].name) === 'AND'
+    ) {
       const head = node.items[0];
       const args: Expr[] = [];
       for (const item of node.items.slice(1)) {
@@ -55,7 +67,11 @@ class Builder {
   private declaration(form: RawList): Declaration {
     const args = form.items.slice(1);
     if (args.length !== 2) {
-      throw new LogicBlockedError('wrong_arity', `VAR takes exactly 2 arguments (name, sort), got ${args.length} at position ${form.pos}`, form.pos);
+      throw new LogicBlockedError(
+        'wrong_arity',
+        `VAR takes exactly 2 arguments (name, sort), got ${args.length} at position ${form.pos}`,
+        form.pos,
+      );
     }
     const [nameNode, sortNode] = args;
     const name = this.variableName(nameNode, 'VAR');
@@ -67,7 +83,11 @@ class Builder {
       throw new LogicSyntaxError(`${where}: expected a variable name at position ${node.pos}`, node.pos);
     }
     if (isReservedWord(node.name)) {
-      throw new LogicBlockedError('reserved_identifier', `${excerpt(node.name)} is a reserved word and cannot name a variable (position ${node.pos})`, node.pos);
+      throw new LogicBlockedError(
+        'reserved_identifier',
+        `${excerpt(node.name)} is a reserved word and cannot name a variable (position ${node.pos})`,
+        node.pos,
+      );
     }
     return node.name;
   }
@@ -83,7 +103,11 @@ class Builder {
   private leaf(multiplier: number, pos: number): void {
     this.expandedLeaves += multiplier;
     if (this.expandedLeaves > LOGIC_LIMITS.maxExpandedLeaves) {
-      throw new LogicBlockedError('expression_too_complex', `expression expands to more than ${LOGIC_LIMITS.maxExpandedLeaves} leaves (POW nesting) at position ${pos}`, pos);
+      throw new LogicBlockedError(
+        'expression_too_complex',
+        `expression expands to more than ${LOGIC_LIMITS.maxExpandedLeaves} leaves (POW nesting) at position ${pos}`,
+        pos,
+      );
     }
   }
 
@@ -107,7 +131,11 @@ class Builder {
   private application(node: RawList, multiplier: number): Expr {
     const head = node.items[0];
     if (head.kind !== 'ident') {
-      throw new LogicBlockedError('unknown_operator', `operator position holds no operator name at position ${head.pos}`, head.pos);
+      throw new LogicBlockedError(
+        'unknown_operator',
+        `operator position holds no operator name at position ${head.pos}`,
+        head.pos,
+      );
     }
     if (head.name.toUpperCase() === DECLARATION_KEYWORD) {
       throw new LogicSyntaxError(
@@ -117,12 +145,20 @@ class Builder {
     }
     const op = lookupOperator(head.name);
     if (op === null) {
-      throw new LogicBlockedError('unknown_operator', `unknown operator ${excerpt(head.name)} at position ${head.pos}`, head.pos);
+      throw new LogicBlockedError(
+        'unknown_operator',
+        `unknown operator ${excerpt(head.name)} at position ${head.pos}`,
+        head.pos,
+      );
     }
     const args = node.items.slice(1);
     const [min, max] = OPERATOR_ARITY[op];
     if (args.length < min || args.length > max) {
-      throw new LogicBlockedError('wrong_arity', `${op} takes ${formatArity(OPERATOR_ARITY[op])} argument(s), got ${args.length} at position ${head.pos}`, head.pos);
+      throw new LogicBlockedError(
+        'wrong_arity',
+        `${op} takes ${formatArity(OPERATOR_ARITY[op])} argument(s), got ${args.length} at position ${head.pos}`,
+        head.pos,
+      );
     }
     const pos = head.pos;
     if (op === 'FORALL' || op === 'EXISTS') {
@@ -141,7 +177,10 @@ class Builder {
   /** `((x Int) (y Real))`: a parenthesized list of (name sort) pairs, in either syntax. */
   private binders(node: RawNode, op: string): Binder[] {
     if (node.kind !== 'list' || node.style !== 'sexpr') {
-      throw new LogicSyntaxError(`${op}: expected a binder list like ((x Int) (y Int)) at position ${node.pos}`, node.pos);
+      throw new LogicSyntaxError(
+        `${op}: expected a binder list like ((x Int) (y Int)) at position ${node.pos}`,
+        node.pos,
+      );
     }
     const seen = new Set<string>();
     return node.items.map((b) => {
@@ -149,7 +188,8 @@ class Builder {
         throw new LogicSyntaxError(`${op}: each binder is (name sort), at position ${b.pos}`, b.pos);
       }
       const name = this.variableName(b.items[0], op);
-      if (seen.has(name)) throw new LogicTypeError(`${op}: variable ${excerpt(name)} bound twice at position ${b.pos}`, b.pos);
+      if (seen.has(name))
+        throw new LogicTypeError(`${op}: variable ${excerpt(name)} bound twice at position ${b.pos}`, b.pos);
       seen.add(name);
       return { name, sort: this.sortName(b.items[1]), pos: b.items[0].pos };
     });
@@ -164,7 +204,12 @@ function isDeclaration(form: RawNode): form is RawList {
 
 /** POW exponents are non-negative integer literals up to maxExponent: keeps POW polynomial and exact. */
 function powExponent(node: RawNode): number {
-  if (node.kind !== 'number' || node.isDecimal || node.value.sign() < 0 || node.value.num > BigInt(LOGIC_LIMITS.maxExponent)) {
+  if (
+    node.kind !== 'number' ||
+    node.isDecimal ||
+    node.value.sign() < 0 ||
+    node.value.num > BigInt(LOGIC_LIMITS.maxExponent)
+  ) {
     throw new LogicBlockedError(
       'unsupported_exponent',
       `POW exponent must be an integer literal from 0 to ${LOGIC_LIMITS.maxExponent} (position ${node.pos})`,

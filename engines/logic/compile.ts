@@ -52,13 +52,21 @@ export function compileLogicQuery(query: string): CompiledLogicQuery {
   const typed = typecheck(ast);
   const flat: Array<{ position: number; typed: TExpr }> = [];
   ast.constraints.forEach((c, i) => flattenConjuncts(c, typed.constraints[i], flat));
-  const conjuncts = flat.map((c, i) => ({ index: i + 1, position: c.position, text: printExpr(c.typed), typed: c.typed }));
+  const conjuncts = flat.map((c, i) => ({
+    index: i + 1,
+    position: c.position,
+    text: printExpr(c.typed),
+    typed: c.typed,
+  }));
   return {
     typed,
     variables: typed.variables.map((v) => ({ ...v, smtSymbol: smtSymbol(v.name) })),
     normalizedQuery: printNormalized(typed),
     smtlib: emitSmtLib(typed),
     conjuncts,
-    conjunctSmtlib: emitConjunctSmtLib(typed, conjuncts.map((c) => c.typed)),
+    conjunctSmtlib: emitConjunctSmtLib(
+      typed,
+      conjuncts.map((c) => c.typed),
+    ),
   };
 }

@@ -25,7 +25,8 @@ export function readPoolSize(env: NodeJS.ProcessEnv): number {
   const raw = env.SVC_Z3_POOL_SIZE;
   if (raw === undefined) return DEFAULT_POOL_SIZE;
   const v = positiveNumber('SVC_Z3_POOL_SIZE', raw);
-  if (!Number.isInteger(v) || v > 64) throw new Error(`SVC_Z3_POOL_SIZE must be an integer from 1 to 64, got ${JSON.stringify(raw)}`);
+  if (!Number.isInteger(v) || v > 64)
+    throw new Error(`SVC_Z3_POOL_SIZE must be an integer from 1 to 64, got ${JSON.stringify(raw)}`);
   return v;
 }
 
@@ -37,7 +38,8 @@ export function readOrgConcurrency(poolSize: number, env: NodeJS.ProcessEnv): nu
   const raw = env.SVC_Z3_ORG_CONCURRENCY;
   if (raw === undefined) return defaultOrgConcurrency(poolSize);
   const v = positiveNumber('SVC_Z3_ORG_CONCURRENCY', raw);
-  if (!Number.isInteger(v)) throw new Error(`SVC_Z3_ORG_CONCURRENCY must be a positive integer, got ${JSON.stringify(raw)}`);
+  if (!Number.isInteger(v))
+    throw new Error(`SVC_Z3_ORG_CONCURRENCY must be a positive integer, got ${JSON.stringify(raw)}`);
   return Math.min(v, poolSize);
 }
 
@@ -47,7 +49,11 @@ export function defaultOrgConcurrency(poolSize: number): number {
 }
 
 /** The Z3 pool's limits from `env` (the worker's composition root). */
-export function logicPoolOptions(env: NodeJS.ProcessEnv): { size: number; defaultTimeoutMs: number; perOrgCap: number } {
+export function logicPoolOptions(env: NodeJS.ProcessEnv): {
+  size: number;
+  defaultTimeoutMs: number;
+  perOrgCap: number;
+} {
   const size = readPoolSize(env);
   return { size, defaultTimeoutMs: readZ3TimeoutMs(env), perOrgCap: readOrgConcurrency(size, env) };
 }

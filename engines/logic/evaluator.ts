@@ -116,7 +116,8 @@ export class Evaluator {
 
   private quantifier(t: TExpr & { kind: 'quant' }): Value {
     const n = t.binders.length;
-    if (t.binders.some((b) => b.sort !== 'Bool') || n > EVALUATOR_LIMITS.maxEnumeratedBinders) return UNKNOWN_QUANTIFIER;
+    if (t.binders.some((b) => b.sort !== 'Bool') || n > EVALUATOR_LIMITS.maxEnumeratedBinders)
+      return UNKNOWN_QUANTIFIER;
     if (this.steps + 2 ** n * countNodes(t.body) > EVALUATOR_LIMITS.maxSteps) return UNKNOWN_QUANTIFIER;
     const forall = t.q === 'FORALL';
     let unknown: Unknown | null = null;

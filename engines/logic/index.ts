@@ -9,6 +9,13 @@ export { LogicInputError, LogicBlockedError, LogicSyntaxError, LogicTypeError } 
 export type { LogicBlockedReason } from './errors.js';
 export { LOGIC_LIMITS } from './limits.js';
 export { LogicPool, getLogicPool, shutdownLogicPool, defaultGraceMs } from './pool.js';
-export type { LogicPoolOptions, LogicPoolStats, PoolOutcome, PoolFailureReason, LogicSolveRequest, WorkerSlotState } from './pool.js';
+export type {
+  LogicPoolOptions,
+  LogicPoolStats,
+  PoolOutcome,
+  PoolFailureReason,
+  LogicSolveRequest,
+  WorkerSlotState,
+} from './pool.js';
 export { readZ3TimeoutMs, readPoolSize, logicPoolOptions, DEFAULT_Z3_TIMEOUT_MS, DEFAULT_POOL_SIZE } from './config.js';
 export type { SortName, OperatorName } from './operators.js';

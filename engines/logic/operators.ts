@@ -2,10 +2,28 @@
 // that cannot be variable names.
 
 export type OperatorName =
-  | 'AND' | 'OR' | 'NOT' | 'IMPLIES' | 'IFF' | 'XOR'
-  | 'EQ' | 'NEQ' | 'GT' | 'LT' | 'GTE' | 'LTE'
-  | 'PLUS' | 'MINUS' | 'MULT' | 'DIV' | 'MOD' | 'POW'
-  | 'ITE' | 'DISTINCT' | 'FORALL' | 'EXISTS';
+  | 'AND'
+  | 'OR'
+  | 'NOT'
+  | 'IMPLIES'
+  | 'IFF'
+  | 'XOR'
+  | 'EQ'
+  | 'NEQ'
+  | 'GT'
+  | 'LT'
+  | 'GTE'
+  | 'LTE'
+  | 'PLUS'
+  | 'MINUS'
+  | 'MULT'
+  | 'DIV'
+  | 'MOD'
+  | 'POW'
+  | 'ITE'
+  | 'DISTINCT'
+  | 'FORALL'
+  | 'EXISTS';
 
 export type SortName = 'Int' | 'Real' | 'Bool';
 

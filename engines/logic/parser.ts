@@ -72,13 +72,21 @@ export function tokenize(src: string): Token[] {
 function classifyWord(text: string, pos: number): RawAtom {
   if (NUMBER.test(text)) {
     if (text.length > LOGIC_LIMITS.maxNumberLength) {
-      throw new LogicBlockedError('number_too_long', `numeric literal longer than ${LOGIC_LIMITS.maxNumberLength} characters at position ${pos}`, pos);
+      throw new LogicBlockedError(
+        'number_too_long',
+        `numeric literal longer than ${LOGIC_LIMITS.maxNumberLength} characters at position ${pos}`,
+        pos,
+      );
     }
     return { kind: 'number', value: Rational.parse(text), isDecimal: text.includes('.'), text, pos };
   }
   if (IDENT.test(text)) {
     if (text.length > LOGIC_LIMITS.maxIdentifierLength) {
-      throw new LogicBlockedError('identifier_too_long', `identifier longer than ${LOGIC_LIMITS.maxIdentifierLength} characters at position ${pos}`, pos);
+      throw new LogicBlockedError(
+        'identifier_too_long',
+        `identifier longer than ${LOGIC_LIMITS.maxIdentifierLength} characters at position ${pos}`,
+        pos,
+      );
     }
     const lower = text.toLowerCase();
     if (lower === 'true' || lower === 'false') return { kind: 'bool', value: lower === 'true', pos };
@@ -87,7 +95,11 @@ function classifyWord(text: string, pos: number): RawAtom {
   if (/^[-+.0-9]/.test(text)) {
     throw new LogicBlockedError('invalid_number', `malformed numeric literal ${excerpt(text)} at position ${pos}`, pos);
   }
-  throw new LogicBlockedError('invalid_identifier', `invalid identifier ${excerpt(text)} at position ${pos} (identifiers match [A-Za-z_][A-Za-z0-9_]*)`, pos);
+  throw new LogicBlockedError(
+    'invalid_identifier',
+    `invalid identifier ${excerpt(text)} at position ${pos} (identifiers match [A-Za-z_][A-Za-z0-9_]*)`,
+    pos,
+  );
 }
 
 class Parser {
@@ -113,12 +125,19 @@ class Parser {
 
   private enter(depth: number, pos: number): void {
     if (depth > LOGIC_LIMITS.maxDepth) {
-      throw new LogicBlockedError('nesting_too_deep', `nesting deeper than ${LOGIC_LIMITS.maxDepth} levels at position ${pos}`, pos);
+      throw new LogicBlockedError(
+        'nesting_too_deep',
+        `nesting deeper than ${LOGIC_LIMITS.maxDepth} levels at position ${pos}`,
+        pos,
+      );
     }
   }
 
   private endError(expected: string): LogicSyntaxError {
-    return new LogicSyntaxError(`unexpected end of input at position ${this.src.length}: expected ${expected}`, this.src.length);
+    return new LogicSyntaxError(
+      `unexpected end of input at position ${this.src.length}: expected ${expected}`,
+      this.src.length,
+    );
   }
 
   /** `depth`: lists enclosing this expression; `isHead`: first item of an S-expression. */
@@ -132,7 +151,11 @@ class Parser {
     if (tok.t === '(') return this.parseSexpr(depth + 1);
     this.i++;
     const next = this.tokens[this.i];
-    if (next !== undefined && next.t === '(' && (next.pos === tok.pos + tok.text.length || (!isHead && isOperatorWord(tok.text)))) {
+    if (
+      next !== undefined &&
+      next.t === '(' &&
+      (next.pos === tok.pos + tok.text.length || (!isHead && isOperatorWord(tok.text)))
+    ) {
       return this.parseCall(tok, depth + 1);
     }
     return classifyWord(tok.text, tok.pos);
@@ -150,7 +173,10 @@ class Parser {
         break;
       }
       if (tok.t === ',') {
-        throw new LogicSyntaxError(`unexpected ',' at position ${tok.pos} (S-expression items are separated by whitespace)`, tok.pos);
+        throw new LogicSyntaxError(
+          `unexpected ',' at position ${tok.pos} (S-expression items are separated by whitespace)`,
+          tok.pos,
+        );
       }
       items.push(this.parseExpr(depth, items.length === 0));
     }
@@ -176,7 +202,10 @@ class Parser {
       this.i++;
       if (sep.t === ')') break;
       if (sep.t !== ',') {
-        throw new LogicSyntaxError(`expected ',' or ')' at position ${sep.pos} (call-form arguments are comma-separated)`, sep.pos);
+        throw new LogicSyntaxError(
+          `expected ',' or ')' at position ${sep.pos} (call-form arguments are comma-separated)`,
+          sep.pos,
+        );
       }
     }
     return { kind: 'list', items, style: 'call', pos: head.pos };

@@ -15,7 +15,13 @@
 import { Worker } from 'node:worker_threads';
 import { DEFAULT_POOL_SIZE, DEFAULT_Z3_TIMEOUT_MS, defaultOrgConcurrency } from './config.js';
 import type { SortName } from './operators.js';
-import type { WorkerInit, WorkerMemory, WorkerMessage, WorkerModelValue, WorkerSolveRequest } from './worker-protocol.js';
+import type {
+  WorkerInit,
+  WorkerMemory,
+  WorkerMessage,
+  WorkerModelValue,
+  WorkerSolveRequest,
+} from './worker-protocol.js';
 
 export interface LogicPoolOptions {
   /** Worker threads. Default: SVC_Z3_POOL_SIZE, else 2. */
@@ -53,12 +59,7 @@ export interface LogicSolveRequest {
 }
 
 export type PoolFailureReason =
-  | 'deadline_exceeded'
-  | 'worker_crashed'
-  | 'worker_start_failed'
-  | 'solver_failure'
-  | 'queue_full'
-  | 'pool_shut_down';
+  'deadline_exceeded' | 'worker_crashed' | 'worker_start_failed' | 'solver_failure' | 'queue_full' | 'pool_shut_down';
 
 export type PoolOutcome =
   | {
@@ -81,7 +82,14 @@ export interface LogicPoolStats {
   queued: number;
   z3Version: string | null;
   workers: Array<{ id: number; state: SlotState; solves: number; memory: WorkerMemory | null }>;
-  totals: { spawned: number; completed: number; recycled: number; killed: number; crashed: number; startFailures: number };
+  totals: {
+    spawned: number;
+    completed: number;
+    recycled: number;
+    killed: number;
+    crashed: number;
+    startFailures: number;
+  };
 }
 
 export type WorkerSlotState = 'starting' | 'idle' | 'busy' | 'retired';
@@ -133,7 +141,9 @@ export class LogicPool {
   readonly defaultTimeoutMs: number;
   /** Workers one organization may occupy at once (fairness, docs/isolation.md). */
   readonly perOrgCap: number;
-  private readonly opts: Required<Omit<LogicPoolOptions, 'size' | 'defaultTimeoutMs' | 'graceMs' | 'solverTimeoutMs' | 'perOrgCap'>> &
+  private readonly opts: Required<
+    Omit<LogicPoolOptions, 'size' | 'defaultTimeoutMs' | 'graceMs' | 'solverTimeoutMs' | 'perOrgCap'>
+  > &
     Pick<LogicPoolOptions, 'graceMs' | 'solverTimeoutMs'>;
   private readonly slots: Slot[] = [];
   private readonly queue: Job[] = [];
@@ -148,10 +158,12 @@ export class LogicPool {
   constructor(options: LogicPoolOptions = {}) {
     this.size = options.size ?? DEFAULT_POOL_SIZE;
     this.defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_Z3_TIMEOUT_MS;
-    if (!Number.isInteger(this.size) || this.size < 1) throw new RangeError(`pool size must be a positive integer, got ${this.size}`);
+    if (!Number.isInteger(this.size) || this.size < 1)
+      throw new RangeError(`pool size must be a positive integer, got ${this.size}`);
     checkTimeout(this.defaultTimeoutMs);
     this.perOrgCap = Math.min(this.size, options.perOrgCap ?? defaultOrgConcurrency(this.size));
-    if (!Number.isInteger(this.perOrgCap) || this.perOrgCap < 1) throw new RangeError(`perOrgCap must be a positive integer, got ${options.perOrgCap}`);
+    if (!Number.isInteger(this.perOrgCap) || this.perOrgCap < 1)
+      throw new RangeError(`perOrgCap must be a positive integer, got ${options.perOrgCap}`);
     this.opts = {
       graceMs: options.graceMs,
       solverTimeoutMs: options.solverTimeoutMs,
@@ -169,9 +181,14 @@ export class LogicPool {
   solve(request: LogicSolveRequest, options: { timeoutMs?: number; orgId?: string | null } = {}): Promise<PoolOutcome> {
     const timeoutMs = options.timeoutMs ?? this.defaultTimeoutMs;
     checkTimeout(timeoutMs);
-    if (this.closed) return Promise.resolve({ kind: 'failure', reason: 'pool_shut_down', detail: 'the logic pool is shut down' });
+    if (this.closed)
+      return Promise.resolve({ kind: 'failure', reason: 'pool_shut_down', detail: 'the logic pool is shut down' });
     if (this.queue.length >= this.opts.maxQueue) {
-      return Promise.resolve({ kind: 'failure', reason: 'queue_full', detail: `more than ${this.opts.maxQueue} solves waiting` });
+      return Promise.resolve({
+        kind: 'failure',
+        reason: 'queue_full',
+        detail: `more than ${this.opts.maxQueue} solves waiting`,
+      });
     }
     return new Promise<PoolOutcome>((resolve) => {
       const now = Date.now();
@@ -215,9 +232,11 @@ export class LogicPool {
 
   async shutdown(): Promise<void> {
     this.closed = true;
-    for (const job of [...this.queue]) this.settle(job, { kind: 'failure', reason: 'pool_shut_down', detail: 'the logic pool was shut down' });
+    for (const job of [...this.queue])
+      this.settle(job, { kind: 'failure', reason: 'pool_shut_down', detail: 'the logic pool was shut down' });
     for (const slot of [...this.slots]) {
-      if (slot.job) this.settle(slot.job, { kind: 'failure', reason: 'pool_shut_down', detail: 'the logic pool was shut down' });
+      if (slot.job)
+        this.settle(slot.job, { kind: 'failure', reason: 'pool_shut_down', detail: 'the logic pool was shut down' });
       this.retire(slot);
     }
     await Promise.all([...this.terminations]);
@@ -236,8 +255,22 @@ export class LogicPool {
       onStartFailed = rej;
     });
     ready.catch(() => undefined); // observed through warmUp or the jobs' outcomes
-    const slot: Slot = { id: this.nextSlotId++, worker, state: 'starting', solves: 0, job: null, memory: null, startTimer: null, ready, onReady, onStartFailed };
-    slot.startTimer = setTimeout(() => this.onSlotDown(slot, `not ready after ${this.opts.startupTimeoutMs} ms`), this.opts.startupTimeoutMs);
+    const slot: Slot = {
+      id: this.nextSlotId++,
+      worker,
+      state: 'starting',
+      solves: 0,
+      job: null,
+      memory: null,
+      startTimer: null,
+      ready,
+      onReady,
+      onStartFailed,
+    };
+    slot.startTimer = setTimeout(
+      () => this.onSlotDown(slot, `not ready after ${this.opts.startupTimeoutMs} ms`),
+      this.opts.startupTimeoutMs,
+    );
     slot.startTimer.unref();
     worker.on('message', (msg: WorkerMessage) => this.onMessage(slot, msg));
     worker.on('error', (err) => this.onSlotDown(slot, `worker error: ${err.message}`));
@@ -289,9 +322,15 @@ export class LogicPool {
   private dispatch(slot: Slot, job: Job): void {
     const now = Date.now();
     const remaining = job.deadlineAt - now;
-    const solverTimeoutMs = Math.floor(this.opts.solverTimeoutMs ? this.opts.solverTimeoutMs(remaining, job.graceMs) : remaining - job.graceMs);
+    const solverTimeoutMs = Math.floor(
+      this.opts.solverTimeoutMs ? this.opts.solverTimeoutMs(remaining, job.graceMs) : remaining - job.graceMs,
+    );
     if (solverTimeoutMs < MIN_SOLVER_TIMEOUT_MS) {
-      this.settle(job, { kind: 'failure', reason: 'deadline_exceeded', detail: `only ${remaining} ms left when a worker became free` });
+      this.settle(job, {
+        kind: 'failure',
+        reason: 'deadline_exceeded',
+        detail: `only ${remaining} ms left when a worker became free`,
+      });
       return;
     }
     slot.state = 'busy';
@@ -300,7 +339,13 @@ export class LogicPool {
     job.dispatchedAt = now;
     job.solverTimeoutMs = solverTimeoutMs;
     slot.worker.ref();
-    const msg: WorkerSolveRequest = { type: 'solve', id: job.id, smtlib: job.request.smtlib, variables: job.request.variables, solverTimeoutMs };
+    const msg: WorkerSolveRequest = {
+      type: 'solve',
+      id: job.id,
+      smtlib: job.request.smtlib,
+      variables: job.request.variables,
+      solverTimeoutMs,
+    };
     if (job.request.coreSmtlib !== undefined) {
       msg.coreSmtlib = job.request.coreSmtlib;
       msg.coreCount = job.request.coreCount;
@@ -365,11 +410,19 @@ export class LogicPool {
     if (job.settled) return;
     const slot = job.slot;
     if (slot === null) {
-      this.settle(job, { kind: 'failure', reason: 'deadline_exceeded', detail: `no worker became free within ${job.timeoutMs} ms` });
+      this.settle(job, {
+        kind: 'failure',
+        reason: 'deadline_exceeded',
+        detail: `no worker became free within ${job.timeoutMs} ms`,
+      });
       return;
     }
     this.totals.killed++;
-    this.settle(job, { kind: 'failure', reason: 'deadline_exceeded', detail: `solve exceeded the ${job.timeoutMs} ms deadline; worker terminated` });
+    this.settle(job, {
+      kind: 'failure',
+      reason: 'deadline_exceeded',
+      detail: `solve exceeded the ${job.timeoutMs} ms deadline; worker terminated`,
+    });
     this.replace(slot);
     this.pump();
   }

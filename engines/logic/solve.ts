@@ -22,7 +22,8 @@ export const MAX_CORE_CONJUNCTS = 64;
 export const INTERNAL_VERIFICATION_ERROR = 'Internal verification error' as const;
 export const LOGIC_DSL_VERSION = '1';
 
-const Z3_BINDING_VERSION: string = (createRequire(import.meta.url)('z3-solver/package.json') as { version: string }).version;
+const Z3_BINDING_VERSION: string = (createRequire(import.meta.url)('z3-solver/package.json') as { version: string })
+  .version;
 
 export interface LogicProof {
   engine: 'svc-logic';
@@ -137,8 +138,18 @@ function interpret(compiled: CompiledLogicQuery, outcome: PoolOutcome, timeoutMs
     dsl_version: LOGIC_DSL_VERSION,
     normalized_query: compiled.normalizedQuery,
     smtlib2: compiled.smtlib,
-    variables: compiled.variables.map((v) => ({ name: v.name, sort: v.sort, smt_symbol: v.smtSymbol, declared: v.declared })),
-    solver: { name: 'z3', version: outcome.z3Version, binding: `z3-solver@${Z3_BINDING_VERSION}`, deadline_ms: timeoutMs },
+    variables: compiled.variables.map((v) => ({
+      name: v.name,
+      sort: v.sort,
+      smt_symbol: v.smtSymbol,
+      declared: v.declared,
+    })),
+    solver: {
+      name: 'z3',
+      version: outcome.z3Version,
+      binding: `z3-solver@${Z3_BINDING_VERSION}`,
+      deadline_ms: timeoutMs,
+    },
     result: outcome.status,
   };
   if (outcome.status === 'unsat') {
@@ -154,7 +165,11 @@ function interpret(compiled: CompiledLogicQuery, outcome: PoolOutcome, timeoutMs
   }
 }
 
-function checkedSat(compiled: CompiledLogicQuery, outcome: PoolOutcome & { kind: 'result' }, proof: LogicProof): LogicResult {
+function checkedSat(
+  compiled: CompiledLogicQuery,
+  outcome: PoolOutcome & { kind: 'result' },
+  proof: LogicProof,
+): LogicResult {
   const entries: Array<[string, string]> = [];
   for (const v of compiled.variables) {
     const wm = outcome.model?.[v.smtSymbol];
@@ -164,7 +179,10 @@ function checkedSat(compiled: CompiledLogicQuery, outcome: PoolOutcome & { kind:
       entries.push([v.name, wm.value ? 'true' : 'false']);
     } else {
       if (wm.kind !== 'numeral') {
-        return errorResult('model_unreadable', `value of ${v.name} is not an exact rational (${wm.kind === 'other' ? wm.text.slice(0, 80) : wm.kind}); it cannot be checked exactly`);
+        return errorResult(
+          'model_unreadable',
+          `value of ${v.name} is not an exact rational (${wm.kind === 'other' ? wm.text.slice(0, 80) : wm.kind}); it cannot be checked exactly`,
+        );
       }
       const parsed = parseModelValue(v.sort, wm.text);
       if (parsed === null) return errorResult('model_unreadable', `unreadable ${v.sort} value for ${v.name}`);
@@ -187,7 +205,10 @@ function checkedSat(compiled: CompiledLogicQuery, outcome: PoolOutcome & { kind:
   const checks = checkModel(compiled.typed.constraints, values);
   const failed = checks.indexOf('false');
   if (failed >= 0) {
-    return errorResult('independent_check_failed', `constraint #${failed + 1} is false under the Z3 model; refusing to report SAT`);
+    return errorResult(
+      'independent_check_failed',
+      `constraint #${failed + 1} is false under the Z3 model; refusing to report SAT`,
+    );
   }
   const undefinedAt = checks.indexOf('unknown_undefined');
   if (undefinedAt >= 0) {

@@ -22,7 +22,10 @@ class Checker {
     for (const d of declarations) {
       const prev = this.declared.get(d.name);
       if (prev !== undefined && prev !== d.sort) {
-        throw new LogicTypeError(`variable ${excerpt(d.name)} declared as both ${prev} and ${d.sort} (position ${d.pos})`, d.pos);
+        throw new LogicTypeError(
+          `variable ${excerpt(d.name)} declared as both ${prev} and ${d.sort} (position ${d.pos})`,
+          d.pos,
+        );
       }
       this.declared.set(d.name, d.sort);
     }
@@ -101,7 +104,12 @@ class Checker {
       case 'NEQ':
       case 'DISTINCT': {
         if (args.every((a) => a.sort === 'Bool')) return { kind: 'app', sort: 'Bool', op: e.op, args };
-        return { kind: 'app', sort: 'Bool', op: e.op, args: this.unify(args, e, 'operands of the same sort (all Bool or all numeric)') };
+        return {
+          kind: 'app',
+          sort: 'Bool',
+          op: e.op,
+          args: this.unify(args, e, 'operands of the same sort (all Bool or all numeric)'),
+        };
       }
       case 'GT':
       case 'LT':
@@ -117,13 +125,15 @@ class Checker {
       }
       case 'MOD':
         args.forEach((a, i) => {
-          if (a.sort !== 'Int') throw new LogicTypeError(`MOD requires Int operands; operand at position ${at(i)} is ${a.sort}`, at(i));
+          if (a.sort !== 'Int')
+            throw new LogicTypeError(`MOD requires Int operands; operand at position ${at(i)} is ${a.sort}`, at(i));
         });
         return { kind: 'app', sort: 'Int', op: 'MOD', args };
       case 'ITE': {
         const cond = this.bool(args[0], at(0), 'ITE condition');
         const branches = args.slice(1);
-        if (branches.every((a) => a.sort === 'Bool')) return { kind: 'app', sort: 'Bool', op: 'ITE', args: [cond, ...branches] };
+        if (branches.every((a) => a.sort === 'Bool'))
+          return { kind: 'app', sort: 'Bool', op: 'ITE', args: [cond, ...branches] };
         const u = this.unify(branches, { ...e, args: e.args.slice(1) }, 'branches of the same sort');
         return { kind: 'app', sort: u[0].sort, op: 'ITE', args: [cond, ...u] };
       }
@@ -132,7 +142,10 @@ class Checker {
 
   private bool(t: TExpr, pos: number, where: string): TExpr {
     if (t.sort !== 'Bool') {
-      const hint = t.kind === 'var' && !t.bound && !this.declared.has(t.name) ? ` (undeclared variables are Int; declare it with (VAR ${t.name} Bool))` : '';
+      const hint =
+        t.kind === 'var' && !t.bound && !this.declared.has(t.name)
+          ? ` (undeclared variables are Int; declare it with (VAR ${t.name} Bool))`
+          : '';
       throw new LogicTypeError(`${where} expects Bool, got ${t.sort} at position ${pos}${hint}`, pos);
     }
     return t;
@@ -146,7 +159,11 @@ class Checker {
   /** All numeric; if any is Real, coerce the Int ones to Real. */
   private unify(args: TExpr[], e: Expr & { kind: 'app' }, expected: string): TExpr[] {
     args.forEach((a, i) => {
-      if (a.sort === 'Bool') throw new LogicTypeError(`${e.op} expects ${expected}; operand at position ${e.args[i].pos} is Bool`, e.args[i].pos);
+      if (a.sort === 'Bool')
+        throw new LogicTypeError(
+          `${e.op} expects ${expected}; operand at position ${e.args[i].pos} is Bool`,
+          e.args[i].pos,
+        );
     });
     if (!args.some((a) => a.sort === 'Real')) return args;
     return args.map(toReal);

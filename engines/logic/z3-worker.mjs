@@ -42,7 +42,10 @@ function readModel(ctx, solver, variables) {
       if (v === null) throw new Error(`model_eval failed for ${symbol}`);
       if (sort === 'Bool') {
         const b = Z3.get_bool_value(ctx, v);
-        out[symbol] = b === Z3_L_TRUE || b === Z3_L_FALSE ? { kind: 'bool', value: b === Z3_L_TRUE } : { kind: 'other', text: Z3.ast_to_string(ctx, v) };
+        out[symbol] =
+          b === Z3_L_TRUE || b === Z3_L_FALSE
+            ? { kind: 'bool', value: b === Z3_L_TRUE }
+            : { kind: 'other', text: Z3.ast_to_string(ctx, v) };
       } else if (Z3.is_numeral_ast(ctx, v)) {
         out[symbol] = { kind: 'numeral', text: Z3.get_numeral_string(ctx, v) };
       } else {
@@ -96,7 +99,12 @@ async function unsatCore(ctx, text, expected, budgetMs) {
   for (let i = 0; i < n; i++) {
     const name = `core!${i}`;
     byName.set(name, i);
-    Z3.solver_assert_and_track(ctx, tracker, Z3.ast_vector_get(ctx, asserts, i), Z3.mk_const(ctx, Z3.mk_string_symbol(ctx, name), bool));
+    Z3.solver_assert_and_track(
+      ctx,
+      tracker,
+      Z3.ast_vector_get(ctx, asserts, i),
+      Z3.mk_const(ctx, Z3.mk_string_symbol(ctx, name), bool),
+    );
   }
   Z3.ast_vector_dec_ref(ctx, asserts);
   Z3.solver_dec_ref(ctx, scratch);
@@ -149,7 +157,11 @@ async function solve(msg) {
     } else if (r === Z3_L_FALSE) {
       status = 'unsat';
       if (typeof msg.coreSmtlib === 'string') {
-        const left = Math.min(Math.floor(msg.solverTimeoutMs - solveMs), MAX_CORE_BUDGET_MS, Math.floor(2 * solveMs) + 100);
+        const left = Math.min(
+          Math.floor(msg.solverTimeoutMs - solveMs),
+          MAX_CORE_BUDGET_MS,
+          Math.floor(2 * solveMs) + 100,
+        );
         if (left >= MIN_CORE_BUDGET_MS) {
           try {
             const c = await unsatCore(ctx, msg.coreSmtlib, msg.coreCount, left);
@@ -214,13 +226,24 @@ parentPort.on('message', async (msg) => {
 // first use of each theory compiles its WASM code: pay that during start-up, not in the
 // first caller's solve.
 const WARM_UP = [
-  '(declare-const a Int)', '(declare-const b Int)', '(declare-const r Real)', '(declare-const p Bool)',
+  '(declare-const a Int)',
+  '(declare-const b Int)',
+  '(declare-const r Real)',
+  '(declare-const p Bool)',
   '(assert (and (> a 5) (< b 10) (= (+ a b) 12) (= (* 3.0 r) 1.0) (or p (> (* a a) 30)) (= (mod a 3) (div b 2))))',
   '(assert (forall ((n Int)) (=> (> n 0) (> (+ n a) 5))))',
 ].join('\n');
 await prestartPthreadsAsync(3);
 for (let i = 0; i < 4; i++) {
-  const w = await solve({ smtlib: WARM_UP, variables: [{ symbol: 'a', sort: 'Int' }, { symbol: 'r', sort: 'Real' }, { symbol: 'p', sort: 'Bool' }], solverTimeoutMs: 10_000 });
+  const w = await solve({
+    smtlib: WARM_UP,
+    variables: [
+      { symbol: 'a', sort: 'Int' },
+      { symbol: 'r', sort: 'Real' },
+      { symbol: 'p', sort: 'Bool' },
+    ],
+    solverTimeoutMs: 10_000,
+  });
   // A Z3 that cannot solve this is unusable: fail start-up (the pool sees a start failure).
   if (w.status !== 'sat') throw new Error(`Z3 warm-up solve returned ${w.status} (${w.reasonUnknown ?? ''})`);
 }

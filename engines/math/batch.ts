@@ -68,8 +68,21 @@ export function mathBatchOutcome(expression: string, params: Record<string, unkn
         constraint_id: blockedConstraint(r.error),
         is_valid: false,
         ...pick(fields, [
-          'error', 'warning', 'message', 'simplified', 'interpretations', 'left_side', 'right_side', 'simplified_difference',
-          'is_equivalent', 'method', 'samples_checked', 'requested_tolerance', 'max_allowed_tolerance', 'calculated_value', 'precision_mode',
+          'error',
+          'warning',
+          'message',
+          'simplified',
+          'interpretations',
+          'left_side',
+          'right_side',
+          'simplified_difference',
+          'is_equivalent',
+          'method',
+          'samples_checked',
+          'requested_tolerance',
+          'max_allowed_tolerance',
+          'calculated_value',
+          'precision_mode',
         ]),
       },
     };
@@ -93,7 +106,16 @@ export function mathBatchOutcome(expression: string, params: Record<string, unkn
       developerFields: {
         constraint_id: MATH_CONSTRAINTS.numericEqualityUnproven,
         is_valid: true,
-        ...pick(fields, ['left_side', 'right_side', 'simplified_difference', 'method', 'requested_tolerance', 'max_allowed_tolerance', 'calculated_value', 'precision_mode']),
+        ...pick(fields, [
+          'left_side',
+          'right_side',
+          'simplified_difference',
+          'method',
+          'requested_tolerance',
+          'max_allowed_tolerance',
+          'calculated_value',
+          'precision_mode',
+        ]),
       },
     };
   }
@@ -103,7 +125,16 @@ export function mathBatchOutcome(expression: string, params: Record<string, unkn
     developerFields: {
       constraint_id: MATH_CONSTRAINTS.expressionEvaluated,
       is_valid: r.is_valid,
-      ...pick(fields, ['simplified', 'value', 'is_symbolic', 'is_complex', 'real', 'imaginary', 'variables', 'original']),
+      ...pick(fields, [
+        'simplified',
+        'value',
+        'is_symbolic',
+        'is_complex',
+        'real',
+        'imaginary',
+        'variables',
+        'original',
+      ]),
     },
   };
 }

@@ -45,7 +45,8 @@ export abstract class AssumptionRules extends PolynomialForms {
   protected isNonnegativeFactor(f: Factor, uses: Set<string>): boolean {
     if (f.kind === 'var') return this.varHas(f.key, 'nonnegative', uses);
     if (f.kind === 'opaque' && f.key.startsWith('abs(')) return true;
-    if (f.kind === 'root') return f.radicand !== null && f.radicand !== undefined && this.isNonnegativePoly(f.radicand, uses);
+    if (f.kind === 'root')
+      return f.radicand !== null && f.radicand !== undefined && this.isNonnegativePoly(f.radicand, uses);
     return this.isPositiveFactor(f, uses);
   }
 

@@ -1,7 +1,23 @@
 // Canonical forms, part 3 of 3: the function rules (engines/math/canonical.ts has the overview).
-import { polyOfConst, ONE_POLY, type RootFlavor, type Factor, type Term, type Poly, type RF } from './canonical-polynomials.js';
+import {
+  polyOfConst,
+  ONE_POLY,
+  type RootFlavor,
+  type Factor,
+  type Term,
+  type Poly,
+  type RF,
+} from './canonical-polynomials.js';
 import { AssumptionRules } from './canonical-assumptions.js';
-import { complexInRealDomain, divisionByZero, GuardError, logOfNegative, logOfZero, MathDomainError, sqrtOfNegative } from './errors.js';
+import {
+  complexInRealDomain,
+  divisionByZero,
+  GuardError,
+  logOfNegative,
+  logOfZero,
+  MathDomainError,
+  sqrtOfNegative,
+} from './errors.js';
 import { MATH_LIMITS } from './limits.js';
 import * as R from './rational.js';
 import type { Q } from './rational.js';
@@ -47,7 +63,10 @@ export abstract class FunctionRules extends AssumptionRules {
   protected smallInteger(a: RF, name: string, min: number, max: number): number {
     const c = this.rationalOf(a);
     if (c === null || !R.isInteger(c) || c.n < BigInt(min) || c.n > BigInt(max)) {
-      throw new GuardError('invalid_arguments', `The second argument of ${name}() must be an integer constant from ${min} to ${max}.`);
+      throw new GuardError(
+        'invalid_arguments',
+        `The second argument of ${name}() must be an integer constant from ${min} to ${max}.`,
+      );
     }
     return Number(c.n);
   }
@@ -125,7 +144,8 @@ export abstract class FunctionRules extends AssumptionRules {
     }
     // u^v = exp(v·Log(u)) for u != 0: the definition of the principal power (as mathjs computes it).
     const c0 = this.rationalOf(base);
-    if (this.isZero(base) || (c0 !== null && R.sign(c0) < 0 && this.domain === 'real')) return this.opaquePower(base, exponent);
+    if (this.isZero(base) || (c0 !== null && R.sign(c0) < 0 && this.domain === 'real'))
+      return this.opaquePower(base, exponent);
     if (c0 === null) this.conditions.add(`${this.render(base)} != 0`);
     this.rules.add('power_as_exponential');
     return this.expOf(this.mul(exponent, this.log(base)));
@@ -164,7 +184,10 @@ export abstract class FunctionRules extends AssumptionRules {
         return this.rootAtom(u, n, 'principal');
       }
       if (n % 2 === 0) {
-        throw new MathDomainError('even_root_of_negative', 'An even root of a negative number is undefined (use sqrt for the principal complex root).');
+        throw new MathDomainError(
+          'even_root_of_negative',
+          'An even root of a negative number is undefined (use sqrt for the principal complex root).',
+        );
       }
       this.rules.add('odd_root_of_negative');
       return this.neg(this.positiveRoot(R.neg(c), n));
@@ -185,7 +208,14 @@ export abstract class FunctionRules extends AssumptionRules {
     const [t] = u.num.values() as IterableIterator<Term>;
     if (R.sign(t.coef) <= 0) return null;
     // Nothing to split: a single factor below the root's degree (sqrt(x), sqrt(pi)).
-    if (R.isOne(t.coef) && !t.mono.exp && t.mono.factors.length === 1 && t.mono.factors[0]![1] > 0 && t.mono.factors[0]![1] < n) return null;
+    if (
+      R.isOne(t.coef) &&
+      !t.mono.exp &&
+      t.mono.factors.length === 1 &&
+      t.mono.factors[0]![1] > 0 &&
+      t.mono.factors[0]![1] < n
+    )
+      return null;
     const uses = new Set<string>();
     if (t.mono.exp && !this.isRealRF(t.mono.exp, uses)) return null;
     const parts: Array<() => RF> = [];
@@ -195,7 +225,12 @@ export abstract class FunctionRules extends AssumptionRules {
       if (this.isNonnegativeFactor(f, uses) && (e > 0 || this.isPositiveFactor(f, uses))) {
         const q = Math.floor(e / n);
         const r = e - q * n;
-        parts.push(() => this.mul(this.powInt(single(), q, false), r === 0 ? this.constant(R.ONE) : this.powInt(this.rootAtom(single(), n, flavor), r, false)));
+        parts.push(() =>
+          this.mul(
+            this.powInt(single(), q, false),
+            r === 0 ? this.constant(R.ONE) : this.powInt(this.rootAtom(single(), n, flavor), r, false),
+          ),
+        );
       } else if (e % n === 0 && e > 0 && this.isRealFactor(f, uses)) {
         const m = e / n;
         if (n % 2 === 1 && flavor === 'principal' && m % 2 === 1) return null; // principal odd root of a negative is complex
@@ -221,17 +256,32 @@ export abstract class FunctionRules extends AssumptionRules {
     this.rules.add('exact_root');
     if (inside === 1n) return this.constant(factor);
     const key = n === 2 ? `sqrt(${inside})` : n === 3 ? `cbrt(${inside})` : `nthRoot(${inside}, ${n})`;
-    const atom = this.atom({ kind: 'root', key, vars: [], index: n, radicand: polyOfConst(R.q(inside)), flavor: 'principal', arg: this.constant(R.q(inside)) });
+    const atom = this.atom({
+      kind: 'root',
+      key,
+      vars: [],
+      index: n,
+      radicand: polyOfConst(R.q(inside)),
+      flavor: 'principal',
+      arg: this.constant(R.q(inside)),
+    });
     return this.mul(this.constant(factor), atom);
   }
 
   protected rootAtom(u: RF, n: number, flavor: RootFlavor): RF {
     const body = this.render(u);
     const key =
-      flavor === 'principal' ? (n === 2 ? `sqrt(${body})` : `(${body})^(1/${n})`) : flavor === 'cbrt' ? `cbrt(${body})` : `nthRoot(${body}, ${n})`;
+      flavor === 'principal'
+        ? n === 2
+          ? `sqrt(${body})`
+          : `(${body})^(1/${n})`
+        : flavor === 'cbrt'
+          ? `cbrt(${body})`
+          : `nthRoot(${body}, ${n})`;
     const radicand = this.polyEqual(u.den, ONE_POLY) ? u.num : null;
     // Real domain: an even root is defined only for a non-negative radicand (unless the assumptions imply it).
-    if (this.domain === 'real' && n % 2 === 0 && !(radicand && this.isNonnegativePoly(radicand, new Set()))) this.conditions.add(`${body} >= 0`);
+    if (this.domain === 'real' && n % 2 === 0 && !(radicand && this.isNonnegativePoly(radicand, new Set())))
+      this.conditions.add(`${body} >= 0`);
     return this.atom({ kind: 'root', key, vars: this.varsOf(u), index: n, radicand, flavor, arg: u });
   }
 
@@ -289,16 +339,24 @@ export abstract class FunctionRules extends AssumptionRules {
         const rest: RF = { num: this.normalizeMono(others, realExp ? null : t.mono.exp), den: ONE_POLY };
         let sum: RF = realExp ? (t.mono.exp as RF) : this.constant(R.ZERO);
         if (!R.isOne(t.coef)) sum = this.add(sum, this.log(this.constant(t.coef)));
-        for (const [k, e] of positive) sum = this.add(sum, this.mul(this.constant(R.qInt(e)), this.log(this.atom(this.factors.get(k) as Factor))));
+        for (const [k, e] of positive)
+          sum = this.add(sum, this.mul(this.constant(R.qInt(e)), this.log(this.atom(this.factors.get(k) as Factor))));
         this.commit(uses, 'log_of_product');
         return this.add(sum, this.logAtom(rest));
       }
       if (t.mono.factors.length === 1 && t.mono.factors[0]![1] === 1 && R.isOne(t.coef) && !t.mono.exp) {
         // A single positive factor: roots split, other atoms stay log atoms.
         const f = this.factors.get(t.mono.factors[0]![0]) as Factor;
-        if (f.kind === 'root' && f.radicand && (f.flavor === 'principal' || f.flavor === 'cbrt' || f.flavor === 'nthRoot')) {
+        if (
+          f.kind === 'root' &&
+          f.radicand &&
+          (f.flavor === 'principal' || f.flavor === 'cbrt' || f.flavor === 'nthRoot')
+        ) {
           this.commit(uses, 'log_of_power');
-          return this.mul(this.constant(R.q(1n, BigInt(f.index as number))), this.log({ num: f.radicand, den: ONE_POLY }));
+          return this.mul(
+            this.constant(R.q(1n, BigInt(f.index as number))),
+            this.log({ num: f.radicand, den: ONE_POLY }),
+          );
         }
         return null;
       }
@@ -355,7 +413,10 @@ export abstract class FunctionRules extends AssumptionRules {
    */
   protected perfectPower(p: Poly): { base: Poly; k: number } | null {
     const terms = [...p.values()];
-    if (!terms.every((t) => !t.mono.exp && t.mono.factors.every(([k, e]) => e > 0 && this.factors.get(k)?.kind === 'var'))) return null;
+    if (
+      !terms.every((t) => !t.mono.exp && t.mono.factors.every(([k, e]) => e > 0 && this.factors.get(k)?.kind === 'var'))
+    )
+      return null;
     const vars = [...new Set(terms.flatMap((t) => t.mono.factors.map(([k]) => k)))].sort();
     const vec = (t: Term) => {
       const m = new Map(t.mono.factors);
@@ -380,7 +441,8 @@ export abstract class FunctionRules extends AssumptionRules {
       };
       const leadCoef = rootOf(lead.coef);
       if (!leadCoef) continue;
-      const mono = (exps: number[]) => this.normalizeMono(new Map(vars.map((v, i) => [v, exps[i] as number] as [string, number])), null);
+      const mono = (exps: number[]) =>
+        this.normalizeMono(new Map(vars.map((v, i) => [v, exps[i] as number] as [string, number])), null);
       const qLead = this.polyScale(mono(leadVec.map((e) => e / k)), leadCoef);
       // Each step: rest = p - q^k; its leading term is k·lead(q)^(k-1)·(next term of q).
       const divisor = this.polyScale(this.polyPow(qLead, k - 1), R.qInt(k));
@@ -548,7 +610,7 @@ export abstract class FunctionRules extends AssumptionRules {
   protected trigAtPi(name: 'sin' | 'cos', k: Q): RF | null {
     if (![1n, 2n, 3n, 4n, 6n].includes(k.d)) return null;
     // Angle in twelfths of pi reduced to [0, 24): k·pi = m·pi/12.
-    const m = Number((((k.n * 12n) / k.d) % 24n + 24n) % 24n);
+    const m = Number(((((k.n * 12n) / k.d) % 24n) + 24n) % 24n);
     const s = name === 'sin' ? m : (m + 6) % 24; // cos(x) = sin(x + pi/2)
     // sin(m·pi/12) for the multiples of pi/12 that occur (multiples of 2 and 3): quadrant folding.
     const quadrant = Math.floor(s / 6);
@@ -558,12 +620,23 @@ export abstract class FunctionRules extends AssumptionRules {
     const half = R.q(1n, 2n);
     let value: RF;
     switch (base) {
-      case 0: value = this.constant(R.ZERO); break;
-      case 2: value = this.constant(half); break; // pi/6
-      case 3: value = this.mul(this.constant(half), this.positiveRoot(R.qInt(2), 2)); break; // pi/4
-      case 4: value = this.mul(this.constant(half), this.positiveRoot(R.qInt(3), 2)); break; // pi/3
-      case 6: value = this.constant(R.ONE); break; // pi/2
-      default: return null;
+      case 0:
+        value = this.constant(R.ZERO);
+        break;
+      case 2:
+        value = this.constant(half);
+        break; // pi/6
+      case 3:
+        value = this.mul(this.constant(half), this.positiveRoot(R.qInt(2), 2));
+        break; // pi/4
+      case 4:
+        value = this.mul(this.constant(half), this.positiveRoot(R.qInt(3), 2));
+        break; // pi/3
+      case 6:
+        value = this.constant(R.ONE);
+        break; // pi/2
+      default:
+        return null;
     }
     return sign < 0 ? this.neg(value) : value;
   }
@@ -636,9 +709,13 @@ export abstract class FunctionRules extends AssumptionRules {
   protected gamma(u: RF): RF {
     const c = this.rationalOf(u);
     if (c !== null && R.isInteger(c)) {
-      if (c.n <= 0n) throw new MathDomainError('gamma_pole', 'gamma() has poles at 0, -1, -2, ...: the value is undefined.');
+      if (c.n <= 0n)
+        throw new MathDomainError('gamma_pole', 'gamma() has poles at 0, -1, -2, ...: the value is undefined.');
       if (c.n > BigInt(MATH_LIMITS.maxFactorial + 1)) {
-        throw new GuardError('factorial_too_large', `gamma(n) is computed for n <= ${MATH_LIMITS.maxFactorial + 1} only.`);
+        throw new GuardError(
+          'factorial_too_large',
+          `gamma(n) is computed for n <= ${MATH_LIMITS.maxFactorial + 1} only.`,
+        );
       }
       return this.factorial(this.constant(R.q(c.n - 1n)));
     }
@@ -677,7 +754,8 @@ export abstract class FunctionRules extends AssumptionRules {
       if (!R.isInteger(a) || !R.isInteger(b) || b.n < 0n || b.n > a.n) {
         throw new MathDomainError('binomial_domain', 'binomial(n, k) is defined here for integers 0 <= k <= n only.');
       }
-      if (a.n > BigInt(MAX_BINOMIAL_N)) throw new GuardError('binomial_too_large', `binomial(n, k) is computed for n <= ${MAX_BINOMIAL_N} only.`);
+      if (a.n > BigInt(MAX_BINOMIAL_N))
+        throw new GuardError('binomial_too_large', `binomial(n, k) is computed for n <= ${MAX_BINOMIAL_N} only.`);
       let r = 1n;
       const kk = b.n < a.n - b.n ? b.n : a.n - b.n;
       for (let j = 1n; j <= kk; j++) r = (r * (a.n - kk + j)) / j;
@@ -685,7 +763,10 @@ export abstract class FunctionRules extends AssumptionRules {
     }
     this.rules.add('binomial_as_gamma');
     const one = this.constant(R.ONE);
-    return this.div(this.gamma(this.add(n, one)), this.mul(this.gamma(this.add(k, one)), this.gamma(this.add(this.sub(n, k), one))));
+    return this.div(
+      this.gamma(this.add(n, one)),
+      this.mul(this.gamma(this.add(k, one)), this.gamma(this.add(this.sub(n, k), one))),
+    );
   }
 
   protected mod(a: RF, b: RF): RF {
@@ -707,7 +788,8 @@ export abstract class FunctionRules extends AssumptionRules {
     const values = args.map((a) => this.rationalOf(a));
     if (values.some((v) => v === null)) return this.opaque(name, args, true);
     const ints = (values as Q[]).map((v) => {
-      if (!R.isInteger(v)) throw new MathDomainError('integer_argument_required', `${name}() takes integer arguments only.`);
+      if (!R.isInteger(v))
+        throw new MathDomainError('integer_argument_required', `${name}() takes integer arguments only.`);
       return v.n < 0n ? -v.n : v.n;
     });
     const result = ints.reduce((acc, v) => {

@@ -90,7 +90,6 @@ export abstract class PolynomialForms {
   readonly assumptionsUsed = new Set<string>();
   readonly domain: Domain;
 
-
   constructor(
     domain: Domain,
     readonly assumptions: Assumptions = new Assumptions(),
@@ -107,7 +106,10 @@ export abstract class PolynomialForms {
 
   add(a: RF, b: RF): RF {
     if (this.polyEqual(a.den, b.den)) return this.normalize(this.polyAdd(a.num, b.num), a.den);
-    return this.normalize(this.polyAdd(this.polyMul(a.num, b.den), this.polyMul(b.num, a.den)), this.polyMul(a.den, b.den));
+    return this.normalize(
+      this.polyAdd(this.polyMul(a.num, b.den), this.polyMul(b.num, a.den)),
+      this.polyMul(a.den, b.den),
+    );
   }
 
   neg(a: RF): RF {
@@ -156,7 +158,10 @@ export abstract class PolynomialForms {
 
   protected powInt(a: RF, n: number, constantBase: boolean): RF {
     if (!constantBase && Math.abs(n) > MATH_LIMITS.maxSymbolicExponent) {
-      throw new GuardError('exponent_too_large', `The exponent is too large (|n| > ${MATH_LIMITS.maxSymbolicExponent} on a symbolic base).`);
+      throw new GuardError(
+        'exponent_too_large',
+        `The exponent is too large (|n| > ${MATH_LIMITS.maxSymbolicExponent} on a symbolic base).`,
+      );
     }
     if (n < 0) {
       if (a.num.size === 0) throw divisionByZero();
@@ -277,7 +282,8 @@ export abstract class PolynomialForms {
     if (a.size === 1) {
       const [t] = a.values() as IterableIterator<Term>;
       const coef = R.pow(t.coef, n, MATH_LIMITS.maxExactDigits);
-      if (R.sizeOf(coef) > MATH_LIMITS.maxCoefficientDigits && t.mono.key !== '') throw new CanonicalLimitError('coefficient too large');
+      if (R.sizeOf(coef) > MATH_LIMITS.maxCoefficientDigits && t.mono.key !== '')
+        throw new CanonicalLimitError('coefficient too large');
       const factors = new Map(t.mono.factors.map(([k, e]) => [k, e * n] as [string, number]));
       const exp = t.mono.exp ? this.mul(t.mono.exp, this.constant(R.qInt(n))) : null;
       return this.polyScale(this.normalizeMono(factors, exp), coef);
@@ -321,7 +327,9 @@ export abstract class PolynomialForms {
 
   protected makeMono(sorted: ReadonlyArray<readonly [string, number]>, exp: RF | null): Mono {
     if (sorted.length === 0 && !exp) return ONE_MONO;
-    const parts = sorted.map(([k, e]) => (e === 1 ? k : `${(this.factors.get(k) as Factor).wrapped}^${e < 0 ? `(${e})` : e}`));
+    const parts = sorted.map(([k, e]) =>
+      e === 1 ? k : `${(this.factors.get(k) as Factor).wrapped}^${e < 0 ? `(${e})` : e}`,
+    );
     if (exp) parts.push(this.renderExp(exp));
     let degree = exp ? 1 : 0;
     let simple = !exp;
@@ -371,7 +379,13 @@ export abstract class PolynomialForms {
         this.rules.add('pythagorean_sin_cos');
         if (e % 2 === 0) factors.delete(key);
         else factors.set(key, 1);
-      } else if (f.kind === 'opaque' && f.arg && e >= 2 && f.key.startsWith('abs(') && this.polyEqual(f.arg.den, ONE_POLY)) {
+      } else if (
+        f.kind === 'opaque' &&
+        f.arg &&
+        e >= 2 &&
+        f.key.startsWith('abs(') &&
+        this.polyEqual(f.arg.den, ONE_POLY)
+      ) {
         // |u|^2 = u^2 for real u, so |u|^e = u^(e - e mod 2)·|u|^(e mod 2): one form for |x|^3 and x^2·|x|.
         const uses = new Set<string>();
         if (!this.isRealPoly(f.arg.num, uses)) continue;
@@ -423,7 +437,9 @@ export abstract class PolynomialForms {
   /** num / den when den divides num exactly (plain polynomials in variables only). */
   protected exactQuotient(num: Poly, den: Poly): Poly | null {
     const plain = (p: Poly) =>
-      [...p.values()].every((t) => !t.mono.exp && t.mono.factors.every(([k, e]) => e > 0 && this.factors.get(k)?.kind === 'var'));
+      [...p.values()].every(
+        (t) => !t.mono.exp && t.mono.factors.every(([k, e]) => e > 0 && this.factors.get(k)?.kind === 'var'),
+      );
     if (!plain(num) || !plain(den)) return null;
     const lead = this.sortedTerms(den)[0] as Term;
     let rest: Poly = num;
@@ -453,7 +469,8 @@ export abstract class PolynomialForms {
   // ---------------------------------------------------------------- factors
 
   protected register(f: Factor): string {
-    if (!this.factors.has(f.key)) this.factors.set(f.key, { ...f, wrapped: ATOMIC_KEY.test(f.key) ? f.key : `(${f.key})` });
+    if (!this.factors.has(f.key))
+      this.factors.set(f.key, { ...f, wrapped: ATOMIC_KEY.test(f.key) ? f.key : `(${f.key})` });
     return f.key;
   }
 
@@ -491,7 +508,11 @@ export abstract class PolynomialForms {
   /** True when only variables, pi and i occur: then a non-zero form is not identically zero. */
   isDecisive(a: RF): boolean {
     const plain = (p: Poly) =>
-      [...p.values()].every((t) => !t.mono.exp && t.mono.factors.every(([k]) => ['var', 'pi', 'i'].includes((this.factors.get(k) as Factor).kind)));
+      [...p.values()].every(
+        (t) =>
+          !t.mono.exp &&
+          t.mono.factors.every(([k]) => ['var', 'pi', 'i'].includes((this.factors.get(k) as Factor).kind)),
+      );
     return plain(a.num) && plain(a.den);
   }
 

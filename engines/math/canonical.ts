@@ -85,7 +85,8 @@ export class Canonicalizer extends FunctionRules {
     switch (node.type) {
       case 'ConstantNode': {
         const value = R.parseDecimal(String(node.value));
-        if (!value) throw new GuardError('literal_not_allowed', `Unsupported literal ${String(node.value).slice(0, 40)}.`);
+        if (!value)
+          throw new GuardError('literal_not_allowed', `Unsupported literal ${String(node.value).slice(0, 40)}.`);
         return this.constant(value);
       }
       case 'ParenthesisNode':
@@ -93,9 +94,12 @@ export class Canonicalizer extends FunctionRules {
       case 'SymbolNode':
         return this.symbol(node.name as string);
       case 'OperatorNode':
-        return this.operator(String(node.fn), (node.args ?? []).map((a) => this.fromNode(a)));
+        return this.operator(
+          String(node.fn),
+          (node.args ?? []).map((a) => this.fromNode(a)),
+        );
       case 'FunctionNode':
-        return this.call(((node.fn as AstNode).name as string), node.args ?? []);
+        return this.call((node.fn as AstNode).name as string, node.args ?? []);
       default:
         throw new GuardError('node_not_allowed', `Expression element ${node.type} is not allowed.`);
     }
@@ -128,7 +132,8 @@ export class Canonicalizer extends FunctionRules {
   }
 
   protected call(name: string, argNodes: AstNode[]): RF {
-    if (!Object.hasOwn(ALLOWED_FUNCTIONS, name)) throw new GuardError('function_not_allowed', `The function ${name}() is not on the allow-list.`);
+    if (!Object.hasOwn(ALLOWED_FUNCTIONS, name))
+      throw new GuardError('function_not_allowed', `The function ${name}() is not on the allow-list.`);
     const args = argNodes.map((a) => this.fromNode(a));
     const [u, v] = args as [RF, RF | undefined];
     switch (name) {
@@ -137,7 +142,11 @@ export class Canonicalizer extends FunctionRules {
       case 'cbrt':
         return this.root(u, 3, 'cbrt');
       case 'nthRoot':
-        return this.root(u, v === undefined ? 2 : this.smallInteger(v, 'nthRoot', 1, MATH_LIMITS.maxRootIndex), 'nthRoot');
+        return this.root(
+          u,
+          v === undefined ? 2 : this.smallInteger(v, 'nthRoot', 1, MATH_LIMITS.maxRootIndex),
+          'nthRoot',
+        );
       case 'exp':
         return this.expOf(u);
       case 'log':

@@ -52,16 +52,58 @@ export const ALLOWED_FUNCTIONS: Readonly<Record<string, readonly [number, number
 /** Symbols with a fixed meaning; every other (valid) symbol is a free variable. */
 export const CONSTANTS = new Set(['pi', 'e', 'i']);
 
-const ALLOWED_OPERATORS = new Set(['add', 'subtract', 'multiply', 'divide', 'pow', 'unaryMinus', 'unaryPlus', 'factorial', 'mod']);
+const ALLOWED_OPERATORS = new Set([
+  'add',
+  'subtract',
+  'multiply',
+  'divide',
+  'pow',
+  'unaryMinus',
+  'unaryPlus',
+  'factorial',
+  'mod',
+]);
 const COMPARISONS = new Set(['equal', 'unequal', 'smaller', 'larger', 'smallerEq', 'largerEq', 'compare', 'deepEqual']);
 /** mathjs functions that build matrices or ranges get their own guard name. */
 const MATRIX_FUNCTIONS = new Set([
-  'zeros', 'ones', 'matrix', 'identity', 'diag', 'range', 'sparse', 'random', 'randomInt', 'resize',
-  'reshape', 'concat', 'fill', 'map', 'forEach', 'kron', 'transpose', 'flatten', 'size', 'squeeze',
+  'zeros',
+  'ones',
+  'matrix',
+  'identity',
+  'diag',
+  'range',
+  'sparse',
+  'random',
+  'randomInt',
+  'resize',
+  'reshape',
+  'concat',
+  'fill',
+  'map',
+  'forEach',
+  'kron',
+  'transpose',
+  'flatten',
+  'size',
+  'squeeze',
 ]);
 const VARIABLE_NAME = /^[\p{L}_][\p{L}\p{N}_]*$/u;
 /** Functions whose exact value is a rational built from their arguments (size adds up). */
-const EXACT_FUNCTIONS = new Set(['abs', 'floor', 'ceil', 'round', 'sign', 'min', 'max', 'mod', 'gcd', 'lcm', 'sqrt', 'cbrt', 'nthRoot']);
+const EXACT_FUNCTIONS = new Set([
+  'abs',
+  'floor',
+  'ceil',
+  'round',
+  'sign',
+  'min',
+  'max',
+  'mod',
+  'gcd',
+  'lcm',
+  'sqrt',
+  'cbrt',
+  'nthRoot',
+]);
 
 const NODE_GUARDS: Record<string, [string, string]> = {
   AssignmentNode: ['assignment', 'Assignments are not allowed (a single top-level "=" marks an equation).'],
@@ -94,7 +136,8 @@ export interface GuardReport {
   nodeCount: number;
 }
 
-const label = (name: string) => (name.length > MATH_LIMITS.maxSymbolLength ? `${name.slice(0, MATH_LIMITS.maxSymbolLength)}…` : name);
+const label = (name: string) =>
+  name.length > MATH_LIMITS.maxSymbolLength ? `${name.slice(0, MATH_LIMITS.maxSymbolLength)}…` : name;
 
 function literalInfo(value: unknown): Info {
   if (value === null || value === undefined || typeof value === 'boolean') {
@@ -126,35 +169,63 @@ function literalInfo(value: unknown): Info {
 function approxFunction(name: string, a: number[]): number {
   const [x = NaN, y = NaN] = a;
   switch (name) {
-    case 'sin': return Math.sin(x);
-    case 'cos': return Math.cos(x);
-    case 'tan': return Math.tan(x);
-    case 'asin': return Math.asin(x);
-    case 'acos': return Math.acos(x);
-    case 'atan': return Math.atan(x);
-    case 'sinh': return Math.sinh(x);
-    case 'cosh': return Math.cosh(x);
-    case 'tanh': return Math.tanh(x);
-    case 'exp': return Math.exp(x);
-    case 'log': return a.length === 2 ? Math.log(x) / Math.log(y) : Math.log(x);
-    case 'log10': return Math.log10(x);
-    case 'log2': return Math.log2(x);
-    case 'sqrt': return Math.sqrt(x);
-    case 'cbrt': return Math.cbrt(x);
-    case 'nthRoot': return Math.sign(x) * Math.abs(x) ** (1 / (a.length === 2 ? y : 2));
-    case 'abs': return Math.abs(x);
-    case 'floor': return Math.floor(x);
-    case 'ceil': return Math.ceil(x);
-    case 'round': return Math.round(x);
-    case 'sign': return Math.sign(x);
-    case 'factorial': return approxFactorial(x);
-    case 'gamma': return Number.isInteger(x) ? (x <= 0 ? NaN : approxFactorial(x - 1)) : NaN;
+    case 'sin':
+      return Math.sin(x);
+    case 'cos':
+      return Math.cos(x);
+    case 'tan':
+      return Math.tan(x);
+    case 'asin':
+      return Math.asin(x);
+    case 'acos':
+      return Math.acos(x);
+    case 'atan':
+      return Math.atan(x);
+    case 'sinh':
+      return Math.sinh(x);
+    case 'cosh':
+      return Math.cosh(x);
+    case 'tanh':
+      return Math.tanh(x);
+    case 'exp':
+      return Math.exp(x);
+    case 'log':
+      return a.length === 2 ? Math.log(x) / Math.log(y) : Math.log(x);
+    case 'log10':
+      return Math.log10(x);
+    case 'log2':
+      return Math.log2(x);
+    case 'sqrt':
+      return Math.sqrt(x);
+    case 'cbrt':
+      return Math.cbrt(x);
+    case 'nthRoot':
+      return Math.sign(x) * Math.abs(x) ** (1 / (a.length === 2 ? y : 2));
+    case 'abs':
+      return Math.abs(x);
+    case 'floor':
+      return Math.floor(x);
+    case 'ceil':
+      return Math.ceil(x);
+    case 'round':
+      return Math.round(x);
+    case 'sign':
+      return Math.sign(x);
+    case 'factorial':
+      return approxFactorial(x);
+    case 'gamma':
+      return Number.isInteger(x) ? (x <= 0 ? NaN : approxFactorial(x - 1)) : NaN;
     case 'binomial':
-    case 'combinations': return NaN; // exact, re-checked at run time (n bounded by the guard)
-    case 'mod': return y === 0 ? x : x - y * Math.floor(x / y);
-    case 'min': return Math.min(...a);
-    case 'max': return Math.max(...a);
-    default: return NaN; // gcd, lcm: not needed for size decisions (re-checked at run time)
+    case 'combinations':
+      return NaN; // exact, re-checked at run time (n bounded by the guard)
+    case 'mod':
+      return y === 0 ? x : x - y * Math.floor(x / y);
+    case 'min':
+      return Math.min(...a);
+    case 'max':
+      return Math.max(...a);
+    default:
+      return NaN; // gcd, lcm: not needed for size decisions (re-checked at run time)
   }
 }
 
@@ -208,7 +279,10 @@ class GuardWalker {
       return { closed: true, approx: name === 'pi' ? Math.PI : name === 'e' ? Math.E : NaN, size: 1, hasPow: false };
     }
     if (Object.hasOwn(ALLOWED_FUNCTIONS, name)) {
-      throw new GuardError('invalid_symbol', `${name} is a function and must be called with parentheses, e.g. ${name}(x).`);
+      throw new GuardError(
+        'invalid_symbol',
+        `${name} is a function and must be called with parentheses, e.g. ${name}(x).`,
+      );
     }
     if (name.length > MATH_LIMITS.maxSymbolLength || !VARIABLE_NAME.test(name)) {
       throw new GuardError('invalid_symbol', `Invalid variable name ${label(name)}.`);
@@ -219,11 +293,16 @@ class GuardWalker {
 
   private operator(node: AstNode, depth: number): Info {
     const fn = String(node.fn);
-    if (node.isPercentage) throw new GuardError('operator_not_allowed', 'Percentages (x%) are not allowed; write x/100.');
+    if (node.isPercentage)
+      throw new GuardError('operator_not_allowed', 'Percentages (x%) are not allowed; write x/100.');
     if (COMPARISONS.has(fn)) {
-      throw new GuardError('comparison_not_allowed', `The comparison "${node.op}" is not allowed; use a single "=" for an equation.`);
+      throw new GuardError(
+        'comparison_not_allowed',
+        `The comparison "${node.op}" is not allowed; use a single "=" for an equation.`,
+      );
     }
-    if (!ALLOWED_OPERATORS.has(fn)) throw new GuardError('operator_not_allowed', `The operator "${label(String(node.op))}" is not allowed.`);
+    if (!ALLOWED_OPERATORS.has(fn))
+      throw new GuardError('operator_not_allowed', `The operator "${label(String(node.op))}" is not allowed.`);
     const args = (node.args ?? []).map((a) => this.walk(a, depth + 1));
     const [a, b] = args as [Info, Info];
     const closed = args.every((x) => x.closed);
@@ -235,7 +314,12 @@ class GuardWalker {
         return a;
       case 'add':
       case 'subtract':
-        return { closed, approx: fn === 'add' ? a.approx + b.approx : a.approx - b.approx, size: a.size + b.size + 1, hasPow };
+        return {
+          closed,
+          approx: fn === 'add' ? a.approx + b.approx : a.approx - b.approx,
+          size: a.size + b.size + 1,
+          hasPow,
+        };
       case 'multiply':
         return { closed, approx: a.approx * b.approx, size: a.size + b.size, hasPow };
       case 'divide':
@@ -260,7 +344,8 @@ class GuardWalker {
     if (x === Infinity || x === -Infinity) throw tooLarge('the exponent overflows');
     if (Number.isNaN(x)) return { closed: base.closed, approx: NaN, size: 1, hasPow };
     if (!base.closed) {
-      if (Math.abs(x) > MATH_LIMITS.maxSymbolicExponent) throw tooLarge(`|n| > ${MATH_LIMITS.maxSymbolicExponent} on a symbolic base`);
+      if (Math.abs(x) > MATH_LIMITS.maxSymbolicExponent)
+        throw tooLarge(`|n| > ${MATH_LIMITS.maxSymbolicExponent} on a symbolic base`);
       return { closed: false, approx: NaN, size: 1, hasPow };
     }
     // |x| * log10|b| bounds the size of the value; unknown (complex) bases are re-checked at run time.
@@ -287,15 +372,20 @@ class GuardWalker {
   private call(node: AstNode, depth: number): Info {
     const callee = node.fn as AstNode | undefined;
     const name = callee && typeof callee === 'object' && callee.type === 'SymbolNode' ? (callee.name ?? '') : '';
-    if (name === '') throw new GuardError('function_not_allowed', 'Only calls of allow-listed functions by name are allowed.');
+    if (name === '')
+      throw new GuardError('function_not_allowed', 'Only calls of allow-listed functions by name are allowed.');
     if (!Object.hasOwn(ALLOWED_FUNCTIONS, name)) {
-      if (MATRIX_FUNCTIONS.has(name)) throw new GuardError('matrix_construction', `Matrix and range functions such as ${name}() are not allowed.`);
+      if (MATRIX_FUNCTIONS.has(name))
+        throw new GuardError('matrix_construction', `Matrix and range functions such as ${name}() are not allowed.`);
       throw new GuardError('function_not_allowed', `The function ${label(name)}() is not on the allow-list.`);
     }
     const [min, max] = ALLOWED_FUNCTIONS[name] as readonly [number, number];
     const argNodes = node.args ?? [];
     if (argNodes.length < min || argNodes.length > max) {
-      throw new GuardError('invalid_arguments', `${name}() takes ${min === max ? min : `${min} to ${max}`} argument(s), got ${argNodes.length}.`);
+      throw new GuardError(
+        'invalid_arguments',
+        `${name}() takes ${min === max ? min : `${min} to ${max}`} argument(s), got ${argNodes.length}.`,
+      );
     }
     const args = argNodes.map((a) => this.walk(a, depth + 1));
     const closed = args.every((x) => x.closed);
@@ -305,26 +395,45 @@ class GuardWalker {
       const a = args[0] as Info;
       // gamma(n) = (n-1)!: the same bound as the factorial (gamma(172) overflows a double).
       if (a.closed && !Number.isNaN(a.approx) && a.approx > MATH_LIMITS.maxFactorial + 1) {
-        throw new GuardError('factorial_too_large', `gamma(x) is computed for x <= ${MATH_LIMITS.maxFactorial + 1} only.`);
+        throw new GuardError(
+          'factorial_too_large',
+          `gamma(x) is computed for x <= ${MATH_LIMITS.maxFactorial + 1} only.`,
+        );
       }
       return { closed: a.closed, approx: approxFunction('gamma', [a.approx]), size: 310, hasPow: true };
     }
     if (name === 'binomial' || name === 'combinations') {
       const n = args[0] as Info;
       if (n.closed && !Number.isNaN(n.approx) && n.approx > MATH_LIMITS.maxBinomialN) {
-        throw new GuardError('binomial_too_large', `binomial(n, k) is computed for n <= ${MATH_LIMITS.maxBinomialN} only.`);
+        throw new GuardError(
+          'binomial_too_large',
+          `binomial(n, k) is computed for n <= ${MATH_LIMITS.maxBinomialN} only.`,
+        );
       }
       return { closed, approx: NaN, size: Math.ceil(MATH_LIMITS.maxBinomialN * 0.302) + 1, hasPow };
     }
-    if (name === 'nthRoot' && args.length === 2) this.integerArgument(name, args[1] as Info, 1, MATH_LIMITS.maxRootIndex);
-    if (name === 'round' && args.length === 2) this.integerArgument(name, args[1] as Info, 0, MATH_LIMITS.maxRoundDigits);
+    if (name === 'nthRoot' && args.length === 2)
+      this.integerArgument(name, args[1] as Info, 1, MATH_LIMITS.maxRootIndex);
+    if (name === 'round' && args.length === 2)
+      this.integerArgument(name, args[1] as Info, 0, MATH_LIMITS.maxRoundDigits);
     const size = EXACT_FUNCTIONS.has(name) ? args.reduce((s, x) => s + x.size, 1) : 1;
-    return { closed, approx: approxFunction(name, args.map((x) => x.approx)), size, hasPow };
+    return {
+      closed,
+      approx: approxFunction(
+        name,
+        args.map((x) => x.approx),
+      ),
+      size,
+      hasPow,
+    };
   }
 
   private integerArgument(name: string, info: Info, min: number, max: number): void {
     if (!info.closed || !Number.isInteger(info.approx) || info.approx < min || info.approx > max) {
-      throw new GuardError('invalid_arguments', `The second argument of ${name}() must be an integer constant from ${min} to ${max}.`);
+      throw new GuardError(
+        'invalid_arguments',
+        `The second argument of ${name}() must be an integer constant from ${min} to ${max}.`,
+      );
     }
   }
 }

@@ -152,7 +152,29 @@ export function parseMath(text: string): AstNode {
 (function warmUp() {
   const b = M.bignumber('0.5');
   const c = M.complex(0.5, 0.5);
-  for (const name of ['sqrt', 'cbrt', 'exp', 'log', 'log10', 'log2', 'sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'sinh', 'cosh', 'tanh', 'abs', 'floor', 'ceil', 'round', 'sign', 'unaryMinus'] as const) {
+  for (const name of [
+    'sqrt',
+    'cbrt',
+    'exp',
+    'log',
+    'log10',
+    'log2',
+    'sin',
+    'cos',
+    'tan',
+    'asin',
+    'acos',
+    'atan',
+    'sinh',
+    'cosh',
+    'tanh',
+    'abs',
+    'floor',
+    'ceil',
+    'round',
+    'sign',
+    'unaryMinus',
+  ] as const) {
     for (const v of [b, 0.5, c]) {
       try {
         M[name](v);
@@ -162,7 +184,13 @@ export function parseMath(text: string): AstNode {
     }
   }
   for (const name of ['add', 'subtract', 'multiply', 'divide', 'pow', 'mod', 'min', 'max'] as const) {
-    for (const [x, y] of [[b, b], [0.5, 0.5], [c, c], [b, c], [c, b]] as const) {
+    for (const [x, y] of [
+      [b, b],
+      [0.5, 0.5],
+      [c, c],
+      [b, c],
+      [c, b],
+    ] as const) {
       try {
         M[name](x, y);
       } catch {

@@ -103,9 +103,15 @@ export class NumericEvaluator {
       case 'SymbolNode':
         return this.symbol(node.name as string);
       case 'OperatorNode':
-        return this.operator(String(node.fn), (node.args ?? []).map((a) => this.visit(a)));
+        return this.operator(
+          String(node.fn),
+          (node.args ?? []).map((a) => this.visit(a)),
+        );
       case 'FunctionNode':
-        return this.call(((node.fn as AstNode).name as string), (node.args ?? []).map((a) => this.visit(a)));
+        return this.call(
+          (node.fn as AstNode).name as string,
+          (node.args ?? []).map((a) => this.visit(a)),
+        );
       default:
         throw new GuardError('node_not_allowed', `Expression element ${node.type} is not allowed.`);
     }
@@ -132,11 +138,13 @@ export class NumericEvaluator {
     }
     if (isBig(v)) {
       if (v.isNaN()) throw new MathDomainError('undefined_value', `${what} is undefined.`);
-      if (!v.isFinite() || (!v.isZero() && Math.abs(v.e) > MATH_LIMITS.maxDecimalExponent)) throw resultOutOfRange(what);
+      if (!v.isFinite() || (!v.isZero() && Math.abs(v.e) > MATH_LIMITS.maxDecimalExponent))
+        throw resultOutOfRange(what);
       return v;
     }
     if (isComplex(v)) {
-      if (Number.isNaN(v.re) || Number.isNaN(v.im)) throw new MathDomainError('undefined_value', `${what} is undefined.`);
+      if (Number.isNaN(v.re) || Number.isNaN(v.im))
+        throw new MathDomainError('undefined_value', `${what} is undefined.`);
       if (!Number.isFinite(v.re) || !Number.isFinite(v.im)) throw resultOutOfRange(what);
       this.lossy = true;
       if (v.im === 0) return this.mode === 'decimal' ? M.bignumber(v.re) : v.re;
@@ -147,7 +155,8 @@ export class NumericEvaluator {
   }
 
   private realOnly(v: NumericValue, fn: string): void {
-    if (isComplex(v)) throw new MathDomainError('evaluation_error', `${fn}() is not defined for complex arguments here.`);
+    if (isComplex(v))
+      throw new MathDomainError('evaluation_error', `${fn}() is not defined for complex arguments here.`);
   }
 
   private operator(fn: string, args: NumericValue[]): NumericValue {
@@ -185,7 +194,10 @@ export class NumericEvaluator {
       if (re < 0) throw divisionByZero();
     }
     // Size pre-check: |b| * |log10|a|| bounds the decimal exponent of the result.
-    if (!isZeroValue(a) && magnitude(b) * (log10Magnitude(a) + (isComplex(a) || isComplex(b) ? 1 : 0)) > MATH_LIMITS.maxDecimalExponent) {
+    if (
+      !isZeroValue(a) &&
+      magnitude(b) * (log10Magnitude(a) + (isComplex(a) || isComplex(b) ? 1 : 0)) > MATH_LIMITS.maxDecimalExponent
+    ) {
       throw resultOutOfRange('The power');
     }
     if (this.domain === 'real' && isNegativeReal(a) && !isComplex(b) && !Number.isInteger(toDouble(b))) {
@@ -208,10 +220,12 @@ export class NumericEvaluator {
     const re = isComplex(x) ? x.re : toDouble(x);
     const im = isComplex(x) ? x.im : 0;
     if (im === 0 && Number.isInteger(re)) {
-      if (re <= 0) throw new MathDomainError('gamma_pole', 'gamma() has poles at 0, -1, -2, ...: the value is undefined.');
+      if (re <= 0)
+        throw new MathDomainError('gamma_pole', 'gamma() has poles at 0, -1, -2, ...: the value is undefined.');
       return this.factorial(this.mode === 'decimal' ? M.bignumber(re - 1) : re - 1);
     }
-    if (Math.abs(re) > MATH_LIMITS.maxFactorial + 1 || Math.abs(im) > MATH_LIMITS.maxFactorial) throw resultOutOfRange('gamma()');
+    if (Math.abs(re) > MATH_LIMITS.maxFactorial + 1 || Math.abs(im) > MATH_LIMITS.maxFactorial)
+      throw resultOutOfRange('gamma()');
     this.lossy = true;
     const v = M.gamma(im === 0 ? re : M.complex(re, im));
     return this.check(typeof v === 'number' && this.mode === 'decimal' ? M.bignumber(v) : v, 'gamma()');
@@ -241,7 +255,10 @@ export class NumericEvaluator {
       case 'nthRoot': {
         const n = y === undefined ? 2 : toDouble(y);
         if (isNegativeReal(x) && n % 2 === 0) {
-          throw new MathDomainError('even_root_of_negative', 'An even root of a negative number is undefined (use sqrt for the principal complex root).');
+          throw new MathDomainError(
+            'even_root_of_negative',
+            'An even root of a negative number is undefined (use sqrt for the principal complex root).',
+          );
         }
         this.realOnly(x, name);
         return this.check(M.nthRoot(x, this.mode === 'decimal' ? M.bignumber(n) : n), what);
@@ -254,7 +271,11 @@ export class NumericEvaluator {
         return this.check(M[name](x), what);
       }
       case 'tanh': {
-        if (!isComplex(x) && Math.abs(toDouble(x)) > 100) return this.check(this.mode === 'decimal' ? M.bignumber(Math.sign(toDouble(x))) : Math.sign(toDouble(x)), what);
+        if (!isComplex(x) && Math.abs(toDouble(x)) > 100)
+          return this.check(
+            this.mode === 'decimal' ? M.bignumber(Math.sign(toDouble(x))) : Math.sign(toDouble(x)),
+            what,
+          );
         if (isComplex(x) && Math.abs(x.re) > MATH_LIMITS.maxExpArgument) throw resultOutOfRange(what);
         return this.check(M.tanh(x), what);
       }
@@ -274,7 +295,11 @@ export class NumericEvaluator {
       case 'cos':
       case 'tan': {
         const m = isComplex(x) ? Math.abs(x.re) : Math.abs(toDouble(x));
-        if (m > MATH_LIMITS.maxTrigArgument) throw new MathDomainError('argument_out_of_range', `The argument of ${what} is too large to evaluate meaningfully.`);
+        if (m > MATH_LIMITS.maxTrigArgument)
+          throw new MathDomainError(
+            'argument_out_of_range',
+            `The argument of ${what} is too large to evaluate meaningfully.`,
+          );
         if (isComplex(x) && Math.abs(x.im) > MATH_LIMITS.maxExpArgument) throw resultOutOfRange(what);
         return this.check(M[name](x), what);
       }
@@ -298,7 +323,10 @@ export class NumericEvaluator {
         return this.check(M[name](x), what);
       case 'round':
         this.realOnly(x, name);
-        return this.check(y === undefined ? M.round(x) : M.round(x, this.mode === 'decimal' ? M.bignumber(toDouble(y)) : toDouble(y)), what);
+        return this.check(
+          y === undefined ? M.round(x) : M.round(x, this.mode === 'decimal' ? M.bignumber(toDouble(y)) : toDouble(y)),
+          what,
+        );
       case 'factorial':
         return this.factorial(x);
       case 'gamma':
@@ -353,5 +381,10 @@ export function toOutput(v: NumericValue): OutputValue {
   const big = isBig(v) ? v : M.bignumber(String(v));
   const number = big.toNumber();
   if (!Number.isFinite(number)) throw resultOutOfRange('The value');
-  return { kind: 'real', number: number === 0 ? 0 : number, text: typeof v === 'number' ? String(v) : big.toString(), big };
+  return {
+    kind: 'real',
+    number: number === 0 ? 0 : number,
+    text: typeof v === 'number' ? String(v) : big.toString(),
+    big,
+  };
 }

@@ -159,7 +159,7 @@ export function formatQ(a: Q): string {
   }
   const places = Math.max(twos, fives);
   if (d === 1n && places <= 30) {
-    const scaled = abs(a.n) * 10n ** BigInt(places) / a.d;
+    const scaled = (abs(a.n) * 10n ** BigInt(places)) / a.d;
     const s = scaled.toString().padStart(places + 1, '0');
     const text = `${s.slice(0, -places)}.${s.slice(-places)}`;
     return a.n < 0n ? `-${text}` : text;

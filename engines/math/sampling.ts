@@ -43,9 +43,17 @@ export function compareValues(l: NumericValue, r: NumericValue, lossy = false): 
   const rhs = valueText(r);
   if (lb && rb && !lossy) {
     const scale = [M.bignumber(1), lb.abs(), rb.abs()].reduce((a, b) => (b.gt(a) ? b : a));
-    return { agree: lb.minus(rb).abs().lte(scale.mul(M.bignumber(DECIMAL_AGREEMENT))), lhs, rhs };
+    return {
+      agree: lb
+        .minus(rb)
+        .abs()
+        .lte(scale.mul(M.bignumber(DECIMAL_AGREEMENT))),
+      lhs,
+      rhs,
+    };
   }
-  const c = (v: NumericValue) => (M.isComplex(v) ? { re: v.re, im: v.im } : { re: M.isBigNumber(v) ? v.toNumber() : (v as number), im: 0 });
+  const c = (v: NumericValue) =>
+    M.isComplex(v) ? { re: v.re, im: v.im } : { re: M.isBigNumber(v) ? v.toNumber() : (v as number), im: 0 };
   const a = c(l);
   const b = c(r);
   const scale = Math.max(1, Math.hypot(a.re, a.im), Math.hypot(b.re, b.im));
@@ -63,7 +71,11 @@ export interface SamplingResult {
  * so the 8 points cover every sign pattern of up to three variables (log(x·y) = log(x) +
  * log(y) fails only when both are negative).
  */
-export function samplePoint(variables: string[], j: number, kinds: ReadonlyMap<string, SampleKind> = new Map()): Record<string, string> {
+export function samplePoint(
+  variables: string[],
+  j: number,
+  kinds: ReadonlyMap<string, SampleKind> = new Map(),
+): Record<string, string> {
   const point: Record<string, string> = {};
   variables.forEach((name, k) => {
     const kind = kinds.get(name);

@@ -7,7 +7,12 @@ import { MATH_LIMITS } from './limits.js';
 
 export type ParsedTolerance =
   | { ok: true; value: BigNumberValue; text: string }
-  | { ok: false; error: 'tolerance_not_numeric' | 'tolerance_not_finite' | 'tolerance_negative'; text: string; message: string };
+  | {
+      ok: false;
+      error: 'tolerance_not_numeric' | 'tolerance_not_finite' | 'tolerance_negative';
+      text: string;
+      message: string;
+    };
 
 const NUMERIC = /^[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i;
 const NON_FINITE = /^[+-]?(nan|inf|infinity)$/i;
@@ -15,19 +20,38 @@ const NON_FINITE = /^[+-]?(nan|inf|infinity)$/i;
 export function parseTolerance(raw: unknown): ParsedTolerance {
   if (typeof raw === 'number') {
     const text = String(raw);
-    if (!Number.isFinite(raw)) return { ok: false, error: 'tolerance_not_finite', text, message: `The tolerance ${text} is not a finite number.` };
+    if (!Number.isFinite(raw))
+      return {
+        ok: false,
+        error: 'tolerance_not_finite',
+        text,
+        message: `The tolerance ${text} is not a finite number.`,
+      };
     if (raw < 0) return { ok: false, error: 'tolerance_negative', text, message: `The tolerance ${text} is negative.` };
     return { ok: true, value: M.bignumber(text), text };
   }
   if (typeof raw === 'string') {
     const text = raw.trim().slice(0, MATH_LIMITS.maxToleranceLength);
-    if (NON_FINITE.test(text)) return { ok: false, error: 'tolerance_not_finite', text, message: `The tolerance ${text} is not a finite number.` };
+    if (NON_FINITE.test(text))
+      return {
+        ok: false,
+        error: 'tolerance_not_finite',
+        text,
+        message: `The tolerance ${text} is not a finite number.`,
+      };
     if (raw.trim().length > MATH_LIMITS.maxToleranceLength || !NUMERIC.test(text)) {
       return { ok: false, error: 'tolerance_not_numeric', text, message: 'The tolerance is not a number.' };
     }
     const value = M.bignumber(text);
-    if (!value.isFinite()) return { ok: false, error: 'tolerance_not_finite', text, message: `The tolerance ${text} is not a finite number.` };
-    if (value.isNegative() && !value.isZero()) return { ok: false, error: 'tolerance_negative', text, message: `The tolerance ${text} is negative.` };
+    if (!value.isFinite())
+      return {
+        ok: false,
+        error: 'tolerance_not_finite',
+        text,
+        message: `The tolerance ${text} is not a finite number.`,
+      };
+    if (value.isNegative() && !value.isZero())
+      return { ok: false, error: 'tolerance_negative', text, message: `The tolerance ${text} is negative.` };
     return { ok: true, value, text };
   }
   const text = raw === null || raw === undefined ? String(raw) : typeof raw === 'boolean' ? String(raw) : typeof raw;

@@ -42,8 +42,12 @@ function sampleKinds(run: Run, variables: string[]): Map<string, SampleKind> {
   const visit = (node: AstNode | undefined, inside: boolean, depth: number): void => {
     if (!node || depth > 200) return;
     if (node.type === 'SymbolNode' && inside) hinted.add(node.name as string);
-    const name = node.type === 'FunctionNode' ? ((node.fn as AstNode | undefined)?.name as string | undefined) : undefined;
-    const here = inside || (name !== undefined && INTEGER_FUNCTIONS.has(name)) || (node.type === 'OperatorNode' && node.fn === 'factorial');
+    const name =
+      node.type === 'FunctionNode' ? ((node.fn as AstNode | undefined)?.name as string | undefined) : undefined;
+    const here =
+      inside ||
+      (name !== undefined && INTEGER_FUNCTIONS.has(name)) ||
+      (node.type === 'OperatorNode' && node.fn === 'factorial');
     for (const a of node.args ?? []) visit(a, here, depth + 1);
     if (node.content) visit(node.content as AstNode, here, depth + 1);
   };
@@ -51,7 +55,10 @@ function sampleKinds(run: Run, variables: string[]): Map<string, SampleKind> {
   return new Map(
     variables.map((v) => [
       v,
-      { integer: run.assumptions.has(v, 'integer') || hinted.has(v), nonnegative: run.assumptions.has(v, 'nonnegative') || hinted.has(v) },
+      {
+        integer: run.assumptions.has(v, 'integer') || hinted.has(v),
+        nonnegative: run.assumptions.has(v, 'nonnegative') || hinted.has(v),
+      },
     ]),
   );
 }
@@ -61,7 +68,8 @@ export function verifyMath(input: MathRequest): MathResponse {
   let isEquation = false;
   restoreDecimalConfig();
   try {
-    isEquation = findEquationMarkers(normalizePower(expression.slice(0, MATH_LIMITS.maxExpressionLength + 1))).length > 0;
+    isEquation =
+      findEquationMarkers(normalizePower(expression.slice(0, MATH_LIMITS.maxExpressionLength + 1))).length > 0;
     const parsed = parseInput(expression);
     const report = guardTrees(
       parsed.sides.map((s) => s.node),
@@ -85,10 +93,21 @@ export function verifyMath(input: MathRequest): MathResponse {
   } catch (err) {
     restoreDecimalConfig();
     if (err instanceof GuardError) {
-      return { status: 'BLOCKED', is_valid: false, ...(isEquation ? { result: false } : {}), error: err.code, message: err.message };
+      return {
+        status: 'BLOCKED',
+        is_valid: false,
+        ...(isEquation ? { result: false } : {}),
+        error: err.code,
+        message: err.message,
+      };
     }
     if (err instanceof MathDomainError) {
-      return { is_valid: false, ...(isEquation ? { result: false } : { original: expression }), error: err.code, message: err.message };
+      return {
+        is_valid: false,
+        ...(isEquation ? { result: false } : { original: expression }),
+        error: err.code,
+        message: err.message,
+      };
     }
     // Fail closed on anything unexpected: never a verdict, never an exception to the caller.
     return {
@@ -170,7 +189,9 @@ function difference(l: NumericValue, r: NumericValue): NumericValue {
 
 // ------------------------------------------------------------------ tolerance
 
-type ToleranceGate = { blocked: MathResponse } | { blocked: null; value: ReturnType<typeof M.bignumber> | null; fields: Partial<MathResponse> };
+type ToleranceGate =
+  | { blocked: MathResponse }
+  | { blocked: null; value: ReturnType<typeof M.bignumber> | null; fields: Partial<MathResponse> };
 
 /**
  * Applies the contract's tolerance rules. `calculated` is the compared value (null when the
@@ -187,7 +208,15 @@ function toleranceGate(run: Run, calculated: NumericValue | null, isEquation: bo
     precision_mode: run.mode,
   };
   const block = (error: string, message: string): ToleranceGate => ({
-    blocked: { status: 'BLOCKED', is_valid: false, ...(isEquation ? { result: false } : {}), is_correct: false, error, message, ...fields },
+    blocked: {
+      status: 'BLOCKED',
+      is_valid: false,
+      ...(isEquation ? { result: false } : {}),
+      is_correct: false,
+      error,
+      message,
+      ...fields,
+    },
   });
   if (!t.ok) return block(t.error, t.message);
   if (max !== null && t.value.gt(max)) {
@@ -298,7 +327,12 @@ function verifyEquation(run: Run): MathResponse {
       proof,
     };
   };
-  const differ = (diff: string, method: MathResponse['method'], extra: Partial<MathResponse> = {}, sides = { l: lText, r: rText }): MathResponse => ({
+  const differ = (
+    diff: string,
+    method: MathResponse['method'],
+    extra: Partial<MathResponse> = {},
+    sides = { l: lText, r: rText },
+  ): MathResponse => ({
     is_valid: false,
     result: false,
     left_side: sides.l,
@@ -321,7 +355,8 @@ function verifyEquation(run: Run): MathResponse {
       const gate = toleranceGate(run, lv, true);
       if (gate.blocked) return gate.blocked;
       const fields = { ...gate.fields, tolerance_applied: true };
-      if (run.mode === 'decimal' && L && Rt && canon.isZero(canon.sub(L, Rt))) return proven({ is_correct: true, ...fields });
+      if (run.mode === 'decimal' && L && Rt && canon.isZero(canon.sub(L, Rt)))
+        return proven({ is_correct: true, ...fields });
       const diff = difference(lv, rv);
       const within = magnitudeOf(diff).lte(gate.value as ReturnType<typeof M.bignumber>);
       const sides = run.mode === 'decimal' ? { l: lText, r: rText } : { l: valueText(lv), r: valueText(rv) };
@@ -394,7 +429,9 @@ function verifyEquation(run: Run): MathResponse {
   const sampled = sampleSides(ls.node, rs.node, variables, run.domain, sampleKinds(run, variables));
   if (sampled.counterexample) {
     const { point, lhs, rhs } = sampled.counterexample;
-    const at = Object.entries(point).map(([k, v]) => `${k} = ${v}`).join(', ');
+    const at = Object.entries(point)
+      .map(([k, v]) => `${k} = ${v}`)
+      .join(', ');
     return differ(diffText ?? `(${ls.text}) - (${rs.text})`, 'numerical_sampling', {
       counterexample: point,
       message: `The sides are not equal: at ${at} the left side is ${lhs} and the right side is ${rhs}.`,
@@ -414,7 +451,11 @@ function verifyEquation(run: Run): MathResponse {
     ...toleranceNote,
   };
   if (sampled.agreeing === 0) {
-    return { ...blocked, error: 'not_evaluable', message: 'The sides could not be evaluated at any sample point; the claim cannot be checked.' };
+    return {
+      ...blocked,
+      error: 'not_evaluable',
+      message: 'The sides could not be evaluated at any sample point; the claim cannot be checked.',
+    };
   }
   return {
     ...blocked,

@@ -27,21 +27,34 @@ const round15 = (v: number) => (Number.isFinite(v) ? Number(v.toPrecision(15)) :
 
 export function evaluateTranslation(expression: string, claimedAnswer: number | null): TranslationEvaluation {
   const expr = expression.trim();
-  if (expr === '') return { kind: 'rejected', reason: 'empty_expression', message: 'The translation has no expression.' };
+  if (expr === '')
+    return { kind: 'rejected', reason: 'empty_expression', message: 'The translation has no expression.' };
   if (expr.includes('=')) {
-    return { kind: 'rejected', reason: 'expression_rejected', message: 'The translation must be one expression, not an equation or assignment.' };
+    return {
+      kind: 'rejected',
+      reason: 'expression_rejected',
+      message: 'The translation must be one expression, not an equation or assignment.',
+    };
   }
   const r = verifyMath({ expression: expr, context: { domain: 'real' } }) as Record<string, unknown>;
   if (r.status === 'BLOCKED' || r.is_valid !== true) {
     const code = typeof r.error === 'string' ? r.error : typeof r.warning === 'string' ? r.warning : 'invalid';
     const why = typeof r.message === 'string' ? r.message : 'The math engine refused the expression.';
-    return { kind: 'rejected', reason: `expression_rejected:${code}`, message: `The translated expression was refused by the math engine: ${why}` };
+    return {
+      kind: 'rejected',
+      reason: `expression_rejected:${code}`,
+      message: `The translated expression was refused by the math engine: ${why}`,
+    };
   }
   if (typeof r.value !== 'number' || !Number.isFinite(r.value) || r.is_symbolic === true || r.is_complex === true) {
     return { kind: 'rejected', reason: 'not_a_number', message: 'The translated expression has no finite real value.' };
   }
   if (claimedAnswer === null || !Number.isFinite(claimedAnswer)) {
-    return { kind: 'rejected', reason: 'missing_claimed_answer', message: 'The translation has no numeric claimed answer to check.' };
+    return {
+      kind: 'rejected',
+      reason: 'missing_claimed_answer',
+      message: 'The translation has no numeric claimed answer to check.',
+    };
   }
   const calculated = r.value;
   const diff = calculated - claimedAnswer;

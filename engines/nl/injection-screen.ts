@@ -28,29 +28,71 @@ export const SCREEN_LIMITS = {
 } as const;
 
 const OVERRIDE_VERBS = 'ignore|disregard|forget|override|bypass|skip|drop|abandon|neglect';
-const FILLER = 'all|any|every|each|the|of|your|my|our|these|those|its|previous|prior|above|earlier|preceding|original|initial|system|existing|current|old|given|safety|and';
-const TARGETS = 'instruction|instructions|prompt|prompts|rule|rules|direction|directions|guideline|guidelines|guardrail|guardrails|constraint|constraints|context|policy|policies|programming|training|restriction|restrictions';
+const FILLER =
+  'all|any|every|each|the|of|your|my|our|these|those|its|previous|prior|above|earlier|preceding|original|initial|system|existing|current|old|given|safety|and';
+const TARGETS =
+  'instruction|instructions|prompt|prompts|rule|rules|direction|directions|guideline|guidelines|guardrail|guardrails|constraint|constraints|context|policy|policies|programming|training|restriction|restrictions';
 
 /** Phrase patterns over the normalised text (single spaces, lower case, letters and digits only). */
 const PHRASES: Array<{ reason: ScreenReason; label: string; pattern: string }> = [
-  { reason: 'instruction_override', label: 'instruction override', pattern: `\\b(?:${OVERRIDE_VERBS})(?: (?:${FILLER}))* (?:${TARGETS})\\b` },
-  { reason: 'instruction_override', label: 'instruction override', pattern: `\\b(?:new|updated|real|actual|hidden|secret) (?:instruction|instructions|system prompt|rules)\\b` },
-  { reason: 'instruction_override', label: 'instruction override', pattern: `\\bdo not follow (?:the |your |any )?(?:previous |prior |above )?(?:instruction|instructions|rules)\\b` },
-  { reason: 'instruction_override', label: 'instruction override', pattern: `\\binstead (?:of translating|do the following|follow these)\\b` },
+  {
+    reason: 'instruction_override',
+    label: 'instruction override',
+    pattern: `\\b(?:${OVERRIDE_VERBS})(?: (?:${FILLER}))* (?:${TARGETS})\\b`,
+  },
+  {
+    reason: 'instruction_override',
+    label: 'instruction override',
+    pattern: `\\b(?:new|updated|real|actual|hidden|secret) (?:instruction|instructions|system prompt|rules)\\b`,
+  },
+  {
+    reason: 'instruction_override',
+    label: 'instruction override',
+    pattern: `\\bdo not follow (?:the |your |any )?(?:previous |prior |above )?(?:instruction|instructions|rules)\\b`,
+  },
+  {
+    reason: 'instruction_override',
+    label: 'instruction override',
+    pattern: `\\binstead (?:of translating|do the following|follow these)\\b`,
+  },
   { reason: 'role_play', label: 'role-play', pattern: `\\byou are (?:now|no longer)\\b` },
   { reason: 'role_play', label: 'role-play', pattern: `\\bfrom now on (?:you|your|act|respond|answer)\\b` },
   { reason: 'role_play', label: 'role-play', pattern: `\\bpretend (?:to be|you are|that you|you re)\\b` },
   { reason: 'role_play', label: 'role-play', pattern: `\\bact as (?:a|an|if|my|the|though)\\b` },
   { reason: 'role_play', label: 'role-play', pattern: `\\brole ?play(?:ing)?\\b` },
-  { reason: 'role_play', label: 'role-play', pattern: `\\b(?:simulate|impersonate|emulate) (?:a|an|the) (?:ai|assistant|chatbot|model|system|unrestricted|unfiltered|jailbroken)\\b` },
-  { reason: 'developer_mode', label: 'developer mode', pattern: `\\b(?:developer|dev|debug|god|sudo|admin|maintenance|unrestricted|jailbreak|jailbroken|dan) mode\\b` },
+  {
+    reason: 'role_play',
+    label: 'role-play',
+    pattern: `\\b(?:simulate|impersonate|emulate) (?:a|an|the) (?:ai|assistant|chatbot|model|system|unrestricted|unfiltered|jailbroken)\\b`,
+  },
+  {
+    reason: 'developer_mode',
+    label: 'developer mode',
+    pattern: `\\b(?:developer|dev|debug|god|sudo|admin|maintenance|unrestricted|jailbreak|jailbroken|dan) mode\\b`,
+  },
   { reason: 'developer_mode', label: 'developer mode', pattern: `\\b(?:jailbreak|jailbroken|jailbreaking)\\b` },
   { reason: 'developer_mode', label: 'developer mode', pattern: `\\bdo anything now\\b` },
-  { reason: 'developer_mode', label: 'developer mode', pattern: `\\b(?:enable|activate|enter|switch to) (?:developer|dev|debug|god|sudo|admin|unrestricted) (?:mode|access)\\b` },
-  { reason: 'prompt_exfiltration', label: 'prompt exfiltration', pattern: `\\b(?:reveal|print|show|repeat|output|leak|display|dump|tell me) (?:me )?(?:your|the) (?:system |initial |hidden |original )?(?:prompt|instructions|instruction)\\b` },
+  {
+    reason: 'developer_mode',
+    label: 'developer mode',
+    pattern: `\\b(?:enable|activate|enter|switch to) (?:developer|dev|debug|god|sudo|admin|unrestricted) (?:mode|access)\\b`,
+  },
+  {
+    reason: 'prompt_exfiltration',
+    label: 'prompt exfiltration',
+    pattern: `\\b(?:reveal|print|show|repeat|output|leak|display|dump|tell me) (?:me )?(?:your|the) (?:system |initial |hidden |original )?(?:prompt|instructions|instruction)\\b`,
+  },
   { reason: 'prompt_exfiltration', label: 'prompt exfiltration', pattern: `\\bsystem prompt\\b` },
-  { reason: 'verdict_manipulation', label: 'verdict manipulation', pattern: `\\b(?:report|mark|label|return|classify|treat|flag|output) (?:this|it|the (?:result|answer|claim|output)|everything) as (?:verified|correct|proven|true|safe|valid)\\b` },
-  { reason: 'verdict_manipulation', label: 'verdict manipulation', pattern: `\\b(?:always|just) (?:say|answer|respond|return|output) (?:verified|correct|true|yes)\\b` },
+  {
+    reason: 'verdict_manipulation',
+    label: 'verdict manipulation',
+    pattern: `\\b(?:report|mark|label|return|classify|treat|flag|output) (?:this|it|the (?:result|answer|claim|output)|everything) as (?:verified|correct|proven|true|safe|valid)\\b`,
+  },
+  {
+    reason: 'verdict_manipulation',
+    label: 'verdict manipulation',
+    pattern: `\\b(?:always|just) (?:say|answer|respond|return|output) (?:verified|correct|true|yes)\\b`,
+  },
 ];
 
 const COMPILED = PHRASES.map((p) => ({ ...p, re: RE2JS.compile(p.pattern) }));
@@ -86,7 +128,9 @@ function isZeroWidth(cp: number): boolean {
 }
 
 function isBidiControl(cp: number): boolean {
-  return cp === 0x200e || cp === 0x200f || cp === 0x061c || (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+  return (
+    cp === 0x200e || cp === 0x200f || cp === 0x061c || (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069)
+  );
 }
 
 type Script = 'latin' | 'cyrillic' | 'greek-confusable' | 'fullwidth' | 'other';
@@ -111,7 +155,11 @@ function screenCharacters(text: string): ScreenResult {
   let word = '';
   const endWord = (): ScreenResult | null => {
     if (latin && foreign) {
-      return { blocked: true, reason: 'mixed_script', detail: `The word "${word.slice(0, 40)}" mixes Latin letters with look-alike ${foreign === 'cyrillic' ? 'Cyrillic' : foreign === 'fullwidth' ? 'full-width' : 'Greek'} letters.` };
+      return {
+        blocked: true,
+        reason: 'mixed_script',
+        detail: `The word "${word.slice(0, 40)}" mixes Latin letters with look-alike ${foreign === 'cyrillic' ? 'Cyrillic' : foreign === 'fullwidth' ? 'full-width' : 'Greek'} letters.`,
+      };
     }
     latin = false;
     foreign = null;
@@ -120,8 +168,18 @@ function screenCharacters(text: string): ScreenResult {
   };
   for (const ch of text) {
     const cp = ch.codePointAt(0) as number;
-    if (isBidiControl(cp)) return { blocked: true, reason: 'bidi_control', detail: `The text contains a bidirectional control character (U+${cp.toString(16).toUpperCase().padStart(4, '0')}).` };
-    if (isZeroWidth(cp)) return { blocked: true, reason: 'invisible_characters', detail: `The text contains an invisible character (U+${cp.toString(16).toUpperCase().padStart(4, '0')}).` };
+    if (isBidiControl(cp))
+      return {
+        blocked: true,
+        reason: 'bidi_control',
+        detail: `The text contains a bidirectional control character (U+${cp.toString(16).toUpperCase().padStart(4, '0')}).`,
+      };
+    if (isZeroWidth(cp))
+      return {
+        blocked: true,
+        reason: 'invisible_characters',
+        detail: `The text contains an invisible character (U+${cp.toString(16).toUpperCase().padStart(4, '0')}).`,
+      };
     const s = scriptOf(ch);
     if (s === null) {
       const r = endWord();
@@ -170,7 +228,10 @@ const HEX_RUN = RE2JS.compile('(?:0x)?[0-9A-Fa-f]{16,}');
  */
 function screenEncoded(text: string): ScreenResult {
   let runs = 0;
-  for (const [kind, re] of [['hex', HEX_RUN], ['base64', BASE64_RUN]] as const) {
+  for (const [kind, re] of [
+    ['hex', HEX_RUN],
+    ['base64', BASE64_RUN],
+  ] as const) {
     const m = re.matcher(text);
     let from = 0;
     while (m.find(from)) {
@@ -189,7 +250,11 @@ function screenEncoded(text: string): ScreenResult {
       if (!looksLikeText(decoded)) continue;
       const inner = screenPhrases(normalizeForScreen(decoded.toString('latin1')), `Decoded ${kind}: `);
       if (inner.blocked) return { blocked: true, reason: 'encoded_instructions', detail: inner.detail };
-      return { blocked: true, reason: 'encoded_instructions', detail: `The text carries ${kind}-encoded text ("${run.slice(0, 24)}…"); encoded instructions are refused.` };
+      return {
+        blocked: true,
+        reason: 'encoded_instructions',
+        detail: `The text carries ${kind}-encoded text ("${run.slice(0, 24)}…"); encoded instructions are refused.`,
+      };
     }
   }
   return { blocked: false };
@@ -198,7 +263,11 @@ function screenEncoded(text: string): ScreenResult {
 /** Screens a query (or a model's answer) for prompt injection. */
 export function screenText(text: string): ScreenResult {
   if (text.length > SCREEN_LIMITS.maxChars) {
-    return { blocked: true, reason: 'instruction_override', detail: `The text is longer than ${SCREEN_LIMITS.maxChars} characters and was not screened.` };
+    return {
+      blocked: true,
+      reason: 'instruction_override',
+      detail: `The text is longer than ${SCREEN_LIMITS.maxChars} characters and was not screened.`,
+    };
   }
   const chars = screenCharacters(text);
   if (chars.blocked) return chars;

@@ -43,7 +43,28 @@ const COMPARISONS: Array<[string[], string]> = [
 
 const VARIABLE = /^[a-z][a-z0-9_]{0,15}$/;
 const NUMBER = /^-?\d{1,30}(\.\d{1,30})?$/;
-const STOP = new Set(['and', 'or', 'is', 'are', 'be', 'it', 'the', 'a', 'an', 'than', 'to', 'not', 'between', 'such', 'that', 'find', 'where', 'with', 'at', 'no']);
+const STOP = new Set([
+  'and',
+  'or',
+  'is',
+  'are',
+  'be',
+  'it',
+  'the',
+  'a',
+  'an',
+  'than',
+  'to',
+  'not',
+  'between',
+  'such',
+  'that',
+  'find',
+  'where',
+  'with',
+  'at',
+  'no',
+]);
 
 function fail(reason: string): LocalLogicTranslation {
   return { is_logic_query: false, dsl: null, reasoning: `local translator: ${reason}` };
@@ -66,7 +87,12 @@ export function translateLogicLocally(query: string): LocalLogicTranslation {
   eat('find') || eat('is', 'there');
   eat('a', 'value', 'of') || eat('values', 'of') || eat('an') || eat('a');
   const lead = i;
-  if (words[i] && VARIABLE.test(words[i] as string) && !STOP.has(words[i] as string) && (at(words[i] as string, 'such', 'that') || at(words[i] as string, 'where') || at(words[i] as string, 'with'))) {
+  if (
+    words[i] &&
+    VARIABLE.test(words[i] as string) &&
+    !STOP.has(words[i] as string) &&
+    (at(words[i] as string, 'such', 'that') || at(words[i] as string, 'where') || at(words[i] as string, 'with'))
+  ) {
     i++;
     eat('such', 'that') || eat('where') || eat('with');
   } else i = lead;
@@ -82,7 +108,12 @@ export function translateLogicLocally(query: string): LocalLogicTranslation {
     }
     // Optional new subject: "<var> is|are"; otherwise the previous subject continues.
     const w = words[i];
-    if (w && VARIABLE.test(w) && !STOP.has(w) && (words[i + 1] === 'is' || words[i + 1] === 'must' || words[i + 1] === 'should')) {
+    if (
+      w &&
+      VARIABLE.test(w) &&
+      !STOP.has(w) &&
+      (words[i + 1] === 'is' || words[i + 1] === 'must' || words[i + 1] === 'should')
+    ) {
       subject = w;
       i++;
       eat('must', 'be') || eat('should', 'be');
@@ -93,7 +124,8 @@ export function translateLogicLocally(query: string): LocalLogicTranslation {
     let clause: string | null = null;
     if (eat('between')) {
       const lo = words[i];
-      if (!lo || !NUMBER.test(lo) || words[i + 1] !== 'and' || !words[i + 2] || !NUMBER.test(words[i + 2] as string)) return fail('"between" needs two numbers: "between 1 and 10"');
+      if (!lo || !NUMBER.test(lo) || words[i + 1] !== 'and' || !words[i + 2] || !NUMBER.test(words[i + 2] as string))
+        return fail('"between" needs two numbers: "between 1 and 10"');
       i += 3;
       clause = `(AND (GTE ${subject} ${lo}) (LTE ${subject} ${words[i - 1]}))`;
     } else if (eat('positive')) clause = `(GT ${subject} 0)`;
@@ -113,7 +145,8 @@ export function translateLogicLocally(query: string): LocalLogicTranslation {
         if (rhs && NUMBER.test(rhs)) op = 'EQ';
         else return fail(`could not translate from "${words[i] ?? 'the end'}" on`);
       }
-      if (!rhs || !(NUMBER.test(rhs) || (VARIABLE.test(rhs) && !STOP.has(rhs)))) return fail('a comparison needs a number or a variable after it');
+      if (!rhs || !(NUMBER.test(rhs) || (VARIABLE.test(rhs) && !STOP.has(rhs))))
+        return fail('a comparison needs a number or a variable after it');
       i++;
       clause = `(${op} ${subject} ${rhs})`;
     }

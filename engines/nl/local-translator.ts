@@ -33,9 +33,34 @@ type Node =
   | { k: 'neg'; a: Node };
 
 const SMALL: Record<string, number> = {
-  zero: 0, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10,
-  eleven: 11, twelve: 12, thirteen: 13, fourteen: 14, fifteen: 15, sixteen: 16, seventeen: 17, eighteen: 18, nineteen: 19,
-  twenty: 20, thirty: 30, forty: 40, fifty: 50, sixty: 60, seventy: 70, eighty: 80, ninety: 90,
+  zero: 0,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  eleven: 11,
+  twelve: 12,
+  thirteen: 13,
+  fourteen: 14,
+  fifteen: 15,
+  sixteen: 16,
+  seventeen: 17,
+  eighteen: 18,
+  nineteen: 19,
+  twenty: 20,
+  thirty: 30,
+  forty: 40,
+  fifty: 50,
+  sixty: 60,
+  seventy: 70,
+  eighty: 80,
+  ninety: 90,
 };
 const SCALES: Record<string, number> = { hundred: 100, thousand: 1000, million: 1_000_000 };
 
@@ -166,7 +191,8 @@ class Parser {
     this.enter();
     let a = this.term();
     for (;;) {
-      if (this.sym('+') || this.words('plus') || this.words('added', 'to')) a = { k: 'bin', op: '+', a, b: this.term() };
+      if (this.sym('+') || this.words('plus') || this.words('added', 'to'))
+        a = { k: 'bin', op: '+', a, b: this.term() };
       else if (this.sym('-') || this.words('minus')) a = { k: 'bin', op: '-', a, b: this.term() };
       else if (this.words('more', 'than')) a = { k: 'bin', op: '+', a: this.term(), b: a };
       else if (this.words('less', 'than') || this.words('fewer', 'than')) {
@@ -196,8 +222,10 @@ class Parser {
     this.enter();
     let a = this.power();
     for (;;) {
-      if (this.sym('*') || this.words('times') || this.words('multiplied', 'by') || this.words('x')) a = { k: 'bin', op: '*', a, b: this.power() };
-      else if (this.sym('/') || this.words('divided', 'by') || this.words('over')) a = { k: 'bin', op: '/', a, b: this.power() };
+      if (this.sym('*') || this.words('times') || this.words('multiplied', 'by') || this.words('x'))
+        a = { k: 'bin', op: '*', a, b: this.power() };
+      else if (this.sym('/') || this.words('divided', 'by') || this.words('over'))
+        a = { k: 'bin', op: '/', a, b: this.power() };
       else break;
     }
     this.leave();
@@ -211,7 +239,12 @@ class Parser {
     for (;;) {
       if (this.words('squared')) a = { k: 'bin', op: '^', a, b: num(2) };
       else if (this.words('cubed')) a = { k: 'bin', op: '^', a, b: num(3) };
-      else if (this.sym('^') || this.words('to', 'the', 'power', 'of') || this.words('raised', 'to', 'the', 'power', 'of') || this.words('to', 'the', 'power')) {
+      else if (
+        this.sym('^') ||
+        this.words('to', 'the', 'power', 'of') ||
+        this.words('raised', 'to', 'the', 'power', 'of') ||
+        this.words('to', 'the', 'power')
+      ) {
         a = { k: 'bin', op: '^', a, b: this.unary() };
       } else break;
     }
@@ -224,16 +257,24 @@ class Parser {
     try {
       this.skip('the');
       if (this.sym('-') || this.words('negative') || this.words('minus')) return { k: 'neg', a: this.unary() };
-      if (this.words('square', 'root', 'of') || this.words('sqrt', 'of') || this.words('sqrt')) return { k: 'fn', f: 'sqrt', a: this.unary() };
+      if (this.words('square', 'root', 'of') || this.words('sqrt', 'of') || this.words('sqrt'))
+        return { k: 'fn', f: 'sqrt', a: this.unary() };
       if (this.words('cube', 'root', 'of')) return { k: 'fn', f: 'cbrt', a: this.unary() };
       if (this.words('half', 'of')) return { k: 'bin', op: '/', a: this.unary(), b: num(2) };
-      if (this.words('a', 'third', 'of') || this.words('one', 'third', 'of')) return { k: 'bin', op: '/', a: this.unary(), b: num(3) };
-      if (this.words('a', 'quarter', 'of') || this.words('one', 'quarter', 'of')) return { k: 'bin', op: '/', a: this.unary(), b: num(4) };
+      if (this.words('a', 'third', 'of') || this.words('one', 'third', 'of'))
+        return { k: 'bin', op: '/', a: this.unary(), b: num(3) };
+      if (this.words('a', 'quarter', 'of') || this.words('one', 'quarter', 'of'))
+        return { k: 'bin', op: '/', a: this.unary(), b: num(4) };
       if (this.words('twice') || this.words('double')) return { k: 'bin', op: '*', a: num(2), b: this.unary() };
       if (this.words('triple')) return { k: 'bin', op: '*', a: num(3), b: this.unary() };
       if (this.words('square', 'of')) return { k: 'bin', op: '^', a: this.unary(), b: num(2) };
       if (this.words('cube', 'of')) return { k: 'bin', op: '^', a: this.unary(), b: num(3) };
-      for (const [word, op] of [['sum', '+'], ['product', '*'], ['difference', '-'], ['quotient', '/']] as const) {
+      for (const [word, op] of [
+        ['sum', '+'],
+        ['product', '*'],
+        ['difference', '-'],
+        ['quotient', '/'],
+      ] as const) {
         if (this.words(word, 'of') || this.words(word, 'between')) {
           const a = this.expr0();
           if (!this.words('and')) throw new NotTranslatable(`"${word} of" needs "and"`);
@@ -279,7 +320,8 @@ class Parser {
         if (price) {
           this.skip(...CURRENCY_WORDS);
           if (this.words('each') || this.words('apiece')) return { k: 'bin', op: '*', a: n, b: price };
-          if ((this.words('per') || this.words('a') || this.words('an')) && this.nounRun() > 0) return { k: 'bin', op: '*', a: n, b: price };
+          if ((this.words('per') || this.words('a') || this.words('an')) && this.nounRun() > 0)
+            return { k: 'bin', op: '*', a: n, b: price };
           return { k: 'bin', op: '*', a: n, b: price };
         }
       }
@@ -360,11 +402,22 @@ class Parser {
           current = 0;
         }
         this.i++;
-      } else if (w.w === 'a' && (this.isWord('hundred', 1) || this.isWord('thousand', 1) || this.isWord('million', 1)) && !any) {
+      } else if (
+        w.w === 'a' &&
+        (this.isWord('hundred', 1) || this.isWord('thousand', 1) || this.isWord('million', 1)) &&
+        !any
+      ) {
         current = 1;
         any = true;
         this.i++;
-      } else if (w.w === 'and' && any && this.peek(1)?.t === 'w' && ((this.peek(1) as { w: string }).w in SMALL) && current % 100 === 0 && current > 0) {
+      } else if (
+        w.w === 'and' &&
+        any &&
+        this.peek(1)?.t === 'w' &&
+        (this.peek(1) as { w: string }).w in SMALL &&
+        current % 100 === 0 &&
+        current > 0
+      ) {
         this.i++;
       } else break;
     }
@@ -378,11 +431,68 @@ class Parser {
 }
 
 const RESERVED = new Set([
-  'plus', 'minus', 'times', 'x', 'multiplied', 'divided', 'over', 'by', 'squared', 'cubed', 'to', 'the', 'power', 'raised',
-  'of', 'and', 'more', 'less', 'fewer', 'than', 'increased', 'decreased', 'reduced', 'percent', 'per', 'cent', 'at', 'each',
-  'apiece', 'for', 'is', 'equal', 'equals', 'a', 'an', 'what', 'how', 'much', 'many', 'sum', 'product', 'difference',
-  'quotient', 'square', 'root', 'cube', 'half', 'twice', 'double', 'triple', 'negative', 'in', 'total', 'it', 'does',
-  'give', 'gives', 'make', 'makes', 'result', 'answer', 'then',
+  'plus',
+  'minus',
+  'times',
+  'x',
+  'multiplied',
+  'divided',
+  'over',
+  'by',
+  'squared',
+  'cubed',
+  'to',
+  'the',
+  'power',
+  'raised',
+  'of',
+  'and',
+  'more',
+  'less',
+  'fewer',
+  'than',
+  'increased',
+  'decreased',
+  'reduced',
+  'percent',
+  'per',
+  'cent',
+  'at',
+  'each',
+  'apiece',
+  'for',
+  'is',
+  'equal',
+  'equals',
+  'a',
+  'an',
+  'what',
+  'how',
+  'much',
+  'many',
+  'sum',
+  'product',
+  'difference',
+  'quotient',
+  'square',
+  'root',
+  'cube',
+  'half',
+  'twice',
+  'double',
+  'triple',
+  'negative',
+  'in',
+  'total',
+  'it',
+  'does',
+  'give',
+  'gives',
+  'make',
+  'makes',
+  'result',
+  'answer',
+  'then',
 ]);
 
 const num = (v: number): Node => ({ k: 'num', v, text: String(v) });
@@ -448,21 +558,68 @@ function unwrap(s: string): string {
 // ---------------------------------------------------------------------------------------
 
 const LEAD_FRAMES: string[][] = [
-  ['what', 'is'], ["what's"], ['whats'], ['what', 'are'], ['how', 'much', 'is'], ['how', 'much', 'are'], ['how', 'many', 'is'],
-  ['calculate'], ['compute'], ['evaluate'], ['find'], ['work', 'out'], ['tell', 'me'], ['determine'], ['solve'],
-  ['is'], ['does'], ['do'], ['check', 'that'], ['check', 'if'], ['check', 'whether'], ['verify', 'that'], ['verify'],
+  ['what', 'is'],
+  ["what's"],
+  ['whats'],
+  ['what', 'are'],
+  ['how', 'much', 'is'],
+  ['how', 'much', 'are'],
+  ['how', 'many', 'is'],
+  ['calculate'],
+  ['compute'],
+  ['evaluate'],
+  ['find'],
+  ['work', 'out'],
+  ['tell', 'me'],
+  ['determine'],
+  ['solve'],
+  ['is'],
+  ['does'],
+  ['do'],
+  ['check', 'that'],
+  ['check', 'if'],
+  ['check', 'whether'],
+  ['verify', 'that'],
+  ['verify'],
 ];
 const POLITE = ['please', 'can', 'you', 'could', 'would'];
-const TOTAL_FRAMES: string[][] = [['the', 'total', 'cost', 'of'], ['the', 'total', 'price', 'of'], ['the', 'total', 'of'], ['the', 'cost', 'of'], ['the', 'price', 'of'], ['the', 'value', 'of'], ['the', 'result', 'of']];
-const CLAIM_FRAMES: string[][] = [['is', 'equal', 'to'], ['equal', 'to'], ['equals'], ['equal'], ['is'], ['make'], ['makes'], ['give'], ['gives'], ['come', 'to'], ['comes', 'to']];
+const TOTAL_FRAMES: string[][] = [
+  ['the', 'total', 'cost', 'of'],
+  ['the', 'total', 'price', 'of'],
+  ['the', 'total', 'of'],
+  ['the', 'cost', 'of'],
+  ['the', 'price', 'of'],
+  ['the', 'value', 'of'],
+  ['the', 'result', 'of'],
+];
+const CLAIM_FRAMES: string[][] = [
+  ['is', 'equal', 'to'],
+  ['equal', 'to'],
+  ['equals'],
+  ['equal'],
+  ['is'],
+  ['make'],
+  ['makes'],
+  ['give'],
+  ['gives'],
+  ['come', 'to'],
+  ['comes', 'to'],
+];
 
 function fail(reason: string): LocalTranslation {
-  return { is_math_query: false, expression: null, claimed_answer: null, reasoning: `local translator: ${reason}`, confidence: 0 };
+  return {
+    is_math_query: false,
+    expression: null,
+    claimed_answer: null,
+    reasoning: `local translator: ${reason}`,
+    confidence: 0,
+  };
 }
 
 /** Translates an English arithmetic question; anything outside its grammar is is_math_query false. */
 export function translateArithmeticLocally(query: string): LocalTranslation {
-  if (query.length > LOCAL_LIMITS.maxQueryChars) return fail(`the question is longer than ${LOCAL_LIMITS.maxQueryChars} characters`);
+  if (query.length > LOCAL_LIMITS.maxQueryChars)
+    return fail(`the question is longer than ${LOCAL_LIMITS.maxQueryChars} characters`);
   const toks = tokenize(query);
   if (!toks) return fail('the question contains characters or numbers outside the arithmetic grammar');
   // Trailing punctuation.
@@ -485,7 +642,12 @@ export function translateArithmeticLocally(query: string): LocalTranslation {
     if (!p.done) {
       const m = p.mark();
       let framed = p.sym('=');
-      if (!framed) for (const f of CLAIM_FRAMES) if (p.words(...f)) { framed = true; break; }
+      if (!framed)
+        for (const f of CLAIM_FRAMES)
+          if (p.words(...f)) {
+            framed = true;
+            break;
+          }
       if (framed) {
         claimed = p.expr();
       } else p.reset(m);
@@ -519,7 +681,13 @@ export function translateArithmeticLocally(query: string): LocalTranslation {
   }
   if (!Number.isFinite(own)) {
     // The math engine decides what the expression means (division by zero, overflow...).
-    return { is_math_query: true, expression, claimed_answer: null, reasoning: `local translator: ${expression}`, confidence: 1 };
+    return {
+      is_math_query: true,
+      expression,
+      claimed_answer: null,
+      reasoning: `local translator: ${expression}`,
+      confidence: 1,
+    };
   }
   return {
     is_math_query: true,

@@ -8,7 +8,15 @@
 // executed anywhere.
 import { createHash } from 'node:crypto';
 import { LEX_PROFILES, type SqlDialect } from './dialects.js';
-import { identName, isWord, lexSql, parenthesisedItems, significantTokens, splitStatements, type Token } from './lexer.js';
+import {
+  identName,
+  isWord,
+  lexSql,
+  parenthesisedItems,
+  significantTokens,
+  splitStatements,
+  type Token,
+} from './lexer.js';
 import { columnRefParts, identText, isNode, parseSql, unwrapSelect, type Node } from './parser.js';
 import { outputColumnsOf } from './resolver.js';
 import { LIMITS } from './limits.js';
@@ -59,7 +67,8 @@ export function parseSchemaCached(ddl: string, dialect: SqlDialect): SchemaParse
 }
 
 export function parseSchema(ddl: string, dialect: SqlDialect): SchemaParseOutcome {
-  if (ddl.trim().length === 0) return { schema: null, error: 'schema_ddl is empty', limitExceeded: false, parserError: null };
+  if (ddl.trim().length === 0)
+    return { schema: null, error: 'schema_ddl is empty', limitExceeded: false, parserError: null };
   let parserError: string | null = null;
   const parsed = parseSql(ddl, dialect);
   if (parsed.ok) {
@@ -68,7 +77,8 @@ export function parseSchema(ddl: string, dialect: SqlDialect): SchemaParseOutcom
       if (schema.tables.size > 0) return { schema, error: null, limitExceeded: false, parserError: null };
       parserError = 'no CREATE TABLE statement recognised by the parser';
     } catch (err) {
-      if (err instanceof SchemaLimitError) return { schema: null, error: err.message, limitExceeded: true, parserError: null };
+      if (err instanceof SchemaLimitError)
+        return { schema: null, error: err.message, limitExceeded: true, parserError: null };
       parserError = err instanceof Error ? err.message : String(err);
     }
   } else {
@@ -145,8 +155,13 @@ function schemaFromAst(statements: Node[], dialect: SqlDialect): SchemaModel {
       const name = view ? (identText(view.view) ?? identText(view.table)) : null;
       const select = unwrapSelect(st.select);
       if (name === null || select === null) throw new SchemaParseError('CREATE VIEW could not be read');
-      const explicit = Array.isArray(st.columns) ? st.columns.map((c) => identText(isNode(c) && c.type === 'column_ref' ? c.column : c)) : [];
-      const columns = explicit.length > 0 ? explicit.filter((c): c is string => c !== null) : derivedColumns(select, b, dialect, name);
+      const explicit = Array.isArray(st.columns)
+        ? st.columns.map((c) => identText(isNode(c) && c.type === 'column_ref' ? c.column : c))
+        : [];
+      const columns =
+        explicit.length > 0
+          ? explicit.filter((c): c is string => c !== null)
+          : derivedColumns(select, b, dialect, name);
       b.add({ name, qualifier: view ? identText(view.db) : null, columns, kind: 'view' });
     } else {
       b.ignored++;
@@ -232,7 +247,9 @@ function readCreateTable(st: Token[]): DeclaredTable | null {
     i += 2;
   }
   if (!(st[i]?.kind === 'punct' && st[i].value === '(')) {
-    throw new SchemaParseError(`CREATE TABLE ${name} has no parenthesised column list (CREATE TABLE … AS is not supported without the parser)`);
+    throw new SchemaParseError(
+      `CREATE TABLE ${name} has no parenthesised column list (CREATE TABLE … AS is not supported without the parser)`,
+    );
   }
   const defs = parenthesisedItems(st, i);
   if (!defs) throw new SchemaParseError(`CREATE TABLE ${name}: unbalanced parentheses`);

@@ -29,7 +29,13 @@ import { isSelect, measureAst, parseSql, PARSER_NAME, PARSER_VERSION, renderExpr
 import { Resolver, type ColumnUse } from './resolver.js';
 import { isSensitiveColumnName } from './sensitive.js';
 import { prepareInSqlite, sqliteVersion, type SqlitePrepareResult } from './sqlite-check.js';
-import { DEFAULT_PG_CHECK_LIMITS, pgCheck, pgCheckVersion, type PgCheckLimits, type PgCheckResult } from './pg-check.js';
+import {
+  DEFAULT_PG_CHECK_LIMITS,
+  pgCheck,
+  pgCheckVersion,
+  type PgCheckLimits,
+  type PgCheckResult,
+} from './pg-check.js';
 import { checkPgTree, PgTreeError } from './pg-tree.js';
 import { astTautologies, tautologyIssues, tokenTautologies } from './tautology.js';
 import { issue, isMaliciousIssue, type SqlIssue } from './types.js';
@@ -40,7 +46,13 @@ export { SUPPORTED_DIALECTS, canonicalDialect, type SqlDialect } from './dialect
 export { LIMITS as SQL_LIMITS } from './limits.js';
 export { isSensitiveColumnName } from './sensitive.js';
 export type { SqlIssue, MaliciousCategory } from './types.js';
-export { warmUpPgCheck, shutdownPgCheck, DEFAULT_PG_CHECK_LIMITS, type PgCheckLimits, type PgCheckResult } from './pg-check.js';
+export {
+  warmUpPgCheck,
+  shutdownPgCheck,
+  DEFAULT_PG_CHECK_LIMITS,
+  type PgCheckLimits,
+  type PgCheckResult,
+} from './pg-check.js';
 
 export const SQL_CONSTRAINTS = {
   valid: 'sql_verifier.sql_valid',
@@ -54,7 +66,19 @@ export const SQL_CONSTRAINTS = {
   engineNotRun: 'sql_verifier.engine_not_run',
 } as const;
 
-const STATEMENT_DESTRUCTIVE = new Set(['insert', 'replace', 'update', 'delete', 'create', 'drop', 'alter', 'truncate', 'rename', 'merge', 'upsert']);
+const STATEMENT_DESTRUCTIVE = new Set([
+  'insert',
+  'replace',
+  'update',
+  'delete',
+  'create',
+  'drop',
+  'alter',
+  'truncate',
+  'rename',
+  'merge',
+  'upsert',
+]);
 
 interface Complexity {
   tokens: number;
@@ -80,7 +104,16 @@ class Analysis {
   /** postgresql: PostgreSQL's own parse + describe of the query (pg-check.ts); null when not run. */
   postgres: PgCheckResult | null = null;
   parseError: string | null = null;
-  complexity: Complexity = { tokens: 0, paren_depth: 0, ast_nodes: null, ast_depth: null, tables: 0, joins: 0, subquery_depth: 0, cartesian_factors: null };
+  complexity: Complexity = {
+    tokens: 0,
+    paren_depth: 0,
+    ast_nodes: null,
+    ast_depth: null,
+    tables: 0,
+    joins: 0,
+    subquery_depth: 0,
+    cartesian_factors: null,
+  };
   /** Recursive CTEs without a termination guard (AST), or `RECURSIVE` seen without an AST. */
   unboundedRecursion: string[] = [];
   schema: SchemaParseOutcome | null = null;
@@ -109,7 +142,10 @@ class Analysis {
  * described (never executed) by PostgreSQL itself (PGlite, pg-check.ts) against the declared
  * tables. Other dialects: the same as verifySql.
  */
-export async function verifySqlChecked(req: SqlRequest, limits: PgCheckLimits = DEFAULT_PG_CHECK_LIMITS): Promise<EngineOutcome> {
+export async function verifySqlChecked(
+  req: SqlRequest,
+  limits: PgCheckLimits = DEFAULT_PG_CHECK_LIMITS,
+): Promise<EngineOutcome> {
   const postgres = await postgresCheckFor(req, limits);
   return verifySql(req, postgres ? { postgres } : {});
 }
@@ -119,9 +155,16 @@ export async function verifySqlChecked(req: SqlRequest, limits: PgCheckLimits = 
  * deadline), or undefined for other dialects; the activity computes it before handing the
  * structural analysis to the engine pool, with the limits it read from core/config.ts.
  */
-export async function postgresCheckFor(req: SqlRequest, limits: PgCheckLimits = DEFAULT_PG_CHECK_LIMITS): Promise<VerifySqlEngines['postgres'] | undefined> {
+export async function postgresCheckFor(
+  req: SqlRequest,
+  limits: PgCheckLimits = DEFAULT_PG_CHECK_LIMITS,
+): Promise<VerifySqlEngines['postgres'] | undefined> {
   const dialect = canonicalDialect(req.dialect ?? 'sqlite');
-  if (dialect !== 'postgresql' || req.query.length > LIMITS.maxQueryLength || req.schema_ddl.length > LIMITS.maxSchemaDdlLength) {
+  if (
+    dialect !== 'postgresql' ||
+    req.query.length > LIMITS.maxQueryLength ||
+    req.schema_ddl.length > LIMITS.maxSchemaDdlLength
+  ) {
     return undefined;
   }
   let text: string;
@@ -140,7 +183,8 @@ function postgresText(query: string): string {
   let out = '';
   let last = 0;
   let n = 0;
-  for (const t of lexed.tokens) if (t.kind === 'param' && /^\$\d+$/.test(t.text)) n = Math.max(n, Number(t.text.slice(1)));
+  for (const t of lexed.tokens)
+    if (t.kind === 'param' && /^\$\d+$/.test(t.text)) n = Math.max(n, Number(t.text.slice(1)));
   for (const t of lexed.tokens) {
     if (t.kind !== 'param' || t.text.startsWith('$')) continue;
     out += `${query.slice(last, t.start)}$${++n}`;
@@ -160,7 +204,8 @@ export interface VerifySqlEngines {
  */
 export function verifySql(req: SqlRequest, engines: VerifySqlEngines = {}): EngineOutcome {
   const dialect = canonicalDialect(req.dialect ?? 'sqlite');
-  if (dialect === null) throw new TypeError(`unsupported dialect '${String(req.dialect)}' (validate with sqlRequestSchema first)`);
+  if (dialect === null)
+    throw new TypeError(`unsupported dialect '${String(req.dialect)}' (validate with sqlRequestSchema first)`);
   const a = new Analysis(req.query, req.schema_ddl, dialect);
   a.postgres = dialect === 'postgresql' ? (engines.postgres ?? null) : null;
   const early = sizeBoundsStep(a) ?? lexStep(a);
@@ -178,8 +223,10 @@ export function verifySql(req: SqlRequest, engines: VerifySqlEngines = {}): Engi
 
 /** 1. Size bounds before any work. */
 function sizeBoundsStep(a: Analysis): EngineOutcome | null {
-  if (a.query.length > LIMITS.maxQueryLength) return complexityBlocked(a, 'query_length', a.query.length, LIMITS.maxQueryLength);
-  if (a.ddl.length > LIMITS.maxSchemaDdlLength) return complexityBlocked(a, 'schema_ddl_length', a.ddl.length, LIMITS.maxSchemaDdlLength);
+  if (a.query.length > LIMITS.maxQueryLength)
+    return complexityBlocked(a, 'query_length', a.query.length, LIMITS.maxQueryLength);
+  if (a.ddl.length > LIMITS.maxSchemaDdlLength)
+    return complexityBlocked(a, 'schema_ddl_length', a.ddl.length, LIMITS.maxSchemaDdlLength);
   return null;
 }
 
@@ -188,7 +235,8 @@ function lexStep(a: Analysis): EngineOutcome | null {
   try {
     a.lexed = lexSql(a.query, LEX_PROFILES[a.dialect]);
   } catch (err) {
-    if (err instanceof SqlLexError) return blocked(a, SQL_CONSTRAINTS.parseError, `the query could not be tokenised: ${err.message}`);
+    if (err instanceof SqlLexError)
+      return blocked(a, SQL_CONSTRAINTS.parseError, `the query could not be tokenised: ${err.message}`);
     throw err;
   }
   const sig = significantTokens(a.lexed.tokens);
@@ -197,7 +245,8 @@ function lexStep(a: Analysis): EngineOutcome | null {
   a.executableCommentsExpanded = a.lexed.executableCommentCount > 0;
   if (sig.length === 0) return blocked(a, SQL_CONSTRAINTS.parseError, 'the query is empty (no SQL outside comments)');
   if (sig.length > LIMITS.maxTokens) return complexityBlocked(a, 'tokens', sig.length, LIMITS.maxTokens);
-  if (a.lexed.maxDepth > LIMITS.maxParenDepth) return complexityBlocked(a, 'paren_depth', a.lexed.maxDepth, LIMITS.maxParenDepth);
+  if (a.lexed.maxDepth > LIMITS.maxParenDepth)
+    return complexityBlocked(a, 'paren_depth', a.lexed.maxDepth, LIMITS.maxParenDepth);
   return null;
 }
 
@@ -234,7 +283,12 @@ function readQueryStep(a: Analysis): void {
     a.statementTypes = lexical.statementHeads.map((h) => h.toLowerCase());
     for (const i of tautologyIssues(tokenTautologies(lexed, dialect), 'lexer')) a.add(i);
     if (dialect === 'sqlite' && schema !== null && lexical.statementCount === 1) analyseWithSqliteEngine(a);
-    else if (a.postgres?.ran === true && (a.postgres.ok || a.postgres.kind !== 'syntax') && schema !== null && lexical.statementCount === 1) {
+    else if (
+      a.postgres?.ran === true &&
+      (a.postgres.ok || a.postgres.kind !== 'syntax') &&
+      schema !== null &&
+      lexical.statementCount === 1
+    ) {
       analyseWithPostgresEngine(a);
     } else lexicalComplexity(a);
   }
@@ -242,7 +296,15 @@ function readQueryStep(a: Analysis): void {
   // so a query the two parsers read differently cannot hide a catalog read or a side effect.
   if (a.mode === 'ast' && a.postgres?.ran === true && a.postgres.ok) {
     const failure = applyPgTree(a);
-    if (failure !== null) a.add(issue('postgres_parse_tree_unread', 'info', `PostgreSQL's parse tree was not inspected: ${failure}`, 'postgres'));
+    if (failure !== null)
+      a.add(
+        issue(
+          'postgres_parse_tree_unread',
+          'info',
+          `PostgreSQL's parse tree was not inspected: ${failure}`,
+          'postgres',
+        ),
+      );
   }
 }
 
@@ -260,7 +322,8 @@ function unreadQueryStep(a: Analysis): EngineOutcome | null {
   if (a.sqlite && !a.sqlite.ok && a.sqlite.kind === 'schema_build') {
     return blocked(a, SQL_CONSTRAINTS.schemaParseError, `schema_ddl is not a valid SQLite schema: ${a.sqlite.message}`);
   }
-  if (/maximum call stack/i.test(a.parseError ?? '')) return complexityBlocked(a, 'parser_stack', null, null, 'the query nests too deeply for the parser');
+  if (/maximum call stack/i.test(a.parseError ?? ''))
+    return complexityBlocked(a, 'parser_stack', null, null, 'the query nests too deeply for the parser');
   if (dialect === 'sqlite' && schema.schema === null) {
     // The parser could not read the query and the engine could not be tried without a schema.
     if (schema.limitExceeded) return complexityBlocked(a, 'schema', null, null, schema.error ?? undefined);
@@ -279,7 +342,12 @@ function unreadQueryStep(a: Analysis): EngineOutcome | null {
             ? `; ${dialect} has no embedded engine: the query is unread, not shown invalid`
             : '';
   const engineParsed = (a.postgres?.ran === true && a.postgres.ok) || a.sqlite?.ok === true;
-  return blocked(a, SQL_CONSTRAINTS.parseError, `the query could not be parsed as ${dialect}: ${a.parseError}${engineMessage}`, engineParsed ? { engine_parsed: true } : {});
+  return blocked(
+    a,
+    SQL_CONSTRAINTS.parseError,
+    `the query could not be parsed as ${dialect}: ${a.parseError}${engineMessage}`,
+    engineParsed ? { engine_parsed: true } : {},
+  );
 }
 
 /**
@@ -287,16 +355,21 @@ function unreadQueryStep(a: Analysis): EngineOutcome | null {
  * it decides before the cost bounds, which bound what running it would cost); then the cost bounds.
  */
 function structuralBoundsStep(a: Analysis): EngineOutcome | null {
-  if (a.analysisOverflow) return complexityBlocked(a, 'analysis_stack', null, null, 'the query nests too deeply to analyse');
+  if (a.analysisOverflow)
+    return complexityBlocked(a, 'analysis_stack', null, null, 'the query nests too deeply to analyse');
   const c = a.complexity;
-  if (c.ast_nodes !== null && c.ast_nodes > LIMITS.maxAstNodes) return complexityBlocked(a, 'ast_nodes', c.ast_nodes, LIMITS.maxAstNodes);
-  if (c.ast_depth !== null && c.ast_depth > LIMITS.maxAstDepth) return complexityBlocked(a, 'ast_depth', c.ast_depth, LIMITS.maxAstDepth);
+  if (c.ast_nodes !== null && c.ast_nodes > LIMITS.maxAstNodes)
+    return complexityBlocked(a, 'ast_nodes', c.ast_nodes, LIMITS.maxAstNodes);
+  if (c.ast_depth !== null && c.ast_depth > LIMITS.maxAstDepth)
+    return complexityBlocked(a, 'ast_depth', c.ast_depth, LIMITS.maxAstDepth);
   const refusal = engineSchemaRefusal(a);
   if (refusal !== null) return refusal;
   if (c.tables > LIMITS.maxTables) return complexityBlocked(a, 'tables', c.tables, LIMITS.maxTables);
   if (a.mode === 'ast' && c.joins > LIMITS.maxJoins) return complexityBlocked(a, 'joins', c.joins, LIMITS.maxJoins);
-  if (a.mode !== 'ast' && c.joins > LIMITS.maxLexicalJoins) return complexityBlocked(a, 'lexical_joins', c.joins, LIMITS.maxLexicalJoins);
-  if (c.subquery_depth > LIMITS.maxSubqueryDepth) return complexityBlocked(a, 'subquery_depth', c.subquery_depth, LIMITS.maxSubqueryDepth);
+  if (a.mode !== 'ast' && c.joins > LIMITS.maxLexicalJoins)
+    return complexityBlocked(a, 'lexical_joins', c.joins, LIMITS.maxLexicalJoins);
+  if (c.subquery_depth > LIMITS.maxSubqueryDepth)
+    return complexityBlocked(a, 'subquery_depth', c.subquery_depth, LIMITS.maxSubqueryDepth);
   if (c.cartesian_factors !== null && c.cartesian_factors > LIMITS.maxCartesianFactors) {
     return complexityBlocked(
       a,
@@ -339,19 +412,38 @@ function namesAndEngineStep(a: Analysis): EngineOutcome | null {
   if (a.mode === 'ast' && a.dialect === 'sqlite') {
     a.sqlite ??= prepareInSqlite(a.query, schema);
     if (!a.sqlite.ok && a.sqlite.kind === 'schema_build') {
-      return blocked(a, SQL_CONSTRAINTS.schemaParseError, `schema_ddl is not a valid SQLite schema: ${a.sqlite.message}`);
+      return blocked(
+        a,
+        SQL_CONSTRAINTS.schemaParseError,
+        `schema_ddl is not a valid SQLite schema: ${a.sqlite.message}`,
+      );
     }
   } else if (a.dialect !== 'sqlite') {
     a.sqliteSkipped = `the SQLite prepare check applies to the sqlite dialect only (dialect: ${a.dialect})`;
   }
   const pg = a.postgres;
   if (pg?.ran === true && !pg.ok) {
-    if (pg.kind === 'syntax') return blocked(a, SQL_CONSTRAINTS.parseError, `PostgreSQL could not parse the query: ${pg.message}`);
-    a.add(issue('execution_error', 'error', `PostgreSQL rejected the query: ${pg.message}`, 'postgres', { sqlstate: pg.sqlstate, line_number: pg.line }));
-    return blocked(a, SQL_CONSTRAINTS.executionError, `PostgreSQL rejected the query at prepare time (SQLSTATE ${pg.sqlstate}): ${pg.message}`);
+    if (pg.kind === 'syntax')
+      return blocked(a, SQL_CONSTRAINTS.parseError, `PostgreSQL could not parse the query: ${pg.message}`);
+    a.add(
+      issue('execution_error', 'error', `PostgreSQL rejected the query: ${pg.message}`, 'postgres', {
+        sqlstate: pg.sqlstate,
+        line_number: pg.line,
+      }),
+    );
+    return blocked(
+      a,
+      SQL_CONSTRAINTS.executionError,
+      `PostgreSQL rejected the query at prepare time (SQLSTATE ${pg.sqlstate}): ${pg.message}`,
+    );
   }
   const resolverFindings = a.issues.filter((i) => i.severity === 'error' && i.source === 'resolver');
-  const acceptedBy = a.mode === 'ast' && a.sqlite?.ok === true ? 'sqlite_prepare' : pg?.ran === true && pg.ok ? 'postgres_prepare' : null;
+  const acceptedBy =
+    a.mode === 'ast' && a.sqlite?.ok === true
+      ? 'sqlite_prepare'
+      : pg?.ran === true && pg.ok
+        ? 'postgres_prepare'
+        : null;
   if (resolverFindings.length > 0 && acceptedBy !== null) {
     for (const v of resolverFindings) {
       v.severity = 'info';
@@ -367,7 +459,11 @@ function namesAndEngineStep(a: Analysis): EngineOutcome | null {
   if (a.sqlite && !a.sqlite.ok) {
     // The engine refused for another reason: the resolver's findings (if any) are not what decides.
     for (const v of resolverFindings) v.severity = 'warning';
-    a.add(issue('execution_error', 'error', `SQLite rejected the query: ${a.sqlite.message}`, 'sqlite', { sqlite_error: a.sqlite.message }));
+    a.add(
+      issue('execution_error', 'error', `SQLite rejected the query: ${a.sqlite.message}`, 'sqlite', {
+        sqlite_error: a.sqlite.message,
+      }),
+    );
     return blocked(a, SQL_CONSTRAINTS.executionError, `SQLite rejected the query at prepare time: ${a.sqlite.message}`);
   }
   return null;
@@ -381,7 +477,13 @@ function namesAndEngineStep(a: Analysis): EngineOutcome | null {
  */
 function validStep(a: Analysis): EngineOutcome {
   if (a.dialect === 'postgresql' && !(a.postgres?.ran === true && a.postgres.ok)) return engineNotRunOutcome(a);
-  return proven(a, SQL_CONSTRAINTS.valid, true, false, `SQL query is valid against the declared schema (${a.dialect}).`);
+  return proven(
+    a,
+    SQL_CONSTRAINTS.valid,
+    true,
+    false,
+    `SQL query is valid against the declared schema (${a.dialect}).`,
+  );
 }
 
 /** Same category and statement keyword = same finding, whichever detector saw it. */
@@ -407,9 +509,15 @@ function analyseAst(a: Analysis, statements: Node[]): void {
       if (into !== null && typeof into === 'object' && !Array.isArray(into) && (into as Node).keyword !== undefined) {
         const kw = String((into as Node).keyword).toUpperCase();
         if (kw === 'OUTFILE' || kw === 'DUMPFILE') {
-          const found = issue('administrative_statement', 'critical', `SELECT … INTO ${kw} writes a file on the database server.`, 'ast', {
-            statement: `INTO ${kw}`,
-          });
+          const found = issue(
+            'administrative_statement',
+            'critical',
+            `SELECT … INTO ${kw} writes a file on the database server.`,
+            'ast',
+            {
+              statement: `INTO ${kw}`,
+            },
+          );
           a.add(found, statementKey(found));
         }
       }
@@ -419,12 +527,22 @@ function analyseAst(a: Analysis, statements: Node[]): void {
     const found = issue(
       destructive ? 'destructive_statement' : 'administrative_statement',
       'critical',
-      destructive ? `${type.toUpperCase()} statement modifies data or schema.` : `${type.toUpperCase()} is not a read-only query statement.`,
+      destructive
+        ? `${type.toUpperCase()} statement modifies data or schema.`
+        : `${type.toUpperCase()} is not a read-only query statement.`,
       'ast',
       { statement: type.toUpperCase() },
     );
     // The lexer usually reported the same statement already (by its leading keyword).
-    if (!a.issues.some((i) => isMaliciousIssue(i) && (i.type === 'destructive_statement' || i.type === 'administrative_statement') && i.source === 'lexer' && i.statement_index !== undefined)) {
+    if (
+      !a.issues.some(
+        (i) =>
+          isMaliciousIssue(i) &&
+          (i.type === 'destructive_statement' || i.type === 'administrative_statement') &&
+          i.source === 'lexer' &&
+          i.statement_index !== undefined,
+      )
+    ) {
       a.add(found, statementKey(found));
     }
   }
@@ -436,7 +554,13 @@ function analyseAst(a: Analysis, statements: Node[]): void {
     const n = node as Node;
     const t = typeof n.type === 'string' ? n.type.toLowerCase() : '';
     if (!top && STATEMENT_DESTRUCTIVE.has(t)) {
-      const found = issue('destructive_statement', 'critical', `${t.toUpperCase()} statement modifies data or schema.`, 'ast', { statement: t.toUpperCase() });
+      const found = issue(
+        'destructive_statement',
+        'critical',
+        `${t.toUpperCase()} statement modifies data or schema.`,
+        'ast',
+        { statement: t.toUpperCase() },
+      );
       a.add(found, statementKey(found));
     }
     for (const [k, v] of Object.entries(n)) if (k !== 'loc' && typeof v === 'object' && v !== null) nested(v, false);
@@ -463,32 +587,53 @@ function analyseAst(a: Analysis, statements: Node[]): void {
   sensitiveFindings(a, r.projected, r.predicated, r.starReads, 'ast');
 }
 
-function sensitiveFindings(a: Analysis, projected: ColumnUse[], predicated: ColumnUse[], starReads: ColumnUse[], source: SqlIssue['source']): void {
+function sensitiveFindings(
+  a: Analysis,
+  projected: ColumnUse[],
+  predicated: ColumnUse[],
+  starReads: ColumnUse[],
+  source: SqlIssue['source'],
+): void {
   const label = (u: ColumnUse) => (u.table ? `${u.table}.${u.column}` : u.column);
   for (const u of projected) {
     if (!isSensitiveColumnName(u.column)) continue;
     a.add(
-      issue('sensitive_column_read', 'critical', `The query reads the sensitive column '${label(u)}'.`, source, { table: u.table, column: u.column }),
+      issue('sensitive_column_read', 'critical', `The query reads the sensitive column '${label(u)}'.`, source, {
+        table: u.table,
+        column: u.column,
+      }),
       `sensitive:${label(u).toLowerCase()}`,
     );
   }
   for (const u of predicated) {
     if (!isSensitiveColumnName(u.column)) continue;
     a.add(
-      issue('sensitive_column_predicate', 'warning', `The sensitive column '${label(u)}' is compared in a predicate (not read out).`, source, {
-        table: u.table,
-        column: u.column,
-      }),
+      issue(
+        'sensitive_column_predicate',
+        'warning',
+        `The sensitive column '${label(u)}' is compared in a predicate (not read out).`,
+        source,
+        {
+          table: u.table,
+          column: u.column,
+        },
+      ),
       `sensitive-pred:${label(u).toLowerCase()}`,
     );
   }
   for (const u of starReads) {
     if (!isSensitiveColumnName(u.column)) continue;
     a.add(
-      issue('sensitive_column_exposed', 'warning', `'*' expands to the sensitive column '${label(u)}'; select columns explicitly.`, source, {
-        table: u.table,
-        column: u.column,
-      }),
+      issue(
+        'sensitive_column_exposed',
+        'warning',
+        `'*' expands to the sensitive column '${label(u)}'; select columns explicitly.`,
+        source,
+        {
+          table: u.table,
+          column: u.column,
+        },
+      ),
       `sensitive-star:${label(u).toLowerCase()}`,
     );
   }
@@ -511,9 +656,19 @@ function analyseWithSqliteEngine(a: Analysis): void {
   }
   a.mode = 'sqlite_engine';
   if (!result.readonly) {
-    a.add(issue('destructive_statement', 'critical', 'SQLite reports that the statement writes to the database.', 'sqlite', { statement: a.statementTypes[0]?.toUpperCase() ?? null }));
+    a.add(
+      issue(
+        'destructive_statement',
+        'critical',
+        'SQLite reports that the statement writes to the database.',
+        'sqlite',
+        { statement: a.statementTypes[0]?.toUpperCase() ?? null },
+      ),
+    );
   }
-  const projected: ColumnUse[] = result.columns.filter((c) => c.column !== null).map((c) => ({ table: c.table, column: c.column! }));
+  const projected: ColumnUse[] = result.columns
+    .filter((c) => c.column !== null)
+    .map((c) => ({ table: c.table, column: c.column! }));
   sensitiveFindings(a, projected, [], [], 'sqlite');
   const tables = new Set<string>();
   const cols = new Set<string>();
@@ -551,7 +706,9 @@ function analyseWithPostgresEngine(a: Analysis): void {
   // schema_violation or execution_error): a sensitive column named anywhere counts as read.
   const schema = a.schema!.schema!;
   const sensitive = new Map<string, { table: string; column: string }>();
-  for (const t of schema.tables.values()) for (const c of t.columns) if (isSensitiveColumnName(c)) sensitive.set(c.toLowerCase(), { table: t.name, column: c });
+  for (const t of schema.tables.values())
+    for (const c of t.columns)
+      if (isSensitiveColumnName(c)) sensitive.set(c.toLowerCase(), { table: t.name, column: c });
   const tables = new Set<string>();
   const cols = new Set<string>();
   for (const t of significantTokens(a.lexed!.tokens)) {
@@ -588,7 +745,15 @@ function applyPgTree(a: Analysis): string | null {
   if (pg.tree === null) return 'PostgreSQL returned no parse tree';
   try {
     const report = checkPgTree(pg.tree);
-    for (const i of report.issues) a.add(i, typeof i.statement === 'string' ? statementKey(i) : i.type.startsWith('sensitive') ? `${i.type === 'sensitive_column_read' ? 'sensitive' : 'sensitive-pred'}:${String(i.table)}.${String(i.column)}`.toLowerCase() : undefined);
+    for (const i of report.issues)
+      a.add(
+        i,
+        typeof i.statement === 'string'
+          ? statementKey(i)
+          : i.type.startsWith('sensitive')
+            ? `${i.type === 'sensitive_column_read' ? 'sensitive' : 'sensitive-pred'}:${String(i.table)}.${String(i.column)}`.toLowerCase()
+            : undefined,
+      );
     return null;
   } catch (err) {
     if (err instanceof PgTreeError) return err.message;
@@ -608,7 +773,8 @@ function lexicalComplexity(a: Analysis): void {
     if (isWord(t, 'JOIN')) joins++;
     if (isWord(t, 'RECURSIVE') && !a.unboundedRecursion.includes('RECURSIVE')) a.unboundedRecursion.push('RECURSIVE');
     if (isWord(t, 'SELECT')) depth = Math.max(depth, t.depth);
-    if (declared && (t.kind === 'word' || t.kind === 'quoted_ident') && declared.has(t.value.toLowerCase())) names.add(t.value.toLowerCase());
+    if (declared && (t.kind === 'word' || t.kind === 'quoted_ident') && declared.has(t.value.toLowerCase()))
+      names.add(t.value.toLowerCase());
   }
   a.complexity.joins = joins;
   a.complexity.subquery_depth = depth;
@@ -619,7 +785,12 @@ function lexicalComplexity(a: Analysis): void {
 
 // ---- outcomes ----------------------------------------------------------------------------
 
-function developerFields(a: Analysis, constraintId: string, isValid: boolean, malicious: boolean): Record<string, unknown> {
+function developerFields(
+  a: Analysis,
+  constraintId: string,
+  isValid: boolean,
+  malicious: boolean,
+): Record<string, unknown> {
   return {
     constraint_id: constraintId,
     is_valid: isValid,
@@ -652,7 +823,13 @@ function blocked(a: Analysis, constraintId: string, error: string, extra: Record
   };
 }
 
-function complexityBlocked(a: Analysis, limit: string, value: number | null, max: number | null, detail?: string): EngineOutcome {
+function complexityBlocked(
+  a: Analysis,
+  limit: string,
+  value: number | null,
+  max: number | null,
+  detail?: string,
+): EngineOutcome {
   const error = detail ?? `${limit} ${value} exceeds the limit of ${max}`;
   return blocked(a, SQL_CONSTRAINTS.complexity, error, { limit, limit_value: max, observed_value: value });
 }
@@ -676,10 +853,22 @@ function maliciousOutcome(a: Analysis, malicious: SqlIssue[]): EngineOutcome {
 function engineSchemaRefusal(a: Analysis): EngineOutcome | null {
   const resolverFindings = () => a.issues.filter((i) => i.severity === 'error' && i.source === 'resolver');
   const pg = a.postgres;
-  if (pg?.ran === true && !pg.ok && (pg.kind === 'undefined_table' || pg.kind === 'undefined_column' || pg.kind === 'ambiguous_column')) {
+  if (
+    pg?.ran === true &&
+    !pg.ok &&
+    (pg.kind === 'undefined_table' || pg.kind === 'undefined_column' || pg.kind === 'ambiguous_column')
+  ) {
     // PostgreSQL's own name resolution decides; the resolver's findings stay as supporting detail.
-    const type = pg.kind === 'undefined_table' ? 'undeclared_table' : pg.kind === 'undefined_column' ? 'undeclared_column' : 'ambiguous_column';
-    const found = issue(type, 'error', `PostgreSQL: ${pg.message}`, 'postgres', { sqlstate: pg.sqlstate, line_number: pg.line });
+    const type =
+      pg.kind === 'undefined_table'
+        ? 'undeclared_table'
+        : pg.kind === 'undefined_column'
+          ? 'undeclared_column'
+          : 'ambiguous_column';
+    const found = issue(type, 'error', `PostgreSQL: ${pg.message}`, 'postgres', {
+      sqlstate: pg.sqlstate,
+      line_number: pg.line,
+    });
     a.add(found);
     return schemaViolationOutcome(a, [found, ...resolverFindings()], 'postgresql');
   }
@@ -755,7 +944,12 @@ function engineNotRunOutcome(a: Analysis): EngineOutcome {
 const SQLITE_SCHEMA_KINDS = new Set<string>(['no_such_table', 'no_such_column', 'ambiguous_column']);
 
 function sqliteSchemaIssue(kind: string, message: string): SqlIssue {
-  const type = kind === 'ambiguous_column' ? 'ambiguous_column' : kind === 'no_such_table' ? 'undeclared_table' : 'undeclared_column';
+  const type =
+    kind === 'ambiguous_column'
+      ? 'ambiguous_column'
+      : kind === 'no_such_table'
+        ? 'undeclared_table'
+        : 'undeclared_column';
   return issue(type, 'error', `SQLite: ${message}`, 'sqlite', { sqlite_error: message });
 }
 
@@ -768,11 +962,21 @@ function proven(
   extra: Record<string, unknown> = {},
 ): EngineOutcome {
   const fields = { ...developerFields(a, constraintId, isValid, malicious), ...extra };
-  return { kind: 'proven', agentMessage, developerFields: fields, proof: proofArtifact(a, constraintId, isValid, malicious) };
+  return {
+    kind: 'proven',
+    agentMessage,
+    developerFields: fields,
+    proof: proofArtifact(a, constraintId, isValid, malicious),
+  };
 }
 
 /** What was checked, by what, on which exact inputs: JSON-only and deterministic. */
-function proofArtifact(a: Analysis, constraintId: string, isValid: boolean, malicious: boolean): Record<string, unknown> {
+function proofArtifact(
+  a: Analysis,
+  constraintId: string,
+  isValid: boolean,
+  malicious: boolean,
+): Record<string, unknown> {
   const schema = a.schema?.schema ?? null;
   const sqlite = a.sqlite;
   const expanded = a.executableCommentsExpanded && a.lexed ? a.lexed.analysisText : null;
@@ -785,7 +989,14 @@ function proofArtifact(a: Analysis, constraintId: string, isValid: boolean, mali
     schema_ddl_sha256: sha256Hex(a.ddl),
     expanded_query_sha256: expanded !== null ? sha256Hex(expanded) : null,
     executable_comments_expanded: a.executableCommentsExpanded,
-    analysis: a.mode === 'ast' ? 'parser_ast' : a.mode === 'sqlite_engine' ? 'sqlite_engine' : a.mode === 'postgres_engine' ? 'postgres_engine' : 'lexer_only',
+    analysis:
+      a.mode === 'ast'
+        ? 'parser_ast'
+        : a.mode === 'sqlite_engine'
+          ? 'sqlite_engine'
+          : a.mode === 'postgres_engine'
+            ? 'postgres_engine'
+            : 'lexer_only',
     parse_error: a.parseError,
     statement_types: a.statementTypes,
     tables_referenced: a.tables,
@@ -811,7 +1022,15 @@ function proofArtifact(a: Analysis, constraintId: string, isValid: boolean, mali
           : a.postgres.ran
             ? a.postgres.ok
               ? { ran: true, ok: true, engine: 'pglite', postgres_version: pgCheckVersion(), executed: false }
-              : { ran: true, ok: false, engine: 'pglite', postgres_version: pgCheckVersion(), executed: false, sqlstate: a.postgres.sqlstate, error: a.postgres.message }
+              : {
+                  ran: true,
+                  ok: false,
+                  engine: 'pglite',
+                  postgres_version: pgCheckVersion(),
+                  executed: false,
+                  sqlstate: a.postgres.sqlstate,
+                  error: a.postgres.message,
+                }
             : { ran: false, reason: a.postgres.reason },
     complexity: a.complexity,
     limits: { ...LIMITS },

@@ -365,7 +365,8 @@ export function lexSql(input: string, profile: LexProfile): LexResult {
   // dialect does not (SQLite, standard PostgreSQL strings…), the parser would see a different string
   // boundary than the server; replacing those backslashes keeps both views of the query identical.
   for (const t of tokens) {
-    if (t.kind !== 'string' || t.prefix === 'E' || t.prefix === '$' || (profile.backslashEscapes && t.prefix !== 'R')) continue;
+    if (t.kind !== 'string' || t.prefix === 'E' || t.prefix === '$' || (profile.backslashEscapes && t.prefix !== 'R'))
+      continue;
     for (let k = t.start; k < t.end; k++) if (chars[k] === '\\') chars[k] = '/';
   }
   return { tokens, analysisText: chars.join(''), executableCommentCount: execCount, maxDepth };
@@ -392,7 +393,9 @@ function decodeBackslash(c: string): string {
 
 /** Tokens the server interprets (comments, hints and executable-comment markers removed). */
 export function significantTokens(tokens: Token[]): Token[] {
-  return tokens.filter((t) => t.kind !== 'comment' && t.kind !== 'hint' && t.kind !== 'exec_open' && t.kind !== 'exec_close');
+  return tokens.filter(
+    (t) => t.kind !== 'comment' && t.kind !== 'hint' && t.kind !== 'exec_open' && t.kind !== 'exec_close',
+  );
 }
 
 /** Splits significant tokens into statements at top-level semicolons; empty statements are dropped. */

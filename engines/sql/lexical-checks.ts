@@ -97,7 +97,14 @@ const READ_HEADS = new Set(['SELECT', 'VALUES', 'TABLE', 'WITH']);
 const MAIN_AFTER_WITH = new Set(['SELECT', 'VALUES', 'TABLE', ...DESTRUCTIVE_HEADS]);
 
 /** Functions that pause the server (time-based blind injection). */
-export const SLEEP_FUNCTIONS = new Set(['sleep', 'benchmark', 'pg_sleep', 'pg_sleep_for', 'pg_sleep_until', 'receive_message']);
+export const SLEEP_FUNCTIONS = new Set([
+  'sleep',
+  'benchmark',
+  'pg_sleep',
+  'pg_sleep_for',
+  'pg_sleep_until',
+  'receive_message',
+]);
 /** Bytes above which randomblob/zeroblob is a heavy-query delay rather than a value. */
 const HEAVY_BLOB_BYTES = 10_000_000;
 
@@ -202,8 +209,25 @@ const CATALOG_SCHEMAS = new Set([
   'msdb',
 ]);
 /** Server-identity probes typical of UNION-based reconnaissance. */
-const SYSTEM_INFO_FUNCTIONS = new Set(['version', 'database', 'user', 'system_user', 'session_user', 'sqlite_version', 'current_database', 'schema_name', 'db_name']);
-const SYSTEM_INFO_VARIABLES = new Set(['@@version', '@@hostname', '@@datadir', '@@basedir', '@@servername', '@@version_compile_os']);
+const SYSTEM_INFO_FUNCTIONS = new Set([
+  'version',
+  'database',
+  'user',
+  'system_user',
+  'session_user',
+  'sqlite_version',
+  'current_database',
+  'schema_name',
+  'db_name',
+]);
+const SYSTEM_INFO_VARIABLES = new Set([
+  '@@version',
+  '@@hostname',
+  '@@datadir',
+  '@@basedir',
+  '@@servername',
+  '@@version_compile_os',
+]);
 const SET_OPERATORS = ['UNION', 'INTERSECT', 'EXCEPT', 'MINUS'];
 
 /** True for a FROM reference to a system catalog (`sqlite_master`, `information_schema.tables`, …). */
@@ -264,7 +288,12 @@ export function lexicalChecks(lexed: LexResult, ctx: LexicalContext): LexicalRep
         }),
       );
     } else if (head === 'WAITFOR') {
-      add('head:WAITFOR', issue('time_based_probe', 'critical', 'WAITFOR delays the server (time-based probe).', 'lexer', { function: 'WAITFOR' }));
+      add(
+        'head:WAITFOR',
+        issue('time_based_probe', 'critical', 'WAITFOR delays the server (time-based probe).', 'lexer', {
+          function: 'WAITFOR',
+        }),
+      );
     } else if (ADMIN_HEADS.has(head)) {
       const st = statements[idx];
       const program = head === 'COPY' && st.some((t) => isWord(t, 'PROGRAM'));
@@ -273,7 +302,9 @@ export function lexicalChecks(lexed: LexResult, ctx: LexicalContext): LexicalRep
         issue(
           'administrative_statement',
           'critical',
-          program ? 'COPY … PROGRAM runs a shell command on the database server.' : `${head} is an administrative statement.`,
+          program
+            ? 'COPY … PROGRAM runs a shell command on the database server.'
+            : `${head} is an administrative statement.`,
           'lexer',
           { statement: head, statement_index: idx },
         ),
@@ -290,27 +321,69 @@ export function lexicalChecks(lexed: LexResult, ctx: LexicalContext): LexicalRep
       const afterParen = st[i - 1]?.kind === 'punct' && st[i - 1].value === '(';
       if (afterParen && isWord(t, 'INSERT', 'UPDATE', 'DELETE', 'MERGE', 'REPLACE', 'UPSERT') && !isCall(st, i)) {
         const kw = t.value.toUpperCase();
-        add(`head:${kw}`, issue('destructive_statement', 'critical', `${kw} statement modifies data or schema.`, 'lexer', { statement: kw }));
+        add(
+          `head:${kw}`,
+          issue('destructive_statement', 'critical', `${kw} statement modifies data or schema.`, 'lexer', {
+            statement: kw,
+          }),
+        );
       }
       // Time-based probes.
       if (name !== null && SLEEP_FUNCTIONS.has(name) && isCall(st, i)) {
-        add(`sleep:${name}`, issue('time_based_probe', 'critical', `${name}() delays the server (time-based probe).`, 'lexer', { function: name }));
+        add(
+          `sleep:${name}`,
+          issue('time_based_probe', 'critical', `${name}() delays the server (time-based probe).`, 'lexer', {
+            function: name,
+          }),
+        );
       }
       if (isWord(t, 'WAITFOR') && isWord(st[i + 1], 'DELAY', 'TIME')) {
-        add('sleep:waitfor', issue('time_based_probe', 'critical', 'WAITFOR delays the server (time-based probe).', 'lexer', { function: 'WAITFOR' }));
+        add(
+          'sleep:waitfor',
+          issue('time_based_probe', 'critical', 'WAITFOR delays the server (time-based probe).', 'lexer', {
+            function: 'WAITFOR',
+          }),
+        );
       }
       if ((name === 'randomblob' || name === 'zeroblob') && isCall(st, i)) {
         const arg = st[i + 2];
         if (arg?.kind === 'number' && Number(arg.value) >= HEAVY_BLOB_BYTES) {
-          add(`sleep:${name}`, issue('time_based_probe', 'critical', `${name}(${arg.value}) is a heavy-query delay (time-based probe).`, 'lexer', { function: name }));
+          add(
+            `sleep:${name}`,
+            issue(
+              'time_based_probe',
+              'critical',
+              `${name}(${arg.value}) is a heavy-query delay (time-based probe).`,
+              'lexer',
+              { function: name },
+            ),
+          );
         }
       }
       // File system, OS and cross-server access.
       if (name !== null && ADMIN_FUNCTIONS.has(name) && isCall(st, i)) {
-        add(`adminfn:${name}`, issue('administrative_statement', 'critical', `${name}() has side effects outside the query (files, the OS, other servers or server state).`, 'lexer', { function: name }));
+        add(
+          `adminfn:${name}`,
+          issue(
+            'administrative_statement',
+            'critical',
+            `${name}() has side effects outside the query (files, the OS, other servers or server state).`,
+            'lexer',
+            { function: name },
+          ),
+        );
       }
       if (name !== null && ADMIN_PROCEDURES.has(name)) {
-        add(`adminproc:${name}`, issue('administrative_statement', 'critical', `${name} is a system procedure that runs commands or changes configuration.`, 'lexer', { function: name }));
+        add(
+          `adminproc:${name}`,
+          issue(
+            'administrative_statement',
+            'critical',
+            `${name} is a system procedure that runs commands or changes configuration.`,
+            'lexer',
+            { function: name },
+          ),
+        );
       }
       // SELECT … INTO: files, or a new table.
       if (isRead && isWord(t, 'INTO')) {
@@ -318,12 +391,23 @@ export function lexicalChecks(lexed: LexResult, ctx: LexicalContext): LexicalRep
         if (isWord(target, 'OUTFILE', 'DUMPFILE')) {
           add(
             'into:file',
-            issue('administrative_statement', 'critical', `SELECT … INTO ${target!.value.toUpperCase()} writes a file on the database server.`, 'lexer', {
-              statement: `INTO ${target!.value.toUpperCase()}`,
-            }),
+            issue(
+              'administrative_statement',
+              'critical',
+              `SELECT … INTO ${target!.value.toUpperCase()} writes a file on the database server.`,
+              'lexer',
+              {
+                statement: `INTO ${target!.value.toUpperCase()}`,
+              },
+            ),
           );
         } else if (target && (target.kind === 'word' || target.kind === 'quoted_ident') && !isWord(target, 'NULL')) {
-          add('into:table', issue('destructive_statement', 'critical', 'SELECT … INTO creates a table.', 'lexer', { statement: 'SELECT INTO' }));
+          add(
+            'into:table',
+            issue('destructive_statement', 'critical', 'SELECT … INTO creates a table.', 'lexer', {
+              statement: 'SELECT INTO',
+            }),
+          );
         }
       }
       // System catalogs.
@@ -332,18 +416,35 @@ export function lexicalChecks(lexed: LexResult, ctx: LexicalContext): LexicalRep
         add(
           `catalog:${catalog}`,
           hasSetOperator
-            ? issue('union_catalog_read', 'critical', `A set operation (UNION) reads the system catalog '${catalog}'.`, 'lexer', { table: catalog })
-            : issue('system_catalog_read', 'critical', `The query reads the system catalog '${catalog}'.`, 'lexer', { table: catalog }),
+            ? issue(
+                'union_catalog_read',
+                'critical',
+                `A set operation (UNION) reads the system catalog '${catalog}'.`,
+                'lexer',
+                { table: catalog },
+              )
+            : issue('system_catalog_read', 'critical', `The query reads the system catalog '${catalog}'.`, 'lexer', {
+                table: catalog,
+              }),
         );
       }
       if (hasSetOperator) {
         const probe =
-          (name !== null && SYSTEM_INFO_FUNCTIONS.has(name) && isCall(st, i)) ? `${name}()` :
-          t.kind === 'variable' && SYSTEM_INFO_VARIABLES.has(t.value.toLowerCase()) ? t.value.toLowerCase() : null;
+          name !== null && SYSTEM_INFO_FUNCTIONS.has(name) && isCall(st, i)
+            ? `${name}()`
+            : t.kind === 'variable' && SYSTEM_INFO_VARIABLES.has(t.value.toLowerCase())
+              ? t.value.toLowerCase()
+              : null;
         if (probe !== null) {
           add(
             `sysinfo:${probe}`,
-            issue('union_catalog_read', 'critical', `A set operation (UNION) reads server information (${probe}).`, 'lexer', { function: probe }),
+            issue(
+              'union_catalog_read',
+              'critical',
+              `A set operation (UNION) reads server information (${probe}).`,
+              'lexer',
+              { function: probe },
+            ),
           );
         }
       }
@@ -372,7 +473,8 @@ export function statementHead(st: Token[]): string {
   const base = first.depth;
   for (let k = i + 1; k < st.length; k++) {
     const t = st[k];
-    if (t.depth === base && t.kind === 'word' && MAIN_AFTER_WITH.has(t.value.toUpperCase())) return t.value.toUpperCase();
+    if (t.depth === base && t.kind === 'word' && MAIN_AFTER_WITH.has(t.value.toUpperCase()))
+      return t.value.toUpperCase();
   }
   return 'WITH';
 }
@@ -393,7 +495,8 @@ function catalogReference(st: Token[], i: number, ctx: LexicalContext): string |
     if (table === null || ctx.declaredTables.has(`${name}.${table}`)) return null;
     return `${name}.${table}`;
   }
-  if (CATALOG_TABLES.has(name) && !isCall(st, i) && !ctx.declaredTables.has(name) && !dotAfter && !dotBefore) return name;
+  if (CATALOG_TABLES.has(name) && !isCall(st, i) && !ctx.declaredTables.has(name) && !dotAfter && !dotBefore)
+    return name;
   return null;
 }
 
@@ -406,7 +509,8 @@ function usedAsAlias(st: Token[], name: string): boolean {
     const beforeBefore = st[k - 2];
     return (
       identName(before) !== null &&
-      (isWord(beforeBefore, 'FROM', 'JOIN') || (beforeBefore?.kind === 'punct' && (beforeBefore.value === ',' || beforeBefore.value === '.')))
+      (isWord(beforeBefore, 'FROM', 'JOIN') ||
+        (beforeBefore?.kind === 'punct' && (beforeBefore.value === ',' || beforeBefore.value === '.')))
     );
   });
 }
@@ -417,7 +521,13 @@ function commentChecks(lexed: LexResult, ctx: LexicalContext, add: (key: string,
   tokens.forEach((t, idx) => {
     if (t.kind === 'hint') {
       const body = t.value.trim();
-      add(`hint:${t.start}`, issue('optimizer_hint', 'info', `Optimizer hint /*+ ${body.slice(0, 120)} */ present.`, 'lexer', { hint: body.slice(0, 500), offset: t.start }));
+      add(
+        `hint:${t.start}`,
+        issue('optimizer_hint', 'info', `Optimizer hint /*+ ${body.slice(0, 120)} */ present.`, 'lexer', {
+          hint: body.slice(0, 500),
+          offset: t.start,
+        }),
+      );
     }
     if (t.kind === 'comment' && t.marker === '/*' && t.text.startsWith('/*!')) {
       add(

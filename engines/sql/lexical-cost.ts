@@ -7,8 +7,37 @@
 import { identName, isWord, significantTokens, type LexResult, type Token } from './lexer.js';
 import type { SchemaModel } from './types.js';
 
-const CLAUSE_END = new Set(['WHERE', 'GROUP', 'HAVING', 'ORDER', 'LIMIT', 'UNION', 'INTERSECT', 'EXCEPT', 'WINDOW', 'QUALIFY', 'OFFSET', 'FETCH', 'RETURNING']);
-const NOT_ALIAS = new Set([...CLAUSE_END, 'JOIN', 'INNER', 'LEFT', 'RIGHT', 'FULL', 'OUTER', 'CROSS', 'NATURAL', 'ON', 'USING', 'LATERAL', 'AS', 'TABLESAMPLE']);
+const CLAUSE_END = new Set([
+  'WHERE',
+  'GROUP',
+  'HAVING',
+  'ORDER',
+  'LIMIT',
+  'UNION',
+  'INTERSECT',
+  'EXCEPT',
+  'WINDOW',
+  'QUALIFY',
+  'OFFSET',
+  'FETCH',
+  'RETURNING',
+]);
+const NOT_ALIAS = new Set([
+  ...CLAUSE_END,
+  'JOIN',
+  'INNER',
+  'LEFT',
+  'RIGHT',
+  'FULL',
+  'OUTER',
+  'CROSS',
+  'NATURAL',
+  'ON',
+  'USING',
+  'LATERAL',
+  'AS',
+  'TABLESAMPLE',
+]);
 
 interface Item {
   names: string[];
@@ -87,7 +116,12 @@ function factorsAt(toks: Token[], from: number, schema: SchemaModel | null): num
       }
       const next = toks[j + 1];
       const aliasTok = isWord(next, 'AS') ? toks[j + 2] : next;
-      if (aliasTok && atLevel(aliasTok) && identName(aliasTok) !== null && !(aliasTok.kind === 'word' && NOT_ALIAS.has(aliasTok.value.toUpperCase()))) {
+      if (
+        aliasTok &&
+        atLevel(aliasTok) &&
+        identName(aliasTok) !== null &&
+        !(aliasTok.kind === 'word' && NOT_ALIAS.has(aliasTok.value.toUpperCase()))
+      ) {
         item.names.push(identName(aliasTok)!.toLowerCase());
       }
       items.push(item);
@@ -126,7 +160,11 @@ function factorsAt(toks: Token[], from: number, schema: SchemaModel | null): num
       }
       if (toks[k - 1]?.kind === 'punct' && toks[k - 1].value === '.') continue;
       if (schema === null) continue;
-      const owners = items.map((it, idx) => (it.table !== null && schema.tables.get(it.table)?.columns.some((c) => c.toLowerCase() === lower) ? idx : -1)).filter((x) => x >= 0);
+      const owners = items
+        .map((it, idx) =>
+          it.table !== null && schema.tables.get(it.table)?.columns.some((c) => c.toLowerCase() === lower) ? idx : -1,
+        )
+        .filter((x) => x >= 0);
       if (owners.length === 1) current.add(owners[0]);
     }
     flush();

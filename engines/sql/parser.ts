@@ -44,7 +44,8 @@ export function identText(x: unknown): string | null {
   if (typeof x === 'string') return x;
   if (typeof x === 'number') return String(x);
   if (!isNode(x)) return null;
-  if (isNode(x.expr) && (typeof x.expr.value === 'string' || typeof x.expr.value === 'number')) return String(x.expr.value);
+  if (isNode(x.expr) && (typeof x.expr.value === 'string' || typeof x.expr.value === 'number'))
+    return String(x.expr.value);
   if (typeof x.value === 'string' || typeof x.value === 'number') return String(x.value);
   return null;
 }
@@ -86,7 +87,8 @@ export function measureAst(root: unknown, cap: number): { nodes: number; depth: 
     } else if (isNode(cur)) {
       nodes++;
       depth = Math.max(depth, d + 1);
-      for (const [k, v] of Object.entries(cur)) if (k !== 'loc' && typeof v === 'object' && v !== null) stack.push([v, d + 1]);
+      for (const [k, v] of Object.entries(cur))
+        if (k !== 'loc' && typeof v === 'object' && v !== null) stack.push([v, d + 1]);
     }
   }
   return { nodes, depth };

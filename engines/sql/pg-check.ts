@@ -18,7 +18,16 @@
 import { createHash } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 import { LEX_PROFILES } from './dialects.js';
-import { identName, isWord, lexSql, parenthesisedItems, significantTokens, splitStatements, SqlLexError, type Token } from './lexer.js';
+import {
+  identName,
+  isWord,
+  lexSql,
+  parenthesisedItems,
+  significantTokens,
+  splitStatements,
+  SqlLexError,
+  type Token,
+} from './lexer.js';
 
 /** PostgreSQL's analysed parse tree (nodeToString text) and the catalog names of the oids in it. */
 export interface PgTreeText {
@@ -31,8 +40,25 @@ export interface PgTreeText {
 export type PgErrorKind = 'syntax' | 'undefined_table' | 'undefined_column' | 'ambiguous_column' | 'other';
 
 export type PgCheckResult =
-  | { ran: true; ok: true; columns: Array<{ name: string; type_oid: number }>; tree: PgTreeText | null; ms: number; schema_cached: boolean }
-  | { ran: true; ok: false; kind: PgErrorKind; sqlstate: string; message: string; ms: number; schema_cached: boolean; position?: number; line?: number }
+  | {
+      ran: true;
+      ok: true;
+      columns: Array<{ name: string; type_oid: number }>;
+      tree: PgTreeText | null;
+      ms: number;
+      schema_cached: boolean;
+    }
+  | {
+      ran: true;
+      ok: false;
+      kind: PgErrorKind;
+      sqlstate: string;
+      message: string;
+      ms: number;
+      schema_cached: boolean;
+      position?: number;
+      line?: number;
+    }
   /** The check could not run (engine unavailable, schema not representable): the verdict rests on the parser. */
   | { ran: false; reason: string };
 
@@ -40,11 +66,45 @@ export type PgCheckResult =
 export const PG_CHECK_MAX_TABLES = 200;
 const SCHEMA_CACHE_SIZE = 16;
 
-const CONSTRAINT_WORDS = new Set(['CONSTRAINT', 'PRIMARY', 'FOREIGN', 'UNIQUE', 'CHECK', 'EXCLUDE', 'PERIOD', 'LIKE', 'INDEX', 'KEY', 'FULLTEXT', 'SPATIAL']);
+const CONSTRAINT_WORDS = new Set([
+  'CONSTRAINT',
+  'PRIMARY',
+  'FOREIGN',
+  'UNIQUE',
+  'CHECK',
+  'EXCLUDE',
+  'PERIOD',
+  'LIKE',
+  'INDEX',
+  'KEY',
+  'FULLTEXT',
+  'SPATIAL',
+]);
 /** Words that end a column's type: everything after them is a column constraint, never sent. */
 const TYPE_END_WORDS = new Set([
-  'NOT', 'NULL', 'DEFAULT', 'PRIMARY', 'REFERENCES', 'CHECK', 'UNIQUE', 'CONSTRAINT', 'COLLATE', 'GENERATED', 'AUTO_INCREMENT',
-  'AUTOINCREMENT', 'IDENTITY', 'COMMENT', 'ON', 'AS', 'STORED', 'VIRTUAL', 'ENCODE', 'DISTKEY', 'SORTKEY', 'COMPRESSION', 'STORAGE',
+  'NOT',
+  'NULL',
+  'DEFAULT',
+  'PRIMARY',
+  'REFERENCES',
+  'CHECK',
+  'UNIQUE',
+  'CONSTRAINT',
+  'COLLATE',
+  'GENERATED',
+  'AUTO_INCREMENT',
+  'AUTOINCREMENT',
+  'IDENTITY',
+  'COMMENT',
+  'ON',
+  'AS',
+  'STORED',
+  'VIRTUAL',
+  'ENCODE',
+  'DISTKEY',
+  'SORTKEY',
+  'COMPRESSION',
+  'STORAGE',
 ]);
 const TABLE_MODIFIERS = new Set(['GLOBAL', 'LOCAL', 'TEMP', 'TEMPORARY', 'UNLOGGED']);
 
@@ -58,7 +118,8 @@ interface PgTable {
 
 const quoteIdent = (s: string) => `"${s.replace(/"/g, '""')}"`;
 /** PostgreSQL folds unquoted identifiers to lower case. */
-const pgName = (t: Token): string | null => (t.kind === 'quoted_ident' ? t.value : t.kind === 'word' ? t.value.toLowerCase() : null);
+const pgName = (t: Token): string | null =>
+  t.kind === 'quoted_ident' ? t.value : t.kind === 'word' ? t.value.toLowerCase() : null;
 
 /** A column type as plain tokens: words, then optionally `( n [, n] )`, more words, `[ ]` pairs. */
 function typeText(def: Token[], from: number, table: string, column: string): string {
@@ -94,7 +155,8 @@ function typeText(def: Token[], from: number, table: string, column: string): st
     }
     throw new PgSchemaUnsupported(`${table}.${column}: unsupported token '${t.text.slice(0, 20)}' in the column type`);
   }
-  if (parts.length === 0 || parts.length > 8) throw new PgSchemaUnsupported(`${table}.${column}: no readable column type`);
+  if (parts.length === 0 || parts.length > 8)
+    throw new PgSchemaUnsupported(`${table}.${column}: no readable column type`);
   return parts.join(' ').replace(/ \(/g, '(').replace(/ \[\]/g, '[]');
 }
 
@@ -113,7 +175,8 @@ export function readPgSchema(ddl: string): PgTable[] {
     let i = 1;
     if (isWord(st[i], 'OR') && isWord(st[i + 1], 'REPLACE')) i += 2;
     while (isWord(st[i]) && TABLE_MODIFIERS.has(st[i].value.toUpperCase())) i++;
-    if (isWord(st[i], 'VIEW', 'MATERIALIZED', 'RECURSIVE')) throw new PgSchemaUnsupported('views are not rebuilt for the PostgreSQL check');
+    if (isWord(st[i], 'VIEW', 'MATERIALIZED', 'RECURSIVE'))
+      throw new PgSchemaUnsupported('views are not rebuilt for the PostgreSQL check');
     if (!isWord(st[i], 'TABLE')) continue;
     i++;
     if (isWord(st[i], 'IF') && isWord(st[i + 1], 'NOT') && isWord(st[i + 2], 'EXISTS')) i += 3;
@@ -130,7 +193,8 @@ export function readPgSchema(ddl: string): PgTable[] {
     const name = parts[parts.length - 1];
     const qualifier = parts.length === 2 ? parts[0] : null;
     const open = st[i];
-    if (!(open?.kind === 'punct' && open.value === '(')) throw new PgSchemaUnsupported(`CREATE TABLE ${name} without a column list`);
+    if (!(open?.kind === 'punct' && open.value === '('))
+      throw new PgSchemaUnsupported(`CREATE TABLE ${name} without a column list`);
     const defs = parenthesisedItems(st, i);
     if (!defs) throw new PgSchemaUnsupported(`CREATE TABLE ${name}: unbalanced parentheses`);
     const columns: PgTable['columns'] = [];
@@ -154,7 +218,12 @@ function createStatements(tables: PgTable[], defaultSchema: string | null): stri
   const qualifiers = new Set(tables.map((t) => t.qualifier).filter((q): q is string => q !== null));
   for (const q of qualifiers) out.push(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(q)};`);
   for (const t of tables) {
-    const target = t.qualifier !== null ? `${quoteIdent(t.qualifier)}.${quoteIdent(t.name)}` : defaultSchema !== null ? `${quoteIdent(defaultSchema)}.${quoteIdent(t.name)}` : quoteIdent(t.name);
+    const target =
+      t.qualifier !== null
+        ? `${quoteIdent(t.qualifier)}.${quoteIdent(t.name)}`
+        : defaultSchema !== null
+          ? `${quoteIdent(defaultSchema)}.${quoteIdent(t.name)}`
+          : quoteIdent(t.name);
     out.push(`CREATE TABLE ${target} (${t.columns.map((c) => `${quoteIdent(c.name)} ${c.type}`).join(', ')});`);
   }
   return out.join('\n');
@@ -249,11 +318,22 @@ function spawn(): PgWorker {
     } else {
       const sqlstate = String(msg.sqlstate);
       const position = typeof msg.position === 'number' ? msg.position : undefined;
-      p.resolve({ ran: true, ok: false, kind: classifyPgError(sqlstate), sqlstate, message: String(msg.message), ms: round(Number(msg.ms)), schema_cached: msg.schemaCached === true, ...(position ? { position } : {}) });
+      p.resolve({
+        ran: true,
+        ok: false,
+        kind: classifyPgError(sqlstate),
+        sqlstate,
+        message: String(msg.message),
+        ms: round(Number(msg.ms)),
+        schema_cached: msg.schemaCached === true,
+        ...(position ? { position } : {}),
+      });
     }
   });
   worker.on('error', (err) => down(`the PostgreSQL worker failed: ${err.message}`));
-  worker.on('exit', (code) => down(bootFailure ? `PGlite could not start: ${bootFailure}` : `the PostgreSQL worker exited (code ${code})`));
+  worker.on('exit', (code) =>
+    down(bootFailure ? `PGlite could not start: ${bootFailure}` : `the PostgreSQL worker exited (code ${code})`),
+  );
   return w;
 }
 
@@ -272,27 +352,40 @@ export function pgCheckVersion(): string | null {
  * Parses and describes `query` in PostgreSQL against the tables declared in `ddl`. Never
  * executes the query or the DDL text. Resolves `{ran: false}` when the check cannot run.
  */
-export async function pgCheck(query: string, ddl: string, limits: PgCheckLimits = DEFAULT_PG_CHECK_LIMITS): Promise<PgCheckResult> {
+export async function pgCheck(
+  query: string,
+  ddl: string,
+  limits: PgCheckLimits = DEFAULT_PG_CHECK_LIMITS,
+): Promise<PgCheckResult> {
   if (!limits.enabled) return { ran: false, reason: 'the PostgreSQL check is disabled (SVC_SQL_PG_CHECK=0)' };
   let tables: PgTable[];
   try {
     tables = readPgSchema(ddl);
   } catch (err) {
-    if (err instanceof PgSchemaUnsupported) return { ran: false, reason: `schema_ddl cannot be rebuilt for PostgreSQL: ${err.message}` };
+    if (err instanceof PgSchemaUnsupported)
+      return { ran: false, reason: `schema_ddl cannot be rebuilt for PostgreSQL: ${err.message}` };
     throw err;
   }
   // The cached schemas of other requests live in the same instance: a query that names them is
   // not checked there (its verdict rests on the parser; the resolver reports the unknown table).
-  if (/svc_s_/i.test(query)) return { ran: false, reason: 'the query names an internal schema of the PostgreSQL check' };
+  if (/svc_s_/i.test(query))
+    return { ran: false, reason: 'the query names an internal schema of the PostgreSQL check' };
   void warmUpPgCheck(limits);
   const w = current;
   if (w === null) return { ran: false, reason: 'the PostgreSQL worker is not running' };
   const waitMs = limits.bootWaitMs;
   let waitTimer: NodeJS.Timeout | undefined;
-  const ready = await Promise.race([w.ready, new Promise<'wait'>((r) => (waitTimer = setTimeout(() => r('wait'), waitMs)))]);
+  const ready = await Promise.race([
+    w.ready,
+    new Promise<'wait'>((r) => (waitTimer = setTimeout(() => r('wait'), waitMs))),
+  ]);
   clearTimeout(waitTimer);
   if (ready === 'wait') return { ran: false, reason: `PGlite is still starting (waited ${waitMs} ms)` };
-  if (ready === false) return { ran: false, reason: bootFailure ? `PGlite could not start: ${bootFailure}` : 'the PostgreSQL worker is not running' };
+  if (ready === false)
+    return {
+      ran: false,
+      reason: bootFailure ? `PGlite could not start: ${bootFailure}` : 'the PostgreSQL worker is not running',
+    };
 
   const qualified = tables.some((t) => t.qualifier !== null);
   const hash = createHash('sha256').update(ddl).digest('hex').slice(0, 24);
@@ -316,7 +409,8 @@ export async function pgCheck(query: string, ddl: string, limits: PgCheckLimits 
       resolve({ ran: false, reason: `the PostgreSQL check exceeded ${timeoutMs} ms` });
     }, timeoutMs);
     // The line of PostgreSQL's cursor position (placeholders rewritten to $n keep the lines).
-    const withLine = (r: PgCheckResult) => resolve(r.ran && !r.ok && r.position !== undefined ? { ...r, line: lineAt(query, r.position) } : r);
+    const withLine = (r: PgCheckResult) =>
+      resolve(r.ran && !r.ok && r.position !== undefined ? { ...r, line: lineAt(query, r.position) } : r);
     w.pending.set(msg.id, { resolve: withLine, timer });
     w.worker.ref();
     w.worker.postMessage(msg);

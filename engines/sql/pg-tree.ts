@@ -115,7 +115,15 @@ export function parsePgNodeTree(text: string): PgNode {
 }
 
 /** Volatile functions that only compute a value (no state outside the query). */
-const VOLATILE_ALLOWED = new Set(['random', 'random_normal', 'clock_timestamp', 'timeofday', 'gen_random_uuid', 'uuidv4', 'uuidv7']);
+const VOLATILE_ALLOWED = new Set([
+  'random',
+  'random_normal',
+  'clock_timestamp',
+  'timeofday',
+  'gen_random_uuid',
+  'uuidv4',
+  'uuidv7',
+]);
 const SYSTEM_SCHEMAS = new Set(['pg_catalog', 'information_schema', 'pg_toast']);
 const isSystemSchema = (s: string) => SYSTEM_SCHEMAS.has(s) || s.startsWith('pg_');
 
@@ -180,7 +188,10 @@ export function checkPgTree(tree: PgTreeText): PgTreeReport {
     const attno = Number(atom(v.varattno));
     const rel = relationOf(rte);
     if (rel) {
-      const names = attno === 0 ? list(isNode(rte.eref) ? rte.eref.colnames : null).filter((x): x is string => typeof x === 'string') : [colname(rte, attno)];
+      const names =
+        attno === 0
+          ? list(isNode(rte.eref) ? rte.eref.colnames : null).filter((x): x is string => typeof x === 'string')
+          : [colname(rte, attno)];
       for (const c of names) if (c) out.push({ table: rel.name, column: c });
       return;
     }
@@ -215,7 +226,12 @@ export function checkPgTree(tree: PgTreeText): PgTreeReport {
     let x = e;
     for (let k = 0; k < 8 && isNode(x); k++) {
       if (x._type === 'RELABELTYPE' || x._type === 'COERCEVIAIO') x = x.arg;
-      else if (x._type === 'FUNCEXPR' && (atom(x.funcformat) === '1' || atom(x.funcformat) === '2') && list(x.args).length === 1) x = list(x.args)[0];
+      else if (
+        x._type === 'FUNCEXPR' &&
+        (atom(x.funcformat) === '1' || atom(x.funcformat) === '2') &&
+        list(x.args).length === 1
+      )
+        x = list(x.args)[0];
       else break;
     }
     return x;
@@ -224,11 +240,19 @@ export function checkPgTree(tree: PgTreeText): PgTreeReport {
     const x = stripCasts(e);
     if (!isNode(x) || x._type !== 'CONST' || atom(x.constisnull) !== 'false') return null;
     const raw = list(x.constvalue);
-    return { type: atom(x.consttype) ?? '', byval: atom(x.constbyval) === 'true', bytes: typeof raw[1] === 'string' ? raw[1] : String(x.constvalue) };
+    return {
+      type: atom(x.consttype) ?? '',
+      byval: atom(x.constbyval) === 'true',
+      bytes: typeof raw[1] === 'string' ? raw[1] : String(x.constvalue),
+    };
   };
   const intOf = (c: { type: string; byval: boolean; bytes: string }): number | null => {
     if (!c.byval || !['20', '21', '23'].includes(c.type)) return null;
-    const bytes = c.bytes.replace(/^\[|\]$/g, '').trim().split(/\s+/).map(Number);
+    const bytes = c.bytes
+      .replace(/^\[|\]$/g, '')
+      .trim()
+      .split(/\s+/)
+      .map(Number);
     let v = 0;
     for (let k = Math.min(bytes.length, 6) - 1; k >= 0; k--) v = v * 256 + (bytes[k] & 0xff);
     return v;
@@ -248,7 +272,15 @@ export function checkPgTree(tree: PgTreeText): PgTreeReport {
       const ia = intOf(a);
       const ib = intOf(b);
       if (ia !== null && ib !== null) {
-        const t = { '=': ia === ib, '<>': ia !== ib, '!=': ia !== ib, '<': ia < ib, '>': ia > ib, '<=': ia <= ib, '>=': ia >= ib }[op];
+        const t = {
+          '=': ia === ib,
+          '<>': ia !== ib,
+          '!=': ia !== ib,
+          '<': ia < ib,
+          '>': ia > ib,
+          '<=': ia <= ib,
+          '>=': ia >= ib,
+        }[op];
         return t === true ? `${ia} ${op} ${ib}` : null;
       }
       if (a.type === b.type && a.bytes === b.bytes && ['=', '<=', '>='].includes(op)) return `a literal ${op} itself`;
@@ -273,14 +305,32 @@ export function checkPgTree(tree: PgTreeText): PgTreeReport {
     if (e._type === 'BOOLEXPR') {
       const op = atom(e.boolop);
       if (op === 'or' && list(e.args).some(isTrueConst)) {
-        add(`taut:${clause}:true`, issue('tautology', 'critical', `An OR with a constant TRUE operand in ${clause} makes the predicate always true.`, 'postgres', { clause }));
+        add(
+          `taut:${clause}:true`,
+          issue(
+            'tautology',
+            'critical',
+            `An OR with a constant TRUE operand in ${clause} makes the predicate always true.`,
+            'postgres',
+            { clause },
+          ),
+        );
       }
       if (op === 'and' || op === 'or') for (const x of list(e.args)) checkQual(x, op, clause);
       return;
     }
     const why = alwaysTrue(e, position);
     if (why !== null) {
-      add(`taut:${clause}:${why}`, issue('tautology', 'critical', `An always-true comparison (${why}) in ${clause} (PostgreSQL parse tree).`, 'postgres', { clause }));
+      add(
+        `taut:${clause}:${why}`,
+        issue(
+          'tautology',
+          'critical',
+          `An always-true comparison (${why}) in ${clause} (PostgreSQL parse tree).`,
+          'postgres',
+          { clause },
+        ),
+      );
     }
   };
 
@@ -291,10 +341,24 @@ export function checkPgTree(tree: PgTreeText): PgTreeReport {
     const chain = [scope, ...outer];
     const command = atom(q.commandType);
     if (command !== '1' || q.utilityStmt !== null) {
-      add(`cmd:${command}`, issue('destructive_statement', 'critical', `PostgreSQL reads a statement that is not a SELECT (command type ${command}).`, 'postgres', { statement: command }));
+      add(
+        `cmd:${command}`,
+        issue(
+          'destructive_statement',
+          'critical',
+          `PostgreSQL reads a statement that is not a SELECT (command type ${command}).`,
+          'postgres',
+          { statement: command },
+        ),
+      );
     }
     if (atom(q.hasModifyingCTE) === 'true') {
-      add('cmd:cte', issue('destructive_statement', 'critical', 'PostgreSQL reads a data-modifying WITH query.', 'postgres', { statement: 'WITH' }));
+      add(
+        'cmd:cte',
+        issue('destructive_statement', 'critical', 'PostgreSQL reads a data-modifying WITH query.', 'postgres', {
+          statement: 'WITH',
+        }),
+      );
     }
     if (q.setOperations !== null && q.setOperations !== undefined) setOperation = true;
     for (const rte of scope.rtable) {
@@ -330,7 +394,13 @@ export function checkPgTree(tree: PgTreeText): PgTreeReport {
       if (isSensitiveColumnName(u.column)) {
         add(
           `sensitive:${u.table}.${u.column}`.toLowerCase(),
-          issue('sensitive_column_read', 'critical', `The query reads the sensitive column '${u.table}.${u.column}' (PostgreSQL parse tree).`, 'postgres', { table: u.table, column: u.column }),
+          issue(
+            'sensitive_column_read',
+            'critical',
+            `The query reads the sensitive column '${u.table}.${u.column}' (PostgreSQL parse tree).`,
+            'postgres',
+            { table: u.table, column: u.column },
+          ),
         );
       }
     }
@@ -346,7 +416,13 @@ export function checkPgTree(tree: PgTreeText): PgTreeReport {
       if (isSensitiveColumnName(u.column)) {
         add(
           `sensitive-pred:${u.table}.${u.column}`.toLowerCase(),
-          issue('sensitive_column_predicate', 'warning', `The sensitive column '${u.table}.${u.column}' is compared in a predicate (not read out).`, 'postgres', { table: u.table, column: u.column }),
+          issue(
+            'sensitive_column_predicate',
+            'warning',
+            `The sensitive column '${u.table}.${u.column}' is compared in a predicate (not read out).`,
+            'postgres',
+            { table: u.table, column: u.column },
+          ),
         );
       }
     }
@@ -369,14 +445,33 @@ export function checkPgTree(tree: PgTreeText): PgTreeReport {
     if (!f) throw new PgTreeError(`function oid ${m[1]} has no name`);
     const name = f.name.toLowerCase();
     if (SLEEP_FUNCTIONS.has(name)) {
-      add(`fn:${name}`, issue('time_based_probe', 'critical', `Time-based probe: ${f.name}() (PostgreSQL parse tree).`, 'postgres', { function: f.name }));
+      add(
+        `fn:${name}`,
+        issue('time_based_probe', 'critical', `Time-based probe: ${f.name}() (PostgreSQL parse tree).`, 'postgres', {
+          function: f.name,
+        }),
+      );
     } else if (ADMIN_FUNCTIONS.has(name) || (f.volatility === 'v' && !VOLATILE_ALLOWED.has(name))) {
-      add(`fn:${name}`, issue('administrative_statement', 'critical', `Function with side effects: ${f.schema}.${f.name}() (PostgreSQL parse tree).`, 'postgres', { function: f.name }));
+      add(
+        `fn:${name}`,
+        issue(
+          'administrative_statement',
+          'critical',
+          `Function with side effects: ${f.schema}.${f.name}() (PostgreSQL parse tree).`,
+          'postgres',
+          { function: f.name },
+        ),
+      );
     }
   }
   for (const c of catalogReads) {
     const type = setOperation ? 'union_catalog_read' : 'system_catalog_read';
-    add(`cat:${c}`, issue(type, 'critical', `The query reads the system catalog ${c} (PostgreSQL parse tree).`, 'postgres', { table: c }));
+    add(
+      `cat:${c}`,
+      issue(type, 'critical', `The query reads the system catalog ${c} (PostgreSQL parse tree).`, 'postgres', {
+        table: c,
+      }),
+    );
   }
   return { issues, tables: [...tables].sort(), columns: [...columns].sort(), queries, maxQueryDepth: maxDepth };
 }

@@ -40,15 +40,25 @@ async function namesOf(text) {
   const opnos = ids(/:opno (\d+)/g);
   const rows = async (sql, list) => (list.length === 0 ? [] : (await db.query(sql, [`{${list.join(',')}}`])).rows);
   const relations = {};
-  for (const r of await rows('SELECT c.oid::text AS oid, n.nspname AS schema, c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = ANY($1::oid[])', relids)) {
+  for (const r of await rows(
+    'SELECT c.oid::text AS oid, n.nspname AS schema, c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = ANY($1::oid[])',
+    relids,
+  )) {
     relations[r.oid] = { schema: r.schema, name: r.name };
   }
   const functions = {};
-  for (const r of await rows('SELECT p.oid::text AS oid, n.nspname AS schema, p.proname AS name, p.provolatile AS volatility FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE p.oid = ANY($1::oid[])', funcids)) {
+  for (const r of await rows(
+    'SELECT p.oid::text AS oid, n.nspname AS schema, p.proname AS name, p.provolatile AS volatility FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE p.oid = ANY($1::oid[])',
+    funcids,
+  )) {
     functions[r.oid] = { schema: r.schema, name: r.name, volatility: r.volatility };
   }
   const operators = {};
-  for (const r of await rows('SELECT oid::text AS oid, oprname AS name FROM pg_operator WHERE oid = ANY($1::oid[])', opnos)) operators[r.oid] = r.name;
+  for (const r of await rows(
+    'SELECT oid::text AS oid, oprname AS name FROM pg_operator WHERE oid = ANY($1::oid[])',
+    opnos,
+  ))
+    operators[r.oid] = r.name;
   return { text, relations, functions, operators };
 }
 
@@ -65,7 +75,11 @@ async function check(msg) {
         await db.exec(`BEGIN; CREATE SCHEMA ${quoteIdent(msg.schemaName)};\n${msg.createSql}\nCOMMIT;`);
       } catch (err) {
         await db.exec('ROLLBACK').catch(() => undefined);
-        return { type: 'unavailable', id: msg.id, reason: `the declared tables could not be created in PostgreSQL: ${messageOf(err)}` };
+        return {
+          type: 'unavailable',
+          id: msg.id,
+          reason: `the declared tables could not be created in PostgreSQL: ${messageOf(err)}`,
+        };
       }
       cached.set(msg.schemaName, true);
       while (cached.size > SCHEMA_CACHE_SIZE) {
@@ -81,29 +95,54 @@ async function check(msg) {
       try {
         await db.exec(msg.createSql);
       } catch (err) {
-        return { type: 'unavailable', id: msg.id, reason: `the declared tables could not be created in PostgreSQL: ${messageOf(err)}` };
+        return {
+          type: 'unavailable',
+          id: msg.id,
+          reason: `the declared tables could not be created in PostgreSQL: ${messageOf(err)}`,
+        };
       }
     }
     await db.exec(`SET LOCAL search_path TO ${msg.searchPath.map(quoteIdent).join(', ')}`);
     // PostgreSQL's analysed parse tree (debug_print_parse, sent to us as a LOG notice): the
     // malice checks inspect it when node-sql-parser cannot read the query (pg-tree.ts).
-    await db.exec('SET LOCAL client_min_messages = log; SET LOCAL debug_print_parse = on; SET LOCAL debug_pretty_print = off');
+    await db.exec(
+      'SET LOCAL client_min_messages = log; SET LOCAL debug_print_parse = on; SET LOCAL debug_pretty_print = off',
+    );
     const trees = [];
     try {
       const d = await db.describeQuery(msg.query, {
         onNotice: (n) => {
-          if (n?.severity === 'LOG' && n.message === 'parse tree:' && typeof n.detail === 'string') trees.push(n.detail);
+          if (n?.severity === 'LOG' && n.message === 'parse tree:' && typeof n.detail === 'string')
+            trees.push(n.detail);
         },
       });
       await db.exec('SET LOCAL debug_print_parse = off; SET LOCAL client_min_messages = notice');
       const tree = trees.length === 1 && trees[0].length <= TREE_MAX_CHARS ? await namesOf(trees[0]) : null;
-      return { type: 'result', id: msg.id, ok: true, columns: d.resultFields.map((f) => ({ name: f.name, type_oid: f.dataTypeID })), tree, ms: performance.now() - t0, schemaCached };
+      return {
+        type: 'result',
+        id: msg.id,
+        ok: true,
+        columns: d.resultFields.map((f) => ({ name: f.name, type_oid: f.dataTypeID })),
+        tree,
+        ms: performance.now() - t0,
+        schemaCached,
+      };
     } catch (err) {
       const sqlstate = typeof err?.code === 'string' ? err.code : '';
-      if (sqlstate === '') return { type: 'unavailable', id: msg.id, reason: `PostgreSQL check failed: ${messageOf(err)}` };
+      if (sqlstate === '')
+        return { type: 'unavailable', id: msg.id, reason: `PostgreSQL check failed: ${messageOf(err)}` };
       // PostgreSQL's cursor position (1-based character offset into the query), when it gives one.
       const position = Number(err?.position);
-      return { type: 'result', id: msg.id, ok: false, sqlstate, message: messageOf(err), ...(Number.isInteger(position) && position > 0 ? { position } : {}), ms: performance.now() - t0, schemaCached };
+      return {
+        type: 'result',
+        id: msg.id,
+        ok: false,
+        sqlstate,
+        message: messageOf(err),
+        ...(Number.isInteger(position) && position > 0 ? { position } : {}),
+        ms: performance.now() - t0,
+        schemaCached,
+      };
     }
   } finally {
     // Nothing of the request survives it (the cached schemas hold only the declared tables).

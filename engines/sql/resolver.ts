@@ -103,7 +103,18 @@ const VALUE_KEYWORDS = new Set([
   'unknown',
 ]);
 
-const DATEPART_FUNCTIONS = new Set(['datepart', 'dateadd', 'datediff', 'datediff_big', 'datename', 'datetrunc', 'date_trunc', 'date_part', 'timestampadd', 'timestampdiff']);
+const DATEPART_FUNCTIONS = new Set([
+  'datepart',
+  'dateadd',
+  'datediff',
+  'datediff_big',
+  'datename',
+  'datetrunc',
+  'date_trunc',
+  'date_part',
+  'timestampadd',
+  'timestampdiff',
+]);
 const DATE_PARTS = new Set(
   (
     'year yy yyyy quarter qq q month mm m dayofyear dy y day dd d week wk ww weekday dw hour hh minute mi n second ss s ' +
@@ -152,7 +163,7 @@ export class Resolver {
     if (this.dialect === 'sqlite') {
       // Read = reachable from the statement itself (a CTE read only by an unread CTE is unread too).
       const read = new Set<string>(['']);
-      for (let grew = true; grew; ) {
+      for (let grew = true; grew;) {
         grew = false;
         for (const [name, readers] of this.cteReaders) {
           if (!read.has(name) && [...readers].some((r) => read.has(r))) {
@@ -165,7 +176,13 @@ export class Resolver {
       for (const v of unread) this.violations.splice(this.violations.indexOf(v), 1);
     }
     for (const v of this.violations) {
-      if (v.certain === true && v.type === 'undeclared_table' && typeof v.table === 'string' && this.cteNames.has(v.table.toLowerCase())) delete v.certain;
+      if (
+        v.certain === true &&
+        v.type === 'undeclared_table' &&
+        typeof v.table === 'string' &&
+        this.cteNames.has(v.table.toLowerCase())
+      )
+        delete v.certain;
     }
     return {
       violations: this.violations,
@@ -205,7 +222,13 @@ export class Resolver {
     chain.forEach((member, idx) => {
       // ORDER BY after a set operation is attached to the last member; it names the first member's outputs.
       const extraAliases = idx > 0 && idx === chain.length - 1 ? first : null;
-      const out = this.resolveSelect(shared === env ? member : { ...member, with: null }, outer, depth, shared, extraAliases);
+      const out = this.resolveSelect(
+        shared === env ? member : { ...member, with: null },
+        outer,
+        depth,
+        shared,
+        extraAliases,
+      );
       if (idx === 0) first = out;
     });
     return first;
@@ -223,7 +246,8 @@ export class Resolver {
         : null;
       if (name !== null) this.cteNames.add(name.toLowerCase());
       if (name !== null) env.set(name.toLowerCase(), { name, columns: explicit });
-      if (name !== null && body && cte.recursive === true && !recursionGuarded(body, name, sel)) this.unboundedRecursive.push(name);
+      if (name !== null && body && cte.recursive === true && !recursionGuarded(body, name, sel))
+        this.unboundedRecursive.push(name);
       // SQLite (and others) never compile a CTE nobody reads: what is wrong inside one is not certain.
       this.cteStack.push(name?.toLowerCase() ?? '');
       let out: OutputColumns = null;
@@ -251,7 +275,13 @@ export class Resolver {
 
     const scope = new Scope(outer);
     const { items: from, setMembers } = normaliseFrom(Array.isArray(sel.from) ? sel.from.filter(isNode) : []);
-    const pendingJoins: Array<{ item: Node; rel: Relation | null; natural: boolean; position: number; groupStart: number }> = [];
+    const pendingJoins: Array<{
+      item: Node;
+      rel: Relation | null;
+      natural: boolean;
+      position: number;
+      groupStart: number;
+    }> = [];
     let groupStart = 0;
     let naturalNext = false;
     from.forEach((item, index) => {
@@ -302,7 +332,9 @@ export class Resolver {
         // JOIN binds tighter than a comma (`a, b JOIN c ON …` sees b and c), except in SQLite,
         // which joins left to right (there the ON sees a too).
         const onScope = new Scope(scope.parent);
-        onScope.relations.push(...scope.relations.slice(this.dialect === 'sqlite' ? 0 : group, rel ? position + 1 : position));
+        onScope.relations.push(
+          ...scope.relations.slice(this.dialect === 'sqlite' ? 0 : group, rel ? position + 1 : position),
+        );
         for (const u of scope.usingColumns) onScope.usingColumns.add(u);
         const seen = this.tracked(onScope, () => this.walk(item.on, onScope, 'on', depth, env));
         if (rel) seen.add(rel);
@@ -344,7 +376,8 @@ export class Resolver {
     // parenthesised members are set-operation members of this SELECT, resolved on their own.
     for (const member of setMembers) this.resolveChain(member, outer, depth, env);
 
-    for (const conjunct of conjuncts(sel.where)) links.push(this.tracked(scope, () => this.walk(conjunct, scope, 'where', depth, env)));
+    for (const conjunct of conjuncts(sel.where))
+      links.push(this.tracked(scope, () => this.walk(conjunct, scope, 'where', depth, env)));
     this.cartesian = Math.max(this.cartesian, cartesianFactors(scope.relations, links));
     const groupby = isNode(sel.groupby) && Array.isArray(sel.groupby.columns) ? sel.groupby.columns : sel.groupby;
     this.walk(groupby, scope, 'groupby', depth, env);
@@ -424,7 +457,8 @@ export class Resolver {
 
   private expandStar(ref: Node, scope: Scope): OutputColumns {
     const { table } = columnRefParts(ref);
-    const rels = table === null ? scope.relations : scope.relations.filter((r) => r.name.toLowerCase() === table.toLowerCase());
+    const rels =
+      table === null ? scope.relations : scope.relations.filter((r) => r.name.toLowerCase() === table.toLowerCase());
     if (table !== null && rels.length === 0) {
       this.unknownQualifier(table, '*');
       return null;
@@ -460,7 +494,12 @@ export class Resolver {
       return;
     }
     // DATEPART(year, d), DATEADD(day, 1, d)…: the first argument is a date-part keyword, not a column.
-    if (node.type === 'function' && DATEPART_FUNCTIONS.has(functionName(node) ?? '') && isNode(node.args) && Array.isArray(node.args.value)) {
+    if (
+      node.type === 'function' &&
+      DATEPART_FUNCTIONS.has(functionName(node) ?? '') &&
+      isNode(node.args) &&
+      Array.isArray(node.args.value)
+    ) {
       const [first, ...rest] = node.args.value;
       const part = isNode(first) && first.type === 'column_ref' ? columnRefParts(first) : null;
       if (part && part.table === null && part.column !== null && DATE_PARTS.has(part.column.toLowerCase())) {
@@ -493,7 +532,8 @@ export class Resolver {
 
   private aliasAllowed(clause: Clause): boolean {
     if (clause === 'groupby' || clause === 'having' || clause === 'orderby') return true;
-    if (clause === 'where') return this.dialect === 'sqlite' || this.dialect === 'snowflake' || this.dialect === 'redshift';
+    if (clause === 'where')
+      return this.dialect === 'sqlite' || this.dialect === 'snowflake' || this.dialect === 'redshift';
     if (clause === 'select') return this.dialect === 'snowflake' || this.dialect === 'redshift';
     return false;
   }
@@ -520,7 +560,12 @@ export class Resolver {
   }
 
   /** The relation a column reference resolves to; null = an open relation; 'alias' = a select-list alias. */
-  private lookup(table: string | null, column: string, scope: Scope, clause: Clause): Relation | null | 'alias' | 'unresolved' {
+  private lookup(
+    table: string | null,
+    column: string,
+    scope: Scope,
+    clause: Clause,
+  ): Relation | null | 'alias' | 'unresolved' {
     const lower = column.toLowerCase();
     if (table !== null) {
       for (let s: Scope | null = scope; s; s = s.parent) {
@@ -558,7 +603,12 @@ export class Resolver {
       const pseudo = s.relations.filter((r) => r.pseudo.has(lower));
       if (pseudo.length >= 1) return pseudo[0];
       if (s.relations.some((r) => r.columns === null)) return null;
-      if (s === scope && this.aliasAllowed(clause) && (s.aliases.has(lower) || (clause !== 'where' && s.outputNames.has(lower)))) return 'alias';
+      if (
+        s === scope &&
+        this.aliasAllowed(clause) &&
+        (s.aliases.has(lower) || (clause !== 'where' && s.outputNames.has(lower)))
+      )
+        return 'alias';
     }
     if (VALUE_KEYWORDS.has(lower)) return 'alias';
     if (this.schema === null) return null;
@@ -600,10 +650,16 @@ export class Resolver {
             'resolver',
             { table, column },
           )
-        : issue('undeclared_table', 'error', `'${table}.${column}' refers to table '${table}', which is not declared.`, 'resolver', {
-            table,
-            column,
-          }),
+        : issue(
+            'undeclared_table',
+            'error',
+            `'${table}.${column}' refers to table '${table}', which is not declared.`,
+            'resolver',
+            {
+              table,
+              column,
+            },
+          ),
     );
   }
 }
@@ -615,12 +671,16 @@ export class Resolver {
  * to one of these is never certain to be undeclared.
  */
 function namesRelation(scope: Scope, name: string): boolean {
-  for (let s: Scope | null = scope; s; s = s.parent) if (s.relations.some((r) => r.name.toLowerCase() === name.toLowerCase())) return true;
+  for (let s: Scope | null = scope; s; s = s.parent)
+    if (s.relations.some((r) => r.name.toLowerCase() === name.toLowerCase())) return true;
   return false;
 }
 
 function mayBeHiddenColumn(column: string): boolean {
-  return /^(?:oid|ctid|xmin|xmax|cmin|cmax|tableoid|rowid|rownum|rid|ora_rowscn)$/i.test(column) || /[$#@]|^_|__/.test(column);
+  return (
+    /^(?:oid|ctid|xmin|xmax|cmin|cmax|tableoid|rowid|rownum|rid|ora_rowscn)$/i.test(column) ||
+    /[$#@]|^_|__/.test(column)
+  );
 }
 
 /**
@@ -638,7 +698,13 @@ function normaliseFrom(from: Node[]): { items: Node[]; setMembers: Node[] } {
     let item = original;
     // `a CROSS JOIN b` comes back as `a AS CROSS` followed by `JOIN b` without ON.
     const next = from[index + 1];
-    if (typeof item.as === 'string' && item.as.toUpperCase() === 'CROSS' && next && /join/i.test(String(next.join ?? '')) && (next.on === null || next.on === undefined)) {
+    if (
+      typeof item.as === 'string' &&
+      item.as.toUpperCase() === 'CROSS' &&
+      next &&
+      /join/i.test(String(next.join ?? '')) &&
+      (next.on === null || next.on === undefined)
+    ) {
       item = { ...item, as: null };
     }
     if (setMembers.length > 0 || /^\s*(?:union|intersect|except|minus)\b/i.test(String(item.join ?? ''))) {
@@ -715,7 +781,10 @@ function yieldsOneRow(sel: Node): boolean {
   if (isNode(sel._next)) return false;
   const limit = isNode(sel.limit) && Array.isArray(sel.limit.value) ? sel.limit.value : [];
   if (limit.length === 1 && isNode(limit[0]) && limit[0].type === 'number' && Number(limit[0].value) <= 1) return true;
-  const grouped = sel.groupby !== null && sel.groupby !== undefined && !(isNode(sel.groupby) && Array.isArray(sel.groupby.columns) && sel.groupby.columns.length === 0);
+  const grouped =
+    sel.groupby !== null &&
+    sel.groupby !== undefined &&
+    !(isNode(sel.groupby) && Array.isArray(sel.groupby.columns) && sel.groupby.columns.length === 0);
   if (grouped) return false;
   const cols = Array.isArray(sel.columns) ? sel.columns.filter(isNode) : [];
   return cols.length > 0 && cols.every((c) => onlyAggregates(isNode(c.expr) ? c.expr : c));
@@ -728,7 +797,9 @@ function onlyAggregates(node: unknown): boolean {
   if (node.type === 'aggr_func') return true;
   if (node.type === 'column_ref' || node.type === 'star') return false;
   if (unwrapSelect(node)) return true;
-  return Object.entries(node).every(([k, v]) => k === 'loc' || typeof v !== 'object' || v === null || onlyAggregates(v));
+  return Object.entries(node).every(
+    ([k, v]) => k === 'loc' || typeof v !== 'object' || v === null || onlyAggregates(v),
+  );
 }
 
 /**
@@ -742,7 +813,9 @@ function recursionGuarded(body: Node, name: string, statement: Node): boolean {
   const lower = name.toLowerCase();
   for (const member of setOperationChain(body)) {
     const from = Array.isArray(member.from) ? member.from.filter(isNode) : [];
-    const reads = from.some((f) => (typeof f.table === 'string' || isNode(f.table)) && identText(f.table)?.toLowerCase() === lower);
+    const reads = from.some(
+      (f) => (typeof f.table === 'string' || isNode(f.table)) && identText(f.table)?.toLowerCase() === lower,
+    );
     if (!reads) continue;
     if (!hasLiteralBound(member.where)) return false;
   }
@@ -757,5 +830,7 @@ function hasLiteralBound(node: unknown): boolean {
     if (lit(node.left) || lit(node.right)) return true;
   }
   if (node.type === 'binary_expr' && String(node.operator).toUpperCase() === 'BETWEEN') return true;
-  return Object.entries(node).some(([k, v]) => k !== 'loc' && typeof v === 'object' && v !== null && hasLiteralBound(v));
+  return Object.entries(node).some(
+    ([k, v]) => k !== 'loc' && typeof v === 'object' && v !== null && hasLiteralBound(v),
+  );
 }

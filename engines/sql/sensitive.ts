@@ -84,13 +84,15 @@ const METADATA_SUFFIXES = new Set([
 const METADATA_PREFIXES = new Set(['is', 'has', 'num', 'count', 'max', 'min', 'total']);
 
 export function nameWords(name: string): string[] {
-  return name
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    // Formerly `([A-Z]+)([A-Z][a-z])` → '$1 $2' (quadratic on long capital runs); same output.
-    .replace(/([A-Z])(?=[A-Z][a-z])/g, '$1 ')
-    .toLowerCase()
-    .split(/[^a-z0-9]+|(?<=[a-z])(?=\d{2,})/)
-    .filter((w) => w.length > 0);
+  return (
+    name
+      .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+      // Formerly `([A-Z]+)([A-Z][a-z])` → '$1 $2' (quadratic on long capital runs); same output.
+      .replace(/([A-Z])(?=[A-Z][a-z])/g, '$1 ')
+      .toLowerCase()
+      .split(/[^a-z0-9]+|(?<=[a-z])(?=\d{2,})/)
+      .filter((w) => w.length > 0)
+  );
 }
 
 export function isSensitiveColumnName(name: string): boolean {

@@ -14,7 +14,8 @@ export interface OutputColumn {
   table: string | null;
 }
 
-export type SqliteErrorKind = 'schema_build' | 'syntax' | 'no_such_table' | 'no_such_column' | 'ambiguous_column' | 'multiple_statements' | 'other';
+export type SqliteErrorKind =
+  'schema_build' | 'syntax' | 'no_such_table' | 'no_such_column' | 'ambiguous_column' | 'multiple_statements' | 'other';
 
 export type SqlitePrepareResult =
   | { ok: true; readonly: boolean; returnsRows: boolean; columns: OutputColumn[] }

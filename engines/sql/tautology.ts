@@ -160,7 +160,7 @@ function shape(node: unknown): string {
 function containsColumn(node: unknown): boolean {
   if (Array.isArray(node)) return node.some(containsColumn);
   if (!isNode(node)) return false;
-  if (node.type === 'column_ref' || (node.type === 'double_quote_string')) return true;
+  if (node.type === 'column_ref' || node.type === 'double_quote_string') return true;
   if (node.type === 'function' || node.type === 'aggr_func' || isSelect(node) || node.ast !== undefined) return false;
   return Object.entries(node).some(([k, v]) => k !== 'loc' && typeof v === 'object' && v !== null && containsColumn(v));
 }
@@ -193,7 +193,10 @@ function selfComparison(node: Node, dialect: SqlDialect): boolean {
 }
 
 const isBareLiteral = (node: Node) =>
-  node.type === 'number' || node.type === 'bool' || node.type === 'boolean' || (typeof node.type === 'string' && STRING_TYPES.has(node.type));
+  node.type === 'number' ||
+  node.type === 'bool' ||
+  node.type === 'boolean' ||
+  (typeof node.type === 'string' && STRING_TYPES.has(node.type));
 
 export interface TautologyHit {
   clause: string;
@@ -213,7 +216,11 @@ export function astTautologies(statement: Node, dialect: SqlDialect, render: (n:
         visit(node.right, or, false);
         return;
       }
-      if (node.type === 'unary_expr' && String(node.operator).toUpperCase() === 'NOT' && constantValue(node, dialect) === UNKNOWN) {
+      if (
+        node.type === 'unary_expr' &&
+        String(node.operator).toUpperCase() === 'NOT' &&
+        constantValue(node, dialect) === UNKNOWN
+      ) {
         visit(node.expr, false, false);
         return;
       }
@@ -252,7 +259,22 @@ function truthyLiteral(node: Node, dialect: SqlDialect): boolean {
 // ---- token-level detector -------------------------------------------------------------
 
 const LEFT_BOUNDARY = new Set(['WHERE', 'AND', 'OR', 'NOT', 'ON', 'HAVING', 'QUALIFY', 'XOR']);
-const RIGHT_BOUNDARY = new Set(['AND', 'OR', 'XOR', 'ORDER', 'GROUP', 'LIMIT', 'HAVING', 'UNION', 'INTERSECT', 'EXCEPT', 'OFFSET', 'FETCH', 'WINDOW', 'QUALIFY']);
+const RIGHT_BOUNDARY = new Set([
+  'AND',
+  'OR',
+  'XOR',
+  'ORDER',
+  'GROUP',
+  'LIMIT',
+  'HAVING',
+  'UNION',
+  'INTERSECT',
+  'EXCEPT',
+  'OFFSET',
+  'FETCH',
+  'WINDOW',
+  'QUALIFY',
+]);
 const COMPARATORS = new Set(['=', '==', '<>', '!=', '<', '>', '<=', '>=', '<=>']);
 
 function tokenValue(t: Token): Eval {
@@ -286,7 +308,14 @@ export function tokenTautologies(lexed: LexResult, dialect: SqlDialect): Tautolo
   for (let i = 0; i < toks.length; i++) {
     const t = toks[i];
     // `<a> <op> <b>`
-    if (t.kind === 'op' && COMPARATORS.has(t.value) && leftOk(toks[i - 2]) && rightOk(toks[i + 2]) && toks[i - 1] && toks[i + 1]) {
+    if (
+      t.kind === 'op' &&
+      COMPARATORS.has(t.value) &&
+      leftOk(toks[i - 2]) &&
+      rightOk(toks[i + 2]) &&
+      toks[i - 1] &&
+      toks[i + 1]
+    ) {
       const a = toks[i - 1];
       const b = toks[i + 1];
       const va = tokenValue(a);
@@ -305,9 +334,15 @@ export function tokenTautologies(lexed: LexResult, dialect: SqlDialect): Tautolo
       } else if (['=', '==', '<=', '>=', '<=>'].includes(t.value)) {
         // `x = x` between AND boundaries is `x IS NOT NULL`; it widens only next to OR or alone.
         const andSide = isAndToken(toks[i - 2], mysql) || isAndToken(toks[i + 2], mysql);
-        const orSide = orBefore(toks[i - 2]) || orBefore(toks[i + 2]) || isWord(toks[i + 2], 'XOR') || isWord(toks[i - 2], 'XOR');
+        const orSide =
+          orBefore(toks[i - 2]) || orBefore(toks[i + 2]) || isWord(toks[i + 2], 'XOR') || isWord(toks[i - 2], 'XOR');
         const na = identName(a);
-        hit = (orSide || !andSide) && na !== null && a.kind === b.kind && na === identName(b) && !isWord(a, 'NULL', 'TRUE', 'FALSE');
+        hit =
+          (orSide || !andSide) &&
+          na !== null &&
+          a.kind === b.kind &&
+          na === identName(b) &&
+          !isWord(a, 'NULL', 'TRUE', 'FALSE');
       }
       if (hit) hits.push({ clause: 'predicate', expression: `${a.text} ${t.value} ${b.text}` });
     }
@@ -334,10 +369,16 @@ export function tautologyIssues(hits: TautologyHit[], source: 'ast' | 'lexer'): 
     if (seen.has(key)) continue;
     seen.add(key);
     out.push(
-      issue('tautology', 'critical', `Always-true predicate '${h.expression}' in ${h.clause} makes the filter match every row.`, source, {
-        clause: h.clause,
-        expression: h.expression,
-      }),
+      issue(
+        'tautology',
+        'critical',
+        `Always-true predicate '${h.expression}' in ${h.clause} makes the filter match every row.`,
+        source,
+        {
+          clause: h.clause,
+          expression: h.expression,
+        },
+      ),
     );
   }
   return out;

@@ -95,7 +95,8 @@ function tokenize(query: string): Token[] {
       if (end < 0) throw new QueryError(`Unterminated quoted column name at position ${i}.`);
       const name = query.slice(i + 1, end);
       if (name === '') throw new QueryError(`Empty column name at position ${i}.`);
-      if (/[\u0000-\u001f]/.test(name)) throw new QueryError(`Control characters are not allowed in a column name (position ${i}).`);
+      if (/[\u0000-\u001f]/.test(name))
+        throw new QueryError(`Control characters are not allowed in a column name (position ${i}).`);
       tokens.push({ t: 'name', v: name, pos: i });
       i = end + 1;
       continue;
@@ -123,7 +124,8 @@ function tokenize(query: string): Token[] {
   return tokens;
 }
 
-const quoteName = (name: string) => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) && !Object.hasOwn(ALIASES, name.toLowerCase()) ? name : `"${name}"`);
+const quoteName = (name: string) =>
+  /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) && !Object.hasOwn(ALIASES, name.toLowerCase()) ? name : `"${name}"`;
 
 /** Parses a statistical query; never throws. */
 export function parseStatsQuery(raw: string): StatsQueryParse {
@@ -139,7 +141,8 @@ export function parseStatsQuery(raw: string): StatsQueryParse {
         ok: false,
         kind: 'security_policy',
         rule,
-        message: 'The query contains code constructs; only the statistical query language is accepted (see docs/stats.md).',
+        message:
+          'The query contains code constructs; only the statistical query language is accepted (see docs/stats.md).',
       };
     }
   }
@@ -192,7 +195,10 @@ export function parseStatsQuery(raw: string): StatsQueryParse {
     const next = peek();
     if (next) {
       const c = take();
-      if (c.t !== 'cmp') throw new QueryError(`Expected a comparison (>, >=, <, <=, =, !=) or the end of the query at position ${c.pos}.`);
+      if (c.t !== 'cmp')
+        throw new QueryError(
+          `Expected a comparison (>, >=, <, <=, =, !=) or the end of the query at position ${c.pos}.`,
+        );
       const n = take();
       if (n.t !== 'num') throw new QueryError(`Expected a number at position ${n.pos}.`);
       comparator = c.v;

@@ -7,8 +7,8 @@
 
 /** ECMAScript `\s`: WhiteSpace and LineTerminator code points. */
 const JS_WHITESPACE = new Set([
-  0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20, 0xa0, 0x1680, 0x2000, 0x2001, 0x2002, 0x2003, 0x2004, 0x2005, 0x2006, 0x2007, 0x2008, 0x2009, 0x200a,
-  0x2028, 0x2029, 0x202f, 0x205f, 0x3000, 0xfeff,
+  0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20, 0xa0, 0x1680, 0x2000, 0x2001, 0x2002, 0x2003, 0x2004, 0x2005, 0x2006, 0x2007,
+  0x2008, 0x2009, 0x200a, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000, 0xfeff,
 ]);
 
 export function isJsWhitespace(cp: number): boolean {
@@ -20,7 +20,8 @@ const wordCache = new Map<number, boolean>();
 
 /** `[\p{L}\p{N}_]` for one code point. */
 export function isWordCodePoint(cp: number): boolean {
-  if (cp < 0x80) return (cp >= 0x30 && cp <= 0x39) || (cp >= 0x41 && cp <= 0x5a) || (cp >= 0x61 && cp <= 0x7a) || cp === 0x5f;
+  if (cp < 0x80)
+    return (cp >= 0x30 && cp <= 0x39) || (cp >= 0x41 && cp <= 0x5a) || (cp >= 0x61 && cp <= 0x7a) || cp === 0x5f;
   let v = wordCache.get(cp);
   if (v === undefined) {
     v = WORD_CHAR.test(String.fromCodePoint(cp));
@@ -88,7 +89,7 @@ export function foldText(text: string): FoldedText {
   const word = new Uint8Array(text.length);
   let n = 0;
   let inSpace = false;
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const cp = text.codePointAt(i)!;
     const width = cp > 0xffff ? 2 : 1;
     if (isJsWhitespace(cp)) {

@@ -11,7 +11,8 @@ import type { ManagedProcess } from '../../infra/stack.js';
 let KEY: string;
 let AGENT: string;
 const key = (k = KEY) => ({ 'x-api-key': k });
-const intercept = (body: Record<string, unknown>, headers: Record<string, string> = key()) => post('/a2a/intercept', body, headers);
+const intercept = (body: Record<string, unknown>, headers: Record<string, string> = key()) =>
+  post('/a2a/intercept', body, headers);
 const msg = (payload_type: string, payload: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
   sender_agent_id: 'agent-sender',
   receiver_agent_id: 'agent-receiver',
@@ -35,10 +36,18 @@ describe('authentication', () => {
   it('401 for a missing or unknown key', async () => {
     const r1 = await intercept(msg('general', {}), {});
     expect(r1.status).toBe(401);
-    expect(r1.body).toEqual({ detail: 'Missing gateway key: send it in the X-API-Key header.', code: expect.any(String), request_id: expect.any(String) });
+    expect(r1.body).toEqual({
+      detail: 'Missing gateway key: send it in the X-API-Key header.',
+      code: expect.any(String),
+      request_id: expect.any(String),
+    });
     const r2 = await intercept(msg('general', {}), key('svc_test_not_a_configured_gateway_key'));
     expect(r2.status).toBe(401);
-    expect(r2.body).toEqual({ detail: 'Invalid gateway key.', code: expect.any(String), request_id: expect.any(String) });
+    expect(r2.body).toEqual({
+      detail: 'Invalid gateway key.',
+      code: expect.any(String),
+      request_id: expect.any(String),
+    });
   });
 
   it('the key selects the sender, whatever sender_agent_id says', async () => {
@@ -54,7 +63,13 @@ describe('payload routing', () => {
   it('financial_transaction: exact decimal checks give a signed, admissible verified verdict', async () => {
     const r = await intercept(msg('financial_transaction', FIN));
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ status: 'verified', engine_used: 'decimal', admissible: true, receiver_agent_id: 'agent-receiver', payload_type: 'financial_transaction' });
+    expect(r.body).toMatchObject({
+      status: 'verified',
+      engine_used: 'decimal',
+      admissible: true,
+      receiver_agent_id: 'agent-receiver',
+      payload_type: 'financial_transaction',
+    });
     expect(r.body.audit_trace_id).toMatch(/^a2a_[0-9a-f]{32}$/);
     expect(r.body.reason).toMatch(/balance_after = balance_before - amount - fee/);
     const header = decodeProtectedHeader(r.body.attestation_jwt);
@@ -62,12 +77,26 @@ describe('payload routing', () => {
     const { payload } = await verifyJwt(r.body.attestation_jwt);
     expect(payload.iss).toBe(stackEnv().SVC_A2A_DEPLOYMENT_ID ?? 'svc-local');
     expect(payload.sub).toBe(r.body.audit_trace_id);
-    expect((payload as any).svc_a2a).toMatchObject({ status: 'verified', admissible: true, engine_used: 'decimal', deployment_id: payload.iss });
+    expect((payload as any).svc_a2a).toMatchObject({
+      status: 'verified',
+      admissible: true,
+      engine_used: 'decimal',
+      deployment_id: payload.iss,
+    });
     expect((payload as any).svc_a2a.proof_ref).toMatch(/^sha256:[0-9a-f]{64}$/);
   });
 
   it('financial_transaction: numbers are exact decimals (0.3 - 0.1 - 0.2 = 0)', async () => {
-    const r = await intercept(msg('financial_transaction', { amount: 0.1, fee: 0.2, currency: 'EUR', balance_before: 0.3, balance_after: 0, memo: 'extra fields are accepted' }));
+    const r = await intercept(
+      msg('financial_transaction', {
+        amount: 0.1,
+        fee: 0.2,
+        currency: 'EUR',
+        balance_before: 0.3,
+        balance_after: 0,
+        memo: 'extra fields are accepted',
+      }),
+    );
     expect(r.body.status).toBe('verified');
   });
 
@@ -76,7 +105,11 @@ describe('payload routing', () => {
     ['a negative amount', { ...FIN, amount: '-10.50', balance_after: '110.75' }, /^negative_amount/],
     ['an unknown currency', { ...FIN, currency: 'XYZ' }, /^invalid_currency/],
     ['a lower-case currency', { ...FIN, currency: 'usd' }, /^invalid_currency/],
-    ['more decimals than the currency has', { amount: '10.5', currency: 'JPY', balance_before: '100', balance_after: '89.5' }, /^precision_exceeds_minor_unit/],
+    [
+      'more decimals than the currency has',
+      { amount: '10.5', currency: 'JPY', balance_before: '100', balance_after: '89.5' },
+      /^precision_exceeds_minor_unit/,
+    ],
     ['an amount that is not a decimal', { ...FIN, amount: '1e3' }, /^invalid_amount/],
   ];
   for (const [name, payload, reason] of blocked) {
@@ -91,9 +124,25 @@ describe('payload routing', () => {
   }
 
   it('code_execution: the code engine verifies safe code and blocks unsafe code', async () => {
-    const safe = await intercept(msg('code_execution', { code: 'def add(a, b):\n    return a + b\n', language: 'python' }, { engine_timeout_seconds: 30 }));
-    expect(safe.body, JSON.stringify(safe.body)).toMatchObject({ status: 'verified', engine_used: 'code', admissible: true });
-    const unsafe = await intercept(msg('code_execution', { code: 'import os\nos.system("rm -rf /")\n', language: 'python' }, { engine_timeout_seconds: 30 }));
+    const safe = await intercept(
+      msg(
+        'code_execution',
+        { code: 'def add(a, b):\n    return a + b\n', language: 'python' },
+        { engine_timeout_seconds: 30 },
+      ),
+    );
+    expect(safe.body, JSON.stringify(safe.body)).toMatchObject({
+      status: 'verified',
+      engine_used: 'code',
+      admissible: true,
+    });
+    const unsafe = await intercept(
+      msg(
+        'code_execution',
+        { code: 'import os\nos.system("rm -rf /")\n', language: 'python' },
+        { engine_timeout_seconds: 30 },
+      ),
+    );
     expect(unsafe.body).toMatchObject({ status: 'blocked', engine_used: 'code', admissible: false });
     expect(unsafe.body.reason).toMatch(/^code_unsafe/);
   });
@@ -109,11 +158,25 @@ describe('payload routing', () => {
   // Issue 28 item 10: this row used to expect a satisfiable assertion to be `verified`
   // (Z3 chose x = 6); satisfiable is not true, so it is now unverifiable without facts.
   it('logic_assertion: verified only when the facts entail it; satisfiable alone is unverifiable; unsatisfiable is blocked', async () => {
-    const sat = await intercept(msg('logic_assertion', { query: '(AND (GT x 5) (LT x 7))' }, { engine_timeout_seconds: 20 }));
-    expect(sat.body, JSON.stringify(sat.body)).toMatchObject({ status: 'unverifiable', engine_used: 'z3', admissible: false });
-    const entailed = await intercept(msg('logic_assertion', { query: '(AND (GT x 5) (LT x 7))', facts: { x: 6 } }, { engine_timeout_seconds: 20 }));
-    expect(entailed.body, JSON.stringify(entailed.body)).toMatchObject({ status: 'verified', engine_used: 'z3', admissible: true });
-    const unsat = await intercept(msg('logic_assertion', { query: '(AND (GT x 5) (LT x 3))' }, { engine_timeout_seconds: 20 }));
+    const sat = await intercept(
+      msg('logic_assertion', { query: '(AND (GT x 5) (LT x 7))' }, { engine_timeout_seconds: 20 }),
+    );
+    expect(sat.body, JSON.stringify(sat.body)).toMatchObject({
+      status: 'unverifiable',
+      engine_used: 'z3',
+      admissible: false,
+    });
+    const entailed = await intercept(
+      msg('logic_assertion', { query: '(AND (GT x 5) (LT x 7))', facts: { x: 6 } }, { engine_timeout_seconds: 20 }),
+    );
+    expect(entailed.body, JSON.stringify(entailed.body)).toMatchObject({
+      status: 'verified',
+      engine_used: 'z3',
+      admissible: true,
+    });
+    const unsat = await intercept(
+      msg('logic_assertion', { query: '(AND (GT x 5) (LT x 3))' }, { engine_timeout_seconds: 20 }),
+    );
     expect(unsat.body).toMatchObject({ status: 'blocked', engine_used: 'z3', admissible: false });
   });
 
@@ -127,13 +190,19 @@ describe('payload routing', () => {
     for (const t of ['general', 'data_query']) {
       const r = await intercept(msg(t, { text: 'hello', query: 'SELECT 1' }));
       expect(r.status).toBe(200);
-      expect(r.body).toMatchObject({ status: 'unverifiable', engine_used: 'passthrough', attestation_jwt: null, admissible: false });
+      expect(r.body).toMatchObject({
+        status: 'unverifiable',
+        engine_used: 'passthrough',
+        attestation_jwt: null,
+        admissible: false,
+      });
     }
   });
 
   it('engine_timeout_seconds bounds the engine: error / engine_timeout', async () => {
     // The gateway solves facts ∧ ¬assertion, so the hard instance is the negation of this assertion.
-    const hard = '(VAR x Int) (VAR y Int) (VAR z Int) (NOT (AND (EQ (PLUS (MULT x x x) (MULT y y y) (MULT z z z)) 33) (GT x 1000)))';
+    const hard =
+      '(VAR x Int) (VAR y Int) (VAR z Int) (NOT (AND (EQ (PLUS (MULT x x x) (MULT y y y) (MULT z z z)) 33) (GT x 1000)))';
     const r = await intercept(msg('logic_assertion', { query: hard }, { engine_timeout_seconds: 0.5 }));
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ status: 'error', reason: 'engine_timeout', admissible: false });
@@ -156,7 +225,9 @@ describe('limits and bad input', () => {
     const url = new URL(apiUrl());
     const status = await new Promise<string>((resolve, reject) => {
       const s = connect(Number(url.port), url.hostname, () => {
-        s.write(`POST /a2a/intercept HTTP/1.1\r\nHost: x\r\nX-API-Key: ${KEY}\r\nContent-Type: application/json\r\nContent-Length: 12abc\r\n\r\n{}`);
+        s.write(
+          `POST /a2a/intercept HTTP/1.1\r\nHost: x\r\nX-API-Key: ${KEY}\r\nContent-Type: application/json\r\nContent-Length: 12abc\r\n\r\n{}`,
+        );
       });
       let data = '';
       s.on('data', (d) => {
@@ -187,7 +258,11 @@ describe('limits and bad input', () => {
       expect(r.body.detail).toMatch(detail);
     }
     expect((await intercept(msg('general', {}, { engine_timeout_seconds: 60 }))).status).toBe(200);
-    const malformed = await fetch(`${apiUrl()}/a2a/intercept`, { method: 'POST', headers: { 'content-type': 'application/json', ...key() }, body: '{"a":' });
+    const malformed = await fetch(`${apiUrl()}/a2a/intercept`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...key() },
+      body: '{"a":',
+    });
     expect(malformed.status).toBe(400);
   });
 });
@@ -199,12 +274,20 @@ describe('audit trace', () => {
     expect(r.headers.get('x-workflow-id')).toBe(`a2a-intercept-${hex}`);
     const t = await get(`/a2a/trace/${r.body.audit_trace_id}`, key());
     expect(t.status).toBe(200);
-    expect(t.body).toMatchObject({ audit_trace_id: r.body.audit_trace_id, workflow_id: `a2a-intercept-${hex}`, audit_log_id: r.body.audit_log_id, status: 'verified', sender_agent_id: AGENT });
+    expect(t.body).toMatchObject({
+      audit_trace_id: r.body.audit_trace_id,
+      workflow_id: `a2a-intercept-${hex}`,
+      audit_log_id: r.body.audit_log_id,
+      status: 'verified',
+      sender_agent_id: AGENT,
+    });
     const entry = await (await db()).collection('audit_logs').findOne({ _id: r.body.audit_log_id });
     expect(entry).toMatchObject({ organization_id: 'a2a_gateway', domain: 'a2a', verified: true });
     expect(entry!.result).toMatchObject({ status: 'VERIFIED', workflow_id: `a2a-intercept-${hex}`, key_id: AGENT });
     expect((await get(`/a2a/trace/a2a_${'0'.repeat(32)}`, key())).status).toBe(404);
-    expect((await get(`/a2a/trace/${r.body.audit_trace_id}`, key('svc_test_not_a_configured_gateway_key'))).status).toBe(401);
+    expect(
+      (await get(`/a2a/trace/${r.body.audit_trace_id}`, key('svc_test_not_a_configured_gateway_key'))).status,
+    ).toBe(401);
   });
 });
 
@@ -217,22 +300,40 @@ describe('fail closed', () => {
   it('with no keys configured every request is 401', async () => {
     const { proc, url } = await startExtraApi('api-a2a-nokeys', { SVC_A2A_API_KEYS: undefined });
     procs.push(proc);
-    const res = await fetch(`${url}/a2a/intercept`, { method: 'POST', headers: { 'content-type': 'application/json', ...key() }, body: JSON.stringify(msg('general', {})) });
+    const res = await fetch(`${url}/a2a/intercept`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...key() },
+      body: JSON.stringify(msg('general', {})),
+    });
     expect(res.status).toBe(401);
-    expect(await res.json()).toEqual({ detail: 'The A2A gateway has no keys configured (SVC_A2A_API_KEYS): every request is denied.', code: expect.any(String), request_id: expect.any(String) });
+    expect(await res.json()).toEqual({
+      detail: 'The A2A gateway has no keys configured (SVC_A2A_API_KEYS): every request is denied.',
+      code: expect.any(String),
+      request_id: expect.any(String),
+    });
   }, 180_000);
 
   it('without the signing key no verdict is verified', async () => {
     const queue = 'svc-a2a-nokey';
-    procs.push(await startExtraWorker('worker-a2a-nokey', { SVC_TASK_QUEUE: queue, SVC_A2A_SIGNING_KEY_PEM: undefined }));
+    procs.push(
+      await startExtraWorker('worker-a2a-nokey', { SVC_TASK_QUEUE: queue, SVC_A2A_SIGNING_KEY_PEM: undefined }),
+    );
     const { proc, url } = await startExtraApi('api-a2a-nokey', { SVC_TASK_QUEUE: queue });
     procs.push(proc);
-    const res = await fetch(`${url}/a2a/intercept`, { method: 'POST', headers: { 'content-type': 'application/json', ...key() }, body: JSON.stringify(msg('financial_transaction', FIN)) });
+    const res = await fetch(`${url}/a2a/intercept`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...key() },
+      body: JSON.stringify(msg('financial_transaction', FIN)),
+    });
     const body = await res.json();
     expect(res.status).toBe(200);
     expect(body).toMatchObject({ status: 'error', admissible: false, attestation_jwt: null });
     expect(body.reason).toMatch(/^attestation_unavailable/);
-    const blockedRes = await fetch(`${url}/a2a/intercept`, { method: 'POST', headers: { 'content-type': 'application/json', ...key() }, body: JSON.stringify(msg('financial_transaction', { ...FIN, balance_after: '1' })) });
+    const blockedRes = await fetch(`${url}/a2a/intercept`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...key() },
+      body: JSON.stringify(msg('financial_transaction', { ...FIN, balance_after: '1' })),
+    });
     expect(await blockedRes.json()).toMatchObject({ status: 'blocked', attestation_jwt: null });
   }, 300_000);
 });

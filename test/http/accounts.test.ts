@@ -1,7 +1,19 @@
 import { describe, expect, it, beforeAll } from 'vitest';
 import { createHash } from 'node:crypto';
 import { generateApiKey, generateAgentToken } from '../../core/api-keys.js';
-import { addMember, db, get, http, mintKey, newTenant, post, PASSWORD, randomIp, uniqueEmail, type Member } from './helpers.js';
+import {
+  addMember,
+  db,
+  get,
+  http,
+  mintKey,
+  newTenant,
+  post,
+  PASSWORD,
+  randomIp,
+  uniqueEmail,
+  type Member,
+} from './helpers.js';
 
 const MATH = { expression: '2 + 3' };
 const key = (k: string) => ({ 'x-api-key': k });
@@ -11,10 +23,19 @@ const ip = () => ({ 'x-forwarded-for': randomIp() });
 describe('sign-up, sign-in, me, keys, verify', () => {
   it('runs the whole first-key flow', async () => {
     const email = uniqueEmail('flow');
-    const signup = await post('/auth/signup', { email, password: PASSWORD, organization_name: 'Flow Org', extra: 'ignored' }, ip());
+    const signup = await post(
+      '/auth/signup',
+      { email, password: PASSWORD, organization_name: 'Flow Org', extra: 'ignored' },
+      ip(),
+    );
     expect(signup.status).toBe(200);
     expect(signup.body.token_type).toBe('bearer');
-    expect(signup.body.user).toEqual({ id: expect.stringMatching(/^usr_/), email, org_id: expect.stringMatching(/^org_/), role: 'owner' });
+    expect(signup.body.user).toEqual({
+      id: expect.stringMatching(/^usr_/),
+      email,
+      org_id: expect.stringMatching(/^org_/),
+      role: 'owner',
+    });
 
     const signin = await post('/auth/signin', { email, password: PASSWORD }, ip());
     expect(signin.status).toBe(200);
@@ -23,7 +44,10 @@ describe('sign-up, sign-in, me, keys, verify', () => {
 
     const me = await get('/auth/me', bearer(token));
     expect(me.status).toBe(200);
-    expect(me.body).toMatchObject({ ...signup.body.user, organization: { id: signup.body.user.org_id, name: 'Flow Org', plan: 'free' } });
+    expect(me.body).toMatchObject({
+      ...signup.body.user,
+      organization: { id: signup.body.user.org_id, name: 'Flow Org', plan: 'free' },
+    });
 
     const created = await post('/auth/api-keys', { name: 'ci' }, bearer(token));
     expect(created.status).toBe(200);
@@ -34,7 +58,11 @@ describe('sign-up, sign-in, me, keys, verify', () => {
     const list = await get('/auth/api-keys', bearer(token));
     expect(list.status).toBe(200);
     expect(list.body).toHaveLength(1);
-    expect(list.body[0]).toMatchObject({ id: created.body.id, name: 'ci', preview: `svc_live_********${created.body.key.slice(-4)}` });
+    expect(list.body[0]).toMatchObject({
+      id: created.body.id,
+      name: 'ci',
+      preview: `svc_live_********${created.body.key.slice(-4)}`,
+    });
     expect(list.text).not.toContain(created.body.key);
 
     const verified = await post('/verify/math', MATH, key(created.body.key));
@@ -47,7 +75,11 @@ describe('sign-up, sign-in, me, keys, verify', () => {
     expect((await get('/auth/api-keys', bearer(token))).body).toEqual([]);
     const after = await post('/verify/math', MATH, key(created.body.key));
     expect(after.status).toBe(401);
-    expect(after.body).toEqual({ detail: 'API key is revoked, inactive or expired.', code: expect.any(String), request_id: expect.any(String) });
+    expect(after.body).toEqual({
+      detail: 'API key is revoked, inactive or expired.',
+      code: expect.any(String),
+      request_id: expect.any(String),
+    });
   });
 
   it.each([
@@ -72,10 +104,16 @@ describe('sign-up, sign-in, me, keys, verify', () => {
   it('lets exactly one of several concurrent sign-ups with one e-mail win', async () => {
     const email = uniqueEmail('race');
     const results = await Promise.all(
-      Array.from({ length: 6 }, () => post('/auth/signup', { email, password: PASSWORD, organization_name: 'Race' }, ip())),
+      Array.from({ length: 6 }, () =>
+        post('/auth/signup', { email, password: PASSWORD, organization_name: 'Race' }, ip()),
+      ),
     );
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
-    expect(results.filter((r) => r.status === 409).every((r) => r.body.detail === 'An account with this e-mail already exists.')).toBe(true);
+    expect(
+      results
+        .filter((r) => r.status === 409)
+        .every((r) => r.body.detail === 'An account with this e-mail already exists.'),
+    ).toBe(true);
     expect(results.filter((r) => r.status === 409)).toHaveLength(5);
     const users = await (await db()).collection('users').countDocuments({ email_lower: email });
     expect(users).toBe(1);
@@ -87,7 +125,11 @@ describe('sign-up, sign-in, me, keys, verify', () => {
     const unknown = await post('/auth/signin', { email: uniqueEmail('ghost'), password: PASSWORD }, ip());
     expect(wrong.status).toBe(401);
     expect(unknown.status).toBe(401);
-    expect(wrong.body).toEqual({ detail: 'Incorrect email or password.', code: expect.any(String), request_id: expect.any(String) });
+    expect(wrong.body).toEqual({
+      detail: 'Incorrect email or password.',
+      code: expect.any(String),
+      request_id: expect.any(String),
+    });
     // One answer for both (only the request id differs).
     expect({ ...unknown.body, request_id: wrong.body.request_id }).toEqual(wrong.body);
   });
@@ -124,15 +166,27 @@ describe('credentials', () => {
   ])('JWT routes reject a %s token with 401', async (_label, headers) => {
     const res = await get('/auth/me', headers as Record<string, string>);
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ detail: 'Invalid or expired access token.', code: expect.any(String), request_id: expect.any(String) });
+    expect(res.body).toEqual({
+      detail: 'Invalid or expired access token.',
+      code: expect.any(String),
+      request_id: expect.any(String),
+    });
   });
 
   it('rejects an expired key with 401', async () => {
     const k = await mintKey(t.token, 'expiring');
-    await (await db()).collection('api_keys').updateOne({ _id: k.id as any }, { $set: { expires_at: new Date(Date.now() - 1000) } });
+    await (
+      await db()
+    )
+      .collection('api_keys')
+      .updateOne({ _id: k.id as any }, { $set: { expires_at: new Date(Date.now() - 1000) } });
     const res = await post('/verify/math', MATH, key(k.key));
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ detail: 'API key is revoked, inactive or expired.', code: expect.any(String), request_id: expect.any(String) });
+    expect(res.body).toEqual({
+      detail: 'API key is revoked, inactive or expired.',
+      code: expect.any(String),
+      request_id: expect.any(String),
+    });
   });
 
   it('tells the holder of a pre-v7.2 key to re-issue it', async () => {
@@ -154,7 +208,11 @@ describe('credentials', () => {
       created_at: new Date(),
     });
     // The pointer the start-up backfill writes for such a record (persistence/migrations.ts): without it the key is unknown.
-    await (await db()).collection('api_key_legacy_digests').insertOne({ _id: createHash('sha256').update(legacy).digest('hex') as any, key_id: keyId });
+    await (
+      await db()
+    )
+      .collection('api_key_legacy_digests')
+      .insertOne({ _id: createHash('sha256').update(legacy).digest('hex') as any, key_id: keyId });
     const res = await post('/verify/math', MATH, key(legacy));
     expect(res.status).toBe(401);
     expect(res.body.detail).toMatch(/issued before v7\.2.*re-issue/);
@@ -164,7 +222,11 @@ describe('credentials', () => {
     const k = await mintKey(t.token, 'agents only', { scopes: ['agent:write'] });
     const res = await post('/verify/math', MATH, key(k.key));
     expect(res.status).toBe(403);
-    expect(res.body).toEqual({ detail: "API key lacks the required scope 'verify:read'.", code: expect.any(String), request_id: expect.any(String) });
+    expect(res.body).toEqual({
+      detail: "API key lacks the required scope 'verify:read'.",
+      code: expect.any(String),
+      request_id: expect.any(String),
+    });
   });
 
   it('refuses keys of an inactive user or organization with 403', async () => {
@@ -174,7 +236,11 @@ describe('credentials', () => {
     await d.collection('users').updateOne({ _id: member.userId as any }, { $set: { active: false } });
     const r1 = await post('/verify/math', MATH, key(member.key));
     expect(r1.status).toBe(403);
-    expect(r1.body).toEqual({ detail: 'Insufficient permissions for this operation', code: expect.any(String), request_id: expect.any(String) });
+    expect(r1.body).toEqual({
+      detail: 'Insufficient permissions for this operation',
+      code: expect.any(String),
+      request_id: expect.any(String),
+    });
     await d.collection('organizations').updateOne({ _id: other.orgId as any }, { $set: { active: false } });
     const r2 = await post('/verify/math', MATH, key(other.key));
     expect(r2.status).toBe(403);
@@ -211,7 +277,11 @@ describe('tenant isolation and key rotation', () => {
     expect(listB.body.map((k: { id: string }) => k.id)).toEqual([b.keyId]);
     const del = await http('DELETE', `/auth/api-keys/${a.owner.keyId}`, { headers: bearer(b.token) });
     expect(del.status).toBe(404);
-    expect(del.body).toEqual({ detail: 'API key not found.', code: expect.any(String), request_id: expect.any(String) });
+    expect(del.body).toEqual({
+      detail: 'API key not found.',
+      code: expect.any(String),
+      request_id: expect.any(String),
+    });
     expect((await post('/verify/math', MATH, key(a.owner.key))).status).toBe(200);
   });
 
@@ -232,7 +302,11 @@ describe('tenant isolation and key rotation', () => {
     const res = await rotate(callerKey.key, targetKey.id);
     expect(res.status).toBe(status);
     if (status === 403) {
-      expect(res.body).toEqual({ detail: 'Insufficient permissions for this operation', code: expect.any(String), request_id: expect.any(String) });
+      expect(res.body).toEqual({
+        detail: 'Insufficient permissions for this operation',
+        code: expect.any(String),
+        request_id: expect.any(String),
+      });
       expect((await post('/verify/math', MATH, key(targetKey.key))).status).toBe(200);
     } else {
       expect(res.body.new_key_secret).toMatch(/^svc_live_[A-Za-z0-9]{36}$/);

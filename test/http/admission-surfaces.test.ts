@@ -18,7 +18,8 @@ const DDL = 'CREATE TABLE t (id INT);';
 let t: Member;
 const key = () => ({ 'x-api-key': t.key });
 const issuer = () => stackEnv().SVC_DEPLOYMENT_ID ?? 'svc-local';
-const signer = async () => new AttestationSigner(await loadSigningKey(stackEnv().SVC_ATTESTATION_SIGNING_KEY_PEM as string), issuer());
+const signer = async () =>
+  new AttestationSigner(await loadSigningKey(stackEnv().SVC_ATTESTATION_SIGNING_KEY_PEM as string), issuer());
 
 /** The fill of the message half of a flat badge, and its visible texts. */
 const messageColor = (svg: string) => /<rect x="\d+" width="\d+" height="20" fill="(#[0-9a-f]+)"\/>/.exec(svg)?.[1];
@@ -33,7 +34,12 @@ async function surfaces(att: { id: string; token: string }) {
   expect(stored.status).toBe(200);
   expect(verified.status).toBe(200);
   expect(badge.status).toBe(200);
-  return { claims, stored: stored.body, verified: verified.body, badge: { texts: texts(badge.text), color: messageColor(badge.text) } };
+  return {
+    claims,
+    stored: stored.body,
+    verified: verified.body,
+    badge: { texts: texts(badge.text), color: messageColor(badge.text) },
+  };
 }
 
 beforeAll(async () => {
@@ -46,9 +52,24 @@ describe('code: proven unsafe is BLOCKED on every surface', () => {
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ status: 'VERIFIED', admission: 'BLOCKED', developer_fields: { is_valid: false } });
     const s = await surfaces(r.body.attestation);
-    expect(s.claims.svc.result).toEqual({ status: 'VERIFIED', verified: true, engine: 'code', confidence: 1, admission: 'BLOCKED' });
-    expect(s.stored).toMatchObject({ id: r.body.attestation.id, admission: 'BLOCKED', engine: 'code', verification: { valid: true } });
-    expect(s.verified).toMatchObject({ valid: true, admission: 'BLOCKED', claims: { svc: { result: { admission: 'BLOCKED' } } } });
+    expect(s.claims.svc.result).toEqual({
+      status: 'VERIFIED',
+      verified: true,
+      engine: 'code',
+      confidence: 1,
+      admission: 'BLOCKED',
+    });
+    expect(s.stored).toMatchObject({
+      id: r.body.attestation.id,
+      admission: 'BLOCKED',
+      engine: 'code',
+      verification: { valid: true },
+    });
+    expect(s.verified).toMatchObject({
+      valid: true,
+      admission: 'BLOCKED',
+      claims: { svc: { result: { admission: 'BLOCKED' } } },
+    });
     expect(s.badge.texts).toEqual(expect.arrayContaining(['attestation', 'blocked']));
     expect(s.badge.texts).not.toContain('verified');
     expect(s.badge.color).toBe('#dd4343'); // red
@@ -77,7 +98,11 @@ describe('SQL', () => {
     const good = await post('/verify/sql', { query: 'SELECT id FROM t', schema_ddl: DDL, dialect: 'sqlite' }, key());
     expect(good.body).toMatchObject({ status: 'VERIFIED', admission: 'ADMIT' });
     const g = await surfaces(good.body.attestation);
-    expect([g.claims.svc.result.admission, g.stored.admission, g.verified.admission]).toEqual(['ADMIT', 'ADMIT', 'ADMIT']);
+    expect([g.claims.svc.result.admission, g.stored.admission, g.verified.admission]).toEqual([
+      'ADMIT',
+      'ADMIT',
+      'ADMIT',
+    ]);
   });
 });
 
@@ -93,7 +118,16 @@ describe('results without admission, and older tokens', () => {
 
   it('a code token issued before admissions were signed still verifies (admission null) and its badge is never green', async () => {
     const real = await post('/verify/code', { code: SAFE_PY, language: 'python' }, key());
-    const old = await (await signer()).sign({ evaluatedExpression: SAFE_PY, status: 'VERIFIED', verified: true, engine: 'code', confidence: 1, proofRef: real.body.proof_ref });
+    const old = await (
+      await signer()
+    ).sign({
+      evaluatedExpression: SAFE_PY,
+      status: 'VERIFIED',
+      verified: true,
+      engine: 'code',
+      confidence: 1,
+      proofRef: real.body.proof_ref,
+    });
     const v = await post('/attestation/verify', { token: old.token }, key());
     expect(v.body).toMatchObject({ valid: true, admission: null, claims: { jti: old.jti } });
     const col = (await db()).collection('attestations');
@@ -106,7 +140,15 @@ describe('results without admission, and older tokens', () => {
 
   it('a token signing an admission other than ADMIT/BLOCKED is not valid (claims missing)', async () => {
     const s = await signer();
-    const odd = await s.sign({ evaluatedExpression: 'x', status: 'VERIFIED', verified: true, engine: 'code', confidence: 1, proofRef: null, admission: 'MAYBE' as never });
+    const odd = await s.sign({
+      evaluatedExpression: 'x',
+      status: 'VERIFIED',
+      verified: true,
+      engine: 'code',
+      confidence: 1,
+      proofRef: null,
+      admission: 'MAYBE' as never,
+    });
     const v = await post('/attestation/verify', { token: odd.token }, key());
     expect(v.body).toEqual({ valid: false, reason: 'claims missing' });
   });
@@ -123,7 +165,11 @@ describe('agent decisions', () => {
 
   it("a decision blocked by one part is attested by that part's BLOCKED attestation, never by a verified math part's", async () => {
     const query = '```math\n1+1=2\n```\n```python\nimport os\nos.system("rm -rf /")\n```';
-    const r = await post(`/agents/${agent.id}/verify`, { query, context: ctx(1) }, { 'x-agent-token': agent.agent_token });
+    const r = await post(
+      `/agents/${agent.id}/verify`,
+      { query, context: ctx(1) },
+      { 'x-agent-token': agent.agent_token },
+    );
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ status: 'VERIFIED', verification: { admission: 'BLOCKED' } });
     expect(r.body.verification.parts.map((p: any) => [p.engine, p.admission])).toEqual([
@@ -144,13 +190,31 @@ describe('gateway verdicts', () => {
     const [gwKey] = Object.keys(JSON.parse(stackEnv().SVC_A2A_API_KEYS as string)) as [string];
     const pub = createPublicKey((stackEnv().SVC_A2A_SIGNING_KEY_PEM as string).replace(/\\n/g, '\n'));
     const send = (code: string) =>
-      post('/a2a/intercept', { sender_agent_id: 'a', receiver_agent_id: 'b', payload_type: 'code_execution', payload: { code, language: 'python' }, engine_timeout_seconds: 30 }, { 'x-api-key': gwKey });
+      post(
+        '/a2a/intercept',
+        {
+          sender_agent_id: 'a',
+          receiver_agent_id: 'b',
+          payload_type: 'code_execution',
+          payload: { code, language: 'python' },
+          engine_timeout_seconds: 30,
+        },
+        { 'x-api-key': gwKey },
+      );
     const safe = await send(SAFE_PY);
     expect(safe.body).toMatchObject({ status: 'verified', admissible: true });
-    expect(((await jwtVerify(safe.body.attestation_jwt, pub)).payload as any).svc_a2a).toMatchObject({ status: 'verified', admissible: true, admission: 'ADMIT' });
+    expect(((await jwtVerify(safe.body.attestation_jwt, pub)).payload as any).svc_a2a).toMatchObject({
+      status: 'verified',
+      admissible: true,
+      admission: 'ADMIT',
+    });
     const unsafe = await send(UNSAFE_PY);
     expect(unsafe.body).toMatchObject({ status: 'blocked', admissible: false });
-    expect(((await jwtVerify(unsafe.body.attestation_jwt, pub)).payload as any).svc_a2a).toMatchObject({ status: 'blocked', admissible: false, admission: 'BLOCKED' });
+    expect(((await jwtVerify(unsafe.body.attestation_jwt, pub)).payload as any).svc_a2a).toMatchObject({
+      status: 'blocked',
+      admissible: false,
+      admission: 'BLOCKED',
+    });
   });
 });
 
@@ -158,12 +222,20 @@ describe('Verification Context trust gate', () => {
   it('a diagnostic of blocked code that drops its admission cannot keep the attestation', async () => {
     const r = await post('/verify/code', { code: UNSAFE_PY, language: 'python' }, key());
     const { attestation, ...diagnostic } = r.body;
-    const honest = await post('/verification-context/from-diagnostic', { query: UNSAFE_PY, verifier: 'code', diagnostic, attestation_token: attestation.token }, key());
+    const honest = await post(
+      '/verification-context/from-diagnostic',
+      { query: UNSAFE_PY, verifier: 'code', diagnostic, attestation_token: attestation.token },
+      key(),
+    );
     expect(honest.status).toBe(200);
     expect(honest.body.context.decision).toEqual({ admission: 'DENY' });
     const { admission: _dropped, ...stripped } = diagnostic;
     const forged = { ...stripped, developer_fields: { ...diagnostic.developer_fields, is_valid: true } };
-    const res = await post('/verification-context/from-diagnostic', { query: UNSAFE_PY, verifier: 'code', diagnostic: forged, attestation_token: attestation.token }, key());
+    const res = await post(
+      '/verification-context/from-diagnostic',
+      { query: UNSAFE_PY, verifier: 'code', diagnostic: forged, attestation_token: attestation.token },
+      key(),
+    );
     expect(res.status).toBe(200);
     expect(res.headers.get('x-trust-gate')).toBe('trust_gate.claims_status_mismatch');
     expect(res.body.verdict).toBe('BLOCKED');

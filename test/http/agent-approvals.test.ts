@@ -22,13 +22,19 @@ interface Agent {
 }
 
 async function register(m: Member, permissions: Record<string, unknown>, base = ''): Promise<Agent> {
-  const res = await http('POST', `${base}/agents/register`, { body: { name: 'approval-bot', permissions, max_requests_per_hour: 10_000 }, headers: key(m.key) });
+  const res = await http('POST', `${base}/agents/register`, {
+    body: { name: 'approval-bot', permissions, max_requests_per_hour: 10_000 },
+    headers: key(m.key),
+  });
   if (res.status !== 200) throw new Error(`register failed: ${res.status} ${res.text}`);
   return res.body;
 }
-const call = (a: Agent, tool: string, args: Record<string, unknown> = {}) => post(`/agents/${a.id}/tools/${tool}`, { arguments: args }, tok(a.agent_token));
-const decide = (m: Member, a: Agent, approvalId: string, body: unknown) => post(`/agents/${a.id}/approvals/${approvalId}`, body, key(m.key));
-const feed = async (a: Agent) => (await get(`/agents/${a.id}/activity?limit=200`, tok(a.agent_token))).body.items as any[];
+const call = (a: Agent, tool: string, args: Record<string, unknown> = {}) =>
+  post(`/agents/${a.id}/tools/${tool}`, { arguments: args }, tok(a.agent_token));
+const decide = (m: Member, a: Agent, approvalId: string, body: unknown) =>
+  post(`/agents/${a.id}/approvals/${approvalId}`, body, key(m.key));
+const feed = async (a: Agent) =>
+  (await get(`/agents/${a.id}/activity?limit=200`, tok(a.agent_token))).body.items as any[];
 
 let owner: Member;
 let admin: Member;
@@ -39,20 +45,37 @@ let quick: Agent;
 
 beforeAll(async () => {
   owner = await newTenant();
-  [admin, member, other] = await Promise.all([addMember(owner.orgId, 'admin'), addMember(owner.orgId, 'member'), newTenant()]);
+  [admin, member, other] = await Promise.all([
+    addMember(owner.orgId, 'admin'),
+    addMember(owner.orgId, 'member'),
+    newTenant(),
+  ]);
   agent = await register(owner, { require_approval: ['calculator', 'shell'], approval_timeout_seconds: 600 });
   quick = await register(owner, { require_approval: ['calculator'], approval_timeout_seconds: 2 });
 }, 120_000);
 
 describe('the policy', () => {
   it('registration keeps require_approval and approval_timeout_seconds', async () => {
-    const a = await post('/agents/register', { name: 'p', permissions: { require_approval: ['Send_Email'], approval_timeout_seconds: 30 } }, key(owner.key));
+    const a = await post(
+      '/agents/register',
+      { name: 'p', permissions: { require_approval: ['Send_Email'], approval_timeout_seconds: 30 } },
+      key(owner.key),
+    );
     expect(a.status).toBe(200);
-    expect(a.body.permissions).toEqual({ allowed_tools: [], denied_tools: [], allowed_domains: [], require_approval: ['Send_Email'], approval_timeout_seconds: 30 });
+    expect(a.body.permissions).toEqual({
+      allowed_tools: [],
+      denied_tools: [],
+      allowed_domains: [],
+      require_approval: ['Send_Email'],
+      approval_timeout_seconds: 30,
+    });
   });
 
   it.each([
-    [{ require_approval: ['bad tool!'] }, "Invalid field 'permissions.require_approval.0': must be 1-128 characters from [A-Za-z0-9_.:-]"],
+    [
+      { require_approval: ['bad tool!'] },
+      "Invalid field 'permissions.require_approval.0': must be 1-128 characters from [A-Za-z0-9_.:-]",
+    ],
     [{ require_approval: 'calculator' }, "Invalid field 'permissions.require_approval'"],
     [{ approval_timeout_seconds: 0 }, "Invalid field 'permissions.approval_timeout_seconds'"],
     [{ approval_timeout_seconds: 604_801 }, "Invalid field 'permissions.approval_timeout_seconds'"],
@@ -71,7 +94,13 @@ describe('a tool call that needs approval', () => {
   it('answers 202 pending_approval with its approval_id and action_id (after the usual checks)', async () => {
     const r = await call(agent, 'calculator', { expression: '2 + 2' });
     expect(r.status, r.text).toBe(202);
-    expect(r.body).toMatchObject({ decision: 'pending_approval', allowed: false, tool: 'calculator', category: 'safe', findings: [] });
+    expect(r.body).toMatchObject({
+      decision: 'pending_approval',
+      allowed: false,
+      tool: 'calculator',
+      category: 'safe',
+      findings: [],
+    });
     expect(r.body.approval_id).toMatch(/^apr_[1-9][0-9]*$/);
     expect(r.body.action_id).toMatch(/^acn_[0-9a-f]{32}$/);
     expect(Date.parse(r.body.expires_at) - Date.now()).toBeGreaterThan(590_000);
@@ -83,7 +112,19 @@ describe('a tool call that needs approval', () => {
   it('the agent reads it (pending, nothing decided); ?wait holds the answer until the wait ends', async () => {
     const r = await get(`/agents/${agent.id}/approvals/${approvalId}`, tok(agent.agent_token));
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ approval_id: approvalId, agent_id: agent.agent_id, tool: 'calculator', action_id: actionId, state: 'pending', reason: null, decided_by: null, decided_at: null, attestation: null, timeout_seconds: 600, decision_audit_log_id: null });
+    expect(r.body).toMatchObject({
+      approval_id: approvalId,
+      agent_id: agent.agent_id,
+      tool: 'calculator',
+      action_id: actionId,
+      state: 'pending',
+      reason: null,
+      decided_by: null,
+      decided_at: null,
+      attestation: null,
+      timeout_seconds: 600,
+      decision_audit_log_id: null,
+    });
     const t0 = Date.now();
     const w = await get(`/agents/${agent.id}/approvals/${approvalId}?wait=1`, tok(agent.agent_token));
     expect(w.status).toBe(200);
@@ -114,7 +155,11 @@ describe('a tool call that needs approval', () => {
   });
 
   it.each([
-    ['a bad state', '?state=open', "Invalid query parameter 'state': must be one of pending, approved, denied, expired"],
+    [
+      'a bad state',
+      '?state=open',
+      "Invalid query parameter 'state': must be one of pending, approved, denied, expired",
+    ],
     ['a bad limit', '?limit=0', "Invalid query parameter 'limit': must be an integer from 1 to 100"],
     ['a bad cursor', '?cursor=abc', "Invalid query parameter 'cursor': must be a cursor returned by this endpoint"],
   ])('list with %s → 400 with detail', async (_what, query, detail) => {
@@ -134,7 +179,12 @@ describe('a tool call that needs approval', () => {
   });
 
   it.each([
-    ['an unknown decision', { decision: 'maybe', reason: 'x' }, 422, "Invalid field 'decision': must be approve or deny"],
+    [
+      'an unknown decision',
+      { decision: 'maybe', reason: 'x' },
+      422,
+      "Invalid field 'decision': must be approve or deny",
+    ],
     ['no decision', { reason: 'x' }, 422, "Invalid field 'decision': decision is required: approve or deny"],
     ['no reason', { decision: 'approve' }, 422, "Invalid field 'reason': reason is required"],
     ['an empty reason', { decision: 'approve', reason: '   ' }, 422, "Invalid field 'reason': must not be empty"],
@@ -145,11 +195,16 @@ describe('a tool call that needs approval', () => {
     expect(r.status).toBe(status);
     expect(typeof r.body.detail).toBe('string');
     if (detail) expect(r.body.detail).toBe(detail);
-    expect((await get(`/agents/${agent.id}/approvals/${approvalId}`, tok(agent.agent_token))).body.state).toBe('pending');
+    expect((await get(`/agents/${agent.id}/approvals/${approvalId}`, tok(agent.agent_token))).body.state).toBe(
+      'pending',
+    );
   });
 
   it('malformed JSON → 400; an unknown or malformed approval id → 404', async () => {
-    const bad = await http('POST', `/agents/${agent.id}/approvals/${approvalId}`, { rawBody: '{"decision": ', headers: { ...key(owner.key), 'content-type': 'application/json' } });
+    const bad = await http('POST', `/agents/${agent.id}/approvals/${approvalId}`, {
+      rawBody: '{"decision": ',
+      headers: { ...key(owner.key), 'content-type': 'application/json' },
+    });
     expect(bad.status).toBe(400);
     for (const id of ['apr_999999', 'apr_0', 'xyz']) {
       const r = await decide(owner, agent, id, { decision: 'approve', reason: 'x' });
@@ -157,11 +212,17 @@ describe('a tool call that needs approval', () => {
       expect(r.body.detail).toBe('Approval not found.');
       expect((await get(`/agents/${agent.id}/approvals/${id}`, tok(agent.agent_token))).status).toBe(404);
     }
-    expect((await get(`/agents/${agent.id}/approvals/${approvalId}`, tok(agent.agent_token))).body.state).toBe('pending');
+    expect((await get(`/agents/${agent.id}/approvals/${approvalId}`, tok(agent.agent_token))).body.state).toBe(
+      'pending',
+    );
   });
 
   it('an outcome for an action still waiting for approval → 409', async () => {
-    const r = await post(`/agents/${agent.id}/actions/${actionId}/outcome`, { status: 'succeeded' }, tok(agent.agent_token));
+    const r = await post(
+      `/agents/${agent.id}/actions/${actionId}/outcome`,
+      { status: 'succeeded' },
+      tok(agent.agent_token),
+    );
     expect(r.status).toBe(409);
     expect(r.body.detail).toBe('Only an admitted or approved action has an outcome; this action is pending approval.');
   });
@@ -170,9 +231,18 @@ describe('a tool call that needs approval', () => {
     const t0 = Date.now();
     const wait = get(`/agents/${agent.id}/approvals/${approvalId}?wait=30`, tok(agent.agent_token));
     await sleep(500);
-    const d = await decide(admin, agent, approvalId, { decision: 'approve', reason: 'ok for the report', extra: 'ignored' });
+    const d = await decide(admin, agent, approvalId, {
+      decision: 'approve',
+      reason: 'ok for the report',
+      extra: 'ignored',
+    });
     expect(d.status, d.text).toBe(200);
-    expect(d.body).toMatchObject({ approval_id: approvalId, state: 'approved', reason: 'ok for the report', decided_by: admin.userId });
+    expect(d.body).toMatchObject({
+      approval_id: approvalId,
+      state: 'approved',
+      reason: 'ok for the report',
+      decided_by: admin.userId,
+    });
     expect(d.body.decision_audit_log_id).toMatch(/^log_/);
     const w = await wait;
     expect(w.status).toBe(200);
@@ -182,10 +252,21 @@ describe('a tool call that needs approval', () => {
     const att = w.body.attestation;
     expect(att.id).toMatch(/^att_/);
     const claims = decodeJwt(att.token) as any;
-    expect(claims.svc.result).toEqual({ status: 'APPROVED', verified: false, engine: 'agent-approval', confidence: 1, admission: 'ADMIT' });
+    expect(claims.svc.result).toEqual({
+      status: 'APPROVED',
+      verified: false,
+      engine: 'agent-approval',
+      confidence: 1,
+      admission: 'ADMIT',
+    });
     const stored = await get(`/attestation/${att.id}`, key(owner.key));
     expect(stored.status).toBe(200);
-    expect(stored.body).toMatchObject({ id: att.id, token: att.token, engine: 'agent-approval', verification: { valid: true } });
+    expect(stored.body).toMatchObject({
+      id: att.id,
+      token: att.token,
+      engine: 'agent-approval',
+      verification: { valid: true },
+    });
     // The audit entry: who, when, why.
     let final = w.body;
     for (let i = 0; i < 40 && !final.decision_audit_log_id; i++) {
@@ -194,33 +275,74 @@ describe('a tool call that needs approval', () => {
     }
     const audit = await get(`/audit/logs/${final.decision_audit_log_id}`, { authorization: `Bearer ${owner.token}` });
     expect(audit.status).toBe(200);
-    expect(audit.body).toMatchObject({ engine: 'agent-approval', user_id: admin.userId, key_id: admin.keyId, status: 'APPROVED', admission: 'ADMIT', verified: false, attestation_id: att.id, workflow_id: final.workflow_id });
+    expect(audit.body).toMatchObject({
+      engine: 'agent-approval',
+      user_id: admin.userId,
+      key_id: admin.keyId,
+      status: 'APPROVED',
+      admission: 'ADMIT',
+      verified: false,
+      attestation_id: att.id,
+      workflow_id: final.workflow_id,
+    });
     expect(audit.body.query).toContain(`approval ${approvalId}`);
     expect(audit.body.query).toContain(`approved at ${final.decided_at}`);
     const items = await feed(agent);
-    expect(items.find((i) => i.kind === 'tool' && i.workflow_id === final.request_workflow_id)).toMatchObject({ status: 'PENDING_APPROVAL', tool: 'calculator' });
+    expect(items.find((i) => i.kind === 'tool' && i.workflow_id === final.request_workflow_id)).toMatchObject({
+      status: 'PENDING_APPROVAL',
+      tool: 'calculator',
+    });
     const decided = items.find((i) => i.kind === 'approval' && i.summary.startsWith(`${approvalId} `));
-    expect(decided).toMatchObject({ status: 'APPROVED', audit_log_id: final.decision_audit_log_id, tool: 'calculator' });
+    expect(decided).toMatchObject({
+      status: 'APPROVED',
+      audit_log_id: final.decision_audit_log_id,
+      tool: 'calculator',
+    });
     expect(decided.summary).toContain('ok for the report');
   });
 
   it('a decided approval cannot be decided again (409), by anyone, either way', async () => {
-    for (const [m, decision] of [[owner, 'deny'], [admin, 'approve']] as const) {
+    for (const [m, decision] of [
+      [owner, 'deny'],
+      [admin, 'approve'],
+    ] as const) {
       const r = await decide(m, agent, approvalId, { decision, reason: 'again' });
       expect(r.status).toBe(409);
       expect(r.body.detail).toBe('Approval already decided: approved. A decided approval cannot be decided again.');
     }
-    expect((await get(`/agents/${agent.id}/approvals/${approvalId}`, key(owner.key))).body).toMatchObject({ state: 'approved', reason: 'ok for the report' });
+    expect((await get(`/agents/${agent.id}/approvals/${approvalId}`, key(owner.key))).body).toMatchObject({
+      state: 'approved',
+      reason: 'ok for the report',
+    });
   });
 
   it('the approved action reports its outcome once (joined to the action); a second report is 409', async () => {
-    const r = await post(`/agents/${agent.id}/actions/${actionId}/outcome`, { status: 'succeeded', detail: 'result 4' }, tok(agent.agent_token));
+    const r = await post(
+      `/agents/${agent.id}/actions/${actionId}/outcome`,
+      { status: 'succeeded', detail: 'result 4' },
+      tok(agent.agent_token),
+    );
     expect(r.status, r.text).toBe(200);
-    expect(r.body).toMatchObject({ action_id: actionId, agent_id: agent.agent_id, tool: 'calculator', state: 'approved', approval_id: approvalId, outcome: { status: 'succeeded', detail: 'result 4' }, overdue_flagged_at: null });
-    const again = await post(`/agents/${agent.id}/actions/${actionId}/outcome`, { status: 'failed' }, tok(agent.agent_token));
+    expect(r.body).toMatchObject({
+      action_id: actionId,
+      agent_id: agent.agent_id,
+      tool: 'calculator',
+      state: 'approved',
+      approval_id: approvalId,
+      outcome: { status: 'succeeded', detail: 'result 4' },
+      overdue_flagged_at: null,
+    });
+    const again = await post(
+      `/agents/${agent.id}/actions/${actionId}/outcome`,
+      { status: 'failed' },
+      tok(agent.agent_token),
+    );
     expect(again.status).toBe(409);
     expect(again.body.detail).toBe('The outcome of this action was already reported.');
-    expect((await feed(agent)).find((i) => i.kind === 'outcome' && i.summary.includes(actionId))).toMatchObject({ status: 'SUCCEEDED', tool: 'calculator' });
+    expect((await feed(agent)).find((i) => i.kind === 'outcome' && i.summary.includes(actionId))).toMatchObject({
+      status: 'SUCCEEDED',
+      tool: 'calculator',
+    });
   });
 });
 
@@ -231,8 +353,16 @@ describe('deny, time-out, guard denial', () => {
     const d = await decide(owner, agent, r.body.approval_id, { decision: 'deny', reason: 'not now' });
     expect(d.status).toBe(200);
     expect(d.body).toMatchObject({ state: 'denied', reason: 'not now', decided_by: owner.userId });
-    expect((decodeJwt(d.body.attestation.token) as any).svc.result).toMatchObject({ status: 'DENIED', verified: false, admission: 'BLOCKED' });
-    const o = await post(`/agents/${agent.id}/actions/${r.body.action_id}/outcome`, { status: 'succeeded' }, tok(agent.agent_token));
+    expect((decodeJwt(d.body.attestation.token) as any).svc.result).toMatchObject({
+      status: 'DENIED',
+      verified: false,
+      admission: 'BLOCKED',
+    });
+    const o = await post(
+      `/agents/${agent.id}/actions/${r.body.action_id}/outcome`,
+      { status: 'succeeded' },
+      tok(agent.agent_token),
+    );
     expect(o.status).toBe(409);
     expect(o.body.detail).toBe('Only an admitted or approved action has an outcome; this action is denied.');
     const denied = await get(`/agents/${agent.id}/approvals?state=denied`, key(owner.key));
@@ -247,11 +377,18 @@ describe('deny, time-out, guard denial', () => {
     expect(w.status).toBe(200);
     expect(w.body).toMatchObject({ state: 'expired', reason: 'time-out', decided_by: null, timeout_seconds: 2 });
     expect(Date.now() - t0).toBeLessThan(19_000);
-    expect((decodeJwt(w.body.attestation.token) as any).svc.result).toMatchObject({ status: 'EXPIRED', admission: 'BLOCKED' });
+    expect((decodeJwt(w.body.attestation.token) as any).svc.result).toMatchObject({
+      status: 'EXPIRED',
+      admission: 'BLOCKED',
+    });
     const late = await decide(owner, quick, r.body.approval_id, { decision: 'approve', reason: 'too late' });
     expect(late.status).toBe(409);
     expect(late.body.detail).toBe('Approval already decided: expired. A decided approval cannot be decided again.');
-    const o = await post(`/agents/${quick.id}/actions/${r.body.action_id}/outcome`, { status: 'succeeded' }, tok(quick.agent_token));
+    const o = await post(
+      `/agents/${quick.id}/actions/${r.body.action_id}/outcome`,
+      { status: 'succeeded' },
+      tok(quick.agent_token),
+    );
     expect(o.status).toBe(409);
     const expired = await get(`/agents/${quick.id}/approvals?state=expired`, key(owner.key));
     expect(expired.body.items).toHaveLength(1);
@@ -286,16 +423,28 @@ describe('action outcomes of admitted calls', () => {
     expect(long.status).toBe(422);
     expect(long.body.detail).toBe("Invalid field 'detail': at most 2000 characters");
     for (const id of ['acn_' + '0'.repeat(32), 'act_123', 'nope']) {
-      const u = await post(`/agents/${agent.id}/actions/${id}/outcome`, { status: 'succeeded' }, tok(agent.agent_token));
+      const u = await post(
+        `/agents/${agent.id}/actions/${id}/outcome`,
+        { status: 'succeeded' },
+        tok(agent.agent_token),
+      );
       expect(u.status).toBe(404);
       expect(u.body.detail).toBe('Action not found.');
     }
     // Another agent of the same organization cannot report it.
-    expect((await post(`/agents/${quick.id}/actions/${actionId}/outcome`, { status: 'succeeded' }, tok(quick.agent_token))).status).toBe(404);
+    expect(
+      (await post(`/agents/${quick.id}/actions/${actionId}/outcome`, { status: 'succeeded' }, tok(quick.agent_token)))
+        .status,
+    ).toBe(404);
     expect((await post(path, { status: 'succeeded' })).status).toBe(401);
     const ok = await post(path, { status: 'error', detail: null }, tok(agent.agent_token));
     expect(ok.status).toBe(200);
-    expect(ok.body).toMatchObject({ action_id: actionId, state: 'admitted', approval_id: null, outcome: { status: 'error', detail: null } });
+    expect(ok.body).toMatchObject({
+      action_id: actionId,
+      state: 'admitted',
+      approval_id: null,
+      outcome: { status: 'error', detail: null },
+    });
     expect((await post(path, { status: 'succeeded' }, tok(agent.agent_token))).status).toBe(409);
   });
 });
@@ -303,14 +452,21 @@ describe('action outcomes of admitted calls', () => {
 describe('an admitted action with no outcome in time is flagged and counted (an API with SVC_ACTION_OUTCOME_TIMEOUT=2)', () => {
   let api: ExtraApi;
   beforeAll(async () => {
-    api = await startExtraApi('api-action-outcome', { SVC_ACTION_OUTCOME_TIMEOUT: '2', SVC_METRICS_OPERATOR_USER_IDS: owner.userId });
+    api = await startExtraApi('api-action-outcome', {
+      SVC_ACTION_OUTCOME_TIMEOUT: '2',
+      SVC_METRICS_OPERATOR_USER_IDS: owner.userId,
+    });
   }, 120_000);
   afterAll(async () => {
     await api?.proc.stop();
   });
 
   it('flagged in the feed and on the action, counted in svc_agent_actions_unreported_total; a late report is still joined', async () => {
-    const at = (p: string, init: RequestInit = {}) => fetch(`${api.url}${p}`, init).then(async (r) => ({ status: r.status, body: (await r.json().catch(() => null)) as any }));
+    const at = (p: string, init: RequestInit = {}) =>
+      fetch(`${api.url}${p}`, init).then(async (r) => ({
+        status: r.status,
+        body: (await r.json().catch(() => null)) as any,
+      }));
     const metric = async () => {
       const res = await fetch(`${api.url}/metrics/prometheus`, { headers: key(owner.key) });
       expect(res.status).toBe(200);
@@ -319,7 +475,11 @@ describe('an admitted action with no outcome in time is flagged and counted (an 
     };
     const counted = await metric();
     expect(counted).toBeGreaterThanOrEqual(0);
-    const r = await at(`/agents/${agent.id}/tools/get_time`, { method: 'POST', headers: { ...tok(agent.agent_token), 'content-type': 'application/json' }, body: JSON.stringify({ arguments: {} }) });
+    const r = await at(`/agents/${agent.id}/tools/get_time`, {
+      method: 'POST',
+      headers: { ...tok(agent.agent_token), 'content-type': 'application/json' },
+      body: JSON.stringify({ arguments: {} }),
+    });
     expect(r.status).toBe(200);
     const actionId = r.body.action_id as string;
     let flagged: any = null;
@@ -329,7 +489,11 @@ describe('an admitted action with no outcome in time is flagged and counted (an 
     }
     expect(flagged).toMatchObject({ status: 'UNREPORTED', tool: 'get_time' });
     expect(await metric()).toBeGreaterThanOrEqual(counted + 1);
-    const late = await post(`/agents/${agent.id}/actions/${actionId}/outcome`, { status: 'succeeded' }, tok(agent.agent_token));
+    const late = await post(
+      `/agents/${agent.id}/actions/${actionId}/outcome`,
+      { status: 'succeeded' },
+      tok(agent.agent_token),
+    );
     expect(late.status).toBe(200);
     expect(late.body.outcome).toMatchObject({ status: 'succeeded' });
     expect(typeof late.body.overdue_flagged_at).toBe('string');
@@ -364,6 +528,13 @@ describe('real responses match the contract (contract/endpoints.ts)', () => {
     check('reportActionOutcome', await post(outcome, { status: 'nope' }, tok(agent.agent_token)));
     check('reportActionOutcome', await post(outcome, { status: 'succeeded' }, tok(agent.agent_token)));
     check('reportActionOutcome', await post(outcome, { status: 'succeeded' }, tok(agent.agent_token)));
-    check('reportActionOutcome', await post(`/agents/${agent.id}/actions/acn_${'1'.repeat(32)}/outcome`, { status: 'succeeded' }, tok(agent.agent_token)));
+    check(
+      'reportActionOutcome',
+      await post(
+        `/agents/${agent.id}/actions/acn_${'1'.repeat(32)}/outcome`,
+        { status: 'succeeded' },
+        tok(agent.agent_token),
+      ),
+    );
   });
 });

@@ -25,12 +25,22 @@ let b: Agent;
 
 // The largest request the route takes: a 100,000-character query and a 200,000-character DDL
 // (about 2 s of guard scanning each on this machine).
-const DDL = `CREATE TABLE t (${Array.from({ length: 5000 }, (_, i) => `c${i} INT`).join(', ')});`.repeat(10).slice(0, 200_000);
-const HEAVY = { query: 'x=1; y=2 '.repeat(11_000), schema_ddl: DDL, context: { conversation_id: 'attack', step_number: 1 } };
+const DDL = `CREATE TABLE t (${Array.from({ length: 5000 }, (_, i) => `c${i} INT`).join(', ')});`
+  .repeat(10)
+  .slice(0, 200_000);
+const HEAVY = {
+  query: 'x=1; y=2 '.repeat(11_000),
+  schema_ddl: DDL,
+  context: { conversation_id: 'attack', step_number: 1 },
+};
 
 async function trivial() {
   const started = Date.now();
-  const res = await post(`/agents/${b.id}/verify`, { query: '2 + 2 = 4', context: { conversation_id: 'b', step_number: 1 } }, { 'x-agent-token': b.agent_token });
+  const res = await post(
+    `/agents/${b.id}/verify`,
+    { query: '2 + 2 = 4', context: { conversation_id: 'b', step_number: 1 } },
+    { 'x-agent-token': b.agent_token },
+  );
   return { res, ms: Date.now() - started };
 }
 
@@ -68,7 +78,9 @@ describe('agent guard pool: per-organization fair slots', () => {
       stop = true;
       await Promise.all(attack);
     }
-    console.log(`agent-guard isolation: B at rest ${rest.join('/')} ms, during A's attack ${during.map((d) => `${d.status} in ${d.ms}`).join(', ')} ms; A: ${answers.length} answers (${answers.filter((r) => r.status === 503).length} × 503)`);
+    console.log(
+      `agent-guard isolation: B at rest ${rest.join('/')} ms, during A's attack ${during.map((d) => `${d.status} in ${d.ms}`).join(', ')} ms; A: ${answers.length} answers (${answers.filter((r) => r.status === 503).length} × 503)`,
+    );
     // Before: every one of B's requests was 503 after about 7 s (its scan queued behind A's past
     // its 5 s guard deadline). Now B's scans wait for no one but B; what B still waits for is
     // shared CPU and the worker's workflow tasks carrying A's 300 KB inputs (docs/isolation.md,

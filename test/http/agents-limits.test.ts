@@ -38,7 +38,15 @@ async function minuteWindow(needSeconds: number): Promise<number> {
 
 async function fillMinute(orgId: string, start: number, count: number) {
   // Registration counted already: set the window's count rather than insert it.
-  await (await db()).collection('rate_counters').updateOne({ _id: `org:${orgId}:60:${start}` as never }, { $set: { count, expires_at: new Date((start + 120) * 1000) } }, { upsert: true });
+  await (
+    await db()
+  )
+    .collection('rate_counters')
+    .updateOne(
+      { _id: `org:${orgId}:60:${start}` as never },
+      { $set: { count, expires_at: new Date((start + 120) * 1000) } },
+      { upsert: true },
+    );
 }
 
 const remaining = (r: { headers: Headers }) => Number(r.headers.get('x-ratelimit-remaining'));
@@ -80,10 +88,22 @@ describe('agent calls are charged to the organization plan', () => {
     for (let i = 0; i < 5; i++) ok.push(i % 2 === 0 ? await verify(ag) : await calc(ag));
     expect(ok.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
     expect(ok.map(remaining)).toEqual([4, 3, 2, 1, 0]);
-    for (const over of [await verify(ag), await calc(ag), await post('/verify/math', { expression: '1 + 1 = 2' }, key(t.key))]) {
+    for (const over of [
+      await verify(ag),
+      await calc(ag),
+      await post('/verify/math', { expression: '1 + 1 = 2' }, key(t.key)),
+    ]) {
       expect(over.status).toBe(429);
       expect(over.body).toEqual({
-        error: { code: 'SVC-005', message: 'Rate limit exceeded', details: { limit: 60, reset_at: new Date((start + 60) * 1000).toISOString(), retry_after: expect.any(Number) } },
+        error: {
+          code: 'SVC-005',
+          message: 'Rate limit exceeded',
+          details: {
+            limit: 60,
+            reset_at: new Date((start + 60) * 1000).toISOString(),
+            retry_after: expect.any(Number),
+          },
+        },
         request_id: expect.any(String),
       });
       expect(over.headers.get('x-ratelimit-limit')).toBe('60');
@@ -104,7 +124,15 @@ describe('agent calls are charged to the organization plan', () => {
     const ag = await register(t.key);
     const now = Math.floor(Date.now() / 1000);
     const day = now - (now % 86_400);
-    await (await db()).collection('rate_counters').updateOne({ _id: `org:${t.orgId}:86400:${day}` as never }, { $set: { count: 1000, expires_at: new Date((day + 86_460) * 1000) } }, { upsert: true });
+    await (
+      await db()
+    )
+      .collection('rate_counters')
+      .updateOne(
+        { _id: `org:${t.orgId}:86400:${day}` as never },
+        { $set: { count: 1000, expires_at: new Date((day + 86_460) * 1000) } },
+        { upsert: true },
+      );
     const r = await calc(ag);
     expect(r.status).toBe(429);
     expect(r.body.error).toMatchObject({ code: 'SVC-005', details: { limit: 1000 } });
@@ -125,11 +153,23 @@ describe('agent budgets are capped by the plan', () => {
     const t = await newTenant('free');
     const huge = await post('/agents/register', { name: 'greedy', max_requests_per_hour: 1_000_000 }, key(t.key));
     expect(huge.status).toBe(400);
-    expect(huge.body).toEqual({ detail: "Invalid field 'max_requests_per_hour': at most 1000 on the free plan (the organization's own limit per hour).", code: expect.any(String), request_id: expect.any(String) });
-    expect((await post('/agents/register', { name: 'greedy', max_requests_per_hour: 1001 }, key(t.key))).status).toBe(400);
+    expect(huge.body).toEqual({
+      detail:
+        "Invalid field 'max_requests_per_hour': at most 1000 on the free plan (the organization's own limit per hour).",
+      code: expect.any(String),
+      request_id: expect.any(String),
+    });
+    expect((await post('/agents/register', { name: 'greedy', max_requests_per_hour: 1001 }, key(t.key))).status).toBe(
+      400,
+    );
     const cost = await post('/agents/register', { name: 'greedy', max_cost_per_day: 10 }, key(t.key));
     expect(cost.status).toBe(400);
-    expect(cost.body).toEqual({ detail: "Invalid field 'max_cost_per_day': at most 1 on the free plan (the plan's daily requests at 0.001 USD each).", code: expect.any(String), request_id: expect.any(String) });
+    expect(cost.body).toEqual({
+      detail:
+        "Invalid field 'max_cost_per_day': at most 1 on the free plan (the plan's daily requests at 0.001 USD each).",
+      code: expect.any(String),
+      request_id: expect.any(String),
+    });
     const most = await register(t.key, { max_requests_per_hour: 1000, max_cost_per_day: 1 });
     expect([most.max_requests_per_hour, most.max_cost_per_day]).toEqual([1000, 1]);
     // No budget given: the default hour (100) fits; the default day (10 USD) is lowered to the plan's 1 USD.
@@ -143,7 +183,9 @@ describe('agent budgets are capped by the plan', () => {
     const pro = await newTenant('pro');
     const over = await post('/agents/register', { name: 'p', max_requests_per_hour: 36_001 }, key(pro.key));
     expect(over.status).toBe(400);
-    expect(over.body.detail).toBe("Invalid field 'max_requests_per_hour': at most 36000 on the pro plan (the organization's own limit per hour).");
+    expect(over.body.detail).toBe(
+      "Invalid field 'max_requests_per_hour': at most 36000 on the pro plan (the organization's own limit per hour).",
+    );
     expect((await post('/agents/register', { name: 'p', max_cost_per_day: 50.01 }, key(pro.key))).status).toBe(400);
     const ok = await register(pro.key, { max_requests_per_hour: 36_000, max_cost_per_day: 50 });
     expect([ok.max_requests_per_hour, ok.max_cost_per_day]).toEqual([36_000, 50]);
@@ -168,10 +210,16 @@ describe('revoking the key that registered an agent stops the agent', () => {
     t = await newTenant();
   });
 
-  const GONE = (why: string) => `The API key that registered this agent ${why}, so the agent no longer works: register a new agent with an active key.`;
+  const GONE = (why: string) =>
+    `The API key that registered this agent ${why}, so the agent no longer works: register a new agent with an active key.`;
 
   async function expectStopped(ag: Agent, why: string) {
-    for (const r of [await verify(ag), await calc(ag), await get(`/agents/${ag.id}/activity`, tok(ag.agent_token)), await get(`/agents/${ag.id}/budget`, tok(ag.agent_token))]) {
+    for (const r of [
+      await verify(ag),
+      await calc(ag),
+      await get(`/agents/${ag.id}/activity`, tok(ag.agent_token)),
+      await get(`/agents/${ag.id}/budget`, tok(ag.agent_token)),
+    ]) {
       expect(r.status).toBe(401);
       expect(r.body).toEqual({ detail: GONE(why), code: expect.any(String), request_id: expect.any(String) });
       expect(r.headers.get('www-authenticate')).toBe('AgentToken');
@@ -206,7 +254,11 @@ describe('revoking the key that registered an agent stops the agent', () => {
   it('expired or deleted: the agent stops too', async () => {
     const k1 = await mintKey(t.token, 'expiring key');
     const ag1 = await register(k1.key);
-    await (await db()).collection('api_keys').updateOne({ _id: k1.id as never }, { $set: { expires_at: new Date(Date.now() - 1000) } });
+    await (
+      await db()
+    )
+      .collection('api_keys')
+      .updateOne({ _id: k1.id as never }, { $set: { expires_at: new Date(Date.now() - 1000) } });
     await expectStopped(ag1, 'has expired');
     const k2 = await mintKey(t.token, 'deleted key');
     const ag2 = await register(k2.key);

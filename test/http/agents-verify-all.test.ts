@@ -15,7 +15,8 @@ interface Agent {
 
 let A: Member;
 let agent: Agent;
-const verify = (query: string, extra: Record<string, unknown> = {}) => post(`/agents/${agent.id}/verify`, { query, context: ctx(), ...extra }, { 'x-agent-token': agent.agent_token });
+const verify = (query: string, extra: Record<string, unknown> = {}) =>
+  post(`/agents/${agent.id}/verify`, { query, context: ctx(), ...extra }, { 'x-agent-token': agent.agent_token });
 
 beforeAll(async () => {
   A = await newTenant();
@@ -70,8 +71,13 @@ describe('POST /agents/{id}/verify: every block and claim (issue 28 item 3)', ()
       // The checked part is reported as verified; the refund is not, and verified_claim never echoes it.
       expect(r.body.verification.verified_claim, query).toBe('1+1=2');
       expect(r.body.verification.verified_claim, query).not.toMatch(/refund/);
-      expect(r.body.verification.parts.find((p: any) => p.engine === 'math'), query).toMatchObject({ status: 'VERIFIED', text: '1+1=2' });
-      expect(r.body.verification.unverified.map((u: any) => u.text).join(' '), query).toMatch(/refund of \$25,000 is approved/);
+      expect(
+        r.body.verification.parts.find((p: any) => p.engine === 'math'),
+        query,
+      ).toMatchObject({ status: 'VERIFIED', text: '1+1=2' });
+      expect(r.body.verification.unverified.map((u: any) => u.text).join(' '), query).toMatch(
+        /refund of \$25,000 is approved/,
+      );
       const entry = await (await db()).collection('audit_logs').findOne({ _id: r.body.audit_log_id });
       expect(entry, query).toMatchObject({ verified: false });
       expect(entry!.result, query).toMatchObject({ status: 'UNVERIFIABLE', proof_ref: null });
@@ -101,7 +107,12 @@ describe('POST /agents/{id}/verify: every block and claim (issue 28 item 3)', ()
     const r = await verify('```math\n(x+1)^2 = x^2 + 2*x + 1\n```\n2 + 3 = 5');
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ status: 'VERIFIED', verified: true });
-    expect(r.body.verification).toMatchObject({ engine: 'math', admission: 'ADMIT', unverified: [], verified_claim: '(x+1)^2 = x^2 + 2*x + 1\n2 + 3 = 5' });
+    expect(r.body.verification).toMatchObject({
+      engine: 'math',
+      admission: 'ADMIT',
+      unverified: [],
+      verified_claim: '(x+1)^2 = x^2 + 2*x + 1\n2 + 3 = 5',
+    });
     expect(r.body.verification.parts).toHaveLength(2);
     for (const p of r.body.verification.parts) expect(p.proof_ref).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(r.body.verification.proof_ref).toBe(r.body.verification.parts[0].proof_ref);
@@ -121,7 +132,9 @@ describe('POST /agents/{id}/verify: every block and claim (issue 28 item 3)', ()
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ status: 'UNVERIFIABLE', verified: false });
     expect(r.body.verification.admission).toBe('BLOCKED');
-    expect(r.body.verification.unverified).toEqual([expect.objectContaining({ reason: expect.stringMatching(/unclosed code fence/) })]);
+    expect(r.body.verification.unverified).toEqual([
+      expect.objectContaining({ reason: expect.stringMatching(/unclosed code fence/) }),
+    ]);
     expect(r.body.verification.verified_claim).toBe('1 + 1 = 2');
   });
 
@@ -131,7 +144,9 @@ describe('POST /agents/{id}/verify: every block and claim (issue 28 item 3)', ()
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ status: 'UNVERIFIABLE', verified: false });
     expect(r.body.verification.parts).toHaveLength(16);
-    expect(r.body.verification.unverified).toEqual([{ index: 17, text: '16 + 1 = 17', reason: expect.stringMatching(/at most 16 parts/) }]);
+    expect(r.body.verification.unverified).toEqual([
+      { index: 17, text: '16 + 1 = 17', reason: expect.stringMatching(/at most 16 parts/) },
+    ]);
     expect(r.body.verification.admission).toBe('BLOCKED');
   });
 });

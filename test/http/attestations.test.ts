@@ -14,7 +14,8 @@ import type { ManagedProcess } from '../../infra/stack.js';
 const IDENTITY = '(h+2)^2 = h^2 + 4*h + 4';
 const key = (k: string) => ({ 'x-api-key': k });
 const issuer = () => stackEnv().SVC_DEPLOYMENT_ID ?? 'svc-local';
-const newPem = () => generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+const newPem = () =>
+  generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
 const publicPem = (pem: string) => createPublicKey(pem).export({ format: 'pem', type: 'spki' }).toString();
 
 let t: Member;
@@ -32,9 +33,20 @@ beforeAll(async () => {
 describe('issued attestations are stored with their organization', () => {
   it('stores {_id: jti, org_id, token, claims, status, engine, proof_ref, created_at}', async () => {
     const att = verified.attestation;
-    expect(att).toEqual({ id: expect.stringMatching(/^att_[0-9a-f]{32}$/), token: expect.any(String), status: 'ISSUED' });
+    expect(att).toEqual({
+      id: expect.stringMatching(/^att_[0-9a-f]{32}$/),
+      token: expect.any(String),
+      status: 'ISSUED',
+    });
     const rec = await (await db()).collection('attestations').findOne({ _id: att.id });
-    expect(rec).toMatchObject({ _id: att.id, org_id: t.orgId, token: att.token, status: 'ISSUED', engine: 'math', proof_ref: verified.proof_ref });
+    expect(rec).toMatchObject({
+      _id: att.id,
+      org_id: t.orgId,
+      token: att.token,
+      status: 'ISSUED',
+      engine: 'math',
+      proof_ref: verified.proof_ref,
+    });
     expect(rec!.created_at).toBeInstanceOf(Date);
     expect(rec!.claims.jti).toBe(att.id);
     expect(rec!.claims.svc.proof_hash).toBe(verified.proof_ref);
@@ -73,7 +85,11 @@ describe('issued attestations are stored with their organization', () => {
     const res = await get(`/attestation/${nl.body.attestation.id}`, key(t.key));
     expect(res.status).toBe(200);
     expect(res.body).toHaveProperty('proof_ref', null);
-    expect(res.body).toMatchObject({ id: nl.body.attestation.id, engine: 'natural_language', verification: { valid: true } });
+    expect(res.body).toMatchObject({
+      id: nl.body.attestation.id,
+      engine: 'natural_language',
+      verification: { valid: true },
+    });
   });
 
   it("answers 404 for another organization's attestation, an unknown id and a malformed id", async () => {
@@ -84,7 +100,11 @@ describe('issued attestations are stored with their organization', () => {
     ] as const) {
       const res = await get(`/attestation/${encodeURIComponent(id)}`, key(k));
       expect(res.status).toBe(404);
-      expect(res.body).toEqual({ detail: 'Attestation not found.', code: expect.any(String), request_id: expect.any(String) });
+      expect(res.body).toEqual({
+        detail: 'Attestation not found.',
+        code: expect.any(String),
+        request_id: expect.any(String),
+      });
     }
   });
 
@@ -111,7 +131,10 @@ describe('issued attestations are stored with their organization', () => {
 describe('POST /attestation/verify', () => {
   const verify = (token: unknown) => post('/attestation/verify', { token }, key(t.key));
 
-  async function sign(claims: Record<string, unknown>, opts: { alg?: string; typ?: string; exp?: number; iss?: string; pem?: string } = {}) {
+  async function sign(
+    claims: Record<string, unknown>,
+    opts: { alg?: string; typ?: string; exp?: number; iss?: string; pem?: string } = {},
+  ) {
     const pem = opts.pem ?? (stackEnv().SVC_ATTESTATION_SIGNING_KEY_PEM as string);
     const signing = await loadSigningKey(pem);
     const jwt = new SignJWT(claims)
@@ -123,13 +146,25 @@ describe('POST /attestation/verify', () => {
       .setExpirationTime(opts.exp ?? Math.floor(Date.now() / 1000) + 3600);
     return jwt.sign(await importPKCS8(pem, 'ES256'));
   }
-  const svcClaims = { svc: { version: SERVICE_VERSION, result: { status: 'VERIFIED', verified: true, engine: 'math', confidence: 1 }, query_hash: 'sha256:abc', proof_hash: null } };
+  const svcClaims = {
+    svc: {
+      version: SERVICE_VERSION,
+      result: { status: 'VERIFIED', verified: true, engine: 'math', confidence: 1 },
+      query_hash: 'sha256:abc',
+      proof_hash: null,
+    },
+  };
 
   it('accepts a service-issued token: {valid, claims, kid}', async () => {
     const res = await verify(verified.attestation.token);
     expect(res.status).toBe(200);
     // Issue 27: `admission` (null: math signs none).
-    expect(res.body).toEqual({ valid: true, admission: null, claims: expect.objectContaining({ jti: verified.attestation.id, iss: issuer() }), kid: decodeProtectedHeader(verified.attestation.token).kid });
+    expect(res.body).toEqual({
+      valid: true,
+      admission: null,
+      claims: expect.objectContaining({ jti: verified.attestation.id, iss: issuer() }),
+      kid: decodeProtectedHeader(verified.attestation.token).kid,
+    });
   });
 
   it('rejects tampering, foreign keys, other algorithms, expiry, issuer and claim shape (200, valid false, reason)', async () => {
@@ -137,7 +172,13 @@ describe('POST /attestation/verify', () => {
     const claims = JSON.parse(Buffer.from(p, 'base64url').toString());
     claims.svc.result.status = 'BLOCKED';
     const forgedPayload = Buffer.from(JSON.stringify(claims)).toString('base64url');
-    const hsHeader = Buffer.from(JSON.stringify({ alg: 'HS256', typ: ATTESTATION_TYP, kid: decodeProtectedHeader(verified.attestation.token).kid })).toString('base64url');
+    const hsHeader = Buffer.from(
+      JSON.stringify({
+        alg: 'HS256',
+        typ: ATTESTATION_TYP,
+        kid: decodeProtectedHeader(verified.attestation.token).kid,
+      }),
+    ).toString('base64url');
     const noneHeader = Buffer.from(JSON.stringify({ alg: 'none', typ: ATTESTATION_TYP })).toString('base64url');
     const cases: Array<[string, Promise<string> | string, string]> = [
       ['garbage', 'not.a.token', 'malformed token'],
@@ -168,11 +209,15 @@ describe('POST /attestation/verify', () => {
   it('answers 429 once the key used its 1000 verifications this hour', async () => {
     const u = await newTenant();
     const start = await windowStart(3600);
-    await (await db()).collection('rate_counters').updateOne(
-      { _id: `attestation-verify:${u.keyId}:3600:${start}` as any },
-      { $set: { count: 1000, expires_at: new Date((start + 3700) * 1000) } },
-      { upsert: true },
-    );
+    await (
+      await db()
+    )
+      .collection('rate_counters')
+      .updateOne(
+        { _id: `attestation-verify:${u.keyId}:3600:${start}` as any },
+        { $set: { count: 1000, expires_at: new Date((start + 3700) * 1000) } },
+        { upsert: true },
+      );
     const res = await post('/attestation/verify', { token: verified.attestation.token }, key(u.key));
     expect(res.status).toBe(429);
     expect(res.body.error).toMatchObject({ code: 'SVC-005', message: 'Rate limit exceeded', details: { limit: 1000 } });
@@ -190,8 +235,17 @@ describe('GET /.well-known/jwks.json', () => {
     expect(res.body.keys).toHaveLength(1);
     const [jwk] = res.body.keys;
     expect(Object.keys(jwk).sort()).toEqual(['alg', 'crv', 'kid', 'kty', 'use', 'x', 'y']);
-    expect(jwk).toMatchObject({ kty: 'EC', crv: 'P-256', alg: 'ES256', use: 'sig', kid: decodeProtectedHeader(verified.attestation.token).kid });
-    const { payload } = await jwtVerify(verified.attestation.token, createLocalJWKSet(res.body), { issuer: issuer(), algorithms: ['ES256'] });
+    expect(jwk).toMatchObject({
+      kty: 'EC',
+      crv: 'P-256',
+      alg: 'ES256',
+      use: 'sig',
+      kid: decodeProtectedHeader(verified.attestation.token).kid,
+    });
+    const { payload } = await jwtVerify(verified.attestation.token, createLocalJWKSet(res.body), {
+      issuer: issuer(),
+      algorithms: ['ES256'],
+    });
     expect(payload.jti).toBe(verified.attestation.id);
   });
 });
@@ -202,7 +256,11 @@ describe('key rotation: SVC_ATTESTATION_VERIFY_KEYS', () => {
     for (const p of procs) await p.stop();
   });
   const verifyAt = async (url: string, token: string) => {
-    const res = await fetch(`${url}/attestation/verify`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': t.key }, body: JSON.stringify({ token }) });
+    const res = await fetch(`${url}/attestation/verify`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': t.key },
+      body: JSON.stringify({ token }),
+    });
     return { status: res.status, body: await res.json() };
   };
 
@@ -215,11 +273,23 @@ describe('key rotation: SVC_ATTESTATION_VERIFY_KEYS', () => {
     // New signing key only: the old token's key is unknown. The three API processes start side by side.
     const [bare, ...rotated] = await startExtraApis([
       ['api-att-rotated-bare', { SVC_ATTESTATION_SIGNING_KEY_PEM: rotatedPem }],
-      ['api-att-rotated-pem', { SVC_ATTESTATION_SIGNING_KEY_PEM: rotatedPem, SVC_ATTESTATION_VERIFY_KEYS: JSON.stringify([publicPem(oldPem)]) }],
-      ['api-att-rotated-jwk', { SVC_ATTESTATION_SIGNING_KEY_PEM: rotatedPem, SVC_ATTESTATION_VERIFY_KEYS: JSON.stringify([jwk]) }],
+      [
+        'api-att-rotated-pem',
+        {
+          SVC_ATTESTATION_SIGNING_KEY_PEM: rotatedPem,
+          SVC_ATTESTATION_VERIFY_KEYS: JSON.stringify([publicPem(oldPem)]),
+        },
+      ],
+      [
+        'api-att-rotated-jwk',
+        { SVC_ATTESTATION_SIGNING_KEY_PEM: rotatedPem, SVC_ATTESTATION_VERIFY_KEYS: JSON.stringify([jwk]) },
+      ],
     ]);
     procs.push(bare!.proc, ...rotated.map((r) => r.proc));
-    expect((await verifyAt(bare!.url, verified.attestation.token)).body).toEqual({ valid: false, reason: 'unknown signing key' });
+    expect((await verifyAt(bare!.url, verified.attestation.token)).body).toEqual({
+      valid: false,
+      reason: 'unknown signing key',
+    });
 
     for (const { proc, url } of rotated) {
       const res = await verifyAt(url, verified.attestation.token);
@@ -237,9 +307,9 @@ describe('key rotation: SVC_ATTESTATION_VERIFY_KEYS', () => {
       expect(startExtraApi('api-att-badkeys-json', { SVC_ATTESTATION_VERIFY_KEYS: 'not json' }, false)).rejects.toThrow(
         /SVC_ATTESTATION_VERIFY_KEYS: must be a JSON array/,
       ),
-      expect(startExtraApi('api-att-badkeys-private', { SVC_ATTESTATION_VERIFY_KEYS: JSON.stringify([newPem()]) }, false)).rejects.toThrow(
-        /SVC_ATTESTATION_VERIFY_KEYS: item 0: is a private key/,
-      ),
+      expect(
+        startExtraApi('api-att-badkeys-private', { SVC_ATTESTATION_VERIFY_KEYS: JSON.stringify([newPem()]) }, false),
+      ).rejects.toThrow(/SVC_ATTESTATION_VERIFY_KEYS: item 0: is a private key/),
     ]);
   }, 60_000);
 });
@@ -252,7 +322,11 @@ describe('attestations without a signing key', () => {
       SVC_ATTESTATION_VERIFY_KEYS: JSON.stringify([publicPem(stackEnv().SVC_ATTESTATION_SIGNING_KEY_PEM as string)]),
     });
     try {
-      const res = await fetch(`${url}/attestation/verify`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': t.key }, body: JSON.stringify({ token: verified.attestation.token }) });
+      const res = await fetch(`${url}/attestation/verify`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': t.key },
+        body: JSON.stringify({ token: verified.attestation.token }),
+      });
       expect((await res.json()).valid).toBe(true);
       const jwks = await (await fetch(`${url}/.well-known/jwks.json`)).json();
       expect(jwks.keys).toHaveLength(1);
@@ -261,4 +335,3 @@ describe('attestations without a signing key', () => {
     }
   }, 90_000);
 });
-

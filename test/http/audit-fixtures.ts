@@ -56,7 +56,11 @@ export function parseCsv(text: string): string[][] {
 }
 
 export async function chainOf(orgId: string) {
-  return (await db()).collection('audit_logs').find({ organization_id: orgId }).sort({ seq: 1 }).toArray() as unknown as Promise<Array<AuditEntry & { _id: string; seq: number }>>;
+  return (await db())
+    .collection('audit_logs')
+    .find({ organization_id: orgId })
+    .sort({ seq: 1 })
+    .toArray() as unknown as Promise<Array<AuditEntry & { _id: string; seq: number }>>;
 }
 
 export async function verifyMath(t: Member, expression: string) {

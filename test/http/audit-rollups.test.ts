@@ -31,7 +31,15 @@ function fields(orgId: string, i: number): AuditEntryFields {
     organization_id: orgId,
     user_id: null,
     query: `claim ${i}`,
-    result: { status, admission: null, proof_ref: null, attestation_id: status === 'VERIFIED' ? `att_rollup_${i}` : null, key_id: null, workflow_id: `wf-rollup-${i}`, request_digest: null },
+    result: {
+      status,
+      admission: null,
+      proof_ref: null,
+      attestation_id: status === 'VERIFIED' ? `att_rollup_${i}` : null,
+      key_id: null,
+      workflow_id: `wf-rollup-${i}`,
+      request_digest: null,
+    },
     verified: status === 'VERIFIED',
     domain: i % 2 ? 'math' : 'logic',
     timestamp: new Date(),
@@ -48,10 +56,13 @@ async function storedRollup(orgId: string): Promise<AuditRollup | null> {
   return doc ? { seq: doc.seq, all: doc.all, hours: doc.hours } : null;
 }
 
-const dropRollup = async (orgId: string) => (await db()).collection<AuditRollupDoc>('audit_rollups').deleteOne({ _id: orgId });
+const dropRollup = async (orgId: string) =>
+  (await db()).collection<AuditRollupDoc>('audit_rollups').deleteOne({ _id: orgId });
 
 async function chain(orgId: string): Promise<AuditLogDoc[]> {
-  return (await (await db()).collection<AuditLogDoc>('audit_logs').find({ organization_id: orgId }).toArray()).sort((a, b) => a.seq - b.seq);
+  return (await (await db()).collection<AuditLogDoc>('audit_logs').find({ organization_id: orgId }).toArray()).sort(
+    (a, b) => a.seq - b.seq,
+  );
 }
 
 describe('audit roll-ups on the store', () => {
@@ -62,7 +73,15 @@ describe('audit roll-ups on the store', () => {
     const per = 30;
     await Promise.all(
       logs.map((log, p) =>
-        Promise.all(Array.from({ length: per }, (_, i) => log.append(fields(t.orgId, p * per + i), { logId: `log_rollup_${t.orgId}_${p}_${i}`, secret, budgetMs: 60_000 }))),
+        Promise.all(
+          Array.from({ length: per }, (_, i) =>
+            log.append(fields(t.orgId, p * per + i), {
+              logId: `log_rollup_${t.orgId}_${p}_${i}`,
+              secret,
+              budgetMs: 60_000,
+            }),
+          ),
+        ),
       ),
     );
     const n = logs.length * per;
@@ -74,14 +93,19 @@ describe('audit roll-ups on the store', () => {
     const incremental = (await logs[1]!.rollup(t.orgId)).rollup;
     expect(incremental).toEqual(addEntries(emptyRollup(), entries));
     expect((await storedRollup(t.orgId))!.seq).toBeGreaterThan(n - 30);
-    expect(summarize(incremental!.all)).toMatchObject({ total: n, verified: n / 3, blocked: n / 3, by_status: { VERIFIED: n / 3, BLOCKED: n / 3, UNVERIFIABLE: n / 3 } });
+    expect(summarize(incremental!.all)).toMatchObject({
+      total: n,
+      verified: n / 3,
+      blocked: n / 3,
+      by_status: { VERIFIED: n / 3, BLOCKED: n / 3, UNVERIFIABLE: n / 3 },
+    });
     // Rebuilt from the chain (point lookups by position): the same roll-up, stored.
     await dropRollup(t.orgId);
     expect(await logs[0]!.rebuildRollup(t.orgId)).toEqual(incremental);
     expect(await storedRollup(t.orgId)).toEqual(incremental);
   }, 120_000);
 
-  it('a rebuild racing with appends ends at the chain\'s roll-up', async () => {
+  it("a rebuild racing with appends ends at the chain's roll-up", async () => {
     const t = await newTenant();
     const [a, b] = [process_(), process_()];
     const secret = stackEnv().SVC_AUDIT_SECRET_KEY as string;
@@ -89,7 +113,9 @@ describe('audit roll-ups on the store', () => {
     await dropRollup(t.orgId);
     await Promise.all([
       b.rebuildRollup(t.orgId),
-      ...Array.from({ length: 20 }, (_, i) => a.append(fields(t.orgId, 10 + i), { logId: `log_race_${t.orgId}_${10 + i}`, secret, budgetMs: 60_000 })),
+      ...Array.from({ length: 20 }, (_, i) =>
+        a.append(fields(t.orgId, 10 + i), { logId: `log_race_${t.orgId}_${10 + i}`, secret, budgetMs: 60_000 }),
+      ),
     ]);
     // Appends that moved the head while the roll-up was missing wrote none (or one the rebuild may
     // have overwritten with an older, still exact one); a reader gets the chain's roll-up, rebuilding
@@ -110,7 +136,12 @@ describe('audit roll-ups on the store', () => {
     for (let i = 0; i < 6; i++) await log.append(fields(t.orgId, i), { logId: `log_metrics_${t.orgId}_${i}`, secret });
     const first = await get(`/metrics/${t.orgId}`, key(t.key));
     expect(first.status).toBe(200);
-    expect(first.body).toMatchObject({ audit_entries: 6, attestations_issued: 2, verifications: { total: 6, verified: 2, blocked: 2 }, last_24h: { total: 6 } });
+    expect(first.body).toMatchObject({
+      audit_entries: 6,
+      attestations_issued: 2,
+      verifications: { total: 6, verified: 2, blocked: 2 },
+      last_24h: { total: 6 },
+    });
     // A chain as written before roll-ups existed.
     await dropRollup(t.orgId);
     let res = await get(`/metrics/${t.orgId}`, key(t.key));
@@ -118,6 +149,8 @@ describe('audit roll-ups on the store', () => {
       await new Promise((r) => setTimeout(r, 100));
       res = await get(`/metrics/${t.orgId}`, key(t.key));
     }
-    expect(res.body).toEqual(first.body.generated_at ? { ...first.body, generated_at: res.body.generated_at } : first.body);
+    expect(res.body).toEqual(
+      first.body.generated_at ? { ...first.body, generated_at: res.body.generated_at } : first.body,
+    );
   }, 60_000);
 });

@@ -21,9 +21,15 @@ describe('audit, proof, attestation and report paths send only key lookups and i
   let t: Member;
   beforeAll(async () => {
     // A task queue of its own: the eager math runs in this API's in-process worker, under the capture.
-    api = await startExtraApi('api-audit-capture', { SVC_TASK_QUEUE: 'svc-audit-capture', SVC_ENGINE_POOL_SIZE: '1', ...captureEnv(dir) }, true, 'api-process');
+    api = await startExtraApi(
+      'api-audit-capture',
+      { SVC_TASK_QUEUE: 'svc-audit-capture', SVC_ENGINE_POOL_SIZE: '1', ...captureEnv(dir) },
+      true,
+      'api-process',
+    );
     // /health answers before the in-process worker polls its queue.
-    for (let i = 0; i < 600 && !api.proc.logContains('in-process worker running'); i++) await new Promise((r) => setTimeout(r, 200));
+    for (let i = 0; i < 600 && !api.proc.logContains('in-process worker running'); i++)
+      await new Promise((r) => setTimeout(r, 200));
     t = await newTenant();
   }, 180_000);
   afterAll(async () => {
@@ -32,8 +38,14 @@ describe('audit, proof, attestation and report paths send only key lookups and i
   });
 
   const call = async (p: string, init: RequestInit = {}) => {
-    const res = await fetch(`${api.url}${p}`, { ...init, headers: { 'x-api-key': t.key, 'content-type': 'application/json', ...(init.headers ?? {}) } });
-    return { status: res.status, body: res.headers.get('content-type')?.includes('json') ? await res.json() : await res.text() };
+    const res = await fetch(`${api.url}${p}`, {
+      ...init,
+      headers: { 'x-api-key': t.key, 'content-type': 'application/json', ...(init.headers ?? {}) },
+    });
+    return {
+      status: res.status,
+      body: res.headers.get('content-type')?.includes('json') ? await res.json() : await res.text(),
+    };
   };
   const verify = (expression: string) => call('/verify/math', { method: 'POST', body: JSON.stringify({ expression }) });
 
@@ -43,7 +55,9 @@ describe('audit, proof, attestation and report paths send only key lookups and i
     expect(first.body.status).toBe('VERIFIED');
     // The same proof again (a duplicate key on the proof: already retained) and some concurrent ones.
     expect((await verify('(a+1)^2 = a^2 + 2*a + 1')).status).toBe(200);
-    const many = await Promise.all(Array.from({ length: 6 }, (_, i) => verify(i % 3 === 2 ? `${i}/0` : `(b+${i})^2 = b^2 + ${2 * i}*b + ${i * i}`)));
+    const many = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => verify(i % 3 === 2 ? `${i}/0` : `(b+${i})^2 = b^2 + ${2 * i}*b + ${i * i}`)),
+    );
     for (const r of many) expect(r.status).toBe(200);
     const bearer = { authorization: `Bearer ${t.token}` };
     const logs = await call('/audit/logs?limit=5', { headers: bearer });
@@ -66,13 +80,17 @@ describe('audit, proof, attestation and report paths send only key lookups and i
     const metrics = await call(`/metrics/${t.orgId}`);
     expect(metrics.body).toMatchObject({ audit_entries: 8, verifications: { total: 8 }, last_24h: { total: 8 } });
 
-    const ops: Classified[] = readCapture(dir).flatMap(classify).filter((o) => FAMILY.has(o.coll));
+    const ops: Classified[] = readCapture(dir)
+      .flatMap(classify)
+      .filter((o) => FAMILY.has(o.coll));
     const where = (list: Classified[]) => list.map((o) => `${o.coll} ${label(o)} at ${o.site}`);
     // Something was captured (guards against a preload that silently records nothing).
     expect(ops.filter((o) => o.coll === 'audit_logs' && o.cls === 'insert').length).toBeGreaterThan(0);
     expect(ops.filter((o) => o.coll === 'proofs' && o.cls === 'insert').length).toBeGreaterThan(0);
     expect(where(violations(ops))).toEqual([]);
     // Insert-once: no upsert (a read before the insert on FerretDB) of a proof or an attestation record.
-    expect(where(ops.filter((o) => (o.coll === 'proofs' || o.coll === 'attestations') && (o.upsert || o.cmd === 'update')))).toEqual([]);
+    expect(
+      where(ops.filter((o) => (o.coll === 'proofs' || o.coll === 'attestations') && (o.upsert || o.cmd === 'update'))),
+    ).toEqual([]);
   }, 240_000);
 });

@@ -29,11 +29,17 @@ describe('500 concurrent verifications of one organization', () => {
         body: JSON.stringify({ expression: expressionFor(i) }),
       });
       const body = (await r.json()) as { status?: string };
-      return { status: r.status, workflowId: r.headers.get('x-workflow-id') as string, verdict: body.status ?? 'OTHER' };
+      return {
+        status: r.status,
+        workflowId: r.headers.get('x-workflow-id') as string,
+        verdict: body.status ?? 'OTHER',
+      };
     });
     const ms = Date.now() - started;
     responses.push(...res);
-    console.log(`[audit] 500 verifications (concurrency 25) with audit appends: ${ms} ms, ${Math.round(500 / (ms / 1000))}/s`);
+    console.log(
+      `[audit] 500 verifications (concurrency 25) with audit appends: ${ms} ms, ${Math.round(500 / (ms / 1000))}/s`,
+    );
   }, 600_000);
   afterAll(async () => {
     await loadApi?.stop();
@@ -57,7 +63,9 @@ describe('500 concurrent verifications of one organization', () => {
     const head = await (await db()).collection('audit_heads').findOne({ _id: t.orgId as any });
     expect(head).toMatchObject({ seq: 500, head_hash: chain[499]!.entry_hash });
     // Exactly one entry per workflow.
-    expect(new Set(chain.map((e) => (e.result as { workflow_id: string }).workflow_id))).toEqual(new Set(responses.map((r) => r.workflowId)));
+    expect(new Set(chain.map((e) => (e.result as { workflow_id: string }).workflow_id))).toEqual(
+      new Set(responses.map((r) => r.workflowId)),
+    );
   });
 
   it('verifies a sample through GET /admin/compliance/verify/{log_id}', async () => {
@@ -86,14 +94,24 @@ describe('500 concurrent verifications of one organization', () => {
     for (const bad of ['201', '0', '-1', 'abc', '1.5']) {
       const res = await get(`/audit/logs?limit=${bad}`, bearer(t.token));
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ detail: "Invalid query parameter 'limit': must be an integer between 1 and 200.", code: expect.any(String), request_id: expect.any(String) });
+      expect(res.body).toEqual({
+        detail: "Invalid query parameter 'limit': must be an integer between 1 and 200.",
+        code: expect.any(String),
+        request_id: expect.any(String),
+      });
     }
     const verifiedOnly = await get('/audit/logs?status=verified&limit=200', bearer(t.token));
     expect(verifiedOnly.body.logs).toHaveLength(200);
-    expect(verifiedOnly.body.logs.every((l: { verified: boolean; status: string }) => l.verified && l.status === 'VERIFIED')).toBe(true);
+    expect(
+      verifiedOnly.body.logs.every((l: { verified: boolean; status: string }) => l.verified && l.status === 'VERIFIED'),
+    ).toBe(true);
     const blocked = await get('/audit/logs?status=blocked&limit=200', bearer(t.token));
     expect(blocked.body.logs).toHaveLength(50);
-    expect(blocked.body.logs.every((l: { status: string; query: string }) => l.status === 'BLOCKED' && l.query === '8/2(2+2)')).toBe(true);
+    expect(
+      blocked.body.logs.every(
+        (l: { status: string; query: string }) => l.status === 'BLOCKED' && l.query === '8/2(2+2)',
+      ),
+    ).toBe(true);
     expect((await get('/audit/logs?status=failed', bearer(t.token))).status).toBe(400);
     // JWT only.
     expect((await get('/audit/logs', key(t.key))).status).toBe(401);
@@ -106,8 +124,25 @@ describe('500 concurrent verifications of one organization', () => {
     expect(res.headers.get('content-disposition')).toBe(`attachment; filename="audit-${t.orgId}.csv"`);
     const rows = parseCsv(res.text);
     expect(rows[0]).toEqual([
-      'id', 'seq', 'timestamp', 'organization_id', 'user_id', 'key_id', 'engine', 'status', 'verified', 'admission', 'query',
-      'raw_llm_output', 'proof_ref', 'attestation_id', 'workflow_id', 'request_digest', 'previous_hash', 'entry_hash', 'signature',
+      'id',
+      'seq',
+      'timestamp',
+      'organization_id',
+      'user_id',
+      'key_id',
+      'engine',
+      'status',
+      'verified',
+      'admission',
+      'query',
+      'raw_llm_output',
+      'proof_ref',
+      'attestation_id',
+      'workflow_id',
+      'request_digest',
+      'previous_hash',
+      'entry_hash',
+      'signature',
     ]);
     expect(rows).toHaveLength(501);
     expect(rows.slice(1).map((r) => Number(r[1]))).toEqual(Array.from({ length: 500 }, (_, i) => i + 1));

@@ -53,14 +53,21 @@ describe('audit entries', () => {
     // Another organization sees nothing.
     const foreign = await get(`/audit/logs/${entry.id}`, bearer(other.token));
     expect(foreign.status).toBe(404);
-    expect(foreign.body).toEqual({ detail: 'Audit log not found.', code: expect.any(String), request_id: expect.any(String) });
+    expect(foreign.body).toEqual({
+      detail: 'Audit log not found.',
+      code: expect.any(String),
+      request_id: expect.any(String),
+    });
     expect((await get('/audit/logs', bearer(other.token))).body.logs).toEqual([]);
   });
 
   it('neutralises spreadsheet formulas in CSV exports', async () => {
     const hostile = ['=1+1', '+2+3', '-4+5', '@7', '\t=8'];
     for (const e of hostile) await verifyMath(t, e);
-    for (const res of [await get('/audit/export', bearer(t.token)), await get('/admin/compliance/export/csv', key(t.key))]) {
+    for (const res of [
+      await get('/audit/export', bearer(t.token)),
+      await get('/admin/compliance/export/csv', key(t.key)),
+    ]) {
       expect(res.status).toBe(200);
       const rows = parseCsv(res.text);
       const queryCol = rows[0]!.indexOf('query');
@@ -132,7 +139,11 @@ describe('admin compliance endpoints', () => {
 
   it("refuse another organization's data: 403 for org ids, 404 for log ids", async () => {
     const [foreign] = await chainOf(other.orgId);
-    for (const p of [`/admin/compliance/report/soc2/${other.orgId}`, `/admin/security/threats/${other.orgId}`, `/admin/compliance/export/csv?org_id=${other.orgId}`]) {
+    for (const p of [
+      `/admin/compliance/report/soc2/${other.orgId}`,
+      `/admin/security/threats/${other.orgId}`,
+      `/admin/compliance/export/csv?org_id=${other.orgId}`,
+    ]) {
       const res = await get(p, key(owner.key));
       expect(res.status, p).toBe(403);
       expect(res.body).toEqual({ detail: CROSS_ORG, code: expect.any(String), request_id: expect.any(String) });
@@ -142,7 +153,11 @@ describe('admin compliance endpoints', () => {
     expect(own.headers.get('content-type')).toBe('text/csv; charset=utf-8');
     const v = await get(`/admin/compliance/verify/${foreign!._id}`, key(owner.key));
     expect(v.status).toBe(404);
-    expect(v.body).toEqual({ detail: 'Audit log not found.', code: expect.any(String), request_id: expect.any(String) });
+    expect(v.body).toEqual({
+      detail: 'Audit log not found.',
+      code: expect.any(String),
+      request_id: expect.any(String),
+    });
   });
 
   it('export the whole trail as CSV in chain order', async () => {
@@ -165,7 +180,15 @@ describe('admin compliance endpoints', () => {
     expect(r.controls.audit_logging).toMatchObject({
       secret_configured: true,
       entries_total: 2,
-      chain_integrity: { window: 1000, checked: 2, invalid: 0, head_seq: 2, head_matches_last_entry: true, valid: true, first_invalid: null },
+      chain_integrity: {
+        window: 1000,
+        checked: 2,
+        invalid: 0,
+        head_seq: 2,
+        head_matches_last_entry: true,
+        valid: true,
+        first_invalid: null,
+      },
     });
     expect(r.controls.verification_integrity).toMatchObject({
       total: 2,
@@ -173,17 +196,26 @@ describe('admin compliance endpoints', () => {
       blocked: 1,
       unsafe_findings: 0,
       by_status: { VERIFIED: 1, BLOCKED: 1 },
-      by_engine: { math: { total: 2, verified: 1, blocked: 1, unsafe_findings: 0, by_status: { VERIFIED: 1, BLOCKED: 1 } } },
+      by_engine: {
+        math: { total: 2, verified: 1, blocked: 1, unsafe_findings: 0, by_status: { VERIFIED: 1, BLOCKED: 1 } },
+      },
       attestations_issued: 1,
     });
-    expect(r.controls.access_control.users).toMatchObject({ total: 3, active: 3, by_role: { owner: 1, admin: 1, member: 1 } });
+    expect(r.controls.access_control.users).toMatchObject({
+      total: 3,
+      active: 3,
+      by_role: { owner: 1, admin: 1, member: 1 },
+    });
     const keys = r.controls.access_control.api_keys;
     expect(keys.active).toBe(3);
     for (const k of keys.keys) expect(k.preview).toMatch(/^svc_live_\*+[A-Za-z0-9]{4}$/);
     for (const m of [owner, admin, member]) expect(res.text).not.toContain(m.key);
     expect(res.text).not.toContain('lookup_digest');
     expect(res.text).not.toContain('password_hash');
-    expect(r.controls.rate_limiting).toMatchObject({ plan: 'enterprise', limits: { per_minute: null, per_day: null, batch_size: 100 } });
+    expect(r.controls.rate_limiting).toMatchObject({
+      plan: 'enterprise',
+      limits: { per_minute: null, per_day: null, batch_size: 100 },
+    });
   });
 
   it('summarise threats: blocked verifications, denials and key hygiene', async () => {
@@ -206,7 +238,13 @@ describe('admin compliance endpoints', () => {
       audit_chain: { valid: true, head_seq: 2 },
     });
     expect(res.body.forbidden_requests.last_24h).toBeGreaterThanOrEqual(1);
-    expect(res.body.findings).toEqual(expect.arrayContaining(['blocked_verifications_last_24h', 'forbidden_requests_last_24h', 'active_keys_without_expiry']));
+    expect(res.body.findings).toEqual(
+      expect.arrayContaining([
+        'blocked_verifications_last_24h',
+        'forbidden_requests_last_24h',
+        'active_keys_without_expiry',
+      ]),
+    );
   });
 });
 
@@ -226,15 +264,25 @@ describe('tamper detection through GET /admin/compliance/verify/{log_id}', () =>
     expect((await verifyAt(t, chain[1]!._id)).body.valid).toBe(true);
     await (await logs()).updateOne({ _id: chain[1]!._id as any }, { $set: { query: '(u+2)^2 = u^2 + 4*u + 5' } });
     const res = await verifyAt(t, chain[1]!._id);
-    expect(res.body).toMatchObject({ valid: false, checks: { hash_valid: false, signature_valid: true, chain_valid: true } });
+    expect(res.body).toMatchObject({
+      valid: false,
+      checks: { hash_valid: false, signature_valid: true, chain_valid: true },
+    });
     expect(res.body.errors).toContain('entry_hash does not match the recomputed payload hash');
     // A verdict flip is caught the same way.
-    await (await logs()).updateOne({ _id: chain[2]!._id as any }, { $set: { 'result.status': 'BLOCKED', verified: false } });
+    await (
+      await logs()
+    ).updateOne({ _id: chain[2]!._id as any }, { $set: { 'result.status': 'BLOCKED', verified: false } });
     expect((await verifyAt(t, chain[2]!._id)).body.checks.hash_valid).toBe(false);
     // Re-hashing the edited entry without the secret cannot produce a valid signature.
     const edited = { ...chain[0]!, query: 'edited' };
     const { canonicalAuditPayload, entryHash } = await import('../../core/audit-chain.js');
-    await (await logs()).updateOne({ _id: chain[0]!._id as any }, { $set: { query: 'edited', entry_hash: entryHash(canonicalAuditPayload(edited)) } });
+    await (
+      await logs()
+    ).updateOne(
+      { _id: chain[0]!._id as any },
+      { $set: { query: 'edited', entry_hash: entryHash(canonicalAuditPayload(edited)) } },
+    );
     const rehashed = await verifyAt(t, chain[0]!._id);
     expect(rehashed.body.checks).toEqual({ hash_valid: true, signature_valid: false, chain_valid: true });
   });
@@ -243,12 +291,23 @@ describe('tamper detection through GET /admin/compliance/verify/{log_id}', () =>
     const { t, chain } = await tenantWithEntries(4);
     await (await logs()).deleteOne({ _id: chain[1]!._id as any });
     const res = await verifyAt(t, chain[2]!._id);
-    expect(res.body).toMatchObject({ valid: false, checks: { hash_valid: true, signature_valid: true, chain_valid: false } });
+    expect(res.body).toMatchObject({
+      valid: false,
+      checks: { hash_valid: true, signature_valid: true, chain_valid: false },
+    });
     expect(res.body.errors).toContain("previous_hash does not match the predecessor's entry_hash");
     await (await logs()).deleteOne({ _id: chain[3]!._id as any });
     const report = await get(`/admin/compliance/report/soc2/${t.orgId}`, key(t.key));
-    expect(report.body.controls.audit_logging.chain_integrity).toMatchObject({ valid: false, head_seq: 4, head_matches_last_entry: false, invalid: 1 });
-    expect(report.body.controls.audit_logging.chain_integrity.first_invalid).toMatchObject({ log_id: chain[2]!._id, seq: 3 });
+    expect(report.body.controls.audit_logging.chain_integrity).toMatchObject({
+      valid: false,
+      head_seq: 4,
+      head_matches_last_entry: false,
+      invalid: 1,
+    });
+    expect(report.body.controls.audit_logging.chain_integrity.first_invalid).toMatchObject({
+      log_id: chain[2]!._id,
+      seq: 3,
+    });
   });
 
   it('detects two entries swapped in order', async () => {
@@ -278,10 +337,17 @@ describe('tamper detection through GET /admin/compliance/verify/{log_id}', () =>
     await col.insertOne({ ...copy, _id: 'log_replayed', organization_id: victim.orgId, seq: 3 } as any);
     const res = await verifyAt(victim, 'log_replayed');
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ valid: false, checks: { hash_valid: false, signature_valid: true, chain_valid: false } });
+    expect(res.body).toMatchObject({
+      valid: false,
+      checks: { hash_valid: false, signature_valid: true, chain_valid: false },
+    });
     // Relinked to the victim's head too: still caught by the hash.
     await col.updateOne({ _id: 'log_replayed' as any }, { $set: { previous_hash: victimChain[1]!.entry_hash } });
-    expect((await verifyAt(victim, 'log_replayed')).body.checks).toEqual({ hash_valid: false, signature_valid: true, chain_valid: true });
+    expect((await verifyAt(victim, 'log_replayed')).body.checks).toEqual({
+      hash_valid: false,
+      signature_valid: true,
+      chain_valid: true,
+    });
   });
 });
 
@@ -292,15 +358,27 @@ describe('fail closed without SVC_AUDIT_SECRET_KEY', () => {
   });
 
   it('a worker without the audit secret returns no verdict (503) and writes no entry', async () => {
-    const worker = await startExtraWorker('worker-noaudit', { SVC_TASK_QUEUE: 'svc-noaudit', SVC_AUDIT_SECRET_KEY: undefined }, 240_000);
+    const worker = await startExtraWorker(
+      'worker-noaudit',
+      { SVC_TASK_QUEUE: 'svc-noaudit', SVC_AUDIT_SECRET_KEY: undefined },
+      240_000,
+    );
     procs.push(worker);
     const { proc, url } = await startExtraApi('api-noaudit', { SVC_TASK_QUEUE: 'svc-noaudit' });
     procs.push(proc);
     const t = await newTenant();
-    const res = await fetch(`${url}/verify/math`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': t.key }, body: JSON.stringify({ expression: '(k+1)^2 = k^2 + 2*k + 1' }) });
+    const res = await fetch(`${url}/verify/math`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': t.key },
+      body: JSON.stringify({ expression: '(k+1)^2 = k^2 + 2*k + 1' }),
+    });
     const text = await res.text();
     expect(res.status).toBe(503);
-    expect(JSON.parse(text)).toEqual({ detail: 'Verification could not complete — retry shortly.', code: expect.any(String), request_id: expect.any(String) });
+    expect(JSON.parse(text)).toEqual({
+      detail: 'Verification could not complete — retry shortly.',
+      code: expect.any(String),
+      request_id: expect.any(String),
+    });
     expect(text).not.toContain('VERIFIED');
     expect(await chainOf(t.orgId)).toEqual([]);
   }, 360_000);

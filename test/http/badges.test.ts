@@ -9,7 +9,9 @@ const NOT_FOUND_ATT = 'att_00000000000000000000000000000000';
 function expectSafeSvg(res: { status: number; headers: Headers; text: string }) {
   expect(res.headers.get('content-type')).toBe('image/svg+xml; charset=utf-8');
   expect(res.headers.get('x-content-type-options')).toBe('nosniff');
-  expect(res.headers.get('content-security-policy')).toBe("default-src 'none'; img-src data:; style-src 'unsafe-inline'");
+  expect(res.headers.get('content-security-policy')).toBe(
+    "default-src 'none'; img-src data:; style-src 'unsafe-inline'",
+  );
   expect(res.text.startsWith('<svg')).toBe(true);
   expect(res.text.trimEnd().endsWith('</svg>')).toBe(true);
   const lower = res.text.toLowerCase();
@@ -30,7 +32,8 @@ function attributes(svg: string): Array<[string, string, string]> {
   // Every opening tag must have this well-formed shape, or it would escape the checks.
   expect(tags.length).toBe((svg.match(/<[a-zA-Z]/g) ?? []).length);
   for (const tag of tags) {
-    for (const attr of (tag[2] as string).matchAll(/([\w:-]+)\s*=\s*"([^"]*)"/g)) out.push([tag[1] as string, attr[1] as string, attr[2] as string]);
+    for (const attr of (tag[2] as string).matchAll(/([\w:-]+)\s*=\s*"([^"]*)"/g))
+      out.push([tag[1] as string, attr[1] as string, attr[2] as string]);
   }
   return out;
 }
@@ -41,7 +44,12 @@ const messageColor = (svg: string) => /<rect x="\d+" width="\d+" height="20" fil
 /** The visible texts of a badge-maker SVG (its <text> elements, unescaped). */
 function texts(svg: string): string[] {
   return [...svg.matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) =>
-    (m[1] as string).replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;|&apos;/g, "'").replace(/&amp;/g, '&'),
+    (m[1] as string)
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&quot;/g, '"')
+      .replace(/&#39;|&apos;/g, "'")
+      .replace(/&amp;/g, '&'),
   );
 }
 
@@ -87,7 +95,11 @@ describe('badges', () => {
   });
 
   it('GET /badge/custom renders label, message, color and a safe logo', async () => {
-    const png = 'data:image/png;base64,' + Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(8)]).toString('base64');
+    const png =
+      'data:image/png;base64,' +
+      Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(8)]).toString(
+        'base64',
+      );
     const res = await get(`/badge/custom?label=build&message=passing&color=%23123abc&logo=${encodeURIComponent(png)}`);
     expect(res.status).toBe(200);
     expectSafeSvg(res);
@@ -97,19 +109,47 @@ describe('badges', () => {
   });
 
   it.each([
-    ['markup in the label', 'label=%3Cscript%3Ealert(1)%3C%2Fscript%3E&message=x', (svg: string) => expect(texts(svg)).toContain('<script>alert(1)</script>')],
-    ['quotes and ampersands', 'label=a%22b%26c%27d&message=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E', (svg: string) => expect(texts(svg)).toContain('a"b&c\'d')],
-    ['CSS injection in the color', 'message=x&color=red%3Bfill%3Aurl(javascript%3Aalert(1))', (svg: string) => expect(messageColor(svg)).toBe('#555')],
-    ['a javascript: logo', 'message=x&logo=javascript%3Aalert(1)', (svg: string) => expect(svg).not.toContain('<image')],
+    [
+      'markup in the label',
+      'label=%3Cscript%3Ealert(1)%3C%2Fscript%3E&message=x',
+      (svg: string) => expect(texts(svg)).toContain('<script>alert(1)</script>'),
+    ],
+    [
+      'quotes and ampersands',
+      'label=a%22b%26c%27d&message=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E',
+      (svg: string) => expect(texts(svg)).toContain('a"b&c\'d'),
+    ],
+    [
+      'CSS injection in the color',
+      'message=x&color=red%3Bfill%3Aurl(javascript%3Aalert(1))',
+      (svg: string) => expect(messageColor(svg)).toBe('#555'),
+    ],
+    [
+      'a javascript: logo',
+      'message=x&logo=javascript%3Aalert(1)',
+      (svg: string) => expect(svg).not.toContain('<image'),
+    ],
     [
       'an SVG logo with a script',
       `message=x&logo=${encodeURIComponent('data:image/svg+xml;base64,' + Buffer.from('<svg onload="alert(1)"><script>alert(1)</script></svg>').toString('base64'))}`,
       (svg: string) => expect(svg).not.toContain('<image'),
     ],
-    ['bidi overrides and control characters', 'label=%E2%80%AEevil%00%07&message=ok', (svg: string) => expect(texts(svg)).toContain('evil')],
-    ['an overlong label', `label=${'A'.repeat(5000)}&message=x`, (svg: string) => expect(texts(svg)).toContain(`${'A'.repeat(63)}\u2026`)],
+    [
+      'bidi overrides and control characters',
+      'label=%E2%80%AEevil%00%07&message=ok',
+      (svg: string) => expect(texts(svg)).toContain('evil'),
+    ],
+    [
+      'an overlong label',
+      `label=${'A'.repeat(5000)}&message=x`,
+      (svg: string) => expect(texts(svg)).toContain(`${'A'.repeat(63)}\u2026`),
+    ],
     ['repeated parameters', 'label=one&label=two&message=x', (svg: string) => expect(texts(svg)).toContain('one')],
-    ['invalid percent-encoding', 'label=%E0%A4%A&message=%ED%A0%80', (svg: string) => expect(svg.length).toBeGreaterThan(0)],
+    [
+      'invalid percent-encoding',
+      'label=%E0%A4%A&message=%ED%A0%80',
+      (svg: string) => expect(svg.length).toBeGreaterThan(0),
+    ],
   ])('neutralises %s', async (_label, query, check) => {
     const res = await get(`/badge/custom?${query}`);
     expect(res.status).toBe(200);
@@ -120,7 +160,12 @@ describe('badges', () => {
   });
 
   it('hostile path segments give badges, not error pages', async () => {
-    for (const p of ['/badge/status/%3Csvg%20onload%3Dalert(1)%3E', '/badge/engine/..%2F..%2Fetc%2Fpasswd', '/badge/status/%F0%9F%98%80', '/badge/attestation/%3Cscript%3E']) {
+    for (const p of [
+      '/badge/status/%3Csvg%20onload%3Dalert(1)%3E',
+      '/badge/engine/..%2F..%2Fetc%2Fpasswd',
+      '/badge/status/%F0%9F%98%80',
+      '/badge/attestation/%3Cscript%3E',
+    ]) {
       const res = await get(p);
       // Unknown statuses are 404 with the fixed "unknown" badge (issue 27); the others stay 200.
       expect(res.status, p).toBe(p.startsWith('/badge/status/') ? 404 : 200);
@@ -159,8 +204,17 @@ describe('GET /badge/attestation/{id}', () => {
     const col = (await db()).collection('attestations');
     const rec = await col.findOne({ _id: attId as any });
     const pem = stackEnv().SVC_ATTESTATION_SIGNING_KEY_PEM as string;
-    const expired = await new AttestationSigner(await loadSigningKey(pem), stackEnv().SVC_DEPLOYMENT_ID ?? 'svc-local', -60).sign({
-      evaluatedExpression: 'x', status: 'VERIFIED', verified: true, engine: 'math', confidence: 1, proofRef: null,
+    const expired = await new AttestationSigner(
+      await loadSigningKey(pem),
+      stackEnv().SVC_DEPLOYMENT_ID ?? 'svc-local',
+      -60,
+    ).sign({
+      evaluatedExpression: 'x',
+      status: 'VERIFIED',
+      verified: true,
+      engine: 'math',
+      confidence: 1,
+      proofRef: null,
     });
     const expiredId = expired.jti;
     await col.insertOne({ ...rec, _id: expiredId as any, token: expired.token });

@@ -16,7 +16,10 @@ describe('durability (a worker and an API of its own, on a task queue of its own
   beforeAll(async () => {
     const queue = `svc-batch-durability-${randomUUID()}`;
     t = await newTenant('enterprise');
-    [worker, api] = await Promise.all([startExtraWorker('worker-batch-durability', { SVC_TASK_QUEUE: queue, SVC_Z3_POOL_SIZE: '2' }), startExtraApi('api-batch-durability', { SVC_TASK_QUEUE: queue })]);
+    [worker, api] = await Promise.all([
+      startExtraWorker('worker-batch-durability', { SVC_TASK_QUEUE: queue, SVC_Z3_POOL_SIZE: '2' }),
+      startExtraApi('api-batch-durability', { SVC_TASK_QUEUE: queue }),
+    ]);
   }, 240_000);
   afterAll(async () => {
     await Promise.allSettled([worker?.stop(), api?.proc.stop()]);
@@ -25,7 +28,10 @@ describe('durability (a worker and an API of its own, on a task queue of its own
   /** Starts a POST without waiting for its answer; resolves the job id once its workflow has started. */
   async function submitInBackground(items: unknown[]) {
     const before = new Date();
-    const answer = call(api.url, 'POST', '/verify/batch', t.key, { items }).catch((err: Error) => ({ status: 0, body: { error: err.message } }));
+    const answer = call(api.url, 'POST', '/verify/batch', t.key, { items }).catch((err: Error) => ({
+      status: 0,
+      body: { error: err.message },
+    }));
     const jobs = (await db()).collection('batch_jobs');
     for (let i = 0; i < 100; i++) {
       const doc = await jobs.findOne({ org_id: t.orgId, started: true, created_at: { $gte: before } });
@@ -38,7 +44,9 @@ describe('durability (a worker and an API of its own, on a task queue of its own
   it('a 100-item batch survives a worker crash: every item reaches a final state exactly once', async () => {
     // 90 math items and 10 logic items that take Z3 about half a second each (two solver threads).
     const items = Array.from({ length: 100 }, (_, i) =>
-      i % 10 === 5 ? { query: SLOW_LOGIC, type: 'logic' } : { query: i % 2 === 0 ? IDENTITY : `${i} + ${i}`, type: 'math' },
+      i % 10 === 5
+        ? { query: SLOW_LOGIC, type: 'logic' }
+        : { query: i % 2 === 0 ? IDENTITY : `${i} + ${i}`, type: 'math' },
     );
     const { jobId, answer } = await submitInBackground(items);
     // Kill the worker mid-way: some items are done, others are running or not started.
@@ -72,16 +80,27 @@ describe('durability (a worker and an API of its own, on a task queue of its own
       else expect(item.result).toMatchObject({ status: 'UNVERIFIABLE', developer_fields: { value: 2 * i } });
     });
     // Stored once, with every item.
-    const stored = await (await db()).collection('batch_jobs').find({ _id: jobId as any }).toArray();
+    const stored = await (
+      await db()
+    )
+      .collection('batch_jobs')
+      .find({ _id: jobId as any })
+      .toArray();
     expect(stored).toHaveLength(1);
     // Its items are in its result documents (issue 22), each index exactly once.
-    const results = await Promise.all(Array.from({ length: stored[0]!.units }, (_, u) => db().then((d) => d.collection('batch_results').findOne({ _id: `${jobId}#${u}` as any }))));
+    const results = await Promise.all(
+      Array.from({ length: stored[0]!.units }, (_, u) =>
+        db().then((d) => d.collection('batch_results').findOne({ _id: `${jobId}#${u}` as any })),
+      ),
+    );
     const indices = results.flatMap((r) => r!.items.map((s: any) => s.index)).sort((a: number, b: number) => a - b);
     expect(indices).toEqual(Array.from({ length: 100 }, (_, i) => i));
   }, 300_000);
 
   it('a running job survives an API restart', async () => {
-    const items = Array.from({ length: 16 }, (_, i) => (i % 4 === 0 ? { query: IDENTITY, type: 'math' } : { query: SLOW_LOGIC, type: 'logic' }));
+    const items = Array.from({ length: 16 }, (_, i) =>
+      i % 4 === 0 ? { query: IDENTITY, type: 'math' } : { query: SLOW_LOGIC, type: 'logic' },
+    );
     const { jobId, answer } = await submitInBackground(items);
     const stoppedAt = Date.now();
     await api.proc.stop();
@@ -91,6 +110,8 @@ describe('durability (a worker and an API of its own, on a task queue of its own
     expect(done).toMatchObject({ status: 'completed', total_items: 16, completed_items: 16, failed_items: 0 });
     // It finished after the API went away: the job never depended on the API process.
     expect(Date.parse(done.completed_at)).toBeGreaterThan(stoppedAt);
-    done.items.forEach((item: any, i: number) => expect(item.result).toMatchObject({ status: i % 4 === 0 ? 'VERIFIED' : 'UNSAT' }));
+    done.items.forEach((item: any, i: number) =>
+      expect(item.result).toMatchObject({ status: i % 4 === 0 ? 'VERIFIED' : 'UNSAT' }),
+    );
   }, 240_000);
 });

@@ -4,7 +4,8 @@ export const IDENTITY = '(x+1)^2 = x^2 + 2*x + 1';
 export const DIFFER = '(x+1)^2 = x^2 + 1';
 export const BARE = '2 + 3*4';
 export const AMBIGUOUS = '8/2(2+2)';
-export const DDL = 'CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT, email TEXT); CREATE TABLE orders (id INTEGER, user_id INTEGER, total REAL);';
+export const DDL =
+  'CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT, email TEXT); CREATE TABLE orders (id INTEGER, user_id INTEGER, total REAL);';
 export const CODE = 'import os\nos.system(input())\n';
 /** Never solved in a few seconds (sum of three cubes): Z3 runs until its own time-out. */
 export const HARD_LOGIC = '(VAR x Int) (VAR y Int) (VAR z Int) (EQ (PLUS (MULT x x x) (MULT y y y) (MULT z z z)) 33)';
@@ -15,7 +16,8 @@ export function pigeonhole(n: number): string {
   const parts: string[] = [];
   for (let i = 0; i <= n; i++) for (let j = 0; j < n; j++) decl.push(`(VAR p${i}_${j} Bool)`);
   for (let i = 0; i <= n; i++) parts.push(`(OR ${Array.from({ length: n }, (_, j) => `p${i}_${j}`).join(' ')})`);
-  for (let j = 0; j < n; j++) for (let i = 0; i <= n; i++) for (let k = i + 1; k <= n; k++) parts.push(`(NOT (AND p${i}_${j} p${k}_${j}))`);
+  for (let j = 0; j < n; j++)
+    for (let i = 0; i <= n; i++) for (let k = i + 1; k <= n; k++) parts.push(`(NOT (AND p${i}_${j} p${k}_${j}))`);
   return `${decl.join(' ')} ${parts.join(' ')}`;
 }
 export const SLOW_LOGIC = pigeonhole(7);
@@ -32,7 +34,11 @@ export async function call(base: string, method: string, p: string, key: string 
   const headers: Record<string, string> = {};
   if (key) headers['x-api-key'] = key;
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${base}${p}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(`${base}${p}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
 }
@@ -48,4 +54,3 @@ export async function waitCompleted(base: string, key: string, jobId: string, ti
   }
   throw new Error(`job ${jobId} not completed in ${timeoutMs} ms; last: ${JSON.stringify(last?.body)?.slice(0, 500)}`);
 }
-

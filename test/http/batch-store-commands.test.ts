@@ -44,24 +44,37 @@ describe('batch store commands (a worker and an API of its own that record their
 
   it('submit, complete and read a batch: every batch_jobs / batch_results / batch_requests command is a point command by _id', async () => {
     // 40 math items (two math units that store their own results) and a logic item (held by the workflow, stored by the finish step).
-    const items = [...Array.from({ length: 40 }, (_, i) => ({ query: i % 2 ? `${i} + 1` : IDENTITY, type: 'math' })), { query: '(AND (GT x 5) (LT x 7))', type: 'logic' }];
+    const items = [
+      ...Array.from({ length: 40 }, (_, i) => ({ query: i % 2 ? `${i} + 1` : IDENTITY, type: 'math' })),
+      { query: '(AND (GT x 5) (LT x 7))', type: 'logic' },
+    ];
     const res = await call(api.url, 'POST', '/verify/batch', t.key, { items });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ status: 'completed', total_items: 41, completed_items: 41, failed_items: 0 });
     const got = await call(api.url, 'GET', `/verify/batch/${res.body.job_id}`, t.key);
     expect(got.body).toEqual(res.body);
     // A running job read while it runs (the live snapshot merges the stored units by id).
-    const slow = await call(waitApi.url, 'POST', '/verify/batch', t.key, { items: [{ query: IDENTITY, type: 'math' }, { query: HARD_LOGIC, type: 'logic' }] });
+    const slow = await call(waitApi.url, 'POST', '/verify/batch', t.key, {
+      items: [
+        { query: IDENTITY, type: 'math' },
+        { query: HARD_LOGIC, type: 'logic' },
+      ],
+    });
     expect(slow.status).toBe(202);
     await call(waitApi.url, 'GET', `/verify/batch/${slow.body.job_id}`, t.key);
     const done = await waitCompleted(waitApi.url, t.key, slow.body.job_id, 60_000);
     expect(done).toMatchObject({ status: 'completed', completed_items: 1, failed_items: 1 });
 
-    const ops = readCapture(dir).flatMap(classify).filter((o) => BATCH_COLLECTIONS.includes(o.coll) && o.cls !== 'admin' && o.cls !== 'getMore');
-    const scans = ops.filter((o) => o.scansOnSqlite).map((o) => `${o.coll} ${o.cmd} ${label(o)} at ${o.site} (${o.role})`);
+    const ops = readCapture(dir)
+      .flatMap(classify)
+      .filter((o) => BATCH_COLLECTIONS.includes(o.coll) && o.cls !== 'admin' && o.cls !== 'getMore');
+    const scans = ops
+      .filter((o) => o.scansOnSqlite)
+      .map((o) => `${o.coll} ${o.cmd} ${label(o)} at ${o.site} (${o.role})`);
     expect(scans).toEqual([]);
     // Not vacuous: the capture saw the path (units inserted by the worker, read by id by the API).
-    const count = (coll: string, pred: (o: (typeof ops)[number]) => boolean) => ops.filter((o) => o.coll === coll && pred(o)).length;
+    const count = (coll: string, pred: (o: (typeof ops)[number]) => boolean) =>
+      ops.filter((o) => o.coll === coll && pred(o)).length;
     expect(count('batch_results', (o) => o.cls === 'insert')).toBeGreaterThanOrEqual(3);
     expect(count('batch_results', (o) => o.cmd === 'find' && o.cls === 'id_point')).toBeGreaterThanOrEqual(4);
     expect(count('batch_jobs', (o) => o.cmd === 'find' && o.cls === 'id_point')).toBeGreaterThanOrEqual(3);

@@ -32,7 +32,12 @@ describe('bounded job store (extra API: SVC_BATCH_MAX_JOBS=2)', () => {
       const refused = results.filter((r) => r.status === 503);
       expect(admitted).toHaveLength(2);
       expect(refused).toHaveLength(3);
-      for (const r of refused) expect(r.body).toEqual({ detail: 'Batch capacity reached — retry shortly.', code: expect.any(String), request_id: expect.any(String) });
+      for (const r of refused)
+        expect(r.body).toEqual({
+          detail: 'Batch capacity reached — retry shortly.',
+          code: expect.any(String),
+          request_id: expect.any(String),
+        });
       [a, b] = admitted as [Res, Res];
       expect(a.body.job_id).not.toBe(b.body.job_id);
       const c = await submit();
@@ -40,7 +45,10 @@ describe('bounded job store (extra API: SVC_BATCH_MAX_JOBS=2)', () => {
     } finally {
       await control('start', 'worker');
     }
-    const [doneA, doneB] = await Promise.all([waitCompleted(api.url, t.key, a.body.job_id), waitCompleted(api.url, t.key, b.body.job_id)]);
+    const [doneA, doneB] = await Promise.all([
+      waitCompleted(api.url, t.key, a.body.job_id),
+      waitCompleted(api.url, t.key, b.body.job_id),
+    ]);
     const older = Date.parse(doneA.completed_at) <= Date.parse(doneB.completed_at) ? doneA : doneB;
     const newer = older === doneA ? doneB : doneA;
 
@@ -61,7 +69,13 @@ describe('bounded job store (extra API: SVC_BATCH_MAX_JOBS=2)', () => {
     expect((await waitCompleted(api.url, t.key, c.body.job_id)).status).toBe('completed');
     expect((await waitCompleted(api.url, t.key, d.body.job_id)).status).toBe('completed');
     // The two slots of this pool hold exactly the two newest jobs.
-    const inPool = await (await db()).collection('batch_jobs').find({ slot: { $lt: 2 } }).project({ _id: 1 }).toArray();
+    const inPool = await (
+      await db()
+    )
+      .collection('batch_jobs')
+      .find({ slot: { $lt: 2 } })
+      .project({ _id: 1 })
+      .toArray();
     expect(inPool.map((x) => x._id).sort()).toEqual([c.body.job_id, d.body.job_id].sort());
   }, 150_000);
 });

@@ -11,7 +11,18 @@ import type { ManagedProcess } from '../../infra/stack.js';
 import { sha256Ref } from '../../core/canonical-json.js';
 import { mathBatchOutcome } from '../../engines/math.js';
 import { temporalDataConverter } from '../../core/payload-codec.js';
-import { AMBIGUOUS, BARE, CODE, DDL, DIFFER, HARD_LOGIC, IDENTITY, call, sleep, waitCompleted } from './batch-fixtures.js';
+import {
+  AMBIGUOUS,
+  BARE,
+  CODE,
+  DDL,
+  DIFFER,
+  HARD_LOGIC,
+  IDENTITY,
+  call,
+  sleep,
+  waitCompleted,
+} from './batch-fixtures.js';
 
 const withoutAttestation = (r: any) => {
   const { attestation: _a, ...rest } = r;
@@ -31,23 +42,49 @@ describe('POST /verify/batch: request validation and plan sizes', () => {
   it('rejects an empty batch, a batch over 100 items and a missing items field with 400', async () => {
     const empty = await post('/verify/batch', { items: [] }, { 'x-api-key': ent.key });
     expect(empty.status).toBe(400);
-    expect(empty.body).toEqual({ detail: "Invalid field 'items': must contain at least 1 item", code: expect.any(String), request_id: expect.any(String) });
+    expect(empty.body).toEqual({
+      detail: "Invalid field 'items': must contain at least 1 item",
+      code: expect.any(String),
+      request_id: expect.any(String),
+    });
     const over = await post('/verify/batch', { items: items(101) }, { 'x-api-key': ent.key });
     expect(over.status).toBe(400);
-    expect(over.body).toEqual({ detail: "Invalid field 'items': must contain at most 100 items", code: expect.any(String), request_id: expect.any(String) });
+    expect(over.body).toEqual({
+      detail: "Invalid field 'items': must contain at most 100 items",
+      code: expect.any(String),
+      request_id: expect.any(String),
+    });
     const missing = await post('/verify/batch', { jobs: [] }, { 'x-api-key': ent.key });
     expect(missing.status).toBe(400);
     expect(missing.body.detail).toMatch(/^Invalid field 'items'/);
   });
 
   it('rejects an unknown item type, a non-string query and non-object params with 400 naming the field', async () => {
-    const unknown = await post('/verify/batch', { items: [{ query: '1+1', type: 'math' }, { query: 'x', type: 'poetry' }] }, { 'x-api-key': ent.key });
+    const unknown = await post(
+      '/verify/batch',
+      {
+        items: [
+          { query: '1+1', type: 'math' },
+          { query: 'x', type: 'poetry' },
+        ],
+      },
+      { 'x-api-key': ent.key },
+    );
     expect(unknown.status).toBe(400);
-    expect(unknown.body).toEqual({ detail: "Invalid field 'items.1.type': unknown item type; expected one of natural_language, logic, math, code, fact, sql", code: expect.any(String), request_id: expect.any(String) });
+    expect(unknown.body).toEqual({
+      detail:
+        "Invalid field 'items.1.type': unknown item type; expected one of natural_language, logic, math, code, fact, sql",
+      code: expect.any(String),
+      request_id: expect.any(String),
+    });
     const nonString = await post('/verify/batch', { items: [{ query: 42, type: 'math' }] }, { 'x-api-key': ent.key });
     expect(nonString.status).toBe(400);
     expect(nonString.body.detail).toMatch(/^Invalid field 'items\.0\.query'/);
-    const badParams = await post('/verify/batch', { items: [{ query: 'SELECT 1', type: 'sql', params: 'sqlite' }] }, { 'x-api-key': ent.key });
+    const badParams = await post(
+      '/verify/batch',
+      { items: [{ query: 'SELECT 1', type: 'sql', params: 'sqlite' }] },
+      { 'x-api-key': ent.key },
+    );
     expect(badParams.status).toBe(400);
     expect(badParams.body.detail).toMatch(/^Invalid field 'items\.0\.params'/);
   });
@@ -55,21 +92,37 @@ describe('POST /verify/batch: request validation and plan sizes', () => {
   it('enforces the plan batch size: free 10, pro 50, enterprise 100', async () => {
     const freeOver = await post('/verify/batch', { items: items(11) }, { 'x-api-key': free.key });
     expect(freeOver.status).toBe(400);
-    expect(freeOver.body).toEqual({ detail: "Batch of 11 items exceeds the free plan's batch size of 10 items.", code: expect.any(String), request_id: expect.any(String) });
+    expect(freeOver.body).toEqual({
+      detail: "Batch of 11 items exceeds the free plan's batch size of 10 items.",
+      code: expect.any(String),
+      request_id: expect.any(String),
+    });
     const proOver = await post('/verify/batch', { items: items(51) }, { 'x-api-key': pro.key });
     expect(proOver.status).toBe(400);
-    expect(proOver.body).toEqual({ detail: "Batch of 51 items exceeds the pro plan's batch size of 50 items.", code: expect.any(String), request_id: expect.any(String) });
+    expect(proOver.body).toEqual({
+      detail: "Batch of 51 items exceeds the pro plan's batch size of 50 items.",
+      code: expect.any(String),
+      request_id: expect.any(String),
+    });
 
     const freeMax = await post('/verify/batch', { items: items(10) }, { 'x-api-key': free.key });
     expect(freeMax.status).toBe(200);
-    expect(freeMax.body).toMatchObject({ status: 'completed', total_items: 10, completed_items: 10, failed_items: 0, progress_percent: 100 });
+    expect(freeMax.body).toMatchObject({
+      status: 'completed',
+      total_items: 10,
+      completed_items: 10,
+      failed_items: 0,
+      progress_percent: 100,
+    });
     const proMax = await post('/verify/batch', { items: items(50) }, { 'x-api-key': pro.key });
     expect(proMax.status).toBe(200);
     expect(proMax.body).toMatchObject({ status: 'completed', total_items: 50, completed_items: 50 });
     const entMax = await post('/verify/batch', { items: items(100) }, { 'x-api-key': ent.key });
     expect(entMax.status).toBe(200);
     expect(entMax.body).toMatchObject({ status: 'completed', total_items: 100, completed_items: 100, failed_items: 0 });
-    expect(entMax.body.items.map((i: any) => i.id)).toEqual(Array.from({ length: 100 }, (_, i) => `${entMax.body.job_id}-${i}`));
+    expect(entMax.body.items.map((i: any) => i.id)).toEqual(
+      Array.from({ length: 100 }, (_, i) => `${entMax.body.job_id}-${i}`),
+    );
   });
 
   it('requires an API key with verify:read', async () => {
@@ -98,9 +151,17 @@ describe('batch items of every type', () => {
           { query: '(AND (GT x 5) (LT x 7))', type: 'logic' },
           { query: '(AND (GT x 5) (LT x 3))', type: 'logic' },
           { query: CODE, type: 'code', params: { language: 'python' } },
-          { query: 'SELECT u.name, SUM(o.total) FROM users u JOIN orders o ON o.user_id = u.id GROUP BY u.name', type: 'sql', params: { schema_ddl: DDL, dialect: 'sqlite' } },
+          {
+            query: 'SELECT u.name, SUM(o.total) FROM users u JOIN orders o ON o.user_id = u.id GROUP BY u.name',
+            type: 'sql',
+            params: { schema_ddl: DDL, dialect: 'sqlite' },
+          },
           { query: 'Is the sky blue?' },
-          { query: 'Paris is the capital of France.', type: 'fact', params: { context: 'Paris is the capital of France.' } },
+          {
+            query: 'Paris is the capital of France.',
+            type: 'fact',
+            params: { context: 'Paris is the capital of France.' },
+          },
           { query: 'SELECT 1', type: 'sql', params: { schema_ddl: 'CREATE TABLE (' } },
         ],
       },
@@ -132,7 +193,19 @@ describe('batch items of every type', () => {
       expect(typeof item.latency_ms).toBe('number');
       expect(item.latency_ms).toBeGreaterThanOrEqual(0);
     });
-    expect(job.items.map((i: any) => i.type)).toEqual(['math', 'math', 'math', 'math', 'logic', 'logic', 'code', 'sql', 'natural_language', 'fact', 'sql']);
+    expect(job.items.map((i: any) => i.type)).toEqual([
+      'math',
+      'math',
+      'math',
+      'math',
+      'logic',
+      'logic',
+      'code',
+      'sql',
+      'natural_language',
+      'fact',
+      'sql',
+    ]);
     expect(job.items[0].query).toBe(IDENTITY);
   });
 
@@ -185,7 +258,13 @@ describe('batch items of every type', () => {
     expect(job.items[2].result).toEqual({
       status: 'UNVERIFIABLE',
       agent_message: 'Expression evaluated; a bare expression makes no claim to verify.',
-      developer_fields: { constraint_id: 'math_verifier.expression_evaluated', is_valid: true, simplified: '14', value: 14, original: BARE },
+      developer_fields: {
+        constraint_id: 'math_verifier.expression_evaluated',
+        is_valid: true,
+        simplified: '14',
+        value: 14,
+        original: BARE,
+      },
       proof_ref: null,
       is_authoritative: false,
     });
@@ -197,12 +276,20 @@ describe('batch items of every type', () => {
       status: 'BLOCKED',
       proof_ref: null,
       is_authoritative: false,
-      developer_fields: { constraint_id: 'math_verifier.ambiguous_expression', is_valid: false, error: 'ambiguous_expression', warning: 'ambiguous' },
+      developer_fields: {
+        constraint_id: 'math_verifier.ambiguous_expression',
+        is_valid: false,
+        error: 'ambiguous_expression',
+        warning: 'ambiguous',
+      },
     });
   });
 
   it('logic items: the /verify/logic result (SAT with its model, UNSAT)', async () => {
-    expect(job.items[4]).toMatchObject({ status: 'completed', result: { status: 'SAT', model: { x: '6' }, provider_used: null } });
+    expect(job.items[4]).toMatchObject({
+      status: 'completed',
+      result: { status: 'SAT', model: { x: '6' }, provider_used: null },
+    });
     expect(job.items[5]).toMatchObject({ status: 'completed', result: { status: 'UNSAT', provider_used: null } });
     const single = await post('/verify/logic', { query: '(AND (GT x 5) (LT x 3))' }, { 'x-api-key': t.key });
     expect(job.items[5].result).toEqual(single.body);
@@ -212,12 +299,28 @@ describe('batch items of every type', () => {
     const code = await post('/verify/code', { code: CODE, language: 'python' }, { 'x-api-key': t.key });
     expect(code.status).toBe(200);
     expect(withoutAttestation(job.items[6].result)).toEqual(withoutAttestation(code.body));
-    expect(job.items[6].result).toMatchObject({ status: 'VERIFIED', admission: 'BLOCKED', developer_fields: { is_valid: false } });
+    expect(job.items[6].result).toMatchObject({
+      status: 'VERIFIED',
+      admission: 'BLOCKED',
+      developer_fields: { is_valid: false },
+    });
 
-    const sql = await post('/verify/sql', { query: job.items[7].query, schema_ddl: DDL, dialect: 'sqlite' }, { 'x-api-key': t.key });
+    const sql = await post(
+      '/verify/sql',
+      { query: job.items[7].query, schema_ddl: DDL, dialect: 'sqlite' },
+      { 'x-api-key': t.key },
+    );
     expect(withoutAttestation(job.items[7].result)).toEqual(withoutAttestation(sql.body));
-    expect(job.items[7].result).toMatchObject({ status: 'VERIFIED', admission: 'ADMIT', developer_fields: { constraint_id: 'sql_verifier.sql_valid' } });
-    expect(job.items[10].result).toMatchObject({ status: 'BLOCKED', admission: 'BLOCKED', developer_fields: { constraint_id: 'sql_verifier.schema_parse_error' } });
+    expect(job.items[7].result).toMatchObject({
+      status: 'VERIFIED',
+      admission: 'ADMIT',
+      developer_fields: { constraint_id: 'sql_verifier.sql_valid' },
+    });
+    expect(job.items[10].result).toMatchObject({
+      status: 'BLOCKED',
+      admission: 'BLOCKED',
+      developer_fields: { constraint_id: 'sql_verifier.schema_parse_error' },
+    });
   });
 
   it('natural_language items (the default type) run the natural-language engine', () => {
@@ -227,12 +330,20 @@ describe('batch items of every type', () => {
       query: 'Is the sky blue?',
       type: 'natural_language',
       status: 'completed',
-      result: { status: 'NOT_MATH_QUERY', provider_used: 'local', trust_boundary: { overall_status: 'NOT_MATH_QUERY', trust_enforced: 'NOT_MATH_QUERY' } },
+      result: {
+        status: 'NOT_MATH_QUERY',
+        provider_used: 'local',
+        trust_boundary: { overall_status: 'NOT_MATH_QUERY', trust_enforced: 'NOT_MATH_QUERY' },
+      },
     });
   });
 
   it('fact items run through the fact engine (params.context)', () => {
-    expect(job.items[9]).toMatchObject({ type: 'fact', status: 'completed', result: { verdict: 'SUPPORTED', provider_used: 'local' } });
+    expect(job.items[9]).toMatchObject({
+      type: 'fact',
+      status: 'completed',
+      result: { verdict: 'SUPPORTED', provider_used: 'local' },
+    });
   });
 
   it('GET returns the stored job, identical to the POST answer', async () => {
@@ -243,7 +354,11 @@ describe('batch items of every type', () => {
     expect(stored).toMatchObject({ org_id: t.orgId, status: 'completed', total_items: 11 });
     // The job document stays small (issue 22): its items are in its result documents `<job>#<unit>`.
     expect(stored!.items).toBeUndefined();
-    const results = await Promise.all(Array.from({ length: stored!.units }, (_, u) => db().then((d) => d.collection('batch_results').findOne({ _id: `${job.job_id}#${u}` as any }))));
+    const results = await Promise.all(
+      Array.from({ length: stored!.units }, (_, u) =>
+        db().then((d) => d.collection('batch_results').findOne({ _id: `${job.job_id}#${u}` as any })),
+      ),
+    );
     expect(results.flatMap((r) => r!.items.map((s: any) => s.view))).toHaveLength(11);
   });
 
@@ -251,10 +366,18 @@ describe('batch items of every type', () => {
     const other = await newTenant('free');
     const foreign = await get(`/verify/batch/${job.job_id}`, { 'x-api-key': other.key });
     expect(foreign.status).toBe(403);
-    expect(foreign.body).toEqual({ detail: 'Batch job belongs to another organization', code: expect.any(String), request_id: expect.any(String) });
+    expect(foreign.body).toEqual({
+      detail: 'Batch job belongs to another organization',
+      code: expect.any(String),
+      request_id: expect.any(String),
+    });
     const unknown = await get('/verify/batch/bj_000000000000000000000000', { 'x-api-key': t.key });
     expect(unknown.status).toBe(404);
-    expect(unknown.body).toEqual({ detail: 'Batch job not found', code: expect.any(String), request_id: expect.any(String) });
+    expect(unknown.body).toEqual({
+      detail: 'Batch job not found',
+      code: expect.any(String),
+      request_id: expect.any(String),
+    });
     // The /v1 prefix serves the same route.
     expect((await get(`/v1/verify/batch/${job.job_id}`, { 'x-api-key': t.key })).status).toBe(200);
   });
@@ -272,7 +395,8 @@ describe('batch items of every type', () => {
       }
       expect(ids).toEqual([job.workflow_id]);
       const running: string[] = [];
-      for await (const wf of client.workflow.list({ query: `SvcOrgId="${t.orgId}" AND SvcBatchStatus="running"` })) running.push(wf.workflowId);
+      for await (const wf of client.workflow.list({ query: `SvcOrgId="${t.orgId}" AND SvcBatchStatus="running"` }))
+        running.push(wf.workflowId);
       expect(running).toEqual([]);
     } finally {
       await conn.close();
@@ -294,9 +418,20 @@ describe('202 then poll, and item time-outs (extra API: SVC_BATCH_WAIT_SECONDS=0
   it('answers 202 with the running snapshot and a Location to poll; GET then returns the completed job', async () => {
     // The slow logic item keeps the job running past the POST (math items alone can finish
     // before the API reads the job, and a finished job is rightly a 200).
-    const res = await call(api.url, 'POST', '/verify/batch', t.key, { items: [{ query: IDENTITY, type: 'math' }, { query: BARE, type: 'math' }, { query: HARD_LOGIC, type: 'logic' }] });
+    const res = await call(api.url, 'POST', '/verify/batch', t.key, {
+      items: [
+        { query: IDENTITY, type: 'math' },
+        { query: BARE, type: 'math' },
+        { query: HARD_LOGIC, type: 'logic' },
+      ],
+    });
     expect(res.status).toBe(202);
-    expect(res.body).toMatchObject({ job_id: expect.stringMatching(/^bj_/), status: 'running', total_items: 3, completed_at: null });
+    expect(res.body).toMatchObject({
+      job_id: expect.stringMatching(/^bj_/),
+      status: 'running',
+      total_items: 3,
+      completed_at: null,
+    });
     expect(res.headers.get('location')).toBe(`/verify/batch/${res.body.job_id}`);
     const done = await waitCompleted(api.url, t.key, res.body.job_id, 60_000);
     expect(done).toMatchObject({ status: 'completed', progress_percent: 100, completed_items: 2, failed_items: 1 });
@@ -313,7 +448,13 @@ describe('202 then poll, and item time-outs (extra API: SVC_BATCH_WAIT_SECONDS=0
     });
     expect(res.status).toBe(202);
     const done = await waitCompleted(api.url, t.key, res.body.job_id, 60_000);
-    expect(done).toMatchObject({ status: 'completed', total_items: 3, completed_items: 2, failed_items: 1, progress_percent: 100 });
+    expect(done).toMatchObject({
+      status: 'completed',
+      total_items: 3,
+      completed_items: 2,
+      failed_items: 1,
+      progress_percent: 100,
+    });
     expect(done.items[1]).toEqual({
       id: `${done.job_id}-1`,
       query: HARD_LOGIC,
@@ -337,7 +478,10 @@ describe('attestation signing failure (extra worker without a signing key)', () 
   const queue = 'svc-batch-nosign';
   beforeAll(async () => {
     t = await newTenant('enterprise');
-    worker = await startExtraWorker('worker-batch-nosign', { SVC_TASK_QUEUE: queue, SVC_ATTESTATION_SIGNING_KEY_PEM: undefined });
+    worker = await startExtraWorker('worker-batch-nosign', {
+      SVC_TASK_QUEUE: queue,
+      SVC_ATTESTATION_SIGNING_KEY_PEM: undefined,
+    });
     api = await startExtraApi('api-batch-nosign', { SVC_TASK_QUEUE: queue });
   }, 180_000);
   afterAll(async () => {
@@ -346,7 +490,12 @@ describe('attestation signing failure (extra worker without a signing key)', () 
   });
 
   it('a proven math item is UNVERIFIABLE with constraint_id api.attestation.signing_error, never VERIFIED', async () => {
-    const res = await call(api.url, 'POST', '/verify/batch', t.key, { items: [{ query: IDENTITY, type: 'math' }, { query: DIFFER, type: 'math' }] });
+    const res = await call(api.url, 'POST', '/verify/batch', t.key, {
+      items: [
+        { query: IDENTITY, type: 'math' },
+        { query: DIFFER, type: 'math' },
+      ],
+    });
     expect(res.status).toBe(200);
     expect(res.body.items[0]).toMatchObject({ status: 'completed', type: 'math' });
     expect(res.body.items[0].result).toEqual({

@@ -43,23 +43,55 @@ type Row = [label: string, send: (base: string, key: string) => Promise<Response
 const ROWS: Row[] = [
   [
     'a 1.2 MB JSON body',
-    (base, key) => fetch(`${base}/verify/math`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify({ expression: 'x'.repeat(1_200_000) }) }),
+    (base, key) =>
+      fetch(`${base}/verify/math`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': key },
+        body: JSON.stringify({ expression: 'x'.repeat(1_200_000) }),
+      }),
     JSON_DETAIL,
   ],
   [
     'a 1.2 MB JSON body streamed without Content-Length',
     (base, key) =>
-      fetch(`${base}/verify/math`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: streamed(1_200_000), duplex: 'half' } as RequestInit),
+      fetch(`${base}/verify/math`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': key },
+        body: streamed(1_200_000),
+        duplex: 'half',
+      } as RequestInit),
     JSON_DETAIL,
   ],
-  ['a 12 MiB image', (base, key) => fetch(`${base}/verify/image`, { method: 'POST', headers: { 'x-api-key': key }, body: form('image', 12 * MiB, { claim: 'the image is red' }) }), IMAGE_DETAIL],
-  ['a 12 MB CSV', (base, key) => fetch(`${base}/verify/stats`, { method: 'POST', headers: { 'x-api-key': key }, body: form('file', 12_000_000, { query: 'mean(a) > 1' }) }), CSV_DETAIL],
+  [
+    'a 12 MiB image',
+    (base, key) =>
+      fetch(`${base}/verify/image`, {
+        method: 'POST',
+        headers: { 'x-api-key': key },
+        body: form('image', 12 * MiB, { claim: 'the image is red' }),
+      }),
+    IMAGE_DETAIL,
+  ],
+  [
+    'a 12 MB CSV',
+    (base, key) =>
+      fetch(`${base}/verify/stats`, {
+        method: 'POST',
+        headers: { 'x-api-key': key },
+        body: form('file', 12_000_000, { query: 'mean(a) > 1' }),
+      }),
+    CSV_DETAIL,
+  ],
   [
     'a webhook delivery over the 1 MiB cap',
     (base) =>
       fetch(`${base}/webhooks/secret-scanning`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'Github-Public-Key-Identifier': 'abc123', 'Github-Public-Key-Signature': 'AAAA' },
+        headers: {
+          'content-type': 'application/json',
+          'Github-Public-Key-Identifier': 'abc123',
+          'Github-Public-Key-Signature': 'AAAA',
+        },
         body: JSON.stringify([{ token: 'x'.repeat(1_100_000), type: 'svc_api_key' }]),
       }),
     WEBHOOK_DETAIL,
@@ -86,20 +118,30 @@ describe("Node's fetch reads the 413 of every capped body", () => {
 
   it('a body under the cap right after a refused one is answered normally (the refusal did not poison the next connection)', async () => {
     expect((await ROWS[0][1](apiUrl(), key)).status).toBe(413);
-    const res = await fetch(`${apiUrl()}/verify/math`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify({ expression: '2 + 2 = 4' }) });
+    const res = await fetch(`${apiUrl()}/verify/math`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': key },
+      body: JSON.stringify({ expression: '2 + 2 = 4' }),
+    });
     expect(res.status).toBe(200);
     expect((await res.json()).is_valid).toBe(true);
   });
 });
 
 describe('what is dropped is not kept', () => {
-  const rssBytes = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) * 1024;
+  const rssBytes = (pid: number) =>
+    Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) * 1024;
 
   it('the API drops 480 MiB of refused uploads and its resident memory grows by less than a tenth of that', async () => {
     const pid = own!.proc.pid as number;
     expect(pid).toBeGreaterThan(0);
     // Warm-up: every path once (code loaded, buffers allocated).
-    for (const [, send, detail] of ROWS) expect(await (await send(own!.url, key)).json()).toEqual({ detail, code: expect.any(String), request_id: expect.any(String) });
+    for (const [, send, detail] of ROWS)
+      expect(await (await send(own!.url, key)).json()).toEqual({
+        detail,
+        code: expect.any(String),
+        request_id: expect.any(String),
+      });
     const before = rssBytes(pid);
     let dropped = 0;
     for (let i = 0; i < 20; i++) {
@@ -112,7 +154,9 @@ describe('what is dropped is not kept', () => {
       dropped += 12 * MiB + 12_000_000;
     }
     const grown = rssBytes(pid) - before;
-    console.info(`lingering close: ~${Math.round(dropped / MiB)} MiB sent after the refusals; API RSS ${Math.round(before / MiB)} MiB -> grew ${Math.round(grown / MiB)} MiB`);
+    console.info(
+      `lingering close: ~${Math.round(dropped / MiB)} MiB sent after the refusals; API RSS ${Math.round(before / MiB)} MiB -> grew ${Math.round(grown / MiB)} MiB`,
+    );
     // Kept, it would be ~480 MiB; the allocator and a late GC account for a few tens of MiB at most.
     expect(grown).toBeLessThan(dropped / 10);
   }, 180_000);

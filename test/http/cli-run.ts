@@ -12,9 +12,17 @@ export interface CliRun {
   stderr: string;
 }
 
-export function svc(args: string[], opts: { env?: Record<string, string>; stdin?: string; cwd?: string } = {}): Promise<CliRun> {
+export function svc(
+  args: string[],
+  opts: { env?: Record<string, string>; stdin?: string; cwd?: string } = {},
+): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SVC_BASE_URL: apiUrl(), ...opts.env };
+    const env: Record<string, string> = {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      SVC_BASE_URL: apiUrl(),
+      ...opts.env,
+    };
     const child = spawn(process.execPath, [SVC_BIN, ...args], { env, cwd: opts.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';

@@ -16,7 +16,10 @@ const file = (name: string, text: string) => {
   writeFileSync(p, text);
   return p;
 };
-const mathItems = (n: number) => Array.from({ length: n }, (_, i) => JSON.stringify({ query: `(a+${i})^2 = a^2 + ${2 * i}*a + ${i * i}`, type: 'math' })).join('\n');
+const mathItems = (n: number) =>
+  Array.from({ length: n }, (_, i) =>
+    JSON.stringify({ query: `(a+${i})^2 = a^2 + ${2 * i}*a + ${i * i}`, type: 'math' }),
+  ).join('\n');
 
 beforeAll(async () => {
   t = await newTenant('enterprise');
@@ -56,12 +59,19 @@ describe('svc verify', () => {
     const js = file('bad.js', 'const cp = require("child_process");\ncp.exec(process.argv[2]);\n');
     const r = await svc(['verify', 'code', js, '--json'], { env: keyEnv() });
     expect(r.code).toBe(2);
-    expect(JSON.parse(r.stdout)).toMatchObject({ status: 'VERIFIED', admission: 'BLOCKED', developer_fields: { language: 'javascript', constraint_id: 'code_verifier.code_unsafe' } });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      status: 'VERIFIED',
+      admission: 'BLOCKED',
+      developer_fields: { language: 'javascript', constraint_id: 'code_verifier.code_unsafe' },
+    });
     const human = await svc(['verify', 'code', js], { env: keyEnv() });
     expect(human.stdout.split('\n')[0]).toBe('code: BLOCKED (proof: unsafe)');
     // --language still wins; an extension that names no language is a usage error, not a guess.
     const forced = await svc(['verify', 'code', js, '--language', 'python', '--json'], { env: keyEnv() });
-    expect(JSON.parse(forced.stdout)).toMatchObject({ status: 'BLOCKED', developer_fields: { constraint_id: 'code_verifier.does_not_parse_as_language' } });
+    expect(JSON.parse(forced.stdout)).toMatchObject({
+      status: 'BLOCKED',
+      developer_fields: { constraint_id: 'code_verifier.does_not_parse_as_language' },
+    });
     const odd = await svc(['verify', 'code', file('notes.txt', 'x = 1\n')], { env: keyEnv() });
     expect(odd.code).toBe(64);
     expect(odd.stderr).toMatch(/cannot tell the language of 'notes.txt' from its extension; pass --language/);
@@ -85,7 +95,10 @@ describe('svc verify', () => {
   });
 
   it('SQL issues never say "line ?"', async () => {
-    const r = await svc(['verify', 'sql', '-', '--schema-ddl', 'CREATE TABLE t (id INT);'], { env: keyEnv(), stdin: 'SELECT nope\nFROM t' });
+    const r = await svc(['verify', 'sql', '-', '--schema-ddl', 'CREATE TABLE t (id INT);'], {
+      env: keyEnv(),
+      stdin: 'SELECT nope\nFROM t',
+    });
     expect(r.stdout).toMatch(/issue: \[/);
     expect(r.stdout).not.toContain('line ?');
   });
@@ -112,7 +125,8 @@ describe('svc batch output', () => {
     expect(cells[2]).toEqual(['2', 'not verified', 'UNVERIFIABLE (not verified)', 'math', '2*x = x']);
     expect(cells[3]).toEqual(['3', 'BLOCKED', 'BLOCKED (proof: unsafe)', 'code', 'import os os.system("rm -rf /")']);
     // Columns line up: every row's VERDICT starts where the header's does.
-    for (const l of lines.slice(1, 4)) expect(l.indexOf(l.split(/ {2,}/)[2] as string)).toBe(lines[0]!.indexOf('VERDICT'));
+    for (const l of lines.slice(1, 4))
+      expect(l.indexOf(l.split(/ {2,}/)[2] as string)).toBe(lines[0]!.indexOf('VERDICT'));
     expect(lines[4]).toBe('3 items: 1 verified, 1 not verified, 1 blocked, 0 error');
     expect(r.stdout).not.toContain('{');
   });
@@ -127,7 +141,10 @@ describe('svc batch output', () => {
       [3, 'blocked'],
     ]);
     const l = await svc(['batch', items(), '--jsonl', '--no-progress', '--poll-ms', '200'], { env: keyEnv() });
-    const rows = l.stdout.trim().split('\n').map((x) => JSON.parse(x));
+    const rows = l.stdout
+      .trim()
+      .split('\n')
+      .map((x) => JSON.parse(x));
     expect(rows.map((x) => x.outcome)).toEqual(['verified', 'not_verified', 'blocked']);
     expect(l.stderr).toContain('3 items: 1 verified, 1 not verified, 1 blocked, 0 error');
     const both = await svc(['batch', items(), '--jsonl', '--json'], { env: keyEnv() });
@@ -136,8 +153,15 @@ describe('svc batch output', () => {
 
   it('on a terminal, the progress bar is cleared before the results (no shared line, wrapping left alone)', async () => {
     // script(1) gives the CLI a real pseudo-terminal for stdout and stderr.
-    const cmd = [process.execPath, SVC_BIN, 'batch', items(), '--poll-ms', '200'].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ');
-    const r = spawnSync('script', ['-qec', cmd, '/dev/null'], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', HOME: dir, SVC_BASE_URL: apiUrl(), SVC_API_KEY: t.key, TERM: 'xterm' }, timeout: 120_000, input: '' });
+    const cmd = [process.execPath, SVC_BIN, 'batch', items(), '--poll-ms', '200']
+      .map((a) => `'${a.replace(/'/g, "'\\''")}'`)
+      .join(' ');
+    const r = spawnSync('script', ['-qec', cmd, '/dev/null'], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '', HOME: dir, SVC_BASE_URL: apiUrl(), SVC_API_KEY: t.key, TERM: 'xterm' },
+      timeout: 120_000,
+      input: '',
+    });
     expect(r.status).toBe(2);
     const out = r.stdout;
     expect(out).toContain('batch [');
@@ -149,14 +173,18 @@ describe('svc batch output', () => {
     // What the terminal shows before the header on its line: the text after the last erase-line.
     const seg = out.slice(out.lastIndexOf('\n', headerAt) + 1, headerAt);
     const cleared = seg.lastIndexOf('\x1b[2K');
-    const shown = (cleared >= 0 ? seg.slice(cleared + 4) : seg).replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '');
+    const shown = (cleared >= 0 ? seg.slice(cleared + 4) : seg)
+      .replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '')
+      .replace(/\r/g, '');
     expect(shown).toBe('');
     expect(out).toContain('3 items: 1 verified, 1 not verified, 1 blocked, 0 error');
   });
 
   it('a batch larger than the free plan allows is split to the size its 400 names', async () => {
     const free = await newTenant('free');
-    const r = await svc(['batch', file('twelve.jsonl', mathItems(12)), '--json', '--no-progress', '--poll-ms', '500'], { env: { SVC_API_KEY: free.key } });
+    const r = await svc(['batch', file('twelve.jsonl', mathItems(12)), '--json', '--no-progress', '--poll-ms', '500'], {
+      env: { SVC_API_KEY: free.key },
+    });
     expect(r.stderr).toContain('svc: the plan takes at most 10 items per batch; sending chunks of 10');
     expect(r.code).toBe(0);
     const doc = JSON.parse(r.stdout);
@@ -173,7 +201,11 @@ describe('svc login', () => {
     const r = await svc(['login', '--email', t.email, '--password-stdin'], { env, stdin: `${PASSWORD}\n` });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(new RegExp(`^stored the access token of ${t.email.replace(/[.+]/g, '\\$&')} \\(expires \\d{4}-.*\\) in .*config\\.json \\(mode 600\\)\\n$`));
+    expect(r.stdout).toMatch(
+      new RegExp(
+        `^stored the access token of ${t.email.replace(/[.+]/g, '\\$&')} \\(expires \\d{4}-.*\\) in .*config\\.json \\(mode 600\\)\\n$`,
+      ),
+    );
     const cfgFile = path.join(cfgDir, 'config.json');
     expect(statSync(cfgFile).mode & 0o777).toBe(0o600);
     expect(statSync(cfgDir).mode & 0o777).toBe(0o700);
@@ -187,7 +219,11 @@ describe('svc login', () => {
     expect(list.stdout).not.toContain(t.key);
 
     const status = await svc(['login', '--status', '--json'], { env });
-    expect(JSON.parse(status.stdout)).toMatchObject({ email: t.email, access_token: expect.stringMatching(/^expires /), api_key: null });
+    expect(JSON.parse(status.stdout)).toMatchObject({
+      email: t.email,
+      access_token: expect.stringMatching(/^expires /),
+      api_key: null,
+    });
 
     // A config file others can read is not used (and says why).
     chmodSync(cfgFile, 0o644);
@@ -221,11 +257,19 @@ describe('svc login', () => {
 
 describe('SQL issue positions', () => {
   it('a PostgreSQL refusal names the line of its cursor position', async () => {
-    const r = await svc(['verify', 'sql', '-', '--schema-ddl', 'CREATE TABLE t (id INT);', '--dialect', 'postgres', '--json'], { env: keyEnv(), stdin: 'SELECT id\nFROM t\nWHERE nope = 1' });
+    const r = await svc(
+      ['verify', 'sql', '-', '--schema-ddl', 'CREATE TABLE t (id INT);', '--dialect', 'postgres', '--json'],
+      { env: keyEnv(), stdin: 'SELECT id\nFROM t\nWHERE nope = 1' },
+    );
     const body = JSON.parse(r.stdout);
     expect(body).toMatchObject({ status: 'VERIFIED', admission: 'BLOCKED' });
-    expect(body.developer_fields.issues).toEqual(expect.arrayContaining([expect.objectContaining({ source: 'postgres', sqlstate: '42703', line_number: 3 })]));
-    const human = await svc(['verify', 'sql', '-', '--schema-ddl', 'CREATE TABLE t (id INT);', '--dialect', 'postgres'], { env: keyEnv(), stdin: 'SELECT id\nFROM t\nWHERE nope = 1' });
+    expect(body.developer_fields.issues).toEqual(
+      expect.arrayContaining([expect.objectContaining({ source: 'postgres', sqlstate: '42703', line_number: 3 })]),
+    );
+    const human = await svc(
+      ['verify', 'sql', '-', '--schema-ddl', 'CREATE TABLE t (id INT);', '--dialect', 'postgres'],
+      { env: keyEnv(), stdin: 'SELECT id\nFROM t\nWHERE nope = 1' },
+    );
     expect(human.stdout).toMatch(/issue: \[error\] line 3: PostgreSQL: column "nope" does not exist/);
   });
 });

@@ -19,7 +19,12 @@ interface Run {
 function svc(args: string[], opts: { env?: Record<string, string>; stdin?: string } = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
     // Only what the CLI needs: no inherited SVC_* from the test runner.
-    const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SVC_BASE_URL: apiUrl(), ...opts.env };
+    const env: Record<string, string> = {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      SVC_BASE_URL: apiUrl(),
+      ...opts.env,
+    };
     const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
@@ -49,7 +54,12 @@ describe('svc verify', () => {
     const json = await svc(['verify', 'math', '(x+1)^2 = x^2+2*x+1', '--json'], { env: keyEnv() });
     expect(json.code).toBe(0);
     const body = JSON.parse(json.stdout);
-    expect(body).toMatchObject({ status: 'VERIFIED', is_valid: true, is_authoritative: true, proof_ref: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) });
+    expect(body).toMatchObject({
+      status: 'VERIFIED',
+      is_valid: true,
+      is_authoritative: true,
+      proof_ref: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+    });
   });
 
   it('a false identity is not verified: exit 1, never 0', async () => {
@@ -69,13 +79,26 @@ describe('svc verify', () => {
   });
 
   it('input the service refuses: exit 65 with the service detail printed', async () => {
-    const r = await svc(['verify', 'sql', '-', '--schema-ddl', 'CREATE TABLE t (id INT);', '--dialect', 'klingon'], { env: keyEnv(), stdin: 'SELECT id FROM t' });
+    const r = await svc(['verify', 'sql', '-', '--schema-ddl', 'CREATE TABLE t (id INT);', '--dialect', 'klingon'], {
+      env: keyEnv(),
+      stdin: 'SELECT id FROM t',
+    });
     expect(r.code).toBe(65);
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/^svc: HTTP 400 invalid_field: .*unsupported dialect 'klingon'/);
-    const json = await svc(['verify', 'sql', '-', '--schema-ddl', 'CREATE TABLE t (id INT);', '--dialect', 'klingon', '--json'], { env: keyEnv(), stdin: 'SELECT id FROM t' });
+    const json = await svc(
+      ['verify', 'sql', '-', '--schema-ddl', 'CREATE TABLE t (id INT);', '--dialect', 'klingon', '--json'],
+      { env: keyEnv(), stdin: 'SELECT id FROM t' },
+    );
     expect(json.code).toBe(65);
-    expect(JSON.parse(json.stdout)).toMatchObject({ error: { kind: 'service', status: 400, detail: expect.stringContaining("unsupported dialect 'klingon'"), exit_code: 65 } });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      error: {
+        kind: 'service',
+        status: 400,
+        detail: expect.stringContaining("unsupported dialect 'klingon'"),
+        exit_code: 65,
+      },
+    });
   });
 
   it('a bad command line is a usage error (64); a missing key is 77, never a pass', async () => {
@@ -103,13 +126,29 @@ describe('svc batch', () => {
       ].join('\n'),
     );
     const r = await svc(['batch', items, '--out', out, '--poll-ms', '200'], { env: keyEnv() });
-    const lines = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = readFileSync(out, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines).toHaveLength(3);
     expect(lines.map((l) => l.line)).toEqual([1, 3, 4]);
     expect(new Set(lines.map((l) => l.job_id)).size).toBe(1);
-    expect(lines[0]).toMatchObject({ status: 'completed', outcome: 'verified', result: { status: 'VERIFIED', proof_ref: expect.stringMatching(/^sha256:/) } });
-    expect(lines[1]).toMatchObject({ status: 'completed', outcome: 'not_verified', result: { status: 'UNVERIFIABLE' } });
-    expect(lines[2]).toMatchObject({ type: 'sql', status: 'completed', outcome: 'verified', result: { status: 'VERIFIED', admission: 'ADMIT' } });
+    expect(lines[0]).toMatchObject({
+      status: 'completed',
+      outcome: 'verified',
+      result: { status: 'VERIFIED', proof_ref: expect.stringMatching(/^sha256:/) },
+    });
+    expect(lines[1]).toMatchObject({
+      status: 'completed',
+      outcome: 'not_verified',
+      result: { status: 'UNVERIFIABLE' },
+    });
+    expect(lines[2]).toMatchObject({
+      type: 'sql',
+      status: 'completed',
+      outcome: 'verified',
+      result: { status: 'VERIFIED', admission: 'ADMIT' },
+    });
     // One item not verified: the whole run is not a pass.
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('3 items: 2 verified, 1 not verified, 0 blocked, 0 error\n');

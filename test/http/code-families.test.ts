@@ -12,37 +12,68 @@ describe('POST /verify/code: issue 24 families, flows and unclassified calls', (
   });
 
   it.each([
-    ['python', 'import asyncio\nasync def f(cmd):\n    await asyncio.subprocess.create_subprocess_exec(cmd)\n', 3, 'shell_execution'],
+    [
+      'python',
+      'import asyncio\nasync def f(cmd):\n    await asyncio.subprocess.create_subprocess_exec(cmd)\n',
+      3,
+      'shell_execution',
+    ],
     ['python', 'import dill\nobj = dill.loads(blob)\n', 2, 'unsafe_deserialization'],
     ['ruby', 'data = Oj.load(params[:json])\n', 1, 'unsafe_deserialization'],
-    ['java', 'class A {\n  void f(String cmd) throws Exception {\n    ProcessBuilder pb = new ProcessBuilder();\n    pb.command("sh", "-c", cmd);\n  }\n}\n', 4, 'shell_execution'],
+    [
+      'java',
+      'class A {\n  void f(String cmd) throws Exception {\n    ProcessBuilder pb = new ProcessBuilder();\n    pb.command("sh", "-c", cmd);\n  }\n}\n',
+      4,
+      'shell_execution',
+    ],
     ['php', '<?php\nextract($_POST);\n', 2, 'dynamic_code_execution'],
   ])('%s: the missed family is proven unsafe and not admitted (%#)', async (language, code, line, type) => {
     const res = await verify({ code, language });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ status: 'VERIFIED', admission: 'BLOCKED', developer_fields: { constraint_id: 'code_verifier.code_unsafe', is_valid: false } });
-    expect(res.body.developer_fields.issues).toContainEqual(expect.objectContaining({ severity: 'critical', line_number: line, type }));
+    expect(res.body).toMatchObject({
+      status: 'VERIFIED',
+      admission: 'BLOCKED',
+      developer_fields: { constraint_id: 'code_verifier.code_unsafe', is_valid: false },
+    });
+    expect(res.body.developer_fields.issues).toContainEqual(
+      expect.objectContaining({ severity: 'critical', line_number: line, type }),
+    );
   });
 
   it('a sink fed by request input three lines earlier names both lines', async () => {
-    const code = 'from flask import request\n\ndef view():\n    code = request.POST.get("code")\n    x = 1\n    y = 2\n    eval(code)\n';
+    const code =
+      'from flask import request\n\ndef view():\n    code = request.POST.get("code")\n    x = 1\n    y = 2\n    eval(code)\n';
     const res = await verify({ code, language: 'python' });
     expect(res.body).toMatchObject({ status: 'VERIFIED', admission: 'BLOCKED' });
     expect(res.body.developer_fields.issues).toEqual([
-      { severity: 'critical', type: 'dynamic_code_execution', line_number: 7, description: 'Dynamic code execution: builtins.eval; input from line 4' },
+      {
+        severity: 'critical',
+        type: 'dynamic_code_execution',
+        line_number: 7,
+        description: 'Dynamic code execution: builtins.eval; input from line 4',
+      },
     ]);
   });
 
   it('an unclassified call into a deserialization family fails closed; its safe members are admitted', async () => {
     const res = await verify({ code: 'import pickle\nx = pickle.some_future_loader(blob)\n', language: 'python' });
-    expect(res.body).toMatchObject({ status: 'VERIFIED', admission: 'BLOCKED', developer_fields: { is_valid: false, critical_count: 1 } });
+    expect(res.body).toMatchObject({
+      status: 'VERIFIED',
+      admission: 'BLOCKED',
+      developer_fields: { is_valid: false, critical_count: 1 },
+    });
     expect(res.body.developer_fields.issues[0]).toEqual({
       severity: 'critical',
       type: 'unsafe_deserialization',
       line_number: 2,
-      description: 'Call into a process, code-execution or deserialization family that the scanner cannot classify as safe (fail closed): pickle.some_future_loader',
+      description:
+        'Call into a process, code-execution or deserialization family that the scanner cannot classify as safe (fail closed): pickle.some_future_loader',
     });
     const safe = await verify({ code: 'import pickle\ns = pickle.dumps({"a": 1})\n', language: 'python' });
-    expect(safe.body).toMatchObject({ status: 'VERIFIED', admission: 'ADMIT', developer_fields: { constraint_id: 'code_verifier.code_safe' } });
+    expect(safe.body).toMatchObject({
+      status: 'VERIFIED',
+      admission: 'ADMIT',
+      developer_fields: { constraint_id: 'code_verifier.code_safe' },
+    });
   });
 });

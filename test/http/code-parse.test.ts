@@ -30,12 +30,25 @@ describe('POST /verify/code: code that does not parse as its declared language i
         },
       });
       expect(res.body.developer_fields.parses_as[0]).toBe('javascript');
-      expect(res.body.developer_fields.issues).toEqual([{ severity: 'medium', type: 'parse_error', line_number: 1, description: expect.stringMatching(/^Syntax error/) }]);
-      expect(res.body.agent_message).toMatch(/^The code does not parse as python: 1 syntax error \(first on line 1\).*"language": "javascript"/);
+      expect(res.body.developer_fields.issues).toEqual([
+        {
+          severity: 'medium',
+          type: 'parse_error',
+          line_number: 1,
+          description: expect.stringMatching(/^Syntax error/),
+        },
+      ]);
+      expect(res.body.agent_message).toMatch(
+        /^The code does not parse as python: 1 syntax error \(first on line 1\).*"language": "javascript"/,
+      );
     }
     // Sent as what it is, the same code is proven unsafe.
     const js = await verify({ code, language: 'javascript' });
-    expect(js.body).toMatchObject({ status: 'VERIFIED', admission: 'BLOCKED', developer_fields: { constraint_id: 'code_verifier.code_unsafe', is_valid: false, critical_count: 1 } });
+    expect(js.body).toMatchObject({
+      status: 'VERIFIED',
+      admission: 'BLOCKED',
+      developer_fields: { constraint_id: 'code_verifier.code_unsafe', is_valid: false, critical_count: 1 },
+    });
   });
 
   it('a single syntax error in otherwise clean python → BLOCKED without a hint (it parses as nothing else)', async () => {
@@ -57,13 +70,29 @@ describe('POST /verify/code: code that does not parse as its declared language i
 
   it('a syntax error next to a dangerous call: BLOCKED, the critical line still listed', async () => {
     const res = await verify({ code: 'import os\n\ndef broken(:\n    pass\n\nos.system("id")\n', language: 'python' });
-    expect(res.body).toMatchObject({ status: 'BLOCKED', admission: 'BLOCKED', developer_fields: { constraint_id: 'code_verifier.does_not_parse_as_language', critical_count: 1 } });
-    expect(res.body.developer_fields.issues).toContainEqual({ severity: 'critical', type: 'shell_execution', line_number: 6, description: 'Shell or process execution through os: os.system' });
+    expect(res.body).toMatchObject({
+      status: 'BLOCKED',
+      admission: 'BLOCKED',
+      developer_fields: { constraint_id: 'code_verifier.does_not_parse_as_language', critical_count: 1 },
+    });
+    expect(res.body.developer_fields.issues).toContainEqual({
+      severity: 'critical',
+      type: 'shell_execution',
+      line_number: 6,
+      description: 'Shell or process execution through os: os.system',
+    });
   });
 
   it('valid code in its own language is still VERIFIED and admitted', async () => {
-    const res = await verify({ code: 'const x = [1, 2, 3].map((n) => n * 2);\nconsole.log(x);\n', language: 'javascript' });
-    expect(res.body).toMatchObject({ status: 'VERIFIED', admission: 'ADMIT', developer_fields: { constraint_id: 'code_verifier.code_safe', is_valid: true } });
+    const res = await verify({
+      code: 'const x = [1, 2, 3].map((n) => n * 2);\nconsole.log(x);\n',
+      language: 'javascript',
+    });
+    expect(res.body).toMatchObject({
+      status: 'VERIFIED',
+      admission: 'ADMIT',
+      developer_fields: { constraint_id: 'code_verifier.code_safe', is_valid: true },
+    });
     expect(res.body.developer_fields.parses_as).toBeUndefined();
   });
 });

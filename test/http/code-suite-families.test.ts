@@ -17,27 +17,61 @@ describe('POST /verify/code: suite families, long chains', () => {
     const code = `x0 = input()\n${Array.from({ length: n }, (_, i) => `x${i + 1} = x${i}`).join('\n')}\neval(x${n})\n`;
     const res = await verify({ code, language: 'python' });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ status: 'VERIFIED', admission: 'BLOCKED', developer_fields: { constraint_id: 'code_verifier.code_unsafe', critical_count: 1 } });
-    expect(res.body.developer_fields.issues[0]).toMatchObject({ severity: 'critical', type: 'dynamic_code_execution', line_number: n + 2 });
+    expect(res.body).toMatchObject({
+      status: 'VERIFIED',
+      admission: 'BLOCKED',
+      developer_fields: { constraint_id: 'code_verifier.code_unsafe', critical_count: 1 },
+    });
+    expect(res.body.developer_fields.issues[0]).toMatchObject({
+      severity: 'critical',
+      type: 'dynamic_code_execution',
+      line_number: n + 2,
+    });
   });
 
   it.each([
     ['ruby', 'def show\n  obj = JSON.load(params[:data])\nend\n', 2, 'unsafe_deserialization'],
     ['ruby', "Terrapin::CommandLine.new(params[:cmd], 'x')\n", 1, 'shell_execution'],
-    ['javascript', 'async function run(page, code) {\n  await page.evaluate(`(${code})()`);\n}\n', 2, 'dynamic_code_execution'],
-    ['java', 'import com.esotericsoftware.kryo.Kryo;\nclass A {\n  Object f(com.esotericsoftware.kryo.io.Input in) {\n    return new Kryo().readClassAndObject(in);\n  }\n}\n', 4, 'unsafe_deserialization'],
+    [
+      'javascript',
+      'async function run(page, code) {\n  await page.evaluate(`(${code})()`);\n}\n',
+      2,
+      'dynamic_code_execution',
+    ],
+    [
+      'java',
+      'import com.esotericsoftware.kryo.Kryo;\nclass A {\n  Object f(com.esotericsoftware.kryo.io.Input in) {\n    return new Kryo().readClassAndObject(in);\n  }\n}\n',
+      4,
+      'unsafe_deserialization',
+    ],
   ])('%s: the family is VERIFIED unsafe and not admitted (%#)', async (language, code, line, type) => {
     const res = await verify({ code, language });
-    expect(res.body).toMatchObject({ status: 'VERIFIED', admission: 'BLOCKED', developer_fields: { constraint_id: 'code_verifier.code_unsafe', is_valid: false } });
-    expect(res.body.developer_fields.issues).toContainEqual(expect.objectContaining({ severity: 'critical', line_number: line, type }));
+    expect(res.body).toMatchObject({
+      status: 'VERIFIED',
+      admission: 'BLOCKED',
+      developer_fields: { constraint_id: 'code_verifier.code_unsafe', is_valid: false },
+    });
+    expect(res.body.developer_fields.issues).toContainEqual(
+      expect.objectContaining({ severity: 'critical', line_number: line, type }),
+    );
   });
 
   it.each([
-    ['a readObject hook reading the next object of its own stream', 'class A implements java.io.Serializable {\n  Object p;\n  private void readObject(java.io.ObjectInputStream in) throws Exception {\n    p = in.readObject();\n  }\n}\n'],
-    ['SnakeYAML with a SafeConstructor', 'import org.yaml.snakeyaml.Yaml;\nimport org.yaml.snakeyaml.constructor.SafeConstructor;\nclass A {\n  Object f(String s) {\n    return new Yaml(new SafeConstructor()).load(s);\n  }\n}\n'],
+    [
+      'a readObject hook reading the next object of its own stream',
+      'class A implements java.io.Serializable {\n  Object p;\n  private void readObject(java.io.ObjectInputStream in) throws Exception {\n    p = in.readObject();\n  }\n}\n',
+    ],
+    [
+      'SnakeYAML with a SafeConstructor',
+      'import org.yaml.snakeyaml.Yaml;\nimport org.yaml.snakeyaml.constructor.SafeConstructor;\nclass A {\n  Object f(String s) {\n    return new Yaml(new SafeConstructor()).load(s);\n  }\n}\n',
+    ],
   ])('java: %s is admitted', async (_name, code) => {
     const res = await verify({ code, language: 'java' });
-    expect(res.body).toMatchObject({ status: 'VERIFIED', admission: 'ADMIT', developer_fields: { constraint_id: 'code_verifier.code_safe', is_valid: true } });
+    expect(res.body).toMatchObject({
+      status: 'VERIFIED',
+      admission: 'ADMIT',
+      developer_fields: { constraint_id: 'code_verifier.code_safe', is_valid: true },
+    });
   });
 
   it('bad input is a 400 with a detail', async () => {

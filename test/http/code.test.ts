@@ -9,14 +9,24 @@ describe('POST /verify/code', () => {
   });
 
   it('admits safe code: VERIFIED, code_safe, ADMIT, retained proof', async () => {
-    const res = await verify({ code: 'import re\npattern = re.compile(r"a+")\nprint(pattern.match("aa"))\n', language: 'python' });
+    const res = await verify({
+      code: 'import re\npattern = re.compile(r"a+")\nprint(pattern.match("aa"))\n',
+      language: 'python',
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
       status: 'VERIFIED',
       admission: 'ADMIT',
       is_authoritative: true,
       proof_ref: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
-      developer_fields: { constraint_id: 'code_verifier.code_safe', is_safe: true, is_valid: true, language: 'python', critical_count: 0, issues: [] },
+      developer_fields: {
+        constraint_id: 'code_verifier.code_safe',
+        is_safe: true,
+        is_valid: true,
+        language: 'python',
+        critical_count: 0,
+        issues: [],
+      },
     });
     const proof = await (await db()).collection('proofs').findOne({ _id: res.body.proof_ref });
     expect(proof?.artifact).toMatchObject({ language: 'python', parser: { name: 'web-tree-sitter' } });
@@ -36,8 +46,14 @@ describe('POST /verify/code', () => {
   it('defaults to python and follows Node child_process aliases', async () => {
     const py = await verify({ code: 'import subprocess as sp\nsp.run(["ls"])' });
     expect(py.body.developer_fields).toMatchObject({ language: 'python', is_valid: false });
-    const js = await verify({ code: "const { exec: run } = require('child_process');\nrun('ls');", language: 'javascript' });
-    expect(js.body).toMatchObject({ admission: 'BLOCKED', developer_fields: { is_valid: false, language: 'javascript' } });
+    const js = await verify({
+      code: "const { exec: run } = require('child_process');\nrun('ls');",
+      language: 'javascript',
+    });
+    expect(js.body).toMatchObject({
+      admission: 'BLOCKED',
+      developer_fields: { is_valid: false, language: 'javascript' },
+    });
   });
 
   it.each([
@@ -46,7 +62,13 @@ describe('POST /verify/code', () => {
   ])('blocks %s without a proof', async (_label, body, constraint) => {
     const res = await verify(body);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ status: 'BLOCKED', admission: 'BLOCKED', proof_ref: null, is_authoritative: false, developer_fields: { constraint_id: constraint } });
+    expect(res.body).toMatchObject({
+      status: 'BLOCKED',
+      admission: 'BLOCKED',
+      proof_ref: null,
+      is_authoritative: false,
+      developer_fields: { constraint_id: constraint },
+    });
     expect(res.body.agent_message.length).toBeGreaterThan(10);
   });
 
@@ -63,9 +85,21 @@ describe('POST /verify/code', () => {
     const ok = await verify({ code, language: 'python' });
     expect([200, 503]).toContain(ok.status);
     if (ok.status === 200) expect(ok.body.status).not.toBe('BLOCKED');
-    else expect(ok.body).toEqual({ detail: 'Code verification timed out.', code: expect.any(String), request_id: expect.any(String) });
-    const big = await http('POST', '/verify/code', { rawBody: JSON.stringify({ code: line.repeat(170_000) }), headers: { 'content-type': 'application/json', 'x-api-key': t.key } });
+    else
+      expect(ok.body).toEqual({
+        detail: 'Code verification timed out.',
+        code: expect.any(String),
+        request_id: expect.any(String),
+      });
+    const big = await http('POST', '/verify/code', {
+      rawBody: JSON.stringify({ code: line.repeat(170_000) }),
+      headers: { 'content-type': 'application/json', 'x-api-key': t.key },
+    });
     expect(big.status).toBe(413);
-    expect(big.body).toEqual({ detail: 'Request body exceeds the 1000000 byte limit for this endpoint.', code: expect.any(String), request_id: expect.any(String) });
+    expect(big.body).toEqual({
+      detail: 'Request body exceeds the 1000000 byte limit for this endpoint.',
+      code: expect.any(String),
+      request_id: expect.any(String),
+    });
   });
 });

@@ -6,7 +6,13 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, inject, it } from 'vitest';
 import { db, post, randomIp, stackEnv } from './helpers.js';
-import { DEV_OPERATOR_EMAIL, DEV_OPERATOR_ORG_ID, devOperatorFrom, seedDevOperator, withDevOperator } from '../../infra/dev-operator.js';
+import {
+  DEV_OPERATOR_EMAIL,
+  DEV_OPERATOR_ORG_ID,
+  devOperatorFrom,
+  seedDevOperator,
+  withDevOperator,
+} from '../../infra/dev-operator.js';
 import { generateSecrets } from '../../infra/secrets.js';
 import { codecServerPort } from '../../infra/stack.js';
 import { codecSettings, gatedSettings, READ_ONLY_SETTINGS } from '../../infra/temporal-ui-gate.js';
@@ -34,7 +40,11 @@ describe('Temporal UI settings through the gate', () => {
     const origin = new URL(uiUrl()).origin;
     const pre = await fetch(`${codecUrl()}/default/decode`, {
       method: 'OPTIONS',
-      headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,x-namespace' },
+      headers: {
+        origin,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type,x-namespace',
+      },
     });
     expect(pre.status).toBe(204);
     expect(pre.headers.get('access-control-allow-origin')).toBe(origin);
@@ -42,12 +52,21 @@ describe('Temporal UI settings through the gate', () => {
   });
 
   it('gatedSettings: no endpoint, nothing added; an endpoint gets credentials and the sign-in link', () => {
-    expect(codecSettings({ Endpoint: '', IncludeCredentials: false })).toEqual({ Endpoint: '', IncludeCredentials: false });
+    expect(codecSettings({ Endpoint: '', IncludeCredentials: false })).toEqual({
+      Endpoint: '',
+      IncludeCredentials: false,
+    });
     expect(codecSettings(undefined)).toBeUndefined();
-    expect(gatedSettings({ Version: '2', Codec: { Endpoint: 'http://127.0.0.1:8234', IncludeCredentials: false } })).toMatchObject({
+    expect(
+      gatedSettings({ Version: '2', Codec: { Endpoint: 'http://127.0.0.1:8234', IncludeCredentials: false } }),
+    ).toMatchObject({
       Version: '2',
       DisableWriteActions: true,
-      Codec: { Endpoint: 'http://127.0.0.1:8234', IncludeCredentials: true, DefaultErrorLink: 'http://127.0.0.1:8234/' },
+      Codec: {
+        Endpoint: 'http://127.0.0.1:8234',
+        IncludeCredentials: true,
+        DefaultErrorLink: 'http://127.0.0.1:8234/',
+      },
     });
   });
 });
@@ -64,12 +83,20 @@ describe('the dev operator', () => {
   });
 
   it('is seeded into the store once and signs in through the API', async () => {
-    const op = { userId: `usr_devop${randomBytes(8).toString('hex')}`, email: `op-${randomBytes(4).toString('hex')}@svc.local`, password: `devop-${randomBytes(12).toString('base64url')}` };
+    const op = {
+      userId: `usr_devop${randomBytes(8).toString('hex')}`,
+      email: `op-${randomBytes(4).toString('hex')}@svc.local`,
+      password: `devop-${randomBytes(12).toString('base64url')}`,
+    };
     expect(await seedDevOperator(stackEnv().MONGODB_URI as string, op)).toBe('created');
     expect(await seedDevOperator(stackEnv().MONGODB_URI as string, op)).toBe('exists');
     const user = await (await db()).collection('users').findOne({ _id: op.userId as any });
     expect(user).toMatchObject({ email: op.email, org_id: DEV_OPERATOR_ORG_ID, role: 'owner', active: true });
-    const signin = await post('/auth/signin', { email: op.email, password: op.password }, { 'x-forwarded-for': randomIp() });
+    const signin = await post(
+      '/auth/signin',
+      { email: op.email, password: op.password },
+      { 'x-forwarded-for': randomIp() },
+    );
     expect(signin.status).toBe(200);
     expect(signin.body.user).toMatchObject({ id: op.userId, org_id: DEV_OPERATOR_ORG_ID });
   });

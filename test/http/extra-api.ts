@@ -11,9 +11,20 @@ export type ExtraApi = { proc: ManagedProcess; url: string };
  * `entry` 'api' is the plain API (api/server.ts); 'api-process' is what the stack runs, the API
  * with its in-process worker for eager starts (workers/api-process.ts).
  */
-export async function startExtraApi(name: string, env: Record<string, string | undefined>, expectReady = true, entry: 'api' | 'api-process' = 'api'): Promise<ExtraApi> {
+export async function startExtraApi(
+  name: string,
+  env: Record<string, string | undefined>,
+  expectReady = true,
+  entry: 'api' | 'api-process' = 'api',
+): Promise<ExtraApi> {
   const port = await freePort();
-  const fullEnv: NodeJS.ProcessEnv = { ...process.env, ...inject('stackEnv'), HOST: '127.0.0.1', PORT: String(port), ...env };
+  const fullEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    ...inject('stackEnv'),
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    ...env,
+  };
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete fullEnv[k];
   const proc = new ManagedProcess(
     {
@@ -31,7 +42,9 @@ export async function startExtraApi(name: string, env: Record<string, string | u
 }
 
 /** Starts several extra APIs side by side; if one fails to start, stops the others and throws its error. */
-export async function startExtraApis(specs: Array<[name: string, env: Record<string, string | undefined>]>): Promise<ExtraApi[]> {
+export async function startExtraApis(
+  specs: Array<[name: string, env: Record<string, string | undefined>]>,
+): Promise<ExtraApi[]> {
   const settled = await Promise.allSettled(specs.map(([name, env]) => startExtraApi(name, env)));
   const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (failed) {

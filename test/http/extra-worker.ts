@@ -10,7 +10,11 @@ import { serviceArgs } from '../../infra/service-build.js';
 // of requests each.
 
 /** A worker process on the test stack (not started yet): the lean defaults, then `env` (undefined deletes). */
-export function extraWorker(name: string, env: Record<string, string | undefined>, readyTimeoutMs = 120_000): ManagedProcess {
+export function extraWorker(
+  name: string,
+  env: Record<string, string | undefined>,
+  readyTimeoutMs = 120_000,
+): ManagedProcess {
   const fullEnv: NodeJS.ProcessEnv = { ...process.env, ...inject('stackEnv'), ...LEAN_WORKER_ENV, ...env };
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete fullEnv[k];
   return new ManagedProcess(
@@ -26,7 +30,11 @@ export function extraWorker(name: string, env: Record<string, string | undefined
   );
 }
 
-export async function startExtraWorker(name: string, env: Record<string, string | undefined>, readyTimeoutMs?: number): Promise<ManagedProcess> {
+export async function startExtraWorker(
+  name: string,
+  env: Record<string, string | undefined>,
+  readyTimeoutMs?: number,
+): Promise<ManagedProcess> {
   const proc = extraWorker(name, env, readyTimeoutMs);
   await proc.start();
   return proc;

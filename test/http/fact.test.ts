@@ -59,7 +59,9 @@ describe('POST /verify/fact', () => {
   it('a quantity contradiction names both values and points at the context value', async () => {
     const res = await fact({ claim: 'The Eiffel Tower is 300 metres tall.', context: CONTEXT });
     expect(res.body.reasoning).toContain('the claim states "300 metres" but the context states "330 metres" (length)');
-    expect(res.body.evidence).toContainEqual(expect.objectContaining({ role: 'contradicting_span', text: '330 metres' }));
+    expect(res.body.evidence).toContainEqual(
+      expect.objectContaining({ role: 'contradicting_span', text: '330 metres' }),
+    );
   });
 
   it('an unrelated claim is INCONCLUSIVE with confidence 0 (fail closed)', async () => {
@@ -76,7 +78,10 @@ describe('POST /verify/fact', () => {
     [{ claim: 'x', context: ' \n ' }, "Invalid field 'context': context must not be empty"],
     [{ claim: 5, context: CONTEXT }, "Invalid field 'claim': claim must be a string"],
     [{ claim: 'x'.repeat(10_001), context: CONTEXT }, "Invalid field 'claim': claim must be at most 10000 characters"],
-    [{ claim: 'x', context: CONTEXT, provider: 'mystery' }, "Unknown provider 'mystery'. Available providers: local, openai, anthropic."],
+    [
+      { claim: 'x', context: CONTEXT, provider: 'mystery' },
+      "Unknown provider 'mystery'. Available providers: local, openai, anthropic.",
+    ],
   ])('400 for %j', async (body, detail) => {
     const res = await fact(body);
     expect(res.status).toBe(400);
@@ -104,7 +109,10 @@ describe('POST /verify/fact', () => {
         provider_error: null,
         provider_judgement: { label: 'contradicted', quote: 'The Eiffel Tower stands in Paris', quote_found: true },
       });
-      expect(res.body.signals).toContainEqual({ kind: 'provider_entailment', detail: 'contradicted, backed by a quote found in the context' });
+      expect(res.body.signals).toContainEqual({
+        kind: 'provider_entailment',
+        detail: 'contradicted, backed by a quote found in the context',
+      });
       const q = res.body.evidence.find((e: any) => e.role === 'provider_quote');
       expect(q.text).toBe('The Eiffel Tower stands in Paris');
       expect(cpSlice(context, q.start, q.end)).toBe(q.text);
@@ -118,21 +126,40 @@ describe('POST /verify/fact', () => {
     });
 
     it('"contradicted" without a quote decides nothing: INCONCLUSIVE', async () => {
-      const res = await fact({ claim: FACT_CLAIMS.contradictedWithoutQuote, context: 'The Eiffel Tower is a landmark.', provider: 'openai' });
+      const res = await fact({
+        claim: FACT_CLAIMS.contradictedWithoutQuote,
+        context: 'The Eiffel Tower is a landmark.',
+        provider: 'openai',
+      });
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ verdict: 'INCONCLUSIVE', confidence: 0, provider_judgement: { label: 'contradicted', quote: null, quote_found: false } });
+      expect(res.body).toMatchObject({
+        verdict: 'INCONCLUSIVE',
+        confidence: 0,
+        provider_judgement: { label: 'contradicted', quote: null, quote_found: false },
+      });
       expect(res.body.reasoning).toMatch(/without a quote/);
     });
 
     it('"entailed" with a quote that is not in the context decides nothing', async () => {
-      const res = await fact({ claim: FACT_CLAIMS.entailed, context: 'The Eiffel Tower is a landmark of France.', provider: 'openai' });
+      const res = await fact({
+        claim: FACT_CLAIMS.entailed,
+        context: 'The Eiffel Tower is a landmark of France.',
+        provider: 'openai',
+      });
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ verdict: 'INCONCLUSIVE', provider_judgement: { label: 'entailed', quote_found: false } });
+      expect(res.body).toMatchObject({
+        verdict: 'INCONCLUSIVE',
+        provider_judgement: { label: 'entailed', quote_found: false },
+      });
     });
 
     it('a model never overturns a deterministic contradiction', async () => {
       // The script judges every unscripted claim "neutral"; the deterministic REFUTED stands.
-      const res = await fact({ claim: 'The Eiffel Tower was completed in 1890.', context: CONTEXT, provider: 'openai' });
+      const res = await fact({
+        claim: 'The Eiffel Tower was completed in 1890.',
+        context: CONTEXT,
+        provider: 'openai',
+      });
       expect(res.body).toMatchObject({ verdict: 'REFUTED', confidence: 0.9, provider_judgement: { label: 'neutral' } });
     });
 
@@ -141,7 +168,11 @@ describe('POST /verify/fact', () => {
       const t0 = Date.now();
       const res = await fact({ claim: FACT_CLAIMS.slow, context: CONTEXT, provider: 'openai' });
       expect(res.status).toBe(503);
-      expect(res.body).toEqual({ detail: 'Fact verification timed out.', code: expect.any(String), request_id: expect.any(String) });
+      expect(res.body).toEqual({
+        detail: 'Fact verification timed out.',
+        code: expect.any(String),
+        request_id: expect.any(String),
+      });
       expect(res.headers.get('x-workflow-id')).toMatch(/^verify-fact-/);
       expect(Date.now() - t0).toBeLessThan(15_000);
       expect(await providerCalls(openai(), FACT_CLAIMS.slow)).toBe(before + 1);
@@ -156,7 +187,11 @@ describe('POST /verify/fact', () => {
           items: [
             { query: 'The Eiffel Tower is 300 metres tall.', type: 'fact', params: { context: CONTEXT } },
             { query: 'Paris is the capital of France.', type: 'fact' },
-            { query: FACT_CLAIMS.contradictedWithQuote, type: 'fact', params: { context: 'The Eiffel Tower stands in Paris.', provider: 'anthropic' } },
+            {
+              query: FACT_CLAIMS.contradictedWithQuote,
+              type: 'fact',
+              params: { context: 'The Eiffel Tower stands in Paris.', provider: 'anthropic' },
+            },
             { query: 'x', type: 'fact', params: { context: 'y', provider: 'mystery' } },
           ],
         },
@@ -164,10 +199,24 @@ describe('POST /verify/fact', () => {
       );
       expect(res.status).toBe(200);
       const items = res.body.items;
-      expect(items[0]).toMatchObject({ type: 'fact', status: 'completed', result: { verdict: 'REFUTED', provider_used: 'local' } });
-      expect(items[1]).toMatchObject({ type: 'fact', status: 'failed', error: 'Item failed: fact items need params.context, a non-empty string' });
-      expect(items[2]).toMatchObject({ status: 'completed', result: { verdict: 'REFUTED', provider_used: 'anthropic' } });
-      expect(items[3]).toMatchObject({ status: 'failed', error: "Item failed: Unknown provider 'mystery'. Available providers: local, openai, anthropic." });
+      expect(items[0]).toMatchObject({
+        type: 'fact',
+        status: 'completed',
+        result: { verdict: 'REFUTED', provider_used: 'local' },
+      });
+      expect(items[1]).toMatchObject({
+        type: 'fact',
+        status: 'failed',
+        error: 'Item failed: fact items need params.context, a non-empty string',
+      });
+      expect(items[2]).toMatchObject({
+        status: 'completed',
+        result: { verdict: 'REFUTED', provider_used: 'anthropic' },
+      });
+      expect(items[3]).toMatchObject({
+        status: 'failed',
+        error: "Item failed: Unknown provider 'mystery'. Available providers: local, openai, anthropic.",
+      });
     });
   });
 });

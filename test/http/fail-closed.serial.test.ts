@@ -19,7 +19,11 @@ describe('fail closed when the workflow engine is unavailable', () => {
       const started = Date.now();
       const res = await post('/verify/math', { expression: '(x+1)^2 = x^2 + 2*x + 1' }, { 'x-api-key': t.key });
       expect(res.status).toBe(503);
-      expect(res.body).toEqual({ detail: 'Verification backend unavailable — retry shortly.', code: expect.any(String), request_id: expect.any(String) });
+      expect(res.body).toEqual({
+        detail: 'Verification backend unavailable — retry shortly.',
+        code: expect.any(String),
+        request_id: expect.any(String),
+      });
       expect(res.text).not.toContain('VERIFIED');
       expect(Date.now() - started).toBeLessThan(15_000);
     } finally {

@@ -16,7 +16,10 @@ describe('fail closed when no worker takes the workflow', () => {
 
   it('answers 503 when no worker picks the workflow up before its deadline', async () => {
     // A plain API (no in-process worker) on a task queue no worker polls.
-    const plain = await startExtraApi('api-no-worker', { SVC_API_WORKER: 'off', SVC_TASK_QUEUE: `svc-no-worker-${randomUUID()}` });
+    const plain = await startExtraApi('api-no-worker', {
+      SVC_API_WORKER: 'off',
+      SVC_TASK_QUEUE: `svc-no-worker-${randomUUID()}`,
+    });
     try {
       const res = await call(plain.url, 'POST', '/verify/math', t.key, { expression: '(a+b)^2 = a^2 + 2*a*b + b^2' });
       expect(res.status).toBe(503);
@@ -31,7 +34,12 @@ describe('fail closed when no worker takes the workflow', () => {
     // The API as the stack runs it (workers/api-process.ts), on a queue no standalone worker
     // polls: math is started eagerly and run by the API's own worker, as a workflow with its
     // audit entry; logic needs a standalone worker and answers 503.
-    const api = await startExtraApi('api-own-worker', { SVC_TASK_QUEUE: `svc-own-worker-${randomUUID()}`, SVC_ENGINE_POOL_SIZE: '1' }, true, 'api-process');
+    const api = await startExtraApi(
+      'api-own-worker',
+      { SVC_TASK_QUEUE: `svc-own-worker-${randomUUID()}`, SVC_ENGINE_POOL_SIZE: '1' },
+      true,
+      'api-process',
+    );
     try {
       // Its worker attaches once its engine threads are warm.
       for (let i = 0; i < 180 && !api.proc.logContains('eager start on'); i++) await sleep(500);
@@ -53,9 +61,18 @@ describe('fail closed on missing or unsafe server secrets', () => {
   it('refuses to start without the lookup secret, or with it equal to the JWT secret', async () => {
     // Both processes start side by side; each must exit with its own reason.
     await Promise.all([
-      expect(startExtraApi('api-no-lookup', { SVC_API_KEY_LOOKUP_SECRET: undefined }, false)).rejects.toThrow(/SVC_API_KEY_LOOKUP_SECRET is not set/),
+      expect(startExtraApi('api-no-lookup', { SVC_API_KEY_LOOKUP_SECRET: undefined }, false)).rejects.toThrow(
+        /SVC_API_KEY_LOOKUP_SECRET is not set/,
+      ),
       expect(
-        startExtraApi('api-same-secret', { SVC_API_KEY_LOOKUP_SECRET: 'same-secret-value-same-secret-value', SVC_JWT_SECRET_KEY: 'same-secret-value-same-secret-value' }, false),
+        startExtraApi(
+          'api-same-secret',
+          {
+            SVC_API_KEY_LOOKUP_SECRET: 'same-secret-value-same-secret-value',
+            SVC_JWT_SECRET_KEY: 'same-secret-value-same-secret-value',
+          },
+          false,
+        ),
       ).rejects.toThrow(/SVC_API_KEY_LOOKUP_SECRET equals SVC_JWT_SECRET_KEY/),
     ]);
   });
@@ -65,7 +82,11 @@ describe('fail closed on missing or unsafe server secrets', () => {
     try {
       const res = await fetch(`${url}/health/identity?nonce=abc`);
       expect(res.status).toBe(503);
-      expect(await res.json()).toEqual({ detail: 'server secrets not configured', code: expect.any(String), request_id: expect.any(String) });
+      expect(await res.json()).toEqual({
+        detail: 'server secrets not configured',
+        code: expect.any(String),
+        request_id: expect.any(String),
+      });
     } finally {
       await proc.stop();
     }

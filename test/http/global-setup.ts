@@ -39,7 +39,8 @@ const CONTROL_PORT = 18999 + OFFSET;
  * (test/store-commands/capture.mjs); test/http/store-contract.test.ts and the last teardown
  * fail on a read of a growing collection that is not a point lookup (test/store-commands/contract.ts).
  */
-const STORE_CAPTURE_DIR = process.env.SVC_TEST_STORE_CAPTURE === '0' ? '' : path.join(ROOT, '.data', `store-capture-${OFFSET}`);
+const STORE_CAPTURE_DIR =
+  process.env.SVC_TEST_STORE_CAPTURE === '0' ? '' : path.join(ROOT, '.data', `store-capture-${OFFSET}`);
 /** Served by test/http/secret-scanning.test.ts: the signing-key document (/keys) and the feedback sink (/feedback). */
 export const LEAK_FIXTURE_PORT = 18990 + OFFSET;
 
@@ -61,7 +62,10 @@ function controlServer(stack: Stack): Server {
     // A stop answers how the process ended: 'exited' on SIGTERM, or 'killed' by the SIGKILL after the grace.
     const action: Promise<unknown> = m[1] === 'stop' ? proc.stop() : m[1] === 'kill9' ? proc.kill9() : proc.start();
     action.then(
-      (ended) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, ...(typeof ended === 'string' ? { ended } : {}) })),
+      (ended) =>
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ ok: true, ...(typeof ended === 'string' ? { ended } : {}) })),
       (err: Error) => res.writeHead(500).end(JSON.stringify({ ok: false, error: err.message })),
     );
   });
@@ -145,7 +149,9 @@ async function startStack(): Promise<SharedStack> {
   return {
     apiUrl: stack.apiUrl,
     stackEnv: Object.fromEntries(
-      Object.entries(stack.env).filter(([k]) => k.startsWith('SVC_') || k === 'MONGODB_URI' || k === 'TEMPORAL_ADDRESS'),
+      Object.entries(stack.env).filter(
+        ([k]) => k.startsWith('SVC_') || k === 'MONGODB_URI' || k === 'TEMPORAL_ADDRESS',
+      ),
     ) as Record<string, string>,
     dataDir: stack.dataDir,
     teardown: async () => {
@@ -162,7 +168,8 @@ async function startStack(): Promise<SharedStack> {
       if (STORE_CAPTURE_DIR) {
         const report = contractReport(STORE_CAPTURE_DIR);
         console.log(report.summary);
-        if (report.failures.length > 0) throw new Error(`store contract (issue 22) broken:\n${report.failures.join('\n')}`);
+        if (report.failures.length > 0)
+          throw new Error(`store contract (issue 22) broken:\n${report.failures.join('\n')}`);
       }
     },
   };

@@ -25,8 +25,12 @@ describe('GET /health/identity', () => {
     const res = await get(`/health/identity?nonce=${encodeURIComponent(nonce)}`);
     expect(res.status).toBe(200);
     const env = stackEnv();
-    const jwt = createHmac('sha256', env.SVC_JWT_SECRET_KEY as string).update(`svc-server-identity-v1:jwt:${nonce}`).digest('hex');
-    const lookup = createHmac('sha256', env.SVC_API_KEY_LOOKUP_SECRET as string).update(`svc-server-identity-v1:lookup:${nonce}`).digest('hex');
+    const jwt = createHmac('sha256', env.SVC_JWT_SECRET_KEY as string)
+      .update(`svc-server-identity-v1:jwt:${nonce}`)
+      .digest('hex');
+    const lookup = createHmac('sha256', env.SVC_API_KEY_LOOKUP_SECRET as string)
+      .update(`svc-server-identity-v1:lookup:${nonce}`)
+      .digest('hex');
     expect(res.body).toEqual({ identity: { jwt_hmac: jwt, lookup_hmac: lookup } });
     expect(res.text).not.toContain(env.SVC_JWT_SECRET_KEY as string);
     expect(res.text).not.toContain(env.SVC_API_KEY_LOOKUP_SECRET as string);
@@ -46,7 +50,11 @@ describe('GET /health/identity', () => {
   ])('rejects a %s nonce with 400', async (_label, query) => {
     const res = await get(`/health/identity${query}`);
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ detail: 'nonce is required (max 128 characters)', code: expect.any(String), request_id: expect.any(String) });
+    expect(res.body).toEqual({
+      detail: 'nonce is required (max 128 characters)',
+      code: expect.any(String),
+      request_id: expect.any(String),
+    });
   });
 });
 
@@ -75,15 +83,31 @@ describe('HTTP hygiene', () => {
       req.on('error', reject);
       req.end();
     });
-    expect(trace).toEqual({ status: 405, allow: 'HEAD, GET', body: { detail: 'Method TRACE is not allowed on this path: use HEAD, GET.', code: 'method_not_allowed', request_id: expect.any(String) } });
+    expect(trace).toEqual({
+      status: 405,
+      allow: 'HEAD, GET',
+      body: {
+        detail: 'Method TRACE is not allowed on this path: use HEAD, GET.',
+        code: 'method_not_allowed',
+        request_id: expect.any(String),
+      },
+    });
     // Any other method no route uses (was a bare 501).
     const propfind = await http('PROPFIND', '/health');
     expect(propfind.status).toBe(405);
-    expect(propfind.body).toEqual({ detail: 'Method PROPFIND is not allowed on this path: use HEAD, GET.', code: expect.any(String), request_id: expect.any(String) });
+    expect(propfind.body).toEqual({
+      detail: 'Method PROPFIND is not allowed on this path: use HEAD, GET.',
+      code: expect.any(String),
+      request_id: expect.any(String),
+    });
     const del = await http('DELETE', '/verify/math', { headers: key });
     expect(del.status).toBe(405);
     expect(del.headers.get('allow')).toBe('POST');
-    expect(del.body).toEqual({ detail: 'Method DELETE is not allowed on this path: use POST.', code: expect.any(String), request_id: expect.any(String) });
+    expect(del.body).toEqual({
+      detail: 'Method DELETE is not allowed on this path: use POST.',
+      code: expect.any(String),
+      request_id: expect.any(String),
+    });
     const patch = await http('PATCH', '/v1/auth/api-keys', { body: {} });
     expect(patch.status).toBe(405);
     expect(patch.body.detail).toMatch(/^Method PATCH is not allowed on this path: use /);
@@ -94,26 +118,46 @@ describe('HTTP hygiene', () => {
   });
 
   it('rejects malformed JSON with 400 and never a stack trace', async () => {
-    const res = await http('POST', '/verify/math', { rawBody: '{"expression": "1+1",', headers: { 'content-type': 'application/json', ...key } });
+    const res = await http('POST', '/verify/math', {
+      rawBody: '{"expression": "1+1",',
+      headers: { 'content-type': 'application/json', ...key },
+    });
     expect(res.status).toBe(400);
     expect(res.body.detail).toMatch(/^Malformed JSON body/);
     expect(res.text).not.toMatch(/at .*\.ts:\d+/);
   });
 
   it('rejects a non-object body with 400', async () => {
-    const res = await http('POST', '/verify/math', { rawBody: '[1,2]', headers: { 'content-type': 'application/json', ...key } });
+    const res = await http('POST', '/verify/math', {
+      rawBody: '[1,2]',
+      headers: { 'content-type': 'application/json', ...key },
+    });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ detail: 'Request body must be a JSON object.', code: expect.any(String), request_id: expect.any(String) });
+    expect(res.body).toEqual({
+      detail: 'Request body must be a JSON object.',
+      code: expect.any(String),
+      request_id: expect.any(String),
+    });
   });
 
   it('rejects an empty body with 400', async () => {
-    const res = await http('POST', '/verify/math', { rawBody: '', headers: { 'content-type': 'application/json', ...key } });
+    const res = await http('POST', '/verify/math', {
+      rawBody: '',
+      headers: { 'content-type': 'application/json', ...key },
+    });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ detail: 'Request body is required (a JSON object).', code: expect.any(String), request_id: expect.any(String) });
+    expect(res.body).toEqual({
+      detail: 'Request body is required (a JSON object).',
+      code: expect.any(String),
+      request_id: expect.any(String),
+    });
   });
 
   it('rejects a non-JSON content type with 415', async () => {
-    const res = await http('POST', '/verify/math', { rawBody: 'expression=1', headers: { 'content-type': 'application/x-www-form-urlencoded', ...key } });
+    const res = await http('POST', '/verify/math', {
+      rawBody: 'expression=1',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...key },
+    });
     expect(res.status).toBe(415);
     expect(res.body.detail).toMatch(/application\/json/);
   });

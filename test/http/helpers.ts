@@ -39,7 +39,10 @@ export const post = <T = any>(path: string, body?: unknown, headers?: Record<str
 export const get = <T = any>(path: string, headers?: Record<string, string>) => http<T>('GET', path, { headers });
 
 /** Stops, starts or SIGKILLs a stack component through the global setup's control endpoint. */
-export async function control(action: 'stop' | 'start' | 'kill9', component: 'temporal' | 'ferretdb' | 'worker' | 'api' | 'smtp') {
+export async function control(
+  action: 'stop' | 'start' | 'kill9',
+  component: 'temporal' | 'ferretdb' | 'worker' | 'api' | 'smtp',
+) {
   const res = await fetch(`${inject('controlUrl')}/${action}/${component}`, { method: 'POST' });
   if (res.status !== 200) throw new Error(`control ${action} ${component} failed: ${await res.text()}`);
   return (await res.json()) as { ok: true; ended?: 'exited' | 'killed' };
@@ -88,10 +91,15 @@ export async function mintKey(token: string, name = 'test key', extra: Record<st
 /** A fresh organization with its owner, signed in, with one API key. */
 export async function newTenant(plan: 'free' | 'pro' | 'enterprise' = 'enterprise'): Promise<Member> {
   const email = uniqueEmail('owner');
-  const res = await post('/auth/signup', { email, password: PASSWORD, organization_name: `Org ${email}` }, { 'x-forwarded-for': randomIp() });
+  const res = await post(
+    '/auth/signup',
+    { email, password: PASSWORD, organization_name: `Org ${email}` },
+    { 'x-forwarded-for': randomIp() },
+  );
   if (res.status !== 200) throw new Error(`signup failed: ${res.status} ${res.text}`);
   const { access_token, user } = res.body;
-  if (plan !== 'free') await (await db()).collection('organizations').updateOne({ _id: user.org_id }, { $set: { plan } });
+  if (plan !== 'free')
+    await (await db()).collection('organizations').updateOne({ _id: user.org_id }, { $set: { plan } });
   const k = await mintKey(access_token);
   return { userId: user.id, orgId: user.org_id, email, role: 'owner', token: access_token, key: k.key, keyId: k.id };
 }
@@ -100,7 +108,12 @@ export async function newTenant(plan: 'free' | 'pro' | 'enterprise' = 'enterpris
 export async function addMember(orgId: string, role: 'owner' | 'admin' | 'member'): Promise<Member> {
   const email = uniqueEmail(role);
   memberStore ??= Store.lazy(stackEnv().MONGODB_URI as string);
-  const user = await new Accounts(memberStore, '').addUser({ orgId, email, passwordHash: await hashPassword(PASSWORD), role });
+  const user = await new Accounts(memberStore, '').addUser({
+    orgId,
+    email,
+    passwordHash: await hashPassword(PASSWORD),
+    role,
+  });
   const userId = user._id;
   const res = await post('/auth/signin', { email, password: PASSWORD }, { 'x-forwarded-for': randomIp() });
   if (res.status !== 200) throw new Error(`signin failed: ${res.status} ${res.text}`);

@@ -50,9 +50,15 @@ describe('item 1: process engine regular expressions', () => {
 
   it('milestones mode: 20,000 words against 10 milestones of 1,000 characters', async () => {
     const trace = Array.from({ length: 20_000 }, (_, i) => `w${i % 7}`).join(' ');
-    const milestone = `${Array.from({ length: 330 }, (_, i) => `w${i % 7}`).join(' ').slice(0, 990)} zz`;
+    const milestone = `${Array.from({ length: 330 }, (_, i) => `w${i % 7}`)
+      .join(' ')
+      .slice(0, 990)} zz`;
     const found = trace.slice(0, 600);
-    const res = await post('/verify/process', { trace, mode: 'milestones', milestones: [...Array(9).fill(milestone), found] }, { 'x-api-key': a.key });
+    const res = await post(
+      '/verify/process',
+      { trace, mode: 'milestones', milestones: [...Array(9).fill(milestone), found] },
+      { 'x-api-key': a.key },
+    );
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ verified: false, process_rate: 0.1, missed_milestones: Array(9).fill(milestone) });
   });
@@ -68,7 +74,11 @@ describe('item 2: code scanner nesting', () => {
     await trivialMath(b.key);
     const res = await attack;
     expect(res.status).toBe(503);
-    expect(res.body).toEqual({ detail: 'Code verification timed out.', code: expect.any(String), request_id: expect.any(String) });
+    expect(res.body).toEqual({
+      detail: 'Code verification timed out.',
+      code: expect.any(String),
+      request_id: expect.any(String),
+    });
     // The deadline is the engine's (SVC_CODE_VERIFY_TIMEOUT, 10 s), not the 10 s plus the grace.
     expect(Date.now() - started).toBeLessThan(14_000);
   });
@@ -87,7 +97,10 @@ describe('item 2: code scanner nesting', () => {
       job = (await get(`/verify/batch/${res.body.job_id}`, { 'x-api-key': a.key })).body;
     }
     expect(job.status).toBe('completed');
-    expect(job.items[0], JSON.stringify(job.items[0]).slice(0, 400)).toMatchObject({ status: 'completed', result: { status: 'BLOCKED', developer_fields: { constraint_id: 'code_verifier.timeout' } } });
+    expect(job.items[0], JSON.stringify(job.items[0]).slice(0, 400)).toMatchObject({
+      status: 'completed',
+      result: { status: 'BLOCKED', developer_fields: { constraint_id: 'code_verifier.timeout' } },
+    });
     // One attempt: the item ended at its engine deadline (retries would multiply it).
     expect(job.items[0].latency_ms).toBeLessThan(12_000);
   });
@@ -96,7 +109,10 @@ describe('item 2: code scanner nesting', () => {
 describe('item 3: Z3 pool fairness', () => {
   const HARD = (k: number) => `(AND (GT x ${k}) (GT y 0) (GT z 0) (EQ (PLUS (POW x 3) (POW y 3)) (POW z 3)))`;
   it("A's two hard queries take its share only: B's trivial query is answered SAT", async () => {
-    const attacks = [post('/verify/logic', { query: HARD(0) }, { 'x-api-key': a.key }), post('/verify/logic', { query: HARD(1) }, { 'x-api-key': a.key })];
+    const attacks = [
+      post('/verify/logic', { query: HARD(0) }, { 'x-api-key': a.key }),
+      post('/verify/logic', { query: HARD(1) }, { 'x-api-key': a.key }),
+    ];
     await sleep(500);
     const res = await post('/verify/logic', { query: '(AND (GT x 5) (LT x 10))' }, { 'x-api-key': b.key });
     expect({ status: res.status, body: res.body }).toMatchObject({ status: 200, body: { status: 'SAT' } });
@@ -132,10 +148,16 @@ describe('item 4: upload slots', () => {
       // Four of A's uploads hold slots; the other four were refused at once with the limit's answer.
       const refused = replies.filter((r) => r.startsWith('HTTP/1.1 503'));
       expect(refused.length).toBe(4);
-      for (const r of refused) expect(r).toContain('{"detail":"Upload capacity reached — retry shortly.","code":"service_unavailable","request_id":"');
+      for (const r of refused)
+        expect(r).toContain(
+          '{"detail":"Upload capacity reached — retry shortly.","code":"service_unavailable","request_id":"',
+        );
       // B's upload: a claim on an unknown column is answered before the sandbox.
       const res = await postStats(b.key, { file: 'name,price\napple,10\n', query: 'mean(qty)' });
-      expect({ status: res.status, body: res.body }).toMatchObject({ status: 200, body: { status: 'BLOCKED', developer_fields: { error: 'unknown_column' } } });
+      expect({ status: res.status, body: res.body }).toMatchObject({
+        status: 200,
+        body: { status: 'BLOCKED', developer_fields: { error: 'unknown_column' } },
+      });
     } finally {
       for (const s of stalled) s.destroy();
     }

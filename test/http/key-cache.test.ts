@@ -22,18 +22,28 @@ describe('API-key cache across processes', () => {
     procs.push(proc);
     const t = await newTenant();
     const other = (path: string) =>
-      fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': t.key }, body: JSON.stringify(MATH) });
+      fetch(`${url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': t.key },
+        body: JSON.stringify(MATH),
+      });
     // Both processes have the key cached now.
     expect((await post('/verify/math', MATH, { 'x-api-key': t.key })).status).toBe(200);
     expect((await other('/verify/math')).status).toBe(200);
     const cachedAt = Date.now();
-    const revoke = await http('DELETE', `/auth/api-keys/${t.keyId}`, { headers: { authorization: `Bearer ${t.token}` } });
+    const revoke = await http('DELETE', `/auth/api-keys/${t.keyId}`, {
+      headers: { authorization: `Bearer ${t.token}` },
+    });
     expect(revoke.status).toBe(200);
     const revokedAt = Date.now();
     expect((await (await db()).collection('api_keys').findOne({ _id: t.keyId as any }))?.active).toBe(false);
     const here = await post('/verify/math', MATH, { 'x-api-key': t.key });
     expect(here.status).toBe(401);
-    expect(here.body).toEqual({ detail: 'API key is revoked, inactive or expired.', code: expect.any(String), request_id: expect.any(String) });
+    expect(here.body).toEqual({
+      detail: 'API key is revoked, inactive or expired.',
+      code: expect.any(String),
+      request_id: expect.any(String),
+    });
     // The other process's cache, not the store, answers while its entry is fresh: the store
     // already says revoked, yet that process still serves the key until the entry expires.
     const first = await other('/verify/math');
@@ -43,7 +53,11 @@ describe('API-key cache across processes', () => {
       const res = await other('/verify/math');
       if (res.status === 401) {
         refusedAfter = Date.now() - revokedAt;
-        expect(await res.json()).toEqual({ detail: 'API key is revoked, inactive or expired.', code: expect.any(String), request_id: expect.any(String) });
+        expect(await res.json()).toEqual({
+          detail: 'API key is revoked, inactive or expired.',
+          code: expect.any(String),
+          request_id: expect.any(String),
+        });
         break;
       }
       expect(res.status).toBe(200);

@@ -21,12 +21,18 @@ describe('POST /verify/logic: declarations, quantifiers, unsat cores', () => {
   });
 
   it('solves FORALL and says that the quantified conjunct was not re-checked by evaluation', async () => {
-    const res = await verify({ query: 'AND(VAR(x, Int), FORALL(((n Int)), IMPLIES(GT(n, 0), GT(PLUS(n, x), 5))), LTE(x, 5))' });
+    const res = await verify({
+      query: 'AND(VAR(x, Int), FORALL(((n Int)), IMPLIES(GT(n, 0), GT(PLUS(n, x), 5))), LTE(x, 5))',
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       status: 'SAT',
       model: { x: '5' },
-      independent_check: { coverage: 'quantifier_free_parts', constraints_total: 1, constraints_unchecked_quantified: 1 },
+      independent_check: {
+        coverage: 'quantifier_free_parts',
+        constraints_total: 1,
+        constraints_unchecked_quantified: 1,
+      },
       provider_used: null,
     });
   });

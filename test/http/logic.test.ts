@@ -11,13 +11,23 @@ describe('POST /verify/logic', () => {
   it('answers SAT with a model for every variable (S-expression form)', async () => {
     const res = await verify({ query: '(AND (GT x 5) (LT x 7) (EQ y (PLUS x 1)))' });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status: 'SAT', model: { x: '6', y: '7' }, independent_check: { coverage: 'full', constraints_total: 1, constraints_unchecked_quantified: 0 }, provider_used: null });
+    expect(res.body).toEqual({
+      status: 'SAT',
+      model: { x: '6', y: '7' },
+      independent_check: { coverage: 'full', constraints_total: 1, constraints_unchecked_quantified: 0 },
+      provider_used: null,
+    });
     expect(res.headers.get('x-workflow-id')).toMatch(/^verify-logic-/);
   });
 
   it('answers SAT in call form with exact rationals for Real', async () => {
     const res = await verify({ query: 'VAR(x, Real) EQ(MULT(3, x), 1)' });
-    expect(res.body).toEqual({ status: 'SAT', model: { x: '1/3' }, independent_check: { coverage: 'full', constraints_total: 1, constraints_unchecked_quantified: 0 }, provider_used: null });
+    expect(res.body).toEqual({
+      status: 'SAT',
+      model: { x: '1/3' },
+      independent_check: { coverage: 'full', constraints_total: 1, constraints_unchecked_quantified: 0 },
+      provider_used: null,
+    });
   });
 
   it('answers UNSAT', async () => {
@@ -55,7 +65,12 @@ describe('POST /verify/logic', () => {
   it('fails closed on natural language the local translator cannot read', async () => {
     const res = await verify({ query: 'Is there a number greater than five and less than seven?' });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ status: 'ERROR', error: 'Internal verification error', provider_used: 'local', reason: 'not_translatable' });
+    expect(res.body).toMatchObject({
+      status: 'ERROR',
+      error: 'Internal verification error',
+      provider_used: 'local',
+      reason: 'not_translatable',
+    });
     expect(res.body.model).toBeUndefined();
   });
 
@@ -66,7 +81,11 @@ describe('POST /verify/logic', () => {
   });
 
   it('answers 20 parallel requests', async () => {
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => verify({ query: `(AND (GT x ${i}) (LT x ${i + 2}))` })));
-    results.forEach((r, i) => expect(r.body).toMatchObject({ status: 'SAT', model: { x: String(i + 1) }, provider_used: null }));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => verify({ query: `(AND (GT x ${i}) (LT x ${i + 2}))` })),
+    );
+    results.forEach((r, i) =>
+      expect(r.body).toMatchObject({ status: 'SAT', model: { x: String(i + 1) }, provider_used: null }),
+    );
   });
 });

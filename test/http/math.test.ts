@@ -28,7 +28,9 @@ describe('POST /verify/math through the workflow', () => {
     expect(decodeProtectedHeader(token)).toMatchObject({ alg: 'ES256', typ: 'svc-attestation+jwt' });
     const claims = decodeJwt(token) as any;
     expect(claims.svc.proof_hash).toBe(res.body.proof_ref);
-    expect(claims.svc.query_hash).toBe(`sha256:${createHash('sha256').update('(x+1)^2 = x^2 + 2*x + 1').digest('hex')}`);
+    expect(claims.svc.query_hash).toBe(
+      `sha256:${createHash('sha256').update('(x+1)^2 = x^2 + 2*x + 1').digest('hex')}`,
+    );
     expect(claims.svc.result).toEqual({ status: 'VERIFIED', verified: true, engine: 'math', confidence: 1 });
     expect(claims.jti).toBe(res.body.attestation.id);
   });
@@ -41,18 +43,36 @@ describe('POST /verify/math through the workflow', () => {
   it('reports a non-identity with its difference, never VERIFIED', async () => {
     const res = await verify({ expression: '(x+1)^2 = x^2 + 1' });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ status: 'UNVERIFIABLE', is_valid: false, simplified_difference: '2*x', proof_ref: null, is_authoritative: false });
+    expect(res.body).toMatchObject({
+      status: 'UNVERIFIABLE',
+      is_valid: false,
+      simplified_difference: '2*x',
+      proof_ref: null,
+      is_authoritative: false,
+    });
   });
 
   it('evaluates an expression without calling it VERIFIED', async () => {
     const res = await verify({ expression: '2^10 + 3*7' });
-    expect(res.body).toMatchObject({ status: 'UNVERIFIABLE', is_valid: true, value: 1045, proof_ref: null, is_authoritative: false });
+    expect(res.body).toMatchObject({
+      status: 'UNVERIFIABLE',
+      is_valid: true,
+      value: 1045,
+      proof_ref: null,
+      is_authoritative: false,
+    });
   });
 
   it('blocks implicit multiplication after division as ambiguous', async () => {
     const res = await verify({ expression: '8/2(2+2)' });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ status: 'BLOCKED', is_valid: false, result: false, warning: 'ambiguous', proof_ref: null });
+    expect(res.body).toMatchObject({
+      status: 'BLOCKED',
+      is_valid: false,
+      result: false,
+      warning: 'ambiguous',
+      proof_ref: null,
+    });
     expect(typeof res.body.message).toBe('string');
     expect(typeof res.body.simplified).toBe('string');
   });

@@ -22,12 +22,25 @@ import { MISSING_KEY, INVALID_KEY, lacksScope } from '../../api/middleware/auth.
 import { MCP_BODY_REQUIRED_DETAIL } from '../../api/routes/mcp.js';
 
 const TOOL_NAMES = [
-  'attestation_verify', 'batch_status', 'batch_submit', 'verify_code', 'verify_consensus', 'verify_fact', 'verify_image', 'verify_logic',
-  'verify_math', 'verify_natural_language', 'verify_process', 'verify_rag', 'verify_sql', 'verify_stats',
+  'attestation_verify',
+  'batch_status',
+  'batch_submit',
+  'verify_code',
+  'verify_consensus',
+  'verify_fact',
+  'verify_image',
+  'verify_logic',
+  'verify_math',
+  'verify_natural_language',
+  'verify_process',
+  'verify_rag',
+  'verify_sql',
+  'verify_stats',
 ];
 const SHA = /^sha256:[0-9a-f]{64}$/;
 const STATS_CSV = 'name,price,qty\napple,10,3\npear,15,5\nplum,12.5,4\nfig,12.5,8\n';
-const jsonSchema = (s: z.ZodType, io: 'input' | 'output') => z.toJSONSchema(s, { target: 'draft-7', unrepresentable: 'any', io }) as any;
+const jsonSchema = (s: z.ZodType, io: 'input' | 'output') =>
+  z.toJSONSchema(s, { target: 'draft-7', unrepresentable: 'any', io }) as any;
 
 async function connect(headers: Record<string, string>, base = apiUrl()) {
   const client = new Client({ name: 'mcp-test', version: '1.0.0' });
@@ -37,10 +50,16 @@ async function connect(headers: Record<string, string>, base = apiUrl()) {
 }
 
 /** Fields that differ between two runs of the same verification (times, attestation ids). */
-const VOLATILE = /(^|_)(latency_ms|execution_time_ms|timestamp|created_at|issued_at|completed_at)$|^attestation$|^request_id$/;
+const VOLATILE =
+  /(^|_)(latency_ms|execution_time_ms|timestamp|created_at|issued_at|completed_at)$|^attestation$|^request_id$/;
 function stable(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(stable);
-  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).filter(([k]) => !VOLATILE.test(k)).map(([k, x]) => [k, stable(x)]));
+  if (v && typeof v === 'object')
+    return Object.fromEntries(
+      Object.entries(v)
+        .filter(([k]) => !VOLATILE.test(k))
+        .map(([k, x]) => [k, stable(x)]),
+    );
   return v;
 }
 
@@ -51,11 +70,14 @@ describe('MCP over Streamable HTTP (POST /mcp)', () => {
   let client: Client;
   let transport: StreamableHTTPClientTransport;
   let png: Buffer;
-  const call = (name: string, args: Record<string, unknown>) => client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
+  const call = (name: string, args: Record<string, unknown>) =>
+    client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
   beforeAll(async () => {
     t = await newTenant();
     ({ client, transport } = await connect({ 'X-API-Key': t.key }));
-    png = await sharp({ create: { width: 800, height: 600, channels: 3, background: { r: 220, g: 20, b: 30 } } }).png().toBuffer();
+    png = await sharp({ create: { width: 800, height: 600, channels: 3, background: { r: 220, g: 20, b: 30 } } })
+      .png()
+      .toBuffer();
   });
   afterAll(async () => {
     await client?.close();
@@ -64,7 +86,11 @@ describe('MCP over Streamable HTTP (POST /mcp)', () => {
   it('initialize: the current protocol revision, the server identity and the tools capability', () => {
     expect(LATEST_PROTOCOL_VERSION).toBe('2025-11-25');
     expect(transport.protocolVersion).toBe(LATEST_PROTOCOL_VERSION);
-    expect(client.getServerVersion()).toEqual({ name: 'svc-verification', title: 'Verification service', version: '7.3.0' });
+    expect(client.getServerVersion()).toEqual({
+      name: 'svc-verification',
+      title: 'Verification service',
+      version: '7.3.0',
+    });
     expect(client.getServerCapabilities()).toEqual({ tools: {} });
     expect(client.getInstructions()).toMatch(/VERIFIED only with a proof_ref/);
   });
@@ -79,7 +105,10 @@ describe('MCP over Streamable HTTP (POST /mcp)', () => {
     }
     const by = Object.fromEntries(tools.map((x) => [x.name, x])) as Record<string, (typeof tools)[number]>;
     // The endpoint's own request and response schemas (contract/), not a copy.
-    expect(by.verify_math!.inputSchema).toMatchObject({ properties: jsonSchema(mathRequestSchema, 'input').properties, required: ['expression'] });
+    expect(by.verify_math!.inputSchema).toMatchObject({
+      properties: jsonSchema(mathRequestSchema, 'input').properties,
+      required: ['expression'],
+    });
     expect(by.verify_fact!.inputSchema.properties).toEqual(jsonSchema(factRequestSchema, 'input').properties);
     expect(by.verify_fact!.outputSchema!.properties).toEqual(jsonSchema(factResponseSchema, 'output').properties);
     expect(by.verify_math!.outputSchema!.properties).toHaveProperty('proof_ref');
@@ -87,7 +116,10 @@ describe('MCP over Streamable HTTP (POST /mcp)', () => {
     expect(by.verify_image!.inputSchema.required!.sort()).toEqual(['claim', 'image_base64']);
     expect(Object.keys(by.verify_stats!.inputSchema.properties!).sort()).toEqual(['csv', 'query']);
     expect(Object.keys(by.batch_submit!.inputSchema.properties!).sort()).toEqual(['items', 'wait_seconds']);
-    expect(by.batch_status!.inputSchema).toMatchObject({ properties: { job_id: { type: 'string' } }, required: ['job_id'] });
+    expect(by.batch_status!.inputSchema).toMatchObject({
+      properties: { job_id: { type: 'string' } },
+      required: ['job_id'],
+    });
     expect(by.batch_status!.outputSchema!.properties).toHaveProperty('progress_percent');
     expect(tools.filter((x) => /exec|run|sandbox|shell|python/i.test(x.name))).toEqual([]);
   });
@@ -96,7 +128,14 @@ describe('MCP over Streamable HTTP (POST /mcp)', () => {
     const r = await call('verify_math', { expression: IDENTITY });
     expect(r.isError).toBeFalsy();
     const s = r.structuredContent as any;
-    expect(s).toMatchObject({ status: 'VERIFIED', is_valid: true, result: true, simplified_difference: '0', is_authoritative: true, proof_ref: expect.stringMatching(SHA) });
+    expect(s).toMatchObject({
+      status: 'VERIFIED',
+      is_valid: true,
+      result: true,
+      simplified_difference: '0',
+      is_authoritative: true,
+      proof_ref: expect.stringMatching(SHA),
+    });
     expect(s.attestation.token).toMatch(/^ey/);
     expect(text(r)).toBe(`math: VERIFIED (proof ${s.proof_ref}, attestation ${s.attestation.id})`);
     expect(JSON.parse(text(r, 1))).toEqual(s);
@@ -107,26 +146,102 @@ describe('MCP over Streamable HTTP (POST /mcp)', () => {
     const logs = await get('/audit/logs?limit=50', { authorization: `Bearer ${t.token}` });
     expect(logs.status).toBe(200);
     const entry = logs.body.logs.find((e: any) => e.attestation_id === s.attestation.id);
-    expect(entry).toMatchObject({ engine: 'math', key_id: t.keyId, proof_ref: s.proof_ref, verified: true, status: 'VERIFIED' });
+    expect(entry).toMatchObject({
+      engine: 'math',
+      key_id: t.keyId,
+      proof_ref: s.proof_ref,
+      verified: true,
+      status: 'VERIFIED',
+    });
     // attestation_verify on its token.
     const v = await call('attestation_verify', { token: s.attestation.token });
     expect(v.isError).toBeFalsy();
-    expect(v.structuredContent).toMatchObject({ valid: true, kid: expect.any(String), claims: { jti: s.attestation.id } });
+    expect(v.structuredContent).toMatchObject({
+      valid: true,
+      kid: expect.any(String),
+      claims: { jti: s.attestation.id },
+    });
     expect(text(v)).toBe(`attestation: VALID (kid ${(v.structuredContent as any).kid})`);
     const bad = await call('attestation_verify', { token: 'eyJhbGciOiJFUzI1NiJ9.e30.sig' });
     expect(bad.isError).toBeFalsy();
     expect(bad.structuredContent).toMatchObject({ valid: false, reason: expect.any(String) });
   });
 
-  const cases: Array<[tool: string, path: string, args: Record<string, unknown>, fields: Record<string, unknown>, summary: RegExp]> = [
-    ['verify_logic', '/verify/logic', { query: '(AND (GT x 5) (LT x 7) (EQ y (PLUS x 1)))' }, { status: 'SAT', model: { x: '6', y: '7' }, provider_used: null }, /^logic: SAT$/],
-    ['verify_code', '/verify/code', { code: 'from os import system as s\ns("rm -rf /")\n', language: 'python' }, { status: 'VERIFIED', admission: 'BLOCKED', developer_fields: { constraint_id: 'code_verifier.code_unsafe', is_valid: false, critical_count: 1 } }, /^code: VERIFIED \(admission BLOCKED, proof sha256:[0-9a-f]{64}/],
-    ['verify_sql', '/verify/sql', { query: "SELECT name FROM users WHERE name = '' OR 1=1", schema_ddl: 'CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT)' }, { admission: 'BLOCKED' }, /^sql: \w+ \(admission BLOCKED/],
-    ['verify_fact', '/verify/fact', { claim: 'Paris is the capital of France.', context: 'France is in Europe. Paris is the capital of France.' }, { verdict: 'SUPPORTED', provider_used: 'local', provider_error: null }, /^fact: SUPPORTED$/],
-    ['verify_natural_language', '/verify/natural_language', { query: NL_QUERIES.correct, provider: 'openai' }, { provider_used: 'openai' }, /^natural_language: \w+/],
-    ['verify_consensus', '/verify/consensus', { query: '(x + 1)^2 = x^2 + 2*x + 1' }, { status: 'VERIFIED', final_answer: 'true', meets_requirement: true, agreement_status: 'UNANIMOUS' }, /^consensus: VERIFIED \(proof sha256:/],
-    ['verify_process', '/verify/process', { trace: 'The issue is whether the contract binds. The rule is Article 5. In this case the offer was accepted. Therefore it binds.' }, { verified: true, score: 1, missing_steps: [] }, /^process: VERIFIED$/],
-    ['verify_rag', '/verify/rag', { target_document_id: 'doc-1', chunks: [{ id: 'c0', metadata: { document_id: 'doc-1' } }, { id: 'c1', metadata: { document_id: 'doc-1' } }] }, { verified: true, risk: null, drm_rate: 0, chunks_checked: 2, mismatched_count: 0 }, /^rag: VERIFIED$/],
+  const cases: Array<
+    [tool: string, path: string, args: Record<string, unknown>, fields: Record<string, unknown>, summary: RegExp]
+  > = [
+    [
+      'verify_logic',
+      '/verify/logic',
+      { query: '(AND (GT x 5) (LT x 7) (EQ y (PLUS x 1)))' },
+      { status: 'SAT', model: { x: '6', y: '7' }, provider_used: null },
+      /^logic: SAT$/,
+    ],
+    [
+      'verify_code',
+      '/verify/code',
+      { code: 'from os import system as s\ns("rm -rf /")\n', language: 'python' },
+      {
+        status: 'VERIFIED',
+        admission: 'BLOCKED',
+        developer_fields: { constraint_id: 'code_verifier.code_unsafe', is_valid: false, critical_count: 1 },
+      },
+      /^code: VERIFIED \(admission BLOCKED, proof sha256:[0-9a-f]{64}/,
+    ],
+    [
+      'verify_sql',
+      '/verify/sql',
+      {
+        query: "SELECT name FROM users WHERE name = '' OR 1=1",
+        schema_ddl: 'CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT)',
+      },
+      { admission: 'BLOCKED' },
+      /^sql: \w+ \(admission BLOCKED/,
+    ],
+    [
+      'verify_fact',
+      '/verify/fact',
+      { claim: 'Paris is the capital of France.', context: 'France is in Europe. Paris is the capital of France.' },
+      { verdict: 'SUPPORTED', provider_used: 'local', provider_error: null },
+      /^fact: SUPPORTED$/,
+    ],
+    [
+      'verify_natural_language',
+      '/verify/natural_language',
+      { query: NL_QUERIES.correct, provider: 'openai' },
+      { provider_used: 'openai' },
+      /^natural_language: \w+/,
+    ],
+    [
+      'verify_consensus',
+      '/verify/consensus',
+      { query: '(x + 1)^2 = x^2 + 2*x + 1' },
+      { status: 'VERIFIED', final_answer: 'true', meets_requirement: true, agreement_status: 'UNANIMOUS' },
+      /^consensus: VERIFIED \(proof sha256:/,
+    ],
+    [
+      'verify_process',
+      '/verify/process',
+      {
+        trace:
+          'The issue is whether the contract binds. The rule is Article 5. In this case the offer was accepted. Therefore it binds.',
+      },
+      { verified: true, score: 1, missing_steps: [] },
+      /^process: VERIFIED$/,
+    ],
+    [
+      'verify_rag',
+      '/verify/rag',
+      {
+        target_document_id: 'doc-1',
+        chunks: [
+          { id: 'c0', metadata: { document_id: 'doc-1' } },
+          { id: 'c1', metadata: { document_id: 'doc-1' } },
+        ],
+      },
+      { verified: true, risk: null, drm_rate: 0, chunks_checked: 2, mismatched_count: 0 },
+      /^rag: VERIFIED$/,
+    ],
   ];
   it.each(cases)('%s: structuredContent is the REST answer (%s)', async (tool, path, args, fields, summary) => {
     const r = await call(tool, args);
@@ -141,7 +256,12 @@ describe('MCP over Streamable HTTP (POST /mcp)', () => {
   it('verify_image: the image as base64, measured like the upload', async () => {
     const r = await call('verify_image', { claim: 'The image is a PNG file', image_base64: png.toString('base64') });
     expect(r.isError, text(r)).toBeFalsy();
-    expect(r.structuredContent).toMatchObject({ verdict: 'SUPPORTED', methods_used: ['format'], provider_used: 'local', measurements: { format: 'png', width: 800, height: 600 } });
+    expect(r.structuredContent).toMatchObject({
+      verdict: 'SUPPORTED',
+      methods_used: ['format'],
+      provider_used: 'local',
+      measurements: { format: 'png', width: 800, height: 600 },
+    });
     expect(text(r)).toBe('image: SUPPORTED');
     const fd = new FormData();
     fd.append('claim', 'The image is a PNG file');
@@ -153,7 +273,11 @@ describe('MCP over Streamable HTTP (POST /mcp)', () => {
   it('verify_stats: the CSV as text, read like the upload (an unknown column is BLOCKED before any sandbox run)', async () => {
     const r = await call('verify_stats', { csv: STATS_CSV, query: 'mean(weight)' });
     expect(r.isError, text(r)).toBeFalsy();
-    expect(r.structuredContent).toMatchObject({ status: 'BLOCKED', proof_ref: null, developer_fields: { constraint_id: 'stats_verifier.validation_error', error: 'unknown_column' } });
+    expect(r.structuredContent).toMatchObject({
+      status: 'BLOCKED',
+      proof_ref: null,
+      developer_fields: { constraint_id: 'stats_verifier.validation_error', error: 'unknown_column' },
+    });
     expect(text(r)).toBe('stats: BLOCKED');
     const rest = await postStats(t.key, { file: STATS_CSV, query: 'mean(weight)' });
     expect(rest.status).toBe(200);
@@ -167,7 +291,11 @@ describe('MCP over Streamable HTTP (POST /mcp)', () => {
     const r = await call('verify_stats', { csv: STATS_CSV, query: 'mean(price)' });
     if (rest.status === 200) {
       expect(r.isError, text(r)).toBeFalsy();
-      expect(r.structuredContent).toMatchObject({ status: 'UNVERIFIABLE', proof_ref: null, developer_fields: { observed_result: 12.5, columns: ['name', 'price', 'qty'], rows: 4 } });
+      expect(r.structuredContent).toMatchObject({
+        status: 'UNVERIFIABLE',
+        proof_ref: null,
+        developer_fields: { observed_result: 12.5, columns: ['name', 'price', 'qty'], rows: 4 },
+      });
       expect(text(r)).toBe('stats: UNVERIFIABLE');
       expect(stable(r.structuredContent)).toEqual(stable(rest.body));
     } else {
@@ -210,7 +338,11 @@ describe('MCP over Streamable HTTP (POST /mcp)', () => {
 
   it('batch_status of a job of another organization: the REST 403', async () => {
     const other = await newTenant();
-    const submitted = await post('/verify/batch', { items: [{ query: BARE, type: 'math' }] }, { 'x-api-key': other.key });
+    const submitted = await post(
+      '/verify/batch',
+      { items: [{ query: BARE, type: 'math' }] },
+      { 'x-api-key': other.key },
+    );
     const r = await call('batch_status', { job_id: submitted.body.job_id });
     expect(r.isError).toBe(true);
     expect(text(r)).toMatch(/^batch_status: HTTP 403: /);
@@ -226,7 +358,12 @@ describe('POST /mcp authentication, scopes and plan limits', () => {
   });
 
   it('a wrong or missing key is 401 with the usual error body, before any MCP message is read', async () => {
-    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'x', version: '1' } } };
+    const init = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+    };
     const accept = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
     const wrong = await post('/mcp', init, { ...accept, 'x-api-key': 'svc_live_wrong' });
     expect(wrong.status).toBe(401);
@@ -260,7 +397,10 @@ describe('POST /mcp authentication, scopes and plan limits', () => {
     expect(g.status).toBe(405);
     expect(g.headers.get('allow')).toBe('POST');
     expect(g.body).toMatchObject({ detail: expect.any(String) });
-    const empty = await fetch(`${apiUrl()}/mcp`, { method: 'POST', headers: { 'x-api-key': t.key, 'content-type': 'application/json' } });
+    const empty = await fetch(`${apiUrl()}/mcp`, {
+      method: 'POST',
+      headers: { 'x-api-key': t.key, 'content-type': 'application/json' },
+    });
     expect(empty.status).toBe(400);
     expect(await empty.json()).toMatchObject({ detail: MCP_BODY_REQUIRED_DETAIL, code: 'invalid_request' });
   });
@@ -268,10 +408,16 @@ describe('POST /mcp authentication, scopes and plan limits', () => {
   it("a key without the tool's scope: the tool is refused with the REST 403, the tools it may use work", async () => {
     const k = await mintKey(t.token, 'attestation only', { scopes: ['attestation:read'] });
     const { client } = await connect({ 'X-API-Key': k.key });
-    const refused = (await client.callTool({ name: 'verify_math', arguments: { expression: IDENTITY } })) as CallToolResult;
+    const refused = (await client.callTool({
+      name: 'verify_math',
+      arguments: { expression: IDENTITY },
+    })) as CallToolResult;
     expect(refused.isError).toBe(true);
     expect(text(refused)).toBe(`math: HTTP 403: ${lacksScope('verify:read')}`);
-    const ok = (await client.callTool({ name: 'attestation_verify', arguments: { token: 'eyJhbGciOiJFUzI1NiJ9.e30.sig' } })) as CallToolResult;
+    const ok = (await client.callTool({
+      name: 'attestation_verify',
+      arguments: { token: 'eyJhbGciOiJFUzI1NiJ9.e30.sig' },
+    })) as CallToolResult;
     expect(ok.isError).toBeFalsy();
     expect(ok.structuredContent).toMatchObject({ valid: false });
     await client.close();
@@ -295,20 +441,29 @@ describe('POST /mcp authentication, scopes and plan limits', () => {
     // Fixed one-minute windows: the 61st call of one window is refused; a window boundary during
     // the loop only delays the refusal, so at most 121 calls.
     for (let i = 0; i < 121 && !refused; i++) {
-      const r = (await client.callTool({ name: 'attestation_verify', arguments: { token: 'eyJhbGciOiJFUzI1NiJ9.e30.sig' } })) as CallToolResult;
+      const r = (await client.callTool({
+        name: 'attestation_verify',
+        arguments: { token: 'eyJhbGciOiJFUzI1NiJ9.e30.sig' },
+      })) as CallToolResult;
       if (r.isError) refused = r;
       else answered++;
     }
     expect(refused).toBeDefined();
     expect(answered).toBeGreaterThanOrEqual(60);
-    expect(text(refused!)).toMatch(new RegExp(`^attestation_verify: HTTP 429: ${RATE_LIMIT_MESSAGE} \\(retry after \\d+ s\\)$`));
+    expect(text(refused!)).toMatch(
+      new RegExp(`^attestation_verify: HTTP 429: ${RATE_LIMIT_MESSAGE} \\(retry after \\d+ s\\)$`),
+    );
     const body = JSON.parse(text(refused!, 1));
     expect(body).toMatchObject({ error: { code: 'SVC-005', message: RATE_LIMIT_MESSAGE, details: { limit: 60 } } });
     // The same counters as the REST routes: within the same window, REST is refused too.
     const resetAt = Date.parse(body.error.details.reset_at);
     expect(resetAt).toBeGreaterThan(Date.now() - 5_000);
     const before = Date.now();
-    const rest = await post('/attestation/verify', { token: 'eyJhbGciOiJFUzI1NiJ9.e30.sig' }, { 'x-api-key': free.key });
+    const rest = await post(
+      '/attestation/verify',
+      { token: 'eyJhbGciOiJFUzI1NiJ9.e30.sig' },
+      { 'x-api-key': free.key },
+    );
     expect(rest.status).toBe(before + 1_000 < resetAt ? 429 : 200);
     await client.close();
   });
@@ -317,7 +472,11 @@ describe('POST /mcp authentication, scopes and plan limits', () => {
 describe('batch over MCP (extra API: SVC_BATCH_WAIT_SECONDS=0, SVC_BATCH_ITEM_TIMEOUT=3)', () => {
   let t: Member;
   let api: ExtraApi;
-  const items = [{ query: IDENTITY, type: 'math' }, { query: BARE, type: 'math' }, { query: HARD_LOGIC, type: 'logic' }];
+  const items = [
+    { query: IDENTITY, type: 'math' },
+    { query: BARE, type: 'math' },
+    { query: HARD_LOGIC, type: 'logic' },
+  ];
   beforeAll(async () => {
     t = await newTenant();
     api = await startExtraApi('api-mcp-batch', { SVC_BATCH_WAIT_SECONDS: '0', SVC_BATCH_ITEM_TIMEOUT: '3' });
@@ -333,8 +492,16 @@ describe('batch over MCP (extra API: SVC_BATCH_WAIT_SECONDS=0, SVC_BATCH_ITEM_TI
     expect(Date.now() - started).toBeLessThan(2_500);
     expect(r.isError, text(r)).toBeFalsy();
     const job = r.structuredContent as any;
-    expect(job).toMatchObject({ job_id: expect.stringMatching(/^bj_/), status: 'running', total_items: 3, completed_at: null, workflow_id: expect.any(String) });
-    expect(text(r)).toMatch(new RegExp(`^batch ${job.job_id}: running \\(\\d/3 items, \\d failed\\); read it later with batch_status$`));
+    expect(job).toMatchObject({
+      job_id: expect.stringMatching(/^bj_/),
+      status: 'running',
+      total_items: 3,
+      completed_at: null,
+      workflow_id: expect.any(String),
+    });
+    expect(text(r)).toMatch(
+      new RegExp(`^batch ${job.job_id}: running \\(\\d/3 items, \\d failed\\); read it later with batch_status$`),
+    );
     let s: any;
     for (let i = 0; i < 60; i++) {
       const st = (await client.callTool({ name: 'batch_status', arguments: { job_id: job.job_id } })) as CallToolResult;
@@ -342,7 +509,13 @@ describe('batch over MCP (extra API: SVC_BATCH_WAIT_SECONDS=0, SVC_BATCH_ITEM_TI
       if (s.status !== 'running') break;
       await new Promise((res) => setTimeout(res, 1000));
     }
-    expect(s).toMatchObject({ job_id: job.job_id, status: 'completed', progress_percent: 100, completed_items: 2, failed_items: 1 });
+    expect(s).toMatchObject({
+      job_id: job.job_id,
+      status: 'completed',
+      progress_percent: 100,
+      completed_items: 2,
+      failed_items: 1,
+    });
     const rest = await get(`/verify/batch/${job.job_id}`, { 'x-api-key': t.key });
     expect(stable(s)).toEqual(stable(rest.body));
     await client.close();
@@ -351,14 +524,20 @@ describe('batch over MCP (extra API: SVC_BATCH_WAIT_SECONDS=0, SVC_BATCH_ITEM_TI
   it('with a progress token: progress notifications while it waits, then the finished job', async () => {
     const { client } = await connect({ 'X-API-Key': t.key }, api.url);
     const notes: Array<{ progress: number; total?: number; message?: string }> = [];
-    const r = (await client.callTool({ name: 'batch_submit', arguments: { items, wait_seconds: 45 } }, undefined, { onprogress: (p) => notes.push(p), timeout: 90_000 })) as CallToolResult;
+    const r = (await client.callTool({ name: 'batch_submit', arguments: { items, wait_seconds: 45 } }, undefined, {
+      onprogress: (p) => notes.push(p),
+      timeout: 90_000,
+    })) as CallToolResult;
     expect(r.isError, text(r)).toBeFalsy();
     const job = r.structuredContent as any;
     expect(job).toMatchObject({ status: 'completed', total_items: 3, completed_items: 2, failed_items: 1 });
     expect(text(r)).toBe(`batch ${job.job_id}: completed (3/3 items, 1 failed)`);
     expect(notes.length).toBeGreaterThanOrEqual(2);
     for (let i = 1; i < notes.length; i++) expect(notes[i]!.progress).toBeGreaterThan(notes[i - 1]!.progress);
-    expect(notes[0]).toMatchObject({ total: 3, message: expect.stringMatching(new RegExp(`^batch ${job.job_id}: running, \\d/3 items$`)) });
+    expect(notes[0]).toMatchObject({
+      total: 3,
+      message: expect.stringMatching(new RegExp(`^batch ${job.job_id}: running, \\d/3 items$`)),
+    });
     expect(notes.at(-1)).toEqual({ progress: 3, total: 3, message: `batch ${job.job_id}: completed, 3/3 items` });
     await client.close();
   });
@@ -383,7 +562,8 @@ describe('batch over MCP (extra API: SVC_BATCH_WAIT_SECONDS=0, SVC_BATCH_ITEM_TI
     const { client } = await connect({ 'X-API-Key': t.key }, api.url);
     let s: any;
     for (let i = 0; i < 60; i++) {
-      s = ((await client.callTool({ name: 'batch_status', arguments: { job_id: jobId } })) as CallToolResult).structuredContent;
+      s = ((await client.callTool({ name: 'batch_status', arguments: { job_id: jobId } })) as CallToolResult)
+        .structuredContent;
       if (s.status !== 'running') break;
       await new Promise((res) => setTimeout(res, 1000));
     }
@@ -402,7 +582,10 @@ describe('batch over MCP (extra API: SVC_BATCH_WAIT_SECONDS=0, SVC_BATCH_ITEM_TI
     await client.connect(transport);
     try {
       const notes: Array<{ progress: number; total?: number; message?: string }> = [];
-      const r = (await client.callTool({ name: 'batch_submit', arguments: { items, wait_seconds: 45 } }, undefined, { onprogress: (p) => notes.push(p), timeout: 90_000 })) as CallToolResult;
+      const r = (await client.callTool({ name: 'batch_submit', arguments: { items, wait_seconds: 45 } }, undefined, {
+        onprogress: (p) => notes.push(p),
+        timeout: 90_000,
+      })) as CallToolResult;
       expect(r.isError, text(r)).toBeFalsy();
       const job = r.structuredContent as any;
       expect(job).toMatchObject({ status: 'completed', completed_items: 2, failed_items: 1 });

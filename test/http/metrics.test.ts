@@ -41,7 +41,9 @@ describe('platform-operator metrics', () => {
 
   beforeAll(async () => {
     [operator, tenant] = await Promise.all([newTenant(), newTenant()]);
-    const extra = await startExtraApi('api-metrics-operator', { SVC_METRICS_OPERATOR_USER_IDS: ` usr_nobody , ${operator.userId}` });
+    const extra = await startExtraApi('api-metrics-operator', {
+      SVC_METRICS_OPERATOR_USER_IDS: ` usr_nobody , ${operator.userId}`,
+    });
     procs.push(extra.proc);
     url = extra.url;
   }, 120_000);
@@ -71,7 +73,9 @@ describe('platform-operator metrics', () => {
       expect((await at(url, 'GET', p, bearer(tenant.token))).status, p).toBe(403);
       expect((await at(url, 'GET', p)).status, p).toBe(401);
       // When both are sent, the JWT can still authorize (a bad key beside it does not matter).
-      expect((await at(url, 'GET', p, { ...bearer(operator.token), 'x-api-key': 'svc_live_invalid' })).status, p).toBe(200);
+      expect((await at(url, 'GET', p, { ...bearer(operator.token), 'x-api-key': 'svc_live_invalid' })).status, p).toBe(
+        200,
+      );
     }
   });
 
@@ -89,19 +93,31 @@ describe('platform-operator metrics', () => {
       res = await at(url, 'GET', '/metrics', key(minted.body.key));
     }
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ detail: 'API key is revoked, inactive or expired.', code: expect.any(String), request_id: expect.any(String) });
+    expect(res.body).toEqual({
+      detail: 'API key is revoked, inactive or expired.',
+      code: expect.any(String),
+      request_id: expect.any(String),
+    });
   });
 
   it('serves Prometheus text with request, latency, verdict and rate-limit series', async () => {
-    expect((await at(url, 'POST', '/verify/math', key(tenant.key), { expression: '(r+1)^2 = r^2 + 2*r + 1' })).body.status).toBe('VERIFIED');
-    expect((await at(url, 'POST', '/verify/math', key(tenant.key), { expression: '8/2(2+2)' })).body.status).toBe('BLOCKED');
+    expect(
+      (await at(url, 'POST', '/verify/math', key(tenant.key), { expression: '(r+1)^2 = r^2 + 2*r + 1' })).body.status,
+    ).toBe('VERIFIED');
+    expect((await at(url, 'POST', '/verify/math', key(tenant.key), { expression: '8/2(2+2)' })).body.status).toBe(
+      'BLOCKED',
+    );
     // A 429 produced by this process (the per-key attestation verify limit, pre-filled).
     const start = await windowStart(3600);
-    await (await db()).collection('rate_counters').updateOne(
-      { _id: `attestation-verify:${tenant.keyId}:3600:${start}` as any },
-      { $set: { count: 1000, expires_at: new Date((start + 3700) * 1000) } },
-      { upsert: true },
-    );
+    await (
+      await db()
+    )
+      .collection('rate_counters')
+      .updateOne(
+        { _id: `attestation-verify:${tenant.keyId}:3600:${start}` as any },
+        { $set: { count: 1000, expires_at: new Date((start + 3700) * 1000) } },
+        { upsert: true },
+      );
     expect((await at(url, 'POST', '/attestation/verify', key(tenant.key), { token: 'x' })).status).toBe(429);
 
     const res = await at(url, 'GET', '/metrics/prometheus', bearer(operator.token));
@@ -123,11 +139,14 @@ describe('platform-operator metrics', () => {
     expect(family(families, 'svc_workflow_failures_total')?.type).toBe('COUNTER');
     // Default process metrics are there too; tenant identifiers and credentials are not.
     expect(family(families, 'process_cpu_user_seconds_total')).toBeDefined();
-    for (const secret of [tenant.orgId, tenant.key, tenant.userId, operator.key]) expect(res.text).not.toContain(secret);
+    for (const secret of [tenant.orgId, tenant.key, tenant.userId, operator.key])
+      expect(res.text).not.toContain(secret);
     // Unknown paths are one bounded label, never the raw path.
     await at(url, 'GET', '/no/such/path/12345');
     const again = parsePrometheus((await at(url, 'GET', '/metrics/prometheus', bearer(operator.token))).text);
-    expect(sample(family(again, 'svc_http_requests_total'), { method: 'GET', route: 'unmatched', status: '404' })).toBeDefined();
+    expect(
+      sample(family(again, 'svc_http_requests_total'), { method: 'GET', route: 'unmatched', status: '404' }),
+    ).toBeDefined();
     expect((await at(url, 'GET', '/metrics/prometheus', bearer(operator.token))).text).not.toContain('12345');
   });
 
@@ -138,14 +157,24 @@ describe('platform-operator metrics', () => {
     const m = res.body;
     expect(m.scope).toBe('global');
     const mine = m.tenants.find((x: { org_id: string }) => x.org_id === tenant.orgId);
-    expect(mine).toMatchObject({ total: 2, verified: 1, blocked: 1, by_status: { VERIFIED: 1, BLOCKED: 1 }, by_engine: { math: { total: 2 } } });
+    expect(mine).toMatchObject({
+      total: 2,
+      verified: 1,
+      blocked: 1,
+      by_status: { VERIFIED: 1, BLOCKED: 1 },
+      by_engine: { math: { total: 2 } },
+    });
     const sum = m.tenants.reduce((n: number, x: { total: number }) => n + x.total, 0);
     expect(m.totals.verifications).toBe(sum);
     expect(m.totals.verifications).toBeGreaterThanOrEqual(2);
     expect(m.process.verdicts).toEqual(expect.arrayContaining([{ engine: 'math', status: 'VERIFIED', count: 1 }]));
-    expect(m.process.http_requests).toEqual(expect.arrayContaining([{ method: 'POST', route: '/verify/math', status: 200, count: 2 }]));
+    expect(m.process.http_requests).toEqual(
+      expect.arrayContaining([{ method: 'POST', route: '/verify/math', status: 200, count: 2 }]),
+    );
     expect(m.process.rate_limit_rejections).toEqual([{ route: '/attestation/verify', count: 1 }]);
-    const lat = m.process.http_latency.find((l: { route: string; status: number }) => l.route === '/verify/math' && l.status === 200);
+    const lat = m.process.http_latency.find(
+      (l: { route: string; status: number }) => l.route === '/verify/math' && l.status === 200,
+    );
     expect(lat.count).toBe(2);
     expect(lat.mean_ms).toBeGreaterThan(0);
   });
@@ -160,9 +189,15 @@ describe('platform-operator metrics', () => {
     procs.push(proc);
     const res = await at(deadUrl, 'POST', '/verify/math', key(tenant.key), { expression: '1 + 1' });
     expect(res.status).toBe(503);
-    expect(res.body).toEqual({ detail: 'Math verification timed out.', code: expect.any(String), request_id: expect.any(String) });
+    expect(res.body).toEqual({
+      detail: 'Math verification timed out.',
+      code: expect.any(String),
+      request_id: expect.any(String),
+    });
     const families = parsePrometheus((await at(deadUrl, 'GET', '/metrics/prometheus', bearer(operator.token))).text);
-    expect(Number(sample(family(families, 'svc_workflow_failures_total'), { engine: 'math', reason: 'timeout' })?.value)).toBe(1);
+    expect(
+      Number(sample(family(families, 'svc_workflow_failures_total'), { engine: 'math', reason: 'timeout' })?.value),
+    ).toBe(1);
     expect(sample(family(families, 'svc_verdicts_total'), { engine: 'math' })).toBeUndefined();
   }, 120_000);
 });

@@ -14,7 +14,10 @@ describe('no worker for the task queue: 503 within 10 s', () => {
   let api: Awaited<ReturnType<typeof startExtraApi>>;
   beforeAll(async () => {
     t = await newTenant();
-    api = await startExtraApi('api-no-worker-fast', { SVC_API_WORKER: 'off', SVC_TASK_QUEUE: `svc-no-worker-fast-${randomUUID()}` });
+    api = await startExtraApi('api-no-worker-fast', {
+      SVC_API_WORKER: 'off',
+      SVC_TASK_QUEUE: `svc-no-worker-fast-${randomUUID()}`,
+    });
   }, 120_000);
   afterAll(async () => {
     await api?.proc.stop();
@@ -24,15 +27,19 @@ describe('no worker for the task queue: 503 within 10 s', () => {
     ['/verify/logic', { query: '(AND (GT x 1) (LT x 3))' }, 'Logic verification timed out.', /^verify-logic-/],
     ['/verify/code', { code: 'print(1)', language: 'python' }, 'Code verification timed out.', /^verify-code-/],
     ['/verify/math', { expression: '(a+b)^2 = a^2 + 2*a*b + b^2' }, 'Math verification timed out.', /^verify-math-/],
-  ])('%s answers its time-out 503 in at most 10 s', async (path, body, detail, id) => {
-    const started = Date.now();
-    const res = await call(api.url, 'POST', path, t.key, body);
-    const took = Date.now() - started;
-    expect(res.status).toBe(503);
-    expect(res.body.detail).toBe(detail);
-    expect(res.headers.get('x-workflow-id')).toMatch(id);
-    expect(took).toBeLessThanOrEqual(10_000);
-    // Not answered before the no-worker wait (7 s): a live worker is never cut short.
-    expect(took).toBeGreaterThanOrEqual(6_500);
-  }, 60_000);
+  ])(
+    '%s answers its time-out 503 in at most 10 s',
+    async (path, body, detail, id) => {
+      const started = Date.now();
+      const res = await call(api.url, 'POST', path, t.key, body);
+      const took = Date.now() - started;
+      expect(res.status).toBe(503);
+      expect(res.body.detail).toBe(detail);
+      expect(res.headers.get('x-workflow-id')).toMatch(id);
+      expect(took).toBeLessThanOrEqual(10_000);
+      // Not answered before the no-worker wait (7 s): a live worker is never cut short.
+      expect(took).toBeGreaterThanOrEqual(6_500);
+    },
+    60_000,
+  );
 });

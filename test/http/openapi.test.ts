@@ -56,7 +56,10 @@ describe('GET /openapi.json', () => {
         for (const s of op.security) for (const name of Object.keys(s)) expect(schemes[name]).toBeDefined();
         // Every {param} of the path is declared as a required path parameter.
         for (const [, name] of p.matchAll(/\{([^}]+)\}/g)) {
-          expect(op.parameters?.find((x: any) => x.in === 'path' && x.name === name), `${method} ${p} {${name}}`).toMatchObject({ required: true });
+          expect(
+            op.parameters?.find((x: any) => x.in === 'path' && x.name === name),
+            `${method} ${p} {${name}}`,
+          ).toMatchObject({ required: true });
         }
       }
     }
@@ -73,7 +76,9 @@ describe('GET /openapi.json', () => {
     const math = doc.paths['/verify/math'].post;
     expect(math.responses['429'].content['application/json'].schema.$ref).toBe('#/components/schemas/RateLimitError');
     expect(math.responses['400'].content['application/json'].schema.$ref).toBe('#/components/schemas/ErrorBody');
-    expect(doc.paths['/verify/stats'].post.requestBody.content['multipart/form-data'].schema.properties.file).toMatchObject({ type: 'string', format: 'binary' });
+    expect(
+      doc.paths['/verify/stats'].post.requestBody.content['multipart/form-data'].schema.properties.file,
+    ).toMatchObject({ type: 'string', format: 'binary' });
     expect(doc.components.schemas.RateLimitError.example.error.code).toBe('SVC-005');
     // One X-API-Key scheme: the gateway's per-agent key is the same header.
     expect(doc.paths['/a2a/intercept'].post.security).toEqual([{ apiKey: [] }]);
@@ -132,10 +137,20 @@ describe('real responses match their declared schemas', () => {
     // Math: a proven identity (VERIFIED, proof_ref, attestation) and an evaluation (never VERIFIED).
     const proven = await post('/verify/math', { expression: '(x+1)^2 = x^2 + 2*x + 1' }, key());
     checkDeclared('verifyMath', proven);
-    expect(proven.body).toMatchObject({ status: 'VERIFIED', is_authoritative: true, proof_ref: expect.stringMatching(/^sha256:[0-9a-f]{64}$/), attestation: { id: expect.any(String) } });
+    expect(proven.body).toMatchObject({
+      status: 'VERIFIED',
+      is_authoritative: true,
+      proof_ref: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+      attestation: { id: expect.any(String) },
+    });
     const evaluated = await post('/verify/math', { expression: '2 + 3 * 4' }, key());
     checkDeclared('verifyMath', evaluated);
-    expect(evaluated.body).toMatchObject({ status: 'UNVERIFIABLE', is_authoritative: false, proof_ref: null, value: 14 });
+    expect(evaluated.body).toMatchObject({
+      status: 'UNVERIFIABLE',
+      is_authoritative: false,
+      proof_ref: null,
+      value: 14,
+    });
     const differs = await post('/verify/math', { expression: 'x^2 = 2*x' }, key());
     checkDeclared('verifyMath', differs);
     expect(differs.body).toMatchObject({ is_valid: false, proof_ref: null });
@@ -145,28 +160,89 @@ describe('real responses match their declared schemas', () => {
     checkDeclared('verifyLogic', sat);
     expect(sat.body.status).toBe('SAT');
     checkDeclared('verifyLogic', await post('/verify/logic', { query: '(AND (GT x 5) (LT x 3))' }, key()));
-    checkDeclared('verifyCode', await post('/verify/code', { code: 'def add(a, b):\n    return a + b\n', language: 'python' }, key()));
-    checkDeclared('verifyCode', await post('/verify/code', { code: 'import os\nos.system("ls")', language: 'python' }, key()));
-    checkDeclared('verifySql', await post('/verify/sql', { query: 'SELECT id FROM t', schema_ddl: 'CREATE TABLE t (id INT)' }, key()));
-    checkDeclared('verifySql', await post('/verify/sql', { query: 'SELECT nope FROM missing', schema_ddl: 'CREATE TABLE t (id INT)' }, key()));
-    checkDeclared('verifyFact', await post('/verify/fact', { claim: 'The Eiffel Tower is in Paris.', context: 'The Eiffel Tower stands in Paris, France.' }, key()));
-    checkDeclared('verifyConsensus', await post('/verify/consensus', { query: '2 + 2 = 4', verification_mode: 'single' }, key()));
-    checkDeclared('verifyNaturalLanguage', await post('/verify/natural_language', { query: 'What is 15% of 200?' }, key()));
-    checkDeclared('verifyProcess', await post('/verify/process', { trace: 'The issue is X. The rule is Y. In this case Z. Therefore W.' }, key()));
-    checkDeclared('verifyProcess', await post('/verify/process', { trace: 'First we plan, then we build.', mode: 'milestones', milestones: ['plan', 'build', 'ship'] }, key()));
-    checkDeclared('verifyRag', await post('/verify/rag', { target_document_id: 'd', chunks: [{ id: 1, metadata: { document_id: 'd' } }, { id: 2, metadata: { document_id: 'e' } }], max_drm_rate: '1/2' }, key()));
+    checkDeclared(
+      'verifyCode',
+      await post('/verify/code', { code: 'def add(a, b):\n    return a + b\n', language: 'python' }, key()),
+    );
+    checkDeclared(
+      'verifyCode',
+      await post('/verify/code', { code: 'import os\nos.system("ls")', language: 'python' }, key()),
+    );
+    checkDeclared(
+      'verifySql',
+      await post('/verify/sql', { query: 'SELECT id FROM t', schema_ddl: 'CREATE TABLE t (id INT)' }, key()),
+    );
+    checkDeclared(
+      'verifySql',
+      await post('/verify/sql', { query: 'SELECT nope FROM missing', schema_ddl: 'CREATE TABLE t (id INT)' }, key()),
+    );
+    checkDeclared(
+      'verifyFact',
+      await post(
+        '/verify/fact',
+        { claim: 'The Eiffel Tower is in Paris.', context: 'The Eiffel Tower stands in Paris, France.' },
+        key(),
+      ),
+    );
+    checkDeclared(
+      'verifyConsensus',
+      await post('/verify/consensus', { query: '2 + 2 = 4', verification_mode: 'single' }, key()),
+    );
+    checkDeclared(
+      'verifyNaturalLanguage',
+      await post('/verify/natural_language', { query: 'What is 15% of 200?' }, key()),
+    );
+    checkDeclared(
+      'verifyProcess',
+      await post('/verify/process', { trace: 'The issue is X. The rule is Y. In this case Z. Therefore W.' }, key()),
+    );
+    checkDeclared(
+      'verifyProcess',
+      await post(
+        '/verify/process',
+        { trace: 'First we plan, then we build.', mode: 'milestones', milestones: ['plan', 'build', 'ship'] },
+        key(),
+      ),
+    );
+    checkDeclared(
+      'verifyRag',
+      await post(
+        '/verify/rag',
+        {
+          target_document_id: 'd',
+          chunks: [
+            { id: 1, metadata: { document_id: 'd' } },
+            { id: 2, metadata: { document_id: 'e' } },
+          ],
+          max_drm_rate: '1/2',
+        },
+        key(),
+      ),
+    );
     checkDeclared('verifyBatch', await post('/verify/batch', { items: [{ query: '2 + 2 = 4', type: 'math' }] }, key()));
 
-    const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 220, g: 20, b: 30 } } }).png().toBuffer();
+    const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 220, g: 20, b: 30 } } })
+      .png()
+      .toBuffer();
     const fd = new FormData();
     fd.append('claim', 'The image is 64 pixels wide.');
     fd.append('image', new Blob([new Uint8Array(png)], { type: 'image/png' }), 'red.png');
     const image = await fetch(`${apiUrl()}/verify/image`, { method: 'POST', body: fd, headers: key() });
     const imageText = await image.text();
-    checkDeclared('verifyImage', { status: image.status, headers: image.headers, text: imageText, body: JSON.parse(imageText) });
+    checkDeclared('verifyImage', {
+      status: image.status,
+      headers: image.headers,
+      text: imageText,
+      body: JSON.parse(imageText),
+    });
 
     const stats = await postStats(owner.key, { file: 'revenue\n120\n90\n150\n', query: 'mean(revenue) > 100' });
-    checkDeclared('verifyStats', { status: stats.status, headers: stats.headers as Headers, text: JSON.stringify(stats.body), body: stats.body });
+    checkDeclared('verifyStats', {
+      status: stats.status,
+      headers: stats.headers as Headers,
+      text: JSON.stringify(stats.body),
+      body: stats.body,
+    });
     expect(stats.body).toMatchObject({ status: 'UNVERIFIABLE', proof_ref: null, is_authoritative: false });
   });
 
@@ -178,10 +254,23 @@ describe('real responses match their declared schemas', () => {
     check('verifyMath', await post('/verify/math', { expression: 7 }, key()));
     check('verifyMath', await post('/verify/math', { expression: '1+1' }));
     check('verifyCode', await post('/verify/code', { code: 'import os\nos.system("ls")', language: 'python' }, key()));
-    check('verifySql', await post('/verify/sql', { query: 'SELECT id FROM t', schema_ddl: 'CREATE TABLE t (id INT)' }, key()));
+    check(
+      'verifySql',
+      await post('/verify/sql', { query: 'SELECT id FROM t', schema_ddl: 'CREATE TABLE t (id INT)' }, key()),
+    );
     check('verifyLogic', await post('/verify/logic', { query: '(AND (GT x 5) (LT x 10))' }, key()));
-    check('verifyProcess', await post('/verify/process', { trace: 'The issue is X. The rule is Y. In this case Z. Therefore W.' }, key()));
-    check('verifyRag', await post('/verify/rag', { target_document_id: 'd', chunks: [{ id: 1, metadata: { document_id: 'd' } }] }, key()));
+    check(
+      'verifyProcess',
+      await post('/verify/process', { trace: 'The issue is X. The rule is Y. In this case Z. Therefore W.' }, key()),
+    );
+    check(
+      'verifyRag',
+      await post(
+        '/verify/rag',
+        { target_document_id: 'd', chunks: [{ id: 1, metadata: { document_id: 'd' } }] },
+        key(),
+      ),
+    );
     check('verifyRag', await post('/verify/rag', { target_document_id: 'd', chunks: [], max_drm_rate: 0.1 }, key()));
     check('verifyBatch', await post('/verify/batch', { items: [{ query: '2 + 2 = 4', type: 'math' }] }, key()));
     check('verifyBatch', await post('/verify/batch', { items: [] }, key()));
@@ -200,6 +289,13 @@ describe('real responses match their declared schemas', () => {
     check('orgMetrics', await get(`/metrics/${owner.orgId}`, key()));
     check('revokeApiKey', await http('DELETE', '/auth/api-keys/nope', { headers: bearer() }));
     check('badgeEngine', await get('/badge/engine/math'));
-    check('signin', await post('/auth/signin', { email: owner.email, password: 'wrong password here' }, { 'x-forwarded-for': '198.51.100.77' }));
+    check(
+      'signin',
+      await post(
+        '/auth/signin',
+        { email: owner.email, password: 'wrong password here' },
+        { 'x-forwarded-for': '198.51.100.77' },
+      ),
+    );
   });
 });

@@ -21,7 +21,15 @@ const ENCRYPTED = 'binary/encrypted';
 const ROTATION_QUEUE = 'svc-codec-rotation';
 /** Fields of the SDK core's local-activity marker record (identifiers and times, never inputs). */
 const PATCH_MARKER_FIELDS = new Set(['id', 'patch_id', 'patchId', 'deprecated']);
-const LOCAL_ACTIVITY_MARKER_FIELDS = new Set(['seq', 'attempt', 'activity_id', 'activity_type', 'complete_time', 'backoff', 'original_schedule_time']);
+const LOCAL_ACTIVITY_MARKER_FIELDS = new Set([
+  'seq',
+  'attempt',
+  'activity_id',
+  'activity_type',
+  'complete_time',
+  'backoff',
+  'original_schedule_time',
+]);
 
 const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
 const unb64 = (s: string) => Buffer.from(s, 'base64').toString('utf8');
@@ -30,7 +38,10 @@ const bearer = (t: string) => ({ authorization: `Bearer ${t}` });
 async function at(url: string, method: string, headers: Record<string, string> = {}, body?: unknown) {
   const res = await fetch(url, {
     method,
-    headers: { ...(body !== undefined && typeof body !== 'string' ? { 'content-type': 'application/json' } : {}), ...headers },
+    headers: {
+      ...(body !== undefined && typeof body !== 'string' ? { 'content-type': 'application/json' } : {}),
+      ...headers,
+    },
     body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
   });
   const text = await res.text();
@@ -51,7 +62,13 @@ async function startCodecServer(name: string, basePort: number, env: Record<stri
 async function startEntry(name: string, script: string, basePort: number, env: Record<string, string | undefined>) {
   const port = basePort + OFFSET;
   const lean = script.includes('worker') ? LEAN_WORKER_ENV : {};
-  const fullEnv: NodeJS.ProcessEnv = { ...process.env, ...stackEnv(), SVC_CODEC_SERVER_PORT: String(port), ...lean, ...env };
+  const fullEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    ...stackEnv(),
+    SVC_CODEC_SERVER_PORT: String(port),
+    ...lean,
+    ...env,
+  };
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete fullEnv[k];
   const proc = new ManagedProcess(
     {
@@ -73,7 +90,16 @@ async function startEntry(name: string, script: string, basePort: number, env: R
 
 /** `temporal workflow show --output json` (optionally through a codec server) as text. */
 async function showHistory(workflowId: string, codec?: { url: string; token: string }): Promise<string> {
-  const args = ['workflow', 'show', '--workflow-id', workflowId, '--address', stackEnv().TEMPORAL_ADDRESS as string, '--output', 'json'];
+  const args = [
+    'workflow',
+    'show',
+    '--workflow-id',
+    workflowId,
+    '--address',
+    stackEnv().TEMPORAL_ADDRESS as string,
+    '--output',
+    'json',
+  ];
   if (codec) args.push('--codec-endpoint', codec.url, '--codec-auth', `Bearer ${codec.token}`);
   const { stdout } = await run(TEMPORAL, args, { maxBuffer: 64 * 1024 * 1024 });
   return stdout;
@@ -91,7 +117,9 @@ function payloadsOf(json: unknown, at = ''): FoundPayload[] {
   if (typeof json !== 'object' || json === null) return [];
   const o = json as Record<string, unknown>;
   if (typeof o.metadata === 'object' && o.metadata !== null && 'encoding' in (o.metadata as object)) {
-    return [{ path: at, metadata: o.metadata as Record<string, string>, data: typeof o.data === 'string' ? o.data : '' }];
+    return [
+      { path: at, metadata: o.metadata as Record<string, string>, data: typeof o.data === 'string' ? o.data : '' },
+    ];
   }
   return Object.entries(o).flatMap(([k, v]) => payloadsOf(v, `${at}.${k}`));
 }
@@ -102,7 +130,10 @@ function parseHistory(text: string): unknown {
   try {
     return JSON.parse(trimmed);
   } catch {
-    return trimmed.split('\n').filter((l) => l.trim().startsWith('{')).map((l) => JSON.parse(l));
+    return trimmed
+      .split('\n')
+      .filter((l) => l.trim().startsWith('{'))
+      .map((l) => JSON.parse(l));
   }
 }
 
@@ -131,7 +162,10 @@ function assertCiphertextOnly(text: string, needles: string[]): FoundPayload[] {
       // patch's name and whether it is deprecated, never user data.
       expect(encoding, p.path).toBe('json/plain');
       const record = JSON.parse(unb64(p.data)) as Record<string, unknown>;
-      expect(Object.keys(record).every((k) => PATCH_MARKER_FIELDS.has(k)), JSON.stringify(record)).toBe(true);
+      expect(
+        Object.keys(record).every((k) => PATCH_MARKER_FIELDS.has(k)),
+        JSON.stringify(record),
+      ).toBe(true);
       continue;
     }
     if (/header\.fields\.svc-input-auth$/.test(p.path) || /header\.fields\.svc-activity-grant$/.test(p.path)) {
@@ -150,7 +184,10 @@ function assertCiphertextOnly(text: string, needles: string[]): FoundPayload[] {
       // sits next to it, under details.result, and is encrypted.
       expect(encoding, p.path).toBe('json/plain');
       const record = JSON.parse(unb64(p.data)) as Record<string, unknown>;
-      expect(Object.keys(record).every((k) => LOCAL_ACTIVITY_MARKER_FIELDS.has(k)), JSON.stringify(Object.keys(record))).toBe(true);
+      expect(
+        Object.keys(record).every((k) => LOCAL_ACTIVITY_MARKER_FIELDS.has(k)),
+        JSON.stringify(Object.keys(record)),
+      ).toBe(true);
       continue;
     }
     expect(encoding, p.path).toBe(ENCRYPTED);
@@ -166,7 +203,10 @@ function decodedText(text: string): string {
 
 function sqliteBytes(): string {
   const base = path.join(inject('dataDir'), 'temporal.sqlite');
-  return [base, `${base}-wal`].filter((f) => existsSync(f)).map((f) => readFileSync(f).toString('latin1')).join('\n');
+  return [base, `${base}-wal`]
+    .filter((f) => existsSync(f))
+    .map((f) => readFileSync(f).toString('latin1'))
+    .join('\n');
 }
 
 describe('Temporal payload encryption', () => {
@@ -195,8 +235,14 @@ describe('Temporal payload encryption', () => {
         SVC_METRICS_OPERATOR_USER_IDS: `usr_nobody,${operator.userId}`,
         SVC_CODEC_SERVER_CORS_ORIGINS: 'http://ui.example.test',
       }),
-      startEntry('worker-codec-rotation', path.join('workers', 'verification-worker.ts'), 0, { ...rotatedEnv, SVC_TASK_QUEUE: ROTATION_QUEUE }),
-      startEntry('api-codec-rotation', path.join('api', 'server.ts'), 18176, { ...rotatedEnv, SVC_TASK_QUEUE: ROTATION_QUEUE }),
+      startEntry('worker-codec-rotation', path.join('workers', 'verification-worker.ts'), 0, {
+        ...rotatedEnv,
+        SVC_TASK_QUEUE: ROTATION_QUEUE,
+      }),
+      startEntry('api-codec-rotation', path.join('api', 'server.ts'), 18176, {
+        ...rotatedEnv,
+        SVC_TASK_QUEUE: ROTATION_QUEUE,
+      }),
     ]);
     codec = c;
     rotatedApi = api;
@@ -226,7 +272,9 @@ describe('Temporal payload encryption', () => {
     expect(db).toContain(codeWorkflowId); // the scan reads the right database
     expect(db).not.toContain(tenant.key);
     expect(db).not.toContain(marker);
-    for (const v of Object.values(JSON.parse(stackEnv().SVC_TEMPORAL_PAYLOAD_KEYS as string) as Record<string, string>)) {
+    for (const v of Object.values(
+      JSON.parse(stackEnv().SVC_TEMPORAL_PAYLOAD_KEYS as string) as Record<string, string>,
+    )) {
       expect(db).not.toContain(v);
       expect(history).not.toContain(v);
     }
@@ -253,7 +301,12 @@ describe('Temporal payload encryption', () => {
   it('a batch job goes through the codec: its history holds ciphertext, its search attributes identifiers only', async () => {
     const res = await post(
       '/verify/batch',
-      { items: [{ query: `print("${marker}")`, type: 'code', params: { language: 'python' } }, { query: '(x+1)^2 = x^2 + 2*x + 1', type: 'math' }] },
+      {
+        items: [
+          { query: `print("${marker}")`, type: 'code', params: { language: 'python' } },
+          { query: '(x+1)^2 = x^2 + 2*x + 1', type: 'math' },
+        ],
+      },
       { 'x-api-key': tenant.key },
     );
     expect(res.status).toBe(200);
@@ -263,7 +316,9 @@ describe('Temporal payload encryption', () => {
     expect(encrypted.length).toBeGreaterThanOrEqual(6);
     // The start event's search attributes: organization id, engine, item count, status.
     const attrs = payloadsOf(parseHistory(history)).filter((p) => /searchAttributes|indexedFields/.test(p.path));
-    expect(attrs.map((p) => JSON.parse(unb64(p.data))).sort()).toEqual(expect.arrayContaining([tenant.orgId, 'batch', 2, 'running']));
+    expect(attrs.map((p) => JSON.parse(unb64(p.data))).sort()).toEqual(
+      expect.arrayContaining([tenant.orgId, 'batch', 2, 'running']),
+    );
     const decoded = decodedText(await showHistory(res.body.workflow_id, { url: codec.url, token: operator.token }));
     expect(decoded).toContain(marker);
     expect(sqliteBytes()).not.toContain(marker);
@@ -287,11 +342,17 @@ describe('Temporal payload encryption', () => {
       const first = encrypted[0] as FoundPayload;
       sample = { metadata: first.metadata, data: first.data };
     });
-    const decode = (headers: Record<string, string>, body: unknown = { payloads: [sample] }, url = codec.url) => at(`${url}/decode`, 'POST', headers, body);
+    const decode = (headers: Record<string, string>, body: unknown = { payloads: [sample] }, url = codec.url) =>
+      at(`${url}/decode`, 'POST', headers, body);
 
     it('decodes history payloads for an operator (JWT), also mounted under a prefix', async () => {
       for (const p of ['/decode', '/svc/codec/decode']) {
-        const res = await at(`${codec.url}${p}`, 'POST', { ...bearer(operator.token), 'x-namespace': 'default' }, { payloads: [sample] });
+        const res = await at(
+          `${codec.url}${p}`,
+          'POST',
+          { ...bearer(operator.token), 'x-namespace': 'default' },
+          { payloads: [sample] },
+        );
         expect(res.status, p).toBe(200);
         expect(res.body.payloads).toHaveLength(1);
         expect(unb64(res.body.payloads[0].metadata.encoding)).toBe('json/plain');
@@ -321,7 +382,11 @@ describe('Temporal payload encryption', () => {
       const bad = await decode(bearer(`${operator.token}x`));
       expect(bad.status).toBe(401);
       expect(bad.body).toEqual({ detail: INVALID_TOKEN, code: expect.any(String), request_id: expect.any(String) });
-      expect((await decode({ authorization: 'Basic abc' })).body).toEqual({ detail: INVALID_TOKEN, code: expect.any(String), request_id: expect.any(String) });
+      expect((await decode({ authorization: 'Basic abc' })).body).toEqual({
+        detail: INVALID_TOKEN,
+        code: expect.any(String),
+        request_id: expect.any(String),
+      });
       const key = await decode({ 'x-api-key': operator.key });
       expect(key.status).toBe(401);
       expect(key.body).toEqual({ detail: MISSING_TOKEN, code: expect.any(String), request_id: expect.any(String) });
@@ -351,25 +416,57 @@ describe('Temporal payload encryption', () => {
       for (const [body, status, detail] of cases) {
         const res = await decode(op, body);
         expect(res.status, JSON.stringify(body)).toBe(status);
-        if (typeof detail === 'string') expect(res.body).toEqual({ detail, code: expect.any(String), request_id: expect.any(String) });
+        if (typeof detail === 'string')
+          expect(res.body).toEqual({ detail, code: expect.any(String), request_id: expect.any(String) });
         else expect(res.body.detail).toMatch(detail);
       }
-      const malformed = await at(`${codec.url}/decode`, 'POST', { ...op, 'content-type': 'application/json' }, '{"payloads": [');
+      const malformed = await at(
+        `${codec.url}/decode`,
+        'POST',
+        { ...op, 'content-type': 'application/json' },
+        '{"payloads": [',
+      );
       expect(malformed.status).toBe(400);
       expect(malformed.body.detail).toMatch(/^Malformed JSON body/);
-      const text = await at(`${codec.url}/decode`, 'POST', { ...op, 'content-type': 'text/plain' }, JSON.stringify({ payloads: [sample] }));
+      const text = await at(
+        `${codec.url}/decode`,
+        'POST',
+        { ...op, 'content-type': 'text/plain' },
+        JSON.stringify({ payloads: [sample] }),
+      );
       expect(text.status).toBe(415);
-      expect(text.body).toEqual({ detail: 'Unsupported Content-Type: send application/json.', code: expect.any(String), request_id: expect.any(String) });
+      expect(text.body).toEqual({
+        detail: 'Unsupported Content-Type: send application/json.',
+        code: expect.any(String),
+        request_id: expect.any(String),
+      });
       const ns = await decode({ ...op, 'x-namespace': 'other-ns' });
       expect(ns.status).toBe(403);
-      expect(ns.body).toEqual({ detail: "Namespace 'other-ns' is not served by this codec server.", code: expect.any(String), request_id: expect.any(String) });
-      const tampered = { ...sample, data: Buffer.from(Buffer.from(sample.data, 'base64').map((b, i) => (i === 30 ? b ^ 1 : b))).toString('base64') };
-      const bad = await decode(op, { payloads: [{ metadata: { encoding: b64('json/plain') }, data: b64('1') }, tampered] });
+      expect(ns.body).toEqual({
+        detail: "Namespace 'other-ns' is not served by this codec server.",
+        code: expect.any(String),
+        request_id: expect.any(String),
+      });
+      const tampered = {
+        ...sample,
+        data: Buffer.from(Buffer.from(sample.data, 'base64').map((b, i) => (i === 30 ? b ^ 1 : b))).toString('base64'),
+      };
+      const bad = await decode(op, {
+        payloads: [{ metadata: { encoding: b64('json/plain') }, data: b64('1') }, tampered],
+      });
       expect(bad.status).toBe(422);
-      expect(bad.body.detail).toMatch(/^Payload 1 could not be decrypted: encrypted payload does not authenticate under key '/);
-      const unknown = await decode(op, { payloads: [{ ...sample, metadata: { ...sample.metadata, 'encryption-key-id': b64('no-such-key') } }] });
+      expect(bad.body.detail).toMatch(
+        /^Payload 1 could not be decrypted: encrypted payload does not authenticate under key '/,
+      );
+      const unknown = await decode(op, {
+        payloads: [{ ...sample, metadata: { ...sample.metadata, 'encryption-key-id': b64('no-such-key') } }],
+      });
       expect(unknown.status).toBe(422);
-      expect(unknown.body).toEqual({ detail: "Payload 0 could not be decrypted: payload encrypted with unknown key id 'no-such-key'.", code: expect.any(String), request_id: expect.any(String) });
+      expect(unknown.body).toEqual({
+        detail: "Payload 0 could not be decrypted: payload encrypted with unknown key id 'no-such-key'.",
+        code: expect.any(String),
+        request_id: expect.any(String),
+      });
       // Unencrypted payloads pass through decode untouched.
       const plain = { metadata: { encoding: b64('json/plain') }, data: b64('{"a":1}') };
       expect((await decode(op, { payloads: [plain] })).body).toEqual({ payloads: [plain] });
@@ -391,9 +488,16 @@ describe('Temporal payload encryption', () => {
       expect(pre.headers.get('access-control-allow-methods')).toContain('POST');
       expect(pre.headers.get('access-control-allow-headers')).toBe('Authorization, Content-Type, X-Namespace');
       expect(pre.headers.get('vary')).toContain('Origin');
-      const evil = await at(`${codec.url}/decode`, 'OPTIONS', { origin: 'http://evil.example.test', 'access-control-request-method': 'POST' });
+      const evil = await at(`${codec.url}/decode`, 'OPTIONS', {
+        origin: 'http://evil.example.test',
+        'access-control-request-method': 'POST',
+      });
       expect(evil.status).toBe(403);
-      expect(evil.body).toEqual({ detail: 'Origin not allowed to call this codec server.', code: expect.any(String), request_id: expect.any(String) });
+      expect(evil.body).toEqual({
+        detail: 'Origin not allowed to call this codec server.',
+        code: expect.any(String),
+        request_id: expect.any(String),
+      });
       expect(evil.headers.get('access-control-allow-origin')).toBeNull();
       const ok = await decode({ ...bearer(operator.token), origin: 'http://ui.example.test' });
       expect(ok.status).toBe(200);
@@ -439,16 +543,25 @@ describe('Temporal payload encryption', () => {
 
   describe('rotation (extra worker and API encrypting with key B, key A kept)', () => {
     it('a workflow under key A and one under key B both decode; each payload names its key', async () => {
-      const res = await at(`${rotatedApi.url}/verify/code`, 'POST', { 'x-api-key': tenant.key }, { code: `print("${marker}-b")`, language: 'python' });
+      const res = await at(
+        `${rotatedApi.url}/verify/code`,
+        'POST',
+        { 'x-api-key': tenant.key },
+        { code: `print("${marker}-b")`, language: 'python' },
+      );
       expect(res.status).toBe(200);
       const idB = res.headers.get('x-workflow-id') as string;
       const underB = assertCiphertextOnly(await showHistory(idB), [`${marker}-b`]);
       expect(new Set(underB.map((p) => unb64(p.metadata['encryption-key-id'] as string)))).toEqual(new Set([keyIdB]));
       const underA = assertCiphertextOnly(await showHistory(codeWorkflowId), [marker]);
-      expect(new Set(underA.map((p) => unb64(p.metadata['encryption-key-id'] as string)))).toEqual(new Set([stackEnv().SVC_TEMPORAL_PAYLOAD_KEY_ID]));
+      expect(new Set(underA.map((p) => unb64(p.metadata['encryption-key-id'] as string)))).toEqual(
+        new Set([stackEnv().SVC_TEMPORAL_PAYLOAD_KEY_ID]),
+      );
       // The codec server knows A and B: both histories decode.
       expect(decodedText(await showHistory(idB, { url: codec.url, token: operator.token }))).toContain(`${marker}-b`);
-      expect(decodedText(await showHistory(codeWorkflowId, { url: codec.url, token: operator.token }))).toContain(marker);
+      expect(decodedText(await showHistory(codeWorkflowId, { url: codec.url, token: operator.token }))).toContain(
+        marker,
+      );
       // The rotated API reads results written under B; the old-key workflow's result still reads under A.
       expect(res.body.status).toBe('VERIFIED');
     });
@@ -456,14 +569,21 @@ describe('Temporal payload encryption', () => {
 
   it('the API, the worker and the codec server refuse to start without a payload key (or with a bad one)', async () => {
     const noKey = { SVC_TEMPORAL_PAYLOAD_KEYS: undefined, SVC_TEMPORAL_PAYLOAD_KEY_ID: undefined };
-    const refusal = /SVC_TEMPORAL_PAYLOAD_KEYS is not set: Temporal clients and workers refuse to start without a payload encryption key/;
+    const refusal =
+      /SVC_TEMPORAL_PAYLOAD_KEYS is not set: Temporal clients and workers refuse to start without a payload encryption key/;
     await Promise.all([
       expect(startEntry('api-codec-nokey', path.join('api', 'server.ts'), 18178, noKey)).rejects.toThrow(refusal),
-      expect(startEntry('worker-codec-nokey', path.join('workers', 'verification-worker.ts'), 0, { ...noKey, SVC_TASK_QUEUE: 'svc-codec-nokey' })).rejects.toThrow(refusal),
-      expect(startCodecServer('codec-nokey', 18179, { SVC_TEMPORAL_PAYLOAD_KEYS: JSON.stringify({ short: randomBytes(16).toString('base64') }) })).rejects.toThrow(
-        /SVC_TEMPORAL_PAYLOAD_KEYS: key 'short' is 16 bytes; AES-256 needs exactly 32/,
-      ),
+      expect(
+        startEntry('worker-codec-nokey', path.join('workers', 'verification-worker.ts'), 0, {
+          ...noKey,
+          SVC_TASK_QUEUE: 'svc-codec-nokey',
+        }),
+      ).rejects.toThrow(refusal),
+      expect(
+        startCodecServer('codec-nokey', 18179, {
+          SVC_TEMPORAL_PAYLOAD_KEYS: JSON.stringify({ short: randomBytes(16).toString('base64') }),
+        }),
+      ).rejects.toThrow(/SVC_TEMPORAL_PAYLOAD_KEYS: key 'short' is 16 bytes; AES-256 needs exactly 32/),
     ]);
   }, 300_000);
 });
-

@@ -61,9 +61,27 @@ const norm = (s: string) => s.trim().toLowerCase();
 function arithmeticScript(query: string): Scripted {
   switch (norm(query)) {
     case norm(NL_QUERIES.correct):
-      return { kind: 'answer', value: { is_math_query: true, expression: '3 * 4.50', claimed_answer: 13.5, reasoning: '3 notebooks at 4.50 each', confidence: 0.97 } };
+      return {
+        kind: 'answer',
+        value: {
+          is_math_query: true,
+          expression: '3 * 4.50',
+          claimed_answer: 13.5,
+          reasoning: '3 notebooks at 4.50 each',
+          confidence: 0.97,
+        },
+      };
     case norm(NL_QUERIES.wrong):
-      return { kind: 'answer', value: { is_math_query: true, expression: '7 * 1.25', claimed_answer: 9, reasoning: '7 pens at 1.25 each', confidence: 0.9 } };
+      return {
+        kind: 'answer',
+        value: {
+          is_math_query: true,
+          expression: '7 * 1.25',
+          claimed_answer: 9,
+          reasoning: '7 pens at 1.25 each',
+          confidence: 0.9,
+        },
+      };
     case norm(NL_QUERIES.malformed):
       return { kind: 'malformed', raw: '{"is_math_query": true, "expression": "12 * 8", "claimed_answer": ' };
     case norm(NL_QUERIES.refusal):
@@ -82,31 +100,96 @@ function arithmeticScript(query: string): Scripted {
         },
       };
     case norm(NL_QUERIES.slow):
-      return { kind: 'slow', value: { is_math_query: true, expression: '4 * 5', claimed_answer: 20, reasoning: 'length times width', confidence: 0.95 } };
+      return {
+        kind: 'slow',
+        value: {
+          is_math_query: true,
+          expression: '4 * 5',
+          claimed_answer: 20,
+          reasoning: 'length times width',
+          confidence: 0.95,
+        },
+      };
     case norm(NL_QUERIES.notMath):
-      return { kind: 'answer', value: { is_math_query: false, expression: null, claimed_answer: null, reasoning: 'This is a question about art history.', confidence: 0.99 } };
+      return {
+        kind: 'answer',
+        value: {
+          is_math_query: false,
+          expression: null,
+          claimed_answer: null,
+          reasoning: 'This is a question about art history.',
+          confidence: 0.99,
+        },
+      };
     case norm(NL_QUERIES.badExpression):
-      return { kind: 'answer', value: { is_math_query: true, expression: 'distance / time where distance = 150', claimed_answer: 75, reasoning: 'speed', confidence: 0.8 } };
+      return {
+        kind: 'answer',
+        value: {
+          is_math_query: true,
+          expression: 'distance / time where distance = 150',
+          claimed_answer: 75,
+          reasoning: 'speed',
+          confidence: 0.8,
+        },
+      };
     case norm(NL_QUERIES.guarded):
-      return { kind: 'answer', value: { is_math_query: true, expression: '1000!', claimed_answer: 1e300, reasoning: '1000 factorial', confidence: 0.9 } };
+      return {
+        kind: 'answer',
+        value: {
+          is_math_query: true,
+          expression: '1000!',
+          claimed_answer: 1e300,
+          reasoning: '1000 factorial',
+          confidence: 0.9,
+        },
+      };
     default:
-      return { kind: 'answer', value: { is_math_query: false, expression: null, claimed_answer: null, reasoning: 'unscripted query', confidence: 0 } };
+      return {
+        kind: 'answer',
+        value: {
+          is_math_query: false,
+          expression: null,
+          claimed_answer: null,
+          reasoning: 'unscripted query',
+          confidence: 0,
+        },
+      };
   }
 }
 
 function logicScript(query: string): Scripted {
   switch (norm(query)) {
     case norm(LOGIC_QUERIES.correct):
-      return { kind: 'answer', value: { is_logic_query: true, dsl: '(VAR x Int) (AND (GT x 3) (NEQ (MULT 2 x) 8) (LTE x 6))', reasoning: 'x > 3, 2x != 8, x <= 6' } };
+      return {
+        kind: 'answer',
+        value: {
+          is_logic_query: true,
+          dsl: '(VAR x Int) (AND (GT x 3) (NEQ (MULT 2 x) 8) (LTE x 6))',
+          reasoning: 'x > 3, 2x != 8, x <= 6',
+        },
+      };
     case norm(LOGIC_QUERIES.unsat):
-      return { kind: 'answer', value: { is_logic_query: true, dsl: '(AND (GT x 10) (LT x 2))', reasoning: 'x > 10 and x < 2' } };
+      return {
+        kind: 'answer',
+        value: { is_logic_query: true, dsl: '(AND (GT x 10) (LT x 2))', reasoning: 'x > 10 and x < 2' },
+      };
     case norm(LOGIC_QUERIES.referenceOperators):
       // What the reference implementation's prompt produced (operators the DSL does not have).
-      return { kind: 'answer', value: { is_logic_query: true, dsl: '(AND (GE x 2) (LE y x))', reasoning: 'x >= 2, y <= x' } };
+      return {
+        kind: 'answer',
+        value: { is_logic_query: true, dsl: '(AND (GE x 2) (LE y x))', reasoning: 'x >= 2, y <= x' },
+      };
     case norm(LOGIC_QUERIES.malformed):
       return { kind: 'malformed', raw: '(AND (GT x 3)' };
     case norm(LOGIC_QUERIES.slow):
-      return { kind: 'slow', value: { is_logic_query: true, dsl: '(AND (EQ (PLUS x y) 10) (EQ (MINUS x y) 2))', reasoning: 'a linear system' } };
+      return {
+        kind: 'slow',
+        value: {
+          is_logic_query: true,
+          dsl: '(AND (EQ (PLUS x y) 10) (EQ (MINUS x y) 2))',
+          reasoning: 'a linear system',
+        },
+      };
     default:
       return { kind: 'answer', value: { is_logic_query: false, dsl: null, reasoning: 'unscripted query' } };
   }
@@ -116,15 +199,32 @@ function entailmentScript(user: string): Scripted {
   const claim = /^CLAIM:\n([\s\S]*?)\n\nCONTEXT:/.exec(user)?.[1] ?? '';
   switch (norm(claim)) {
     case norm(FACT_CLAIMS.entailed):
-      return { kind: 'answer', value: { label: 'entailed', quote: 'The Eiffel Tower stands in Paris', reasoning: 'The context places it in Paris.' } };
+      return {
+        kind: 'answer',
+        value: {
+          label: 'entailed',
+          quote: 'The Eiffel Tower stands in Paris',
+          reasoning: 'The context places it in Paris.',
+        },
+      };
     case norm(FACT_CLAIMS.contradictedWithQuote):
-      return { kind: 'answer', value: { label: 'contradicted', quote: 'The Eiffel Tower stands in Paris', reasoning: 'The context places it in Paris, not Berlin.' } };
+      return {
+        kind: 'answer',
+        value: {
+          label: 'contradicted',
+          quote: 'The Eiffel Tower stands in Paris',
+          reasoning: 'The context places it in Paris, not Berlin.',
+        },
+      };
     case norm(FACT_CLAIMS.contradictedWithoutQuote):
       return { kind: 'answer', value: { label: 'contradicted', quote: null, reasoning: 'I believe it is elsewhere.' } };
     case norm(FACT_CLAIMS.slow):
       return { kind: 'slow', value: { label: 'entailed', quote: null, reasoning: 'late' } };
     default:
-      return { kind: 'answer', value: { label: 'neutral', quote: null, reasoning: 'The context does not settle the claim.' } };
+      return {
+        kind: 'answer',
+        value: { label: 'neutral', quote: null, reasoning: 'The context does not settle the claim.' },
+      };
   }
 }
 
@@ -136,7 +236,12 @@ function taskOf(system: string): Task {
   return 'unknown';
 }
 
-function script(task: Task, user: string, hasImage: boolean, model: string): Scripted | { kind: 'http_error'; status: number; message: string } {
+function script(
+  task: Task,
+  user: string,
+  hasImage: boolean,
+  model: string,
+): Scripted | { kind: 'http_error'; status: number; message: string } {
   switch (task) {
     case 'arithmetic':
       return arithmeticScript(user);
@@ -146,7 +251,8 @@ function script(task: Task, user: string, hasImage: boolean, model: string): Scr
       return entailmentScript(user);
     case 'image':
       if (!hasImage) return { kind: 'malformed', raw: 'no image' };
-      if (model.includes('text-only')) return { kind: 'http_error', status: 400, message: 'This model does not support image input.' };
+      if (model.includes('text-only'))
+        return { kind: 'http_error', status: 400, message: 'This model does not support image input.' };
       return { kind: 'answer', value: { description: 'A flat, single-coloured image with no recognisable objects.' } };
     default:
       return { kind: 'http_error', status: 400, message: 'unknown task' };
@@ -226,7 +332,13 @@ export async function startProviderServer(port = 0): Promise<ProviderServer> {
         }
       }
       const task = taskOf(system);
-      const key = norm(task === 'entailment' ? (/^CLAIM:\n([\s\S]*?)\n\nCONTEXT:/.exec(user)?.[1] ?? user) : task === 'image' ? user.replace(/^CLAIM:\n/, '') : user);
+      const key = norm(
+        task === 'entailment'
+          ? (/^CLAIM:\n([\s\S]*?)\n\nCONTEXT:/.exec(user)?.[1] ?? user)
+          : task === 'image'
+            ? user.replace(/^CLAIM:\n/, '')
+            : user,
+      );
       calls.set(key, (calls.get(key) ?? 0) + 1);
       const s = script(task, user, hasImage, String(body.model ?? ''));
       if (s.kind === 'http_error') {

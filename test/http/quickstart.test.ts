@@ -42,7 +42,8 @@ async function expectVerifyOnly(key: string) {
 
 describe("README's three commands", () => {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const block = /<!-- quickstart:begin[^>]*-->\s*```sh\n([\s\S]*?)```\s*<!-- quickstart:end -->/.exec(readme)?.[1] ?? '';
+  const block =
+    /<!-- quickstart:begin[^>]*-->\s*```sh\n([\s\S]*?)```\s*<!-- quickstart:end -->/.exec(readme)?.[1] ?? '';
 
   it('list their prerequisites and ask for a verify-only key', () => {
     expect(block).toContain('"scopes":["verify:read"]');
@@ -52,7 +53,8 @@ describe("README's three commands", () => {
 
   it('work twice in a row (signup, then signin after the 409)', async () => {
     const email = uniqueEmail('readme');
-    const script = block.replace('http://127.0.0.1:8000', apiUrl()).replace('me@example.com', email) + '\necho "KEY=$KEY"\n';
+    const script =
+      block.replace('http://127.0.0.1:8000', apiUrl()).replace('me@example.com', email) + '\necho "KEY=$KEY"\n';
     for (const round of [1, 2]) {
       const { stdout } = await run('bash', ['-c', script], { env: env({}), timeout: 60_000 });
       expect(stdout, `round ${round}`).toMatch(/^HTTP\/1\.1 200/m);
@@ -69,7 +71,10 @@ describe('examples/', () => {
   it('quickstart.sh (curl only) works twice and prints the workflow id and the key', async () => {
     const email = uniqueEmail('qs');
     for (const round of [1, 2]) {
-      const { stdout, stderr } = await run(join(ROOT, 'examples', 'quickstart.sh'), [], { env: env({ SVC_URL: apiUrl(), SVC_EMAIL: email, SVC_PASSWORD: PASSWORD }), timeout: 60_000 });
+      const { stdout, stderr } = await run(join(ROOT, 'examples', 'quickstart.sh'), [], {
+        env: env({ SVC_URL: apiUrl(), SVC_EMAIL: email, SVC_PASSWORD: PASSWORD }),
+        timeout: 60_000,
+      });
       expect(stdout, `round ${round}`).toMatch(/^X-Workflow-Id: verify-math-\S+$/m);
       expect(stdout).toMatch(/^status: VERIFIED$/m);
       if (round === 2) expect(stderr).toContain('already exists, signing in');
@@ -81,8 +86,14 @@ describe('examples/', () => {
 
   it('quickstart.sh fails with the reason when the password is wrong', async () => {
     const email = uniqueEmail('qsbad');
-    await run(join(ROOT, 'examples', 'quickstart.sh'), [], { env: env({ SVC_URL: apiUrl(), SVC_EMAIL: email, SVC_PASSWORD: PASSWORD }), timeout: 60_000 });
-    const bad = await run(join(ROOT, 'examples', 'quickstart.sh'), [], { env: env({ SVC_URL: apiUrl(), SVC_EMAIL: email, SVC_PASSWORD: 'another long passphrase' }), timeout: 60_000 }).catch((e) => e);
+    await run(join(ROOT, 'examples', 'quickstart.sh'), [], {
+      env: env({ SVC_URL: apiUrl(), SVC_EMAIL: email, SVC_PASSWORD: PASSWORD }),
+      timeout: 60_000,
+    });
+    const bad = await run(join(ROOT, 'examples', 'quickstart.sh'), [], {
+      env: env({ SVC_URL: apiUrl(), SVC_EMAIL: email, SVC_PASSWORD: 'another long passphrase' }),
+      timeout: 60_000,
+    }).catch((e) => e);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('could not sign up or sign in (HTTP 401)');
     expect(bad.stderr).toContain('Incorrect email or password.');
@@ -102,13 +113,22 @@ describe('examples/', () => {
 
   it('verify_math.py (the reference Python client) works with the key quickstart.sh printed', async () => {
     expect(existsSync(PYTHON), `${PYTHON} missing: run infra/install-tools.sh qwed-client`).toBe(true);
-    const qs = await run(join(ROOT, 'examples', 'quickstart.sh'), [], { env: env({ SVC_URL: apiUrl(), SVC_EMAIL: uniqueEmail('py'), SVC_PASSWORD: PASSWORD }), timeout: 60_000 });
+    const qs = await run(join(ROOT, 'examples', 'quickstart.sh'), [], {
+      env: env({ SVC_URL: apiUrl(), SVC_EMAIL: uniqueEmail('py'), SVC_PASSWORD: PASSWORD }),
+      timeout: 60_000,
+    });
     const key = /^export SVC_API_KEY=(svc_\S+)$/m.exec(qs.stdout)?.[1] as string;
     for (const round of [1, 2]) {
-      const { stdout } = await run(PYTHON, [join(ROOT, 'examples', 'verify_math.py')], { env: env({ SVC_BASE_URL: apiUrl(), SVC_API_KEY: key }), timeout: 60_000 });
+      const { stdout } = await run(PYTHON, [join(ROOT, 'examples', 'verify_math.py')], {
+        env: env({ SVC_BASE_URL: apiUrl(), SVC_API_KEY: key }),
+        timeout: 60_000,
+      });
       expect(stdout, `round ${round}`).toMatch(/^status: VERIFIED$/m);
     }
-    const none = await run(PYTHON, [join(ROOT, 'examples', 'verify_math.py')], { env: env({ SVC_BASE_URL: apiUrl(), SVC_API_KEY: '' }), timeout: 60_000 }).catch((e) => e);
+    const none = await run(PYTHON, [join(ROOT, 'examples', 'verify_math.py')], {
+      env: env({ SVC_BASE_URL: apiUrl(), SVC_API_KEY: '' }),
+      timeout: 60_000,
+    }).catch((e) => e);
     expect(none.stderr).toContain('SVC_API_KEY is not set');
   });
 });

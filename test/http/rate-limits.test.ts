@@ -23,7 +23,10 @@ describe('per-IP limit on anonymous /auth/*', () => {
   });
 
   it('limits by peer address and ignores X-Forwarded-For from an untrusted peer', async () => {
-    const { proc, url } = await startExtraApi('api-ip-untrusted', { SVC_RATE_LIMIT_PER_IP: '3', SVC_AUTH_TRUSTED_PROXIES: '' });
+    const { proc, url } = await startExtraApi('api-ip-untrusted', {
+      SVC_RATE_LIMIT_PER_IP: '3',
+      SVC_AUTH_TRUSTED_PROXIES: '',
+    });
     procs.push(proc);
     for (let i = 0; i < 3; i++) expect((await signinAt(url, { 'x-forwarded-for': randomIp() })).status).toBe(401);
     const limited = await signinAt(url, { 'x-forwarded-for': '203.0.113.99' });
@@ -36,7 +39,10 @@ describe('per-IP limit on anonymous /auth/*', () => {
   });
 
   it('uses the rightmost forwarded hop when the peer is a trusted proxy', async () => {
-    const { proc, url } = await startExtraApi('api-ip-trusted', { SVC_RATE_LIMIT_PER_IP: '2', SVC_AUTH_TRUSTED_PROXIES: '127.0.0.0/8,::1' });
+    const { proc, url } = await startExtraApi('api-ip-trusted', {
+      SVC_RATE_LIMIT_PER_IP: '2',
+      SVC_AUTH_TRUSTED_PROXIES: '127.0.0.0/8,::1',
+    });
     procs.push(proc);
     const hop = { 'x-forwarded-for': '203.0.113.7, 198.51.100.20:4711' };
     expect((await signinAt(url, hop)).status).toBe(401);
@@ -47,7 +53,9 @@ describe('per-IP limit on anonymous /auth/*', () => {
   });
 
   it('refuses to start with SVC_RATE_LIMIT_PER_IP below 1', async () => {
-    await expect(startExtraApi('api-ip-zero', { SVC_RATE_LIMIT_PER_IP: '0' }, false)).rejects.toThrow(/SVC_RATE_LIMIT_PER_IP must be at least 1/);
+    await expect(startExtraApi('api-ip-zero', { SVC_RATE_LIMIT_PER_IP: '0' }, false)).rejects.toThrow(
+      /SVC_RATE_LIMIT_PER_IP must be at least 1/,
+    );
   });
 });
 
@@ -68,11 +76,16 @@ describe('plan limits', () => {
     expect(first.status).toBe(200);
     expect(first.headers.get('x-ratelimit-limit')).toBe('60');
     const r1 = Number(first.headers.get('x-ratelimit-remaining'));
-    const second = await fetch(`${url}/verify/math`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': free.key }, body: JSON.stringify(MATH) });
+    const second = await fetch(`${url}/verify/math`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': free.key },
+      body: JSON.stringify(MATH),
+    });
     expect(second.status).toBe(200);
     const r2 = Number(second.headers.get('x-ratelimit-remaining'));
     // Same minute window: the other process saw this process's request.
-    if (Number(first.headers.get('x-ratelimit-reset')) === Number(second.headers.get('x-ratelimit-reset'))) expect(r2).toBe(r1 - 1);
+    if (Number(first.headers.get('x-ratelimit-reset')) === Number(second.headers.get('x-ratelimit-reset')))
+      expect(r2).toBe(r1 - 1);
     expect(Number(second.headers.get('x-ratelimit-reset'))).toBeGreaterThan(Date.now() / 1000);
   });
 
@@ -80,7 +93,11 @@ describe('plan limits', () => {
     const t = await newTenant('free');
     const now = Math.floor(Date.now() / 1000);
     const start = now - (now % 60);
-    await (await db()).collection('rate_counters').insertOne({ _id: `org:${t.orgId}:60:${start}` as any, count: 60, expires_at: new Date((start + 120) * 1000) });
+    await (
+      await db()
+    )
+      .collection('rate_counters')
+      .insertOne({ _id: `org:${t.orgId}:60:${start}` as any, count: 60, expires_at: new Date((start + 120) * 1000) });
     const res = await post('/verify/math', MATH, { 'x-api-key': t.key });
     if (Math.floor(Date.now() / 1000) - (Math.floor(Date.now() / 1000) % 60) !== start) return; // window rolled over mid-test
     expect(res.status).toBe(429);
@@ -100,7 +117,11 @@ describe('plan limits', () => {
     const t = await newTenant('free');
     const now = Math.floor(Date.now() / 1000);
     const day = now - (now % 86_400);
-    await (await db()).collection('rate_counters').insertOne({ _id: `org:${t.orgId}:86400:${day}` as any, count: 1000, expires_at: new Date((day + 86_460) * 1000) });
+    await (await db()).collection('rate_counters').insertOne({
+      _id: `org:${t.orgId}:86400:${day}` as any,
+      count: 1000,
+      expires_at: new Date((day + 86_460) * 1000),
+    });
     const res = await post('/verify/math', MATH, { 'x-api-key': t.key });
     expect(res.status).toBe(429);
     expect(res.body.error.details.limit).toBe(1000);

@@ -15,7 +15,11 @@ const OFFSET = Number(process.env.SVC_TEST_PORT_OFFSET ?? 0);
 const CSV = 'a,b\n1,2\n3,4\n5,6\n';
 
 async function postJson(base: string, path: string, key: string, body: unknown) {
-  const res = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify(body) });
+  const res = await fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': key },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, body: (await res.json()) as any, headers: res.headers };
 }
 
@@ -30,8 +34,15 @@ describe('sandbox failures', () => {
     const qNoDocker = `svc-test-nodocker-${OFFSET}`;
     const qOneSlot = `svc-test-oneslot-${OFFSET}`;
     const [w1, w2, a1, a2] = await Promise.all([
-      startExtraWorker('worker-nodocker', { SVC_TASK_QUEUE: qNoDocker, DOCKER_HOST: 'unix:///nonexistent/docker.sock' }),
-      startExtraWorker('worker-oneslot', { SVC_TASK_QUEUE: qOneSlot, SVC_SANDBOX_MAX_CONCURRENT: '1', SVC_SANDBOX_ACQUIRE_TIMEOUT: '0.001' }),
+      startExtraWorker('worker-nodocker', {
+        SVC_TASK_QUEUE: qNoDocker,
+        DOCKER_HOST: 'unix:///nonexistent/docker.sock',
+      }),
+      startExtraWorker('worker-oneslot', {
+        SVC_TASK_QUEUE: qOneSlot,
+        SVC_SANDBOX_MAX_CONCURRENT: '1',
+        SVC_SANDBOX_ACQUIRE_TIMEOUT: '0.001',
+      }),
       startExtraApi('api-nodocker', { SVC_TASK_QUEUE: qNoDocker, SVC_UPLOAD_READ_TIMEOUT: '2' }),
       startExtraApi('api-oneslot', { SVC_TASK_QUEUE: qOneSlot }),
     ]);
@@ -51,9 +62,16 @@ describe('sandbox failures', () => {
 
     it('consensus high and maximum answer 503 sandbox unavailable', async () => {
       for (const mode of ['high', 'maximum']) {
-        const res = await postJson(noDocker, '/verify/consensus', t.key, { query: '2^10 = 1024', verification_mode: mode });
+        const res = await postJson(noDocker, '/verify/consensus', t.key, {
+          query: '2^10 = 1024',
+          verification_mode: mode,
+        });
         expect(res.status).toBe(503);
-        expect(res.body).toEqual({ detail: 'sandbox unavailable', code: expect.any(String), request_id: expect.any(String) });
+        expect(res.body).toEqual({
+          detail: 'sandbox unavailable',
+          code: expect.any(String),
+          request_id: expect.any(String),
+        });
         expect(res.headers.get('x-workflow-id')).toMatch(/^verify-consensus-/);
       }
     });
@@ -67,13 +85,20 @@ describe('sandbox failures', () => {
     it('stats answers 503 sandbox unavailable', async () => {
       const res = await postStats(t.key, { file: CSV, query: 'mean(a) > 1' }, noDocker);
       expect(res.status).toBe(503);
-      expect(res.body).toEqual({ detail: 'sandbox unavailable', code: expect.any(String), request_id: expect.any(String) });
+      expect(res.body).toEqual({
+        detail: 'sandbox unavailable',
+        code: expect.any(String),
+        request_id: expect.any(String),
+      });
     });
 
     it('stats still answers an unsupported query (BLOCKED) without the sandbox', async () => {
       const res = await postStats(t.key, { file: CSV, query: 'mode(a)' }, noDocker);
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ status: 'BLOCKED', developer_fields: { constraint_id: 'stats_verifier.validation_error' } });
+      expect(res.body).toMatchObject({
+        status: 'BLOCKED',
+        developer_fields: { constraint_id: 'stats_verifier.validation_error' },
+      });
     });
 
     it('an upload that stalls past SVC_UPLOAD_READ_TIMEOUT answers 408', async () => {
@@ -100,7 +125,9 @@ describe('sandbox failures', () => {
 
   describe('sandbox at capacity (one slot, no wait)', () => {
     it('stats: concurrent requests beyond the slot are BLOCKED with the capacity message, never VERIFIED', async () => {
-      const results = await Promise.all(Array.from({ length: 4 }, () => postStats(t.key, { file: CSV, query: 'mean(a) = 3' }, oneSlot)));
+      const results = await Promise.all(
+        Array.from({ length: 4 }, () => postStats(t.key, { file: CSV, query: 'mean(a) = 3' }, oneSlot)),
+      );
       expect(results.every((r) => r.status === 200)).toBe(true);
       const statuses = results.map((r) => r.body.status);
       expect(statuses).not.toContain('VERIFIED');
@@ -108,7 +135,10 @@ describe('sandbox failures', () => {
       expect(rejected.length).toBeGreaterThanOrEqual(1);
       for (const r of rejected) {
         expect(r.body.agent_message).toBe('Sandbox capacity reached — retry shortly.');
-        expect(r.body.developer_fields).toMatchObject({ constraint_id: 'stats_verifier.runtime_unavailable', sandbox_error: 'capacity' });
+        expect(r.body.developer_fields).toMatchObject({
+          constraint_id: 'stats_verifier.runtime_unavailable',
+          sandbox_error: 'capacity',
+        });
         expect(r.body.proof_ref).toBeNull();
       }
       const ran = results.filter((r) => r.body.status === 'UNVERIFIABLE');
@@ -118,11 +148,18 @@ describe('sandbox failures', () => {
 
     it('consensus: a request that cannot get a sandbox slot answers 503 with the capacity message', async () => {
       const results = await Promise.all(
-        Array.from({ length: 4 }, () => postJson(oneSlot, '/verify/consensus', t.key, { query: '7 * 6 = 42', verification_mode: 'high' })),
+        Array.from({ length: 4 }, () =>
+          postJson(oneSlot, '/verify/consensus', t.key, { query: '7 * 6 = 42', verification_mode: 'high' }),
+        ),
       );
       const busy = results.filter((r) => r.status === 503);
       expect(busy.length).toBeGreaterThanOrEqual(1);
-      for (const r of busy) expect(r.body).toEqual({ detail: 'Sandbox capacity reached — retry shortly.', code: expect.any(String), request_id: expect.any(String) });
+      for (const r of busy)
+        expect(r.body).toEqual({
+          detail: 'Sandbox capacity reached — retry shortly.',
+          code: expect.any(String),
+          request_id: expect.any(String),
+        });
       for (const r of results.filter((x) => x.status !== 503)) {
         expect(r.status).toBe(200);
         expect(r.body).toMatchObject({ status: 'UNVERIFIABLE', final_answer: 'true', meets_requirement: false });

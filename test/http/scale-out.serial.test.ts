@@ -12,13 +12,15 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Pids of a process's direct children (the cluster's API processes). */
 function childPids(pid: number): number[] {
   try {
-    return execFileSync('ps', ['-o', 'pid=,comm=', '--ppid', String(pid)], { encoding: 'utf8' })
-      .split('\n')
-      .map((l) => l.trim().split(/\s+/))
-      // Node processes only: tsx's esbuild service is a child too.
-      .filter(([, comm]) => comm === 'node')
-      .map(([pid]) => Number(pid))
-      .filter((n) => n > 0);
+    return (
+      execFileSync('ps', ['-o', 'pid=,comm=', '--ppid', String(pid)], { encoding: 'utf8' })
+        .split('\n')
+        .map((l) => l.trim().split(/\s+/))
+        // Node processes only: tsx's esbuild service is a child too.
+        .filter(([, comm]) => comm === 'node')
+        .map(([pid]) => Number(pid))
+        .filter((n) => n > 0)
+    );
   } catch {
     return [];
   }
@@ -39,7 +41,8 @@ describe('two API processes behind one port', () => {
         command: process.execPath,
         args: serviceArgs('infra/api-cluster.ts'),
         env: { ...process.env, ...inject('stackEnv'), HOST: '127.0.0.1', PORT: String(port), SVC_API_PROCESSES: '2' },
-        ready: async (p) => p.logContains('SVC_API_CLUSTER_READY') && (await fetch(`${base}/health`).catch(() => null))?.status === 200,
+        ready: async (p) =>
+          p.logContains('SVC_API_CLUSTER_READY') && (await fetch(`${base}/health`).catch(() => null))?.status === 200,
         readyTimeoutMs: 150_000,
       },
       inject('dataDir'),

@@ -20,7 +20,11 @@ export interface SigningKey {
 }
 export function newSigningKey(): SigningKey {
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  return { id: randomBytes(32).toString('hex'), privateKey, pem: publicKey.export({ format: 'pem', type: 'spki' }).toString() };
+  return {
+    id: randomBytes(32).toString('hex'),
+    privateKey,
+    pem: publicKey.export({ format: 'pem', type: 'spki' }).toString(),
+  };
 }
 
 // ---- the local key server and feedback sink --------------------------------------------
@@ -35,7 +39,13 @@ export function startFixture(): Promise<void> {
     if (req.method === 'GET' && req.url === '/keys') {
       keyServer.fetches++;
       if (keyServer.status !== 200) return void res.writeHead(keyServer.status).end('unavailable');
-      const doc = { public_keys: keyServer.published.map((k, i) => ({ key_identifier: k.id, key: k.pem, is_current: i === keyServer.published.length - 1 })) };
+      const doc = {
+        public_keys: keyServer.published.map((k, i) => ({
+          key_identifier: k.id,
+          key: k.pem,
+          is_current: i === keyServer.published.length - 1,
+        })),
+      };
       return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(doc));
     }
     if (req.method === 'POST' && req.url === '/feedback') {
@@ -63,7 +73,11 @@ export interface Delivery {
 }
 
 export async function deliver(body: string | Buffer, headers: Record<string, string>): Promise<Delivery> {
-  const res = await fetch(`${apiUrl()}${PATH}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: body as BodyInit });
+  const res = await fetch(`${apiUrl()}${PATH}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: body as BodyInit,
+  });
   const at = Date.now();
   const text = await res.text();
   let parsed: unknown;
@@ -91,7 +105,12 @@ export async function keyDoc(keyId: string) {
   return (await db()).collection('api_keys').findOne({ _id: keyId as any });
 }
 
-export async function waitFor<T>(what: string, fn: () => Promise<T | null | undefined | false>, timeoutMs: number, everyMs = 20): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  fn: () => Promise<T | null | undefined | false>,
+  timeoutMs: number,
+  everyMs = 20,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();
@@ -103,20 +122,30 @@ export async function waitFor<T>(what: string, fn: () => Promise<T | null | unde
 
 /** Resolves with the time the key was first seen revoked. */
 export const revokedAt = (keyId: string, timeoutMs = 10_000) =>
-  waitFor(`revocation of ${keyId}`, async () => ((await keyDoc(keyId))?.active === false ? Date.now() : null), timeoutMs);
+  waitFor(
+    `revocation of ${keyId}`,
+    async () => ((await keyDoc(keyId))?.active === false ? Date.now() : null),
+    timeoutMs,
+  );
 
 export function mailsFor(keyId: string): string[] {
   const dir = path.join(inject('dataDir'), 'mail');
   if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .filter((f) => f.endsWith('.eml'))
-    // Quoted-printable soft line breaks undone, so long lines read as sent.
-    .map((f) => readFileSync(path.join(dir, f), 'utf8').replace(/=\r?\n/g, ''))
-    .filter((m) => m.includes(keyId));
+  return (
+    readdirSync(dir)
+      .filter((f) => f.endsWith('.eml'))
+      // Quoted-printable soft line breaks undone, so long lines read as sent.
+      .map((f) => readFileSync(path.join(dir, f), 'utf8').replace(/=\r?\n/g, ''))
+      .filter((m) => m.includes(keyId))
+  );
 }
 
 export const logsText = () =>
-  ['api.log', 'worker.log'].map((f) => path.join(inject('dataDir'), 'logs', f)).filter(existsSync).map((f) => readFileSync(f, 'utf8')).join('\n');
+  ['api.log', 'worker.log']
+    .map((f) => path.join(inject('dataDir'), 'logs', f))
+    .filter(existsSync)
+    .map((f) => readFileSync(f, 'utf8'))
+    .join('\n');
 
 /** Whether Temporal's stored history (SQLite file and its WAL) contains this text anywhere. */
 export function historyContains(text: string): boolean {
@@ -137,7 +166,9 @@ export async function openTemporal() {
 export const closeTemporal = async () => client?.connection.close();
 export async function workflowExists(body: string | Buffer): Promise<boolean> {
   try {
-    await temporal().workflow.getHandle(`leak-revocation-${sha256(body)}`).describe();
+    await temporal()
+      .workflow.getHandle(`leak-revocation-${sha256(body)}`)
+      .describe();
     return true;
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) return false;
@@ -155,4 +186,3 @@ export async function expectNothingKept(t: Member, body: string | Buffer, marker
   expect(logs).not.toContain(marker);
   expect(logs).not.toContain(t.key);
 }
-

@@ -49,13 +49,30 @@ describe('POST /webhooks/secret-scanning with a component down', () => {
       await sleep(3000); // a few failed attempts
       expect(mailsFor(t.keyId)).toHaveLength(0);
       expect((await keyDoc(t.keyId))?.active).toBe(false); // never rolled back
-      const wf = await temporal().workflow.getHandle(`leak-revocation-${sha256(body)}`).describe();
+      const wf = await temporal()
+        .workflow.getHandle(`leak-revocation-${sha256(body)}`)
+        .describe();
       expect(wf.status.name).toBe('RUNNING');
       await control('start', 'smtp');
       restarted = true;
-      const mails = await waitFor('e-mail after the sink is back', async () => (mailsFor(t.keyId).length > 0 ? mailsFor(t.keyId) : null), 90_000, 250);
+      const mails = await waitFor(
+        'e-mail after the sink is back',
+        async () => (mailsFor(t.keyId).length > 0 ? mailsFor(t.keyId) : null),
+        90_000,
+        250,
+      );
       expect(mails).toHaveLength(1);
-      await waitFor('workflow completion', async () => (await temporal().workflow.getHandle(`leak-revocation-${sha256(body)}`).describe()).status.name === 'COMPLETED', 10_000, 200);
+      await waitFor(
+        'workflow completion',
+        async () =>
+          (
+            await temporal()
+              .workflow.getHandle(`leak-revocation-${sha256(body)}`)
+              .describe()
+          ).status.name === 'COMPLETED',
+        10_000,
+        200,
+      );
       expect(mailsFor(t.keyId)).toHaveLength(1);
     } finally {
       if (!restarted) await control('start', 'smtp');
@@ -84,7 +101,8 @@ describe('POST /webhooks/secret-scanning with a component down', () => {
       expect(denied.status).toBe(401);
       await waitFor('e-mail', async () => mailsFor(t.keyId).length === 1, 30_000, 250);
       const runs = [];
-      for await (const w of temporal().workflow.list({ query: `WorkflowId = "leak-revocation-${sha256(body)}"` })) runs.push(w);
+      for await (const w of temporal().workflow.list({ query: `WorkflowId = "leak-revocation-${sha256(body)}"` }))
+        runs.push(w);
       expect(runs).toHaveLength(1);
     } finally {
       if (!restarted) await control('start', 'worker');

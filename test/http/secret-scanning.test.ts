@@ -73,24 +73,43 @@ describe('POST /webhooks/secret-scanning', () => {
     expect(doc?.revoked_at).toBeInstanceOf(Date);
     const denied = await post('/verify/math', { expression: '1 + 1' }, { 'x-api-key': t.key });
     expect(denied.status).toBe(401);
-    expect(denied.body).toEqual({ detail: 'API key is revoked, inactive or expired.', code: expect.any(String), request_id: expect.any(String) });
+    expect(denied.body).toEqual({
+      detail: 'API key is revoked, inactive or expired.',
+      code: expect.any(String),
+      request_id: expect.any(String),
+    });
 
     // The security event in the organization's audit chain, with the masked preview only.
     const preview = maskApiKey(t.key);
-    const logs = await waitFor('audit event', async () => {
-      const r = await get('/audit/logs', { authorization: `Bearer ${t.token}` });
-      const found = r.body.logs.filter((l: any) => l.status === 'SECRET_LEAK_AUTO_REVOKED');
-      return found.length > 0 ? found : null;
-    }, 10_000, 200);
+    const logs = await waitFor(
+      'audit event',
+      async () => {
+        const r = await get('/audit/logs', { authorization: `Bearer ${t.token}` });
+        const found = r.body.logs.filter((l: any) => l.status === 'SECRET_LEAK_AUTO_REVOKED');
+        return found.length > 0 ? found : null;
+      },
+      10_000,
+      200,
+    );
     expect(logs).toHaveLength(1);
-    expect(logs[0]).toMatchObject({ key_id: t.keyId, engine: 'security', verified: false, query: `SECRET_LEAK_AUTO_REVOKED ${preview}` });
+    expect(logs[0]).toMatchObject({
+      key_id: t.keyId,
+      engine: 'security',
+      verified: false,
+      query: `SECRET_LEAK_AUTO_REVOKED ${preview}`,
+    });
     expect(JSON.stringify(logs[0])).not.toContain(t.key);
     const chain = await get(`/admin/compliance/verify/${logs[0].id}`, { 'x-api-key': spare.key });
     expect(chain.status).toBe(200);
     expect(chain.body.valid).toBe(true);
 
     // One e-mail to the key's user, with the preview and never the key.
-    const mails = await waitFor('notification e-mail', async () => (mailsFor(t.keyId).length > 0 ? mailsFor(t.keyId) : null), 15_000, 200);
+    const mails = await waitFor(
+      'notification e-mail',
+      async () => (mailsFor(t.keyId).length > 0 ? mailsFor(t.keyId) : null),
+      15_000,
+      200,
+    );
     expect(mails).toHaveLength(1);
     expect(mails[0]).toContain(`To: ${t.email}`);
     expect(mails[0]).toContain(preview);
@@ -98,7 +117,12 @@ describe('POST /webhooks/secret-scanning', () => {
     expect(mails[0]).not.toContain(t.key.slice(9, 30));
 
     // Feedback: one label per match, a SHA-256 hash (the feedback URL is plain HTTP, so never raw).
-    const fb = await waitFor('feedback', async () => keyServer.feedback.find((p) => JSON.stringify(p).includes(sha256(t.key))), 15_000, 100);
+    const fb = await waitFor(
+      'feedback',
+      async () => keyServer.feedback.find((p) => JSON.stringify(p).includes(sha256(t.key))),
+      15_000,
+      100,
+    );
     expect(fb).toEqual([{ token_hash: sha256(t.key), token_type: 'svc_live_api_key', label: 'true_positive' }]);
     expect(JSON.stringify(keyServer.feedback)).not.toContain(t.key);
     // Workflow inputs and results are in Temporal's history, encrypted by the payload codec
@@ -125,10 +149,15 @@ describe('POST /webhooks/secret-scanning', () => {
     await sleep(1500);
     expect(mailsFor(t.keyId)).toHaveLength(1);
     expect((await keyDoc(t.keyId))?.revoked_at).toEqual(revokedOnce);
-    const events = await (await db()).collection('audit_logs').countDocuments({ organization_id: t.orgId, 'result.status': 'SECRET_LEAK_AUTO_REVOKED' });
+    const events = await (
+      await db()
+    )
+      .collection('audit_logs')
+      .countDocuments({ organization_id: t.orgId, 'result.status': 'SECRET_LEAK_AUTO_REVOKED' });
     expect(events).toBe(1);
     const runs = [];
-    for await (const w of temporal().workflow.list({ query: `WorkflowId = "leak-revocation-${sha256(body)}"` })) runs.push(w);
+    for await (const w of temporal().workflow.list({ query: `WorkflowId = "leak-revocation-${sha256(body)}"` }))
+      runs.push(w);
     expect(runs).toHaveLength(1);
   });
 
@@ -142,11 +171,19 @@ describe('POST /webhooks/secret-scanning', () => {
 
     // Another delivery (different body) naming the same, now revoked key, plus an unknown token.
     const unknown = `svc_live_${randomBytes(24).toString('base64url').slice(0, 30)}unknwn`;
-    const second = JSON.stringify([match(t.key, 'again'), { token: unknown, type: 'svc_live_api_key', url: 'https://example.test/x', source: 'commit', extra: 'ignored' }]);
+    const second = JSON.stringify([
+      match(t.key, 'again'),
+      { token: unknown, type: 'svc_live_api_key', url: 'https://example.test/x', source: 'commit', extra: 'ignored' },
+    ]);
     const res = await deliver(second, signed(second, current));
     expect(res.status).toBe(200);
     expect(res.body.matches).toBe(2);
-    const fb = await waitFor('feedback', async () => keyServer.feedback.find((p) => JSON.stringify(p).includes(sha256(unknown))), 15_000, 100);
+    const fb = await waitFor(
+      'feedback',
+      async () => keyServer.feedback.find((p) => JSON.stringify(p).includes(sha256(unknown))),
+      15_000,
+      100,
+    );
     expect(fb).toEqual([
       { token_hash: sha256(t.key), token_type: 'svc_live_api_key', label: 'true_positive' },
       { token_hash: sha256(unknown), token_type: 'svc_live_api_key', label: 'false_positive' },
@@ -154,7 +191,13 @@ describe('POST /webhooks/secret-scanning', () => {
     await sleep(500);
     expect(mailsFor(t.keyId)).toHaveLength(1);
     expect((await keyDoc(t.keyId))?.revoked_at).toEqual(revokedOnce);
-    expect(await (await db()).collection('audit_logs').countDocuments({ organization_id: t.orgId, 'result.status': 'SECRET_LEAK_AUTO_REVOKED' })).toBe(1);
+    expect(
+      await (
+        await db()
+      )
+        .collection('audit_logs')
+        .countDocuments({ organization_id: t.orgId, 'result.status': 'SECRET_LEAK_AUTO_REVOKED' }),
+    ).toBe(1);
   });
 
   it('mails the organization’s first active owner when the key’s user is no longer active', async () => {
@@ -164,7 +207,12 @@ describe('POST /webhooks/secret-scanning', () => {
     const body = JSON.stringify([match(member.key)]);
     expect((await deliver(body, signed(body, current))).status).toBe(200);
     await revokedAt(member.keyId);
-    const mails = await waitFor('fallback e-mail', async () => (mailsFor(member.keyId).length > 0 ? mailsFor(member.keyId) : null), 15_000, 200);
+    const mails = await waitFor(
+      'fallback e-mail',
+      async () => (mailsFor(member.keyId).length > 0 ? mailsFor(member.keyId) : null),
+      15_000,
+      200,
+    );
     expect(mails).toHaveLength(1);
     expect(mails[0]).toContain(`To: ${t.email}`);
     expect(mails[0]).not.toContain(member.email);
@@ -227,7 +275,11 @@ describe('POST /webhooks/secret-scanning', () => {
         { ...good, 'Github-Public-Key-Signature': 'not base64!' },
         { ...good, 'Github-Public-Key-Signature': 'A'.repeat(1028) },
         // A valid signature padded past 1024 characters is refused on length, before decoding.
-        { ...good, 'Github-Public-Key-Signature': good['Github-Public-Key-Signature'] + 'A'.repeat(1025 - good['Github-Public-Key-Signature'].length + 3) },
+        {
+          ...good,
+          'Github-Public-Key-Signature':
+            good['Github-Public-Key-Signature'] + 'A'.repeat(1025 - good['Github-Public-Key-Signature'].length + 3),
+        },
         { ...good, 'Github-Public-Key-Identifier': 'x'.repeat(300) },
       ];
       for (const headers of cases) {
@@ -243,35 +295,51 @@ describe('POST /webhooks/secret-scanning', () => {
       const big = JSON.stringify([{ ...match(t.key, marker), padding: 'x'.repeat(1_048_576) }]);
       const res = await deliver(big, signed(big, current));
       expect(res.status).toBe(413);
-      expect(res.body).toEqual({ detail: 'Request body exceeds the 1048576 byte limit for this endpoint.', code: expect.any(String), request_id: expect.any(String) });
+      expect(res.body).toEqual({
+        detail: 'Request body exceeds the 1048576 byte limit for this endpoint.',
+        code: expect.any(String),
+        request_id: expect.any(String),
+      });
 
       // Chunked, no Content-Length: the answer comes while the client is still sending.
       const { port } = new URL(apiUrl());
-      const streamed = await new Promise<{ status: number; body: string; sentWhenAnswered: number; ended: boolean }>((resolve, reject) => {
-        let sent = 0;
-        let ended = false;
-        const req = httpRequest({ host: '127.0.0.1', port: Number(port), path: PATH, method: 'POST', headers: { 'content-type': 'application/json', ...signed(big, current) } });
-        req.on('response', (r) => {
-          const at = sent;
-          let text = '';
-          r.on('data', (c) => (text += c));
-          r.on('end', () => resolve({ status: r.statusCode ?? 0, body: text, sentWhenAnswered: at, ended }));
-        });
-        req.on('error', (err) => (sent > 1_048_576 ? undefined : reject(err)));
-        const chunk = Buffer.alloc(64 * 1024, 0x20);
-        const pump = () => {
-          if (sent >= 4 * 1_048_576) {
-            ended = true;
-            req.end();
-            return;
-          }
-          sent += chunk.length;
-          req.write(chunk, () => setTimeout(pump, 5));
-        };
-        pump();
-      });
+      const streamed = await new Promise<{ status: number; body: string; sentWhenAnswered: number; ended: boolean }>(
+        (resolve, reject) => {
+          let sent = 0;
+          let ended = false;
+          const req = httpRequest({
+            host: '127.0.0.1',
+            port: Number(port),
+            path: PATH,
+            method: 'POST',
+            headers: { 'content-type': 'application/json', ...signed(big, current) },
+          });
+          req.on('response', (r) => {
+            const at = sent;
+            let text = '';
+            r.on('data', (c) => (text += c));
+            r.on('end', () => resolve({ status: r.statusCode ?? 0, body: text, sentWhenAnswered: at, ended }));
+          });
+          req.on('error', (err) => (sent > 1_048_576 ? undefined : reject(err)));
+          const chunk = Buffer.alloc(64 * 1024, 0x20);
+          const pump = () => {
+            if (sent >= 4 * 1_048_576) {
+              ended = true;
+              req.end();
+              return;
+            }
+            sent += chunk.length;
+            req.write(chunk, () => setTimeout(pump, 5));
+          };
+          pump();
+        },
+      );
       expect(streamed.status).toBe(413);
-      expect(JSON.parse(streamed.body)).toEqual({ detail: 'Request body exceeds the 1048576 byte limit for this endpoint.', code: expect.any(String), request_id: expect.any(String) });
+      expect(JSON.parse(streamed.body)).toEqual({
+        detail: 'Request body exceeds the 1048576 byte limit for this endpoint.',
+        code: expect.any(String),
+        request_id: expect.any(String),
+      });
       expect(streamed.ended).toBe(false);
       expect(streamed.sentWhenAnswered).toBeLessThan(4 * 1_048_576);
       await expectNothingKept(t, big, marker, auditBefore);
@@ -279,13 +347,21 @@ describe('POST /webhooks/secret-scanning', () => {
 
     it('after verification: 501 matches, an empty array, a non-array, malformed JSON or a match without a token: 400', async () => {
       const marker = `marker-${randomBytes(8).toString('hex')}`;
-      const many = JSON.stringify(Array.from({ length: 501 }, (_, i) => match(i === 0 ? t.key : `tok_${marker}_${i}`, marker)));
+      const many = JSON.stringify(
+        Array.from({ length: 501 }, (_, i) => match(i === 0 ? t.key : `tok_${marker}_${i}`, marker)),
+      );
       const rows: [string, object][] = [
         [many, { detail: 'At most 500 matches per request.' }],
         ['[]', { detail: 'Request body must be a non-empty JSON array of match objects.' }],
-        [JSON.stringify({ token: t.key, type: 'x' }), { detail: 'Request body must be a non-empty JSON array of match objects.' }],
+        [
+          JSON.stringify({ token: t.key, type: 'x' }),
+          { detail: 'Request body must be a non-empty JSON array of match objects.' },
+        ],
         [`[{"token": "${marker}"`, { detail: 'Malformed JSON body.' }],
-        [JSON.stringify([{ type: 'svc_live_api_key', url: marker }]), { detail: "Invalid field '0.token': Invalid input: expected string, received undefined" }],
+        [
+          JSON.stringify([{ type: 'svc_live_api_key', url: marker }]),
+          { detail: "Invalid field '0.token': Invalid input: expected string, received undefined" },
+        ],
       ];
       for (const [body, detail] of rows) {
         const res = await deliver(body, signed(body, current));
@@ -304,7 +380,11 @@ describe('POST /webhooks/secret-scanning', () => {
         await sleep(1100);
         const res = await deliver(body, signed(body, rotated));
         expect(res.status).toBe(503);
-        expect(res.body).toEqual({ detail: 'Webhook signing keys unavailable — retry shortly.', code: expect.any(String), request_id: expect.any(String) });
+        expect(res.body).toEqual({
+          detail: 'Webhook signing keys unavailable — retry shortly.',
+          code: expect.any(String),
+          request_id: expect.any(String),
+        });
         await expectNothingKept(t, body, marker, auditBefore);
       } finally {
         keyServer.status = 200;
@@ -323,7 +403,29 @@ describe('POST /webhooks/secret-scanning', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-leak-tls-'));
     const keyFile = path.join(dir, 'key.pem');
     const certFile = path.join(dir, 'cert.pem');
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-keyout',
+        keyFile,
+        '-out',
+        certFile,
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+      ],
+      { stdio: 'ignore' },
+    );
     const received: unknown[][] = [];
     const tls = createHttpsServer({ key: readFileSync(keyFile), cert: readFileSync(certFile) }, (req, res) => {
       const chunks: Buffer[] = [];
@@ -355,7 +457,11 @@ describe('POST /webhooks/secret-scanning', () => {
       const t = await newTenant();
       const unknown = `svc_live_${randomBytes(30).toString('base64url').slice(0, 36)}`;
       const body = JSON.stringify([match(t.key), { token: unknown, type: 'other_type' }]);
-      const res = await fetch(`${api.url}${PATH}`, { method: 'POST', headers: { 'content-type': 'application/json', ...signed(body, current) }, body });
+      const res = await fetch(`${api.url}${PATH}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...signed(body, current) },
+        body,
+      });
       expect(res.status).toBe(200);
       await revokedAt(t.keyId, 30_000);
       const fb = await waitFor('raw feedback', async () => received[0], 60_000, 100);
@@ -364,7 +470,17 @@ describe('POST /webhooks/secret-scanning', () => {
         { token_raw: unknown, token_type: 'other_type', label: 'false_positive' },
       ]);
       // The history (encrypted by the payload codec) holds neither raw token.
-      await waitFor('workflow completion', async () => (await temporal().workflow.getHandle(`leak-revocation-${sha256(body)}`).describe()).status.name === 'COMPLETED', 30_000, 200);
+      await waitFor(
+        'workflow completion',
+        async () =>
+          (
+            await temporal()
+              .workflow.getHandle(`leak-revocation-${sha256(body)}`)
+              .describe()
+          ).status.name === 'COMPLETED',
+        30_000,
+        200,
+      );
       expect(historyContains(t.key)).toBe(false);
       expect(historyContains(unknown)).toBe(false);
     } finally {

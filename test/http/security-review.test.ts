@@ -15,7 +15,9 @@ const MATH = { expression: '2 + 3' };
 
 const rotate = (callerKey: string, keyId: string) => post('/admin/keys/rotate', { key_id: keyId }, key(callerKey));
 const listScopes = async (token: string, id: string) =>
-  ((await get('/auth/api-keys', bearer(token))).body as Array<{ id: string; scopes: string[] }>).find((k) => k.id === id)?.scopes;
+  ((await get('/auth/api-keys', bearer(token))).body as Array<{ id: string; scopes: string[] }>).find(
+    (k) => k.id === id,
+  )?.scopes;
 
 describe('5. scopes: admin routes need admin:all on the key, no key widens its scopes', () => {
   let owner: Member;
@@ -35,7 +37,12 @@ describe('5. scopes: admin routes need admin:all on the key, no key widens its s
   });
 
   it('gives keys minted without scopes the widest scopes of the role: admin:all for owners, not for members', async () => {
-    expect(await listScopes(owner.token, owner.keyId)).toEqual(['verify:read', 'agent:write', 'attestation:read', 'admin:all']);
+    expect(await listScopes(owner.token, owner.keyId)).toEqual([
+      'verify:read',
+      'agent:write',
+      'attestation:read',
+      'admin:all',
+    ]);
     expect(await listScopes(member.token, member.keyId)).toEqual(['verify:read', 'agent:write', 'attestation:read']);
     const res = await post('/auth/api-keys', { name: 'x', scopes: ['verify:read', 'admin:all'] }, bearer(member.token));
     expect(res.status).toBe(403);
@@ -77,7 +84,11 @@ describe('5. scopes: admin routes need admin:all on the key, no key widens its s
     expect(await listScopes(owner.token, res.body.key_id)).toEqual(['attestation:read']);
     const verify = await post('/verify/math', MATH, key(res.body.new_key_secret));
     expect(verify.status).toBe(403);
-    expect(verify.body).toEqual({ detail: "API key lacks the required scope 'verify:read'.", code: expect.any(String), request_id: expect.any(String) });
+    expect(verify.body).toEqual({
+      detail: "API key lacks the required scope 'verify:read'.",
+      code: expect.any(String),
+      request_id: expect.any(String),
+    });
   });
 });
 
@@ -97,7 +108,11 @@ describe('6. rotation race: one winner on FerretDB', () => {
       for (const r of results.filter((x) => x.status !== 200)) {
         // Still running when the loser arrived: 409; already revoked: the contract's 404.
         expect([409, 404]).toContain(r.status);
-        expect(r.body).toEqual({ detail: r.status === 409 ? IN_PROGRESS : NOT_FOUND, code: expect.any(String), request_id: expect.any(String) });
+        expect(r.body).toEqual({
+          detail: r.status === 409 ? IN_PROGRESS : NOT_FOUND,
+          code: expect.any(String),
+          request_id: expect.any(String),
+        });
       }
       const successors = await d.collection('api_keys').find({ rotated_from: target.id, active: true }).toArray();
       expect(successors.map((s) => s._id)).toEqual([winners[0]!.body.key_id]);
@@ -109,14 +124,22 @@ describe('6. rotation race: one winner on FerretDB', () => {
   it('answers 409 while another rotation holds the key, and takes over a stale one', async () => {
     const d = await db();
     const busy = await mintKey(owner.token, 'busy');
-    await d.collection('api_key_rotations').insertOne({ _id: busy.id as any, token: 'other', successor_id: null, created_at: new Date(), done_at: null });
+    await d
+      .collection('api_key_rotations')
+      .insertOne({ _id: busy.id as any, token: 'other', successor_id: null, created_at: new Date(), done_at: null });
     const res = await rotate(owner.key, busy.id);
     expect(res.status).toBe(409);
     expect(res.body).toEqual({ detail: IN_PROGRESS, code: expect.any(String), request_id: expect.any(String) });
     expect((await post('/verify/math', MATH, key(busy.key))).status).toBe(200);
 
     const stale = await mintKey(owner.token, 'stale');
-    await d.collection('api_key_rotations').insertOne({ _id: stale.id as any, token: 'dead', successor_id: null, created_at: new Date(Date.now() - 120_000), done_at: null });
+    await d.collection('api_key_rotations').insertOne({
+      _id: stale.id as any,
+      token: 'dead',
+      successor_id: null,
+      created_at: new Date(Date.now() - 120_000),
+      done_at: null,
+    });
     const ok = await rotate(owner.key, stale.id);
     expect(ok.status).toBe(200);
     expect((await post('/verify/math', MATH, key(ok.body.new_key_secret))).status).toBe(200);
@@ -130,11 +153,23 @@ describe('7. batch params are validated like the single endpoints', () => {
   });
 
   it.each([
-    ['code language as an array', { query: "require('child_process').exec(cmd)", type: 'code', params: { language: ['javascript'] } }, 'items.1.params.language'],
-    ['math precision_mode', { query: '1 + 1', type: 'math', params: { precision_mode: 'exact' } }, 'items.1.params.precision_mode'],
+    [
+      'code language as an array',
+      { query: "require('child_process').exec(cmd)", type: 'code', params: { language: ['javascript'] } },
+      'items.1.params.language',
+    ],
+    [
+      'math precision_mode',
+      { query: '1 + 1', type: 'math', params: { precision_mode: 'exact' } },
+      'items.1.params.precision_mode',
+    ],
     ['math context', { query: '1 + 1', type: 'math', params: { context: 'real' } }, 'items.1.params.context'],
     ['logic provider', { query: '(GT x 1)', type: 'logic', params: { provider: 7 } }, 'items.1.params.provider'],
-    ['sql dialect', { query: 'SELECT 1', type: 'sql', params: { schema_ddl: 'CREATE TABLE t (a INT);', dialect: 'cobol' } }, 'items.1.params.dialect'],
+    [
+      'sql dialect',
+      { query: 'SELECT 1', type: 'sql', params: { schema_ddl: 'CREATE TABLE t (a INT);', dialect: 'cobol' } },
+      'items.1.params.dialect',
+    ],
     ['sql without schema_ddl', { query: 'SELECT 1', type: 'sql', params: {} }, 'items.1.params.schema_ddl'],
   ])('refuses %s with 400 naming the item and field', async (_label, bad, field) => {
     const before = await (await db()).collection('batch_jobs').countDocuments({ org_id: t.orgId });
@@ -154,7 +189,11 @@ describe('7. batch params are validated like the single endpoints', () => {
     expect(single.status).toBe(200);
     const item = batch.body.items[0].result;
     expect(item.admission).not.toBe('ADMIT');
-    expect({ status: item.status, admission: item.admission, constraint: item.developer_fields?.constraint_id }).toEqual({
+    expect({
+      status: item.status,
+      admission: item.admission,
+      constraint: item.developer_fields?.constraint_id,
+    }).toEqual({
       status: single.body.status,
       admission: single.body.admission,
       constraint: single.body.developer_fields?.constraint_id,
@@ -197,21 +236,33 @@ describe('9. deep JSON is a 400, and batch admission leaks nothing', () => {
 
   it.each([
     ['/verify/process', `{"trace":"Issue: x","extra":${deep(4500)}}`],
-    ['/verify/rag', `{"target_document_id":"d","chunks":[{"id":"c","metadata":{"document_id":"d"}}],"x":${deep(4500)}}`],
+    [
+      '/verify/rag',
+      `{"target_document_id":"d","chunks":[{"id":"c","metadata":{"document_id":"d"}}],"x":${deep(4500)}}`,
+    ],
     ['/verify/batch', `{"items":[{"query":"1+1","type":"math","params":{"x":${deep(4500)}}}]}`],
     ['/verification-context/validate', `{"document":${deep(100)}}`],
   ])('%s answers 400 with a detail', async (path, body) => {
     const slots = await (await db()).collection('batch_slots').countDocuments({ state: 'active' });
-    const res = await http('POST', path, { rawBody: body, headers: { ...key(t.key), 'content-type': 'application/json' } });
+    const res = await http('POST', path, {
+      rawBody: body,
+      headers: { ...key(t.key), 'content-type': 'application/json' },
+    });
     expect(res.status).toBe(400);
     expect(res.body.detail).toMatch(/^Malformed JSON body: nesting deeper than 64 levels at position \d+\.$/);
     expect(await (await db()).collection('batch_slots').countDocuments({ state: 'active' })).toBe(slots);
   });
 
   it('applies to JWT routes too, and 64 levels still pass', async () => {
-    const res = await http('POST', '/auth/api-keys', { rawBody: `{"name":"x","extra":${deep(65)}}`, headers: { ...bearer(t.token), 'content-type': 'application/json' } });
+    const res = await http('POST', '/auth/api-keys', {
+      rawBody: `{"name":"x","extra":${deep(65)}}`,
+      headers: { ...bearer(t.token), 'content-type': 'application/json' },
+    });
     expect(res.status).toBe(400);
-    const ok = await http('POST', '/verify/process', { rawBody: `{"trace":"Issue: x","extra":${deep(63)}}`, headers: { ...key(t.key), 'content-type': 'application/json' } });
+    const ok = await http('POST', '/verify/process', {
+      rawBody: `{"trace":"Issue: x","extra":${deep(63)}}`,
+      headers: { ...key(t.key), 'content-type': 'application/json' },
+    });
     expect(ok.status).toBe(200);
   });
 });
@@ -252,7 +303,15 @@ describe('10. plan limits and X-RateLimit-* on management routes', () => {
     const u = await newTenant('free');
     const now = Math.floor(Date.now() / 1000);
     const start = now - (now % 60);
-    await (await db()).collection('rate_counters').updateOne({ _id: `org-account:${u.orgId}:60:${start}` as any }, { $set: { count: 60, expires_at: new Date((start + 120) * 1000) } }, { upsert: true });
+    await (
+      await db()
+    )
+      .collection('rate_counters')
+      .updateOne(
+        { _id: `org-account:${u.orgId}:60:${start}` as any },
+        { $set: { count: 60, expires_at: new Date((start + 120) * 1000) } },
+        { upsert: true },
+      );
     const res = await get(`/admin/compliance/report/soc2/${u.orgId}`, key(u.key));
     if (Math.floor(Date.now() / 1000) - (Math.floor(Date.now() / 1000) % 60) !== start) return; // window rolled over
     expect(res.status).toBe(429);
@@ -267,7 +326,9 @@ describe('11. badge logos', () => {
   const svgUri = (svg: string) => `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`;
 
   it('drops an SVG logo hiding an entity-encoded javascript: link', async () => {
-    const hostile = svgUri('<svg xmlns="http://www.w3.org/2000/svg"><a href="jav&#x61;script:alert(1)"><rect width="8" height="8"/></a></svg>');
+    const hostile = svgUri(
+      '<svg xmlns="http://www.w3.org/2000/svg"><a href="jav&#x61;script:alert(1)"><rect width="8" height="8"/></a></svg>',
+    );
     const res = await get(`/badge/custom?label=a&message=b&logo=${encodeURIComponent(hostile)}`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
@@ -276,18 +337,31 @@ describe('11. badge logos', () => {
   });
 
   it('embeds an allow-listed SVG logo in canonical form', async () => {
-    const logo = "<svg xmlns='http://www.w3.org/2000/svg' width='8' height='8'><!-- c --><rect width='8' height='8' fill='#0a0'/></svg>";
+    const logo =
+      "<svg xmlns='http://www.w3.org/2000/svg' width='8' height='8'><!-- c --><rect width='8' height='8' fill='#0a0'/></svg>";
     const res = await get(`/badge/custom?label=a&message=b&logo=${encodeURIComponent(svgUri(logo))}`);
     expect(res.status).toBe(200);
-    expect(res.text).toContain(svgUri('<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"><rect width="8" height="8" fill="#0a0"/></svg>'));
+    expect(res.text).toContain(
+      svgUri(
+        '<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"><rect width="8" height="8" fill="#0a0"/></svg>',
+      ),
+    );
   });
 });
 
 describe('12. sign-up of an existing e-mail', () => {
   it('answers the documented 409 without any account data', async () => {
     const t = await newTenant();
-    const res = await post('/auth/signup', { email: t.email, password: 'another long passphrase 42', organization_name: 'Other' }, { 'x-forwarded-for': randomIp() });
+    const res = await post(
+      '/auth/signup',
+      { email: t.email, password: 'another long passphrase 42', organization_name: 'Other' },
+      { 'x-forwarded-for': randomIp() },
+    );
     expect(res.status).toBe(409);
-    expect(res.body).toEqual({ detail: 'An account with this e-mail already exists.', code: expect.any(String), request_id: expect.any(String) });
+    expect(res.body).toEqual({
+      detail: 'An account with this e-mail already exists.',
+      code: expect.any(String),
+      request_id: expect.any(String),
+    });
   });
 });

@@ -42,7 +42,8 @@ describe('POST /verify/sql: the real engine is the judge of a schema violation',
     for (;;) {
       const res = await verify({ query: 'SELECT w_state FROM warehouse', schema_ddl: DDL, dialect: 'postgresql' });
       if (res.body?.developer_fields?.postgres_check === 'accepted') break;
-      if (Date.now() > deadline) throw new Error(`PGlite never became ready: ${JSON.stringify(res.body?.developer_fields)}`);
+      if (Date.now() > deadline)
+        throw new Error(`PGlite never became ready: ${JSON.stringify(res.body?.developer_fields)}`);
       await new Promise((r) => setTimeout(r, 2000));
     }
   }, 300_000);
@@ -69,19 +70,35 @@ describe('POST /verify/sql: the real engine is the judge of a schema violation',
 
   it('the resolver objects, PostgreSQL accepts: the verdict follows PostgreSQL and the defect is counted', async () => {
     // ctid is a system column every PostgreSQL table has; the DDL does not declare it.
-    const res = await verify({ query: 'SELECT w.ctid, w.w_state FROM warehouse w', schema_ddl: DDL, dialect: 'postgresql' });
+    const res = await verify({
+      query: 'SELECT w.ctid, w.w_state FROM warehouse w',
+      schema_ddl: DDL,
+      dialect: 'postgresql',
+    });
     expect(res.body).toMatchObject({
       status: 'VERIFIED',
       admission: 'ADMIT',
       developer_fields: { constraint_id: 'sql_verifier.sql_valid', postgres_check: 'accepted', resolver_defects: 1 },
     });
     expect(res.body.developer_fields.issues).toEqual([
-      { type: 'undeclared_column', severity: 'info', description: "Column 'ctid' is not declared in 'warehouse'.", source: 'resolver', table: 'warehouse', column: 'ctid', overruled_by: 'postgres_prepare' },
+      {
+        type: 'undeclared_column',
+        severity: 'info',
+        description: "Column 'ctid' is not declared in 'warehouse'.",
+        source: 'resolver',
+        table: 'warehouse',
+        column: 'ctid',
+        overruled_by: 'postgres_prepare',
+      },
     ]);
   });
 
   it('a real undefined column is VERIFIED schema_violation, confirmed by PostgreSQL', async () => {
-    const res = await verify({ query: 'SELECT w_state, w_city FROM warehouse', schema_ddl: DDL, dialect: 'postgresql' });
+    const res = await verify({
+      query: 'SELECT w_state, w_city FROM warehouse',
+      schema_ddl: DDL,
+      dialect: 'postgresql',
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
       status: 'VERIFIED',
@@ -100,23 +117,37 @@ describe('POST /verify/sql: the real engine is the judge of a schema violation',
 
   it('sqlite: a real undefined column is VERIFIED schema_violation, confirmed by SQLite', async () => {
     const res = await verify({ query: 'SELECT w_city FROM warehouse', schema_ddl: DDL, dialect: 'sqlite' });
-    expect(res.body).toMatchObject({ status: 'VERIFIED', admission: 'BLOCKED', developer_fields: { constraint_id: 'sql_verifier.schema_violation', violation_confirmed_by: 'sqlite' } });
+    expect(res.body).toMatchObject({
+      status: 'VERIFIED',
+      admission: 'BLOCKED',
+      developer_fields: { constraint_id: 'sql_verifier.schema_violation', violation_confirmed_by: 'sqlite' },
+    });
   });
 
   it('a statement only PostgreSQL parses is judged by PostgreSQL: admitted', async () => {
     const query =
       'SELECT i_category, i_class, grouping(i_category) + grouping(i_class) AS lochierarchy, rank() OVER (PARTITION BY grouping(i_category) + grouping(i_class) ORDER BY count(*) DESC) AS rank_within_parent FROM item GROUP BY ROLLUP (i_category, i_class)';
     const res = await verify({ query, schema_ddl: DDL, dialect: 'postgresql' });
-    expect(res.body).toMatchObject({ status: 'VERIFIED', admission: 'ADMIT', developer_fields: { constraint_id: 'sql_verifier.sql_valid', postgres_check: 'accepted' } });
+    expect(res.body).toMatchObject({
+      status: 'VERIFIED',
+      admission: 'ADMIT',
+      developer_fields: { constraint_id: 'sql_verifier.sql_valid', postgres_check: 'accepted' },
+    });
   });
 
   it('a statement only PostgreSQL parses, with an undefined column: PostgreSQL’s schema_violation', async () => {
-    const query = 'SELECT i_category, rank() OVER (PARTITION BY grouping(i_category) + grouping(i_class) ORDER BY count(*) DESC) AS r FROM item GROUP BY ROLLUP (i_category, i_kind)';
+    const query =
+      'SELECT i_category, rank() OVER (PARTITION BY grouping(i_category) + grouping(i_class) ORDER BY count(*) DESC) AS r FROM item GROUP BY ROLLUP (i_category, i_kind)';
     const res = await verify({ query, schema_ddl: DDL, dialect: 'postgresql' });
     expect(res.body).toMatchObject({
       status: 'VERIFIED',
       admission: 'BLOCKED',
-      developer_fields: { constraint_id: 'sql_verifier.schema_violation', postgres_check: 'rejected', violation_confirmed_by: 'postgresql', violations: ['PostgreSQL: column "i_kind" does not exist'] },
+      developer_fields: {
+        constraint_id: 'sql_verifier.schema_violation',
+        postgres_check: 'rejected',
+        violation_confirmed_by: 'postgresql',
+        violations: ['PostgreSQL: column "i_kind" does not exist'],
+      },
     });
   });
 
@@ -140,7 +171,11 @@ describe('POST /verify/sql: the real engine is the judge of a schema violation',
 
   it('without an engine, an undeclared table is still proven (certain by construction)', async () => {
     const res = await verify({ query: 'SELECT id FROM ghosts', schema_ddl: DDL, dialect: 'mysql' });
-    expect(res.body).toMatchObject({ status: 'VERIFIED', admission: 'BLOCKED', developer_fields: { constraint_id: 'sql_verifier.schema_violation', violation_confirmed_by: 'construction' } });
+    expect(res.body).toMatchObject({
+      status: 'VERIFIED',
+      admission: 'BLOCKED',
+      developer_fields: { constraint_id: 'sql_verifier.schema_violation', violation_confirmed_by: 'construction' },
+    });
   });
 
   it('bad input is a 400 with a detail', async () => {

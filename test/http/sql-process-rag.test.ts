@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { db, newTenant, post, type Member } from './helpers.js';
 
-const DDL = 'CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT, email TEXT, password_hash TEXT); CREATE TABLE orders (id INTEGER, user_id INTEGER, total REAL);';
+const DDL =
+  'CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT, email TEXT, password_hash TEXT); CREATE TABLE orders (id INTEGER, user_id INTEGER, total REAL);';
 
 describe('POST /verify/sql', () => {
   let t: Member;
@@ -11,14 +12,22 @@ describe('POST /verify/sql', () => {
   });
 
   it('admits a valid query: VERIFIED, sql_valid, ADMIT, with a retained proof', async () => {
-    const res = await verify({ query: 'SELECT u.name, SUM(o.total) FROM users u JOIN orders o ON o.user_id = u.id GROUP BY u.name', schema_ddl: DDL });
+    const res = await verify({
+      query: 'SELECT u.name, SUM(o.total) FROM users u JOIN orders o ON o.user_id = u.id GROUP BY u.name',
+      schema_ddl: DDL,
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
       status: 'VERIFIED',
       admission: 'ADMIT',
       is_authoritative: true,
       proof_ref: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
-      developer_fields: { constraint_id: 'sql_verifier.sql_valid', is_valid: true, malicious_classification: false, executable_comments_expanded: false },
+      developer_fields: {
+        constraint_id: 'sql_verifier.sql_valid',
+        is_valid: true,
+        malicious_classification: false,
+        executable_comments_expanded: false,
+      },
     });
     expect(await (await db()).collection('proofs').countDocuments({ _id: res.body.proof_ref })).toBe(1);
   });
@@ -33,24 +42,52 @@ describe('POST /verify/sql', () => {
   });
 
   it('expands MySQL executable comments', async () => {
-    const res = await verify({ query: 'SELECT name FROM users /*!50000 UNION SELECT password_hash FROM users */', schema_ddl: DDL, dialect: 'mysql' });
-    expect(res.body.developer_fields).toMatchObject({ executable_comments_expanded: true, malicious_classification: true });
+    const res = await verify({
+      query: 'SELECT name FROM users /*!50000 UNION SELECT password_hash FROM users */',
+      schema_ddl: DDL,
+      dialect: 'mysql',
+    });
+    expect(res.body.developer_fields).toMatchObject({
+      executable_comments_expanded: true,
+      malicious_classification: true,
+    });
     expect(res.body.admission).toBe('BLOCKED');
   });
 
   it('reports an undeclared table as a schema violation', async () => {
     const res = await verify({ query: 'SELECT * FROM secrets', schema_ddl: DDL });
-    expect(res.body).toMatchObject({ status: 'VERIFIED', admission: 'BLOCKED', developer_fields: { constraint_id: 'sql_verifier.schema_violation', is_valid: false } });
+    expect(res.body).toMatchObject({
+      status: 'VERIFIED',
+      admission: 'BLOCKED',
+      developer_fields: { constraint_id: 'sql_verifier.schema_violation', is_valid: false },
+    });
   });
 
   it.each([
     ['a parse error', { query: 'SELEC name FROM', schema_ddl: DDL }, 'sql_verifier.parse_error'],
     ['an unreadable schema', { query: 'SELECT 1', schema_ddl: 'CREATE TABLE (' }, 'sql_verifier.schema_parse_error'],
-    ['a cross product of three tables', { query: 'SELECT 1 FROM users u, orders o, users u2 CROSS JOIN orders o2 WHERE o.user_id = u.id AND u2.id > 0', schema_ddl: DDL }, 'sql_verifier.complexity_limit_exceeded'],
-    ['an execution error', { query: 'SELECT nosuchfunc(name) FROM users', schema_ddl: DDL }, 'sql_verifier.execution_error'],
+    [
+      'a cross product of three tables',
+      {
+        query: 'SELECT 1 FROM users u, orders o, users u2 CROSS JOIN orders o2 WHERE o.user_id = u.id AND u2.id > 0',
+        schema_ddl: DDL,
+      },
+      'sql_verifier.complexity_limit_exceeded',
+    ],
+    [
+      'an execution error',
+      { query: 'SELECT nosuchfunc(name) FROM users', schema_ddl: DDL },
+      'sql_verifier.execution_error',
+    ],
   ])('blocks %s without a proof', async (_label, body, constraint) => {
     const res = await verify(body);
-    expect(res.body).toMatchObject({ status: 'BLOCKED', admission: 'BLOCKED', proof_ref: null, is_authoritative: false, developer_fields: { constraint_id: constraint } });
+    expect(res.body).toMatchObject({
+      status: 'BLOCKED',
+      admission: 'BLOCKED',
+      proof_ref: null,
+      is_authoritative: false,
+      developer_fields: { constraint_id: constraint },
+    });
   });
 
   it.each([
@@ -72,7 +109,10 @@ describe('POST /verify/process', () => {
   });
 
   it('verifies a complete IRAC trace', async () => {
-    const res = await verify({ trace: 'The issue is whether the contract binds. The rule is Article 5. In this case the offer was accepted. Therefore it binds.' });
+    const res = await verify({
+      trace:
+        'The issue is whether the contract binds. The rule is Article 5. In this case the offer was accepted. Therefore it binds.',
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ verified: true, score: 1, missing_steps: [] });
     expect(res.body.mechanism).toBeDefined();
@@ -84,7 +124,11 @@ describe('POST /verify/process', () => {
   });
 
   it('checks milestones', async () => {
-    const res = await verify({ trace: 'Collected data. Trained model.', mode: 'milestones', milestones: ['collected data', 'trained model', 'deployed'] });
+    const res = await verify({
+      trace: 'Collected data. Trained model.',
+      mode: 'milestones',
+      milestones: ['collected data', 'trained model', 'deployed'],
+    });
     expect(res.body).toEqual({ verified: false, process_rate: 2 / 3, missed_milestones: ['deployed'] });
   });
 
@@ -114,10 +158,23 @@ describe('POST /verify/rag', () => {
   });
 
   it('compares the mismatch rate as an exact fraction', async () => {
-    const ok = await verify({ target_document_id: 'd', chunks: chunks(['d', 'd', 'd', 'd', 'd', 'd', 'd', 'd', 'd', 'x']), max_drm_rate: '1/10' });
+    const ok = await verify({
+      target_document_id: 'd',
+      chunks: chunks(['d', 'd', 'd', 'd', 'd', 'd', 'd', 'd', 'd', 'x']),
+      max_drm_rate: '1/10',
+    });
     expect(ok.body).toMatchObject({ verified: true, drm_rate: 0.1, mismatched_count: 1 });
-    const over = await verify({ target_document_id: 'd', chunks: chunks(['d', 'd', 'x']), max_drm_rate: '0.3333333333333333' });
-    expect(over.body).toMatchObject({ verified: false, risk: 'DOCUMENT_RETRIEVAL_MISMATCH', chunks_checked: 3, mismatched_count: 1 });
+    const over = await verify({
+      target_document_id: 'd',
+      chunks: chunks(['d', 'd', 'x']),
+      max_drm_rate: '0.3333333333333333',
+    });
+    expect(over.body).toMatchObject({
+      verified: false,
+      risk: 'DOCUMENT_RETRIEVAL_MISMATCH',
+      chunks_checked: 3,
+      mismatched_count: 1,
+    });
   });
 
   it.each([

@@ -33,7 +33,11 @@ describe('POST /verify/stats', () => {
       await new Promise((r) => setTimeout(r, 1500));
       const busy = await stats(CSV, 'count');
       expect(busy.status).toBe(503);
-      expect(busy.body).toEqual({ detail: 'Upload capacity reached — retry shortly.', code: expect.any(String), request_id: expect.any(String) });
+      expect(busy.body).toEqual({
+        detail: 'Upload capacity reached — retry shortly.',
+        code: expect.any(String),
+        request_id: expect.any(String),
+      });
     } finally {
       for (const s of stalled) s.destroy();
     }

@@ -74,17 +74,30 @@ describe('POST /verify/stats', () => {
   it('quoted column names with spaces', async () => {
     const res = await stats('"unit price",qty\n1.5,2\n2.5,4\n', 'mean("unit price") == 2');
     expect(res.status).toBe(200);
-    expect(res.body.developer_fields).toMatchObject({ is_valid: true, observed_result: 2, columns: ['unit price', 'qty'] });
+    expect(res.body.developer_fields).toMatchObject({
+      is_valid: true,
+      observed_result: 2,
+      columns: ['unit price', 'qty'],
+    });
   });
 
   it('an unsupported query is BLOCKED with stats_verifier.validation_error (no sandbox run)', async () => {
-    for (const query of ['SELECT * FROM data', 'mean(price) > 10 and mean(qty) > 1', 'percentile(price, 90)', 'mean(price) > ten']) {
+    for (const query of [
+      'SELECT * FROM data',
+      'mean(price) > 10 and mean(qty) > 1',
+      'percentile(price, 90)',
+      'mean(price) > ten',
+    ]) {
       const res = await stats(CSV, query);
       expect(res.status).toBe(200);
       expect(res.body.status).toBe('BLOCKED');
       expect(res.body.proof_ref).toBeNull();
       expect(res.body.is_authoritative).toBe(false);
-      expect(res.body.developer_fields).toMatchObject({ constraint_id: 'stats_verifier.validation_error', is_valid: false, error: 'unsupported_query' });
+      expect(res.body.developer_fields).toMatchObject({
+        constraint_id: 'stats_verifier.validation_error',
+        is_valid: false,
+        error: 'unsupported_query',
+      });
       expect(res.body.developer_fields.execution_time_ms).toBeUndefined();
     }
   });
@@ -92,7 +105,10 @@ describe('POST /verify/stats', () => {
   it('an unknown column is BLOCKED with stats_verifier.validation_error', async () => {
     const res = await stats(CSV, 'mean(weight)');
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ status: 'BLOCKED', developer_fields: { constraint_id: 'stats_verifier.validation_error', error: 'unknown_column' } });
+    expect(res.body).toMatchObject({
+      status: 'BLOCKED',
+      developer_fields: { constraint_id: 'stats_verifier.validation_error', error: 'unknown_column' },
+    });
     expect(res.body.agent_message).toContain('"weight"');
   });
 
@@ -122,7 +138,11 @@ describe('POST /verify/stats', () => {
     const res = await stats(CSV, query);
     expect(res.status).toBe(403);
     expect(res.body.status).toBe('BLOCKED');
-    expect(res.body.developer_fields).toMatchObject({ constraint_id: 'stats_verifier.validation_error', security_policy: rule, is_valid: false });
+    expect(res.body.developer_fields).toMatchObject({
+      constraint_id: 'stats_verifier.validation_error',
+      security_policy: rule,
+      is_valid: false,
+    });
   });
 
   it.each([
@@ -157,7 +177,11 @@ describe('POST /verify/stats', () => {
     expect(json.body.detail).toBe('Unsupported Content-Type: send multipart/form-data.');
     const fd = new FormData();
     fd.append('expression', '1 + 1');
-    const res = await fetch(`${inject('apiUrl')}/verify/math`, { method: 'POST', body: fd, headers: { 'x-api-key': t.key } });
+    const res = await fetch(`${inject('apiUrl')}/verify/math`, {
+      method: 'POST',
+      body: fd,
+      headers: { 'x-api-key': t.key },
+    });
     expect(res.status).toBe(415);
   });
 
@@ -174,7 +198,11 @@ describe('POST /verify/stats', () => {
     const over = 'x,y\n' + '1,2\n'.repeat(500_001);
     const res = await rawPost('/verify/stats', { 'x-api-key': t.key }, multipartBody('count', over));
     expect(res.status).toBe(413);
-    expect(res.body).toEqual({ detail: 'Dataset exceeds the 1000000 cell limit (rows x columns) for this endpoint.', code: expect.any(String), request_id: expect.any(String) });
+    expect(res.body).toEqual({
+      detail: 'Dataset exceeds the 1000000 cell limit (rows x columns) for this endpoint.',
+      code: expect.any(String),
+      request_id: expect.any(String),
+    });
   }, 120_000);
 
   it('refuses a streamed file over 10,000,000 bytes with 413', async () => {
@@ -184,7 +212,11 @@ describe('POST /verify/stats', () => {
     expect(file.length).toBeGreaterThan(10_000_000);
     const res = await rawPost('/verify/stats', { 'x-api-key': t.key }, multipartBody('count', file));
     expect(res.status).toBe(413);
-    expect(res.body).toEqual({ detail: 'Request body exceeds the 10000000 byte limit for this endpoint.', code: expect.any(String), request_id: expect.any(String) });
+    expect(res.body).toEqual({
+      detail: 'Request body exceeds the 10000000 byte limit for this endpoint.',
+      code: expect.any(String),
+      request_id: expect.any(String),
+    });
   }, 60_000);
 
   it('refuses a declared body over the 10,000,000 + 64 KiB cap with 413 before reading it', async () => {
@@ -200,7 +232,9 @@ describe('POST /verify/stats', () => {
       sock.on('close', () => resolve(data));
     });
     expect(reply).toMatch(/^HTTP\/1\.1 413/);
-    expect(reply).toContain('{"detail":"Request body exceeds the 10065536 byte limit for this endpoint.","code":"payload_too_large","request_id":"');
+    expect(reply).toContain(
+      '{"detail":"Request body exceeds the 10065536 byte limit for this endpoint.","code":"payload_too_large","request_id":"',
+    );
   });
 
   it('removes the stored upload after answering, and audits the request', async () => {

@@ -30,12 +30,32 @@ describe('store contract: a representative workload reads growing collections by
 
   it('drives accounts, every verification route, batch, agents, audit, metrics and reports', async () => {
     // Accounts: sign-in, a second sign-up of the same address (409), keys listed, revoked, rotated.
-    expect((await post('/auth/signin', { email: t.email, password: PASSWORD }, { 'x-forwarded-for': randomIp() })).status).toBe(200);
-    expect((await post('/auth/signin', { email: uniqueEmail('nobody'), password: PASSWORD }, { 'x-forwarded-for': randomIp() })).status).toBe(401);
-    expect((await post('/auth/signup', { email: t.email.toUpperCase(), password: PASSWORD, organization_name: 'dup' }, { 'x-forwarded-for': randomIp() })).status).toBe(409);
+    expect(
+      (await post('/auth/signin', { email: t.email, password: PASSWORD }, { 'x-forwarded-for': randomIp() })).status,
+    ).toBe(200);
+    expect(
+      (
+        await post(
+          '/auth/signin',
+          { email: uniqueEmail('nobody'), password: PASSWORD },
+          { 'x-forwarded-for': randomIp() },
+        )
+      ).status,
+    ).toBe(401);
+    expect(
+      (
+        await post(
+          '/auth/signup',
+          { email: t.email.toUpperCase(), password: PASSWORD, organization_name: 'dup' },
+          { 'x-forwarded-for': randomIp() },
+        )
+      ).status,
+    ).toBe(409);
     const k2 = await mintKey(t.token, 'second');
     const k3 = await mintKey(t.token, 'third');
-    expect((await get('/auth/api-keys', bearer(t.token))).body.map((k: { id: string }) => k.id)).toEqual(expect.arrayContaining([t.keyId, k2.id, k3.id]));
+    expect((await get('/auth/api-keys', bearer(t.token))).body.map((k: { id: string }) => k.id)).toEqual(
+      expect.arrayContaining([t.keyId, k2.id, k3.id]),
+    );
     expect((await get('/auth/me', bearer(t.token))).status).toBe(200);
     expect((await post('/admin/keys/rotate', { key_id: k2.id }, key(t.key))).status).toBe(200);
     const del = await fetch(`${apiUrl()}/auth/api-keys/${k3.id}`, { method: 'DELETE', headers: bearer(t.token) });
@@ -50,20 +70,34 @@ describe('store contract: a representative workload reads growing collections by
       post('/verify/logic', { query: '(AND (GT x 5) (LT x 10))' }, key(t.key)),
       post('/verify/code', { code: 'def add(a, b):\n    return a + b\n', language: 'python' }, key(t.key)),
       post('/verify/sql', { query: 'SELECT id FROM t', schema_ddl: 'CREATE TABLE t (id INT)' }, key(t.key)),
-      post('/verify/fact', { claim: 'The Eiffel Tower is in Paris.', context: 'The Eiffel Tower stands in Paris, France.' }, key(t.key)),
+      post(
+        '/verify/fact',
+        { claim: 'The Eiffel Tower is in Paris.', context: 'The Eiffel Tower stands in Paris, France.' },
+        key(t.key),
+      ),
       post('/verify/consensus', { query: '2 + 2 = 4', verification_mode: 'single' }, key(t.key)),
       post('/verify/natural_language', { query: 'What is 15% of 200?' }, key(t.key)),
       post('/verify/process', { trace: 'The issue is X. The rule is Y. In this case Z. Therefore W.' }, key(t.key)),
-      post('/verify/rag', { target_document_id: 'd', chunks: [{ id: 1, metadata: { document_id: 'd' } }], max_drm_rate: '1/2' }, key(t.key)),
+      post(
+        '/verify/rag',
+        { target_document_id: 'd', chunks: [{ id: 1, metadata: { document_id: 'd' } }], max_drm_rate: '1/2' },
+        key(t.key),
+      ),
     ];
     for (const r of await Promise.all(calls)) expect(r.status).toBe(200);
-    const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 220, g: 20, b: 30 } } }).png().toBuffer();
+    const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 220, g: 20, b: 30 } } })
+      .png()
+      .toBuffer();
     const fd = new FormData();
     fd.append('claim', 'The image is 64 pixels wide.');
     fd.append('image', new Blob([new Uint8Array(png)], { type: 'image/png' }), 'red.png');
-    expect((await fetch(`${apiUrl()}/verify/image`, { method: 'POST', body: fd, headers: key(t.key) })).status).toBe(200);
+    expect((await fetch(`${apiUrl()}/verify/image`, { method: 'POST', body: fd, headers: key(t.key) })).status).toBe(
+      200,
+    );
     // The upload goes through the store either way; the sandbox that runs the query may be absent here (503).
-    expect([200, 503]).toContain((await postStats(t.key, { file: 'revenue\n120\n90\n150\n', query: 'mean(revenue) > 100' })).status);
+    expect([200, 503]).toContain(
+      (await postStats(t.key, { file: 'revenue\n120\n90\n150\n', query: 'mean(revenue) > 100' })).status,
+    );
     const vc = await post('/verification-context/validate', { spec_version: '1.0' }, key(t.key));
     expect(vc.status).toBeLessThan(500);
 
@@ -73,17 +107,46 @@ describe('store contract: a representative workload reads growing collections by
     expect((await get(`/badge/attestation/${att}`)).status).toBe(200);
 
     // A batch, to completion.
-    const batch = await post('/verify/batch', { items: [{ query: '2 + 2 = 4', type: 'math' }, { query: '(x+1)^2 = x^2 + 2*x + 1', type: 'math' }] }, key(t.key));
+    const batch = await post(
+      '/verify/batch',
+      {
+        items: [
+          { query: '2 + 2 = 4', type: 'math' },
+          { query: '(x+1)^2 = x^2 + 2*x + 1', type: 'math' },
+        ],
+      },
+      key(t.key),
+    );
     expect([200, 202]).toContain(batch.status);
-    for (let i = 0; i < 120 && !['completed', 'failed'].includes((await get(`/verify/batch/${batch.body.job_id}`, key(t.key))).body.status); i++) await sleep(500);
+    for (
+      let i = 0;
+      i < 120 &&
+      !['completed', 'failed'].includes((await get(`/verify/batch/${batch.body.job_id}`, key(t.key))).body.status);
+      i++
+    )
+      await sleep(500);
 
     // Agents: register, verify, a tool call, activity pages, budget, revoke.
-    const reg = await post('/agents/register', { name: 'contract', permissions: { allowed_tools: ['calculator'] } }, key(t.key));
+    const reg = await post(
+      '/agents/register',
+      { name: 'contract', permissions: { allowed_tools: ['calculator'] } },
+      key(t.key),
+    );
     expect(reg.status).toBe(200);
     const agent = { id: reg.body.id as number, token: reg.body.agent_token as string };
     const tok = { 'x-agent-token': agent.token };
-    expect((await post(`/agents/${agent.id}/verify`, { query: '2 + 2 = 4', context: { conversation_id: 'c1', step_number: 1 } }, tok)).status).toBe(200);
-    expect((await post(`/agents/${agent.id}/tools/calculator`, { arguments: { expression: '1+1' } }, tok)).status).toBeLessThan(500);
+    expect(
+      (
+        await post(
+          `/agents/${agent.id}/verify`,
+          { query: '2 + 2 = 4', context: { conversation_id: 'c1', step_number: 1 } },
+          tok,
+        )
+      ).status,
+    ).toBe(200);
+    expect(
+      (await post(`/agents/${agent.id}/tools/calculator`, { arguments: { expression: '1+1' } }, tok)).status,
+    ).toBeLessThan(500);
     const page1 = await get(`/agents/${agent.id}/activity?limit=1`, tok);
     expect(page1.status).toBe(200);
     expect(page1.body.items).toHaveLength(1);
@@ -108,13 +171,30 @@ describe('store contract: a representative workload reads growing collections by
   });
 
   it('every read of a growing collection in the capture is a point lookup (or a listed known violation of the batch/audit rewrites)', async () => {
-    expect(dir, 'the stack runs without the capture (SVC_TEST_STORE_CAPTURE=0): the contract cannot be checked').not.toBe('');
+    expect(
+      dir,
+      'the stack runs without the capture (SVC_TEST_STORE_CAPTURE=0): the contract cannot be checked',
+    ).not.toBe('');
     await sleep(1500); // the preload flushes every 250 ms
     const report = contractReport(dir, since);
     console.log(report.summary);
     // The capture saw this workload (guards against a vacuous pass: a preload that recorded nothing).
     const colls = new Set(report.ops.map((o) => o.coll));
-    for (const c of ['users', 'user_emails', 'api_keys', 'api_key_digests', 'org_directory', 'agents', 'agent_tokens', 'agent_nums', 'agent_activity', 'uploads', 'audit_logs', 'proofs']) expect(colls, c).toContain(c);
+    for (const c of [
+      'users',
+      'user_emails',
+      'api_keys',
+      'api_key_digests',
+      'org_directory',
+      'agents',
+      'agent_tokens',
+      'agent_nums',
+      'agent_activity',
+      'uploads',
+      'audit_logs',
+      'proofs',
+    ])
+      expect(colls, c).toContain(c);
     expect(report.failures).toEqual([]);
   });
 

@@ -18,9 +18,17 @@ it('a proof lookup by _id on the embedded store is an index search', async () =>
   for (let i = 0; i < 40 && !/USING INDEX/.test(detail); i++) {
     const db = new Database(file, { readonly: true, timeout: 5_000 });
     try {
-      const table = (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'proofs\\_%' ESCAPE '\\'`).get() as { name: string } | undefined)?.name;
+      const table = (
+        db
+          .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'proofs\\_%' ESCAPE '\\'`)
+          .get() as { name: string } | undefined
+      )?.name;
       if (table) {
-        detail = (db.prepare(`EXPLAIN QUERY PLAN SELECT _ferretdb_sjson FROM "${table}" WHERE ${FERRET_ID_EXPRESSION} = ?`).all(JSON.stringify(r.body.proof_ref ?? 'x')) as { detail: string }[])
+        detail = (
+          db
+            .prepare(`EXPLAIN QUERY PLAN SELECT _ferretdb_sjson FROM "${table}" WHERE ${FERRET_ID_EXPRESSION} = ?`)
+            .all(JSON.stringify(r.body.proof_ref ?? 'x')) as { detail: string }[]
+        )
           .map((p) => p.detail)
           .join('; ');
       }

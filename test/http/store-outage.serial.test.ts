@@ -58,7 +58,11 @@ describe('plan limits: store outage', () => {
       procs.push(proc);
       await control('start', 'ferretdb');
       expect(readFileSync(proc.logFile, 'utf8')).toContain('using an in-memory rate limiter until restart');
-      const later = await fetch(`${url}/verify/math`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': free.key }, body: JSON.stringify(MATH) });
+      const later = await fetch(`${url}/verify/math`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': free.key },
+        body: JSON.stringify(MATH),
+      });
       expect(later.status).toBe(200);
       expect(later.headers.get('x-ratelimit-remaining')).toBe('59');
     } finally {

@@ -26,7 +26,11 @@ async function snapshot(): Promise<Map<string, Map<string, string>>> {
 }
 
 /** Documents of `before` missing or changed in `after` (a later write may add documents, never remove or alter these). */
-function lost(before: Map<string, Map<string, string>>, after: Map<string, Map<string, string>>, mutable: Set<string>): string[] {
+function lost(
+  before: Map<string, Map<string, string>>,
+  after: Map<string, Map<string, string>>,
+  mutable: Set<string>,
+): string[] {
   const out: string[] = [];
   for (const [coll, docs] of before) {
     const now = after.get(coll);
@@ -64,10 +68,19 @@ describe('store restart: nothing stored is lost', () => {
     const reg = await post('/agents/register', { name: 'restart' }, key(t.key));
     expect(reg.status).toBe(200);
     agent = reg.body;
-    expect((await post(`/agents/${agent.id}/verify`, { query: '2 + 2 = 4', context: { conversation_id: 'c', step_number: 1 } }, { 'x-agent-token': agent.agent_token })).status).toBe(200);
+    expect(
+      (
+        await post(
+          `/agents/${agent.id}/verify`,
+          { query: '2 + 2 = 4', context: { conversation_id: 'c', step_number: 1 } },
+          { 'x-agent-token': agent.agent_token },
+        )
+      ).status,
+    ).toBe(200);
     const batch = await post('/verify/batch', { items: [{ query: '2 + 2 = 4', type: 'math' }] }, key(t.key));
     jobId = batch.body.job_id;
-    for (let i = 0; i < 120 && (await get(`/verify/batch/${jobId}`, key(t.key))).body.status !== 'completed'; i++) await sleep(500);
+    for (let i = 0; i < 120 && (await get(`/verify/batch/${jobId}`, key(t.key))).body.status !== 'completed'; i++)
+      await sleep(500);
   });
 
   afterAll(async () => {
@@ -77,7 +90,11 @@ describe('store restart: nothing stored is lost', () => {
   /** What the API answers about the tenant's data (store reads each). */
   async function answers() {
     const keys = await get('/auth/api-keys', bearer(t.token));
-    const signin = await post('/auth/signin', { email: t.email, password: PASSWORD }, { 'x-forwarded-for': randomIp() });
+    const signin = await post(
+      '/auth/signin',
+      { email: t.email, password: PASSWORD },
+      { 'x-forwarded-for': randomIp() },
+    );
     const att = await get(`/attestation/${attestationId}`, key(t.key));
     const logs = await get('/audit/logs?limit=50', bearer(t.token));
     const activity = await get(`/agents/${agent.id}/activity`, { 'x-agent-token': agent.agent_token });
@@ -105,7 +122,13 @@ describe('store restart: nothing stored is lost', () => {
       await control('start', 'ferretdb');
       await untilStoreServes(t);
       // Heads and counters move with later writes of other code; their documents must still exist.
-      expect(lost(before, await snapshot(), new Set(['agent_usage', 'org_events', 'agent_activity_heads', 'org_directory', 'api_keys', 'batch_jobs']))).toEqual([]);
+      expect(
+        lost(
+          before,
+          await snapshot(),
+          new Set(['agent_usage', 'org_events', 'agent_activity_heads', 'org_directory', 'api_keys', 'batch_jobs']),
+        ),
+      ).toEqual([]);
       expect(await answers()).toEqual(seen);
     });
   }

@@ -28,16 +28,43 @@ beforeAll(async () => {
   expect(res.status).toBe(200);
   workflowId = res.headers.get('x-workflow-id') as string;
   expect(workflowId).toMatch(/^verify-math-/);
-  const op = { userId: inject('codecOperatorId'), email: `uiop-${randomBytes(4).toString('hex')}@svc.local`, password: `uiop-${randomBytes(12).toString('base64url')}` };
+  const op = {
+    userId: inject('codecOperatorId'),
+    email: `uiop-${randomBytes(4).toString('hex')}@svc.local`,
+    password: `uiop-${randomBytes(12).toString('base64url')}`,
+  };
   await seedDevOperator(stackEnv().MONGODB_URI as string, op);
-  const signin = await post('/auth/signin', { email: op.email, password: op.password }, { 'x-forwarded-for': randomIp() });
+  const signin = await post(
+    '/auth/signin',
+    { email: op.email, password: op.password },
+    { 'x-forwarded-for': randomIp() },
+  );
   expect(signin.status).toBe(200);
   operatorToken = signin.body.access_token;
 }, 120_000);
 
 async function browse(token: string, waitMs = 60_000) {
-  const { stdout } = await run(process.execPath, ['--experimental-websocket', '--no-warnings', DRIVER, codecUrl(), uiUrl(), workflowId, token, EXPRESSION, String(waitMs)], { timeout: 170_000, maxBuffer: 8 * 1024 * 1024 });
-  return JSON.parse(stdout.trim().split('\n').pop() as string) as { signedIn: string | null; status: string; text: string; error?: string };
+  const { stdout } = await run(
+    process.execPath,
+    [
+      '--experimental-websocket',
+      '--no-warnings',
+      DRIVER,
+      codecUrl(),
+      uiUrl(),
+      workflowId,
+      token,
+      EXPRESSION,
+      String(waitMs),
+    ],
+    { timeout: 170_000, maxBuffer: 8 * 1024 * 1024 },
+  );
+  return JSON.parse(stdout.trim().split('\n').pop() as string) as {
+    signedIn: string | null;
+    status: string;
+    text: string;
+    error?: string;
+  };
 }
 
 describe('the Temporal UI in a headless browser', () => {

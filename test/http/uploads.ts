@@ -11,14 +11,23 @@ export interface UploadResult {
 
 export async function postStats(
   key: string,
-  parts: { file?: string | Buffer | null; query?: string | null; filename?: string; extraFields?: Record<string, string> },
+  parts: {
+    file?: string | Buffer | null;
+    query?: string | null;
+    filename?: string;
+    extraFields?: Record<string, string>;
+  },
   base = apiUrl(),
 ): Promise<UploadResult> {
   const fd = new FormData();
   if (parts.query !== undefined && parts.query !== null) fd.append('query', parts.query);
   for (const [k, v] of Object.entries(parts.extraFields ?? {})) fd.append(k, v);
   if (parts.file !== undefined && parts.file !== null) {
-    fd.append('file', new Blob([typeof parts.file === 'string' ? parts.file : new Uint8Array(parts.file)], { type: 'text/csv' }), parts.filename ?? 'data.csv');
+    fd.append(
+      'file',
+      new Blob([typeof parts.file === 'string' ? parts.file : new Uint8Array(parts.file)], { type: 'text/csv' }),
+      parts.filename ?? 'data.csv',
+    );
   }
   const res = await fetch(`${base}/verify/stats`, { method: 'POST', body: fd, headers: { 'x-api-key': key } });
   const text = await res.text();

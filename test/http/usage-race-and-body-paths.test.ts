@@ -18,7 +18,11 @@ describe('agent usage: concurrent first requests in a new hour (item 11)', () =>
     expect(reg.status).toBe(200);
     const ag = reg.body as { id: number; agent_token: string };
     // A new agent has no usage document for this hour: all six race to insert it.
-    const answers = await Promise.all(Array.from({ length: 6 }, () => post(`/agents/${ag.id}/tools/calculator`, { arguments: {} }, tok(ag.agent_token))));
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        post(`/agents/${ag.id}/tools/calculator`, { arguments: {} }, tok(ag.agent_token)),
+      ),
+    );
     expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
     for (const r of answers) expect(r.text).not.toMatch(/E11000|duplicate key/);
     const budget = await get(`/agents/${ag.id}/budget`, tok(ag.agent_token));
@@ -31,7 +35,12 @@ describe('agent usage: concurrent first requests in a new hour (item 11)', () =>
 
 describe('body reader exemptions match paths as the router does (item 12)', () => {
   let KEY: string;
-  const MSG = { sender_agent_id: 'agent-sender', receiver_agent_id: 'agent-receiver', payload_type: 'general', payload: { note: 'hello' } };
+  const MSG = {
+    sender_agent_id: 'agent-sender',
+    receiver_agent_id: 'agent-receiver',
+    payload_type: 'general',
+    payload: { note: 'hello' },
+  };
   beforeAll(() => {
     KEY = Object.keys(JSON.parse(stackEnv().SVC_A2A_API_KEYS as string) as Record<string, string>)[0] as string;
   });
@@ -40,7 +49,11 @@ describe('body reader exemptions match paths as the router does (item 12)', () =
     for (const path of ['/A2A/Intercept', '/a2a/intercept/', '/v1/A2A/INTERCEPT/']) {
       const r = await http('POST', path, { rawBody: '{not json', headers: { 'content-type': 'application/json' } });
       expect(r.status, path).toBe(401);
-      expect(r.body, path).toEqual({ detail: 'Missing gateway key: send it in the X-API-Key header.', code: expect.any(String), request_id: expect.any(String) });
+      expect(r.body, path).toEqual({
+        detail: 'Missing gateway key: send it in the X-API-Key header.',
+        code: expect.any(String),
+        request_id: expect.any(String),
+      });
     }
   });
 
@@ -56,8 +69,11 @@ describe('body reader exemptions match paths as the router does (item 12)', () =
     }
   });
 
-  it('a malformed body with a valid key on an exempt spelling is the gateway\'s own 400', async () => {
-    const r = await http('POST', '/A2A/Intercept/', { rawBody: '{not json', headers: { ...key(KEY), 'content-type': 'application/json' } });
+  it("a malformed body with a valid key on an exempt spelling is the gateway's own 400", async () => {
+    const r = await http('POST', '/A2A/Intercept/', {
+      rawBody: '{not json',
+      headers: { ...key(KEY), 'content-type': 'application/json' },
+    });
     expect(r.status).toBe(400);
     expect(r.body.detail).toMatch(/^Invalid JSON body \(syntax\) at \$/);
   });

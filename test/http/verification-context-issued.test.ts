@@ -23,7 +23,13 @@ async function verifyMath(m: Member, expression: string) {
 const mathRequest = (v: { expression: string; proof_ref: string; token: string }) => ({
   query: v.expression,
   verifier: 'math',
-  diagnostic: { status: 'VERIFIED', agent_message: 'Identity proven.', developer_fields: { evaluated_expression: v.expression, is_valid: true }, proof_ref: v.proof_ref, is_authoritative: true },
+  diagnostic: {
+    status: 'VERIFIED',
+    agent_message: 'Identity proven.',
+    developer_fields: { evaluated_expression: v.expression, is_valid: true },
+    proof_ref: v.proof_ref,
+    is_authoritative: true,
+  },
   attestation_token: v.token,
 });
 
@@ -46,14 +52,27 @@ describe('issued_here: resolve tells our documents from self-consistent ones', (
       context: {
         interpretation: { theory: 'symbolic algebra over the reals' },
         proof: { verifier: 'math', verifier_version: '7.3.0' },
-        evidence: { evidence: { status: 'VERIFIED', agent_message: 'Identity proven.', developer_fields: { is_valid: true }, proof_ref: `sha256:${'ab'.repeat(32)}` }, proof_ref: null },
+        evidence: {
+          evidence: {
+            status: 'VERIFIED',
+            agent_message: 'Identity proven.',
+            developer_fields: { is_valid: true },
+            proof_ref: `sha256:${'ab'.repeat(32)}`,
+          },
+          proof_ref: null,
+        },
         decision: { admission: 'ADMIT' },
       },
       verdict: 'VERIFIED',
     });
     const r = await resolve(A, made);
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ resolved: true, issued_here: false, issued_here_reason: 'not_issued_here', expected_proof_ref: made.context.evidence.proof_ref });
+    expect(r.body).toEqual({
+      resolved: true,
+      issued_here: false,
+      issued_here_reason: 'not_issued_here',
+      expected_proof_ref: made.context.evidence.proof_ref,
+    });
   });
 
   it('our document is issued here, for its organization and for anyone holding it; the headers of from-diagnostic say so', async () => {
@@ -64,7 +83,12 @@ describe('issued_here: resolve tells our documents from self-consistent ones', (
     expect(res.headers.get('x-trust-gate')).toBe('none');
     expect(res.headers.get('x-issued-here')).toBe('true');
     expect(res.headers.get('x-issued-here-reason')).toBe('issued_by_this_service');
-    const expected = { resolved: true, issued_here: true, issued_here_reason: 'issued_by_this_service', expected_proof_ref: res.body.context.evidence.proof_ref };
+    const expected = {
+      resolved: true,
+      issued_here: true,
+      issued_here_reason: 'issued_by_this_service',
+      expected_proof_ref: res.body.context.evidence.proof_ref,
+    };
     expect((await resolve(A, res.body)).body).toEqual(expected);
     // A relying party of another organization holding the document gets the same answer.
     expect((await resolve(B, { document: res.body })).body).toEqual(expected);
@@ -83,12 +107,22 @@ describe('issued_here: resolve tells our documents from self-consistent ones', (
       edit(edited);
       const sealed = reseal(edited);
       const r = await resolve(B, sealed);
-      expect(r.body).toEqual({ resolved: true, issued_here: false, issued_here_reason: 'not_issued_here', expected_proof_ref: sealed.context.evidence.proof_ref });
+      expect(r.body).toEqual({
+        resolved: true,
+        issued_here: false,
+        issued_here_reason: 'not_issued_here',
+        expected_proof_ref: sealed.context.evidence.proof_ref,
+      });
     }
     // Edited without re-sealing: it does not even resolve.
     const unsealed = structuredClone(doc);
     unsealed.object.formal_statement = '1 = 2';
-    expect((await resolve(B, unsealed)).body).toMatchObject({ resolved: false, issued_here: false, issued_here_reason: 'not_resolved', reason: 'commitment_mismatch' });
+    expect((await resolve(B, unsealed)).body).toMatchObject({
+      resolved: false,
+      issued_here: false,
+      issued_here_reason: 'not_resolved',
+      reason: 'commitment_mismatch',
+    });
   });
 
   it("another organization's attestation keeps VERIFIED (contract) but is not issued here", async () => {
@@ -99,32 +133,65 @@ describe('issued_here: resolve tells our documents from self-consistent ones', (
     expect(res.body.verdict).toBe('VERIFIED');
     expect(res.headers.get('x-issued-here')).toBe('false');
     expect(res.headers.get('x-issued-here-reason')).toBe('attestation_not_issued_to_caller');
-    expect((await resolve(B, res.body)).body).toMatchObject({ resolved: true, issued_here: false, issued_here_reason: 'not_issued_here' });
+    expect((await resolve(B, res.body)).body).toMatchObject({
+      resolved: true,
+      issued_here: false,
+      issued_here_reason: 'not_issued_here',
+    });
   });
 
   it('an admission the retained proof does not back (unsafe code presented as valid) is not issued here', async () => {
     const code = 'import os\nos.system("rm -rf /")\n';
     const scan = await post('/verify/code', { code, language: 'python' }, key(A));
     expect(scan.status).toBe(200);
-    expect(scan.body).toMatchObject({ status: 'VERIFIED', admission: 'BLOCKED', developer_fields: { is_valid: false } });
+    expect(scan.body).toMatchObject({
+      status: 'VERIFIED',
+      admission: 'BLOCKED',
+      developer_fields: { is_valid: false },
+    });
     const token = scan.body.attestation.token as string;
-    const diag = (isValid: boolean) => ({ status: 'VERIFIED', agent_message: scan.body.agent_message, developer_fields: { is_valid: isValid }, proof_ref: scan.body.proof_ref, is_authoritative: true });
+    const diag = (isValid: boolean) => ({
+      status: 'VERIFIED',
+      agent_message: scan.body.agent_message,
+      developer_fields: { is_valid: isValid },
+      proof_ref: scan.body.proof_ref,
+      is_authoritative: true,
+    });
     // Honest: a DENY document, issued here.
-    const honest = await fromDiag(A, { query: code, verifier: 'code', diagnostic: diag(false), attestation_token: token });
+    const honest = await fromDiag(A, {
+      query: code,
+      verifier: 'code',
+      diagnostic: diag(false),
+      attestation_token: token,
+    });
     expect(honest.body).toMatchObject({ verdict: 'VERIFIED', context: { decision: { admission: 'DENY' } } });
     expect(honest.headers.get('x-issued-here')).toBe('true');
     // Lying about is_valid (and so the admission): the token signs the admission (BLOCKED), so the
     // trust gate refuses the document, and it is never issued here.
-    const forged = await fromDiag(A, { query: code, verifier: 'code', diagnostic: diag(true), attestation_token: token });
+    const forged = await fromDiag(A, {
+      query: code,
+      verifier: 'code',
+      diagnostic: diag(true),
+      attestation_token: token,
+    });
     expect(forged.body).toMatchObject({ verdict: 'BLOCKED', context: { decision: { admission: 'DENY' } } });
     expect(forged.headers.get('x-issued-here')).toBe('false');
     expect((await resolve(A, forged.body)).body).toMatchObject({ issued_here: false });
   });
 
   it('BLOCKED and UNVERIFIABLE documents are never issued here', async () => {
-    const res = await fromDiag(A, { query: '2 + 2', verifier: 'math', diagnostic: { status: 'UNVERIFIABLE', agent_message: 'evaluated only', developer_fields: {}, proof_ref: null } });
+    const res = await fromDiag(A, {
+      query: '2 + 2',
+      verifier: 'math',
+      diagnostic: { status: 'UNVERIFIABLE', agent_message: 'evaluated only', developer_fields: {}, proof_ref: null },
+    });
     expect(res.headers.get('x-issued-here')).toBe('false');
     expect(res.headers.get('x-issued-here-reason')).toBe('not_resolved');
-    expect((await resolve(A, res.body)).body).toEqual({ resolved: false, issued_here: false, issued_here_reason: 'not_resolved', reason: 'verdict_not_verified' });
+    expect((await resolve(A, res.body)).body).toEqual({
+      resolved: false,
+      issued_here: false,
+      issued_here_reason: 'not_resolved',
+      reason: 'verdict_not_verified',
+    });
   });
 });

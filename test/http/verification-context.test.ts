@@ -18,7 +18,12 @@ function vector(): any {
     spec_version: '1.0',
     object: {
       formal_statement: 'x**2 - 4 = 0',
-      formalization: { source_query: 'Is x squared minus four zero?', translator: 'example-translator', translation_confidence: 0.9, verified: false },
+      formalization: {
+        source_query: 'Is x squared minus four zero?',
+        translator: 'example-translator',
+        translation_confidence: 0.9,
+        verified: false,
+      },
     },
     context: {
       interpretation: { theory: 'real-closed fields', logic: 'first-order' },
@@ -39,7 +44,8 @@ function vector(): any {
 
 let t: Member;
 const key = () => ({ 'x-api-key': t.key });
-const raw = (path: string, text: string) => http('POST', path, { rawBody: text, headers: { 'content-type': 'application/json', ...key() } });
+const raw = (path: string, text: string) =>
+  http('POST', path, { rawBody: text, headers: { 'content-type': 'application/json', ...key() } });
 
 interface Verified {
   expression: string;
@@ -77,14 +83,22 @@ beforeAll(async () => {
 
 describe('round trip: /verify/math → from-diagnostic → validate → resolve', () => {
   it('keeps VERIFIED with the service-issued attestation, and the document validates and resolves', async () => {
-    const res = await fromDiag({ query: A.expression, verifier: 'math', diagnostic: diagnosticOf(A), attestation_token: A.token });
+    const res = await fromDiag({
+      query: A.expression,
+      verifier: 'math',
+      diagnostic: diagnosticOf(A),
+      attestation_token: A.token,
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-trust-gate')).toBe('none');
     const doc = res.body;
     expect(Object.keys(doc).sort()).toEqual(['context', 'object', 'spec_version', 'verdict']);
     expect(doc.verdict).toBe('VERIFIED');
     expect(doc.spec_version).toBe('1.0');
-    expect(doc.object).toEqual({ formal_statement: IDENTITY, formalization: { source_query: IDENTITY, verified: false } });
+    expect(doc.object).toEqual({
+      formal_statement: IDENTITY,
+      formalization: { source_query: IDENTITY, verified: false },
+    });
     expect(doc.context.interpretation).toEqual({ theory: 'symbolic algebra over the reals' });
     expect(doc.context.proof.verifier).toBe('math');
     expect(doc.context.proof.verifier_version).toBe(SERVICE_VERSION);
@@ -97,7 +111,12 @@ describe('round trip: /verify/math → from-diagnostic → validate → resolve'
     expect(valid.body).toEqual({ valid: true });
     const resolved = await post('/verification-context/resolve', doc, key());
     expect(resolved.status).toBe(200);
-    expect(resolved.body).toEqual({ resolved: true, issued_here: true, issued_here_reason: 'issued_by_this_service', expected_proof_ref: doc.context.evidence.proof_ref });
+    expect(resolved.body).toEqual({
+      resolved: true,
+      issued_here: true,
+      issued_here_reason: 'issued_by_this_service',
+      expected_proof_ref: doc.context.evidence.proof_ref,
+    });
 
     // Any change inside the commitment breaks resolution (and names the expected value).
     const tampered = structuredClone(doc);
@@ -111,14 +130,24 @@ describe('round trip: /verify/math → from-diagnostic → validate → resolve'
 
   it('accepts the wrapper form {document} on validate and resolve', async () => {
     expect((await post('/verification-context/validate', { document: vector() }, key())).body).toEqual({ valid: true });
-    expect((await post('/verification-context/resolve', { document: vector() }, key())).body).toEqual({ resolved: true, issued_here: false, issued_here_reason: 'not_issued_here', expected_proof_ref: VECTOR_REF });
+    expect((await post('/verification-context/resolve', { document: vector() }, key())).body).toEqual({
+      resolved: true,
+      issued_here: false,
+      issued_here_reason: 'not_issued_here',
+      expected_proof_ref: VECTOR_REF,
+    });
   });
 
   it('maps an UNVERIFIABLE diagnostic without a token to an UNVERIFIABLE document (no gate)', async () => {
     const res = await fromDiag({
       query: '2 + 2',
       verifier: 'math',
-      diagnostic: { status: 'UNVERIFIABLE', agent_message: 'evaluated only', developer_fields: { is_valid: true }, proof_ref: null },
+      diagnostic: {
+        status: 'UNVERIFIABLE',
+        agent_message: 'evaluated only',
+        developer_fields: { is_valid: true },
+        proof_ref: null,
+      },
     });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-trust-gate')).toBe('none');
@@ -126,7 +155,12 @@ describe('round trip: /verify/math → from-diagnostic → validate → resolve'
     expect(res.body.context.evidence.proof_ref).toBeNull();
     expect(res.body.context.decision).toEqual({ admission: 'DENY' });
     expect((await post('/verification-context/validate', res.body, key())).body).toEqual({ valid: true });
-    expect((await post('/verification-context/resolve', res.body, key())).body).toEqual({ resolved: false, issued_here: false, issued_here_reason: 'not_resolved', reason: 'verdict_not_verified' });
+    expect((await post('/verification-context/resolve', res.body, key())).body).toEqual({
+      resolved: false,
+      issued_here: false,
+      issued_here_reason: 'not_resolved',
+      reason: 'verdict_not_verified',
+    });
   });
 });
 
@@ -152,31 +186,64 @@ describe('trust gate (fail closed): every row gives a BLOCKED document', () => {
   }
 
   it('trust_gate.mandatory_attestation_missing: VERIFIED without a token (absent, null, empty)', async () => {
-    await expectBlocked({ query: A.expression, verifier: 'math', diagnostic: diagnosticOf(A) }, 'trust_gate.mandatory_attestation_missing');
-    await expectBlocked({ query: A.expression, verifier: 'math', diagnostic: diagnosticOf(A), attestation_token: null }, 'trust_gate.mandatory_attestation_missing');
-    await expectBlocked({ query: A.expression, verifier: 'math', diagnostic: diagnosticOf(A), attestation_token: '' }, 'trust_gate.mandatory_attestation_missing');
+    await expectBlocked(
+      { query: A.expression, verifier: 'math', diagnostic: diagnosticOf(A) },
+      'trust_gate.mandatory_attestation_missing',
+    );
+    await expectBlocked(
+      { query: A.expression, verifier: 'math', diagnostic: diagnosticOf(A), attestation_token: null },
+      'trust_gate.mandatory_attestation_missing',
+    );
+    await expectBlocked(
+      { query: A.expression, verifier: 'math', diagnostic: diagnosticOf(A), attestation_token: '' },
+      'trust_gate.mandatory_attestation_missing',
+    );
   });
 
   it('trust_gate.invalid_attestation_token: garbage, a tampered service token, a foreign key, a foreign issuer', async () => {
     const base = { query: A.expression, verifier: 'math', diagnostic: diagnosticOf(A) };
-    const doc = await expectBlocked({ ...base, attestation_token: 'not-a-jwt' }, 'trust_gate.invalid_attestation_token');
+    const doc = await expectBlocked(
+      { ...base, attestation_token: 'not-a-jwt' },
+      'trust_gate.invalid_attestation_token',
+    );
     expect(doc.context.evidence.evidence.trust_gate_reason).toBe('attestation rejected: malformed token');
     // Same claims, one signature byte changed.
     const [h, p, s] = A.token.split('.') as [string, string, string];
     const flipped = `${h}.${p}.${s.slice(0, 10)}${s[10] === 'A' ? 'B' : 'A'}${s.slice(11)}`;
     await expectBlocked({ ...base, attestation_token: flipped }, 'trust_gate.invalid_attestation_token');
     // Signed by a key the deployment does not trust (same claims shape and kid-less derivation).
-    const foreignPem = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
-    const foreign = await new AttestationSigner(await loadSigningKey(foreignPem), stackEnv().SVC_DEPLOYMENT_ID ?? 'svc-local').sign({
-      evaluatedExpression: A.expression, status: 'VERIFIED', verified: true, engine: 'math', confidence: 1, proofRef: A.proof_ref,
+    const foreignPem = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+      .privateKey.export({ format: 'pem', type: 'pkcs8' })
+      .toString();
+    const foreign = await new AttestationSigner(
+      await loadSigningKey(foreignPem),
+      stackEnv().SVC_DEPLOYMENT_ID ?? 'svc-local',
+    ).sign({
+      evaluatedExpression: A.expression,
+      status: 'VERIFIED',
+      verified: true,
+      engine: 'math',
+      confidence: 1,
+      proofRef: A.proof_ref,
     });
-    const d2 = await expectBlocked({ ...base, attestation_token: foreign.token }, 'trust_gate.invalid_attestation_token');
+    const d2 = await expectBlocked(
+      { ...base, attestation_token: foreign.token },
+      'trust_gate.invalid_attestation_token',
+    );
     expect(d2.context.evidence.evidence.trust_gate_reason).toBe('attestation rejected: unknown signing key');
     // The deployment's own key, but another issuer.
     const otherIssuer = await new AttestationSigner(await loadSigningKey(pem), 'another-deployment').sign({
-      evaluatedExpression: A.expression, status: 'VERIFIED', verified: true, engine: 'math', confidence: 1, proofRef: A.proof_ref,
+      evaluatedExpression: A.expression,
+      status: 'VERIFIED',
+      verified: true,
+      engine: 'math',
+      confidence: 1,
+      proofRef: A.proof_ref,
     });
-    const d3 = await expectBlocked({ ...base, attestation_token: otherIssuer.token }, 'trust_gate.invalid_attestation_token');
+    const d3 = await expectBlocked(
+      { ...base, attestation_token: otherIssuer.token },
+      'trust_gate.invalid_attestation_token',
+    );
     expect(d3.context.evidence.evidence.trust_gate_reason).toBe('attestation rejected: issuer or claim mismatch');
   });
 
@@ -184,7 +251,13 @@ describe('trust gate (fail closed): every row gives a BLOCKED document', () => {
     const signing = await loadSigningKey(pem);
     const key = await importPKCS8(pem, 'ES256');
     const qh = queryHash(A.expression);
-    const token = await new SignJWT({ svc: { version: SERVICE_VERSION, result: { status: 'VERIFIED', verified: true, engine: 'math', confidence: 1 }, query_hash: qh } })
+    const token = await new SignJWT({
+      svc: {
+        version: SERVICE_VERSION,
+        result: { status: 'VERIFIED', verified: true, engine: 'math', confidence: 1 },
+        query_hash: qh,
+      },
+    })
       .setProtectedHeader({ alg: 'ES256', typ: ATTESTATION_TYP, kid: signing.kid })
       .setIssuer(stackEnv().SVC_DEPLOYMENT_ID ?? 'svc-local')
       .setSubject(qh)
@@ -192,37 +265,60 @@ describe('trust gate (fail closed): every row gives a BLOCKED document', () => {
       .setExpirationTime('1h')
       .setJti('att_claims_missing')
       .sign(key);
-    await expectBlocked({ query: A.expression, verifier: 'math', diagnostic: diagnosticOf(A), attestation_token: token }, 'trust_gate.claims_missing');
+    await expectBlocked(
+      { query: A.expression, verifier: 'math', diagnostic: diagnosticOf(A), attestation_token: token },
+      'trust_gate.claims_missing',
+    );
   });
 
   it('trust_gate.claims_status_mismatch: the deployment key attesting a non-VERIFIED result', async () => {
     // The service only signs VERIFIED results, so this token is minted with the deployment's key directly.
     const token = (
       await new AttestationSigner(await loadSigningKey(pem), stackEnv().SVC_DEPLOYMENT_ID ?? 'svc-local').sign({
-        evaluatedExpression: A.expression, status: 'UNVERIFIABLE', verified: false, engine: 'math', confidence: 1, proofRef: A.proof_ref,
+        evaluatedExpression: A.expression,
+        status: 'UNVERIFIABLE',
+        verified: false,
+        engine: 'math',
+        confidence: 1,
+        proofRef: A.proof_ref,
       })
     ).token;
-    await expectBlocked({ query: A.expression, verifier: 'math', diagnostic: diagnosticOf(A), attestation_token: token }, 'trust_gate.claims_status_mismatch');
+    await expectBlocked(
+      { query: A.expression, verifier: 'math', diagnostic: diagnosticOf(A), attestation_token: token },
+      'trust_gate.claims_status_mismatch',
+    );
   });
 
   it("trust_gate.claims_query_mismatch: another verification's real token", async () => {
     // B's token binds B's expression; the diagnostic is A's.
-    await expectBlocked({ query: A.expression, verifier: 'math', diagnostic: diagnosticOf(A), attestation_token: B.token }, 'trust_gate.claims_query_mismatch');
+    await expectBlocked(
+      { query: A.expression, verifier: 'math', diagnostic: diagnosticOf(A), attestation_token: B.token },
+      'trust_gate.claims_query_mismatch',
+    );
   });
 
   it("trust_gate.claims_proof_mismatch: A's real token with B's proof_ref", async () => {
     const diagnostic = diagnosticOf({ expression: A.expression, proof_ref: B.proof_ref });
-    await expectBlocked({ query: A.expression, verifier: 'math', diagnostic, attestation_token: A.token }, 'trust_gate.claims_proof_mismatch');
+    await expectBlocked(
+      { query: A.expression, verifier: 'math', diagnostic, attestation_token: A.token },
+      'trust_gate.claims_proof_mismatch',
+    );
   });
 
   it.each([
     ['a non-object diagnostic', 'VERIFIED'],
     ['an unknown key', { ...diagnosticOf({ expression: IDENTITY, proof_ref: VECTOR_REF }), extra: 1 }],
     ['VERIFIED without proof_ref', { status: 'VERIFIED', agent_message: 'x', developer_fields: {}, proof_ref: null }],
-    ['proof_ref on UNVERIFIABLE', { status: 'UNVERIFIABLE', agent_message: 'x', developer_fields: {}, proof_ref: VECTOR_REF }],
+    [
+      'proof_ref on UNVERIFIABLE',
+      { status: 'UNVERIFIABLE', agent_message: 'x', developer_fields: {}, proof_ref: VECTOR_REF },
+    ],
     ['a wrong status', { status: 'verified', agent_message: 'x', developer_fields: {}, proof_ref: VECTOR_REF }],
   ])('trust_gate.malformed_diagnostic: %s', async (_label, diagnostic) => {
-    const doc = await expectBlocked({ query: IDENTITY, verifier: 'math', diagnostic, attestation_token: A.token }, 'trust_gate.malformed_diagnostic');
+    const doc = await expectBlocked(
+      { query: IDENTITY, verifier: 'math', diagnostic, attestation_token: A.token },
+      'trust_gate.malformed_diagnostic',
+    );
     // Unvalidated diagnostic content never enters the document.
     expect(doc.context.evidence.evidence.diagnostic).toBeUndefined();
   });
@@ -254,7 +350,12 @@ describe('request envelope', () => {
 describe('interoperability vector', () => {
   it('validates and resolves to the published proof_ref', async () => {
     expect((await post('/verification-context/validate', vector(), key())).body).toEqual({ valid: true });
-    expect((await post('/verification-context/resolve', vector(), key())).body).toEqual({ resolved: true, issued_here: false, issued_here_reason: 'not_issued_here', expected_proof_ref: VECTOR_REF });
+    expect((await post('/verification-context/resolve', vector(), key())).body).toEqual({
+      resolved: true,
+      issued_here: false,
+      issued_here_reason: 'not_issued_here',
+      expected_proof_ref: VECTOR_REF,
+    });
   });
 
   it('still resolves with roots written as [-2.0, 2.0] (sent as raw text)', async () => {
@@ -262,13 +363,23 @@ describe('interoperability vector', () => {
     expect(text).toContain('[-2.0, 2.0]');
     const res = await raw('/verification-context/resolve', text);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ resolved: true, issued_here: false, issued_here_reason: 'not_issued_here', expected_proof_ref: VECTOR_REF });
+    expect(res.body).toEqual({
+      resolved: true,
+      issued_here: false,
+      issued_here_reason: 'not_issued_here',
+      expected_proof_ref: VECTOR_REF,
+    });
   });
 
   it('still resolves with a changed formalization (outside the commitment)', async () => {
     const d = vector();
     d.object.formalization = { verified: false, translator: 'another-translator', translation_confidence: null };
-    expect((await post('/verification-context/resolve', d, key())).body).toEqual({ resolved: true, issued_here: false, issued_here_reason: 'not_issued_here', expected_proof_ref: VECTOR_REF });
+    expect((await post('/verification-context/resolve', d, key())).body).toEqual({
+      resolved: true,
+      issued_here: false,
+      issued_here_reason: 'not_issued_here',
+      expected_proof_ref: VECTOR_REF,
+    });
   });
 
   it('does not validate with admission ADMIT on a non-VERIFIED verdict', async () => {
@@ -280,7 +391,9 @@ describe('interoperability vector', () => {
     expect(res.body).toEqual({
       valid: false,
       error: 'validation_failed',
-      errors: [{ path: '$.context.decision.admission', message: 'verdict UNVERIFIABLE or BLOCKED requires admission DENY' }],
+      errors: [
+        { path: '$.context.decision.admission', message: 'verdict UNVERIFIABLE or BLOCKED requires admission DENY' },
+      ],
     });
     const r = await post('/verification-context/resolve', d, key());
     expect(r.body.resolved).toBe(false);
@@ -312,16 +425,24 @@ describe('strict JSON bodies', () => {
     expect(res.body.code).toBe('unsafe_integer');
     expect(res.body.path).toBe('$.context.proof.configuration.timeout_ms');
     expect(res.body.position).toBe(text.indexOf('9007199254740993'));
-    expect(res.body.detail).toBe('Invalid JSON body (unsafe_integer) at $.context.proof.configuration.timeout_ms: integer magnitude exceeds 2^53 (not exactly representable)');
+    expect(res.body.detail).toBe(
+      'Invalid JSON body (unsafe_integer) at $.context.proof.configuration.timeout_ms: integer magnitude exceeds 2^53 (not exactly representable)',
+    );
   });
 
   it('rejects a lone surrogate, escaped or in a key (400)', async () => {
-    const text = JSON.stringify(vector()).replace('"translator":"example-translator"', '"translator":"bad \\ud800 text"');
+    const text = JSON.stringify(vector()).replace(
+      '"translator":"example-translator"',
+      '"translator":"bad \\ud800 text"',
+    );
     const res = await raw('/verification-context/validate', text);
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('lone_surrogate');
     expect(res.body.path).toBe('$.object.formalization.translator');
-    const inKey = await raw('/verification-context/from-diagnostic', '{"query":"q","verifier":"math","diagnostic":{},"\\udc00":1}');
+    const inKey = await raw(
+      '/verification-context/from-diagnostic',
+      '{"query":"q","verifier":"math","diagnostic":{},"\\udc00":1}',
+    );
     expect(inKey.status).toBe(400);
     expect(inKey.body.code).toBe('lone_surrogate');
   });
@@ -345,11 +466,15 @@ describe('per-key limit', () => {
     const u = await newTenant();
     const start = await windowStart(60);
     // Pre-fill this minute's counter in the shared store (the limiter's own document).
-    await (await db()).collection('rate_counters').updateOne(
-      { _id: `verification-context:${u.keyId}:60:${start}` as any },
-      { $set: { count: 600, expires_at: new Date((start + 120) * 1000) } },
-      { upsert: true },
-    );
+    await (
+      await db()
+    )
+      .collection('rate_counters')
+      .updateOne(
+        { _id: `verification-context:${u.keyId}:60:${start}` as any },
+        { $set: { count: 600, expires_at: new Date((start + 120) * 1000) } },
+        { upsert: true },
+      );
     const res = await post('/verification-context/validate', vector(), { 'x-api-key': u.key });
     expect(res.status).toBe(429);
     expect(res.body.error.code).toBe('SVC-005');

@@ -39,11 +39,21 @@ const forgedInput = () => ({
 });
 
 /** Starts verifyWorkflow through `client` and returns the failure's cause (the workflow must fail). */
-async function startFails(client: Client, tag: string): Promise<{ type?: string; message: string; nonRetryable?: boolean }> {
+async function startFails(
+  client: Client,
+  tag: string,
+): Promise<{ type?: string; message: string; nonRetryable?: boolean }> {
   const workflowId = `verify-math-${B.orgId}-injected-${tag}-${Date.now()}`;
-  await client.workflow.start('verifyWorkflow', { taskQueue: queue(), workflowId, args: [forgedInput()], workflowExecutionTimeout: 60_000 });
+  await client.workflow.start('verifyWorkflow', {
+    taskQueue: queue(),
+    workflowId,
+    args: [forgedInput()],
+    workflowExecutionTimeout: 60_000,
+  });
   // Read back by an operator's client (the worker's failure is encrypted like every payload).
-  const handle = new Client({ connection: conn, dataConverter: temporalDataConverter(stackEnv()) }).workflow.getHandle(workflowId);
+  const handle = new Client({ connection: conn, dataConverter: temporalDataConverter(stackEnv()) }).workflow.getHandle(
+    workflowId,
+  );
   const t0 = Date.now();
   const err = await handle.result().then(
     () => null,
@@ -74,14 +84,18 @@ describe('workflows started past the API fail at once and write nothing', () => 
   it('anonymous client, plaintext input for another organization: refused unread', async () => {
     const anonymous = new Client({ connection: conn });
     const cause = await startFails(anonymous, 'plain');
-    expect(cause.message).toMatch(/^Workflow input refused: an input payload was not encrypted by the payload codec\.$/);
+    expect(cause.message).toMatch(
+      /^Workflow input refused: an input payload was not encrypted by the payload codec\.$/,
+    );
     await expectNothingWrittenForB();
   });
 
   it('input the payload codec encrypted (an operator can have the codec server do that) but the API did not sign: refused', async () => {
     const encrypting = new Client({ connection: conn, dataConverter: temporalDataConverter(stackEnv()) });
     const cause = await startFails(encrypting, 'encrypted');
-    expect(cause.message).toBe('Workflow input refused: the input carries no svc-input-auth header (not started by the API).');
+    expect(cause.message).toBe(
+      'Workflow input refused: the input carries no svc-input-auth header (not started by the API).',
+    );
     await expectNothingWrittenForB();
   });
 
@@ -95,7 +109,10 @@ describe('workflows started past the API fail at once and write nothing', () => 
             {
               async startWithDetails(input, next) {
                 const h = signWorkflowInput(key, input.workflowType, input.options.workflowId, input.options.args);
-                return next({ ...input, headers: { ...input.headers, [INPUT_AUTH_HEADER]: defaultPayloadConverter.toPayload(h) } });
+                return next({
+                  ...input,
+                  headers: { ...input.headers, [INPUT_AUTH_HEADER]: defaultPayloadConverter.toPayload(h) },
+                });
               },
             },
           ],
@@ -111,7 +128,10 @@ describe('workflows started past the API fail at once and write nothing', () => 
           {
             async startWithDetails(input, next) {
               const h = signWorkflowInput(realKey, input.workflowType, input.options.workflowId, input.options.args);
-              return next({ ...input, headers: { ...input.headers, [INPUT_AUTH_HEADER]: defaultPayloadConverter.toPayload(h) } });
+              return next({
+                ...input,
+                headers: { ...input.headers, [INPUT_AUTH_HEADER]: defaultPayloadConverter.toPayload(h) },
+              });
             },
           },
         ],
@@ -126,13 +146,25 @@ describe('workflows started past the API fail at once and write nothing', () => 
     expect(res.status).toBe(200);
     expect(res.body.status).toBe('VERIFIED');
     const logs = await get('/audit/logs?limit=1', bearer(A.token));
-    expect(logs.body.logs[0]).toMatchObject({ organization_id: A.orgId, workflow_id: res.headers.get('x-workflow-id') });
+    expect(logs.body.logs[0]).toMatchObject({
+      organization_id: A.orgId,
+      workflow_id: res.headers.get('x-workflow-id'),
+    });
   });
 });
 
 describe('a batch whose workflow is terminated reads failed, not running forever', () => {
   it('terminate through Temporal (as the UI did), then GET: failed, every item failed, nothing released', async () => {
-    const sub = await post('/verify/batch', { items: [{ query: HARD_LOGIC, type: 'logic' }, { query: '2 + 2 = 4', type: 'math' }] }, { 'x-api-key': A.key });
+    const sub = await post(
+      '/verify/batch',
+      {
+        items: [
+          { query: HARD_LOGIC, type: 'logic' },
+          { query: '2 + 2 = 4', type: 'math' },
+        ],
+      },
+      { 'x-api-key': A.key },
+    );
     expect(sub.status).toBe(202);
     const jobId = sub.body.job_id as string;
     const client = new Client({ connection: conn, dataConverter: temporalDataConverter(stackEnv()) });
@@ -140,7 +172,14 @@ describe('a batch whose workflow is terminated reads failed, not running forever
     const res = await get(`/verify/batch/${jobId}`, { 'x-api-key': A.key });
     expect(res.status).toBe(200);
     const detail = 'Job failed: its workflow was terminated before the job completed; no result was released.';
-    expect(res.body).toMatchObject({ job_id: jobId, status: 'failed', total_items: 2, completed_items: 0, failed_items: 2, progress_percent: 100 });
+    expect(res.body).toMatchObject({
+      job_id: jobId,
+      status: 'failed',
+      total_items: 2,
+      completed_items: 0,
+      failed_items: 2,
+      progress_percent: 100,
+    });
     expect(res.body.completed_at).toEqual(expect.any(String));
     expect(res.body.items).toEqual([
       { id: `${jobId}-0`, query: HARD_LOGIC, type: 'logic', status: 'failed', error: detail, latency_ms: 0 },
@@ -158,8 +197,18 @@ describe("the stack's Temporal UI has write actions off", () => {
   it('settings say every write action is off; reads pass', async () => {
     const s = await fetch(`${uiUrl()}/api/v1/settings`);
     expect(s.status).toBe(200);
-    expect(await s.json()).toMatchObject({ DisableWriteActions: true, WorkflowTerminateDisabled: true, WorkflowCancelDisabled: true, WorkflowSignalDisabled: true, WorkflowResetDisabled: true, StartWorkflowDisabled: true, BatchActionsDisabled: true });
-    const list = await fetch(`${uiUrl()}/api/v1/namespaces/default/workflows?query=${encodeURIComponent(`WorkflowId="none-${Date.now()}"`)}`);
+    expect(await s.json()).toMatchObject({
+      DisableWriteActions: true,
+      WorkflowTerminateDisabled: true,
+      WorkflowCancelDisabled: true,
+      WorkflowSignalDisabled: true,
+      WorkflowResetDisabled: true,
+      StartWorkflowDisabled: true,
+      BatchActionsDisabled: true,
+    });
+    const list = await fetch(
+      `${uiUrl()}/api/v1/namespaces/default/workflows?query=${encodeURIComponent(`WorkflowId="none-${Date.now()}"`)}`,
+    );
     expect(list.status).toBe(200);
   });
 
@@ -175,12 +224,20 @@ describe("the stack's Temporal UI has write actions off", () => {
       ['POST', `/api/v1/namespaces/default/workflows/new-${Date.now()}`],
       ['DELETE', `/api/v1/namespaces/default/workflows/${wf}`],
     ] as const) {
-      const r = await fetch(`${uiUrl()}${path}`, { method, headers: { 'content-type': 'application/json' }, body: method === 'DELETE' ? undefined : '{"reason":"x"}' });
+      const r = await fetch(`${uiUrl()}${path}`, {
+        method,
+        headers: { 'content-type': 'application/json' },
+        body: method === 'DELETE' ? undefined : '{"reason":"x"}',
+      });
       expect(r.status, `${method} ${path}`).toBe(403);
-      expect(await r.json()).toMatchObject({ message: 'Write actions are off in this Temporal UI (read-only; docs/deployment.md).' });
+      expect(await r.json()).toMatchObject({
+        message: 'Write actions are off in this Temporal UI (read-only; docs/deployment.md).',
+      });
     }
     // A method-override header does not turn a read into a write.
-    const over = await fetch(`${uiUrl()}/api/v1/namespaces/default/workflows/${wf}`, { headers: { 'x-http-method-override': 'DELETE' } });
+    const over = await fetch(`${uiUrl()}/api/v1/namespaces/default/workflows/${wf}`, {
+      headers: { 'x-http-method-override': 'DELETE' },
+    });
     expect(over.status).toBe(403);
     const job = await get(`/verify/batch/${sub.body.job_id}`, { 'x-api-key': A.key });
     expect(job.body.status).toBe('running');

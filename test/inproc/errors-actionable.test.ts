@@ -27,13 +27,43 @@ async function call(method: string, path: string, opts: { headers?: Record<strin
 describe('error bodies: detail, a stable code, the request id', () => {
   const MATH = { expression: '(x+1)^2 = x^2 + 2*x + 1' };
   it.each([
-    ['no API key', () => send(app, '/verify/math', MATH, { key: null }), 401, { detail: MISSING_KEY, code: 'unauthenticated' }],
-    ['an unknown API key', () => send(app, '/verify/math', MATH, { key: 'svc_live_not-a-key' }), 401, { detail: INVALID_KEY, code: 'unauthenticated' }],
-    ['a missing field', () => send(app, '/verify/math', {}), 400, { detail: "Invalid field 'expression': expression is required", code: 'invalid_field' }],
+    [
+      'no API key',
+      () => send(app, '/verify/math', MATH, { key: null }),
+      401,
+      { detail: MISSING_KEY, code: 'unauthenticated' },
+    ],
+    [
+      'an unknown API key',
+      () => send(app, '/verify/math', MATH, { key: 'svc_live_not-a-key' }),
+      401,
+      { detail: INVALID_KEY, code: 'unauthenticated' },
+    ],
+    [
+      'a missing field',
+      () => send(app, '/verify/math', {}),
+      400,
+      { detail: "Invalid field 'expression': expression is required", code: 'invalid_field' },
+    ],
     ['malformed JSON', () => send(app, '/verify/math', undefined, { raw: '{"a": ' }), 400, { code: 'invalid_request' }],
-    ['a text/plain body', () => send(app, '/verify/math', undefined, { raw: '{}', contentType: 'text/plain' }), 415, { code: 'unsupported_media_type' }],
-    ['a body over the limit', () => send(app, '/verify/math', undefined, { raw: JSON.stringify({ expression: 'x'.repeat(1_100_000) }) }), 413, { code: 'payload_too_large' }],
-    ['a method the path does not serve', () => call('GET', '/verify/math'), 405, { detail: 'Method GET is not allowed on this path: use POST.', code: 'method_not_allowed' }],
+    [
+      'a text/plain body',
+      () => send(app, '/verify/math', undefined, { raw: '{}', contentType: 'text/plain' }),
+      415,
+      { code: 'unsupported_media_type' },
+    ],
+    [
+      'a body over the limit',
+      () => send(app, '/verify/math', undefined, { raw: JSON.stringify({ expression: 'x'.repeat(1_100_000) }) }),
+      413,
+      { code: 'payload_too_large' },
+    ],
+    [
+      'a method the path does not serve',
+      () => call('GET', '/verify/math'),
+      405,
+      { detail: 'Method GET is not allowed on this path: use POST.', code: 'method_not_allowed' },
+    ],
   ] as const)('%s', async (_label, run, status, expected) => {
     const res = await run();
     expect(res.status).toBe(status);
@@ -46,8 +76,18 @@ describe('error bodies: detail, a stable code, the request id', () => {
 
   it('every status gets its own code; unknown ones a generic http_<status>', () => {
     expect([400, 401, 403, 404, 408, 409, 413, 415, 422, 429, 500, 503].map(codeForStatus)).toEqual([
-      'invalid_request', 'unauthenticated', 'forbidden', 'not_found', 'request_timeout', 'conflict', 'payload_too_large',
-      'unsupported_media_type', 'unprocessable', 'rate_limited', 'internal_error', 'service_unavailable',
+      'invalid_request',
+      'unauthenticated',
+      'forbidden',
+      'not_found',
+      'request_timeout',
+      'conflict',
+      'payload_too_large',
+      'unsupported_media_type',
+      'unprocessable',
+      'rate_limited',
+      'internal_error',
+      'service_unavailable',
     ]);
     expect(codeForStatus(418)).toBe('http_418');
   });
@@ -55,7 +95,10 @@ describe('error bodies: detail, a stable code, the request id', () => {
 
 describe('X-Request-Id', () => {
   it('echoes a sane incoming id in the header and the error body', async () => {
-    const res = await call('POST', '/verify/math', { headers: { 'content-type': 'application/json', 'x-request-id': 'trace-42.a:b_c' }, body: '{}' });
+    const res = await call('POST', '/verify/math', {
+      headers: { 'content-type': 'application/json', 'x-request-id': 'trace-42.a:b_c' },
+      body: '{}',
+    });
     expect(res.headers.get('x-request-id')).toBe('trace-42.a:b_c');
     expect(res.body.request_id).toBe('trace-42.a:b_c');
   });
@@ -65,7 +108,10 @@ describe('X-Request-Id', () => {
     ['a quote', 'x"y'],
     ['a slash', 'a/b'],
   ])('replaces an id with %s by a fresh one', async (_label, id) => {
-    const res = await call('POST', '/verify/math', { headers: { 'content-type': 'application/json', 'x-request-id': id }, body: '{}' });
+    const res = await call('POST', '/verify/math', {
+      headers: { 'content-type': 'application/json', 'x-request-id': id },
+      body: '{}',
+    });
     expect(res.headers.get('x-request-id')).toMatch(UUID);
     expect(res.body.request_id).toBe(res.headers.get('x-request-id'));
   });
@@ -87,7 +133,10 @@ describe('a 404 for a near-miss path names the served one', () => {
     ['GET', '/helth', '/health'],
     ['POST', '/agents/ag_123/verfy', '/agents/ag_123/verify'],
   ])('%s %s', async (method, path, hint) => {
-    const res = await call(method, path, { headers: { 'content-type': 'application/json', 'x-api-key': app.key }, body: method === 'GET' ? undefined : '{}' });
+    const res = await call(method, path, {
+      headers: { 'content-type': 'application/json', 'x-api-key': app.key },
+      body: method === 'GET' ? undefined : '{}',
+    });
     if (hint === undefined) {
       // The router matches case-insensitively: no 404 at all.
       expect(res.status).not.toBe(404);

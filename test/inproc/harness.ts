@@ -43,7 +43,10 @@ function absentStore(): Store {
   const reject = () => Promise.reject(new Error('no store in the in-process tier'));
   const collection = () => new Proxy({}, { get: () => reject });
   // ping() answers false, as for a store down at start-up: the rate limiter counts in memory.
-  return new Proxy({}, { get: (_t, prop) => (prop === 'collection' ? collection : prop === 'ping' ? async () => false : reject) }) as unknown as Store;
+  return new Proxy(
+    {},
+    { get: (_t, prop) => (prop === 'collection' ? collection : prop === 'ping' ? async () => false : reject) },
+  ) as unknown as Store;
 }
 
 export async function startInProcessApp(): Promise<InProcessApp> {
@@ -64,12 +67,37 @@ export async function startInProcessApp(): Promise<InProcessApp> {
   const now = new Date();
   const resolved: ResolvedKey = {
     key: {
-      _id: 'key-inproc', org_id: 'org-inproc', user_id: 'user-inproc', name: 'inproc', hash_scheme: 'hmac-sha256',
-      lookup_digest: accounts.digest(key), preview: key.slice(0, 12), key_version: 'v2', scopes: [...maxScopesForRole('owner')], active: true,
-      revoked_at: null, expires_at: null, created_at: now,
+      _id: 'key-inproc',
+      org_id: 'org-inproc',
+      user_id: 'user-inproc',
+      name: 'inproc',
+      hash_scheme: 'hmac-sha256',
+      lookup_digest: accounts.digest(key),
+      preview: key.slice(0, 12),
+      key_version: 'v2',
+      scopes: [...maxScopesForRole('owner')],
+      active: true,
+      revoked_at: null,
+      expires_at: null,
+      created_at: now,
     } as ResolvedKey['key'],
-    user: { _id: 'user-inproc', email: 'owner@inproc.test', email_lower: 'owner@inproc.test', password_hash: 'x', org_id: 'org-inproc', role: 'owner', active: true, created_at: now },
-    org: { _id: 'org-inproc', name: 'In-process', plan: 'enterprise', active: true, created_at: now } as unknown as ResolvedKey['org'],
+    user: {
+      _id: 'user-inproc',
+      email: 'owner@inproc.test',
+      email_lower: 'owner@inproc.test',
+      password_hash: 'x',
+      org_id: 'org-inproc',
+      role: 'owner',
+      active: true,
+      created_at: now,
+    },
+    org: {
+      _id: 'org-inproc',
+      name: 'In-process',
+      plan: 'enterprise',
+      active: true,
+      created_at: now,
+    } as unknown as ResolvedKey['org'],
   };
   accounts.keyCache.set(accounts.digest(key), resolved.key._id, resolved);
 
@@ -77,7 +105,10 @@ export async function startInProcessApp(): Promise<InProcessApp> {
   const starts: StartCall[] = [];
   let queue: Script[] = [{ result: {} }];
   const next = (): Script => (queue.length > 1 ? (queue.shift() as Script) : (queue[0] as Script));
-  (temporal.client.workflow as unknown as { start: unknown }).start = async (type: string, options: Record<string, any>) => {
+  (temporal.client.workflow as unknown as { start: unknown }).start = async (
+    type: string,
+    options: Record<string, any>,
+  ) => {
     starts.push({ type, options });
     const s = next();
     if ('startError' in s) throw s.startError;
@@ -91,7 +122,15 @@ export async function startInProcessApp(): Promise<InProcessApp> {
   };
   const counter = new WindowCounter(store);
   await counter.init();
-  const app = createApp({ cfg, env: process.env, store, accounts, temporal, counter, ipLimiter: new IpLimiter(cfg.SVC_RATE_LIMIT_PER_IP, parseTrustedProxies('')) });
+  const app = createApp({
+    cfg,
+    env: process.env,
+    store,
+    accounts,
+    temporal,
+    counter,
+    ipLimiter: new IpLimiter(cfg.SVC_RATE_LIMIT_PER_IP, parseTrustedProxies('')),
+  });
   // Koa's handler settles every request itself (ctx.onerror answers a failure and never rejects),
   // so its promise is not awaited: it only says when the response ended.
   const handle = app.callback();
@@ -117,7 +156,12 @@ export interface Res {
   body: any;
 }
 
-export async function send(app: InProcessApp, path: string, body: unknown, opts: { key?: string | null; raw?: string; contentType?: string } = {}): Promise<Res> {
+export async function send(
+  app: InProcessApp,
+  path: string,
+  body: unknown,
+  opts: { key?: string | null; raw?: string; contentType?: string } = {},
+): Promise<Res> {
   const headers: Record<string, string> = { 'content-type': opts.contentType ?? 'application/json' };
   const key = opts.key === undefined ? app.key : opts.key;
   if (key) headers['x-api-key'] = key;

@@ -47,22 +47,43 @@ describe("Node's fetch reads every 413 (lingering close)", () => {
   const rows: Array<[string, () => Promise<Response>, string]> = [
     [
       'a 1.2 MB JSON body (Content-Length over the cap)',
-      () => fetch(`${app.url}/verify/math`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': app.key }, body: JSON.stringify({ expression: 'x'.repeat(1_200_000) }) }),
+      () =>
+        fetch(`${app.url}/verify/math`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': app.key },
+          body: JSON.stringify({ expression: 'x'.repeat(1_200_000) }),
+        }),
       bodyLimitDetail(1_000_000),
     ],
     [
       'a 1.2 MB JSON body streamed (no Content-Length)',
-      () => fetch(`${app.url}/verify/math`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': app.key }, body: streamed(1_200_000), duplex: 'half' } as RequestInit),
+      () =>
+        fetch(`${app.url}/verify/math`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': app.key },
+          body: streamed(1_200_000),
+          duplex: 'half',
+        } as RequestInit),
       bodyLimitDetail(1_000_000),
     ],
     [
       'a 12 MiB image',
-      () => fetch(`${app.url}/verify/image`, { method: 'POST', headers: { 'x-api-key': app.key }, body: form('image', 12 * 1024 * 1024, { claim: 'the image is red' }) }),
+      () =>
+        fetch(`${app.url}/verify/image`, {
+          method: 'POST',
+          headers: { 'x-api-key': app.key },
+          body: form('image', 12 * 1024 * 1024, { claim: 'the image is red' }),
+        }),
       bodyLimitDetail(IMAGE_BODY_LIMIT_BYTES),
     ],
     [
       'a 12 MB CSV',
-      () => fetch(`${app.url}/verify/stats`, { method: 'POST', headers: { 'x-api-key': app.key }, body: form('file', 12_000_000, { query: 'mean(a) > 1' }) }),
+      () =>
+        fetch(`${app.url}/verify/stats`, {
+          method: 'POST',
+          headers: { 'x-api-key': app.key },
+          body: form('file', 12_000_000, { query: 'mean(a) > 1' }),
+        }),
       bodyLimitDetail(STATS_BODY_LIMIT_BYTES),
     ],
     [
@@ -91,12 +112,16 @@ describe("Node's fetch reads every 413 (lingering close)", () => {
     const started = Date.now();
     // Half-open: the client does not close on the server's FIN, it just never sends the rest.
     const sock = createConnection({ port: Number(url.port), host: url.hostname, allowHalfOpen: true });
-    const refused = new Promise<string>((resolve) => sock.on('error', (e: NodeJS.ErrnoException) => resolve(String(e.code))));
+    const refused = new Promise<string>((resolve) =>
+      sock.on('error', (e: NodeJS.ErrnoException) => resolve(String(e.code))),
+    );
     const answer = await new Promise<string>((resolve) => {
       let data = '';
       sock.on('data', (d) => (data += d.toString()));
       sock.on('end', () => resolve(data));
-      sock.write(`POST /verify/math HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-API-Key: ${app.key}\r\nContent-Length: 5000000\r\n\r\n{"expression":"`);
+      sock.write(
+        `POST /verify/math HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-API-Key: ${app.key}\r\nContent-Length: 5000000\r\n\r\n{"expression":"`,
+      );
     });
     // The answer and the server's FIN come at once; reading goes on.
     expect(answer).toMatch(/^HTTP\/1\.1 413 /);

@@ -14,7 +14,11 @@ let client: Client;
 beforeAll(async () => {
   app = await startInProcessApp();
   client = new Client({ name: 'inproc', version: '1' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`), { requestInit: { headers: { 'X-API-Key': app.key } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`), {
+      requestInit: { headers: { 'X-API-Key': app.key } },
+    }),
+  );
 });
 afterAll(async () => {
   await client?.close();
@@ -22,12 +26,19 @@ afterAll(async () => {
 });
 beforeEach(() => {
   app.starts.length = 0;
-  app.script({ result: { status: 'UNVERIFIABLE', is_valid: true, proof_ref: null, is_authoritative: false, value: 14 } });
+  app.script({
+    result: { status: 'UNVERIFIABLE', is_valid: true, proof_ref: null, is_authoritative: false, value: 14 },
+  });
 });
 
-const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as CallToolResult;
+const call = async (name: string, args: Record<string, unknown>) =>
+  (await client.callTool({ name, arguments: args })) as CallToolResult;
 const text = (r: CallToolResult) => (r.content[0] as { text: string }).text;
-const shape = (o: Record<string, any>) => ({ taskQueue: o.taskQueue, workflowExecutionTimeout: o.workflowExecutionTimeout, id: String(o.workflowId).replace(/[0-9a-f-]{36}$/, '<uuid>') });
+const shape = (o: Record<string, any>) => ({
+  taskQueue: o.taskQueue,
+  workflowExecutionTimeout: o.workflowExecutionTimeout,
+  id: String(o.workflowId).replace(/[0-9a-f-]{36}$/, '<uuid>'),
+});
 
 describe('POST /mcp in process', () => {
   it('verify_math starts the workflow POST /verify/math starts', async () => {

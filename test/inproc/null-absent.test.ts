@@ -20,9 +20,19 @@ describe('the null walk covers the contract table', () => {
     // Counted in the issue's closing note; a drop means fields stopped being found.
     expect(walked.length).toBeGreaterThanOrEqual(60);
     expect(new Set(walked.map((w) => w.endpoint.replace(/\[.*\]$/, ''))).size).toBeGreaterThanOrEqual(20);
-    for (const id of Object.keys(BASELINES)) expect(ENDPOINTS.some((e) => e.id === id), id).toBe(true);
-    for (const id of Object.keys(NULL_HAS_MEANING)) expect(ENDPOINTS.some((e) => e.id === id), id).toBe(true);
-    console.info(`null walk: ${walked.length} optional fields over ${new Set(walked.map((w) => w.endpoint)).size} endpoint requests`);
+    for (const id of Object.keys(BASELINES))
+      expect(
+        ENDPOINTS.some((e) => e.id === id),
+        id,
+      ).toBe(true);
+    for (const id of Object.keys(NULL_HAS_MEANING))
+      expect(
+        ENDPOINTS.some((e) => e.id === id),
+        id,
+      ).toBe(true);
+    console.info(
+      `null walk: ${walked.length} optional fields over ${new Set(walked.map((w) => w.endpoint)).size} endpoint requests`,
+    );
   });
 });
 
@@ -37,7 +47,10 @@ describe('contract schemas: null parses exactly as absent', () => {
 });
 
 describe('OpenAPI: every walked top-level field is nullable', () => {
-  const doc = buildOpenApiDocument() as { paths: Record<string, Record<string, any>>; components?: { schemas?: Record<string, any> } };
+  const doc = buildOpenApiDocument() as {
+    paths: Record<string, Record<string, any>>;
+    components?: { schemas?: Record<string, any> };
+  };
   const deref = (s: any): any => (s?.$ref ? doc.components?.schemas?.[String(s.$ref).split('/').pop() as string] : s);
   const nullable = (s: any): boolean => {
     const t = deref(s);
@@ -73,16 +86,31 @@ describe('the real app in process: null answers exactly as absent', () => {
   const comparable = (res: Awaited<ReturnType<typeof send>>, starts: InProcessApp['starts']) => ({
     status: res.status,
     // Timings differ from one request to the next.
-    body: JSON.parse(JSON.stringify(res.body, (k, v) => (k === 'latency_ms' || k === 'issued_at' || k === 'created_at' ? undefined : v))),
+    body: JSON.parse(
+      JSON.stringify(res.body, (k, v) =>
+        k === 'latency_ms' || k === 'issued_at' || k === 'created_at' ? undefined : v,
+      ),
+    ),
     // The workflow's input (the request digest of the audit context hashes the raw body and differs).
-    starts: starts.map((s) => ({ type: s.type, input: s.options.args?.[0]?.input, engine: s.options.args?.[0]?.engine })),
+    starts: starts.map((s) => ({
+      type: s.type,
+      input: s.options.args?.[0]?.input,
+      engine: s.options.args?.[0]?.engine,
+    })),
   });
 
   // JSON bodies an API key can send (a query string or a form cannot carry a JSON null).
   const reachable = walked.filter((w) => {
     const e = ENDPOINTS.find((x) => x.id === w.endpoint.replace(/\[.*\]$/, ''))!;
     // The batch and agent-registration routes need the store, absent here: they are walked at the schema level and through the stack.
-    return w.part === 'body' && e.body?.contentType === 'application/json' && e.security.includes('apiKey') && !e.path.includes('{') && e.id !== 'verifyBatch' && e.id !== 'registerAgent';
+    return (
+      w.part === 'body' &&
+      e.body?.contentType === 'application/json' &&
+      e.security.includes('apiKey') &&
+      !e.path.includes('{') &&
+      e.id !== 'verifyBatch' &&
+      e.id !== 'registerAgent'
+    );
   });
 
   it.each(reachable.map((w) => [label(w), w] as const))('%s', async (_l, w) => {
@@ -113,8 +141,21 @@ describe('the real app in process: null answers exactly as absent', () => {
     ['/verify/fact', { claim: null, context: 'c' }, 'claim'],
     ['/verify/sql', { query: 'SELECT 1', schema_ddl: null, dialect: null }, 'schema_ddl'],
     ['/verify/consensus', { query: null, verification_mode: null }, 'query'],
-    ['/verify/rag', { target_document_id: null, chunks: [{ id: 1, metadata: { document_id: 'd' } }] }, 'target_document_id'],
-    ['/verification-context/from-diagnostic', { query: 'q', verifier: null, diagnostic: { status: 'UNVERIFIABLE', agent_message: 'x', developer_fields: {}, proof_ref: null }, verifier_version: null }, 'verifier'],
+    [
+      '/verify/rag',
+      { target_document_id: null, chunks: [{ id: 1, metadata: { document_id: 'd' } }] },
+      'target_document_id',
+    ],
+    [
+      '/verification-context/from-diagnostic',
+      {
+        query: 'q',
+        verifier: null,
+        diagnostic: { status: 'UNVERIFIABLE', agent_message: 'x', developer_fields: {}, proof_ref: null },
+        verifier_version: null,
+      },
+      'verifier',
+    ],
   ];
   it.each(requiredNull)('%s: a null required field is a 400 naming it', async (path, body, field) => {
     app.starts.length = 0;

@@ -13,8 +13,16 @@ const optin = (s: z.ZodType): unknown => (s as unknown as { _zod: { optin?: unkn
 function unwrap(s: z.ZodType): z.ZodType {
   for (;;) {
     const d = defOf(s);
-    if (d.type === 'optional' || d.type === 'default' || d.type === 'nullable' || d.type === 'prefault' || d.type === 'readonly') s = d.innerType as z.ZodType;
-    else if (d.type === 'pipe') s = defOf(d.in as z.ZodType).type === 'transform' ? (d.out as z.ZodType) : (d.in as z.ZodType);
+    if (
+      d.type === 'optional' ||
+      d.type === 'default' ||
+      d.type === 'nullable' ||
+      d.type === 'prefault' ||
+      d.type === 'readonly'
+    )
+      s = d.innerType as z.ZodType;
+    else if (d.type === 'pipe')
+      s = defOf(d.in as z.ZodType).type === 'transform' ? (d.out as z.ZodType) : (d.in as z.ZodType);
     else return s;
   }
 }
@@ -80,7 +88,16 @@ export const BASELINES: Record<string, Partial<Record<Part, unknown>>> = {
   verifyRag: { body: { target_document_id: 'd', chunks: [{ id: 'c0', metadata: { document_id: 'd' } }] } },
   verifyBatch: { body: { items: [{ query: '2 + 2 = 4', type: 'math' }] } },
   vcFromDiagnostic: {
-    body: { query: 'SELECT 1', verifier: 'sql', diagnostic: { status: 'UNVERIFIABLE', agent_message: 'not proven', developer_fields: { constraint_id: 'sql_verifier.sql_valid' }, proof_ref: null } },
+    body: {
+      query: 'SELECT 1',
+      verifier: 'sql',
+      diagnostic: {
+        status: 'UNVERIFIABLE',
+        agent_message: 'not proven',
+        developer_fields: { constraint_id: 'sql_verifier.sql_valid' },
+        proof_ref: null,
+      },
+    },
   },
   registerAgent: { body: { name: 'walker' } },
   agentVerify: { body: { query: 'What is 2 + 2?', context: { conversation_id: 'c1', step_number: 1 } } },
@@ -133,9 +150,19 @@ export function walk(endpoints: readonly Endpoint[] = ENDPOINTS): { walked: Walk
     // A batch item's params are read by the item type's own schema (contract/batch.ts).
     if (e.id === 'verifyBatch') {
       for (const [type, schema] of Object.entries(BATCH_PARAMS_SCHEMAS)) {
-        const item = { query: type === 'sql' ? 'SELECT a FROM t' : type === 'code' ? 'print(1)' : '2 + 2 = 4', type, params: type === 'sql' ? { schema_ddl: 'CREATE TABLE t (a INTEGER)' } : {} };
+        const item = {
+          query: type === 'sql' ? 'SELECT a FROM t' : type === 'code' ? 'print(1)' : '2 + 2 = 4',
+          type,
+          params: type === 'sql' ? { schema_ddl: 'CREATE TABLE t (a INTEGER)' } : {},
+        };
         for (const p of optionalPaths(schema as z.ZodType)) {
-          walked.push({ endpoint: `verifyBatch[${type}]`, part: 'body', schema: e.body!.schema, baseline: { items: [item] }, path: ['items', 0, 'params', ...p] });
+          walked.push({
+            endpoint: `verifyBatch[${type}]`,
+            part: 'body',
+            schema: e.body!.schema,
+            baseline: { items: [item] },
+            path: ['items', 0, 'params', ...p],
+          });
         }
       }
     }

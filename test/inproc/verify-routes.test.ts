@@ -29,12 +29,42 @@ const ROUTES = [
   { path: '/verify/math', engine: 'math', body: { expression: '(x+1)^2 = x^2 + 2*x + 1' }, required: ['expression'] },
   { path: '/verify/logic', engine: 'logic', body: { query: '(AND (GT x 1) (LT x 3))' }, required: ['query'] },
   { path: '/verify/code', engine: 'code', body: { code: 'print(1)', language: 'python' }, required: ['code'] },
-  { path: '/verify/sql', engine: 'sql', body: { query: 'SELECT a FROM t', schema_ddl: 'CREATE TABLE t (a INTEGER)', dialect: 'sqlite' }, required: ['query'] },
-  { path: '/verify/process', engine: 'process', body: { trace: 'Issue: x. Rule: y. Application: z. Conclusion: w.' }, required: ['trace'] },
-  { path: '/verify/rag', engine: 'rag', body: { target_document_id: 'd', chunks: [{ id: 'c0', metadata: { document_id: 'd' } }] }, required: ['target_document_id', 'chunks'] },
-  { path: '/verify/fact', engine: 'fact', body: { claim: 'Paris is in France.', context: 'Paris is the capital of France.' }, required: ['claim', 'context'] },
-  { path: '/verify/consensus', engine: 'consensus', body: { query: '2 + 2 = 4', verification_mode: 'single', min_confidence: 0.5 }, required: ['query'] },
-  { path: '/verify/natural_language', engine: 'natural_language', body: { query: 'What is 2 plus 2?' }, required: ['query'] },
+  {
+    path: '/verify/sql',
+    engine: 'sql',
+    body: { query: 'SELECT a FROM t', schema_ddl: 'CREATE TABLE t (a INTEGER)', dialect: 'sqlite' },
+    required: ['query'],
+  },
+  {
+    path: '/verify/process',
+    engine: 'process',
+    body: { trace: 'Issue: x. Rule: y. Application: z. Conclusion: w.' },
+    required: ['trace'],
+  },
+  {
+    path: '/verify/rag',
+    engine: 'rag',
+    body: { target_document_id: 'd', chunks: [{ id: 'c0', metadata: { document_id: 'd' } }] },
+    required: ['target_document_id', 'chunks'],
+  },
+  {
+    path: '/verify/fact',
+    engine: 'fact',
+    body: { claim: 'Paris is in France.', context: 'Paris is the capital of France.' },
+    required: ['claim', 'context'],
+  },
+  {
+    path: '/verify/consensus',
+    engine: 'consensus',
+    body: { query: '2 + 2 = 4', verification_mode: 'single', min_confidence: 0.5 },
+    required: ['query'],
+  },
+  {
+    path: '/verify/natural_language',
+    engine: 'natural_language',
+    body: { query: 'What is 2 plus 2?' },
+    required: ['query'],
+  },
 ] as const;
 
 describe.each(ROUTES)('$path: bad input is a 4xx with detail, and starts nothing', ({ path, body, required }) => {
@@ -46,8 +76,16 @@ describe.each(ROUTES)('$path: bad input is a 4xx with detail, and starts nothing
     ['an empty object', { body: {} }, 400],
     ['nesting deeper than 64 levels', { raw: `${'['.repeat(70)}${']'.repeat(70)}` }, 400],
     ['a text/plain body', { raw: JSON.stringify(body), contentType: 'text/plain' }, 415],
-    ...required.map((f): [string, { body: unknown }, number] => [`"${f}" missing`, { body: Object.fromEntries(Object.entries(body).filter(([k]) => k !== f)) }, 400]),
-    ...required.map((f): [string, { body: unknown }, number] => [`"${f}" of the wrong type`, { body: { ...body, [f]: 12345 } }, 400]),
+    ...required.map((f): [string, { body: unknown }, number] => [
+      `"${f}" missing`,
+      { body: Object.fromEntries(Object.entries(body).filter(([k]) => k !== f)) },
+      400,
+    ]),
+    ...required.map((f): [string, { body: unknown }, number] => [
+      `"${f}" of the wrong type`,
+      { body: { ...body, [f]: 12345 } },
+      400,
+    ]),
     ...required.map((f): [string, { body: unknown }, number] => [`"${f}" null`, { body: { ...body, [f]: null } }, 400]),
   ];
   it.each(bad)('%s', async (_label, req, status) => {
@@ -59,7 +97,11 @@ describe.each(ROUTES)('$path: bad input is a 4xx with detail, and starts nothing
   });
 
   it('needs a valid API key before anything else', async () => {
-    expect((await send(app, path, body, { key: null })).body).toEqual({ detail: MISSING_KEY, code: expect.any(String), request_id: expect.any(String) });
+    expect((await send(app, path, body, { key: null })).body).toEqual({
+      detail: MISSING_KEY,
+      code: expect.any(String),
+      request_id: expect.any(String),
+    });
     const wrong = await send(app, path, body, { key: 'svc_live_not-a-key' });
     expect(wrong.status).toBe(401);
     expect(wrong.body).toEqual({ detail: INVALID_KEY, code: expect.any(String), request_id: expect.any(String) });
@@ -69,7 +111,16 @@ describe.each(ROUTES)('$path: bad input is a 4xx with detail, and starts nothing
 
 describe.each(ROUTES)('$path: one workflow per request, as the registry says', ({ path, engine, body }) => {
   it('ignores unknown keys and starts the registry workflow under the deadline plus grace', async () => {
-    app.script({ result: { status: 'SAT', provider_used: null, verdict: 'SUPPORTED', confidence: 100, engines_used: 1, query_kind: 'math' } });
+    app.script({
+      result: {
+        status: 'SAT',
+        provider_used: null,
+        verdict: 'SUPPORTED',
+        confidence: 100,
+        engines_used: 1,
+        query_kind: 'math',
+      },
+    });
     const res = await send(app, path, { ...body, some_client_field: { nested: true } });
     expect(res.status).not.toBe(500);
     expect(app.starts).toHaveLength(1);
@@ -92,9 +143,33 @@ describe.each(ROUTES)('$path: one workflow per request, as the registry says', (
     const spec = ENGINES[engine];
     const failures: Array<[unknown, 'start' | 'result', string]> = [
       [new Error('14 UNAVAILABLE: connect ECONNREFUSED'), 'start', BACKEND_UNAVAILABLE],
-      [new WorkflowFailedError('Workflow execution timed out', new TimeoutFailure('timed out', undefined, 'START_TO_CLOSE'), 'TIMEOUT'), 'result', spec.timeoutDetail],
-      [new WorkflowFailedError('failed', ApplicationFailure.create({ type: ENGINE_TIMEOUT_FAILURE, message: 'engine stopped at its deadline' }), 'NON_RETRYABLE_FAILURE'), 'result', spec.timeoutDetail],
-      [new WorkflowFailedError('failed', ApplicationFailure.create({ type: 'StoreUnavailable', message: 'x' }), 'RETRY_POLICY_NOT_SET'), 'result', VERIFICATION_INCOMPLETE],
+      [
+        new WorkflowFailedError(
+          'Workflow execution timed out',
+          new TimeoutFailure('timed out', undefined, 'START_TO_CLOSE'),
+          'TIMEOUT',
+        ),
+        'result',
+        spec.timeoutDetail,
+      ],
+      [
+        new WorkflowFailedError(
+          'failed',
+          ApplicationFailure.create({ type: ENGINE_TIMEOUT_FAILURE, message: 'engine stopped at its deadline' }),
+          'NON_RETRYABLE_FAILURE',
+        ),
+        'result',
+        spec.timeoutDetail,
+      ],
+      [
+        new WorkflowFailedError(
+          'failed',
+          ApplicationFailure.create({ type: 'StoreUnavailable', message: 'x' }),
+          'RETRY_POLICY_NOT_SET',
+        ),
+        'result',
+        VERIFICATION_INCOMPLETE,
+      ],
       [Object.assign(new Error('deadline'), { code: 14 }), 'result', BACKEND_UNAVAILABLE],
     ];
     for (const [err, where, detail] of failures) {
@@ -114,10 +189,16 @@ describe('route result mapping from engine results', () => {
     const blocked = await send(app, '/verify/logic', { query: '(AND (GT x 1))' });
     expect(blocked.status).toBe(403);
     expect(blocked.body).toEqual({ status: 'BLOCKED', reason: 'policy', provider_used: null });
-    app.script({ result: { status: 'ERROR', message: 'Unknown variable y', provider_used: null, input_refused: 'invalid' } });
+    app.script({
+      result: { status: 'ERROR', message: 'Unknown variable y', provider_used: null, input_refused: 'invalid' },
+    });
     const bad = await send(app, '/verify/logic', { query: '(AND (GT x 1))' });
     expect(bad.status).toBe(400);
-    expect(bad.body).toEqual({ detail: 'Unknown variable y', code: expect.any(String), request_id: expect.any(String) });
+    expect(bad.body).toEqual({
+      detail: 'Unknown variable y',
+      code: expect.any(String),
+      request_id: expect.any(String),
+    });
   });
 
   it('logic: a DSL syntax error is 400 with its position, before any workflow', async () => {
@@ -131,7 +212,11 @@ describe('route result mapping from engine results', () => {
     app.script({ result: { status: 'BLOCKED', developer_fields: { constraint_id: 'code_verifier.timeout' } } });
     const res = await send(app, '/verify/code', { code: 'x = 1', language: 'python' });
     expect(res.status).toBe(503);
-    expect(res.body).toEqual({ detail: ENGINES.code.timeoutDetail, code: expect.any(String), request_id: expect.any(String) });
+    expect(res.body).toEqual({
+      detail: ENGINES.code.timeoutDetail,
+      code: expect.any(String),
+      request_id: expect.any(String),
+    });
   });
 
   it('consensus: below min_confidence is 422 with the consensus in the body; a missing sandbox is 503', async () => {
@@ -139,7 +224,12 @@ describe('route result mapping from engine results', () => {
     app.script({ result: consensus });
     const low = await send(app, '/verify/consensus', { query: '2 + 2 = 4', min_confidence: 0.5 });
     expect(low.status).toBe(422);
-    expect(low.body).toEqual({ detail: 'Consensus confidence 40 is below min_confidence (50).', ...consensus, code: expect.any(String), request_id: expect.any(String) });
+    expect(low.body).toEqual({
+      detail: 'Consensus confidence 40 is below min_confidence (50).',
+      ...consensus,
+      code: expect.any(String),
+      request_id: expect.any(String),
+    });
     app.script({ result: { ...consensus, confidence: 100, sandbox_failure: 'capacity' } });
     const full = await send(app, '/verify/consensus', { query: '2 + 2 = 4' });
     expect(full.status).toBe(503);
@@ -154,13 +244,21 @@ describe('route result mapping from engine results', () => {
     app.script({ result: { timed_out: true, detail: ENGINES.fact.timeoutDetail, provider_used: 'local' } });
     const res = await send(app, '/verify/fact', { claim: 'a', context: 'b' });
     expect(res.status).toBe(503);
-    expect(res.body).toEqual({ detail: ENGINES.fact.timeoutDetail, code: expect.any(String), request_id: expect.any(String) });
+    expect(res.body).toEqual({
+      detail: ENGINES.fact.timeoutDetail,
+      code: expect.any(String),
+      request_id: expect.any(String),
+    });
   });
 
   it('an unexpected error in a route is a 500 with a generic detail and no stack', async () => {
     app.script({ result: null });
     const res = await send(app, '/verify/fact', { claim: 'a', context: 'b' });
     expect(res.status).toBe(500);
-    expect(res.body).toEqual({ detail: 'Internal server error', code: expect.any(String), request_id: expect.any(String) });
+    expect(res.body).toEqual({
+      detail: 'Internal server error',
+      code: expect.any(String),
+      request_id: expect.any(String),
+    });
   });
 });

@@ -137,7 +137,13 @@ describe('running code', () => {
     );
     expect(r.stderr).toBe('');
     expect(r.exitCode).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual({ columns: ['city', 'temp'], pandas: 16.5, numpy: 16.5, scipy: 16.5, rows: 4 });
+    expect(JSON.parse(r.stdout)).toEqual({
+      columns: ['city', 'temp'],
+      pandas: 16.5,
+      numpy: 16.5,
+      scipy: 16.5,
+      rows: 4,
+    });
   });
 
   it('runs as the unprivileged user with no capabilities, no-new-privileges, seccomp and the limits', async () => {
@@ -234,7 +240,12 @@ describe('escape attempts', () => {
       .flat()
       .filter((a) => a && a.family === 'IPv4' && !a.internal)
       .map((a) => a!.address);
-    const targets = [['1.1.1.1', 53], ['127.0.0.1', port], ['172.17.0.1', port], ...hostAddresses.map((a) => [a, port])];
+    const targets = [
+      ['1.1.1.1', 53],
+      ['127.0.0.1', port],
+      ['172.17.0.1', port],
+      ...hostAddresses.map((a) => [a, port]),
+    ];
     const got = await probe(
       [
         'import json, socket, sys',
@@ -258,7 +269,12 @@ describe('escape attempts', () => {
     );
     const ENETUNREACH = 101;
     const ECONNREFUSED = 111;
-    const expected: Record<string, unknown> = { '1.1.1.1': ENETUNREACH, '127.0.0.1': ECONNREFUSED, '172.17.0.1': ENETUNREACH, dns: 'failed' };
+    const expected: Record<string, unknown> = {
+      '1.1.1.1': ENETUNREACH,
+      '127.0.0.1': ECONNREFUSED,
+      '172.17.0.1': ENETUNREACH,
+      dns: 'failed',
+    };
     for (const a of hostAddresses) expected[a] = ENETUNREACH;
     expect(got).toEqual(expected);
     expect(hostAddresses.length).toBeGreaterThan(0);
@@ -341,7 +357,9 @@ describe('escape attempts', () => {
     const started = Date.now();
     const run = runInSandbox({
       // Every process forks forever and shrugs off EAGAIN: only the deadline ends it.
-      code: ['import os', 'while True:', '    try:', '        os.fork()', '    except OSError:', '        pass'].join('\n'),
+      code: ['import os', 'while True:', '    try:', '        os.fork()', '    except OSError:', '        pass'].join(
+        '\n',
+      ),
       timeoutMs: 4000,
     });
     await new Promise((r) => setTimeout(r, 2500));
@@ -384,7 +402,9 @@ describe('escape attempts', () => {
   }, 30_000);
 
   it('allocating without bound is OOM-killed and reported', async () => {
-    const r = await runPython('blocks = []\nwhile True:\n    blocks.append(b"x" * (16 * 1024 * 1024))', { timeoutMs: 20_000 });
+    const r = await runPython('blocks = []\nwhile True:\n    blocks.append(b"x" * (16 * 1024 * 1024))', {
+      timeoutMs: 20_000,
+    });
     expect(r).toMatchObject({ exitCode: 137, oomKilled: true, timedOut: false, outputTruncated: false });
   }, 30_000);
 
@@ -396,9 +416,12 @@ describe('escape attempts', () => {
   }, 30_000);
 
   it('caps each output stream at 1 MiB, flags it and stops the flood', async () => {
-    const r = await runPython('import sys\nsys.stderr.write("e" * 10)\nsys.stderr.flush()\nwhile True:\n    sys.stdout.write("x" * 65536)', {
-      timeoutMs: 20_000,
-    });
+    const r = await runPython(
+      'import sys\nsys.stderr.write("e" * 10)\nsys.stderr.flush()\nwhile True:\n    sys.stdout.write("x" * 65536)',
+      {
+        timeoutMs: 20_000,
+      },
+    );
     expect(r.outputTruncated).toBe(true);
     expect(r.stdout).toBe('x'.repeat(1024 * 1024));
     expect(r.stderr).toBe('e'.repeat(10));
@@ -498,7 +521,9 @@ describe('slots and availability', () => {
       const err = await runPython('print(1)').catch((e: unknown) => e);
       expect(err).toBeInstanceOf(SandboxUnavailableError);
       expect((err as Error).message).toBe('sandbox unavailable');
-      expect((err as SandboxUnavailableError).reason).toBe('docker create failed: image svc-sandbox:does-not-exist not found');
+      expect((err as SandboxUnavailableError).reason).toBe(
+        'docker create failed: image svc-sandbox:does-not-exist not found',
+      );
       expect(await sandboxAvailable()).toBe(false);
     } finally {
       delete process.env.SVC_SANDBOX_IMAGE;

@@ -26,7 +26,8 @@ export function shapeOf(value, depth = 0) {
   if (value === null) return 'null';
   if (value === undefined) return 'undefined';
   if (depth > 6) return '…';
-  if (Array.isArray(value)) return value.length === 0 ? [] : [shapeOf(value[0], depth + 1), ...(value.length > 1 ? [`…${value.length}`] : [])];
+  if (Array.isArray(value))
+    return value.length === 0 ? [] : [shapeOf(value[0], depth + 1), ...(value.length > 1 ? [`…${value.length}`] : [])];
   if (value instanceof Date) return 'date';
   if (typeof value === 'object') {
     const bsonType = value._bsontype;
@@ -66,7 +67,9 @@ export function describeCommand(name, cmd) {
       break;
     case 'delete':
       d.n = cmd.deletes?.length ?? 0;
-      d.ops = (cmd.deletes ?? []).slice(0, 50).map((x) => ({ filter: shapeOf(x.q ?? {}), ...(x.limit === 0 ? { multi: true } : {}) }));
+      d.ops = (cmd.deletes ?? [])
+        .slice(0, 50)
+        .map((x) => ({ filter: shapeOf(x.q ?? {}), ...(x.limit === 0 ? { multi: true } : {}) }));
       break;
     case 'findAndModify':
       d.filter = shapeOf(cmd.query ?? {});
@@ -120,9 +123,26 @@ function callSite() {
 }
 
 const COLLECTION_OPS = [
-  'findOne', 'insertOne', 'insertMany', 'updateOne', 'updateMany', 'replaceOne', 'deleteOne', 'deleteMany',
-  'findOneAndUpdate', 'findOneAndDelete', 'findOneAndReplace', 'countDocuments', 'estimatedDocumentCount',
-  'bulkWrite', 'distinct', 'createIndex', 'createIndexes', 'dropIndex', 'listIndexes', 'indexes',
+  'findOne',
+  'insertOne',
+  'insertMany',
+  'updateOne',
+  'updateMany',
+  'replaceOne',
+  'deleteOne',
+  'deleteMany',
+  'findOneAndUpdate',
+  'findOneAndDelete',
+  'findOneAndReplace',
+  'countDocuments',
+  'estimatedDocumentCount',
+  'bulkWrite',
+  'distinct',
+  'createIndex',
+  'createIndexes',
+  'dropIndex',
+  'listIndexes',
+  'indexes',
 ];
 
 let installed = false;
@@ -186,8 +206,18 @@ export function installCapture(dir = DIR, requireFrom = import.meta.url) {
       this.__svcCapture = true;
       this.monitorCommands = true;
       this.on('commandStarted', (ev) => {
-        if (ev.commandName === 'hello' || ev.commandName === 'isMaster' || ev.commandName === 'saslStart' || ev.commandName === 'saslContinue') return;
-        const entry = { t: Date.now(), site: als.getStore() ?? 'unknown', ...describeCommand(ev.commandName, ev.command) };
+        if (
+          ev.commandName === 'hello' ||
+          ev.commandName === 'isMaster' ||
+          ev.commandName === 'saslStart' ||
+          ev.commandName === 'saslContinue'
+        )
+          return;
+        const entry = {
+          t: Date.now(),
+          site: als.getStore() ?? 'unknown',
+          ...describeCommand(ev.commandName, ev.command),
+        };
         pending.set(ev.requestId, entry);
       });
       const done = (ok) => (ev) => {

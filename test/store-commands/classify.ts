@@ -35,13 +35,7 @@ export interface Captured {
 }
 
 export type FilterClass = 'id_point' | 'id_point_plus' | 'id_in' | 'id_range' | 'field_filter' | 'all';
-export type CommandClass =
-  | FilterClass
-  | 'insert'
-  | 'count'
-  | 'aggregate'
-  | 'getMore'
-  | 'admin';
+export type CommandClass = FilterClass | 'insert' | 'count' | 'aggregate' | 'getMore' | 'admin';
 
 /**
  * Collections and what bounds them: the persistence layer's registry (persistence/registry.ts).
@@ -63,7 +57,14 @@ export function classifyFilter(filter: unknown): FilterClass {
   const keys = Object.keys(f);
   if (!('_id' in f)) return 'field_filter';
   const id = f._id;
-  if (isScalarShape(id) || (id && typeof id === 'object' && Object.keys(id).length === 1 && '$eq' in id && isScalarShape((id as Record<string, unknown>).$eq))) {
+  if (
+    isScalarShape(id) ||
+    (id &&
+      typeof id === 'object' &&
+      Object.keys(id).length === 1 &&
+      '$eq' in id &&
+      isScalarShape((id as Record<string, unknown>).$eq))
+  ) {
     return keys.length === 1 ? 'id_point' : 'id_point_plus';
   }
   if (id && typeof id === 'object' && !Array.isArray(id)) {
@@ -93,7 +94,10 @@ export function classify(c: Captured): Classified[] {
   const base = { coll: c.coll ?? '(db)', cmd: c.cmd, site: c.site, role: c.role ?? '', ms: c.ms ?? 0 };
   const mk = (cls: CommandClass, extra: Partial<Classified> = {}): Classified => {
     const sorted = extra.sorted ?? false;
-    const scansOnSqlite = (['id_point_plus', 'id_in', 'id_range', 'field_filter', 'all', 'count', 'aggregate'] as CommandClass[]).includes(cls) || sorted;
+    const scansOnSqlite =
+      (['id_point_plus', 'id_in', 'id_range', 'field_filter', 'all', 'count', 'aggregate'] as CommandClass[]).includes(
+        cls,
+      ) || sorted;
     return { ...base, cls, sorted, upsert: false, multi: false, scansOnSqlite, ...extra };
   };
   switch (c.cmd) {
@@ -104,10 +108,17 @@ export function classify(c: Captured): Classified[] {
       return [mk(cls, { sorted })];
     }
     case 'findAndModify':
-      return [mk(classifyFilter(c.filter), { upsert: Boolean(c.upsert), sorted: Boolean(c.sort && Object.keys(c.sort).length) })];
+      return [
+        mk(classifyFilter(c.filter), {
+          upsert: Boolean(c.upsert),
+          sorted: Boolean(c.sort && Object.keys(c.sort).length),
+        }),
+      ];
     case 'update':
     case 'delete':
-      return (c.ops ?? []).map((o) => mk(classifyFilter(o.filter), { upsert: Boolean(o.upsert), multi: Boolean(o.multi) }));
+      return (c.ops ?? []).map((o) =>
+        mk(classifyFilter(o.filter), { upsert: Boolean(o.upsert), multi: Boolean(o.multi) }),
+      );
     case 'insert':
       return [mk('insert', { scansOnSqlite: false })];
     case 'count':
@@ -115,7 +126,9 @@ export function classify(c: Captured): Classified[] {
     case 'aggregate': {
       const stages = (c.pipeline ?? []) as Array<Record<string, unknown>>;
       // countDocuments: [{$match}, {$group: {_id: 1, n: {$sum: 1}}}] (the driver's own pipeline).
-      const isCount = stages.length >= 2 && JSON.stringify(stages[stages.length - 1]) === '{"$group":{"_id":"number","n":{"$sum":"number"}}}';
+      const isCount =
+        stages.length >= 2 &&
+        JSON.stringify(stages[stages.length - 1]) === '{"$group":{"_id":"number","n":{"$sum":"number"}}}';
       const matchStage = stages[0] && '$match' in stages[0] ? classifyFilter(stages[0].$match) : 'all';
       return [mk(isCount ? 'count' : 'aggregate', { scansOnSqlite: matchStage !== 'id_point' })];
     }
@@ -148,7 +161,9 @@ export function isOffPath(o: Classified): boolean {
  * on request paths. A collection missing from the registry counts as growing.
  */
 export function violations(ops: Classified[]): Classified[] {
-  return ops.filter((o) => o.scansOnSqlite && COLLECTIONS[o.coll]?.growth !== 'bounded' && o.cls !== 'admin' && !isOffPath(o));
+  return ops.filter(
+    (o) => o.scansOnSqlite && COLLECTIONS[o.coll]?.growth !== 'bounded' && o.cls !== 'admin' && !isOffPath(o),
+  );
 }
 
 /** Label of a class with its flags, e.g. `id_point+upsert`, `field_filter+sort`. */
@@ -158,7 +173,15 @@ export function label(o: Classified): string {
 
 export interface Summary {
   byCollection: Array<Record<string, string | number>>;
-  bySite: Array<{ coll: string; site: string; proc: string; kind: string; n: number; ms_total: number; scans_on_sqlite: boolean }>;
+  bySite: Array<{
+    coll: string;
+    site: string;
+    proc: string;
+    kind: string;
+    n: number;
+    ms_total: number;
+    scans_on_sqlite: boolean;
+  }>;
 }
 
 export function summarize(ops: Classified[]): Summary {
@@ -188,13 +211,26 @@ export function summarize(ops: Classified[]): Summary {
     const kind = `${o.cmd} ${label(o)}`;
     const proc = o.role.replace(/^verification-worker$/, 'worker').replace(/^api-process$/, 'api');
     const k = `${o.coll}|${o.site}|${proc}|${kind}`;
-    const cur = sites.get(k) ?? { coll: o.coll, site: o.site, proc, kind, n: 0, ms_total: 0, scans_on_sqlite: o.scansOnSqlite };
+    const cur = sites.get(k) ?? {
+      coll: o.coll,
+      site: o.site,
+      proc,
+      kind,
+      n: 0,
+      ms_total: 0,
+      scans_on_sqlite: o.scansOnSqlite,
+    };
     cur.n++;
     cur.ms_total = Math.round((cur.ms_total + o.ms) * 10) / 10;
     sites.set(k, cur);
   }
   const bySite = [...sites.values()].sort((a, b) => a.coll.localeCompare(b.coll) || b.n - a.n);
-  return { byCollection: byCollection.filter((r) => Object.entries(r).some(([k, v]) => k !== 'collection' && k !== 'growth' && v !== 0)), bySite };
+  return {
+    byCollection: byCollection.filter((r) =>
+      Object.entries(r).some(([k, v]) => k !== 'collection' && k !== 'growth' && v !== 0),
+    ),
+    bySite,
+  };
 }
 
 // CLI

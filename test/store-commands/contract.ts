@@ -17,7 +17,12 @@ import { COLLECTIONS } from '../../persistence/registry.js';
 export const KNOWN_VIOLATIONS: Array<{ coll: string; file: string; owner: string; what: string }> = [
   // Owner B (audit; issue 22): the one-off chain heal of an organization without a head document
   // (pre-head data or tests that insert head-less entries) reads its entries by organization once.
-  { coll: 'audit_logs', file: 'persistence/audit.ts', owner: 'B', what: 'healLegacyChain: entries of an organization without a head, once' },
+  {
+    coll: 'audit_logs',
+    file: 'persistence/audit.ts',
+    owner: 'B',
+    what: 'healLegacyChain: entries of an organization without a head, once',
+  },
 ];
 
 const fileOf = (site: string) => site.replace(/:\d+$/, '');
@@ -35,7 +40,11 @@ export interface ContractReport {
 }
 
 export function contractReport(dir: string, since = 0): ContractReport {
-  const ops = existsSync(dir) ? readCapture(dir).filter((c) => c.t >= since).flatMap(classify) : [];
+  const ops = existsSync(dir)
+    ? readCapture(dir)
+        .filter((c) => c.t >= since)
+        .flatMap(classify)
+    : [];
   const bad = violations(ops);
   const known = bad.filter(isKnownViolation);
   const failures = new Map<string, number>();
@@ -43,10 +52,20 @@ export function contractReport(dir: string, since = 0): ContractReport {
     const k = `${o.coll}: ${o.cmd} ${label(o)} at ${o.site} (${o.role})`;
     failures.set(k, (failures.get(k) ?? 0) + 1);
   }
-  const unknown = [...new Set(ops.filter((o) => o.cls !== 'admin' && o.coll !== '(db)' && !COLLECTIONS[o.coll]).map((o) => `${o.coll} (at ${o.site})`))];
-  const lines = [...[...failures].map(([k, n]) => `${k} ×${n}`), ...unknown.map((u) => `collection not in persistence/registry.ts: ${u}`)];
+  const unknown = [
+    ...new Set(
+      ops
+        .filter((o) => o.cls !== 'admin' && o.coll !== '(db)' && !COLLECTIONS[o.coll])
+        .map((o) => `${o.coll} (at ${o.site})`),
+    ),
+  ];
+  const lines = [
+    ...[...failures].map(([k, n]) => `${k} ×${n}`),
+    ...unknown.map((u) => `collection not in persistence/registry.ts: ${u}`),
+  ];
   const knownBy = new Map<string, number>();
-  for (const o of known) knownBy.set(`${o.coll} @ ${fileOf(o.site)}`, (knownBy.get(`${o.coll} @ ${fileOf(o.site)}`) ?? 0) + 1);
+  for (const o of known)
+    knownBy.set(`${o.coll} @ ${fileOf(o.site)}`, (knownBy.get(`${o.coll} @ ${fileOf(o.site)}`) ?? 0) + 1);
   const summary = `store contract: ${ops.length} operations captured, ${bad.length - known.length} violations, ${known.length} known (${[...knownBy].map(([k, n]) => `${k} ×${n}`).join(', ') || 'none'})`;
   return { ops, failures: lines, known, summary };
 }

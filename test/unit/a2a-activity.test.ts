@@ -9,11 +9,20 @@ import type { A2aWorkflowInput } from '../../core/a2a-workflow.js';
 
 const SECRET = 's'.repeat(64);
 const proofs: unknown[] = [];
-const store = { proofs: { updateOne: async (...a: unknown[]) => void proofs.push(a) }, collection: () => ({ updateOne: async () => undefined }) } as never;
-const pem = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+const store = {
+  proofs: { updateOne: async (...a: unknown[]) => void proofs.push(a) },
+  collection: () => ({ updateOne: async () => undefined }),
+} as never;
+const pem = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+  .privateKey.export({ format: 'pem', type: 'pkcs8' })
+  .toString();
 const FIN = { amount: '10.50', currency: 'USD', balance_before: '100.00', balance_after: '89.50' };
 
-function input(payload_type: A2aWorkflowInput['payload_type'], payload: Record<string, unknown>, extra: Partial<A2aWorkflowInput> = {}) {
+function input(
+  payload_type: A2aWorkflowInput['payload_type'],
+  payload: Record<string, unknown>,
+  extra: Partial<A2aWorkflowInput> = {},
+) {
   return {
     audit_trace_id: `a2a_${'1'.repeat(32)}`,
     agent_id: 'agent-a',
@@ -30,16 +39,39 @@ function input(payload_type: A2aWorkflowInput['payload_type'], payload: Record<s
 }
 
 describe('a2aEvaluateActivity', () => {
-  const signed = makeA2aActivities({ store, proofContext: { store, signer: null as never }, lookupSecret: SECRET, signingKeyPem: pem, deploymentId: 'dep-1' });
-  const unsigned = makeA2aActivities({ store, proofContext: { store, signer: null as never }, lookupSecret: SECRET, signingKeyPem: undefined, deploymentId: 'dep-1' });
+  const signed = makeA2aActivities({
+    store,
+    proofContext: { store, signer: null as never },
+    lookupSecret: SECRET,
+    signingKeyPem: pem,
+    deploymentId: 'dep-1',
+  });
+  const unsigned = makeA2aActivities({
+    store,
+    proofContext: { store, signer: null as never },
+    lookupSecret: SECRET,
+    signingKeyPem: undefined,
+    deploymentId: 'dep-1',
+  });
 
   it('signs a verified verdict with the deployment id and the key agent as sender', async () => {
     const v = await signed.a2aEvaluateActivity(input('financial_transaction', FIN));
     expect(v).toMatchObject({ status: 'verified', engine_used: 'decimal' });
     expect(v.proof_ref).toMatch(/^sha256:[0-9a-f]{64}$/);
-    const { payload, protectedHeader } = await jwtVerify(v.attestation_jwt as string, createPublicKey(pem), { algorithms: ['ES256'], audience: 'agent-b', issuer: 'dep-1' });
+    const { payload, protectedHeader } = await jwtVerify(v.attestation_jwt as string, createPublicKey(pem), {
+      algorithms: ['ES256'],
+      audience: 'agent-b',
+      issuer: 'dep-1',
+    });
     expect(protectedHeader.typ).toBe('svc-a2a-verdict+jwt');
-    expect((payload as any).svc_a2a).toMatchObject({ status: 'verified', admissible: true, sender_agent_id: 'agent-a', claimed_sender_agent_id: 'mallory', deployment_id: 'dep-1', proof_ref: v.proof_ref });
+    expect((payload as any).svc_a2a).toMatchObject({
+      status: 'verified',
+      admissible: true,
+      sender_agent_id: 'agent-a',
+      claimed_sender_agent_id: 'mallory',
+      deployment_id: 'dep-1',
+      proof_ref: v.proof_ref,
+    });
     expect(v.request_digest).toMatch(/^hmac-sha256:[0-9a-f]{64}$/);
   });
 
@@ -47,7 +79,9 @@ describe('a2aEvaluateActivity', () => {
     const v = await unsigned.a2aEvaluateActivity(input('financial_transaction', FIN));
     expect(v).toMatchObject({ status: 'error', attestation_jwt: null, proof_ref: null });
     expect(v.reason).toMatch(/^attestation_unavailable/);
-    expect((await unsigned.a2aEvaluateActivity(input('financial_transaction', { ...FIN, balance_after: '1' }))).status).toBe('blocked');
+    expect(
+      (await unsigned.a2aEvaluateActivity(input('financial_transaction', { ...FIN, balance_after: '1' }))).status,
+    ).toBe('blocked');
   });
 
   it('blocks oversized payloads and passes general payloads through unsigned', async () => {
@@ -69,7 +103,9 @@ describe('a2aEvaluateActivity', () => {
   });
 
   it('blocks code over 256 KiB before any engine', async () => {
-    const v = await signed.a2aEvaluateActivity(input('code_execution', { code: 'x'.repeat(256 * 1024 + 1) }, { max_payload_bytes: 900_000 }));
+    const v = await signed.a2aEvaluateActivity(
+      input('code_execution', { code: 'x'.repeat(256 * 1024 + 1) }, { max_payload_bytes: 900_000 }),
+    );
     expect(v).toMatchObject({ status: 'blocked', engine_used: 'code' });
     expect(v.reason).toMatch(/^code_size_limit/);
   });

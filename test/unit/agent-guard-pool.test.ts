@@ -6,8 +6,16 @@ import { GuardPool, GuardUnavailableError } from '../../activities/agent-guard-p
 import type { GuardTask } from '../../engines/agent-guards/index.js';
 
 // A maximum-size /agents/{id}/verify scan: a 100,000-character query and a 200,000-character DDL.
-const DDL = `CREATE TABLE t (${Array.from({ length: 5000 }, (_, i) => `c${i} INT`).join(', ')});`.repeat(10).slice(0, 200_000);
-const heavy: GuardTask = { op: 'verify', query: 'x=1; y=2 '.repeat(11_000), schema_ddl: DDL, tool_schema: null, allowed_domains: [] };
+const DDL = `CREATE TABLE t (${Array.from({ length: 5000 }, (_, i) => `c${i} INT`).join(', ')});`
+  .repeat(10)
+  .slice(0, 200_000);
+const heavy: GuardTask = {
+  op: 'verify',
+  query: 'x=1; y=2 '.repeat(11_000),
+  schema_ddl: DDL,
+  tool_schema: null,
+  allowed_domains: [],
+};
 const trivial: GuardTask = { op: 'verify', query: 'Is 2 + 2 = 4?', tool_schema: null, allowed_domains: [] };
 
 describe('GuardPool: fair slots across organizations', () => {
@@ -15,7 +23,10 @@ describe('GuardPool: fair slots across organizations', () => {
   beforeAll(async () => {
     pool = new GuardPool({ size: 2 });
     // Load the guard code in every thread once (a thread start is not what is measured).
-    await Promise.all([pool.run(trivial, { orgId: 'warm', timeoutMs: 60_000 }), pool.run(trivial, { orgId: 'warm2', timeoutMs: 60_000 })]);
+    await Promise.all([
+      pool.run(trivial, { orgId: 'warm', timeoutMs: 60_000 }),
+      pool.run(trivial, { orgId: 'warm2', timeoutMs: 60_000 }),
+    ]);
   }, 90_000);
   afterAll(async () => {
     await pool.shutdown();
@@ -27,7 +38,9 @@ describe('GuardPool: fair slots across organizations', () => {
   });
 
   it("A's maximum-size scans take A's share only: B's trivial scan does not wait behind them", async () => {
-    const attacks = Array.from({ length: 4 }, () => pool.run(heavy, { orgId: 'A', timeoutMs: 60_000 }).catch((e: unknown) => e));
+    const attacks = Array.from({ length: 4 }, () =>
+      pool.run(heavy, { orgId: 'A', timeoutMs: 60_000 }).catch((e: unknown) => e),
+    );
     await new Promise((r) => setTimeout(r, 50));
     expect(pool.stats()).toMatchObject({ inUse: 1, waiting: 3, orgs: { A: 1 } });
     const b = await pool.run(trivial, { orgId: 'B', timeoutMs: 5000 });
@@ -35,13 +48,19 @@ describe('GuardPool: fair slots across organizations', () => {
     expect(b.report).toEqual({ exfiltration: [], tool_poisoning: null });
     // A is still working through its own backlog when B is answered.
     expect(pool.stats().orgs.A).toBe(1);
-    for (const r of await Promise.all(attacks)) expect(r).toMatchObject({ report: { exfiltration: expect.any(Array) } });
+    for (const r of await Promise.all(attacks))
+      expect(r).toMatchObject({ report: { exfiltration: expect.any(Array) } });
   }, 120_000);
 
   it("A's backlog runs out A's own deadline: the waiting scans give up in the queue, B is served", async () => {
     const started = Date.now();
     // A heavy scan takes ~350 ms on a quiet machine (more under load): none of A's fits in 150 ms.
-    const attacks = Array.from({ length: 4 }, () => pool.run(heavy, { orgId: 'A', timeoutMs: 150 }).then(() => 'ok', (e: unknown) => e));
+    const attacks = Array.from({ length: 4 }, () =>
+      pool.run(heavy, { orgId: 'A', timeoutMs: 150 }).then(
+        () => 'ok',
+        (e: unknown) => e,
+      ),
+    );
     const b = await pool.run(trivial, { orgId: 'B', timeoutMs: 600 });
     expect(b.report.exfiltration).toEqual([]);
     const outcomes = await Promise.all(attacks);
@@ -52,7 +71,10 @@ describe('GuardPool: fair slots across organizations', () => {
     expect((outcomes[0] as GuardUnavailableError).phase).toBe('run');
     const queued = outcomes.filter((o) => o instanceof GuardUnavailableError && o.phase === 'queue');
     expect(queued.length).toBeGreaterThanOrEqual(2);
-    for (const o of queued) expect((o as Error).message).toBe('guard scan failed: deadline passed while waiting for a guard thread (the organization is at its share)');
+    for (const o of queued)
+      expect((o as Error).message).toBe(
+        'guard scan failed: deadline passed while waiting for a guard thread (the organization is at its share)',
+      );
   }, 60_000);
 
   it('a scan past its deadline is stopped (its thread terminated) and the pool keeps serving', async () => {

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { MongoServerError } from 'mongodb';
 import { upsertRetryingDuplicate } from '../../core/agents.js';
 
-const duplicate = () => new MongoServerError({ message: 'E11000 duplicate key error collection: svc.agent_usage', code: 11000 });
+const duplicate = () =>
+  new MongoServerError({ message: 'E11000 duplicate key error collection: svc.agent_usage', code: 11000 });
 
 describe('upsertRetryingDuplicate', () => {
   it('retries the upsert a duplicate key refused and returns its answer', async () => {

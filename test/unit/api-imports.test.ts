@@ -7,7 +7,11 @@ import { apiImports, apiRuntimeClosure, isForbidden, isRouteToRoute } from '../.
  * check, no solver) that lets /verify/logic answer 400/403 before a workflow exists. Adding
  * anything here needs a reason in docs/architecture.md.
  */
-const ALLOWED = new Set(['api/routes/verify-logic.ts → engines/logic/compile.ts', 'api/routes/verify-logic.ts → engines/logic/detect.ts', 'api/routes/verify-logic.ts → engines/logic/errors.ts']);
+const ALLOWED = new Set([
+  'api/routes/verify-logic.ts → engines/logic/compile.ts',
+  'api/routes/verify-logic.ts → engines/logic/detect.ts',
+  'api/routes/verify-logic.ts → engines/logic/errors.ts',
+]);
 
 describe('api/ imports', () => {
   it('never reach activities/ or engines/, and workflows/ for types only', () => {
@@ -42,8 +46,12 @@ describe('api/ imports', () => {
   });
 
   it('detects a route → route edge', () => {
-    expect(isRouteToRoute({ from: 'api/routes/badges.ts', to: 'api/routes/attestations.ts', typeOnly: false })).toBe(true);
-    expect(isRouteToRoute({ from: 'api/routes/badges.ts', to: 'api/routes/attestations.ts', typeOnly: true })).toBe(true);
+    expect(isRouteToRoute({ from: 'api/routes/badges.ts', to: 'api/routes/attestations.ts', typeOnly: false })).toBe(
+      true,
+    );
+    expect(isRouteToRoute({ from: 'api/routes/badges.ts', to: 'api/routes/attestations.ts', typeOnly: true })).toBe(
+      true,
+    );
     expect(isRouteToRoute({ from: 'api/routes/badges.ts', to: 'api/attestations.ts', typeOnly: false })).toBe(false);
     expect(isRouteToRoute({ from: 'api/app.ts', to: 'api/routes/badges.ts', typeOnly: false })).toBe(false);
   });

@@ -102,9 +102,12 @@ describe('checksumV2', () => {
     fc.assert(fc.property(base62String(30), (s) => /^[0-9A-Za-z]{6}$/.test(checksumV2(s))));
   });
 
-  it.each([['A'.repeat(29)], ['A'.repeat(31)], ['A'.repeat(29) + '-'], ['A'.repeat(29) + 'é']])('rejects non-30-Base62 input %s', (bad) => {
-    expect(() => checksumV2(bad)).toThrow(TypeError);
-  });
+  it.each([['A'.repeat(29)], ['A'.repeat(31)], ['A'.repeat(29) + '-'], ['A'.repeat(29) + 'é']])(
+    'rejects non-30-Base62 input %s',
+    (bad) => {
+      expect(() => checksumV2(bad)).toThrow(TypeError);
+    },
+  );
 
   it('isValidV2Body checks shape and checksum', () => {
     expect(isValidV2Body(BODY_A)).toBe(true);
@@ -118,14 +121,26 @@ describe('checksumV2', () => {
 describe('inspectApiKey / parseApiKey', () => {
   it.each<[string, unknown, unknown]>([
     ['live v2', K2, { ok: true, prefix: LIVE_PREFIX, version: 'v2', body: BODY_A }],
-    ['live v2 (two pad zeros)', LIVE_PREFIX + BODY_PAD2, { ok: true, prefix: LIVE_PREFIX, version: 'v2', body: BODY_PAD2 }],
+    [
+      'live v2 (two pad zeros)',
+      LIVE_PREFIX + BODY_PAD2,
+      { ok: true, prefix: LIVE_PREFIX, version: 'v2', body: BODY_PAD2 },
+    ],
     ['test v2', TEST_K2, { ok: true, prefix: TEST_PREFIX, version: 'v2', body: BODY_B }],
     ['agent v2', AGENT_PREFIX + BODY_B, { ok: true, prefix: AGENT_PREFIX, version: 'v2', body: BODY_B }],
     ['live v1 ending in -', V1_DASH, { ok: true, prefix: LIVE_PREFIX, version: 'v1', body: V1_DASH_BODY }],
     ['live v1 ending in _', V1_UNDER, { ok: true, prefix: LIVE_PREFIX, version: 'v1', body: V1_UNDER_BODY }],
-    ['test v1', TEST_PREFIX + V1_BASE64URL_BODY, { ok: true, prefix: TEST_PREFIX, version: 'v1', body: V1_BASE64URL_BODY }],
+    [
+      'test v1',
+      TEST_PREFIX + V1_BASE64URL_BODY,
+      { ok: true, prefix: TEST_PREFIX, version: 'v1', body: V1_BASE64URL_BODY },
+    ],
     ['bad checksum', K2_BAD, { ok: false, reason: 'bad_checksum' }],
-    ['bad checksum (test prefix)', TEST_PREFIX + K2_BAD.slice(LIVE_PREFIX.length), { ok: false, reason: 'bad_checksum' }],
+    [
+      'bad checksum (test prefix)',
+      TEST_PREFIX + K2_BAD.slice(LIVE_PREFIX.length),
+      { ok: false, reason: 'bad_checksum' },
+    ],
     ['bad checksum (case flipped)', LIVE_PREFIX + 'A'.repeat(30) + '0UCPlr', { ok: false, reason: 'bad_checksum' }],
     ['agent with v1 body', AGENT_PREFIX + V1_DASH_BODY, { ok: false, reason: 'bad_shape' }],
     ['35-char body', K2.slice(0, -1), { ok: false, reason: 'bad_shape' }],
@@ -227,7 +242,10 @@ describe('generation', () => {
     const bytes = [248, 255, 0, 61, 62, 247, 250, 123];
     vi.doMock('node:crypto', async (importOriginal) => {
       const orig = await importOriginal<typeof import('node:crypto')>();
-      return { ...orig, randomBytes: (n: number) => Buffer.from(Array.from({ length: n }, (_, i) => bytes[i % bytes.length])) };
+      return {
+        ...orig,
+        randomBytes: (n: number) => Buffer.from(Array.from({ length: n }, (_, i) => bytes[i % bytes.length])),
+      };
     });
     try {
       const mod = await import('../../core/api-keys.js');
@@ -259,7 +277,9 @@ describe('maskApiKey', () => {
       fc.string({ maxLength: 80 }),
       base62String(30).map((r) => LIVE_PREFIX + r + checksumV2(r)),
       v1Body.map((b) => LIVE_PREFIX + b),
-      fc.tuple(fc.constantFrom(LIVE_PREFIX, TEST_PREFIX, AGENT_PREFIX), fc.string({ maxLength: 60 })).map(([p, s]) => p + s),
+      fc
+        .tuple(fc.constantFrom(LIVE_PREFIX, TEST_PREFIX, AGENT_PREFIX), fc.string({ maxLength: 60 }))
+        .map(([p, s]) => p + s),
     );
     fc.assert(
       fc.property(anyKey, (key) => {
@@ -276,7 +296,9 @@ describe('maskApiKey', () => {
 
 describe('lookupDigest', () => {
   it('is HMAC-SHA256 in hex (RFC 4231 test case 2)', () => {
-    expect(lookupDigest('what do ya want for nothing?', 'Jefe')).toBe('5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843');
+    expect(lookupDigest('what do ya want for nothing?', 'Jefe')).toBe(
+      '5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843',
+    );
   });
 
   it('is deterministic, depends on the secret and covers the prefix', () => {
@@ -329,7 +351,14 @@ describe('scanForLiveKeys', () => {
   const cases: Case[] = [
     ['JSON value', `{"api_key":"${K2}","n":1}`, [[K2, 'v2']]],
     ['JSON v1 ending in -', `{"k":"${V1_DASH}"}`, [[V1_DASH, 'v1']]],
-    ['JSON array of two keys', `["${K2}","${V1_UNDER}"]`, [[K2, 'v2'], [V1_UNDER, 'v1']]],
+    [
+      'JSON array of two keys',
+      `["${K2}","${V1_UNDER}"]`,
+      [
+        [K2, 'v2'],
+        [V1_UNDER, 'v1'],
+      ],
+    ],
     ['URL query, v2', `https://api.example/v1/x?key=${K2}&y=1`, [[K2, 'v2']]],
     ['URL query, v1 ending in -', `https://api.example/x?key=${V1_DASH}&y=1`, [[V1_DASH, 'v1']]],
     ['URL query, v1 ending in _ at end', `https://api.example/x?key=${V1_UNDER}`, [[V1_UNDER, 'v1']]],
@@ -342,12 +371,33 @@ describe('scanForLiveKeys', () => {
     ['YAML list, v1', `keys:\n  - ${V1_DASH}\n  - other\n`, [[V1_DASH, 'v1']]],
     ['whole text is the key', K2, [[K2, 'v2']]],
     ['whole text is a v1 key', V1_UNDER, [[V1_UNDER, 'v1']]],
-    ['two keys separated by one space', `${K2} ${K2B}`, [[K2, 'v2'], [K2B, 'v2']]],
-    ['two v1 keys separated by one comma', `${V1_DASH},${V1_UNDER}`, [[V1_DASH, 'v1'], [V1_UNDER, 'v1']]],
+    [
+      'two keys separated by one space',
+      `${K2} ${K2B}`,
+      [
+        [K2, 'v2'],
+        [K2B, 'v2'],
+      ],
+    ],
+    [
+      'two v1 keys separated by one comma',
+      `${V1_DASH},${V1_UNDER}`,
+      [
+        [V1_DASH, 'v1'],
+        [V1_UNDER, 'v1'],
+      ],
+    ],
     ['Authorization header', `X-API-Key: ${K2B}\r\n`, [[K2B, 'v2']]],
     ['v2 followed by _ (not a v2 body character)', `${K2}_bak`, [[K2, 'v2']]],
     // 36 + 7 = 43 v1 characters: both readings are reported (over-reporting is harmless).
-    ['v2 key that is also a 43-char v1 shape', `${K2}_backup`, [[K2, 'v2'], [`${K2}_backup`, 'v1']]],
+    [
+      'v2 key that is also a 43-char v1 shape',
+      `${K2}_backup`,
+      [
+        [K2, 'v2'],
+        [`${K2}_backup`, 'v1'],
+      ],
+    ],
     ['v2 preceded by - (not a key character before a prefix)', `x-${K2}`, [[K2, 'v2']]],
     // Adjacent to key characters: not a key of its own.
     ['v2 preceded by a letter', `x${K2}`, []],
@@ -391,35 +441,91 @@ describe('scanForLiveKeys', () => {
   });
 
   it('finds generated keys inside random delimiter context', () => {
-    const v2Before = fc.constantFrom(' ', '"', "'", '`', '=', ':', '/', '?', '&', '\n', '\t', '{', '(', ',', '-', '.', '[');
+    const v2Before = fc.constantFrom(
+      ' ',
+      '"',
+      "'",
+      '`',
+      '=',
+      ':',
+      '/',
+      '?',
+      '&',
+      '\n',
+      '\t',
+      '{',
+      '(',
+      ',',
+      '-',
+      '.',
+      '[',
+    );
     const v2After = fc.constantFrom(' ', '"', "'", '`', '&', '\n', '}', ')', ',', ';', '_', '-', '.', ']');
     const v1Delim = fc.constantFrom(' ', '"', "'", '`', '=', ':', '/', '?', '&', '\n', '{', '}', ',', ';', '.');
     fc.assert(
-      fc.property(fc.string({ maxLength: 30 }), v2Before, base62String(30), v2After, fc.string({ maxLength: 30 }), (l, b, r30, a, r) => {
-        const key = LIVE_PREFIX + r30 + checksumV2(r30);
-        const text = l + b + key + a + r;
-        const want = { key, version: 'v2', index: l.length + 1, pattern: 'SVC_LIVE_API_KEY' };
-        expect(scanForLiveKeys(text)).toContainEqual(want);
-        expect(scanForLiveKeysDelimited(text)).toContainEqual(want);
-      }),
+      fc.property(
+        fc.string({ maxLength: 30 }),
+        v2Before,
+        base62String(30),
+        v2After,
+        fc.string({ maxLength: 30 }),
+        (l, b, r30, a, r) => {
+          const key = LIVE_PREFIX + r30 + checksumV2(r30);
+          const text = l + b + key + a + r;
+          const want = { key, version: 'v2', index: l.length + 1, pattern: 'SVC_LIVE_API_KEY' };
+          expect(scanForLiveKeys(text)).toContainEqual(want);
+          expect(scanForLiveKeysDelimited(text)).toContainEqual(want);
+        },
+      ),
     );
     fc.assert(
-      fc.property(fc.string({ maxLength: 30 }), v1Delim, v1Body, v1Delim, fc.string({ maxLength: 30 }), (l, b, body, a, r) => {
-        const key = LIVE_PREFIX + body;
-        const text = l + b + key + a + r;
-        expect(scanForLiveKeys(text)).toContainEqual({ key, version: 'v1', index: l.length + 1, pattern: 'SVC_LIVE_API_KEY_V1' });
-      }),
+      fc.property(
+        fc.string({ maxLength: 30 }),
+        v1Delim,
+        v1Body,
+        v1Delim,
+        fc.string({ maxLength: 30 }),
+        (l, b, body, a, r) => {
+          const key = LIVE_PREFIX + body;
+          const text = l + b + key + a + r;
+          expect(scanForLiveKeys(text)).toContainEqual({
+            key,
+            version: 'v1',
+            index: l.length + 1,
+            pattern: 'SVC_LIVE_API_KEY_V1',
+          });
+        },
+      ),
     );
     for (let i = 0; i < 200; i++) {
       const key = generateApiKey();
-      expect(scanForLiveKeys(`SVC_API_KEY="${key}"`)).toEqual([{ key, version: 'v2', index: 13, pattern: 'SVC_LIVE_API_KEY' }]);
+      expect(scanForLiveKeys(`SVC_API_KEY="${key}"`)).toEqual([
+        { key, version: 'v2', index: 13, pattern: 'SVC_LIVE_API_KEY' },
+      ]);
       expect(scanForLiveKeys(`SVC_API_KEY="${generateApiKey(TEST_PREFIX)}"`)).toEqual([]);
     }
   });
 
   it('lookaround and delimiter-class scans agree on arbitrary mixtures', () => {
     const fragment = fc.oneof(
-      fc.constantFrom(K2, K2B, K2_BAD, V1_DASH, V1_UNDER, V1_B64, TEST_K2, LIVE_PREFIX, 'svc_live', '_', '-', ' ', '"', 'a', '9', '\n'),
+      fc.constantFrom(
+        K2,
+        K2B,
+        K2_BAD,
+        V1_DASH,
+        V1_UNDER,
+        V1_B64,
+        TEST_K2,
+        LIVE_PREFIX,
+        'svc_live',
+        '_',
+        '-',
+        ' ',
+        '"',
+        'a',
+        '9',
+        '\n',
+      ),
       fc.string({ maxLength: 5 }),
     );
     fc.assert(
@@ -432,7 +538,11 @@ describe('scanForLiveKeys', () => {
   });
 
   it('never reports a key that fails parseApiKey as a live key', () => {
-    const fragment = fc.oneof(fc.constantFrom(K2, K2_BAD, V1_DASH, TEST_K2, LIVE_PREFIX), base62String(8), fc.string({ maxLength: 6 }));
+    const fragment = fc.oneof(
+      fc.constantFrom(K2, K2_BAD, V1_DASH, TEST_K2, LIVE_PREFIX),
+      base62String(8),
+      fc.string({ maxLength: 6 }),
+    );
     fc.assert(
       fc.property(fc.array(fragment, { maxLength: 10 }), (parts) => {
         for (const m of scanForLiveKeys(parts.join(''))) {

@@ -31,7 +31,8 @@ function fields(n: number, org = 'org_a', extra: Partial<AuditEntryFields> = {})
 
 function chain(count: number, org = 'org_a'): AuditEntry[] {
   const out: AuditEntry[] = [];
-  for (let i = 1; i <= count; i++) out.push(buildEntry(fields(i, org), out.length ? out[out.length - 1].entry_hash : null, SECRET));
+  for (let i = 1; i <= count; i++)
+    out.push(buildEntry(fields(i, org), out.length ? out[out.length - 1].entry_hash : null, SECRET));
   return out;
 }
 
@@ -62,7 +63,9 @@ describe('canonical payload and hashing', () => {
 
     const legacy = canonicalAuditPayload({ ...f, previous_hash: null }, { legacy: true });
     expect('raw_llm_output' in legacy).toBe(false);
-    expect(entryHash(legacy)).toBe(createHash('sha256').update(expectedText.replace(',"raw_llm_output":"llm says 2"', '')).digest('hex'));
+    expect(entryHash(legacy)).toBe(
+      createHash('sha256').update(expectedText.replace(',"raw_llm_output":"llm says 2"', '')).digest('hex'),
+    );
 
     const entry = buildEntry(f, null, SECRET);
     expect(entry.entry_hash).toBe(hash);
@@ -82,8 +85,12 @@ describe('canonical payload and hashing', () => {
   it('refuses to build entries without a secret, with a malformed result or link', () => {
     expect(() => buildEntry(fields(1), null, undefined)).toThrow(new AuditChainError(SECRET_MISSING_ERROR));
     expect(() => buildEntry(fields(1), null, '')).toThrow(AuditChainError);
-    expect(() => buildEntry(fields(1, 'org_a', { result: 'x' as never }), null, SECRET)).toThrow('malformed stored result: not a JSON object');
-    expect(() => buildEntry(fields(1, 'org_a', { result: { x: Number.NaN } }), null, SECRET)).toThrow('malformed stored result: non-finite number at $.result.x');
+    expect(() => buildEntry(fields(1, 'org_a', { result: 'x' as never }), null, SECRET)).toThrow(
+      'malformed stored result: not a JSON object',
+    );
+    expect(() => buildEntry(fields(1, 'org_a', { result: { x: Number.NaN } }), null, SECRET)).toThrow(
+      'malformed stored result: non-finite number at $.result.x',
+    );
     expect(() => buildEntry(fields(2), 'abc', SECRET)).toThrow(AuditChainError);
     expect(() => buildEntry(fields(1, ''), null, SECRET)).toThrow('organization_id is empty');
   });
@@ -93,7 +100,12 @@ describe('verifyEntry', () => {
   it('accepts an intact chain', () => {
     const c = chain(4);
     c.forEach((e, i) => {
-      expect(verifyEntry(e, i === 0 ? null : c[i - 1], SECRET)).toEqual({ valid: true, checks: ALL_VALID, errors: [], payload_version: 'current' });
+      expect(verifyEntry(e, i === 0 ? null : c[i - 1], SECRET)).toEqual({
+        valid: true,
+        checks: ALL_VALID,
+        errors: [],
+        payload_version: 'current',
+      });
     });
     expect(verifyChain(c, SECRET).valid).toBe(true);
     expect(verifyChain([], SECRET)).toEqual({ valid: true, entries: [] });
@@ -157,7 +169,9 @@ describe('verifyEntry', () => {
     expect(v.entries.map((e) => e.checks.chain_valid)).toEqual([true, false, false, false]);
     expect(v.entries.map((e) => e.checks.hash_valid)).toEqual([true, true, true, true]);
     // A genesis moved after another entry is rejected too.
-    expect(verifyEntry(c[0], c[1], SECRET).errors).toEqual(['genesis entry (previous_hash null) has a predecessor in the organization']);
+    expect(verifyEntry(c[0], c[1], SECRET).errors).toEqual([
+      'genesis entry (previous_hash null) has a predecessor in the organization',
+    ]);
   });
 
   it('detects an entry replayed into another organization', () => {
@@ -173,7 +187,10 @@ describe('verifyEntry', () => {
     expect(r2).toEqual({
       valid: false,
       checks: { hash_valid: true, signature_valid: true, chain_valid: false },
-      errors: ['predecessor belongs to another organization', "previous_hash does not match the predecessor's entry_hash"],
+      errors: [
+        'predecessor belongs to another organization',
+        "previous_hash does not match the predecessor's entry_hash",
+      ],
       payload_version: 'current',
     });
     // Even with a predecessor whose hash matches, the organization must match.
@@ -185,8 +202,18 @@ describe('verifyEntry', () => {
     const f = fields(1, 'org_a', { raw_llm_output: null });
     const payload = canonicalAuditPayload({ ...f, previous_hash: null }, { legacy: true });
     const hash = entryHash(payload);
-    const legacyEntry: AuditEntry = { ...f, previous_hash: null, entry_hash: hash, signature: signEntryHash(hash, SECRET) };
-    expect(verifyEntry(legacyEntry, null, SECRET)).toEqual({ valid: true, checks: ALL_VALID, errors: [], payload_version: 'legacy' });
+    const legacyEntry: AuditEntry = {
+      ...f,
+      previous_hash: null,
+      entry_hash: hash,
+      signature: signEntryHash(hash, SECRET),
+    };
+    expect(verifyEntry(legacyEntry, null, SECRET)).toEqual({
+      valid: true,
+      checks: ALL_VALID,
+      errors: [],
+      payload_version: 'legacy',
+    });
     const noField = structuredClone(legacyEntry);
     delete noField.raw_llm_output;
     expect(verifyEntry(noField, null, SECRET).payload_version).toBe('legacy');
@@ -221,18 +248,28 @@ describe('verifyEntry', () => {
 
   it('fails closed on malformed stored data without throwing', () => {
     const c = chain(2);
-    const cases: Array<[(e: any) => void, Partial<Record<'hash_valid' | 'signature_valid' | 'chain_valid', boolean>>, string]> = [
+    const cases: Array<
+      [(e: any) => void, Partial<Record<'hash_valid' | 'signature_valid' | 'chain_valid', boolean>>, string]
+    > = [
       [(e) => (e.signature = 'zz'), { signature_valid: false }, 'malformed stored signature'],
       [(e) => (e.signature = e.signature.slice(0, 62)), { signature_valid: false }, 'malformed stored signature'],
       [(e) => (e.signature = e.signature + '00'), { signature_valid: false }, 'malformed stored signature'],
       [(e) => (e.signature = null), { signature_valid: false }, 'malformed stored signature'],
       [(e) => (e.result = '{"status":"VERIFIED"'), { hash_valid: false }, 'malformed stored result: not a JSON object'],
       [(e) => (e.result = null), { hash_valid: false }, 'malformed stored result: not a JSON object'],
-      [(e) => (e.result = { n: Number.POSITIVE_INFINITY }), { hash_valid: false }, 'malformed stored result: non-finite number at $.result.n'],
+      [
+        (e) => (e.result = { n: Number.POSITIVE_INFINITY }),
+        { hash_valid: false },
+        'malformed stored result: non-finite number at $.result.n',
+      ],
       [(e) => (e.verified = 'true'), { hash_valid: false }, 'malformed stored entry: verified must be a boolean'],
       [(e) => (e.timestamp = 12), { hash_valid: false }, 'malformed stored entry: timestamp must be a string'],
       [(e) => (e.entry_hash = 'nothex'), { hash_valid: false, signature_valid: false }, 'malformed stored entry_hash'],
-      [(e) => (e.previous_hash = ''), { chain_valid: false, hash_valid: false }, 'previous_hash must be null (genesis) or a non-empty link'],
+      [
+        (e) => (e.previous_hash = ''),
+        { chain_valid: false, hash_valid: false },
+        'previous_hash must be null (genesis) or a non-empty link',
+      ],
     ];
     for (const [fn, failing, error] of cases) {
       const e = structuredClone(c[1]);
@@ -241,7 +278,8 @@ describe('verifyEntry', () => {
       expect(() => (r = verifyEntry(e, c[0], SECRET))).not.toThrow();
       expect(r!.valid).toBe(false);
       expect(r!.errors).toContain(error);
-      for (const [check, value] of Object.entries(failing)) expect(r!.checks[check as keyof typeof failing]).toBe(value);
+      for (const [check, value] of Object.entries(failing))
+        expect(r!.checks[check as keyof typeof failing]).toBe(value);
     }
     expect(verifyEntry(null as never, null, SECRET)).toEqual({
       valid: false,

@@ -2,12 +2,22 @@
 // adding entries in any grouping gives the same roll-up (incremental == rebuild), hours are kept
 // relative to the newest entry, and the summaries match the reports' shapes.
 import { describe, expect, it } from 'vitest';
-import { addEntries, attestationsOf, emptyRollup, ROLLUP_HOURS, rowsSince, summarize } from '../../core/audit-rollup.js';
+import {
+  addEntries,
+  attestationsOf,
+  emptyRollup,
+  ROLLUP_HOURS,
+  rowsSince,
+  summarize,
+} from '../../core/audit-rollup.js';
 
 const H = 3600_000;
 const T0 = Date.parse('2026-11-20T00:00:00.000Z');
 
-function entry(seq: number, opts: { engine?: string; status?: string; admission?: string | null; att?: boolean; at?: number } = {}) {
+function entry(
+  seq: number,
+  opts: { engine?: string; status?: string; admission?: string | null; att?: boolean; at?: number } = {},
+) {
   const status = opts.status ?? 'VERIFIED';
   return {
     seq,

@@ -74,7 +74,19 @@ function walk(node: XmlNode, fn: (n: XmlNode) => void): void {
   node.children.forEach((c) => walk(c, fn));
 }
 
-const ALLOWED_ELEMENTS = new Set(['svg', 'title', 'linearGradient', 'stop', 'clipPath', 'rect', 'g', 'text', 'image', 'filter', 'feGaussianBlur']);
+const ALLOWED_ELEMENTS = new Set([
+  'svg',
+  'title',
+  'linearGradient',
+  'stop',
+  'clipPath',
+  'rect',
+  'g',
+  'text',
+  'image',
+  'filter',
+  'feGaussianBlur',
+]);
 
 /** Parses a badge and checks it is inert: known elements only, no event handlers or script URLs. */
 function inspect(svg: string) {
@@ -106,7 +118,9 @@ function inspect(svg: string) {
 const PNG_1x1 =
   'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
 const svgLogo = (content: string) => `data:image/svg+xml;base64,${Buffer.from(content).toString('base64')}`;
-const SAFE_SVG = svgLogo('<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"><rect width="8" height="8" fill="#0a0"/></svg>');
+const SAFE_SVG = svgLogo(
+  '<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"><rect width="8" height="8" fill="#0a0"/></svg>',
+);
 
 describe('sanitizers', () => {
   it('cleans and limits text', () => {
@@ -128,7 +142,19 @@ describe('sanitizers', () => {
     expect(sanitizeColor('Critical')).toBe('critical');
     expect(sanitizeColor('#ABC')).toBe('#abc');
     expect(sanitizeColor('00ff7f')).toBe('#00ff7f');
-    for (const bad of ['url(#x)', 'rgb(0,0,0)', 'hsl(0,0%,0%)', 'aqua', '#abcd', '#12345', 'red"onload="x', 'red;', '', 3, null]) {
+    for (const bad of [
+      'url(#x)',
+      'rgb(0,0,0)',
+      'hsl(0,0%,0%)',
+      'aqua',
+      '#abcd',
+      '#12345',
+      'red"onload="x',
+      'red;',
+      '',
+      3,
+      null,
+    ]) {
       expect(sanitizeColor(bad)).toBe('grey');
     }
     expect(sanitizeColor('nope', 'lightgrey')).toBe('lightgrey');
@@ -200,7 +226,9 @@ describe('renderBadge', () => {
   });
 
   it('falls back to grey for unsupported colors', () => {
-    const b = inspect(renderBadge({ label: 'a', message: 'b', color: 'url(javascript:alert(1))', labelColor: 'expression(alert(1))' }));
+    const b = inspect(
+      renderBadge({ label: 'a', message: 'b', color: 'url(javascript:alert(1))', labelColor: 'expression(alert(1))' }),
+    );
     expect(b.fills.filter((f) => f === '#555')).toHaveLength(2);
     expect(inspect(renderBadge({ label: 'a', message: 'b', color: '#0f0' })).fills).toContain('#0f0');
   });
@@ -208,7 +236,11 @@ describe('renderBadge', () => {
   it('embeds only accepted logos', () => {
     expect(inspect(renderBadge({ label: 'a', message: 'b', logo: PNG_1x1 })).images).toEqual([PNG_1x1]);
     expect(inspect(renderBadge({ label: 'a', message: 'b', logo: SAFE_SVG })).images).toEqual([SAFE_SVG]);
-    for (const logo of ['javascript:alert(1)', svgLogo('<svg><script>alert(1)</script></svg>'), `data:image/png;base64,${'A'.repeat(MAX_LOGO_CHARS)}`]) {
+    for (const logo of [
+      'javascript:alert(1)',
+      svgLogo('<svg><script>alert(1)</script></svg>'),
+      `data:image/png;base64,${'A'.repeat(MAX_LOGO_CHARS)}`,
+    ]) {
       expect(inspect(renderBadge({ label: 'a', message: 'b', logo })).images).toEqual([]);
     }
   });
@@ -248,7 +280,8 @@ describe('status, engine, attestation and not-found badges', () => {
     const hostile = inspect(renderStatusBadge('<img src=x onerror=alert(1)>'));
     expect(hostile.title).toBe('svc: unknown');
     for (const s of ['VERIFIED ', ' blocked', 'unverifiable']) expect(isKnownStatus(s), s).toBe(true);
-    for (const s of ['constructor', '__proto__', 'VERIFIED!', '', 'hacked', 42]) expect(isKnownStatus(s), String(s)).toBe(false);
+    for (const s of ['constructor', '__proto__', 'VERIFIED!', '', 'hacked', 42])
+      expect(isKnownStatus(s), String(s)).toBe(false);
   });
 
   it('renders verified, engine, attestation and not-found badges', () => {
@@ -294,7 +327,9 @@ describe('issue 27: attestation badge state leads with the signed admission; rea
     const lum = (hex: string) => {
       const h = hex.replace('#', '');
       const full = h.length === 3 ? [...h].map((c) => c + c).join('') : h;
-      const [r, g, b] = [0, 2, 4].map((i) => parseInt(full.slice(i, i + 2), 16) / 255).map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4)) as [number, number, number];
+      const [r, g, b] = [0, 2, 4]
+        .map((i) => parseInt(full.slice(i, i + 2), 16) / 255)
+        .map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4)) as [number, number, number];
       return 0.2126 * r + 0.7152 * g + 0.0722 * b;
     };
     const contrast = (a: string, b: string) => {

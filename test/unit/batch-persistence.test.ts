@@ -8,7 +8,15 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { MongoServerError } from 'mongodb';
 import type { Store } from '../../core/store.js';
-import { BatchCapacityError, BatchJobStore, CLAIM_RETENTION_MS, resultId, type BatchJobDoc, type BatchResultDoc, type NewBatchJob } from '../../persistence/batch.js';
+import {
+  BatchCapacityError,
+  BatchJobStore,
+  CLAIM_RETENTION_MS,
+  resultId,
+  type BatchJobDoc,
+  type BatchResultDoc,
+  type NewBatchJob,
+} from '../../persistence/batch.js';
 import { batchUnits, itemViews, type BatchItemOutcome } from '../../core/batch.js';
 
 type Doc = Record<string, any> & { _id: unknown };
@@ -35,7 +43,8 @@ class MemCollection {
       const d = this.docs.get(this.key(filter._id));
       return d ? [d] : [];
     }
-    if (keys.length === 1 && keys[0] === 'created_at' && filter.created_at.$lt instanceof Date) return [...this.docs.values()].filter((d) => d.created_at < filter.created_at.$lt);
+    if (keys.length === 1 && keys[0] === 'created_at' && filter.created_at.$lt instanceof Date)
+      return [...this.docs.values()].filter((d) => d.created_at < filter.created_at.$lt);
     throw new Error(`unsupported filter on ${this.name}: ${JSON.stringify(filter)}`);
   }
   private record(op: string, filter: Record<string, unknown>) {
@@ -132,17 +141,33 @@ function newJob(id: string, created = new Date('2026-01-01T00:00:00Z')): NewBatc
 
 /** Unit 0: the two math items; unit 1: the logic item. */
 function resultDocs(jobId: string): BatchResultDoc[] {
-  const outcomes: BatchItemOutcome[] = ITEMS.map((_, index) => ({ index, status: 'completed', result: { status: index === 0 ? 'VERIFIED' : 'UNVERIFIABLE' }, latency_ms: 1 }));
+  const outcomes: BatchItemOutcome[] = ITEMS.map((_, index) => ({
+    index,
+    status: 'completed',
+    result: { status: index === 0 ? 'VERIFIED' : 'UNVERIFIABLE' },
+    latency_ms: 1,
+  }));
   const views = itemViews(jobId, ITEMS, outcomes);
   return [
-    { _id: resultId(jobId, 0), job_id: jobId, org_id: 'org_a', unit: 0, items: [0, 1].map((i) => ({ index: i, view: views[i]! })) },
+    {
+      _id: resultId(jobId, 0),
+      job_id: jobId,
+      org_id: 'org_a',
+      unit: 0,
+      items: [0, 1].map((i) => ({ index: i, view: views[i]! })),
+    },
     { _id: resultId(jobId, 1), job_id: jobId, org_id: 'org_a', unit: 1, items: [{ index: 2, view: views[2]! }] },
   ];
 }
 
 async function runToCompletion(jobs: BatchJobStore, jobId: string, at: Date) {
   for (const d of resultDocs(jobId)) await jobs.storeUnit(d);
-  expect(await jobs.complete(jobId, { completed_items: 3, failed_items: 0 }, 2, at)).toEqual({ completed_items: 3, failed_items: 0, progress_percent: 100, completed_at: at });
+  expect(await jobs.complete(jobId, { completed_items: 3, failed_items: 0 }, 2, at)).toEqual({
+    completed_items: 3,
+    failed_items: 0,
+    progress_percent: 100,
+    completed_at: at,
+  });
 }
 
 describe('persistence/batch.ts: the job store', () => {
@@ -154,10 +179,15 @@ describe('persistence/batch.ts: the job store', () => {
   });
 
   it('units: math items in as few units as the chunk bound allows, other items one unit each', () => {
-    expect(batchUnits(ITEMS, 8)).toEqual([{ kind: 'math', indices: [0, 1] }, { kind: 'item', index: 2 }]);
+    expect(batchUnits(ITEMS, 8)).toEqual([
+      { kind: 'math', indices: [0, 1] },
+      { kind: 'item', index: 2 },
+    ]);
     const hundred = Array.from({ length: 100 }, () => ({ type: 'math' as const }));
     expect(batchUnits(hundred, 8).map((u) => (u.kind === 'math' ? u.indices.length : 0))).toEqual([25, 25, 25, 25]);
-    expect(batchUnits(hundred.slice(0, 30), 8).map((u) => (u.kind === 'math' ? u.indices.length : 0))).toEqual([15, 15]);
+    expect(batchUnits(hundred.slice(0, 30), 8).map((u) => (u.kind === 'math' ? u.indices.length : 0))).toEqual([
+      15, 15,
+    ]);
   });
 
   it('admits within the bound, then evicts the job that finished first with its result documents and request, all by id', async () => {
@@ -204,9 +234,21 @@ describe('persistence/batch.ts: the job store', () => {
     const at = new Date('2026-01-01T00:05:00Z');
     await runToCompletion(jobs, 'bj_done', at);
     // A retry changes nothing and answers the first completion.
-    expect(await jobs.complete('bj_done', { completed_items: 1, failed_items: 2 }, 2, new Date())).toEqual({ completed_items: 3, failed_items: 0, progress_percent: 100, completed_at: at });
+    expect(await jobs.complete('bj_done', { completed_items: 1, failed_items: 2 }, 2, new Date())).toEqual({
+      completed_items: 3,
+      failed_items: 0,
+      progress_percent: 100,
+      completed_at: at,
+    });
     const doc = (await jobs.find('bj_done')) as BatchJobDoc;
-    expect(doc).toMatchObject({ status: 'completed', completed_items: 3, failed_items: 0, progress_percent: 100, units: 2, completed_at: at });
+    expect(doc).toMatchObject({
+      status: 'completed',
+      completed_items: 3,
+      failed_items: 0,
+      progress_percent: 100,
+      units: 2,
+      completed_at: at,
+    });
     expect(doc.items).toBeUndefined();
     const view = await jobs.view(doc);
     expect(view.items.map((i) => i.id)).toEqual(['bj_done-0', 'bj_done-1', 'bj_done-2']);
@@ -218,11 +260,26 @@ describe('persistence/batch.ts: the job store', () => {
   it('failUnfinished: every item failed from the request (no result released), idempotent, a completed job left as it is', async () => {
     await jobs.admit(newJob('bj_term'), ITEMS, 4);
     await jobs.storeUnit(resultDocs('bj_term')[0]!); // a unit stored before the workflow was terminated: never read
-    const failed = await jobs.failUnfinished('bj_term', 'Job failed: its workflow was terminated.', new Date('2026-01-01T00:03:00Z'));
+    const failed = await jobs.failUnfinished(
+      'bj_term',
+      'Job failed: its workflow was terminated.',
+      new Date('2026-01-01T00:03:00Z'),
+    );
     expect(failed).toMatchObject({ status: 'failed', completed_items: 0, failed_items: 3, progress_percent: 100 });
     const view = await jobs.view(failed!);
-    expect(view.items).toEqual(ITEMS.map((it, i) => ({ id: `bj_term-${i}`, query: it.query, type: it.type, status: 'failed', error: 'Job failed: its workflow was terminated.', latency_ms: 0 })));
-    expect((await jobs.failUnfinished('bj_term', 'other', new Date()))!.failure).toBe('Job failed: its workflow was terminated.');
+    expect(view.items).toEqual(
+      ITEMS.map((it, i) => ({
+        id: `bj_term-${i}`,
+        query: it.query,
+        type: it.type,
+        status: 'failed',
+        error: 'Job failed: its workflow was terminated.',
+        latency_ms: 0,
+      })),
+    );
+    expect((await jobs.failUnfinished('bj_term', 'other', new Date()))!.failure).toBe(
+      'Job failed: its workflow was terminated.',
+    );
     await jobs.admit(newJob('bj_ok'), ITEMS, 4);
     await runToCompletion(jobs, 'bj_ok', new Date());
     expect((await jobs.failUnfinished('bj_ok', 'x', new Date()))!.status).toBe('completed');
@@ -264,6 +321,7 @@ describe('persistence/batch.ts: the job store', () => {
     }
     // The bounded slots: whole reads (≤ SVC_BATCH_MAX_JOBS documents) and point writes.
     const slotOps = m.log.filter((r) => r.coll === 'batch_slots' && !r.op.startsWith('insert'));
-    for (const r of slotOps) expect(r.op === 'find' ? Object.keys(r.filter) : ['_id']).toEqual(r.op === 'find' ? [] : Object.keys(r.filter));
+    for (const r of slotOps)
+      expect(r.op === 'find' ? Object.keys(r.filter) : ['_id']).toEqual(r.op === 'find' ? [] : Object.keys(r.filter));
   });
 });

@@ -10,14 +10,23 @@ describe('batchCounters', () => {
       { index: 0, status: 'completed', result: {}, latency_ms: 1 },
       { index: 2, status: 'failed', error: 'x', latency_ms: 0 },
     ];
-    expect(batchCounters(3, outcomes)).toEqual({ total_items: 3, completed_items: 1, failed_items: 1, progress_percent: 66 });
+    expect(batchCounters(3, outcomes)).toEqual({
+      total_items: 3,
+      completed_items: 1,
+      failed_items: 1,
+      progress_percent: 66,
+    });
     expect(batchCounters(3, [])).toEqual({ total_items: 3, completed_items: 0, failed_items: 0, progress_percent: 0 });
     const all = [0, 1, 2].map((index): BatchItemOutcome => ({ index, status: 'completed', latency_ms: 0 }));
     expect(batchCounters(3, all).progress_percent).toBe(100);
   });
 
   it('never reports 100 before the last item is final', () => {
-    const outcomes = Array.from({ length: 199 }, (_, index): BatchItemOutcome => ({ index, status: 'completed', latency_ms: 0 }));
+    const outcomes = Array.from({ length: 199 }, (_, index): BatchItemOutcome => ({
+      index,
+      status: 'completed',
+      latency_ms: 0,
+    }));
     expect(batchCounters(200, outcomes).progress_percent).toBe(99);
   });
 });
@@ -34,8 +43,22 @@ describe('itemViews', () => {
       { index: 1, status: 'failed', error: llmNotConfigured('natural_language'), latency_ms: 0 },
     ];
     expect(itemViews('bj_1', requests, outcomes)).toEqual([
-      { id: 'bj_1-1', query: 'hello', type: 'natural_language', status: 'failed', error: 'LLM provider not configured: natural_language items fail closed', latency_ms: 0 },
-      { id: 'bj_1-2', query: 'SELECT 1', type: 'sql', status: 'completed', result: { status: 'BLOCKED' }, latency_ms: 3.5 },
+      {
+        id: 'bj_1-1',
+        query: 'hello',
+        type: 'natural_language',
+        status: 'failed',
+        error: 'LLM provider not configured: natural_language items fail closed',
+        latency_ms: 0,
+      },
+      {
+        id: 'bj_1-2',
+        query: 'SELECT 1',
+        type: 'sql',
+        status: 'completed',
+        result: { status: 'BLOCKED' },
+        latency_ms: 3.5,
+      },
     ]);
   });
 });
@@ -52,7 +75,9 @@ describe('runBatchItem', () => {
   });
 
   it('fails a late item with a final (non-retryable) BatchItemTimeout carrying the elapsed time', async () => {
-    const err = await runBatchItem({ timeout_ms: 50 }, () => new Promise((res) => setTimeout(res, 500))).catch((e: unknown) => e);
+    const err = await runBatchItem({ timeout_ms: 50 }, () => new Promise((res) => setTimeout(res, 500))).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(ApplicationFailure);
     const f = err as ApplicationFailure;
     expect(f.type).toBe('BatchItemTimeout');
@@ -62,6 +87,8 @@ describe('runBatchItem', () => {
   });
 
   it('passes an engine error through (retried by the workflow)', async () => {
-    await expect(runBatchItem({ timeout_ms: 1000 }, async () => Promise.reject(new Error('store down')))).rejects.toThrow('store down');
+    await expect(
+      runBatchItem({ timeout_ms: 1000 }, async () => Promise.reject(new Error('store down'))),
+    ).rejects.toThrow('store down');
   });
 });

@@ -14,23 +14,55 @@ import { planBatchDetail } from '../../contract/batch.js';
 
 describe('verdict lines lead with the admission', () => {
   it('code/SQL: BLOCKED (proof: unsafe) / ADMIT (proof: safe) / not proven; others keep status (outcome)', () => {
-    expect(headline('code', { status: 'VERIFIED', admission: 'BLOCKED' }, 'blocked')).toBe('code: BLOCKED (proof: unsafe)');
-    expect(headline('code', { status: 'VERIFIED', admission: 'ADMIT' }, 'verified')).toBe('code: ADMIT (proof: safe)');
-    expect(headline('sql', { status: 'VERIFIED', admission: 'BLOCKED' }, 'blocked')).toBe('sql: BLOCKED (proof: rejected)');
-    expect(headline('code', { status: 'UNVERIFIABLE', admission: 'BLOCKED' }, 'blocked')).toBe('code: BLOCKED (not proven: UNVERIFIABLE)');
-    expect(headline('math', { status: 'VERIFIED', proof_ref: 'sha256:x' }, 'verified')).toBe('math: VERIFIED (verified)');
-    // A claim the engine showed false reads "false" (issue 27 point 9); a float or tolerance comparison never does.
-    expect(headline('math', { status: 'UNVERIFIABLE', is_valid: false, method: 'canonical_form', simplified_difference: '-1' }, 'not_verified')).toBe(
-      'math: FALSE (the sides differ by -1; status UNVERIFIABLE)',
+    expect(headline('code', { status: 'VERIFIED', admission: 'BLOCKED' }, 'blocked')).toBe(
+      'code: BLOCKED (proof: unsafe)',
     );
-    expect(headline('math', { status: 'UNVERIFIABLE', is_valid: false, method: 'tolerance_comparison', simplified_difference: '0.5' }, 'not_verified')).toBe(
+    expect(headline('code', { status: 'VERIFIED', admission: 'ADMIT' }, 'verified')).toBe('code: ADMIT (proof: safe)');
+    expect(headline('sql', { status: 'VERIFIED', admission: 'BLOCKED' }, 'blocked')).toBe(
+      'sql: BLOCKED (proof: rejected)',
+    );
+    expect(headline('code', { status: 'UNVERIFIABLE', admission: 'BLOCKED' }, 'blocked')).toBe(
+      'code: BLOCKED (not proven: UNVERIFIABLE)',
+    );
+    expect(headline('math', { status: 'VERIFIED', proof_ref: 'sha256:x' }, 'verified')).toBe(
+      'math: VERIFIED (verified)',
+    );
+    // A claim the engine showed false reads "false" (issue 27 point 9); a float or tolerance comparison never does.
+    expect(
+      headline(
+        'math',
+        { status: 'UNVERIFIABLE', is_valid: false, method: 'canonical_form', simplified_difference: '-1' },
+        'not_verified',
+      ),
+    ).toBe('math: FALSE (the sides differ by -1; status UNVERIFIABLE)');
+    expect(
+      headline(
+        'math',
+        { status: 'UNVERIFIABLE', is_valid: false, method: 'tolerance_comparison', simplified_difference: '0.5' },
+        'not_verified',
+      ),
+    ).toBe('math: UNVERIFIABLE (not verified)');
+    expect(headline('math', { status: 'UNVERIFIABLE', is_valid: true, value: 4 }, 'not_verified')).toBe(
       'math: UNVERIFIABLE (not verified)',
     );
-    expect(headline('math', { status: 'UNVERIFIABLE', is_valid: true, value: 4 }, 'not_verified')).toBe('math: UNVERIFIABLE (not verified)');
   });
 
   it('issues show a line only where the engine gives one; --verbose adds the workflow', () => {
-    const text = humanVerdict('sql', { status: 'VERIFIED', admission: 'BLOCKED', developer_fields: { issues: [{ severity: 'error', description: 'a' }, { severity: 'error', line_number: 3, description: 'b' }] } }, 'blocked', { workflowId: 'wf-1' });
+    const text = humanVerdict(
+      'sql',
+      {
+        status: 'VERIFIED',
+        admission: 'BLOCKED',
+        developer_fields: {
+          issues: [
+            { severity: 'error', description: 'a' },
+            { severity: 'error', line_number: 3, description: 'b' },
+          ],
+        },
+      },
+      'blocked',
+      { workflowId: 'wf-1' },
+    );
     expect(text).toContain('  issue: [error]: a');
     expect(text).toContain('  issue: [error] line 3: b');
     expect(text).not.toContain('line ?');
@@ -40,8 +72,17 @@ describe('verdict lines lead with the admission', () => {
 
 describe('language from the file extension', () => {
   it.each([
-    ['bad.js', 'javascript'], ['x.MJS', 'javascript'], ['a/b/c.py', 'python'], ['t.ts', 'typescript'], ['c.tsx', 'tsx'],
-    ['s.sh', 'bash'], ['m.go', 'go'], ['J.java', 'java'], ['r.rb', 'ruby'], ['p.php', 'php'], ['-', 'python'],
+    ['bad.js', 'javascript'],
+    ['x.MJS', 'javascript'],
+    ['a/b/c.py', 'python'],
+    ['t.ts', 'typescript'],
+    ['c.tsx', 'tsx'],
+    ['s.sh', 'bash'],
+    ['m.go', 'go'],
+    ['J.java', 'java'],
+    ['r.rb', 'ruby'],
+    ['p.php', 'php'],
+    ['-', 'python'],
   ])('%s → %s', (file, lang) => expect(languageFor(file, undefined)).toBe(lang));
   it('--language wins; an unknown extension is a usage error', () => {
     expect(languageFor('bad.js', 'python')).toBe('python');
@@ -60,7 +101,15 @@ describe('batch', () => {
 
   it('the table aligns columns and shows one line per item', () => {
     const t = resultTable([
-      { line: 1, job_id: 'j', outcome: 'blocked', type: 'code', status: 'completed', query: 'import os\nos.system("x")', result: { status: 'VERIFIED', admission: 'BLOCKED' } },
+      {
+        line: 1,
+        job_id: 'j',
+        outcome: 'blocked',
+        type: 'code',
+        status: 'completed',
+        query: 'import os\nos.system("x")',
+        result: { status: 'VERIFIED', admission: 'BLOCKED' },
+      },
       { line: 12, job_id: 'j', outcome: 'error', type: 'math', status: 'failed', query: 'x', error: 'engine failed' },
     ]);
     expect(t.split('\n')).toEqual([
@@ -68,7 +117,12 @@ describe('batch', () => {
       '1     BLOCKED  BLOCKED (proof: unsafe)  code  import os os.system("x")',
       '12    error    failed: engine failed    math  x',
     ]);
-    expect(table([['A', 'B'], ['long', '']])).toBe('A     B\nlong');
+    expect(
+      table([
+        ['A', 'B'],
+        ['long', ''],
+      ]),
+    ).toBe('A     B\nlong');
     expect(excerpt('a'.repeat(60), 10)).toBe(`${'a'.repeat(9)}\u2026`);
   });
 });
@@ -81,7 +135,12 @@ describe('svc login storage', () => {
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(statSync(path.dirname(file)).mode & 0o777).toBe(0o700);
     const warnings: string[] = [];
-    expect(readConfig(env, (w) => warnings.push(w))).toEqual({ access_token: 'a.b.c', email: 'x@example.test', api_key: undefined, base_url: undefined });
+    expect(readConfig(env, (w) => warnings.push(w))).toEqual({
+      access_token: 'a.b.c',
+      email: 'x@example.test',
+      api_key: undefined,
+      base_url: undefined,
+    });
     chmodSync(file, 0o640);
     expect(readConfig(env, (w) => warnings.push(w))).toEqual({});
     expect(warnings[0]).toMatch(/readable by other users/);

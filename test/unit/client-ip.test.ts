@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { TrustedProxyConfigError, canonicalIp, clientIp, normalizeIp, parseTrustedProxies } from '../../core/client-ip.js';
+import {
+  TrustedProxyConfigError,
+  canonicalIp,
+  clientIp,
+  normalizeIp,
+  parseTrustedProxies,
+} from '../../core/client-ip.js';
 
 describe('normalizeIp', () => {
   it.each<[string, string | null | undefined, string | null]>([
@@ -91,7 +97,11 @@ describe('parseTrustedProxies', () => {
     ['IPv6 /0', '::/0', ['::/0']],
     ['IPv4-mapped address', '::ffff:10.0.0.9', ['10.0.0.9']],
     ['IPv4-mapped range', '::ffff:192.168.0.0/112', ['192.168.0.0/16']],
-    ['mixed list with spaces', ' 10.0.0.0/8 , 172.16.0.0/12,::1 ,fd00::/8 ', ['10.0.0.0/8', '172.16.0.0/12', '::1', 'fd00::/8']],
+    [
+      'mixed list with spaces',
+      ' 10.0.0.0/8 , 172.16.0.0/12,::1 ,fd00::/8 ',
+      ['10.0.0.0/8', '172.16.0.0/12', '::1', 'fd00::/8'],
+    ],
   ])('%s', (_name, csv, entries) => {
     expect(parseTrustedProxies(csv).entries).toEqual(entries);
   });
@@ -178,7 +188,12 @@ describe('clientIp', () => {
     ['peer outside the trusted ranges is still the key', '11.0.0.1', '1.1.1.1', '11.0.0.1'],
     ['trusted peer, one hop', '10.1.2.3', '198.51.100.20', '198.51.100.20'],
     ['trusted peer, rightmost hop of a list', '10.1.2.3', '6.6.6.6, 198.51.100.20', '198.51.100.20'],
-    ['trusted peer, spoofed leftmost entries ignored', '10.1.2.3', '127.0.0.1, 10.9.9.9, 198.51.100.20', '198.51.100.20'],
+    [
+      'trusted peer, spoofed leftmost entries ignored',
+      '10.1.2.3',
+      '127.0.0.1, 10.9.9.9, 198.51.100.20',
+      '198.51.100.20',
+    ],
     ['trusted peer, hop with port', '10.1.2.3', '198.51.100.20:4711', '198.51.100.20'],
     ['trusted peer, IPv6 hop bracketed with port', '10.1.2.3', '[2001:db8::42]:443', '2001:db8::42'],
     ['trusted peer, IPv6 hop', '10.1.2.3', '1.1.1.1, 2001:DB8::42', '2001:db8::42'],

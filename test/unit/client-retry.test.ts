@@ -37,7 +37,12 @@ function setup(steps: Scripted[], opts: ConstructorParameters<typeof SvcClient>[
   script = [...steps];
   hits = [];
   const waits: number[] = [];
-  const client = new SvcClient({ baseUrl: base, apiKey: 'svc_live_test', sleep: async (ms) => void waits.push(ms), ...opts });
+  const client = new SvcClient({
+    baseUrl: base,
+    apiKey: 'svc_live_test',
+    sleep: async (ms) => void waits.push(ms),
+    ...opts,
+  });
   return { client, waits };
 }
 
@@ -57,7 +62,14 @@ describe('Retry-After', () => {
   });
 
   it('waits the seconds a 429 names, then returns the 200 (real wait, same body sent again)', async () => {
-    script = [{ status: 429, headers: { 'retry-after': '1' }, body: { error: { code: 'SVC-005', message: 'Rate limit exceeded' } } }, { status: 200, body: verified }];
+    script = [
+      {
+        status: 429,
+        headers: { 'retry-after': '1' },
+        body: { error: { code: 'SVC-005', message: 'Rate limit exceeded' } },
+      },
+      { status: 200, body: verified },
+    ];
     hits = [];
     const client = new SvcClient({ baseUrl: base, apiKey: 'k' });
     const res = await client.verifyMath('1+1 = 2');
@@ -70,7 +82,10 @@ describe('Retry-After', () => {
 
   it('honours an HTTP-date on 503', async () => {
     const at = new Date(Date.now() + 4000).toUTCString();
-    const { client, waits } = setup([{ status: 503, headers: { 'retry-after': at }, body: { detail: 'Server busy — retry shortly.' } }, { status: 200, body: verified }]);
+    const { client, waits } = setup([
+      { status: 503, headers: { 'retry-after': at }, body: { detail: 'Server busy — retry shortly.' } },
+      { status: 200, body: verified },
+    ]);
     await expect(client.verifyMath('x = x')).resolves.toEqual(verified);
     expect(waits).toHaveLength(1);
     // Second resolution of the date: between 2 and 4 s from now.
@@ -80,7 +95,16 @@ describe('Retry-After', () => {
 
   it('falls back to the SVC-005 body retry_after, then to exponential back-off', async () => {
     const { client, waits } = setup([
-      { status: 429, body: { error: { code: 'SVC-005', message: 'Rate limit exceeded', details: { limit: 60, reset_at: 'x', retry_after: 2 } } } },
+      {
+        status: 429,
+        body: {
+          error: {
+            code: 'SVC-005',
+            message: 'Rate limit exceeded',
+            details: { limit: 60, reset_at: 'x', retry_after: 2 },
+          },
+        },
+      },
       { status: 503, body: { detail: 'Server busy — retry shortly.' } },
       { status: 503, body: { detail: 'Server busy — retry shortly.' } },
       { status: 200, body: verified },
@@ -92,7 +116,11 @@ describe('Retry-After', () => {
 
 describe('give-up bounds', () => {
   it('stops after maxAttempts and throws the last 503 with its detail', async () => {
-    const busy = { status: 503, headers: { 'retry-after': '0' }, body: { detail: 'Batch capacity reached — retry shortly.' } };
+    const busy = {
+      status: 503,
+      headers: { 'retry-after': '0' },
+      body: { detail: 'Batch capacity reached — retry shortly.' },
+    };
     const { client, waits } = setup([busy, busy, busy, busy, busy], { retry: { maxAttempts: 3 } });
     const err = await client.submitBatch([{ query: '1+1', type: 'math' }]).catch((e) => e);
     expect(err).toBeInstanceOf(SvcApiError);
@@ -102,7 +130,14 @@ describe('give-up bounds', () => {
   });
 
   it('gives up at once when Retry-After exceeds the total wait budget', async () => {
-    const { client, waits } = setup([{ status: 429, headers: { 'retry-after': '3600' }, body: { error: { code: 'SVC-005', message: 'Rate limit exceeded' } } }, { status: 200, body: verified }]);
+    const { client, waits } = setup([
+      {
+        status: 429,
+        headers: { 'retry-after': '3600' },
+        body: { error: { code: 'SVC-005', message: 'Rate limit exceeded' } },
+      },
+      { status: 200, body: verified },
+    ]);
     const err = await client.verifyMath('1').catch((e) => e);
     expect(err).toMatchObject({ status: 429, detail: 'Rate limit exceeded', code: 'SVC-005' });
     expect(hits).toHaveLength(1);
@@ -120,14 +155,24 @@ describe('give-up bounds', () => {
 
 describe('no retry, no pass', () => {
   it.each([400, 401, 403, 404, 408, 413, 422, 500])('HTTP %i is thrown at once with its detail', async (status) => {
-    const { client, waits } = setup([{ status, body: { detail: `detail ${status}` } }, { status: 200, body: verified }]);
-    await expect(client.verifyMath('1')).rejects.toEqual(new SvcApiError(status, `detail ${status}`, { detail: `detail ${status}` }));
+    const { client, waits } = setup([
+      { status, body: { detail: `detail ${status}` } },
+      { status: 200, body: verified },
+    ]);
+    await expect(client.verifyMath('1')).rejects.toEqual(
+      new SvcApiError(status, `detail ${status}`, { detail: `detail ${status}` }),
+    );
     expect(hits).toHaveLength(1);
     expect(waits).toEqual([]);
   });
 
   it('a BLOCKED verdict sent with 403 by logic is returned as data, and is not a pass', async () => {
-    const blocked = { status: 'BLOCKED', reason: 'string_literal', detail: 'String literals are not allowed', provider_used: null };
+    const blocked = {
+      status: 'BLOCKED',
+      reason: 'string_literal',
+      detail: 'String literals are not allowed',
+      provider_used: null,
+    };
     const { client } = setup([{ status: 403, body: blocked }]);
     const res = await client.verifyLogic('(EQ x "a")');
     expect(res).toEqual(blocked);
@@ -136,7 +181,10 @@ describe('no retry, no pass', () => {
 
   it('a 403 without a verdict still throws, even on a verdict endpoint', async () => {
     const { client } = setup([{ status: 403, body: { detail: 'Insufficient permissions for this operation' } }]);
-    await expect(client.verifyLogic('(GT x 1)')).rejects.toMatchObject({ status: 403, detail: 'Insufficient permissions for this operation' });
+    await expect(client.verifyLogic('(GT x 1)')).rejects.toMatchObject({
+      status: 403,
+      detail: 'Insufficient permissions for this operation',
+    });
   });
 
   it('a 2xx that is not JSON is an error, not a result', async () => {
@@ -172,7 +220,10 @@ describe('no retry, no pass', () => {
 
 describe('credentials', () => {
   it('sends the key only where the endpoint takes it, and the bearer token to /auth', async () => {
-    script = [{ status: 200, body: { status: 'healthy' } }, { status: 200, body: [] }];
+    script = [
+      { status: 200, body: { status: 'healthy' } },
+      { status: 200, body: [] },
+    ];
     hits = [];
     const seen: Record<string, string>[] = [];
     const spy = (async (url: string, init: RequestInit) => {

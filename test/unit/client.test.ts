@@ -23,13 +23,23 @@ describe('SvcClient', () => {
 
   it('prefers an explicit key and surfaces error details', async () => {
     const seen: { headers?: Record<string, string> }[] = [];
-    const c = new SvcClient({ baseUrl: 'http://x/', apiKey: 'svc_live_explicit', fetch: fakeFetch(401, { detail: 'Invalid API key.' }, seen) });
-    await expect(c.verifyMath('1')).rejects.toEqual(new SvcApiError(401, 'Invalid API key.', { detail: 'Invalid API key.' }));
+    const c = new SvcClient({
+      baseUrl: 'http://x/',
+      apiKey: 'svc_live_explicit',
+      fetch: fakeFetch(401, { detail: 'Invalid API key.' }, seen),
+    });
+    await expect(c.verifyMath('1')).rejects.toEqual(
+      new SvcApiError(401, 'Invalid API key.', { detail: 'Invalid API key.' }),
+    );
     expect(seen[0]?.headers?.['x-api-key']).toBe('svc_live_explicit');
   });
 
   it('reads the SVC-005 rate-limit object', async () => {
-    const c = new SvcClient({ baseUrl: 'http://x', apiKey: 'k', fetch: fakeFetch(429, { error: { code: 'SVC-005', message: 'Rate limit exceeded' } }, []) });
+    const c = new SvcClient({
+      baseUrl: 'http://x',
+      apiKey: 'k',
+      fetch: fakeFetch(429, { error: { code: 'SVC-005', message: 'Rate limit exceeded' } }, []),
+    });
     await expect(c.health()).rejects.toMatchObject({ status: 429, detail: 'Rate limit exceeded' });
   });
 });
@@ -50,12 +60,26 @@ describe('audit redaction', () => {
 
 describe('Verification Context trust (issue 28 item 6)', () => {
   it('trustContext is true only when the document resolves and was issued here', async () => {
-    const answer = (body: unknown) => new SvcClient({ baseUrl: 'http://x', apiKey: 'k', fetch: fakeFetch(200, body, []) });
+    const answer = (body: unknown) =>
+      new SvcClient({ baseUrl: 'http://x', apiKey: 'k', fetch: fakeFetch(200, body, []) });
     const doc = { document: {} } as never;
-    expect(await answer({ resolved: true, issued_here: true, issued_here_reason: 'issued_by_this_service' }).trustContext(doc)).toBe(true);
+    expect(
+      await answer({ resolved: true, issued_here: true, issued_here_reason: 'issued_by_this_service' }).trustContext(
+        doc,
+      ),
+    ).toBe(true);
     // A self-consistent document we never issued (made up, or edited and re-sealed).
-    expect(await answer({ resolved: true, issued_here: false, issued_here_reason: 'not_issued_here' }).trustContext(doc)).toBe(false);
-    expect(await answer({ resolved: false, issued_here: false, issued_here_reason: 'not_resolved', reason: 'commitment_mismatch' }).trustContext(doc)).toBe(false);
+    expect(
+      await answer({ resolved: true, issued_here: false, issued_here_reason: 'not_issued_here' }).trustContext(doc),
+    ).toBe(false);
+    expect(
+      await answer({
+        resolved: false,
+        issued_here: false,
+        issued_here_reason: 'not_resolved',
+        reason: 'commitment_mismatch',
+      }).trustContext(doc),
+    ).toBe(false);
     // An older server without the field: not trusted (fail closed).
     expect(await answer({ resolved: true }).trustContext(doc)).toBe(false);
   });

@@ -50,7 +50,13 @@ function issues(outcome: EngineOutcome): Issue[] {
 }
 
 function criticalLines(outcome: EngineOutcome): number[] {
-  return [...new Set(issues(outcome).filter((i) => i.severity === 'critical').map((i) => i.line_number))].sort((a, b) => a - b);
+  return [
+    ...new Set(
+      issues(outcome)
+        .filter((i) => i.severity === 'critical')
+        .map((i) => i.line_number),
+    ),
+  ].sort((a, b) => a - b);
 }
 
 // v2 bodies computed independently of this code (Python zlib.crc32 + a separate Base62 encoder).
@@ -64,7 +70,8 @@ describe('labelled corpus', () => {
   it('has at least 150 snippets covering all eight language families', () => {
     expect(corpus.length).toBeGreaterThanOrEqual(150);
     const languages = new Set(corpus.map((c) => resolveLanguage(c.language)));
-    for (const l of ['python', 'javascript', 'typescript', 'bash', 'go', 'java', 'ruby', 'php']) expect(languages.has(l as never)).toBe(true);
+    for (const l of ['python', 'javascript', 'typescript', 'bash', 'go', 'java', 'ruby', 'php'])
+      expect(languages.has(l as never)).toBe(true);
     expect(corpus.filter((c) => c.critical).length).toBeGreaterThan(50);
     expect(corpus.filter((c) => !c.critical).length).toBeGreaterThan(50);
   });
@@ -77,7 +84,9 @@ describe('labelled corpus', () => {
       expect(outcome.kind).toBe('blocked');
       expect(outcome.developerFields).toMatchObject({ constraint_id: entry.blocked, is_valid: false });
       const listed = (outcome.developerFields.issues ?? []) as Issue[];
-      lines = [...new Set(listed.filter((i) => i.severity === 'critical').map((i) => i.line_number))].sort((a, b) => a - b);
+      lines = [...new Set(listed.filter((i) => i.severity === 'critical').map((i) => i.line_number))].sort(
+        (a, b) => a - b,
+      );
       if (!entry.critical) tally.benignBlocked++;
     } else {
       lines = criticalLines(outcome);
@@ -122,7 +131,13 @@ describe('verdict rows', () => {
       critical_count: 0,
       issues: [],
     });
-    const diag = buildDiagnostic({ status: 'VERIFIED', agentMessage: outcome.agentMessage, developerFields: outcome.developerFields, proofRef: `sha256:${'a'.repeat(64)}`, withAdmission: true });
+    const diag = buildDiagnostic({
+      status: 'VERIFIED',
+      agentMessage: outcome.agentMessage,
+      developerFields: outcome.developerFields,
+      proofRef: `sha256:${'a'.repeat(64)}`,
+      withAdmission: true,
+    });
     expect(diag.admission).toBe('ADMIT');
   });
 
@@ -134,12 +149,25 @@ describe('verdict rows', () => {
       is_valid: false,
       language: 'python',
       critical_count: 1,
-      issues: [{ severity: 'critical', type: 'shell_execution', line_number: 2, description: 'Process execution through subprocess: subprocess.run' }],
+      issues: [
+        {
+          severity: 'critical',
+          type: 'shell_execution',
+          line_number: 2,
+          description: 'Process execution through subprocess: subprocess.run',
+        },
+      ],
     });
     expect(outcome.agentMessage).toBe(
       'Code scan completed: 1 critical issue found (first on line 2: Process execution through subprocess: subprocess.run); the code is not admitted.',
     );
-    const diag = buildDiagnostic({ status: 'VERIFIED', agentMessage: outcome.agentMessage, developerFields: outcome.developerFields, proofRef: `sha256:${'b'.repeat(64)}`, withAdmission: true });
+    const diag = buildDiagnostic({
+      status: 'VERIFIED',
+      agentMessage: outcome.agentMessage,
+      developerFields: outcome.developerFields,
+      proofRef: `sha256:${'b'.repeat(64)}`,
+      withAdmission: true,
+    });
     expect(diag.status).toBe('VERIFIED');
     expect(diag.admission).toBe('BLOCKED');
   });
@@ -159,8 +187,12 @@ describe('verdict rows', () => {
     const outcome = proven(await scanCode('import requests\nrequests.get("https://example.com")\n'));
     expect(outcome.developerFields.is_safe).toBe(true);
     expect(outcome.developerFields.constraint_id).toBe('code_verifier.code_safe');
-    expect(outcome.agentMessage).toBe('Code scan completed: no critical or high-severity issues; 1 lower-severity finding.');
-    expect(issues(outcome)).toEqual([{ severity: 'low', type: 'outbound_http', line_number: 2, description: 'Outbound HTTP request: requests.get' }]);
+    expect(outcome.agentMessage).toBe(
+      'Code scan completed: no critical or high-severity issues; 1 lower-severity finding.',
+    );
+    expect(issues(outcome)).toEqual([
+      { severity: 'low', type: 'outbound_http', line_number: 2, description: 'Outbound HTTP request: requests.get' },
+    ]);
   });
 
   it.each([[''], ['   \n\t  \n']])('empty code %j → BLOCKED code_verifier.empty_code', async (code) => {
@@ -175,7 +207,11 @@ describe('verdict rows', () => {
     expect(await scanCode('PROGRAM-ID. HELLO.', 'cobol')).toEqual({
       kind: 'blocked',
       agentMessage: `The language "cobol" is not supported; supported languages: ${SUPPORTED_LANGUAGES.join(', ')}.`,
-      developerFields: { constraint_id: 'code_verifier.unsupported_language', is_valid: false, supported_languages: [...SUPPORTED_LANGUAGES] },
+      developerFields: {
+        constraint_id: 'code_verifier.unsupported_language',
+        is_valid: false,
+        supported_languages: [...SUPPORTED_LANGUAGES],
+      },
     });
   });
 
@@ -183,8 +219,15 @@ describe('verdict rows', () => {
     const outcome = await scanCode('This is not code at all, just some words that a model wrote.', 'python');
     expect(outcome).toEqual({
       kind: 'blocked',
-      agentMessage: 'The code could not be parsed as python: most of it is not valid python syntax (first error on line 1). It parses as bash: send it with "language": "bash" if that is what it is.',
-      developerFields: { constraint_id: 'code_verifier.parse_failure', is_valid: false, language: 'python', error_coverage: 1, parses_as: ['bash'] },
+      agentMessage:
+        'The code could not be parsed as python: most of it is not valid python syntax (first error on line 1). It parses as bash: send it with "language": "bash" if that is what it is.',
+      developerFields: {
+        constraint_id: 'code_verifier.parse_failure',
+        is_valid: false,
+        language: 'python',
+        error_coverage: 1,
+        parses_as: ['bash'],
+      },
     });
     const js = await scanCode('function (( {{ ', 'javascript');
     expect(js.kind).toBe('blocked');
@@ -206,23 +249,36 @@ describe('verdict rows', () => {
         critical_count: 1,
         issues: [
           { severity: 'medium', type: 'parse_error', line_number: 3, description: 'Syntax error: missing ")"' },
-          { severity: 'critical', type: 'shell_execution', line_number: 6, description: 'Shell or process execution through os: os.system' },
+          {
+            severity: 'critical',
+            type: 'shell_execution',
+            line_number: 6,
+            description: 'Shell or process execution through os: os.system',
+          },
         ],
       },
     });
     const benign = await scanCode(fixture('python/tn_partial_parse_error.py'), 'python');
     expect(benign.kind).toBe('blocked');
-    expect(benign.developerFields.issues).toEqual([{ severity: 'medium', type: 'parse_error', line_number: 4, description: 'Syntax error: missing ")"' }]);
+    expect(benign.developerFields.issues).toEqual([
+      { severity: 'medium', type: 'parse_error', line_number: 4, description: 'Syntax error: missing ")"' },
+    ]);
   });
 
   it('code in another supported language is blocked with a hint naming it (issue 28 item 14)', async () => {
     const outcome = await scanCode('const cp = require("child_process");\ncp.exec(process.argv[2]);', 'python');
     expect(outcome.kind).toBe('blocked');
-    expect(outcome.developerFields).toMatchObject({ constraint_id: 'code_verifier.does_not_parse_as_language', is_valid: false, language: 'python' });
+    expect(outcome.developerFields).toMatchObject({
+      constraint_id: 'code_verifier.does_not_parse_as_language',
+      is_valid: false,
+      language: 'python',
+    });
     expect((outcome.developerFields.parses_as as string[])[0]).toBe('javascript');
     expect(outcome.agentMessage).toContain('It parses as javascript');
     // A missing token alone (no ERROR node) is a syntax error too.
-    expect((await scanCode('if (x) { y();\n', 'javascript')).developerFields.constraint_id).toBe('code_verifier.does_not_parse_as_language');
+    expect((await scanCode('if (x) { y();\n', 'javascript')).developerFields.constraint_id).toBe(
+      'code_verifier.does_not_parse_as_language',
+    );
   });
 
   it('time budget exceeded → BLOCKED code_verifier.timeout', async () => {
@@ -291,7 +347,9 @@ describe('verdict rows', () => {
     const code = 'import os\nos.system("id")\n';
     const outcome = proven(await scanCode(code, 'py'));
     const proof = outcome.proof as Record<string, any>;
-    const wtsVersion = JSON.parse(readFileSync(path.join(path.dirname(require.resolve('web-tree-sitter')), 'package.json'), 'utf8')).version;
+    const wtsVersion = JSON.parse(
+      readFileSync(path.join(path.dirname(require.resolve('web-tree-sitter')), 'package.json'), 'utf8'),
+    ).version;
     const grammarPkg = require.resolve('@vscode/tree-sitter-wasm/package.json');
     const grammarBytes = readFileSync(path.join(path.dirname(grammarPkg), 'wasm', 'tree-sitter-python.wasm'));
     expect(proof.parser).toEqual({ name: 'web-tree-sitter', version: wtsVersion });
@@ -307,9 +365,20 @@ describe('verdict rows', () => {
     expect(proof.language).toBe('python');
     expect(proof.snippet_wrapper).toBeNull();
     expect(proof.findings).toEqual([
-      { rule_id: 'py.os-process', severity: 'critical', type: 'shell_execution', line_number: 2, description: 'Shell or process execution through os: os.system' },
+      {
+        rule_id: 'py.os-process',
+        severity: 'critical',
+        type: 'shell_execution',
+        line_number: 2,
+        description: 'Shell or process execution through os: os.system',
+      },
     ]);
-    expect(proof.verdict).toEqual({ constraint_id: 'code_verifier.code_unsafe', is_safe: false, is_valid: false, critical_count: 1 });
+    expect(proof.verdict).toEqual({
+      constraint_id: 'code_verifier.code_unsafe',
+      is_safe: false,
+      is_valid: false,
+      critical_count: 1,
+    });
     // Canonical-encodable (the activity layer hashes it into proof_ref) and deterministic.
     const again = proven(await scanCode(code, 'python'));
     expect(canonicalJson(again.proof)).toBe(canonicalJson(outcome.proof));
@@ -343,21 +412,51 @@ describe('name resolution (aliases must be caught, look-alikes must not)', () =>
     ['python', 'exec = make()\nexec("x")', 'exec as a variable', []],
     ['python', 'import hashlib\nsum = hashlib.md5(data).hexdigest()', 'md5 checksum', []],
     ['python', 'exec("exec(\\"exec(\'print(1)\')\\")")', 'nesting deeper than the limit fails closed', [1]],
-    ['python', 'x = f"{__import__(\'os\').system(\'id\')}"', 'call inside an f-string', [1]],
+    ['python', "x = f\"{__import__('os').system('id')}\"", 'call inside an f-string', [1]],
     ['python', 'import os; os.system("a")', 'statement after ;', [1]],
-    ['python', 'try: import subprocess as sp\nexcept ImportError: sp = None\nsp.call(["x"])', 'import in a one-line block', [3]],
+    [
+      'python',
+      'try: import subprocess as sp\nexcept ImportError: sp = None\nsp.call(["x"])',
+      'import in a one-line block',
+      [3],
+    ],
     ['python', 'from os import (\n    getcwd,\n    system as run,\n)\nrun("x")', 'multi-line import', [5]],
     ['python', '(os.system)("x")', 'parenthesised callee', [1]],
     ['python', 'import os\r\nos.popen("x")\r\n', 'CRLF line endings', [2]],
-    ['python', 'import subprocess\nclass A:\n    run = subprocess.run\n    def go(self):\n        self.run("x")', 'class attribute through self', [5]],
-    ['python', 'import os\ndef f():\n    os = None\n    os.system("x")\nos.system("y")', 'local shadowing in one function only', [5]],
+    [
+      'python',
+      'import subprocess\nclass A:\n    run = subprocess.run\n    def go(self):\n        self.run("x")',
+      'class attribute through self',
+      [5],
+    ],
+    [
+      'python',
+      'import os\ndef f():\n    os = None\n    os.system("x")\nos.system("y")',
+      'local shadowing in one function only',
+      [5],
+    ],
     ['javascript', 'const { exec: run } = require("child_process"); run("x");', 'destructured alias', [1]],
     ['javascript', 'import { execSync as sh } from "node:child_process";\nsh("x");', 'named import alias', [2]],
-    ['javascript', 'const cp = require("child_process");\nconst p = cp.spawn("x");\np.on("exit", done);', 'method on the result is not another execution', [2]],
+    [
+      'javascript',
+      'const cp = require("child_process");\nconst p = cp.spawn("x");\np.on("exit", done);',
+      'method on the result is not another execution',
+      [2],
+    ],
     ['javascript', 'const re = /a/; re.exec("a");', 'RegExp#exec', []],
     ['go', 'package main\nimport x "os/exec"\nfunc main() { x.Command("ls") }', 'Go import alias', [3]],
-    ['java', 'import java.io.*;\nclass A { Object f(InputStream i) throws Exception { return new ObjectInputStream(i).readObject(); } }', 'Java star import', [2]],
-    ['java', 'class H {\n  private Runtime runtime = Runtime.getRuntime();\n  void go(String c) throws Exception { this.runtime.exec(c); }\n}', 'Java this.field of type Runtime', [3]],
+    [
+      'java',
+      'import java.io.*;\nclass A { Object f(InputStream i) throws Exception { return new ObjectInputStream(i).readObject(); } }',
+      'Java star import',
+      [2],
+    ],
+    [
+      'java',
+      'class H {\n  private Runtime runtime = Runtime.getRuntime();\n  void go(String c) throws Exception { this.runtime.exec(c); }\n}',
+      'Java this.field of type Runtime',
+      [3],
+    ],
     ['ruby', 'm = method(:system)\nm.call("ls")', 'Ruby method object', [2]],
     ['php', '<?php\n$f = "sys" . "tem";\n$f("ls");', 'PHP variable function', [3]],
     ['bash', 'c=eval\n$c "$x"', 'Bash command through a variable', [2]],
@@ -370,49 +469,224 @@ describe('name resolution (aliases must be caught, look-alikes must not)', () =>
   it.each([
     ['python', 'import dill\nwith open(p, "rb") as fh:\n    obj = dill.Unpickler(fh).load()', 'dill.Unpickler', [3]],
     ['python', 'import jsonpickle\nstate = jsonpickle.unpickler.decode(blob)', 'jsonpickle.unpickler.decode', [2]],
-    ['python', 'import jsonpickle\nobj = jsonpickle.unpickler.Unpickler().restore(doc)', 'jsonpickle.unpickler.Unpickler', [2]],
+    [
+      'python',
+      'import jsonpickle\nobj = jsonpickle.unpickler.Unpickler().restore(doc)',
+      'jsonpickle.unpickler.Unpickler',
+      [2],
+    ],
     ['python', 'import commands\nmode = commands.getstatus(target)', 'commands.getstatus runs ls -ld', [2]],
     ['python', 'import torch\nnet = torch.load(checkpoint_path)', 'torch.load without weights_only', [2]],
-    ['python', 'import torch\nnet = torch.load(checkpoint_path, weights_only=True)', 'torch.load with weights_only=True', []],
+    [
+      'python',
+      'import torch\nnet = torch.load(checkpoint_path, weights_only=True)',
+      'torch.load with weights_only=True',
+      [],
+    ],
     ['ruby', 'report = open(params[:source]).read', 'Kernel#open of a computed path', [1]],
     ['ruby', 'listing = open("| du -sh #{folder}")', 'Kernel#open of an interpolated pipe', [1]],
     ['ruby', 'require "open-uri"\nbody = URI.open(feed_url).read', 'URI.open of a computed value', [2]],
     ['ruby', 'text = IO.read(input_name)', 'IO.read of a computed path', [1]],
     ['ruby', 'text = File.read(input_name)\nf = File.open(input_name)', 'File.read / File.open never run commands', []],
     ['ruby', 'cfg = open("settings.yml").read', 'Kernel#open of a constant file name', []],
-    ['java', 'class Q {\n  boolean check(String field) {\n    ExpressionParser p = new SpelExpressionParser();\n    return (Boolean) p.parseExpression(field + " > 3").getValue();\n  }\n}', 'SpEL through the ExpressionParser interface', [4]],
-    ['java', 'class Q {\n  Object f(ExpressionFactory ef, ELContext c, String expr) {\n    return ef.createValueExpression(c, expr, Object.class).getValue(c);\n  }\n}', 'EL value expression from a parameter', [3]],
-    ['java', 'class Q {\n  Object f(ExpressionFactory ef, ELContext c) {\n    return ef.createValueExpression(c, "#{order.total}", Object.class).getValue(c);\n  }\n}', 'EL value expression that is a constant', []],
-    ['java', 'class Q {\n  void render(VelocityContext vc, Writer w, String body) {\n    Velocity.evaluate(vc, w, "mail", body);\n  }\n}', 'Velocity template from a parameter', [3]],
-    ['java', 'public String getUserProperty(String property) {\n  return ognlUtil.getValue("user." + property, ctx, root, String.class);\n}', 'OGNL through an undeclared OgnlUtil-named receiver', [2]],
-    ['java', 'class Q {\n  @Inject OgnlUtil util;\n  Object f(String p) { return util.setValue(p, ctx, root, v); }\n}', 'OGNL through a declared OgnlUtil field', [3]],
-    ['java', 'Object price(String path) {\n  return stack.findValue("order." + path);\n}', 'OGNL through an undeclared ValueStack-named receiver', [2]],
-    ['java', 'Object user() {\n  return ognlUtil.getValue("user.name", ctx, root, String.class);\n}', 'OGNL with a constant expression', []],
-    ['java', 'class Q {\n  Cache ognlCache;\n  Object f(String k) { return ognlCache.getValue(k); }\n}', 'receiver declared with another type', []],
+    [
+      'java',
+      'class Q {\n  boolean check(String field) {\n    ExpressionParser p = new SpelExpressionParser();\n    return (Boolean) p.parseExpression(field + " > 3").getValue();\n  }\n}',
+      'SpEL through the ExpressionParser interface',
+      [4],
+    ],
+    [
+      'java',
+      'class Q {\n  Object f(ExpressionFactory ef, ELContext c, String expr) {\n    return ef.createValueExpression(c, expr, Object.class).getValue(c);\n  }\n}',
+      'EL value expression from a parameter',
+      [3],
+    ],
+    [
+      'java',
+      'class Q {\n  Object f(ExpressionFactory ef, ELContext c) {\n    return ef.createValueExpression(c, "#{order.total}", Object.class).getValue(c);\n  }\n}',
+      'EL value expression that is a constant',
+      [],
+    ],
+    [
+      'java',
+      'class Q {\n  void render(VelocityContext vc, Writer w, String body) {\n    Velocity.evaluate(vc, w, "mail", body);\n  }\n}',
+      'Velocity template from a parameter',
+      [3],
+    ],
+    [
+      'java',
+      'public String getUserProperty(String property) {\n  return ognlUtil.getValue("user." + property, ctx, root, String.class);\n}',
+      'OGNL through an undeclared OgnlUtil-named receiver',
+      [2],
+    ],
+    [
+      'java',
+      'class Q {\n  @Inject OgnlUtil util;\n  Object f(String p) { return util.setValue(p, ctx, root, v); }\n}',
+      'OGNL through a declared OgnlUtil field',
+      [3],
+    ],
+    [
+      'java',
+      'Object price(String path) {\n  return stack.findValue("order." + path);\n}',
+      'OGNL through an undeclared ValueStack-named receiver',
+      [2],
+    ],
+    [
+      'java',
+      'Object user() {\n  return ognlUtil.getValue("user.name", ctx, root, String.class);\n}',
+      'OGNL with a constant expression',
+      [],
+    ],
+    [
+      'java',
+      'class Q {\n  Cache ognlCache;\n  Object f(String k) { return ognlCache.getValue(k); }\n}',
+      'receiver declared with another type',
+      [],
+    ],
     ['java', 'Object f(String k) {\n  return entry.getValue(k);\n}', 'undeclared receiver without an OGNL name', []],
-    ['typescript', 'import type { execaCommand } from "execa";\nclass Builder {\n  constructor(private readonly run: typeof execaCommand) {}\n  async build(cmd: string) {\n    await this.run(cmd);\n  }\n}', 'injected parameter property typed typeof execaCommand', [5]],
-    ['typescript', 'import { execaCommandSync } from "execa";\nfunction registry(sh: typeof execaCommandSync): string {\n  return sh("npm config get registry").stdout;\n}', 'parameter typed typeof execaCommandSync', [3]],
-    ['typescript', 'import * as cp from "node:child_process";\nclass T {\n  private spawnFn?: typeof cp.spawn | undefined;\n  go(c: string) { this.spawnFn!(c, []); }\n}', 'optional field typed typeof cp.spawn | undefined', [4]],
-    ['typescript', 'let runner: typeof import("node:child_process").exec;\nrunner = pick();\nrunner(line);', 'variable typed typeof import(...).exec', [3]],
-    ['typescript', 'import { exec } from "node:child_process";\nfunction f(p: ReturnType<typeof exec>, q: typeof format) {\n  p.kill();\n  q("x");\n}', 'ReturnType<typeof exec> and typeof of a harmless function', []],
-    ['typescript', 'import { execaCommand } from "execa";\nclass A {\n  constructor(private readonly log: Logger) {}\n  f(x: string) { this.log(x); }\n}', 'parameter property of another type', []],
-    ['typescript', 'import { exec } from "node:child_process";\nclass A {\n  constructor(run: typeof exec) {}\n  f(c: string) { this.run(c); }\n}', 'plain constructor parameter: no this.run property', []],
-    ['typescript', 'import { childProcessAsPromised } from "@acme/util";\nexport async function fmt(file: string) {\n  await childProcessAsPromised.exec(`npx prettier --write ${file}`);\n}', 'a wrapper named after child_process', [3]],
-    ['javascript', 'const { childProcess } = require("./helpers");\nchildProcess.spawn(cmd, args);', 'an imported helper named childProcess', [2]],
-    ['typescript', 'import type { ChildProcess } from "node:child_process";\nfunction stop(child: ChildProcess) {\n  child.kill();\n  child.stdout?.on("data", log);\n}', 'a ChildProcess instance killed and read', []],
+    [
+      'typescript',
+      'import type { execaCommand } from "execa";\nclass Builder {\n  constructor(private readonly run: typeof execaCommand) {}\n  async build(cmd: string) {\n    await this.run(cmd);\n  }\n}',
+      'injected parameter property typed typeof execaCommand',
+      [5],
+    ],
+    [
+      'typescript',
+      'import { execaCommandSync } from "execa";\nfunction registry(sh: typeof execaCommandSync): string {\n  return sh("npm config get registry").stdout;\n}',
+      'parameter typed typeof execaCommandSync',
+      [3],
+    ],
+    [
+      'typescript',
+      'import * as cp from "node:child_process";\nclass T {\n  private spawnFn?: typeof cp.spawn | undefined;\n  go(c: string) { this.spawnFn!(c, []); }\n}',
+      'optional field typed typeof cp.spawn | undefined',
+      [4],
+    ],
+    [
+      'typescript',
+      'let runner: typeof import("node:child_process").exec;\nrunner = pick();\nrunner(line);',
+      'variable typed typeof import(...).exec',
+      [3],
+    ],
+    [
+      'typescript',
+      'import { exec } from "node:child_process";\nfunction f(p: ReturnType<typeof exec>, q: typeof format) {\n  p.kill();\n  q("x");\n}',
+      'ReturnType<typeof exec> and typeof of a harmless function',
+      [],
+    ],
+    [
+      'typescript',
+      'import { execaCommand } from "execa";\nclass A {\n  constructor(private readonly log: Logger) {}\n  f(x: string) { this.log(x); }\n}',
+      'parameter property of another type',
+      [],
+    ],
+    [
+      'typescript',
+      'import { exec } from "node:child_process";\nclass A {\n  constructor(run: typeof exec) {}\n  f(c: string) { this.run(c); }\n}',
+      'plain constructor parameter: no this.run property',
+      [],
+    ],
+    [
+      'typescript',
+      'import { childProcessAsPromised } from "@acme/util";\nexport async function fmt(file: string) {\n  await childProcessAsPromised.exec(`npx prettier --write ${file}`);\n}',
+      'a wrapper named after child_process',
+      [3],
+    ],
+    [
+      'javascript',
+      'const { childProcess } = require("./helpers");\nchildProcess.spawn(cmd, args);',
+      'an imported helper named childProcess',
+      [2],
+    ],
+    [
+      'typescript',
+      'import type { ChildProcess } from "node:child_process";\nfunction stop(child: ChildProcess) {\n  child.kill();\n  child.stdout?.on("data", log);\n}',
+      'a ChildProcess instance killed and read',
+      [],
+    ],
   ] as [string, string, string, number[]][])('corpus construct %s: %s (%s)', async (language, code, _label, lines) => {
     expect(criticalLines(await scanCode(code, language))).toEqual(lines);
   });
 
   it('reports non-critical sinks with their severities', async () => {
     const rows: [string, string, Issue[]][] = [
-      ['python', 'cur.execute("SELECT * FROM t WHERE id = %s" % uid)', [{ severity: 'high', type: 'sql_injection', line_number: 1, description: 'SQL statement built from run-time values passed to a query call: cur.execute' }]],
-      ['python', 'import os\nos.remove(p)', [{ severity: 'medium', type: 'file_deletion', line_number: 2, description: 'File or directory deletion: os.remove' }]],
-      ['python', 'import tempfile\ntempfile.mktemp()', [{ severity: 'medium', type: 'insecure_tempfile', line_number: 2, description: 'Race-prone temporary file name (mktemp): tempfile.mktemp' }]],
-      ['javascript', 'el.outerHTML = html;', [{ severity: 'medium', type: 'xss_sink', line_number: 1, description: 'HTML injection sink (innerHTML/outerHTML assignment): outerHTML' }]],
-      ['javascript', 'const fs = require("fs");\nfs.rmSync(dir, { recursive: true });', [{ severity: 'medium', type: 'file_deletion', line_number: 2, description: 'File or directory deletion: fs.rmSync' }]],
-      ['bash', 'chmod 777 /srv/app', [{ severity: 'medium', type: 'insecure_permissions', line_number: 1, description: 'World-writable permissions (chmod 777 / o+w): chmod 777' }]],
-      ['python', 'import socket\ns = socket.socket()', [{ severity: 'low', type: 'raw_socket', line_number: 2, description: 'Raw network socket: socket.socket' }]],
+      [
+        'python',
+        'cur.execute("SELECT * FROM t WHERE id = %s" % uid)',
+        [
+          {
+            severity: 'high',
+            type: 'sql_injection',
+            line_number: 1,
+            description: 'SQL statement built from run-time values passed to a query call: cur.execute',
+          },
+        ],
+      ],
+      [
+        'python',
+        'import os\nos.remove(p)',
+        [
+          {
+            severity: 'medium',
+            type: 'file_deletion',
+            line_number: 2,
+            description: 'File or directory deletion: os.remove',
+          },
+        ],
+      ],
+      [
+        'python',
+        'import tempfile\ntempfile.mktemp()',
+        [
+          {
+            severity: 'medium',
+            type: 'insecure_tempfile',
+            line_number: 2,
+            description: 'Race-prone temporary file name (mktemp): tempfile.mktemp',
+          },
+        ],
+      ],
+      [
+        'javascript',
+        'el.outerHTML = html;',
+        [
+          {
+            severity: 'medium',
+            type: 'xss_sink',
+            line_number: 1,
+            description: 'HTML injection sink (innerHTML/outerHTML assignment): outerHTML',
+          },
+        ],
+      ],
+      [
+        'javascript',
+        'const fs = require("fs");\nfs.rmSync(dir, { recursive: true });',
+        [
+          {
+            severity: 'medium',
+            type: 'file_deletion',
+            line_number: 2,
+            description: 'File or directory deletion: fs.rmSync',
+          },
+        ],
+      ],
+      [
+        'bash',
+        'chmod 777 /srv/app',
+        [
+          {
+            severity: 'medium',
+            type: 'insecure_permissions',
+            line_number: 1,
+            description: 'World-writable permissions (chmod 777 / o+w): chmod 777',
+          },
+        ],
+      ],
+      [
+        'python',
+        'import socket\ns = socket.socket()',
+        [{ severity: 'low', type: 'raw_socket', line_number: 2, description: 'Raw network socket: socket.socket' }],
+      ],
     ];
     for (const [language, code, expected] of rows) expect(issues(await scanCode(code, language))).toEqual(expected);
   });
@@ -426,19 +700,36 @@ describe('input tree-sitter cannot fully parse: blocked or scanned, dangerous li
     const code = 'XMLDecoder d = new XMLDecoder(in);\ntry {\n    Object result = d.readObject();\n}\n[...]';
     const outcome = await scanCode(code, 'java');
     expect(outcome.kind).toBe('blocked');
-    expect(outcome.developerFields).toMatchObject({ constraint_id: 'code_verifier.parse_failure', is_valid: false, critical_count: 1 });
+    expect(outcome.developerFields).toMatchObject({
+      constraint_id: 'code_verifier.parse_failure',
+      is_valid: false,
+      critical_count: 1,
+    });
     expect(outcome.developerFields.issues).toEqual([
-      { severity: 'critical', type: 'unsafe_deserialization', line_number: 3, description: 'Unsafe deserialization: java.beans.XMLDecoder#readObject' },
+      {
+        severity: 'critical',
+        type: 'unsafe_deserialization',
+        line_number: 3,
+        description: 'Unsafe deserialization: java.beans.XMLDecoder#readObject',
+      },
     ]);
-    expect(outcome.agentMessage).toMatch(/first error on line \d+\)\. 1 critical issue recognised in the parts that could be read \(first on line 3: /);
+    expect(outcome.agentMessage).toMatch(
+      /first error on line \d+\)\. 1 critical issue recognised in the parts that could be read \(first on line 3: /,
+    );
   });
 
   it('prose that names a dangerous call is blocked as a parse failure without issues (the line does not parse alone)', async () => {
     const outcome = await scanCode('Found child_process.exec() with non Literal first argument', 'javascript');
     expect(outcome).toEqual({
       kind: 'blocked',
-      agentMessage: 'The code could not be parsed as javascript: most of it is not valid javascript syntax (first error on line 1).',
-      developerFields: { constraint_id: 'code_verifier.parse_failure', is_valid: false, language: 'javascript', error_coverage: 0.75 },
+      agentMessage:
+        'The code could not be parsed as javascript: most of it is not valid javascript syntax (first error on line 1).',
+      developerFields: {
+        constraint_id: 'code_verifier.parse_failure',
+        is_valid: false,
+        language: 'javascript',
+        error_coverage: 0.75,
+      },
     });
   });
 
@@ -446,14 +737,23 @@ describe('input tree-sitter cannot fully parse: blocked or scanned, dangerous li
     const outcome = await scanCode(`${pad}case x in\neval "$b"\n${pad}`, 'bash');
     expect(outcome.kind).toBe('blocked');
     expect(outcome.developerFields.issues).toEqual([
-      { severity: 'critical', type: 'dynamic_code_execution', line_number: 26, description: 'eval of shell text: eval (line scanned alone: it lies in a region that does not parse)' },
+      {
+        severity: 'critical',
+        type: 'dynamic_code_execution',
+        line_number: 26,
+        description: 'eval of shell text: eval (line scanned alone: it lies in a region that does not parse)',
+      },
     ]);
   });
 
   it('shell: the same fallback lists the eval of a partly parsed script (blocked as a syntax error anyway)', async () => {
     const outcome = await scanCode(`${pad}((( x\neval xspec="\${xspec}"\n${pad}`, 'bash');
     expect(outcome.kind).toBe('blocked');
-    expect(outcome.developerFields).toMatchObject({ is_valid: false, constraint_id: 'code_verifier.does_not_parse_as_language', critical_count: 1 });
+    expect(outcome.developerFields).toMatchObject({
+      is_valid: false,
+      constraint_id: 'code_verifier.does_not_parse_as_language',
+      critical_count: 1,
+    });
     const listed = outcome.developerFields.issues as Issue[];
     expect(listed.filter((i) => i.severity === 'critical').map((i) => i.line_number)).toEqual([26]);
     expect(listed.find((i) => i.severity === 'critical')?.description).toContain('line scanned alone');
@@ -462,7 +762,11 @@ describe('input tree-sitter cannot fully parse: blocked or scanned, dangerous li
   it('shell: ordinary lines in a region that does not parse add no finding (blocked for the syntax error only)', async () => {
     // Line 26 lies in the error region (lines 25-26), as the eval of the previous test does.
     const outcome = await scanCode(`${pad}((( x\necho xspec="eval \${xspec}" # eval later\n${pad}`, 'bash');
-    expect(outcome.developerFields).toMatchObject({ is_valid: false, constraint_id: 'code_verifier.does_not_parse_as_language', critical_count: 0 });
+    expect(outcome.developerFields).toMatchObject({
+      is_valid: false,
+      constraint_id: 'code_verifier.does_not_parse_as_language',
+      critical_count: 0,
+    });
     expect((outcome.developerFields.issues as Issue[]).every((i) => i.type === 'parse_error')).toBe(true);
   });
 });
@@ -474,7 +778,12 @@ describe('hard-coded svc_live_ keys', () => {
     const key = `svc_live_${BODY_B}`;
     const outcome = proven(await scanCode(keyCases(key), 'python'));
     expect(issues(outcome)).toEqual([
-      { severity: 'critical', type: 'hardcoded_credential', line_number: 1, description: 'Hard-coded production API key (SVC_LIVE_API_KEY): svc_live_****pbCX' },
+      {
+        severity: 'critical',
+        type: 'hardcoded_credential',
+        line_number: 1,
+        description: 'Hard-coded production API key (SVC_LIVE_API_KEY): svc_live_****pbCX',
+      },
     ]);
     expect(JSON.stringify(outcome)).not.toContain(BODY_B);
   });
@@ -488,7 +797,12 @@ describe('hard-coded svc_live_ keys', () => {
   it('flags a legacy v1 key, including one ending in "-", and anchors on the key charset', async () => {
     const v1 = `svc_live_${'Ab3_'.repeat(10)}xy-`;
     expect(issues(await scanCode(keyCases(v1), 'python'))).toEqual([
-      { severity: 'critical', type: 'hardcoded_credential', line_number: 1, description: 'Hard-coded production API key (SVC_LIVE_API_KEY_V1): svc_live_****_xy-' },
+      {
+        severity: 'critical',
+        type: 'hardcoded_credential',
+        line_number: 1,
+        description: 'Hard-coded production API key (SVC_LIVE_API_KEY_V1): svc_live_****_xy-',
+      },
     ]);
     // Glued to more key characters on either side: not a key.
     expect(issues(await scanCode(keyCases(`x${`svc_live_${BODY_B}`}`), 'python'))).toEqual([]);
@@ -534,7 +848,15 @@ describe('rule table', () => {
     }
     // Shell/process execution is critical in every language family.
     for (const f of families) {
-      expect(RULES.some((r) => r.type === 'shell_execution' && r.severity === 'critical' && r.languages !== 'all' && r.languages.includes(f as never))).toBe(true);
+      expect(
+        RULES.some(
+          (r) =>
+            r.type === 'shell_execution' &&
+            r.severity === 'critical' &&
+            r.languages !== 'all' &&
+            r.languages.includes(f as never),
+        ),
+      ).toBe(true);
     }
   });
 
@@ -548,8 +870,20 @@ describe('rule table', () => {
   });
 
   it('password-like names are recognised by their words', () => {
-    for (const n of ['password', 'user_password', 'userPassword', 'PASSWORD', 'pwHash', 'hashed_pw', 'passwd', 'credentials', 'new_pass']) expect([n, isPasswordName(n)]).toEqual([n, true]);
-    for (const n of ['compass', 'bypass', 'passenger', 'checksum', 'data', 'pwned']) expect([n, isPasswordName(n)]).toEqual([n, false]);
+    for (const n of [
+      'password',
+      'user_password',
+      'userPassword',
+      'PASSWORD',
+      'pwHash',
+      'hashed_pw',
+      'passwd',
+      'credentials',
+      'new_pass',
+    ])
+      expect([n, isPasswordName(n)]).toEqual([n, true]);
+    for (const n of ['compass', 'bypass', 'passenger', 'checksum', 'data', 'pwned'])
+      expect([n, isPasswordName(n)]).toEqual([n, false]);
   });
 
   it('exports the constraint ids of the contract', () => {
@@ -574,7 +908,13 @@ describe('scanCodeRaw', () => {
     if (raw.status !== 'scanned') return;
     expect(raw.language).toBe('ruby');
     expect(raw.findings).toEqual([
-      { rule_id: 'rb.kernel-process', severity: 'critical', type: 'shell_execution', line_number: 1, description: 'Shell or process execution: Kernel.system' },
+      {
+        rule_id: 'rb.kernel-process',
+        severity: 'critical',
+        type: 'shell_execution',
+        line_number: 1,
+        description: 'Shell or process execution: Kernel.system',
+      },
     ]);
     expect(await scanCodeRaw('  ', 'ruby')).toEqual({ status: 'empty_code' });
     expect(await scanCodeRaw('x', 'brainfuck')).toEqual({ status: 'unsupported_language', requested: 'brainfuck' });
@@ -585,24 +925,106 @@ describe('scanCodeRaw', () => {
 // is our own snippet, not a line of any suite.
 describe('issue 24: families missed on held-out code', () => {
   const critical = async (code: string, language: string) =>
-    ((await scanCode(code, language)).developerFields.issues as Issue[]).filter((i) => i.severity === 'critical').map((i) => [i.line_number, i.type] as const);
+    ((await scanCode(code, language)).developerFields.issues as Issue[])
+      .filter((i) => i.severity === 'critical')
+      .map((i) => [i.line_number, i.type] as const);
 
   it.each([
-    ['python', 'import asyncio\nasync def f(cmd):\n    p = await asyncio.subprocess.create_subprocess_exec(cmd)\n', [[3, 'shell_execution']]],
-    ['python', 'import shelve, dill, _pickle, cPickle\nd = shelve.open(path)\nx = dill.loads(blob)\ny = _pickle.Unpickler(f).load()\nz = cPickle.loads(blob)\n', [[2, 'unsafe_deserialization'], [3, 'unsafe_deserialization'], [4, 'unsafe_deserialization'], [5, 'unsafe_deserialization']]],
-    ['python', 'import yaml\nw = yaml.load(s, Loader=yaml.UnsafeLoader)\nv = yaml.full_load(s)\nu = yaml.UnsafeLoader(s).get_single_data()\n', [[2, 'unsafe_deserialization'], [3, 'unsafe_deserialization'], [4, 'unsafe_deserialization']]],
-    ['java', 'class A {\n  void f(String cmd) throws Exception {\n    new ProcessBuilder()\n        .command("sh", "-c", cmd)\n        .start();\n  }\n}\n', [[3, 'shell_execution'], [4, 'shell_execution'], [5, 'shell_execution']]],
-    ['java', 'class A {\n  void f(String name) {\n    Runtime.getRuntime().loadLibrary(String.format("lib%s", name));\n    System.loadLibrary("zip");\n  }\n}\n', [[3, 'dynamic_code_execution']]],
-    ['java', 'import org.apache.commons.io.input.ClassLoaderObjectInputStream;\nclass A {\n  Object f(java.io.InputStream s) throws Exception {\n    ClassLoaderObjectInputStream in = new ClassLoaderObjectInputStream(getClass().getClassLoader(), s);\n    return in.readObject();\n  }\n}\n', [[5, 'unsafe_deserialization']]],
-    ['ruby', 'data = Oj.load(params[:json])\nsafe = Oj.load(params[:json], mode: :strict)\nrows = CSV.load(io)\nRubyVM::InstructionSequence.compile(src).eval\nobj = Oj.object_load(s, mode: :strict)\n', [[1, 'unsafe_deserialization'], [3, 'unsafe_deserialization'], [4, 'dynamic_code_execution'], [5, 'unsafe_deserialization']]],
+    [
+      'python',
+      'import asyncio\nasync def f(cmd):\n    p = await asyncio.subprocess.create_subprocess_exec(cmd)\n',
+      [[3, 'shell_execution']],
+    ],
+    [
+      'python',
+      'import shelve, dill, _pickle, cPickle\nd = shelve.open(path)\nx = dill.loads(blob)\ny = _pickle.Unpickler(f).load()\nz = cPickle.loads(blob)\n',
+      [
+        [2, 'unsafe_deserialization'],
+        [3, 'unsafe_deserialization'],
+        [4, 'unsafe_deserialization'],
+        [5, 'unsafe_deserialization'],
+      ],
+    ],
+    [
+      'python',
+      'import yaml\nw = yaml.load(s, Loader=yaml.UnsafeLoader)\nv = yaml.full_load(s)\nu = yaml.UnsafeLoader(s).get_single_data()\n',
+      [
+        [2, 'unsafe_deserialization'],
+        [3, 'unsafe_deserialization'],
+        [4, 'unsafe_deserialization'],
+      ],
+    ],
+    [
+      'java',
+      'class A {\n  void f(String cmd) throws Exception {\n    new ProcessBuilder()\n        .command("sh", "-c", cmd)\n        .start();\n  }\n}\n',
+      [
+        [3, 'shell_execution'],
+        [4, 'shell_execution'],
+        [5, 'shell_execution'],
+      ],
+    ],
+    [
+      'java',
+      'class A {\n  void f(String name) {\n    Runtime.getRuntime().loadLibrary(String.format("lib%s", name));\n    System.loadLibrary("zip");\n  }\n}\n',
+      [[3, 'dynamic_code_execution']],
+    ],
+    [
+      'java',
+      'import org.apache.commons.io.input.ClassLoaderObjectInputStream;\nclass A {\n  Object f(java.io.InputStream s) throws Exception {\n    ClassLoaderObjectInputStream in = new ClassLoaderObjectInputStream(getClass().getClassLoader(), s);\n    return in.readObject();\n  }\n}\n',
+      [[5, 'unsafe_deserialization']],
+    ],
+    [
+      'ruby',
+      'data = Oj.load(params[:json])\nsafe = Oj.load(params[:json], mode: :strict)\nrows = CSV.load(io)\nRubyVM::InstructionSequence.compile(src).eval\nobj = Oj.object_load(s, mode: :strict)\n',
+      [
+        [1, 'unsafe_deserialization'],
+        [3, 'unsafe_deserialization'],
+        [4, 'dynamic_code_execution'],
+        [5, 'unsafe_deserialization'],
+      ],
+    ],
     ['ruby', 'POSIX::Spawn::spawn(cmd)\n', [[1, 'shell_execution']]],
-    ['javascript', "const { spawn } = require('cross-spawn');\nspawn(cmd, args, { shell: true });\n", [[2, 'shell_execution'], [2, 'shell_execution']]],
-    ['javascript', "const { spawn } = require('./my-spawn');\nspawn(cmd, args, { shell: true });\nspawn(cmd, args, { cwd: dir });\n", [[2, 'shell_execution']]],
-    ['javascript', "const puppeteer = require('puppeteer');\nasync function f(sel) {\n  const browser = await puppeteer.launch();\n  const page = await browser.newPage();\n  await page.evaluate(`document.querySelector('${sel}').click()`);\n  await page.evaluate(() => document.title);\n}\n", [[5, 'dynamic_code_execution']]],
-    ['javascript', "const yaml = require('js-yaml');\nyaml.load(text);\nyaml.load(text, { schema: yaml.JSON_SCHEMA });\n", [[2, 'unsafe_deserialization']]],
-    ['javascript', "const vm = require('vm');\nvm.runInNewContext('1 + 1', {});\nvm.runInNewContext(userCode, {});\n", [[3, 'dynamic_code_execution']]],
-    ['javascript', "const hb = require('handlebars');\napp.get('/', (req, res) => {\n  const t = 'Hi ' + req.query.name;\n  res.send(hb.compile(t)({}));\n  res.send(hb.compile('Hi {{name}}')({ name: req.query.name }));\n});\n", [[4, 'dynamic_code_execution']]],
-    ['javascript', "app.get('/', (req, res) => {\n  const m = require(req.query.plugin);\n  setInterval(req.body.tick, 10);\n  const ok = require('./local');\n});\n", [[2, 'dynamic_code_execution'], [3, 'dynamic_code_execution']]],
+    [
+      'javascript',
+      "const { spawn } = require('cross-spawn');\nspawn(cmd, args, { shell: true });\n",
+      [
+        [2, 'shell_execution'],
+        [2, 'shell_execution'],
+      ],
+    ],
+    [
+      'javascript',
+      "const { spawn } = require('./my-spawn');\nspawn(cmd, args, { shell: true });\nspawn(cmd, args, { cwd: dir });\n",
+      [[2, 'shell_execution']],
+    ],
+    [
+      'javascript',
+      "const puppeteer = require('puppeteer');\nasync function f(sel) {\n  const browser = await puppeteer.launch();\n  const page = await browser.newPage();\n  await page.evaluate(`document.querySelector('${sel}').click()`);\n  await page.evaluate(() => document.title);\n}\n",
+      [[5, 'dynamic_code_execution']],
+    ],
+    [
+      'javascript',
+      "const yaml = require('js-yaml');\nyaml.load(text);\nyaml.load(text, { schema: yaml.JSON_SCHEMA });\n",
+      [[2, 'unsafe_deserialization']],
+    ],
+    [
+      'javascript',
+      "const vm = require('vm');\nvm.runInNewContext('1 + 1', {});\nvm.runInNewContext(userCode, {});\n",
+      [[3, 'dynamic_code_execution']],
+    ],
+    [
+      'javascript',
+      "const hb = require('handlebars');\napp.get('/', (req, res) => {\n  const t = 'Hi ' + req.query.name;\n  res.send(hb.compile(t)({}));\n  res.send(hb.compile('Hi {{name}}')({ name: req.query.name }));\n});\n",
+      [[4, 'dynamic_code_execution']],
+    ],
+    [
+      'javascript',
+      "app.get('/', (req, res) => {\n  const m = require(req.query.plugin);\n  setInterval(req.body.tick, 10);\n  const ok = require('./local');\n});\n",
+      [
+        [2, 'dynamic_code_execution'],
+        [3, 'dynamic_code_execution'],
+      ],
+    ],
     ['php', '<?php\nextract($_GET);\nextract($row);\n', [[2, 'dynamic_code_execution']]],
   ] as const)('%s: %j', async (language, code, expected) => {
     expect(await critical(code, language)).toEqual(expected);
@@ -610,7 +1032,10 @@ describe('issue 24: families missed on held-out code', () => {
 
   it('safe members of those families stay admitted', async () => {
     for (const [language, code] of [
-      ['python', 'import pickle, subprocess, marshal\ns = pickle.dumps(obj)\nq = subprocess.list2cmdline(["a"])\nm = marshal.dumps(1)\n'],
+      [
+        'python',
+        'import pickle, subprocess, marshal\ns = pickle.dumps(obj)\nq = subprocess.list2cmdline(["a"])\nm = marshal.dumps(1)\n',
+      ],
       ['ruby', 'json = Oj.dump(obj)\nsafe = Oj.safe_load(s)\nbytes = Marshal.dump(obj)\n'],
       ['javascript', "const vm = require('vm');\nconst ctx = vm.createContext({ a: 1 });\n"],
       ['javascript', "const ser = require('node-serialize');\nconst s = ser.serialize({ a: 1 });\n"],
@@ -628,26 +1053,49 @@ describe('issue 24: families missed on held-out code', () => {
       ['go', 'package main\nimport "os/exec"\nfunc f(c string) { _ = exec.NewFutureRunner(c) }\n', 3],
     ] as const) {
       const found = issues(await scanCode(code, language)).filter((i) => i.severity === 'critical');
-      expect(found.map((i) => i.line_number), code).toEqual([line]);
-      expect(found[0].description).toMatch(/^Call into a process, code-execution or deserialization family that the scanner cannot classify as safe \(fail closed\): /);
+      expect(
+        found.map((i) => i.line_number),
+        code,
+      ).toEqual([line]);
+      expect(found[0].description).toMatch(
+        /^Call into a process, code-execution or deserialization family that the scanner cannot classify as safe \(fail closed\): /,
+      );
     }
   });
 
   it('a sink fed by input read on an earlier line reports the flow with both lines (item 3)', async () => {
-    const code = 'from flask import request\n\ndef view():\n    code = request.POST.get("code")\n    x = 1\n    y = 2\n    eval(code)\n';
+    const code =
+      'from flask import request\n\ndef view():\n    code = request.POST.get("code")\n    x = 1\n    y = 2\n    eval(code)\n';
     expect(issues(await scanCode(code, 'python'))).toEqual([
-      { severity: 'critical', type: 'dynamic_code_execution', line_number: 7, description: 'Dynamic code execution: builtins.eval; input from line 4' },
+      {
+        severity: 'critical',
+        type: 'dynamic_code_execution',
+        line_number: 7,
+        description: 'Dynamic code execution: builtins.eval; input from line 4',
+      },
     ]);
-    const js = "const vm = require('vm');\napp.get('/', (req, res) => {\n  const sandbox = {\n    foo: req.query.input,\n  };\n  vm.runInNewContext('run(foo)', sandbox);\n});\n";
+    const js =
+      "const vm = require('vm');\napp.get('/', (req, res) => {\n  const sandbox = {\n    foo: req.query.input,\n  };\n  vm.runInNewContext('run(foo)', sandbox);\n});\n";
     const found = issues(await scanCode(js, 'javascript')).filter((i) => i.severity === 'critical');
     expect(found.map((i) => i.line_number)).toEqual([6]);
     expect(found[0].description).toMatch(/input from line 3$/);
     // Another handler's input does not count: the search stops at the enclosing function.
-    const two = "const cp = require('child_process');\napp.get('/a', (req, res) => {\n  const cmd = req.query.c;\n});\napp.get('/b', (req, res) => {\n  cp.exec(cmd);\n});\n";
+    const two =
+      "const cp = require('child_process');\napp.get('/a', (req, res) => {\n  const cmd = req.query.c;\n});\napp.get('/b', (req, res) => {\n  cp.exec(cmd);\n});\n";
     const sink = issues(await scanCode(two, 'javascript')).filter((i) => i.severity === 'critical');
-    expect(sink).toEqual([{ severity: 'critical', type: 'shell_execution', line_number: 6, description: 'Process execution through child_process: child_process.exec' }]);
-        // Constant code with a context that carries no input is not critical.
-    expect(proven(await scanCode("const vm = require('vm');\nvm.runInNewContext('run(foo)', { foo: 1 });\n", 'javascript')).developerFields.is_valid).toBe(true);
+    expect(sink).toEqual([
+      {
+        severity: 'critical',
+        type: 'shell_execution',
+        line_number: 6,
+        description: 'Process execution through child_process: child_process.exec',
+      },
+    ]);
+    // Constant code with a context that carries no input is not critical.
+    expect(
+      proven(await scanCode("const vm = require('vm');\nvm.runInNewContext('run(foo)', { foo: 1 });\n", 'javascript'))
+        .developerFields.is_valid,
+    ).toBe(true);
   });
 
   it('the input-source search is bounded on long adversarial input', () => {
@@ -667,65 +1115,142 @@ describe('long assignment chains (issue 24): resolved iteratively, bounded, neve
     const chain = `x0 = input()\n${Array.from({ length: n }, (_, i) => `x${i + 1} = x${i}`).join('\n')}\neval(x${n})\n`;
     const out = await scanCode(chain, 'python');
     expect(out.developerFields.constraint_id).toBe('code_verifier.code_unsafe');
-    expect(issues(out).filter((i) => i.severity === 'critical').map((i) => i.line_number)).toEqual([n + 2]);
+    expect(
+      issues(out)
+        .filter((i) => i.severity === 'critical')
+        .map((i) => i.line_number),
+    ).toEqual([n + 2]);
     const alias = `import subprocess\ns0 = subprocess\n${Array.from({ length: n }, (_, i) => `s${i + 1} = s${i}`).join('\n')}\ns${n}.run(cmd)\n`;
-    expect(issues(await scanCode(alias, 'python')).filter((i) => i.severity === 'critical').map((i) => [i.line_number, i.type])).toEqual([[n + 3, 'shell_execution']]);
+    expect(
+      issues(await scanCode(alias, 'python'))
+        .filter((i) => i.severity === 'critical')
+        .map((i) => [i.line_number, i.type]),
+    ).toEqual([[n + 3, 'shell_execution']]);
     const targets = `${Array.from({ length: 10_000 }, (_, i) => `c${i}`).join(' = ')} = 1\nprint(c9999)\n`;
-    expect(proven(await scanCode(targets, 'python')).developerFields).toMatchObject({ constraint_id: 'code_verifier.code_safe', is_valid: true });
+    expect(proven(await scanCode(targets, 'python')).developerFields).toMatchObject({
+      constraint_id: 'code_verifier.code_safe',
+      is_valid: true,
+    });
   });
   it('JavaScript: a long const chain reaching child_process is found', async () => {
     const n = 3_000;
     const js = `const c0 = require('child_process');\n${Array.from({ length: n }, (_, i) => `const c${i + 1} = c${i};`).join('\n')}\nc${n}.exec(cmd);\n`;
-    expect(issues(await scanCode(js, 'javascript')).filter((i) => i.severity === 'critical').map((i) => [i.line_number, i.type])).toEqual([[n + 2, 'shell_execution']]);
+    expect(
+      issues(await scanCode(js, 'javascript'))
+        .filter((i) => i.severity === 'critical')
+        .map((i) => [i.line_number, i.type]),
+    ).toEqual([[n + 2, 'shell_execution']]);
   });
 });
 
 describe('find-sec-bugs and phpcs shapes (issue 24)', () => {
-  const critical = async (code: string, language: string) => issues(await scanCode(code, language)).filter((i) => i.severity === 'critical').map((i) => i.line_number);
+  const critical = async (code: string, language: string) =>
+    issues(await scanCode(code, language))
+      .filter((i) => i.severity === 'critical')
+      .map((i) => i.line_number);
   it("a class's own readObject hook reading the next object starts no deserialization; a direct call of the hook does", async () => {
-    const hook = 'class A implements java.io.Serializable {\n  Object p;\n  private void readObject(java.io.ObjectInputStream in) throws Exception {\n    p = in.readObject();\n  }\n}\n';
+    const hook =
+      'class A implements java.io.Serializable {\n  Object p;\n  private void readObject(java.io.ObjectInputStream in) throws Exception {\n    p = in.readObject();\n  }\n}\n';
     expect(proven(await scanCode(hook, 'java')).developerFields.is_valid).toBe(true);
-    const handed = hook.replace('  Object p;\n', '  Object p;\n  void h(java.io.InputStream s) throws Exception { readObject(new java.io.ObjectInputStream(s)); }\n');
+    const handed = hook.replace(
+      '  Object p;\n',
+      '  Object p;\n  void h(java.io.InputStream s) throws Exception { readObject(new java.io.ObjectInputStream(s)); }\n',
+    );
     expect(await critical(handed, 'java')).toContain(5);
     // Any other method reading an ObjectInputStream is still reported.
-    expect(await critical('class A {\n  Object f(java.io.ObjectInputStream in) throws Exception {\n    return in.readObject();\n  }\n}\n', 'java')).toContain(3);
+    expect(
+      await critical(
+        'class A {\n  Object f(java.io.ObjectInputStream in) throws Exception {\n    return in.readObject();\n  }\n}\n',
+        'java',
+      ),
+    ).toContain(3);
   });
   it('PHP: a multi-line backtick command in a region that does not parse is reported on its lines with variables', async () => {
-    const php = "<?php\n$a = `ls`;\n$output = `git blame\n\t--date=$_POST['key']\n\t\"$filename\"`;\n$x = `ls\n";
+    const php = '<?php\n$a = `ls`;\n$output = `git blame\n\t--date=$_POST[\'key\']\n\t"$filename"`;\n$x = `ls\n';
     const out = await scanCode(php, 'php');
     expect(out.kind).toBe('blocked');
-    const lines = ((out.developerFields.issues as Issue[]) ?? []).filter((i) => i.severity === 'critical' && i.type === 'shell_execution').map((i) => i.line_number);
+    const lines = ((out.developerFields.issues as Issue[]) ?? [])
+      .filter((i) => i.severity === 'critical' && i.type === 'shell_execution')
+      .map((i) => i.line_number);
     expect(lines).toEqual(expect.arrayContaining([2, 3, 4, 5]));
   });
 });
 
 describe('families found on CodeQL query tests (issue 24)', () => {
-  const critical = async (code: string, language: string) => issues(await scanCode(code, language)).filter((i) => i.severity === 'critical').map((i) => [i.line_number, i.type] as const);
+  const critical = async (code: string, language: string) =>
+    issues(await scanCode(code, language))
+      .filter((i) => i.severity === 'critical')
+      .map((i) => [i.line_number, i.type] as const);
   it.each([
-    ['ruby', 'a = JSON.load(params[:j])\nb = JSON.restore(s)\nc = JSON.parse(s)\n', [[1, 'unsafe_deserialization'], [2, 'unsafe_deserialization']]],
-    ['ruby', 'a = Ox.parse_obj(x)\nb = Ox.load(x, mode: :object)\nc = Ox.load(x)\nd = Ox.load(x, mode: :generic)\n', [[1, 'unsafe_deserialization'], [2, 'unsafe_deserialization']]],
-    ['ruby', 'h = Hash.from_trusted_xml(xml)\nr = Plist.parse_xml(d)\ns = Plist.parse_xml(d, marshal: false)\n', [[1, 'unsafe_deserialization'], [2, 'unsafe_deserialization']]],
-    ['ruby', 'tree = Psych.parse_stream(y)\nobj = tree.to_ruby\no2 = YAML.parse(y).to_ruby\nsafe = Psych.parse(y)\n', [[2, 'unsafe_deserialization'], [3, 'unsafe_deserialization']]],
+    [
+      'ruby',
+      'a = JSON.load(params[:j])\nb = JSON.restore(s)\nc = JSON.parse(s)\n',
+      [
+        [1, 'unsafe_deserialization'],
+        [2, 'unsafe_deserialization'],
+      ],
+    ],
+    [
+      'ruby',
+      'a = Ox.parse_obj(x)\nb = Ox.load(x, mode: :object)\nc = Ox.load(x)\nd = Ox.load(x, mode: :generic)\n',
+      [
+        [1, 'unsafe_deserialization'],
+        [2, 'unsafe_deserialization'],
+      ],
+    ],
+    [
+      'ruby',
+      'h = Hash.from_trusted_xml(xml)\nr = Plist.parse_xml(d)\ns = Plist.parse_xml(d, marshal: false)\n',
+      [
+        [1, 'unsafe_deserialization'],
+        [2, 'unsafe_deserialization'],
+      ],
+    ],
+    [
+      'ruby',
+      'tree = Psych.parse_stream(y)\nobj = tree.to_ruby\no2 = YAML.parse(y).to_ruby\nsafe = Psych.parse(y)\n',
+      [
+        [2, 'unsafe_deserialization'],
+        [3, 'unsafe_deserialization'],
+      ],
+    ],
     ['ruby', "Terrapin::CommandLine.new(params[:foo], 'bar')\n", [[1, 'shell_execution']]],
-    ['java', 'import com.esotericsoftware.kryo.Kryo;\nclass A {\n  Object f(com.esotericsoftware.kryo.io.Input in) {\n    Kryo k = new Kryo();\n    return k.readClassAndObject(in);\n  }\n}\n', [[5, 'unsafe_deserialization']]],
-    ['java', 'import org.yaml.snakeyaml.Yaml;\nclass A {\n  Object f(String s) {\n    Yaml y = new Yaml();\n    return y.loadAs(s, A.class);\n  }\n}\n', [[5, 'unsafe_deserialization']]],
+    [
+      'java',
+      'import com.esotericsoftware.kryo.Kryo;\nclass A {\n  Object f(com.esotericsoftware.kryo.io.Input in) {\n    Kryo k = new Kryo();\n    return k.readClassAndObject(in);\n  }\n}\n',
+      [[5, 'unsafe_deserialization']],
+    ],
+    [
+      'java',
+      'import org.yaml.snakeyaml.Yaml;\nclass A {\n  Object f(String s) {\n    Yaml y = new Yaml();\n    return y.loadAs(s, A.class);\n  }\n}\n',
+      [[5, 'unsafe_deserialization']],
+    ],
   ] as const)('%s: %j', async (language, code, expected) => {
     expect(await critical(code, language)).toEqual(expected);
   });
   it('SnakeYAML built with a SafeConstructor is admitted; a look-alike SafeConstructor is not trusted', async () => {
-    const safe = 'import org.yaml.snakeyaml.Yaml;\nimport org.yaml.snakeyaml.constructor.SafeConstructor;\nclass A {\n  Object f(String s) {\n    Yaml y = new Yaml(new SafeConstructor());\n    return y.load(s) + "" + new Yaml(new SafeConstructor()).loadAll(s);\n  }\n}\n';
+    const safe =
+      'import org.yaml.snakeyaml.Yaml;\nimport org.yaml.snakeyaml.constructor.SafeConstructor;\nclass A {\n  Object f(String s) {\n    Yaml y = new Yaml(new SafeConstructor());\n    return y.load(s) + "" + new Yaml(new SafeConstructor()).loadAll(s);\n  }\n}\n';
     expect(proven(await scanCode(safe, 'java')).developerFields.is_valid).toBe(true);
-    const lookalike = 'import org.yaml.snakeyaml.Yaml;\nclass SafeConstructor {}\nclass A {\n  Object f(String s) {\n    Yaml y = new Yaml(new SafeConstructor());\n    return y.load(s);\n  }\n}\n';
+    const lookalike =
+      'import org.yaml.snakeyaml.Yaml;\nclass SafeConstructor {}\nclass A {\n  Object f(String s) {\n    Yaml y = new Yaml(new SafeConstructor());\n    return y.load(s);\n  }\n}\n';
     expect(await critical(lookalike, 'java')).toEqual([[6, 'unsafe_deserialization']]);
   });
 });
 
 describe('headless-browser page.evaluate on a page the snippet receives (issue 24)', () => {
   it('a page or frame parameter given code built at run time is critical; a function or constant code is not; XPath document.evaluate is not', async () => {
-    const crit = async (code: string) => issues(await scanCode(code, 'javascript')).filter((i) => i.severity === 'critical').map((i) => i.line_number);
+    const crit = async (code: string) =>
+      issues(await scanCode(code, 'javascript'))
+        .filter((i) => i.severity === 'critical')
+        .map((i) => i.line_number);
     expect(await crit('async function f(page, c) {\n  await page.evaluate("return " + c);\n}\n')).toEqual([2]);
     expect(await crit('async function f(frame, c) {\n  return frame.evaluateHandle(`${c}()`);\n}\n')).toEqual([2]);
-    expect(await crit('async function f(page) {\n  await page.evaluate(() => document.title);\n  await page.evaluate("1 + 1");\n}\n')).toEqual([]);
+    expect(
+      await crit(
+        'async function f(page) {\n  await page.evaluate(() => document.title);\n  await page.evaluate("1 + 1");\n}\n',
+      ),
+    ).toEqual([]);
     expect(await crit('function f(doc, c) {\n  return doc.evaluate(c, doc);\n}\n')).toEqual([]);
   });
 });

@@ -13,20 +13,55 @@ const root = join(import.meta.dirname, '..', '..');
 
 /** The summary table of the specification ("Endpoints"), row by row. */
 const SPEC_ENDPOINTS = [
-  'get /health', 'get /health/identity',
-  'post /verify/natural_language', 'post /verify/math', 'post /verify/logic', 'post /verify/code', 'post /verify/sql', 'post /verify/fact',
-  'post /verify/consensus', 'post /verify/image', 'post /verify/stats', 'post /verify/process', 'post /verify/rag', 'post /verify/batch',
+  'get /health',
+  'get /health/identity',
+  'post /verify/natural_language',
+  'post /verify/math',
+  'post /verify/logic',
+  'post /verify/code',
+  'post /verify/sql',
+  'post /verify/fact',
+  'post /verify/consensus',
+  'post /verify/image',
+  'post /verify/stats',
+  'post /verify/process',
+  'post /verify/rag',
+  'post /verify/batch',
   'get /verify/batch/{job_id}',
-  'post /verification-context/from-diagnostic', 'post /verification-context/validate', 'post /verification-context/resolve',
-  'post /agents/register', 'post /agents/{id}/verify', 'post /agents/{id}/tools/{tool}', 'get /agents/{id}/activity',
-  'get /attestation/{id}', 'post /attestation/verify',
-  'get /metrics', 'get /metrics/{org_id}', 'get /metrics/prometheus', 'get /logs',
-  'post /auth/signup', 'post /auth/signin', 'get /auth/me', 'post /auth/api-keys', 'get /auth/api-keys', 'delete /auth/api-keys/{key_id}',
-  'get /audit/logs', 'get /audit/logs/{log_id}', 'get /audit/export',
-  'get /admin/compliance/export/csv', 'get /admin/compliance/verify/{log_id}', 'get /admin/compliance/report/soc2/{org_id}', 'get /admin/security/threats/{org_id}',
+  'post /verification-context/from-diagnostic',
+  'post /verification-context/validate',
+  'post /verification-context/resolve',
+  'post /agents/register',
+  'post /agents/{id}/verify',
+  'post /agents/{id}/tools/{tool}',
+  'get /agents/{id}/activity',
+  'get /attestation/{id}',
+  'post /attestation/verify',
+  'get /metrics',
+  'get /metrics/{org_id}',
+  'get /metrics/prometheus',
+  'get /logs',
+  'post /auth/signup',
+  'post /auth/signin',
+  'get /auth/me',
+  'post /auth/api-keys',
+  'get /auth/api-keys',
+  'delete /auth/api-keys/{key_id}',
+  'get /audit/logs',
+  'get /audit/logs/{log_id}',
+  'get /audit/export',
+  'get /admin/compliance/export/csv',
+  'get /admin/compliance/verify/{log_id}',
+  'get /admin/compliance/report/soc2/{org_id}',
+  'get /admin/security/threats/{org_id}',
   'post /admin/keys/rotate',
-  'get /badge/verified', 'get /badge/status/{status}', 'get /badge/attestation/{id}', 'get /badge/engine/{engine}', 'get /badge/custom',
-  'post /webhooks/secret-scanning', 'post /a2a/intercept',
+  'get /badge/verified',
+  'get /badge/status/{status}',
+  'get /badge/attestation/{id}',
+  'get /badge/engine/{engine}',
+  'get /badge/custom',
+  'post /webhooks/secret-scanning',
+  'post /a2a/intercept',
 ];
 
 describe('contract/', () => {
@@ -64,7 +99,14 @@ describe('contract/', () => {
 
   it('describes the SVC-005 body', () => {
     expect(
-      rateLimitErrorSchema.safeParse({ error: { code: 'SVC-005', message: 'Rate limit exceeded', details: { limit: 60, reset_at: '2026-01-01T00:00:00Z', retry_after: 3 } }, request_id: 'r1' }).success,
+      rateLimitErrorSchema.safeParse({
+        error: {
+          code: 'SVC-005',
+          message: 'Rate limit exceeded',
+          details: { limit: 60, reset_at: '2026-01-01T00:00:00Z', retry_after: 3 },
+        },
+        request_id: 'r1',
+      }).success,
     ).toBe(true);
     expect(rateLimitErrorSchema.safeParse({ detail: 'x' }).success).toBe(false);
   });
@@ -83,10 +125,12 @@ describe('contract/', () => {
       }
       return out;
     };
-    expect(tuples({ properties: { rgb: { prefixItems: [{ type: 'number' }] }, old: { items: [{}] } }, example: { items: [1] } })).toEqual([
-      '#/properties/rgb/prefixItems',
-      '#/properties/old/items',
-    ]);
+    expect(
+      tuples({
+        properties: { rgb: { prefixItems: [{ type: 'number' }] }, old: { items: [{}] } },
+        example: { items: [1] },
+      }),
+    ).toEqual(['#/properties/rgb/prefixItems', '#/properties/old/items']);
     expect(tuples(buildOpenApiDocument())).toEqual([]);
   });
 });

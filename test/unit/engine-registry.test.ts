@@ -16,11 +16,29 @@ import { engineActivities } from '../../workflows/engine-activities.js';
 import type { VerificationActivities } from '../../activities/index.js';
 import { BATCH_ITEM_TYPES } from '../../contract/batch-limits.js';
 
-const cfg: EngineDeadlineConfig = { SVC_MATH_TIMEOUT: 5, SVC_Z3_TIMEOUT: 15, SVC_CODE_VERIFY_TIMEOUT: 10, SVC_PROVIDER_TIMEOUT: 30, SVC_SANDBOX_ACQUIRE_TIMEOUT: 10 };
+const cfg: EngineDeadlineConfig = {
+  SVC_MATH_TIMEOUT: 5,
+  SVC_Z3_TIMEOUT: 15,
+  SVC_CODE_VERIFY_TIMEOUT: 10,
+  SVC_PROVIDER_TIMEOUT: 30,
+  SVC_SANDBOX_ACQUIRE_TIMEOUT: 10,
+};
 
 describe('engine registry', () => {
   it('has the eleven engines of the contract, each with its own activity', () => {
-    expect(ENGINE_NAMES).toEqual(['math', 'logic', 'code', 'sql', 'process', 'rag', 'consensus', 'stats', 'fact', 'image', 'natural_language']);
+    expect(ENGINE_NAMES).toEqual([
+      'math',
+      'logic',
+      'code',
+      'sql',
+      'process',
+      'rag',
+      'consensus',
+      'stats',
+      'fact',
+      'image',
+      'natural_language',
+    ]);
     // The workflows' engine map, built over a stand-in for the activity proxies: each entry is the activity of that name.
     const named = new Proxy({}, { get: (_t, name) => name }) as unknown as VerificationActivities;
     const map = engineActivities(named) as unknown as Record<string, string>;
@@ -47,18 +65,26 @@ describe('engine registry', () => {
     // A vision model adds its time-out only when one is asked.
     expect(ms('image', { provider: 'local' })).toBe(20_000);
     expect(ms('image', { provider: 'openai' })).toBe(50_000);
-    for (const e of ENGINE_NAMES) expect(ENGINES[e].timeoutDetail).toMatch(/^[A-Z][A-Za-z-]* verification timed out\.$/);
+    for (const e of ENGINE_NAMES)
+      expect(ENGINES[e].timeoutDetail).toMatch(/^[A-Z][A-Za-z-]* verification timed out\.$/);
   });
 
   it('runs only the light engines locally in auto mode, and eagerly only those that load no engine in the caller', () => {
-    expect(ENGINE_NAMES.filter((e) => activityModeFor(e, 'auto') === 'local')).toEqual(['math', 'sql', 'process', 'rag', 'natural_language']);
+    expect(ENGINE_NAMES.filter((e) => activityModeFor(e, 'auto') === 'local')).toEqual([
+      'math',
+      'sql',
+      'process',
+      'rag',
+      'natural_language',
+    ]);
     expect(activityModeFor('code', 'local')).toBe('local');
     expect(activityModeFor('math', 'normal')).toBe('normal');
     expect([...EAGER_ENGINES]).toEqual(['math', 'process', 'rag']);
   });
 
   it('names a workflow that workflows/index.ts exports for every engine', () => {
-    for (const e of ENGINE_NAMES) expect(typeof (workflows as Record<string, unknown>)[ENGINES[e].workflow]).toBe('function');
+    for (const e of ENGINE_NAMES)
+      expect(typeof (workflows as Record<string, unknown>)[ENGINES[e].workflow]).toBe('function');
   });
 
   it('gives every batch item type an item activity, except the two the batch workflow runs itself', () => {

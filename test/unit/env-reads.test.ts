@@ -29,7 +29,9 @@ function files(dir: string): string[] {
 
 /** `process.env` in code (line and block comments removed first). */
 function reads(source: string): number[] {
-  const code = source.replace(/\/\*[\s\S]*?\*\//g, (m) => m.replace(/[^\n]/g, ' ')).replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
+  const code = source
+    .replace(/\/\*[\s\S]*?\*\//g, (m) => m.replace(/[^\n]/g, ' '))
+    .replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
   return code.split('\n').flatMap((line, i) => (/\bprocess\.env\b|\bprocess\[['"]env['"]\]/.test(line) ? [i + 1] : []));
 }
 
@@ -50,7 +52,7 @@ describe('process.env is read only in core/config.ts', () => {
   });
 
   it('the comment stripping does not hide a read', () => {
-    expect(reads("const a = process.env.X; // note")).toEqual([1]);
+    expect(reads('const a = process.env.X; // note')).toEqual([1]);
     expect(reads('// process.env.X\n/* process.env.Y */\nconst url = "http://x"; process.env.Z')).toEqual([3]);
   });
 });

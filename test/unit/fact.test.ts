@@ -1,6 +1,17 @@
 // The fact engine (engines/fact/): deterministic signals, provider combination, offsets.
 import { describe, expect, it } from 'vitest';
-import { analyzeFact, combineFact, compareQuantities, extractMentions, findQuote, providerExcerpt, splitSentences, tokenize, codePointOffset, PROVIDER_EXCERPT_CHARS } from '../../engines/fact/index.js';
+import {
+  analyzeFact,
+  combineFact,
+  compareQuantities,
+  extractMentions,
+  findQuote,
+  providerExcerpt,
+  splitSentences,
+  tokenize,
+  codePointOffset,
+  PROVIDER_EXCERPT_CHARS,
+} from '../../engines/fact/index.js';
 import type { Quantity } from '../../engines/fact/quantities.js';
 
 const CONTEXT =
@@ -46,13 +57,19 @@ describe('analyzeFact: verdicts', () => {
   });
 
   it('hedged sentences never support: "It is a myth that ..."', () => {
-    const r = analyzeFact('Bulls are enraged by the colour red', 'It is a myth that bulls are enraged by the colour red.');
+    const r = analyzeFact(
+      'Bulls are enraged by the colour red',
+      'It is a myth that bulls are enraged by the colour red.',
+    );
     expect(r.verdict).toBe('INCONCLUSIVE');
     expect(r.reasoning).toMatch(/myth/);
   });
 
   it('a context that both supports and contradicts the claim is INCONCLUSIVE', () => {
-    const r = analyzeFact('The bridge is 120 metres long', 'The bridge is 120 metres long. The bridge is 150 metres long.');
+    const r = analyzeFact(
+      'The bridge is 120 metres long',
+      'The bridge is 120 metres long. The bridge is 150 metres long.',
+    );
     expect(r.verdict).toBe('INCONCLUSIVE');
     expect(r.evidence.map((e) => e.role).sort()).toEqual(['contradicting_sentence', 'supporting_sentence']);
   });
@@ -66,7 +83,10 @@ describe('analyzeFact: verdicts', () => {
   });
 
   it('"not only" is not a negation', () => {
-    expect(analyzeFact('The museum sells tickets online', 'The museum not only sells tickets online but also at the door.').verdict).not.toBe('REFUTED');
+    expect(
+      analyzeFact('The museum sells tickets online', 'The museum not only sells tickets online but also at the door.')
+        .verdict,
+    ).not.toBe('REFUTED');
   });
 
   it('a text without punctuation is cut into bounded sentences (no giant sentence covers every claim)', () => {
@@ -134,7 +154,12 @@ describe('combineFact: the provider judgement is advisory', () => {
   it('no deterministic signal + a label backed by a quote found in the context → that label at 0.6', () => {
     const det = analyzeFact('The Eiffel Tower is in Berlin.', ctx);
     expect(det.verdict).toBe('INCONCLUSIVE');
-    const out = combineFact(ctx, det, { label: 'contradicted', quote: 'the eiffel  tower stands in Paris', reasoning: 'r' }, null);
+    const out = combineFact(
+      ctx,
+      det,
+      { label: 'contradicted', quote: 'the eiffel  tower stands in Paris', reasoning: 'r' },
+      null,
+    );
     expect(out.verdict).toBe('REFUTED');
     expect(out.confidence).toBe(0.6);
     const q = out.evidence.find((e) => e.role === 'provider_quote')!;
@@ -143,19 +168,30 @@ describe('combineFact: the provider judgement is advisory', () => {
   });
   it('a quote that does not occur, or no quote, decides nothing', () => {
     const det = analyzeFact('The Eiffel Tower is in Berlin.', ctx);
-    expect(combineFact(ctx, det, { label: 'contradicted', quote: 'The tower stands in Berlin', reasoning: 'r' }, null).verdict).toBe('INCONCLUSIVE');
-    expect(combineFact(ctx, det, { label: 'contradicted', quote: null, reasoning: 'r' }, null).verdict).toBe('INCONCLUSIVE');
-    expect(combineFact(ctx, det, { label: 'entailed', quote: 'Paris', reasoning: 'too short' }, null).verdict).toBe('INCONCLUSIVE');
+    expect(
+      combineFact(ctx, det, { label: 'contradicted', quote: 'The tower stands in Berlin', reasoning: 'r' }, null)
+        .verdict,
+    ).toBe('INCONCLUSIVE');
+    expect(combineFact(ctx, det, { label: 'contradicted', quote: null, reasoning: 'r' }, null).verdict).toBe(
+      'INCONCLUSIVE',
+    );
+    expect(combineFact(ctx, det, { label: 'entailed', quote: 'Paris', reasoning: 'too short' }, null).verdict).toBe(
+      'INCONCLUSIVE',
+    );
   });
   it('a model never overturns a deterministic contradiction', () => {
     const det = analyzeFact('It opened in 1890.', ctx);
     expect(det.verdict).toBe('REFUTED');
-    expect(combineFact(ctx, det, { label: 'entailed', quote: 'It opened in 1889.', reasoning: 'r' }, null).verdict).toBe('REFUTED');
+    expect(
+      combineFact(ctx, det, { label: 'entailed', quote: 'It opened in 1889.', reasoning: 'r' }, null).verdict,
+    ).toBe('REFUTED');
   });
   it('deterministic support + a quoted contradiction → INCONCLUSIVE', () => {
     const det = analyzeFact('The Eiffel Tower stands in Paris', ctx);
     expect(det.verdict).toBe('SUPPORTED');
-    expect(combineFact(ctx, det, { label: 'contradicted', quote: 'It opened in 1889', reasoning: 'r' }, null).verdict).toBe('INCONCLUSIVE');
+    expect(
+      combineFact(ctx, det, { label: 'contradicted', quote: 'It opened in 1889', reasoning: 'r' }, null).verdict,
+    ).toBe('INCONCLUSIVE');
   });
   it('offsets are Unicode code points (an emoji before the sentence counts once)', () => {
     const c = '🚀 Launch day. The rocket weighs 500 tonnes.';
@@ -175,12 +211,24 @@ describe('combineFact: the provider judgement is advisory', () => {
 });
 
 describe('runFact (the activity body) with a stub judge', () => {
-  const input = { claim: 'The Eiffel Tower is in Berlin.', context: 'The Eiffel Tower stands in Paris.', provider: 'openai' };
+  const input = {
+    claim: 'The Eiffel Tower is in Berlin.',
+    context: 'The Eiffel Tower stands in Paris.',
+    provider: 'openai',
+  };
   it('a malformed or refused answer keeps the deterministic verdict and names the failure', async () => {
     const { runFact } = await import('../../activities/verify-fact.js');
     for (const code of ['malformed_answer', 'refused', 'truncated']) {
-      const r = await runFact({ providerTimeoutMs: 1000, judge: async () => Promise.reject(Object.assign(new Error('x'), { code })) }, input);
-      expect(r).toMatchObject({ verdict: 'INCONCLUSIVE', provider_error: code, provider_judgement: null, provider_used: 'openai' });
+      const r = await runFact(
+        { providerTimeoutMs: 1000, judge: async () => Promise.reject(Object.assign(new Error('x'), { code })) },
+        input,
+      );
+      expect(r).toMatchObject({
+        verdict: 'INCONCLUSIVE',
+        provider_error: code,
+        provider_judgement: null,
+        provider_used: 'openai',
+      });
     }
   });
   it('a judge slower than the provider time-out gives timed_out (the route answers 503)', async () => {
@@ -191,7 +239,13 @@ describe('runFact (the activity body) with a stub judge', () => {
   it('local never calls a judge', async () => {
     const { runFact } = await import('../../activities/verify-fact.js');
     let called = false;
-    const r = await runFact({ providerTimeoutMs: 50, judge: async () => ((called = true), { label: 'entailed', quote: null, reasoning: '' }) }, { ...input, provider: 'local' });
+    const r = await runFact(
+      {
+        providerTimeoutMs: 50,
+        judge: async () => ((called = true), { label: 'entailed', quote: null, reasoning: '' }),
+      },
+      { ...input, provider: 'local' },
+    );
     expect(called).toBe(false);
     expect(r).toMatchObject({ provider_used: 'local', provider_judgement: null });
   });

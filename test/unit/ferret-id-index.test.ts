@@ -27,7 +27,11 @@ function ferretLikeStore(file: string): void {
 }
 
 const plan = (file: string, table: string): string =>
-  (new Database(file, { readonly: true }).prepare(`EXPLAIN QUERY PLAN ${LOOKUP(table)}`).all(JSON.stringify('doc-7')) as { detail: string }[])
+  (
+    new Database(file, { readonly: true })
+      .prepare(`EXPLAIN QUERY PLAN ${LOOKUP(table)}`)
+      .all(JSON.stringify('doc-7')) as { detail: string }[]
+  )
     .map((r) => r.detail)
     .join('; ');
 
@@ -35,20 +39,28 @@ describe('FerretDB _id lookup index', () => {
   const file = path.join(dir, 'svc.sqlite');
   ferretLikeStore(file);
 
-  it('FerretDB\'s lookup scans the table under its own index, and searches ours once swept', () => {
+  it("FerretDB's lookup scans the table under its own index, and searches ours once swept", () => {
     expect(plan(file, 'proofs_b863b48e')).toMatch(/^SCAN proofs_b863b48e/);
     expect(indexFerretIdLookups(file).sort()).toEqual(['audit_logs_b58122b6', 'proofs_b863b48e']);
     expect(plan(file, 'proofs_b863b48e')).toMatch(/SEARCH proofs_b863b48e USING INDEX proofs_b863b48e__svc_id_lookup/);
     // Same rows through the index as through the scan.
     const db = new Database(file, { readonly: true });
-    expect(db.prepare(LOOKUP('audit_logs_b58122b6')).all(JSON.stringify('doc-1999'))).toEqual([{ _ferretdb_sjson: JSON.stringify({ _id: 'doc-1999', n: 1999 }) }]);
+    expect(db.prepare(LOOKUP('audit_logs_b58122b6')).all(JSON.stringify('doc-1999'))).toEqual([
+      { _ferretdb_sjson: JSON.stringify({ _id: 'doc-1999', n: 1999 }) },
+    ]);
     db.close();
   });
 
-  it('is idempotent and leaves FerretDB\'s metadata tables alone; the keeper picks up a new table', () => {
+  it("is idempotent and leaves FerretDB's metadata tables alone; the keeper picks up a new table", () => {
     expect(indexFerretIdLookups(file)).toEqual([]);
     const db = new Database(file);
-    expect(db.prepare(`SELECT count(*) AS n FROM sqlite_master WHERE type = 'index' AND tbl_name = '_ferretdb_collections' AND name LIKE '%svc%'`).get()).toEqual({ n: 0 });
+    expect(
+      db
+        .prepare(
+          `SELECT count(*) AS n FROM sqlite_master WHERE type = 'index' AND tbl_name = '_ferretdb_collections' AND name LIKE '%svc%'`,
+        )
+        .get(),
+    ).toEqual({ n: 0 });
     db.exec(`CREATE TABLE "batch_jobs_0a1b2c3d" (_ferretdb_sjson TEXT)`);
     db.close();
     const keeper = new FerretIdIndexKeeper(dir);

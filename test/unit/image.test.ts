@@ -1,7 +1,14 @@
 // The image engine (engines/image/) and magic-byte recognition (core/image-format.ts).
 import { describe, expect, it } from 'vitest';
 import { sniffImageFormat } from '../../core/image-format.js';
-import { PixelAccumulator, decideImageClaim, measurements, nameColor, parseImageClaim, type HeaderFacts } from '../../engines/image/index.js';
+import {
+  PixelAccumulator,
+  decideImageClaim,
+  measurements,
+  nameColor,
+  parseImageClaim,
+  type HeaderFacts,
+} from '../../engines/image/index.js';
 
 const header = (over: Partial<HeaderFacts> = {}): HeaderFacts => ({
   format: 'png',
@@ -50,10 +57,21 @@ describe('magic bytes', () => {
 describe('measurements', () => {
   it('dimensions, aspect ratio, orientation and megapixels', () => {
     const m = measure([200, 20, 20]);
-    expect(m).toMatchObject({ width: 1920, height: 1080, megapixels: 2.074, aspect_ratio: { ratio: '16:9', value: 1.7778 }, orientation: 'landscape' });
+    expect(m).toMatchObject({
+      width: 1920,
+      height: 1080,
+      megapixels: 2.074,
+      aspect_ratio: { ratio: '16:9', value: 1.7778 },
+      orientation: 'landscape',
+    });
   });
   it('EXIF orientations 5–8 swap the displayed width and height', () => {
-    expect(measure([1, 2, 3], { exif_orientation: 6 })).toMatchObject({ width: 1080, height: 1920, stored_width: 1920, orientation: 'portrait' });
+    expect(measure([1, 2, 3], { exif_orientation: 6 })).toMatchObject({
+      width: 1080,
+      height: 1920,
+      stored_width: 1920,
+      orientation: 'portrait',
+    });
     expect(measure([1, 2, 3], { exif_orientation: 3 })).toMatchObject({ width: 1920, height: 1080 });
   });
   it('alpha: channel present vs pixels actually transparent; transparent pixels are left out of the colours', () => {
@@ -114,17 +132,23 @@ describe('claims', () => {
     expect(verdict(claim).verdict).toBe(v);
   });
 
-  it.each(['A dog playing in the park', 'Two people shaking hands', 'A red car', 'A square table', 'A portrait of a woman', 'The sky is blue'])(
-    'content: %s → VLM_REQUIRED',
-    (claim) => {
-      const d = verdict(claim);
-      expect(d.verdict).toBe('VLM_REQUIRED');
-      expect(d.content.length).toBeGreaterThan(0);
-    },
-  );
+  it.each([
+    'A dog playing in the park',
+    'Two people shaking hands',
+    'A red car',
+    'A square table',
+    'A portrait of a woman',
+    'The sky is blue',
+  ])('content: %s → VLM_REQUIRED', (claim) => {
+    const d = verdict(claim);
+    expect(d.verdict).toBe('VLM_REQUIRED');
+    expect(d.content.length).toBeGreaterThan(0);
+  });
 
   it('a vision reading turns VLM_REQUIRED into INCONCLUSIVE, never SUPPORTED', () => {
-    const d = decideImageClaim(parseImageClaim('A dog playing in the park'), measure([1, 2, 3]), { description: 'A dog playing in a park.' });
+    const d = decideImageClaim(parseImageClaim('A dog playing in the park'), measure([1, 2, 3]), {
+      description: 'A dog playing in a park.',
+    });
     expect(d).toMatchObject({ verdict: 'INCONCLUSIVE', confidence: 0 });
     expect(d.methods_used).toContain('vlm_description');
   });

@@ -51,7 +51,11 @@ describe('InsertCoalescer', () => {
     // The second b and the second a hit duplicate keys: already stored, so they resolve too.
     await expect(Promise.all(rest)).resolves.toEqual([undefined, undefined, undefined, undefined]);
     // Insert-once: the first value of each id stays.
-    expect([...f.stored]).toEqual([['a', 1], ['b', 2], ['c', 3]]);
+    expect([...f.stored]).toEqual([
+      ['a', 1],
+      ['b', 2],
+      ['c', 3],
+    ]);
   });
 
   it('rejects only the callers whose insert failed, and every caller when the store is down', async () => {
@@ -86,7 +90,11 @@ describe('InsertCoalescer', () => {
     const dupErr = new MongoServerError({ message: 'E11000 duplicate key', code: 11000 } as never);
     const otherErr = new MongoServerError({ message: 'boom', code: 1 } as never);
     let err: Error = dupErr;
-    const col = { insertMany: async () => { throw err; } } as unknown as Collection<Doc>;
+    const col = {
+      insertMany: async () => {
+        throw err;
+      },
+    } as unknown as Collection<Doc>;
     const c = new InsertCoalescer<Doc>(() => col);
     await expect(c.insert({ _id: 'a', v: 1 })).resolves.toBeUndefined();
     err = otherErr;

@@ -107,8 +107,14 @@ describe('EnginePool', () => {
     const before = pool.stats().totals.killed;
     const t0 = Date.now();
     const spin = pool.run({ engine: 'spin' }, { orgId: 'org_a', timeoutMs: 800 });
-    const queued = pool.run({ engine: 'math', input: { expression: '1 + 1 = 2' } as never }, { orgId: 'org_a', timeoutMs: 300 });
-    const other = await pool.run({ engine: 'math', input: { expression: '1 + 1 = 2' } as never }, { orgId: 'org_b', timeoutMs: 20_000 });
+    const queued = pool.run(
+      { engine: 'math', input: { expression: '1 + 1 = 2' } as never },
+      { orgId: 'org_a', timeoutMs: 300 },
+    );
+    const other = await pool.run(
+      { engine: 'math', input: { expression: '1 + 1 = 2' } as never },
+      { orgId: 'org_b', timeoutMs: 20_000 },
+    );
     expect(other.kind).toBe('ok');
     // org_a is at its cap (1 of 2 threads): its second run waits, then gives up at its deadline.
     expect(await queued).toEqual({ kind: 'timeout', phase: 'queue' });
@@ -116,14 +122,23 @@ describe('EnginePool', () => {
     expect(Date.now() - t0).toBeLessThan(20_000);
     expect(pool.stats().totals.killed).toBe(before + 1);
     // The replacement thread serves the next run.
-    const after = await pool.run({ engine: 'math', input: { expression: '1 + 1 = 2' } as never }, { orgId: 'org_a', timeoutMs: 60_000 });
+    const after = await pool.run(
+      { engine: 'math', input: { expression: '1 + 1 = 2' } as never },
+      { orgId: 'org_a', timeoutMs: 60_000 },
+    );
     expect(after.kind).toBe('ok');
   }, 120_000);
 
   it('the code scan of the issue (lambda nesting) ends at its deadline, not later', async () => {
-    const r = await pool.run({ engine: 'code', input: { code: `${'lambda: '.repeat(25_000)}1`, language: 'python', timeoutMs: 1_000 } }, { orgId: 'org_a', timeoutMs: 1_500 });
+    const r = await pool.run(
+      { engine: 'code', input: { code: `${'lambda: '.repeat(25_000)}1`, language: 'python', timeoutMs: 1_000 } },
+      { orgId: 'org_a', timeoutMs: 1_500 },
+    );
     // Either the scan's own deadline or the hard kill: never a result after the deadline.
-    if (r.kind === 'ok') expect((r.value as { developerFields?: unknown; agentMessage?: string }).agentMessage).toBe('Code verification timed out.');
+    if (r.kind === 'ok')
+      expect((r.value as { developerFields?: unknown; agentMessage?: string }).agentMessage).toBe(
+        'Code verification timed out.',
+      );
     else expect(r).toEqual({ kind: 'timeout', phase: 'run' });
   }, 120_000);
 });
@@ -134,7 +149,10 @@ describe('Z3 pool fairness', () => {
     const p = new LogicPool({ size: 2, perOrgCap: 1, defaultTimeoutMs: 30_000 });
     try {
       await p.warmUp();
-      const hard = [solveLogic(HARD, { pool: p, timeoutMs: 4_000, orgId: 'org_a' }), solveLogic(HARD, { pool: p, timeoutMs: 4_000, orgId: 'org_a' })];
+      const hard = [
+        solveLogic(HARD, { pool: p, timeoutMs: 4_000, orgId: 'org_a' }),
+        solveLogic(HARD, { pool: p, timeoutMs: 4_000, orgId: 'org_a' }),
+      ];
       await new Promise((r) => setTimeout(r, 200));
       const trivial = await solveLogic('(AND (GT x 5) (LT x 10))', { pool: p, timeoutMs: 4_000, orgId: 'org_b' });
       expect(trivial.status).toBe('SAT');

@@ -1,7 +1,13 @@
 // Logic DSL depth (issue 15): VAR declarations wherever a conjunct stands, quantifiers solved
 // by Z3, and unsat cores over the named conjuncts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LogicPool, LogicSyntaxError, compileLogicQuery, solveLogic, type LogicResult } from '../../engines/logic/index.js';
+import {
+  LogicPool,
+  LogicSyntaxError,
+  compileLogicQuery,
+  solveLogic,
+  type LogicResult,
+} from '../../engines/logic/index.js';
 import { setModelTamperHookForTests } from '../../engines/logic/test-hooks.js';
 
 let pool: LogicPool;
@@ -48,7 +54,9 @@ describe('VAR wherever a conjunct stands', () => {
   });
 
   it('declaring one name with two sorts across conjuncts is still a type error', () => {
-    expect(() => compileLogicQuery('(AND (VAR x Int) (GT x 0)) (AND (VAR x Real))')).toThrow(/declared as both Int and Real/);
+    expect(() => compileLogicQuery('(AND (VAR x Int) (GT x 0)) (AND (VAR x Real))')).toThrow(
+      /declared as both Int and Real/,
+    );
   });
 
   it('VAR below OR/NOT/quantifiers or as an operator argument stays a 400 with its position', () => {
@@ -75,11 +83,18 @@ describe('FORALL / EXISTS are compiled to SMT-LIB and solved by Z3', () => {
     const r = sat(await solve('(AND (VAR x Int) (FORALL ((n Int)) (IMPLIES (GT n 0) (GT (PLUS n x) 5))) (LTE x 5))'));
     expect(r.model).toEqual({ x: '5' });
     expect(r.proof.smtlib2).toContain('(forall ((v_n Int)) (=> (> v_n 0) (> (+ v_n v_x) 5)))');
-    expect(r.proof.independent_check).toEqual({ evaluator: 'svc-logic-exact-rational', coverage: 'quantifier_free_parts', constraints_total: 1, constraints_unchecked_quantified: 1 });
+    expect(r.proof.independent_check).toEqual({
+      evaluator: 'svc-logic-exact-rational',
+      coverage: 'quantifier_free_parts',
+      constraints_total: 1,
+      constraints_unchecked_quantified: 1,
+    });
   });
 
   it('EXISTS over Real with a unique free value', async () => {
-    const r = sat(await solve('(VAR x Real) (EXISTS ((y Real)) (AND (GT y x) (LT y 1))) (GTE x 0.99) (EQ (MULT 100 x) 99)'));
+    const r = sat(
+      await solve('(VAR x Real) (EXISTS ((y Real)) (AND (GT y x) (LT y 1))) (GTE x 0.99) (EQ (MULT 100 x) 99)'),
+    );
     expect(r.model).toEqual({ x: '99/100' });
   });
 
@@ -138,12 +153,16 @@ describe('unsat cores over the named conjuncts', () => {
   });
 
   it('Bool and quantified conjuncts, call form', async () => {
-    const r = unsat(await solve('VAR(b, Bool) AND(b, GT(x, 1)) NOT(b) FORALL(((n Int)), GTE(MULT(n, n), x)) LT(x, 100)'));
+    const r = unsat(
+      await solve('VAR(b, Bool) AND(b, GT(x, 1)) NOT(b) FORALL(((n Int)), GTE(MULT(n, n), x)) LT(x, 100)'),
+    );
     expect(r.unsatCore?.map((c) => c.constraint)).toEqual(['b', '(NOT b)']);
   });
 
   it('pigeonhole: every DISTINCT and bound conjunct takes part', async () => {
-    const r = unsat(await solve('(DISTINCT x y z) (GTE x 0) (LTE x 1) (GTE y 0) (LTE y 1) (GTE z 0) (LTE z 1) (EQ w 3)'));
+    const r = unsat(
+      await solve('(DISTINCT x y z) (GTE x 0) (LTE x 1) (GTE y 0) (LTE y 1) (GTE z 0) (LTE z 1) (EQ w 3)'),
+    );
     expect(r.unsatCore?.map((c) => c.index)).toEqual([1, 2, 3, 4, 5, 6, 7]);
   });
 });

@@ -15,7 +15,7 @@ const MiB = 1024 * 1024;
 const MIX: Array<(i: number) => [string, 'SAT' | 'UNSAT']> = [
   (i) => [`(AND (GT x ${i}) (LT y 10) (EQ (PLUS x y) ${i + 12}))`, 'SAT'],
   (i) => [`AND(GT(x, ${i}), LT(x, ${i - 3}))`, 'UNSAT'],
-  (i) => [`(VAR r Real) (EQ (MULT ${(i % 7) + 2} r) ${i % 5 + 1})`, 'SAT'],
+  (i) => [`(VAR r Real) (EQ (MULT ${(i % 7) + 2} r) ${(i % 5) + 1})`, 'SAT'],
   (i) => [`(VAR p Bool) (VAR q Bool) (XOR p q) (IFF q (GT x ${i})) (EQ x ${i % 3 === 0 ? i + 1 : i})`, 'SAT'],
   (i) => [`(EQ x (DIV ${-i} 3)) (EQ y (MOD ${-i} 3)) (DISTINCT x y ${i + 100})`, 'SAT'],
   (i) => [`(AND (EQ (POW x 2) ${(i % 20) ** 2}) (GTE x 0))`, 'SAT'],

@@ -58,14 +58,24 @@ describe('SAT with exact (unique) models', () => {
     ['S-expression', '(AND (EQ x 3) (EQ y (PLUS x 4)))', { x: '3', y: '7' }, 'full'],
     ['call form', 'AND(EQ(x, 3), EQ(y, PLUS(x, 4)))', { x: '3', y: '7' }, 'full'],
     ['mixed syntax', '(AND GT(x, 1) (LT x 3))', { x: '2' }, 'full'],
-    ['call form with a space after the operator', 'AND (GT(x, 5), LT (x, 7)) VAR (p, Bool) NOT (p)', { p: 'false', x: '6' }, 'full'],
+    [
+      'call form with a space after the operator',
+      'AND (GT(x, 5), LT (x, 7)) VAR (p, Bool) NOT (p)',
+      { p: 'false', x: '6' },
+      'full',
+    ],
     ['case-insensitive operators', '(and (gt x 1) (Lt x 3))', { x: '2' }, 'full'],
     ['several top-level forms are conjoined', '(VAR y Int) (GT y 1) (LT y 3)', { y: '2' }, 'full'],
     ['Real rational 1/3', '(VAR x Real) (EQ (MULT 3 x) 1)', { x: '1/3' }, 'full'],
     ['Real rational, call form', 'VAR(x, Real) EQ(MULT(3, x), 1)', { x: '1/3' }, 'full'],
     ['decimal literal is exact', '(VAR r Real) (EQ (PLUS r 0.1) 0.3)', { r: '1/5' }, 'full'],
     ['negative decimal', '(VAR r Real) (EQ r -0.75)', { r: '-3/4' }, 'full'],
-    ['integral Real prints as integer', '(VAR r Real) (EQ (MULT 2 r) 5.0) (EQ s (MULT r 2))', { r: '5/2', s: '5' }, 'full'],
+    [
+      'integral Real prints as integer',
+      '(VAR r Real) (EQ (MULT 2 r) 5.0) (EQ s (MULT r 2))',
+      { r: '5/2', s: '5' },
+      'full',
+    ],
     ['DIV of Int and Real is Real division', '(VAR r Real) (EQ r (DIV 1 4.0))', { r: '1/4' }, 'full'],
     ['DIV of two Ints is integer division', '(VAR r Real) (EQ r (DIV 7 2))', { r: '3' }, 'full'],
     ['DIV -7 2 (Euclidean)', '(EQ x (DIV -7 2))', { x: '-4' }, 'full'],
@@ -90,11 +100,31 @@ describe('SAT with exact (unique) models', () => {
     ['TRUE/false literals', '(VAR p Bool) (VAR q Bool) (EQ p TRUE) (EQ q false)', { p: 'true', q: 'false' }, 'full'],
     ['identifiers are case-sensitive', '(VAR X Int) (EQ X 1) (EQ x 2)', { X: '1', x: '2' }, 'full'],
     ['decimal makes the comparison Real, x stays Int', '(GT x 2.5) (LT x 4)', { x: '3' }, 'full'],
-    ['FORALL over Int (quantifier-free parts checked)', '(FORALL ((n Int)) (IMPLIES (GT n 0) (GT (PLUS n x) 5))) (LTE x 5)', { x: '5' }, 'quantifier_free_parts'],
+    [
+      'FORALL over Int (quantifier-free parts checked)',
+      '(FORALL ((n Int)) (IMPLIES (GT n 0) (GT (PLUS n x) 5))) (LTE x 5)',
+      { x: '5' },
+      'quantifier_free_parts',
+    ],
     ['EXISTS, call form', 'EXISTS(((y Int)), AND(GT(y, x), LT(y, 3))) EQ(x, 1)', { x: '1' }, 'quantifier_free_parts'],
-    ['FORALL over Bool is enumerated (full check)', '(VAR p Bool) (FORALL ((q Bool)) (IMPLIES q p))', { p: 'true' }, 'full'],
-    ['EXISTS over Bool is enumerated', '(VAR p Bool) (EXISTS ((q Bool) (s Bool)) (AND q s (NOT p)))', { p: 'false' }, 'full'],
-    ['a variable named __proto__ is a plain key', '(EQ __proto__ 5)', JSON.parse('{"__proto__":"5"}') as Record<string, string>, 'full'],
+    [
+      'FORALL over Bool is enumerated (full check)',
+      '(VAR p Bool) (FORALL ((q Bool)) (IMPLIES q p))',
+      { p: 'true' },
+      'full',
+    ],
+    [
+      'EXISTS over Bool is enumerated',
+      '(VAR p Bool) (EXISTS ((q Bool) (s Bool)) (AND q s (NOT p)))',
+      { p: 'false' },
+      'full',
+    ],
+    [
+      'a variable named __proto__ is a plain key',
+      '(EQ __proto__ 5)',
+      JSON.parse('{"__proto__":"5"}') as Record<string, string>,
+      'full',
+    ],
   ];
 
   it.each(cases)('%s: %s', async (_name, query, model, coverage) => {
@@ -262,7 +292,11 @@ describe('syntax errors (LogicSyntaxError, HTTP 400, with position)', () => {
 describe('type conflicts (LogicTypeError, HTTP 400)', () => {
   const cases: Array<[string, string, RegExp]> = [
     ['conflicting declarations', '(VAR x Int) (VAR x Real) (EQ x 1)', /declared as both Int and Real/],
-    ['undeclared variable used as Bool', '(AND x (GT y 1))', /AND expects Bool, got Int .*undeclared variables are Int/],
+    [
+      'undeclared variable used as Bool',
+      '(AND x (GT y 1))',
+      /AND expects Bool, got Int .*undeclared variables are Int/,
+    ],
     ['top-level constraint is a number', '(PLUS x 1)', /top-level constraint .* is Int, expected Bool/],
     ['MOD on Real', '(VAR r Real) (EQ (MOD r 2) 1)', /MOD requires Int operands/],
     ['Bool compared with GT', '(VAR p Bool) (GT p 1)', /GT expects numeric operands/],
@@ -305,7 +339,10 @@ describe('natural-language detection', () => {
   it('solveLogic returns a typed NATURAL_LANGUAGE result without solving', async () => {
     const before = pool.stats().totals.completed;
     const r = await solve('Is x greater than 5 and y less than 10?');
-    expect(r).toEqual({ status: 'NATURAL_LANGUAGE', reason: 'the query is not in the logic DSL and needs a translation step' });
+    expect(r).toEqual({
+      status: 'NATURAL_LANGUAGE',
+      reason: 'the query is not in the logic DSL and needs a translation step',
+    });
     expect(pool.stats().totals.completed).toBe(before);
   });
 });
@@ -341,7 +378,9 @@ describe('proof artifact', () => {
         '',
       ].join('\n'),
     );
-    expect(c.normalizedQuery).toBe('(VAR r Real) (VAR x Int) (GT (POW (PLUS r 1.0) 3) 0.5) (EQ r (MINUS x -2.25)) (EQ (DIV x 2) 1)');
+    expect(c.normalizedQuery).toBe(
+      '(VAR r Real) (VAR x Int) (GT (POW (PLUS r 1.0) 3) 0.5) (EQ r (MINUS x -2.25)) (EQ (DIV x 2) 1)',
+    );
   });
 
   it('the normalized query re-compiles to the same SMT-LIB2 text', () => {
@@ -427,16 +466,36 @@ describe('evaluator (exact, three-valued)', () => {
   const model = (o: Record<string, ModelValue>) => new Map(Object.entries(o));
   it('checks constraints with exact rationals', () => {
     const c = compileLogicQuery('(VAR r Real) (EQ (MULT 3 r) 1) (GT r 0.333) (LT r 0.334) (EQ x (POW -2 5))');
-    expect(checkModel(c.typed.constraints, model({ r: Rational.of(1n, 3n), x: Rational.of(-32n) }))).toEqual(['true', 'true', 'true', 'true']);
-    expect(checkModel(c.typed.constraints, model({ r: Rational.parse('0.3333'), x: Rational.of(32n) }))).toEqual(['false', 'true', 'true', 'false']);
+    expect(checkModel(c.typed.constraints, model({ r: Rational.of(1n, 3n), x: Rational.of(-32n) }))).toEqual([
+      'true',
+      'true',
+      'true',
+      'true',
+    ]);
+    expect(checkModel(c.typed.constraints, model({ r: Rational.parse('0.3333'), x: Rational.of(32n) }))).toEqual([
+      'false',
+      'true',
+      'true',
+      'false',
+    ]);
   });
   it('division by zero is undefined unless the result is decided elsewhere', () => {
     const c = compileLogicQuery('(EQ (MOD x y) 1) (OR true (EQ (DIV x y) 1)) (AND false (EQ (DIV x y) 1))');
-    expect(checkModel(c.typed.constraints, model({ x: Rational.of(5n), y: Rational.ZERO }))).toEqual(['unknown_undefined', 'true', 'false']);
+    expect(checkModel(c.typed.constraints, model({ x: Rational.of(5n), y: Rational.ZERO }))).toEqual([
+      'unknown_undefined',
+      'true',
+      'false',
+    ]);
   });
   it('Int/Real quantifiers are unknown, Bool quantifiers are enumerated', () => {
-    const c = compileLogicQuery('(FORALL ((n Int)) (GT n x)) (FORALL ((p Bool)) (OR p (NOT p))) (EXISTS ((p Bool)) (AND p (NOT p)))');
-    expect(checkModel(c.typed.constraints, model({ x: Rational.ZERO }))).toEqual(['unknown_quantifier', 'true', 'false']);
+    const c = compileLogicQuery(
+      '(FORALL ((n Int)) (GT n x)) (FORALL ((p Bool)) (OR p (NOT p))) (EXISTS ((p Bool)) (AND p (NOT p)))',
+    );
+    expect(checkModel(c.typed.constraints, model({ x: Rational.ZERO }))).toEqual([
+      'unknown_quantifier',
+      'true',
+      'false',
+    ]);
   });
   it('rational arithmetic normalizes', () => {
     expect(Rational.parse('-6/4').toString()).toBe('-3/2');
@@ -545,7 +604,8 @@ describe('pool', () => {
   it('recycles workers after maxSolvesPerWorker and keeps answering', async () => {
     const p = new LogicPool({ size: 1, defaultTimeoutMs: 30_000, maxSolvesPerWorker: 2 });
     try {
-      for (let i = 0; i < 5; i++) expect(expectSat(await solveLogic(`(EQ x ${i})`, { pool: p })).model).toEqual({ x: String(i) });
+      for (let i = 0; i < 5; i++)
+        expect(expectSat(await solveLogic(`(EQ x ${i})`, { pool: p })).model).toEqual({ x: String(i) });
       expect(p.stats().totals.recycled).toBe(2);
       expect(p.stats().totals.spawned).toBe(3);
     } finally {
@@ -555,7 +615,10 @@ describe('pool', () => {
 
   it('reports per-worker memory after each solve', async () => {
     await solve('(EQ x 1)');
-    const mem = pool.stats().workers.map((w) => w.memory).filter((m) => m !== null);
+    const mem = pool
+      .stats()
+      .workers.map((w) => w.memory)
+      .filter((m) => m !== null);
     expect(mem.length).toBeGreaterThan(0);
     for (const m of mem) {
       expect(m!.z3AllocBytes).toBeGreaterThan(0);
@@ -591,14 +654,19 @@ describe('pool', () => {
 
 describe('differential: Z3 against the independent evaluator (random formulas)', () => {
   const small = fc.integer({ min: -6, max: 6 }).map(String);
-  const nonzero = fc.integer({ min: -4, max: 4 }).filter((n) => n !== 0).map(String);
+  const nonzero = fc
+    .integer({ min: -4, max: 4 })
+    .filter((n) => n !== 0)
+    .map(String);
   const { bool } = fc.letrec<{ int: string; bool: string }>((tie) => ({
     int: fc.oneof(
       { maxDepth: 4, depthSize: 'small' },
       fc.constantFrom('x', 'y', 'z'),
       small,
       fc.tuple(fc.constantFrom('PLUS', 'MINUS', 'MULT'), tie('int'), tie('int')).map(([o, a, b]) => `(${o} ${a} ${b})`),
-      fc.tuple(fc.constantFrom('DIV', 'MOD'), tie('int'), fc.oneof(nonzero, fc.constantFrom('x', 'y'))).map(([o, a, b]) => `(${o} ${a} ${b})`),
+      fc
+        .tuple(fc.constantFrom('DIV', 'MOD'), tie('int'), fc.oneof(nonzero, fc.constantFrom('x', 'y')))
+        .map(([o, a, b]) => `(${o} ${a} ${b})`),
       fc.tuple(tie('bool'), tie('int'), tie('int')).map(([c, a, b]) => `(ITE ${c} ${a} ${b})`),
       fc.tuple(tie('int'), fc.integer({ min: 0, max: 3 })).map(([a, n]) => `(POW ${a} ${n})`),
       tie('int').map((a) => `(MINUS ${a})`),
@@ -606,8 +674,12 @@ describe('differential: Z3 against the independent evaluator (random formulas)',
     bool: fc.oneof(
       { maxDepth: 4, depthSize: 'small' },
       fc.constantFrom('p', 'q', 'true', 'false'),
-      fc.tuple(fc.constantFrom('GT', 'LT', 'GTE', 'LTE', 'EQ', 'NEQ'), tie('int'), tie('int')).map(([o, a, b]) => `(${o} ${a} ${b})`),
-      fc.tuple(fc.constantFrom('AND', 'OR', 'XOR', 'IFF', 'IMPLIES'), tie('bool'), tie('bool')).map(([o, a, b]) => `(${o} ${a} ${b})`),
+      fc
+        .tuple(fc.constantFrom('GT', 'LT', 'GTE', 'LTE', 'EQ', 'NEQ'), tie('int'), tie('int'))
+        .map(([o, a, b]) => `(${o} ${a} ${b})`),
+      fc
+        .tuple(fc.constantFrom('AND', 'OR', 'XOR', 'IFF', 'IMPLIES'), tie('bool'), tie('bool'))
+        .map(([o, a, b]) => `(${o} ${a} ${b})`),
       tie('bool').map((b) => `(NOT ${b})`),
       fc.tuple(tie('int'), tie('int'), tie('int')).map(([a, b, c]) => `(DISTINCT ${a} ${b} ${c})`),
     ),
@@ -615,11 +687,20 @@ describe('differential: Z3 against the independent evaluator (random formulas)',
   const realTerm = fc.oneof(
     fc.constantFrom('r', 's'),
     fc.integer({ min: -20, max: 20 }).map((n) => (n / 4).toFixed(2)),
-    fc.tuple(fc.constantFrom('r', 's'), fc.integer({ min: -9, max: 9 }).filter((n) => n !== 0)).map(([v, k]) => `(DIV ${v} ${k}.5)`),
+    fc
+      .tuple(
+        fc.constantFrom('r', 's'),
+        fc.integer({ min: -9, max: 9 }).filter((n) => n !== 0),
+      )
+      .map(([v, k]) => `(DIV ${v} ${k}.5)`),
     fc.tuple(fc.constantFrom('r', 's'), fc.integer({ min: -5, max: 5 })).map(([v, k]) => `(MULT ${k} ${v})`),
   );
   const realAtom = fc
-    .tuple(fc.constantFrom('GT', 'LT', 'GTE', 'LTE', 'EQ', 'NEQ'), fc.array(realTerm, { minLength: 2, maxLength: 3 }), realTerm)
+    .tuple(
+      fc.constantFrom('GT', 'LT', 'GTE', 'LTE', 'EQ', 'NEQ'),
+      fc.array(realTerm, { minLength: 2, maxLength: 3 }),
+      realTerm,
+    )
     .map(([o, terms, rhs]) => `(${o} (PLUS ${terms.join(' ')}) ${rhs})`);
 
   const assignments = fc.sample(
@@ -669,7 +750,14 @@ describe('differential: Z3 against the independent evaluator (random formulas)',
         const model = new Map<string, ModelValue>();
         for (const v of c.variables) {
           const raw = a[v.name as keyof Point];
-          model.set(v.name, v.sort === 'Bool' ? Boolean(raw) : v.sort === 'Real' ? Rational.of(BigInt(raw as number), 4n) : Rational.of(BigInt(raw as number)));
+          model.set(
+            v.name,
+            v.sort === 'Bool'
+              ? Boolean(raw)
+              : v.sort === 'Real'
+                ? Rational.of(BigInt(raw as number), 4n)
+                : Rational.of(BigInt(raw as number)),
+          );
         }
         const checks = checkModel(c.typed.constraints, model);
         expect([checks.every((k) => k === 'true'), query, a]).toEqual([false, query, a]);
@@ -706,15 +794,41 @@ describe('differential: Z3 against the independent evaluator (random formulas)',
 
 describe('parser robustness', () => {
   it('any input either compiles or throws a typed LogicInputError (never crashes)', () => {
-    const alphabet = fc.constantFrom('(', ')', ',', ' ', 'AND', 'GT', 'x', 'VAR', 'Int', 'FORALL', '5', '-2.5', '"', 'é', '.', 'POW', '64', 'p(', 'NOT ');
+    const alphabet = fc.constantFrom(
+      '(',
+      ')',
+      ',',
+      ' ',
+      'AND',
+      'GT',
+      'x',
+      'VAR',
+      'Int',
+      'FORALL',
+      '5',
+      '-2.5',
+      '"',
+      'é',
+      '.',
+      'POW',
+      '64',
+      'p(',
+      'NOT ',
+    );
     fc.assert(
-      fc.property(fc.oneof(fc.string({ maxLength: 200 }), fc.array(alphabet, { maxLength: 60 }).map((a) => a.join(''))), (q) => {
-        try {
-          compileLogicQuery(q);
-        } catch (e) {
-          expect(e).toBeInstanceOf(LogicInputError);
-        }
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string({ maxLength: 200 }),
+          fc.array(alphabet, { maxLength: 60 }).map((a) => a.join('')),
+        ),
+        (q) => {
+          try {
+            compileLogicQuery(q);
+          } catch (e) {
+            expect(e).toBeInstanceOf(LogicInputError);
+          }
+        },
+      ),
       { numRuns: 3_000, seed: 1 },
     );
   });

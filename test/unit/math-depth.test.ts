@@ -26,24 +26,48 @@ describe('hyperbolic functions in exponential form (all complex x)', () => {
     expect(r.proof?.assumptions_used).toEqual([]);
   });
 
-  it.each(['sinh(x) = (exp(x) + exp(-x))/2', 'cosh(x) + sinh(x) = exp(-x)', 'cosh(2x) = exp(2x)'])('%s is false', (e) => {
-    expect(v(e)).toMatchObject({ is_valid: false, result: false });
-  });
+  it.each(['sinh(x) = (exp(x) + exp(-x))/2', 'cosh(x) + sinh(x) = exp(-x)', 'cosh(2x) = exp(2x)'])(
+    '%s is false',
+    (e) => {
+      expect(v(e)).toMatchObject({ is_valid: false, result: false });
+    },
+  );
 });
 
 describe('exp/log/root rules under assumptions', () => {
   it('log(x*y) = log(x) + log(y): a counterexample without assumptions, proven for positive x, y', () => {
-    expect(v('log(x*y) = log(x) + log(y)')).toMatchObject({ is_valid: false, counterexample: { x: '-3.7', y: '-1.6' } });
+    expect(v('log(x*y) = log(x) + log(y)')).toMatchObject({
+      is_valid: false,
+      counterexample: { x: '-3.7', y: '-1.6' },
+    });
     const r = v('log(x*y) = log(x) + log(y)', ctx({ domain: 'positive' }));
-    expect(r).toMatchObject({ is_valid: true, method: 'canonical_form', assumptions_used: ['x positive', 'y positive'] });
-    expect(r.message).toBe('Identity proven: both sides reduce to the same canonical form (difference 0) under the assumptions x positive, y positive.');
-    expect(r.proof).toMatchObject({ domain: 'positive', assumptions: ['all variables positive'], assumptions_used: ['x positive', 'y positive'], rules: ['log_of_product'] });
+    expect(r).toMatchObject({
+      is_valid: true,
+      method: 'canonical_form',
+      assumptions_used: ['x positive', 'y positive'],
+    });
+    expect(r.message).toBe(
+      'Identity proven: both sides reduce to the same canonical form (difference 0) under the assumptions x positive, y positive.',
+    );
+    expect(r.proof).toMatchObject({
+      domain: 'positive',
+      assumptions: ['all variables positive'],
+      assumptions_used: ['x positive', 'y positive'],
+      rules: ['log_of_product'],
+    });
     const per = v('log(x*y) = log(x) + log(y)', ctx({ assumptions: { x: 'positive', y: ['positive'] } }));
-    expect(per.proof).toMatchObject({ domain: 'complex', assumptions: ['x positive', 'y positive'], assumptions_used: ['x positive', 'y positive'] });
+    expect(per.proof).toMatchObject({
+      domain: 'complex',
+      assumptions: ['x positive', 'y positive'],
+      assumptions_used: ['x positive', 'y positive'],
+    });
   });
 
   it('the real domain alone does not prove log(x*y) = log(x) + log(y)', () => {
-    expect(v('log(x*y) = log(x) + log(y)', ctx({ domain: 'real' }))).toMatchObject({ status: 'BLOCKED', is_valid: false });
+    expect(v('log(x*y) = log(x) + log(y)', ctx({ domain: 'real' }))).toMatchObject({
+      status: 'BLOCKED',
+      is_valid: false,
+    });
   });
 
   it('log(x^n) = n log(x) and (x^a)^b = x^(a*b) for positive variables only', () => {
@@ -51,26 +75,50 @@ describe('exp/log/root rules under assumptions', () => {
     expect(v('log(x^n) = n*log(x)', ctx({ domain: 'positive' })).assumptions_used).toEqual(['n real', 'x positive']);
     expect(v('log(x^3) = 3 log(x)', ctx({ assumptions: { x: 'positive' } })).assumptions_used).toEqual(['x positive']);
     expect(v('(x^a)^b = x^(a*b)')).toMatchObject({ is_valid: false, method: 'numerical_sampling' });
-    expect(v('(x^a)^b = x^(a*b)', ctx({ domain: 'positive' }))).toMatchObject({ is_valid: true, assumptions_used: ['a real', 'x positive'] });
+    expect(v('(x^a)^b = x^(a*b)', ctx({ domain: 'positive' }))).toMatchObject({
+      is_valid: true,
+      assumptions_used: ['a real', 'x positive'],
+    });
   });
 
   it('sqrt(x^2): x for non-negative x, |x| for real x, a counterexample otherwise', () => {
     expect(v('sqrt(x^2) = x')).toMatchObject({ is_valid: false, counterexample: { x: '-2.9' } });
-    expect(v('sqrt(x^2) = x', ctx({ domain: 'nonnegative' }))).toMatchObject({ is_valid: true, assumptions_used: ['x nonnegative'] });
-    expect(v('sqrt(x^2) = abs(x)', ctx({ domain: 'real' }))).toMatchObject({ is_valid: true, assumptions_used: ['x real'] });
-    expect(v('sqrt(x^2) = x', ctx({ domain: 'real' }))).toMatchObject({ is_valid: false, counterexample: { x: '-2.9' } });
+    expect(v('sqrt(x^2) = x', ctx({ domain: 'nonnegative' }))).toMatchObject({
+      is_valid: true,
+      assumptions_used: ['x nonnegative'],
+    });
+    expect(v('sqrt(x^2) = abs(x)', ctx({ domain: 'real' }))).toMatchObject({
+      is_valid: true,
+      assumptions_used: ['x real'],
+    });
+    expect(v('sqrt(x^2) = x', ctx({ domain: 'real' }))).toMatchObject({
+      is_valid: false,
+      counterexample: { x: '-2.9' },
+    });
     expect(v('sqrt(x*y) = sqrt(x)*sqrt(y)', ctx({ domain: 'positive' })).is_valid).toBe(true);
     expect(v('cbrt(x^3) = x', ctx({ domain: 'real' })).is_valid).toBe(true);
   });
 
   it('log of a power of a positive polynomial splits only when the base is provably positive', () => {
     const r = v('log(x^3*(y + 1)^2) = 3*log(x) + 2*log(y + 1)', ctx({ domain: 'positive' }));
-    expect(r).toMatchObject({ is_valid: true, method: 'canonical_form', assumptions_used: ['x positive', 'y positive'] });
-    expect(r.proof?.rules).toEqual(expect.arrayContaining(['log_of_product', 'log_of_power', 'polynomial_perfect_power']));
-    expect(v('log((y + 1)^6) = 6*log(y + 1)', ctx({ assumptions: { y: 'nonnegative' } }))).toMatchObject({ is_valid: true, assumptions_used: ['y nonnegative'] });
+    expect(r).toMatchObject({
+      is_valid: true,
+      method: 'canonical_form',
+      assumptions_used: ['x positive', 'y positive'],
+    });
+    expect(r.proof?.rules).toEqual(
+      expect.arrayContaining(['log_of_product', 'log_of_power', 'polynomial_perfect_power']),
+    );
+    expect(v('log((y + 1)^6) = 6*log(y + 1)', ctx({ assumptions: { y: 'nonnegative' } }))).toMatchObject({
+      is_valid: true,
+      assumptions_used: ['y nonnegative'],
+    });
     expect(v('log(2*(y + 1)^2) = log(2) + 2*log(y + 1)', ctx({ domain: 'positive' })).is_valid).toBe(true);
     // y - 1 is not positive for every positive y (y = 1/2): no rewrite, and a counterexample.
-    expect(v('log((y - 1)^2) = 2*log(y - 1)', ctx({ domain: 'positive' }))).toMatchObject({ is_valid: false, method: 'numerical_sampling' });
+    expect(v('log((y - 1)^2) = 2*log(y - 1)', ctx({ domain: 'positive' }))).toMatchObject({
+      is_valid: false,
+      method: 'numerical_sampling',
+    });
     // Without assumptions log((y+1)^2) = 2 log(y+1) fails for y + 1 in the left half-plane.
     expect(v('log((y + 1)^2) = 2*log(y + 1)')).toMatchObject({ is_valid: false, method: 'numerical_sampling' });
     expect(v('log((y + 1)^2) = 3*log(y + 1)', ctx({ domain: 'positive' })).is_valid).toBe(false);
@@ -96,14 +144,20 @@ describe('exp/log/root rules under assumptions', () => {
     expect(r.proof?.rules).toContain('exp_of_log');
     expect(v('exp(2*log(x)) = x^2').is_valid).toBe(true);
     expect(v('log(exp(x)) = x')).toMatchObject({ status: 'BLOCKED', is_valid: false });
-    expect(v('log(exp(x)) = x', ctx({ domain: 'real' }))).toMatchObject({ is_valid: true, assumptions_used: ['x real'] });
+    expect(v('log(exp(x)) = x', ctx({ domain: 'real' }))).toMatchObject({
+      is_valid: true,
+      assumptions_used: ['x real'],
+    });
   });
 
   it('exp(a+b) = exp(a)exp(b) unconditionally; exp(n x) = exp(x)^n for integer n', () => {
     expect(v('exp(a + b) = exp(a)*exp(b)').is_valid).toBe(true);
     expect(v('exp(3x) = exp(x)^3').is_valid).toBe(true);
     expect(v('exp(n*x) = exp(x)^n').is_valid).toBe(false);
-    expect(v('exp(n*x) = exp(x)^n', ctx({ assumptions: { n: 'integer' } }))).toMatchObject({ is_valid: true, assumptions_used: ['n integer'] });
+    expect(v('exp(n*x) = exp(x)^n', ctx({ assumptions: { n: 'integer' } }))).toMatchObject({
+      is_valid: true,
+      assumptions_used: ['n integer'],
+    });
     expect(v('x^y * x^z = x^(y+z)').proof?.conditions).toEqual(['x != 0']);
   });
 
@@ -120,10 +174,17 @@ describe('exp/log/root rules under assumptions', () => {
 
   it('validates the context strictly', () => {
     expect(mathRequestSchema.safeParse({ expression: 'x', context: { domain: 'positive' } }).success).toBe(true);
-    expect(mathRequestSchema.safeParse({ expression: 'x', context: { assumptions: { x: ['positive', 'integer'] } } }).success).toBe(true);
+    expect(
+      mathRequestSchema.safeParse({ expression: 'x', context: { assumptions: { x: ['positive', 'integer'] } } })
+        .success,
+    ).toBe(true);
     expect(mathRequestSchema.safeParse({ expression: 'x', context: { domain: 'negative' } }).success).toBe(false);
-    expect(mathRequestSchema.safeParse({ expression: 'x', context: { assumptions: { x: 'prime' } } }).success).toBe(false);
-    expect(mathRequestSchema.safeParse({ expression: 'x', context: { assumptions: { 'x y': 'real' } } }).success).toBe(false);
+    expect(mathRequestSchema.safeParse({ expression: 'x', context: { assumptions: { x: 'prime' } } }).success).toBe(
+      false,
+    );
+    expect(mathRequestSchema.safeParse({ expression: 'x', context: { assumptions: { 'x y': 'real' } } }).success).toBe(
+      false,
+    );
     expect(mathRequestSchema.safeParse({ expression: 'x', context: { assumptions: { x: [] } } }).success).toBe(false);
   });
 });
@@ -149,7 +210,10 @@ describe('gamma, factorial and binomial', () => {
   });
 
   it('records the condition of the gamma recurrence', () => {
-    expect(v('gamma(x+1) = x*gamma(x)').proof).toMatchObject({ rules: ['gamma_recurrence'], conditions: ['x is not 0, -1, -2, ...'] });
+    expect(v('gamma(x+1) = x*gamma(x)').proof).toMatchObject({
+      rules: ['gamma_recurrence'],
+      conditions: ['x is not 0, -1, -2, ...'],
+    });
   });
 
   it.each([

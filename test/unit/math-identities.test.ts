@@ -6,8 +6,15 @@ import { describe, expect, it } from 'vitest';
 import { verifyMath, type MathRequest } from '../../engines/math.js';
 
 /** `context`: the assumptions the SymPy symbols carried (the engine's request context). */
-interface Entry { family: string; expression: string; context?: MathRequest['context'] }
-const data = JSON.parse(readFileSync('test/fixtures/math/identities.json', 'utf8')) as { true: Entry[]; false: Entry[] };
+interface Entry {
+  family: string;
+  expression: string;
+  context?: MathRequest['context'];
+}
+const data = JSON.parse(readFileSync('test/fixtures/math/identities.json', 'utf8')) as {
+  true: Entry[];
+  false: Entry[];
+};
 const run = (e: Entry) => verifyMath({ expression: e.expression, ...(e.context ? { context: e.context } : {}) });
 
 describe('SymPy-generated identity sets', () => {

@@ -94,7 +94,9 @@ describe('identities are proven symbolically', () => {
     const r = v('(x^2-1)/(x-1) = x+1');
     expect(r.proof?.conditions).toEqual(['x - 1 != 0']);
     expect(r.proof?.rules).toEqual(['exact_polynomial_division']);
-    expect(r.message).toBe('Identity proven: both sides reduce to the same canonical form (difference 0), wherever x - 1 != 0.');
+    expect(r.message).toBe(
+      'Identity proven: both sides reduce to the same canonical form (difference 0), wherever x - 1 != 0.',
+    );
     expect(v('x/x = 1').proof?.conditions).toEqual(['x != 0']);
   });
 
@@ -150,7 +152,11 @@ describe('non-identities', () => {
     expect(r.message).toBe('The sides are not equal: at x = -2.9 the left side is 2.9 and the right side is -2.9.');
     // log(x·y) = log(x) + log(y) fails only when both are negative: the sample design covers it.
     expect(v('log(x*y) = log(x) + log(y)').counterexample).toEqual({ x: '-3.7', y: '-1.6' });
-    expect(v('e = 2.718')).toMatchObject({ is_valid: false, method: 'numerical_evaluation', simplified_difference: 'e - 2.718' });
+    expect(v('e = 2.718')).toMatchObject({
+      is_valid: false,
+      method: 'numerical_evaluation',
+      simplified_difference: 'e - 2.718',
+    });
   });
 });
 
@@ -175,12 +181,14 @@ describe('angle addition over a shared basis', () => {
     expect(r).toMatchObject({ is_valid: true, is_equivalent: true, method: 'canonical_form' });
   });
 
-  it.each(['sin(2x) = 2 sin(x)', 'cos(2x) = 2 cos(x) - 1', 'sin(x + y) = sin(x) + sin(y)', 'cosh(2x) = 2 cosh(x)^2 + 1'])(
-    '%s is never VERIFIED',
-    (e) => {
-      expect(v(e)).toMatchObject({ is_valid: false });
-    },
-  );
+  it.each([
+    'sin(2x) = 2 sin(x)',
+    'cos(2x) = 2 cos(x) - 1',
+    'sin(x + y) = sin(x) + sin(y)',
+    'cosh(2x) = 2 cosh(x)^2 + 1',
+  ])('%s is never VERIFIED', (e) => {
+    expect(v(e)).toMatchObject({ is_valid: false });
+  });
 });
 
 describe('numerical agreement is never a proof', () => {
@@ -204,7 +212,12 @@ describe('numerical agreement is never a proof', () => {
 
   it('in the real domain, points outside the domain are skipped', () => {
     const r = v('log(x*y) = log(x) + log(y)', { context: { domain: 'real' } });
-    expect(r).toMatchObject({ status: 'BLOCKED', is_equivalent: false, error: 'sampling_not_proof', samples_checked: 2 });
+    expect(r).toMatchObject({
+      status: 'BLOCKED',
+      is_equivalent: false,
+      error: 'sampling_not_proof',
+      samples_checked: 2,
+    });
   });
 
   it('closed expressions that agree only numerically are BLOCKED', () => {
@@ -237,11 +250,14 @@ describe('ambiguous implicit multiplication after division', () => {
     });
   });
 
-  it.each(['1/2x', '6/2x', '1/2x = 0.5x', 'a/b sin(x)', '8/(2)(2+2)', '1/-2x', 'sin(1/2x)'])('%s is ambiguous', (expression) => {
-    const r = v(expression);
-    expect(r).toMatchObject({ status: 'BLOCKED', is_valid: false, result: false, warning: 'ambiguous' });
-    expect(typeof r.simplified).toBe('string');
-  });
+  it.each(['1/2x', '6/2x', '1/2x = 0.5x', 'a/b sin(x)', '8/(2)(2+2)', '1/-2x', 'sin(1/2x)'])(
+    '%s is ambiguous',
+    (expression) => {
+      const r = v(expression);
+      expect(r).toMatchObject({ status: 'BLOCKED', is_valid: false, result: false, warning: 'ambiguous' });
+      expect(typeof r.simplified).toBe('string');
+    },
+  );
 
   it('2x/3 and (8/2)(2+2) are not ambiguous', () => {
     expect(v('2x/3')).toMatchObject({ is_valid: true, is_symbolic: true, simplified: '(2/3)*x', value: null });
@@ -258,7 +274,11 @@ describe('domain errors: is_valid false with error and message', () => {
     ['0^-1', 'division_by_zero', 'Division by zero is undefined.'],
     ['(-3)!', 'factorial_domain', 'The factorial is defined here for non-negative integers only.'],
     ['gcd(2.5, 5)', 'integer_argument_required', 'gcd() takes integer arguments only.'],
-    ['nthRoot(-4, 2)', 'even_root_of_negative', 'An even root of a negative number is undefined (use sqrt for the principal complex root).'],
+    [
+      'nthRoot(-4, 2)',
+      'even_root_of_negative',
+      'An even root of a negative number is undefined (use sqrt for the principal complex root).',
+    ],
     ['10^400', 'result_out_of_range', 'The value is outside the representable range.'],
   ])('%s → %s', (expression, error, message) => {
     expect(v(expression)).toEqual({ is_valid: false, original: expression, error, message });
@@ -287,11 +307,22 @@ describe('domain errors: is_valid false with error and message', () => {
     expect(v('log(-1)', { context: { domain: 'real' } }).error).toBe('log_of_negative');
     expect(v('asin(2)', { context: { domain: 'real' } }).error).toBe('complex_in_real_domain');
     expect(v('i + 1', { context: { domain: 'real' } }).error).toBe('complex_in_real_domain');
-    expect(v('log(-1)')).toMatchObject({ is_valid: true, is_complex: true, simplified: 'i*pi', real: 0, imaginary: Math.PI });
+    expect(v('log(-1)')).toMatchObject({
+      is_valid: true,
+      is_complex: true,
+      simplified: 'i*pi',
+      real: 0,
+      imaginary: Math.PI,
+    });
   });
 
   it('equations report domain errors with result false', () => {
-    expect(v('x/0 = 1')).toEqual({ is_valid: false, result: false, error: 'division_by_zero', message: 'Division by zero is undefined.' });
+    expect(v('x/0 = 1')).toEqual({
+      is_valid: false,
+      result: false,
+      error: 'division_by_zero',
+      message: 'Division by zero is undefined.',
+    });
   });
 });
 
@@ -348,17 +379,33 @@ describe('tolerance', () => {
 
   it('the bound never goes below 0.01', () => {
     expect(v('1 = 1.005', { tolerance: 0.01 })).toMatchObject({ is_valid: true, max_allowed_tolerance: '0.01' });
-    expect(v('1 = 1.005', { tolerance: '0.0100001' })).toMatchObject(blockedFields('tolerance_above_maximum', '0.0100001', '0.01', '1'));
+    expect(v('1 = 1.005', { tolerance: '0.0100001' })).toMatchObject(
+      blockedFields('tolerance_above_maximum', '0.0100001', '0.01', '1'),
+    );
   });
 
   it('compares |lhs - rhs| with the tolerance', () => {
-    expect(v('2+2 = 4.02', { tolerance: 0.01 })).toMatchObject({ is_valid: false, result: false, is_correct: false, simplified_difference: '-0.02' });
-    expect(v('1/3 = 0.333', { tolerance: 0.001 })).toMatchObject({ is_valid: true, is_correct: true, calculated_value: '0.3333333333333333333333333333333333333333333333333333333333333333' });
+    expect(v('2+2 = 4.02', { tolerance: 0.01 })).toMatchObject({
+      is_valid: false,
+      result: false,
+      is_correct: false,
+      simplified_difference: '-0.02',
+    });
+    expect(v('1/3 = 0.333', { tolerance: 0.001 })).toMatchObject({
+      is_valid: true,
+      is_correct: true,
+      calculated_value: '0.3333333333333333333333333333333333333333333333333333333333333333',
+    });
   });
 
   it('an exact identity under a tolerance is still proven', () => {
     const r = v('sqrt(-4) = 2i', { tolerance: 0.001 });
-    expect(r).toMatchObject({ is_valid: true, is_correct: true, max_allowed_tolerance: '0.02', calculated_value: '2i' });
+    expect(r).toMatchObject({
+      is_valid: true,
+      is_correct: true,
+      max_allowed_tolerance: '0.02',
+      calculated_value: '2i',
+    });
     expect(r.proof?.difference).toBe('0');
   });
 
@@ -385,7 +432,10 @@ describe('precision modes and exponentiation', () => {
       message: 'The sides differ in IEEE-754 double arithmetic (float mode) by 5.551115123125783e-17.',
     });
     expect(v('0.1+0.2')).toMatchObject({ value: 0.3, simplified: '0.3' });
-    expect(v('0.1+0.2', { precision_mode: 'float' })).toMatchObject({ value: 0.30000000000000004, simplified: '0.30000000000000004' });
+    expect(v('0.1+0.2', { precision_mode: 'float' })).toMatchObject({
+      value: 0.30000000000000004,
+      simplified: '0.30000000000000004',
+    });
   });
 
   it('float-mode equality is never a proof', () => {
@@ -430,7 +480,12 @@ describe('symbolic and complex flags', () => {
   });
 
   it('complex results carry is_complex and their parts', () => {
-    expect(v('(-8)^(1/3)')).toMatchObject({ is_complex: true, value: '1 + 1.732050807568877i', real: 1, imaginary: 1.732050807568877 });
+    expect(v('(-8)^(1/3)')).toMatchObject({
+      is_complex: true,
+      value: '1 + 1.732050807568877i',
+      real: 1,
+      imaginary: 1.732050807568877,
+    });
     expect(v('cbrt(-8)')).toMatchObject({ value: -2 });
     expect(v('i^2')).toMatchObject({ value: -1 });
     expect(v('i^2').is_complex).toBeUndefined();
@@ -495,21 +550,35 @@ describe('guards: rejected before evaluation, fast', () => {
     const elapsed = performance.now() - t0;
     results.forEach((r, i) => {
       const [expression, guard] = GUARDS[i] as [string, string];
-      expect({ expression, status: r.status, is_valid: r.is_valid, error: r.error }).toEqual({ expression, status: 'BLOCKED', is_valid: false, error: guard });
+      expect({ expression, status: r.status, is_valid: r.is_valid, error: r.error }).toEqual({
+        expression,
+        status: 'BLOCKED',
+        is_valid: false,
+        error: guard,
+      });
       expect(r.message.length, expression).toBeGreaterThan(0);
     });
     expect(elapsed).toBeLessThan(500);
   });
 
   it('guard messages name the bound', () => {
-    expect(v('9^9^9').message).toBe('Power towers whose exponent is too large (about 3.7e+8 digits, limit 1000) are not evaluated.');
+    expect(v('9^9^9').message).toBe(
+      'Power towers whose exponent is too large (about 3.7e+8 digits, limit 1000) are not evaluated.',
+    );
     expect(v('100000!').message).toBe('Factorials are computed for n <= 170 only.');
     expect(v('import({}, {})').message).toBe('The function import() is not on the allow-list.');
   });
 
   it('expensive but legitimate inputs stay bounded', () => {
     const t0 = performance.now();
-    for (const e of ['(x+y+z+w+1)^1000 = 1', '(x+1)^1000 = 1', '(pi + e + sqrt(2) + 1)^300 = 1', 'sinh(x*10^6) = 1', 'sin(10^30)', 'exp(10000)']) {
+    for (const e of [
+      '(x+y+z+w+1)^1000 = 1',
+      '(x+1)^1000 = 1',
+      '(pi + e + sqrt(2) + 1)^300 = 1',
+      'sinh(x*10^6) = 1',
+      'sin(10^30)',
+      'exp(10000)',
+    ]) {
       const r = v(e);
       expect(r.error === 'internal_error', e).toBe(false);
     }
@@ -519,7 +588,17 @@ describe('guards: rejected before evaluation, fast', () => {
 
 describe('mathjs lock-down', () => {
   it('expression-callable mathjs functions of the private instance throw', () => {
-    for (const name of ['import', 'createUnit', 'evaluate', 'parse', 'simplify', 'derivative', 'compile', 'resolve', 'reviver']) {
+    for (const name of [
+      'import',
+      'createUnit',
+      'evaluate',
+      'parse',
+      'simplify',
+      'derivative',
+      'compile',
+      'resolve',
+      'reviver',
+    ]) {
       expect(DISABLED_FUNCTIONS).toContain(name);
       expect(() => lockedMath[name]?.('1'), name).toThrow(`Function ${name} is disabled`);
     }
@@ -543,7 +622,9 @@ describe('request schema', () => {
       context: { domain: 'real' },
     });
     expect(mathRequestSchema.safeParse({}).error?.issues[0]?.message).toBe('expression is required');
-    expect(mathRequestSchema.safeParse({ expression: 5 }).error?.issues[0]?.message).toBe('expression must be a string');
+    expect(mathRequestSchema.safeParse({ expression: 5 }).error?.issues[0]?.message).toBe(
+      'expression must be a string',
+    );
     expect(mathRequestSchema.safeParse({ expression: 'x', context: { domain: 'reals' } }).success).toBe(false);
     expect(mathRequestSchema.safeParse({ expression: 'x', precision_mode: 'double' }).success).toBe(false);
     expect(mathRequestSchema.safeParse({ expression: 'x', tolerance: { a: 1 } }).success).toBe(false);
@@ -588,7 +669,11 @@ describe('batch math items', () => {
         method: 'canonical_form',
       },
     });
-    const d = buildDiagnostic({ status: 'UNVERIFIABLE', agentMessage: outcome.agentMessage, developerFields: outcome.developerFields });
+    const d = buildDiagnostic({
+      status: 'UNVERIFIABLE',
+      agentMessage: outcome.agentMessage,
+      developerFields: outcome.developerFields,
+    });
     expect(d).toMatchObject({ status: 'UNVERIFIABLE', proof_ref: null, is_authoritative: false });
   });
 
@@ -596,7 +681,13 @@ describe('batch math items', () => {
     expect(mathBatchOutcome('2+3')).toEqual({
       kind: 'unverifiable',
       agentMessage: 'Expression evaluated; a bare expression makes no claim to verify.',
-      developerFields: { constraint_id: 'math_verifier.expression_evaluated', is_valid: true, simplified: '5', value: 5, original: '2+3' },
+      developerFields: {
+        constraint_id: 'math_verifier.expression_evaluated',
+        is_valid: true,
+        simplified: '5',
+        value: 5,
+        original: '2+3',
+      },
     });
   });
 
@@ -615,7 +706,10 @@ describe('batch math items', () => {
   });
 
   it('the ambiguity block keeps the warning; domain errors are blocked', () => {
-    expect(mathBatchOutcome('8/2(2+2)').developerFields).toMatchObject({ warning: 'ambiguous', simplified: '8 / 2 * (2 + 2)' });
+    expect(mathBatchOutcome('8/2(2+2)').developerFields).toMatchObject({
+      warning: 'ambiguous',
+      simplified: '8 / 2 * (2 + 2)',
+    });
     expect(mathBatchOutcome('sqrt(-4)', { context: { domain: 'real' } })).toMatchObject({
       kind: 'blocked',
       developerFields: { constraint_id: 'math_verifier.sqrt_of_negative' },
@@ -640,13 +734,33 @@ describe('batch math items', () => {
 
 describe('determinism and JSON output', () => {
   const CORPUS = [
-    '(x+1)^2 = x^2+2x+1', '(x+1)^2 = x^2+1', 'sin(2x) = 2 sin(x) cos(x)', '8/2(2+2)', 'sqrt(-4)', '1/0', '2^1000', '10^400',
-    '170!', 'x + y', 'log(-1)', 'sqrt(x^2) = x', 'e = 2.718', '9^9^9', 'exp(log(2)) = 2', '(-8)^(1/3)', 'tan(x) = sin(x)/cos(x)',
+    '(x+1)^2 = x^2+2x+1',
+    '(x+1)^2 = x^2+1',
+    'sin(2x) = 2 sin(x) cos(x)',
+    '8/2(2+2)',
+    'sqrt(-4)',
+    '1/0',
+    '2^1000',
+    '10^400',
+    '170!',
+    'x + y',
+    'log(-1)',
+    'sqrt(x^2) = x',
+    'e = 2.718',
+    '9^9^9',
+    'exp(log(2)) = 2',
+    '(-8)^(1/3)',
+    'tan(x) = sin(x)/cos(x)',
   ];
 
   it('same input, same output; every output is plain JSON', () => {
     for (const e of CORPUS) {
-      for (const extra of [{}, { precision_mode: 'float' as const }, { tolerance: 0.01 }, { context: { domain: 'real' as const } }]) {
+      for (const extra of [
+        {},
+        { precision_mode: 'float' as const },
+        { tolerance: 0.01 },
+        { context: { domain: 'real' as const } },
+      ]) {
         const a = v(e, extra);
         const b = v(e, extra);
         expect(JSON.stringify(a)).toBe(JSON.stringify(b));
@@ -657,7 +771,13 @@ describe('determinism and JSON output', () => {
   });
 
   it('sample points are fixed and cover the sign patterns of three variables', () => {
-    const signs = new Set(Array.from({ length: 8 }, (_, j) => Object.values(samplePoint(['a', 'b', 'c'], j)).map((x) => x.startsWith('-')).join()));
+    const signs = new Set(
+      Array.from({ length: 8 }, (_, j) =>
+        Object.values(samplePoint(['a', 'b', 'c'], j))
+          .map((x) => x.startsWith('-'))
+          .join(),
+      ),
+    );
     expect(signs.size).toBe(8);
     expect(samplePoint(['x'], 1)).toEqual({ x: '-2.9' });
     expect(samplePoint(['x', 'y'], 0)).toEqual({ x: '0.7', y: '5' });
@@ -667,7 +787,11 @@ describe('determinism and JSON output', () => {
 describe('soundness (property): a proven identity holds numerically', () => {
   // An independent plain mathjs instance evaluates both sides at random points.
   const reference = create(all);
-  const leaf = fc.oneof(fc.constantFrom('x', 'y', 'pi', 'e'), fc.integer({ min: -5, max: 9 }).map(String), fc.constantFrom('0.5', '1.25'));
+  const leaf = fc.oneof(
+    fc.constantFrom('x', 'y', 'pi', 'e'),
+    fc.integer({ min: -5, max: 9 }).map(String),
+    fc.constantFrom('0.5', '1.25'),
+  );
   const expr: fc.Arbitrary<string> = fc.letrec<{ e: string }>((tie) => ({
     e: fc.oneof(
       { depthSize: 'small', withCrossShrink: true },
@@ -689,22 +813,27 @@ describe('soundness (property): a proven identity holds numerically', () => {
   it('proven equations agree at random points', () => {
     let proven = 0;
     fc.assert(
-      fc.property(pair, fc.double({ min: -3, max: 3, noNaN: true }), fc.double({ min: -3, max: 3, noNaN: true }), ([a, b], x, y) => {
-        const r = v(`${a} = ${b}`);
-        expect(r.error === 'internal_error').toBe(false);
-        if (!r.proof) return;
-        proven++;
-        expect(r.is_valid).toBe(true);
-        const scope = { x, y };
-        const l = reference.evaluate(a, scope) as number | { re: number; im: number };
-        const rr = reference.evaluate(b, scope) as number | { re: number; im: number };
-        const c = (z: typeof l) => (typeof z === 'number' ? { re: z, im: 0 } : { re: z.re, im: z.im });
-        const L = c(l);
-        const R = c(rr);
-        if (![L.re, L.im, R.re, R.im].every(Number.isFinite)) return;
-        const scale = Math.max(1, Math.hypot(L.re, L.im), Math.hypot(R.re, R.im));
-        expect(Math.hypot(L.re - R.re, L.im - R.im)).toBeLessThanOrEqual(1e-6 * scale);
-      }),
+      fc.property(
+        pair,
+        fc.double({ min: -3, max: 3, noNaN: true }),
+        fc.double({ min: -3, max: 3, noNaN: true }),
+        ([a, b], x, y) => {
+          const r = v(`${a} = ${b}`);
+          expect(r.error === 'internal_error').toBe(false);
+          if (!r.proof) return;
+          proven++;
+          expect(r.is_valid).toBe(true);
+          const scope = { x, y };
+          const l = reference.evaluate(a, scope) as number | { re: number; im: number };
+          const rr = reference.evaluate(b, scope) as number | { re: number; im: number };
+          const c = (z: typeof l) => (typeof z === 'number' ? { re: z, im: 0 } : { re: z.re, im: z.im });
+          const L = c(l);
+          const R = c(rr);
+          if (![L.re, L.im, R.re, R.im].every(Number.isFinite)) return;
+          const scale = Math.max(1, Math.hypot(L.re, L.im), Math.hypot(R.re, R.im));
+          expect(Math.hypot(L.re - R.re, L.im - R.im)).toBeLessThanOrEqual(1e-6 * scale);
+        },
+      ),
       { numRuns: 150, seed: 20250101 },
     );
     // The generator must actually exercise the prover.
@@ -713,33 +842,62 @@ describe('soundness (property): a proven identity holds numerically', () => {
 });
 
 describe('robustness (property): any allow-listed input gives a JSON verdict, never an internal error', () => {
-  const fns = ['sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'sinh', 'cosh', 'tanh', 'exp', 'log', 'log10', 'log2', 'sqrt', 'cbrt', 'abs', 'floor', 'ceil', 'round', 'sign', 'factorial'];
+  const fns = [
+    'sin',
+    'cos',
+    'tan',
+    'asin',
+    'acos',
+    'atan',
+    'sinh',
+    'cosh',
+    'tanh',
+    'exp',
+    'log',
+    'log10',
+    'log2',
+    'sqrt',
+    'cbrt',
+    'abs',
+    'floor',
+    'ceil',
+    'round',
+    'sign',
+    'factorial',
+  ];
   const leaf = fc.constantFrom('x', 'y', 'pi', 'e', 'i', '0', '1', '-1', '2', '0.5', '10', '1e10', '3.7');
   const expr: fc.Arbitrary<string> = fc.letrec<{ e: string }>((tie) => ({
     e: fc.oneof(
       { depthSize: 'small' },
       leaf,
-      fc.tuple(tie('e'), fc.constantFrom('+', '-', '*', '/', '^', ' mod '), tie('e')).map(([a, o, b]) => `(${a}${o}${b})`),
+      fc
+        .tuple(tie('e'), fc.constantFrom('+', '-', '*', '/', '^', ' mod '), tie('e'))
+        .map(([a, o, b]) => `(${a}${o}${b})`),
       fc.tuple(fc.constantFrom(...fns), tie('e')).map(([f, a]) => `${f}(${a})`),
-      fc.tuple(fc.constantFrom('min', 'max', 'gcd', 'lcm', 'nthRoot', 'log', 'round', 'mod'), tie('e'), tie('e')).map(([f, a, b]) => `${f}(${a}, ${b})`),
+      fc
+        .tuple(fc.constantFrom('min', 'max', 'gcd', 'lcm', 'nthRoot', 'log', 'round', 'mod'), tie('e'), tie('e'))
+        .map(([f, a, b]) => `${f}(${a}, ${b})`),
       tie('e').map((a) => `(${a})!`),
     ),
   })).e;
 
   it('holds for random expressions and equations in both modes and domains', () => {
     fc.assert(
-      fc.property(fc.tuple(expr, fc.option(expr), fc.constantFrom('decimal', 'float'), fc.constantFrom('real', 'complex')), ([a, b, mode, domain]) => {
-        const r = verifyMath({
-          expression: b === null ? a : `${a} = ${b}`,
-          precision_mode: mode as 'decimal' | 'float',
-          context: { domain: domain as 'real' | 'complex' },
-        });
-        expect(r.error).not.toBe('internal_error');
-        expect(r.error).not.toBe('unbound_variable');
-        assertJsonSafe(r);
-        if (r.status === 'BLOCKED') expect(r.is_valid).toBe(false);
-        if (r.proof) expect(r.is_valid && r.result).toBe(true);
-      }),
+      fc.property(
+        fc.tuple(expr, fc.option(expr), fc.constantFrom('decimal', 'float'), fc.constantFrom('real', 'complex')),
+        ([a, b, mode, domain]) => {
+          const r = verifyMath({
+            expression: b === null ? a : `${a} = ${b}`,
+            precision_mode: mode as 'decimal' | 'float',
+            context: { domain: domain as 'real' | 'complex' },
+          });
+          expect(r.error).not.toBe('internal_error');
+          expect(r.error).not.toBe('unbound_variable');
+          assertJsonSafe(r);
+          if (r.status === 'BLOCKED') expect(r.is_valid).toBe(false);
+          if (r.proof) expect(r.is_valid && r.result).toBe(true);
+        },
+      ),
       { numRuns: 400, seed: 7 },
     );
   });

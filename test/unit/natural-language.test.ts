@@ -43,16 +43,33 @@ describe('local arithmetic translator', () => {
   });
 
   it('takes the asserted answer as the claimed answer', () => {
-    expect(translateArithmeticLocally('Is 2 plus 2 equal to 5?')).toMatchObject({ expression: '2 + 2', claimed_answer: 5, asserted: true });
-    expect(translateArithmeticLocally('Does 7 times 8 equal 56?')).toMatchObject({ expression: '7 * 8', claimed_answer: 56, asserted: true });
+    expect(translateArithmeticLocally('Is 2 plus 2 equal to 5?')).toMatchObject({
+      expression: '2 + 2',
+      claimed_answer: 5,
+      asserted: true,
+    });
+    expect(translateArithmeticLocally('Does 7 times 8 equal 56?')).toMatchObject({
+      expression: '7 * 8',
+      claimed_answer: 56,
+      asserted: true,
+    });
   });
 
-  it.each(['Who wrote Hamlet?', 'What is the root mean square of 3 and 4?', 'Is the sky blue?', 'What is 2 plus?', 'x plus 2', '', 'What is 2 plus 2 in the morning?'])(
-    'never guesses: %j is not a math query',
-    (q) => {
-      expect(translateArithmeticLocally(q)).toMatchObject({ is_math_query: false, expression: null, claimed_answer: null });
-    },
-  );
+  it.each([
+    'Who wrote Hamlet?',
+    'What is the root mean square of 3 and 4?',
+    'Is the sky blue?',
+    'What is 2 plus?',
+    'x plus 2',
+    '',
+    'What is 2 plus 2 in the morning?',
+  ])('never guesses: %j is not a math query', (q) => {
+    expect(translateArithmeticLocally(q)).toMatchObject({
+      is_math_query: false,
+      expression: null,
+      claimed_answer: null,
+    });
+  });
 
   it('bounds its input', () => {
     expect(translateArithmeticLocally('1 plus '.repeat(400) + '1').is_math_query).toBe(false);
@@ -60,10 +77,12 @@ describe('local arithmetic translator', () => {
   });
 
   it('is total on arbitrary input (never throws)', () => {
-    fc.assert(fc.property(fc.string({ maxLength: 300 }), (s) => {
-      const t = translateArithmeticLocally(s);
-      expect(typeof t.is_math_query).toBe('boolean');
-    }));
+    fc.assert(
+      fc.property(fc.string({ maxLength: 300 }), (s) => {
+        const t = translateArithmeticLocally(s);
+        expect(typeof t.is_math_query).toBe('boolean');
+      }),
+    );
   });
 });
 
@@ -78,9 +97,12 @@ describe('local logic translator', () => {
     expect(translateLogicLocally(q)).toMatchObject({ is_logic_query: true, dsl });
   });
 
-  it.each(['the weather is nice', 'Is there a number greater than five?', 'x is greater than', 'x plus y is 10'])('refuses %j', (q) => {
-    expect(translateLogicLocally(q)).toMatchObject({ is_logic_query: false, dsl: null });
-  });
+  it.each(['the weather is nice', 'Is there a number greater than five?', 'x is greater than', 'x plus y is 10'])(
+    'refuses %j',
+    (q) => {
+      expect(translateLogicLocally(q)).toMatchObject({ is_logic_query: false, dsl: null });
+    },
+  );
 });
 
 describe('injection screen', () => {
@@ -135,8 +157,19 @@ describe('injection screen', () => {
 
 describe('translation evaluation', () => {
   it('evaluates and compares with the claimed answer', () => {
-    expect(evaluateTranslation('3 * 4.50', 13.5)).toMatchObject({ kind: 'evaluated', inner_status: 'VERIFIED', calculated_value: 13.5, is_correct: true, diff: 0 });
-    expect(evaluateTranslation('7 * 1.25', 9)).toMatchObject({ kind: 'evaluated', inner_status: 'CORRECTION_NEEDED', is_correct: false, diff: -0.25 });
+    expect(evaluateTranslation('3 * 4.50', 13.5)).toMatchObject({
+      kind: 'evaluated',
+      inner_status: 'VERIFIED',
+      calculated_value: 13.5,
+      is_correct: true,
+      diff: 0,
+    });
+    expect(evaluateTranslation('7 * 1.25', 9)).toMatchObject({
+      kind: 'evaluated',
+      inner_status: 'CORRECTION_NEEDED',
+      is_correct: false,
+      diff: -0.25,
+    });
     expect(evaluateTranslation('0.1 + 0.2', 0.3)).toMatchObject({ is_correct: true });
   });
 
@@ -169,12 +202,21 @@ describe('provider configuration', () => {
     const env = { SVC_OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1', SVC_ANTHROPIC_API_KEY: 'k' };
     expect(configuredProviders(env)).toEqual(['local', 'openai', 'anthropic']);
     expect(resolveProvider('OpenAI', env)).toEqual({ ok: true, provider: 'openai' });
-    expect(resolveProvider(undefined, { ...env, SVC_LLM_PROVIDER: 'anthropic' })).toEqual({ ok: true, provider: 'anthropic' });
+    expect(resolveProvider(undefined, { ...env, SVC_LLM_PROVIDER: 'anthropic' })).toEqual({
+      ok: true,
+      provider: 'anthropic',
+    });
   });
 
   it('unknown or unconfigured providers give a detail listing what is available', () => {
-    expect(resolveProvider('gemini', {})).toEqual({ ok: false, detail: "Unknown provider 'gemini'. Available providers: local." });
-    expect(resolveProvider('openai', {})).toEqual({ ok: false, detail: "Provider 'openai' is not configured on this server. Available providers: local." });
+    expect(resolveProvider('gemini', {})).toEqual({
+      ok: false,
+      detail: "Unknown provider 'gemini'. Available providers: local.",
+    });
+    expect(resolveProvider('openai', {})).toEqual({
+      ok: false,
+      detail: "Provider 'openai' is not configured on this server. Available providers: local.",
+    });
     expect(resolveProvider(undefined, { SVC_LLM_PROVIDER: 'openai' })).toEqual({
       ok: false,
       detail: "The default LLM provider 'openai' (SVC_LLM_PROVIDER) is not configured. Available providers: local.",
@@ -189,7 +231,9 @@ describe('provider configuration', () => {
   });
 
   it('npm run dev: SVC_* variables of the environment override the generated defaults', () => {
-    expect(svcOverrides({ SVC_LLM_PROVIDER: 'openai', SVC_EMPTY: '', PATH: '/bin' })).toEqual({ SVC_LLM_PROVIDER: 'openai' });
+    expect(svcOverrides({ SVC_LLM_PROVIDER: 'openai', SVC_EMPTY: '', PATH: '/bin' })).toEqual({
+      SVC_LLM_PROVIDER: 'openai',
+    });
   });
 });
 
@@ -198,7 +242,13 @@ describe('consensus on natural-language arithmetic', () => {
     const c = await runConsensus('Is 2 plus 2 equal to 4?', 'single', { z3TimeoutMs: 1000 });
     expect(c.queryKind).toBe('natural_language');
     expect(c.evaluatedExpression).toBe('2 + 2 = 4');
-    expect(c.chain[0]).toMatchObject({ engine: 'natural_language', method: 'local_translation', status: 'UNVERIFIABLE', success: true, confidence: 0 });
+    expect(c.chain[0]).toMatchObject({
+      engine: 'natural_language',
+      method: 'local_translation',
+      status: 'UNVERIFIABLE',
+      success: true,
+      confidence: 0,
+    });
     expect(c.chain[1]).toMatchObject({ engine: 'math', status: 'VERIFIED' });
     expect(c.runs).toHaveLength(1);
     expect(c.status).toBe('UNVERIFIABLE');
@@ -207,6 +257,8 @@ describe('consensus on natural-language arithmetic', () => {
   it('untranslatable text runs no engine', async () => {
     const c = await runConsensus('Is the sky blue?', 'single', { z3TimeoutMs: 1000 });
     expect(c).toMatchObject({ queryKind: 'natural_language', runs: [], status: 'UNVERIFIABLE' });
-    expect(c.chain).toEqual([expect.objectContaining({ engine: 'natural_language', method: 'translation_failed', success: false })]);
+    expect(c.chain).toEqual([
+      expect.objectContaining({ engine: 'natural_language', method: 'translation_failed', success: false }),
+    ]);
   });
 });

@@ -44,23 +44,26 @@ describe('every operation', () => {
     },
   );
 
-  it.each(ENDPOINTS.map((e) => [e.id, e] as const))('%s: every request field has a description and an example', (_id, e) => {
-    const o = op(e.path, e.method);
-    const missing: string[] = [];
-    for (const p of o.parameters ?? []) {
-      if (!p.description || p.example === undefined) missing.push(`${p.in}:${p.name}`);
-    }
-    for (const media of Object.values<any>(o.requestBody?.content ?? {})) {
-      for (const obj of bodyObjects(media.schema)) {
-        for (const [name, prop] of Object.entries<any>(obj.properties)) {
-          if (!prop.description || !(prop.example !== undefined || prop.examples?.length)) missing.push(name);
+  it.each(ENDPOINTS.map((e) => [e.id, e] as const))(
+    '%s: every request field has a description and an example',
+    (_id, e) => {
+      const o = op(e.path, e.method);
+      const missing: string[] = [];
+      for (const p of o.parameters ?? []) {
+        if (!p.description || p.example === undefined) missing.push(`${p.in}:${p.name}`);
+      }
+      for (const media of Object.values<any>(o.requestBody?.content ?? {})) {
+        for (const obj of bodyObjects(media.schema)) {
+          for (const [name, prop] of Object.entries<any>(obj.properties)) {
+            if (!prop.description || !(prop.example !== undefined || prop.examples?.length)) missing.push(name);
+          }
         }
       }
-    }
-    expect(missing).toEqual([]);
-  });
+      expect(missing).toEqual([]);
+    },
+  );
 
-  it.each(ENDPOINTS.map((e) => [e.id, e] as const))("%s: each error status shows its own real examples", (_id, e) => {
+  it.each(ENDPOINTS.map((e) => [e.id, e] as const))('%s: each error status shows its own real examples', (_id, e) => {
     const o = op(e.path, e.method);
     for (const [status, r] of Object.entries<any>(o.responses)) {
       const s = Number(status);
@@ -69,7 +72,9 @@ describe('every operation', () => {
       const examples = Object.values<any>(media.examples ?? {});
       expect(examples.length, `${e.id} ${status}`).toBeGreaterThan(0);
       for (const x of examples) {
-        expect([codeForStatus(s), ...(SPECIFIC[s] ?? [])], `${e.id} ${status}: ${x.value.code}`).toContain(x.value.code);
+        expect([codeForStatus(s), ...(SPECIFIC[s] ?? [])], `${e.id} ${status}: ${x.value.code}`).toContain(
+          x.value.code,
+        );
         expect(x.value.detail.length).toBeGreaterThan(3);
         expect(Object.keys(x.value)).toEqual(['detail', 'code', 'request_id']);
         expect(x.summary).toEqual(expect.any(String));
@@ -80,28 +85,38 @@ describe('every operation', () => {
     for (const [status, r] of Object.entries<any>(o.responses)) {
       for (const x of Object.values<any>(r.content?.['application/json']?.examples ?? {})) {
         const seen = byDetail.get(x.value.detail);
-        expect(seen === undefined || seen === status, `${e.id}: "${x.value.detail}" under ${seen} and ${status}`).toBe(true);
+        expect(seen === undefined || seen === status, `${e.id}: "${x.value.detail}" under ${seen} and ${status}`).toBe(
+          true,
+        );
         byDetail.set(x.value.detail, status);
       }
     }
   });
 });
 
-describe('examples are the service\'s own texts', () => {
+describe("examples are the service's own texts", () => {
   it('verify/math: 400 names the field, 401 the header, 408 and 413 the body', () => {
     const r = op('/verify/math', 'post').responses;
-    const details = (s: number) => Object.values<any>(r[s].content['application/json'].examples).map((x) => x.value.detail);
+    const details = (s: number) =>
+      Object.values<any>(r[s].content['application/json'].examples).map((x) => x.value.detail);
     expect(details(400)).toContain("Invalid field 'expression': expression is required");
     expect(details(401)).toContain(MISSING_KEY);
     expect(details(408)).toEqual([BODY_TIMEOUT_DETAIL]);
     expect(details(413)).toEqual([bodyLimitDetail(JSON_BODY_LIMIT)]);
     expect(details(503)).toContain('Verification backend unavailable — retry shortly.');
-    expect(op('/verify/math', 'post').requestBody.content['application/json'].example).toEqual({ expression: '(x+1)^2 = x^2 + 2*x + 1' });
+    expect(op('/verify/math', 'post').requestBody.content['application/json'].example).toEqual({
+      expression: '(x+1)^2 = x^2 + 2*x + 1',
+    });
   });
   it('the Authorize dialog names X-API-Key once', () => {
     const schemes = Object.values<any>(doc.components.securitySchemes);
     expect(schemes.filter((s) => s.name === 'X-API-Key')).toHaveLength(1);
-    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['agentToken', 'apiKey', 'bearer', 'webhookSignature']);
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual([
+      'agentToken',
+      'apiKey',
+      'bearer',
+      'webhookSignature',
+    ]);
     for (const s of schemes) expect(s.description).toEqual(expect.any(String));
   });
 });

@@ -37,7 +37,7 @@ describe('package-lock.json', () => {
     const missing: string[] = [];
     for (const [at, p] of Object.entries(packages)) {
       for (const dep of [...Object.keys(p.dependencies ?? {}), ...Object.keys(p.optionalDependencies ?? {})]) {
-        if (!resolve(at, dep) && !(p.peerDependenciesMeta?.[dep]?.optional)) missing.push(`${at || '(root)'} -> ${dep}`);
+        if (!resolve(at, dep) && !p.peerDependenciesMeta?.[dep]?.optional) missing.push(`${at || '(root)'} -> ${dep}`);
       }
     }
     expect(missing).toEqual([]);

@@ -45,7 +45,9 @@ describe('hashPassword / verifyPassword', () => {
     // Same vector, one bit flipped in the stored hash.
     const flipped = Buffer.from(RFC7914_HASH);
     flipped[63] ^= 1;
-    expect(await verifyPassword('pleaseletmein', `scrypt$16384$8$1$${b64url('SodiumChloride')}$${b64url(flipped)}`)).toBe(false);
+    expect(
+      await verifyPassword('pleaseletmein', `scrypt$16384$8$1$${b64url('SodiumChloride')}$${b64url(flipped)}`),
+    ).toBe(false);
   });
 
   it('normalises to NFC, so composed and decomposed accents match', async () => {

@@ -27,7 +27,13 @@ describe('accounts: sign-up, e-mail pointer', () => {
   it('lets exactly one of 12 concurrent sign-ups of one address (in any case) create an account', async () => {
     const { ps, accounts } = accountsOn();
     const results = await Promise.allSettled(
-      Array.from({ length: 12 }, (_, i) => accounts.createOrgWithOwner({ orgName: `Org ${i}`, email: i % 2 ? 'Race@Example.test' : 'race@example.TEST', passwordHash: 'h' })),
+      Array.from({ length: 12 }, (_, i) =>
+        accounts.createOrgWithOwner({
+          orgName: `Org ${i}`,
+          email: i % 2 ? 'Race@Example.test' : 'race@example.TEST',
+          passwordHash: 'h',
+        }),
+      ),
     );
     const won = results.filter((r) => r.status === 'fulfilled');
     expect(won).toHaveLength(1);
@@ -41,7 +47,16 @@ describe('accounts: sign-up, e-mail pointer', () => {
 
   it('does not find a user without the pointer (no scan), and finds it after the backfill', async () => {
     const { ps, accounts } = accountsOn();
-    await ps.collection('users').insertOne({ _id: 'usr_old', email: 'Old@x.test', email_lower: 'old@x.test', org_id: 'org_old', role: 'owner', active: true, created_at: new Date(), password_hash: 'h' });
+    await ps.collection('users').insertOne({
+      _id: 'usr_old',
+      email: 'Old@x.test',
+      email_lower: 'old@x.test',
+      org_id: 'org_old',
+      role: 'owner',
+      active: true,
+      created_at: new Date(),
+      password_hash: 'h',
+    });
     expect(await accounts.findUserByEmail('old@x.test')).toBeNull();
     ps.allowScans = true;
     await backfillPointers(ps.asStore());
@@ -50,16 +65,22 @@ describe('accounts: sign-up, e-mail pointer', () => {
     expect((await accounts.listOrgUsers('org_old')).map((u) => u._id)).toEqual(['usr_old']);
   });
 
-  it('lists an organization\'s users from its directory, members included, in creation order', async () => {
+  it("lists an organization's users from its directory, members included, in creation order", async () => {
     const { accounts } = accountsOn();
     const { org, user } = await tenant(accounts);
     await new Promise((r) => setTimeout(r, 5));
-    const members = await Promise.all(['a', 'b', 'c'].map((n) => accounts.addUser({ orgId: org._id, email: `${n}-${org._id}@x.test`, passwordHash: 'h', role: 'member' })));
+    const members = await Promise.all(
+      ['a', 'b', 'c'].map((n) =>
+        accounts.addUser({ orgId: org._id, email: `${n}-${org._id}@x.test`, passwordHash: 'h', role: 'member' }),
+      ),
+    );
     const listed = (await accounts.listOrgUsers(org._id)).map((u) => u._id);
     expect(listed).toHaveLength(4);
     expect(listed[0]).toBe(user._id);
     expect(new Set(listed)).toEqual(new Set([user._id, ...members.map((m) => m._id)]));
-    await expect(accounts.addUser({ orgId: org._id, email: `A-${org._id}@X.test`, passwordHash: 'h', role: 'member' })).rejects.toMatchObject({ code: 11000 });
+    await expect(
+      accounts.addUser({ orgId: org._id, email: `A-${org._id}@X.test`, passwordHash: 'h', role: 'member' }),
+    ).rejects.toMatchObject({ code: 11000 });
   });
 });
 
@@ -67,8 +88,12 @@ describe('accounts: keys', () => {
   it('lists every one of 15 keys minted at once (no lost directory entry), active ones only', async () => {
     const { accounts } = accountsOn();
     const { org, user } = await tenant(accounts);
-    const made = await Promise.all(Array.from({ length: 15 }, (_, i) => accounts.createKey({ orgId: org._id, userId: user._id, name: `k${i}` })));
-    expect((await accounts.listActiveKeys(org._id)).map((k) => k._id).sort()).toEqual(made.map((m) => m.doc._id).sort());
+    const made = await Promise.all(
+      Array.from({ length: 15 }, (_, i) => accounts.createKey({ orgId: org._id, userId: user._id, name: `k${i}` })),
+    );
+    expect((await accounts.listActiveKeys(org._id)).map((k) => k._id).sort()).toEqual(
+      made.map((m) => m.doc._id).sort(),
+    );
     expect(await accounts.revokeKey(org._id, made[3]!.doc._id)).toBe(true);
     const after = await accounts.listActiveKeys(org._id);
     expect(after).toHaveLength(14);
@@ -92,7 +117,15 @@ describe('accounts: keys', () => {
   it('recognises a pre-7.2 key by its legacy pointer only', async () => {
     const { ps, accounts } = accountsOn();
     const legacy = generateApiKey('svc_live_');
-    await ps.collection('api_keys').insertOne({ _id: 'key_legacy', org_id: 'o', user_id: 'u', hash_scheme: 'sha256-legacy', lookup_digest: legacyDigest(legacy), active: true, created_at: new Date() });
+    await ps.collection('api_keys').insertOne({
+      _id: 'key_legacy',
+      org_id: 'o',
+      user_id: 'u',
+      hash_scheme: 'sha256-legacy',
+      lookup_digest: legacyDigest(legacy),
+      active: true,
+      created_at: new Date(),
+    });
     expect(await accounts.findLegacyKey(legacy)).toBeNull();
     ps.allowScans = true;
     await backfillPointers(ps.asStore());
@@ -131,10 +164,20 @@ describe('accounts: keys', () => {
 });
 
 describe('agents', () => {
-  it('finds an agent by token and by its organization\'s number only, and revokes it', async () => {
+  it("finds an agent by token and by its organization's number only, and revokes it", async () => {
     const ps = new PointStore();
     const agents = new Agents(ps.asStore(), SECRET);
-    const fields = { org_id: 'org_a', created_by_user_id: null, created_by_key_id: 'key_a', name: 'a', agent_type: 'x', description: null, permissions: { allowed_tools: [], denied_tools: [], allowed_domains: [] }, max_requests_per_hour: 10, max_cost_per_day: 1 };
+    const fields = {
+      org_id: 'org_a',
+      created_by_user_id: null,
+      created_by_key_id: 'key_a',
+      name: 'a',
+      agent_type: 'x',
+      description: null,
+      permissions: { allowed_tools: [], denied_tools: [], allowed_domains: [] },
+      max_requests_per_hour: 10,
+      max_cost_per_day: 1,
+    };
     const regs = await Promise.all(Array.from({ length: 5 }, () => agents.register(fields)));
     expect(new Set(regs.map((r) => r.doc.num)).size).toBe(5);
     const { doc, token } = regs[2]!;
@@ -151,13 +194,30 @@ describe('agents', () => {
     const ps = new PointStore();
     const store = ps.asStore();
     const agents = new Agents(store, SECRET);
-    const rec = (wf: string) => ({ agent_id: 'agt_1', org_id: 'o', kind: 'verify' as const, status: 'VERIFIED', summary: wf, workflow_id: wf, audit_log_id: 'l', conversation_id: null, step_number: null, tool: null, engine: 'math', findings: [] });
+    const rec = (wf: string) => ({
+      agent_id: 'agt_1',
+      org_id: 'o',
+      kind: 'verify' as const,
+      status: 'VERIFIED',
+      summary: wf,
+      workflow_id: wf,
+      audit_log_id: 'l',
+      conversation_id: null,
+      step_number: null,
+      tool: null,
+      engine: 'math',
+      findings: [],
+    });
     const ids: string[] = [];
     for (let i = 1; i <= 4; i++) ids.push((await recordAgentActivity(store, rec(`wf-${i}`))).id);
     const concurrent = await Promise.all([5, 6, 7].map((i) => recordAgentActivity(store, rec(`wf-${i}`))));
     ids.push(...concurrent.map((c) => c.id));
     // A retried record of one workflow is the same record, even when concurrent.
-    const again = await Promise.all([recordAgentActivity(store, rec('wf-2')), recordAgentActivity(store, rec('wf-8')), recordAgentActivity(store, rec('wf-8'))]);
+    const again = await Promise.all([
+      recordAgentActivity(store, rec('wf-2')),
+      recordAgentActivity(store, rec('wf-8')),
+      recordAgentActivity(store, rec('wf-8')),
+    ]);
     expect(again[0].id).toBe(ids[1]);
     expect(again[1].id).toBe(again[2].id);
     for (const id of ids) expect(id).toMatch(/^act_[0-9a-f]{28}$/);
@@ -184,9 +244,21 @@ describe('agents', () => {
     const ps = new PointStore();
     const store = ps.asStore();
     const digest = createHash('sha256').update('t').digest('hex');
-    await ps.collection('agents').insertOne({ _id: 'agt_old', num: 7, org_id: 'o', token_digest: digest, status: 'active', created_at: new Date() });
-    for (const [id, wf] of [['act_000000000001aaaaaaaaaaaaaaaa', 'w1'], ['act_000000000002aaaaaaaaaaaaaaaa', 'w2']]) {
-      await ps.collection('agent_activity').insertOne({ _id: id!, agent_id: 'agt_old', workflow_id: wf, summary: wf, created_at: new Date() });
+    await ps.collection('agents').insertOne({
+      _id: 'agt_old',
+      num: 7,
+      org_id: 'o',
+      token_digest: digest,
+      status: 'active',
+      created_at: new Date(),
+    });
+    for (const [id, wf] of [
+      ['act_000000000001aaaaaaaaaaaaaaaa', 'w1'],
+      ['act_000000000002aaaaaaaaaaaaaaaa', 'w2'],
+    ]) {
+      await ps
+        .collection('agent_activity')
+        .insertOne({ _id: id!, agent_id: 'agt_old', workflow_id: wf, summary: wf, created_at: new Date() });
     }
     ps.allowScans = true;
     const counts = await runStartupMigrations(store);

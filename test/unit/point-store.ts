@@ -72,7 +72,11 @@ export class PointStore {
         t().set(doc._id, clone(doc));
         return { acknowledged: true, insertedId: doc._id };
       },
-      async updateOne(filter: Record<string, unknown>, update: Record<string, Record<string, unknown>>, opts: { upsert?: boolean } = {}) {
+      async updateOne(
+        filter: Record<string, unknown>,
+        update: Record<string, Record<string, unknown>>,
+        opts: { upsert?: boolean } = {},
+      ) {
         rec('updateOne');
         await tick();
         const id = self.idOf(name, 'updateOne', filter);
@@ -87,7 +91,11 @@ export class PointStore {
         self.applyUpdate(cur, update, false);
         return { matchedCount: 1, modifiedCount: 1 };
       },
-      async findOneAndUpdate(filter: Record<string, unknown>, update: Record<string, Record<string, unknown>>, opts: { upsert?: boolean } = {}) {
+      async findOneAndUpdate(
+        filter: Record<string, unknown>,
+        update: Record<string, Record<string, unknown>>,
+        opts: { upsert?: boolean } = {},
+      ) {
         rec('findOneAndUpdate');
         await tick();
         const id = self.idOf(name, 'findOneAndUpdate', filter);
@@ -123,7 +131,8 @@ export class PointStore {
       },
       async deleteMany(filter: Record<string, unknown>) {
         rec('deleteMany');
-        if (!self.allowScans) throw new NotAPointLookup(`${name}.deleteMany(${JSON.stringify(filter)}) reads the collection`);
+        if (!self.allowScans)
+          throw new NotAPointLookup(`${name}.deleteMany(${JSON.stringify(filter)}) reads the collection`);
         return { deletedCount: 0 };
       },
       async createIndex() {

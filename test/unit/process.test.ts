@@ -13,7 +13,11 @@ const NONE = { issue: null, rule: null, application: null, conclusion: null };
 
 describe('IRAC by cue phrases', () => {
   it('finds all four steps and names the cue of each', () => {
-    expect(verifyIrac('The issue is whether the contract binds. The rule is consideration. In this case, money changed hands. Therefore it binds.')).toEqual({
+    expect(
+      verifyIrac(
+        'The issue is whether the contract binds. The rule is consideration. In this case, money changed hands. Therefore it binds.',
+      ),
+    ).toEqual({
       verified: true,
       score: 1,
       missing_steps: [],
@@ -54,7 +58,12 @@ describe('IRAC by cue phrases', () => {
       verified: true,
       score: 1,
       missing_steps: [],
-      mechanism: { issue: 'cue:problem presented', rule: 'cue:law', application: 'cue:in this case', conclusion: 'cue:therefore' },
+      mechanism: {
+        issue: 'cue:problem presented',
+        rule: 'cue:law',
+        application: 'cue:in this case',
+        conclusion: 'cue:therefore',
+      },
     });
   });
 
@@ -88,13 +97,26 @@ describe('IRAC by cue phrases', () => {
   });
 
   it('scores an empty trace 0', () => {
-    expect(verifyIrac('')).toEqual({ verified: false, score: 0, missing_steps: ['issue', 'rule', 'application', 'conclusion'], mechanism: NONE });
+    expect(verifyIrac('')).toEqual({
+      verified: false,
+      score: 0,
+      missing_steps: ['issue', 'rule', 'application', 'conclusion'],
+      mechanism: NONE,
+    });
   });
 });
 
 describe('IRAC by structure (headings)', () => {
   it('recognises markdown, enumerated, bold and colon headings, including plural section names', () => {
-    const trace = ['## Questions Presented', 'Whether X owes Y.', 'Rules: see s. 2.', 'III. Analysis', 'X did.', '**Conclusions**', 'X owes Y.'].join('\n');
+    const trace = [
+      '## Questions Presented',
+      'Whether X owes Y.',
+      'Rules: see s. 2.',
+      'III. Analysis',
+      'X did.',
+      '**Conclusions**',
+      'X owes Y.',
+    ].join('\n');
     expect(verifyIrac(trace)).toEqual({
       verified: true,
       score: 1,
@@ -116,7 +138,14 @@ describe('IRAC by structure (headings)', () => {
 
 describe('milestones', () => {
   it('reports the rate and the missed milestones in order', () => {
-    expect(verifyMilestones('We filed the complaint, then served the defendant.', ['filed the complaint', 'served', 'trial', 'judgment'])).toEqual({
+    expect(
+      verifyMilestones('We filed the complaint, then served the defendant.', [
+        'filed the complaint',
+        'served',
+        'trial',
+        'judgment',
+      ]),
+    ).toEqual({
       verified: false,
       process_rate: 0.5,
       missed_milestones: ['trial', 'judgment'],

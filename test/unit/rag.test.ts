@@ -21,7 +21,9 @@ describe('verifyRag', () => {
   });
 
   it('fails any mismatch under the default rate "0"', () => {
-    expect(check({ target_document_id: 'doc-1', chunks: [chunk('a', 'doc-1'), chunk('b', 'doc-2'), chunk('c', 'doc-1')] })).toEqual({
+    expect(
+      check({ target_document_id: 'doc-1', chunks: [chunk('a', 'doc-1'), chunk('b', 'doc-2'), chunk('c', 'doc-1')] }),
+    ).toEqual({
       verified: false,
       risk: 'DOCUMENT_RETRIEVAL_MISMATCH',
       drm_rate: 1 / 3,
@@ -31,13 +33,20 @@ describe('verifyRag', () => {
   });
 
   it('accepts a rate exactly at the limit (1/3 ≤ "1/3")', () => {
-    expect(check({ target_document_id: 'd', chunks: [chunk(1, 'd'), chunk(2, 'x'), chunk(3, 'd')], max_drm_rate: '1/3' }).verified).toBe(true);
+    expect(
+      check({ target_document_id: 'd', chunks: [chunk(1, 'd'), chunk(2, 'x'), chunk(3, 'd')], max_drm_rate: '1/3' })
+        .verified,
+    ).toBe(true);
   });
 
   it('compares exactly where floating point would not: 1/3 > "0.3333333333333333"', () => {
     // As doubles, 1/3 === 0.3333333333333333; as fractions it is larger.
     expect(1 / 3 <= 0.3333333333333333).toBe(true);
-    const r = check({ target_document_id: 'd', chunks: [chunk(1, 'd'), chunk(2, 'x'), chunk(3, 'd')], max_drm_rate: '0.3333333333333333' });
+    const r = check({
+      target_document_id: 'd',
+      chunks: [chunk(1, 'd'), chunk(2, 'x'), chunk(3, 'd')],
+      max_drm_rate: '0.3333333333333333',
+    });
     expect(r.verified).toBe(false);
     expect(r.risk).toBe('DOCUMENT_RETRIEVAL_MISMATCH');
   });
@@ -65,7 +74,9 @@ describe('verifyRag', () => {
   });
 
   it('treats document ids as exact, case-sensitive strings', () => {
-    expect(check({ target_document_id: 'Doc', chunks: [chunk('a', 'doc'), chunk('b', 'Doc ')] }).mismatched_count).toBe(2);
+    expect(check({ target_document_id: 'Doc', chunks: [chunk('a', 'doc'), chunk('b', 'Doc ')] }).mismatched_count).toBe(
+      2,
+    );
   });
 
   it('ignores unknown keys in the body, chunks and metadata', () => {
@@ -102,9 +113,12 @@ describe('parseRate', () => {
   ])('%s → %s/%s', (text, numerator, denominator) => {
     expect(parseRate(text)).toEqual({ numerator, denominator });
   });
-  it.each(['', '-0.1', '+0.1', ' 0.1', '0.1 ', '1/0', 'abc', '0x1', 'NaN', 'Infinity', '1e-401', '1/2/3', '½'])('rejects %j', (text) => {
-    expect(parseRate(text)).toBeNull();
-  });
+  it.each(['', '-0.1', '+0.1', ' 0.1', '0.1 ', '1/0', 'abc', '0x1', 'NaN', 'Infinity', '1e-401', '1/2/3', '½'])(
+    'rejects %j',
+    (text) => {
+      expect(parseRate(text)).toBeNull();
+    },
+  );
 });
 
 describe('ragRequestSchema / validateRagRequest (HTTP 400 details)', () => {
@@ -119,20 +133,35 @@ describe('ragRequestSchema / validateRagRequest (HTTP 400 details)', () => {
     [{ target_document_id: 'd', chunks: 'x' }, 'chunks must be an array of objects'],
     [{ target_document_id: 'd', chunks: [{ id: 'a' }] }, 'every chunk must have metadata with document_id'],
     [{ target_document_id: 'd', chunks: [{ id: 'a', metadata: {} }] }, 'every chunk must have metadata.document_id'],
-    [{ target_document_id: 'd', chunks: [{ id: 'a', metadata: { document_id: 3 } }] }, 'chunk metadata.document_id must be a string'],
-    [{ target_document_id: 'd', chunks: [{ id: 'a', metadata: { document_id: '' } }] }, 'chunk metadata.document_id must be a non-empty string'],
+    [
+      { target_document_id: 'd', chunks: [{ id: 'a', metadata: { document_id: 3 } }] },
+      'chunk metadata.document_id must be a string',
+    ],
+    [
+      { target_document_id: 'd', chunks: [{ id: 'a', metadata: { document_id: '' } }] },
+      'chunk metadata.document_id must be a non-empty string',
+    ],
     [{ target_document_id: 'd', chunks: [{ metadata: { document_id: 'd' } }] }, 'every chunk must have an id'],
     [{ target_document_id: 'd', chunks: ['x'] }, 'every chunk must be an object with id and metadata.document_id'],
     [
       { target_document_id: 'd', chunks: ok, max_drm_rate: 0.1 },
       'max_drm_rate must be a string (numeric JSON values are refused; use a string such as "0", "0.1", "1/10" or "1e-1")',
     ],
-    [{ target_document_id: 'd', chunks: [{ id: true, metadata: { document_id: 'd' } }] }, 'chunk id must be a string or a number'],
+    [
+      { target_document_id: 'd', chunks: [{ id: true, metadata: { document_id: 'd' } }] },
+      'chunk id must be a string or a number',
+    ],
     [{ target_document_id: 'd', chunks: [{ id: 'a', metadata: 'x' }] }, 'chunk metadata must be an object'],
     [{ target_document_id: 'd', chunks: ok, max_drm_rate: '1.5' }, "max_drm_rate '1.5' is outside [0, 1]"],
     [{ target_document_id: 'd', chunks: ok, max_drm_rate: '3/2' }, "max_drm_rate '3/2' is outside [0, 1]"],
-    [{ target_document_id: 'd', chunks: ok, max_drm_rate: '-0.1' }, `max_drm_rate '-0.1' is not a valid rate; use a string such as "0", "0.1", "1/10" or "1e-1"`],
-    [{ target_document_id: 'd', chunks: ok, max_drm_rate: 'ten percent' }, `max_drm_rate 'ten percent' is not a valid rate; use a string such as "0", "0.1", "1/10" or "1e-1"`],
+    [
+      { target_document_id: 'd', chunks: ok, max_drm_rate: '-0.1' },
+      `max_drm_rate '-0.1' is not a valid rate; use a string such as "0", "0.1", "1/10" or "1e-1"`,
+    ],
+    [
+      { target_document_id: 'd', chunks: ok, max_drm_rate: 'ten percent' },
+      `max_drm_rate 'ten percent' is not a valid rate; use a string such as "0", "0.1", "1/10" or "1e-1"`,
+    ],
     [[], 'request body must be a JSON object'],
   ])('%j → %s', (body, detail) => {
     expect(validateRagRequest(body)).toEqual({ ok: false, detail });

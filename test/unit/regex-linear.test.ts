@@ -27,9 +27,14 @@ describe('process engine patterns are linear-time by construction', () => {
     expect(verifyIrac(`1.${' '.repeat(500_000)}**${' '.repeat(500_000)}x`).score).toBe(0);
     expect(verifyIrac(`article ${'1'.repeat(500_000)}xy`).mechanism.rule).toBe(null);
     expect(verifyIrac(`${'article '.repeat(100_000)}1x`).mechanism.rule).toBe('cue:article <n>');
-    expect(verifyIrac(`${'#'.repeat(3)}${' '.repeat(500_000)}1.${' '.repeat(500_000)}Issue`).mechanism.issue).toBe('heading');
+    expect(verifyIrac(`${'#'.repeat(3)}${' '.repeat(500_000)}1.${' '.repeat(500_000)}Issue`).mechanism.issue).toBe(
+      'heading',
+    );
     const trace = Array.from({ length: 20_000 }, (_, i) => `w${i % 7}`).join(' ');
-    const milestone = Array.from({ length: 330 }, (_, i) => `w${i % 7}`).join(' ').slice(0, 1000) + ' zz';
+    const milestone =
+      Array.from({ length: 330 }, (_, i) => `w${i % 7}`)
+        .join(' ')
+        .slice(0, 1000) + ' zz';
     expect(verifyMilestones(trace, Array(10).fill(milestone)).process_rate).toBe(0);
   });
 });
@@ -53,11 +58,67 @@ describe('folded phrase search', () => {
 
 // Random traces built from the pieces the patterns care about.
 const PIECES = [
-  'issue', 'Issues', 'QUESTION', 'question presented', 'problem', 'presented', 'rule', 'Rules', 'law', 'applicable law', 'statute', 'regulation',
-  'article', 'Article 12', 'article IV', 'article iv.', 'article 3b', 'article mmm', 'article vx', 'application', 'analysis', 'applying',
-  'in this case', 'conclusion', 'holding', 'verdict', 'therefore', 'ru\u212ae', 'i\u017f\u017fue', 'legal', 'of', 'the',
-  '#', '##', '#######', '**', '__', ':', '-', '.', '\u2014', '\u2013', '(a)', 'I.', '1.', 'iv)', 'x', '_', '9', 'é', 'Σ', 'ς',
-  ' ', '  ', '\t', '\n', '\r\n', '\u00a0', '\u2028', '\u3000', '\ufeff',
+  'issue',
+  'Issues',
+  'QUESTION',
+  'question presented',
+  'problem',
+  'presented',
+  'rule',
+  'Rules',
+  'law',
+  'applicable law',
+  'statute',
+  'regulation',
+  'article',
+  'Article 12',
+  'article IV',
+  'article iv.',
+  'article 3b',
+  'article mmm',
+  'article vx',
+  'application',
+  'analysis',
+  'applying',
+  'in this case',
+  'conclusion',
+  'holding',
+  'verdict',
+  'therefore',
+  'ru\u212ae',
+  'i\u017f\u017fue',
+  'legal',
+  'of',
+  'the',
+  '#',
+  '##',
+  '#######',
+  '**',
+  '__',
+  ':',
+  '-',
+  '.',
+  '\u2014',
+  '\u2013',
+  '(a)',
+  'I.',
+  '1.',
+  'iv)',
+  'x',
+  '_',
+  '9',
+  'é',
+  'Σ',
+  'ς',
+  ' ',
+  '  ',
+  '\t',
+  '\n',
+  '\r\n',
+  '\u00a0',
+  '\u2028',
+  '\u3000',
+  '\ufeff',
 ];
 const trace = fc.array(fc.constantFrom(...PIECES), { maxLength: 40 }).map((xs) => xs.join(''));
 
@@ -72,7 +133,9 @@ describe('same results as the former regular expressions', () => {
   });
 
   it('milestones mode', () => {
-    const milestone = fc.array(fc.constantFrom(...PIECES.filter((p) => p.trim() !== '')), { minLength: 1, maxLength: 3 }).map((xs) => xs.join(' '));
+    const milestone = fc
+      .array(fc.constantFrom(...PIECES.filter((p) => p.trim() !== '')), { minLength: 1, maxLength: 3 })
+      .map((xs) => xs.join(' '));
     fc.assert(
       fc.property(trace, fc.array(milestone, { minLength: 1, maxLength: 4 }), (t, ms) => {
         expect(verifyMilestones(t, ms)).toEqual(reference.verifyMilestones(t, ms));
@@ -88,8 +151,16 @@ import { likeMatches } from '../../engines/sql/tautology.js';
 import { splitAliasColumns } from '../../engines/sql/parser.js';
 import { nameWords } from '../../engines/sql/sensitive.js';
 
-const FORMER_SQL_TEXT = /\b(?:select\s[\s\S]*\bfrom|insert\s+into|update\s+\S+\s+set|delete\s+from|drop\s+(?:table|database)|create\s+table|alter\s+table|truncate\s|replace\s+into|union\s+select|where\s)/i;
-const formerLike = (l: string, r: string) => new RegExp(`^${r.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/%/g, '.*').replace(/_/g, '.')}$`, 'si').test(l);
+const FORMER_SQL_TEXT =
+  /\b(?:select\s[\s\S]*\bfrom|insert\s+into|update\s+\S+\s+set|delete\s+from|drop\s+(?:table|database)|create\s+table|alter\s+table|truncate\s|replace\s+into|union\s+select|where\s)/i;
+const formerLike = (l: string, r: string) =>
+  new RegExp(
+    `^${r
+      .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+      .replace(/%/g, '.*')
+      .replace(/_/g, '.')}$`,
+    'si',
+  ).test(l);
 const FORMER_ALIAS = /^\s*([^()]+?)\s*\((.*)\)\s*$/s;
 const formerNameWords = (name: string) =>
   name
@@ -102,13 +173,33 @@ const formerNameWords = (name: string) =>
 describe('code and SQL engines: rewritten expressions', () => {
   const text = (pieces: string[]) => fc.array(fc.constantFrom(...pieces), { maxLength: 14 }).map((xs) => xs.join(''));
   it('SQL text detection', () => {
-    const t = text(['select', 'SELECT', ' ', '\n', 'from', 'xfrom', 'From', '*', 'x', 'where ', 'insert into', 'update t set', '_']);
-    fc.assert(fc.property(t, (s) => SQL_TEXT.test(s) === FORMER_SQL_TEXT.test(s)), { numRuns: 2000 });
+    const t = text([
+      'select',
+      'SELECT',
+      ' ',
+      '\n',
+      'from',
+      'xfrom',
+      'From',
+      '*',
+      'x',
+      'where ',
+      'insert into',
+      'update t set',
+      '_',
+    ]);
+    fc.assert(
+      fc.property(t, (s) => SQL_TEXT.test(s) === FORMER_SQL_TEXT.test(s)),
+      { numRuns: 2000 },
+    );
     expect(SQL_TEXT.test(`${'select '.repeat(200_000)}x`)).toBe(false);
   });
   it('LIKE', () => {
     const v = text(['a', 'A', 'b', '%', '_', 'ß', 'ſ', 'K', '\n', '.']);
-    fc.assert(fc.property(v, v, (l, r) => likeMatches(l, r) === formerLike(l, r)), { numRuns: 3000 });
+    fc.assert(
+      fc.property(v, v, (l, r) => likeMatches(l, r) === formerLike(l, r)),
+      { numRuns: 3000 },
+    );
     expect(likeMatches('a'.repeat(5000), `${'%a'.repeat(2000)}%b`)).toBe(false);
   });
   it('alias column lists', () => {

@@ -93,15 +93,51 @@ describe('key rotation matrix', () => {
   });
 
   it.each<[string, Record<string, unknown>, KeyRotationDecision]>([
-    ['unknown caller role', { callerRole: 'superuser', callerUserId: 'u1', keyOwnerRole: 'member', keyOwnerUserId: 'u1' }, { allowed: false, reason: 'role_not_allowed' }],
-    ['missing caller role', { callerRole: undefined, callerUserId: 'u1', keyOwnerRole: 'member', keyOwnerUserId: 'u1' }, { allowed: false, reason: 'role_not_allowed' }],
-    ['upper-case caller role', { callerRole: 'OWNER', callerUserId: 'u1', keyOwnerRole: 'member', keyOwnerUserId: 'u2' }, { allowed: false, reason: 'role_not_allowed' }],
-    ['empty caller id', { callerRole: 'owner', callerUserId: '', keyOwnerRole: 'owner', keyOwnerUserId: '' }, { allowed: false, reason: 'invalid_caller' }],
-    ['non-string caller id', { callerRole: 'owner', callerUserId: 7, keyOwnerRole: 'owner', keyOwnerUserId: 7 }, { allowed: false, reason: 'invalid_caller' }],
-    ['unknown key-owner role, owner caller', { callerRole: 'owner', callerUserId: 'u1', keyOwnerRole: 'root', keyOwnerUserId: 'u2' }, { allowed: false, reason: 'owner_outranks_caller' }],
-    ['missing key-owner role, admin caller', { callerRole: 'admin', callerUserId: 'u1', keyOwnerRole: null, keyOwnerUserId: 'u2' }, { allowed: false, reason: 'owner_outranks_caller' }],
-    ['ids differ only by case', { callerRole: 'member', callerUserId: 'u1', keyOwnerRole: 'member', keyOwnerUserId: 'U1' }, { allowed: false, reason: 'insufficient_role' }],
-    ['own key with a stale owner role still counts as own', { callerRole: 'member', callerUserId: 'u1', keyOwnerRole: 'owner', keyOwnerUserId: 'u1' }, { allowed: true, reason: 'own_key' }],
+    [
+      'unknown caller role',
+      { callerRole: 'superuser', callerUserId: 'u1', keyOwnerRole: 'member', keyOwnerUserId: 'u1' },
+      { allowed: false, reason: 'role_not_allowed' },
+    ],
+    [
+      'missing caller role',
+      { callerRole: undefined, callerUserId: 'u1', keyOwnerRole: 'member', keyOwnerUserId: 'u1' },
+      { allowed: false, reason: 'role_not_allowed' },
+    ],
+    [
+      'upper-case caller role',
+      { callerRole: 'OWNER', callerUserId: 'u1', keyOwnerRole: 'member', keyOwnerUserId: 'u2' },
+      { allowed: false, reason: 'role_not_allowed' },
+    ],
+    [
+      'empty caller id',
+      { callerRole: 'owner', callerUserId: '', keyOwnerRole: 'owner', keyOwnerUserId: '' },
+      { allowed: false, reason: 'invalid_caller' },
+    ],
+    [
+      'non-string caller id',
+      { callerRole: 'owner', callerUserId: 7, keyOwnerRole: 'owner', keyOwnerUserId: 7 },
+      { allowed: false, reason: 'invalid_caller' },
+    ],
+    [
+      'unknown key-owner role, owner caller',
+      { callerRole: 'owner', callerUserId: 'u1', keyOwnerRole: 'root', keyOwnerUserId: 'u2' },
+      { allowed: false, reason: 'owner_outranks_caller' },
+    ],
+    [
+      'missing key-owner role, admin caller',
+      { callerRole: 'admin', callerUserId: 'u1', keyOwnerRole: null, keyOwnerUserId: 'u2' },
+      { allowed: false, reason: 'owner_outranks_caller' },
+    ],
+    [
+      'ids differ only by case',
+      { callerRole: 'member', callerUserId: 'u1', keyOwnerRole: 'member', keyOwnerUserId: 'U1' },
+      { allowed: false, reason: 'insufficient_role' },
+    ],
+    [
+      'own key with a stale owner role still counts as own',
+      { callerRole: 'member', callerUserId: 'u1', keyOwnerRole: 'owner', keyOwnerUserId: 'u1' },
+      { allowed: true, reason: 'own_key' },
+    ],
   ])('fails closed: %s', (_name, req, expected) => {
     expect(decideKeyRotation(req as never)).toEqual(expected);
     expect(canRotateKey(req as never)).toBe(expected.allowed);

@@ -60,8 +60,12 @@ describe('signature verification', () => {
   });
 
   it('keeps only P-256 public keys from the document', () => {
-    const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({ format: 'pem', type: 'spki' }).toString();
-    const p384 = generateKeyPairSync('ec', { namedCurve: 'P-384' }).publicKey.export({ format: 'pem', type: 'spki' }).toString();
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 })
+      .publicKey.export({ format: 'pem', type: 'spki' })
+      .toString();
+    const p384 = generateKeyPairSync('ec', { namedCurve: 'P-384' })
+      .publicKey.export({ format: 'pem', type: 'spki' })
+      .toString();
     const keys = parseKeyDocument({
       public_keys: [
         { key_identifier: 'ok', key: pem(k) },
@@ -104,7 +108,10 @@ describe('SigningKeyStore', () => {
   });
 
   it('fails closed when the document cannot be fetched and nothing is cached', async () => {
-    const s = server(() => ({}), () => 503);
+    const s = server(
+      () => ({}),
+      () => 503,
+    );
     const store = new SigningKeyStore('http://keys.test/', { fetchImpl: s.fetchImpl });
     await expect(store.get('a')).rejects.toBeInstanceOf(SigningKeysUnavailableError);
     const malformed = new SigningKeyStore('http://keys.test/', { fetchImpl: server(() => ({ nope: 1 })).fetchImpl });
@@ -113,7 +120,10 @@ describe('SigningKeyStore', () => {
 
   it('keeps answering for cached ids while the key server is down; unknown ids then fail closed', async () => {
     let up = true;
-    const s = server(() => ({ public_keys: [{ key_identifier: 'a', key: pem(a) }] }), () => (up ? 200 : 500));
+    const s = server(
+      () => ({ public_keys: [{ key_identifier: 'a', key: pem(a) }] }),
+      () => (up ? 200 : 500),
+    );
     const store = new SigningKeyStore('http://keys.test/', { fetchImpl: s.fetchImpl, minRefetchMs: 0 });
     expect(await store.get('a')).not.toBeNull();
     up = false;
@@ -126,7 +136,11 @@ describe('what the workflow receives', () => {
   const secret = 'lookup-secret-for-tests';
   it('digest, hash and preview per match; never the raw token unless sealed', () => {
     const key = generateApiKey();
-    const [ref] = matchRefs([{ token: key, type: 'svc_live_api_key', url: `https://x.test/${key}`, source: 'content' }], secret, null);
+    const [ref] = matchRefs(
+      [{ token: key, type: 'svc_live_api_key', url: `https://x.test/${key}`, source: 'content' }],
+      secret,
+      null,
+    );
     expect(ref).toEqual({
       index: 0,
       lookup_digest: lookupDigest(key, secret),
@@ -185,7 +199,9 @@ describe('feedback', () => {
     ]);
     // No sealed copy (the API did not allow raw): hashes even if the worker would.
     const unsealed = matchRefs([{ token: known, type: 't' }], secret, null);
-    expect(feedbackItems(unsealed, outcomes, { raw: true, sealKey })).toEqual([{ token_hash: sha256(known), token_type: 't', label: 'true_positive' }]);
+    expect(feedbackItems(unsealed, outcomes, { raw: true, sealKey })).toEqual([
+      { token_hash: sha256(known), token_type: 't', label: 'true_positive' },
+    ]);
   });
 });
 
@@ -195,11 +211,20 @@ describe('configuration', () => {
     expect(cfg.keysUrl).toBe('https://api.github.com/meta/public_keys/secret_scanning');
     expect(cfg.smtp).toBeNull();
     expect(cfg.feedback).toBeNull();
-    expect(loadLeakConfig({ SVC_SMTP_URL: 'smtps://u:p@mail.test:465' }).smtp).toMatchObject({ url: 'smtps://u:p@mail.test:465', timeoutMs: 10_000 });
+    expect(loadLeakConfig({ SVC_SMTP_URL: 'smtps://u:p@mail.test:465' }).smtp).toMatchObject({
+      url: 'smtps://u:p@mail.test:465',
+      timeoutMs: 10_000,
+    });
     expect(() => loadLeakConfig({ SVC_LEAK_FEEDBACK_ENABLED: 'true' })).toThrow(LeakConfigError);
     expect(() => loadLeakConfig({ SVC_SMTP_URL: 'http://mail.test' })).toThrow(LeakConfigError);
     expect(() => loadLeakConfig({ SVC_SECRET_SCANNING_KEYS_URL: 'file:///etc/passwd' })).toThrow(LeakConfigError);
-    expect(loadLeakConfig({ SVC_LEAK_FEEDBACK_ENABLED: 'true', SVC_LEAK_FEEDBACK_URL: 'https://fb.test/', SVC_LEAK_FEEDBACK_SEND_RAW: 'true' }).feedback).toEqual({
+    expect(
+      loadLeakConfig({
+        SVC_LEAK_FEEDBACK_ENABLED: 'true',
+        SVC_LEAK_FEEDBACK_URL: 'https://fb.test/',
+        SVC_LEAK_FEEDBACK_SEND_RAW: 'true',
+      }).feedback,
+    ).toEqual({
       url: 'https://fb.test/',
       sendRaw: true,
     });

@@ -71,19 +71,32 @@ describe('CSV cells', () => {
 
 describe('SVG logo parser', () => {
   const uri = (svg: string) => `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`;
-  const decoded = (u: string | undefined) => (u ? Buffer.from(u.split(',')[1] as string, 'base64').toString('utf8') : undefined);
+  const decoded = (u: string | undefined) =>
+    u ? Buffer.from(u.split(',')[1] as string, 'base64').toString('utf8') : undefined;
 
   it('keeps an allow-listed logo in canonical form', () => {
-    const svg = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 8 8"><g fill="url(#g)"><circle cx="4" cy="4" r="3"/></g><title>A &amp; B</title></svg>';
+    const svg =
+      '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 8 8"><g fill="url(#g)"><circle cx="4" cy="4" r="3"/></g><title>A &amp; B</title></svg>';
     expect(decoded(sanitizeLogo(uri(svg)))).toBe(svg);
-    const messy = "<?xml version='1.0'?>\n<!-- c --><svg xmlns='http://www.w3.org/2000/svg' width = '8'>\n  <rect width='8' height='8'></rect>\n</svg>\n";
-    expect(decoded(sanitizeLogo(uri(messy)))).toBe('<svg xmlns="http://www.w3.org/2000/svg" width="8"><rect width="8" height="8"/></svg>');
-    expect(serializeSvg(parseSvgLogo('<svg><path d="M0 0h1"/></svg>'))).toBe('<svg xmlns="http://www.w3.org/2000/svg"><path d="M0 0h1"/></svg>');
+    const messy =
+      "<?xml version='1.0'?>\n<!-- c --><svg xmlns='http://www.w3.org/2000/svg' width = '8'>\n  <rect width='8' height='8'></rect>\n</svg>\n";
+    expect(decoded(sanitizeLogo(uri(messy)))).toBe(
+      '<svg xmlns="http://www.w3.org/2000/svg" width="8"><rect width="8" height="8"/></svg>',
+    );
+    expect(serializeSvg(parseSvgLogo('<svg><path d="M0 0h1"/></svg>'))).toBe(
+      '<svg xmlns="http://www.w3.org/2000/svg"><path d="M0 0h1"/></svg>',
+    );
   });
 
   it.each([
-    ['entity-encoded javascript: link', '<svg xmlns="http://www.w3.org/2000/svg"><a href="jav&#x61;script:alert(1)"><rect/></a></svg>'],
-    ['encoded scheme in an allowed attribute', '<svg xmlns="http://www.w3.org/2000/svg"><rect fill="url(jav&#x61;script&#58;x)"/></svg>'],
+    [
+      'entity-encoded javascript: link',
+      '<svg xmlns="http://www.w3.org/2000/svg"><a href="jav&#x61;script:alert(1)"><rect/></a></svg>',
+    ],
+    [
+      'encoded scheme in an allowed attribute',
+      '<svg xmlns="http://www.w3.org/2000/svg"><rect fill="url(jav&#x61;script&#58;x)"/></svg>',
+    ],
     ['external url()', '<svg xmlns="http://www.w3.org/2000/svg"><rect fill="url(https//x)"/></svg>'],
     ['style element', '<svg xmlns="http://www.w3.org/2000/svg"><style>*{}</style></svg>'],
     ['style attribute', '<svg xmlns="http://www.w3.org/2000/svg" style="x"/>'],
@@ -109,7 +122,17 @@ describe('SVG logo parser', () => {
   });
 
   it('throws only SvgLogoError on malformed input', () => {
-    for (const s of ['', '<', '<svg', '<svg a', '<svg a=', '<svg a="', '<svg><!--', '<svg>&', '<svg>&#xFFFFFF;</svg>']) {
+    for (const s of [
+      '',
+      '<',
+      '<svg',
+      '<svg a',
+      '<svg a=',
+      '<svg a="',
+      '<svg><!--',
+      '<svg>&',
+      '<svg>&#xFFFFFF;</svg>',
+    ]) {
       expect(() => parseSvgLogo(s)).toThrow(SvgLogoError);
     }
   });
@@ -120,6 +143,8 @@ describe('SVG logo parser', () => {
     const webp = `data:image/webp;base64,${Buffer.from('RIFF\x00\x00\x00\x00WEBPVP8 ').toString('base64')}`;
     for (const ok of [jpeg, gif, webp]) expect(sanitizeLogo(ok)).toBe(ok);
     expect(sanitizeLogo(jpeg.replace('image/jpeg', 'image/gif'))).toBeUndefined();
-    expect(sanitizeLogo(`data:image/webp;base64,${Buffer.from('RIFF\x00\x00\x00\x00AVI LIST').toString('base64')}`)).toBeUndefined();
+    expect(
+      sanitizeLogo(`data:image/webp;base64,${Buffer.from('RIFF\x00\x00\x00\x00AVI LIST').toString('base64')}`),
+    ).toBeUndefined();
   });
 });

@@ -27,7 +27,14 @@ describe('compiled service tree', () => {
   });
 
   it('holds every entry point the stack starts, as JavaScript', () => {
-    for (const entry of ['api/server.ts', 'workers/api-process.ts', 'workers/verification-worker.ts', 'api/codec-server.ts', 'infra/smtp-sink.ts', 'infra/api-cluster.ts']) {
+    for (const entry of [
+      'api/server.ts',
+      'workers/api-process.ts',
+      'workers/verification-worker.ts',
+      'api/codec-server.ts',
+      'infra/smtp-sink.ts',
+      'infra/api-cluster.ts',
+    ]) {
       const [file] = serviceArgs(entry, {});
       expect(file).toBe(path.join(dir, entry.replace(/\.ts$/, '.js')));
       expect(existsSync(file as string)).toBe(true);
@@ -35,7 +42,11 @@ describe('compiled service tree', () => {
   });
 
   it('SVC_RUN_FROM_SOURCE=1 runs the source through tsx', () => {
-    expect(serviceArgs('api/server.ts', { SVC_RUN_FROM_SOURCE: '1' })).toEqual(['--import', 'tsx', path.join(PROJECT_ROOT, 'api', 'server.ts')]);
+    expect(serviceArgs('api/server.ts', { SVC_RUN_FROM_SOURCE: '1' })).toEqual([
+      '--import',
+      'tsx',
+      path.join(PROJECT_ROOT, 'api', 'server.ts'),
+    ]);
   });
 
   it('every file a compiled module names by URL beside itself exists in the tree (worker scripts, Python programs, the sandbox recipe)', () => {
@@ -49,20 +60,32 @@ describe('compiled service tree', () => {
       }
     }
     // The scan found the references it is there for.
-    expect(refs).toEqual(expect.arrayContaining(['activities/isolation/engine-worker.mjs', 'activities/consensus/exact_arith.py', 'engines/logic/z3-worker.mjs', 'infra/sandbox']));
+    expect(refs).toEqual(
+      expect.arrayContaining([
+        'activities/isolation/engine-worker.mjs',
+        'activities/consensus/exact_arith.py',
+        'engines/logic/z3-worker.mjs',
+        'infra/sandbox',
+      ]),
+    );
   });
 
   it('the engine threads load the compiled task module beside their script', () => {
     expect(existsSync(path.join(dir, 'activities', 'isolation', 'engine-tasks.js'))).toBe(true);
-    expect(readFileSync(path.join(dir, 'activities', 'isolation', 'engine-worker.mjs'), 'utf8')).toContain("new URL('./engine-tasks.js', import.meta.url)");
+    expect(readFileSync(path.join(dir, 'activities', 'isolation', 'engine-worker.mjs'), 'utf8')).toContain(
+      "new URL('./engine-tasks.js', import.meta.url)",
+    );
   });
 });
 
 describe('projectModuleUrl', () => {
   it('keeps .ts beside a source module and names the .js twin beside a compiled one', () => {
-    expect(projectModuleUrl('../engines/agent-guards/worker.ts', pathToFileURL('/p/activities/a.ts').href).href).toBe('file:///p/engines/agent-guards/worker.ts');
-    expect(projectModuleUrl('../engines/agent-guards/worker.ts', pathToFileURL('/p/dist/service/h/activities/a.js').href).href).toBe(
-      'file:///p/dist/service/h/engines/agent-guards/worker.js',
+    expect(projectModuleUrl('../engines/agent-guards/worker.ts', pathToFileURL('/p/activities/a.ts').href).href).toBe(
+      'file:///p/engines/agent-guards/worker.ts',
     );
+    expect(
+      projectModuleUrl('../engines/agent-guards/worker.ts', pathToFileURL('/p/dist/service/h/activities/a.js').href)
+        .href,
+    ).toBe('file:///p/dist/service/h/engines/agent-guards/worker.js');
   });
 });

@@ -23,21 +23,39 @@ const workload = (name: string) => {
 
 const NOT_RUN = { postgres: { ran: false as const, reason: 'unit test: PostgreSQL check not run' } };
 const fields = (o: ReturnType<typeof verifySql>) => o.developerFields as Record<string, any>;
-const verifiedInvalid = (o: ReturnType<typeof verifySql>) => o.kind === 'proven' && o.developerFields.is_valid === false && o.developerFields.malicious_classification === false;
+const verifiedInvalid = (o: ReturnType<typeof verifySql>) =>
+  o.kind === 'proven' && o.developerFields.is_valid === false && o.developerFields.malicious_classification === false;
 
 describe('without an engine verdict, the resolver proves only what is certain by construction', () => {
   const DDL = 'CREATE TABLE users (id int, name text); CREATE TABLE orders (id int, user_id int, total int);';
-  it.each(['mysql', 'transactsql', 'bigquery', 'snowflake', 'hive', 'postgresql'])('%s: an undeclared table is VERIFIED schema_violation (construction)', (dialect) => {
-    const out = verifySql({ query: 'SELECT id FROM ghosts', schema_ddl: DDL, dialect: dialect as never }, NOT_RUN);
-    expect(out.kind).toBe('proven');
-    expect(fields(out)).toMatchObject({ constraint_id: 'sql_verifier.schema_violation', is_valid: false, violation_confirmed_by: 'construction' });
-  });
+  it.each(['mysql', 'transactsql', 'bigquery', 'snowflake', 'hive', 'postgresql'])(
+    '%s: an undeclared table is VERIFIED schema_violation (construction)',
+    (dialect) => {
+      const out = verifySql({ query: 'SELECT id FROM ghosts', schema_ddl: DDL, dialect: dialect as never }, NOT_RUN);
+      expect(out.kind).toBe('proven');
+      expect(fields(out)).toMatchObject({
+        constraint_id: 'sql_verifier.schema_violation',
+        is_valid: false,
+        violation_confirmed_by: 'construction',
+      });
+    },
+  );
 
-  it.each(['mysql', 'snowflake', 'postgresql'])('%s: a qualified column missing from its declared table is VERIFIED (construction)', (dialect) => {
-    const out = verifySql({ query: 'SELECT u.nickname FROM users u', schema_ddl: DDL, dialect: dialect as never }, NOT_RUN);
-    expect(out.kind).toBe('proven');
-    expect(fields(out)).toMatchObject({ constraint_id: 'sql_verifier.schema_violation', violation_confirmed_by: 'construction', violations: ["Column 'nickname' is not declared in 'users'."] });
-  });
+  it.each(['mysql', 'snowflake', 'postgresql'])(
+    '%s: a qualified column missing from its declared table is VERIFIED (construction)',
+    (dialect) => {
+      const out = verifySql(
+        { query: 'SELECT u.nickname FROM users u', schema_ddl: DDL, dialect: dialect as never },
+        NOT_RUN,
+      );
+      expect(out.kind).toBe('proven');
+      expect(fields(out)).toMatchObject({
+        constraint_id: 'sql_verifier.schema_violation',
+        violation_confirmed_by: 'construction',
+        violations: ["Column 'nickname' is not declared in 'users'."],
+      });
+    },
+  );
 
   it.each([
     ['an unqualified unknown column', 'SELECT nickname FROM users'],
@@ -48,29 +66,57 @@ describe('without an engine verdict, the resolver proves only what is certain by
   ])('mysql: %s is UNVERIFIABLE, never VERIFIED-invalid, never admitted', (_name, query) => {
     const out = verifySql({ query, schema_ddl: DDL, dialect: 'mysql' });
     expect(out.kind).toBe('unverifiable');
-    expect(fields(out)).toMatchObject({ constraint_id: 'sql_verifier.schema_violation', is_valid: false, violation_confirmed_by: 'none' });
+    expect(fields(out)).toMatchObject({
+      constraint_id: 'sql_verifier.schema_violation',
+      is_valid: false,
+      violation_confirmed_by: 'none',
+    });
     expect(fields(out).error).toBe('unconfirmed: the mysql dialect has no embedded engine to confirm it');
   });
 
   it('postgresql with its check not run: an ambiguous column is UNVERIFIABLE and says why', () => {
-    const out = verifySql({ query: 'SELECT id FROM users u JOIN orders o ON o.user_id = u.id', schema_ddl: DDL, dialect: 'postgresql' }, NOT_RUN);
+    const out = verifySql(
+      { query: 'SELECT id FROM users u JOIN orders o ON o.user_id = u.id', schema_ddl: DDL, dialect: 'postgresql' },
+      NOT_RUN,
+    );
     expect(out.kind).toBe('unverifiable');
     expect(fields(out).error).toBe("unconfirmed: PostgreSQL's check did not run (unit test: PostgreSQL check not run)");
   });
 
   it('postgresql: a parser failure with the check not run is unread, not shown invalid', () => {
-    const out = verifySql({ query: 'SELECT rank() OVER (PARTITION BY grouping(id) + grouping(name) ORDER BY id) FROM users GROUP BY ROLLUP (id, name)', schema_ddl: DDL, dialect: 'postgresql' }, NOT_RUN);
+    const out = verifySql(
+      {
+        query:
+          'SELECT rank() OVER (PARTITION BY grouping(id) + grouping(name) ORDER BY id) FROM users GROUP BY ROLLUP (id, name)',
+        schema_ddl: DDL,
+        dialect: 'postgresql',
+      },
+      NOT_RUN,
+    );
     expect(out.kind).toBe('blocked');
     expect(fields(out).constraint_id).toBe('sql_verifier.parse_error');
-    expect(fields(out).error).toContain("PostgreSQL's check did not run (unit test: PostgreSQL check not run): the query is unread, not shown invalid");
+    expect(fields(out).error).toContain(
+      "PostgreSQL's check did not run (unit test: PostgreSQL check not run): the query is unread, not shown invalid",
+    );
   });
 
   it('sqlite: the engine decides; an accepted statement the resolver refused counts a resolver defect', () => {
     // SQLite never compiles an unread CTE; PostgreSQL does. The resolver drops it for sqlite.
-    const out = verifySql({ query: 'WITH c AS (SELECT u.nickname FROM users u) SELECT id FROM users', schema_ddl: DDL, dialect: 'sqlite' });
+    const out = verifySql({
+      query: 'WITH c AS (SELECT u.nickname FROM users u) SELECT id FROM users',
+      schema_ddl: DDL,
+      dialect: 'sqlite',
+    });
     expect(fields(out).constraint_id).toBe('sql_verifier.sql_valid');
-    const engine = verifySql({ query: 'SELECT id FROM users u JOIN orders o ON o.user_id = u.id', schema_ddl: DDL, dialect: 'sqlite' });
-    expect(fields(engine)).toMatchObject({ constraint_id: 'sql_verifier.schema_violation', violation_confirmed_by: 'sqlite' });
+    const engine = verifySql({
+      query: 'SELECT id FROM users u JOIN orders o ON o.user_id = u.id',
+      schema_ddl: DDL,
+      dialect: 'sqlite',
+    });
+    expect(fields(engine)).toMatchObject({
+      constraint_id: 'sql_verifier.schema_violation',
+      violation_confirmed_by: 'sqlite',
+    });
   });
 });
 
@@ -79,14 +125,21 @@ describe('a resolver defect is logged without the query', () => {
     const query = "SELECT w.ctid FROM warehouse w WHERE w.w_state = 'secret-value'";
     const ddl = 'CREATE TABLE warehouse (w_state text);';
     // PostgreSQL accepted it (ctid is a system column): the resolver's objection is overruled.
-    const accepted = { postgres: { ran: true as const, ok: true as const, columns: [], tree: null, ms: 1, schema_cached: true } };
+    const accepted = {
+      postgres: { ran: true as const, ok: true as const, columns: [], tree: null, ms: 1, schema_cached: true },
+    };
     const outcome = verifySql({ query, schema_ddl: ddl, dialect: 'postgresql' }, accepted);
     expect(fields(outcome)).toMatchObject({ constraint_id: 'sql_verifier.sql_valid', resolver_defects: 1 });
     const writes: string[] = [];
-    const spy = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: unknown) => (writes.push(String(chunk)), true));
+    const spy = vi
+      .spyOn(process.stderr, 'write')
+      .mockImplementation((chunk: unknown) => (writes.push(String(chunk)), true));
     try {
       logResolverDefects(outcome, query);
-      logResolverDefects(verifySql({ query: 'SELECT w_state FROM warehouse', schema_ddl: ddl, dialect: 'postgresql' }, accepted), 'SELECT w_state FROM warehouse');
+      logResolverDefects(
+        verifySql({ query: 'SELECT w_state FROM warehouse', schema_ddl: ddl, dialect: 'postgresql' }, accepted),
+        'SELECT w_state FROM warehouse',
+      );
     } finally {
       spy.mockRestore();
     }
@@ -115,12 +168,30 @@ CREATE TABLE warehouse (w_warehouse_sk int, w_state text);
 CREATE TABLE date_dim (d_date_sk int, d_week_seq int, d_date date);
 CREATE TABLE item (i_item_sk int, i_item_id text);`;
   it.each([
-    ['UNION ALL branches aliased alike inside a CTE', 'WITH wscs AS (SELECT sold_date_sk, sales_price FROM (SELECT ws_sold_date_sk sold_date_sk, ws_ext_sales_price sales_price FROM web_sales) UNION ALL (SELECT cs_sold_date_sk sold_date_sk, cs_ext_sales_price sales_price FROM catalog_sales)) SELECT d_week_seq, sum(sales_price) FROM wscs, date_dim WHERE d_date_sk = sold_date_sk GROUP BY d_week_seq'],
-    ['explicit joins followed by comma joins', "SELECT w_state, i_item_id FROM catalog_sales LEFT OUTER JOIN catalog_returns ON (cs_order_number = cr_order_number AND cs_item_sk = cr_item_sk), warehouse, item WHERE i_item_sk = cs_item_sk AND cs_warehouse_sk = w_warehouse_sk"],
-    ['the same column name from several CTEs, ORDER BY the output name', 'WITH a AS (SELECT i_item_id item_id FROM item), b AS (SELECT i_item_id item_id FROM item) SELECT a.item_id FROM a, b WHERE a.item_id = b.item_id ORDER BY item_id'],
-    ['one table joined three times under aliases', 'SELECT d1.d_week_seq FROM catalog_sales JOIN date_dim d1 ON cs_sold_date_sk = d1.d_date_sk JOIN date_dim d2 ON cs_item_sk = d2.d_date_sk JOIN date_dim d3 ON cs_order_number = d3.d_date_sk WHERE d1.d_week_seq = d2.d_week_seq GROUP BY d1.d_week_seq ORDER BY d_week_seq'],
-    ['a table name as qualifier and a later comma join', 'SELECT date_dim.d_week_seq FROM catalog_sales LEFT JOIN catalog_returns ON cs_item_sk = cr_item_sk, date_dim WHERE cs_sold_date_sk = date_dim.d_date_sk'],
-    ['CROSS JOIN after a comma join', 'SELECT w.w_state FROM item i, warehouse w CROSS JOIN date_dim WHERE i.i_item_sk = w.w_warehouse_sk AND w.w_warehouse_sk = date_dim.d_date_sk'],
+    [
+      'UNION ALL branches aliased alike inside a CTE',
+      'WITH wscs AS (SELECT sold_date_sk, sales_price FROM (SELECT ws_sold_date_sk sold_date_sk, ws_ext_sales_price sales_price FROM web_sales) UNION ALL (SELECT cs_sold_date_sk sold_date_sk, cs_ext_sales_price sales_price FROM catalog_sales)) SELECT d_week_seq, sum(sales_price) FROM wscs, date_dim WHERE d_date_sk = sold_date_sk GROUP BY d_week_seq',
+    ],
+    [
+      'explicit joins followed by comma joins',
+      'SELECT w_state, i_item_id FROM catalog_sales LEFT OUTER JOIN catalog_returns ON (cs_order_number = cr_order_number AND cs_item_sk = cr_item_sk), warehouse, item WHERE i_item_sk = cs_item_sk AND cs_warehouse_sk = w_warehouse_sk',
+    ],
+    [
+      'the same column name from several CTEs, ORDER BY the output name',
+      'WITH a AS (SELECT i_item_id item_id FROM item), b AS (SELECT i_item_id item_id FROM item) SELECT a.item_id FROM a, b WHERE a.item_id = b.item_id ORDER BY item_id',
+    ],
+    [
+      'one table joined three times under aliases',
+      'SELECT d1.d_week_seq FROM catalog_sales JOIN date_dim d1 ON cs_sold_date_sk = d1.d_date_sk JOIN date_dim d2 ON cs_item_sk = d2.d_date_sk JOIN date_dim d3 ON cs_order_number = d3.d_date_sk WHERE d1.d_week_seq = d2.d_week_seq GROUP BY d1.d_week_seq ORDER BY d_week_seq',
+    ],
+    [
+      'a table name as qualifier and a later comma join',
+      'SELECT date_dim.d_week_seq FROM catalog_sales LEFT JOIN catalog_returns ON cs_item_sk = cr_item_sk, date_dim WHERE cs_sold_date_sk = date_dim.d_date_sk',
+    ],
+    [
+      'CROSS JOIN after a comma join',
+      'SELECT w.w_state FROM item i, warehouse w CROSS JOIN date_dim WHERE i.i_item_sk = w.w_warehouse_sk AND w.w_warehouse_sk = date_dim.d_date_sk',
+    ],
     ['WITH over a UNION chain', 'WITH c AS (SELECT i_item_sk k FROM item) SELECT k FROM c UNION ALL SELECT k FROM c'],
   ])('%s', (_name, query) => {
     const out = verifySql({ query, schema_ddl: DDL, dialect: 'postgresql' }, NOT_RUN);
@@ -177,7 +248,11 @@ describe('real engines judge (PGlite, SQLite)', () => {
   it('TPC-H and TPC-DS without the engine: 0 VERIFIED-invalid', () => {
     for (const name of ['tpc-h', 'tpc-ds']) {
       const { ddl, queries } = workload(name);
-      for (const q of queries) expect(verifiedInvalid(verifySql({ query: q.query, schema_ddl: ddl, dialect: 'postgresql' }, NOT_RUN)), `${name}/${q.name}`).toBe(false);
+      for (const q of queries)
+        expect(
+          verifiedInvalid(verifySql({ query: q.query, schema_ddl: ddl, dialect: 'postgresql' }, NOT_RUN)),
+          `${name}/${q.name}`,
+        ).toBe(false);
     }
   }, 120_000);
 });
@@ -189,15 +264,30 @@ describe('postgresql without PostgreSQL verdict: never VERIFIED from the resolve
     ['still starting', { ran: false as const, reason: 'PGlite is still starting (waited 2000 ms)' }],
     ['failed', { ran: false as const, reason: 'PGlite could not start: boom' }],
   ])('%s: a statement the resolver finds no fault with is UNVERIFIABLE with the reason', (_name, postgres) => {
-    const out = verifySql({ query: "SELECT id, upper(name) FROM users WHERE name LIKE 'a%'", schema_ddl: DDL, dialect: 'postgresql' }, { postgres });
+    const out = verifySql(
+      { query: "SELECT id, upper(name) FROM users WHERE name LIKE 'a%'", schema_ddl: DDL, dialect: 'postgresql' },
+      { postgres },
+    );
     expect(out.kind).toBe('unverifiable');
-    expect(fields(out)).toMatchObject({ constraint_id: 'sql_verifier.engine_not_run', is_valid: false, postgres_check: 'not_run', error: `unverified: PostgreSQL's check did not run (${postgres.reason})` });
+    expect(fields(out)).toMatchObject({
+      constraint_id: 'sql_verifier.engine_not_run',
+      is_valid: false,
+      postgres_check: 'not_run',
+      error: `unverified: PostgreSQL's check did not run (${postgres.reason})`,
+    });
     expect(out.agentMessage).toContain(postgres.reason);
   });
   it('the same statement with PostgreSQL accepting it is VERIFIED valid; malice needs no engine', () => {
     const accepted = { ran: true as const, ok: true as const, columns: [], tree: null, ms: 1, schema_cached: true };
-    expect(fields(verifySql({ query: 'SELECT id FROM users', schema_ddl: DDL, dialect: 'postgresql' }, { postgres: accepted })).constraint_id).toBe('sql_verifier.sql_valid');
-    const bad = verifySql({ query: "SELECT id FROM users WHERE name = '' OR 1=1", schema_ddl: DDL, dialect: 'postgresql' }, NOT_RUN);
+    expect(
+      fields(
+        verifySql({ query: 'SELECT id FROM users', schema_ddl: DDL, dialect: 'postgresql' }, { postgres: accepted }),
+      ).constraint_id,
+    ).toBe('sql_verifier.sql_valid');
+    const bad = verifySql(
+      { query: "SELECT id FROM users WHERE name = '' OR 1=1", schema_ddl: DDL, dialect: 'postgresql' },
+      NOT_RUN,
+    );
     expect(bad.kind).toBe('proven');
     expect(fields(bad).constraint_id).toBe('sql_verifier.malicious');
   });

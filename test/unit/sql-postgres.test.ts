@@ -13,7 +13,11 @@ CREATE TABLE orders (id integer, user_id integer REFERENCES users(id), total num
 
 async function run(query: string, ddl = DDL) {
   const out = await verifySqlChecked({ query, schema_ddl: ddl, dialect: 'postgresql' });
-  return { out, f: out.developerFields as Record<string, any>, proof: (out.kind === 'proven' ? out.proof : null) as Record<string, any> | null };
+  return {
+    out,
+    f: out.developerFields as Record<string, any>,
+    proof: (out.kind === 'proven' ? out.proof : null) as Record<string, any> | null,
+  };
 }
 
 beforeAll(async () => {
@@ -68,13 +72,17 @@ describe('PostgreSQL decides names and types', () => {
     ['substring … FROM … FOR and position … IN', 'analytics/queries/a06_substring_prefix.sql', SHOP],
     ['ordered-set aggregate (WITHIN GROUP)', 'analytics/queries/a11_shipping_delay.sql', SHOP],
     ['aggregate FILTER and four LEFT JOINs', 'analytics/queries/a15_supplier_scorecard.sql', SHOP],
-  ])('%s is admitted', async (_name, file, ddl) => {
-    const { f, proof } = await run(fixture(file), ddl);
-    expect(f.constraint_id).toBe('sql_verifier.sql_valid');
-    expect(f.malicious_classification).toBe(false);
-    expect(f.postgres_check).toBe('accepted');
-    expect(proof!.postgres_prepare).toMatchObject({ ran: true, ok: true, engine: 'pglite', executed: false });
-  }, 60_000);
+  ])(
+    '%s is admitted',
+    async (_name, file, ddl) => {
+      const { f, proof } = await run(fixture(file), ddl);
+      expect(f.constraint_id).toBe('sql_verifier.sql_valid');
+      expect(f.malicious_classification).toBe(false);
+      expect(f.postgres_check).toBe('accepted');
+      expect(proof!.postgres_prepare).toMatchObject({ ran: true, ok: true, engine: 'pglite', executed: false });
+    },
+    60_000,
+  );
 
   it('an undeclared column is a schema_violation with PostgreSQL’s message', async () => {
     const { f } = await run('SELECT nickname FROM users');
@@ -101,7 +109,9 @@ describe('PostgreSQL decides names and types', () => {
   });
 
   it('columns the parser-based resolver would miss are decided by PostgreSQL (array element, interval arithmetic)', async () => {
-    const { f } = await run("SELECT tags[1], created_at - interval '90' day AS d FROM orders o JOIN users u ON u.id = o.user_id WHERE total > ?");
+    const { f } = await run(
+      "SELECT tags[1], created_at - interval '90' day AS d FROM orders o JOIN users u ON u.id = o.user_id WHERE total > ?",
+    );
     expect(f.constraint_id).toBe('sql_verifier.sql_valid');
   });
 
@@ -134,19 +144,25 @@ describe('malice checks stay on top of the real parse', () => {
   });
 
   it('without an AST a three-way cross product is still refused', async () => {
-    const { f, proof } = await run('SELECT substring(u.name FROM 1 FOR 2) FROM users u, orders o, users u2, orders o2 WHERE o.user_id = u.id AND o2.id > 1');
+    const { f, proof } = await run(
+      'SELECT substring(u.name FROM 1 FOR 2) FROM users u, orders o, users u2, orders o2 WHERE o.user_id = u.id AND o2.id > 1',
+    );
     expect(proof).toBeNull();
     expect(f.constraint_id).toBe('sql_verifier.complexity_limit_exceeded');
     expect(f.limit).toBe('cartesian_factors');
     expect(f.observed_value).toBe(3);
     // Two groups (one cross join) are allowed.
-    const two = await run('SELECT substring(u.name FROM 1 FOR 2) FROM users u, orders o, users u2 WHERE o.user_id = u.id');
+    const two = await run(
+      'SELECT substring(u.name FROM 1 FOR 2) FROM users u, orders o, users u2 WHERE o.user_id = u.id',
+    );
     expect(two.f.constraint_id).toBe('sql_verifier.sql_valid');
     expect(two.proof?.analysis).toBe('postgres_engine');
   });
 
   it('without an AST WITH RECURSIVE is refused', async () => {
-    const { f } = await run('WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5) SELECT substring(i::text FROM 1 FOR 1) FROM n');
+    const { f } = await run(
+      'WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5) SELECT substring(i::text FROM 1 FOR 1) FROM n',
+    );
     expect(f.constraint_id).toBe('sql_verifier.complexity_limit_exceeded');
     expect(f.limit).toBe('unbounded_recursion');
   });
@@ -159,7 +175,8 @@ describe('malice checks stay on top of the real parse', () => {
 });
 
 describe("PostgreSQL's own parse tree is the AST when node-sql-parser cannot read the query", () => {
-  const fromTree = (f: Record<string, any>, type: string) => (f.issues as Array<Record<string, unknown>>).some((i) => i.source === 'postgres' && i.type === type);
+  const fromTree = (f: Record<string, any>, type: string) =>
+    (f.issues as Array<Record<string, unknown>>).some((i) => i.source === 'postgres' && i.type === type);
 
   it('a volatile function with side effects is found by its oid (not on any name list)', async () => {
     const { f } = await run('SELECT substring(name FROM 1 FOR 2), pg_advisory_lock(7) FROM users');
@@ -167,7 +184,9 @@ describe("PostgreSQL's own parse tree is the AST when node-sql-parser cannot rea
     expect(f.malicious_categories).toEqual(['administrative_statement']);
     expect(fromTree(f, 'administrative_statement')).toBe(true);
     // random() is volatile but only computes a value.
-    expect((await run('SELECT substring(name FROM 1 FOR 2), random() FROM users')).f.constraint_id).toBe('sql_verifier.sql_valid');
+    expect((await run('SELECT substring(name FROM 1 FOR 2), random() FROM users')).f.constraint_id).toBe(
+      'sql_verifier.sql_valid',
+    );
   });
 
   it('a column compared with itself is a tautology as the whole WHERE, not as one AND conjunct', async () => {
@@ -183,7 +202,9 @@ describe("PostgreSQL's own parse tree is the AST when node-sql-parser cannot rea
     const t = await run('SELECT substring(u.name FROM 1 FOR 2) FROM users u JOIN orders o ON 2 > 1');
     expect(t.f.constraint_id).toBe('sql_verifier.malicious');
     expect(fromTree(t.f, 'tautology')).toBe(true);
-    const f = await run('SELECT substring(u.name FROM 1 FOR 2) FROM users u JOIN orders o ON o.user_id = u.id AND 1 > 2');
+    const f = await run(
+      'SELECT substring(u.name FROM 1 FOR 2) FROM users u JOIN orders o ON o.user_id = u.id AND 1 > 2',
+    );
     expect(fromTree(f.f, 'tautology')).toBe(false);
   });
 
@@ -194,7 +215,9 @@ describe("PostgreSQL's own parse tree is the AST when node-sql-parser cannot rea
   });
 
   it('a catalog read combined with UNION is read from the tree (relation oid, not its spelling)', async () => {
-    const { f } = await run('SELECT substring(name FROM 1 FOR 2) FROM users UNION SELECT substring(usename FROM 1 FOR 2) FROM "pg_catalog"."pg_user"');
+    const { f } = await run(
+      'SELECT substring(name FROM 1 FOR 2) FROM users UNION SELECT substring(usename FROM 1 FOR 2) FROM "pg_catalog"."pg_user"',
+    );
     expect(f.constraint_id).toBe('sql_verifier.malicious');
     expect(fromTree(f, 'union_catalog_read')).toBe(true);
   });
@@ -207,20 +230,40 @@ describe("PostgreSQL's own parse tree is the AST when node-sql-parser cannot rea
 
   it('fails closed: PostgreSQL accepted the query but no readable tree came back → parse_error, never admitted', () => {
     const query = 'SELECT substring(name FROM 1 FOR 2) FROM users';
-    const accepted = { ran: true as const, ok: true as const, columns: [{ name: 'substring', type_oid: 25 }], ms: 1, schema_cached: true };
-    for (const tree of [null, { text: '{QUERY :commandType 1 :rtable (', relations: {}, functions: {}, operators: {} }, { text: '{RAWSTMT}', relations: {}, functions: {}, operators: {} }]) {
+    const accepted = {
+      ran: true as const,
+      ok: true as const,
+      columns: [{ name: 'substring', type_oid: 25 }],
+      ms: 1,
+      schema_cached: true,
+    };
+    for (const tree of [
+      null,
+      { text: '{QUERY :commandType 1 :rtable (', relations: {}, functions: {}, operators: {} },
+      { text: '{RAWSTMT}', relations: {}, functions: {}, operators: {} },
+    ]) {
       const out = verifySql({ query, schema_ddl: DDL, dialect: 'postgresql' }, { postgres: { ...accepted, tree } });
       expect(out.kind).toBe('blocked');
       expect((out.developerFields as Record<string, unknown>).constraint_id).toBe('sql_verifier.parse_error');
     }
     // A relation oid the worker could not name is unreadable as well.
-    const unnamed = { text: '{QUERY :commandType 1 :utilityStmt <> :hasModifyingCTE false :rtable ({RANGETBLENTRY :relid 99 :eref {ALIAS :aliasname t :colnames ("a")}}) :jointree {FROMEXPR :fromlist () :quals <>} :targetList () :havingQual <> :setOperations <>}', relations: {}, functions: {}, operators: {} };
-    const out = verifySql({ query, schema_ddl: DDL, dialect: 'postgresql' }, { postgres: { ...accepted, tree: unnamed } });
+    const unnamed = {
+      text: '{QUERY :commandType 1 :utilityStmt <> :hasModifyingCTE false :rtable ({RANGETBLENTRY :relid 99 :eref {ALIAS :aliasname t :colnames ("a")}}) :jointree {FROMEXPR :fromlist () :quals <>} :targetList () :havingQual <> :setOperations <>}',
+      relations: {},
+      functions: {},
+      operators: {},
+    };
+    const out = verifySql(
+      { query, schema_ddl: DDL, dialect: 'postgresql' },
+      { postgres: { ...accepted, tree: unnamed } },
+    );
     expect((out.developerFields as Record<string, unknown>).constraint_id).toBe('sql_verifier.parse_error');
   });
 
   it('reads the nodeToString format: nodes, lists, strings, escapes, datums, null', () => {
-    const n = parsePgNodeTree('{QUERY :commandType 1 :utilityStmt <> :a ("x y" "q\\"z") :b (b 8 9) :c {CONST :constvalue 4 [ 1 0 0 0 ]} :d a\\ b}');
+    const n = parsePgNodeTree(
+      '{QUERY :commandType 1 :utilityStmt <> :a ("x y" "q\\"z") :b (b 8 9) :c {CONST :constvalue 4 [ 1 0 0 0 ]} :d a\\ b}',
+    );
     expect(n._type).toBe('QUERY');
     expect(n.commandType).toBe('1');
     expect(n.utilityStmt).toBeNull();

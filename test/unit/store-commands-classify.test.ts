@@ -20,10 +20,30 @@ describe('classifyFilter', () => {
 
 describe('classify', () => {
   it('flags sorts, counts and upserts, and counts each statement of an update', () => {
-    expect(classify(cmd({ filter: { organization_id: 'string' }, sort: { seq: -1 } }))[0]).toMatchObject({ cls: 'field_filter', sorted: true, scansOnSqlite: true });
-    expect(classify(cmd({ cmd: 'aggregate', pipeline: [{ $match: { org_id: 'string' } }, { $group: { _id: 'number', n: { $sum: 'number' } } }] }))[0]).toMatchObject({ cls: 'count', scansOnSqlite: true });
-    const ops = classify(cmd({ cmd: 'update', coll: 'proofs', ops: [{ filter: { _id: 'string' }, upsert: true }, { filter: { _id: 'string', status: 'string' } }] }));
-    expect(ops.map((o) => [o.cls, o.upsert, o.scansOnSqlite])).toEqual([['id_point', true, false], ['id_point_plus', false, true]]);
+    expect(classify(cmd({ filter: { organization_id: 'string' }, sort: { seq: -1 } }))[0]).toMatchObject({
+      cls: 'field_filter',
+      sorted: true,
+      scansOnSqlite: true,
+    });
+    expect(
+      classify(
+        cmd({
+          cmd: 'aggregate',
+          pipeline: [{ $match: { org_id: 'string' } }, { $group: { _id: 'number', n: { $sum: 'number' } } }],
+        }),
+      )[0],
+    ).toMatchObject({ cls: 'count', scansOnSqlite: true });
+    const ops = classify(
+      cmd({
+        cmd: 'update',
+        coll: 'proofs',
+        ops: [{ filter: { _id: 'string' }, upsert: true }, { filter: { _id: 'string', status: 'string' } }],
+      }),
+    );
+    expect(ops.map((o) => [o.cls, o.upsert, o.scansOnSqlite])).toEqual([
+      ['id_point', true, false],
+      ['id_point_plus', false, true],
+    ]);
     expect(classify(cmd({ cmd: 'insert', coll: 'proofs' }))[0]).toMatchObject({ cls: 'insert', scansOnSqlite: false });
   });
 
@@ -41,6 +61,13 @@ describe('capture shapes', () => {
   it('keeps operators and field names, never values', () => {
     const shape = shapeOf({ _id: 'svc_live_secret', n: 3, at: new Date(), tags: ['a', 'b'], q: { $in: ['x'] } });
     expect(shape).toEqual({ _id: 'string', n: 'number', at: 'date', tags: ['string', '…2'], q: { $in: ['string'] } });
-    expect(JSON.stringify(describeCommand('update', { update: 'keys', updates: [{ q: { _id: 'k1', token: 'hunter2' }, u: { $set: { secret: 'x' } }, upsert: true }] }))).not.toMatch(/hunter2|k1|"x"/);
+    expect(
+      JSON.stringify(
+        describeCommand('update', {
+          update: 'keys',
+          updates: [{ q: { _id: 'k1', token: 'hunter2' }, u: { $set: { secret: 'x' } }, upsert: true }],
+        }),
+      ),
+    ).not.toMatch(/hunter2|k1|"x"/);
   });
 });

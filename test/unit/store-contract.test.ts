@@ -13,7 +13,10 @@ afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
 function capture(lines: object[]): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'contract-'));
   dirs.push(dir);
-  writeFileSync(path.join(dir, 'api-process-1.jsonl'), lines.map((l) => JSON.stringify({ t: 1, ...l })).join('\n') + '\n');
+  writeFileSync(
+    path.join(dir, 'api-process-1.jsonl'),
+    lines.map((l) => JSON.stringify({ t: 1, ...l })).join('\n') + '\n',
+  );
   return dir;
 }
 
@@ -23,10 +26,25 @@ describe('store contract check', () => {
       capture([
         { cmd: 'find', coll: 'users', filter: { _id: 'string' }, limit: 1, site: 'persistence/accounts.ts:10' },
         { cmd: 'insert', coll: 'user_emails', n: 1, site: 'persistence/accounts.ts:11' },
-        { cmd: 'update', coll: 'api_keys', ops: [{ filter: { _id: 'string' }, update: { $set: {} } }], site: 'persistence/accounts.ts:12' },
-        { cmd: 'delete', coll: 'rate_counters', ops: [{ filter: { expires_at: { $lt: 'date' } }, multi: true }], site: 'persistence/limits.ts:5' },
+        {
+          cmd: 'update',
+          coll: 'api_keys',
+          ops: [{ filter: { _id: 'string' }, update: { $set: {} } }],
+          site: 'persistence/accounts.ts:12',
+        },
+        {
+          cmd: 'delete',
+          coll: 'rate_counters',
+          ops: [{ filter: { expires_at: { $lt: 'date' } }, multi: true }],
+          site: 'persistence/limits.ts:5',
+        },
         { cmd: 'find', coll: 'api_keys', filter: {}, site: 'persistence/migrations.ts:70' },
-        { cmd: 'aggregate', coll: 'audit_logs', pipeline: [{ $match: { organization_id: 'string' } }, { $group: {} }], site: 'core/compliance-report.ts:47' },
+        {
+          cmd: 'aggregate',
+          coll: 'audit_logs',
+          pipeline: [{ $match: { organization_id: 'string' } }, { $group: {} }],
+          site: 'core/compliance-report.ts:47',
+        },
       ]),
     );
     expect(r.failures).toEqual([]);
@@ -37,9 +55,25 @@ describe('store contract check', () => {
     const r = contractReport(
       capture([
         { cmd: 'find', coll: 'users', filter: { email_lower: 'string' }, site: 'persistence/accounts.ts:20' },
-        { cmd: 'update', coll: 'api_keys', ops: [{ filter: { _id: 'string', active: 'boolean' }, update: { $set: {} } }], site: 'persistence/accounts.ts:21' },
-        { cmd: 'find', coll: 'agent_activity', filter: { _id: { $lt: 'string' } }, sort: { _id: -1 }, site: 'persistence/agents.ts:30' },
-        { cmd: 'aggregate', coll: 'attestations', pipeline: [{ $match: { org_id: 'string' } }, { $group: { _id: 'number', n: { $sum: 'number' } } }], site: 'persistence/proofs.ts:9' },
+        {
+          cmd: 'update',
+          coll: 'api_keys',
+          ops: [{ filter: { _id: 'string', active: 'boolean' }, update: { $set: {} } }],
+          site: 'persistence/accounts.ts:21',
+        },
+        {
+          cmd: 'find',
+          coll: 'agent_activity',
+          filter: { _id: { $lt: 'string' } },
+          sort: { _id: -1 },
+          site: 'persistence/agents.ts:30',
+        },
+        {
+          cmd: 'aggregate',
+          coll: 'attestations',
+          pipeline: [{ $match: { org_id: 'string' } }, { $group: { _id: 'number', n: { $sum: 'number' } } }],
+          site: 'persistence/proofs.ts:9',
+        },
         { cmd: 'find', coll: 'brand_new_things', filter: { _id: 'string' }, site: 'persistence/new.ts:1' },
       ]),
     );

@@ -9,7 +9,8 @@ import { ManagedProcess } from '../../infra/stack.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 // Prints its ready marker after READY_DELAY_MS, then idles.
-const SCRIPT = "setTimeout(() => console.log('PROC_READY ' + process.pid), Number(process.env.READY_DELAY_MS)); setInterval(() => {}, 1000);";
+const SCRIPT =
+  "setTimeout(() => console.log('PROC_READY ' + process.pid), Number(process.env.READY_DELAY_MS)); setInterval(() => {}, 1000);";
 
 describe('ManagedProcess supervision', () => {
   let dir: string;
@@ -23,7 +24,14 @@ describe('ManagedProcess supervision', () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'svc-supervisor-'));
     const events: Array<{ at: number; msg: string }> = [];
     proc = new ManagedProcess(
-      { name: 'sleeper', command: process.execPath, args: ['-e', SCRIPT], env: { ...process.env, READY_DELAY_MS: '800' }, ready: async (p) => p.logContains('PROC_READY'), readyTimeoutMs: 20_000 },
+      {
+        name: 'sleeper',
+        command: process.execPath,
+        args: ['-e', SCRIPT],
+        env: { ...process.env, READY_DELAY_MS: '800' },
+        ready: async (p) => p.logContains('PROC_READY'),
+        readyTimeoutMs: 20_000,
+      },
       dir,
     );
     await proc.start();

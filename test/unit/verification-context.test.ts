@@ -12,7 +12,13 @@ import {
   type FromDiagnosticResult,
   type VerificationContextDocument,
 } from '../../core/verification-context.js';
-import { AttestationSigner, loadSigningKey, queryHash, ATTESTATION_TYP, type SigningKey } from '../../core/attestation.js';
+import {
+  AttestationSigner,
+  loadSigningKey,
+  queryHash,
+  ATTESTATION_TYP,
+  type SigningKey,
+} from '../../core/attestation.js';
 import { SERVICE_VERSION } from '../../core/version.js';
 
 const VECTOR_REF = 'sha256:deef928135998be76833bd347b39618b5fa5e5a9c6d0358ca3ed36acc28c0272';
@@ -128,7 +134,26 @@ describe('parseStrictJson', () => {
   });
 
   it('rejects what JSON.parse rejects, as syntax errors', () => {
-    for (const t of ['', '{', '[1,]', '{"a":1,}', '01', '1.', '.5', '+1', '-', 'NaN', 'Infinity', "'a'", '"a\tb"', '"\\x"', '"\\u12"', '[1] 2', 'tru', '\ufeff1']) {
+    for (const t of [
+      '',
+      '{',
+      '[1,]',
+      '{"a":1,}',
+      '01',
+      '1.',
+      '.5',
+      '+1',
+      '-',
+      'NaN',
+      'Infinity',
+      "'a'",
+      '"a\tb"',
+      '"\\x"',
+      '"\\u12"',
+      '[1] 2',
+      'tru',
+      '\ufeff1',
+    ]) {
       expect(() => JSON.parse(t)).toThrow();
       expect(strictErr(t).code).toBe('syntax');
     }
@@ -136,7 +161,9 @@ describe('parseStrictJson', () => {
 
   it('bounds nesting depth', () => {
     expect(strictErr('['.repeat(600) + ']'.repeat(600)).code).toBe('max_depth');
-    expect(parseStrictJson('['.repeat(20) + ']'.repeat(20), { maxDepth: 20 })).toEqual(JSON.parse('['.repeat(20) + ']'.repeat(20)));
+    expect(parseStrictJson('['.repeat(20) + ']'.repeat(20), { maxDepth: 20 })).toEqual(
+      JSON.parse('['.repeat(20) + ']'.repeat(20)),
+    );
     expect(() => parseStrictJson('['.repeat(21) + ']'.repeat(21), { maxDepth: 20 })).toThrow(StrictJsonError);
   });
 });
@@ -194,9 +221,13 @@ describe('validateDocument', () => {
       expect(r.valid).toBe(false);
       if (!r.valid) expect(r.errors.map((e) => e.path)).toContain(path);
     }
-    expect(validateDocument(mutate((d) => (d.object.formalization.translation_confidence = null)))).toEqual({ valid: true });
+    expect(validateDocument(mutate((d) => (d.object.formalization.translation_confidence = null)))).toEqual({
+      valid: true,
+    });
     expect(validateDocument(mutate((d) => delete d.object.formalization))).toEqual({ valid: true });
-    expect(validateDocument(mutate((d) => (d.context.interpretation = { algebra_domain: 'Q' })))).toEqual({ valid: true });
+    expect(validateDocument(mutate((d) => (d.context.interpretation = { algebra_domain: 'Q' })))).toEqual({
+      valid: true,
+    });
     expect(validateDocument(null)).toMatchObject({ valid: false, error: 'validation_failed' });
     expect(validateDocument('x')).toMatchObject({ valid: false, error: 'validation_failed' });
   });
@@ -206,17 +237,30 @@ describe('validateDocument', () => {
       const r = validateDocument(mutate(fn));
       return r.valid ? [] : r.errors;
     };
-    expect(errs((d) => (d.context.proof.trusted_dependencies = ['sympy', 3]))).toEqual([{ path: '$.context.proof.trusted_dependencies[1]', message: 'must be string' }]);
+    expect(errs((d) => (d.context.proof.trusted_dependencies = ['sympy', 3]))).toEqual([
+      { path: '$.context.proof.trusted_dependencies[1]', message: 'must be string' },
+    ]);
     expect(errs((d) => (d.spec_version = '1.1'))).toEqual([{ path: '$.spec_version', message: 'must be "1.0"' }]);
-    expect(errs((d) => (d.context.decision.admission = 'BLOCKED'))).toEqual([{ path: '$.context.decision.admission', message: 'must be one of "ADMIT", "DENY"' }]);
+    expect(errs((d) => (d.context.decision.admission = 'BLOCKED'))).toEqual([
+      { path: '$.context.decision.admission', message: 'must be one of "ADMIT", "DENY"' },
+    ]);
     expect(errs((d) => (d.context.interpretation = {}))).toEqual([
-      { path: '$.context.interpretation', message: 'must contain at least one of theory, logic, dialect, parser_version, language, policy_version, algebra_domain' },
+      {
+        path: '$.context.interpretation',
+        message:
+          'must contain at least one of theory, logic, dialect, parser_version, language, policy_version, algebra_domain',
+      },
     ]);
     for (const bad of [1.5, -0.1, 'high']) {
-      expect(errs((d) => (d.object.formalization.translation_confidence = bad))).toEqual([{ path: '$.object.formalization.translation_confidence', message: 'must be a number in [0, 1] or null' }]);
+      expect(errs((d) => (d.object.formalization.translation_confidence = bad))).toEqual([
+        { path: '$.object.formalization.translation_confidence', message: 'must be a number in [0, 1] or null' },
+      ]);
     }
     expect(errs((d) => (d.context.evidence.proof_ref = 7))).toEqual([
-      { path: '$.context.evidence.proof_ref', message: 'verdict VERIFIED requires a non-null proof_ref sha256:<64 lowercase hex>' },
+      {
+        path: '$.context.evidence.proof_ref',
+        message: 'verdict VERIFIED requires a non-null proof_ref sha256:<64 lowercase hex>',
+      },
       { path: '$.context.evidence.proof_ref', message: 'must be sha256:<64 lowercase hex> or null' },
     ]);
     // The invariants are checked even when other fields are wrong, and a missing admission names admission.
@@ -233,8 +277,16 @@ describe('validateDocument', () => {
       { path: '$.context.decision.admission', message: 'is required' },
     ]);
     expect(errs((d) => (d['odd key'] = 1))).toEqual([{ path: '$["odd key"]', message: 'unknown key is not allowed' }]);
-    expect(validateDocument(null)).toEqual({ valid: false, error: 'validation_failed', errors: [{ path: '$', message: 'must be object' }] });
-    expect(validateDocument([])).toEqual({ valid: false, error: 'validation_failed', errors: [{ path: '$', message: 'must be object' }] });
+    expect(validateDocument(null)).toEqual({
+      valid: false,
+      error: 'validation_failed',
+      errors: [{ path: '$', message: 'must be object' }],
+    });
+    expect(validateDocument([])).toEqual({
+      valid: false,
+      error: 'validation_failed',
+      errors: [{ path: '$', message: 'must be object' }],
+    });
   });
 
   it('enforces the verdict / proof_ref / admission invariants', () => {
@@ -242,14 +294,24 @@ describe('validateDocument', () => {
       valid: false,
       error: 'validation_failed',
       errors: [
-        { path: '$.context.evidence.proof_ref', message: 'verdict VERIFIED requires a non-null proof_ref sha256:<64 lowercase hex>' },
+        {
+          path: '$.context.evidence.proof_ref',
+          message: 'verdict VERIFIED requires a non-null proof_ref sha256:<64 lowercase hex>',
+        },
       ],
     });
-    expect(validateDocument(mutate((d) => (d.context.evidence.proof_ref = VECTOR_REF.toUpperCase().replace('SHA256', 'sha256'))))).toEqual({
+    expect(
+      validateDocument(
+        mutate((d) => (d.context.evidence.proof_ref = VECTOR_REF.toUpperCase().replace('SHA256', 'sha256'))),
+      ),
+    ).toEqual({
       valid: false,
       error: 'validation_failed',
       errors: [
-        { path: '$.context.evidence.proof_ref', message: 'verdict VERIFIED requires a non-null proof_ref sha256:<64 lowercase hex>' },
+        {
+          path: '$.context.evidence.proof_ref',
+          message: 'verdict VERIFIED requires a non-null proof_ref sha256:<64 lowercase hex>',
+        },
         { path: '$.context.evidence.proof_ref', message: 'must be sha256:<64 lowercase hex> or null' },
       ],
     });
@@ -275,7 +337,9 @@ describe('validateDocument', () => {
       ).toEqual({
         valid: false,
         error: 'validation_failed',
-        errors: [{ path: '$.context.decision.admission', message: 'verdict UNVERIFIABLE or BLOCKED requires admission DENY' }],
+        errors: [
+          { path: '$.context.decision.admission', message: 'verdict UNVERIFIABLE or BLOCKED requires admission DENY' },
+        ],
       });
       // A proof_ref on a non-VERIFIED verdict must not validate.
       expect(
@@ -288,7 +352,9 @@ describe('validateDocument', () => {
       ).toEqual({
         valid: false,
         error: 'validation_failed',
-        errors: [{ path: '$.context.evidence.proof_ref', message: 'verdict UNVERIFIABLE or BLOCKED requires proof_ref null' }],
+        errors: [
+          { path: '$.context.evidence.proof_ref', message: 'verdict UNVERIFIABLE or BLOCKED requires proof_ref null' },
+        ],
       });
     }
   });
@@ -315,7 +381,11 @@ describe('validateDocument', () => {
 describe('computeCommitment / resolveDocument', () => {
   it('reproduces the interoperability vector', () => {
     expect(computeCommitment(vector())).toBe(VECTOR_REF);
-    expect(resolveDocument(vector())).toEqual({ resolved: true, expected_proof_ref: VECTOR_REF, stored_proof_ref: VECTOR_REF });
+    expect(resolveDocument(vector())).toEqual({
+      resolved: true,
+      expected_proof_ref: VECTOR_REF,
+      stored_proof_ref: VECTOR_REF,
+    });
   });
 
   it('does not mutate its input', () => {
@@ -330,7 +400,10 @@ describe('computeCommitment / resolveDocument', () => {
     const text = JSON.stringify(vector()).replace('"roots":[-2,2]', '"roots":[-2.0, 2.0]');
     expect(text).toContain('[-2.0, 2.0]');
     expect(resolveDocument(parseStrictJson(text)).resolved).toBe(true);
-    expect(resolveDocument(mutate((d) => (d.object.formalization = { verified: false, source_query: 'other wording' }))).resolved).toBe(true);
+    expect(
+      resolveDocument(mutate((d) => (d.object.formalization = { verified: false, source_query: 'other wording' })))
+        .resolved,
+    ).toBe(true);
     expect(resolveDocument(mutate((d) => delete d.object.formalization)).resolved).toBe(true);
     expect(resolveDocument(mutate((d) => (d.context.evidence.evidence.roots = [-2, -0.0 + 2]))).resolved).toBe(true);
   });
@@ -358,18 +431,28 @@ describe('computeCommitment / resolveDocument', () => {
       expect(r.expected_proof_ref).not.toBe(VECTOR_REF);
     }
     // Admission is committed too; DENY with VERIFIED is schema-valid but no longer matches.
-    expect(resolveDocument(mutate((d) => (d.context.decision.admission = 'DENY')))).toMatchObject({ resolved: false, reason: 'commitment_mismatch' });
+    expect(resolveDocument(mutate((d) => (d.context.decision.admission = 'DENY')))).toMatchObject({
+      resolved: false,
+      reason: 'commitment_mismatch',
+    });
   });
 
   it('does not resolve invalid or non-VERIFIED documents', () => {
-    expect(resolveDocument(mutate((d) => (d.extra = 1)))).toMatchObject({ resolved: false, reason: 'validation_failed' });
+    expect(resolveDocument(mutate((d) => (d.extra = 1)))).toMatchObject({
+      resolved: false,
+      reason: 'validation_failed',
+    });
     expect(resolveDocument({})).toMatchObject({ resolved: false, reason: 'validation_failed' });
     const unverifiable = mutate((d) => {
       d.verdict = 'UNVERIFIABLE';
       d.context.evidence.proof_ref = null;
       d.context.decision.admission = 'DENY';
     });
-    expect(resolveDocument(unverifiable)).toEqual({ resolved: false, reason: 'verdict_not_verified', stored_proof_ref: null });
+    expect(resolveDocument(unverifiable)).toEqual({
+      resolved: false,
+      reason: 'verdict_not_verified',
+      stored_proof_ref: null,
+    });
   });
 });
 
@@ -411,7 +494,9 @@ function verifiedDiagnostic(extra: Record<string, unknown> = {}) {
   };
 }
 
-async function token(overrides: Partial<{ expr: string; status: string; verified: boolean; proofRef: string | null }> = {}) {
+async function token(
+  overrides: Partial<{ expr: string; status: string; verified: boolean; proofRef: string | null }> = {},
+) {
   const issued = await signer.sign({
     evaluatedExpression: overrides.expr ?? EXPR,
     status: overrides.status ?? 'VERIFIED',
@@ -441,7 +526,10 @@ function expectBlocked(r: FromDiagnosticResult, code: string) {
 
 describe('fromDiagnostic', () => {
   it('keeps an attested VERIFIED diagnostic, with a resolvable commitment', async () => {
-    const r = await fromDiagnostic({ query: QUERY, verifier: 'math', diagnostic: verifiedDiagnostic(), attestation_token: await token() }, opts());
+    const r = await fromDiagnostic(
+      { query: QUERY, verifier: 'math', diagnostic: verifiedDiagnostic(), attestation_token: await token() },
+      opts(),
+    );
     expect(r.ok).toBe(true);
     if (!r.ok) return;
     expect(r.trust_gate).toBeNull();
@@ -464,7 +552,11 @@ describe('fromDiagnostic', () => {
     });
     expect(proof_ref).toBe(computeCommitment(doc));
     expect(validateDocument(doc)).toEqual({ valid: true });
-    expect(resolveDocument(doc)).toEqual({ resolved: true, expected_proof_ref: proof_ref, stored_proof_ref: proof_ref });
+    expect(resolveDocument(doc)).toEqual({
+      resolved: true,
+      expected_proof_ref: proof_ref,
+      stored_proof_ref: proof_ref,
+    });
     // Round trip through JSON text still resolves; a tampered copy does not.
     expect(resolveDocument(parseStrictJson(JSON.stringify(doc))).resolved).toBe(true);
     const tampered = structuredClone(doc);
@@ -497,7 +589,10 @@ describe('fromDiagnostic', () => {
       is_authoritative: true,
       admission: 'BLOCKED',
     };
-    const r = await fromDiagnostic({ query: QUERY, verifier: 'code', diagnostic: code, attestation_token: await token() }, opts());
+    const r = await fromDiagnostic(
+      { query: QUERY, verifier: 'code', diagnostic: code, attestation_token: await token() },
+      opts(),
+    );
     expect(r.ok).toBe(true);
     if (!r.ok) return;
     expect(r.document.verdict).toBe('VERIFIED');
@@ -507,7 +602,12 @@ describe('fromDiagnostic', () => {
     expect(resolveDocument(r.document).resolved).toBe(true);
 
     const r2 = await fromDiagnostic(
-      { query: QUERY, verifier: 'math', diagnostic: verifiedDiagnostic({ is_valid: false }), attestation_token: await token() },
+      {
+        query: QUERY,
+        verifier: 'math',
+        diagnostic: verifiedDiagnostic({ is_valid: false }),
+        attestation_token: await token(),
+      },
       opts(),
     );
     expect(r2.ok && r2.document.context.decision.admission).toBe('DENY');
@@ -515,8 +615,17 @@ describe('fromDiagnostic', () => {
 
   it('maps UNVERIFIABLE and BLOCKED diagnostics to DENY documents without consulting attestation', async () => {
     for (const status of ['UNVERIFIABLE', 'BLOCKED'] as const) {
-      const diag = { status, agent_message: 'no proof', developer_fields: { constraint_id: 'x.y', is_valid: false }, proof_ref: null, is_authoritative: false };
-      const r = await fromDiagnostic({ query: QUERY, verifier: 'sql', diagnostic: diag, attestation_token: 'garbage' }, opts());
+      const diag = {
+        status,
+        agent_message: 'no proof',
+        developer_fields: { constraint_id: 'x.y', is_valid: false },
+        proof_ref: null,
+        is_authoritative: false,
+      };
+      const r = await fromDiagnostic(
+        { query: QUERY, verifier: 'sql', diagnostic: diag, attestation_token: 'garbage' },
+        opts(),
+      );
       expect(r).toEqual({
         ok: true,
         trust_gate: null,
@@ -561,7 +670,10 @@ describe('fromDiagnostic', () => {
       { ...verifiedDiagnostic(), agent_message: 'bad \udc00' },
     ];
     for (const diagnostic of malformed) {
-      const r = await fromDiagnostic({ query: QUERY, verifier: 'math', diagnostic, attestation_token: await token() }, opts());
+      const r = await fromDiagnostic(
+        { query: QUERY, verifier: 'math', diagnostic, attestation_token: await token() },
+        opts(),
+      );
       expectBlocked(r, 'trust_gate.malformed_diagnostic');
       if (!r.ok) continue;
       // The malformed content is not copied into the document; the query is the statement.
@@ -572,7 +684,10 @@ describe('fromDiagnostic', () => {
 
   it('blocks a VERIFIED diagnostic without attestation_token', async () => {
     for (const attestation_token of [undefined, null, '']) {
-      const r = await fromDiagnostic({ query: QUERY, verifier: 'math', diagnostic: verifiedDiagnostic(), attestation_token }, opts());
+      const r = await fromDiagnostic(
+        { query: QUERY, verifier: 'math', diagnostic: verifiedDiagnostic(), attestation_token },
+        opts(),
+      );
       expectBlocked(r, 'trust_gate.mandatory_attestation_missing');
       if (r.ok) expect(r.document.context.evidence.evidence.diagnostic).toEqual(verifiedDiagnostic());
     }
@@ -583,20 +698,38 @@ describe('fromDiagnostic', () => {
     const [h, p, s] = good.split('.');
     const flipped = `${h}.${p}.${s.slice(0, -2)}${s.endsWith('AA') ? 'BB' : 'AA'}`;
     const expired = await new AttestationSigner(key, ISSUER, -60).sign({
-      evaluatedExpression: EXPR, status: 'VERIFIED', verified: true, engine: 'math', confidence: 1, proofRef: PROOF,
+      evaluatedExpression: EXPR,
+      status: 'VERIFIED',
+      verified: true,
+      engine: 'math',
+      confidence: 1,
+      proofRef: PROOF,
     });
     const wrongIssuer = await new AttestationSigner(key, 'someone-else').sign({
-      evaluatedExpression: EXPR, status: 'VERIFIED', verified: true, engine: 'math', confidence: 1, proofRef: PROOF,
+      evaluatedExpression: EXPR,
+      status: 'VERIFIED',
+      verified: true,
+      engine: 'math',
+      confidence: 1,
+      proofRef: PROOF,
     });
     const foreign = await otherSigner.sign({
-      evaluatedExpression: EXPR, status: 'VERIFIED', verified: true, engine: 'math', confidence: 1, proofRef: PROOF,
+      evaluatedExpression: EXPR,
+      status: 'VERIFIED',
+      verified: true,
+      engine: 'math',
+      confidence: 1,
+      proofRef: PROOF,
     });
     const hs256 = await new SignJWT({ svc: {} })
       .setProtectedHeader({ alg: 'HS256', typ: ATTESTATION_TYP, kid: key.kid })
       .sign(new TextEncoder().encode('x'.repeat(32)));
     const tamperedPayload = `${h}.${Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(p, 'base64url').toString()), iss: 'x' })).toString('base64url')}.${s}`;
     for (const t of ['not-a-jwt', flipped, expired.token, wrongIssuer.token, foreign.token, hs256, tamperedPayload]) {
-      const r = await fromDiagnostic({ query: QUERY, verifier: 'math', diagnostic: verifiedDiagnostic(), attestation_token: t }, opts());
+      const r = await fromDiagnostic(
+        { query: QUERY, verifier: 'math', diagnostic: verifiedDiagnostic(), attestation_token: t },
+        opts(),
+      );
       expectBlocked(r, 'trust_gate.invalid_attestation_token');
     }
     // No configured keys: nothing can verify.
@@ -617,7 +750,10 @@ describe('fromDiagnostic', () => {
       [token({ proofRef: null }), 'trust_gate.claims_proof_mismatch'],
     ];
     for (const [t, code] of cases) {
-      const r = await fromDiagnostic({ query: QUERY, verifier: 'math', diagnostic: verifiedDiagnostic(), attestation_token: await t }, opts());
+      const r = await fromDiagnostic(
+        { query: QUERY, verifier: 'math', diagnostic: verifiedDiagnostic(), attestation_token: await t },
+        opts(),
+      );
       expectBlocked(r, code);
       if (r.ok) expect(r.document.context.evidence.evidence.diagnostic).toEqual(verifiedDiagnostic());
     }
@@ -643,30 +779,48 @@ describe('fromDiagnostic', () => {
       await sign({ version: '7.3.0', result: { status: 'VERIFIED' }, query_hash: queryHash(EXPR), proof_hash: PROOF }), // no verified
     ];
     for (const t of missing) {
-      const r = await fromDiagnostic({ query: QUERY, verifier: 'math', diagnostic: verifiedDiagnostic(), attestation_token: t }, opts());
+      const r = await fromDiagnostic(
+        { query: QUERY, verifier: 'math', diagnostic: verifiedDiagnostic(), attestation_token: t },
+        opts(),
+      );
       expectBlocked(r, 'trust_gate.claims_missing');
     }
     // Hand-built but complete claims pass, which shows the cases above fail only for what is missing.
     const complete = await sign({ version: '7.3.0', result, query_hash: queryHash(EXPR), proof_hash: PROOF });
-    const ok = await fromDiagnostic({ query: QUERY, verifier: 'math', diagnostic: verifiedDiagnostic(), attestation_token: complete }, opts());
+    const ok = await fromDiagnostic(
+      { query: QUERY, verifier: 'math', diagnostic: verifiedDiagnostic(), attestation_token: complete },
+      opts(),
+    );
     expect(ok.ok && ok.document.verdict).toBe('VERIFIED');
     // sub must bind the same statement.
-    const badSub = await sign({ version: '7.3.0', result, query_hash: queryHash(EXPR), proof_hash: PROOF }, queryHash('other'));
+    const badSub = await sign(
+      { version: '7.3.0', result, query_hash: queryHash(EXPR), proof_hash: PROOF },
+      queryHash('other'),
+    );
     expectBlocked(
-      await fromDiagnostic({ query: QUERY, verifier: 'math', diagnostic: verifiedDiagnostic(), attestation_token: badSub }, opts()),
+      await fromDiagnostic(
+        { query: QUERY, verifier: 'math', diagnostic: verifiedDiagnostic(), attestation_token: badSub },
+        opts(),
+      ),
       'trust_gate.claims_query_mismatch',
     );
   });
 
   it('rejects malformed request envelopes without building a document', async () => {
     const diag = verifiedDiagnostic();
-    expect(await fromDiagnostic(null, opts())).toEqual({ ok: false, error: 'invalid_request', errors: [{ path: '$', message: 'request must be an object' }] });
+    expect(await fromDiagnostic(null, opts())).toEqual({
+      ok: false,
+      error: 'invalid_request',
+      errors: [{ path: '$', message: 'request must be an object' }],
+    });
     expect(await fromDiagnostic({ verifier: 'math', diagnostic: diag }, opts())).toEqual({
       ok: false,
       error: 'invalid_request',
       errors: [{ path: '$.query', message: 'is required (non-empty string)' }],
     });
-    expect(await fromDiagnostic({ query: '', verifier: '', verifier_version: 3, attestation_token: 5 }, opts())).toEqual({
+    expect(
+      await fromDiagnostic({ query: '', verifier: '', verifier_version: 3, attestation_token: 5 }, opts()),
+    ).toEqual({
       ok: false,
       error: 'invalid_request',
       errors: [

@@ -22,13 +22,28 @@ import { uiRequestAllowed } from '../../infra/temporal-ui-gate.js';
 
 const KEY = randomBytes(32).toString('hex');
 const RUN = { workflowId: 'verify-math-org_b-1', runId: 'run-1' };
-const INPUT = { engine: 'math', input: { expression: '1 + 1 = 2', note: undefined }, org_id: 'org_b', timeout_ms: 5000, audit: null };
+const INPUT = {
+  engine: 'math',
+  input: { expression: '1 + 1 = 2', note: undefined },
+  org_id: 'org_b',
+  timeout_ms: 5000,
+  audit: null,
+};
 const NOW = 1_800_000_000_000;
 
-function check(args: unknown[], auth: unknown, overrides: Partial<{ type: string; started: number; run: typeof RUN }> = {}) {
+function check(
+  args: unknown[],
+  auth: unknown,
+  overrides: Partial<{ type: string; started: number; run: typeof RUN }> = {},
+) {
   return authenticateInput(
     KEY,
-    { workflow_type: overrides.type ?? 'verifyWorkflow', args: JSON.parse(JSON.stringify(args)) as unknown[], auth: auth as never, run_started_at: overrides.started ?? NOW + 50 },
+    {
+      workflow_type: overrides.type ?? 'verifyWorkflow',
+      args: JSON.parse(JSON.stringify(args)) as unknown[],
+      auth: auth as never,
+      run_started_at: overrides.started ?? NOW + 50,
+    },
     overrides.run ?? RUN,
   );
 }
@@ -37,7 +52,10 @@ describe('workflow input MAC', () => {
   it('accepts the input the API signed (as the worker decodes it: JSON, undefined keys dropped) and grants its organization', () => {
     const auth = signWorkflowInput(KEY, 'verifyWorkflow', RUN.workflowId, [INPUT], NOW);
     const r = check([INPUT], auth);
-    expect(r).toEqual({ ok: true, grant: { orgs: ['org_b'], mac: grantMac(KEY, RUN.workflowId, RUN.runId, ['org_b']) } });
+    expect(r).toEqual({
+      ok: true,
+      grant: { orgs: ['org_b'], mac: grantMac(KEY, RUN.workflowId, RUN.runId, ['org_b']) },
+    });
   });
 
   it('refuses a missing, malformed, wrong-key, altered, re-typed, re-targeted or stale header', () => {
@@ -46,11 +64,20 @@ describe('workflow input MAC', () => {
     expect(reason(check([INPUT], null))).toMatch(/no svc-input-auth header/);
     expect(reason(check([INPUT], { v: 2, issued_at: NOW, mac: auth.mac }))).toMatch(/malformed/);
     expect(reason(check([INPUT], { ...auth, issued_at: 'now' }))).toMatch(/malformed/);
-    expect(reason(check([INPUT], signWorkflowInput(randomBytes(32).toString('hex'), 'verifyWorkflow', RUN.workflowId, [INPUT], NOW)))).toMatch(/does not authenticate/);
+    expect(
+      reason(
+        check(
+          [INPUT],
+          signWorkflowInput(randomBytes(32).toString('hex'), 'verifyWorkflow', RUN.workflowId, [INPUT], NOW),
+        ),
+      ),
+    ).toMatch(/does not authenticate/);
     expect(reason(check([{ ...INPUT, org_id: 'org_a' }], auth))).toMatch(/does not authenticate/);
     expect(reason(check([INPUT, 'extra'], auth))).toMatch(/does not authenticate/);
     expect(reason(check([INPUT], auth, { type: 'batchWorkflow' }))).toMatch(/does not authenticate/);
-    expect(reason(check([INPUT], auth, { run: { workflowId: 'verify-math-org_b-2', runId: 'run-1' } }))).toMatch(/does not authenticate/);
+    expect(reason(check([INPUT], auth, { run: { workflowId: 'verify-math-org_b-2', runId: 'run-1' } }))).toMatch(
+      /does not authenticate/,
+    );
     expect(reason(check([INPUT], { ...auth, mac: auth.mac.toUpperCase() }))).toMatch(/does not authenticate/);
     expect(reason(check([INPUT], { ...auth, mac: auth.mac.slice(0, 10) }))).toMatch(/does not authenticate/);
     expect(reason(check([INPUT], auth, { started: NOW + INPUT_MAX_AGE_MS + 1 }))).toMatch(/stale/);
@@ -85,21 +112,33 @@ describe('workflow input MAC', () => {
 });
 
 describe('worker codec: unencrypted payloads refused, never read', () => {
-  const env = { SVC_TEMPORAL_PAYLOAD_KEYS: JSON.stringify({ a: randomBytes(32).toString('base64') }), SVC_TEMPORAL_PAYLOAD_KEY_ID: 'a' };
+  const env = {
+    SVC_TEMPORAL_PAYLOAD_KEYS: JSON.stringify({ a: randomBytes(32).toString('base64') }),
+    SVC_TEMPORAL_PAYLOAD_KEY_ID: 'a',
+  };
   const plain = defaultPayloadConverter.toPayload({ org_id: 'org_b', secret: 'svc_live_x' }) as Payload;
 
   it('a refusing codec decodes plaintext to the refusal marker; encrypted payloads decode as before', async () => {
     const worker = payloadCodecFor(env, { refuseUnencrypted: true });
     const [refused] = await worker.decode([plain]);
     expect(refused).toBe(REFUSED_PAYLOAD);
-    expect(defaultPayloadConverter.fromPayload(refused as Payload)).toEqual({ [REFUSED_PAYLOAD_MARKER]: 'payload not encrypted by the payload codec: not read' });
+    expect(defaultPayloadConverter.fromPayload(refused as Payload)).toEqual({
+      [REFUSED_PAYLOAD_MARKER]: 'payload not encrypted by the payload codec: not read',
+    });
     const [roundTrip] = await worker.decode(await worker.encode([plain]));
-    expect(defaultPayloadConverter.fromPayload(roundTrip as Payload)).toEqual({ org_id: 'org_b', secret: 'svc_live_x' });
+    expect(defaultPayloadConverter.fromPayload(roundTrip as Payload)).toEqual({
+      org_id: 'org_b',
+      secret: 'svc_live_x',
+    });
   });
 
   it('clients (the API, the codec server) and encryption off keep passing plaintext through', async () => {
     expect((await payloadCodecFor(env).decode([plain]))[0]).toBe(plain);
-    expect((await payloadCodecFor({ SVC_TEMPORAL_PAYLOAD_ENCRYPTION: 'off' }, { refuseUnencrypted: true }).decode([plain]))[0]).toBe(plain);
+    expect(
+      (
+        await payloadCodecFor({ SVC_TEMPORAL_PAYLOAD_ENCRYPTION: 'off' }, { refuseUnencrypted: true }).decode([plain])
+      )[0],
+    ).toBe(plain);
   });
 });
 
@@ -121,16 +160,24 @@ describe('read-only Temporal UI gate', () => {
     ]) {
       expect(uiRequestAllowed(m as string, p as string, {}), `${m} ${p}`).toBe(false);
     }
-    expect(uiRequestAllowed('GET', '/api/v1/namespaces/default/workflows/wf-1', { 'x-http-method-override': 'DELETE' })).toBe(false);
-    expect(uiRequestAllowed('GET', '/api/v1/namespaces/default/workflows/wf-1', { 'x-method-override': 'POST' })).toBe(false);
+    expect(
+      uiRequestAllowed('GET', '/api/v1/namespaces/default/workflows/wf-1', { 'x-http-method-override': 'DELETE' }),
+    ).toBe(false);
+    expect(uiRequestAllowed('GET', '/api/v1/namespaces/default/workflows/wf-1', { 'x-method-override': 'POST' })).toBe(
+      false,
+    );
   });
 });
 
 describe('batch job whose workflow closed without completing', () => {
   it('each closing status has its words; every one says no result was released', async () => {
     const { unfinishedDetail } = await import('../../api/batch-jobs.js');
-    expect(unfinishedDetail('TERMINATED')).toBe('Job failed: its workflow was terminated before the job completed; no result was released.');
-    expect(unfinishedDetail('TIMED_OUT')).toBe('Job failed: its workflow timed out before the job completed; no result was released.');
+    expect(unfinishedDetail('TERMINATED')).toBe(
+      'Job failed: its workflow was terminated before the job completed; no result was released.',
+    );
+    expect(unfinishedDetail('TIMED_OUT')).toBe(
+      'Job failed: its workflow timed out before the job completed; no result was released.',
+    );
     expect(unfinishedDetail('CANCELLED')).toMatch(/was cancelled before/);
     expect(unfinishedDetail('FAILED')).toMatch(/its workflow failed before/);
     expect(unfinishedDetail('NOT_FOUND')).toMatch(/no longer exists before/);

@@ -21,7 +21,15 @@ import { makeApprovalActivities } from '../../activities/approvals.js';
 import { AttestationSigner, loadSigningKey } from '../../core/attestation.js';
 import type { Store } from '../../core/store.js';
 import { DECISION_SIGNAL, approvalClaim, type ApprovalWorkflowInput } from '../../core/approval-workflow.js';
-import { getApproval, insertDecision, insertAction, insertApproval, overdueCount, reportOutcome, type ApprovalDecisionDoc } from '../../persistence/approvals.js';
+import {
+  getApproval,
+  insertDecision,
+  insertAction,
+  insertApproval,
+  overdueCount,
+  reportOutcome,
+  type ApprovalDecisionDoc,
+} from '../../persistence/approvals.js';
 import type { AppendAuditInput } from '../../activities/audit.js';
 
 const TASK_QUEUE = 'workflow-tier-approval';
@@ -42,7 +50,8 @@ function memoryStore() {
   };
   const onlyId = (filter: Doc) => {
     // The persistence module promises point lookups by _id only: anything else fails the test.
-    if (Object.keys(filter).join() !== '_id' || typeof filter._id !== 'string') throw new Error(`not a point lookup: ${JSON.stringify(filter)}`);
+    if (Object.keys(filter).join() !== '_id' || typeof filter._id !== 'string')
+      throw new Error(`not a point lookup: ${JSON.stringify(filter)}`);
     return filter._id as string;
   };
   const store = {
@@ -94,8 +103,13 @@ const AGENT = 'agt_workflow_tier';
 
 beforeAll(async () => {
   const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  signer = new AttestationSigner(await loadSigningKey(privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()), 'svc-workflow-tier');
-  env = await TestWorkflowEnvironment.createLocal({ server: { executable: { type: 'existing-path', path: path.join(ROOT, '.tools', 'bin', 'temporal') } } });
+  signer = new AttestationSigner(
+    await loadSigningKey(privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()),
+    'svc-workflow-tier',
+  );
+  env = await TestWorkflowEnvironment.createLocal({
+    server: { executable: { type: 'existing-path', path: path.join(ROOT, '.tools', 'bin', 'temporal') } },
+  });
   worker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue: TASK_QUEUE,
@@ -111,7 +125,10 @@ beforeAll(async () => {
     interceptors: { activity: [activityGrantInterceptor(INPUT_KEY)] },
   });
   running = worker.run();
-  client = new Client({ connection: env.connection, interceptors: { workflow: [workflowInputAuthClientInterceptor(INPUT_KEY)] } });
+  client = new Client({
+    connection: env.connection,
+    interceptors: { workflow: [workflowInputAuthClientInterceptor(INPUT_KEY)] },
+  });
 }, 240_000);
 
 afterAll(async () => {
@@ -125,22 +142,79 @@ let nextSeq = 1;
 async function park(timeoutMs: number, outcomeTimeoutMs = 60_000) {
   const seq = nextSeq++;
   const actionId = `acn_${randomBytes(16).toString('hex')}`;
-  const input: ApprovalWorkflowInput = { org_id: ORG, agent_id: AGENT, agent_num: 7, approval_id: `apr_${seq}`, seq, action_id: actionId, tool: 'send_email', timeout_ms: timeoutMs, outcome_timeout_ms: outcomeTimeoutMs };
+  const input: ApprovalWorkflowInput = {
+    org_id: ORG,
+    agent_id: AGENT,
+    agent_num: 7,
+    approval_id: `apr_${seq}`,
+    seq,
+    action_id: actionId,
+    tool: 'send_email',
+    timeout_ms: timeoutMs,
+    outcome_timeout_ms: outcomeTimeoutMs,
+  };
   const now = new Date();
-  await insertAction(mem.store, { _id: `${AGENT}:${actionId}`, action_id: actionId, agent_id: AGENT, org_id: ORG, tool: 'send_email', state: 'pending_approval', approval_id: input.approval_id, workflow_id: 'agent-tool-x', created_at: now, outcome: null, overdue_flagged_at: null });
+  await insertAction(mem.store, {
+    _id: `${AGENT}:${actionId}`,
+    action_id: actionId,
+    agent_id: AGENT,
+    org_id: ORG,
+    tool: 'send_email',
+    state: 'pending_approval',
+    approval_id: input.approval_id,
+    workflow_id: 'agent-tool-x',
+    created_at: now,
+    outcome: null,
+    overdue_flagged_at: null,
+  });
   await insertApproval(mem.store, {
-    _id: `${AGENT}:${seq}`, approval_id: input.approval_id, seq, agent_id: AGENT, agent_num: 7, org_id: ORG, tool: 'send_email', action_id: actionId,
-    workflow_id: `approval-${ORG}-${AGENT}-${seq}-${randomUUID()}`, request_workflow_id: 'agent-tool-x', request_audit_log_id: 'log_x', risk_score: 0.4, reasons: [],
-    state: 'pending', timeout_seconds: timeoutMs / 1000, requested_at: now, expires_at: new Date(now.getTime() + timeoutMs), decided_at: null, decided_by: null, reason: null, attestation: null, decision_audit_log_id: null,
+    _id: `${AGENT}:${seq}`,
+    approval_id: input.approval_id,
+    seq,
+    agent_id: AGENT,
+    agent_num: 7,
+    org_id: ORG,
+    tool: 'send_email',
+    action_id: actionId,
+    workflow_id: `approval-${ORG}-${AGENT}-${seq}-${randomUUID()}`,
+    request_workflow_id: 'agent-tool-x',
+    request_audit_log_id: 'log_x',
+    risk_score: 0.4,
+    reasons: [],
+    state: 'pending',
+    timeout_seconds: timeoutMs / 1000,
+    requested_at: now,
+    expires_at: new Date(now.getTime() + timeoutMs),
+    decided_at: null,
+    decided_by: null,
+    reason: null,
+    attestation: null,
+    decision_audit_log_id: null,
   });
   const doc = (await getApproval(mem.store, AGENT, seq))!;
-  const handle = await client.workflow.start('approvalWorkflow', { args: [input], taskQueue: TASK_QUEUE, workflowId: doc.workflow_id });
+  const handle = await client.workflow.start('approvalWorkflow', {
+    args: [input],
+    taskQueue: TASK_QUEUE,
+    workflowId: doc.workflow_id,
+  });
   return { input, seq, actionId, handle, workflowId: doc.workflow_id };
 }
 
 /** What the API does on POST …/approvals/{id}: the insert-once decision, then the wake-up signal. */
-async function decide(p: Awaited<ReturnType<typeof park>>, decision: 'approve' | 'deny', by = 'usr_owner', signal = true) {
-  const r = await insertDecision(mem.store, { _id: `${AGENT}:${p.seq}`, decision, reason: `${decision} because`, decided_by: by, decided_by_key_id: 'key_1', decided_at: new Date() } as ApprovalDecisionDoc);
+async function decide(
+  p: Awaited<ReturnType<typeof park>>,
+  decision: 'approve' | 'deny',
+  by = 'usr_owner',
+  signal = true,
+) {
+  const r = await insertDecision(mem.store, {
+    _id: `${AGENT}:${p.seq}`,
+    decision,
+    reason: `${decision} because`,
+    decided_by: by,
+    decided_by_key_id: 'key_1',
+    decided_at: new Date(),
+  } as ApprovalDecisionDoc);
   if (r.inserted && signal) await p.handle.signal(DECISION_SIGNAL, { nonce: randomUUID() });
   return r;
 }
@@ -162,11 +236,25 @@ describe('approvalWorkflow (workflow tier)', () => {
     const p = await park(30_000, 1500);
     await decide(p, 'approve');
     const d = await settled(p.seq);
-    expect(d).toMatchObject({ state: 'approved', decided_by: 'usr_owner', reason: 'approve because', decision_audit_log_id: `log_${p.workflowId}` });
+    expect(d).toMatchObject({
+      state: 'approved',
+      decided_by: 'usr_owner',
+      reason: 'approve because',
+      decision_audit_log_id: `log_${p.workflowId}`,
+    });
     const claims = decodeJwt(d.attestation!.token) as any;
     expect(claims.jti).toBe(d.attestation!.id);
-    expect(claims.svc.result).toEqual({ status: 'APPROVED', verified: false, engine: 'agent-approval', confidence: 1, admission: 'ADMIT' });
-    expect(mem.cols.get('attestations')?.get(d.attestation!.id)).toMatchObject({ org_id: ORG, engine: 'agent-approval' });
+    expect(claims.svc.result).toEqual({
+      status: 'APPROVED',
+      verified: false,
+      engine: 'agent-approval',
+      confidence: 1,
+      admission: 'ADMIT',
+    });
+    expect(mem.cols.get('attestations')?.get(d.attestation!.id)).toMatchObject({
+      org_id: ORG,
+      engine: 'agent-approval',
+    });
     const [audit, ...more] = auditsOf(p.workflowId);
     expect(more).toHaveLength(0);
     expect(audit).toMatchObject({
@@ -177,19 +265,42 @@ describe('approvalWorkflow (workflow tier)', () => {
       audit: { user_id: 'usr_owner', key_id: 'key_1' },
     });
     expect(feed().filter((f) => f.kind === 'approval' && f.summary.startsWith(`apr_${p.seq} `))).toHaveLength(1);
-    expect((await mem.store.collection<{ _id: string; state: string }>('agent_actions').findOne({ _id: `${AGENT}:${p.actionId}` }))?.state).toBe('approved');
+    expect(
+      (
+        await mem.store
+          .collection<{ _id: string; state: string }>('agent_actions')
+          .findOne({ _id: `${AGENT}:${p.actionId}` })
+      )?.state,
+    ).toBe('approved');
     expect(await reportOutcome(mem.store, AGENT, p.actionId, 'succeeded', null)).toBe('reported');
-    expect(await p.handle.result()).toEqual({ approval_id: p.input.approval_id, state: 'approved', audit_log_id: `log_${p.workflowId}`, outcome: 'reported' });
+    expect(await p.handle.result()).toEqual({
+      approval_id: p.input.approval_id,
+      state: 'approved',
+      audit_log_id: `log_${p.workflowId}`,
+      outcome: 'reported',
+    });
   }, 60_000);
 
   it('deny: settled denied, attestation BLOCKED, no outcome watch', async () => {
     const p = await park(30_000);
     await decide(p, 'deny', 'usr_admin');
-    expect(await p.handle.result()).toEqual({ approval_id: p.input.approval_id, state: 'denied', audit_log_id: `log_${p.workflowId}`, outcome: 'not_applicable' });
+    expect(await p.handle.result()).toEqual({
+      approval_id: p.input.approval_id,
+      state: 'denied',
+      audit_log_id: `log_${p.workflowId}`,
+      outcome: 'not_applicable',
+    });
     const d = (await getApproval(mem.store, AGENT, p.seq))!;
     expect(d).toMatchObject({ state: 'denied', decided_by: 'usr_admin', reason: 'deny because' });
-    expect((decodeJwt(d.attestation!.token) as any).svc.result).toMatchObject({ status: 'DENIED', verified: false, admission: 'BLOCKED' });
-    expect(auditsOf(p.workflowId)[0]).toMatchObject({ result: { status: 'DENIED', admission: 'BLOCKED' }, audit: { user_id: 'usr_admin' } });
+    expect((decodeJwt(d.attestation!.token) as any).svc.result).toMatchObject({
+      status: 'DENIED',
+      verified: false,
+      admission: 'BLOCKED',
+    });
+    expect(auditsOf(p.workflowId)[0]).toMatchObject({
+      result: { status: 'DENIED', admission: 'BLOCKED' },
+      audit: { user_id: 'usr_admin' },
+    });
   }, 60_000);
 
   it('time-out: no decision within the time-out → expired (denied, reason time-out, no decider): fail closed', async () => {
@@ -199,8 +310,14 @@ describe('approvalWorkflow (workflow tier)', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(1400);
     const d = (await getApproval(mem.store, AGENT, p.seq))!;
     expect(d).toMatchObject({ state: 'expired', reason: 'time-out', decided_by: null });
-    expect((decodeJwt(d.attestation!.token) as any).svc.result).toMatchObject({ status: 'EXPIRED', admission: 'BLOCKED' });
-    expect(auditsOf(p.workflowId)[0]).toMatchObject({ result: { status: 'EXPIRED', admission: 'BLOCKED' }, audit: { user_id: null, key_id: null } });
+    expect((decodeJwt(d.attestation!.token) as any).svc.result).toMatchObject({
+      status: 'EXPIRED',
+      admission: 'BLOCKED',
+    });
+    expect(auditsOf(p.workflowId)[0]).toMatchObject({
+      result: { status: 'EXPIRED', admission: 'BLOCKED' },
+      audit: { user_id: null, key_id: null },
+    });
     // Too late: the time-out's decision is the one that stands.
     expect((await decide(p, 'approve')).inserted).toBe(false);
     expect((await getApproval(mem.store, AGENT, p.seq))!.state).toBe('expired');
@@ -241,8 +358,24 @@ describe('approvalWorkflow (workflow tier)', () => {
 describe('actionOutcomeWorkflow (workflow tier)', () => {
   async function admitted(timeoutMs: number) {
     const actionId = `acn_${randomBytes(16).toString('hex')}`;
-    await insertAction(mem.store, { _id: `${AGENT}:${actionId}`, action_id: actionId, agent_id: AGENT, org_id: ORG, tool: 'calculator', state: 'admitted', approval_id: null, workflow_id: 'agent-tool-y', created_at: new Date(), outcome: null, overdue_flagged_at: null });
-    const handle = await client.workflow.start('actionOutcomeWorkflow', { args: [{ org_id: ORG, agent_id: AGENT, action_id: actionId, tool: 'calculator', outcome_timeout_ms: timeoutMs }], taskQueue: TASK_QUEUE, workflowId: `action-outcome-${actionId}` });
+    await insertAction(mem.store, {
+      _id: `${AGENT}:${actionId}`,
+      action_id: actionId,
+      agent_id: AGENT,
+      org_id: ORG,
+      tool: 'calculator',
+      state: 'admitted',
+      approval_id: null,
+      workflow_id: 'agent-tool-y',
+      created_at: new Date(),
+      outcome: null,
+      overdue_flagged_at: null,
+    });
+    const handle = await client.workflow.start('actionOutcomeWorkflow', {
+      args: [{ org_id: ORG, agent_id: AGENT, action_id: actionId, tool: 'calculator', outcome_timeout_ms: timeoutMs }],
+      taskQueue: TASK_QUEUE,
+      workflowId: `action-outcome-${actionId}`,
+    });
     return { actionId, handle };
   }
 
@@ -250,10 +383,17 @@ describe('actionOutcomeWorkflow (workflow tier)', () => {
     const before = [await overdueCount(mem.store), await overdueCount(mem.store, ORG)];
     const a = await admitted(1000);
     expect(await a.handle.result()).toEqual({ action_id: a.actionId, outcome: 'unreported' });
-    const action = await mem.store.collection<{ _id: string; overdue_flagged_at: Date | null; outcome: unknown }>('agent_actions').findOne({ _id: `${AGENT}:${a.actionId}` });
+    const action = await mem.store
+      .collection<{ _id: string; overdue_flagged_at: Date | null; outcome: unknown }>('agent_actions')
+      .findOne({ _id: `${AGENT}:${a.actionId}` });
     expect(action?.overdue_flagged_at).toBeInstanceOf(Date);
-    expect([await overdueCount(mem.store), await overdueCount(mem.store, ORG)]).toEqual([before[0]! + 1, before[1]! + 1]);
-    expect(feed().filter((f) => f.kind === 'outcome_overdue' && f.summary.includes(a.actionId))).toMatchObject([{ status: 'UNREPORTED', tool: 'calculator', agent_id: AGENT }]);
+    expect([await overdueCount(mem.store), await overdueCount(mem.store, ORG)]).toEqual([
+      before[0]! + 1,
+      before[1]! + 1,
+    ]);
+    expect(feed().filter((f) => f.kind === 'outcome_overdue' && f.summary.includes(a.actionId))).toMatchObject([
+      { status: 'UNREPORTED', tool: 'calculator', agent_id: AGENT },
+    ]);
   }, 30_000);
 
   it('an outcome reported in time: not flagged, nothing counted', async () => {
@@ -263,6 +403,12 @@ describe('actionOutcomeWorkflow (workflow tier)', () => {
     expect(await reportOutcome(mem.store, AGENT, a.actionId, 'succeeded', null)).toBe('already_reported');
     expect(await a.handle.result()).toEqual({ action_id: a.actionId, outcome: 'reported' });
     expect(await overdueCount(mem.store)).toBe(before);
-    expect((await mem.store.collection<{ _id: string; overdue_flagged_at: Date | null; outcome: unknown }>('agent_actions').findOne({ _id: `${AGENT}:${a.actionId}` }))?.outcome).toMatchObject({ status: 'failed', detail: 'smtp said no' });
+    expect(
+      (
+        await mem.store
+          .collection<{ _id: string; overdue_flagged_at: Date | null; outcome: unknown }>('agent_actions')
+          .findOne({ _id: `${AGENT}:${a.actionId}` })
+      )?.outcome,
+    ).toMatchObject({ status: 'failed', detail: 'smtp said no' });
   }, 30_000);
 });

@@ -29,7 +29,12 @@ import { batchWorkflow, progressQuery } from '../../workflows/batch.js';
 import { workflowBundle } from '../../workers/workflow-bundle.js';
 import { Client, WorkflowFailedError } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
-import { WORKFLOW_INPUT_REFUSED, signWorkflowInput, workflowInputAuthClientInterceptor, INPUT_AUTH_HEADER } from '../../core/workflow-input-auth.js';
+import {
+  WORKFLOW_INPUT_REFUSED,
+  signWorkflowInput,
+  workflowInputAuthClientInterceptor,
+  INPUT_AUTH_HEADER,
+} from '../../core/workflow-input-auth.js';
 import { activityGrantInterceptor, makeAuthenticateInputActivity } from '../../activities/input-auth.js';
 import { defaultPayloadConverter } from '@temporalio/common';
 
@@ -53,7 +58,8 @@ async function verifyLogicBatchItemActivity(req: BatchItemActivityInput) {
   maxInFlight = Math.max(maxInFlight, inFlight);
   try {
     await sleep(40);
-    if (req.query.startsWith('timeout-')) throw ApplicationFailure.nonRetryable(itemTimeoutText(req.timeout_ms), ITEM_TIMEOUT_FAILURE, req.timeout_ms + 7);
+    if (req.query.startsWith('timeout-'))
+      throw ApplicationFailure.nonRetryable(itemTimeoutText(req.timeout_ms), ITEM_TIMEOUT_FAILURE, req.timeout_ms + 7);
     if (req.query.startsWith('flaky-') && Context.current().info.attempt === 1) throw new Error('store unavailable');
     if (req.query.startsWith('broken-')) throw new Error('store unavailable');
     return { result: { status: 'VERIFIED', query: req.query }, latency_ms: 5 };
@@ -72,14 +78,28 @@ async function mathBatchUnitActivity(req: BatchMathUnitInput): Promise<BatchItem
   unitAttempts.set(key, (unitAttempts.get(key) ?? 0) + 1);
   await sleep(20);
   if (req.items.some((it) => it.query.startsWith('math-broken-'))) throw new Error('store unavailable');
-  if (req.items.some((it) => it.query.startsWith('math-flaky-')) && Context.current().info.attempt === 1) throw new Error('store unavailable');
-  storedUnits.set(key, req.items.map((it) => it.index));
+  if (req.items.some((it) => it.query.startsWith('math-flaky-')) && Context.current().info.attempt === 1)
+    throw new Error('store unavailable');
+  storedUnits.set(
+    key,
+    req.items.map((it) => it.index),
+  );
   return req.items.map((it) => ({ index: it.index, status: 'completed' as const }));
 }
 
 async function finishBatchJobActivity(req: FinishBatchJobInput) {
-  completions.push({ job_id: req.job_id, outcomes: req.held.flatMap((u) => u.items.map((it) => it.outcome)), finish: req });
-  return { stored: true, audited: true, completed_at: '2026-01-01T00:00:00.000Z', completed_items: req.completed_items, failed_items: req.failed_items };
+  completions.push({
+    job_id: req.job_id,
+    outcomes: req.held.flatMap((u) => u.items.map((it) => it.outcome)),
+    finish: req,
+  });
+  return {
+    stored: true,
+    audited: true,
+    completed_at: '2026-01-01T00:00:00.000Z',
+    completed_items: req.completed_items,
+    failed_items: req.failed_items,
+  };
 }
 
 let env: TestWorkflowEnvironment;
@@ -102,11 +122,19 @@ beforeAll(async () => {
     // The same prebuilt bundle the stack's workers load (built here if the sources changed).
     workflowBundle: await workflowBundle(),
     // The bundle checks every workflow's input first (core/workflow-input-auth.ts).
-    activities: { ...makeAuthenticateInputActivity(INPUT_KEY), verifyLogicBatchItemActivity, mathBatchUnitActivity, finishBatchJobActivity },
+    activities: {
+      ...makeAuthenticateInputActivity(INPUT_KEY),
+      verifyLogicBatchItemActivity,
+      mathBatchUnitActivity,
+      finishBatchJobActivity,
+    },
     interceptors: { activity: [activityGrantInterceptor(INPUT_KEY)] },
   });
   running = worker.run();
-  client = new Client({ connection: env.connection, interceptors: { workflow: [workflowInputAuthClientInterceptor(INPUT_KEY)] } });
+  client = new Client({
+    connection: env.connection,
+    interceptors: { workflow: [workflowInputAuthClientInterceptor(INPUT_KEY)] },
+  });
 }, 240_000);
 
 afterAll(async () => {
@@ -115,12 +143,21 @@ afterAll(async () => {
   await env?.teardown();
 });
 
-function input(jobId: string, queries: string[], concurrency: number, unitMode: 'normal' | 'local' = 'normal'): BatchWorkflowInput {
+function input(
+  jobId: string,
+  queries: string[],
+  concurrency: number,
+  unitMode: 'normal' | 'local' = 'normal',
+): BatchWorkflowInput {
   return {
     job_id: jobId,
     org_id: 'org_workflow_tier',
     created_at: '2026-01-01T00:00:00.000Z',
-    items: queries.map((query) => ({ query, type: query.startsWith('math-') ? ('math' as const) : ('logic' as const), params: {} })),
+    items: queries.map((query) => ({
+      query,
+      type: query.startsWith('math-') ? ('math' as const) : ('logic' as const),
+      params: {},
+    })),
     item_timeout_ms: 3000,
     concurrency,
     activity_mode: 'normal',
@@ -130,7 +167,11 @@ function input(jobId: string, queries: string[], concurrency: number, unitMode: 
 }
 
 async function run(jobId: string, queries: string[], concurrency: number, unitMode: 'normal' | 'local' = 'normal') {
-  const handle = await client.workflow.start(batchWorkflow, { args: [input(jobId, queries, concurrency, unitMode)], taskQueue: TASK_QUEUE, workflowId: `batch-wf-${jobId}` });
+  const handle = await client.workflow.start(batchWorkflow, {
+    args: [input(jobId, queries, concurrency, unitMode)],
+    taskQueue: TASK_QUEUE,
+    workflowId: `batch-wf-${jobId}`,
+  });
   const result = await handle.result();
   const view = await handle.query(progressQuery);
   return { result, view };
@@ -142,10 +183,22 @@ describe('batchWorkflow (workflow tier)', () => {
     const queries = Array.from({ length: 12 }, (_, i) => `ok-${i}`);
     const { result, view } = await run('bj_order', queries, 3);
     expect(maxInFlight).toBe(3);
-    expect(result).toEqual({ job_id: 'bj_order', status: 'completed', total_items: 12, completed_items: 12, failed_items: 0, completed_at: '2026-01-01T00:00:00.000Z' });
+    expect(result).toEqual({
+      job_id: 'bj_order',
+      status: 'completed',
+      total_items: 12,
+      completed_items: 12,
+      failed_items: 0,
+      completed_at: '2026-01-01T00:00:00.000Z',
+    });
     expect(view.items.map((i) => i.id)).toEqual(queries.map((_, i) => `bj_order-${i}`));
     expect(view.items.map((i) => (i.result as { query: string }).query)).toEqual(queries);
-    expect(view).toMatchObject({ status: 'completed', progress_percent: 100, completed_at: '2026-01-01T00:00:00.000Z', workflow_id: 'batch-wf-bj_order' });
+    expect(view).toMatchObject({
+      status: 'completed',
+      progress_percent: 100,
+      completed_at: '2026-01-01T00:00:00.000Z',
+      workflow_id: 'batch-wf-bj_order',
+    });
     for (let i = 0; i < 12; i++) expect(attempts.get(`bj_order/${i}`)).toBe(1);
     const stored = completions.find((c) => c.job_id === 'bj_order')!;
     expect(stored.outcomes.map((o) => o.index).sort((a, b) => a - b)).toEqual(queries.map((_, i) => i));
@@ -154,7 +207,14 @@ describe('batchWorkflow (workflow tier)', () => {
   it('an item past its time-out is failed with its message and run time, never retried; the job goes on', async () => {
     const { result, view } = await run('bj_timeout', ['ok-a', 'timeout-b', 'ok-c'], 2);
     expect(result).toMatchObject({ total_items: 3, completed_items: 2, failed_items: 1 });
-    expect(view.items[1]).toEqual({ id: 'bj_timeout-1', query: 'timeout-b', type: 'logic', status: 'failed', error: itemTimeoutText(3000), latency_ms: 3007 });
+    expect(view.items[1]).toEqual({
+      id: 'bj_timeout-1',
+      query: 'timeout-b',
+      type: 'logic',
+      status: 'failed',
+      error: itemTimeoutText(3000),
+      latency_ms: 3007,
+    });
     expect(attempts.get('bj_timeout/1')).toBe(1);
     expect(view.items[0]!.status).toBe('completed');
     expect(view.items[2]!.status).toBe('completed');
@@ -167,7 +227,14 @@ describe('batchWorkflow (workflow tier)', () => {
     expect(view.items[0]).toMatchObject({ status: 'completed', result: { status: 'VERIFIED', query: 'flaky-a' } });
     // Four attempts (the item retry policy), then a failure in words, without a stack trace.
     expect(attempts.get('bj_retry/1')).toBe(4);
-    expect(view.items[1]).toEqual({ id: 'bj_retry-1', query: 'broken-b', type: 'logic', status: 'failed', error: 'Item failed: store unavailable', latency_ms: 0 });
+    expect(view.items[1]).toEqual({
+      id: 'bj_retry-1',
+      query: 'broken-b',
+      type: 'logic',
+      status: 'failed',
+      error: 'Item failed: store unavailable',
+      latency_ms: 0,
+    });
     expect(attempts.get('bj_retry/2')).toBe(1);
   });
 });
@@ -175,9 +242,20 @@ describe('batchWorkflow (workflow tier)', () => {
 describe('math units store their own results (issue 22)', () => {
   it('math items run in units; only summaries come back, the finish step gets the units count and the held items only', async () => {
     const queries = [...Array.from({ length: 60 }, (_, i) => `math-ok-${i}`), 'ok-logic-a', 'ok-logic-b'];
-    const handle = await client.workflow.start(batchWorkflow, { args: [input('bj_units', queries, 4)], taskQueue: TASK_QUEUE, workflowId: 'batch-wf-bj_units' });
+    const handle = await client.workflow.start(batchWorkflow, {
+      args: [input('bj_units', queries, 4)],
+      taskQueue: TASK_QUEUE,
+      workflowId: 'batch-wf-bj_units',
+    });
     const result = await handle.result();
-    expect(result).toEqual({ job_id: 'bj_units', status: 'completed', total_items: 62, completed_items: 62, failed_items: 0, completed_at: '2026-01-01T00:00:00.000Z' });
+    expect(result).toEqual({
+      job_id: 'bj_units',
+      status: 'completed',
+      total_items: 62,
+      completed_items: 62,
+      failed_items: 0,
+      completed_at: '2026-01-01T00:00:00.000Z',
+    });
     // 60 math items in 3 units of 20 (core/batch.ts batchUnits: at most 25 each), then the two logic items: 5 units.
     const mine = [...storedUnits.entries()].filter(([k]) => k.startsWith('bj_units#'));
     expect(mine.map(([k]) => k).sort()).toEqual(['bj_units#0', 'bj_units#1', 'bj_units#2']);
@@ -207,14 +285,23 @@ describe('math units store their own results (issue 22)', () => {
   });
 
   it('as local activities (the default): a unit that fails for good is held, its items failed with the reason; a flaky unit is retried and stored once', async () => {
-    const queries = Array.from({ length: 30 }, (_, i) => (i === 0 ? 'math-broken-0' : i === 15 ? 'math-flaky-15' : `math-ok-${i}`));
+    const queries = Array.from({ length: 30 }, (_, i) =>
+      i === 0 ? 'math-broken-0' : i === 15 ? 'math-flaky-15' : `math-ok-${i}`,
+    );
     const { result, view } = await run('bj_unitfail', queries, 2, 'local');
     expect(result).toMatchObject({ total_items: 30, completed_items: 15, failed_items: 15 });
     expect(unitAttempts.get('bj_unitfail#0')).toBe(4);
     expect(unitAttempts.get('bj_unitfail#1')).toBe(2);
     expect(storedUnits.get('bj_unitfail#1')).toEqual(Array.from({ length: 15 }, (_, i) => 15 + i));
     expect(view.items).toEqual(
-      Array.from({ length: 15 }, (_, i) => ({ id: `bj_unitfail-${i}`, query: queries[i], type: 'math', status: 'failed', error: 'Item failed: store unavailable', latency_ms: 0 })),
+      Array.from({ length: 15 }, (_, i) => ({
+        id: `bj_unitfail-${i}`,
+        query: queries[i],
+        type: 'math',
+        status: 'failed',
+        error: 'Item failed: store unavailable',
+        latency_ms: 0,
+      })),
     );
     expect(view.stored_units).toEqual([1]);
     const fin = completions.find((c) => c.job_id === 'bj_unitfail')!.finish;
@@ -235,7 +322,10 @@ describe('workflow input authentication (workflow tier; core/workflow-input-auth
             async startWithDetails(input, next) {
               if (!header) return next(input);
               const value = header(input.workflowType, input.options.workflowId, input.options.args);
-              return next({ ...input, headers: { ...input.headers, [INPUT_AUTH_HEADER]: defaultPayloadConverter.toPayload(value) } });
+              return next({
+                ...input,
+                headers: { ...input.headers, [INPUT_AUTH_HEADER]: defaultPayloadConverter.toPayload(value) },
+              });
             },
           },
         ],
@@ -244,7 +334,11 @@ describe('workflow input authentication (workflow tier; core/workflow-input-auth
 
   async function refused(c: Client, jobId: string, args = [input(jobId, ['ok-x'], 1)]) {
     const before = attempts.size;
-    const handle = await c.workflow.start(batchWorkflow, { args: args as [BatchWorkflowInput], taskQueue: TASK_QUEUE, workflowId: `batch-wf-${jobId}` });
+    const handle = await c.workflow.start(batchWorkflow, {
+      args: args as [BatchWorkflowInput],
+      taskQueue: TASK_QUEUE,
+      workflowId: `batch-wf-${jobId}`,
+    });
     const err = await handle.result().then(
       () => null,
       (e: unknown) => e,
@@ -267,12 +361,38 @@ describe('workflow input authentication (workflow tier; core/workflow-input-auth
 
   it('a header under another key, for another workflow id, or over other arguments fails the same way', async () => {
     const otherKey = randomBytes(32).toString('hex');
-    expect(await refused(clientWith((t, id, a) => signWorkflowInput(otherKey, t, id, a)), 'bj_otherkey')).toMatch(/does not authenticate/);
-    expect(await refused(clientWith((t, _id, a) => signWorkflowInput(INPUT_KEY, t, 'batch-wf-someone-else', a)), 'bj_otherid')).toMatch(/does not authenticate/);
+    expect(
+      await refused(
+        clientWith((t, id, a) => signWorkflowInput(otherKey, t, id, a)),
+        'bj_otherkey',
+      ),
+    ).toMatch(/does not authenticate/);
+    expect(
+      await refused(
+        clientWith((t, _id, a) => signWorkflowInput(INPUT_KEY, t, 'batch-wf-someone-else', a)),
+        'bj_otherid',
+      ),
+    ).toMatch(/does not authenticate/);
     const genuine = input('bj_swapped', ['ok-x'], 1);
     const forged = { ...genuine, org_id: 'org_victim' };
-    expect(await refused(clientWith((t, id) => signWorkflowInput(INPUT_KEY, t, id, [genuine])), 'bj_swapped', [forged])).toMatch(/does not authenticate/);
-    expect(await refused(clientWith((t, id, a) => signWorkflowInput(INPUT_KEY, t, id, a, Date.now() - 3_600_000)), 'bj_stale')).toMatch(/stale/);
-    expect(await refused(clientWith(() => ({ v: 1, issued_at: 'soon', mac: 'zz' })), 'bj_malformed')).toMatch(/malformed/);
+    expect(
+      await refused(
+        clientWith((t, id) => signWorkflowInput(INPUT_KEY, t, id, [genuine])),
+        'bj_swapped',
+        [forged],
+      ),
+    ).toMatch(/does not authenticate/);
+    expect(
+      await refused(
+        clientWith((t, id, a) => signWorkflowInput(INPUT_KEY, t, id, a, Date.now() - 3_600_000)),
+        'bj_stale',
+      ),
+    ).toMatch(/stale/);
+    expect(
+      await refused(
+        clientWith(() => ({ v: 1, issued_at: 'soon', mac: 'zz' })),
+        'bj_malformed',
+      ),
+    ).toMatch(/malformed/);
   });
 });

@@ -9,11 +9,42 @@ import type { SyntaxView } from '../syntax.js';
 import { type Analyzer, occurrences } from './base.js';
 
 const DOWNLOADERS = new Set(['curl', 'wget', 'fetch', 'aria2c', 'http', 'https', 'lwp-download', 'lynx']);
-const INTERPRETER = /^(?:sh|bash|zsh|dash|ksh|mksh|ash|fish|csh|tcsh|busybox|python[\d.]*|perl[\d.]*|ruby[\d.]*|node|nodejs|php[\d.]*|pwsh|powershell|source|\.)$/;
-const WRAPPERS = new Set(['sudo', 'doas', 'env', 'command', 'builtin', 'exec', 'nohup', 'time', 'nice', 'timeout', 'xargs', 'stdbuf', 'chroot', 'su']);
+const INTERPRETER =
+  /^(?:sh|bash|zsh|dash|ksh|mksh|ash|fish|csh|tcsh|busybox|python[\d.]*|perl[\d.]*|ruby[\d.]*|node|nodejs|php[\d.]*|pwsh|powershell|source|\.)$/;
+const WRAPPERS = new Set([
+  'sudo',
+  'doas',
+  'env',
+  'command',
+  'builtin',
+  'exec',
+  'nohup',
+  'time',
+  'nice',
+  'timeout',
+  'xargs',
+  'stdbuf',
+  'chroot',
+  'su',
+]);
 const NETCAT = new Set(['nc', 'ncat', 'netcat', 'socat', 'telnet']);
-const INTERESTING = new Set([...DOWNLOADERS, ...WRAPPERS, ...NETCAT, 'eval', 'rm', 'chmod', 'sh', 'bash', 'zsh', 'dash', 'ksh', 'source', '.']);
-const ROOT_TARGETS = /^["']?(?:\/\*?|~\/?\*?|\$\{?HOME\}?\/?\*?|\/(?:home|etc|usr|var|boot|bin|sbin|lib|opt|root)\/?\*?)["']?$/;
+const INTERESTING = new Set([
+  ...DOWNLOADERS,
+  ...WRAPPERS,
+  ...NETCAT,
+  'eval',
+  'rm',
+  'chmod',
+  'sh',
+  'bash',
+  'zsh',
+  'dash',
+  'ksh',
+  'source',
+  '.',
+]);
+const ROOT_TARGETS =
+  /^["']?(?:\/\*?|~\/?\*?|\$\{?HOME\}?\/?\*?|\/(?:home|etc|usr|var|boot|bin|sbin|lib|opt|root)\/?\*?)["']?$/;
 /** Options of wrappers that take a value (the next word is not the command). */
 const WRAPPER_VALUE_OPTS: Readonly<Record<string, RegExp>> = {
   sudo: /^-[ugCDhpRrTU]$/,
@@ -59,7 +90,11 @@ class BashAnalysis {
       const cmd = stmt && v.type(stmt) === 'redirected_statement' ? v.field(stmt, 'body') : stmt;
       const eff = cmd && v.type(cmd) === 'command' ? this.effective(cmd) : null;
       const shell = eff !== null && INTERPRETER.test(eff.name) && eff.name !== 'source' && eff.name !== '.';
-      this.emit(shell ? 'reverse_shell' : 'raw_socket', node, shell ? `${eff?.name} wired to /dev/tcp` : 'connection through /dev/tcp');
+      this.emit(
+        shell ? 'reverse_shell' : 'raw_socket',
+        node,
+        shell ? `${eff?.name} wired to /dev/tcp` : 'connection through /dev/tcp',
+      );
     }
     return this.facts;
   }
@@ -79,7 +114,10 @@ class BashAnalysis {
     const first = m.exec(src)?.[0] ?? '';
     if (/^[A-Za-z_]\w*=/.test(first)) return true;
     if (/^[$"'\\`]/.test(first)) return true;
-    return INTERESTING.has(first.slice(first.lastIndexOf('/') + 1)) || INTERPRETER.test(first.slice(first.lastIndexOf('/') + 1));
+    return (
+      INTERESTING.has(first.slice(first.lastIndexOf('/') + 1)) ||
+      INTERPRETER.test(first.slice(first.lastIndexOf('/') + 1))
+    );
   }
 
   private recordVariable(n: Node): void {
@@ -166,7 +204,11 @@ class BashAnalysis {
     if (name === 'eval' || INTERPRETER.test(name)) {
       // Downloads handed over through <(...), $(...), `...` or <<<.
       const parent = cmd.parent;
-      const holders = [...eff.args, ...v.fields(cmd, 'redirect'), ...(parent && v.type(parent) === 'redirected_statement' ? v.fields(parent, 'redirect') : [])];
+      const holders = [
+        ...eff.args,
+        ...v.fields(cmd, 'redirect'),
+        ...(parent && v.type(parent) === 'redirected_statement' ? v.fields(parent, 'redirect') : []),
+      ];
       for (const h of holders) {
         for (const sub of v.ofType(h, ['command_substitution', 'process_substitution'])) {
           if (v.ofType(sub, ['command']).some((c) => DOWNLOADERS.has(this.effective(c)?.name ?? ''))) {
@@ -187,15 +229,22 @@ class BashAnalysis {
       const force = flags.some((f) => f === '--force' || /^-[A-Za-z]*f[A-Za-z]*$/.test(f));
       if (recursive && force) {
         const targets = argTexts.filter((t) => !t.startsWith('-'));
-        if (targets.some((t) => ROOT_TARGETS.test(t))) this.emit('rm_rf_root', cmd, 'rm -rf of a root or home directory');
+        if (targets.some((t) => ROOT_TARGETS.test(t)))
+          this.emit('rm_rf_root', cmd, 'rm -rf of a root or home directory');
         else this.emit('rm_rf', cmd, 'rm -rf');
       }
     }
-    if (name === 'chmod' && flags.some((f) => worldWritable(f))) this.emit('chmod_world_writable', cmd, `chmod ${flags.find((f) => worldWritable(f))}`);
+    if (name === 'chmod' && flags.some((f) => worldWritable(f)))
+      this.emit('chmod_world_writable', cmd, `chmod ${flags.find((f) => worldWritable(f))}`);
     if (NETCAT.has(name)) {
       const shellExec =
-        (name !== 'socat' && flags.some((f) => /^-[A-Za-z]*[ec]$/.test(f))) || (name === 'socat' && flags.some((f) => /^(?:exec|system):/i.test(f)));
-      this.emit(shellExec ? 'reverse_shell' : 'raw_socket', cmd, shellExec ? `${name} handing a shell to the network` : name);
+        (name !== 'socat' && flags.some((f) => /^-[A-Za-z]*[ec]$/.test(f))) ||
+        (name === 'socat' && flags.some((f) => /^(?:exec|system):/i.test(f)));
+      this.emit(
+        shellExec ? 'reverse_shell' : 'raw_socket',
+        cmd,
+        shellExec ? `${name} handing a shell to the network` : name,
+      );
     }
   }
 }
@@ -216,7 +265,9 @@ function basename(s: string): string {
 /** chmod modes that let everyone write: octal with the o+w bit, or symbolic a+w / o+w / +w. */
 function worldWritable(mode: string): boolean {
   if (/^[0-7]{3,4}$/.test(mode)) return (parseInt(mode, 8) & 0o002) !== 0;
-  return mode.split(',').some((clause) => /^[ugoa]*[+=][rwxXst]*w/.test(clause) && (/^[ugo]*[oa]/.test(clause) || /^[+=]/.test(clause)));
+  return mode
+    .split(',')
+    .some((clause) => /^[ugoa]*[+=][rwxXst]*w/.test(clause) && (/^[ugo]*[oa]/.test(clause) || /^[+=]/.test(clause)));
 }
 
 export const bashAnalyzer: Analyzer = {

@@ -23,8 +23,21 @@ import {
 } from './base.js';
 
 const FUNCTION_TYPES = ['function_declaration', 'method_declaration', 'func_literal'];
-const BINDER_TYPES = ['import_spec', 'short_var_declaration', 'var_spec', 'const_spec', 'assignment_statement', 'range_clause'];
-const STATEMENTS = new Set(['short_var_declaration', 'assignment_statement', 'expression_statement', 'return_statement', 'var_spec']);
+const BINDER_TYPES = [
+  'import_spec',
+  'short_var_declaration',
+  'var_spec',
+  'const_spec',
+  'assignment_statement',
+  'range_clause',
+];
+const STATEMENTS = new Set([
+  'short_var_declaration',
+  'assignment_statement',
+  'expression_statement',
+  'return_statement',
+  'var_spec',
+]);
 
 /** Standard packages by the name code uses for them, for snippets that omit their imports. */
 const WELL_KNOWN: Readonly<Record<string, string>> = {
@@ -50,7 +63,11 @@ export function defaultPackageName(path: string): string {
   const segs = path.split('/');
   let last = segs[segs.length - 1];
   if (/^v\d+$/.test(last) && segs.length > 1) last = segs[segs.length - 2];
-  return last.replace(/\.v\d+$/, '').replace(/^go-/, '').replace(/\.go$/, '').replace(/-/g, '_');
+  return last
+    .replace(/\.v\d+$/, '')
+    .replace(/^go-/, '')
+    .replace(/\.go$/, '')
+    .replace(/-/g, '_');
 }
 
 class GoAnalysis extends AnalysisBase implements ExprOps {
@@ -118,7 +135,8 @@ class GoAnalysis extends AnalysisBase implements ExprOps {
     if (FUNCTION_TYPES.includes(t)) {
       for (const list of [v.field(n, 'receiver'), v.field(n, 'parameters')]) {
         if (!list) continue;
-        for (const decl of v.named(list)) for (const name of v.fields(decl, 'name')) this.bind(scope, v.text(name), null);
+        for (const decl of v.named(list))
+          for (const name of v.fields(decl, 'name')) this.bind(scope, v.text(name), null);
       }
       return;
     }
@@ -130,7 +148,8 @@ class GoAnalysis extends AnalysisBase implements ExprOps {
         const alias = v.field(n, 'name');
         const at = alias ? v.type(alias) : '';
         if (at === 'dot') this.dotImports.push(spec);
-        else if (at !== 'blank_identifier') this.bind(this.scopes.root, alias ? v.text(alias) : defaultPackageName(spec), null, spec);
+        else if (at !== 'blank_identifier')
+          this.bind(this.scopes.root, alias ? v.text(alias) : defaultPackageName(spec), null, spec);
         return;
       }
       case 'short_var_declaration':
@@ -217,7 +236,12 @@ class GoAnalysis extends AnalysisBase implements ExprOps {
     return argsNode ? this.view.args(argsNode) : [];
   }
 
-  protected readonly arms: StringArms = { binary: 'binary_expression', concat: '+', paren: 'parenthesized_expression', names: ['identifier'] };
+  protected readonly arms: StringArms = {
+    binary: 'binary_expression',
+    concat: '+',
+    paren: 'parenthesized_expression',
+    names: ['identifier'],
+  };
 
   protected ownConstant(node: Node): string | null {
     const v = this.view;
@@ -275,7 +299,12 @@ class GoAnalysis extends AnalysisBase implements ExprOps {
     const scope = this.scopeOf(node);
     const names = membersOf(this.lookupName(parts[0], scope), parts.slice(1)).filter(isRef);
     if (names.length === 0) return;
-    this.facts.push({ kind: 'call', line: v.line(node), names, site: lazySite(() => makeCallSite({ node, scope, ops: this, args: [] })) });
+    this.facts.push({
+      kind: 'call',
+      line: v.line(node),
+      names,
+      site: lazySite(() => makeCallSite({ node, scope, ops: this, args: [] })),
+    });
   }
 
   /** `InsecureSkipVerify: true` in a literal, or `x.InsecureSkipVerify = true`. */
@@ -290,9 +319,16 @@ class GoAnalysis extends AnalysisBase implements ExprOps {
         const parent: Node | null = cur.parent;
         if (!parent) break;
         const pt = v.type(parent);
-        const value = pt === 'keyed_element' ? v.named(parent)[1] : pt === 'assignment_statement' ? v.field(parent, 'right') : null;
+        const value =
+          pt === 'keyed_element' ? v.named(parent)[1] : pt === 'assignment_statement' ? v.field(parent, 'right') : null;
         if (value) {
-          if (v.text(value).trim() === 'true') this.fact({ kind: 'syntax', line: v.line(node), name: 'InsecureSkipVerify:true', detail: 'InsecureSkipVerify: true' });
+          if (v.text(value).trim() === 'true')
+            this.fact({
+              kind: 'syntax',
+              line: v.line(node),
+              name: 'InsecureSkipVerify:true',
+              detail: 'InsecureSkipVerify: true',
+            });
           break;
         }
         cur = parent;

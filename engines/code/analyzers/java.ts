@@ -27,12 +27,26 @@ const HOOK_STREAM = 'java.io.ObjectInputStream(hook)#';
 const SAFE_YAML = 'org.yaml.snakeyaml.Yaml(SafeConstructor)#';
 const FUNCTION_TYPES = ['method_declaration', 'constructor_declaration', 'lambda_expression'];
 const TYPE_DECLS = ['class_declaration', 'interface_declaration', 'enum_declaration', 'record_declaration'];
-const BINDER_TYPES = ['import_declaration', 'local_variable_declaration', 'field_declaration', 'catch_formal_parameter', 'resource', 'enhanced_for_statement'];
+const BINDER_TYPES = [
+  'import_declaration',
+  'local_variable_declaration',
+  'field_declaration',
+  'catch_formal_parameter',
+  'resource',
+  'enhanced_for_statement',
+];
 const CALL_TYPES = ['method_invocation', 'object_creation_expression'];
-const STATEMENTS = new Set(['local_variable_declaration', 'expression_statement', 'return_statement', 'field_declaration']);
+const STATEMENTS = new Set([
+  'local_variable_declaration',
+  'expression_statement',
+  'return_statement',
+  'field_declaration',
+]);
 
 const JAVA_LANG = new Set(
-  'Runtime Process ProcessBuilder System String StringBuilder StringBuffer Class ClassLoader Thread Object Math Integer Long Double Boolean Character Byte Short Float Exception RuntimeException Throwable Error Iterable Comparable Runnable Override Deprecated SuppressWarnings'.split(' '),
+  'Runtime Process ProcessBuilder System String StringBuilder StringBuffer Class ClassLoader Thread Object Math Integer Long Double Boolean Character Byte Short Float Exception RuntimeException Throwable Error Iterable Comparable Runnable Override Deprecated SuppressWarnings'.split(
+    ' ',
+  ),
 );
 
 /** Packages of classes snippets often use without importing them. */
@@ -82,8 +96,16 @@ const WELL_KNOWN: Readonly<Record<string, string>> = {
  * another type resolves to that type instead.
  */
 const UNDECLARED_OGNL: ReadonlyArray<{ receiver: RegExp; methods: ReadonlySet<string>; type: string }> = [
-  { receiver: /ognl/i, methods: new Set(['getValue', 'setValue', 'findValue', 'compile']), type: 'com.opensymphony.xwork2.ognl.OgnlUtil' },
-  { receiver: /valuestack|^stack$/i, methods: new Set(['findValue', 'findString', 'setValue', 'setParameter']), type: 'com.opensymphony.xwork2.util.ValueStack' },
+  {
+    receiver: /ognl/i,
+    methods: new Set(['getValue', 'setValue', 'findValue', 'compile']),
+    type: 'com.opensymphony.xwork2.ognl.OgnlUtil',
+  },
+  {
+    receiver: /valuestack|^stack$/i,
+    methods: new Set(['findValue', 'findString', 'setValue', 'setParameter']),
+    type: 'com.opensymphony.xwork2.util.ValueStack',
+  },
 ];
 
 const PRIMITIVES = new Set(['var', 'int', 'long', 'short', 'byte', 'char', 'boolean', 'float', 'double', 'void']);
@@ -99,7 +121,8 @@ function declaredName(src: string, start: number): string | null {
     const ch = src[i];
     if (ch === '<' || ch === '(') depth++;
     else if (ch === '>' || ch === ')') depth--;
-    else if (depth <= 0 && (ch === '=' || ch === ';' || ch === ':' || ch === ',')) return src[i + 1] === '=' ? null : last;
+    else if (depth <= 0 && (ch === '=' || ch === ';' || ch === ':' || ch === ','))
+      return src[i + 1] === '=' ? null : last;
     else if (/[A-Za-z_$]/.test(ch)) {
       word.lastIndex = i;
       const m = word.exec(src);
@@ -139,7 +162,12 @@ class JavaAnalysis extends AnalysisBase implements ExprOps {
       else if (TYPE_DECLS.includes(t)) {
         const m = TYPE_NAME.exec(src.slice(n.startIndex, n.startIndex + 400));
         if (m) this.localTypes.add(m[1]);
-      } else if (FUNCTION_TYPES.includes(t) || t === 'catch_formal_parameter' || t === 'resource' || t === 'enhanced_for_statement') {
+      } else if (
+        FUNCTION_TYPES.includes(t) ||
+        t === 'catch_formal_parameter' ||
+        t === 'resource' ||
+        t === 'enhanced_for_statement'
+      ) {
         this.pendScope(this.scopeOf(n), n);
       } else {
         const name = declaredName(src, n.startIndex);
@@ -178,7 +206,10 @@ class JavaAnalysis extends AnalysisBase implements ExprOps {
 
   /** Fully-qualified candidates of a simple or qualified type name. */
   typeRefs(name: string): string[] {
-    const base = name.replace(/<[\s\S]*>/g, '').replace(/\[\s*\]/g, '').replace(/\s+/g, '');
+    const base = name
+      .replace(/<[\s\S]*>/g, '')
+      .replace(/\[\s*\]/g, '')
+      .replace(/\s+/g, '');
     if (base.includes('.')) {
       const [head, ...rest] = base.split('.');
       return head[0] === head[0].toUpperCase() ? this.typeRefs(head).map((h) => [h, ...rest].join('.')) : [base];
@@ -239,10 +270,15 @@ class JavaAnalysis extends AnalysisBase implements ExprOps {
    */
   private serializationHook(method: Node, params: Node): boolean {
     const v = this.view;
-    if (v.type(method) !== 'method_declaration' || v.text(v.field(method, 'name') ?? method) !== 'readObject') return false;
+    if (v.type(method) !== 'method_declaration' || v.text(v.field(method, 'name') ?? method) !== 'readObject')
+      return false;
     const ps = v.named(params);
     if (ps.length !== 1 || !/(?:^|\.)ObjectInputStream$/.test(v.text(v.field(ps[0], 'type') ?? ps[0]))) return false;
-    this.directHookCall ??= v.ofType(v.root, ['method_invocation']).some((c) => v.text(v.field(c, 'name') ?? c) === 'readObject' && v.named(v.field(c, 'arguments') ?? c).length > 0);
+    this.directHookCall ??= v
+      .ofType(v.root, ['method_invocation'])
+      .some(
+        (c) => v.text(v.field(c, 'name') ?? c) === 'readObject' && v.named(v.field(c, 'arguments') ?? c).length > 0,
+      );
     return !this.directHookCall;
   }
   private directHookCall: boolean | undefined;
@@ -317,7 +353,9 @@ class JavaAnalysis extends AnalysisBase implements ExprOps {
       case 'method_invocation': {
         let args: Node[] | undefined;
         const first = () => (args ??= this.argNodes(v.field(node, 'arguments')))[0];
-        return this.methodNames(node, scope).map((m) => resultName(m, () => (first() ? this.constant(first()!, scope) : null)));
+        return this.methodNames(node, scope).map((m) =>
+          resultName(m, () => (first() ? this.constant(first()!, scope) : null)),
+        );
       }
       case 'object_creation_expression': {
         if (this.safeYaml(node)) return [SAFE_YAML];
@@ -350,7 +388,8 @@ class JavaAnalysis extends AnalysisBase implements ExprOps {
 
   /** Values of `a.b.c`; `this.f` is the field f. */
   private resolveDotted(parts: readonly string[], scope: Scope): Value[] {
-    const [head, rest] = parts[0] === 'this' && parts.length >= 2 ? [parts[1], parts.slice(2)] : [parts[0], parts.slice(1)];
+    const [head, rest] =
+      parts[0] === 'this' && parts.length >= 2 ? [parts[1], parts.slice(2)] : [parts[0], parts.slice(1)];
     const base = this.lookupName(head, scope);
     return rest.length === 0 ? base : membersOf(base, rest);
   }
@@ -373,7 +412,12 @@ class JavaAnalysis extends AnalysisBase implements ExprOps {
     return argsNode ? this.view.args(argsNode) : [];
   }
 
-  protected readonly arms: StringArms = { binary: 'binary_expression', concat: '+', paren: 'parenthesized_expression', names: ['identifier'] };
+  protected readonly arms: StringArms = {
+    binary: 'binary_expression',
+    concat: '+',
+    paren: 'parenthesized_expression',
+    names: ['identifier'],
+  };
 
   protected ownConstant(node: Node): string | null {
     const v = this.view;
@@ -392,7 +436,11 @@ class JavaAnalysis extends AnalysisBase implements ExprOps {
     const args = this.argNodes(v.field(node, 'arguments'));
     const obj = v.field(node, 'object');
     if (names.includes('java.lang.String.format') && args[0]) return this.stringy(args[0], scope);
-    if (obj && (names.some((n) => /\.(formatted|concat)$/.test(n)) || /\.(formatted|concat)$/.test(v.text(node).split('(')[0]))) return this.stringy(obj, scope);
+    if (
+      obj &&
+      (names.some((n) => /\.(formatted|concat)$/.test(n)) || /\.(formatted|concat)$/.test(v.text(node).split('(')[0]))
+    )
+      return this.stringy(obj, scope);
     return false;
   }
 
@@ -419,7 +467,8 @@ class JavaAnalysis extends AnalysisBase implements ExprOps {
     if (plain && plain.parts.length === 2 && names.length === 1 && names[0] === plain.parts.join('.')) {
       // The receiver resolved to nothing but its own name: it is not declared in the snippet.
       const [receiver, method] = plain.parts;
-      for (const o of UNDECLARED_OGNL) if (o.receiver.test(receiver) && o.methods.has(method)) names = [...names, `${o.type}#${method}`];
+      for (const o of UNDECLARED_OGNL)
+        if (o.receiver.test(receiver) && o.methods.has(method)) names = [...names, `${o.type}#${method}`];
     }
     if (names.length === 0) return;
     const argsNode = v.field(node, 'arguments');

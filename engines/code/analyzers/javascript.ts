@@ -46,19 +46,36 @@ const BINDER_TYPES = [
 const CALL_TYPES = ['call_expression', 'new_expression'];
 const STATEMENTS = new Set(['expression_statement', 'lexical_declaration', 'variable_declaration', 'return_statement']);
 const GLOBAL_PREFIXES = new Set(['window', 'globalThis', 'self', 'global']);
-const SPECIAL_WORDS = new Set([...GLOBAL_PREFIXES, 'require', 'import', 'module', 'process', 'util', 'this', 'Reflect']);
+const SPECIAL_WORDS = new Set([
+  ...GLOBAL_PREFIXES,
+  'require',
+  'import',
+  'module',
+  'process',
+  'util',
+  'this',
+  'Reflect',
+]);
 const REQUIRE_LIKE = new Set(['require', 'module.require', 'process.mainModule.require', 'module.createRequire()']);
 const TRANSPARENT_WRAPPERS = new Set(['util.promisify']);
 /** Modifier nodes that make a constructor parameter a class property (`constructor(private run: …)`). */
 const PARAMETER_PROPERTY = new Set(['accessibility_modifier', 'readonly', 'override_modifier']);
-const WRAPPER_TYPES = new Set(['parenthesized_expression', 'await_expression', 'as_expression', 'non_null_expression', 'satisfies_expression', 'type_assertion']);
+const WRAPPER_TYPES = new Set([
+  'parenthesized_expression',
+  'await_expression',
+  'as_expression',
+  'non_null_expression',
+  'satisfies_expression',
+  'type_assertion',
+]);
 
 const NAME_AT = /[A-Za-z_$][\w$]*/y;
 const THIS_MEMBER = /this\s*\.\s*([A-Za-z_$][\w$]*)\s*=(?!=)/y;
 const PATTERN_HEAD = /[[{][^=;]{0,400}?(?==)/y;
 const FUNCTION_NAME = /(?:async\s+)?function\s*\*?\s*([A-Za-z_$][\w$]*)/y;
 const CLASS_NAME = /class\s+([A-Za-z_$][\w$]*)/y;
-const FIELD_NAME = /(?:(?:static|private|public|protected|readonly|declare|override|accessor)\s+)*#?([A-Za-z_$][\w$]*)/y;
+const FIELD_NAME =
+  /(?:(?:static|private|public|protected|readonly|declare|override|accessor)\s+)*#?([A-Za-z_$][\w$]*)/y;
 
 /** Module specifier → the name rule patterns use (`node:fs` → `fs`, `fs/promises` → `fs.promises`). */
 export function moduleName(spec: string): string {
@@ -71,7 +88,12 @@ const PAGE_CALLEE = /^((?:[a-z][A-Za-z0-9_]*)?(?:[pP]age|[fF]rame))\.([A-Za-z]+)
 const PAGE_EVAL_METHODS = new Set(['evaluate', 'evaluateHandle', 'evaluateOnNewDocument']);
 
 class JavaScriptAnalysis extends AnalysisBase implements ExprOps {
-  readonly identifierTypes = ['identifier', 'property_identifier', 'shorthand_property_identifier', 'shorthand_property_identifier_pattern'];
+  readonly identifierTypes = [
+    'identifier',
+    'property_identifier',
+    'shorthand_property_identifier',
+    'shorthand_property_identifier_pattern',
+  ];
   readonly statementTypes = STATEMENTS;
   private readonly bound = new Set<number>();
 
@@ -229,7 +251,8 @@ class JavaScriptAnalysis extends AnalysisBase implements ExprOps {
       if (!pattern || v.type(pattern) !== 'identifier' || this.typeQueryTargets(p).length === 0) continue;
       const name = v.text(pattern);
       this.knownNames.add(name);
-      if (p.children.some((c) => c !== null && c.startIndex < pattern.startIndex && PARAMETER_PROPERTY.has(c.type))) this.pendName(`this.${name}`, p);
+      if (p.children.some((c) => c !== null && c.startIndex < pattern.startIndex && PARAMETER_PROPERTY.has(c.type)))
+        this.pendName(`this.${name}`, p);
     }
   }
 
@@ -270,7 +293,8 @@ class JavaScriptAnalysis extends AnalysisBase implements ExprOps {
         if (lt === 'identifier') this.bind(scope, v.text(left), right);
         else if (lt === 'member_expression') {
           const parts = dottedParts(v.text(left));
-          if (parts && parts.length === 2 && parts[0] === 'this') this.scopes.bindExpr(this.scopes.root, `this.${parts[1]}`, right);
+          if (parts && parts.length === 2 && parts[0] === 'this')
+            this.scopes.bindExpr(this.scopes.root, `this.${parts[1]}`, right);
         } else this.bindPattern(left, right, [], scope);
         return;
       }
@@ -287,7 +311,9 @@ class JavaScriptAnalysis extends AnalysisBase implements ExprOps {
       case 'optional_parameter': {
         // A constructor parameter property declared `typeof f` (filed by pendTypedParameters).
         const pattern = v.field(n, 'pattern');
-        if (pattern) for (const t of this.typeQueryTargets(n)) this.scopes.bindExpr(this.scopes.root, `this.${v.text(pattern)}`, t);
+        if (pattern)
+          for (const t of this.typeQueryTargets(n))
+            this.scopes.bindExpr(this.scopes.root, `this.${v.text(pattern)}`, t);
         return;
       }
       case 'catch_clause': {
@@ -315,12 +341,19 @@ class JavaScriptAnalysis extends AnalysisBase implements ExprOps {
       case 'object_pattern':
         for (const prop of v.named(p)) {
           const pt = v.type(prop);
-          if (pt === 'shorthand_property_identifier_pattern') this.bindPattern(prop, value, [...path, v.text(prop)], scope);
+          if (pt === 'shorthand_property_identifier_pattern')
+            this.bindPattern(prop, value, [...path, v.text(prop)], scope);
           else if (pt === 'pair_pattern') {
             const key = v.field(prop, 'key');
             const target = v.field(prop, 'value');
             const keyName = key ? (this.constant(key, scope) ?? v.text(key)) : null;
-            if (target) this.bindPattern(target, keyName !== null ? value : null, keyName !== null ? [...path, keyName] : path, scope);
+            if (target)
+              this.bindPattern(
+                target,
+                keyName !== null ? value : null,
+                keyName !== null ? [...path, keyName] : path,
+                scope,
+              );
           } else this.bindPattern(prop, null, path, scope);
         }
         return;
@@ -419,7 +452,11 @@ class JavaScriptAnalysis extends AnalysisBase implements ExprOps {
         return this.evalCall(n, scope);
       case 'new_expression': {
         const ctor = v.field(n, 'constructor');
-        return ctor ? this.evaluate(ctor, scope).filter(isRef).map((r) => `${r}#`) : [OPAQUE];
+        return ctor
+          ? this.evaluate(ctor, scope)
+              .filter(isRef)
+              .map((r) => `${r}#`)
+          : [OPAQUE];
       }
       case 'string':
       case 'template_string':
@@ -578,7 +615,14 @@ class JavaScriptAnalysis extends AnalysisBase implements ExprOps {
     const last = plain?.parts[plain.parts.length - 1];
     let names: Value[];
     let offset = 0;
-    if (plain && plain.parts[0] !== 'new' && plain.parts[0] !== 'import' && last !== 'call' && last !== 'apply' && last !== 'bind') {
+    if (
+      plain &&
+      plain.parts[0] !== 'new' &&
+      plain.parts[0] !== 'import' &&
+      last !== 'call' &&
+      last !== 'apply' &&
+      last !== 'bind'
+    ) {
       names = this.resolveDotted(plain.parts, scope).filter(isRef);
     } else {
       const isNew = v.type(node) === 'new_expression';
@@ -619,20 +663,39 @@ class JavaScriptAnalysis extends AnalysisBase implements ExprOps {
       if (wanted.property_write.has(name) && t === 'property_identifier') {
         const parent = node.parent;
         const grand = parent?.parent;
-        if (parent && grand && v.type(parent) === 'member_expression' && /assignment_expression$/.test(v.type(grand)) && v.field(grand, 'left')?.id === parent.id) {
+        if (
+          parent &&
+          grand &&
+          v.type(parent) === 'member_expression' &&
+          /assignment_expression$/.test(v.type(grand)) &&
+          v.field(grand, 'left')?.id === parent.id
+        ) {
           this.fact({ kind: 'property_write', line, name });
         }
       }
-      if (name === 'dangerouslySetInnerHTML' && wanted.syntax.has(name) && t === 'property_identifier' && node.parent && v.type(node.parent) === 'jsx_attribute') {
+      if (
+        name === 'dangerouslySetInnerHTML' &&
+        wanted.syntax.has(name) &&
+        t === 'property_identifier' &&
+        node.parent &&
+        v.type(node.parent) === 'jsx_attribute'
+      ) {
         this.fact({ kind: 'syntax', line, name });
       }
       if (name === 'rejectUnauthorized' && wanted.syntax.has('rejectUnauthorized:false')) {
         const value = this.assignedValue(node);
-        if (value !== null && FALSE_LITERALS.has(value)) this.fact({ kind: 'syntax', line, name: 'rejectUnauthorized:false', detail: 'rejectUnauthorized: false' });
+        if (value !== null && FALSE_LITERALS.has(value))
+          this.fact({ kind: 'syntax', line, name: 'rejectUnauthorized:false', detail: 'rejectUnauthorized: false' });
       }
       if (name === 'NODE_TLS_REJECT_UNAUTHORIZED' && wanted.syntax.has('NODE_TLS_REJECT_UNAUTHORIZED=0')) {
         const value = this.assignedValue(node);
-        if (value !== null && /^(['"`]?)0\1$/.test(value)) this.fact({ kind: 'syntax', line, name: 'NODE_TLS_REJECT_UNAUTHORIZED=0', detail: 'NODE_TLS_REJECT_UNAUTHORIZED = 0' });
+        if (value !== null && /^(['"`]?)0\1$/.test(value))
+          this.fact({
+            kind: 'syntax',
+            line,
+            name: 'NODE_TLS_REJECT_UNAUTHORIZED=0',
+            detail: 'NODE_TLS_REJECT_UNAUTHORIZED = 0',
+          });
       }
     }
   }

@@ -4,7 +4,17 @@
 // (`$pdo->query`), static calls, backticks, include/require of computed paths.
 import type { Node } from 'web-tree-sitter';
 import { type ExprOps, type Fact, lazySite, makeCallSite } from '../facts.js';
-import { constValue, DYNAMIC_STRING, isConst, isRef, member, OPAQUE, type Scope, type ScopeRange, type Value } from '../scopes.js';
+import {
+  constValue,
+  DYNAMIC_STRING,
+  isConst,
+  isRef,
+  member,
+  OPAQUE,
+  type Scope,
+  type ScopeRange,
+  type Value,
+} from '../scopes.js';
 import { unescapeLiteral, type SyntaxView } from '../syntax.js';
 import {
   AnalysisBase,
@@ -21,8 +31,19 @@ import {
 } from './base.js';
 
 const GATE_TYPES = ['function_definition', 'method_declaration', 'anonymous_function'];
-const CALL_TYPES = ['function_call_expression', 'member_call_expression', 'nullsafe_member_call_expression', 'scoped_call_expression', 'object_creation_expression'];
-const INCLUDE_TYPES = ['include_expression', 'include_once_expression', 'require_expression', 'require_once_expression'];
+const CALL_TYPES = [
+  'function_call_expression',
+  'member_call_expression',
+  'nullsafe_member_call_expression',
+  'scoped_call_expression',
+  'object_creation_expression',
+];
+const INCLUDE_TYPES = [
+  'include_expression',
+  'include_once_expression',
+  'require_expression',
+  'require_once_expression',
+];
 const BINDER_TYPES = ['assignment_expression', 'namespace_use_declaration'];
 const STATEMENTS = new Set(['expression_statement', 'return_statement', 'echo_statement']);
 const SUPERGLOBALS = new Set(['$_GET', '$_POST', '$_REQUEST', '$_COOKIE', '$_SERVER', '$_FILES', '$_ENV']);
@@ -63,7 +84,14 @@ class PhpAnalysis extends AnalysisBase implements ExprOps {
   run(wanted: WantedNames): Fact[] {
     const v = this.view;
     const src = v.source;
-    const nodes = v.ofType(v.root, [...GATE_TYPES, 'arrow_function', ...CALL_TYPES, ...INCLUDE_TYPES, ...BINDER_TYPES, 'shell_command_expression']);
+    const nodes = v.ofType(v.root, [
+      ...GATE_TYPES,
+      'arrow_function',
+      ...CALL_TYPES,
+      ...INCLUDE_TYPES,
+      ...BINDER_TYPES,
+      'shell_command_expression',
+    ]);
     const types = nodes.map((n) => v.type(n));
     const ranges: ScopeRange[] = [];
     nodes.forEach((n, i) => {
@@ -78,11 +106,17 @@ class PhpAnalysis extends AnalysisBase implements ExprOps {
       if (CALL_TYPES.includes(t)) calls.push(n);
       else if (GATE_TYPES.includes(t) || t === 'arrow_function') this.pendScope(this.scopeOf(n), n);
       else if (t === 'shell_command_expression') {
-        if (wanted.syntax.has('subshell')) this.fact({ kind: 'syntax', line: v.line(n), name: 'subshell', detail: 'backticks' });
+        if (wanted.syntax.has('subshell'))
+          this.fact({ kind: 'syntax', line: v.line(n), name: 'subshell', detail: 'backticks' });
       } else if (INCLUDE_TYPES.includes(t)) {
         const arg = v.args(n)[0];
         if (arg && wanted.syntax.has('dynamic_include') && this.constant(arg, this.scopeOf(n)) === null) {
-          this.fact({ kind: 'syntax', line: v.line(n), name: 'dynamic_include', detail: t.replace(/_expression$/, '') });
+          this.fact({
+            kind: 'syntax',
+            line: v.line(n),
+            name: 'dynamic_include',
+            detail: t.replace(/_expression$/, ''),
+          });
         }
       } else if (t === 'namespace_use_declaration') {
         USE_FUNCTION.lastIndex = n.startIndex;
@@ -91,7 +125,10 @@ class PhpAnalysis extends AnalysisBase implements ExprOps {
           for (const clause of m[1].split(',')) {
             const [target, alias] = clause.split(/\s+as\s+/i).map((s) => s.trim());
             const name = functionName(target);
-            this.functionAliases.set((alias ?? name.slice(name.lastIndexOf('\\') + 1)).toLowerCase(), name.slice(name.lastIndexOf('\\') + 1));
+            this.functionAliases.set(
+              (alias ?? name.slice(name.lastIndexOf('\\') + 1)).toLowerCase(),
+              name.slice(name.lastIndexOf('\\') + 1),
+            );
           }
         }
       } else {
@@ -116,7 +153,10 @@ class PhpAnalysis extends AnalysisBase implements ExprOps {
     const root = prefix[0];
     return (
       root.startsWith('$') ||
-      prefix.some((w) => lower.has(w.toLowerCase()) || SPECIAL_WORDS.has(w.toLowerCase()) || this.functionAliases.has(w.toLowerCase())) ||
+      prefix.some(
+        (w) =>
+          lower.has(w.toLowerCase()) || SPECIAL_WORDS.has(w.toLowerCase()) || this.functionAliases.has(w.toLowerCase()),
+      ) ||
       words.lasts.has(prefix[prefix.length - 1])
     );
   }
@@ -198,7 +238,10 @@ class PhpAnalysis extends AnalysisBase implements ExprOps {
   }
 
   private argNodes(call: Node): Node[] {
-    const argsNode = this.view.field(call, 'arguments') ?? this.view.named(call).find((c) => this.view.type(c) === 'arguments') ?? null;
+    const argsNode =
+      this.view.field(call, 'arguments') ??
+      this.view.named(call).find((c) => this.view.type(c) === 'arguments') ??
+      null;
     return argsNode ? this.view.args(argsNode).map((a) => this.unwrapArg(a)) : [];
   }
 
@@ -283,7 +326,10 @@ class PhpAnalysis extends AnalysisBase implements ExprOps {
         return unescapeLiteral(v.text(n).slice(1, -1));
       }
       case 'nowdoc':
-        return v.args(n).map((c) => (v.type(c) === 'nowdoc_body' ? v.text(c) : '')).join('');
+        return v
+          .args(n)
+          .map((c) => (v.type(c) === 'nowdoc_body' ? v.text(c) : ''))
+          .join('');
       case 'name': {
         // Magic path constants are fixed for a given file.
         const t = v.text(n);
@@ -309,7 +355,11 @@ class PhpAnalysis extends AnalysisBase implements ExprOps {
       case 'function_call_expression': {
         const fn = v.field(n, 'function');
         const args = this.argNodes(n);
-        return !!fn && /^(sprintf|vsprintf|implode|str_replace)$/.test(functionName(v.text(fn))) && args.some((a) => this.stringy(a, scope));
+        return (
+          !!fn &&
+          /^(sprintf|vsprintf|implode|str_replace)$/.test(functionName(v.text(fn))) &&
+          args.some((a) => this.stringy(a, scope))
+        );
       }
       default:
         return false;
@@ -335,9 +385,15 @@ class PhpAnalysis extends AnalysisBase implements ExprOps {
     const scope = this.scopeOf(node);
     const { names, dynamic } = this.callNames(node, scope);
     const line = v.line(node);
-    if (dynamic && wanted.syntax.has('dynamic_function_call')) this.fact({ kind: 'syntax', line, name: 'dynamic_function_call', detail: 'callee computed from run-time input' });
+    if (dynamic && wanted.syntax.has('dynamic_function_call'))
+      this.fact({ kind: 'syntax', line, name: 'dynamic_function_call', detail: 'callee computed from run-time input' });
     if (names.length === 0) return;
-    this.facts.push({ kind: 'call', line, names, site: lazySite(() => makeCallSite({ node, scope, ops: this, args: this.argNodes(node) })) });
+    this.facts.push({
+      kind: 'call',
+      line,
+      names,
+      site: lazySite(() => makeCallSite({ node, scope, ops: this, args: this.argNodes(node) })),
+    });
     // A callback given by name is a call of that function.
     for (const name of names) {
       const at = CALLBACK_ARG[name];
@@ -347,11 +403,22 @@ class PhpAnalysis extends AnalysisBase implements ExprOps {
       if (!cb) continue;
       const values = this.evaluate(cb, scope);
       if (values.some(isDynamicMarker) && wanted.syntax.has('dynamic_function_call')) {
-        this.fact({ kind: 'syntax', line, name: 'dynamic_function_call', detail: `${name} callback computed from run-time input` });
+        this.fact({
+          kind: 'syntax',
+          line,
+          name: 'dynamic_function_call',
+          detail: `${name} callback computed from run-time input`,
+        });
       }
       const targets = this.callableNames(values);
       const rest = at === 0 ? args.slice(1) : [];
-      if (targets.length > 0) this.facts.push({ kind: 'call', line, names: targets, site: lazySite(() => makeCallSite({ node, scope, ops: this, args: rest })) });
+      if (targets.length > 0)
+        this.facts.push({
+          kind: 'call',
+          line,
+          names: targets,
+          site: lazySite(() => makeCallSite({ node, scope, ops: this, args: rest })),
+        });
     }
   }
 }

@@ -37,17 +37,54 @@ const FLOW_BUILTINS = new Set(['eval', 'exec', 'compile', 'execfile', '__import_
 
 /** Statement and expression kinds under which a binding may not have run. */
 const CONDITIONAL_TYPES = new Set([
-  'if_statement', 'elif_clause', 'else_clause', 'try_statement', 'except_clause', 'except_group_clause', 'finally_clause',
-  'for_statement', 'while_statement', 'match_statement', 'case_clause', 'conditional_expression', 'boolean_operator',
-  'list_comprehension', 'dictionary_comprehension', 'set_comprehension', 'generator_expression', 'decorated_definition',
+  'if_statement',
+  'elif_clause',
+  'else_clause',
+  'try_statement',
+  'except_clause',
+  'except_group_clause',
+  'finally_clause',
+  'for_statement',
+  'while_statement',
+  'match_statement',
+  'case_clause',
+  'conditional_expression',
+  'boolean_operator',
+  'list_comprehension',
+  'dictionary_comprehension',
+  'set_comprehension',
+  'generator_expression',
+  'decorated_definition',
 ]);
 const SCOPE_TYPES = new Set(['function_definition', 'class_definition', 'lambda', 'module']);
 
 /** Parents under which a name or dotted reference is a value handed over, not a callee. */
-const VALUE_CONTAINERS = new Set(['argument_list', 'keyword_argument', 'pair', 'list', 'tuple', 'set', 'return_statement', 'expression_list', 'yield']);
+const VALUE_CONTAINERS = new Set([
+  'argument_list',
+  'keyword_argument',
+  'pair',
+  'list',
+  'tuple',
+  'set',
+  'return_statement',
+  'expression_list',
+  'yield',
+]);
 
 /** Calls that only inspect a callable given to them (type tests, printing). */
-const INSPECTING_CALLS = new Set(['isinstance', 'issubclass', 'hasattr', 'callable', 'id', 'repr', 'str', 'type', 'print', 'inspect.getsource', 'inspect.signature']);
+const INSPECTING_CALLS = new Set([
+  'isinstance',
+  'issubclass',
+  'hasattr',
+  'callable',
+  'id',
+  'repr',
+  'str',
+  'type',
+  'print',
+  'inspect.getsource',
+  'inspect.signature',
+]);
 
 /** Where a name was bound, for the flow-order check of FLOW_BUILTINS. */
 interface BindSite {
@@ -57,16 +94,37 @@ interface BindSite {
   conditional: boolean;
 }
 
-const SPECIAL_WORDS = new Set(['getattr', '__import__', 'globals', 'vars', 'locals', 'sys', 'importlib', 'functools', '__builtins__', 'builtins']);
+const SPECIAL_WORDS = new Set([
+  'getattr',
+  '__import__',
+  'globals',
+  'vars',
+  'locals',
+  'sys',
+  'importlib',
+  'functools',
+  '__builtins__',
+  'builtins',
+]);
 
 // Everything below is found from the source text and verified on the tree only where it
 // matters: a full traversal of the tree costs more than the rest of the analysis together.
 const STATEMENT_KEYWORD = /(?:async[ \t]+)?(def|class|import|from|global|nonlocal|for|with|except)\b/y;
 const BLOCK_HEAD = /(?:if|elif|else|while|try|finally|with|for|except)\b[^\n:]*:(?=[ \t]*[^\s#])/y;
 const FOR_TARGET = /for[ \t]+([^\n]+?)[ \t]+in\b/y;
-const KEYWORD_TYPES = new Set(['function_definition', 'class_definition', 'lambda', 'import_statement', 'import_from_statement', 'future_import_statement', 'global_statement', 'nonlocal_statement']);
+const KEYWORD_TYPES = new Set([
+  'function_definition',
+  'class_definition',
+  'lambda',
+  'import_statement',
+  'import_from_statement',
+  'future_import_statement',
+  'global_statement',
+  'nonlocal_statement',
+]);
 // Assignment statements, tried at statement starts.
-const SIMPLE_ASSIGN = /([A-Za-z_]\w*)(?:[ \t]*\.[ \t]*([A-Za-z_]\w*))?[ \t]*(?::[^=\n]*?)?(?:=(?!=)|(?:[-+*/%&|^@]|\/\/|\*\*|>>|<<)=)/y;
+const SIMPLE_ASSIGN =
+  /([A-Za-z_]\w*)(?:[ \t]*\.[ \t]*([A-Za-z_]\w*))?[ \t]*(?::[^=\n]*?)?(?:=(?!=)|(?:[-+*/%&|^@]|\/\/|\*\*|>>|<<)=)/y;
 const TUPLE_ASSIGN = /[([]?[ \t]*([A-Za-z_]\w*(?:[ \t]*,[ \t]*\*?[A-Za-z_]\w*)+)[ \t]*,?[ \t]*[)\]]?[ \t]*=(?!=)/y;
 const CHAINED_TARGET = /^[ \t]*([A-Za-z_]\w*)[ \t]*=(?!=)/;
 const SELF_ATTR = /(?:self|cls)[ \t]*\.[ \t]*([A-Za-z_]\w*)/y;
@@ -160,7 +218,8 @@ function rhsWords(rhs: string): string[] {
     else if (c === ')' || c === ']' || c === '}') depth--;
     else if (depth === 0) {
       if (c === ',') head(i + 1);
-      else if (/[\s)]/.test(c) && /^(?:else|or|and)\b/.test(rhs.slice(i + 1, i + 5))) head(i + 1 + rhs.slice(i + 1).search(/\s|$/));
+      else if (/[\s)]/.test(c) && /^(?:else|or|and)\b/.test(rhs.slice(i + 1, i + 5)))
+        head(i + 1 + rhs.slice(i + 1).search(/\s|$/));
     }
   }
   return out;
@@ -244,7 +303,8 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
           if (f) loopTargets.push({ words: f[1].match(/[A-Za-z_]\w*/g) ?? [], offset: at });
         } else if (kw === 'with' || kw === 'except') {
           const lineEnd = src.indexOf('\n', at);
-          for (const a of src.slice(at, lineEnd < 0 ? src.length : lineEnd).matchAll(AS_TARGET)) loopTargets.push({ words: [a[1]], offset: at });
+          for (const a of src.slice(at, lineEnd < 0 ? src.length : lineEnd).matchAll(AS_TARGET))
+            loopTargets.push({ words: [a[1]], offset: at });
         } else keywordNode(at, kw.length);
         return;
       }
@@ -257,9 +317,11 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
       }
       TUPLE_ASSIGN.lastIndex = p;
       const t = TUPLE_ASSIGN.exec(src);
-      if (t) for (const w of t[1].match(/[A-Za-z_]\w*/g) ?? []) assignments.push({ name: w, offset: p + t[0].indexOf(w), rhsStart: p + t[0].length });
+      if (t)
+        for (const w of t[1].match(/[A-Za-z_]\w*/g) ?? [])
+          assignments.push({ name: w, offset: p + t[0].indexOf(w), rhsStart: p + t[0].length });
     };
-    for (let lineStart = 0; lineStart < src.length; ) {
+    for (let lineStart = 0; lineStart < src.length;) {
       let lineEnd = src.indexOf('\n', lineStart);
       if (lineEnd < 0) lineEnd = src.length;
       let p = lineStart;
@@ -267,7 +329,8 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
       if (p < lineEnd && src[p] !== '#') {
         statement(p);
         const line = src.slice(p, lineEnd);
-        if (line.includes(';')) for (let i = line.indexOf(';'); i >= 0; i = line.indexOf(';', i + 1)) statement(nextNonBlank(src, p + i + 1));
+        if (line.includes(';'))
+          for (let i = line.indexOf(';'); i >= 0; i = line.indexOf(';', i + 1)) statement(nextNonBlank(src, p + i + 1));
         BLOCK_HEAD.lastIndex = p;
         const head = BLOCK_HEAD.exec(src);
         if (head) statement(nextNonBlank(src, p + head[0].length));
@@ -285,7 +348,8 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
     const ranges: ScopeRange[] = [];
     for (const n of keywordNodes) {
       const t = v.type(n);
-      if (t === 'function_definition' || t === 'lambda') ranges.push({ start: n.startIndex, end: v.end(n), kind: 'function' });
+      if (t === 'function_definition' || t === 'lambda')
+        ranges.push({ start: n.startIndex, end: v.end(n), kind: 'function' });
       else if (t === 'class_definition') ranges.push({ start: n.startIndex, end: v.end(n), kind: 'class' });
     }
     this.buildScopes(ranges);
@@ -294,22 +358,30 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
       if (t === 'function_definition' || t === 'class_definition') {
         DEF_NAME.lastIndex = n.startIndex;
         const m = DEF_NAME.exec(src);
-        if (m) this.bind(this.scopes.outer(this.scopeOf(n)), m[1], null, OPAQUE, { at: n.startIndex, node: n, conditional: false });
+        if (m)
+          this.bind(this.scopes.outer(this.scopeOf(n)), m[1], null, OPAQUE, {
+            at: n.startIndex,
+            node: n,
+            conditional: false,
+          });
       }
       // Parameters are filed under every word of the header (a superset of their names).
-      if (t === 'function_definition' || t === 'lambda') for (const w of headerWords(src, n.startIndex, HEADER_END)) this.pendName(w, n);
+      if (t === 'function_definition' || t === 'lambda')
+        for (const w of headerWords(src, n.startIndex, HEADER_END)) this.pendName(w, n);
       else if (t !== 'class_definition') this.bindNode(n);
     }
     // Loop and `as` targets only ever hold opaque values: bound at once, by text.
     for (const l of loopTargets) {
-      for (const w of l.words) if (w !== 'in') this.bind(this.scopes.at(l.offset), w, null, OPAQUE, { at: l.offset, node: null, conditional: true });
+      for (const w of l.words)
+        if (w !== 'in')
+          this.bind(this.scopes.at(l.offset), w, null, OPAQUE, { at: l.offset, node: null, conditional: true });
     }
 
     // Assignments: filed by target name at their offset, inspected only when that name is looked up.
     const assigned: { name: string; words: string[] }[] = [];
     const target = (first: string, firstOffset: number, firstRhsStart: number) => {
       // `a = b = c = v`: each target in turn, iteratively (a chain may be thousands long).
-      for (let next: [string, number, number] | null = [first, firstOffset, firstRhsStart]; next !== null; ) {
+      for (let next: [string, number, number] | null = [first, firstOffset, firstRhsStart]; next !== null;) {
         const [name, offset, rhsStart]: [string, number, number] = next;
         next = null;
         this.pendValue(name, offset);
@@ -349,7 +421,8 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
         } else this.chainFrom(i, w.length, wanted, words);
       }
       if (words.lasts.size > 0) {
-        for (const m of src.matchAll(wordsRegExp([...words.lasts], '\\.[ \\t]*'))) this.climbFrom(m.index + m[0].length - m[1].length, m[1].length, wanted);
+        for (const m of src.matchAll(wordsRegExp([...words.lasts], '\\.[ \\t]*')))
+          this.climbFrom(m.index + m[0].length - m[1].length, m[1].length, wanted);
       }
     }
     this.nameFacts(wanted);
@@ -366,7 +439,7 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
     for (const [name, values] of this.importValues) {
       if (values.some((val) => relevant.has(val.split('.')[0]))) relevant.add(name);
     }
-    for (let changed = true; changed; ) {
+    for (let changed = true; changed;) {
       changed = false;
       for (const a of assigned) {
         if (!relevant.has(a.name) && a.words.some((w) => relevant.has(w))) {
@@ -406,7 +479,10 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
     const plain = plainCallee(src, pos);
     if (plain) {
       const scope = this.scopes.at(pos);
-      const names = [...this.resolveDotted(plain.parts, scope).filter(isRef), ...this.flowBuiltins(plain.parts, scope, pos)];
+      const names = [
+        ...this.resolveDotted(plain.parts, scope).filter(isRef),
+        ...this.flowBuiltins(plain.parts, scope, pos),
+      ];
       if (!names.some((n) => mayMatch(n, words))) return;
       const call = v.root.namedDescendantForIndex(pos, plain.paren + 1);
       if (!call || call.startIndex !== pos || v.type(call) !== 'call') return;
@@ -422,7 +498,10 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
     // Only a few shapes lead from a name that is not called directly to a call of it:
     // a subscript that is called (`h[k](x)`), or a parenthesised callee (`(f)(x)`, `(f if c else g)(x)`).
     const c = src[next];
-    if (chain && (c === ',' || c === ')' || c === ']' || c === '}' || c === '\n' || c === undefined || c === '#' || c === ';')) {
+    if (
+      chain &&
+      (c === ',' || c === ')' || c === ']' || c === '}' || c === '\n' || c === undefined || c === '#' || c === ';')
+    ) {
       const parts = dottedParts(chain[0]);
       const node = parts ? v.root.namedDescendantForIndex(pos, pos + chain[0].length - 1) : null;
       if (parts && node && node.startIndex === pos) this.referenceFact(node, parts, this.scopeOf(node));
@@ -597,7 +676,9 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
       const targets = v.named(left);
       const rt = right ? v.type(right) : '';
       const values = right && (rt === 'expression_list' || rt === 'tuple' || rt === 'list') ? v.args(right) : null;
-      targets.forEach((t, i) => this.bindTarget(t, values && values.length === targets.length ? values[i] : null, scope, statement));
+      targets.forEach((t, i) =>
+        this.bindTarget(t, values && values.length === targets.length ? values[i] : null, scope, statement),
+      );
     }
   }
 
@@ -658,7 +739,8 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
   /** Values of a dotted name `a.b.c` (`self.x` first through its file-wide binding). */
   private resolveDotted(parts: readonly string[], scope: Scope): Value[] {
     const selfKey = parts.length >= 2 && (parts[0] === 'self' || parts[0] === 'cls') ? `self.${parts[1]}` : null;
-    if (selfKey && this.boundSomewhere(selfKey)) return membersOf(this.lookupName(selfKey, this.scopes.root), parts.slice(2));
+    if (selfKey && this.boundSomewhere(selfKey))
+      return membersOf(this.lookupName(selfKey, this.scopes.root), parts.slice(2));
     const base = this.lookupName(parts[0], scope);
     return parts.length === 1 ? base : membersOf(base, parts.slice(1));
   }
@@ -707,7 +789,10 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
     if (owner && v.type(owner) === 'class_definition') return;
     const callee = owner && v.type(owner) === 'call' ? v.field(owner, 'function') : null;
     if (callee && INSPECTING_CALLS.has(v.text(callee))) return;
-    const names = [...this.resolveDotted(parts, scope).filter(isRef), ...this.flowBuiltins(parts, scope, node.startIndex)];
+    const names = [
+      ...this.resolveDotted(parts, scope).filter(isRef),
+      ...this.flowBuiltins(parts, scope, node.startIndex),
+    ];
     if (names.length > 0) this.facts.push({ kind: 'reference', line: v.line(node), names });
   }
 
@@ -824,7 +909,13 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
     return prefix.includes('r') ? body : unescapeLiteral(body);
   }
 
-  protected readonly arms: StringArms = { binary: 'binary_operator', concat: '+', format: '%', paren: 'parenthesized_expression', names: ['identifier'] };
+  protected readonly arms: StringArms = {
+    binary: 'binary_operator',
+    concat: '+',
+    format: '%',
+    paren: 'parenthesized_expression',
+    names: ['identifier'],
+  };
 
   protected ownConstant(node: Node, scope: Scope): string | null {
     const v = this.view;
@@ -917,7 +1008,8 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
     const v = this.view;
     const scope = this.scopeOf(node);
     let names: Value[];
-    if (plain) names = [...this.resolveDotted(plain, scope).filter(isRef), ...this.flowBuiltins(plain, scope, node.startIndex)];
+    if (plain)
+      names = [...this.resolveDotted(plain, scope).filter(isRef), ...this.flowBuiltins(plain, scope, node.startIndex)];
     else {
       const fn = v.field(node, 'function');
       if (!fn) return;

@@ -28,7 +28,19 @@ const STATEMENTS = new Set(['assignment', 'operator_assignment', 'return']);
 const SEND = new Set(['send', 'public_send', '__send__']);
 const METHOD_OBJECT_CALLS = new Set(['call', '()', '[]', '===', 'yield']);
 /** Private Kernel methods that `obj.send(:name)` reaches on any object. */
-const KERNEL_PRIVATE = new Set(['system', 'exec', 'spawn', '`', 'eval', 'open', 'fork', 'syscall', 'instance_eval', 'class_eval', 'binding']);
+const KERNEL_PRIVATE = new Set([
+  'system',
+  'exec',
+  'spawn',
+  '`',
+  'eval',
+  'open',
+  'fork',
+  'syscall',
+  'instance_eval',
+  'class_eval',
+  'binding',
+]);
 const SPECIAL_WORDS = new Set([...SEND, 'method', 'Kernel', 'Object', 'binding']);
 
 const TARGET = /(@{0,2}[A-Za-z_]\w*)\s*(?:=(?![=~>])|[-+*/%|&^]{1,2}=|\|\|=|&&=)/y;
@@ -56,7 +68,13 @@ class RubyAnalysis extends AnalysisBase implements ExprOps {
       const t = types[i];
       if (t === 'call') calls.push(n);
       else if (t === 'subshell') {
-        if (wanted.syntax.has('subshell')) this.fact({ kind: 'syntax', line: v.line(n), name: 'subshell', detail: src[n.startIndex] === '`' ? 'backticks' : '%x()' });
+        if (wanted.syntax.has('subshell'))
+          this.fact({
+            kind: 'syntax',
+            line: v.line(n),
+            name: 'subshell',
+            detail: src[n.startIndex] === '`' ? 'backticks' : '%x()',
+          });
       } else if (t === 'method') {
         const m = /def\s+([A-Za-z_]\w*[?!=]?)/y;
         m.lastIndex = n.startIndex;
@@ -170,7 +188,9 @@ class RubyAnalysis extends AnalysisBase implements ExprOps {
           if (!recv || KERNEL_PRIVATE.has(sym)) return [`&Kernel.${sym}`];
           return membersOf(this.evaluate(recv, scope), [sym]).map((b) => `&${b}`);
         }
-        return names.length > 0 ? names.map((n) => resultName(n, () => (args[0] ? this.constant(args[0], scope) : null))) : [OPAQUE];
+        return names.length > 0
+          ? names.map((n) => resultName(n, () => (args[0] ? this.constant(args[0], scope) : null)))
+          : [OPAQUE];
       }
       case 'parenthesized_statements': {
         const inner = v.args(node).at(-1);
@@ -214,7 +234,11 @@ class RubyAnalysis extends AnalysisBase implements ExprOps {
     const methodNode = v.field(node, 'method');
     const method = methodNode ? v.text(methodNode) : '()';
     const recv = v.field(node, 'receiver');
-    const recvValues = recv ? this.evaluate(recv, scope).filter((x) => isRef(x) || x === OPAQUE).map((x) => (x === OPAQUE ? '?' : x)) : null;
+    const recvValues = recv
+      ? this.evaluate(recv, scope)
+          .filter((x) => isRef(x) || x === OPAQUE)
+          .map((x) => (x === OPAQUE ? '?' : x))
+      : null;
     if (SEND.has(method)) {
       const args = this.argNodes(node);
       const sym = args[0] ? this.constant(args[0], scope) : null;

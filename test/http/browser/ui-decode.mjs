@@ -11,10 +11,22 @@ import { join } from 'node:path';
 const [codecUrl, uiUrl, workflowId, token, needle, waitArg] = process.argv.slice(2);
 const waitMs = Number(waitArg ?? 60_000);
 const profile = mkdtempSync(join(tmpdir(), 'svc-chromium-'));
-const chrome = spawn('chromium', [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-  '--disable-sync', '--no-first-run', `--user-data-dir=${profile}`, '--remote-debugging-port=0', 'about:blank',
-], { stdio: ['ignore', 'ignore', 'pipe'] });
+const chrome = spawn(
+  'chromium',
+  [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--no-first-run',
+    `--user-data-dir=${profile}`,
+    '--remote-debugging-port=0',
+    'about:blank',
+  ],
+  { stdio: ['ignore', 'ignore', 'pipe'] },
+);
 
 const finish = (out, code = 0) => {
   process.stdout.write(JSON.stringify(out) + '\n');
@@ -65,7 +77,8 @@ const { sessionId } = await send('Target.attachToTarget', { targetId, flatten: t
 const page = (method, params) => send(method, params, sessionId);
 await page('Page.enable');
 await page('Runtime.enable');
-const evaluate = async (expression) => (await page('Runtime.evaluate', { expression, awaitPromise: true, returnByValue: true })).result.value;
+const evaluate = async (expression) =>
+  (await page('Runtime.evaluate', { expression, awaitPromise: true, returnByValue: true })).result.value;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const waitFor = async (expression, ms) => {
   const end = Date.now() + ms;
@@ -83,14 +96,18 @@ if (token !== '-') {
   // The page's script (session.js, at the end of the body) must have run before the click, or the
   // form would submit natively: wait for the document to be complete.
   await waitFor(`document.readyState === 'complete' && !!document.getElementById('t')`, 30_000);
-  await evaluate(`document.getElementById('t').value = ${JSON.stringify(token)}; document.querySelector('#f button').click(); true`);
-  signedIn = (await waitFor(`document.getElementById('s') && document.getElementById('s').textContent`, 30_000)) ?? null;
+  await evaluate(
+    `document.getElementById('t').value = ${JSON.stringify(token)}; document.querySelector('#f button').click(); true`,
+  );
+  signedIn =
+    (await waitFor(`document.getElementById('s') && document.getElementById('s').textContent`, 30_000)) ?? null;
 }
 
 await page('Page.navigate', { url: `${uiUrl}/namespaces/default/workflows/${encodeURIComponent(workflowId)}` });
 // The SPA renders the history and asks the codec server to decode; wait for the needle (or give up).
 // Without a session, wait for the page to show the workflow first, then give the decode the same chance.
-if (token === '-') await waitFor(`document.body && document.body.innerText.includes(${JSON.stringify(workflowId)})`, waitMs);
+if (token === '-')
+  await waitFor(`document.body && document.body.innerText.includes(${JSON.stringify(workflowId)})`, waitMs);
 const found = await waitFor(`document.body && document.body.innerText.includes(${JSON.stringify(needle)})`, waitMs);
 const text = (await evaluate('document.body ? document.body.innerText : ""')) ?? '';
 finish({ signedIn, status: found ? 'found' : 'absent', text: text.slice(0, 20_000) });
