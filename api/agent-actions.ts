@@ -21,7 +21,7 @@ import {
   updateApproval,
   type ActionDoc,
   type ApprovalDoc,
-} from '../persistence/approvals.js';
+} from '../core/approvals-store.js';
 import type { AppDeps } from './deps.js';
 import { registry } from './metrics.js';
 

@@ -4,7 +4,7 @@
 import type { ServiceConfig } from '../core/config.js';
 import { attestedAdmission, verifyAttestationToken, type AttestationVerifyResult } from '../core/attestation.js';
 import { loadKeyRing, type AttestationKeyRing } from '../core/attestation-keys.js';
-import type { AttestationRecord } from '../persistence/proofs.js';
+import type { AttestationRecord } from '../core/proof-store.js';
 
 /** Contract: attestation verify 1000 per hour (per key, on top of the plan limit). */
 export const ATTESTATION_VERIFY_PER_HOUR = 1000;

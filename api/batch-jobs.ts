@@ -19,7 +19,7 @@ import {
   type BatchProgress,
   type BatchWorkflowInput,
 } from '../core/batch.js';
-import { BatchCapacityError, BatchJobStore, itemsOf, type BatchJobDoc } from '../persistence/batch.js';
+import { BatchCapacityError, BatchJobStore, itemsOf, type BatchJobDoc } from '../core/batch-store.js';
 import type { AuditContext } from '../core/engines.js';
 import { logger } from '../core/logger.js';
 import { HttpError } from './errors.js';

@@ -21,7 +21,7 @@ import {
   listApprovals,
   recordFeedItem,
   reportOutcome,
-} from '../../persistence/approvals.js';
+} from '../../core/approvals-store.js';
 import { HttpError, zodDetail } from '../errors.js';
 import { bodyObject } from '../middleware/body.js';
 import { principalOf, requireAdminKey } from '../middleware/auth.js';

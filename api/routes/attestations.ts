@@ -6,7 +6,7 @@ import {
   ATTESTATION_NOT_FOUND,
   attestationVerifyRequestSchema as verifySchema,
 } from '../../contract/attestation.js';
-import { findOrgAttestation } from '../../persistence/proofs.js';
+import { findOrgAttestation } from '../../core/proof-store.js';
 import { ATTESTATION_VERIFY_PER_HOUR, attestationKeyRing, attestationView, verifyToken } from '../attestations.js';
 import { attestedAdmission } from '../../core/attestation.js';
 import { HttpError } from '../errors.js';

@@ -1,7 +1,7 @@
 // /audit/*: the caller's organization's audit trail (JWT). docs/observability.md.
 import type Router from '@koa/router';
 import { auditLogView } from '../../core/audit-log.js';
-import { AuditLog } from '../../persistence/audit.js';
+import { AuditLog } from '../../core/audit-store.js';
 import { auditCsv } from '../../core/audit-csv.js';
 import { HttpError } from '../errors.js';
 import { principalOf, requireJwt } from '../middleware/auth.js';

@@ -12,7 +12,7 @@ import {
   renderStatusBadge,
   renderVerifiedBadge,
 } from '../../core/badges.js';
-import { findAttestation } from '../../persistence/proofs.js';
+import { findAttestation } from '../../core/proof-store.js';
 import type { AppDeps } from '../deps.js';
 import { verifyToken } from '../attestations.js';
 import { ATTESTATION_ID_PATTERN } from '../../contract/attestation.js';

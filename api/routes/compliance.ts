@@ -3,7 +3,7 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { auditLogView, type AuditLogDoc, type AuditLogView } from '../../core/audit-log.js';
-import { AuditLog } from '../../persistence/audit.js';
+import { AuditLog } from '../../core/audit-store.js';
 import { auditCsvStream } from '../../core/audit-csv.js';
 import { soc2Report, threatSummary, type ReportDeps } from '../../core/compliance-report.js';
 import type { Role } from '../../core/scopes.js';

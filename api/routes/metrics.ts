@@ -3,7 +3,7 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { auditLogView } from '../../core/audit-log.js';
-import { AuditLog } from '../../persistence/audit.js';
+import { AuditLog } from '../../core/audit-store.js';
 import { attestationsIssued, tenantBreakdown, verificationSummary } from '../../core/compliance-report.js';
 import { orgEventCounts } from '../../core/org-events.js';
 import type { ServiceConfig } from '../../core/config.js';

@@ -11,7 +11,10 @@ const SECRET = 's'.repeat(64);
 const proofs: unknown[] = [];
 const store = {
   proofs: { updateOne: async (...a: unknown[]) => void proofs.push(a) },
-  collection: () => ({ updateOne: async () => undefined }),
+  collection: () => ({
+    updateOne: async () => undefined,
+    insertMany: async (docs: unknown[]) => ({ insertedCount: docs.length }),
+  }),
 } as never;
 const pem = generateKeyPairSync('ec', { namedCurve: 'P-256' })
   .privateKey.export({ format: 'pem', type: 'pkcs8' })

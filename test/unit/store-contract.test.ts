@@ -43,7 +43,7 @@ describe('store contract check', () => {
           cmd: 'aggregate',
           coll: 'audit_logs',
           pipeline: [{ $match: { organization_id: 'string' } }, { $group: {} }],
-          site: 'core/compliance-report.ts:47',
+          site: 'persistence/audit.ts:47',
         },
       ]),
     );

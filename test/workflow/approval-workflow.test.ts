@@ -72,6 +72,14 @@ function memoryStore() {
           c.set(doc._id, structuredClone(doc));
           return { insertedId: doc._id };
         },
+        // The insert coalescer's unordered bulk (persistence/insert-coalescer.ts).
+        async insertMany(docs: Doc[]) {
+          for (const doc of docs) {
+            if (c.has(doc._id)) throw new MongoServerError({ message: 'E11000 duplicate key', code: 11000 } as any);
+            c.set(doc._id, structuredClone(doc));
+          }
+          return { insertedCount: docs.length };
+        },
         async findOne(filter: Doc) {
           const d = c.get(onlyId(filter));
           return d ? structuredClone(d) : null;

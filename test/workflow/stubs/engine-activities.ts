@@ -2,6 +2,7 @@
 // the verification workflow schedules. Stubs answer a VERIFIED result that echoes the input.
 import { PROOF_REF, type Defaults } from './scripted-activities.js';
 
+// natural_language is not here: its route starts providerVerifyWorkflow (provider-verify-workflow.test.ts).
 export const ENGINE_ACTIVITY_NAMES = {
   math: 'verifyMathActivity',
   logic: 'verifyLogicActivity',
@@ -13,7 +14,6 @@ export const ENGINE_ACTIVITY_NAMES = {
   stats: 'verifyStatsActivity',
   fact: 'verifyFactActivity',
   image: 'verifyImageActivity',
-  natural_language: 'finalizeNaturalLanguageActivity',
 } as const;
 
 export type StubEngine = keyof typeof ENGINE_ACTIVITY_NAMES;

@@ -1,0 +1,3 @@
+// The proofs family's store queries live in persistence/proofs.ts (issue 22); this facade is how api/
+// reaches them (api/ imports contract/, core/ and workflow types only: persistence/README.md).
+export * from '../persistence/proofs.js';
