@@ -9,7 +9,13 @@ import { startInProcessApp, type InProcessApp } from './harness.js';
 
 /** Served by the API but not contract rows: the API reference itself. */
 // /mcp speaks JSON-RPC (MCP), not the REST contract: its tools are the contract's rows (contract/mcp.ts, docs/mcp.md).
-const NOT_IN_CONTRACT = new Set(['post /mcp', 'get /openapi.json', 'get /docs', 'get /docs/assets/:file', 'get /docs/init.js']);
+const NOT_IN_CONTRACT = new Set([
+  'post /mcp',
+  'get /openapi.json',
+  'get /docs',
+  'get /docs/assets/:file',
+  'get /docs/init.js',
+]);
 
 let app: InProcessApp;
 beforeAll(async () => {
