@@ -10,6 +10,7 @@ import { Store } from '../core/store.js';
 import { generateApiKey, lookupDigest, maskApiKey, LIVE_PREFIX, inspectApiKey } from '../core/api-keys.js';
 import { DEFAULT_API_KEY_SCOPES, type Role, type Scope } from '../core/scopes.js';
 import { KeyCache } from '../core/key-cache.js';
+import { openChain } from './audit.js';
 
 export type Plan = 'free' | 'pro' | 'enterprise';
 
@@ -272,6 +273,8 @@ export class Accounts {
       await this.userDirectory.add(org._id, user._id);
       await this.users.insertOne(user);
       await this.orgs.insertOne(org);
+      // Its audit chain starts empty with a head: no first-append heal read (persistence/audit.ts openChain).
+      await openChain(this.store, org._id);
     } catch (err) {
       await this.users.deleteOne({ _id: user._id }).catch(() => undefined);
       await this.orgs.deleteOne({ _id: org._id }).catch(() => undefined);

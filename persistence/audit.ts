@@ -130,6 +130,28 @@ interface Pending {
   reject: (err: unknown) => void;
 }
 
+/**
+ * A new organization's empty chain: its head at position 0 and its empty roll-up, inserted at
+ * sign-up (persistence/accounts.ts), so that its first append finds a head and never takes the
+ * legacy heal's read of `audit_logs` by organization. Keys: audit_heads / audit_rollups `{_id: org}`
+ * (insert once; a duplicate means the chain exists already).
+ */
+export async function openChain(store: Store, orgId: string): Promise<void> {
+  const now = new Date();
+  for (const write of [
+    () =>
+      store.collection<AuditHeadDoc>('audit_heads').insertOne({ _id: orgId, seq: 0, head_hash: null, updated_at: now }),
+    () =>
+      store.collection<AuditRollupDoc>('audit_rollups').insertOne({ _id: orgId, ...emptyRollup(), updated_at: now }),
+  ]) {
+    try {
+      await write();
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+    }
+  }
+}
+
 export class AuditLog {
   constructor(private readonly store: Store) {}
 
