@@ -282,6 +282,10 @@ async function followBatch(
     job = answer.json as Record<string, unknown>;
     await report(job);
   }
+  // The SDK's client handles a notification on a later microtask but a response at once, and
+  // drops a request's progress handler with its response: a last notification that reaches it in
+  // the same chunk as the result is lost. A short pause sends them apart.
+  if (sent >= 0) await new Promise((r) => setTimeout(r, 50));
   return job;
 }
 

@@ -54,20 +54,28 @@ export async function runMcpProxy(o: McpProxyOptions): Promise<number> {
   local.setRequestHandler(ListToolsRequestSchema, (req, extra) =>
     remote.listTools(req.params, { signal: extra.signal }),
   );
-  local.setRequestHandler(CallToolRequestSchema, (req, extra) => {
+  local.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
     const token = req.params._meta?.progressToken;
-    return remote.request({ method: 'tools/call', params: req.params }, CallToolResultSchema, {
+    // Relayed notifications are written in order and before the result: the remote sends its
+    // last progress before its answer, and the local client must see it that way too.
+    let relayed = Promise.resolve();
+    const result = await remote.request({ method: 'tools/call', params: req.params }, CallToolResultSchema, {
       signal: extra.signal,
       timeout: CALL_TIMEOUT_MS,
       resetTimeoutOnProgress: true,
       onprogress:
         token === undefined
           ? undefined
-          : (p) =>
-              void extra
-                .sendNotification({ method: 'notifications/progress', params: { ...p, progressToken: token } })
-                .catch(() => undefined),
+          : (p) => {
+              relayed = relayed.then(() =>
+                extra
+                  .sendNotification({ method: 'notifications/progress', params: { ...p, progressToken: token } })
+                  .catch(() => undefined),
+              );
+            },
     });
+    await relayed;
+    return result;
   });
   const stdio = new StdioServerTransport();
   const ended = new Promise<void>((resolve) => {
