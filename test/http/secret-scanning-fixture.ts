@@ -120,6 +120,13 @@ export async function waitFor<T>(
   }
 }
 
+/**
+ * How soon after the 200 a key must be seen revoked: seconds (the revocation is a local activity
+ * run in the workflow's first task), not a retry back-off. Generous for a loaded CI machine;
+ * bench/leak-revocation.ts prints the latency itself.
+ */
+export const REVOKED_WITHIN_MS = 5000;
+
 /** Resolves with the time the key was first seen revoked. */
 export const revokedAt = (keyId: string, timeoutMs = 10_000) =>
   waitFor(
