@@ -458,7 +458,7 @@ describe('fail closed', () => {
     expect(r.status === 'ERROR' && r.error).toBe('Internal verification error');
     expect(r.status === 'ERROR' && r.reason).toBe('solver_timeout');
     expect(elapsed).toBeGreaterThanOrEqual(1_500);
-    expect(elapsed).toBeLessThan(2_500);
+    expect(elapsed).toBeLessThan(10_000); // the 2 s budget ended it; an unbounded solve runs into the test's 30 s time-out
   }, 30_000);
 });
 
@@ -517,7 +517,7 @@ describe('pool', () => {
       const elapsed = Date.now() - t0;
       expect(r).toMatchObject({ status: 'ERROR', error: 'Internal verification error', reason: 'deadline_exceeded' });
       expect(elapsed).toBeGreaterThanOrEqual(1_400);
-      expect(elapsed).toBeLessThan(2_500);
+      expect(elapsed).toBeLessThan(10_000); // the 1.5 s hard kill ended it, not Z3's 120 s budget
       expect(p.stats().totals.killed).toBe(1);
       const after = await solveLogic('(EQ x 41)', { pool: p });
       expect(expectSat(after).model).toEqual({ x: '41' });
@@ -538,24 +538,26 @@ describe('pool', () => {
     }
     const t0 = Date.now();
     const jobs = Array.from({ length: 20 }, (_, i) =>
-      (i === 0 ? solve(PATHOLOGICAL, 2_000) : solve(easy(i))).then((r) => ({ i, r, ms: Date.now() - t0 })),
+      (i === 0 ? solve(PATHOLOGICAL, 8_000) : solve(easy(i))).then((r) => ({ i, r, ms: Date.now() - t0 })),
     );
     const results = await Promise.all(jobs);
     const slow = results[0];
     expect(slow.r.status === 'ERROR' && slow.r.reason).toBe('solver_timeout');
-    expect(slow.ms).toBeGreaterThanOrEqual(1_500);
+    expect(slow.ms).toBeGreaterThanOrEqual(6_000); // Z3 gets the 8 s budget less its 1.5 s grace
     const easyDone = results.slice(1).map(({ i, r, ms }) => {
       expect(expectSat(r).model).toEqual({ x: String(i), y: String(2 * i), z: String(2 * i + 1) });
       return ms;
     });
     // The 19 easy solves run one after another on the free worker. None waits for the
     // pathological one: the first answers promptly and there is no gap between consecutive
-    // answers anywhere near the pathological query's 2 s (a single easy solve is ~10-100 ms).
+    // answers anywhere near the pathological query's 6.5 s (a single easy solve is ~10-100 ms;
+    // the bounds are under half of that, so a loaded machine's slower solves stay far below them).
     easyDone.sort((a, b) => a - b);
-    expect(easyDone[0]).toBeLessThan(1_000);
+    expect(easyDone[0]).toBeLessThan(3_000); // promptly, not after the 6.5 s pathological solve
     const gaps = easyDone.slice(1).map((ms, k) => ms - easyDone[k]);
-    expect(Math.max(...gaps)).toBeLessThan(1_000);
-    expect(easyDone[easyDone.length - 1]).toBeLessThan(19 * Math.max(...normal) + 1_500);
+    expect(Math.max(...gaps)).toBeLessThan(3_000); // no easy solve waited for the pathological one
+    // At their own pace, not after the pathological solve (waiting for it would add 6.5 s, twice this margin).
+    expect(easyDone[easyDone.length - 1]).toBeLessThan(19 * Math.max(...normal) + 3_000);
   }, 60_000);
 
   it('a job whose deadline passes in the queue fails without running', async () => {
