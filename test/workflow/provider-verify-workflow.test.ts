@@ -29,7 +29,8 @@ const nl = (provider: string, over: Partial<Input> = {}): Input =>
     input: { query: 'what is two plus two', provider },
     org_id: 'org_wf',
     timeout_ms: 3_000,
-    provider_timeout_ms: 800,
+    // Room for a loaded machine's activity round trip; the late-provider rows set 0.8 s.
+    provider_timeout_ms: 5_000,
     activity_mode: 'local',
     audit: null,
     ...over,
@@ -92,7 +93,7 @@ describe('providerVerifyWorkflow: natural language (workflow tier)', () => {
       const id = `provider-wf-nl-late-${provider}`;
       acts.script(id, 'translateNaturalLanguageActivity', { sleepMs: 10_000 });
       const t0 = Date.now();
-      await run(id, nl(provider));
+      await run(id, nl(provider, { provider_timeout_ms: 800 }));
       // The 0.8 s provider time-out ended the step, not the provider's 10 s answer.
       expect(Date.now() - t0).toBeLessThan(5_000);
       expect(acts.attempts(id, 'translateNaturalLanguageActivity')).toBe(1);
@@ -174,7 +175,7 @@ describe('providerVerifyWorkflow: logic (workflow tier)', () => {
   it('a late provider is ERROR provider_timeout after one attempt, and the solver does not run', async () => {
     const id = 'provider-wf-logic-late';
     acts.script(id, 'translateLogicActivity', { sleepMs: 2_000 });
-    expect(await run(id, logic())).toMatchObject({
+    expect(await run(id, logic({ provider_timeout_ms: 800 }))).toMatchObject({
       status: 'ERROR',
       reason: 'provider_timeout',
       message: 'The openai provider did not answer within 0.8 s.',
