@@ -6,6 +6,8 @@
 export const ENGINE_TIMEOUT_FAILURE = 'EngineTimeout';
 /** The engine failed on this input (its thread ran out of memory or crashed). Never retried. */
 export const DETERMINISTIC_ENGINE_FAILURE = 'DeterministicEngineError';
+/** providerVerifyWorkflow was started for an engine without a provider step (a caller's bug): the run fails at once. */
+export const NO_PROVIDER_STEP_FAILURE = 'NoProviderStep';
 /** The activity refused its input (it cannot become valid by retrying). */
 export const VALIDATION_FAILURE = 'ValidationError';
 /** The fact engine's provider did not answer within SVC_PROVIDER_TIMEOUT (batch items). */

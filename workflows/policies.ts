@@ -122,9 +122,16 @@ export function engineActivityOptions(timeoutMs: number, retry: RetryPolicy = RE
   };
 }
 
-/** The same budget as a local activity (no task queue, so no schedule-to-start). */
+/**
+ * The same budget as a local activity (no task queue, so no schedule-to-start). Schedule-to-close
+ * only: the worker's core runs each local time-out as its own timer, and with a start-to-close
+ * equal to the deadline a loaded worker could handle that one first, count it as a retryable
+ * attempt time-out and re-run the activity after the backoff (the schedule-to-close expiry,
+ * handled meanwhile, is dropped for an activity in backoff). A schedule-to-close time-out is
+ * final, so an activity past its deadline runs once; failed attempts are still retried within it.
+ */
 export function engineLocalActivityOptions(timeoutMs: number, retry: RetryPolicy = RETRY.engine): LocalActivityOptions {
-  return { startToCloseTimeout: timeoutMs, scheduleToCloseTimeout: timeoutMs, retry };
+  return { scheduleToCloseTimeout: timeoutMs, retry };
 }
 
 /** A provider call: one attempt under SVC_PROVIDER_TIMEOUT (normal for remote providers, local for the embedded one). */

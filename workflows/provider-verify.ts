@@ -5,6 +5,7 @@
 // audit append, as in verifyWorkflow.
 import {
   ActivityFailure,
+  ApplicationFailure,
   TimeoutFailure,
   proxyActivities,
   proxyLocalActivities,
@@ -15,6 +16,7 @@ import type { FinalizeInput, NaturalLanguageInput, TranslateOutcome } from '../a
 import type { LogicActivityResult } from '../activities/verify-logic.js';
 import type { LogicTranslateOutcome } from '../activities/verify-logic-nl.js';
 import type { VerifyWorkflowInput } from '../core/engines.js';
+import { NO_PROVIDER_STEP_FAILURE } from '../core/failure-types.js';
 import type { ProviderName } from '../core/providers-config.js';
 import {
   engineActivityOptions,
@@ -170,7 +172,13 @@ export async function providerVerifyWorkflow(req: ProviderWorkflowInput): Promis
       }
     }
   } else {
-    throw new Error(`engine ${req.engine} has no provider step`);
+    // A caller's bug, not a passing fault: fail the run at once (a plain Error would fail only
+    // the workflow task, retried until the run's time-out).
+    throw ApplicationFailure.create({
+      message: `engine ${req.engine} has no provider step`,
+      type: NO_PROVIDER_STEP_FAILURE,
+      nonRetryable: true,
+    });
   }
   if (req.org_id !== null) {
     await auditActivities.appendAuditActivity({

@@ -465,7 +465,7 @@ describe('202 then poll, and item time-outs (extra API: SVC_BATCH_WAIT_SECONDS=0
     });
     // The time-out counts from the item's start, and a late item is not retried.
     expect(done.items[1].latency_ms).toBeGreaterThanOrEqual(3000);
-    expect(done.items[1].latency_ms).toBeLessThan(4000);
+    expect(done.items[1].latency_ms).toBeLessThan(6000); // one 3 s time-out's worth (a loaded worker's timer fires late), not two
     expect(done.items[0].result.status).toBe('VERIFIED');
     expect(done.items[2].result.status).toBe('UNVERIFIABLE');
   }, 90_000);

@@ -429,8 +429,13 @@ describe('POST /verify/image', () => {
       expect(audit.length).toBeGreaterThan(0);
       expect(JSON.stringify(audit)).toContain('The image is a PNG');
       expect(JSON.stringify(audit)).not.toContain(img.red!.toString('base64').slice(0, 40));
-      await new Promise((r) => setTimeout(r, 500));
-      expect(await (await db()).collection('uploads').countDocuments({ sha256: sha(img.red!) })).toBe(0);
+      // Polled, not after a fixed sleep: the delete follows the answer, later on a loaded machine (kept: fails at 10 s).
+      await expect
+        .poll(async () => (await db()).collection('uploads').countDocuments({ sha256: sha(img.red!) }), {
+          timeout: 10_000,
+          interval: 100,
+        })
+        .toBe(0);
     });
   });
 

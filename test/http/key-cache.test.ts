@@ -49,7 +49,7 @@ describe('API-key cache across processes', () => {
     const first = await other('/verify/math');
     if (Date.now() - cachedAt < bound - 1000) expect(first.status).toBe(200);
     let refusedAfter = -1;
-    while (Date.now() - revokedAt < bound + 3000) {
+    while (Date.now() - revokedAt < bound + 10_000) {
       const res = await other('/verify/math');
       if (res.status === 401) {
         refusedAfter = Date.now() - revokedAt;
@@ -64,7 +64,9 @@ describe('API-key cache across processes', () => {
       await sleep(100);
     }
     expect(refusedAfter).toBeGreaterThanOrEqual(0);
-    expect(refusedAfter).toBeLessThanOrEqual(bound + 1000);
+    // Within the bound plus a loaded request's time (each try is a whole /verify/math); a cache
+    // that ignored its bound would serve the key to the end of the loop (bound + 10 s).
+    expect(refusedAfter).toBeLessThanOrEqual(bound + 3000);
     // And it stays refused.
     expect((await other('/verify/math')).status).toBe(401);
   }, 120_000);

@@ -464,7 +464,12 @@ describe('POST /mcp authentication, scopes and plan limits', () => {
       { token: 'eyJhbGciOiJFUzI1NiJ9.e30.sig' },
       { 'x-api-key': free.key },
     );
-    expect(rest.status).toBe(before + 1_000 < resetAt ? 429 : 200);
+    // Decided by the server's clock between `before` and `after`: refused while the window lasts,
+    // answered in the next one, either if the reset fell during the call (not a 1 s guess either way).
+    const after = Date.now();
+    if (after < resetAt) expect(rest.status).toBe(429);
+    else if (before >= resetAt) expect(rest.status).toBe(200);
+    else expect([200, 429]).toContain(rest.status);
     await client.close();
   });
 });
@@ -489,7 +494,8 @@ describe('batch over MCP (extra API: SVC_BATCH_WAIT_SECONDS=0, SVC_BATCH_ITEM_TI
     const { client } = await connect({ 'X-API-Key': t.key }, api.url);
     const started = Date.now();
     const r = (await client.callTool({ name: 'batch_submit', arguments: { items } })) as CallToolResult;
-    expect(Date.now() - started).toBeLessThan(2_500);
+    // The handle, not the job: its logic item alone takes the 3 s item time-out (`running` below says so by state).
+    expect(Date.now() - started).toBeLessThan(10_000);
     expect(r.isError, text(r)).toBeFalsy();
     const job = r.structuredContent as any;
     expect(job).toMatchObject({

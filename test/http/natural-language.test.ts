@@ -298,7 +298,8 @@ describe('POST /verify/natural_language through the openai and anthropic provide
       provider_used: 'openai',
     });
     expect(took).toBeGreaterThanOrEqual(TEST_PROVIDER_TIMEOUT_SECONDS * 1000 - 100);
-    expect(took).toBeLessThan(TEST_PROVIDER_TIMEOUT_SECONDS * 1000 + 4000);
+    // The 3 s provider time-out ended it, not the provider's answer (SLOW_ANSWER_MS, 20 s).
+    expect(took).toBeLessThan(TEST_PROVIDER_TIMEOUT_SECONDS * 1000 + 7000);
     // Called once: a provider time-out is never retried.
     expect(await providerCalls(openaiBase(), NL_QUERIES.slow)).toBe(1);
   }, 30_000);

@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 /** The test stack's provider time-out (SVC_PROVIDER_TIMEOUT): small, so the slow row is fast. */
 export const TEST_PROVIDER_TIMEOUT_SECONDS = 3;
 /** How long the slow scenario waits before answering (well past the time-out). */
-export const SLOW_ANSWER_MS = 8000;
+export const SLOW_ANSWER_MS = 20_000;
 /** The model name the test stack configures; the provider echoes it. */
 export const TEST_MODEL = 'svc-test-model';
 /** The API key the test stack configures (checked by this server, and by the suite's leak scan). */

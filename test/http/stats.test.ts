@@ -240,9 +240,11 @@ describe('POST /verify/stats', () => {
   it('removes the stored upload after answering, and audits the request', async () => {
     const res = await stats(CSV, 'sum(price)');
     expect(res.status).toBe(200);
-    await new Promise((r) => setTimeout(r, 300));
     const store = await db();
-    expect(await store.collection('uploads').countDocuments({ org_id: t.orgId })).toBe(0);
+    // Polled, not after a fixed sleep: the delete follows the answer, later on a loaded machine (kept: fails at 10 s).
+    await expect
+      .poll(() => store.collection('uploads').countDocuments({ org_id: t.orgId }), { timeout: 10_000, interval: 100 })
+      .toBe(0);
     const wf = (res.headers as Headers).get('x-workflow-id');
     const entries = await store.collection('audit_logs').find({ organization_id: t.orgId }).toArray();
     const entry = entries.find((e: any) => e.result?.workflow_id === wf);

@@ -8,6 +8,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure, TimeoutFailure } from '@temporalio/common';
 import { ENGINES } from '../../core/engines.js';
 import { ENGINE_TIMEOUT_FAILURE } from '../../core/engine-failures.js';
+import { NO_PROVIDER_STEP_FAILURE } from '../../core/failure-types.js';
 import { MISSING_KEY, INVALID_KEY } from '../../api/middleware/auth.js';
 import { BACKEND_UNAVAILABLE, VERIFICATION_INCOMPLETE } from '../../api/temporal.js';
 import { startInProcessApp, send, type InProcessApp } from './harness.js';
@@ -166,6 +167,16 @@ describe.each(ROUTES)('$path: one workflow per request, as the registry says', (
           'failed',
           ApplicationFailure.create({ type: 'StoreUnavailable', message: 'x' }),
           'RETRY_POLICY_NOT_SET',
+        ),
+        'result',
+        VERIFICATION_INCOMPLETE,
+      ],
+      [
+        // A workflow's own typed failure (e.g. providerVerifyWorkflow for an engine without a provider step).
+        new WorkflowFailedError(
+          'failed',
+          ApplicationFailure.create({ type: NO_PROVIDER_STEP_FAILURE, message: 'engine math has no provider step' }),
+          'NON_RETRYABLE_FAILURE',
         ),
         'result',
         VERIFICATION_INCOMPLETE,

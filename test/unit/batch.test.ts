@@ -65,13 +65,16 @@ describe('itemViews', () => {
 
 describe('runBatchItem', () => {
   it('returns the result with the time it took', async () => {
-    const r = await runBatchItem({ timeout_ms: 1000 }, async () => {
+    const t0 = performance.now();
+    const r = await runBatchItem({ timeout_ms: 30_000 }, async () => {
       await new Promise((res) => setTimeout(res, 30));
       return { status: 'UNSAT' };
     });
+    const outside = performance.now() - t0;
     expect(r.result).toEqual({ status: 'UNSAT' });
     expect(r.latency_ms).toBeGreaterThanOrEqual(25);
-    expect(r.latency_ms).toBeLessThan(1000);
+    // The time the item took (at most what the caller measured around it), not its time-out or another unit.
+    expect(r.latency_ms).toBeLessThanOrEqual(outside + 0.01);
   });
 
   it('fails a late item with a final (non-retryable) BatchItemTimeout carrying the elapsed time', async () => {

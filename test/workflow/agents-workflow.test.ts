@@ -188,7 +188,7 @@ describe('agentWorkflow: failures, retries and deadlines (workflow tier)', () =>
 
   it('an engine past its deadline (engine_timeouts_ms) fails the run after one attempt, with no audit entry', async () => {
     const id = 'agent-wf-engine-late';
-    acts.script(id, 'verifyMathActivity', { sleepMs: 2_500 });
+    acts.script(id, 'verifyMathActivity', { sleepMs: 10_000 });
     const t0 = Date.now();
     expect(
       await failureOf(
@@ -198,7 +198,7 @@ describe('agentWorkflow: failures, retries and deadlines (workflow tier)', () =>
       activityType: 'verifyMathActivity',
       timeout: true,
     });
-    expect(Date.now() - t0).toBeLessThan(2_400);
+    expect(Date.now() - t0).toBeLessThan(5_000); // the 0.8 s deadline ended it, not the engine's 10 s answer
     expect(acts.attempts(id, 'verifyMathActivity')).toBe(1);
     expect(sequence(id)).not.toContain('appendAuditActivity');
   });

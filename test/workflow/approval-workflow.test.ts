@@ -241,7 +241,8 @@ const auditsOf = (workflowId: string) => audits.filter((a) => a.workflow_id === 
 
 describe('approvalWorkflow (workflow tier)', () => {
   it('approve: settled approved with the decider, an ADMIT attestation (never VERIFIED), one audit entry, one feed item; the outcome reported in time is not flagged', async () => {
-    const p = await park(30_000, 1500);
+    // The outcome window (4 s) only has to outlast this test's own steps up to the report, however loaded the machine.
+    const p = await park(30_000, 4000);
     await decide(p, 'approve');
     const d = await settled(p.seq);
     expect(d).toMatchObject({
@@ -347,7 +348,8 @@ describe('approvalWorkflow (workflow tier)', () => {
   }, 60_000);
 
   it('a signal without a recorded decision decides nothing: the approval stays pending, then expires', async () => {
-    const p = await park(2000);
+    // 5 s: still pending when looked at, however long the start and the signal take on a loaded machine.
+    const p = await park(5000);
     await p.handle.signal(DECISION_SIGNAL, { nonce: 'forged' });
     await sleep(700);
     expect((await getApproval(mem.store, AGENT, p.seq))!.state).toBe('pending');
@@ -355,7 +357,8 @@ describe('approvalWorkflow (workflow tier)', () => {
   }, 60_000);
 
   it('a decision recorded whose signal was lost stands at the time-out (the time-out does not overwrite it)', async () => {
-    const p = await park(1500, 300);
+    // The decision and the outcome report must land before the time-out (4 s, room for a loaded machine) plus 300 ms.
+    const p = await park(4000, 300);
     await decide(p, 'approve', 'usr_owner', false);
     await reportOutcome(mem.store, AGENT, p.actionId, 'succeeded', null);
     expect(await p.handle.result()).toMatchObject({ state: 'approved', outcome: 'reported' });
@@ -406,7 +409,7 @@ describe('actionOutcomeWorkflow (workflow tier)', () => {
 
   it('an outcome reported in time: not flagged, nothing counted', async () => {
     const before = await overdueCount(mem.store);
-    const a = await admitted(1000);
+    const a = await admitted(4000); // "in time" must hold on a loaded machine: the report follows the start at once
     expect(await reportOutcome(mem.store, AGENT, a.actionId, 'failed', 'smtp said no')).toBe('reported');
     expect(await reportOutcome(mem.store, AGENT, a.actionId, 'succeeded', null)).toBe('already_reported');
     expect(await a.handle.result()).toEqual({ action_id: a.actionId, outcome: 'reported' });

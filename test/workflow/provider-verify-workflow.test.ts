@@ -5,6 +5,7 @@
 // instead of a failed run, a blocked translation that never reaches the solver, the solver's
 // deadline (ERROR solver_timeout, audited) and retries, and the audit append after either.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NO_PROVIDER_STEP_FAILURE } from '../../core/failure-types.js';
 import { providerVerifyWorkflow } from '../../workflows/provider-verify.js';
 import { failureOf, startWorkflowTier, type WorkflowTier } from './harness.js';
 import { ScriptedActivities, appendAuditDefault, PROOF_REF } from './stubs/scripted-activities.js';
@@ -28,7 +29,8 @@ const nl = (provider: string, over: Partial<Input> = {}): Input =>
     input: { query: 'what is two plus two', provider },
     org_id: 'org_wf',
     timeout_ms: 3_000,
-    provider_timeout_ms: 800,
+    // Room for a loaded machine's activity round trip; the late-provider rows set 0.8 s.
+    provider_timeout_ms: 5_000,
     activity_mode: 'local',
     audit: null,
     ...over,
@@ -89,10 +91,11 @@ describe('providerVerifyWorkflow: natural language (workflow tier)', () => {
     '%s: a provider past its time-out is one attempt, and finalize gets ERROR provider_timeout',
     async (provider) => {
       const id = `provider-wf-nl-late-${provider}`;
-      acts.script(id, 'translateNaturalLanguageActivity', { sleepMs: 2_000 });
+      acts.script(id, 'translateNaturalLanguageActivity', { sleepMs: 10_000 });
       const t0 = Date.now();
-      await run(id, nl(provider));
-      expect(Date.now() - t0).toBeLessThan(1_900);
+      await run(id, nl(provider, { provider_timeout_ms: 800 }));
+      // The 0.8 s provider time-out ended the step, not the provider's 10 s answer.
+      expect(Date.now() - t0).toBeLessThan(5_000);
       expect(acts.attempts(id, 'translateNaturalLanguageActivity')).toBe(1);
       expect(
         (acts.log.of(id, 'finalizeNaturalLanguageActivity')[0]!.input as { input: { outcome: unknown } }).input.outcome,
@@ -172,7 +175,7 @@ describe('providerVerifyWorkflow: logic (workflow tier)', () => {
   it('a late provider is ERROR provider_timeout after one attempt, and the solver does not run', async () => {
     const id = 'provider-wf-logic-late';
     acts.script(id, 'translateLogicActivity', { sleepMs: 2_000 });
-    expect(await run(id, logic())).toMatchObject({
+    expect(await run(id, logic({ provider_timeout_ms: 800 }))).toMatchObject({
       status: 'ERROR',
       reason: 'provider_timeout',
       message: 'The openai provider did not answer within 0.8 s.',
@@ -216,9 +219,23 @@ describe('providerVerifyWorkflow: logic (workflow tier)', () => {
     expect(acts.attempts(final, 'verifyLogicActivity')).toBe(1);
   });
 
-  it('an engine without a provider step never produces a result', async () => {
+  it('an engine without a provider step fails the run at once with a NoProviderStep failure, no activity run', async () => {
     const id = 'provider-wf-no-provider-step';
-    await expect(run(id, nl('openai', { engine: 'math' }), { workflowExecutionTimeout: '3 s' })).rejects.toThrow();
+    // The run's 30 s time-out is the alternative: a plain Error would fail the workflow task, retried until then.
+    const handle = await tier.client.workflow.start(providerVerifyWorkflow, {
+      args: [nl('openai', { engine: 'math' })],
+      taskQueue: tier.taskQueue,
+      workflowId: id,
+      workflowExecutionTimeout: '30 s',
+    });
+    expect(await failureOf(handle.result())).toEqual({
+      activityType: null,
+      timeout: false,
+      type: NO_PROVIDER_STEP_FAILURE,
+      message: 'engine math has no provider step',
+    });
+    const history = await handle.fetchHistory();
+    expect(history.events?.filter((e) => e.workflowTaskFailedEventAttributes)).toEqual([]);
     expect(acts.log.of(id)).toEqual([]);
   });
 });
