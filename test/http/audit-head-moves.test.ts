@@ -123,17 +123,13 @@ describe('audit head moves by insert-once', () => {
     for (let i = 0; i < 3; i++) await append(writer, t.orgId, i);
     const entries = await chain(t.orgId);
     // A move from position 3 of another chain state (a head at 3 with another hash).
-    await (
-      await db()
-    )
-      .collection('audit_head_moves')
-      .insertOne({
-        _id: `${t.orgId}@3@${'f'.repeat(64)}` as never,
-        from_hash: 'f'.repeat(64),
-        seq: 9,
-        head_hash: 'e'.repeat(64),
-        at: new Date(),
-      });
+    await (await db()).collection('audit_head_moves').insertOne({
+      _id: `${t.orgId}@3@${'f'.repeat(64)}` as never,
+      from_hash: 'f'.repeat(64),
+      seq: 9,
+      head_hash: 'e'.repeat(64),
+      at: new Date(),
+    });
     expect(await process_().currentHead(t.orgId)).toMatchObject({ seq: 3, head_hash: entries[2]!.entry_hash });
     const r = await append(process_(), t.orgId, 3);
     expect(r.doc.seq).toBe(4);
