@@ -7,8 +7,17 @@
 // no multi-document transactions (FerretDB), so the chain is kept linear with two
 // single-document primitives:
 //   - `audit_logs` has a unique index on (organization_id, seq): at most one entry per position;
-//   - `audit_heads` holds one document per organization, `{_id: org, seq, head_hash}`,
-//     advanced only by compare-and-swap on `seq` (the genesis head is an insert, guarded by `_id`).
+//   - the head moves by insert-once: moving the head from position n (hash h) to m inserts
+//     `audit_head_moves {_id: org@n@h, seq: m, head_hash}`, so at most one writer ever moves it
+//     from n (the compare-and-swap, by `_id` alone: FerretDB/SQLite answered the former
+//     `updateOne({_id, seq})` by scanning every head). `audit_heads {_id: org, seq, head_hash}`
+//     (one per organization; the genesis head is an insert, guarded by `_id`) is then `$set` by
+//     `_id` to the new head, not at every move but as the roll-up is (every 8 entries or second,
+//     and once appends pause): a copy that may lag the moves (also after a crash between the
+//     two writes, or a slower writer's `$set` landing late), so the head is that document plus
+//     the moves that follow it (readHead, `head()`: one point lookup when it is current), and a
+//     writer that finds a move past the head it wrote writes it again (publishHead): once
+//     appends stop, the document is the head.
 // A writer reads the head (n, h), builds its entries with previous_hash h (then each other's
 // hash), inserts them at seq n+1.. with one ordered insertMany, then moves the head from n to the
 // last one. A racing writer's insert at n+1 fails on
@@ -16,8 +25,8 @@
 // two steps never wedges the chain) and retries with backoff. Entry ids are chosen by the caller
 // and derived from the workflow id, so an activity retry finds its own entry.
 //
-// The verdict roll-up follows the head: whoever moves the head from n to m (its CAS on `seq`
-// makes it the single writer of that transition) stores the roll-up of 1..m = the roll-up of n
+// The verdict roll-up follows the head: whoever moves the head from n to m (its insert of the
+// move from n makes it the single writer of that transition) stores the roll-up of 1..m = the roll-up of n
 // (cached, or read and caught up by position) plus the entries n+1..m, with a plain `$set` by
 // `_id`. Nothing is `$inc`ed (FerretDB runs `$inc` as read-modify-write and loses concurrent
 // increments): a stored roll-up is always exactly the counts of 1..its seq. At worst it is
@@ -71,6 +80,8 @@ const ROLLUP_CATCH_UP = 200;
  */
 const ROLLUP_STORE_EVERY = 8;
 const ROLLUP_STORE_MS = 1000;
+/** A head moved but not yet written to its document is written this long after appends pause. */
+const HEAD_PUBLISH_IDLE_MS = 200;
 
 async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const out = new Array<R>(items.length);
@@ -108,6 +119,22 @@ const isDuplicateKey = (err: unknown) => err instanceof MongoServerError && err.
 
 /** Most entries written by one insertMany. */
 const MAX_BATCH = 100;
+
+/**
+ * One move of an organization's head, `audit_head_moves {_id: org@from@from_hash}` (growing: at
+ * most one per entry; written once, read by `_id` only). The hash in the key ties it to the head
+ * it moved from, so a move left over from a head that was deleted and rebuilt (a legacy heal) is
+ * never followed and never blocks a move from the rebuilt head.
+ */
+interface HeadMoveDoc {
+  _id: string;
+  from_hash: string | null;
+  seq: number;
+  head_hash: string;
+  at: Date;
+}
+
+const moveKey = (orgId: string, from: Pick<Head, 'seq' | 'hash'>) => `${orgId}@${from.seq}@${from.hash ?? '-'}`;
 
 interface Head {
   seq: number;
@@ -172,6 +199,10 @@ export class AuditLog {
     return this.store.collection<AuditRollupDoc>('audit_rollups');
   }
 
+  get moves(): Collection<HeadMoveDoc> {
+    return this.store.collection<HeadMoveDoc>('audit_head_moves');
+  }
+
   /** Last head this process wrote or read, per organization: saves a read per batch (a stale one only costs a retry). */
   private readonly knownHeads = new Map<string, Head>();
   /** Appends waiting for their organization's flusher. */
@@ -181,6 +212,10 @@ export class AuditLog {
   private readonly storedRollups = new Map<string, { seq: number; at: number }>();
   /** Roll-up rebuilds running in the background (one per organization and process). */
   private readonly rebuilding = new Set<string>();
+  /** The head this process last wrote to the organization's head document. */
+  private readonly publishedHeads = new Map<string, { seq: number; at: number }>();
+  /** Heads moved by this process and not yet written to their document, with the timer that writes them. */
+  private readonly unpublished = new Map<string, { head: Head; timer: NodeJS.Timeout }>();
 
   /**
    * Appends an entry to its organization's chain under the id `logId`. Rejects with
@@ -235,11 +270,91 @@ export class AuditLog {
     }
   }
 
-  // audit_heads by `_id` (bounded: one per organization).
+  // audit_heads by `_id` (bounded: one per organization), then the moves after it.
   private async readHead(orgId: string): Promise<Head> {
     const head = await this.heads.findOne({ _id: orgId });
     if (!head) return { seq: 0, hash: null, rollup: emptyRollup(), exists: false };
-    return { seq: head.seq, hash: head.head_hash ?? null, rollup: null, exists: true };
+    return this.followMoves(orgId, { seq: head.seq, hash: head.head_hash ?? null, rollup: null, exists: true });
+  }
+
+  /** The head after every move recorded from `head` on (one point lookup, plus one per move the head document lags). */
+  private async followMoves(orgId: string, head: Head): Promise<Head> {
+    let cur = head;
+    for (;;) {
+      // audit_head_moves by `_id` (org@seq@hash).
+      const move = await this.moves.findOne({ _id: moveKey(orgId, cur) });
+      if (!move || move.from_hash !== cur.hash || !(move.seq > cur.seq)) return cur;
+      cur = { seq: move.seq, hash: move.head_hash, rollup: null, exists: true };
+    }
+  }
+
+  /** The organization's head document brought up to the moves that follow it (null: no head yet). */
+  async currentHead(orgId: string): Promise<AuditHeadDoc | null> {
+    // audit_heads by `_id` (bounded: one per organization).
+    const doc = await this.heads.findOne({ _id: orgId });
+    if (!doc) return null;
+    const head = await this.followMoves(orgId, {
+      seq: doc.seq,
+      hash: doc.head_hash ?? null,
+      rollup: null,
+      exists: true,
+    });
+    return head.seq === doc.seq ? doc : { ...doc, seq: head.seq, head_hash: head.hash };
+  }
+
+  /**
+   * After this process moved the head: writes the head document when it is 8 entries or a second
+   * behind what this process wrote last, else once appends pause (a timer): a reader follows the
+   * few moves in between.
+   */
+  private async maybePublishHead(orgId: string, head: Head): Promise<void> {
+    const last = this.publishedHeads.get(orgId);
+    const now = Date.now();
+    if (!last || head.seq - last.seq >= ROLLUP_STORE_EVERY || now - last.at >= ROLLUP_STORE_MS) {
+      await this.publishHead(orgId, head).catch((err: Error) =>
+        log.warn('audit head document not written', { org_id: orgId, error: err.message }),
+      );
+      return;
+    }
+    const pending = this.unpublished.get(orgId);
+    if (pending) clearTimeout(pending.timer);
+    const timer = setTimeout(() => {
+      const p = this.unpublished.get(orgId);
+      if (p?.timer !== timer) return;
+      this.unpublished.delete(orgId);
+      // A cache write after the appends paused: a failure only leaves readers a few more moves to follow.
+      this.publishHead(orgId, p.head).catch((err: Error) =>
+        log.warn('audit head document not written', { org_id: orgId, error: err.message }),
+      );
+    }, HEAD_PUBLISH_IDLE_MS);
+    timer.unref();
+    this.unpublished.set(orgId, { head, timer });
+  }
+
+  /**
+   * Writes the head document after this writer moved the head to `head`, and again while a move
+   * from the position it wrote exists (another writer moved on, and this write may have landed
+   * after that writer's): the last write to land is then one that saw no further move, so once
+   * appends stop the document is the head.
+   */
+  private async publishHead(orgId: string, head: Head): Promise<void> {
+    const pending = this.unpublished.get(orgId);
+    if (pending && pending.head.seq <= head.seq) {
+      clearTimeout(pending.timer);
+      this.unpublished.delete(orgId);
+    }
+    this.publishedHeads.set(orgId, { seq: head.seq, at: Date.now() });
+    let cur = head;
+    for (;;) {
+      // audit_heads `$set` by `_id` (bounded: one per organization).
+      await this.heads.updateOne(
+        { _id: orgId },
+        { $set: { seq: cur.seq, head_hash: cur.hash, updated_at: new Date() } },
+      );
+      const next = await this.followMoves(orgId, cur);
+      if (next.seq === cur.seq) return;
+      cur = next;
+    }
   }
 
   /** Writes `items` as consecutive entries; settles every item (resolve or reject). Throws only on store errors. */
@@ -283,7 +398,8 @@ export class AuditLog {
           .forEach((item, i) =>
             item.resolve({ doc: docs[i] as AuditLogDoc, attempts: item.attempts, existing: false }),
           );
-        // The verdicts are out; the roll-up (a cache) follows before this organization's next batch.
+        // The verdicts are out; the head document and the roll-up (caches) follow before this organization's next batch.
+        if (moved.from?.exists) await this.maybePublishHead(orgId, head);
         if (moved.from) head.rollup = await this.storeRollupAfter(orgId, moved.from, moved.entries);
       }
       if (inserted === docs.length) return;
@@ -344,8 +460,19 @@ export class AuditLog {
           if (!isDuplicateKey(err)) throw err;
         }
       } else {
-        // audit_heads CAS `{_id, seq}`: a scan of the bounded heads collection on FerretDB/SQLite (small documents).
-        moved = (await this.heads.updateOne({ _id: orgId, seq: cur.seq }, { $set: set })).modifiedCount === 1;
+        try {
+          // audit_head_moves: insert by `_id` (org@from@hash): one move from each head, the compare-and-swap.
+          await this.moves.insertOne({
+            _id: moveKey(orgId, cur),
+            from_hash: cur.hash,
+            seq: last.seq,
+            head_hash: last.entry_hash,
+            at: set.updated_at,
+          });
+          moved = true;
+        } catch (err) {
+          if (!isDuplicateKey(err)) throw err;
+        }
       }
       if (moved)
         return { head: { seq: last.seq, hash: last.entry_hash, rollup: null, exists: true }, from: cur, entries: rest };
@@ -401,6 +528,7 @@ export class AuditLog {
     const next = await this.entryAt(orgId, n + 1);
     if (!next) return;
     const moved = await this.advanceHead(orgId, head, [next]);
+    if (moved.from?.exists) await this.maybePublishHead(orgId, moved.head);
     if (moved.from) await this.storeRollupAfter(orgId, moved.from, moved.entries);
   }
 
@@ -480,13 +608,10 @@ export class AuditLog {
    * entries, or entries written before heads existed: those are indexed once (healLegacyChain).
    */
   private async headOf(orgId: string): Promise<AuditHeadDoc> {
-    // audit_heads by `_id` (bounded: one per organization).
-    const head = await this.heads.findOne({ _id: orgId });
+    const head = await this.currentHead(orgId);
     if (head) return head;
     await this.healLegacyChain(orgId);
-    return (
-      (await this.heads.findOne({ _id: orgId })) ?? { _id: orgId, seq: 0, head_hash: null, updated_at: new Date() }
-    );
+    return (await this.currentHead(orgId)) ?? { _id: orgId, seq: 0, head_hash: null, updated_at: new Date() };
   }
 
   /**
@@ -608,8 +733,7 @@ export class AuditLog {
   async integrity(orgId: string, window: number, secret: string | undefined): Promise<ChainIntegrity> {
     const docs = await this.list(orgId, { limit: window + 1 });
     docs.reverse();
-    // audit_heads by `_id`.
-    const head = await this.heads.findOne({ _id: orgId });
+    const head = await this.currentHead(orgId);
     // The oldest loaded entry only serves as the predecessor of the next one (unless it is the genesis).
     const first = docs.length > window ? 1 : 0;
     let invalid = 0;
@@ -657,9 +781,16 @@ export class AuditLog {
    */
   async allRollups(): Promise<Array<{ orgId: string; seq: number; rollup: AuditRollup | null }>> {
     // audit_heads and audit_rollups, all documents: bounded (one per organization each).
-    const [heads, rollups] = await Promise.all([this.heads.find({}).toArray(), this.rollups.find({}).toArray()]);
+    const [docs, rollups] = await Promise.all([this.heads.find({}).toArray(), this.rollups.find({}).toArray()]);
     const byOrg = new Map(rollups.map((r) => [r._id, asRollup(r)] as const));
-    return mapLimit(heads, LOOKUP_PARALLELISM, async (h) => {
+    return mapLimit(docs, LOOKUP_PARALLELISM, async (doc) => {
+      const moved = await this.followMoves(doc._id, {
+        seq: doc.seq,
+        hash: doc.head_hash ?? null,
+        rollup: null,
+        exists: true,
+      });
+      const h = { _id: doc._id, seq: moved.seq };
       const stored = byOrg.get(h._id) ?? (h.seq === 0 ? emptyRollup() : null);
       if (stored?.seq === h.seq) return { orgId: h._id, seq: h.seq, rollup: stored };
       if (stored && stored.seq < h.seq && h.seq - stored.seq <= ROLLUP_CATCH_UP)

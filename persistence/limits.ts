@@ -6,8 +6,27 @@
 // authentication), one document per organization, kind and UTC day, updated with an atomic
 // $inc so every API process contributes. They feed the threat summary; they hold counts only
 // (no paths, keys or request data).
-import type { Collection } from 'mongodb';
+import { MongoServerError, type Collection } from 'mongodb';
 import { Store } from '../core/store.js';
+
+/**
+ * Runs an `$inc` upsert by `_id`, again when it answers E11000. Two upserts of a new `_id` racing
+ * each other can both find no document and both insert; the loser's insert fails on the `_id`
+ * index (FerretDB always; MongoDB retries some such upserts itself, not all). By then the document
+ * exists, so the retry is an update of it: the request gets its count, never a 5xx from the race.
+ * (FerretDB 1.x also runs `$inc` as read-modify-write, so concurrent hits of one window can be
+ * counted once: 16 racing first hits counted 2–15 in test/http/rate-counter-race.test.ts; exact
+ * counts under concurrency need insert-once tickets, docs/store-access.md.)
+ */
+export async function upsertById<T>(op: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await op();
+    } catch (err) {
+      if (!(err instanceof MongoServerError && err.code === 11000) || attempt >= 3) throw err;
+    }
+  }
+}
 
 export type OrgEventKind = 'rate_limited' | 'forbidden';
 export const ORG_EVENT_KINDS: readonly OrgEventKind[] = ['rate_limited', 'forbidden'];
@@ -29,10 +48,12 @@ function events(store: Store): Collection<OrgEventDoc> {
 /** `org_events {_id: org:kind:day}` `$inc` upsert. */
 export async function recordOrgEvent(store: Store, orgId: string, kind: OrgEventKind, now = new Date()): Promise<void> {
   const day = dayOf(now);
-  await events(store).updateOne(
-    { _id: `${orgId}:${kind}:${day}` },
-    { $inc: { count: 1 }, $setOnInsert: { org_id: orgId, kind, day } },
-    { upsert: true },
+  await upsertById(() =>
+    events(store).updateOne(
+      { _id: `${orgId}:${kind}:${day}` },
+      { $inc: { count: 1 }, $setOnInsert: { org_id: orgId, kind, day } },
+      { upsert: true },
+    ),
   );
 }
 
@@ -73,12 +94,14 @@ Store.registerIndexes(async (store) => {
 
 const counters = (store: Store) => store.collection<RateCounterDoc>('rate_counters');
 
-/** `rate_counters {_id}` `$inc` upsert: the window's count after this hit. */
+/** `rate_counters {_id}` `$inc` upsert: the window's count after this hit (a racing first hit retried as an update). */
 export async function hitWindow(store: Store, id: string, expiresAt: Date): Promise<number> {
-  const doc = await counters(store).findOneAndUpdate(
-    { _id: id },
-    { $inc: { count: 1 }, $setOnInsert: { expires_at: expiresAt } },
-    { upsert: true, returnDocument: 'after' },
+  const doc = await upsertById(() =>
+    counters(store).findOneAndUpdate(
+      { _id: id },
+      { $inc: { count: 1 }, $setOnInsert: { expires_at: expiresAt } },
+      { upsert: true, returnDocument: 'after' },
+    ),
   );
   if (!doc) throw new Error('no counter document');
   return doc.count;

@@ -114,6 +114,11 @@ export const COLLECTIONS: Record<string, CollectionEntry> = {
     module: 'audit',
   },
   audit_seq: { growth: 'growing', by: 'one position entry {org#seq} per audit entry', module: 'audit' },
+  audit_head_moves: {
+    growth: 'growing',
+    by: 'one per move of a head {org@from@hash} (at most one per audit entry; the insert-once compare-and-swap)',
+    module: 'audit',
+  },
   audit_heads: {
     growth: 'bounded',
     by: 'one per organization (grows with organizations, not with use)',

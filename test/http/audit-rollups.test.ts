@@ -47,8 +47,9 @@ function fields(orgId: string, i: number): AuditEntryFields {
   };
 }
 
+/** The head as a reader sees it: the head document plus the moves that follow it (persistence/audit.ts). */
 async function head(orgId: string): Promise<AuditHeadDoc> {
-  return (await (await db()).collection<AuditHeadDoc>('audit_heads').findOne({ _id: orgId })) as AuditHeadDoc;
+  return (await process_().currentHead(orgId)) as AuditHeadDoc;
 }
 
 async function storedRollup(orgId: string): Promise<AuditRollup | null> {

@@ -13,7 +13,7 @@ import { newTenant, type Member } from './helpers.js';
 import { captureEnv } from '../store-commands/env.js';
 import { classify, label, readCapture, violations, type Classified } from '../store-commands/classify.js';
 
-const FAMILY = new Set(['audit_logs', 'audit_seq', 'proofs', 'attestations']);
+const FAMILY = new Set(['audit_logs', 'audit_seq', 'audit_heads', 'audit_head_moves', 'proofs', 'attestations']);
 
 describe('audit, proof, attestation and report paths send only key lookups and inserts', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'svc-audit-capture-'));
@@ -88,6 +88,11 @@ describe('audit, proof, attestation and report paths send only key lookups and i
     expect(ops.filter((o) => o.coll === 'audit_logs' && o.cls === 'insert').length).toBeGreaterThan(0);
     expect(ops.filter((o) => o.coll === 'proofs' && o.cls === 'insert').length).toBeGreaterThan(0);
     expect(where(violations(ops))).toEqual([]);
+    // The head moves by insert-once and its document is written by `_id`: no scan of the heads (the old CAS `{_id, seq}`).
+    expect(ops.filter((o) => o.coll === 'audit_head_moves' && o.cls === 'insert').length).toBeGreaterThan(0);
+    expect(
+      where(ops.filter((o) => (o.coll === 'audit_heads' || o.coll === 'audit_head_moves') && o.scansOnSqlite)),
+    ).toEqual([]);
     // Insert-once: no upsert (a read before the insert on FerretDB) of a proof or an attestation record.
     expect(
       where(ops.filter((o) => (o.coll === 'proofs' || o.coll === 'attestations') && (o.upsert || o.cmd === 'update'))),

@@ -7,6 +7,8 @@ import { db, get, newTenant, stackEnv, type Member } from './helpers.js';
 import { startExtraApi } from './extra-api.js';
 import { verifyChain, type AuditEntry } from '../../core/audit-chain.js';
 import type { ManagedProcess } from '../../infra/stack.js';
+import { Store } from '../../core/store.js';
+import { AuditLog } from '../../persistence/audit.js';
 import { bearer, chainOf, expressionFor, key, parseCsv, pool } from './audit-fixtures.js';
 
 describe('500 concurrent verifications of one organization', () => {
@@ -60,6 +62,17 @@ describe('500 concurrent verifications of one organization', () => {
     });
     const v = verifyChain(chain, stackEnv().SVC_AUDIT_SECRET_KEY);
     expect(v.valid).toBe(true);
+    // The head as readers see it (its document plus the moves after it), and the document itself once appends paused.
+    const store = Store.lazy(stackEnv().MONGODB_URI as string);
+    try {
+      expect(await new AuditLog(store).currentHead(t.orgId)).toMatchObject({
+        seq: 500,
+        head_hash: chain[499]!.entry_hash,
+      });
+    } finally {
+      await store.close();
+    }
+    await new Promise((r) => setTimeout(r, 1500));
     const head = await (await db()).collection('audit_heads').findOne({ _id: t.orgId as any });
     expect(head).toMatchObject({ seq: 500, head_hash: chain[499]!.entry_hash });
     // Exactly one entry per workflow.
