@@ -14,9 +14,6 @@ import { Store } from '../core/store.js';
  * each other can both find no document and both insert; the loser's insert fails on the `_id`
  * index (FerretDB always; MongoDB retries some such upserts itself, not all). By then the document
  * exists, so the retry is an update of it: the request gets its count, never a 5xx from the race.
- * (FerretDB 1.x also runs `$inc` as read-modify-write, so concurrent hits of one window can be
- * counted once: 16 racing first hits counted 2–15 in test/http/rate-counter-race.test.ts; exact
- * counts under concurrency need insert-once tickets, docs/store-access.md.)
  */
 export async function upsertById<T>(op: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
@@ -26,6 +23,53 @@ export async function upsertById<T>(op: () => Promise<T>): Promise<T> {
       if (!(err instanceof MongoServerError && err.code === 11000) || attempt >= 3) throw err;
     }
   }
+}
+
+/**
+ * One `$inc` in flight per counter `_id` in this process: hits that arrive while it is out are
+ * summed into the next one, and each waiter gets its own position in the sum. FerretDB 1.x runs
+ * `$inc` as a read-modify-write, so two increments of one document in flight at once can count
+ * once (16 racing hits were counted 2–15 before this); one writer per counter makes the count
+ * exact for everything one API process admits, and saves the round trips of a burst. Across API
+ * processes on FerretDB a race can still lose a hit (a real MongoDB's `$inc` is atomic):
+ * docs/store-access.md, "Rate counters under concurrency".
+ */
+class CounterGate {
+  private readonly queues = new Map<string, Array<{ resolve: (n: number) => void; reject: (e: unknown) => void }>>();
+
+  /** `inc(n)` adds n and answers the count after it; this caller's own count is returned. */
+  add(id: string, inc: (n: number) => Promise<number>): Promise<number> {
+    return new Promise<number>((resolve, reject) => {
+      const queue = this.queues.get(id);
+      if (queue) {
+        queue.push({ resolve, reject });
+        return;
+      }
+      this.queues.set(id, [{ resolve, reject }]);
+      void this.drain(id, inc);
+    });
+  }
+
+  private async drain(id: string, inc: (n: number) => Promise<number>): Promise<void> {
+    const queue = this.queues.get(id)!;
+    while (queue.length > 0) {
+      const batch = queue.splice(0);
+      try {
+        const after = await inc(batch.length);
+        batch.forEach((w, i) => w.resolve(after - batch.length + 1 + i));
+      } catch (err) {
+        for (const w of batch) w.reject(err);
+      }
+    }
+    this.queues.delete(id);
+  }
+}
+
+const gates = new WeakMap<Store, CounterGate>();
+function gateOf(store: Store): CounterGate {
+  let gate = gates.get(store);
+  if (!gate) gates.set(store, (gate = new CounterGate()));
+  return gate;
 }
 
 export type OrgEventKind = 'rate_limited' | 'forbidden';
@@ -48,13 +92,17 @@ function events(store: Store): Collection<OrgEventDoc> {
 /** `org_events {_id: org:kind:day}` `$inc` upsert. */
 export async function recordOrgEvent(store: Store, orgId: string, kind: OrgEventKind, now = new Date()): Promise<void> {
   const day = dayOf(now);
-  await upsertById(() =>
-    events(store).updateOne(
-      { _id: `${orgId}:${kind}:${day}` },
-      { $inc: { count: 1 }, $setOnInsert: { org_id: orgId, kind, day } },
-      { upsert: true },
-    ),
-  );
+  const _id = `${orgId}:${kind}:${day}`;
+  await gateOf(store).add(_id, async (n) => {
+    await upsertById(() =>
+      events(store).updateOne(
+        { _id },
+        { $inc: { count: n }, $setOnInsert: { org_id: orgId, kind, day } },
+        { upsert: true },
+      ),
+    );
+    return 0; // the count is not read back
+  });
 }
 
 /** `org_events {_id: org:kind:day}` per kind and day. Counts per kind over the last `days` UTC days (today included). */
@@ -94,17 +142,22 @@ Store.registerIndexes(async (store) => {
 
 const counters = (store: Store) => store.collection<RateCounterDoc>('rate_counters');
 
-/** `rate_counters {_id}` `$inc` upsert: the window's count after this hit (a racing first hit retried as an update). */
+/**
+ * `rate_counters {_id}` `$inc` upsert: the window's count after this hit (a racing first hit
+ * retried as an update; concurrent hits of one window summed into one `$inc`, CounterGate).
+ */
 export async function hitWindow(store: Store, id: string, expiresAt: Date): Promise<number> {
-  const doc = await upsertById(() =>
-    counters(store).findOneAndUpdate(
-      { _id: id },
-      { $inc: { count: 1 }, $setOnInsert: { expires_at: expiresAt } },
-      { upsert: true, returnDocument: 'after' },
-    ),
-  );
-  if (!doc) throw new Error('no counter document');
-  return doc.count;
+  return gateOf(store).add(id, async (n) => {
+    const doc = await upsertById(() =>
+      counters(store).findOneAndUpdate(
+        { _id: id },
+        { $inc: { count: n }, $setOnInsert: { expires_at: expiresAt } },
+        { upsert: true, returnDocument: 'after' },
+      ),
+    );
+    if (!doc) throw new Error('no counter document');
+    return doc.count;
+  });
 }
 
 /** Sweep of `expires_at < now` (bounded: live windows only), for stores without TTL indexes (FerretDB). */
