@@ -15,6 +15,7 @@ import { HttpError } from '../errors.js';
 import { readRawBody } from '../middleware/body.js';
 import type { AppDeps } from '../deps.js';
 import { endpoint } from '../bind-endpoints.js';
+import { workflows } from '../workflows.js';
 
 export const A2A_NO_KEYS = 'The A2A gateway has no keys configured (SVC_A2A_API_KEYS): every request is denied.';
 export const A2A_MISSING_KEY = 'Missing gateway key: send it in the X-API-Key header.';
@@ -70,7 +71,7 @@ export function a2aHandlers(deps: AppDeps) {
       max_payload_bytes: a2a.maxPayloadBytes,
       engine_timeout_ms: engineTimeoutMs,
     };
-    const result = await deps.temporal.runWorkflow('a2aWorkflow', [wf], {
+    const result = await deps.temporal.runWorkflow(workflows.a2aWorkflow, [wf], {
       taskQueue: deps.cfg.SVC_TASK_QUEUE,
       workflowId,
       timeoutMs: engineTimeoutMs + 15_000 + deps.cfg.SVC_WORKFLOW_GRACE * 1000,

@@ -23,6 +23,7 @@ import type { Plan } from '../../core/accounts.js';
 import type { AppDeps } from '../deps.js';
 import { endpoint } from '../bind-endpoints.js';
 import { ENGINES } from '../../core/engines.js';
+import { workflows } from '../workflows.js';
 
 export { MISSING_AGENT_TOKEN, INVALID_AGENT_TOKEN, REVOKED_AGENT, registeringKeyGone } from '../agent-auth.js';
 export const AGENT_REGISTRATIONS_PER_HOUR = 10;
@@ -128,7 +129,7 @@ export function agentHandlers(deps: AppDeps) {
     const workflowId = `agent-${input.kind}-${input.agent.org_id}-${randomUUID()}`;
     const budget = GUARD_TIMEOUT_MS + 2000 + Math.max(...Object.values(timeouts)) + cfg.SVC_WORKFLOW_GRACE * 1000;
     const result = await deps.temporal.runWorkflow(
-      'agentWorkflow',
+      workflows.agentWorkflow,
       [{ ...input, engine_timeouts_ms: timeouts, guard_timeout_ms: GUARD_TIMEOUT_MS }],
       {
         taskQueue: cfg.SVC_TASK_QUEUE,

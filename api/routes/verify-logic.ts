@@ -13,6 +13,7 @@ import { HttpError } from '../errors.js';
 import type { AppDeps } from '../deps.js';
 import { resolveProvider } from '../../core/providers-config.js';
 import { engineRoute } from '../engine-route.js';
+import { workflows } from '../workflows.js';
 
 export function logicHandlers(deps: AppDeps) {
   const verifyLogic = engineRoute(deps, 'verifyLogic', {
@@ -24,7 +25,7 @@ export function logicHandlers(deps: AppDeps) {
         return {
           input: { query: input.query, provider: provider.provider },
           options: {
-            workflowType: 'providerVerifyWorkflow',
+            workflow: workflows.providerVerifyWorkflow,
             workflowArgs: { provider_timeout_ms: deps.cfg.SVC_PROVIDER_TIMEOUT * 1000 },
             timeoutMs: logicNaturalLanguageDeadlineMs(deps.cfg),
           },

@@ -46,6 +46,7 @@ import { readRawBody } from '../middleware/body.js';
 import type { AppDeps } from '../deps.js';
 import { endpoint } from '../bind-endpoints.js';
 import type { LeakRevocationInput } from '../../workflows/leak-revocation.js';
+import { workflows } from '../workflows.js';
 
 const log = logger('webhooks');
 
@@ -121,7 +122,7 @@ export function webhookHandlers(deps: AppDeps) {
     let redelivery = false;
     try {
       await deps.temporal.startWorkflow(
-        'leakRevocationWorkflow',
+        workflows.leakRevocationWorkflow,
         {
           workflowId,
           args: [input],
