@@ -81,9 +81,9 @@ export function a2aHandlers(deps: AppDeps) {
     ctx.body = { ...result, workflow_id: workflowId };
   });
 
-  const a2aTrace = endpoint('a2aTrace', [], async (ctx) => {
+  const a2aTrace = endpoint('a2aTrace', [], async (ctx, req) => {
     const agentId = authenticate(ctx);
-    const trace = ctx.params.trace as string;
+    const trace = req.params.trace;
     if (!/^a2a_[0-9a-f]{32}$/.test(trace)) throw new HttpError(404, 'Trace not found.');
     const doc = await findA2aMessage(deps.store, trace);
     // Another agent's message is "not found" as well.

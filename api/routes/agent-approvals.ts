@@ -167,12 +167,12 @@ export function agentApprovalHandlers(deps: AppDeps) {
   const reportActionOutcome = endpoint(
     'reportActionOutcome',
     [requireAgent, planLimit(deps.counter, 'account')],
-    async (ctx) => {
+    async (ctx, req) => {
       const agent = agentOf(ctx);
-      if (!actionIdSchema.safeParse(ctx.params.action_id).success) throw new HttpError(404, ACTION_NOT_FOUND);
+      if (!actionIdSchema.safeParse(req.params.action_id).success) throw new HttpError(404, ACTION_NOT_FOUND);
       const parsed = reportOutcomeRequestSchema.safeParse(bodyObject(ctx));
       if (!parsed.success) throw new HttpError(422, zodDetail(parsed.error));
-      const actionId = String(ctx.params.action_id);
+      const actionId = req.params.action_id;
       const action = await getAction(deps.store, agent._id, actionId);
       if (!action) throw new HttpError(404, ACTION_NOT_FOUND);
       if (action.state !== 'admitted' && action.state !== 'approved')

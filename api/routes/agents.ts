@@ -195,8 +195,8 @@ export function agentHandlers(deps: AppDeps) {
   );
 
   // DELETE /agents/{id}: revoke (API key of the same organization with agent:write).
-  const revokeAgent = endpoint('revokeAgent', [requireApiKey(deps, 'agent:write')], async (ctx) => {
-    const num = Number(ctx.params.id);
+  const revokeAgent = endpoint('revokeAgent', [requireApiKey(deps, 'agent:write')], async (ctx, req) => {
+    const num = Number(req.params.id);
     if (!Number.isSafeInteger(num) || num < 1) throw new HttpError(404, 'Agent not found.');
     const doc = await agents.revoke(principalOf(ctx).orgId, num);
     if (!doc) {
@@ -246,7 +246,7 @@ export function agentHandlers(deps: AppDeps) {
 
   // POST /agents/{id}/tools/{tool}
   const agentTool = endpoint('agentTool', [requireAgent, planLimit(deps.counter)], async (ctx, req) => {
-    const tool = ctx.params.tool as string;
+    const tool = req.params.tool;
     if (!TOOL_NAME_RE.test(tool)) throw new HttpError(400, 'Invalid tool name: 1-128 characters from [A-Za-z0-9_.:-].');
     const input = req.body();
     if (JSON.stringify(input.arguments).length > MAX_TOOL_ARGUMENTS_CHARS)
@@ -317,12 +317,12 @@ export function agentHandlers(deps: AppDeps) {
     [requireAdminKey(deps, ['owner', 'admin'])],
     async (ctx, req) => {
       const p = principalOf(ctx);
-      const num = Number(ctx.params.id);
+      const num = Number(req.params.id);
       const agent = Number.isSafeInteger(num) ? await agents.findByNum(p.orgId, num) : null;
       if (!agent) throw new HttpError(404, 'Agent not found.');
       const input = req.body();
       // The pin's identity is the normalised name (WX.Weather and wx_weather are one tool).
-      const tool = normalizeToolName(ctx.params.tool as string);
+      const tool = normalizeToolName(req.params.tool);
       const r = await agents.approvePin(agent._id, tool, input.definition_hash, p.userId ?? 'unknown');
       if (r === 'no_pin') throw new HttpError(404, `No pinned definition for tool '${tool}'.`);
       if (r === 'not_pending')

@@ -34,8 +34,8 @@ export function attestationHandlers(deps: AppDeps) {
     },
   );
 
-  const getAttestation = endpoint('getAttestation', [...apiKeyGuard(deps, 'attestation:read')], async (ctx) => {
-    const id = ctx.params.id as string;
+  const getAttestation = endpoint('getAttestation', [...apiKeyGuard(deps, 'attestation:read')], async (ctx, req) => {
+    const id = req.params.id;
     // Organization-scoped: another organization's attestation is indistinguishable from none.
     const rec = ATTESTATION_ID_PATTERN.test(id)
       ? await findOrgAttestation(deps.store, principalOf(ctx).orgId, id)

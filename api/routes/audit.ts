@@ -31,8 +31,8 @@ export function auditHandlers(deps: AppDeps) {
     };
   });
 
-  const auditLogEndpoint = endpoint('auditLog', [...jwt], async (ctx) => {
-    const doc = await auditLog.find(principalOf(ctx).orgId, ctx.params.log_id as string);
+  const auditLogEndpoint = endpoint('auditLog', [...jwt], async (ctx, req) => {
+    const doc = await auditLog.find(principalOf(ctx).orgId, req.params.log_id);
     if (!doc) throw new HttpError(404, AUDIT_LOG_NOT_FOUND);
     ctx.body = auditLogView(doc);
   });

@@ -106,11 +106,11 @@ export function authHandlers(deps: AppDeps) {
     ctx.body = (await deps.accounts.listActiveKeys(p.orgId)).map(keyView);
   });
 
-  const revokeApiKey = endpoint('revokeApiKey', [requireJwt(deps), account], async (ctx) => {
+  const revokeApiKey = endpoint('revokeApiKey', [requireJwt(deps), account], async (ctx, req) => {
     const p = principalOf(ctx);
-    const revoked = await deps.accounts.revokeKey(p.orgId, ctx.params.key_id as string);
+    const revoked = await deps.accounts.revokeKey(p.orgId, req.params.key_id);
     if (!revoked) throw new HttpError(404, 'API key not found.');
-    ctx.body = { id: ctx.params.key_id, revoked: true };
+    ctx.body = { id: req.params.key_id, revoked: true };
   });
   return { signup, signin, me, createApiKey, listApiKeys, revokeApiKey };
 }

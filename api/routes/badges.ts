@@ -37,13 +37,13 @@ export function badgeHandlers(deps: AppDeps) {
   });
 
   // Only the contract's statuses are drawn; anything else is the fixed "unknown" badge with 404.
-  const badgeStatus = endpoint('badgeStatus', [], async (ctx) => {
-    if (!isKnownStatus(ctx.params.status)) ctx.status = 404;
-    sendSvg(ctx, renderStatusBadge(ctx.params.status, one(ctx.query.label) ?? 'svc'), 300);
+  const badgeStatus = endpoint('badgeStatus', [], async (ctx, req) => {
+    if (!isKnownStatus(req.params.status)) ctx.status = 404;
+    sendSvg(ctx, renderStatusBadge(req.params.status, one(ctx.query.label) ?? 'svc'), 300);
   });
 
-  const badgeEngine = endpoint('badgeEngine', [], async (ctx) => {
-    sendSvg(ctx, renderEngineBadge(ctx.params.engine), 300);
+  const badgeEngine = endpoint('badgeEngine', [], async (ctx, req) => {
+    sendSvg(ctx, renderEngineBadge(req.params.engine), 300);
   });
 
   const badgeCustom = endpoint('badgeCustom', [], async (ctx) => {
@@ -64,8 +64,8 @@ export function badgeHandlers(deps: AppDeps) {
   // "verified"/"admitted" only for a stored attestation whose token verifies now (and, for code
   // and SQL, signs ADMIT); "blocked" when it signs BLOCKED; expired or no longer
   // verifiable tokens say so; unknown ids are "not found". Public: the id is an unguessable jti.
-  const badgeAttestation = endpoint('badgeAttestation', [], async (ctx) => {
-    const id = ctx.params.id as string;
+  const badgeAttestation = endpoint('badgeAttestation', [], async (ctx, req) => {
+    const id = req.params.id;
     let rec;
     try {
       rec = ATTESTATION_ID_PATTERN.test(id) ? await findAttestation(deps.store, id) : null;

@@ -58,23 +58,23 @@ export function complianceHandlers(deps: AppDeps) {
     ctx.body = auditCsvStream(views(auditLog.inOrder(orgId)));
   });
 
-  const complianceVerify = endpoint('complianceVerify', [...admin], async (ctx) => {
+  const complianceVerify = endpoint('complianceVerify', [...admin], async (ctx, req) => {
     const orgId = principalOf(ctx).orgId;
-    const doc = await auditLog.find(orgId, ctx.params.log_id as string);
+    const doc = await auditLog.find(orgId, req.params.log_id);
     if (!doc) throw new HttpError(404, AUDIT_LOG_NOT_FOUND);
     const v = await auditLog.verify(orgId, doc, deps.cfg.SVC_AUDIT_SECRET_KEY);
     ctx.body = { log_id: doc._id, seq: doc.seq, ...v };
   });
 
-  const soc2ReportEndpoint = endpoint('soc2Report', [...admin], async (ctx) => {
-    const orgId = ownOrg(ctx, ctx.params.org_id);
+  const soc2ReportEndpoint = endpoint('soc2Report', [...admin], async (ctx, req) => {
+    const orgId = ownOrg(ctx, req.params.org_id);
     const org = await deps.accounts.findOrg(orgId);
     if (!org) throw new HttpError(403, CROSS_ORG);
     ctx.body = await soc2Report(await reportDeps(orgId), org);
   });
 
-  const threatSummaryEndpoint = endpoint('threatSummary', [...admin], async (ctx) => {
-    const orgId = ownOrg(ctx, ctx.params.org_id);
+  const threatSummaryEndpoint = endpoint('threatSummary', [...admin], async (ctx, req) => {
+    const orgId = ownOrg(ctx, req.params.org_id);
     ctx.body = await threatSummary(await reportDeps(orgId), orgId);
   });
   return {

@@ -63,9 +63,9 @@ export function metricsHandlers(deps: AppDeps) {
     ctx.body = await registry.metrics();
   });
 
-  const orgMetrics = endpoint('orgMetrics', [...auth], async (ctx) => {
+  const orgMetrics = endpoint('orgMetrics', [...auth], async (ctx, req) => {
     const p = principalOf(ctx);
-    if (ctx.params.org_id !== p.orgId) throw new HttpError(403, CROSS_ORG);
+    if (req.params.org_id !== p.orgId) throw new HttpError(403, CROSS_ORG);
     // The organization's head with its roll-up (one point lookup) and the 7 day buckets of org events.
     const [{ seq, rollup }, events] = await Promise.all([
       auditLog.rollup(p.orgId),
