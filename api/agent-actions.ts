@@ -24,6 +24,7 @@ import {
 } from '../core/approvals-store.js';
 import type { AppDeps } from './deps.js';
 import { registry } from './metrics.js';
+import { workflows } from './workflows.js';
 
 const log = logger('approvals');
 
@@ -61,7 +62,7 @@ export async function trackToolDecision(deps: AppDeps, ctx: Context, agent: Agen
     // Side by side (one round trip less): the timer's activity reads the action only at its end.
     await Promise.all([
       insertAction(deps.store, action('admitted', actionId, null)),
-      deps.temporal.startWorkflow('actionOutcomeWorkflow', {
+      deps.temporal.startWorkflow(workflows.actionOutcomeWorkflow, {
         workflowId: actionOutcomeWorkflowId(agent, actionId),
         args: [
           {
@@ -123,7 +124,7 @@ export async function trackToolDecision(deps: AppDeps, ctx: Context, agent: Agen
     outcome_timeout_ms: deps.cfg.SVC_ACTION_OUTCOME_TIMEOUT * 1000,
   };
   try {
-    await deps.temporal.startWorkflow('approvalWorkflow', { workflowId: doc.workflow_id, args: [input] });
+    await deps.temporal.startWorkflow(workflows.approvalWorkflow, { workflowId: doc.workflow_id, args: [input] });
   } catch (err) {
     // No workflow, no way to approve: the approval is denied at once (fail closed).
     const decidedAt = new Date();

@@ -5,30 +5,31 @@ import { accessLog, errorHandler, methodNotAllowedBody, requestId, versionPrefix
 import { jsonBody } from './middleware/body.js';
 import { lingeringClose } from './middleware/lingering-close.js';
 import { JSON_BODY_LIMIT, type AppDeps } from './deps.js';
-import { registerHealthRoutes } from './routes/health.js';
-import { registerAuthRoutes } from './routes/auth.js';
-import { registerAdminKeyRoutes } from './routes/admin-keys.js';
-import { registerMathRoutes } from './routes/verify-math.js';
-import { registerLogicRoutes } from './routes/verify-logic.js';
-import { registerCodeRoutes } from './routes/verify-code.js';
-import { registerSqlRoutes } from './routes/verify-sql.js';
-import { registerProcessRagRoutes } from './routes/verify-process-rag.js';
-import { registerBatchRoutes } from './routes/verify-batch.js';
-import { registerConsensusRoutes } from './routes/verify-consensus.js';
-import { registerStatsRoutes } from './routes/verify-stats.js';
-import { registerFactRoutes } from './routes/verify-fact.js';
-import { registerImageRoutes } from './routes/verify-image.js';
-import { registerAttestationRoutes } from './routes/attestations.js';
-import { registerVerificationContextRoutes } from './routes/verification-context.js';
-import { registerAuditRoutes } from './routes/audit.js';
-import { registerComplianceRoutes } from './routes/compliance.js';
-import { registerMetricsRoutes } from './routes/metrics.js';
-import { registerBadgeRoutes } from './routes/badges.js';
-import { registerWebhookRoutes } from './routes/webhooks.js';
-import { registerNaturalLanguageRoutes } from './routes/natural-language.js';
-import { registerAgentRoutes } from './routes/agents.js';
-import { registerAgentApprovalRoutes } from './routes/agent-approvals.js';
-import { registerA2aRoutes } from './routes/a2a.js';
+import { bindEndpoints } from './bind-endpoints.js';
+import { healthHandlers } from './routes/health.js';
+import { authHandlers } from './routes/auth.js';
+import { adminKeyHandlers } from './routes/admin-keys.js';
+import { mathHandlers } from './routes/verify-math.js';
+import { logicHandlers } from './routes/verify-logic.js';
+import { codeHandlers } from './routes/verify-code.js';
+import { sqlHandlers } from './routes/verify-sql.js';
+import { processRagHandlers } from './routes/verify-process-rag.js';
+import { batchHandlers } from './routes/verify-batch.js';
+import { consensusHandlers } from './routes/verify-consensus.js';
+import { statsHandlers } from './routes/verify-stats.js';
+import { factHandlers } from './routes/verify-fact.js';
+import { imageHandlers } from './routes/verify-image.js';
+import { attestationHandlers } from './routes/attestations.js';
+import { verificationContextHandlers } from './routes/verification-context.js';
+import { auditHandlers } from './routes/audit.js';
+import { complianceHandlers } from './routes/compliance.js';
+import { metricsHandlers } from './routes/metrics.js';
+import { badgeHandlers } from './routes/badges.js';
+import { webhookHandlers } from './routes/webhooks.js';
+import { naturalLanguageHandlers } from './routes/natural-language.js';
+import { agentHandlers } from './routes/agents.js';
+import { agentApprovalHandlers } from './routes/agent-approvals.js';
+import { a2aHandlers } from './routes/a2a.js';
 import { registerMcpRoutes } from './routes/mcp.js';
 import { registerOpenApiRoutes } from './openapi.js';
 import { httpMetrics } from './metrics.js';
@@ -39,30 +40,33 @@ export { apiKeyGuard, JSON_BODY_LIMIT, type AppDeps } from './deps.js';
 export function createApp(deps: AppDeps): Koa {
   const app = new Koa({ proxy: false });
   const router = new Router();
-  registerHealthRoutes(router, deps);
-  registerAuthRoutes(router, deps);
-  registerAdminKeyRoutes(router, deps);
-  registerMathRoutes(router, deps);
-  registerLogicRoutes(router, deps);
-  registerNaturalLanguageRoutes(router, deps);
-  registerCodeRoutes(router, deps);
-  registerSqlRoutes(router, deps);
-  registerProcessRagRoutes(router, deps);
-  registerBatchRoutes(router, deps);
-  registerConsensusRoutes(router, deps);
-  registerStatsRoutes(router, deps);
-  registerFactRoutes(router, deps);
-  registerImageRoutes(router, deps);
-  registerAttestationRoutes(router, deps);
-  registerVerificationContextRoutes(router, deps);
-  registerAuditRoutes(router, deps);
-  registerComplianceRoutes(router, deps);
-  registerMetricsRoutes(router, deps);
-  registerBadgeRoutes(router, deps);
-  registerWebhookRoutes(router, deps);
-  registerAgentRoutes(router, deps);
-  registerAgentApprovalRoutes(router, deps);
-  registerA2aRoutes(router, deps);
+  // Every row of the contract table with its handler (api/bind-endpoints.ts): a missing or extra one does not compile.
+  bindEndpoints(router, {
+    ...healthHandlers(deps),
+    ...authHandlers(deps),
+    ...adminKeyHandlers(deps),
+    ...mathHandlers(deps),
+    ...logicHandlers(deps),
+    ...naturalLanguageHandlers(deps),
+    ...codeHandlers(deps),
+    ...sqlHandlers(deps),
+    ...processRagHandlers(deps),
+    ...batchHandlers(deps),
+    ...consensusHandlers(deps),
+    ...statsHandlers(deps),
+    ...factHandlers(deps),
+    ...imageHandlers(deps),
+    ...attestationHandlers(deps),
+    ...verificationContextHandlers(deps),
+    ...auditHandlers(deps),
+    ...complianceHandlers(deps),
+    ...metricsHandlers(deps),
+    ...badgeHandlers(deps),
+    ...webhookHandlers(deps),
+    ...agentHandlers(deps),
+    ...agentApprovalHandlers(deps),
+    ...a2aHandlers(deps),
+  });
   // The MCP server runs each tool call through this app's own handler (api/mcp/loopback.ts).
   let handler: ReturnType<Koa['callback']> | null = null;
   registerMcpRoutes(router, deps, () => (handler ??= app.callback()));

@@ -24,6 +24,7 @@ import type { AuditContext } from '../core/engines.js';
 import { logger } from '../core/logger.js';
 import { HttpError } from './errors.js';
 import { BACKEND_UNAVAILABLE, requestDigest, type TemporalGateway } from './temporal.js';
+import { workflows } from './workflows.js';
 
 const log = logger('batch');
 
@@ -138,7 +139,7 @@ export class BatchJobs {
     try {
       // Any failure from here until the workflow runs releases the slot (the workflow would).
       handle = await this.temporal.startWorkflow(
-        'batchWorkflow',
+        workflows.batchWorkflow,
         {
           workflowId,
           args: [input],

@@ -3,7 +3,6 @@
 // core/engines.ts), X-Workflow-Id, and the engine's typed result as the body. Routes add only
 // what is theirs: turning the validated request into the engine input (or answering early),
 // and mapping the result to a status.
-import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import type { ZodType } from 'zod';
 import type { EngineName } from '../core/engines.js';
@@ -12,11 +11,13 @@ import type { RunOptions } from './temporal.js';
 import { bodyObject } from './middleware/body.js';
 import { principalOf } from './middleware/auth.js';
 import { apiKeyGuard, type AppDeps } from './deps.js';
+import type { EndpointId } from '../contract/routes.js';
+import { endpoint, type BodyOf, type BoundEndpoint } from './bind-endpoints.js';
 
 /** What a route hands to the engine: its input, and any per-request override of the registry's run. */
 export interface Prepared<E extends EngineName> {
   input: EngineInput<E>;
-  options?: Pick<RunOptions, 'timeoutMs' | 'timeoutDetail' | 'workflowType' | 'workflowArgs'>;
+  options?: Pick<RunOptions, 'timeoutMs' | 'timeoutDetail' | 'workflow' | 'workflowArgs'>;
 }
 
 export interface Answered<E extends EngineName> {
@@ -27,10 +28,9 @@ export interface Answered<E extends EngineName> {
 }
 
 export interface EngineRouteSpec<E extends EngineName, I> {
-  path: string;
   engine: E;
-  /** The contract's request schema (contract/). */
-  schema: ZodType<I>;
+  /** Default: the endpoint row's request schema (contract/endpoints.ts). Another schema only where the engine validates itself. */
+  schema?: ZodType<I>;
   /** Middleware between the guard and the handler (e.g. a per-key limit). */
   use?: Middleware[];
   /**
@@ -59,15 +59,17 @@ export async function runEngine<E extends EngineName>(
   return { result, workflowId };
 }
 
-export function registerEngineRoute<E extends EngineName, I>(
-  router: Router,
+/** The handler of a verification endpoint `id` (its row's request schema validates the body). */
+export function engineRoute<K extends EndpointId, E extends EngineName, I = BodyOf<K>>(
   deps: AppDeps,
+  id: K,
   spec: EngineRouteSpec<E, I>,
-): void {
-  router.post(spec.path, ...apiKeyGuard(deps, 'verify:read'), ...(spec.use ?? []), async (ctx) => {
+): BoundEndpoint<K> {
+  return endpoint(id, [...apiKeyGuard(deps, 'verify:read'), ...(spec.use ?? [])], async (ctx, req) => {
     const startedAt = performance.now();
     const raw = bodyObject(ctx);
-    const input = spec.schema.parse(raw);
+    // I is the row's body type unless the spec names its own schema.
+    const input = (spec.schema ? spec.schema.parse(raw) : req.body()) as I;
     const prepared = spec.prepare ? spec.prepare(input, ctx, raw) : { input: input as unknown as EngineInput<E> };
     if (prepared === null) return;
     const { result, workflowId } = await runEngine(deps, ctx, spec.engine, prepared);

@@ -27,7 +27,7 @@ import {
   type VerifyWorkflowInput,
 } from '../core/engines.js';
 import type { EngineInput, EngineResult } from '../core/verification-io.js';
-import type { WorkflowArgs, WorkflowName, WorkflowResult, Workflows } from './workflows.js';
+import { workflows, type StartableWorkflow, type WorkflowResult, type Workflows } from './workflows.js';
 import { HttpError } from './errors.js';
 import { logger } from '../core/logger.js';
 import { recordVerdict, recordWorkflowFailure } from './metrics.js';
@@ -76,8 +76,8 @@ export interface RunOptions {
   timeoutDetail?: string;
   /** The authenticated caller (user and key), recorded in the organization's audit entry. */
   principal?: { userId: string | null; keyId: string | null };
-  /** Another workflow than the registry's (e.g. providerVerifyWorkflow for logic from natural language), with its extra arguments. */
-  workflowType?: VerificationWorkflowType;
+  /** Another workflow than the registry's (e.g. `workflows.providerVerifyWorkflow` for logic from natural language), with its extra arguments. */
+  workflow?: Workflows[VerificationWorkflowType];
   workflowArgs?: Record<string, unknown>;
 }
 
@@ -108,8 +108,6 @@ interface StartFailure {
   /** How long the start may take (default 3 s). */
   startDeadlineMs?: number;
   via?: { client: Client; connection: EagerStart['connection'] };
-  /** For the log line (default: the start's type). */
-  workflowType?: string;
 }
 
 export interface RunResult<T> {
@@ -174,21 +172,21 @@ export class TemporalGateway {
   }
 
   /**
-   * Starts a workflow by its type (checked against workflows/index.ts; arguments typed by its
-   * signature) under a 3 s start deadline. Temporal unreachable or refusing: a 503 with
-   * `detail` and X-Workflow-Id. Every start of the API goes through here.
+   * Starts a workflow by reference (`workflows.approvalWorkflow`, api/workflows.ts: arguments and
+   * handle typed by the workflow function) under a 3 s start deadline. Temporal unreachable or
+   * refusing: a 503 with `detail` and X-Workflow-Id. Every start of the API goes through here.
    */
-  async startWorkflow<N extends WorkflowName>(
-    type: N,
-    options: StartOptions<WorkflowArgs<N>>,
+  async startWorkflow<W extends StartableWorkflow>(
+    workflow: W,
+    options: StartOptions<Parameters<W>>,
     failure: StartFailure = {},
-  ): Promise<WorkflowHandle<Workflows[N]>> {
-    return this.start<Workflows[N]>(type, options, failure);
+  ): Promise<WorkflowHandle<W>> {
+    return this.start(workflow, options, failure);
   }
 
-  /** The start itself, for a workflow function type `W` named by `type` (Temporal's typed start by name). */
+  /** The start itself: the client takes the workflow type from the function's name, as in `client.workflow.start(order, …)`. */
   private async start<W extends Workflow>(
-    type: string,
+    workflow: W,
     options: StartOptions<Parameters<W>>,
     failure: StartFailure,
   ): Promise<WorkflowHandle<W>> {
@@ -196,16 +194,16 @@ export class TemporalGateway {
     const connection = failure.via?.connection ?? this.connection;
     const startOptions: WorkflowStartOptions = { taskQueue: this.cfg.SVC_TASK_QUEUE, ...options };
     try {
-      // The arguments are typed by StartOptions<Parameters<W>>; the handle by W (Temporal's
-      // start by name: its conditional options type cannot be resolved for a generic W).
+      // The arguments are typed by StartOptions<Parameters<W>>; the handle by W (the client's
+      // conditional options type cannot be resolved for a generic W).
       const handle = await connection.withDeadline(Date.now() + (failure.startDeadlineMs ?? 3000), () =>
-        client.workflow.start(type, startOptions),
+        client.workflow.start(workflow as Workflow, startOptions),
       );
       return handle as WorkflowHandle<W>;
     } catch (err) {
       if (failure.passThrough?.some((type) => err instanceof type)) throw err;
       log.warn('workflow start failed', {
-        workflow_type: failure.workflowType ?? type,
+        workflow_type: workflow.name,
         workflow_id: options.workflowId,
         error: errorName(err),
       });
@@ -229,7 +227,7 @@ export class TemporalGateway {
     const spec = ENGINES[engine];
     const timeoutMs = opts.timeoutMs ?? spec.deadlineMs(this.cfg, input);
     const timeoutDetail = opts.timeoutDetail ?? spec.timeoutDetail;
-    const workflowType = opts.workflowType ?? spec.workflow;
+    const workflow = opts.workflow ?? workflows[spec.workflow];
     const args: VerifyWorkflowInput<E> = {
       engine,
       input,
@@ -246,15 +244,16 @@ export class TemporalGateway {
     // Eager start only for verifyWorkflow runs whose activities are all local: the in-process
     // worker then completes the verification in the first workflow task (docs/performance.md).
     const eager =
-      this.eager && workflowType === 'verifyWorkflow' && args.activity_mode === 'local' && EAGER_ENGINES.has(engine)
+      this.eager && workflow === workflows.verifyWorkflow && args.activity_mode === 'local' && EAGER_ENGINES.has(engine)
         ? this.eager
         : null;
     const connection = eager?.connection ?? this.connection;
     let handle;
     try {
-      // verifyWorkflow and providerVerifyWorkflow are generic in the engine: a run of engine E returns EngineResult<E>.
-      handle = await this.start<VerificationWorkflow<E>>(
-        workflowType,
+      // A run of engine E returns EngineResult<E> (verifyWorkflow is generic in the engine;
+      // providerVerifyWorkflow returns the engine's result typed `unknown`).
+      handle = await this.start(
+        workflow as VerificationWorkflow<E>,
         {
           ...(eager ? { taskQueue: eager.taskQueue } : {}),
           workflowId,
@@ -263,7 +262,7 @@ export class TemporalGateway {
           workflowExecutionTimeout: timeoutMs + graceMs,
           requestEagerStart: eager !== null,
         },
-        { via: eager ?? undefined, workflowType },
+        { via: eager ?? undefined },
       );
     } catch (err) {
       recordWorkflowFailure(engine, 'unavailable');
@@ -281,15 +280,15 @@ export class TemporalGateway {
   }
 
   /**
-   * Any other workflow the API waits for (agents, the A2A gateway): started by its type, its
+   * Any other workflow the API waits for (agents, the A2A gateway): started by reference, its
    * result awaited under `timeoutMs`, every failure a 503 as for verifications.
    */
-  async runWorkflow<N extends WorkflowName>(
-    type: N,
-    args: WorkflowArgs<N>,
+  async runWorkflow<W extends StartableWorkflow>(
+    workflow: W,
+    args: Parameters<W>,
     opts: RunWorkflowOptions,
-  ): Promise<WorkflowResult<N>> {
-    const handle = await this.startWorkflow(type, {
+  ): Promise<WorkflowResult<W>> {
+    const handle = await this.startWorkflow(workflow, {
       ...(opts.taskQueue ? { taskQueue: opts.taskQueue } : {}),
       workflowId: opts.workflowId,
       args,

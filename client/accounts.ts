@@ -20,6 +20,7 @@ import type {
   soc2ReportSchema,
   threatSummarySchema,
 } from '../contract/admin.js';
+import { pathOf } from '../contract/routes.js';
 
 export type { Scope, Role } from '../contract/auth.js';
 export type SignupRequestBody = z.input<typeof signupRequestSchema>;
@@ -45,31 +46,31 @@ const jwtGet = <T>(t: Transport, path: string, query?: Query, as?: 'text') =>
   t.send<T>({ method: 'GET', path, auth: 'jwt', query, as });
 const adminGet = <T>(t: Transport, path: string, query?: Query, as?: 'text') =>
   t.send<T>({ method: 'GET', path, auth: 'key', query, as });
-const seg = encodeURIComponent;
 
 export const signup = (t: Transport, body: SignupRequestBody) =>
-  t.send<Session>({ method: 'POST', path: '/auth/signup', auth: 'none', json: body });
+  t.send<Session>({ method: 'POST', path: pathOf('signup'), auth: 'none', json: body });
 export const signin = (t: Transport, body: SigninRequestBody) =>
-  t.send<Session>({ method: 'POST', path: '/auth/signin', auth: 'none', json: body });
-export const me = (t: Transport) => jwtGet<Me>(t, '/auth/me');
+  t.send<Session>({ method: 'POST', path: pathOf('signin'), auth: 'none', json: body });
+export const me = (t: Transport) => jwtGet<Me>(t, pathOf('me'));
 
 export const createKey = (t: Transport, body: CreateKeyRequestBody) =>
-  t.send<CreatedKey>({ method: 'POST', path: '/auth/api-keys', auth: 'jwt', json: body });
-export const listKeys = (t: Transport) => jwtGet<ApiKeyList>(t, '/auth/api-keys');
+  t.send<CreatedKey>({ method: 'POST', path: pathOf('createApiKey'), auth: 'jwt', json: body });
+export const listKeys = (t: Transport) => jwtGet<ApiKeyList>(t, pathOf('listApiKeys'));
 export const revokeKey = (t: Transport, keyId: string) =>
-  t.send<RevokedKey>({ method: 'DELETE', path: `/auth/api-keys/${seg(keyId)}`, auth: 'jwt' });
+  t.send<RevokedKey>({ method: 'DELETE', path: pathOf('revokeApiKey', { key_id: keyId }), auth: 'jwt' });
 
-export const auditLogs = (t: Transport, query: AuditLogsQuery = {}) => jwtGet<AuditLogs>(t, '/audit/logs', query);
-export const auditLog = (t: Transport, logId: string) => jwtGet<AuditLogEntry>(t, `/audit/logs/${seg(logId)}`);
-export const auditExport = (t: Transport) => jwtGet<string>(t, '/audit/export', undefined, 'text');
+export const auditLogs = (t: Transport, query: AuditLogsQuery = {}) => jwtGet<AuditLogs>(t, pathOf('auditLogs'), query);
+export const auditLog = (t: Transport, logId: string) =>
+  jwtGet<AuditLogEntry>(t, pathOf('auditLog', { log_id: logId }));
+export const auditExport = (t: Transport) => jwtGet<string>(t, pathOf('auditExport'), undefined, 'text');
 
 export const rotateKey = (t: Transport, keyId: string) =>
-  t.send<RotatedKey>({ method: 'POST', path: '/admin/keys/rotate', auth: 'key', json: { key_id: keyId } });
+  t.send<RotatedKey>({ method: 'POST', path: pathOf('rotateApiKey'), auth: 'key', json: { key_id: keyId } });
 export const complianceCsv = (t: Transport, query: ComplianceCsvQuery = {}) =>
-  adminGet<string>(t, '/admin/compliance/export/csv', query, 'text');
+  adminGet<string>(t, pathOf('complianceCsv'), query, 'text');
 export const complianceVerify = (t: Transport, logId: string) =>
-  adminGet<AuditVerification>(t, `/admin/compliance/verify/${seg(logId)}`);
+  adminGet<AuditVerification>(t, pathOf('complianceVerify', { log_id: logId }));
 export const soc2Report = (t: Transport, orgId: string) =>
-  adminGet<Soc2Report>(t, `/admin/compliance/report/soc2/${seg(orgId)}`);
+  adminGet<Soc2Report>(t, pathOf('soc2Report', { org_id: orgId }));
 export const threatSummary = (t: Transport, orgId: string) =>
-  adminGet<ThreatSummary>(t, `/admin/security/threats/${seg(orgId)}`);
+  adminGet<ThreatSummary>(t, pathOf('threatSummary', { org_id: orgId }));

@@ -14,6 +14,7 @@ import type {
   approveToolRequestSchema,
   approveToolResponseSchema,
 } from '../contract/agents.js';
+import { pathOf } from '../contract/routes.js';
 
 export type RegisterAgentRequestBody = z.input<typeof registerAgentRequestSchema>;
 export type RegisteredAgent = z.infer<typeof registerAgentResponseSchema>;
@@ -26,17 +27,15 @@ export type AgentBudget = z.infer<typeof budgetResponseSchema>;
 export type ApproveToolRequestBody = z.input<typeof approveToolRequestSchema>;
 export type ApprovedTool = z.infer<typeof approveToolResponseSchema>;
 
-const seg = (v: string | number) => encodeURIComponent(String(v));
-
 export const registerAgent = (t: Transport, body: RegisterAgentRequestBody) =>
-  t.send<RegisteredAgent>({ method: 'POST', path: '/agents/register', auth: 'key', json: body });
+  t.send<RegisteredAgent>({ method: 'POST', path: pathOf('registerAgent'), auth: 'key', json: body });
 export const deleteAgent = (t: Transport, id: number | string) =>
-  t.send<JsonObject>({ method: 'DELETE', path: `/agents/${seg(id)}`, auth: 'key' });
+  t.send<JsonObject>({ method: 'DELETE', path: pathOf('revokeAgent', { id: String(id) }), auth: 'key' });
 /** A flagged request (exfiltration, poisoned tool definition) is a 403 and throws. */
 export const agentVerify = (t: Transport, id: number | string, agentToken: string, body: AgentVerifyRequestBody) =>
   t.send<AgentVerifyResponse>({
     method: 'POST',
-    path: `/agents/${seg(id)}/verify`,
+    path: pathOf('agentVerify', { id: String(id) }),
     auth: 'agent',
     agentToken,
     json: body,
@@ -50,19 +49,25 @@ export const agentTool = (
 ) =>
   t.send<ToolDecision>({
     method: 'POST',
-    path: `/agents/${seg(id)}/tools/${seg(tool)}`,
+    path: pathOf('agentTool', { id: String(id), tool }),
     auth: 'agent',
     agentToken,
     json: body,
   });
 export const agentActivity = (t: Transport, id: number | string, agentToken: string, query: { limit?: number } = {}) =>
-  t.send<AgentActivity>({ method: 'GET', path: `/agents/${seg(id)}/activity`, auth: 'agent', agentToken, query });
+  t.send<AgentActivity>({
+    method: 'GET',
+    path: pathOf('agentActivity', { id: String(id) }),
+    auth: 'agent',
+    agentToken,
+    query,
+  });
 export const agentBudget = (t: Transport, id: number | string, agentToken: string) =>
-  t.send<AgentBudget>({ method: 'GET', path: `/agents/${seg(id)}/budget`, auth: 'agent', agentToken });
+  t.send<AgentBudget>({ method: 'GET', path: pathOf('agentBudget', { id: String(id) }), auth: 'agent', agentToken });
 export const approveToolDefinition = (t: Transport, id: number | string, tool: string, body: ApproveToolRequestBody) =>
   t.send<ApprovedTool>({
     method: 'POST',
-    path: `/agents/${seg(id)}/tool-definitions/${seg(tool)}/approve`,
+    path: pathOf('approveToolDefinition', { id: String(id), tool }),
     auth: 'key',
     json: body,
   });

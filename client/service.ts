@@ -20,6 +20,7 @@ import type { globalMetricsResponseSchema, orgMetricsResponseSchema } from '../c
 import type { logsQuerySchema, logsResponseSchema } from '../contract/audit.js';
 import type { badgeCustomQuerySchema } from '../contract/badges.js';
 import type { secretScanningResponseSchema } from '../contract/webhooks.js';
+import { pathOf } from '../contract/routes.js';
 
 export type Health = z.infer<typeof healthResponseSchema>;
 export type Identity = z.infer<typeof identityResponseSchema>;
@@ -41,30 +42,29 @@ export type InterceptRequestBody = z.input<typeof interceptRequestSchema>;
 export type InterceptResult = z.infer<typeof interceptResponseSchema>;
 export type A2aTrace = z.infer<typeof traceResponseSchema>;
 export type SecretScanningResult = z.infer<typeof secretScanningResponseSchema>;
-const seg = encodeURIComponent;
 
-export const health = (t: Transport) => t.send<Health>({ method: 'GET', path: '/health', auth: 'none' });
+export const health = (t: Transport) => t.send<Health>({ method: 'GET', path: pathOf('health'), auth: 'none' });
 export const healthIdentity = (t: Transport, nonce: string) =>
-  t.send<Identity>({ method: 'GET', path: '/health/identity', auth: 'none', query: { nonce } });
+  t.send<Identity>({ method: 'GET', path: pathOf('healthIdentity'), auth: 'none', query: { nonce } });
 
 export const getAttestation = (t: Transport, id: string) =>
-  t.send<Attestation>({ method: 'GET', path: `/attestation/${seg(id)}`, auth: 'key' });
+  t.send<Attestation>({ method: 'GET', path: pathOf('getAttestation', { id }), auth: 'key' });
 export const verifyAttestation = (t: Transport, body: AttestationVerifyRequestBody) =>
-  t.send<AttestationVerification>({ method: 'POST', path: '/attestation/verify', auth: 'key', json: body });
-export const jwks = (t: Transport) => t.send<Jwks>({ method: 'GET', path: '/.well-known/jwks.json', auth: 'none' });
+  t.send<AttestationVerification>({ method: 'POST', path: pathOf('verifyAttestation'), auth: 'key', json: body });
+export const jwks = (t: Transport) => t.send<Jwks>({ method: 'GET', path: pathOf('jwks'), auth: 'none' });
 
 export const contextFromDiagnostic = (t: Transport, body: FromDiagnosticRequestBody) =>
   t.send<VerificationContextDocument>({
     method: 'POST',
-    path: '/verification-context/from-diagnostic',
+    path: pathOf('vcFromDiagnostic'),
     auth: 'key',
     json: body,
   });
 /** `valid: false` is an answer (HTTP 200), not an error: gate on `valid`. */
 export const validateContext = (t: Transport, document: DocumentRequestBody) =>
-  t.send<ValidateResult>({ method: 'POST', path: '/verification-context/validate', auth: 'key', json: document });
+  t.send<ValidateResult>({ method: 'POST', path: pathOf('vcValidate'), auth: 'key', json: document });
 export const resolveContext = (t: Transport, document: DocumentRequestBody) =>
-  t.send<ResolveResult>({ method: 'POST', path: '/verification-context/resolve', auth: 'key', json: document });
+  t.send<ResolveResult>({ method: 'POST', path: pathOf('vcResolve'), auth: 'key', json: document });
 /**
  * Whether a resolve answer vouches for the document: it resolves **and** this service issued it.
  * `resolved` alone is only self-consistency, which anyone can compute for a made-up or edited
@@ -75,13 +75,26 @@ export const isTrustedContext = (r: ResolveResult): boolean => r.resolved === tr
 export const trustContext = async (t: Transport, document: DocumentRequestBody): Promise<boolean> =>
   isTrustedContext(await resolveContext(t, document));
 
-export const metrics = (t: Transport) => t.send<GlobalMetrics>({ method: 'GET', path: '/metrics', auth: 'key-or-jwt' });
+export const metrics = (t: Transport) =>
+  t.send<GlobalMetrics>({ method: 'GET', path: pathOf('metrics'), auth: 'key-or-jwt' });
 export const orgMetrics = (t: Transport, orgId: string) =>
-  t.send<OrgMetrics>({ method: 'GET', path: `/metrics/${seg(orgId)}`, auth: 'key-or-jwt' });
+  t.send<OrgMetrics>({ method: 'GET', path: pathOf('orgMetrics', { org_id: orgId }), auth: 'key-or-jwt' });
 export const prometheusMetrics = (t: Transport) =>
-  t.send<string>({ method: 'GET', path: '/metrics/prometheus', auth: 'key-or-jwt', as: 'text' });
+  t.send<string>({ method: 'GET', path: pathOf('metricsPrometheus'), auth: 'key-or-jwt', as: 'text' });
 export const logs = (t: Transport, query: LogsQuery = {}) =>
-  t.send<Logs>({ method: 'GET', path: '/logs', auth: 'key-or-jwt', query });
+  t.send<Logs>({ method: 'GET', path: pathOf('logs'), auth: 'key-or-jwt', query });
+
+/** The badge endpoint of each kind; `status`, `attestation` and `engine` take `arg` as their path parameter, the others none. */
+function badgePath(kind: 'verified' | 'status' | 'attestation' | 'engine' | 'custom', arg?: string): string {
+  if (kind === 'verified' || kind === 'custom') {
+    if (arg !== undefined) throw new TypeError(`badge('${kind}') takes no path argument`);
+    return pathOf(kind === 'verified' ? 'badgeVerified' : 'badgeCustom');
+  }
+  if (arg === undefined) throw new TypeError(`badge('${kind}') needs its path argument`);
+  if (kind === 'status') return pathOf('badgeStatus', { status: arg });
+  if (kind === 'engine') return pathOf('badgeEngine', { engine: arg });
+  return pathOf('badgeAttestation', { id: arg });
+}
 
 /** Badges are SVG text. */
 export const badge = (
@@ -92,7 +105,7 @@ export const badge = (
 ) =>
   t.send<string>({
     method: 'GET',
-    path: arg === undefined ? `/badge/${kind}` : `/badge/${kind}/${seg(arg)}`,
+    path: badgePath(kind, arg),
     auth: 'none',
     query,
     as: 'text',
@@ -100,10 +113,10 @@ export const badge = (
 
 /** Agent gateway: a verdict of any status is data (only `verified` is admissible). */
 export const a2aIntercept = (t: Transport, body: z.input<typeof interceptRequestSchema>) =>
-  t.send<InterceptResult>({ method: 'POST', path: '/a2a/intercept', auth: 'key', json: body });
+  t.send<InterceptResult>({ method: 'POST', path: pathOf('a2aIntercept'), auth: 'key', json: body });
 
 export const a2aTrace = (t: Transport, traceId: string) =>
-  t.send<A2aTrace>({ method: 'GET', path: `/a2a/trace/${seg(traceId)}`, auth: 'key' });
+  t.send<A2aTrace>({ method: 'GET', path: pathOf('a2aTrace', { trace: traceId }), auth: 'key' });
 
 /**
  * The leaked-key intake, as a scanner partner sends it: the raw body is sent byte for byte
@@ -112,7 +125,7 @@ export const a2aTrace = (t: Transport, traceId: string) =>
 export const secretScanningReport = (t: Transport, rawBody: string, signatureHeaders: Record<string, string>) =>
   t.send<SecretScanningResult>({
     method: 'POST',
-    path: '/webhooks/secret-scanning',
+    path: pathOf('secretScanning'),
     auth: 'none',
     rawBody,
     headers: { 'content-type': 'application/json', ...signatureHeaders },

@@ -17,6 +17,7 @@ import type { ragRequestSchema, ragResponseSchema } from '../contract/rag.js';
 import type { statsMultipartSchema, statsResponseSchema } from '../contract/stats.js';
 import type { batchRequestSchema, batchJobSchema, batchItemViewSchema } from '../contract/batch.js';
 import type { diagnosticResultSchema } from '../contract/common.js';
+import { pathOf } from '../contract/routes.js';
 
 // What a caller sends is the schema's input (defaults optional); what it gets is its output.
 export type MathRequestBody = z.input<typeof mathRequestSchema>;
@@ -51,18 +52,19 @@ export type DiagnosticResult = z.infer<typeof diagnosticResultSchema>;
 const post = <T>(t: Transport, path: string, json: unknown, verdictOn403 = false) =>
   t.send<T>({ method: 'POST', path, auth: 'key', json, verdictOn403 });
 
-export const verifyMath = (t: Transport, body: MathRequestBody) => post<MathResult>(t, '/verify/math', body);
-export const verifyLogic = (t: Transport, body: LogicRequestBody) => post<LogicResult>(t, '/verify/logic', body, true);
-export const verifyCode = (t: Transport, body: CodeRequestBody) => post<CodeResult>(t, '/verify/code', body);
-export const verifySql = (t: Transport, body: SqlRequestBody) => post<SqlResult>(t, '/verify/sql', body);
-export const verifyFact = (t: Transport, body: FactRequestBody) => post<FactResult>(t, '/verify/fact', body);
+export const verifyMath = (t: Transport, body: MathRequestBody) => post<MathResult>(t, pathOf('verifyMath'), body);
+export const verifyLogic = (t: Transport, body: LogicRequestBody) =>
+  post<LogicResult>(t, pathOf('verifyLogic'), body, true);
+export const verifyCode = (t: Transport, body: CodeRequestBody) => post<CodeResult>(t, pathOf('verifyCode'), body);
+export const verifySql = (t: Transport, body: SqlRequestBody) => post<SqlResult>(t, pathOf('verifySql'), body);
+export const verifyFact = (t: Transport, body: FactRequestBody) => post<FactResult>(t, pathOf('verifyFact'), body);
 export const verifyConsensus = (t: Transport, body: ConsensusRequestBody) =>
-  post<ConsensusResult>(t, '/verify/consensus', body);
+  post<ConsensusResult>(t, pathOf('verifyConsensus'), body);
 export const verifyNaturalLanguage = (t: Transport, body: NaturalLanguageRequestBody) =>
-  post<NaturalLanguageResult>(t, '/verify/natural_language', body);
+  post<NaturalLanguageResult>(t, pathOf('verifyNaturalLanguage'), body);
 export const verifyProcess = (t: Transport, body: ProcessRequestBody) =>
-  post<ProcessResult>(t, '/verify/process', body);
-export const verifyRag = (t: Transport, body: RagRequestBody) => post<RagResult>(t, '/verify/rag', body);
+  post<ProcessResult>(t, pathOf('verifyProcess'), body);
+export const verifyRag = (t: Transport, body: RagRequestBody) => post<RagResult>(t, pathOf('verifyRag'), body);
 
 /** POST /verify/image (multipart): the image file and the claim about it. */
 export function verifyImage(t: Transport, image: FilePart, fields: ImageFields) {
@@ -70,7 +72,7 @@ export function verifyImage(t: Transport, image: FilePart, fields: ImageFields) 
   form.set('claim', fields.claim);
   if (fields.provider !== undefined) form.set('provider', fields.provider);
   form.set('image', toBlob(image, 'application/octet-stream'), image.filename ?? 'image');
-  return t.send<ImageResult>({ method: 'POST', path: '/verify/image', auth: 'key', form });
+  return t.send<ImageResult>({ method: 'POST', path: pathOf('verifyImage'), auth: 'key', form });
 }
 
 /** POST /verify/stats (multipart): a CSV file and the statistical claim. Never VERIFIED by contract. */
@@ -78,12 +80,13 @@ export function verifyStats(t: Transport, csv: FilePart, query: string) {
   const form = new FormData();
   form.set('query', query);
   form.set('file', toBlob(csv, 'text/csv'), csv.filename ?? 'data.csv');
-  return t.send<StatsResult>({ method: 'POST', path: '/verify/stats', auth: 'key', form, verdictOn403: true });
+  return t.send<StatsResult>({ method: 'POST', path: pathOf('verifyStats'), auth: 'key', form, verdictOn403: true });
 }
 
-export const submitBatch = (t: Transport, items: BatchItemInput[]) => post<BatchJob>(t, '/verify/batch', { items });
+export const submitBatch = (t: Transport, items: BatchItemInput[]) =>
+  post<BatchJob>(t, pathOf('verifyBatch'), { items });
 export const getBatch = (t: Transport, jobId: string) =>
-  t.send<BatchJob>({ method: 'GET', path: `/verify/batch/${encodeURIComponent(jobId)}`, auth: 'key' });
+  t.send<BatchJob>({ method: 'GET', path: pathOf('getBatch', { job_id: jobId }), auth: 'key' });
 
 /** Polls a batch job until it is no longer running, reporting each view; bounded by `timeoutMs`. */
 export async function waitForBatch(

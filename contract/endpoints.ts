@@ -97,6 +97,7 @@ import {
 } from './badges.js';
 import { secretScanningRequestSchema, secretScanningResponseSchema } from './webhooks.js';
 import { interceptRequestSchema, interceptResponseSchema, traceResponseSchema } from './a2a.js';
+import { route, type Method } from './routes.js';
 
 /**
  * Credentials: `apiKey` = X-API-Key, `bearer` = Authorization: Bearer <JWT>, `agentToken` =
@@ -114,9 +115,9 @@ export interface EndpointResponse {
 }
 
 export interface Endpoint {
+  /** The endpoint's id, its method and its path (OpenAPI form: `{param}`): its row of contract/routes.ts (`route(id)`). */
   id: string;
-  method: 'get' | 'post' | 'delete';
-  /** OpenAPI form: `{param}`. */
+  method: Method;
   path: string;
   summary: string;
   tag: string;
@@ -128,8 +129,9 @@ export interface Endpoint {
   responses: Readonly<Record<number, EndpointResponse>>;
 }
 
-const json = (schema: z.ZodType) => ({ schema, contentType: 'application/json' as const });
-const multipart = (schema: z.ZodType) => ({ schema, contentType: 'multipart/form-data' as const });
+// Generic in the schema, so a row keeps its schema's type (api/bind-endpoints.ts types each handler's input by it).
+const json = <S extends z.ZodType>(schema: S) => ({ schema, contentType: 'application/json' as const });
+const multipart = <S extends z.ZodType>(schema: S) => ({ schema, contentType: 'multipart/form-data' as const });
 const ok = (description: string, schema?: z.ZodType, contentType?: string): EndpointResponse => ({
   description,
   schema,
@@ -167,21 +169,22 @@ const approvalConflictSchema = z.object({
 const agentViewSchema = z.record(z.string(), z.unknown()).meta({ id: 'Agent' });
 const csv = 'text/csv';
 
-export const ENDPOINTS: readonly Endpoint[] = [
+/**
+ * The contract's rows, one per endpoint, in the order the API registers them. `as const
+ * satisfies`: each row keeps its literal id and its schemas' types, so the API's handler map
+ * (api/bind-endpoints.ts) must have exactly one handler per id and types its input by the row.
+ */
+export const ENDPOINT_ROWS = [
   // ---- health ----
   {
-    id: 'health',
-    method: 'get',
-    path: '/health',
+    ...route('health'),
     summary: 'Service health',
     tag: 'health',
     security: [],
     responses: { 200: ok('Healthy.', healthResponseSchema) },
   },
   {
-    id: 'healthIdentity',
-    method: 'get',
-    path: '/health/identity',
+    ...route('healthIdentity'),
     summary: 'Server identity handshake (HMACs of a nonce)',
     tag: 'health',
     security: [],
@@ -194,9 +197,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   },
   // ---- verification ----
   {
-    id: 'verifyNaturalLanguage',
-    method: 'post',
-    path: '/verify/natural_language',
+    ...route('verifyNaturalLanguage'),
     summary: 'Natural-language math (LLM translation, never VERIFIED)',
     tag: 'verify',
     security: ['apiKey'],
@@ -204,9 +205,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     responses: { 200: ok('Enforced result.', naturalLanguageResponseSchema), ...verifyErrors },
   },
   {
-    id: 'verifyMath',
-    method: 'post',
-    path: '/verify/math',
+    ...route('verifyMath'),
     summary: 'Math expression or equation',
     tag: 'verify',
     security: ['apiKey'],
@@ -214,9 +213,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     responses: { 200: ok('Engine result.', mathResponseSchema), ...verifyErrors },
   },
   {
-    id: 'verifyLogic',
-    method: 'post',
-    path: '/verify/logic',
+    ...route('verifyLogic'),
     summary: 'Logic constraints (DSL or natural language) solved by Z3',
     tag: 'verify',
     security: ['apiKey'],
@@ -228,9 +225,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     },
   },
   {
-    id: 'verifyCode',
-    method: 'post',
-    path: '/verify/code',
+    ...route('verifyCode'),
     summary: 'Source-code security scan',
     tag: 'verify',
     security: ['apiKey'],
@@ -238,9 +233,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     responses: { 200: ok('DiagnosticResult with admission.', codeResponseSchema), ...verifyErrors },
   },
   {
-    id: 'verifySql',
-    method: 'post',
-    path: '/verify/sql',
+    ...route('verifySql'),
     summary: 'SQL query against a schema',
     tag: 'verify',
     security: ['apiKey'],
@@ -248,9 +241,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     responses: { 200: ok('DiagnosticResult with admission.', sqlResponseSchema), ...verifyErrors },
   },
   {
-    id: 'verifyFact',
-    method: 'post',
-    path: '/verify/fact',
+    ...route('verifyFact'),
     summary: 'Factual claim against a context text',
     tag: 'verify',
     security: ['apiKey'],
@@ -258,9 +249,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     responses: { 200: ok('Verdict.', factResponseSchema), ...verifyErrors },
   },
   {
-    id: 'verifyConsensus',
-    method: 'post',
-    path: '/verify/consensus',
+    ...route('verifyConsensus'),
     summary: 'Multi-engine consensus',
     tag: 'verify',
     security: ['apiKey'],
@@ -272,9 +261,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     },
   },
   {
-    id: 'verifyImage',
-    method: 'post',
-    path: '/verify/image',
+    ...route('verifyImage'),
     summary: 'Image claim (multipart)',
     tag: 'verify',
     security: ['apiKey'],
@@ -282,9 +269,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     responses: { 200: ok('Verdict.', imageResponseSchema), ...verifyErrors, 415: E415 },
   },
   {
-    id: 'verifyStats',
-    method: 'post',
-    path: '/verify/stats',
+    ...route('verifyStats'),
     summary: 'Statistical claim against CSV data (multipart)',
     tag: 'verify',
     security: ['apiKey'],
@@ -300,9 +285,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     },
   },
   {
-    id: 'verifyProcess',
-    method: 'post',
-    path: '/verify/process',
+    ...route('verifyProcess'),
     summary: 'Reasoning trace (IRAC or milestones)',
     tag: 'verify',
     security: ['apiKey'],
@@ -310,9 +293,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     responses: { 200: ok('Result.', processResponseSchema), ...verifyErrors },
   },
   {
-    id: 'verifyRag',
-    method: 'post',
-    path: '/verify/rag',
+    ...route('verifyRag'),
     summary: 'RAG chunk provenance',
     tag: 'verify',
     security: ['apiKey'],
@@ -320,9 +301,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     responses: { 200: ok('Result.', ragResponseSchema), ...verifyErrors },
   },
   {
-    id: 'verifyBatch',
-    method: 'post',
-    path: '/verify/batch',
+    ...route('verifyBatch'),
     summary: 'Submit a batch of verifications',
     tag: 'verify',
     security: ['apiKey'],
@@ -334,9 +313,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     },
   },
   {
-    id: 'getBatch',
-    method: 'get',
-    path: '/verify/batch/{job_id}',
+    ...route('getBatch'),
     summary: 'Batch job status and results',
     tag: 'verify',
     security: ['apiKey'],
@@ -345,9 +322,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   },
   // ---- verification context ----
   {
-    id: 'vcFromDiagnostic',
-    method: 'post',
-    path: '/verification-context/from-diagnostic',
+    ...route('vcFromDiagnostic'),
     summary: 'Convert a DiagnosticResult to a Verification Context document',
     tag: 'verification-context',
     security: ['apiKey'],
@@ -362,9 +337,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     },
   },
   {
-    id: 'vcValidate',
-    method: 'post',
-    path: '/verification-context/validate',
+    ...route('vcValidate'),
     summary: 'Validate a document against the v1.0 schema',
     tag: 'verification-context',
     security: ['apiKey'],
@@ -376,9 +349,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     },
   },
   {
-    id: 'vcResolve',
-    method: 'post',
-    path: '/verification-context/resolve',
+    ...route('vcResolve'),
     summary: 'Re-derive and compare the proof_ref commitment',
     tag: 'verification-context',
     security: ['apiKey'],
@@ -394,9 +365,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   },
   // ---- agents ----
   {
-    id: 'registerAgent',
-    method: 'post',
-    path: '/agents/register',
+    ...route('registerAgent'),
     summary: 'Register an agent (one-time agent token)',
     tag: 'agents',
     security: ['apiKey'],
@@ -404,9 +373,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     responses: { 200: ok('Registered.', registerAgentResponseSchema), ...verifyErrors },
   },
   {
-    id: 'revokeAgent',
-    method: 'delete',
-    path: '/agents/{id}',
+    ...route('revokeAgent'),
     summary: 'Revoke an agent',
     tag: 'agents',
     security: ['apiKey'],
@@ -414,9 +381,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     responses: { 200: ok('The agent.', agentViewSchema), 401: E401, 403: E403, 404: E404, 503: E503 },
   },
   {
-    id: 'agentVerify',
-    method: 'post',
-    path: '/agents/{id}/verify',
+    ...route('agentVerify'),
     summary: 'Verify an agent action',
     tag: 'agents',
     security: ['agentToken'],
@@ -432,9 +397,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     },
   },
   {
-    id: 'agentTool',
-    method: 'post',
-    path: '/agents/{id}/tools/{tool}',
+    ...route('agentTool'),
     summary: 'Evaluate a tool call before execution',
     tag: 'agents',
     security: ['agentToken'],
@@ -451,9 +414,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     },
   },
   {
-    id: 'agentActivity',
-    method: 'get',
-    path: '/agents/{id}/activity',
+    ...route('agentActivity'),
     summary: "The agent's audit log",
     tag: 'agents',
     security: ['agentToken'],
@@ -470,9 +431,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     },
   },
   {
-    id: 'agentBudget',
-    method: 'get',
-    path: '/agents/{id}/budget',
+    ...route('agentBudget'),
     summary: "The agent's remaining budget",
     tag: 'agents',
     security: ['agentToken'],
@@ -480,9 +439,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     responses: { 200: ok('Budget.', budgetResponseSchema), 401: E401, 403: E403, 404: E404, 429: E429, 503: E503 },
   },
   {
-    id: 'approveToolDefinition',
-    method: 'post',
-    path: '/agents/{id}/tool-definitions/{tool}/approve',
+    ...route('approveToolDefinition'),
     summary: 'Approve a changed tool definition',
     tag: 'agents',
     security: ['apiKey'],
@@ -498,9 +455,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   },
   // ---- approvals of tool calls and action outcomes (docs/approvals.md) ----
   {
-    id: 'listAgentApprovals',
-    method: 'get',
-    path: '/agents/{id}/approvals',
+    ...route('listAgentApprovals'),
     summary: "The agent's approvals, newest first (owners and admins)",
     tag: 'agents',
     security: ['apiKey'],
@@ -517,9 +472,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     },
   },
   {
-    id: 'getAgentApproval',
-    method: 'get',
-    path: '/agents/{id}/approvals/{approval_id}',
+    ...route('getAgentApproval'),
     summary: 'One approval; ?wait=<seconds> long-polls until it is decided',
     tag: 'agents',
     security: ['agentToken', 'apiKey'],
@@ -536,9 +489,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     },
   },
   {
-    id: 'decideAgentApproval',
-    method: 'post',
-    path: '/agents/{id}/approvals/{approval_id}',
+    ...route('decideAgentApproval'),
     summary: 'Approve or deny a pending tool call, once (owners and admins)',
     tag: 'agents',
     security: ['apiKey'],
@@ -558,9 +509,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     },
   },
   {
-    id: 'reportActionOutcome',
-    method: 'post',
-    path: '/agents/{id}/actions/{action_id}/outcome',
+    ...route('reportActionOutcome'),
     summary: "Report an admitted or approved action's outcome, once",
     tag: 'agents',
     security: ['agentToken'],
@@ -582,18 +531,14 @@ export const ENDPOINTS: readonly Endpoint[] = [
   },
   // ---- attestations ----
   {
-    id: 'jwks',
-    method: 'get',
-    path: '/.well-known/jwks.json',
+    ...route('jwks'),
     summary: 'Attestation public keys',
     tag: 'attestations',
     security: [],
     responses: { 200: ok('JWKS.', jwksResponseSchema) },
   },
   {
-    id: 'getAttestation',
-    method: 'get',
-    path: '/attestation/{id}',
+    ...route('getAttestation'),
     summary: 'An issued attestation',
     tag: 'attestations',
     security: ['apiKey'],
@@ -608,9 +553,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     },
   },
   {
-    id: 'verifyAttestation',
-    method: 'post',
-    path: '/attestation/verify',
+    ...route('verifyAttestation'),
     summary: 'Verify an attestation token',
     tag: 'attestations',
     security: ['apiKey'],
@@ -619,27 +562,21 @@ export const ENDPOINTS: readonly Endpoint[] = [
   },
   // ---- observability ----
   {
-    id: 'metrics',
-    method: 'get',
-    path: '/metrics',
+    ...route('metrics'),
     summary: 'Global metrics (platform operators)',
     tag: 'observability',
     security: ['apiKey', 'bearer'],
     responses: { 200: ok('Metrics.', globalMetricsResponseSchema), ...adminErrors },
   },
   {
-    id: 'metricsPrometheus',
-    method: 'get',
-    path: '/metrics/prometheus',
+    ...route('metricsPrometheus'),
     summary: 'Prometheus text (platform operators)',
     tag: 'observability',
     security: ['apiKey', 'bearer'],
     responses: { 200: ok('Prometheus exposition format.', z.string(), 'text/plain'), ...adminErrors },
   },
   {
-    id: 'orgMetrics',
-    method: 'get',
-    path: '/metrics/{org_id}',
+    ...route('orgMetrics'),
     summary: "One organization's metrics (own only)",
     tag: 'observability',
     security: ['apiKey', 'bearer'],
@@ -647,9 +584,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     responses: { 200: ok('Metrics.', orgMetricsResponseSchema), ...adminErrors },
   },
   {
-    id: 'logs',
-    method: 'get',
-    path: '/logs',
+    ...route('logs'),
     summary: "The tenant's verification log",
     tag: 'observability',
     security: ['apiKey', 'bearer'],
@@ -658,9 +593,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   },
   // ---- auth ----
   {
-    id: 'signup',
-    method: 'post',
-    path: '/auth/signup',
+    ...route('signup'),
     summary: 'Create an organization and its owner',
     tag: 'auth',
     security: [],
@@ -676,9 +609,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     },
   },
   {
-    id: 'signin',
-    method: 'post',
-    path: '/auth/signin',
+    ...route('signin'),
     summary: 'Sign in',
     tag: 'auth',
     security: [],
@@ -694,18 +625,14 @@ export const ENDPOINTS: readonly Endpoint[] = [
     },
   },
   {
-    id: 'me',
-    method: 'get',
-    path: '/auth/me',
+    ...route('me'),
     summary: 'The current user',
     tag: 'auth',
     security: ['bearer'],
     responses: { 200: ok('User.', meResponseSchema), ...jwtErrors },
   },
   {
-    id: 'createApiKey',
-    method: 'post',
-    path: '/auth/api-keys',
+    ...route('createApiKey'),
     summary: 'Create an API key (secret returned once)',
     tag: 'auth',
     security: ['bearer'],
@@ -720,18 +647,14 @@ export const ENDPOINTS: readonly Endpoint[] = [
     },
   },
   {
-    id: 'listApiKeys',
-    method: 'get',
-    path: '/auth/api-keys',
+    ...route('listApiKeys'),
     summary: "The organization's active keys",
     tag: 'auth',
     security: ['bearer'],
     responses: { 200: ok('Keys.', listKeysResponseSchema), ...jwtErrors },
   },
   {
-    id: 'revokeApiKey',
-    method: 'delete',
-    path: '/auth/api-keys/{key_id}',
+    ...route('revokeApiKey'),
     summary: 'Revoke an API key',
     tag: 'auth',
     security: ['bearer'],
@@ -740,9 +663,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   },
   // ---- audit ----
   {
-    id: 'auditLogs',
-    method: 'get',
-    path: '/audit/logs',
+    ...route('auditLogs'),
     summary: 'Audit entries',
     tag: 'audit',
     security: ['bearer'],
@@ -750,9 +671,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     responses: { 200: ok('Entries.', auditLogsResponseSchema), 400: E400, ...jwtErrors },
   },
   {
-    id: 'auditLog',
-    method: 'get',
-    path: '/audit/logs/{log_id}',
+    ...route('auditLog'),
     summary: 'One audit entry',
     tag: 'audit',
     security: ['bearer'],
@@ -760,9 +679,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     responses: { 200: ok('Entry.', auditLogEntrySchema), 404: E404, ...jwtErrors },
   },
   {
-    id: 'auditExport',
-    method: 'get',
-    path: '/audit/export',
+    ...route('auditExport'),
     summary: 'Audit CSV (up to 1,000 entries)',
     tag: 'audit',
     security: ['bearer'],
@@ -770,9 +687,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   },
   // ---- admin ----
   {
-    id: 'complianceCsv',
-    method: 'get',
-    path: '/admin/compliance/export/csv',
+    ...route('complianceCsv'),
     summary: 'Audit trail as CSV',
     tag: 'admin',
     security: ['apiKey'],
@@ -780,9 +695,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     responses: { 200: ok('CSV.', z.string(), csv), ...adminErrors },
   },
   {
-    id: 'complianceVerify',
-    method: 'get',
-    path: '/admin/compliance/verify/{log_id}',
+    ...route('complianceVerify'),
     summary: 'Verify one audit entry',
     tag: 'admin',
     security: ['apiKey'],
@@ -790,9 +703,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     responses: { 200: ok('Integrity checks.', auditVerificationSchema), 404: E404, ...adminErrors },
   },
   {
-    id: 'soc2Report',
-    method: 'get',
-    path: '/admin/compliance/report/soc2/{org_id}',
+    ...route('soc2Report'),
     summary: 'SOC 2 report (own organization)',
     tag: 'admin',
     security: ['apiKey'],
@@ -800,9 +711,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     responses: { 200: ok('Report.', soc2ReportSchema), ...adminErrors },
   },
   {
-    id: 'threatSummary',
-    method: 'get',
-    path: '/admin/security/threats/{org_id}',
+    ...route('threatSummary'),
     summary: 'Threat summary (own organization)',
     tag: 'admin',
     security: ['apiKey'],
@@ -810,9 +719,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     responses: { 200: ok('Summary.', threatSummarySchema), ...adminErrors },
   },
   {
-    id: 'rotateApiKey',
-    method: 'post',
-    path: '/admin/keys/rotate',
+    ...route('rotateApiKey'),
     summary: 'Rotate an API key (new secret returned once)',
     tag: 'admin',
     security: ['apiKey'],
@@ -829,9 +736,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   },
   // ---- badges ----
   {
-    id: 'badgeVerified',
-    method: 'get',
-    path: '/badge/verified',
+    ...route('badgeVerified'),
     summary: 'Verified/failed badge',
     tag: 'badges',
     security: [],
@@ -839,9 +744,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     responses: { 200: ok('SVG.', svgSchema, 'image/svg+xml') },
   },
   {
-    id: 'badgeStatus',
-    method: 'get',
-    path: '/badge/status/{status}',
+    ...route('badgeStatus'),
     summary: 'Status badge',
     tag: 'badges',
     security: [],
@@ -850,9 +753,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     responses: { 200: ok('SVG.', svgSchema, 'image/svg+xml') },
   },
   {
-    id: 'badgeAttestation',
-    method: 'get',
-    path: '/badge/attestation/{id}',
+    ...route('badgeAttestation'),
     summary: 'Attestation badge',
     tag: 'badges',
     security: [],
@@ -863,9 +764,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     },
   },
   {
-    id: 'badgeEngine',
-    method: 'get',
-    path: '/badge/engine/{engine}',
+    ...route('badgeEngine'),
     summary: 'Engine badge',
     tag: 'badges',
     security: [],
@@ -873,9 +772,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     responses: { 200: ok('SVG.', svgSchema, 'image/svg+xml') },
   },
   {
-    id: 'badgeCustom',
-    method: 'get',
-    path: '/badge/custom',
+    ...route('badgeCustom'),
     summary: 'Custom badge',
     tag: 'badges',
     security: [],
@@ -884,9 +781,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   },
   // ---- webhooks ----
   {
-    id: 'secretScanning',
-    method: 'post',
-    path: '/webhooks/secret-scanning',
+    ...route('secretScanning'),
     summary: 'Signed leaked-key reports',
     tag: 'webhooks',
     security: ['webhookSignature'],
@@ -903,9 +798,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   },
   // ---- agent-to-agent gateway ----
   {
-    id: 'a2aIntercept',
-    method: 'post',
-    path: '/a2a/intercept',
+    ...route('a2aIntercept'),
     summary: 'Intercept an agent-to-agent message',
     tag: 'a2a',
     security: ['a2aKey'],
@@ -922,15 +815,16 @@ export const ENDPOINTS: readonly Endpoint[] = [
     },
   },
   {
-    id: 'a2aTrace',
-    method: 'get',
-    path: '/a2a/trace/{trace}',
+    ...route('a2aTrace'),
     summary: "One of the calling agent's verdicts",
     tag: 'a2a',
     security: ['a2aKey'],
     params: z.object({ trace: z.string().meta({ example: 'a2a_' + '0'.repeat(32) }) }),
     responses: { 200: ok('Trace.', traceResponseSchema), 401: E401, 404: E404, 503: E503 },
   },
-];
+] as const satisfies readonly Endpoint[];
+
+/** The same rows read as plain `Endpoint`s: what the OpenAPI document, the MCP tools and the tests walk. */
+export const ENDPOINTS: readonly Endpoint[] = ENDPOINT_ROWS;
 
 export { emptyRequestSchema };

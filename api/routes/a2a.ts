@@ -3,7 +3,6 @@
 // (payload limit + 64 KiB envelope) and parsed strictly (core/strict-json.ts: duplicate keys
 // refused, numbers exact); every message is a workflow (workflows/a2a.ts).
 // GET /a2a/trace/{audit_trace_id}: the message's workflow and audit entry, for its sender.
-import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { randomBytes } from 'node:crypto';
 import { interceptRequestSchema } from '../../contract/a2a.js';
@@ -15,12 +14,14 @@ import { parseStrictJson, StrictJsonError } from '../../core/strict-json.js';
 import { HttpError } from '../errors.js';
 import { readRawBody } from '../middleware/body.js';
 import type { AppDeps } from '../deps.js';
+import { endpoint } from '../bind-endpoints.js';
+import { workflows } from '../workflows.js';
 
 export const A2A_NO_KEYS = 'The A2A gateway has no keys configured (SVC_A2A_API_KEYS): every request is denied.';
 export const A2A_MISSING_KEY = 'Missing gateway key: send it in the X-API-Key header.';
 export const A2A_INVALID_KEY = 'Invalid gateway key.';
 
-export function registerA2aRoutes(router: Router, deps: AppDeps): void {
+export function a2aHandlers(deps: AppDeps) {
   const a2a = loadA2aConfig(deps.env);
 
   const authenticate = (ctx: Context): string => {
@@ -32,7 +33,7 @@ export function registerA2aRoutes(router: Router, deps: AppDeps): void {
     return agent;
   };
 
-  router.post('/a2a/intercept', async (ctx) => {
+  const a2aIntercept = endpoint('a2aIntercept', [], async (ctx) => {
     const agentId = authenticate(ctx);
     const type = ctx.get('Content-Type');
     if (type && !/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(type))
@@ -70,7 +71,7 @@ export function registerA2aRoutes(router: Router, deps: AppDeps): void {
       max_payload_bytes: a2a.maxPayloadBytes,
       engine_timeout_ms: engineTimeoutMs,
     };
-    const result = await deps.temporal.runWorkflow('a2aWorkflow', [wf], {
+    const result = await deps.temporal.runWorkflow(workflows.a2aWorkflow, [wf], {
       taskQueue: deps.cfg.SVC_TASK_QUEUE,
       workflowId,
       timeoutMs: engineTimeoutMs + 15_000 + deps.cfg.SVC_WORKFLOW_GRACE * 1000,
@@ -80,9 +81,9 @@ export function registerA2aRoutes(router: Router, deps: AppDeps): void {
     ctx.body = { ...result, workflow_id: workflowId };
   });
 
-  router.get('/a2a/trace/:trace', async (ctx) => {
+  const a2aTrace = endpoint('a2aTrace', [], async (ctx, req) => {
     const agentId = authenticate(ctx);
-    const trace = ctx.params.trace as string;
+    const trace = req.params.trace;
     if (!/^a2a_[0-9a-f]{32}$/.test(trace)) throw new HttpError(404, 'Trace not found.');
     const doc = await findA2aMessage(deps.store, trace);
     // Another agent's message is "not found" as well.
@@ -102,4 +103,5 @@ export function registerA2aRoutes(router: Router, deps: AppDeps): void {
       created_at: doc.created_at.toISOString(),
     };
   });
+  return { a2aIntercept, a2aTrace };
 }

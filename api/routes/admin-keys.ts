@@ -8,26 +8,21 @@
 //      scopes wider than its own);
 //   4. exactly one of concurrent rotations of one key wins (`Accounts.rotateKey`); the others
 //      get 409.
-import type Router from '@koa/router';
-import {
-  rotateKeyRequestSchema as rotateSchema,
-  ROTATION_IN_PROGRESS,
-  ROTATION_WIDER_SCOPES,
-} from '../../contract/admin.js';
+import { ROTATION_IN_PROGRESS, ROTATION_WIDER_SCOPES } from '../../contract/admin.js';
 import { API_KEY_NOT_FOUND as KEY_NOT_FOUND } from '../../contract/auth.js';
 import { decideKeyRotation, hasScope, scopesCovered, SCOPE_ADMIN_ALL } from '../../core/scopes.js';
 import { HttpError } from '../errors.js';
-import { bodyObject } from '../middleware/body.js';
 import { principalOf, requireAdminKey, INSUFFICIENT_PERMISSIONS, lacksScope } from '../middleware/auth.js';
 import { planLimit } from '../middleware/rate-limit.js';
 import type { AppDeps } from '../deps.js';
+import { endpoint } from '../bind-endpoints.js';
 
-export function registerAdminKeyRoutes(router: Router, deps: AppDeps): void {
+export function adminKeyHandlers(deps: AppDeps) {
   // Scope checked in the handler: rotating one's own key is self-service for every role.
   const auth = requireAdminKey(deps, ['owner', 'admin', 'member'], null);
-  router.post('/admin/keys/rotate', auth, planLimit(deps.counter, 'account'), async (ctx) => {
+  const rotateApiKey = endpoint('rotateApiKey', [auth, planLimit(deps.counter, 'account')], async (ctx, req) => {
     const p = principalOf(ctx);
-    const { key_id } = rotateSchema.parse(bodyObject(ctx));
+    const { key_id } = req.body();
     // Another organization's key, a revoked or an inactive key: absent (404).
     const target = await deps.accounts.findActiveKey(p.orgId, key_id);
     if (!target) throw new HttpError(404, KEY_NOT_FOUND);
@@ -57,4 +52,5 @@ export function registerAdminKeyRoutes(router: Router, deps: AppDeps): void {
       created_at: doc.created_at.toISOString(),
     };
   });
+  return { rotateApiKey };
 }

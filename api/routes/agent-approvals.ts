@@ -2,7 +2,6 @@
 // the agent's organization list and decide approvals with an API key; the agent reads (or long-
 // polls) its own approvals and reports its actions' outcomes with its agent token. A decision is
 // an insert-once record (decided once, whoever races), then a signal wakes the approval workflow.
-import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { randomUUID } from 'node:crypto';
 import {
@@ -36,6 +35,7 @@ import {
   waitSettled,
 } from '../agent-actions.js';
 import type { AppDeps } from '../deps.js';
+import { endpoint } from '../bind-endpoints.js';
 
 export const AGENT_NOT_FOUND = 'Agent not found.';
 export const APPROVAL_NOT_FOUND = 'Approval not found.';
@@ -51,7 +51,7 @@ const DECIDE_SETTLE_MS = 10_000;
 const queryDetail = (err: Parameters<typeof zodDetail>[0]) =>
   zodDetail(err).replace("Invalid field '", "Invalid query parameter '");
 
-export function registerAgentApprovalRoutes(router: Router, deps: AppDeps): void {
+export function agentApprovalHandlers(deps: AppDeps) {
   const agents = new Agents(deps.store, deps.cfg.SVC_API_KEY_LOOKUP_SECRET as string);
   const requireAgent = agentTokenGuard(deps, agents);
   const deciders = requireAdminKey(deps, ['owner', 'admin']);
@@ -71,87 +71,108 @@ export function registerAgentApprovalRoutes(router: Router, deps: AppDeps): void
   };
 
   // GET /agents/{id}/approvals?state=&limit=&cursor=: owners and admins.
-  router.get('/agents/:id/approvals', deciders, planLimit(deps.counter, 'account'), async (ctx) => {
-    const q = approvalListQuerySchema.safeParse({
-      state: ctx.query.state,
-      limit: ctx.query.limit,
-      cursor: ctx.query.cursor,
-    });
-    if (!q.success) throw new HttpError(400, queryDetail(q.error));
-    const agent = await orgAgent(ctx);
-    const page = await listApprovals(deps.store, agent._id, {
-      state: q.data.state ?? null,
-      limit: q.data.limit,
-      before: q.data.cursor ? Number(q.data.cursor) : null,
-    });
-    ctx.body = {
-      agent_id: agent._id,
-      items: page.items.map(approvalView),
-      next_cursor: page.next_before === null ? null : String(page.next_before),
-    };
-  });
+  const listAgentApprovals = endpoint(
+    'listAgentApprovals',
+    [deciders, planLimit(deps.counter, 'account')],
+    async (ctx) => {
+      const q = approvalListQuerySchema.safeParse({
+        state: ctx.query.state,
+        limit: ctx.query.limit,
+        cursor: ctx.query.cursor,
+      });
+      if (!q.success) throw new HttpError(400, queryDetail(q.error));
+      const agent = await orgAgent(ctx);
+      const page = await listApprovals(deps.store, agent._id, {
+        state: q.data.state ?? null,
+        limit: q.data.limit,
+        before: q.data.cursor ? Number(q.data.cursor) : null,
+      });
+      ctx.body = {
+        agent_id: agent._id,
+        items: page.items.map(approvalView),
+        next_cursor: page.next_before === null ? null : String(page.next_before),
+      };
+    },
+  );
 
   // GET /agents/{id}/approvals/{approval_id}?wait=: the agent (X-Agent-Token), or an owner or admin (X-API-Key).
   const agentOrDecider = async (ctx: Context, next: () => Promise<unknown>) =>
     ctx.get('X-Agent-Token') ? requireAgent(ctx, next) : deciders(ctx, next);
-  router.get('/agents/:id/approvals/:approval_id', agentOrDecider, planLimit(deps.counter, 'account'), async (ctx) => {
-    const q = approvalWaitQuerySchema.safeParse({ wait: ctx.query.wait });
-    if (!q.success) throw new HttpError(400, queryDetail(q.error));
-    const agent = ctx.state.agent ? agentOf(ctx) : await orgAgent(ctx);
-    const seq = seqOf(ctx);
-    const doc = await waitSettled(deps.store, agent._id, seq, q.data.wait * 1000, ctx);
-    if (!doc) throw new HttpError(404, APPROVAL_NOT_FOUND);
-    ctx.set('Cache-Control', 'no-store');
-    ctx.body = approvalView(doc);
-  });
+  const getAgentApproval = endpoint(
+    'getAgentApproval',
+    [agentOrDecider, planLimit(deps.counter, 'account')],
+    async (ctx) => {
+      const q = approvalWaitQuerySchema.safeParse({ wait: ctx.query.wait });
+      if (!q.success) throw new HttpError(400, queryDetail(q.error));
+      const agent = ctx.state.agent ? agentOf(ctx) : await orgAgent(ctx);
+      const seq = seqOf(ctx);
+      const doc = await waitSettled(deps.store, agent._id, seq, q.data.wait * 1000, ctx);
+      if (!doc) throw new HttpError(404, APPROVAL_NOT_FOUND);
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = approvalView(doc);
+    },
+  );
 
   // POST /agents/{id}/approvals/{approval_id} {decision, reason}: owners and admins, once.
-  router.post('/agents/:id/approvals/:approval_id', deciders, planLimit(deps.counter, 'account'), async (ctx) => {
-    const agent = await orgAgent(ctx);
-    const seq = seqOf(ctx);
-    const parsed = decideApprovalRequestSchema.safeParse(bodyObject(ctx));
-    if (!parsed.success) throw new HttpError(422, zodDetail(parsed.error));
-    const doc = await getApproval(deps.store, agent._id, seq);
-    if (!doc) throw new HttpError(404, APPROVAL_NOT_FOUND);
-    if (doc.state !== 'pending')
-      throw new HttpError(409, alreadyDecided(doc.state), {}, { detail: alreadyDecided(doc.state), state: doc.state });
-    const now = new Date();
-    // Past the time-out the workflow denies it (it may not have run yet): too late to decide.
-    if (now.getTime() >= doc.expires_at.getTime())
-      throw new HttpError(409, alreadyDecided('expired'), {}, { detail: alreadyDecided('expired'), state: 'expired' });
-    const p = principalOf(ctx);
-    const r = await insertDecision(deps.store, {
-      _id: doc._id,
-      decision: parsed.data.decision,
-      reason: parsed.data.reason,
-      decided_by: p.userId,
-      decided_by_key_id: p.keyId,
-      decided_at: now,
-    });
-    if (!r.inserted) {
-      const state = r.doc.decision === 'approve' ? 'approved' : r.doc.decision === 'deny' ? 'denied' : 'expired';
-      throw new HttpError(409, alreadyDecided(state), {}, { detail: alreadyDecided(state), state });
-    }
-    await signalDecision(deps, doc.workflow_id, randomUUID());
-    const settled = (await waitSettled(deps.store, agent._id, seq, DECIDE_SETTLE_MS, ctx, isRecorded)) ?? doc;
-    ctx.set('Cache-Control', 'no-store');
-    // 202: the decision is recorded (a second one is 409) but the workflow has not applied it yet
-    // (no worker running): the agent's wait returns it once a worker is back.
-    ctx.status = settled.state === 'pending' ? 202 : 200;
-    ctx.body = approvalView(settled);
-  });
+  const decideAgentApproval = endpoint(
+    'decideAgentApproval',
+    [deciders, planLimit(deps.counter, 'account')],
+    async (ctx) => {
+      const agent = await orgAgent(ctx);
+      const seq = seqOf(ctx);
+      const parsed = decideApprovalRequestSchema.safeParse(bodyObject(ctx));
+      if (!parsed.success) throw new HttpError(422, zodDetail(parsed.error));
+      const doc = await getApproval(deps.store, agent._id, seq);
+      if (!doc) throw new HttpError(404, APPROVAL_NOT_FOUND);
+      if (doc.state !== 'pending')
+        throw new HttpError(
+          409,
+          alreadyDecided(doc.state),
+          {},
+          { detail: alreadyDecided(doc.state), state: doc.state },
+        );
+      const now = new Date();
+      // Past the time-out the workflow denies it (it may not have run yet): too late to decide.
+      if (now.getTime() >= doc.expires_at.getTime())
+        throw new HttpError(
+          409,
+          alreadyDecided('expired'),
+          {},
+          { detail: alreadyDecided('expired'), state: 'expired' },
+        );
+      const p = principalOf(ctx);
+      const r = await insertDecision(deps.store, {
+        _id: doc._id,
+        decision: parsed.data.decision,
+        reason: parsed.data.reason,
+        decided_by: p.userId,
+        decided_by_key_id: p.keyId,
+        decided_at: now,
+      });
+      if (!r.inserted) {
+        const state = r.doc.decision === 'approve' ? 'approved' : r.doc.decision === 'deny' ? 'denied' : 'expired';
+        throw new HttpError(409, alreadyDecided(state), {}, { detail: alreadyDecided(state), state });
+      }
+      await signalDecision(deps, doc.workflow_id, randomUUID());
+      const settled = (await waitSettled(deps.store, agent._id, seq, DECIDE_SETTLE_MS, ctx, isRecorded)) ?? doc;
+      ctx.set('Cache-Control', 'no-store');
+      // 202: the decision is recorded (a second one is 409) but the workflow has not applied it yet
+      // (no worker running): the agent's wait returns it once a worker is back.
+      ctx.status = settled.state === 'pending' ? 202 : 200;
+      ctx.body = approvalView(settled);
+    },
+  );
 
   // POST /agents/{id}/actions/{action_id}/outcome {status, detail?}: the agent, once per admitted or approved action.
-  router.post(
-    '/agents/:id/actions/:action_id/outcome',
-    requireAgent,
-    planLimit(deps.counter, 'account'),
-    async (ctx) => {
+  const reportActionOutcome = endpoint(
+    'reportActionOutcome',
+    [requireAgent, planLimit(deps.counter, 'account')],
+    async (ctx, req) => {
       const agent = agentOf(ctx);
-      if (!actionIdSchema.safeParse(ctx.params.action_id).success) throw new HttpError(404, ACTION_NOT_FOUND);
+      if (!actionIdSchema.safeParse(req.params.action_id).success) throw new HttpError(404, ACTION_NOT_FOUND);
       const parsed = reportOutcomeRequestSchema.safeParse(bodyObject(ctx));
       if (!parsed.success) throw new HttpError(422, zodDetail(parsed.error));
-      const actionId = String(ctx.params.action_id);
+      const actionId = req.params.action_id;
       const action = await getAction(deps.store, agent._id, actionId);
       if (!action) throw new HttpError(404, ACTION_NOT_FOUND);
       if (action.state !== 'admitted' && action.state !== 'approved')
@@ -187,4 +208,5 @@ export function registerAgentApprovalRoutes(router: Router, deps: AppDeps): void
       ctx.body = actionView(joined ?? action);
     },
   );
+  return { listAgentApprovals, getAgentApproval, decideAgentApproval, reportActionOutcome };
 }

@@ -1,7 +1,6 @@
 // Agent endpoints (docs/agents.md): registration with an API key (agent:write), then the
 // agent's own endpoints authenticated by X-Agent-Token. Verification and tool calls run as
 // workflows (workflows/agents.ts) whose inputs carry the request sealed (core/sealed.ts).
-import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { randomUUID } from 'node:crypto';
 import {
@@ -9,11 +8,7 @@ import {
   TOOL_NAME_RE,
   activityQuerySchema,
   agentContextSchema,
-  agentToolRequestSchema,
-  agentVerifyRequestSchema,
-  approveToolRequestSchema,
   normalizeToolName,
-  registerAgentRequestSchema,
 } from '../../contract/agents.js';
 import { Agents, PRICE_PER_REQUEST_MICRO_USD, type AgentDoc } from '../../core/agents.js';
 import type { AgentRef, AgentWorkflowInput } from '../../core/agent-workflow.js';
@@ -26,7 +21,9 @@ import { trackToolDecision } from '../agent-actions.js';
 import { agentBudgetCap, planLimit, LimiterUnavailableError, LIMITER_UNAVAILABLE } from '../middleware/rate-limit.js';
 import type { Plan } from '../../core/accounts.js';
 import type { AppDeps } from '../deps.js';
+import { endpoint } from '../bind-endpoints.js';
 import { ENGINES } from '../../core/engines.js';
+import { workflows } from '../workflows.js';
 
 export { MISSING_AGENT_TOKEN, INVALID_AGENT_TOKEN, REVOKED_AGENT, registeringKeyGone } from '../agent-auth.js';
 export const AGENT_REGISTRATIONS_PER_HOUR = 10;
@@ -98,7 +95,7 @@ function effectiveBudget(agent: AgentDoc, plan: Plan): { perHour: number; costPe
   };
 }
 
-export function registerAgentRoutes(router: Router, deps: AppDeps): void {
+export function agentHandlers(deps: AppDeps) {
   const agents = new Agents(deps.store, deps.cfg.SVC_API_KEY_LOOKUP_SECRET as string);
 
   const requireAgent = agentTokenGuard(deps, agents);
@@ -132,7 +129,7 @@ export function registerAgentRoutes(router: Router, deps: AppDeps): void {
     const workflowId = `agent-${input.kind}-${input.agent.org_id}-${randomUUID()}`;
     const budget = GUARD_TIMEOUT_MS + 2000 + Math.max(...Object.values(timeouts)) + cfg.SVC_WORKFLOW_GRACE * 1000;
     const result = await deps.temporal.runWorkflow(
-      'agentWorkflow',
+      workflows.agentWorkflow,
       [{ ...input, engine_timeouts_ms: timeouts, guard_timeout_ms: GUARD_TIMEOUT_MS }],
       {
         taskQueue: cfg.SVC_TASK_QUEUE,
@@ -147,55 +144,59 @@ export function registerAgentRoutes(router: Router, deps: AppDeps): void {
   }
 
   // POST /agents/register
-  router.post('/agents/register', requireApiKey(deps, 'agent:write'), planLimit(deps.counter), async (ctx) => {
-    const p = principalOf(ctx);
-    const raw = bodyObject(ctx);
-    const input = registerAgentRequestSchema.parse(raw);
-    // Budgets are capped by the plan: an explicit value above the cap is refused, a default is lowered to it.
-    const cap = agentBudgetCap(p.plan);
-    if (cap.requestsPerHour !== null && input.max_requests_per_hour > cap.requestsPerHour) {
-      if (raw.max_requests_per_hour !== undefined) {
-        throw new HttpError(
-          400,
-          `Invalid field 'max_requests_per_hour': at most ${cap.requestsPerHour} on the ${p.plan} plan (the organization's own limit per hour).`,
-        );
+  const registerAgent = endpoint(
+    'registerAgent',
+    [requireApiKey(deps, 'agent:write'), planLimit(deps.counter)],
+    async (ctx, req) => {
+      const p = principalOf(ctx);
+      const raw = bodyObject(ctx);
+      const input = req.body();
+      // Budgets are capped by the plan: an explicit value above the cap is refused, a default is lowered to it.
+      const cap = agentBudgetCap(p.plan);
+      if (cap.requestsPerHour !== null && input.max_requests_per_hour > cap.requestsPerHour) {
+        if (raw.max_requests_per_hour !== undefined) {
+          throw new HttpError(
+            400,
+            `Invalid field 'max_requests_per_hour': at most ${cap.requestsPerHour} on the ${p.plan} plan (the organization's own limit per hour).`,
+          );
+        }
+        input.max_requests_per_hour = cap.requestsPerHour;
       }
-      input.max_requests_per_hour = cap.requestsPerHour;
-    }
-    if (cap.costPerDayUsd !== null && input.max_cost_per_day > cap.costPerDayUsd) {
-      if (raw.max_cost_per_day !== undefined) {
-        throw new HttpError(
-          400,
-          `Invalid field 'max_cost_per_day': at most ${cap.costPerDayUsd} on the ${p.plan} plan (the plan's daily requests at ${usd(PRICE_PER_REQUEST_MICRO_USD)} USD each).`,
-        );
+      if (cap.costPerDayUsd !== null && input.max_cost_per_day > cap.costPerDayUsd) {
+        if (raw.max_cost_per_day !== undefined) {
+          throw new HttpError(
+            400,
+            `Invalid field 'max_cost_per_day': at most ${cap.costPerDayUsd} on the ${p.plan} plan (the plan's daily requests at ${usd(PRICE_PER_REQUEST_MICRO_USD)} USD each).`,
+          );
+        }
+        input.max_cost_per_day = cap.costPerDayUsd;
       }
-      input.max_cost_per_day = cap.costPerDayUsd;
-    }
-    let w;
-    try {
-      w = await deps.counter.hit(`agent-register:${p.orgId}`, 3600);
-    } catch (err) {
-      if (err instanceof LimiterUnavailableError) throw new HttpError(503, LIMITER_UNAVAILABLE);
-      throw err;
-    }
-    if (w.count > AGENT_REGISTRATIONS_PER_HOUR) throw sv005(AGENT_REGISTRATIONS_PER_HOUR, w.resetAt);
-    const { doc, token } = await agents.register({
-      org_id: p.orgId,
-      created_by_user_id: p.userId,
-      created_by_key_id: p.keyId,
-      name: input.name,
-      agent_type: input.agent_type,
-      description: input.description ?? null,
-      permissions: input.permissions,
-      max_requests_per_hour: input.max_requests_per_hour,
-      max_cost_per_day: input.max_cost_per_day,
-    });
-    ctx.body = { ...agentView(doc), agent_token: token };
-  });
+      let w;
+      try {
+        w = await deps.counter.hit(`agent-register:${p.orgId}`, 3600);
+      } catch (err) {
+        if (err instanceof LimiterUnavailableError) throw new HttpError(503, LIMITER_UNAVAILABLE);
+        throw err;
+      }
+      if (w.count > AGENT_REGISTRATIONS_PER_HOUR) throw sv005(AGENT_REGISTRATIONS_PER_HOUR, w.resetAt);
+      const { doc, token } = await agents.register({
+        org_id: p.orgId,
+        created_by_user_id: p.userId,
+        created_by_key_id: p.keyId,
+        name: input.name,
+        agent_type: input.agent_type,
+        description: input.description ?? null,
+        permissions: input.permissions,
+        max_requests_per_hour: input.max_requests_per_hour,
+        max_cost_per_day: input.max_cost_per_day,
+      });
+      ctx.body = { ...agentView(doc), agent_token: token };
+    },
+  );
 
   // DELETE /agents/{id}: revoke (API key of the same organization with agent:write).
-  router.delete('/agents/:id', requireApiKey(deps, 'agent:write'), async (ctx) => {
-    const num = Number(ctx.params.id);
+  const revokeAgent = endpoint('revokeAgent', [requireApiKey(deps, 'agent:write')], async (ctx, req) => {
+    const num = Number(req.params.id);
     if (!Number.isSafeInteger(num) || num < 1) throw new HttpError(404, 'Agent not found.');
     const doc = await agents.revoke(principalOf(ctx).orgId, num);
     if (!doc) {
@@ -208,7 +209,7 @@ export function registerAgentRoutes(router: Router, deps: AppDeps): void {
   });
 
   // POST /agents/{id}/verify
-  router.post('/agents/:id/verify', requireAgent, planLimit(deps.counter), async (ctx) => {
+  const agentVerify = endpoint('agentVerify', [requireAgent, planLimit(deps.counter)], async (ctx, req) => {
     const raw = bodyObject(ctx);
     const c = agentContextSchema.safeParse(raw.context);
     if (!c.success) {
@@ -218,7 +219,7 @@ export function registerAgentRoutes(router: Router, deps: AppDeps): void {
           : `Invalid context: ${zodDetail(c.error).replace("Invalid field '", "'context.")}; context.conversation_id (non-empty string) and context.step_number (non-negative integer) are required.`;
       throw new HttpError(400, detail, {}, { code: AGENT_CONTEXT_ERROR_CODE, detail });
     }
-    const input = agentVerifyRequestSchema.parse(raw);
+    const input = req.body();
     if (input.tool_schema !== undefined) {
       const name = input.tool_schema.name;
       if (typeof name !== 'string' || !TOOL_NAME_RE.test(name))
@@ -244,10 +245,10 @@ export function registerAgentRoutes(router: Router, deps: AppDeps): void {
   });
 
   // POST /agents/{id}/tools/{tool}
-  router.post('/agents/:id/tools/:tool', requireAgent, planLimit(deps.counter), async (ctx) => {
-    const tool = ctx.params.tool as string;
+  const agentTool = endpoint('agentTool', [requireAgent, planLimit(deps.counter)], async (ctx, req) => {
+    const tool = req.params.tool;
     if (!TOOL_NAME_RE.test(tool)) throw new HttpError(400, 'Invalid tool name: 1-128 characters from [A-Za-z0-9_.:-].');
-    const input = agentToolRequestSchema.parse(bodyObject(ctx));
+    const input = req.body();
     if (JSON.stringify(input.arguments).length > MAX_TOOL_ARGUMENTS_CHARS)
       throw new HttpError(400, `Invalid field 'arguments': at most ${MAX_TOOL_ARGUMENTS_CHARS} characters of JSON`);
     const agent = agentOf(ctx);
@@ -264,7 +265,7 @@ export function registerAgentRoutes(router: Router, deps: AppDeps): void {
   });
 
   // GET /agents/{id}/activity
-  router.get('/agents/:id/activity', requireAgent, planLimit(deps.counter, 'account'), async (ctx) => {
+  const agentActivity = endpoint('agentActivity', [requireAgent, planLimit(deps.counter, 'account')], async (ctx) => {
     const q = activityQuerySchema.safeParse({ limit: ctx.query.limit, cursor: ctx.query.cursor });
     if (!q.success)
       throw new HttpError(400, zodDetail(q.error).replace("Invalid field '", "Invalid query parameter '"));
@@ -292,7 +293,7 @@ export function registerAgentRoutes(router: Router, deps: AppDeps): void {
   });
 
   // GET /agents/{id}/budget
-  router.get('/agents/:id/budget', requireAgent, planLimit(deps.counter, 'account'), async (ctx) => {
+  const agentBudget = endpoint('agentBudget', [requireAgent, planLimit(deps.counter, 'account')], async (ctx) => {
     const agent = agentOf(ctx);
     const limits = effectiveBudget(agent, principalOf(ctx).plan);
     const u = await agents.usageOf(agent._id);
@@ -311,21 +312,26 @@ export function registerAgentRoutes(router: Router, deps: AppDeps): void {
   });
 
   // POST /agents/{id}/tool-definitions/{tool}/approve: owner or admin re-approves a changed definition.
-  router.post('/agents/:id/tool-definitions/:tool/approve', requireAdminKey(deps, ['owner', 'admin']), async (ctx) => {
-    const p = principalOf(ctx);
-    const num = Number(ctx.params.id);
-    const agent = Number.isSafeInteger(num) ? await agents.findByNum(p.orgId, num) : null;
-    if (!agent) throw new HttpError(404, 'Agent not found.');
-    const input = approveToolRequestSchema.parse(bodyObject(ctx));
-    // The pin's identity is the normalised name (WX.Weather and wx_weather are one tool).
-    const tool = normalizeToolName(ctx.params.tool as string);
-    const r = await agents.approvePin(agent._id, tool, input.definition_hash, p.userId ?? 'unknown');
-    if (r === 'no_pin') throw new HttpError(404, `No pinned definition for tool '${tool}'.`);
-    if (r === 'not_pending')
-      throw new HttpError(
-        409,
-        'That definition hash was never presented for this tool; present it through POST /agents/{id}/verify first.',
-      );
-    ctx.body = { tool, pinned_hash: r.pinned, previous_hash: r.previous, approved_by: p.userId };
-  });
+  const approveToolDefinition = endpoint(
+    'approveToolDefinition',
+    [requireAdminKey(deps, ['owner', 'admin'])],
+    async (ctx, req) => {
+      const p = principalOf(ctx);
+      const num = Number(req.params.id);
+      const agent = Number.isSafeInteger(num) ? await agents.findByNum(p.orgId, num) : null;
+      if (!agent) throw new HttpError(404, 'Agent not found.');
+      const input = req.body();
+      // The pin's identity is the normalised name (WX.Weather and wx_weather are one tool).
+      const tool = normalizeToolName(req.params.tool);
+      const r = await agents.approvePin(agent._id, tool, input.definition_hash, p.userId ?? 'unknown');
+      if (r === 'no_pin') throw new HttpError(404, `No pinned definition for tool '${tool}'.`);
+      if (r === 'not_pending')
+        throw new HttpError(
+          409,
+          'That definition hash was never presented for this tool; present it through POST /agents/{id}/verify first.',
+        );
+      ctx.body = { tool, pinned_hash: r.pinned, previous_hash: r.previous, approved_by: p.userId };
+    },
+  );
+  return { registerAgent, revokeAgent, agentVerify, agentTool, agentActivity, agentBudget, approveToolDefinition };
 }

@@ -1,5 +1,4 @@
 // /audit/*: the caller's organization's audit trail (JWT). docs/observability.md.
-import type Router from '@koa/router';
 import { auditLogView } from '../../core/audit-log.js';
 import { AuditLog } from '../../core/audit-store.js';
 import { auditCsv } from '../../core/audit-csv.js';
@@ -7,15 +6,16 @@ import { HttpError } from '../errors.js';
 import { principalOf, requireJwt } from '../middleware/auth.js';
 import { planLimit } from '../middleware/rate-limit.js';
 import type { AppDeps } from '../deps.js';
+import { endpoint } from '../bind-endpoints.js';
 import { csvAttachment, cursorParam, limitParam, statusParam } from '../query-params.js';
 import { AUDIT_EXPORT_MAX, AUDIT_LIMIT_DEFAULT, AUDIT_LIMIT_MAX, AUDIT_LOG_NOT_FOUND } from '../../contract/audit.js';
 
-export function registerAuditRoutes(router: Router, deps: AppDeps): void {
+export function auditHandlers(deps: AppDeps) {
   const auditLog = new AuditLog(deps.store);
   // JWT, then the organization's plan budget for management routes (X-RateLimit-* headers).
   const jwt = [requireJwt(deps), planLimit(deps.counter, 'account')];
 
-  router.get('/audit/logs', ...jwt, async (ctx) => {
+  const auditLogs = endpoint('auditLogs', [...jwt], async (ctx) => {
     const p = principalOf(ctx);
     const limit = limitParam(ctx, AUDIT_LIMIT_DEFAULT, AUDIT_LIMIT_MAX);
     const status = statusParam(ctx);
@@ -31,17 +31,18 @@ export function registerAuditRoutes(router: Router, deps: AppDeps): void {
     };
   });
 
-  router.get('/audit/logs/:log_id', ...jwt, async (ctx) => {
-    const doc = await auditLog.find(principalOf(ctx).orgId, ctx.params.log_id as string);
+  const auditLogEndpoint = endpoint('auditLog', [...jwt], async (ctx, req) => {
+    const doc = await auditLog.find(principalOf(ctx).orgId, req.params.log_id);
     if (!doc) throw new HttpError(404, AUDIT_LOG_NOT_FOUND);
     ctx.body = auditLogView(doc);
   });
 
-  router.get('/audit/export', ...jwt, async (ctx) => {
+  const auditExport = endpoint('auditExport', [...jwt], async (ctx) => {
     const p = principalOf(ctx);
     // The newest 1,000 entries, written in chain order (oldest first).
     const docs = await auditLog.lastInOrder(p.orgId, AUDIT_EXPORT_MAX);
     csvAttachment(ctx, `audit-${p.orgId}.csv`);
     ctx.body = auditCsv(docs.map(auditLogView));
   });
+  return { auditLogs, auditLog: auditLogEndpoint, auditExport };
 }

@@ -1,21 +1,15 @@
 // /auth/*: sign-up, sign-in, the current user, and API-key management (JWT).
-import type Router from '@koa/router';
-import {
-  createKeyRequestSchema as createKeySchema,
-  signinRequestSchema as signinSchema,
-  signupRequestSchema as signupSchema,
-  SIGNIN_FAILED,
-} from '../../contract/auth.js';
+import { SIGNIN_FAILED } from '../../contract/auth.js';
 import { MongoServerError } from 'mongodb';
 import { hashPassword, verifySignInPassword, checkPasswordPolicy } from '../../core/passwords.js';
 import { issueAccessToken } from '../../core/jwt.js';
 import { maxScopesForRole, scopesCovered, type Scope } from '../../core/scopes.js';
 import type { ApiKeyDoc, UserDoc } from '../../core/accounts.js';
 import { HttpError } from '../errors.js';
-import { bodyObject } from '../middleware/body.js';
 import { principalOf, requireJwt, INSUFFICIENT_PERMISSIONS } from '../middleware/auth.js';
 import { planLimit } from '../middleware/rate-limit.js';
 import type { AppDeps } from '../deps.js';
+import { endpoint } from '../bind-endpoints.js';
 
 const userView = (u: UserDoc) => ({ id: u._id, email: u.email, org_id: u.org_id, role: u.role });
 export const keyView = (k: ApiKeyDoc) => ({
@@ -28,7 +22,7 @@ export const keyView = (k: ApiKeyDoc) => ({
   is_active: k.active,
 });
 
-export function registerAuthRoutes(router: Router, deps: AppDeps): void {
+export function authHandlers(deps: AppDeps) {
   const ipLimit = deps.ipLimiter.middleware();
   const account = planLimit(deps.counter, 'account');
   const jwtSecret = () => {
@@ -41,8 +35,8 @@ export function registerAuthRoutes(router: Router, deps: AppDeps): void {
     user: userView(user),
   });
 
-  router.post('/auth/signup', ipLimit, async (ctx) => {
-    const input = signupSchema.parse(bodyObject(ctx));
+  const signup = endpoint('signup', [ipLimit], async (ctx, req) => {
+    const input = req.body();
     jwtSecret();
     const policy = checkPasswordPolicy(input.password, input.email);
     if (policy) throw new HttpError(400, policy);
@@ -62,8 +56,8 @@ export function registerAuthRoutes(router: Router, deps: AppDeps): void {
     }
   });
 
-  router.post('/auth/signin', ipLimit, async (ctx) => {
-    const input = signinSchema.parse(bodyObject(ctx));
+  const signin = endpoint('signin', [ipLimit], async (ctx, req) => {
+    const input = req.body();
     const user = await deps.accounts.findUserByEmail(input.email.trim());
     // Same KDF work whether or not the user exists; one message for every failure.
     const ok = await verifySignInPassword(input.password, user?.password_hash);
@@ -73,16 +67,16 @@ export function registerAuthRoutes(router: Router, deps: AppDeps): void {
     ctx.body = await session(user);
   });
 
-  router.get('/auth/me', requireJwt(deps), account, async (ctx) => {
+  const me = endpoint('me', [requireJwt(deps), account], async (ctx) => {
     const p = principalOf(ctx);
     const [user, org] = await Promise.all([deps.accounts.findUser(p.userId as string), deps.accounts.findOrg(p.orgId)]);
     if (!user || !org) throw new HttpError(401, 'Invalid or expired access token.');
     ctx.body = { ...userView(user), organization: { id: org._id, name: org.name, plan: org.plan } };
   });
 
-  router.post('/auth/api-keys', requireJwt(deps), account, async (ctx) => {
+  const createApiKey = endpoint('createApiKey', [requireJwt(deps), account], async (ctx, req) => {
     const p = principalOf(ctx);
-    const input = createKeySchema.parse(bodyObject(ctx));
+    const input = req.body();
     // A key never carries more than its user's role allows (admin:all: owners and admins only);
     // without explicit scopes it gets exactly that maximum.
     const allowed = maxScopesForRole(p.role);
@@ -107,15 +101,16 @@ export function registerAuthRoutes(router: Router, deps: AppDeps): void {
     };
   });
 
-  router.get('/auth/api-keys', requireJwt(deps), account, async (ctx) => {
+  const listApiKeys = endpoint('listApiKeys', [requireJwt(deps), account], async (ctx) => {
     const p = principalOf(ctx);
     ctx.body = (await deps.accounts.listActiveKeys(p.orgId)).map(keyView);
   });
 
-  router.delete('/auth/api-keys/:key_id', requireJwt(deps), account, async (ctx) => {
+  const revokeApiKey = endpoint('revokeApiKey', [requireJwt(deps), account], async (ctx, req) => {
     const p = principalOf(ctx);
-    const revoked = await deps.accounts.revokeKey(p.orgId, ctx.params.key_id as string);
+    const revoked = await deps.accounts.revokeKey(p.orgId, req.params.key_id);
     if (!revoked) throw new HttpError(404, 'API key not found.');
-    ctx.body = { id: ctx.params.key_id, revoked: true };
+    ctx.body = { id: req.params.key_id, revoked: true };
   });
+  return { signup, signin, me, createApiKey, listApiKeys, revokeApiKey };
 }

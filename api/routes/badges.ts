@@ -1,6 +1,5 @@
 // /badge/*: SVG badges (no authentication). Every input is untrusted and goes through
 // core/badges.ts; every outcome, including unknown ids, is a badge, never an error page.
-import type Router from '@koa/router';
 import type { Context } from 'koa';
 import {
   attestationBadgeState,
@@ -14,6 +13,7 @@ import {
 } from '../../core/badges.js';
 import { findAttestation } from '../../core/proof-store.js';
 import type { AppDeps } from '../deps.js';
+import { endpoint } from '../bind-endpoints.js';
 import { verifyToken } from '../attestations.js';
 import { ATTESTATION_ID_PATTERN } from '../../contract/attestation.js';
 
@@ -30,23 +30,23 @@ function sendSvg(ctx: Context, svg: string, cacheSeconds: number): void {
   ctx.body = svg;
 }
 
-export function registerBadgeRoutes(router: Router, deps: AppDeps): void {
-  router.get('/badge/verified', async (ctx) => {
+export function badgeHandlers(deps: AppDeps) {
+  const badgeVerified = endpoint('badgeVerified', [], async (ctx) => {
     const status = one(ctx.query.status)?.trim().toLowerCase();
     sendSvg(ctx, renderVerifiedBadge(status === 'verified', one(ctx.query.label) ?? 'svc'), 300);
   });
 
   // Only the contract's statuses are drawn; anything else is the fixed "unknown" badge with 404.
-  router.get('/badge/status/:status', async (ctx) => {
-    if (!isKnownStatus(ctx.params.status)) ctx.status = 404;
-    sendSvg(ctx, renderStatusBadge(ctx.params.status, one(ctx.query.label) ?? 'svc'), 300);
+  const badgeStatus = endpoint('badgeStatus', [], async (ctx, req) => {
+    if (!isKnownStatus(req.params.status)) ctx.status = 404;
+    sendSvg(ctx, renderStatusBadge(req.params.status, one(ctx.query.label) ?? 'svc'), 300);
   });
 
-  router.get('/badge/engine/:engine', async (ctx) => {
-    sendSvg(ctx, renderEngineBadge(ctx.params.engine), 300);
+  const badgeEngine = endpoint('badgeEngine', [], async (ctx, req) => {
+    sendSvg(ctx, renderEngineBadge(req.params.engine), 300);
   });
 
-  router.get('/badge/custom', async (ctx) => {
+  const badgeCustom = endpoint('badgeCustom', [], async (ctx) => {
     const q = ctx.query;
     sendSvg(
       ctx,
@@ -64,8 +64,8 @@ export function registerBadgeRoutes(router: Router, deps: AppDeps): void {
   // "verified"/"admitted" only for a stored attestation whose token verifies now (and, for code
   // and SQL, signs ADMIT); "blocked" when it signs BLOCKED; expired or no longer
   // verifiable tokens say so; unknown ids are "not found". Public: the id is an unguessable jti.
-  router.get('/badge/attestation/:id', async (ctx) => {
-    const id = ctx.params.id as string;
+  const badgeAttestation = endpoint('badgeAttestation', [], async (ctx, req) => {
+    const id = req.params.id;
     let rec;
     try {
       rec = ATTESTATION_ID_PATTERN.test(id) ? await findAttestation(deps.store, id) : null;
@@ -80,4 +80,5 @@ export function registerBadgeRoutes(router: Router, deps: AppDeps): void {
     if (v.valid) return sendSvg(ctx, renderAttestationBadge(attestationBadgeState(v.claims)), 0);
     sendSvg(ctx, renderAttestationBadge(v.reason === 'token expired' ? 'expired' : 'invalid'), 0);
   });
+  return { badgeVerified, badgeStatus, badgeEngine, badgeCustom, badgeAttestation };
 }

@@ -1,6 +1,5 @@
 // Admin compliance and security endpoints (X-API-Key, owner or admin role), always limited to
 // the caller's own organization. docs/observability.md describes the report contents.
-import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { auditLogView, type AuditLogDoc, type AuditLogView } from '../../core/audit-log.js';
 import { AuditLog } from '../../core/audit-store.js';
@@ -11,6 +10,7 @@ import { HttpError } from '../errors.js';
 import { principalOf, requireAdminKey } from '../middleware/auth.js';
 import { PLAN_LIMITS, planLimit } from '../middleware/rate-limit.js';
 import type { AppDeps } from '../deps.js';
+import { endpoint } from '../bind-endpoints.js';
 import { csvAttachment } from '../query-params.js';
 import { attestationKeyRing } from '../attestations.js';
 import { AUDIT_LOG_NOT_FOUND } from '../../contract/audit.js';
@@ -32,7 +32,7 @@ async function* views(docs: AsyncIterable<AuditLogDoc>): AsyncIterable<AuditLogV
   for await (const d of docs) yield auditLogView(d);
 }
 
-export function registerComplianceRoutes(router: Router, deps: AppDeps): void {
+export function complianceHandlers(deps: AppDeps) {
   const auditLog = new AuditLog(deps.store);
   // Role and the key's admin:all scope, then the plan budget for management routes.
   const admin = [requireAdminKey(deps, COMPLIANCE_ROLES), planLimit(deps.counter, 'account')];
@@ -51,30 +51,36 @@ export function registerComplianceRoutes(router: Router, deps: AppDeps): void {
     };
   };
 
-  router.get('/admin/compliance/export/csv', ...admin, async (ctx) => {
+  const complianceCsv = endpoint('complianceCsv', [...admin], async (ctx) => {
     const orgId = ownOrg(ctx, ctx.query.org_id);
     // The whole trail in chain order, streamed (no row cap: this is the auditor's copy).
     csvAttachment(ctx, `audit-trail-${orgId}.csv`);
     ctx.body = auditCsvStream(views(auditLog.inOrder(orgId)));
   });
 
-  router.get('/admin/compliance/verify/:log_id', ...admin, async (ctx) => {
+  const complianceVerify = endpoint('complianceVerify', [...admin], async (ctx, req) => {
     const orgId = principalOf(ctx).orgId;
-    const doc = await auditLog.find(orgId, ctx.params.log_id as string);
+    const doc = await auditLog.find(orgId, req.params.log_id);
     if (!doc) throw new HttpError(404, AUDIT_LOG_NOT_FOUND);
     const v = await auditLog.verify(orgId, doc, deps.cfg.SVC_AUDIT_SECRET_KEY);
     ctx.body = { log_id: doc._id, seq: doc.seq, ...v };
   });
 
-  router.get('/admin/compliance/report/soc2/:org_id', ...admin, async (ctx) => {
-    const orgId = ownOrg(ctx, ctx.params.org_id);
+  const soc2ReportEndpoint = endpoint('soc2Report', [...admin], async (ctx, req) => {
+    const orgId = ownOrg(ctx, req.params.org_id);
     const org = await deps.accounts.findOrg(orgId);
     if (!org) throw new HttpError(403, CROSS_ORG);
     ctx.body = await soc2Report(await reportDeps(orgId), org);
   });
 
-  router.get('/admin/security/threats/:org_id', ...admin, async (ctx) => {
-    const orgId = ownOrg(ctx, ctx.params.org_id);
+  const threatSummaryEndpoint = endpoint('threatSummary', [...admin], async (ctx, req) => {
+    const orgId = ownOrg(ctx, req.params.org_id);
     ctx.body = await threatSummary(await reportDeps(orgId), orgId);
   });
+  return {
+    complianceCsv,
+    complianceVerify,
+    soc2Report: soc2ReportEndpoint,
+    threatSummary: threatSummaryEndpoint,
+  };
 }

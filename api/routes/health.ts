@@ -1,14 +1,14 @@
 // GET /health and GET /health/identity (contract, Endpoints).
 import { createHmac } from 'node:crypto';
-import type Router from '@koa/router';
 import { SERVICE_NAME, SERVICE_VERSION } from '../../core/version.js';
 import { HttpError } from '../errors.js';
 import type { AppDeps } from '../deps.js';
+import { endpoint } from '../bind-endpoints.js';
 
 import { NONCE_DETAIL, SECRETS_NOT_CONFIGURED } from '../../contract/health.js';
 
-export function registerHealthRoutes(router: Router, { cfg }: AppDeps): void {
-  router.get('/health', (ctx) => {
+export function healthHandlers({ cfg }: AppDeps) {
+  const health = endpoint('health', [], (ctx) => {
     ctx.body = {
       status: 'healthy',
       service: SERVICE_NAME,
@@ -17,7 +17,7 @@ export function registerHealthRoutes(router: Router, { cfg }: AppDeps): void {
     };
   });
 
-  router.get('/health/identity', (ctx) => {
+  const healthIdentity = endpoint('healthIdentity', [], (ctx) => {
     const nonce = ctx.query.nonce;
     if (typeof nonce !== 'string' || nonce.length < 1 || nonce.length > 128) {
       throw new HttpError(400, NONCE_DETAIL);
@@ -33,4 +33,5 @@ export function registerHealthRoutes(router: Router, { cfg }: AppDeps): void {
       },
     };
   });
+  return { health, healthIdentity };
 }

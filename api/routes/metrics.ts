@@ -1,6 +1,5 @@
 // Observability: platform-operator metrics (JSON and Prometheus text), one tenant's metrics,
 // and the tenant's verification log. docs/observability.md.
-import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { auditLogView } from '../../core/audit-log.js';
 import { AuditLog } from '../../core/audit-store.js';
@@ -12,6 +11,7 @@ import { INSUFFICIENT_PERMISSIONS, principalOf, requireKeyOrJwt } from '../middl
 import { processMetrics, registry } from '../metrics.js';
 import { planLimit } from '../middleware/rate-limit.js';
 import type { AppDeps } from '../deps.js';
+import { endpoint } from '../bind-endpoints.js';
 import { cursorParam, limitParam, statusParam } from '../query-params.js';
 import { AUDIT_LIMIT_DEFAULT, AUDIT_LIMIT_MAX } from '../../contract/audit.js';
 import { CROSS_ORG } from '../../contract/admin.js';
@@ -34,13 +34,13 @@ function requireOperator(deps: AppDeps): Middleware {
   };
 }
 
-export function registerMetricsRoutes(router: Router, deps: AppDeps): void {
+export function metricsHandlers(deps: AppDeps) {
   const auditLog = new AuditLog(deps.store);
   // Either credential, then the organization's plan budget for management routes.
   const auth = [requireKeyOrJwt(deps, 'verify:read'), planLimit(deps.counter, 'account')];
   const operator = requireOperator(deps);
 
-  router.get('/metrics', ...auth, operator, async (ctx) => {
+  const metrics = endpoint('metrics', [...auth, operator], async (ctx) => {
     // One roll-up document per organization (the bounded heads collection), never the entries.
     const [proc, rollups] = await Promise.all([processMetrics(), auditLog.allRollups()]);
     const tenants = tenantBreakdown(rollups);
@@ -57,15 +57,15 @@ export function registerMetricsRoutes(router: Router, deps: AppDeps): void {
   });
 
   // Registered before /metrics/:org_id so that "prometheus" is never read as an organization id.
-  router.get('/metrics/prometheus', ...auth, operator, async (ctx) => {
+  const metricsPrometheus = endpoint('metricsPrometheus', [...auth, operator], async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
     ctx.type = registry.contentType;
     ctx.body = await registry.metrics();
   });
 
-  router.get('/metrics/:org_id', ...auth, async (ctx) => {
+  const orgMetrics = endpoint('orgMetrics', [...auth], async (ctx, req) => {
     const p = principalOf(ctx);
-    if (ctx.params.org_id !== p.orgId) throw new HttpError(403, CROSS_ORG);
+    if (req.params.org_id !== p.orgId) throw new HttpError(403, CROSS_ORG);
     // The organization's head with its roll-up (one point lookup) and the 7 day buckets of org events.
     const [{ seq, rollup }, events] = await Promise.all([
       auditLog.rollup(p.orgId),
@@ -87,7 +87,7 @@ export function registerMetricsRoutes(router: Router, deps: AppDeps): void {
   });
 
   // The tenant's verification log (its audit entries), most recent first; `cursor` pages backwards.
-  router.get('/logs', ...auth, async (ctx) => {
+  const logs = endpoint('logs', [...auth], async (ctx) => {
     const p = principalOf(ctx);
     const limit = limitParam(ctx, AUDIT_LIMIT_DEFAULT, AUDIT_LIMIT_MAX);
     const status = statusParam(ctx);
@@ -97,4 +97,5 @@ export function registerMetricsRoutes(router: Router, deps: AppDeps): void {
       next_cursor: page.next === null ? null : String(page.next),
     };
   });
+  return { metrics, metricsPrometheus, orgMetrics, logs };
 }

@@ -2,18 +2,14 @@
 // the provider resolved (unknown or unconfigured: 400 listing what is available), then one
 // providerVerifyWorkflow: screen + provider translation (its own activity, SVC_PROVIDER_TIMEOUT),
 // math evaluation, enforcement and the mandatory attestation, audit.
-import type Router from '@koa/router';
-import { naturalLanguageRequestSchema } from '../../contract/natural-language.js';
 import { resolveProvider } from '../../core/providers-config.js';
 import { HttpError } from '../errors.js';
 import type { AppDeps } from '../deps.js';
-import { registerEngineRoute } from '../engine-route.js';
+import { engineRoute } from '../engine-route.js';
 
-export function registerNaturalLanguageRoutes(router: Router, deps: AppDeps): void {
-  registerEngineRoute(router, deps, {
-    path: '/verify/natural_language',
+export function naturalLanguageHandlers(deps: AppDeps) {
+  const verifyNaturalLanguage = engineRoute(deps, 'verifyNaturalLanguage', {
     engine: 'natural_language',
-    schema: naturalLanguageRequestSchema,
     prepare: (input) => {
       const provider = resolveProvider(input.provider, deps.env);
       if (!provider.ok) throw new HttpError(400, provider.detail);
@@ -27,4 +23,5 @@ export function registerNaturalLanguageRoutes(router: Router, deps: AppDeps): vo
       ctx.body = { ...result, latency_ms: Math.round((performance.now() - startedAt) * 100) / 100 };
     },
   });
+  return { verifyNaturalLanguage };
 }

@@ -2,7 +2,6 @@
 // Bodies are re-parsed from the raw text with the strict parser: a document is a hashed
 // artifact, so integers beyond 2^53, lone surrogates and duplicate keys are rejected (400)
 // rather than silently rounded, replaced or resolved "last key wins".
-import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { parseStrictJson, StrictJsonError } from '../../core/strict-json.js';
 import { fromDiagnostic, resolveDocument, validateDocument } from '../../core/verification-context.js';
@@ -12,6 +11,7 @@ import { fromDiagnosticRequestSchema } from '../../contract/verification-context
 import { HttpError } from '../errors.js';
 import { keyLimit } from '../middleware/rate-limit.js';
 import { apiKeyGuard, type AppDeps } from '../deps.js';
+import { endpoint } from '../bind-endpoints.js';
 import { attestationKeyRing } from '../attestations.js';
 import { principalOf } from '../middleware/auth.js';
 import { recordIssuance, wasIssuedHere, type IssuedHereReason } from '../../core/verification-context-issuance.js';
@@ -41,13 +41,13 @@ function documentOf(body: unknown): unknown {
   return body;
 }
 
-export function registerVerificationContextRoutes(router: Router, deps: AppDeps): void {
+export function verificationContextHandlers(deps: AppDeps) {
   const guard = [
     ...apiKeyGuard(deps, 'verify:read'),
     keyLimit(deps.counter, 'verification-context', VC_LIMIT_PER_MINUTE, 60),
   ];
 
-  router.post('/verification-context/from-diagnostic', ...guard, async (ctx) => {
+  const vcFromDiagnostic = endpoint('vcFromDiagnostic', [...guard], async (ctx) => {
     // Null means absent for the optional fields (contract/common.ts), as for every other route.
     const body = withoutNullAbsent(fromDiagnosticRequestSchema, strictJsonBody(ctx));
     const ring = await attestationKeyRing(deps.cfg);
@@ -82,11 +82,11 @@ export function registerVerificationContextRoutes(router: Router, deps: AppDeps)
     ctx.body = doc;
   });
 
-  router.post('/verification-context/validate', ...guard, async (ctx) => {
+  const vcValidate = endpoint('vcValidate', [...guard], async (ctx) => {
     ctx.body = validateDocument(documentOf(strictJsonBody(ctx)));
   });
 
-  router.post('/verification-context/resolve', ...guard, async (ctx) => {
+  const vcResolve = endpoint('vcResolve', [...guard], async (ctx) => {
     const r = resolveDocument(documentOf(strictJsonBody(ctx)));
     // `resolved` is the contract's (a self-consistent commitment, which anyone can compute);
     // `issued_here` says whether this service issued this exact document. Gate on issued_here.
@@ -105,4 +105,5 @@ export function registerVerificationContextRoutes(router: Router, deps: AppDeps)
     if (r.errors) body.errors = r.errors;
     ctx.body = body;
   });
+  return { vcFromDiagnostic, vcValidate, vcResolve };
 }

@@ -1,7 +1,6 @@
 // POST /verify/batch and GET /verify/batch/{job_id}: one workflow per job (api/batch-jobs.ts).
 // POST answers 200 with the finished job when it completes within SVC_BATCH_WAIT_SECONDS,
 // else 202 with the running snapshot to poll with GET.
-import type Router from '@koa/router';
 import {
   BATCH_FOREIGN_DETAIL,
   BATCH_NOT_FOUND_DETAIL,
@@ -13,13 +12,14 @@ import { principalOf } from '../middleware/auth.js';
 import { PLAN_LIMITS } from '../middleware/rate-limit.js';
 import { HttpError } from '../errors.js';
 import { apiKeyGuard, type AppDeps } from '../deps.js';
+import { endpoint } from '../bind-endpoints.js';
 import { BatchJobs } from '../batch-jobs.js';
 import { resolveProvider } from '../../core/providers-config.js';
 
-export function registerBatchRoutes(router: Router, deps: AppDeps): void {
+export function batchHandlers(deps: AppDeps) {
   const batches = new BatchJobs(deps.cfg, deps.store, deps.temporal);
 
-  router.post('/verify/batch', ...apiKeyGuard(deps, 'verify:read'), async (ctx) => {
+  const verifyBatch = endpoint('verifyBatch', [...apiKeyGuard(deps, 'verify:read')], async (ctx) => {
     const { items } = batchRequestSchema.parse(bodyObject(ctx));
     const principal = principalOf(ctx);
     const limit = (PLAN_LIMITS[principal.plan] ?? PLAN_LIMITS.free).batchSize;
@@ -53,7 +53,7 @@ export function registerBatchRoutes(router: Router, deps: AppDeps): void {
     ctx.body = job;
   });
 
-  router.get('/verify/batch/:job_id', ...apiKeyGuard(deps, 'verify:read'), async (ctx) => {
+  const getBatch = endpoint('getBatch', [...apiKeyGuard(deps, 'verify:read')], async (ctx) => {
     const doc = await batches.store.find(String(ctx.params.job_id));
     if (!doc) throw new HttpError(404, BATCH_NOT_FOUND_DETAIL);
     if (doc.org_id !== principalOf(ctx).orgId) throw new HttpError(403, BATCH_FOREIGN_DETAIL);
@@ -61,4 +61,5 @@ export function registerBatchRoutes(router: Router, deps: AppDeps): void {
     ctx.set('X-Workflow-Id', job.workflow_id);
     ctx.body = job;
   });
+  return { verifyBatch, getBatch };
 }

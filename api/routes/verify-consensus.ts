@@ -2,22 +2,19 @@
 // run by the consensus activity (engines in parallel under one 30 s deadline), and mapped to
 // the contract's statuses: 422 when the confidence is below min_confidence (the body still
 // carries the consensus), 503 when the sandbox a mode needs is unavailable or full.
-import type Router from '@koa/router';
-import { consensusRequestSchema, requiredPercent } from '../../contract/consensus.js';
+import { requiredPercent } from '../../contract/consensus.js';
 import { SANDBOX_CAPACITY_MESSAGE, SANDBOX_UNAVAILABLE_MESSAGE } from '../../contract/common.js';
 import { HttpError } from '../errors.js';
 import { keyLimit } from '../middleware/rate-limit.js';
 import type { AppDeps } from '../deps.js';
-import { registerEngineRoute } from '../engine-route.js';
+import { engineRoute } from '../engine-route.js';
 
 /** Per-key limit on top of the plan limit (consensus runs up to four engines and two containers). */
 export const CONSENSUS_KEY_LIMIT = { perWindow: 120, windowSeconds: 60 } as const;
 
-export function registerConsensusRoutes(router: Router, deps: AppDeps): void {
-  registerEngineRoute(router, deps, {
-    path: '/verify/consensus',
+export function consensusHandlers(deps: AppDeps) {
+  const verifyConsensus = engineRoute(deps, 'verifyConsensus', {
     engine: 'consensus',
-    schema: consensusRequestSchema,
     use: [keyLimit(deps.counter, 'consensus', CONSENSUS_KEY_LIMIT.perWindow, CONSENSUS_KEY_LIMIT.windowSeconds)],
     respond: (ctx, { result, workflowId, request }) => {
       const { sandbox_failure: sandboxFailure, ...body } = result;
@@ -35,4 +32,5 @@ export function registerConsensusRoutes(router: Router, deps: AppDeps): void {
       ctx.body = body;
     },
   });
+  return { verifyConsensus };
 }

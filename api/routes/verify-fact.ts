@@ -2,18 +2,14 @@
 // the request (or SVC_LLM_PROVIDER) must be configured (400 listing what is). The analysis and
 // the provider's judgement run in the fact activity under SVC_PROVIDER_TIMEOUT; a provider
 // time-out is 503 `Fact verification timed out.` (docs/fact-and-image.md).
-import type Router from '@koa/router';
-import { factRequestSchema } from '../../contract/fact.js';
 import { resolveProvider } from '../../core/providers-config.js';
 import { HttpError } from '../errors.js';
 import type { AppDeps } from '../deps.js';
-import { registerEngineRoute } from '../engine-route.js';
+import { engineRoute } from '../engine-route.js';
 
-export function registerFactRoutes(router: Router, deps: AppDeps): void {
-  registerEngineRoute(router, deps, {
-    path: '/verify/fact',
+export function factHandlers(deps: AppDeps) {
+  const verifyFact = engineRoute(deps, 'verifyFact', {
     engine: 'fact',
-    schema: factRequestSchema,
     prepare: (input) => {
       const provider = resolveProvider(input.provider, deps.env);
       if (!provider.ok) throw new HttpError(400, provider.detail);
@@ -25,4 +21,5 @@ export function registerFactRoutes(router: Router, deps: AppDeps): void {
       ctx.body = body;
     },
   });
+  return { verifyFact };
 }

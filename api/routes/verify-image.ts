@@ -2,7 +2,6 @@
 // under its caps and recognised by its magic bytes here, stored in the store for the worker
 // (the image never goes into Temporal history), measured by the image activity, and deleted
 // when the request is done. See docs/fact-and-image.md.
-import type Router from '@koa/router';
 import { imageFieldsSchema } from '../../contract/image.js';
 import { resolveProvider } from '../../core/providers-config.js';
 import { deleteUpload, purgeStaleUploads, saveUpload } from '../../core/uploads.js';
@@ -13,6 +12,7 @@ import { HttpError } from '../errors.js';
 import { principalOf } from '../middleware/auth.js';
 import { readImageUpload } from '../middleware/image-upload.js';
 import { apiKeyGuard, type AppDeps } from '../deps.js';
+import { endpoint } from '../bind-endpoints.js';
 
 const log = logger('image');
 
@@ -22,8 +22,8 @@ export const MAX_CONCURRENT_IMAGE_UPLOADS = 8;
 
 let active = 0;
 
-export function registerImageRoutes(router: Router, deps: AppDeps): void {
-  router.post('/verify/image', ...apiKeyGuard(deps, 'verify:read'), async (ctx) => {
+export function imageHandlers(deps: AppDeps) {
+  const verifyImage = endpoint('verifyImage', [...apiKeyGuard(deps, 'verify:read')], async (ctx) => {
     if (active >= MAX_CONCURRENT_IMAGE_UPLOADS)
       throw new HttpError(503, IMAGE_UPLOAD_CAPACITY_DETAIL, { 'Retry-After': '1' });
     active++;
@@ -64,4 +64,5 @@ export function registerImageRoutes(router: Router, deps: AppDeps): void {
       }
     }
   });
+  return { verifyImage };
 }

@@ -2,8 +2,6 @@
 // BLOCKED) and solved in a workflow by the Z3 activity. A natural-language query is translated
 // by the provider first (its own activity under SVC_PROVIDER_TIMEOUT), then the same Z3 path
 // (docs/natural-language.md).
-import type Router from '@koa/router';
-import { logicRequestSchema } from '../../contract/logic.js';
 // The one remaining reach into an engine (docs/architecture.md, "Layers"): the DSL front end
 // (parser, type check; no solver) answers syntax errors with 400 and policy violations with
 // 403 before any workflow or audit entry exists.
@@ -14,13 +12,12 @@ import { logicNaturalLanguageDeadlineMs } from '../../core/engines.js';
 import { HttpError } from '../errors.js';
 import type { AppDeps } from '../deps.js';
 import { resolveProvider } from '../../core/providers-config.js';
-import { registerEngineRoute } from '../engine-route.js';
+import { engineRoute } from '../engine-route.js';
+import { workflows } from '../workflows.js';
 
-export function registerLogicRoutes(router: Router, deps: AppDeps): void {
-  registerEngineRoute(router, deps, {
-    path: '/verify/logic',
+export function logicHandlers(deps: AppDeps) {
+  const verifyLogic = engineRoute(deps, 'verifyLogic', {
     engine: 'logic',
-    schema: logicRequestSchema,
     prepare: (input, ctx) => {
       if (!looksLikeDsl(input.query)) {
         const provider = resolveProvider(input.provider, deps.env);
@@ -28,7 +25,7 @@ export function registerLogicRoutes(router: Router, deps: AppDeps): void {
         return {
           input: { query: input.query, provider: provider.provider },
           options: {
-            workflowType: 'providerVerifyWorkflow',
+            workflow: workflows.providerVerifyWorkflow,
             workflowArgs: { provider_timeout_ms: deps.cfg.SVC_PROVIDER_TIMEOUT * 1000 },
             timeoutMs: logicNaturalLanguageDeadlineMs(deps.cfg),
           },
@@ -61,4 +58,5 @@ export function registerLogicRoutes(router: Router, deps: AppDeps): void {
       ctx.body = body;
     },
   });
+  return { verifyLogic };
 }

@@ -1,12 +1,11 @@
 // POST /verify/process (IRAC / milestones) and POST /verify/rag (chunk provenance).
-import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { validateProcessRequest } from '../../contract/process.js';
 import { ragRequestSchema, validateRagRequest } from '../../contract/rag.js';
 import { HttpError } from '../errors.js';
 import type { AppDeps } from '../deps.js';
-import { registerEngineRoute } from '../engine-route.js';
+import { engineRoute } from '../engine-route.js';
 
 // The engines' own validators give the contract's 400 details; zod only checks it is an object.
 const passThrough = z.record(z.string(), z.unknown());
@@ -25,16 +24,14 @@ const respond = (ctx: Context, { result }: { result: Record<string, unknown> }) 
   ctx.body = result;
 };
 
-export function registerProcessRagRoutes(router: Router, deps: AppDeps): void {
-  registerEngineRoute(router, deps, {
-    path: '/verify/process',
+export function processRagHandlers(deps: AppDeps) {
+  const verifyProcess = engineRoute(deps, 'verifyProcess', {
     engine: 'process',
     schema: passThrough,
     prepare: validated(validateProcessRequest),
     respond,
   });
-  registerEngineRoute(router, deps, {
-    path: '/verify/rag',
+  const verifyRag = engineRoute(deps, 'verifyRag', {
     engine: 'rag',
     schema: passThrough,
     // The validated value holds exact rationals (BigInt), not JSON: the caller's known fields
@@ -52,4 +49,5 @@ export function registerProcessRagRoutes(router: Router, deps: AppDeps): void {
     },
     respond,
   });
+  return { verifyProcess, verifyRag };
 }

@@ -1,7 +1,6 @@
 // POST /verify/stats (multipart: `file` CSV + `query`): the upload is read and checked here
 // under its caps, stored in the store for the worker, and evaluated by the stats activity in
 // the Docker sandbox. See docs/stats.md.
-import type Router from '@koa/router';
 import { deleteUpload, purgeStaleUploads, saveUpload } from '../../core/uploads.js';
 import type { StatsActivityInput } from '../../core/verification-io.js';
 import { runEngine } from '../engine-route.js';
@@ -15,6 +14,7 @@ import {
   STATS_FILE_LIMIT_BYTES,
 } from '../middleware/csv-upload.js';
 import { apiKeyGuard, type AppDeps } from '../deps.js';
+import { endpoint } from '../bind-endpoints.js';
 import { logger } from '../../core/logger.js';
 import { positiveIntEnv } from '../../core/config.js';
 import { FairSlots, defaultPerOrgCap } from '../../core/fair-slots.js';
@@ -35,9 +35,9 @@ function uploadOrgCap(env: NodeJS.ProcessEnv): number {
   return n === undefined ? defaultPerOrgCap(MAX_CONCURRENT_UPLOADS) : Math.min(n, MAX_CONCURRENT_UPLOADS);
 }
 
-export function registerStatsRoutes(router: Router, deps: AppDeps): void {
+export function statsHandlers(deps: AppDeps) {
   const uploads = new FairSlots({ capacity: MAX_CONCURRENT_UPLOADS, perOrgCap: uploadOrgCap(deps.env) });
-  router.post('/verify/stats', ...apiKeyGuard(deps, 'verify:read'), async (ctx) => {
+  const verifyStats = endpoint('verifyStats', [...apiKeyGuard(deps, 'verify:read')], async (ctx) => {
     // The slot is taken before a byte of the body is read, and held until the answer is sent.
     const slot = uploads.tryAcquire(principalOf(ctx).orgId);
     if (!slot.ok) throw new HttpError(503, UPLOAD_CAPACITY_DETAIL, { 'Retry-After': '1' });
@@ -79,4 +79,5 @@ export function registerStatsRoutes(router: Router, deps: AppDeps): void {
       }
     }
   });
+  return { verifyStats };
 }

@@ -8,7 +8,6 @@
 //   5. one revocation workflow per delivery (id from the body digest), then 200.
 // The global JSON reader skips this path (api/middleware/body.ts, RAW_BODY_PATHS).
 // docs/secret-scanning.md.
-import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import {
@@ -45,7 +44,9 @@ import { ConfigError } from '../../core/config.js';
 import { HttpError, zodDetail } from '../errors.js';
 import { readRawBody } from '../middleware/body.js';
 import type { AppDeps } from '../deps.js';
+import { endpoint } from '../bind-endpoints.js';
 import type { LeakRevocationInput } from '../../workflows/leak-revocation.js';
+import { workflows } from '../workflows.js';
 
 const log = logger('webhooks');
 
@@ -55,7 +56,7 @@ export const SECRET_SCANNING_PATH = '/webhooks/secret-scanning';
 const invalidSignature = (bodyRead: boolean) =>
   new HttpError(401, INVALID_WEBHOOK_SIGNATURE, bodyRead ? {} : { Connection: 'close' });
 
-export function registerWebhookRoutes(router: Router, deps: AppDeps): void {
+export function webhookHandlers(deps: AppDeps) {
   let config;
   try {
     config = loadLeakConfig(deps.env);
@@ -69,7 +70,7 @@ export function registerWebhookRoutes(router: Router, deps: AppDeps): void {
   if (config.feedback?.sendRaw && !sealKey)
     log.warn('SVC_LEAK_FEEDBACK_SEND_RAW ignored: the feedback URL is not HTTPS; hashes are sent');
 
-  router.post(SECRET_SCANNING_PATH, async (ctx: Context) => {
+  const secretScanning = endpoint('secretScanning', [], async (ctx: Context) => {
     // 1. Headers, as text: nothing is decoded beyond the length cap.
     const keyId = checkKeyIdHeader(ctx.get(KEY_ID_HEADER) || undefined);
     const signature = decodeSignatureHeader(ctx.get(SIGNATURE_HEADER) || undefined);
@@ -121,7 +122,7 @@ export function registerWebhookRoutes(router: Router, deps: AppDeps): void {
     let redelivery = false;
     try {
       await deps.temporal.startWorkflow(
-        'leakRevocationWorkflow',
+        workflows.leakRevocationWorkflow,
         {
           workflowId,
           args: [input],
@@ -154,4 +155,5 @@ export function registerWebhookRoutes(router: Router, deps: AppDeps): void {
       matches: input.matches.length,
     } satisfies SecretScanningResponse;
   });
+  return { secretScanning };
 }

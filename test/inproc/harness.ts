@@ -106,9 +106,11 @@ export async function startInProcessApp(): Promise<InProcessApp> {
   let queue: Script[] = [{ result: {} }];
   const next = (): Script => (queue.length > 1 ? (queue.shift() as Script) : (queue[0] as Script));
   (temporal.client.workflow as unknown as { start: unknown }).start = async (
-    type: string,
+    workflow: string | ((...args: never[]) => unknown),
     options: Record<string, any>,
   ) => {
+    // The gateway starts workflows by reference; the type is the function's name, as the real client takes it.
+    const type = typeof workflow === 'function' ? workflow.name : workflow;
     starts.push({ type, options });
     const s = next();
     if ('startError' in s) throw s.startError;

@@ -1,10 +1,15 @@
-// Routes against the contract table (issue 25 item 4, the runtime half): every row of
-// contract/endpoints.ts has a handler registered under its method and path, and every handler
-// the router holds is a row of the table (or one of the few documented non-contract routes).
-// A missing or extra route fails here, in the in-process tier, without a stack.
+// Routes against the contract table (issue 25 item 4). The compile-time half: api/app.ts binds
+// its handlers with `bindEndpoints` (api/bind-endpoints.ts), whose map has one key per row of
+// contract/endpoints.ts; the @ts-expect-error rows of `compileTimeRows` below are checked by the
+// type check (`npx tsc`, part of npm test): if a missing, extra or misfiled handler ever
+// compiled, tsc would fail on the unused directive. The runtime half: every row has a handler
+// registered under its method and path, and every handler the router holds is a row of the
+// table (or one of the few documented non-contract routes), without a stack.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type Router from '@koa/router';
+import Router from '@koa/router';
 import { ENDPOINTS } from '../../contract/endpoints.js';
+import { ROUTES, pathOf } from '../../contract/routes.js';
+import { bindEndpoints, endpoint, type EndpointHandlers } from '../../api/bind-endpoints.js';
 import { startInProcessApp, type InProcessApp } from './harness.js';
 
 /** Served by the API but not contract rows: the API reference itself. */
@@ -36,7 +41,47 @@ function registered(): string[] {
 /** The contract's `{id}` path parameters in koa-router's syntax. */
 const routeKey = (e: { method: string; path: string }) => `${e.method} ${e.path.replace(/\{(\w+)\}/g, ':$1')}`;
 
+/** Type-level rows: never run, checked by tsc. Each directive fails the type check if its line compiles. */
+export function compileTimeRows(router: Router, all: EndpointHandlers): void {
+  const { verifyMath: _missing, ...withoutMath } = all;
+  // @ts-expect-error a missing handler (no verifyMath) does not compile
+  bindEndpoints(router, withoutMath);
+  // @ts-expect-error an extra handler, for an id the contract does not have, does not compile (even spread in)
+  bindEndpoints(router, { ...all, ...{ verifyMaths: all.verifyMath } });
+  // @ts-expect-error a handler filed under another endpoint's id does not compile
+  bindEndpoints(router, { ...all, verifyMath: all.verifyCode });
+  // @ts-expect-error a handler for an id that is not a row does not compile
+  endpoint('verifyMaths', [], () => undefined);
+  // @ts-expect-error the input is typed by the row: the math request has no `dialect`
+  endpoint('verifyMath', [], (_ctx, req) => req.body().dialect);
+  // @ts-expect-error path parameters are the row's: /agents/{id}/verify has no {tool}
+  endpoint('agentVerify', [], (_ctx, req) => req.params.tool);
+  // @ts-expect-error the client's paths take the row's parameters
+  pathOf('agentTool', { id: '1' });
+  // Every handler under its own id compiles, and the input is the row's.
+  bindEndpoints(router, all);
+  endpoint('verifySql', [], (_ctx, req) => req.body().dialect);
+  pathOf('agentTool', { id: '1', tool: 'read_file' });
+}
+
 describe('routes and the contract table', () => {
+  it('a handler filed under another id is refused at start too (the map is built at run time)', () => {
+    const all = Object.fromEntries(
+      ENDPOINTS.map((e) => [e.id, endpoint(e.id as keyof typeof ROUTES, [], () => undefined)]),
+    ) as unknown as EndpointHandlers;
+    expect(() => bindEndpoints(new Router(), all)).not.toThrow();
+    const misfiled = { ...all, verifyMath: all.verifyCode } as unknown as EndpointHandlers;
+    expect(() => bindEndpoints(new Router(), misfiled)).toThrow(
+      'endpoint verifyMath: its handler is filed under another id',
+    );
+  });
+
+  it("the paths of contract/routes.ts are the rows' (the client builds its URLs from them)", () => {
+    expect(Object.keys(ROUTES).sort()).toEqual(ENDPOINTS.map((e) => e.id).sort());
+    expect(pathOf('agentTool', { id: '1', tool: 'a/b c' })).toBe('/agents/1/tools/a%2Fb%20c');
+    expect(pathOf('verifyMath')).toBe('/verify/math');
+  });
+
   it('every contract row has exactly one handler under its method and path', () => {
     const routes = registered();
     const missing = ENDPOINTS.filter((e) => !routes.includes(routeKey(e))).map((e) => `${e.id}: ${routeKey(e)}`);
