@@ -225,6 +225,13 @@ export const argValueMatches = (i: number, values: readonly string[]): Predicate
     return a !== undefined && a.values().some((v) => values.includes(v));
   });
 
+/** One of the argument's candidate values starts with one of `prefixes` (a type such as `T#` or a call chain `T.m()`). */
+export const argValueStartsWith = (i: number, prefixes: readonly string[]): Predicate =>
+  pred(`argValueStartsWith(${i},${prefixes.join('|')})`, (site) => {
+    const a = argAt(site, i);
+    return a !== undefined && a.values().some((v) => prefixes.some((p) => v.startsWith(p)));
+  });
+
 /** Every candidate value of argument `i` is one of `values` (and there is at least one). */
 export const argValuesAllIn = (i: number, values: readonly string[]): Predicate =>
   pred(`argValuesAllIn(${i},${values.join('|')})`, (site) => {

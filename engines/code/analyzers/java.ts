@@ -25,6 +25,18 @@ import {
 const HOOK_STREAM = 'java.io.ObjectInputStream(hook)#';
 /** A SnakeYAML Yaml built with a SafeConstructor (safeYaml): its loads are not reported. */
 const SAFE_YAML = 'org.yaml.snakeyaml.Yaml(SafeConstructor)#';
+/**
+ * Expression-language objects compiled from a constant string (`parser.parseExpression("1+1")`,
+ * `new ExpressionCompiler("x")`): their evaluation runs code the snippet itself wrote, so the
+ * evaluation rules (which name the non-constant forms) do not see them.
+ */
+const CONSTANT_EXPRESSION = 'expression(constant)#';
+const COMPILING_METHODS = new Set(['parseExpression', 'parseRaw', 'compile', 'compiledScript', 'compileTemplate']);
+const COMPILING_CLASSES = new Set([
+  'org.mvel2.compiler.ExpressionCompiler',
+  'org.mvel2.compiler.CompiledAccExpression',
+  'org.mvel2.templates.TemplateCompiler',
+]);
 const FUNCTION_TYPES = ['method_declaration', 'constructor_declaration', 'lambda_expression'];
 const TYPE_DECLS = ['class_declaration', 'interface_declaration', 'enum_declaration', 'record_declaration'];
 const BINDER_TYPES = [
@@ -240,10 +252,32 @@ class JavaAnalysis extends AnalysisBase implements ExprOps {
       this.bind(scope, name, null, SAFE_YAML);
       return;
     }
+    if (value && this.compiledFromConstant(value, scope)) {
+      // Compiled from a constant: the declared type (ExpressionCompiler, Expression) would bring
+      // back the evaluation names the constant rules out.
+      this.bind(scope, name, null, CONSTANT_EXPRESSION);
+      return;
+    }
     const typeText = typeNode ? this.view.text(typeNode) : 'var';
     if (!PRIMITIVES.has(typeText)) for (const t of this.typeRefs(typeText)) this.bind(scope, name, null, `${t}#`);
     if (value) this.bind(scope, name, value);
     else if (PRIMITIVES.has(typeText)) this.bind(scope, name, null);
+  }
+
+  /** `parser.parseExpression("…")`, `new ExpressionCompiler("…")`: compiled from a constant string. */
+  private compiledFromConstant(node: Node, scope: Scope): boolean {
+    const v = this.view;
+    const t = v.type(node);
+    let named: boolean;
+    if (t === 'method_invocation') {
+      const called = v.field(node, 'name');
+      named = !!called && COMPILING_METHODS.has(v.text(called));
+    } else if (t === 'object_creation_expression') {
+      const type = v.field(node, 'type');
+      named = !!type && this.typeRefs(v.text(type)).some((c) => COMPILING_CLASSES.has(c));
+    } else return false;
+    const first = named ? this.argNodes(v.field(node, 'arguments'))[0] : undefined;
+    return !!first && this.constant(first, scope) !== null;
   }
 
   /**
@@ -353,12 +387,14 @@ class JavaAnalysis extends AnalysisBase implements ExprOps {
       case 'method_invocation': {
         let args: Node[] | undefined;
         const first = () => (args ??= this.argNodes(v.field(node, 'arguments')))[0];
+        if (this.compiledFromConstant(node, scope)) return [CONSTANT_EXPRESSION];
         return this.methodNames(node, scope).map((m) =>
           resultName(m, () => (first() ? this.constant(first()!, scope) : null)),
         );
       }
       case 'object_creation_expression': {
         if (this.safeYaml(node)) return [SAFE_YAML];
+        if (this.compiledFromConstant(node, scope)) return [CONSTANT_EXPRESSION];
         const type = v.field(node, 'type');
         return type ? this.typeRefs(v.text(type)).map((t) => `${t}#`) : [OPAQUE];
       }

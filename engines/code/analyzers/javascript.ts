@@ -84,6 +84,11 @@ export function moduleName(spec: string): string {
 }
 
 /** Receiver names of a headless-browser page or frame (`page`, `newPage`, `iframe`, `mainFrame`, …). */
+/**
+ * AngularJS services are injected by parameter name; the `$` names are reserved for Angular's own,
+ * so a call to a `$compile` / `$parse` / `$interpolate` the snippet receives is the service.
+ */
+const ANGULAR_SERVICES = new Set(['$compile', '$parse', '$interpolate']);
 const PAGE_CALLEE = /^((?:[a-z][A-Za-z0-9_]*)?(?:[pP]age|[fF]rame))\.([A-Za-z]+)$/;
 const PAGE_EVAL_METHODS = new Set(['evaluate', 'evaluateHandle', 'evaluateOnNewDocument']);
 
@@ -638,6 +643,8 @@ class JavaScriptAnalysis extends AnalysisBase implements ExprOps {
     const callee = v.field(node, 'function');
     const page = callee && v.type(callee) === 'member_expression' ? PAGE_CALLEE.exec(v.text(callee)) : null;
     if (page && PAGE_EVAL_METHODS.has(page[2])) names = [...names, `${page[1]}.${page[2]}`];
+    if (callee && v.type(callee) === 'identifier' && ANGULAR_SERVICES.has(v.text(callee)))
+      names = [...names, v.text(callee)];
     if (names.length === 0) return;
     const argsNode = v.field(node, 'arguments');
     this.facts.push({

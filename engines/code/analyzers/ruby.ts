@@ -1,4 +1,5 @@
-// Ruby: receiverless calls are Kernel methods unless the file defines a method of that name;
+// Ruby: receiverless calls are Kernel methods unless the enclosing class or module (or the top
+// level) defines a method of that name (a `def eval` in another class does not shadow Kernel's);
 // `Kernel.x`, `::Kernel.x`, `obj.send(:x, ...)` / `public_send` / `__send__`, method objects
 // (`m = method(:system); m.call(...)`), local/constant/instance-variable re-bindings,
 // `Net::HTTP` as `Net.HTTP`, backticks and `%x()`.
@@ -49,7 +50,8 @@ class RubyAnalysis extends AnalysisBase implements ExprOps {
   readonly identifierTypes = ['identifier', 'constant', 'instance_variable'];
   readonly statementTypes = STATEMENTS;
   private readonly bound = new Set<number>();
-  private readonly definedMethods = new Set<string>();
+  /** Method name → the class/module bodies that define it (`top`: the file's top level). */
+  private readonly definedMethods = new Map<string, Set<number | 'top'>>();
 
   run(wanted: WantedNames): Fact[] {
     const v = this.view;
@@ -79,7 +81,11 @@ class RubyAnalysis extends AnalysisBase implements ExprOps {
         const m = /def\s+([A-Za-z_]\w*[?!=]?)/y;
         m.lastIndex = n.startIndex;
         const name = m.exec(src);
-        if (name) this.definedMethods.add(name[1]);
+        if (name) {
+          const owners = this.definedMethods.get(name[1]) ?? new Set<number | 'top'>();
+          owners.add(this.ownerOf(n));
+          this.definedMethods.set(name[1], owners);
+        }
         this.pendScope(this.scopeOf(n), n);
       } else if (t === 'singleton_method' || BLOCK_TYPES.includes(t) || t === 'for') this.pendScope(this.scopeOf(n), n);
       else if (t === 'assignment' || t === 'operator_assignment') {
@@ -150,8 +156,25 @@ class RubyAnalysis extends AnalysisBase implements ExprOps {
 
   // ── resolution ────────────────────────────────────────────────────────────────────────
 
+  /** The class, module or singleton class whose body holds `n` (`top` outside any). */
+  private ownerOf(n: Node): number | 'top' {
+    for (let p = n.parent; p; p = p.parent)
+      if (p.type === 'class' || p.type === 'module' || p.type === 'singleton_class') return p.id;
+    return 'top';
+  }
+
+  /**
+   * A method of this name defined where a receiverless call at `at` reaches it: in the same
+   * class/module body or at the top level. Without a call node, any definition counts (bare names).
+   */
+  private definesMethod(name: string, at: Node | null): boolean {
+    const owners = this.definedMethods.get(name);
+    if (!owners) return false;
+    return at === null || owners.has('top') || owners.has(this.ownerOf(at));
+  }
+
   protected freeName(name: string): Value[] {
-    if (/^[a-z_]/.test(name)) return [this.definedMethods.has(name) ? `self.${name}` : name];
+    if (/^[a-z_]/.test(name)) return [this.definesMethod(name, null) ? `self.${name}` : name];
     return [name];
   }
 
@@ -243,10 +266,10 @@ class RubyAnalysis extends AnalysisBase implements ExprOps {
       const args = this.argNodes(node);
       const sym = args[0] ? this.constant(args[0], scope) : null;
       if (sym === null) return { names: [], offset: 1 };
-      if (!recvValues || KERNEL_PRIVATE.has(sym)) return { names: [this.receiverless(sym)], offset: 1 };
+      if (!recvValues || KERNEL_PRIVATE.has(sym)) return { names: [this.receiverless(sym, node)], offset: 1 };
       return { names: recvValues.map((b) => member(b, sym)), offset: 1 };
     }
-    if (!recvValues) return { names: [this.receiverless(method)], offset: 0 };
+    if (!recvValues) return { names: [this.receiverless(method, node)], offset: 0 };
     const names: Value[] = [];
     for (const b of recvValues) {
       if (b.startsWith('&')) {
@@ -256,8 +279,8 @@ class RubyAnalysis extends AnalysisBase implements ExprOps {
     return { names, offset: 0 };
   }
 
-  private receiverless(method: string): Value {
-    return this.definedMethods.has(method) ? `self.${method}` : `Kernel.${method}`;
+  private receiverless(method: string, at: Node): Value {
+    return this.definesMethod(method, at) ? `self.${method}` : `Kernel.${method}`;
   }
 
   private literal(node: Node): string | null {
@@ -305,10 +328,10 @@ class RubyAnalysis extends AnalysisBase implements ExprOps {
   // ── facts ─────────────────────────────────────────────────────────────────────────────
 
   /** `recv.m(` / `m(` resolved from the text; send, method objects and `method(...)` need the tree. */
-  private plainTargets(parts: readonly string[], scope: Scope): Value[] | null {
+  private plainTargets(parts: readonly string[], scope: Scope, at: Node): Value[] | null {
     const method = parts[parts.length - 1];
     if (SEND.has(method) || METHOD_OBJECT_CALLS.has(method) || method === 'method') return null;
-    if (parts.length === 1) return [this.receiverless(method)];
+    if (parts.length === 1) return [this.receiverless(method, at)];
     let recv = this.lookup(parts[0], scope);
     for (const p of parts.slice(1, -1)) recv = membersOf(recv, [p]);
     if (recv.some((r) => r.startsWith('&'))) return null;
@@ -319,7 +342,7 @@ class RubyAnalysis extends AnalysisBase implements ExprOps {
     const v = this.view;
     const scope = this.scopeOf(node);
     const plain = sharedStart ? null : plainCallee(v.source, node.startIndex, true);
-    const fast = plain ? this.plainTargets(plain.parts, scope) : null;
+    const fast = plain ? this.plainTargets(plain.parts, scope, node) : null;
     const { names, offset } = fast ? { names: fast, offset: 0 } : this.callTargets(node, scope);
     if (names.length === 0) return;
     this.facts.push({
