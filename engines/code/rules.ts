@@ -37,6 +37,7 @@ import {
   inputArg,
   argValuesAllIn,
   argValueStartsWith,
+  dynamicMethodName,
   any,
   hasArg,
   type Predicate,
@@ -1777,6 +1778,26 @@ export const RULES: readonly RuleRow[] = [
       evaluatesUnsafeCode(0),
     ),
   ),
+  // `obj.send(name, …)` with a computed name reaches eval, system and the rest (send ignores
+  // visibility); a name with a constant prefix no such method has is constrained.
+  row(
+    'rb.dynamic-send',
+    RB,
+    'critical',
+    'dynamic_code_execution',
+    'Method called by a computed name (send reaches eval, system and every private Kernel method)',
+    call(['Kernel.send(dynamic)'], dynamicMethodName(0)),
+  ),
+  // A constant looked up by a computed name reaches any class (unsafe reflection: `.new`, class
+  // methods); a class that defines its own const_get is the file's own method (`C.const_get(own)`).
+  row(
+    'rb.const-get',
+    RB,
+    'critical',
+    'dynamic_code_execution',
+    'Constant looked up by a computed name (any class: unsafe reflection)',
+    call(['Kernel.const_get', '*.const_get', '*#const_get'], nonConstantArg(0)),
+  ),
   row(
     'rb.eval-constant',
     RB,
@@ -1784,6 +1805,15 @@ export const RULES: readonly RuleRow[] = [
     'dynamic_code_execution',
     'Evaluation of a constant code string (scanned: no critical finding inside)',
     call(['Kernel.eval', '*.instance_eval', '*.class_eval', '*.module_eval'], evaluatesConstantCode(0)),
+  ),
+  // ActiveJob::Serializers.deserialize instantiates the serializer class the hash names.
+  row(
+    'rb.activejob-deserialize',
+    RB,
+    'critical',
+    'unsafe_deserialization',
+    'ActiveJob argument deserialization of a computed value (instantiates the class it names)',
+    call(['ActiveJob.Serializers.deserialize', 'ActiveJob.Arguments.deserialize'], nonConstantArg(0)),
   ),
   row(
     'rb.marshal',

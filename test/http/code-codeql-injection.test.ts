@@ -1,8 +1,9 @@
 // Issue 24 (code scan), third round, black-box rows: the families found missing on CodeQL's
 // CWE-094/095 and CWE-502 query tests are blocked (SpEL evaluation, MVEL compiled objects,
-// SnakeYAML parse, Ruby eval next to a class that defines its own), their safe shapes are
-// admitted (a SpEL or MVEL expression compiled from a constant, a js-yaml 4 `.extend` schema
-// of safe types), js-yaml `load` without a schema safe in both major versions stays blocked
+// SnakeYAML parse, Ruby eval next to a class that defines its own, Ruby send / const_get by a
+// computed name, ActiveJob deserialization, AngularJS expressions, Mongo $where, WebAssembly),
+// their safe shapes are admitted (a SpEL or MVEL expression compiled from a constant, a send
+// name with a constrained prefix, a js-yaml 4 `.extend` schema of safe types), js-yaml `load` without a schema safe in both major versions stays blocked
 // (fail closed), and C# (a CodeQL language the scanner does not read) is refused without a proof.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { newTenant, post, type Member } from './helpers.js';
@@ -48,6 +49,22 @@ describe('POST /verify/code: CodeQL code-injection families', () => {
       2,
       'unsafe_deserialization',
     ],
+    ['ruby', 'def show\n  obj.send(params[:m], params[:a])\nend\n', 2, 'dynamic_code_execution'],
+    ['ruby', 'def show\n  Object.const_get(params[:type]).new\nend\n', 2, 'dynamic_code_execution'],
+    ['ruby', 'def show\n  ActiveJob::Serializers.deserialize(params[:job])\nend\n', 2, 'unsafe_deserialization'],
+    [
+      'javascript',
+      "app.controller('C', function ($scope) {\n  $scope.$eval(location.hash.slice(1));\n});\n",
+      2,
+      'dynamic_code_execution',
+    ],
+    [
+      'javascript',
+      "function q(db, req) {\n  const docs = db.collection('d');\n  return docs.find({ $where: req.body.q });\n}\n",
+      3,
+      'dynamic_code_execution',
+    ],
+    ['javascript', 'WebAssembly.instantiate(bytes, {});\n', 1, 'dynamic_code_execution'],
   ])('%s: the family is VERIFIED unsafe and not admitted (%#)', async (language, code, line, type) => {
     const res = await verify({ code, language });
     expect(res.status).toBe(200);
@@ -71,6 +88,11 @@ describe('POST /verify/code: CodeQL code-injection families', () => {
       'java',
       'an MVEL expression compiled from a constant',
       'import org.mvel2.compiler.*;\nclass T {\n  Object f() {\n    ExpressionCompiler c = new ExpressionCompiler("a + b");\n    return c.compile().getValue(null, null);\n  }\n}\n',
+    ],
+    [
+      'ruby',
+      'a send whose computed name has a constrained prefix',
+      'def show\n  obj.send("render_#{params[:kind]}")\nend\n',
     ],
     [
       'javascript',

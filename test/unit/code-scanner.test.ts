@@ -1310,6 +1310,20 @@ describe('CodeQL CWE-094 and CWE-502 families (issue 24, third round)', () => {
       ),
     ).toEqual([[11, 'dynamic_code_execution']]);
   });
+  it("Ruby: send with a computed name, const_get by a computed name and ActiveJob deserialization are critical; a constrained name or the class's own singleton method is not", async () => {
+    expect(
+      await crit(
+        'class C\n  def create\n    code = params[:code]\n    obj().send(code, "x")\n    public_send(params[:m])\n    Foo.const_get(code)\n    ActiveJob::Serializers.deserialize(code)\n    obj().send("prefix_#{code}", "x")\n    obj().send("get_" + code)\n    obj().send("ev#{code}")\n    Bar.class_eval(code)\n    Bar.const_get(code)\n  end\nend\nclass Bar\n  def self.class_eval(x)\n    x\n  end\n  def self.const_get(x)\n    x\n  end\nend\n',
+        'ruby',
+      ),
+    ).toEqual([
+      [4, 'dynamic_code_execution'],
+      [5, 'dynamic_code_execution'],
+      [6, 'dynamic_code_execution'],
+      [7, 'unsafe_deserialization'],
+      [10, 'dynamic_code_execution'],
+    ]);
+  });
   it('js-yaml: load without a schema, or with DEFAULT_SCHEMA (js-yaml 3: the full schema), stays critical; a js-yaml 4 `.extend` schema of safe types is admitted', async () => {
     const head = "const y = require('js-yaml');\n";
     expect(await crit(`${head}y.load(s);\ny.load(s, { schema: y.DEFAULT_SCHEMA });\n`, 'javascript')).toEqual([

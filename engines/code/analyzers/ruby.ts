@@ -27,6 +27,8 @@ const BLOCK_TYPES = ['block', 'do_block', 'lambda'];
 const BINDER_TYPES = ['assignment', 'operator_assignment', 'for'];
 const STATEMENTS = new Set(['assignment', 'operator_assignment', 'return']);
 const SEND = new Set(['send', 'public_send', '__send__']);
+/** A send whose method name is computed at run time (rule rb.dynamic-send). */
+const DYNAMIC_SEND = 'Kernel.send(dynamic)';
 const METHOD_OBJECT_CALLS = new Set(['call', '()', '[]', '===', 'yield']);
 /** Private Kernel methods that `obj.send(:name)` reaches on any object. */
 const KERNEL_PRIVATE = new Set([
@@ -87,8 +89,10 @@ class RubyAnalysis extends AnalysisBase implements ExprOps {
           this.definedMethods.set(name[1], owners);
         }
         this.pendScope(this.scopeOf(n), n);
-      } else if (t === 'singleton_method' || BLOCK_TYPES.includes(t) || t === 'for') this.pendScope(this.scopeOf(n), n);
-      else if (t === 'assignment' || t === 'operator_assignment') {
+      } else if (t === 'singleton_method' || BLOCK_TYPES.includes(t) || t === 'for') {
+        if (t === 'singleton_method') this.singletonDefinition(n);
+        this.pendScope(this.scopeOf(n), n);
+      } else if (t === 'assignment' || t === 'operator_assignment') {
         TARGET.lastIndex = n.startIndex;
         const m = TARGET.exec(src);
         if (m) this.pendName(m[1], n);
@@ -103,6 +107,10 @@ class RubyAnalysis extends AnalysisBase implements ExprOps {
   }
 
   private relevant(call: Node, words: PatternWords): boolean {
+    // The call's own method name, which the text prefix misses after a call (`obj().send(…)`).
+    const methodNode = this.view.field(call, 'method');
+    const own = methodNode ? this.view.text(methodNode) : null;
+    if (own && (SEND.has(own) || words.lasts.has(own))) return true;
     const prefix = calleePrefix(this.view.source, call.startIndex);
     if (!prefix) return true;
     const root = prefix[0];
@@ -155,6 +163,33 @@ class RubyAnalysis extends AnalysisBase implements ExprOps {
   }
 
   // ── resolution ────────────────────────────────────────────────────────────────────────
+
+  /**
+   * `def self.m` inside `class C` (or `def C.m`): `C.m` is the file's own method, which replaces
+   * Ruby's (`Bar.class_eval` defined by Bar itself is not Module#class_eval). Recorded as `C.m`.
+   */
+  private singletonDefinition(n: Node): void {
+    const v = this.view;
+    const object = v.field(n, 'object');
+    const name = v.field(n, 'name');
+    if (!object || !name) return;
+    let owner: string | null = null;
+    if (v.type(object) === 'constant') owner = v.text(object);
+    else if (v.type(object) === 'self')
+      for (let p = n.parent; p; p = p.parent)
+        if (p.type === 'class' || p.type === 'module') {
+          const cname = v.field(p, 'name');
+          owner = cname ? v.text(cname) : null;
+          break;
+        }
+    if (owner && /^[A-Z]\w*$/.test(owner)) this.ownSingletons.add(`${owner}.${v.text(name)}`);
+  }
+  private readonly ownSingletons = new Set<string>();
+
+  /** `recv.m` as a name, or `recv.m(own)` when the file defines that singleton method itself. */
+  private memberName(recv: Value, method: string): Value {
+    return this.ownSingletons.has(`${recv}.${method}`) ? `${recv}.${method}(own)` : member(recv, method);
+  }
 
   /** The class, module or singleton class whose body holds `n` (`top` outside any). */
   private ownerOf(n: Node): number | 'top' {
@@ -265,16 +300,18 @@ class RubyAnalysis extends AnalysisBase implements ExprOps {
     if (SEND.has(method)) {
       const args = this.argNodes(node);
       const sym = args[0] ? this.constant(args[0], scope) : null;
-      if (sym === null) return { names: [], offset: 1 };
+      // A method name computed at run time reaches any method, private Kernel ones included
+      // (send ignores visibility): `Kernel.send(dynamic)`, judged by the name argument (offset 0).
+      if (sym === null) return { names: args[0] ? [DYNAMIC_SEND] : [], offset: 0 };
       if (!recvValues || KERNEL_PRIVATE.has(sym)) return { names: [this.receiverless(sym, node)], offset: 1 };
-      return { names: recvValues.map((b) => member(b, sym)), offset: 1 };
+      return { names: recvValues.map((b) => this.memberName(b, sym)), offset: 1 };
     }
     if (!recvValues) return { names: [this.receiverless(method, node)], offset: 0 };
     const names: Value[] = [];
     for (const b of recvValues) {
       if (b.startsWith('&')) {
         if (METHOD_OBJECT_CALLS.has(method)) names.push(b.slice(1));
-      } else names.push(member(b, method));
+      } else names.push(this.memberName(b, method));
     }
     return { names, offset: 0 };
   }
@@ -335,6 +372,7 @@ class RubyAnalysis extends AnalysisBase implements ExprOps {
     let recv = this.lookup(parts[0], scope);
     for (const p of parts.slice(1, -1)) recv = membersOf(recv, [p]);
     if (recv.some((r) => r.startsWith('&'))) return null;
+    if (recv.some((r) => this.ownSingletons.has(`${r}.${method}`))) return null;
     return membersOf(recv, [method]);
   }
 
