@@ -3,8 +3,10 @@
 // SnakeYAML parse, Ruby eval next to a class that defines its own, Ruby send / const_get by a
 // computed name, ActiveJob deserialization, AngularJS expressions, Mongo $where, WebAssembly),
 // their safe shapes are admitted (a SpEL or MVEL expression compiled from a constant, a send
-// name with a constrained prefix, a js-yaml 4 `.extend` schema of safe types), js-yaml `load` without a schema safe in both major versions stays blocked
-// (fail closed), and C# (a CodeQL language the scanner does not read) is refused without a proof.
+// name with a constrained prefix, a Kryo whose factory requires registration, a js-yaml 4
+// `.extend` schema of safe types), js-yaml `load` without a schema safe in both major versions
+// stays blocked (fail closed), and C# (a CodeQL language the scanner does not read) is refused
+// without a proof.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { newTenant, post, type Member } from './helpers.js';
 
@@ -93,6 +95,11 @@ describe('POST /verify/code: CodeQL code-injection families', () => {
       'ruby',
       'a send whose computed name has a constrained prefix',
       'def show\n  obj.send("render_#{params[:kind]}")\nend\n',
+    ],
+    [
+      'java',
+      'a Kryo from a factory method that requires class registration',
+      'import com.esotericsoftware.kryo.Kryo;\nimport com.esotericsoftware.kryo.io.Input;\nclass A {\n  private Kryo safe() {\n    Kryo k = new Kryo();\n    k.setRegistrationRequired(true);\n    return k;\n  }\n  Object f(Input in) {\n    Kryo kryo = safe();\n    return kryo.readClassAndObject(in);\n  }\n}\n',
     ],
     [
       'javascript',

@@ -1302,6 +1302,15 @@ describe('CodeQL CWE-094 and CWE-502 families (issue 24, third round)', () => {
       await crit(`${head}    Yaml y = new Yaml(new SafeConstructor());\n    y.parse(r);\n  }\n}\n`, 'java'),
     ).toEqual([]);
   });
+  it('Kryo from a factory method of the snippet that requires registration is admitted; without it, or set back to false, it is critical', async () => {
+    const kryo = (factory: string, extra = '') =>
+      `import com.esotericsoftware.kryo.Kryo;\nimport com.esotericsoftware.kryo.io.Input;\nclass A {\n  private Kryo safe() {\n    Kryo k = new Kryo();\n${factory}    return k;\n  }\n  Object f(Input in) {\n    Kryo kryo = safe();\n${extra}    return kryo.readClassAndObject(in);\n  }\n}\n`;
+    expect(await crit(kryo('    k.setRegistrationRequired(true);\n'), 'java')).toEqual([]);
+    expect(await crit(kryo(''), 'java')).toEqual([[10, 'unsafe_deserialization']]);
+    expect(
+      await crit(kryo('    k.setRegistrationRequired(true);\n', '    kryo.setRegistrationRequired(false);\n'), 'java'),
+    ).toEqual([[12, 'unsafe_deserialization']]);
+  });
   it('Ruby: a `def eval` in another class does not shadow Kernel#eval; one in the same class does', async () => {
     expect(
       await crit(

@@ -31,6 +31,8 @@ const SAFE_YAML = 'org.yaml.snakeyaml.Yaml(SafeConstructor)#';
  * evaluation rules (which name the non-constant forms) do not see them.
  */
 const CONSTANT_EXPRESSION = 'expression(constant)#';
+/** A Kryo from a factory method of the snippet that requires class registration (registeredKryo). */
+const REGISTERED_KRYO = 'com.esotericsoftware.kryo.Kryo(registrationRequired)#';
 const COMPILING_METHODS = new Set(['parseExpression', 'parseRaw', 'compile', 'compiledScript', 'compileTemplate']);
 const COMPILING_CLASSES = new Set([
   'org.mvel2.compiler.ExpressionCompiler',
@@ -252,6 +254,10 @@ class JavaAnalysis extends AnalysisBase implements ExprOps {
       this.bind(scope, name, null, SAFE_YAML);
       return;
     }
+    if (value && this.registeredKryo(value)) {
+      this.bind(scope, name, null, REGISTERED_KRYO);
+      return;
+    }
     if (value && this.compiledFromConstant(value, scope)) {
       // Compiled from a constant: the declared type (ExpressionCompiler, Expression) would bring
       // back the evaluation names the constant rules out.
@@ -262,6 +268,49 @@ class JavaAnalysis extends AnalysisBase implements ExprOps {
     if (!PRIMITIVES.has(typeText)) for (const t of this.typeRefs(typeText)) this.bind(scope, name, null, `${t}#`);
     if (value) this.bind(scope, name, value);
     else if (PRIMITIVES.has(typeText)) this.bind(scope, name, null);
+  }
+
+  /**
+   * `Kryo k = getSafeKryo();` where the snippet's only method of that name is declared to return a
+   * Kryo and every `return x;` in it returns a variable it called `x.setRegistrationRequired(true)`
+   * on: such a Kryo reads only registered classes. Not when the snippet ever sets it back to false.
+   */
+  private registeredKryo(value: Node): boolean {
+    const v = this.view;
+    if (v.type(value) !== 'method_invocation') return false;
+    const object = v.field(value, 'object');
+    if (object && v.type(object) !== 'this') return false;
+    const called = v.field(value, 'name');
+    if (!called || /setRegistrationRequired\s*\(\s*false/.test(v.source)) return false;
+    const decls = v
+      .ofType(v.root, ['method_declaration'])
+      .filter((m) => v.text(v.field(m, 'name') ?? m) === v.text(called));
+    if (decls.length !== 1) return false;
+    const type = v.field(decls[0], 'type');
+    const body = v.field(decls[0], 'body');
+    if (!type || !body || !this.typeRefs(v.text(type)).includes('com.esotericsoftware.kryo.Kryo')) return false;
+    const returns = v.ofType(body, ['return_statement']);
+    const required = new Set(
+      v
+        .ofType(body, ['method_invocation'])
+        .filter((c) => {
+          const args = this.argNodes(v.field(c, 'arguments'));
+          return (
+            v.text(v.field(c, 'name') ?? c) === 'setRegistrationRequired' &&
+            args.length === 1 &&
+            v.text(args[0]) === 'true' &&
+            v.field(c, 'object') !== null
+          );
+        })
+        .map((c) => v.text(v.field(c, 'object')!)),
+    );
+    return (
+      returns.length > 0 &&
+      returns.every((r) => {
+        const e = v.named(r)[0];
+        return !!e && v.type(e) === 'identifier' && required.has(v.text(e));
+      })
+    );
   }
 
   /** `parser.parseExpression("…")`, `new ExpressionCompiler("…")`: compiled from a constant string. */
