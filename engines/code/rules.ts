@@ -905,6 +905,14 @@ export const RULES: readonly RuleRow[] = [
       evaluatesUnsafeCode(0),
     ),
   ),
+  row(
+    'js.webview-injected-script',
+    JS,
+    'critical',
+    'dynamic_code_execution',
+    'React Native WebView given computed JavaScript to run (injectedJavaScript)',
+    syntax('injectedJavaScript={computed}'),
+  ),
   // Text written to an interactive shell started with node-pty is a command line.
   row(
     'js.pty-write',

@@ -1,7 +1,8 @@
 // Issue 24 (code scan), third round, black-box rows: the families found missing on CodeQL's
 // CWE-094/095 and CWE-502 query tests are blocked (SpEL evaluation, MVEL compiled objects,
 // SnakeYAML parse, Ruby eval next to a class that defines its own, Ruby send / const_get by a
-// computed name, ActiveJob deserialization, AngularJS expressions, Mongo $where, WebAssembly),
+// computed name, ActiveJob deserialization, AngularJS expressions, Mongo $where, WebAssembly,
+// a React Native WebView's computed injectedJavaScript, a Ruby backtick heredoc),
 // their safe shapes are admitted (a SpEL or MVEL expression compiled from a constant, a send
 // name with a constrained prefix, a Kryo whose factory requires registration, a js-yaml 4
 // `.extend` schema of safe types), js-yaml `load` without a schema safe in both major versions
@@ -52,6 +53,7 @@ describe('POST /verify/code: CodeQL code-injection families', () => {
       'unsafe_deserialization',
     ],
     ['ruby', 'def show\n  obj.send(params[:m], params[:a])\nend\n', 2, 'dynamic_code_execution'],
+    ['ruby', 'def show\n  out = <<~`SH`\n    grep #{params[:q]} log.txt\n  SH\nend\n', 3, 'shell_execution'],
     ['ruby', 'def show\n  Object.const_get(params[:type]).new\nend\n', 2, 'dynamic_code_execution'],
     ['ruby', 'def show\n  ActiveJob::Serializers.deserialize(params[:job])\nend\n', 2, 'unsafe_deserialization'],
     [
@@ -67,6 +69,12 @@ describe('POST /verify/code: CodeQL code-injection families', () => {
       'dynamic_code_execution',
     ],
     ['javascript', 'WebAssembly.instantiate(bytes, {});\n', 1, 'dynamic_code_execution'],
+    [
+      'javascript',
+      'export const Page = ({ code }) => <WebView injectedJavaScript={code} />;\n',
+      1,
+      'dynamic_code_execution',
+    ],
   ])('%s: the family is VERIFIED unsafe and not admitted (%#)', async (language, code, line, type) => {
     const res = await verify({ code, language });
     expect(res.status).toBe(200);

@@ -1319,6 +1319,14 @@ describe('CodeQL CWE-094 and CWE-502 families (issue 24, third round)', () => {
       ),
     ).toEqual([[11, 'dynamic_code_execution']]);
   });
+  it('Ruby: a backtick heredoc is a command (its first line and each interpolated body line); a plain heredoc is text', async () => {
+    expect(
+      await crit('cmd = params[:cmd]\nr = <<~`EOF`\n  ls #{cmd}\nEOF\nt = <<~EOF\n  ls #{cmd}\nEOF\n', 'ruby'),
+    ).toEqual([
+      [2, 'shell_execution'],
+      [3, 'shell_execution'],
+    ]);
+  });
   it("Ruby: send with a computed name, const_get by a computed name and ActiveJob deserialization are critical; a constrained name or the class's own singleton method is not", async () => {
     expect(
       await crit(
@@ -1380,6 +1388,11 @@ describe('JavaScript code-injection families from CodeQL CWE-094 (issue 24, thir
       ),
     ).toEqual([3]);
     expect(await crit('function f(webView, js) {\n  webView.injectJavaScript(js);\n}\n')).toEqual([2]);
+    expect(
+      await crit(
+        'const a = <WebView injectedJavaScript="x()" />;\nconst b = <WebView injectedJavaScript={\'y()\'} />;\nconst c = <WebView injectedJavaScript={code} />;\n',
+      ),
+    ).toEqual([3]);
     expect(
       await crit("const pty = require('node-pty');\nconst sh = pty.spawn('bash', []);\nsh.write(cmd);\n"),
     ).toContain(3);

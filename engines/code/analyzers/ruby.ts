@@ -58,7 +58,15 @@ class RubyAnalysis extends AnalysisBase implements ExprOps {
   run(wanted: WantedNames): Fact[] {
     const v = this.view;
     const src = v.source;
-    const nodes = v.ofType(v.root, [...GATE_TYPES, ...BLOCK_TYPES, ...BINDER_TYPES, 'call', 'subshell']);
+    const nodes = v.ofType(v.root, [
+      ...GATE_TYPES,
+      ...BLOCK_TYPES,
+      ...BINDER_TYPES,
+      'call',
+      'subshell',
+      'heredoc_beginning',
+      'heredoc_body',
+    ]);
     const types = nodes.map((n) => v.type(n));
     const ranges: ScopeRange[] = [];
     nodes.forEach((n, i) => {
@@ -68,10 +76,23 @@ class RubyAnalysis extends AnalysisBase implements ExprOps {
     });
     this.buildScopes(ranges);
     const calls: Node[] = [];
+    // Heredoc bodies follow their beginnings in the same order: a `<<\`EOF\`` beginning makes
+    // its body a command line, reported on the beginning and on each interpolated body line.
+    const heredocs: boolean[] = [];
     nodes.forEach((n, i) => {
       const t = types[i];
       if (t === 'call') calls.push(n);
-      else if (t === 'subshell') {
+      else if (t === 'heredoc_beginning') {
+        const command = /^<<[-~]?`/.test(v.text(n));
+        heredocs.push(command);
+        if (command && wanted.syntax.has('subshell'))
+          this.fact({ kind: 'syntax', line: v.line(n), name: 'subshell', detail: 'backtick heredoc' });
+      } else if (t === 'heredoc_body') {
+        if (heredocs.shift() === true && wanted.syntax.has('subshell')) {
+          const lines = new Set(v.ofType(n, ['interpolation']).map((x) => v.line(x)));
+          for (const line of lines) this.fact({ kind: 'syntax', line, name: 'subshell', detail: 'backtick heredoc' });
+        }
+      } else if (t === 'subshell') {
         if (wanted.syntax.has('subshell'))
           this.fact({
             kind: 'syntax',
