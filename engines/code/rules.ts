@@ -744,7 +744,8 @@ export const RULES: readonly RuleRow[] = [
   //    `undefined` / `regexp` types: `.extend` is js-yaml 4's API (a js-yaml 3 schema has no such
   //    method, so the call throws before anything is loaded) and those types build no code.
   // `DEFAULT_SCHEMA` alone stays flagged: in js-yaml 3 it is an alias of the full schema.
-  // The options regex is anchored and has no nested quantifiers (linear on the argument text).
+  // The options regex is anchored and unambiguous (no two adjacent quantifiers can share a
+  // character), so it runs in linear time on the argument text.
   row(
     'js.yaml-load',
     JS,
@@ -758,7 +759,7 @@ export const RULES: readonly RuleRow[] = [
         not(
           argTextMatches(
             1,
-            /^\{\s*schema\s*:\s*(?:[\w$]+\.(?:DEFAULT|CORE|JSON|FAILSAFE)_SCHEMA\.extend\(\s*require\(\s*['"]js-yaml-js-types['"]\s*\)\.(?:undefined|regexp)\s*\)|require\(\s*['"]js-yaml-js-types['"]\s*\)\.(?:undefined|regexp)\.extend\(\s*[\w$]+\.(?:DEFAULT|CORE|JSON|FAILSAFE)_SCHEMA\s*\))\s*,?\s*\}$/,
+            /^\{\s*schema\s*:\s*(?:[\w$]+\.(?:DEFAULT|CORE|JSON|FAILSAFE)_SCHEMA\.extend\(\s*require\(\s*['"]js-yaml-js-types['"]\s*\)\.(?:undefined|regexp)\s*\)|require\(\s*['"]js-yaml-js-types['"]\s*\)\.(?:undefined|regexp)\.extend\(\s*[\w$]+\.(?:DEFAULT|CORE|JSON|FAILSAFE)_SCHEMA\s*\))\s*(?:,\s*)?\}$/,
           ),
         ),
       ),
