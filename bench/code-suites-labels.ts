@@ -15,10 +15,14 @@
 //                    call are safe cases
 //   phpcs-security-audit  getErrorList/getWarningList of the Backticks unit test
 //   codeql           inline expectations of CodeQL's query tests (`$ Alert`, `$unsafeDeserialization`,
-//                    `NOT OK`; not `SPURIOUS: Alert` / `MISSING: Alert`) in the CWE-078 and
-//                    CWE-502 folders listed in CODEQL_FILES; `OK` / `GOOD` lines and CodeQL's own
-//                    SPURIOUS alerts of the deserialization files are safe lines (the OK lines of
-//                    the command files still run processes, which the contract always blocks).
+//                    `NOT OK`; `BAD` in a file with none of those; not `SPURIOUS: Alert` /
+//                    `MISSING: Alert` / `[INCONSISTENCY]`) in the CWE-078, CWE-094/095 and
+//                    CWE-502 folders listed in CODEQL_FILES (a mark on a comment-only line of a
+//                    code-injection file is about the next code line); `OK` / `GOOD` / `Safe`
+//                    lines and CodeQL's own SPURIOUS alerts of the deserialization and
+//                    code-injection files are safe lines (the OK lines of the command files, and
+//                    an OK line that runs a process, still run processes, which the contract
+//                    always blocks).
 //                    The repository is too large to mirror: each file is read at its own commit
 //                    from <mirror>/github+codeql/files/<commit>/<path> (written from the stored
 //                    snapshot of each file; the path and commit are in the manifest).
@@ -315,6 +319,51 @@ const commits: Record<string, string> = {};
       'javascript',
     ],
     ['0ac3e5c3ad60c4f0604120ad2f64fd8544938e15', 'java/ql/test/query-tests/security/CWE-502/A.java', 'java'],
+    // CWE-094/095 (code injection). Go has no such query test; C# (CodeInjection.cs) is not a
+    // language the scanner reads.
+    [
+      '89a8d59421cf0393fa66d966ec8b88d62fd3b4e0',
+      'python/ql/test/query-tests/Security/CWE-094-CodeInjection/code_injection.py',
+      'python',
+    ],
+    [
+      '1d6b8c5120ae49201b4043cef68e9b14b6cdee76',
+      'ruby/ql/test/query-tests/security/cwe-094/CodeInjection/CodeInjection.rb',
+      'ruby',
+    ],
+    ...(
+      [
+        ['0d3b65a35bcfc50519afd1deca366548dd977c82', 'tst.js'],
+        ['04b28c511887675a89992697e8f204d7092ffbeb', 'express.js'],
+        ['08b9a5e2b20f32d24fea22f03469a7dc047d5914', 'template-sinks.js'],
+        ['09b4250b570611824e194af42995e7acca575a91', 'lib/index.js'],
+        ['5e462a897d373262a692d159c6db9d2cf3a025e7', 'NoSQLCodeInjection.js'],
+        ['0ac3e5c3ad60c4f0604120ad2f64fd8544938e15', 'module.js'],
+        ['64d39da5f81be4600aa207c997ed0643a711a631', 'react-native.js'],
+        ['0d3b65a35bcfc50519afd1deca366548dd977c82', 'actions.js'],
+        ['7741a72cc5696479829f2cd8bc5d4569f5762141', 'angularjs.js'],
+        ['ca063663972f054641054867c4a89dd26ca3a288', 'rxjs.js'],
+      ] as const
+    ).map(([commit, name]): [string, string, string] => [
+      commit,
+      `javascript/ql/test/query-tests/Security/CWE-094/CodeInjection/${name}`,
+      'javascript',
+    ]),
+    [
+      '1cc91e964d44ae4b0815432a92ce855ab7b96157',
+      'java/ql/test/query-tests/security/CWE-094/GroovyInjection/GroovyShellTest.java',
+      'java',
+    ],
+    [
+      '942cfc3bd63dac7f25f7a09a8df76b65172446e8',
+      'java/ql/test/query-tests/security/CWE-094/SpelInjection/SpelInjectionTest.java',
+      'java',
+    ],
+    [
+      'c397487325e0021ac083254dc7bf90ea5d5c5aed',
+      'java/ql/test/query-tests/security/CWE-094/MvelInjection/MvelInjectionTest.java',
+      'java',
+    ],
   ];
   for (const [commit, path, language] of CODEQL_FILES) {
     const file = join(MIRROR, 'github+codeql', 'files', commit, path);
@@ -327,14 +376,44 @@ const commits: Record<string, string> = {};
         : 'process_execution';
     const labels: Label[] = [];
     const safeLines: number[] = [];
-    readFileSync(file, 'utf8')
-      .split('\n')
-      .forEach((l, i) => {
-        const spurious = /SPURIOUS:\s*Alert|MISSING:\s*Alert/.test(l);
-        if (!spurious && (/\$\s?Alert\b/.test(l) || /\$unsafeDeserialization\b/.test(l) || /\bNOT OK\b/.test(l))) {
-          labels.push({ line: i + 1, category, source: /\bNOT OK\b/.test(l) ? 'NOT OK' : 'Alert' });
-        } else if (deserialization && (spurious || /(?:#|\/\/)\s*(?:OK|GOOD)\b/.test(l))) safeLines.push(i + 1);
-      });
+    const lines = readFileSync(file, 'utf8').split('\n');
+    const code = category === 'dynamic_code_execution';
+    // A mark on a comment-only line (`// NOT OK` above the statement) is about the next code line.
+    const commentOnly = (l: string) => /^\s*(?:\/\/|#)/.test(l);
+    const nextCode = (i: number) => {
+      let j = i + 1;
+      while (j < lines.length && (lines[j].trim() === '' || commentOnly(lines[j]))) j++;
+      return j < lines.length ? j : -1;
+    };
+    // `BAD` marks count only in a file without `$ Alert` / `NOT OK` expectations (angularjs.js);
+    // elsewhere a `# BAD` comment above a `def` is prose about the method.
+    const expectations = lines.some((l) => /\$\s?Alert\b|\$unsafeDeserialization\b|\bNOT OK\b/.test(l));
+    const bad = (l: string) => !expectations && /(?:\/\/|#)\s*BAD\b/.test(l);
+    const process = /\.(?:exec|execSync|spawn|spawnSync|execFile|execFileSync|fork)\s*\(|\bsystem\s*\(/;
+    lines.forEach((l, i) => {
+      const spurious = /SPURIOUS:\s*Alert|MISSING:\s*Alert/.test(l);
+      // `[INCONSISTENCY]`: CodeQL's note that another query reports the line, not this one.
+      const marked =
+        !spurious &&
+        !/\[INCONSISTENCY\]/.test(l) &&
+        (/\$\s?Alert\b/.test(l) || /\$unsafeDeserialization\b/.test(l) || /\bNOT OK\b/.test(l) || bad(l));
+      const at = code && commentOnly(l) ? nextCode(i) : i;
+      if (marked) {
+        if (at >= 0 && !labels.some((x) => x.line === at + 1))
+          labels.push({ line: at + 1, category, source: /\bNOT OK\b/.test(l) ? 'NOT OK' : bad(l) ? 'BAD' : 'Alert' });
+      } else if (deserialization && (spurious || /(?:#|\/\/)\s*(?:OK|GOOD)\b/.test(l))) safeLines.push(i + 1);
+      else if (
+        code &&
+        at >= 0 &&
+        (spurious || /(?:#|\/\/)\s*(?:OK|GOOD|Safe)\b/.test(l)) &&
+        // A safe line that runs a process is still blocked by the contract; a comment above a
+        // method header is about the method.
+        !process.test(lines[at]) &&
+        !/^\s*(?:def|function|public|private|protected|class)\b/.test(lines[at])
+      )
+        safeLines.push(at + 1);
+    });
+    safeLines.sort((a, b) => a - b);
     files.push({
       suite: s,
       path,

@@ -225,6 +225,66 @@ export const argValueMatches = (i: number, values: readonly string[]): Predicate
     return a !== undefined && a.values().some((v) => values.includes(v));
   });
 
+/** Ruby methods that run code or processes, load code or reach any constant when called by name. */
+const RUBY_DANGEROUS_METHODS = [
+  'eval',
+  'instance_eval',
+  'class_eval',
+  'module_eval',
+  'instance_exec',
+  'class_exec',
+  'module_exec',
+  'system',
+  'exec',
+  'spawn',
+  'fork',
+  'syscall',
+  'open',
+  '`',
+  'send',
+  'public_send',
+  '__send__',
+  'method',
+  'public_method',
+  'define_method',
+  'const_get',
+  'const_set',
+  'require',
+  'require_relative',
+  'load',
+  'autoload',
+  'binding',
+  'trap',
+  'at_exit',
+  'set_trace_func',
+  'instance_variable_set',
+  'class_variable_set',
+  'remove_method',
+  'undef_method',
+  'alias_method',
+];
+
+/**
+ * A method name computed at run time (`obj.send(name, …)`): it can name any method, private
+ * Kernel ones included. Constrained only when it starts with a constant identifier prefix that
+ * none of RUBY_DANGEROUS_METHODS starts with (`"prefix_#{x}"`, `'get_' + x`). The regex is anchored
+ * with no nested quantifiers (linear).
+ */
+export const dynamicMethodName = (i: number): Predicate =>
+  pred(`dynamicMethodName(${i})`, (site) => {
+    const a = argAt(site, i);
+    if (!a || a.constant() !== null) return false;
+    const m = /^(?::?"|')([A-Za-z_]\w*)(?:#\{|["']\s*\+)/.exec(a.text);
+    return !m || RUBY_DANGEROUS_METHODS.some((d) => d.startsWith(m[1]));
+  });
+
+/** One of the argument's candidate values starts with one of `prefixes` (a type such as `T#` or a call chain `T.m()`). */
+export const argValueStartsWith = (i: number, prefixes: readonly string[]): Predicate =>
+  pred(`argValueStartsWith(${i},${prefixes.join('|')})`, (site) => {
+    const a = argAt(site, i);
+    return a !== undefined && a.values().some((v) => prefixes.some((p) => v.startsWith(p)));
+  });
+
 /** Every candidate value of argument `i` is one of `values` (and there is at least one). */
 export const argValuesAllIn = (i: number, values: readonly string[]): Predicate =>
   pred(`argValuesAllIn(${i},${values.join('|')})`, (site) => {

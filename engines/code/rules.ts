@@ -36,6 +36,8 @@ import {
   kwargConstantIn,
   inputArg,
   argValuesAllIn,
+  argValueStartsWith,
+  dynamicMethodName,
   any,
   hasArg,
   type Predicate,
@@ -733,16 +735,34 @@ export const RULES: readonly RuleRow[] = [
     'Code run in the sandbox package',
     call(['sandbox#run', 'sandbox.Sandbox#run', 'sandbox#run'], evaluatesUnsafeCode(0)),
   ),
-  // js-yaml before 4 constructed functions from `!!js/function` with load (the version is not known here).
+  // js-yaml 3's load uses DEFAULT_FULL_SCHEMA (`!!js/function` builds functions) unless given a
+  // schema; js-yaml 4's load is safe by default. The version is not in a snippet, so a load is
+  // judged by what is safe in BOTH (fail closed, docs/code-scanner.md "js-yaml"):
+  //  - a FAILSAFE/JSON/CORE/DEFAULT_SAFE schema (3: safe schemas; 4: DEFAULT_SAFE is gone, so the
+  //    safe default applies);
+  //  - a schema built with `.extend(...)` from a named base schema and only js-yaml-js-types'
+  //    `undefined` / `regexp` types: `.extend` is js-yaml 4's API (a js-yaml 3 schema has no such
+  //    method, so the call throws before anything is loaded) and those types build no code.
+  // `DEFAULT_SCHEMA` alone stays flagged: in js-yaml 3 it is an alias of the full schema.
+  // The options regex is anchored and unambiguous (no two adjacent quantifiers can share a
+  // character), so it runs in linear time on the argument text.
   row(
     'js.yaml-load',
     JS,
     'critical',
     'unsafe_deserialization',
-    'js-yaml load (before js-yaml 4 it runs !!js/function; the version is not known here)',
+    'js-yaml load without a schema that is safe in js-yaml 3 and 4 (js-yaml 3 runs !!js/function; the version is not known here)',
     call(
       ['js-yaml.load', 'js-yaml.loadAll', 'yamljs.parse', 'yamljs.load'],
-      not(argTextMatches(1, /\b(?:FAILSAFE|JSON|CORE|DEFAULT_SAFE)_SCHEMA\b/)),
+      all(
+        not(argTextMatches(1, /\b(?:FAILSAFE|JSON|CORE|DEFAULT_SAFE)_SCHEMA\b/)),
+        not(
+          argTextMatches(
+            1,
+            /^\{\s*schema\s*:\s*(?:[\w$]+\.(?:DEFAULT|CORE|JSON|FAILSAFE)_SCHEMA\.extend\(\s*require\(\s*['"]js-yaml-js-types['"]\s*\)\.(?:undefined|regexp)\s*\)|require\(\s*['"]js-yaml-js-types['"]\s*\)\.(?:undefined|regexp)\.extend\(\s*[\w$]+\.(?:DEFAULT|CORE|JSON|FAILSAFE)_SCHEMA\s*\))\s*(?:,\s*)?\}$/,
+          ),
+        ),
+      ),
     ),
   ),
   row(
@@ -823,6 +843,117 @@ export const RULES: readonly RuleRow[] = [
     'dynamic_code_execution',
     'Function constructor (dynamic code)',
     call(['Function', 'Function.prototype.constructor'], evaluatesUnsafeCode(-1)),
+  ),
+  // Issue 24, CodeQL's CWE-094 query tests: further places where JavaScript text becomes code.
+  // AngularJS scope methods and the injected $compile / $parse / $interpolate services evaluate
+  // Angular expressions (no sandbox since AngularJS 1.6); a function argument is not an expression.
+  row(
+    'js.angular-expression',
+    JS,
+    'critical',
+    'dynamic_code_execution',
+    'AngularJS expression evaluated from a computed string',
+    call(
+      [
+        ...methods('$eval', '$evalAsync', '$apply', '$applyAsync', '$watch', '$watchCollection', '$watchGroup'),
+        '$compile',
+        '$parse',
+        '$interpolate',
+      ],
+      all(evaluatesUnsafeCode(0), not(argTextMatches(0, /^(?:async\s+)?function\b|^[\w$]+\s*=>|^\([^)]*\)\s*=>/))),
+    ),
+  ),
+  // WebAssembly modules compiled from bytes the snippet does not hold are code it cannot see.
+  row(
+    'js.webassembly',
+    JS,
+    'critical',
+    'dynamic_code_execution',
+    'WebAssembly compiled from computed bytes',
+    call(
+      [
+        'WebAssembly.compile',
+        'WebAssembly.compileStreaming',
+        'WebAssembly.instantiate',
+        'WebAssembly.instantiateStreaming',
+        'WebAssembly.Module',
+      ],
+      nonConstantArg(0),
+    ),
+  ),
+  // An event-handler attribute (`onclick`, …) set through jQuery is code the browser runs.
+  row(
+    'js.jquery-event-attribute',
+    JS,
+    'critical',
+    'dynamic_code_execution',
+    'Event-handler attribute set from a computed string (the browser runs it as code)',
+    call(
+      ['$().attr', 'jQuery().attr', '$().prop', 'jQuery().prop'],
+      all(constantArgMatches(0, /^on/i), nonConstantArg(1)),
+    ),
+  ),
+  // Node's Module#_compile compiles a module from source text; a React Native WebView runs the
+  // JavaScript it is given in the page.
+  row(
+    'js.module-compile',
+    JS,
+    'critical',
+    'dynamic_code_execution',
+    'Module source compiled from a computed string',
+    call(
+      ['module#_compile', 'module.constructor#_compile', 'module.Module#_compile', ...methods('injectJavaScript')],
+      evaluatesUnsafeCode(0),
+    ),
+  ),
+  row(
+    'js.webview-injected-script',
+    JS,
+    'critical',
+    'dynamic_code_execution',
+    'React Native WebView given computed JavaScript to run (injectedJavaScript)',
+    syntax('injectedJavaScript={computed}'),
+  ),
+  // Text written to an interactive shell started with node-pty is a command line.
+  row(
+    'js.pty-write',
+    JS,
+    'critical',
+    'shell_execution',
+    'Computed text written to a node-pty shell',
+    call(['node-pty.spawn().write', 'node-pty.fork().write'], nonConstantArg(0)),
+  ),
+  // webix templates are compiled into functions; a template that is not a string literal is
+  // computed (or a function returning computed text).
+  row(
+    'js.webix-template',
+    JS,
+    'critical',
+    'dynamic_code_execution',
+    'webix template built from a computed value',
+    call(['webix.ui'], argTextMatches(0, /\btemplate\s*:\s*[^'"\s]/)),
+  ),
+  // MongoDB's `$where` runs JavaScript on the server; only a plain string literal is constant.
+  row(
+    'js.mongo-where',
+    JS,
+    'critical',
+    'dynamic_code_execution',
+    'MongoDB $where (server-side JavaScript) built from a computed value',
+    call(
+      methods(
+        'find',
+        'findOne',
+        'count',
+        'countDocuments',
+        'deleteOne',
+        'deleteMany',
+        'updateOne',
+        'updateMany',
+        'where',
+      ),
+      all(argTextMatches(0, /\$where\s*:/), not(argTextMatches(0, /\$where\s*:\s*(?:'[^'\\]*'|"[^"\\]*")\s*[,}]/))),
+    ),
   ),
   row(
     'js.eval-constant',
@@ -1400,6 +1531,65 @@ export const RULES: readonly RuleRow[] = [
     'SnakeYAML load of arbitrary types (before SnakeYAML 2.0; the version is not known here)',
     call(['org.yaml.snakeyaml.Yaml#load', 'org.yaml.snakeyaml.Yaml#loadAll', 'org.yaml.snakeyaml.Yaml#loadAs']),
   ),
+  // SnakeYAML's other entry points on a Yaml that is not built with a SafeConstructor: CodeQL's
+  // query tests label `parse` too. They build events or nodes, but a call into the family that the
+  // scanner does not classify fails closed (issue 24 item 4); a SafeConstructor Yaml is exempt.
+  row(
+    'java.snakeyaml-other',
+    JAVA,
+    'critical',
+    'unsafe_deserialization',
+    'SnakeYAML entry point on a Yaml without a SafeConstructor (not classified as safe: fail closed)',
+    call(['org.yaml.snakeyaml.Yaml#parse', 'org.yaml.snakeyaml.Yaml#compose', 'org.yaml.snakeyaml.Yaml#composeAll']),
+  ),
+  // A SpEL expression parsed from a computed string is code; its evaluation is where it runs. An
+  // expression parsed from a constant is bound to `Expression(constant)#` by the analyzer and never
+  // reaches these names; a SimpleEvaluationContext (no type references, no constructors, no bean
+  // references) is the documented safe context.
+  row(
+    'java.spel-evaluate',
+    JAVA,
+    'critical',
+    'dynamic_code_execution',
+    'Evaluation of a SpEL expression parsed from a computed string',
+    call(
+      [
+        'org.springframework.expression.ExpressionParser',
+        'org.springframework.expression.spel.standard.SpelExpressionParser',
+      ]
+        .flatMap((p) => [`${p}#parseExpression()`, `${p}#parseRaw()`])
+        .flatMap((e) => ['getValue', 'getValueType', 'getValueTypeDescriptor', 'setValue'].map((m) => `${e}.${m}`)),
+      not(argValueStartsWith(0, ['org.springframework.expression.spel.support.SimpleEvaluationContext'])),
+    ),
+  ),
+  // MVEL compiled expressions, scripts and templates run arbitrary Java. Where the source was
+  // compiled is often out of sight (a field, another method): running a compiled MVEL object fails
+  // closed unless the analyzer saw it compiled from a constant (`(constant)#`, never these names).
+  row(
+    'java.mvel-compiled',
+    JAVA,
+    'critical',
+    'dynamic_code_execution',
+    'Execution of a compiled MVEL expression, script or template (its source is not a visible constant)',
+    call([
+      'org.mvel2.compiler.ExpressionCompiler#compile().getValue',
+      'org.mvel2.compiler.ExpressionCompiler#compile().getDirectValue',
+      'org.mvel2.compiler.CompiledAccExpression#getValue',
+      'org.mvel2.jsr223.MvelScriptEngine#compile().eval',
+      'org.mvel2.jsr223.MvelScriptEngine#evaluate',
+      'org.mvel2.jsr223.MvelCompiledScript#eval',
+      'org.mvel2.MVELRuntime.execute',
+      'org.mvel2.templates.TemplateRuntime.execute',
+    ]),
+  ),
+  row(
+    'java.mvel-template-eval',
+    JAVA,
+    'critical',
+    'dynamic_code_execution',
+    'MVEL template evaluated from a computed string',
+    call(['org.mvel2.templates.TemplateRuntime.eval'], nonConstantArg(0)),
+  ),
   // Kryo instantiates any class the stream names unless class registration is required (set elsewhere, not visible here).
   row(
     'java.kryo',
@@ -1597,6 +1787,26 @@ export const RULES: readonly RuleRow[] = [
       evaluatesUnsafeCode(0),
     ),
   ),
+  // `obj.send(name, …)` with a computed name reaches eval, system and the rest (send ignores
+  // visibility); a name with a constant prefix no such method has is constrained.
+  row(
+    'rb.dynamic-send',
+    RB,
+    'critical',
+    'dynamic_code_execution',
+    'Method called by a computed name (send reaches eval, system and every private Kernel method)',
+    call(['Kernel.send(dynamic)'], dynamicMethodName(0)),
+  ),
+  // A constant looked up by a computed name reaches any class (unsafe reflection: `.new`, class
+  // methods); a class that defines its own const_get is the file's own method (`C.const_get(own)`).
+  row(
+    'rb.const-get',
+    RB,
+    'critical',
+    'dynamic_code_execution',
+    'Constant looked up by a computed name (any class: unsafe reflection)',
+    call(['Kernel.const_get', '*.const_get', '*#const_get'], nonConstantArg(0)),
+  ),
   row(
     'rb.eval-constant',
     RB,
@@ -1604,6 +1814,15 @@ export const RULES: readonly RuleRow[] = [
     'dynamic_code_execution',
     'Evaluation of a constant code string (scanned: no critical finding inside)',
     call(['Kernel.eval', '*.instance_eval', '*.class_eval', '*.module_eval'], evaluatesConstantCode(0)),
+  ),
+  // ActiveJob::Serializers.deserialize instantiates the serializer class the hash names.
+  row(
+    'rb.activejob-deserialize',
+    RB,
+    'critical',
+    'unsafe_deserialization',
+    'ActiveJob argument deserialization of a computed value (instantiates the class it names)',
+    call(['ActiveJob.Serializers.deserialize', 'ActiveJob.Arguments.deserialize'], nonConstantArg(0)),
   ),
   row(
     'rb.marshal',

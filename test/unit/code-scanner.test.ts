@@ -1239,6 +1239,177 @@ describe('families found on CodeQL query tests (issue 24)', () => {
   });
 });
 
+describe('CodeQL CWE-094 and CWE-502 families (issue 24, third round)', () => {
+  const crit = async (code: string, language: string) =>
+    issues(await scanCode(code, language))
+      .filter((i) => i.severity === 'critical')
+      .map((i) => [i.line_number, i.type]);
+  const SPEL =
+    'import org.springframework.expression.*;\nimport org.springframework.expression.spel.standard.SpelExpressionParser;\nimport org.springframework.expression.spel.support.SimpleEvaluationContext;\nclass T {\n  void f(String input) {\n    ExpressionParser parser = new SpelExpressionParser();\n';
+  it('SpEL: evaluating an expression parsed from a computed string is critical at the evaluation; a constant expression or a SimpleEvaluationContext is not', async () => {
+    expect(
+      await crit(
+        `${SPEL}    Expression e = parser.parseExpression(input);\n    e.getValue();\n    e.setValue(null, 1);\n  }\n}\n`,
+        'java',
+      ),
+    ).toEqual([
+      [7, 'dynamic_code_execution'],
+      [8, 'dynamic_code_execution'],
+      [9, 'dynamic_code_execution'],
+    ]);
+    expect(
+      await crit(
+        `${SPEL}    Expression c = parser.parseExpression("1 + 1");\n    c.getValue();\n    parser.parseExpression("a").getValue();\n  }\n}\n`,
+        'java',
+      ),
+    ).toEqual([]);
+    expect(
+      await crit(
+        `${SPEL}    Expression e = parser.parseExpression(input);\n    SimpleEvaluationContext ctx = SimpleEvaluationContext.forReadOnlyDataBinding().build();\n    e.getValue(ctx);\n  }\n}\n`,
+        'java',
+      ),
+    ).toEqual([[7, 'dynamic_code_execution']]);
+  });
+  it('MVEL: running a compiled expression, script or template fails closed unless compiled from a visible constant', async () => {
+    const head =
+      'import org.mvel2.compiler.*;\nimport org.mvel2.templates.*;\nclass T {\n  void f(String s, java.util.Map m) {\n';
+    expect(
+      await crit(
+        `${head}    ExpressionCompiler c = new ExpressionCompiler(s);\n    ExecutableStatement st = c.compile();\n    st.getValue(null, null);\n    TemplateRuntime.eval(s, m);\n    TemplateRuntime.execute(TemplateCompiler.compileTemplate(s), m);\n  }\n}\n`,
+        'java',
+      ),
+    ).toEqual([
+      [7, 'dynamic_code_execution'],
+      [8, 'dynamic_code_execution'],
+      [9, 'dynamic_code_execution'],
+    ]);
+    expect(
+      await crit(
+        `${head}    ExpressionCompiler c = new ExpressionCompiler("a + b");\n    ExecutableStatement st = c.compile();\n    st.getValue(null, null);\n    TemplateRuntime.eval("@{a}", m);\n  }\n}\n`,
+        'java',
+      ),
+    ).toEqual([]);
+  });
+  it('SnakeYAML parse/compose on a Yaml without a SafeConstructor fails closed; with a SafeConstructor it is admitted', async () => {
+    const head =
+      'import org.yaml.snakeyaml.Yaml;\nimport org.yaml.snakeyaml.constructor.SafeConstructor;\nclass A {\n  void f(java.io.Reader r) {\n';
+    expect(await crit(`${head}    Yaml y = new Yaml();\n    y.parse(r);\n    y.compose(r);\n  }\n}\n`, 'java')).toEqual(
+      [
+        [6, 'unsafe_deserialization'],
+        [7, 'unsafe_deserialization'],
+      ],
+    );
+    expect(
+      await crit(`${head}    Yaml y = new Yaml(new SafeConstructor());\n    y.parse(r);\n  }\n}\n`, 'java'),
+    ).toEqual([]);
+  });
+  it('Kryo from a factory method of the snippet that requires registration is admitted; without it, or set back to false, it is critical', async () => {
+    const kryo = (factory: string, extra = '') =>
+      `import com.esotericsoftware.kryo.Kryo;\nimport com.esotericsoftware.kryo.io.Input;\nclass A {\n  private Kryo safe() {\n    Kryo k = new Kryo();\n${factory}    return k;\n  }\n  Object f(Input in) {\n    Kryo kryo = safe();\n${extra}    return kryo.readClassAndObject(in);\n  }\n}\n`;
+    expect(await crit(kryo('    k.setRegistrationRequired(true);\n'), 'java')).toEqual([]);
+    expect(await crit(kryo(''), 'java')).toEqual([[10, 'unsafe_deserialization']]);
+    expect(
+      await crit(kryo('    k.setRegistrationRequired(true);\n', '    kryo.setRegistrationRequired(false);\n'), 'java'),
+    ).toEqual([[12, 'unsafe_deserialization']]);
+  });
+  it('Ruby: a `def eval` in another class does not shadow Kernel#eval; one in the same class does', async () => {
+    expect(
+      await crit(
+        'class Foo\n  def eval(x)\n    true\n  end\n  def bar(x)\n    eval(x)\n  end\nend\nclass C\n  def create\n    eval(params[:code])\n  end\nend\n',
+        'ruby',
+      ),
+    ).toEqual([[11, 'dynamic_code_execution']]);
+  });
+  it('Ruby: a backtick heredoc is a command (its first line and each interpolated body line); a plain heredoc is text', async () => {
+    expect(
+      await crit('cmd = params[:cmd]\nr = <<~`EOF`\n  ls #{cmd}\nEOF\nt = <<~EOF\n  ls #{cmd}\nEOF\n', 'ruby'),
+    ).toEqual([
+      [2, 'shell_execution'],
+      [3, 'shell_execution'],
+    ]);
+  });
+  it("Ruby: send with a computed name, const_get by a computed name and ActiveJob deserialization are critical; a constrained name or the class's own singleton method is not", async () => {
+    expect(
+      await crit(
+        'class C\n  def create\n    code = params[:code]\n    obj().send(code, "x")\n    public_send(params[:m])\n    Foo.const_get(code)\n    ActiveJob::Serializers.deserialize(code)\n    obj().send("prefix_#{code}", "x")\n    obj().send("get_" + code)\n    obj().send("ev#{code}")\n    Bar.class_eval(code)\n    Bar.const_get(code)\n  end\nend\nclass Bar\n  def self.class_eval(x)\n    x\n  end\n  def self.const_get(x)\n    x\n  end\nend\n',
+        'ruby',
+      ),
+    ).toEqual([
+      [4, 'dynamic_code_execution'],
+      [5, 'dynamic_code_execution'],
+      [6, 'dynamic_code_execution'],
+      [7, 'unsafe_deserialization'],
+      [10, 'dynamic_code_execution'],
+    ]);
+  });
+  it('js-yaml: load without a schema, or with DEFAULT_SCHEMA (js-yaml 3: the full schema), stays critical; a js-yaml 4 `.extend` schema of safe types is admitted', async () => {
+    const head = "const y = require('js-yaml');\n";
+    expect(await crit(`${head}y.load(s);\ny.load(s, { schema: y.DEFAULT_SCHEMA });\n`, 'javascript')).toEqual([
+      [2, 'unsafe_deserialization'],
+      [3, 'unsafe_deserialization'],
+    ]);
+    expect(
+      await crit(
+        `${head}y.load(s, { schema: y.DEFAULT_SCHEMA.extend(require('js-yaml-js-types').undefined) });\ny.load(s, { schema: y.CORE_SCHEMA });\n`,
+        'javascript',
+      ),
+    ).toEqual([]);
+    expect(
+      await crit(
+        `${head}y.load(s, { schema: y.DEFAULT_SCHEMA.extend(require('js-yaml-js-types').function) });\ny.load(s, { schema: y.DEFAULT_SCHEMA.extend(types) });\n`,
+        'javascript',
+      ),
+    ).toEqual([
+      [2, 'unsafe_deserialization'],
+      [3, 'unsafe_deserialization'],
+    ]);
+  });
+});
+
+describe('JavaScript code-injection families from CodeQL CWE-094 (issue 24, third round)', () => {
+  const crit = async (code: string) =>
+    issues(await scanCode(code, 'javascript'))
+      .filter((i) => i.severity === 'critical')
+      .map((i) => i.line_number);
+  it('AngularJS: scope methods and injected $compile/$parse/$interpolate given a computed expression are critical; a function or a constant is not', async () => {
+    expect(
+      await crit(
+        "app.controller('C', function($scope, $compile, $parse) {\n  $scope.$eval(location.search);\n  $scope.$watch(q);\n  $compile(html);\n  $parse(expr);\n  $scope.$apply(function () { x = 1; });\n  $scope.$watch('name', (v) => v);\n  $compile('<b>hi</b>');\n});\n",
+      ),
+    ).toEqual([2, 3, 4, 5]);
+  });
+  it('WebAssembly from computed bytes, an on* attribute through jQuery, Module#_compile, WebView injection, node-pty writes, webix templates and Mongo $where', async () => {
+    expect(await crit('WebAssembly.compile(buf);\nWebAssembly.instantiate(bytes, imports);\n')).toEqual([1, 2]);
+    expect(await crit("$('<a>').attr('onclick', location.hash);\n$('<a>').attr('title', location.hash);\n")).toEqual([
+      1,
+    ]);
+    expect(
+      await crit(
+        "const Module = require('module');\nconst m = new Module('x');\nm._compile(src, 'x.js');\nm._compile('1 + 1', 'y.js');\n",
+      ),
+    ).toEqual([3]);
+    expect(await crit('function f(webView, js) {\n  webView.injectJavaScript(js);\n}\n')).toEqual([2]);
+    expect(
+      await crit(
+        'const a = <WebView injectedJavaScript="x()" />;\nconst b = <WebView injectedJavaScript={\'y()\'} />;\nconst c = <WebView injectedJavaScript={code} />;\n',
+      ),
+    ).toEqual([3]);
+    expect(
+      await crit("const pty = require('node-pty');\nconst sh = pty.spawn('bash', []);\nsh.write(cmd);\n"),
+    ).toContain(3);
+    expect(
+      await crit(
+        "const webix = require('webix');\nwebix.ui({ template: t });\nwebix.ui({ template: '#name#' });\nwebix.ui({ template: function () { return t; } });\n",
+      ),
+    ).toEqual([2, 4]);
+    expect(
+      await crit(
+        "function q(db, body) {\n  const d = db.collection('d');\n  d.find({ $where: body.q });\n  d.find({ $where: 'name = ' + body.n });\n  d.find({ $where: 'this.a > 1' });\n  d.find({ a: body.a });\n}\n",
+      ),
+    ).toEqual([3, 4]);
+  });
+});
+
 describe('headless-browser page.evaluate on a page the snippet receives (issue 24)', () => {
   it('a page or frame parameter given code built at run time is critical; a function or constant code is not; XPath document.evaluate is not', async () => {
     const crit = async (code: string) =>

@@ -25,6 +25,20 @@ import {
 const HOOK_STREAM = 'java.io.ObjectInputStream(hook)#';
 /** A SnakeYAML Yaml built with a SafeConstructor (safeYaml): its loads are not reported. */
 const SAFE_YAML = 'org.yaml.snakeyaml.Yaml(SafeConstructor)#';
+/**
+ * Expression-language objects compiled from a constant string (`parser.parseExpression("1+1")`,
+ * `new ExpressionCompiler("x")`): their evaluation runs code the snippet itself wrote, so the
+ * evaluation rules (which name the non-constant forms) do not see them.
+ */
+const CONSTANT_EXPRESSION = 'expression(constant)#';
+/** A Kryo from a factory method of the snippet that requires class registration (registeredKryo). */
+const REGISTERED_KRYO = 'com.esotericsoftware.kryo.Kryo(registrationRequired)#';
+const COMPILING_METHODS = new Set(['parseExpression', 'parseRaw', 'compile', 'compiledScript', 'compileTemplate']);
+const COMPILING_CLASSES = new Set([
+  'org.mvel2.compiler.ExpressionCompiler',
+  'org.mvel2.compiler.CompiledAccExpression',
+  'org.mvel2.templates.TemplateCompiler',
+]);
 const FUNCTION_TYPES = ['method_declaration', 'constructor_declaration', 'lambda_expression'];
 const TYPE_DECLS = ['class_declaration', 'interface_declaration', 'enum_declaration', 'record_declaration'];
 const BINDER_TYPES = [
@@ -240,10 +254,79 @@ class JavaAnalysis extends AnalysisBase implements ExprOps {
       this.bind(scope, name, null, SAFE_YAML);
       return;
     }
+    if (value && this.registeredKryo(value)) {
+      this.bind(scope, name, null, REGISTERED_KRYO);
+      return;
+    }
+    if (value && this.compiledFromConstant(value, scope)) {
+      // Compiled from a constant: the declared type (ExpressionCompiler, Expression) would bring
+      // back the evaluation names the constant rules out.
+      this.bind(scope, name, null, CONSTANT_EXPRESSION);
+      return;
+    }
     const typeText = typeNode ? this.view.text(typeNode) : 'var';
     if (!PRIMITIVES.has(typeText)) for (const t of this.typeRefs(typeText)) this.bind(scope, name, null, `${t}#`);
     if (value) this.bind(scope, name, value);
     else if (PRIMITIVES.has(typeText)) this.bind(scope, name, null);
+  }
+
+  /**
+   * `Kryo k = getSafeKryo();` where the snippet's only method of that name is declared to return a
+   * Kryo and every `return x;` in it returns a variable it called `x.setRegistrationRequired(true)`
+   * on: such a Kryo reads only registered classes. Not when the snippet ever sets it back to false.
+   */
+  private registeredKryo(value: Node): boolean {
+    const v = this.view;
+    if (v.type(value) !== 'method_invocation') return false;
+    const object = v.field(value, 'object');
+    if (object && v.type(object) !== 'this') return false;
+    const called = v.field(value, 'name');
+    if (!called || /setRegistrationRequired\s*\(\s*false/.test(v.source)) return false;
+    const decls = v
+      .ofType(v.root, ['method_declaration'])
+      .filter((m) => v.text(v.field(m, 'name') ?? m) === v.text(called));
+    if (decls.length !== 1) return false;
+    const type = v.field(decls[0], 'type');
+    const body = v.field(decls[0], 'body');
+    if (!type || !body || !this.typeRefs(v.text(type)).includes('com.esotericsoftware.kryo.Kryo')) return false;
+    const returns = v.ofType(body, ['return_statement']);
+    const required = new Set(
+      v
+        .ofType(body, ['method_invocation'])
+        .filter((c) => {
+          const args = this.argNodes(v.field(c, 'arguments'));
+          return (
+            v.text(v.field(c, 'name') ?? c) === 'setRegistrationRequired' &&
+            args.length === 1 &&
+            v.text(args[0]) === 'true' &&
+            v.field(c, 'object') !== null
+          );
+        })
+        .map((c) => v.text(v.field(c, 'object')!)),
+    );
+    return (
+      returns.length > 0 &&
+      returns.every((r) => {
+        const e = v.named(r)[0];
+        return !!e && v.type(e) === 'identifier' && required.has(v.text(e));
+      })
+    );
+  }
+
+  /** `parser.parseExpression("…")`, `new ExpressionCompiler("…")`: compiled from a constant string. */
+  private compiledFromConstant(node: Node, scope: Scope): boolean {
+    const v = this.view;
+    const t = v.type(node);
+    let named: boolean;
+    if (t === 'method_invocation') {
+      const called = v.field(node, 'name');
+      named = !!called && COMPILING_METHODS.has(v.text(called));
+    } else if (t === 'object_creation_expression') {
+      const type = v.field(node, 'type');
+      named = !!type && this.typeRefs(v.text(type)).some((c) => COMPILING_CLASSES.has(c));
+    } else return false;
+    const first = named ? this.argNodes(v.field(node, 'arguments'))[0] : undefined;
+    return !!first && this.constant(first, scope) !== null;
   }
 
   /**
@@ -353,12 +436,14 @@ class JavaAnalysis extends AnalysisBase implements ExprOps {
       case 'method_invocation': {
         let args: Node[] | undefined;
         const first = () => (args ??= this.argNodes(v.field(node, 'arguments')))[0];
+        if (this.compiledFromConstant(node, scope)) return [CONSTANT_EXPRESSION];
         return this.methodNames(node, scope).map((m) =>
           resultName(m, () => (first() ? this.constant(first()!, scope) : null)),
         );
       }
       case 'object_creation_expression': {
         if (this.safeYaml(node)) return [SAFE_YAML];
+        if (this.compiledFromConstant(node, scope)) return [CONSTANT_EXPRESSION];
         const type = v.field(node, 'type');
         return type ? this.typeRefs(v.text(type)).map((t) => `${t}#`) : [OPAQUE];
       }

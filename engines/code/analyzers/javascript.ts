@@ -84,6 +84,17 @@ export function moduleName(spec: string): string {
 }
 
 /** Receiver names of a headless-browser page or frame (`page`, `newPage`, `iframe`, `mainFrame`, …). */
+/**
+ * AngularJS services are injected by parameter name; the `$` names are reserved for Angular's own,
+ * so a call to a `$compile` / `$parse` / `$interpolate` the snippet receives is the service.
+ */
+const ANGULAR_SERVICES = new Set(['$compile', '$parse', '$interpolate']);
+/** React Native WebView props whose string is run as JavaScript in the page. */
+const WEBVIEW_SCRIPT_PROPS = new Set([
+  'injectedJavaScript',
+  'injectedJavaScriptBeforeContentLoaded',
+  'injectedJavaScriptForMainFrameOnly',
+]);
 const PAGE_CALLEE = /^((?:[a-z][A-Za-z0-9_]*)?(?:[pP]age|[fF]rame))\.([A-Za-z]+)$/;
 const PAGE_EVAL_METHODS = new Set(['evaluate', 'evaluateHandle', 'evaluateOnNewDocument']);
 
@@ -638,6 +649,8 @@ class JavaScriptAnalysis extends AnalysisBase implements ExprOps {
     const callee = v.field(node, 'function');
     const page = callee && v.type(callee) === 'member_expression' ? PAGE_CALLEE.exec(v.text(callee)) : null;
     if (page && PAGE_EVAL_METHODS.has(page[2])) names = [...names, `${page[1]}.${page[2]}`];
+    if (callee && v.type(callee) === 'identifier' && ANGULAR_SERVICES.has(v.text(callee)))
+      names = [...names, v.text(callee)];
     if (names.length === 0) return;
     const argsNode = v.field(node, 'arguments');
     this.facts.push({
@@ -653,6 +666,7 @@ class JavaScriptAnalysis extends AnalysisBase implements ExprOps {
     const names = new Set(wanted.property_write);
     if (wanted.syntax.has('dangerouslySetInnerHTML')) names.add('dangerouslySetInnerHTML');
     if (wanted.syntax.has('rejectUnauthorized:false')) names.add('rejectUnauthorized');
+    if (wanted.syntax.has('injectedJavaScript={computed}')) for (const n of WEBVIEW_SCRIPT_PROPS) names.add(n);
     if (wanted.syntax.has('NODE_TLS_REJECT_UNAUTHORIZED=0')) names.add('NODE_TLS_REJECT_UNAUTHORIZED');
     for (const { index, name } of occurrences(v.source, names)) {
       const node = v.namedAt(index, index + name.length);
@@ -681,6 +695,20 @@ class JavaScriptAnalysis extends AnalysisBase implements ExprOps {
         v.type(node.parent) === 'jsx_attribute'
       ) {
         this.fact({ kind: 'syntax', line, name });
+      }
+      // `<WebView injectedJavaScript={code} />`: React Native runs the string in the page; a
+      // string literal (or `{'…'}`) is the snippet's own code, anything else is computed.
+      if (
+        WEBVIEW_SCRIPT_PROPS.has(name) &&
+        wanted.syntax.has('injectedJavaScript={computed}') &&
+        t === 'property_identifier' &&
+        node.parent &&
+        v.type(node.parent) === 'jsx_attribute'
+      ) {
+        const value = v.named(node.parent)[1];
+        const inner = value && v.type(value) === 'jsx_expression' ? v.named(value)[0] : null;
+        if (inner && v.type(inner) !== 'string')
+          this.fact({ kind: 'syntax', line, name: 'injectedJavaScript={computed}', detail: `${name}={…}` });
       }
       if (name === 'rejectUnauthorized' && wanted.syntax.has('rejectUnauthorized:false')) {
         const value = this.assignedValue(node);

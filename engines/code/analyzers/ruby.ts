@@ -1,4 +1,5 @@
-// Ruby: receiverless calls are Kernel methods unless the file defines a method of that name;
+// Ruby: receiverless calls are Kernel methods unless the enclosing class or module (or the top
+// level) defines a method of that name (a `def eval` in another class does not shadow Kernel's);
 // `Kernel.x`, `::Kernel.x`, `obj.send(:x, ...)` / `public_send` / `__send__`, method objects
 // (`m = method(:system); m.call(...)`), local/constant/instance-variable re-bindings,
 // `Net::HTTP` as `Net.HTTP`, backticks and `%x()`.
@@ -26,6 +27,8 @@ const BLOCK_TYPES = ['block', 'do_block', 'lambda'];
 const BINDER_TYPES = ['assignment', 'operator_assignment', 'for'];
 const STATEMENTS = new Set(['assignment', 'operator_assignment', 'return']);
 const SEND = new Set(['send', 'public_send', '__send__']);
+/** A send whose method name is computed at run time (rule rb.dynamic-send). */
+const DYNAMIC_SEND = 'Kernel.send(dynamic)';
 const METHOD_OBJECT_CALLS = new Set(['call', '()', '[]', '===', 'yield']);
 /** Private Kernel methods that `obj.send(:name)` reaches on any object. */
 const KERNEL_PRIVATE = new Set([
@@ -49,12 +52,21 @@ class RubyAnalysis extends AnalysisBase implements ExprOps {
   readonly identifierTypes = ['identifier', 'constant', 'instance_variable'];
   readonly statementTypes = STATEMENTS;
   private readonly bound = new Set<number>();
-  private readonly definedMethods = new Set<string>();
+  /** Method name → the class/module bodies that define it (`top`: the file's top level). */
+  private readonly definedMethods = new Map<string, Set<number | 'top'>>();
 
   run(wanted: WantedNames): Fact[] {
     const v = this.view;
     const src = v.source;
-    const nodes = v.ofType(v.root, [...GATE_TYPES, ...BLOCK_TYPES, ...BINDER_TYPES, 'call', 'subshell']);
+    const nodes = v.ofType(v.root, [
+      ...GATE_TYPES,
+      ...BLOCK_TYPES,
+      ...BINDER_TYPES,
+      'call',
+      'subshell',
+      'heredoc_beginning',
+      'heredoc_body',
+    ]);
     const types = nodes.map((n) => v.type(n));
     const ranges: ScopeRange[] = [];
     nodes.forEach((n, i) => {
@@ -64,10 +76,23 @@ class RubyAnalysis extends AnalysisBase implements ExprOps {
     });
     this.buildScopes(ranges);
     const calls: Node[] = [];
+    // Heredoc bodies follow their beginnings in the same order: a `<<\`EOF\`` beginning makes
+    // its body a command line, reported on the beginning and on each interpolated body line.
+    const heredocs: boolean[] = [];
     nodes.forEach((n, i) => {
       const t = types[i];
       if (t === 'call') calls.push(n);
-      else if (t === 'subshell') {
+      else if (t === 'heredoc_beginning') {
+        const command = /^<<[-~]?`/.test(v.text(n));
+        heredocs.push(command);
+        if (command && wanted.syntax.has('subshell'))
+          this.fact({ kind: 'syntax', line: v.line(n), name: 'subshell', detail: 'backtick heredoc' });
+      } else if (t === 'heredoc_body') {
+        if (heredocs.shift() === true && wanted.syntax.has('subshell')) {
+          const lines = new Set(v.ofType(n, ['interpolation']).map((x) => v.line(x)));
+          for (const line of lines) this.fact({ kind: 'syntax', line, name: 'subshell', detail: 'backtick heredoc' });
+        }
+      } else if (t === 'subshell') {
         if (wanted.syntax.has('subshell'))
           this.fact({
             kind: 'syntax',
@@ -79,10 +104,16 @@ class RubyAnalysis extends AnalysisBase implements ExprOps {
         const m = /def\s+([A-Za-z_]\w*[?!=]?)/y;
         m.lastIndex = n.startIndex;
         const name = m.exec(src);
-        if (name) this.definedMethods.add(name[1]);
+        if (name) {
+          const owners = this.definedMethods.get(name[1]) ?? new Set<number | 'top'>();
+          owners.add(this.ownerOf(n));
+          this.definedMethods.set(name[1], owners);
+        }
         this.pendScope(this.scopeOf(n), n);
-      } else if (t === 'singleton_method' || BLOCK_TYPES.includes(t) || t === 'for') this.pendScope(this.scopeOf(n), n);
-      else if (t === 'assignment' || t === 'operator_assignment') {
+      } else if (t === 'singleton_method' || BLOCK_TYPES.includes(t) || t === 'for') {
+        if (t === 'singleton_method') this.singletonDefinition(n);
+        this.pendScope(this.scopeOf(n), n);
+      } else if (t === 'assignment' || t === 'operator_assignment') {
         TARGET.lastIndex = n.startIndex;
         const m = TARGET.exec(src);
         if (m) this.pendName(m[1], n);
@@ -97,6 +128,10 @@ class RubyAnalysis extends AnalysisBase implements ExprOps {
   }
 
   private relevant(call: Node, words: PatternWords): boolean {
+    // The call's own method name, which the text prefix misses after a call (`obj().send(…)`).
+    const methodNode = this.view.field(call, 'method');
+    const own = methodNode ? this.view.text(methodNode) : null;
+    if (own && (SEND.has(own) || words.lasts.has(own))) return true;
     const prefix = calleePrefix(this.view.source, call.startIndex);
     if (!prefix) return true;
     const root = prefix[0];
@@ -150,8 +185,52 @@ class RubyAnalysis extends AnalysisBase implements ExprOps {
 
   // ── resolution ────────────────────────────────────────────────────────────────────────
 
+  /**
+   * `def self.m` inside `class C` (or `def C.m`): `C.m` is the file's own method, which replaces
+   * Ruby's (`Bar.class_eval` defined by Bar itself is not Module#class_eval). Recorded as `C.m`.
+   */
+  private singletonDefinition(n: Node): void {
+    const v = this.view;
+    const object = v.field(n, 'object');
+    const name = v.field(n, 'name');
+    if (!object || !name) return;
+    let owner: string | null = null;
+    if (v.type(object) === 'constant') owner = v.text(object);
+    else if (v.type(object) === 'self')
+      for (let p = n.parent; p; p = p.parent)
+        if (p.type === 'class' || p.type === 'module') {
+          const cname = v.field(p, 'name');
+          owner = cname ? v.text(cname) : null;
+          break;
+        }
+    if (owner && /^[A-Z]\w*$/.test(owner)) this.ownSingletons.add(`${owner}.${v.text(name)}`);
+  }
+  private readonly ownSingletons = new Set<string>();
+
+  /** `recv.m` as a name, or `recv.m(own)` when the file defines that singleton method itself. */
+  private memberName(recv: Value, method: string): Value {
+    return this.ownSingletons.has(`${recv}.${method}`) ? `${recv}.${method}(own)` : member(recv, method);
+  }
+
+  /** The class, module or singleton class whose body holds `n` (`top` outside any). */
+  private ownerOf(n: Node): number | 'top' {
+    for (let p = n.parent; p; p = p.parent)
+      if (p.type === 'class' || p.type === 'module' || p.type === 'singleton_class') return p.id;
+    return 'top';
+  }
+
+  /**
+   * A method of this name defined where a receiverless call at `at` reaches it: in the same
+   * class/module body or at the top level. Without a call node, any definition counts (bare names).
+   */
+  private definesMethod(name: string, at: Node | null): boolean {
+    const owners = this.definedMethods.get(name);
+    if (!owners) return false;
+    return at === null || owners.has('top') || owners.has(this.ownerOf(at));
+  }
+
   protected freeName(name: string): Value[] {
-    if (/^[a-z_]/.test(name)) return [this.definedMethods.has(name) ? `self.${name}` : name];
+    if (/^[a-z_]/.test(name)) return [this.definesMethod(name, null) ? `self.${name}` : name];
     return [name];
   }
 
@@ -242,22 +321,24 @@ class RubyAnalysis extends AnalysisBase implements ExprOps {
     if (SEND.has(method)) {
       const args = this.argNodes(node);
       const sym = args[0] ? this.constant(args[0], scope) : null;
-      if (sym === null) return { names: [], offset: 1 };
-      if (!recvValues || KERNEL_PRIVATE.has(sym)) return { names: [this.receiverless(sym)], offset: 1 };
-      return { names: recvValues.map((b) => member(b, sym)), offset: 1 };
+      // A method name computed at run time reaches any method, private Kernel ones included
+      // (send ignores visibility): `Kernel.send(dynamic)`, judged by the name argument (offset 0).
+      if (sym === null) return { names: args[0] ? [DYNAMIC_SEND] : [], offset: 0 };
+      if (!recvValues || KERNEL_PRIVATE.has(sym)) return { names: [this.receiverless(sym, node)], offset: 1 };
+      return { names: recvValues.map((b) => this.memberName(b, sym)), offset: 1 };
     }
-    if (!recvValues) return { names: [this.receiverless(method)], offset: 0 };
+    if (!recvValues) return { names: [this.receiverless(method, node)], offset: 0 };
     const names: Value[] = [];
     for (const b of recvValues) {
       if (b.startsWith('&')) {
         if (METHOD_OBJECT_CALLS.has(method)) names.push(b.slice(1));
-      } else names.push(member(b, method));
+      } else names.push(this.memberName(b, method));
     }
     return { names, offset: 0 };
   }
 
-  private receiverless(method: string): Value {
-    return this.definedMethods.has(method) ? `self.${method}` : `Kernel.${method}`;
+  private receiverless(method: string, at: Node): Value {
+    return this.definesMethod(method, at) ? `self.${method}` : `Kernel.${method}`;
   }
 
   private literal(node: Node): string | null {
@@ -305,13 +386,14 @@ class RubyAnalysis extends AnalysisBase implements ExprOps {
   // ── facts ─────────────────────────────────────────────────────────────────────────────
 
   /** `recv.m(` / `m(` resolved from the text; send, method objects and `method(...)` need the tree. */
-  private plainTargets(parts: readonly string[], scope: Scope): Value[] | null {
+  private plainTargets(parts: readonly string[], scope: Scope, at: Node): Value[] | null {
     const method = parts[parts.length - 1];
     if (SEND.has(method) || METHOD_OBJECT_CALLS.has(method) || method === 'method') return null;
-    if (parts.length === 1) return [this.receiverless(method)];
+    if (parts.length === 1) return [this.receiverless(method, at)];
     let recv = this.lookup(parts[0], scope);
     for (const p of parts.slice(1, -1)) recv = membersOf(recv, [p]);
     if (recv.some((r) => r.startsWith('&'))) return null;
+    if (recv.some((r) => this.ownSingletons.has(`${r}.${method}`))) return null;
     return membersOf(recv, [method]);
   }
 
@@ -319,7 +401,7 @@ class RubyAnalysis extends AnalysisBase implements ExprOps {
     const v = this.view;
     const scope = this.scopeOf(node);
     const plain = sharedStart ? null : plainCallee(v.source, node.startIndex, true);
-    const fast = plain ? this.plainTargets(plain.parts, scope) : null;
+    const fast = plain ? this.plainTargets(plain.parts, scope, node) : null;
     const { names, offset } = fast ? { names: fast, offset: 0 } : this.callTargets(node, scope);
     if (names.length === 0) return;
     this.facts.push({
