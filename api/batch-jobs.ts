@@ -74,9 +74,11 @@ export class BatchJobs {
     private readonly temporal: TemporalGateway,
   ) {
     this.store = new BatchJobStore(store);
-    // Background sweep of old slot claims (persistence/batch.ts sweepClaims), off the submit path.
+    // Background sweeps of old slot claims and of the slot directory's dead queue entries
+    // (persistence/batch.ts sweepClaims, sweepQueue), off the submit path.
     setInterval(() => {
       this.store.sweepClaims().catch((err: Error) => log.warn('batch claim sweep failed', { error: err.message }));
+      this.store.sweepQueue().catch((err: Error) => log.warn('batch queue sweep failed', { error: err.message }));
     }, CLAIM_SWEEP_MS).unref();
   }
 
