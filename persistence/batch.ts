@@ -90,6 +90,12 @@ export interface BatchResultDoc {
   org_id: string;
   unit: number;
   items: StoredBatchItem[];
+  /**
+   * Set once the unit's items have their audit entries (or were withheld): only then may a
+   * running job's progress show them (api/batch-jobs.ts). Absent on documents written before
+   * the mark existed (read only once their job is final).
+   */
+  audited?: boolean;
 }
 
 export interface BatchRequestDoc {
@@ -299,9 +305,14 @@ export class BatchJobStore {
     }
   }
 
-  /** Replaces a unit's items (results withheld when their audit entries cannot be written). Key: `batch_results._id`. */
+  /** Replaces a unit's items (results withheld when their audit entries cannot be written), final from then on. Key: `batch_results._id`. */
   async replaceUnitItems(jobId: string, unit: number, items: StoredBatchItem[]): Promise<void> {
-    await this.results.updateOne({ _id: resultId(jobId, unit) }, { $set: { items } });
+    await this.results.updateOne({ _id: resultId(jobId, unit) }, { $set: { items, audited: true } });
+  }
+
+  /** Marks a unit's items as audited: a running job's progress may show them. Key: `batch_results._id`. */
+  async markUnitAudited(jobId: string, unit: number): Promise<void> {
+    await this.results.updateOne({ _id: resultId(jobId, unit) }, { $set: { audited: true } });
   }
 
   /** Writes several units' documents once (the completion's units). Unique `_id` inserts; duplicates = already stored. */
