@@ -129,6 +129,7 @@ export class BatchJobs {
       throw err;
     }
     if (admission.evicted) log.info('batch job evicted', { job_id: admission.evicted, slot: admission.slot });
+    const admittedAt = Date.now();
 
     const input: BatchWorkflowInput = {
       job_id: jobId,
@@ -226,7 +227,8 @@ export class BatchJobs {
     }
     log.debug('batch job answered', {
       job_id: jobId,
-      admitted_ms: t0 - createdAt.getTime(),
+      admit_ms: admittedAt - createdAt.getTime(),
+      started_ms: t0 - admittedAt,
       waited_ms: t1 - t0,
       read_ms: Date.now() - t1,
     });

@@ -388,8 +388,14 @@ export class BatchJobStore {
    * position from the `tail` hint. Key: unique `batch_slot_queue._id` (an insert; a racing
    * appender's position is skipped). Called after the slot document was written.
    */
-  async release(slot: number, gen: number, state: 'free' | 'finished', finishedAt: Date | null): Promise<void> {
-    let p = (await this.cursor('tail')) ?? 0;
+  async release(
+    slot: number,
+    gen: number,
+    state: 'free' | 'finished',
+    finishedAt: Date | null,
+    tailHint?: number | null,
+  ): Promise<void> {
+    let p = (tailHint !== undefined ? tailHint : await this.cursor('tail')) ?? 0;
     for (let tries = 1; tries <= 1000; tries++, p++) {
       try {
         await this.queue.insertOne({ _id: p, slot, gen, state, finished_at: finishedAt, created_at: new Date() });
@@ -754,10 +760,20 @@ export class BatchJobStore {
     return { ...cur, ...set };
   }
 
-  /** The slot of `jobId` → finished, then queued for eviction (the directory's release queue). */
-  private async finishSlot(slot: number, jobId: string, at: Date): Promise<void> {
-    const written = await this.setSlotIf(slot, jobId, 'active', { state: 'finished', finished_at: at });
-    if (written) await this.release(slot, written.gen, 'finished', at);
+  /**
+   * The slot of `jobId` → finished, then queued for eviction (the directory's release queue).
+   * `pre`: the slot and the `tail` hint already read (by `_id`, beside the job's own write).
+   */
+  private async finishSlot(
+    slot: number,
+    jobId: string,
+    at: Date,
+    pre?: { cur: BatchSlotDoc | null; tail: number | null },
+  ): Promise<void> {
+    const cur = pre ? pre.cur : await this.slots.findOne({ _id: slot });
+    if (!cur || cur.job_id !== jobId || cur.state !== 'active') return;
+    await this.slots.updateOne({ _id: slot }, { $set: { state: 'finished', finished_at: at } });
+    await this.release(slot, cur.gen, 'finished', at, pre ? pre.tail : undefined);
   }
 
   // ----- completion ----------------------------------------------------------------------------
@@ -834,9 +850,14 @@ export class BatchJobStore {
     };
     // The job first, then its slot: a slot marked finished always carries its job's completion
     // time (a retry after a lost job write would otherwise leave the slot with an earlier time,
-    // and eviction, oldest first by the slot's time, would pick the wrong job).
-    await this.jobs.updateOne({ _id: jobId }, { $set: { status: 'completed', units, ...final } });
-    await this.finishSlot(doc.slot, jobId, completedAt);
+    // and eviction, oldest first by the slot's time, would pick the wrong job). The slot and the
+    // queue's tail are read beside the job's write (reads: the order that matters is of the writes).
+    const [, cur, tail] = await Promise.all([
+      this.jobs.updateOne({ _id: jobId }, { $set: { status: 'completed', units, ...final } }),
+      this.slots.findOne({ _id: doc.slot }),
+      this.cursor('tail'),
+    ]);
+    await this.finishSlot(doc.slot, jobId, completedAt, { cur, tail });
     return final;
   }
 
