@@ -40,10 +40,12 @@ describe('progress of a running job (extra API: SVC_ACTIVITY_MODE=local, SVC_BAT
     const done = await waitCompleted(api.url, t.key, jobId, 60_000);
     expect(done).toMatchObject({ status: 'completed', completed_items: 10, failed_items: 0, progress_percent: 100 });
     const running = reads.filter((r) => r.body.status === 'running');
-    // The first read came while the job ran, and answered before it completed (a query would have waited for the task).
+    // Reads came back while the job ran (a query alone would have waited for the task, i.e. for the
+    // whole job: its answer would come after completed_at). A read issued just before the end may
+    // answer just after it, so not every one is bounded by completed_at.
     expect(running.length).toBeGreaterThanOrEqual(1);
+    expect(running.some((r) => r.at < Date.parse(done.completed_at))).toBe(true);
     for (const r of running) {
-      expect(r.at).toBeLessThan(Date.parse(done.completed_at) + 50);
       // A snapshot never runs ahead of the job: its counters are its items.
       expect(r.body.completed_items + r.body.failed_items).toBe(r.body.items.length);
       expect(r.body.progress_percent).toBe(Math.floor((r.body.items.length * 100) / 10));
