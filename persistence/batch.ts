@@ -158,8 +158,8 @@ export interface SlotCursorDoc {
 /** Queue positions read at once by an admission (point lookups in parallel), and windows walked before the fallback. */
 const QUEUE_WINDOW = 8;
 const QUEUE_WINDOWS = 8;
-/** New slot numbers tried by one admission before it looks at the queue (racing admissions walk past each other's). */
-const NEW_SLOT_TRIES = 16;
+/** Windows of new slot numbers read by one admission before the fallback (racing admissions fill one window each). */
+const NEW_SLOT_WINDOWS = 4;
 /** Dead queue entries kept below `head` (a reader whose hint lags reads them as dead, not as the queue's end). */
 const QUEUE_SWEEP_MARGIN = 1000;
 
@@ -489,27 +489,42 @@ export class BatchJobStore {
   private async admitByKey(jobId: string, max: number): Promise<{ admission: Admission | null; refill: boolean }> {
     const [next, head] = await Promise.all([this.cursor('next'), this.cursor('head')]);
     if (next === null) return { admission: null, refill: true };
-    // 1. a slot number never used (unique `batch_slots._id`: one admission wins a number, a loser tries the next)
+    // 1. a slot number never used: the numbers of a window from `next` are read by `_id` (in
+    // parallel); the lowest absent one is tried first, then, after a lost race, the others in a
+    // random order (admissions submitted together spread over the window instead of walking
+    // one number at a time behind each other). Unique `batch_slots._id`: one admission wins a number.
     if (next < max) {
-      let n = next;
-      for (let tries = 0; n < max && tries < NEW_SLOT_TRIES; tries++, n++) {
-        try {
-          await this.slots.insertOne({
-            _id: n,
-            gen: 1,
-            state: 'active',
-            job_id: jobId,
-            claimed_at: new Date(),
-            finished_at: null,
-          });
-          this.nudge('next', n + 1);
-          return { admission: { slot: n, evicted: null }, refill: false };
-        } catch (err) {
-          if (!isDuplicateKey(err)) throw err;
+      let base = next;
+      for (let w = 0; w < NEW_SLOT_WINDOWS && base < max; w++) {
+        const numbers = Array.from({ length: Math.min(QUEUE_WINDOW, max - base) }, (_, i) => base + i);
+        const docs = await Promise.all(numbers.map((n) => this.slots.findOne({ _id: n }, { projection: { _id: 1 } })));
+        const absent = numbers.filter((_, i) => !docs[i]);
+        const [lowest, ...others] = absent;
+        const taken = new Set<number>();
+        for (const n of lowest === undefined ? [] : [lowest, ...shuffled(others)]) {
+          try {
+            await this.slots.insertOne({
+              _id: n,
+              gen: 1,
+              state: 'active',
+              job_id: jobId,
+              claimed_at: new Date(),
+              finished_at: null,
+            });
+            taken.add(n);
+            // `next` never passes a number this admission saw absent and did not see taken.
+            const open = absent.filter((x) => !taken.has(x));
+            this.nudge('next', open.length > 0 ? Math.min(...open) : base + numbers.length);
+            return { admission: { slot: n, evicted: null }, refill: false };
+          } catch (err) {
+            if (!isDuplicateKey(err)) throw err;
+            taken.add(n);
+          }
         }
+        base += numbers.length;
+        this.nudge('next', base); // every number of the window is taken
       }
-      this.nudge('next', n);
-      if (n < max) return { admission: null, refill: false }; // numbers left, but taken faster than walked: the fallback looks
+      if (base < max) return { admission: null, refill: false }; // numbers left, taken faster than read: the fallback looks
     }
     // 2. the release queue, a window of positions at a time from `head`
     let h = head ?? 0;

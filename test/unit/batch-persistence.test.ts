@@ -241,9 +241,13 @@ describe('persistence/batch.ts: the job store', () => {
     const before = wholeSlotReads();
     const admitted = await Promise.all(Array.from({ length: 10 }, (_, i) => jobs.admit(newJob(`bj_k${i}`), ITEMS, 50)));
     expect(new Set(admitted.map((a) => a.slot)).size).toBe(10);
-    // The first took one of the lowest numbers; together they hold exactly the eleven lowest.
+    // Racers spread over a window, so a number may stay open for a moment; `next` never passes
+    // it, so the following admissions fill it: after them the 16 lowest numbers are all taken.
     const all = [(await jobs.find('bj_first'))!.slot, ...admitted.map((a) => a.slot)];
-    expect(all.sort((a, b) => a - b)).toEqual(Array.from({ length: 11 }, (_, i) => i));
+    expect(Math.max(...all)).toBeLessThan(24);
+    for (let i = 0; i < 5; i++) await jobs.admit(newJob(`bj_fill${i}`), ITEMS, 50);
+    const held = new Set([...m.coll('batch_slots').docs.values()].map((d) => d._id as number));
+    for (let n = 0; n < 16; n++) expect(held.has(n), `slot ${n}`).toBe(true);
     expect(wholeSlotReads()).toBe(before);
     for (const r of m.log.filter((x) => ['batch_slots', 'batch_slot_queue', 'batch_slot_cursors'].includes(x.coll)))
       expect(r.op === 'find' || r.op.startsWith('insert') ? [] : Object.keys(r.filter)).toEqual(
