@@ -299,6 +299,7 @@ export function makeBatchActivities(ctx: ProofContext & { mathTimeoutMs?: number
           org_id: req.org_id,
           unit: req.unit,
           items,
+          audited: false,
         });
       }
       const completed = doc.items.filter((s) => s.view.status === 'completed');
@@ -311,6 +312,10 @@ export function makeBatchActivities(ctx: ProofContext & { mathTimeoutMs?: number
         await jobs.replaceUnitItems(req.job_id, req.unit, items);
         return items.map(summary);
       }
+      // Their entries are written: a running job's progress may show them (api/batch-jobs.ts
+      // liveView). Not awaited: the mark only makes progress visible sooner (a final job reads
+      // every unit), so the unit does not wait a round trip for it.
+      if (doc.audited !== true) void jobs.markUnitAudited(req.job_id, req.unit).catch(() => undefined);
       return doc.items.map(summary);
     },
 
@@ -359,7 +364,14 @@ export function makeBatchActivities(ctx: ProofContext & { mathTimeoutMs?: number
           u.items.map((it) => it.outcome),
         );
         if (!audited) items = items.map(withheld);
-        return { _id: resultId(req.job_id, u.unit), job_id: req.job_id, org_id: req.org_id, unit: u.unit, items };
+        return {
+          _id: resultId(req.job_id, u.unit),
+          job_id: req.job_id,
+          org_id: req.org_id,
+          unit: u.unit,
+          items,
+          audited: true,
+        };
       });
       if (!audited) {
         completedItems -= held.length;

@@ -19,7 +19,13 @@ import {
   type BatchProgress,
   type BatchWorkflowInput,
 } from '../core/batch.js';
-import { BatchCapacityError, BatchJobStore, itemsOf, type BatchJobDoc } from '../core/batch-store.js';
+import {
+  BatchCapacityError,
+  BatchJobStore,
+  itemsOf,
+  type BatchJobDoc,
+  type BatchResultDoc,
+} from '../core/batch-store.js';
 import type { AuditContext } from '../core/engines.js';
 import { logger } from '../core/logger.js';
 import { HttpError } from './errors.js';
@@ -31,6 +37,12 @@ const log = logger('batch');
 /** A slot claimed this long ago whose job never got going is checked against Temporal when the store is full. */
 const ORPHAN_AFTER_MS = 60_000;
 const QUERY_DEADLINE_MS = 3000;
+/**
+ * A GET's progress query: math units run as local activities inside one workflow task, and a
+ * query waits for that task, so the GET does not wait long for it: past this, the units the
+ * workflow already stored and audited answer, read from the store by id (docs/batch.md).
+ */
+const PROGRESS_QUERY_DEADLINE_MS = 250;
 /**
  * The POST's own snapshot query, when its wait ran out: math units run as local activities inside
  * one workflow task, and a query waits for that task, so the POST does not wait long for it (the
@@ -75,9 +87,11 @@ export class BatchJobs {
     private readonly temporal: TemporalGateway,
   ) {
     this.store = new BatchJobStore(store);
-    // Background sweep of old slot claims (persistence/batch.ts sweepClaims), off the submit path.
+    // Background sweeps of old slot claims and of the slot directory's dead queue entries
+    // (persistence/batch.ts sweepClaims, sweepQueue), off the submit path.
     setInterval(() => {
       this.store.sweepClaims().catch((err: Error) => log.warn('batch claim sweep failed', { error: err.message }));
+      this.store.sweepQueue().catch((err: Error) => log.warn('batch queue sweep failed', { error: err.message }));
     }, CLAIM_SWEEP_MS).unref();
   }
 
@@ -116,6 +130,7 @@ export class BatchJobs {
       throw err;
     }
     if (admission.evicted) log.info('batch job evicted', { job_id: admission.evicted, slot: admission.slot });
+    const admittedAt = Date.now();
 
     const input: BatchWorkflowInput = {
       job_id: jobId,
@@ -213,7 +228,8 @@ export class BatchJobs {
     }
     log.debug('batch job answered', {
       job_id: jobId,
-      admitted_ms: t0 - createdAt.getTime(),
+      admit_ms: admittedAt - createdAt.getTime(),
+      started_ms: t0 - admittedAt,
       waited_ms: t1 - t0,
       read_ms: Date.now() - t1,
     });
@@ -245,16 +261,27 @@ export class BatchJobs {
    * (a query would replay the closed workflow and answer `running`). Temporal unreachable or
    * slow: the stored job, unchanged (never failed on a guess).
    */
-  private async liveView(doc: BatchJobDoc, queryDeadlineMs = QUERY_DEADLINE_MS): Promise<BatchJobView> {
+  private async liveView(doc: BatchJobDoc, queryDeadlineMs = PROGRESS_QUERY_DEADLINE_MS): Promise<BatchJobView> {
     const handle = this.temporal.client.workflow.getHandle(doc.workflow_id);
     let closed: string | null = null;
     try {
       const desc = await this.temporal.connection.withDeadline(Date.now() + QUERY_DEADLINE_MS, () => handle.describe());
       if (desc.status.name === 'RUNNING') {
-        const snap = await this.temporal.connection.withDeadline(Date.now() + queryDeadlineMs, () =>
-          handle.query<BatchProgress>('progress'),
-        );
-        if (snap.status === 'running') return await this.fromProgress(snap);
+        // The query and the stored units side by side: whichever the workflow's busy task allows.
+        const units = this.store
+          .unitResults(
+            doc._id,
+            Array.from({ length: doc.units ?? 0 }, (_, u) => u),
+          )
+          .catch(() => null);
+        const snap = await this.temporal.connection
+          .withDeadline(Date.now() + queryDeadlineMs, () => handle.query<BatchProgress>('progress'))
+          .catch(() => null);
+        if (snap?.status === 'running') return await this.fromProgress(snap);
+        if (!snap) {
+          const stored = await units;
+          if (stored) return storedProgress(doc, stored);
+        }
       } else if (desc.status.name !== 'COMPLETED') {
         closed = desc.status.name;
       }
@@ -333,4 +360,27 @@ export class BatchJobs {
     if (freed > 0) log.warn('batch slots reclaimed', { freed });
     return freed;
   }
+}
+
+/**
+ * A running job's progress from its stored units (the workflow busy with local units cannot
+ * answer a query): the items of the units whose audit entries are written (`audited`), counted;
+ * items the workflow still holds are not shown yet, so the figures never run ahead of the job.
+ */
+export function storedProgress(doc: BatchJobDoc, units: ReadonlyArray<BatchResultDoc | null>): BatchJobView {
+  const items = itemsOf(units.filter((u) => u?.audited === true));
+  const completed = items.filter((i) => i.status === 'completed').length;
+  const failed = items.length - completed;
+  return {
+    job_id: doc._id,
+    status: 'running',
+    progress_percent: doc.total_items === 0 ? 0 : Math.floor((items.length * 100) / doc.total_items),
+    total_items: doc.total_items,
+    completed_items: completed,
+    failed_items: failed,
+    items,
+    workflow_id: doc.workflow_id,
+    created_at: doc.created_at.toISOString(),
+    completed_at: null,
+  };
 }

@@ -10,6 +10,7 @@ import os from 'node:os';
 import { execSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { Connection, Client } from '@temporalio/client';
+import proto from '@temporalio/proto';
 import { startBenchStack } from './bench-stack.js';
 import { mathBatchOutcome } from '../engines/math.js';
 
@@ -141,7 +142,11 @@ async function profile(base: string, key: string, temporalAddress: string): Prom
     const lines: string[] = [];
     for (const e of history.events ?? []) {
       const at = Number(e.eventTime?.seconds ?? 0) * 1000 + Math.round((e.eventTime?.nanos ?? 0) / 1e6);
-      const type = String(e.eventType ?? '').replace('EVENT_TYPE_', '');
+      // The event's name (a local activity's completion is a MARKER_RECORDED event).
+      const type = String(proto.temporal.api.enums.v1.EventType[e.eventType ?? 0] ?? e.eventType).replace(
+        'EVENT_TYPE_',
+        '',
+      );
       lines.push(`${String(at - t0).padStart(6)} ms  ${type}`);
     }
     console.log(`profile of one 100-item job (POST answered after ${answered} ms):`);

@@ -35,6 +35,7 @@ import { attestationRecords, type AttestationRecord } from '../persistence/proof
 import { buildDiagnostic, type EngineOutcome } from '../core/diagnostic.js';
 import { BATCH_CONCURRENCY, batchCounters, batchUnits, itemViews, type BatchItemOutcome } from '../core/batch.js';
 import {
+  BatchJobStore,
   resultId,
   type BatchJobDoc,
   type BatchRequestDoc,
@@ -659,6 +660,15 @@ async function seed(stack: Stack, orgId: string, userId: string, keyId: string):
       slot += m;
       console.error(`seeded ${org}: ${n} verifications, ${m} jobs in ${Math.round(performance.now() - t0)} ms`);
     }
+    // The slot directory as the service keeps it (persistence/batch.ts): `next` past the seeded
+    // slots, and their releases queued in the order they finished.
+    const directory = new BatchJobStore(store);
+    await directory.moveCursor('next', slot);
+    await directory.releaseMany(
+      (await store.collection<BatchSlotDoc>('batch_slots').find({ state: 'finished' }).toArray()).sort(
+        (a, b) => (a.finished_at?.getTime() ?? 0) - (b.finished_at?.getTime() ?? 0),
+      ),
+    );
     const head = await ctx.auditLog.heads.findOne({ _id: orgId });
     return {
       organizations: orgs.length,

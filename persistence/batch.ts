@@ -6,8 +6,26 @@
 //                                                chunk of math items, or one item of another type), written once
 //   batch_requests     {_id: job_id}            growing (≤ SVC_BATCH_MAX_JOBS): the submitted queries and types,
 //                                                written once at admission, read only to answer a failed job
-//   batch_slots        {_id: n < max}           BOUNDED by SVC_BATCH_MAX_JOBS: may be read whole (one scan per admission)
+//   batch_slots        {_id: n < max}           BOUNDED by SVC_BATCH_MAX_JOBS: read by `_id` on admission; read whole
+//                                                only by the fallback (below) and the repair when every slot is active
 //   batch_slot_claims  {_id: `<slot>:<gen>`}    growing (one per job start), swept in the background after an hour
+//   batch_slot_queue   {_id: position}          growing (one per slot release), swept below the head in the background:
+//                                                the slot directory's release queue (finished or freed slots, in order)
+//   batch_slot_cursors {_id: next|head|tail|swept} BOUNDED (4 documents): hints for the directory, moved with $max
+//
+// The slot directory (docs/batch.md, "The slot directory"): admission never scans `batch_slots`.
+//   - `next` is the lowest slot number that may never have been used: a new slot is a unique insert
+//     of `batch_slots` n from there (walking forward past numbers taken meanwhile);
+//   - once every number below max exists, a slot comes from the release queue: whoever finishes or
+//     frees a slot appends {slot, gen} at the first free position from `tail` (a unique insert), and
+//     an admission reads a window of positions from `head` (point lookups), keeps the entries whose
+//     slot still has that generation and is not active, and claims them oldest first (the claim
+//     below decides a race; an entry whose slot moved on is dead and only moves `head` past it).
+//   Cursors are hints (a lagging one costs a lookup, never a slot). When the directory finds
+//   nothing (a store older than it, a slot released by a process that died before appending it,
+//   or every slot active) the admission falls back to one bounded read of `batch_slots`, as
+//   before, and re-queues the usable slots it saw; that read, the repair of orphans and a 503
+//   happen only when the store is full of active jobs.
 //
 // On FerretDB 1.x/SQLite only a filter that is exactly `{_id: <scalar>}` is answered by key
 // (docs/store-access.md §1): every read, update and delete of a growing collection here is
@@ -72,6 +90,12 @@ export interface BatchResultDoc {
   org_id: string;
   unit: number;
   items: StoredBatchItem[];
+  /**
+   * Set once the unit's items have their audit entries (or were withheld): only then may a
+   * running job's progress show them (api/batch-jobs.ts). Absent on documents written before
+   * the mark existed (read only once their job is final).
+   */
+  audited?: boolean;
 }
 
 export interface BatchRequestDoc {
@@ -113,6 +137,31 @@ export interface CompletedJob {
   progress_percent: number;
   completed_at: Date;
 }
+
+/** A position of the release queue: slot `slot` became usable at generation `gen`. */
+export interface SlotQueueEntryDoc {
+  _id: number;
+  slot: number;
+  gen: number;
+  state: 'free' | 'finished';
+  finished_at: Date | null;
+  created_at: Date;
+}
+
+export type SlotCursor = 'next' | 'head' | 'tail' | 'swept';
+
+export interface SlotCursorDoc {
+  _id: SlotCursor;
+  n: number;
+}
+
+/** Queue positions read at once by an admission (point lookups in parallel), and windows walked before the fallback. */
+const QUEUE_WINDOW = 8;
+const QUEUE_WINDOWS = 8;
+/** Windows of new slot numbers read by one admission before the fallback (racing admissions fill one window each). */
+const NEW_SLOT_WINDOWS = 4;
+/** Dead queue entries kept below `head` (a reader whose hint lags reads them as dead, not as the queue's end). */
+const QUEUE_SWEEP_MARGIN = 1000;
 
 export class BatchCapacityError extends Error {
   constructor() {
@@ -190,6 +239,14 @@ export class BatchJobStore {
     return this.store.collection<BatchSlotClaimDoc>('batch_slot_claims');
   }
 
+  get queue(): Collection<SlotQueueEntryDoc> {
+    return this.store.collection<SlotQueueEntryDoc>('batch_slot_queue');
+  }
+
+  get cursors(): Collection<SlotCursorDoc> {
+    return this.store.collection<SlotCursorDoc>('batch_slot_cursors');
+  }
+
   // ----- reads ---------------------------------------------------------------------------------
 
   /** The job. Key: `batch_jobs._id`. */
@@ -248,9 +305,14 @@ export class BatchJobStore {
     }
   }
 
-  /** Replaces a unit's items (results withheld when their audit entries cannot be written). Key: `batch_results._id`. */
+  /** Replaces a unit's items (results withheld when their audit entries cannot be written), final from then on. Key: `batch_results._id`. */
   async replaceUnitItems(jobId: string, unit: number, items: StoredBatchItem[]): Promise<void> {
-    await this.results.updateOne({ _id: resultId(jobId, unit) }, { $set: { items } });
+    await this.results.updateOne({ _id: resultId(jobId, unit) }, { $set: { items, audited: true } });
+  }
+
+  /** Marks a unit's items as audited: a running job's progress may show them. Key: `batch_results._id`. */
+  async markUnitAudited(jobId: string, unit: number): Promise<void> {
+    await this.results.updateOne({ _id: resultId(jobId, unit) }, { $set: { audited: true } });
   }
 
   /** Writes several units' documents once (the completion's units). Unique `_id` inserts; duplicates = already stored. */
@@ -295,11 +357,113 @@ export class BatchJobStore {
     return this.slots.find({}).toArray();
   }
 
+  // ----- the slot directory (cursors and release queue) ------------------------------------------
+
+  /** A directory cursor, or null when never written. Key: `batch_slot_cursors._id` (bounded: 4 documents). */
+  async cursor(name: SlotCursor): Promise<number | null> {
+    return (await this.cursors.findOne({ _id: name }))?.n ?? null;
+  }
+
   /**
-   * Stores a new running job within `max` slots, evicting the oldest finished job if needed.
-   * One bounded read of the slots per attempt; `reclaim` is asked once, when every slot is
-   * active, to free slots left by crashed submissions (it returns how many it freed). Throws
-   * BatchCapacityError when none is usable.
+   * Moves a cursor forward (`$max`). Key: `batch_slot_cursors._id`. A hint: FerretDB applies it
+   * as read-modify-write, so a racing writer can set it back a little; readers walk forward from
+   * it, so a lagging cursor costs a lookup, never a slot. A racing first write may answer E11000.
+   */
+  async moveCursor(name: SlotCursor, n: number): Promise<void> {
+    try {
+      await this.cursors.updateOne({ _id: name }, { $max: { n } }, { upsert: true });
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+      await this.cursors.updateOne({ _id: name }, { $max: { n } });
+    }
+  }
+
+  /** A hint move off the caller's path: a failure only leaves the hint behind. */
+  private nudge(name: SlotCursor, n: number): void {
+    void this.moveCursor(name, n).catch(() => undefined); // a lagging hint is harmless (see moveCursor)
+  }
+
+  /**
+   * Appends "slot `slot` is usable at generation `gen`" to the release queue at the first free
+   * position from the `tail` hint. Key: unique `batch_slot_queue._id` (an insert; a racing
+   * appender's position is skipped). Called after the slot document was written.
+   */
+  async release(
+    slot: number,
+    gen: number,
+    state: 'free' | 'finished',
+    finishedAt: Date | null,
+    tailHint?: number | null,
+  ): Promise<void> {
+    let p = (tailHint !== undefined ? tailHint : await this.cursor('tail')) ?? 0;
+    for (let tries = 1; tries <= 1000; tries++, p++) {
+      try {
+        await this.queue.insertOne({ _id: p, slot, gen, state, finished_at: finishedAt, created_at: new Date() });
+        this.nudge('tail', p + 1);
+        return;
+      } catch (err) {
+        if (!isDuplicateKey(err)) throw err;
+        if (tries % 8 === 0) p = Math.max(p, ((await this.cursor('tail')) ?? 0) - 1);
+      }
+    }
+    // Not queued: the slot stays usable through the fallback read of the slots (admit).
+  }
+
+  /** Appends several releases in order (the fallback's re-queue, a seeded store). Unique inserts from the tail; one by one on a race. */
+  async releaseMany(slots: ReadonlyArray<Pick<BatchSlotDoc, '_id' | 'gen' | 'state' | 'finished_at'>>): Promise<void> {
+    if (slots.length === 0) return;
+    const tail = (await this.cursor('tail')) ?? 0;
+    const now = new Date();
+    try {
+      await this.queue.insertMany(
+        slots.map((s, i) => ({
+          _id: tail + i,
+          slot: s._id,
+          gen: s.gen,
+          state: s.state === 'free' ? ('free' as const) : ('finished' as const),
+          finished_at: s.finished_at,
+          created_at: now,
+        })),
+        { ordered: true },
+      );
+      await this.moveCursor('tail', tail + slots.length);
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+      // A racing appender took a position: the rest one by one (a duplicate entry is dead once its slot is taken).
+      for (const s of slots) await this.release(s._id, s.gen, s.state === 'free' ? 'free' : 'finished', s.finished_at);
+    }
+  }
+
+  /**
+   * Deletes queue entries more than QUEUE_SWEEP_MARGIN positions below `head` (all dead: `head`
+   * only passes entries whose slot moved on). Background only (api/batch-jobs.ts), by computed
+   * ids (`swept` … head − margin, point deletes in bulks). Returns how many positions it covered.
+   */
+  async sweepQueue(): Promise<number> {
+    const [head, swept] = await Promise.all([this.cursor('head'), this.cursor('swept')]);
+    const from = swept ?? 0;
+    const to = Math.min((head ?? 0) - QUEUE_SWEEP_MARGIN, from + 10_000);
+    for (let p = from; p < to; p += 1000) {
+      const ops: AnyBulkWriteOperation<SlotQueueEntryDoc>[] = Array.from(
+        { length: Math.min(1000, to - p) },
+        (_, i) => ({
+          deleteOne: { filter: { _id: p + i } },
+        }),
+      );
+      await this.queue.bulkWrite(ops, { ordered: false });
+    }
+    if (to > from) await this.moveCursor('swept', to);
+    return Math.max(0, to - from);
+  }
+
+  // ----- admission -----------------------------------------------------------------------------
+
+  /**
+   * Stores a new running job within `max` slots: a never-used slot number first, else the
+   * oldest released slot from the directory's queue (evicting its finished job), all by `_id`.
+   * When the directory has nothing, one bounded read of the slots decides (admitByScan; `reclaim`
+   * is asked once, when every slot is active, to free slots left by crashed submissions: it
+   * returns how many it freed). Throws BatchCapacityError when none is usable.
    */
   async admit(
     job: NewBatchJob,
@@ -307,13 +471,126 @@ export class BatchJobStore {
     max: number,
     reclaim?: () => Promise<number>,
   ): Promise<Admission> {
+    const direct = await this.admitByKey(job._id, max);
+    const admission = direct.admission ?? (await this.admitByScan(job._id, max, reclaim, direct.refill));
+    // The request and the job, side by side (unique `_id` inserts).
+    await Promise.all([
+      this.requests.insertOne({ _id: job._id, items: request }),
+      this.jobs.insertOne({ ...job, slot: admission.slot }),
+    ]);
+    return admission;
+  }
+
+  /**
+   * The directory's admission: point lookups and unique inserts only. `refill` tells the fallback
+   * whether to re-queue what it sees: the directory is new (no `next`), or its queue ran out
+   * without any live entry.
+   */
+  private async admitByKey(jobId: string, max: number): Promise<{ admission: Admission | null; refill: boolean }> {
+    const [next, head] = await Promise.all([this.cursor('next'), this.cursor('head')]);
+    if (next === null) return { admission: null, refill: true };
+    // 1. a slot number never used: the numbers of a window from `next` are read by `_id` (in
+    // parallel); the lowest absent one is tried first, then, after a lost race, the others in a
+    // random order (admissions submitted together spread over the window instead of walking
+    // one number at a time behind each other). Unique `batch_slots._id`: one admission wins a number.
+    if (next < max) {
+      let base = next;
+      for (let w = 0; w < NEW_SLOT_WINDOWS && base < max; w++) {
+        const numbers = Array.from({ length: Math.min(QUEUE_WINDOW, max - base) }, (_, i) => base + i);
+        const docs = await Promise.all(numbers.map((n) => this.slots.findOne({ _id: n }, { projection: { _id: 1 } })));
+        const absent = numbers.filter((_, i) => !docs[i]);
+        const [lowest, ...others] = absent;
+        const taken = new Set<number>();
+        for (const n of lowest === undefined ? [] : [lowest, ...shuffled(others)]) {
+          try {
+            await this.slots.insertOne({
+              _id: n,
+              gen: 1,
+              state: 'active',
+              job_id: jobId,
+              claimed_at: new Date(),
+              finished_at: null,
+            });
+            taken.add(n);
+            // `next` never passes a number this admission saw absent and did not see taken.
+            const open = absent.filter((x) => !taken.has(x));
+            this.nudge('next', open.length > 0 ? Math.min(...open) : base + numbers.length);
+            return { admission: { slot: n, evicted: null }, refill: false };
+          } catch (err) {
+            if (!isDuplicateKey(err)) throw err;
+            taken.add(n);
+          }
+        }
+        base += numbers.length;
+        this.nudge('next', base); // every number of the window is taken
+      }
+      if (base < max) return { admission: null, refill: false }; // numbers left, taken faster than read: the fallback looks
+    }
+    // 2. the release queue, a window of positions at a time from `head`
+    let h = head ?? 0;
+    let sawLive = false;
+    for (let w = 0; w < QUEUE_WINDOWS; w++) {
+      const window = await Promise.all(
+        Array.from({ length: QUEUE_WINDOW }, (_, i) => this.queue.findOne({ _id: h + i })),
+      );
+      const end = window.indexOf(null);
+      const present = (end === -1 ? window : window.slice(0, end)) as SlotQueueEntryDoc[];
+      if (present.length === 0) break;
+      const slotDocs = new Map<number, BatchSlotDoc>();
+      for (const s of await Promise.all(
+        [...new Set(present.map((e) => e.slot))].map((id) => this.slots.findOne({ _id: id })),
+      ))
+        if (s) slotDocs.set(s._id, s);
+      const isLive = (e: SlotQueueEntryDoc) => {
+        const s = slotDocs.get(e.slot);
+        return !!s && s.gen === e.gen && s.state !== 'active';
+      };
+      const live = present.filter(isLive);
+      if (live.length > 0) sawLive = true;
+      // Oldest first (free before finished, then by finish time), one entry per slot.
+      const seen = new Set<number>();
+      const mine = live
+        .filter((e) => e.slot < max)
+        .sort(
+          (a, b) =>
+            (a.state === 'free' ? 0 : 1) - (b.state === 'free' ? 0 : 1) ||
+            (a.finished_at?.getTime() ?? 0) - (b.finished_at?.getTime() ?? 0) ||
+            a._id - b._id,
+        )
+        .filter((e) => !seen.has(e.slot) && seen.add(e.slot));
+      // The oldest first; after a lost race, the others in a random order (admissions submitted
+      // together then spread over the window instead of all racing for the next one).
+      const [first, ...rest] = mine.map((e) => slotDocs.get(e.slot) as BatchSlotDoc);
+      const admission = first ? await this.takeOne([first, ...shuffled(rest)], jobId) : null;
+      // `head` passes the entries now dead (their slot moved on, or this admission took it).
+      const stillLive = present.filter((e) => isLive(e) && e.slot !== admission?.slot);
+      const newHead = stillLive.length > 0 ? Math.min(...stillLive.map((e) => e._id)) : h + present.length;
+      if (newHead > h) this.nudge('head', newHead);
+      if (admission) return { admission, refill: false };
+      if (present.length < QUEUE_WINDOW) break;
+      h += QUEUE_WINDOW;
+    }
+    return { admission: null, refill: !sawLive };
+  }
+
+  /**
+   * The fallback: one bounded read of the slots per attempt (a free slot, a new number, the
+   * oldest finished), as admission was before the directory. With `refill`, the usable slots it
+   * saw are re-queued in the background and `next` is written, so the next admissions go by key.
+   */
+  private async admitByScan(
+    jobId: string,
+    max: number,
+    reclaim: (() => Promise<number>) | undefined,
+    refill: boolean,
+  ): Promise<Admission> {
     let reclaimed = false;
     for (let attempt = 0; attempt < 30; attempt++) {
       const slots = (await this.allSlots()).filter((s) => s._id < max);
       // 1. a free slot (any: admissions submitted together try them in different orders, so
       // they do not all race for the same one)
       const free = shuffled(slots.filter((s) => s.state === 'free')).slice(0, 4);
-      let admission = await this.takeOne(free, job._id);
+      let admission = await this.takeOne(free, jobId);
       // 2. a new slot: one of the lowest unused numbers, in a random order (same reason)
       if (!admission && slots.length < max) {
         for (const number of shuffled(unusedNumbers(slots, max, 8))) {
@@ -323,7 +600,7 @@ export class BatchJobStore {
               _id: number,
               gen: 1,
               state: 'active',
-              job_id: job._id,
+              job_id: jobId,
               claimed_at: new Date(),
               finished_at: null,
             });
@@ -342,7 +619,7 @@ export class BatchJobStore {
           .filter((s) => s.state === 'finished')
           .sort((a, b) => (a.finished_at?.getTime() ?? 0) - (b.finished_at?.getTime() ?? 0) || a._id - b._id)
           .slice(0, 4);
-        admission = await this.takeOne(finished, job._id);
+        admission = await this.takeOne(finished, jobId);
         if (!admission && finished.length > 0) {
           await backoff(attempt); // lost every race: look again once the winners wrote their slots
           continue;
@@ -359,14 +636,27 @@ export class BatchJobStore {
         }
         throw new BatchCapacityError();
       }
-      // The request and the job, side by side (unique `_id` inserts).
-      await Promise.all([
-        this.requests.insertOne({ _id: job._id, items: request }),
-        this.jobs.insertOne({ ...job, slot: admission.slot }),
-      ]);
+      if (refill) this.refill(slots, admission.slot, max);
       return admission;
     }
     throw new BatchCapacityError();
+  }
+
+  /** The fallback's re-queue (background): `next` past the slots seen, and their usable ones, oldest first. */
+  private refill(slots: BatchSlotDoc[], taken: number, max: number): void {
+    const numbers = [...slots, { _id: taken } as BatchSlotDoc];
+    const usable = slots
+      .filter((s) => s._id !== taken && s.state !== 'active')
+      .sort(
+        (a, b) =>
+          (a.state === 'free' ? 0 : 1) - (b.state === 'free' ? 0 : 1) ||
+          (a.finished_at?.getTime() ?? 0) - (b.finished_at?.getTime() ?? 0) ||
+          a._id - b._id,
+      );
+    void (async () => {
+      await this.moveCursor('next', unusedNumbers(numbers, max, 1)[0] ?? max);
+      await this.releaseMany(usable);
+    })().catch(() => undefined); // not queued: the fallback reads the slots again next time
   }
 
   /**
@@ -396,13 +686,14 @@ export class BatchJobStore {
   async deleteJob(jobId: string): Promise<void> {
     const doc = await this.jobs.findOne({ _id: jobId }, { projection: { units: 1 } });
     const units = doc?.units ?? 0;
-    if (units > 0) {
-      const ops: AnyBulkWriteOperation<BatchResultDoc>[] = Array.from({ length: units }, (_, u) => ({
-        deleteOne: { filter: { _id: resultId(jobId, u) } },
-      }));
-      await this.results.bulkWrite(ops, { ordered: false });
-    }
-    await this.requests.deleteOne({ _id: jobId });
+    const ops: AnyBulkWriteOperation<BatchResultDoc>[] = Array.from({ length: units }, (_, u) => ({
+      deleteOne: { filter: { _id: resultId(jobId, u) } },
+    }));
+    // The results and the request side by side, then the job (which names them: a crash in between leaves it to repeat).
+    await Promise.all([
+      units > 0 ? this.results.bulkWrite(ops, { ordered: false }) : null,
+      this.requests.deleteOne({ _id: jobId }),
+    ]);
     await this.jobs.deleteOne({ _id: jobId });
   }
 
@@ -415,7 +706,13 @@ export class BatchJobStore {
   async abandon(jobId: string, slot: number): Promise<void> {
     const doc = await this.find(jobId);
     if (doc && doc.status === 'running') await this.deleteJob(jobId);
-    await this.setSlotIf(slot, jobId, 'active', { state: 'free', job_id: null, claimed_at: null, finished_at: null });
+    const written = await this.setSlotIf(slot, jobId, 'active', {
+      state: 'free',
+      job_id: null,
+      claimed_at: null,
+      finished_at: null,
+    });
+    if (written) await this.release(slot, written.gen, 'free', null);
   }
 
   /**
@@ -435,8 +732,11 @@ export class BatchJobStore {
         { _id: slot._id },
         { $set: { gen, state: 'free', job_id: null, claimed_at: null, finished_at: null } },
       );
+      await this.release(slot._id, gen, 'free', null);
     } else {
-      await this.slots.updateOne({ _id: slot._id }, { $set: { gen, state: 'finished', finished_at: new Date() } });
+      const at = new Date();
+      await this.slots.updateOne({ _id: slot._id }, { $set: { gen, state: 'finished', finished_at: at } });
+      await this.release(slot._id, gen, 'finished', at);
     }
     return true;
   }
@@ -459,11 +759,36 @@ export class BatchJobStore {
     return r.deletedCount;
   }
 
-  /** Slot `slot` → `set`, only if it still holds `jobId` in state `state`: read by `_id`, checked here, written by `_id`. */
-  private async setSlotIf(slot: number, jobId: string, state: SlotState, set: Partial<BatchSlotDoc>): Promise<void> {
+  /**
+   * Slot `slot` → `set`, only if it still holds `jobId` in state `state`: read by `_id`, checked
+   * here, written by `_id`. Returns the slot as written (null when the condition did not hold).
+   */
+  private async setSlotIf(
+    slot: number,
+    jobId: string,
+    state: SlotState,
+    set: Partial<BatchSlotDoc>,
+  ): Promise<BatchSlotDoc | null> {
     const cur = await this.slots.findOne({ _id: slot });
-    if (!cur || cur.job_id !== jobId || cur.state !== state) return;
+    if (!cur || cur.job_id !== jobId || cur.state !== state) return null;
     await this.slots.updateOne({ _id: slot }, { $set: set });
+    return { ...cur, ...set };
+  }
+
+  /**
+   * The slot of `jobId` → finished, then queued for eviction (the directory's release queue).
+   * `pre`: the slot and the `tail` hint already read (by `_id`, beside the job's own write).
+   */
+  private async finishSlot(
+    slot: number,
+    jobId: string,
+    at: Date,
+    pre?: { cur: BatchSlotDoc | null; tail: number | null },
+  ): Promise<void> {
+    const cur = pre ? pre.cur : await this.slots.findOne({ _id: slot });
+    if (!cur || cur.job_id !== jobId || cur.state !== 'active') return;
+    await this.slots.updateOne({ _id: slot }, { $set: { state: 'finished', finished_at: at } });
+    await this.release(slot, cur.gen, 'finished', at, pre ? pre.tail : undefined);
   }
 
   // ----- completion ----------------------------------------------------------------------------
@@ -493,7 +818,7 @@ export class BatchJobStore {
       await this.jobs.updateOne({ _id: jobId }, { $set: set });
       out = { ...doc, ...set };
     }
-    await this.setSlotIf(doc.slot, jobId, 'active', { state: 'finished', finished_at: at });
+    await this.finishSlot(doc.slot, jobId, at);
     return out;
   }
 
@@ -524,10 +849,7 @@ export class BatchJobStore {
     const doc = await this.find(jobId);
     if (!doc) return null;
     if (doc.status !== 'running') {
-      await this.setSlotIf(doc.slot, jobId, 'active', {
-        state: 'finished',
-        finished_at: doc.completed_at ?? completedAt,
-      });
+      await this.finishSlot(doc.slot, jobId, doc.completed_at ?? completedAt);
       return {
         completed_at: doc.completed_at ?? completedAt,
         completed_items: doc.completed_items,
@@ -543,9 +865,14 @@ export class BatchJobStore {
     };
     // The job first, then its slot: a slot marked finished always carries its job's completion
     // time (a retry after a lost job write would otherwise leave the slot with an earlier time,
-    // and eviction, oldest first by the slot's time, would pick the wrong job).
-    await this.jobs.updateOne({ _id: jobId }, { $set: { status: 'completed', units, ...final } });
-    await this.setSlotIf(doc.slot, jobId, 'active', { state: 'finished', finished_at: completedAt });
+    // and eviction, oldest first by the slot's time, would pick the wrong job). The slot and the
+    // queue's tail are read beside the job's write (reads: the order that matters is of the writes).
+    const [, cur, tail] = await Promise.all([
+      this.jobs.updateOne({ _id: jobId }, { $set: { status: 'completed', units, ...final } }),
+      this.slots.findOne({ _id: doc.slot }),
+      this.cursor('tail'),
+    ]);
+    await this.finishSlot(doc.slot, jobId, completedAt, { cur, tail });
     return final;
   }
 
@@ -570,7 +897,7 @@ export class BatchJobStore {
         },
       );
     }
-    await this.setSlotIf(doc.slot, jobId, 'active', { state: 'finished', finished_at: completedAt });
+    await this.finishSlot(doc.slot, jobId, completedAt);
     return true;
   }
 }

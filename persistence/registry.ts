@@ -101,7 +101,17 @@ export const COLLECTIONS: Record<string, CollectionEntry> = {
     by: 'one per job (its queries and types), deleted with the job',
     module: 'batch',
   },
-  batch_slots: { growth: 'bounded', by: 'SVC_BATCH_MAX_JOBS (the job slots)', module: 'batch' },
+  batch_slots: {
+    growth: 'bounded',
+    by: 'SVC_BATCH_MAX_JOBS (the job slots; admission reads them by _id, whole only in the fallback when the directory has no slot)',
+    module: 'batch',
+  },
+  batch_slot_queue: {
+    growth: 'growing',
+    by: 'one entry per slot release (finished or freed job), read by _id from the head cursor; swept below it in the background',
+    module: 'batch',
+  },
+  batch_slot_cursors: { growth: 'bounded', by: 'four cursor documents (next, head, tail, swept)', module: 'batch' },
   batch_slot_claims: {
     growth: 'bounded',
     by: 'SVC_BATCH_MAX_JOBS slots × live claim generations (old claims swept)',

@@ -69,20 +69,32 @@ class MemCollection {
     this.docs.set(this.key(doc._id), structuredClone(doc));
     return { acknowledged: true };
   }
-  async insertMany(docs: Doc[]) {
+  async insertMany(docs: Doc[], opts: { ordered?: boolean } = {}) {
     this.record('insertMany', {});
     let dups = 0;
     for (const d of docs) {
-      if (this.docs.has(this.key(d._id))) dups++;
-      else this.docs.set(this.key(d._id), structuredClone(d));
+      if (this.docs.has(this.key(d._id))) {
+        dups++;
+        if (opts.ordered) break;
+      } else this.docs.set(this.key(d._id), structuredClone(d));
     }
     if (dups) throw this.dup();
     return { acknowledged: true };
   }
-  async updateOne(filter: Record<string, any>, update: { $set: Record<string, unknown> }) {
+  async updateOne(
+    filter: Record<string, any>,
+    update: { $set?: Record<string, unknown>; $max?: Record<string, number> },
+    opts: { upsert?: boolean } = {},
+  ) {
     this.record('updateOne', filter);
-    const d = this.match(filter)[0];
-    if (d) Object.assign(d, structuredClone(update.$set));
+    let d = this.match(filter)[0];
+    if (!d && opts.upsert) {
+      d = { _id: filter._id };
+      this.docs.set(this.key(filter._id), d);
+    }
+    if (d && update.$set) Object.assign(d, structuredClone(update.$set));
+    if (d && update.$max)
+      for (const [k, v] of Object.entries(update.$max)) d[k] = d[k] === undefined ? v : Math.max(d[k], v);
     return { matchedCount: d ? 1 : 0 };
   }
   async deleteOne(filter: Record<string, any>) {
@@ -217,6 +229,91 @@ describe('persistence/batch.ts: the job store', () => {
     // One read each, plus a few after losing every candidate (the old lowest-number race re-read once per winner: ~55).
     expect(scans).toBeLessThan(20);
     expect(m.coll('batch_jobs').docs.size).toBe(10);
+  });
+
+  // The slot directory (docs/batch.md, "The slot directory"): after the first admission of a store, admission reads batch_slots by _id only.
+  const wholeSlotReads = () => m.log.filter((r) => r.coll === 'batch_slots' && r.op === 'find').length;
+  const tick = () => new Promise((r) => setTimeout(r, 5));
+
+  it('slot directory: after the first admission, ten admissions submitted together take ten new slots by key, no whole read of the slots', async () => {
+    await jobs.admit(newJob('bj_first'), ITEMS, 50);
+    await tick();
+    const before = wholeSlotReads();
+    const admitted = await Promise.all(Array.from({ length: 10 }, (_, i) => jobs.admit(newJob(`bj_k${i}`), ITEMS, 50)));
+    expect(new Set(admitted.map((a) => a.slot)).size).toBe(10);
+    // Racers spread over a window, so a number may stay open for a moment; `next` never passes
+    // it, so the following admissions fill it: after them the 16 lowest numbers are all taken.
+    const all = [(await jobs.find('bj_first'))!.slot, ...admitted.map((a) => a.slot)];
+    expect(Math.max(...all)).toBeLessThan(24);
+    for (let i = 0; i < 5; i++) await jobs.admit(newJob(`bj_fill${i}`), ITEMS, 50);
+    const held = new Set([...m.coll('batch_slots').docs.values()].map((d) => d._id as number));
+    for (let n = 0; n < 16; n++) expect(held.has(n), `slot ${n}`).toBe(true);
+    expect(wholeSlotReads()).toBe(before);
+    for (const r of m.log.filter((x) => ['batch_slots', 'batch_slot_queue', 'batch_slot_cursors'].includes(x.coll)))
+      expect(r.op === 'find' || r.op.startsWith('insert') ? [] : Object.keys(r.filter)).toEqual(
+        r.op === 'find' || r.op.startsWith('insert') ? [] : ['_id'],
+      );
+  });
+
+  it('slot directory: at the limit, finished jobs are evicted oldest first from the release queue by key; every slot active is a 503', async () => {
+    for (const id of ['bj_p', 'bj_q', 'bj_r']) await jobs.admit(newJob(id), ITEMS, 3);
+    await tick();
+    const before = wholeSlotReads();
+    await runToCompletion(jobs, 'bj_q', new Date('2026-01-01T00:01:00Z'));
+    await runToCompletion(jobs, 'bj_r', new Date('2026-01-01T00:02:00Z'));
+    await runToCompletion(jobs, 'bj_p', new Date('2026-01-01T00:03:00Z'));
+    const evicted = [];
+    for (const id of ['bj_s', 'bj_t', 'bj_u']) evicted.push((await jobs.admit(newJob(id), ITEMS, 3)).evicted);
+    expect(evicted).toEqual(['bj_q', 'bj_r', 'bj_p']);
+    expect(wholeSlotReads()).toBe(before);
+    expect(m.coll('batch_jobs').docs.size).toBe(3);
+    // Every slot active: the fallback reads the slots once and refuses.
+    await expect(jobs.admit(newJob('bj_v'), ITEMS, 3)).rejects.toBeInstanceOf(BatchCapacityError);
+    // Racing admissions for two released slots: two win distinct slots, the third is refused.
+    await runToCompletion(jobs, 'bj_s', new Date('2026-01-01T00:04:00Z'));
+    await runToCompletion(jobs, 'bj_t', new Date('2026-01-01T00:05:00Z'));
+    const raced = await Promise.allSettled(['bj_w', 'bj_x', 'bj_y'].map((id) => jobs.admit(newJob(id), ITEMS, 3)));
+    const won = raced.filter((r) => r.status === 'fulfilled').map((r) => (r as PromiseFulfilledResult<any>).value);
+    expect(won.map((a) => a.evicted).sort()).toEqual(['bj_s', 'bj_t']);
+    expect(new Set(won.map((a) => a.slot)).size).toBe(2);
+    expect(raced.filter((r) => r.status === 'rejected')).toHaveLength(1);
+    expect(m.coll('batch_jobs').docs.size).toBe(3);
+  });
+
+  it('slot directory: a store older than the directory falls back to one whole read, re-queues its finished slots, then evicts by key', async () => {
+    const slots = m.coll('batch_slots');
+    for (const [n, min] of [
+      [0, 3],
+      [1, 1],
+      [2, 2],
+    ] as const) {
+      await m.coll('batch_jobs').insertOne({ ...newJob(`bj_old${n}`), slot: n, status: 'completed' });
+      slots.docs.set(JSON.stringify(n), {
+        _id: n,
+        gen: 1,
+        state: 'finished',
+        job_id: `bj_old${n}`,
+        claimed_at: new Date(),
+        finished_at: new Date(`2026-01-01T00:0${min}:00Z`),
+      });
+    }
+    // As before the directory existed: slots, no cursor, no queue.
+    const first = await jobs.admit(newJob('bj_n1'), ITEMS, 3);
+    expect(first.evicted).toBe('bj_old1');
+    await tick();
+    const before = wholeSlotReads();
+    expect((await jobs.admit(newJob('bj_n2'), ITEMS, 3)).evicted).toBe('bj_old2');
+    expect((await jobs.admit(newJob('bj_n3'), ITEMS, 3)).evicted).toBe('bj_old0');
+    expect(wholeSlotReads()).toBe(before);
+  });
+
+  it('slot directory: dead queue entries far below the head are swept by id in the background', async () => {
+    for (let i = 0; i < 1030; i++) await jobs.release(0, i, 'finished', new Date());
+    await jobs.moveCursor('head', 1030);
+    expect(await jobs.sweepQueue()).toBe(30);
+    expect(m.coll('batch_slot_queue').docs.size).toBe(1000);
+    expect(await jobs.cursor('swept')).toBe(30);
+    expect(await jobs.sweepQueue()).toBe(0);
   });
 
   it('a unit is written once: a second write (a retried attempt) gets the stored document back', async () => {
