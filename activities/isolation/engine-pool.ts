@@ -135,21 +135,3 @@ export class EnginePool {
     await this.piscina.destroy();
   }
 }
-
-let singleton: EnginePool | null = null;
-
-/**
- * The process-wide engine pool, configured from SVC_ENGINE_POOL_SIZE / SVC_ENGINE_ORG_CONCURRENCY.
- * The composition root (workers/) creates it first, with the engines its process runs; `options`
- * of a later call are ignored.
- */
-export function getEnginePool(options?: EnginePoolOptions): EnginePool {
-  if (singleton === null) singleton = new EnginePool(options);
-  return singleton;
-}
-
-export async function shutdownEnginePool(): Promise<void> {
-  const p = singleton;
-  singleton = null;
-  if (p) await p.shutdown();
-}

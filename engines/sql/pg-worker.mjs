@@ -21,7 +21,9 @@ const messageOf = (err) => {
 let db;
 try {
   const { PGlite } = await import('@electric-sql/pglite');
-  db = await PGlite.create();
+  // PostgreSQL settings from pg-check.ts (PG_SETTINGS: small buffers, the check reads only the catalog).
+  const settings = Array.isArray(workerData?.settings) ? workerData.settings : [];
+  db = await PGlite.create({ startParams: [...PGlite.defaultStartParams, ...settings.flatMap((kv) => ['-c', kv])] });
   const v = await db.query('SHOW server_version');
   parentPort.postMessage({ type: 'ready', version: v.rows[0]?.server_version ?? null });
 } catch (err) {
