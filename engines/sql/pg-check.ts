@@ -312,6 +312,8 @@ export class PgCheck {
   private pgVersion: string | null = null;
   private nextId = 1;
   private idleTimer: NodeJS.Timeout | null = null;
+  /** The fresh data directory (gzip, ~4.5 MB) of the first start: a restart loads it instead of running initdb. */
+  private dataDir: Uint8Array | null = null;
   private readonly counts = { starts: 0, releases: 0, checks: 0 };
 
   constructor(
@@ -439,7 +441,8 @@ export class PgCheck {
     this.idleTimer = setTimeout(() => {
       this.idleTimer = null;
       const w = this.current;
-      if (w === null || w.pending.size > 0) return;
+      // Never a start in progress (the ready handler arms the release again), nor a check.
+      if (w === null || !this.ready || w.pending.size > 0) return;
       this.current = null;
       this.ready = false;
       this.counts.releases++;
@@ -454,7 +457,7 @@ export class PgCheck {
     this.ready = false;
     const spawnedAt = performance.now();
     const worker = new Worker(WORKER_URL, {
-      workerData: { schemaCacheSize: SCHEMA_CACHE_SIZE, settings: PG_SETTINGS },
+      workerData: { schemaCacheSize: SCHEMA_CACHE_SIZE, settings: PG_SETTINGS, dataDir: this.dataDir ?? undefined },
     });
     worker.unref();
     const pending = new Map<number, Pending>();
@@ -482,6 +485,10 @@ export class PgCheck {
         this.onEvent('started', { ms: Math.round(performance.now() - spawnedAt) });
         // Started by start() alone (no check waiting): released if no check ever comes.
         if (pending.size === 0 && this.idleTimer === null) this.releaseLater();
+        return;
+      }
+      if (msg.type === 'data_dir') {
+        if (msg.dump instanceof Uint8Array) this.dataDir = msg.dump;
         return;
       }
       if (msg.type === 'boot_failed') {
