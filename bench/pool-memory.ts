@@ -48,7 +48,7 @@ const CONFIGS: Record<string, string[]> = {
   'Z3 pool (2 threads)': ['logic:2'],
   'Z3 pool (1 thread)': ['logic:1'],
   'guard pool (1 thread, one scan)': ['guard'],
-  'PGlite (1 thread, one check)': ['pglite'],
+  'PGlite (its child process, one check)': ['pglite'],
   'PGlite started, then released (idle)': ['pglite-released'],
   'worker, defaults before (engine 2, Z3 2, guard, PGlite)': ['engine:2', 'logic:2', 'guard', 'pglite'],
   'worker, defaults after, PGlite running (engine 1, Z3 1, guard, PGlite)': ['engine:1', 'logic:1', 'guard', 'pglite'],
@@ -76,8 +76,8 @@ async function child(tree: string, pools: string[]): Promise<void> {
       await pool.run({ op: 'verify', query: 'what is 2+2?', allowed_domains: [] }, { orgId: null, timeoutMs: 60_000 });
       closers.push(() => pool.shutdown());
     } else if (name === 'pglite' || name === 'pglite-released') {
-      const { PgCheck } = await import(url('engines/sql/index.js'));
-      const pg = new PgCheck();
+      const { PgCheck, DEFAULT_PG_CHECK_LIMITS } = await import(url('engines/sql/index.js'));
+      const pg = new PgCheck({ ...DEFAULT_PG_CHECK_LIMITS, bootWaitMs: 300_000 });
       const r = await pg.check('SELECT a FROM t WHERE b > $1', 'CREATE TABLE t (a int, b text);', {
         budgetMs: 300_000,
       });
@@ -89,7 +89,8 @@ async function child(tree: string, pools: string[]): Promise<void> {
   await new Promise((r) => setTimeout(r, 3000));
   (globalThis as { gc?: () => void }).gc?.();
   await new Promise((r) => setTimeout(r, 500));
-  process.stdout.write(JSON.stringify({ rss: process.memoryUsage().rss }) + '\n');
+  // This process and its children (PGlite runs in a child process of its own).
+  process.stdout.write(JSON.stringify({ rss: process.memoryUsage().rss + childrenRss(process.pid) }) + '\n');
   for (const c of closers) await c();
   process.exit(0);
 }
@@ -99,7 +100,10 @@ function perPool(): void {
   let bare = 0;
   console.log(`\n## Per pool (service tree ${path.relative(ROOT, tree)})\n`);
   console.log('| configuration | RSS (MB) | over the bare process (MB) |\n|-|-|-|');
+  // --rows <text>: only the rows whose label contains it (and the bare process).
+  const only = arg('rows', '');
   for (const [label, pools] of Object.entries(CONFIGS)) {
+    if (only && label !== 'bare' && !label.includes(only)) continue;
     const out = execFileSync(
       process.execPath,
       ['--expose-gc', '--import', 'tsx', import.meta.filename, '--child', tree, ...pools],
@@ -125,6 +129,22 @@ function groupRss(pgid: number | undefined): number {
       if (Number(fields[2]) !== pgid) continue; // field 5 of stat: the process group
       const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${d}/status`, 'utf8'));
       total += Number(m?.[1] ?? 0) * 1024;
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return total;
+}
+
+/** RSS in bytes of the direct children of `pid`. */
+function childrenRss(pid: number): number {
+  let total = 0;
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== pid) continue; // field 4: the parent
+      total += Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${d}/status`, 'utf8'))?.[1] ?? 0) * 1024;
     } catch {
       // the process ended meanwhile
     }

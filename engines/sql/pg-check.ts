@@ -18,7 +18,8 @@
 // transaction instead and rolled back. Every check runs in a transaction that is rolled back,
 // and checks run one at a time.
 import { createHash } from 'node:crypto';
-import { Worker } from 'node:worker_threads';
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { LEX_PROFILES } from './dialects.js';
 import {
   identName,
@@ -259,8 +260,56 @@ interface Pending {
   timer: NodeJS.Timeout;
 }
 
+/**
+ * PGlite's process (a child of the worker, forked from pg-worker.mjs): its exit at an idle release
+ * returns all of its memory to the system. A worker thread's exit left ~275 MB of its ~440 MB in
+ * the process's allocator arenas (bench/pool-memory.ts), so a thread could not really be released.
+ */
+class PgProcess {
+  private readonly child: ChildProcess;
+  private readonly exited: Promise<void>;
+
+  constructor(init: Record<string, unknown>) {
+    this.child = fork(fileURLToPath(WORKER_URL), [], {
+      // Plain JavaScript: none of the parent's loaders or preloads (tsx, the store capture).
+      execArgv: [],
+      serialization: 'advanced',
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
+    this.exited = new Promise((r) => this.child.once('exit', () => r()));
+    this.child.send({ type: 'init', ...init });
+  }
+
+  on(event: 'message', fn: (msg: { type: string; id?: number; [k: string]: unknown }) => void): void;
+  on(event: 'error', fn: (err: Error) => void): void;
+  on(event: 'exit', fn: (code: number | null) => void): void;
+  on(event: 'message' | 'error' | 'exit', fn: (arg: never) => void): void {
+    this.child.on(event, fn as (...a: unknown[]) => void);
+  }
+
+  postMessage(msg: unknown): void {
+    this.child.send(msg as object);
+  }
+
+  /** Keeps the worker process alive while a check waits (ref), or not (unref). */
+  ref(): void {
+    this.child.ref();
+    this.child.channel?.ref();
+  }
+
+  unref(): void {
+    this.child.unref();
+    this.child.channel?.unref();
+  }
+
+  async terminate(): Promise<void> {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
+    await this.exited;
+  }
+}
+
 interface PgWorker {
-  worker: Worker;
+  worker: PgProcess;
   ready: Promise<boolean>;
   pending: Map<number, Pending>;
 }
@@ -456,8 +505,10 @@ export class PgCheck {
     this.counts.starts++;
     this.ready = false;
     const spawnedAt = performance.now();
-    const worker = new Worker(WORKER_URL, {
-      workerData: { schemaCacheSize: SCHEMA_CACHE_SIZE, settings: PG_SETTINGS, dataDir: this.dataDir ?? undefined },
+    const worker = new PgProcess({
+      schemaCacheSize: SCHEMA_CACHE_SIZE,
+      settings: PG_SETTINGS,
+      dataDir: this.dataDir ?? undefined,
     });
     worker.unref();
     const pending = new Map<number, Pending>();
