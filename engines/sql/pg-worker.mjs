@@ -50,6 +50,13 @@ try {
     port.postMessage({ type: 'data_dir', dump });
   }
   const v = await db.query('SHOW server_version');
+  // What initdb and the dump left (WASM memories, the tar): collected now, not at some later
+  // allocation (the child process runs with --expose-gc; a thread has no gc and skips this).
+  if (typeof globalThis.gc === 'function') {
+    globalThis.gc();
+    await new Promise((r) => setTimeout(r, 50));
+    globalThis.gc();
+  }
   port.postMessage({ type: 'ready', version: v.rows[0]?.server_version ?? null });
 } catch (err) {
   port.postMessage({ type: 'boot_failed', message: messageOf(err) });
