@@ -40,7 +40,7 @@ const MAX_CLAIM = 2000;
 
 export function makeAgentActivities(deps: AgentActivityDeps) {
   /** The guards of one request of `orgId` on the guard pool (fair across organizations). */
-  const runGuards = async (task: GuardTask, timeoutMs: number, orgId: string | null): Promise<GuardReport> =>
+  const scanWithGuards = async (task: GuardTask, timeoutMs: number, orgId: string | null): Promise<GuardReport> =>
     (await deps.guardPool.run(task, { orgId, timeoutMs })).report;
   async function agentGuardActivity(req: AgentWorkflowInput): Promise<GuardResult> {
     const secret = deps.lookupSecret;
@@ -59,7 +59,7 @@ export function makeAgentActivities(deps: AgentActivityDeps) {
       const toolSchema = (opened.tool_schema ?? null) as Record<string, unknown> | null;
       let report;
       try {
-        report = await runGuards(
+        report = await scanWithGuards(
           {
             op: 'verify',
             query,
@@ -163,7 +163,7 @@ export function makeAgentActivities(deps: AgentActivityDeps) {
       reasons.push(`'${tool}' is not in the agent's allowed_tools`);
     let report;
     try {
-      report = await runGuards(
+      report = await scanWithGuards(
         { op: 'arguments', arguments: args, allowed_domains: req.agent.allowed_domains },
         req.guard_timeout_ms,
         req.agent.org_id,
