@@ -50,9 +50,13 @@ const CONFIGS: Record<string, string[]> = {
   'guard pool (1 thread, one scan)': ['guard'],
   'PGlite (its child process, one check)': ['pglite'],
   'PGlite started, then released (idle)': ['pglite-released'],
-  'worker, defaults before (engine 2, Z3 2, guard, PGlite)': ['engine:2', 'logic:2', 'guard', 'pglite'],
-  'worker, defaults after, PGlite running (engine 1, Z3 1, guard, PGlite)': ['engine:1', 'logic:1', 'guard', 'pglite'],
-  'worker, defaults after, PGlite released (engine 1, Z3 1, guard)': ['engine:1', 'logic:1', 'guard'],
+  'worker pools at their defaults, PGlite running (engine 2, Z3 2, guard, PGlite)': [
+    'engine:2',
+    'logic:2',
+    'guard',
+    'pglite',
+  ],
+  'worker pools at their defaults, PGlite released (engine 2, Z3 2, guard)': ['engine:2', 'logic:2', 'guard'],
 };
 
 async function child(tree: string, pools: string[]): Promise<void> {
