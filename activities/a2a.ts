@@ -14,7 +14,8 @@ import { checkFinancialTransaction } from '../engines/a2a/financial.js';
 import { EnginePool, EngineBusyError, EngineTimeoutError } from '../engines/a2a/pool.js';
 import { mapCodeResult, type MappedVerdict } from '../engines/a2a/verdict.js';
 import { checkEntailment } from '../engines/a2a/entailment.js';
-import { solveLogic } from '../engines/logic/index.js';
+import { solveLogic, type LogicPool } from '../engines/logic/index.js';
+import type { EnginePool as EngineThreadPool } from './isolation/engine-pool.js';
 import { retainProof, type ProofContext } from './proofs.js';
 import { makeVerifyCodeActivity } from './verify-code.js';
 import { logger } from '../core/logger.js';
@@ -35,6 +36,8 @@ export interface A2aActivityDeps {
   /** SVC_A2A_SIGNING_KEY_PEM: without it no verdict is `verified` (fail closed). */
   signingKeyPem?: string;
   deploymentId: string;
+  /** The worker's thread pools (its composition root creates them): code scans and Z3 solves run there. */
+  pools: { engine: EngineThreadPool; logic: LogicPool };
 }
 
 function payloadHash(payload: unknown): string {
@@ -81,7 +84,10 @@ export function makeA2aActivities(deps: A2aActivityDeps) {
         };
       const language = typeof payload.language === 'string' ? payload.language : 'python';
       // The existing /verify/code activity, with the message's engine budget as its scan deadline.
-      const act = makeVerifyCodeActivity(deps.proofContext, Math.max(100, t - 50));
+      const act = makeVerifyCodeActivity(
+        { ...deps.proofContext, enginePool: deps.pools.engine },
+        Math.max(100, t - 50),
+      );
       const result = await a2aEnginePool.run(
         () => act({ input: { code, language }, org_id: null, workflow_id: workflowId }),
         t,
@@ -95,7 +101,8 @@ export function makeA2aActivities(deps: A2aActivityDeps) {
       // Verified only when the payload's facts entail the assertion (engines/a2a/entailment.ts):
       // a satisfiable assertion proves nothing, Z3 chose the values.
       const budget = Math.max(100, t - 50);
-      const solve = (dsl: string, timeoutMs: number) => solveLogic(dsl, { timeoutMs, orgId: null });
+      const solve = (dsl: string, timeoutMs: number) =>
+        solveLogic(dsl, { timeoutMs, orgId: null, pool: deps.pools.logic });
       const outcome = await a2aEnginePool.run(() => checkEntailment(query, payload.facts, solve, budget), t);
       if (outcome.status !== 'verified') return { engine: 'z3', status: outcome.status, reason: outcome.reason };
       const proofRef = await retainProof(deps.store, 'a2a_logic', null, outcome.proof);

@@ -101,21 +101,3 @@ export class GuardPool {
     await this.piscina.destroy();
   }
 }
-
-let pool: GuardPool | null = null;
-
-function getGuardPool(): GuardPool {
-  if (!pool) pool = new GuardPool();
-  return pool;
-}
-
-/** The guards of one request of `orgId`, on the process's guard pool (fair across organizations). */
-export async function runGuards(task: GuardTask, timeoutMs: number, orgId: string | null): Promise<GuardReport> {
-  return (await getGuardPool().run(task, { orgId, timeoutMs })).report;
-}
-
-export async function shutdownGuardPool(): Promise<void> {
-  const p = pool;
-  pool = null;
-  if (p) await p.shutdown();
-}

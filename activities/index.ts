@@ -1,5 +1,4 @@
 // All activities of the verification task queue, built over their shared dependencies.
-import { loadSqlEngineConfig } from '../core/config.js';
 import { makeVerifyMathActivity } from './verify-math.js';
 import { makeAppendAuditActivity } from './audit.js';
 import { makeVerifyLogicActivity } from './verify-logic.js';
@@ -8,6 +7,8 @@ import { makeVerifySqlActivity } from './verify-sql.js';
 import { makeProcessRagActivities } from './verify-process-rag.js';
 import type { EnginePool } from './isolation/engine-pool.js';
 import type { LogicPool } from '../engines/logic/index.js';
+import type { GuardPool } from './agent-guard-pool.js';
+import type { PgCheck } from '../engines/sql/index.js';
 import { makeBatchActivities } from './verify-batch.js';
 import { makeVerifyConsensusActivity } from './verify-consensus.js';
 import { makeVerifyStatsActivity } from './verify-stats.js';
@@ -43,8 +44,12 @@ export type ActivityDeps = ProofContext & {
   workflowInputKey: string;
   /** The environment the composition root read (core/config.ts processEnv): provider, SMTP and feedback settings. */
   env: NodeJS.ProcessEnv;
-  /** The thread pools, created by the worker's composition root (workers/verification-worker.ts), as the sample passes its db. */
-  pools: { engine: EnginePool; logic: LogicPool };
+  /**
+   * The thread pools, created by the worker's composition root (workers/verification-worker.ts)
+   * and passed here as the sample passes its db: the engine threads, the Z3 threads, the agent
+   * guard threads and the PostgreSQL check (PGlite, started on demand, released when idle).
+   */
+  pools: { engine: EnginePool; logic: LogicPool; guard: GuardPool; pg: PgCheck };
 };
 
 export function createActivities(deps: ActivityDeps) {
@@ -58,7 +63,7 @@ export function createActivities(deps: ActivityDeps) {
     verifyMathActivity: makeVerifyMathActivity({ ...engineCtx, mathTimeoutMs: deps.mathTimeoutMs }),
     verifyLogicActivity: makeVerifyLogicActivity(deps.z3TimeoutMs, deps.pools.logic),
     verifyCodeActivity: makeVerifyCodeActivity(engineCtx, deps.codeTimeoutMs),
-    verifySqlActivity: makeVerifySqlActivity(engineCtx, loadSqlEngineConfig(deps.env)),
+    verifySqlActivity: makeVerifySqlActivity({ ...engineCtx, pg: deps.pools.pg }),
     ...makeProcessRagActivities(deps.pools.engine),
     verifyConsensusActivity: makeVerifyConsensusActivity(deps),
     verifyStatsActivity: makeVerifyStatsActivity(engineCtx),
@@ -82,9 +87,9 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...makeAuthenticateInputActivity(deps.workflowInputKey),
     ...engines,
-    ...makeBatchActivities(deps, engines),
+    ...makeBatchActivities({ ...deps, enginePool: deps.pools.engine }, engines),
     verifyFactBatchItemActivity: makeFactBatchActivity(factDeps, (requested) => resolveProvider(requested, deps.env)),
-    ...makeAgentActivities({ store: deps.store, lookupSecret: deps.lookupSecret }),
+    ...makeAgentActivities({ store: deps.store, lookupSecret: deps.lookupSecret, guardPool: deps.pools.guard }),
     ...makeApprovalActivities({ store: deps.store, signer: deps.signer }),
     ...makeA2aActivities({
       store: deps.store,
@@ -92,6 +97,7 @@ export function createActivities(deps: ActivityDeps) {
       lookupSecret: deps.lookupSecret,
       signingKeyPem: deps.a2a?.signingKeyPem,
       deploymentId: deps.a2a?.deploymentId ?? 'svc-local',
+      pools: deps.pools,
     }),
   };
 }

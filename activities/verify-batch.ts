@@ -7,6 +7,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { Context } from '@temporalio/activity';
 import type { EngineOutcome } from '../core/diagnostic.js';
 import { engineBudgetMs, runIsolated } from './isolation/run.js';
+import type { EnginePool } from './isolation/engine-pool.js';
 import { MATH_TIMEOUT_DETAIL } from './verify-math.js';
 import { finalizeOutcome, type ProofContext } from './proofs.js';
 import type { DiagnosticActivityResult } from './verify-diagnostic.js';
@@ -157,7 +158,10 @@ function fromHeld(items: FinishBatchJobInput['held'][number]['items']): Array<{ 
   return out;
 }
 
-export function makeBatchActivities(ctx: ProofContext & { mathTimeoutMs?: number }, engines: BatchEngineActivities) {
+export function makeBatchActivities(
+  ctx: ProofContext & { mathTimeoutMs?: number; enginePool: EnginePool },
+  engines: BatchEngineActivities,
+) {
   const jobs = new BatchJobStore(ctx.store);
   const single = <T>(req: BatchItemActivityInput, input: T): VerifyActivityInput<T> => ({
     input,
@@ -173,6 +177,7 @@ export function makeBatchActivities(ctx: ProofContext & { mathTimeoutMs?: number
           orgId: req.org_id,
           timeoutMs: engineBudgetMs(ctx.mathTimeoutMs ?? 5_000),
           timeoutDetail: MATH_TIMEOUT_DETAIL,
+          pool: ctx.enginePool,
         },
       );
       const evaluated =

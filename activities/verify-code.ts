@@ -7,7 +7,7 @@ import type { EngineOutcome } from '../core/diagnostic.js';
 import { DETERMINISTIC_ENGINE_FAILURE } from '../core/failure-types.js';
 import type { DiagnosticActivityResult } from '../core/verification-io.js';
 import { finalizeOutcome, type ProofContext } from './proofs.js';
-import { getEnginePool, type EnginePool } from './isolation/engine-pool.js';
+import type { EnginePool } from './isolation/engine-pool.js';
 import { engineBudgetMs } from './isolation/run.js';
 import type { VerifyActivityInput } from './types.js';
 export type { DiagnosticActivityResult };
@@ -25,14 +25,14 @@ export function withAttestation(f: Awaited<ReturnType<typeof finalizeOutcome>>):
     : f.diagnostic;
 }
 
-export function makeVerifyCodeActivity(ctx: ProofContext & { enginePool?: EnginePool }, timeoutMs: number) {
+export function makeVerifyCodeActivity(ctx: ProofContext & { enginePool: EnginePool }, timeoutMs: number) {
   return async function verifyCodeActivity(
     req: VerifyActivityInput<{ code: string; language?: string }>,
   ): Promise<DiagnosticActivityResult> {
     // The scan runs in the engine pool: its cooperative deadline ends a little before the hard
     // one, and either way a late scan is the BLOCKED time-out verdict (never retried).
     const budget = engineBudgetMs(timeoutMs);
-    const run = await (ctx.enginePool ?? getEnginePool()).run<EngineOutcome>(
+    const run = await ctx.enginePool.run<EngineOutcome>(
       {
         engine: 'code',
         input: {

@@ -6,6 +6,7 @@ import { SERVICE_VERSION } from '../core/version.js';
 import { finalizeOutcome, retainProof, type ProofContext } from './proofs.js';
 import { requiredPercent, runConsensus, type ChainEntry, type VerificationMode } from './consensus/run.js';
 import type { VerifyActivityInput } from './types.js';
+import type { LogicPool } from '../engines/logic/index.js';
 
 export interface ConsensusRequest {
   query: string;
@@ -36,13 +37,17 @@ export type ConsensusActivityResult = {
 
 export const CONSENSUS_VERIFIER = 'svc-consensus';
 
-export function makeVerifyConsensusActivity(deps: ProofContext & { z3TimeoutMs: number }) {
+export function makeVerifyConsensusActivity(deps: ProofContext & { z3TimeoutMs: number; pools: { logic: LogicPool } }) {
   return async function verifyConsensusActivity(
     req: VerifyActivityInput<ConsensusRequest>,
   ): Promise<ConsensusActivityResult> {
     const started = performance.now();
     const { query, verification_mode: mode, min_confidence: minConfidence } = req.input;
-    const c = await runConsensus(query, mode, { z3TimeoutMs: deps.z3TimeoutMs, orgId: req.org_id });
+    const c = await runConsensus(query, mode, {
+      z3TimeoutMs: deps.z3TimeoutMs,
+      orgId: req.org_id,
+      logicPool: deps.pools.logic,
+    });
 
     const chain: Array<ChainEntry & { proof_ref?: string }> = [];
     // Engine runs are the last entries of the chain (a translation entry may come first).

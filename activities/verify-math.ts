@@ -12,7 +12,7 @@ import type { VerifyActivityInput } from './types.js';
 export const MATH_TIMEOUT_DETAIL = 'Math verification timed out.';
 const DEFAULT_MATH_TIMEOUT_MS = 5_000;
 
-export function makeVerifyMathActivity(ctx: ProofContext & { mathTimeoutMs?: number; enginePool?: EnginePool }) {
+export function makeVerifyMathActivity(ctx: ProofContext & { mathTimeoutMs?: number; enginePool: EnginePool }) {
   return async function verifyMathActivity(req: VerifyActivityInput<MathRequest>): Promise<MathActivityResult> {
     // The engine runs in the engine pool under the math deadline (docs/isolation.md).
     const { proof, ...engineResult } = await runIsolated('math', req.input, {

@@ -14,7 +14,7 @@ export const PROCESS_RAG_BUDGET_MS = 5_000;
 type ValidationFailure = { error: 'validation_error'; detail: string };
 
 /** Both activities over the engine pool the composition root passes. */
-export function makeProcessRagActivities(pool?: EnginePool) {
+export function makeProcessRagActivities(pool: EnginePool) {
   return {
     verifyProcessActivity: (req: VerifyActivityInput<Record<string, unknown>>) => verifyProcessActivity(req, pool),
     verifyRagActivity: (req: VerifyActivityInput<Record<string, unknown>>) => verifyRagActivity(req, pool),
@@ -23,7 +23,7 @@ export function makeProcessRagActivities(pool?: EnginePool) {
 
 export async function verifyProcessActivity(
   req: VerifyActivityInput<Record<string, unknown>>,
-  pool?: EnginePool,
+  pool: EnginePool,
 ): Promise<IracResult | MilestonesResult | ValidationFailure> {
   return runIsolated('process', req.input, {
     orgId: req.org_id,
@@ -35,7 +35,7 @@ export async function verifyProcessActivity(
 
 export async function verifyRagActivity(
   req: VerifyActivityInput<Record<string, unknown>>,
-  pool?: EnginePool,
+  pool: EnginePool,
 ): Promise<RagResult | ValidationFailure> {
   return runIsolated('rag', req.input, {
     orgId: req.org_id,

@@ -16,7 +16,7 @@ export type { StatsActivityInput };
 /** The query parser's budget (the query is at most 1,000 characters: milliseconds in practice). */
 const STATS_PARSE_BUDGET_MS = 5_000;
 
-export function makeVerifyStatsActivity(deps: { store: Store; enginePool?: EnginePool }) {
+export function makeVerifyStatsActivity(deps: { store: Store; enginePool: EnginePool }) {
   return async function verifyStatsActivity(req: VerifyActivityInput<StatsActivityInput>): Promise<DiagnosticResult> {
     const input = req.input;
     const parsed = await runIsolated(

@@ -1,16 +1,31 @@
-// What each thread pool of the worker costs in resident memory (issue 22's memory goal): one
-// child process per configuration, each loading the compiled service tree (as the stack runs
-// it), warming only the named pool(s), then reporting its RSS once the heap has settled.
+// Resident memory of the API and the worker, and what each thread pool of them costs (issue 22's
+// memory goal: API + worker ≤ 800 MB under load).
 //
-//   npx tsx bench/pool-memory.ts [dist/service/<hash>]
+//   npx tsx bench/pool-memory.ts                     # both parts below
+//   npx tsx bench/pool-memory.ts --pools             # per pool only
+//   npx tsx bench/pool-memory.ts --stack [--seconds 30] [--configs before,after]
 //
-// Prints one row per configuration: RSS and the difference to the bare process.
+// 1. Per pool: one child process per configuration, loading the compiled service tree (as the
+//    stack runs it), warming only the named pool(s), then reporting its RSS once the heap has
+//    settled; one row per configuration with the difference to the bare process.
+// 2. The stack (private, on SVC_BENCH_PORT_OFFSET, default 200), once per sizing configuration:
+//    the RSS of the API process and of the worker process (each with its process group) idle
+//    after start, then /verify/math and /verify/logic at 8 clients (req/s, so a sizing that
+//    saves memory cannot silently lose throughput), then a mixed load (math, logic, SQL in the
+//    postgresql and sqlite dialects, code, agent verification) sampled every 250 ms (peak and
+//    mean), then again once PGlite has been released after its idle period.
 import { execFileSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
+const argv = process.argv.slice(2);
+const arg = (name: string, fallback: string) => {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 && argv[i + 1] ? argv[i + 1]! : fallback;
+};
+const mb = (b: number) => Math.round(b / 1e6);
 
 function newestServiceTree(): string {
   const base = path.join(ROOT, 'dist/service');
@@ -22,17 +37,26 @@ function newestServiceTree(): string {
   return dirs[0];
 }
 
+// ---- 1. per pool -----------------------------------------------------------------------------
+
 const CONFIGS: Record<string, string[]> = {
   bare: [],
   'engine pool (size 2, 3 threads)': ['engine:2'],
-  'engine pool (size 4, 5 threads)': ['engine:4'],
   'engine pool (size 1, 2 threads)': ['engine:1'],
-  'engine pool (size 2), eager engines only (math, process, RAG): the API process': ['engine:2:math,process,rag'],
+  'engine pool (size 2), eager engines only (math, process, RAG)': ['engine:2:math,process,rag'],
+  'engine pool (size 1), eager engines only (math, process, RAG): the API process': ['engine:1:math,process,rag'],
   'Z3 pool (2 threads)': ['logic:2'],
   'Z3 pool (1 thread)': ['logic:1'],
   'guard pool (1 thread, one scan)': ['guard'],
-  'PGlite (1 thread)': ['pglite'],
-  'worker, stack defaults (engine 2, Z3 2, guard, PGlite)': ['engine:2', 'logic:2', 'guard', 'pglite'],
+  'PGlite (its child process, one check)': ['pglite'],
+  'PGlite started, then released (idle)': ['pglite-released'],
+  'worker pools at their defaults, PGlite running (engine 2, Z3 2, guard, PGlite)': [
+    'engine:2',
+    'logic:2',
+    'guard',
+    'pglite',
+  ],
+  'worker pools at their defaults, PGlite released (engine 2, Z3 2, guard)': ['engine:2', 'logic:2', 'guard'],
 };
 
 async function child(tree: string, pools: string[]): Promise<void> {
@@ -55,29 +79,35 @@ async function child(tree: string, pools: string[]): Promise<void> {
       const pool = new GuardPool({ size: 2 });
       await pool.run({ op: 'verify', query: 'what is 2+2?', allowed_domains: [] }, { orgId: null, timeoutMs: 60_000 });
       closers.push(() => pool.shutdown());
-    } else if (name === 'pglite') {
-      const m = await import(url('engines/sql/index.js'));
-      await m.warmUpPgCheck();
-      closers.push(() => m.shutdownPgCheck());
+    } else if (name === 'pglite' || name === 'pglite-released') {
+      const { PgCheck, DEFAULT_PG_CHECK_LIMITS } = await import(url('engines/sql/index.js'));
+      const pg = new PgCheck({ ...DEFAULT_PG_CHECK_LIMITS, bootWaitMs: 300_000 });
+      const r = await pg.check('SELECT a FROM t WHERE b > $1', 'CREATE TABLE t (a int, b text);', {
+        budgetMs: 300_000,
+      });
+      if (!r.ran) throw new Error(`PGlite did not run: ${r.reason}`);
+      if (name === 'pglite-released') await pg.shutdown();
+      else closers.push(() => pg.shutdown());
     }
   }
   await new Promise((r) => setTimeout(r, 3000));
   (globalThis as { gc?: () => void }).gc?.();
   await new Promise((r) => setTimeout(r, 500));
-  process.stdout.write(JSON.stringify({ rss: process.memoryUsage().rss }) + '\n');
+  // This process and its children (PGlite runs in a child process of its own).
+  process.stdout.write(JSON.stringify({ rss: process.memoryUsage().rss + childrenRss(process.pid) }) + '\n');
   for (const c of closers) await c();
   process.exit(0);
 }
 
-if (process.argv[2] === '--child') {
-  await child(process.argv[3]!, process.argv.slice(4));
-} else {
-  const tree = process.argv[2] ? path.resolve(process.argv[2]) : newestServiceTree();
-  const mb = (b: number) => Math.round(b / 1e6);
+function perPool(): void {
+  const tree = argv[0] && !argv[0].startsWith('--') ? path.resolve(argv[0]) : newestServiceTree();
   let bare = 0;
-  console.log(`service tree: ${path.relative(ROOT, tree)}`);
+  console.log(`\n## Per pool (service tree ${path.relative(ROOT, tree)})\n`);
   console.log('| configuration | RSS (MB) | over the bare process (MB) |\n|-|-|-|');
+  // --rows <text>: only the rows whose label contains it (and the bare process).
+  const only = arg('rows', '');
   for (const [label, pools] of Object.entries(CONFIGS)) {
+    if (only && label !== 'bare' && !label.includes(only)) continue;
     const out = execFileSync(
       process.execPath,
       ['--expose-gc', '--import', 'tsx', import.meta.filename, '--child', tree, ...pools],
@@ -86,5 +116,212 @@ if (process.argv[2] === '--child') {
     const rss = JSON.parse(out.trim().split('\n').pop()!).rss as number;
     if (label === 'bare') bare = rss;
     console.log(`| ${label} | ${mb(rss)} | ${label === 'bare' ? '—' : mb(rss - bare)} |`);
+  }
+}
+
+// ---- 2. the stack under load -----------------------------------------------------------------
+
+/** RSS in bytes of every process in the process group `pgid` (a stack process and its children). */
+function groupRss(pgid: number | undefined): number {
+  if (!pgid) return 0;
+  let total = 0;
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[2]) !== pgid) continue; // field 5 of stat: the process group
+      const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${d}/status`, 'utf8'));
+      total += Number(m?.[1] ?? 0) * 1024;
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return total;
+}
+
+/** RSS in bytes of the direct children of `pid`. */
+function childrenRss(pid: number): number {
+  let total = 0;
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== pid) continue; // field 4: the parent
+      total += Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${d}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return total;
+}
+
+const loadAverage = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+
+interface StackConfig {
+  name: string;
+  env: Record<string, string>;
+  /** The old start-up started PGlite with the worker: a first postgresql request stands in for it. */
+  warmPglite: boolean;
+  /** How long PGlite stays up without a check, to wait for the release row (0: never released). */
+  idleReleaseMs: number;
+}
+
+const STACK_CONFIGS: Record<string, StackConfig> = {
+  // Session 8's sizing: engine pool min(4, max(2, cores)) = 2 (+1 spare) in both processes, Z3 2,
+  // PGlite started with the worker and kept.
+  before: {
+    name: 'before (engine 2+1 in API and worker, Z3 2, PGlite at start, kept)',
+    env: {
+      SVC_ENGINE_POOL_SIZE: '2',
+      SVC_Z3_POOL_SIZE: '2',
+      SVC_SQL_PG_IDLE_RELEASE_MS: '0',
+    },
+    warmPglite: true,
+    idleReleaseMs: 0,
+  },
+  // The defaults now; the idle release shortened from 300 s to 20 s so the bench can show it.
+  after: {
+    name: 'after (defaults; PGlite on demand, idle release shortened to 20 s for the bench)',
+    env: { SVC_SQL_PG_IDLE_RELEASE_MS: '20000' },
+    warmPglite: false,
+    idleReleaseMs: 20_000,
+  },
+};
+
+const MATH = { expression: '(x+1)**2 = x**2 + 2*x + 1' };
+const LOGIC = { query: '(AND (GT x 5) (LT x 10))' };
+const SQL_DDL =
+  'CREATE TABLE warehouse (w_warehouse_sk integer, w_state text, w_city text); CREATE TABLE item (i_item_sk integer, i_item_id text, i_price numeric(7,2));';
+
+async function runStack(cfg: StackConfig, seconds: number): Promise<Record<string, string>> {
+  const { startBenchStack } = await import('./bench-stack.js');
+  const offset = Number(process.env.SVC_BENCH_PORT_OFFSET ?? 200);
+  const { stack, base, key } = await startBenchStack(`bench-pool-memory`, offset, cfg.env);
+  const json = { 'content-type': 'application/json' };
+  const api = stack.api;
+  const worker = stack.worker;
+  const sample = () => {
+    const a = groupRss(api.pid);
+    const w = groupRss(worker.pid);
+    return { api: a, worker: w, total: a + w };
+  };
+  const post = async (p: string, body: unknown, headers: Record<string, string> = { 'x-api-key': key }) => {
+    const res = await fetch(`${base}${p}`, {
+      method: 'POST',
+      headers: { ...json, ...headers },
+      body: JSON.stringify(body),
+    });
+    await res.arrayBuffer();
+    return res.status;
+  };
+  /** `clients` loops for `secs` seconds; returns requests per second and the non-2xx count. */
+  const drive = async (clients: number, secs: number, next: (i: number) => Promise<number>) => {
+    const until = performance.now() + secs * 1000;
+    let ok = 0;
+    let bad = 0;
+    let n = 0;
+    await Promise.all(
+      Array.from({ length: clients }, async () => {
+        while (performance.now() < until) {
+          const s = await next(n++).catch(() => 0);
+          if (s >= 200 && s < 300) ok++;
+          else bad++;
+        }
+      }),
+    );
+    return { rps: ok / secs, bad };
+  };
+  /** Samples RSS every 250 ms while `fn` runs: peak and mean of the API, the worker and their sum. */
+  const sampled = async <T>(fn: () => Promise<T>) => {
+    const rows: Array<ReturnType<typeof sample>> = [];
+    const timer = setInterval(() => rows.push(sample()), 250);
+    const value = await fn();
+    clearInterval(timer);
+    rows.push(sample());
+    const peak = (k: 'api' | 'worker' | 'total') => Math.max(...rows.map((r) => r[k]));
+    const mean = (k: 'api' | 'worker' | 'total') => rows.reduce((s, r) => s + r[k], 0) / rows.length;
+    return { value, peak: { api: peak('api'), worker: peak('worker'), total: peak('total') }, mean: mean('total') };
+  };
+  const fmt = (s: { api: number; worker: number; total: number }) =>
+    `API ${mb(s.api)} + worker ${mb(s.worker)} = **${mb(s.total)}**`;
+  const out: Record<string, string> = {};
+  try {
+    const reg = (await (
+      await fetch(`${base}/agents/register`, {
+        method: 'POST',
+        headers: { ...json, 'x-api-key': key },
+        body: JSON.stringify({
+          name: 'bench',
+          max_requests_per_hour: 1_000_000,
+          max_cost_per_day: 1_000_000,
+          permissions: { allowed_tools: ['calculator'], allowed_domains: ['example.com'] },
+        }),
+      })
+    ).json()) as { id: string; agent_token: string };
+    const agentH = { 'x-agent-token': reg.agent_token };
+    const ctx = { conversation_id: 'bench', step_number: 1 };
+    if (cfg.warmPglite)
+      await post('/verify/sql', { query: 'SELECT w_state FROM warehouse', schema_ddl: SQL_DDL, dialect: 'postgresql' });
+    await new Promise((r) => setTimeout(r, 5000));
+    out.idle = fmt(sample());
+    // Warm both paths once, then the throughput rows.
+    await post('/verify/math', MATH);
+    await post('/verify/logic', LOGIC);
+    const m = await sampled(() => drive(8, seconds, () => post('/verify/math', MATH)));
+    const l = await sampled(() => drive(8, seconds, () => post('/verify/logic', LOGIC)));
+    out.math = `${m.value.rps.toFixed(1)} req/s (${m.value.bad} non-2xx); peak ${fmt(m.peak)}`;
+    out.logic = `${l.value.rps.toFixed(1)} req/s (${l.value.bad} non-2xx); peak ${fmt(l.peak)}`;
+    // The mixed load: every kind the worker's pools serve, one after the other per client.
+    const kinds: Array<() => Promise<number>> = [
+      () => post('/verify/math', MATH),
+      () => post('/verify/logic', LOGIC),
+      () =>
+        post('/verify/sql', {
+          query: `SELECT w_state, count(*) FROM warehouse WHERE w_warehouse_sk > ${Math.floor(Math.random() * 1000)} GROUP BY w_state`,
+          schema_ddl: SQL_DDL,
+          dialect: 'postgresql',
+        }),
+      () => post('/verify/sql', { query: 'SELECT i_item_id FROM item WHERE i_price > 10', schema_ddl: SQL_DDL }),
+      () => post('/verify/code', { code: 'import os\nprint(os.getcwd())\n', language: 'python' }),
+      () => post(`/agents/${reg.id}/verify`, { query: '(x+1)^2 = x^2 + 2*x + 1', context: ctx }, agentH),
+      () => post('/verify/math', { expression: 'sin(x)**2 + cos(x)**2 = 1' }),
+    ];
+    const mixed = await sampled(() => drive(8, seconds * 2, (i) => kinds[i % kinds.length]!()));
+    out.mixed = `${mixed.value.rps.toFixed(1)} req/s (${mixed.value.bad} non-2xx); peak ${fmt(mixed.peak)}; mean total ${mb(mixed.mean)}`;
+    out.afterLoad = fmt(sample());
+    if (cfg.idleReleaseMs > 0) {
+      await new Promise((r) => setTimeout(r, cfg.idleReleaseMs + 8_000));
+      out.released = `${fmt(sample())} (worker log: ${worker.logContains('PGlite released') ? 'PGlite released' : 'no release logged'})`;
+    } else out.released = 'never released';
+    out.load = loadAverage();
+  } finally {
+    await stack.down();
+  }
+  return out;
+}
+
+if (argv[0] === '--child') {
+  await child(argv[1]!, argv.slice(2));
+} else {
+  const onlyPools = argv.includes('--pools');
+  const onlyStack = argv.includes('--stack');
+  if (!onlyStack) perPool();
+  if (!onlyPools) {
+    const seconds = Number(arg('seconds', '30'));
+    for (const c of arg('configs', 'before,after').split(',')) {
+      const cfg = STACK_CONFIGS[c];
+      if (!cfg) throw new Error(`unknown configuration ${c}`);
+      console.log(`\n## Stack: ${cfg.name} (load average at start ${loadAverage()})\n`);
+      const r = await runStack(cfg, seconds);
+      console.log('| phase | resident memory (MB) / throughput |\n|-|-|');
+      console.log(`| idle after start | ${r.idle} |`);
+      console.log(`| /verify/math, 8 clients, ${seconds} s | ${r.math} |`);
+      console.log(`| /verify/logic, 8 clients, ${seconds} s | ${r.logic} |`);
+      console.log(`| mixed load, 8 clients, ${seconds * 2} s | ${r.mixed} |`);
+      console.log(`| right after the load | ${r.afterLoad} |`);
+      console.log(`| after PGlite's idle release | ${r.released} |`);
+      console.log(`(load average at the end: ${r.load})`);
+    }
   }
 }

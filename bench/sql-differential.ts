@@ -4,7 +4,7 @@
 // defects and misses, and every disagreement (none expected: see sql-differential.ts).
 //   npx tsx bench/sql-differential.ts [--seed N] [--count N] [--dialect postgresql|sqlite] [--show N] [--defects N]
 import { performance } from 'node:perf_hooks';
-import { shutdownPgCheck, warmUpPgCheck } from '../engines/sql/index.js';
+import { PgCheck } from '../engines/sql/index.js';
 import { runDifferential } from '../test/unit/fixtures/sql-differential.js';
 import type { GenDialect } from '../test/unit/fixtures/sql-query-gen.js';
 
@@ -17,10 +17,11 @@ const count = Number(arg('count') ?? 1000);
 const show = Number(arg('show') ?? 10);
 const dialects = (arg('dialect') ? [arg('dialect')] : ['postgresql', 'sqlite']) as GenDialect[];
 
+const pg = new PgCheck();
 const t0 = performance.now();
-console.log(`PGlite ${(await warmUpPgCheck()) ? 'ready' : 'FAILED'} in ${(performance.now() - t0).toFixed(0)} ms`);
+console.log(`PGlite ${(await pg.start()) ? 'ready' : 'FAILED'} in ${(performance.now() - t0).toFixed(0)} ms`);
 const t1 = performance.now();
-const report = await runDifferential(seed, count, dialects);
+const report = await runDifferential(pg, seed, count, dialects);
 const secs = (performance.now() - t1) / 1000;
 console.log(
   `seed ${seed}: ${report.statements} statements generated in ${secs.toFixed(1)} s, ${report.disagreements.length} disagreements`,
@@ -48,5 +49,5 @@ for (const d of report.defectSamples.slice(0, defects))
   console.log(
     `--- ${d.dialect} resolver defect: ${d.findings.join(' | ')}\n  schema: ${d.ddl.replace(/\n/g, ' ')}\n  query:  ${d.query}`,
   );
-await shutdownPgCheck();
+await pg.shutdown();
 process.exitCode = report.disagreements.length === 0 ? 0 : 1;

@@ -11,7 +11,9 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { verifySqlChecked, shutdownPgCheck, warmUpPgCheck } from '../engines/sql/index.js';
+import { verifySqlChecked, PgCheck } from '../engines/sql/index.js';
+
+const pgCheck = new PgCheck();
 
 const OWN = new URL('../test/fixtures/sql/', import.meta.url).pathname;
 const EXTERNAL = process.env.SVC_SQL_WORKLOADS_DIR ?? new URL('../.tools/corpora/sql/', import.meta.url).pathname;
@@ -48,7 +50,7 @@ async function runBenchmark(dir: string): Promise<Row[]> {
   for (const f of files) {
     const query = readFileSync(join(dir, 'queries', f), 'utf8');
     const t0 = performance.now();
-    const out = await verifySqlChecked({ query, schema_ddl: ddl, dialect: 'postgresql' });
+    const out = await verifySqlChecked({ query, schema_ddl: ddl, dialect: 'postgresql' }, pgCheck);
     const ms = performance.now() - t0;
     const df = out.developerFields as Record<string, unknown>;
     const proof = (out.kind === 'proven' ? out.proof : null) as Record<string, any> | null;
@@ -85,7 +87,7 @@ for (const d of workloads(EXTERNAL)) dirs.set(d, join(EXTERNAL, d));
 const benches = [...dirs.keys()].sort().filter((b) => only === null || b === only);
 // PGlite's start-up is paid once per process (the worker warms it at start), not per request.
 const t0 = performance.now();
-const booted = await warmUpPgCheck();
+const booted = await pgCheck.start();
 console.log(`PGlite worker start-up: ${(performance.now() - t0).toFixed(0)} ms (${booted ? 'ready' : 'FAILED'})`);
 for (const b of benches) {
   const rows = await runBenchmark(dirs.get(b)!);
@@ -117,4 +119,4 @@ for (const b of benches) {
       console.log(`  ${r.name}  ${r.constraint}  ${r.detail.slice(0, 160)}`);
   }
 }
-await shutdownPgCheck();
+await pgCheck.shutdown();

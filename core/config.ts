@@ -172,10 +172,14 @@ export function positiveIntEnv(name: string, env: NodeJS.ProcessEnv = process.en
 
 /** The /verify/sql engine's PostgreSQL (PGlite) check: its switch and deadlines (engines/sql/pg-check.ts takes them as parameters). */
 export interface SqlEngineConfig {
-  pgCheck: { enabled: boolean; bootWaitMs: number; timeoutMs: number };
+  pgCheck: { enabled: boolean; bootWaitMs: number; timeoutMs: number; idleReleaseMs: number };
 }
 
-/** SVC_SQL_PG_CHECK (`0`/`false`: off), SVC_SQL_PG_BOOT_WAIT_MS (2000), SVC_SQL_PG_CHECK_TIMEOUT_MS (4000); docs/configuration.md. */
+/**
+ * SVC_SQL_PG_CHECK (`0`/`false`: off), SVC_SQL_PG_BOOT_WAIT_MS (7000, never past the request's
+ * budget), SVC_SQL_PG_CHECK_TIMEOUT_MS (4000), SVC_SQL_PG_IDLE_RELEASE_MS (300000; `0`: PGlite is
+ * never released); docs/configuration.md.
+ */
 export function loadSqlEngineConfig(env: NodeJS.ProcessEnv = process.env): SqlEngineConfig {
   const ms = (name: string, fallback: number): number => {
     const raw = env[name];
@@ -191,8 +195,10 @@ export function loadSqlEngineConfig(env: NodeJS.ProcessEnv = process.env): SqlEn
   return {
     pgCheck: {
       enabled: flag !== '0' && flag !== 'false',
-      bootWaitMs: ms('SVC_SQL_PG_BOOT_WAIT_MS', 2_000),
+      bootWaitMs: ms('SVC_SQL_PG_BOOT_WAIT_MS', 7_000),
       timeoutMs: ms('SVC_SQL_PG_CHECK_TIMEOUT_MS', 4_000),
+      // PGlite holds ~200 MB; started on the first postgresql check, stopped after this idle time.
+      idleReleaseMs: env.SVC_SQL_PG_IDLE_RELEASE_MS?.trim() === '0' ? 0 : ms('SVC_SQL_PG_IDLE_RELEASE_MS', 300_000),
     },
   };
 }

@@ -24,7 +24,7 @@ import type { TemporalGateway } from '../api/temporal.js';
 import { makeVerifyMathActivity } from '../activities/verify-math.js';
 import { makeProcessRagActivities } from '../activities/verify-process-rag.js';
 import { makeAppendAuditActivity } from '../activities/audit.js';
-import { getEnginePool, shutdownEnginePool, type EnginePool } from '../activities/isolation/engine-pool.js';
+import { EnginePool } from '../activities/isolation/engine-pool.js';
 import type { EngineModuleName } from '../activities/isolation/engine-tasks.js';
 
 /** The engine modules the eager engines (core/engines.ts EAGER_ENGINES: math, process, RAG) run. */
@@ -51,6 +51,8 @@ export async function eagerActivities(cfg: ServiceConfig, store: Store, enginePo
 
 let stopping = false;
 let worker: Worker | null = null;
+/** This process's engine pool: created by runEagerWorker (this file is the composition root), stopped at shutdown. */
+let enginePool: EnginePool | null = null;
 let connection: NativeConnection | null = null;
 
 /**
@@ -61,14 +63,15 @@ let connection: NativeConnection | null = null;
 async function runEagerWorker(temporal: TemporalGateway, cfg: ServiceConfig, store: Store): Promise<void> {
   // This process's engine threads load only the eager engines' modules (math, process, RAG):
   // the code scanners and the SQL parser were ~half of each thread's memory (docs/performance.md).
-  const enginePool = getEnginePool({ preload: EAGER_ENGINE_MODULES });
+  const pool = new EnginePool({ preload: EAGER_ENGINE_MODULES });
+  enginePool = pool;
   const bundle = await workflowBundle();
-  const activities = await eagerActivities(cfg, store, enginePool);
+  const activities = await eagerActivities(cfg, store, pool);
   // Engine threads load their engines before this process takes a verification (as the
   // standalone worker does before it reports ready): until then every workflow goes to the
   // standalone workers, and a cold thread never spends a request's deadline loading mathjs.
   await Promise.race([
-    enginePool.warmUp().catch((err: Error) => log.warn('engine pool warm-up failed', { error: err.message })),
+    pool.warmUp().catch((err: Error) => log.warn('engine pool warm-up failed', { error: err.message })),
     sleep(60_000),
   ]);
   let backoff = 500;
@@ -119,7 +122,7 @@ main({
     stopping = true;
     if (worker && worker.getState() === 'RUNNING') worker.shutdown();
     await sleep(100);
-    await shutdownEnginePool();
+    await enginePool?.shutdown();
     await connection?.close().catch(() => undefined);
   },
 }).catch(exitOnStartFailure);

@@ -10,11 +10,11 @@ import { temporalDataConverter } from '../core/payload-codec.js';
 import { workflowInputKey } from '../core/workflow-input-auth.js';
 import { createActivities } from '../activities/index.js';
 import { activityGrantInterceptor } from '../activities/input-auth.js';
-import { getLogicPool, logicPoolOptions, shutdownLogicPool } from '../engines/logic/index.js';
+import { LogicPool, logicPoolOptions } from '../engines/logic/index.js';
 import { reapSandboxContainers } from '../activities/sandbox/runner.js';
-import { getEnginePool, shutdownEnginePool } from '../activities/isolation/engine-pool.js';
-import { shutdownGuardPool } from '../activities/agent-guard-pool.js';
-import { shutdownPgCheck, warmUpPgCheck } from '../engines/sql/index.js';
+import { EnginePool } from '../activities/isolation/engine-pool.js';
+import { GuardPool } from '../activities/agent-guard-pool.js';
+import { PgCheck } from '../engines/sql/index.js';
 
 const log = logger('worker');
 
@@ -32,19 +32,31 @@ async function main(): Promise<void> {
   store
     .ensureIndexes()
     .catch((err) => log.warn('index creation deferred: store unavailable', { error: String(err?.message ?? err) }));
+  // The thread pools: created here, and only here, and passed to the activities
+  // (createActivities' deps, as the sample passes its db); nothing reaches them by name.
+  //   - engine: the engine threads (every engine preloaded: the code and SQL engines must be warm);
+  //   - logic: the Z3 threads;
+  //   - guard: the agent guard threads (one started, the others on demand);
+  //   - pg: PostgreSQL's check of /verify/sql (PGlite): not started here. It starts on the first
+  //     postgresql request, which waits for it within its budget, and is released after
+  //     SVC_SQL_PG_IDLE_RELEASE_MS without one (docs/sql-engine.md, docs/performance.md).
+  const pools = {
+    engine: new EnginePool(),
+    logic: new LogicPool(logicPoolOptions(env)),
+    guard: new GuardPool(),
+    pg: new PgCheck(loadSqlEngineConfig(env).pgCheck, (event, detail) =>
+      event === 'failed'
+        ? log.warn('PGlite did not start; postgresql SQL checks are not run (UNVERIFIABLE)', detail)
+        : log.info(event === 'started' ? 'PGlite started' : 'PGlite released after its idle period', detail),
+    ),
+  };
   // Z3 workers take a few seconds to start: warm them in the background (a logic task that
   // arrives first simply waits for its worker inside the solve deadline).
-  // The thread pools: created here, passed to the activities (createActivities' deps).
-  const pools = { engine: getEnginePool(), logic: getLogicPool(logicPoolOptions(env)) };
   pools.logic
     .warmUp()
     .catch((err: Error) =>
       log.warn('Z3 pool warm-up failed; solves will start workers on demand', { error: err.message }),
     );
-  // PGlite (the postgresql check of /verify/sql) takes seconds to start, in its own thread.
-  void warmUpPgCheck(loadSqlEngineConfig(env).pgCheck).then(
-    (ok) => ok || log.warn('PGlite did not start; postgresql SQL checks fall back to the parser'),
-  );
   // Sandbox containers left by a crashed worker: removed in the background (Docker may be absent:
   // the sandboxed engines then fail closed, the others are unaffected).
   reapSandboxContainers()
@@ -110,12 +122,12 @@ async function main(): Promise<void> {
     `${JSON.stringify({ t: new Date().toISOString(), component: 'worker', msg: 'worker ready', task_queue: cfg.SVC_TASK_QUEUE, ready: 'SVC_WORKER_READY' })}\n`,
   );
   await Promise.all([worker.run(), eagerWorker.run()]);
-  await shutdownLogicPool();
-  await shutdownEnginePool();
-  await shutdownGuardPool();
+  await pools.logic.shutdown();
+  await pools.engine.shutdown();
+  await pools.guard.shutdown();
   // The PGlite thread too: left running, it kept the process alive after SIGTERM until the
   // supervisor's SIGKILL (8 s later in the stack; never, under a supervisor that only waits).
-  await shutdownPgCheck();
+  await pools.pg.shutdown();
   await connection.close();
   await store.close();
 }

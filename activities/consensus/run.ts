@@ -11,6 +11,7 @@ import { formatNumber, translateArithmeticLocally } from '../../engines/nl/local
 import { runStatsEngine } from './stats-engine.js';
 import type { ArithmeticClaim, ChainStatus, ConsensusEngine, EngineRun } from './types.js';
 import { runZ3Engine } from './z3-engine.js';
+import type { LogicPool } from '../../engines/logic/index.js';
 
 export const VERIFICATION_MODES = ['single', 'high', 'maximum'] as const;
 
@@ -57,7 +58,10 @@ export interface ConsensusComputation {
 export interface EngineImplementations {
   math: (claim: ArithmeticClaim) => EngineRun | Promise<EngineRun>;
   python: (claim: ArithmeticClaim, opts: { timeoutMs: number }) => Promise<EngineRun>;
-  z3: (claim: ArithmeticClaim, opts: { timeoutMs: number; orgId?: string | null }) => Promise<EngineRun>;
+  z3: (
+    claim: ArithmeticClaim,
+    opts: { timeoutMs: number; orgId?: string | null; pool?: LogicPool },
+  ) => Promise<EngineRun>;
   stats: (claim: ArithmeticClaim, opts: { timeoutMs: number }) => Promise<EngineRun>;
 }
 
@@ -73,6 +77,8 @@ export interface ConsensusOptions {
   z3TimeoutMs: number;
   /** The caller's organization: the Z3 pool is shared fairly across organizations (docs/isolation.md). */
   orgId?: string | null;
+  /** The Z3 pool the worker's composition root created (createActivities' deps). */
+  logicPool?: LogicPool;
   pythonTimeoutMs?: number;
   engines?: Partial<EngineImplementations>;
 }
@@ -220,7 +226,11 @@ export async function runConsensus(
             timeoutMs: Math.min(opts.pythonTimeoutMs ?? CONSENSUS_PYTHON_TIMEOUT_MS, remaining()),
           });
         case 'z3':
-          return engines.z3(claim, { timeoutMs: Math.min(opts.z3TimeoutMs, remaining()), orgId: opts.orgId ?? null });
+          return engines.z3(claim, {
+            timeoutMs: Math.min(opts.z3TimeoutMs, remaining()),
+            orgId: opts.orgId ?? null,
+            pool: opts.logicPool,
+          });
         case 'stats':
           return engines.stats(claim, {
             timeoutMs: Math.min(opts.pythonTimeoutMs ?? CONSENSUS_PYTHON_TIMEOUT_MS, remaining()),

@@ -3,7 +3,7 @@
 // logic engine's proof record is retained); a SAT model, checked exactly by the logic engine,
 // is a counterexample. A closed expression is encoded as `v = E`, and the checked model gives
 // its exact value (an answer, not a proof of a claim).
-import { LogicInputError, solveLogic } from '../../engines/logic/index.js';
+import { LogicInputError, solveLogic, type LogicPool } from '../../engines/logic/index.js';
 import { DSL_VALUE_VARIABLE, encodeForZ3 } from './arith.js';
 import type { Answer } from './agreement.js';
 import * as R from '../../engines/math/rational.js';
@@ -18,7 +18,7 @@ function modelValueText(v: string): string {
 
 export async function runZ3Engine(
   claim: ArithmeticClaim,
-  opts: { timeoutMs: number; orgId?: string | null },
+  opts: { timeoutMs: number; orgId?: string | null; pool?: LogicPool },
 ): Promise<EngineRun> {
   const base = { engine: 'z3' as const, advisory: false };
   const t = claim.translation;
@@ -39,7 +39,7 @@ export async function runZ3Engine(
   const method = enc.mode === 'negated_claim' ? 'smt_negated_claim' : 'smt_model_value';
   let r;
   try {
-    r = await solveLogic(enc.query, { timeoutMs: opts.timeoutMs, orgId: opts.orgId ?? null });
+    r = await solveLogic(enc.query, { timeoutMs: opts.timeoutMs, orgId: opts.orgId ?? null, pool: opts.pool });
   } catch (err) {
     if (err instanceof LogicInputError) {
       return {

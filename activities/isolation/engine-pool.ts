@@ -23,6 +23,12 @@ export interface EnginePoolOptions {
   /** V8 old-generation limit of each thread, in MB. Default 512. */
   maxOldGenerationMb?: number;
   /**
+   * V8 young-generation limit of each thread, in MB. Default 8: V8's own sizing let each thread's
+   * young generation grow to tens of MB while mathjs and the SQL parser load and run (about
+   * 30 MB of resident memory per thread; docs/performance.md, memory).
+   */
+  maxYoungGenerationMb?: number;
+  /**
    * The engines each thread loads at start (engine-tasks.ts ENGINE_MODULES; default all). An API
    * process's pool runs only the eager engines: loading the code scanners and the SQL parser
    * there cost memory for nothing (docs/performance.md, memory).
@@ -38,6 +44,9 @@ export type EngineRunOutcome<T> =
   | { kind: 'failed'; detail: string };
 
 const WORKER_URL = new URL('./engine-worker.mjs', import.meta.url);
+
+/** The young generation of an engine thread (EnginePoolOptions.maxYoungGenerationMb). */
+export const ENGINE_THREAD_YOUNG_GENERATION_MB = 8;
 
 export function defaultEnginePoolSize(): number {
   return Math.min(4, Math.max(2, availableParallelism()));
@@ -65,7 +74,10 @@ export class EnginePool {
       // Admission above never lets more than `size` tasks in; a queue here only holds the task
       // of a thread being replaced.
       maxQueue: this.size * 4,
-      resourceLimits: { maxOldGenerationSizeMb: options.maxOldGenerationMb ?? 512 },
+      resourceLimits: {
+        maxOldGenerationSizeMb: options.maxOldGenerationMb ?? 512,
+        maxYoungGenerationSizeMb: options.maxYoungGenerationMb ?? ENGINE_THREAD_YOUNG_GENERATION_MB,
+      },
       workerData: { preload: options.preload },
     });
   }
@@ -134,22 +146,4 @@ export class EnginePool {
     this.closed = true;
     await this.piscina.destroy();
   }
-}
-
-let singleton: EnginePool | null = null;
-
-/**
- * The process-wide engine pool, configured from SVC_ENGINE_POOL_SIZE / SVC_ENGINE_ORG_CONCURRENCY.
- * The composition root (workers/) creates it first, with the engines its process runs; `options`
- * of a later call are ignored.
- */
-export function getEnginePool(options?: EnginePoolOptions): EnginePool {
-  if (singleton === null) singleton = new EnginePool(options);
-  return singleton;
-}
-
-export async function shutdownEnginePool(): Promise<void> {
-  const p = singleton;
-  singleton = null;
-  if (p) await p.shutdown();
 }

@@ -4,7 +4,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { DETERMINISTIC_ENGINE_FAILURE, ENGINE_TIMEOUT_FAILURE } from '../../core/failure-types.js';
-import { getEnginePool, type EnginePool, type EngineRunOutcome } from './engine-pool.js';
+import type { EnginePool, EngineRunOutcome } from './engine-pool.js';
 import type { EngineTask, EngineTaskInput, EngineTaskName, EngineTaskResult } from './engine-tasks.js';
 
 /** Time kept between the engine deadline and the activity's own time-out (the answer must get out). */
@@ -31,8 +31,8 @@ export interface IsolatedRunOptions {
   orgId: string | null;
   timeoutMs: number;
   timeoutDetail: string;
-  /** The engine pool the composition root passed to the activity (default: the process's pool). */
-  pool?: EnginePool;
+  /** The engine pool the composition root passed to the activity (createActivities' deps). */
+  pool: EnginePool;
 }
 
 /**
@@ -64,7 +64,7 @@ export async function runIsolated(
           } satisfies EngineTask,
           inputOrOpts as IsolatedRunOptions,
         ];
-  const r: EngineRunOutcome<unknown> = await (opts.pool ?? getEnginePool()).run(task, {
+  const r: EngineRunOutcome<unknown> = await opts.pool.run(task, {
     orgId: opts.orgId,
     timeoutMs: opts.timeoutMs,
   });

@@ -29,13 +29,7 @@ import { isSelect, measureAst, parseSql, PARSER_NAME, PARSER_VERSION, renderExpr
 import { Resolver, type ColumnUse } from './resolver.js';
 import { isSensitiveColumnName } from './sensitive.js';
 import { prepareInSqlite, sqliteVersion, type SqlitePrepareResult } from './sqlite-check.js';
-import {
-  DEFAULT_PG_CHECK_LIMITS,
-  pgCheck,
-  pgCheckVersion,
-  type PgCheckLimits,
-  type PgCheckResult,
-} from './pg-check.js';
+import type { PgCheck, PgCheckBudget, PgCheckResult } from './pg-check.js';
 import { checkPgTree, PgTreeError } from './pg-tree.js';
 import { astTautologies, tautologyIssues, tokenTautologies } from './tautology.js';
 import { issue, isMaliciousIssue, type SqlIssue } from './types.js';
@@ -47,9 +41,10 @@ export { LIMITS as SQL_LIMITS } from './limits.js';
 export { isSensitiveColumnName } from './sensitive.js';
 export type { SqlIssue, MaliciousCategory } from './types.js';
 export {
-  warmUpPgCheck,
-  shutdownPgCheck,
+  PgCheck,
   DEFAULT_PG_CHECK_LIMITS,
+  type PgCheckBudget,
+  type PgCheckEvent,
   type PgCheckLimits,
   type PgCheckResult,
 } from './pg-check.js';
@@ -142,11 +137,8 @@ class Analysis {
  * described (never executed) by PostgreSQL itself (PGlite, pg-check.ts) against the declared
  * tables. Other dialects: the same as verifySql.
  */
-export async function verifySqlChecked(
-  req: SqlRequest,
-  limits: PgCheckLimits = DEFAULT_PG_CHECK_LIMITS,
-): Promise<EngineOutcome> {
-  const postgres = await postgresCheckFor(req, limits);
+export async function verifySqlChecked(req: SqlRequest, pg: PgCheck): Promise<EngineOutcome> {
+  const postgres = await postgresCheckFor(req, pg);
   return verifySql(req, postgres ? { postgres } : {});
 }
 
@@ -157,7 +149,8 @@ export async function verifySqlChecked(
  */
 export async function postgresCheckFor(
   req: SqlRequest,
-  limits: PgCheckLimits = DEFAULT_PG_CHECK_LIMITS,
+  pg: PgCheck,
+  budget: PgCheckBudget = {},
 ): Promise<VerifySqlEngines['postgres'] | undefined> {
   const dialect = canonicalDialect(req.dialect ?? 'sqlite');
   if (
@@ -174,7 +167,7 @@ export async function postgresCheckFor(
     if (err instanceof SqlLexError) return undefined;
     throw err;
   }
-  return pgCheck(text, req.schema_ddl, limits);
+  return pg.check(text, req.schema_ddl, budget);
 }
 
 /** `?` and `:name` placeholders become `$n` so PostgreSQL reads the statement as a driver would send it. */
@@ -1021,12 +1014,12 @@ function proofArtifact(
           ? { ran: false, reason: 'not requested (verifySql without verifySqlChecked)' }
           : a.postgres.ran
             ? a.postgres.ok
-              ? { ran: true, ok: true, engine: 'pglite', postgres_version: pgCheckVersion(), executed: false }
+              ? { ran: true, ok: true, engine: 'pglite', postgres_version: a.postgres.version ?? null, executed: false }
               : {
                   ran: true,
                   ok: false,
                   engine: 'pglite',
-                  postgres_version: pgCheckVersion(),
+                  postgres_version: a.postgres.version ?? null,
                   executed: false,
                   sqlstate: a.postgres.sqlstate,
                   error: a.postgres.message,

@@ -9,14 +9,17 @@
 // `CREATE TABLE "name" ("col" type, …)` where each type is a plain type name with optional
 // numeric modifiers and array brackets (no DEFAULT, CHECK, GENERATED or any other expression).
 //
-// One warm PGlite instance per process, in a worker thread (pg-worker.mjs): its start-up costs
-// seconds and must not hold the caller's event loop. Each distinct schema is created once in
+// One PGlite instance per PgCheck (one per worker process, created by its composition root), in
+// a worker thread (pg-worker.mjs): its start-up costs seconds and must not hold the caller's
+// event loop. It starts on the first postgresql check and stops after an idle period (its
+// memory is the largest of the worker's; docs/performance.md, memory). Each distinct schema is created once in
 // its own PostgreSQL schema (`svc_s_<hash>`), kept in a small LRU and dropped on eviction; a
 // schema with qualified table names (`sales.orders`) is created inside the request's
 // transaction instead and rolled back. Every check runs in a transaction that is rolled back,
 // and checks run one at a time.
 import { createHash } from 'node:crypto';
-import { Worker } from 'node:worker_threads';
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { LEX_PROFILES } from './dialects.js';
 import {
   identName,
@@ -47,6 +50,8 @@ export type PgCheckResult =
       tree: PgTreeText | null;
       ms: number;
       schema_cached: boolean;
+      /** PostgreSQL's server_version (PGlite's). */
+      version?: string | null;
     }
   | {
       ran: true;
@@ -56,6 +61,7 @@ export type PgCheckResult =
       message: string;
       ms: number;
       schema_cached: boolean;
+      version?: string | null;
       position?: number;
       line?: number;
     }
@@ -237,185 +243,370 @@ export function classifyPgError(sqlstate: string): PgErrorKind {
   return 'other';
 }
 
-// ---- the worker thread -------------------------------------------------------------------
+// ---- the PGlite thread -------------------------------------------------------------------
 
 const WORKER_URL = new URL('./pg-worker.mjs', import.meta.url);
+
+/**
+ * PostgreSQL settings of the PGlite instance (beside PGlite's own start parameters). The check
+ * never executes a query and never reads a row: its buffers only ever hold catalog pages, so
+ * PostgreSQL's default 128 MB of shared buffers bought nothing but resident memory (about 120 MB
+ * of the thread's; docs/performance.md, memory).
+ */
+const PG_SETTINGS = ['shared_buffers=8MB', 'temp_buffers=1MB', 'work_mem=1MB', 'maintenance_work_mem=1MB'];
 
 interface Pending {
   resolve: (r: PgCheckResult) => void;
   timer: NodeJS.Timeout;
 }
 
+/**
+ * PGlite's process (a child of the worker, forked from pg-worker.mjs): its exit at an idle release
+ * returns all of its memory to the system. A worker thread's exit left ~275 MB of its ~440 MB in
+ * the process's allocator arenas (bench/pool-memory.ts), so a thread could not really be released.
+ */
+class PgProcess {
+  private readonly child: ChildProcess;
+  private readonly exited: Promise<void>;
+
+  constructor(init: Record<string, unknown>) {
+    this.child = fork(fileURLToPath(WORKER_URL), [], {
+      // Plain JavaScript: none of the parent's loaders or preloads (tsx, the store capture).
+      // --expose-gc: the child collects what initdb and the dump left once it is ready (a few
+      // hundred MB that otherwise stayed resident until some later collection).
+      execArgv: ['--expose-gc'],
+      serialization: 'advanced',
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
+    this.exited = new Promise((r) => this.child.once('exit', () => r()));
+    this.child.send({ type: 'init', ...init });
+  }
+
+  on(event: 'message', fn: (msg: { type: string; id?: number; [k: string]: unknown }) => void): void;
+  on(event: 'error', fn: (err: Error) => void): void;
+  on(event: 'exit', fn: (code: number | null) => void): void;
+  on(event: 'message' | 'error' | 'exit', fn: (arg: never) => void): void {
+    this.child.on(event, fn as (...a: unknown[]) => void);
+  }
+
+  postMessage(msg: unknown): void {
+    this.child.send(msg as object);
+  }
+
+  /** Keeps the worker process alive while a check waits (ref), or not (unref). */
+  ref(): void {
+    this.child.ref();
+    this.child.channel?.ref();
+  }
+
+  unref(): void {
+    this.child.unref();
+    this.child.channel?.unref();
+  }
+
+  async terminate(): Promise<void> {
+    this.ref(); // the caller waits for the exit: keep the event loop alive until it comes
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
+    await this.exited;
+  }
+}
+
 interface PgWorker {
-  worker: Worker;
+  worker: PgProcess;
   ready: Promise<boolean>;
   pending: Map<number, Pending>;
 }
 
-let current: PgWorker | null = null;
-let bootFailure: string | null = null;
-let pgVersion: string | null = null;
-let nextId = 1;
-
 /**
- * The check's switch and deadlines: the activity passes them from core/config.ts (this engine
- * reads no environment). DEFAULT_PG_CHECK_LIMITS are the documented defaults (docs/configuration.md).
+ * The check's switch, deadlines and idle release: the composition root passes them from
+ * core/config.ts (this engine reads no environment). DEFAULT_PG_CHECK_LIMITS are the documented
+ * defaults (docs/configuration.md).
  */
 export interface PgCheckLimits {
   /** false: the check never runs (SVC_SQL_PG_CHECK=0); postgresql verdicts then need no engine only where certain. */
   enabled: boolean;
-  /** How long a request waits for PGlite to finish starting before the check is skipped. */
+  /** How long a request waits at most for PGlite to finish starting (never past its own budget). */
   bootWaitMs: number;
   /** Deadline of one check (queue included); past it the worker is replaced. */
   timeoutMs: number;
+  /** PGlite is stopped (its memory released) after this long without a check; 0: kept for the process's life. */
+  idleReleaseMs: number;
 }
 
-export const DEFAULT_PG_CHECK_LIMITS: Readonly<PgCheckLimits> = { enabled: true, bootWaitMs: 2_000, timeoutMs: 4_000 };
+export const DEFAULT_PG_CHECK_LIMITS: Readonly<PgCheckLimits> = {
+  enabled: true,
+  bootWaitMs: 7_000,
+  timeoutMs: 4_000,
+  idleReleaseMs: 300_000,
+};
 
-function spawn(): PgWorker {
-  const worker = new Worker(WORKER_URL, { workerData: { schemaCacheSize: SCHEMA_CACHE_SIZE } });
-  worker.unref();
-  const pending = new Map<number, Pending>();
-  let markReady: (ok: boolean) => void = () => undefined;
-  const ready = new Promise<boolean>((r) => (markReady = r));
-  const w: PgWorker = { worker, ready, pending };
-  const down = (reason: string) => {
-    markReady(false);
-    for (const [, p] of pending) {
+/** What one check may spend, start-up wait included (the activity's remaining budget). */
+export interface PgCheckBudget {
+  budgetMs?: number;
+}
+
+export type PgCheckState = 'off' | 'stopped' | 'starting' | 'ready';
+
+/** What the owner may log: PGlite ready (with its start time), released when idle, or failed to start. */
+export type PgCheckEvent = 'started' | 'released' | 'failed';
+
+/**
+ * The PostgreSQL check of one process: owns the PGlite thread, which is started on the first
+ * postgresql check (or by start()) and stopped after `idleReleaseMs` without a check, so a
+ * worker that sees no postgresql request holds no PostgreSQL. Created by the worker's composition
+ * root (workers/verification-worker.ts) and passed to the SQL activity; tests and benches create
+ * their own. While it starts or after it failed, a check answers `{ran: false}` and the SQL
+ * engine fails closed (UNVERIFIABLE `sql_verifier.engine_not_run`, never VERIFIED).
+ */
+export class PgCheck {
+  private current: PgWorker | null = null;
+  private bootFailure: string | null = null;
+  private pgVersion: string | null = null;
+  private nextId = 1;
+  private idleTimer: NodeJS.Timeout | null = null;
+  /** The fresh data directory (gzip, ~4.5 MB) of the first start: a restart loads it instead of running initdb. */
+  private dataDir: Uint8Array | null = null;
+  private readonly counts = { starts: 0, releases: 0, checks: 0 };
+
+  constructor(
+    readonly limits: Readonly<PgCheckLimits> = DEFAULT_PG_CHECK_LIMITS,
+    private readonly onEvent: (event: PgCheckEvent, detail: { ms?: number; reason?: string }) => void = () => undefined,
+  ) {}
+
+  state(): PgCheckState {
+    if (!this.limits.enabled) return 'off';
+    if (this.current === null) return 'stopped';
+    return this.ready ? 'ready' : 'starting';
+  }
+
+  private ready = false;
+
+  /** PostgreSQL's version once PGlite has started (null before). */
+  version(): string | null {
+    return this.pgVersion;
+  }
+
+  stats() {
+    return { state: this.state(), ...this.counts };
+  }
+
+  /** Starts PGlite unless it runs or is starting; resolves true once it is ready, false if it failed or is off. */
+  start(): Promise<boolean> {
+    if (!this.limits.enabled) return Promise.resolve(false);
+    if (this.current === null) this.current = this.spawn();
+    return this.current.ready;
+  }
+
+  /**
+   * Parses and describes `query` in PostgreSQL against the tables declared in `ddl`. Never
+   * executes the query or the DDL text. Resolves `{ran: false}` when the check cannot run within
+   * `budget.budgetMs` (PGlite still starting past it, failed, off, a schema it cannot rebuild).
+   */
+  async check(query: string, ddl: string, budget: PgCheckBudget = {}): Promise<PgCheckResult> {
+    if (!this.limits.enabled) return { ran: false, reason: 'the PostgreSQL check is disabled (SVC_SQL_PG_CHECK=0)' };
+    let tables: PgTable[];
+    try {
+      tables = readPgSchema(ddl);
+    } catch (err) {
+      if (err instanceof PgSchemaUnsupported)
+        return { ran: false, reason: `schema_ddl cannot be rebuilt for PostgreSQL: ${err.message}` };
+      throw err;
+    }
+    // The cached schemas of other requests live in the same instance: a query that names them is
+    // not checked there (its verdict rests on the parser; the resolver reports the unknown table).
+    if (/svc_s_/i.test(query))
+      return { ran: false, reason: 'the query names an internal schema of the PostgreSQL check' };
+    const started = performance.now();
+    const budgetMs = budget.budgetMs ?? this.limits.bootWaitMs + this.limits.timeoutMs;
+    this.counts.checks++;
+    this.holdOpen();
+    const w = (void this.start(), this.current);
+    if (w === null) return { ran: false, reason: 'the PostgreSQL worker is not running' };
+    // A cold start (the first postgresql request, or the first after an idle release) is waited
+    // for within the request's own budget, so it gets PostgreSQL's verdict when the start fits.
+    const waitMs = Math.max(0, Math.min(this.limits.bootWaitMs, budgetMs - MIN_CHECK_MS));
+    let waitTimer: NodeJS.Timeout | undefined;
+    const ready = await Promise.race([
+      w.ready,
+      new Promise<'wait'>((r) => (waitTimer = setTimeout(() => r('wait'), waitMs))),
+    ]);
+    clearTimeout(waitTimer);
+    if (ready === 'wait') {
+      this.releaseLater();
+      return { ran: false, reason: `PGlite is still starting (waited ${Math.round(waitMs)} ms)` };
+    }
+    if (ready === false) {
+      this.releaseLater();
+      return {
+        ran: false,
+        reason: this.bootFailure
+          ? `PGlite could not start: ${this.bootFailure}`
+          : 'the PostgreSQL worker is not running',
+      };
+    }
+    const timeoutMs = Math.max(MIN_CHECK_MS, Math.min(this.limits.timeoutMs, budgetMs - (performance.now() - started)));
+    const result = await this.send(w, query, ddl, tables, timeoutMs);
+    this.releaseLater();
+    return result;
+  }
+
+  private send(w: PgWorker, query: string, ddl: string, tables: PgTable[], timeoutMs: number): Promise<PgCheckResult> {
+    const qualified = tables.some((t) => t.qualifier !== null);
+    const hash = createHash('sha256').update(ddl).digest('hex').slice(0, 24);
+    const schemaName = `svc_s_${hash}`;
+    const msg = {
+      type: 'check',
+      id: this.nextId++,
+      query,
+      cacheable: !qualified,
+      schemaName,
+      createSql: createStatements(tables, qualified ? null : schemaName),
+      searchPath: qualified ? [...new Set(tables.map((t) => t.qualifier ?? 'public'))] : [schemaName],
+    };
+    return new Promise<PgCheckResult>((resolve) => {
+      const timer = setTimeout(() => {
+        w.pending.delete(msg.id);
+        // A check that overruns is not waited for: the worker (and its queue) is replaced.
+        if (this.current === w) this.current = null;
+        void w.worker.terminate();
+        resolve({ ran: false, reason: `the PostgreSQL check exceeded ${Math.round(timeoutMs)} ms` });
+      }, timeoutMs);
+      // The line of PostgreSQL's cursor position (placeholders rewritten to $n keep the lines).
+      const withLine = (r: PgCheckResult) =>
+        resolve(r.ran && !r.ok && r.position !== undefined ? { ...r, line: lineAt(query, r.position) } : r);
+      w.pending.set(msg.id, { resolve: withLine, timer });
+      w.worker.ref();
+      w.worker.postMessage(msg);
+    });
+  }
+
+  /** A check is running: no idle release meanwhile. */
+  private holdOpen(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
+  }
+
+  /** Arms the idle release: PGlite stops after `idleReleaseMs` without a check. */
+  private releaseLater(): void {
+    if (this.limits.idleReleaseMs <= 0) return;
+    this.holdOpen();
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = null;
+      const w = this.current;
+      // Never a start in progress (the ready handler arms the release again), nor a check.
+      if (w === null || !this.ready || w.pending.size > 0) return;
+      this.current = null;
+      this.ready = false;
+      this.counts.releases++;
+      void w.worker.terminate();
+      this.onEvent('released', {});
+    }, this.limits.idleReleaseMs);
+    this.idleTimer.unref();
+  }
+
+  private spawn(): PgWorker {
+    this.counts.starts++;
+    this.ready = false;
+    const spawnedAt = performance.now();
+    const worker = new PgProcess({
+      schemaCacheSize: SCHEMA_CACHE_SIZE,
+      settings: PG_SETTINGS,
+      dataDir: this.dataDir ?? undefined,
+    });
+    worker.unref();
+    const pending = new Map<number, Pending>();
+    let markReady: (ok: boolean) => void = () => undefined;
+    const ready = new Promise<boolean>((r) => (markReady = r));
+    const w: PgWorker = { worker, ready, pending };
+    const down = (reason: string) => {
+      markReady(false);
+      for (const [, p] of pending) {
+        clearTimeout(p.timer);
+        p.resolve({ ran: false, reason });
+      }
+      pending.clear();
+      if (this.current === w) {
+        this.current = null;
+        this.ready = false;
+      }
+    };
+    worker.on('message', (msg: { type: string; id?: number; [k: string]: unknown }) => {
+      if (msg.type === 'ready') {
+        this.pgVersion = (msg.version as string | null) ?? null;
+        this.bootFailure = null;
+        if (this.current === w) this.ready = true;
+        markReady(true);
+        this.onEvent('started', { ms: Math.round(performance.now() - spawnedAt) });
+        // Started by start() alone (no check waiting): released if no check ever comes.
+        if (pending.size === 0 && this.idleTimer === null) this.releaseLater();
+        return;
+      }
+      if (msg.type === 'data_dir') {
+        if (msg.dump instanceof Uint8Array) this.dataDir = msg.dump;
+        return;
+      }
+      if (msg.type === 'boot_failed') {
+        this.bootFailure = String(msg.message);
+        this.onEvent('failed', { reason: this.bootFailure });
+        return;
+      }
+      const p = msg.id !== undefined ? pending.get(msg.id) : undefined;
+      if (!p) return;
+      pending.delete(msg.id!);
       clearTimeout(p.timer);
-      p.resolve({ ran: false, reason });
-    }
-    pending.clear();
-    if (current === w) current = null;
-  };
-  worker.on('message', (msg: { type: string; id?: number; [k: string]: unknown }) => {
-    if (msg.type === 'ready') {
-      pgVersion = (msg.version as string | null) ?? null;
-      bootFailure = null;
-      markReady(true);
-      return;
-    }
-    if (msg.type === 'boot_failed') {
-      bootFailure = String(msg.message);
-      return;
-    }
-    const p = msg.id !== undefined ? pending.get(msg.id) : undefined;
-    if (!p) return;
-    pending.delete(msg.id!);
-    clearTimeout(p.timer);
-    if (pending.size === 0) worker.unref();
-    if (msg.type === 'unavailable') {
-      p.resolve({ ran: false, reason: String(msg.reason) });
-    } else if (msg.ok === true) {
-      p.resolve({
+      if (pending.size === 0) worker.unref();
+      p.resolve(this.resultOf(msg));
+    });
+    worker.on('error', (err) => down(`the PostgreSQL worker failed: ${err.message}`));
+    worker.on('exit', (code) =>
+      down(
+        this.bootFailure
+          ? `PGlite could not start: ${this.bootFailure}`
+          : `the PostgreSQL worker exited (code ${code})`,
+      ),
+    );
+    return w;
+  }
+
+  private resultOf(msg: { type: string; [k: string]: unknown }): PgCheckResult {
+    if (msg.type === 'unavailable') return { ran: false, reason: String(msg.reason) };
+    if (msg.ok === true)
+      return {
         ran: true,
         ok: true,
         columns: msg.columns as Array<{ name: string; type_oid: number }>,
         tree: (msg.tree as PgTreeText | null | undefined) ?? null,
         ms: round(Number(msg.ms)),
         schema_cached: msg.schemaCached === true,
-      });
-    } else {
-      const sqlstate = String(msg.sqlstate);
-      const position = typeof msg.position === 'number' ? msg.position : undefined;
-      p.resolve({
-        ran: true,
-        ok: false,
-        kind: classifyPgError(sqlstate),
-        sqlstate,
-        message: String(msg.message),
-        ms: round(Number(msg.ms)),
-        schema_cached: msg.schemaCached === true,
-        ...(position ? { position } : {}),
-      });
-    }
-  });
-  worker.on('error', (err) => down(`the PostgreSQL worker failed: ${err.message}`));
-  worker.on('exit', (code) =>
-    down(bootFailure ? `PGlite could not start: ${bootFailure}` : `the PostgreSQL worker exited (code ${code})`),
-  );
-  return w;
-}
-
-/** Starts the PGlite worker in the background (the verification worker calls it at start-up). */
-export function warmUpPgCheck(limits: Pick<PgCheckLimits, 'enabled'> = DEFAULT_PG_CHECK_LIMITS): Promise<boolean> {
-  if (!limits.enabled) return Promise.resolve(false);
-  if (current === null) current = spawn();
-  return current.ready;
-}
-
-export function pgCheckVersion(): string | null {
-  return pgVersion;
-}
-
-/**
- * Parses and describes `query` in PostgreSQL against the tables declared in `ddl`. Never
- * executes the query or the DDL text. Resolves `{ran: false}` when the check cannot run.
- */
-export async function pgCheck(
-  query: string,
-  ddl: string,
-  limits: PgCheckLimits = DEFAULT_PG_CHECK_LIMITS,
-): Promise<PgCheckResult> {
-  if (!limits.enabled) return { ran: false, reason: 'the PostgreSQL check is disabled (SVC_SQL_PG_CHECK=0)' };
-  let tables: PgTable[];
-  try {
-    tables = readPgSchema(ddl);
-  } catch (err) {
-    if (err instanceof PgSchemaUnsupported)
-      return { ran: false, reason: `schema_ddl cannot be rebuilt for PostgreSQL: ${err.message}` };
-    throw err;
-  }
-  // The cached schemas of other requests live in the same instance: a query that names them is
-  // not checked there (its verdict rests on the parser; the resolver reports the unknown table).
-  if (/svc_s_/i.test(query))
-    return { ran: false, reason: 'the query names an internal schema of the PostgreSQL check' };
-  void warmUpPgCheck(limits);
-  const w = current;
-  if (w === null) return { ran: false, reason: 'the PostgreSQL worker is not running' };
-  const waitMs = limits.bootWaitMs;
-  let waitTimer: NodeJS.Timeout | undefined;
-  const ready = await Promise.race([
-    w.ready,
-    new Promise<'wait'>((r) => (waitTimer = setTimeout(() => r('wait'), waitMs))),
-  ]);
-  clearTimeout(waitTimer);
-  if (ready === 'wait') return { ran: false, reason: `PGlite is still starting (waited ${waitMs} ms)` };
-  if (ready === false)
+        version: this.pgVersion,
+      };
+    const sqlstate = String(msg.sqlstate);
+    const position = typeof msg.position === 'number' ? msg.position : undefined;
     return {
-      ran: false,
-      reason: bootFailure ? `PGlite could not start: ${bootFailure}` : 'the PostgreSQL worker is not running',
+      ran: true,
+      ok: false,
+      kind: classifyPgError(sqlstate),
+      sqlstate,
+      message: String(msg.message),
+      ms: round(Number(msg.ms)),
+      schema_cached: msg.schemaCached === true,
+      version: this.pgVersion,
+      ...(position ? { position } : {}),
     };
+  }
 
-  const qualified = tables.some((t) => t.qualifier !== null);
-  const hash = createHash('sha256').update(ddl).digest('hex').slice(0, 24);
-  const schemaName = `svc_s_${hash}`;
-  const msg = {
-    type: 'check',
-    id: nextId++,
-    query,
-    cacheable: !qualified,
-    schemaName,
-    createSql: createStatements(tables, qualified ? null : schemaName),
-    searchPath: qualified ? [...new Set(tables.map((t) => t.qualifier ?? 'public'))] : [schemaName],
-  };
-  const timeoutMs = limits.timeoutMs;
-  return new Promise<PgCheckResult>((resolve) => {
-    const timer = setTimeout(() => {
-      w.pending.delete(msg.id);
-      // A check that overruns is not waited for: the worker (and its queue) is replaced.
-      if (current === w) current = null;
-      void w.worker.terminate();
-      resolve({ ran: false, reason: `the PostgreSQL check exceeded ${timeoutMs} ms` });
-    }, timeoutMs);
-    // The line of PostgreSQL's cursor position (placeholders rewritten to $n keep the lines).
-    const withLine = (r: PgCheckResult) =>
-      resolve(r.ran && !r.ok && r.position !== undefined ? { ...r, line: lineAt(query, r.position) } : r);
-    w.pending.set(msg.id, { resolve: withLine, timer });
-    w.worker.ref();
-    w.worker.postMessage(msg);
-  });
+  /** Stops PGlite (process shutdown, tests); a later check starts it again. */
+  async shutdown(): Promise<void> {
+    this.holdOpen();
+    const w = this.current;
+    this.current = null;
+    this.ready = false;
+    if (w) await w.worker.terminate();
+  }
 }
+
+/** The least time a check is given once PGlite runs (a cached schema's check takes a few ms). */
+const MIN_CHECK_MS = 250;
 
 const round = (ms: number) => Math.round(ms * 10) / 10;
 
@@ -428,11 +619,4 @@ export function lineAt(text: string, position: number): number {
     if (ch === '\n') line++;
   }
   return line;
-}
-
-/** Stops the worker (tests, benches); the next check starts a new one. */
-export async function shutdownPgCheck(): Promise<void> {
-  const w = current;
-  current = null;
-  if (w) await w.worker.terminate();
 }

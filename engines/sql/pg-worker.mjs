@@ -1,17 +1,33 @@
-// PGlite (PostgreSQL compiled to WebAssembly) in a worker thread, for pg-check.ts. Plain ESM
+// PGlite (PostgreSQL compiled to WebAssembly) in a child process of the worker (pg-check.ts
+// forks it: stopping it at an idle release returns all of its memory, which a thread's exit did
+// not: about 275 MB stayed in the allocator's arenas), or in a worker thread. Plain ESM
 // JavaScript so it runs unchanged under node, tsx and vitest. PGlite's start-up (WASM compile
 // + initdb) and every check run here, never on the caller's event loop.
 //
-// Messages in:  { type: 'check', id, query, createSql, schemaName, cacheable }
+// Messages in:  { type: 'init', schemaCacheSize, settings, dataDir? } (first, as a child process;
+//               a thread gets the same as workerData; dataDir: the gzip dump of a fresh data
+//               directory a first start sent back: a restart loads it instead of running initdb)
+//               | { type: 'check', id, query, createSql, schemaName, cacheable }
 // Messages out: { type: 'ready', version } | { type: 'boot_failed', message }
+//               | { type: 'data_dir', dump } (after a start that ran initdb: the fresh data directory)
 //               | { type: 'result', id, ok, columns?, tree?, sqlstate?, message?, ms, schemaCached }
 //                 (tree: PostgreSQL's analysed parse tree text and the names of the relations,
 //                 functions and operators it refers to by oid; null when not available)
 //               | { type: 'unavailable', id, reason }
 // The query is only parsed and described (extended protocol Parse + Describe): never executed.
+import { Blob } from 'node:buffer';
 import { parentPort, workerData } from 'node:worker_threads';
 
-const SCHEMA_CACHE_SIZE = workerData?.schemaCacheSize ?? 16;
+/** The parent: the thread's port, or the child process's IPC channel (ends with the parent). */
+const port = parentPort ?? {
+  postMessage: (msg) => process.send(msg),
+  on: (event, fn) => process.on(event, fn),
+};
+if (!parentPort) process.on('disconnect', () => process.exit(0));
+const init = parentPort
+  ? workerData
+  : await new Promise((resolve) => process.once('message', (msg) => resolve(msg?.type === 'init' ? msg : {})));
+const SCHEMA_CACHE_SIZE = init?.schemaCacheSize ?? 16;
 const quoteIdent = (s) => `"${String(s).replace(/"/g, '""')}"`;
 const messageOf = (err) => {
   const m = err instanceof Error ? err.message : String(err);
@@ -21,11 +37,29 @@ const messageOf = (err) => {
 let db;
 try {
   const { PGlite } = await import('@electric-sql/pglite');
-  db = await PGlite.create();
+  // PostgreSQL settings from pg-check.ts (PG_SETTINGS: small buffers, the check reads only the catalog).
+  const settings = Array.isArray(init?.settings) ? init.settings : [];
+  const startParams = [...PGlite.defaultStartParams, ...settings.flatMap((kv) => ['-c', kv])];
+  // A restart (after an idle release) loads the data directory the first start made: about a
+  // third of the start time, initdb being most of it.
+  const dataDir = init?.dataDir instanceof Uint8Array ? new Blob([init.dataDir]) : undefined;
+  db = await PGlite.create({ startParams, ...(dataDir ? { loadDataDir: dataDir } : {}) });
+  if (!dataDir) {
+    // Before any check: the dump holds only what initdb made (no schema of a request).
+    const dump = new Uint8Array(await (await db.dumpDataDir('gzip')).arrayBuffer());
+    port.postMessage({ type: 'data_dir', dump });
+  }
   const v = await db.query('SHOW server_version');
-  parentPort.postMessage({ type: 'ready', version: v.rows[0]?.server_version ?? null });
+  // What initdb and the dump left (WASM memories, the tar): collected now, not at some later
+  // allocation (the child process runs with --expose-gc; a thread has no gc and skips this).
+  if (typeof globalThis.gc === 'function') {
+    globalThis.gc();
+    await new Promise((r) => setTimeout(r, 50));
+    globalThis.gc();
+  }
+  port.postMessage({ type: 'ready', version: v.rows[0]?.server_version ?? null });
 } catch (err) {
-  parentPort.postMessage({ type: 'boot_failed', message: messageOf(err) });
+  port.postMessage({ type: 'boot_failed', message: messageOf(err) });
   process.exit(1);
 }
 
@@ -151,13 +185,13 @@ async function check(msg) {
 }
 
 let chain = Promise.resolve();
-parentPort.on('message', (msg) => {
+port.on('message', (msg) => {
   if (msg?.type !== 'check') return;
   chain = chain.then(async () => {
     try {
-      parentPort.postMessage(await check(msg));
+      port.postMessage(await check(msg));
     } catch (err) {
-      parentPort.postMessage({ type: 'unavailable', id: msg.id, reason: `PostgreSQL check failed: ${messageOf(err)}` });
+      port.postMessage({ type: 'unavailable', id: msg.id, reason: `PostgreSQL check failed: ${messageOf(err)}` });
     }
   });
 });

@@ -37,7 +37,7 @@ describe('POST /verify/sql: the real engine is the judge of a schema violation',
   const verify = (body: unknown) => post('/verify/sql', body, { 'x-api-key': t.key });
   beforeAll(async () => {
     t = await newTenant();
-    // PGlite starts in the background at worker start-up; until it is ready a check is "not_run".
+    // PGlite starts on the worker's first postgresql request; until it is ready a check is "not_run".
     const deadline = Date.now() + 240_000;
     for (;;) {
       const res = await verify({ query: 'SELECT w_state FROM warehouse', schema_ddl: DDL, dialect: 'postgresql' });

@@ -13,9 +13,9 @@ describe('POST /verify/sql: analytical queries through PostgreSQL', () => {
   const verify = (body: unknown) => post('/verify/sql', body, { 'x-api-key': t.key });
   beforeAll(async () => {
     t = await newTenant();
-    // The worker starts PGlite in the background at start-up (seconds; more on a loaded
-    // machine). Until it is ready a check reports postgres_check "not_run": wait for it here
-    // (readiness, not timing).
+    // The worker starts PGlite on the first postgresql request (seconds; more on a loaded
+    // machine, where the start can outlast the request's budget). Until it is ready a check
+    // reports postgres_check "not_run": wait for it here (readiness, not timing).
     const deadline = Date.now() + 240_000;
     for (;;) {
       const res = await verify({ query: 'SELECT region_name FROM regions', schema_ddl: SHOP, dialect: 'postgresql' });

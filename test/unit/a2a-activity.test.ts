@@ -48,6 +48,8 @@ describe('a2aEvaluateActivity', () => {
     lookupSecret: SECRET,
     signingKeyPem: pem,
     deploymentId: 'dep-1',
+    // No thread pool is reached here: every row ends before an engine runs.
+    pools: null as never,
   });
   const unsigned = makeA2aActivities({
     store,
@@ -55,6 +57,8 @@ describe('a2aEvaluateActivity', () => {
     lookupSecret: SECRET,
     signingKeyPem: undefined,
     deploymentId: 'dep-1',
+    // No thread pool is reached here: every row ends before an engine runs.
+    pools: null as never,
   });
 
   it('signs a verified verdict with the deployment id and the key agent as sender', async () => {

@@ -4,7 +4,7 @@
 // fixtures, the verdict rules without an engine, and the resolver shapes TPC-DS broke.
 import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { shutdownPgCheck, verifySql, verifySqlChecked, warmUpPgCheck } from '../../engines/sql/index.js';
+import { PgCheck, verifySql, verifySqlChecked } from '../../engines/sql/index.js';
 import { runDifferential } from './fixtures/sql-differential.js';
 import { logResolverDefects } from '../../activities/verify-diagnostic.js';
 import { vi } from 'vitest';
@@ -203,15 +203,16 @@ CREATE TABLE item (i_item_sk int, i_item_id text);`;
 });
 
 describe('real engines judge (PGlite, SQLite)', () => {
+  const pg = new PgCheck();
   beforeAll(async () => {
-    expect(await warmUpPgCheck()).toBe(true);
+    expect(await pg.start()).toBe(true);
   }, 240_000);
   afterAll(async () => {
-    await shutdownPgCheck();
+    await pg.shutdown();
   });
 
   it('differential run, fixed seed: no statement the engine accepts is called invalid, every schema refusal is', async () => {
-    const report = await runDifferential(20261126, 60);
+    const report = await runDifferential(pg, 20261126, 60);
     expect(report.statements).toBe(120);
     // The generator mixes right and wrong statements: both sides are exercised.
     for (const d of ['postgresql', 'sqlite'] as const) {
@@ -229,7 +230,7 @@ describe('real engines judge (PGlite, SQLite)', () => {
     for (const name of ['tpc-h', 'tpc-ds']) {
       const { ddl, queries } = workload(name);
       for (const q of queries) {
-        const out = await verifySqlChecked({ query: q.query, schema_ddl: ddl, dialect: 'postgresql' });
+        const out = await verifySqlChecked({ query: q.query, schema_ddl: ddl, dialect: 'postgresql' }, pg);
         const f = fields(out);
         if (f.constraint_id === 'sql_verifier.sql_valid') {
           admitted++;

@@ -2,7 +2,7 @@
 // executed) decides names and types; malice checks stay on top; TPC-H/TPC-DS shapes pass.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { shutdownPgCheck, verifySql, verifySqlChecked, warmUpPgCheck } from '../../engines/sql/index.js';
+import { PgCheck, verifySql, verifySqlChecked } from '../../engines/sql/index.js';
 import { readPgSchema } from '../../engines/sql/pg-check.js';
 import { parsePgNodeTree, PgTreeError } from '../../engines/sql/pg-tree.js';
 
@@ -11,8 +11,10 @@ const SHOP = fixture('analytics/schema.sql');
 const DDL = `CREATE TABLE users (id integer PRIMARY KEY, name text NOT NULL, email varchar(200), password_hash text, created_at timestamp DEFAULT now());
 CREATE TABLE orders (id integer, user_id integer REFERENCES users(id), total numeric(12, 2), tags text[]);`;
 
+const pg = new PgCheck();
+
 async function run(query: string, ddl = DDL) {
-  const out = await verifySqlChecked({ query, schema_ddl: ddl, dialect: 'postgresql' });
+  const out = await verifySqlChecked({ query, schema_ddl: ddl, dialect: 'postgresql' }, pg);
   return {
     out,
     f: out.developerFields as Record<string, any>,
@@ -22,10 +24,10 @@ async function run(query: string, ddl = DDL) {
 
 beforeAll(async () => {
   // PGlite's start-up (WASM + initdb) takes seconds, more on a loaded machine.
-  expect(await warmUpPgCheck()).toBe(true);
+  expect(await pg.start()).toBe(true);
 }, 240_000);
 afterAll(async () => {
-  await shutdownPgCheck();
+  await pg.shutdown();
 });
 
 describe('the schema is rebuilt from tokens, never executed', () => {
