@@ -6,7 +6,8 @@
 // result crosses the history (issue 22); other items come back to the workflow and the last
 // activity stores them. Every finished unit is in the workflow history, so a worker crash or an
 // API restart loses nothing: the replayed workflow resumes where it was. The `progress` query
-// returns the live snapshot (held items + the units already stored).
+// returns the live snapshot (held items without a verdict until the finish step has audited
+// them, + the units already stored, which are audited before they are stored).
 import {
   ActivityFailure,
   ApplicationFailure,
@@ -209,10 +210,14 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchWor
     status,
     ...batchCounters(total, summaries),
     ...(final ?? {}),
+    // A held verdict is shown only once the finish step has written its audit entry (no verdict
+    // without its audit entry); until then it is counted, and a failed item (no verdict) is shown.
     items: itemViews(
       input.job_id,
       input.items,
-      held.flatMap((u) => u.items.map((it) => it.outcome)),
+      held
+        .flatMap((u) => u.items.map((it) => it.outcome))
+        .filter((o) => status === 'completed' || o.result === undefined),
     ),
     stored_units: [...storedUnits],
     workflow_id: workflowId,

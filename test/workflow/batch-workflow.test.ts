@@ -50,14 +50,14 @@ const completions: Array<{ job_id: string; outcomes: BatchItemOutcome[]; finish:
 const storedUnits = new Map<string, number[]>();
 const unitAttempts = new Map<string, number>();
 
-/** The per-item activity (logic items; math items go in chunks, proven black-box in test/http/batch*.test.ts), scripted by the query: ok-*, timeout-*, flaky-* (fails once), broken-*. */
+/** The per-item activity (logic items; math items go in chunks, proven black-box in test/http/batch*.test.ts), scripted by the query: ok-*, slow-* (3 s), timeout-*, flaky-* (fails once), broken-*. */
 async function verifyLogicBatchItemActivity(req: BatchItemActivityInput) {
   const key = `${req.job_id}/${req.index}`;
   attempts.set(key, (attempts.get(key) ?? 0) + 1);
   inFlight++;
   maxInFlight = Math.max(maxInFlight, inFlight);
   try {
-    await sleep(40);
+    await sleep(req.query.startsWith('slow-') ? 3000 : 40);
     if (req.query.startsWith('timeout-'))
       throw ApplicationFailure.nonRetryable(itemTimeoutText(req.timeout_ms), ITEM_TIMEOUT_FAILURE, req.timeout_ms + 7);
     if (req.query.startsWith('flaky-') && Context.current().info.attempt === 1) throw new Error('store unavailable');
@@ -178,6 +178,27 @@ async function run(jobId: string, queries: string[], concurrency: number, unitMo
 }
 
 describe('batchWorkflow (workflow tier)', () => {
+  it("a running job's snapshot counts a held verdict but shows it only after the finish step audited it", async () => {
+    const handle = await client.workflow.start(batchWorkflow, {
+      args: [input('bj_held_view', ['ok-0', 'slow-1'], 2)],
+      taskQueue: TASK_QUEUE,
+      workflowId: 'batch-wf-bj_held_view',
+    });
+    // ok-0 is done (40 ms) while slow-1 runs (3 s): counted, its verdict not shown yet.
+    let view = await handle.query(progressQuery);
+    for (let i = 0; i < 100 && view.completed_items < 1; i++) {
+      await sleep(50);
+      view = await handle.query(progressQuery);
+    }
+    expect(view).toMatchObject({ status: 'running', completed_items: 1, failed_items: 0 });
+    expect(view.items).toEqual([]);
+    expect(completions.some((c) => c.job_id === 'bj_held_view')).toBe(false);
+    await handle.result();
+    view = await handle.query(progressQuery);
+    expect(view.status).toBe('completed');
+    expect(view.items.map((i) => (i.result as { query: string }).query)).toEqual(['ok-0', 'slow-1']);
+  });
+
   it('runs at most `concurrency` items at once and records every item exactly once, in index order', async () => {
     maxInFlight = 0;
     const queries = Array.from({ length: 12 }, (_, i) => `ok-${i}`);
