@@ -81,6 +81,22 @@ export const agentContextSchema = z.object({
 
 export const MAX_AGENT_QUERY_CHARS = 100_000;
 
+/** A tool definition or a tool call's arguments: at most this many characters of JSON. */
+export const MAX_TOOL_JSON_CHARS = 64_000;
+
+/** A tool definition sent with an agent's query: a tool name, and bounded as JSON. */
+const toolDefinitionSchema = z.record(z.string(), z.unknown()).superRefine((def, ctx) => {
+  const name = def.name;
+  if (typeof name !== 'string' || !TOOL_NAME_RE.test(name))
+    ctx.addIssue({
+      code: 'custom',
+      path: ['name'],
+      message: 'a tool definition needs a name of 1-128 characters from [A-Za-z0-9_.:-]',
+    });
+  else if (JSON.stringify(def).length > MAX_TOOL_JSON_CHARS)
+    ctx.addIssue({ code: 'custom', message: `at most ${MAX_TOOL_JSON_CHARS} characters` });
+});
+
 export const agentVerifyRequestSchema = nullMeansAbsent(
   z.object({
     query: z
@@ -88,7 +104,7 @@ export const agentVerifyRequestSchema = nullMeansAbsent(
       .min(1, 'must not be empty')
       .max(MAX_AGENT_QUERY_CHARS),
     context: agentContextSchema,
-    tool_schema: z.record(z.string(), z.unknown()).optional(),
+    tool_schema: toolDefinitionSchema.optional(),
     provider: z.string().max(64).optional(),
     /** For SQL queries: the CREATE TABLE statements to check the query against. */
     schema_ddl: z.string().max(200_000).optional(),
@@ -97,7 +113,11 @@ export const agentVerifyRequestSchema = nullMeansAbsent(
 export type AgentVerifyRequest = z.output<typeof agentVerifyRequestSchema>;
 
 export const agentToolRequestSchema = z.object({
-  arguments: z.record(z.string(), z.unknown(), { error: 'arguments must be an object' }),
+  arguments: z
+    .record(z.string(), z.unknown(), { error: 'arguments must be an object' })
+    .refine((args) => JSON.stringify(args).length <= MAX_TOOL_JSON_CHARS, {
+      message: `at most ${MAX_TOOL_JSON_CHARS} characters of JSON`,
+    }),
 });
 
 export const findingSchema = z.object({

@@ -25,6 +25,8 @@ export type AcquireOutcome =
 interface Waiter {
   org: string;
   enqueuedAt: number;
+  /** When its time-out ends (ms since the epoch): a slot freed at or after it is not granted. */
+  deadline: number;
   timer: NodeJS.Timeout | null;
   resolve: (o: AcquireOutcome) => void;
 }
@@ -73,7 +75,8 @@ export class FairSlots {
     if (timeoutMs <= 0) return Promise.resolve({ ok: false, reason: 'deadline' });
     if (this.waitingCount >= this.maxWaiting) return Promise.resolve({ ok: false, reason: 'queue_full' });
     return new Promise<AcquireOutcome>((resolve) => {
-      const w: Waiter = { org, enqueuedAt: Date.now(), timer: null, resolve };
+      const now = Date.now();
+      const w: Waiter = { org, enqueuedAt: now, deadline: now + timeoutMs, timer: null, resolve };
       w.timer = setTimeout(() => {
         w.timer = null;
         if (this.removeWaiter(w)) resolve({ ok: false, reason: 'deadline' });
@@ -133,6 +136,13 @@ export class FairSlots {
         if (q.length > 0) this.waiting.set(org, q);
         if (w.timer) clearTimeout(w.timer);
         w.timer = null;
+        // Its time-out has run out but its timer has not fired yet (a busy event loop): it gave
+        // up in the queue, as it would have a moment earlier; the slot goes to the next waiter.
+        if (Date.now() >= w.deadline) {
+          w.resolve({ ok: false, reason: 'deadline' });
+          granted = true;
+          break;
+        }
         w.resolve({ ok: true, release: this.grant(org), waitedMs: Date.now() - w.enqueuedAt });
         granted = true;
         break;

@@ -28,7 +28,6 @@ import { workflows } from '../workflows.js';
 export { MISSING_AGENT_TOKEN, INVALID_AGENT_TOKEN, REVOKED_AGENT, registeringKeyGone } from '../agent-auth.js';
 export const AGENT_REGISTRATIONS_PER_HOUR = 10;
 export const GUARD_TIMEOUT_MS = 5000;
-const MAX_TOOL_ARGUMENTS_CHARS = 64_000;
 
 function sv005(limit: number, resetAt: number, extra: Record<string, unknown> = {}): HttpError {
   const retryAfter = Math.max(1, resetAt - Math.floor(Date.now() / 1000));
@@ -219,17 +218,7 @@ export function agentHandlers(deps: AppDeps) {
           : `Invalid context: ${zodDetail(c.error).replace("Invalid field '", "'context.")}; context.conversation_id (non-empty string) and context.step_number (non-negative integer) are required.`;
       throw new HttpError(400, detail, {}, { code: AGENT_CONTEXT_ERROR_CODE, detail });
     }
-    const input = req.body();
-    if (input.tool_schema !== undefined) {
-      const name = input.tool_schema.name;
-      if (typeof name !== 'string' || !TOOL_NAME_RE.test(name))
-        throw new HttpError(
-          400,
-          "Invalid field 'tool_schema.name': a tool definition needs a name of 1-128 characters from [A-Za-z0-9_.:-]",
-        );
-      if (JSON.stringify(input.tool_schema).length > 64_000)
-        throw new HttpError(400, "Invalid field 'tool_schema': at most 64000 characters");
-    }
+    const input = req.body(); // the tool definition's name and size are the contract's (agentVerifyRequestSchema)
     const agent = agentOf(ctx);
     await charge(agent, principalOf(ctx).plan);
     await run(ctx, {
@@ -248,9 +237,7 @@ export function agentHandlers(deps: AppDeps) {
   const agentTool = endpoint('agentTool', [requireAgent, planLimit(deps.counter)], async (ctx, req) => {
     const tool = req.params.tool;
     if (!TOOL_NAME_RE.test(tool)) throw new HttpError(400, 'Invalid tool name: 1-128 characters from [A-Za-z0-9_.:-].');
-    const input = req.body();
-    if (JSON.stringify(input.arguments).length > MAX_TOOL_ARGUMENTS_CHARS)
-      throw new HttpError(400, `Invalid field 'arguments': at most ${MAX_TOOL_ARGUMENTS_CHARS} characters of JSON`);
+    const input = req.body(); // the arguments' size is the contract's (agentToolRequestSchema)
     const agent = agentOf(ctx);
     await charge(agent, principalOf(ctx).plan);
     await run(ctx, {

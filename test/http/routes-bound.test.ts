@@ -1,8 +1,10 @@
 // Routes bound to the contract table (api/bind-endpoints.ts, issue 25 item 4), black box: the
 // order of a route's answers is the route file's (credential first, then what the handler checks
-// before it reads the body, then the body), and the checks the agent routes write by hand (not
-// moved into zod: they answer `invalid_request`, a zod issue `invalid_field`) keep their exact
-// bodies. Each row is refused before a workflow, a charge or an audit entry exists.
+// before it reads the body, then the body). The agent routes' checks of a tool definition's name
+// and size and of the arguments' size are the contract's zod schemas (contract/agents.ts), so they
+// answer `invalid_field` like every schema issue; the tool name in the path is checked by hand
+// (`invalid_request`) before the body. Each row is refused before a workflow, a charge or an audit
+// entry exists.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { newTenant, post, type Member } from './helpers.js';
 
@@ -21,7 +23,7 @@ beforeAll(async () => {
   agent = res.body;
 });
 
-describe('POST /agents/{id}/verify: the hand-written checks after the schema', () => {
+describe('POST /agents/{id}/verify: the tool definition, checked by the schema', () => {
   it('a tool definition whose name is not a tool name: 400 naming tool_schema.name', async () => {
     const res = await post(
       `/agents/${agent.id}/verify`,
@@ -32,6 +34,7 @@ describe('POST /agents/{id}/verify: the hand-written checks after the schema', (
     expect(res.body).toEqual(
       refused(
         "Invalid field 'tool_schema.name': a tool definition needs a name of 1-128 characters from [A-Za-z0-9_.:-]",
+        'invalid_field',
       ),
     );
   });
@@ -43,7 +46,7 @@ describe('POST /agents/{id}/verify: the hand-written checks after the schema', (
       tok(agent.agent_token),
     );
     expect(res.status).toBe(400);
-    expect(res.body).toEqual(refused("Invalid field 'tool_schema': at most 64000 characters"));
+    expect(res.body).toEqual(refused("Invalid field 'tool_schema': at most 64000 characters", 'invalid_field'));
   });
 
   it('a schema issue is the zod answer (invalid_field), and the credential is checked before the body', async () => {
@@ -63,7 +66,7 @@ describe('POST /agents/{id}/tools/{tool}: path parameter, then body', () => {
       tok(agent.agent_token),
     );
     expect(res.status).toBe(400);
-    expect(res.body).toEqual(refused("Invalid field 'arguments': at most 64000 characters of JSON"));
+    expect(res.body).toEqual(refused("Invalid field 'arguments': at most 64000 characters of JSON", 'invalid_field'));
   });
 
   it('the tool name (a decoded path parameter) is checked before the body is read', async () => {

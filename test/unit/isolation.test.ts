@@ -40,6 +40,17 @@ describe('FairSlots', () => {
     expect(order).toEqual(['A', 'B', 'A']);
   });
 
+  it("a slot freed after a waiter's deadline, before its timer could fire, is not granted to it", async () => {
+    const s = new FairSlots({ capacity: 1 });
+    const first = await s.acquire('A', 1000);
+    const late = s.acquire('A', 20);
+    const spin = Date.now() + 60; // a busy event loop: the waiter's 20 ms timer cannot fire
+    while (Date.now() < spin);
+    if (first.ok) first.release();
+    expect(await late).toEqual({ ok: false, reason: 'deadline' });
+    expect(s.stats()).toMatchObject({ inUse: 0, waiting: 0 });
+  });
+
   it('a waiter gives up at its deadline; tryAcquire never waits', async () => {
     const s = new FairSlots({ capacity: 2, perOrgCap: 1 });
     const a = s.tryAcquire('A');
