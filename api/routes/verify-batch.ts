@@ -1,13 +1,7 @@
 // POST /verify/batch and GET /verify/batch/{job_id}: one workflow per job (api/batch-jobs.ts).
 // POST answers 200 with the finished job when it completes within SVC_BATCH_WAIT_SECONDS,
 // else 202 with the running snapshot to poll with GET.
-import {
-  BATCH_FOREIGN_DETAIL,
-  BATCH_NOT_FOUND_DETAIL,
-  batchRequestSchema,
-  planBatchDetail,
-} from '../../contract/batch.js';
-import { bodyObject } from '../middleware/body.js';
+import { BATCH_FOREIGN_DETAIL, BATCH_NOT_FOUND_DETAIL, planBatchDetail } from '../../contract/batch.js';
 import { principalOf } from '../middleware/auth.js';
 import { PLAN_LIMITS } from '../middleware/rate-limit.js';
 import { HttpError } from '../errors.js';
@@ -19,8 +13,8 @@ import { resolveProvider } from '../../core/providers-config.js';
 export function batchHandlers(deps: AppDeps) {
   const batches = new BatchJobs(deps.cfg, deps.store, deps.temporal);
 
-  const verifyBatch = endpoint('verifyBatch', [...apiKeyGuard(deps, 'verify:read')], async (ctx) => {
-    const { items } = batchRequestSchema.parse(bodyObject(ctx));
+  const verifyBatch = endpoint('verifyBatch', [...apiKeyGuard(deps, 'verify:read')], async (ctx, req) => {
+    const { items } = req.body(); // the row's batchRequestSchema
     const principal = principalOf(ctx);
     const limit = (PLAN_LIMITS[principal.plan] ?? PLAN_LIMITS.free).batchSize;
     if (items.length > limit) throw new HttpError(400, planBatchDetail(items.length, principal.plan, limit));
@@ -53,8 +47,8 @@ export function batchHandlers(deps: AppDeps) {
     ctx.body = job;
   });
 
-  const getBatch = endpoint('getBatch', [...apiKeyGuard(deps, 'verify:read')], async (ctx) => {
-    const doc = await batches.store.find(String(ctx.params.job_id));
+  const getBatch = endpoint('getBatch', [...apiKeyGuard(deps, 'verify:read')], async (ctx, req) => {
+    const doc = await batches.store.find(req.params.job_id);
     if (!doc) throw new HttpError(404, BATCH_NOT_FOUND_DETAIL);
     if (doc.org_id !== principalOf(ctx).orgId) throw new HttpError(403, BATCH_FOREIGN_DETAIL);
     const job = await batches.view(doc);
