@@ -33,6 +33,16 @@ const call = (a: Agent, tool: string, args: Record<string, unknown> = {}) =>
   post(`/agents/${a.id}/tools/${tool}`, { arguments: args }, tok(a.agent_token));
 const decide = (m: Member, a: Agent, approvalId: string, body: unknown) =>
   post(`/agents/${a.id}/approvals/${approvalId}`, body, key(m.key));
+/**
+ * A decision that must settle: 200 with the settled approval, or 202 (recorded, not applied within
+ * the route's 10 s: a loaded machine's worker) followed by the agent's wait, which returns it settled.
+ */
+async function decideSettled(m: Member, a: Agent, approvalId: string, body: unknown) {
+  const d = await decide(m, a, approvalId, body);
+  if (d.status !== 202) return d;
+  expect(d.body.state).toBe('pending');
+  return get(`/agents/${a.id}/approvals/${approvalId}?wait=60`, tok(a.agent_token));
+}
 const feed = async (a: Agent) =>
   (await get(`/agents/${a.id}/activity?limit=200`, tok(a.agent_token))).body.items as any[];
 
@@ -231,7 +241,7 @@ describe('a tool call that needs approval', () => {
     const t0 = Date.now();
     const wait = get(`/agents/${agent.id}/approvals/${approvalId}?wait=30`, tok(agent.agent_token));
     await sleep(500);
-    const d = await decide(admin, agent, approvalId, {
+    const d = await decideSettled(admin, agent, approvalId, {
       decision: 'approve',
       reason: 'ok for the report',
       extra: 'ignored',
@@ -350,7 +360,7 @@ describe('deny, time-out, guard denial', () => {
   it('deny: state denied with the reason; its action has no outcome (409)', async () => {
     const r = await call(agent, 'calculator', { expression: '1 + 1' });
     expect(r.status).toBe(202);
-    const d = await decide(owner, agent, r.body.approval_id, { decision: 'deny', reason: 'not now' });
+    const d = await decideSettled(owner, agent, r.body.approval_id, { decision: 'deny', reason: 'not now' });
     expect(d.status).toBe(200);
     expect(d.body).toMatchObject({ state: 'denied', reason: 'not now', decided_by: owner.userId });
     expect((decodeJwt(d.body.attestation.token) as any).svc.result).toMatchObject({
