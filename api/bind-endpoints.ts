@@ -6,7 +6,9 @@
 // another id fails to compile (test/inproc/routes-contract.test.ts holds the @ts-expect-error rows).
 //
 // The handler's input is typed by its row: `req.body()` is the JSON body parsed with the row's
-// request schema (the first issue a 400, api/errors.ts), `req.params` the row's path parameters.
+// request schema (the first issue a 400 naming it, api/errors.ts, or the row's own
+// `invalidStatus` in contract/routes.ts: the approval routes' 422), `req.params` the row's path
+// parameters.
 // The body is parsed where the handler asks for it, not before: several routes answer 404 (an
 // unknown agent), 400 (a bad tool name) or 503 (upload slots full) before they read the body, and
 // the black-box suite pins those answers and their order.
@@ -15,7 +17,8 @@ import type { RouterContext } from '@koa/router';
 import type { Middleware } from 'koa';
 import type { z } from 'zod';
 import { ENDPOINT_ROWS } from '../contract/endpoints.js';
-import type { EndpointId, PathParams } from '../contract/routes.js';
+import { invalidStatusOf, type EndpointId, type PathParams } from '../contract/routes.js';
+import { HttpError, zodDetail } from './errors.js';
 import { bodyObject } from './middleware/body.js';
 
 type Row<K extends EndpointId> = Extract<(typeof ENDPOINT_ROWS)[number], { id: K }>;
@@ -28,7 +31,7 @@ export type BodyOf<K extends EndpointId> =
 export interface RequestOf<K extends EndpointId> {
   /** The row's path parameters (koa-router's decoded segments). */
   params: PathParams<K>;
-  /** The JSON body parsed with the row's request schema: unknown keys dropped, a 400 naming the first issue. */
+  /** The JSON body parsed with the row's request schema: unknown keys dropped, a 400 (or the row's `invalidStatus`) naming the first issue. */
   body(): BodyOf<K>;
 }
 
@@ -69,12 +72,17 @@ export function bindEndpoints<H extends EndpointHandlers>(router: Router, handle
     if (bound?.id !== row.id) throw new Error(`endpoint ${row.id}: its handler is filed under another id`);
     const schema: z.ZodType | undefined =
       'body' in row && row.body.contentType === 'application/json' ? row.body.schema : undefined;
+    const invalidStatus = invalidStatusOf(row.id);
     router[row.method](routerPath(row.path), ...bound.use, (ctx) => {
       const req = {
         params: ctx.params,
         body: () => {
           if (!schema) throw new Error(`endpoint ${row.id} has no JSON body`);
-          return schema.parse(bodyObject(ctx));
+          const parsed = schema.safeParse(bodyObject(ctx));
+          if (parsed.success) return parsed.data;
+          // 400: the ZodError itself (api/middleware/errors.ts: code invalid_field); another
+          // status: its own `{detail}` naming the same first issue (code by status).
+          throw invalidStatus === 400 ? parsed.error : new HttpError(invalidStatus, zodDetail(parsed.error));
         },
       };
       // One row at a time: the request is typed by the handler's own row (RequestOf<K>) where the handler is written.

@@ -2,8 +2,14 @@
 // contract table (contract/endpoints.ts) takes each row's method and path from here by id, the
 // API binds its handlers by these ids (api/bind-endpoints.ts) and the typed client builds its
 // URLs from them (`pathOf`). Plain data with no imports, so the client and its CLI load no zod.
+//
+// `invalidStatus`: the status of a body that fails the row's request schema, when it is not the
+// binder's 400. The approval routes answer 422 there by design (docs/approvals.md): the body is
+// well-formed JSON whose decision or outcome is not one the route can apply.
 
 export type Method = 'get' | 'post' | 'delete';
+/** What a body that fails its row's schema gets: 400 (the default) or 422. */
+export type InvalidStatus = 400 | 422;
 
 export const ROUTES = {
   health: { method: 'get', path: '/health' },
@@ -33,8 +39,8 @@ export const ROUTES = {
   approveToolDefinition: { method: 'post', path: '/agents/{id}/tool-definitions/{tool}/approve' },
   listAgentApprovals: { method: 'get', path: '/agents/{id}/approvals' },
   getAgentApproval: { method: 'get', path: '/agents/{id}/approvals/{approval_id}' },
-  decideAgentApproval: { method: 'post', path: '/agents/{id}/approvals/{approval_id}' },
-  reportActionOutcome: { method: 'post', path: '/agents/{id}/actions/{action_id}/outcome' },
+  decideAgentApproval: { method: 'post', path: '/agents/{id}/approvals/{approval_id}', invalidStatus: 422 },
+  reportActionOutcome: { method: 'post', path: '/agents/{id}/actions/{action_id}/outcome', invalidStatus: 422 },
   jwks: { method: 'get', path: '/.well-known/jwks.json' },
   getAttestation: { method: 'get', path: '/attestation/{id}' },
   verifyAttestation: { method: 'post', path: '/attestation/verify' },
@@ -64,7 +70,7 @@ export const ROUTES = {
   secretScanning: { method: 'post', path: '/webhooks/secret-scanning' },
   a2aIntercept: { method: 'post', path: '/a2a/intercept' },
   a2aTrace: { method: 'get', path: '/a2a/trace/{trace}' },
-} as const satisfies Record<string, { method: Method; path: string }>;
+} as const satisfies Record<string, { method: Method; path: string; invalidStatus?: InvalidStatus }>;
 
 /** The id of an endpoint of the contract (a key of ROUTES). */
 export type EndpointId = keyof typeof ROUTES;
@@ -76,6 +82,12 @@ export type ParamNames<P extends string> = P extends `${string}{${infer N}}${inf
 
 /** The path parameters of an endpoint, by name. */
 export type PathParams<K extends EndpointId> = Record<ParamNames<(typeof ROUTES)[K]['path']>, string>;
+
+/** The status of a body that fails endpoint K's request schema (its row's `invalidStatus`, else 400). */
+export function invalidStatusOf(id: EndpointId): InvalidStatus {
+  const row: { path: string; invalidStatus?: InvalidStatus } = ROUTES[id];
+  return row.invalidStatus ?? 400;
+}
 
 /** A row's method and path with its id: how contract/endpoints.ts starts each row. */
 export function route<K extends EndpointId>(id: K): { id: K } & (typeof ROUTES)[K] {

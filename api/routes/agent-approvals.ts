@@ -4,13 +4,7 @@
 // an insert-once record (decided once, whoever races), then a signal wakes the approval workflow.
 import type { Context } from 'koa';
 import { randomUUID } from 'node:crypto';
-import {
-  actionIdSchema,
-  approvalListQuerySchema,
-  approvalWaitQuerySchema,
-  decideApprovalRequestSchema,
-  reportOutcomeRequestSchema,
-} from '../../contract/agent-approvals.js';
+import { actionIdSchema, approvalListQuerySchema, approvalWaitQuerySchema } from '../../contract/agent-approvals.js';
 import { Agents, type AgentDoc } from '../../core/agents.js';
 import {
   getAction,
@@ -22,7 +16,6 @@ import {
   reportOutcome,
 } from '../../core/approvals-store.js';
 import { HttpError, zodDetail } from '../errors.js';
-import { bodyObject } from '../middleware/body.js';
 import { principalOf, requireAdminKey } from '../middleware/auth.js';
 import { planLimit } from '../middleware/rate-limit.js';
 import { agentOf, agentTokenGuard } from '../agent-auth.js';
@@ -57,15 +50,16 @@ export function agentApprovalHandlers(deps: AppDeps) {
   const deciders = requireAdminKey(deps, ['owner', 'admin']);
   registerUnreportedActionsMetric(deps.store);
 
-  /** The agent of the path in the caller's organization (another organization's: 404). */
-  async function orgAgent(ctx: Context): Promise<AgentDoc> {
-    const num = Number(ctx.params.id);
+  /** The agent of the path (`{id}`) in the caller's organization (another organization's: 404). */
+  async function orgAgent(ctx: Context, id: string): Promise<AgentDoc> {
+    const num = Number(id);
     const agent = Number.isSafeInteger(num) && num >= 1 ? await agents.findByNum(principalOf(ctx).orgId, num) : null;
     if (!agent) throw new HttpError(404, AGENT_NOT_FOUND);
     return agent;
   }
-  const seqOf = (ctx: Context): number => {
-    const seq = approvalSeq(String(ctx.params.approval_id));
+  /** The approval's sequence number from its path id (`{approval_id}`); a malformed one: 404. */
+  const seqOf = (approvalId: string): number => {
+    const seq = approvalSeq(approvalId);
     if (seq === null) throw new HttpError(404, APPROVAL_NOT_FOUND);
     return seq;
   };
@@ -74,14 +68,14 @@ export function agentApprovalHandlers(deps: AppDeps) {
   const listAgentApprovals = endpoint(
     'listAgentApprovals',
     [deciders, planLimit(deps.counter, 'account')],
-    async (ctx) => {
+    async (ctx, req) => {
       const q = approvalListQuerySchema.safeParse({
         state: ctx.query.state,
         limit: ctx.query.limit,
         cursor: ctx.query.cursor,
       });
       if (!q.success) throw new HttpError(400, queryDetail(q.error));
-      const agent = await orgAgent(ctx);
+      const agent = await orgAgent(ctx, req.params.id);
       const page = await listApprovals(deps.store, agent._id, {
         state: q.data.state ?? null,
         limit: q.data.limit,
@@ -101,11 +95,11 @@ export function agentApprovalHandlers(deps: AppDeps) {
   const getAgentApproval = endpoint(
     'getAgentApproval',
     [agentOrDecider, planLimit(deps.counter, 'account')],
-    async (ctx) => {
+    async (ctx, req) => {
       const q = approvalWaitQuerySchema.safeParse({ wait: ctx.query.wait });
       if (!q.success) throw new HttpError(400, queryDetail(q.error));
-      const agent = ctx.state.agent ? agentOf(ctx) : await orgAgent(ctx);
-      const seq = seqOf(ctx);
+      const agent = ctx.state.agent ? agentOf(ctx) : await orgAgent(ctx, req.params.id);
+      const seq = seqOf(req.params.approval_id);
       const doc = await waitSettled(deps.store, agent._id, seq, q.data.wait * 1000, ctx);
       if (!doc) throw new HttpError(404, APPROVAL_NOT_FOUND);
       ctx.set('Cache-Control', 'no-store');
@@ -117,11 +111,10 @@ export function agentApprovalHandlers(deps: AppDeps) {
   const decideAgentApproval = endpoint(
     'decideAgentApproval',
     [deciders, planLimit(deps.counter, 'account')],
-    async (ctx) => {
-      const agent = await orgAgent(ctx);
-      const seq = seqOf(ctx);
-      const parsed = decideApprovalRequestSchema.safeParse(bodyObject(ctx));
-      if (!parsed.success) throw new HttpError(422, zodDetail(parsed.error));
+    async (ctx, req) => {
+      const agent = await orgAgent(ctx, req.params.id);
+      const seq = seqOf(req.params.approval_id);
+      const decision = req.body(); // a body that fails decideApprovalRequestSchema: 422 (the row's invalidStatus)
       const doc = await getApproval(deps.store, agent._id, seq);
       if (!doc) throw new HttpError(404, APPROVAL_NOT_FOUND);
       if (doc.state !== 'pending')
@@ -143,8 +136,8 @@ export function agentApprovalHandlers(deps: AppDeps) {
       const p = principalOf(ctx);
       const r = await insertDecision(deps.store, {
         _id: doc._id,
-        decision: parsed.data.decision,
-        reason: parsed.data.reason,
+        decision: decision.decision,
+        reason: decision.reason,
         decided_by: p.userId,
         decided_by_key_id: p.keyId,
         decided_at: now,
@@ -170,8 +163,7 @@ export function agentApprovalHandlers(deps: AppDeps) {
     async (ctx, req) => {
       const agent = agentOf(ctx);
       if (!actionIdSchema.safeParse(req.params.action_id).success) throw new HttpError(404, ACTION_NOT_FOUND);
-      const parsed = reportOutcomeRequestSchema.safeParse(bodyObject(ctx));
-      if (!parsed.success) throw new HttpError(422, zodDetail(parsed.error));
+      const outcome = req.body(); // a body that fails reportOutcomeRequestSchema: 422 (the row's invalidStatus)
       const actionId = req.params.action_id;
       const action = await getAction(deps.store, agent._id, actionId);
       if (!action) throw new HttpError(404, ACTION_NOT_FOUND);
@@ -182,11 +174,9 @@ export function agentApprovalHandlers(deps: AppDeps) {
           {},
           { detail: notAdmitted(action.state), state: action.state },
         );
-      const detail = parsed.data.detail ?? null;
+      const detail = outcome.detail ?? null;
       const now = new Date();
-      if (
-        (await reportOutcome(deps.store, agent._id, actionId, parsed.data.status, detail, now)) === 'already_reported'
-      )
+      if ((await reportOutcome(deps.store, agent._id, actionId, outcome.status, detail, now)) === 'already_reported')
         throw new HttpError(409, OUTCOME_ALREADY_REPORTED);
       await recordFeedItem(deps.store, {
         key: `outcome:${agent._id}:${actionId}`,
@@ -194,9 +184,9 @@ export function agentApprovalHandlers(deps: AppDeps) {
         agent_id: agent._id,
         org_id: agent.org_id,
         kind: 'outcome',
-        status: parsed.data.status.toUpperCase(),
+        status: outcome.status.toUpperCase(),
         summary:
-          `action ${actionId} (tool ${action.tool}) ${parsed.data.status}${action.overdue_flagged_at ? ' (reported after it was flagged as unreported)' : ''}`.slice(
+          `action ${actionId} (tool ${action.tool}) ${outcome.status}${action.overdue_flagged_at ? ' (reported after it was flagged as unreported)' : ''}`.slice(
             0,
             300,
           ),

@@ -5,11 +5,16 @@
 // compiled, tsc would fail on the unused directive. The runtime half: every row has a handler
 // registered under its method and path, and every handler the router holds is a row of the
 // table (or one of the few documented non-contract routes), without a stack.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import Koa from 'koa';
 import Router from '@koa/router';
 import { ENDPOINTS } from '../../contract/endpoints.js';
-import { ROUTES, pathOf } from '../../contract/routes.js';
+import { ROUTES, invalidStatusOf, pathOf, type EndpointId } from '../../contract/routes.js';
 import { bindEndpoints, endpoint, type EndpointHandlers } from '../../api/bind-endpoints.js';
+import { errorHandler } from '../../api/middleware/errors.js';
+import { jsonBody } from '../../api/middleware/body.js';
 import { startInProcessApp, type InProcessApp } from './harness.js';
 
 /** Served by the API but not contract rows: the API reference itself. */
@@ -58,9 +63,13 @@ export function compileTimeRows(router: Router, all: EndpointHandlers): void {
   endpoint('agentVerify', [], (_ctx, req) => req.params.tool);
   // @ts-expect-error the client's paths take the row's parameters
   pathOf('agentTool', { id: '1' });
+  // @ts-expect-error an approval's path parameters are the row's: its agent is {id}, not {agent_id}
+  endpoint('decideAgentApproval', [], (_ctx, req) => req.params.agent_id);
   // Every handler under its own id compiles, and the input is the row's.
   bindEndpoints(router, all);
   endpoint('verifySql', [], (_ctx, req) => req.body().dialect);
+  endpoint('decideAgentApproval', [], (_ctx, req) => [req.params.approval_id, req.body().decision]);
+  endpoint('reportActionOutcome', [], (_ctx, req) => [req.params.action_id, req.body().status]);
   pathOf('agentTool', { id: '1', tool: 'read_file' });
 }
 
@@ -101,5 +110,103 @@ describe('routes and the contract table', () => {
   it('ids are unique', () => {
     const ids = ENDPOINTS.map((e) => e.id);
     expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
+  });
+});
+
+/** Every row bound to a handler that answers its parsed body and path parameters (no guards). */
+function echoHandlers(): EndpointHandlers {
+  return Object.fromEntries(
+    ENDPOINTS.map((e) => [
+      e.id,
+      endpoint(e.id as EndpointId, [], (ctx, req) => {
+        ctx.body = { params: req.params, body: req.body() };
+      }),
+    ]),
+  ) as unknown as EndpointHandlers;
+}
+
+describe("a body that fails its row's schema: the binder answers the row's status", () => {
+  let url = '';
+  let close: () => Promise<void> = async () => undefined;
+  beforeAll(async () => {
+    const koa = new Koa();
+    const router = new Router();
+    bindEndpoints(router, echoHandlers());
+    koa.use(errorHandler());
+    koa.use(jsonBody({ limitBytes: 100_000, timeoutMs: 5_000 }));
+    koa.use(router.routes());
+    const handle = koa.callback();
+    const server = createServer((req, res) => void handle(req, res)); // Koa answers its own errors
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    close = () => new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  afterAll(async () => {
+    await close();
+  });
+
+  const post = async (path: string, body: unknown) => {
+    const res = await fetch(`${url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    const json = (await res.json()) as Record<string, unknown>;
+    delete json.request_id;
+    return { status: res.status, body: json };
+  };
+
+  it('the approval rows say 422; every other JSON row keeps the 400', () => {
+    const rows = ENDPOINTS.filter((e) => invalidStatusOf(e.id as EndpointId) !== 400).map((e) => e.id);
+    expect(rows.sort()).toEqual(['decideAgentApproval', 'reportActionOutcome']);
+    // The contract lists the status it answers (the OpenAPI document shows it).
+    for (const id of rows) expect(ENDPOINTS.find((e) => e.id === id)?.responses[422]).toBeDefined();
+  });
+
+  it.each([
+    [
+      'a decision that is not approve or deny',
+      pathOf('decideAgentApproval', { id: '7', approval_id: 'apr_3' }),
+      { decision: 'maybe', reason: 'x' },
+      "Invalid field 'decision': must be approve or deny",
+    ],
+    [
+      'a decision without its reason',
+      pathOf('decideAgentApproval', { id: '7', approval_id: 'apr_3' }),
+      { decision: 'approve' },
+      "Invalid field 'reason': reason is required",
+    ],
+    [
+      'an outcome that is not one of the three',
+      pathOf('reportActionOutcome', { id: '7', action_id: 'acn_1' }),
+      { status: 'done' },
+      "Invalid field 'status': must be succeeded, failed or error",
+    ],
+  ])('%s → 422 {detail, code: unprocessable}, as the routes answered by hand', async (_what, path, body, detail) => {
+    expect(await post(path, body)).toEqual({ status: 422, body: { detail, code: 'unprocessable' } });
+  });
+
+  it('a valid approval body reaches the handler parsed, with the path parameters by name', async () => {
+    const r = await post(pathOf('decideAgentApproval', { id: '7', approval_id: 'apr_3' }), {
+      decision: 'deny',
+      reason: ' no ',
+      extra: 1,
+    });
+    expect(r.status).toBe(200);
+    expect(r.body.params).toEqual({ id: '7', approval_id: 'apr_3' });
+    expect(r.body.body).toMatchObject({ decision: 'deny' });
+    expect(r.body.body).not.toHaveProperty('extra');
+  });
+
+  it('a non-object body stays 400 on a 422 row; a schema failure elsewhere is 400 invalid_field', async () => {
+    const arr = await post(pathOf('decideAgentApproval', { id: '7', approval_id: 'apr_3' }), ['approve']);
+    expect(arr).toEqual({
+      status: 400,
+      body: { detail: 'Request body must be a JSON object.', code: 'invalid_request' },
+    });
+    const math = await post(pathOf('verifyMath'), {});
+    expect(math.status).toBe(400);
+    expect(math.body.code).toBe('invalid_field');
+    expect(String(math.body.detail)).toMatch(/^Invalid field '/);
   });
 });
