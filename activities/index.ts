@@ -23,7 +23,6 @@ import { makeNaturalLanguageActivities } from './verify-natural-language.js';
 import { translateLogicActivity } from './verify-logic-nl.js';
 import { makeAgentActivities } from './agents.js';
 import { makeA2aActivities } from './a2a.js';
-import type { BatchItemActivityName } from '../core/engines.js';
 import { makeAuthenticateInputActivity } from './input-auth.js';
 import { makeApprovalActivities } from './approvals.js';
 
@@ -103,10 +102,3 @@ export function createActivities(deps: ActivityDeps) {
 }
 
 export type VerificationActivities = ReturnType<typeof createActivities>;
-
-// The activity of one verification per engine is named by reference (workflows/engine-activities.ts,
-// typed by EngineIO); the registry (core/engines.ts) still names each batch item type's activity,
-// and the worker must provide each one. A name the registry adds without an activity fails here.
-type ActivityFn = (...args: never[]) => Promise<unknown>;
-type _RegistryActivitiesExist = VerificationActivities extends Record<BatchItemActivityName, ActivityFn> ? true : never;
-export const REGISTRY_ACTIVITIES_PROVIDED: _RegistryActivitiesExist = true;

@@ -17,7 +17,7 @@ import { endpoint, type BodyOf, type BoundEndpoint } from './bind-endpoints.js';
 /** What a route hands to the engine: its input, and any per-request override of the registry's run. */
 export interface Prepared<E extends EngineName> {
   input: EngineInput<E>;
-  options?: Pick<RunOptions, 'timeoutMs' | 'timeoutDetail' | 'workflow' | 'workflowArgs'>;
+  options?: Pick<RunOptions<E>, 'timeoutMs' | 'timeoutDetail' | 'workflow'>;
 }
 
 export interface Answered<E extends EngineName> {

@@ -17,17 +17,16 @@ import type { temporal } from '@temporalio/proto';
 import { ApplicationFailure, TimeoutFailure } from '@temporalio/common';
 import { ENGINE_TIMEOUT_FAILURE } from '../core/failure-types.js';
 import type { ServiceConfig } from '../core/config.js';
-import {
-  activityModeFor,
-  EAGER_ENGINES,
-  ENGINES,
-  type AuditContext,
-  type EngineName,
-  type VerificationWorkflowType,
-  type VerifyWorkflowInput,
-} from '../core/engines.js';
+import { activityModeFor, EAGER_ENGINES, ENGINES, type AuditContext, type EngineName } from '../core/engines.js';
 import type { EngineInput, EngineResult } from '../core/verification-io.js';
-import { workflows, type StartableWorkflow, type WorkflowResult, type Workflows } from './workflows.js';
+import type { ProviderWorkflowInput } from '../workflows/provider-verify.js';
+import {
+  verificationWorkflows,
+  workflows,
+  type StartableWorkflow,
+  type VerificationWorkflow,
+  type WorkflowResult,
+} from './workflows.js';
 import { HttpError } from './errors.js';
 import { logger } from '../core/logger.js';
 import { recordVerdict, recordWorkflowFailure } from './metrics.js';
@@ -68,7 +67,7 @@ export interface RunWorkflowOptions {
   taskQueue?: string;
 }
 
-export interface RunOptions {
+export interface RunOptions<E extends EngineName = EngineName> {
   orgId: string | null;
   /** Overrides the engine's deadline from the registry (core/engines.ts), e.g. logic from natural language. */
   timeoutMs?: number;
@@ -76,9 +75,8 @@ export interface RunOptions {
   timeoutDetail?: string;
   /** The authenticated caller (user and key), recorded in the organization's audit entry. */
   principal?: { userId: string | null; keyId: string | null };
-  /** Another workflow than the registry's (e.g. `workflows.providerVerifyWorkflow` for logic from natural language), with its extra arguments. */
-  workflow?: Workflows[VerificationWorkflowType];
-  workflowArgs?: Record<string, unknown>;
+  /** Another workflow than the engine's (api/workflows.ts), e.g. `workflows.providerVerifyWorkflow` for logic from natural language. */
+  workflow?: VerificationWorkflow<E>;
 }
 
 /** `sha256:<hex>` of the validated request as JSON: binds the audit entry to the exact request. */
@@ -87,11 +85,6 @@ export function requestDigest(input: unknown): string {
     .update(JSON.stringify(input ?? null), 'utf8')
     .digest('hex')}`;
 }
-
-/** A verification workflow's signature for engine E (workflows/verify.ts, workflows/provider-verify.ts). */
-type VerificationWorkflow<E extends EngineName> = (
-  req: VerifyWorkflowInput<E> & { provider_timeout_ms?: number },
-) => Promise<EngineResult<E>>;
 
 type StartOptions<A extends unknown[]> = Omit<WorkflowStartOptions, 'args' | 'taskQueue' | 'workflowId'> & {
   workflowId: string;
@@ -221,18 +214,20 @@ export class TemporalGateway {
   async runVerification<E extends EngineName>(
     engine: E,
     input: EngineInput<E>,
-    opts: RunOptions,
+    opts: RunOptions<E>,
     workflowId = this.workflowId(engine, opts.orgId),
   ): Promise<RunResult<EngineResult<E>>> {
     const spec = ENGINES[engine];
     const timeoutMs = opts.timeoutMs ?? spec.deadlineMs(this.cfg, input);
     const timeoutDetail = opts.timeoutDetail ?? spec.timeoutDetail;
-    const workflow = opts.workflow ?? workflows[spec.workflow];
-    const args: VerifyWorkflowInput<E> = {
+    // The engine's workflow by reference (api/workflows.ts), typed by the engine's input and result.
+    const workflow = opts.workflow ?? verificationWorkflows[engine];
+    const args: ProviderWorkflowInput<E> = {
       engine,
       input,
       org_id: opts.orgId,
       timeout_ms: timeoutMs,
+      provider_timeout_ms: this.cfg.SVC_PROVIDER_TIMEOUT * 1000,
       activity_mode: activityModeFor(engine, this.cfg.SVC_ACTIVITY_MODE),
       audit: {
         user_id: opts.principal?.userId ?? null,
@@ -250,14 +245,12 @@ export class TemporalGateway {
     const connection = eager?.connection ?? this.connection;
     let handle;
     try {
-      // A run of engine E returns EngineResult<E> (verifyWorkflow is generic in the engine;
-      // providerVerifyWorkflow returns the engine's result typed `unknown`).
       handle = await this.start(
-        workflow as VerificationWorkflow<E>,
+        workflow,
         {
           ...(eager ? { taskQueue: eager.taskQueue } : {}),
           workflowId,
-          args: [{ ...args, ...opts.workflowArgs }],
+          args: [args],
           // The whole run, queueing included, must finish within the engine budget plus grace.
           workflowExecutionTimeout: timeoutMs + graceMs,
           requestEagerStart: eager !== null,

@@ -1,10 +1,14 @@
 // The engine registry: one row per verification engine, the single place that says whether it
 // runs as a local activity, whether an API process's in-process worker may run it (eager start),
-// which workflow a route starts, its whole-run deadline, the 503 detail when that deadline is
-// missed, and the activity of one batch item (workflows/batch.ts). The activity of one
-// verification is named by reference, not here: workflows/engine-activities.ts maps each engine
-// to its activity proxy, typed by `EngineIO` (core/verification-io.ts). Read by the workflows,
-// the Temporal gateway and the routes. The request schemas are in contract/.
+// whether a language model translates its query first, its whole-run deadline and the 503 detail
+// when that deadline is missed. Read by the workflows, the Temporal gateway and the routes. The
+// request schemas are in contract/.
+//
+// No workflow or activity is named here by a string: what runs an engine is named by reference
+// where the functions are in reach, so go-to-definition follows it: the workflow a route starts
+// in api/workflows.ts (`verificationWorkflows`), the activity of one verification and of one
+// batch item in workflows/engine-activities.ts (`engineActivities`, `batchItemActivities`), each
+// typed by `EngineIO` (core/verification-io.ts).
 //
 // Pure data and pure functions only: workflows import this file, so it must stay deterministic
 // and must not pull zod or any I/O into the workflow bundle (contract/deadlines.ts is plain).
@@ -33,12 +37,7 @@ export interface EngineDeadlineConfig {
   SVC_SANDBOX_ACQUIRE_TIMEOUT: number;
 }
 
-/** Workflows a route starts for one verification (exported by workflows/index.ts). */
-export type VerificationWorkflowType = 'verifyWorkflow' | 'providerVerifyWorkflow';
-
 export interface EngineSpec {
-  /** The activity that runs one batch item of this type (workflows/batch.ts); absent: not a batch type of its own. */
-  readonly batchItemActivity?: string;
   /**
    * Local activity in SVC_ACTIVITY_MODE=auto: pure, guard-bounded, millisecond-scale engines,
    * where skipping the activity-task round trip saves ~30 % of the latency. CPU-heavy, WASM and
@@ -52,8 +51,11 @@ export interface EngineSpec {
    * runs in the engine pool's threads). SQL is local but loads its parser and PGlite.
    */
   readonly eager: boolean;
-  /** The workflow its route starts. */
-  readonly workflow: VerificationWorkflowType;
+  /**
+   * A language model translates every query first (its provider step, then the engine):
+   * providerVerifyWorkflow runs it, not verifyWorkflow (api/workflows.ts `verificationWorkflows`).
+   */
+  readonly providerFirst?: true;
   /** Whole-run budget in ms (engine, retries, audit); the execution time-out adds SVC_WORKFLOW_GRACE. */
   readonly deadlineMs: (cfg: EngineDeadlineConfig, input: unknown) => number;
   /** The 503 detail when the deadline is missed. */
@@ -78,79 +80,64 @@ const usesProvider = (input: unknown): boolean => {
 
 export const ENGINES = {
   math: {
-    batchItemActivity: 'verifyMathBatchItemActivity',
     localInAuto: true,
     eager: true,
-    workflow: 'verifyWorkflow',
     deadlineMs: (c) => c.SVC_MATH_TIMEOUT * 1000,
     timeoutDetail: MATH_TIMEOUT_DETAIL,
   },
   logic: {
-    batchItemActivity: 'verifyLogicBatchItemActivity',
     localInAuto: false,
     eager: false,
-    workflow: 'verifyWorkflow',
     // A natural-language query is translated first: its route adds SVC_PROVIDER_TIMEOUT and
     // starts providerVerifyWorkflow (logicNaturalLanguageDeadlineMs).
     deadlineMs: (c) => c.SVC_Z3_TIMEOUT * 1000 + LOGIC_OVERHEAD_MS,
     timeoutDetail: LOGIC_TIMEOUT_DETAIL,
   },
   code: {
-    batchItemActivity: 'verifyCodeBatchItemActivity',
     localInAuto: false,
     eager: false,
-    workflow: 'verifyWorkflow',
     deadlineMs: (c) => c.SVC_CODE_VERIFY_TIMEOUT * 1000,
     timeoutDetail: CODE_TIMEOUT_DETAIL,
   },
   sql: {
-    batchItemActivity: 'verifySqlBatchItemActivity',
     localInAuto: true,
     eager: false,
-    workflow: 'verifyWorkflow',
     deadlineMs: () => 10_000,
     timeoutDetail: SQL_TIMEOUT_DETAIL,
   },
   process: {
     localInAuto: true,
     eager: true,
-    workflow: 'verifyWorkflow',
     deadlineMs: () => 5_000,
     timeoutDetail: PROCESS_TIMEOUT_DETAIL,
   },
   rag: {
     localInAuto: true,
     eager: true,
-    workflow: 'verifyWorkflow',
     deadlineMs: () => 5_000,
     timeoutDetail: RAG_TIMEOUT_DETAIL,
   },
   consensus: {
     localInAuto: false,
     eager: false,
-    workflow: 'verifyWorkflow',
     deadlineMs: () => CONSENSUS_DEADLINE_MS + CONSENSUS_FINALIZE_BUDGET_MS,
     timeoutDetail: CONSENSUS_TIMEOUT_DETAIL,
   },
   stats: {
     localInAuto: false,
     eager: false,
-    workflow: 'verifyWorkflow',
     deadlineMs: (c) => c.SVC_SANDBOX_ACQUIRE_TIMEOUT * 1000 + STATS_RUN_BUDGET_MS,
     timeoutDetail: STATS_TIMEOUT_DETAIL,
   },
   fact: {
-    batchItemActivity: 'verifyFactBatchItemActivity',
     localInAuto: false,
     eager: false,
-    workflow: 'verifyWorkflow',
     deadlineMs: (c) => c.SVC_PROVIDER_TIMEOUT * 1000 + FACT_ANALYSIS_BUDGET_MS,
     timeoutDetail: FACT_TIMEOUT_DETAIL,
   },
   image: {
     localInAuto: false,
     eager: false,
-    workflow: 'verifyWorkflow',
     // A vision model is asked only when one is configured and named.
     deadlineMs: (c, input) => IMAGE_MEASURE_BUDGET_MS + (usesProvider(input) ? c.SVC_PROVIDER_TIMEOUT * 1000 : 0),
     timeoutDetail: IMAGE_TIMEOUT_DETAIL,
@@ -160,35 +147,23 @@ export const ENGINES = {
   natural_language: {
     localInAuto: true,
     eager: false,
-    workflow: 'providerVerifyWorkflow',
+    providerFirst: true,
     deadlineMs: (c) => c.SVC_PROVIDER_TIMEOUT * 1000 + c.SVC_MATH_TIMEOUT * 1000,
     timeoutDetail: NL_TIMEOUT_DETAIL,
   },
 } as const satisfies Record<string, EngineSpec>;
 
 export type EngineName = keyof typeof ENGINES;
-/** Engines whose route starts verifyWorkflow (one engine activity, then the audit append). */
+/** Engines whose route starts verifyWorkflow (one engine activity, then the audit append): all but the provider-first. */
 export type VerifyWorkflowEngine = {
-  [E in EngineName]: (typeof ENGINES)[E]['workflow'] extends 'verifyWorkflow' ? E : never;
+  [E in EngineName]: (typeof ENGINES)[E] extends { providerFirst: true } ? never : E;
 }[EngineName];
 
 /** Logic from natural language: the provider's translation, then the solver. */
 export function logicNaturalLanguageDeadlineMs(c: EngineDeadlineConfig): number {
   return c.SVC_PROVIDER_TIMEOUT * 1000 + ENGINES.logic.deadlineMs(c);
 }
-/** Engines that are batch item types of their own, and their item activities. */
-export type BatchEngineName = {
-  [E in EngineName]: (typeof ENGINES)[E] extends { batchItemActivity: string } ? E : never;
-}[EngineName];
-export type BatchItemActivityName = (typeof ENGINES)[BatchEngineName]['batchItemActivity'];
-
 export const ENGINE_NAMES = Object.keys(ENGINES) as EngineName[];
-
-/** The batch item activity of a batch item type, or null when the type has none of its own. */
-export function batchItemActivity(type: string): BatchItemActivityName | null {
-  const spec = (ENGINES as Record<string, EngineSpec>)[type];
-  return (spec?.batchItemActivity as BatchItemActivityName | undefined) ?? null;
-}
 
 /** Engines an API process's in-process worker may run (eager workflow start). */
 export const EAGER_ENGINES: ReadonlySet<EngineName> = new Set(ENGINE_NAMES.filter((e) => ENGINES[e].eager));
@@ -204,6 +179,7 @@ export interface VerifyWorkflowInput<E extends EngineName = EngineName> {
   org_id: string | null;
   /** Activity start-to-close and schedule-to-close budget in milliseconds. */
   timeout_ms: number;
+
   /** 'normal' activities have server-enforced deadlines; 'local' ones skip a server round trip. */
   activity_mode: 'normal' | 'local';
   /** Who asked, for the audit entry appended after the engine (every run with an org_id is audited). */

@@ -71,6 +71,8 @@ export interface LogicActivityResult {
   /** UNSAT: the conflicting conjuncts (Z3's minimized unsat core), null if not extracted. */
   unsat_core?: Array<{ index: number; position: number; constraint: string }> | null;
   provider_used: string | null;
+  /** Logic from natural language (providerVerifyWorkflow): the DSL the provider translated the query to. */
+  translated_query?: string;
   error?: string;
   reason?: string;
   message?: string;

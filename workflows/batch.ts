@@ -34,15 +34,13 @@ import {
   mathChunks,
   batchUnits,
   type BatchHeldUnit,
-  type BatchItemActivityInput,
-  type BatchItemActivityResult,
   type BatchItemOutcome,
   type BatchItemSummary,
   type BatchProgress,
   type BatchWorkflowInput,
 } from '../core/batch.js';
 import { ENGINE_TIMEOUT_FAILURE } from '../core/engine-failures.js';
-import { batchItemActivity } from '../core/engines.js';
+import { batchItemActivities, batchItemActivityOf } from './engine-activities.js';
 
 export const progressQuery = defineQuery<BatchProgress>('progress');
 
@@ -106,6 +104,7 @@ function itemRunner(input: BatchWorkflowInput, workflowId: string): (index: numb
           retry: itemRetry,
         });
 
+  const itemActivities = batchItemActivities(items);
   return async (index: number): Promise<BatchItemOutcome> => {
     const item = input.items[index]!;
     if (LLM_ITEM_TYPES.includes(item.type))
@@ -132,10 +131,10 @@ function itemRunner(input: BatchWorkflowInput, workflowId: string): (index: numb
         return { index, status: 'failed', ...failure(err, input.item_timeout_ms) };
       }
     }
-    // The item activity of its type, from the engine registry (core/engines.ts).
-    const name = batchItemActivity(item.type);
-    if (name === null) return { index, status: 'failed', error: `Unsupported item type: ${item.type}`, latency_ms: 0 };
-    const activity = items[name] as (req: BatchItemActivityInput) => Promise<BatchItemActivityResult>;
+    // The item activity of its type, by reference (workflows/engine-activities.ts).
+    const activity = batchItemActivityOf(itemActivities, item.type);
+    if (activity === null)
+      return { index, status: 'failed', error: `Unsupported item type: ${item.type}`, latency_ms: 0 };
     try {
       const r = await activity({
         job_id: input.job_id,

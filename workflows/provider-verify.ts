@@ -13,9 +13,9 @@ import {
 } from '@temporalio/workflow';
 import type { VerificationActivities } from '../activities/index.js';
 import type { FinalizeInput, NaturalLanguageInput, TranslateOutcome } from '../activities/verify-natural-language.js';
-import type { LogicActivityResult } from '../activities/verify-logic.js';
 import type { LogicTranslateOutcome } from '../activities/verify-logic-nl.js';
-import type { VerifyWorkflowInput } from '../core/engines.js';
+import type { EngineName, VerifyWorkflowInput } from '../core/engines.js';
+import type { EngineResult } from '../core/verification-io.js';
 import { NO_PROVIDER_STEP_FAILURE } from '../core/failure-types.js';
 import type { ProviderName } from '../core/providers-config.js';
 import {
@@ -26,10 +26,13 @@ import {
   STORE_WRITE_OPTIONS,
 } from './policies.js';
 
-export interface ProviderWorkflowInput extends VerifyWorkflowInput {
+export interface ProviderWorkflowInput<E extends EngineName = EngineName> extends VerifyWorkflowInput<E> {
   /** SVC_PROVIDER_TIMEOUT in ms: the provider activity's deadline. */
   provider_timeout_ms: number;
 }
+
+/** Engines with a provider step: natural language always, logic for a query that is not the DSL. */
+export type ProviderStepEngine = 'natural_language' | 'logic';
 
 /** A provider call is never retried: one attempt, bounded by its deadline. */
 export function providerActivities(provider: ProviderName, timeoutMs: number) {
@@ -125,61 +128,80 @@ export async function logicTranslateStep(
   }
 }
 
-export async function providerVerifyWorkflow(req: ProviderWorkflowInput): Promise<unknown> {
+/** One engine's provider steps and engine step, typed by the engine's result (core/verification-io.ts). */
+type ProviderSteps<E extends ProviderStepEngine> = (
+  req: ProviderWorkflowInput<E>,
+  workflowId: string,
+) => Promise<EngineResult<E>>;
+
+/** Natural language: the provider's translation, then evaluation and attestation. */
+const naturalLanguageRun: ProviderSteps<'natural_language'> = (req, workflowId) =>
+  naturalLanguageSteps(
+    req.input as NaturalLanguageInput,
+    req.org_id,
+    workflowId,
+    req.provider_timeout_ms,
+    req.timeout_ms,
+    req.activity_mode,
+  );
+
+/** Logic from natural language: the provider's translation to the DSL, then the solver. */
+const logicRun: ProviderSteps<'logic'> = async (req, workflowId) => {
+  const input = req.input as { query: string; provider: ProviderName };
+  const t = await logicTranslateStep(input, req.org_id, workflowId, req.provider_timeout_ms);
+  if (!t.ok) {
+    return {
+      status: t.blocked ? 'BLOCKED' : 'ERROR',
+      error: 'Internal verification error',
+      reason: t.reason,
+      message: t.message,
+      provider_used: input.provider,
+    };
+  }
+  const acts =
+    req.activity_mode === 'local'
+      ? proxyLocalActivities<VerificationActivities>(engineLocalActivityOptions(req.timeout_ms))
+      : proxyActivities<VerificationActivities>(engineActivityOptions(req.timeout_ms));
+  try {
+    const solved = await acts.verifyLogicActivity({
+      input: { query: t.dsl },
+      org_id: req.org_id,
+      workflow_id: workflowId,
+    });
+    return { ...solved, provider_used: input.provider, translated_query: t.dsl };
+  } catch (err) {
+    if (!isTimeoutFailure(err)) throw err;
+    return {
+      status: 'ERROR',
+      error: 'Internal verification error',
+      reason: 'solver_timeout',
+      provider_used: input.provider,
+      translated_query: t.dsl,
+    };
+  }
+};
+
+/** The engines with a provider step, each to its steps: `PROVIDER_STEPS[req.engine]` is typed by the engine. */
+const PROVIDER_STEPS: { readonly [E in ProviderStepEngine]: ProviderSteps<E> } = {
+  natural_language: naturalLanguageRun,
+  logic: logicRun,
+};
+
+/** The provider step(s) and the engine step of one verification, then its audit entry; typed by the engine's result. */
+export async function providerVerifyWorkflow<E extends ProviderStepEngine>(
+  req: ProviderWorkflowInput<E>,
+): Promise<EngineResult<E>> {
   const workflowId = workflowInfo().workflowId;
-  let result: unknown;
-  if (req.engine === 'natural_language') {
-    result = await naturalLanguageSteps(
-      req.input as NaturalLanguageInput,
-      req.org_id,
-      workflowId,
-      req.provider_timeout_ms,
-      req.timeout_ms,
-      req.activity_mode,
-    );
-  } else if (req.engine === 'logic') {
-    const input = req.input as { query: string; provider: ProviderName };
-    const t = await logicTranslateStep(input, req.org_id, workflowId, req.provider_timeout_ms);
-    if (!t.ok) {
-      result = {
-        status: t.blocked ? 'BLOCKED' : 'ERROR',
-        error: 'Internal verification error',
-        reason: t.reason,
-        message: t.message,
-        provider_used: input.provider,
-      } satisfies LogicActivityResult;
-    } else {
-      const acts =
-        req.activity_mode === 'local'
-          ? proxyLocalActivities<VerificationActivities>(engineLocalActivityOptions(req.timeout_ms))
-          : proxyActivities<VerificationActivities>(engineActivityOptions(req.timeout_ms));
-      try {
-        const solved = await acts.verifyLogicActivity({
-          input: { query: t.dsl },
-          org_id: req.org_id,
-          workflow_id: workflowId,
-        });
-        result = { ...solved, provider_used: input.provider, translated_query: t.dsl };
-      } catch (err) {
-        if (!isTimeoutFailure(err)) throw err;
-        result = {
-          status: 'ERROR',
-          error: 'Internal verification error',
-          reason: 'solver_timeout',
-          provider_used: input.provider,
-          translated_query: t.dsl,
-        } satisfies LogicActivityResult & { translated_query: string };
-      }
-    }
-  } else {
-    // A caller's bug, not a passing fault: fail the run at once (a plain Error would fail only
-    // the workflow task, retried until the run's time-out).
+  // A caller outside the types (another engine): its bug, not a passing fault. Fail the run at
+  // once (a plain Error would fail only the workflow task, retried until the run's time-out).
+  if (!Object.hasOwn(PROVIDER_STEPS, req.engine))
     throw ApplicationFailure.create({
       message: `engine ${req.engine} has no provider step`,
       type: NO_PROVIDER_STEP_FAILURE,
       nonRetryable: true,
     });
-  }
+  const steps: ProviderSteps<E> = PROVIDER_STEPS[req.engine];
+  const result = await steps(req, workflowId);
   if (req.org_id !== null) {
     await auditActivities.appendAuditActivity({
       org_id: req.org_id,

@@ -13,10 +13,8 @@ export function naturalLanguageHandlers(deps: AppDeps) {
     prepare: (input) => {
       const provider = resolveProvider(input.provider, deps.env);
       if (!provider.ok) throw new HttpError(400, provider.detail);
-      return {
-        input: { query: input.query, provider: provider.provider },
-        options: { workflowArgs: { provider_timeout_ms: deps.cfg.SVC_PROVIDER_TIMEOUT * 1000 } },
-      };
+      // providerVerifyWorkflow (api/workflows.ts), with SVC_PROVIDER_TIMEOUT for the provider step.
+      return { input: { query: input.query, provider: provider.provider } };
     },
     // latency_ms: the whole request as the caller saw it (validation to response).
     respond: (ctx, { result, startedAt }) => {

@@ -26,7 +26,6 @@ export function logicHandlers(deps: AppDeps) {
           input: { query: input.query, provider: provider.provider },
           options: {
             workflow: workflows.providerVerifyWorkflow,
-            workflowArgs: { provider_timeout_ms: deps.cfg.SVC_PROVIDER_TIMEOUT * 1000 },
             timeoutMs: logicNaturalLanguageDeadlineMs(deps.cfg),
           },
         };

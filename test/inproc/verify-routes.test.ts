@@ -11,6 +11,7 @@ import { ENGINE_TIMEOUT_FAILURE } from '../../core/engine-failures.js';
 import { NO_PROVIDER_STEP_FAILURE } from '../../core/failure-types.js';
 import { MISSING_KEY, INVALID_KEY } from '../../api/middleware/auth.js';
 import { BACKEND_UNAVAILABLE, VERIFICATION_INCOMPLETE } from '../../api/temporal.js';
+import { verificationWorkflows } from '../../api/workflows.js';
 import { startInProcessApp, send, type InProcessApp } from './harness.js';
 
 let app: InProcessApp;
@@ -126,8 +127,7 @@ describe.each(ROUTES)('$path: one workflow per request, as the registry says', (
     expect(res.status).not.toBe(500);
     expect(app.starts).toHaveLength(1);
     const [start] = app.starts;
-    const spec = ENGINES[engine];
-    expect(start?.type).toBe(spec.workflow);
+    expect(start?.type).toBe(verificationWorkflows[engine].name);
     const args = start?.options.args[0];
     expect(args.engine).toBe(engine);
     expect(JSON.stringify(args.input)).not.toContain('some_client_field');

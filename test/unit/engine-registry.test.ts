@@ -1,18 +1,19 @@
 // The engine registry (core/engines.ts) is the one table the workflows, the worker, the gateway
-// and the routes read: its deadlines, modes and activity names are checked here against what
-// the contract and the configuration say.
+// and the routes read: its deadlines and modes are checked here against what the contract and
+// the configuration say, and the maps that name each engine's workflow and activities by
+// reference (api/workflows.ts, workflows/engine-activities.ts) against the registry.
 import { describe, expect, it } from 'vitest';
 import {
   ENGINES,
   ENGINE_NAMES,
   EAGER_ENGINES,
   activityModeFor,
-  batchItemActivity,
   logicNaturalLanguageDeadlineMs,
   type EngineDeadlineConfig,
 } from '../../core/engines.js';
 import * as workflows from '../../workflows/index.js';
-import { engineActivities } from '../../workflows/engine-activities.js';
+import { batchItemActivities, batchItemActivityOf, engineActivities } from '../../workflows/engine-activities.js';
+import { verificationWorkflows } from '../../api/workflows.js';
 import type { VerificationActivities } from '../../activities/index.js';
 import { BATCH_ITEM_TYPES } from '../../contract/batch-limits.js';
 
@@ -42,11 +43,14 @@ describe('engine registry', () => {
     // The workflows' engine map, built over a stand-in for the activity proxies: each entry is the activity of that name.
     const named = new Proxy({}, { get: (_t, name) => name }) as unknown as VerificationActivities;
     const map = engineActivities(named) as unknown as Record<string, string>;
-    const direct = ENGINE_NAMES.filter((e) => ENGINES[e].workflow === 'verifyWorkflow');
+    const direct = ENGINE_NAMES.filter((e) => verificationWorkflows[e].name === 'verifyWorkflow');
     expect(Object.keys(map).sort()).toEqual([...direct].sort());
     expect(new Set(Object.values(map)).size).toBe(direct.length);
     expect(map.math).toBe('verifyMathActivity');
-    expect(ENGINES.natural_language.workflow).toBe('providerVerifyWorkflow');
+    // The one provider-first engine starts providerVerifyWorkflow, whose steps are its own.
+    expect(ENGINE_NAMES.filter((e) => !direct.includes(e))).toEqual(['natural_language']);
+    expect(ENGINE_NAMES.filter((e) => 'providerFirst' in ENGINES[e])).toEqual(['natural_language']);
+    expect(verificationWorkflows.natural_language.name).toBe('providerVerifyWorkflow');
   });
 
   it('derives each deadline from the configuration the contract names', () => {
@@ -82,17 +86,23 @@ describe('engine registry', () => {
     expect([...EAGER_ENGINES]).toEqual(['math', 'process', 'rag']);
   });
 
-  it('names a workflow that workflows/index.ts exports for every engine', () => {
-    for (const e of ENGINE_NAMES)
-      expect(typeof (workflows as Record<string, unknown>)[ENGINES[e].workflow]).toBe('function');
+  it("starts, for every engine, a workflow that workflows/index.ts exports under the reference's name", () => {
+    for (const e of ENGINE_NAMES) {
+      const name = verificationWorkflows[e].name;
+      expect(typeof (workflows as Record<string, unknown>)[name]).toBe('function');
+    }
   });
 
-  it('gives every batch item type an item activity, except the two the batch workflow runs itself', () => {
-    const own = BATCH_ITEM_TYPES.filter((t) => batchItemActivity(t) !== null);
+  it('gives every batch item type an item activity, except the one the batch workflow runs itself', () => {
+    const named = new Proxy({}, { get: (_t, name) => name }) as unknown as VerificationActivities;
+    const map = batchItemActivities(named);
+    const own = BATCH_ITEM_TYPES.filter((t) => batchItemActivityOf(map, t) !== null);
     expect(own).toEqual(['logic', 'math', 'code', 'fact', 'sql']);
+    expect(String(batchItemActivityOf(map, 'math'))).toBe('verifyMathBatchItemActivity');
     // natural_language items run the provider steps, stats/image are not batch types.
-    expect(BATCH_ITEM_TYPES.filter((t) => batchItemActivity(t) === null)).toEqual(['natural_language']);
-    expect(batchItemActivity('image')).toBeNull();
-    expect(batchItemActivity('no-such-type')).toBeNull();
+    expect(BATCH_ITEM_TYPES.filter((t) => batchItemActivityOf(map, t) === null)).toEqual(['natural_language']);
+    expect(batchItemActivityOf(map, 'image')).toBeNull();
+    expect(batchItemActivityOf(map, 'no-such-type')).toBeNull();
+    expect(batchItemActivityOf(map, 'toString')).toBeNull();
   });
 });

@@ -223,7 +223,8 @@ describe('providerVerifyWorkflow: logic (workflow tier)', () => {
     const id = 'provider-wf-no-provider-step';
     // The run's 30 s time-out is the alternative: a plain Error would fail the workflow task, retried until then.
     const handle = await tier.client.workflow.start(providerVerifyWorkflow, {
-      args: [nl('openai', { engine: 'math' })],
+      // A caller outside the types: the workflow's signature takes only the provider-step engines.
+      args: [nl('openai', { engine: 'math' as string as Input['engine'] })],
       taskQueue: tier.taskQueue,
       workflowId: id,
       workflowExecutionTimeout: '30 s',
