@@ -214,7 +214,7 @@ export function makeAgentActivities(deps: AgentActivityDeps) {
       step_number: rec.step_number,
       tool: rec.tool,
       engine: rec.engine,
-      findings: rec.findings as unknown as Array<Record<string, string>>,
+      findings: rec.findings.map((f) => ({ ...f })), // the stored record's plain string fields
     });
   }
 

@@ -34,13 +34,20 @@ export interface EngineRouteSpec<E extends EngineName, I> {
   /** Middleware between the guard and the handler (e.g. a per-key limit). */
   use?: Middleware[];
   /**
-   * The engine input for a validated request (default: the request itself). May answer the
-   * request itself (set ctx.status/body) and return null: no workflow is started.
+   * The engine input for a validated request (`bodyAsInput`: the request itself, where the
+   * contract's body is the engine's input type). May answer the request itself (set
+   * ctx.status/body) and return null: no workflow is started.
    */
-  prepare?: (input: I, ctx: Context, raw: Record<string, unknown>) => Prepared<E> | null;
+  prepare: (input: I, ctx: Context, raw: Record<string, unknown>) => Prepared<E> | null;
   /** Turns the engine's result into the response (default: the result with 200). */
   respond?: (ctx: Context, answered: Answered<E> & { request: I }) => void;
 }
+
+/**
+ * `prepare` of a route whose validated body is the engine's input as it is (math, code,
+ * consensus): the type check at the route proves the contract's body type is the engine's input.
+ */
+export const bodyAsInput = <T>(input: T): { input: T } => ({ input });
 
 /** Runs one verification of an engine for the request's principal and sets X-Workflow-Id. */
 export async function runEngine<E extends EngineName>(
@@ -70,7 +77,7 @@ export function engineRoute<K extends EndpointId, E extends EngineName, I = Body
     const raw = bodyObject(ctx);
     // I is the row's body type unless the spec names its own schema.
     const input = (spec.schema ? spec.schema.parse(raw) : req.body()) as I;
-    const prepared = spec.prepare ? spec.prepare(input, ctx, raw) : { input: input as unknown as EngineInput<E> };
+    const prepared = spec.prepare(input, ctx, raw);
     if (prepared === null) return;
     const { result, workflowId } = await runEngine(deps, ctx, spec.engine, prepared);
     if (spec.respond) spec.respond(ctx, { result, workflowId, startedAt, request: input });

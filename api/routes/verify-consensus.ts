@@ -7,7 +7,7 @@ import { SANDBOX_CAPACITY_MESSAGE, SANDBOX_UNAVAILABLE_MESSAGE } from '../../con
 import { HttpError } from '../errors.js';
 import { keyLimit } from '../middleware/rate-limit.js';
 import type { AppDeps } from '../deps.js';
-import { engineRoute } from '../engine-route.js';
+import { bodyAsInput, engineRoute } from '../engine-route.js';
 
 /** Per-key limit on top of the plan limit (consensus runs up to four engines and two containers). */
 export const CONSENSUS_KEY_LIMIT = { perWindow: 120, windowSeconds: 60 } as const;
@@ -15,6 +15,7 @@ export const CONSENSUS_KEY_LIMIT = { perWindow: 120, windowSeconds: 60 } as cons
 export function consensusHandlers(deps: AppDeps) {
   const verifyConsensus = engineRoute(deps, 'verifyConsensus', {
     engine: 'consensus',
+    prepare: bodyAsInput,
     use: [keyLimit(deps.counter, 'consensus', CONSENSUS_KEY_LIMIT.perWindow, CONSENSUS_KEY_LIMIT.windowSeconds)],
     respond: (ctx, { result, workflowId, request }) => {
       const { sandbox_failure: sandboxFailure, ...body } = result;

@@ -1,8 +1,8 @@
 // POST /verify/math: validated here, evaluated in a workflow by the math engine activity.
 import type { AppDeps } from '../deps.js';
-import { engineRoute } from '../engine-route.js';
+import { bodyAsInput, engineRoute } from '../engine-route.js';
 
 export function mathHandlers(deps: AppDeps) {
-  const verifyMath = engineRoute(deps, 'verifyMath', { engine: 'math' });
+  const verifyMath = engineRoute(deps, 'verifyMath', { engine: 'math', prepare: bodyAsInput });
   return { verifyMath };
 }

@@ -13,6 +13,8 @@ import Router from '@koa/router';
 import { ENDPOINTS } from '../../contract/endpoints.js';
 import { ROUTES, invalidStatusOf, pathOf, type EndpointId } from '../../contract/routes.js';
 import { bindEndpoints, endpoint, type EndpointHandlers } from '../../api/bind-endpoints.js';
+import { bodyAsInput, engineRoute } from '../../api/engine-route.js';
+import type { AppDeps } from '../../api/deps.js';
 import { errorHandler } from '../../api/middleware/errors.js';
 import { jsonBody } from '../../api/middleware/body.js';
 import { startInProcessApp, type InProcessApp } from './harness.js';
@@ -47,7 +49,7 @@ function registered(): string[] {
 const routeKey = (e: { method: string; path: string }) => `${e.method} ${e.path.replace(/\{(\w+)\}/g, ':$1')}`;
 
 /** Type-level rows: never run, checked by tsc. Each directive fails the type check if its line compiles. */
-export function compileTimeRows(router: Router, all: EndpointHandlers): void {
+export function compileTimeRows(router: Router, all: EndpointHandlers, deps: AppDeps): void {
   const { verifyMath: _missing, ...withoutMath } = all;
   // @ts-expect-error a missing handler (no verifyMath) does not compile
   bindEndpoints(router, withoutMath);
@@ -65,7 +67,10 @@ export function compileTimeRows(router: Router, all: EndpointHandlers): void {
   pathOf('agentTool', { id: '1' });
   // @ts-expect-error an approval's path parameters are the row's: its agent is {id}, not {agent_id}
   endpoint('decideAgentApproval', [], (_ctx, req) => req.params.agent_id);
+  // @ts-expect-error a body goes to the engine as it is only where the row's body is the engine's input
+  engineRoute(deps, 'verifySql', { engine: 'math', prepare: bodyAsInput });
   // Every handler under its own id compiles, and the input is the row's.
+  engineRoute(deps, 'verifyMath', { engine: 'math', prepare: bodyAsInput });
   bindEndpoints(router, all);
   endpoint('verifySql', [], (_ctx, req) => req.body().dialect);
   endpoint('decideAgentApproval', [], (_ctx, req) => [req.params.approval_id, req.body().decision]);
