@@ -8,7 +8,8 @@
 // The handler's input is typed by its row: `req.body()` is the JSON body parsed with the row's
 // request schema (the first issue a 400 naming it, api/errors.ts, or the row's own
 // `invalidStatus` in contract/routes.ts: the approval routes' 422), `req.params` the row's path
-// parameters.
+// parameters, `req.query()` the query string parsed with the row's query schema (a 400
+// `Invalid query parameter '<name>': …`).
 // The body is parsed where the handler asks for it, not before: several routes answer 404 (an
 // unknown agent), 400 (a bad tool name) or 503 (upload slots full) before they read the body, and
 // the black-box suite pins those answers and their order.
@@ -27,12 +28,20 @@ type Row<K extends EndpointId> = Extract<(typeof ENDPOINT_ROWS)[number], { id: K
 export type BodyOf<K extends EndpointId> =
   Row<K> extends { body: { schema: infer S extends z.ZodType; contentType: 'application/json' } } ? z.output<S> : never;
 
+/** The parsed query string of endpoint K (its row's query schema, output side); never when the row has none. */
+export type QueryOf<K extends EndpointId> = Row<K> extends { query: infer Q extends z.ZodType } ? z.output<Q> : never;
+
+/** A query-string issue's detail: the parameter named as such. */
+export const queryDetail = (err: z.ZodError) => zodDetail(err).replace("Invalid field '", "Invalid query parameter '");
+
 /** What a handler receives beside the context, typed by its row. */
 export interface RequestOf<K extends EndpointId> {
   /** The row's path parameters (koa-router's decoded segments). */
   params: PathParams<K>;
   /** The JSON body parsed with the row's request schema: unknown keys dropped, a 400 (or the row's `invalidStatus`) naming the first issue. */
   body(): BodyOf<K>;
+  /** The query string parsed with the row's query schema: unknown parameters dropped, a 400 naming the first issue. */
+  query(): QueryOf<K>;
 }
 
 export type RouteContext = RouterContext;
@@ -73,6 +82,7 @@ export function bindEndpoints<H extends EndpointHandlers>(router: Router, handle
     const schema: z.ZodType | undefined =
       'body' in row && row.body.contentType === 'application/json' ? row.body.schema : undefined;
     const invalidStatus = invalidStatusOf(row.id);
+    const querySchema: z.ZodType | undefined = 'query' in row ? row.query : undefined;
     router[row.method](routerPath(row.path), ...bound.use, (ctx) => {
       const req = {
         params: ctx.params,
@@ -83,6 +93,12 @@ export function bindEndpoints<H extends EndpointHandlers>(router: Router, handle
           // 400: the ZodError itself (api/middleware/errors.ts: code invalid_field); another
           // status: its own `{detail}` naming the same first issue (code by status).
           throw invalidStatus === 400 ? parsed.error : new HttpError(invalidStatus, zodDetail(parsed.error));
+        },
+        query: () => {
+          if (!querySchema) throw new Error(`endpoint ${row.id} has no query parameters`);
+          const parsed = querySchema.safeParse(ctx.query);
+          if (parsed.success) return parsed.data;
+          throw new HttpError(400, queryDetail(parsed.error));
         },
       };
       // One row at a time: the request is typed by the handler's own row (RequestOf<K>) where the handler is written.

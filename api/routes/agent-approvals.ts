@@ -4,7 +4,7 @@
 // an insert-once record (decided once, whoever races), then a signal wakes the approval workflow.
 import type { Context } from 'koa';
 import { randomUUID } from 'node:crypto';
-import { actionIdSchema, approvalListQuerySchema, approvalWaitQuerySchema } from '../../contract/agent-approvals.js';
+import { actionIdSchema } from '../../contract/agent-approvals.js';
 import { Agents, type AgentDoc } from '../../core/agents.js';
 import {
   getAction,
@@ -15,7 +15,7 @@ import {
   recordFeedItem,
   reportOutcome,
 } from '../../core/approvals-store.js';
-import { HttpError, zodDetail } from '../errors.js';
+import { HttpError } from '../errors.js';
 import { principalOf, requireAdminKey } from '../middleware/auth.js';
 import { planLimit } from '../middleware/rate-limit.js';
 import { agentOf, agentTokenGuard } from '../agent-auth.js';
@@ -40,9 +40,6 @@ export const notAdmitted = (state: string) =>
   `Only an admitted or approved action has an outcome; this action is ${state.replace('_', ' ')}.`;
 /** How long POST …/approvals/{id} waits for the workflow to settle the decision it recorded. */
 const DECIDE_SETTLE_MS = 10_000;
-
-const queryDetail = (err: Parameters<typeof zodDetail>[0]) =>
-  zodDetail(err).replace("Invalid field '", "Invalid query parameter '");
 
 export function agentApprovalHandlers(deps: AppDeps) {
   const agents = new Agents(deps.store, deps.cfg.SVC_API_KEY_LOOKUP_SECRET as string);
@@ -69,17 +66,12 @@ export function agentApprovalHandlers(deps: AppDeps) {
     'listAgentApprovals',
     [deciders, planLimit(deps.counter, 'account')],
     async (ctx, req) => {
-      const q = approvalListQuerySchema.safeParse({
-        state: ctx.query.state,
-        limit: ctx.query.limit,
-        cursor: ctx.query.cursor,
-      });
-      if (!q.success) throw new HttpError(400, queryDetail(q.error));
+      const q = req.query(); // approvalListQuerySchema: a bad parameter is a 400 naming it
       const agent = await orgAgent(ctx, req.params.id);
       const page = await listApprovals(deps.store, agent._id, {
-        state: q.data.state ?? null,
-        limit: q.data.limit,
-        before: q.data.cursor ? Number(q.data.cursor) : null,
+        state: q.state ?? null,
+        limit: q.limit,
+        before: q.cursor ? Number(q.cursor) : null,
       });
       ctx.body = {
         agent_id: agent._id,
@@ -96,11 +88,10 @@ export function agentApprovalHandlers(deps: AppDeps) {
     'getAgentApproval',
     [agentOrDecider, planLimit(deps.counter, 'account')],
     async (ctx, req) => {
-      const q = approvalWaitQuerySchema.safeParse({ wait: ctx.query.wait });
-      if (!q.success) throw new HttpError(400, queryDetail(q.error));
+      const { wait } = req.query(); // approvalWaitQuerySchema: ?wait=<0-60>, else a 400 naming it
       const agent = ctx.state.agent ? agentOf(ctx) : await orgAgent(ctx, req.params.id);
       const seq = seqOf(req.params.approval_id);
-      const doc = await waitSettled(deps.store, agent._id, seq, q.data.wait * 1000, ctx);
+      const doc = await waitSettled(deps.store, agent._id, seq, wait * 1000, ctx);
       if (!doc) throw new HttpError(404, APPROVAL_NOT_FOUND);
       ctx.set('Cache-Control', 'no-store');
       ctx.body = approvalView(doc);

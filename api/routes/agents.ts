@@ -6,7 +6,6 @@ import { randomUUID } from 'node:crypto';
 import {
   AGENT_CONTEXT_ERROR_CODE,
   TOOL_NAME_RE,
-  activityQuerySchema,
   agentContextSchema,
   normalizeToolName,
 } from '../../contract/agents.js';
@@ -252,32 +251,34 @@ export function agentHandlers(deps: AppDeps) {
   });
 
   // GET /agents/{id}/activity
-  const agentActivity = endpoint('agentActivity', [requireAgent, planLimit(deps.counter, 'account')], async (ctx) => {
-    const q = activityQuerySchema.safeParse({ limit: ctx.query.limit, cursor: ctx.query.cursor });
-    if (!q.success)
-      throw new HttpError(400, zodDetail(q.error).replace("Invalid field '", "Invalid query parameter '"));
-    const agent = agentOf(ctx);
-    const docs = await agents.listActivity(agent._id, q.data.limit + 1, q.data.cursor);
-    const page = docs.slice(0, q.data.limit);
-    ctx.body = {
-      agent_id: agent._id,
-      items: page.map((d) => ({
-        id: d._id,
-        kind: d.kind,
-        status: d.status,
-        summary: d.summary,
-        workflow_id: d.workflow_id,
-        audit_log_id: d.audit_log_id,
-        conversation_id: d.conversation_id,
-        step_number: d.step_number,
-        tool: d.tool,
-        engine: d.engine,
-        findings: d.findings,
-        created_at: d.created_at.toISOString(),
-      })),
-      next_cursor: docs.length > q.data.limit ? (page[page.length - 1]?._id ?? null) : null,
-    };
-  });
+  const agentActivity = endpoint(
+    'agentActivity',
+    [requireAgent, planLimit(deps.counter, 'account')],
+    async (ctx, req) => {
+      const q = req.query(); // activityQuerySchema: a bad parameter is a 400 naming it
+      const agent = agentOf(ctx);
+      const docs = await agents.listActivity(agent._id, q.limit + 1, q.cursor);
+      const page = docs.slice(0, q.limit);
+      ctx.body = {
+        agent_id: agent._id,
+        items: page.map((d) => ({
+          id: d._id,
+          kind: d.kind,
+          status: d.status,
+          summary: d.summary,
+          workflow_id: d.workflow_id,
+          audit_log_id: d.audit_log_id,
+          conversation_id: d.conversation_id,
+          step_number: d.step_number,
+          tool: d.tool,
+          engine: d.engine,
+          findings: d.findings,
+          created_at: d.created_at.toISOString(),
+        })),
+        next_cursor: docs.length > q.limit ? (page[page.length - 1]?._id ?? null) : null,
+      };
+    },
+  );
 
   // GET /agents/{id}/budget
   const agentBudget = endpoint('agentBudget', [requireAgent, planLimit(deps.counter, 'account')], async (ctx) => {

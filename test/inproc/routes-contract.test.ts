@@ -67,10 +67,13 @@ export function compileTimeRows(router: Router, all: EndpointHandlers, deps: App
   pathOf('agentTool', { id: '1' });
   // @ts-expect-error an approval's path parameters are the row's: its agent is {id}, not {agent_id}
   endpoint('decideAgentApproval', [], (_ctx, req) => req.params.agent_id);
+  // @ts-expect-error the query is the row's: the approval list has no ?wait
+  endpoint('listAgentApprovals', [], (_ctx, req) => req.query().wait);
   // @ts-expect-error a body goes to the engine as it is only where the row's body is the engine's input
   engineRoute(deps, 'verifySql', { engine: 'math', prepare: bodyAsInput });
   // Every handler under its own id compiles, and the input is the row's.
   engineRoute(deps, 'verifyMath', { engine: 'math', prepare: bodyAsInput });
+  endpoint('getAgentApproval', [], (_ctx, req) => req.query().wait);
   bindEndpoints(router, all);
   endpoint('verifySql', [], (_ctx, req) => req.body().dialect);
   endpoint('decideAgentApproval', [], (_ctx, req) => [req.params.approval_id, req.body().decision]);
@@ -118,19 +121,19 @@ describe('routes and the contract table', () => {
   });
 });
 
-/** Every row bound to a handler that answers its parsed body and path parameters (no guards). */
+/** Every row bound to a handler that answers its path parameters and its parsed query (GET) or body (no guards). */
 function echoHandlers(): EndpointHandlers {
   return Object.fromEntries(
     ENDPOINTS.map((e) => [
       e.id,
       endpoint(e.id as EndpointId, [], (ctx, req) => {
-        ctx.body = { params: req.params, body: req.body() };
+        ctx.body = { params: req.params, ...(ctx.method === 'GET' ? { query: req.query() } : { body: req.body() }) };
       }),
     ]),
   ) as unknown as EndpointHandlers;
 }
 
-describe("a body that fails its row's schema: the binder answers the row's status", () => {
+describe("a body or query that fails its row's schema: the binder answers the row's status", () => {
   let url = '';
   let close: () => Promise<void> = async () => undefined;
   beforeAll(async () => {
@@ -150,12 +153,13 @@ describe("a body that fails its row's schema: the binder answers the row's statu
     await close();
   });
 
-  const post = async (path: string, body: unknown) => {
-    const res = await fetch(`${url}${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
+  const post = async (path: string, body?: unknown) => {
+    const res = await fetch(
+      `${url}${path}`,
+      body === undefined
+        ? { method: 'GET' }
+        : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
+    );
     const json = (await res.json()) as Record<string, unknown>;
     delete json.request_id;
     return { status: res.status, body: json };
@@ -213,5 +217,21 @@ describe("a body that fails its row's schema: the binder answers the row's statu
     expect(math.status).toBe(400);
     expect(math.body.code).toBe('invalid_field');
     expect(String(math.body.detail)).toMatch(/^Invalid field '/);
+  });
+
+  it("a query parameter that fails the row's query schema is a 400 naming it; unknown parameters are dropped", async () => {
+    const approval = pathOf('getAgentApproval', { id: '7', approval_id: 'apr_3' });
+    expect(await post(`${approval}?wait=61`)).toEqual({
+      status: 400,
+      body: {
+        detail: "Invalid query parameter 'wait': must be a number of seconds from 0 to 60",
+        code: 'invalid_request',
+      },
+    });
+    const list = await post(`${pathOf('listAgentApprovals', { id: '7' })}?state=pending&limit=5&other=1`);
+    expect(list).toEqual({
+      status: 200,
+      body: { params: { id: '7' }, query: { state: 'pending', limit: 5 } },
+    });
   });
 });
