@@ -528,6 +528,12 @@ export class BatchJobStore {
    * without any live entry.
    */
   private async admitByKey(jobId: string, max: number): Promise<{ admission: Admission | null; refill: boolean }> {
+    // This process already took new numbers: the next one is tried before the cursors are read
+    // (they only tell what other processes took; a lost insert reads them below).
+    if (this.handedOut > 0 && this.handedOut < max) {
+      const n = this.handedOut++;
+      if (await this.insertNewSlot(n, jobId)) return { admission: { slot: n, evicted: null }, refill: false };
+    }
     const [next, head] = await Promise.all([this.cursor('next'), this.cursor('head')]);
     if (next === null) return { admission: null, refill: true };
     // 1. a slot number never used: `next` (or past what this process handed out) first; after a lost race, the numbers of a window
@@ -542,20 +548,7 @@ export class BatchJobStore {
       const mine = Math.max(next, this.handedOut);
       if (mine < max) {
         this.handedOut = mine + 1;
-        try {
-          await this.slots.insertOne({
-            _id: mine,
-            gen: 1,
-            state: 'active',
-            job_id: jobId,
-            claimed_at: new Date(),
-            finished_at: null,
-          });
-          this.nudge('next', mine + 1);
-          return { admission: { slot: mine, evicted: null }, refill: false };
-        } catch (err) {
-          if (!isDuplicateKey(err)) throw err;
-        }
+        if (await this.insertNewSlot(mine, jobId)) return { admission: { slot: mine, evicted: null }, refill: false };
       }
       let base = next;
       for (let w = 0; w < NEW_SLOT_WINDOWS && base < max; w++) {
@@ -634,6 +627,25 @@ export class BatchJobStore {
       h += QUEUE_WINDOW;
     }
     return { admission: null, refill: !sawLive };
+  }
+
+  /** A never-used slot number `n` for `jobId` (unique `batch_slots._id`): false when another admission took it; `next` moves past it. */
+  private async insertNewSlot(n: number, jobId: string): Promise<boolean> {
+    try {
+      await this.slots.insertOne({
+        _id: n,
+        gen: 1,
+        state: 'active',
+        job_id: jobId,
+        claimed_at: new Date(),
+        finished_at: null,
+      });
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+      return false;
+    }
+    this.nudge('next', n + 1);
+    return true;
   }
 
   /**
