@@ -86,7 +86,8 @@ export class BatchJobs {
     store: Store,
     private readonly temporal: TemporalGateway,
   ) {
-    this.store = new BatchJobStore(store);
+    // Audited result documents are cached: a polled running job reads each unit once (persistence/batch.ts).
+    this.store = new BatchJobStore(store, { unitCache: true });
     // Background sweeps of old slot claims and of the slot directory's dead queue entries
     // (persistence/batch.ts sweepClaims, sweepQueue), off the submit path.
     setInterval(() => {
@@ -267,19 +268,21 @@ export class BatchJobs {
     try {
       const desc = await this.temporal.connection.withDeadline(Date.now() + QUERY_DEADLINE_MS, () => handle.describe());
       if (desc.status.name === 'RUNNING') {
-        // The query and the stored units side by side: whichever the workflow's busy task allows.
-        const units = this.store
-          .unitResults(
-            doc._id,
-            Array.from({ length: doc.units ?? 0 }, (_, u) => u),
-          )
-          .catch(() => null);
+        // The query first; only when the workflow's busy task cannot answer it in time, the
+        // stored units (read then, not beside the query: a unit document carries its items'
+        // results and attestation tokens, and a job polled every 100 ms read all of them on
+        // every poll; session 10, docs/performance.md).
         const snap = await this.temporal.connection
           .withDeadline(Date.now() + queryDeadlineMs, () => handle.query<BatchProgress>('progress'))
           .catch(() => null);
         if (snap?.status === 'running') return await this.fromProgress(snap);
         if (!snap) {
-          const stored = await units;
+          const stored = await this.store
+            .unitResults(
+              doc._id,
+              Array.from({ length: doc.units ?? 0 }, (_, u) => u),
+            )
+            .catch(() => null);
           if (stored) return storedProgress(doc, stored);
         }
       } else if (desc.status.name !== 'COMPLETED') {

@@ -216,8 +216,33 @@ export function jobView(doc: BatchJobDoc, items: BatchItemView[]): BatchJobView 
   };
 }
 
+/**
+ * Result documents kept by an API process (BatchJobStore's `unitCache`): a unit document marked
+ * `audited` never changes again (its verdicts and audit entries are written), so a running job
+ * polled every 100 ms reads each of its units from the store once, not on every poll; session 9
+ * read them all on every GET, which doubled the store's commands per item (docs/performance.md,
+ * "Session 10: the batch regression"). Bounded: 10 concurrent 100-item jobs hold 40 units.
+ */
+const UNIT_CACHE_DEFAULT = 64;
+
 export class BatchJobStore {
-  constructor(private readonly store: Store) {}
+  /** Audited result documents by `_id`, least recently used first (empty unless `unitCache` > 0). */
+  private readonly finalUnits = new Map<string, BatchResultDoc>();
+  private readonly unitCache: number;
+  /**
+   * The lowest new slot number this process has not handed to an admission yet (admitByKey): a
+   * hint like `next`. A number handed out whose insert failed on a store error stays unused
+   * until the fallback read (every slot active) finds it: capacity is never lost, only that
+   * number's turn.
+   */
+  private handedOut = 0;
+
+  constructor(
+    private readonly store: Store,
+    opts: { unitCache?: number | true } = {},
+  ) {
+    this.unitCache = opts.unitCache === true ? UNIT_CACHE_DEFAULT : (opts.unitCache ?? 0);
+  }
 
   get jobs(): Collection<BatchJobDoc> {
     return this.store.collection<BatchJobDoc>('batch_jobs');
@@ -256,7 +281,23 @@ export class BatchJobStore {
 
   /** Result documents of the given units, in parallel. Key: `batch_results._id` = `<job>#<unit>` (≤ 100 point lookups). */
   unitResults(jobId: string, units: Iterable<number>): Promise<Array<BatchResultDoc | null>> {
-    return Promise.all([...units].map((u) => this.results.findOne({ _id: resultId(jobId, u) })));
+    return Promise.all([...units].map((u) => this.cachedUnit(resultId(jobId, u))));
+  }
+
+  /** A result document by `_id`: from the process's cache once seen audited (final), else from the store. */
+  private async cachedUnit(id: string): Promise<BatchResultDoc | null> {
+    const hit = this.finalUnits.get(id);
+    if (hit) {
+      this.finalUnits.delete(id); // most recently used last
+      this.finalUnits.set(id, hit);
+      return hit;
+    }
+    const doc = await this.results.findOne({ _id: id });
+    if (doc?.audited === true && this.unitCache > 0) {
+      this.finalUnits.set(id, doc);
+      if (this.finalUnits.size > this.unitCache) this.finalUnits.delete(this.finalUnits.keys().next().value as string);
+    }
+    return doc;
   }
 
   /** One result document. Key: `batch_results._id`. */
@@ -487,13 +528,28 @@ export class BatchJobStore {
    * without any live entry.
    */
   private async admitByKey(jobId: string, max: number): Promise<{ admission: Admission | null; refill: boolean }> {
+    // This process already took new numbers: the next one is tried before the cursors are read
+    // (they only tell what other processes took; a lost insert reads them below).
+    if (this.handedOut > 0 && this.handedOut < max) {
+      const n = this.handedOut++;
+      if (await this.insertNewSlot(n, jobId)) return { admission: { slot: n, evicted: null }, refill: false };
+    }
     const [next, head] = await Promise.all([this.cursor('next'), this.cursor('head')]);
     if (next === null) return { admission: null, refill: true };
-    // 1. a slot number never used: the numbers of a window from `next` are read by `_id` (in
-    // parallel); the lowest absent one is tried first, then, after a lost race, the others in a
+    // 1. a slot number never used: `next` (or past what this process handed out) first; after a lost race, the numbers of a window
+    // from `next` are read by `_id` (in parallel); the lowest absent one is tried first, then, after a lost race, the others in a
     // random order (admissions submitted together spread over the window instead of walking
     // one number at a time behind each other). Unique `batch_slots._id`: one admission wins a number.
     if (next < max) {
+      // A new number without a window read: `next`, or past the numbers this process handed to
+      // admissions still in flight (a burst of POSTs to one API process takes next, next+1, …
+      // instead of all racing for `next`; only another process can still win one, and then
+      // the window decides below). One insert; `next` moves past it.
+      const mine = Math.max(next, this.handedOut);
+      if (mine < max) {
+        this.handedOut = mine + 1;
+        if (await this.insertNewSlot(mine, jobId)) return { admission: { slot: mine, evicted: null }, refill: false };
+      }
       let base = next;
       for (let w = 0; w < NEW_SLOT_WINDOWS && base < max; w++) {
         const numbers = Array.from({ length: Math.min(QUEUE_WINDOW, max - base) }, (_, i) => base + i);
@@ -571,6 +627,25 @@ export class BatchJobStore {
       h += QUEUE_WINDOW;
     }
     return { admission: null, refill: !sawLive };
+  }
+
+  /** A never-used slot number `n` for `jobId` (unique `batch_slots._id`): false when another admission took it; `next` moves past it. */
+  private async insertNewSlot(n: number, jobId: string): Promise<boolean> {
+    try {
+      await this.slots.insertOne({
+        _id: n,
+        gen: 1,
+        state: 'active',
+        job_id: jobId,
+        claimed_at: new Date(),
+        finished_at: null,
+      });
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+      return false;
+    }
+    this.nudge('next', n + 1);
+    return true;
   }
 
   /**
@@ -686,6 +761,7 @@ export class BatchJobStore {
   async deleteJob(jobId: string): Promise<void> {
     const doc = await this.jobs.findOne({ _id: jobId }, { projection: { units: 1 } });
     const units = doc?.units ?? 0;
+    for (let u = 0; u < units; u++) this.finalUnits.delete(resultId(jobId, u));
     const ops: AnyBulkWriteOperation<BatchResultDoc>[] = Array.from({ length: units }, (_, u) => ({
       deleteOne: { filter: { _id: resultId(jobId, u) } },
     }));

@@ -316,6 +316,53 @@ describe('persistence/batch.ts: the job store', () => {
     expect(await jobs.sweepQueue()).toBe(0);
   });
 
+  // Session 10 (docs/performance.md, "Session 10: the batch regression"): the window read cost
+  // every admission nine commands; a burst to one API process now takes next, next+1, … directly.
+  it('slot directory: ten admissions submitted together to one process take ten new numbers with one insert each, no slot read', async () => {
+    await jobs.moveCursor('next', 0); // the directory exists (the first admission of a new store scans once)
+    expect((await jobs.admit(newJob('bj_lone'), ITEMS, 50)).slot).toBe(0);
+    await tick();
+    const from = m.log.length;
+    const admitted = await Promise.all(Array.from({ length: 10 }, (_, i) => jobs.admit(newJob(`bj_b${i}`), ITEMS, 50)));
+    expect(admitted.map((a) => a.slot).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    const slotOps = m.log.slice(from).filter((r) => r.coll === 'batch_slots');
+    expect(slotOps.filter((r) => r.op === 'findOne' || r.op === 'find')).toEqual([]);
+    expect(slotOps.filter((r) => r.op.startsWith('insert'))).toHaveLength(10);
+    // Another process (a second store object) that took a number first: the first one's lost insert goes to the window.
+    const other = new BatchJobStore(m.store);
+    await tick();
+    const theirs = await other.admit(newJob('bj_other'), ITEMS, 50);
+    const mine = await jobs.admit(newJob('bj_after'), ITEMS, 50);
+    expect(theirs.slot).toBe(11);
+    expect(mine.slot).toBe(12);
+  });
+
+  it("an API store object (unitCache) reads an audited unit document from the store once; unaudited ones every time; an evicted job's are dropped", async () => {
+    const api = new BatchJobStore(m.store, { unitCache: true });
+    await api.admit(newJob('bj_cache'), ITEMS, 1);
+    const [u0, u1] = resultDocs('bj_cache');
+    await jobs.storeUnit({ ...u0!, audited: false });
+    await jobs.storeUnit({ ...u1!, audited: true });
+    const reads = () => m.log.filter((r) => r.coll === 'batch_results' && r.op === 'findOne').map((r) => r.filter._id);
+    const from = reads().length;
+    for (let i = 0; i < 3; i++) await api.unitResults('bj_cache', [0, 1]);
+    expect(reads().slice(from)).toEqual([
+      resultId('bj_cache', 0),
+      resultId('bj_cache', 1),
+      resultId('bj_cache', 0),
+      resultId('bj_cache', 0),
+    ]);
+    await jobs.markUnitAudited('bj_cache', 0);
+    expect((await api.unitResults('bj_cache', [0]))[0]?.audited).toBe(true);
+    await api.unitResults('bj_cache', [0, 1]);
+    expect(reads().slice(from)).toHaveLength(5);
+    // Evicted (its slot taken by the next job): its documents are gone, and not answered from the cache.
+    await api.complete('bj_cache', { completed_items: 3, failed_items: 0 }, 2, new Date('2026-01-01T00:03:00Z'));
+    await tick();
+    expect((await api.admit(newJob('bj_evictor'), ITEMS, 1)).evicted).toBe('bj_cache');
+    expect(await api.unitResults('bj_cache', [0, 1])).toEqual([null, null]);
+  });
+
   it('a unit is written once: a second write (a retried attempt) gets the stored document back', async () => {
     await jobs.admit(newJob('bj_once'), ITEMS, 4);
     const [first] = resultDocs('bj_once');
