@@ -75,9 +75,16 @@ async function child(tree: string, pools: string[]): Promise<void> {
       await pool.warmUp();
       closers.push(() => pool.shutdown());
     } else if (name === 'guard') {
-      const { GuardPool } = await import(url('activities/agent-guard-pool.js'));
-      const pool = new GuardPool({ size: 2 });
-      await pool.run({ op: 'verify', query: 'what is 2+2?', allowed_domains: [] }, { orgId: null, timeoutMs: 60_000 });
+      // The agent guards: a task of the engine pool (ENGINE_TASKS.guard); this row is what they add to its threads.
+      const { EnginePool } = await import(url('activities/isolation/engine-pool.js'));
+      const { scanWithGuards } = await import(url('activities/agent-guard-scan.js'));
+      const pool = new EnginePool({ size: 2, preload: ['guards'] });
+      await pool.warmUp();
+      await scanWithGuards(
+        pool,
+        { op: 'verify', query: 'what is 2+2?', allowed_domains: [] },
+        { orgId: null, timeoutMs: 60_000 },
+      );
       closers.push(() => pool.shutdown());
     } else if (name === 'pglite' || name === 'pglite-released') {
       const { PgCheck, DEFAULT_PG_CHECK_LIMITS } = await import(url('engines/sql/index.js'));
