@@ -16,7 +16,8 @@ import type {
   ToolGuardResult,
   VerifyGuardResult,
 } from '../core/agent-workflow.js';
-import { GuardUnavailableError, type GuardPool } from './agent-guard-pool.js';
+import { GuardUnavailableError, scanWithGuards } from './agent-guard-scan.js';
+import type { EnginePool } from './isolation/engine-pool.js';
 import type { GuardReport, GuardTask } from '../engines/agent-guards/index.js';
 import { splitQuery } from '../engines/agents/route-query.js';
 import { maskKeyShaped } from '../engines/agent-guards/text.js';
@@ -26,8 +27,8 @@ export interface AgentActivityDeps {
   store: Store;
   /** SVC_API_KEY_LOOKUP_SECRET: opens sealed inputs; unset, every agent request fails closed (503). */
   lookupSecret?: string;
-  /** The agent guard pool, created by the worker's composition root (workers/verification-worker.ts). */
-  guardPool: GuardPool;
+  /** The engine pool, created by the worker's composition root (workers/verification-worker.ts): the guards run there (ENGINE_TASKS.guard). */
+  enginePool: EnginePool;
 }
 
 /** Keyed digest of the request (a plain SHA-256 of a short secret-bearing text could be guessed). */
@@ -39,9 +40,9 @@ function requestDigest(secret: string, value: unknown): string {
 const MAX_CLAIM = 2000;
 
 export function makeAgentActivities(deps: AgentActivityDeps) {
-  /** The guards of one request of `orgId` on the guard pool (fair across organizations). */
-  const scanWithGuards = async (task: GuardTask, timeoutMs: number, orgId: string | null): Promise<GuardReport> =>
-    (await deps.guardPool.run(task, { orgId, timeoutMs })).report;
+  /** The guards of one request of `orgId` in the engine pool (fair across organizations). */
+  const scan = async (task: GuardTask, timeoutMs: number, orgId: string | null): Promise<GuardReport> =>
+    (await scanWithGuards(deps.enginePool, task, { orgId, timeoutMs })).report;
   async function agentGuardActivity(req: AgentWorkflowInput): Promise<GuardResult> {
     const secret = deps.lookupSecret;
     let opened: Record<string, unknown>;
@@ -59,7 +60,7 @@ export function makeAgentActivities(deps: AgentActivityDeps) {
       const toolSchema = (opened.tool_schema ?? null) as Record<string, unknown> | null;
       let report;
       try {
-        report = await scanWithGuards(
+        report = await scan(
           {
             op: 'verify',
             query,
@@ -163,7 +164,7 @@ export function makeAgentActivities(deps: AgentActivityDeps) {
       reasons.push(`'${tool}' is not in the agent's allowed_tools`);
     let report;
     try {
-      report = await scanWithGuards(
+      report = await scan(
         { op: 'arguments', arguments: args, allowed_domains: req.agent.allowed_domains },
         req.guard_timeout_ms,
         req.agent.org_id,

@@ -7,7 +7,6 @@ import { makeVerifySqlActivity } from './verify-sql.js';
 import { makeProcessRagActivities } from './verify-process-rag.js';
 import type { EnginePool } from './isolation/engine-pool.js';
 import type { LogicPool } from '../engines/logic/index.js';
-import type { GuardPool } from './agent-guard-pool.js';
 import type { PgCheck } from '../engines/sql/index.js';
 import { makeBatchActivities } from './verify-batch.js';
 import { makeVerifyConsensusActivity } from './verify-consensus.js';
@@ -45,10 +44,11 @@ export type ActivityDeps = ProofContext & {
   env: NodeJS.ProcessEnv;
   /**
    * The thread pools, created by the worker's composition root (workers/verification-worker.ts)
-   * and passed here as the sample passes its db: the engine threads, the Z3 threads, the agent
-   * guard threads and the PostgreSQL check (PGlite, started on demand, released when idle).
+   * and passed here as the sample passes its db: the engine threads (the agent guards run there
+   * too, ENGINE_TASKS.guard), the Z3 threads and the PostgreSQL check (PGlite, started on demand,
+   * released when idle).
    */
-  pools: { engine: EnginePool; logic: LogicPool; guard: GuardPool; pg: PgCheck };
+  pools: { engine: EnginePool; logic: LogicPool; pg: PgCheck };
 };
 
 export function createActivities(deps: ActivityDeps) {
@@ -88,7 +88,7 @@ export function createActivities(deps: ActivityDeps) {
     ...engines,
     ...makeBatchActivities({ ...deps, enginePool: deps.pools.engine }, engines),
     verifyFactBatchItemActivity: makeFactBatchActivity(factDeps, (requested) => resolveProvider(requested, deps.env)),
-    ...makeAgentActivities({ store: deps.store, lookupSecret: deps.lookupSecret, guardPool: deps.pools.guard }),
+    ...makeAgentActivities({ store: deps.store, lookupSecret: deps.lookupSecret, enginePool: deps.pools.engine }),
     ...makeApprovalActivities({ store: deps.store, signer: deps.signer }),
     ...makeA2aActivities({
       store: deps.store,

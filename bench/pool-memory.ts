@@ -3,11 +3,13 @@
 //
 //   npx tsx bench/pool-memory.ts                     # both parts below
 //   npx tsx bench/pool-memory.ts --pools             # per pool only
-//   npx tsx bench/pool-memory.ts --stack [--seconds 30] [--configs before,after]
+//   npx tsx bench/pool-memory.ts --stack [--seconds 30] [--configs before,after] [--no-pools]
+//   ... [--baseline-tree dist/service/<hash of a session 9 build>]  # session 9's guard pool rows too
 //
-// 1. Per pool: one child process per configuration, loading the compiled service tree (as the
-//    stack runs it), warming only the named pool(s), then reporting its RSS once the heap has
-//    settled; one row per configuration with the difference to the bare process.
+// 1. Per pool (printed by --stack too): one child process per configuration under plain node,
+//    loading the compiled service tree (as the stack runs it), warming only the named pool(s),
+//    then reporting its RSS once the heap has settled; one row per configuration with the
+//    difference to the bare process.
 // 2. The stack (private, on SVC_BENCH_PORT_OFFSET, default 200), once per sizing configuration:
 //    the RSS of the API process and of the worker process (each with its process group) idle
 //    after start, then /verify/math and /verify/logic at 8 clients (req/s, so a sizing that
@@ -15,9 +17,9 @@
 //    postgresql and sqlite dialects, code, agent verification) sampled every 250 ms (peak and
 //    mean), then again once PGlite has been released after its idle period.
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const argv = process.argv.slice(2);
@@ -39,84 +41,121 @@ function newestServiceTree(): string {
 
 // ---- 1. per pool -----------------------------------------------------------------------------
 
+// Each configuration names the pools its child process warms: `engine:<size>[:<modules>]` (the
+// engine pool; modules as ENGINE_MODULES keys, all by default), `logic:<threads>` (Z3),
+// `guardpool` (session 9's agent guard pool, only in a tree that still has it), `guard` (one
+// guard scan through the engine pool's task, ENGINE_TASKS.guard), `pglite`, `pglite-released`.
 const CONFIGS: Record<string, string[]> = {
   bare: [],
-  'engine pool (size 2, 3 threads)': ['engine:2'],
+  'engine pool (size 2, 3 threads), every engine: the worker': ['engine:2'],
+  'engine pool (size 2), every engine but the guards: session 9 worker pool': [
+    'engine:2:math,process,rag,code,sql,stats',
+  ],
   'engine pool (size 1, 2 threads)': ['engine:1'],
-  'engine pool (size 2), eager engines only (math, process, RAG)': ['engine:2:math,process,rag'],
-  'engine pool (size 1), eager engines only (math, process, RAG): the API process': ['engine:1:math,process,rag'],
+  'engine pool (size 2), eager engines only (math, process, RAG): the API process': ['engine:2:math,process,rag'],
   'Z3 pool (2 threads)': ['logic:2'],
   'Z3 pool (1 thread)': ['logic:1'],
-  'guard pool (1 thread, one scan)': ['guard'],
   'PGlite (its child process, one check)': ['pglite'],
   'PGlite started, then released (idle)': ['pglite-released'],
-  'worker pools at their defaults, PGlite running (engine 2, Z3 2, guard, PGlite)': [
+  "the worker's pools at their defaults, PGlite released (engine 2 with the guards, Z3 2)": ['engine:2', 'logic:2'],
+};
+/** Session 9's rows, run on a tree built from 828cbda (--baseline-tree): its guard pool beside its engine pool. */
+const BASELINE_CONFIGS: Record<string, string[]> = {
+  bare: [],
+  'guard pool (1 thread, one scan)': ['guardpool'],
+  "the worker's pools at their defaults, PGlite released (engine 2, Z3 2, guard pool)": [
     'engine:2',
     'logic:2',
-    'guard',
-    'pglite',
+    'guardpool',
   ],
-  'worker pools at their defaults, PGlite released (engine 2, Z3 2, guard)': ['engine:2', 'logic:2', 'guard'],
 };
 
-async function child(tree: string, pools: string[]): Promise<void> {
-  const url = (p: string) => pathToFileURL(path.join(tree, p)).href;
-  const closers: Array<() => Promise<unknown>> = [];
-  for (const p of pools) {
-    const [name, n, preload] = p.split(':');
-    if (name === 'engine') {
-      const { EnginePool } = await import(url('activities/isolation/engine-pool.js'));
-      const pool = new EnginePool({ size: Number(n), ...(preload ? { preload: preload.split(',') } : {}) });
-      await pool.warmUp();
-      closers.push(() => pool.shutdown());
-    } else if (name === 'logic') {
-      const { LogicPool } = await import(url('engines/logic/pool.js'));
-      const pool = new LogicPool({ size: Number(n) });
-      await pool.warmUp();
-      closers.push(() => pool.shutdown());
-    } else if (name === 'guard') {
-      const { GuardPool } = await import(url('activities/agent-guard-pool.js'));
-      const pool = new GuardPool({ size: 2 });
-      await pool.run({ op: 'verify', query: 'what is 2+2?', allowed_domains: [] }, { orgId: null, timeoutMs: 60_000 });
-      closers.push(() => pool.shutdown());
-    } else if (name === 'pglite' || name === 'pglite-released') {
-      const { PgCheck, DEFAULT_PG_CHECK_LIMITS } = await import(url('engines/sql/index.js'));
-      const pg = new PgCheck({ ...DEFAULT_PG_CHECK_LIMITS, bootWaitMs: 300_000 });
-      const r = await pg.check('SELECT a FROM t WHERE b > $1', 'CREATE TABLE t (a int, b text);', {
-        budgetMs: 300_000,
-      });
-      if (!r.ran) throw new Error(`PGlite did not run: ${r.reason}`);
-      if (name === 'pglite-released') await pg.shutdown();
-      else closers.push(() => pg.shutdown());
+// The child runs under plain node, as the stack's processes do: `npx tsx` would load its loader
+// into every worker thread too (threads inherit execArgv), about 20-60 MB per thread that the
+// service never pays (session 9's per-pool rows were measured that way).
+const CHILD = String.raw`
+const [tree, ...pools] = process.argv.slice(2);
+const url = (p) => new URL(p, 'file://' + tree + '/').href;
+const closers = [];
+const scan = { op: 'verify', query: 'what is 2+2?', allowed_domains: [] };
+for (const p of pools) {
+  const [name, n, preload] = p.split(':');
+  if (name === 'engine' || name === 'guard') {
+    const { EnginePool } = await import(url('activities/isolation/engine-pool.js'));
+    const pool = new EnginePool({ size: Number(n ?? 2), ...(preload ? { preload: preload.split(',') } : {}) });
+    await pool.warmUp();
+    if (name === 'guard') {
+      const { scanWithGuards } = await import(url('activities/agent-guard-scan.js'));
+      await scanWithGuards(pool, scan, { orgId: null, timeoutMs: 60000 });
     }
+    closers.push(() => pool.shutdown());
+  } else if (name === 'logic') {
+    const { LogicPool } = await import(url('engines/logic/pool.js'));
+    const pool = new LogicPool({ size: Number(n) });
+    await pool.warmUp();
+    closers.push(() => pool.shutdown());
+  } else if (name === 'guardpool') {
+    const { GuardPool } = await import(url('activities/agent-guard-pool.js'));
+    const pool = new GuardPool({ size: 2 });
+    await pool.run(scan, { orgId: null, timeoutMs: 60000 });
+    closers.push(() => pool.shutdown());
+  } else if (name === 'pglite' || name === 'pglite-released') {
+    const { PgCheck, DEFAULT_PG_CHECK_LIMITS } = await import(url('engines/sql/index.js'));
+    const pg = new PgCheck({ ...DEFAULT_PG_CHECK_LIMITS, bootWaitMs: 300000 });
+    const r = await pg.check('SELECT a FROM t WHERE b > $1', 'CREATE TABLE t (a int, b text);', { budgetMs: 300000 });
+    if (!r.ran) throw new Error('PGlite did not run: ' + r.reason);
+    if (name === 'pglite-released') await pg.shutdown();
+    else closers.push(() => pg.shutdown());
   }
-  await new Promise((r) => setTimeout(r, 3000));
-  (globalThis as { gc?: () => void }).gc?.();
-  await new Promise((r) => setTimeout(r, 500));
-  // This process and its children (PGlite runs in a child process of its own).
-  process.stdout.write(JSON.stringify({ rss: process.memoryUsage().rss + childrenRss(process.pid) }) + '\n');
-  for (const c of closers) await c();
-  process.exit(0);
 }
+await new Promise((r) => setTimeout(r, 3000));
+globalThis.gc?.();
+await new Promise((r) => setTimeout(r, 500));
+// This process and its children (PGlite runs in a child process of its own).
+const { readdirSync, readFileSync } = await import('node:fs');
+let children = 0;
+for (const d of readdirSync('/proc')) {
+  if (!/^\d+$/.test(d)) continue;
+  try {
+    const stat = readFileSync('/proc/' + d + '/stat', 'utf8');
+    if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== process.pid) continue;
+    children += Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync('/proc/' + d + '/status', 'utf8'))?.[1] ?? 0) * 1024;
+  } catch {}
+}
+process.stdout.write(JSON.stringify({ rss: process.memoryUsage().rss + children }) + '\n');
+for (const c of closers) await c();
+process.exit(0);
+`;
 
-function perPool(): void {
-  const tree = argv[0] && !argv[0].startsWith('--') ? path.resolve(argv[0]) : newestServiceTree();
+function perPoolRows(tree: string, configs: Record<string, string[]>, title: string): void {
   let bare = 0;
-  console.log(`\n## Per pool (service tree ${path.relative(ROOT, tree)})\n`);
+  console.log(
+    `\n## Per pool, ${title} (service tree ${path.relative(ROOT, tree)}; plain node, as the stack runs it)\n`,
+  );
   console.log('| configuration | RSS (MB) | over the bare process (MB) |\n|-|-|-|');
   // --rows <text>: only the rows whose label contains it (and the bare process).
   const only = arg('rows', '');
-  for (const [label, pools] of Object.entries(CONFIGS)) {
+  // A file, not `-e`: threads inherit execArgv, and `--input-type` in a thread's would fail it.
+  const script = path.join(mkdtempSync(path.join(tmpdir(), 'pool-memory-')), 'child.mjs');
+  writeFileSync(script, CHILD);
+  for (const [label, pools] of Object.entries(configs)) {
     if (only && label !== 'bare' && !label.includes(only)) continue;
-    const out = execFileSync(
-      process.execPath,
-      ['--expose-gc', '--import', 'tsx', import.meta.filename, '--child', tree, ...pools],
-      { encoding: 'utf8', cwd: ROOT, timeout: 300_000 },
-    );
+    const out = execFileSync(process.execPath, ['--expose-gc', script, path.resolve(tree), ...pools], {
+      encoding: 'utf8',
+      cwd: tree,
+      timeout: 300_000,
+    });
     const rss = JSON.parse(out.trim().split('\n').pop()!).rss as number;
     if (label === 'bare') bare = rss;
     console.log(`| ${label} | ${mb(rss)} | ${label === 'bare' ? '—' : mb(rss - bare)} |`);
   }
+}
+
+function perPool(): void {
+  const tree = argv[0] && !argv[0].startsWith('--') ? path.resolve(argv[0]) : newestServiceTree();
+  perPoolRows(tree, CONFIGS, 'this tree');
+  const baseline = arg('baseline-tree', '');
+  if (baseline) perPoolRows(path.resolve(baseline), BASELINE_CONFIGS, 'session 9 (828cbda)');
 }
 
 // ---- 2. the stack under load -----------------------------------------------------------------
@@ -133,22 +172,6 @@ function groupRss(pgid: number | undefined): number {
       if (Number(fields[2]) !== pgid) continue; // field 5 of stat: the process group
       const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${d}/status`, 'utf8'));
       total += Number(m?.[1] ?? 0) * 1024;
-    } catch {
-      // the process ended meanwhile
-    }
-  }
-  return total;
-}
-
-/** RSS in bytes of the direct children of `pid`. */
-function childrenRss(pid: number): number {
-  let total = 0;
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== pid) continue; // field 4: the parent
-      total += Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${d}/status`, 'utf8'))?.[1] ?? 0) * 1024;
     } catch {
       // the process ended meanwhile
     }
@@ -184,6 +207,14 @@ const STACK_CONFIGS: Record<string, StackConfig> = {
   after: {
     name: 'after (defaults; PGlite on demand, idle release shortened to 20 s for the bench)',
     env: { SVC_SQL_PG_IDLE_RELEASE_MS: '20000' },
+    warmPglite: false,
+    idleReleaseMs: 20_000,
+  },
+  // The defaults with glibc's malloc arenas capped at 2 per process (each thread otherwise gets
+  // an arena of its own, up to 8 per core): a setting of the supervisor, measured here only.
+  arenas: {
+    name: 'after, MALLOC_ARENA_MAX=2 (idle release shortened to 20 s)',
+    env: { SVC_SQL_PG_IDLE_RELEASE_MS: '20000', MALLOC_ARENA_MAX: '2' },
     warmPglite: false,
     idleReleaseMs: 20_000,
   },
@@ -301,12 +332,10 @@ async function runStack(cfg: StackConfig, seconds: number): Promise<Record<strin
   return out;
 }
 
-if (argv[0] === '--child') {
-  await child(argv[1]!, argv.slice(2));
-} else {
+{
   const onlyPools = argv.includes('--pools');
-  const onlyStack = argv.includes('--stack');
-  if (!onlyStack) perPool();
+  // --stack prints what each pool costs first (the memory the stack's totals are made of), unless --no-pools.
+  if (!argv.includes('--no-pools')) perPool();
   if (!onlyPools) {
     const seconds = Number(arg('seconds', '30'));
     for (const c of arg('configs', 'before,after').split(',')) {

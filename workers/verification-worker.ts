@@ -13,7 +13,6 @@ import { activityGrantInterceptor } from '../activities/input-auth.js';
 import { LogicPool, logicPoolOptions } from '../engines/logic/index.js';
 import { reapSandboxContainers } from '../activities/sandbox/runner.js';
 import { EnginePool } from '../activities/isolation/engine-pool.js';
-import { GuardPool } from '../activities/agent-guard-pool.js';
 import { PgCheck } from '../engines/sql/index.js';
 
 const log = logger('worker');
@@ -34,16 +33,15 @@ async function main(): Promise<void> {
     .catch((err) => log.warn('index creation deferred: store unavailable', { error: String(err?.message ?? err) }));
   // The thread pools: created here, and only here, and passed to the activities
   // (createActivities' deps, as the sample passes its db); nothing reaches them by name.
-  //   - engine: the engine threads (every engine preloaded: the code and SQL engines must be warm);
+  //   - engine: the engine threads (every engine preloaded: the code and SQL engines must be warm),
+  //     which also run the agent guards (ENGINE_TASKS.guard: no pool of their own);
   //   - logic: the Z3 threads;
-  //   - guard: the agent guard threads (one started, the others on demand);
   //   - pg: PostgreSQL's check of /verify/sql (PGlite): not started here. It starts on the first
   //     postgresql request, which waits for it within its budget, and is released after
   //     SVC_SQL_PG_IDLE_RELEASE_MS without one (docs/sql-engine.md, docs/performance.md).
   const pools = {
     engine: new EnginePool(),
     logic: new LogicPool(logicPoolOptions(env)),
-    guard: new GuardPool(),
     pg: new PgCheck(loadSqlEngineConfig(env).pgCheck, (event, detail) =>
       event === 'failed'
         ? log.warn('PGlite did not start; postgresql SQL checks are not run (UNVERIFIABLE)', detail)
@@ -124,7 +122,6 @@ async function main(): Promise<void> {
   await Promise.all([worker.run(), eagerWorker.run()]);
   await pools.logic.shutdown();
   await pools.engine.shutdown();
-  await pools.guard.shutdown();
   // The PGlite thread too: left running, it kept the process alive after SIGTERM until the
   // supervisor's SIGKILL (8 s later in the stack; never, under a supervisor that only waits).
   await pools.pg.shutdown();

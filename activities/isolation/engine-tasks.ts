@@ -7,6 +7,7 @@
 import type { MathRequest } from '../../engines/math.js';
 import type { VerifySqlEngines } from '../../engines/sql/index.js';
 import type { EngineOutcome } from '../../core/diagnostic.js';
+import type { GuardReport, GuardTask } from '../../engines/agent-guards/index.js';
 import { threadId } from 'node:worker_threads';
 
 // Each engine module is imported on first use and kept (the module cache): a thread loads only
@@ -19,6 +20,7 @@ export const ENGINE_MODULES = {
   code: () => import('../../engines/code/index.js'),
   sql: () => import('../../engines/sql/index.js'),
   stats: () => import('../../engines/stats/query.js'),
+  guards: () => import('../../engines/agent-guards/index.js'),
 };
 export type EngineModuleName = keyof typeof ENGINE_MODULES;
 export const ALL_ENGINE_MODULES = Object.keys(ENGINE_MODULES) as EngineModuleName[];
@@ -63,6 +65,8 @@ export const ENGINE_TASKS = {
   code: async (input: { code: string; language: string; timeoutMs: number }) =>
     (await ENGINE_MODULES.code()).scanCode(input.code, input.language, { timeoutMs: input.timeoutMs }),
   stats_query: async (input: { query: string }) => (await ENGINE_MODULES.stats()).parseStatsQuery(input.query),
+  /** The agent guards of one request (exfiltration, tool poisoning): activities/agent-guard-scan.ts. */
+  guard: async (input: GuardTask): Promise<GuardReport> => (await ENGINE_MODULES.guards()).runGuardTask(input),
   /** Warm-up: holds its thread 50 ms (so concurrent warm-ups spread over threads) and names it. */
   warm: (_input?: undefined) => {
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
