@@ -402,6 +402,9 @@ export class Stack {
       ...opts.env,
       // npm run dev: every SVC_* variable set in its environment overrides the generated defaults.
       ...(opts.profile === 'dev' ? svcOverrides(process.env) : {}),
+      // glibc gives each thread a malloc arena of its own; two per process hold the API's and the
+      // worker's resident memory 75-190 MB lower (docs/performance.md, "Memory"). Overridable.
+      MALLOC_ARENA_MAX: opts.env?.MALLOC_ARENA_MAX ?? process.env.MALLOC_ARENA_MAX ?? '2',
       MONGODB_URI: this.mongodbUri,
       TEMPORAL_ADDRESS: `127.0.0.1:${ports.temporal}`,
       PORT: String(ports.api),
