@@ -201,6 +201,47 @@ export const RULES: readonly RuleRow[] = [
     'Evaluation of a constant code string (scanned: no critical finding inside)',
     call(['builtins.eval', 'builtins.exec', 'builtins.compile'], evaluatesConstantCode(0)),
   ),
+  // The standard library's own interpreters: `code` runs source text like exec (`interact` runs
+  // what stdin types), `runpy` runs a file or module chosen at run time.
+  row(
+    'py.code-interpreter',
+    PY,
+    'critical',
+    'dynamic_code_execution',
+    'Dynamic code execution through the code module',
+    call(
+      ['code.InteractiveInterpreter', 'code.InteractiveConsole']
+        .flatMap((c) => [`${c}().runsource`, `${c}().runcode`, `${c}#runsource`, `${c}#runcode`])
+        .concat(['code.InteractiveConsole().push', 'code.InteractiveConsole#push']),
+      evaluatesUnsafeCode(0),
+    ),
+  ),
+  row(
+    'py.code-interact',
+    PY,
+    'critical',
+    'dynamic_code_execution',
+    'Interactive interpreter (runs whatever its input sends)',
+    call(['code.interact', 'code.InteractiveConsole().interact', 'code.InteractiveConsole#interact']),
+  ),
+  row(
+    'py.runpy',
+    PY,
+    'critical',
+    'dynamic_code_execution',
+    'Runs a file or module chosen at run time (runpy)',
+    call(['runpy.run_path', 'runpy.run_module'], nonConstantArg(0)),
+  ),
+  row(
+    'py.code-family-unclassified',
+    PY,
+    'critical',
+    'dynamic_code_execution',
+    FAMILY_NOTE,
+    // Not `code.*`: a snippet's unbound `code` is far more often a variable (`code.strip()`) than
+    // the module, and an unbound name resolves to the module of that name.
+    unclassified(['runpy.*'], []),
+  ),
   row(
     'py.pickle',
     PY,

@@ -58,6 +58,14 @@ describe('POST /verify/code: chained receivers and unclassified families (issue 
       /cannot classify as safe \(fail closed\)/,
     ],
     ['php', "<?php\n$o = igbinary_unserialize($_COOKIE['s']);\n", 2, 'unsafe_deserialization', /igbinary/],
+    [
+      'python',
+      'import code\nfrom flask import request\ncode.InteractiveConsole().push(request.args["src"])\n',
+      3,
+      'dynamic_code_execution',
+      /code module/,
+    ],
+    ['python', 'import runpy\nrunpy.run_path(sys.argv[1])\n', 2, 'dynamic_code_execution', /runpy/],
   ])('%s: the call is VERIFIED unsafe and not admitted (%#)', async (language, code, line, type, description) => {
     const res = await verify({ code, language });
     expect(res.status).toBe(200);

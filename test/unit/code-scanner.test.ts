@@ -1464,6 +1464,15 @@ describe('issue 24, session 10: chained receivers, SpEL out of sight, unclassifi
       ),
     ).toEqual([2, 3]);
   });
+  it('Python: the code module and runpy run computed code; constant code, a constant module and an unbound `code` variable do not', async () => {
+    expect(
+      await crit(
+        'import code, runpy\nrunpy.run_path(p)\nrunpy.run_module("json.tool")\nii = code.InteractiveInterpreter()\nii.runsource(src)\ncode.InteractiveConsole().push("print(1)")\ncode.interact()\nrunpy.run_later(p)\n',
+        'python',
+      ),
+    ).toEqual([2, 5, 7, 8]);
+    expect(await crit('print(code.upper())\n', 'python')).toEqual([]);
+  });
   it('80,000 characters of chained calls scan in linear time', async () => {
     const js = `function f(db, x) {\n${"  db.collection('d').find({ $where: x });\n".repeat(2_000)}}\n`;
     const java = `class A {\n  void f(String s) {\n${'    helper.next().parseExpression(s).getValue();\n'.repeat(1_800)}  }\n}\n`;
