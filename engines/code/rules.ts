@@ -40,6 +40,7 @@ import {
   dynamicMethodName,
   any,
   hasArg,
+  rubyLocalHashMode,
   type Predicate,
 } from './predicates.js';
 import { SECRET_CHECKS, type SecretCheck } from './secrets.js';
@@ -88,6 +89,8 @@ const unclassified = (names: readonly string[], except: readonly string[]): Matc
 });
 /** Script objects whose code was judged where they were compiled. */
 const COMPILED_SCRIPTS = ['vm.Script#', 'vm2.VMScript#'];
+/** Oj modes that build no arbitrary object (every mode but :object). */
+const OJ_SAFE_MODES = ['strict', 'null', 'compat', 'json', 'rails', 'custom', 'wab'];
 const FAMILY_NOTE =
   'Call into a process, code-execution or deserialization family that the scanner cannot classify as safe (fail closed)';
 
@@ -2034,7 +2037,12 @@ export const RULES: readonly RuleRow[] = [
     'Oj load in object mode (the default) builds arbitrary objects',
     call(
       ['Oj.load', 'Oj.load_file'],
-      not(argTextMatches(1, /mode\s*(?::|=>)\s*:(?:strict|null|compat|json|rails|custom|wab)\b/)),
+      not(
+        any(
+          argTextMatches(1, /mode\s*(?::|=>)\s*:(?:strict|null|compat|json|rails|custom|wab)\b/),
+          rubyLocalHashMode(1, OJ_SAFE_MODES),
+        ),
+      ),
     ),
   ),
   row(

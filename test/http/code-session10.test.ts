@@ -66,6 +66,13 @@ describe('POST /verify/code: chained receivers and unclassified families (issue 
       /code module/,
     ],
     ['python', 'import runpy\nrunpy.run_path(sys.argv[1])\n', 2, 'dynamic_code_execution', /runpy/],
+    [
+      'ruby',
+      'class C\n  def r\n    o = { mode: :json }\n    o[:mode] = :object\n    Oj.load params[:a], o\n  end\nend\n',
+      5,
+      'unsafe_deserialization',
+      /Oj load in object mode/,
+    ],
   ])('%s: the call is VERIFIED unsafe and not admitted (%#)', async (language, code, line, type, description) => {
     const res = await verify({ code, language });
     expect(res.status).toBe(200);
@@ -99,6 +106,11 @@ describe('POST /verify/code: chained receivers and unclassified families (issue 
       'java',
       'the harmless members of the process and deserialization classes',
       'import java.io.*;\nclass A {\n  int f(InputStream in) throws Exception {\n    int n = Runtime.getRuntime().availableProcessors();\n    return n + new ObjectInputStream(in).readInt();\n  }\n}\n',
+    ],
+    [
+      'ruby',
+      'an Oj options hash set to a safe mode before the call',
+      'class C\n  def r\n    o = { allow_blank: true }\n    o[:mode] = :json\n    Oj.load params[:a], o\n  end\nend\n',
     ],
   ])('%s: %s is admitted', async (language, _name, code) => {
     const res = await verify({ code, language });

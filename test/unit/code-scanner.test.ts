@@ -1473,6 +1473,25 @@ describe('issue 24, session 10: chained receivers, SpEL out of sight, unclassifi
     ).toEqual([2, 5, 7, 8]);
     expect(await crit('print(code.upper())\n', 'python')).toEqual([]);
   });
+  it('Ruby: an Oj options hash whose mode is certainly set to a safe mode before the call is admitted; any other shape keeps the default object mode', async () => {
+    const def = (body: string) => `class C\n  def r\n${body}  end\nend\n`;
+    expect(
+      await crit(def('    o = { allow_blank: true }\n    o[:mode] = :json\n    Oj.load params[:a], o\n'), 'ruby'),
+    ).toEqual([]);
+    expect(await crit(def('    o = { allow_blank: true, mode: :rails }\n    Oj.load params[:a], o\n'), 'ruby')).toEqual(
+      [],
+    );
+    for (const body of [
+      '    o = { allow_blank: true }\n    Oj.load params[:a], o\n',
+      '    o = { mode: :json }\n    o[:mode] = :object\n    Oj.load params[:a], o\n',
+      '    o = { mode: :json }\n    o.merge!(mode: :object)\n    Oj.load params[:a], o\n',
+      '    o = { mode: :json }\n    o[:mode] = :object if params[:x]\n    Oj.load params[:a], o\n',
+      '    o = { mode: :json }\n    p = o\n    p[:mode] = :object\n    Oj.load params[:a], o\n',
+      '    o = { mode: :json }\n    evil(binding)\n    Oj.load params[:a], o\n',
+      '    o = { mode: :json }\n    [1].each do\n      Oj.load params[:a], o\n      o[:mode] = :object\n    end\n',
+    ])
+      expect(await crit(def(body), 'ruby')).toHaveLength(1);
+  });
   it('80,000 characters of chained calls scan in linear time', async () => {
     const js = `function f(db, x) {\n${"  db.collection('d').find({ $where: x });\n".repeat(2_000)}}\n`;
     const java = `class A {\n  void f(String s) {\n${'    helper.next().parseExpression(s).getValue();\n'.repeat(1_800)}  }\n}\n`;
