@@ -215,6 +215,14 @@ export const inputArg = (i: number): Predicate =>
   });
 
 const indentOf = (line: string): number => /^[ \t]*/.exec(line)![0].length;
+/** Lines of a method read around an Oj call, at most (more: fail closed). */
+const HASH_MODE_WINDOW = 200;
+let splitCache: { source: string; lines: string[] } | null = null;
+/** The source's lines, split once per scan (a predicate runs once per matching call). */
+const linesOf = (source: string): string[] => {
+  if (splitCache?.source !== source) splitCache = { source, lines: source.split('\n') };
+  return splitCache.lines;
+};
 
 /**
  * Ruby: argument `i` is a local options hash whose `mode:` is certainly one of `safe` where the
@@ -233,12 +241,14 @@ export const rubyLocalHashMode = (i: number, safe: readonly string[]): Predicate
     const a = argAt(site, i);
     const name = a?.text.trim() ?? '';
     if (!/^[a-z_][A-Za-z0-9_]*$/.test(name) || ctx.source === undefined) return false;
-    const lines = ctx.source.split('\n');
+    const lines = linesOf(ctx.source);
     const at = site.line - 1;
     const callIndent = indentOf(lines[at] ?? '');
+    // Bounded (fail closed past it), so many calls in one long method stay linear overall.
+    const floor = Math.max(0, at - HASH_MODE_WINDOW);
     let def = at - 1;
-    while (def >= 0 && !(/^\s*def\b/.test(lines[def]) && indentOf(lines[def]) < callIndent)) def--;
-    if (def < 0) return false;
+    while (def >= floor && !(/^\s*def\b/.test(lines[def]) && indentOf(lines[def]) < callIndent)) def--;
+    if (def < floor) return false;
     const defIndent = indentOf(lines[def]);
     // Built from an identifier (checked above), compiled by RE2: linear in the line's length.
     const mentions = RE2JS.compile(`(?:^|[^A-Za-z0-9_@$:])${name}(?:[^A-Za-z0-9_?!]|$)|:${name}\\b`);
@@ -254,6 +264,7 @@ export const rubyLocalHashMode = (i: number, safe: readonly string[]): Predicate
     };
     let mode: string | null = null;
     for (let k = def + 1; k < lines.length; k++) {
+      if (k > def + 2 * HASH_MODE_WINDOW) return false;
       const line = lines[k];
       if (line.trim() === '') continue;
       const indent = indentOf(line);

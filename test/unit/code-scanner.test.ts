@@ -1500,6 +1500,11 @@ describe('issue 24, session 10: chained receivers, SpEL out of sight, unclassifi
     const t0 = performance.now();
     expect((await crit(js, 'javascript')).length).toBe(2_000);
     expect((await crit(java, 'java')).length).toBe(1_800);
+    // Many Oj calls in one long method: each reads a bounded window of lines; a method longer than
+    // the window is not read at all (fail closed), so every call keeps the default object mode.
+    const ruby = `class C\n  def r\n    o = { mode: :json }\n${'    Oj.load params[:a], o\n'.repeat(3_200)}  end\nend\n`;
+    expect(ruby.length).toBeGreaterThan(80_000);
+    expect((await crit(ruby, 'ruby')).length).toBe(3_200);
     // Seconds, not minutes: a match quadratic in the input would take far longer on 80,000 characters.
     expect(performance.now() - t0).toBeLessThan(30_000);
   });
