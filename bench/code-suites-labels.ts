@@ -23,13 +23,26 @@
 //                    code-injection files are safe lines (the OK lines of the command files, and
 //                    an OK line that runs a process, still run processes, which the contract
 //                    always blocks).
-//                    The repository is too large to mirror: each file is read at its own commit
+//   owasp-benchmark-python / owasp-benchmark-java  expectedresults-*.csv (one row per test case,
+//                    a whole file): a true cmdi / codeinj / deserialization case labels the file;
+//                    every other case is a safe case (a cmdi negative still runs a process);
+//                    written compactly as the manifest's `cases`
+//                    The codeql repository is too large to mirror: each file is read at its own commit
 //                    from <mirror>/github+codeql/files/<commit>/<path> (written from the stored
 //                    snapshot of each file; the path and commit are in the manifest).
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { suitesMirror, type Category, type FileEntry, type Label } from './code-suites-manifest.js';
+import {
+  CASE_FAMILIES,
+  caseEntry,
+  suitesMirror,
+  type CaseSuite,
+  type Category,
+  type FileEntry,
+  type Label,
+  type TestCase,
+} from './code-suites-manifest.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const MIRROR = suitesMirror(ROOT);
@@ -43,6 +56,8 @@ export const SUITES = {
   gosec: { repo: 'securego/gosec', licence: 'Apache-2.0' },
   'phpcs-security-audit': { repo: 'FloeDesignTechnologies/phpcs-security-audit', licence: 'GPL-3.0' },
   codeql: { repo: 'github/codeql', licence: 'MIT' },
+  'owasp-benchmark-python': { repo: 'OWASP-Benchmark/BenchmarkPython', licence: 'GPL-3.0' },
+  'owasp-benchmark-java': { repo: 'OWASP-Benchmark/BenchmarkJava', licence: 'GPL-2.0' },
 } as const;
 type Suite = keyof typeof SUITES;
 
@@ -59,7 +74,8 @@ const ls = (s: Suite, commit: string, under: string) =>
  * every process execution, so it is marked `runsProcess` and reported apart from precision (as
  * gosec's negatives that run a process are G204's labels). Every pattern must match.
  */
-const RUNS_PROCESS: Record<'java' | 'javascript', RegExp[]> = {
+const RUNS_PROCESS: Record<'java' | 'javascript' | 'python', RegExp[]> = {
+  python: [/\bsubprocess\.|\bos\.(?:system|popen|exec\w*|spawn\w*)\s*\(/],
   java: [/\bnew\s+ProcessBuilder\s*\(|\bRuntime\.getRuntime\(\)\s*\.exec\s*\(/],
   javascript: [
     /\brequire\(\s*['"](?:child_process|shelljs)['"]\s*\)/,
@@ -426,16 +442,51 @@ const commits: Record<string, string> = {};
   }
 }
 
+// --- OWASP Benchmark (Python 0.1, Java 1.2) ------------------------------------------------
+// expectedresults-*.csv: one row per test case (a whole file): category, real vulnerability.
+// A true case of cmdi / codeinj / deserialization labels the whole file (recall: the file is
+// BLOCKED with a critical finding of that kind); a false case of those three is a safe case (the
+// suite's own negative; cmdi negatives still run a process, reported apart); every case of the
+// other categories (SQL, XSS, path traversal, weak hashing, …) runs none of the three families
+// and is a safe case too (printed apart as `other categories`).
+const OWASP_PROCESS: Record<'python' | 'java', RegExp[]> = {
+  python: RUNS_PROCESS.python,
+  java: [/\bnew\s+ProcessBuilder\s*\(|\bRuntime\.getRuntime\(\)/, /\.(?:exec|start)\s*\(/],
+};
+const cases: TestCase[] = [];
+const caseSuites: Record<string, CaseSuite> = {};
+for (const [s, csvPath, dir, language, ext] of [
+  ['owasp-benchmark-python', 'expectedresults-0.1.csv', 'testcode', 'python', 'py'],
+  ['owasp-benchmark-java', 'expectedresults-1.2.csv', 'src/main/java/org/owasp/benchmark/testcode', 'java', 'java'],
+] as const) {
+  const c = (commits[s] = head(s));
+  caseSuites[s] = { dir, ext, language };
+  for (const row of show(s, c, csvPath).split('\n')) {
+    const [name, category, real] = row.split(',');
+    if (!/^BenchmarkTest\d+$/.test(name ?? '')) continue;
+    const vulnerable = real === 'true' && category in CASE_FAMILIES;
+    const runs = !vulnerable && OWASP_PROCESS[language].every((re) => re.test(show(s, c, `${dir}/${name}.${ext}`)));
+    cases.push([s, name, category, vulnerable ? 'v' : runs ? 'p' : 's']);
+  }
+}
+
 const manifest = {
   about:
     'Labels only (see bench/code-suites-labels.ts for where each comes from); the code is read from each suite at the pinned commit by bench/code-suites.ts.',
   suites: Object.fromEntries(Object.entries(SUITES).map(([k, v]) => [k, { ...v, commit: commits[k] }])),
   files,
+  caseSuites,
+  cases,
 };
-writeFileSync(join(ROOT, 'test/fixtures/code/suites/manifest.json'), `${JSON.stringify(manifest, null, 1)}\n`);
+// The OWASP cases one a line (about 4,000).
+const body = JSON.stringify({ ...manifest, cases: [] }, null, 1).replace(
+  /"cases": \[\]/,
+  `"cases": [\n${cases.map((x) => `  ${JSON.stringify(x)}`).join(',\n')}\n ]`,
+);
+writeFileSync(join(ROOT, 'test/fixtures/code/suites/manifest.json'), `${body}\n`);
 const n = (f: (e: FileEntry) => boolean) => files.filter(f).length;
 for (const s of Object.keys(SUITES)) {
-  const mine = files.filter((f) => f.suite === s);
+  const mine = [...files, ...cases.map((x) => caseEntry(x, caseSuites))].filter((f) => f.suite === s);
   console.log(
     `${s}: ${mine.length} files, ${mine.reduce((a, f) => a + f.labels.length, 0)} labelled lines, ${mine.filter((f) => f.safe).length} safe files`,
   );

@@ -4,6 +4,7 @@
 export type Category = 'process_execution' | 'dynamic_code_execution' | 'unsafe_deserialization';
 
 export interface Label {
+  /** 0: the whole unit (a suite that labels files, not lines: OWASP Benchmark's expectedresults). */
   line: number;
   category: Category;
   /** The suite's own rule or warning that put the label there. */
@@ -27,9 +28,45 @@ export interface FileEntry {
   commit?: string;
   /** Lines the suite marks safe (`OK`, `GOOD`, its own spurious alerts): a critical finding there is a false positive. */
   safeLines?: number[];
+  /** OWASP Benchmark: the test case's category (cmdi, codeinj, sqli, …). */
+  caseCategory?: string;
   labels: Label[];
 }
 
 /** Where the manifest's code is read from, at bench time (the suites' git snapshots). */
 export const suitesMirror = (root: string): string =>
   process.env.SVC_CODE_SUITES_MIRROR ?? `${root}.tools/corpora/suites`;
+
+/**
+ * A suite that labels whole files, not lines (OWASP Benchmark's expectedresults-*.csv): one
+ * compact row per test case, [suite, test name, the suite's category, flag]; flag `v` = a real
+ * vulnerability of one of the three families (the whole file is labelled), `s` = a safe case
+ * (a negative of those families, or a case of another category), `p` = a safe case that still
+ * runs a process (reported apart, expected BLOCKED).
+ */
+export type TestCase = [suite: string, name: string, category: string, flag: 'v' | 's' | 'p'];
+export interface CaseSuite {
+  dir: string;
+  ext: string;
+  language: string;
+}
+/** The suite categories that are one of the three labelled families. */
+export const CASE_FAMILIES: Record<string, Category> = {
+  cmdi: 'process_execution',
+  codeinj: 'dynamic_code_execution',
+  deserialization: 'unsafe_deserialization',
+};
+export const caseEntry = ([suite, name, category, flag]: TestCase, suites: Record<string, CaseSuite>): FileEntry => {
+  const { dir, ext, language } = suites[suite];
+  return {
+    suite,
+    path: `${dir}/${name}.${ext}`,
+    language,
+    extract: 'file',
+    caseCategory: category,
+    ...(flag === 'v' ? {} : { safe: true }),
+    ...(flag === 'p' ? { runsProcess: true } : {}),
+    labels:
+      flag === 'v' ? [{ line: 0, category: CASE_FAMILIES[category], source: `${category} (expectedresults)` }] : [],
+  };
+};

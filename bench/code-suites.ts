@@ -3,7 +3,10 @@
 // Labels: test/fixtures/code/suites/manifest.json (built by bench/code-suites-labels.ts from each
 // suite's own expectations). The code is read from the suites' git snapshots at the pinned
 // commit, never committed here. A unit is a file, or one backquoted sample of a gosec
-// testutils file. Printed per suite and language:
+// testutils file. OWASP Benchmark labels whole files (its expectedresults CSV, kept in the
+// manifest's `cases`): a labelled file is found when it has a critical finding of that kind
+// anywhere, and the admitted share of each of its categories is printed at the end.
+// Printed per suite and language:
 //   recall      labelled lines with a critical finding of the three labelled kinds at that line
 //               (or naming it as the source of a flow), and labelled units BLOCKED (not admitted);
 //   precision   safe cases (units the suite marks safe) admitted, and critical findings of the
@@ -16,7 +19,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { scanCode } from '../engines/code/index.js';
-import { suitesMirror, type FileEntry } from './code-suites-manifest.js';
+import { caseEntry, suitesMirror, type CaseSuite, type FileEntry, type TestCase } from './code-suites-manifest.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const MIRROR = suitesMirror(ROOT);
@@ -27,6 +30,9 @@ const LABELLED_TYPES = new Set(['shell_execution', 'dynamic_code_execution', 'un
 interface Manifest {
   suites: Record<string, { repo: string; licence: string; commit: string }>;
   files: FileEntry[];
+  /** Suites labelled by whole file (OWASP Benchmark), one compact row per test case. */
+  caseSuites?: Record<string, CaseSuite>;
+  cases?: TestCase[];
 }
 interface Unit {
   code: string;
@@ -114,6 +120,15 @@ const isSafe = (entry: FileEntry, unit: Unit) =>
   entry.extract === 'go-backquoted-samples' ? unit.expected === 0 : entry.safe === true && entry.runsProcess !== true;
 
 const manifest: Manifest = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/code/suites/manifest.json'), 'utf8'));
+const entries = [...manifest.files, ...(manifest.cases ?? []).map((c) => caseEntry(c, manifest.caseSuites ?? {}))];
+/** The finding type of each labelled category (a whole-file label is found by one of its kind). */
+const TYPE_OF: Record<string, string> = {
+  process_execution: 'shell_execution',
+  dynamic_code_execution: 'dynamic_code_execution',
+  unsafe_deserialization: 'unsafe_deserialization',
+};
+/** Per suite and suite category (OWASP): test cases, and how many were admitted. */
+const byCategory = new Map<string, { cases: number; admitted: number; vulnerable: boolean }>();
 
 interface Tally {
   labelled: number;
@@ -156,7 +171,7 @@ const tally = (key: string): Tally => {
 };
 const missing = new Set<string>();
 
-for (const entry of manifest.files) {
+for (const entry of entries) {
   const suite = manifest.suites[entry.suite];
   const gitDir = join(MIRROR, suite.repo.replace('/', '+'), 'repo');
   const plainFile = entry.commit ? join(MIRROR, suite.repo.replace('/', '+'), 'files', entry.commit, entry.path) : null;
@@ -176,7 +191,9 @@ for (const entry of manifest.files) {
   for (const k of keys) tally(k).files++;
   const labels = new Map(entry.labels.map((l) => [l.line, l]));
   for (const unit of units) {
-    const unitLabels = entry.labels.filter((l) => l.line >= unit.firstLine && l.line <= unit.lastLine);
+    const unitLabels = entry.labels.filter(
+      (l) => l.line === 0 || (l.line >= unit.firstLine && l.line <= unit.lastLine),
+    );
     const out = await scanCode(unit.code, entry.language);
     const fields = out.developerFields as {
       is_valid?: boolean;
@@ -192,6 +209,15 @@ for (const entry of manifest.files) {
         for (const n of m[1].split(', ')) hit.add(unit.firstLine + Number(n) - 1);
     }
     const admitted = fields.is_valid === true;
+    // A whole-file label is found by a critical finding of its kind anywhere in the unit.
+    for (const l of unitLabels) if (l.line === 0 && critical.some((f) => f.type === TYPE_OF[l.category])) hit.add(0);
+    if (entry.caseCategory) {
+      const k = `${entry.suite}\t${entry.caseCategory}\t${unitLabels.length > 0 ? 'vulnerable' : entry.runsProcess ? 'negative, runs a process' : 'safe'}`;
+      const c = byCategory.get(k) ?? { cases: 0, admitted: 0, vulnerable: unitLabels.length > 0 };
+      c.cases++;
+      if (admitted) c.admitted++;
+      byCategory.set(k, c);
+    }
     for (const k of keys) {
       const t = tally(k);
       if (unitLabels.length > 0) {
@@ -208,7 +234,7 @@ for (const entry of manifest.files) {
         t.labelled++;
         if (hit.has(l.line)) t.found++;
       }
-      for (const f of critical) if (!labels.has(unit.firstLine + f.line_number - 1)) t.unlabelled++;
+      for (const f of critical) if (!labels.has(0) && !labels.has(unit.firstLine + f.line_number - 1)) t.unlabelled++;
       for (const line of entry.safeLines ?? []) {
         if (line < unit.firstLine || line > unit.lastLine) continue;
         t.safeLines++;
@@ -238,7 +264,7 @@ for (const entry of manifest.files) {
     }
     if (verbose)
       for (const f of critical)
-        if (!labels.has(unit.firstLine + f.line_number - 1))
+        if (!labels.has(0) && !labels.has(unit.firstLine + f.line_number - 1))
           console.log(
             `  UNLABELLED ${where}:${unit.firstLine + f.line_number - 1} ${f.type}: ${f.description.slice(0, 90)}`,
           );
@@ -251,7 +277,7 @@ for (const [name, s] of Object.entries(manifest.suites))
   console.log(`  ${name}: ${s.repo}@${s.commit.slice(0, 12)} (${s.licence})`);
 for (const m of missing) console.log(`  NOT AVAILABLE: ${m}: set SVC_CODE_SUITES_MIRROR`);
 console.log(
-  `${'suite'.padEnd(22)}${'language'.padEnd(12)}files  labelled  found  recall   labelled units blocked   safe units admitted (precision)  unlabelled critical  negatives running a process: blocked  safe lines not flagged`,
+  `${'suite'.padEnd(24)}${'language'.padEnd(12)}files  labelled  found  recall   labelled units blocked   safe units admitted (precision)  unlabelled critical  negatives running a process: blocked  safe lines not flagged`,
 );
 let failed = false;
 const order = [...tallies.keys()].sort(
@@ -261,7 +287,7 @@ for (const key of order) {
   const [suite, lang] = key.split('\t');
   const t = tallies.get(key)!;
   console.log(
-    `${(suite === '*' ? 'all' : suite).padEnd(22)}${(lang === '*' ? 'all' : lang).padEnd(12)}${String(t.files).padStart(5)}  ${String(t.labelled).padStart(8)}  ${String(t.found).padStart(5)}  ${pct(t.found, t.labelled)}   ${`${t.unitsBlocked}/${t.unitsLabelled}`.padStart(9)}              ${`${t.safeAdmitted}/${t.safeUnits}`.padStart(9)} ${pct(t.safeAdmitted, t.safeUnits)}        ${String(t.unlabelled).padEnd(21)}${(t.processNegatives ? `${t.processNegativesBlocked}/${t.processNegatives}` : '-').padEnd(38)}${t.safeLines ? `${t.safeLines - t.safeLinesFlagged}/${t.safeLines} ${pct(t.safeLines - t.safeLinesFlagged, t.safeLines)}` : '-'}`,
+    `${(suite === '*' ? 'all' : suite).padEnd(24)}${(lang === '*' ? 'all' : lang).padEnd(12)}${String(t.files).padStart(5)}  ${String(t.labelled).padStart(8)}  ${String(t.found).padStart(5)}  ${pct(t.found, t.labelled)}   ${`${t.unitsBlocked}/${t.unitsLabelled}`.padStart(9)}              ${`${t.safeAdmitted}/${t.safeUnits}`.padStart(9)} ${pct(t.safeAdmitted, t.safeUnits)}        ${String(t.unlabelled).padEnd(21)}${(t.processNegatives ? `${t.processNegativesBlocked}/${t.processNegatives}` : '-').padEnd(38)}${t.safeLines ? `${t.safeLines - t.safeLinesFlagged}/${t.safeLines} ${pct(t.safeLines - t.safeLinesFlagged, t.safeLines)}` : '-'}`,
   );
   if (lang === '*' && suite !== '*') {
     if (t.labelled && t.found / t.labelled < 0.95) failed = true;
@@ -269,6 +295,15 @@ for (const key of order) {
     if (t.safeUnits && t.safeAdmitted / t.safeUnits < 0.95) failed = true;
     if (t.processNegativesBlocked < t.processNegatives) failed = true;
     if (t.safeLines && (t.safeLines - t.safeLinesFlagged) / t.safeLines < 0.95) failed = true;
+  }
+}
+if (byCategory.size) {
+  console.log('\nby suite category (whole-file suites): test cases admitted');
+  for (const [k, c] of [...byCategory].sort(([a], [b]) => a.localeCompare(b))) {
+    const [suite, category, kind] = k.split('\t');
+    console.log(
+      `${suite.padEnd(24)}${category.padEnd(17)}${kind.padEnd(26)}${`${c.admitted}/${c.cases}`.padStart(9)} admitted`,
+    );
   }
 }
 if (check && failed) process.exit(1);

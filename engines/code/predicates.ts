@@ -1,5 +1,6 @@
 // Conditions a rule row can put on a matched call: each carries a `spec` string so the rule
 // table can be hashed into the proof, and a test run against the call's lazy views.
+import { RE2JS } from 're2js';
 import type { CallSite } from './facts.js';
 import type { Finding } from './findings.js';
 import { DYNAMIC_SQL, isRef } from './scopes.js';
@@ -9,6 +10,8 @@ export interface MatchContext {
   nested(code: string): readonly Finding[];
   /** Argument text read from request or program input, directly or through assignments above `line` (flows.ts). */
   fromInput?(line: number, argText: string): boolean;
+  /** The scanned source (as parsed: snippet wrappers keep line numbers). */
+  source?: string;
 }
 
 /** true / false, or a string: a match whose detail is appended to the finding's description. */
@@ -209,6 +212,76 @@ export const inputArg = (i: number): Predicate =>
     return a !== undefined && a.constant() === null && ctx.fromInput?.(site.line, a.text) === true
       ? '; the argument carries request or program input'
       : false;
+  });
+
+const indentOf = (line: string): number => /^[ \t]*/.exec(line)![0].length;
+/** Lines of a method read around an Oj call, at most (more: fail closed). */
+const HASH_MODE_WINDOW = 200;
+let splitCache: { source: string; lines: string[] } | null = null;
+/** The source's lines, split once per scan (a predicate runs once per matching call). */
+const linesOf = (source: string): string[] => {
+  if (splitCache?.source !== source) splitCache = { source, lines: source.split('\n') };
+  return splitCache.lines;
+};
+
+/**
+ * Ruby: argument `i` is a local options hash whose `mode:` is certainly one of `safe` where the
+ * call runs (CodeQL's `more_options = { … }; more_options[:mode] = :json; Oj.load(d, more_options)`).
+ * Read from the text of the enclosing `def`, and only in the one shape that is certain: the call
+ * sits at the method body's top level (no line between the `def` and the call is indented less,
+ * so no loop or branch encloses it), and every line of the method that names the variable is, at
+ * that same level and before the call, either `name = { … }` (a one-line hash literal) or
+ * `name[:mode] = :value` (no trailing modifier). The last mode set before the call must be safe; a
+ * literal without `mode` resets it to the default. Any other mention (an alias, `merge!`, a
+ * block, a use after the call, a string) or a `binding` / `eval` / `send` before the call (they
+ * can set a local without naming it) fails closed: the default mode is assumed.
+ */
+export const rubyLocalHashMode = (i: number, safe: readonly string[]): Predicate =>
+  pred(`rubyLocalHashMode(${i},${safe.join('|')})`, (site, ctx) => {
+    const a = argAt(site, i);
+    const name = a?.text.trim() ?? '';
+    if (!/^[a-z_][A-Za-z0-9_]*$/.test(name) || ctx.source === undefined) return false;
+    const lines = linesOf(ctx.source);
+    const at = site.line - 1;
+    const callIndent = indentOf(lines[at] ?? '');
+    // Bounded (fail closed past it), so many calls in one long method stay linear overall.
+    const floor = Math.max(0, at - HASH_MODE_WINDOW);
+    let def = at - 1;
+    while (def >= floor && !(/^\s*def\b/.test(lines[def]) && indentOf(lines[def]) < callIndent)) def--;
+    if (def < floor) return false;
+    const defIndent = indentOf(lines[def]);
+    // Built from an identifier (checked above), compiled by RE2: linear in the line's length.
+    const mentions = RE2JS.compile(`(?:^|[^A-Za-z0-9_@$:])${name}(?:[^A-Za-z0-9_?!]|$)|:${name}\\b`);
+    const literal = RE2JS.compile(`^[ \\t]*${name}[ \\t]*=[ \\t]*\\{([^{}#'"]*)\\}[ \\t]*$`);
+    const write = RE2JS.compile(`^[ \\t]*${name}\\[:mode\\][ \\t]*=[ \\t]*:([a-z_]+)[ \\t]*$`);
+    const modeIn = RE2JS.compile('(?:\\bmode:|:mode\\s*=>)\\s*:([a-z_]+)');
+    const reflective = RE2JS.compile(
+      '\\b(?:binding|local_variable_set|eval|instance_eval|send|__send__|public_send)\\b',
+    );
+    const group = (re: RE2JS, text: string): string | null => {
+      const m = re.matcher(text);
+      return m.find() ? (m.group(1) ?? '') : null;
+    };
+    let mode: string | null = null;
+    for (let k = def + 1; k < lines.length; k++) {
+      if (k > def + 2 * HASH_MODE_WINDOW) return false;
+      const line = lines[k];
+      if (line.trim() === '') continue;
+      const indent = indentOf(line);
+      if (indent <= defIndent) break; // the method's `end` (or the next definition)
+      if (k === at) continue;
+      if (k < at && indent < callIndent) return false; // a block or branch encloses the call
+      // A Binding (or code run by name) can set the local without naming it on a line.
+      if (k < at && reflective.matcher(line).find()) return false;
+      if (!mentions.matcher(line).find()) continue;
+      if (k > at || indent !== callIndent) return false;
+      const lit = group(literal, line);
+      const w = group(write, line);
+      if (lit !== null) mode = group(modeIn, lit);
+      else if (w !== null) mode = w;
+      else return false;
+    }
+    return mode !== null && safe.includes(mode);
   });
 
 /** The text of argument `i` matches `re`. */

@@ -40,6 +40,7 @@ import {
   dynamicMethodName,
   any,
   hasArg,
+  rubyLocalHashMode,
   type Predicate,
 } from './predicates.js';
 import { SECRET_CHECKS, type SecretCheck } from './secrets.js';
@@ -88,6 +89,8 @@ const unclassified = (names: readonly string[], except: readonly string[]): Matc
 });
 /** Script objects whose code was judged where they were compiled. */
 const COMPILED_SCRIPTS = ['vm.Script#', 'vm2.VMScript#'];
+/** Oj modes that build no arbitrary object (every mode but :object). */
+const OJ_SAFE_MODES = ['strict', 'null', 'compat', 'json', 'rails', 'custom', 'wab'];
 const FAMILY_NOTE =
   'Call into a process, code-execution or deserialization family that the scanner cannot classify as safe (fail closed)';
 
@@ -200,6 +203,47 @@ export const RULES: readonly RuleRow[] = [
     'dynamic_code_execution',
     'Evaluation of a constant code string (scanned: no critical finding inside)',
     call(['builtins.eval', 'builtins.exec', 'builtins.compile'], evaluatesConstantCode(0)),
+  ),
+  // The standard library's own interpreters: `code` runs source text like exec (`interact` runs
+  // what stdin types), `runpy` runs a file or module chosen at run time.
+  row(
+    'py.code-interpreter',
+    PY,
+    'critical',
+    'dynamic_code_execution',
+    'Dynamic code execution through the code module',
+    call(
+      ['code.InteractiveInterpreter', 'code.InteractiveConsole']
+        .flatMap((c) => [`${c}().runsource`, `${c}().runcode`, `${c}#runsource`, `${c}#runcode`])
+        .concat(['code.InteractiveConsole().push', 'code.InteractiveConsole#push']),
+      evaluatesUnsafeCode(0),
+    ),
+  ),
+  row(
+    'py.code-interact',
+    PY,
+    'critical',
+    'dynamic_code_execution',
+    'Interactive interpreter (runs whatever its input sends)',
+    call(['code.interact', 'code.InteractiveConsole().interact', 'code.InteractiveConsole#interact']),
+  ),
+  row(
+    'py.runpy',
+    PY,
+    'critical',
+    'dynamic_code_execution',
+    'Runs a file or module chosen at run time (runpy)',
+    call(['runpy.run_path', 'runpy.run_module'], nonConstantArg(0)),
+  ),
+  row(
+    'py.code-family-unclassified',
+    PY,
+    'critical',
+    'dynamic_code_execution',
+    FAMILY_NOTE,
+    // Not `code.*`: a snippet's unbound `code` is far more often a variable (`code.strip()`) than
+    // the module, and an unbound name resolves to the module of that name.
+    unclassified(['runpy.*'], []),
   ),
   row(
     'py.pickle',
@@ -1415,6 +1459,8 @@ export const RULES: readonly RuleRow[] = [
         'groovy.util.Eval.xy',
         'groovy.util.Eval.xyz',
         'groovy.lang.GroovyClassLoader#parseClass',
+        'javax.script.ScriptEngine#compile',
+        'javax.script.Compilable#compile',
         'org.mvel2.MVEL.eval',
         'org.mvel2.MVEL.executeExpression',
         'org.springframework.expression.spel.standard.SpelExpressionParser#parseExpression',
@@ -1562,6 +1608,23 @@ export const RULES: readonly RuleRow[] = [
       not(argValueStartsWith(0, ['org.springframework.expression.spel.support.SimpleEvaluationContext'])),
     ),
   ),
+  // The same evaluation when the parser's type is out of sight (a helper's result, an undeclared
+  // field, a parameter of an unknown type): `parseExpression(…)` evaluated at once is SpEL's API
+  // shape (Spring's ExpressionParser), so it fails closed unless the parsed text is a constant.
+  row(
+    'java.spel-evaluate-unresolved',
+    JAVA,
+    'critical',
+    'dynamic_code_execution',
+    'Evaluation of an expression parsed from a computed string by a parser the snippet does not declare (SpEL-like; fail closed)',
+    call(
+      // `.`, not `#`: an instance of a declared type (`ExpressionParser#…`) is the row above's.
+      ['*.parseExpression()', '*.parseRaw()'].flatMap((e) =>
+        ['getValue', 'getValueType', 'getValueTypeDescriptor', 'setValue'].map((m) => `${e}.${m}`),
+      ),
+      not(argValueStartsWith(0, ['org.springframework.expression.spel.support.SimpleEvaluationContext'])),
+    ),
+  ),
   // MVEL compiled expressions, scripts and templates run arbitrary Java. Where the source was
   // compiled is often out of sight (a field, another method): running a compiled MVEL object fails
   // closed unless the analyzer saw it compiled from a constant (`(constant)#`, never these names).
@@ -1605,6 +1668,115 @@ export const RULES: readonly RuleRow[] = [
       'com.esotericsoftware.kryo.kryo5.Kryo#readObjectOrNull',
       'com.esotericsoftware.kryo.kryo5.Kryo#readClassAndObject',
     ]),
+  ),
+  // Item 4 of issue 24 in Java: a member of a process, script or deserialization class that no
+  // row above classifies (a new API such as ProcessBuilder.startPipeline, a method the table does
+  // not know) fails closed; the known-harmless members (configuration, primitive reads) are listed.
+  row(
+    'java.process-family-unclassified',
+    JAVA,
+    'critical',
+    'shell_execution',
+    FAMILY_NOTE,
+    unclassified(
+      [
+        'java.lang.ProcessBuilder#*',
+        'java.lang.ProcessBuilder.*',
+        'java.lang.Runtime#*',
+        'java.lang.Runtime.getRuntime().*',
+      ],
+      [
+        ...['directory', 'environment', 'inheritIO', 'redirectInput', 'redirectOutput', 'redirectError'].map(
+          (m) => `java.lang.ProcessBuilder#${m}`,
+        ),
+        'java.lang.ProcessBuilder#redirectErrorStream',
+        'java.lang.ProcessBuilder.Redirect*',
+        ...[
+          'availableProcessors',
+          'freeMemory',
+          'totalMemory',
+          'maxMemory',
+          'gc',
+          'version',
+          'addShutdownHook',
+          'removeShutdownHook',
+          'runFinalization',
+          'exit',
+          'halt',
+        ].flatMap((m) => [`java.lang.Runtime#${m}`, `java.lang.Runtime.getRuntime().${m}`]),
+        'java.lang.Runtime.getRuntime',
+        'java.lang.Runtime.version',
+      ],
+    ),
+  ),
+  row(
+    'java.code-family-unclassified',
+    JAVA,
+    'critical',
+    'dynamic_code_execution',
+    FAMILY_NOTE,
+    unclassified(
+      [
+        'groovy.lang.GroovyShell#*',
+        'groovy.lang.GroovyClassLoader#*',
+        'javax.script.ScriptEngine#*',
+        'javax.script.Compilable#*',
+      ],
+      [
+        ...['getContext', 'setVariable', 'getVariable', 'getProperty', 'setProperty', 'getClassLoader'].map(
+          (m) => `groovy.lang.GroovyShell#${m}`,
+        ),
+        'groovy.lang.GroovyClassLoader#close',
+        ...['get', 'put', 'getContext', 'setContext', 'createBindings', 'getBindings', 'setBindings', 'getFactory'].map(
+          (m) => `javax.script.ScriptEngine#${m}`,
+        ),
+      ],
+    ),
+  ),
+  row(
+    'java.deserialization-family-unclassified',
+    JAVA,
+    'critical',
+    'unsafe_deserialization',
+    FAMILY_NOTE,
+    unclassified(
+      ['java.io.ObjectInputStream#*'],
+      [
+        // Primitive and byte reads, stream housekeeping, the filter, and the hook-only field reads
+        // (defaultReadObject / readFields run only inside a readObject hook, whose outer call is reported).
+        ...[
+          'read',
+          'readInt',
+          'readUTF',
+          'readBoolean',
+          'readByte',
+          'readChar',
+          'readDouble',
+          'readFloat',
+          'readLong',
+          'readShort',
+          'readFully',
+          'readLine',
+          'readUnsignedByte',
+          'readUnsignedShort',
+          'readAllBytes',
+          'readNBytes',
+          'skipBytes',
+          'skip',
+          'available',
+          'close',
+          'mark',
+          'reset',
+          'markSupported',
+          'transferTo',
+          'defaultReadObject',
+          'readFields',
+          'registerValidation',
+          'getObjectInputFilter',
+          'setObjectInputFilter',
+        ].map((m) => `java.io.ObjectInputStream#${m}`),
+      ],
+    ),
   ),
   row(
     'java.weak-password-hash',
@@ -1865,7 +2037,12 @@ export const RULES: readonly RuleRow[] = [
     'Oj load in object mode (the default) builds arbitrary objects',
     call(
       ['Oj.load', 'Oj.load_file'],
-      not(argTextMatches(1, /mode\s*(?::|=>)\s*:(?:strict|null|compat|json|rails|custom|wab)\b/)),
+      not(
+        any(
+          argTextMatches(1, /mode\s*(?::|=>)\s*:(?:strict|null|compat|json|rails|custom|wab)\b/),
+          rubyLocalHashMode(1, OJ_SAFE_MODES),
+        ),
+      ),
     ),
   ),
   row(
@@ -2159,6 +2336,16 @@ export const RULES: readonly RuleRow[] = [
     'unsafe_deserialization',
     'Unsafe deserialization (unserialize)',
     call(['unserialize'], not(argTextMatches(1, /['"]allowed_classes['"]\s*=>\s*false/i))),
+  ),
+  // igbinary and msgpack are drop-in replacements of unserialize: they instantiate the classes the
+  // data names and run their __wakeup / __unserialize (msgpack's default php_only mode).
+  row(
+    'php.unserialize-extension',
+    PHP,
+    'critical',
+    'unsafe_deserialization',
+    'Unsafe deserialization (igbinary / msgpack, like unserialize)',
+    call(['igbinary_unserialize', 'msgpack_unpack', 'msgpack_unserialize']),
   ),
   // extract() of request data overwrites any local variable (including ones later run or included).
   row(

@@ -252,6 +252,7 @@ export function scanSource(loaded: LoadedLanguage, code: string, options: ScanOp
     const index = ruleIndex(family);
     const ctx: MatchContext = {
       fromInput: (line, argText) => fromInput(prepared.source, family, line, argText),
+      source: prepared.source,
       nested(inner: string): readonly Finding[] {
         if (depth + 1 >= MAX_NESTED_DEPTH) {
           // Fail closed: code nested this deep in eval-like sinks is treated as unsafe.

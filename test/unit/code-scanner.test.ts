@@ -1426,3 +1426,86 @@ describe('headless-browser page.evaluate on a page the snippet receives (issue 2
     expect(await crit('function f(doc, c) {\n  return doc.evaluate(c, doc);\n}\n')).toEqual([]);
   });
 });
+
+describe('issue 24, session 10: chained receivers, SpEL out of sight, unclassified families in Java and PHP', () => {
+  const crit = async (code: string, language: string) =>
+    issues(await scanCode(code, language))
+      .filter((i) => i.severity === 'critical')
+      .map((i) => i.line_number);
+  it('JavaScript: a method rule sees a call on a chained receiver (the text prefix stops at the first call)', async () => {
+    expect(
+      await crit(
+        "function h(db, req, getScope) {\n  db.collection('d').find({ $where: 'this.a == ' + req.query.a });\n  getDb().collection('d').findOne({ $where: req.query.a });\n  getScope().$eval(req.query.e);\n  db.collection('d').find({ a: req.query.a });\n  db.collection('d').find({ $where: 'this.a > 1' });\n  getScope().$eval(function () {});\n}\n",
+        'javascript',
+      ),
+    ).toEqual([2, 3, 4]);
+  });
+  it('Java: a parseExpression evaluated at once on a parser the snippet does not declare is critical unless constant or in a SimpleEvaluationContext', async () => {
+    expect(
+      await crit(
+        'import org.springframework.expression.spel.support.SimpleEvaluationContext;\nclass A {\n  Object f(String s) {\n    Object a = helper.parseExpression(s).getValue();\n    Object b = getParser().parseExpression(s).getValue(ctx);\n    Object c = helper.parseExpression("1 + 1").getValue();\n    Object d = helper.parseExpression(s).getValue(SimpleEvaluationContext.forReadOnlyDataBinding().build());\n    return this.parser().parseRaw(s).setValue(ctx, 1);\n  }\n}\n',
+        'java',
+      ),
+    ).toEqual([4, 5, 8]);
+  });
+  it('Java: an unclassified member of a process, script or deserialization class fails closed; the known-harmless members do not', async () => {
+    const src =
+      'import java.io.*;\nimport java.util.List;\nimport javax.script.*;\nimport groovy.lang.GroovyShell;\nclass U {\n  void f(InputStream in, String s, List<ProcessBuilder> pbs, ScriptEngine eng) throws Exception {\n    ProcessBuilder.startPipeline(pbs);\n    new GroovyShell().parseLater(s);\n    new ObjectInputStream(in).readSomething();\n    ((Compilable) eng).compile(s);\n    new ProcessBuilder("ls").directory(new File("/tmp")).redirectErrorStream(true);\n    Runtime.getRuntime().availableProcessors();\n    new ObjectInputStream(in).readInt();\n    eng.put("x", 1);\n    ((Compilable) eng).compile("1 + 1");\n  }\n}\n';
+    const found = issues(await scanCode(src, 'java')).filter((i) => i.severity === 'critical');
+    // Line 11 still constructs a ProcessBuilder (a process the contract always blocks).
+    expect(found.map((i) => i.line_number)).toEqual([7, 8, 9, 10, 11]);
+    expect(found.filter((i) => /cannot classify/.test(i.description)).map((i) => i.line_number)).toEqual([7, 8, 9]);
+  });
+  it('PHP: igbinary and msgpack deserializers are critical like unserialize', async () => {
+    expect(
+      await crit(
+        "<?php\n$a = igbinary_unserialize($_GET['d']);\n$b = msgpack_unpack($_POST['d']);\n$c = igbinary_serialize($a);\n",
+        'php',
+      ),
+    ).toEqual([2, 3]);
+  });
+  it('Python: the code module and runpy run computed code; constant code, a constant module and an unbound `code` variable do not', async () => {
+    expect(
+      await crit(
+        'import code, runpy\nrunpy.run_path(p)\nrunpy.run_module("json.tool")\nii = code.InteractiveInterpreter()\nii.runsource(src)\ncode.InteractiveConsole().push("print(1)")\ncode.interact()\nrunpy.run_later(p)\n',
+        'python',
+      ),
+    ).toEqual([2, 5, 7, 8]);
+    expect(await crit('print(code.upper())\n', 'python')).toEqual([]);
+  });
+  it('Ruby: an Oj options hash whose mode is certainly set to a safe mode before the call is admitted; any other shape keeps the default object mode', async () => {
+    const def = (body: string) => `class C\n  def r\n${body}  end\nend\n`;
+    expect(
+      await crit(def('    o = { allow_blank: true }\n    o[:mode] = :json\n    Oj.load params[:a], o\n'), 'ruby'),
+    ).toEqual([]);
+    expect(await crit(def('    o = { allow_blank: true, mode: :rails }\n    Oj.load params[:a], o\n'), 'ruby')).toEqual(
+      [],
+    );
+    for (const body of [
+      '    o = { allow_blank: true }\n    Oj.load params[:a], o\n',
+      '    o = { mode: :json }\n    o[:mode] = :object\n    Oj.load params[:a], o\n',
+      '    o = { mode: :json }\n    o.merge!(mode: :object)\n    Oj.load params[:a], o\n',
+      '    o = { mode: :json }\n    o[:mode] = :object if params[:x]\n    Oj.load params[:a], o\n',
+      '    o = { mode: :json }\n    p = o\n    p[:mode] = :object\n    Oj.load params[:a], o\n',
+      '    o = { mode: :json }\n    evil(binding)\n    Oj.load params[:a], o\n',
+      '    o = { mode: :json }\n    [1].each do\n      Oj.load params[:a], o\n      o[:mode] = :object\n    end\n',
+    ])
+      expect(await crit(def(body), 'ruby')).toHaveLength(1);
+  });
+  it('80,000 characters of chained calls scan in linear time', async () => {
+    const js = `function f(db, x) {\n${"  db.collection('d').find({ $where: x });\n".repeat(2_000)}}\n`;
+    const java = `class A {\n  void f(String s) {\n${'    helper.next().parseExpression(s).getValue();\n'.repeat(1_800)}  }\n}\n`;
+    expect(js.length).toBeGreaterThan(80_000);
+    expect(java.length).toBeGreaterThan(80_000);
+    const t0 = performance.now();
+    expect((await crit(js, 'javascript')).length).toBe(2_000);
+    expect((await crit(java, 'java')).length).toBe(1_800);
+    // Many Oj calls in one long method: each reads a bounded window of lines; a method longer than
+    // the window is not read at all (fail closed), so every call keeps the default object mode.
+    const ruby = `class C\n  def r\n    o = { mode: :json }\n${'    Oj.load params[:a], o\n'.repeat(3_200)}  end\nend\n`;
+    expect(ruby.length).toBeGreaterThan(80_000);
+    expect((await crit(ruby, 'ruby')).length).toBe(3_200);
+    // Seconds, not minutes: a match quadratic in the input would take far longer on 80,000 characters.
+    expect(performance.now() - t0).toBeLessThan(30_000);
+  });
+});

@@ -215,7 +215,13 @@ class JavaAnalysis extends AnalysisBase implements ExprOps {
     if (src.startsWith('new', start)) start = skipSpace(src, start + 3);
     const prefix = calleePrefix(src, start);
     if (!prefix) return true;
-    return prefix.some((w) => words.all.has(w)) || this.boundSomewhere(prefix[0]) || this.staticImports.has(prefix[0]);
+    if (prefix.some((w) => words.all.has(w)) || this.boundSomewhere(prefix[0]) || this.staticImports.has(prefix[0]))
+      return true;
+    // A chained receiver (`getParser().parseExpression(s).getValue()`): the text prefix stops at
+    // the first call, so the method this call invokes is read from the tree.
+    const own = this.view.field(call, 'name');
+    const name = own ? this.view.text(own) : null;
+    return name !== null && name !== prefix[prefix.length - 1] && words.all.has(name);
   }
 
   /** Fully-qualified candidates of a simple or qualified type name. */

@@ -217,8 +217,26 @@ class JavaScriptAnalysis extends AnalysisBase implements ExprOps {
       SPECIAL_WORDS.has(root) ||
       words.lasts.has(prefix[prefix.length - 1]) ||
       (prefix.length > 1 && (prefix[prefix.length - 1] === 'call' || prefix[prefix.length - 1] === 'apply')) ||
-      this.boundSomewhere(root)
+      this.boundSomewhere(root) ||
+      this.ownMethodRelevant(call, prefix, words)
     );
+  }
+
+  /**
+   * A chained receiver (`db.collection('d').find(…)`, `getPage().evaluate(…)`, `xs[0].exec(…)`):
+   * the text prefix stops at the first call or index, so the method the call itself invokes is
+   * read from the tree; it is relevant when a rule matches that method name on any receiver.
+   */
+  private ownMethodRelevant(call: Node, prefix: readonly string[], words: PatternWords): boolean {
+    const v = this.view;
+    const fn = v.field(call, 'function');
+    if (!fn) return false;
+    const target = this.unwrap(fn);
+    if (v.type(target) !== 'member_expression') return false;
+    const prop = v.field(target, 'property');
+    if (!prop) return false;
+    const own = v.text(prop);
+    return own !== prefix[prefix.length - 1] && (words.lasts.has(own) || own === 'call' || own === 'apply');
   }
 
   // ── bindings ──────────────────────────────────────────────────────────────────────────
