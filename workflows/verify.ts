@@ -1,7 +1,7 @@
 // One verification = one workflow: run the engine's activity under its deadline, append the
 // organization's audit entry, return the result. Workflows stay tiny and deterministic; all
 // I/O is in the activities.
-import { patched, proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
+import { proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
 import type { VerificationActivities } from '../activities/index.js';
 import type { VerifyWorkflowEngine, VerifyWorkflowInput } from '../core/engines.js';
 import type { EngineInput, EngineResult } from '../core/verification-io.js';
@@ -26,14 +26,14 @@ const { appendAuditActivity } = proxyLocalActivities<VerificationActivities>(STO
  * records once. The others are audited by appendAuditActivity below.
  */
 const AUDITED_IN_ENGINE_ACTIVITY: ReadonlySet<VerifyWorkflowEngine> = new Set(['math']);
-/** Runs started before the change replay with the separate append (their history has its marker). */
-const AUDIT_IN_ENGINE_PATCH = 'svc-audit-in-engine-activity';
 
 export async function verifyWorkflow<E extends VerifyWorkflowEngine>(
   req: VerifyWorkflowInput<E>,
 ): Promise<EngineResult<E>> {
+  // Asked for by the API in the (authenticated) input, so a run started without it, or replayed
+  // from a history written before, keeps the separate append.
   const auditInActivity =
-    req.org_id !== null && AUDITED_IN_ENGINE_ACTIVITY.has(req.engine) && patched(AUDIT_IN_ENGINE_PATCH);
+    req.org_id !== null && req.audit_in_engine_activity === true && AUDITED_IN_ENGINE_ACTIVITY.has(req.engine);
   // The append inside the engine's activity gets the time the separate one had.
   const timeoutMs = req.timeout_ms + (auditInActivity ? AUDIT_APPEND_ALLOWANCE_MS : 0);
   const engines = engineActivities(

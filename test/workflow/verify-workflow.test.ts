@@ -32,6 +32,7 @@ function input(engine: StubEngine, over: Partial<Input> = {}): Input {
     timeout_ms: 3_000,
     activity_mode: 'normal',
     audit: { user_id: 'u_1', key_id: 'k_1', request_digest: `sha256:${'0'.repeat(64)}` },
+    audit_in_engine_activity: true,
     ...over,
   } as Input;
 }
@@ -60,6 +61,18 @@ describe('verifyWorkflow (workflow tier)', () => {
       });
     },
   );
+
+  it('math started without audit_in_engine_activity (an older API, a history written before): the separate append', async () => {
+    const { id, result } = start(input('math', { activity_mode: 'local', audit_in_engine_activity: undefined }));
+    const out = await result;
+    expect(acts.log.of(id).map((c) => c.activity)).toEqual(['verifyMathActivity', 'appendAuditActivity']);
+    expect(acts.log.of(id, 'verifyMathActivity')[0]!.input).toEqual({
+      input: { query: 'math claim' },
+      org_id: 'org_wf',
+      workflow_id: id,
+    });
+    expect(acts.log.of(id, 'appendAuditActivity')[0]!.input).toMatchObject({ org_id: 'org_wf', result: out });
+  });
 
   it('math without an organization: no audit entry asked for, none appended', async () => {
     const { id, result } = start(input('math', { org_id: null }));
