@@ -107,27 +107,49 @@ export function auditFields(req: AppendAuditInput, timestamp: Date): AuditEntryF
   };
 }
 
-export function makeAppendAuditActivity(deps: { store: Store; auditSecret: string | undefined }) {
-  const auditLog = new AuditLog(deps.store);
+/** One AuditLog per store in a process: its group commit and cached heads serve every activity that appends. */
+const auditLogs = new WeakMap<Store, AuditLog>();
+function auditLogFor(store: Store): AuditLog {
+  let auditLog = auditLogs.get(store);
+  if (!auditLog) auditLogs.set(store, (auditLog = new AuditLog(store)));
+  return auditLog;
+}
+
+export interface AuditDeps {
+  store: Store;
+  /** SVC_AUDIT_SECRET_KEY; unset makes every audited verification fail closed. */
+  auditSecret: string | undefined;
+}
+
+/** Retrying cannot help without the secret: the workflow fails now (the caller gets a 503, never a verdict). */
+export function requireAuditSecret(deps: Pick<AuditDeps, 'auditSecret'>): void {
+  if (!deps.auditSecret)
+    throw ApplicationFailure.nonRetryable('audit secret is not configured (SVC_AUDIT_SECRET_KEY)', 'AuditConfigError');
+}
+
+/**
+ * Appends one verification's entry to its organization's chain, insert-once under its id (by
+ * default derived from the workflow id, so a retried attempt finds its entry). Used by
+ * appendAuditActivity and by the engine activities that append their own entry (math).
+ */
+export async function appendVerificationAudit(deps: AuditDeps, req: AppendAuditInput): Promise<AppendAuditOutput> {
+  requireAuditSecret(deps);
+  try {
+    const res = await auditLogFor(deps.store).append(auditFields(req, new Date()), {
+      logId: req.log_id ?? auditLogId(req.org_id, req.workflow_id),
+      secret: deps.auditSecret,
+    });
+    if (res.attempts > 1)
+      log.debug('audit append retried', { org_id: req.org_id, attempts: res.attempts, existing: res.existing });
+    return { log_id: res.doc._id, seq: res.doc.seq };
+  } catch (err) {
+    if (err instanceof AuditChainError) throw ApplicationFailure.nonRetryable(err.message, 'AuditChainError');
+    throw err;
+  }
+}
+
+export function makeAppendAuditActivity(deps: AuditDeps) {
   return async function appendAuditActivity(req: AppendAuditInput): Promise<AppendAuditOutput> {
-    if (!deps.auditSecret) {
-      // Retrying cannot help: fail the workflow now (the caller gets a 503, never a verdict).
-      throw ApplicationFailure.nonRetryable(
-        'audit secret is not configured (SVC_AUDIT_SECRET_KEY)',
-        'AuditConfigError',
-      );
-    }
-    try {
-      const res = await auditLog.append(auditFields(req, new Date()), {
-        logId: req.log_id ?? auditLogId(req.org_id, req.workflow_id),
-        secret: deps.auditSecret,
-      });
-      if (res.attempts > 1)
-        log.debug('audit append retried', { org_id: req.org_id, attempts: res.attempts, existing: res.existing });
-      return { log_id: res.doc._id, seq: res.doc.seq };
-    } catch (err) {
-      if (err instanceof AuditChainError) throw ApplicationFailure.nonRetryable(err.message, 'AuditChainError');
-      throw err;
-    }
+    return appendVerificationAudit(deps, req);
   };
 }

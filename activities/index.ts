@@ -59,7 +59,11 @@ export function createActivities(deps: ActivityDeps) {
   };
   const engineCtx = { store: deps.store, signer: deps.signer, enginePool: deps.pools.engine };
   const engines = {
-    verifyMathActivity: makeVerifyMathActivity({ ...engineCtx, mathTimeoutMs: deps.mathTimeoutMs }),
+    verifyMathActivity: makeVerifyMathActivity({
+      ...engineCtx,
+      mathTimeoutMs: deps.mathTimeoutMs,
+      auditSecret: deps.auditSecret,
+    }),
     verifyLogicActivity: makeVerifyLogicActivity(deps.z3TimeoutMs, deps.pools.logic),
     verifyCodeActivity: makeVerifyCodeActivity(engineCtx, deps.codeTimeoutMs),
     verifySqlActivity: makeVerifySqlActivity({ ...engineCtx, pg: deps.pools.pg }),

@@ -71,8 +71,10 @@ export function activityGrantInterceptor(key: string): ActivityInterceptorsFacto
             WORKFLOW_INPUT_REFUSED,
           );
         }
-        if (AUDIT_WRITERS.has(info.activityType)) {
-          const org = (input.args[0] as { org_id?: unknown } | undefined)?.org_id;
+        const first = input.args[0] as { org_id?: unknown; audit_entry?: unknown } | undefined;
+        // An engine activity asked to append its verification's entry (workflows/verify.ts) is an audit writer too.
+        if (AUDIT_WRITERS.has(info.activityType) || first?.audit_entry !== undefined) {
+          const org = first?.org_id;
           if (typeof org !== 'string' || !orgs.includes(org)) {
             throw ApplicationFailure.nonRetryable(
               `activity ${info.activityType} refused: the organization is not named by the authenticated input`,

@@ -2,11 +2,12 @@
 // outcome becomes VERIFIED. The artifact is stored under its own proof_ref (sha256 of its
 // RFC 8785 form), and an ES256 attestation is signed; if either fails, the result is not
 // VERIFIED (fail closed).
+import { createHash } from 'node:crypto';
 import { sha256Ref } from '../core/canonical-json.js';
 import { admissionOf, buildDiagnostic, type DiagnosticResult, type EngineOutcome } from '../core/diagnostic.js';
 import { AttestationError, type AttestationSigner, type IssuedAttestation } from '../core/attestation.js';
 import type { Store } from '../core/store.js';
-import { insertProof, recordAttestation } from '../persistence/proofs.js';
+import { findAttestation, insertProof, recordAttestation } from '../persistence/proofs.js';
 
 export const SIGNING_ERROR_CONSTRAINT = 'api.attestation.signing_error';
 
@@ -98,6 +99,18 @@ export async function finalizeOutcome(
   };
 }
 
+/**
+ * The attestation id of the verification run by workflow `workflowId` for `orgId`: derived, so
+ * that every attempt of its activity (a retry, a re-run after a worker crash) issues the same id,
+ * and the audit entry written by the first attempt names the attestation the caller gets.
+ */
+export function attestationIdFor(orgId: string | null, workflowId: string): string {
+  const digest = createHash('sha256')
+    .update(`attestation\u0000${orgId ?? ''}\u0000${workflowId}`, 'utf8')
+    .digest('hex');
+  return `att_${digest.slice(0, 32)}`;
+}
+
 export type SealedProof =
   { ok: true; proofRef: string; attestation: IssuedAttestation } | { ok: false; attestationError: string };
 
@@ -111,22 +124,41 @@ export async function sealProof(
   proof: Record<string, unknown>,
   opts: Pick<FinalizeOptions, 'engine' | 'orgId' | 'evaluatedExpression' | 'confidence'> & {
     admission?: ReturnType<typeof admissionOf>;
+    /** A derived attestation id (attestationIdFor): a later attempt answers the record the first one stored. */
+    attestationId?: string;
   },
 ): Promise<SealedProof> {
   const proofRef = await retainProof(ctx.store, opts.engine, opts.orgId, proof);
   try {
-    const attestation = await ctx.signer.sign({
-      evaluatedExpression: opts.evaluatedExpression,
-      status: 'VERIFIED',
-      verified: true,
-      engine: opts.engine,
-      confidence: opts.confidence ?? 1,
-      proofRef,
-      ...(opts.admission ? { admission: opts.admission } : {}),
-    });
+    const attestation = await ctx.signer.sign(
+      {
+        evaluatedExpression: opts.evaluatedExpression,
+        status: 'VERIFIED',
+        verified: true,
+        engine: opts.engine,
+        confidence: opts.confidence ?? 1,
+        proofRef,
+        ...(opts.admission ? { admission: opts.admission } : {}),
+      },
+      { jti: opts.attestationId },
+    );
     // A store failure is not an AttestationError: the catch below rethrows it (the activity retries).
-    await recordAttestation(ctx.store, attestation, { orgId: opts.orgId, engine: opts.engine, proofRef });
-    return { ok: true, proofRef, attestation };
+    const inserted = await recordAttestation(ctx.store, attestation, {
+      orgId: opts.orgId,
+      engine: opts.engine,
+      proofRef,
+    });
+    if (inserted || opts.attestationId === undefined) return { ok: true, proofRef, attestation };
+    // An earlier attempt of this verification stored its attestation (and maybe its audit entry,
+    // which names it): answer that record (attestations by `_id`), never a second token.
+    const stored = await findAttestation(ctx.store, attestation.jti);
+    if (!stored || stored.org_id !== opts.orgId || stored.proof_ref !== proofRef)
+      throw new Error(`attestation ${attestation.jti} is stored for another proof`);
+    return {
+      ok: true,
+      proofRef,
+      attestation: { token: stored.token, jti: stored._id, claims: stored.claims, status: stored.status },
+    };
   } catch (err) {
     if (!(err instanceof AttestationError)) throw err;
     return { ok: false, attestationError: err.code };

@@ -1,6 +1,15 @@
 // The input every verification activity receives from its workflow.
+import type { AuditContext } from '../core/engines.js';
+
 export interface VerifyActivityInput<T> {
   input: T;
   org_id: string | null;
   workflow_id: string;
+  /**
+   * Set by verifyWorkflow for the engines whose activity appends the verification's audit entry
+   * itself, after sealing the verdict (workflows/verify.ts AUDITED_IN_ENGINE_ACTIVITY: math): one
+   * local activity and one activation fewer per verification (docs/performance.md). Absent: the
+   * workflow appends the entry (appendAuditActivity), or there is no organization to audit.
+   */
+  audit_entry?: { audit: AuditContext | null };
 }

@@ -234,6 +234,8 @@ export class TemporalGateway {
         key_id: opts.principal?.keyId ?? null,
         request_digest: requestDigest(input),
       } satisfies AuditContext,
+      // The engines that can append their own audit entry do (workflows/verify.ts): one local activity fewer.
+      audit_in_engine_activity: true,
     };
     const graceMs = this.cfg.SVC_WORKFLOW_GRACE * 1000;
     // Eager start only for verifyWorkflow runs whose activities are all local: the in-process

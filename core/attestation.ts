@@ -101,10 +101,11 @@ export class AttestationSigner {
     return this.key?.kid ?? null;
   }
 
-  async sign(subject: AttestationSubject): Promise<IssuedAttestation> {
+  /** `opts.jti`: the attestation id chosen by the caller (derived from its workflow, so a retry reuses it); default random. */
+  async sign(subject: AttestationSubject, opts: { jti?: string } = {}): Promise<IssuedAttestation> {
     if (!this.key) throw new AttestationError('KEY_MISSING', 'attestation signing key is not configured');
     const now = Math.floor(Date.now() / 1000);
-    const jti = `att_${randomUUID().replace(/-/g, '')}`;
+    const jti = opts.jti ?? `att_${randomUUID().replace(/-/g, '')}`;
     const qh = queryHash(subject.evaluatedExpression);
     const claims: AttestationClaims = {
       iss: this.issuer,

@@ -184,6 +184,12 @@ export interface VerifyWorkflowInput<E extends EngineName = EngineName> {
   activity_mode: 'normal' | 'local';
   /** Who asked, for the audit entry appended after the engine (every run with an org_id is audited). */
   audit?: AuditContext | null;
+  /**
+   * Set by the API: an engine whose activity can append the audit entry itself (math) is asked
+   * to (workflows/verify.ts). In the input, not a patch marker: one history event fewer, and runs
+   * started without it (an older API, a replayed history) keep the separate append.
+   */
+  audit_in_engine_activity?: boolean;
 }
 
 export interface AuditContext {

@@ -13,7 +13,8 @@ const MAX_BATCH = 100;
 
 interface Pending<T extends Document> {
   doc: T;
-  resolve: () => void;
+  /** true: this insert wrote the record; false: a record with its `_id` was already stored. */
+  resolve: (inserted: boolean) => void;
   reject: (err: unknown) => void;
 }
 
@@ -33,9 +34,12 @@ export class InsertCoalescer<T extends Document & { _id: string }> {
 
   constructor(private readonly collection: () => Collection<T>) {}
 
-  /** Inserts `doc` unless a document with its `_id` exists (idempotent: same id, same record). */
-  insert(doc: T): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
+  /**
+   * Inserts `doc` unless a document with its `_id` exists (idempotent: same id, same record).
+   * Resolves true when this insert wrote it, false when the `_id` was already stored.
+   */
+  insert(doc: T): Promise<boolean> {
+    return new Promise<boolean>((resolve, reject) => {
       this.queue.push({ doc, resolve, reject });
       if (!this.flushing) void this.flush();
     });
@@ -60,18 +64,19 @@ export class InsertCoalescer<T extends Document & { _id: string }> {
         batch.map((p) => p.doc as OptionalUnlessRequiredId<T>),
         { ordered: false },
       );
-      for (const p of batch) p.resolve();
+      for (const p of batch) p.resolve(true);
     } catch (err) {
       const errors = writeErrorsOf(err);
       if (!errors) {
         // A single duplicate can come back as a plain server error; anything else fails every caller.
         const dup = err instanceof MongoServerError && err.code === DUPLICATE_KEY && batch.length === 1;
-        for (const p of batch) dup ? p.resolve() : p.reject(err);
+        for (const p of batch) dup ? p.resolve(false) : p.reject(err);
         return;
       }
       // The others were applied; a duplicate key is an existing record (success).
       const failed = new Map(errors.filter((e) => e.code !== DUPLICATE_KEY).map((e) => [e.index, e] as const));
-      batch.forEach((p, i) => (failed.has(i) ? p.reject(err) : p.resolve()));
+      const existed = new Set(errors.filter((e) => e.code === DUPLICATE_KEY).map((e) => e.index));
+      batch.forEach((p, i) => (failed.has(i) ? p.reject(err) : p.resolve(!existed.has(i))));
     }
   }
 }

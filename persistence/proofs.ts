@@ -41,13 +41,17 @@ export function findProof(store: Store, proofRef: string): Promise<ProofRecord |
   return store.proofs.findOne({ _id: proofRef });
 }
 
-/** Stores an issued attestation under its jti, scoped to `orgId`: an insert by `_id` (idempotent for the same jti). */
-export async function recordAttestation(
+/**
+ * Stores an issued attestation under its jti, scoped to `orgId`: an insert by `_id` (idempotent for
+ * the same jti). Resolves false when a record with that jti was already stored (an earlier attempt
+ * of the same verification, whose jti is derived from its workflow): the caller reads that one.
+ */
+export function recordAttestation(
   store: Store,
   issued: IssuedAttestation,
   meta: { orgId: string | null; engine: string; proofRef: string | null },
-): Promise<void> {
-  await insertCoalescerFor(store, 'attestations').insert({
+): Promise<boolean> {
+  return insertCoalescerFor(store, 'attestations').insert({
     _id: issued.jti,
     org_id: meta.orgId,
     token: issued.token,

@@ -43,6 +43,8 @@ export async function eagerActivities(cfg: ServiceConfig, store: Store, enginePo
       signer,
       mathTimeoutMs: cfg.SVC_MATH_TIMEOUT * 1000,
       enginePool,
+      // The math activity appends its verification's audit entry itself (workflows/verify.ts).
+      auditSecret: cfg.SVC_AUDIT_SECRET_KEY,
     }),
     ...makeProcessRagActivities(enginePool),
     appendAuditActivity: makeAppendAuditActivity({ store, auditSecret: cfg.SVC_AUDIT_SECRET_KEY }),

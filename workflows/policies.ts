@@ -23,10 +23,16 @@ import {
 const BRIEF = { initialInterval: '100 ms', backoffCoefficient: 2, maximumInterval: '1 s', maximumAttempts: 3 } as const;
 
 export const RETRY = {
-  /** An engine activity (one verification, an agent's engine call). */
+  /** An engine activity (one verification, an agent's engine call); math's appends its audit entry too (workflows/verify.ts). */
   engine: {
     ...BRIEF,
-    nonRetryableErrorTypes: [DETERMINISTIC_ENGINE_FAILURE, VALIDATION_FAILURE, ENGINE_TIMEOUT_FAILURE],
+    nonRetryableErrorTypes: [
+      DETERMINISTIC_ENGINE_FAILURE,
+      VALIDATION_FAILURE,
+      ENGINE_TIMEOUT_FAILURE,
+      AUDIT_CONFIG_FAILURE,
+      AUDIT_CHAIN_FAILURE,
+    ],
   },
   /** The audit append and the other short store writes that follow a verdict. */
   audit: {
@@ -101,6 +107,12 @@ export const RETRY = {
 
 /** Short store writes run as local activities (audit append, activity records). */
 export const STORE_WRITE_TIMEOUT = '10 s';
+/**
+ * What an engine activity that appends its own audit entry (workflows/verify.ts) gets beyond the
+ * engine budget: the separate append's own time-out, so the entry has the time it had before. The
+ * engine itself keeps its deadline (enforced in the engine pool), and the run its execution time-out.
+ */
+export const AUDIT_APPEND_ALLOWANCE_MS = 10_000;
 
 /**
  * How long a normal activity task may wait for a worker to take it (issue 22): with no worker

@@ -48,8 +48,9 @@ describe('InsertCoalescer', () => {
     await tick();
     expect(f.calls[1]).toEqual(['b', 'c', 'b', 'a']);
     f.open();
-    // The second b and the second a hit duplicate keys: already stored, so they resolve too.
-    await expect(Promise.all(rest)).resolves.toEqual([undefined, undefined, undefined, undefined]);
+    // The second b and the second a hit duplicate keys: already stored, so they resolve too, saying
+    // that the record existed (false) where the others wrote it (true).
+    await expect(Promise.all(rest)).resolves.toEqual([true, true, false, false]);
     // Insert-once: the first value of each id stays.
     expect([...f.stored]).toEqual([
       ['a', 1],
@@ -69,7 +70,7 @@ describe('InsertCoalescer', () => {
     await first;
     await tick();
     f.open();
-    await expect(ok).resolves.toBeUndefined();
+    await expect(ok).resolves.toBe(true);
     await expect(bad).rejects.toThrow('bulk write error');
 
     const down = fakeCollection(new Set(), true);
@@ -96,7 +97,7 @@ describe('InsertCoalescer', () => {
       },
     } as unknown as Collection<Doc>;
     const c = new InsertCoalescer<Doc>(() => col);
-    await expect(c.insert({ _id: 'a', v: 1 })).resolves.toBeUndefined();
+    await expect(c.insert({ _id: 'a', v: 1 })).resolves.toBe(false);
     err = otherErr;
     await expect(c.insert({ _id: 'a', v: 1 })).rejects.toThrow('boom');
   });

@@ -32,6 +32,7 @@ function input(engine: StubEngine, over: Partial<Input> = {}): Input {
     timeout_ms: 3_000,
     activity_mode: 'normal',
     audit: { user_id: 'u_1', key_id: 'k_1', request_digest: `sha256:${'0'.repeat(64)}` },
+    audit_in_engine_activity: true,
     ...over,
   } as Input;
 }
@@ -43,39 +44,87 @@ function start(req: Input, id = `verify-wf-${++n}`) {
   };
 }
 
+const AUDIT = { user_id: 'u_1', key_id: 'k_1', request_digest: `sha256:${'0'.repeat(64)}` };
+
 describe('verifyWorkflow (workflow tier)', () => {
-  it.each(Object.entries(ENGINE_ACTIVITY_NAMES) as Array<[StubEngine, string]>)(
-    '%s runs %s once, then appends the audit entry with its result',
-    async (engine, activity) => {
-      const { id, result } = start(input(engine));
-      const out = await result;
-      expect(out).toEqual({
-        status: 'VERIFIED',
-        engine,
-        proof_ref: expect.stringMatching(/^sha256:/),
-        echo: { query: `${engine} claim` },
-      });
-      expect(acts.log.of(id).map((c) => c.activity)).toEqual([activity, 'appendAuditActivity']);
-      expect(acts.log.of(id, activity)[0]!.input).toEqual({
-        input: { query: `${engine} claim` },
+  it.each(['normal', 'local'] as const)(
+    '%s: math runs verifyMathActivity once, asked to append the audit entry itself (no separate append)',
+    async (mode) => {
+      const { id, result } = start(input('math', { activity_mode: mode }));
+      expect(await result).toMatchObject({ status: 'VERIFIED', engine: 'math' });
+      expect(acts.log.of(id).map((c) => c.activity)).toEqual(['verifyMathActivity']);
+      expect(acts.log.of(id, 'verifyMathActivity')[0]!.input).toEqual({
+        input: { query: 'math claim' },
         org_id: 'org_wf',
         workflow_id: id,
-      });
-      expect(acts.log.of(id, 'appendAuditActivity')[0]!.input).toEqual({
-        org_id: 'org_wf',
-        workflow_id: id,
-        engine,
-        input: { query: `${engine} claim` },
-        result: out,
-        audit: { user_id: 'u_1', key_id: 'k_1', request_digest: `sha256:${'0'.repeat(64)}` },
+        audit_entry: { audit: AUDIT },
       });
     },
   );
 
-  it('local mode runs the same activity as a local activity', async () => {
-    const { id, result } = start(input('math', { activity_mode: 'local' }));
-    expect(await result).toMatchObject({ status: 'VERIFIED', engine: 'math' });
+  it('math started without audit_in_engine_activity (an older API, a history written before): the separate append', async () => {
+    const { id, result } = start(input('math', { activity_mode: 'local', audit_in_engine_activity: undefined }));
+    const out = await result;
     expect(acts.log.of(id).map((c) => c.activity)).toEqual(['verifyMathActivity', 'appendAuditActivity']);
+    expect(acts.log.of(id, 'verifyMathActivity')[0]!.input).toEqual({
+      input: { query: 'math claim' },
+      org_id: 'org_wf',
+      workflow_id: id,
+    });
+    expect(acts.log.of(id, 'appendAuditActivity')[0]!.input).toMatchObject({ org_id: 'org_wf', result: out });
+  });
+
+  it('math without an organization: no audit entry asked for, none appended', async () => {
+    const { id, result } = start(input('math', { org_id: null }));
+    expect(await result).toMatchObject({ status: 'VERIFIED', engine: 'math' });
+    expect(acts.log.of(id).map((c) => c.activity)).toEqual(['verifyMathActivity']);
+    expect(acts.log.of(id, 'verifyMathActivity')[0]!.input).toEqual({
+      input: { query: 'math claim' },
+      org_id: null,
+      workflow_id: id,
+    });
+  });
+
+  it('math: a failure of the activity that appends (e.g. the audit chain) fails the run, never a verdict', async () => {
+    const id = 'verify-wf-math-audit-chain';
+    acts.script(id, 'verifyMathActivity', { failType: 'AuditChainError' });
+    const { result } = start(input('math', { activity_mode: 'local' }), id);
+    expect(await failureOf(result)).toMatchObject({ type: 'AuditChainError' });
+    expect(acts.attempts(id, 'verifyMathActivity')).toBe(1);
+    expect(acts.attempts(id, 'appendAuditActivity')).toBe(0);
+  });
+
+  it.each(
+    (Object.entries(ENGINE_ACTIVITY_NAMES) as Array<[StubEngine, string]>).filter(([engine]) => engine !== 'math'),
+  )('%s runs %s once, then appends the audit entry with its result', async (engine, activity) => {
+    const { id, result } = start(input(engine));
+    const out = await result;
+    expect(out).toEqual({
+      status: 'VERIFIED',
+      engine,
+      proof_ref: expect.stringMatching(/^sha256:/),
+      echo: { query: `${engine} claim` },
+    });
+    expect(acts.log.of(id).map((c) => c.activity)).toEqual([activity, 'appendAuditActivity']);
+    expect(acts.log.of(id, activity)[0]!.input).toEqual({
+      input: { query: `${engine} claim` },
+      org_id: 'org_wf',
+      workflow_id: id,
+    });
+    expect(acts.log.of(id, 'appendAuditActivity')[0]!.input).toEqual({
+      org_id: 'org_wf',
+      workflow_id: id,
+      engine,
+      input: { query: `${engine} claim` },
+      result: out,
+      audit: { user_id: 'u_1', key_id: 'k_1', request_digest: `sha256:${'0'.repeat(64)}` },
+    });
+  });
+
+  it('local mode runs the same activity as a local activity', async () => {
+    const { id, result } = start(input('rag', { activity_mode: 'local' }));
+    expect(await result).toMatchObject({ status: 'VERIFIED', engine: 'rag' });
+    expect(acts.log.of(id).map((c) => c.activity)).toEqual(['verifyRagActivity', 'appendAuditActivity']);
   });
 
   it('a run without an organization is not audited', async () => {
