@@ -4,8 +4,7 @@
 // (listing the engine proofs) and an attestation. Nothing else can make it VERIFIED.
 import { SERVICE_VERSION } from '../core/version.js';
 import { finalizeOutcome, retainProof, type ProofContext } from './proofs.js';
-import type { ChainEntry, VerificationMode } from './consensus/run.js';
-import { requiredPercent } from '../contract/consensus.js';
+import { requiredPercent, runConsensus, type ChainEntry, type VerificationMode } from './consensus/run.js';
 import type { VerifyActivityInput } from './types.js';
 import type { LogicPool } from '../engines/logic/index.js';
 
@@ -44,10 +43,6 @@ export function makeVerifyConsensusActivity(deps: ProofContext & { z3TimeoutMs: 
   ): Promise<ConsensusActivityResult> {
     const started = performance.now();
     const { query, verification_mode: mode, min_confidence: minConfidence } = req.input;
-    // Loaded on the first consensus request, not with the worker: its math engine (mathjs) runs in
-    // this process and cost the worker's main thread ~100 MB that most workers never use
-    // (docs/performance.md, memory). The first request pays the load (about a second) in its 30 s budget.
-    const { runConsensus } = await import('./consensus/run.js');
     const c = await runConsensus(query, mode, {
       z3TimeoutMs: deps.z3TimeoutMs,
       orgId: req.org_id,

@@ -11,6 +11,7 @@ import { AttestationError } from '../core/attestation.js';
 import type { ProviderName } from '../core/providers-config.js';
 import type { NaturalLanguageResponse, NaturalLanguageStatus, TrustBoundary } from '../contract/natural-language.js';
 import { screenText } from '../engines/nl/injection-screen.js';
+import { evaluateTranslation } from '../engines/nl/evaluate-translation.js';
 import { providerFailure, translateArithmetic, type ArithmeticTranslation } from './providers/index.js';
 import { recordAttestation } from '../persistence/proofs.js';
 import type { ProofContext } from './proofs.js';
@@ -130,9 +131,6 @@ export async function finalizeNaturalLanguage(
   }
   const t = outcome.translation;
   const translation = translationOf(t);
-  // Loaded on first use, not with the worker: it runs the math engine (mathjs) in this process,
-  // ~100 MB of the worker's main thread that most workers never use (docs/performance.md, memory).
-  const { evaluateTranslation } = await import('../engines/nl/evaluate-translation.js');
   const ev = evaluateTranslation(t.expression ?? '', t.claimed_answer);
   if (ev.kind === 'rejected') {
     return {
