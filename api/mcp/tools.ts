@@ -285,7 +285,8 @@ async function followBatch(
   // The SDK's client handles a notification on a later microtask but a response at once, and
   // drops a request's progress handler with its response: a last notification that reaches it in
   // the same chunk as the result is lost. A short pause sends them apart.
-  if (sent >= 0) await new Promise((r) => setTimeout(r, 50));
+  // 100 ms: 50 was seen too short for a stdio relay on a loaded machine (a clean-clone run).
+  if (sent >= 0) await new Promise((r) => setTimeout(r, 100));
   return job;
 }
 

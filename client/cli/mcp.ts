@@ -16,6 +16,8 @@ import { EXIT } from './exit-codes.js';
 
 /** A tool call may wait for a batch up to a minute and reports progress meanwhile. */
 const CALL_TIMEOUT_MS = 120_000;
+/** The pause between the last relayed progress notification and the result (see below). */
+const PROGRESS_GAP_MS = 100;
 
 export interface McpProxyOptions {
   baseUrl: string;
@@ -75,6 +77,10 @@ export async function runMcpProxy(o: McpProxyOptions): Promise<number> {
             },
     });
     await relayed;
+    // As the remote server does (api/mcp/tools.ts, followBatch): the SDK's client drops a request's
+    // progress handler with its response, so a last notification read in the same chunk as the
+    // result is lost. A pause after the relayed notifications writes them apart.
+    if (token !== undefined) await new Promise((r) => setTimeout(r, PROGRESS_GAP_MS));
     return result;
   });
   const stdio = new StdioServerTransport();
