@@ -10,7 +10,7 @@ import { engineBudgetMs, runIsolated } from './isolation/run.js';
 import type { EnginePool } from './isolation/engine-pool.js';
 import { MATH_TIMEOUT_DETAIL } from './verify-math.js';
 import { finalizeOutcome, type ProofContext } from './proofs.js';
-import type { DiagnosticActivityResult } from './verify-diagnostic.js';
+import type { DiagnosticActivityResult } from './verify-code.js';
 import type { LogicActivityResult, LogicRequest } from './verify-logic.js';
 import type { AppendAuditInput, AppendAuditOutput } from './audit.js';
 import type { VerifyActivityInput } from './types.js';

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PgCheck, verifySql, verifySqlChecked } from '../../engines/sql/index.js';
 import { runDifferential } from './fixtures/sql-differential.js';
-import { logResolverDefects } from '../../activities/verify-diagnostic.js';
+import { logResolverDefects } from '../../activities/verify-sql.js';
 import { vi } from 'vitest';
 import { createHash } from 'node:crypto';
 
