@@ -14,6 +14,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
+import { groupCpuMs } from './proc-sample.js';
+import { MATH_ITEM_MIX } from './math-items.js';
 
 const args = process.argv.slice(2);
 const arg = (name: string, def: string) => {
@@ -40,14 +42,7 @@ const p95 = (xs: number[]) => {
   return s[Math.min(s.length - 1, Math.floor(0.95 * s.length))] as number;
 };
 
-const MIX = [
-  '(x+1)^2 = x^2 + 2*x + 1',
-  '(a+b)*(a-b) = a^2 - b^2',
-  '(x+1)^2 = x^2 + 1',
-  '2^10 + 3*7',
-  'x/2 + x/2 = x',
-  'sqrt(16) * 3',
-];
+const MIX = MATH_ITEM_MIX;
 let salt = 1;
 const items = () => {
   const s = salt++;
@@ -66,27 +61,11 @@ interface StackLike {
   down(): Promise<void>;
 }
 
-function groupTicks(pgid: number | undefined): number {
-  if (!pgid) return 0;
-  let ticks = 0;
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(f[2]) !== pgid) continue;
-      ticks += Number(f[11]) + Number(f[12]);
-    } catch {
-      /* gone meanwhile */
-    }
-  }
-  return ticks * 10; // ms at CLK_TCK 100
-}
 const cpu = (s: StackLike) => ({
-  api: groupTicks(s.api.pid),
-  worker: s.workers.reduce((a, w) => a + groupTicks(w.pid), 0),
-  store: groupTicks(s.ferret?.pid),
-  temporal: groupTicks(s.temporal.pid),
+  api: groupCpuMs(s.api.pid),
+  worker: s.workers.reduce((a, w) => a + groupCpuMs(w.pid), 0),
+  store: groupCpuMs(s.ferret?.pid),
+  temporal: groupCpuMs(s.temporal.pid),
 });
 
 interface Target {

@@ -13,6 +13,7 @@ import { Connection, Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { startBenchStack } from './bench-stack.js';
 import { mathBatchOutcome } from '../engines/math.js';
+import { MATH_ITEM_MIX } from './math-items.js';
 
 const args = process.argv.slice(2);
 const arg = (name: string, def: string) => {
@@ -31,14 +32,7 @@ const PEER =
       ? { url: process.env.QWED_URL, key: process.env.QWED_API_KEY }
       : null;
 
-const MIX = [
-  '(x+1)^2 = x^2 + 2*x + 1',
-  '(a+b)*(a-b) = a^2 - b^2',
-  '(x+1)^2 = x^2 + 1',
-  '2^10 + 3*7',
-  'x/2 + x/2 = x',
-  'sqrt(16) * 3',
-];
+const MIX = MATH_ITEM_MIX;
 const ITEMS = Array.from({ length: 100 }, (_, i) => ({ query: MIX[i % MIX.length] as string, type: 'math' }));
 
 const round = (n: number) => Math.round(n * 10) / 10;

@@ -7,12 +7,12 @@
 // Temporal, as bench/throughput-vs-peer.ts does): the floor, and each side's ratio to it.
 //   npx tsx bench/cpu-ab-math.ts --a <tree> --b <tree> [--slices 8] [--slice 6] [--clients 8]
 //   (ports: SVC_DEV_PORT_OFFSET for A, +50 for B; a tree is a checkout with node_modules)
-import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Client, Connection } from '@temporalio/client';
+import { groupCpuMs } from './proc-sample.js';
 
 const args = process.argv.slice(2);
 const arg = (name: string, def: string) => {
@@ -25,25 +25,6 @@ const SLICE_S = Number(arg('slice', '6'));
 const CLIENTS = Number(arg('clients', '8'));
 const OFFSET = Number(process.env.SVC_DEV_PORT_OFFSET ?? 0);
 const BODY = JSON.stringify({ expression: '(x+1)**2 = x**2 + 2*x + 1' });
-const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-
-/** utime + stime (ms) of every process in the process group `pgid`. */
-function groupCpuMs(pgid: number): number {
-  let ticks = 0;
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-    } catch {
-      continue;
-    }
-    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(rest[2]) !== pgid) continue;
-    ticks += Number(rest[11]) + Number(rest[12]);
-  }
-  return (ticks * 1000) / CLK_TCK;
-}
 
 interface Side {
   name: 'A' | 'B';

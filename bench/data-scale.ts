@@ -23,7 +23,6 @@
 // Ports: a private stack on the test ports shifted by SVC_BENCH_PORT_OFFSET (default 23000).
 import os from 'node:os';
 import path from 'node:path';
-import { readFileSync, readdirSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { startBenchStack, percentile } from './bench-stack.js';
 import type { Stack } from '../infra/stack.js';
@@ -50,6 +49,7 @@ import { batchWorkflowId, newJobId } from '../api/batch-jobs.js';
 import { requestDigest } from '../api/temporal.js';
 import { captureEnv } from '../test/store-commands/env.js';
 import { classify, readCapture, summarize } from '../test/store-commands/classify.js';
+import { groupSample, type ProcSample } from './proc-sample.js';
 
 const args = process.argv.slice(2);
 const arg = (name: string, def: string) => {
@@ -85,33 +85,6 @@ const median = (xs: number[]) => {
 // ---------------------------------------------------------------------------------------------
 // Process CPU and memory (by process group: each stack process is started in its own group)
 // ---------------------------------------------------------------------------------------------
-
-const CLK_TCK = 100;
-
-interface ProcSample {
-  cpuMs: number;
-  rssMb: number;
-}
-
-function groupSample(pgid: number | undefined): ProcSample {
-  if (!pgid) return { cpuMs: 0, rssMb: 0 };
-  let ticks = 0;
-  let rssKb = 0;
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(f[2]) !== pgid) continue;
-      ticks += Number(f[11]) + Number(f[12]);
-      const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${name}/status`, 'utf8'));
-      if (m) rssKb += Number(m[1]);
-    } catch {
-      /* gone meanwhile */
-    }
-  }
-  return { cpuMs: (ticks * 1000) / CLK_TCK, rssMb: Math.round(rssKb / 1024) };
-}
 
 function stackSample(stack: Stack): Record<string, ProcSample> {
   return {

@@ -10,8 +10,8 @@
 // SVC_SHARED_DIR), cached under .tools/qwed-peer/<version>/ (git-ignored; SVC_PEER_DIR overrides).
 // Our side: the dev stack on SVC_DEV_PORT_OFFSET (fresh data, profile bench-peer), or with
 // --use-running the dev stack already answering on those ports (profile dev's pid files).
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -21,6 +21,7 @@ import { devPorts, ROOT, type Stack } from '../infra/stack.js';
 import { ensureSecretsFile } from '../infra/secrets.js';
 import { workflowInputAuthClientInterceptor, workflowInputKey } from '../core/workflow-input-auth.js';
 import { temporalDataConverter } from '../core/payload-codec.js';
+import { groupCpuMs } from './proc-sample.js';
 
 const args = process.argv.slice(2);
 const arg = (name: string, def: string) => {
@@ -38,7 +39,6 @@ const PEER_PORT = Number(arg('peer-port', process.env.SVC_PEER_PORT ?? '9100'));
 const SHARED = process.env.SVC_SHARED_DIR ?? path.resolve(ROOT, '..', 'shared');
 const PEER_DIR = process.env.SVC_PEER_DIR ?? path.join(ROOT, '.tools', 'qwed-peer', PEER_VERSION);
 const BODY = JSON.stringify({ expression: '(x+1)**2 = x**2 + 2*x + 1' });
-const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 
 interface Target {
   name: string;
@@ -118,25 +118,6 @@ function verifier(t: Target): () => Promise<boolean> {
       return false;
     }
   };
-}
-
-/** utime + stime (ms) of every process in the process group `pgid` (threads included). */
-function groupCpuMs(pgid: number): number {
-  let ticks = 0;
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-    } catch {
-      continue;
-    }
-    // Fields after the parenthesised command name: state ppid pgrp session ... utime(14) stime(15).
-    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(rest[2]) !== pgid) continue;
-    ticks += Number(rest[11]) + Number(rest[12]);
-  }
-  return (ticks * 1000) / CLK_TCK;
 }
 
 function cpuSnapshot(pids: Record<string, number>): Record<string, number> {

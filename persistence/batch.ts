@@ -559,14 +559,7 @@ export class BatchJobStore {
         const taken = new Set<number>();
         for (const n of lowest === undefined ? [] : [lowest, ...shuffled(others)]) {
           try {
-            await this.slots.insertOne({
-              _id: n,
-              gen: 1,
-              state: 'active',
-              job_id: jobId,
-              claimed_at: new Date(),
-              finished_at: null,
-            });
+            await this.slots.insertOne(newSlotDoc(n, jobId));
             taken.add(n);
             // `next` never passes a number this admission saw absent and did not see taken.
             const open = absent.filter((x) => !taken.has(x));
@@ -632,14 +625,7 @@ export class BatchJobStore {
   /** A never-used slot number `n` for `jobId` (unique `batch_slots._id`): false when another admission took it; `next` moves past it. */
   private async insertNewSlot(n: number, jobId: string): Promise<boolean> {
     try {
-      await this.slots.insertOne({
-        _id: n,
-        gen: 1,
-        state: 'active',
-        job_id: jobId,
-        claimed_at: new Date(),
-        finished_at: null,
-      });
+      await this.slots.insertOne(newSlotDoc(n, jobId));
     } catch (err) {
       if (!isDuplicateKey(err)) throw err;
       return false;
@@ -993,4 +979,9 @@ function shuffled<T>(xs: T[]): T[] {
     [out[i], out[j]] = [out[j]!, out[i]!];
   }
   return out;
+}
+
+/** A never-used slot number `n`, taken by `jobId` (first generation, active). */
+function newSlotDoc(n: number, jobId: string): BatchSlotDoc {
+  return { _id: n, gen: 1, state: 'active', job_id: jobId, claimed_at: new Date(), finished_at: null };
 }
