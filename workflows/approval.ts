@@ -8,6 +8,7 @@
 import {
   condition,
   defineSignal,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
@@ -60,10 +61,14 @@ export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<Ap
   });
   const deadline = Date.now() + input.timeout_ms;
   let settled: FinalizedApproval | null = null;
+  // A decision signal delivered with the run's first task (the decider was faster than the
+  // worker's first poll) reaches the handler before this loop: counted from 0, it wakes the first
+  // wait at once. Runs started before this change wait as they did (their histories replay).
+  let seen = patched('approval-signal-before-first-wait') ? 0 : wakeUps;
   while (!settled) {
-    const seen = wakeUps;
     const remaining = deadline - Date.now();
     const woken = remaining > 0 ? await condition(() => wakeUps > seen, remaining) : false;
+    seen = wakeUps;
     // Woken: the API recorded a decision (or someone signalled without one: then wait on).
     // Not woken: the time-out records `expire` unless a person's decision got in first.
     settled = await acts.settleApprovalActivity({ input, timed_out: !woken });

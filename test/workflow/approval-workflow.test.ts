@@ -147,7 +147,7 @@ afterAll(async () => {
 
 let nextSeq = 1;
 /** A pending approval and its action in the store (as the API writes them), and its workflow started. */
-async function park(timeoutMs: number, outcomeTimeoutMs = 60_000) {
+async function park(timeoutMs: number, outcomeTimeoutMs = 60_000, decidedAtStart?: 'approve') {
   const seq = nextSeq++;
   const actionId = `acn_${randomBytes(16).toString('hex')}`;
   const input: ApprovalWorkflowInput = {
@@ -200,11 +200,25 @@ async function park(timeoutMs: number, outcomeTimeoutMs = 60_000) {
     decision_audit_log_id: null,
   });
   const doc = (await getApproval(mem.store, AGENT, seq))!;
-  const handle = await client.workflow.start('approvalWorkflow', {
-    args: [input],
-    taskQueue: TASK_QUEUE,
-    workflowId: doc.workflow_id,
-  });
+  const options = { args: [input] as [ApprovalWorkflowInput], taskQueue: TASK_QUEUE, workflowId: doc.workflow_id };
+  if (decidedAtStart) {
+    // The decision is recorded and its signal delivered with the start: the run's first task sees both.
+    await insertDecision(mem.store, {
+      _id: `${AGENT}:${seq}`,
+      decision: decidedAtStart,
+      reason: `${decidedAtStart} because`,
+      decided_by: 'usr_owner',
+      decided_by_key_id: 'key_1',
+      decided_at: new Date(),
+    } as ApprovalDecisionDoc);
+    const handle = await client.workflow.signalWithStart('approvalWorkflow', {
+      ...options,
+      signal: DECISION_SIGNAL,
+      signalArgs: [{ nonce: randomUUID() }],
+    });
+    return { input, seq, actionId, handle, workflowId: doc.workflow_id };
+  }
+  const handle = await client.workflow.start('approvalWorkflow', options);
   return { input, seq, actionId, handle, workflowId: doc.workflow_id };
 }
 
@@ -288,6 +302,18 @@ describe('approvalWorkflow (workflow tier)', () => {
       audit_log_id: `log_${p.workflowId}`,
       outcome: 'reported',
     });
+  }, 60_000);
+
+  it('a decision signalled with the start (before the first workflow task) settles at once, not at the time-out', async () => {
+    // Seen in a clean-clone run: the first run of a cold worker got its decision's signal in its
+    // first task, counted it before its first wait and slept to the 30 s time-out.
+    const started = Date.now();
+    const p = await park(30_000, 60_000, 'approve');
+    const d = await settled(p.seq, 15_000);
+    expect(d).toMatchObject({ state: 'approved', decided_by: 'usr_owner' });
+    expect(Date.now() - started).toBeLessThan(15_000); // the time-out is 30 s
+    expect(await reportOutcome(mem.store, AGENT, p.actionId, 'succeeded', null)).toBe('reported');
+    await p.handle.terminate('test done');
   }, 60_000);
 
   it('deny: settled denied, attestation BLOCKED, no outcome watch', async () => {
