@@ -50,6 +50,7 @@ import { requestDigest } from '../api/temporal.js';
 import { captureEnv } from '../test/store-commands/env.js';
 import { classify, readCapture, summarize } from '../test/store-commands/classify.js';
 import { groupSample, type ProcSample } from './proc-sample.js';
+import { MATH_ITEM_MIX } from './math-items.js';
 
 const args = process.argv.slice(2);
 const arg = (name: string, def: string) => {
@@ -165,14 +166,7 @@ async function load(stack: Stack, base: string, key: string): Promise<Load> {
 // Batch jobs (the stack answers POST /verify/batch at once: SVC_BATCH_WAIT_SECONDS=0)
 // ---------------------------------------------------------------------------------------------
 
-const MIX = [
-  '(x+1)^2 = x^2 + 2*x + 1',
-  '(a+b)*(a-b) = a^2 - b^2',
-  '(x+1)^2 = x^2 + 1',
-  '2^10 + 3*7',
-  'x/2 + x/2 = x',
-  'sqrt(16) * 3',
-];
+const MIX = MATH_ITEM_MIX;
 const batchItems = (salt: number) =>
   Array.from({ length: 100 }, (_, i) => ({
     type: 'math',

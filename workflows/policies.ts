@@ -22,28 +22,25 @@ import {
 /** Infrastructure failures: three attempts, 100 ms then 200 ms apart (at most 1 s). */
 const BRIEF = { initialInterval: '100 ms', backoffCoefficient: 2, maximumInterval: '1 s', maximumAttempts: 3 } as const;
 
+/** Failures a retry cannot mend on the way to a verdict and its audit entry. */
+const VERDICT_WRITE_FAILURES = [
+  DETERMINISTIC_ENGINE_FAILURE,
+  VALIDATION_FAILURE,
+  ENGINE_TIMEOUT_FAILURE,
+  AUDIT_CONFIG_FAILURE,
+  AUDIT_CHAIN_FAILURE,
+];
+
 export const RETRY = {
   /** An engine activity (one verification, an agent's engine call); math's appends its audit entry too (workflows/verify.ts). */
   engine: {
     ...BRIEF,
-    nonRetryableErrorTypes: [
-      DETERMINISTIC_ENGINE_FAILURE,
-      VALIDATION_FAILURE,
-      ENGINE_TIMEOUT_FAILURE,
-      AUDIT_CONFIG_FAILURE,
-      AUDIT_CHAIN_FAILURE,
-    ],
+    nonRetryableErrorTypes: VERDICT_WRITE_FAILURES,
   },
   /** The audit append and the other short store writes that follow a verdict. */
   audit: {
     ...BRIEF,
-    nonRetryableErrorTypes: [
-      DETERMINISTIC_ENGINE_FAILURE,
-      VALIDATION_FAILURE,
-      ENGINE_TIMEOUT_FAILURE,
-      AUDIT_CONFIG_FAILURE,
-      AUDIT_CHAIN_FAILURE,
-    ],
+    nonRetryableErrorTypes: VERDICT_WRITE_FAILURES,
   },
   /** The agent workflow's guard, engine and record activities (sealed input, guard pool). */
   agent: {
@@ -106,13 +103,14 @@ export const RETRY = {
 } as const satisfies Record<string, RetryPolicy>;
 
 /** Short store writes run as local activities (audit append, activity records). */
-export const STORE_WRITE_TIMEOUT = '10 s';
+const STORE_WRITE_TIMEOUT_MS = 10_000;
+export const STORE_WRITE_TIMEOUT = STORE_WRITE_TIMEOUT_MS;
 /**
  * What an engine activity that appends its own audit entry (workflows/verify.ts) gets beyond the
  * engine budget: the separate append's own time-out, so the entry has the time it had before. The
  * engine itself keeps its deadline (enforced in the engine pool), and the run its execution time-out.
  */
-export const AUDIT_APPEND_ALLOWANCE_MS = 10_000;
+export const AUDIT_APPEND_ALLOWANCE_MS = STORE_WRITE_TIMEOUT_MS;
 
 /**
  * How long a normal activity task may wait for a worker to take it (issue 22): with no worker
