@@ -7,7 +7,13 @@ import { sha256Ref } from '../core/canonical-json.js';
 import { admissionOf, buildDiagnostic, type DiagnosticResult, type EngineOutcome } from '../core/diagnostic.js';
 import { AttestationError, type AttestationSigner, type IssuedAttestation } from '../core/attestation.js';
 import type { Store } from '../core/store.js';
-import { findAttestation, insertProof, recordAttestation } from '../persistence/proofs.js';
+import {
+  findAttestation,
+  insertProof,
+  insertProofs,
+  recordAttestation,
+  recordAttestations,
+} from '../persistence/proofs.js';
 
 export const SIGNING_ERROR_CONSTRAINT = 'api.attestation.signing_error';
 
@@ -163,4 +169,123 @@ export async function sealProof(
     if (!(err instanceof AttestationError)) throw err;
     return { ok: false, attestationError: err.code };
   }
+}
+
+/**
+ * finalizeOutcome for several outcomes at once (a batch chunk, issue 22): the same verdicts, with
+ * the store writes grouped. Every proven artifact is retained (one insertMany) before any
+ * attestation is signed; the signed attestations are recorded (one insertMany) before any
+ * verdict is returned. `attestationId` per outcome (attestationIdFor) makes a retried chunk
+ * answer the attestations its first attempt stored. A store failure rejects (the caller retries).
+ */
+export async function finalizeOutcomes(
+  ctx: ProofContext,
+  items: Array<{ outcome: EngineOutcome; opts: FinalizeOptions & { attestationId?: string } }>,
+): Promise<FinalizedDiagnostic[]> {
+  const proven = items.flatMap(({ outcome, opts }, i) =>
+    outcome.kind === 'proven' ? [{ i, proof: outcome.proof, opts, proofRef: sha256Ref(outcome.proof) }] : [],
+  );
+  const createdAt = new Date();
+  if (proven.length > 0)
+    await insertProofs(
+      ctx.store,
+      proven.map((p) => ({
+        proofRef: p.proofRef,
+        record: { artifact: p.proof, engine: p.opts.engine, org_id: p.opts.orgId, created_at: createdAt },
+      })),
+    );
+  // Retained: now signed (a signing failure is that item's value, never VERIFIED).
+  const signed = await Promise.all(
+    proven.map(async (p): Promise<IssuedAttestation | { error: string }> => {
+      const outcome = items[p.i]!.outcome as Extract<EngineOutcome, { kind: 'proven' }>;
+      try {
+        return await ctx.signer.sign(
+          {
+            evaluatedExpression: p.opts.evaluatedExpression,
+            status: 'VERIFIED',
+            verified: true,
+            engine: p.opts.engine,
+            confidence: p.opts.confidence ?? 1,
+            proofRef: p.proofRef,
+            ...(p.opts.withAdmission ? { admission: admissionOf('VERIFIED', outcome.developerFields) } : {}),
+          },
+          { jti: p.opts.attestationId },
+        );
+      } catch (err) {
+        if (!(err instanceof AttestationError)) throw err;
+        return { error: err.code };
+      }
+    }),
+  );
+  const toRecord = proven.flatMap((p, k) => {
+    const a = signed[k]!;
+    return 'error' in a ? [] : [{ k, issued: a, orgId: p.opts.orgId, engine: p.opts.engine, proofRef: p.proofRef }];
+  });
+  const inserted = await recordAttestations(ctx.store, toRecord);
+  const sealed = new Map<number, SealedProof>();
+  proven.forEach((p, k) => {
+    const a = signed[k]!;
+    if ('error' in a) sealed.set(p.i, { ok: false, attestationError: a.error });
+  });
+  await Promise.all(
+    toRecord.map(async (r, j) => {
+      const p = proven[r.k]!;
+      if (inserted[j] || p.opts.attestationId === undefined) {
+        sealed.set(p.i, { ok: true, proofRef: p.proofRef, attestation: r.issued });
+        return;
+      }
+      // An earlier attempt stored this attestation (and maybe the audit entry naming it): that record.
+      const stored = await findAttestation(ctx.store, r.issued.jti);
+      if (!stored || stored.org_id !== p.opts.orgId || stored.proof_ref !== p.proofRef)
+        throw new Error(`attestation ${r.issued.jti} is stored for another proof`);
+      sealed.set(p.i, {
+        ok: true,
+        proofRef: p.proofRef,
+        attestation: { token: stored.token, jti: stored._id, claims: stored.claims, status: stored.status },
+      });
+    }),
+  );
+  return items.map(({ outcome, opts }, i) => {
+    const withAdmission = opts.withAdmission ?? false;
+    const s = sealed.get(i);
+    if (outcome.kind !== 'proven' || !s) {
+      const status = outcome.kind === 'blocked' ? 'BLOCKED' : 'UNVERIFIABLE';
+      return {
+        diagnostic: buildDiagnostic({
+          status,
+          agentMessage: outcome.agentMessage,
+          developerFields: outcome.developerFields,
+          withAdmission,
+        }),
+        attestation: null,
+        attestationError: null,
+      };
+    }
+    if (s.ok)
+      return {
+        diagnostic: buildDiagnostic({
+          status: 'VERIFIED',
+          agentMessage: outcome.agentMessage,
+          developerFields: outcome.developerFields,
+          proofRef: s.proofRef,
+          withAdmission,
+        }),
+        attestation: s.attestation,
+        attestationError: null,
+      };
+    return {
+      diagnostic: buildDiagnostic({
+        status: 'UNVERIFIABLE',
+        agentMessage: 'The claim was proven but its attestation could not be signed; the result is not authoritative.',
+        developerFields: {
+          ...outcome.developerFields,
+          constraint_id: SIGNING_ERROR_CONSTRAINT,
+          attestation_error: s.attestationError,
+        },
+        withAdmission,
+      }),
+      attestation: null,
+      attestationError: s.attestationError,
+    };
+  });
 }

@@ -9,7 +9,7 @@ import type { EngineOutcome } from '../core/diagnostic.js';
 import { engineBudgetMs, runIsolated } from './isolation/run.js';
 import type { EnginePool } from './isolation/engine-pool.js';
 import { MATH_TIMEOUT_DETAIL } from './verify-math.js';
-import { finalizeOutcome, type ProofContext } from './proofs.js';
+import { attestationIdFor, finalizeOutcome, finalizeOutcomes, type ProofContext } from './proofs.js';
 import type { DiagnosticActivityResult } from './verify-code.js';
 import type { LogicActivityResult, LogicRequest } from './verify-logic.js';
 import type { AppendAuditInput, AppendAuditOutput } from './audit.js';
@@ -198,6 +198,82 @@ export function makeBatchActivities(
       return result;
     });
 
+  /** The engine's outcome of one math item (no store work), in the engine pool under the engine budget. */
+  const mathOutcome = (req: { org_id: string; query: string; params: Record<string, unknown> }) =>
+    runIsolated<EngineOutcome>(
+      { engine: 'math_batch', expression: req.query, params: req.params },
+      {
+        orgId: req.org_id,
+        timeoutMs: engineBudgetMs(ctx.mathTimeoutMs ?? 5_000),
+        timeoutDetail: MATH_TIMEOUT_DETAIL,
+        pool: ctx.enginePool,
+      },
+    );
+
+  /**
+   * A unit's math items with their store writes grouped (issue 22): each item's engine run under
+   * its own time-out (a few at a time, as before), then one finalisation for the unit (every
+   * proof retained in one insertMany, then the attestations signed, then recorded in one
+   * insertMany: finalizeOutcomes). The attestation ids derive from the workflow and the item
+   * index, so a retried unit answers the tokens its first attempt recorded (and its audit
+   * entries name). An item's final failure is its outcome; anything retryable fails the unit.
+   */
+  const runMathUnitGrouped = async (req: BatchMathUnitInput): Promise<BatchItemOutcome[]> => {
+    const ran = new Array<{ outcome: EngineOutcome; latency_ms: number } | BatchItemOutcome>(req.items.length);
+    let next = 0;
+    const lane = async () => {
+      while (next < req.items.length) {
+        const i = next++;
+        const item = req.items[i]!;
+        try {
+          const r = await runBatchItem(req, () => mathOutcome({ org_id: req.org_id, ...item }));
+          ran[i] = { outcome: r.result as EngineOutcome, latency_ms: r.latency_ms };
+        } catch (err) {
+          const failed = itemFailure(item.index, err);
+          if (!failed) throw err;
+          ran[i] = failed;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(MATH_CHUNK_PARALLELISM, req.items.length) }, lane));
+    const evaluatedOf = (o: EngineOutcome, query: string) =>
+      o.kind === 'proven' && typeof o.proof.expression === 'string' ? o.proof.expression : query;
+    const todo = ran.flatMap((r, i) => ('outcome' in r ? [{ i, r }] : []));
+    const sealStarted = performance.now();
+    const finalized = await finalizeOutcomes(
+      ctx,
+      todo.map(({ i, r }) => ({
+        outcome: r.outcome,
+        opts: {
+          engine: 'math',
+          orgId: req.org_id,
+          evaluatedExpression: evaluatedOf(r.outcome, req.items[i]!.query),
+          attestationId: attestationIdFor(req.org_id, `${req.workflow_id}#item-${req.items[i]!.index}`),
+        },
+      })),
+    );
+    const sealMs = performance.now() - sealStarted;
+    const out = ran.map((r) => ('outcome' in r ? null : r));
+    todo.forEach(({ i, r }, k) => {
+      const f = finalized[k]!;
+      const result: DiagnosticActivityResult = f.attestation
+        ? {
+            ...f.diagnostic,
+            attestation: { id: f.attestation.jti, token: f.attestation.token, status: f.attestation.status },
+          }
+        : f.diagnostic;
+      // The item's own time: its engine run, and the unit's finalisation for a proven one.
+      const latency = r.outcome.kind === 'proven' ? r.latency_ms + sealMs : r.latency_ms;
+      out[i] = {
+        index: req.items[i]!.index,
+        status: 'completed',
+        result,
+        latency_ms: Math.round(latency * 100) / 100,
+      };
+    });
+    return out as BatchItemOutcome[];
+  };
+
   /** Runs a chunk's items, a few at a time; an item's final failure is its outcome, anything retryable fails the chunk. */
   const runMathChunk = async (req: BatchMathChunkInput): Promise<BatchItemOutcome[]> => {
     const out = new Array<BatchItemOutcome>(req.items.length);
@@ -277,14 +353,17 @@ export function makeBatchActivities(
 
   return {
     /**
-     * A math chunk that stores its own results (issue 22): its items run as in
-     * verifyMathBatchChunkActivity; then the unit's result document `<job>#<unit>` is written once
-     * (a retry that finds it uses it: one set of verdicts per item, whatever the attempts), then
-     * one audit entry per completed item. Only a summary (index, status) goes back to the
-     * workflow: no result crosses the workflow history. The workflow reports the unit stored
-     * (and the API reads its document) only once this returns, i.e. after the audit entries:
-     * no verdict is released without its entry. An entry that cannot be written for good
-     * withholds the unit's results (each completed item stored as failed).
+     * A math chunk that stores its own results (issue 22): each item's engine run under its own
+     * time-out, then the unit's store writes grouped (runMathUnitGrouped: one insertMany of
+     * proofs, then the attestations signed and recorded in one insertMany), then one audit entry
+     * per completed item (one group commit), then the unit's result document `<job>#<unit>`,
+     * written once and final (session 11: no later update of a document that carries 25 results).
+     * A retry that finds the document uses it: one set of verdicts per item, whatever the
+     * attempts; one that does not finds the same proofs, attestation records and audit entries
+     * (derived ids). Only a summary (index, status) goes back to the workflow: no result crosses
+     * the workflow history, and the API reads the document only once it exists, i.e. after the
+     * audit entries: no verdict is released without its entry. An entry that cannot be written
+     * for good withholds the unit's results (each completed item stored as failed).
      */
     async mathBatchUnitActivity(req: BatchMathUnitInput): Promise<BatchItemSummary[]> {
       let ctx: Context | null = null;
@@ -293,34 +372,40 @@ export function makeBatchActivities(
       } catch {
         ctx = null;
       }
-      let doc: BatchResultDoc | null =
-        (ctx?.info.attempt ?? 1) > 1 ? await jobs.unitResult(req.job_id, req.unit) : null;
-      if (!doc) {
-        const outcomes = await runMathChunk(req);
-        const items = storedItems(req.job_id, itemRequests(req), outcomes);
-        doc = await jobs.storeUnit({
-          _id: resultId(req.job_id, req.unit),
-          job_id: req.job_id,
-          org_id: req.org_id,
-          unit: req.unit,
-          items,
-          audited: false,
-        });
-      }
-      const completed = doc.items.filter((s) => s.view.status === 'completed');
-      const audited = await auditItems(
-        req,
-        completed.map((s) => ({ index: s.index, type: 'math', query: s.view.query, result: s.view.result })),
-      );
-      if (!audited) {
-        const items = doc.items.map(withheld);
+      const earlier = (ctx?.info.attempt ?? 1) > 1 ? await jobs.unitResult(req.job_id, req.unit) : null;
+      if (earlier?.audited === true) return earlier.items.map(summary);
+      if (earlier) {
+        // Stored, not yet audited: a document of the order before session 11 (stored, then audited).
+        const audited = await auditItems(
+          req,
+          earlier.items
+            .filter((s) => s.view.status === 'completed')
+            .map((s) => ({ index: s.index, type: 'math', query: s.view.query, result: s.view.result })),
+        );
+        const items = audited ? earlier.items : earlier.items.map(withheld);
         await jobs.replaceUnitItems(req.job_id, req.unit, items);
         return items.map(summary);
       }
-      // Their entries are written: a running job's progress may show them (api/batch-jobs.ts
-      // liveView). Not awaited: the mark only makes progress visible sooner (a final job reads
-      // every unit), so the unit does not wait a round trip for it.
-      if (doc.audited !== true) void jobs.markUnitAudited(req.job_id, req.unit).catch(() => undefined);
+      // Verdicts (proofs retained, attestations recorded), then their audit entries, then the
+      // result document, written once and final (audited): no update of it afterwards. A retry
+      // finds the same proofs, attestation records (derived ids) and audit entries (derived ids).
+      const outcomes = await runMathUnitGrouped(req);
+      let items = storedItems(req.job_id, itemRequests(req), outcomes);
+      const audited = await auditItems(
+        req,
+        items
+          .filter((s) => s.view.status === 'completed')
+          .map((s) => ({ index: s.index, type: 'math', query: s.view.query, result: s.view.result })),
+      );
+      if (!audited) items = items.map(withheld);
+      const doc = await jobs.storeUnit({
+        _id: resultId(req.job_id, req.unit),
+        job_id: req.job_id,
+        org_id: req.org_id,
+        unit: req.unit,
+        items,
+        audited: true,
+      });
       return doc.items.map(summary);
     },
 

@@ -5,7 +5,12 @@
 // the same rows run against the reference in the same run, one after the other, and the
 // ratios are printed (issue 22's goals). --profile prints where one job's time goes (its
 // workflow history: task and activity events, offsets from the start) and the API's share.
+// --seed N (session 11, issue 22: realistic state) first verifies N distinct math items on each
+// target through its own API (POST /verify/batch, 100-item jobs, 4 at a time: proofs,
+// attestations, audit entries and finished jobs, as real use leaves them), prints how long each
+// took, then measures both on their seeded stores.
 //   npx tsx bench/batch.ts [--runs 5] [--jobs 10] [--mode auto|normal|local] [--peer URL KEY] [--profile]
+//        [--seed N]
 import os from 'node:os';
 import { execSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
@@ -24,6 +29,7 @@ const RUNS = Number(arg('runs', '5'));
 const JOBS = Number(arg('jobs', '10'));
 const MODE = arg('mode', 'auto');
 const PROFILE = args.includes('--profile');
+const SEED = Number(arg('seed', '0'));
 const peerAt = args.indexOf('--peer');
 const PEER =
   peerAt >= 0 && args[peerAt + 2]
@@ -120,6 +126,63 @@ async function measure(base: string, key: string, who: string): Promise<Figures>
   };
 }
 
+/**
+ * Verifies `n` distinct math items on a target through its own API (100-item jobs, 4 at a
+ * time), so that both stores hold what real use leaves behind. Items are distinct per job
+ * (salted identities and a few other shapes), never the measured ITEMS.
+ */
+async function seed(base: string, key: string, who: string, n: number): Promise<Record<string, unknown>> {
+  const t0 = performance.now();
+  let next = 0;
+  let failed = 0;
+  const jobs = Math.ceil(n / 100);
+  const one = async (j: number) => {
+    const size = Math.min(100, n - j * 100);
+    const items = Array.from({ length: size }, (_, i) => {
+      const k = 1_000_000 + j * 100 + i;
+      return {
+        type: 'math',
+        query:
+          i % 4 === 0
+            ? `(s+${k})^2 = s^2 + ${2 * k}*s + ${k * k}`
+            : i % 4 === 1
+              ? `${k} * 2 = ${k * 2}`
+              : i % 4 === 2
+                ? `(a+${k})*(a-${k}) = a^2 - ${k * k}`
+                : `sin(${k})^2 + cos(${k})^2 = 1`,
+      };
+    });
+    for (let attempt = 0; ; attempt++) {
+      const res = await fetch(`${base}/verify/batch`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': key },
+        body: JSON.stringify({ items }),
+      });
+      const body = (await res.json().catch(() => ({}))) as { failed_items?: number };
+      if (res.status === 200) {
+        failed += body.failed_items ?? 0;
+        return;
+      }
+      if (attempt >= 20)
+        throw new Error(`${who}: seeding: status ${res.status}: ${JSON.stringify(body).slice(0, 300)}`);
+      await new Promise((r) => setTimeout(r, 1000)); // 429/503: the target is busy, wait
+    }
+  };
+  await Promise.all(
+    Array.from({ length: Math.min(4, jobs) }, async () => {
+      while (next < jobs) await one(next++);
+    }),
+  );
+  const s = (performance.now() - t0) / 1000;
+  console.error(`[${who}] seeded ${n} verifications in ${s.toFixed(1)} s`);
+  return {
+    label: `${who}: seeded ${n} verifications (${jobs} jobs through its own API, 4 at a time)`,
+    ms: round(s * 1000),
+    items_per_s: round(n / s),
+    failed_items: failed,
+  };
+}
+
 /** Where one job's time goes: its workflow history, each event's offset from the POST. */
 async function profile(base: string, key: string, temporalAddress: string): Promise<void> {
   const t0 = Date.now();
@@ -166,6 +229,11 @@ async function main() {
         ms: round(performance.now() - t0),
       });
     }
+    if (SEED > 0) {
+      // Both targets seeded before either is measured, so that neither runs beside the other's seeding.
+      rows.push(await seed(base, key, 'svc', SEED));
+      if (PEER) rows.push(await seed(PEER.url, PEER.key, 'reference', SEED));
+    }
     const ours = await measure(base, key, 'svc');
     rows.push(...ours.rows);
     if (PROFILE) {
@@ -187,6 +255,11 @@ async function main() {
     );
     console.log(
       'columns: ms = median (single job) or wall time (concurrent jobs); min/max over jobs; max_ms of item latency = p99',
+    );
+    console.log(
+      SEED > 0
+        ? `state: both stores seeded with ${SEED} verifications through their own APIs before measuring`
+        : 'state: fresh stores (--seed N for realistic state)',
     );
     console.table(rows);
     console.log(

@@ -250,6 +250,8 @@ export class AuditLog {
   private async flush(orgId: string): Promise<void> {
     this.flushing.add(orgId);
     try {
+      // Appends made in the same tick (a batch chunk's entries) go out as one batch, not the first alone.
+      await Promise.resolve();
       for (;;) {
         const queue = this.pending.get(orgId);
         if (!queue || queue.length === 0) break;

@@ -45,6 +45,17 @@ export class InsertCoalescer<T extends Document & { _id: string }> {
     });
   }
 
+  /**
+   * Inserts several documents as one group (a batch chunk's proofs or attestation records): one
+   * insertMany for up to MAX_BATCH of them, instead of the first alone and the rest after it.
+   * Resolves per document as insert() does.
+   */
+  insertAll(docs: T[]): Promise<boolean[]> {
+    const all = docs.map((doc) => new Promise<boolean>((resolve, reject) => this.queue.push({ doc, resolve, reject })));
+    if (!this.flushing && docs.length > 0) void this.flush();
+    return Promise.all(all);
+  }
+
   private async flush(): Promise<void> {
     this.flushing = true;
     try {

@@ -36,6 +36,14 @@ export async function insertProof(store: Store, proofRef: string, record: Omit<P
   await insertCoalescerFor(store, 'proofs').insert({ _id: proofRef, ...record });
 }
 
+/** Retains several proofs as one group (a batch chunk's): one insertMany by `_id`; a duplicate = already retained. */
+export async function insertProofs(
+  store: Store,
+  records: Array<{ proofRef: string; record: Omit<ProofRecord, '_id'> }>,
+): Promise<void> {
+  await insertCoalescerFor(store, 'proofs').insertAll(records.map((r) => ({ _id: r.proofRef, ...r.record })));
+}
+
 /** A retained proof by its proof_ref (`_id` point lookup). */
 export function findProof(store: Store, proofRef: string): Promise<ProofRecord | null> {
   return store.proofs.findOne({ _id: proofRef });
@@ -61,6 +69,26 @@ export function recordAttestation(
     proof_ref: meta.proofRef,
     created_at: new Date(),
   });
+}
+
+/** Stores several issued attestations as one group (a batch chunk's): recordAttestation for each, one insertMany by `_id`. */
+export function recordAttestations(
+  store: Store,
+  records: Array<{ issued: IssuedAttestation; orgId: string | null; engine: string; proofRef: string | null }>,
+): Promise<boolean[]> {
+  const createdAt = new Date();
+  return insertCoalescerFor(store, 'attestations').insertAll(
+    records.map(({ issued, orgId, engine, proofRef }) => ({
+      _id: issued.jti,
+      org_id: orgId,
+      token: issued.token,
+      claims: issued.claims,
+      status: issued.status,
+      engine,
+      proof_ref: proofRef,
+      created_at: createdAt,
+    })),
+  );
 }
 
 /** An attestation record by jti (`_id` point lookup), any organization: the public badge. */
