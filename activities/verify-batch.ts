@@ -211,8 +211,9 @@ export function makeBatchActivities(
     );
 
   /**
-   * A unit's math items with their store writes grouped (issue 22): each item's engine run under
-   * its own time-out (a few at a time, as before), then one finalisation for the unit (every
+   * A unit's math items with their store writes grouped (issue 22): the items' engine runs (one
+   * engine task for the unit; item by item, each under its own time-out, if that task cannot
+   * finish within one item's budget), then one finalisation for the unit (every
    * proof retained in one insertMany, then the attestations signed, then recorded in one
    * insertMany: finalizeOutcomes). The attestation ids derive from the workflow and the item
    * index, so a retried unit answers the tokens its first attempt recorded (and its audit
@@ -220,7 +221,25 @@ export function makeBatchActivities(
    */
   const runMathUnitGrouped = async (req: BatchMathUnitInput): Promise<BatchItemOutcome[]> => {
     const ran = new Array<{ outcome: EngineOutcome; latency_ms: number } | BatchItemOutcome>(req.items.length);
-    let next = 0;
+    // The whole unit in one engine task first (one thread hop, not one per item), bounded by one
+    // item's engine budget (and its item time-out). A unit that runs past it, or that an engine
+    // fails on, runs again item by item below, each under its own time-out: a slow or failing
+    // item fails alone, as before.
+    const group = await runIsolated(
+      'math_batch_group',
+      { items: req.items.map((it) => ({ expression: it.query, params: it.params })) },
+      {
+        orgId: req.org_id,
+        timeoutMs: Math.min(engineBudgetMs(ctx.mathTimeoutMs ?? 5_000), req.timeout_ms),
+        timeoutDetail: MATH_TIMEOUT_DETAIL,
+        pool: ctx.enginePool,
+      },
+    ).catch((err: unknown) => {
+      if (err instanceof ApplicationFailure && err.nonRetryable) return null;
+      throw err;
+    });
+    if (group) group.forEach((g, i) => (ran[i] = { outcome: g.outcome, latency_ms: g.ms }));
+    let next = group ? req.items.length : 0;
     const lane = async () => {
       while (next < req.items.length) {
         const i = next++;

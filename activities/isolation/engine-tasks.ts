@@ -38,6 +38,19 @@ export const ENGINE_TASKS = {
   math: async (input: MathRequest) => (await ENGINE_MODULES.math()).verifyMath(input),
   math_batch: async (input: { expression: string; params: Record<string, unknown> }) =>
     (await ENGINE_MODULES.math()).mathBatchOutcome(input.expression, input.params),
+  /**
+   * A batch unit's math items in one task (issue 22: one thread hop per unit, not per item), one
+   * after another, each with its own engine time in ms. The caller bounds the whole task; a unit
+   * that runs past it is run again item by item (activities/verify-batch.ts).
+   */
+  math_batch_group: async (input: { items: Array<{ expression: string; params: Record<string, unknown> }> }) => {
+    const { mathBatchOutcome } = await ENGINE_MODULES.math();
+    return input.items.map((it) => {
+      const t0 = performance.now();
+      const outcome = mathBatchOutcome(it.expression, it.params);
+      return { outcome, ms: performance.now() - t0 };
+    });
+  },
   process: async (input: Record<string, unknown>): Promise<ProcessResult | ValidationFailure> => {
     const { validateProcessRequest, verifyProcess } = await ENGINE_MODULES.process();
     const parsed = validateProcessRequest(input);
