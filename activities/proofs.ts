@@ -174,8 +174,8 @@ export async function sealProof(
 /**
  * finalizeOutcome for several outcomes at once (a batch chunk, issue 22): the same verdicts, with
  * the store writes grouped. Every proven artifact is retained (one insertMany) before any
- * attestation is signed; the signed attestations are recorded (one insertMany) before any
- * verdict is returned. `attestationId` per outcome (attestationIdFor) makes a retried chunk
+ * attestation is recorded (they are signed meanwhile, in memory); the signed attestations are
+ * recorded (one insertMany) before any verdict is returned. `attestationId` per outcome (attestationIdFor) makes a retried chunk
  * answer the attestations its first attempt stored. A store failure rejects (the caller retries).
  */
 export async function finalizeOutcomes(
@@ -186,16 +186,20 @@ export async function finalizeOutcomes(
     outcome.kind === 'proven' ? [{ i, proof: outcome.proof, opts, proofRef: sha256Ref(outcome.proof) }] : [],
   );
   const createdAt = new Date();
-  if (proven.length > 0)
-    await insertProofs(
-      ctx.store,
-      proven.map((p) => ({
-        proofRef: p.proofRef,
-        record: { artifact: p.proof, engine: p.opts.engine, org_id: p.opts.orgId, created_at: createdAt },
-      })),
-    );
-  // Retained: now signed (a signing failure is that item's value, never VERIFIED).
-  const signed = await Promise.all(
+  const retained =
+    proven.length > 0
+      ? insertProofs(
+          ctx.store,
+          proven.map((p) => ({
+            proofRef: p.proofRef,
+            record: { artifact: p.proof, engine: p.opts.engine, org_id: p.opts.orgId, created_at: createdAt },
+          })),
+        )
+      : Promise.resolve();
+  // Signed beside the proofs' insert (the signature needs only the proof_ref, a hash): no
+  // attestation is recorded and no verdict returned before every proof is stored (awaited first).
+  // A signing failure is that item's value, never VERIFIED.
+  const signing = Promise.all(
     proven.map(async (p): Promise<IssuedAttestation | { error: string }> => {
       const outcome = items[p.i]!.outcome as Extract<EngineOutcome, { kind: 'proven' }>;
       try {
@@ -217,6 +221,9 @@ export async function finalizeOutcomes(
       }
     }),
   );
+  void signing.catch(() => undefined); // awaited below; handled if the proofs' insert fails first
+  await retained;
+  const signed = await signing;
   const toRecord = proven.flatMap((p, k) => {
     const a = signed[k]!;
     return 'error' in a ? [] : [{ k, issued: a, orgId: p.opts.orgId, engine: p.opts.engine, proofRef: p.proofRef }];

@@ -443,6 +443,9 @@ export function makeBatchActivities(
           .filter((it) => it.outcome.status === 'completed')
           .map((it) => ({ index: it.outcome.index, type: it.type, query: it.query, result: it.outcome.result })),
       );
+      // The job document is read beside the entries (a point read; only this step changes it).
+      const jobDoc = jobs.find(req.job_id);
+      void jobDoc.catch(() => undefined); // awaited by complete(); handled if an entry fails first
       // The job's entry and the held items' entries side by side (one group commit of the audit log).
       const jobEntry = engines
         .appendAuditActivity({
@@ -493,6 +496,7 @@ export function makeBatchActivities(
         { completed_items: completedItems, failed_items: failedItems },
         req.units,
         completedAt,
+        jobDoc,
       );
       if (!final) log.warn('batch job document missing at completion', { job_id: req.job_id });
       // As stored (a retried finish keeps the first completion's time and counters).

@@ -907,8 +907,10 @@ export class BatchJobStore {
     counters: { completed_items: number; failed_items: number },
     units: number,
     completedAt: Date,
+    /** The job document as read beside the finish step's audit entries (saves a round trip); read here if absent. */
+    read?: Promise<BatchJobDoc | null>,
   ): Promise<CompletedJob | null> {
-    const doc = await this.find(jobId);
+    const doc = await (read ?? this.find(jobId));
     if (!doc) return null;
     if (doc.status !== 'running') {
       await this.finishSlot(doc.slot, jobId, doc.completed_at ?? completedAt);
