@@ -146,10 +146,51 @@ describe('Python path-sensitive constants: evasions stay blocked', () => {
       expect(f.critical).toContain('py.eval');
     });
 
+  it('a call with unknown effects between the constant and the sink forgets it (a callee may reach the frame)', async () => {
+    const f = await evalFindings(handler(`bar = 'ok' if 2 > 1 else param\nhelper()\nexec(bar)`));
+    expect(f.critical).toContain('py.eval');
+  });
+
   it('module level is not tracked (a function defined above may rebind a global)', async () => {
     const f = await evalFindings(
       `import os\nbar = 'ok' if 2 > 1 else os.environ['X']\nbar = os.environ['Y'] if len(bar) else bar\nexec(bar)\n`,
     );
     expect(f.critical).toContain('py.eval');
+  });
+});
+
+async function yamlFindings(code: string): Promise<string[]> {
+  const raw = await scanCodeRaw(code, 'python');
+  if (raw.status !== 'scanned') throw new Error(`not scanned: ${raw.status}`);
+  return raw.findings.filter((f) => f.severity === 'critical').map((f) => f.rule_id);
+}
+
+describe('yaml.load of documents known along the paths', () => {
+  it('a constant document without a tag, any loader, an import between: admitted', async () => {
+    const code = handler(
+      `num = 106\nbar = "text: hi" if 7 * 18 + num > 200 else param\nimport yaml\nyaml.load(bar, Loader=yaml.Loader)`,
+    );
+    expect(await yamlFindings(code)).toEqual([]);
+  });
+
+  it('one of two constant documents carries a python tag: blocked', async () => {
+    const code = handler(
+      `bar = "a: 1"\nif param:\n    bar = "!!python/object/apply:os.system ['id']"\nimport yaml\nyaml.load(bar, Loader=yaml.Loader)`,
+    );
+    expect(await yamlFindings(code)).toContain('py.yaml-load');
+  });
+
+  it('a document that may be request data: blocked', async () => {
+    const code = handler(
+      `if len(param) > 3:\n    bar = "a: 1"\nelse:\n    bar = param\nimport yaml\nyaml.load(bar, Loader=yaml.Loader)`,
+    );
+    expect(await yamlFindings(code)).toContain('py.yaml-load');
+  });
+
+  it('augmented assignment is not folded: blocked', async () => {
+    const code = handler(
+      `copy = ''\ncopy += 'x: 1'\nbar = copy if 2 > 1 else param\nimport yaml\nyaml.load(bar, Loader=yaml.Loader)`,
+    );
+    expect(await yamlFindings(code)).toContain('py.yaml-load');
   });
 });

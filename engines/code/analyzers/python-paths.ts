@@ -85,7 +85,7 @@ const OPAQUE_STATEMENTS = new Set([
 ]);
 
 /** Expressions that may run code able to change anything: walking past one forgets everything. */
-const KILLERS = new Set(['call', 'await', 'yield', 'decorator']);
+const KILLERS = new Set(['call', 'await', 'yield', 'decorator', 'exec_statement', 'print_statement']);
 
 class Killed extends Error {}
 
@@ -106,6 +106,7 @@ export class PythonPathConstants {
   /** Names declared global / nonlocal anywhere in the snippet. */
   private readonly declared = new Set<string>();
   private readonly containerOk = new Map<string, boolean>();
+  private readonly opaqueFacts = new Map<number, { kills: boolean; names: string[] }>();
 
   constructor(
     private readonly view: SyntaxView,
@@ -279,7 +280,9 @@ export class PythonPathConstants {
 
   private importStatement(s: Node, env: Env): void {
     const v = this.view;
-    this.killAll(env); // importing runs a module's code
+    // A module's top-level code runs on import; like an implicit protocol call it cannot rebind
+    // this function's locals without frame introspection, and tracked containers never escape:
+    // only the names bound are forgotten (an explicit call still forgets everything).
     for (const c of v.named(s)) {
       const aliased = v.type(c) === 'aliased_import';
       const dotted = aliased ? v.field(c, 'name') : c;
@@ -321,8 +324,8 @@ export class PythonPathConstants {
       return;
     }
     const name = v.text(obj);
-    const c = env.get(name);
     const key = this.expr(index, env);
+    const c = env.get(name); // read after the key: a call in it drops what is known
     if (c?.k === 'dict' && key?.k === 'str') {
       env.set(name, { k: 'dict', entries: new Map(c.entries).set(key.v, value) });
       return;
@@ -344,8 +347,19 @@ export class PythonPathConstants {
     if (known !== undefined) return known;
     const v = this.view;
     let ok = true;
-    for (const n of v.ofType(v.root, ['identifier'])) {
+    let owner: number | undefined;
+    const ids = v.ofType(v.root, ['identifier']);
+    this.steps += ids.length;
+    for (const n of ids) {
       if (v.text(n) !== name) continue;
+      // Mentioned from one function only: a closure may run later (a thread, a callback).
+      let f: Node | null = n.parent;
+      while (f && !SCOPES.has(v.type(f))) f = f.parent;
+      if (owner === undefined) owner = f?.id ?? -1;
+      else if (owner !== (f?.id ?? -1)) {
+        ok = false;
+        break;
+      }
       const p = n.parent;
       if (!p) continue;
       const pt = v.type(p);
@@ -374,14 +388,21 @@ export class PythonPathConstants {
 
   /** Forgets everything the node mentions or binds; everything when it holds a call. */
   private opaque(node: Node, env: Env): void {
-    const v = this.view;
-    if (KILLERS.has(v.type(node)) || v.ofType(node, [...KILLERS]).length > 0) {
+    let facts = this.opaqueFacts.get(node.id);
+    if (!facts) {
+      const v = this.view;
+      const kills = KILLERS.has(v.type(node)) || v.ofType(node, [...KILLERS]).length > 0;
+      const ids = kills ? [] : v.type(node) === 'identifier' ? [node] : v.ofType(node, ['identifier']);
+      facts = { kills, names: [...new Set(ids.map((n) => v.text(n)))] };
+      this.opaqueFacts.set(node.id, facts);
+      this.steps += ids.length + 1;
+    }
+    if (facts.kills) {
       this.killAll(env);
       return;
     }
-    if (v.type(node) === 'identifier') env.set(v.text(node), undefined);
     // Bound names (loop targets, `as` names, definitions, augmented targets) are identifiers too.
-    for (const n of v.ofType(node, ['identifier'])) env.set(v.text(n), undefined);
+    for (const n of facts.names) env.set(n, undefined);
   }
 
   private killAll(env: Env): void {
@@ -485,9 +506,9 @@ export class PythonPathConstants {
         const obj = v.field(node, 'value');
         const index = v.field(node, 'subscript');
         if (!obj || !index || v.fields(node, 'subscript').length !== 1) return this.opaqueValue(node, env);
-        const c = this.expr(obj, env);
+        // The key first: a call in it drops what is known before the container is read.
         const key = this.expr(index, env);
-        return element(c, key);
+        return element(this.expr(obj, env), key);
       }
       case 'list': {
         const items: Abs[] = [];
@@ -558,14 +579,17 @@ export class PythonPathConstants {
       const obj = v.field(fn, 'object');
       const attr = v.field(fn, 'attribute');
       const recv = obj && v.type(obj) === 'identifier' ? v.text(obj) : null;
-      const c = recv ? env.get(recv) : undefined;
-      if (recv && attr && c && !isScalar(c)) {
+      if (recv && attr) {
         const args = argNodes.map((a) => this.expr(a, env));
-        const out = method(c, v.text(attr), args);
+        // The receiver read after the arguments: a call among them drops what is known.
+        const c = env.get(recv);
+        const out = c && !isScalar(c) ? method(c, v.text(attr), args) : null;
         if (out) {
           if (out.self) env.set(recv, out.self);
           return out.result;
         }
+        this.killAll(env);
+        return undefined;
       }
     }
     for (const a of argNodes) this.expr(a, env);
@@ -694,24 +718,35 @@ function floorDiv(a: bigint, b: bigint): bigint {
   return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
 }
 
+const MAX_INT = 1n << 4096n;
+
 function binary(op: string, l: Abs, r: Abs): Abs {
   if (!l || !r) return undefined;
   if (l.k === 'int' && r.k === 'int') {
-    switch (op) {
-      case '+':
-        return { k: 'int', v: l.v + r.v };
-      case '-':
-        return { k: 'int', v: l.v - r.v };
-      case '*':
-        return { k: 'int', v: l.v * r.v };
-      case '//':
-        return r.v === 0n ? undefined : { k: 'int', v: floorDiv(l.v, r.v) };
-      case '%':
-        return r.v === 0n ? undefined : { k: 'int', v: l.v - r.v * floorDiv(l.v, r.v) };
-      default:
-        return undefined;
-    }
+    const out = intBinary(op, l.v, r.v);
+    return out !== undefined && out < MAX_INT && out > -MAX_INT ? { k: 'int', v: out } : undefined;
   }
+  return strBinary(op, l, r);
+}
+
+function intBinary(op: string, a: bigint, b: bigint): bigint | undefined {
+  switch (op) {
+    case '+':
+      return a + b;
+    case '-':
+      return a - b;
+    case '*':
+      return a * b;
+    case '//':
+      return b === 0n ? undefined : floorDiv(a, b);
+    case '%':
+      return b === 0n ? undefined : a - b * floorDiv(a, b);
+    default:
+      return undefined;
+  }
+}
+
+function strBinary(op: string, l: Scalar | Container, r: Scalar | Container): Abs {
   if (l.k === 'str' && r.k === 'str' && op === '+')
     return l.v.length + r.v.length > MAX_STRING ? undefined : { k: 'str', v: l.v + r.v };
   if (op === '*' && ((l.k === 'str' && r.k === 'int') || (l.k === 'int' && r.k === 'str'))) {
