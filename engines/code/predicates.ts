@@ -187,16 +187,9 @@ export const kwargConstantIn = (name: string, values: readonly string[]): Predic
 
 const SAFE_YAML_LOADERS = new Set(['SafeLoader', 'CSafeLoader', 'BaseLoader', 'CBaseLoader']);
 
-/**
- * yaml.load without a safe Loader (keyword `Loader=` or second positional argument). A document
- * that is one of a few known constants none of which holds a `!` carries no tag, and only tags
- * (`!!python/object/apply:…`) make a loader build objects or run code: admitted with any loader.
- */
+/** yaml.load without a safe Loader (keyword `Loader=` or second positional argument). */
 export const yamlLoaderUnsafe = (): Predicate =>
   pred('yamlLoaderUnsafe', (site) => {
-    const doc = site.args[0];
-    const texts = doc ? (doc.constant() !== null ? [doc.constant()!] : (doc.constants?.() ?? null)) : null;
-    if (texts !== null && texts.length > 0 && texts.every((t) => !t.includes('!'))) return false;
     const loader = site.kwarg('Loader') ?? site.args[1];
     if (!loader) return true;
     const last = (s: string) => s.split(/[.#]/).pop() ?? s;

@@ -165,31 +165,10 @@ async function yamlFindings(code: string): Promise<string[]> {
   return raw.findings.filter((f) => f.severity === 'critical').map((f) => f.rule_id);
 }
 
-describe('yaml.load of documents known along the paths', () => {
-  it('a constant document without a tag, any loader, an import between: admitted', async () => {
+describe('yaml.load: the loader decides, not the document', () => {
+  it('a document known to be a constant without a tag is still blocked under the full loader', async () => {
     const code = handler(
       `num = 106\nbar = "text: hi" if 7 * 18 + num > 200 else param\nimport yaml\nyaml.load(bar, Loader=yaml.Loader)`,
-    );
-    expect(await yamlFindings(code)).toEqual([]);
-  });
-
-  it('one of two constant documents carries a python tag: blocked', async () => {
-    const code = handler(
-      `bar = "a: 1"\nif param:\n    bar = "!!python/object/apply:os.system ['id']"\nimport yaml\nyaml.load(bar, Loader=yaml.Loader)`,
-    );
-    expect(await yamlFindings(code)).toContain('py.yaml-load');
-  });
-
-  it('a document that may be request data: blocked', async () => {
-    const code = handler(
-      `if len(param) > 3:\n    bar = "a: 1"\nelse:\n    bar = param\nimport yaml\nyaml.load(bar, Loader=yaml.Loader)`,
-    );
-    expect(await yamlFindings(code)).toContain('py.yaml-load');
-  });
-
-  it('augmented assignment is not folded: blocked', async () => {
-    const code = handler(
-      `copy = ''\ncopy += 'x: 1'\nbar = copy if 2 > 1 else param\nimport yaml\nyaml.load(bar, Loader=yaml.Loader)`,
     );
     expect(await yamlFindings(code)).toContain('py.yaml-load');
   });

@@ -106,6 +106,7 @@ export class PythonPathConstants {
   /** Names declared global / nonlocal anywhere in the snippet. */
   private readonly declared = new Set<string>();
   private readonly containerOk = new Map<string, boolean>();
+  private readonly answers = new Map<number, readonly string[] | null>();
   private readonly opaqueFacts = new Map<number, { kills: boolean; names: string[] }>();
 
   constructor(
@@ -120,6 +121,13 @@ export class PythonPathConstants {
 
   /** The constant strings the identifier `use` may hold where it is read (each certainly a constant), or null. */
   constantsAt(use: Node): readonly string[] | null {
+    if (this.answers.has(use.id)) return this.answers.get(use.id)!;
+    const out = this.answer(use);
+    this.answers.set(use.id, out);
+    return out;
+  }
+
+  private answer(use: Node): readonly string[] | null {
     if (this.untrackable || this.steps > MAX_STEPS) return null;
     const name = this.view.text(use);
     if (this.declared.has(name) || !isRead(this.view, use)) return null;
@@ -280,9 +288,7 @@ export class PythonPathConstants {
 
   private importStatement(s: Node, env: Env): void {
     const v = this.view;
-    // A module's top-level code runs on import; like an implicit protocol call it cannot rebind
-    // this function's locals without frame introspection, and tracked containers never escape:
-    // only the names bound are forgotten (an explicit call still forgets everything).
+    this.killAll(env); // importing runs a module's code, a call with unknown effects
     for (const c of v.named(s)) {
       const aliased = v.type(c) === 'aliased_import';
       const dotted = aliased ? v.field(c, 'name') : c;
