@@ -107,6 +107,7 @@ export class PythonPathConstants {
   private readonly declared = new Set<string>();
   private readonly containerOk = new Map<string, boolean>();
   private readonly answers = new Map<number, readonly string[] | null>();
+  private identifiers: Node[] | undefined;
   private readonly opaqueFacts = new Map<number, { kills: boolean; names: string[] }>();
 
   constructor(
@@ -354,7 +355,8 @@ export class PythonPathConstants {
     const v = this.view;
     let ok = true;
     let owner: number | undefined;
-    const ids = v.ofType(v.root, ['identifier']);
+    this.identifiers ??= v.ofType(v.root, ['identifier']);
+    const ids = this.identifiers;
     this.steps += ids.length;
     for (const n of ids) {
       if (v.text(n) !== name) continue;
