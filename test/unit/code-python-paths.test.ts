@@ -173,3 +173,17 @@ describe('yaml.load: the loader decides, not the document', () => {
     expect(await yamlFindings(code)).toContain('py.yaml-load');
   });
 });
+
+describe('Python path-sensitive constants: bounded', () => {
+  it('4,000 statements and 2,000 sinks in one function (100 KB) scan within the walk budget; a tainted sink stays blocked', async () => {
+    const lines = ['def f(p):'];
+    for (let i = 0; i < 2000; i++) lines.push(`    x${i % 50} = "a = 1" if ${i} > 1 else p`, `    eval(x${i % 50})`);
+    const started = Date.now();
+    const raw = await scanCodeRaw(lines.join('\n') + '\n', 'python');
+    expect(Date.now() - started).toBeLessThan(30_000);
+    if (raw.status !== 'scanned') throw new Error(`not scanned: ${raw.status}`);
+    expect(raw.findings).toContainEqual(
+      expect.objectContaining({ rule_id: 'py.eval', line_number: 3, severity: 'critical' }),
+    );
+  });
+});
