@@ -11,6 +11,8 @@ export interface ArgView {
   readonly text: string;
   /** The value when the expression is a constant string (literals, concatenation, constant names). */
   constant(): string | null;
+  /** Every constant string the expression may hold on the paths to it (Python's path analysis), or null when one may not be constant. */
+  constants?(): readonly string[] | null;
   /** A string built at run time from non-constant parts (concatenation, interpolation, formatting). */
   dynamicString(): boolean;
   /** Candidate values (see scopes.ts Value): references, constants, dynamic-string markers. */
@@ -66,6 +68,7 @@ export type Fact = CallFact | NameFact | ReferenceFact;
 export interface ExprOps {
   readonly view: SyntaxView;
   constant(node: Node, scope: Scope): string | null;
+  constants?(node: Node, scope: Scope): readonly string[] | null;
   dynamicString(node: Node, scope: Scope): boolean;
   values(node: Node, scope: Scope): string[];
   number(node: Node): number | null;
@@ -94,6 +97,12 @@ export class NodeArg implements ArgView {
   constant(): string | null {
     if (this.c === undefined) this.c = this.ops.constant(this.node, this.scope);
     return this.c;
+  }
+
+  constants(): readonly string[] | null {
+    const c = this.constant();
+    if (c !== null) return [c];
+    return this.ops.constants ? this.ops.constants(this.node, this.scope) : null;
   }
 
   dynamicString(): boolean {

@@ -105,10 +105,14 @@ export const evaluatesUnsafeCode = (i: number): Predicate =>
   pred(`evaluatesUnsafeCode(${i})`, (site, ctx) => {
     const a = argAt(site, i);
     if (!a) return false;
-    const code = a.constant();
-    if (code === null) return true;
-    const inner = criticalOf(ctx.nested(code));
-    return inner ? `; the constant code it runs contains: ${inner.description}` : false;
+    // One constant, or every constant the paths to the call may give it (Python), each scanned.
+    const codes = a.constant() !== null ? [a.constant()!] : (a.constants?.() ?? null);
+    if (codes === null || codes.length === 0) return true;
+    for (const code of codes) {
+      const inner = criticalOf(ctx.nested(code));
+      if (inner) return `; the constant code it runs contains: ${inner.description}`;
+    }
+    return false;
   });
 
 /** Constant code handed to an eval-like sink that scans clean of critical findings. */
@@ -116,8 +120,8 @@ export const evaluatesConstantCode = (i: number): Predicate =>
   pred(`evaluatesConstantCode(${i})`, (site, ctx) => {
     const a = argAt(site, i);
     if (!a) return false;
-    const code = a.constant();
-    return code !== null && criticalOf(ctx.nested(code)) === undefined;
+    const codes = a.constant() !== null ? [a.constant()!] : (a.constants?.() ?? null);
+    return codes !== null && codes.length > 0 && codes.every((code) => criticalOf(ctx.nested(code)) === undefined);
   });
 
 /** Some argument (or the statement around the call) names a password. */

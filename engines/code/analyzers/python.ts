@@ -20,6 +20,7 @@ import {
   parseIntLiteral,
   type WantedNames,
 } from './base.js';
+import { PythonPathConstants } from './python-paths.js';
 
 const BUILTINS = new Set(
   'abs aiter all anext any ascii bin bool breakpoint bytearray bytes callable chr classmethod compile complex delattr dict dir divmod enumerate eval exec execfile filter float format frozenset getattr globals hasattr hash help hex id input int isinstance issubclass iter len list locals map max memoryview min next object oct open ord pow print property range repr reversed round set setattr slice sorted staticmethod str sum super tuple type vars zip __import__ reload'.split(
@@ -896,6 +897,24 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
   }
 
   // ── expression views (ExprOps) ───────────────────────────────────────────────────────
+
+  /** Path-sensitive constants inside a function body (python-paths.ts), asked when the flow-insensitive answer is not one constant. */
+  private readonly paths = new PythonPathConstants(this.view, (n) => this.stringLiteral(n));
+
+  /** As AnalysisBase.constant; a name with several bindings is then read along the path to it. */
+  constant(node: Node, scope: Scope): string | null {
+    const c = super.constant(node, scope);
+    if (c !== null || this.view.type(node) !== 'identifier') return c;
+    const all = this.paths.constantsAt(node);
+    return all?.length === 1 ? all[0] : null;
+  }
+
+  /** Every constant a name may hold on the paths to it (python-paths.ts), or null. */
+  constants(node: Node, scope: Scope): readonly string[] | null {
+    const c = this.constant(node, scope);
+    if (c !== null) return [c];
+    return this.view.type(node) === 'identifier' ? this.paths.constantsAt(node) : null;
+  }
 
   private stringLiteral(node: Node): string | null {
     const v = this.view;
