@@ -19,7 +19,15 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { scanCode } from '../engines/code/index.js';
-import { caseEntry, suitesMirror, type CaseSuite, type FileEntry, type TestCase } from './code-suites-manifest.js';
+import {
+  caseEntry,
+  suiteGitDir,
+  suitesMirror,
+  type CaseSuite,
+  type FileEntry,
+  type TestCase,
+} from './code-suites-manifest.js';
+import { dlintSamples, rubocopSamples } from './code-suites-samples.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const MIRROR = suitesMirror(ROOT);
@@ -115,9 +123,23 @@ function goSamples(text: string): Unit[] {
   return units.filter((u) => u.code.trim() !== '');
 }
 
-/** A safe case: a unit of a file the suite marks safe, or a gosec sample expecting no issue. */
+/** A safe case: a unit of a file the suite marks safe, or a sample its own test expects no issue of. */
 const isSafe = (entry: FileEntry, unit: Unit) =>
-  entry.extract === 'go-backquoted-samples' ? unit.expected === 0 : entry.safe === true && entry.runsProcess !== true;
+  entry.extract === 'go-backquoted-samples'
+    ? unit.expected === 0
+    : entry.extract === 'file'
+      ? entry.safe === true && entry.runsProcess !== true
+      : (entry.safeUnits ?? []).includes(unit.firstLine);
+/** A suite's negative that still runs a process: reported apart, expected BLOCKED. */
+const runsProcess = (entry: FileEntry, unit: Unit) =>
+  entry.runsProcess === true || (entry.processUnits ?? []).includes(unit.firstLine);
+/** The units of a suite file: the whole file, or the samples embedded in it. */
+function unitsOf(entry: FileEntry, text: string): Unit[] {
+  if (entry.extract === 'file') return [{ code: text, firstLine: 1, lastLine: text.split('\n').length }];
+  if (entry.extract === 'go-backquoted-samples') return goSamples(text);
+  const samples = entry.extract === 'dlint-samples' ? dlintSamples(text) : rubocopSamples(text, '');
+  return samples.filter((u) => !u.skip);
+}
 
 const manifest: Manifest = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/code/suites/manifest.json'), 'utf8'));
 const entries = [...manifest.files, ...(manifest.cases ?? []).map((c) => caseEntry(c, manifest.caseSuites ?? {}))];
@@ -173,7 +195,7 @@ const missing = new Set<string>();
 
 for (const entry of entries) {
   const suite = manifest.suites[entry.suite];
-  const gitDir = join(MIRROR, suite.repo.replace('/', '+'), 'repo');
+  const gitDir = suiteGitDir(MIRROR, suite.repo);
   const plainFile = entry.commit ? join(MIRROR, suite.repo.replace('/', '+'), 'files', entry.commit, entry.path) : null;
   if (plainFile ? !existsSync(plainFile) : !existsSync(gitDir)) {
     missing.add(`${entry.suite} (${suite.repo}@${(entry.commit ?? suite.commit).slice(0, 12)})`);
@@ -185,8 +207,7 @@ for (const entry of entries) {
         encoding: 'utf8',
         maxBuffer: 1 << 26,
       });
-  const units =
-    entry.extract === 'file' ? [{ code: text, firstLine: 1, lastLine: text.split('\n').length }] : goSamples(text);
+  const units = unitsOf(entry, text);
   const keys = [`${entry.suite}\t${entry.language}`, `${entry.suite}\t*`, `*\t${entry.language}`, '*\t*'];
   for (const k of keys) tally(k).files++;
   const labels = new Map(entry.labels.map((l) => [l.line, l]));
@@ -226,7 +247,7 @@ for (const entry of entries) {
       } else if (isSafe(entry, unit)) {
         t.safeUnits++;
         if (admitted) t.safeAdmitted++;
-      } else if (entry.runsProcess === true) {
+      } else if (runsProcess(entry, unit)) {
         t.processNegatives++;
         if (!admitted) t.processNegativesBlocked++;
       }
