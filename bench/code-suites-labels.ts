@@ -39,6 +39,13 @@
 //                    (`yaml.dump`), on `os.tempnam`, or on eval/exec/compile of a string literal
 //                    (the code is the snippet's own; RuboCop's Security/Eval accepts it) is not a
 //                    label; Python-2-only samples are skipped
+//   psalm-taint      Psalm's tests/TaintTest.php: each `'code' => '<?php …'` snippet is a unit;
+//                    an invalid-code case whose error_message is TaintedShell, TaintedEval,
+//                    TaintedCallable, TaintedExtract or TaintedUnserialize labels the whole unit
+//                    (Psalm names no line; found by a critical finding of the kind anywhere in
+//                    it); the valid-code cases and the invalid cases of other taints (HTML, SQL,
+//                    SSRF, …) are safe cases (one that runs a process is reported apart);
+//                    TaintedInclude (file inclusion, not one of the three kinds) is not counted
 //   owasp-benchmark-python / owasp-benchmark-java  expectedresults-*.csv (one row per test case,
 //                    a whole file): a true cmdi / codeinj / deserialization case labels the file;
 //                    every other case is a safe case (a cmdi negative still runs a process);
@@ -49,7 +56,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { dlintSamples, rubocopSamples, type Sample } from './code-suites-samples.js';
+import { dlintSamples, psalmSamples, rubocopSamples, type Sample } from './code-suites-samples.js';
 import {
   CASE_FAMILIES,
   caseEntry,
@@ -78,6 +85,7 @@ export const SUITES = {
   'owasp-benchmark-java': { repo: 'OWASP-Benchmark/BenchmarkJava', licence: 'GPL-2.0' },
   'rubocop-security': { repo: 'rubocop/rubocop', licence: 'MIT' },
   dlint: { repo: 'duo-labs/dlint', licence: 'BSD-3-Clause' },
+  'psalm-taint': { repo: 'vimeo/psalm', licence: 'MIT' },
 } as const;
 type Suite = keyof typeof SUITES;
 
@@ -408,6 +416,33 @@ const RUNS_PROCESS_UNIT: Record<string, RegExp> = {
       ),
     );
   }
+}
+
+{
+  const s: Suite = 'psalm-taint';
+  const c = (commits[s] = head(s));
+  const TAINTS: Record<string, Category> = {
+    TaintedShell: 'process_execution',
+    TaintedEval: 'dynamic_code_execution',
+    TaintedCallable: 'dynamic_code_execution',
+    TaintedExtract: 'dynamic_code_execution',
+    TaintedUnserialize: 'unsafe_deserialization',
+  };
+  // A process function called as a function (not PDO's `->exec`), or backticks outside a string.
+  const PHP_PROCESS =
+    /(?:^|[^>:$\w])(?<!function )(?:exec|shell_exec|system|passthru|popen|proc_open|pcntl_exec)\s*\(/m;
+  const path = 'tests/TaintTest.php';
+  const labels: Label[] = [];
+  const safeUnits: number[] = [];
+  const processUnits: number[] = [];
+  for (const u of psalmSamples(show(s, c, path))) {
+    if (u.skip || u.expected.some((e) => e.rule === 'TaintedInclude')) continue;
+    const e = u.expected.find((x) => TAINTS[x.rule]);
+    if (e) labels.push({ line: e.line, category: TAINTS[e.rule], source: e.rule, unit: true });
+    else if (PHP_PROCESS.test(u.code)) processUnits.push(u.firstLine);
+    else safeUnits.push(u.firstLine);
+  }
+  files.push({ suite: s, path, language: 'php', extract: 'psalm-samples', safeUnits, processUnits, labels });
 }
 
 // --- phpcs-security-audit ----------------------------------------------------------------

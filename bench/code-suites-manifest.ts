@@ -11,13 +11,15 @@ export interface Label {
   category: Category;
   /** The suite's own rule or warning that put the label there. */
   source: string;
+  /** The whole unit starting at `line` (a suite that names no line: Psalm's taint tests). */
+  unit?: boolean;
 }
 
 export interface FileEntry {
   suite: string;
   path: string;
   language: string;
-  extract: 'file' | 'go-backquoted-samples' | 'rubocop-spec-samples' | 'dlint-samples';
+  extract: 'file' | 'go-backquoted-samples' | 'rubocop-spec-samples' | 'dlint-samples' | 'psalm-samples';
   /** Sample suites: first lines of the units the suite's own test expects no finding on (safe cases). */
   safeUnits?: number[];
   /** Sample suites: first lines of no-finding units that still run a process (reported apart, expected BLOCKED). */

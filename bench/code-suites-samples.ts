@@ -116,3 +116,42 @@ export function dlintSamples(text: string): Sample[] {
   });
   return out;
 }
+
+/**
+ * Psalm's taint tests (tests/TaintTest.php): `'name' => ['code' => '<?php …', 'error_message' =>
+ * 'TaintedShell', …]` (a PHP single-quoted string). An entry of providerInvalidCodeParse expects
+ * the issue named by error_message somewhere in the snippet (Psalm names no line): `expected`
+ * holds it at the unit's first line, as a whole-unit label. An entry of providerValidCodeParse
+ * expects no taint issue (`noFinding`).
+ */
+export function psalmSamples(text: string): Sample[] {
+  const out: Sample[] = [];
+  const invalidFrom = text.search(/function providerInvalidCodeParse\b/);
+  const re = /'code'\s*=>\s*'/g;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    const from = m.index + m[0].length;
+    let k = from;
+    let code = '';
+    while (k < text.length && text[k] !== "'") {
+      if (text[k] === '\\' && (text[k + 1] === "'" || text[k + 1] === '\\')) {
+        code += text[k + 1];
+        k += 2;
+      } else code += text[k++];
+    }
+    re.lastIndex = k + 1;
+    const firstLine = lineOf(text, from);
+    const next = text.indexOf("'code'", k + 1);
+    const rest = text.slice(k + 1, next < 0 ? text.length : next);
+    const issue = /'error_message'\s*=>\s*'(\w+)/.exec(rest)?.[1];
+    const invalid = invalidFrom >= 0 && m.index > invalidFrom;
+    out.push({
+      code,
+      firstLine,
+      lastLine: firstLine + code.split('\n').length - 1,
+      expected: invalid && issue ? [{ line: firstLine, rule: issue }] : [],
+      noFinding: !invalid,
+      ...(invalid && !issue ? { skip: 'no error_message' } : {}),
+    });
+  }
+  return out;
+}

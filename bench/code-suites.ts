@@ -1,5 +1,5 @@
 // Recall and precision of the code scanner per independent public test suite and per language.
-//   SVC_CODE_SUITES_MIRROR=<dir of owner+name/repo git dirs> npx tsx bench/code-suites.ts [--verbose]
+//   SVC_CODE_SUITES_MIRROR=<dir of owner+name/repo git dirs> npx tsx bench/code-suites.ts [--verbose] [--suite=<name>]
 // Labels: test/fixtures/code/suites/manifest.json (built by bench/code-suites-labels.ts from each
 // suite's own expectations). The code is read from the suites' git snapshots at the pinned
 // commit, never committed here. A unit is a file, or one backquoted sample of a gosec
@@ -27,12 +27,14 @@ import {
   type FileEntry,
   type TestCase,
 } from './code-suites-manifest.js';
-import { dlintSamples, rubocopSamples } from './code-suites-samples.js';
+import { dlintSamples, psalmSamples, rubocopSamples } from './code-suites-samples.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const MIRROR = suitesMirror(ROOT);
 const verbose = process.argv.includes('--verbose');
 const check = process.argv.includes('--check');
+/** `--suite=<name>`: only that suite (quicker while working on one). */
+const onlySuite = process.argv.find((a) => a.startsWith('--suite='))?.slice('--suite='.length);
 const LABELLED_TYPES = new Set(['shell_execution', 'dynamic_code_execution', 'unsafe_deserialization']);
 
 interface Manifest {
@@ -137,8 +139,13 @@ const runsProcess = (entry: FileEntry, unit: Unit) =>
 function unitsOf(entry: FileEntry, text: string): Unit[] {
   if (entry.extract === 'file') return [{ code: text, firstLine: 1, lastLine: text.split('\n').length }];
   if (entry.extract === 'go-backquoted-samples') return goSamples(text);
-  const samples = entry.extract === 'dlint-samples' ? dlintSamples(text) : rubocopSamples(text, '');
-  return samples.filter((u) => !u.skip);
+  const samples =
+    entry.extract === 'dlint-samples'
+      ? dlintSamples(text)
+      : entry.extract === 'psalm-samples'
+        ? psalmSamples(text)
+        : rubocopSamples(text, '');
+  return samples.filter((u) => !u.skip).map(({ code, firstLine, lastLine }) => ({ code, firstLine, lastLine }));
 }
 
 const manifest: Manifest = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/code/suites/manifest.json'), 'utf8'));
@@ -194,6 +201,7 @@ const tally = (key: string): Tally => {
 const missing = new Set<string>();
 
 for (const entry of entries) {
+  if (onlySuite && entry.suite !== onlySuite) continue;
   const suite = manifest.suites[entry.suite];
   const gitDir = suiteGitDir(MIRROR, suite.repo);
   const plainFile = entry.commit ? join(MIRROR, suite.repo.replace('/', '+'), 'files', entry.commit, entry.path) : null;
@@ -231,7 +239,9 @@ for (const entry of entries) {
     }
     const admitted = fields.is_valid === true;
     // A whole-file label is found by a critical finding of its kind anywhere in the unit.
-    for (const l of unitLabels) if (l.line === 0 && critical.some((f) => f.type === TYPE_OF[l.category])) hit.add(0);
+    for (const l of unitLabels)
+      if ((l.line === 0 || l.unit) && critical.some((f) => f.type === TYPE_OF[l.category])) hit.add(l.line);
+    const wholeUnit = unitLabels.some((l) => l.line === 0 || l.unit);
     if (entry.caseCategory) {
       const k = `${entry.suite}\t${entry.caseCategory}\t${unitLabels.length > 0 ? 'vulnerable' : entry.runsProcess ? 'negative, runs a process' : 'safe'}`;
       const c = byCategory.get(k) ?? { cases: 0, admitted: 0, vulnerable: unitLabels.length > 0 };
@@ -255,7 +265,7 @@ for (const entry of entries) {
         t.labelled++;
         if (hit.has(l.line)) t.found++;
       }
-      for (const f of critical) if (!labels.has(0) && !labels.has(unit.firstLine + f.line_number - 1)) t.unlabelled++;
+      for (const f of critical) if (!wholeUnit && !labels.has(unit.firstLine + f.line_number - 1)) t.unlabelled++;
       for (const line of entry.safeLines ?? []) {
         if (line < unit.firstLine || line > unit.lastLine) continue;
         t.safeLines++;
@@ -285,7 +295,7 @@ for (const entry of entries) {
     }
     if (verbose)
       for (const f of critical)
-        if (!labels.has(0) && !labels.has(unit.firstLine + f.line_number - 1))
+        if (!wholeUnit && !labels.has(unit.firstLine + f.line_number - 1))
           console.log(
             `  UNLABELLED ${where}:${unit.firstLine + f.line_number - 1} ${f.type}: ${f.description.slice(0, 90)}`,
           );
