@@ -1300,8 +1300,27 @@ export const RULES: readonly RuleRow[] = [
     FAMILY_NOTE,
     unclassified(
       ['os/exec.*', 'golang.org/x/sys/execabs.*'],
-      ['*.LookPath', '*.ErrNotFound', '*.Error', '*.ExitError', '*.ErrDot', '*.ErrWaitDelay'],
+      [
+        '*.LookPath',
+        '*.ErrNotFound',
+        '*.Error',
+        '*.ExitError',
+        '*.ErrDot',
+        '*.ErrWaitDelay',
+        // A command received as a parameter (`c *exec.Cmd`): describing it runs nothing.
+        '*.Cmd#String',
+        '*.Cmd#Environ',
+      ],
     ),
+  ),
+  // A Go plugin's init functions run when it is opened: a computed path loads any code.
+  row(
+    'go.plugin-open',
+    GO,
+    'critical',
+    'dynamic_code_execution',
+    'Go plugin opened from a computed path (runs its code)',
+    call(['plugin.Open'], nonConstantArg(0)),
   ),
   row(
     'go.weak-password-hash',

@@ -135,6 +135,21 @@ describe('issue 24, session 11, item 4: unclassified calls of a known family fai
       ),
     ).toEqual([4]);
   });
+  it('Go: a parameter typed *exec.Cmd is the process family (Run, Start, an unknown method); String does not run it', async () => {
+    const found = await critical(
+      'package main\nimport "os/exec"\nfunc f(c *exec.Cmd, d exec.Cmd) error {\n  _ = c.String()\n  c.Frobnicate()\n  return d.Run()\n}\nfunc g(s string) error { return s.Run() }\n',
+      'go',
+    );
+    expect(found.map((i) => i.line_number)).toEqual([5, 6]);
+  });
+  it('Go: plugin.Open of a computed path is critical; of a constant path it is not', async () => {
+    expect(
+      await lines(
+        'package main\nimport "plugin"\nfunc f(p string) {\n  plugin.Open(p)\n  plugin.Open("./x.so")\n}\n',
+        'go',
+      ),
+    ).toEqual([4]);
+  });
   it('Bash: a shell or interpreter given computed code (-c / -e / -r) is critical; constant code, a script path and errexit are not', async () => {
     const src = [
       'bash -c "$1"', // 1
