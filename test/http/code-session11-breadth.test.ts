@@ -3,7 +3,8 @@
 // jQuery globalEval, YAML.parse_documents), item 4 in Ruby and Bash (an unknown YAML / Psych
 // member, an interpreter given computed code), and the safe shapes RuboCop's specs accept
 // (Kernel#open of a path with a constant first character, a Marshal deep copy, an interpolated
-// number) admitted.
+// number) admitted; PHP functions, classes and callbacks chosen by request input (Psalm's taint
+// tests) blocked; a Go *exec.Cmd parameter run (item 4).
 import { beforeAll, describe, expect, it } from 'vitest';
 import { newTenant, post, type Member } from './helpers.js';
 
@@ -61,6 +62,13 @@ describe('POST /verify/code: breadth families and unclassified calls (issue 24, 
       /Callback named by request input/,
     ],
     ['php', '<?php\n$array = $_GET;\nextract($array);\n', 3, 'dynamic_code_execution', /extract\(\) of request data/],
+    [
+      'go',
+      'package main\n\nimport "os/exec"\n\nfunc run(c *exec.Cmd) ([]byte, error) {\n\treturn c.CombinedOutput()\n}\n',
+      6,
+      'shell_execution',
+      /cannot classify as safe \(fail closed\): os\/exec\.Cmd#CombinedOutput/,
+    ],
   ])('%s: the call is VERIFIED unsafe and not admitted (%#)', async (language, code, line, type, description) => {
     const res = await verify({ code, language });
     expect(res.status).toBe(200);
