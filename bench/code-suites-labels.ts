@@ -6,7 +6,9 @@
 // Label sources, per suite:
 //   njsscan          `// ruleid:<id>` annotations (semgrep convention: the next code line), ids
 //                    of command, code and deserialisation rules; true_negatives/ are safe cases
-//   brakeman         assert_warning blocks of test/tests/*.rb (warning_type, file, line)
+//   brakeman         assert_warning blocks of test/tests/*.rb (warning_type, file, line): Command
+//                    Injection, Dangerous Eval, Remote Code Execution of deserialisers and (since
+//                    session 11) of unsafe reflection
 //   find-sec-bugs    bugDefinition() blocks of findsecbugs-plugin tests (bugType, inClass, atLine),
 //                    including `for (Integer line : list)` over Arrays.asList(...)
 //   gosec            testutils samples (Go code in backquoted strings): G204's samples (every one
@@ -185,6 +187,10 @@ const commits: Record<string, string> = {};
         /YAML|Marshal|Oj|CSV|deserial|load|JSON/i.test(message.replace(/\\/g, ''))
       )
         category = 'unsafe_deserialization';
+      // Brakeman's unsafe reflection (constantize, const_get, …) is a Remote Code Execution warning
+      // too: a class chosen by the request (labelled since session 11).
+      else if (type === 'Remote Code Execution' && /^\^?Unsafe.{1,3}reflection/.test(message))
+        category = 'dynamic_code_execution';
       if (!category) continue;
       const rel = /relative_path(?:\s*=>|:)\s*"([^"]+)"/.exec(body)?.[1];
       const fileRe = /:?file(?:\s*=>|:)\s*\/(.*?)\/,?\s*$/m.exec(body)?.[1];

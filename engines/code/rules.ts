@@ -783,6 +783,15 @@ export const RULES: readonly RuleRow[] = [
     call(['?.evaluate', '?.evaluateHandle'], all(stringArg(0), evaluatesUnsafeCode(0)), /\.pages\(\)/),
   ),
   // jQuery's globalEval runs its string argument as a script in the global scope.
+  // `[].constructor.constructor(code)` is the Function constructor reached through any value's prototype chain.
+  row(
+    'js.constructor-constructor',
+    JS,
+    'critical',
+    'dynamic_code_execution',
+    'Function constructor reached through .constructor.constructor given code built at run time',
+    call(['*.constructor.constructor'], evaluatesUnsafeCode(0)),
+  ),
   row(
     'js.jquery-global-eval',
     JS,
@@ -2026,7 +2035,35 @@ export const RULES: readonly RuleRow[] = [
     'critical',
     'dynamic_code_execution',
     'Constant looked up by a computed name (any class: unsafe reflection)',
-    call(['Kernel.const_get', '*.const_get', '*#const_get'], nonConstantArg(0)),
+    call(['Kernel.const_get', '*.const_get', '*#const_get', '*.qualified_const_get'], nonConstantArg(0)),
+  ),
+  // Rails' constantize on a value the snippet cannot read reaches any class (brakeman's unsafe
+  // reflection, a Remote Code Execution warning); a constant string receiver is not matched.
+  row(
+    'rb.constantize',
+    RB,
+    'critical',
+    'dynamic_code_execution',
+    'Class looked up by a computed name through constantize (any class: unsafe reflection)',
+    call(['*.constantize', '*.safe_constantize']),
+  ),
+  // `obj.method(name)` with a computed name is a method object of any method (Kernel#system
+  // included), called next; `name.to_sym.to_proc` is one too (`.call(Kernel)` runs it).
+  row(
+    'rb.method-object-dynamic',
+    RB,
+    'critical',
+    'dynamic_code_execution',
+    'Method object taken by a computed name (reaches system, eval and every Kernel method)',
+    call(['*.method', 'Kernel.method', '*.public_method', '*.instance_method'], dynamicMethodName(0)),
+  ),
+  row(
+    'rb.symbol-proc-dynamic',
+    RB,
+    'critical',
+    'dynamic_code_execution',
+    'Proc of a method named at run time (to_sym.to_proc: calls that method on any receiver)',
+    call(['*.to_sym().to_proc', '*.intern().to_proc']),
   ),
   row(
     'rb.eval-constant',

@@ -52,6 +52,33 @@ describe('issue 24, session 11: Ruby shapes from RuboCop Security specs', () => 
   });
 });
 
+describe('issue 24, session 11: Ruby unsafe reflection (brakeman Remote Code Execution), JS Function via constructor', () => {
+  it('constantize, qualified_const_get, method objects and to_sym.to_proc of a computed name are critical; constant names are not', async () => {
+    const src = [
+      'def f(kind)',
+      '  params[:klass].constantize.new', // 2
+      '  kind.camelize.safe_constantize', // 3
+      '  Module.qualified_const_get(params[:const])', // 4
+      '  (params[:klass].to_s).method(params[:method]).(params[:argument])', // 5
+      '  User.method("#{User.first.thing}_stuff")', // 6
+      '  params[:method].to_sym.to_proc.call(Kernel)', // 7
+      "  'Foo'.constantize", // 8
+      '  obj.method(:to_s).call', // 9
+      '  User.method("find_#{x}")', // 10: a constant prefix no dangerous method has
+      'end',
+    ].join('\n');
+    expect(await lines(src, 'ruby')).toEqual([2, 3, 4, 5, 6, 7]);
+  });
+  it('JavaScript: x.constructor.constructor(code) of computed code is critical; of constant code it is not', async () => {
+    expect(
+      await lines(
+        "[].constructor.constructor(req.body.code)();\nObject.constructor.constructor('return 1')();\n",
+        'javascript',
+      ),
+    ).toEqual([1]);
+  });
+});
+
 describe('issue 24, session 11: PHP shapes from Psalm taint tests', () => {
   it('a function, class or callback chosen by request input is critical; a constant, a closure or a parameter is not', async () => {
     const bad = [
