@@ -6,7 +6,9 @@
 // Label sources, per suite:
 //   njsscan          `// ruleid:<id>` annotations (semgrep convention: the next code line), ids
 //                    of command, code and deserialisation rules; true_negatives/ are safe cases
-//   brakeman         assert_warning blocks of test/tests/*.rb (warning_type, file, line)
+//   brakeman         assert_warning blocks of test/tests/*.rb (warning_type, file, line): Command
+//                    Injection, Dangerous Eval, Remote Code Execution of deserialisers and (since
+//                    session 11) of unsafe reflection
 //   find-sec-bugs    bugDefinition() blocks of findsecbugs-plugin tests (bugType, inClass, atLine),
 //                    including `for (Integer line : list)` over Arrays.asList(...)
 //   gosec            testutils samples (Go code in backquoted strings): G204's samples (every one
@@ -23,6 +25,29 @@
 //                    code-injection files are safe lines (the OK lines of the command files, and
 //                    an OK line that runs a process, still run processes, which the contract
 //                    always blocks).
+//   rubocop-security the Security cops' specs (spec/rubocop/cop/security): each
+//                    `expect_offense` heredoc is a unit labelled at the lines its `^^^` marks
+//                    point at (the marks are blanked); `expect_no_offenses` units are safe
+//                    cases. Not counted: units under a Ruby-version or parser context (YAML.load
+//                    is safe on Psych 4 and not before), spec-time templates (`#{current}`),
+//                    IoMethods labels on a string-literal path that does not start with `|`
+//                    (a constant file name cannot start a process; the cop prefers File for
+//                    style), and a no-offense unit the cop accepts as a deliberate opt-in
+//                    (`JSON.load(…, create_additions: true)`); a no-offense unit that still runs
+//                    a process is reported apart (expected BLOCKED)
+//   dlint            each `get_ast_node("""…""")` sample of the process, code and
+//                    deserialisation linters' tests, labelled at its `lineno=` results; a result
+//                    on an import line (`import shelve`: no call), on the serialising side
+//                    (`yaml.dump`), on `os.tempnam`, or on eval/exec/compile of a string literal
+//                    (the code is the snippet's own; RuboCop's Security/Eval accepts it) is not a
+//                    label; Python-2-only samples are skipped
+//   psalm-taint      Psalm's tests/TaintTest.php: each `'code' => '<?php …'` snippet is a unit;
+//                    an invalid-code case whose error_message is TaintedShell, TaintedEval,
+//                    TaintedCallable, TaintedExtract or TaintedUnserialize labels the whole unit
+//                    (Psalm names no line; found by a critical finding of the kind anywhere in
+//                    it); the valid-code cases and the invalid cases of other taints (HTML, SQL,
+//                    SSRF, …) are safe cases (one that runs a process is reported apart);
+//                    TaintedInclude (file inclusion, not one of the three kinds) is not counted
 //   owasp-benchmark-python / owasp-benchmark-java  expectedresults-*.csv (one row per test case,
 //                    a whole file): a true cmdi / codeinj / deserialization case labels the file;
 //                    every other case is a safe case (a cmdi negative still runs a process);
@@ -33,9 +58,11 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { dlintSamples, psalmSamples, rubocopSamples, type Sample } from './code-suites-samples.js';
 import {
   CASE_FAMILIES,
   caseEntry,
+  suiteGitDir,
   suitesMirror,
   type CaseSuite,
   type Category,
@@ -58,10 +85,13 @@ export const SUITES = {
   codeql: { repo: 'github/codeql', licence: 'MIT' },
   'owasp-benchmark-python': { repo: 'OWASP-Benchmark/BenchmarkPython', licence: 'GPL-3.0' },
   'owasp-benchmark-java': { repo: 'OWASP-Benchmark/BenchmarkJava', licence: 'GPL-2.0' },
+  'rubocop-security': { repo: 'rubocop/rubocop', licence: 'MIT' },
+  dlint: { repo: 'duo-labs/dlint', licence: 'BSD-3-Clause' },
+  'psalm-taint': { repo: 'vimeo/psalm', licence: 'MIT' },
 } as const;
 type Suite = keyof typeof SUITES;
 
-const gitDir = (s: Suite) => join(MIRROR, SUITES[s].repo.replace('/', '+'), 'repo');
+const gitDir = (s: Suite) => suiteGitDir(MIRROR, SUITES[s].repo);
 const git = (s: Suite, ...args: string[]) =>
   execFileSync('git', ['--git-dir', gitDir(s), ...args], { encoding: 'utf8', maxBuffer: 1 << 28 });
 const head = (s: Suite) => git(s, 'rev-parse', 'HEAD').trim();
@@ -157,6 +187,10 @@ const commits: Record<string, string> = {};
         /YAML|Marshal|Oj|CSV|deserial|load|JSON/i.test(message.replace(/\\/g, ''))
       )
         category = 'unsafe_deserialization';
+      // Brakeman's unsafe reflection (constantize, const_get, …) is a Remote Code Execution warning
+      // too: a class chosen by the request (labelled since session 11).
+      else if (type === 'Remote Code Execution' && /^\^?Unsafe.{1,3}reflection/.test(message))
+        category = 'dynamic_code_execution';
       if (!category) continue;
       const rel = /relative_path(?:\s*=>|:)\s*"([^"]+)"/.exec(body)?.[1];
       const fileRe = /:?file(?:\s*=>|:)\s*\/(.*?)\/,?\s*$/m.exec(body)?.[1];
@@ -277,6 +311,144 @@ const commits: Record<string, string> = {};
         labels,
       });
   }
+}
+
+// --- RuboCop's Security cops and dlint: samples embedded in the tests ------------------------
+/** A suite file of samples: labels at the lines the suite's test expects, safe and process units. */
+function sampleEntry(
+  suite: Suite,
+  path: string,
+  language: string,
+  extract: FileEntry['extract'],
+  samples: Sample[],
+  category: (s: Sample, line: number, text: string) => Category | null,
+  text: string,
+): FileEntry {
+  const lines = text.split('\n');
+  const labels: Label[] = [];
+  const safeUnits: number[] = [];
+  const processUnits: number[] = [];
+  for (const u of samples) {
+    if (u.skip) continue;
+    for (const e of u.expected) {
+      const c = category(u, e.line, lines[e.line - 1] ?? '');
+      if (c) labels.push({ line: e.line, category: c, source: e.rule });
+    }
+    if (!u.noFinding || category(u, 0, u.code) === null) continue;
+    if (RUNS_PROCESS_UNIT[language]?.test(u.code)) processUnits.push(u.firstLine);
+    else safeUnits.push(u.firstLine);
+  }
+  return {
+    suite,
+    path,
+    language,
+    extract,
+    ...(safeUnits.length ? { safeUnits } : {}),
+    ...(processUnits.length ? { processUnits } : {}),
+    labels,
+  };
+}
+/** A no-offense sample that still runs a process (the contract blocks it): reported apart. */
+const RUNS_PROCESS_UNIT: Record<string, RegExp> = {
+  ruby: /\b(?:IO|Kernel|URI)\.\w+\(\s*["'] *\||\bopen\(\s*["'] *\|/,
+  python: /\bsubprocess\.|\bos\.(?:system|popen)/,
+};
+{
+  const s: Suite = 'rubocop-security';
+  const c = (commits[s] = head(s));
+  const COPS: Record<string, Category> = {
+    eval: 'dynamic_code_execution',
+    open: 'process_execution',
+    io_methods: 'process_execution',
+    json_load: 'unsafe_deserialization',
+    marshal_load: 'unsafe_deserialization',
+    yaml_load: 'unsafe_deserialization',
+  };
+  for (const [cop, category] of Object.entries(COPS)) {
+    const path = `spec/rubocop/cop/security/${cop}_spec.rb`;
+    const text = show(s, c, path);
+    files.push(
+      sampleEntry(
+        s,
+        path,
+        'ruby',
+        'rubocop-spec-samples',
+        rubocopSamples(text, `Security/${cop}`),
+        (u, line, code) => {
+          if (line === 0) return /create_additions:\s*true/.test(code) ? null : category;
+          // A constant path that does not start with a pipe is a file, not a command.
+          if (cop === 'io_methods' && /\.\w+\(\s*(?:"[^"|#]*"|'[^'|]*'|:\w+|\d+)\s*[,)]/.test(code)) return null;
+          return category;
+        },
+        text,
+      ),
+    );
+  }
+}
+{
+  const s: Suite = 'dlint';
+  const c = (commits[s] = head(s));
+  const LINTERS: Record<string, Category> = {
+    commands: 'process_execution',
+    popen2: 'process_execution',
+    os: 'process_execution',
+    subprocess: 'process_execution',
+    compile: 'dynamic_code_execution',
+    eval: 'dynamic_code_execution',
+    exec: 'dynamic_code_execution',
+    marshal: 'unsafe_deserialization',
+    pickle: 'unsafe_deserialization',
+    shelve: 'unsafe_deserialization',
+    yaml: 'unsafe_deserialization',
+  };
+  for (const [linter, category] of Object.entries(LINTERS)) {
+    const path = `tests/test_bad_${linter}_use.py`;
+    const text = show(s, c, path);
+    files.push(
+      sampleEntry(
+        s,
+        path,
+        'python',
+        'dlint-samples',
+        dlintSamples(text),
+        (_u, line, code) => {
+          if (line === 0) return category;
+          if (!/\w\s*\(/.test(code) || /^\s*(?:import|from)\b/.test(code)) return null;
+          if (/\byaml\.dump|\bos\.t(?:e)?mpnam/.test(code)) return null;
+          if (/\b(?:eval|exec|compile)\(\s*(?:'[^']*'|"[^"]*")\s*[,)]/.test(code)) return null;
+          return category;
+        },
+        text,
+      ),
+    );
+  }
+}
+
+{
+  const s: Suite = 'psalm-taint';
+  const c = (commits[s] = head(s));
+  const TAINTS: Record<string, Category> = {
+    TaintedShell: 'process_execution',
+    TaintedEval: 'dynamic_code_execution',
+    TaintedCallable: 'dynamic_code_execution',
+    TaintedExtract: 'dynamic_code_execution',
+    TaintedUnserialize: 'unsafe_deserialization',
+  };
+  // A process function called as a function (not PDO's `->exec`), or backticks outside a string.
+  const PHP_PROCESS =
+    /(?:^|[^>:$\w])(?<!function )(?:exec|shell_exec|system|passthru|popen|proc_open|pcntl_exec)\s*\(/m;
+  const path = 'tests/TaintTest.php';
+  const labels: Label[] = [];
+  const safeUnits: number[] = [];
+  const processUnits: number[] = [];
+  for (const u of psalmSamples(show(s, c, path))) {
+    if (u.skip || u.expected.some((e) => e.rule === 'TaintedInclude')) continue;
+    const e = u.expected.find((x) => TAINTS[x.rule]);
+    if (e) labels.push({ line: e.line, category: TAINTS[e.rule], source: e.rule, unit: true });
+    else if (PHP_PROCESS.test(u.code)) processUnits.push(u.firstLine);
+    else safeUnits.push(u.firstLine);
+  }
+  files.push({ suite: s, path, language: 'php', extract: 'psalm-samples', safeUnits, processUnits, labels });
 }
 
 // --- phpcs-security-audit ----------------------------------------------------------------

@@ -1,5 +1,7 @@
 // The shape of test/fixtures/code/suites/manifest.json: written by bench/code-suites-labels.ts,
 // read by bench/code-suites.ts.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 
 export type Category = 'process_execution' | 'dynamic_code_execution' | 'unsafe_deserialization';
 
@@ -9,13 +11,19 @@ export interface Label {
   category: Category;
   /** The suite's own rule or warning that put the label there. */
   source: string;
+  /** The whole unit starting at `line` (a suite that names no line: Psalm's taint tests). */
+  unit?: boolean;
 }
 
 export interface FileEntry {
   suite: string;
   path: string;
   language: string;
-  extract: 'file' | 'go-backquoted-samples';
+  extract: 'file' | 'go-backquoted-samples' | 'rubocop-spec-samples' | 'dlint-samples' | 'psalm-samples';
+  /** Sample suites: first lines of the units the suite's own test expects no finding on (safe cases). */
+  safeUnits?: number[];
+  /** Sample suites: first lines of no-finding units that still run a process (reported apart, expected BLOCKED). */
+  processUnits?: number[];
   /** A safe case of the suite: no label, counted for precision. */
   safe?: boolean;
   /**
@@ -32,6 +40,12 @@ export interface FileEntry {
   caseCategory?: string;
   labels: Label[];
 }
+
+/** A suite's git directory in the mirror (a bare `repo`, or a clone's `repo/.git`). */
+export const suiteGitDir = (mirror: string, repo: string): string => {
+  const dir = join(mirror, repo.replace('/', '+'), 'repo');
+  return existsSync(join(dir, '.git')) ? join(dir, '.git') : dir;
+};
 
 /** Where the manifest's code is read from, at bench time (the suites' git snapshots). */
 export const suitesMirror = (root: string): string =>

@@ -1,5 +1,5 @@
 // Recall and precision of the code scanner per independent public test suite and per language.
-//   SVC_CODE_SUITES_MIRROR=<dir of owner+name/repo git dirs> npx tsx bench/code-suites.ts [--verbose]
+//   SVC_CODE_SUITES_MIRROR=<dir of owner+name/repo git dirs> npx tsx bench/code-suites.ts [--verbose] [--suite=<name>]
 // Labels: test/fixtures/code/suites/manifest.json (built by bench/code-suites-labels.ts from each
 // suite's own expectations). The code is read from the suites' git snapshots at the pinned
 // commit, never committed here. A unit is a file, or one backquoted sample of a gosec
@@ -19,12 +19,22 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { scanCode } from '../engines/code/index.js';
-import { caseEntry, suitesMirror, type CaseSuite, type FileEntry, type TestCase } from './code-suites-manifest.js';
+import {
+  caseEntry,
+  suiteGitDir,
+  suitesMirror,
+  type CaseSuite,
+  type FileEntry,
+  type TestCase,
+} from './code-suites-manifest.js';
+import { dlintSamples, psalmSamples, rubocopSamples } from './code-suites-samples.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const MIRROR = suitesMirror(ROOT);
 const verbose = process.argv.includes('--verbose');
 const check = process.argv.includes('--check');
+/** `--suite=<name>`: only that suite (quicker while working on one). */
+const onlySuite = process.argv.find((a) => a.startsWith('--suite='))?.slice('--suite='.length);
 const LABELLED_TYPES = new Set(['shell_execution', 'dynamic_code_execution', 'unsafe_deserialization']);
 
 interface Manifest {
@@ -115,9 +125,28 @@ function goSamples(text: string): Unit[] {
   return units.filter((u) => u.code.trim() !== '');
 }
 
-/** A safe case: a unit of a file the suite marks safe, or a gosec sample expecting no issue. */
+/** A safe case: a unit of a file the suite marks safe, or a sample its own test expects no issue of. */
 const isSafe = (entry: FileEntry, unit: Unit) =>
-  entry.extract === 'go-backquoted-samples' ? unit.expected === 0 : entry.safe === true && entry.runsProcess !== true;
+  entry.extract === 'go-backquoted-samples'
+    ? unit.expected === 0
+    : entry.extract === 'file'
+      ? entry.safe === true && entry.runsProcess !== true
+      : (entry.safeUnits ?? []).includes(unit.firstLine);
+/** A suite's negative that still runs a process: reported apart, expected BLOCKED. */
+const runsProcess = (entry: FileEntry, unit: Unit) =>
+  entry.runsProcess === true || (entry.processUnits ?? []).includes(unit.firstLine);
+/** The units of a suite file: the whole file, or the samples embedded in it. */
+function unitsOf(entry: FileEntry, text: string): Unit[] {
+  if (entry.extract === 'file') return [{ code: text, firstLine: 1, lastLine: text.split('\n').length }];
+  if (entry.extract === 'go-backquoted-samples') return goSamples(text);
+  const samples =
+    entry.extract === 'dlint-samples'
+      ? dlintSamples(text)
+      : entry.extract === 'psalm-samples'
+        ? psalmSamples(text)
+        : rubocopSamples(text, '');
+  return samples.filter((u) => !u.skip).map(({ code, firstLine, lastLine }) => ({ code, firstLine, lastLine }));
+}
 
 const manifest: Manifest = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/code/suites/manifest.json'), 'utf8'));
 const entries = [...manifest.files, ...(manifest.cases ?? []).map((c) => caseEntry(c, manifest.caseSuites ?? {}))];
@@ -172,8 +201,9 @@ const tally = (key: string): Tally => {
 const missing = new Set<string>();
 
 for (const entry of entries) {
+  if (onlySuite && entry.suite !== onlySuite) continue;
   const suite = manifest.suites[entry.suite];
-  const gitDir = join(MIRROR, suite.repo.replace('/', '+'), 'repo');
+  const gitDir = suiteGitDir(MIRROR, suite.repo);
   const plainFile = entry.commit ? join(MIRROR, suite.repo.replace('/', '+'), 'files', entry.commit, entry.path) : null;
   if (plainFile ? !existsSync(plainFile) : !existsSync(gitDir)) {
     missing.add(`${entry.suite} (${suite.repo}@${(entry.commit ?? suite.commit).slice(0, 12)})`);
@@ -185,8 +215,7 @@ for (const entry of entries) {
         encoding: 'utf8',
         maxBuffer: 1 << 26,
       });
-  const units =
-    entry.extract === 'file' ? [{ code: text, firstLine: 1, lastLine: text.split('\n').length }] : goSamples(text);
+  const units = unitsOf(entry, text);
   const keys = [`${entry.suite}\t${entry.language}`, `${entry.suite}\t*`, `*\t${entry.language}`, '*\t*'];
   for (const k of keys) tally(k).files++;
   const labels = new Map(entry.labels.map((l) => [l.line, l]));
@@ -210,7 +239,9 @@ for (const entry of entries) {
     }
     const admitted = fields.is_valid === true;
     // A whole-file label is found by a critical finding of its kind anywhere in the unit.
-    for (const l of unitLabels) if (l.line === 0 && critical.some((f) => f.type === TYPE_OF[l.category])) hit.add(0);
+    for (const l of unitLabels)
+      if ((l.line === 0 || l.unit) && critical.some((f) => f.type === TYPE_OF[l.category])) hit.add(l.line);
+    const wholeUnit = unitLabels.some((l) => l.line === 0 || l.unit);
     if (entry.caseCategory) {
       const k = `${entry.suite}\t${entry.caseCategory}\t${unitLabels.length > 0 ? 'vulnerable' : entry.runsProcess ? 'negative, runs a process' : 'safe'}`;
       const c = byCategory.get(k) ?? { cases: 0, admitted: 0, vulnerable: unitLabels.length > 0 };
@@ -226,7 +257,7 @@ for (const entry of entries) {
       } else if (isSafe(entry, unit)) {
         t.safeUnits++;
         if (admitted) t.safeAdmitted++;
-      } else if (entry.runsProcess === true) {
+      } else if (runsProcess(entry, unit)) {
         t.processNegatives++;
         if (!admitted) t.processNegativesBlocked++;
       }
@@ -234,7 +265,7 @@ for (const entry of entries) {
         t.labelled++;
         if (hit.has(l.line)) t.found++;
       }
-      for (const f of critical) if (!labels.has(0) && !labels.has(unit.firstLine + f.line_number - 1)) t.unlabelled++;
+      for (const f of critical) if (!wholeUnit && !labels.has(unit.firstLine + f.line_number - 1)) t.unlabelled++;
       for (const line of entry.safeLines ?? []) {
         if (line < unit.firstLine || line > unit.lastLine) continue;
         t.safeLines++;
@@ -264,7 +295,7 @@ for (const entry of entries) {
     }
     if (verbose)
       for (const f of critical)
-        if (!labels.has(0) && !labels.has(unit.firstLine + f.line_number - 1))
+        if (!wholeUnit && !labels.has(unit.firstLine + f.line_number - 1))
           console.log(
             `  UNLABELLED ${where}:${unit.firstLine + f.line_number - 1} ${f.type}: ${f.description.slice(0, 90)}`,
           );

@@ -91,6 +91,14 @@ const unclassified = (names: readonly string[], except: readonly string[]): Matc
 const COMPILED_SCRIPTS = ['vm.Script#', 'vm2.VMScript#'];
 /** Oj modes that build no arbitrary object (every mode but :object). */
 const OJ_SAFE_MODES = ['strict', 'null', 'compat', 'json', 'rails', 'custom', 'wab'];
+/**
+ * A Ruby path argument whose first character is a constant other than `|` (not an escape,
+ * interpolation or space): one double-quoted literal with interpolations (`"dir/#{x}"`), or a
+ * plain literal `+` a bare name, index or attribute chain (`'dir/' + params[:f]`). Anything else
+ * (a ternary, a call with arguments, `"p" * 0 + x`) is left to the rule. Linear: no nested quantifier.
+ */
+const RB_CONSTANT_FIRST_CHAR =
+  /^(?:"[^|#\\\s"][^"\\]*(?:\\.[^"\\]*)*"|(?:"[^|#\\\s"][^"\\#]*"|'[^|\\\s'][^'\\]*')\s*\+\s*[\w.@:[\]]+)$/;
 const FAMILY_NOTE =
   'Call into a process, code-execution or deserialization family that the scanner cannot classify as safe (fail closed)';
 
@@ -763,6 +771,35 @@ export const RULES: readonly RuleRow[] = [
       /\.evaluate/,
     ),
   ),
+  // A page taken from `browser.pages()` / `context.pages()` (indexed or destructured) reaches the
+  // analyzer as an unknown receiver (`?.evaluate`); in a snippet that lists pages, a string of
+  // code built at run time handed to `.evaluate` runs in the page as well.
+  row(
+    'js.pages-evaluate',
+    JS,
+    'critical',
+    'dynamic_code_execution',
+    'Headless-browser page (from pages()) given code built at run time',
+    call(['?.evaluate', '?.evaluateHandle'], all(stringArg(0), evaluatesUnsafeCode(0)), /\.pages\(\)/),
+  ),
+  // jQuery's globalEval runs its string argument as a script in the global scope.
+  // `[].constructor.constructor(code)` is the Function constructor reached through any value's prototype chain.
+  row(
+    'js.constructor-constructor',
+    JS,
+    'critical',
+    'dynamic_code_execution',
+    'Function constructor reached through .constructor.constructor given code built at run time',
+    call(['*.constructor.constructor'], evaluatesUnsafeCode(0)),
+  ),
+  row(
+    'js.jquery-global-eval',
+    JS,
+    'critical',
+    'dynamic_code_execution',
+    'jQuery globalEval of code built at run time',
+    call(['$.globalEval', 'jQuery.globalEval'], evaluatesUnsafeCode(0)),
+  ),
   row(
     'js.vm2-script',
     JS,
@@ -1272,8 +1309,27 @@ export const RULES: readonly RuleRow[] = [
     FAMILY_NOTE,
     unclassified(
       ['os/exec.*', 'golang.org/x/sys/execabs.*'],
-      ['*.LookPath', '*.ErrNotFound', '*.Error', '*.ExitError', '*.ErrDot', '*.ErrWaitDelay'],
+      [
+        '*.LookPath',
+        '*.ErrNotFound',
+        '*.Error',
+        '*.ExitError',
+        '*.ErrDot',
+        '*.ErrWaitDelay',
+        // A command received as a parameter (`c *exec.Cmd`): describing it runs nothing.
+        '*.Cmd#String',
+        '*.Cmd#Environ',
+      ],
     ),
+  ),
+  // A Go plugin's init functions run when it is opened: a computed path loads any code.
+  row(
+    'go.plugin-open',
+    GO,
+    'critical',
+    'dynamic_code_execution',
+    'Go plugin opened from a computed path (runs its code)',
+    call(['plugin.Open'], nonConstantArg(0)),
   ),
   row(
     'go.weak-password-hash',
@@ -1945,7 +2001,9 @@ export const RULES: readonly RuleRow[] = [
     'Kernel#open or IO read/write of a computed path (a leading | runs a command)',
     call(
       ['Kernel.open', 'URI.open', 'IO.read', 'IO.binread', 'IO.readlines', 'IO.write', 'IO.binwrite', 'IO.foreach'],
-      nonConstantArg(0),
+      // A computed path whose first character is constant and not `|` (`"prefix_#{x}"`,
+      // `'dir/' + x`) is a file name: only a leading `|` runs a command.
+      all(nonConstantArg(0), not(argTextMatches(0, RB_CONSTANT_FIRST_CHAR))),
     ),
   ),
   row(
@@ -1977,7 +2035,35 @@ export const RULES: readonly RuleRow[] = [
     'critical',
     'dynamic_code_execution',
     'Constant looked up by a computed name (any class: unsafe reflection)',
-    call(['Kernel.const_get', '*.const_get', '*#const_get'], nonConstantArg(0)),
+    call(['Kernel.const_get', '*.const_get', '*#const_get', '*.qualified_const_get'], nonConstantArg(0)),
+  ),
+  // Rails' constantize on a value the snippet cannot read reaches any class (brakeman's unsafe
+  // reflection, a Remote Code Execution warning); a constant string receiver is not matched.
+  row(
+    'rb.constantize',
+    RB,
+    'critical',
+    'dynamic_code_execution',
+    'Class looked up by a computed name through constantize (any class: unsafe reflection)',
+    call(['*.constantize', '*.safe_constantize']),
+  ),
+  // `obj.method(name)` with a computed name is a method object of any method (Kernel#system
+  // included), called next; `name.to_sym.to_proc` is one too (`.call(Kernel)` runs it).
+  row(
+    'rb.method-object-dynamic',
+    RB,
+    'critical',
+    'dynamic_code_execution',
+    'Method object taken by a computed name (reaches system, eval and every Kernel method)',
+    call(['*.method', 'Kernel.method', '*.public_method', '*.instance_method'], dynamicMethodName(0)),
+  ),
+  row(
+    'rb.symbol-proc-dynamic',
+    RB,
+    'critical',
+    'dynamic_code_execution',
+    'Proc of a method named at run time (to_sym.to_proc: calls that method on any receiver)',
+    call(['*.to_sym().to_proc', '*.intern().to_proc']),
   ),
   row(
     'rb.eval-constant',
@@ -2002,7 +2088,8 @@ export const RULES: readonly RuleRow[] = [
     'critical',
     'unsafe_deserialization',
     'Unsafe deserialization through Marshal',
-    call(['Marshal.load', 'Marshal.restore']),
+    // `Marshal.load(Marshal.dump(x))` is a deep copy of an object the program already holds.
+    call(['Marshal.load', 'Marshal.restore'], not(argValuesAllIn(0, ['Marshal.dump()']))),
   ),
   row(
     'rb.yaml-unsafe',
@@ -2167,6 +2254,45 @@ export const RULES: readonly RuleRow[] = [
         'Oj.to_stream',
         'Oj.optimize_rails',
         'Oj.register_odd',
+      ],
+    ),
+  ),
+  // YAML (Psych): the loaders have rows; node trees (parse*) are harmless until to_ruby, which has
+  // a row; any other member (`YAML.parse_documents`, Syck's, absent from Psych; `Psych::Visitors`)
+  // fails closed.
+  row(
+    'rb.yaml-family-unclassified',
+    RB,
+    'critical',
+    'unsafe_deserialization',
+    FAMILY_NOTE,
+    unclassified(
+      ['YAML.*', 'Psych.*'],
+      [
+        '*.dump',
+        '*.dump_stream',
+        '*.safe_dump',
+        '*.safe_load',
+        '*.safe_load_file',
+        '*.parse',
+        '*.parse_file',
+        '*.parse_stream',
+        '*.parser',
+        '*.to_json',
+        '*.add_tag',
+        '*.add_domain_type',
+        '*.libyaml_version',
+        '*.VERSION',
+        '*.LIBYAML_VERSION',
+        '*.Nodes.*',
+        '*.SyntaxError',
+        '*.Exception',
+        '*.DisallowedClass',
+        '*.BadAlias',
+        '*.Emitter',
+        '*.Handler',
+        '*.TreeBuilder',
+        '*.Stream',
       ],
     ),
   ),
@@ -2356,7 +2482,62 @@ export const RULES: readonly RuleRow[] = [
     'extract() of request data (the request chooses and overwrites local variables)',
     call(
       ['extract', 'import_request_variables'],
-      argTextMatches(0, /\$_(?:GET|POST|REQUEST|COOKIE|FILES|SERVER)\b|\$HTTP_[A-Z]+_VARS\b|php:\/\/input/),
+      any(
+        argTextMatches(0, /\$_(?:GET|POST|REQUEST|COOKIE|FILES|SERVER)\b|\$HTTP_[A-Z]+_VARS\b|php:\/\/input/),
+        inputArg(0),
+      ),
+    ),
+  ),
+  // A function or class the request names is any function or class (`$_GET['f']($_GET['a'])`
+  // runs system; `new $cls($arg)` and reflection reach every class's constructor and gadget).
+  row(
+    'php.callee-from-input',
+    PHP,
+    'critical',
+    'dynamic_code_execution',
+    'Function or class chosen by request input (any function or class can be reached)',
+    call(
+      ['$callee()', 'new $class', 'ReflectionClass', 'ReflectionFunction', 'ReflectionMethod', 'ReflectionObject'],
+      inputArg(0),
+    ),
+  ),
+  row(
+    'php.callback-from-input',
+    PHP,
+    'critical',
+    'dynamic_code_execution',
+    'Callback named by request input (any function can be called)',
+    call(
+      [
+        'call_user_func',
+        'call_user_func_array',
+        'forward_static_call',
+        'forward_static_call_array',
+        'array_map',
+        'register_shutdown_function',
+        'register_tick_function',
+      ],
+      inputArg(0),
+    ),
+  ),
+  row(
+    'php.callback-from-input-second',
+    PHP,
+    'critical',
+    'dynamic_code_execution',
+    'Callback named by request input (any function can be called)',
+    call(
+      [
+        'array_filter',
+        'array_walk',
+        'array_walk_recursive',
+        'array_reduce',
+        'usort',
+        'uasort',
+        'uksort',
+        'iterator_apply',
+      ],
+      inputArg(1),
     ),
   ),
   row(
@@ -2451,6 +2632,15 @@ export const RULES: readonly RuleRow[] = [
     syntax('download_exec'),
   ),
   row('sh.eval', SH, 'critical', 'dynamic_code_execution', 'eval of shell text', syntax('eval')),
+  // `sh -c "$x"`, `python3 -c "$code"`, `perl -e "$p"`: an interpreter given code it cannot read.
+  row(
+    'sh.interpreter-code',
+    SH,
+    'critical',
+    'dynamic_code_execution',
+    'Shell or interpreter given code built at run time (-c / -e)',
+    syntax('interpreter_code'),
+  ),
   row('sh.reverse-shell', SH, 'critical', 'shell_execution', 'Reverse shell', syntax('reverse_shell')),
   row(
     'sh.insecure-download',

@@ -27,6 +27,13 @@ const WRAPPERS = new Set([
   'chroot',
   'su',
 ]);
+/** Options whose value is the code to run, per interpreter (a shell's `-e` is errexit, not code). */
+function codeOption(interpreter: string, flag: string): boolean {
+  if (/^(?:python|pwsh|powershell)/.test(interpreter)) return /^(?:-c|-Command)$/.test(flag);
+  if (/^(?:perl|ruby|node)/.test(interpreter)) return /^(?:-[A-Za-z]*e|-E|--eval|-p)$/.test(flag);
+  if (/^php/.test(interpreter)) return flag === '-r';
+  return /^-[A-Za-z]*c$/.test(flag);
+}
 const NETCAT = new Set(['nc', 'ncat', 'netcat', 'socat', 'telnet']);
 const INTERESTING = new Set([
   ...DOWNLOADERS,
@@ -201,6 +208,13 @@ class BashAnalysis {
     const { name, argTexts } = eff;
     const flags = argTexts.map((t) => unquote(t) ?? t);
     if (name === 'eval') this.emit('eval', cmd, 'eval');
+    // The code an interpreter's -c / -e (perl, ruby, node), -r (php) or -Command (pwsh) option
+    // runs, when it is not constant text.
+    if (INTERPRETER.test(name) && name !== 'source' && name !== '.') {
+      const at = flags.findIndex((f) => codeOption(name, f));
+      if (at >= 0 && at + 1 < argTexts.length && unquote(argTexts[at + 1]) === null)
+        this.emit('interpreter_code', cmd, `${name} ${flags[at]} of computed code`);
+    }
     if (name === 'eval' || INTERPRETER.test(name)) {
       // Downloads handed over through <(...), $(...), `...` or <<<.
       const parent = cmd.parent;

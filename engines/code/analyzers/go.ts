@@ -93,8 +93,13 @@ class GoAnalysis extends AnalysisBase implements ExprOps {
       if (t === 'call_expression') calls.push(n);
       else if (t === 'composite_literal') literals.push(n);
       else if (t === 'import_spec') this.bindNode(n);
-      else if (FUNCTION_TYPES.includes(t)) this.pendScope(this.scopeOf(n), n);
-      else if (t === 'range_clause') this.pendScope(this.scopeOf(n), n);
+      else if (FUNCTION_TYPES.includes(t)) {
+        this.pendScope(this.scopeOf(n), n);
+        // Parameters typed as a process command are names worth resolving (see processType).
+        const params = v.field(n, 'parameters');
+        if (params && v.text(params).includes('Cmd'))
+          for (const decl of v.named(params)) for (const name of v.fields(decl, 'name')) this.pendName(v.text(name), n);
+      } else if (t === 'range_clause') this.pendScope(this.scopeOf(n), n);
       else {
         NAMES_AT.lastIndex = n.startIndex;
         const m = NAMES_AT.exec(src);
@@ -126,6 +131,20 @@ class GoAnalysis extends AnalysisBase implements ExprOps {
     else this.scopes.bindValue(scope, name, value);
   }
 
+  /**
+   * A parameter declared as an os/exec (or execabs) Cmd is that command (`func f(c *exec.Cmd) {
+   * c.Run() }`): its value is an instance, so its methods resolve (`os/exec.Cmd#Run`) and any of
+   * them falls under the process family. Other parameter types stay opaque.
+   */
+  private processType(type: Node | null, scope: Scope): Value | null {
+    if (!type) return null;
+    const parts = dottedParts(this.view.text(type).replace(/^\*+/, ''));
+    if (!parts || parts.length !== 2) return null;
+    const refs = membersOf(this.lookupName(parts[0], scope), [parts[1]]).filter(isRef);
+    const cmd = refs.find((r) => r === 'os/exec.Cmd' || r === 'golang.org/x/sys/execabs.Cmd');
+    return cmd ? `${cmd}#` : null;
+  }
+
   protected bindNode(n: Node): void {
     if (this.bound.has(n.id)) return;
     this.bound.add(n.id);
@@ -135,8 +154,10 @@ class GoAnalysis extends AnalysisBase implements ExprOps {
     if (FUNCTION_TYPES.includes(t)) {
       for (const list of [v.field(n, 'receiver'), v.field(n, 'parameters')]) {
         if (!list) continue;
-        for (const decl of v.named(list))
-          for (const name of v.fields(decl, 'name')) this.bind(scope, v.text(name), null);
+        for (const decl of v.named(list)) {
+          const typed = this.processType(v.field(decl, 'type'), scope);
+          for (const name of v.fields(decl, 'name')) this.bind(scope, v.text(name), null, typed ?? OPAQUE);
+        }
       }
       return;
     }

@@ -67,6 +67,13 @@ const CALLBACK_ARG: Readonly<Record<string, number>> = {
   iterator_apply: 1,
 };
 const SPECIAL_WORDS = new Set(Object.keys(CALLBACK_ARG));
+/**
+ * Pseudo-names of calls whose function or class is computed (`$f(…)`, `$_GET['f'](…)`,
+ * `new $cls(…)`): the call fact's argument 0 is the computed callee, so a rule can ask whether
+ * it carries request input.
+ */
+export const PHP_DYNAMIC_CALLEE = '$callee()';
+export const PHP_DYNAMIC_NEW = 'new $class';
 const USE_FUNCTION = /use\s+function\s+([^;]+);/y;
 const TARGET = /(\$[A-Za-z_]\w*)\s*(?:=(?![=>])|\.=|\?\?=)/y;
 
@@ -290,11 +297,22 @@ class PhpAnalysis extends AnalysisBase implements ExprOps {
       }
       case 'object_creation_expression': {
         const cls = v.args(n)[0];
+        if (cls && /variable|subscript|member|call|parenthesized/.test(v.type(cls)))
+          return { names: [PHP_DYNAMIC_NEW], dynamic: false };
         return { names: cls ? [v.text(cls).replace(/^\\/, '')] : [], dynamic: false };
       }
       default:
         return { names: [], dynamic: false };
     }
+  }
+
+  /** The node naming the function or class of a call whose callee is computed, or null. */
+  private computedCallee(n: Node): Node | null {
+    const v = this.view;
+    if (v.type(n) === 'object_creation_expression') return v.args(n)[0] ?? null;
+    if (v.type(n) !== 'function_call_expression') return null;
+    const fn = v.field(n, 'function');
+    return fn && v.type(fn) !== 'name' && v.type(fn) !== 'qualified_name' ? fn : null;
   }
 
   protected readonly arms: StringArms = {
@@ -383,10 +401,20 @@ class PhpAnalysis extends AnalysisBase implements ExprOps {
   private callFact(node: Node, wanted: WantedNames): void {
     const v = this.view;
     const scope = this.scopeOf(node);
-    const { names, dynamic } = this.callNames(node, scope);
+    const { names: all, dynamic } = this.callNames(node, scope);
     const line = v.line(node);
     if (dynamic && wanted.syntax.has('dynamic_function_call'))
       this.fact({ kind: 'syntax', line, name: 'dynamic_function_call', detail: 'callee computed from run-time input' });
+    // A computed function or class: its own fact, whose argument 0 is the callee expression.
+    const callee = dynamic || all.includes(PHP_DYNAMIC_NEW) ? this.computedCallee(node) : null;
+    if (callee)
+      this.facts.push({
+        kind: 'call',
+        line,
+        names: [all.includes(PHP_DYNAMIC_NEW) ? PHP_DYNAMIC_NEW : PHP_DYNAMIC_CALLEE],
+        site: lazySite(() => makeCallSite({ node, scope, ops: this, args: [callee, ...this.argNodes(node)] })),
+      });
+    const names = all.filter((x) => x !== PHP_DYNAMIC_NEW);
     if (names.length === 0) return;
     this.facts.push({
       kind: 'call',

@@ -343,8 +343,20 @@ class RubyAnalysis extends AnalysisBase implements ExprOps {
 
   private literal(node: Node): string | null {
     const v = this.view;
-    if (v.named(node).some((c) => v.type(c) === 'interpolation')) return null;
-    const text = v.text(node);
+    const parts = v.named(node).filter((c) => v.type(c) === 'interpolation');
+    // `"a#{2}b"`: an interpolation of a bare integer or float literal is constant text too.
+    const numeric = parts.map((p) => {
+      const inner = v.named(p);
+      return inner.length === 1 && (v.type(inner[0]) === 'integer' || v.type(inner[0]) === 'float')
+        ? v.text(inner[0])
+        : null;
+    });
+    if (numeric.some((x) => x === null)) return null;
+    let text = v.text(node);
+    for (let k = parts.length - 1; k >= 0; k--) {
+      const from = parts[k].startIndex - node.startIndex;
+      text = text.slice(0, from) + numeric[k]! + text.slice(parts[k].endIndex - node.startIndex);
+    }
     if (text.startsWith('"')) return unescapeLiteral(text.slice(1, -1));
     if (text.startsWith("'")) return text.slice(1, -1).replace(/\\(['\\])/g, '$1');
     if (text.startsWith(':"') || text.startsWith(":'")) return unescapeLiteral(text.slice(2, -1));
