@@ -55,9 +55,13 @@ const CONFIGS: Record<string, string[]> = {
   'engine pool (size 2), eager engines only (math, process, RAG): the API process': ['engine:2:math,process,rag'],
   'Z3 pool (2 threads)': ['logic:2'],
   'Z3 pool (1 thread)': ['logic:1'],
+  "Z3 pool (size 2, one warm: the worker's default since session 11)": ['logic:2:1'],
   'PGlite (its child process, one check)': ['pglite'],
   'PGlite started, then released (idle)': ['pglite-released'],
-  "the worker's pools at their defaults, PGlite released (engine 2 with the guards, Z3 2)": ['engine:2', 'logic:2'],
+  "the worker's pools at their defaults, PGlite released (engine 2 with the guards, Z3 2 of which 1 warm)": [
+    'engine:2',
+    'logic:2:1',
+  ],
 };
 /** Session 9's rows, run on a tree built from 828cbda (--baseline-tree): its guard pool beside its engine pool. */
 const BASELINE_CONFIGS: Record<string, string[]> = {
@@ -91,7 +95,7 @@ for (const p of pools) {
     closers.push(() => pool.shutdown());
   } else if (name === 'logic') {
     const { LogicPool } = await import(url('engines/logic/pool.js'));
-    const pool = new LogicPool({ size: Number(n) });
+    const pool = new LogicPool({ size: Number(n), warmWorkers: Number(preload ?? n) });
     await pool.warmUp();
     closers.push(() => pool.shutdown());
   } else if (name === 'guardpool') {
@@ -215,6 +219,15 @@ const STACK_CONFIGS: Record<string, StackConfig> = {
   arenas: {
     name: 'after, MALLOC_ARENA_MAX=2 (idle release shortened to 20 s)',
     env: { SVC_SQL_PG_IDLE_RELEASE_MS: '20000', MALLOC_ARENA_MAX: '2' },
+    warmPglite: false,
+    idleReleaseMs: 20_000,
+  },
+  // The defaults with V8's semi-spaces capped at 2 MB in every isolate without limits of its own
+  // (the main threads, the Temporal SDK's workflow threads; the engine threads set theirs): V8
+  // otherwise lets each young generation grow to tens of MB under load.
+  semispace: {
+    name: 'after, --max-semi-space-size=2 (idle release shortened to 20 s)',
+    env: { SVC_SQL_PG_IDLE_RELEASE_MS: '20000', NODE_OPTIONS: '--max-semi-space-size=2' },
     warmPglite: false,
     idleReleaseMs: 20_000,
   },
