@@ -312,10 +312,21 @@ async function runStack(cfg: StackConfig, seconds: number): Promise<Record<strin
     // Warm both paths once, then the throughput rows.
     await post('/verify/math', MATH);
     await post('/verify/logic', LOGIC);
-    const m = await sampled(() => drive(8, seconds, () => post('/verify/math', MATH)));
-    const l = await sampled(() => drive(8, seconds, () => post('/verify/logic', LOGIC)));
-    out.math = `${m.value.rps.toFixed(1)} req/s (${m.value.bad} non-2xx); peak ${fmt(m.peak)}`;
-    out.logic = `${l.value.rps.toFixed(1)} req/s (${l.value.bad} non-2xx); peak ${fmt(l.peak)}`;
+    // CPU per request of the API and the worker (process groups): a memory setting that costs
+    // CPU shows here, which the machine's load does not distort as it does req/s.
+    const { groupCpuMs } = await import('./proc-sample.js');
+    const cpu = () => groupCpuMs(api.pid) + groupCpuMs(worker.pid);
+    const perRequest = async (fn: () => Promise<{ rps: number; bad: number }>) => {
+      const c0 = cpu();
+      const r = await fn();
+      return { ...r, cpuMs: (cpu() - c0) / Math.max(1, r.rps * seconds + r.bad) };
+    };
+    const m = await sampled(() => perRequest(() => drive(8, seconds, () => post('/verify/math', MATH))));
+    const l = await sampled(() => perRequest(() => drive(8, seconds, () => post('/verify/logic', LOGIC))));
+    const line = (x: typeof m) =>
+      `${x.value.rps.toFixed(1)} req/s (${x.value.bad} non-2xx), API + worker CPU ${x.value.cpuMs.toFixed(1)} ms per request; peak ${fmt(x.peak)}`;
+    out.math = line(m);
+    out.logic = line(l);
     // The mixed load: every kind the worker's pools serve, one after the other per client.
     const kinds: Array<() => Promise<number>> = [
       () => post('/verify/math', MATH),

@@ -20,8 +20,8 @@ afterAll(async () => {
 });
 
 describe('Z3 pool: one warm worker, the second on demand', () => {
-  it("the worker's composition root keeps one of the two warm and releases the other after a minute", () => {
-    expect(logicPoolOptions({})).toMatchObject({ size: 2, perOrgCap: 1, warmWorkers: 1, idleReleaseMs: 60_000 });
+  it("the worker's composition root keeps one of the two warm and releases the other after five idle minutes", () => {
+    expect(logicPoolOptions({})).toMatchObject({ size: 2, perOrgCap: 1, warmWorkers: 1, idleReleaseMs: 300_000 });
     expect(logicPoolOptions({ SVC_Z3_POOL_SIZE: '1' })).toMatchObject({ size: 1, warmWorkers: 1 });
   });
 
