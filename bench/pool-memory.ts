@@ -55,9 +55,13 @@ const CONFIGS: Record<string, string[]> = {
   'engine pool (size 2), eager engines only (math, process, RAG): the API process': ['engine:2:math,process,rag'],
   'Z3 pool (2 threads)': ['logic:2'],
   'Z3 pool (1 thread)': ['logic:1'],
+  "Z3 pool (size 2, one warm: the worker's default since session 11)": ['logic:2:1'],
   'PGlite (its child process, one check)': ['pglite'],
   'PGlite started, then released (idle)': ['pglite-released'],
-  "the worker's pools at their defaults, PGlite released (engine 2 with the guards, Z3 2)": ['engine:2', 'logic:2'],
+  "the worker's pools at their defaults, PGlite released (engine 2 with the guards, Z3 2 of which 1 warm)": [
+    'engine:2',
+    'logic:2:1',
+  ],
 };
 /** Session 9's rows, run on a tree built from 828cbda (--baseline-tree): its guard pool beside its engine pool. */
 const BASELINE_CONFIGS: Record<string, string[]> = {
@@ -91,7 +95,7 @@ for (const p of pools) {
     closers.push(() => pool.shutdown());
   } else if (name === 'logic') {
     const { LogicPool } = await import(url('engines/logic/pool.js'));
-    const pool = new LogicPool({ size: Number(n) });
+    const pool = new LogicPool({ size: Number(n), warmWorkers: Number(preload ?? n) });
     await pool.warmUp();
     closers.push(() => pool.shutdown());
   } else if (name === 'guardpool') {
@@ -218,6 +222,15 @@ const STACK_CONFIGS: Record<string, StackConfig> = {
     warmPglite: false,
     idleReleaseMs: 20_000,
   },
+  // The defaults with V8's semi-spaces capped at 2 MB in every isolate without limits of its own
+  // (the main threads, the Temporal SDK's workflow threads; the engine threads set theirs): V8
+  // otherwise lets each young generation grow to tens of MB under load.
+  semispace: {
+    name: 'after, --max-semi-space-size=2 (idle release shortened to 20 s)',
+    env: { SVC_SQL_PG_IDLE_RELEASE_MS: '20000', NODE_OPTIONS: '--max-semi-space-size=2' },
+    warmPglite: false,
+    idleReleaseMs: 20_000,
+  },
 };
 
 const MATH = { expression: '(x+1)**2 = x**2 + 2*x + 1' };
@@ -299,10 +312,21 @@ async function runStack(cfg: StackConfig, seconds: number): Promise<Record<strin
     // Warm both paths once, then the throughput rows.
     await post('/verify/math', MATH);
     await post('/verify/logic', LOGIC);
-    const m = await sampled(() => drive(8, seconds, () => post('/verify/math', MATH)));
-    const l = await sampled(() => drive(8, seconds, () => post('/verify/logic', LOGIC)));
-    out.math = `${m.value.rps.toFixed(1)} req/s (${m.value.bad} non-2xx); peak ${fmt(m.peak)}`;
-    out.logic = `${l.value.rps.toFixed(1)} req/s (${l.value.bad} non-2xx); peak ${fmt(l.peak)}`;
+    // CPU per request of the API and the worker (process groups): a memory setting that costs
+    // CPU shows here, which the machine's load does not distort as it does req/s.
+    const { groupCpuMs } = await import('./proc-sample.js');
+    const cpu = () => groupCpuMs(api.pid) + groupCpuMs(worker.pid);
+    const perRequest = async (fn: () => Promise<{ rps: number; bad: number }>) => {
+      const c0 = cpu();
+      const r = await fn();
+      return { ...r, cpuMs: (cpu() - c0) / Math.max(1, r.rps * seconds + r.bad) };
+    };
+    const m = await sampled(() => perRequest(() => drive(8, seconds, () => post('/verify/math', MATH))));
+    const l = await sampled(() => perRequest(() => drive(8, seconds, () => post('/verify/logic', LOGIC))));
+    const line = (x: typeof m) =>
+      `${x.value.rps.toFixed(1)} req/s (${x.value.bad} non-2xx), API + worker CPU ${x.value.cpuMs.toFixed(1)} ms per request; peak ${fmt(x.peak)}`;
+    out.math = line(m);
+    out.logic = line(l);
     // The mixed load: every kind the worker's pools serve, one after the other per client.
     const kinds: Array<() => Promise<number>> = [
       () => post('/verify/math', MATH),

@@ -10,6 +10,8 @@
 // worker polls no normal activity tasks and serves only `<SVC_TASK_QUEUE>-eager`, which the
 // standalone workers poll too: when this process is busy or its worker is down, they take over.
 // With SVC_API_WORKER=off the process is the plain API (api/server.ts).
+// First: the threads this process starts get a capped young generation (before any is started).
+import './thread-young-generation.js';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { workflowBundle } from './workflow-bundle.js';
 import { eagerTaskQueue, type ServiceConfig } from '../core/config.js';

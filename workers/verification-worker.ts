@@ -1,4 +1,6 @@
 // Worker for the `svc-verification` task queue: runs verification workflows and engine activities.
+// First: the threads this process starts get a capped young generation (before any is started).
+import './thread-young-generation.js';
 import { workflowBundle } from './workflow-bundle.js';
 import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { eagerTaskQueue, loadConfig, loadSqlEngineConfig, processEnv } from '../core/config.js';

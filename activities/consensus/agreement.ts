@@ -5,7 +5,8 @@
 // computed: exact rationals must agree to 1e-60 (equal at this precision), 64-digit decimal
 // evaluation to 1e-30 (the math engine's DECIMAL_AGREEMENT), IEEE doubles to 1e-9
 // (FLOAT_AGREEMENT). Truth values and symbolic forms must be identical.
-import { all, create, type BigNumber } from 'mathjs';
+import type { BigNumber } from 'mathjs';
+import { all, create } from '../../engines/math/mathjs-lean.js';
 import { DECIMAL_AGREEMENT, FLOAT_AGREEMENT } from '../../engines/math/limits.js';
 
 export type Precision = 'exact' | 'decimal' | 'float' | 'sampled';

@@ -48,12 +48,29 @@ export function defaultOrgConcurrency(poolSize: number): number {
   return Math.max(1, Math.ceil(poolSize / 2));
 }
 
+/**
+ * The worker keeps one Z3 worker warm; the others start when a solve that may run finds none idle
+ * (a second organization's query while the first holds its share) and stop after five minutes idle (as PGlite).
+ * Each is ~75 MB resident; a cold start costs the query that needs it 1-3 s of its deadline
+ * (docs/performance.md, memory; docs/isolation.md).
+ */
+export const Z3_WARM_WORKERS = 1;
+export const Z3_IDLE_RELEASE_MS = 300_000;
+
 /** The Z3 pool's limits from `env` (the worker's composition root). */
 export function logicPoolOptions(env: NodeJS.ProcessEnv): {
   size: number;
   defaultTimeoutMs: number;
   perOrgCap: number;
+  warmWorkers: number;
+  idleReleaseMs: number;
 } {
   const size = readPoolSize(env);
-  return { size, defaultTimeoutMs: readZ3TimeoutMs(env), perOrgCap: readOrgConcurrency(size, env) };
+  return {
+    size,
+    defaultTimeoutMs: readZ3TimeoutMs(env),
+    perOrgCap: readOrgConcurrency(size, env),
+    warmWorkers: Math.min(size, Z3_WARM_WORKERS),
+    idleReleaseMs: Z3_IDLE_RELEASE_MS,
+  };
 }

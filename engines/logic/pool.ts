@@ -48,6 +48,14 @@ export interface LogicPoolOptions {
   startupTimeoutMs?: number;
   /** Workers one organization may occupy at once. Default: SVC_Z3_ORG_CONCURRENCY, else half the pool. */
   perOrgCap?: number;
+  /**
+   * Workers started by warmUp() and kept while idle. Default: `size` (all). The others start
+   * when a solve that may run finds no idle worker, and stop after `idleReleaseMs` without one
+   * (docs/performance.md, memory: a Z3 worker is ~75 MB).
+   */
+  warmWorkers?: number;
+  /** A worker beyond `warmWorkers` is stopped after this long idle (0 = never). Default 0. */
+  idleReleaseMs?: number;
 }
 
 export interface LogicSolveRequest {
@@ -103,6 +111,8 @@ interface Slot {
   job: Job | null;
   memory: WorkerMemory | null;
   startTimer: NodeJS.Timeout | null;
+  /** Set while a worker beyond the warm ones is idle: stops it at idleReleaseMs. */
+  idleTimer: NodeJS.Timeout | null;
   ready: Promise<void>;
   onReady: () => void;
   onStartFailed: (e: Error) => void;
@@ -141,8 +151,14 @@ export class LogicPool {
   readonly defaultTimeoutMs: number;
   /** Workers one organization may occupy at once (fairness, docs/isolation.md). */
   readonly perOrgCap: number;
+  /** Workers kept while idle (LogicPoolOptions.warmWorkers). */
+  readonly warmWorkers: number;
+  private readonly idleReleaseMs: number;
   private readonly opts: Required<
-    Omit<LogicPoolOptions, 'size' | 'defaultTimeoutMs' | 'graceMs' | 'solverTimeoutMs' | 'perOrgCap'>
+    Omit<
+      LogicPoolOptions,
+      'size' | 'defaultTimeoutMs' | 'graceMs' | 'solverTimeoutMs' | 'perOrgCap' | 'warmWorkers' | 'idleReleaseMs'
+    >
   > &
     Pick<LogicPoolOptions, 'graceMs' | 'solverTimeoutMs'>;
   private readonly slots: Slot[] = [];
@@ -164,6 +180,10 @@ export class LogicPool {
     this.perOrgCap = Math.min(this.size, options.perOrgCap ?? defaultOrgConcurrency(this.size));
     if (!Number.isInteger(this.perOrgCap) || this.perOrgCap < 1)
       throw new RangeError(`perOrgCap must be a positive integer, got ${options.perOrgCap}`);
+    this.warmWorkers = Math.min(this.size, options.warmWorkers ?? this.size);
+    if (!Number.isInteger(this.warmWorkers) || this.warmWorkers < 1)
+      throw new RangeError(`warmWorkers must be a positive integer, got ${options.warmWorkers}`);
+    this.idleReleaseMs = options.idleReleaseMs ?? 0;
     this.opts = {
       graceMs: options.graceMs,
       solverTimeoutMs: options.solverTimeoutMs,
@@ -213,10 +233,10 @@ export class LogicPool {
     });
   }
 
-  /** Starts every worker and waits until all are ready (optional; workers otherwise start on demand). */
+  /** Starts the warm workers and waits until they are ready (optional; workers otherwise start on demand). */
   async warmUp(): Promise<void> {
     if (this.closed) throw new Error('the logic pool is shut down');
-    while (this.slots.length < this.size) this.spawn();
+    while (this.slots.length < this.warmWorkers) this.spawn();
     await Promise.all(this.slots.map((s) => s.ready));
   }
 
@@ -263,6 +283,7 @@ export class LogicPool {
       job: null,
       memory: null,
       startTimer: null,
+      idleTimer: null,
       ready,
       onReady,
       onStartFailed,
@@ -284,8 +305,10 @@ export class LogicPool {
     while (this.queue.length > 0 && !this.closed) {
       const idle = this.slots.find((s) => s.state === 'idle');
       if (idle === undefined) {
+        // Start workers only for solves that could run now: an organization at its cap waits
+        // for its own worker, it does not start another (which it could not use).
         const starting = this.slots.filter((s) => s.state === 'starting').length;
-        const wanted = Math.min(this.queue.length - starting, this.size - this.slots.length);
+        const wanted = Math.min(this.runnableJobs() - starting, this.size - this.slots.length);
         for (let i = 0; i < wanted; i++) this.spawn();
         return;
       }
@@ -294,6 +317,32 @@ export class LogicPool {
       this.queue.splice(this.queue.indexOf(job), 1);
       this.dispatch(idle, job);
     }
+  }
+
+  /** How many queued solves could run at once if workers were free (organization caps applied). */
+  private runnableJobs(): number {
+    const busy = new Map<string | null, number>();
+    for (const s of this.slots) if (s.job) busy.set(s.job.org, (busy.get(s.job.org) ?? 0) + 1);
+    let n = 0;
+    for (const job of this.queue) {
+      const b = busy.get(job.org) ?? 0;
+      if (job.org !== null && b >= this.perOrgCap) continue;
+      busy.set(job.org, b + 1);
+      n++;
+    }
+    return n;
+  }
+
+  /** An idle worker beyond the warm ones is stopped after idleReleaseMs unless a solve takes it. */
+  private markIdle(slot: Slot): void {
+    slot.state = 'idle';
+    slot.worker.unref(); // idle workers must not keep the process alive; ref'd while solving
+    if (this.idleReleaseMs <= 0 || this.slots.length <= this.warmWorkers || slot.idleTimer) return;
+    slot.idleTimer = setTimeout(() => {
+      slot.idleTimer = null;
+      if (slot.state === 'idle' && this.slots.length > this.warmWorkers) this.retire(slot);
+    }, this.idleReleaseMs);
+    slot.idleTimer.unref();
   }
 
   /**
@@ -333,6 +382,8 @@ export class LogicPool {
       });
       return;
     }
+    if (slot.idleTimer) clearTimeout(slot.idleTimer);
+    slot.idleTimer = null;
     slot.state = 'busy';
     slot.job = job;
     job.slot = slot;
@@ -358,8 +409,7 @@ export class LogicPool {
     if (msg.type === 'ready') {
       if (slot.startTimer) clearTimeout(slot.startTimer);
       slot.startTimer = null;
-      slot.state = 'idle';
-      slot.worker.unref(); // idle workers must not keep the process alive; ref'd while solving
+      this.markIdle(slot);
       this.z3Version = msg.z3Version;
       this.consecutiveStartFailures = 0;
       slot.onReady();
@@ -399,8 +449,7 @@ export class LogicPool {
       this.totals.recycled++;
       this.replace(slot);
     } else {
-      slot.state = 'idle';
-      slot.worker.unref();
+      this.markIdle(slot);
     }
     this.pump();
   }
@@ -458,6 +507,8 @@ export class LogicPool {
     slot.state = 'retired';
     slot.job = null;
     if (slot.startTimer) clearTimeout(slot.startTimer);
+    if (slot.idleTimer) clearTimeout(slot.idleTimer);
+    slot.idleTimer = null;
     const i = this.slots.indexOf(slot);
     if (i >= 0) this.slots.splice(i, 1);
     if (wasStarting) slot.onStartFailed(new Error('Z3 worker retired before it was ready'));

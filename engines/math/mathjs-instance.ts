@@ -8,7 +8,8 @@
 //
 // Config: numbers parse as BigNumber (decimal.js) with 64 significant digits, so a literal such
 // as 0.1 is kept exactly (as the decimal 0.1, not the double nearest to it).
-import { all, create, type BigNumber, type Complex } from 'mathjs';
+import type { BigNumber, Complex } from 'mathjs';
+import { all, create } from './mathjs-lean.js';
 import { MATH_LIMITS } from './limits.js';
 
 const math = create(all, { number: 'BigNumber', precision: MATH_LIMITS.decimalPrecision });
