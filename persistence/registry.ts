@@ -136,7 +136,7 @@ export const COLLECTIONS: Record<string, CollectionEntry> = {
   },
   audit_rollups: {
     growth: 'bounded',
-    by: 'one per organization (all-time counts + the last 169 hourly buckets)',
+    by: 'one per organization (all-time counts + the last 169 hourly buckets, packed into one string: rollupDoc)',
     module: 'audit',
   },
   proofs: { growth: 'growing', by: 'one per distinct proved artifact', module: 'proofs' },

@@ -7,7 +7,13 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Store } from '../../core/store.js';
 import { addEntries, emptyRollup, summarize } from '../../core/audit-rollup.js';
 import type { AuditEntryFields } from '../../core/audit-chain.js';
-import { AuditLog, type AuditHeadDoc, type AuditLogDoc, type AuditRollupDoc } from '../../persistence/audit.js';
+import {
+  AuditLog,
+  rollupOfDoc,
+  type AuditHeadDoc,
+  type AuditLogDoc,
+  type AuditRollupDoc,
+} from '../../persistence/audit.js';
 import type { AuditRollup } from '../../core/audit-rollup.js';
 import { db, get, newTenant, stackEnv } from './helpers.js';
 import { key } from './audit-fixtures.js';
@@ -54,7 +60,7 @@ async function head(orgId: string): Promise<AuditHeadDoc> {
 
 async function storedRollup(orgId: string): Promise<AuditRollup | null> {
   const doc = await (await db()).collection<AuditRollupDoc>('audit_rollups').findOne({ _id: orgId });
-  return doc ? { seq: doc.seq, all: doc.all, hours: doc.hours } : null;
+  return doc ? rollupOfDoc(doc) : null;
 }
 
 const dropRollup = async (orgId: string) =>
