@@ -51,18 +51,31 @@ function readHeader(p: Payload | undefined): InputAuthHeader | null {
   }
 }
 
+/** Longest engine budget a run whose activities check its input may ask for (math's is seconds). */
+const MAX_DEFERRED_TIMEOUT_MS = 3_600_000;
+
 /**
  * Whether this run's activities check its input themselves: verifyWorkflow, every activity local,
  * asked for by the input. Read before the input is authenticated, so a forged input can set it:
  * then each of its activities refuses it (activities/input-auth.ts), as the separate check would.
  */
 function checkedByActivities(workflowType: string, args: readonly unknown[]): boolean {
-  const first = args[0] as { activity_mode?: unknown; input_auth_in_engine_activity?: unknown } | null | undefined;
+  const first = args[0] as
+    | { engine?: unknown; timeout_ms?: unknown; activity_mode?: unknown; input_auth_in_engine_activity?: unknown }
+    | null
+    | undefined;
+  // Only an input whose first step is surely the math local activity (workflows/verify.ts): a
+  // forged input that would make the workflow throw before scheduling any activity (an unknown
+  // engine, a time-out that is not a duration) gets the separate check, which refuses it.
   return (
     workflowType === 'verifyWorkflow' &&
     args.length === 1 &&
     typeof first === 'object' &&
     first !== null &&
+    first.engine === 'math' &&
+    Number.isSafeInteger(first.timeout_ms) &&
+    (first.timeout_ms as number) > 0 &&
+    (first.timeout_ms as number) <= MAX_DEFERRED_TIMEOUT_MS &&
     first.activity_mode === 'local' &&
     first.input_auth_in_engine_activity === true
   );

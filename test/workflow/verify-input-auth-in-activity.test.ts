@@ -163,6 +163,21 @@ describe('verifyWorkflow: the input check done by the engine activity (workflow 
     );
   });
 
+  it.each([
+    ['an unknown engine', { engine: 'bogus' }],
+    ['a time-out that is not a duration', { timeout_ms: 'soon' }],
+    ['another engine', { engine: 'logic' }],
+  ])(
+    'unsigned, the flag set, %s: the separate check refuses it (the run never throws before its first activity)',
+    async (_name, over) => {
+      await refused(
+        clientSigning(null),
+        input(over as Partial<Input>),
+        'Workflow input refused: the input carries no svc-input-auth header (not started by the API).',
+      );
+    },
+  );
+
   it('control: the same client signing with the real key is verified', async () => {
     const id = `verify-wf-iaa-ctl-${++n}`;
     const out = await clientSigning(realSign).workflow.execute(verifyWorkflow, {
