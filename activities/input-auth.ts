@@ -7,6 +7,7 @@ import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import {
   ACTIVITY_GRANT_HEADER,
   AUTHENTICATE_INPUT_ACTIVITY,
+  DEFERRED_INPUT_AUTH_HEADER,
   WORKFLOW_INPUT_REFUSED,
   authenticateInput,
   grantMac,
@@ -46,8 +47,28 @@ function decodeHeader<T>(p: Payload | undefined): T | null {
 }
 
 /**
+ * The organizations of a local activity's deferred input check (workflows/input-auth.ts), or
+ * the refusal. The request comes from our own workflow code in this worker (local activities are
+ * never scheduled by a poller elsewhere, and their headers never reach history), so its run start
+ * time is the run's; the check is the one authenticateWorkflowInputActivity does.
+ */
+function deferredCheckOrgs(key: string, p: Payload): string[] {
+  const info = Context.current().info;
+  const run = info.workflowExecution;
+  const req = decodeHeader<AuthenticateInputRequest>(p);
+  const result: AuthenticateInputResult =
+    !info.isLocal || !run || !req || typeof req !== 'object' || !Number.isFinite(req.run_started_at)
+      ? { ok: false, reason: 'malformed svc-input-auth-deferred header' }
+      : authenticateInput(key, req, { workflowId: run.workflowId, runId: run.runId });
+  if (!result.ok)
+    throw ApplicationFailure.nonRetryable(`Workflow input refused: ${result.reason}.`, WORKFLOW_INPUT_REFUSED);
+  return result.grant.orgs;
+}
+
+/**
  * Worker option `interceptors.activity`: every activity but the input check itself needs a
- * valid grant for its own workflow run; audit writers only for an organization the grant names.
+ * valid grant for its own workflow run, or (a local activity of a run whose activities check
+ * its input) an input that authenticates; audit writers only for an organization either names.
  */
 export function activityGrantInterceptor(key: string): ActivityInterceptorsFactory {
   return () => ({
@@ -55,21 +76,28 @@ export function activityGrantInterceptor(key: string): ActivityInterceptorsFacto
       async execute(input, next) {
         const info = Context.current().info;
         if (info.activityType === AUTHENTICATE_INPUT_ACTIVITY) return next(input);
-        const grant = decodeHeader<ActivityGrant>(input.headers?.[ACTIVITY_GRANT_HEADER]);
-        const run = info.workflowExecution;
-        const orgs =
-          grant && Array.isArray(grant.orgs) && grant.orgs.every((o) => typeof o === 'string') ? grant.orgs : null;
-        if (
-          !run ||
-          !grant ||
-          !orgs ||
-          typeof grant.mac !== 'string' ||
-          !sameHex(grant.mac, grantMac(key, run.workflowId, run.runId, orgs))
-        ) {
-          throw ApplicationFailure.nonRetryable(
-            `activity ${info.activityType} refused: its workflow's input was not authenticated`,
-            WORKFLOW_INPUT_REFUSED,
-          );
+        const deferred = input.headers?.[DEFERRED_INPUT_AUTH_HEADER];
+        let orgs: string[];
+        if (deferred) {
+          orgs = deferredCheckOrgs(key, deferred);
+        } else {
+          const grant = decodeHeader<ActivityGrant>(input.headers?.[ACTIVITY_GRANT_HEADER]);
+          const run = info.workflowExecution;
+          const granted =
+            grant && Array.isArray(grant.orgs) && grant.orgs.every((o) => typeof o === 'string') ? grant.orgs : null;
+          if (
+            !run ||
+            !grant ||
+            !granted ||
+            typeof grant.mac !== 'string' ||
+            !sameHex(grant.mac, grantMac(key, run.workflowId, run.runId, granted))
+          ) {
+            throw ApplicationFailure.nonRetryable(
+              `activity ${info.activityType} refused: its workflow's input was not authenticated`,
+              WORKFLOW_INPUT_REFUSED,
+            );
+          }
+          orgs = granted;
         }
         const first = input.args[0] as { org_id?: unknown; audit_entry?: unknown } | undefined;
         // An engine activity asked to append its verification's entry (workflows/verify.ts) is an audit writer too.

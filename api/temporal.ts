@@ -236,6 +236,8 @@ export class TemporalGateway {
       } satisfies AuditContext,
       // The engines that can append their own audit entry do (workflows/verify.ts): one local activity fewer.
       audit_in_engine_activity: true,
+      // verifyWorkflow runs in local mode have their input checked by their activities (workflows/input-auth.ts).
+      input_auth_in_engine_activity: true,
     };
     const graceMs = this.cfg.SVC_WORKFLOW_GRACE * 1000;
     // Eager start only for verifyWorkflow runs whose activities are all local: the in-process

@@ -3,16 +3,17 @@
 // the same code's figure by ±25 %). Both stacks run at once on their own ports (fresh data,
 // compiled trees); each slice drives one of them at `--clients` for `--slice` seconds and charges
 // the CPU its processes used in that slice (/proc, process groups, threads included) to it. Every
-// other round also drives each side's empty workflow (noopWorkflow through one client on its
-// Temporal, as bench/throughput-vs-peer.ts does): the floor, and each side's ratio to it.
+// other round also drives each side's empty workflow: the floor as issue 22 defines it
+// (bench/eager-floor.ts: noopWorkflow with eager start, client and worker in this process, on the
+// side's own Temporal, in the same run), and each side's ratio to it.
 //   npx tsx bench/cpu-ab-math.ts --a <tree> --b <tree> [--slices 8] [--slice 6] [--clients 8]
 //   (ports: SVC_DEV_PORT_OFFSET for A, +50 for B; a tree is a checkout with node_modules)
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { Client, Connection } from '@temporalio/client';
 import { groupCpuMs } from './proc-sample.js';
+import { selfCpuMs, startEagerFloor } from './eager-floor.js';
 
 const args = process.argv.slice(2);
 const arg = (name: string, def: string) => {
@@ -28,8 +29,9 @@ const BODY = JSON.stringify({ expression: '(x+1)**2 = x**2 + 2*x + 1' });
 
 interface Side {
   name: 'A' | 'B';
-  /** One empty workflow (noopWorkflow, signed, encrypted) through a client of this process on the side's Temporal. */
+  /** One empty workflow (noopWorkflow, signed, encrypted), started eagerly by a client and worker of this process on the side's Temporal. */
   noop: () => Promise<boolean>;
+  floorCounts: () => { started: number; eager: number };
   closeNoop: () => Promise<void>;
   floor: Record<string, number>;
   floorN: number;
@@ -46,39 +48,18 @@ async function startSide(name: 'A' | 'B', tree: string, offset: number): Promise
   // Each tree's own supervisor and compiled service (dynamic import: the tree's ROOT is its own).
   const bench = (await import(path.join(tree, 'bench', 'bench-stack.ts'))) as typeof import('./bench-stack.js');
   const infra = (await import(path.join(tree, 'infra', 'stack.ts'))) as typeof import('../infra/stack.js');
-  const b = await bench.startBenchStack(`bench-ab-${name}`, 0, {}, { ports: infra.devPorts(offset) });
+  const b = await bench.startBenchStack(`bench-ab-${name}-${offset}`, 0, {}, { ports: infra.devPorts(offset) });
   const read = (n: string) => Number(readFileSync(path.join(b.stack.dataDir, 'pids', `${n}.pid`), 'utf8'));
   const pids = { api: read('api'), worker: read('worker'), temporal: read('temporal'), store: read('ferretdb') };
-  // The floor as bench/throughput-vs-peer.ts measures it: the empty workflow through one client on the same Temporal.
-  const codec = (await import(
-    path.join(tree, 'core', 'payload-codec.ts')
-  )) as typeof import('../core/payload-codec.js');
-  const auth = (await import(
-    path.join(tree, 'core', 'workflow-input-auth.ts')
-  )) as typeof import('../core/workflow-input-auth.js');
-  const env = b.stack.env;
-  const conn = await Connection.connect({ address: b.stack.urls.temporal_grpc as string });
-  const client = new Client({
-    connection: conn,
-    dataConverter: codec.temporalDataConverter(env),
-    interceptors: { workflow: [auth.workflowInputAuthClientInterceptor(auth.workflowInputKey(env))] },
-  });
-  let i = 0;
-  const noop = () =>
-    client.workflow
-      .execute('noopWorkflow', {
-        taskQueue: env.SVC_TASK_QUEUE ?? 'svc-verification',
-        workflowId: `bench-ab-noop-${name}-${Date.now()}-${i++}`,
-      })
-      .then(
-        () => true,
-        () => false,
-      );
+  // The floor as issue 22 defines it (bench/eager-floor.ts): the empty workflow started with eager
+  // start by a client sharing its connection with a worker of this process, on the side's Temporal.
+  const floor = await startEagerFloor(tree, b.stack.urls.temporal_grpc as string, b.stack.env);
   return {
     name,
-    noop,
-    closeNoop: () => conn.close(),
-    floor: Object.fromEntries(Object.keys(pids).map((k) => [k, 0])),
+    noop: floor.noop,
+    floorCounts: floor.counts,
+    closeNoop: floor.close,
+    floor: Object.fromEntries([...Object.keys(pids), 'floor process'].map((k) => [k, 0])),
     floorN: 0,
     base: b.base,
     key: b.key,
@@ -146,7 +127,10 @@ async function main() {
       if (i % 2 === 1)
         for (const s of order) {
           const before = Object.fromEntries(Object.entries(s.pids).map(([k, p]) => [k, groupCpuMs(p)]));
+          const self0 = selfCpuMs();
           const r = await drive(s, SLICE_S, true);
+          // This process is the floor's client and worker (its HTTP client is idle meanwhile).
+          s.floor['floor process'] = (s.floor['floor process'] as number) + selfCpuMs() - self0;
           for (const [k, p] of Object.entries(s.pids))
             s.floor[k] = (s.floor[k] as number) + groupCpuMs(p) - (before[k] as number);
           s.floorN += r.n + r.failed;
@@ -176,10 +160,13 @@ async function main() {
         );
         const total = Object.values(s.floor).reduce((a, b) => a + b, 0) / Math.max(1, s.floorN);
         const ours = Object.values(s.cpu).reduce((a, b) => a + b, 0) / Math.max(1, s.n + s.failed);
-        return [s.name, { n: s.floorN, ...per, total: +total.toFixed(1), ratio: +(ours / total).toFixed(2) }];
+        const { eager } = s.floorCounts();
+        return [s.name, { n: s.floorN, eager, ...per, total: +total.toFixed(1), ratio: +(ours / total).toFixed(2) }];
       }),
     );
-    console.log("The empty workflow's CPU ms by process on each side, and /verify/math's ratio to it:");
+    console.log(
+      "The floor: the empty workflow, EAGER start (client + worker in this process, 'floor process'; 'eager' = runs the server started eagerly), CPU ms by process on each side, and /verify/math's ratio to it:",
+    );
     console.table(floors);
   } finally {
     for (const s of sides) await s.closeNoop().catch(() => undefined);

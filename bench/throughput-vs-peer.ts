@@ -1,7 +1,8 @@
 // Throughput of the durable path beside the reference implementation (issue 14), same run, same
 // body: `POST /verify/math` with `(x+1)**2 = x**2 + 2*x + 1` at 8 clients for a fixed time and at
-// 1 client, req/s, p50 and p95 for both, the ratio, the empty-workflow round trip (the floor the
-// design sets), and CPU milliseconds per verification by process, read from /proc.
+// 1 client, req/s, p50 and p95 for both, the ratio, the empty-workflow round trip (the floor
+// issue 22 sets: noopWorkflow with eager start, same Temporal, same run; bench/eager-floor.ts),
+// and CPU milliseconds per verification by process, read from /proc, with the ratio to the floor.
 //
 //   npx tsx bench/throughput-vs-peer.ts [--seconds 12] [--seconds-1 12] [--peer-version 7.3.0]
 //        [--peer-port 9100] [--use-running] [--no-peer] [--settle 30]
@@ -15,13 +16,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { Client, Connection } from '@temporalio/client';
 import { enterpriseKey, percentile, startBenchStack } from './bench-stack.js';
 import { devPorts, ROOT, type Stack } from '../infra/stack.js';
 import { ensureSecretsFile } from '../infra/secrets.js';
-import { workflowInputAuthClientInterceptor, workflowInputKey } from '../core/workflow-input-auth.js';
-import { temporalDataConverter } from '../core/payload-codec.js';
 import { groupCpuMs } from './proc-sample.js';
+import { selfCpuMs, startEagerFloor } from './eager-floor.js';
 
 const args = process.argv.slice(2);
 const arg = (name: string, def: string) => {
@@ -232,30 +231,19 @@ async function main() {
       const { lat, failed, wall } = await drive(SECONDS_1, 1, verifier(t));
       rows.push(summarize(`${t.name} c=1`, lat, failed, wall));
     }
-    // The floor: an empty workflow started and awaited through one client on our Temporal.
-    const conn = await Connection.connect({ address: temporalAddress });
-    // Signed as the API signs its starts: the workers run no other input (core/workflow-input-auth.ts).
-    const client = new Client({
-      connection: conn,
-      dataConverter: temporalDataConverter(env),
-      interceptors: { workflow: [workflowInputAuthClientInterceptor(workflowInputKey(env))] },
-    });
-    let i = 0;
-    const noop = async () => {
-      await client.workflow.execute('noopWorkflow', {
-        taskQueue: env.SVC_TASK_QUEUE ?? 'svc-verification',
-        workflowId: `bench-noop-${Date.now()}-${i++}`,
-      });
-      return true;
-    };
-    await drive(1, 1, noop);
+    // The floor as issue 22 defines it (bench/eager-floor.ts): the empty workflow, EAGER start, on
+    // our Temporal in this run, its client and worker in this process ('floor process' below).
+    const floor = await startEagerFloor(ROOT, temporalAddress, env);
+    await drive(1, 1, floor.noop);
     for (const c of [CLIENTS, 1]) {
-      const before = cpuSnapshot(ours.pids);
-      const { lat, failed, wall } = await drive(c === 1 ? SECONDS_1 : SECONDS, c, noop);
-      if (c === CLIENTS) cpu['empty workflow'] = cpuPerRequest(before, cpuSnapshot(ours.pids), lat.length + failed);
+      const before = { ...cpuSnapshot(ours.pids), 'floor process': selfCpuMs() };
+      const { lat, failed, wall } = await drive(c === 1 ? SECONDS_1 : SECONDS, c, floor.noop);
+      const after = { ...cpuSnapshot(ours.pids), 'floor process': selfCpuMs() };
+      if (c === CLIENTS) cpu['empty workflow'] = cpuPerRequest(before, after, lat.length + failed);
       rows.push(summarize(`empty workflow c=${c}`, lat, failed, wall));
     }
-    await conn.close();
+    const floorCounts = floor.counts();
+    await floor.close();
 
     const load1 = loadavg();
     console.log(`\n/verify/math ${BODY}: ${CLIENTS} clients for ${SECONDS} s, 1 client for ${SECONDS_1} s`);
@@ -274,10 +262,14 @@ async function main() {
       );
     }
     console.log(
-      `floor: empty workflow p50 at 1 client ${get('empty workflow c=1')!.p50} ms, ${get(`empty workflow c=${CLIENTS}`)!.rps} workflows/s at ${CLIENTS} clients`,
+      `floor (issue 22): the empty workflow with EAGER start (${floorCounts.eager} of ${floorCounts.started} runs started eagerly), client and worker in this process, same Temporal, same run: p50 at 1 client ${get('empty workflow c=1')!.p50} ms, ${get(`empty workflow c=${CLIENTS}`)!.rps} workflows/s at ${CLIENTS} clients`,
+    );
+    const total = (k: string) => cpu[k]?.total ?? Number.NaN;
+    console.log(
+      `CPU per /verify/math / the floor's: ${total('ours').toFixed(1)} / ${total('empty workflow').toFixed(1)} ms = ${(total('ours') / total('empty workflow')).toFixed(2)}x (goal <= 1.5x)`,
     );
     console.log(
-      `CPU ms per request by process (during the ${CLIENTS}-client run; 'empty workflow' = per empty workflow):`,
+      `CPU ms per request by process (during the ${CLIENTS}-client run; 'empty workflow' = per empty workflow, eager start, 'floor process' = its client and worker):`,
     );
     console.table(cpu);
     if (firstFailure) console.log(`first failed request: ${firstFailure}`);

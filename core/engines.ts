@@ -190,6 +190,13 @@ export interface VerifyWorkflowInput<E extends EngineName = EngineName> {
    * started without it (an older API, a replayed history) keep the separate append.
    */
   audit_in_engine_activity?: boolean;
+  /**
+   * Set by the API: a run whose activities are all local has its input checked by those
+   * activities (the workers' activity interceptor) instead of by a separate local activity
+   * first (workflows/input-auth.ts): one local activity and one activation fewer. The same
+   * check, the same refusal; runs started without it keep the separate check.
+   */
+  input_auth_in_engine_activity?: boolean;
 }
 
 export interface AuditContext {

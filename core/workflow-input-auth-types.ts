@@ -5,6 +5,14 @@
 export const INPUT_AUTH_HEADER = 'svc-input-auth';
 /** Activity header: the grant the input check gave this workflow run. */
 export const ACTIVITY_GRANT_HEADER = 'svc-activity-grant';
+/**
+ * Local-activity header of a verifyWorkflow run whose input asked for its check to be done by
+ * the activities themselves (`input_auth_in_engine_activity`, workflows/input-auth.ts): the same
+ * request the input check gets, authenticated by the workers' activity interceptor before the
+ * activity runs. Accepted only on local activities (scheduled by our own workflow code in this
+ * worker, never by a rogue poller, never written to history).
+ */
+export const DEFERRED_INPUT_AUTH_HEADER = 'svc-input-auth-deferred';
 /** The local activity every workflow runs first. */
 export const AUTHENTICATE_INPUT_ACTIVITY = 'authenticateWorkflowInputActivity';
 /** Failure type of a refused input or activity (non-retryable). */

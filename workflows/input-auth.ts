@@ -4,7 +4,15 @@
 // input fails the workflow at once (non-retryable), before any other activity ran. An accepted
 // one yields a grant that goes with every activity this run schedules (header
 // `svc-activity-grant`), checked by the workers' activity interceptor. core/workflow-input-auth.ts.
+//
+// A verifyWorkflow run in local activity mode whose input asks for it (`input_auth_in_engine_activity`,
+// set by the API) skips the separate check: each of its local activities carries the same check
+// request (header `svc-input-auth-deferred`) and the workers' activity interceptor authenticates it
+// before the activity runs, so the engine activity refuses a bad input before any work or write, and
+// the run fails with the same non-retryable WorkflowInputRefused failure. One local activity and one
+// activation fewer per verification (docs/performance.md, "CPU per /verify/math").
 import {
+  ActivityFailure,
   ApplicationFailure,
   defaultPayloadConverter,
   patched,
@@ -16,6 +24,7 @@ import {
 import {
   ACTIVITY_GRANT_HEADER,
   AUTHENTICATE_INPUT_ACTIVITY,
+  DEFERRED_INPUT_AUTH_HEADER,
   INPUT_AUTH_HEADER,
   WORKFLOW_INPUT_REFUSED,
   type ActivityGrant,
@@ -42,13 +51,57 @@ function readHeader(p: Payload | undefined): InputAuthHeader | null {
   }
 }
 
+/** Longest engine budget a run whose activities check its input may ask for (math's is seconds). */
+const MAX_DEFERRED_TIMEOUT_MS = 3_600_000;
+
+/**
+ * Whether this run's activities check its input themselves: verifyWorkflow, every activity local,
+ * asked for by the input. Read before the input is authenticated, so a forged input can set it:
+ * then each of its activities refuses it (activities/input-auth.ts), as the separate check would.
+ */
+function checkedByActivities(workflowType: string, args: readonly unknown[]): boolean {
+  const first = args[0] as
+    | { engine?: unknown; timeout_ms?: unknown; activity_mode?: unknown; input_auth_in_engine_activity?: unknown }
+    | null
+    | undefined;
+  // Only an input whose first step is surely the math local activity (workflows/verify.ts): a
+  // forged input that would make the workflow throw before scheduling any activity (an unknown
+  // engine, a time-out that is not a duration) gets the separate check, which refuses it.
+  return (
+    workflowType === 'verifyWorkflow' &&
+    args.length === 1 &&
+    typeof first === 'object' &&
+    first !== null &&
+    first.engine === 'math' &&
+    Number.isSafeInteger(first.timeout_ms) &&
+    (first.timeout_ms as number) > 0 &&
+    (first.timeout_ms as number) <= MAX_DEFERRED_TIMEOUT_MS &&
+    first.activity_mode === 'local' &&
+    first.input_auth_in_engine_activity === true
+  );
+}
+
+/** The refusal of a deferred check by an activity's interceptor, as the run's own failure. */
+function refusedInActivity(err: unknown): ApplicationFailure | null {
+  const cause = err instanceof ActivityFailure ? err.cause : null;
+  return cause instanceof ApplicationFailure &&
+    cause.type === WORKFLOW_INPUT_REFUSED &&
+    cause.message.startsWith('Workflow input refused: ')
+    ? ApplicationFailure.nonRetryable(cause.message, WORKFLOW_INPUT_REFUSED)
+    : null;
+}
+
 export const interceptors: WorkflowInterceptorsFactory = () => {
   // Per workflow run: the factory is called once for each run.
   let grant: ActivityGrant | null = null;
+  // The check request every local activity carries when the run's activities check its input.
+  let deferred: Payload | null = null;
   const withGrant = <T extends { activityType: string; headers: Record<string, Payload> }>(input: T): T =>
     grant && input.activityType !== AUTHENTICATE_INPUT_ACTIVITY
       ? { ...input, headers: { ...input.headers, [ACTIVITY_GRANT_HEADER]: defaultPayloadConverter.toPayload(grant) } }
       : input;
+  const withDeferredCheck = <T extends { activityType: string; headers: Record<string, Payload> }>(input: T): T =>
+    deferred ? { ...input, headers: { ...input.headers, [DEFERRED_INPUT_AUTH_HEADER]: deferred } } : withGrant(input);
   return {
     inbound: [
       {
@@ -57,12 +110,23 @@ export const interceptors: WorkflowInterceptorsFactory = () => {
           // have no grant and are refused: let running batch jobs finish before upgrading).
           if (patched('svc-input-auth')) {
             const info = workflowInfo();
-            const result = await check[AUTHENTICATE_INPUT_ACTIVITY]({
+            const req: AuthenticateInputRequest = {
               workflow_type: info.workflowType,
               args: input.args,
               auth: readHeader(input.headers[INPUT_AUTH_HEADER]),
               run_started_at: info.runStartTime.getTime(),
-            });
+            };
+            if (checkedByActivities(info.workflowType, input.args)) {
+              // In the input, not a patch marker (as audit_in_engine_activity): runs started
+              // without it, and histories written before, keep the separate check.
+              deferred = defaultPayloadConverter.toPayload(req);
+              try {
+                return await next(input);
+              } catch (err) {
+                throw refusedInActivity(err) ?? err;
+              }
+            }
+            const result = await check[AUTHENTICATE_INPUT_ACTIVITY](req);
             if (!result.ok)
               throw ApplicationFailure.nonRetryable(
                 `Workflow input refused: ${result.reason}.`,
@@ -76,8 +140,10 @@ export const interceptors: WorkflowInterceptorsFactory = () => {
     ],
     outbound: [
       {
+        // A run whose activities check its input schedules none but local ones; a normal one
+        // would go without a grant and be refused.
         scheduleActivity: (input, next) => next(withGrant(input)),
-        scheduleLocalActivity: (input, next) => next(withGrant(input)),
+        scheduleLocalActivity: (input, next) => next(withDeferredCheck(input)),
       },
     ],
   };

@@ -80,9 +80,10 @@ describe('/verify/math: the audit entry written by the engine activity', () => {
       .collection<{ _id: string }>('attestations')
       .findOne({ _id: res.body.attestation.id });
     expect(att).toMatchObject({ org_id: t.orgId, token: res.body.attestation.token, proof_ref: res.body.proof_ref });
-    // Still one workflow per verification, with its history: the input check, then the math
-    // activity that sealed the proof and appended the entry; no appendAuditActivity.
-    expect(await localActivities(workflowId)).toEqual(['authenticateWorkflowInputActivity', 'verifyMathActivity']);
+    // Still one workflow per verification, with its history: the math activity that checked the
+    // input (workflows/input-auth.ts, input_auth_in_engine_activity), sealed the proof and
+    // appended the entry; no separate input check, no appendAuditActivity.
+    expect(await localActivities(workflowId)).toEqual(['verifyMathActivity']);
   });
 
   it('an unproven claim is audited too (UNVERIFIABLE, no attestation)', async () => {

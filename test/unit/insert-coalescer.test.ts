@@ -1,9 +1,9 @@
 // The insert-once group commit (persistence/insert-coalescer.ts): the first write goes out alone
-// and at once, the ones that arrive meanwhile go out together as one unordered insertMany, a
+// and at once, the ones that arrive meanwhile go out together as one unordered insert command, a
 // duplicate key counts as stored (no read before the write), and each caller gets its own outcome.
 import { describe, expect, it } from 'vitest';
-import { MongoServerError, type Collection } from 'mongodb';
-import { InsertCoalescer } from '../../persistence/insert-coalescer.js';
+import { MongoServerError } from 'mongodb';
+import { InsertCoalescer, insertCommand, type InsertReply } from '../../persistence/insert-coalescer.js';
 
 type Doc = { _id: string; v: number };
 
@@ -12,23 +12,21 @@ function fakeCollection(failIds: Set<string> = new Set(), down = false) {
   const stored = new Map<string, number>();
   let release: (() => void) | null = null;
   const gate = () => new Promise<void>((r) => (release = r));
-  const col = {
-    // Like the server: unordered, every document tried; duplicates and failures named by index.
-    async insertMany(docs: Doc[], opts: { ordered: boolean }) {
-      expect(opts.ordered).toBe(false);
-      calls.push(docs.map((d) => d._id));
-      await gate();
-      if (down) throw new Error('store down');
-      const writeErrors: Array<{ index: number; code: number }> = [];
-      docs.forEach((d, index) => {
-        if (failIds.has(d._id)) writeErrors.push({ index, code: 2 });
-        else if (stored.has(d._id)) writeErrors.push({ index, code: 11000 });
-        else stored.set(d._id, d.v);
-      });
-      if (writeErrors.length) throw Object.assign(new Error('bulk write error'), { writeErrors });
-    },
+  // Like the server's `insert` command: unordered, every document tried; duplicates and failures
+  // named by index in the reply (the command itself throws only when the store is down).
+  const send = async (docs: Doc[]): Promise<InsertReply> => {
+    calls.push(docs.map((d) => d._id));
+    await gate();
+    if (down) throw new Error('store down');
+    const writeErrors: Array<{ index: number; code: number; errmsg: string }> = [];
+    docs.forEach((d, index) => {
+      if (failIds.has(d._id)) writeErrors.push({ index, code: 2, errmsg: `bad document ${d._id}` });
+      else if (stored.has(d._id)) writeErrors.push({ index, code: 11000, errmsg: 'E11000 duplicate key' });
+      else stored.set(d._id, d.v);
+    });
+    return writeErrors.length ? { n: docs.length - writeErrors.length, writeErrors } : { n: docs.length };
   };
-  return { col: col as unknown as Collection<Doc>, calls, stored, open: () => release?.() };
+  return { send, calls, stored, open: () => release?.() };
 }
 
 const tick = () => new Promise((r) => setImmediate(r));
@@ -36,7 +34,7 @@ const tick = () => new Promise((r) => setImmediate(r));
 describe('InsertCoalescer', () => {
   it('sends the first write at once and the ones that arrive meanwhile as one insertMany; a duplicate is stored', async () => {
     const f = fakeCollection();
-    const c = new InsertCoalescer<Doc>(() => f.col);
+    const c = new InsertCoalescer<Doc>(f.send);
     const first = c.insert({ _id: 'a', v: 1 });
     await tick();
     expect(f.calls).toEqual([['a']]);
@@ -61,7 +59,7 @@ describe('InsertCoalescer', () => {
 
   it('rejects only the callers whose insert failed, and every caller when the store is down', async () => {
     const f = fakeCollection(new Set(['bad']));
-    const c = new InsertCoalescer<Doc>(() => f.col);
+    const c = new InsertCoalescer<Doc>(f.send);
     const first = c.insert({ _id: 'x', v: 0 });
     await tick();
     const ok = c.insert({ _id: 'ok', v: 1 });
@@ -71,10 +69,10 @@ describe('InsertCoalescer', () => {
     await tick();
     f.open();
     await expect(ok).resolves.toBe(true);
-    await expect(bad).rejects.toThrow('bulk write error');
+    await expect(bad).rejects.toThrow('bad document bad');
 
     const down = fakeCollection(new Set(), true);
-    const d = new InsertCoalescer<Doc>(() => down.col);
+    const d = new InsertCoalescer<Doc>(down.send);
     const p1 = d.insert({ _id: 'a', v: 1 });
     await tick();
     const p2 = d.insert({ _id: 'b', v: 2 });
@@ -91,14 +89,27 @@ describe('InsertCoalescer', () => {
     const dupErr = new MongoServerError({ message: 'E11000 duplicate key', code: 11000 } as never);
     const otherErr = new MongoServerError({ message: 'boom', code: 1 } as never);
     let err: Error = dupErr;
-    const col = {
-      insertMany: async () => {
-        throw err;
-      },
-    } as unknown as Collection<Doc>;
-    const c = new InsertCoalescer<Doc>(() => col);
+    const c = new InsertCoalescer<Doc>(async () => {
+      throw err;
+    });
     await expect(c.insert({ _id: 'a', v: 1 })).resolves.toBe(false);
     err = otherErr;
     await expect(c.insert({ _id: 'a', v: 1 })).rejects.toThrow('boom');
+  });
+
+  it('a write concern error fails every caller of the batch: the records are not known to be durable', async () => {
+    const c = new InsertCoalescer<Doc>(async (docs) => ({
+      n: docs.length,
+      writeConcernError: { code: 64, errmsg: 'waiting for replication timed out' },
+    }));
+    await expect(c.insert({ _id: 'a', v: 1 })).rejects.toThrow('waiting for replication timed out');
+  });
+
+  it("sends the store's own insert command, unordered, on the collection's name", async () => {
+    const sent: unknown[] = [];
+    const db = { command: async (cmd: unknown) => (sent.push(cmd), { n: 1, ok: 1 }) };
+    const c = new InsertCoalescer<Doc>(insertCommand<Doc>(() => db as never, 'proofs'));
+    await expect(c.insert({ _id: 'a', v: 1 })).resolves.toBe(true);
+    expect(sent).toEqual([{ insert: 'proofs', documents: [{ _id: 'a', v: 1 }], ordered: false }]);
   });
 });

@@ -55,6 +55,19 @@ function memoryStore() {
     return filter._id as string;
   };
   const store = {
+    // The insert coalescer's `insert` command (persistence/insert-coalescer.ts): unordered, a
+    // duplicate named by index in the reply.
+    db: {
+      async command(cmd: { insert: string; documents: Doc[] }) {
+        const c = col(cmd.insert);
+        const writeErrors: Array<{ index: number; code: number }> = [];
+        cmd.documents.forEach((doc, index) => {
+          if (c.has(doc._id)) writeErrors.push({ index, code: 11000 });
+          else c.set(doc._id, structuredClone(doc));
+        });
+        return { n: cmd.documents.length - writeErrors.length, ...(writeErrors.length ? { writeErrors } : {}) };
+      },
+    },
     collection(name: string) {
       const c = col(name);
       const upd = (filter: Doc, update: Doc, opts: Doc = {}) => {
@@ -71,14 +84,6 @@ function memoryStore() {
           if (c.has(doc._id)) throw new MongoServerError({ message: 'E11000 duplicate key', code: 11000 } as any);
           c.set(doc._id, structuredClone(doc));
           return { insertedId: doc._id };
-        },
-        // The insert coalescer's unordered bulk (persistence/insert-coalescer.ts).
-        async insertMany(docs: Doc[]) {
-          for (const doc of docs) {
-            if (c.has(doc._id)) throw new MongoServerError({ message: 'E11000 duplicate key', code: 11000 } as any);
-            c.set(doc._id, structuredClone(doc));
-          }
-          return { insertedCount: docs.length };
         },
         async findOne(filter: Doc) {
           const d = c.get(onlyId(filter));

@@ -21,6 +21,8 @@ export interface WorkflowTier {
   env: TestWorkflowEnvironment;
   client: Client;
   taskQueue: string;
+  /** The workflow input key the worker and the client hold (for rows that sign by hand). */
+  inputKey: string;
   stop(): Promise<void>;
 }
 
@@ -49,6 +51,7 @@ export async function startWorkflowTier(
     env,
     client,
     taskQueue,
+    inputKey,
     async stop() {
       worker.shutdown();
       await running.catch(() => undefined);
