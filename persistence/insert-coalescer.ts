@@ -61,7 +61,7 @@ export class InsertCoalescer<T extends Document & { _id: string }> {
 
   /**
    * Inserts several documents as one group (a batch chunk's proofs or attestation records): one
-   * insertMany for up to MAX_BATCH of them, instead of the first alone and the rest after it.
+   * insert command for up to MAX_BATCH of them, instead of the first alone and the rest after it.
    * Resolves per document as insert() does.
    */
   insertAll(docs: T[]): Promise<boolean[]> {
