@@ -56,45 +56,52 @@ export async function finalizeOutcome(
   outcome: EngineOutcome,
   opts: FinalizeOptions,
 ): Promise<FinalizedDiagnostic> {
+  if (outcome.kind !== 'proven') return finalizedOf(outcome, undefined, opts.withAdmission ?? false);
   const withAdmission = opts.withAdmission ?? false;
-  if (outcome.kind !== 'proven') {
-    const status = outcome.kind === 'blocked' ? 'BLOCKED' : 'UNVERIFIABLE';
-    return {
-      diagnostic: buildDiagnostic({
-        status,
-        agentMessage: outcome.agentMessage,
-        developerFields: outcome.developerFields,
-        withAdmission,
-      }),
-      attestation: null,
-      attestationError: null,
-    };
-  }
   // Signed beside the status: a proven-unsafe result is VERIFIED and BLOCKED, and says so in its token.
   const sealed = await sealProof(ctx, outcome.proof, {
     ...opts,
     ...(withAdmission ? { admission: admissionOf('VERIFIED', outcome.developerFields) } : {}),
   });
-  if (sealed.ok) {
+  return finalizedOf(outcome, sealed, withAdmission);
+}
+
+/**
+ * The diagnostic of an outcome once its proof is sealed (or not proven: `sealed` undefined).
+ * Proven but unattested is never VERIFIED (contract, batch row "attestation signing fails").
+ */
+function finalizedOf(
+  outcome: EngineOutcome,
+  sealed: SealedProof | undefined,
+  withAdmission: boolean,
+): FinalizedDiagnostic {
+  const { agentMessage, developerFields } = outcome;
+  if (outcome.kind !== 'proven' || !sealed) {
+    const status = outcome.kind === 'blocked' ? 'BLOCKED' : 'UNVERIFIABLE';
+    return {
+      diagnostic: buildDiagnostic({ status, agentMessage, developerFields, withAdmission }),
+      attestation: null,
+      attestationError: null,
+    };
+  }
+  if (sealed.ok)
     return {
       diagnostic: buildDiagnostic({
         status: 'VERIFIED',
-        agentMessage: outcome.agentMessage,
-        developerFields: outcome.developerFields,
+        agentMessage,
+        developerFields,
         proofRef: sealed.proofRef,
         withAdmission,
       }),
       attestation: sealed.attestation,
       attestationError: null,
     };
-  }
-  // Proven, but unattested: never VERIFIED (contract, batch row "attestation signing fails").
   return {
     diagnostic: buildDiagnostic({
       status: 'UNVERIFIABLE',
       agentMessage: 'The claim was proven but its attestation could not be signed; the result is not authoritative.',
       developerFields: {
-        ...outcome.developerFields,
+        ...developerFields,
         constraint_id: SIGNING_ERROR_CONSTRAINT,
         attestation_error: sealed.attestationError,
       },
@@ -252,47 +259,5 @@ export async function finalizeOutcomes(
       });
     }),
   );
-  return items.map(({ outcome, opts }, i) => {
-    const withAdmission = opts.withAdmission ?? false;
-    const s = sealed.get(i);
-    if (outcome.kind !== 'proven' || !s) {
-      const status = outcome.kind === 'blocked' ? 'BLOCKED' : 'UNVERIFIABLE';
-      return {
-        diagnostic: buildDiagnostic({
-          status,
-          agentMessage: outcome.agentMessage,
-          developerFields: outcome.developerFields,
-          withAdmission,
-        }),
-        attestation: null,
-        attestationError: null,
-      };
-    }
-    if (s.ok)
-      return {
-        diagnostic: buildDiagnostic({
-          status: 'VERIFIED',
-          agentMessage: outcome.agentMessage,
-          developerFields: outcome.developerFields,
-          proofRef: s.proofRef,
-          withAdmission,
-        }),
-        attestation: s.attestation,
-        attestationError: null,
-      };
-    return {
-      diagnostic: buildDiagnostic({
-        status: 'UNVERIFIABLE',
-        agentMessage: 'The claim was proven but its attestation could not be signed; the result is not authoritative.',
-        developerFields: {
-          ...outcome.developerFields,
-          constraint_id: SIGNING_ERROR_CONSTRAINT,
-          attestation_error: s.attestationError,
-        },
-        withAdmission,
-      }),
-      attestation: null,
-      attestationError: s.attestationError,
-    };
-  });
+  return items.map(({ outcome, opts }, i) => finalizedOf(outcome, sealed.get(i), opts.withAdmission ?? false));
 }
