@@ -15,6 +15,8 @@ const store = {
     updateOne: async () => undefined,
     insertMany: async (docs: unknown[]) => ({ insertedCount: docs.length }),
   }),
+  // Proof and attestation records go out as the store's own `insert` command (persistence/insert-coalescer.ts).
+  db: { command: async (cmd: { documents: unknown[] }) => ({ n: cmd.documents.length }) },
 } as never;
 const pem = generateKeyPairSync('ec', { namedCurve: 'P-256' })
   .privateKey.export({ format: 'pem', type: 'pkcs8' })
