@@ -257,11 +257,12 @@ export function makeBatchActivities(
     await Promise.all(Array.from({ length: Math.min(MATH_CHUNK_PARALLELISM, req.items.length) }, lane));
     const evaluatedOf = (o: EngineOutcome, query: string) =>
       o.kind === 'proven' && typeof o.proof.expression === 'string' ? o.proof.expression : query;
-    const todo = ran.flatMap((r, i) => ('outcome' in r ? [{ i, r }] : []));
+    // Items whose engine ran (the others already hold their failure): finalised together.
+    const ranEngine = ran.flatMap((r, i) => ('outcome' in r ? [{ i, r }] : []));
     const sealStarted = performance.now();
     const finalized = await finalizeOutcomes(
       ctx,
-      todo.map(({ i, r }) => ({
+      ranEngine.map(({ i, r }) => ({
         outcome: r.outcome,
         opts: {
           engine: 'math',
@@ -273,7 +274,7 @@ export function makeBatchActivities(
     );
     const sealMs = performance.now() - sealStarted;
     const out = ran.map((r) => ('outcome' in r ? null : r));
-    todo.forEach(({ i, r }, k) => {
+    ranEngine.forEach(({ i, r }, k) => {
       const f = finalized[k]!;
       const result: DiagnosticActivityResult = f.attestation
         ? {

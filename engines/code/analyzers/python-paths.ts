@@ -171,16 +171,7 @@ export class PythonPathConstants {
       }
       const t = v.type(s);
       if (t === 'if_statement') {
-        const clauses: { cond: Node | null; body: Node | null }[] = [
-          { cond: v.field(s, 'condition'), body: v.field(s, 'consequence') },
-          ...v
-            .fields(s, 'alternative')
-            .map((c) =>
-              v.type(c) === 'elif_clause'
-                ? { cond: v.field(c, 'condition'), body: v.field(c, 'consequence') }
-                : { cond: null, body: v.field(c, 'body') },
-            ),
-        ];
+        const clauses = this.ifClauses(s);
         for (const c of clauses) {
           if (c.cond && (path.has(c.cond.id) || c.cond.id === use.id)) return this.expressionTo(c.cond, env, path, use);
           const truth = c.cond ? truthy(this.expr(c.cond, env)) : true;
@@ -260,9 +251,10 @@ export class PythonPathConstants {
     }
   }
 
-  private ifStatement(s: Node, env: Env): 'stop' | void {
+  /** An `if` statement's arms in order: its condition and `elif`s (cond set), then `else` (cond null). */
+  private ifClauses(s: Node): { cond: Node | null; body: Node | null }[] {
     const v = this.view;
-    const clauses: { cond: Node | null; body: Node | null }[] = [
+    return [
       { cond: v.field(s, 'condition'), body: v.field(s, 'consequence') },
       ...v
         .fields(s, 'alternative')
@@ -272,6 +264,10 @@ export class PythonPathConstants {
             : { cond: null, body: v.field(c, 'body') },
         ),
     ];
+  }
+
+  private ifStatement(s: Node, env: Env): 'stop' | void {
+    const clauses = this.ifClauses(s);
     if (!clauses.some((c) => c.cond === null)) clauses.push({ cond: null, body: null });
     // Each arm that may run, from the state its conditions leave; the results are joined.
     const outs: Env[] = [];
