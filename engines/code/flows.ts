@@ -83,18 +83,159 @@ function identifiers(text: string): string[] {
   return [...out];
 }
 
+/** Caller hops followed from a parameter to the calls of its function in the same file. */
+const CALLER_HOPS = 8;
+/** Calls of one function read per hop, at most. */
+const MAX_CALLERS = 32;
+
+/** One top-level search: the file's lines once, and each function parameter followed once. */
+interface Walk {
+  lines: readonly string[];
+  /** `function\tparameter` pairs already followed to their callers. */
+  followed: Set<string>;
+  hops: number;
+}
+/** `function name(params)`, `def name(params)`, `func name(params)` on one line (no nested quantifiers). */
+const NAMED_HEADER = /\b(?:function|def|func)\s+(?:&\s*)?([A-Za-z_$][\w$]*)\s*\(([^()]*)\)/;
+
+/** The parameter names of a one-line named function header (`$` dropped), or null. */
+function headerParams(line: string): { name: string; params: string[] } | null {
+  const m = NAMED_HEADER.exec(line);
+  if (!m) return null;
+  const params = m[2].split(',').map((p) => {
+    const dollar = /\$([A-Za-z_]\w*)/.exec(p);
+    if (dollar) return dollar[1];
+    const ident = /[A-Za-z_][\w]*/.exec(p.replace(/^[\s*&.]+/, ''));
+    return ident ? ident[0] : '';
+  });
+  return { name: m[1], params };
+}
+
+/** The top-level comma-separated arguments of the call whose `(` is at `open` (null when unbalanced). */
+function callArgs(source: string, open: number): string[] | null {
+  const out: string[] = [];
+  let depth = 0;
+  let start = open + 1;
+  let quote = '';
+  for (let i = open; i < source.length && i < open + 4000; i++) {
+    const ch = source[i];
+    if (quote) {
+      if (ch === '\\') i++;
+      else if (ch === quote) quote = '';
+      continue;
+    }
+    if (ch === '"' || ch === "'" || ch === '`') quote = ch;
+    else if (ch === '(' || ch === '[' || ch === '{') depth++;
+    else if (ch === ')' || ch === ']' || ch === '}') {
+      depth--;
+      if (depth === 0) {
+        out.push(source.slice(start, i));
+        return out;
+      }
+    } else if (ch === ',' && depth === 1) {
+      out.push(source.slice(start, i));
+      start = i + 1;
+    }
+  }
+  return null;
+}
+
+/** `name(` anywhere in the text (an identifier at its start, not inside another). */
+const CALL_OPEN = /(?<![\w$])([A-Za-z_$][\w$]*)\s*\(/g;
+let callCache: { source: string; index: Map<string, Array<{ open: number; line: number; dotted: boolean }>> } | null =
+  null;
+
+/** Every `name(` of the source by name, with its `(` offset and line: built once per source (linear). */
+function callIndex(source: string): Map<string, Array<{ open: number; line: number; dotted: boolean }>> {
+  if (callCache?.source === source) return callCache.index;
+  const index = new Map<string, Array<{ open: number; line: number; dotted: boolean }>>();
+  let line = 1;
+  let counted = 0;
+  for (const m of source.matchAll(CALL_OPEN)) {
+    const open = m.index + m[0].length - 1;
+    for (; counted < open; counted++) if (source.charCodeAt(counted) === 10) line++;
+    const list = index.get(m[1]);
+    const entry = { open, line, dotted: source[m.index - 1] === '.' };
+    if (list) list.push(entry);
+    else index.set(m[1], [entry]);
+  }
+  callCache = { source, index };
+  return index;
+}
+
+/**
+ * Simple inter-procedural flow within one file: the sink sits in a named function and reads its
+ * parameter `param`; every call of that function in the file (by name, any receiver) whose
+ * argument at that position carries input makes the parameter an input. Returns the input
+ * lines found at those calls (and the call lines). Bounded by CALLER_HOPS and MAX_CALLERS; a
+ * named argument or a spread is read by position only (an over-approximation: more flows,
+ * never fewer).
+ */
+function callerSources(
+  source: string,
+  family: Family,
+  header: { name: string; params: string[] },
+  headerLine: number,
+  param: string,
+  walk: Walk,
+): number[] {
+  const at = header.params.indexOf(param);
+  const key = `${header.name}\t${param}`;
+  if (at < 0 || walk.hops <= 0 || walk.followed.has(key)) return [];
+  walk.followed.add(key);
+  const calls = callIndex(source).get(header.name) ?? [];
+  const found: number[] = [];
+  let seen = 0;
+  for (const { open, line, dotted } of calls) {
+    if (line === headerLine) continue; // the definition itself
+    if (++seen > MAX_CALLERS) break;
+    // A method called on a receiver does not pass Python's `self`/`cls` explicitly.
+    const shift = dotted && /^(?:self|cls)$/.test(header.params[0]) ? 1 : 0;
+    const arg = callArgs(source, open)?.[at - shift];
+    if (arg === undefined) continue;
+    if (INPUT_SOURCES[family].test(arg)) {
+      found.push(line);
+      continue;
+    }
+    const names = identifiers(arg);
+    if (names.length === 0) continue;
+    walk.hops--;
+    const lines = inputSourcesFrom(source, family, line, names, walk);
+    walk.hops++;
+    if (lines.length > 0) found.push(line, ...lines);
+  }
+  return found;
+}
+
 /**
  * 1-based lines above `sinkLine` where request or program input enters a value that reaches
  * the names used on the sink's statement (through at most DEPTH assignments). `names` defaults
- * to the identifiers of the sink's statement.
+ * to the identifiers of the sink's statement. When the sink sits in a named function and a name
+ * is one of its parameters, the calls of that function in the file are followed (callerSources;
+ * their lines may lie below the sink).
  */
 export function inputSources(source: string, family: Family, sinkLine: number, names?: readonly string[]): number[] {
+  return inputSourcesFrom(source, family, sinkLine, names, {
+    lines: source.split('\n'),
+    followed: new Set(),
+    hops: CALLER_HOPS,
+  });
+}
+
+function inputSourcesFrom(
+  source: string,
+  family: Family,
+  sinkLine: number,
+  names: readonly string[] | undefined,
+  walk: Walk,
+): number[] {
   const re = INPUT_SOURCES[family];
-  const lines = source.split('\n');
+  const lines = walk.lines;
   const found = new Set<number>();
   const seen = new Set<string>();
   let frontier = [...(names ?? identifiers(statementText(lines, sinkLine - 1)))];
   const floor = windowStart(lines, sinkLine);
+  const header = walk.hops > 0 && floor < sinkLine - 1 ? headerParams(lines[floor] ?? '') : null;
   for (let depth = 0; depth < DEPTH && frontier.length > 0; depth++) {
     const next: string[] = [];
     for (const name of frontier) {
@@ -109,6 +250,8 @@ export function inputSources(source: string, family: Family, sinkLine: number, n
         if (re.test(rhs)) found.add(i + 1);
         else next.push(...identifiers(rhs));
       }
+      if (header?.params.includes(name))
+        for (const l of callerSources(source, family, header, floor + 1, name, walk)) found.add(l);
     }
     frontier = next.slice(0, MAX_NAMES * 4);
   }

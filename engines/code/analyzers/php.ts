@@ -75,6 +75,28 @@ const SPECIAL_WORDS = new Set(Object.keys(CALLBACK_ARG));
 export const PHP_DYNAMIC_CALLEE = '$callee()';
 export const PHP_DYNAMIC_NEW = 'new $class';
 const USE_FUNCTION = /use\s+function\s+([^;]+);/y;
+/**
+ * Sinks a function's docblock declares (Psalm's `@psalm-taint-sink <kind> $param` on a stub):
+ * a call of the function is a call of this sink with that argument. Kinds outside the scanner's
+ * families (html, sql, ldap, …) are not modelled.
+ */
+const DECLARED_SINK_CALL: Readonly<Record<string, string>> = {
+  callable: 'call_user_func',
+  eval: 'eval',
+  shell: 'system',
+  unserialize: 'unserialize',
+};
+const TAINT_SINK_TAG = /@psalm-taint-sink\s+([\w-]+)\s+\$(\w+)/g;
+/** `@psalm-flow proxy target($a, $b)`: the function passes those parameters to `target`. */
+const FLOW_PROXY_TAG = /@psalm-flow\s+proxy\s+([\w\\:]+)\s*\(([^()]*)\)/g;
+/** Docblocks longer than this are not read for declared sinks (bounded work per function). */
+const MAX_DOCBLOCK = 4000;
+
+/** A function's declared sinks and proxies, by parameter position. */
+interface DeclaredFlow {
+  sinks: Array<{ param: number; call: string }>;
+  proxies: Array<{ target: string; args: number[] }>;
+}
 const TARGET = /(\$[A-Za-z_]\w*)\s*(?:=(?![=>])|\.=|\?\?=)/y;
 
 /** `\Foo\Bar` → `foo\bar`, `\system` → `system`: PHP function names as rule patterns spell them. */
@@ -87,6 +109,8 @@ class PhpAnalysis extends AnalysisBase implements ExprOps {
   readonly statementTypes = STATEMENTS;
   private readonly bound = new Set<number>();
   private readonly functionAliases = new Map<string, string>();
+  /** Functions and methods (lower-case short name) whose docblock declares a sink or a proxy. */
+  private readonly declared = new Map<string, DeclaredFlow>();
 
   run(wanted: WantedNames): Fact[] {
     const v = this.view;
@@ -103,8 +127,10 @@ class PhpAnalysis extends AnalysisBase implements ExprOps {
     const ranges: ScopeRange[] = [];
     nodes.forEach((n, i) => {
       const t = types[i];
-      if (GATE_TYPES.includes(t)) ranges.push({ start: n.startIndex, end: v.end(n), kind: 'gate' });
-      else if (t === 'arrow_function') ranges.push({ start: n.startIndex, end: v.end(n), kind: 'function' });
+      if (GATE_TYPES.includes(t)) {
+        ranges.push({ start: n.startIndex, end: v.end(n), kind: 'gate' });
+        if (t !== 'anonymous_function') this.readDocblock(n);
+      } else if (t === 'arrow_function') ranges.push({ start: n.startIndex, end: v.end(n), kind: 'function' });
     });
     this.buildScopes(ranges);
     const calls: Node[] = [];
@@ -160,12 +186,61 @@ class PhpAnalysis extends AnalysisBase implements ExprOps {
     const root = prefix[0];
     return (
       root.startsWith('$') ||
+      this.declared.has(prefix[prefix.length - 1].toLowerCase()) ||
       prefix.some(
         (w) =>
           lower.has(w.toLowerCase()) || SPECIAL_WORDS.has(w.toLowerCase()) || this.functionAliases.has(w.toLowerCase()),
       ) ||
       words.lasts.has(prefix[prefix.length - 1])
     );
+  }
+
+  /** Records the sinks and proxies the docblock right above a function or method declares. */
+  private readDocblock(n: Node): void {
+    const v = this.view;
+    const src = v.source;
+    const name = v.field(n, 'name');
+    if (!name) return;
+    let k = n.startIndex;
+    while (k > 0 && /\s/.test(src[k - 1])) k--;
+    if (!src.startsWith('*/', k - 2)) return;
+    const from = Math.max(0, k - MAX_DOCBLOCK);
+    const open = src.slice(from, k - 2).lastIndexOf('/**');
+    if (open < 0) return;
+    const doc = src.slice(from + open, k);
+    const params: string[] = [];
+    const list = v.field(n, 'parameters');
+    if (list)
+      for (const p of v.named(list)) {
+        const pn = v.field(p, 'name');
+        params.push(pn ? v.text(pn).replace(/^\$/, '') : '');
+      }
+    const flow: DeclaredFlow = { sinks: [], proxies: [] };
+    for (const m of doc.matchAll(TAINT_SINK_TAG)) {
+      const call = DECLARED_SINK_CALL[m[1].toLowerCase()];
+      const param = params.indexOf(m[2]);
+      if (call && param >= 0) flow.sinks.push({ param, call });
+    }
+    for (const m of doc.matchAll(FLOW_PROXY_TAG)) {
+      const target = functionName(m[1]).split(/::|\\/).pop() ?? '';
+      const args = m[2].split(',').map((a) => params.indexOf(a.trim().replace(/^\$/, '')));
+      if (target) flow.proxies.push({ target, args });
+    }
+    if (flow.sinks.length > 0 || flow.proxies.length > 0) this.declared.set(v.text(name).toLowerCase(), flow);
+  }
+
+  /** The sink calls a call of `fn` amounts to, through declared sinks and proxies: argument position → sink. */
+  private declaredSinks(fn: string, seen: Set<string> = new Set()): Array<{ param: number; call: string }> {
+    const flow = this.declared.get(fn);
+    if (!flow || seen.has(fn)) return [];
+    seen.add(fn);
+    const out = [...flow.sinks];
+    for (const p of flow.proxies)
+      for (const s of this.declaredSinks(p.target, seen)) {
+        const param = p.args[s.param];
+        if (param !== undefined && param >= 0) out.push({ param, call: s.call });
+      }
+    return out;
   }
 
   // ── bindings ──────────────────────────────────────────────────────────────────────────
@@ -422,6 +497,22 @@ class PhpAnalysis extends AnalysisBase implements ExprOps {
       names,
       site: lazySite(() => makeCallSite({ node, scope, ops: this, args: this.argNodes(node) })),
     });
+    // A call of a function whose docblock declares a sink is a call of that sink.
+    for (const name of names) {
+      const short = name.slice(Math.max(name.lastIndexOf('.'), name.lastIndexOf('#')) + 1).replace(/\(\)$/, '');
+      if (!this.declared.has(short)) continue;
+      const args = this.argNodes(node);
+      for (const s of this.declaredSinks(short)) {
+        const arg = args[s.param];
+        if (arg)
+          this.facts.push({
+            kind: 'call',
+            line,
+            names: [s.call],
+            site: lazySite(() => makeCallSite({ node, scope, ops: this, args: [arg] })),
+          });
+      }
+    }
     // A callback given by name is a call of that function.
     for (const name of names) {
       const at = CALLBACK_ARG[name];
