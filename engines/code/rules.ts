@@ -503,6 +503,16 @@ export const RULES: readonly RuleRow[] = [
     'Import of a module name computed at run time',
     call(['builtins.__import__', 'importlib.import_module', 'importlib.__import__'], nonConstantArg(0)),
   ),
+  // A module the request names: the import runs that module's top-level code, any installed
+  // module can be chosen, and `getattr(import_module(m), f)(a)` reaches os.system (session 12).
+  row(
+    'py.import-from-input',
+    PY,
+    'critical',
+    'dynamic_code_execution',
+    'Module chosen by request input (the import runs any installed module; unsafe reflection)',
+    call(['builtins.__import__', 'importlib.import_module', 'importlib.__import__'], inputArg(0)),
+  ),
   row(
     'py.dynamic-attr',
     PY,
@@ -1487,6 +1497,16 @@ export const RULES: readonly RuleRow[] = [
       nonConstantArg(0),
     ),
   ),
+  // A class the request names (unsafe reflection, CWE-470): Class.forName runs its static
+  // initialiser, newInstance / getDeclaredConstructor().newInstance() a constructor (session 12).
+  row(
+    'java.class-from-input',
+    JAVA,
+    'critical',
+    'dynamic_code_execution',
+    'Class chosen by request input (unsafe reflection: its initialiser and constructors run)',
+    call(['java.lang.Class.forName', 'java.lang.ClassLoader#loadClass', '*.loadClass', '*#loadClass'], inputArg(0)),
+  ),
   // Subclasses of ObjectInputStream (commons-io ClassLoaderObjectInputStream, custom streams) read objects the same way.
   row(
     'java.deserialize-subclass',
@@ -2026,6 +2046,16 @@ export const RULES: readonly RuleRow[] = [
     'dynamic_code_execution',
     'Method called by a computed name (send reaches eval, system and every private Kernel method)',
     call(['Kernel.send(dynamic)'], dynamicMethodName(0)),
+  ),
+  // A block argument made from request input (`Kernel.tap(&params[:m].to_sym)`) calls the public
+  // method the request names: on Kernel that is exit!, fork, system (session 12).
+  row(
+    'rb.block-method-from-input',
+    RB,
+    'critical',
+    'dynamic_code_execution',
+    'Method chosen by request input through a block argument (Symbol#to_proc calls any public method)',
+    call(['Kernel.public_send(block)'], inputArg(0)),
   ),
   // A constant looked up by a computed name reaches any class (unsafe reflection: `.new`, class
   // methods); a class that defines its own const_get is the file's own method (`C.const_get(own)`).

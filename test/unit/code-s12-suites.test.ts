@@ -153,3 +153,67 @@ describe('issue 24, session 12: sinks a PHP docblock declares (Psalm annotations
     expect(await lines(detached, 'php')).toEqual([]);
   });
 });
+
+describe('issue 24, session 12: unsafe reflection chosen by request input (the families left alone until now)', () => {
+  const java = (body: string) =>
+    [
+      'import javax.servlet.http.*;',
+      'class A {',
+      '  void f(HttpServletRequest req) throws Exception {',
+      '    String s = req.getParameter("c");',
+      `    ${body}`,
+      '  }',
+      '}',
+    ].join('\n');
+  it('Java: Class.forName / loadClass of request input is critical; a constant or a configured name is admitted', async () => {
+    for (const body of [
+      'Object o = Class.forName(s).newInstance();',
+      'Object o = Class.forName(s).getDeclaredConstructor().newInstance();',
+      'Class<?> c = java.lang.Class.forName(req.getParameter("k"), true, null);',
+      'Class<?> c = Thread.currentThread().getContextClassLoader().loadClass(s);',
+      'Class<?> c = getClass().getClassLoader().loadClass("p." + s);',
+    ])
+      expect(await lines(java(body), 'java'), body).toEqual([5]);
+    for (const body of [
+      'Object o = Class.forName("java.util.ArrayList").getDeclaredConstructor().newInstance();',
+      'String n = System.getProperty("drv"); Class.forName(n);',
+    ])
+      expect(await lines(java(body), 'java'), body).toEqual([]);
+  });
+  it('Python: importlib.import_module / __import__ of request input is critical; a computed name without input stays high', async () => {
+    const req = 'from flask import request\n';
+    expect(
+      await lines(`${req}import importlib\nm = request.args.get("m")\nmod = importlib.import_module(m)\n`, 'python'),
+    ).toEqual([4]);
+    expect(
+      await lines(
+        `${req}from importlib import import_module as im\nmod = im("plugins." + request.form["p"])\n`,
+        'python',
+      ),
+    ).toEqual([3]);
+    expect(await lines(`${req}mod = __import__(request.args["m"])\n`, 'python')).toEqual([2]);
+    const local = 'import importlib\ndef load(n):\n    return importlib.import_module("plugins." + n)\n';
+    expect(await lines(local, 'python')).toEqual([]);
+    const all = (await scanCode(local, 'python')).developerFields as { issues?: Issue[] };
+    expect(all.issues?.map((i) => `${i.severity} ${i.type}`)).toEqual(['high dynamic_import']);
+    expect(await lines('import importlib\nimportlib.import_module("json")\n', 'python')).toEqual([]);
+  });
+  it('Ruby: a block argument made from request input (Kernel.tap(&params[:m].to_sym)) is critical; constant symbols are admitted', async () => {
+    const c = (body: string) => `class C < ApplicationController\n  def show\n    ${body}\n  end\nend\n`;
+    for (const body of [
+      'Kernel.tap(&params[:m].to_sym)',
+      'tap(&params[:m].intern)',
+      'Kernel.tap(&:"#{params[:m]}")',
+      'm = params[:m]\n    [1].each(&m.to_sym)',
+      'User.public_send(params[:m])',
+    ])
+      expect((await lines(c(body), 'ruby')).length, body).toBe(1);
+    for (const body of [
+      'User.all.map(&:name)',
+      'User.all.map(&"name".to_sym)',
+      'Kernel.tap(&:"na#{1}me")',
+      'User.public_send(:find, params[:id])',
+    ])
+      expect(await lines(c(body), 'ruby'), body).toEqual([]);
+  });
+});

@@ -29,6 +29,13 @@ const STATEMENTS = new Set(['assignment', 'operator_assignment', 'return']);
 const SEND = new Set(['send', 'public_send', '__send__']);
 /** A send whose method name is computed at run time (rule rb.dynamic-send). */
 const DYNAMIC_SEND = 'Kernel.send(dynamic)';
+/**
+ * A block argument naming a method computed at run time (`Kernel.tap(&params[:m].to_sym)`:
+ * Symbol#to_proc calls that public method on what the block is given); argument 0 is the
+ * expression the symbol is made from (rule rb.block-method-from-input).
+ */
+export const RUBY_BLOCK_METHOD = 'Kernel.public_send(block)';
+const TO_PROC = new Set(['to_sym', 'intern', 'to_proc']);
 const METHOD_OBJECT_CALLS = new Set(['call', '()', '[]', '===', 'yield']);
 /** Private Kernel methods that `obj.send(:name)` reaches on any object. */
 const KERNEL_PRIVATE = new Set([
@@ -63,6 +70,7 @@ class RubyAnalysis extends AnalysisBase implements ExprOps {
       ...BLOCK_TYPES,
       ...BINDER_TYPES,
       'call',
+      'block_argument',
       'subshell',
       'heredoc_beginning',
       'heredoc_body',
@@ -82,6 +90,7 @@ class RubyAnalysis extends AnalysisBase implements ExprOps {
     nodes.forEach((n, i) => {
       const t = types[i];
       if (t === 'call') calls.push(n);
+      else if (t === 'block_argument') this.blockMethodFact(n);
       else if (t === 'heredoc_beginning') {
         const command = /^<<[-~]?`/.test(v.text(n));
         heredocs.push(command);
@@ -421,6 +430,26 @@ class RubyAnalysis extends AnalysisBase implements ExprOps {
       line: v.line(node),
       names,
       site: lazySite(() => makeCallSite({ node, scope, ops: this, args: this.argNodes(node).slice(offset) })),
+    });
+  }
+
+  /** `&x.to_sym` / `&x.intern` / `&x.to_proc` / `&:"#{x}"` with a computed `x`: a method chosen at run time. */
+  private blockMethodFact(n: Node): void {
+    const v = this.view;
+    const e = v.named(n)[0];
+    if (!e) return;
+    const scope = this.scopeOf(n);
+    // `&:"#{x}"`: the symbol itself is the name.
+    const symbol = v.type(e) === 'delimited_symbol';
+    const method = symbol ? null : v.field(e, 'method');
+    const recv = symbol ? e : v.field(e, 'receiver');
+    if (!recv || (!symbol && (v.type(e) !== 'call' || !method || !TO_PROC.has(v.text(method))))) return;
+    if (this.constant(recv, scope) !== null) return;
+    this.facts.push({
+      kind: 'call',
+      line: v.line(n),
+      names: [RUBY_BLOCK_METHOD],
+      site: lazySite(() => makeCallSite({ node: e, scope, ops: this, args: [recv] })),
     });
   }
 
