@@ -258,11 +258,13 @@ function inputSourcesFrom(
   return [...found].sort((a, b) => a - b);
 }
 
-/** The `n` source lines nearest above the sink, in line order. */
+/**
+ * The `n` source lines nearest above the sink, in line order, then up to `n` lines below it
+ * (input passed by a later call of the sink's function, callerSources).
+ */
 export function nearestInputSources(source: string, family: Family, sinkLine: number, n: number): number[] {
-  return inputSources(source, family, sinkLine)
-    .filter((l) => l < sinkLine)
-    .slice(-n);
+  const all = inputSources(source, family, sinkLine);
+  return [...all.filter((l) => l < sinkLine).slice(-n), ...all.filter((l) => l > sinkLine).slice(0, n)];
 }
 
 /** The argument text reads input itself, or names a value fed by input above the call. */
