@@ -45,6 +45,8 @@ function windowStart(lines: readonly string[], sinkLine: number): number {
     const l = lines[i];
     if (l.trim() === '') continue;
     const d = indentOf(l);
+    // `) {` / `):` closing a parameter list written over several lines: its header is above.
+    if (d < indent && /^\s*\)/.test(l)) continue;
     if (d < indent) {
       if (FUNCTION_HEADER.test(l)) return i;
       indent = d;
@@ -98,8 +100,19 @@ interface Walk {
 /** `function name(params)`, `def name(params)`, `func name(params)` on one line (no nested quantifiers). */
 const NAMED_HEADER = /\b(?:function|def|func)\s+(?:&\s*)?([A-Za-z_$][\w$]*)\s*\(([^()]*)\)/;
 
-/** The parameter names of a one-line named function header (`$` dropped), or null. */
-function headerParams(line: string): { name: string; params: string[] } | null {
+/** `name: value` (PHP 8, Ruby), `name=value` (Python), `...$x`, `*args`, `**kw`. */
+const NAMED_OR_SPREAD = /^\s*(?:\$?[A-Za-z_]\w*\s*(?::(?!:)|=(?![=>]))|\.\.\.|\*)/;
+/** Lines a function header's parameter list may run over. */
+const HEADER_LINES = 12;
+
+/** The parameter names of a named function header starting on `lines[at]` (`$` dropped), or null. */
+function headerParams(lines: readonly string[], at: number): { name: string; params: string[] } | null {
+  let line = lines[at] ?? '';
+  // A parameter list over several lines: joined up to its `)` (at most HEADER_LINES lines).
+  for (let i = at + 1; i < at + HEADER_LINES && i < lines.length && !NAMED_HEADER.test(line); i++) {
+    if (!/\b(?:function|def|func)\b/.test(line)) break;
+    line += ` ${lines[i]}`;
+  }
   const m = NAMED_HEADER.exec(line);
   if (!m) return null;
   const params = m[2].split(',').map((p) => {
@@ -191,13 +204,16 @@ function callerSources(
     if (++seen > MAX_CALLERS) break;
     // A method called on a receiver does not pass Python's `self`/`cls` explicitly.
     const shift = dotted && /^(?:self|cls)$/.test(header.params[0]) ? 1 : 0;
-    const arg = callArgs(source, open)?.[at - shift];
-    if (arg === undefined) continue;
-    if (INPUT_SOURCES[family].test(arg)) {
+    const args = callArgs(source, open);
+    if (!args) continue;
+    // A named argument or a spread moves arguments off their positions: every argument is read.
+    const text = args.some((a) => NAMED_OR_SPREAD.test(a)) ? args.join(',') : args[at - shift];
+    if (text === undefined) continue;
+    if (INPUT_SOURCES[family].test(text)) {
       found.push(line);
       continue;
     }
-    const names = identifiers(arg);
+    const names = identifiers(text);
     if (names.length === 0) continue;
     walk.hops--;
     const lines = inputSourcesFrom(source, family, line, names, walk);
@@ -235,7 +251,7 @@ function inputSourcesFrom(
   const seen = new Set<string>();
   let frontier = [...(names ?? identifiers(statementText(lines, sinkLine - 1)))];
   const floor = windowStart(lines, sinkLine);
-  const header = walk.hops > 0 && floor < sinkLine - 1 ? headerParams(lines[floor] ?? '') : null;
+  const header = walk.hops > 0 && floor < sinkLine - 1 ? headerParams(lines, floor) : null;
   for (let depth = 0; depth < DEPTH && frontier.length > 0; depth++) {
     const next: string[] = [];
     for (const name of frontier) {

@@ -92,6 +92,25 @@ describe('issue 24, session 12: input reaching a sink through a function paramet
     );
     expect(await lines(many, 'php')).toEqual([3]);
   });
+  it('evasions: named arguments, a spread, a parameter list over several lines', async () => {
+    const f = php('function f($a, $cb) {', '  call_user_func($cb);', '}');
+    expect(await lines(`${f}\nf(cb: $_GET["x"], a: 1);`, 'php')).toEqual([3]);
+    expect(await lines(`${f}\n$args = [1, $_GET["x"]];\nf(...$args);`, 'php')).toEqual([3]);
+    expect(await lines(`${f}\nf($_GET["x"], "trim");`, 'php')).toEqual([]);
+    const multi = php('function f(', '  $a,', '  $cb', ') {', '  call_user_func($cb);', '}', 'f(1, $_GET["x"]);');
+    expect(await lines(multi, 'php')).toEqual([6]);
+    const py = [
+      'import importlib',
+      'from flask import request',
+      'def load(',
+      '    base,',
+      '    name,',
+      '):',
+      '    return importlib.import_module(name)',
+      'load("x", name=request.args["m"])',
+    ].join('\n');
+    expect(await lines(py, 'python')).toEqual([7]);
+  });
   it('Python: a function parameter fed by request input at a call in the same file reaches exec', async () => {
     const src = [
       'from flask import request',
