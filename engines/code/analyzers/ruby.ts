@@ -433,17 +433,17 @@ class RubyAnalysis extends AnalysisBase implements ExprOps {
     });
   }
 
-  /** `&x.to_sym` / `&x.intern` / `&x.to_proc` / `&:"#{x}"` with a computed `x`: a method chosen at run time. */
+  /** `&x.to_sym` / `&x.intern` / `&x.to_proc` / `&:"#{x}"` / `&local` with a computed `x`: a method chosen at run time. */
   private blockMethodFact(n: Node): void {
     const v = this.view;
     const e = v.named(n)[0];
     if (!e) return;
     const scope = this.scopeOf(n);
-    // `&:"#{x}"`: the symbol itself is the name.
-    const symbol = v.type(e) === 'delimited_symbol';
-    const method = symbol ? null : v.field(e, 'method');
-    const recv = symbol ? e : v.field(e, 'receiver');
-    if (!recv || (!symbol && (v.type(e) !== 'call' || !method || !TO_PROC.has(v.text(method))))) return;
+    // `&:"#{x}"` or `&sym` (a local holding a symbol made above): the expression itself is the name.
+    const whole = v.type(e) === 'delimited_symbol' || v.type(e) === 'identifier';
+    const method = whole ? null : v.field(e, 'method');
+    const recv = whole ? e : v.field(e, 'receiver');
+    if (!recv || (!whole && (v.type(e) !== 'call' || !method || !TO_PROC.has(v.text(method))))) return;
     if (this.constant(recv, scope) !== null) return;
     this.facts.push({
       kind: 'call',
