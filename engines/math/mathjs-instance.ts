@@ -13,7 +13,7 @@ import { create, factoriesFor } from './mathjs-factories.js';
 import { MATH_LIMITS } from './limits.js';
 
 /** Every mathjs function and constant the engine takes from its instance (M below, parse, pi, e, BigNumber). */
-const USED = [
+export const MATHJS_USED = [
   'parse',
   'add',
   'subtract',
@@ -60,7 +60,7 @@ const USED = [
 // Only the factories of what the engine uses and their dependencies (mathjs-factories.ts): the
 // same functions as `create(all)` makes, without loading the rest of the library in every engine
 // thread (docs/performance.md, memory).
-const math = create(factoriesFor(USED) as never, {
+const math = create(factoriesFor(MATHJS_USED) as never, {
   number: 'BigNumber',
   precision: MATH_LIMITS.decimalPrecision,
 });
