@@ -69,5 +69,11 @@ export function factoriesFor(names: readonly string[]): Record<string, Factory> 
   return out;
 }
 
-/** mathjs's `create`, from its CommonJS build (as mathjs-lean.ts, without loading every factory). */
+/**
+ * mathjs's `create`, from its CommonJS build, not from the package entry: `import { create } from
+ * 'mathjs'` evaluates the entry, which builds a complete default instance (~30 MB of heap,
+ * session 11), and the ES modules build keeps a loader record per module (about 5 MB more per
+ * isolate than CommonJS for the same code; a single esbuild bundle was no better). The package's
+ * `exports` map does not expose the file, so it is loaded by path from the package's folder.
+ */
 export const create = (require(path.join(cjsDir, 'core', 'create.js')) as { create: typeof MathJs.create }).create;
