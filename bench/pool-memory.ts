@@ -47,7 +47,10 @@ function newestServiceTree(): string {
 // guard scan through the engine pool's task, ENGINE_TASKS.guard), `pglite`, `pglite-released`.
 const CONFIGS: Record<string, string[]> = {
   bare: [],
-  'engine pool (size 2, 3 threads), every engine: the worker': ['engine:2'],
+  'engine pool (size 2, 3 threads), every engine: the worker until session 11': ['engine:2'],
+  'engine pool (size 2, 3 threads), math preloaded, the rest on first use: the worker since session 12': [
+    'engine:2:math',
+  ],
   'engine pool (size 2), every engine but the guards: session 9 worker pool': [
     'engine:2:math,process,rag,code,sql,stats',
   ],
@@ -58,8 +61,12 @@ const CONFIGS: Record<string, string[]> = {
   "Z3 pool (size 2, one warm: the worker's default since session 11)": ['logic:2:1'],
   'PGlite (its child process, one check)': ['pglite'],
   'PGlite started, then released (idle)': ['pglite-released'],
-  "the worker's pools at their defaults, PGlite released (engine 2 with the guards, Z3 2 of which 1 warm)": [
+  "the worker's pools until session 11, PGlite released (engine 2 with the guards, Z3 2 of which 1 warm)": [
     'engine:2',
+    'logic:2:1',
+  ],
+  "the worker's pools at their defaults, PGlite released (engine 2, math preloaded, Z3 2 of which 1 warm)": [
+    'engine:2:math',
     'logic:2:1',
   ],
 };

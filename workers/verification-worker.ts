@@ -15,9 +15,24 @@ import { activityGrantInterceptor } from '../activities/input-auth.js';
 import { LogicPool, logicPoolOptions } from '../engines/logic/index.js';
 import { reapSandboxContainers } from '../activities/sandbox/runner.js';
 import { EnginePool } from '../activities/isolation/engine-pool.js';
+import type { EngineModuleName } from '../activities/isolation/engine-tasks.js';
 import { PgCheck } from '../engines/sql/index.js';
 
 const log = logger('worker');
+
+/**
+ * The engine modules each engine thread of this worker loads before it takes a task: math only.
+ * Math is the one whose import is slow (1.3-2.4 s of a thread's CPU on the loaded 2-core
+ * machine), and batch math items run a 25-item unit within one item's 5 s budget, so a cold
+ * import there could fail items. The others load inside the thread on the first task that needs
+ * them, within its deadline (measured at load 16: code 41-49 ms, the agent guards 104-234 ms, SQL
+ * 637-672 ms against a 10 s budget, process 34, RAG 11, the stats query parser 19). Single
+ * verifications of math, process and RAG run in the API's own worker (workers/api-process.ts),
+ * so under a math or logic load these threads never load the code scanners, the SQL parser or
+ * the guards: about 19 MB less per thread (docs/performance.md, memory). Never on the event loop:
+ * the import runs in the engine thread, never on the worker's main thread.
+ */
+const WORKER_PRELOADED_ENGINES: readonly EngineModuleName[] = ['math'];
 
 async function main(): Promise<void> {
   const cfg = loadConfig();
@@ -35,14 +50,15 @@ async function main(): Promise<void> {
     .catch((err) => log.warn('index creation deferred: store unavailable', { error: String(err?.message ?? err) }));
   // The thread pools: created here, and only here, and passed to the activities
   // (createActivities' deps, as the sample passes its db); nothing reaches them by name.
-  //   - engine: the engine threads (every engine preloaded: the code and SQL engines must be warm),
-  //     which also run the agent guards (ENGINE_TASKS.guard: no pool of their own);
+  //   - engine: the engine threads, which also run the agent guards (ENGINE_TASKS.guard: no pool
+  //     of their own). They load the math engine at start (WORKER_PRELOADED_ENGINES) and every
+  //     other engine inside the thread on its first task;
   //   - logic: the Z3 threads;
   //   - pg: PostgreSQL's check of /verify/sql (PGlite): not started here. It starts on the first
   //     postgresql request, which waits for it within its budget, and is released after
   //     SVC_SQL_PG_IDLE_RELEASE_MS without one (docs/sql-engine.md, docs/performance.md).
   const pools = {
-    engine: new EnginePool(),
+    engine: new EnginePool({ preload: WORKER_PRELOADED_ENGINES }),
     logic: new LogicPool(logicPoolOptions(env)),
     pg: new PgCheck(loadSqlEngineConfig(env).pgCheck, (event, detail) =>
       event === 'failed'

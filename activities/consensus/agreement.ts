@@ -6,7 +6,7 @@
 // evaluation to 1e-30 (the math engine's DECIMAL_AGREEMENT), IEEE doubles to 1e-9
 // (FLOAT_AGREEMENT). Truth values and symbolic forms must be identical.
 import type { BigNumber } from 'mathjs';
-import { all, create } from '../../engines/math/mathjs-lean.js';
+import { create, factoriesFor } from '../../engines/math/mathjs-factories.js';
 import { DECIMAL_AGREEMENT, FLOAT_AGREEMENT } from '../../engines/math/limits.js';
 
 export type Precision = 'exact' | 'decimal' | 'float' | 'sampled';
@@ -20,7 +20,9 @@ export interface Answer {
 
 export type AgreementStatus = 'UNANIMOUS' | 'MAJORITY' | 'SPLIT' | 'NONE';
 
-const big = create(all, { number: 'BigNumber', precision: 80 });
+// Only bignumber and max (and their dependencies): the worker's main thread loads no other factory
+// of mathjs for this (engines/math/mathjs-factories.ts; docs/performance.md, memory).
+const big = create(factoriesFor(['bignumber', 'max', 'BigNumber']) as never, { number: 'BigNumber', precision: 80 });
 const bn = (x: string | number): BigNumber => big.bignumber(x) as BigNumber;
 
 const TOLERANCE: Record<Precision, BigNumber> = {

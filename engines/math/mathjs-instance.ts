@@ -9,10 +9,61 @@
 // Config: numbers parse as BigNumber (decimal.js) with 64 significant digits, so a literal such
 // as 0.1 is kept exactly (as the decimal 0.1, not the double nearest to it).
 import type { BigNumber, Complex } from 'mathjs';
-import { all, create } from './mathjs-lean.js';
+import { create, factoriesFor } from './mathjs-factories.js';
 import { MATH_LIMITS } from './limits.js';
 
-const math = create(all, { number: 'BigNumber', precision: MATH_LIMITS.decimalPrecision });
+/** Every mathjs function and constant the engine takes from its instance (M below, parse, pi, e, BigNumber). */
+export const MATHJS_USED = [
+  'parse',
+  'add',
+  'subtract',
+  'multiply',
+  'divide',
+  'pow',
+  'unaryMinus',
+  'abs',
+  'sqrt',
+  'cbrt',
+  'nthRoot',
+  'exp',
+  'log',
+  'log10',
+  'log2',
+  'sin',
+  'cos',
+  'tan',
+  'asin',
+  'acos',
+  'atan',
+  'sinh',
+  'cosh',
+  'tanh',
+  'floor',
+  'ceil',
+  'round',
+  'sign',
+  'factorial',
+  'gamma',
+  'combinations',
+  'mod',
+  'gcd',
+  'lcm',
+  'min',
+  'max',
+  'bignumber',
+  'complex',
+  'pi',
+  'e',
+  'BigNumber',
+] as const;
+
+// Only the factories of what the engine uses and their dependencies (mathjs-factories.ts): the
+// same functions as `create(all)` makes, without loading the rest of the library in every engine
+// thread (docs/performance.md, memory).
+const math = create(factoriesFor(MATHJS_USED) as never, {
+  number: 'BigNumber',
+  precision: MATH_LIMITS.decimalPrecision,
+});
 
 /** Minimal structural view of mathjs parse-tree nodes (the published generics are unwieldy). */
 export interface AstNode {
