@@ -40,6 +40,8 @@ import {
   type BatchJobDoc,
   type BatchRequestDoc,
   type BatchResultDoc,
+  packResultDoc,
+  type StoredResultDoc,
   type BatchSlotDoc,
   type BatchSlotClaimDoc,
 } from '../persistence/batch.js';
@@ -591,7 +593,7 @@ async function seedJobs(
       started: true,
       submitted_by: { user_id: audit.user_id, key_id: audit.key_id },
     };
-    await ctx.store.collection<BatchResultDoc>('batch_results').insertMany(results);
+    await ctx.store.collection<StoredResultDoc>('batch_results').insertMany(results.map(packResultDoc));
     await ctx.store.collection<BatchRequestDoc>('batch_requests').insertOne({ _id: jobId, items: requestItems });
     await ctx.store.collection<BatchJobDoc>('batch_jobs').insertOne(job);
     await ctx.store
