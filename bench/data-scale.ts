@@ -764,6 +764,8 @@ async function main() {
     {
       SVC_BATCH_WAIT_SECONDS: '0',
       SVC_BATCH_MAX_JOBS: String(maxJobs),
+      // SVC_BENCH_LOG_LEVEL=debug: the API logs each POST /verify/batch's admit / start / read times.
+      ...(process.env.SVC_BENCH_LOG_LEVEL ? { SVC_LOG_LEVEL: process.env.SVC_BENCH_LOG_LEVEL } : {}),
       ...(CAPTURE ? captureEnv(path.resolve(CAPTURE)) : {}),
     },
   );
