@@ -590,13 +590,25 @@ export class BatchJobStore {
     max: number,
     reclaim?: () => Promise<number>,
   ): Promise<Admission> {
-    const direct = await this.admitByKey(job._id, max);
-    const admission = direct.admission ?? (await this.admitByScan(job._id, max, reclaim, direct.refill));
-    // The request and the job, side by side (unique `_id` inserts).
-    await Promise.all([
-      this.requests.insertOne({ _id: job._id, items: request }),
-      this.jobs.insertOne({ ...job, slot: admission.slot }),
-    ]);
+    // The request does not depend on the slot: it goes out beside the admission (session 12: one
+    // write round trip fewer before POST /verify/batch answers; under a burst of submissions each
+    // write waits behind the running jobs' commits). It is read only through its job, so it is
+    // deleted again when no slot is won; a process dying in between leaves it unread.
+    const requestWritten = this.requests.insertOne({ _id: job._id, items: request });
+    void requestWritten.catch(() => undefined); // awaited below; handled if it fails before that
+    let admission: Admission;
+    try {
+      const direct = await this.admitByKey(job._id, max);
+      admission = direct.admission ?? (await this.admitByScan(job._id, max, reclaim, direct.refill));
+    } catch (err) {
+      await requestWritten.then(
+        () => this.requests.deleteOne({ _id: job._id }).catch(() => undefined),
+        () => undefined,
+      );
+      throw err;
+    }
+    // The job (unique `_id` insert) once its slot is known, and the request's acknowledgement.
+    await Promise.all([requestWritten, this.jobs.insertOne({ ...job, slot: admission.slot })]);
     return admission;
   }
 
