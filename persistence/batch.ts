@@ -3,7 +3,8 @@
 //   batch_jobs         {_id: job_id}            growing (≤ SVC_BATCH_MAX_JOBS kept): one small document per job
 //                                                (status, counters, slot, timestamps); never holds item results
 //   batch_results      {_id: `<job>#<unit>`}    growing (≤ 100 per kept job): the items of one unit of a job (a
-//                                                chunk of math items, or one item of another type), written once
+//                                                chunk of math items, or one item of another type), written once,
+//                                                its items packed into one string (packResultDoc)
 //   batch_requests     {_id: job_id}            growing (≤ SVC_BATCH_MAX_JOBS): the submitted queries and types,
 //                                                written once at admission, read only to answer a failed job
 //   batch_slots        {_id: n < max}           BOUNDED by SVC_BATCH_MAX_JOBS: read by `_id` on admission; read whole
