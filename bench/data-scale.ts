@@ -257,10 +257,17 @@ interface BatchFigures {
 }
 
 /** One burst: CONCURRENT_JOBS jobs submitted at once, each polled until completed. */
-async function burst(base: string, key: string) {
+async function burst(stack: Stack, base: string, key: string) {
+  const before = stackSample(stack);
   const t0 = performance.now();
   const many = await Promise.all(Array.from({ length: CONCURRENT_JOBS }, () => runJob(base, key, 500)));
   const wall = performance.now() - t0;
+  const after = stackSample(stack);
+  // CPU ms per batch item by process (load does not inflate it; the clients' polls are included).
+  const cpu: Record<string, number> = {};
+  for (const k of Object.keys(after))
+    cpu[k] = ((after[k] as ProcSample).cpuMs - (before[k] as ProcSample).cpuMs) / (CONCURRENT_JOBS * 100);
+  cpu.total = Object.values(cpu).reduce((a, b) => a + b, 0);
   const posts = many.map((m) => m.postMs).sort((a, b) => a - b);
   return {
     wall,
@@ -269,10 +276,11 @@ async function burst(base: string, key: string) {
     p95: percentile(posts, 95),
     failed: many.reduce((a, m) => a + m.failed, 0),
     refused: many.reduce((a, m) => a + m.refused, 0),
+    cpu,
   };
 }
 
-async function batchFigures(base: string, key: string, phase: string): Promise<BatchFigures> {
+async function batchFigures(stack: Stack, base: string, key: string, phase: string): Promise<BatchFigures> {
   const singles: JobRun[] = [];
   const from = Date.now();
   // Polled every 100 ms (each poll is a job read and a workflow query: faster polling loads the stack it measures).
@@ -281,7 +289,7 @@ async function batchFigures(base: string, key: string, phase: string): Promise<B
   console.error(`[${phase}] one 100-item job: ${singles.map((s) => Math.round(s.doneMs)).join(', ')} ms`);
   const bursts: Array<Awaited<ReturnType<typeof burst>>> = [];
   for (let r = 0; r < ROUNDS; r++) {
-    const b = await burst(base, key);
+    const b = await burst(stack, base, key);
     bursts.push(b);
     console.error(
       `[${phase}] ${CONCURRENT_JOBS} jobs at once (round ${r + 1}/${ROUNDS}): ${Math.round(b.wall)} ms; POST ms ${b.posts.map(Math.round).join(', ')}`,
@@ -292,6 +300,9 @@ async function batchFigures(base: string, key: string, phase: string): Promise<B
     concurrent_items_per_s: spread(bursts.map((b) => b.itemsPerS)),
     concurrent_wall_ms: spread(bursts.map((b) => b.wall)),
     post_p95_ms: spread(bursts.map((b) => b.p95)),
+    ...Object.fromEntries(
+      Object.keys(bursts[0]?.cpu ?? {}).map((k) => [`cpu_per_item_${k}`, spread(bursts.map((b) => b.cpu[k] ?? 0))]),
+    ),
   };
   return {
     spreads,
@@ -316,7 +327,7 @@ async function warmUp(stack: Stack, base: string, key: string, phase: string) {
   const t0 = performance.now();
   if (!BATCH_ONLY && WARM_SECONDS > 0) await load(stack, base, key, WARM_SECONDS).catch(() => undefined);
   await runJob(base, key, 100).catch(() => undefined);
-  const b = await burst(base, key).catch(() => null);
+  const b = await burst(stack, base, key).catch(() => null);
   console.error(
     `[${phase}] warm-up ${Math.round(performance.now() - t0)} ms (excluded)${b ? `; its burst's POST ms ${b.posts.map(Math.round).join(', ')}` : ''}`,
   );
@@ -330,14 +341,22 @@ async function warmUp(stack: Stack, base: string, key: string, phase: string) {
 const CALL_TIMEOUT_MS = 120_000;
 
 /** Median of LIST_CALLS - 1 calls of each list endpoint (after one warm-up call); reports are timed once. */
+/** Per list endpoint: wall ms (median), its spread, and the stack's CPU ms per call (API + store + Temporal + worker: load does not inflate it). */
+interface ListFigures {
+  ms: Record<string, number | string>;
+  spreads: Record<string, Spread>;
+  cpu: Record<string, number>;
+}
+
 async function lists(
+  stack: Stack,
   base: string,
   key: string,
   token: string,
   orgId: string,
   jobId: string,
   phase: string,
-): Promise<Record<string, number | string>> {
+): Promise<ListFigures> {
   const bearer = { authorization: `Bearer ${token}` };
   const apiKey = { 'x-api-key': key };
   const n = LIST_CALLS;
@@ -355,9 +374,14 @@ async function lists(
     ['GET /admin/security/threats/{org_id} (1 call)', `/admin/security/threats/${orgId}`, apiKey, 1],
   ];
   const out: Record<string, number | string> = {};
+  const spreads: Record<string, Spread> = {};
+  const cpu: Record<string, number> = {};
+  const cpuOf = (x: Record<string, ProcSample>) => Object.values(x).reduce((a, p) => a + p.cpuMs, 0);
   for (const [label, path, headers, calls] of endpoints) {
     const times: number[] = [];
+    let cpu0 = 0;
     for (let i = 0; i < calls; i++) {
+      if (i === (calls > 1 ? 1 : 0)) cpu0 = cpuOf(stackSample(stack)); // after the warm-up call
       const s = performance.now();
       const res = await fetch(`${base}${path}`, { headers, signal: AbortSignal.timeout(CALL_TIMEOUT_MS) }).catch(
         () => null,
@@ -379,10 +403,14 @@ async function lists(
       }
       if (i > 0 || calls === 1) times.push(performance.now() - s);
     }
-    if (out[label] === undefined) out[label] = round(median(times));
-    console.error(`[${phase}] ${label}: ${out[label]} ms`);
+    if (out[label] === undefined) {
+      out[label] = round(median(times));
+      spreads[label] = spread(times);
+      cpu[label] = round((cpuOf(stackSample(stack)) - cpu0) / times.length);
+    }
+    console.error(`[${phase}] ${label}: ${out[label]} ms; stack CPU ${cpu[label] ?? '-'} ms per call`);
   }
-  return out;
+  return { ms: out, spreads, cpu };
 }
 
 /** What the store pays for counts and one audit page, measured from here with the service's modules. */
@@ -733,7 +761,7 @@ async function seed(stack: Stack, orgId: string, userId: string, keyId: string):
 interface Phase {
   batch: BatchFigures;
   load: Load;
-  lists: Record<string, number | string>;
+  lists: ListFigures;
   probes: Record<string, number>;
 }
 
@@ -745,12 +773,17 @@ async function measure(
   orgId: string,
   phase: string,
 ): Promise<Phase> {
-  const batch = await batchFigures(base, key, phase);
+  const batch = await batchFigures(stack, base, key, phase);
   if (BATCH_ONLY)
-    return { batch, load: { rps: 0, p50: 0, p95: 0, errors: 0, cpu: {}, rssMb: {} }, lists: {}, probes: {} };
+    return {
+      batch,
+      load: { rps: 0, p50: 0, p95: 0, errors: 0, cpu: {}, rssMb: {} },
+      lists: { ms: {}, spreads: {}, cpu: {} },
+      probes: {},
+    };
   const l = await load(stack, base, key);
   console.error(`[${phase}] /verify/math ${JSON.stringify(l)}`);
-  const ls = await lists(base, key, token, orgId, batch.lastJobId, phase);
+  const ls = await lists(stack, base, key, token, orgId, batch.lastJobId, phase);
   const probes = await storeProbes(stack.mongodbUri, orgId);
   console.error(`[${phase}] store probes ${JSON.stringify(probes)}`);
   return { batch, load: l, lists: ls, probes };
@@ -848,6 +881,14 @@ async function main() {
       false,
       sp('concurrent_wall_ms'),
     );
+    for (const k of Object.keys(empty.batch.spreads).filter((x) => x.startsWith('cpu_per_item_')))
+      row(
+        `${CONCURRENT_JOBS} jobs at once: CPU ms per item, ${k.slice('cpu_per_item_'.length)} (median of ${ROUNDS})`,
+        (empty.batch.spreads[k] as Spread).median,
+        (full.batch.spreads[k] as Spread | undefined)?.median ?? NaN,
+        false,
+        full.batch.spreads[k] ? sp(k) : undefined,
+      );
     row(`${CONCURRENT_JOBS} jobs at once: failed items`, empty.batch.concurrent_failed, full.batch.concurrent_failed);
     row(
       `POST /verify/batch p95 while ${CONCURRENT_JOBS} submitted (ms, median of ${ROUNDS})`,
@@ -866,7 +907,19 @@ async function main() {
       row(`CPU ms per verification: ${k}`, empty.load.cpu[k] as number, full.load.cpu[k] as number);
     for (const k of Object.keys(empty.load.rssMb))
       row(`resident MB after load: ${k}`, empty.load.rssMb[k] as number, full.load.rssMb[k] as number);
-    for (const k of Object.keys(empty.lists)) row(`${k} (ms)`, empty.lists[k] as number, full.lists[k] as number);
+    for (const k of Object.keys(empty.lists.ms)) {
+      const both = empty.lists.spreads[k] && full.lists.spreads[k];
+      row(
+        `${k} (ms)`,
+        empty.lists.ms[k] as number,
+        full.lists.ms[k] as number,
+        false,
+        both ? [empty.lists.spreads[k] as Spread, full.lists.spreads[k] as Spread] : undefined,
+      );
+    }
+    // CPU per call by the whole stack: the list figure a loaded machine does not distort.
+    for (const k of Object.keys(empty.lists.cpu))
+      row(`CPU ms per call (stack): ${k}`, empty.lists.cpu[k] as number, full.lists.cpu[k] as number);
     for (const k of Object.keys(empty.probes))
       row(`store: ${k} (ms)`, empty.probes[k] as number, full.probes[k] as number);
     console.table(rows);
