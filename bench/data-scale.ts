@@ -234,11 +234,12 @@ interface Spread {
   min: number;
   max: number;
 }
-const spread = (xs: number[]): Spread => ({
-  median: round(median(xs)),
-  min: round(Math.min(...xs)),
-  max: round(Math.max(...xs)),
+const spread = (xs: number[], r: (n: number) => number = round): Spread => ({
+  median: r(median(xs)),
+  min: r(Math.min(...xs)),
+  max: r(Math.max(...xs)),
 });
+const round2 = (n: number) => Math.round(n * 100) / 100;
 
 interface BatchFigures {
   /** Spreads of the figures measured more than once (single jobs: --runs; bursts: --rounds). */
@@ -301,7 +302,13 @@ async function batchFigures(stack: Stack, base: string, key: string, phase: stri
     concurrent_wall_ms: spread(bursts.map((b) => b.wall)),
     post_p95_ms: spread(bursts.map((b) => b.p95)),
     ...Object.fromEntries(
-      Object.keys(bursts[0]?.cpu ?? {}).map((k) => [`cpu_per_item_${k}`, spread(bursts.map((b) => b.cpu[k] ?? 0))]),
+      Object.keys(bursts[0]?.cpu ?? {}).map((k) => [
+        `cpu_per_item_${k}`,
+        spread(
+          bursts.map((b) => b.cpu[k] ?? 0),
+          round2,
+        ),
+      ]),
     ),
   };
   return {
