@@ -17,8 +17,14 @@
 // audit log's own group-committed append, with position index and head); every job has its
 // slot, claim, job audit entry and the completed job document with all its item views.
 //   npx tsx bench/data-scale.ts [--verifications 100000] [--jobs 1000] [--orgs 20] [--job-items 100]
-//        [--runs 3] [--concurrent-jobs 10] [--seconds 12] [--clients 8] [--list-calls 6] [--batch-only]
-//        [--no-count-probes] [--capture <dir>]
+//        [--runs 3] [--concurrent-jobs 10] [--rounds 3] [--seconds 12] [--clients 8] [--list-calls 6]
+//        [--warm-seconds 4] [--batch-only] [--no-count-probes] [--capture <dir>]
+// Both phases get the same warm-up before they are measured, and it is excluded from every
+// figure (session 12): a short /verify/math load, one job, and one burst of --concurrent-jobs
+// submissions (the first burst of a process opens driver connections and takes new slots; it
+// made the empty phase's POST p95 look 300 ms). The batch figures are medians of --runs single
+// jobs and of --rounds bursts, printed with their spread (min-max); the figures outside 10 % are
+// listed at the end, with whether the two phases' ranges overlap (noise) or not.
 // The full run (the defaults) is for a quiet machine: it seeds 200,000 audit entries and signs
 // as many attestations. Validate with small numbers (--verifications 3000 --jobs 30).
 // Ports: a private stack on the test ports shifted by SVC_BENCH_PORT_OFFSET (default 23000).
@@ -40,6 +46,8 @@ import {
   type BatchJobDoc,
   type BatchRequestDoc,
   type BatchResultDoc,
+  packResultDoc,
+  type StoredResultDoc,
   type BatchSlotDoc,
   type BatchSlotClaimDoc,
 } from '../persistence/batch.js';
@@ -64,6 +72,10 @@ const ORGS = Math.max(1, Number(arg('orgs', '20')));
 const JOB_ITEMS = Number(arg('job-items', '100'));
 const RUNS = Number(arg('runs', '3'));
 const CONCURRENT_JOBS = Number(arg('concurrent-jobs', '10'));
+/** Bursts of CONCURRENT_JOBS submissions per phase (each one's POST p95 and items/s; the median is printed with the range). */
+const ROUNDS = Math.max(1, Number(arg('rounds', '3')));
+/** Seconds of /verify/math load in each phase's warm-up (excluded from the figures). */
+const WARM_SECONDS = Number(arg('warm-seconds', '4'));
 const SECONDS = Number(arg('seconds', '12'));
 const CLIENTS = Number(arg('clients', '8'));
 /** Calls per list endpoint (the first is a warm-up; the median of the rest is printed). */
@@ -119,11 +131,11 @@ interface Load {
   rssMb: Record<string, number>;
 }
 
-async function load(stack: Stack, base: string, key: string): Promise<Load> {
+async function load(stack: Stack, base: string, key: string, seconds = SECONDS): Promise<Load> {
   const lat: number[] = [];
   let errors = 0;
   const before = stackSample(stack);
-  const end = performance.now() + SECONDS * 1000;
+  const end = performance.now() + seconds * 1000;
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: CLIENTS }, async () => {
@@ -216,7 +228,22 @@ async function runJob(base: string, key: string, pollMs: number): Promise<JobRun
   return { postMs, doneMs: performance.now() - t0, failed: body.failed_items, jobId: body.job_id, refused };
 }
 
+/** Median, min and max of a list of figures. */
+interface Spread {
+  median: number;
+  min: number;
+  max: number;
+}
+const spread = (xs: number[], r: (n: number) => number = round): Spread => ({
+  median: r(median(xs)),
+  min: r(Math.min(...xs)),
+  max: r(Math.max(...xs)),
+});
+const round2 = (n: number) => Math.round(n * 100) / 100;
+
 interface BatchFigures {
+  /** Spreads of the figures measured more than once (single jobs: --runs; bursts: --rounds). */
+  spreads: Record<string, Spread>;
   single_ms: number;
   single_failed: number;
   concurrent_wall_ms: number;
@@ -230,32 +257,87 @@ interface BatchFigures {
   window: [number, number];
 }
 
-async function batchFigures(base: string, key: string, phase: string): Promise<BatchFigures> {
+/** One burst: CONCURRENT_JOBS jobs submitted at once, each polled until completed. */
+async function burst(stack: Stack, base: string, key: string) {
+  const before = stackSample(stack);
+  const t0 = performance.now();
+  const many = await Promise.all(Array.from({ length: CONCURRENT_JOBS }, () => runJob(base, key, 500)));
+  const wall = performance.now() - t0;
+  const after = stackSample(stack);
+  // CPU ms per batch item by process (load does not inflate it; the clients' polls are included).
+  const cpu: Record<string, number> = {};
+  for (const k of Object.keys(after))
+    cpu[k] = ((after[k] as ProcSample).cpuMs - (before[k] as ProcSample).cpuMs) / (CONCURRENT_JOBS * 100);
+  cpu.total = Object.values(cpu).reduce((a, b) => a + b, 0);
+  const posts = many.map((m) => m.postMs).sort((a, b) => a - b);
+  return {
+    wall,
+    posts,
+    itemsPerS: (CONCURRENT_JOBS * 100) / (wall / 1000),
+    p95: percentile(posts, 95),
+    failed: many.reduce((a, m) => a + m.failed, 0),
+    refused: many.reduce((a, m) => a + m.refused, 0),
+    cpu,
+  };
+}
+
+async function batchFigures(stack: Stack, base: string, key: string, phase: string): Promise<BatchFigures> {
   const singles: JobRun[] = [];
   const from = Date.now();
   // Polled every 100 ms (each poll is a job read and a workflow query: faster polling loads the stack it measures).
   for (let i = 0; i < RUNS; i++) singles.push(await runJob(base, key, 100));
   const window: [number, number] = [from, Date.now()];
   console.error(`[${phase}] one 100-item job: ${singles.map((s) => Math.round(s.doneMs)).join(', ')} ms`);
-  const t0 = performance.now();
-  const many = await Promise.all(Array.from({ length: CONCURRENT_JOBS }, () => runJob(base, key, 500)));
-  const wall = performance.now() - t0;
-  const posts = many.map((m) => m.postMs).sort((a, b) => a - b);
-  console.error(
-    `[${phase}] ${CONCURRENT_JOBS} jobs at once: ${Math.round(wall)} ms; POST ms ${posts.map(Math.round).join(', ')}`,
-  );
+  const bursts: Array<Awaited<ReturnType<typeof burst>>> = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    const b = await burst(stack, base, key);
+    bursts.push(b);
+    console.error(
+      `[${phase}] ${CONCURRENT_JOBS} jobs at once (round ${r + 1}/${ROUNDS}): ${Math.round(b.wall)} ms; POST ms ${b.posts.map(Math.round).join(', ')}`,
+    );
+  }
+  const spreads = {
+    single_ms: spread(singles.map((s) => s.doneMs)),
+    concurrent_items_per_s: spread(bursts.map((b) => b.itemsPerS)),
+    concurrent_wall_ms: spread(bursts.map((b) => b.wall)),
+    post_p95_ms: spread(bursts.map((b) => b.p95)),
+    ...Object.fromEntries(
+      Object.keys(bursts[0]?.cpu ?? {}).map((k) => [
+        `cpu_per_item_${k}`,
+        spread(
+          bursts.map((b) => b.cpu[k] ?? 0),
+          round2,
+        ),
+      ]),
+    ),
+  };
   return {
-    single_ms: round(median(singles.map((s) => s.doneMs))),
+    spreads,
+    single_ms: spreads.single_ms.median,
     single_failed: singles.reduce((a, s) => a + s.failed, 0),
-    concurrent_wall_ms: round(wall),
-    concurrent_items_per_s: round((CONCURRENT_JOBS * 100) / (wall / 1000)),
-    concurrent_failed: many.reduce((a, s) => a + s.failed, 0),
-    post_p95_ms: round(percentile(posts, 95)),
-    post_max_ms: round(posts[posts.length - 1] as number),
-    post_503: many.reduce((a, s) => a + s.refused, 0),
+    concurrent_wall_ms: spreads.concurrent_wall_ms.median,
+    concurrent_items_per_s: spreads.concurrent_items_per_s.median,
+    concurrent_failed: bursts.reduce((a, b) => a + b.failed, 0),
+    post_p95_ms: spreads.post_p95_ms.median,
+    post_max_ms: round(Math.max(...bursts.flatMap((b) => b.posts))),
+    post_503: bursts.reduce((a, b) => a + b.refused, 0),
     lastJobId: (singles[0] as JobRun).jobId,
     window,
   };
+}
+
+/**
+ * The same warm-up before each phase, excluded from the figures: a short /verify/math load, one
+ * job, one burst of CONCURRENT_JOBS submissions (connections, slots, JIT of every path measured).
+ */
+async function warmUp(stack: Stack, base: string, key: string, phase: string) {
+  const t0 = performance.now();
+  if (!BATCH_ONLY && WARM_SECONDS > 0) await load(stack, base, key, WARM_SECONDS).catch(() => undefined);
+  await runJob(base, key, 100).catch(() => undefined);
+  const b = await burst(stack, base, key).catch(() => null);
+  console.error(
+    `[${phase}] warm-up ${Math.round(performance.now() - t0)} ms (excluded)${b ? `; its burst's POST ms ${b.posts.map(Math.round).join(', ')}` : ''}`,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -266,14 +348,22 @@ async function batchFigures(base: string, key: string, phase: string): Promise<B
 const CALL_TIMEOUT_MS = 120_000;
 
 /** Median of LIST_CALLS - 1 calls of each list endpoint (after one warm-up call); reports are timed once. */
+/** Per list endpoint: wall ms (median), its spread, and the stack's CPU ms per call (API + store + Temporal + worker: load does not inflate it). */
+interface ListFigures {
+  ms: Record<string, number | string>;
+  spreads: Record<string, Spread>;
+  cpu: Record<string, number>;
+}
+
 async function lists(
+  stack: Stack,
   base: string,
   key: string,
   token: string,
   orgId: string,
   jobId: string,
   phase: string,
-): Promise<Record<string, number | string>> {
+): Promise<ListFigures> {
   const bearer = { authorization: `Bearer ${token}` };
   const apiKey = { 'x-api-key': key };
   const n = LIST_CALLS;
@@ -291,9 +381,14 @@ async function lists(
     ['GET /admin/security/threats/{org_id} (1 call)', `/admin/security/threats/${orgId}`, apiKey, 1],
   ];
   const out: Record<string, number | string> = {};
+  const spreads: Record<string, Spread> = {};
+  const cpu: Record<string, number> = {};
+  const cpuOf = (x: Record<string, ProcSample>) => Object.values(x).reduce((a, p) => a + p.cpuMs, 0);
   for (const [label, path, headers, calls] of endpoints) {
     const times: number[] = [];
+    let cpu0 = 0;
     for (let i = 0; i < calls; i++) {
+      if (i === (calls > 1 ? 1 : 0)) cpu0 = cpuOf(stackSample(stack)); // after the warm-up call
       const s = performance.now();
       const res = await fetch(`${base}${path}`, { headers, signal: AbortSignal.timeout(CALL_TIMEOUT_MS) }).catch(
         () => null,
@@ -315,10 +410,14 @@ async function lists(
       }
       if (i > 0 || calls === 1) times.push(performance.now() - s);
     }
-    if (out[label] === undefined) out[label] = round(median(times));
-    console.error(`[${phase}] ${label}: ${out[label]} ms`);
+    if (out[label] === undefined) {
+      out[label] = round(median(times));
+      spreads[label] = spread(times);
+      cpu[label] = round((cpuOf(stackSample(stack)) - cpu0) / times.length);
+    }
+    console.error(`[${phase}] ${label}: ${out[label]} ms; stack CPU ${cpu[label] ?? '-'} ms per call`);
   }
-  return out;
+  return { ms: out, spreads, cpu };
 }
 
 /** What the store pays for counts and one audit page, measured from here with the service's modules. */
@@ -591,7 +690,7 @@ async function seedJobs(
       started: true,
       submitted_by: { user_id: audit.user_id, key_id: audit.key_id },
     };
-    await ctx.store.collection<BatchResultDoc>('batch_results').insertMany(results);
+    await ctx.store.collection<StoredResultDoc>('batch_results').insertMany(results.map(packResultDoc));
     await ctx.store.collection<BatchRequestDoc>('batch_requests').insertOne({ _id: jobId, items: requestItems });
     await ctx.store.collection<BatchJobDoc>('batch_jobs').insertOne(job);
     await ctx.store
@@ -669,7 +768,7 @@ async function seed(stack: Stack, orgId: string, userId: string, keyId: string):
 interface Phase {
   batch: BatchFigures;
   load: Load;
-  lists: Record<string, number | string>;
+  lists: ListFigures;
   probes: Record<string, number>;
 }
 
@@ -681,12 +780,17 @@ async function measure(
   orgId: string,
   phase: string,
 ): Promise<Phase> {
-  const batch = await batchFigures(base, key, phase);
+  const batch = await batchFigures(stack, base, key, phase);
   if (BATCH_ONLY)
-    return { batch, load: { rps: 0, p50: 0, p95: 0, errors: 0, cpu: {}, rssMb: {} }, lists: {}, probes: {} };
+    return {
+      batch,
+      load: { rps: 0, p50: 0, p95: 0, errors: 0, cpu: {}, rssMb: {} },
+      lists: { ms: {}, spreads: {}, cpu: {} },
+      probes: {},
+    };
   const l = await load(stack, base, key);
   console.error(`[${phase}] /verify/math ${JSON.stringify(l)}`);
-  const ls = await lists(base, key, token, orgId, batch.lastJobId, phase);
+  const ls = await lists(stack, base, key, token, orgId, batch.lastJobId, phase);
   const probes = await storeProbes(stack.mongodbUri, orgId);
   console.error(`[${phase}] store probes ${JSON.stringify(probes)}`);
   return { batch, load: l, lists: ls, probes };
@@ -700,6 +804,8 @@ async function main() {
     {
       SVC_BATCH_WAIT_SECONDS: '0',
       SVC_BATCH_MAX_JOBS: String(maxJobs),
+      // SVC_BENCH_LOG_LEVEL=debug: the API logs each POST /verify/batch's admit / start / read times.
+      ...(process.env.SVC_BENCH_LOG_LEVEL ? { SVC_LOG_LEVEL: process.env.SVC_BENCH_LOG_LEVEL } : {}),
       ...(CAPTURE ? captureEnv(path.resolve(CAPTURE)) : {}),
     },
   );
@@ -713,16 +819,16 @@ async function main() {
       await fetch(`${base}/auth/api-keys`, { headers: { authorization: `Bearer ${token}` } })
     ).json()) as { keys?: Array<{ id: string }> } | Array<{ id: string }>;
     const keyId = (Array.isArray(keys) ? keys[0]?.id : keys.keys?.[0]?.id) ?? 'key_bench';
-    // Warm-up (workflow bundle, JIT, connections).
+    // Warm-up (workflow bundle, JIT, connections): the first one longer, then the same one before each phase.
     if (!BATCH_ONLY) await load(stack, base, key).catch(() => undefined);
-    await runJob(base, key, 100).catch(() => undefined);
+    await warmUp(stack, base, key, 'empty');
     const empty = await measure(stack, base, key, token, orgId, 'empty');
 
     const t0 = performance.now();
     const seeded = await seed(stack, orgId, userId, keyId);
     const seedS = (performance.now() - t0) / 1000;
     console.error(`seeded in ${round(seedS)} s: ${JSON.stringify(seeded)}`);
-    await runJob(base, key, 100).catch(() => undefined); // the same warm state as before the empty phase
+    await warmUp(stack, base, key, 'seeded'); // the same warm-up as before the empty phase
     const full = await measure(stack, base, key, token, orgId, 'seeded');
 
     const label = `${VERIFICATIONS.toLocaleString('en')} verif. + ${JOBS.toLocaleString('en')} jobs x ${JOB_ITEMS}`;
@@ -733,30 +839,70 @@ async function main() {
         .join(' ')} on ${os.cpus().length} CPUs; seeded in ${round(seedS)} s: ${JSON.stringify(seeded)}`,
     );
     const rows: Array<Record<string, string | number>> = [];
-    const row = (figure: string, a: number | string, b: number | string, higherIsBetter = false) => {
+    const outside: string[] = [];
+    const range = (r: Spread | undefined) => (r ? `${r.min}-${r.max}` : '');
+    const row = (
+      figure: string,
+      a: number | string,
+      b: number | string,
+      higherIsBetter = false,
+      spreads?: [Spread, Spread],
+    ) => {
       const ratio = typeof a === 'number' && typeof b === 'number' && a > 0 ? b / a : NaN;
       const flat = Number.isNaN(ratio) ? '?' : (higherIsBetter ? ratio >= 0.9 : ratio <= 1.1) ? 'yes' : 'NO';
+      // Ranges that overlap: the difference is within the run's own spread.
+      const overlap = spreads ? spreads[0].max >= spreads[1].min && spreads[1].max >= spreads[0].min : undefined;
       rows.push({
         figure,
         empty: a,
         [label]: b,
         'seeded/empty': Number.isNaN(ratio) ? '-' : Math.round(ratio * 100) / 100,
         'within 10 %': flat,
+        'range empty': range(spreads?.[0]),
+        'range seeded': range(spreads?.[1]),
       });
+      if (flat === 'NO')
+        outside.push(
+          `${figure}: ${a} -> ${b} (${Math.round(ratio * 100) / 100})${overlap === undefined ? '' : overlap ? ', ranges overlap' : ', ranges apart'}`,
+        );
     };
-    row('one 100-item math job, submit → completed (ms, median)', empty.batch.single_ms, full.batch.single_ms);
+    const sp = (k: string): [Spread, Spread] => [empty.batch.spreads[k] as Spread, full.batch.spreads[k] as Spread];
     row(
-      `${CONCURRENT_JOBS} jobs at once: items/s`,
+      `one 100-item math job, submit → completed (ms, median of ${RUNS})`,
+      empty.batch.single_ms,
+      full.batch.single_ms,
+      false,
+      sp('single_ms'),
+    );
+    row(
+      `${CONCURRENT_JOBS} jobs at once: items/s (median of ${ROUNDS})`,
       empty.batch.concurrent_items_per_s,
       full.batch.concurrent_items_per_s,
       true,
+      sp('concurrent_items_per_s'),
     );
-    row(`${CONCURRENT_JOBS} jobs at once: wall (ms)`, empty.batch.concurrent_wall_ms, full.batch.concurrent_wall_ms);
+    row(
+      `${CONCURRENT_JOBS} jobs at once: wall (ms)`,
+      empty.batch.concurrent_wall_ms,
+      full.batch.concurrent_wall_ms,
+      false,
+      sp('concurrent_wall_ms'),
+    );
+    for (const k of Object.keys(empty.batch.spreads).filter((x) => x.startsWith('cpu_per_item_')))
+      row(
+        `${CONCURRENT_JOBS} jobs at once: CPU ms per item, ${k.slice('cpu_per_item_'.length)} (median of ${ROUNDS})`,
+        (empty.batch.spreads[k] as Spread).median,
+        (full.batch.spreads[k] as Spread | undefined)?.median ?? NaN,
+        false,
+        full.batch.spreads[k] ? sp(k) : undefined,
+      );
     row(`${CONCURRENT_JOBS} jobs at once: failed items`, empty.batch.concurrent_failed, full.batch.concurrent_failed);
     row(
-      `POST /verify/batch p95 while ${CONCURRENT_JOBS} submitted (ms)`,
+      `POST /verify/batch p95 while ${CONCURRENT_JOBS} submitted (ms, median of ${ROUNDS})`,
       empty.batch.post_p95_ms,
       full.batch.post_p95_ms,
+      false,
+      sp('post_p95_ms'),
     );
     row(`POST /verify/batch max (ms)`, empty.batch.post_max_ms, full.batch.post_max_ms);
     row(`POST /verify/batch 503 answers while ${CONCURRENT_JOBS} submitted`, empty.batch.post_503, full.batch.post_503);
@@ -768,10 +914,28 @@ async function main() {
       row(`CPU ms per verification: ${k}`, empty.load.cpu[k] as number, full.load.cpu[k] as number);
     for (const k of Object.keys(empty.load.rssMb))
       row(`resident MB after load: ${k}`, empty.load.rssMb[k] as number, full.load.rssMb[k] as number);
-    for (const k of Object.keys(empty.lists)) row(`${k} (ms)`, empty.lists[k] as number, full.lists[k] as number);
+    for (const k of Object.keys(empty.lists.ms)) {
+      const both = empty.lists.spreads[k] && full.lists.spreads[k];
+      row(
+        `${k} (ms)`,
+        empty.lists.ms[k] as number,
+        full.lists.ms[k] as number,
+        false,
+        both ? [empty.lists.spreads[k] as Spread, full.lists.spreads[k] as Spread] : undefined,
+      );
+    }
+    // CPU per call by the whole stack: the list figure a loaded machine does not distort.
+    for (const k of Object.keys(empty.lists.cpu))
+      row(`CPU ms per call (stack): ${k}`, empty.lists.cpu[k] as number, full.lists.cpu[k] as number);
     for (const k of Object.keys(empty.probes))
       row(`store: ${k} (ms)`, empty.probes[k] as number, full.probes[k] as number);
     console.table(rows);
+    console.log(
+      outside.length ? `outside 10 % (${outside.length}):\n  ${outside.join('\n  ')}` : 'every figure within 10 %',
+    );
+    console.log(
+      `POST /verify/batch p95 while ${CONCURRENT_JOBS} submitted, goal <= 200 ms: empty ${empty.batch.post_p95_ms} (${range(empty.batch.spreads.post_p95_ms)}), seeded ${full.batch.post_p95_ms} (${range(full.batch.spreads.post_p95_ms)})`,
+    );
     console.log(
       `errors: /verify/math ${empty.load.errors} / ${full.load.errors}; failed items (single jobs) ${empty.batch.single_failed} / ${full.batch.single_failed}`,
     );

@@ -3,8 +3,10 @@
 // .data/bench-scale/ferretdb), starts the project's FerretDB on the copy, and prints FerretDB's
 // CPU per operation (/proc/<pid>/stat) for an organization's verdict roll-up written and read
 // as nested hour objects (the form stored before session 11) and packed into one string
-// (persistence/audit.ts rollupDoc), with a full week of hours and with two, and for a proof insert
-// into the store's own `proofs` table against a new one.
+// (persistence/audit.ts rollupDoc), with a full week of hours and with two, for a proof insert
+// into the store's own `proofs` table against a new one, and (session 12) for a batch unit's
+// result document (a stored unit of the copy, the fullest found by id) inserted and read with its
+// items as nested objects (the form before session 12) and packed (persistence/batch.ts packResultDoc).
 //   npx tsx bench/store-doc-shape.ts [--store .data/bench-scale/ferretdb] [--ops 100] [--port 37399]
 // The copy goes to a temporary folder and is removed after; the source is only read.
 import { spawn } from 'node:child_process';
@@ -14,6 +16,7 @@ import path from 'node:path';
 import { MongoClient } from 'mongodb';
 import { addEntries, emptyRollup, ROLLUP_HOURS, type AuditRollup } from '../core/audit-rollup.js';
 import { rollupDoc } from '../persistence/audit.js';
+import { packResultDoc, resultId, resultOfDoc, type StoredResultDoc } from '../persistence/batch.js';
 
 const args = process.argv.slice(2);
 const arg = (name: string, def: string) => {
@@ -104,6 +107,38 @@ async function main() {
         .collection<{ _id: string } & Record<string, unknown>>('shape_proofs')
         .insertOne({ ...sample, _id: `shape_${Date.now()}_${i}` }),
     );
+    // A batch unit as the service stores it: a finished job's first unit (the jobs named by the slots, point lookups).
+    const results = db.collection<StoredResultDoc>('batch_results');
+    const slots = await db
+      .collection<{ _id: number; job_id: string | null }>('batch_slots')
+      .find({})
+      .limit(50)
+      .toArray();
+    const found = await Promise.all(
+      slots.filter((sl) => sl.job_id).map((sl) => results.findOne({ _id: resultId(sl.job_id as string, 0) })),
+    );
+    const units = found.filter((d): d is StoredResultDoc => d !== null).map(resultOfDoc);
+    const unit = units.sort((a, b) => b.items.length - a.items.length)[0];
+    if (unit) {
+      const nested = { ...unit, _id: 'shape_unit_nested' };
+      const packed = packResultDoc({ ...unit, _id: 'shape_unit_packed' });
+      const n = unit.items.length;
+      await time(`batch unit insert, ${n} items, nested objects`, (i) =>
+        results.insertOne({ ...nested, _id: `${nested._id}_${i}` }),
+      );
+      await time(`batch unit insert, ${n} items, packed (packResultDoc)`, (i) =>
+        results.insertOne({ ...packed, _id: `${packed._id}_${i}` }),
+      );
+      await time(`batch unit findOne, ${n} items, nested objects`, (i) =>
+        results.findOne({ _id: `${nested._id}_${i}` }),
+      );
+      await time(`batch unit findOne, ${n} items, packed (packResultDoc)`, (i) =>
+        results.findOne({ _id: `${packed._id}_${i}` }),
+      );
+      console.log(
+        `batch unit: ${n} items; as JSON nested ${JSON.stringify(nested).length} B, packed ${JSON.stringify(packed).length} B`,
+      );
+    } else console.log('no finished batch unit in the copy: batch unit rows skipped');
     console.log(`store copied from ${SOURCE}; ${OPS} operations per figure, one client, one at a time`);
     console.table(rows);
   } finally {

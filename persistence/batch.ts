@@ -3,7 +3,8 @@
 //   batch_jobs         {_id: job_id}            growing (≤ SVC_BATCH_MAX_JOBS kept): one small document per job
 //                                                (status, counters, slot, timestamps); never holds item results
 //   batch_results      {_id: `<job>#<unit>`}    growing (≤ 100 per kept job): the items of one unit of a job (a
-//                                                chunk of math items, or one item of another type), written once
+//                                                chunk of math items, or one item of another type), written once,
+//                                                its items packed into one string (packResultDoc)
 //   batch_requests     {_id: job_id}            growing (≤ SVC_BATCH_MAX_JOBS): the submitted queries and types,
 //                                                written once at admission, read only to answer a failed job
 //   batch_slots        {_id: n < max}           BOUNDED by SVC_BATCH_MAX_JOBS: read by `_id` on admission; read whole
@@ -96,6 +97,78 @@ export interface BatchResultDoc {
    * the mark existed (read only once their job is final).
    */
   audited?: boolean;
+}
+
+/**
+ * A result document as stored (session 12): its items packed into one JSON string (`packed`),
+ * the way the audit roll-up is (persistence/audit.ts rollupDoc). As nested objects a 25-item
+ * unit is ~60 KB as FerretDB stores it (a type schema per nested object), decoded and encoded
+ * field by field in Go: 5.2 ms of store CPU per insert and 7.0 ms per read, against ~1.6 / 1.6 ms
+ * packed (docs/store-access.md §8 and §9). Documents written before hold `items` (still read).
+ */
+export interface StoredResultDoc {
+  _id: string;
+  job_id: string;
+  org_id: string;
+  unit: number;
+  /** JSON of `[index, view][]`, in the unit's order. */
+  packed?: string;
+  /** The older form (before session 12): read, replaced at the next write of its items. */
+  items?: StoredBatchItem[];
+  audited?: boolean;
+}
+
+/** The stored form of a result document (items packed into one string). */
+export function packResultDoc(doc: BatchResultDoc): StoredResultDoc {
+  const stored: StoredResultDoc = {
+    _id: doc._id,
+    job_id: doc.job_id,
+    org_id: doc.org_id,
+    unit: doc.unit,
+    packed: packItems(doc.items),
+  };
+  if (doc.audited !== undefined) stored.audited = doc.audited;
+  return stored;
+}
+
+const packItems = (items: StoredBatchItem[]) => JSON.stringify(items.map((s) => [s.index, s.view]));
+
+const isPackedItem = (x: unknown): x is [number, BatchItemView] =>
+  Array.isArray(x) &&
+  x.length === 2 &&
+  Number.isInteger(x[0]) &&
+  typeof x[1] === 'object' &&
+  x[1] !== null &&
+  typeof (x[1] as { status?: unknown }).status === 'string';
+
+/** A stored result document as the service reads it (packed, or nested as before session 12); throws when unreadable. */
+export function resultOfDoc(stored: StoredResultDoc): BatchResultDoc {
+  let items: StoredBatchItem[];
+  if (typeof stored.packed === 'string') {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(stored.packed);
+    } catch {
+      parsed = null;
+    }
+    // Never answered as an empty or partial unit: a verdict list that cannot be read is an error (fail closed).
+    if (!Array.isArray(parsed) || !parsed.every(isPackedItem))
+      throw new Error(`batch result document ${stored._id} is unreadable`);
+    items = parsed.map(([index, view]) => ({ index, view }));
+  } else if (Array.isArray(stored.items)) {
+    items = stored.items;
+  } else {
+    throw new Error(`batch result document ${stored._id} is unreadable`);
+  }
+  const doc: BatchResultDoc = {
+    _id: stored._id,
+    job_id: stored.job_id,
+    org_id: stored.org_id,
+    unit: stored.unit,
+    items,
+  };
+  if (stored.audited !== undefined) doc.audited = stored.audited;
+  return doc;
 }
 
 export interface BatchRequestDoc {
@@ -248,8 +321,9 @@ export class BatchJobStore {
     return this.store.collection<BatchJobDoc>('batch_jobs');
   }
 
-  get results(): Collection<BatchResultDoc> {
-    return this.store.collection<BatchResultDoc>('batch_results');
+  /** The stored form: write through packResultDoc, read through resultOfDoc. */
+  get results(): Collection<StoredResultDoc> {
+    return this.store.collection<StoredResultDoc>('batch_results');
   }
 
   get requests(): Collection<BatchRequestDoc> {
@@ -292,7 +366,8 @@ export class BatchJobStore {
       this.finalUnits.set(id, hit);
       return hit;
     }
-    const doc = await this.results.findOne({ _id: id });
+    const stored = await this.results.findOne({ _id: id });
+    const doc = stored && resultOfDoc(stored);
     if (doc?.audited === true && this.unitCache > 0) {
       this.finalUnits.set(id, doc);
       if (this.finalUnits.size > this.unitCache) this.finalUnits.delete(this.finalUnits.keys().next().value as string);
@@ -301,8 +376,9 @@ export class BatchJobStore {
   }
 
   /** One result document. Key: `batch_results._id`. */
-  unitResult(jobId: string, unit: number): Promise<BatchResultDoc | null> {
-    return this.results.findOne({ _id: resultId(jobId, unit) });
+  async unitResult(jobId: string, unit: number): Promise<BatchResultDoc | null> {
+    const stored = await this.results.findOne({ _id: resultId(jobId, unit) });
+    return stored && resultOfDoc(stored);
   }
 
   /** The submitted queries and types. Key: `batch_requests._id`. */
@@ -336,7 +412,7 @@ export class BatchJobStore {
    */
   async storeUnit(doc: BatchResultDoc): Promise<BatchResultDoc> {
     try {
-      await this.results.insertOne(doc);
+      await this.results.insertOne(packResultDoc(doc));
       return doc;
     } catch (err) {
       if (!isDuplicateKey(err)) throw err;
@@ -348,7 +424,10 @@ export class BatchJobStore {
 
   /** Replaces a unit's items (results withheld when their audit entries cannot be written), final from then on. Key: `batch_results._id`. */
   async replaceUnitItems(jobId: string, unit: number, items: StoredBatchItem[]): Promise<void> {
-    await this.results.updateOne({ _id: resultId(jobId, unit) }, { $set: { items, audited: true } });
+    await this.results.updateOne(
+      { _id: resultId(jobId, unit) },
+      { $set: { packed: packItems(items), audited: true }, $unset: { items: '' } },
+    );
   }
 
   /** Marks a unit's items as audited: a running job's progress may show them. Key: `batch_results._id`. */
@@ -360,7 +439,7 @@ export class BatchJobStore {
   async storeUnits(docs: BatchResultDoc[]): Promise<void> {
     if (docs.length === 0) return;
     try {
-      await this.results.insertMany(docs, { ordered: false });
+      await this.results.insertMany(docs.map(packResultDoc), { ordered: false });
     } catch (err) {
       if (!isDuplicateKey(err)) throw err;
     }
@@ -512,13 +591,25 @@ export class BatchJobStore {
     max: number,
     reclaim?: () => Promise<number>,
   ): Promise<Admission> {
-    const direct = await this.admitByKey(job._id, max);
-    const admission = direct.admission ?? (await this.admitByScan(job._id, max, reclaim, direct.refill));
-    // The request and the job, side by side (unique `_id` inserts).
-    await Promise.all([
-      this.requests.insertOne({ _id: job._id, items: request }),
-      this.jobs.insertOne({ ...job, slot: admission.slot }),
-    ]);
+    // The request does not depend on the slot: it goes out beside the admission (session 12: one
+    // write round trip fewer before POST /verify/batch answers; under a burst of submissions each
+    // write waits behind the running jobs' commits). It is read only through its job, so it is
+    // deleted again when no slot is won; a process dying in between leaves it unread.
+    const requestWritten = this.requests.insertOne({ _id: job._id, items: request });
+    void requestWritten.catch(() => undefined); // awaited below; handled if it fails before that
+    let admission: Admission;
+    try {
+      const direct = await this.admitByKey(job._id, max);
+      admission = direct.admission ?? (await this.admitByScan(job._id, max, reclaim, direct.refill));
+    } catch (err) {
+      await requestWritten.then(
+        () => this.requests.deleteOne({ _id: job._id }).catch(() => undefined),
+        () => undefined,
+      );
+      throw err;
+    }
+    // The job (unique `_id` insert) once its slot is known, and the request's acknowledgement.
+    await Promise.all([requestWritten, this.jobs.insertOne({ ...job, slot: admission.slot })]);
     return admission;
   }
 
@@ -748,7 +839,7 @@ export class BatchJobStore {
     const doc = await this.jobs.findOne({ _id: jobId }, { projection: { units: 1 } });
     const units = doc?.units ?? 0;
     for (let u = 0; u < units; u++) this.finalUnits.delete(resultId(jobId, u));
-    const ops: AnyBulkWriteOperation<BatchResultDoc>[] = Array.from({ length: units }, (_, u) => ({
+    const ops: AnyBulkWriteOperation<StoredResultDoc>[] = Array.from({ length: units }, (_, u) => ({
       deleteOne: { filter: { _id: resultId(jobId, u) } },
     }));
     // The results and the request side by side, then the job (which names them: a crash in between leaves it to repeat).

@@ -3,6 +3,7 @@
 // final exactly once, and a running job survives a restart of the API that accepted it.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resultOfDoc, type StoredResultDoc } from '../../persistence/batch.js';
 import type { ManagedProcess } from '../../infra/stack.js';
 import { db, newTenant, type Member } from './helpers.js';
 import { startExtraApi, type ExtraApi } from './extra-api.js';
@@ -90,10 +91,12 @@ describe('durability (a worker and an API of its own, on a task queue of its own
     // Its items are in its result documents (issue 22), each index exactly once.
     const results = await Promise.all(
       Array.from({ length: stored[0]!.units }, (_, u) =>
-        db().then((d) => d.collection('batch_results').findOne({ _id: `${jobId}#${u}` as any })),
+        db().then((d) => d.collection<StoredResultDoc>('batch_results').findOne({ _id: `${jobId}#${u}` as any })),
       ),
     );
-    const indices = results.flatMap((r) => r!.items.map((s: any) => s.index)).sort((a: number, b: number) => a - b);
+    const indices = results
+      .flatMap((r) => resultOfDoc(r!).items.map((s: any) => s.index))
+      .sort((a: number, b: number) => a - b);
     expect(indices).toEqual(Array.from({ length: 100 }, (_, i) => i));
   }, 300_000);
 

@@ -12,7 +12,7 @@ import { makeAppendAuditActivity } from '../../activities/audit.js';
 import { attestationIdFor } from '../../activities/proofs.js';
 import { batchItemAuditLogId, makeBatchActivities, type BatchEngineActivities } from '../../activities/verify-batch.js';
 import { EnginePool } from '../../activities/isolation/engine-pool.js';
-import { resultId } from '../../persistence/batch.js';
+import { resultId, resultOfDoc, type StoredResultDoc } from '../../persistence/batch.js';
 import { db, newTenant, stackEnv, type Member } from './helpers.js';
 
 let t: Member;
@@ -67,6 +67,13 @@ type View = {
   result?: { status: string; proof_ref: string | null; attestation?: { id: string; token: string } };
 };
 type ResultDoc = { _id: string; audited: boolean; items: Array<{ index: number; view: View }> };
+/** A unit's document as the service reads it (packed since session 12: its items are one string as stored). */
+async function storedUnit(jobId: string): Promise<ResultDoc> {
+  const raw = (await (await db()).collection<StoredResultDoc>('batch_results').findOne({ _id: resultId(jobId, 0) }))!;
+  expect(typeof raw.packed).toBe('string');
+  expect(raw.items).toBeUndefined();
+  return resultOfDoc(raw) as unknown as ResultDoc;
+}
 
 describe('batch math unit: grouped engine run and store writes', () => {
   it('every VERIFIED item has its proof, attestation and audit entry; a second run writes nothing twice and answers the same tokens', async () => {
@@ -76,7 +83,7 @@ describe('batch math unit: grouped engine run and store writes', () => {
     const first = await acts.mathBatchUnitActivity(req);
     expect(first).toEqual(QUERIES.map((_, index) => ({ index, status: 'completed' })));
     const d = await db();
-    const doc = (await d.collection<ResultDoc>('batch_results').findOne({ _id: resultId(jobId, 0) }))!;
+    const doc = await storedUnit(jobId);
     expect(doc.audited).toBe(true);
     const statuses = doc.items.map((it) => it.view.result?.status);
     expect(statuses).toEqual(['VERIFIED', 'UNVERIFIABLE', 'VERIFIED', 'UNVERIFIABLE', 'VERIFIED']);
@@ -106,7 +113,7 @@ describe('batch math unit: grouped engine run and store writes', () => {
     await new Promise((r) => setTimeout(r, 1100)); // a new second: a re-signed token would differ
     const second = await acts.mathBatchUnitActivity(req);
     expect(second).toEqual(first);
-    const again = (await d.collection<ResultDoc>('batch_results').findOne({ _id: resultId(jobId, 0) }))!;
+    const again = await storedUnit(jobId);
     expect(again.items).toEqual(doc.items);
     expect(await d.collection('audit_logs').countDocuments({ 'result.workflow_id': req.workflow_id })).toBe(
       QUERIES.length,
@@ -119,11 +126,11 @@ describe('batch math unit: grouped engine run and store writes', () => {
     const req = unitInput(jobId);
     await acts.mathBatchUnitActivity(req);
     const d = await db();
-    const doc = (await d.collection<ResultDoc>('batch_results').findOne({ _id: resultId(jobId, 0) }))!;
-    await d.collection<ResultDoc>('batch_results').deleteOne({ _id: resultId(jobId, 0) });
+    const doc = await storedUnit(jobId);
+    await d.collection<StoredResultDoc>('batch_results').deleteOne({ _id: resultId(jobId, 0) });
     await new Promise((r) => setTimeout(r, 1100));
     await acts.mathBatchUnitActivity(req);
-    const rewritten = (await d.collection<ResultDoc>('batch_results').findOne({ _id: resultId(jobId, 0) }))!;
+    const rewritten = await storedUnit(jobId);
     expect(rewritten.items.map((it) => it.view.result?.attestation?.token)).toEqual(
       doc.items.map((it) => it.view.result?.attestation?.token),
     );
@@ -152,8 +159,7 @@ describe('batch math unit: grouped engine run and store writes', () => {
     const summaries = await acts.mathBatchUnitActivity(unitInput(jobId));
     expect(groupRuns).toBe(1);
     expect(summaries).toEqual(QUERIES.map((_, index) => ({ index, status: 'completed' })));
-    const d = await db();
-    const doc = (await d.collection<ResultDoc>('batch_results').findOne({ _id: resultId(jobId, 0) }))!;
+    const doc = await storedUnit(jobId);
     expect(doc.items.map((it) => it.view.result?.status)).toEqual([
       'VERIFIED',
       'UNVERIFIABLE',

@@ -3,6 +3,7 @@
 // failures and searchable workflow metadata. The bounded job store and durability through a
 // worker crash and an API restart are in batch.serial.test.ts (they stop stack components).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resultOfDoc, type StoredResultDoc } from '../../persistence/batch.js';
 import { Client, Connection } from '@temporalio/client';
 import { db, get, newTenant, post, stackEnv, type Member } from './helpers.js';
 import { startExtraApi } from './extra-api.js';
@@ -356,10 +357,10 @@ describe('batch items of every type', () => {
     expect(stored!.items).toBeUndefined();
     const results = await Promise.all(
       Array.from({ length: stored!.units }, (_, u) =>
-        db().then((d) => d.collection('batch_results').findOne({ _id: `${job.job_id}#${u}` as any })),
+        db().then((d) => d.collection<StoredResultDoc>('batch_results').findOne({ _id: `${job.job_id}#${u}` as any })),
       ),
     );
-    expect(results.flatMap((r) => r!.items.map((s: any) => s.view))).toHaveLength(11);
+    expect(results.flatMap((r) => resultOfDoc(r!).items.map((s: any) => s.view))).toHaveLength(11);
   });
 
   it('GET: 403 for another organization, 404 for an unknown job', async () => {

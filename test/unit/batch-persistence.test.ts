@@ -208,6 +208,9 @@ describe('persistence/batch.ts: the job store', () => {
     expect([a.slot, b.slot].sort()).toEqual([0, 1]);
     // Both active: a third is refused (no reclaim given).
     await expect(jobs.admit(newJob('bj_c'), ITEMS, 2)).rejects.toBeInstanceOf(BatchCapacityError);
+    // Its request went out beside the admission (session 12) and is deleted with the refusal.
+    expect(await jobs.request('bj_c')).toBeNull();
+    expect(m.coll('batch_requests').docs.size).toBe(2);
     await runToCompletion(jobs, 'bj_b', new Date('2026-01-01T00:01:00Z'));
     await runToCompletion(jobs, 'bj_a', new Date('2026-01-01T00:02:00Z'));
     expect(m.coll('batch_results').docs.size).toBe(4);
@@ -269,6 +272,7 @@ describe('persistence/batch.ts: the job store', () => {
     expect(m.coll('batch_jobs').docs.size).toBe(3);
     // Every slot active: the fallback reads the slots once and refuses.
     await expect(jobs.admit(newJob('bj_v'), ITEMS, 3)).rejects.toBeInstanceOf(BatchCapacityError);
+    expect(await jobs.request('bj_v')).toBeNull();
     // Racing admissions for two released slots: two win distinct slots, the third is refused.
     await runToCompletion(jobs, 'bj_s', new Date('2026-01-01T00:04:00Z'));
     await runToCompletion(jobs, 'bj_t', new Date('2026-01-01T00:05:00Z'));
