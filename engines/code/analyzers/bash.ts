@@ -2,7 +2,9 @@
 // time, nice, timeout, xargs, doas, stdbuf), quoting, paths (`/bin/bash` → bash) and
 // variables holding a constant command name (`c=eval; $c ...`). Reported: a download piped
 // into a shell or interpreter (or handed to one through `<(...)`, `$(...)` or `<<<`), eval,
-// reverse shells, insecure downloads, rm -rf, world-writable chmod, raw sockets, downloads.
+// reverse shells, insecure downloads, rm -rf, world-writable chmod, raw sockets, downloads,
+// (session 12) a command or sourced file named by the script's arguments or `read` input
+// (`$1`, `cmd=$1; $cmd`, `source "$f"`), and `xargs … sh -c` whose code is the input.
 import type { Node } from 'web-tree-sitter';
 import type { Fact } from '../facts.js';
 import type { SyntaxView } from '../syntax.js';
@@ -49,6 +51,7 @@ const INTERESTING = new Set([
   'ksh',
   'source',
   '.',
+  'read',
 ]);
 const ROOT_TARGETS =
   /^["']?(?:\/\*?|~\/?\*?|\$\{?HOME\}?\/?\*?|\/(?:home|etc|usr|var|boot|bin|sbin|lib|opt|root)\/?\*?)["']?$/;
@@ -67,11 +70,24 @@ interface Effective {
   name: string;
   args: Node[];
   argTexts: string[];
+  /** Behind `xargs`: its -I replace string, or `true` when the input is appended to the arguments. */
+  xargs?: string | true;
 }
+/**
+ * A word that is one expansion of a positional parameter (`$1`, `"${2}"`): the caller's text.
+ * Not `"$@"`: a helper that runs its arguments (`run() { log "$*"; "$@"; }`) is ordinary script.
+ */
+const POSITIONAL = /^"?\$\{?[1-9]\}?"?$/;
+/** One bare expansion of a variable (`$f`, `"${cmd}"`): its name. */
+const ONE_VAR = /^"?\$\{?([A-Za-z_]\w*)\}?"?$/;
+/** Text that carries the script's arguments (`$1`, `${2:-x}`, `$@`, `$*`). */
+const ARG_TEXT = /\$(?:\{?[1-9@*])/;
 
 class BashAnalysis {
   private readonly facts: Fact[] = [];
   private readonly vars = new Map<string, Set<string>>();
+  /** Variables assigned the script's arguments or `read` input (anything else stays unknown). */
+  private readonly fromInput = new Set<string>();
   private readonly seen = new Set<string>();
 
   constructor(private readonly view: SyntaxView) {}
@@ -132,6 +148,7 @@ class BashAnalysis {
     const name = v.field(n, 'name');
     const value = v.field(n, 'value');
     if (!name || !value) return;
+    if (ARG_TEXT.test(v.text(value))) this.fromInput.add(v.text(name));
     const text = unquote(v.text(value));
     if (text === null) return;
     let set = this.vars.get(v.text(name));
@@ -162,16 +179,23 @@ class BashAnalysis {
     // Prefer a dangerous candidate when a variable may hold several commands.
     let name = candidates.find((c) => c === 'eval' || INTERPRETER.test(c) || DOWNLOADERS.has(c)) ?? candidates[0];
     let i = 0;
+    let xargs: string | true | undefined;
     for (let guard = 0; WRAPPERS.has(name) && guard < 8; guard++) {
       const valueOpt = WRAPPER_VALUE_OPTS[name];
       const wrapper = name;
+      if (wrapper === 'xargs') xargs = true;
       let next: string | null = null;
       while (i < texts.length) {
         const t = unquote(texts[i]) ?? texts[i];
         i++;
         if (t === '--') continue;
         if (wrapper === 'env' && /^[A-Za-z_]\w*=/.test(t)) continue;
+        if (wrapper === 'xargs' && /^-I.|^--replace=./.test(t)) {
+          xargs = t.replace(/^-I|^--replace=/, '');
+          continue;
+        }
         if (t.startsWith('-')) {
+          if (wrapper === 'xargs' && t === '-I' && i < texts.length) xargs = unquote(texts[i]) ?? texts[i];
           if (valueOpt?.test(t)) i++;
           continue;
         }
@@ -180,10 +204,21 @@ class BashAnalysis {
         next = basename(t);
         break;
       }
-      if (next === null) return { name, args: args.slice(i), argTexts: texts.slice(i) };
+      if (next === null) return { name, args: args.slice(i), argTexts: texts.slice(i), xargs };
       name = next;
     }
-    return { name, args: args.slice(i), argTexts: texts.slice(i) };
+    return { name, args: args.slice(i), argTexts: texts.slice(i), xargs };
+  }
+
+  /**
+   * A word that is the caller's text: a positional parameter, or one expansion of a variable
+   * assigned from the arguments or `read`. Other variables stay unknown and are not flagged
+   * (`for f in ~/.bashrc.d/*; do . "$f"; done`, `$CC -o x x.c` are ordinary scripts).
+   */
+  private fromCaller(text: string): boolean {
+    if (POSITIONAL.test(text)) return true;
+    const m = ONE_VAR.exec(text);
+    return m !== null && this.fromInput.has(m[1]);
   }
 
   private pipeline(p: Node): void {
@@ -203,6 +238,10 @@ class BashAnalysis {
 
   private command(cmd: Node): void {
     const v = this.view;
+    // The command word itself taken from the script's arguments or `read` input.
+    const word = v.field(cmd, 'name');
+    if (word && this.fromCaller(v.text(word).trim()))
+      this.emit('computed_command', cmd, "command named by the script's arguments or input");
     const eff = this.effective(cmd);
     if (!eff) return;
     const { name, argTexts } = eff;
@@ -212,9 +251,22 @@ class BashAnalysis {
     // runs, when it is not constant text.
     if (INTERPRETER.test(name) && name !== 'source' && name !== '.') {
       const at = flags.findIndex((f) => codeOption(name, f));
-      if (at >= 0 && at + 1 < argTexts.length && unquote(argTexts[at + 1]) === null)
+      const code = at >= 0 && at + 1 < argTexts.length ? argTexts[at + 1] : null;
+      // Behind xargs the input becomes the code: through its replace string, or appended
+      // when nothing follows the option.
+      const fromXargs =
+        eff.xargs !== undefined &&
+        at >= 0 &&
+        (code === null ? eff.xargs === true : typeof eff.xargs === 'string' && code.includes(eff.xargs));
+      if ((code !== null && unquote(code) === null) || fromXargs)
         this.emit('interpreter_code', cmd, `${name} ${flags[at]} of computed code`);
     }
+    // A file sourced from the script's arguments, `read` input or a variable holding them runs
+    // whatever it holds.
+    if ((name === 'source' || name === '.') && argTexts.length > 0 && this.fromCaller(argTexts[0]))
+      this.emit('source_computed', cmd, `${name} of a file named at run time`);
+    if (name === 'read') for (const t of argTexts) if (/^[A-Za-z_]\w*$/.test(t)) this.fromInput.add(t);
+
     if (name === 'eval' || INTERPRETER.test(name)) {
       // Downloads handed over through <(...), $(...), `...` or <<<.
       const parent = cmd.parent;
