@@ -80,6 +80,7 @@ interface Effective {
 const POSITIONAL = /^"?\$\{?[1-9]\}?"?$/;
 /** One bare expansion of a variable (`$f`, `"${cmd}"`): its name. */
 const ONE_VAR = /^"?\$\{?([A-Za-z_]\w*)\}?"?$/;
+const FUNCTION_DEFINITION = new Set(['function_definition']);
 /** Text that carries the script's arguments (`$1`, `${2:-x}`, `$@`, `$*`). */
 const ARG_TEXT = /\$(?:\{?[1-9@*])/;
 
@@ -148,7 +149,7 @@ class BashAnalysis {
     const name = v.field(n, 'name');
     const value = v.field(n, 'value');
     if (!name || !value) return;
-    if (ARG_TEXT.test(v.text(value))) this.fromInput.add(v.text(name));
+    if (ARG_TEXT.test(v.text(value)) && !this.inFunction(n)) this.fromInput.add(v.text(name));
     const text = unquote(v.text(value));
     if (text === null) return;
     let set = this.vars.get(v.text(name));
@@ -211,12 +212,18 @@ class BashAnalysis {
   }
 
   /**
-   * A word that is the caller's text: a positional parameter, or one expansion of a variable
-   * assigned from the arguments or `read`. Other variables stay unknown and are not flagged
-   * (`for f in ~/.bashrc.d/*; do . "$f"; done`, `$CC -o x x.c` are ordinary scripts).
+   * A word that is the caller's text: a positional parameter of the script (inside a function
+   * `$1` is the function's own argument, given by the script: `_complete() { $1 -npq …; }`), or
+   * one expansion of a variable assigned from them or from `read`. Other variables stay unknown
+   * and are not flagged (`for f in ~/.bashrc.d/*; do . "$f"; done`, `$CC -o x x.c`).
    */
-  private fromCaller(text: string): boolean {
-    if (POSITIONAL.test(text)) return true;
+  private inFunction(n: Node): boolean {
+    return this.view.ancestor(n, FUNCTION_DEFINITION) !== null;
+  }
+
+  /** See `inFunction`. */
+  private fromCaller(text: string, at: Node): boolean {
+    if (POSITIONAL.test(text)) return !this.inFunction(at);
     const m = ONE_VAR.exec(text);
     return m !== null && this.fromInput.has(m[1]);
   }
@@ -240,7 +247,7 @@ class BashAnalysis {
     const v = this.view;
     // The command word itself taken from the script's arguments or `read` input.
     const word = v.field(cmd, 'name');
-    if (word && this.fromCaller(v.text(word).trim()))
+    if (word && this.fromCaller(v.text(word).trim(), cmd))
       this.emit('computed_command', cmd, "command named by the script's arguments or input");
     const eff = this.effective(cmd);
     if (!eff) return;
@@ -263,7 +270,7 @@ class BashAnalysis {
     }
     // A file sourced from the script's arguments, `read` input or a variable holding them runs
     // whatever it holds.
-    if ((name === 'source' || name === '.') && argTexts.length > 0 && this.fromCaller(argTexts[0]))
+    if ((name === 'source' || name === '.') && argTexts.length > 0 && this.fromCaller(argTexts[0], cmd))
       this.emit('source_computed', cmd, `${name} of a file named at run time`);
     if (name === 'read') for (const t of argTexts) if (/^[A-Za-z_]\w*$/.test(t)) this.fromInput.add(t);
 
