@@ -306,6 +306,69 @@ export const RULES: readonly RuleRow[] = [
       kwargFalse('safe_mode'),
     ),
   ),
+  // Task runners whose run/local take a shell command line.
+  row(
+    'py.task-runner-shell',
+    PY,
+    'critical',
+    'shell_execution',
+    'Shell command run through a task runner or pexpect (fabric, invoke, pexpect)',
+    call([
+      'fabric.api.local',
+      'fabric.api.run',
+      'fabric.api.sudo',
+      'fabric.operations.local',
+      'fabric.operations.run',
+      'fabric.operations.sudo',
+      'invoke.run',
+      'invoke.sudo',
+      'pexpect.spawn',
+      'pexpect.spawnu',
+      'pexpect.run',
+      'pexpect.runu',
+      'pexpect.popen_spawn.PopenSpawn',
+    ]),
+  ),
+  // timeit compiles and runs its statement (and setup) strings.
+  row(
+    'py.timeit-code',
+    PY,
+    'critical',
+    'dynamic_code_execution',
+    'timeit given code built at run time (it compiles and runs the statement)',
+    call(['timeit.timeit', 'timeit.repeat', 'timeit.Timer'], evaluatesUnsafeCode(0)),
+  ),
+  // A Jinja2 template made from request input runs its expressions (server-side template injection).
+  row(
+    'py.template-input',
+    PY,
+    'critical',
+    'dynamic_code_execution',
+    'Template compiled from request or program input (server-side template injection)',
+    call(
+      ['jinja2.Template', 'jinja2.Environment().from_string', 'flask.render_template_string', 'mako.template.Template'],
+      inputArg(0),
+    ),
+  ),
+  // A native library loaded from a computed path runs its initialisers (like Java's System.load).
+  row(
+    'py.ctypes-load',
+    PY,
+    'critical',
+    'dynamic_code_execution',
+    'Native library loaded from a computed path (runs its code)',
+    call(
+      [
+        'ctypes.CDLL',
+        'ctypes.PyDLL',
+        'ctypes.WinDLL',
+        'ctypes.OleDLL',
+        'ctypes.cdll.LoadLibrary',
+        'ctypes.LibraryLoader',
+      ],
+      all(nonConstantArg(0), not(argTextMatches(0, /^(?:ctypes\.util\.)?find_library\(/))),
+    ),
+  ),
   row(
     'py.marshal',
     PY,
@@ -722,6 +785,19 @@ export const RULES: readonly RuleRow[] = [
     'dynamic_code_execution',
     'Module loaded from a path read from request or program input (runs its code)',
     call(['require', 'import', 'module.require', 'process.mainModule.require'], inputArg(0)),
+  ),
+  row(
+    'js.node-pty',
+    JS,
+    'critical',
+    'shell_execution',
+    'Process started in a pseudo-terminal (node-pty)',
+    call([
+      'node-pty.spawn',
+      'node-pty.fork',
+      '@lydell/node-pty.spawn',
+      '@homebridge/node-pty-prebuilt-multiarch.spawn',
+    ]),
   ),
   // Bun's and Deno's own process APIs (globals).
   row(
@@ -1366,8 +1442,13 @@ export const RULES: readonly RuleRow[] = [
     GO,
     'critical',
     'shell_execution',
-    'Process execution (github.com/go-cmd/cmd)',
-    call(['github.com/go-cmd/cmd.NewCmd', 'github.com/go-cmd/cmd.NewCmdOptions']),
+    'Process execution (github.com/go-cmd/cmd, github.com/bitfield/script)',
+    call([
+      'github.com/go-cmd/cmd.NewCmd',
+      'github.com/go-cmd/cmd.NewCmdOptions',
+      'github.com/bitfield/script.Exec',
+      'github.com/bitfield/script.ExecForEach',
+    ]),
   ),
   row(
     'go.family-unclassified',
@@ -1677,6 +1758,31 @@ export const RULES: readonly RuleRow[] = [
       nonConstantArg(0),
     ),
   ),
+  // JEXL, Rhino and JShell evaluate expressions or Java/JavaScript source with full access.
+  row(
+    'java.expression-engines',
+    JAVA,
+    'critical',
+    'dynamic_code_execution',
+    'JEXL, Rhino or JShell evaluation of a computed expression',
+    call(methods('createExpression', 'createScript', 'createTemplate'), nonConstantArg(0), /commons\.jexl/),
+  ),
+  row(
+    'java.rhino-eval',
+    JAVA,
+    'critical',
+    'dynamic_code_execution',
+    'JEXL, Rhino or JShell evaluation of a computed expression',
+    call(methods('evaluateString', 'compileString'), nonConstantArg(1), /org\.mozilla\.javascript/),
+  ),
+  row(
+    'java.jshell-eval',
+    JAVA,
+    'critical',
+    'dynamic_code_execution',
+    'JEXL, Rhino or JShell evaluation of a computed expression',
+    call(methods('eval'), nonConstantArg(0), /jdk\.jshell/),
+  ),
   row(
     'java.template-eval',
     JAVA,
@@ -1703,7 +1809,29 @@ export const RULES: readonly RuleRow[] = [
       'org.apache.commons.lang.SerializationUtils.deserialize',
       'com.caucho.hessian.io.HessianInput#readObject',
       'com.caucho.hessian.io.Hessian2Input#readObject',
+      'com.cedarsoftware.util.io.JsonReader.jsonToJava',
+      'com.cedarsoftware.util.io.JsonReader#readObject',
     ]),
+  ),
+  // fastjson with autoType switched on for the call builds any class the document names.
+  row(
+    'java.fastjson-autotype',
+    JAVA,
+    'critical',
+    'unsafe_deserialization',
+    'fastjson parse with Feature.SupportAutoType (arbitrary classes on load)',
+    call(
+      [
+        'com.alibaba.fastjson.JSON.parseObject',
+        'com.alibaba.fastjson.JSON.parse',
+        'com.alibaba.fastjson.JSON.parseArray',
+      ],
+      any(
+        argTextMatches(1, /SupportAutoType/),
+        argTextMatches(2, /SupportAutoType/),
+        argTextMatches(3, /SupportAutoType/),
+      ),
+    ),
   ),
   row(
     'java.jackson-default-typing',
@@ -2278,6 +2406,15 @@ export const RULES: readonly RuleRow[] = [
     'JSON.load (creates objects of the classes the data names; JSON.parse does not)',
     call(['JSON.load', 'JSON.restore', 'JSON.unsafe_load']),
   ),
+  // load / require of a path from request input runs that Ruby file.
+  row(
+    'rb.load-input',
+    RB,
+    'critical',
+    'dynamic_code_execution',
+    'Ruby file loaded from a path read from request or program input (runs its code)',
+    call(['Kernel.load', 'Kernel.require', 'Kernel.require_relative', 'Kernel.autoload'], inputArg(0)),
+  ),
   row(
     'rb.json-create-additions',
     RB,
@@ -2285,7 +2422,7 @@ export const RULES: readonly RuleRow[] = [
     'unsafe_deserialization',
     'JSON.parse with create_additions: true (creates objects of the classes the data names)',
     call(
-      ['JSON.parse', 'JSON.parse!'],
+      ['JSON.parse', 'JSON.parse!', 'Oj.compat_load', 'Oj.load'],
       argTextMatches(
         1,
         /\bcreate_additions:\s*true\b|:create_additions\s*=>\s*true\b|["']create_additions["']\s*=>\s*true\b/,

@@ -52,7 +52,14 @@ const INTERESTING = new Set([
   'source',
   '.',
   'read',
+  'awk',
+  'gawk',
+  'mawk',
+  'nawk',
+  'find',
 ]);
+const AWK = new Set(['awk', 'gawk', 'mawk', 'nawk']);
+const FIND_EXEC = new Set(['-exec', '-execdir', '-ok', '-okdir']);
 const ROOT_TARGETS =
   /^["']?(?:\/\*?|~\/?\*?|\$\{?HOME\}?\/?\*?|\/(?:home|etc|usr|var|boot|bin|sbin|lib|opt|root)\/?\*?)["']?$/;
 /** Options of wrappers that take a value (the next word is not the command). */
@@ -228,6 +235,14 @@ class BashAnalysis {
     return m !== null && this.fromInput.has(m[1]);
   }
 
+  /** The text of `n` expands the script's arguments or a variable assigned from them or `read`. */
+  private carriesCaller(n: Node): boolean {
+    const text = this.view.text(n);
+    if (ARG_TEXT.test(text) && !this.inFunction(n)) return true;
+    for (const m of text.matchAll(/\$\{?([A-Za-z_]\w*)/g)) if (this.fromInput.has(m[1])) return true;
+    return false;
+  }
+
   private pipeline(p: Node): void {
     const v = this.view;
     const stages = v.args(p).map((s) => (v.type(s) === 'redirected_statement' ? v.field(s, 'body') : s));
@@ -240,6 +255,17 @@ class BashAnalysis {
       else if (downloadAt >= 0 && (INTERPRETER.test(eff.name) || eff.name === 'eval')) {
         this.emit('download_exec', s, `download piped into ${eff.name}`);
       }
+      // `echo "$1" | bash`: the caller's text piped into an interpreter that reads its program
+      // from standard input (no script or code argument, only options such as -s).
+      if (
+        i > 0 &&
+        INTERPRETER.test(eff.name) &&
+        eff.name !== 'source' &&
+        eff.name !== '.' &&
+        eff.argTexts.every((t) => (unquote(t) ?? '').startsWith('-') && !codeOption(eff.name, unquote(t) ?? '')) &&
+        stages.slice(0, i).some((st) => st !== null && this.carriesCaller(st))
+      )
+        this.emit('interpreter_code', s, `the script's input piped into ${eff.name}`);
     });
   }
 
@@ -267,6 +293,33 @@ class BashAnalysis {
         (code === null ? eff.xargs === true : typeof eff.xargs === 'string' && code.includes(eff.xargs));
       if ((code !== null && unquote(code) === null) || fromXargs)
         this.emit('interpreter_code', cmd, `${name} ${flags[at]} of computed code`);
+    }
+    // `bash <<< "$1"`: the caller's text as the interpreter's program.
+    if (INTERPRETER.test(name) && name !== 'source' && name !== '.') {
+      const parent = cmd.parent;
+      const redirects = [
+        ...v.fields(cmd, 'redirect'),
+        ...(parent && v.type(parent) === 'redirected_statement' ? v.fields(parent, 'redirect') : []),
+      ];
+      if (redirects.some((r) => v.type(r) === 'herestring_redirect' && this.carriesCaller(r)))
+        this.emit('interpreter_code', cmd, `${name} given the script's input as its program`);
+    }
+    // `awk "$1" file`: the program is the caller's text (awk's system() runs commands).
+    if (AWK.has(name)) {
+      const program = argTexts.find((t, k) => !t.startsWith('-') && !/^-[vf]$/.test(argTexts[k - 1] ?? ''));
+      if (program !== undefined && this.fromCaller(program, cmd))
+        this.emit('interpreter_code', cmd, `${name} program from the script's input`);
+    }
+    // `find … -exec sh -c "$1" \;`: the command after -exec, read as a command of its own.
+    if (name === 'find') {
+      const at = flags.findIndex((f) => FIND_EXEC.has(f));
+      const shell = at >= 0 ? basename(flags[at + 1] ?? '') : '';
+      if (INTERPRETER.test(shell) && shell !== 'source' && shell !== '.') {
+        const rest = argTexts.slice(at + 2);
+        const opt = rest.findIndex((t) => codeOption(shell, unquote(t) ?? t));
+        if (opt >= 0 && opt + 1 < rest.length && unquote(rest[opt + 1]) === null)
+          this.emit('interpreter_code', cmd, `${shell} ${rest[opt]} of computed code (find -exec)`);
+      }
     }
     // A file sourced from the script's arguments, `read` input or a variable holding them runs
     // whatever it holds.
