@@ -103,6 +103,48 @@ describe('POST /verify/code: breadth families (issue 24, session 12)', () => {
       /create_additions/,
     ],
     ['php', "<?php\nparse_str($_SERVER['QUERY_STRING']);\n", 2, 'dynamic_code_execution', /parse_str/],
+    ['python', 'import pexpect\n\ndef f(c):\n    pexpect.spawn(c)\n', 4, 'shell_execution', /pexpect/],
+    ['python', 'import timeit\n\ndef f(c):\n    timeit.timeit(c, number=1)\n', 4, 'dynamic_code_execution', /timeit/],
+    [
+      'python',
+      "from flask import request\nfrom jinja2 import Template\n\ndef f():\n    return Template(request.args['t']).render()\n",
+      5,
+      'dynamic_code_execution',
+      /server-side template injection/,
+    ],
+    ['python', 'import ctypes\n\ndef f(p):\n    ctypes.CDLL(p)\n', 4, 'dynamic_code_execution', /Native library/],
+    [
+      'javascript',
+      "const pty = require('node-pty');\nfunction f(c) {\n  pty.spawn(c, [], {});\n}\n",
+      3,
+      'shell_execution',
+      /node-pty/,
+    ],
+    [
+      'java',
+      'import org.apache.commons.jexl3.*;\nclass A {\n  Object f(JexlEngine j, String c) {\n    return j.createExpression(c).evaluate(null);\n  }\n}\n',
+      4,
+      'dynamic_code_execution',
+      /JEXL, Rhino or JShell/,
+    ],
+    [
+      'java',
+      'import com.alibaba.fastjson.*;\nimport com.alibaba.fastjson.parser.Feature;\nclass A {\n  Object f(String s) {\n    return JSON.parseObject(s, Object.class, Feature.SupportAutoType);\n  }\n}\n',
+      5,
+      'unsafe_deserialization',
+      /SupportAutoType/,
+    ],
+    ['ruby', 'def f\n  load(params[:file])\nend\n', 2, 'dynamic_code_execution', /Ruby file loaded/],
+    ['bash', '#!/bin/bash\necho "$1" | bash\n', 2, 'dynamic_code_execution', /interpreter given code/],
+    ['bash', '#!/bin/bash\nbash <<< "$1"\n', 2, 'dynamic_code_execution', /interpreter given code/],
+    ['bash', '#!/bin/bash\nawk "$1" file.txt\n', 2, 'dynamic_code_execution', /interpreter given code/],
+    [
+      'bash',
+      '#!/bin/bash\nfind . -name "*.log" -exec sh -c "$1" \\;\n',
+      2,
+      'dynamic_code_execution',
+      /interpreter given code/,
+    ],
   ])('%s: the call is VERIFIED unsafe and not admitted (%#)', async (language, code, line, type, description) => {
     const res = await verify({ code, language });
     expect(res.status).toBe(200);
@@ -139,6 +181,18 @@ describe('POST /verify/code: breadth families (issue 24, session 12)', () => {
     ],
     ['php', 'parse_str into an array', "<?php\nparse_str($_SERVER['QUERY_STRING'], $out);\n"],
     ['ruby', 'JSON.parse without additions', 'def f(d)\n  JSON.parse(d)\nend\n'],
+    [
+      'python',
+      'a library found by name',
+      'import ctypes, ctypes.util\nlibc = ctypes.CDLL(ctypes.util.find_library("c"))\n',
+    ],
+    [
+      'python',
+      'a constant template',
+      "from jinja2 import Template\n\ndef f(name):\n    return Template('Hello {{ name }}').render(name=name)\n",
+    ],
+    ['bash', 'a constant awk program', '#!/bin/bash\nawk -v n="$1" \'{print $n}\' file.txt\n'],
+    ['bash', 'find -exec with constant code', "find . -name '*.sh' -exec sh -c 'echo \"$0\"' {} \\;\n"],
   ])('%s: %s is admitted', async (language, _name, code) => {
     const res = await verify({ code, language });
     expect(res.status).toBe(200);
