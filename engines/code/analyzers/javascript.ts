@@ -550,7 +550,9 @@ class JavaScriptAnalysis extends AnalysisBase implements ExprOps {
     if (!argsNode) return [];
     const v = this.view;
     if (v.type(argsNode) === 'template_string') return [argsNode];
-    return v.args(argsNode).filter((a) => v.type(a) !== 'spread_element');
+    // A spread (`eval(...[code])`, `new Function(...parts)`) stays in place as an argument
+    // whose value is unknown (never constant): dropping it let an eval-like sink see no code.
+    return v.args(argsNode);
   }
 
   /** Candidate names of what a call invokes (`f.call(...)` / `f.apply(...)` invoke f). */
