@@ -146,6 +146,7 @@ describe('POST /verify/code: breadth families (issue 24, session 12)', () => {
       /interpreter given code/,
     ],
     ['javascript', 'function f(c) {\n  return eval(...[c]);\n}\n', 2, 'dynamic_code_execution', /eval/],
+    ['javascript', 'function f(c) {\n  return [eval][0](c);\n}\n', 2, 'dynamic_code_execution', /passed on as a value/],
   ])('%s: the call is VERIFIED unsafe and not admitted (%#)', async (language, code, line, type, description) => {
     const res = await verify({ code, language });
     expect(res.status).toBe(200);
@@ -195,6 +196,11 @@ describe('POST /verify/code: breadth families (issue 24, session 12)', () => {
     ['bash', 'a constant awk program', '#!/bin/bash\nawk -v n="$1" \'{print $n}\' file.txt\n'],
     ['bash', 'find -exec with constant code', "find . -name '*.sh' -exec sh -c 'echo \"$0\"' {} \\;\n"],
     ['javascript', 'a spread into a plain function', 'function f(xs) {\n  return Math.max(...xs);\n}\n'],
+    [
+      'javascript',
+      'plain values and functions in literals',
+      'const handlers = { ok: (x) => x, list: [1, 2, 3] };\nconst fns = [Math.max, JSON.parse];\n',
+    ],
   ])('%s: %s is admitted', async (language, _name, code) => {
     const res = await verify({ code, language });
     expect(res.status).toBe(200);
