@@ -147,6 +147,7 @@ describe('POST /verify/code: breadth families (issue 24, session 12)', () => {
     ],
     ['javascript', 'function f(c) {\n  return eval(...[c]);\n}\n', 2, 'dynamic_code_execution', /eval/],
     ['javascript', 'function f(c) {\n  return [eval][0](c);\n}\n', 2, 'dynamic_code_execution', /passed on as a value/],
+    ['bash', '#!/bin/bash\nsudo -u app "$1"\n', 2, 'shell_execution', /arguments or read input/],
   ])('%s: the call is VERIFIED unsafe and not admitted (%#)', async (language, code, line, type, description) => {
     const res = await verify({ code, language });
     expect(res.status).toBe(200);
@@ -201,6 +202,7 @@ describe('POST /verify/code: breadth families (issue 24, session 12)', () => {
       'plain values and functions in literals',
       'const handlers = { ok: (x) => x, list: [1, 2, 3] };\nconst fns = [Math.max, JSON.parse];\n',
     ],
+    ['bash', 'an entrypoint that runs its arguments', '#!/bin/sh\nset -e\nexec "$@"\n'],
   ])('%s: %s is admitted', async (language, _name, code) => {
     const res = await verify({ code, language });
     expect(res.status).toBe(200);

@@ -8,7 +8,7 @@
 export type Kind = 'shell_execution' | 'dynamic_code_execution' | 'unsafe_deserialization';
 export interface Variant {
   family: string;
-  language: 'python' | 'javascript' | 'typescript' | 'java' | 'ruby' | 'php' | 'go' | 'bash';
+  language: 'python' | 'javascript' | 'typescript' | 'tsx' | 'java' | 'ruby' | 'php' | 'go' | 'bash';
   /** The kind the family belongs to (informative: any of the three kinds counts), or a control. */
   type: Kind | 'safe';
   code: string;
@@ -1735,4 +1735,15 @@ export const VARIANTS: Variant[] = [
     'func f(c string) *exec.Cmd {',
     '\treturn exec.Command("cmd.exe", "/C", c)',
   ),
+  // ---- eighth round: Bash wrappers around a command named by the caller; TSX
+  v('sh wrap', 'bash', SH, '#!/bin/bash', 'sudo -u app "$1"'),
+  v('sh wrap', 'bash', SH, '#!/bin/bash', 'nohup "$1" &'),
+  v('sh wrap', 'bash', SH, '#!/bin/bash', 'timeout 5 "$1" --flag'),
+  v('sh wrap', 'bash', SH, '#!/bin/bash', 'exec "$1"'),
+  v('sh wrap', 'bash', SH, '#!/bin/bash', 'command "$1"'),
+  v('sh wrap', 'bash', SH, '#!/bin/bash', 'env FOO=1 "$1"'),
+  v('sh wrap', 'bash', SH, '#!/bin/bash', 'read -r c', 'xargs -0 "$c" < list'),
+  v('sh wrap safe', 'bash', 'safe', '#!/bin/bash', 'exec "$@"'),
+  v('sh wrap safe', 'bash', 'safe', '#!/bin/bash', 'sudo -u app ls "$1"'),
+  v('tsx', 'tsx', SH, "import { exec } from 'child_process';", 'export function f(c: string) {', '  exec(c);'),
 ];

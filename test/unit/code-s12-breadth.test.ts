@@ -21,7 +21,17 @@ async function outcome(v: Variant): Promise<{ ok: boolean; why: string }> {
 describe('issue 24, session 12: family × surface form, every language', () => {
   it('the table covers every language and every family kind, with controls', () => {
     const languages = new Set(VARIANTS.map((v) => v.language));
-    expect([...languages].sort()).toEqual(['bash', 'go', 'java', 'javascript', 'php', 'python', 'ruby', 'typescript']);
+    expect([...languages].sort()).toEqual([
+      'bash',
+      'go',
+      'java',
+      'javascript',
+      'php',
+      'python',
+      'ruby',
+      'tsx',
+      'typescript',
+    ]);
     for (const kind of [...KINDS, 'safe']) expect(VARIANTS.some((v) => v.type === kind)).toBe(true);
     expect(VARIANTS.length).toBeGreaterThan(200);
   });

@@ -79,6 +79,8 @@ interface Effective {
   argTexts: string[];
   /** Behind `xargs`: its -I replace string, or `true` when the input is appended to the arguments. */
   xargs?: string | true;
+  /** The command word as written, when it was found behind wrappers (`sudo -u app "$1"`). */
+  wrappedWord?: string;
 }
 /**
  * A word that is one expansion of a positional parameter (`$1`, `"${2}"`): the caller's text.
@@ -188,6 +190,7 @@ class BashAnalysis {
     let name = candidates.find((c) => c === 'eval' || INTERPRETER.test(c) || DOWNLOADERS.has(c)) ?? candidates[0];
     let i = 0;
     let xargs: string | true | undefined;
+    let wrappedWord: string | undefined;
     for (let guard = 0; WRAPPERS.has(name) && guard < 8; guard++) {
       const valueOpt = WRAPPER_VALUE_OPTS[name];
       const wrapper = name;
@@ -210,12 +213,13 @@ class BashAnalysis {
         if (wrapper === 'timeout' && /^\d/.test(t)) continue;
         if (wrapper === 'nice' && /^-?\d+$/.test(t)) continue;
         next = basename(t);
+        wrappedWord = texts[i - 1];
         break;
       }
-      if (next === null) return { name, args: args.slice(i), argTexts: texts.slice(i), xargs };
+      if (next === null) return { name, args: args.slice(i), argTexts: texts.slice(i), xargs, wrappedWord };
       name = next;
     }
-    return { name, args: args.slice(i), argTexts: texts.slice(i), xargs };
+    return { name, args: args.slice(i), argTexts: texts.slice(i), xargs, wrappedWord };
   }
 
   /**
@@ -277,6 +281,9 @@ class BashAnalysis {
       this.emit('computed_command', cmd, "command named by the script's arguments or input");
     const eff = this.effective(cmd);
     if (!eff) return;
+    // … or found behind wrappers (`sudo -u app "$1"`, `nohup "$c" &`, `exec "$1"`).
+    if (eff.wrappedWord !== undefined && this.fromCaller(eff.wrappedWord.trim(), cmd))
+      this.emit('computed_command', cmd, "command named by the script's arguments or input");
     const { name, argTexts } = eff;
     const flags = argTexts.map((t) => unquote(t) ?? t);
     if (name === 'eval') this.emit('eval', cmd, 'eval');
