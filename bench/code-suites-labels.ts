@@ -48,6 +48,11 @@
 //                    it); the valid-code cases and the invalid cases of other taints (HTML, SQL,
 //                    SSRF, …) are safe cases (one that runs a process is reported apart);
 //                    TaintedInclude (file inclusion, not one of the three kinds) is not counted
+//   securityeval     Testcases_Insecure_Code/CWE-<n>/*.py (the authors' insecure example per
+//                    prompt, a whole file): CWE-078 labels the file process_execution, CWE-094/095
+//                    dynamic_code_execution, CWE-502 unsafe_deserialization; the files of every
+//                    other CWE (path traversal, XSS, weak crypto, …) are safe cases (one that runs
+//                    a process is reported apart)
 //   owasp-benchmark-python / owasp-benchmark-java  expectedresults-*.csv (one row per test case,
 //                    a whole file): a true cmdi / codeinj / deserialization case labels the file;
 //                    every other case is a safe case (a cmdi negative still runs a process);
@@ -88,6 +93,10 @@ export const SUITES = {
   'rubocop-security': { repo: 'rubocop/rubocop', licence: 'MIT' },
   dlint: { repo: 'duo-labs/dlint', licence: 'BSD-3-Clause' },
   'psalm-taint': { repo: 'vimeo/psalm', licence: 'MIT' },
+  securityeval: {
+    repo: 's2e-lab/SecurityEval',
+    licence: 'no licence file in the repository (labels only; the code is read at bench time)',
+  },
 } as const;
 type Suite = keyof typeof SUITES;
 
@@ -610,6 +619,32 @@ const RUNS_PROCESS_UNIT: Record<string, RegExp> = {
       extract: 'file',
       labels,
       ...(safeLines.length ? { safeLines } : {}),
+    });
+  }
+}
+
+// --- SecurityEval ---------------------------------------------------------------------------
+{
+  const s = 'securityeval';
+  const c = (commits[s] = head(s));
+  const CWE: Record<string, Category> = {
+    '078': 'process_execution',
+    '094': 'dynamic_code_execution',
+    '095': 'dynamic_code_execution',
+    '502': 'unsafe_deserialization',
+  };
+  for (const path of ls(s, c, 'Testcases_Insecure_Code')) {
+    const cwe = /\/CWE-(\d+)\//.exec(path)?.[1];
+    if (!cwe || !path.endsWith('.py')) continue;
+    const category = CWE[cwe];
+    const runs = !category && RUNS_PROCESS.python.every((re) => re.test(show(s, c, path)));
+    files.push({
+      suite: s,
+      path,
+      language: 'python',
+      extract: 'file',
+      labels: category ? [{ line: 0, category, source: `CWE-${cwe}` }] : [],
+      ...(category ? {} : runs ? { safe: true, runsProcess: true } : { safe: true }),
     });
   }
 }

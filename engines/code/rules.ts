@@ -276,11 +276,98 @@ export const RULES: readonly RuleRow[] = [
       'jsonpickle.decode',
       'pandas.read_pickle',
       'joblib.load',
+      'sklearn.externals.joblib.load',
       'dill.Unpickler',
       'cloudpickle.Unpickler',
       'jsonpickle.unpickler.decode',
       'jsonpickle.unpickler.Unpickler',
     ]),
+  ),
+  // A class whose __reduce__ returns a code-running callable is a pickle gadget (a payload).
+  row(
+    'py.pickle-gadget',
+    PY,
+    'critical',
+    'unsafe_deserialization',
+    'Pickle gadget: __reduce__ returns a callable that runs code or a process on unpickling',
+    syntax('pickle_gadget'),
+  ),
+  // The `sh` package: every attribute is a program (`sh.ls()`, `sh.bash('-c', c)`).
+  row('py.sh-package', PY, 'critical', 'shell_execution', 'Process execution through the sh package', call(['sh.*'])),
+  // Keras: safe_mode=False loads Lambda layers' pickled/marshalled code.
+  row(
+    'py.keras-unsafe-load',
+    PY,
+    'critical',
+    'unsafe_deserialization',
+    'Keras model loaded with safe_mode=False (runs code stored in the model)',
+    call(
+      ['keras.models.load_model', 'keras.saving.load_model', 'tensorflow.keras.models.load_model'],
+      kwargFalse('safe_mode'),
+    ),
+  ),
+  // Task runners whose run/local take a shell command line.
+  row(
+    'py.task-runner-shell',
+    PY,
+    'critical',
+    'shell_execution',
+    'Shell command run through a task runner or pexpect (fabric, invoke, pexpect)',
+    call([
+      'fabric.api.local',
+      'fabric.api.run',
+      'fabric.api.sudo',
+      'fabric.operations.local',
+      'fabric.operations.run',
+      'fabric.operations.sudo',
+      'invoke.run',
+      'invoke.sudo',
+      'pexpect.spawn',
+      'pexpect.spawnu',
+      'pexpect.run',
+      'pexpect.runu',
+      'pexpect.popen_spawn.PopenSpawn',
+    ]),
+  ),
+  // timeit compiles and runs its statement (and setup) strings.
+  row(
+    'py.timeit-code',
+    PY,
+    'critical',
+    'dynamic_code_execution',
+    'timeit given code built at run time (it compiles and runs the statement)',
+    call(['timeit.timeit', 'timeit.repeat', 'timeit.Timer'], evaluatesUnsafeCode(0)),
+  ),
+  // A Jinja2 template made from request input runs its expressions (server-side template injection).
+  row(
+    'py.template-input',
+    PY,
+    'critical',
+    'dynamic_code_execution',
+    'Template compiled from request or program input (server-side template injection)',
+    call(
+      ['jinja2.Template', 'jinja2.Environment().from_string', 'flask.render_template_string', 'mako.template.Template'],
+      inputArg(0),
+    ),
+  ),
+  // A native library loaded from a computed path runs its initialisers (like Java's System.load).
+  row(
+    'py.ctypes-load',
+    PY,
+    'critical',
+    'dynamic_code_execution',
+    'Native library loaded from a computed path (runs its code)',
+    call(
+      [
+        'ctypes.CDLL',
+        'ctypes.PyDLL',
+        'ctypes.WinDLL',
+        'ctypes.OleDLL',
+        'ctypes.cdll.LoadLibrary',
+        'ctypes.LibraryLoader',
+      ],
+      all(nonConstantArg(0), not(argTextMatches(0, /^(?:ctypes\.util\.)?find_library\(/))),
+    ),
   ),
   row(
     'py.marshal',
@@ -436,10 +523,11 @@ export const RULES: readonly RuleRow[] = [
       ],
     ),
   ),
+  // allow_pickle=True unpickles object arrays: arbitrary code on load, like pickle.load.
   row(
     'py.numpy-pickle',
     PY,
-    'high',
+    'critical',
     'unsafe_deserialization',
     'numpy.load with allow_pickle=True',
     call(['numpy.load'], kwargTrue('allow_pickle')),
@@ -709,6 +797,37 @@ export const RULES: readonly RuleRow[] = [
     call(['require', 'import', 'module.require', 'process.mainModule.require'], inputArg(0)),
   ),
   row(
+    'js.node-pty',
+    JS,
+    'critical',
+    'shell_execution',
+    'Process started in a pseudo-terminal (node-pty)',
+    call([
+      'node-pty.spawn',
+      'node-pty.fork',
+      '@lydell/node-pty.spawn',
+      '@homebridge/node-pty-prebuilt-multiarch.spawn',
+    ]),
+  ),
+  // Bun's and Deno's own process APIs (globals).
+  row(
+    'js.runtime-spawn',
+    JS,
+    'critical',
+    'shell_execution',
+    'Process execution (Bun / Deno)',
+    call(['Bun.spawn', 'Bun.spawnSync', 'Bun.$', 'Deno.run', 'Deno.Command']),
+  ),
+  // `new Worker(code, { eval: true })` runs its first argument as code.
+  row(
+    'js.worker-eval',
+    JS,
+    'critical',
+    'dynamic_code_execution',
+    'Worker thread given code built at run time (eval: true)',
+    call(['worker_threads.Worker'], all(argTextMatches(1, /\beval\s*:\s*true\b/), nonConstantArg(0))),
+  ),
+  row(
     'js.timer-input',
     JS,
     'critical',
@@ -777,8 +896,25 @@ export const RULES: readonly RuleRow[] = [
         '*.newPage().evaluateHandle',
         '*.mainFrame().evaluate',
       ],
-      all(stringArg(0), evaluatesUnsafeCode(0)),
+      // Session 12: request or program input handed over whatever its type (a string runs as code).
+      any(all(stringArg(0), evaluatesUnsafeCode(0)), inputArg(0)),
       /\.evaluate/,
+    ),
+  ),
+  // addScriptTag({ content }) runs `content` in the page: computed content is code built at run time.
+  row(
+    'js.page-script-tag',
+    JS,
+    'critical',
+    'dynamic_code_execution',
+    'Headless-browser page given a script tag whose content is built at run time',
+    call(
+      ['*page.addScriptTag', '*Page.addScriptTag', '*frame.addScriptTag', '*Frame.addScriptTag', '?.addScriptTag'],
+      all(
+        argTextMatches(0, /\bcontent\s*:/),
+        not(argTextMatches(0, /^\{\s*content\s*:\s*(?:'[^'\\\n]*'|"[^"\\\n]*")\s*,?\s*\}$/)),
+      ),
+      /\.addScriptTag/,
     ),
   ),
   // A page taken from `browser.pages()` / `context.pages()` (indexed or destructured) reaches the
@@ -1312,6 +1448,19 @@ export const RULES: readonly RuleRow[] = [
     ]),
   ),
   row(
+    'go.cmd-package',
+    GO,
+    'critical',
+    'shell_execution',
+    'Process execution (github.com/go-cmd/cmd, github.com/bitfield/script)',
+    call([
+      'github.com/go-cmd/cmd.NewCmd',
+      'github.com/go-cmd/cmd.NewCmdOptions',
+      'github.com/bitfield/script.Exec',
+      'github.com/bitfield/script.ExecForEach',
+    ]),
+  ),
+  row(
     'go.family-unclassified',
     GO,
     'critical',
@@ -1340,6 +1489,39 @@ export const RULES: readonly RuleRow[] = [
     'dynamic_code_execution',
     'Go plugin opened from a computed path (runs its code)',
     call(['plugin.Open'], nonConstantArg(0)),
+  ),
+  // Embedded interpreters (JavaScript: goja, otto; Go: yaegi) given source built at run time.
+  row(
+    'go.interpreter-eval',
+    GO,
+    'critical',
+    'dynamic_code_execution',
+    'Embedded interpreter given code built at run time',
+    call(
+      [
+        'github.com/dop251/goja.New().RunString',
+        'github.com/dop251/goja.New().RunScript',
+        'github.com/dop251/goja.Runtime#RunString',
+        'github.com/dop251/goja.Runtime#RunScript',
+        'github.com/dop251/goja.Compile',
+        'github.com/robertkrimen/otto.New().Run',
+        'github.com/robertkrimen/otto.New().Eval',
+        'github.com/robertkrimen/otto.New().Compile',
+        'github.com/robertkrimen/otto.Otto#Run',
+        'github.com/robertkrimen/otto.Otto#Eval',
+        'github.com/robertkrimen/otto.Otto#Compile',
+        'github.com/robertkrimen/otto.Run',
+        'github.com/traefik/yaegi/interp.New().Eval',
+        'github.com/traefik/yaegi/interp.New().EvalPath',
+        'github.com/traefik/yaegi/interp.New().CompilePath',
+        'github.com/traefik/yaegi/interp.Interpreter#Eval',
+        'github.com/traefik/yaegi/interp.Interpreter#EvalPath',
+        'github.com/traefik/yaegi/interp.Interpreter#CompilePath',
+        'github.com/traefik/yaegi/interp.Interpreter#Compile',
+      ],
+      any(nonConstantArg(0), nonConstantArg(1)),
+      /goja|otto|yaegi/,
+    ),
   ),
   row(
     'go.weak-password-hash',
@@ -1579,6 +1761,49 @@ export const RULES: readonly RuleRow[] = [
     ),
   ),
   row(
+    'java.el-processor-eval',
+    JAVA,
+    'critical',
+    'dynamic_code_execution',
+    'Expression Language or BeanShell evaluation of a computed expression',
+    call(
+      [
+        'javax.el.ELProcessor#eval',
+        'javax.el.ELProcessor#getValue',
+        'jakarta.el.ELProcessor#eval',
+        'jakarta.el.ELProcessor#getValue',
+        'bsh.Interpreter#eval',
+        'bsh.Interpreter#source',
+      ],
+      nonConstantArg(0),
+    ),
+  ),
+  // JEXL, Rhino and JShell evaluate expressions or Java/JavaScript source with full access.
+  row(
+    'java.expression-engines',
+    JAVA,
+    'critical',
+    'dynamic_code_execution',
+    'JEXL, Rhino or JShell evaluation of a computed expression',
+    call(methods('createExpression', 'createScript', 'createTemplate'), nonConstantArg(0), /commons\.jexl/),
+  ),
+  row(
+    'java.rhino-eval',
+    JAVA,
+    'critical',
+    'dynamic_code_execution',
+    'JEXL, Rhino or JShell evaluation of a computed expression',
+    call(methods('evaluateString', 'compileString'), nonConstantArg(1), /org\.mozilla\.javascript/),
+  ),
+  row(
+    'java.jshell-eval',
+    JAVA,
+    'critical',
+    'dynamic_code_execution',
+    'JEXL, Rhino or JShell evaluation of a computed expression',
+    call(methods('eval'), nonConstantArg(0), /jdk\.jshell/),
+  ),
+  row(
     'java.template-eval',
     JAVA,
     'critical',
@@ -1602,7 +1827,31 @@ export const RULES: readonly RuleRow[] = [
       'com.thoughtworks.xstream.XStream#fromXML',
       'org.apache.commons.lang3.SerializationUtils.deserialize',
       'org.apache.commons.lang.SerializationUtils.deserialize',
+      'com.caucho.hessian.io.HessianInput#readObject',
+      'com.caucho.hessian.io.Hessian2Input#readObject',
+      'com.cedarsoftware.util.io.JsonReader.jsonToJava',
+      'com.cedarsoftware.util.io.JsonReader#readObject',
     ]),
+  ),
+  // fastjson with autoType switched on for the call builds any class the document names.
+  row(
+    'java.fastjson-autotype',
+    JAVA,
+    'critical',
+    'unsafe_deserialization',
+    'fastjson parse with Feature.SupportAutoType (arbitrary classes on load)',
+    call(
+      [
+        'com.alibaba.fastjson.JSON.parseObject',
+        'com.alibaba.fastjson.JSON.parse',
+        'com.alibaba.fastjson.JSON.parseArray',
+      ],
+      any(
+        argTextMatches(1, /SupportAutoType/),
+        argTextMatches(2, /SupportAutoType/),
+        argTextMatches(3, /SupportAutoType/),
+      ),
+    ),
   ),
   row(
     'java.jackson-default-typing',
@@ -2033,7 +2282,15 @@ export const RULES: readonly RuleRow[] = [
     'dynamic_code_execution',
     'Dynamic code execution of a string',
     call(
-      ['Kernel.eval', '*.instance_eval', '*.class_eval', '*.module_eval', 'binding.eval', 'Kernel.binding().eval'],
+      [
+        'Kernel.eval',
+        '*.instance_eval',
+        '*.class_eval',
+        '*.module_eval',
+        'binding.eval',
+        'Kernel.binding().eval',
+        'TOPLEVEL_BINDING.eval',
+      ],
       evaluatesUnsafeCode(0),
     ),
   ),
@@ -2178,6 +2435,38 @@ export const RULES: readonly RuleRow[] = [
     'unsafe_deserialization',
     'JSON.load (creates objects of the classes the data names; JSON.parse does not)',
     call(['JSON.load', 'JSON.restore', 'JSON.unsafe_load']),
+  ),
+  // load / require of a path from request input runs that Ruby file.
+  row(
+    'rb.load-input',
+    RB,
+    'critical',
+    'dynamic_code_execution',
+    'Ruby file loaded from a path read from request or program input (runs its code)',
+    call(['Kernel.load', 'Kernel.require', 'Kernel.require_relative', 'Kernel.autoload'], inputArg(0)),
+  ),
+  row(
+    'rb.json-create-additions',
+    RB,
+    'critical',
+    'unsafe_deserialization',
+    'JSON.parse with create_additions: true (creates objects of the classes the data names)',
+    call(
+      ['JSON.parse', 'JSON.parse!', 'Oj.compat_load', 'Oj.load'],
+      argTextMatches(
+        1,
+        /\bcreate_additions:\s*true\b|:create_additions\s*=>\s*true\b|["']create_additions["']\s*=>\s*true\b/,
+      ),
+    ),
+  ),
+  // A template compiled from request input runs its Ruby (server-side template injection).
+  row(
+    'rb.erb-input',
+    RB,
+    'critical',
+    'dynamic_code_execution',
+    'ERB / Erubi template compiled from request or program input (runs its Ruby code)',
+    call(['ERB.new', 'Erubi::Engine.new', 'Erubi.Engine.new', 'Erubis::Eruby.new', 'Erubis.Eruby.new'], inputArg(0)),
   ),
   row(
     'rb.ox-object',
@@ -2503,6 +2792,15 @@ export const RULES: readonly RuleRow[] = [
     'Unsafe deserialization (igbinary / msgpack, like unserialize)',
     call(['igbinary_unserialize', 'msgpack_unpack', 'msgpack_unserialize']),
   ),
+  // parse_str() with one argument (before PHP 8) sets variables from the string, like extract().
+  row(
+    'php.parse-str-globals',
+    PHP,
+    'critical',
+    'dynamic_code_execution',
+    'parse_str() without a result array (the request chooses and overwrites local variables)',
+    call(['parse_str'], not(hasArg(1))),
+  ),
   // extract() of request data overwrites any local variable (including ones later run or included).
   row(
     'php.extract-input',
@@ -2672,6 +2970,24 @@ export const RULES: readonly RuleRow[] = [
     syntax('interpreter_code'),
   ),
   row('sh.reverse-shell', SH, 'critical', 'shell_execution', 'Reverse shell', syntax('reverse_shell')),
+  // `$1 …`, `read c; $c`, `c=$1; "$c"`: the command itself is the caller's text.
+  row(
+    'sh.computed-command',
+    SH,
+    'critical',
+    'shell_execution',
+    "Command named by the script's arguments or read input",
+    syntax('computed_command'),
+  ),
+  // `source "$1"`, `. "$f"`: a file named at run time runs in this shell.
+  row(
+    'sh.source-computed',
+    SH,
+    'critical',
+    'dynamic_code_execution',
+    'File named at run time sourced into the shell (runs its code)',
+    syntax('source_computed'),
+  ),
   row(
     'sh.insecure-download',
     SH,

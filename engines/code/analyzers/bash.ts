@@ -2,7 +2,9 @@
 // time, nice, timeout, xargs, doas, stdbuf), quoting, paths (`/bin/bash` → bash) and
 // variables holding a constant command name (`c=eval; $c ...`). Reported: a download piped
 // into a shell or interpreter (or handed to one through `<(...)`, `$(...)` or `<<<`), eval,
-// reverse shells, insecure downloads, rm -rf, world-writable chmod, raw sockets, downloads.
+// reverse shells, insecure downloads, rm -rf, world-writable chmod, raw sockets, downloads,
+// (session 12) a command or sourced file named by the script's arguments or `read` input
+// (`$1`, `cmd=$1; $cmd`, `source "$f"`), and `xargs … sh -c` whose code is the input.
 import type { Node } from 'web-tree-sitter';
 import type { Fact } from '../facts.js';
 import type { SyntaxView } from '../syntax.js';
@@ -49,7 +51,15 @@ const INTERESTING = new Set([
   'ksh',
   'source',
   '.',
+  'read',
+  'awk',
+  'gawk',
+  'mawk',
+  'nawk',
+  'find',
 ]);
+const AWK = new Set(['awk', 'gawk', 'mawk', 'nawk']);
+const FIND_EXEC = new Set(['-exec', '-execdir', '-ok', '-okdir']);
 const ROOT_TARGETS =
   /^["']?(?:\/\*?|~\/?\*?|\$\{?HOME\}?\/?\*?|\/(?:home|etc|usr|var|boot|bin|sbin|lib|opt|root)\/?\*?)["']?$/;
 /** Options of wrappers that take a value (the next word is not the command). */
@@ -67,11 +77,27 @@ interface Effective {
   name: string;
   args: Node[];
   argTexts: string[];
+  /** Behind `xargs`: its -I replace string, or `true` when the input is appended to the arguments. */
+  xargs?: string | true;
+  /** The command word as written, when it was found behind wrappers (`sudo -u app "$1"`). */
+  wrappedWord?: string;
 }
+/**
+ * A word that is one expansion of a positional parameter (`$1`, `"${2}"`): the caller's text.
+ * Not `"$@"`: a helper that runs its arguments (`run() { log "$*"; "$@"; }`) is ordinary script.
+ */
+const POSITIONAL = /^"?\$\{?[1-9]\}?"?$/;
+/** One bare expansion of a variable (`$f`, `"${cmd}"`): its name. */
+const ONE_VAR = /^"?\$\{?([A-Za-z_]\w*)\}?"?$/;
+const FUNCTION_DEFINITION = new Set(['function_definition']);
+/** Text that carries the script's arguments (`$1`, `${2:-x}`, `$@`, `$*`). */
+const ARG_TEXT = /\$(?:\{?[1-9@*])/;
 
 class BashAnalysis {
   private readonly facts: Fact[] = [];
   private readonly vars = new Map<string, Set<string>>();
+  /** Variables assigned the script's arguments or `read` input (anything else stays unknown). */
+  private readonly fromInput = new Set<string>();
   private readonly seen = new Set<string>();
 
   constructor(private readonly view: SyntaxView) {}
@@ -132,6 +158,7 @@ class BashAnalysis {
     const name = v.field(n, 'name');
     const value = v.field(n, 'value');
     if (!name || !value) return;
+    if (ARG_TEXT.test(v.text(value)) && !this.inFunction(n)) this.fromInput.add(v.text(name));
     const text = unquote(v.text(value));
     if (text === null) return;
     let set = this.vars.get(v.text(name));
@@ -162,28 +189,62 @@ class BashAnalysis {
     // Prefer a dangerous candidate when a variable may hold several commands.
     let name = candidates.find((c) => c === 'eval' || INTERPRETER.test(c) || DOWNLOADERS.has(c)) ?? candidates[0];
     let i = 0;
+    let xargs: string | true | undefined;
+    let wrappedWord: string | undefined;
     for (let guard = 0; WRAPPERS.has(name) && guard < 8; guard++) {
       const valueOpt = WRAPPER_VALUE_OPTS[name];
       const wrapper = name;
+      if (wrapper === 'xargs') xargs = true;
       let next: string | null = null;
       while (i < texts.length) {
         const t = unquote(texts[i]) ?? texts[i];
         i++;
         if (t === '--') continue;
         if (wrapper === 'env' && /^[A-Za-z_]\w*=/.test(t)) continue;
+        if (wrapper === 'xargs' && /^-I.|^--replace=./.test(t)) {
+          xargs = t.replace(/^-I|^--replace=/, '');
+          continue;
+        }
         if (t.startsWith('-')) {
+          if (wrapper === 'xargs' && t === '-I' && i < texts.length) xargs = unquote(texts[i]) ?? texts[i];
           if (valueOpt?.test(t)) i++;
           continue;
         }
         if (wrapper === 'timeout' && /^\d/.test(t)) continue;
         if (wrapper === 'nice' && /^-?\d+$/.test(t)) continue;
         next = basename(t);
+        wrappedWord = texts[i - 1];
         break;
       }
-      if (next === null) return { name, args: args.slice(i), argTexts: texts.slice(i) };
+      if (next === null) return { name, args: args.slice(i), argTexts: texts.slice(i), xargs, wrappedWord };
       name = next;
     }
-    return { name, args: args.slice(i), argTexts: texts.slice(i) };
+    return { name, args: args.slice(i), argTexts: texts.slice(i), xargs, wrappedWord };
+  }
+
+  /**
+   * A word that is the caller's text: a positional parameter of the script (inside a function
+   * `$1` is the function's own argument, given by the script: `_complete() { $1 -npq …; }`), or
+   * one expansion of a variable assigned from them or from `read`. Other variables stay unknown
+   * and are not flagged (`for f in ~/.bashrc.d/*; do . "$f"; done`, `$CC -o x x.c`).
+   */
+  private inFunction(n: Node): boolean {
+    return this.view.ancestor(n, FUNCTION_DEFINITION) !== null;
+  }
+
+  /** See `inFunction`. */
+  private fromCaller(text: string, at: Node): boolean {
+    if (POSITIONAL.test(text)) return !this.inFunction(at);
+    const m = ONE_VAR.exec(text);
+    return m !== null && this.fromInput.has(m[1]);
+  }
+
+  /** The text of `n` expands the script's arguments or a variable assigned from them or `read`. */
+  private carriesCaller(n: Node): boolean {
+    const text = this.view.text(n);
+    if (ARG_TEXT.test(text) && !this.inFunction(n)) return true;
+    for (const m of text.matchAll(/\$\{?([A-Za-z_]\w*)/g)) if (this.fromInput.has(m[1])) return true;
+    return false;
   }
 
   private pipeline(p: Node): void {
@@ -198,13 +259,31 @@ class BashAnalysis {
       else if (downloadAt >= 0 && (INTERPRETER.test(eff.name) || eff.name === 'eval')) {
         this.emit('download_exec', s, `download piped into ${eff.name}`);
       }
+      // `echo "$1" | bash`: the caller's text piped into an interpreter that reads its program
+      // from standard input (no script or code argument, only options such as -s).
+      if (
+        i > 0 &&
+        INTERPRETER.test(eff.name) &&
+        eff.name !== 'source' &&
+        eff.name !== '.' &&
+        eff.argTexts.every((t) => (unquote(t) ?? '').startsWith('-') && !codeOption(eff.name, unquote(t) ?? '')) &&
+        stages.slice(0, i).some((st) => st !== null && this.carriesCaller(st))
+      )
+        this.emit('interpreter_code', s, `the script's input piped into ${eff.name}`);
     });
   }
 
   private command(cmd: Node): void {
     const v = this.view;
+    // The command word itself taken from the script's arguments or `read` input.
+    const word = v.field(cmd, 'name');
+    if (word && this.fromCaller(v.text(word).trim(), cmd))
+      this.emit('computed_command', cmd, "command named by the script's arguments or input");
     const eff = this.effective(cmd);
     if (!eff) return;
+    // … or found behind wrappers (`sudo -u app "$1"`, `nohup "$c" &`, `exec "$1"`).
+    if (eff.wrappedWord !== undefined && this.fromCaller(eff.wrappedWord.trim(), cmd))
+      this.emit('computed_command', cmd, "command named by the script's arguments or input");
     const { name, argTexts } = eff;
     const flags = argTexts.map((t) => unquote(t) ?? t);
     if (name === 'eval') this.emit('eval', cmd, 'eval');
@@ -212,9 +291,49 @@ class BashAnalysis {
     // runs, when it is not constant text.
     if (INTERPRETER.test(name) && name !== 'source' && name !== '.') {
       const at = flags.findIndex((f) => codeOption(name, f));
-      if (at >= 0 && at + 1 < argTexts.length && unquote(argTexts[at + 1]) === null)
+      const code = at >= 0 && at + 1 < argTexts.length ? argTexts[at + 1] : null;
+      // Behind xargs the input becomes the code: through its replace string, or appended
+      // when nothing follows the option.
+      const fromXargs =
+        eff.xargs !== undefined &&
+        at >= 0 &&
+        (code === null ? eff.xargs === true : typeof eff.xargs === 'string' && code.includes(eff.xargs));
+      if ((code !== null && unquote(code) === null) || fromXargs)
         this.emit('interpreter_code', cmd, `${name} ${flags[at]} of computed code`);
     }
+    // `bash <<< "$1"`: the caller's text as the interpreter's program.
+    if (INTERPRETER.test(name) && name !== 'source' && name !== '.') {
+      const parent = cmd.parent;
+      const redirects = [
+        ...v.fields(cmd, 'redirect'),
+        ...(parent && v.type(parent) === 'redirected_statement' ? v.fields(parent, 'redirect') : []),
+      ];
+      if (redirects.some((r) => v.type(r) === 'herestring_redirect' && this.carriesCaller(r)))
+        this.emit('interpreter_code', cmd, `${name} given the script's input as its program`);
+    }
+    // `awk "$1" file`: the program is the caller's text (awk's system() runs commands).
+    if (AWK.has(name)) {
+      const program = argTexts.find((t, k) => !t.startsWith('-') && !/^-[vf]$/.test(argTexts[k - 1] ?? ''));
+      if (program !== undefined && this.fromCaller(program, cmd))
+        this.emit('interpreter_code', cmd, `${name} program from the script's input`);
+    }
+    // `find … -exec sh -c "$1" \;`: the command after -exec, read as a command of its own.
+    if (name === 'find') {
+      const at = flags.findIndex((f) => FIND_EXEC.has(f));
+      const shell = at >= 0 ? basename(flags[at + 1] ?? '') : '';
+      if (INTERPRETER.test(shell) && shell !== 'source' && shell !== '.') {
+        const rest = argTexts.slice(at + 2);
+        const opt = rest.findIndex((t) => codeOption(shell, unquote(t) ?? t));
+        if (opt >= 0 && opt + 1 < rest.length && unquote(rest[opt + 1]) === null)
+          this.emit('interpreter_code', cmd, `${shell} ${rest[opt]} of computed code (find -exec)`);
+      }
+    }
+    // A file sourced from the script's arguments, `read` input or a variable holding them runs
+    // whatever it holds.
+    if ((name === 'source' || name === '.') && argTexts.length > 0 && this.fromCaller(argTexts[0], cmd))
+      this.emit('source_computed', cmd, `${name} of a file named at run time`);
+    if (name === 'read') for (const t of argTexts) if (/^[A-Za-z_]\w*$/.test(t)) this.fromInput.add(t);
+
     if (name === 'eval' || INTERPRETER.test(name)) {
       // Downloads handed over through <(...), $(...), `...` or <<<.
       const parent = cmd.parent;

@@ -22,6 +22,14 @@ import {
   type WantedNames,
 } from './base.js';
 
+/** Parameter types whose methods resolve as an instance's (`os/exec.Cmd#Run`). */
+const TYPED_PARAMETERS = new Set([
+  'os/exec.Cmd',
+  'golang.org/x/sys/execabs.Cmd',
+  'github.com/dop251/goja.Runtime',
+  'github.com/robertkrimen/otto.Otto',
+  'github.com/traefik/yaegi/interp.Interpreter',
+]);
 const FUNCTION_TYPES = ['function_declaration', 'method_declaration', 'func_literal'];
 const BINDER_TYPES = [
   'import_spec',
@@ -97,7 +105,7 @@ class GoAnalysis extends AnalysisBase implements ExprOps {
         this.pendScope(this.scopeOf(n), n);
         // Parameters typed as a process command are names worth resolving (see processType).
         const params = v.field(n, 'parameters');
-        if (params && v.text(params).includes('Cmd'))
+        if (params && /Cmd|Runtime|Otto|Interpreter/.test(v.text(params)))
           for (const decl of v.named(params)) for (const name of v.fields(decl, 'name')) this.pendName(v.text(name), n);
       } else if (t === 'range_clause') this.pendScope(this.scopeOf(n), n);
       else {
@@ -134,14 +142,16 @@ class GoAnalysis extends AnalysisBase implements ExprOps {
   /**
    * A parameter declared as an os/exec (or execabs) Cmd is that command (`func f(c *exec.Cmd) {
    * c.Run() }`): its value is an instance, so its methods resolve (`os/exec.Cmd#Run`) and any of
-   * them falls under the process family. Other parameter types stay opaque.
+   * them falls under the process family. Likewise (session 12) the embedded interpreters' types
+   * (`vm *goja.Runtime`, `i *interp.Interpreter`): their Run/Eval methods run code. Other
+   * parameter types stay opaque.
    */
   private processType(type: Node | null, scope: Scope): Value | null {
     if (!type) return null;
     const parts = dottedParts(this.view.text(type).replace(/^\*+/, ''));
     if (!parts || parts.length !== 2) return null;
     const refs = membersOf(this.lookupName(parts[0], scope), [parts[1]]).filter(isRef);
-    const cmd = refs.find((r) => r === 'os/exec.Cmd' || r === 'golang.org/x/sys/execabs.Cmd');
+    const cmd = refs.find((r) => TYPED_PARAMETERS.has(r));
     return cmd ? `${cmd}#` : null;
   }
 

@@ -181,6 +181,7 @@ class JavaScriptAnalysis extends AnalysisBase implements ExprOps {
     const shared = sharedStarts(calls);
     for (const c of calls) if (this.relevant(c, words)) this.callFact(c, shared.has(c.startIndex));
     for (const c of calls) this.argumentReferences(c, words);
+    this.containerReferences(words);
     this.nameFacts(wanted);
     return this.facts;
   }
@@ -193,16 +194,31 @@ class JavaScriptAnalysis extends AnalysisBase implements ExprOps {
     const v = this.view;
     const args = v.field(call, 'arguments');
     if (!args || v.type(args) !== 'arguments') return;
-    for (const a of v.args(args)) {
-      const t = v.type(a);
-      if (t !== 'identifier' && t !== 'member_expression') continue;
-      const prefix = calleePrefix(v.source, a.startIndex);
-      if (!prefix) continue;
-      const root = prefix[0];
-      if (!words.roots.has(root) && !SPECIAL_WORDS.has(root) && !this.boundSomewhere(root)) continue;
-      const names = this.evaluate(a, this.scopeOf(a)).filter(isRef);
-      if (names.length > 0) this.facts.push({ kind: 'reference', line: v.line(a), names });
+    for (const a of v.args(args)) this.referenceAt(a, words);
+  }
+
+  /**
+   * A dangerous callable stored in an array or object literal (`[eval][0](c)`, `{ run: cp.exec }`):
+   * whoever reads it out may call it with anything (session 12; as Python's containers).
+   */
+  private containerReferences(words: PatternWords): void {
+    const v = this.view;
+    for (const holder of v.ofType(v.root, ['array', 'pair'])) {
+      const items = v.type(holder) === 'array' ? v.args(holder) : [v.field(holder, 'value')];
+      for (const a of items) if (a) this.referenceAt(a, words);
     }
+  }
+
+  private referenceAt(a: Node, words: PatternWords): void {
+    const v = this.view;
+    const t = v.type(a);
+    if (t !== 'identifier' && t !== 'member_expression') return;
+    const prefix = calleePrefix(v.source, a.startIndex);
+    if (!prefix) return;
+    const root = prefix[0];
+    if (!words.roots.has(root) && !SPECIAL_WORDS.has(root) && !this.boundSomewhere(root)) return;
+    const names = this.evaluate(a, this.scopeOf(a)).filter(isRef);
+    if (names.length > 0) this.facts.push({ kind: 'reference', line: v.line(a), names });
   }
 
   private relevant(call: Node, words: PatternWords): boolean {
@@ -550,7 +566,9 @@ class JavaScriptAnalysis extends AnalysisBase implements ExprOps {
     if (!argsNode) return [];
     const v = this.view;
     if (v.type(argsNode) === 'template_string') return [argsNode];
-    return v.args(argsNode).filter((a) => v.type(a) !== 'spread_element');
+    // A spread (`eval(...[code])`, `new Function(...parts)`) stays in place as an argument
+    // whose value is unknown (never constant): dropping it let an eval-like sink see no code.
+    return v.args(argsNode);
   }
 
   /** Candidate names of what a call invokes (`f.call(...)` / `f.apply(...)` invoke f). */

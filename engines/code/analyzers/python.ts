@@ -60,6 +60,9 @@ const CONDITIONAL_TYPES = new Set([
 const SCOPE_TYPES = new Set(['function_definition', 'class_definition', 'lambda', 'module']);
 
 /** Parents under which a name or dotted reference is a value handed over, not a callee. */
+/** Callables that run code or a process: returned by __reduce__ they make a pickle gadget (the usual `return (cls, args)` does not). */
+const PICKLE_GADGET_CALLABLES =
+  /^(?:builtins\.(?:eval|exec|compile|__import__|getattr)|os\.(?:system|popen|exec\w*|spawn\w*|posix_spawn\w*)|subprocess\.\w+|commands\.\w+|pty\.spawn|importlib\.import_module)$/;
 const VALUE_CONTAINERS = new Set([
   'argument_list',
   'keyword_argument',
@@ -795,6 +798,22 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
       ...this.flowBuiltins(parts, scope, node.startIndex),
     ];
     if (names.length > 0) this.facts.push({ kind: 'reference', line: v.line(node), names });
+    // Session 12: `def __reduce__(self): return (os.system, (...))` is a pickle gadget: whoever
+    // unpickles the object calls it (unsafe deserialization as well as the callable handed over).
+    if (
+      names.length > 0 &&
+      ['tuple', 'expression_list'].includes(v.type(parent)) &&
+      v.args(parent)[0]?.id === node.id
+    ) {
+      const ret =
+        parent.parent && v.type(parent.parent) === 'parenthesized_expression' ? parent.parent.parent : parent.parent;
+      const fn =
+        ret && v.type(ret) === 'return_statement' ? v.ancestor(ret, new Set(['function_definition']), 8) : null;
+      const fname = fn ? v.field(fn, 'name') : null;
+      const runs = names.find((n) => PICKLE_GADGET_CALLABLES.test(n));
+      if (fname && runs && /^__reduce(?:_ex)?__$/.test(v.text(fname)))
+        this.fact({ kind: 'syntax', line: v.line(node), name: 'pickle_gadget', detail: runs });
+    }
   }
 
   private evalAttribute(node: Node, scope: Scope): Value[] {
