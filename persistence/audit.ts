@@ -128,7 +128,7 @@ const MAX_BATCH = 100;
  * driver's insertMany/insertOne build a bulk operation and its result and, per duplicate, a
  * thrown error with its stack (issue 22, CPU per /verify/math).
  */
-async function insertReportingDuplicates<T extends Document>(
+export async function insertReportingDuplicates<T extends Document>(
   store: Store,
   name: string,
   docs: T[],
