@@ -1,12 +1,17 @@
 // Where the CPU of one `/verify/math` goes, by process: a fresh bench stack whose Node processes
 // run with `--cpu-prof`, 8 clients for a fixed time, then the profiles summed by package/file and
 // by function (self time), per verification.
-//   npx tsx bench/cpu-profile-math.ts [--seconds 15] [--top 40]   (ports: SVC_DEV_PORT_OFFSET)
+// With `--floor`, the eager empty workflow (bench/eager-floor.ts: client and worker in this
+// process) is profiled the same way afterwards, on the same stack, and summed per empty workflow:
+// what the API's main thread does beyond the floor's is the difference of the two tables.
+//   npx tsx bench/cpu-profile-math.ts [--seconds 15] [--top 40] [--floor]   (ports: SVC_DEV_PORT_OFFSET)
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { startBenchStack } from './bench-stack.js';
 import { devPorts, ROOT } from '../infra/stack.js';
+import { startEagerFloor } from './eager-floor.js';
 
 const args = process.argv.slice(2);
 const arg = (name: string, def: string) => {
@@ -92,6 +97,7 @@ async function main() {
   let n = 0;
   let failed = 0;
   let firstFailure = '';
+  let floorN = 0;
   try {
     await new Promise((r) => setTimeout(r, Number(arg('settle', '20')) * 1000));
     const once = async () => {
@@ -123,12 +129,40 @@ async function main() {
     );
     signal(); // stop and write
     await new Promise((r) => setTimeout(r, 3000));
+    if (args.includes('--floor')) {
+      // This process runs the floor's client and worker: the same hook profiles its main thread.
+      process.env.SVC_CPU_PROFILE_DIR = path.join(dir, 'floor');
+      mkdirSync(process.env.SVC_CPU_PROFILE_DIR, { recursive: true });
+      createRequire(import.meta.url)(path.join(ROOT, 'bench', 'cpu-profile-hook.cjs'));
+      const floor = await startEagerFloor(ROOT, b.stack.urls.temporal_grpc as string, b.stack.env);
+      try {
+        for (let i = 0; i < 20; i++) await floor.noop();
+        process.kill(process.pid, 'SIGWINCH');
+        const end = performance.now() + SECONDS * 1000;
+        await Promise.all(
+          Array.from({ length: 8 }, async () => {
+            while (performance.now() < end) if (await floor.noop()) floorN++;
+          }),
+        );
+        process.kill(process.pid, 'SIGWINCH');
+        await new Promise((r) => setTimeout(r, 3000));
+      } finally {
+        await floor.close();
+      }
+    }
   } finally {
     await b.stack.down();
   }
   if (failed) console.log(`${failed} failed; first: ${firstFailure}`);
   console.log(`${n} verifications in ${SECONDS} s at 8 clients (only samples of that window counted)`);
   for (const f of readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'))) summarize(path.join(dir, f), n);
+  if (floorN > 0) {
+    console.log(
+      `\nThe floor: ${floorN} empty workflows in ${SECONDS} s at 8 clients; this process's main thread, per empty workflow:`,
+    );
+    const fdir = path.join(dir, 'floor');
+    for (const f of readdirSync(fdir).filter((f) => f.endsWith('.cpuprofile'))) summarize(path.join(fdir, f), floorN);
+  }
 }
 
 main().then(

@@ -19,7 +19,7 @@
 //     writer that finds a move past the head it wrote writes it again (publishHead): once
 //     appends stop, the document is the head.
 // A writer reads the head (n, h), builds its entries with previous_hash h (then each other's
-// hash), inserts them at seq n+1.. with one ordered insertMany, then moves the head from n to the
+// hash), inserts them at seq n+1.. with one ordered insert command, then moves the head from n to the
 // last one. A racing writer's insert at n+1 fails on
 // the unique index; it then helps move the head forward (so a writer that crashed between its
 // two steps never wedges the chain) and retries with backoff. Entry ids are chosen by the caller
@@ -33,7 +33,7 @@
 // exactly the counts of 1..its seq. At worst it is behind the head (a slower writer's
 // replacement landing after a faster one's), and a reader catches up from the positions in between.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { MongoBulkWriteError, MongoServerError, type Collection } from 'mongodb';
+import { MongoServerError, type Collection, type Document } from 'mongodb';
 import { Store } from '../core/store.js';
 import { buildEntry, verifyEntry, type AuditEntryFields, type AuditVerification } from '../core/audit-chain.js';
 import {
@@ -49,6 +49,7 @@ import {
 } from '../core/audit-log.js';
 import { addEntries, emptyRollup, type AuditRollup, type RollupRow } from '../core/audit-rollup.js';
 import { logger } from '../core/logger.js';
+import { insertCommand, insertReplyError } from './insert-coalescer.js';
 
 export {
   seqKey,
@@ -117,8 +118,37 @@ export interface AppendResult {
 
 const isDuplicateKey = (err: unknown) => err instanceof MongoServerError && err.code === 11000;
 
-/** Most entries written by one insertMany. */
+/** Most entries written by one insert command. */
 const MAX_BATCH = 100;
+
+/**
+ * Sends `docs` to `name` as one `insert` command (ordered: the store stops at the first failed
+ * document) and returns the indexes that hit a duplicate key; any other failure throws. The
+ * store's own command, as proofs and attestation records (persistence/insert-coalescer.ts): the
+ * driver's insertMany/insertOne build a bulk operation and its result and, per duplicate, a
+ * thrown error with its stack (issue 22, CPU per /verify/math).
+ */
+export async function insertReportingDuplicates<T extends Document>(
+  store: Store,
+  name: string,
+  docs: T[],
+  ordered: boolean,
+): Promise<number[]> {
+  let reply;
+  try {
+    reply = await insertCommand<T>(() => store.db, name, ordered)(docs);
+  } catch (err) {
+    // A single duplicate can come back as a plain server error.
+    if (isDuplicateKey(err) && docs.length === 1) return [0];
+    throw err;
+  }
+  // Not known to be durable: the caller fails (its activity retries; every write is insert-once).
+  if (reply.writeConcernError) throw insertReplyError(reply.writeConcernError, 'write concern error');
+  const errors = reply.writeErrors ?? [];
+  const other = errors.find((e) => e.code !== 11000);
+  if (other) throw insertReplyError(other, 'insert failed');
+  return errors.map((e) => e.index).sort((a, b) => a - b);
+}
 
 /**
  * One move of an organization's head, `audit_head_moves {_id: org@from@from_hash}` (growing: at
@@ -272,8 +302,8 @@ export class AuditLog {
    * with AuditAppendConflictError when contention from other processes outlasts `budgetMs`.
    *
    * Within the process, appends of one organization are group-committed: whatever queued up
-   * while the previous batch was being written goes out as one ordered insertMany of linked
-   * entries, one insertMany of their positions and one head move (with the roll-up).
+   * while the previous batch was being written goes out as one ordered insert of linked
+   * entries, one insert of their positions and one head move (with the roll-up).
    */
   append(
     fields: AuditEntryFields,
@@ -431,13 +461,10 @@ export class AuditLog {
       }
       if (docs.length === 0) return;
       let inserted = docs.length;
-      try {
-        // audit_logs: unique inserts (by `_id` and by (organization_id, seq)).
-        await this.logs.insertMany(docs, { ordered: true });
-      } catch (err) {
-        if (!(err instanceof MongoBulkWriteError) || err.code !== 11000) throw err;
-        inserted = err.insertedCount;
-      }
+      // audit_logs: unique inserts (by `_id` and by (organization_id, seq)), ordered: the store
+      // stops at the first duplicate, so the entries before it are the ones written.
+      const duplicates = await insertReportingDuplicates(this.store, 'audit_logs', docs, true);
+      if (duplicates.length > 0) inserted = duplicates[0] as number;
       if (inserted > 0) {
         const mine = docs.slice(0, inserted);
         await this.indexPositions(mine);
@@ -511,19 +538,15 @@ export class AuditLog {
           if (!isDuplicateKey(err)) throw err;
         }
       } else {
-        try {
-          // audit_head_moves: insert by `_id` (org@from@hash): one move from each head, the compare-and-swap.
-          await this.moves.insertOne({
-            _id: moveKey(orgId, cur),
-            from_hash: cur.hash,
-            seq: last.seq,
-            head_hash: last.entry_hash,
-            at: set.updated_at,
-          });
-          moved = true;
-        } catch (err) {
-          if (!isDuplicateKey(err)) throw err;
-        }
+        // audit_head_moves: insert by `_id` (org@from@hash): one move from each head, the compare-and-swap.
+        const move: HeadMoveDoc = {
+          _id: moveKey(orgId, cur),
+          from_hash: cur.hash,
+          seq: last.seq,
+          head_hash: last.entry_hash,
+          at: set.updated_at,
+        };
+        moved = (await insertReportingDuplicates(this.store, 'audit_head_moves', [move], true)).length === 0;
       }
       if (moved)
         return { head: { seq: last.seq, hash: last.entry_hash, rollup: null, exists: true }, from: cur, entries: rest };
@@ -592,13 +615,9 @@ export class AuditLog {
       verified: d.verified === true,
       blocked: isBlocked(d),
     }));
-    try {
-      // audit_seq: unique inserts by `_id` (org#seq).
-      await this.seqIndex.insertMany(idx, { ordered: false });
-    } catch (err) {
-      // Already indexed (a helper or an earlier attempt): the position's entry is immutable.
-      if (!(err instanceof MongoBulkWriteError) || err.code !== 11000) throw err;
-    }
+    // audit_seq: unique inserts by `_id` (org#seq). A duplicate is a position already indexed (a
+    // helper or an earlier attempt): the position's entry is immutable.
+    await insertReportingDuplicates(this.store, 'audit_seq', idx, false);
   }
 
   /**

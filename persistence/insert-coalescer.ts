@@ -37,9 +37,18 @@ export interface InsertReply {
 /** Sends one unordered `insert` of `docs` and returns the store's reply (it throws only when the command fails as a whole). */
 export type InsertSender<T> = (docs: T[]) => Promise<InsertReply>;
 
-/** The store's `insert` command on collection `name` of `db()` (unordered: every document is tried). */
-export function insertCommand<T extends Document>(db: () => Db, name: string): InsertSender<T> {
-  return (docs) => db().command({ insert: name, documents: docs, ordered: false }) as Promise<InsertReply>;
+/**
+ * The store's `insert` command on collection `name` of `db()`: unordered (every document is
+ * tried) unless `ordered` (the store stops at the first failed document: the audit chain's
+ * entries, persistence/audit.ts).
+ */
+export function insertCommand<T extends Document>(db: () => Db, name: string, ordered = false): InsertSender<T> {
+  return (docs) => db().command({ insert: name, documents: docs, ordered }) as Promise<InsertReply>;
+}
+
+/** The error of a failed document of an `insert` reply, or of its write concern error (the documents not known durable). */
+export function insertReplyError(e: { code?: number; errmsg?: string }, fallback: string): MongoServerError {
+  return new MongoServerError({ message: e.errmsg ?? fallback, code: e.code });
 }
 
 export class InsertCoalescer<T extends Document & { _id: string }> {
@@ -95,10 +104,7 @@ export class InsertCoalescer<T extends Document & { _id: string }> {
     }
     // Not known to be durable: every caller fails (its activity retries; insert-once).
     if (reply.writeConcernError) {
-      const err = new MongoServerError({
-        message: reply.writeConcernError.errmsg ?? 'write concern error',
-        code: reply.writeConcernError.code,
-      });
+      const err = insertReplyError(reply.writeConcernError, 'write concern error');
       for (const p of batch) p.reject(err);
       return;
     }
@@ -108,7 +114,7 @@ export class InsertCoalescer<T extends Document & { _id: string }> {
     const existed = new Set(errors.filter((e) => e.code === DUPLICATE_KEY).map((e) => e.index));
     batch.forEach((p, i) => {
       const e = failed.get(i);
-      if (e) p.reject(new MongoServerError({ message: e.errmsg ?? 'insert failed', code: e.code }));
+      if (e) p.reject(insertReplyError(e, 'insert failed'));
       else p.resolve(!existed.has(i));
     });
   }
