@@ -196,7 +196,7 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchWor
   if (!patched('batch-result-docs')) return legacyBatchWorkflow(input);
   const { workflowId } = workflowInfo();
   const total = input.items.length;
-  const units = batchUnits(input.items, input.concurrency);
+  const units = batchUnits(input.items, input.concurrency, input.math_unit_max);
   const summaries: BatchItemSummary[] = [];
   const held: BatchHeldUnit[] = [];
   const storedUnits: number[] = [];
