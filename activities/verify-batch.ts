@@ -366,6 +366,32 @@ export function makeBatchActivities(
     }
   };
 
+  /**
+   * The job's own audit entry (`batch <job>: <n> items`, id derived from the workflow id, so a
+   * retry finds it): true once written, false when it cannot be written for good; a store outage throws.
+   */
+  const appendJobEntry = (
+    req: { org_id: string; workflow_id: string; job_id: string; audit: AuditContext | null },
+    totalItems: number,
+  ) =>
+    engines
+      .appendAuditActivity({
+        org_id: req.org_id,
+        workflow_id: req.workflow_id,
+        engine: 'batch',
+        input: { query: `batch ${req.job_id}: ${totalItems} items` },
+        result: { status: 'completed' },
+        audit: req.audit,
+      })
+      .then(
+        () => true,
+        (err: unknown) => {
+          if (!(err instanceof ApplicationFailure && err.nonRetryable)) throw err;
+          log.error('batch audit entry not written', { job_id: req.job_id, error: err.message });
+          return false;
+        },
+      );
+
   const withheld = (s: StoredBatchItem): StoredBatchItem =>
     s.view.status === 'completed'
       ? {
@@ -407,13 +433,14 @@ export function makeBatchActivities(
       if (earlier?.audited === true) return earlier.items.map(summary);
       if (earlier) {
         // Stored, not yet audited: a document of the order before session 11 (stored, then audited).
-        const audited = await auditItems(
+        const jobAudited = req.job_entry ? await appendJobEntry(req, req.job_entry.total_items) : true;
+        const itemsAudited = await auditItems(
           req,
           earlier.items
             .filter((s) => s.view.status === 'completed')
             .map((s) => ({ index: s.index, type: 'math', query: s.view.query, result: s.view.result })),
         );
-        const items = audited ? earlier.items : earlier.items.map(withheld);
+        const items = itemsAudited && jobAudited ? earlier.items : earlier.items.map(withheld);
         await jobs.replaceUnitItems(req.job_id, req.unit, items);
         return items.map(summary);
       }
@@ -424,12 +451,17 @@ export function makeBatchActivities(
       const outcomes = await runMathUnitGrouped(req);
       const t1 = performance.now();
       let items = storedItems(req.job_id, itemRequests(req), outcomes);
-      const audited = await auditItems(
+      // The items' entries and, for a job that is this one unit, the job's own entry after them: one group commit.
+      const itemEntries = auditItems(
         req,
         items
           .filter((s) => s.view.status === 'completed')
           .map((s) => ({ index: s.index, type: 'math', query: s.view.query, result: s.view.result })),
       );
+      const jobEntry = req.job_entry ? appendJobEntry(req, req.job_entry.total_items) : Promise.resolve(true);
+      void jobEntry.catch(() => undefined); // awaited below; handled if the items' entries fail first
+      const [itemsAudited, jobAudited] = await Promise.all([itemEntries, jobEntry]);
+      const audited = itemsAudited && jobAudited;
       if (!audited) items = items.map(withheld);
       const t2 = performance.now();
       const doc = await jobs.storeUnit({
@@ -471,24 +503,9 @@ export function makeBatchActivities(
       // The job document is read beside the entries (a point read; only this step changes it).
       const jobDoc = jobs.find(req.job_id);
       void jobDoc.catch(() => undefined); // awaited by complete(); handled if an entry fails first
-      // The job's entry and the held items' entries side by side (one group commit of the audit log).
-      const jobEntry = engines
-        .appendAuditActivity({
-          org_id: req.org_id,
-          workflow_id: req.workflow_id,
-          engine: 'batch',
-          input: { query: `batch ${req.job_id}: ${req.total_items} items` },
-          result: { status: 'completed' },
-          audit: req.audit,
-        })
-        .then(
-          () => true,
-          (err: unknown) => {
-            if (!(err instanceof ApplicationFailure && err.nonRetryable)) throw err;
-            log.error('batch audit entry not written', { job_id: req.job_id, error: err.message });
-            return false;
-          },
-        );
+      // The job's entry (unless its math unit wrote it: job_audited) and the held items' entries
+      // side by side (one group commit of the audit log).
+      const jobEntry = req.job_audited === true ? Promise.resolve(true) : appendJobEntry(req, req.total_items);
       const [jobAudited, itemsAudited] = await Promise.all([
         jobEntry,
         held.length > 0 ? auditItems(req, held) : Promise.resolve(true),

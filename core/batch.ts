@@ -193,6 +193,12 @@ export interface BatchProgress extends BatchJobView {
 export interface BatchMathUnitInput extends BatchMathChunkInput {
   unit: number;
   audit: AuditContext | null;
+  /**
+   * Session 12: the job is this one math unit, so the job's own audit entry (`batch <job>: <n>
+   * items`, as the finish step writes it, same id) goes out in this unit's group commit, after
+   * its items' entries; the finish step then skips it (`job_audited`). Absent: the finish writes it.
+   */
+  job_entry?: { total_items: number };
 }
 
 /** Items the workflow holds until the end (their results came back to it): stored by the finish activity. */
@@ -211,6 +217,8 @@ export interface FinishBatchJobInput {
   failed_items: number;
   held: BatchHeldUnit[];
   audit: AuditContext | null;
+  /** The job's own audit entry was written by its math unit (`job_entry`): the finish step does not append it again. */
+  job_audited?: boolean;
 }
 
 export interface FinishBatchJobResult {
