@@ -118,7 +118,7 @@ export interface AppendResult {
 const isDuplicateKey = (err: unknown) => err instanceof MongoServerError && err.code === 11000;
 
 /** Most entries written by one insertMany. */
-const MAX_BATCH = 100;
+const MAX_BATCH = 128; // a 100-item batch job: its items' entries and its own in one commit (session 12)
 
 /**
  * One move of an organization's head, `audit_head_moves {_id: org@from@from_hash}` (growing: at

@@ -19,6 +19,9 @@ let pool: EnginePool;
 
 beforeAll(async () => {
   t = await newTenant();
+  // One verification first, so that the organization's chain has a head and every later commit is a recorded move.
+  const first = await post('/verify/math', { expression: '(a+1)^2 = a^2 + 2*a + 1' }, { 'x-api-key': t.key });
+  if (first.status !== 200) throw new Error(`verify/math: ${first.status} ${first.text}`);
   pool = new EnginePool({ size: 1, preload: ['math'] });
   await pool.warmUp();
 });
@@ -68,6 +71,17 @@ describe('batch: one math unit per job, the job entry in its group commit', () =
     expect(entries.map((e) => e.domain)).toEqual([...HUNDRED.map(() => 'math'), 'batch']);
     expect(entries[100]!.seq - entries[0]!.seq).toBe(100);
     expect(entries[100]!.result.status).toBe('completed');
+    // One group commit: one head move over all 101 entries, none ending at the last item's entry.
+    const moves = await (
+      await db()
+    )
+      .collection<{ _id: string; seq: number }>('audit_head_moves')
+      .find({ _id: { $regex: `^${t.orgId}@` } })
+      .toArray();
+    expect(moves.filter((m) => m.seq === entries[100]!.seq).map((m) => m._id)).toEqual([
+      expect.stringMatching(new RegExp(`^${t.orgId}@${entries[0]!.seq - 1}@`)),
+    ]);
+    expect(moves.filter((m) => m.seq === entries[99]!.seq)).toEqual([]);
     expect(entries.filter((e) => e.verified)).toHaveLength(25);
     // Every VERIFIED item's proof is retained.
     const d = await db();
