@@ -17,6 +17,7 @@ import type { VerifyActivityInput } from './types.js';
 import { BatchJobStore, resultId, type BatchResultDoc, type StoredBatchItem } from '../persistence/batch.js';
 import {
   ITEM_TIMEOUT_FAILURE,
+  MATH_CHUNK_MAX,
   MATH_CHUNK_PARALLELISM,
   itemTimeoutText,
   itemViews,
@@ -221,28 +222,38 @@ export function makeBatchActivities(
    */
   const runMathUnitGrouped = async (req: BatchMathUnitInput): Promise<BatchItemOutcome[]> => {
     const ran = new Array<{ outcome: EngineOutcome; latency_ms: number } | BatchItemOutcome>(req.items.length);
-    // The whole unit in one engine task first (one thread hop, not one per item), bounded by one
-    // item's engine budget (and its item time-out). A unit that runs past it, or that an engine
-    // fails on, runs again item by item below, each under its own time-out: a slow or failing
-    // item fails alone, as before.
-    const group = await runIsolated(
-      'math_batch_group',
-      { items: req.items.map((it) => ({ expression: it.query, params: it.params })) },
-      {
-        orgId: req.org_id,
-        timeoutMs: Math.min(engineBudgetMs(ctx.mathTimeoutMs ?? 5_000), req.timeout_ms),
-        timeoutDetail: MATH_TIMEOUT_DETAIL,
-        pool: ctx.enginePool,
-      },
-    ).catch((err: unknown) => {
-      if (err instanceof ApplicationFailure && err.nonRetryable) return null;
-      throw err;
-    });
-    if (group) group.forEach((g, i) => (ran[i] = { outcome: g.outcome, latency_ms: g.ms }));
-    let next = group ? req.items.length : 0;
+    // The unit's items in engine tasks of MATH_CHUNK_MAX first (one thread hop per task, not one
+    // per item), each bounded by one item's engine budget (and its item time-out). A task that
+    // runs past it, or that an engine fails on, has its items run again item by item below, each
+    // under its own time-out: a slow or failing item fails alone, as before.
+    const groups: number[][] = [];
+    for (let i = 0; i < req.items.length; i += MATH_CHUNK_MAX)
+      groups.push(Array.from({ length: Math.min(MATH_CHUNK_MAX, req.items.length - i) }, (_, k) => i + k));
+    const retry: number[] = [];
+    await Promise.all(
+      groups.map(async (g) => {
+        const group = await runIsolated(
+          'math_batch_group',
+          { items: g.map((i) => ({ expression: req.items[i]!.query, params: req.items[i]!.params })) },
+          {
+            orgId: req.org_id,
+            timeoutMs: Math.min(engineBudgetMs(ctx.mathTimeoutMs ?? 5_000), req.timeout_ms),
+            timeoutDetail: MATH_TIMEOUT_DETAIL,
+            pool: ctx.enginePool,
+          },
+        ).catch((err: unknown) => {
+          if (err instanceof ApplicationFailure && err.nonRetryable) return null;
+          throw err;
+        });
+        if (group) group.forEach((r, k) => (ran[g[k]!] = { outcome: r.outcome, latency_ms: r.ms }));
+        else retry.push(...g);
+      }),
+    );
+    retry.sort((a, b) => a - b);
+    let next = 0;
     const lane = async () => {
-      while (next < req.items.length) {
-        const i = next++;
+      while (next < retry.length) {
+        const i = retry[next++]!;
         const item = req.items[i]!;
         try {
           const r = await runBatchItem(req, () => mathOutcome({ org_id: req.org_id, ...item }));
@@ -254,7 +265,7 @@ export function makeBatchActivities(
         }
       }
     };
-    await Promise.all(Array.from({ length: Math.min(MATH_CHUNK_PARALLELISM, req.items.length) }, lane));
+    await Promise.all(Array.from({ length: Math.min(MATH_CHUNK_PARALLELISM, retry.length) }, lane));
     const evaluatedOf = (o: EngineOutcome, query: string) =>
       o.kind === 'proven' && typeof o.proof.expression === 'string' ? o.proof.expression : query;
     // Items whose engine ran (the others already hold their failure): finalised together.
@@ -355,6 +366,32 @@ export function makeBatchActivities(
     }
   };
 
+  /**
+   * The job's own audit entry (`batch <job>: <n> items`, id derived from the workflow id, so a
+   * retry finds it): true once written, false when it cannot be written for good; a store outage throws.
+   */
+  const appendJobEntry = (
+    req: { org_id: string; workflow_id: string; job_id: string; audit: AuditContext | null },
+    totalItems: number,
+  ) =>
+    engines
+      .appendAuditActivity({
+        org_id: req.org_id,
+        workflow_id: req.workflow_id,
+        engine: 'batch',
+        input: { query: `batch ${req.job_id}: ${totalItems} items` },
+        result: { status: 'completed' },
+        audit: req.audit,
+      })
+      .then(
+        () => true,
+        (err: unknown) => {
+          if (!(err instanceof ApplicationFailure && err.nonRetryable)) throw err;
+          log.error('batch audit entry not written', { job_id: req.job_id, error: err.message });
+          return false;
+        },
+      );
+
   const withheld = (s: StoredBatchItem): StoredBatchItem =>
     s.view.status === 'completed'
       ? {
@@ -396,28 +433,37 @@ export function makeBatchActivities(
       if (earlier?.audited === true) return earlier.items.map(summary);
       if (earlier) {
         // Stored, not yet audited: a document of the order before session 11 (stored, then audited).
-        const audited = await auditItems(
+        const jobAudited = req.job_entry ? await appendJobEntry(req, req.job_entry.total_items) : true;
+        const itemsAudited = await auditItems(
           req,
           earlier.items
             .filter((s) => s.view.status === 'completed')
             .map((s) => ({ index: s.index, type: 'math', query: s.view.query, result: s.view.result })),
         );
-        const items = audited ? earlier.items : earlier.items.map(withheld);
+        const items = itemsAudited && jobAudited ? earlier.items : earlier.items.map(withheld);
         await jobs.replaceUnitItems(req.job_id, req.unit, items);
         return items.map(summary);
       }
       // Verdicts (proofs retained, attestations recorded), then their audit entries, then the
       // result document, written once and final (audited): no update of it afterwards. A retry
       // finds the same proofs, attestation records (derived ids) and audit entries (derived ids).
+      const t0 = performance.now();
       const outcomes = await runMathUnitGrouped(req);
+      const t1 = performance.now();
       let items = storedItems(req.job_id, itemRequests(req), outcomes);
-      const audited = await auditItems(
+      // The items' entries and, for a job that is this one unit, the job's own entry after them: one group commit.
+      const itemEntries = auditItems(
         req,
         items
           .filter((s) => s.view.status === 'completed')
           .map((s) => ({ index: s.index, type: 'math', query: s.view.query, result: s.view.result })),
       );
+      const jobEntry = req.job_entry ? appendJobEntry(req, req.job_entry.total_items) : Promise.resolve(true);
+      void jobEntry.catch(() => undefined); // awaited below; handled if the items' entries fail first
+      const [itemsAudited, jobAudited] = await Promise.all([itemEntries, jobEntry]);
+      const audited = itemsAudited && jobAudited;
       if (!audited) items = items.map(withheld);
+      const t2 = performance.now();
       const doc = await jobs.storeUnit({
         _id: resultId(req.job_id, req.unit),
         job_id: req.job_id,
@@ -425,6 +471,15 @@ export function makeBatchActivities(
         unit: req.unit,
         items,
         audited: true,
+      });
+      const t3 = performance.now();
+      log.debug('batch unit timed', {
+        job_id: req.job_id,
+        unit: req.unit,
+        pid: process.pid,
+        run_ms: Math.round(t1 - t0),
+        audit_ms: Math.round(t2 - t1),
+        store_ms: Math.round(t3 - t2),
       });
       return doc.items.map(summary);
     },
@@ -437,6 +492,7 @@ export function makeBatchActivities(
      * be written for good, the held items' results are withheld (stored as failed).
      */
     async finishBatchJobActivity(req: FinishBatchJobInput): Promise<FinishBatchJobResult> {
+      const f0 = performance.now();
       let completedItems = req.completed_items;
       let failedItems = req.failed_items;
       const held = req.held.flatMap((u) =>
@@ -447,24 +503,9 @@ export function makeBatchActivities(
       // The job document is read beside the entries (a point read; only this step changes it).
       const jobDoc = jobs.find(req.job_id);
       void jobDoc.catch(() => undefined); // awaited by complete(); handled if an entry fails first
-      // The job's entry and the held items' entries side by side (one group commit of the audit log).
-      const jobEntry = engines
-        .appendAuditActivity({
-          org_id: req.org_id,
-          workflow_id: req.workflow_id,
-          engine: 'batch',
-          input: { query: `batch ${req.job_id}: ${req.total_items} items` },
-          result: { status: 'completed' },
-          audit: req.audit,
-        })
-        .then(
-          () => true,
-          (err: unknown) => {
-            if (!(err instanceof ApplicationFailure && err.nonRetryable)) throw err;
-            log.error('batch audit entry not written', { job_id: req.job_id, error: err.message });
-            return false;
-          },
-        );
+      // The job's entry (unless its math unit wrote it: job_audited) and the held items' entries
+      // side by side (one group commit of the audit log).
+      const jobEntry = req.job_audited === true ? Promise.resolve(true) : appendJobEntry(req, req.total_items);
       const [jobAudited, itemsAudited] = await Promise.all([
         jobEntry,
         held.length > 0 ? auditItems(req, held) : Promise.resolve(true),
@@ -490,6 +531,7 @@ export function makeBatchActivities(
         completedItems -= held.length;
         failedItems += held.length;
       }
+      const f1 = performance.now();
       await jobs.storeUnits(docs);
       const completedAt = new Date();
       const final = await jobs.complete(
@@ -500,6 +542,12 @@ export function makeBatchActivities(
         jobDoc,
       );
       if (!final) log.warn('batch job document missing at completion', { job_id: req.job_id });
+      log.debug('batch finish timed', {
+        job_id: req.job_id,
+        pid: process.pid,
+        audit_ms: Math.round(f1 - f0),
+        complete_ms: Math.round(performance.now() - f1),
+      });
       // As stored (a retried finish keeps the first completion's time and counters).
       return {
         stored: final !== null,

@@ -8,6 +8,7 @@ import type { Store } from '../core/store.js';
 import {
   BATCH_CAPACITY_DETAIL,
   BATCH_CONCURRENCY,
+  MATH_UNIT_MAX,
   SA_BATCH_STATUS,
   SA_ENGINE,
   SA_ITEM_COUNT,
@@ -102,7 +103,7 @@ export class BatchJobs {
     const createdAt = new Date();
     // Everything that can fail on the request itself runs before a slot is taken.
     const digest = requestDigest({ items: opts.items });
-    const units = batchUnits(opts.items, BATCH_CONCURRENCY).length;
+    const units = batchUnits(opts.items, BATCH_CONCURRENCY, MATH_UNIT_MAX).length;
     let admission;
     try {
       admission = await this.store.admit(
@@ -141,6 +142,8 @@ export class BatchJobs {
       item_timeout_ms: this.cfg.SVC_BATCH_ITEM_TIMEOUT * 1000,
       provider_timeout_ms: this.cfg.SVC_PROVIDER_TIMEOUT * 1000,
       concurrency: BATCH_CONCURRENCY,
+      // One math unit for up to 100 items (core/batch.ts MATH_UNIT_MAX); the count above is the same plan's.
+      math_unit_max: MATH_UNIT_MAX,
       // Batch items are normal activities unless local is forced: each item is its own event in the UI.
       activity_mode: this.cfg.SVC_ACTIVITY_MODE === 'local' ? 'local' : 'normal',
       // Math units and the finish step run as local activities unless normal is forced (docs/batch.md, "Latency").

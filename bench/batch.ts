@@ -47,6 +47,8 @@ interface Figures {
   rows: Array<Record<string, unknown>>;
   singleMs: number;
   singleMin: number;
+  /** Median of the 100-bare-expression job (the orchestration floor: a job's fixed cost). */
+  bareMs: number;
   concurrentRate: number;
   concurrentWall: number;
 }
@@ -91,6 +93,7 @@ async function measure(base: string, key: string, who: string): Promise<Figures>
     min_ms: round(itemLatencies[0] as number),
     max_ms: round(itemLatencies[Math.floor(itemLatencies.length * 0.99)] as number),
   });
+  let bareMs = NaN;
   {
     // Bare expressions: no proof to retain, nothing to sign: the orchestration floor.
     const bare = Array.from({ length: 100 }, (_, i) => ({ query: `${i} + 1`, type: 'math' }));
@@ -98,6 +101,7 @@ async function measure(base: string, key: string, who: string): Promise<Figures>
     for (let i = 0; i < RUNS; i++) times.push((await batch(bare)).ms);
     times.sort((a, b) => a - b);
     const m = times[Math.floor(times.length / 2)] as number;
+    bareMs = m;
     rows.push({
       label: `${who}: 1 job x 100 bare expressions (${RUNS} runs)`,
       ms: round(m),
@@ -121,9 +125,52 @@ async function measure(base: string, key: string, who: string): Promise<Figures>
     rows,
     singleMs: med,
     singleMin: single[0] as number,
+    bareMs,
     concurrentRate: (JOBS * 100) / (wall / 1000),
     concurrentWall: wall,
   };
+}
+
+/** One 100-bare-expression job, submit to completed (POST waits), in ms. */
+async function bareJob(base: string, key: string): Promise<number> {
+  const items = Array.from({ length: 100 }, (_, i) => ({ query: `${i} + 1`, type: 'math' }));
+  const t0 = performance.now();
+  const res = await fetch(`${base}/verify/batch`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': key },
+    body: JSON.stringify({ items }),
+  });
+  const body = await res.json();
+  if (res.status !== 200 || body.completed_items !== 100)
+    throw new Error(`bare job: status ${res.status}: ${JSON.stringify(body).slice(0, 300)}`);
+  return performance.now() - t0;
+}
+
+/** The bare job on both targets, alternating, `n` times each: medians and their ratio. */
+async function interleavedBare(
+  ours: [string, string],
+  ref: [string, string],
+  n: number,
+): Promise<{ rows: Array<Record<string, unknown>>; ratio: number }> {
+  const a: number[] = [];
+  const b: number[] = [];
+  for (let i = 0; i < n; i++) {
+    a.push(await bareJob(...ours));
+    b.push(await bareJob(...ref));
+  }
+  const med = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)] as number;
+  const row = (who: string, xs: number[]) => ({
+    label: `${who}: 1 job x 100 bare expressions, interleaved with the other (${n} runs)`,
+    ms: round(med(xs)),
+    min_ms: round(Math.min(...xs)),
+    max_ms: round(Math.max(...xs)),
+    items_per_s: round(100 / (med(xs) / 1000)),
+  });
+  const ratio = med(a) / med(b);
+  console.log(
+    `session 12, bare job interleaved: svc ${round(med(a))} ms vs reference ${round(med(b))} ms (ratio ${ratio.toFixed(2)}; goal ≤ 2.00): ${ratio <= 2 ? 'met' : 'NOT met'}`,
+  );
+  return { rows: [row('svc', a), row('reference', b)], ratio };
 }
 
 /**
@@ -247,6 +294,10 @@ async function main() {
     }
     const peer = PEER ? await measure(PEER.url, PEER.key, 'reference') : null;
     if (peer) rows.push(...peer.rows);
+    // Session 12: the bare-expression job (a job's fixed cost) on both, interleaved (svc,
+    // reference, svc, ...), so that a load that changes during the run hits both alike.
+    const inter = PEER ? await interleavedBare([base, key], [PEER.url, PEER.key], 2 * RUNS) : null;
+    if (inter) rows.push(...inter.rows);
     console.log(
       `activity mode: ${MODE}; load average ${os
         .loadavg()
@@ -271,6 +322,9 @@ async function main() {
     if (peer) {
       console.log(
         `issue 22, one job: svc ${round(ours.singleMs)} ms vs reference ${round(peer.singleMs)} ms (ratio ${(ours.singleMs / peer.singleMs).toFixed(2)}; goal ≤ 1.00): ${ours.singleMs <= peer.singleMs ? 'met' : 'NOT met'}`,
+      );
+      console.log(
+        `session 12, one job of 100 bare expressions (a job's fixed cost): svc ${round(ours.bareMs)} ms vs reference ${round(peer.bareMs)} ms (ratio ${(ours.bareMs / peer.bareMs).toFixed(2)}; goal ≤ 2.00): ${ours.bareMs <= 2 * peer.bareMs ? 'met' : 'NOT met'}`,
       );
       console.log(
         `issue 22, ${JOBS} jobs at once: svc ${round(ours.concurrentRate)} items/s vs reference ${round(peer.concurrentRate)} items/s (ratio ${(ours.concurrentRate / peer.concurrentRate).toFixed(2)}; goal ≥ 1.50): ${ours.concurrentRate >= 1.5 * peer.concurrentRate ? 'met' : 'NOT met'}`,

@@ -54,6 +54,8 @@ export interface BatchWorkflowInput {
   audit: AuditContext | null;
   /** SVC_PROVIDER_TIMEOUT in ms: the provider step of natural_language items (capped by the item time-out). */
   provider_timeout_ms?: number;
+  /** The largest math unit (batchUnits); absent in workflows started before session 12: MATH_CHUNK_MAX. */
+  math_unit_max?: number;
 }
 
 export type BatchItemStatus = 'completed' | 'failed';
@@ -115,6 +117,13 @@ export interface BatchItemActivityInput {
 
 /** Math items of one job verified by one activity (docs/batch.md, "Math chunks"): at most this many. */
 export const MATH_CHUNK_MAX = 25;
+/**
+ * The largest math unit of a job started since session 12 (the plan's size, sent in the
+ * workflow input: `math_unit_max`): a 100-item job is ONE unit, so one audit group commit, one
+ * result document and one marker instead of four (docs/batch.md, "Session 12"). Its engine work
+ * still goes in tasks of MATH_CHUNK_MAX items, each under one item's budget.
+ */
+export const MATH_UNIT_MAX = 100;
 /** Items of one math chunk in flight at once inside its activity. */
 export const MATH_CHUNK_PARALLELISM = 4;
 
@@ -147,14 +156,16 @@ export function mathChunks(indices: number[], lanes: number): number[][] {
  */
 export type BatchUnit = { kind: 'math'; indices: number[] } | { kind: 'item'; index: number };
 
-export function batchUnits(items: ReadonlyArray<{ type: BatchItemType }>, concurrency: number): BatchUnit[] {
+export function batchUnits(
+  items: ReadonlyArray<{ type: BatchItemType }>,
+  concurrency: number,
+  mathUnitMax: number = MATH_CHUNK_MAX,
+): BatchUnit[] {
   const math = items.flatMap((it, i) => (it.type === 'math' ? [i] : []));
-  // As few math units as MATH_CHUNK_MAX allows (100 items: 4 of 25), of even sizes: a unit's fixed cost (its result document, its audit group commit, a history event)
+  const max = Math.max(1, mathUnitMax);
+  // As few math units as `mathUnitMax` allows (MATH_CHUNK_MAX by default, workflows before session 12: 100 items in 4 of 25), of even sizes: a unit's fixed cost (its result document, its audit group commit, a history event)
   // is paid per unit, and the engine pool, not the number of units, bounds the parallelism.
-  const size = Math.max(
-    1,
-    Math.min(MATH_CHUNK_MAX, Math.ceil(math.length / Math.max(1, Math.ceil(math.length / MATH_CHUNK_MAX)))),
-  );
+  const size = Math.max(1, Math.min(max, Math.ceil(math.length / Math.max(1, Math.ceil(math.length / max)))));
   const units: BatchUnit[] = [];
   for (let i = 0; i < math.length; i += size) units.push({ kind: 'math', indices: math.slice(i, i + size) });
   items.forEach((it, index) => {
@@ -182,6 +193,12 @@ export interface BatchProgress extends BatchJobView {
 export interface BatchMathUnitInput extends BatchMathChunkInput {
   unit: number;
   audit: AuditContext | null;
+  /**
+   * Session 12: the job is this one math unit, so the job's own audit entry (`batch <job>: <n>
+   * items`, as the finish step writes it, same id) goes out in this unit's group commit, after
+   * its items' entries; the finish step then skips it (`job_audited`). Absent: the finish writes it.
+   */
+  job_entry?: { total_items: number };
 }
 
 /** Items the workflow holds until the end (their results came back to it): stored by the finish activity. */
@@ -200,6 +217,8 @@ export interface FinishBatchJobInput {
   failed_items: number;
   held: BatchHeldUnit[];
   audit: AuditContext | null;
+  /** The job's own audit entry was written by its math unit (`job_entry`): the finish step does not append it again. */
+  job_audited?: boolean;
 }
 
 export interface FinishBatchJobResult {

@@ -119,7 +119,7 @@ export interface AppendResult {
 const isDuplicateKey = (err: unknown) => err instanceof MongoServerError && err.code === 11000;
 
 /** Most entries written by one insert command. */
-const MAX_BATCH = 100;
+const MAX_BATCH = 128; // a 100-item batch job: its items' entries and its own in one commit (session 12)
 
 /**
  * Sends `docs` to `name` as one `insert` command (ordered: the store stops at the first failed

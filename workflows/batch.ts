@@ -196,7 +196,7 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchWor
   if (!patched('batch-result-docs')) return legacyBatchWorkflow(input);
   const { workflowId } = workflowInfo();
   const total = input.items.length;
-  const units = batchUnits(input.items, input.concurrency);
+  const units = batchUnits(input.items, input.concurrency, input.math_unit_max);
   const summaries: BatchItemSummary[] = [];
   const held: BatchHeldUnit[] = [];
   const storedUnits: number[] = [];
@@ -247,6 +247,10 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchWor
     summaries.push(...outcomes.map((o) => ({ index: o.index, status: o.status })));
   };
 
+  // A job that is one math unit (session 12 inputs only: math_unit_max) has its own audit entry
+  // written in that unit's group commit; the finish step then skips it.
+  const jobEntryInUnit = input.math_unit_max !== undefined && units.length === 1 && units[0]!.kind === 'math';
+  let jobAudited = false;
   const runUnit = async (u: number): Promise<void> => {
     const unit = units[u]!;
     if (unit.kind === 'item') {
@@ -266,9 +270,11 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchWor
         workflow_id: workflowId,
         timeout_ms: input.item_timeout_ms,
         audit: input.audit,
+        ...(jobEntryInUnit ? { job_entry: { total_items: total } } : {}),
       });
       summaries.push(...done);
       storedUnits.push(u);
+      if (jobEntryInUnit) jobAudited = true;
     } catch (err) {
       // The unit failed for good (retries exhausted): each of its items failed, with the reason.
       hold(
@@ -302,6 +308,7 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchWor
     failed_items: counters.failed_items,
     held,
     audit: input.audit,
+    ...(jobAudited ? { job_audited: true } : {}),
   });
   final = { completed_items: done.completed_items, failed_items: done.failed_items };
   status = 'completed';
