@@ -10,6 +10,7 @@
 // without a proof.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { newTenant, post, type Member } from './helpers.js';
+import { expectBlockedAt, expectAdmitted } from './code-verdicts.js';
 
 const SPEL =
   'import org.springframework.expression.*;\nimport org.springframework.expression.spel.standard.SpelExpressionParser;\nimport org.springframework.expression.spel.support.SimpleEvaluationContext;\nclass T {\n  Object f(String input) {\n    ExpressionParser parser = new SpelExpressionParser();\n';
@@ -77,15 +78,7 @@ describe('POST /verify/code: CodeQL code-injection families', () => {
     ],
   ])('%s: the family is VERIFIED unsafe and not admitted (%#)', async (language, code, line, type) => {
     const res = await verify({ code, language });
-    expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({
-      status: 'VERIFIED',
-      admission: 'BLOCKED',
-      developer_fields: { constraint_id: 'code_verifier.code_unsafe', is_valid: false },
-    });
-    expect(res.body.developer_fields.issues).toContainEqual(
-      expect.objectContaining({ severity: 'critical', line_number: line, type }),
-    );
+    expectBlockedAt(res, line, type);
   });
 
   it.each([
@@ -116,12 +109,7 @@ describe('POST /verify/code: CodeQL code-injection families', () => {
     ],
   ])('%s: %s is admitted', async (language, _name, code) => {
     const res = await verify({ code, language });
-    expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({
-      status: 'VERIFIED',
-      admission: 'ADMIT',
-      developer_fields: { constraint_id: 'code_verifier.code_safe', is_valid: true },
-    });
+    expectAdmitted(res);
   });
 
   it('C# (CodeQL covers it, the scanner does not) is refused without a proof', async () => {

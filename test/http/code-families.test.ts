@@ -3,6 +3,7 @@
 // deserialization family that the scanner cannot classify fails closed.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { newTenant, post, type Member } from './helpers.js';
+import { expectBlockedAt } from './code-verdicts.js';
 
 describe('POST /verify/code: issue 24 families, flows and unclassified calls', () => {
   let t: Member;
@@ -29,15 +30,7 @@ describe('POST /verify/code: issue 24 families, flows and unclassified calls', (
     ['php', '<?php\nextract($_POST);\n', 2, 'dynamic_code_execution'],
   ])('%s: the missed family is proven unsafe and not admitted (%#)', async (language, code, line, type) => {
     const res = await verify({ code, language });
-    expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({
-      status: 'VERIFIED',
-      admission: 'BLOCKED',
-      developer_fields: { constraint_id: 'code_verifier.code_unsafe', is_valid: false },
-    });
-    expect(res.body.developer_fields.issues).toContainEqual(
-      expect.objectContaining({ severity: 'critical', line_number: line, type }),
-    );
+    expectBlockedAt(res, line, type);
   });
 
   it('a sink fed by request input three lines earlier names both lines', async () => {

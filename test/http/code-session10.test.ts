@@ -6,6 +6,7 @@
 // the same safe shapes are admitted (a chained query without $where, a constant expression).
 import { beforeAll, describe, expect, it } from 'vitest';
 import { newTenant, post, type Member } from './helpers.js';
+import { expectBlockedAt, expectAdmitted } from './code-verdicts.js';
 
 describe('POST /verify/code: chained receivers and unclassified families (issue 24, session 10)', () => {
   let t: Member;
@@ -75,20 +76,7 @@ describe('POST /verify/code: chained receivers and unclassified families (issue 
     ],
   ])('%s: the call is VERIFIED unsafe and not admitted (%#)', async (language, code, line, type, description) => {
     const res = await verify({ code, language });
-    expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({
-      status: 'VERIFIED',
-      admission: 'BLOCKED',
-      developer_fields: { constraint_id: 'code_verifier.code_unsafe', is_valid: false },
-    });
-    expect(res.body.developer_fields.issues).toContainEqual(
-      expect.objectContaining({
-        severity: 'critical',
-        line_number: line,
-        type,
-        description: expect.stringMatching(description),
-      }),
-    );
+    expectBlockedAt(res, line, type, description);
   });
 
   it.each([
@@ -114,12 +102,7 @@ describe('POST /verify/code: chained receivers and unclassified families (issue 
     ],
   ])('%s: %s is admitted', async (language, _name, code) => {
     const res = await verify({ code, language });
-    expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({
-      status: 'VERIFIED',
-      admission: 'ADMIT',
-      developer_fields: { constraint_id: 'code_verifier.code_safe', is_valid: true },
-    });
+    expectAdmitted(res);
   });
 
   it('bad input is a 400 with a detail', async () => {

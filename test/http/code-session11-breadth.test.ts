@@ -7,6 +7,7 @@
 // tests) blocked; a Go *exec.Cmd parameter run (item 4).
 import { beforeAll, describe, expect, it } from 'vitest';
 import { newTenant, post, type Member } from './helpers.js';
+import { expectBlockedAt, expectAdmitted } from './code-verdicts.js';
 
 describe('POST /verify/code: breadth families and unclassified calls (issue 24, session 11)', () => {
   let t: Member;
@@ -85,20 +86,7 @@ describe('POST /verify/code: breadth families and unclassified calls (issue 24, 
     ],
   ])('%s: the call is VERIFIED unsafe and not admitted (%#)', async (language, code, line, type, description) => {
     const res = await verify({ code, language });
-    expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({
-      status: 'VERIFIED',
-      admission: 'BLOCKED',
-      developer_fields: { constraint_id: 'code_verifier.code_unsafe', is_valid: false },
-    });
-    expect(res.body.developer_fields.issues).toContainEqual(
-      expect.objectContaining({
-        severity: 'critical',
-        line_number: line,
-        type,
-        description: expect.stringMatching(description),
-      }),
-    );
+    expectBlockedAt(res, line, type, description);
   });
 
   it.each([
@@ -110,12 +98,7 @@ describe('POST /verify/code: breadth families and unclassified calls (issue 24, 
     ['bash', 'an interpreter given constant code', '#!/bin/bash\nbash -c \'echo hi\'\nsh -e ./run.sh "$1"\n'],
   ])('%s: %s is admitted', async (language, _name, code) => {
     const res = await verify({ code, language });
-    expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({
-      status: 'VERIFIED',
-      admission: 'ADMIT',
-      developer_fields: { constraint_id: 'code_verifier.code_safe', is_valid: true },
-    });
+    expectAdmitted(res);
   });
 
   it('bad input is a 400 with a detail', async () => {

@@ -6,6 +6,7 @@
 // assignment, try/except) stay blocked.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { newTenant, post, type Member } from './helpers.js';
+import { expectBlockedAt, expectAdmitted } from './code-verdicts.js';
 
 const handler = (body: string) =>
   `from flask import request\n\ndef handler():\n    param = request.args.get("p")\n${body
@@ -45,12 +46,7 @@ describe('POST /verify/code: Python path-sensitive constants (issue 24, session 
     ['two constant arms, both scanned clean', `bar = "x = 1"\nif param:\n    bar = "y = 2"\nexec(bar)`],
   ])('%s: admitted', async (_name, body) => {
     const res = await verify({ code: handler(body), language: 'python' });
-    expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({
-      status: 'VERIFIED',
-      admission: 'ADMIT',
-      developer_fields: { constraint_id: 'code_verifier.code_safe', is_valid: true },
-    });
+    expectAdmitted(res);
   });
 
   it.each([
@@ -123,15 +119,7 @@ describe('POST /verify/code: Python path-sensitive constants (issue 24, session 
     ],
   ])('%s: VERIFIED unsafe and not admitted', async (_name, body, line, type) => {
     const res = await verify({ code: handler(body), language: 'python' });
-    expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({
-      status: 'VERIFIED',
-      admission: 'BLOCKED',
-      developer_fields: { constraint_id: 'code_verifier.code_unsafe', is_valid: false },
-    });
-    expect(res.body.developer_fields.issues).toContainEqual(
-      expect.objectContaining({ severity: 'critical', line_number: line, type }),
-    );
+    expectBlockedAt(res, line, type);
   });
 
   it('bad input is a 400 with a detail', async () => {

@@ -9,6 +9,7 @@
 // and the ordinary shapes beside them admitted.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { newTenant, post, type Member } from './helpers.js';
+import { expectBlockedAt, expectAdmitted } from './code-verdicts.js';
 
 describe('POST /verify/code: breadth families (issue 24, session 12)', () => {
   let t: Member;
@@ -150,20 +151,7 @@ describe('POST /verify/code: breadth families (issue 24, session 12)', () => {
     ['bash', '#!/bin/bash\nsudo -u app "$1"\n', 2, 'shell_execution', /arguments or read input/],
   ])('%s: the call is VERIFIED unsafe and not admitted (%#)', async (language, code, line, type, description) => {
     const res = await verify({ code, language });
-    expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({
-      status: 'VERIFIED',
-      admission: 'BLOCKED',
-      developer_fields: { constraint_id: 'code_verifier.code_unsafe', is_valid: false },
-    });
-    expect(res.body.developer_fields.issues).toContainEqual(
-      expect.objectContaining({
-        severity: 'critical',
-        line_number: line,
-        type,
-        description: expect.stringMatching(description),
-      }),
-    );
+    expectBlockedAt(res, line, type, description);
   });
 
   it.each([
@@ -205,12 +193,7 @@ describe('POST /verify/code: breadth families (issue 24, session 12)', () => {
     ['bash', 'an entrypoint that runs its arguments', '#!/bin/sh\nset -e\nexec "$@"\n'],
   ])('%s: %s is admitted', async (language, _name, code) => {
     const res = await verify({ code, language });
-    expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({
-      status: 'VERIFIED',
-      admission: 'ADMIT',
-      developer_fields: { constraint_id: 'code_verifier.code_safe', is_valid: true },
-    });
+    expectAdmitted(res);
   });
 
   it('bad input is a 400 with a detail', async () => {

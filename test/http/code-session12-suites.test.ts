@@ -5,6 +5,7 @@
 // `tap(&params[:m].to_sym)`); the same shapes with constants admitted; bad input refused.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { newTenant, post, type Member } from './helpers.js';
+import { expectBlockedAt, expectAdmitted } from './code-verdicts.js';
 
 describe("POST /verify/code: the suites' last misses (issue 24, session 12)", () => {
   let t: Member;
@@ -65,20 +66,7 @@ describe("POST /verify/code: the suites' last misses (issue 24, session 12)", ()
     ],
   ])('%s: the flow is VERIFIED unsafe and not admitted (%#)', async (language, code, line, type, description) => {
     const res = await verify({ code, language });
-    expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({
-      status: 'VERIFIED',
-      admission: 'BLOCKED',
-      developer_fields: { constraint_id: 'code_verifier.code_unsafe', is_valid: false },
-    });
-    expect(res.body.developer_fields.issues).toContainEqual(
-      expect.objectContaining({
-        severity: 'critical',
-        line_number: line,
-        type,
-        description: expect.stringMatching(description),
-      }),
-    );
+    expectBlockedAt(res, line, type, description);
   });
 
   it.each([
@@ -101,12 +89,7 @@ describe("POST /verify/code: the suites' last misses (issue 24, session 12)", ()
     ['ruby', 'a constant symbol block', 'class C\n  def names\n    User.all.map(&:name)\n  end\nend\n'],
   ])('%s: %s is admitted', async (language, _name, code) => {
     const res = await verify({ code, language });
-    expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({
-      status: 'VERIFIED',
-      admission: 'ADMIT',
-      developer_fields: { constraint_id: 'code_verifier.code_safe', is_valid: true },
-    });
+    expectAdmitted(res);
   });
 
   it('bad input is a 400 with a detail', async () => {
