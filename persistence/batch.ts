@@ -309,6 +309,8 @@ export class BatchJobStore {
    * number's turn.
    */
   private handedOut = 0;
+  /** Slots an admission of this process is claiming (takeOne), so that another one here tries a different slot. */
+  private readonly claiming = new Set<number>();
 
   constructor(
     private readonly store: Store,
@@ -818,15 +820,24 @@ export class BatchJobStore {
    */
   private async takeOne(candidates: BatchSlotDoc[], jobId: string): Promise<Admission | null> {
     for (const cand of candidates) {
-      const gen = await this.claim(cand._id, (cand.gen ?? 0) + 1, jobId);
-      if (gen === null) continue;
-      if (cand.job_id) await this.deleteJob(cand.job_id);
-      // Key: `batch_slots._id`; only the claim's winner writes it.
-      await this.slots.updateOne(
-        { _id: cand._id },
-        { $set: { gen, state: 'active', job_id: jobId, claimed_at: new Date(), finished_at: null } },
-      );
-      return { slot: cand._id, evicted: cand.state === 'finished' ? cand.job_id : null };
+      // A slot another admission of this process is claiming right now is left to it: a burst of
+      // POSTs to one process then takes successive queue entries instead of racing for the oldest
+      // (each lost claim costs three round trips; session 12, a store whose slots are all used).
+      if (this.claiming.has(cand._id)) continue;
+      this.claiming.add(cand._id);
+      try {
+        const gen = await this.claim(cand._id, (cand.gen ?? 0) + 1, jobId);
+        if (gen === null) continue;
+        if (cand.job_id) await this.deleteJob(cand.job_id);
+        // Key: `batch_slots._id`; only the claim's winner writes it.
+        await this.slots.updateOne(
+          { _id: cand._id },
+          { $set: { gen, state: 'active', job_id: jobId, claimed_at: new Date(), finished_at: null } },
+        );
+        return { slot: cand._id, evicted: cand.state === 'finished' ? cand.job_id : null };
+      } finally {
+        this.claiming.delete(cand._id);
+      }
     }
     return null;
   }

@@ -284,6 +284,26 @@ describe('persistence/batch.ts: the job store', () => {
     expect(m.coll('batch_jobs').docs.size).toBe(3);
   });
 
+  // Session 12: once every slot number is used, each admission evicts; a burst to one process
+  // took the same oldest queue entry, lost nine claims (three round trips each) and POST p95
+  // reached 800-1,200 ms on the 100,000-verification store (docs/performance.md, session 12).
+  it('slot directory: at the limit, ten admissions submitted together to one process evict ten different jobs with one claim each', async () => {
+    const ids = Array.from({ length: 10 }, (_, i) => `bj_full${i}`);
+    for (const id of ids) await jobs.admit(newJob(id), ITEMS, 10);
+    for (let i = 0; i < ids.length; i++)
+      await runToCompletion(jobs, ids[i] as string, new Date(Date.UTC(2026, 0, 1, 0, i)));
+    await tick();
+    const from = m.log.length;
+    const admitted = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => jobs.admit(newJob(`bj_new${i}`), ITEMS, 10)),
+    );
+    expect(admitted.map((a) => a.evicted).sort()).toEqual([...ids].sort());
+    expect(new Set(admitted.map((a) => a.slot)).size).toBe(10);
+    const claims = m.log.slice(from).filter((r) => r.coll === 'batch_slot_claims' && r.op.startsWith('insert'));
+    expect(claims).toHaveLength(10);
+    expect(m.coll('batch_jobs').docs.size).toBe(10);
+  });
+
   it('slot directory: a store older than the directory falls back to one whole read, re-queues its finished slots, then evicts by key', async () => {
     const slots = m.coll('batch_slots');
     for (const [n, min] of [
