@@ -22,7 +22,10 @@ const INDEX_SUFFIX = '__svc_id_lookup';
 /** Adds the `_id` lookup index to every FerretDB collection table of one SQLite file; returns the tables it indexed. */
 export function indexFerretIdLookups(file: string): string[] {
   // A short busy wait: the sweep runs on the supervisor's event loop; a busy store is tried again next sweep.
-  const db = new Database(file, { timeout: 2_000 });
+  // Never creates the file: a database FerretDB dropped after the folder was listed would come
+  // back as an empty file without FerretDB's metadata table, and FerretDB refuses to start on it
+  // ("no such table: _ferretdb_collections", seen once in a clean run's store-restart test).
+  const db = new Database(file, { timeout: 2_000, fileMustExist: true });
   try {
     // FerretDB's collection tables carry its document column; its own metadata tables start with `_ferretdb_`.
     const tables = db

@@ -2,7 +2,7 @@
 // FerretDB 1.24's SQLite backend lays one out: its own `_id` index is not used by its lookup,
 // ours is, and a sweep is idempotent.
 import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -66,5 +66,11 @@ describe('FerretDB _id lookup index', () => {
     const keeper = new FerretIdIndexKeeper(dir);
     expect(keeper.sweep()).toBe(1);
     expect(keeper.sweep()).toBe(0);
+  });
+
+  it('never creates a file: a database dropped between the folder listing and the sweep stays gone', () => {
+    const gone = path.join(dir, 'dropped.sqlite');
+    expect(() => indexFerretIdLookups(gone)).toThrow();
+    expect(existsSync(gone)).toBe(false);
   });
 });
