@@ -1,7 +1,7 @@
 // Is the math workflow's SHAPE what costs above the eager floor (issue 22)? On the floor's harness
 // (bench/eager-floor.ts: client and worker in this process sharing one connection, eager start,
-// the same bundle, codec, input signature and grant), verifyWorkflow with a signed math input and a
-// stub math activity answering a canned result of a real one's size (no engine, no store), with and
+// the same bundle, codec, input signature and grant), verifyWorkflow with a signed math input whose
+// activity is replaced, for this measurement only, by one answering a canned result of a real one's size (no engine, no store), with and
 // without the API's execution time-out, against noopWorkflow; interleaved 5 s slices at 8 clients,
 // this process's CPU and Temporal's per run.
 //   npx tsx bench/cpu-shape-math.ts   (ports: SVC_DEV_PORT_OFFSET)

@@ -56,15 +56,15 @@ function factoryOf(name: string, files: Map<string, string>): Factory {
 export function factoriesFor(names: readonly string[]): Record<string, Factory> {
   const files = factoryFiles();
   const out: Record<string, Factory> = {};
-  const todo = [...names];
+  const pending = [...names]; // worklist: names whose factory is not resolved yet
   const seen = new Set<string>();
-  while (todo.length > 0) {
-    const name = todo.pop()!;
+  while (pending.length > 0) {
+    const name = pending.pop()!;
     if (seen.has(name) || PROVIDED_BY_CREATE.has(name)) continue;
     seen.add(name);
     const factory = factoryOf(name, files);
     out[name] = factory;
-    for (const dep of factory.dependencies ?? []) todo.push(dep.replace(/^\?/, ''));
+    for (const dep of factory.dependencies ?? []) pending.push(dep.replace(/^\?/, ''));
   }
   return out;
 }

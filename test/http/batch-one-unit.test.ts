@@ -139,7 +139,7 @@ describe('batch: one math unit per job, the job entry in its group commit', () =
     // Attempt 1 again (a worker crash before the marker): the stored document, nothing appended.
     expect(await acts.mathBatchUnitActivity(unit)).toEqual(first);
     // The finish step told the unit wrote the job entry appends none (the job document is gone: not stored).
-    const done = await acts.finishBatchJobActivity({
+    const finish = {
       job_id: jobId,
       org_id: t.orgId,
       workflow_id: workflowId,
@@ -149,22 +149,12 @@ describe('batch: one math unit per job, the job entry in its group commit', () =
       failed_items: 0,
       held: [],
       audit,
-      job_audited: true,
-    });
+    };
+    const done = await acts.finishBatchJobActivity({ ...finish, job_audited: true });
     expect(done).toMatchObject({ stored: false, audited: true });
     expect((await entriesOf(workflowId)).map((e) => e.domain)).toEqual(['math', 'math', 'batch']);
     // Without it (a job whose unit failed for good, or older workflows), the finish step writes it: found by its id.
-    await acts.finishBatchJobActivity({
-      job_id: jobId,
-      org_id: t.orgId,
-      workflow_id: workflowId,
-      total_items: 2,
-      units: 1,
-      completed_items: 2,
-      failed_items: 0,
-      held: [],
-      audit,
-    });
+    await acts.finishBatchJobActivity(finish);
     expect((await entriesOf(workflowId)).map((e) => e.domain)).toEqual(['math', 'math', 'batch']);
   }, 120_000);
 });
