@@ -4,7 +4,10 @@
 // With `--floor`, the eager empty workflow (bench/eager-floor.ts: client and worker in this
 // process) is profiled the same way afterwards, on the same stack, and summed per empty workflow:
 // what the API's main thread does beyond the floor's is the difference of the two tables.
-//   npx tsx bench/cpu-profile-math.ts [--seconds 15] [--top 40] [--floor]   (ports: SVC_DEV_PORT_OFFSET)
+// With `--heap`, V8's sampling heap profiler runs in the same window (collected objects counted
+// too): bytes allocated per verification by package and by function, the garbage behind the
+// API's scavenges (docs/performance.md).
+//   npx tsx bench/cpu-profile-math.ts [--seconds 15] [--top 40] [--floor] [--heap]   (ports: SVC_DEV_PORT_OFFSET)
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -20,6 +23,8 @@ const arg = (name: string, def: string) => {
 };
 const SECONDS = Number(arg('seconds', '15'));
 const TOP = Number(arg('top', '40'));
+const HEAP = args.includes('--heap');
+if (HEAP) process.env.SVC_HEAP_PROFILE = '1'; // the floor's process too
 const BODY = JSON.stringify({ expression: '(x+1)**2 = x**2 + 2*x + 1' });
 const dir = path.join(ROOT, '.data', 'cpu-prof');
 
@@ -44,6 +49,40 @@ function where(url: string): string {
   if (url.startsWith('node:')) return url;
   const m = /dist\/service\/[^/]+\/(.+)$/.exec(url);
   return m ? (m[1] as string) : url.replace(/^file:\/\//, '');
+}
+
+interface HeapNode {
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  selfSize: number;
+  children?: HeapNode[];
+}
+
+/** Bytes allocated per request by package and by function (self size of the sampled allocations). */
+function summarizeHeap(file: string, requests: number): void {
+  const p = JSON.parse(readFileSync(file, 'utf8')) as { head: HeapNode };
+  const byWhere = new Map<string, number>();
+  const byFn = new Map<string, number>();
+  let total = 0;
+  const walk = (n: HeapNode) => {
+    if (n.selfSize > 0) {
+      total += n.selfSize;
+      const w = where(n.callFrame.url);
+      byWhere.set(w, (byWhere.get(w) ?? 0) + n.selfSize);
+      const k = `${n.callFrame.functionName || '(anonymous)'} ${w}:${n.callFrame.lineNumber + 1}`;
+      byFn.set(k, (byFn.get(k) ?? 0) + n.selfSize);
+    }
+    for (const c of n.children ?? []) walk(c);
+  };
+  walk(p.head);
+  const per = (b: number) => +(b / 1024 / Math.max(1, requests)).toFixed(1);
+  console.log(`\n${path.basename(file)}: ${per(total)} KiB allocated on the main thread per request (sampled)`);
+  for (const m of [byWhere, byFn])
+    console.table(
+      [...m.entries()]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, TOP)
+        .map(([k, b]) => ({ [m === byWhere ? 'where' : 'function']: k, 'KiB/request': per(b) })),
+    );
 }
 
 function summarize(file: string, requests: number): void {
@@ -91,7 +130,11 @@ async function main() {
   const b = await startBenchStack(
     'bench-cpu-prof',
     0,
-    { NODE_OPTIONS: `--require ${path.join(ROOT, 'bench', 'cpu-profile-hook.cjs')}`, SVC_CPU_PROFILE_DIR: dir },
+    {
+      NODE_OPTIONS: `--require ${path.join(ROOT, 'bench', 'cpu-profile-hook.cjs')}`,
+      SVC_CPU_PROFILE_DIR: dir,
+      ...(HEAP ? { SVC_HEAP_PROFILE: '1' } : {}),
+    },
     { ports: devPorts(Number(process.env.SVC_DEV_PORT_OFFSET ?? 0)) },
   );
   let n = 0;
@@ -156,12 +199,15 @@ async function main() {
   if (failed) console.log(`${failed} failed; first: ${firstFailure}`);
   console.log(`${n} verifications in ${SECONDS} s at 8 clients (only samples of that window counted)`);
   for (const f of readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'))) summarize(path.join(dir, f), n);
+  for (const f of readdirSync(dir).filter((f) => f.endsWith('.heapprofile'))) summarizeHeap(path.join(dir, f), n);
   if (floorN > 0) {
     console.log(
       `\nThe floor: ${floorN} empty workflows in ${SECONDS} s at 8 clients; this process's main thread, per empty workflow:`,
     );
     const fdir = path.join(dir, 'floor');
     for (const f of readdirSync(fdir).filter((f) => f.endsWith('.cpuprofile'))) summarize(path.join(fdir, f), floorN);
+    for (const f of readdirSync(fdir).filter((f) => f.endsWith('.heapprofile')))
+      summarizeHeap(path.join(fdir, f), floorN);
   }
 }
 

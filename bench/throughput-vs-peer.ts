@@ -5,7 +5,14 @@
 // and CPU milliseconds per verification by process, read from /proc, with the ratio to the floor.
 //
 //   npx tsx bench/throughput-vs-peer.ts [--seconds 12] [--seconds-1 12] [--peer-version 7.3.0]
-//        [--peer-port 9100] [--use-running] [--no-peer] [--settle 30]
+//        [--peer-port 9100] [--use-running] [--no-peer] [--settle 30] [--warmup 10] [--slices 4]
+//
+// CPU per verification against the floor is measured as bench/cpu-ab-math.ts measures it (session
+// 13: the two scripts had disagreed, 1.64x here against 1.48x there): both warmed alike
+// (`--warmup` seconds of each at the same clients; JIT and connection pools warm before anything
+// is counted), then `--slices` alternating slices at `--clients`, ours then the floor, so the
+// machine's drift falls on both. Before, ours was counted in one run 2 s after start-up and the
+// floor once at the end, cold (1 s at 1 client), in a later phase of the machine's load.
 //
 // The peer is installed and started by ../shared/peer/setup-qwed.sh (override the folder with
 // SVC_SHARED_DIR), cached under .tools/qwed-peer/<version>/ (git-ignored; SVC_PEER_DIR overrides).
@@ -33,6 +40,8 @@ const SECONDS = Number(arg('seconds', '12'));
 const SECONDS_1 = Number(arg('seconds-1', String(SECONDS)));
 const CLIENTS = Number(arg('clients', '8'));
 const SETTLE = Number(arg('settle', '30'));
+const WARMUP = Number(arg('warmup', '10'));
+const SLICES = Math.max(1, Number(arg('slices', '4')));
 const PEER_VERSION = arg('peer-version', '7.3.0');
 const PEER_PORT = Number(arg('peer-port', process.env.SVC_PEER_PORT ?? '9100'));
 const SHARED = process.env.SVC_SHARED_DIR ?? path.resolve(ROOT, '..', 'shared');
@@ -221,26 +230,57 @@ async function main() {
 
     const rows: Row[] = [];
     const cpu: Record<string, Record<string, number>> = {};
-    for (const t of targets) {
-      const before = cpuSnapshot(t.pids);
-      const { lat, failed, wall } = await drive(SECONDS, CLIENTS, verifier(t));
-      cpu[t.name] = cpuPerRequest(before, cpuSnapshot(t.pids), lat.length + failed);
-      rows.push(summarize(`${t.name} c=${CLIENTS}`, lat, failed, wall));
-    }
-    for (const t of targets) {
-      const { lat, failed, wall } = await drive(SECONDS_1, 1, verifier(t));
-      rows.push(summarize(`${t.name} c=1`, lat, failed, wall));
+    // The peer: one run at the clients (its CPU is its own process group's).
+    if (peer) {
+      const before = cpuSnapshot(peer.pids);
+      const { lat, failed, wall } = await drive(SECONDS, CLIENTS, verifier(peer));
+      cpu[peer.name] = cpuPerRequest(before, cpuSnapshot(peer.pids), lat.length + failed);
+      rows.push(summarize(`${peer.name} c=${CLIENTS}`, lat, failed, wall));
     }
     // The floor as issue 22 defines it (bench/eager-floor.ts): the empty workflow, EAGER start, on
     // our Temporal in this run, its client and worker in this process ('floor process' below).
     const floor = await startEagerFloor(ROOT, temporalAddress, env);
-    await drive(1, 1, floor.noop);
-    for (const c of [CLIENTS, 1]) {
-      const before = { ...cpuSnapshot(ours.pids), 'floor process': selfCpuMs() };
-      const { lat, failed, wall } = await drive(c === 1 ? SECONDS_1 : SECONDS, c, floor.noop);
-      const after = { ...cpuSnapshot(ours.pids), 'floor process': selfCpuMs() };
-      if (c === CLIENTS) cpu['empty workflow'] = cpuPerRequest(before, after, lat.length + failed);
-      rows.push(summarize(`empty workflow c=${c}`, lat, failed, wall));
+    // Both warmed alike before anything of ours is counted (JIT, pools, the store's caches).
+    await drive(WARMUP, CLIENTS, verifier(ours));
+    await drive(WARMUP, CLIENTS, floor.noop);
+    // Ours and the floor in alternating slices at the same clients (as bench/cpu-ab-math.ts).
+    const sums = {
+      ours: { lat: [] as number[], failed: 0, wall: 0, cpu: {} as Record<string, number>, n: 0 },
+      floor: { lat: [] as number[], failed: 0, wall: 0, cpu: {} as Record<string, number>, n: 0 },
+    };
+    const add = (to: Record<string, number>, b: Record<string, number>, a: Record<string, number>) => {
+      for (const k of Object.keys(b)) to[k] = (to[k] ?? 0) + (a[k] as number) - (b[k] as number);
+    };
+    for (let i = 0; i < SLICES; i++) {
+      for (const side of ['ours', 'floor'] as const) {
+        const snap = () => ({
+          ...cpuSnapshot(ours.pids),
+          ...(side === 'floor' ? { 'floor process': selfCpuMs() } : {}),
+        });
+        const before = snap();
+        const r = await drive(SECONDS / SLICES, CLIENTS, side === 'ours' ? verifier(ours) : floor.noop);
+        add(sums[side].cpu, before, snap());
+        sums[side].lat.push(...r.lat);
+        sums[side].failed += r.failed;
+        sums[side].wall += r.wall;
+        sums[side].n += r.lat.length + r.failed;
+      }
+    }
+    const perRequest = (s: (typeof sums)['ours']) => {
+      const zero = Object.fromEntries(Object.keys(s.cpu).map((k) => [k, 0]));
+      return cpuPerRequest(zero, s.cpu, s.n);
+    };
+    cpu.ours = perRequest(sums.ours);
+    cpu['empty workflow'] = perRequest(sums.floor);
+    rows.push(summarize(`ours c=${CLIENTS}`, sums.ours.lat, sums.ours.failed, sums.ours.wall));
+    rows.push(summarize(`empty workflow c=${CLIENTS}`, sums.floor.lat, sums.floor.failed, sums.floor.wall));
+    for (const t of targets) {
+      const { lat, failed, wall } = await drive(SECONDS_1, 1, verifier(t));
+      rows.push(summarize(`${t.name} c=1`, lat, failed, wall));
+    }
+    {
+      const { lat, failed, wall } = await drive(SECONDS_1, 1, floor.noop);
+      rows.push(summarize('empty workflow c=1', lat, failed, wall));
     }
     const floorCounts = floor.counts();
     await floor.close();
@@ -269,7 +309,7 @@ async function main() {
       `CPU per /verify/math / the floor's: ${total('ours').toFixed(1)} / ${total('empty workflow').toFixed(1)} ms = ${(total('ours') / total('empty workflow')).toFixed(2)}x (goal <= 1.5x)`,
     );
     console.log(
-      `CPU ms per request by process (during the ${CLIENTS}-client run; 'empty workflow' = per empty workflow, eager start, 'floor process' = its client and worker):`,
+      `CPU ms per request by process (${SLICES} alternating slices of ${(SECONDS / SLICES).toFixed(1)} s each at ${CLIENTS} clients after ${WARMUP} s of warm-up of each; 'empty workflow' = per empty workflow, eager start, 'floor process' = its client and worker):`,
     );
     console.table(cpu);
     if (firstFailure) console.log(`first failed request: ${firstFailure}`);

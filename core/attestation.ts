@@ -1,7 +1,14 @@
 // ES256 attestation tokens (reference notes, "Attestation claims").
 // Signing failures are typed (AttestationError with a machine-readable code) so that every
 // caller can turn them into the contract's fail-closed outcome instead of a VERIFIED.
-import { randomUUID, createHash, createPublicKey, type KeyObject } from 'node:crypto';
+import {
+  randomUUID,
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  sign as signBytes,
+  type KeyObject,
+} from 'node:crypto';
 import { SignJWT, jwtVerify, importPKCS8, exportJWK, decodeProtectedHeader, type JWK } from 'jose';
 import { SERVICE_VERSION } from './version.js';
 
@@ -67,6 +74,13 @@ export interface SigningKey {
   kid: string;
   privateKey: KeyObject | CryptoKey;
   publicJwk: JWK;
+  /**
+   * The same private key as node:crypto's KeyObject: AttestationSigner signs with it synchronously
+   * (`crypto.sign`, ECDSA P-256 over SHA-256, r||s as JWS wants). jose's `sign` runs WebCrypto's
+   * asynchronous job on the thread pool, which cost the API ~0.4 ms of its main thread per
+   * verification besides the pool's own CPU (docs/performance.md, session 13). Absent: jose signs.
+   */
+  nodeKey?: KeyObject;
 }
 
 /** Imports a PKCS#8 PEM P-256 private key; kid is the RFC 7638 thumbprint-like sha256 of its public JWK. */
@@ -76,6 +90,7 @@ export async function loadSigningKey(pem: string | undefined, kid?: string): Pro
   }
   try {
     const privateKey = await importPKCS8(pem, 'ES256', { extractable: true });
+    const nodeKey = createPrivateKey(pem.replace(/\\n/g, '\n'));
     const publicJwk = await exportJWK(createPublicKey(pem.replace(/\\n/g, '\n')));
     const derivedKid =
       kid ??
@@ -83,7 +98,12 @@ export async function loadSigningKey(pem: string | undefined, kid?: string): Pro
         .update(JSON.stringify({ crv: publicJwk.crv, kty: publicJwk.kty, x: publicJwk.x, y: publicJwk.y }))
         .digest('base64url')
         .slice(0, 16);
-    return { kid: derivedKid, privateKey, publicJwk: { ...publicJwk, kid: derivedKid, alg: 'ES256', use: 'sig' } };
+    return {
+      kid: derivedKid,
+      privateKey,
+      nodeKey,
+      publicJwk: { ...publicJwk, kid: derivedKid, alg: 'ES256', use: 'sig' },
+    };
   } catch (err) {
     if (err instanceof AttestationError) throw err;
     throw new AttestationError('CRYPTO_UNAVAILABLE', 'attestation signing key could not be loaded');
@@ -127,6 +147,8 @@ export class AttestationSigner {
       },
     };
     try {
+      if (this.key.nodeKey)
+        return { token: compactEs256(claims, this.key.kid, this.key.nodeKey), jti, claims, status: 'ISSUED' };
       const token = await new SignJWT({ svc: claims.svc })
         .setProtectedHeader({ alg: 'ES256', typ: ATTESTATION_TYP, kid: this.key.kid })
         .setIssuer(claims.iss)
@@ -140,6 +162,31 @@ export class AttestationSigner {
       throw new AttestationError('SIGNING_FAILURE', 'attestation signing failed');
     }
   }
+}
+
+const b64url = (json: unknown) => Buffer.from(JSON.stringify(json), 'utf8').toString('base64url');
+
+/**
+ * The JWS compact serialisation jose's SignJWT produces for these claims (same header and
+ * payload, members in the same order), signed with node:crypto: ES256 is ECDSA P-256 over SHA-256
+ * with the signature as r||s (RFC 7518 3.4), which `dsaEncoding: 'ieee-p1363'` gives.
+ */
+export function compactEs256(claims: AttestationClaims, kid: string, key: KeyObject): string {
+  // ES256 only: any other key would sign something no verifier of ours accepts.
+  if (key.asymmetricKeyType !== 'ec' || key.asymmetricKeyDetails?.namedCurve !== 'prime256v1')
+    throw new Error('attestation key is not a P-256 key');
+  const header = b64url({ alg: 'ES256', typ: ATTESTATION_TYP, kid });
+  const payload = b64url({
+    svc: claims.svc,
+    iss: claims.iss,
+    sub: claims.sub,
+    iat: claims.iat,
+    exp: claims.exp,
+    jti: claims.jti,
+  });
+  const input = `${header}.${payload}`;
+  const signature = signBytes('sha256', Buffer.from(input, 'utf8'), { key, dsaEncoding: 'ieee-p1363' });
+  return `${input}.${signature.toString('base64url')}`;
 }
 
 export type AttestationVerifyResult =
