@@ -251,15 +251,24 @@ async function main() {
     const add = (to: Record<string, number>, b: Record<string, number>, a: Record<string, number>) => {
       for (const k of Object.keys(b)) to[k] = (to[k] ?? 0) + (a[k] as number) - (b[k] as number);
     };
+    const perSlice: Array<Record<string, string | number>> = [];
     for (let i = 0; i < SLICES; i++) {
       for (const side of ['ours', 'floor'] as const) {
-        const snap = () => ({
+        const snap = (): Record<string, number> => ({
           ...cpuSnapshot(ours.pids),
           ...(side === 'floor' ? { 'floor process': selfCpuMs() } : {}),
         });
         const before = snap();
         const r = await drive(SECONDS / SLICES, CLIENTS, side === 'ours' ? verifier(ours) : floor.noop);
-        add(sums[side].cpu, before, snap());
+        const after = snap();
+        add(sums[side].cpu, before, after);
+        const sliceCpu = Object.keys(before).reduce((t, k) => t + (after[k] as number) - (before[k] as number), 0);
+        perSlice.push({
+          slice: i,
+          side,
+          n: r.lat.length + r.failed,
+          'CPU ms each': +(sliceCpu / Math.max(1, r.lat.length + r.failed)).toFixed(1),
+        });
         sums[side].lat.push(...r.lat);
         sums[side].failed += r.failed;
         sums[side].wall += r.wall;
@@ -312,6 +321,8 @@ async function main() {
       `CPU ms per request by process (${SLICES} alternating slices of ${(SECONDS / SLICES).toFixed(1)} s each at ${CLIENTS} clients after ${WARMUP} s of warm-up of each; 'empty workflow' = per empty workflow, eager start, 'floor process' = its client and worker):`,
     );
     console.table(cpu);
+    console.log('CPU ms per request of each slice (all processes; the floor with its client and worker):');
+    console.table(perSlice);
     if (firstFailure) console.log(`first failed request: ${firstFailure}`);
   } finally {
     if (peerStarted) stopPeer();
