@@ -489,6 +489,10 @@ export class AuditLog {
       // audit_logs by `_id`.
       const existing = await this.logs.findOne({ _id: conflicted.logId });
       if (existing) {
+        // An earlier attempt wrote the entry and may have failed before its position (a store
+        // error between the two inserts): write it (insert-once), or no roll-forward can find the
+        // entry and every later append of the organization would conflict at its seq for good.
+        await this.indexPositions([existing]);
         await this.rollForward(orgId, existing.seq - 1);
         conflicted.resolve({ doc: existing, attempts: conflicted.attempts, existing: true });
         remaining = remaining.slice(1);
