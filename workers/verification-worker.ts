@@ -16,7 +16,7 @@ import { LogicPool, logicPoolOptions } from '../engines/logic/index.js';
 import { reapSandboxContainers } from '../activities/sandbox/runner.js';
 import { EnginePool } from '../activities/isolation/engine-pool.js';
 import type { EngineModuleName } from '../activities/isolation/engine-tasks.js';
-import { PgCheck } from '../engines/sql/index.js';
+import { PgCheck } from '../engines/sql/pg-check.js';
 
 const log = logger('worker');
 
