@@ -385,7 +385,8 @@ function dataDirCacheFile(dir: string): string {
 
 /**
  * The cached dump if it is whole (its SHA-256 matches); null otherwise (absent, torn or
- * tampered: the start then runs initdb). Read once per PGlite start (~4.5 MB).
+ * corrupted: the start then runs initdb). Read once per PGlite start (~4.5 MB). The hash catches
+ * damage, not a writer who means harm: the directory has the trust of the store's own files.
  */
 export function readCachedDataDir(dir: string): Uint8Array | null {
   try {

@@ -1,7 +1,7 @@
 // PGlite's fresh data directory kept on disk (issue 22, memory): a first start runs initdb (a
 // ~700 MB peak of its process) and leaves the dump in dataDirCache; the first start of a later
 // PgCheck (another worker process) loads it (~330 MB) and gives the same verdicts. A torn or
-// tampered file is never loaded (its SHA-256 is checked): that start runs initdb again.
+// corrupted file is never loaded (its SHA-256 is checked): that start runs initdb again.
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -59,13 +59,13 @@ describe("PGlite's data directory cached on disk", () => {
     expect(second.starts).toEqual(['loaded']);
   }, 300_000);
 
-  it('a tampered or torn file is not loaded: that start runs initdb and writes a whole dump again', async () => {
+  it('a corrupted or torn file is not loaded: that start runs initdb and writes a whole dump again', async () => {
     const file = path.join(dir, readdirSync(dir)[0]!);
     const whole = readFileSync(file);
     // One byte of the gzip body changed: the hash no longer matches.
-    const tampered = Buffer.from(whole);
-    tampered[tampered.length - 10]! ^= 0xff;
-    writeFileSync(file, tampered);
+    const corrupted = Buffer.from(whole);
+    corrupted[corrupted.length - 10]! ^= 0xff;
+    writeFileSync(file, corrupted);
     expect(readCachedDataDir(dir)).toBeNull();
     // Cut short (a crash mid-write without the rename would leave only a temporary file; a
     // truncated file is refused too).
