@@ -1,7 +1,11 @@
 // /verify/sql as an activity: PostgreSQL's own parse and name resolution (PGlite, in its own
 // thread with its own deadline) first; then the structural engine in the engine pool with that
 // result; then finalizeOutcome retains the proof and signs the attestation.
-import { postgresCheckFor, validateSqlRequest, type PgCheck } from '../engines/sql/index.js';
+// Not the engine's barrel (engines/sql/index.ts): it would load the SQL parser and SQLite into
+// the worker's main thread; the structural engine runs in the engine pool (docs/performance.md, memory).
+import { validateSqlRequest } from '../contract/sql.js';
+import { postgresCheckFor } from '../engines/sql/pg-request.js';
+import type { PgCheck } from '../engines/sql/pg-check.js';
 import { blockedDiagnostic, type EngineOutcome } from '../core/diagnostic.js';
 import type { DiagnosticActivityResult } from '../core/verification-io.js';
 import { logger } from '../core/logger.js';

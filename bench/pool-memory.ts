@@ -229,6 +229,32 @@ const STACK_CONFIGS: Record<string, StackConfig> = {
     warmPglite: false,
     idleReleaseMs: 20_000,
   },
+  // The defaults without the on-disk data directory (session 13): every process's first PGlite
+  // start runs initdb (a ~700 MB peak of PGlite's process) instead of loading a first start's dump.
+  nocache: {
+    name: 'after, SVC_SQL_PG_DATADIR_CACHE=0: PGlite runs initdb at its first start (idle release shortened to 20 s)',
+    env: { SVC_SQL_PG_IDLE_RELEASE_MS: '20000', SVC_SQL_PG_DATADIR_CACHE: '0' },
+    warmPglite: false,
+    idleReleaseMs: 20_000,
+  },
+  // The defaults with glibc's dynamic mmap threshold turned off (session 13): freeing a large
+  // mmapped block otherwise raises the mmap threshold up to 32 MB and the trim threshold to twice
+  // that, so each arena may keep up to 64 MB of freed memory resident; fixed at 128 KiB, freed
+  // blocks go back to the system. A setting of the supervisor, like MALLOC_ARENA_MAX.
+  trim: {
+    name: 'after, MALLOC_MMAP_THRESHOLD_=MALLOC_TRIM_THRESHOLD_=131072 (idle release shortened to 20 s)',
+    env: { SVC_SQL_PG_IDLE_RELEASE_MS: '20000', MALLOC_MMAP_THRESHOLD_: '131072', MALLOC_TRIM_THRESHOLD_: '131072' },
+    warmPglite: false,
+    idleReleaseMs: 20_000,
+  },
+  // The main threads' semi-spaces at 8 MB (V8's default 16): a milder cap than the 2 MB one
+  // below, which cost ~20 % CPU per request (the CPU per request column says what this one costs).
+  semi8: {
+    name: 'after, --max-semi-space-size=8 (idle release shortened to 20 s)',
+    env: { SVC_SQL_PG_IDLE_RELEASE_MS: '20000', NODE_OPTIONS: '--max-semi-space-size=8' },
+    warmPglite: false,
+    idleReleaseMs: 20_000,
+  },
   // The defaults with V8's semi-spaces capped at 2 MB in every isolate without limits of its own
   // (the main threads, the Temporal SDK's workflow threads; the engine threads set theirs): V8
   // otherwise lets each young generation grow to tens of MB under load.

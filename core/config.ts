@@ -1,5 +1,6 @@
 // Service configuration, read once from the environment and validated with zod.
 // Every variable is documented in docs/configuration.md; names follow the contract (SVC_*).
+import path from 'node:path';
 import { z } from 'zod';
 import { parseVerifyKeys, VerifyKeysConfigError } from './attestation-keys.js';
 import { parsePayloadKeys, PayloadKeysConfigError } from './payload-keys.js';
@@ -172,13 +173,13 @@ export function positiveIntEnv(name: string, env: NodeJS.ProcessEnv = process.en
 
 /** The /verify/sql engine's PostgreSQL (PGlite) check: its switch and deadlines (engines/sql/pg-check.ts takes them as parameters). */
 export interface SqlEngineConfig {
-  pgCheck: { enabled: boolean; bootWaitMs: number; timeoutMs: number; idleReleaseMs: number };
+  pgCheck: { enabled: boolean; bootWaitMs: number; timeoutMs: number; idleReleaseMs: number; dataDirCache?: string };
 }
 
 /**
  * SVC_SQL_PG_CHECK (`0`/`false`: off), SVC_SQL_PG_BOOT_WAIT_MS (7000, never past the request's
  * budget), SVC_SQL_PG_CHECK_TIMEOUT_MS (4000), SVC_SQL_PG_IDLE_RELEASE_MS (300000; `0`: PGlite is
- * never released); docs/configuration.md.
+ * never released), SVC_SQL_PG_DATADIR_CACHE (`.data/pglite`; `0`: none): docs/configuration.md.
  */
 export function loadSqlEngineConfig(env: NodeJS.ProcessEnv = process.env): SqlEngineConfig {
   const ms = (name: string, fallback: number): number => {
@@ -192,6 +193,7 @@ export function loadSqlEngineConfig(env: NodeJS.ProcessEnv = process.env): SqlEn
     return v;
   };
   const flag = env.SVC_SQL_PG_CHECK;
+  const cacheDir = env.SVC_SQL_PG_DATADIR_CACHE?.trim();
   return {
     pgCheck: {
       enabled: flag !== '0' && flag !== 'false',
@@ -199,6 +201,9 @@ export function loadSqlEngineConfig(env: NodeJS.ProcessEnv = process.env): SqlEn
       timeoutMs: ms('SVC_SQL_PG_CHECK_TIMEOUT_MS', 4_000),
       // PGlite holds ~200 MB; started on the first postgresql check, stopped after this idle time.
       idleReleaseMs: env.SVC_SQL_PG_IDLE_RELEASE_MS?.trim() === '0' ? 0 : ms('SVC_SQL_PG_IDLE_RELEASE_MS', 300_000),
+      // Where a first start leaves PostgreSQL's fresh data directory, so later processes skip
+      // initdb (its ~700 MB peak; engines/sql/pg-check.ts). Relative to the working directory.
+      ...(cacheDir === '0' ? {} : { dataDirCache: path.resolve(cacheDir || '.data/pglite') }),
     },
   };
 }

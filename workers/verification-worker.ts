@@ -16,7 +16,7 @@ import { LogicPool, logicPoolOptions } from '../engines/logic/index.js';
 import { reapSandboxContainers } from '../activities/sandbox/runner.js';
 import { EnginePool } from '../activities/isolation/engine-pool.js';
 import type { EngineModuleName } from '../activities/isolation/engine-tasks.js';
-import { PgCheck } from '../engines/sql/index.js';
+import { PgCheck } from '../engines/sql/pg-check.js';
 
 const log = logger('worker');
 
@@ -63,7 +63,9 @@ async function main(): Promise<void> {
     pg: new PgCheck(loadSqlEngineConfig(env).pgCheck, (event, detail) =>
       event === 'failed'
         ? log.warn('PGlite did not start; postgresql SQL checks are not run (UNVERIFIABLE)', detail)
-        : log.info(event === 'started' ? 'PGlite started' : 'PGlite released after its idle period', detail),
+        : event === 'cache_failed'
+          ? log.warn("PGlite's data directory was not cached; the next process's first start runs initdb", detail)
+          : log.info(event === 'started' ? 'PGlite started' : 'PGlite released after its idle period', detail),
     ),
   };
   // Z3 workers take a few seconds to start: warm them in the background (a logic task that

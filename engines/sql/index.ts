@@ -29,7 +29,8 @@ import { isSelect, measureAst, parseSql, PARSER_NAME, PARSER_VERSION, renderExpr
 import { Resolver, type ColumnUse } from './resolver.js';
 import { isSensitiveColumnName } from './sensitive.js';
 import { prepareInSqlite, sqliteVersion, type SqlitePrepareResult } from './sqlite-check.js';
-import type { PgCheck, PgCheckBudget, PgCheckResult } from './pg-check.js';
+import type { PgCheck, PgCheckResult } from './pg-check.js';
+import { postgresCheckFor } from './pg-request.js';
 import { checkPgTree, PgTreeError } from './pg-tree.js';
 import { astTautologies, tautologyIssues, tokenTautologies } from './tautology.js';
 import { issue, isMaliciousIssue, type SqlIssue } from './types.js';
@@ -40,6 +41,7 @@ export { SUPPORTED_DIALECTS, canonicalDialect, type SqlDialect } from './dialect
 export { LIMITS as SQL_LIMITS } from './limits.js';
 export { isSensitiveColumnName } from './sensitive.js';
 export type { SqlIssue, MaliciousCategory } from './types.js';
+export { postgresCheckFor } from './pg-request.js';
 export {
   PgCheck,
   DEFAULT_PG_CHECK_LIMITS,
@@ -140,50 +142,6 @@ class Analysis {
 export async function verifySqlChecked(req: SqlRequest, pg: PgCheck): Promise<EngineOutcome> {
   const postgres = await postgresCheckFor(req, pg);
   return verifySql(req, postgres ? { postgres } : {});
-}
-
-/**
- * PostgreSQL's own verdict on a postgresql request (PGlite, in its own thread under its own
- * deadline), or undefined for other dialects; the activity computes it before handing the
- * structural analysis to the engine pool, with the limits it read from core/config.ts.
- */
-export async function postgresCheckFor(
-  req: SqlRequest,
-  pg: PgCheck,
-  budget: PgCheckBudget = {},
-): Promise<VerifySqlEngines['postgres'] | undefined> {
-  const dialect = canonicalDialect(req.dialect ?? 'sqlite');
-  if (
-    dialect !== 'postgresql' ||
-    req.query.length > LIMITS.maxQueryLength ||
-    req.schema_ddl.length > LIMITS.maxSchemaDdlLength
-  ) {
-    return undefined;
-  }
-  let text: string;
-  try {
-    text = postgresText(req.query);
-  } catch (err) {
-    if (err instanceof SqlLexError) return undefined;
-    throw err;
-  }
-  return pg.check(text, req.schema_ddl, budget);
-}
-
-/** `?` and `:name` placeholders become `$n` so PostgreSQL reads the statement as a driver would send it. */
-function postgresText(query: string): string {
-  const lexed = lexSql(query, LEX_PROFILES.postgresql);
-  let out = '';
-  let last = 0;
-  let n = 0;
-  for (const t of lexed.tokens)
-    if (t.kind === 'param' && /^\$\d+$/.test(t.text)) n = Math.max(n, Number(t.text.slice(1)));
-  for (const t of lexed.tokens) {
-    if (t.kind !== 'param' || t.text.startsWith('$')) continue;
-    out += `${query.slice(last, t.start)}$${++n}`;
-    last = t.end;
-  }
-  return out + query.slice(last);
 }
 
 export interface VerifySqlEngines {

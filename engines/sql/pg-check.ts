@@ -17,8 +17,11 @@
 // schema with qualified table names (`sales.orders`) is created inside the request's
 // transaction instead and rolled back. Every check runs in a transaction that is rolled back,
 // and checks run one at a time.
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { fork, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LEX_PROFILES } from './dialects.js';
 import {
@@ -331,6 +334,12 @@ export interface PgCheckLimits {
   timeoutMs: number;
   /** PGlite is stopped (its memory released) after this long without a check; 0: kept for the process's life. */
   idleReleaseMs: number;
+  /**
+   * A directory where the fresh data directory of a first start is kept (SVC_SQL_PG_DATADIR_CACHE):
+   * a later process's first start loads it instead of running initdb, whose peak is ~700 MB
+   * against ~330 MB for a load (docs/performance.md, memory). Absent: kept in memory only.
+   */
+  dataDirCache?: string;
 }
 
 export const DEFAULT_PG_CHECK_LIMITS: Readonly<PgCheckLimits> = {
@@ -348,7 +357,66 @@ export interface PgCheckBudget {
 export type PgCheckState = 'off' | 'stopped' | 'starting' | 'ready';
 
 /** What the owner may log: PGlite ready (with its start time), released when idle, or failed to start. */
-export type PgCheckEvent = 'started' | 'released' | 'failed';
+/** PGlite's version names the cached data directory: another version's dump is never loaded. */
+const PGLITE_VERSION: string = (() => {
+  // Its `exports` map hides package.json: read the one above the resolved entry.
+  let dir = path.dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite'));
+  for (;;) {
+    try {
+      const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as {
+        name?: string;
+        version?: string;
+      };
+      if (pkg.name === '@electric-sql/pglite' && pkg.version) return pkg.version;
+    } catch {
+      // no package.json at this level
+    }
+    const up = path.dirname(dir);
+    if (up === dir) return 'unknown';
+    dir = up;
+  }
+})();
+/** First line of a cached dump; the second is the SHA-256 of the gzip bytes that follow. */
+const DUMP_MAGIC = 'svc-pglite-datadir-1';
+
+function dataDirCacheFile(dir: string): string {
+  return path.join(dir, `pglite-${PGLITE_VERSION}-datadir.svcdump`);
+}
+
+/**
+ * The cached dump if it is whole (its SHA-256 matches); null otherwise (absent, torn or
+ * corrupted: the start then runs initdb). Read once per PGlite start (~4.5 MB). The hash catches
+ * damage, not a writer who means harm: the directory has the trust of the store's own files.
+ */
+export function readCachedDataDir(dir: string): Uint8Array | null {
+  try {
+    const buf = readFileSync(dataDirCacheFile(dir));
+    const head = buf.subarray(0, 200).toString('latin1').split('\n');
+    if (head[0] !== DUMP_MAGIC || !/^[0-9a-f]{64}$/.test(head[1] ?? '')) return null;
+    const body = buf.subarray(head[0].length + 1 + 64 + 1);
+    if (createHash('sha256').update(body).digest('hex') !== head[1]) return null;
+    return new Uint8Array(body);
+  } catch {
+    return null;
+  }
+}
+
+/** Writes the dump beside its hash, atomically (a temporary file renamed): readers see all or nothing. */
+export function writeCachedDataDir(dir: string, dump: Uint8Array): void {
+  mkdirSync(dir, { recursive: true });
+  const file = dataDirCacheFile(dir);
+  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const hash = createHash('sha256').update(dump).digest('hex');
+  writeFileSync(tmp, Buffer.concat([Buffer.from(`${DUMP_MAGIC}\n${hash}\n`, 'latin1'), dump]));
+  renameSync(tmp, file);
+}
+
+function dropCachedDataDir(dir: string): void {
+  rmSync(dataDirCacheFile(dir), { force: true });
+}
+
+/** `cache_failed`: the fresh data directory could not be written to dataDirCache (the check runs on; the next process runs initdb). */
+export type PgCheckEvent = 'started' | 'released' | 'failed' | 'cache_failed';
 
 /**
  * The PostgreSQL check of one process: owns the PGlite thread, which is started on the first
@@ -370,7 +438,10 @@ export class PgCheck {
 
   constructor(
     readonly limits: Readonly<PgCheckLimits> = DEFAULT_PG_CHECK_LIMITS,
-    private readonly onEvent: (event: PgCheckEvent, detail: { ms?: number; reason?: string }) => void = () => undefined,
+    private readonly onEvent: (
+      event: PgCheckEvent,
+      detail: { ms?: number; reason?: string; dataDir?: 'loaded' | 'initdb' },
+    ) => void = () => undefined,
   ) {}
 
   state(): PgCheckState {
@@ -508,10 +579,14 @@ export class PgCheck {
     this.counts.starts++;
     this.ready = false;
     const spawnedAt = performance.now();
+    // This process's own dump first; else the one a first start of any process left on disk.
+    const cache = this.limits.dataDirCache;
+    if (this.dataDir === null && cache) this.dataDir = readCachedDataDir(cache);
+    const loaded = this.dataDir;
     const worker = new PgProcess({
       schemaCacheSize: SCHEMA_CACHE_SIZE,
       settings: PG_SETTINGS,
-      dataDir: this.dataDir ?? undefined,
+      dataDir: loaded ?? undefined,
     });
     worker.unref();
     const pending = new Map<number, Pending>();
@@ -536,16 +611,33 @@ export class PgCheck {
         this.bootFailure = null;
         if (this.current === w) this.ready = true;
         markReady(true);
-        this.onEvent('started', { ms: Math.round(performance.now() - spawnedAt) });
+        this.onEvent('started', {
+          ms: Math.round(performance.now() - spawnedAt),
+          dataDir: loaded ? 'loaded' : 'initdb',
+        });
         // Started by start() alone (no check waiting): released if no check ever comes.
         if (pending.size === 0 && this.idleTimer === null) this.releaseLater();
         return;
       }
       if (msg.type === 'data_dir') {
-        if (msg.dump instanceof Uint8Array) this.dataDir = msg.dump;
+        if (msg.dump instanceof Uint8Array) {
+          this.dataDir = msg.dump;
+          if (cache) {
+            try {
+              writeCachedDataDir(cache, msg.dump);
+            } catch (err) {
+              this.onEvent('cache_failed', { reason: (err as Error).message });
+            }
+          }
+        }
         return;
       }
       if (msg.type === 'boot_failed') {
+        // A dump that does not start is never tried again: the next start runs initdb.
+        if (loaded) {
+          this.dataDir = null;
+          if (cache) dropCachedDataDir(cache);
+        }
         this.bootFailure = String(msg.message);
         this.onEvent('failed', { reason: this.bootFailure });
         return;

@@ -1,0 +1,44 @@
+// What the worker's main thread loads (issue 22, memory): the activities and the pools' classes,
+// never the engines that run in the engine threads. The SQL parser (node-sql-parser) and SQLite
+// (better-sqlite3) cost ~20 MB of the main thread's resident memory; the SQL activity needs only
+// PostgreSQL's check (engines/sql/pg-request.ts), not the engine's barrel (docs/performance.md).
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+/** The npm packages a fresh process has loaded after importing what the worker's composition root imports. */
+function packagesLoadedBy(modules: string[]): string[] {
+  const script = `
+    import { createRequire } from 'node:module';
+    for (const m of ${JSON.stringify(modules)}) await import(m);
+    const pk = new Set();
+    for (const k of Object.keys(createRequire(import.meta.url).cache)) {
+      const m = /node_modules\\/((?:@[^/]+\\/)?[^/]+)/.exec(k);
+      if (m) pk.add(m[1]);
+    }
+    console.log(JSON.stringify([...pk].sort()));`;
+  const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  return JSON.parse(out.trim().split('\n').pop() as string) as string[];
+}
+
+describe("the worker's main thread", () => {
+  it('loads neither the SQL parser nor SQLite: the structural SQL engine runs in the engine threads', () => {
+    const loaded = packagesLoadedBy([
+      path.join(ROOT, 'activities/index.ts'),
+      path.join(ROOT, 'engines/sql/pg-check.ts'),
+      path.join(ROOT, 'engines/logic/index.ts'),
+      path.join(ROOT, 'activities/isolation/engine-pool.ts'),
+    ]);
+    // The probe sees the activities' packages (not vacuous): the store driver and Temporal's.
+    expect(loaded).toContain('mongodb');
+    expect(loaded).toContain('@temporalio/activity');
+    expect(loaded).not.toContain('node-sql-parser');
+    expect(loaded).not.toContain('better-sqlite3');
+  }, 150_000);
+});
