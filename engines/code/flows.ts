@@ -650,6 +650,9 @@ export function nearestInputSources(source: string, family: Family, sinkLine: nu
 /** The argument text reads input itself, or names a value fed by input above the call. */
 export function fromInput(source: string, family: Family, line: number, argText: string): boolean {
   if (INPUT_SOURCES[family].test(argText)) return true;
-  const names = identifiers(argText);
+  // A function written in the argument (`array_map(function($s) {…}, $_GET)`) is code, not data:
+  // its own parameters are bound inside it.
+  const own = new Set(anonHeaders(argText, line - 1, family).flatMap((h) => h.params));
+  const names = identifiers(argText).filter((n) => !own.has(n));
   return names.length > 0 && inputSources(source, family, line, names).length > 0;
 }

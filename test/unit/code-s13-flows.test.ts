@@ -228,6 +228,11 @@ describe('issue 24, session 13: flows through methods, callbacks, anonymous func
       'javascript',
       "app.get('/a', (req, res) => {\n  const m = req.query.m;\n});\napp.get('/b', (req, res) => {\n  [1].forEach((x) => {\n    require(m);\n  });\n});",
     ],
+    [
+      'a closure written as array_map callback over request input (code, not data)',
+      'php',
+      '<?php\n$up = array_map(function ($s) {\n  return strtoupper($s);\n}, $_POST);\n$low = array_map(fn($s) => strtolower($s), $_GET);\n',
+    ],
   ])(
     "%s (%s): the same shapes with constants or another function's input are not critical",
     async (_name, language, code) => {
