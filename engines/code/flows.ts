@@ -55,8 +55,6 @@ function windowStart(lines: readonly string[], sinkLine: number): number {
   return floor;
 }
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
 /** The lines of the statement that starts on `line` (0-based): until its brackets balance. */
 function statementText(lines: readonly string[], line: number): string {
   let depth = 0;
@@ -74,6 +72,22 @@ function statementText(lines: readonly string[], line: number): string {
     if (depth <= 0 && !template) break;
   }
   return text;
+}
+
+/** An identifier with an optional `$` (PHP), starting at an identifier boundary (linear). */
+const WORD = /(?<![\w$.])\$?([A-Za-z_$][\w$]*)/g;
+/** `name =`, `name :=`, `$name =`, `name +=` (not `==`, `=>`, `=~`): any assigned identifier (linear). */
+const ASSIGNED = /(?<![\w$.])\$?([A-Za-z_$][\w$]*)\s*(?::=|\+=|=(?![=>~]))/g;
+
+/** The first assignment to `name` on the line, or null (no regex built from the name: any length works). */
+function assignmentOf(line: string, name: string): RegExpMatchArray | null {
+  for (const m of line.matchAll(ASSIGNED)) if (m[1] === name) return m;
+  return null;
+}
+
+/** `text` with each whole identifier `name` (and `$name`) replaced by `by`. */
+function replaceWord(text: string, name: string, by: string): string {
+  return text.replace(WORD, (w: string, id: string) => (id === name ? by : w));
 }
 
 function identifiers(text: string): string[] {
@@ -172,7 +186,8 @@ const CONTROL = new Set([
   'func',
 ]);
 /** `name(params)` then only `throws …` and `{` (a Java or JavaScript class method's header). */
-const METHOD_SHAPE = /([A-Za-z_$][\w$]*)\s*\(([^()]*)\)\s*(?:throws\s[\w.,\s]*)?\{?\s*$/;
+const METHOD_SHAPE =
+  /(?<![\w$])([A-Za-z_$][\w$]*)\s*\(([^()]*)\)\s*(?:throws\s+[\w.]+(?:\s*,\s*[\w.]+)*\s*)?(?:\{\s*)?$/;
 /** A Java route method's annotations (Spring, JAX-RS): every parameter is bound from the request. */
 const JAVA_ROUTE = /@(?:Request|Get|Post|Put|Delete|Patch)Mapping\b|@(?:GET|POST|PUT|DELETE|PATCH|Path)\b/;
 /** Java parameter annotations binding a parameter from the request. */
@@ -203,7 +218,7 @@ function splitParams(text: string): string[] {
 
 /** Java: `@A("x") final Map<K, V> name` -> name (the last identifier, annotations dropped). */
 const javaParam = (p: string): string => {
-  const m = /([A-Za-z_$][\w$]*)[\s[\]]*$/.exec(p.replace(/@[\w.]+(?:\([^()]*\))?/g, ' '));
+  const m = /(?<![\w$])([A-Za-z_$][\w$]*)[\s[\]]*$/.exec(p.replace(/@[\w.]+(?:\([^()]*\))?/g, ' '));
   return m ? m[1] : '';
 };
 
@@ -217,7 +232,7 @@ function methodHeader(lines: readonly string[], at: number, family: Family): Hea
   if (!m || CONTROL.has(m[1])) return null;
   const before = t.slice(0, m.index);
   // A call or an assignment (`x = f(a) {`, `a.b(c)`) is not a declaration.
-  if (/[=;.(]/.test(family === 'java' ? before.replace(/[\w$]+(?:\.[\w$]+)+/g, 'T') : before)) return null;
+  if (/[=;.(]/.test(family === 'java' ? before.replace(/(?<![\w$])[\w$]+(?:\.[\w$]+)+/g, 'T') : before)) return null;
   if (family === 'java' && before.trim() === '') return null; // a Java method has a return type or modifier
   const pieces = m[2].trim() === '' ? [] : splitParams(m[2]);
   const params = pieces.map((p) => (family === 'java' ? javaParam(p) : (/[A-Za-z_$][\w$]*/.exec(p)?.[0] ?? '')));
@@ -239,10 +254,10 @@ function methodHeader(lines: readonly string[], at: number, family: Family): Hea
 const ANON_FORMS: readonly RegExp[] = [
   /\(([^()]*)\)\s*(?:=>|->)/g,
   /(?<![\w$)\]])([A-Za-z_$][\w$]*)\s*(?:=>|->)/g,
-  /\bfunction\s*\*?\s*(?:[A-Za-z_$][\w$]*\s*)?\(([^()]*)\)/g,
+  /\bfunction\s*(?:\*\s*)?(?:[A-Za-z_$][\w$]*\s*)?\(([^()]*)\)/g,
   /\bfn\s*\(([^()]*)\)\s*=>/g,
   /(?:\bdo|\{)\s*\|([^|]*)\|/g,
-  /\blambda\b([^:()]*):/g,
+  /\blambda\b([^:()]{0,200}):/g,
   /\bfunc\s*\(([^()]*)\)/g,
 ];
 /** The anonymous forms each language writes (indices into ANON_FORMS). */
@@ -445,17 +460,17 @@ function callerSources(
  */
 function callbackUses(source: string, lines: readonly string[], name: string): Array<{ line: number; text: string }> {
   const out: Array<{ line: number; text: string }> = [];
-  const ref = new RegExp(`(?<![\\w$.])${escape(name)}(?![\\w$])`, 'g');
   let line = 1;
   let counted = 0;
-  for (const m of source.matchAll(ref)) {
+  for (const m of source.matchAll(WORD)) {
+    if (m[1] !== name || m[0] !== name) continue;
     for (; counted < m.index; counted++) if (source.charCodeAt(counted) === 10) line++;
     const after = source.slice(m.index + name.length, m.index + name.length + 64);
     if (/^\s*\(/.test(after)) continue; // a call, read by callerSources
     const before = source.slice(Math.max(0, m.index - 64), m.index).trimEnd();
     if (!/[(,=]$/.test(before) || /[=!<>]=$/.test(before)) continue; // not an argument
     const text = lines[line - 1] ?? '';
-    out.push({ line, text: text.replace(ref, ' ') });
+    out.push({ line, text: replaceWord(text, name, ' ') });
     if (out.length >= MAX_CALLERS) break;
   }
   return out;
@@ -501,14 +516,13 @@ function inputSourcesFrom(
       if (seen.has(name) || name.length < 1) continue;
       seen.add(name);
       // `name =`, `name :=`, `$name =`, `name +=` (not `==`, `=>`, `=~`), as a whole identifier.
-      const assign = new RegExp(`(?:^|[^\\w$.])\\$?${escape(name)}\\s*(?::=|\\+=|=(?![=>~]))`);
       let bound = false;
       for (let i = sinkLine - 2; i >= floor; i--) {
-        const m = assign.exec(lines[i]);
+        const m = assignmentOf(lines[i], name);
         // A captured name is bound at the closure's level or outside it, never inside another function.
         if (!m || (depth === 0 && indentOf(lines[i]) > scopeIndent)) continue;
         bound = true;
-        const rhs = statementText(lines, i).slice(m.index + m[0].length);
+        const rhs = statementText(lines, i).slice((m.index ?? 0) + m[0].length);
         if (re.test(rhs)) found.add(i + 1);
         else {
           const via = walk.hops > 0 ? returnSources(source, family, i + 1, rhs, walk) : null;
@@ -614,8 +628,7 @@ function returnSources(source: string, family: Family, line: number, rhs: string
       // The parameters replaced by the call's arguments: `return r.query.m` with `req` is `req.query.m`.
       let bound = ret;
       def.params.forEach((p, k) => {
-        if (p !== '' && args[k] !== undefined)
-          bound = bound.replace(new RegExp(`(?<![\\w$])\\$?${escape(p)}(?![\\w$])`, 'g'), () => `(${args[k]})`);
+        if (p !== '' && args[k] !== undefined) bound = replaceWord(bound, p, `(${args[k]})`);
       });
       if (re.test(bound)) {
         out.push(line);
@@ -636,7 +649,7 @@ function returnSources(source: string, family: Family, line: number, rhs: string
 }
 
 /** `name(…)` or `obj.name(…)` alone, with an optional `;` (one call whose result is the whole value). */
-const SINGLE_CALL = /^\s*(?:new\s+)?[A-Za-z_$][\w$]*(?:\s*(?:\.|->|::)\s*[A-Za-z_$][\w$]*)*\s*\([^()]*\)\s*;?\s*$/;
+const SINGLE_CALL = /^\s*(?:new\s+)?[A-Za-z_$][\w$]*(?:\s*(?:\.|->|::)\s*[A-Za-z_$][\w$]*)*\s*\([^()]*\)\s*(?:;\s*)?$/;
 
 /**
  * The `n` source lines nearest above the sink, in line order, then up to `n` lines below it

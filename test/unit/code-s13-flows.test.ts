@@ -239,6 +239,31 @@ describe('issue 24, session 13: flows through methods, callbacks, anonymous func
       expect(await critical(code, language)).toEqual([]);
     },
   );
+  it('long lines and giant identifiers neither throw (no regex is built from a name) nor take long', () => {
+    const n = 50_000;
+    const sp = ' '.repeat(n);
+    const shapes = [
+      `a${'a'.repeat(n)}`,
+      `function${sp}x`,
+      'lambda '.repeat(n / 7),
+      `  f()${sp}x`,
+      `  f() throws a${sp}(`,
+      `  public void f(${'a'.repeat(n)} b) {`,
+      `n = f()${sp}x`,
+      `(${'a'.repeat(n)}`,
+    ];
+    for (const family of ['javascript', 'java', 'python', 'php', 'ruby', 'go'] as const)
+      for (const line of shapes) {
+        const src = `function h(q) {\n  const n = ${line};\n${line}\n  eval(n, q);\n}\nh(req.query.a);\n${line}\n`;
+        const started = performance.now();
+        expect(() => inputSources(src, family, 4)).not.toThrow();
+        expect(performance.now() - started, `${family} ${line.slice(0, 20)}`).toBeLessThan(1_000);
+      }
+    // A giant name still carries its flow (a long name is no way around the search).
+    const big = 'v'.repeat(60_000);
+    expect(inputSources(`${big} = request.args["c"]\neval(${big})\n`, 'python', 2)).toEqual([1]);
+  });
+
   it('the caller, callback and return-value searches stay bounded on adversarial input', () => {
     const helpers = Array.from({ length: 400 }, (_, i) => `function h${i}(x) {\n  return h${i + 1}(x);\n}`).join('\n');
     const src = `${helpers}\nfunction h400(x) {\n  return x;\n}\napp.get('/a', (req, res) => {\n  const n = h0(req.query.m);\n  ${'[1].forEach(h0);\n  '.repeat(2000)}require(n);\n});\n`;
