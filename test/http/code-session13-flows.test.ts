@@ -167,6 +167,12 @@ describe('POST /verify/code: flows and the families left alone (issue 24, sessio
     expectAdmitted(res);
   });
 
+  it('a giant identifier gets a verdict with its input line (was an internal error: a regex built from the name)', async () => {
+    const big = 'v'.repeat(60_000);
+    const res = await verify({ code: `import os\n${big} = input()\nos.system(${big})\n`, language: 'python' });
+    expectBlockedAt(res, 3, 'shell_execution', /input from line 2$/);
+  });
+
   it('bad input is a 400 with a detail', async () => {
     const res = await verify({ code: ['app.get("/x", h)'], language: 'javascript' });
     expect(res.status).toBe(400);
