@@ -55,8 +55,6 @@ function windowStart(lines: readonly string[], sinkLine: number): number {
   return floor;
 }
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
 /** The lines of the statement that starts on `line` (0-based): until its brackets balance. */
 function statementText(lines: readonly string[], line: number): string {
   let depth = 0;
@@ -74,6 +72,22 @@ function statementText(lines: readonly string[], line: number): string {
     if (depth <= 0 && !template) break;
   }
   return text;
+}
+
+/** An identifier with an optional `$` (PHP), starting at an identifier boundary (linear). */
+const WORD = /(?<![\w$.])\$?([A-Za-z_$][\w$]*)/g;
+/** `name =`, `name :=`, `$name =`, `name +=` (not `==`, `=>`, `=~`): any assigned identifier (linear). */
+const ASSIGNED = /(?<![\w$.])\$?([A-Za-z_$][\w$]*)\s*(?::=|\+=|=(?![=>~]))/g;
+
+/** The first assignment to `name` on the line, or null (no regex built from the name: any length works). */
+function assignmentOf(line: string, name: string): RegExpMatchArray | null {
+  for (const m of line.matchAll(ASSIGNED)) if (m[1] === name) return m;
+  return null;
+}
+
+/** `text` with each whole identifier `name` (and `$name`) replaced by `by`. */
+function replaceWord(text: string, name: string, by: string): string {
+  return text.replace(WORD, (w: string, id: string) => (id === name ? by : w));
 }
 
 function identifiers(text: string): string[] {
@@ -97,8 +111,11 @@ interface Walk {
   followed: Set<string>;
   hops: number;
 }
-/** `function name(params)`, `def name(params)`, `func name(params)` on one line (no nested quantifiers). */
-const NAMED_HEADER = /\b(?:function|def|func)\s+(?:&\s*)?([A-Za-z_$][\w$]*)\s*\(([^()]*)\)/;
+/**
+ * `function name(params)`, `def name(params)`, `func name(params)`, `func (r *T) name(params)`
+ * on one line (no nested quantifiers).
+ */
+const NAMED_HEADER = /\b(?:function|def|func)\s+(?:\([^()]*\)\s*)?(?:&\s*)?([A-Za-z_$][\w$]*)\s*\(([^()]*)\)/;
 
 /** `name: value` (PHP 8, Ruby), `name=value` (Python), `...$x`, `*args`, `**kw`. */
 const NAMED_OR_SPREAD = /^\s*(?:\$?[A-Za-z_]\w*\s*(?::(?!:)|=(?![=>]))|\.\.\.|\*)/;
@@ -122,6 +139,196 @@ function headerParams(lines: readonly string[], at: number): { name: string; par
     return ident ? ident[0] : '';
   });
   return { name: m[1], params };
+}
+
+/**
+ * The function a sink's statement sits in: named (its callers are followed), or anonymous (a
+ * lambda, arrow function, closure or block: its parameters come from the call it is passed to).
+ */
+interface Header {
+  /** 0-based line of the header. */
+  line: number;
+  name: string | null;
+  params: string[];
+  /** Parameters that are request input themselves (a route's view arguments, `@RequestParam`). */
+  inputs: Set<string>;
+  /** Anonymous: the header line's text before the function (`names.forEach(`, `app.get('/x', `). */
+  prefix: string;
+  /** Anonymous and registered as a route handler: its first parameter is the request. */
+  route: boolean;
+}
+
+/** Words that open a statement with parentheses, never a method declaration. */
+const CONTROL = new Set([
+  'if',
+  'for',
+  'foreach',
+  'while',
+  'switch',
+  'catch',
+  'return',
+  'new',
+  'else',
+  'do',
+  'try',
+  'synchronized',
+  'throw',
+  'super',
+  'this',
+  'await',
+  'yield',
+  'using',
+  'lock',
+  'elif',
+  'with',
+  'function',
+  'def',
+  'func',
+]);
+/** `name(params)` then only `throws …` and `{` (a Java or JavaScript class method's header). */
+const METHOD_SHAPE =
+  /(?<![\w$])([A-Za-z_$][\w$]*)\s*\(([^()]*)\)\s*(?:throws\s+[\w.]+(?:\s*,\s*[\w.]+)*\s*)?(?:\{\s*)?$/;
+/** A Java route method's annotations (Spring, JAX-RS): every parameter is bound from the request. */
+const JAVA_ROUTE = /@(?:Request|Get|Post|Put|Delete|Patch)Mapping\b|@(?:GET|POST|PUT|DELETE|PATCH|Path)\b/;
+/** Java parameter annotations binding a parameter from the request. */
+const JAVA_INPUT_PARAM =
+  /@(?:RequestParam|PathVariable|RequestBody|RequestHeader|CookieValue|ModelAttribute|RequestPart|QueryParam|PathParam|FormParam|HeaderParam|CookieParam|MatrixParam|BeanParam)\b/;
+/** A Python view's decorator (Flask, FastAPI, Sanic, aiohttp): its arguments come from the URL or the request. */
+const PY_ROUTE = /^\s*@[\w.]*\.(?:route|get|post|put|delete|patch|api_route|websocket)\s*\(/;
+/** A route registration (`app.get('/x', …)`, `router.post("/", …)`): the handler's first parameter is the request. */
+const JS_ROUTE = /\.\s*(?:get|post|put|patch|delete|del|all|use|head|options|route)\s*\(\s*['"`/]/;
+
+/** Top-level comma-separated pieces of a parameter list (`<…>` generics kept whole). */
+function splitParams(text: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (ch === '<' || ch === '(' || ch === '[' || ch === '{') depth++;
+    else if (ch === '>' || ch === ')' || ch === ']' || ch === '}') depth--;
+    else if (ch === ',' && depth === 0) {
+      out.push(text.slice(start, i));
+      start = i + 1;
+    }
+  }
+  out.push(text.slice(start));
+  return out;
+}
+
+/** Java: `@A("x") final Map<K, V> name` -> name (the last identifier, annotations dropped). */
+const javaParam = (p: string): string => {
+  const m = /(?<![\w$])([A-Za-z_$][\w$]*)[\s[\]]*$/.exec(p.replace(/@[\w.]+(?:\([^()]*\))?/g, ' '));
+  return m ? m[1] : '';
+};
+
+/** A Java or JavaScript class method header on `lines[at]` (no `function` keyword), or null. */
+function methodHeader(lines: readonly string[], at: number, family: Family): Header | null {
+  if (family !== 'java' && family !== 'javascript') return null;
+  // `@RequestParam("n") String n`: an annotation's arguments dropped so the parameter list has no parentheses.
+  const t = (lines[at] ?? '').trim().replace(/(@[\w.]+)\s*\([^()]*\)/g, '$1');
+  if (t === '' || t.startsWith('}') || t.startsWith('.') || t.startsWith('@')) return null;
+  const m = METHOD_SHAPE.exec(t);
+  if (!m || CONTROL.has(m[1])) return null;
+  const before = t.slice(0, m.index);
+  // A call or an assignment (`x = f(a) {`, `a.b(c)`) is not a declaration.
+  if (/[=;.(]/.test(family === 'java' ? before.replace(/(?<![\w$])[\w$]+(?:\.[\w$]+)+/g, 'T') : before)) return null;
+  if (family === 'java' && before.trim() === '') return null; // a Java method has a return type or modifier
+  const pieces = m[2].trim() === '' ? [] : splitParams(m[2]);
+  const params = pieces.map((p) => (family === 'java' ? javaParam(p) : (/[A-Za-z_$][\w$]*/.exec(p)?.[0] ?? '')));
+  const inputs = new Set<string>();
+  let annotated = false;
+  for (let i = at - 1; i >= 0 && i >= at - 6 && /^\s*@/.test(lines[i]); i--)
+    if (JAVA_ROUTE.test(lines[i])) annotated = true;
+  pieces.forEach((p, i) => {
+    if (family === 'java' && (annotated || JAVA_INPUT_PARAM.test(p))) inputs.add(params[i]);
+  });
+  return { line: at, name: m[1], params, inputs, prefix: '', route: false };
+}
+
+/**
+ * Anonymous functions on one line, with their parameters and the text before them: JS arrows
+ * and function expressions, Java lambdas, Ruby blocks, PHP closures and arrow functions, Python
+ * lambdas. The last one on the line is the innermost (for a sink on the same line).
+ */
+const ANON_FORMS: readonly RegExp[] = [
+  /\(([^()]*)\)\s*(?:=>|->)/g,
+  /(?<![\w$)\]])([A-Za-z_$][\w$]*)\s*(?:=>|->)/g,
+  /\bfunction\s*(?:\*\s*)?(?:[A-Za-z_$][\w$]*\s*)?\(([^()]*)\)/g,
+  /\bfn\s*\(([^()]*)\)\s*=>/g,
+  /(?:\bdo|\{)\s*\|([^|]*)\|/g,
+  /\blambda\b([^:()]{0,200}):/g,
+  /\bfunc\s*\(([^()]*)\)/g,
+];
+/** The anonymous forms each language writes (indices into ANON_FORMS). */
+const ANON_FORMS_OF: Readonly<Partial<Record<Family, readonly number[]>>> = {
+  javascript: [0, 1, 2],
+  java: [0, 1],
+  php: [2, 3],
+  ruby: [4],
+  python: [5],
+  go: [6],
+  bash: [],
+};
+function anonHeaders(line: string, at: number, family: Family): Header[] {
+  const out: Header[] = [];
+  for (const k of ANON_FORMS_OF[family] ?? []) {
+    for (const m of line.matchAll(ANON_FORMS[k])) {
+      // A JavaScript arrow is `=>`, a Java lambda `->`.
+      if (family === 'java' && m[0].includes('=>')) continue;
+      if (family === 'javascript' && m[0].includes('->')) continue;
+      const params = m[1]
+        .split(',')
+        .map((p) => /\$?([A-Za-z_][\w$]*)/.exec(p.replace(/^[\s*&.]+/, ''))?.[1] ?? '')
+        .filter((p) => p !== '');
+      if (params.length === 0) continue;
+      const before = line.slice(0, m.index);
+      // The call it is passed to: the text before it and the arguments after it on the line.
+      const prefix = `${before} ${line.slice(m.index + m[0].length)}`;
+      out.push({ line: at, name: null, params, inputs: new Set(), prefix, route: JS_ROUTE.test(before) });
+    }
+  }
+  return out;
+}
+
+/** The header on `lines[at]`: named (`function f(`, `def f(`, a method), else the line's last anonymous function. */
+function headerAt(lines: readonly string[], at: number, family: Family): Header | null {
+  const named = headerParams(lines, at);
+  if (named && !/\bfunction\s*\(/.test(lines[at])) {
+    const inputs = new Set<string>();
+    // A Python view: arguments from the URL (a route decorator), or after Django's `request`.
+    let routed = false;
+    for (let i = at - 1; i >= 0 && i >= at - 6 && /^\s*@/.test(lines[i]); i--)
+      if (PY_ROUTE.test(lines[i])) routed = true;
+    if (family === 'python' && (routed || named.params[0] === 'request'))
+      for (const p of named.params) if (p !== 'self' && p !== 'cls' && p !== 'request') inputs.add(p);
+    return { line: at, name: named.name, params: named.params, inputs, prefix: '', route: false };
+  }
+  return methodHeader(lines, at, family) ?? anonHeaders(lines[at] ?? '', at, family).at(-1) ?? null;
+}
+
+/**
+ * The function the sink on `sinkLine` (1-based) sits in: the window's header line when the
+ * window was cut at one, else the nearest less indented method header above (Java, class
+ * methods), else an anonymous function on the sink's own line.
+ */
+function enclosingHeader(lines: readonly string[], family: Family, sinkLine: number, floor: number): Header | null {
+  if (floor < sinkLine - 1) {
+    const h = headerAt(lines, floor, family);
+    if (h) return h;
+  }
+  let indent = indentOf(lines[sinkLine - 1] ?? '');
+  for (let i = sinkLine - 2; i >= Math.max(0, sinkLine - 1 - LOOKBACK) && indent > 0; i--) {
+    const l = lines[i];
+    if (l.trim() === '') continue;
+    const d = indentOf(l);
+    if (d < indent) {
+      const h = methodHeader(lines, i, family);
+      if (h) return h;
+      indent = d;
+    }
+  }
+  return null;
 }
 
 /** The top-level comma-separated arguments of the call whose `(` is at `open` (null when unbalanced). */
@@ -184,10 +391,12 @@ function callIndex(source: string): Map<string, Array<{ open: number; line: numb
  * named argument or a spread is read by position only (an over-approximation: more flows,
  * never fewer).
  */
+type NamedHeader = { name: string; params: string[] };
+
 function callerSources(
   source: string,
   family: Family,
-  header: { name: string; params: string[] },
+  header: NamedHeader,
   headerLine: number,
   param: string,
   walk: Walk,
@@ -207,7 +416,9 @@ function callerSources(
     const args = callArgs(source, open);
     if (!args) continue;
     // A named argument or a spread moves arguments off their positions: every argument is read.
-    const text = args.some((a) => NAMED_OR_SPREAD.test(a)) ? args.join(',') : args[at - shift];
+    // So does a count that differs from the parameters' (defaults, varargs, or a comma inside `<…>`).
+    const moved = args.some((a) => NAMED_OR_SPREAD.test(a)) || args.length !== header.params.length - shift;
+    const text = moved ? args.join(',') : args[at - shift];
     if (text === undefined) continue;
     if (INPUT_SOURCES[family].test(text)) {
       found.push(line);
@@ -220,7 +431,49 @@ function callerSources(
     walk.hops++;
     if (lines.length > 0) found.push(line, ...lines);
   }
+  for (const { line, text } of callbackUses(source, walk.lines, header.name)) {
+    if (line === headerLine) continue;
+    if (++seen > MAX_CALLERS) break;
+    // `app.get('/x', handler)`: the handler's first parameter is the request.
+    if (JS_ROUTE.test(text) || /\badd_url_rule\s*\(/.test(text)) {
+      if (at === 0 || family === 'python') found.push(line);
+      continue;
+    }
+    // `names.forEach(run)`, `map(run, names)`: the parameter takes the values the call passes.
+    if (INPUT_SOURCES[family].test(text)) {
+      found.push(line);
+      continue;
+    }
+    const names = identifiers(text);
+    if (names.length === 0) continue;
+    walk.hops--;
+    const lines = inputSourcesFrom(source, family, line, names, walk);
+    walk.hops++;
+    if (lines.length > 0) found.push(line, ...lines);
+  }
   return found;
+}
+
+/**
+ * A function passed by name as an argument (`arr.forEach(run)`, `app.get('/x', handler)`,
+ * `map(load, names)`, `view_func=view`): each use's line and the line's text without the name.
+ */
+function callbackUses(source: string, lines: readonly string[], name: string): Array<{ line: number; text: string }> {
+  const out: Array<{ line: number; text: string }> = [];
+  let line = 1;
+  let counted = 0;
+  for (const m of source.matchAll(WORD)) {
+    if (m[1] !== name || m[0] !== name) continue;
+    for (; counted < m.index; counted++) if (source.charCodeAt(counted) === 10) line++;
+    const after = source.slice(m.index + name.length, m.index + name.length + 64);
+    if (/^\s*\(/.test(after)) continue; // a call, read by callerSources
+    const before = source.slice(Math.max(0, m.index - 64), m.index).trimEnd();
+    if (!/[(,=]$/.test(before) || /[=!<>]=$/.test(before)) continue; // not an argument
+    const text = lines[line - 1] ?? '';
+    out.push({ line, text: replaceWord(text, name, ' ') });
+    if (out.length >= MAX_CALLERS) break;
+  }
+  return out;
 }
 
 /**
@@ -244,6 +497,7 @@ function inputSourcesFrom(
   sinkLine: number,
   names: readonly string[] | undefined,
   walk: Walk,
+  scopeIndent = Infinity,
 ): number[] {
   const re = INPUT_SOURCES[family];
   const lines = walk.lines;
@@ -251,28 +505,151 @@ function inputSourcesFrom(
   const seen = new Set<string>();
   let frontier = [...(names ?? identifiers(statementText(lines, sinkLine - 1)))];
   const floor = windowStart(lines, sinkLine);
-  const header = walk.hops > 0 && floor < sinkLine - 1 ? headerParams(lines, floor) : null;
+  const header = walk.hops > 0 ? enclosingHeader(lines, family, sinkLine, floor) : null;
+  // A lambda on the sink's own line (`names.forEach(n -> Class.forName(n))`).
+  const inline = walk.hops > 0 ? anonHeaders(lines[sinkLine - 1] ?? '', sinkLine - 1, family) : [];
+  /** Names read in the function but bound neither by it nor by its parameters: captured from outside. */
+  const free: string[] = [];
   for (let depth = 0; depth < DEPTH && frontier.length > 0; depth++) {
     const next: string[] = [];
     for (const name of frontier) {
       if (seen.has(name) || name.length < 1) continue;
       seen.add(name);
       // `name =`, `name :=`, `$name =`, `name +=` (not `==`, `=>`, `=~`), as a whole identifier.
-      const assign = new RegExp(`(?:^|[^\\w$.])\\$?${escape(name)}\\s*(?::=|\\+=|=(?![=>~]))`);
+      let bound = false;
       for (let i = sinkLine - 2; i >= floor; i--) {
-        const m = assign.exec(lines[i]);
-        if (!m) continue;
-        const rhs = statementText(lines, i).slice(m.index + m[0].length);
+        const m = assignmentOf(lines[i], name);
+        // A captured name is bound at the closure's level or outside it, never inside another function.
+        if (!m || (depth === 0 && indentOf(lines[i]) > scopeIndent)) continue;
+        bound = true;
+        const rhs = statementText(lines, i).slice((m.index ?? 0) + m[0].length);
         if (re.test(rhs)) found.add(i + 1);
-        else next.push(...identifiers(rhs));
+        else {
+          const via = walk.hops > 0 ? returnSources(source, family, i + 1, rhs, walk) : null;
+          if (via && via.length > 0) for (const l of [i + 1, ...via]) found.add(l);
+          // A value that is just the result of a helper of this file whose returns carry no input: no flow.
+          else if (!(via && SINGLE_CALL.test(rhs))) next.push(...identifiers(rhs));
+        }
       }
-      if (header?.params.includes(name))
-        for (const l of callerSources(source, family, header, floor + 1, name, walk)) found.add(l);
+      const lambda = inline.find((h) => h.params.includes(name));
+      if (lambda) for (const l of anonymousSources(source, family, lambda, name, walk)) found.add(l);
+      else if (header?.params.includes(name)) {
+        if (header.inputs.has(name)) found.add(header.line + 1);
+        else if (header.name !== null)
+          for (const l of callerSources(source, family, header as NamedHeader, floor + 1, name, walk)) found.add(l);
+        else for (const l of anonymousSources(source, family, header, name, walk)) found.add(l);
+      } else if (!bound) free.push(name);
     }
     frontier = next.slice(0, MAX_NAMES * 4);
   }
+  // A closure reads the variables of the code around it (`function($x) use ($t)`, a block, an
+  // arrow function): a free name is looked for above the function's header, once.
+  const nested = header !== null && (header.name === null || indentOf(lines[header.line]) > 0);
+  if (header !== null && nested && header.line === floor && free.length > 0 && walk.hops > 0) {
+    walk.hops--;
+    const captured = free.slice(0, MAX_NAMES);
+    for (const l of inputSourcesFrom(source, family, header.line + 1, captured, walk, indentOf(lines[header.line])))
+      found.add(l);
+    walk.hops++;
+  }
   return [...found].sort((a, b) => a - b);
 }
+
+/**
+ * Input reaching an anonymous function's parameter: a route handler's first parameter is the
+ * request; otherwise the parameter takes the values of the call it is passed to (its receiver
+ * and other arguments, an over-approximation): `params[:t].each do |t|`, `names.forEach(n -> …)`.
+ */
+function anonymousSources(source: string, family: Family, header: Header, name: string, walk: Walk): number[] {
+  if (header.route) return header.params.indexOf(name) === 0 ? [header.line + 1] : [];
+  const key = `anon\t${header.line}\t${name}`;
+  if (walk.hops <= 0 || walk.followed.has(key)) return [];
+  walk.followed.add(key);
+  if (INPUT_SOURCES[family].test(header.prefix)) return [header.line + 1];
+  const ids = identifiers(header.prefix).filter((n) => !header.params.includes(n));
+  if (ids.length === 0) return [];
+  walk.hops--;
+  const lines = inputSourcesFrom(source, family, header.line + 1, ids, walk);
+  walk.hops++;
+  return lines.length > 0 ? [header.line + 1, ...lines] : [];
+}
+
+/** Named functions of a source by name, with their header (built once per source). */
+let definitionCache: { source: string; family: Family; index: Map<string, Header> } | null = null;
+function definitions(source: string, family: Family, lines: readonly string[]): Map<string, Header> {
+  if (definitionCache?.source === source && definitionCache.family === family) return definitionCache.index;
+  const index = new Map<string, Header>();
+  for (let i = 0; i < lines.length; i++) {
+    if (!/\(/.test(lines[i])) continue;
+    const h = /\b(?:function|def|func)\b/.test(lines[i]) ? headerAt(lines, i, family) : methodHeader(lines, i, family);
+    if (h?.name && !index.has(h.name)) index.set(h.name, h);
+  }
+  definitionCache = { source, family, index };
+  return index;
+}
+
+/** Lines of a function's body read for its `return`s, at most. */
+const MAX_BODY_LINES = 200;
+
+/**
+ * Return-value flow: `rhs` (assigned on `line`) calls a function of the same file that returns
+ * request input, or returns a parameter the call fills with input (`n = name(req)` with
+ * `function name(r) { return r.query.m; }`). Returns the input lines found (the helper's return
+ * or the lines feeding the argument), empty when none.
+ */
+function returnSources(source: string, family: Family, line: number, rhs: string, walk: Walk): number[] | null {
+  const lines = walk.lines;
+  const defs = definitions(source, family, lines);
+  const re = INPUT_SOURCES[family];
+  const out: number[] = [];
+  let calls = 0;
+  let known = true;
+  for (const m of rhs.matchAll(CALL_OPEN)) {
+    if (++calls > 4) break;
+    const def = defs.get(m[1]);
+    const key = `ret\t${m[1]}`;
+    if (!def || def.line + 1 === line || walk.followed.has(key)) {
+      known = false;
+      continue;
+    }
+    walk.followed.add(key);
+    const args = callArgs(rhs, m.index + m[0].length - 1) ?? [];
+    const base = indentOf(lines[def.line]);
+    for (let i = def.line + 1; i < lines.length && i <= def.line + MAX_BODY_LINES; i++) {
+      const l = lines[i];
+      if (l.trim() !== '' && indentOf(l) <= base) break;
+      const r = /\breturn\b/.exec(l);
+      if (!r) continue;
+      const ret = statementText(lines, i).slice(r.index + r[0].length);
+      if (re.test(ret)) {
+        out.push(i + 1);
+        continue;
+      }
+      // The parameters replaced by the call's arguments: `return r.query.m` with `req` is `req.query.m`.
+      let bound = ret;
+      def.params.forEach((p, k) => {
+        if (p !== '' && args[k] !== undefined) bound = replaceWord(bound, p, `(${args[k]})`);
+      });
+      if (re.test(bound)) {
+        out.push(line);
+        continue;
+      }
+      walk.hops--;
+      // Input assigned inside the helper, or fed to the arguments at the call.
+      const inner = inputSourcesFrom(source, family, i + 1, identifiers(ret), walk);
+      const outer =
+        args.length > 0 && bound !== ret
+          ? inputSourcesFrom(source, family, line, identifiers(args.join(',')), walk)
+          : [];
+      walk.hops++;
+      out.push(...inner, ...outer);
+    }
+  }
+  return out.length > 0 || (known && calls > 0) ? out : null;
+}
+
+/** `name(…)` or `obj.name(…)` alone, with an optional `;` (one call whose result is the whole value). */
+const SINGLE_CALL = /^\s*(?:new\s+)?[A-Za-z_$][\w$]*(?:\s*(?:\.|->|::)\s*[A-Za-z_$][\w$]*)*\s*\([^()]*\)\s*(?:;\s*)?$/;
 
 /**
  * The `n` source lines nearest above the sink, in line order, then up to `n` lines below it
@@ -286,6 +663,9 @@ export function nearestInputSources(source: string, family: Family, sinkLine: nu
 /** The argument text reads input itself, or names a value fed by input above the call. */
 export function fromInput(source: string, family: Family, line: number, argText: string): boolean {
   if (INPUT_SOURCES[family].test(argText)) return true;
-  const names = identifiers(argText);
+  // A function written in the argument (`array_map(function($s) {…}, $_GET)`) is code, not data:
+  // its own parameters are bound inside it.
+  const own = new Set(anonHeaders(argText, line - 1, family).flatMap((h) => h.params));
+  const names = identifiers(argText).filter((n) => !own.has(n));
   return names.length > 0 && inputSources(source, family, line, names).length > 0;
 }

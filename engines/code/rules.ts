@@ -1238,6 +1238,34 @@ export const RULES: readonly RuleRow[] = [
     'vm context or vm2 sandbox given request or program input',
     call(['vm2.VM', 'vm2.NodeVM', 'vm.createContext'], inputArg(0)),
   ),
+  // Session 13: isolated-vm runs code in its own V8 isolate; computed code is still code run at
+  // run time (an escape needs only a Reference or an ExternalCopy the host put in the context), so
+  // it is judged like vm2: computed code critical, constant code scanned.
+  row(
+    'js.isolated-vm',
+    JS,
+    'critical',
+    'dynamic_code_execution',
+    'Code execution through isolated-vm',
+    call(
+      [
+        'isolated-vm.Isolate#createContext*().eval*',
+        'isolated-vm.Isolate#compileScript*',
+        'isolated-vm.Isolate#compileModule*',
+        '*.evalSync',
+        '*.evalIgnored',
+        '*.evalClosure',
+        '*.evalClosureSync',
+        '*.evalClosureIgnored',
+        '*.compileScriptSync',
+        '*.compileModuleSync',
+        '*#evalSync',
+        '*#evalClosureSync',
+        '*#compileScriptSync',
+      ],
+      evaluatesUnsafeCode(0),
+    ),
+  ),
   row(
     'js.vm-constant',
     JS,
@@ -1479,6 +1507,29 @@ export const RULES: readonly RuleRow[] = [
         '*.Cmd#String',
         '*.Cmd#Environ',
       ],
+    ),
+  ),
+  // Session 13: a template parsed from request input (server-side template injection): the template
+  // calls the methods of the data it is executed with and the functions of its FuncMap.
+  row(
+    'go.template-input',
+    GO,
+    'critical',
+    'dynamic_code_execution',
+    'Template parsed from request or program input (server-side template injection)',
+    call(
+      [
+        'text/template.New().Parse',
+        'text/template.New().Funcs().Parse',
+        'text/template.New().Delims().Parse',
+        'text/template.New().Option().Parse',
+        'html/template.New().Parse',
+        'html/template.New().Funcs().Parse',
+        'html/template.New().Delims().Parse',
+        'html/template.New().Option().Parse',
+        '*.Template#Parse',
+      ],
+      inputArg(0),
     ),
   ),
   // A Go plugin's init functions run when it is opened: a computed path loads any code.
@@ -2781,6 +2832,26 @@ export const RULES: readonly RuleRow[] = [
     'unsafe_deserialization',
     'Unsafe deserialization (unserialize)',
     call(['unserialize'], not(argTextMatches(1, /['"]allowed_classes['"]\s*=>\s*false/i))),
+  ),
+  // Session 13: PECL yaml unserializes `!php/object` nodes unless yaml.decode_php is off (an ini
+  // setting a snippet cannot show; the manual warns against untrusted input): input-fed, fail closed.
+  row(
+    'php.yaml-parse-input',
+    PHP,
+    'critical',
+    'unsafe_deserialization',
+    'yaml_parse of request or program input (!php/object nodes are unserialized unless yaml.decode_php is off)',
+    call(['yaml_parse', 'yaml_parse_file', 'yaml_parse_url'], inputArg(0)),
+  ),
+  // Session 13: a pattern from input can carry the /e modifier (its replacement evaluated as code
+  // before PHP 7): fail closed.
+  row(
+    'php.preg-pattern-input',
+    PHP,
+    'critical',
+    'dynamic_code_execution',
+    'preg_replace with a pattern from request input (the /e modifier evaluates the replacement)',
+    call(['preg_replace', 'preg_filter'], inputArg(0)),
   ),
   // igbinary and msgpack are drop-in replacements of unserialize: they instantiate the classes the
   // data names and run their __wakeup / __unserialize (msgpack's default php_only mode).
