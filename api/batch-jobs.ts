@@ -86,6 +86,8 @@ export interface SubmitOptions {
 
 export class BatchJobs {
   readonly store: BatchJobStore;
+  /** The deletions of evicted jobs this process has queued (dropEvicted), one after the other. */
+  private dropping: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly cfg: ServiceConfig,
@@ -114,13 +116,21 @@ export class BatchJobs {
       .catch((err: Error) => log.warn('batch eviction sweep failed', { error: err.message }));
   }
 
-  /** Deletes the jobs an admission evicted, after it answered (their slot already names the new job: they read as 404). */
+  /**
+   * Deletes the jobs an admission evicted, after it answered (their slot already names the new
+   * job: they read as 404). One deletion at a time per process: a burst of admissions at the
+   * limit queues its deletions behind each other instead of adding ten at once to the writes the
+   * burst's own admissions and the running jobs wait on.
+   */
   private dropEvicted(names: string[]): void {
     if (names.length === 0) return;
     // Not awaited: the POST does not wait on the deletion; a failure leaves the names on the slot for the sweep.
-    void this.store
-      .dropEvicted(names)
-      .catch((err: Error) => log.warn('batch eviction deletion failed; left to the sweep', { error: err.message }));
+    this.dropping = this.dropping.then(() =>
+      this.store
+        .dropEvicted(names)
+        .then(() => undefined)
+        .catch((err: Error) => log.warn('batch eviction deletion failed; left to the sweep', { error: err.message })),
+    );
   }
 
   async submit(opts: SubmitOptions): Promise<BatchJobView> {
