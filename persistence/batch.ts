@@ -652,6 +652,11 @@ export class BatchJobStore {
     if (this.handedOut > 0 && this.handedOut < max) {
       const n = this.handedOut++;
       if (await this.insertNewSlot(n, jobId)) return { admission: { slot: n, evicted: null, drop: [] }, refill: false };
+      // Lost: other processes took the numbers past ours (a store at the limit: all of them). The
+      // cursors decide from now on; without this, every admission of this process paid one
+      // failed insert (a write queued behind the running jobs' commits) until the count ran out
+      // (session 13: bench/data-scale.ts's seeded phase).
+      this.handedOut = 0;
     }
     const [next, head] = await Promise.all([this.cursor('next'), this.cursor('head')]);
     if (next === null) return { admission: null, refill: true };

@@ -562,6 +562,24 @@ describe('persistence/batch.ts: the job store', () => {
     expect((await third.admit(newJob('bj_a4'), ITEMS, 1)).drop).toEqual(['bj_a3']);
   });
 
+  it('a process whose new numbers other processes took meanwhile stops trying them: at the limit its admissions make no slot insert after the first lost one', async () => {
+    await jobs.moveCursor('next', 0);
+    for (const id of ['bj_h0', 'bj_h1', 'bj_h2']) await jobs.admit(newJob(id), ITEMS, 6);
+    const other = new BatchJobStore(m.store);
+    await tick();
+    for (const id of ['bj_o0', 'bj_o1', 'bj_o2']) await other.admit(newJob(id), ITEMS, 6);
+    const all = ['bj_h0', 'bj_h1', 'bj_h2', 'bj_o0', 'bj_o1', 'bj_o2'];
+    for (let i = 0; i < all.length; i++)
+      await runToCompletion(jobs, all[i] as string, new Date(Date.UTC(2026, 0, 1, 0, i)));
+    await tick();
+    const from = m.log.length;
+    const evicted = [];
+    for (const id of ['bj_n0', 'bj_n1', 'bj_n2']) evicted.push((await jobs.admit(newJob(id), ITEMS, 6)).evicted);
+    expect(evicted).toEqual(['bj_h0', 'bj_h1', 'bj_h2']);
+    // One lost insert (number 3, taken by the other process), then the cursors decide: without the reset, three.
+    expect(m.log.slice(from).filter((r) => r.coll === 'batch_slots' && r.op === 'insertOne')).toHaveLength(1);
+  });
+
   it('the contract: every read, update and delete of a growing collection is exactly {_id: scalar} (admission, units, completion, views, eviction, failure)', async () => {
     await jobs.admit(newJob('bj_1'), ITEMS, 2);
     await jobs.admit(newJob('bj_2'), ITEMS, 2);
