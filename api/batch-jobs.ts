@@ -53,6 +53,11 @@ const PROGRESS_QUERY_DEADLINE_MS = 250;
 const SUBMIT_QUERY_DEADLINE_MS = 300;
 /** How often an API process deletes claims older than their retention (never on a request: it filters on a date). */
 const CLAIM_SWEEP_MS = 300_000;
+/**
+ * The first sweep of evictions left unfinished (a process that died between an admission and
+ * its deletion) runs this long after the process starts, off its start-up (persistence/batch.ts sweepEvicted).
+ */
+const EVICTION_SWEEP_FIRST_MS = 3_000;
 
 /** The index of an item view (`<job_id>-<index>`). */
 const viewIndex = (v: BatchItemView) => Number(v.id.slice(v.id.lastIndexOf('-') + 1));
@@ -81,6 +86,8 @@ export interface SubmitOptions {
 
 export class BatchJobs {
   readonly store: BatchJobStore;
+  /** The deletions of evicted jobs this process has queued (dropEvicted), one after the other. */
+  private dropping: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly cfg: ServiceConfig,
@@ -94,7 +101,36 @@ export class BatchJobs {
     setInterval(() => {
       this.store.sweepClaims().catch((err: Error) => log.warn('batch claim sweep failed', { error: err.message }));
       this.store.sweepQueue().catch((err: Error) => log.warn('batch queue sweep failed', { error: err.message }));
+      this.sweepEvicted();
     }, CLAIM_SWEEP_MS).unref();
+    setTimeout(() => this.sweepEvicted(), EVICTION_SWEEP_FIRST_MS).unref();
+  }
+
+  /** Finishes evictions another (dead) process left named on their slots. Background. */
+  private sweepEvicted(): void {
+    this.store
+      .sweepEvicted()
+      .then((n) => {
+        if (n > 0) log.warn('batch evictions finished by the sweep', { jobs: n });
+      })
+      .catch((err: Error) => log.warn('batch eviction sweep failed', { error: err.message }));
+  }
+
+  /**
+   * Deletes the jobs an admission evicted, after it answered (their slot already names the new
+   * job: they read as 404). One deletion at a time per process: a burst of admissions at the
+   * limit queues its deletions behind each other instead of adding ten at once to the writes the
+   * burst's own admissions and the running jobs wait on.
+   */
+  private dropEvicted(names: string[]): void {
+    if (names.length === 0) return;
+    // Not awaited: the POST does not wait on the deletion; a failure leaves the names on the slot for the sweep.
+    this.dropping = this.dropping.then(() =>
+      this.store
+        .dropEvicted(names)
+        .then(() => undefined)
+        .catch((err: Error) => log.warn('batch eviction deletion failed; left to the sweep', { error: err.message })),
+    );
   }
 
   async submit(opts: SubmitOptions): Promise<BatchJobView> {
@@ -104,25 +140,26 @@ export class BatchJobs {
     // Everything that can fail on the request itself runs before a slot is taken.
     const digest = requestDigest({ items: opts.items });
     const units = batchUnits(opts.items, BATCH_CONCURRENCY, MATH_UNIT_MAX).length;
+    const job = {
+      _id: jobId,
+      org_id: opts.orgId,
+      status: 'running' as const,
+      workflow_id: workflowId,
+      total_items: opts.items.length,
+      completed_items: 0,
+      failed_items: 0,
+      progress_percent: 0,
+      // The workflow runs the same units (core/batch.ts): their result documents are found by id.
+      units,
+      created_at: createdAt,
+      completed_at: null,
+      started: false,
+      submitted_by: { user_id: opts.principal.userId, key_id: opts.principal.keyId },
+    };
     let admission;
     try {
       admission = await this.store.admit(
-        {
-          _id: jobId,
-          org_id: opts.orgId,
-          status: 'running',
-          workflow_id: workflowId,
-          total_items: opts.items.length,
-          completed_items: 0,
-          failed_items: 0,
-          progress_percent: 0,
-          // The workflow runs the same units (core/batch.ts): their result documents are found by id.
-          units,
-          created_at: createdAt,
-          completed_at: null,
-          started: false,
-          submitted_by: { user_id: opts.principal.userId, key_id: opts.principal.keyId },
-        },
+        job,
         opts.items.map((i) => ({ query: i.query, type: i.type })),
         this.cfg.SVC_BATCH_MAX_JOBS,
         () => this.reclaimOrphans(),
@@ -173,9 +210,12 @@ export class BatchJobs {
         { detail: BACKEND_UNAVAILABLE },
       );
     } catch (err) {
+      this.dropEvicted(admission.drop);
       await this.store.abandon(jobId, admission.slot).catch(() => undefined);
       throw err;
     }
+    // After the start (its store writes, if any, go first): the evicted job's documents.
+    this.dropEvicted(admission.drop);
     // Not awaited: the answer does not depend on it (it only tells a repair that the start was acknowledged).
     void this.store.markStarted(jobId).catch(() => undefined);
     log.info('batch job started', {
@@ -220,15 +260,11 @@ export class BatchJobs {
         completed_at: done.completed_at,
       };
     } else {
-      // The workflow stores the finished job before it completes: the store has the answer.
-      const doc = await this.store.find(jobId);
-      if (!doc) return this.pendingView(jobId, workflowId, opts.items.length, createdAt);
-      view =
-        doc.status !== 'running'
-          ? await this.store.view(doc)
-          : waitMs > 0
-            ? await this.liveView(doc, SUBMIT_QUERY_DEADLINE_MS)
-            : await this.store.view(doc);
+      // Still running as far as this process knows: the job as it was just written (no read
+      // back; session 13). With a wait, liveView asks the workflow and reads the store again
+      // only when it closed meanwhile (the finish step stores the job before the workflow completes).
+      const doc: BatchJobDoc = { ...job, slot: admission.slot, started: true };
+      view = waitMs > 0 ? await this.liveView(doc, SUBMIT_QUERY_DEADLINE_MS) : await this.store.view(doc);
     }
     log.debug('batch job answered', {
       job_id: jobId,
@@ -244,6 +280,17 @@ export class BatchJobs {
   async view(doc: BatchJobDoc): Promise<BatchJobView> {
     if (doc.status !== 'running') return this.store.view(doc);
     return this.liveView(doc);
+  }
+
+  /**
+   * A GET's answer: the job's view, or null when it was evicted (its slot names another job; its
+   * documents may still be being deleted). The slot is read after the items, so an answer is
+   * never a half-deleted job (persistence/batch.ts holdsSlot). A running job is never evicted.
+   */
+  async visibleView(doc: BatchJobDoc): Promise<BatchJobView | null> {
+    const view = await this.view(doc);
+    if (view.status !== 'running' && !(await this.store.holdsSlot(doc))) return null;
+    return view;
   }
 
   /**
@@ -308,21 +355,6 @@ export class BatchJobs {
     // Completed meanwhile (the store is written first), or no live answer: the stored job.
     const fresh = await this.store.find(doc._id);
     return this.store.view(fresh ?? doc);
-  }
-
-  private pendingView(jobId: string, workflowId: string, total: number, createdAt: Date): BatchJobView {
-    return {
-      job_id: jobId,
-      status: 'running',
-      progress_percent: 0,
-      total_items: total,
-      completed_items: 0,
-      failed_items: 0,
-      items: [],
-      workflow_id: workflowId,
-      created_at: createdAt.toISOString(),
-      completed_at: null,
-    };
   }
 
   /**

@@ -41,8 +41,15 @@
 //   - taking a free or finished slot at generation g = inserting the claim `<n>:<g+1>` (unique
 //     _id): exactly one admission wins; the others look elsewhere;
 //   - adding slot n = inserting the slot document with _id n (unique): exactly one wins;
-//   - only the claim's winner then deletes the slot's previous job (by id) and writes the slot.
-// So the store never holds more than `max` jobs, even with several API processes.
+//   - only the claim's winner then writes the slot: the new job, and the evicted job's name in
+//     `evicting` (session 13). The evicted job's documents are deleted after the POST answered
+//     (dropEvicted, by id, idempotent); from the slot write on, a read of the evicted job answers
+//     404 (holdsSlot: its slot names another job), so it is never seen half-deleted. A process
+//     that dies before the deletion leaves the name on the slot: the next admission of that slot
+//     carries it forward and the background sweep (sweepEvicted, at start and every few minutes)
+//     finishes it.
+// So the store never holds more than `max` live jobs, even with several API processes; the
+// evicted ones still being deleted are named by their slots.
 import { MongoServerError, type AnyBulkWriteOperation, type Collection } from 'mongodb';
 import { Store } from '../core/store.js';
 import {
@@ -186,6 +193,13 @@ export interface BatchSlotDoc {
   job_id: string | null;
   claimed_at: Date | null;
   finished_at: Date | null;
+  /**
+   * Jobs evicted from this slot whose deletion may not have finished (session 13): written with
+   * the admission that evicted them, never cleared by another writer (only the next admission of
+   * the slot rewrites it, carrying forward the names its process has not seen deleted). Absent
+   * on slots written before.
+   */
+  evicting?: string[];
 }
 
 export interface BatchSlotClaimDoc {
@@ -263,7 +277,17 @@ export interface Admission {
   slot: number;
   /** The finished job evicted to make room, if any. */
   evicted: string | null;
+  /**
+   * Evicted jobs whose documents are still to be deleted (dropEvicted), after the admission has
+   * answered: the evicted job and any earlier name its slot still carried.
+   */
+  drop: string[];
 }
+
+/** Names carried on a slot's `evicting` (a bound: each is one point read for the next sweep). */
+const EVICTING_MAX = 8;
+/** Names of evicted jobs a process remembers as deleted, so that neither a carry nor a sweep reads them again. */
+const GONE_MEMO = 4096;
 
 /** The items of result documents, in index order, as the API answers them. */
 export function itemsOf(results: ReadonlyArray<BatchResultDoc | null>): BatchItemView[] {
@@ -311,6 +335,8 @@ export class BatchJobStore {
   private handedOut = 0;
   /** Slots an admission of this process is claiming (takeOne), so that another one here tries a different slot. */
   private readonly claiming = new Set<number>();
+  /** Evicted jobs this process deleted (or found deleted), oldest first; bounded by GONE_MEMO. */
+  private readonly gone = new Set<string>();
 
   constructor(
     private readonly store: Store,
@@ -625,7 +651,12 @@ export class BatchJobStore {
     // (they only tell what other processes took; a lost insert reads them below).
     if (this.handedOut > 0 && this.handedOut < max) {
       const n = this.handedOut++;
-      if (await this.insertNewSlot(n, jobId)) return { admission: { slot: n, evicted: null }, refill: false };
+      if (await this.insertNewSlot(n, jobId)) return { admission: { slot: n, evicted: null, drop: [] }, refill: false };
+      // Lost: other processes took the numbers past ours (a store at the limit: all of them). The
+      // cursors decide from now on; without this, every admission of this process paid one
+      // failed insert (a write queued behind the running jobs' commits) until the count ran out
+      // (session 13: bench/data-scale.ts's seeded phase).
+      this.handedOut = 0;
     }
     const [next, head] = await Promise.all([this.cursor('next'), this.cursor('head')]);
     if (next === null) return { admission: null, refill: true };
@@ -641,7 +672,8 @@ export class BatchJobStore {
       const mine = Math.max(next, this.handedOut);
       if (mine < max) {
         this.handedOut = mine + 1;
-        if (await this.insertNewSlot(mine, jobId)) return { admission: { slot: mine, evicted: null }, refill: false };
+        if (await this.insertNewSlot(mine, jobId))
+          return { admission: { slot: mine, evicted: null, drop: [] }, refill: false };
       }
       let base = next;
       for (let w = 0; w < NEW_SLOT_WINDOWS && base < max; w++) {
@@ -657,7 +689,7 @@ export class BatchJobStore {
             // `next` never passes a number this admission saw absent and did not see taken.
             const open = absent.filter((x) => !taken.has(x));
             this.nudge('next', open.length > 0 ? Math.min(...open) : base + numbers.length);
-            return { admission: { slot: n, evicted: null }, refill: false };
+            return { admission: { slot: n, evicted: null, drop: [] }, refill: false };
           } catch (err) {
             if (!isDuplicateKey(err)) throw err;
             taken.add(n);
@@ -758,7 +790,7 @@ export class BatchJobStore {
               claimed_at: new Date(),
               finished_at: null,
             });
-            admission = { slot: number, evicted: null };
+            admission = { slot: number, evicted: null, drop: [] };
             break;
           } catch (err) {
             if (!isDuplicateKey(err)) throw err;
@@ -814,9 +846,11 @@ export class BatchJobStore {
   }
 
   /**
-   * Claims the first of `candidates` this admission can win, deletes the job the slot held (by
-   * id: it is named by the slot), and writes the slot as active for `jobId`. The previous job
-   * goes before the slot names the new one, so a crash in between leaves no job unreachable.
+   * Claims the first of `candidates` this admission can win and writes the slot as active for
+   * `jobId`, naming the job it held in `evicting` (with the earlier names this process has not
+   * seen deleted). Nothing is deleted here (session 13: at the job limit every admission evicts,
+   * and the deletion's four writes queued behind the running jobs' commits before the POST could
+   * answer): the caller runs dropEvicted afterwards; a crash before it leaves the names on the slot.
    */
   private async takeOne(candidates: BatchSlotDoc[], jobId: string): Promise<Admission | null> {
     for (const cand of candidates) {
@@ -828,13 +862,18 @@ export class BatchJobStore {
       try {
         const gen = await this.claim(cand._id, (cand.gen ?? 0) + 1, jobId);
         if (gen === null) continue;
-        if (cand.job_id) await this.deleteJob(cand.job_id);
-        // Key: `batch_slots._id`; only the claim's winner writes it.
+        const drop = [
+          ...(cand.job_id ? [cand.job_id] : []),
+          ...(cand.evicting ?? []).filter((n) => n !== cand.job_id && !this.gone.has(n)),
+        ].slice(0, EVICTING_MAX);
+        // Key: `batch_slots._id`; only the claim's winner writes it. From here on the evicted job reads as 404 (holdsSlot).
         await this.slots.updateOne(
           { _id: cand._id },
-          { $set: { gen, state: 'active', job_id: jobId, claimed_at: new Date(), finished_at: null } },
+          {
+            $set: { gen, state: 'active', job_id: jobId, claimed_at: new Date(), finished_at: null, evicting: drop },
+          },
         );
-        return { slot: cand._id, evicted: cand.state === 'finished' ? cand.job_id : null };
+        return { slot: cand._id, evicted: cand.state === 'finished' ? cand.job_id : null, drop };
       } finally {
         this.claiming.delete(cand._id);
       }
@@ -843,12 +882,54 @@ export class BatchJobStore {
   }
 
   /**
-   * Deletes a job with its result documents and request, all by computed ids (`<job>#0…` point
-   * deletes in one bulk write, then the request, then the job, which names the rest). Idempotent.
+   * Deletes evicted jobs (an admission's `drop`, or a sweep's leftovers) by id, one after the
+   * other, off the POST's path. Idempotent: a job already gone costs one point read. Returns how
+   * many job documents it deleted.
    */
-  async deleteJob(jobId: string): Promise<void> {
+  async dropEvicted(names: readonly string[]): Promise<number> {
+    let deleted = 0;
+    for (const name of names) {
+      if (this.gone.has(name)) continue;
+      if (await this.deleteJob(name)) deleted++;
+      this.gone.add(name);
+      if (this.gone.size > GONE_MEMO) this.gone.delete(this.gone.values().next().value as string);
+    }
+    return deleted;
+  }
+
+  /**
+   * The sweep of evictions a process did not finish (it died between the slot write and the
+   * deletion): every name the slots carry that this process has not seen deleted. Background
+   * only (api/batch-jobs.ts: at start and every few minutes). BOUNDED: one read of `batch_slots`
+   * (≤ SVC_BATCH_MAX_JOBS documents), then point reads and deletes by id. Returns how many job
+   * documents it deleted.
+   */
+  async sweepEvicted(): Promise<number> {
+    const names = (await this.allSlots()).flatMap((s) => s.evicting ?? []);
+    return this.dropEvicted([...new Set(names)]);
+  }
+
+  /**
+   * Whether `doc` is still its slot's job: false once an admission evicted it (its slot names
+   * another job), even while its documents are still being deleted. Read AFTER the job's items
+   * (api/batch-jobs.ts): the deletion starts only after the slot write, so items read before a
+   * slot that still names the job are whole. A missing slot document (none is ever deleted)
+   * answers true. Key: `batch_slots._id` (bounded).
+   */
+  async holdsSlot(doc: Pick<BatchJobDoc, '_id' | 'slot'>): Promise<boolean> {
+    const slot = await this.slots.findOne({ _id: doc.slot }, { projection: { job_id: 1 } });
+    return !slot || slot.job_id === doc._id;
+  }
+
+  /**
+   * Deletes a job with its result documents and request, all by computed ids (`<job>#0…` point
+   * deletes in one bulk write, then the request, then the job, which names the rest). Idempotent;
+   * false when the job document was already gone (so were the rest: it is deleted last).
+   */
+  async deleteJob(jobId: string): Promise<boolean> {
     const doc = await this.jobs.findOne({ _id: jobId }, { projection: { units: 1 } });
-    const units = doc?.units ?? 0;
+    if (!doc) return false;
+    const units = doc.units ?? 0;
     for (let u = 0; u < units; u++) this.finalUnits.delete(resultId(jobId, u));
     const ops: AnyBulkWriteOperation<StoredResultDoc>[] = Array.from({ length: units }, (_, u) => ({
       deleteOne: { filter: { _id: resultId(jobId, u) } },
@@ -859,6 +940,7 @@ export class BatchJobStore {
       this.requests.deleteOne({ _id: jobId }),
     ]);
     await this.jobs.deleteOne({ _id: jobId });
+    return true;
   }
 
   /** Key: `batch_jobs._id`. */

@@ -51,7 +51,9 @@ export function batchHandlers(deps: AppDeps) {
     const doc = await batches.store.find(req.params.job_id);
     if (!doc) throw new HttpError(404, BATCH_NOT_FOUND_DETAIL);
     if (doc.org_id !== principalOf(ctx).orgId) throw new HttpError(403, BATCH_FOREIGN_DETAIL);
-    const job = await batches.view(doc);
+    // Evicted (its slot taken by a newer job): 404 from that moment, while its documents are deleted.
+    const job = await batches.visibleView(doc);
+    if (!job) throw new HttpError(404, BATCH_NOT_FOUND_DETAIL);
     ctx.set('X-Workflow-Id', job.workflow_id);
     ctx.body = job;
   });

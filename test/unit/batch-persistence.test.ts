@@ -216,7 +216,12 @@ describe('persistence/batch.ts: the job store', () => {
     expect(m.coll('batch_results').docs.size).toBe(4);
 
     const c = await jobs.admit(newJob('bj_c'), ITEMS, 2);
-    expect(c).toEqual({ slot: b.slot, evicted: 'bj_b' });
+    expect(c).toEqual({ slot: b.slot, evicted: 'bj_b', drop: ['bj_b'] });
+    // Evicted at the slot write (it reads as 404 from here); its documents go after the admission answered.
+    expect(await jobs.holdsSlot((await jobs.find('bj_b'))!)).toBe(false);
+    expect(await jobs.holdsSlot((await jobs.find('bj_a'))!)).toBe(true);
+    expect(await jobs.dropEvicted(c.drop)).toBe(1);
+    expect(await jobs.dropEvicted(c.drop)).toBe(0); // idempotent
     expect(await jobs.find('bj_b')).toBeNull();
     expect(await jobs.request('bj_b')).toBeNull();
     expect(await jobs.unitResults('bj_b', [0, 1])).toEqual([null, null]);
@@ -266,7 +271,11 @@ describe('persistence/batch.ts: the job store', () => {
     await runToCompletion(jobs, 'bj_r', new Date('2026-01-01T00:02:00Z'));
     await runToCompletion(jobs, 'bj_p', new Date('2026-01-01T00:03:00Z'));
     const evicted = [];
-    for (const id of ['bj_s', 'bj_t', 'bj_u']) evicted.push((await jobs.admit(newJob(id), ITEMS, 3)).evicted);
+    for (const id of ['bj_s', 'bj_t', 'bj_u']) {
+      const a = await jobs.admit(newJob(id), ITEMS, 3);
+      evicted.push(a.evicted);
+      await jobs.dropEvicted(a.drop);
+    }
     expect(evicted).toEqual(['bj_q', 'bj_r', 'bj_p']);
     expect(wholeSlotReads()).toBe(before);
     expect(m.coll('batch_jobs').docs.size).toBe(3);
@@ -279,6 +288,7 @@ describe('persistence/batch.ts: the job store', () => {
     const raced = await Promise.allSettled(['bj_w', 'bj_x', 'bj_y'].map((id) => jobs.admit(newJob(id), ITEMS, 3)));
     const won = raced.filter((r) => r.status === 'fulfilled').map((r) => (r as PromiseFulfilledResult<any>).value);
     expect(won.map((a) => a.evicted).sort()).toEqual(['bj_s', 'bj_t']);
+    for (const a of won) await jobs.dropEvicted(a.drop);
     expect(new Set(won.map((a) => a.slot)).size).toBe(2);
     expect(raced.filter((r) => r.status === 'rejected')).toHaveLength(1);
     expect(m.coll('batch_jobs').docs.size).toBe(3);
@@ -301,7 +311,12 @@ describe('persistence/batch.ts: the job store', () => {
     expect(new Set(admitted.map((a) => a.slot)).size).toBe(10);
     const claims = m.log.slice(from).filter((r) => r.coll === 'batch_slot_claims' && r.op.startsWith('insert'));
     expect(claims).toHaveLength(10);
+    // Nothing of the evicted jobs was deleted on the admissions' path (session 13); afterwards, all of it.
+    expect(m.coll('batch_jobs').docs.size).toBe(20);
+    for (const a of admitted) await jobs.dropEvicted(a.drop);
     expect(m.coll('batch_jobs').docs.size).toBe(10);
+    expect(m.coll('batch_results').docs.size).toBe(0);
+    expect(m.coll('batch_requests').docs.size).toBe(10);
   });
 
   it('slot directory: a store older than the directory falls back to one whole read, re-queues its finished slots, then evicts by key', async () => {
@@ -383,7 +398,9 @@ describe('persistence/batch.ts: the job store', () => {
     // Evicted (its slot taken by the next job): its documents are gone, and not answered from the cache.
     await api.complete('bj_cache', { completed_items: 3, failed_items: 0 }, 2, new Date('2026-01-01T00:03:00Z'));
     await tick();
-    expect((await api.admit(newJob('bj_evictor'), ITEMS, 1)).evicted).toBe('bj_cache');
+    const evictor = await api.admit(newJob('bj_evictor'), ITEMS, 1);
+    expect(evictor.evicted).toBe('bj_cache');
+    await api.dropEvicted(evictor.drop);
     expect(await api.unitResults('bj_cache', [0, 1])).toEqual([null, null]);
   });
 
@@ -459,7 +476,7 @@ describe('persistence/batch.ts: the job store', () => {
     expect(await jobs.find('bj_gone')).toBeNull();
     expect(await jobs.request('bj_gone')).toBeNull();
     expect(m.coll('batch_slots').docs.get(String(slot))).toMatchObject({ state: 'free', job_id: null });
-    expect(await jobs.admit(newJob('bj_next'), ITEMS, 1)).toEqual({ slot, evicted: null });
+    expect(await jobs.admit(newJob('bj_next'), ITEMS, 1)).toEqual({ slot, evicted: null, drop: [] });
   });
 
   it('claims older than their retention are swept (the background sweep), newer ones kept', async () => {
@@ -471,6 +488,98 @@ describe('persistence/batch.ts: the job store', () => {
     expect(await jobs.sweepClaims(Date.now() + CLAIM_RETENTION_MS + 1000)).toBe(1);
   });
 
+  // Session 13: at the job limit every admission evicts; the evicted job's deletion (a read and
+  // four writes, queued behind the running jobs' commits) made POST /verify/batch p95 812-996 ms
+  // on a seeded store (docs/batch.md, "Session 13, eviction").
+  it('eviction on the admission path is the claim and the slot write only; the evicted job reads as gone from the slot write, whole until then', async () => {
+    const { slot } = await jobs.admit(newJob('bj_old'), ITEMS, 1);
+    await runToCompletion(jobs, 'bj_old', new Date('2026-01-01T00:01:00Z'));
+    await tick();
+    const oldDoc = (await jobs.find('bj_old'))!;
+    expect(await jobs.holdsSlot(oldDoc)).toBe(true);
+    const from = m.log.length;
+    const a = await jobs.admit(newJob('bj_young'), ITEMS, 1);
+    expect(a).toEqual({ slot, evicted: 'bj_old', drop: ['bj_old'] });
+    const path = m.log.slice(from);
+    // No delete, and no write of the evicted job's documents, before the admission answers.
+    expect(path.filter((r) => r.op.startsWith('delete') || r.op === 'bulkWrite')).toEqual([]);
+    expect(
+      path.filter((r) => ['batch_jobs', 'batch_results', 'batch_requests'].includes(r.coll) && r.op === 'updateOne'),
+    ).toEqual([]);
+    expect(m.coll('batch_slots').docs.get(String(slot))).toMatchObject({
+      job_id: 'bj_young',
+      state: 'active',
+      evicting: ['bj_old'],
+    });
+    // Its documents are still whole, but its slot names another job: the API answers 404.
+    expect(await jobs.find('bj_old')).not.toBeNull();
+    expect((await jobs.unitResults('bj_old', [0, 1])).every(Boolean)).toBe(true);
+    expect(await jobs.holdsSlot(oldDoc)).toBe(false);
+    expect(await jobs.holdsSlot((await jobs.find('bj_young'))!)).toBe(true);
+    expect(await jobs.dropEvicted(a.drop)).toBe(1);
+    expect(await jobs.find('bj_old')).toBeNull();
+    expect(await jobs.request('bj_old')).toBeNull();
+    expect(await jobs.unitResults('bj_old', [0, 1])).toEqual([null, null]);
+    // A job whose slot document is absent (never deleted; a hand-repaired store) keeps answering.
+    expect(await jobs.holdsSlot({ _id: 'bj_young', slot: 99 })).toBe(true);
+  });
+
+  it('a process that dies between the slot write and the deletion: the name stays on the slot, the next admission of it carries it, a sweep finishes it', async () => {
+    await jobs.admit(newJob('bj_a1'), ITEMS, 1);
+    await runToCompletion(jobs, 'bj_a1', new Date('2026-01-01T00:01:00Z'));
+    await tick();
+    // This process evicts bj_a1 and "dies" before dropEvicted.
+    expect((await jobs.admit(newJob('bj_a2'), ITEMS, 1)).drop).toEqual(['bj_a1']);
+    await runToCompletion(jobs, 'bj_a2', new Date('2026-01-01T00:02:00Z'));
+    await tick();
+    // Another process evicts bj_a2: its slot still names bj_a1, carried forward (not seen deleted by that process).
+    const other = new BatchJobStore(m.store);
+    const a3 = await other.admit(newJob('bj_a3'), ITEMS, 1);
+    expect(a3).toMatchObject({ evicted: 'bj_a2', drop: ['bj_a2', 'bj_a1'] });
+    // It dies too; a third process's sweep (at its start) finds both names on the slot and deletes them by id.
+    const third = new BatchJobStore(m.store);
+    const from = m.log.length;
+    expect(await third.sweepEvicted()).toBe(2);
+    for (const id of ['bj_a1', 'bj_a2']) {
+      expect(await third.find(id)).toBeNull();
+      expect(await third.request(id)).toBeNull();
+      expect(await third.unitResults(id, [0, 1])).toEqual([null, null]);
+    }
+    expect(m.coll('batch_jobs').docs.size).toBe(1);
+    expect(m.coll('batch_results').docs.size).toBe(0);
+    expect(m.coll('batch_requests').docs.size).toBe(1);
+    // The sweep read the bounded slots once, everything else by id.
+    const sweep = m.log.slice(from);
+    expect(sweep.filter((r) => r.op === 'find').map((r) => r.coll)).toEqual(['batch_slots']);
+    for (const r of sweep.filter((x) => x.op !== 'find')) expect(Object.keys(r.filter)).toEqual(['_id']);
+    // A second sweep of that process reads nothing but the slots (names it deleted are remembered).
+    const again = m.log.length;
+    expect(await third.sweepEvicted()).toBe(0);
+    expect(m.log.slice(again).map((r) => `${r.coll} ${r.op}`)).toEqual(['batch_slots find']);
+    // The next admission of the slot by the sweeping process carries nothing it knows deleted.
+    await runToCompletion(jobs, 'bj_a3', new Date('2026-01-01T00:03:00Z'));
+    await tick();
+    expect((await third.admit(newJob('bj_a4'), ITEMS, 1)).drop).toEqual(['bj_a3']);
+  });
+
+  it('a process whose new numbers other processes took meanwhile stops trying them: at the limit its admissions make no slot insert after the first lost one', async () => {
+    await jobs.moveCursor('next', 0);
+    for (const id of ['bj_h0', 'bj_h1', 'bj_h2']) await jobs.admit(newJob(id), ITEMS, 6);
+    const other = new BatchJobStore(m.store);
+    await tick();
+    for (const id of ['bj_o0', 'bj_o1', 'bj_o2']) await other.admit(newJob(id), ITEMS, 6);
+    const all = ['bj_h0', 'bj_h1', 'bj_h2', 'bj_o0', 'bj_o1', 'bj_o2'];
+    for (let i = 0; i < all.length; i++)
+      await runToCompletion(jobs, all[i] as string, new Date(Date.UTC(2026, 0, 1, 0, i)));
+    await tick();
+    const from = m.log.length;
+    const evicted = [];
+    for (const id of ['bj_n0', 'bj_n1', 'bj_n2']) evicted.push((await jobs.admit(newJob(id), ITEMS, 6)).evicted);
+    expect(evicted).toEqual(['bj_h0', 'bj_h1', 'bj_h2']);
+    // One lost insert (number 3, taken by the other process), then the cursors decide: without the reset, three.
+    expect(m.log.slice(from).filter((r) => r.coll === 'batch_slots' && r.op === 'insertOne')).toHaveLength(1);
+  });
+
   it('the contract: every read, update and delete of a growing collection is exactly {_id: scalar} (admission, units, completion, views, eviction, failure)', async () => {
     await jobs.admit(newJob('bj_1'), ITEMS, 2);
     await jobs.admit(newJob('bj_2'), ITEMS, 2);
@@ -478,7 +587,10 @@ describe('persistence/batch.ts: the job store', () => {
     await jobs.view((await jobs.find('bj_1'))!);
     await jobs.failUnfinished('bj_2', 'failed', new Date());
     await jobs.view((await jobs.find('bj_2'))!);
-    await jobs.admit(newJob('bj_3'), ITEMS, 2); // evicts
+    const third = await jobs.admit(newJob('bj_3'), ITEMS, 2); // evicts
+    await jobs.holdsSlot((await jobs.find('bj_1'))!);
+    await jobs.dropEvicted(third.drop);
+    await new BatchJobStore(m.store).sweepEvicted(); // another process's sweep: the names by id
     await jobs.staleActiveSlots(new Date(), 5);
     const growing = ['batch_jobs', 'batch_results', 'batch_requests', 'batch_slot_claims'];
     const ops = m.log.filter((r) => growing.includes(r.coll) && !r.op.startsWith('insert'));
