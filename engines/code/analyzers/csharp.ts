@@ -109,7 +109,8 @@ class CSharpAnalysis extends AnalysisBase implements ExprOps {
   private readonly aliases = new Map<string, string>();
   private readonly staticClasses: string[] = [];
   private readonly namespaces: string[] = [];
-  private readonly localTypes = new Set<string>();
+  /** Types the snippet declares: simple name → its qualified name (`namespace` blocks around it). */
+  private readonly localTypes = new Map<string, string>();
 
   run(_wanted: WantedNames): Fact[] {
     const v = this.view;
@@ -130,7 +131,7 @@ class CSharpAnalysis extends AnalysisBase implements ExprOps {
       else if (t === 'using_directive') this.readUsing(n);
       else if (TYPE_DECLS.includes(t)) {
         const name = v.field(n, 'name');
-        if (name) this.localTypes.add(v.text(name));
+        if (name) this.localTypes.set(v.text(name), this.qualified(n, v.text(name)));
       } else if (t === 'variable_declaration') {
         for (const d of v.named(n).filter((c) => v.type(c) === 'variable_declarator')) {
           const name = v.field(d, 'name') ?? v.named(d)[0];
@@ -140,6 +141,26 @@ class CSharpAnalysis extends AnalysisBase implements ExprOps {
     });
     for (const c of calls) this.callFact(c);
     return this.facts;
+  }
+
+  /** `Ns.Name` for a type declared inside `namespace Ns { … }` (or a file-scoped namespace). */
+  private qualified(decl: Node, name: string): string {
+    const v = this.view;
+    const parts = [name];
+    for (let p = decl.parent; p; p = p.parent) {
+      const t = v.type(p);
+      if (TYPE_DECLS.includes(t)) parts.unshift(v.text(v.field(p, 'name') ?? p));
+      else if (t === 'namespace_declaration' || t === 'file_scoped_namespace_declaration') {
+        const ns = v.field(p, 'name');
+        if (ns) parts.unshift(v.text(ns).replace(/\s+/g, ''));
+      }
+    }
+    if (parts.length === 1) {
+      const fileScoped = v.ofType(v.root, ['file_scoped_namespace_declaration'])[0];
+      const ns = fileScoped ? v.field(fileScoped, 'name') : null;
+      if (ns && fileScoped.startIndex < decl.startIndex) parts.unshift(v.text(ns).replace(/\s+/g, ''));
+    }
+    return parts.join('.');
   }
 
   /** `x = expr` re-binds a local (not a property of an object initialiser, which callFact reads). */
@@ -189,7 +210,10 @@ class CSharpAnalysis extends AnalysisBase implements ExprOps {
     }
     const alias = this.aliases.get(base);
     if (alias) return [alias];
-    if (this.localTypes.has(base)) return [base];
+    // A type the snippet declares is that type (a stub of a framework class under the framework's
+    // own namespace, as test suites write them, is the framework class).
+    const local = this.localTypes.get(base);
+    if (local) return [local];
     // The well-known class first (it names the finding), then the class under each `using` namespace.
     const known = WELL_KNOWN[base];
     const out = known ? [`${known}.${base}`] : [];
