@@ -3167,6 +3167,10 @@ export const RULES: readonly RuleRow[] = [
       'System.Runtime.Serialization.IFormatter#Deserialize',
       'System.Web.Script.Serialization.JavaScriptSerializer(resolver)#Deserialize*',
       'System.Web.Script.Serialization.JavaScriptSerializer(resolver)#ConvertToType',
+      // XmlSerializer / DataContractSerializer built for a type request input names (csharp.ts).
+      'System.Xml.Serialization.XmlSerializer(input)#Deserialize',
+      'System.Runtime.Serialization.DataContractSerializer(input)#ReadObject',
+      'System.Runtime.Serialization.Json.DataContractJsonSerializer(input)#ReadObject',
     ]),
   ),
   // Resource files hold BinaryFormatter payloads; a JavaScriptSerializer given a type resolver reads `__type`.

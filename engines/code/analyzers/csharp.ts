@@ -44,6 +44,11 @@ const FROM_ATTRIBUTE =
   /\[\s*(?:Microsoft\.AspNetCore\.Mvc\.)?From(?:Query|Body|Form|Route|Header|Services)?(?:Attribute)?\b/;
 const CONTROLLER_BASE = /\b(?:Controller|ControllerBase|ApiController|PageModel|Hub)\b/;
 const ACTION_ATTRIBUTE = /\[\s*(?:Http(?:Get|Post|Put|Delete|Patch)|Route|ApiController)\b/;
+const TYPED_SERIALIZERS = new Set([
+  'System.Xml.Serialization.XmlSerializer',
+  'System.Runtime.Serialization.DataContractSerializer',
+  'System.Runtime.Serialization.Json.DataContractJsonSerializer',
+]);
 const JSS = 'System.Web.Script.Serialization.JavaScriptSerializer';
 const STRING_TYPES = new Set(['string_literal', 'verbatim_string_literal', 'raw_string_literal']);
 
@@ -66,6 +71,7 @@ const WELL_KNOWN: Readonly<Record<string, string>> = {
   JsonSerializerSettings: 'Newtonsoft.Json',
   TypeNameHandling: 'Newtonsoft.Json',
   XmlSerializer: 'System.Xml.Serialization',
+  TextBox: 'System.Web.UI.WebControls',
   ResourceReader: 'System.Resources',
   ResXResourceReader: 'System.Resources',
   CSharpCodeProvider: 'Microsoft.CSharp',
@@ -337,7 +343,15 @@ class CSharpAnalysis extends AnalysisBase implements ExprOps {
       case 'qualified_name':
       case 'member_access_expression': {
         const parts = dottedParts(v.text(node));
-        if (parts) return this.resolveDotted(parts, scope);
+        if (parts) {
+          const values = this.resolveDotted(parts, scope);
+          // A web form's text box holds what the user typed (`categoryTextBox.Text`).
+          if (parts.length >= 2 && parts[parts.length - 1] === 'Text') {
+            const owner = this.resolveDotted(parts.slice(0, -1), scope);
+            if (owner.some((o) => /TextBox#$/.test(o))) return [...values, REQUEST_INPUT];
+          }
+          return values;
+        }
         const obj = v.field(node, 'expression') ?? v.field(node, 'qualifier');
         const name = v.field(node, 'name');
         if (!obj || !name) return [OPAQUE];
@@ -357,7 +371,11 @@ class CSharpAnalysis extends AnalysisBase implements ExprOps {
         if (!type) return [OPAQUE];
         const refs = this.typeRefs(v.text(type));
         // A JavaScriptSerializer given a type resolver instantiates the `__type` the payload names.
-        if (refs.includes(JSS) && this.argNodes(v.field(node, 'arguments')).length > 0) return [`${JSS}(resolver)#`];
+        const args = this.argNodes(v.field(node, 'arguments'));
+        if (refs.includes(JSS) && args.length > 0) return [`${JSS}(resolver)#`];
+        // A serializer of a type chosen by request input deserializes that type.
+        const typed = refs.find((r) => TYPED_SERIALIZERS.has(r));
+        if (typed && this.carriesInput(args, scope)) return [`${typed}(input)#`];
         return refs.map((t) => `${t}#`);
       }
       case 'parenthesized_expression': {
