@@ -3155,23 +3155,27 @@ export const RULES: readonly RuleRow[] = [
     'critical',
     'unsafe_deserialization',
     'Unsafe deserialization (the payload chooses the types it creates)',
-    call([
-      ...['Deserialize', 'UnsafeDeserialize', 'UnsafeDeserializeMethodResponse'].map(
-        (m) => `System.Runtime.Serialization.Formatters.Binary.BinaryFormatter#${m}`,
-      ),
-      'System.Runtime.Serialization.Formatters.Soap.SoapFormatter#Deserialize',
-      'System.Runtime.Serialization.NetDataContractSerializer#Deserialize',
-      'System.Runtime.Serialization.NetDataContractSerializer#ReadObject',
-      'System.Web.UI.LosFormatter#Deserialize',
-      'System.Web.UI.ObjectStateFormatter#Deserialize',
-      'System.Runtime.Serialization.IFormatter#Deserialize',
-      'System.Web.Script.Serialization.JavaScriptSerializer(resolver)#Deserialize*',
-      'System.Web.Script.Serialization.JavaScriptSerializer(resolver)#ConvertToType',
-      // XmlSerializer / DataContractSerializer built for a type request input names (csharp.ts).
-      'System.Xml.Serialization.XmlSerializer(input)#Deserialize',
-      'System.Runtime.Serialization.DataContractSerializer(input)#ReadObject',
-      'System.Runtime.Serialization.Json.DataContractJsonSerializer(input)#ReadObject',
-    ]),
+    call(
+      [
+        ...['Deserialize', 'UnsafeDeserialize', 'UnsafeDeserializeMethodResponse'].map(
+          (m) => `System.Runtime.Serialization.Formatters.Binary.BinaryFormatter#${m}`,
+        ),
+        'System.Runtime.Serialization.Formatters.Soap.SoapFormatter#Deserialize',
+        'System.Runtime.Serialization.NetDataContractSerializer#Deserialize',
+        'System.Runtime.Serialization.NetDataContractSerializer#ReadObject',
+        'System.Web.UI.LosFormatter#Deserialize',
+        'System.Web.UI.ObjectStateFormatter#Deserialize',
+        'System.Runtime.Serialization.IFormatter#Deserialize',
+        'System.Web.Script.Serialization.JavaScriptSerializer(resolver)#Deserialize*',
+        'System.Web.Script.Serialization.JavaScriptSerializer(resolver)#ConvertToType',
+        // XmlSerializer / DataContractSerializer built for a type request input names (csharp.ts).
+        'System.Xml.Serialization.XmlSerializer(input)#Deserialize',
+        'System.Runtime.Serialization.DataContractSerializer(input)#ReadObject',
+        'System.Runtime.Serialization.Json.DataContractJsonSerializer(input)#ReadObject',
+      ],
+      // A payload the snippet wrote itself (csharp.ts CONSTANT_DATA) chooses nothing.
+      not(argValuesAllIn(0, ['csharp.constant-data'])),
+    ),
   ),
   // Resource files hold BinaryFormatter payloads; a JavaScriptSerializer given a type resolver reads `__type`.
   row(

@@ -143,6 +143,18 @@ describe('C# unsafe deserialisation', () => {
       'System.Runtime.Serialization.IFormatter f = new BinaryFormatter(); var o = f.Deserialize(s);',
     ],
     ['SoapFormatter', 'var o = new SoapFormatter().Deserialize(s);'],
+    [
+      'BinaryFormatter over bytes of request input',
+      'var o = new BinaryFormatter().Deserialize(new MemoryStream(Encoding.UTF8.GetBytes(input)));',
+    ],
+    [
+      'BinaryFormatter over constant bytes held in a variable (not followed: fail closed)',
+      'var b = Encoding.UTF8.GetBytes("x"); var o = new BinaryFormatter().Deserialize(new MemoryStream(b));',
+    ],
+    [
+      'an XmlSerializer for a type named by input, over a constant and then an input payload',
+      'var x = new XmlSerializer(Type.GetType(input)); var o = x.Deserialize(new MemoryStream(Convert.FromBase64String(other)));',
+    ],
     ['NetDataContractSerializer', 'var o = new NetDataContractSerializer().ReadObject(s);'],
     ['LosFormatter', 'var o = new System.Web.UI.LosFormatter().Deserialize(input);'],
     ['ObjectStateFormatter', 'var o = new ObjectStateFormatter().Deserialize(input);'],
@@ -182,6 +194,14 @@ describe('C# unsafe deserialisation', () => {
     ['DataContractSerializer of a typeof', 'var o = new DataContractSerializer(typeof(Model)).ReadObject(s);'],
     ['BinaryFormatter.Serialize (writing, not reading)', 'new BinaryFormatter().Serialize(s, input);'],
     ['System.Text.Json', 'var o = System.Text.Json.JsonSerializer.Deserialize<Model>(input);'],
+    [
+      'BinaryFormatter over bytes the snippet wrote',
+      'var o = new BinaryFormatter().Deserialize(new MemoryStream(Encoding.UTF8.GetBytes("hardcoded")));',
+    ],
+    [
+      'an input-typed XmlSerializer over a constant string',
+      'var x = new XmlSerializer(typeof(Model)); var o = x.Deserialize(new System.IO.StringReader("<a/>"));',
+    ],
   ])('%s is admitted', async (_name, line) => {
     expect(await lines(action(line))).toEqual([]);
   });

@@ -40,6 +40,14 @@ const STATEMENTS = new Set([
  * the `cs.*` rows that fire only for request input (a type or serializer chosen by it).
  */
 export const REQUEST_INPUT = 'csharp.request-input';
+/**
+ * A stream or reader over bytes or text the snippet itself wrote (`new MemoryStream(
+ * Encoding.UTF8.GetBytes("…"))`, `new StringReader("…")`): a deserializer reading it builds only
+ * what the snippet chose, so the deserialization rows leave it alone.
+ */
+export const CONSTANT_DATA = 'csharp.constant-data';
+const DATA_WRAPPERS = new Set(['System.IO.MemoryStream', 'System.IO.StringReader']);
+const CONSTANT_BYTES = /^System\.Text\.Encoding\.\w+\.GetBytes$|^System\.Convert\.FromBase64String$/;
 const FROM_ATTRIBUTE =
   /\[\s*(?:Microsoft\.AspNetCore\.Mvc\.)?From(?:Query|Body|Form|Route|Header|Services)?(?:Attribute)?\b/;
 const CONTROLLER_BASE = /\b(?:Controller|ControllerBase|ApiController|PageModel|Hub)\b/;
@@ -72,6 +80,9 @@ const WELL_KNOWN: Readonly<Record<string, string>> = {
   TypeNameHandling: 'Newtonsoft.Json',
   XmlSerializer: 'System.Xml.Serialization',
   TextBox: 'System.Web.UI.WebControls',
+  MemoryStream: 'System.IO',
+  StringReader: 'System.IO',
+  Encoding: 'System.Text',
   ResourceReader: 'System.Resources',
   ResXResourceReader: 'System.Resources',
   CSharpCodeProvider: 'Microsoft.CSharp',
@@ -373,6 +384,8 @@ class CSharpAnalysis extends AnalysisBase implements ExprOps {
         // A JavaScriptSerializer given a type resolver instantiates the `__type` the payload names.
         const args = this.argNodes(v.field(node, 'arguments'));
         if (refs.includes(JSS) && args.length > 0) return [`${JSS}(resolver)#`];
+        if (refs.some((r) => DATA_WRAPPERS.has(r)) && args.length === 1 && this.constantData(args[0], scope))
+          return [CONSTANT_DATA];
         // A serializer of a type chosen by request input deserializes that type.
         const typed = refs.find((r) => TYPED_SERIALIZERS.has(r));
         if (typed && this.carriesInput(args, scope)) return [`${typed}(input)#`];
@@ -413,6 +426,19 @@ class CSharpAnalysis extends AnalysisBase implements ExprOps {
       default:
         return [OPAQUE];
     }
+  }
+
+  /** A constant string, or bytes encoded from one (`Encoding.UTF8.GetBytes("…")`, `Convert.FromBase64String("…")`). */
+  private constantData(node: Node, scope: Scope): boolean {
+    const v = this.view;
+    if (this.constant(node, scope) !== null) return true;
+    if (v.type(node) !== 'invocation_expression') return false;
+    const args = this.argNodes(v.field(node, 'arguments'));
+    return (
+      args.length === 1 &&
+      this.constant(args[0], scope) !== null &&
+      this.methodNames(node, scope).some((m) => CONSTANT_BYTES.test(m))
+    );
   }
 
   /** Some expression among `nodes` may hold request input (an action parameter, or a value computed from one). */
