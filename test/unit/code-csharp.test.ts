@@ -221,3 +221,24 @@ describe('C# hard-coded credentials', () => {
     expect(found).toContainEqual(expect.objectContaining({ line_number: 4, type: 'hardcoded_credential' }));
   });
 });
+
+describe('C# calls into a process, code or deserialization family that no row classifies (fail closed)', () => {
+  it.each([
+    ['an unknown Process member', 'var p = new System.Diagnostics.Process(); p.StartAsUser(input);', 'shell_execution'],
+    ['an unknown CSharpScript member', 'var s = CSharpScript.Compile(input);', 'dynamic_code_execution'],
+    [
+      'an unknown BinaryFormatter member',
+      'var o = new BinaryFormatter().DeserializeFrom(s);',
+      'unsafe_deserialization',
+    ],
+  ])('%s is blocked', async (_name, line, type) => {
+    expect(await typesAt(action(line))).toContain(`4:${type}`);
+  });
+  it.each([
+    ['listing processes', 'var all = System.Diagnostics.Process.GetProcesses();'],
+    ['waiting for and killing a process handle', 'void F(System.Diagnostics.Process p) { p.WaitForExit(); p.Kill(); }'],
+    ['serializing with BinaryFormatter', 'new BinaryFormatter().Serialize(s, input);'],
+  ])('%s is admitted', async (_name, line) => {
+    expect(await lines(action(line))).toEqual([]);
+  });
+});
