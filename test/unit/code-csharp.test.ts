@@ -50,6 +50,16 @@ describe('C# process execution (always blocking, whatever the argument)', () => 
       ['var p = new System.Diagnostics.Process();', 'p.StartInfo.FileName = input;', 'p.Start();'],
     ],
     ['VB Interaction.Shell', ['Microsoft.VisualBasic.Interaction.Shell(input);']],
+    ['using static, then a bare Start', ['Start(input);'], 'using static System.Diagnostics.Process;'],
+    ['a global:: qualified name', ['global::System.Diagnostics.Process.Start(input);']],
+    ['a namespace alias', ['D.Process.Start(input);'], 'using D = System.Diagnostics;'],
+    ['a named argument', ['System.Diagnostics.Process.Start(fileName: input);']],
+    ['a receiver cast to Process', ['((System.Diagnostics.Process)null).Start();']],
+    [
+      'Process.Start stored as a delegate',
+      ['Func<string, System.Diagnostics.Process> f = System.Diagnostics.Process.Start;'],
+    ],
+    ['Process.Start passed as a method group', ['new[] { input }.Select(System.Diagnostics.Process.Start).ToList();']],
   ])('%s is blocked', async (_name, body, using = '') => {
     const code = using ? `${using}\n${action(...body)}` : action(...body);
     const found = await critical(code);
@@ -123,6 +133,8 @@ describe('C# code execution', () => {
     ['a constant assembly name', 'var asm = Assembly.Load("System.Xml");'],
     ['a constant native library', 'var h = NativeLibrary.Load("libc.so.6");'],
     ['Activator of a typeof', 'var o = Activator.CreateInstance(typeof(System.Text.StringBuilder));'],
+    ['nameof a dangerous method (a string)', 'var n = nameof(System.Diagnostics.Process.Start);'],
+    ['an enum member passed as an argument', 'var b = Encoding.GetEncoding(System.Text.Encoding.UTF8.CodePage);'],
   ])('%s is admitted', async (_name, line) => {
     expect(await lines(action(line))).toEqual([]);
   });

@@ -157,6 +157,7 @@ class CSharpAnalysis extends AnalysisBase implements ExprOps {
       } else this.pendScope(this.scopeOf(n), n);
     });
     for (const c of calls) this.callFact(c);
+    this.methodGroups();
     return this.facts;
   }
 
@@ -178,6 +179,27 @@ class CSharpAnalysis extends AnalysisBase implements ExprOps {
       if (ns && fileScoped.startIndex < decl.startIndex) parts.unshift(v.text(ns).replace(/\s+/g, ''));
     }
     return parts.join('.');
+  }
+
+  /**
+   * A method passed or stored as a value (`Func<string, Process> f = Process.Start;`,
+   * `names.Select(Assembly.Load)`): whoever holds it may call it with anything, so it is a
+   * reference fact (matched against the critical call rows without their argument conditions).
+   */
+  private methodGroups(): void {
+    const v = this.view;
+    for (const n of v.ofType(v.root, ['argument', 'variable_declarator'])) {
+      const e = v.type(n) === 'argument' ? v.args(n).at(-1) : this.declaratorValue(n);
+      if (!e || v.type(e) !== 'member_access_expression') continue;
+      // `nameof(Process.Start)` is the string "Start".
+      const call = v.type(n) === 'argument' ? n.parent?.parent : null;
+      const fn = call && v.type(call) === 'invocation_expression' ? v.field(call, 'function') : null;
+      if (fn && v.text(fn) === 'nameof') continue;
+      const parts = dottedParts(v.text(e).replace(/^global\s*::\s*/, ''));
+      if (!parts || parts.length < 2 || !/^[A-Z]/.test(parts[parts.length - 1])) continue;
+      const names = this.resolveDotted(parts, this.scopeOf(e)).filter((x) => x !== OPAQUE);
+      if (names.length > 0) this.facts.push({ kind: 'reference', line: v.line(e), names });
+    }
   }
 
   /** `x = expr` re-binds a local (not a property of an object initialiser, which callFact reads). */
@@ -396,8 +418,13 @@ class CSharpAnalysis extends AnalysisBase implements ExprOps {
         return inner ? this.evaluate(inner, scope) : [OPAQUE];
       }
       case 'cast_expression': {
+        // `(Process)x` is a Process whatever x held.
+        const type = v.field(node, 'type');
         const value = v.field(node, 'value');
-        return value ? this.evaluate(value, scope) : [OPAQUE];
+        return [
+          ...(type && v.type(type) !== 'predefined_type' ? this.typeRefs(v.text(type)).map((t) => `${t}#`) : []),
+          ...(value ? this.evaluate(value, scope) : [OPAQUE]),
+        ];
       }
       case 'await_expression': {
         const inner = v.args(node)[0];
@@ -476,7 +503,7 @@ class CSharpAnalysis extends AnalysisBase implements ExprOps {
       const obj = v.field(fn, 'expression');
       const name = v.field(fn, 'name');
       if (!obj || !name) return [];
-      const text = v.text(obj);
+      const text = v.text(obj).replace(/^global\s*::\s*/, '');
       const parts = dottedParts(text);
       const base = parts ? this.resolveDotted(parts, scope) : this.evaluate(obj, scope);
       return membersOf(base, [simpleName(v, name)]);
