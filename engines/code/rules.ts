@@ -3201,7 +3201,7 @@ export const RULES: readonly RuleRow[] = [
     'unsafe_deserialization',
     'Json.NET TypeNameHandling other than None (the payload chooses the types it creates)',
     call(
-      ['*#set_TypeNameHandling', '*.set_TypeNameHandling'],
+      ['*#set_TypeNameHandling', '*.set_TypeNameHandling', '*#set_ItemTypeNameHandling'],
       not(argTextMatches(0, /^(?:(?:Newtonsoft\s*\.\s*Json\s*\.\s*)?TypeNameHandling\s*\.\s*None|0)$/)),
     ),
   ),

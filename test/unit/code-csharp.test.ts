@@ -218,6 +218,25 @@ describe('C# unsafe deserialisation', () => {
     expect(await lines(action(line))).toEqual([]);
   });
 
+  it('Json.NET TypeNameHandling in a [JsonProperty] attribute is blocked at the attribute; None is admitted', async () => {
+    const bad = cs(
+      'class A {',
+      '  [JsonProperty(ItemTypeNameHandling = TypeNameHandling.Objects)]',
+      '  public List<object> Items { get; set; }',
+      '  [Newtonsoft.Json.JsonProperty(TypeNameHandling = TypeNameHandling.All)]',
+      '  public object P { get; set; }',
+      '}',
+    );
+    expect(await typesAt(bad)).toEqual(['2:unsafe_deserialization', '4:unsafe_deserialization']);
+    const ok = cs(
+      'class A {',
+      '  [JsonProperty(TypeNameHandling = TypeNameHandling.None)]',
+      '  public object P { get; set; }',
+      '}',
+    );
+    expect(await lines(ok)).toEqual([]);
+  });
+
   it('a class of the snippet named BinaryFormatter is its own type, not the framework one', async () => {
     const code = cs(
       'class BinaryFormatter { public object Deserialize(string s) => s; }',

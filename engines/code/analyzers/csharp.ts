@@ -574,6 +574,13 @@ class CSharpAnalysis extends AnalysisBase implements ExprOps {
         if (!obj || !name) return;
         owners = this.evaluate(obj, scope);
         prop = simpleName(v, name);
+      } else if (lt === 'identifier' && node.parent && v.type(node.parent) === 'attribute_argument') {
+        // `[JsonProperty(TypeNameHandling = …)]`: a named argument of an attribute sets its property.
+        const attribute = node.parent.parent?.parent;
+        const name = attribute && v.type(attribute) === 'attribute' ? v.field(attribute, 'name') : null;
+        if (!name) return;
+        owners = this.typeRefs(v.text(name)).map((c) => `${c}#`);
+        prop = v.text(left);
       } else if (lt === 'identifier' && this.inInitializer(node)) {
         const creation = node.parent?.parent;
         const type = creation && v.type(creation) === 'object_creation_expression' ? v.field(creation, 'type') : null;
