@@ -516,8 +516,39 @@ const RUNS_PROCESS_UNIT: Record<string, RegExp> = {
       'javascript',
     ],
     ['0ac3e5c3ad60c4f0604120ad2f64fd8544938e15', 'java/ql/test/query-tests/security/CWE-502/A.java', 'java'],
-    // CWE-094/095 (code injection). Go has no such query test; C# (CodeInjection.cs) is not a
-    // language the scanner reads.
+    // C# (session 13): command injection, code injection and the BinaryFormatter, XmlSerializer
+    // and Json.NET deserialization tests (bad and good files).
+    ...(
+      [
+        ['02a3729c46ea9f616c592ce29ead9ea7dae07c23', 'CWE-078/CommandInjection.cs'],
+        ['3cb9a4921d35895dbfbbcf192b4d71dbe9a01760', 'CWE-094/CodeInjection.cs'],
+        [
+          '6a6607667bd79d9ff7a0d8c166a58c8db5c7e723',
+          'CWE-502/UnsafeDeserializationUntrustedInput/BinaryFormatterUntrustedInputBad.cs',
+        ],
+        [
+          '0315b000239b6e734e697312b2726fa2a8716e68',
+          'CWE-502/UnsafeDeserializationUntrustedInput/BinaryFormatterUntrustedInputGood.cs',
+        ],
+        [
+          '95c9f89b049d8badf2f19f733944322daba90bc2',
+          'CWE-502/UnsafeDeserializationUntrustedInput/XmlSerializerUntrustedInputBad.cs',
+        ],
+        [
+          '0315b000239b6e734e697312b2726fa2a8716e68',
+          'CWE-502/UnsafeDeserializationUntrustedInput/XmlSerializerUntrustedInputGood.cs',
+        ],
+        [
+          '26b7e65c17e26609169f5635d708d5b21a99a15c',
+          'CWE-502/UnsafeDeserializationUntrustedInputNewtonsoftJson/Test.cs',
+        ],
+      ] as const
+    ).map(([commit, name]): [string, string, string] => [
+      commit,
+      `csharp/ql/test/query-tests/Security Features/${name}`,
+      'csharp',
+    ]),
+    // CWE-094/095 (code injection). Go has no such query test.
     [
       '89a8d59421cf0393fa66d966ec8b88d62fd3b4e0',
       'python/ql/test/query-tests/Security/CWE-094-CodeInjection/code_injection.py',
@@ -594,11 +625,14 @@ const RUNS_PROCESS_UNIT: Record<string, RegExp> = {
         !spurious &&
         !/\[INCONSISTENCY\]/.test(l) &&
         (/\$\s?Alert\b/.test(l) || /\$unsafeDeserialization\b/.test(l) || /\bNOT OK\b/.test(l) || bad(l));
-      const at = code && commentOnly(l) ? nextCode(i) : i;
+      // C# marks every family on the comment line above (`// BAD`, `// GOOD`): about the next code line.
+      const above = code || language === 'csharp';
+      const at = above && commentOnly(l) ? nextCode(i) : i;
       if (marked) {
         if (at >= 0 && !labels.some((x) => x.line === at + 1))
           labels.push({ line: at + 1, category, source: /\bNOT OK\b/.test(l) ? 'NOT OK' : bad(l) ? 'BAD' : 'Alert' });
-      } else if (deserialization && (spurious || /(?:#|\/\/)\s*(?:OK|GOOD)\b/.test(l))) safeLines.push(i + 1);
+      } else if (deserialization && (spurious || /(?:#|\/\/)\s*(?:OK|GOOD)\b/.test(l)))
+        safeLines.push((language === 'csharp' && at >= 0 ? at : i) + 1);
       else if (
         code &&
         at >= 0 &&

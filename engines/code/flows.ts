@@ -20,6 +20,8 @@ export const INPUT_SOURCES: Readonly<Record<Family, RegExp>> = {
   java: /\.getParameter(?:Values|Map|Names)?\s*\(|\.getHeader(?:s)?\s*\(|\.getQueryString\s*\(|\.getCookies\s*\(|\.getInputStream\s*\(|\.getReader\s*\(|@RequestParam\b|@PathVariable\b|@RequestBody\b|\bargs\s*\[|\bSystem\.getenv\s*\(/,
   go: /\.URL\.Query\(\)|\.URL\.(?:Path|RawQuery)\b|\.(?:Post)?FormValue\s*\(|\.(?:Post)?Form\b|\bos\.Args\b|\bos\.Getenv\s*\(|\.Body\b|\bflag\.(?:Arg|Args|String)\b/,
   bash: /\$\{?[1-9@*]|\bread\s+-?\w/,
+  csharp:
+    /\bRequest\s*\.\s*(?:Query|QueryString|Form|Params|Cookies|Headers|Body|RouteValues|Files|InputStream|ServerVariables)\b|\[\s*From(?:Query|Body|Form|Route|Header)\b|\bConsole\.ReadLine\s*\(|\bargs\s*\[|\bEnvironment\.GetEnvironmentVariable\s*\(|TextBox\w*\s*\.\s*Text\b/,
 };
 
 const LOOKBACK = 80;

@@ -11,6 +11,7 @@ export const SUPPORTED_LANGUAGES = [
   'java',
   'ruby',
   'php',
+  'csharp',
 ] as const;
 
 export type Language = (typeof SUPPORTED_LANGUAGES)[number];
@@ -46,6 +47,11 @@ const ALIASES: Readonly<Record<string, Language>> = {
   ruby: 'ruby',
   rb: 'ruby',
   php: 'php',
+  csharp: 'csharp',
+  cs: 'csharp',
+  'c#': 'csharp',
+  'c-sharp': 'csharp',
+  dotnet: 'csharp',
 };
 
 /** Canonical language for a caller-supplied name, or null when it is not supported. */
@@ -64,10 +70,11 @@ export const GRAMMAR_FILES: Readonly<Record<Language, string>> = {
   java: 'tree-sitter-java.wasm',
   ruby: 'tree-sitter-ruby.wasm',
   php: 'tree-sitter-php.wasm',
+  csharp: 'tree-sitter-c-sharp.wasm',
 };
 
 /** The analyzer family a language belongs to (TypeScript and TSX share the JavaScript analyzer). */
-export type Family = 'python' | 'javascript' | 'bash' | 'go' | 'java' | 'ruby' | 'php';
+export type Family = 'python' | 'javascript' | 'bash' | 'go' | 'java' | 'ruby' | 'php' | 'csharp';
 
 export function familyOf(language: Language): Family {
   return language === 'typescript' || language === 'tsx' ? 'javascript' : language;

@@ -120,6 +120,9 @@ const JAVA: readonly Family[] = ['java'];
 const RB: readonly Family[] = ['ruby'];
 const PHP: readonly Family[] = ['php'];
 const SH: readonly Family[] = ['bash'];
+const CS: readonly Family[] = ['csharp'];
+/** C#: request input by its text or flow (inputArg), or a value bound to an action parameter (csharp.ts REQUEST_INPUT). */
+const csInputArg = (i: number): Predicate => any(inputArg(i), argValueMatches(i, ['csharp.request-input']));
 
 const row = (
   id: string,
@@ -3086,6 +3089,286 @@ export const RULES: readonly RuleRow[] = [
   ),
   row('sh.socket', SH, 'low', 'raw_socket', 'Raw network connection', syntax('raw_socket')),
   row('sh.download', SH, 'low', 'outbound_http', 'Outbound download', syntax('download')),
+
+  // ── C# (session 13) ─────────────────────────────────────────────────────────────────────
+  // Names: `Namespace.Type.Method` for static calls, `Namespace.Type#Method` on an instance,
+  // `Namespace.Type` for a constructor, `T#set_P` for a property write (`x.P = v` or the object
+  // initialiser `new T { P = v }`). Process execution blocks whatever its argument (the contract).
+  row(
+    'cs.process',
+    CS,
+    'critical',
+    'shell_execution',
+    'Process execution',
+    call([
+      'System.Diagnostics.Process.Start',
+      'System.Diagnostics.Process#Start',
+      'Microsoft.VisualBasic.Interaction.Shell',
+      'CliWrap.Cli.Wrap',
+    ]),
+  ),
+  row(
+    'cs.process-start-info',
+    CS,
+    'critical',
+    'shell_execution',
+    'Process command, arguments or working directory set on a ProcessStartInfo',
+    call(
+      [
+        'System.Diagnostics.ProcessStartInfo',
+        ...['FileName', 'Arguments', 'WorkingDirectory'].flatMap((p) => [
+          `System.Diagnostics.ProcessStartInfo#set_${p}`,
+          `System.Diagnostics.Process#StartInfo.set_${p}`,
+        ]),
+        'System.Diagnostics.ProcessStartInfo#ArgumentList.Add',
+        'System.Diagnostics.Process#StartInfo.ArgumentList.Add',
+      ],
+      hasArg(0),
+    ),
+  ),
+  // Compiling source text and running it: constant source is scanned itself (nested scan).
+  row(
+    'cs.compile-source',
+    CS,
+    'critical',
+    'dynamic_code_execution',
+    'C# or VB source compiled at run time (CodeDom)',
+    call(
+      methods('CompileAssemblyFromSource'),
+      any(evaluatesUnsafeCode(1), evaluatesUnsafeCode(2), evaluatesUnsafeCode(3)),
+    ),
+  ),
+  row(
+    'cs.compile-file',
+    CS,
+    'critical',
+    'dynamic_code_execution',
+    'Source files or a code model compiled at run time from a computed name (CodeDom)',
+    call(methods('CompileAssemblyFromFile', 'CompileAssemblyFromDom'), nonConstantArg(1)),
+  ),
+  row(
+    'cs.script-eval',
+    CS,
+    'critical',
+    'dynamic_code_execution',
+    'C# script evaluated at run time (Roslyn scripting)',
+    call(
+      [
+        'Microsoft.CodeAnalysis.CSharp.Scripting.CSharpScript.EvaluateAsync',
+        'Microsoft.CodeAnalysis.CSharp.Scripting.CSharpScript.RunAsync',
+        'Microsoft.CodeAnalysis.CSharp.Scripting.CSharpScript.Create',
+        '*#ContinueWithAsync',
+      ],
+      evaluatesUnsafeCode(0),
+    ),
+  ),
+  row(
+    'cs.assembly-load',
+    CS,
+    'critical',
+    'dynamic_code_execution',
+    'Assembly loaded from computed bytes or a computed path (its code runs)',
+    call(
+      [
+        'System.Reflection.Assembly.Load',
+        'System.Reflection.Assembly.LoadFrom',
+        'System.Reflection.Assembly.LoadFile',
+        'System.Reflection.Assembly.UnsafeLoadFrom',
+        'System.AppDomain#Load',
+        'System.AppDomain.CurrentDomain.Load',
+        'System.Runtime.Loader.AssemblyLoadContext#LoadFromStream',
+        'System.Runtime.Loader.AssemblyLoadContext#LoadFromAssemblyPath',
+        'System.Runtime.Loader.AssemblyLoadContext.Default.LoadFromStream',
+        'System.Runtime.Loader.AssemblyLoadContext.Default.LoadFromAssemblyPath',
+      ],
+      nonConstantArg(0),
+    ),
+  ),
+  row(
+    'cs.type-from-input',
+    CS,
+    'critical',
+    'dynamic_code_execution',
+    'Type chosen by request input (unsafe reflection: its initialiser and constructors run)',
+    call(
+      [
+        'System.Type.GetType',
+        'System.Activator.CreateInstance',
+        'System.Activator.CreateInstanceFrom',
+        'System.Reflection.Assembly#GetType',
+        'System.Reflection.Assembly#CreateInstance',
+        'System.AppDomain#CreateInstance*',
+        'System.AppDomain.CurrentDomain.CreateInstance*',
+        'System.Type#InvokeMember',
+      ],
+      csInputArg(0),
+    ),
+  ),
+  row(
+    'cs.native-load',
+    CS,
+    'critical',
+    'dynamic_code_execution',
+    'Native library loaded from a computed path (runs its code)',
+    call(
+      [
+        'System.Runtime.InteropServices.NativeLibrary.Load',
+        'System.Runtime.InteropServices.NativeLibrary.TryLoad',
+        ...methods('LoadLibrary', 'LoadLibraryA', 'LoadLibraryW', 'LoadLibraryEx', 'LoadLibraryExA', 'LoadLibraryExW'),
+      ],
+      nonConstantArg(0),
+    ),
+  ),
+  // Formatters that instantiate any type the payload names (Microsoft: "BinaryFormatter is dangerous").
+  row(
+    'cs.deserialize',
+    CS,
+    'critical',
+    'unsafe_deserialization',
+    'Unsafe deserialization (the payload chooses the types it creates)',
+    call(
+      [
+        ...['Deserialize', 'UnsafeDeserialize', 'UnsafeDeserializeMethodResponse'].map(
+          (m) => `System.Runtime.Serialization.Formatters.Binary.BinaryFormatter#${m}`,
+        ),
+        'System.Runtime.Serialization.Formatters.Soap.SoapFormatter#Deserialize',
+        'System.Runtime.Serialization.NetDataContractSerializer#Deserialize',
+        'System.Runtime.Serialization.NetDataContractSerializer#ReadObject',
+        'System.Web.UI.LosFormatter#Deserialize',
+        'System.Web.UI.ObjectStateFormatter#Deserialize',
+        'System.Runtime.Serialization.IFormatter#Deserialize',
+        'System.Web.Script.Serialization.JavaScriptSerializer(resolver)#Deserialize*',
+        'System.Web.Script.Serialization.JavaScriptSerializer(resolver)#ConvertToType',
+        // XmlSerializer / DataContractSerializer built for a type request input names (csharp.ts).
+        'System.Xml.Serialization.XmlSerializer(input)#Deserialize',
+        'System.Runtime.Serialization.DataContractSerializer(input)#ReadObject',
+        'System.Runtime.Serialization.Json.DataContractJsonSerializer(input)#ReadObject',
+      ],
+      // A payload the snippet wrote itself (csharp.ts CONSTANT_DATA) chooses nothing.
+      not(argValuesAllIn(0, ['csharp.constant-data'])),
+    ),
+  ),
+  // Resource files hold BinaryFormatter payloads; a JavaScriptSerializer given a type resolver reads `__type`.
+  row(
+    'cs.deserialize-reader',
+    CS,
+    'critical',
+    'unsafe_deserialization',
+    'Resource reader or type-resolving serializer over computed input (deserializes any type)',
+    call(
+      [
+        'System.Resources.ResourceReader',
+        'System.Resources.ResXResourceReader',
+        'System.Web.Script.Serialization.JavaScriptSerializer',
+      ],
+      all(hasArg(0), nonConstantArg(0)),
+    ),
+  ),
+  // Json.NET: any TypeNameHandling but None lets `$type` in the payload choose the class.
+  row(
+    'cs.json-type-name-handling',
+    CS,
+    'critical',
+    'unsafe_deserialization',
+    'Json.NET TypeNameHandling other than None (the payload chooses the types it creates)',
+    call(
+      ['*#set_TypeNameHandling', '*.set_TypeNameHandling', '*#set_ItemTypeNameHandling'],
+      not(argTextMatches(0, /^(?:(?:Newtonsoft\s*\.\s*Json\s*\.\s*)?TypeNameHandling\s*\.\s*None|0)$/)),
+    ),
+  ),
+  row(
+    'cs.deserialize-type-from-input',
+    CS,
+    'critical',
+    'unsafe_deserialization',
+    'Serializer whose type or known types come from request input',
+    call(
+      [
+        'System.Xml.Serialization.XmlSerializer',
+        'System.Runtime.Serialization.DataContractSerializer',
+        'System.Runtime.Serialization.Json.DataContractJsonSerializer',
+      ],
+      any(csInputArg(0), csInputArg(1)),
+    ),
+  ),
+
+  // Item 4 of issue 24 in C#: a member of these families no row classifies fails closed.
+  row(
+    'cs.process-family-unclassified',
+    CS,
+    'critical',
+    'shell_execution',
+    FAMILY_NOTE,
+    unclassified(
+      ['System.Diagnostics.Process#*', 'System.Diagnostics.Process.*'],
+      [
+        ...[
+          'GetProcesses',
+          'GetCurrentProcess',
+          'GetProcessById',
+          'GetProcessesByName',
+          'EnterDebugMode',
+          'LeaveDebugMode',
+        ].map((m) => `System.Diagnostics.Process.${m}`),
+        ...[
+          'Kill',
+          'WaitForExit',
+          'WaitForExitAsync',
+          'WaitForInputIdle',
+          'Close',
+          'CloseMainWindow',
+          'Dispose',
+          'Refresh',
+          'BeginOutputReadLine',
+          'BeginErrorReadLine',
+          'CancelOutputRead',
+          'CancelErrorRead',
+          'ToString',
+          'set_EnableRaisingEvents',
+          'StandardOutput.*',
+          'StandardError.*',
+          'StandardInput.*',
+          'StartInfo.set_RedirectStandard*',
+          'StartInfo.set_UseShellExecute',
+          'StartInfo.set_CreateNoWindow',
+          'StartInfo.set_WindowStyle',
+          'StartInfo.EnvironmentVariables.*',
+          'StartInfo.Environment.*',
+        ].map((m) => `System.Diagnostics.Process#${m}`),
+      ],
+    ),
+  ),
+  row(
+    'cs.code-family-unclassified',
+    CS,
+    'critical',
+    'dynamic_code_execution',
+    FAMILY_NOTE,
+    unclassified(['Microsoft.CodeAnalysis.CSharp.Scripting.CSharpScript.*', '*#CompileAssemblyFrom*'], []),
+  ),
+  row(
+    'cs.deserialization-family-unclassified',
+    CS,
+    'critical',
+    'unsafe_deserialization',
+    FAMILY_NOTE,
+    unclassified(
+      [
+        'System.Runtime.Serialization.Formatters.Binary.BinaryFormatter#*',
+        'System.Runtime.Serialization.Formatters.Soap.SoapFormatter#*',
+        'System.Runtime.Serialization.NetDataContractSerializer#*',
+        'System.Web.UI.LosFormatter#*',
+        'System.Web.UI.ObjectStateFormatter#*',
+      ],
+      [
+        'System.Runtime.Serialization.Formatters.Binary.BinaryFormatter',
+        'System.Runtime.Serialization.Formatters.Soap.SoapFormatter',
+        'System.Runtime.Serialization.NetDataContractSerializer',
+        'System.Web.UI.LosFormatter',
+        'System.Web.UI.ObjectStateFormatter',
+      ].flatMap((t) => ['Serialize', 'WriteObject', 'ToString', 'set_*'].map((m) => `${t}#${m}`)),
+    ),
+  ),
 
   // ── Hard-coded credentials (every language, on the text itself) ─────────────────────────
   ...SECRET_CHECKS.map((s) => row(`secret.${s.id}`, 'all', 'critical', 'hardcoded_credential', s.description, text(s))),

@@ -6,8 +6,8 @@
 // their safe shapes are admitted (a SpEL or MVEL expression compiled from a constant, a send
 // name with a constrained prefix, a Kryo whose factory requires registration, a js-yaml 4
 // `.extend` schema of safe types), js-yaml `load` without a schema safe in both major versions
-// stays blocked (fail closed), and C# (a CodeQL language the scanner does not read) is refused
-// without a proof.
+// stays blocked (fail closed), and C# (scanned since session 13) is
+// blocked where a script is evaluated from a parameter.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { newTenant, post, type Member } from './helpers.js';
 import { expectBlockedAt, expectAdmitted } from './code-verdicts.js';
@@ -112,15 +112,9 @@ describe('POST /verify/code: CodeQL code-injection families', () => {
     expectAdmitted(res);
   });
 
-  it('C# (CodeQL covers it, the scanner does not) is refused without a proof', async () => {
+  it('C# (session 13: scanned, no longer refused) blocks a script evaluated from a parameter', async () => {
     const res = await verify({ code: 'CSharpScript.EvaluateAsync(code);', language: 'csharp' });
-    expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({
-      status: 'BLOCKED',
-      admission: 'BLOCKED',
-      proof_ref: null,
-      developer_fields: { constraint_id: 'code_verifier.unsupported_language' },
-    });
+    expectBlockedAt(res, 1, 'dynamic_code_execution', /CSharpScript\.EvaluateAsync/);
   });
 
   it('bad input is a 400 with a detail', async () => {

@@ -841,7 +841,7 @@ describe('rule table', () => {
   it('has unique ids, valid languages and severities', () => {
     const ids = RULES.map((r) => r.id);
     expect(new Set(ids).size).toBe(ids.length);
-    const families = new Set(['python', 'javascript', 'bash', 'go', 'java', 'ruby', 'php']);
+    const families = new Set(['python', 'javascript', 'bash', 'go', 'java', 'ruby', 'php', 'csharp']);
     for (const r of RULES) {
       if (r.languages !== 'all') for (const l of r.languages) expect(families.has(l)).toBe(true);
       expect(['critical', 'high', 'medium', 'low']).toContain(r.severity);

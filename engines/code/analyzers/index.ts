@@ -2,6 +2,7 @@
 import type { Family } from '../languages.js';
 import type { Analyzer } from './base.js';
 import { bashAnalyzer } from './bash.js';
+import { csharpAnalyzer } from './csharp.js';
 import { goAnalyzer } from './go.js';
 import { javaAnalyzer } from './java.js';
 import { javascriptAnalyzer } from './javascript.js';
@@ -17,6 +18,7 @@ const ANALYZERS: Record<Family, Analyzer> = {
   ruby: rubyAnalyzer,
   php: phpAnalyzer,
   bash: bashAnalyzer,
+  csharp: csharpAnalyzer,
 };
 
 export function analyzerFor(family: Family): Analyzer {
