@@ -33,6 +33,7 @@ const AUDIT_WRITERS: ReadonlySet<string> = new Set([
   'appendAuditActivity',
   'completeBatchJobActivity',
   'mathBatchUnitActivity',
+  'mathBatchJobActivity',
   'finishBatchJobActivity',
   'recordAgentActivityActivity',
 ]);

@@ -27,6 +27,8 @@ import {
   type BatchItemSummary,
   type BatchItemType,
   type BatchMathChunkInput,
+  type BatchMathJobInput,
+  type BatchMathJobResult,
   type BatchMathUnitInput,
   type FinishBatchJobInput,
   type FinishBatchJobResult,
@@ -408,6 +410,72 @@ export function makeBatchActivities(
       : s;
   const summary = (s: StoredBatchItem): BatchItemSummary => ({ index: s.index, status: s.view.status });
 
+  /** The body of mathBatchUnitActivity (below), shared with mathBatchJobActivity. */
+  const mathUnit = async (req: BatchMathUnitInput): Promise<BatchItemSummary[]> => {
+    let ctx: Context | null = null;
+    try {
+      ctx = Context.current();
+    } catch {
+      ctx = null;
+    }
+    // How long the unit waited between its scheduling and its start (the profile's figure; bench/batch.ts --profile).
+    const queuedMs = ctx ? Date.now() - ctx.info.currentAttemptScheduledTimestampMs : 0;
+    const earlier = (ctx?.info.attempt ?? 1) > 1 ? await jobs.unitResult(req.job_id, req.unit) : null;
+    if (earlier?.audited === true) return earlier.items.map(summary);
+    if (earlier) {
+      // Stored, not yet audited: a document of the order before session 11 (stored, then audited).
+      const jobAudited = req.job_entry ? await appendJobEntry(req, req.job_entry.total_items) : true;
+      const itemsAudited = await auditItems(
+        req,
+        earlier.items
+          .filter((s) => s.view.status === 'completed')
+          .map((s) => ({ index: s.index, type: 'math', query: s.view.query, result: s.view.result })),
+      );
+      const items = itemsAudited && jobAudited ? earlier.items : earlier.items.map(withheld);
+      await jobs.replaceUnitItems(req.job_id, req.unit, items);
+      return items.map(summary);
+    }
+    // Verdicts (proofs retained, attestations recorded), then their audit entries, then the
+    // result document, written once and final (audited): no update of it afterwards. A retry
+    // finds the same proofs, attestation records (derived ids) and audit entries (derived ids).
+    const t0 = performance.now();
+    const outcomes = await runMathUnitGrouped(req);
+    const t1 = performance.now();
+    let items = storedItems(req.job_id, itemRequests(req), outcomes);
+    // The items' entries and, for a job that is this one unit, the job's own entry after them: one group commit.
+    const itemEntries = auditItems(
+      req,
+      items
+        .filter((s) => s.view.status === 'completed')
+        .map((s) => ({ index: s.index, type: 'math', query: s.view.query, result: s.view.result })),
+    );
+    const jobEntry = req.job_entry ? appendJobEntry(req, req.job_entry.total_items) : Promise.resolve(true);
+    void jobEntry.catch(() => undefined); // awaited below; handled if the items' entries fail first
+    const [itemsAudited, jobAudited] = await Promise.all([itemEntries, jobEntry]);
+    const audited = itemsAudited && jobAudited;
+    if (!audited) items = items.map(withheld);
+    const t2 = performance.now();
+    const doc = await jobs.storeUnit({
+      _id: resultId(req.job_id, req.unit),
+      job_id: req.job_id,
+      org_id: req.org_id,
+      unit: req.unit,
+      items,
+      audited: true,
+    });
+    const t3 = performance.now();
+    log.debug('batch unit timed', {
+      job_id: req.job_id,
+      unit: req.unit,
+      pid: process.pid,
+      queued_ms: queuedMs,
+      run_ms: Math.round(t1 - t0),
+      audit_ms: Math.round(t2 - t1),
+      store_ms: Math.round(t3 - t2),
+    });
+    return doc.items.map(summary);
+  };
+
   return {
     /**
      * A math chunk that stores its own results (issue 22): each item's engine run under its own
@@ -423,65 +491,52 @@ export function makeBatchActivities(
      * for good withholds the unit's results (each completed item stored as failed).
      */
     async mathBatchUnitActivity(req: BatchMathUnitInput): Promise<BatchItemSummary[]> {
-      let ctx: Context | null = null;
+      return mathUnit(req);
+    },
+
+    /**
+     * Session 13 (a job's fixed cost): a job that is one math unit (`one_step_job`), run and
+     * completed by this one local activity. The unit exactly as mathBatchUnitActivity (verdicts,
+     * their audit entries and the job's, then the result document), then the job completed and
+     * its slot finished as the finish step would (the job document read beside the engine run).
+     * The workflow then has no finish step: one local activity and one activation fewer. If the
+     * completion fails (the store went away after the result document), the unit's result stands
+     * and `finished` is null: the workflow runs the finish step, which retries until the store is
+     * back. A re-run (a crash before the marker) finds the result document and the completed job.
+     */
+    async mathBatchJobActivity(req: BatchMathJobInput): Promise<BatchMathJobResult> {
+      const jobDoc = jobs.find(req.job_id);
+      void jobDoc.catch(() => undefined); // awaited by complete(); handled if the unit fails first
+      const summaries = await mathUnit(req);
+      const completed = summaries.filter((s) => s.status === 'completed').length;
+      const counters = { completed_items: completed, failed_items: summaries.length - completed };
+      const completedAt = new Date();
+      const c0 = performance.now();
       try {
-        ctx = Context.current();
-      } catch {
-        ctx = null;
+        const final = await jobs.complete(req.job_id, counters, req.units, completedAt, jobDoc);
+        if (!final) log.warn('batch job document missing at completion', { job_id: req.job_id });
+        log.debug('batch job completed by its unit', {
+          job_id: req.job_id,
+          pid: process.pid,
+          complete_ms: Math.round(performance.now() - c0),
+        });
+        return {
+          summaries,
+          finished: {
+            stored: final !== null,
+            audited: true,
+            completed_at: (final?.completed_at ?? completedAt).toISOString(),
+            completed_items: final?.completed_items ?? counters.completed_items,
+            failed_items: final?.failed_items ?? counters.failed_items,
+          },
+        };
+      } catch (err) {
+        log.warn('batch job completion deferred to the finish step', {
+          job_id: req.job_id,
+          error: err instanceof Error ? err.message : String(err),
+        });
+        return { summaries, finished: null };
       }
-      const earlier = (ctx?.info.attempt ?? 1) > 1 ? await jobs.unitResult(req.job_id, req.unit) : null;
-      if (earlier?.audited === true) return earlier.items.map(summary);
-      if (earlier) {
-        // Stored, not yet audited: a document of the order before session 11 (stored, then audited).
-        const jobAudited = req.job_entry ? await appendJobEntry(req, req.job_entry.total_items) : true;
-        const itemsAudited = await auditItems(
-          req,
-          earlier.items
-            .filter((s) => s.view.status === 'completed')
-            .map((s) => ({ index: s.index, type: 'math', query: s.view.query, result: s.view.result })),
-        );
-        const items = itemsAudited && jobAudited ? earlier.items : earlier.items.map(withheld);
-        await jobs.replaceUnitItems(req.job_id, req.unit, items);
-        return items.map(summary);
-      }
-      // Verdicts (proofs retained, attestations recorded), then their audit entries, then the
-      // result document, written once and final (audited): no update of it afterwards. A retry
-      // finds the same proofs, attestation records (derived ids) and audit entries (derived ids).
-      const t0 = performance.now();
-      const outcomes = await runMathUnitGrouped(req);
-      const t1 = performance.now();
-      let items = storedItems(req.job_id, itemRequests(req), outcomes);
-      // The items' entries and, for a job that is this one unit, the job's own entry after them: one group commit.
-      const itemEntries = auditItems(
-        req,
-        items
-          .filter((s) => s.view.status === 'completed')
-          .map((s) => ({ index: s.index, type: 'math', query: s.view.query, result: s.view.result })),
-      );
-      const jobEntry = req.job_entry ? appendJobEntry(req, req.job_entry.total_items) : Promise.resolve(true);
-      void jobEntry.catch(() => undefined); // awaited below; handled if the items' entries fail first
-      const [itemsAudited, jobAudited] = await Promise.all([itemEntries, jobEntry]);
-      const audited = itemsAudited && jobAudited;
-      if (!audited) items = items.map(withheld);
-      const t2 = performance.now();
-      const doc = await jobs.storeUnit({
-        _id: resultId(req.job_id, req.unit),
-        job_id: req.job_id,
-        org_id: req.org_id,
-        unit: req.unit,
-        items,
-        audited: true,
-      });
-      const t3 = performance.now();
-      log.debug('batch unit timed', {
-        job_id: req.job_id,
-        unit: req.unit,
-        pid: process.pid,
-        run_ms: Math.round(t1 - t0),
-        audit_ms: Math.round(t2 - t1),
-        store_ms: Math.round(t3 - t2),
-      });
-      return doc.items.map(summary);
     },
 
     /**
@@ -493,6 +548,12 @@ export function makeBatchActivities(
      */
     async finishBatchJobActivity(req: FinishBatchJobInput): Promise<FinishBatchJobResult> {
       const f0 = performance.now();
+      let queuedMs = 0;
+      try {
+        queuedMs = Date.now() - Context.current().info.currentAttemptScheduledTimestampMs;
+      } catch {
+        // outside an activity (unit tests)
+      }
       let completedItems = req.completed_items;
       let failedItems = req.failed_items;
       const held = req.held.flatMap((u) =>
@@ -545,6 +606,7 @@ export function makeBatchActivities(
       log.debug('batch finish timed', {
         job_id: req.job_id,
         pid: process.pid,
+        queued_ms: queuedMs,
         audit_ms: Math.round(f1 - f0),
         complete_ms: Math.round(performance.now() - f1),
       });

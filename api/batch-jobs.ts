@@ -185,6 +185,8 @@ export class BatchJobs {
       activity_mode: this.cfg.SVC_ACTIVITY_MODE === 'local' ? 'local' : 'normal',
       // Math units and the finish step run as local activities unless normal is forced (docs/batch.md, "Latency").
       unit_mode: this.cfg.SVC_ACTIVITY_MODE === 'normal' ? 'normal' : 'local',
+      // A job that is one local math unit runs as that one activity (session 13, docs/batch.md).
+      one_step_job: true,
       audit: {
         user_id: opts.principal.userId,
         key_id: opts.principal.keyId,

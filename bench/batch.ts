@@ -230,20 +230,31 @@ async function seed(base: string, key: string, who: string, n: number): Promise<
   };
 }
 
-/** Where one job's time goes: its workflow history, each event's offset from the POST. */
-async function profile(base: string, key: string, temporalAddress: string): Promise<void> {
+/**
+ * Where one job's time goes: its workflow history and the stack's own log lines about it (the
+ * math unit's and the finish step's phase times, the API's admission, start, wait and read),
+ * each at its offset from the POST (the processes share this machine's clock).
+ */
+async function profile(
+  base: string,
+  key: string,
+  temporalAddress: string,
+  logDir: string,
+  items: Array<{ query: string; type: string }>,
+  label: string,
+): Promise<void> {
   const t0 = Date.now();
   const res = await fetch(`${base}/verify/batch`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-api-key': key },
-    body: JSON.stringify({ items: ITEMS }),
+    body: JSON.stringify({ items }),
   });
   const body = await res.json();
   const answered = Date.now() - t0;
+  const lines: Array<[number, string]> = [];
   const conn = await Connection.connect({ address: temporalAddress });
   try {
     const history = await new Client({ connection: conn }).workflow.getHandle(body.workflow_id).fetchHistory();
-    const lines: string[] = [];
     for (const e of history.events ?? []) {
       const at = Number(e.eventTime?.seconds ?? 0) * 1000 + Math.round((e.eventTime?.nanos ?? 0) / 1e6);
       // The event's name (a local activity's completion is a MARKER_RECORDED event).
@@ -251,13 +262,28 @@ async function profile(base: string, key: string, temporalAddress: string): Prom
         'EVENT_TYPE_',
         '',
       );
-      lines.push(`${String(at - t0).padStart(6)} ms  ${type}`);
+      lines.push([at - t0, `history  ${type}`]);
     }
-    console.log(`profile of one 100-item job (POST answered after ${answered} ms):`);
-    console.log(lines.join('\n'));
   } finally {
     await conn.close();
   }
+  await new Promise((r) => setTimeout(r, 200)); // the log lines reach their files
+  const logged = execSync(`grep -h -e "${body.job_id}" -e "${body.workflow_id}" ${logDir}/*.log || true`, {
+    encoding: 'utf8',
+    maxBuffer: 16 << 20,
+  });
+  for (const line of logged.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    try {
+      const { t, msg, level: _l, component: _c, job_id: _j, workflow_id: _w, pid: _p, ...rest } = JSON.parse(line);
+      lines.push([Date.parse(t) - t0, `log      ${msg} ${JSON.stringify(rest)}`]);
+    } catch {
+      // not a JSON line
+    }
+  }
+  lines.sort((a, b) => a[0] - b[0]);
+  console.log(`profile of ${label} (POST answered after ${answered} ms; offsets from the POST):`);
+  console.log(lines.map(([ms, what]) => `${String(ms).padStart(6)} ms  ${what}`).join('\n'));
 }
 
 async function main() {
@@ -284,13 +310,11 @@ async function main() {
     const ours = await measure(base, key, 'svc');
     rows.push(...ours.rows);
     if (PROFILE) {
-      await profile(base, key, stack.env.TEMPORAL_ADDRESS as string);
-      console.log(`the API's own times (admission, wait for the workflow, reading the answer; ${stack.dataDir}/logs):`);
-      console.log(
-        execSync(`grep -h "batch job answered" ${stack.dataDir}/logs/*.log | tail -${RUNS + 2} || true`, {
-          encoding: 'utf8',
-        }),
-      );
+      const logDir = `${stack.dataDir}/logs`;
+      const bare = Array.from({ length: 100 }, (_, i) => ({ query: `${i} + 1`, type: 'math' }));
+      await profile(base, key, stack.env.TEMPORAL_ADDRESS as string, logDir, ITEMS, 'one 100-item job');
+      for (let i = 0; i < 3; i++)
+        await profile(base, key, stack.env.TEMPORAL_ADDRESS as string, logDir, bare, 'one 100-bare-expression job');
     }
     const peer = PEER ? await measure(PEER.url, PEER.key, 'reference') : null;
     if (peer) rows.push(...peer.rows);

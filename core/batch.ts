@@ -56,6 +56,13 @@ export interface BatchWorkflowInput {
   provider_timeout_ms?: number;
   /** The largest math unit (batchUnits); absent in workflows started before session 12: MATH_CHUNK_MAX. */
   math_unit_max?: number;
+  /**
+   * Session 13 (a job's fixed cost): a job that is one local math unit runs as that one local
+   * activity (`mathBatchJobActivity`): it checks the workflow input itself (the deferred check,
+   * workflows/input-auth.ts) and completes the job, so there is no separate input check and no
+   * finish step. In the input, not a patch marker: runs started without it replay as before.
+   */
+  one_step_job?: boolean;
 }
 
 export type BatchItemStatus = 'completed' | 'failed';
@@ -199,6 +206,19 @@ export interface BatchMathUnitInput extends BatchMathChunkInput {
    * its items' entries; the finish step then skips it (`job_audited`). Absent: the finish writes it.
    */
   job_entry?: { total_items: number };
+}
+
+/** Session 13: a job that is one math unit, run and completed by one activity (`one_step_job`). */
+export interface BatchMathJobInput extends BatchMathUnitInput {
+  job_entry: { total_items: number };
+  /** The job's unit count as stored (1). */
+  units: number;
+}
+
+/** The unit's summaries, and the job's completion as stored (null: not completed, the finish step does it). */
+export interface BatchMathJobResult {
+  summaries: BatchItemSummary[];
+  finished: FinishBatchJobResult | null;
 }
 
 /** Items the workflow holds until the end (their results came back to it): stored by the finish activity. */

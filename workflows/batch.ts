@@ -38,6 +38,7 @@ import {
   type BatchItemSummary,
   type BatchProgress,
   type BatchWorkflowInput,
+  type FinishBatchJobResult,
 } from '../core/batch.js';
 import { ENGINE_TIMEOUT_FAILURE } from '../core/engine-failures.js';
 import { batchItemActivities, batchItemActivityOf } from './engine-activities.js';
@@ -193,7 +194,9 @@ function itemRunner(input: BatchWorkflowInput, workflowId: string): (index: numb
 }
 
 export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchWorkflowResult> {
-  if (!patched('batch-result-docs')) return legacyBatchWorkflow(input);
+  // A one-step job (`one_step_job`, session 13) was started long after the legacy path: no patch
+  // marker (and its search attribute upsert) to record, none on replay either.
+  if (input.one_step_job !== true && !patched('batch-result-docs')) return legacyBatchWorkflow(input);
   const { workflowId } = workflowInfo();
   const total = input.items.length;
   const units = batchUnits(input.items, input.concurrency, input.math_unit_max);
@@ -235,6 +238,12 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchWor
       : proxyActivities<VerificationActivities>({ ...timeouts, heartbeatTimeout: HEARTBEAT_TIMEOUT_MS });
     return mathBatchUnitActivity;
   };
+  /** The one-step job's activity (`one_step_job`): always local, with the unit's deadline. */
+  const mathJob = (n: number) =>
+    proxyLocalActivities<VerificationActivities>({
+      startToCloseTimeout: n * input.item_timeout_ms + ATTEMPT_GRACE_MS,
+      retry: itemRetry,
+    }).mathBatchJobActivity;
   const hold = (unit: number, outcomes: BatchItemOutcome[]) => {
     held.push({
       unit,
@@ -250,7 +259,11 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchWor
   // A job that is one math unit (session 12 inputs only: math_unit_max) has its own audit entry
   // written in that unit's group commit; the finish step then skips it.
   const jobEntryInUnit = input.math_unit_max !== undefined && units.length === 1 && units[0]!.kind === 'math';
+  // Session 13 (`one_step_job`, a local unit): that unit is the job's only activity: it checks the
+  // input (workflows/input-auth.ts) and completes the job, so no finish step runs unless it could not.
+  const oneStep = input.one_step_job === true && jobEntryInUnit && local;
   let jobAudited = false;
+  let finishedByUnit: FinishBatchJobResult | null = null;
   const runUnit = async (u: number): Promise<void> => {
     const unit = units[u]!;
     if (unit.kind === 'item') {
@@ -258,7 +271,7 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchWor
       return;
     }
     try {
-      const done = await mathUnit(unit.indices.length)({
+      const req = {
         job_id: input.job_id,
         unit: u,
         items: unit.indices.map((index) => ({
@@ -270,8 +283,22 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchWor
         workflow_id: workflowId,
         timeout_ms: input.item_timeout_ms,
         audit: input.audit,
-        ...(jobEntryInUnit ? { job_entry: { total_items: total } } : {}),
-      });
+      };
+      let done: BatchItemSummary[];
+      if (oneStep) {
+        const r = await mathJob(unit.indices.length)({
+          ...req,
+          job_entry: { total_items: total },
+          units: units.length,
+        });
+        done = r.summaries;
+        finishedByUnit = r.finished;
+      } else {
+        done = await mathUnit(unit.indices.length)({
+          ...req,
+          ...(jobEntryInUnit ? { job_entry: { total_items: total } } : {}),
+        });
+      }
       summaries.push(...done);
       storedUnits.push(u);
       if (jobEntryInUnit) jobAudited = true;
@@ -293,23 +320,27 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchWor
     }),
   );
 
-  const counters = batchCounters(total, summaries);
-  const finishOptions = { startToCloseTimeout: '30 s', retry: FINISH_RETRY } as const;
-  const { finishBatchJobActivity } = local
-    ? proxyLocalActivities<VerificationActivities>(finishOptions)
-    : proxyActivities<VerificationActivities>(finishOptions);
-  const done = await finishBatchJobActivity({
-    job_id: input.job_id,
-    org_id: input.org_id,
-    workflow_id: workflowId,
-    total_items: total,
-    units: units.length,
-    completed_items: counters.completed_items,
-    failed_items: counters.failed_items,
-    held,
-    audit: input.audit,
-    ...(jobAudited ? { job_audited: true } : {}),
-  });
+  /** The last step (unless the one-step job's unit completed the job): held items stored, the job completed. */
+  const finish = (): Promise<FinishBatchJobResult> => {
+    const counters = batchCounters(total, summaries);
+    const finishOptions = { startToCloseTimeout: '30 s', retry: FINISH_RETRY } as const;
+    const { finishBatchJobActivity } = local
+      ? proxyLocalActivities<VerificationActivities>(finishOptions)
+      : proxyActivities<VerificationActivities>(finishOptions);
+    return finishBatchJobActivity({
+      job_id: input.job_id,
+      org_id: input.org_id,
+      workflow_id: workflowId,
+      total_items: total,
+      units: units.length,
+      completed_items: counters.completed_items,
+      failed_items: counters.failed_items,
+      held,
+      audit: input.audit,
+      ...(jobAudited ? { job_audited: true } : {}),
+    });
+  };
+  const done = finishedByUnit ?? (await finish());
   final = { completed_items: done.completed_items, failed_items: done.failed_items };
   status = 'completed';
   completedAt = done.completed_at;

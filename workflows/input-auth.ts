@@ -10,7 +10,8 @@
 // request (header `svc-input-auth-deferred`) and the workers' activity interceptor authenticates it
 // before the activity runs, so the engine activity refuses a bad input before any work or write, and
 // the run fails with the same non-retryable WorkflowInputRefused failure. One local activity and one
-// activation fewer per verification (docs/performance.md, "CPU per /verify/math").
+// activation fewer per verification (docs/performance.md, "CPU per /verify/math"). A batch job that
+// is one local math unit (`one_step_job`, session 13) does the same in its one activity (docs/batch.md).
 import {
   ActivityFailure,
   ApplicationFailure,
@@ -67,6 +68,7 @@ function checkedByActivities(workflowType: string, args: readonly unknown[]): bo
   // Only an input whose first step is surely the math local activity (workflows/verify.ts): a
   // forged input that would make the workflow throw before scheduling any activity (an unknown
   // engine, a time-out that is not a duration) gets the separate check, which refuses it.
+  if (workflowType === 'batchWorkflow') return oneStepBatchJob(args);
   return (
     workflowType === 'verifyWorkflow' &&
     args.length === 1 &&
@@ -78,6 +80,36 @@ function checkedByActivities(workflowType: string, args: readonly unknown[]): bo
     (first.timeout_ms as number) <= MAX_DEFERRED_TIMEOUT_MS &&
     first.activity_mode === 'local' &&
     first.input_auth_in_engine_activity === true
+  );
+}
+
+/**
+ * A batch job that runs as one local activity (workflows/batch.ts, `one_step_job`, session 13):
+ * every item math, no more than one unit holds, local units, a sane item time-out and lane count,
+ * so that the workflow's first step is surely that local activity (which checks the input) and
+ * nothing before it throws. Any other shape gets the separate check.
+ */
+function oneStepBatchJob(args: readonly unknown[]): boolean {
+  const first = args[0] as Record<string, unknown> | null | undefined;
+  if (args.length !== 1 || typeof first !== 'object' || first === null || first.one_step_job !== true) return false;
+  const { items, math_unit_max: max, item_timeout_ms: timeout, concurrency } = first;
+  const positive = (n: unknown, limit: number) =>
+    Number.isSafeInteger(n) && (n as number) > 0 && (n as number) <= limit;
+  return (
+    (first.unit_mode ?? first.activity_mode) === 'local' &&
+    positive(max, 1000) &&
+    positive(timeout, MAX_DEFERRED_TIMEOUT_MS) &&
+    positive(concurrency, 1000) &&
+    Array.isArray(items) &&
+    items.length > 0 &&
+    items.length <= (max as number) &&
+    items.every(
+      (it: unknown) =>
+        typeof it === 'object' &&
+        it !== null &&
+        (it as { type?: unknown }).type === 'math' &&
+        typeof (it as { query?: unknown }).query === 'string',
+    )
   );
 }
 
@@ -108,7 +140,10 @@ export const interceptors: WorkflowInterceptorsFactory = () => {
         async execute(input, next) {
           // Runs started before this check existed replay without it (their activities then
           // have no grant and are refused: let running batch jobs finish before upgrading).
-          if (patched('svc-input-auth')) {
+          // A one-step batch job (`one_step_job`, session 13) only ever ran with the check: no
+          // patch marker (and its search attribute upsert) to record, none on replay either.
+          const oneStepBatch = workflowInfo().workflowType === 'batchWorkflow' && oneStepBatchJob(input.args);
+          if (oneStepBatch || patched('svc-input-auth')) {
             const info = workflowInfo();
             const req: AuthenticateInputRequest = {
               workflow_type: info.workflowType,

@@ -21,6 +21,8 @@ import {
   type BatchItemActivityInput,
   type BatchItemOutcome,
   type BatchItemSummary,
+  type BatchMathJobInput,
+  type BatchMathJobResult,
   type BatchMathUnitInput,
   type BatchWorkflowInput,
   type FinishBatchJobInput,
@@ -87,6 +89,32 @@ async function mathBatchUnitActivity(req: BatchMathUnitInput): Promise<BatchItem
   return req.items.map((it) => ({ index: it.index, status: 'completed' as const }));
 }
 
+/** What the scripted one-step job activity saw (session 13): its inputs by job, and its attempts. */
+const jobRuns = new Map<string, BatchMathJobInput[]>();
+
+/**
+ * The one-step job activity (`one_step_job`), scripted: math-ok-* complete the job here (a
+ * completion like the finish step's), math-nocomplete-* store the unit but leave the completion
+ * to the finish step (finished: null), math-broken-* fail on every attempt.
+ */
+async function mathBatchJobActivity(req: BatchMathJobInput): Promise<BatchMathJobResult> {
+  jobRuns.set(req.job_id, [...(jobRuns.get(req.job_id) ?? []), req]);
+  await sleep(20);
+  if (req.items.some((it) => it.query.startsWith('math-broken-'))) throw new Error('store unavailable');
+  const summaries = req.items.map((it) => ({ index: it.index, status: 'completed' as const }));
+  if (req.items.some((it) => it.query.startsWith('math-nocomplete-'))) return { summaries, finished: null };
+  return {
+    summaries,
+    finished: {
+      stored: true,
+      audited: true,
+      completed_at: '2026-02-02T00:00:00.000Z',
+      completed_items: summaries.length,
+      failed_items: 0,
+    },
+  };
+}
+
 async function finishBatchJobActivity(req: FinishBatchJobInput) {
   completions.push({
     job_id: req.job_id,
@@ -126,6 +154,7 @@ beforeAll(async () => {
       ...makeAuthenticateInputActivity(INPUT_KEY),
       verifyLogicBatchItemActivity,
       mathBatchUnitActivity,
+      mathBatchJobActivity,
       finishBatchJobActivity,
     },
     interceptors: { activity: [activityGrantInterceptor(INPUT_KEY)] },
@@ -415,5 +444,123 @@ describe('workflow input authentication (workflow tier; core/workflow-input-auth
         'bj_malformed',
       ),
     ).toMatch(/malformed/);
+  });
+});
+
+describe('a job that is one local math unit runs as one activity (session 13, one_step_job)', () => {
+  const oneStep = (jobId: string, queries: string[], over: Partial<BatchWorkflowInput> = {}): BatchWorkflowInput => ({
+    ...input(jobId, queries, 8, 'local'),
+    math_unit_max: 100,
+    one_step_job: true,
+    ...over,
+  });
+  /** The run's history in short: marker count, search attribute upserts, activity tasks. */
+  const shape = async (workflowId: string) => {
+    const events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+    return {
+      markers: events.filter((e) => e.markerRecordedEventAttributes).length,
+      upserts: events.filter((e) => e.upsertWorkflowSearchAttributesEventAttributes).length,
+      activityTasks: events.filter((e) => e.activityTaskScheduledEventAttributes).length,
+    };
+  };
+  const start = (args: BatchWorkflowInput, c = client) =>
+    c.workflow.start(batchWorkflow, { args: [args], taskQueue: TASK_QUEUE, workflowId: `batch-wf-${args.job_id}` });
+
+  it('one local activity: no separate input check, no finish step, no patch marker; its completion is the result', async () => {
+    const queries = Array.from({ length: 100 }, (_, i) => `math-ok-${i}`);
+    const handle = await start(oneStep('bj_onestep', queries));
+    expect(await handle.result()).toEqual({
+      job_id: 'bj_onestep',
+      status: 'completed',
+      total_items: 100,
+      completed_items: 100,
+      failed_items: 0,
+      completed_at: '2026-02-02T00:00:00.000Z',
+    });
+    const runs = jobRuns.get('bj_onestep')!;
+    expect(runs).toHaveLength(1);
+    expect(runs[0]).toMatchObject({ unit: 0, units: 1, job_entry: { total_items: 100 }, org_id: 'org_workflow_tier' });
+    expect(runs[0]!.items.map((it) => it.index)).toEqual(queries.map((_, i) => i));
+    expect(completions.find((c) => c.job_id === 'bj_onestep')).toBeUndefined();
+    expect(storedUnits.has('bj_onestep#0')).toBe(false);
+    // One marker (the job activity), one upsert (the status): before, two patch markers with their
+    // upserts, the input check's marker, the unit's and the finish step's.
+    expect(await shape('batch-wf-bj_onestep')).toEqual({ markers: 1, upserts: 1, activityTasks: 0 });
+    const view = await handle.query(progressQuery);
+    expect(view).toMatchObject({ status: 'completed', completed_items: 100, stored_units: [0] });
+  });
+
+  it('a unit that could not complete the job leaves it to the finish step (job entry already written); one that fails for good is held', async () => {
+    const handle = await start(oneStep('bj_onestep_nc', ['math-nocomplete-0', 'math-ok-1']));
+    expect(await handle.result()).toMatchObject({ completed_items: 2, completed_at: '2026-01-01T00:00:00.000Z' });
+    expect(completions.find((c) => c.job_id === 'bj_onestep_nc')!.finish).toMatchObject({
+      job_audited: true,
+      held: [],
+      completed_items: 2,
+    });
+    const broken = await start(oneStep('bj_onestep_broken', ['math-broken-0', 'math-ok-1']));
+    expect(await broken.result()).toMatchObject({ completed_items: 0, failed_items: 2 });
+    expect(jobRuns.get('bj_onestep_broken')).toHaveLength(4);
+    const fin = completions.find((c) => c.job_id === 'bj_onestep_broken')!.finish;
+    expect(fin.job_audited).toBeUndefined(); // the finish step writes the job entry
+    expect(fin.held[0]!.items.map((it) => it.outcome.error)).toEqual([
+      'Item failed: store unavailable',
+      'Item failed: store unavailable',
+    ]);
+  });
+
+  it('the flag on another shape (a logic item, normal units) keeps the separate check, the units and the finish step', async () => {
+    for (const [jobId, args] of [
+      ['bj_flag_logic', oneStep('bj_flag_logic', ['math-ok-0', 'ok-logic-1'])],
+      ['bj_flag_normal', oneStep('bj_flag_normal', ['math-ok-0', 'math-ok-1'], { unit_mode: 'normal' })],
+    ] as const) {
+      const handle = await start(args);
+      expect(await handle.result()).toMatchObject({ completed_items: 2, failed_items: 0 });
+      expect(jobRuns.has(jobId)).toBe(false);
+      expect(storedUnits.has(`${jobId}#0`)).toBe(true);
+      expect(completions.find((c) => c.job_id === jobId)).toBeDefined();
+      // The input check's marker is there (and the patch markers).
+      expect((await shape(`batch-wf-${jobId}`)).markers).toBeGreaterThanOrEqual(2);
+    }
+  });
+
+  it('a forged flag (added after signing) or another organization is refused by the activity itself: nothing runs', async () => {
+    const signedWithout = (jobId: string, over: Partial<BatchWorkflowInput> = {}) =>
+      new Client({
+        connection: env.connection,
+        interceptors: {
+          workflow: [
+            {
+              async startWithDetails(i, next) {
+                const { one_step_job: _f, ...genuine } = i.options.args[0] as BatchWorkflowInput;
+                const value = signWorkflowInput(INPUT_KEY, i.workflowType, i.options.workflowId, [
+                  { ...genuine, ...over },
+                ]);
+                return next({
+                  ...i,
+                  headers: { ...i.headers, [INPUT_AUTH_HEADER]: defaultPayloadConverter.toPayload(value) },
+                });
+              },
+            },
+          ],
+        },
+      });
+    for (const [jobId, c] of [
+      ['bj_forged_flag', signedWithout('bj_forged_flag')],
+      ['bj_forged_org', signedWithout('bj_forged_org', { org_id: 'org_other' })],
+    ] as const) {
+      const handle = await start(oneStep(jobId, ['math-ok-0', 'math-ok-1']), c);
+      const err = await handle.result().then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(WorkflowFailedError);
+      const cause = (err as WorkflowFailedError).cause as { type?: string; message?: string; nonRetryable?: boolean };
+      expect(cause.type).toBe(WORKFLOW_INPUT_REFUSED);
+      expect(cause.nonRetryable).toBe(true);
+      expect(cause.message).toMatch(/does not authenticate/);
+      expect(jobRuns.has(jobId)).toBe(false);
+      expect(completions.find((x) => x.job_id === jobId)).toBeUndefined();
+    }
   });
 });
