@@ -218,8 +218,9 @@ export class BatchJobs {
     }
     // After the start (its store writes, if any, go first): the evicted job's documents.
     this.dropEvicted(admission.drop);
-    // Not awaited: the answer does not depend on it (it only tells a repair that the start was acknowledged).
-    void this.store.markStarted(jobId).catch(() => undefined);
+    // Nothing writes the job document from here on but its workflow (and a repair once that closed):
+    // FerretDB/SQLite runs an update as read-modify-write, so a second writer racing the workflow's
+    // completion can put `running` back for good (session 13: `markStarted` did; docs/store-access.md).
     log.info('batch job started', {
       job_id: jobId,
       workflow_id: workflowId,
@@ -341,8 +342,10 @@ export class BatchJobs {
         closed = desc.status.name;
       }
     } catch (err) {
-      // Gone after it was started (history past retention): it can never complete.
-      if (err instanceof WorkflowNotFoundError && doc.started) closed = 'NOT_FOUND';
+      // Gone after it was started (history past retention): it can never complete. A job older
+      // than a start can take was started (its POST answered after the start; one that died before
+      // is deleted by the orphan repair). `started`: documents written before session 13.
+      if (err instanceof WorkflowNotFoundError && (doc.started || startedByAge(doc))) closed = 'NOT_FOUND';
       // Otherwise no worker to answer the query, or Temporal down: the stored job.
     }
     if (closed) {
@@ -400,6 +403,11 @@ export class BatchJobs {
     if (freed > 0) log.warn('batch slots reclaimed', { freed });
     return freed;
   }
+}
+
+/** A job older than the orphan repair's bound: its admission either started its workflow or was repaired. */
+function startedByAge(doc: BatchJobDoc): boolean {
+  return Date.now() - new Date(doc.created_at).getTime() > ORPHAN_AFTER_MS;
 }
 
 /**

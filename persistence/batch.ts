@@ -76,7 +76,11 @@ export interface BatchJobDoc {
   units: number;
   created_at: Date;
   completed_at: Date | null;
-  /** Set once the workflow start was acknowledged. */
+  /**
+   * False when written. Documents written before session 13 say true once their workflow start was
+   * acknowledged; nothing sets it any more: that second writer of the job raced the workflow's
+   * completion and, FerretDB's update being read-modify-write, could put `running` back for good.
+   */
   started: boolean;
   submitted_by: { user_id: string | null; key_id: string | null };
   /** Set when the job failed (its workflow closed without completing it): every item's error. */
@@ -941,11 +945,6 @@ export class BatchJobStore {
     ]);
     await this.jobs.deleteOne({ _id: jobId });
     return true;
-  }
-
-  /** Key: `batch_jobs._id`. */
-  async markStarted(jobId: string): Promise<void> {
-    await this.jobs.updateOne({ _id: jobId }, { $set: { started: true } });
   }
 
   /** Undoes an admission whose workflow could not be started (by the admitting process: it owns the slot). */
