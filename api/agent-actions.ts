@@ -12,10 +12,9 @@ import { logger } from '../core/logger.js';
 import {
   getApproval,
   insertAction,
-  insertApproval,
+  insertNextApproval,
   insertDecision,
   newActionId,
-  nextApprovalSeq,
   overdueCount,
   updateAction,
   updateApproval,
@@ -79,14 +78,13 @@ export async function trackToolDecision(deps: AppDeps, ctx: Context, agent: Agen
     return;
   }
   if (body.decision !== 'pending_approval') return;
-  const seq = await nextApprovalSeq(deps.store, agent._id);
-  const approvalId = `apr_${seq}`;
   const actionId = newActionId();
   const timeoutSeconds = agent.permissions.approval_timeout_seconds ?? deps.cfg.SVC_APPROVAL_TIMEOUT;
   const expiresAt = new Date(now.getTime() + timeoutSeconds * 1000);
-  const doc: ApprovalDoc = {
+  // The approval first (its number is won by its insert: persistence/approvals.ts), then the action naming it.
+  const doc = await insertNextApproval(deps.store, agent._id, (seq): ApprovalDoc => ({
     _id: `${agent._id}:${seq}`,
-    approval_id: approvalId,
+    approval_id: `apr_${seq}`,
     seq,
     agent_id: agent._id,
     agent_num: agent.num,
@@ -107,11 +105,9 @@ export async function trackToolDecision(deps: AppDeps, ctx: Context, agent: Agen
     reason: null,
     attestation: null,
     decision_audit_log_id: null,
-  };
-  await Promise.all([
-    insertAction(deps.store, action('pending_approval', actionId, approvalId)),
-    insertApproval(deps.store, doc),
-  ]);
+  }));
+  const { seq, approval_id: approvalId } = doc;
+  await insertAction(deps.store, action('pending_approval', actionId, approvalId));
   const input: ApprovalWorkflowInput = {
     org_id: agent.org_id,
     agent_id: agent._id,

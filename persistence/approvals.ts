@@ -119,6 +119,31 @@ export async function insertApproval(store: Store, doc: ApprovalDoc): Promise<vo
   await approvals(store).insertOne(doc);
 }
 
+/** How many numbers one request tries before it fails (each loser of a race takes the next one). */
+const APPROVAL_SEQ_ATTEMPTS = 16;
+
+/**
+ * Inserts the agent's next approval, built by `build` for its number. FerretDB runs the counter's
+ * `$inc` as read-modify-write and handed two concurrent callers one number (32 of 50 pairs,
+ * session 13): the unique `_id` (`<agent_id>:<seq>`) of the insert decides, and a loser takes the
+ * next number. Keys: counters `approvals:<agent_id>`, agent_approvals `_id` (insert).
+ */
+export async function insertNextApproval(
+  store: Store,
+  agentId: string,
+  build: (seq: number) => ApprovalDoc,
+): Promise<ApprovalDoc> {
+  for (let attempt = 1; ; attempt++) {
+    const doc = build(await nextApprovalSeq(store, agentId));
+    try {
+      await insertApproval(store, doc);
+      return doc;
+    } catch (err) {
+      if (!isDuplicate(err) || attempt >= APPROVAL_SEQ_ATTEMPTS) throw err;
+    }
+  }
+}
+
 /** Key: agent_approvals `_id`. */
 export async function getApproval(store: Store, agentId: string, seq: number): Promise<ApprovalDoc | null> {
   return approvals(store).findOne({ _id: approvalKey(agentId, seq) });
