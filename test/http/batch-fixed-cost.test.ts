@@ -16,6 +16,7 @@ import { makeAppendAuditActivity } from '../../activities/audit.js';
 import { makeBatchActivities, type BatchEngineActivities } from '../../activities/verify-batch.js';
 import { EnginePool } from '../../activities/isolation/engine-pool.js';
 import { BatchJobStore } from '../../persistence/batch.js';
+import { auditEntriesOf as entriesOf, hundredMathItems } from './batch-fixtures.js';
 import { db, get, newTenant, post, stackEnv, type Member } from './helpers.js';
 
 let A: Member;
@@ -42,19 +43,7 @@ function store(): Store {
   return s;
 }
 
-type Entry = { _id: string; seq: number; domain: string; verified: boolean };
-const entriesOf = async (workflowId: string) =>
-  (await db())
-    .collection<Entry>('audit_logs')
-    .find({ 'result.workflow_id': workflowId })
-    .toArray()
-    .then((es) => es.sort((a, b) => a.seq - b.seq));
-
-/** 100 math items: bare expressions, and every fourth a proven identity. */
-const HUNDRED = Array.from({ length: 100 }, (_, i) => ({
-  query: i % 4 === 0 ? `(w+${i})^2 = w^2 + ${2 * i}*w + ${i * i}` : `${i} + 1`,
-  type: 'math',
-}));
+const HUNDRED = hundredMathItems('w');
 
 describe('batch: a job that is one math unit runs as one local activity (session 13)', () => {
   let posted: { job_id: string; workflow_id: string; completed_at: string; items: unknown[] };

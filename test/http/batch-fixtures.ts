@@ -1,5 +1,6 @@
 // Queries and HTTP helpers shared by the batch black-box files (batch.test.ts runs beside
 // other files; batch.serial.test.ts stops and kills stack components and runs alone).
+import { db } from './helpers.js';
 export const IDENTITY = '(x+1)^2 = x^2 + 2*x + 1';
 export const DIFFER = '(x+1)^2 = x^2 + 1';
 export const BARE = '2 + 3*4';
@@ -54,3 +55,19 @@ export async function waitCompleted(base: string, key: string, jobId: string, ti
   }
   throw new Error(`job ${jobId} not completed in ${timeoutMs} ms; last: ${JSON.stringify(last?.body)?.slice(0, 500)}`);
 }
+
+/** A batch's audit entries, in chain order (found by its workflow id: a test-only read). */
+export type AuditEntry = { _id: string; seq: number; domain: string; verified: boolean; result: { status: string } };
+export const auditEntriesOf = async (workflowId: string): Promise<AuditEntry[]> =>
+  (await db())
+    .collection<AuditEntry>('audit_logs')
+    .find({ 'result.workflow_id': workflowId })
+    .toArray()
+    .then((es) => es.sort((a, b) => a.seq - b.seq));
+
+/** 100 math items: bare expressions, and every fourth a proven identity in the variable `v` (a distinct one per file keeps proofs apart). */
+export const hundredMathItems = (v: string) =>
+  Array.from({ length: 100 }, (_, i) => ({
+    query: i % 4 === 0 ? `(${v}+${i})^2 = ${v}^2 + ${2 * i}*${v} + ${i * i}` : `${i} + 1`,
+    type: 'math',
+  }));

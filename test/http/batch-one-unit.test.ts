@@ -11,6 +11,7 @@ import { makeAppendAuditActivity } from '../../activities/audit.js';
 import { makeBatchActivities, type BatchEngineActivities } from '../../activities/verify-batch.js';
 import { EnginePool } from '../../activities/isolation/engine-pool.js';
 import { BatchJobStore } from '../../persistence/batch.js';
+import { auditEntriesOf as entriesOf, hundredMathItems } from './batch-fixtures.js';
 import { db, newTenant, post, stackEnv, type Member } from './helpers.js';
 
 let t: Member;
@@ -36,19 +37,7 @@ function store(): Store {
   return s;
 }
 
-type Entry = { _id: string; seq: number; domain: string; verified: boolean; result: { status: string } };
-const entriesOf = async (workflowId: string) =>
-  (await db())
-    .collection<Entry>('audit_logs')
-    .find({ 'result.workflow_id': workflowId })
-    .toArray()
-    .then((es) => es.sort((a, b) => a.seq - b.seq));
-
-/** 100 math items: bare expressions, and every fourth a proven identity. */
-const HUNDRED = Array.from({ length: 100 }, (_, i) => ({
-  query: i % 4 === 0 ? `(x+${i})^2 = x^2 + ${2 * i}*x + ${i * i}` : `${i} + 1`,
-  type: 'math',
-}));
+const HUNDRED = hundredMathItems('x');
 
 describe('batch: one math unit per job, the job entry in its group commit', () => {
   it('POST of 100 math items: one result document, 100 item entries, then exactly one job entry right after them', async () => {

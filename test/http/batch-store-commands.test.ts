@@ -65,6 +65,14 @@ describe('batch store commands (a worker and an API of its own that record their
     const done = await waitCompleted(waitApi.url, t.key, slow.body.job_id, 60_000);
     expect(done).toMatchObject({ status: 'completed', completed_items: 1, failed_items: 1 });
 
+    // The capture is flushed every 250 ms (test/store-commands/capture.mjs): wait until it holds both
+    // jobs' completions (the updates counted below), at most 5 s.
+    const jobUpdateCount = () =>
+      readCapture(dir)
+        .filter((c) => c.cmd === 'update' && c.coll === 'batch_jobs')
+        .reduce((n, c) => n + (c.ops?.length ?? 1), 0);
+    for (let i = 0; i < 50 && jobUpdateCount() < 2; i++) await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 300)); // and one more flush: nothing else arrives after them
     const ops = readCapture(dir)
       .flatMap(classify)
       .filter((o) => BATCH_COLLECTIONS.includes(o.coll) && o.cls !== 'admin' && o.cls !== 'getMore');
@@ -83,9 +91,6 @@ describe('batch store commands (a worker and an API of its own that record their
     // as read-modify-write, so a second update racing it (the former `markStarted`, sent after the
     // start) put `running` back over a completed one-step job for good (docs/store-access.md §1).
     // The capture keeps a filter's shape, not its values: two jobs, two updates of batch_jobs in all.
-    const jobUpdates = readCapture(dir)
-      .filter((c) => c.cmd === 'update' && c.coll === 'batch_jobs')
-      .reduce((n, c) => n + (c.ops?.length ?? 1), 0);
-    expect(jobUpdates).toBe(2);
+    expect(jobUpdateCount()).toBe(2);
   }, 180_000);
 });
