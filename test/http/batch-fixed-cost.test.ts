@@ -11,11 +11,9 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { temporalDataConverter } from '../../core/payload-codec.js';
 import { INPUT_AUTH_HEADER, signWorkflowInput, WORKFLOW_INPUT_REFUSED } from '../../core/workflow-input-auth.js';
 import { Store } from '../../core/store.js';
-import { AttestationSigner, loadSigningKey } from '../../core/attestation.js';
-import { makeAppendAuditActivity } from '../../activities/audit.js';
-import { makeBatchActivities, type BatchEngineActivities } from '../../activities/verify-batch.js';
 import { EnginePool } from '../../activities/isolation/engine-pool.js';
 import { BatchJobStore } from '../../persistence/batch.js';
+import { batchActivitiesOn } from './batch-activities.js';
 import { auditEntriesOf as entriesOf, hundredMathItems } from './batch-fixtures.js';
 import { db, get, newTenant, post, stackEnv, type Member } from './helpers.js';
 
@@ -84,14 +82,8 @@ describe('batch: a job that is one math unit runs as one local activity (session
   }, 180_000);
 
   it('a re-run of the job activity (a crash before its marker): same summaries, the first completion kept, no entry twice', async () => {
-    const env = stackEnv();
     const s = store();
-    const key = await loadSigningKey(env.SVC_ATTESTATION_SIGNING_KEY_PEM as string);
-    const signer = new AttestationSigner(key, (env.SVC_DEPLOYMENT_ID as string | undefined) ?? 'svc-local');
-    const engines = {
-      appendAuditActivity: makeAppendAuditActivity({ store: s, auditSecret: env.SVC_AUDIT_SECRET_KEY as string }),
-    } as unknown as BatchEngineActivities;
-    const acts = makeBatchActivities({ store: s, signer, enginePool: pool, mathTimeoutMs: 30_000 }, engines);
+    const acts = await batchActivitiesOn(s, pool);
     // A job of its own, small: a re-run in another process finds its entries one by one
     // (persistence/audit.ts), which for 101 entries outlasts the append deadline on a loaded machine.
     const small = HUNDRED.slice(0, 3);

@@ -7,12 +7,11 @@
 // cannot finish within one item's budget runs again item by item, each item with its own verdict.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Store } from '../../core/store.js';
-import { AttestationSigner, loadSigningKey } from '../../core/attestation.js';
-import { makeAppendAuditActivity } from '../../activities/audit.js';
 import { attestationIdFor } from '../../activities/proofs.js';
-import { batchItemAuditLogId, makeBatchActivities, type BatchEngineActivities } from '../../activities/verify-batch.js';
+import { batchItemAuditLogId } from '../../activities/verify-batch.js';
 import { EnginePool } from '../../activities/isolation/engine-pool.js';
 import { resultId, resultOfDoc, type StoredResultDoc } from '../../persistence/batch.js';
+import { batchActivitiesOn } from './batch-activities.js';
 import { db, newTenant, stackEnv, type Member } from './helpers.js';
 
 let t: Member;
@@ -38,15 +37,9 @@ const QUERIES = [
 ];
 
 async function activities(enginePool: EnginePool) {
-  const env = stackEnv();
-  const store = Store.lazy(env.MONGODB_URI as string);
+  const store = Store.lazy(stackEnv().MONGODB_URI as string);
   stores.push(store);
-  const key = await loadSigningKey(env.SVC_ATTESTATION_SIGNING_KEY_PEM as string);
-  const signer = new AttestationSigner(key, (env.SVC_DEPLOYMENT_ID as string | undefined) ?? 'svc-local');
-  const engines = {
-    appendAuditActivity: makeAppendAuditActivity({ store, auditSecret: env.SVC_AUDIT_SECRET_KEY as string }),
-  } as unknown as BatchEngineActivities;
-  return makeBatchActivities({ store, signer, enginePool, mathTimeoutMs: 30_000 }, engines);
+  return batchActivitiesOn(store, enginePool);
 }
 
 function unitInput(jobId: string) {

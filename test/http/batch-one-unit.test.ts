@@ -6,11 +6,9 @@
 // their proof and attestation, and a re-run of the unit writes nothing twice.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Store } from '../../core/store.js';
-import { AttestationSigner, loadSigningKey } from '../../core/attestation.js';
-import { makeAppendAuditActivity } from '../../activities/audit.js';
-import { makeBatchActivities, type BatchEngineActivities } from '../../activities/verify-batch.js';
 import { EnginePool } from '../../activities/isolation/engine-pool.js';
 import { BatchJobStore } from '../../persistence/batch.js';
+import { batchActivitiesOn } from './batch-activities.js';
 import { auditEntriesOf as entriesOf, hundredMathItems } from './batch-fixtures.js';
 import { db, newTenant, post, stackEnv, type Member } from './helpers.js';
 
@@ -98,14 +96,8 @@ describe('batch: one math unit per job, the job entry in its group commit', () =
   }, 180_000);
 
   it('a unit with the job entry run twice (a re-run after a crash) writes it once; a finish told job_audited appends none', async () => {
-    const env = stackEnv();
     const s = store();
-    const key = await loadSigningKey(env.SVC_ATTESTATION_SIGNING_KEY_PEM as string);
-    const signer = new AttestationSigner(key, (env.SVC_DEPLOYMENT_ID as string | undefined) ?? 'svc-local');
-    const engines = {
-      appendAuditActivity: makeAppendAuditActivity({ store: s, auditSecret: env.SVC_AUDIT_SECRET_KEY as string }),
-    } as unknown as BatchEngineActivities;
-    const acts = makeBatchActivities({ store: s, signer, enginePool: pool, mathTimeoutMs: 30_000 }, engines);
+    const acts = await batchActivitiesOn(s, pool);
     const jobId = `bj_one_unit_${Date.now()}`;
     const workflowId = `batch-${t.orgId}-${jobId}`;
     const audit = { user_id: t.userId, key_id: null, request_digest: `sha256:${'3'.repeat(64)}` };
