@@ -5,7 +5,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { apiUrl, newTenant, PASSWORD, type Member } from './helpers.js';
+import { apiUrl, newTenant, PASSWORD, untilPostgresReady, type Member } from './helpers.js';
 import { svc, SVC_BIN } from './cli-run.js';
 
 let t: Member;
@@ -257,6 +257,7 @@ describe('svc login', () => {
 
 describe('SQL issue positions', () => {
   it('a PostgreSQL refusal names the line of its cursor position', async () => {
+    await untilPostgresReady(t.key); // PGlite starts on the worker's first postgresql request
     const r = await svc(
       ['verify', 'sql', '-', '--schema-ddl', 'CREATE TABLE t (id INT);', '--dialect', 'postgres', '--json'],
       { env: keyEnv(), stdin: 'SELECT id\nFROM t\nWHERE nope = 1' },
@@ -271,5 +272,5 @@ describe('SQL issue positions', () => {
       { env: keyEnv(), stdin: 'SELECT id\nFROM t\nWHERE nope = 1' },
     );
     expect(human.stdout).toMatch(/issue: \[error\] line 3: PostgreSQL: column "nope" does not exist/);
-  });
+  }, 300_000);
 });

@@ -124,3 +124,24 @@ let memberStore: Store | null = null;
 
 /** The per-IP limiter keys on the peer address (loopback here); X-Forwarded-For is ignored unless trusted. */
 export const randomIp = () => `198.51.100.${1 + Math.floor(Math.random() * 250)}`;
+
+/**
+ * Waits until the stack's worker answers a postgresql check with PostgreSQL itself: PGlite
+ * starts on a worker's first postgresql request and, until it is ready (seconds; more on a
+ * loaded machine, where its start outlasts the request's budget), a check is "not_run" and the
+ * verdict fails closed. Readiness, not timing: asks every 2 s for at most 4 minutes.
+ */
+export async function untilPostgresReady(key: string): Promise<void> {
+  const deadline = Date.now() + 240_000;
+  for (;;) {
+    const res = await post(
+      '/verify/sql',
+      { query: 'SELECT id FROM svc_ready', schema_ddl: 'CREATE TABLE svc_ready (id INT);', dialect: 'postgresql' },
+      { 'x-api-key': key },
+    );
+    if (res.body?.developer_fields?.postgres_check === 'accepted') return;
+    if (Date.now() > deadline)
+      throw new Error(`PGlite never became ready: ${JSON.stringify(res.body?.developer_fields)}`);
+    await new Promise((r) => setTimeout(r, 2000));
+  }
+}

@@ -4,7 +4,7 @@
 // PostgreSQL parses is judged by PostgreSQL; without an engine an uncertain objection is
 // UNVERIFIABLE, never VERIFIED-invalid.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { newTenant, post, type Member } from './helpers.js';
+import { newTenant, post, untilPostgresReady, type Member } from './helpers.js';
 
 const DDL = `CREATE TABLE web_sales (ws_sold_date_sk integer, ws_ext_sales_price decimal(15,2), ws_item_sk integer);
 CREATE TABLE catalog_sales (cs_sold_date_sk integer, cs_ext_sales_price decimal(15,2), cs_item_sk integer, cs_order_number integer, cs_warehouse_sk integer, cs_sales_price decimal(15,2));
@@ -37,15 +37,7 @@ describe('POST /verify/sql: the real engine is the judge of a schema violation',
   const verify = (body: unknown) => post('/verify/sql', body, { 'x-api-key': t.key });
   beforeAll(async () => {
     t = await newTenant();
-    // PGlite starts on the worker's first postgresql request; until it is ready a check is "not_run".
-    const deadline = Date.now() + 240_000;
-    for (;;) {
-      const res = await verify({ query: 'SELECT w_state FROM warehouse', schema_ddl: DDL, dialect: 'postgresql' });
-      if (res.body?.developer_fields?.postgres_check === 'accepted') break;
-      if (Date.now() > deadline)
-        throw new Error(`PGlite never became ready: ${JSON.stringify(res.body?.developer_fields)}`);
-      await new Promise((r) => setTimeout(r, 2000));
-    }
+    await untilPostgresReady(t.key);
   }, 300_000);
 
   it.each(BENIGN)('postgresql: %s is VERIFIED sql_valid and admitted', async (_name, query) => {

@@ -3,7 +3,7 @@
 // postgresql, checked by PostgreSQL itself (PGlite in the worker) through the real stack.
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { newTenant, post, type Member } from './helpers.js';
+import { newTenant, post, untilPostgresReady, type Member } from './helpers.js';
 
 const fixture = (p: string) => readFileSync(new URL(`../fixtures/sql/${p}`, import.meta.url), 'utf8');
 const SHOP = fixture('analytics/schema.sql');
@@ -13,17 +13,7 @@ describe('POST /verify/sql: analytical queries through PostgreSQL', () => {
   const verify = (body: unknown) => post('/verify/sql', body, { 'x-api-key': t.key });
   beforeAll(async () => {
     t = await newTenant();
-    // The worker starts PGlite on the first postgresql request (seconds; more on a loaded
-    // machine, where the start can outlast the request's budget). Until it is ready a check
-    // reports postgres_check "not_run": wait for it here (readiness, not timing).
-    const deadline = Date.now() + 240_000;
-    for (;;) {
-      const res = await verify({ query: 'SELECT region_name FROM regions', schema_ddl: SHOP, dialect: 'postgresql' });
-      if (res.body?.developer_fields?.postgres_check === 'accepted') break;
-      if (Date.now() > deadline)
-        throw new Error(`PGlite never became ready: ${JSON.stringify(res.body?.developer_fields)}`);
-      await new Promise((r) => setTimeout(r, 2000));
-    }
+    await untilPostgresReady(t.key);
   }, 300_000);
 
   it.each(['a02_monthly_rollup', 'a04_ctes_top_categories', 'a06_substring_prefix', 'a09_region_share'])(
