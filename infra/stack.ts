@@ -26,6 +26,7 @@ import { workflowBundlePath } from '../workers/workflow-bundle.js';
 import { PROJECT_ROOT } from '../core/project-paths.js';
 import { serviceArgs } from './service-build.js';
 import { FerretIdIndexKeeper } from './ferret-id-index.js';
+import { ferretSqliteUrl, storeSync } from './ferret-sqlite.js';
 
 export const ROOT = PROJECT_ROOT;
 const TOOLS_BIN = path.join(ROOT, '.tools', 'bin');
@@ -486,7 +487,8 @@ export class Stack {
               command: path.join(TOOLS_BIN, 'ferretdb'),
               args: [
                 '--handler=sqlite',
-                `--sqlite-url=file:${path.join(this.dataDir, 'ferretdb')}/`,
+                // synchronous(normal) unless SVC_STORE_SYNC=full (infra/ferret-sqlite.ts, docs/store-access.md §10).
+                `--sqlite-url=${ferretSqliteUrl(path.join(this.dataDir, 'ferretdb'), storeSync(opts.env?.SVC_STORE_SYNC ?? process.env.SVC_STORE_SYNC))}`,
                 `--listen-addr=127.0.0.1:${ports.ferret}`,
                 '--debug-addr=-',
                 '--telemetry=disable',

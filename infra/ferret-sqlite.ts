@@ -1,0 +1,43 @@
+// How the embedded store opens its SQLite files (issue 22, docs/store-access.md §10).
+//
+// FerretDB 1.24 opens one SQLite file per database through modernc.org/sqlite and passes the
+// query of `--sqlite-url` to the driver: every `_pragma=name(value)` runs on each connection it
+// opens. Its own defaults are `auto_vacuum(none)`, `busy_timeout(10000)` and `journal_mode(wal)`;
+// `synchronous` is left at SQLite's FULL, so every commit waits for an fsync of the WAL. SQLite has
+// one writer per file, so every write of every collection (admissions, proofs, audit entries,
+// the running jobs' results) queues behind the fsyncs of the commits before it: ~5.6 ms each on
+// this machine's disk, more on a busy one (session 14: the POST /verify/batch admissions' writes
+// waited in steps within a burst).
+//
+// `synchronous(normal)` in WAL mode syncs at checkpoints only. A commit is still atomic and
+// survives a crash or SIGKILL of the store (the WAL is in the operating system's cache; the
+// store-restart test kills it), but the last commits before a power loss or an OS crash may roll
+// back: the same choice the stack's Temporal server runs with (infra/stack.ts), and what a
+// standalone MongoDB acknowledges with its default write concern (journal flushed every 100 ms).
+// SVC_STORE_SYNC=full keeps FerretDB's default for an operator who wants every commit on disk.
+import { pathToFileURL } from 'node:url';
+
+export type StoreSync = 'normal' | 'full';
+
+/** The pragmas the stack adds to FerretDB's own (each runs on every connection FerretDB opens). */
+export function ferretPragmas(sync: StoreSync): string[] {
+  return [`synchronous(${sync})`];
+}
+
+/** The durability setting from the supervisor's environment: `full` or (default) `normal`; anything else is refused. */
+export function storeSync(value: string | undefined): StoreSync {
+  if (value === undefined || value === '' || value === 'normal') return 'normal';
+  if (value === 'full') return 'full';
+  throw new Error(`SVC_STORE_SYNC must be "normal" or "full", got ${JSON.stringify(value)}`);
+}
+
+/** FerretDB's `--sqlite-url` for the folder `dir`, with the pragmas above (a `file:` URL ending in `/`). */
+export function ferretSqliteUrl(dir: string, sync: StoreSync): string {
+  const base = pathToFileURL(dir.endsWith('/') ? dir : `${dir}/`);
+  for (const p of ferretPragmas(sync)) base.searchParams.append('_pragma', p);
+  // FerretDB wants `file:/path/` (an empty authority is accepted too); keep `(`, `)` readable.
+  return base.href
+    .replace(/^file:\/\//, 'file:')
+    .replace(/%28/g, '(')
+    .replace(/%29/g, ')');
+}
