@@ -28,6 +28,7 @@ import {
   type BatchResultDoc,
 } from '../core/batch-store.js';
 import type { AuditContext } from '../core/engines.js';
+import { QuietQueue } from '../core/batch-quiet-queue.js';
 import { logger } from '../core/logger.js';
 import { HttpError } from './errors.js';
 import { BACKEND_UNAVAILABLE, requestDigest, type TemporalGateway } from './temporal.js';
@@ -58,6 +59,13 @@ const CLAIM_SWEEP_MS = 300_000;
  * its deletion) runs this long after the process starts, off its start-up (persistence/batch.ts sweepEvicted).
  */
 const EVICTION_SWEEP_FIRST_MS = 3_000;
+/**
+ * An evicted job's deletion waits until this process has admitted nothing for this long, and at
+ * most the second figure (session 14, core/batch-quiet-queue.ts): run at once, its store commands
+ * queued on SQLite's one writer beside the rest of a burst's admissions.
+ */
+const DROP_QUIET_MS = 300;
+const DROP_DEFER_MAX_MS = 5_000;
 
 /** The index of an item view (`<job_id>-<index>`). */
 const viewIndex = (v: BatchItemView) => Number(v.id.slice(v.id.lastIndexOf('-') + 1));
@@ -86,8 +94,8 @@ export interface SubmitOptions {
 
 export class BatchJobs {
   readonly store: BatchJobStore;
-  /** The deletions of evicted jobs this process has queued (dropEvicted), one after the other. */
-  private dropping: Promise<void> = Promise.resolve();
+  /** The admissions of this process, and the deletions of evicted jobs it queued behind them (dropEvicted), one after the other. */
+  private readonly admissions = new QuietQueue(DROP_QUIET_MS, DROP_DEFER_MAX_MS);
 
   constructor(
     private readonly cfg: ServiceConfig,
@@ -118,18 +126,17 @@ export class BatchJobs {
 
   /**
    * Deletes the jobs an admission evicted, after it answered (their slot already names the new
-   * job: they read as 404). One deletion at a time per process: a burst of admissions at the
-   * limit queues its deletions behind each other instead of adding ten at once to the writes the
-   * burst's own admissions and the running jobs wait on.
+   * job: they read as 404). One deletion at a time per process, and only once its admissions
+   * are quiet (session 14): a burst of admissions at the limit queues its deletions behind each
+   * other and behind the burst, instead of adding their writes to the ones the burst's own
+   * admissions wait on.
    */
   private dropEvicted(names: string[]): void {
     if (names.length === 0) return;
     // Not awaited: the POST does not wait on the deletion; a failure leaves the names on the slot for the sweep.
-    this.dropping = this.dropping.then(() =>
-      this.store
-        .dropEvicted(names)
-        .then(() => undefined)
-        .catch((err: Error) => log.warn('batch eviction deletion failed; left to the sweep', { error: err.message })),
+    void this.admissions.defer(
+      () => this.store.dropEvicted(names),
+      (err) => log.warn('batch eviction deletion failed; left to the sweep', { error: err.message }),
     );
   }
 
@@ -158,11 +165,13 @@ export class BatchJobs {
     };
     let admission;
     try {
-      admission = await this.store.admit(
-        job,
-        opts.items.map((i) => ({ query: i.query, type: i.type })),
-        this.cfg.SVC_BATCH_MAX_JOBS,
-        () => this.reclaimOrphans(),
+      admission = await this.admissions.busy(() =>
+        this.store.admit(
+          job,
+          opts.items.map((i) => ({ query: i.query, type: i.type })),
+          this.cfg.SVC_BATCH_MAX_JOBS,
+          () => this.reclaimOrphans(),
+        ),
       );
     } catch (err) {
       if (err instanceof BatchCapacityError) throw new HttpError(503, BATCH_CAPACITY_DETAIL);

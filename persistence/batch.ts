@@ -292,6 +292,9 @@ export interface Admission {
 const EVICTING_MAX = 8;
 /** Names of evicted jobs a process remembers as deleted, so that neither a carry nor a sweep reads them again. */
 const GONE_MEMO = 4096;
+/** Claims a process remembers winning (a shared window read before them must not offer their slots again). */
+const WON_MEMO = 4096;
+const claimId = (slot: number, gen: number) => `${slot}:${gen}`;
 
 /** The items of result documents, in index order, as the API answers them. */
 export function itemsOf(results: ReadonlyArray<BatchResultDoc | null>): BatchItemView[] {
@@ -341,6 +344,16 @@ export class BatchJobStore {
   private readonly claiming = new Set<number>();
   /** Evicted jobs this process deleted (or found deleted), oldest first; bounded by GONE_MEMO. */
   private readonly gone = new Set<string>();
+  /** Reads in flight shared by this process's admissions (shared): the hints, and the release queue's windows by first position. */
+  private readonly cursorReads = new Map<SlotCursor, Promise<number | null>>();
+  private readonly windowReads = new Map<
+    number,
+    Promise<{ present: SlotQueueEntryDoc[]; slotDocs: Map<number, BatchSlotDoc> }>
+  >();
+  /** Claims this process won lately (`<slot>:<gen>`, bounded by WON_MEMO): a shared window's snapshot of those slots is stale. */
+  private readonly won = new Set<string>();
+  /** Cursor moves in flight (nudge): the highest value asked for meanwhile, written when the current move is done. */
+  private readonly nudges = new Map<SlotCursor, { next: number | null }>();
 
   constructor(
     private readonly store: Store,
@@ -513,7 +526,45 @@ export class BatchJobStore {
 
   /** A directory cursor, or null when never written. Key: `batch_slot_cursors._id` (bounded: 4 documents). */
   async cursor(name: SlotCursor): Promise<number | null> {
-    return (await this.cursors.findOne({ _id: name }))?.n ?? null;
+    // Single flight per process (session 14): a burst of admissions shares one read of a hint.
+    return this.shared(this.cursorReads, name, async () => (await this.cursors.findOne({ _id: name }))?.n ?? null);
+  }
+
+  /**
+   * One read in flight per key: callers that ask while it runs get its answer (session 14). Only
+   * for hints and for the release queue's windows, whose readers re-check what they act on
+   * (the claim's unique insert decides every slot): a snapshot a few milliseconds older costs a
+   * lost claim at worst, never a slot.
+   */
+  private shared<K, T>(inFlight: Map<K, Promise<T>>, key: K, read: () => Promise<T>): Promise<T> {
+    const running = inFlight.get(key);
+    if (running) return running;
+    const p = read().finally(() => inFlight.delete(key));
+    inFlight.set(key, p);
+    return p;
+  }
+
+  /**
+   * Positions `h` … `h + QUEUE_WINDOW - 1` of the release queue up to the first absent one, and
+   * the slots they name. Keys: `batch_slot_queue._id`, `batch_slots._id` (point lookups in
+   * parallel). Shared by the admissions of this process that ask for the same window while it is
+   * read (session 14: ten admissions of a burst read the same 8 positions and up to 8 slots each,
+   * 104–168 point reads per burst on the seeded store, each queued behind the others).
+   */
+  private queueWindow(h: number): Promise<{ present: SlotQueueEntryDoc[]; slotDocs: Map<number, BatchSlotDoc> }> {
+    return this.shared(this.windowReads, h, async () => {
+      const window = await Promise.all(
+        Array.from({ length: QUEUE_WINDOW }, (_, i) => this.queue.findOne({ _id: h + i })),
+      );
+      const end = window.indexOf(null);
+      const present = (end === -1 ? window : window.slice(0, end)) as SlotQueueEntryDoc[];
+      const slotDocs = new Map<number, BatchSlotDoc>();
+      for (const s of await Promise.all(
+        [...new Set(present.map((e) => e.slot))].map((id) => this.slots.findOne({ _id: id })),
+      ))
+        if (s) slotDocs.set(s._id, s);
+      return { present, slotDocs };
+    });
   }
 
   /**
@@ -530,9 +581,31 @@ export class BatchJobStore {
     }
   }
 
-  /** A hint move off the caller's path: a failure only leaves the hint behind. */
+  /**
+   * A hint move off the caller's path: a failure only leaves the hint behind. Coalesced per
+   * cursor (session 14): while one move of this process is in flight, later ones only raise the
+   * value it writes next, so a burst of ten admissions sends one or two cursor writes, not ten
+   * (each a commit the burst's own claims, slots and jobs queued behind on SQLite's one writer).
+   */
   private nudge(name: SlotCursor, n: number): void {
-    void this.moveCursor(name, n).catch(() => undefined); // a lagging hint is harmless (see moveCursor)
+    const state = this.nudges.get(name);
+    if (state) {
+      state.next = Math.max(state.next ?? n, n);
+      return;
+    }
+    const own: { next: number | null } = { next: null };
+    this.nudges.set(name, own);
+    const write = (value: number): void => {
+      void this.moveCursor(name, value)
+        .catch(() => undefined) // a lagging hint is harmless (see moveCursor)
+        .then(() => {
+          const more = own.next;
+          own.next = null;
+          if (more !== null && more > value) write(more);
+          else this.nudges.delete(name);
+        });
+    };
+    write(n);
   }
 
   /**
@@ -708,20 +781,12 @@ export class BatchJobStore {
     let h = head ?? 0;
     let sawLive = false;
     for (let w = 0; w < QUEUE_WINDOWS; w++) {
-      const window = await Promise.all(
-        Array.from({ length: QUEUE_WINDOW }, (_, i) => this.queue.findOne({ _id: h + i })),
-      );
-      const end = window.indexOf(null);
-      const present = (end === -1 ? window : window.slice(0, end)) as SlotQueueEntryDoc[];
+      const { present, slotDocs } = await this.queueWindow(h);
       if (present.length === 0) break;
-      const slotDocs = new Map<number, BatchSlotDoc>();
-      for (const s of await Promise.all(
-        [...new Set(present.map((e) => e.slot))].map((id) => this.slots.findOne({ _id: id })),
-      ))
-        if (s) slotDocs.set(s._id, s);
+      // A slot this process has claimed since (the window may be shared with admissions that took it) is no longer live.
       const isLive = (e: SlotQueueEntryDoc) => {
         const s = slotDocs.get(e.slot);
-        return !!s && s.gen === e.gen && s.state !== 'active';
+        return !!s && s.gen === e.gen && s.state !== 'active' && !this.won.has(claimId(e.slot, e.gen + 1));
       };
       const live = present.filter(isLive);
       if (live.length > 0) sawLive = true;
@@ -864,8 +929,11 @@ export class BatchJobStore {
       if (this.claiming.has(cand._id)) continue;
       this.claiming.add(cand._id);
       try {
+        if (this.won.has(claimId(cand._id, (cand.gen ?? 0) + 1))) continue; // taken by this process since it was read
         const gen = await this.claim(cand._id, (cand.gen ?? 0) + 1, jobId);
         if (gen === null) continue;
+        this.won.add(claimId(cand._id, gen));
+        if (this.won.size > WON_MEMO) this.won.delete(this.won.values().next().value as string);
         const drop = [
           ...(cand.job_id ? [cand.job_id] : []),
           ...(cand.evicting ?? []).filter((n) => n !== cand.job_id && !this.gone.has(n)),

@@ -319,6 +319,49 @@ describe('persistence/batch.ts: the job store', () => {
     expect(m.coll('batch_requests').docs.size).toBe(10);
   });
 
+  // Session 14: on the seeded store each of ten admissions submitted together read both hints,
+  // the same 8 positions of the release queue and up to 8 slots (104-168 point reads per burst,
+  // each queued behind the others), and moved the `head` hint with a write of its own. Now reads
+  // in flight are shared within a process, a slot it just claimed is not offered again, and the
+  // hint moves are coalesced. On a store whose every command takes a while (as every command
+  // does behind the running jobs' commits), so that the admissions overlap as they do there.
+  it('slot directory: ten admissions submitted together at the limit share their hint and queue reads and coalesce their hint writes, one claim each', async () => {
+    const ids = Array.from({ length: 10 }, (_, i) => `bj_hint${i}`);
+    for (const id of ids) await jobs.admit(newJob(id), ITEMS, 10);
+    for (let i = 0; i < ids.length; i++)
+      await runToCompletion(jobs, ids[i] as string, new Date(Date.UTC(2026, 0, 1, 0, i)));
+    await new Promise((r) => setTimeout(r, 50));
+    for (const name of ['batch_slot_cursors', 'batch_slot_queue', 'batch_slots', 'batch_slot_claims']) {
+      const c = m.coll(name);
+      for (const op of ['findOne', 'insertOne', 'updateOne'] as const) {
+        const orig = (c[op] as (...a: unknown[]) => Promise<unknown>).bind(c);
+        (c as any)[op] = async (...args: unknown[]) => {
+          await new Promise((r) => setTimeout(r, 10));
+          return orig(...args);
+        };
+      }
+    }
+    const from = m.log.length;
+    const admitted = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => jobs.admit(newJob(`bj_next${i}`), ITEMS, 10)),
+    );
+    expect(admitted.map((a) => a.evicted).sort()).toEqual([...ids].sort());
+    expect(new Set(admitted.map((a) => a.slot)).size).toBe(10);
+    await new Promise((r) => setTimeout(r, 200));
+    const burst = m.log.slice(from);
+    const count = (coll: string, op: string, id?: unknown) =>
+      burst.filter((r) => r.coll === coll && r.op === op && (id === undefined || r.filter._id === id)).length;
+    expect(count('batch_slot_claims', 'insertOne')).toBe(10); // no lost claim
+    // Reads: 2 hints + 10 queue positions + 10 slots once, where each admission read them itself
+    // (before: 20 hint reads and ~160 queue and slot reads; the limits leave room for a second window).
+    expect(count('batch_slot_cursors', 'findOne')).toBeLessThanOrEqual(4);
+    expect(count('batch_slot_queue', 'findOne')).toBeLessThanOrEqual(24);
+    expect(count('batch_slots', 'findOne')).toBeLessThanOrEqual(20);
+    expect(count('batch_slot_cursors', 'updateOne', 'head')).toBeLessThanOrEqual(2);
+    // The hint ends past every entry the burst took (the ten releases of the completions).
+    expect(await jobs.cursor('head')).toBe(10);
+  });
+
   it('slot directory: a store older than the directory falls back to one whole read, re-queues its finished slots, then evicts by key', async () => {
     const slots = m.coll('batch_slots');
     for (const [n, min] of [
