@@ -18,7 +18,7 @@
 // slot, claim, job audit entry and the completed job document with all its item views.
 //   npx tsx bench/data-scale.ts [--verifications 100000] [--jobs 1000] [--orgs 20] [--job-items 100]
 //        [--runs 3] [--concurrent-jobs 10] [--rounds 3] [--seconds 12] [--clients 8] [--list-calls 6]
-//        [--warm-seconds 4] [--batch-only] [--no-count-probes] [--capture <dir>]
+//        [--warm-seconds 4] [--batch-only] [--no-count-probes] [--capture <dir>] [--profile bench-scale]
 // Both phases get the same warm-up before they are measured, and it is excluded from every
 // figure (session 12): a short /verify/math load, one job, and one burst of --concurrent-jobs
 // submissions (the first burst of a process opens driver connections and takes new slots; it
@@ -82,6 +82,8 @@ const CLIENTS = Number(arg('clients', '8'));
 const LIST_CALLS = Math.max(2, Number(arg('list-calls', '6')));
 /** --capture <dir>: the API and worker record their store commands (test/store-commands/capture.mjs); the single-job runs are classified at the end. */
 const CAPTURE = arg('capture', '');
+/** --profile <name>: the stack's data folder (.data/<name>), so that two runs can go side by side (session 14: SVC_STORE_SYNC=normal against full). */
+const PROFILE = arg('profile', 'bench-scale');
 /** --batch-only: the batch figures only (no /verify/math load, lists, reports or store probes): the batch path's own run. */
 const BATCH_ONLY = args.includes('--batch-only');
 /** --no-count-probes: skip the whole-collection counts among the store probes (on the full seed each reads 100,000+ documents, up to the driver's time-out). */
@@ -799,7 +801,7 @@ async function measure(
 async function main() {
   const maxJobs = Math.max(1000, JOBS + 2 * (RUNS + CONCURRENT_JOBS + 2) + 10);
   const { stack, base, key, token, orgId } = await startBenchStack(
-    'bench-scale',
+    PROFILE,
     Number(process.env.SVC_BENCH_PORT_OFFSET ?? 23_000),
     {
       SVC_BATCH_WAIT_SECONDS: '0',

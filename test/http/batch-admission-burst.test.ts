@@ -1,0 +1,136 @@
+// A burst of submissions at the job limit (issue 22, session 14; docs/batch.md "Session 14,
+// admission"), black box: an API of its own on a database of its own (so its
+// SVC_BATCH_MAX_JOBS=4 bounds a job store no other file shares) and a worker of its own, both
+// recording their store commands (test/store-commands/capture.mjs). Four finished jobs fill the
+// store; four submissions at once each evict one: every POST answers with its own job, every
+// evicted job answers 404 at once, the new jobs complete with their items, and the evicted jobs'
+// documents are deleted only once the burst's admissions are done (before, each deletion's writes
+// queued on SQLite's one writer beside the admissions still in flight), and then all of them.
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { MongoClient, type Db } from 'mongodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ManagedProcess } from '../../infra/stack.js';
+import { PASSWORD, randomIp, stackEnv, uniqueEmail } from './helpers.js';
+import { startExtraApi, type ExtraApi } from './extra-api.js';
+import { startExtraWorker } from './extra-worker.js';
+import { captureEnv } from '../store-commands/env.js';
+import { readCapture, type Captured } from '../store-commands/classify.js';
+import { IDENTITY, BARE, call, sleep, waitCompleted } from './batch-fixtures.js';
+
+const NOT_FOUND_BODY = { detail: 'Batch job not found', code: expect.any(String), request_id: expect.any(String) };
+const LIMIT = 4;
+
+describe('a burst of submissions at the job limit (an API of its own on a database of its own, SVC_BATCH_MAX_JOBS=4)', () => {
+  const dbName = `svc_burst_${randomBytes(4).toString('hex')}`;
+  const uri = (() => {
+    const u = new URL(stackEnv().MONGODB_URI as string);
+    u.pathname = `/${dbName}`;
+    return u.toString();
+  })();
+  const queue = `svc-burst-${randomUUID()}`;
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-batch-burst-'));
+  const env = { MONGODB_URI: uri, SVC_TASK_QUEUE: queue, ...captureEnv(dir) };
+  let api: ExtraApi;
+  let worker: ManagedProcess | undefined;
+  let mongo: MongoClient;
+  let db: Db;
+  let key: string;
+  beforeAll(async () => {
+    [api, worker] = await Promise.all([
+      startExtraApi('api-burst', { ...env, SVC_BATCH_MAX_JOBS: String(LIMIT), SVC_BATCH_WAIT_SECONDS: '0' }),
+      startExtraWorker('worker-burst', env),
+    ]);
+    mongo = new MongoClient(uri);
+    await mongo.connect();
+    db = mongo.db(dbName);
+    const signup = await fetch(`${api.url}/auth/signup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': randomIp() },
+      body: JSON.stringify({ email: uniqueEmail('burst'), password: PASSWORD, organization_name: 'Burst' }),
+    });
+    expect(signup.status).toBe(200);
+    const { access_token } = (await signup.json()) as { access_token: string };
+    const minted = await fetch(`${api.url}/auth/api-keys`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${access_token}` },
+      body: JSON.stringify({ name: 'burst' }),
+    });
+    expect(minted.status).toBe(200);
+    key = ((await minted.json()) as { key: string }).key;
+  }, 240_000);
+  afterAll(async () => {
+    await Promise.allSettled([worker?.stop(), api?.proc.stop()]);
+    await db?.dropDatabase().catch(() => undefined);
+    await mongo?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const ITEMS = [
+    { query: IDENTITY, type: 'math' },
+    { query: BARE, type: 'math' },
+  ];
+  const submit = () => call(api.url, 'POST', '/verify/batch', key, { items: ITEMS });
+  const coll = (name: string) => db.collection<{ _id: string | number; [k: string]: any }>(name);
+  /** The API's commands (the worker records into the same folder, as `verification-worker-<pid>`). */
+  const apiCommands = (): Captured[] => readCapture(dir).filter((c) => !(c.role ?? '').includes('worker'));
+
+  it('four submissions at once each evict one finished job: all answered, the evicted ones 404 at once, their documents deleted only after the last admission, then all of them', async () => {
+    const first = await Promise.all(Array.from({ length: LIMIT }, () => submit()));
+    expect(first.map((r) => r.status)).toEqual(Array(LIMIT).fill(202));
+    const old = first.map((r) => r.body.job_id as string);
+    await Promise.all(old.map((id) => waitCompleted(api.url, key, id, 120_000)));
+    await sleep(1_000); // the completions' slot releases are written
+
+    const sentAt = Date.now();
+    const burst = await Promise.all(Array.from({ length: LIMIT }, () => submit()));
+    const answeredAt = Date.now();
+    expect(burst.map((r) => r.status)).toEqual(Array(LIMIT).fill(202));
+    const fresh = burst.map((r) => r.body.job_id as string);
+    expect(new Set(fresh).size).toBe(LIMIT);
+    for (const r of burst)
+      expect(r.body).toMatchObject({ job_id: r.body.job_id, status: 'running', total_items: 2, items: [] });
+    // Every finished job was evicted (the store holds 4): each answers 404 from its slot write on.
+    for (const id of old) {
+      const gone = await call(api.url, 'GET', `/verify/batch/${id}`, key);
+      expect(gone.status).toBe(404);
+      expect(gone.body).toEqual(NOT_FOUND_BODY);
+    }
+    // The new jobs complete with their items.
+    for (const id of fresh) {
+      const done = await waitCompleted(api.url, key, id, 120_000);
+      expect(done).toMatchObject({ job_id: id, status: 'completed', completed_items: 2, failed_items: 0 });
+      expect(done.items.map((i: { id: string }) => i.id)).toEqual([`${id}-0`, `${id}-1`]);
+    }
+    // The evicted jobs' documents go (at most the deferral's bound after the burst, plus the deletions).
+    const deadline = Date.now() + 30_000;
+    let left = -1;
+    while (Date.now() < deadline) {
+      left = await coll('batch_jobs').countDocuments({ _id: { $in: old } });
+      if (left === 0) break;
+      await sleep(200);
+    }
+    expect(left).toBe(0);
+    expect(await coll('batch_requests').countDocuments({ _id: { $in: old } })).toBe(0);
+    expect(await coll('batch_results').countDocuments({ _id: { $in: old.map((id) => `${id}#0`) } })).toBe(0);
+    expect((await coll('batch_jobs').find({}).toArray()).map((d) => d._id).sort()).toEqual([...fresh].sort());
+
+    // The capture (flushed every 250 ms): the burst's admissions and the deletions after them.
+    await sleep(600);
+    const cmds = apiCommands().filter((c) => c.t >= sentAt - 50);
+    const inBurst = (c: Captured) => c.t <= answeredAt;
+    const claims = cmds.filter((c) => inBurst(c) && c.cmd === 'insert' && c.coll === 'batch_slot_claims');
+    expect(claims).toHaveLength(LIMIT); // one claim each, none lost to a sibling of the same process
+    const jobInserts = cmds.filter((c) => inBurst(c) && c.cmd === 'insert' && c.coll === 'batch_jobs');
+    expect(jobInserts).toHaveLength(LIMIT);
+    const lastAdmissionWrite = Math.max(...jobInserts.map((c) => c.t + (c.ms ?? 0)));
+    const deletions = cmds.filter(
+      (c) => c.cmd === 'delete' && ['batch_jobs', 'batch_results', 'batch_requests'].includes(c.coll ?? ''),
+    );
+    expect(deletions.length).toBeGreaterThanOrEqual(3 * LIMIT); // its result unit, request and job per evicted job
+    // Deferred: none started before the last admission's job write was acknowledged, plus the quiet time (300 ms; 10 ms of clock slack).
+    expect(Math.min(...deletions.map((c) => c.t))).toBeGreaterThanOrEqual(lastAdmissionWrite + 290);
+  }, 480_000);
+});
