@@ -257,12 +257,15 @@ interface BatchFigures {
   lastJobId: string;
   /** When the single-job runs started and ended (to cut the command capture). */
   window: [number, number];
+  /** When each measured burst started and ended (to cut the command capture per burst). */
+  burstWindows: Array<[number, number]>;
 }
 
 /** One burst: CONCURRENT_JOBS jobs submitted at once, each polled until completed. */
 async function burst(stack: Stack, base: string, key: string) {
   const before = stackSample(stack);
   const t0 = performance.now();
+  const from = Date.now();
   const many = await Promise.all(Array.from({ length: CONCURRENT_JOBS }, () => runJob(base, key, 500)));
   const wall = performance.now() - t0;
   const after = stackSample(stack);
@@ -280,6 +283,7 @@ async function burst(stack: Stack, base: string, key: string) {
     failed: many.reduce((a, m) => a + m.failed, 0),
     refused: many.reduce((a, m) => a + m.refused, 0),
     cpu,
+    window: [from, Date.now()] as [number, number],
   };
 }
 
@@ -325,6 +329,7 @@ async function batchFigures(stack: Stack, base: string, key: string, phase: stri
     post_503: bursts.reduce((a, b) => a + b.refused, 0),
     lastJobId: (singles[0] as JobRun).jobId,
     window,
+    burstWindows: bursts.map((b) => b.window),
   };
 }
 
@@ -956,6 +961,41 @@ async function main() {
         console.table(
           summarize(ops)
             .bySite.sort((a, b) => b.ms_total - a.ms_total)
+            .slice(0, 15),
+        );
+      }
+      // What the API sent while the bursts were submitted (session 14: the admissions' commands
+      // and their durations as the driver saw them, queueing included), per burst, slowest first.
+      for (const [name, ws] of [
+        ['empty', empty.batch.burstWindows],
+        ['seeded', full.batch.burstWindows],
+      ] as const) {
+        const bySite = new Map<string, { n: number; ms: number[] }>();
+        for (const c of all.filter((x) => x.role === 'api-process' && ws.some(([a, b]) => x.t >= a && x.t <= b))) {
+          const k = `${c.site} ${c.cmd} ${c.coll ?? ''}${c.error ? ` (${c.error})` : ''}`;
+          const e = bySite.get(k) ?? { n: 0, ms: [] };
+          e.n++;
+          e.ms.push(c.ms ?? 0);
+          bySite.set(k, e);
+        }
+        console.log(
+          `API store commands during the ${ws.length} bursts, ${name} store (per burst; driver ms incl. queueing):`,
+        );
+        console.table(
+          [...bySite]
+            .map(([site, e]) => ({
+              site,
+              per_burst: round(e.n / Math.max(1, ws.length)),
+              ms_median: round(median(e.ms)),
+              ms_p95: round(
+                percentile(
+                  [...e.ms].sort((a, b) => a - b),
+                  95,
+                ),
+              ),
+              ms_total_per_burst: Math.round(e.ms.reduce((a, b) => a + b, 0) / Math.max(1, ws.length)),
+            }))
+            .sort((a, b) => b.ms_total_per_burst - a.ms_total_per_burst)
             .slice(0, 15),
         );
       }
