@@ -268,6 +268,13 @@ const STACK_CONFIGS: Record<string, StackConfig> = {
     warmPglite: false,
     idleReleaseMs: 20_000,
   },
+  // One malloc arena per process instead of the stack's two (session 14): every thread shares it.
+  arena1: {
+    name: 'after, MALLOC_ARENA_MAX=1 (idle release shortened to 20 s)',
+    env: { SVC_SQL_PG_IDLE_RELEASE_MS: '20000', MALLOC_ARENA_MAX: '1' },
+    warmPglite: false,
+    idleReleaseMs: 20_000,
+  },
   // The defaults without the on-disk data directory (session 13): every process's first PGlite
   // start runs initdb (a ~700 MB peak of PGlite's process) instead of loading a first start's dump.
   nocache: {
