@@ -7,6 +7,8 @@ import { finalizeOutcome, retainProof, type ProofContext } from './proofs.js';
 import { requiredPercent, runConsensus, type ChainEntry, type VerificationMode } from './consensus/run.js';
 import type { VerifyActivityInput } from './types.js';
 import type { LogicPool } from '../engines/logic/index.js';
+import type { EnginePool } from './isolation/engine-pool.js';
+import { pooledConsensusMath } from './consensus/pooled-math.js';
 
 export interface ConsensusRequest {
   query: string;
@@ -37,13 +39,17 @@ export type ConsensusActivityResult = {
 
 export const CONSENSUS_VERIFIER = 'svc-consensus';
 
-export function makeVerifyConsensusActivity(deps: ProofContext & { z3TimeoutMs: number; pools: { logic: LogicPool } }) {
+export function makeVerifyConsensusActivity(
+  deps: ProofContext & { z3TimeoutMs: number; pools: { logic: LogicPool; engine: EnginePool } },
+) {
   return async function verifyConsensusActivity(
     req: VerifyActivityInput<ConsensusRequest>,
   ): Promise<ConsensusActivityResult> {
     const started = performance.now();
     const { query, verification_mode: mode, min_confidence: minConfidence } = req.input;
     const c = await runConsensus(query, mode, {
+      // The math steps run in the engine threads: the worker's main thread loads no mathjs.
+      math: pooledConsensusMath(deps.pools.engine, req.org_id),
       z3TimeoutMs: deps.z3TimeoutMs,
       orgId: req.org_id,
       logicPool: deps.pools.logic,

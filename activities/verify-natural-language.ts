@@ -11,7 +11,9 @@ import { AttestationError } from '../core/attestation.js';
 import type { ProviderName } from '../core/providers-config.js';
 import type { NaturalLanguageResponse, NaturalLanguageStatus, TrustBoundary } from '../contract/natural-language.js';
 import { screenText } from '../engines/nl/injection-screen.js';
-import { evaluateTranslation } from '../engines/nl/evaluate-translation.js';
+import type { EnginePool } from './isolation/engine-pool.js';
+import { engineBudgetMs, runIsolated } from './isolation/run.js';
+import { NL_TIMEOUT_DETAIL } from '../contract/deadlines.js';
 import { providerFailure, translateArithmetic, type ArithmeticTranslation } from './providers/index.js';
 import { recordAttestation } from '../persistence/proofs.js';
 import type { ProofContext } from './proofs.js';
@@ -106,8 +108,17 @@ const attestationErrorCode = (code: string) => (code === 'KEY_MISSING' ? 'CRYPTO
 type Timed = Omit<NaturalLanguageResponse, 'latency_ms'>;
 
 /** Evaluation, enforcement and the mandatory attestation. */
+/**
+ * The math engine's evaluation runs in the engine threads (ENGINE_TASKS.nl_evaluate): the
+ * worker's main thread loads no mathjs (docs/performance.md, memory), and the evaluation is cut
+ * at the math deadline like /verify/math's (503 `Natural-language verification timed out.`).
+ */
+export type NaturalLanguageContext = ProofContext & { pools: { engine: EnginePool }; mathTimeoutMs?: number };
+
+const DEFAULT_MATH_TIMEOUT_MS = 5_000;
+
 export async function finalizeNaturalLanguage(
-  ctx: ProofContext,
+  ctx: NaturalLanguageContext,
   orgId: string | null,
   input: FinalizeInput,
 ): Promise<Timed> {
@@ -131,7 +142,16 @@ export async function finalizeNaturalLanguage(
   }
   const t = outcome.translation;
   const translation = translationOf(t);
-  const ev = evaluateTranslation(t.expression ?? '', t.claimed_answer);
+  const ev = await runIsolated(
+    'nl_evaluate',
+    { expression: t.expression ?? '', claimedAnswer: t.claimed_answer },
+    {
+      pool: ctx.pools.engine,
+      orgId,
+      timeoutMs: engineBudgetMs(ctx.mathTimeoutMs ?? DEFAULT_MATH_TIMEOUT_MS),
+      timeoutDetail: NL_TIMEOUT_DETAIL,
+    },
+  );
   if (ev.kind === 'rejected') {
     return {
       status: 'ERROR',
@@ -192,7 +212,7 @@ export async function finalizeNaturalLanguage(
   }
 }
 
-export function makeNaturalLanguageActivities(ctx: ProofContext) {
+export function makeNaturalLanguageActivities(ctx: NaturalLanguageContext) {
   return {
     /** Provider step: a normal activity (local for `local`), deadline SVC_PROVIDER_TIMEOUT, never retried. */
     async translateNaturalLanguageActivity(req: VerifyActivityInput<NaturalLanguageInput>): Promise<TranslateOutcome> {

@@ -190,6 +190,45 @@ function groupRss(pgid: number | undefined): number {
   return total;
 }
 
+/**
+ * What one process's resident memory is made of (its /proc/<pid>/smaps, MB), to tell which part
+ * grows under load: V8's heap pages (anonymous mappings in multiples of 256 KiB: every isolate's
+ * old, young and large-object spaces), glibc's main arena (`[heap]`), other anonymous memory
+ * (the other malloc arena, thread stacks, WebAssembly memories such as Z3's) and mapped files
+ * (node itself, native add-ons). Session 14: the API's V8 pages grew 156 -> 239-244 MB under
+ * /verify/math while every other class stayed flat.
+ */
+function memoryClasses(pid: number | undefined): string {
+  if (!pid) return '';
+  const kb: Record<string, number> = { v8: 0, brk: 0, anon: 0, files: 0 };
+  let size = 0;
+  let name = '';
+  try {
+    for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+      const m = /^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+      if (m) {
+        size = (parseInt(m[2]!, 16) - parseInt(m[1]!, 16)) / 1024;
+        name = m[3] ?? '';
+        continue;
+      }
+      const r = /^Rss:\s+(\d+) kB/.exec(line);
+      if (!r) continue;
+      const k = name.startsWith('/')
+        ? 'files'
+        : name === '[heap]'
+          ? 'brk'
+          : name === '' && size % 256 === 0
+            ? 'v8'
+            : 'anon';
+      kb[k] = (kb[k] ?? 0) + Number(r[1]);
+    }
+  } catch {
+    return '';
+  }
+  const m = (k: string) => Math.round((kb[k] ?? 0) / 1024);
+  return `V8 pages ${m('v8')}, main arena ${m('brk')}, other anonymous ${m('anon')}, files ${m('files')}`;
+}
+
 const loadAverage = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 
 interface StackConfig {
@@ -226,6 +265,13 @@ const STACK_CONFIGS: Record<string, StackConfig> = {
   arenas: {
     name: 'after, MALLOC_ARENA_MAX=2 (idle release shortened to 20 s)',
     env: { SVC_SQL_PG_IDLE_RELEASE_MS: '20000', MALLOC_ARENA_MAX: '2' },
+    warmPglite: false,
+    idleReleaseMs: 20_000,
+  },
+  // One malloc arena per process instead of the stack's two (session 14): every thread shares it.
+  arena1: {
+    name: 'after, MALLOC_ARENA_MAX=1 (idle release shortened to 20 s)',
+    env: { SVC_SQL_PG_IDLE_RELEASE_MS: '20000', MALLOC_ARENA_MAX: '1' },
     warmPglite: false,
     idleReleaseMs: 20_000,
   },
@@ -312,13 +358,24 @@ async function runStack(cfg: StackConfig, seconds: number): Promise<Record<strin
   /** Samples RSS every 250 ms while `fn` runs: peak and mean of the API, the worker and their sum. */
   const sampled = async <T>(fn: () => Promise<T>) => {
     const rows: Array<ReturnType<typeof sample>> = [];
-    const timer = setInterval(() => rows.push(sample()), 250);
+    let classesAtPeak = { api: '', worker: '' };
+    const timer = setInterval(() => {
+      const s = sample();
+      if (rows.every((r) => r.total < s.total))
+        classesAtPeak = { api: memoryClasses(api.pid), worker: memoryClasses(worker.pid) };
+      rows.push(s);
+    }, 250);
     const value = await fn();
     clearInterval(timer);
     rows.push(sample());
     const peak = (k: 'api' | 'worker' | 'total') => Math.max(...rows.map((r) => r[k]));
     const mean = (k: 'api' | 'worker' | 'total') => rows.reduce((s, r) => s + r[k], 0) / rows.length;
-    return { value, peak: { api: peak('api'), worker: peak('worker'), total: peak('total') }, mean: mean('total') };
+    return {
+      value,
+      peak: { api: peak('api'), worker: peak('worker'), total: peak('total') },
+      mean: mean('total'),
+      classesAtPeak,
+    };
   };
   const fmt = (s: { api: number; worker: number; total: number }) =>
     `API ${mb(s.api)} + worker ${mb(s.worker)} = **${mb(s.total)}**`;
@@ -342,6 +399,7 @@ async function runStack(cfg: StackConfig, seconds: number): Promise<Record<strin
       await post('/verify/sql', { query: 'SELECT w_state FROM warehouse', schema_ddl: SQL_DDL, dialect: 'postgresql' });
     await new Promise((r) => setTimeout(r, 5000));
     out.idle = fmt(sample());
+    out.idleClasses = `API: ${memoryClasses(api.pid)}; worker: ${memoryClasses(worker.pid)}`;
     // Warm both paths once, then the throughput rows.
     await post('/verify/math', MATH);
     await post('/verify/logic', LOGIC);
@@ -360,6 +418,8 @@ async function runStack(cfg: StackConfig, seconds: number): Promise<Record<strin
       `${x.value.rps.toFixed(1)} req/s (${x.value.bad} non-2xx), API + worker CPU ${x.value.cpuMs.toFixed(1)} ms per request; peak ${fmt(x.peak)}`;
     out.math = line(m);
     out.logic = line(l);
+    out.mathClasses = `API: ${m.classesAtPeak.api}; worker: ${m.classesAtPeak.worker}`;
+    out.logicClasses = `API: ${l.classesAtPeak.api}; worker: ${l.classesAtPeak.worker}`;
     // The mixed load: every kind the worker's pools serve, one after the other per client.
     const kinds: Array<() => Promise<number>> = [
       () => post('/verify/math', MATH),
@@ -408,6 +468,10 @@ async function runStack(cfg: StackConfig, seconds: number): Promise<Record<strin
       console.log(`| right after the load | ${r.afterLoad} |`);
       console.log(`| after PGlite's idle release | ${r.released} |`);
       console.log(`(load average at the end: ${r.load})`);
+      console.log(`\nWhat each process's memory is (MB, main process without its children):`);
+      console.log(`- idle: ${r.idleClasses}`);
+      console.log(`- /verify/math peak: ${r.mathClasses}`);
+      console.log(`- /verify/logic peak: ${r.logicClasses}`);
     }
   }
 }

@@ -60,20 +60,9 @@ export function answersAgree(a: Answer, b: Answer): boolean {
   return x.minus(y).abs().lte(tol.times(scale));
 }
 
-/** An engine's confidence in its own answer, 0–100 (docs/consensus.md). */
-export function engineConfidence(status: 'VERIFIED' | 'UNVERIFIABLE' | 'BLOCKED', answer: Answer | null): number {
-  if (!answer) return 0;
-  if (status === 'VERIFIED') return 100;
-  switch (answer.precision) {
-    case 'exact':
-      return 100;
-    case 'decimal':
-      return 99;
-    case 'sampled':
-    case 'float':
-      return 95;
-  }
-}
+// engineConfidence lives with the shared shapes (types.ts): the worker's main thread uses it
+// without loading this module's BigNumber instance (mathjs).
+export { engineConfidence } from './types.js';
 
 export interface Scored {
   answer: Answer | null;

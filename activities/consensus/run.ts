@@ -2,14 +2,23 @@
 // combines their answers (agreement.ts). Engines that miss the deadline are reported as
 // BLOCKED chain entries. Proof retention and attestation are the activity's job
 // (activities/verify-consensus.ts); this module does no store I/O.
-import { combine, engineConfidence, type AgreementStatus } from './agreement.js';
-import { translateArithmetic } from './arith.js';
-import { runMathEngine } from './math-engine.js';
+// No value import of agreement.ts, arith-translate.ts or math-engine.ts: their steps (mathjs)
+// come through `opts.math` (ConsensusMath), run in the engine threads by the worker.
+import type { AgreementStatus } from './agreement.js';
 import { runPythonEngine } from './python-engine.js';
 import { classifyQuery, type ClassifiedQuery } from './query.js';
 import { formatNumber, translateArithmeticLocally } from '../../engines/nl/local-translator.js';
 import { runStatsEngine } from './stats-engine.js';
-import type { ArithmeticClaim, ChainStatus, ConsensusEngine, EngineRun } from './types.js';
+import { ApplicationFailure } from '@temporalio/common';
+import { ENGINE_TIMEOUT_FAILURE } from '../../core/failure-types.js';
+import {
+  engineConfidence,
+  type ArithmeticClaim,
+  type ChainStatus,
+  type ConsensusEngine,
+  type ConsensusMath,
+  type EngineRun,
+} from './types.js';
 import { runZ3Engine } from './z3-engine.js';
 import type { LogicPool } from '../../engines/logic/index.js';
 
@@ -56,7 +65,7 @@ export interface ConsensusComputation {
 }
 
 export interface EngineImplementations {
-  math: (claim: ArithmeticClaim) => EngineRun | Promise<EngineRun>;
+  math: (claim: ArithmeticClaim, opts: { timeoutMs: number; math: ConsensusMath }) => EngineRun | Promise<EngineRun>;
   python: (claim: ArithmeticClaim, opts: { timeoutMs: number }) => Promise<EngineRun>;
   z3: (
     claim: ArithmeticClaim,
@@ -66,13 +75,15 @@ export interface EngineImplementations {
 }
 
 export const DEFAULT_ENGINES: EngineImplementations = {
-  math: (claim) => runMathEngine(claim.expression),
+  math: (claim, opts) => opts.math.math(claim.expression, opts.timeoutMs),
   python: (claim, opts) => runPythonEngine(claim, opts),
   z3: (claim, opts) => runZ3Engine(claim, opts),
   stats: (claim, opts) => runStatsEngine(claim.statistic as NonNullable<ArithmeticClaim['statistic']>, opts),
 };
 
 export interface ConsensusOptions {
+  /** The math steps (translation, math engine, agreement): pooledConsensusMath in the worker. */
+  math: ConsensusMath;
   deadlineMs?: number;
   z3TimeoutMs: number;
   /** The caller's organization: the Z3 pool is shared fairly across organizations (docs/isolation.md). */
@@ -204,7 +215,7 @@ export async function runConsensus(
   }
   const claim: ArithmeticClaim = {
     expression: classified.expression,
-    translation: translateArithmetic(classified.expression),
+    translation: await opts.math.translate(classified.expression),
     statistic: classified.statistic,
   };
   const engines = { ...DEFAULT_ENGINES, ...opts.engines };
@@ -220,7 +231,7 @@ export async function runConsensus(
     const work = (async (): Promise<EngineRun> => {
       switch (engine) {
         case 'math':
-          return engines.math(claim);
+          return engines.math(claim, { timeoutMs: remaining(), math: opts.math });
         case 'python':
           return engines.python(claim, {
             timeoutMs: Math.min(opts.pythonTimeoutMs ?? CONSENSUS_PYTHON_TIMEOUT_MS, remaining()),
@@ -236,15 +247,20 @@ export async function runConsensus(
             timeoutMs: Math.min(opts.pythonTimeoutMs ?? CONSENSUS_PYTHON_TIMEOUT_MS, remaining()),
           });
       }
-    })().catch((err: unknown) => failedRun(engine, err));
+    })().catch((err: unknown) =>
+      // The engine pool cut the run at the deadline: the same entry as a run the deadline overtook.
+      err instanceof ApplicationFailure && err.type === ENGINE_TIMEOUT_FAILURE
+        ? lateRun(engine, deadlineMs)
+        : failedRun(engine, err),
+    );
     return Promise.race([work, expired]).then((r) => ({
       run: r === 'late' ? lateRun(engine, deadlineMs) : r,
       latencyMs: Math.round(performance.now() - t0),
     }));
   };
 
-  // The asynchronous engines (sandbox, Z3 pool) start first; the math engine runs on this
-  // thread, synchronously, while they are under way.
+  // The sandbox and Z3 engines start first; the math engine runs in an engine thread
+  // (opts.math) while they are under way.
   const order = enginesFor(mode, claim.statistic !== null);
   const pending = new Map<ConsensusEngine, Promise<TimedRun>>();
   for (const engine of order.filter((e) => e !== 'math')) pending.set(engine, start(engine));
@@ -257,7 +273,7 @@ export async function runConsensus(
   }
 
   const chain = runs.map(toChainEntry);
-  const agreement = combine(
+  const agreement = await opts.math.agree(
     chain.map((c, i) => ({ answer: c.success ? (runs[i] as TimedRun).run.answer : null, confidence: c.confidence })),
   );
   const allVerified = chain.length > 0 && chain.every((c) => c.status === 'VERIFIED');

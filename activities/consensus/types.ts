@@ -1,5 +1,5 @@
 // Shared shapes of the consensus engines.
-import type { Answer } from './agreement.js';
+import type { Agreement, Answer, Scored } from './agreement.js';
 import type { ArithTranslation } from './arith.js';
 import type { StatisticalClaim } from './query.js';
 
@@ -38,4 +38,33 @@ export interface EngineContext {
   deadline: number;
   z3TimeoutMs: number;
   pythonTimeoutMs: number;
+}
+
+/** An engine's confidence in its own answer, 0–100 (docs/consensus.md). */
+export function engineConfidence(status: 'VERIFIED' | 'UNVERIFIABLE' | 'BLOCKED', answer: Answer | null): number {
+  if (!answer) return 0;
+  if (status === 'VERIFIED') return 100;
+  switch (answer.precision) {
+    case 'exact':
+      return 100;
+    case 'decimal':
+      return 99;
+    case 'sampled':
+    case 'float':
+      return 95;
+  }
+}
+
+/**
+ * The steps of a consensus that need the math engine (mathjs): the translation of the text into
+ * plain-data arithmetic, the math engine's own run, and the agreement of the answers (80-digit
+ * decimals). The worker runs them in its engine threads (pooled-math.ts: the worker's main
+ * thread loads no mathjs, docs/performance.md, memory); pure-math.ts runs them in the calling
+ * thread (the engine thread itself, unit tests).
+ */
+export interface ConsensusMath {
+  translate(expression: string): Promise<ArithTranslation>;
+  /** The math engine's run, within `timeoutMs` (a time-out throws the engine pool's EngineTimeout). */
+  math(expression: string, timeoutMs: number): Promise<EngineRun>;
+  agree(entries: Scored[]): Promise<Agreement>;
 }

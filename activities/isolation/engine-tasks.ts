@@ -8,6 +8,7 @@ import type { MathRequest } from '../../engines/math.js';
 import type { VerifySqlEngines } from '../../engines/sql/index.js';
 import type { EngineOutcome } from '../../core/diagnostic.js';
 import type { GuardReport, GuardTask } from '../../engines/agent-guards/index.js';
+import type { Scored } from '../consensus/agreement.js';
 import { threadId } from 'node:worker_threads';
 
 // Each engine module is imported on first use and kept (the module cache): a thread loads only
@@ -21,6 +22,10 @@ export const ENGINE_MODULES = {
   sql: () => import('../../engines/sql/index.js'),
   stats: () => import('../../engines/stats/query.js'),
   guards: () => import('../../engines/agent-guards/index.js'),
+  // The math steps of /verify/consensus and /verify/natural_language (mathjs): here, not on the
+  // worker's main thread (docs/performance.md, memory). Small on top of math, which they use.
+  consensus: () => import('../consensus/pure-math.js'),
+  nl: () => import('../../engines/nl/evaluate-translation.js'),
 };
 export type EngineModuleName = keyof typeof ENGINE_MODULES;
 export const ALL_ENGINE_MODULES = Object.keys(ENGINE_MODULES) as EngineModuleName[];
@@ -80,6 +85,17 @@ export const ENGINE_TASKS = {
   stats_query: async (input: { query: string }) => (await ENGINE_MODULES.stats()).parseStatsQuery(input.query),
   /** The agent guards of one request (exfiltration, tool poisoning): activities/agent-guard-scan.ts. */
   guard: async (input: GuardTask): Promise<GuardReport> => (await ENGINE_MODULES.guards()).runGuardTask(input),
+  /** /verify/consensus: the query's arithmetic as plain data (activities/consensus/arith-translate.ts). */
+  consensus_translate: async (input: { expression: string }) =>
+    (await ENGINE_MODULES.consensus()).translateArithmetic(input.expression),
+  /** /verify/consensus: the math engine's run (activities/consensus/math-engine.ts). */
+  consensus_math: async (input: { expression: string }) =>
+    (await ENGINE_MODULES.consensus()).runMathEngine(input.expression),
+  /** /verify/consensus: the engines' agreement, in 80-digit decimals (activities/consensus/agreement.ts). */
+  consensus_agree: async (input: { entries: Scored[] }) => (await ENGINE_MODULES.consensus()).combine(input.entries),
+  /** /verify/natural_language: the translated expression through the math engine (engines/nl/evaluate-translation.ts). */
+  nl_evaluate: async (input: { expression: string; claimedAnswer: number | null }) =>
+    (await ENGINE_MODULES.nl()).evaluateTranslation(input.expression, input.claimedAnswer),
   /** Warm-up: holds its thread 50 ms (so concurrent warm-ups spread over threads) and names it. */
   warm: (_input?: undefined) => {
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);

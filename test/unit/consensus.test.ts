@@ -9,7 +9,8 @@ import {
   numericValue,
   type Answer,
 } from '../../activities/consensus/agreement.js';
-import { encodeForZ3, translateArithmetic } from '../../activities/consensus/arith.js';
+import { encodeForZ3 } from '../../activities/consensus/arith.js';
+import { inProcessConsensusMath, translateArithmetic } from '../../activities/consensus/pure-math.js';
 import { classifyQuery, statisticExpression } from '../../activities/consensus/query.js';
 import { closedValue, runMathEngine } from '../../activities/consensus/math-engine.js';
 import { enginesFor, requiredPercent, runConsensus, toChainEntry } from '../../activities/consensus/run.js';
@@ -270,6 +271,7 @@ describe('runConsensus with injected engines', () => {
   it('engines that miss the aggregate deadline become BLOCKED entries; the others still count', async () => {
     const started = Date.now();
     const c = await runConsensus('2 + 2 = 4', 'maximum', {
+      math: inProcessConsensusMath,
       z3TimeoutMs: 1000,
       deadlineMs: 300,
       engines: { math: () => verified('math'), python: never, z3: never },
@@ -292,6 +294,7 @@ describe('runConsensus with injected engines', () => {
 
   it('an engine that throws is a BLOCKED entry, never a verdict', async () => {
     const c = await runConsensus('2 + 2 = 4', 'high', {
+      math: inProcessConsensusMath,
       z3TimeoutMs: 1000,
       engines: {
         math: () => verified('math'),
@@ -311,6 +314,7 @@ describe('runConsensus with injected engines', () => {
 
   it('VERIFIED only when every engine VERIFIED the same answer', async () => {
     const all = await runConsensus('2 + 2 = 4', 'maximum', {
+      math: inProcessConsensusMath,
       z3TimeoutMs: 1000,
       engines: {
         math: () => verified('math'),
@@ -321,6 +325,7 @@ describe('runConsensus with injected engines', () => {
     // The Python engine's VERIFIED is downgraded (advisory), so the consensus is not VERIFIED.
     expect(all.status).toBe('UNVERIFIABLE');
     const single = await runConsensus('2 + 2 = 4', 'single', {
+      math: inProcessConsensusMath,
       z3TimeoutMs: 1000,
       engines: { math: () => verified('math') },
     });
@@ -338,6 +343,7 @@ describe('runConsensus with injected engines', () => {
       sandboxFailure: f,
     });
     const cap = await runConsensus('mean(1, 2)', 'maximum', {
+      math: inProcessConsensusMath,
       z3TimeoutMs: 1000,
       engines: {
         math: () => verified('math'),
@@ -352,6 +358,7 @@ describe('runConsensus with injected engines', () => {
 
   it('natural language runs no engine', async () => {
     const c = await runConsensus('Is the sky blue?', 'maximum', {
+      math: inProcessConsensusMath,
       z3TimeoutMs: 1000,
       engines: { math: () => verified('math') },
     });

@@ -25,6 +25,14 @@ describe('EnginePool with only math preloaded (the worker)', () => {
     { engine: 'stats_query', input: { query: 'mean(price) > 3' } },
     { engine: 'process', input: { trace: '## Issue\nRule: law.\nIn this case yes. Therefore no.' } },
     { engine: 'rag', input: { chunks: [], expected_rate: '1/2' } },
+    // Consensus's and natural language's math steps (session 14): their modules load on first use too.
+    { engine: 'consensus_translate', input: { expression: '(x + 1)^2 = x^2 + 2*x + 1' } },
+    { engine: 'consensus_math', input: { expression: '2^10 = 1024' } },
+    {
+      engine: 'consensus_agree',
+      input: { entries: [{ answer: { kind: 'boolean', text: 'true', precision: 'exact' }, confidence: 100 }] },
+    },
+    { engine: 'nl_evaluate', input: { expression: '3 * 4.50', claimedAnswer: 13.5 } },
     { engine: 'math', input: { expression: 'x^2 - 1 = (x-1)*(x+1)' } as never },
   ];
 

@@ -104,6 +104,25 @@ describe('EnginePool', () => {
     { engine: 'sql', input: { request: { query: 7 } } },
     { engine: 'code', input: { code: 'import os\nos.system(cmd)\n', language: 'python', timeoutMs: 5000 } },
     { engine: 'stats_query', input: { query: 'mean(price) > 3' } },
+    // The math steps of consensus and natural language (session 14: off the worker's main thread).
+    { engine: 'consensus_translate', input: { expression: '-(2^3) + x/4 = abs(x) - 0.25' } },
+    { engine: 'consensus_translate', input: { expression: 'sin(pi)' } },
+    { engine: 'consensus_translate', input: { expression: '2 = 3 = 4' } },
+    { engine: 'consensus_math', input: { expression: '2^10 = 1024' } },
+    { engine: 'consensus_math', input: { expression: '1/0' } },
+    {
+      engine: 'consensus_agree',
+      input: {
+        entries: [
+          { answer: { kind: 'number', text: '1/3', precision: 'exact' }, confidence: 100 },
+          { answer: { kind: 'number', text: '0.3333333333333333', precision: 'float' }, confidence: 95 },
+          { answer: null, confidence: 0 },
+        ],
+      },
+    },
+    { engine: 'nl_evaluate', input: { expression: '3 * 4.50', claimedAnswer: 13.5 } },
+    { engine: 'nl_evaluate', input: { expression: '7 * 1.25', claimedAnswer: 9 } },
+    { engine: 'nl_evaluate', input: { expression: '1/0', claimedAnswer: 1 } },
   ];
 
   it('returns exactly what the engine returns in-process', async () => {

@@ -9,6 +9,7 @@ import { evaluateTranslation } from '../../engines/nl/evaluate-translation.js';
 import { configuredProviders, providerTimeoutMs, resolveProvider } from '../../core/providers-config.js';
 import { svcOverrides } from '../../infra/stack.js';
 import { runConsensus } from '../../activities/consensus/run.js';
+import { inProcessConsensusMath } from '../../activities/consensus/pure-math.js';
 
 describe('local arithmetic translator', () => {
   it.each([
@@ -239,7 +240,10 @@ describe('provider configuration', () => {
 
 describe('consensus on natural-language arithmetic', () => {
   it('translates first; the translation entry is never VERIFIED and caps the consensus', async () => {
-    const c = await runConsensus('Is 2 plus 2 equal to 4?', 'single', { z3TimeoutMs: 1000 });
+    const c = await runConsensus('Is 2 plus 2 equal to 4?', 'single', {
+      math: inProcessConsensusMath,
+      z3TimeoutMs: 1000,
+    });
     expect(c.queryKind).toBe('natural_language');
     expect(c.evaluatedExpression).toBe('2 + 2 = 4');
     expect(c.chain[0]).toMatchObject({
@@ -255,7 +259,7 @@ describe('consensus on natural-language arithmetic', () => {
   });
 
   it('untranslatable text runs no engine', async () => {
-    const c = await runConsensus('Is the sky blue?', 'single', { z3TimeoutMs: 1000 });
+    const c = await runConsensus('Is the sky blue?', 'single', { math: inProcessConsensusMath, z3TimeoutMs: 1000 });
     expect(c).toMatchObject({ queryKind: 'natural_language', runs: [], status: 'UNVERIFIABLE' });
     expect(c.chain).toEqual([
       expect.objectContaining({ engine: 'natural_language', method: 'translation_failed', success: false }),

@@ -41,4 +41,18 @@ describe("the worker's main thread", () => {
     expect(loaded).not.toContain('node-sql-parser');
     expect(loaded).not.toContain('better-sqlite3');
   }, 150_000);
+
+  it('loads no mathjs: consensus and natural language run their math in the engine threads', () => {
+    const loaded = packagesLoadedBy([
+      path.join(ROOT, 'activities/index.ts'),
+      path.join(ROOT, 'engines/sql/pg-check.ts'),
+      path.join(ROOT, 'engines/logic/index.ts'),
+      path.join(ROOT, 'activities/isolation/engine-pool.ts'),
+    ]);
+    expect(loaded).toContain('mongodb');
+    // The engine threads' module does load it (the probe would see it: not vacuous).
+    expect(packagesLoadedBy([path.join(ROOT, 'activities/consensus/pure-math.ts')])).toContain('mathjs');
+    expect(loaded).not.toContain('mathjs');
+    expect(loaded).not.toContain('decimal.js');
+  }, 150_000);
 });
