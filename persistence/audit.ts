@@ -402,17 +402,19 @@ export class AuditLog {
 
   /**
    * After this process moved the head: writes the head document when it is 8 entries or a second
-   * behind what this process wrote last, else once appends pause (a timer): a reader follows the
-   * few positions in between.
+   * behind what this process wrote last (a plain `$set`), and once appends pause (a timer) writes
+   * it again and looks past it (publishHead): a reader follows the few positions in between.
+   * Only the pause's write looks for positions past it: under load a head write is one command,
+   * not a write and a read.
    */
   private async maybePublishHead(orgId: string, head: Head): Promise<void> {
     const last = this.publishedHeads.get(orgId);
     const now = Date.now();
     if (!last || head.seq - last.seq >= ROLLUP_STORE_EVERY || now - last.at >= ROLLUP_STORE_MS) {
-      await this.publishHead(orgId, head).catch((err: Error) =>
+      this.publishedHeads.set(orgId, { seq: head.seq, at: now });
+      await this.writeHeadDoc(orgId, head).catch((err: Error) =>
         log.warn('audit head document not written', { org_id: orgId, error: err.message }),
       );
-      return;
     }
     const pending = this.unpublished.get(orgId);
     if (pending) clearTimeout(pending.timer);
@@ -429,26 +431,28 @@ export class AuditLog {
     this.unpublished.set(orgId, { head, timer });
   }
 
+  // audit_heads `$set` by `_id` (bounded: one per organization).
+  private async writeHeadDoc(orgId: string, head: Pick<Head, 'seq' | 'hash'>): Promise<void> {
+    await this.heads.updateOne(
+      { _id: orgId },
+      { $set: { seq: head.seq, head_hash: head.hash, updated_at: new Date() } },
+    );
+  }
+
   /**
-   * Writes the head document after this writer moved the head to `head`, and again while a
-   * position past the one it wrote exists (another writer moved on, and this write may have landed
-   * after that writer's): the last write to land is then one that saw no further position, so once
+   * Once this process's appends paused: writes the head document, and again while a position
+   * past the one it wrote exists (another writer moved on, and this write may have landed after
+   * that writer's): the last write to land is then one that saw no further position, so once
    * appends stop the document is the head.
    */
   private async publishHead(orgId: string, head: Head): Promise<void> {
-    const pending = this.unpublished.get(orgId);
-    if (pending && pending.head.seq <= head.seq) {
-      clearTimeout(pending.timer);
-      this.unpublished.delete(orgId);
-    }
     this.publishedHeads.set(orgId, { seq: head.seq, at: Date.now() });
     let cur = head;
     for (;;) {
-      // audit_heads `$set` by `_id` (bounded: one per organization).
-      await this.heads.updateOne(
-        { _id: orgId },
-        { $set: { seq: cur.seq, head_hash: cur.hash, updated_at: new Date() } },
-      );
+      await this.writeHeadDoc(orgId, cur);
+      // This process appended past it meanwhile: that group commit's own pause write follows.
+      const own = this.knownHeads.get(orgId);
+      if (own && own.seq > cur.seq) return;
       const next = await this.followPositions(orgId, cur);
       if (next.seq === cur.seq) return;
       cur = next;
