@@ -89,8 +89,12 @@ const ROLLUP_CATCH_UP = 200;
  */
 const ROLLUP_STORE_EVERY = 8;
 const ROLLUP_STORE_MS = 1000;
-/** A head moved but not yet written to its document is written this long after appends pause. */
-const HEAD_PUBLISH_IDLE_MS = 200;
+/**
+ * A head moved but not yet written to its document is written this long after appends pause, and
+ * the positions past it are looked at (publishHead). Longer than the gap between one client's
+ * sequential verifications (~250 ms), so their appends are not each followed by a write and a read.
+ */
+const HEAD_PUBLISH_IDLE_MS = 600;
 /** Positions a reader probes at once past a head document that lags (8: the head document's cadence). */
 const HEAD_PROBE = 8;
 /**

@@ -87,7 +87,7 @@ describe('audit head moves by insert-once', () => {
     expect(await moves(t.orgId)).toEqual([]);
     expect(await logs[2]!.currentHead(t.orgId)).toMatchObject({ seq: n, head_hash: entries[n - 1]!.entry_hash });
     // The document itself, once the appenders' pause timers have written it.
-    await new Promise((r) => setTimeout(r, 1500));
+    await new Promise((r) => setTimeout(r, 2000));
     expect(await headDoc(t.orgId)).toMatchObject({ seq: n, head_hash: entries[n - 1]!.entry_hash });
   }, 120_000);
 
@@ -112,7 +112,7 @@ describe('audit head moves by insert-once', () => {
     const r = await append(process_(), t.orgId, 6);
     expect(r.doc.seq).toBe(7);
     expect(r.doc.previous_hash).toBe(before[5]!.entry_hash);
-    await new Promise((res) => setTimeout(res, 1500));
+    await new Promise((res) => setTimeout(res, 2000));
     expect(await headDoc(t.orgId)).toMatchObject({ seq: 7, head_hash: r.doc.entry_hash });
   }, 120_000);
 
