@@ -11,13 +11,19 @@ export interface AuditLogDoc extends AuditEntry {
 }
 
 /**
- * Position index: `{_id: "<org>#<seq>", log_id}`, written right after the entries it names.
+ * Position index: `{_id: "<org>#<seq>", log_id, entry_hash}`, written right after the entries it
+ * names; the last contiguous position is the chain's head.
  * FerretDB 1.x answers only `_id` equality without reading the whole collection (it pushes no
  * other filter and no sort down to SQLite), so every read by position goes through this index.
  */
 export interface AuditSeqDoc {
   _id: string;
   log_id: string;
+  /**
+   * The entry's hash: the head's hash when this is the last position (the positions move the
+   * head, session 14). Absent on positions written before: the entry is read for it.
+   */
+  entry_hash?: string;
   /** The entry's verdict flags, so a status-filtered page reads only index documents for entries it skips. */
   verified: boolean;
   blocked: boolean;

@@ -4,29 +4,37 @@
 // collections is in this module; each says the key or bound that serves it (docs/store-access.md).
 //
 // Appends come from many workflows in many worker processes at once, and the store offers
-// no multi-document transactions (FerretDB), so the chain is kept linear with two
-// single-document primitives:
-//   - `audit_logs` has a unique index on (organization_id, seq): at most one entry per position;
-//   - the head moves by insert-once: moving the head from position n (hash h) to m inserts
-//     `audit_head_moves {_id: org@n@h, seq: m, head_hash}`, so at most one writer ever moves it
-//     from n (the compare-and-swap, by `_id` alone: FerretDB/SQLite answered the former
-//     `updateOne({_id, seq})` by scanning every head). `audit_heads {_id: org, seq, head_hash}`
-//     (one per organization; the genesis head is an insert, guarded by `_id`) is then `$set` by
-//     `_id` to the new head, not at every move but as the roll-up is (every 8 entries or second,
-//     and once appends pause): a copy that may lag the moves (also after a crash between the
-//     two writes, or a slower writer's `$set` landing late), so the head is that document plus
-//     the moves that follow it (readHead, `head()`: one point lookup when it is current), and a
-//     writer that finds a move past the head it wrote writes it again (publishHead): once
-//     appends stop, the document is the head.
+// no multi-document transactions (FerretDB), so the chain is kept linear with single-document
+// inserts:
+//   - `audit_logs` has a unique index on (organization_id, seq): at most one entry per position
+//     (the chain's compare-and-swap: whoever inserts the entry at n+1 owns that position);
+//   - `audit_seq {_id: org#seq, log_id, entry_hash}` is the position index, inserted right after
+//     the entries it names, and it is also how the head moves (session 14): the head is the last
+//     of the contiguous positions. Before, a third insert per group commit moved it
+//     (`audit_head_moves {_id: org@n@h}`, insert-once); the entries' unique index already makes
+//     their writer the only one that can index those positions, so that insert said nothing
+//     the positions do not. Moves of older chains are neither read nor needed: their positions
+//     exist (always written before the move); a position without `entry_hash` (written before
+//     session 14) costs a reader one point lookup of its entry for the hash.
+//   - `audit_heads {_id: org, seq, head_hash}` (one per organization; the genesis head is an
+//     insert, guarded by `_id`) is a copy of the head, `$set` by `_id` not at every append but as
+//     the roll-up is (every 8 entries or second, and once appends pause): it may lag (also after
+//     a crash, or a slower writer's `$set` landing late), so the head is that document plus the
+//     positions that follow it (readHead, `head()`: one point lookup more when it is current),
+//     and a writer that finds a position past the head it wrote writes it again (publishHead):
+//     once appends stop, the document is the head.
 // A writer reads the head (n, h), builds its entries with previous_hash h (then each other's
-// hash), inserts them at seq n+1.. with one ordered insert command, then moves the head from n to the
-// last one. A racing writer's insert at n+1 fails on
-// the unique index; it then helps move the head forward (so a writer that crashed between its
-// two steps never wedges the chain) and retries with backoff. Entry ids are chosen by the caller
-// and derived from the workflow id, so an activity retry finds its own entry.
+// hash), inserts them at seq n+1.. with one ordered insert command, then their positions with one
+// more. A racing writer's insert at n+1 fails on the unique index; it then reads the head again
+// (the positions) and retries with backoff. An entry whose writer died between its two inserts
+// (no position, and none coming) is indexed by the next writer that finds its position taken
+// for more than STALL_HEAL_MS (healStalledPosition: the one read of `audit_logs` by
+// (organization_id, seq), served by the unique index on MongoDB, a scan on FerretDB/SQLite, and
+// only after such a crash), so a crashed writer never wedges the chain. Entry ids are chosen by
+// the caller and derived from the workflow id, so an activity retry finds its own entry.
 //
-// The verdict roll-up follows the head: whoever moves the head from n to m (its insert of the
-// move from n makes it the single writer of that transition) stores the roll-up of 1..m = the roll-up of n
+// The verdict roll-up follows the positions: the writer of entries n+1..m (their owner, by the
+// unique index) stores the roll-up of 1..m = the roll-up of n
 // (cached, or read and caught up by position) plus the entries n+1..m, with a plain replacement
 // by `_id`, its counts packed into one string (rollupDoc). Nothing is `$inc`ed (FerretDB runs
 // `$inc` as read-modify-write and loses concurrent increments): a stored roll-up is always
@@ -81,8 +89,20 @@ const ROLLUP_CATCH_UP = 200;
  */
 const ROLLUP_STORE_EVERY = 8;
 const ROLLUP_STORE_MS = 1000;
-/** A head moved but not yet written to its document is written this long after appends pause. */
-const HEAD_PUBLISH_IDLE_MS = 200;
+/**
+ * A head moved but not yet written to its document is written this long after appends pause, and
+ * the positions past it are looked at (publishHead). Longer than the gap between one client's
+ * sequential verifications (~250 ms), so their appends are not each followed by a write and a read.
+ */
+const HEAD_PUBLISH_IDLE_MS = 600;
+/** Positions a reader probes at once past a head document that lags (8: the head document's cadence). */
+const HEAD_PROBE = 8;
+/**
+ * How long a position may stay taken but unindexed before a writer waiting on it indexes it
+ * itself (healStalledPosition): a live writer indexes its entries one round trip after inserting
+ * them, so this passes only when it died in between.
+ */
+export const STALL_HEAL_MS = 1000;
 
 async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const out = new Array<R>(items.length);
@@ -149,22 +169,6 @@ export async function insertReportingDuplicates<T extends Document>(
   if (other) throw insertReplyError(other, 'insert failed');
   return errors.map((e) => e.index).sort((a, b) => a - b);
 }
-
-/**
- * One move of an organization's head, `audit_head_moves {_id: org@from@from_hash}` (growing: at
- * most one per entry; written once, read by `_id` only). The hash in the key ties it to the head
- * it moved from, so a move left over from a head that was deleted and rebuilt (a legacy heal) is
- * never followed and never blocks a move from the rebuilt head.
- */
-interface HeadMoveDoc {
-  _id: string;
-  from_hash: string | null;
-  seq: number;
-  head_hash: string;
-  at: Date;
-}
-
-const moveKey = (orgId: string, from: Pick<Head, 'seq' | 'hash'>) => `${orgId}@${from.seq}@${from.hash ?? '-'}`;
 
 interface Head {
   seq: number;
@@ -278,10 +282,6 @@ export class AuditLog {
     return this.store.collection<AuditRollupDoc>('audit_rollups');
   }
 
-  get moves(): Collection<HeadMoveDoc> {
-    return this.store.collection<HeadMoveDoc>('audit_head_moves');
-  }
-
   /** Last head this process wrote or read, per organization: saves a read per batch (a stale one only costs a retry). */
   private readonly knownHeads = new Map<string, Head>();
   /** Appends waiting for their organization's flusher. */
@@ -295,6 +295,8 @@ export class AuditLog {
   private readonly publishedHeads = new Map<string, { seq: number; at: number }>();
   /** Heads moved by this process and not yet written to their document, with the timer that writes them. */
   private readonly unpublished = new Map<string, { head: Head; timer: NodeJS.Timeout }>();
+  /** A position found taken but not indexed, per organization, since when: healed after STALL_HEAL_MS. */
+  private readonly stalls = new Map<string, { seq: number; since: number }>();
 
   /**
    * Appends an entry to its organization's chain under the id `logId`. Rejects with
@@ -303,7 +305,7 @@ export class AuditLog {
    *
    * Within the process, appends of one organization are group-committed: whatever queued up
    * while the previous batch was being written goes out as one ordered insert of linked
-   * entries, one insert of their positions and one head move (with the roll-up).
+   * entries and one insert of their positions, which moves the head (then, at its cadence, the roll-up).
    */
   append(
     fields: AuditEntryFields,
@@ -351,30 +353,49 @@ export class AuditLog {
     }
   }
 
-  // audit_heads by `_id` (bounded: one per organization), then the moves after it.
+  // audit_heads by `_id` (bounded: one per organization), then the positions after it.
   private async readHead(orgId: string): Promise<Head> {
     const head = await this.heads.findOne({ _id: orgId });
     if (!head) return { seq: 0, hash: null, rollup: emptyRollup(), exists: false };
-    return this.followMoves(orgId, { seq: head.seq, hash: head.head_hash ?? null, rollup: null, exists: true });
+    return this.followPositions(orgId, { seq: head.seq, hash: head.head_hash ?? null, rollup: null, exists: true });
   }
 
-  /** The head after every move recorded from `head` on (one point lookup, plus one per move the head document lags). */
-  private async followMoves(orgId: string, head: Head): Promise<Head> {
+  /**
+   * The head after every position indexed past `head` (positions are contiguous: the head is the
+   * last of them). One point lookup when `head` is current; else the next HEAD_PROBE positions at
+   * once, as often as they are all there. A position written before session 14 has no
+   * `entry_hash`: its entry is read for it (only for the last position passed).
+   */
+  private async followPositions(orgId: string, head: Head): Promise<Head> {
     let cur = head;
+    let width = 1;
     for (;;) {
-      // audit_head_moves by `_id` (org@seq@hash).
-      const move = await this.moves.findOne({ _id: moveKey(orgId, cur) });
-      if (!move || move.from_hash !== cur.hash || !(move.seq > cur.seq)) return cur;
-      cur = { seq: move.seq, hash: move.head_hash, rollup: null, exists: true };
+      const seqs = Array.from({ length: width }, (_, i) => cur.seq + 1 + i);
+      // audit_seq by `_id` (org#seq), at most HEAD_PROBE at once.
+      const found = await Promise.all(seqs.map((s) => this.seqIndex.findOne({ _id: seqKey(orgId, s) })));
+      let last: { seq: number; pos: AuditSeqDoc } | null = null;
+      for (let i = 0; i < found.length; i++) {
+        const pos = found[i];
+        if (!pos) break;
+        last = { seq: seqs[i] as number, pos };
+      }
+      if (last) {
+        const hash = last.pos.entry_hash ?? (await this.entryAt(orgId, last.seq, last.pos))?.entry_hash;
+        // A legacy position whose entry is gone (deleted): the head cannot name its hash; stop before it.
+        if (!hash) return cur;
+        cur = { seq: last.seq, hash, rollup: null, exists: true };
+      }
+      if (!last || last.seq < (seqs[seqs.length - 1] as number)) return cur;
+      width = HEAD_PROBE;
     }
   }
 
-  /** The organization's head document brought up to the moves that follow it (null: no head yet). */
+  /** The organization's head document brought up to the positions that follow it (null: no head yet). */
   async currentHead(orgId: string): Promise<AuditHeadDoc | null> {
     // audit_heads by `_id` (bounded: one per organization).
     const doc = await this.heads.findOne({ _id: orgId });
     if (!doc) return null;
-    const head = await this.followMoves(orgId, {
+    const head = await this.followPositions(orgId, {
       seq: doc.seq,
       hash: doc.head_hash ?? null,
       rollup: null,
@@ -385,17 +406,19 @@ export class AuditLog {
 
   /**
    * After this process moved the head: writes the head document when it is 8 entries or a second
-   * behind what this process wrote last, else once appends pause (a timer): a reader follows the
-   * few moves in between.
+   * behind what this process wrote last (a plain `$set`), and once appends pause (a timer) writes
+   * it again and looks past it (publishHead): a reader follows the few positions in between.
+   * Only the pause's write looks for positions past it: under load a head write is one command,
+   * not a write and a read.
    */
   private async maybePublishHead(orgId: string, head: Head): Promise<void> {
     const last = this.publishedHeads.get(orgId);
     const now = Date.now();
     if (!last || head.seq - last.seq >= ROLLUP_STORE_EVERY || now - last.at >= ROLLUP_STORE_MS) {
-      await this.publishHead(orgId, head).catch((err: Error) =>
+      this.publishedHeads.set(orgId, { seq: head.seq, at: now });
+      await this.writeHeadDoc(orgId, head).catch((err: Error) =>
         log.warn('audit head document not written', { org_id: orgId, error: err.message }),
       );
-      return;
     }
     const pending = this.unpublished.get(orgId);
     if (pending) clearTimeout(pending.timer);
@@ -403,7 +426,7 @@ export class AuditLog {
       const p = this.unpublished.get(orgId);
       if (p?.timer !== timer) return;
       this.unpublished.delete(orgId);
-      // A cache write after the appends paused: a failure only leaves readers a few more moves to follow.
+      // A cache write after the appends paused: a failure only leaves readers a few more positions to follow.
       this.publishHead(orgId, p.head).catch((err: Error) =>
         log.warn('audit head document not written', { org_id: orgId, error: err.message }),
       );
@@ -412,27 +435,29 @@ export class AuditLog {
     this.unpublished.set(orgId, { head, timer });
   }
 
+  // audit_heads `$set` by `_id` (bounded: one per organization).
+  private async writeHeadDoc(orgId: string, head: Pick<Head, 'seq' | 'hash'>): Promise<void> {
+    await this.heads.updateOne(
+      { _id: orgId },
+      { $set: { seq: head.seq, head_hash: head.hash, updated_at: new Date() } },
+    );
+  }
+
   /**
-   * Writes the head document after this writer moved the head to `head`, and again while a move
-   * from the position it wrote exists (another writer moved on, and this write may have landed
-   * after that writer's): the last write to land is then one that saw no further move, so once
+   * Once this process's appends paused: writes the head document, and again while a position
+   * past the one it wrote exists (another writer moved on, and this write may have landed after
+   * that writer's): the last write to land is then one that saw no further position, so once
    * appends stop the document is the head.
    */
   private async publishHead(orgId: string, head: Head): Promise<void> {
-    const pending = this.unpublished.get(orgId);
-    if (pending && pending.head.seq <= head.seq) {
-      clearTimeout(pending.timer);
-      this.unpublished.delete(orgId);
-    }
     this.publishedHeads.set(orgId, { seq: head.seq, at: Date.now() });
     let cur = head;
     for (;;) {
-      // audit_heads `$set` by `_id` (bounded: one per organization).
-      await this.heads.updateOne(
-        { _id: orgId },
-        { $set: { seq: cur.seq, head_hash: cur.hash, updated_at: new Date() } },
-      );
-      const next = await this.followMoves(orgId, cur);
+      await this.writeHeadDoc(orgId, cur);
+      // This process appended past it meanwhile: that group commit's own pause write follows.
+      const own = this.knownHeads.get(orgId);
+      if (own && own.seq > cur.seq) return;
+      const next = await this.followPositions(orgId, cur);
       if (next.seq === cur.seq) return;
       cur = next;
     }
@@ -467,18 +492,23 @@ export class AuditLog {
       if (duplicates.length > 0) inserted = duplicates[0] as number;
       if (inserted > 0) {
         const mine = docs.slice(0, inserted);
+        // The positions move the head over the entries (their owner is this writer, by the entries' unique index).
         await this.indexPositions(mine);
-        const moved = await this.advanceHead(orgId, head, mine);
-        head = moved.head;
+        const from = head;
+        const last = mine[mine.length - 1] as AuditLogDoc;
+        head = { seq: last.seq, hash: last.entry_hash, rollup: null, exists: true };
+        // audit_heads: insert by `_id` (the genesis head of an organization no sign-up opened; a duplicate: it exists).
+        if (!from.exists) await this.insertHead(orgId, head);
         this.knownHeads.set(orgId, head);
+        this.stalls.delete(orgId);
         built
           .slice(0, inserted)
           .forEach((item, i) =>
             item.resolve({ doc: docs[i] as AuditLogDoc, attempts: item.attempts, existing: false }),
           );
         // The verdicts are out; the head document and the roll-up (caches) follow before this organization's next batch.
-        if (moved.from?.exists) await this.maybePublishHead(orgId, head);
-        if (moved.from) head.rollup = await this.storeRollupAfter(orgId, moved.from, moved.entries);
+        if (from.exists) await this.maybePublishHead(orgId, head);
+        head.rollup = await this.storeRollupAfter(orgId, from, mine);
       }
       if (inserted === docs.length) return;
       // docs[inserted] hit a unique index: its own id (an activity retry whose first attempt got
@@ -489,21 +519,34 @@ export class AuditLog {
       // audit_logs by `_id`.
       const existing = await this.logs.findOne({ _id: conflicted.logId });
       if (existing) {
-        // An earlier attempt wrote the entry and may have failed before its position (a store
-        // error between the two inserts): write it (insert-once), or no roll-forward can find the
-        // entry and every later append of the organization would conflict at its seq for good.
-        await this.indexPositions([existing]);
-        await this.rollForward(orgId, existing.seq - 1);
+        // An earlier attempt wrote this entry, and usually the ones after it (a re-run of a batch
+        // job's entries in another process): every remaining item is looked up at once (point
+        // lookups by `_id`), not one per pass. An earlier attempt may have failed before the
+        // positions (a store error between the two inserts): they are written (insert-once), or
+        // the head could never pass those entries and every later append of the organization
+        // would conflict at their seq for good.
+        const rest = remaining.slice(1);
+        // audit_logs by `_id`, LOOKUP_PARALLELISM in flight.
+        const found = await mapLimit(rest, LOOKUP_PARALLELISM, (item) => this.logs.findOne({ _id: item.logId }));
+        const stored = [existing, ...found.filter((d): d is AuditLogDoc => d !== null && d.organization_id === orgId)];
+        await this.indexPositions(stored);
         conflicted.resolve({ doc: existing, attempts: conflicted.attempts, existing: true });
-        remaining = remaining.slice(1);
+        rest.forEach((item, i) => {
+          const doc = found[i];
+          if (doc && doc.organization_id === orgId) item.resolve({ doc, attempts: item.attempts, existing: true });
+        });
+        remaining = rest.filter((_, i) => !(found[i] && found[i]?.organization_id === orgId));
       } else {
-        // Position taken by a writer that has not moved the head yet (or crashed before it
-        // could): help the head past it, then back off briefly (real cross-process contention).
+        // Position taken by a writer that has not indexed it yet (or crashed before it could):
+        // read the head again (its positions); if it did not move, back off briefly (real
+        // cross-process contention), and heal the position once it has been stalled too long.
         const now = await this.readHead(orgId);
         if (!now.exists)
           await this.healLegacyChain(orgId); // entries written before heads existed
-        else if (now.seq === head.seq) await this.rollForward(orgId, head.seq);
-        await sleep(Math.min(100, 2 * 2 ** Math.min(conflicted.attempts, 6)) * (0.5 + Math.random()));
+        else if (now.seq === head.seq) {
+          await this.healIfStalled(orgId, head.seq + 1);
+          await sleep(Math.min(100, 2 * 2 ** Math.min(conflicted.attempts, 6)) * (0.5 + Math.random()));
+        }
       }
       const t = Date.now();
       remaining = remaining.filter((item) => {
@@ -515,53 +558,51 @@ export class AuditLog {
     }
   }
 
-  /**
-   * Moves the head from `from` over `docs` (the entries from.seq+1.. in order); returns the head
-   * as this writer leaves it and, when this writer made the last move, the head it moved from and
-   * the entries it moved over (for the roll-up). When a helper moved it part of the way (one
-   * entry at a time), continues from there.
-   */
-  private async advanceHead(
-    orgId: string,
-    from: Head,
-    docs: AuditLogDoc[],
-  ): Promise<{ head: Head; from: Head | null; entries: AuditLogDoc[] }> {
-    let cur = from;
-    for (;;) {
-      const rest = docs.filter((d) => d.seq > cur.seq);
-      const last = rest[rest.length - 1];
-      if (!last) return { head: cur, from: null, entries: [] };
-      const set = { seq: last.seq, head_hash: last.entry_hash, updated_at: new Date() };
-      let moved = false;
-      if (!cur.exists) {
-        try {
-          // audit_heads: insert by `_id` (the genesis head).
-          await this.heads.insertOne({ _id: orgId, ...set });
-          moved = true;
-        } catch (err) {
-          if (!isDuplicateKey(err)) throw err;
-        }
-      } else {
-        // audit_head_moves: insert by `_id` (org@from@hash): one move from each head, the compare-and-swap.
-        const move: HeadMoveDoc = {
-          _id: moveKey(orgId, cur),
-          from_hash: cur.hash,
-          seq: last.seq,
-          head_hash: last.entry_hash,
-          at: set.updated_at,
-        };
-        moved = (await insertReportingDuplicates(this.store, 'audit_head_moves', [move], true)).length === 0;
-      }
-      if (moved)
-        return { head: { seq: last.seq, hash: last.entry_hash, rollup: null, exists: true }, from: cur, entries: rest };
-      cur = await this.readHead(orgId);
-      if (!cur.exists) throw new Error('audit head vanished while it was being moved');
+  /** The genesis head document (insert by `_id`); a duplicate means it exists already. */
+  private async insertHead(orgId: string, head: Head): Promise<void> {
+    try {
+      await this.heads.insertOne({ _id: orgId, seq: head.seq, head_hash: head.hash, updated_at: new Date() });
+      this.publishedHeads.set(orgId, { seq: head.seq, at: Date.now() });
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
     }
   }
 
   /**
-   * After this writer moved the head from `from` over `entries`: stores the roll-up of the new
-   * head (the roll-up of `from` plus the entries). A cache: a failure is logged, never the
+   * Position `seq` is taken (its entry exists) but not indexed while the head waits before it:
+   * its writer is between its two inserts, or died there. Once that has lasted STALL_HEAL_MS
+   * (a live writer indexes within one round trip), the entry is found by (organization_id, seq)
+   * and indexed, so the head moves over it and the chain goes on.
+   */
+  private async healIfStalled(orgId: string, seq: number): Promise<void> {
+    const stall = this.stalls.get(orgId);
+    if (!stall || stall.seq !== seq) {
+      this.stalls.set(orgId, { seq, since: Date.now() });
+      return;
+    }
+    if (Date.now() - stall.since < STALL_HEAL_MS) return;
+    this.stalls.delete(orgId);
+    await this.healStalledPosition(orgId, seq);
+  }
+
+  /**
+   * Indexes the entry stored at `seq` without a position (its writer died between its two
+   * inserts). Returns it, or null when no entry is there. The one read of `audit_logs` by
+   * (organization_id, seq): served by the unique index on MongoDB, a scan on FerretDB/SQLite, so
+   * only after a position has stalled (healIfStalled), never on a request's ordinary path.
+   */
+  async healStalledPosition(orgId: string, seq: number): Promise<AuditLogDoc | null> {
+    // audit_logs by (organization_id, seq): the unique index (a scan on FerretDB/SQLite; after a crash only).
+    const doc = await this.logs.findOne({ organization_id: orgId, seq });
+    if (!doc) return null;
+    await this.indexPositions([doc]);
+    log.warn('audit position healed (its writer stopped between its two inserts)', { org_id: orgId, seq });
+    return doc;
+  }
+
+  /**
+   * After this writer indexed `entries` (the positions after `from`): stores the roll-up of the
+   * new head (the roll-up of `from` plus the entries). A cache: a failure is logged, never the
    * append's failure (readers catch up or rebuild). Returns it, or null when it is not known.
    */
   private async storeRollupAfter(orgId: string, from: Head, entries: AuditLogDoc[]): Promise<AuditRollup | null> {
@@ -599,23 +640,12 @@ export class AuditLog {
     return null;
   }
 
-  /** If the entry at seq n+1 exists while the head is still at n, advances the head to it. */
-  private async rollForward(orgId: string, n: number): Promise<void> {
-    if (n < 0) return;
-    const head = await this.readHead(orgId);
-    if (head.seq !== n) return;
-    const next = await this.entryAt(orgId, n + 1);
-    if (!next) return;
-    const moved = await this.advanceHead(orgId, head, [next]);
-    if (moved.from?.exists) await this.maybePublishHead(orgId, moved.head);
-    if (moved.from) await this.storeRollupAfter(orgId, moved.from, moved.entries);
-  }
-
   /** Index documents for freshly inserted entries (idempotent: a position is written once). */
   private async indexPositions(docs: AuditLogDoc[]): Promise<void> {
     const idx = docs.map((d) => ({
       _id: seqKey(d.organization_id, d.seq),
       log_id: d._id,
+      entry_hash: d.entry_hash,
       verified: d.verified === true,
       blocked: isBlocked(d),
     }));
@@ -742,10 +772,8 @@ export class AuditLog {
     orgId: string,
     opts: { limit: number; status?: AuditStatusFilter; beforeSeq?: number },
   ): Promise<AuditPage> {
-    const head = await this.headOf(orgId);
-    // Entries inserted but not yet under the head (a writer between its two steps) are part of the chain.
-    let top = head.seq;
-    while (await this.entryAt(orgId, top + 1)) top++;
+    // The head follows the positions (an entry not yet indexed is not readable by position anyway).
+    const top = (await this.headOf(orgId)).seq;
     let from = Math.min(top, opts.beforeSeq !== undefined ? opts.beforeSeq - 1 : top);
     const docs: AuditLogDoc[] = [];
     if (!opts.status) {
@@ -857,7 +885,7 @@ export class AuditLog {
     const [docs, rollups] = await Promise.all([this.heads.find({}).toArray(), this.rollups.find({}).toArray()]);
     const byOrg = new Map(rollups.map((r) => [r._id, rollupOfDoc(r)] as const));
     return mapLimit(docs, LOOKUP_PARALLELISM, async (doc) => {
-      const moved = await this.followMoves(doc._id, {
+      const moved = await this.followPositions(doc._id, {
         seq: doc.seq,
         hash: doc.head_hash ?? null,
         rollup: null,

@@ -31,9 +31,37 @@ export function attestationRecords(store: Store): Collection<AttestationRecord> 
   return store.collection<AttestationRecord>('attestations');
 }
 
-/** Retains a proof artifact under its proof_ref: an insert by `_id`; a duplicate = already retained. */
+/**
+ * Proof refs this process saw acknowledged by `store` (inserted, or a duplicate: already stored),
+ * most recent last. A proof is never deleted or changed once stored (content-addressed,
+ * insert-once; nothing in the service deletes one), so a ref in here is retained and its insert
+ * is skipped: the same claim verified again costs no store command for its proof (issue 22, CPU
+ * per /verify/math). Bounded (RETAINED_REFS, ~100 bytes each), per store.
+ */
+const retained = new WeakMap<Store, Map<string, true>>();
+const RETAINED_REFS = 4096;
+
+function retainedRefs(store: Store): Map<string, true> {
+  let refs = retained.get(store);
+  if (!refs) retained.set(store, (refs = new Map()));
+  return refs;
+}
+
+function noteRetained(store: Store, proofRef: string): void {
+  const refs = retainedRefs(store);
+  refs.delete(proofRef);
+  refs.set(proofRef, true);
+  if (refs.size > RETAINED_REFS) refs.delete(refs.keys().next().value as string);
+}
+
+/**
+ * Retains a proof artifact under its proof_ref: an insert by `_id`; a duplicate = already
+ * retained. Skipped when this process already saw the same ref acknowledged (retainedRefs).
+ */
 export async function insertProof(store: Store, proofRef: string, record: Omit<ProofRecord, '_id'>): Promise<void> {
+  if (retainedRefs(store).has(proofRef)) return;
   await insertCoalescerFor(store, 'proofs').insert({ _id: proofRef, ...record });
+  noteRetained(store, proofRef);
 }
 
 /** Retains several proofs as one group (a batch chunk's): one insertMany by `_id`; a duplicate = already retained. */
@@ -41,7 +69,11 @@ export async function insertProofs(
   store: Store,
   records: Array<{ proofRef: string; record: Omit<ProofRecord, '_id'> }>,
 ): Promise<void> {
-  await insertCoalescerFor(store, 'proofs').insertAll(records.map((r) => ({ _id: r.proofRef, ...r.record })));
+  const refs = retainedRefs(store);
+  const missing = records.filter((r) => !refs.has(r.proofRef));
+  if (missing.length === 0) return;
+  await insertCoalescerFor(store, 'proofs').insertAll(missing.map((r) => ({ _id: r.proofRef, ...r.record })));
+  for (const r of missing) noteRetained(store, r.proofRef);
 }
 
 /** A retained proof by its proof_ref (`_id` point lookup). */

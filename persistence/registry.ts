@@ -123,10 +123,14 @@ export const COLLECTIONS: Record<string, CollectionEntry> = {
     by: 'one entry per verdict (verification, batch item, agent action)',
     module: 'audit',
   },
-  audit_seq: { growth: 'growing', by: 'one position entry {org#seq} per audit entry', module: 'audit' },
+  audit_seq: {
+    growth: 'growing',
+    by: 'one position entry {org#seq} per audit entry (the last contiguous one is the head)',
+    module: 'audit',
+  },
   audit_head_moves: {
     growth: 'growing',
-    by: 'one per move of a head {org@from@hash} (at most one per audit entry; the insert-once compare-and-swap)',
+    by: 'one per move of a head {org@from@hash} written before session 14 (no longer written or read: the positions move the head)',
     module: 'audit',
   },
   audit_heads: {

@@ -72,7 +72,7 @@ describe('500 concurrent verifications of one organization', () => {
     } finally {
       await store.close();
     }
-    await new Promise((r) => setTimeout(r, 1500));
+    await new Promise((r) => setTimeout(r, 2000));
     const head = await (await db()).collection('audit_heads').findOne({ _id: t.orgId as any });
     expect(head).toMatchObject({ seq: 500, head_hash: chain[499]!.entry_hash });
     // Exactly one entry per workflow.

@@ -58,17 +58,16 @@ describe('batch: one math unit per job, the job entry in its group commit', () =
     expect(entries.map((e) => e.domain)).toEqual([...HUNDRED.map(() => 'math'), 'batch']);
     expect(entries[100]!.seq - entries[0]!.seq).toBe(100);
     expect(entries[100]!.result.status).toBe('completed');
-    // One group commit: one head move over all 101 entries, none ending at the last item's entry.
-    const moves = await (
+    // One group commit: the positions that move the head over the 101 entries name each entry with its hash.
+    const positions = await (
       await db()
     )
-      .collection<{ _id: string; seq: number }>('audit_head_moves')
-      .find({ _id: { $regex: `^${t.orgId}@` } })
+      .collection<{ _id: string; log_id: string; entry_hash?: string }>('audit_seq')
+      .find({ _id: { $in: entries.map((e) => `${t.orgId}#${e.seq}`) } })
       .toArray();
-    expect(moves.filter((m) => m.seq === entries[100]!.seq).map((m) => m._id)).toEqual([
-      expect.stringMatching(new RegExp(`^${t.orgId}@${entries[0]!.seq - 1}@`)),
-    ]);
-    expect(moves.filter((m) => m.seq === entries[99]!.seq)).toEqual([]);
+    expect(new Map(positions.map((p) => [p.log_id, p.entry_hash]))).toEqual(
+      new Map(entries.map((e) => [e._id, (e as typeof e & { entry_hash: string }).entry_hash])),
+    );
     expect(entries.filter((e) => e.verified)).toHaveLength(25);
     // Every VERIFIED item's proof is retained.
     const d = await db();
