@@ -227,6 +227,20 @@ describe('issue 24, session 14: flows through C# methods, fields, Ruby calls, tr
       3,
     ],
     [
+      'rb-string-shovel',
+      'ruby',
+      'class C < ApplicationController\n  def show\n    t = "<%= "\n    t << params[:x]\n    ERB.new(t).result\n  end\nend',
+      5,
+      4,
+    ],
+    [
+      'EVADE rb-array-shovel-then-block',
+      'ruby',
+      'def show\n  names = []\n  names << params[:m]\n  names.each { |n| require n }\nend',
+      4,
+      3,
+    ],
+    [
       'cs-stringbuilder-append',
       'csharp',
       'using System;\nusing System.Text;\nusing System.Web;\npublic class P : System.Web.UI.Page {\n    protected void Page_Load(object s, EventArgs e) {\n        var sb = new StringBuilder("My.Types.");\n        sb.Append(Request.QueryString["t"]);\n        Type.GetType(sb.ToString());\n    }\n}',
@@ -320,6 +334,7 @@ describe('issue 24, session 14: flows through C# methods, fields, Ruby calls, tr
       'javascript',
       "function go(req) {\n  const m = req.query.m;\n  setTimeout(() => {\n    require('./plugins/a');\n  }, 1000);\n}",
     ],
+    ['SAFE rb-string-shovel-constants', 'ruby', 'def show\n  t = "<%= 1"\n  t << " %>"\n  ERB.new(t).result\nend'],
     [
       'SAFE java-stringbuilder-constants',
       'java',
