@@ -14,11 +14,11 @@ export const INPUT_SOURCES: Readonly<Record<Family, RegExp>> = {
   javascript:
     /\breq\s*(?:\.\s*[A-Za-z_$]|\[)|\brequest\s*\.\s*(?:query|body|params|cookies|signedCookies|headers|url|originalUrl|path|files?|param|get)\b|\bprocess\.argv\b|\blocation\.(?:hash|search|href)\b|\bdocument\.(?:URL|cookie|location|referrer)\b|\bctx\.(?:query|request|params)\b|\bevent\.(?:body|queryStringParameters|pathParameters)\b/,
   python:
-    /\brequest\.(?:GET|POST|REQUEST|args|form|values|json|data|cookies|files|headers|get_json|query_params|body|stream)\b|\bsys\.argv\b|\binput\s*\(|\bos\.environ\b|\bos\.getenv\s*\(/,
-  php: /\$_(?:GET|POST|REQUEST|COOKIE|FILES|SERVER|ENV)\b|php:\/\/input|\$HTTP_[A-Z]+_VARS\b|\$argv\b/,
+    /\brequest\.(?:GET|POST|REQUEST|args|form|values|json|data|cookies|files|headers|get_json|query_params|body|stream|get_data|view_args)\b|\bsys\.argv\b|\binput\s*\(|\bos\.environ\b|\bos\.getenv\s*\(|\.parse_(?:known_)?args\s*\(/,
+  php: /\$_(?:GET|POST|REQUEST|COOKIE|FILES|SERVER|ENV)\b|php:\/\/input|\$HTTP_[A-Z]+_VARS\b|\$argv\b|\bfilter_input(?:_array)?\s*\(|\$request\s*->\s*(?:input|get|query|post|all|only|file|cookie|header|json|getContent|request|cookies|files|headers|attributes)\b|\bInput::(?:get|all)\s*\(|\brequest\(\)\s*->/,
   ruby: /\bparams\b|\brequest\.(?:params|body|query_string|env|raw_post|headers)\b|\bcookies\b|\bARGV\b|\bgets\b|\bENV\s*\[/,
-  java: /\.getParameter(?:Values|Map|Names)?\s*\(|\.getHeader(?:s)?\s*\(|\.getQueryString\s*\(|\.getCookies\s*\(|\.getInputStream\s*\(|\.getReader\s*\(|@RequestParam\b|@PathVariable\b|@RequestBody\b|\bargs\s*\[|\bSystem\.getenv\s*\(/,
-  go: /\.URL\.Query\(\)|\.URL\.(?:Path|RawQuery)\b|\.(?:Post)?FormValue\s*\(|\.(?:Post)?Form\b|\bos\.Args\b|\bos\.Getenv\s*\(|\.Body\b|\bflag\.(?:Arg|Args|String)\b/,
+  java: /\.getParameter(?:Values|Map|Names)?\s*\(|\.getHeader(?:s)?\s*\(|\.getQueryString\s*\(|\.getCookies\s*\(|\.getInputStream\s*\(|\.getReader\s*\(|\.getPathInfo\s*\(|\.getRequestUR[IL]\s*\(|\.getParts?\s*\(|\bSystem\.in\b|@RequestParam\b|@PathVariable\b|@RequestBody\b|\bargs\s*\[|\bSystem\.getenv\s*\(/,
+  go: /\.URL\.Query\(\)|\.URL\.(?:Path|RawQuery)\b|\.(?:Post)?FormValue\s*\(|\.(?:Post)?Form\b|\bos\.Args\b|\bos\.Getenv\s*\(|\.Body\b|\bflag\.(?:Arg|Args|String)\b|\bmux\.Vars\s*\(|\bc\.(?:Query|DefaultQuery|GetQuery|QueryArray|Param|Params|PostForm|DefaultPostForm|FormValue|QueryParam|FormFile|GetHeader)\s*\(/,
   bash: /\$\{?[1-9@*]|\bread\s+-?\w/,
   csharp:
     /\bRequest\s*\.\s*(?:Query|QueryString|Form|Params|Cookies|Headers|Body|RouteValues|Files|InputStream|ServerVariables)\b|\[\s*From(?:Query|Body|Form|Route|Header)\b|\bConsole\.ReadLine\s*\(|\bargs\s*\[|\bEnvironment\.GetEnvironmentVariable\s*\(|TextBox\w*\s*\.\s*Text\b/,
@@ -356,7 +356,10 @@ function headerAt(lines: readonly string[], at: number, family: Family): Header 
     let routed = false;
     for (let i = at - 1; i >= 0 && i >= at - 6 && /^\s*@/.test(lines[i]); i--)
       if (PY_ROUTE.test(lines[i])) routed = true;
-    if (family === 'python' && (routed || named.params[0] === 'request'))
+    // Django: `def view(request, …)`, or a class-based view's `def get(self, request, …)`.
+    const django =
+      named.params[0] === 'request' || (/^(?:self|cls)$/.test(named.params[0]) && named.params[1] === 'request');
+    if (family === 'python' && (routed || django))
       for (const p of named.params) if (p !== 'self' && p !== 'cls' && p !== 'request') inputs.add(p);
     return { line: at, name: named.name, params: named.params, inputs, prefix: '', route: false };
   }

@@ -275,6 +275,70 @@ describe('issue 24, session 14: flows through C# methods, fields, Ruby calls, tr
       6,
       4,
     ],
+    [
+      'py-django-class-based-view-argument',
+      'python',
+      'import importlib\nfrom django.views import View\nclass V(View):\n    def get(self, request, mod):\n        return importlib.import_module(mod)\n',
+      5,
+      4,
+    ],
+    [
+      'py-argparse-arguments',
+      'python',
+      'import argparse, importlib\np = argparse.ArgumentParser()\np.add_argument("mod")\nargs = p.parse_args()\nimportlib.import_module(args.mod)\n',
+      5,
+      4,
+    ],
+    [
+      'py-flask-get-data',
+      'python',
+      'import importlib\nfrom flask import request\ndef v():\n    m = request.get_data(as_text=True)\n    return importlib.import_module(m)\n',
+      5,
+      4,
+    ],
+    ['php-filter-input', 'php', "<?php\n$d = filter_input(INPUT_POST, 'doc');\nyaml_parse($d);", 3, 2],
+    [
+      'php-laravel-request-input',
+      'php',
+      "<?php\nclass C {\n  public function store(Request $request) {\n    $d = $request->input('doc');\n    return yaml_parse($d);\n  }\n}",
+      5,
+      4,
+    ],
+    [
+      'EVADE php-symfony-request-query',
+      'php',
+      "<?php\nclass C {\n  public function store(Request $request) {\n    $d = $request->query->get('doc');\n    return yaml_parse($d);\n  }\n}",
+      5,
+      4,
+    ],
+    [
+      'java-path-info',
+      'java',
+      'import javax.servlet.http.*;\npublic class A extends HttpServlet {\n  protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws Exception {\n    String c = req.getPathInfo().substring(1);\n    Class.forName(c);\n  }\n}',
+      5,
+      4,
+    ],
+    [
+      'java-system-in',
+      'java',
+      'import java.util.Scanner;\npublic class A {\n  public static void main(String[] a) throws Exception {\n    Scanner s = new Scanner(System.in);\n    String c = s.nextLine();\n    Class.forName(c);\n  }\n}',
+      6,
+      4,
+    ],
+    [
+      'go-gin-query',
+      'go',
+      'package main\nimport ("github.com/gin-gonic/gin"; "html/template")\nfunc h(c *gin.Context) {\n\tt := c.Query("t")\n\ttemplate.New("x").Parse(t)\n}',
+      5,
+      4,
+    ],
+    [
+      'go-mux-vars',
+      'go',
+      'package main\nimport ("net/http"; "github.com/gorilla/mux"; "text/template")\nfunc h(w http.ResponseWriter, r *http.Request) {\n\tt := mux.Vars(r)["t"]\n\ttemplate.New("x").Parse(t)\n}',
+      5,
+      4,
+    ],
   ] as Array<[string, string, string, number, number]>)(
     '%s (%s) is critical on the sink line and names the input line',
     async (_name, language, code, sink, source) => {
@@ -344,6 +408,21 @@ describe('issue 24, session 14: flows through C# methods, fields, Ruby calls, tr
       'SAFE py-list-append-constants',
       'python',
       'import importlib\ndef v():\n    parts = ["plugins"]\n    parts.append("core")\n    return importlib.import_module(".".join(parts))\n',
+    ],
+    [
+      'SAFE php-laravel-constant',
+      'php',
+      '<?php\nclass C {\n  public function store(Request $request) {\n    $n = $request->input(\'name\');\n    return yaml_parse("a: 1");\n  }\n}',
+    ],
+    [
+      'SAFE go-gin-constant-template',
+      'go',
+      'package main\nimport ("github.com/gin-gonic/gin"; "html/template")\nfunc h(c *gin.Context) {\n\tt := c.Query("t")\n\ttemplate.New("x").Parse("hello {{.}}")\n\t_ = t\n}',
+    ],
+    [
+      'SAFE java-system-in-constant',
+      'java',
+      'import java.util.Scanner;\npublic class A {\n  public static void main(String[] a) throws Exception {\n    Scanner s = new Scanner(System.in);\n    String c = s.nextLine();\n    Class.forName("java.util.ArrayList");\n  }\n}',
     ],
   ])('%s (%s): the same shape with constants is not critical', async (_name, language, code) => {
     expect(await critical(code, language)).toEqual([]);
