@@ -518,10 +518,13 @@ function callerSources(
   walk: Walk,
 ): number[] {
   const at = header.params.indexOf(param);
-  const key = `${header.name}\t${param}`;
+  const key = `${header.name}\t${param}\t${headerLine}`;
   if (at < 0 || walk.hops <= 0 || walk.followed.has(key)) return [];
   walk.followed.add(key);
-  const calls = callIndex(source).get(header.name) ?? [];
+  // A constructor is called by its class's name (`H(x)` in Python, `new H(x)`): self is not passed.
+  const ctor =
+    header.name === '__init__' || header.name === 'constructor' ? classAbove(walk.lines, headerLine - 1) : null;
+  const calls = (callIndex(source).get(ctor?.name ?? header.name) ?? []).filter((c) => c.line !== ctor?.line);
   const found: number[] = [];
   let seen = 0;
   // Ruby calls its methods without parentheses too (`load_it params[:n]`).
@@ -533,8 +536,8 @@ function callerSources(
   for (const { open, line, dotted, args: given } of all) {
     if (line === headerLine) continue; // the definition itself
     if (++seen > MAX_CALLERS) break;
-    // A method called on a receiver does not pass Python's `self`/`cls` explicitly.
-    const shift = dotted && /^(?:self|cls)$/.test(header.params[0]) ? 1 : 0;
+    // A method called on a receiver, or a class constructed, does not pass Python's `self`/`cls` explicitly.
+    const shift = (dotted || ctor) && /^(?:self|cls)$/.test(header.params[0]) ? 1 : 0;
     const args = given ?? callArgs(source, open);
     if (!args) continue;
     // A named argument or a spread moves arguments off their positions: every argument is read.
@@ -574,6 +577,21 @@ function callerSources(
     if (lines.length > 0) found.push(line, ...lines);
   }
   return found;
+}
+
+/** `class Name` (Python, JavaScript), optionally exported. */
+const CLASS_HEADER = /^\s*(?:export\s+)?(?:default\s+)?class\s+([A-Za-z_$][\w$]*)/;
+
+/** The class whose body holds the constructor on `lines[at]`: its name and 1-based line, or null. */
+function classAbove(lines: readonly string[], at: number): { name: string; line: number } | null {
+  const indent = indentOf(lines[at] ?? '');
+  for (let i = at - 1; i >= 0 && i >= at - CLASS_LOOKBACK; i--) {
+    const l = lines[i];
+    if (l.trim() === '' || indentOf(l) >= indent) continue;
+    const m = CLASS_HEADER.exec(l);
+    return m ? { name: m[1], line: i + 1 } : null;
+  }
+  return null;
 }
 
 /**

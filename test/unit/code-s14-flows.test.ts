@@ -339,6 +339,20 @@ describe('issue 24, session 14: flows through C# methods, fields, Ruby calls, tr
       5,
       4,
     ],
+    [
+      'py-constructor-argument-to-field',
+      'python',
+      "import importlib\nfrom flask import request\nclass H:\n    def __init__(self, m):\n        self.mod = m\n    def run(self):\n        return importlib.import_module(self.mod)\ndef v():\n    return H(request.args['m']).run()\n",
+      7,
+      9,
+    ],
+    [
+      'js-constructor-argument-to-field',
+      'javascript',
+      "class H {\n  constructor(m) {\n    this.mod = m;\n  }\n  run() {\n    return require(this.mod);\n  }\n}\napp.get('/x', (req, res) => new H(req.query.m).run());",
+      6,
+      9,
+    ],
   ] as Array<[string, string, string, number, number]>)(
     '%s (%s) is critical on the sink line and names the input line',
     async (_name, language, code, sink, source) => {
@@ -423,6 +437,16 @@ describe('issue 24, session 14: flows through C# methods, fields, Ruby calls, tr
       'SAFE java-system-in-constant',
       'java',
       'import java.util.Scanner;\npublic class A {\n  public static void main(String[] a) throws Exception {\n    Scanner s = new Scanner(System.in);\n    String c = s.nextLine();\n    Class.forName("java.util.ArrayList");\n  }\n}',
+    ],
+    [
+      'SAFE py-constructor-constant',
+      'python',
+      'import importlib\nclass H:\n    def __init__(self, m):\n        self.mod = m\n    def run(self):\n        return importlib.import_module(self.mod)\ndef v():\n    return H("json").run()\n',
+    ],
+    [
+      'SAFE js-constructor-constant',
+      'javascript',
+      "class H {\n  constructor(m) {\n    this.mod = m;\n  }\n  run() {\n    return require(this.mod);\n  }\n}\nnew H('./plugins/a').run();",
     ],
   ])('%s (%s): the same shape with constants is not critical', async (_name, language, code) => {
     expect(await critical(code, language)).toEqual([]);
