@@ -2,7 +2,9 @@
 // action's parameter and the helper it calls, an object's field written in another method (Java,
 // Python, JavaScript, PHP, Ruby), a Ruby method defined or called without parentheses, the
 // arguments after a multi-line anonymous function's body, and a builder or list the input is
-// written into. The same shapes with constants are admitted; bad input is refused.
+// written into; request input read through Django class-based views, argparse, PHP filter_input
+// and Laravel's request, a servlet's path info and gin's query. The same shapes with constants
+// are admitted; bad input is refused.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { newTenant, post, type Member } from './helpers.js';
 import { expectBlockedAt, expectAdmitted } from './code-verdicts.js';
@@ -159,6 +161,62 @@ describe('POST /verify/code: flows through C# methods, fields, Ruby calls, trail
       'dynamic_code_execution',
       7,
     ],
+    [
+      'ruby',
+      'rb-string-shovel',
+      'class C < ApplicationController\n  def show\n    t = "<%= "\n    t << params[:x]\n    ERB.new(t).result\n  end\nend',
+      5,
+      'dynamic_code_execution',
+      4,
+    ],
+    [
+      'python',
+      'py-django-class-based-view-argument',
+      'import importlib\nfrom django.views import View\nclass V(View):\n    def get(self, request, mod):\n        return importlib.import_module(mod)\n',
+      5,
+      'dynamic_code_execution',
+      4,
+    ],
+    [
+      'python',
+      'py-argparse-arguments',
+      'import argparse, importlib\np = argparse.ArgumentParser()\np.add_argument("mod")\nargs = p.parse_args()\nimportlib.import_module(args.mod)\n',
+      5,
+      'dynamic_code_execution',
+      4,
+    ],
+    [
+      'php',
+      'php-filter-input',
+      "<?php\n$d = filter_input(INPUT_POST, 'doc');\nyaml_parse($d);",
+      3,
+      'unsafe_deserialization',
+      2,
+    ],
+    [
+      'php',
+      'php-laravel-request-input',
+      "<?php\nclass C {\n  public function store(Request $request) {\n    $d = $request->input('doc');\n    return yaml_parse($d);\n  }\n}",
+      5,
+      'unsafe_deserialization',
+      4,
+    ],
+    [
+      'java',
+      'java-path-info',
+      'import javax.servlet.http.*;\npublic class A extends HttpServlet {\n  protected void doGet(HttpServletRequest req, HttpServletResponse resp) throws Exception {\n    String c = req.getPathInfo().substring(1);\n    Class.forName(c);\n  }\n}',
+      5,
+      'dynamic_code_execution',
+      4,
+    ],
+    [
+      'go',
+      'go-gin-query',
+      'package main\nimport ("github.com/gin-gonic/gin"; "html/template")\nfunc h(c *gin.Context) {\n\tt := c.Query("t")\n\ttemplate.New("x").Parse(t)\n}',
+      5,
+      'dynamic_code_execution',
+      4,
+    ],
   ] as Array<[string, string, string, number, string, number]>)(
     '%s: %s is blocked at its sink, naming the input line',
     async (language, _name, code, line, type, source) => {
@@ -203,6 +261,12 @@ describe('POST /verify/code: flows through C# methods, fields, Ruby calls, trail
       'SAFE java-stringbuilder-constants',
       'public class A {\n  Object go() throws Exception {\n    StringBuilder sb = new StringBuilder("com.x.");\n    sb.append("Impl");\n    return Class.forName(sb.toString());\n  }\n}',
     ],
+    [
+      'go',
+      'SAFE go-gin-constant-template',
+      'package main\nimport ("github.com/gin-gonic/gin"; "html/template")\nfunc h(c *gin.Context) {\n\tt := c.Query("t")\n\ttemplate.New("x").Parse("hello {{.}}")\n\t_ = t\n}',
+    ],
+    ['ruby', 'SAFE rb-string-shovel-constants', 'def show\n  t = "<%= 1"\n  t << " %>"\n  ERB.new(t).result\nend'],
   ])('%s: %s is admitted', async (language, _name, code) => {
     const res = await verify({ code, language });
     expectAdmitted(res);
