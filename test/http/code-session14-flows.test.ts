@@ -2,9 +2,9 @@
 // action's parameter and the helper it calls, an object's field written in another method (Java,
 // Python, JavaScript, PHP, Ruby), a Ruby method defined or called without parentheses, the
 // arguments after a multi-line anonymous function's body, and a builder or list the input is
-// written into; request input read through Django class-based views, argparse, PHP filter_input
-// and Laravel's request, a servlet's path info and gin's query. The same shapes with constants
-// are admitted; bad input is refused.
+// written into; a constructor's argument stored in a field; request input read through Django
+// class-based views, argparse, PHP filter_input and Laravel's request, a servlet's path info and
+// gin's query. The same shapes with constants are admitted; bad input is refused.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { newTenant, post, type Member } from './helpers.js';
 import { expectBlockedAt, expectAdmitted } from './code-verdicts.js';
@@ -216,6 +216,22 @@ describe('POST /verify/code: flows through C# methods, fields, Ruby calls, trail
       5,
       'dynamic_code_execution',
       4,
+    ],
+    [
+      'python',
+      'py-constructor-argument-to-field',
+      "import importlib\nfrom flask import request\nclass H:\n    def __init__(self, m):\n        self.mod = m\n    def run(self):\n        return importlib.import_module(self.mod)\ndef v():\n    return H(request.args['m']).run()\n",
+      7,
+      'dynamic_code_execution',
+      9,
+    ],
+    [
+      'javascript',
+      'js-constructor-argument-to-field',
+      "class H {\n  constructor(m) {\n    this.mod = m;\n  }\n  run() {\n    return require(this.mod);\n  }\n}\napp.get('/x', (req, res) => new H(req.query.m).run());",
+      6,
+      'dynamic_code_execution',
+      9,
     ],
   ] as Array<[string, string, string, number, string, number]>)(
     '%s: %s is blocked at its sink, naming the input line',
