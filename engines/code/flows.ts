@@ -14,11 +14,11 @@ export const INPUT_SOURCES: Readonly<Record<Family, RegExp>> = {
   javascript:
     /\breq\s*(?:\.\s*[A-Za-z_$]|\[)|\brequest\s*\.\s*(?:query|body|params|cookies|signedCookies|headers|url|originalUrl|path|files?|param|get)\b|\bprocess\.argv\b|\blocation\.(?:hash|search|href)\b|\bdocument\.(?:URL|cookie|location|referrer)\b|\bctx\.(?:query|request|params)\b|\bevent\.(?:body|queryStringParameters|pathParameters)\b/,
   python:
-    /\brequest\.(?:GET|POST|REQUEST|args|form|values|json|data|cookies|files|headers|get_json|query_params|body|stream)\b|\bsys\.argv\b|\binput\s*\(|\bos\.environ\b|\bos\.getenv\s*\(/,
-  php: /\$_(?:GET|POST|REQUEST|COOKIE|FILES|SERVER|ENV)\b|php:\/\/input|\$HTTP_[A-Z]+_VARS\b|\$argv\b/,
+    /\brequest\.(?:GET|POST|REQUEST|args|form|values|json|data|cookies|files|headers|get_json|query_params|body|stream|get_data|view_args)\b|\bsys\.argv\b|\binput\s*\(|\bos\.environ\b|\bos\.getenv\s*\(|\.parse_(?:known_)?args\s*\(/,
+  php: /\$_(?:GET|POST|REQUEST|COOKIE|FILES|SERVER|ENV)\b|php:\/\/input|\$HTTP_[A-Z]+_VARS\b|\$argv\b|\bfilter_input(?:_array)?\s*\(|\$request\s*->\s*(?:input|get|query|post|all|only|file|cookie|header|json|getContent|request|cookies|files|headers|attributes)\b|\bInput::(?:get|all)\s*\(|\brequest\(\)\s*->/,
   ruby: /\bparams\b|\brequest\.(?:params|body|query_string|env|raw_post|headers)\b|\bcookies\b|\bARGV\b|\bgets\b|\bENV\s*\[/,
-  java: /\.getParameter(?:Values|Map|Names)?\s*\(|\.getHeader(?:s)?\s*\(|\.getQueryString\s*\(|\.getCookies\s*\(|\.getInputStream\s*\(|\.getReader\s*\(|@RequestParam\b|@PathVariable\b|@RequestBody\b|\bargs\s*\[|\bSystem\.getenv\s*\(/,
-  go: /\.URL\.Query\(\)|\.URL\.(?:Path|RawQuery)\b|\.(?:Post)?FormValue\s*\(|\.(?:Post)?Form\b|\bos\.Args\b|\bos\.Getenv\s*\(|\.Body\b|\bflag\.(?:Arg|Args|String)\b/,
+  java: /\.getParameter(?:Values|Map|Names)?\s*\(|\.getHeader(?:s)?\s*\(|\.getQueryString\s*\(|\.getCookies\s*\(|\.getInputStream\s*\(|\.getReader\s*\(|\.getPathInfo\s*\(|\.getRequestUR[IL]\s*\(|\.getParts?\s*\(|\bSystem\.in\b|@RequestParam\b|@PathVariable\b|@RequestBody\b|\bargs\s*\[|\bSystem\.getenv\s*\(/,
+  go: /\.URL\.Query\(\)|\.URL\.(?:Path|RawQuery)\b|\.(?:Post)?FormValue\s*\(|\.(?:Post)?Form\b|\bos\.Args\b|\bos\.Getenv\s*\(|\.Body\b|\bflag\.(?:Arg|Args|String)\b|\bmux\.Vars\s*\(|\bc\.(?:Query|DefaultQuery|GetQuery|QueryArray|Param|Params|PostForm|DefaultPostForm|FormValue|QueryParam|FormFile|GetHeader)\s*\(/,
   bash: /\$\{?[1-9@*]|\bread\s+-?\w/,
   csharp:
     /\bRequest\s*\.\s*(?:Query|QueryString|Form|Params|Cookies|Headers|Body|RouteValues|Files|InputStream|ServerVariables)\b|\[\s*From(?:Query|Body|Form|Route|Header)\b|\bConsole\.ReadLine\s*\(|\bargs\s*\[|\bEnvironment\.GetEnvironmentVariable\s*\(|TextBox\w*\s*\.\s*Text\b/,
@@ -83,6 +83,7 @@ const ASSIGNED = /(?<![\w$.])\$?([A-Za-z_$][\w$]*)\s*(?::=|\+=|=(?![=>~]))/g;
 
 /** The first assignment to `name` on the line, or null (no regex built from the name: any length works). */
 function assignmentOf(line: string, name: string): RegExpMatchArray | null {
+  if (!line.includes(name)) return null;
   for (const m of line.matchAll(ASSIGNED)) if (m[1] === name) return m;
   return null;
 }
@@ -158,6 +159,8 @@ interface Header {
   prefix: string;
   /** Anonymous and registered as a route handler: its first parameter is the request. */
   route: boolean;
+  /** Anonymous: the column where its parameter list ends on the header line (its body follows). */
+  col?: number;
 }
 
 /** Words that open a statement with parentheses, never a method declaration. */
@@ -224,26 +227,69 @@ const javaParam = (p: string): string => {
   return m ? m[1] : '';
 };
 
-/** A Java or JavaScript class method header on `lines[at]` (no `function` keyword), or null. */
-function methodHeader(lines: readonly string[], at: number, family: Family): Header | null {
-  if (family !== 'java' && family !== 'javascript') return null;
+/** A C# action's attributes (ASP.NET Core / Web API): its parameters are bound from the request. */
+const CS_ACTION = /\[\s*(?:Http(?:Get|Post|Put|Delete|Patch)|Route|AcceptVerbs)\b/;
+/** C# parameter attributes binding a parameter from the request. */
+const CS_INPUT_PARAM = /\[\s*(?:Microsoft\.AspNetCore\.Mvc\.)?From(?:Query|Body|Form|Route|Header)(?:Attribute)?\b/;
+/** A C# controller class (a public instance method of it is an action). */
+const CS_CONTROLLER =
+  /\bclass\s+\w+[^{]*:\s*[^{]*\b(?:Controller|ControllerBase|ApiController|PageModel)\b|\[\s*ApiController\b/;
+/** Lines above a C# method searched for its class's header. */
+const CLASS_LOOKBACK = 400;
+
+/** C#: `[FromQuery] ref string name = "x"` -> name (attributes and a default dropped). */
+const csharpParam = (p: string): string => javaParam(p.replace(/\[[^\]]*\]/g, ' ').replace(/=[^]*$/, ''));
+
+/** A C# method is an action: an action attribute above it, or public and not static in a controller class. */
+function csharpAction(lines: readonly string[], at: number, head: string): boolean {
+  for (let i = at - 1; i >= 0 && i >= at - 6 && /^\s*\[/.test(lines[i]); i--) if (CS_ACTION.test(lines[i])) return true;
+  if (CS_ACTION.test(head)) return true;
+  if (!/\bpublic\b/.test(head) || /\bstatic\b/.test(head)) return false;
+  for (let i = at - 1; i >= 0 && i >= at - CLASS_LOOKBACK; i--) {
+    if (!/\bclass\b|\[\s*ApiController\b/.test(lines[i])) continue;
+    if (CS_CONTROLLER.test(lines[i])) return true;
+    if (/\bclass\b/.test(lines[i])) return false;
+  }
+  return false;
+}
+
+/** A Java, C# or JavaScript class method header on `lines[at]` (no `function` keyword), or null. */
+function methodHeader(lines: readonly string[], at: number, family: Family, text?: string): Header | null {
+  if (family !== 'java' && family !== 'javascript' && family !== 'csharp') return null;
+  const typed = family === 'java' || family === 'csharp';
   // `@RequestParam("n") String n`: an annotation's arguments dropped so the parameter list has no parentheses.
-  const t = (lines[at] ?? '').trim().replace(/(@[\w.]+)\s*\([^()]*\)/g, '$1');
+  let t = (text ?? lines[at] ?? '').trim().replace(/(@[\w.]+)\s*\([^()]*\)/g, '$1');
+  if (family === 'csharp') {
+    // `[HttpGet("x")] public T Run([FromQuery] string c)`: attributes dropped, kept aside for the action test;
+    // `T Run(string n) => expr;` (an expression-bodied member) read up to its `=>`.
+    t = t.replace(/\[[^\]]*\]/g, (a) => (CS_INPUT_PARAM.test(a) ? '@FromRequest' : ' ')).trim();
+    const arrow = /\)\s*=>/.exec(t);
+    if (arrow) t = t.slice(0, arrow.index + 1);
+  }
   if (t === '' || t.startsWith('}') || t.startsWith('.') || t.startsWith('@')) return null;
   const m = METHOD_SHAPE.exec(t);
   if (!m || CONTROL.has(m[1])) return null;
   const before = t.slice(0, m.index);
   // A call or an assignment (`x = f(a) {`, `a.b(c)`) is not a declaration.
-  if (/[=;.(]/.test(family === 'java' ? before.replace(/(?<![\w$])[\w$]+(?:\.[\w$]+)+/g, 'T') : before)) return null;
-  if (family === 'java' && before.trim() === '') return null; // a Java method has a return type or modifier
+  if (/[=;.(]/.test(typed ? before.replace(/(?<![\w$])[\w$]+(?:\.[\w$]+)+/g, 'T') : before)) return null;
+  if (typed && before.trim() === '') return null; // a Java or C# method has a return type or modifier
   const pieces = m[2].trim() === '' ? [] : splitParams(m[2]);
-  const params = pieces.map((p) => (family === 'java' ? javaParam(p) : (/[A-Za-z_$][\w$]*/.exec(p)?.[0] ?? '')));
+  const params = pieces.map((p) =>
+    family === 'java'
+      ? javaParam(p)
+      : family === 'csharp'
+        ? csharpParam(p.replace('@FromRequest', ' '))
+        : (/[A-Za-z_$][\w$]*/.exec(p)?.[0] ?? ''),
+  );
   const inputs = new Set<string>();
   let annotated = false;
-  for (let i = at - 1; i >= 0 && i >= at - 6 && /^\s*@/.test(lines[i]); i--)
-    if (JAVA_ROUTE.test(lines[i])) annotated = true;
+  if (family === 'java')
+    for (let i = at - 1; i >= 0 && i >= at - 6 && /^\s*@/.test(lines[i]); i--)
+      if (JAVA_ROUTE.test(lines[i])) annotated = true;
+  if (family === 'csharp' && pieces.length > 0) annotated = csharpAction(lines, at, lines[at] ?? '');
   pieces.forEach((p, i) => {
     if (family === 'java' && (annotated || JAVA_INPUT_PARAM.test(p))) inputs.add(params[i]);
+    if (family === 'csharp' && (annotated || p.includes('@FromRequest'))) inputs.add(params[i]);
   });
   return { line: at, name: m[1], params, inputs, prefix: '', route: false };
 }
@@ -287,7 +333,15 @@ function anonHeaders(line: string, at: number, family: Family): Header[] {
       const before = line.slice(0, m.index);
       // The call it is passed to: the text before it and the arguments after it on the line.
       const prefix = `${before} ${line.slice(m.index + m[0].length)}`;
-      out.push({ line: at, name: null, params, inputs: new Set(), prefix, route: JS_ROUTE.test(before) });
+      out.push({
+        line: at,
+        name: null,
+        params,
+        inputs: new Set(),
+        prefix,
+        route: JS_ROUTE.test(before),
+        col: m.index + m[0].length,
+      });
     }
   }
   return out;
@@ -302,11 +356,57 @@ function headerAt(lines: readonly string[], at: number, family: Family): Header 
     let routed = false;
     for (let i = at - 1; i >= 0 && i >= at - 6 && /^\s*@/.test(lines[i]); i--)
       if (PY_ROUTE.test(lines[i])) routed = true;
-    if (family === 'python' && (routed || named.params[0] === 'request'))
+    // Django: `def view(request, …)`, or a class-based view's `def get(self, request, …)`.
+    const django =
+      named.params[0] === 'request' || (/^(?:self|cls)$/.test(named.params[0]) && named.params[1] === 'request');
+    if (family === 'python' && (routed || django))
       for (const p of named.params) if (p !== 'self' && p !== 'cls' && p !== 'request') inputs.add(p);
     return { line: at, name: named.name, params: named.params, inputs, prefix: '', route: false };
   }
+  if (family === 'ruby') {
+    const r = rubyDef(lines[at] ?? '');
+    if (r) return { line: at, name: r.name, params: r.params, inputs: new Set(), prefix: '', route: false };
+  }
   return methodHeader(lines, at, family) ?? anonHeaders(lines[at] ?? '', at, family).at(-1) ?? null;
+}
+
+/** Ruby `def name a, b = 1, *rest` (parameters without parentheses; linear: the name and the list are separated by blanks). */
+const RUBY_DEF = /^\s*def\s+(?:self\s*\.\s*)?([A-Za-z_]\w*[?!]?)[ \t]+([A-Za-z_*&][^#;\n]*)$/;
+
+/** A Ruby method header without parentheses, or null. */
+function rubyDef(line: string): { name: string; params: string[] } | null {
+  const m = RUBY_DEF.exec(line);
+  if (!m) return null;
+  const params = splitParams(m[2]).map((p) => /[A-Za-z_]\w*/.exec(p.replace(/^[\s*&]+/, ''))?.[0] ?? '');
+  return { name: m[1], params };
+}
+
+/** Words after which a Ruby name followed by a blank is not a call with arguments. */
+const RUBY_NOT_ARGS =
+  /^[ \t]+(?:[-+*/%<>=!&|?:.^~]|do\b|if\b|unless\b|and\b|or\b|then\b|rescue\b|while\b|until\b|end\b|$)/;
+
+/**
+ * Ruby calls without parentheses (`load_it params[:n], 1`): each call's line and its
+ * arguments (the rest of the line, a trailing block or modifier dropped), read like a call's.
+ */
+function rubyBareCalls(lines: readonly string[], name: string): Array<{ line: number; args: string[] }> {
+  const out: Array<{ line: number; args: string[] }> = [];
+  for (let i = 0; i < lines.length && out.length < MAX_CALLERS; i++) {
+    const l = lines[i];
+    if (!l.includes(name)) continue;
+    for (const m of l.matchAll(/[A-Za-z_]\w*[?!]?/g)) {
+      if (m[0] !== name) continue;
+      const before = l.slice(0, m.index);
+      if (/\bdef\s+(?:self\s*\.\s*)?$/.test(before) || /(?:^|[^:]):$|@$/.test(before)) continue;
+      const rest = l.slice(m.index + name.length);
+      if (!/^[ \t]/.test(rest) || RUBY_NOT_ARGS.test(rest)) continue;
+      // `run cmd do |x|`, `run cmd if ok`, `run cmd # note`: the arguments end there.
+      const args = rest.replace(/\s+(?:do\b|if\b|unless\b|#).*$/, '').trim();
+      if (args !== '') out.push({ line: i + 1, args: splitParams(args) });
+      break;
+    }
+  }
+  return out;
 }
 
 /**
@@ -315,6 +415,18 @@ function headerAt(lines: readonly string[], at: number, family: Family): Header 
  * methods), else an anonymous function on the sink's own line.
  */
 function enclosingHeader(lines: readonly string[], family: Family, sinkLine: number, floor: number): Header | null {
+  // A C# expression-bodied member (`Type Make(string n) => Type.GetType(n);`): the sink is on its header.
+  if (family === 'csharp' && /\)\s*=>/.test(lines[sinkLine - 1] ?? '')) {
+    const h = methodHeader(lines, sinkLine - 1, family);
+    if (h) return h;
+  }
+  // A method written on one line (`void set(String n) { this.name = n; }`): its header is the line's text up to `{`.
+  const own = lines[sinkLine - 1] ?? '';
+  const brace = own.indexOf('{');
+  if (brace > 0 && (family === 'java' || family === 'csharp' || family === 'javascript')) {
+    const h = methodHeader(lines, sinkLine - 1, family, own.slice(0, brace + 1));
+    if (h) return h;
+  }
   if (floor < sinkLine - 1) {
     const h = headerAt(lines, floor, family);
     if (h) return h;
@@ -324,6 +436,8 @@ function enclosingHeader(lines: readonly string[], family: Family, sinkLine: num
     const l = lines[i];
     if (l.trim() === '') continue;
     const d = indentOf(l);
+    // A brace on its own line (C#, Allman style): the header is the line above it.
+    if (d < indent && /^\s*\{\s*$/.test(l)) continue;
     if (d < indent) {
       const h = methodHeader(lines, i, family);
       if (h) return h;
@@ -404,18 +518,27 @@ function callerSources(
   walk: Walk,
 ): number[] {
   const at = header.params.indexOf(param);
-  const key = `${header.name}\t${param}`;
+  const key = `${header.name}\t${param}\t${headerLine}`;
   if (at < 0 || walk.hops <= 0 || walk.followed.has(key)) return [];
   walk.followed.add(key);
-  const calls = callIndex(source).get(header.name) ?? [];
+  // A constructor is called by its class's name (`H(x)` in Python, `new H(x)`): self is not passed.
+  const ctor =
+    header.name === '__init__' || header.name === 'constructor' ? classAbove(walk.lines, headerLine - 1) : null;
+  const calls = (callIndex(source).get(ctor?.name ?? header.name) ?? []).filter((c) => c.line !== ctor?.line);
   const found: number[] = [];
   let seen = 0;
-  for (const { open, line, dotted } of calls) {
+  // Ruby calls its methods without parentheses too (`load_it params[:n]`).
+  const bare = family === 'ruby' ? rubyBareCalls(walk.lines, header.name) : [];
+  const all = [
+    ...calls.map((c) => ({ ...c, args: null as string[] | null })),
+    ...bare.map((b) => ({ open: -1, line: b.line, dotted: false, args: b.args })),
+  ];
+  for (const { open, line, dotted, args: given } of all) {
     if (line === headerLine) continue; // the definition itself
     if (++seen > MAX_CALLERS) break;
-    // A method called on a receiver does not pass Python's `self`/`cls` explicitly.
-    const shift = dotted && /^(?:self|cls)$/.test(header.params[0]) ? 1 : 0;
-    const args = callArgs(source, open);
+    // A method called on a receiver, or a class constructed, does not pass Python's `self`/`cls` explicitly.
+    const shift = (dotted || ctor) && /^(?:self|cls)$/.test(header.params[0]) ? 1 : 0;
+    const args = given ?? callArgs(source, open);
     if (!args) continue;
     // A named argument or a spread moves arguments off their positions: every argument is read.
     // So does a count that differs from the parameters' (defaults, varargs, or a comma inside `<…>`).
@@ -456,6 +579,21 @@ function callerSources(
   return found;
 }
 
+/** `class Name` (Python, JavaScript), optionally exported. */
+const CLASS_HEADER = /^\s*(?:export\s+)?(?:default\s+)?class\s+([A-Za-z_$][\w$]*)/;
+
+/** The class whose body holds the constructor on `lines[at]`: its name and 1-based line, or null. */
+function classAbove(lines: readonly string[], at: number): { name: string; line: number } | null {
+  const indent = indentOf(lines[at] ?? '');
+  for (let i = at - 1; i >= 0 && i >= at - CLASS_LOOKBACK; i--) {
+    const l = lines[i];
+    if (l.trim() === '' || indentOf(l) >= indent) continue;
+    const m = CLASS_HEADER.exec(l);
+    return m ? { name: m[1], line: i + 1 } : null;
+  }
+  return null;
+}
+
 /**
  * A function passed by name as an argument (`arr.forEach(run)`, `app.get('/x', handler)`,
  * `map(load, names)`, `view_func=view`): each use's line and the line's text without the name.
@@ -485,12 +623,22 @@ function callbackUses(source: string, lines: readonly string[], name: string): A
  * is one of its parameters, the calls of that function in the file are followed (callerSources;
  * their lines may lie below the sink).
  */
-export function inputSources(source: string, family: Family, sinkLine: number, names?: readonly string[]): number[] {
-  return inputSourcesFrom(source, family, sinkLine, names, {
-    lines: source.split('\n'),
-    followed: new Set(),
-    hops: CALLER_HOPS,
-  });
+export function inputSources(
+  source: string,
+  family: Family,
+  sinkLine: number,
+  names?: readonly string[],
+  fields: readonly string[] = [],
+): number[] {
+  return inputSourcesFrom(
+    source,
+    family,
+    sinkLine,
+    names,
+    { lines: source.split('\n'), followed: new Set(), hops: CALLER_HOPS },
+    Infinity,
+    fields,
+  );
 }
 
 function inputSourcesFrom(
@@ -500,12 +648,17 @@ function inputSourcesFrom(
   names: readonly string[] | undefined,
   walk: Walk,
   scopeIndent = Infinity,
+  fieldNames: readonly string[] = [],
 ): number[] {
   const re = INPUT_SOURCES[family];
   const lines = walk.lines;
   const found = new Set<number>();
   const seen = new Set<string>();
-  let frontier = [...(names ?? identifiers(statementText(lines, sinkLine - 1)))];
+  const statement = names ? '' : statementText(lines, sinkLine - 1);
+  let frontier = [...(names ?? identifiers(statement))];
+  /** Fields the values read (`this.cmd`, `self.mod`, `$this->f`, `@x`): their writes anywhere in the file are followed. */
+  const fields = new Set<string>(fieldNames);
+  for (const f of statement.matchAll(FIELD_READ)) fields.add(f[1]);
   const floor = windowStart(lines, sinkLine);
   const header = walk.hops > 0 ? enclosingHeader(lines, family, sinkLine, floor) : null;
   // A lambda on the sink's own line (`names.forEach(n -> Class.forName(n))`).
@@ -525,6 +678,7 @@ function inputSourcesFrom(
         if (!m || (depth === 0 && indentOf(lines[i]) > scopeIndent)) continue;
         bound = true;
         const rhs = statementText(lines, i).slice((m.index ?? 0) + m[0].length);
+        for (const f of rhs.matchAll(FIELD_READ)) fields.add(f[1]);
         if (re.test(rhs)) found.add(i + 1);
         else {
           const via = walk.hops > 0 ? returnSources(source, family, i + 1, rhs, walk) : null;
@@ -533,12 +687,22 @@ function inputSourcesFrom(
           else if (!(via && SINGLE_CALL.test(rhs))) next.push(...identifiers(rhs));
         }
       }
+      // A value written into the name by a call or an index (`sb.append(x)`, `parts.push(x)`, `a[k] = x`, `s << x`).
+      for (let i = sinkLine - 2; i >= floor; i--) {
+        const m = mutationOf(lines[i], name);
+        if (!m || (depth === 0 && indentOf(lines[i]) > scopeIndent)) continue;
+        const rhs = statementText(lines, i).slice((m.index ?? 0) + m[0].length);
+        if (re.test(rhs)) found.add(i + 1);
+        else next.push(...identifiers(rhs));
+        for (const f of rhs.matchAll(FIELD_READ)) fields.add(f[1]);
+      }
       const lambda = inline.find((h) => h.params.includes(name));
       if (lambda) for (const l of anonymousSources(source, family, lambda, name, walk)) found.add(l);
       else if (header?.params.includes(name)) {
         if (header.inputs.has(name)) found.add(header.line + 1);
         else if (header.name !== null)
-          for (const l of callerSources(source, family, header as NamedHeader, floor + 1, name, walk)) found.add(l);
+          for (const l of callerSources(source, family, header as NamedHeader, header.line + 1, name, walk))
+            found.add(l);
         else for (const l of anonymousSources(source, family, header, name, walk)) found.add(l);
       } else if (!bound) free.push(name);
     }
@@ -554,7 +718,63 @@ function inputSourcesFrom(
       found.add(l);
     walk.hops++;
   }
+  if (fields.size > 0 && walk.hops > 0) for (const l of fieldSources(source, family, [...fields], walk)) found.add(l);
   return [...found].sort((a, b) => a - b);
+}
+
+/** A field read: `this.x`, `self.x`, `$this->x`, `@x` (Ruby's instance variable). */
+const FIELD_READ = /(?:(?<![\w$.])(?:this|self)\s*\.\s*|\$this\s*->\s*|(?<![\w@])@)([A-Za-z_]\w*)/g;
+/** A field written: `this.x =`, `self.x +=`, `$this->x =`, `@x ||=`, `@x <<` (not `==`, `=>`, `=~`). */
+const FIELD_WRITE =
+  /(?:(?<![\w$.])(?:this|self)\s*\.\s*|\$this\s*->\s*|(?<![\w@])@)([A-Za-z_]\w*)\s*(?:\+=|\|\|=|<<|=(?![=>~]))/g;
+/** Lines of a file searched for a field's writes, at most. */
+const MAX_FIELD_LINES = 20_000;
+/** Fields followed per search, at most. */
+const MAX_FIELDS = 8;
+
+/**
+ * Input written into an object's field in another method of the file (`this.cmd =
+ * req.getParameter("c")` in one method, `exec(this.cmd)` in another; Python `self.x`, PHP
+ * `$this->x`, Ruby `@x`). Any object of the file's classes is assumed to be the one written (an
+ * over-approximation: more flows, never fewer). Each field is followed once per search.
+ */
+function fieldSources(source: string, family: Family, fields: readonly string[], walk: Walk): number[] {
+  const want = new Set(fields.filter((f) => !walk.followed.has(`field\t${f}`)).slice(0, MAX_FIELDS));
+  if (want.size === 0) return [];
+  for (const f of want) walk.followed.add(`field\t${f}`);
+  const re = INPUT_SOURCES[family];
+  const lines = walk.lines;
+  const out: number[] = [];
+  for (let i = 0; i < lines.length && i < MAX_FIELD_LINES; i++) {
+    const l = lines[i];
+    if (!l.includes('this') && !l.includes('self') && !l.includes('@')) continue;
+    for (const m of l.matchAll(FIELD_WRITE)) {
+      if (!want.has(m[1])) continue;
+      const rhs = statementText(lines, i).slice(m.index + m[0].length);
+      if (re.test(rhs)) {
+        out.push(i + 1);
+        continue;
+      }
+      const names = identifiers(rhs);
+      if (names.length === 0 || walk.hops <= 0) continue;
+      walk.hops--;
+      const via = inputSourcesFrom(source, family, i + 1, names, walk);
+      walk.hops++;
+      if (via.length > 0) out.push(i + 1, ...via);
+    }
+  }
+  return out;
+}
+
+/** Methods that write their argument into the receiver (a list, a builder, a map, a stream). */
+const MUTATED =
+  /(?<![\w$.])\$?([A-Za-z_$][\w$]*)\s*(?:(?:\.|->)\s*(?:append|appendleft|extend|insert|push|unshift|add|addAll|put|putAll|update|setdefault|write|Append|AppendLine|AppendFormat|Add|AddRange|Insert|Write)\s*\(|<<|\[[^\]\n]{0,200}\]\s*=(?![=>~]))/g;
+
+/** The first write of a value into `name` on the line (`name.append(`, `name[k] =`, `name <<`), or null. */
+function mutationOf(line: string, name: string): RegExpMatchArray | null {
+  if (!line.includes(name)) return null;
+  for (const m of line.matchAll(MUTATED)) if (m[1] === name) return m;
+  return null;
 }
 
 /**
@@ -567,13 +787,70 @@ function anonymousSources(source: string, family: Family, header: Header, name: 
   const key = `anon\t${header.line}\t${name}`;
   if (walk.hops <= 0 || walk.followed.has(key)) return [];
   walk.followed.add(key);
+  // The arguments written after a body that runs over several lines (`array_map(function ($f) {…},
+  // $_GET['f'])`, `map(lambda m:\n …,\n names)`, `((m) => {…})(req.query.m)`) are the call's too.
+  const after =
+    header.col !== undefined && family !== 'ruby' ? trailingArgs(walk.lines, header.line, header.col) : null;
+  const prefix = after ? `${header.prefix} ${after.text}` : header.prefix;
   if (INPUT_SOURCES[family].test(header.prefix)) return [header.line + 1];
-  const ids = identifiers(header.prefix).filter((n) => !header.params.includes(n));
+  // Input written after the body: its line is named too (`request.args.getlist('m')` two lines down).
+  if (after && INPUT_SOURCES[family].test(after.text)) return [header.line + 1, after.line + 1];
+  const ids = identifiers(prefix).filter((n) => !header.params.includes(n));
   if (ids.length === 0) return [];
   walk.hops--;
   const lines = inputSourcesFrom(source, family, header.line + 1, ids, walk);
   walk.hops++;
   return lines.length > 0 ? [header.line + 1, ...lines] : [];
+}
+
+/** Characters read after an anonymous function's header for the arguments after its body, at most. */
+const MAX_TRAILING_CHARS = 20_000;
+
+/**
+ * The arguments after an anonymous function's body (the body starts at `col` on line `at`): the
+ * text after the first top-level comma up to the bracket that closes the call the function is
+ * passed to, and the arguments of an immediate call (`(…)(x)`, Go's `func(…){…}(x)`). Quotes are
+ * skipped; one pass over a bounded text (linear).
+ */
+function trailingArgs(lines: readonly string[], at: number, col: number): { text: string; line: number } {
+  let text = (lines[at] ?? '').slice(col);
+  for (let i = at + 1; i < lines.length && i <= at + MAX_BODY_LINES && text.length < MAX_TRAILING_CHARS; i++)
+    text += `\n${lines[i]}`;
+  text = text.slice(0, MAX_TRAILING_CHARS);
+  let depth = 0;
+  let quote = '';
+  let from = -1;
+  const invoked = (k: number): string => {
+    const open = /^\s*\(/.exec(text.slice(k + 1, k + 65));
+    return open ? (callArgs(text, k + 1 + open[0].length - 1) ?? []).join(',') : '';
+  };
+  /** The 0-based line of the first non-blank character at or after offset `k` of the text. */
+  const lineOf = (k: number): number => {
+    while (k < text.length && /\s/.test(text[k])) k++;
+    let n = at;
+    for (let j = 0; j < k; j++) if (text.charCodeAt(j) === 10) n++;
+    return n;
+  };
+  for (let k = 0; k < text.length; k++) {
+    const ch = text[k];
+    if (quote) {
+      if (ch === '\\') k++;
+      else if (ch === quote) quote = '';
+      continue;
+    }
+    if (ch === '"' || ch === "'" || ch === '`') quote = ch;
+    else if (ch === '(' || ch === '[' || ch === '{') depth++;
+    else if (ch === ')' || ch === ']' || ch === '}') {
+      depth--;
+      if (depth < 0)
+        return { text: `${from >= 0 ? text.slice(from, k) : ''} ${invoked(k)}`, line: lineOf(from >= 0 ? from : k) };
+      if (depth === 0 && ch === '}' && from < 0) {
+        const call = invoked(k);
+        if (call !== '') return { text: call, line: lineOf(k) };
+      }
+    } else if (ch === ',' && depth === 0 && from < 0) from = k + 1;
+  }
+  return from >= 0 ? { text: text.slice(from), line: lineOf(from) } : { text: '', line: at };
 }
 
 /** Named functions of a source by name, with their header (built once per source). */
@@ -582,7 +859,7 @@ function definitions(source: string, family: Family, lines: readonly string[]): 
   if (definitionCache?.source === source && definitionCache.family === family) return definitionCache.index;
   const index = new Map<string, Header>();
   for (let i = 0; i < lines.length; i++) {
-    if (!/\(/.test(lines[i])) continue;
+    if (!/\(/.test(lines[i]) && !(family === 'ruby' && /\bdef\b/.test(lines[i]))) continue;
     const h = /\b(?:function|def|func)\b/.test(lines[i]) ? headerAt(lines, i, family) : methodHeader(lines, i, family);
     if (h?.name && !index.has(h.name)) index.set(h.name, h);
   }
@@ -669,5 +946,6 @@ export function fromInput(source: string, family: Family, line: number, argText:
   // its own parameters are bound inside it.
   const own = new Set(anonHeaders(argText, line - 1, family).flatMap((h) => h.params));
   const names = identifiers(argText).filter((n) => !own.has(n));
-  return names.length > 0 && inputSources(source, family, line, names).length > 0;
+  const fields = [...argText.matchAll(FIELD_READ)].map((m) => m[1]);
+  return names.length > 0 && inputSources(source, family, line, names, fields).length > 0;
 }

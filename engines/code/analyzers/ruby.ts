@@ -22,6 +22,15 @@ import {
   type WantedNames,
 } from './base.js';
 
+/** The variable a `name << value` statement appends to, or null (a shift of a constant, any other operator). */
+function shovelTarget(v: SyntaxView, n: Node): string | null {
+  const left = v.field(n, 'left');
+  const op = v.field(n, 'operator');
+  if (!left || !op || v.text(op) !== '<<') return null;
+  const lt = v.type(left);
+  return lt === 'identifier' || lt === 'instance_variable' || lt === 'class_variable' ? v.text(left) : null;
+}
+
 const GATE_TYPES = ['method', 'singleton_method', 'class', 'module', 'singleton_class'];
 const BLOCK_TYPES = ['block', 'do_block', 'lambda'];
 const BINDER_TYPES = ['assignment', 'operator_assignment', 'for'];
@@ -74,6 +83,7 @@ class RubyAnalysis extends AnalysisBase implements ExprOps {
       'subshell',
       'heredoc_beginning',
       'heredoc_body',
+      'binary',
     ]);
     const types = nodes.map((n) => v.type(n));
     const ranges: ScopeRange[] = [];
@@ -122,6 +132,10 @@ class RubyAnalysis extends AnalysisBase implements ExprOps {
       } else if (t === 'singleton_method' || BLOCK_TYPES.includes(t) || t === 'for') {
         if (t === 'singleton_method') this.singletonDefinition(n);
         this.pendScope(this.scopeOf(n), n);
+      } else if (t === 'binary') {
+        // `s << x` appends to the string or array `s`: it rebinds `s` (a constant is no longer one).
+        const left = shovelTarget(v, n);
+        if (left) this.pendName(left, n);
       } else if (t === 'assignment' || t === 'operator_assignment') {
         TARGET.lastIndex = n.startIndex;
         const m = TARGET.exec(src);
@@ -179,6 +193,11 @@ class RubyAnalysis extends AnalysisBase implements ExprOps {
     if (t === 'for') {
       const pattern = v.field(n, 'pattern');
       if (pattern) for (const id of v.ofType(pattern, ['identifier'])) this.bind(scope, v.text(id), null);
+      return;
+    }
+    if (t === 'binary') {
+      const target = shovelTarget(v, n);
+      if (target) this.bind(scope, target, n);
       return;
     }
     const left = v.field(n, 'left');
