@@ -97,6 +97,10 @@ export const SUITES = {
     repo: 's2e-lab/SecurityEval',
     licence: 'no licence file in the repository (labels only; the code is read at bench time)',
   },
+  'semgrep-rules': {
+    repo: 'semgrep/semgrep-rules',
+    licence: 'LGPL-2.1 with the Commons Clause (labels only; the code is read at bench time)',
+  },
 } as const;
 type Suite = keyof typeof SUITES;
 
@@ -680,6 +684,110 @@ const RUNS_PROCESS_UNIT: Record<string, RegExp> = {
       labels: category ? [{ line: 0, category, source: `CWE-${cwe}` }] : [],
       ...(category ? {} : runs ? { safe: true, runsProcess: true } : { safe: true }),
     });
+  }
+}
+
+// --- semgrep-rules ---------------------------------------------------------------------------
+// Each rule file (`<name>.yaml`) sits beside its test file (`<name>.<ext>`), whose `ruleid: <id>`
+// comments mark the line the rule must report (the next code line, or the comment's own line
+// when it trails code) and `ok: <id>` comments a line it must not. A rule is taken when its own
+// metadata names CWE-77/78 (process), CWE-94/95 (code) or CWE-502 (deserialisation), except the
+// rules in SEMGREP_NOT_TAKEN, whose finding is none of the three kinds although the CWE says so.
+// `todoruleid` / `todook` (semgrep's own known misses and false alarms) are not labels. An `ok`
+// line of a code or deserialisation rule is a safe line unless it runs a process (the contract
+// blocks every process execution); the `ok` lines of process rules still run processes. A rule
+// reports the first line of the code it matched (a method, a block, a statement over several
+// lines): a label spans the lines below it indented deeper (`end`).
+const SEMGREP_CWE: Record<string, Category> = {
+  '77': 'process_execution',
+  '78': 'process_execution',
+  '94': 'dynamic_code_execution',
+  '95': 'dynamic_code_execution',
+  '502': 'unsafe_deserialization',
+};
+const SEMGREP_NOT_TAKEN: Record<string, string> = {
+  'grpc-nodejs-insecure-connection': 'a channel without TLS',
+  'sequelize-tls-disabled-cert-validation': 'TLS certificate validation turned off',
+  'playwright-exposed-chrome-devtools': 'a browser debugging port opened',
+  'puppeteer-exposed-chrome-devtools': 'a browser debugging port opened',
+  'detect-non-literal-require': 'a computed module load (the scanner reports it as dynamic_import)',
+  'contains-bidirectional-characters': 'Unicode direction marks in source text (Trojan Source)',
+};
+const SEMGREP_LANGUAGES: Record<string, string> = {
+  py: 'python',
+  js: 'javascript',
+  ts: 'typescript',
+  java: 'java',
+  rb: 'ruby',
+  go: 'go',
+  php: 'php',
+  cs: 'csharp',
+  sh: 'bash',
+  bash: 'bash',
+};
+/** A line that starts a process in any of the suite's languages (an `ok` line there is no safe line). */
+const RUNS_PROCESS_LINE =
+  /\b(?:subprocess|os\.(?:system|popen|exec|spawn)|Runtime|ProcessBuilder|exec\.Command|Process\.Start|child_process|shell_exec|proc_open|popen|passthru|system|spawn|exec(?:Sync|File\w*))\b/;
+{
+  const s: Suite = 'semgrep-rules';
+  const c = (commits[s] = head(s));
+  const all = ls(s, c, '.');
+  const present = new Set(all);
+  for (const rulePath of all) {
+    if (!/\.ya?ml$/.test(rulePath) || rulePath.startsWith('.')) continue;
+    const rules = new Map<string, Category>();
+    for (const chunk of show(s, c, rulePath)
+      .split(/^\s*-\s+id:\s*/m)
+      .slice(1)) {
+      const id = chunk.split(/\s/)[0].replace(/['"]/g, '');
+      const cwe = [...chunk.matchAll(/CWE-(\d+)\b/g)].map((m) => SEMGREP_CWE[m[1]]).find(Boolean);
+      if (cwe && !SEMGREP_NOT_TAKEN[id]) rules.set(id, cwe);
+    }
+    if (rules.size === 0) continue;
+    const base = rulePath.replace(/\.ya?ml$/, '');
+    for (const [ext, language] of Object.entries(SEMGREP_LANGUAGES)) {
+      const path = `${base}.${ext}`;
+      if (!present.has(path)) continue;
+      const lines = show(s, c, path).split('\n');
+      const labels: Label[] = [];
+      const safeLines: number[] = [];
+      lines.forEach((l, i) => {
+        const m = /(?:#|\/\/|\/\*|<!--)\s*(ruleid|ok)\s*:\s*([\w.,\s-]+)/.exec(l);
+        if (!m) return;
+        const ids = m[2].split(/[,\s]+/).filter((id) => rules.has(id));
+        if (ids.length === 0) return;
+        let j = i;
+        if (/^\s*(?:#|\/\/|\/\*|<!--)/.test(l)) {
+          j = i + 1;
+          while (j < lines.length && /^\s*(?:(?:#|\/\/|\/\*|<!--).*)?$/.test(lines[j])) j++;
+        }
+        if (j >= lines.length) return;
+        const category = rules.get(ids[0])!;
+        if (m[1] === 'ruleid') {
+          // The construct starting there: the lines below it indented deeper (a method's body, a
+          // block, a call's continuation lines).
+          const indent = (t: string) => /^\s*/.exec(t)![0].length;
+          let end = j;
+          for (let k = j + 1; k < lines.length; k++) {
+            if (lines[k].trim() === '') continue;
+            if (indent(lines[k]) <= indent(lines[j])) break;
+            end = k;
+          }
+          if (!labels.some((x) => x.line === j + 1))
+            labels.push({ line: j + 1, category, source: ids[0], ...(end > j ? { end: end + 1 } : {}) });
+        } else if (category !== 'process_execution' && !RUNS_PROCESS_LINE.test(lines[j])) safeLines.push(j + 1);
+      });
+      const safe = safeLines.filter((n) => !labels.some((x) => x.line === n));
+      if (labels.length > 0 || safe.length > 0)
+        files.push({
+          suite: s,
+          path,
+          language,
+          extract: 'file',
+          ...(safe.length ? { safeLines: safe } : {}),
+          labels,
+        });
+    }
   }
 }
 
