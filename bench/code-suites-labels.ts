@@ -694,10 +694,13 @@ const RUNS_PROCESS_UNIT: Record<string, RegExp> = {
 // metadata names CWE-77/78 (process), CWE-94/95 (code) or CWE-502 (deserialisation), except the
 // rules in SEMGREP_NOT_TAKEN, whose finding is none of the three kinds although the CWE says so.
 // `todoruleid` / `todook` (semgrep's own known misses and false alarms) are not labels. An `ok`
-// line of a code or deserialisation rule is a safe line unless it runs a process (the contract
-// blocks every process execution); the `ok` lines of process rules still run processes. A rule
+// line is a safe line unless it runs a process (the contract blocks every process execution) or
+// its rule decides by where the data comes from (taint mode, `pattern-inside`: a local file or an
+// object the code dumped itself is "ok" there, while the scanner judges the call whatever feeds it). A rule
 // reports the first line of the code it matched (a method, a block, a statement over several
-// lines): a label spans the lines below it indented deeper (`end`).
+// lines): a label spans the lines below it indented deeper (`end`), and an assignment's label
+// the next line of its block that uses the assigned name (a statement sequence). A label on the
+// serialising side (`pickle.dumps`, `marshal.dumps`) is not taken, as dlint's are not.
 const SEMGREP_CWE: Record<string, Category> = {
   '77': 'process_execution',
   '78': 'process_execution',
@@ -727,7 +730,7 @@ const SEMGREP_LANGUAGES: Record<string, string> = {
 };
 /** A line that starts a process in any of the suite's languages (an `ok` line there is no safe line). */
 const RUNS_PROCESS_LINE =
-  /\b(?:subprocess|os\.(?:system|popen|exec|spawn)|Runtime|ProcessBuilder|exec\.Command|Process\.Start|child_process|shell_exec|proc_open|popen|passthru|system|spawn|exec(?:Sync|File\w*))\b/;
+  /\b(?:subprocess\w*|os\.(?:system|popen|exec\w*|spawn\w*)|BashOperator|sh\.\w+(?=\()|Runtime|ProcessBuilder|exec\.Command|Process\.(?:Start|exec|spawn)|Open3|Kernel\.(?:exec|system|spawn|open)|IO\.popen|syscall\.(?:Exec|ForkExec)|exec\.Cmd|child_process|shell_exec|proc_open|popen|passthru|system|spawn|exec(?:Sync|File\w*)?)\b|`|%x|\bopen\(\s*["']\|/;
 {
   const s: Suite = 'semgrep-rules';
   const c = (commits[s] = head(s));
@@ -736,12 +739,15 @@ const RUNS_PROCESS_LINE =
   for (const rulePath of all) {
     if (!/\.ya?ml$/.test(rulePath) || rulePath.startsWith('.')) continue;
     const rules = new Map<string, Category>();
+    /** Rules whose `ok` depends on where the data comes from (taint mode, `pattern-inside`). */
+    const contextual = new Set<string>();
     for (const chunk of show(s, c, rulePath)
       .split(/^\s*-\s+id:\s*/m)
       .slice(1)) {
       const id = chunk.split(/\s/)[0].replace(/['"]/g, '');
       const cwe = [...chunk.matchAll(/CWE-(\d+)\b/g)].map((m) => SEMGREP_CWE[m[1]]).find(Boolean);
       if (cwe && !SEMGREP_NOT_TAKEN[id]) rules.set(id, cwe);
+      if (/mode:\s*taint|pattern-(?:not-)?inside/.test(chunk)) contextual.add(id);
     }
     if (rules.size === 0) continue;
     const base = rulePath.replace(/\.ya?ml$/, '');
@@ -773,9 +779,28 @@ const RUNS_PROCESS_LINE =
             if (indent(lines[k]) <= indent(lines[j])) break;
             end = k;
           }
+          // A statement sequence (`$X = …; … $X(…)`): an assignment's label reaches the next line
+          // of its block that uses the assigned name.
+          const assigned = /^\s*(?:(?:const|let|var|final|[\w.<>[\]]+)\s+)?\$?(\w+)\s*=[^=]/.exec(lines[j])?.[1];
+          if (assigned)
+            for (let k = end + 1; k < lines.length; k++) {
+              if (lines[k].trim() === '') continue;
+              if (indent(lines[k]) < indent(lines[j])) break;
+              if (new RegExp(`\\b${assigned}\\b`).test(lines[k])) {
+                end = k;
+                break;
+              }
+            }
+          // The serialising side (`pickle.dumps(obj)`) loads nothing: not a label (as dlint's).
+          if (
+            category === 'unsafe_deserialization' &&
+            /\bdumps?\s*\(/.test(lines[j]) &&
+            !/load|Unpickler/i.test(lines[j])
+          )
+            return;
           if (!labels.some((x) => x.line === j + 1))
             labels.push({ line: j + 1, category, source: ids[0], ...(end > j ? { end: end + 1 } : {}) });
-        } else if (category !== 'process_execution' && !RUNS_PROCESS_LINE.test(lines[j])) safeLines.push(j + 1);
+        } else if (!ids.some((id) => contextual.has(id)) && !RUNS_PROCESS_LINE.test(lines[j])) safeLines.push(j + 1);
       });
       const safe = safeLines.filter((n) => !labels.some((x) => x.line === n));
       if (labels.length > 0 || safe.length > 0)
