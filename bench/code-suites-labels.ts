@@ -520,6 +520,42 @@ const RUNS_PROCESS_UNIT: Record<string, RegExp> = {
       'javascript',
     ],
     ['0ac3e5c3ad60c4f0604120ad2f64fd8544938e15', 'java/ql/test/query-tests/security/CWE-502/A.java', 'java'],
+    // JavaScript CWE-078 (session 14): the CommandInjection query's tests.
+    [
+      'c397487325e0021ac083254dc7bf90ea5d5c5aed',
+      'javascript/ql/test/query-tests/Security/CWE-078/CommandInjection/child_process-test.js',
+      'javascript',
+    ],
+    [
+      'a77859b6c6f6fe55340fa493ee91e2f13ae7e99a',
+      'javascript/ql/test/query-tests/Security/CWE-078/CommandInjection/exec-sh.js',
+      'javascript',
+    ],
+    [
+      'd05de1ba4e9bf98fd1f91b43ade3e48292238bb8',
+      'javascript/ql/test/query-tests/Security/CWE-078/CommandInjection/execa.js',
+      'javascript',
+    ],
+    [
+      '1b30cf8eca8e8afb668ae9fbfee733a61cf0a395',
+      'javascript/ql/test/query-tests/Security/CWE-078/CommandInjection/other.js',
+      'javascript',
+    ],
+    [
+      '1e24627de3aa592aa8e5c5b2cb9f284a2c166cf0',
+      'javascript/ql/test/query-tests/Security/CWE-078/CommandInjection/third-party-command-injection.js',
+      'javascript',
+    ],
+    [
+      '89a8d59421cf0393fa66d966ec8b88d62fd3b4e0',
+      'javascript/ql/test/query-tests/Security/CWE-078/CommandInjection/promisification.js',
+      'javascript',
+    ],
+    [
+      '0d3b65a35bcfc50519afd1deca366548dd977c82',
+      'javascript/ql/test/query-tests/Security/CWE-078/CommandInjection/form-parsers.js',
+      'javascript',
+    ],
     // C# (session 13): command injection, code injection and the BinaryFormatter, XmlSerializer
     // and Json.NET deserialization tests (bad and good files).
     ...(
@@ -621,6 +657,8 @@ const RUNS_PROCESS_UNIT: Record<string, RegExp> = {
     // elsewhere a `# BAD` comment above a `def` is prose about the method.
     const expectations = lines.some((l) => /\$\s?Alert\b|\$unsafeDeserialization\b|\bNOT OK\b/.test(l));
     const bad = (l: string) => !expectations && /(?:\/\/|#)\s*BAD\b/.test(l);
+    // In a file with `$ Alert` marks, `NOT OK` is prose ("technically NOT OK, but …"), not a mark.
+    const alerts = lines.some((l) => /\$\s?Alert\b/.test(l));
     const process = /\.(?:exec|execSync|spawn|spawnSync|execFile|execFileSync|fork)\s*\(|\bsystem\s*\(/;
     lines.forEach((l, i) => {
       const spurious = /SPURIOUS:\s*Alert|MISSING:\s*Alert/.test(l);
@@ -628,7 +666,7 @@ const RUNS_PROCESS_UNIT: Record<string, RegExp> = {
       const marked =
         !spurious &&
         !/\[INCONSISTENCY\]/.test(l) &&
-        (/\$\s?Alert\b/.test(l) || /\$unsafeDeserialization\b/.test(l) || /\bNOT OK\b/.test(l) || bad(l));
+        (/\$\s?Alert\b/.test(l) || /\$unsafeDeserialization\b/.test(l) || (!alerts && /\bNOT OK\b/.test(l)) || bad(l));
       // C# marks every family on the comment line above (`// BAD`, `// GOOD`): about the next code line.
       const above = code || language === 'csharp';
       const at = above && commentOnly(l) ? nextCode(i) : i;

@@ -1,7 +1,10 @@
 // Issue 24, session 14 (new independent corpora): the families semgrep-rules' own tests showed the
 // scanner missing — Python sub-interpreters, codeop/code compile_command, logging.config.listen,
 // a multiprocessing connection's recv, Airflow's BashOperator; PHP assert() of a variable and
-// mb_ereg_replace with computed options; Struts' OGNL reflection providers and text parser. Each
+// mb_ereg_replace with computed options; Struts' OGNL reflection providers and text parser; C#
+// fastJSON, FsPickler and .NET Remoting's TypeFilterLevel.Full; and from CodeQL's JavaScript
+// CommandInjection tests, process packages (exec, foreground-child, ssh2, opener's command) and
+// promisifiers that hand back child_process's functions. Each
 // dangerous row has its evasion variants (aliases, another spelling, a value through a variable)
 // and the safe shapes beside it. Written on our own snippets, never a suite's text.
 import { describe, expect, it } from 'vitest';
@@ -142,6 +145,77 @@ describe('issue 24, session 14: families the new corpora showed missing', () => 
       3,
       'dynamic_code_execution',
     ],
+    [
+      'cs-fastjson',
+      'csharp',
+      'using fastJSON;\nclass A {\n  object F(string json) {\n    return JSON.ToObject(json);\n  }\n}',
+      4,
+      'unsafe_deserialization',
+    ],
+    [
+      'cs-fspickler',
+      'csharp',
+      'using MBrace.FsPickler.Json;\nclass A {\n  object F(System.IO.Stream s) {\n    var p = FsPickler.CreateJsonSerializer();\n    return p.Deserialize<object>(s);\n  }\n}',
+      5,
+      'unsafe_deserialization',
+    ],
+    [
+      'cs-typefilterlevel-setter',
+      'csharp',
+      'class A {\n  void F(BinaryServerFormatterSinkProvider p) {\n    p.TypeFilterLevel = System.Runtime.Serialization.Formatters.TypeFilterLevel.Full;\n  }\n}',
+      3,
+      'unsafe_deserialization',
+    ],
+    [
+      'EVADE cs-typefilterlevel-initializer',
+      'csharp',
+      'class A {\n  object F() {\n    return new BinaryServerFormatterSinkProvider { TypeFilterLevel = TypeFilterLevel.Full };\n  }\n}',
+      3,
+      'unsafe_deserialization',
+    ],
+    ['js-exec-package', 'javascript', "const run = require('exec');\nrun(process.argv[2]);", 2, 'shell_execution'],
+    [
+      'EVADE js-foreground-child-inline',
+      'javascript',
+      "require('foreground-child')(process.argv[2]);",
+      1,
+      'shell_execution',
+    ],
+    [
+      'js-ssh2-exec',
+      'javascript',
+      "const { Client } = require('ssh2');\nconst c = new Client();\nc.exec(cmd, () => {});",
+      3,
+      'shell_execution',
+    ],
+    [
+      'js-opener-command',
+      'javascript',
+      "const opener = require('opener');\nopener('x', { command: cmd });",
+      2,
+      'shell_execution',
+    ],
+    [
+      'EVADE js-promisify-all',
+      'javascript',
+      "const cp = require('child_process');\nconst { promisifyAll } = require('@google-cloud/promisify');\nconst p = promisifyAll(cp);\np.exec(cmd);",
+      4,
+      'shell_execution',
+    ],
+    [
+      'EVADE js-es6-promisify',
+      'javascript',
+      "const es6Promisify = require('es6-promisify');\nconst run = es6Promisify(require('child_process').exec);\nrun(cmd);",
+      3,
+      'shell_execution',
+    ],
+    [
+      'EVADE js-thenify-all',
+      'javascript',
+      "const thenifyAll = require('thenify-all');\nconst cp = thenifyAll(require('child_process'), {}, ['exec']);\ncp.exec(cmd);",
+      3,
+      'shell_execution',
+    ],
   ])('%s (%s) is critical at line %i', async (_name, language, code, line, type) => {
     const found = await critical(code, language);
     expect(
@@ -167,6 +241,22 @@ describe('issue 24, session 14: families the new corpora showed missing', () => 
       'java-ognl-provider-constant',
       'java',
       'class A {\n  void f(OgnlReflectionProvider p, Class t) throws Exception {\n    p.getField(t, "name");\n  }\n}',
+    ],
+    [
+      'cs-fastjson-constant',
+      'csharp',
+      'using fastJSON;\nclass A {\n  object F() {\n    return JSON.ToObject("{}");\n  }\n}',
+    ],
+    [
+      'cs-typefilterlevel-low',
+      'csharp',
+      'class A {\n  void F(BinaryServerFormatterSinkProvider p) {\n    p.TypeFilterLevel = TypeFilterLevel.Low;\n  }\n}',
+    ],
+    ['js-opener-url', 'javascript', "const opener = require('opener');\nopener('http://example.com/' + user);"],
+    [
+      'js-promisify-fs',
+      'javascript',
+      "const { promisify } = require('es6-promisify');\nconst read = promisify(require('fs').readFile);\nread(name);",
     ],
   ])('%s (%s) has no critical finding', async (_name, language, code) => {
     expect(await critical(code, language)).toEqual([]);

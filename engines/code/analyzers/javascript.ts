@@ -57,7 +57,25 @@ const SPECIAL_WORDS = new Set([
   'Reflect',
 ]);
 const REQUIRE_LIKE = new Set(['require', 'module.require', 'process.mainModule.require', 'module.createRequire()']);
-const TRANSPARENT_WRAPPERS = new Set(['util.promisify']);
+// Promisifiers hand back their argument's function (or an object with its methods), so calling
+// the result is calling the original (session 14: CodeQL's promisification tests).
+const TRANSPARENT_WRAPPERS = new Set([
+  'util.promisify',
+  'util-promisify',
+  'util.promisify-all',
+  'es6-promisify',
+  'es6-promisify.promisify',
+  'es6-promisify.promisifyAll',
+  '@gar/promisify',
+  '@google-cloud/promisify.promisify',
+  '@google-cloud/promisify.promisifyAll',
+  'thenify',
+  'thenify-all',
+  'thenify-all.withCallback',
+  'bluebird.promisify',
+  'bluebird.promisifyAll',
+  'pify',
+]);
 /** Modifier nodes that make a constructor parameter a class property (`constructor(private run: …)`). */
 const PARAMETER_PROPERTY = new Set(['accessibility_modifier', 'readonly', 'override_modifier']);
 const WRAPPER_TYPES = new Set([
