@@ -1912,6 +1912,19 @@ export const RULES: readonly RuleRow[] = [
       nonConstantArg(0),
     ),
   ),
+  // JBoss Seam's Log interpolates `#{…}` EL in its message: a message built from input is EL
+  // injection (session 14, semgrep-rules' seam-log-injection test).
+  row(
+    'java.seam-log-el',
+    JAVA,
+    'critical',
+    'dynamic_code_execution',
+    'JBoss Seam log message built at run time (Seam evaluates #{…} EL in it)',
+    call(
+      ['trace', 'debug', 'info', 'warn', 'error', 'fatal'].map((m) => `org.jboss.seam.log.Log#${m}`),
+      nonConstantArg(0),
+    ),
+  ),
   // Struts' reflection providers and text parser evaluate OGNL: a computed property name or
   // expression is code (session 14, semgrep-rules' ognl-injection test).
   row(
@@ -2445,6 +2458,21 @@ export const RULES: readonly RuleRow[] = [
       'Open3.*',
       'PTY.spawn',
       'Kernel.syscall',
+    ]),
+  ),
+  // The stdlib Shell class (shell.rb) runs its commands as processes: `Shell.cat(f)`,
+  // `Shell.new.system(…)`, a Shell's `open`/`cat`/`echo` (session 14, semgrep-rules).
+  row(
+    'rb.shell-class',
+    RB,
+    'critical',
+    'shell_execution',
+    'Process execution through the Shell class (shell.rb)',
+    call([
+      ...['system', 'cat', 'echo', 'tee', 'glob', 'open', 'transact', 'rehash'].map((m) => `Shell.${m}`),
+      'Shell.new().*',
+      'Shell.cd().*',
+      'Shell#*',
     ]),
   ),
   row('rb.backticks', RB, 'critical', 'shell_execution', 'Shell execution (backticks / %x)', syntax('subshell')),

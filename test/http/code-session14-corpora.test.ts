@@ -1,7 +1,8 @@
 // Issue 24 (code scan), session 14, black-box rows for the families the new independent corpora
 // (semgrep-rules' tests, CodeQL's JavaScript CommandInjection tests) showed missing: a Python
 // sub-interpreter given computed code, logging.config.listen, a multiprocessing connection's
-// recv, Airflow's BashOperator; PHP assert() of a variable; Struts' OGNL reflection provider;
+// recv, Airflow's BashOperator; PHP assert() of a variable; Struts' OGNL reflection provider and
+// JBoss Seam's Log; Ruby's Shell class;
 // C# fastJSON and TypeFilterLevel.Full; JavaScript process packages, SSH exec and a promisified
 // child_process. The same shapes with constants or safe options are admitted; bad input refused.
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -97,6 +98,15 @@ describe('POST /verify/code: families from the new corpora (issue 24, session 14
       'shell_execution',
       undefined,
     ],
+    ['ruby', 'rb-shell-instance', 'sh = Shell.new\nsh.system(params[:c])', 2, 'shell_execution', /Shell class/],
+    [
+      'java',
+      'java-seam-log',
+      'import org.jboss.seam.log.Log;\nclass A {\n  Log log;\n  void f(String u) {\n    log.info("user " + u);\n  }\n}',
+      5,
+      'dynamic_code_execution',
+      /Seam/,
+    ],
   ] as Array<[string, string, string, number, string, RegExp | undefined]>)(
     '%s: %s is VERIFIED unsafe and not admitted',
     async (language, _name, code, line, type, description) => {
@@ -117,6 +127,11 @@ describe('POST /verify/code: families from the new corpora (issue 24, session 14
       'from logging.config import listen\nt = listen(9999, verify=check)',
     ],
     ['php', 'assert() of a comparison', '<?php\nassert($n > 1);'],
+    [
+      'java',
+      'a Seam log message with positional parameters',
+      'import org.jboss.seam.log.Log;\nclass A {\n  Log log;\n  void f(String u) {\n    log.info("user #0", u);\n  }\n}',
+    ],
     [
       'csharp',
       'TypeFilterLevel.Low',

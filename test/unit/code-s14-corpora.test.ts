@@ -4,7 +4,8 @@
 // mb_ereg_replace with computed options; Struts' OGNL reflection providers and text parser; C#
 // fastJSON, FsPickler and .NET Remoting's TypeFilterLevel.Full; and from CodeQL's JavaScript
 // CommandInjection tests, process packages (exec, foreground-child, ssh2, opener's command) and
-// promisifiers that hand back child_process's functions. Each
+// promisifiers that hand back child_process's functions; Ruby's Shell class and JBoss Seam's Log
+// (EL in the message). Each
 // dangerous row has its evasion variants (aliases, another spelling, a value through a variable)
 // and the safe shapes beside it. Written on our own snippets, never a suite's text.
 import { describe, expect, it } from 'vitest';
@@ -216,6 +217,16 @@ describe('issue 24, session 14: families the new corpora showed missing', () => 
       3,
       'shell_execution',
     ],
+    ['rb-shell-class', 'ruby', 'Shell.cat(params[:f])', 1, 'shell_execution'],
+    ['EVADE rb-shell-instance', 'ruby', 'sh = Shell.new\nsh.system(params[:c])', 2, 'shell_execution'],
+    ['EVADE rb-shell-cd-instance', 'ruby', 'sh = Shell.cd("/tmp")\nsh.open(params[:f])', 2, 'shell_execution'],
+    [
+      'java-seam-log',
+      'java',
+      'import org.jboss.seam.log.Log;\nclass A {\n  Log log;\n  void f(String u) {\n    log.info("user " + u);\n  }\n}',
+      5,
+      'dynamic_code_execution',
+    ],
   ])('%s (%s) is critical at line %i', async (_name, language, code, line, type) => {
     const found = await critical(code, language);
     expect(
@@ -257,6 +268,16 @@ describe('issue 24, session 14: families the new corpora showed missing', () => 
       'js-promisify-fs',
       'javascript',
       "const { promisify } = require('es6-promisify');\nconst read = promisify(require('fs').readFile);\nread(name);",
+    ],
+    [
+      'java-seam-log-params',
+      'java',
+      'import org.jboss.seam.log.Log;\nclass A {\n  Log log;\n  void f(String u) {\n    log.info("user #0", u);\n  }\n}',
+    ],
+    [
+      'java-other-log',
+      'java',
+      'import org.slf4j.Logger;\nclass A {\n  Logger log;\n  void f(String u) {\n    log.info("user " + u);\n  }\n}',
     ],
   ])('%s (%s) has no critical finding', async (_name, language, code) => {
     expect(await critical(code, language)).toEqual([]);
