@@ -1912,6 +1912,16 @@ export const RULES: readonly RuleRow[] = [
       nonConstantArg(0),
     ),
   ),
+  // Bean Validation interpolates EL (`${…}`) in a constraint message template: a template built
+  // from the validated value is EL injection (Hibernate Validator; semgrep-rules' el-injection).
+  row(
+    'java.constraint-template-el',
+    JAVA,
+    'critical',
+    'dynamic_code_execution',
+    'Bean Validation message template built at run time (EL in it is evaluated)',
+    call(['*#buildConstraintViolationWithTemplate', '*.buildConstraintViolationWithTemplate'], nonConstantArg(0)),
+  ),
   // JBoss Seam's Log interpolates `#{…}` EL in its message: a message built from input is EL
   // injection (session 14, semgrep-rules' seam-log-injection test).
   row(

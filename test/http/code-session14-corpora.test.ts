@@ -2,7 +2,7 @@
 // (semgrep-rules' tests, CodeQL's JavaScript CommandInjection tests) showed missing: a Python
 // sub-interpreter given computed code, logging.config.listen, a multiprocessing connection's
 // recv, Airflow's BashOperator; PHP assert() of a variable; Struts' OGNL reflection provider and
-// JBoss Seam's Log; Ruby's Shell class;
+// JBoss Seam's Log; a Bean Validation message template built at run time; Ruby's Shell class;
 // C# fastJSON and TypeFilterLevel.Full; JavaScript process packages, SSH exec and a promisified
 // child_process. The same shapes with constants or safe options are admitted; bad input refused.
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -106,6 +106,14 @@ describe('POST /verify/code: families from the new corpora (issue 24, session 14
       5,
       'dynamic_code_execution',
       /Seam/,
+    ],
+    [
+      'java',
+      'java-constraint-template',
+      'import javax.validation.ConstraintValidatorContext;\nclass V {\n  boolean ok(String v, ConstraintValidatorContext c) {\n    c.buildConstraintViolationWithTemplate("bad: " + v).addConstraintViolation();\n    return false;\n  }\n}',
+      4,
+      'dynamic_code_execution',
+      /Bean Validation/,
     ],
   ] as Array<[string, string, string, number, string, RegExp | undefined]>)(
     '%s: %s is VERIFIED unsafe and not admitted',

@@ -227,6 +227,13 @@ describe('issue 24, session 14: families the new corpora showed missing', () => 
       5,
       'dynamic_code_execution',
     ],
+    [
+      'java-constraint-template',
+      'java',
+      'import javax.validation.ConstraintValidatorContext;\nclass V {\n  boolean ok(String v, ConstraintValidatorContext c) {\n    c.buildConstraintViolationWithTemplate("bad: " + v).addConstraintViolation();\n    return false;\n  }\n}',
+      4,
+      'dynamic_code_execution',
+    ],
   ])('%s (%s) is critical at line %i', async (_name, language, code, line, type) => {
     const found = await critical(code, language);
     expect(
@@ -278,6 +285,11 @@ describe('issue 24, session 14: families the new corpora showed missing', () => 
       'java-other-log',
       'java',
       'import org.slf4j.Logger;\nclass A {\n  Logger log;\n  void f(String u) {\n    log.info("user " + u);\n  }\n}',
+    ],
+    [
+      'java-constraint-template-constant',
+      'java',
+      'import javax.validation.ConstraintValidatorContext;\nclass V {\n  boolean ok(String v, ConstraintValidatorContext c) {\n    c.buildConstraintViolationWithTemplate("{my.message}").addConstraintViolation();\n    return false;\n  }\n}',
     ],
   ])('%s (%s) has no critical finding', async (_name, language, code) => {
     expect(await critical(code, language)).toEqual([]);
