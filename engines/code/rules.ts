@@ -1145,6 +1145,16 @@ export const RULES: readonly RuleRow[] = [
       'child-process-promise.execFile',
     ]),
   ),
+  // A global looked up by a computed name and called (`window[msg.name](msg.arg)`): the name can
+  // be `eval` or `Function` (session 14, semgrep-rules' unsafe-dynamic-method).
+  row(
+    'js.computed-global-call',
+    JS,
+    'critical',
+    'dynamic_code_execution',
+    'Global function chosen by a computed name (it can be eval or Function)',
+    call(['global[computed]']),
+  ),
   // SSH clients run their command on another machine: a process execution all the same.
   row(
     'js.ssh-exec',

@@ -115,6 +115,14 @@ describe('POST /verify/code: families from the new corpora (issue 24, session 14
       'dynamic_code_execution',
       /Bean Validation/,
     ],
+    [
+      'javascript',
+      'js-window-computed',
+      'const m = JSON.parse(data);\nwindow[m.name](m.arg);',
+      2,
+      'dynamic_code_execution',
+      /computed name/,
+    ],
   ] as Array<[string, string, string, number, string, RegExp | undefined]>)(
     '%s: %s is VERIFIED unsafe and not admitted',
     async (language, _name, code, line, type, description) => {
@@ -145,6 +153,7 @@ describe('POST /verify/code: families from the new corpora (issue 24, session 14
       'TypeFilterLevel.Low',
       'class A {\n  void F(BinaryServerFormatterSinkProvider p) {\n    p.TypeFilterLevel = TypeFilterLevel.Low;\n  }\n}',
     ],
+    ['javascript', 'a method of its own object by a computed name', 'const api = { a() {}, b() {} };\napi[name](arg);'],
     ['javascript', 'opener of a URL', "const opener = require('opener');\nopener('http://example.com/' + user);"],
   ])('%s: %s is admitted', async (language, _name, code) => {
     const res = await verify({ code, language });

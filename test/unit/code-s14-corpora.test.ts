@@ -4,7 +4,7 @@
 // mb_ereg_replace with computed options; Struts' OGNL reflection providers and text parser; C#
 // fastJSON, FsPickler and .NET Remoting's TypeFilterLevel.Full; and from CodeQL's JavaScript
 // CommandInjection tests, process packages (exec, foreground-child, ssh2, opener's command) and
-// promisifiers that hand back child_process's functions; Ruby's Shell class and JBoss Seam's Log
+// promisifiers that hand back child_process's functions; a global called by a computed name; Ruby's Shell class and JBoss Seam's Log
 // (EL in the message). Each
 // dangerous row has its evasion variants (aliases, another spelling, a value through a variable)
 // and the safe shapes beside it. Written on our own snippets, never a suite's text.
@@ -234,6 +234,15 @@ describe('issue 24, session 14: families the new corpora showed missing', () => 
       4,
       'dynamic_code_execution',
     ],
+    [
+      'js-window-computed',
+      'javascript',
+      'const m = JSON.parse(data);\nwindow[m.name](m.arg);',
+      2,
+      'dynamic_code_execution',
+    ],
+    ['EVADE js-globalthis-alias', 'javascript', 'const f = globalThis[name];\nf(arg);', 2, 'dynamic_code_execution'],
+    ['EVADE js-self-computed', 'javascript', 'self[a + b](arg);', 1, 'dynamic_code_execution'],
   ])('%s (%s) is critical at line %i', async (_name, language, code, line, type) => {
     const found = await critical(code, language);
     expect(
@@ -291,6 +300,8 @@ describe('issue 24, session 14: families the new corpora showed missing', () => 
       'java',
       'import javax.validation.ConstraintValidatorContext;\nclass V {\n  boolean ok(String v, ConstraintValidatorContext c) {\n    c.buildConstraintViolationWithTemplate("{my.message}").addConstraintViolation();\n    return false;\n  }\n}',
     ],
+    ['js-window-constant', 'javascript', "window['alert'](msg);"],
+    ['js-own-object-computed', 'javascript', 'const api = { a() {}, b() {} };\napi[name](arg);'],
   ])('%s (%s) has no critical finding', async (_name, language, code) => {
     expect(await critical(code, language)).toEqual([]);
   });

@@ -46,6 +46,8 @@ const BINDER_TYPES = [
 const CALL_TYPES = ['call_expression', 'new_expression'];
 const STATEMENTS = new Set(['expression_statement', 'lexical_declaration', 'variable_declaration', 'return_statement']);
 const GLOBAL_PREFIXES = new Set(['window', 'globalThis', 'self', 'global']);
+/** The value of `window[<computed>]` (a rule matches a call of it). */
+const COMPUTED_GLOBAL = 'global[computed]';
 const SPECIAL_WORDS = new Set([
   ...GLOBAL_PREFIXES,
   'require',
@@ -508,7 +510,10 @@ class JavaScriptAnalysis extends AnalysisBase implements ExprOps {
         const obj = v.field(n, 'object');
         const index = v.field(n, 'index');
         const key = index ? this.constant(index, scope) : null;
-        if (!obj || key === null) return [OPAQUE];
+        if (!obj) return [OPAQUE];
+        // `window[name]` with a computed name: any global function, eval and Function included.
+        if (key === null)
+          return this.evaluate(obj, scope).some((b) => GLOBAL_PREFIXES.has(b)) ? [COMPUTED_GLOBAL] : [OPAQUE];
         return membersOf(this.evaluate(obj, scope), [key], (b, k) => this.memberOf(b, k));
       }
       case 'call_expression':
