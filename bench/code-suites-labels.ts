@@ -97,6 +97,10 @@ export const SUITES = {
     repo: 's2e-lab/SecurityEval',
     licence: 'no licence file in the repository (labels only; the code is read at bench time)',
   },
+  'semgrep-rules': {
+    repo: 'semgrep/semgrep-rules',
+    licence: 'LGPL-2.1 with the Commons Clause (labels only; the code is read at bench time)',
+  },
 } as const;
 type Suite = keyof typeof SUITES;
 
@@ -516,6 +520,42 @@ const RUNS_PROCESS_UNIT: Record<string, RegExp> = {
       'javascript',
     ],
     ['0ac3e5c3ad60c4f0604120ad2f64fd8544938e15', 'java/ql/test/query-tests/security/CWE-502/A.java', 'java'],
+    // JavaScript CWE-078 (session 14): the CommandInjection query's tests.
+    [
+      'c397487325e0021ac083254dc7bf90ea5d5c5aed',
+      'javascript/ql/test/query-tests/Security/CWE-078/CommandInjection/child_process-test.js',
+      'javascript',
+    ],
+    [
+      'a77859b6c6f6fe55340fa493ee91e2f13ae7e99a',
+      'javascript/ql/test/query-tests/Security/CWE-078/CommandInjection/exec-sh.js',
+      'javascript',
+    ],
+    [
+      'd05de1ba4e9bf98fd1f91b43ade3e48292238bb8',
+      'javascript/ql/test/query-tests/Security/CWE-078/CommandInjection/execa.js',
+      'javascript',
+    ],
+    [
+      '1b30cf8eca8e8afb668ae9fbfee733a61cf0a395',
+      'javascript/ql/test/query-tests/Security/CWE-078/CommandInjection/other.js',
+      'javascript',
+    ],
+    [
+      '1e24627de3aa592aa8e5c5b2cb9f284a2c166cf0',
+      'javascript/ql/test/query-tests/Security/CWE-078/CommandInjection/third-party-command-injection.js',
+      'javascript',
+    ],
+    [
+      '89a8d59421cf0393fa66d966ec8b88d62fd3b4e0',
+      'javascript/ql/test/query-tests/Security/CWE-078/CommandInjection/promisification.js',
+      'javascript',
+    ],
+    [
+      '0d3b65a35bcfc50519afd1deca366548dd977c82',
+      'javascript/ql/test/query-tests/Security/CWE-078/CommandInjection/form-parsers.js',
+      'javascript',
+    ],
     // C# (session 13): command injection, code injection and the BinaryFormatter, XmlSerializer
     // and Json.NET deserialization tests (bad and good files).
     ...(
@@ -617,6 +657,8 @@ const RUNS_PROCESS_UNIT: Record<string, RegExp> = {
     // elsewhere a `# BAD` comment above a `def` is prose about the method.
     const expectations = lines.some((l) => /\$\s?Alert\b|\$unsafeDeserialization\b|\bNOT OK\b/.test(l));
     const bad = (l: string) => !expectations && /(?:\/\/|#)\s*BAD\b/.test(l);
+    // In a file with `$ Alert` marks, `NOT OK` is prose ("technically NOT OK, but …"), not a mark.
+    const alerts = lines.some((l) => /\$\s?Alert\b/.test(l));
     const process = /\.(?:exec|execSync|spawn|spawnSync|execFile|execFileSync|fork)\s*\(|\bsystem\s*\(/;
     lines.forEach((l, i) => {
       const spurious = /SPURIOUS:\s*Alert|MISSING:\s*Alert/.test(l);
@@ -624,7 +666,7 @@ const RUNS_PROCESS_UNIT: Record<string, RegExp> = {
       const marked =
         !spurious &&
         !/\[INCONSISTENCY\]/.test(l) &&
-        (/\$\s?Alert\b/.test(l) || /\$unsafeDeserialization\b/.test(l) || /\bNOT OK\b/.test(l) || bad(l));
+        (/\$\s?Alert\b/.test(l) || /\$unsafeDeserialization\b/.test(l) || (!alerts && /\bNOT OK\b/.test(l)) || bad(l));
       // C# marks every family on the comment line above (`// BAD`, `// GOOD`): about the next code line.
       const above = code || language === 'csharp';
       const at = above && commentOnly(l) ? nextCode(i) : i;
@@ -680,6 +722,135 @@ const RUNS_PROCESS_UNIT: Record<string, RegExp> = {
       labels: category ? [{ line: 0, category, source: `CWE-${cwe}` }] : [],
       ...(category ? {} : runs ? { safe: true, runsProcess: true } : { safe: true }),
     });
+  }
+}
+
+// --- semgrep-rules ---------------------------------------------------------------------------
+// Each rule file (`<name>.yaml`) sits beside its test file (`<name>.<ext>`), whose `ruleid: <id>`
+// comments mark the line the rule must report (the next code line, or the comment's own line
+// when it trails code) and `ok: <id>` comments a line it must not. A rule is taken when its own
+// metadata names CWE-77/78 (process), CWE-94/95 (code) or CWE-502 (deserialisation), except the
+// rules in SEMGREP_NOT_TAKEN, whose finding is none of the three kinds although the CWE says so.
+// `todoruleid` / `todook` (semgrep's own known misses and false alarms) are not labels. An `ok`
+// line is a safe line unless it runs a process (the contract blocks every process execution) or
+// its rule decides by where the data comes from (taint mode, `pattern-inside`: a local file or an
+// object the code dumped itself is "ok" there, while the scanner judges the call whatever feeds it). A rule
+// reports the first line of the code it matched (a method, a block, a statement over several
+// lines): a label spans the lines below it indented deeper (`end`), and an assignment's label
+// the next line of its block that uses the assigned name (a statement sequence). A label on the
+// serialising side (`pickle.dumps`, `marshal.dumps`) is not taken, as dlint's are not.
+const SEMGREP_CWE: Record<string, Category> = {
+  '77': 'process_execution',
+  '78': 'process_execution',
+  '94': 'dynamic_code_execution',
+  '95': 'dynamic_code_execution',
+  '502': 'unsafe_deserialization',
+};
+const SEMGREP_NOT_TAKEN: Record<string, string> = {
+  'grpc-nodejs-insecure-connection': 'a channel without TLS',
+  'sequelize-tls-disabled-cert-validation': 'TLS certificate validation turned off',
+  'playwright-exposed-chrome-devtools': 'a browser debugging port opened',
+  'puppeteer-exposed-chrome-devtools': 'a browser debugging port opened',
+  'detect-non-literal-require': 'a computed module load (the scanner reports it as dynamic_import)',
+  'contains-bidirectional-characters': 'Unicode direction marks in source text (Trojan Source)',
+};
+const SEMGREP_LANGUAGES: Record<string, string> = {
+  py: 'python',
+  js: 'javascript',
+  ts: 'typescript',
+  java: 'java',
+  rb: 'ruby',
+  go: 'go',
+  php: 'php',
+  cs: 'csharp',
+  sh: 'bash',
+  bash: 'bash',
+};
+/** A line that starts a process in any of the suite's languages (an `ok` line there is no safe line). */
+const RUNS_PROCESS_LINE =
+  /\b(?:subprocess\w*|os\.(?:system|popen|exec\w*|spawn\w*)|BashOperator|sh\.\w+(?=\()|Runtime|ProcessBuilder|exec\.Command|Process\.(?:Start|exec|spawn)|Open3|Kernel\.(?:exec|system|spawn|open)|IO\.popen|syscall\.(?:Exec|ForkExec)|exec\.Cmd|child_process|shell_exec|proc_open|popen|passthru|system|spawn|exec(?:Sync|File\w*)?)\b|`|%x|\bopen\(\s*["']\|/;
+{
+  const s: Suite = 'semgrep-rules';
+  const c = (commits[s] = head(s));
+  const all = ls(s, c, '.');
+  const present = new Set(all);
+  for (const rulePath of all) {
+    if (!/\.ya?ml$/.test(rulePath) || rulePath.startsWith('.')) continue;
+    const rules = new Map<string, Category>();
+    /** Rules whose `ok` depends on where the data comes from (taint mode, `pattern-inside`). */
+    const contextual = new Set<string>();
+    for (const chunk of show(s, c, rulePath)
+      .split(/^\s*-\s+id:\s*/m)
+      .slice(1)) {
+      const id = chunk.split(/\s/)[0].replace(/['"]/g, '');
+      const cwe = [...chunk.matchAll(/CWE-(\d+)\b/g)].map((m) => SEMGREP_CWE[m[1]]).find(Boolean);
+      if (cwe && !SEMGREP_NOT_TAKEN[id]) rules.set(id, cwe);
+      if (/mode:\s*taint|pattern-(?:not-)?inside/.test(chunk)) contextual.add(id);
+    }
+    if (rules.size === 0) continue;
+    const base = rulePath.replace(/\.ya?ml$/, '');
+    for (const [ext, language] of Object.entries(SEMGREP_LANGUAGES)) {
+      const path = `${base}.${ext}`;
+      if (!present.has(path)) continue;
+      const lines = show(s, c, path).split('\n');
+      const labels: Label[] = [];
+      const safeLines: number[] = [];
+      lines.forEach((l, i) => {
+        const m = /(?:#|\/\/|\/\*|<!--)\s*(ruleid|ok)\s*:\s*([\w.,\s-]+)/.exec(l);
+        if (!m) return;
+        const ids = m[2].split(/[,\s]+/).filter((id) => rules.has(id));
+        if (ids.length === 0) return;
+        let j = i;
+        if (/^\s*(?:#|\/\/|\/\*|<!--)/.test(l)) {
+          j = i + 1;
+          while (j < lines.length && /^\s*(?:(?:#|\/\/|\/\*|<!--).*)?$/.test(lines[j])) j++;
+        }
+        if (j >= lines.length) return;
+        const category = rules.get(ids[0])!;
+        if (m[1] === 'ruleid') {
+          // The construct starting there: the lines below it indented deeper (a method's body, a
+          // block, a call's continuation lines).
+          const indent = (t: string) => /^\s*/.exec(t)![0].length;
+          let end = j;
+          for (let k = j + 1; k < lines.length; k++) {
+            if (lines[k].trim() === '') continue;
+            if (indent(lines[k]) <= indent(lines[j])) break;
+            end = k;
+          }
+          // A statement sequence (`$X = …; … $X(…)`): an assignment's label reaches the next line
+          // of its block that uses the assigned name.
+          const assigned = /^\s*(?:(?:const|let|var|final|[\w.<>[\]]+)\s+)?\$?(\w+)\s*=[^=]/.exec(lines[j])?.[1];
+          if (assigned)
+            for (let k = end + 1; k < lines.length; k++) {
+              if (lines[k].trim() === '') continue;
+              if (indent(lines[k]) < indent(lines[j])) break;
+              if (new RegExp(`\\b${assigned}\\b`).test(lines[k])) {
+                end = k;
+                break;
+              }
+            }
+          // The serialising side (`pickle.dumps(obj)`) loads nothing: not a label (as dlint's).
+          if (
+            category === 'unsafe_deserialization' &&
+            /\bdumps?\s*\(/.test(lines[j]) &&
+            !/load|Unpickler/i.test(lines[j])
+          )
+            return;
+          if (!labels.some((x) => x.line === j + 1))
+            labels.push({ line: j + 1, category, source: ids[0], ...(end > j ? { end: end + 1 } : {}) });
+        } else if (!ids.some((id) => contextual.has(id)) && !RUNS_PROCESS_LINE.test(lines[j])) safeLines.push(j + 1);
+      });
+      const safe = safeLines.filter((n) => !labels.some((x) => x.line === n));
+      if (labels.length > 0 || safe.length > 0)
+        files.push({
+          suite: s,
+          path,
+          language,
+          extract: 'file',
+          ...(safe.length ? { safeLines: safe } : {}),
+          labels,
+        });
+    }
   }
 }
 

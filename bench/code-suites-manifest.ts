@@ -13,6 +13,12 @@ export interface Label {
   source: string;
   /** The whole unit starting at `line` (a suite that names no line: Psalm's taint tests). */
   unit?: boolean;
+  /**
+   * The last line of the construct that starts at `line` (semgrep-rules: a rule reports the first
+   * line of the code it matched, a method or block whose dangerous call sits lower down): a
+   * finding anywhere from `line` to `end` finds the label.
+   */
+  end?: number;
 }
 
 export interface FileEntry {

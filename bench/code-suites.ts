@@ -25,6 +25,7 @@ import {
   suitesMirror,
   type CaseSuite,
   type FileEntry,
+  type Label,
   type TestCase,
 } from './code-suites-manifest.js';
 import { dlintSamples, psalmSamples, rubocopSamples } from './code-suites-samples.js';
@@ -242,6 +243,13 @@ for (const entry of entries) {
     for (const l of unitLabels)
       if ((l.line === 0 || l.unit) && critical.some((f) => f.type === TYPE_OF[l.category])) hit.add(l.line);
     const wholeUnit = unitLabels.some((l) => l.line === 0 || l.unit);
+    /** A label spanning a construct (semgrep-rules' `end`) is found by a finding anywhere in it. */
+    const isFound = (l: Label) => {
+      for (let n = l.line; n <= (l.end ?? l.line); n++) if (hit.has(n)) return true;
+      return false;
+    };
+    const labelled = (line: number) =>
+      labels.has(line) || entry.labels.some((l) => l.end && line > l.line && line <= l.end);
     if (entry.caseCategory) {
       const k = `${entry.suite}\t${entry.caseCategory}\t${unitLabels.length > 0 ? 'vulnerable' : entry.runsProcess ? 'negative, runs a process' : 'safe'}`;
       const c = byCategory.get(k) ?? { cases: 0, admitted: 0, vulnerable: unitLabels.length > 0 };
@@ -263,9 +271,9 @@ for (const entry of entries) {
       }
       for (const l of unitLabels) {
         t.labelled++;
-        if (hit.has(l.line)) t.found++;
+        if (isFound(l)) t.found++;
       }
-      for (const f of critical) if (!wholeUnit && !labels.has(unit.firstLine + f.line_number - 1)) t.unlabelled++;
+      for (const f of critical) if (!wholeUnit && !labelled(unit.firstLine + f.line_number - 1)) t.unlabelled++;
       for (const line of entry.safeLines ?? []) {
         if (line < unit.firstLine || line > unit.lastLine) continue;
         t.safeLines++;
@@ -283,7 +291,7 @@ for (const entry of entries) {
     if (unitLabels.length > 0 && admitted)
       console.log(`  ADMITTED ${entry.language} ${where} (lines ${unit.firstLine}-${unit.lastLine})`);
     for (const l of unitLabels)
-      if (!hit.has(l.line))
+      if (!isFound(l))
         console.log(
           `  MISS ${entry.language} ${where}:${l.line} (${l.category}; ${l.source})${out.kind === 'blocked' ? ` [${fields.constraint_id}]` : ''}`,
         );
@@ -295,7 +303,7 @@ for (const entry of entries) {
     }
     if (verbose)
       for (const f of critical)
-        if (!wholeUnit && !labels.has(unit.firstLine + f.line_number - 1))
+        if (!wholeUnit && !labelled(unit.firstLine + f.line_number - 1))
           console.log(
             `  UNLABELLED ${where}:${unit.firstLine + f.line_number - 1} ${f.type}: ${f.description.slice(0, 90)}`,
           );

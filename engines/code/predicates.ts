@@ -172,6 +172,10 @@ export const kwargNotTrue = (name: string): Predicate =>
     return a === undefined || !/^(?:True|true|1)$/.test(a.text);
   });
 
+/** The keyword argument is given, whatever its value (`verify=check`). */
+export const kwargPresent = (name: string): Predicate =>
+  pred(`kwargPresent(${name})`, (site) => site.kwarg(name) !== undefined);
+
 export const kwargTrue = (name: string): Predicate =>
   pred(`kwargTrue(${name})`, (site) => {
     const a = site.kwarg(name);

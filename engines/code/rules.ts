@@ -26,6 +26,7 @@ import {
   kwargFalse,
   kwargNotTrue,
   kwargTrue,
+  kwargPresent,
   nonConstantArg,
   not,
   passwordArg,
@@ -70,6 +71,11 @@ export interface RuleRow {
 }
 
 /** `hint`: a regex the source must match for the row to run at all (a necessary condition, for speed). */
+/** Struts' OGNL reflection providers (a property name or expression is OGNL). */
+const OGNL_PROVIDERS = [
+  'com.opensymphony.xwork2.ognl.OgnlReflectionProvider',
+  'com.opensymphony.xwork2.util.reflection.ReflectionProvider',
+];
 const call = (names: readonly string[], where?: Predicate, hint?: RegExp): Matcher => ({
   on: 'call',
   names,
@@ -237,6 +243,76 @@ export const RULES: readonly RuleRow[] = [
     'dynamic_code_execution',
     'Interactive interpreter (runs whatever its input sends)',
     call(['code.interact', 'code.InteractiveConsole().interact', 'code.InteractiveConsole#interact']),
+  ),
+  // Session 14 (semgrep-rules' tests): sub-interpreters run source text like exec.
+  row(
+    'py.subinterpreter-run',
+    PY,
+    'critical',
+    'dynamic_code_execution',
+    'Dynamic code execution in a sub-interpreter',
+    call(['_xxsubinterpreters.run_string', '_interpreters.run_string', '_interpreters.exec'], evaluatesUnsafeCode(1)),
+  ),
+  row(
+    'py.subinterpreter-run-test',
+    PY,
+    'critical',
+    'dynamic_code_execution',
+    'Dynamic code execution in a sub-interpreter',
+    call(
+      ['_testcapi.run_in_subinterp', 'test.support.run_in_subinterp', '_testinternalcapi.run_in_subinterp_with_config'],
+      evaluatesUnsafeCode(0),
+    ),
+  ),
+  // codeop/code compile_command compiles source text for a later runcode/exec.
+  row(
+    'py.compile-command',
+    PY,
+    'critical',
+    'dynamic_code_execution',
+    'Compilation of computed source text (run next by runcode/exec)',
+    call(
+      ['code.compile_command', 'codeop.compile_command', 'codeop.Compile()', 'codeop.CommandCompiler()'],
+      evaluatesUnsafeCode(0),
+    ),
+  ),
+  // logging.config.listen applies configurations received on a socket; without `verify=` a
+  // configuration names any callable to construct (code of the sender's choosing).
+  row(
+    'py.logging-listen',
+    PY,
+    'critical',
+    'dynamic_code_execution',
+    "logging.config.listen applies configurations received from the network (code of the sender's choosing) unless verify= checks them",
+    call(['logging.config.listen'], not(any(hasArg(1), kwargPresent('verify')))),
+  ),
+  // A multiprocessing connection's recv() unpickles what the peer sent.
+  row(
+    'py.mp-connection-recv',
+    PY,
+    'critical',
+    'unsafe_deserialization',
+    'Unsafe deserialization: multiprocessing Connection.recv unpickles what the peer sent',
+    call([
+      'multiprocessing.connection.Client().recv',
+      'multiprocessing.connection.Client#recv',
+      'multiprocessing.connection.Listener().accept().recv',
+      'multiprocessing.connection.Listener#accept().recv',
+      'multiprocessing.connection.Connection#recv',
+    ]),
+  ),
+  // Airflow's BashOperator runs its bash_command in a shell.
+  row(
+    'py.airflow-bash',
+    PY,
+    'critical',
+    'shell_execution',
+    'Shell execution: Airflow BashOperator runs its bash_command',
+    call([
+      'airflow.operators.bash.BashOperator',
+      'airflow.operators.bash_operator.BashOperator',
+      'airflow.providers.standard.operators.bash.BashOperator',
+    ]),
   ),
   row(
     'py.runpy',
@@ -1056,7 +1132,57 @@ export const RULES: readonly RuleRow[] = [
       'cross-spawn',
       'cross-spawn.sync',
       'zx.$',
+      // Session 14 (CodeQL's JavaScript CommandInjection tests): more packages that start processes.
+      'cross-spawn-async',
+      'exec',
+      'exec-async',
+      'remote-exec',
+      'foreground-child',
+      'execSeries',
+      'exec-series',
+      'child-process-promise.exec',
+      'child-process-promise.spawn',
+      'child-process-promise.execFile',
     ]),
+  ),
+  // A global looked up by a computed name and called (`window[msg.name](msg.arg)`): the name can
+  // be `eval` or `Function` (session 14, semgrep-rules' unsafe-dynamic-method).
+  row(
+    'js.computed-global-call',
+    JS,
+    'critical',
+    'dynamic_code_execution',
+    'Global function chosen by a computed name (it can be eval or Function)',
+    call(['global[computed]']),
+  ),
+  // SSH clients run their command on another machine: a process execution all the same.
+  row(
+    'js.ssh-exec',
+    JS,
+    'critical',
+    'shell_execution',
+    'Command execution over SSH',
+    call([
+      'ssh2#exec',
+      'ssh2().exec',
+      'ssh2.Client#exec',
+      'ssh2.Client().exec',
+      'ssh2-streams.SSH2Stream#exec',
+      'ssh2-streams.SSH2Stream().exec',
+      'node-ssh.NodeSSH#execCommand',
+      'node-ssh.NodeSSH#exec',
+      'node-ssh.NodeSSH().execCommand',
+      'node-ssh.NodeSSH().exec',
+    ]),
+  ),
+  // opener's `command` option names the program it starts.
+  row(
+    'js.opener-command',
+    JS,
+    'critical',
+    'shell_execution',
+    'Process execution: opener with a command option',
+    call(['opener'], argTextMatches(1, /\bcommand\s*:/)),
   ),
   row(
     'js.eval',
@@ -1796,6 +1922,58 @@ export const RULES: readonly RuleRow[] = [
       nonConstantArg(0),
     ),
   ),
+  // Bean Validation interpolates EL (`${…}`) in a constraint message template: a template built
+  // from the validated value is EL injection (Hibernate Validator; semgrep-rules' el-injection).
+  row(
+    'java.constraint-template-el',
+    JAVA,
+    'critical',
+    'dynamic_code_execution',
+    'Bean Validation message template built at run time (EL in it is evaluated)',
+    call(['*#buildConstraintViolationWithTemplate', '*.buildConstraintViolationWithTemplate'], nonConstantArg(0)),
+  ),
+  // JBoss Seam's Log interpolates `#{…}` EL in its message: a message built from input is EL
+  // injection (session 14, semgrep-rules' seam-log-injection test).
+  row(
+    'java.seam-log-el',
+    JAVA,
+    'critical',
+    'dynamic_code_execution',
+    'JBoss Seam log message built at run time (Seam evaluates #{…} EL in it)',
+    call(
+      ['trace', 'debug', 'info', 'warn', 'error', 'fatal'].map((m) => `org.jboss.seam.log.Log#${m}`),
+      nonConstantArg(0),
+    ),
+  ),
+  // Struts' reflection providers and text parser evaluate OGNL: a computed property name or
+  // expression is code (session 14, semgrep-rules' ognl-injection test).
+  row(
+    'java.ognl-reflection-provider',
+    JAVA,
+    'critical',
+    'dynamic_code_execution',
+    'OGNL evaluation of a computed expression',
+    call(
+      OGNL_PROVIDERS.flatMap((t) =>
+        ['setProperties', 'setProperty', 'getValue', 'setValue', 'getRealTarget'].map((m) => `${t}#${m}`),
+      ).concat([
+        'com.opensymphony.xwork2.util.OgnlTextParser#evaluate',
+        'com.opensymphony.xwork2.util.TextParser#evaluate',
+      ]),
+      nonConstantArg(0),
+    ),
+  ),
+  row(
+    'java.ognl-reflection-provider-name',
+    JAVA,
+    'critical',
+    'dynamic_code_execution',
+    'OGNL evaluation of a computed property name',
+    call(
+      OGNL_PROVIDERS.flatMap((t) => ['getGetMethod', 'getSetMethod', 'getField'].map((m) => `${t}#${m}`)),
+      nonConstantArg(1),
+    ),
+  ),
   // Expression Language and template engines reach arbitrary Java methods: evaluating a
   // computed expression or template is code execution (the expression is the second/fourth argument).
   row(
@@ -2300,6 +2478,21 @@ export const RULES: readonly RuleRow[] = [
       'Open3.*',
       'PTY.spawn',
       'Kernel.syscall',
+    ]),
+  ),
+  // The stdlib Shell class (shell.rb) runs its commands as processes: `Shell.cat(f)`,
+  // `Shell.new.system(…)`, a Shell's `open`/`cat`/`echo` (session 14, semgrep-rules).
+  row(
+    'rb.shell-class',
+    RB,
+    'critical',
+    'shell_execution',
+    'Process execution through the Shell class (shell.rb)',
+    call([
+      ...['system', 'cat', 'echo', 'tee', 'glob', 'open', 'transact', 'rehash'].map((m) => `Shell.${m}`),
+      'Shell.new().*',
+      'Shell.cd().*',
+      'Shell#*',
     ]),
   ),
   row('rb.backticks', RB, 'critical', 'shell_execution', 'Shell execution (backticks / %x)', syntax('subshell')),
@@ -2818,7 +3011,18 @@ export const RULES: readonly RuleRow[] = [
     'critical',
     'dynamic_code_execution',
     'mb_ereg_replace with the e option (eval of the replacement)',
-    call(['mb_ereg_replace', 'mb_eregi_replace'], constantArgMatches(3, /e/)),
+    call(['mb_ereg_replace', 'mb_eregi_replace'], any(constantArgMatches(3, /e/), nonConstantArg(3))),
+  ),
+  // Before PHP 8 assert() evaluates a string argument as code; a variable, array element or
+  // property may hold one (the PHP version is not known: fail closed). A comparison or other
+  // boolean expression is not a string.
+  row(
+    'php.assert-variable',
+    PHP,
+    'critical',
+    'dynamic_code_execution',
+    'assert() of a value that may be a string (evaluated as code before PHP 8)',
+    call(['assert'], all(nonConstantArg(0), not(stringArg(0)), argTextMatches(0, /^\$\w+(?:\[[^\]]*\]|->\w+)*$/))),
   ),
   row(
     'php.dynamic-call',
@@ -3263,6 +3467,40 @@ export const RULES: readonly RuleRow[] = [
       ],
       all(hasArg(0), nonConstantArg(0)),
     ),
+  ),
+  // Session 14 (semgrep-rules' C# tests): fastJSON's ToObject honours `$type` in the payload;
+  // FsPickler's serializers rebuild any type the payload names; .NET Remoting's
+  // TypeFilterLevel.Full lets a remote caller send any serializable type.
+  row(
+    'cs.fastjson-to-object',
+    CS,
+    'critical',
+    'unsafe_deserialization',
+    "fastJSON ToObject (the payload's $type chooses the class it creates)",
+    call(
+      ['fastJSON.JSON.ToObject', 'fastJSON.JSON.ToObject*'],
+      all(nonConstantArg(0), not(argValuesAllIn(0, ['csharp.constant-data']))),
+    ),
+  ),
+  row(
+    'cs.fspickler-deserialize',
+    CS,
+    'critical',
+    'unsafe_deserialization',
+    'FsPickler deserialization (the payload chooses the types it creates)',
+    call([
+      '*FsPickler.Create*Serializer()#Deserialize*',
+      '*FsPickler.Create*Serializer()#UnPickle*',
+      '*FsPickler.Create*Serializer().Deserialize*',
+    ]),
+  ),
+  row(
+    'cs.remoting-type-filter-full',
+    CS,
+    'critical',
+    'unsafe_deserialization',
+    '.NET Remoting TypeFilterLevel.Full (a remote caller sends any serializable type)',
+    call(['*#set_TypeFilterLevel', '*.set_TypeFilterLevel'], argTextMatches(0, /(?:^|\.)\s*Full$|^2$/)),
   ),
   // Json.NET: any TypeNameHandling but None lets `$type` in the payload choose the class.
   row(

@@ -46,6 +46,8 @@ const BINDER_TYPES = [
 const CALL_TYPES = ['call_expression', 'new_expression'];
 const STATEMENTS = new Set(['expression_statement', 'lexical_declaration', 'variable_declaration', 'return_statement']);
 const GLOBAL_PREFIXES = new Set(['window', 'globalThis', 'self', 'global']);
+/** The value of `window[<computed>]` (a rule matches a call of it). */
+const COMPUTED_GLOBAL = 'global[computed]';
 const SPECIAL_WORDS = new Set([
   ...GLOBAL_PREFIXES,
   'require',
@@ -57,7 +59,25 @@ const SPECIAL_WORDS = new Set([
   'Reflect',
 ]);
 const REQUIRE_LIKE = new Set(['require', 'module.require', 'process.mainModule.require', 'module.createRequire()']);
-const TRANSPARENT_WRAPPERS = new Set(['util.promisify']);
+// Promisifiers hand back their argument's function (or an object with its methods), so calling
+// the result is calling the original (session 14: CodeQL's promisification tests).
+const TRANSPARENT_WRAPPERS = new Set([
+  'util.promisify',
+  'util-promisify',
+  'util.promisify-all',
+  'es6-promisify',
+  'es6-promisify.promisify',
+  'es6-promisify.promisifyAll',
+  '@gar/promisify',
+  '@google-cloud/promisify.promisify',
+  '@google-cloud/promisify.promisifyAll',
+  'thenify',
+  'thenify-all',
+  'thenify-all.withCallback',
+  'bluebird.promisify',
+  'bluebird.promisifyAll',
+  'pify',
+]);
 /** Modifier nodes that make a constructor parameter a class property (`constructor(private run: …)`). */
 const PARAMETER_PROPERTY = new Set(['accessibility_modifier', 'readonly', 'override_modifier']);
 const WRAPPER_TYPES = new Set([
@@ -490,7 +510,10 @@ class JavaScriptAnalysis extends AnalysisBase implements ExprOps {
         const obj = v.field(n, 'object');
         const index = v.field(n, 'index');
         const key = index ? this.constant(index, scope) : null;
-        if (!obj || key === null) return [OPAQUE];
+        if (!obj) return [OPAQUE];
+        // `window[name]` with a computed name: any global function, eval and Function included.
+        if (key === null)
+          return this.evaluate(obj, scope).some((b) => GLOBAL_PREFIXES.has(b)) ? [COMPUTED_GLOBAL] : [OPAQUE];
         return membersOf(this.evaluate(obj, scope), [key], (b, k) => this.memberOf(b, k));
       }
       case 'call_expression':
