@@ -161,16 +161,69 @@ function fromHeld(items: FinishBatchJobInput['held'][number]['items']): Array<{ 
   return out;
 }
 
-export function makeBatchActivities(
-  ctx: ProofContext & { mathTimeoutMs?: number; enginePool: EnginePool },
-  engines: BatchEngineActivities,
-) {
-  const jobs = new BatchJobStore(ctx.store);
+/** What the batch activities need: the proof context, the engine pool, the math budget. */
+export type BatchActivityContext = ProofContext & {
+  mathTimeoutMs?: number;
+  enginePool: EnginePool;
+  /**
+   * Keep the audited result documents this process stores in the process's cache (the API
+   * process's in-process worker, session 14): the POST waiting on a one-step job it ran answers
+   * from it instead of reading the document back (persistence/batch.ts unitCaches).
+   */
+  unitCache?: boolean;
+};
+
+/** Every activity of the batch workflow (a standalone worker registers them all). */
+export function makeBatchActivities(ctx: BatchActivityContext, engines: BatchEngineActivities) {
+  return { ...makeMathBatchActivities(ctx, engines), ...makeItemBatchActivities(engines) };
+}
+
+/** The batch activities of the other item types: each runs the single endpoint's activity. */
+function makeItemBatchActivities(engines: BatchEngineActivities) {
   const single = <T>(req: BatchItemActivityInput, input: T): VerifyActivityInput<T> => ({
     input,
     org_id: req.org_id,
     workflow_id: req.workflow_id,
   });
+  return {
+    async verifyLogicBatchItemActivity(req: BatchItemActivityInput): Promise<BatchItemActivityResult> {
+      return runBatchItem(req, async () => {
+        // input_refused only matters to the single-item route.
+        const { input_refused: _ignored, ...result } = await engines.verifyLogicActivity(
+          single(req, { query: req.query, provider: optionalString(req.params.provider) }),
+        );
+        return result;
+      });
+    },
+
+    async verifyCodeBatchItemActivity(req: BatchItemActivityInput): Promise<BatchItemActivityResult> {
+      return runBatchItem(req, () =>
+        engines.verifyCodeActivity(single(req, { code: req.query, language: optionalString(req.params.language) })),
+      );
+    },
+
+    async verifySqlBatchItemActivity(req: BatchItemActivityInput): Promise<BatchItemActivityResult> {
+      // The SQL activity validates these fields itself (invalid ones give a BLOCKED result).
+      return runBatchItem(req, () =>
+        engines.verifySqlActivity(
+          single(req, { query: req.query, schema_ddl: req.params.schema_ddl, dialect: req.params.dialect }),
+        ),
+      );
+    },
+  };
+}
+
+/**
+ * The math and job activities of the batch workflow: math units and items, the one-step job,
+ * the finish step (and the legacy completion). They need only the audit append of the engine
+ * activities, so the API process's in-process worker registers them too (workers/api-process.ts):
+ * a one-step job started eagerly runs there (session 14).
+ */
+export function makeMathBatchActivities(
+  ctx: BatchActivityContext,
+  engines: Pick<BatchEngineActivities, 'appendAuditActivity'>,
+) {
+  const jobs = new BatchJobStore(ctx.store, ctx.unitCache === true ? { unitCache: true } : {});
 
   const verifyMathItem = (req: BatchItemActivityInput) =>
     runBatchItem(req, async () => {
@@ -419,7 +472,8 @@ export function makeBatchActivities(
       ctx = null;
     }
     // How long the unit waited between its scheduling and its start (the profile's figure; bench/batch.ts --profile).
-    const queuedMs = ctx ? Date.now() - ctx.info.currentAttemptScheduledTimestampMs : 0;
+    const enteredAt = Date.now();
+    const queuedMs = ctx ? enteredAt - ctx.info.currentAttemptScheduledTimestampMs : 0;
     const earlier = (ctx?.info.attempt ?? 1) > 1 ? await jobs.unitResult(req.job_id, req.unit) : null;
     if (earlier?.audited === true) return earlier.items.map(summary);
     if (earlier) {
@@ -469,6 +523,7 @@ export function makeBatchActivities(
       unit: req.unit,
       pid: process.pid,
       queued_ms: queuedMs,
+      entered_at: enteredAt,
       run_ms: Math.round(t1 - t0),
       audit_ms: Math.round(t2 - t1),
       store_ms: Math.round(t3 - t2),
@@ -638,31 +693,6 @@ export function makeBatchActivities(
      */
     async verifyMathBatchItemActivity(req: BatchItemActivityInput): Promise<BatchItemActivityResult> {
       return verifyMathItem(req);
-    },
-
-    async verifyLogicBatchItemActivity(req: BatchItemActivityInput): Promise<BatchItemActivityResult> {
-      return runBatchItem(req, async () => {
-        // input_refused only matters to the single-item route.
-        const { input_refused: _ignored, ...result } = await engines.verifyLogicActivity(
-          single(req, { query: req.query, provider: optionalString(req.params.provider) }),
-        );
-        return result;
-      });
-    },
-
-    async verifyCodeBatchItemActivity(req: BatchItemActivityInput): Promise<BatchItemActivityResult> {
-      return runBatchItem(req, () =>
-        engines.verifyCodeActivity(single(req, { code: req.query, language: optionalString(req.params.language) })),
-      );
-    },
-
-    async verifySqlBatchItemActivity(req: BatchItemActivityInput): Promise<BatchItemActivityResult> {
-      // The SQL activity validates these fields itself (invalid ones give a BLOCKED result).
-      return runBatchItem(req, () =>
-        engines.verifySqlActivity(
-          single(req, { query: req.query, schema_ddl: req.params.schema_ddl, dialect: req.params.dialect }),
-        ),
-      );
     },
 
     /**

@@ -193,12 +193,20 @@ export class BatchJobs {
         request_digest: digest,
       } satisfies AuditContext,
     };
+    // A one-step job (one local math unit, workflows/batch.ts) starts eagerly in this process's
+    // worker when it runs (workers/api-process.ts): no matching round trip, and the unit it stores
+    // lands in this process's result cache, so the answer below reads nothing back (session 14).
+    const eager =
+      units === 1 && input.unit_mode === 'local' && opts.items.every((i) => i.type === 'math')
+        ? this.temporal.eagerRoute()
+        : null;
     let handle;
     try {
       // Any failure from here until the workflow runs releases the slot (the workflow would).
       handle = await this.temporal.startWorkflow(
         workflows.batchWorkflow,
         {
+          ...(eager ? { taskQueue: eager.taskQueue, requestEagerStart: true } : {}),
           workflowId,
           args: [input],
           // No execution time-out: a job waits out a worker outage and then completes.
@@ -209,7 +217,7 @@ export class BatchJobs {
             { key: SA_BATCH_STATUS, value: 'running' },
           ],
         },
-        { detail: BACKEND_UNAVAILABLE },
+        { detail: BACKEND_UNAVAILABLE, ...(eager ? { via: eager } : {}) },
       );
     } catch (err) {
       this.dropEvicted(admission.drop);
@@ -233,7 +241,9 @@ export class BatchJobs {
     let done: Awaited<ReturnType<typeof handle.result>> | null = null;
     if (waitMs > 0) {
       try {
-        done = await this.temporal.connection.withDeadline(Date.now() + waitMs, () => handle.result());
+        // The handle's calls go through the connection it was started on (the eager one, or the gateway's).
+        const connection = eager?.connection ?? this.temporal.connection;
+        done = await connection.withDeadline(Date.now() + waitMs, () => handle.result());
       } catch {
         // Not finished in time (or Temporal unreachable): the job runs on; the caller polls.
       }
