@@ -36,6 +36,7 @@ import {
 import { auditLogId } from './audit.js';
 import type { AuditContext } from '../core/engines.js';
 import { logger } from '../core/logger.js';
+import { announceCompletion, jobEnded } from '../core/completion-notices.js';
 
 const log = logger('batch');
 
@@ -531,6 +532,43 @@ export function makeMathBatchActivities(
     return doc.items.map(summary);
   };
 
+  /** The body of mathBatchJobActivity (below): the unit, then the job completed and its slot finished. */
+  const mathJob = async (req: BatchMathJobInput): Promise<BatchMathJobResult> => {
+    const jobDoc = jobs.find(req.job_id);
+    void jobDoc.catch(() => undefined); // awaited by complete(); handled if the unit fails first
+    const summaries = await mathUnit(req);
+    const completed = summaries.filter((s) => s.status === 'completed').length;
+    const counters = { completed_items: completed, failed_items: summaries.length - completed };
+    const completedAt = new Date();
+    const c0 = performance.now();
+    try {
+      const final = await jobs.complete(req.job_id, counters, req.units, completedAt, jobDoc);
+      if (!final) log.warn('batch job document missing at completion', { job_id: req.job_id });
+      log.debug('batch job completed by its unit', {
+        job_id: req.job_id,
+        pid: process.pid,
+        complete_ms: Math.round(performance.now() - c0),
+      });
+      const finished = {
+        stored: final !== null,
+        audited: true,
+        completed_at: (final?.completed_at ?? completedAt).toISOString(),
+        completed_items: final?.completed_items ?? counters.completed_items,
+        failed_items: final?.failed_items ?? counters.failed_items,
+      };
+      // Stored completed (result document, entries, job, slot): a POST of this process waiting on
+      // the job answers now (core/completion-notices.ts; only the API process's worker has one).
+      if (final) announceCompletion(req.job_id, finished);
+      return { summaries, finished };
+    } catch (err) {
+      log.warn('batch job completion deferred to the finish step', {
+        job_id: req.job_id,
+        error: err instanceof Error ? err.message : String(err),
+      });
+      return { summaries, finished: null };
+    }
+  };
+
   return {
     /**
      * A math chunk that stores its own results (issue 22): each item's engine run under its own
@@ -560,37 +598,10 @@ export function makeMathBatchActivities(
      * back. A re-run (a crash before the marker) finds the result document and the completed job.
      */
     async mathBatchJobActivity(req: BatchMathJobInput): Promise<BatchMathJobResult> {
-      const jobDoc = jobs.find(req.job_id);
-      void jobDoc.catch(() => undefined); // awaited by complete(); handled if the unit fails first
-      const summaries = await mathUnit(req);
-      const completed = summaries.filter((s) => s.status === 'completed').length;
-      const counters = { completed_items: completed, failed_items: summaries.length - completed };
-      const completedAt = new Date();
-      const c0 = performance.now();
       try {
-        const final = await jobs.complete(req.job_id, counters, req.units, completedAt, jobDoc);
-        if (!final) log.warn('batch job document missing at completion', { job_id: req.job_id });
-        log.debug('batch job completed by its unit', {
-          job_id: req.job_id,
-          pid: process.pid,
-          complete_ms: Math.round(performance.now() - c0),
-        });
-        return {
-          summaries,
-          finished: {
-            stored: final !== null,
-            audited: true,
-            completed_at: (final?.completed_at ?? completedAt).toISOString(),
-            completed_items: final?.completed_items ?? counters.completed_items,
-            failed_items: final?.failed_items ?? counters.failed_items,
-          },
-        };
-      } catch (err) {
-        log.warn('batch job completion deferred to the finish step', {
-          job_id: req.job_id,
-          error: err instanceof Error ? err.message : String(err),
-        });
-        return { summaries, finished: null };
+        return await mathJob(req);
+      } finally {
+        jobEnded(req.job_id); // an eagerly started job no longer counts against this process (core/completion-notices.ts)
       }
     },
 

@@ -29,6 +29,7 @@ import {
 } from '../core/batch-store.js';
 import type { AuditContext } from '../core/engines.js';
 import { logger } from '../core/logger.js';
+import { awaitCompletion, eagerJobFree, eagerJobStarted, jobEnded } from '../core/completion-notices.js';
 import { HttpError } from './errors.js';
 import { BACKEND_UNAVAILABLE, requestDigest, type TemporalGateway } from './temporal.js';
 import { workflows } from './workflows.js';
@@ -196,10 +197,15 @@ export class BatchJobs {
     // A one-step job (one local math unit, workflows/batch.ts) starts eagerly in this process's
     // worker when it runs (workers/api-process.ts): no matching round trip, and the unit it stores
     // lands in this process's result cache, so the answer below reads nothing back (session 14).
+    // At most EAGER_JOBS_MAX at a time here: a burst spreads over the standalone workers too.
     const eager =
-      units === 1 && input.unit_mode === 'local' && opts.items.every((i) => i.type === 'math')
+      units === 1 && input.unit_mode === 'local' && opts.items.every((i) => i.type === 'math') && eagerJobFree()
         ? this.temporal.eagerRoute()
         : null;
+    if (eager) eagerJobStarted(jobId);
+    // Such a job, run by this process's worker, tells this process once it is stored completed
+    // (core/completion-notices.ts): registered before the start, so the notice cannot come first.
+    const notice = eager && this.cfg.SVC_BATCH_WAIT_SECONDS > 0 ? awaitCompletion(jobId) : null;
     let handle;
     try {
       // Any failure from here until the workflow runs releases the slot (the workflow would).
@@ -220,6 +226,8 @@ export class BatchJobs {
         { detail: BACKEND_UNAVAILABLE, ...(eager ? { via: eager } : {}) },
       );
     } catch (err) {
+      notice?.cancel();
+      jobEnded(jobId);
       this.dropEvicted(admission.drop);
       await this.store.abandon(jobId, admission.slot).catch(() => undefined);
       throw err;
@@ -238,14 +246,22 @@ export class BatchJobs {
 
     const waitMs = this.cfg.SVC_BATCH_WAIT_SECONDS * 1000;
     const t0 = Date.now();
-    let done: Awaited<ReturnType<typeof handle.result>> | null = null;
+    let done: { completed_at?: string; completed_items: number; failed_items: number } | null = null;
     if (waitMs > 0) {
       try {
         // The handle's calls go through the connection it was started on (the eager one, or the gateway's).
         const connection = eager?.connection ?? this.temporal.connection;
-        done = await connection.withDeadline(Date.now() + waitMs, () => handle.result());
+        done = await connection.withDeadline(Date.now() + waitMs, () => {
+          const result = handle.result();
+          if (!notice) return result;
+          // The stored completion answers as soon as it is known; the result's long poll ends on its own.
+          void result.catch(() => undefined);
+          return Promise.race([result, notice.done]);
+        });
       } catch {
         // Not finished in time (or Temporal unreachable): the job runs on; the caller polls.
+      } finally {
+        notice?.cancel();
       }
     }
     const t1 = Date.now();

@@ -1,5 +1,6 @@
 // Entry point of an API process with its own worker for the eager-start engines (math,
-// process, RAG; core/engines.ts EAGER_ENGINES). The worker and the API's Temporal client share
+// process, RAG; core/engines.ts EAGER_ENGINES) and one-step batch jobs (every item math, one
+// local unit: api/batch-jobs.ts, session 14). The worker and the API's Temporal client share
 // one native connection, so a verification's start is answered with its first workflow task
 // inline (eager start) and, its activities being local, completes in that one task: no matching
 // round trip, no second task. Every verification is still a workflow with its full history

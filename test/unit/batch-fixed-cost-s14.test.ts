@@ -8,6 +8,16 @@ import { describe, expect, it } from 'vitest';
 import type { Store } from '../../core/store.js';
 import { itemViews } from '../../core/batch.js';
 import { BatchJobStore, resultId, type BatchResultDoc } from '../../persistence/batch.js';
+import {
+  EAGER_JOBS_MAX,
+  announceCompletion,
+  awaitCompletion,
+  eagerJobCount,
+  eagerJobFree,
+  eagerJobStarted,
+  jobEnded,
+  waitingCount,
+} from '../../core/completion-notices.js';
 
 /** A store whose collections keep documents by `_id` and count the reads of each collection. */
 function countingStore() {
@@ -90,3 +100,52 @@ async function readBack(jobs: BatchJobStore, doc: BatchResultDoc): Promise<Batch
   await jobs.storeUnit(doc);
   return (await jobs.unitResults(doc.job_id, [doc.unit]))[0] ?? null;
 }
+
+describe('core/completion-notices.ts: a POST hears of the job its own process completed (session 14)', () => {
+  const notice = { completed_at: '2026-11-27T05:00:00.000Z', completed_items: 99, failed_items: 1 };
+
+  it('a waiter registered before the job runs gets the stored completion; the entry is gone after', async () => {
+    const w = awaitCompletion('bj_notice_1');
+    announceCompletion('bj_notice_1', notice);
+    await expect(w.done).resolves.toEqual(notice);
+    w.cancel();
+    expect(waitingCount()).toBe(0);
+  });
+
+  it('a notice nobody waits for (a standalone worker, or a POST that gave up) is dropped and keeps nothing', async () => {
+    announceCompletion('bj_notice_2', notice);
+    const late = awaitCompletion('bj_notice_2');
+    const settled = await Promise.race([
+      late.done.then(() => 'heard'),
+      new Promise((r) => setTimeout(() => r('not'), 50)),
+    ]);
+    expect(settled).toBe('not');
+    late.cancel();
+    expect(waitingCount()).toBe(0);
+  });
+
+  it("each job's notice reaches its own waiter only", async () => {
+    const a = awaitCompletion('bj_notice_a');
+    const b = awaitCompletion('bj_notice_b');
+    announceCompletion('bj_notice_b', { ...notice, completed_items: 7 });
+    await expect(b.done).resolves.toMatchObject({ completed_items: 7 });
+    expect(waitingCount()).toBe(1);
+    a.cancel();
+    expect(waitingCount()).toBe(0);
+  });
+});
+
+describe('core/completion-notices.ts: at most EAGER_JOBS_MAX one-step jobs run in the API process at a time (session 14)', () => {
+  it('a job started here counts until its activity ends here; one that never ends here stops counting after 30 s', () => {
+    expect(eagerJobFree()).toBe(true);
+    eagerJobStarted('bj_here_1', 1_000);
+    expect(EAGER_JOBS_MAX).toBe(1);
+    expect(eagerJobFree(1_500)).toBe(false); // a burst's next job starts on the normal queue
+    jobEnded('bj_here_1');
+    expect(eagerJobFree(1_600)).toBe(true);
+    eagerJobStarted('bj_lost', 2_000); // e.g. the server did not start it eagerly: it ran elsewhere
+    expect(eagerJobFree(31_000)).toBe(false);
+    expect(eagerJobFree(32_001)).toBe(true);
+    expect(eagerJobCount()).toBe(0);
+  });
+});
