@@ -87,6 +87,8 @@ export interface SubmitOptions {
 
 export class BatchJobs {
   readonly store: BatchJobStore;
+  /** Submissions of this process between admission and the workflow's start (submit). */
+  private submitting = 0;
   /** The deletions of evicted jobs this process has queued (dropEvicted), one after the other. */
   private dropping: Promise<void> = Promise.resolve();
 
@@ -157,6 +159,13 @@ export class BatchJobs {
       started: false,
       submitted_by: { user_id: opts.principal.userId, key_id: opts.principal.keyId },
     };
+    // Counted until its start is done: the eager choice below reads it (a burst is never eager).
+    this.submitting++;
+    let submitted = false;
+    const startDone = () => {
+      if (!submitted) this.submitting--;
+      submitted = true;
+    };
     let admission;
     try {
       admission = await this.store.admit(
@@ -166,6 +175,7 @@ export class BatchJobs {
         () => this.reclaimOrphans(),
       );
     } catch (err) {
+      startDone();
       if (err instanceof BatchCapacityError) throw new HttpError(503, BATCH_CAPACITY_DETAIL);
       throw err;
     }
@@ -197,9 +207,15 @@ export class BatchJobs {
     // A one-step job (one local math unit, workflows/batch.ts) starts eagerly in this process's
     // worker when it runs (workers/api-process.ts): no matching round trip, and the unit it stores
     // lands in this process's result cache, so the answer below reads nothing back (session 14).
-    // At most EAGER_JOBS_MAX at a time here: a burst spreads over the standalone workers too.
+    // Only a job submitted alone (no other submission of this process between admission and
+    // start) and at most EAGER_JOBS_MAX at a time: the API's one main thread would otherwise run a
+    // burst's jobs that the standalone workers run side by side (core/completion-notices.ts).
     const eager =
-      units === 1 && input.unit_mode === 'local' && opts.items.every((i) => i.type === 'math') && eagerJobFree()
+      units === 1 &&
+      input.unit_mode === 'local' &&
+      opts.items.every((i) => i.type === 'math') &&
+      this.submitting === 1 &&
+      eagerJobFree()
         ? this.temporal.eagerRoute()
         : null;
     if (eager) eagerJobStarted(jobId);
@@ -226,12 +242,14 @@ export class BatchJobs {
         { detail: BACKEND_UNAVAILABLE, ...(eager ? { via: eager } : {}) },
       );
     } catch (err) {
+      startDone();
       notice?.cancel();
       jobEnded(jobId);
       this.dropEvicted(admission.drop);
       await this.store.abandon(jobId, admission.slot).catch(() => undefined);
       throw err;
     }
+    startDone();
     // After the start (its store writes, if any, go first): the evicted job's documents.
     this.dropEvicted(admission.drop);
     // Nothing writes the job document from here on but its workflow (and a repair once that closed):
