@@ -129,7 +129,7 @@ async function oneJob(t: Target, onAnswer: () => void = () => undefined): Promis
     'unit: result document': store,
     'job completed + slot finished': num('batch job completed by its unit', 'complete_ms'),
     'activity end -> task completed': wfCompleted - activityEnd,
-    'execution completed -> API has result': answered - read - wfClosed,
+    'execution completed -> API has the result (< 0: answered before)': answered - read - wfClosed,
     'API reads the result': read,
     'API answer -> client has it': tEnd - answered,
   };
