@@ -36,6 +36,7 @@ import {
 import { auditLogId } from './audit.js';
 import type { AuditContext } from '../core/engines.js';
 import { logger } from '../core/logger.js';
+import { announceCompletion, jobEnded } from '../core/completion-notices.js';
 
 const log = logger('batch');
 
@@ -161,16 +162,69 @@ function fromHeld(items: FinishBatchJobInput['held'][number]['items']): Array<{ 
   return out;
 }
 
-export function makeBatchActivities(
-  ctx: ProofContext & { mathTimeoutMs?: number; enginePool: EnginePool },
-  engines: BatchEngineActivities,
-) {
-  const jobs = new BatchJobStore(ctx.store);
+/** What the batch activities need: the proof context, the engine pool, the math budget. */
+export type BatchActivityContext = ProofContext & {
+  mathTimeoutMs?: number;
+  enginePool: EnginePool;
+  /**
+   * Keep the audited result documents this process stores in the process's cache (the API
+   * process's in-process worker, session 14): the POST waiting on a one-step job it ran answers
+   * from it instead of reading the document back (persistence/batch.ts unitCaches).
+   */
+  unitCache?: boolean;
+};
+
+/** Every activity of the batch workflow (a standalone worker registers them all). */
+export function makeBatchActivities(ctx: BatchActivityContext, engines: BatchEngineActivities) {
+  return { ...makeMathBatchActivities(ctx, engines), ...makeItemBatchActivities(engines) };
+}
+
+/** The batch activities of the other item types: each runs the single endpoint's activity. */
+function makeItemBatchActivities(engines: BatchEngineActivities) {
   const single = <T>(req: BatchItemActivityInput, input: T): VerifyActivityInput<T> => ({
     input,
     org_id: req.org_id,
     workflow_id: req.workflow_id,
   });
+  return {
+    async verifyLogicBatchItemActivity(req: BatchItemActivityInput): Promise<BatchItemActivityResult> {
+      return runBatchItem(req, async () => {
+        // input_refused only matters to the single-item route.
+        const { input_refused: _ignored, ...result } = await engines.verifyLogicActivity(
+          single(req, { query: req.query, provider: optionalString(req.params.provider) }),
+        );
+        return result;
+      });
+    },
+
+    async verifyCodeBatchItemActivity(req: BatchItemActivityInput): Promise<BatchItemActivityResult> {
+      return runBatchItem(req, () =>
+        engines.verifyCodeActivity(single(req, { code: req.query, language: optionalString(req.params.language) })),
+      );
+    },
+
+    async verifySqlBatchItemActivity(req: BatchItemActivityInput): Promise<BatchItemActivityResult> {
+      // The SQL activity validates these fields itself (invalid ones give a BLOCKED result).
+      return runBatchItem(req, () =>
+        engines.verifySqlActivity(
+          single(req, { query: req.query, schema_ddl: req.params.schema_ddl, dialect: req.params.dialect }),
+        ),
+      );
+    },
+  };
+}
+
+/**
+ * The math and job activities of the batch workflow: math units and items, the one-step job,
+ * the finish step (and the legacy completion). They need only the audit append of the engine
+ * activities, so the API process's in-process worker registers them too (workers/api-process.ts):
+ * a one-step job started eagerly runs there (session 14).
+ */
+export function makeMathBatchActivities(
+  ctx: BatchActivityContext,
+  engines: Pick<BatchEngineActivities, 'appendAuditActivity'>,
+) {
+  const jobs = new BatchJobStore(ctx.store, ctx.unitCache === true ? { unitCache: true } : {});
 
   const verifyMathItem = (req: BatchItemActivityInput) =>
     runBatchItem(req, async () => {
@@ -419,7 +473,8 @@ export function makeBatchActivities(
       ctx = null;
     }
     // How long the unit waited between its scheduling and its start (the profile's figure; bench/batch.ts --profile).
-    const queuedMs = ctx ? Date.now() - ctx.info.currentAttemptScheduledTimestampMs : 0;
+    const enteredAt = Date.now();
+    const queuedMs = ctx ? enteredAt - ctx.info.currentAttemptScheduledTimestampMs : 0;
     const earlier = (ctx?.info.attempt ?? 1) > 1 ? await jobs.unitResult(req.job_id, req.unit) : null;
     if (earlier?.audited === true) return earlier.items.map(summary);
     if (earlier) {
@@ -469,11 +524,49 @@ export function makeBatchActivities(
       unit: req.unit,
       pid: process.pid,
       queued_ms: queuedMs,
+      entered_at: enteredAt,
       run_ms: Math.round(t1 - t0),
       audit_ms: Math.round(t2 - t1),
       store_ms: Math.round(t3 - t2),
     });
     return doc.items.map(summary);
+  };
+
+  /** The body of mathBatchJobActivity (below): the unit, then the job completed and its slot finished. */
+  const mathJob = async (req: BatchMathJobInput): Promise<BatchMathJobResult> => {
+    const jobDoc = jobs.find(req.job_id);
+    void jobDoc.catch(() => undefined); // awaited by complete(); handled if the unit fails first
+    const summaries = await mathUnit(req);
+    const completed = summaries.filter((s) => s.status === 'completed').length;
+    const counters = { completed_items: completed, failed_items: summaries.length - completed };
+    const completedAt = new Date();
+    const c0 = performance.now();
+    try {
+      const final = await jobs.complete(req.job_id, counters, req.units, completedAt, jobDoc);
+      if (!final) log.warn('batch job document missing at completion', { job_id: req.job_id });
+      log.debug('batch job completed by its unit', {
+        job_id: req.job_id,
+        pid: process.pid,
+        complete_ms: Math.round(performance.now() - c0),
+      });
+      const finished = {
+        stored: final !== null,
+        audited: true,
+        completed_at: (final?.completed_at ?? completedAt).toISOString(),
+        completed_items: final?.completed_items ?? counters.completed_items,
+        failed_items: final?.failed_items ?? counters.failed_items,
+      };
+      // Stored completed (result document, entries, job, slot): a POST of this process waiting on
+      // the job answers now (core/completion-notices.ts; only the API process's worker has one).
+      if (final) announceCompletion(req.job_id, finished);
+      return { summaries, finished };
+    } catch (err) {
+      log.warn('batch job completion deferred to the finish step', {
+        job_id: req.job_id,
+        error: err instanceof Error ? err.message : String(err),
+      });
+      return { summaries, finished: null };
+    }
   };
 
   return {
@@ -505,37 +598,10 @@ export function makeBatchActivities(
      * back. A re-run (a crash before the marker) finds the result document and the completed job.
      */
     async mathBatchJobActivity(req: BatchMathJobInput): Promise<BatchMathJobResult> {
-      const jobDoc = jobs.find(req.job_id);
-      void jobDoc.catch(() => undefined); // awaited by complete(); handled if the unit fails first
-      const summaries = await mathUnit(req);
-      const completed = summaries.filter((s) => s.status === 'completed').length;
-      const counters = { completed_items: completed, failed_items: summaries.length - completed };
-      const completedAt = new Date();
-      const c0 = performance.now();
       try {
-        const final = await jobs.complete(req.job_id, counters, req.units, completedAt, jobDoc);
-        if (!final) log.warn('batch job document missing at completion', { job_id: req.job_id });
-        log.debug('batch job completed by its unit', {
-          job_id: req.job_id,
-          pid: process.pid,
-          complete_ms: Math.round(performance.now() - c0),
-        });
-        return {
-          summaries,
-          finished: {
-            stored: final !== null,
-            audited: true,
-            completed_at: (final?.completed_at ?? completedAt).toISOString(),
-            completed_items: final?.completed_items ?? counters.completed_items,
-            failed_items: final?.failed_items ?? counters.failed_items,
-          },
-        };
-      } catch (err) {
-        log.warn('batch job completion deferred to the finish step', {
-          job_id: req.job_id,
-          error: err instanceof Error ? err.message : String(err),
-        });
-        return { summaries, finished: null };
+        return await mathJob(req);
+      } finally {
+        jobEnded(req.job_id); // an eagerly started job no longer counts against this process (core/completion-notices.ts)
       }
     },
 
@@ -638,31 +704,6 @@ export function makeBatchActivities(
      */
     async verifyMathBatchItemActivity(req: BatchItemActivityInput): Promise<BatchItemActivityResult> {
       return verifyMathItem(req);
-    },
-
-    async verifyLogicBatchItemActivity(req: BatchItemActivityInput): Promise<BatchItemActivityResult> {
-      return runBatchItem(req, async () => {
-        // input_refused only matters to the single-item route.
-        const { input_refused: _ignored, ...result } = await engines.verifyLogicActivity(
-          single(req, { query: req.query, provider: optionalString(req.params.provider) }),
-        );
-        return result;
-      });
-    },
-
-    async verifyCodeBatchItemActivity(req: BatchItemActivityInput): Promise<BatchItemActivityResult> {
-      return runBatchItem(req, () =>
-        engines.verifyCodeActivity(single(req, { code: req.query, language: optionalString(req.params.language) })),
-      );
-    },
-
-    async verifySqlBatchItemActivity(req: BatchItemActivityInput): Promise<BatchItemActivityResult> {
-      // The SQL activity validates these fields itself (invalid ones give a BLOCKED result).
-      return runBatchItem(req, () =>
-        engines.verifySqlActivity(
-          single(req, { query: req.query, schema_ddl: req.params.schema_ddl, dialect: req.params.dialect }),
-        ),
-      );
     },
 
     /**

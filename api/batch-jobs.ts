@@ -30,6 +30,7 @@ import {
 import type { AuditContext } from '../core/engines.js';
 import { QuietQueue } from '../core/batch-quiet-queue.js';
 import { logger } from '../core/logger.js';
+import { awaitCompletion, eagerJobFree, eagerJobStarted, jobEnded } from '../core/completion-notices.js';
 import { HttpError } from './errors.js';
 import { BACKEND_UNAVAILABLE, requestDigest, type TemporalGateway } from './temporal.js';
 import { workflows } from './workflows.js';
@@ -96,6 +97,8 @@ export class BatchJobs {
   readonly store: BatchJobStore;
   /** The admissions of this process, and the deletions of evicted jobs it queued behind them (dropEvicted), one after the other. */
   private readonly admissions = new QuietQueue(DROP_QUIET_MS, DROP_DEFER_MAX_MS);
+  /** Submissions of this process between admission and the workflow's start (submit). */
+  private submitting = 0;
 
   constructor(
     private readonly cfg: ServiceConfig,
@@ -163,6 +166,13 @@ export class BatchJobs {
       started: false,
       submitted_by: { user_id: opts.principal.userId, key_id: opts.principal.keyId },
     };
+    // Counted until its start is done: the eager choice below reads it (a burst is never eager).
+    this.submitting++;
+    let submitted = false;
+    const startDone = () => {
+      if (!submitted) this.submitting--;
+      submitted = true;
+    };
     let admission;
     try {
       admission = await this.admissions.busy(() =>
@@ -174,6 +184,7 @@ export class BatchJobs {
         ),
       );
     } catch (err) {
+      startDone();
       if (err instanceof BatchCapacityError) throw new HttpError(503, BATCH_CAPACITY_DETAIL);
       throw err;
     }
@@ -202,12 +213,31 @@ export class BatchJobs {
         request_digest: digest,
       } satisfies AuditContext,
     };
+    // A one-step job (one local math unit, workflows/batch.ts) starts eagerly in this process's
+    // worker when it runs (workers/api-process.ts): no matching round trip, and the unit it stores
+    // lands in this process's result cache, so the answer below reads nothing back (session 14).
+    // Only a job submitted alone (no other submission of this process between admission and
+    // start) and at most EAGER_JOBS_MAX at a time: the API's one main thread would otherwise run a
+    // burst's jobs that the standalone workers run side by side (core/completion-notices.ts).
+    const eager =
+      units === 1 &&
+      input.unit_mode === 'local' &&
+      opts.items.every((i) => i.type === 'math') &&
+      this.submitting === 1 &&
+      eagerJobFree()
+        ? this.temporal.eagerRoute()
+        : null;
+    if (eager) eagerJobStarted(jobId);
+    // Such a job, run by this process's worker, tells this process once it is stored completed
+    // (core/completion-notices.ts): registered before the start, so the notice cannot come first.
+    const notice = eager && this.cfg.SVC_BATCH_WAIT_SECONDS > 0 ? awaitCompletion(jobId) : null;
     let handle;
     try {
       // Any failure from here until the workflow runs releases the slot (the workflow would).
       handle = await this.temporal.startWorkflow(
         workflows.batchWorkflow,
         {
+          ...(eager ? { taskQueue: eager.taskQueue, requestEagerStart: true } : {}),
           workflowId,
           args: [input],
           // No execution time-out: a job waits out a worker outage and then completes.
@@ -218,13 +248,17 @@ export class BatchJobs {
             { key: SA_BATCH_STATUS, value: 'running' },
           ],
         },
-        { detail: BACKEND_UNAVAILABLE },
+        { detail: BACKEND_UNAVAILABLE, ...(eager ? { via: eager } : {}) },
       );
     } catch (err) {
+      startDone();
+      notice?.cancel();
+      jobEnded(jobId);
       this.dropEvicted(admission.drop);
       await this.store.abandon(jobId, admission.slot).catch(() => undefined);
       throw err;
     }
+    startDone();
     // After the start (its store writes, if any, go first): the evicted job's documents.
     this.dropEvicted(admission.drop);
     // Nothing writes the job document from here on but its workflow (and a repair once that closed):
@@ -239,12 +273,22 @@ export class BatchJobs {
 
     const waitMs = this.cfg.SVC_BATCH_WAIT_SECONDS * 1000;
     const t0 = Date.now();
-    let done: Awaited<ReturnType<typeof handle.result>> | null = null;
+    let done: { completed_at?: string; completed_items: number; failed_items: number } | null = null;
     if (waitMs > 0) {
       try {
-        done = await this.temporal.connection.withDeadline(Date.now() + waitMs, () => handle.result());
+        // The handle's calls go through the connection it was started on (the eager one, or the gateway's).
+        const connection = eager?.connection ?? this.temporal.connection;
+        done = await connection.withDeadline(Date.now() + waitMs, () => {
+          const result = handle.result();
+          if (!notice) return result;
+          // The stored completion answers as soon as it is known; the result's long poll ends on its own.
+          void result.catch(() => undefined);
+          return Promise.race([result, notice.done]);
+        });
       } catch {
         // Not finished in time (or Temporal unreachable): the job runs on; the caller polls.
+      } finally {
+        notice?.cancel();
       }
     }
     const t1 = Date.now();

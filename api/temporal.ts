@@ -154,6 +154,14 @@ export class TemporalGateway {
     };
   }
 
+  /**
+   * The in-process worker's start route while it runs (null otherwise), for a start the caller
+   * routes itself: a one-step batch job (api/batch-jobs.ts, session 14) starts eagerly through it.
+   */
+  eagerRoute(): { client: Client; connection: EagerStart['connection']; taskQueue: string } | null {
+    return this.eager;
+  }
+
   static create(cfg: ServiceConfig): TemporalGateway {
     // Lazy: the API starts (and answers 503 on verification routes) even while Temporal is down.
     const connection = Connection.lazy({ address: cfg.TEMPORAL_ADDRESS, connectTimeout: 2000 });

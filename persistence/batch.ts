@@ -329,9 +329,17 @@ export function jobView(doc: BatchJobDoc, items: BatchItemView[]): BatchJobView 
  */
 const UNIT_CACHE_DEFAULT = 64;
 
+/**
+ * The cache is one per store connection, shared by every BatchJobStore of the process that keeps
+ * one: an API process's in-process worker (workers/api-process.ts) puts the unit a one-step job
+ * stores into it (storeUnit), so the POST waiting on that job answers without reading the
+ * document back (session 14, docs/batch.md "Session 14, fixed cost").
+ */
+const unitCaches = new WeakMap<Store, Map<string, BatchResultDoc>>();
+
 export class BatchJobStore {
   /** Audited result documents by `_id`, least recently used first (empty unless `unitCache` > 0). */
-  private readonly finalUnits = new Map<string, BatchResultDoc>();
+  private readonly finalUnits: Map<string, BatchResultDoc>;
   private readonly unitCache: number;
   /**
    * The lowest new slot number this process has not handed to an admission yet (admitByKey): a
@@ -360,6 +368,9 @@ export class BatchJobStore {
     opts: { unitCache?: number | true } = {},
   ) {
     this.unitCache = opts.unitCache === true ? UNIT_CACHE_DEFAULT : (opts.unitCache ?? 0);
+    let shared = this.unitCache > 0 ? unitCaches.get(store) : undefined;
+    if (this.unitCache > 0 && !shared) unitCaches.set(store, (shared = new Map()));
+    this.finalUnits = shared ?? new Map();
   }
 
   get jobs(): Collection<BatchJobDoc> {
@@ -413,11 +424,15 @@ export class BatchJobStore {
     }
     const stored = await this.results.findOne({ _id: id });
     const doc = stored && resultOfDoc(stored);
-    if (doc?.audited === true && this.unitCache > 0) {
-      this.finalUnits.set(id, doc);
-      if (this.finalUnits.size > this.unitCache) this.finalUnits.delete(this.finalUnits.keys().next().value as string);
-    }
+    if (doc) this.keepFinal(doc);
     return doc;
+  }
+
+  /** Keeps an audited (final) result document in the process's cache, when this store keeps one. */
+  private keepFinal(doc: BatchResultDoc): void {
+    if (doc.audited !== true || this.unitCache <= 0) return;
+    this.finalUnits.set(doc._id, doc);
+    if (this.finalUnits.size > this.unitCache) this.finalUnits.delete(this.finalUnits.keys().next().value as string);
   }
 
   /** One result document. Key: `batch_results._id`. */
@@ -457,7 +472,10 @@ export class BatchJobStore {
    */
   async storeUnit(doc: BatchResultDoc): Promise<BatchResultDoc> {
     try {
-      await this.results.insertOne(packResultDoc(doc));
+      const packed = packResultDoc(doc);
+      await this.results.insertOne(packed);
+      // Cached as a read of it would give it back (the packed form, unpacked).
+      if (this.unitCache > 0) this.keepFinal(resultOfDoc(packed));
       return doc;
     } catch (err) {
       if (!isDuplicateKey(err)) throw err;

@@ -1,5 +1,6 @@
 // Entry point of an API process with its own worker for the eager-start engines (math,
-// process, RAG; core/engines.ts EAGER_ENGINES). The worker and the API's Temporal client share
+// process, RAG; core/engines.ts EAGER_ENGINES) and one-step batch jobs (every item math, one
+// local unit: api/batch-jobs.ts, session 14). The worker and the API's Temporal client share
 // one native connection, so a verification's start is answered with its first workflow task
 // inline (eager start) and, its activities being local, completes in that one task: no matching
 // round trip, no second task. Every verification is still a workflow with its full history
@@ -26,6 +27,7 @@ import type { TemporalGateway } from '../api/temporal.js';
 import { makeVerifyMathActivity } from '../activities/verify-math.js';
 import { makeProcessRagActivities } from '../activities/verify-process-rag.js';
 import { makeAppendAuditActivity } from '../activities/audit.js';
+import { makeMathBatchActivities } from '../activities/verify-batch.js';
 import { EnginePool } from '../activities/isolation/engine-pool.js';
 import type { EngineModuleName } from '../activities/isolation/engine-tasks.js';
 
@@ -35,10 +37,23 @@ const EAGER_ENGINE_MODULES: readonly EngineModuleName[] = ['math', 'process', 'r
 const log = logger('api-worker');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** The activities an eager-start verification runs (all local): the input check, its engine's and the audit append. */
+/**
+ * The activities an eager-start run uses (all local): the input check, its engine's and the audit
+ * append; for a one-step batch job (session 14, api/batch-jobs.ts), the job's activity and the
+ * finish step it falls back on (and the unit, their common body).
+ */
 export async function eagerActivities(cfg: ServiceConfig, store: Store, enginePool: EnginePool) {
   const signer = await createSigner(cfg);
+  const appendAuditActivity = makeAppendAuditActivity({ store, auditSecret: cfg.SVC_AUDIT_SECRET_KEY });
+  // The units it stores go into this process's result cache: the POST waiting on the job answers from it.
+  const batch = makeMathBatchActivities(
+    { store, signer, enginePool, mathTimeoutMs: cfg.SVC_MATH_TIMEOUT * 1000, unitCache: true },
+    { appendAuditActivity },
+  );
   return {
+    mathBatchJobActivity: batch.mathBatchJobActivity,
+    mathBatchUnitActivity: batch.mathBatchUnitActivity,
+    finishBatchJobActivity: batch.finishBatchJobActivity,
     ...makeAuthenticateInputActivity(workflowInputKey(cfg)),
     verifyMathActivity: makeVerifyMathActivity({
       store,
@@ -49,7 +64,7 @@ export async function eagerActivities(cfg: ServiceConfig, store: Store, enginePo
       auditSecret: cfg.SVC_AUDIT_SECRET_KEY,
     }),
     ...makeProcessRagActivities(enginePool),
-    appendAuditActivity: makeAppendAuditActivity({ store, auditSecret: cfg.SVC_AUDIT_SECRET_KEY }),
+    appendAuditActivity,
   };
 }
 

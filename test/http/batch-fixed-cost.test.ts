@@ -51,12 +51,6 @@ describe('batch: a job that is one math unit runs as one local activity (session
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ status: 'completed', total_items: 100, completed_items: 100, failed_items: 0 });
     posted = res.body;
-    const history = await new Client({ connection: conn }).workflow.getHandle(posted.workflow_id).fetchHistory();
-    const events = history.events ?? [];
-    // One marker (the job's activity): no input-check marker, no finish step's, no patch markers.
-    expect(events.filter((e) => e.markerRecordedEventAttributes).length).toBe(1);
-    expect(events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity').length).toBe(1);
-    expect(events.filter((e) => e.activityTaskScheduledEventAttributes).length).toBe(0);
     // The job completed by the unit, before the answer: the stored job as the POST answered it, its slot finished.
     const jobs = new BatchJobStore(store());
     const job = await jobs.find(posted.job_id);
@@ -68,6 +62,18 @@ describe('batch: a job that is one math unit runs as one local activity (session
       .collection<{ _id: number; job_id: string; state: string }>('batch_slots')
       .findOne({ _id: job!.slot });
     expect(slot).toMatchObject({ job_id: posted.job_id, state: 'finished' });
+    // Session 14: the POST answers once the job is stored completed (above), maybe before its
+    // workflow task is recorded: the history is read once the workflow has closed.
+    const handle = new Client({
+      connection: conn,
+      dataConverter: temporalDataConverter(stackEnv()),
+    }).workflow.getHandle(posted.workflow_id);
+    await handle.result();
+    const events = (await handle.fetchHistory()).events ?? [];
+    // One marker (the job's activity): no input-check marker, no finish step's, no patch markers.
+    expect(events.filter((e) => e.markerRecordedEventAttributes).length).toBe(1);
+    expect(events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity').length).toBe(1);
+    expect(events.filter((e) => e.activityTaskScheduledEventAttributes).length).toBe(0);
     const again = await get(`/verify/batch/${posted.job_id}`, { 'x-api-key': A.key });
     expect(again.status).toBe(200);
     expect(again.body).toEqual(res.body);

@@ -1,0 +1,152 @@
+// Session 14 (issue 22, a batch job's fixed cost): a job that is one local math unit (the
+// one-step job of session 13) starts EAGERLY in the API process's in-process worker
+// (workers/api-process.ts): the start is answered with the workflow's first task, no matching
+// round trip; the unit it stores goes into that process's result cache, so the POST waiting on
+// the job answers without reading the document back, as soon as the job is stored completed. At
+// most one such job runs in an API process at a time; any other job starts on the normal queue.
+// The guarantees stay: the answer is the stored job (a GET through another API process, which
+// reads the store, answers the same), every item has its audit entry and the job one, and an API
+// process killed while its worker runs the job loses nothing: a standalone worker polling the
+// eager queue finishes it, every item once.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client, Connection } from '@temporalio/client';
+import type { ManagedProcess } from '../../infra/stack.js';
+import { startExtraApi, type ExtraApi } from './extra-api.js';
+import { startExtraWorker } from './extra-worker.js';
+import { auditEntriesOf, call, hundredMathItems, waitCompleted } from './batch-fixtures.js';
+import { apiUrl, db, newTenant, stackEnv, type Member } from './helpers.js';
+
+let conn: Connection;
+let t: Member;
+beforeAll(async () => {
+  t = await newTenant('enterprise');
+  conn = await Connection.connect({ address: stackEnv().TEMPORAL_ADDRESS as string });
+});
+afterAll(async () => {
+  await conn?.close();
+});
+
+/** The task queue a run was started on (its first event). */
+async function startedOn(workflowId: string): Promise<string | null | undefined> {
+  const history = await new Client({ connection: conn }).workflow.getHandle(workflowId).fetchHistory();
+  return history.events?.[0]?.workflowExecutionStartedEventAttributes?.taskQueue?.name;
+}
+
+const untilWorkerRuns = async (api: ExtraApi) => {
+  // /health answers before the in-process worker polls its queue.
+  for (let i = 0; i < 600 && !api.proc.logContains('in-process worker running'); i++)
+    await new Promise((r) => setTimeout(r, 200));
+  expect(api.proc.logContains('in-process worker running')).toBe(true);
+};
+
+describe('batch: a one-step job starts eagerly in the API process (session 14)', () => {
+  it("the stack's API: a job with another item type starts on the normal queue", async () => {
+    // (An all-math job starts on the eager queue unless another one-step job runs in that process:
+    // files running side by side may; the private API below proves the eager start.)
+    const queue = (stackEnv().SVC_TASK_QUEUE as string | undefined) ?? 'svc-verification';
+    const mixed = await call(apiUrl(), 'POST', '/verify/batch', t.key, {
+      items: [
+        { query: '1 + 1', type: 'math' },
+        { query: '(AND (GT x 5) (LT x 7))', type: 'logic' },
+      ],
+    });
+    expect(mixed.status).toBe(200);
+    expect(mixed.body).toMatchObject({ status: 'completed', completed_items: 2, failed_items: 0 });
+    expect(await startedOn(mixed.body.workflow_id)).toBe(queue);
+  }, 120_000);
+
+  describe('an API process of its own, on a task queue of its own', () => {
+    const queue = `svc-batch-eager-${randomUUID()}`;
+    let api: ExtraApi;
+    let worker: ManagedProcess | null = null;
+    beforeAll(async () => {
+      api = await startExtraApi(
+        'api-batch-eager',
+        { SVC_TASK_QUEUE: queue, SVC_ENGINE_POOL_SIZE: '1' },
+        true,
+        'api-process',
+      );
+      await untilWorkerRuns(api);
+    }, 240_000);
+    afterAll(async () => {
+      await Promise.allSettled([api?.proc.stop(), worker?.stop()]);
+    });
+
+    it('with no other worker on its queue the job runs in the API process: 200, every item, the stored job, 101 entries', async () => {
+      // Nobody else polls this queue: a job not started eagerly here would never run (the POST would answer 202).
+      const items = hundredMathItems('q');
+      const res = await call(api.url, 'POST', '/verify/batch', t.key, { items });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ status: 'completed', total_items: 100, completed_items: 100, failed_items: 0 });
+      expect(res.body.items).toHaveLength(100);
+      expect(await startedOn(res.body.workflow_id)).toBe(`${queue}-eager`);
+      // The answer came from the cache of the process that stored the unit; the stack's API reads the store: the same job.
+      const stored = await call(apiUrl(), 'GET', `/verify/batch/${res.body.job_id}`, t.key);
+      expect(stored.status).toBe(200);
+      expect(stored.body).toEqual(res.body);
+      // Every item's entry, then the job's; VERIFIED items with their proof.
+      const entries = await auditEntriesOf(res.body.workflow_id);
+      expect(entries.map((e) => e.domain)).toEqual([...items.map(() => 'math'), 'batch']);
+      const verified = (res.body.items as Array<{ result: { status: string; proof_ref: string } }>).filter(
+        (i) => i.result.status === 'VERIFIED',
+      );
+      expect(verified).toHaveLength(25);
+      const proofs = (await db()).collection<{ _id: string }>('proofs');
+      for (const it of verified) expect(await proofs.findOne({ _id: it.result.proof_ref })).not.toBeNull();
+    }, 120_000);
+
+    it('three jobs at once: none or one starts eagerly here, the others on the normal queue (a standalone worker), all complete', async () => {
+      worker = await startExtraWorker('worker-batch-eager', { SVC_TASK_QUEUE: queue });
+      // Identities (proofs, attestations): each job runs long enough for the three admissions to overlap it.
+      const jobs = await Promise.all(
+        ['a', 'b', 'c'].map((v) =>
+          call(api.url, 'POST', '/verify/batch', t.key, {
+            items: Array.from({ length: 100 }, (_, i) => ({
+              query: `(${v}+${i})^2 = ${v}^2 + ${2 * i}*${v} + ${i * i}`,
+              type: 'math',
+            })),
+          }),
+        ),
+      );
+      for (const j of jobs) {
+        expect(j.status).toBe(200);
+        expect(j.body).toMatchObject({ status: 'completed', completed_items: 100, failed_items: 0 });
+      }
+      const queues = await Promise.all(jobs.map((j) => startedOn(j.body.workflow_id)));
+      // A burst is not eager (submissions in flight together); at most one runs here in any case.
+      expect(queues.filter((q) => q === queue).length).toBeGreaterThanOrEqual(2);
+      expect(queues.every((q) => q === queue || q === `${queue}-eager`)).toBe(true);
+    }, 180_000);
+
+    it('killed (SIGKILL) while its worker may run a job: a standalone worker on the eager queue finishes it, every item once', async () => {
+      expect(worker).not.toBeNull(); // started by the row above
+      const { key, orgId } = await newTenant('enterprise').then((m) => ({ key: m.key, orgId: m.orgId }));
+      const items = Array.from({ length: 100 }, (_, i) => ({
+        query: `(k+${i})^2 = k^2 + ${2 * i}*k + ${i * i}`,
+        type: 'math',
+      }));
+      // Not awaited: the process dies under it.
+      const pending = call(api.url, 'POST', '/verify/batch', key, { items }).catch(() => null);
+      const jobs = (await db()).collection<{ _id: string; org_id: string; workflow_id: string }>('batch_jobs');
+      let job: { _id: string; workflow_id: string } | null = null;
+      for (let i = 0; i < 200 && !job; i++) {
+        job = await jobs.findOne({ org_id: orgId });
+        if (!job) await new Promise((r) => setTimeout(r, 25));
+      }
+      expect(job).not.toBeNull();
+      await api.proc.kill9();
+      await pending;
+      // Read through the stack's API (the store, and the workflow's progress while it runs).
+      const done = await waitCompleted(apiUrl(), key, job!._id, 120_000);
+      expect(done).toMatchObject({ status: 'completed', total_items: 100, completed_items: 100, failed_items: 0 });
+      expect((done.items as Array<{ id: string }>).map((i) => i.id)).toEqual(items.map((_, i) => `${job!._id}-${i}`));
+      expect(await startedOn(job!.workflow_id)).toBe(`${queue}-eager`);
+      // Exactly one entry per item and one for the job, whatever ran twice.
+      const entries = await auditEntriesOf(job!.workflow_id);
+      expect(entries).toHaveLength(101);
+      expect(new Set(entries.map((e) => e._id)).size).toBe(101);
+      expect(entries.map((e) => e.domain)).toEqual([...items.map(() => 'math'), 'batch']);
+    }, 240_000);
+  });
+});
