@@ -100,9 +100,14 @@ const HEAD_PROBE = 8;
 /**
  * How long a position may stay taken but unindexed before a writer waiting on it indexes it
  * itself (healStalledPosition): a live writer indexes its entries one round trip after inserting
- * them, so this passes only when it died in between.
+ * them, so this passes only when it died in between. Not shorter: a live writer's round trip
+ * outlasted 1 s while 10 batch jobs ran on a store of 100,000 verifications (bench/data-scale.ts,
+ * session 14), and the API and the worker each healed the same position: two reads of
+ * `audit_logs` by (organization_id, seq), each a scan of ~16 s of the store's CPU on
+ * FerretDB/SQLite, and that burst took 30.9 s instead of 1.5. Until then the organization's
+ * appends fail closed (AuditAppendConflictError after their budget: a 503).
  */
-export const STALL_HEAL_MS = 1000;
+export const STALL_HEAL_MS = 15_000;
 
 async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const out = new Array<R>(items.length);
@@ -263,7 +268,11 @@ export async function openChain(store: Store, orgId: string): Promise<void> {
 }
 
 export class AuditLog {
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    /** STALL_HEAL_MS unless given (the heal rows of test/http/audit-chain-heal.test.ts use a short one). */
+    private readonly stallHealMs: number = STALL_HEAL_MS,
+  ) {}
 
   // Looked up per use, never cached: the store replaces its client after an outage.
   get logs(): Collection<AuditLogDoc> {
@@ -580,7 +589,7 @@ export class AuditLog {
       this.stalls.set(orgId, { seq, since: Date.now() });
       return;
     }
-    if (Date.now() - stall.since < STALL_HEAL_MS) return;
+    if (Date.now() - stall.since < this.stallHealMs) return;
     this.stalls.delete(orgId);
     await this.healStalledPosition(orgId, seq);
   }
