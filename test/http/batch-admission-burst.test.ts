@@ -13,8 +13,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { MongoClient, type Db } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ManagedProcess } from '../../infra/stack.js';
-import { PASSWORD, randomIp, stackEnv, uniqueEmail } from './helpers.js';
-import { startExtraApi, type ExtraApi } from './extra-api.js';
+import { stackEnv } from './helpers.js';
+import { keyOnExtraApi, startExtraApi, type ExtraApi } from './extra-api.js';
 import { startExtraWorker } from './extra-worker.js';
 import { captureEnv } from '../store-commands/env.js';
 import { readCapture, type Captured } from '../store-commands/classify.js';
@@ -46,20 +46,7 @@ describe('a burst of submissions at the job limit (an API of its own on a databa
     mongo = new MongoClient(uri);
     await mongo.connect();
     db = mongo.db(dbName);
-    const signup = await fetch(`${api.url}/auth/signup`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-forwarded-for': randomIp() },
-      body: JSON.stringify({ email: uniqueEmail('burst'), password: PASSWORD, organization_name: 'Burst' }),
-    });
-    expect(signup.status).toBe(200);
-    const { access_token } = (await signup.json()) as { access_token: string };
-    const minted = await fetch(`${api.url}/auth/api-keys`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${access_token}` },
-      body: JSON.stringify({ name: 'burst' }),
-    });
-    expect(minted.status).toBe(200);
-    key = ((await minted.json()) as { key: string }).key;
+    key = await keyOnExtraApi(api.url, 'burst');
   }, 240_000);
   afterAll(async () => {
     await Promise.allSettled([worker?.stop(), api?.proc.stop()]);

@@ -4,6 +4,7 @@
 import { inject } from 'vitest';
 import { freePort, ManagedProcess } from '../../infra/stack.js';
 import { serviceArgs } from '../../infra/service-build.js';
+import { PASSWORD, randomIp, uniqueEmail } from './helpers.js';
 
 export type ExtraApi = { proc: ManagedProcess; url: string };
 
@@ -52,4 +53,25 @@ export async function startExtraApis(
     throw failed.reason;
   }
   return settled.map((s) => (s as PromiseFulfilledResult<ExtraApi>).value);
+}
+
+/**
+ * Signs up a new organization on an extra API (its own store or queue) and mints an API key
+ * there: what the shared stack's newTenant() does, against `url`.
+ */
+export async function keyOnExtraApi(url: string, tag: string): Promise<string> {
+  const signup = await fetch(`${url}/auth/signup`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-forwarded-for': randomIp() },
+    body: JSON.stringify({ email: uniqueEmail(tag), password: PASSWORD, organization_name: tag }),
+  });
+  if (signup.status !== 200) throw new Error(`signup on ${url}: ${signup.status} ${await signup.text()}`);
+  const { access_token } = (await signup.json()) as { access_token: string };
+  const minted = await fetch(`${url}/auth/api-keys`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${access_token}` },
+    body: JSON.stringify({ name: tag }),
+  });
+  if (minted.status !== 200) throw new Error(`api key on ${url}: ${minted.status} ${await minted.text()}`);
+  return ((await minted.json()) as { key: string }).key;
 }

@@ -7,6 +7,7 @@
 // a burst cannot pass a plan limit: docs/store-access.md, "Rate counters under concurrency".
 import { afterAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
+import { MATH_TIMEOUT_DETAIL } from '../../contract/deadlines.js';
 import { Store } from '../../core/store.js';
 import { hitWindow, recordOrgEvent, orgEventCounts } from '../../persistence/limits.js';
 import { newTenant, post, stackEnv } from './helpers.js';
@@ -55,7 +56,16 @@ describe('racing first hits of a new counter', () => {
       Array.from({ length: 70 }, () => post('/verify/math', { expression: '2 + 2' }, { 'x-api-key': t.key })),
     );
     const statuses = res.map((r) => r.status);
-    expect(statuses.filter((s) => s === 200)).toHaveLength(60);
     expect(statuses.filter((s) => s === 429)).toHaveLength(10);
+    // The limiter admitted exactly 60. Each admitted request is verified; under the whole suite's
+    // load one of 70 concurrent verifications of one organization missed its 10 s workflow
+    // deadline once (clean clone run 39) and failed closed, 503 "timed out", which is still an
+    // admission the counter counted (the limiter is what this row is about).
+    const admitted = res.filter((r) => r.status !== 429);
+    expect(admitted).toHaveLength(60);
+    for (const r of admitted) {
+      if (r.status === 503) expect(r.body.detail).toBe(MATH_TIMEOUT_DETAIL);
+      else expect(r.status).toBe(200);
+    }
   });
 });
