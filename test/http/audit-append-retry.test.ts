@@ -6,11 +6,12 @@
 // append of the organization conflicted at that seq until its budget ran out (a 503 for every
 // audited verification of the tenant, for good). Against the stack's real store.
 import { afterAll, describe, expect, it } from 'vitest';
-import { MongoNetworkError, type Db } from 'mongodb';
+import { MongoNetworkError } from 'mongodb';
 import { Store } from '../../core/store.js';
 import { verifyChain, type AuditEntryFields } from '../../core/audit-chain.js';
 import { AuditLog, type AuditLogDoc } from '../../persistence/audit.js';
 import { db, newTenant, stackEnv } from './helpers.js';
+import { storeWithCommandHook, verifiedClaimFields } from './audit-fixtures.js';
 
 const stores: Store[] = [];
 afterAll(async () => {
@@ -25,52 +26,17 @@ function storeFailingNextPositions(): { store: Store; failNext: () => void; fail
   stores.push(real);
   let armed = false;
   let failures = 0;
-  const faultyDb = (d: Db) =>
-    new Proxy(d, {
-      get(target, prop) {
-        if (prop === 'command')
-          return async (cmd: Record<string, unknown>, ...rest: unknown[]) => {
-            if (armed && cmd.insert === 'audit_seq') {
-              armed = false;
-              failures++;
-              throw new MongoNetworkError('connection closed (injected)');
-            }
-            return (target.command as (...a: unknown[]) => Promise<unknown>).call(target, cmd, ...rest);
-          };
-        const v = Reflect.get(target, prop) as unknown;
-        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
-      },
-    });
-  const store = new Proxy(real, {
-    get(target, prop) {
-      if (prop === 'db') return faultyDb(target.db);
-      const v = Reflect.get(target, prop) as unknown;
-      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
-    },
+  const store = storeWithCommandHook(real, (cmd) => {
+    if (armed && cmd.insert === 'audit_seq') {
+      armed = false;
+      failures++;
+      throw new MongoNetworkError('connection closed (injected)');
+    }
   });
   return { store, failNext: () => (armed = true), failed: () => failures };
 }
 
-function fields(orgId: string, i: number): AuditEntryFields {
-  return {
-    organization_id: orgId,
-    user_id: null,
-    query: `claim ${i}`,
-    result: {
-      status: 'VERIFIED',
-      admission: null,
-      proof_ref: null,
-      attestation_id: null,
-      key_id: null,
-      workflow_id: `wf-retry-${i}`,
-      request_digest: null,
-    },
-    verified: true,
-    domain: 'math',
-    timestamp: new Date(),
-    raw_llm_output: null,
-  };
-}
+const fields = (orgId: string, i: number): AuditEntryFields => verifiedClaimFields(orgId, i, 'retry');
 
 describe('audit append retried after its position was lost', () => {
   it('the retry writes the position and moves the head; the next appends go on; one linear chain', async () => {

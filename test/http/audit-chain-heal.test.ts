@@ -9,11 +9,11 @@
 //    them one per pass (an insert, a lookup, a position insert and head reads per entry) and
 //    outlasted its append deadline; it now finds them in one pass: one insert command.
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Db } from 'mongodb';
 import { Store } from '../../core/store.js';
 import { buildEntry, verifyChain, type AuditEntryFields } from '../../core/audit-chain.js';
 import { AuditAppendConflictError, AuditLog, type AuditLogDoc } from '../../persistence/audit.js';
 import { db, get, newTenant, post, stackEnv } from './helpers.js';
+import { storeWithCommandHook, verifiedClaimFields } from './audit-fixtures.js';
 
 const stores: Store[] = [];
 afterAll(async () => {
@@ -27,48 +27,14 @@ function process_(stallHealMs?: number): { log: AuditLog; inserts: Map<string, n
   const real = Store.lazy(stackEnv().MONGODB_URI as string);
   stores.push(real);
   const inserts = new Map<string, number>();
-  const countingDb = (d: Db) =>
-    new Proxy(d, {
-      get(target, prop) {
-        if (prop === 'command')
-          return async (cmd: Record<string, unknown>, ...rest: unknown[]) => {
-            if (typeof cmd.insert === 'string') inserts.set(cmd.insert, (inserts.get(cmd.insert) ?? 0) + 1);
-            return (target.command as (...a: unknown[]) => Promise<unknown>).call(target, cmd, ...rest);
-          };
-        const v = Reflect.get(target, prop) as unknown;
-        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
-      },
-    });
-  const store = new Proxy(real, {
-    get(target, prop) {
-      if (prop === 'db') return countingDb(target.db);
-      const v = Reflect.get(target, prop) as unknown;
-      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
-    },
+  const store = storeWithCommandHook(real, (cmd) => {
+    if (typeof cmd.insert === 'string') inserts.set(cmd.insert, (inserts.get(cmd.insert) ?? 0) + 1);
   });
   return { log: new AuditLog(store, stallHealMs), inserts };
 }
 
-function fields(orgId: string, i: number): AuditEntryFields {
-  return {
-    organization_id: orgId,
-    user_id: null,
-    query: `claim ${i}`,
-    result: {
-      status: 'VERIFIED',
-      admission: null,
-      proof_ref: null,
-      attestation_id: null,
-      key_id: null,
-      workflow_id: `wf-heal-${i}`,
-      request_digest: null,
-    },
-    verified: true,
-    domain: 'math',
-    timestamp: new Date('2026-01-02T00:00:00.000Z'),
-    raw_llm_output: null,
-  };
-}
+const fields = (orgId: string, i: number): AuditEntryFields =>
+  verifiedClaimFields(orgId, i, 'heal', new Date('2026-01-02T00:00:00.000Z'));
 
 async function chain(orgId: string): Promise<AuditLogDoc[]> {
   return (await (await db()).collection<AuditLogDoc>('audit_logs').find({ organization_id: orgId }).toArray()).sort(

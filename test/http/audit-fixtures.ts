@@ -1,7 +1,9 @@
-// Helpers shared by the audit black-box files (audit.test.ts and audit.serial.test.ts).
+// Helpers shared by the audit black-box files (audit.test.ts, audit.serial.test.ts and the chain-mechanics files).
 import { expect } from 'vitest';
+import type { Db } from 'mongodb';
+import type { Store } from '../../core/store.js';
 import { db, post, type Member } from './helpers.js';
-import type { AuditEntry } from '../../core/audit-chain.js';
+import type { AuditEntry, AuditEntryFields } from '../../core/audit-chain.js';
 
 export const key = (k: string) => ({ 'x-api-key': k });
 export const bearer = (t: string) => ({ authorization: `Bearer ${t}` });
@@ -71,3 +73,55 @@ export async function verifyMath(t: Member, expression: string) {
 
 export const expressionFor = (i: number) =>
   i % 10 === 0 ? '8/2(2+2)' : i % 10 === 1 ? `${i} * 3` : `(v+${i})^2 = v^2 + ${2 * i}*v + ${i * i}`;
+
+/**
+ * The fields of a VERIFIED math entry `claim <i>` of `orgId` whose workflow id is `wf-<tag>-<i>`:
+ * what the chain-mechanics files (append retry, head moves, heal) append directly to an AuditLog.
+ */
+export function verifiedClaimFields(orgId: string, i: number, tag: string, timestamp = new Date()): AuditEntryFields {
+  return {
+    organization_id: orgId,
+    user_id: null,
+    query: `claim ${i}`,
+    result: {
+      status: 'VERIFIED',
+      admission: null,
+      proof_ref: null,
+      attestation_id: null,
+      key_id: null,
+      workflow_id: `wf-${tag}-${i}`,
+      request_digest: null,
+    },
+    verified: true,
+    domain: 'math',
+    timestamp,
+    raw_llm_output: null,
+  };
+}
+
+/**
+ * `real` seen through a proxy that calls `before` with every database command it sends (the
+ * driver's `db.command`, which carries every insert of the audit chain) before sending it; a
+ * `before` that throws makes the command fail as the store would.
+ */
+export function storeWithCommandHook(real: Store, before: (cmd: Record<string, unknown>) => void): Store {
+  const hooked = (d: Db) =>
+    new Proxy(d, {
+      get(target, prop) {
+        if (prop === 'command')
+          return async (cmd: Record<string, unknown>, ...rest: unknown[]) => {
+            before(cmd);
+            return (target.command as (...a: unknown[]) => Promise<unknown>).call(target, cmd, ...rest);
+          };
+        const v = Reflect.get(target, prop) as unknown;
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
+    });
+  return new Proxy(real, {
+    get(target, prop) {
+      if (prop === 'db') return hooked(target.db);
+      const v = Reflect.get(target, prop) as unknown;
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  });
+}

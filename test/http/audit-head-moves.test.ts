@@ -11,6 +11,7 @@ import type { AuditEntryFields } from '../../core/audit-chain.js';
 import { verifyChain } from '../../core/audit-chain.js';
 import { AuditLog, type AuditHeadDoc, type AuditLogDoc } from '../../persistence/audit.js';
 import { db, newTenant, stackEnv } from './helpers.js';
+import { verifiedClaimFields } from './audit-fixtures.js';
 
 const stores: Store[] = [];
 afterAll(async () => {
@@ -25,26 +26,7 @@ function process_(): AuditLog {
 
 const secret = () => stackEnv().SVC_AUDIT_SECRET_KEY as string;
 
-function fields(orgId: string, i: number): AuditEntryFields {
-  return {
-    organization_id: orgId,
-    user_id: null,
-    query: `claim ${i}`,
-    result: {
-      status: 'VERIFIED',
-      admission: null,
-      proof_ref: null,
-      attestation_id: null,
-      key_id: null,
-      workflow_id: `wf-moves-${i}`,
-      request_digest: null,
-    },
-    verified: true,
-    domain: 'math',
-    timestamp: new Date(),
-    raw_llm_output: null,
-  };
-}
+const fields = (orgId: string, i: number): AuditEntryFields => verifiedClaimFields(orgId, i, 'moves');
 
 const append = (log: AuditLog, orgId: string, i: number) =>
   log.append(fields(orgId, i), { logId: `log_moves_${orgId}_${i}`, secret: secret(), budgetMs: 60_000 });
