@@ -5,7 +5,7 @@ import type { Context, Middleware } from 'koa';
 import { inspectApiKey, AGENT_PREFIX } from '../../core/api-keys.js';
 import { verifyAccessToken, AccessTokenError } from '../../core/jwt.js';
 import { hasScope, SCOPE_ADMIN_ALL, type Role, type Scope } from '../../core/scopes.js';
-import type { ApiKeyDoc, OrganizationDoc, Plan, UserDoc } from '../../core/accounts.js';
+import type { ApiKeyDoc, OrganizationDoc, Plan, ResolvedKey, UserDoc } from '../../core/accounts.js';
 import { HttpError } from '../errors.js';
 import type { AppDeps } from '../deps.js';
 
@@ -48,14 +48,24 @@ export async function resolveApiKey(deps: AppDeps, raw: string | undefined): Pro
   const shape = inspectApiKey(raw);
   // Bad checksums, unknown prefixes and agent tokens are rejected without a store lookup.
   if (!shape.ok || shape.prefix === AGENT_PREFIX) return { ok: false, failure: 'invalid' };
-  // The process's key cache (bounded staleness, docs/performance.md) saves the three reads below.
+  // The process's key cache (bounded staleness, docs/performance.md) saves the three reads
+  // below; concurrent misses of one key share one lookup (single flight, core/key-cache.ts).
   const digest = deps.accounts.digest(raw);
-  const cached = deps.accounts.keyCache.get(digest);
-  if (cached) {
-    if (cached.key.expires_at !== null && cached.key.expires_at.getTime() <= Date.now())
-      return { ok: false, failure: 'inactive_key', ...cached };
-    return { ok: true, ...cached };
-  }
+  const got = await deps.accounts.keyCache.load(
+    digest,
+    () => lookupApiKey(deps, raw),
+    (r) =>
+      r.ok ? { keyId: (r.key as ApiKeyDoc)._id, value: { key: r.key, user: r.user, org: r.org } as ResolvedKey } : null,
+  );
+  if ('result' in got) return got.result;
+  const cached = got.cached;
+  if (cached.key.expires_at !== null && cached.key.expires_at.getTime() <= Date.now())
+    return { ok: false, failure: 'inactive_key', ...cached };
+  return { ok: true, ...cached };
+}
+
+/** The three reads of a key not in the cache (key by digest, its user and organization by `_id`). */
+async function lookupApiKey(deps: AppDeps, raw: string): Promise<KeyResolution> {
   const key = await deps.accounts.findKeyByRaw(raw);
   if (!key) {
     const legacy = await deps.accounts.findLegacyKey(raw);
@@ -66,7 +76,6 @@ export async function resolveApiKey(deps: AppDeps, raw: string | undefined): Pro
   if (!key.active || key.revoked_at !== null || expired) return { ok: false, failure: 'inactive_key', key, user, org };
   if (!user || user.org_id !== key.org_id) return { ok: false, failure: 'foreign_user', key, user, org };
   if (!user.active || !org || !org.active) return { ok: false, failure: 'inactive_account', key, user, org };
-  deps.accounts.keyCache.set(digest, key._id, { key, user, org });
   return { ok: true, key, user, org };
 }
 
