@@ -108,6 +108,19 @@ const HEAD_PROBE = 8;
  * appends fail closed (AuditAppendConflictError after their budget: a 503).
  */
 export const STALL_HEAL_MS = 15_000;
+/**
+ * How long a position may stay taken but unindexed before a waiting writer heals it by point
+ * lookup through the commit's claim (session 15, `audit_claims`). A heal of a live writer's
+ * entries is harmless (it inserts the same positions, insert-once), so this only needs to be
+ * longer than a live writer's usual gap between its two inserts, to spare the reads.
+ */
+export const CLAIM_HEAL_MS = 2_000;
+
+/** A group commit's claim: the `_id` of its first position (`org#seq`), naming its entries in order. */
+export interface AuditClaimDoc {
+  _id: string;
+  log_ids: string[];
+}
 
 async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const out = new Array<R>(items.length);
@@ -287,6 +300,10 @@ export class AuditLog {
     return this.store.collection<AuditSeqDoc>('audit_seq');
   }
 
+  get claims(): Collection<AuditClaimDoc> {
+    return this.store.collection<AuditClaimDoc>('audit_claims');
+  }
+
   get rollups(): Collection<AuditRollupDoc> {
     return this.store.collection<AuditRollupDoc>('audit_rollups');
   }
@@ -305,7 +322,7 @@ export class AuditLog {
   /** Heads moved by this process and not yet written to their document, with the timer that writes them. */
   private readonly unpublished = new Map<string, { head: Head; timer: NodeJS.Timeout }>();
   /** A position found taken but not indexed, per organization, since when: healed after STALL_HEAL_MS. */
-  private readonly stalls = new Map<string, { seq: number; since: number }>();
+  private readonly stalls = new Map<string, { seq: number; since: number; claimTried: boolean }>();
 
   /**
    * Appends an entry to its organization's chain under the id `logId`. Rejects with
@@ -496,9 +513,17 @@ export class AuditLog {
       if (docs.length === 0) return;
       let inserted = docs.length;
       // audit_logs: unique inserts (by `_id` and by (organization_id, seq)), ordered: the store
-      // stops at the first duplicate, so the entries before it are the ones written.
-      const duplicates = await insertReportingDuplicates(this.store, 'audit_logs', docs, true);
+      // stops at the first duplicate, so the entries before it are the ones written. Beside it,
+      // at the same time (no extra wait), the commit's claim: what a waiting writer heals by.
+      const first = docs[0] as AuditLogDoc;
+      const [duplicates, claimed] = await Promise.all([
+        insertReportingDuplicates(this.store, 'audit_logs', docs, true),
+        this.insertClaim(orgId, first.seq, docs),
+      ]);
       if (duplicates.length > 0) inserted = duplicates[0] as number;
+      // Lost the position but won its claim: the claim names entries that are not there; it goes
+      // (a healer checks every entry it names anyway, and falls back to the scan).
+      if (inserted === 0 && claimed) this.dropClaim(orgId, first.seq);
       if (inserted > 0) {
         const mine = docs.slice(0, inserted);
         // The positions move the head over the entries (their owner is this writer, by the entries' unique index).
@@ -586,12 +611,79 @@ export class AuditLog {
   private async healIfStalled(orgId: string, seq: number): Promise<void> {
     const stall = this.stalls.get(orgId);
     if (!stall || stall.seq !== seq) {
-      this.stalls.set(orgId, { seq, since: Date.now() });
+      this.stalls.set(orgId, { seq, since: Date.now(), claimTried: false });
       return;
     }
-    if (Date.now() - stall.since < this.stallHealMs) return;
+    const waited = Date.now() - stall.since;
+    // First by the commit's claim (point lookups), once; the scan only after STALL_HEAL_MS.
+    if (!stall.claimTried && waited >= Math.min(CLAIM_HEAL_MS, this.stallHealMs)) {
+      stall.claimTried = true;
+      if (await this.healByClaim(orgId, seq)) return void this.stalls.delete(orgId);
+    }
+    if (waited < this.stallHealMs) return;
     this.stalls.delete(orgId);
     await this.healStalledPosition(orgId, seq);
+  }
+
+  /**
+   * The claim of a group commit starting at `seq` (audit_claims, insert-once by `_id` org#seq),
+   * sent beside its entries. False when it was not written (another writer's claim is there, or
+   * the store refused it: a claim only spares a heal its scan, so it never fails an append).
+   */
+  private async insertClaim(orgId: string, seq: number, docs: AuditLogDoc[]): Promise<boolean> {
+    try {
+      const dup = await insertReportingDuplicates<AuditClaimDoc>(
+        this.store,
+        'audit_claims',
+        [{ _id: seqKey(orgId, seq), log_ids: docs.map((d) => d._id) }],
+        true,
+      );
+      return dup.length === 0;
+    } catch (err) {
+      log.debug('audit claim not written', { org_id: orgId, seq, error: (err as Error).message });
+      return false;
+    }
+  }
+
+  /**
+   * Deletes this writer's claim of a position it lost (audit_claims by `_id` alone: a filter on
+   * more is a scan on FerretDB/SQLite). The claim there is this writer's: it won the insert, and
+   * no other claim of that `_id` can be written until this one is gone.
+   */
+  private dropClaim(orgId: string, seq: number): void {
+    // Not awaited: the conflict path goes on; a claim left behind is checked by its healer.
+    this.claims
+      .deleteOne({ _id: seqKey(orgId, seq) })
+      .catch((err: Error) => log.debug('audit claim not dropped', { org_id: orgId, seq, error: err.message }));
+  }
+
+  /**
+   * Heals a stalled position by point lookups: the claim of the commit that starts there
+   * (audit_claims by `_id`), then its entries (audit_logs by `_id`), each checked to be this
+   * organization's entry at the seq the claim gives it; the run that checks out is indexed.
+   * False when there is no claim or its first entry is not at `seq` (then the scan, later).
+   */
+  async healByClaim(orgId: string, seq: number): Promise<boolean> {
+    // audit_claims by `_id` (org#seq).
+    const claim = await this.claims.findOne({ _id: seqKey(orgId, seq) });
+    if (!claim || !Array.isArray(claim.log_ids)) return false;
+    // audit_logs by `_id`, LOOKUP_PARALLELISM in flight (at most MAX_BATCH: one commit).
+    const found = await mapLimit(claim.log_ids.slice(0, MAX_BATCH), LOOKUP_PARALLELISM, (id) =>
+      this.logs.findOne({ _id: id }),
+    );
+    const run: AuditLogDoc[] = [];
+    for (const d of found) {
+      if (!d || d.organization_id !== orgId || d.seq !== seq + run.length) break;
+      run.push(d);
+    }
+    if (run.length === 0) return false;
+    await this.indexPositions(run);
+    log.warn('audit position healed by its claim (its writer stopped between its two inserts, or is slow)', {
+      org_id: orgId,
+      seq,
+      entries: run.length,
+    });
+    return true;
   }
 
   /**

@@ -128,6 +128,11 @@ export const COLLECTIONS: Record<string, CollectionEntry> = {
     by: 'one position entry {org#seq} per audit entry (the last contiguous one is the head)',
     module: 'audit',
   },
+  audit_claims: {
+    growth: 'growing',
+    by: 'one claim {org#seq} per group commit of the chain, naming its entries (session 15: a stalled position is healed by point lookups)',
+    module: 'audit',
+  },
   audit_head_moves: {
     growth: 'growing',
     by: 'one per move of a head {org@from@hash} written before session 14 (no longer written or read: the positions move the head)',
