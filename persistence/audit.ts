@@ -30,7 +30,10 @@
 // (no position, and none coming) is indexed by the next writer that finds its position taken
 // for more than STALL_HEAL_MS (healStalledPosition: the one read of `audit_logs` by
 // (organization_id, seq), served by the unique index on MongoDB, a scan on FerretDB/SQLite, and
-// only after such a crash), so a crashed writer never wedges the chain. Entry ids are chosen by
+// only after such a crash), so a crashed writer never wedges the chain. Since session 15 each
+// group commit also sends, beside its entries, a claim `audit_claims {_id: org#firstSeq,
+// log_ids}`: a stalled position is healed by point lookups through it after CLAIM_HEAL_MS
+// (healByClaim), and the scan is left for a position without a usable claim. Entry ids are chosen by
 // the caller and derived from the workflow id, so an activity retry finds its own entry.
 //
 // The verdict roll-up follows the positions: the writer of entries n+1..m (their owner, by the
@@ -550,8 +553,12 @@ export class AuditLog {
       this.knownHeads.delete(orgId);
       remaining = built.slice(inserted);
       const conflicted = remaining[0] as Pending;
-      // audit_logs by `_id`.
-      const existing = await this.logs.findOne({ _id: conflicted.logId });
+      // audit_logs by `_id`, and the head at the same time (session 15: a loser used to make these
+      // two reads, a back-off and a second head read one after another, while the winner's next
+      // commit was already on its way, and lost again: "audit append retried" 200-300 times per
+      // data-scale run). When the head moved, the next attempt goes at once from it.
+      const [existing, now] = await Promise.all([this.logs.findOne({ _id: conflicted.logId }), this.readHead(orgId)]);
+      let moved: Head | null = null;
       if (existing) {
         // An earlier attempt wrote this entry, and usually the ones after it (a re-run of a batch
         // job's entries in another process): every remaining item is looked up at once (point
@@ -574,13 +581,12 @@ export class AuditLog {
         // Position taken by a writer that has not indexed it yet (or crashed before it could):
         // read the head again (its positions); if it did not move, back off briefly (real
         // cross-process contention), and heal the position once it has been stalled too long.
-        const now = await this.readHead(orgId);
         if (!now.exists)
           await this.healLegacyChain(orgId); // entries written before heads existed
         else if (now.seq === head.seq) {
           await this.healIfStalled(orgId, head.seq + 1);
           await sleep(Math.min(100, 2 * 2 ** Math.min(conflicted.attempts, 6)) * (0.5 + Math.random()));
-        }
+        } else moved = now;
       }
       const t = Date.now();
       remaining = remaining.filter((item) => {
@@ -588,7 +594,7 @@ export class AuditLog {
         item.reject(new AuditAppendConflictError(item.attempts));
         return false;
       });
-      head = await this.readHead(orgId);
+      head = moved ?? (await this.readHead(orgId));
     }
   }
 
