@@ -917,8 +917,13 @@ export class BatchJobStore {
         .filter((e) => !seen.has(e.slot) && seen.add(e.slot));
       // The oldest first; after a lost race, the others in a random order (admissions submitted
       // together then spread over the window instead of all racing for the next one).
-      const [first, ...rest] = mine.map((e) => slotDocs.get(e.slot) as BatchSlotDoc);
-      const admission = first ? await this.takeOne([first, ...shuffled(rest)], jobId) : null;
+      // From a held window only its first proposal (session 15): a lost claim there means another
+      // process moved on since the window was read, so the window is read again rather than each
+      // of its stale proposals costing a lost claim (an insert and two reads).
+      const [first, ...rest] = mine
+        .filter((e) => !this.claiming.has(e.slot))
+        .map((e) => slotDocs.get(e.slot) as BatchSlotDoc);
+      const admission = first ? await this.takeOne(held ? [first] : [first, ...shuffled(rest)], jobId) : null;
       // `head` passes the entries now dead (their slot moved on, or this admission took it).
       const stillLive = present.filter((e) => isLive(e) && e.slot !== admission?.slot);
       const newHead = stillLive.length > 0 ? Math.min(...stillLive.map((e) => e._id)) : h + present.length;
@@ -931,8 +936,10 @@ export class BatchJobStore {
           void this.queueWindow(h + QUEUE_WINDOW).catch(() => undefined); // a failed read-ahead is read again on the path
         return { admission, refill: false };
       }
-      if (held) {
-        fresh = true; // its proposals were taken meanwhile (another process), or it ended short: read it now
+      // A held window whose proposal was lost (another process took it), or that ended short (new
+      // releases may follow it), is read again now; one that only this process's admissions emptied is passed.
+      if (held && (first || present.length < QUEUE_WINDOW)) {
+        fresh = true;
         w--;
         continue;
       }

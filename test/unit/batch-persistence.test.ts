@@ -674,6 +674,7 @@ describe('persistence/batch.ts: the job store', () => {
       return { a, path, depth: Math.max(...awaited.map((e) => depth.get(e) ?? 0)) };
     };
     // Below the limit: a new number (the process hands out numbers past the ones it took).
+    await jobs.moveCursor('next', 0); // a directory from the start (no fallback's random first number)
     for (const id of ['bj_w0', 'bj_w1']) await jobs.admit(newJob(id), ITEMS, 10);
     const fresh = await roundTrips('bj_w2', 10);
     expect(fresh.a).toMatchObject({ evicted: null });
