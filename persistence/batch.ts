@@ -662,6 +662,8 @@ export class BatchJobStore {
    */
   private nudge(name: SlotCursor, n: number): void {
     if (name === 'head') this.seeHead(n);
+    // What this process writes into `next` it knows as well as a reader of it would (session 15).
+    if (name === 'next') this.nextSeen = Math.max(this.nextSeen, n);
     const state = this.nudges.get(name);
     if (state) {
       state.next = Math.max(state.next ?? n, n);
@@ -877,6 +879,9 @@ export class BatchJobStore {
     }
     // 2. the release queue, a window of positions at a time from `head`
     let h = head ?? 0;
+    // Where this admission starts is `head` as far as this process knows (none written yet, or not
+    // moved because the oldest entry is still live): held like a read one, for HELD_MS from now.
+    if (!this.headSeen) this.headSeen = { n: h, at: Date.now() };
     let sawLive = false;
     let fresh = false;
     for (let w = 0; w < QUEUE_WINDOWS; w++) {
