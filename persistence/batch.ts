@@ -253,6 +253,20 @@ const QUEUE_WINDOWS = 8;
 const NEW_SLOT_WINDOWS = 4;
 /** Dead queue entries kept below `head` (a reader whose hint lags reads them as dead, not as the queue's end). */
 const QUEUE_SWEEP_MARGIN = 1000;
+/**
+ * How long a process answers admissions at the limit from the release-queue windows and the
+ * `head` hint it read (session 15), without reading them again. A snapshot only proposes a slot:
+ * the claim's unique insert decides, so a slot another process took meanwhile costs a lost
+ * claim, never a second job; and the claims a snapshot could miss are kept CLAIM_RETENTION_MS
+ * (an hour), far longer than this.
+ */
+const HELD_MS = 10_000;
+/** Windows kept in hand (the one in use and the one read ahead, with room for a second process's pace). */
+const HELD_WINDOWS = 4;
+
+type QueueWindow = { present: SlotQueueEntryDoc[]; slotDocs: Map<number, BatchSlotDoc> };
+/** A slot taken from the release queue: the claim is won; its slot write is in flight beside the job's insert (admit). */
+type Taken = Admission & { written?: Promise<unknown> };
 
 export class BatchCapacityError extends Error {
   constructor() {
@@ -354,10 +368,19 @@ export class BatchJobStore {
   private readonly gone = new Set<string>();
   /** Reads in flight shared by this process's admissions (shared): the hints, and the release queue's windows by first position. */
   private readonly cursorReads = new Map<SlotCursor, Promise<number | null>>();
-  private readonly windowReads = new Map<
-    number,
-    Promise<{ present: SlotQueueEntryDoc[]; slotDocs: Map<number, BatchSlotDoc> }>
-  >();
+  private readonly windowReads = new Map<number, Promise<QueueWindow>>();
+  /**
+   * Windows of the release queue read lately, by first position, and when (session 15): at the
+   * limit an admission proposes a slot from them without a read (HELD_MS). Kept: HELD_WINDOWS.
+   */
+  private readonly windowsHeld = new Map<number, { at: number; win: QueueWindow }>();
+  /**
+   * The highest `next` hint this process read (session 15). Slot documents are never deleted, so
+   * once it is ≥ max every number below max exists for good: at the limit it is not read again.
+   */
+  private nextSeen = 0;
+  /** The `head` hint as this process last read or moved it, and when (session 15; a lagging head costs lookups, never a slot). */
+  private headSeen: { n: number; at: number } | null = null;
   /** Claims this process won lately (`<slot>:<gen>`, bounded by WON_MEMO): a shared window's snapshot of those slots is stale. */
   private readonly won = new Set<string>();
   /** Cursor moves in flight (nudge): the highest value asked for meanwhile, written when the current move is done. */
@@ -514,9 +537,11 @@ export class BatchJobStore {
    * Takes generation `gen` of slot `slot` for `jobId`. Key: unique `batch_slot_claims._id` (an
    * insert); on a duplicate, the claim and the slot by `_id`. A claim whose winner never wrote the
    * slot document (it died) is superseded by the next generation once stale. Returns the
-   * generation won, or null.
+   * generation won, or null. `orphans` gets the job a superseded claim named when that job is
+   * not its slot's (session 15: its admission died between the claim and the slot write, after
+   * or beside the job's insert): the winner carries it onto the slot for deletion.
    */
-  async claim(slot: number, gen: number, jobId: string | null): Promise<number | null> {
+  async claim(slot: number, gen: number, jobId: string | null, orphans?: string[]): Promise<number | null> {
     for (let g = gen; g < gen + 2; g++) {
       try {
         await this.claims.insertOne({ _id: `${slot}:${g}`, slot, gen: g, job_id: jobId, created_at: new Date() });
@@ -530,6 +555,7 @@ export class BatchJobStore {
         const orphaned =
           existing && current && current.gen < g && Date.now() - existing.created_at.getTime() > CLAIM_STALE_MS;
         if (!orphaned) return null;
+        if (existing.job_id && existing.job_id !== current.job_id) orphans?.push(existing.job_id);
       }
     }
     return null;
@@ -545,7 +571,19 @@ export class BatchJobStore {
   /** A directory cursor, or null when never written. Key: `batch_slot_cursors._id` (bounded: 4 documents). */
   async cursor(name: SlotCursor): Promise<number | null> {
     // Single flight per process (session 14): a burst of admissions shares one read of a hint.
-    return this.shared(this.cursorReads, name, async () => (await this.cursors.findOne({ _id: name }))?.n ?? null);
+    const n = await this.shared(
+      this.cursorReads,
+      name,
+      async () => (await this.cursors.findOne({ _id: name }))?.n ?? null,
+    );
+    if (n !== null && name === 'next') this.nextSeen = Math.max(this.nextSeen, n);
+    if (n !== null && name === 'head') this.seeHead(n);
+    return n;
+  }
+
+  /** Notes a `head` value read or moved by this process (session 15). */
+  private seeHead(n: number): void {
+    if (!this.headSeen || n >= this.headSeen.n) this.headSeen = { n, at: Date.now() };
   }
 
   /**
@@ -569,7 +607,7 @@ export class BatchJobStore {
    * read (session 14: ten admissions of a burst read the same 8 positions and up to 8 slots each,
    * 104–168 point reads per burst on the seeded store, each queued behind the others).
    */
-  private queueWindow(h: number): Promise<{ present: SlotQueueEntryDoc[]; slotDocs: Map<number, BatchSlotDoc> }> {
+  private queueWindow(h: number): Promise<QueueWindow> {
     return this.shared(this.windowReads, h, async () => {
       const window = await Promise.all(
         Array.from({ length: QUEUE_WINDOW }, (_, i) => this.queue.findOne({ _id: h + i })),
@@ -581,8 +619,25 @@ export class BatchJobStore {
         [...new Set(present.map((e) => e.slot))].map((id) => this.slots.findOne({ _id: id })),
       ))
         if (s) slotDocs.set(s._id, s);
-      return { present, slotDocs };
+      const win = { present, slotDocs };
+      this.windowsHeld.set(h, { at: Date.now(), win });
+      for (const k of [...this.windowsHeld.keys()].sort((a, b) => a - b).slice(0, -HELD_WINDOWS))
+        this.windowsHeld.delete(k);
+      return win;
     });
+  }
+
+  /**
+   * Window `h` as this process read it within HELD_MS (`held`: no read on the admission's path,
+   * session 15), else read now (shared with the admissions and the read-ahead asking meanwhile).
+   */
+  private async heldWindow(h: number, fresh: boolean): Promise<{ h: number; win: QueueWindow; held: boolean }> {
+    // The window that covers `h` (`head` moves one entry at a time; windows stay where they were read).
+    const k = fresh ? undefined : [...this.windowsHeld.keys()].find((x) => x <= h && h < x + QUEUE_WINDOW);
+    const kept = k === undefined ? undefined : this.windowsHeld.get(k);
+    if (k !== undefined && kept && Date.now() - kept.at < HELD_MS) return { h: k, win: kept.win, held: true };
+    for (const x of [...this.windowsHeld.keys()]) if (x <= h && h < x + QUEUE_WINDOW) this.windowsHeld.delete(x);
+    return { h, win: await this.queueWindow(h), held: false };
   }
 
   /**
@@ -606,6 +661,9 @@ export class BatchJobStore {
    * (each a commit the burst's own claims, slots and jobs queued behind on SQLite's one writer).
    */
   private nudge(name: SlotCursor, n: number): void {
+    if (name === 'head') this.seeHead(n);
+    // What this process writes into `next` it knows as well as a reader of it would (session 15).
+    if (name === 'next') this.nextSeen = Math.max(this.nextSeen, n);
     const state = this.nudges.get(name);
     if (state) {
       state.next = Math.max(state.next ?? n, n);
@@ -720,10 +778,10 @@ export class BatchJobStore {
     // deleted again when no slot is won; a process dying in between leaves it unread.
     const requestWritten = this.requests.insertOne({ _id: job._id, items: request });
     void requestWritten.catch(() => undefined); // awaited below; handled if it fails before that
-    let admission: Admission;
+    let taken: Taken;
     try {
       const direct = await this.admitByKey(job._id, max);
-      admission = direct.admission ?? (await this.admitByScan(job._id, max, reclaim, direct.refill));
+      taken = direct.admission ?? (await this.admitByScan(job._id, max, reclaim, direct.refill));
     } catch (err) {
       await requestWritten.then(
         () => this.requests.deleteOne({ _id: job._id }).catch(() => undefined),
@@ -731,8 +789,25 @@ export class BatchJobStore {
       );
       throw err;
     }
-    // The job (unique `_id` insert) once its slot is known, and the request's acknowledgement.
-    await Promise.all([requestWritten, this.jobs.insertOne({ ...job, slot: admission.slot })]);
+    const { written, ...admission } = taken;
+    // The job (unique `_id` insert) once its slot is known, beside the slot write of a slot taken
+    // from the queue (session 15: one round trip where the two were one after the other) and the
+    // request's acknowledgement. The claim already decided the slot; a process that dies between
+    // the job's insert and the slot write leaves a job its slot does not name, never started: the
+    // claim names it, and the admission that supersedes the claim, or the claim sweep, deletes it.
+    const settled = await Promise.allSettled([
+      requestWritten,
+      written,
+      this.jobs.insertOne({ ...job, slot: admission.slot }),
+    ]);
+    const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) {
+      // Undone by the admitting process (it owns the claim): the job and request if written, the
+      // slot freed if it names this job; an evicted name stays on the slot for the sweep.
+      await this.abandon(job._id, admission.slot).catch(() => undefined);
+      await this.requests.deleteOne({ _id: job._id }).catch(() => undefined);
+      throw failed.reason;
+    }
     return admission;
   }
 
@@ -741,7 +816,7 @@ export class BatchJobStore {
    * whether to re-queue what it sees: the directory is new (no `next`), or its queue ran out
    * without any live entry.
    */
-  private async admitByKey(jobId: string, max: number): Promise<{ admission: Admission | null; refill: boolean }> {
+  private async admitByKey(jobId: string, max: number): Promise<{ admission: Taken | null; refill: boolean }> {
     // This process already took new numbers: the next one is tried before the cursors are read
     // (they only tell what other processes took; a lost insert reads them below).
     if (this.handedOut > 0 && this.handedOut < max) {
@@ -753,7 +828,14 @@ export class BatchJobStore {
       // (session 13: bench/data-scale.ts's seeded phase).
       this.handedOut = 0;
     }
-    const [next, head] = await Promise.all([this.cursor('next'), this.cursor('head')]);
+    // At the limit (every number below max exists: `next` ≥ max was read) with `head` in hand, no
+    // hint is read (session 15): the admission goes to the window this process holds.
+    const headHeld = this.headSeen && Date.now() - this.headSeen.at < HELD_MS ? this.headSeen.n : null;
+    const full = this.nextSeen >= max;
+    const [next, head] =
+      full && headHeld !== null
+        ? [this.nextSeen, headHeld]
+        : await Promise.all([full ? this.nextSeen : this.cursor('next'), headHeld ?? this.cursor('head')]);
     if (next === null) return { admission: null, refill: true };
     // 1. a slot number never used: `next` (or past what this process handed out) first; after a lost race, the numbers of a window
     // from `next` are read by `_id` (in parallel); the lowest absent one is tried first, then, after a lost race, the others in a
@@ -797,10 +879,29 @@ export class BatchJobStore {
     }
     // 2. the release queue, a window of positions at a time from `head`
     let h = head ?? 0;
+    // Where this admission starts is `head` as far as this process knows (none written yet, or not
+    // moved because the oldest entry is still live): held like a read one, for HELD_MS from now.
+    if (!this.headSeen) this.headSeen = { n: h, at: Date.now() };
     let sawLive = false;
+    let fresh = false;
     for (let w = 0; w < QUEUE_WINDOWS; w++) {
-      const { present, slotDocs } = await this.queueWindow(h);
-      if (present.length === 0) break;
+      // A window this process holds (session 15: read by an earlier admission or ahead of this
+      // one) proposes slots without a read; one that proposes nothing is read again, once.
+      const got = await this.heldWindow(h, fresh);
+      const {
+        win: { present, slotDocs },
+        held,
+      } = got;
+      h = got.h;
+      fresh = false;
+      if (present.length === 0) {
+        if (held) {
+          fresh = true;
+          w--;
+          continue;
+        }
+        break;
+      }
       // A slot this process has claimed since (the window may be shared with admissions that took it) is no longer live.
       const isLive = (e: SlotQueueEntryDoc) => {
         const s = slotDocs.get(e.slot);
@@ -821,13 +922,32 @@ export class BatchJobStore {
         .filter((e) => !seen.has(e.slot) && seen.add(e.slot));
       // The oldest first; after a lost race, the others in a random order (admissions submitted
       // together then spread over the window instead of all racing for the next one).
-      const [first, ...rest] = mine.map((e) => slotDocs.get(e.slot) as BatchSlotDoc);
-      const admission = first ? await this.takeOne([first, ...shuffled(rest)], jobId) : null;
+      // From a held window only its first proposal (session 15): a lost claim there means another
+      // process moved on since the window was read, so the window is read again rather than each
+      // of its stale proposals costing a lost claim (an insert and two reads).
+      const [first, ...rest] = mine
+        .filter((e) => !this.claiming.has(e.slot))
+        .map((e) => slotDocs.get(e.slot) as BatchSlotDoc);
+      const admission = first ? await this.takeOne(held ? [first] : [first, ...shuffled(rest)], jobId) : null;
       // `head` passes the entries now dead (their slot moved on, or this admission took it).
       const stillLive = present.filter((e) => isLive(e) && e.slot !== admission?.slot);
       const newHead = stillLive.length > 0 ? Math.min(...stillLive.map((e) => e._id)) : h + present.length;
       if (newHead > h) this.nudge('head', newHead);
-      if (admission) return { admission, refill: false };
+      if (admission) {
+        // Read ahead (session 15): the next window, off this admission's path, once this one runs
+        // low, so that the next admissions of a burst (or the next burst) find it in hand.
+        const left = stillLive.filter((e) => !this.claiming.has(e.slot)).length;
+        if (present.length === QUEUE_WINDOW && left < QUEUE_WINDOW / 2)
+          void this.queueWindow(h + QUEUE_WINDOW).catch(() => undefined); // a failed read-ahead is read again on the path
+        return { admission, refill: false };
+      }
+      // A held window whose proposal was lost (another process took it), or that ended short (new
+      // releases may follow it), is read again now; one that only this process's admissions emptied is passed.
+      if (held && (first || present.length < QUEUE_WINDOW)) {
+        fresh = true;
+        w--;
+        continue;
+      }
       if (present.length < QUEUE_WINDOW) break;
       h += QUEUE_WINDOW;
     }
@@ -856,14 +976,14 @@ export class BatchJobStore {
     max: number,
     reclaim: (() => Promise<number>) | undefined,
     refill: boolean,
-  ): Promise<Admission> {
+  ): Promise<Taken> {
     let reclaimed = false;
     for (let attempt = 0; attempt < 30; attempt++) {
       const slots = (await this.allSlots()).filter((s) => s._id < max);
       // 1. a free slot (any: admissions submitted together try them in different orders, so
       // they do not all race for the same one)
       const free = shuffled(slots.filter((s) => s.state === 'free')).slice(0, 4);
-      let admission = await this.takeOne(free, jobId);
+      let admission: Taken | null = await this.takeOne(free, jobId);
       // 2. a new slot: one of the lowest unused numbers, in a random order (same reason)
       if (!admission && slots.length < max) {
         for (const number of shuffled(unusedNumbers(slots, max, 8))) {
@@ -939,7 +1059,7 @@ export class BatchJobStore {
    * and the deletion's four writes queued behind the running jobs' commits before the POST could
    * answer): the caller runs dropEvicted afterwards; a crash before it leaves the names on the slot.
    */
-  private async takeOne(candidates: BatchSlotDoc[], jobId: string): Promise<Admission | null> {
+  private async takeOne(candidates: BatchSlotDoc[], jobId: string): Promise<Taken | null> {
     for (const cand of candidates) {
       // A slot another admission of this process is claiming right now is left to it: a burst of
       // POSTs to one process then takes successive queue entries instead of racing for the oldest
@@ -948,22 +1068,28 @@ export class BatchJobStore {
       this.claiming.add(cand._id);
       try {
         if (this.won.has(claimId(cand._id, (cand.gen ?? 0) + 1))) continue; // taken by this process since it was read
-        const gen = await this.claim(cand._id, (cand.gen ?? 0) + 1, jobId);
+        const orphans: string[] = [];
+        const gen = await this.claim(cand._id, (cand.gen ?? 0) + 1, jobId, orphans);
         if (gen === null) continue;
         this.won.add(claimId(cand._id, gen));
         if (this.won.size > WON_MEMO) this.won.delete(this.won.values().next().value as string);
         const drop = [
-          ...(cand.job_id ? [cand.job_id] : []),
-          ...(cand.evicting ?? []).filter((n) => n !== cand.job_id && !this.gone.has(n)),
+          ...new Set([
+            ...(cand.job_id ? [cand.job_id] : []),
+            ...[...orphans, ...(cand.evicting ?? [])].filter((n) => n !== cand.job_id && !this.gone.has(n)),
+          ]),
         ].slice(0, EVICTING_MAX);
-        // Key: `batch_slots._id`; only the claim's winner writes it. From here on the evicted job reads as 404 (holdsSlot).
-        await this.slots.updateOne(
+        // Key: `batch_slots._id`; only the claim's winner writes it. From here on the evicted job
+        // reads as 404 (holdsSlot). Not awaited here (session 15): admit sends it beside the job's
+        // insert and answers only once both are acknowledged.
+        const written = this.slots.updateOne(
           { _id: cand._id },
           {
             $set: { gen, state: 'active', job_id: jobId, claimed_at: new Date(), finished_at: null, evicting: drop },
           },
         );
-        return { slot: cand._id, evicted: cand.state === 'finished' ? cand.job_id : null, drop };
+        void written.catch(() => undefined); // awaited by admit
+        return { slot: cand._id, evicted: cand.state === 'finished' ? cand.job_id : null, drop, written };
       } finally {
         this.claiming.delete(cand._id);
       }
@@ -1086,7 +1212,20 @@ export class BatchJobStore {
    * collection bounded by the job starts of the last hour plus one sweep interval).
    */
   async sweepClaims(now = Date.now()): Promise<number> {
-    const r = await this.claims.deleteMany({ created_at: { $lt: new Date(now - CLAIM_RETENTION_MS) } });
+    const old = { created_at: { $lt: new Date(now - CLAIM_RETENTION_MS) } };
+    // Session 15: a claim whose slot never got its write (its admission died between the claim
+    // and the slot write) names a job that was never started and that its slot does not name:
+    // deleted by id before the claim goes (one bounded read of the slots, only when there is such a claim).
+    const expiring = await this.claims.find(old, { projection: { slot: 1, gen: 1, job_id: 1 } }).toArray();
+    if (expiring.length > 0) {
+      const slots = new Map((await this.allSlots()).map((s) => [s._id, s]));
+      const orphans = expiring.filter((c) => {
+        const s = slots.get(c.slot);
+        return c.job_id !== null && !!s && s.gen < c.gen && s.job_id !== c.job_id;
+      });
+      if (orphans.length > 0) await this.dropEvicted(orphans.map((c) => c.job_id as string));
+    }
+    const r = await this.claims.deleteMany(old);
     return r.deletedCount;
   }
 
