@@ -378,9 +378,12 @@ export class BatchJobs {
         // stored units (read then, not beside the query: a unit document carries its items'
         // results and attestation tokens, and a job polled every 100 ms read all of them on
         // every poll; session 10, docs/performance.md).
-        const snap = await this.temporal.connection
-          .withDeadline(Date.now() + queryDeadlineMs, () => handle.query<BatchProgress>('progress'))
-          .catch(() => null);
+        // A one-unit job: the store says all a query could (session 15, below), so no query.
+        const snap = !progressQueryUseful(doc)
+          ? null
+          : await this.temporal.connection
+              .withDeadline(Date.now() + queryDeadlineMs, () => handle.query<BatchProgress>('progress'))
+              .catch(() => null);
         if (snap?.status === 'running') return await this.fromProgress(snap);
         if (!snap) {
           const stored = await this.store
@@ -456,6 +459,20 @@ export class BatchJobs {
     if (freed > 0) log.warn('batch slots reclaimed', { freed });
     return freed;
   }
+}
+
+/**
+ * Whether a running job's GET asks its workflow (the `progress` query) or reads its stored unit.
+ * A job of one unit (`units === 1`: every job of at most 100 math items, or of one other item)
+ * holds nothing a query could show that the store does not: its only unit's items appear when
+ * its result document is stored and audited, and its job is stored completed right after. A
+ * query there only waits: a math unit is a local activity that holds the workflow task, so the
+ * query waited its whole 250 ms deadline on every poll of a running job (session 15: 10 jobs
+ * polled at once, each GET ~300 ms, and the queries queued behind the units on the worker).
+ * A job of several units keeps the query (the items of its other types the workflow holds).
+ */
+export function progressQueryUseful(doc: Pick<BatchJobDoc, 'units'>): boolean {
+  return doc.units !== 1;
 }
 
 /** A job older than the orphan repair's bound: its admission either started its workflow or was repaired. */
