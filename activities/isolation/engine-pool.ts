@@ -6,8 +6,13 @@
 //     `size` threads per organization; waiters are served round-robin across organizations.
 //   - Each run has one deadline, queueing included. At the deadline a queued run gives up and a
 //     running one is aborted: piscina terminates its thread and starts a replacement.
-//   - Threads are started at construction and stay up (min = max threads, one of them a spare),
-//     so a call costs a message round trip, not a thread start.
+//   - Threads are started at construction and stay up (min = max = `size` threads), so a call
+//     costs a message round trip, not a thread start.
+//   - A run whose thread is gone (terminated at its deadline, or died) keeps its slot, charged to
+//     its organization, until the replacement thread has loaded its engines: the slots never
+//     outnumber the ready threads, so the other organizations keep theirs and the organization
+//     whose run was cut waits for its own replacement (session 15; until then a pre-started
+//     spare thread per pool covered the replacement, ~35 MB per process: docs/isolation.md).
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { Piscina } from 'piscina';
@@ -45,6 +50,13 @@ export type EngineRunOutcome<T> =
 
 const WORKER_URL = new URL('./engine-worker.mjs', import.meta.url);
 
+/**
+ * How long a slot is held for a replacement thread at most: a replacement that never becomes
+ * ready (its engines fail to load) must not take the slot for good. Runs then wait in piscina's
+ * queue within their own deadline and fail closed, as without the hold. The warm-up's bound.
+ */
+const REPLACEMENT_HOLD_MAX_MS = 60_000;
+
 /** The young generation of an engine thread (EnginePoolOptions.maxYoungGenerationMb). */
 export const ENGINE_THREAD_YOUNG_GENERATION_MB = 8;
 
@@ -58,21 +70,25 @@ export class EnginePool {
   private readonly piscina: Piscina;
   private closed = false;
   private readonly totals = { runs: 0, timeouts: 0, killed: 0, failures: 0 };
+  /** Threads destroyed (terminated or died) that no ended run has claimed yet. */
+  private unclaimedDestroyed = 0;
+  /** Slots of runs whose thread is gone, released in order as replacement threads become ready. */
+  private readonly heldForReplacement: Array<() => void> = [];
 
   constructor(options: EnginePoolOptions = {}) {
     this.size = options.size ?? envInt('SVC_ENGINE_POOL_SIZE') ?? defaultEnginePoolSize();
     const perOrgCap = options.perOrgCap ?? envInt('SVC_ENGINE_ORG_CONCURRENCY') ?? defaultPerOrgCap(this.size);
     this.slots = new FairSlots({ capacity: this.size, perOrgCap });
-    // One spare thread beyond the admitted runs: a thread terminated at a deadline is replaced
-    // while the spare serves, so a kill (and the seconds its replacement takes to load the
-    // engines) never reduces the capacity the other organizations see.
+    // One thread per admitted run, no spare: a thread terminated at a deadline keeps its run's
+    // slot until its replacement is ready (holdUntilReplaced), so a kill never leaves another
+    // organization's admitted run waiting for a thread.
     this.piscina = new Piscina({
       filename: WORKER_URL.href,
-      minThreads: this.size + 1,
-      maxThreads: this.size + 1,
+      minThreads: this.size,
+      maxThreads: this.size,
       idleTimeout: 60_000,
-      // Admission above never lets more than `size` tasks in; a queue here only holds the task
-      // of a thread being replaced.
+      // Admission above never lets more than `size` tasks in, and never more than the ready
+      // threads; a queue here is only a safety net.
       maxQueue: this.size * 4,
       resourceLimits: {
         maxOldGenerationSizeMb: options.maxOldGenerationMb ?? 512,
@@ -80,6 +96,13 @@ export class EnginePool {
       },
       workerData: { preload: options.preload },
     });
+    // Piscina destroys a thread synchronously when it aborts the thread's task (or the thread
+    // dies), before the run's promise rejects; it emits workerCreate for a replacement once the
+    // thread has loaded its module (engine-worker.mjs: the preloaded engines).
+    this.piscina.on('workerDestroy', () => {
+      if (!this.closed) this.unclaimedDestroyed++;
+    });
+    this.piscina.on('workerCreate', () => this.heldForReplacement.shift()?.());
   }
 
   /**
@@ -89,10 +112,10 @@ export class EnginePool {
    */
   async warmUp(): Promise<void> {
     const seen = new Set<number>();
-    while (!this.closed && seen.size < this.size + 1) {
+    while (!this.closed && seen.size < this.size) {
       const ids = await Promise.all(
         Array.from(
-          { length: this.size + 1 },
+          { length: this.size },
           () => this.piscina.run({ engine: 'warm' } satisfies EngineTask) as Promise<number>,
         ),
       );
@@ -120,8 +143,15 @@ export class EnginePool {
     try {
       const value = (await this.piscina.run(task, { signal: controller.signal })) as T;
       const now = performance.now();
+      slot.release();
       return { kind: 'ok', value, queueMs: dispatched - started, runMs: now - dispatched };
     } catch (err) {
+      // The run's thread is gone if piscina destroyed one meanwhile (an abort of a running task
+      // does it before this catch runs; an abort of a task still in piscina's queue does not).
+      if (this.unclaimedDestroyed > 0) {
+        this.unclaimedDestroyed--;
+        this.holdUntilReplaced(slot.release);
+      } else slot.release();
       if (controller.signal.aborted) {
         this.totals.timeouts++;
         this.totals.killed++;
@@ -134,16 +164,39 @@ export class EnginePool {
       };
     } finally {
       clearTimeout(timer);
-      slot.release();
     }
   }
 
+  /** Keeps a slot until a replacement thread is ready (or REPLACEMENT_HOLD_MAX_MS, or shutdown). */
+  private holdUntilReplaced(release: () => void): void {
+    let done = false;
+    const once = () => {
+      if (done) return;
+      done = true;
+      clearTimeout(safety);
+      const i = this.heldForReplacement.indexOf(once);
+      if (i >= 0) this.heldForReplacement.splice(i, 1);
+      release();
+    };
+    const safety = setTimeout(once, REPLACEMENT_HOLD_MAX_MS);
+    safety.unref();
+    if (this.closed) once();
+    else this.heldForReplacement.push(once);
+  }
+
   stats() {
-    return { size: this.size, threads: this.piscina.threads.length, ...this.slots.stats(), totals: { ...this.totals } };
+    return {
+      size: this.size,
+      threads: this.piscina.threads.length,
+      ...this.slots.stats(),
+      heldForReplacement: this.heldForReplacement.length,
+      totals: { ...this.totals },
+    };
   }
 
   async shutdown(): Promise<void> {
     this.closed = true;
+    for (const release of [...this.heldForReplacement]) release();
     await this.piscina.destroy();
   }
 }
