@@ -344,16 +344,23 @@ async function runStack(cfg: StackConfig, seconds: number): Promise<Record<strin
     let ok = 0;
     let bad = 0;
     let n = 0;
+    // Which request of the rotation got which non-2xx status (a memory setting must not cost answers).
+    const failures: Record<string, number> = {};
     await Promise.all(
       Array.from({ length: clients }, async () => {
         while (performance.now() < until) {
-          const s = await next(n++).catch(() => 0);
+          const i = n++;
+          const s = await next(i).catch(() => 0);
           if (s >= 200 && s < 300) ok++;
-          else bad++;
+          else {
+            bad++;
+            const k = `#${i % 7} ${s}`;
+            failures[k] = (failures[k] ?? 0) + 1;
+          }
         }
       }),
     );
-    return { rps: ok / secs, bad };
+    return { rps: ok / secs, bad, failures };
   };
   /** Samples RSS every 250 ms while `fn` runs: peak and mean of the API, the worker and their sum. */
   const sampled = async <T>(fn: () => Promise<T>) => {
@@ -436,7 +443,10 @@ async function runStack(cfg: StackConfig, seconds: number): Promise<Record<strin
       () => post('/verify/math', { expression: 'sin(x)**2 + cos(x)**2 = 1' }),
     ];
     const mixed = await sampled(() => drive(8, seconds * 2, (i) => kinds[i % kinds.length]!()));
-    out.mixed = `${mixed.value.rps.toFixed(1)} req/s (${mixed.value.bad} non-2xx); peak ${fmt(mixed.peak)}; mean total ${mb(mixed.mean)}`;
+    const why = Object.entries(mixed.value.failures)
+      .map(([k, c]) => `${k} × ${c}`)
+      .join(', ');
+    out.mixed = `${mixed.value.rps.toFixed(1)} req/s (${mixed.value.bad} non-2xx${why ? `: kind ${why}` : ''}); peak ${fmt(mixed.peak)}; mean total ${mb(mixed.mean)}`;
     out.afterLoad = fmt(sample());
     if (cfg.idleReleaseMs > 0) {
       await new Promise((r) => setTimeout(r, cfg.idleReleaseMs + 8_000));

@@ -6,13 +6,15 @@
 //     `size` threads per organization; waiters are served round-robin across organizations.
 //   - Each run has one deadline, queueing included. At the deadline a queued run gives up and a
 //     running one is aborted: piscina terminates its thread and starts a replacement.
-//   - Threads are started at construction and stay up (min = max = `size` threads), so a call
-//     costs a message round trip, not a thread start.
-//   - A run whose thread is gone (terminated at its deadline, or died) keeps its slot, charged to
-//     its organization, until the replacement thread has loaded its engines: the slots never
-//     outnumber the ready threads, so the other organizations keep theirs and the organization
-//     whose run was cut waits for its own replacement (session 15; until then a pre-started
-//     spare thread per pool covered the replacement, ~35 MB per process: docs/isolation.md).
+//   - Threads are started at construction and stay up (min = max = `size` + `spare` threads), so
+//     a call costs a message round trip, not a thread start.
+//   - A run whose thread is gone (terminated at its deadline, or died) while more threads are
+//     being replaced than there are spares keeps its slot, charged to its organization, until a
+//     replacement thread has loaded its engines: the slots never outnumber the ready threads, so
+//     the other organizations keep theirs and the organization whose run was cut waits for its
+//     own replacement. The API's pool runs without a spare this way (session 15, ~one thread of
+//     memory less); the worker's keeps one, so its own tenants' cut SQL and code runs do not
+//     wait for replacements (docs/isolation.md).
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { Piscina } from 'piscina';
@@ -39,6 +41,11 @@ export interface EnginePoolOptions {
    * there cost memory for nothing (docs/performance.md, memory).
    */
   preload?: readonly EngineModuleName[];
+  /**
+   * Pre-started threads beyond `size` (default 1): a thread terminated at a deadline is replaced
+   * while a spare serves. With 0, a cut run's slot waits for the replacement instead (above).
+   */
+  spare?: number;
 }
 
 export type EngineRunOutcome<T> =
@@ -72,6 +79,9 @@ export class EnginePool {
   private readonly totals = { runs: 0, timeouts: 0, killed: 0, failures: 0 };
   /** Threads destroyed (terminated or died) that no ended run has claimed yet. */
   private unclaimedDestroyed = 0;
+  /** Threads destroyed and not replaced yet (claimed by a run). */
+  private replacing = 0;
+  private readonly spare: number;
   /** Slots of runs whose thread is gone, released in order as replacement threads become ready. */
   private readonly heldForReplacement: Array<() => void> = [];
 
@@ -79,13 +89,14 @@ export class EnginePool {
     this.size = options.size ?? envInt('SVC_ENGINE_POOL_SIZE') ?? defaultEnginePoolSize();
     const perOrgCap = options.perOrgCap ?? envInt('SVC_ENGINE_ORG_CONCURRENCY') ?? defaultPerOrgCap(this.size);
     this.slots = new FairSlots({ capacity: this.size, perOrgCap });
-    // One thread per admitted run, no spare: a thread terminated at a deadline keeps its run's
-    // slot until its replacement is ready (holdUntilReplaced), so a kill never leaves another
-    // organization's admitted run waiting for a thread.
+    this.spare = options.spare ?? 1;
+    // One thread per admitted run and the spares: a thread terminated at a deadline is replaced
+    // while a spare serves, and beyond the spares its run's slot waits for the replacement
+    // (holdUntilReplaced), so a kill never leaves another organization's admitted run without a thread.
     this.piscina = new Piscina({
       filename: WORKER_URL.href,
-      minThreads: this.size,
-      maxThreads: this.size,
+      minThreads: this.size + this.spare,
+      maxThreads: this.size + this.spare,
       idleTimeout: 60_000,
       // Admission above never lets more than `size` tasks in, and never more than the ready
       // threads; a queue here is only a safety net.
@@ -102,7 +113,10 @@ export class EnginePool {
     this.piscina.on('workerDestroy', () => {
       if (!this.closed) this.unclaimedDestroyed++;
     });
-    this.piscina.on('workerCreate', () => this.heldForReplacement.shift()?.());
+    this.piscina.on('workerCreate', () => {
+      if (this.replacing > 0) this.replacing--;
+      this.heldForReplacement.shift()?.();
+    });
   }
 
   /**
@@ -112,10 +126,10 @@ export class EnginePool {
    */
   async warmUp(): Promise<void> {
     const seen = new Set<number>();
-    while (!this.closed && seen.size < this.size) {
+    while (!this.closed && seen.size < this.size + this.spare) {
       const ids = await Promise.all(
         Array.from(
-          { length: this.size },
+          { length: this.size + this.spare },
           () => this.piscina.run({ engine: 'warm' } satisfies EngineTask) as Promise<number>,
         ),
       );
@@ -148,9 +162,12 @@ export class EnginePool {
     } catch (err) {
       // The run's thread is gone if piscina destroyed one meanwhile (an abort of a running task
       // does it before this catch runs; an abort of a task still in piscina's queue does not).
+      // Beyond the spares, its slot waits for the replacement thread.
       if (this.unclaimedDestroyed > 0) {
         this.unclaimedDestroyed--;
-        this.holdUntilReplaced(slot.release);
+        this.replacing++;
+        if (this.replacing > this.spare) this.holdUntilReplaced(slot.release);
+        else slot.release();
       } else slot.release();
       if (controller.signal.aborted) {
         this.totals.timeouts++;

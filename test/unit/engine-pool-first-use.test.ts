@@ -67,6 +67,6 @@ describe('EnginePool with only math preloaded (the worker)', () => {
       expect(r.kind).toBe('ok');
       if (r.kind === 'ok') expect(JSON.stringify(r.value)).toBe(expected);
     }
-    expect(pool.stats().threads).toBe(2);
+    expect(pool.stats().threads).toBe(3);
   }, 120_000);
 });

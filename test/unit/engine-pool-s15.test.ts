@@ -1,7 +1,8 @@
-// The engine pool without a spare thread (session 15, docs/isolation.md): one thread per admitted
-// run. A run whose thread is terminated at its deadline keeps its organization's slot until the
-// replacement thread has loaded its engines, so the other organization is served at once by the
-// live thread, and the organization whose run was cut waits for its own replacement.
+// The engine pool without a spare thread (the API's since session 15, docs/isolation.md): one
+// thread per admitted run. A run whose thread is terminated at its deadline keeps its
+// organization's slot until the replacement thread has loaded its engines, so the other
+// organization is served at once by the live thread, and the organization whose run was cut waits
+// for its own replacement. With a spare (the worker's pool), a cut run's slot is free at once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EnginePool } from '../../activities/isolation/engine-pool.js';
 import type { EngineTask } from '../../activities/isolation/engine-tasks.js';
@@ -11,7 +12,7 @@ const MATH = { engine: 'math', input: { expression: '1 + 1 = 2' } } as EngineTas
 describe('EnginePool without a spare thread', () => {
   let pool: EnginePool;
   beforeAll(async () => {
-    pool = new EnginePool({ size: 2, perOrgCap: 1, preload: ['math'] });
+    pool = new EnginePool({ size: 2, perOrgCap: 1, preload: ['math'], spare: 0 });
     await pool.warmUp();
   }, 120_000);
   afterAll(async () => {
@@ -57,7 +58,7 @@ describe('EnginePool without a spare thread', () => {
   }, 60_000);
 
   it('shutdown releases a slot held for a replacement', async () => {
-    const p = new EnginePool({ size: 2, perOrgCap: 1, preload: ['math'] });
+    const p = new EnginePool({ size: 2, perOrgCap: 1, preload: ['math'], spare: 0 });
     await p.warmUp();
     expect(await p.run({ engine: 'spin' }, { orgId: 'org_a', timeoutMs: 300 })).toEqual({
       kind: 'timeout',
@@ -66,5 +67,23 @@ describe('EnginePool without a spare thread', () => {
     expect(p.stats().heldForReplacement).toBe(1);
     await p.shutdown();
     expect(p.stats()).toMatchObject({ heldForReplacement: 0, inUse: 0 });
+  }, 120_000);
+});
+
+describe('EnginePool with its spare thread (the worker)', () => {
+  it('a cut run frees its slot at once: the spare serves while the thread is replaced', async () => {
+    const p = new EnginePool({ size: 2, perOrgCap: 1, preload: ['math'] });
+    try {
+      await p.warmUp();
+      expect(p.stats().threads).toBe(3);
+      expect(await p.run({ engine: 'spin' }, { orgId: 'org_a', timeoutMs: 300 })).toEqual({
+        kind: 'timeout',
+        phase: 'run',
+      });
+      expect(p.stats()).toMatchObject({ heldForReplacement: 0, inUse: 0, orgs: {} });
+      expect((await p.run(MATH, { orgId: 'org_a', timeoutMs: 60_000 })).kind).toBe('ok');
+    } finally {
+      await p.shutdown();
+    }
   }, 120_000);
 });
