@@ -42,7 +42,7 @@ function newestServiceTree(): string {
 // ---- 1. per pool -----------------------------------------------------------------------------
 
 // Each configuration names the pools its child process warms: `engine:<size>[:<modules>]` (the
-// engine pool; modules as ENGINE_MODULES keys, all by default), `logic:<threads>` (Z3),
+// engine pool; modules as ENGINE_MODULES keys, all by default; `engine0`: without its spare thread), `logic:<threads>` (Z3),
 // `guardpool` (session 9's agent guard pool, only in a tree that still has it), `guard` (one
 // guard scan through the engine pool's task, ENGINE_TASKS.guard), `pglite`, `pglite-released`.
 const CONFIGS: Record<string, string[]> = {
@@ -55,7 +55,12 @@ const CONFIGS: Record<string, string[]> = {
     'engine:2:math,process,rag,code,sql,stats',
   ],
   'engine pool (size 1, 2 threads)': ['engine:1'],
-  'engine pool (size 2), eager engines only (math, process, RAG): the API process': ['engine:2:math,process,rag'],
+  'engine pool (size 2), eager engines only (math, process, RAG): the API process until session 14': [
+    'engine:2:math,process,rag',
+  ],
+  'engine pool (size 2, no spare thread), eager engines only: the API process since session 15': [
+    'engine0:2:math,process,rag',
+  ],
   'Z3 pool (2 threads)': ['logic:2'],
   'Z3 pool (1 thread)': ['logic:1'],
   "Z3 pool (size 2, one warm: the worker's default since session 11)": ['logic:2:1'],
@@ -91,9 +96,13 @@ const closers = [];
 const scan = { op: 'verify', query: 'what is 2+2?', allowed_domains: [] };
 for (const p of pools) {
   const [name, n, preload] = p.split(':');
-  if (name === 'engine' || name === 'guard') {
+  if (name === 'engine' || name === 'engine0' || name === 'guard') {
     const { EnginePool } = await import(url('activities/isolation/engine-pool.js'));
-    const pool = new EnginePool({ size: Number(n ?? 2), ...(preload ? { preload: preload.split(',') } : {}) });
+    const pool = new EnginePool({
+      size: Number(n ?? 2),
+      ...(preload ? { preload: preload.split(',') } : {}),
+      ...(name === 'engine0' ? { spare: 0 } : {}),
+    });
     await pool.warmUp();
     if (name === 'guard') {
       const { scanWithGuards } = await import(url('activities/agent-guard-scan.js'));
@@ -344,16 +353,23 @@ async function runStack(cfg: StackConfig, seconds: number): Promise<Record<strin
     let ok = 0;
     let bad = 0;
     let n = 0;
+    // Which request of the rotation got which non-2xx status (a memory setting must not cost answers).
+    const failures: Record<string, number> = {};
     await Promise.all(
       Array.from({ length: clients }, async () => {
         while (performance.now() < until) {
-          const s = await next(n++).catch(() => 0);
+          const i = n++;
+          const s = await next(i).catch(() => 0);
           if (s >= 200 && s < 300) ok++;
-          else bad++;
+          else {
+            bad++;
+            const k = `#${i % 7} ${s}`;
+            failures[k] = (failures[k] ?? 0) + 1;
+          }
         }
       }),
     );
-    return { rps: ok / secs, bad };
+    return { rps: ok / secs, bad, failures };
   };
   /** Samples RSS every 250 ms while `fn` runs: peak and mean of the API, the worker and their sum. */
   const sampled = async <T>(fn: () => Promise<T>) => {
@@ -436,7 +452,10 @@ async function runStack(cfg: StackConfig, seconds: number): Promise<Record<strin
       () => post('/verify/math', { expression: 'sin(x)**2 + cos(x)**2 = 1' }),
     ];
     const mixed = await sampled(() => drive(8, seconds * 2, (i) => kinds[i % kinds.length]!()));
-    out.mixed = `${mixed.value.rps.toFixed(1)} req/s (${mixed.value.bad} non-2xx); peak ${fmt(mixed.peak)}; mean total ${mb(mixed.mean)}`;
+    const why = Object.entries(mixed.value.failures)
+      .map(([k, c]) => `${k} × ${c}`)
+      .join(', ');
+    out.mixed = `${mixed.value.rps.toFixed(1)} req/s (${mixed.value.bad} non-2xx${why ? `: kind ${why}` : ''}); peak ${fmt(mixed.peak)}; mean total ${mb(mixed.mean)}`;
     out.afterLoad = fmt(sample());
     if (cfg.idleReleaseMs > 0) {
       await new Promise((r) => setTimeout(r, cfg.idleReleaseMs + 8_000));

@@ -82,7 +82,10 @@ let connection: NativeConnection | null = null;
 async function runEagerWorker(temporal: TemporalGateway, cfg: ServiceConfig, store: Store): Promise<void> {
   // This process's engine threads load only the eager engines' modules (math, process, RAG):
   // the code scanners and the SQL parser were ~half of each thread's memory (docs/performance.md).
-  const pool = new EnginePool({ preload: EAGER_ENGINE_MODULES });
+  // No spare thread (session 15): a math run cut at its deadline (only a hostile input reaches
+  // the 5 s) keeps its organization's slot until its replacement is ready, so the others keep
+  // theirs, for one engine thread of memory less (docs/isolation.md).
+  const pool = new EnginePool({ preload: EAGER_ENGINE_MODULES, spare: 0 });
   enginePool = pool;
   const bundle = await workflowBundle();
   const activities = await eagerActivities(cfg, store, pool);

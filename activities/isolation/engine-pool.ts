@@ -6,8 +6,15 @@
 //     `size` threads per organization; waiters are served round-robin across organizations.
 //   - Each run has one deadline, queueing included. At the deadline a queued run gives up and a
 //     running one is aborted: piscina terminates its thread and starts a replacement.
-//   - Threads are started at construction and stay up (min = max threads, one of them a spare),
-//     so a call costs a message round trip, not a thread start.
+//   - Threads are started at construction and stay up (min = max = `size` + `spare` threads), so
+//     a call costs a message round trip, not a thread start.
+//   - A run whose thread is gone (terminated at its deadline, or died) while more threads are
+//     being replaced than there are spares keeps its slot, charged to its organization, until a
+//     replacement thread has loaded its engines: the slots never outnumber the ready threads, so
+//     the other organizations keep theirs and the organization whose run was cut waits for its
+//     own replacement. The API's pool runs without a spare this way (session 15, ~one thread of
+//     memory less); the worker's keeps one, so its own tenants' cut SQL and code runs do not
+//     wait for replacements (docs/isolation.md).
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { Piscina } from 'piscina';
@@ -34,6 +41,11 @@ export interface EnginePoolOptions {
    * there cost memory for nothing (docs/performance.md, memory).
    */
   preload?: readonly EngineModuleName[];
+  /**
+   * Pre-started threads beyond `size` (default 1): a thread terminated at a deadline is replaced
+   * while a spare serves. With 0, a cut run's slot waits for the replacement instead (above).
+   */
+  spare?: number;
 }
 
 export type EngineRunOutcome<T> =
@@ -44,6 +56,13 @@ export type EngineRunOutcome<T> =
   | { kind: 'failed'; detail: string };
 
 const WORKER_URL = new URL('./engine-worker.mjs', import.meta.url);
+
+/**
+ * How long a slot is held for a replacement thread at most: a replacement that never becomes
+ * ready (its engines fail to load) must not take the slot for good. Runs then wait in piscina's
+ * queue within their own deadline and fail closed, as without the hold. The warm-up's bound.
+ */
+const REPLACEMENT_HOLD_MAX_MS = 60_000;
 
 /** The young generation of an engine thread (EnginePoolOptions.maxYoungGenerationMb). */
 export const ENGINE_THREAD_YOUNG_GENERATION_MB = 8;
@@ -58,27 +77,45 @@ export class EnginePool {
   private readonly piscina: Piscina;
   private closed = false;
   private readonly totals = { runs: 0, timeouts: 0, killed: 0, failures: 0 };
+  /** Threads destroyed (terminated or died) that no ended run has claimed yet. */
+  private unclaimedDestroyed = 0;
+  /** Threads destroyed and not replaced yet (claimed by a run). */
+  private replacing = 0;
+  private readonly spare: number;
+  /** Slots of runs whose thread is gone, released in order as replacement threads become ready. */
+  private readonly heldForReplacement: Array<() => void> = [];
 
   constructor(options: EnginePoolOptions = {}) {
     this.size = options.size ?? envInt('SVC_ENGINE_POOL_SIZE') ?? defaultEnginePoolSize();
     const perOrgCap = options.perOrgCap ?? envInt('SVC_ENGINE_ORG_CONCURRENCY') ?? defaultPerOrgCap(this.size);
     this.slots = new FairSlots({ capacity: this.size, perOrgCap });
-    // One spare thread beyond the admitted runs: a thread terminated at a deadline is replaced
-    // while the spare serves, so a kill (and the seconds its replacement takes to load the
-    // engines) never reduces the capacity the other organizations see.
+    this.spare = options.spare ?? 1;
+    // One thread per admitted run and the spares: a thread terminated at a deadline is replaced
+    // while a spare serves, and beyond the spares its run's slot waits for the replacement
+    // (holdUntilReplaced), so a kill never leaves another organization's admitted run without a thread.
     this.piscina = new Piscina({
       filename: WORKER_URL.href,
-      minThreads: this.size + 1,
-      maxThreads: this.size + 1,
+      minThreads: this.size + this.spare,
+      maxThreads: this.size + this.spare,
       idleTimeout: 60_000,
-      // Admission above never lets more than `size` tasks in; a queue here only holds the task
-      // of a thread being replaced.
+      // Admission above never lets more than `size` tasks in, and never more than the ready
+      // threads; a queue here is only a safety net.
       maxQueue: this.size * 4,
       resourceLimits: {
         maxOldGenerationSizeMb: options.maxOldGenerationMb ?? 512,
         maxYoungGenerationSizeMb: options.maxYoungGenerationMb ?? ENGINE_THREAD_YOUNG_GENERATION_MB,
       },
       workerData: { preload: options.preload },
+    });
+    // Piscina destroys a thread synchronously when it aborts the thread's task (or the thread
+    // dies), before the run's promise rejects; it emits workerCreate for a replacement once the
+    // thread has loaded its module (engine-worker.mjs: the preloaded engines).
+    this.piscina.on('workerDestroy', () => {
+      if (!this.closed) this.unclaimedDestroyed++;
+    });
+    this.piscina.on('workerCreate', () => {
+      if (this.replacing > 0) this.replacing--;
+      this.heldForReplacement.shift()?.();
     });
   }
 
@@ -89,10 +126,10 @@ export class EnginePool {
    */
   async warmUp(): Promise<void> {
     const seen = new Set<number>();
-    while (!this.closed && seen.size < this.size + 1) {
+    while (!this.closed && seen.size < this.size + this.spare) {
       const ids = await Promise.all(
         Array.from(
-          { length: this.size + 1 },
+          { length: this.size + this.spare },
           () => this.piscina.run({ engine: 'warm' } satisfies EngineTask) as Promise<number>,
         ),
       );
@@ -120,8 +157,18 @@ export class EnginePool {
     try {
       const value = (await this.piscina.run(task, { signal: controller.signal })) as T;
       const now = performance.now();
+      slot.release();
       return { kind: 'ok', value, queueMs: dispatched - started, runMs: now - dispatched };
     } catch (err) {
+      // The run's thread is gone if piscina destroyed one meanwhile (an abort of a running task
+      // does it before this catch runs; an abort of a task still in piscina's queue does not).
+      // Beyond the spares, its slot waits for the replacement thread.
+      if (this.unclaimedDestroyed > 0) {
+        this.unclaimedDestroyed--;
+        this.replacing++;
+        if (this.replacing > this.spare) this.holdUntilReplaced(slot.release);
+        else slot.release();
+      } else slot.release();
       if (controller.signal.aborted) {
         this.totals.timeouts++;
         this.totals.killed++;
@@ -134,16 +181,39 @@ export class EnginePool {
       };
     } finally {
       clearTimeout(timer);
-      slot.release();
     }
   }
 
+  /** Keeps a slot until a replacement thread is ready (or REPLACEMENT_HOLD_MAX_MS, or shutdown). */
+  private holdUntilReplaced(release: () => void): void {
+    let done = false;
+    const once = () => {
+      if (done) return;
+      done = true;
+      clearTimeout(safety);
+      const i = this.heldForReplacement.indexOf(once);
+      if (i >= 0) this.heldForReplacement.splice(i, 1);
+      release();
+    };
+    const safety = setTimeout(once, REPLACEMENT_HOLD_MAX_MS);
+    safety.unref();
+    if (this.closed) once();
+    else this.heldForReplacement.push(once);
+  }
+
   stats() {
-    return { size: this.size, threads: this.piscina.threads.length, ...this.slots.stats(), totals: { ...this.totals } };
+    return {
+      size: this.size,
+      threads: this.piscina.threads.length,
+      ...this.slots.stats(),
+      heldForReplacement: this.heldForReplacement.length,
+      totals: { ...this.totals },
+    };
   }
 
   async shutdown(): Promise<void> {
     this.closed = true;
+    for (const release of [...this.heldForReplacement]) release();
     await this.piscina.destroy();
   }
 }
