@@ -293,3 +293,56 @@ describe('issue 24, session 15: Java and C# families semgrep-rules showed missin
     expect(inputSources(constant, 'python', 3)).toEqual([]);
   });
 });
+
+// owasp-benchmark-python's safe code-injection cases: eval/exec of request data that a guard has
+// checked to be one plain quoted string literal (starts and ends with the quote, none inside),
+// so evaluating it builds a string and runs nothing. Recognised only in that exact logical shape,
+// with the variable never re-bound after the guard; every weaker or re-bound variant stays blocked.
+const guarded = (guard: string, after = '', sink = 'eval(bar)') =>
+  `from flask import request\ndef view():\n    bar = request.args.get("x")\n    ${guard}\n        return "bad"\n${after}    try:\n        return ${sink}\n    except Exception:\n        return "err"`;
+const QUOTE_GUARD = `if not bar.startswith("'") or not bar.endswith("'") or "'" in bar[1:-1]:`;
+
+describe('issue 24, session 15: eval of a value checked to be one plain string literal (Python)', () => {
+  it.each([
+    ['startswith/endswith/inner', guarded(QUOTE_GUARD)],
+    ['double quote, other order', guarded(`if '"' in bar[1:-1] or not bar.endswith('"') or not bar.startswith('"'):`)],
+    ['index comparisons and count', guarded(`if bar[0] != "'" or bar[-1] != "'" or bar.count("'") != 2:`)],
+    [
+      'exec, extra disjunct',
+      guarded(
+        `if len(bar) > 100 or not bar.startswith("'") or not bar.endswith("'") or "'" in bar[1:-1]:`,
+        '',
+        'exec(bar)',
+      ),
+    ],
+  ])('%s: admitted', async (_name, code) => {
+    expect(await critical(code, 'python')).toEqual([]);
+  });
+
+  it.each([
+    ['EVADE no inner-quote check', guarded(`if not bar.startswith("'") or not bar.endswith("'"):`)],
+    ['EVADE and instead of or', guarded(`if not bar.startswith("'") and not bar.endswith("'") or "'" in bar[1:-1]:`)],
+    ['EVADE mixed quotes', guarded(`if not bar.startswith("'") or not bar.endswith('"') or "'" in bar[1:-1]:`)],
+    ['EVADE re-bound after the guard', guarded(QUOTE_GUARD, '    bar = request.args.get("y")\n')],
+    ['EVADE augmented after the guard', guarded(QUOTE_GUARD, '    bar += request.args.get("y")\n')],
+    ['EVADE checks another name', guarded(`if not baz.startswith("'") or not baz.endswith("'") or "'" in baz[1:-1]:`)],
+    [
+      'EVADE guard body does not leave',
+      guarded(QUOTE_GUARD.replace(':', ':\n        log("x")'), '').replace('        return "bad"\n', ''),
+    ],
+    [
+      'EVADE prefix quote (f-string)',
+      guarded(`if not bar.startswith("f'") or not bar.endswith("'") or "'" in bar[2:-1]:`),
+    ],
+    [
+      'EVADE own startswith',
+      `class S(str):\n    def startswith(self, p):\n        return True\n${guarded(QUOTE_GUARD)}`,
+    ],
+  ])('%s: still blocked', async (_name, code) => {
+    const found = await critical(code, 'python');
+    expect(
+      found.some((i) => i.type === 'dynamic_code_execution'),
+      JSON.stringify(found),
+    ).toBe(true);
+  });
+});
