@@ -15,6 +15,8 @@ export interface ArgView {
   constants?(): readonly string[] | null;
   /** A string built at run time from non-constant parts (concatenation, interpolation, formatting). */
   dynamicString(): boolean;
+  /** Certainly the source text of one plain string literal (a guard checked it; python-literal-guard.ts): evaluating it runs nothing. */
+  inertLiteral?(): boolean;
   /** Candidate values (see scopes.ts Value): references, constants, dynamic-string markers. */
   values(): string[];
   /** Identifier names used in the expression. */
@@ -69,6 +71,7 @@ export interface ExprOps {
   readonly view: SyntaxView;
   constant(node: Node, scope: Scope): string | null;
   constants?(node: Node, scope: Scope): readonly string[] | null;
+  inertLiteral?(node: Node, scope: Scope): boolean;
   dynamicString(node: Node, scope: Scope): boolean;
   values(node: Node, scope: Scope): string[];
   number(node: Node): number | null;
@@ -103,6 +106,10 @@ export class NodeArg implements ArgView {
     const c = this.constant();
     if (c !== null) return [c];
     return this.ops.constants ? this.ops.constants(this.node, this.scope) : null;
+  }
+
+  inertLiteral(): boolean {
+    return this.ops.inertLiteral?.(this.node, this.scope) ?? false;
   }
 
   dynamicString(): boolean {

@@ -665,8 +665,34 @@ function inputSourcesFrom(
   const inline = walk.hops > 0 ? anonHeaders(lines[sinkLine - 1] ?? '', sinkLine - 1, family) : [];
   /** Names read in the function but bound neither by it nor by its parameters: captured from outside. */
   const free: string[] = [];
+  /**
+   * Builder writes on the way to a name (`args.add("echo " + p)` before `new ProcessBuilder(args)`):
+   * reported with the input they carry, since that is where input enters the value the sink reads.
+   */
+  const builders = new Map<string, readonly number[]>();
+  const hit = (name: string, at: readonly number[]) => {
+    if (at.length === 0) return;
+    for (const l of at) found.add(l);
+    for (const l of builders.get(name) ?? []) found.add(l);
+  };
+  const carry = (from: string, to: string, builderLine?: number) => {
+    const path = builders.get(from) ?? [];
+    if (!builders.has(to) && (path.length > 0 || builderLine !== undefined))
+      builders.set(to, builderLine === undefined ? path : [...path, builderLine]);
+  };
   for (let depth = 0; depth < DEPTH && frontier.length > 0; depth++) {
     const next: string[] = [];
+    /** Names a builder write or a loop hands on at the same depth (they copy a value, no hop). */
+    const same = (from: string, ids: readonly string[], builderLine?: number) => {
+      for (const id of ids) {
+        carry(from, id, builderLine);
+        if (frontier.length < MAX_NAMES * 8) frontier.push(id);
+      }
+    };
+    const onward = (from: string, ids: readonly string[]) => {
+      for (const id of ids) carry(from, id);
+      next.push(...ids);
+    };
     for (const name of frontier) {
       if (seen.has(name) || name.length < 1) continue;
       seen.add(name);
@@ -675,16 +701,25 @@ function inputSourcesFrom(
       for (let i = sinkLine - 2; i >= floor; i--) {
         const m = assignmentOf(lines[i], name);
         // A captured name is bound at the closure's level or outside it, never inside another function.
-        if (!m || (depth === 0 && indentOf(lines[i]) > scopeIndent)) continue;
+        if (depth === 0 && indentOf(lines[i]) > scopeIndent) continue;
+        if (!m) {
+          // `for (T name : xs)`, `foreach (var name in xs)`, `for name in xs:`: name takes xs's elements.
+          const iterable = loopIterable(lines[i], name);
+          if (iterable === null) continue;
+          bound = true;
+          if (re.test(iterable)) hit(name, [i + 1]);
+          else same(name, identifiers(iterable));
+          continue;
+        }
         bound = true;
         const rhs = statementText(lines, i).slice((m.index ?? 0) + m[0].length);
         for (const f of rhs.matchAll(FIELD_READ)) fields.add(f[1]);
-        if (re.test(rhs)) found.add(i + 1);
+        if (re.test(rhs)) hit(name, [i + 1]);
         else {
           const via = walk.hops > 0 ? returnSources(source, family, i + 1, rhs, walk) : null;
-          if (via && via.length > 0) for (const l of [i + 1, ...via]) found.add(l);
+          if (via && via.length > 0) hit(name, [i + 1, ...via]);
           // A value that is just the result of a helper of this file whose returns carry no input: no flow.
-          else if (!(via && SINGLE_CALL.test(rhs))) next.push(...identifiers(rhs));
+          else if (!(via && SINGLE_CALL.test(rhs))) onward(name, identifiers(rhs));
         }
       }
       // A value written into the name by a call or an index (`sb.append(x)`, `parts.push(x)`, `a[k] = x`, `s << x`).
@@ -692,18 +727,17 @@ function inputSourcesFrom(
         const m = mutationOf(lines[i], name);
         if (!m || (depth === 0 && indentOf(lines[i]) > scopeIndent)) continue;
         const rhs = statementText(lines, i).slice((m.index ?? 0) + m[0].length);
-        if (re.test(rhs)) found.add(i + 1);
-        else next.push(...identifiers(rhs));
+        if (re.test(rhs)) hit(name, [i + 1]);
+        else same(name, identifiers(rhs), i + 1);
         for (const f of rhs.matchAll(FIELD_READ)) fields.add(f[1]);
       }
       const lambda = inline.find((h) => h.params.includes(name));
-      if (lambda) for (const l of anonymousSources(source, family, lambda, name, walk)) found.add(l);
+      if (lambda) hit(name, anonymousSources(source, family, lambda, name, walk));
       else if (header?.params.includes(name)) {
-        if (header.inputs.has(name)) found.add(header.line + 1);
+        if (header.inputs.has(name)) hit(name, [header.line + 1]);
         else if (header.name !== null)
-          for (const l of callerSources(source, family, header as NamedHeader, header.line + 1, name, walk))
-            found.add(l);
-        else for (const l of anonymousSources(source, family, header, name, walk)) found.add(l);
+          hit(name, callerSources(source, family, header as NamedHeader, header.line + 1, name, walk));
+        else hit(name, anonymousSources(source, family, header, name, walk));
       } else if (!bound) free.push(name);
     }
     frontier = next.slice(0, MAX_NAMES * 4);
@@ -764,6 +798,35 @@ function fieldSources(source: string, family: Family, fields: readonly string[],
     }
   }
   return out;
+}
+
+/** A loop keyword at an identifier boundary; the separator of a for-each head (`:` but not `::`, ` in `, ` of `). */
+const LOOP_KEYWORD = /(?<![\w$.])(?:foreach|for)\b/;
+const LOOP_SEPARATOR = /\s(?:in|of)\s|(?<!:):(?!:)/;
+
+/**
+ * The iterable's text when `name` is a loop variable of a for-each on the line (`for (T name :
+ * xs)`, `foreach (var name in xs)`, `for (const [k, name] of xs)`, `for name in xs:`), else
+ * null. A counting loop (`for (int i = 0; …)`) has no separator and is not one.
+ */
+function loopIterable(line: string, name: string): string | null {
+  if (!line.includes(name)) return null;
+  const kw = LOOP_KEYWORD.exec(line);
+  if (!kw) return null;
+  let rest = line.slice(kw.index + kw[0].length);
+  const open = /^\s*(?:await\s*)?\(/.exec(rest);
+  if (open) {
+    let depth = 1;
+    let k = open[0].length;
+    for (; k < rest.length && depth > 0; k++) {
+      if (rest[k] === '(') depth++;
+      else if (rest[k] === ')') depth--;
+    }
+    rest = rest.slice(open[0].length, depth === 0 ? k - 1 : rest.length);
+  }
+  const sep = LOOP_SEPARATOR.exec(rest);
+  if (!sep || !identifiers(rest.slice(0, sep.index)).includes(name)) return null;
+  return rest.slice(sep.index + sep[0].length).replace(/:\s*$/, '');
 }
 
 /** Methods that write their argument into the receiver (a list, a builder, a map, a stream). */

@@ -104,7 +104,7 @@ function criticalOf(found: readonly Finding[]): Finding | undefined {
 export const evaluatesUnsafeCode = (i: number): Predicate =>
   pred(`evaluatesUnsafeCode(${i})`, (site, ctx) => {
     const a = argAt(site, i);
-    if (!a) return false;
+    if (!a || a.inertLiteral?.()) return false;
     // One constant, or every constant the paths to the call may give it (Python), each scanned.
     const codes = a.constant() !== null ? [a.constant()!] : (a.constants?.() ?? null);
     if (codes === null || codes.length === 0) return true;

@@ -2101,6 +2101,36 @@ export const RULES: readonly RuleRow[] = [
       '*#enableDefaultTyping',
     ]),
   ),
+  // Session 15: a read through a mapper of a snippet that types by class name (java.ts POLYMORPHIC):
+  // the read is where the payload's class names are instantiated.
+  row(
+    'java.jackson-polymorphic-read',
+    JAVA,
+    'critical',
+    'unsafe_deserialization',
+    'Jackson read with polymorphic typing by class name (default typing or @JsonTypeInfo with a class id: the payload names the classes it creates)',
+    call(
+      ['com.fasterxml.jackson.databind.ObjectMapper', 'com.fasterxml.jackson.databind.json.JsonMapper'].flatMap((t) =>
+        ['readValue*', 'treeToValue', 'convertValue', 'reader*().read*'].map((m) => `${t}(polymorphic)#${m}`),
+      ),
+    ),
+  ),
+  row(
+    'java.jaxrs-any-media-entity',
+    JAVA,
+    'critical',
+    'unsafe_deserialization',
+    "JAX-RS resource method reading a request entity under any media type (RESTEasy's providers include Java serialization, chosen by the caller's Content-Type)",
+    syntax('jaxrs:entity-any-media-type'),
+  ),
+  row(
+    'java.rmi-object-parameter',
+    JAVA,
+    'critical',
+    'unsafe_deserialization',
+    'RMI remote interface method taking an object parameter (the server deserializes whatever object the caller sends)',
+    syntax('rmi:remote-object-parameter'),
+  ),
   row(
     'java.jms-object',
     JAVA,
@@ -3501,6 +3531,55 @@ export const RULES: readonly RuleRow[] = [
     'unsafe_deserialization',
     '.NET Remoting TypeFilterLevel.Full (a remote caller sends any serializable type)',
     call(['*#set_TypeFilterLevel', '*.set_TypeFilterLevel'], argTextMatches(0, /(?:^|\.)\s*Full$|^2$/)),
+  ),
+  // Session 15: the same setting through a properties dictionary (csharp.ts remotingFacts), a
+  // DataContractResolver subclass (it maps the payload's type names to types), and RazorEngine /
+  // RazorLight templates (a template is C# compiled and run) from a value the snippet did not write.
+  row(
+    'cs.remoting-properties-type-filter-full',
+    CS,
+    'critical',
+    'unsafe_deserialization',
+    '.NET Remoting channel or sink provider whose properties set typeFilterLevel other than Low (a remote caller sends any serializable type)',
+    syntax('cs:remoting-properties-type-filter-full'),
+  ),
+  row(
+    'cs.data-contract-resolver',
+    CS,
+    'critical',
+    'unsafe_deserialization',
+    "DataContractResolver subclass (maps the payload's type names to types it creates)",
+    syntax('cs:data-contract-resolver'),
+  ),
+  row(
+    'cs.razor-template',
+    CS,
+    'critical',
+    'dynamic_code_execution',
+    'Razor template compiled from a computed string (a template is C# code)',
+    call(
+      [
+        ...['Parse', 'ParseMany', 'Compile', 'CreateTemplate', 'CreateTemplates', 'GetTemplate'].map(
+          (m) => `RazorEngine.Razor.${m}`,
+        ),
+        ...['RunCompile', 'Compile', 'AddTemplate'].flatMap((m) => [
+          `RazorEngine.Engine.Razor.${m}`,
+          `RazorEngine.Templating.IRazorEngineService#${m}`,
+          `RazorEngine.Templating.RazorEngineService.Create().${m}`,
+          `RazorEngine.Templating.ITemplateService#${m}`,
+          `RazorEngine.Templating.TemplateService#${m}`,
+        ]),
+      ],
+      nonConstantArg(0),
+    ),
+  ),
+  row(
+    'cs.razorlight-template',
+    CS,
+    'critical',
+    'dynamic_code_execution',
+    'RazorLight template compiled from a computed string (a template is C# code)',
+    call(methods('CompileRenderStringAsync'), nonConstantArg(1)),
   ),
   // Json.NET: any TypeNameHandling but None lets `$type` in the payload choose the class.
   row(

@@ -102,7 +102,25 @@ const WELL_KNOWN: Readonly<Record<string, string>> = {
   Marshal: 'System.Runtime.InteropServices',
   Interaction: 'Microsoft.VisualBasic',
   Cli: 'CliWrap',
+  Razor: 'RazorEngine',
+  Engine: 'RazorEngine',
+  RazorEngineService: 'RazorEngine.Templating',
 };
+
+/** Syntax facts of this analyzer (not identifiers: no snippet text can spell them). */
+export const DATA_CONTRACT_RESOLVER = 'cs:data-contract-resolver';
+export const REMOTING_PROPERTIES_FULL = 'cs:remoting-properties-type-filter-full';
+/** A base list naming DataContractResolver (simple or qualified). */
+const RESOLVER_BASE = /(?:^|[\s:,.])DataContractResolver\b/;
+/** .NET Remoting channels and formatter sink providers: their properties dictionary sets typeFilterLevel. */
+const REMOTING_TYPES = /(?:FormatterSinkProvider|Channel)$/;
+/** `props["typeFilterLevel"] = v` and `props.Add("typeFilterLevel", v)`: the dictionary's name and the value's text. */
+const TFL_INDEX = /(?<![\w$])([A-Za-z_]\w*)\s*\[\s*"typeFilterLevel"\s*\]\s*=\s*([^;\n]{1,80})/gi;
+const TFL_ADD = /(?<![\w$])([A-Za-z_]\w*)\s*\.\s*Add\s*\(\s*"typeFilterLevel"\s*,\s*([^;\n]{1,80})/gi;
+/** The same written inside an initializer passed directly (`new Hashtable { ["typeFilterLevel"] = "Full" }`). */
+const TFL_INLINE = /"typeFilterLevel"\s*(?:\]\s*=|,)\s*([^;\n}]{1,80})/gi;
+/** The one value that keeps Low: `"Low"` or `TypeFilterLevel.Low` (anything else may be Full: fail closed). */
+const TFL_LOW = /^\s*(?:"low"|(?:[\w.]+\.)?TypeFilterLevel\s*\.\s*Low\b|0\b)/i;
 
 /** C# keywords for the System types (`string` is `System.String`). */
 const PREDEFINED: Readonly<Record<string, string>> = {
@@ -158,7 +176,49 @@ class CSharpAnalysis extends AnalysisBase implements ExprOps {
     });
     for (const c of calls) this.callFact(c);
     this.methodGroups();
+    if (_wanted.syntax.has(DATA_CONTRACT_RESOLVER)) this.resolverFacts();
+    if (_wanted.syntax.has(REMOTING_PROPERTIES_FULL)) this.remotingFacts();
     return this.facts;
+  }
+
+  /**
+   * A class deriving from DataContractResolver: it maps the type names a payload carries
+   * (`xsi:type`) to types of its choosing, so a DataContractSerializer given it creates what the
+   * payload names. Reported on the class line.
+   */
+  private resolverFacts(): void {
+    const v = this.view;
+    if (!v.source.includes('DataContractResolver')) return;
+    for (const c of v.ofType(v.root, ['class_declaration', 'record_declaration'])) {
+      const bases = v.named(c).find((n) => v.type(n) === 'base_list');
+      if (bases && RESOLVER_BASE.test(v.text(bases)))
+        this.fact({ kind: 'syntax', line: v.line(c), name: DATA_CONTRACT_RESOLVER, detail: v.text(bases) });
+    }
+  }
+
+  /**
+   * A .NET Remoting channel or formatter sink provider built with a properties dictionary whose
+   * `typeFilterLevel` is anything but Low (`props["typeFilterLevel"] = "Full"`, `props.Add(…)`,
+   * or an initializer passed in place): a remote caller then sends any serializable type.
+   * Reported on the construction line. The key is matched without case, as Remoting reads it.
+   */
+  private remotingFacts(): void {
+    const v = this.view;
+    const src = v.source;
+    if (!/typeFilterLevel/i.test(src)) return;
+    const full = new Set<string>();
+    for (const re of [TFL_INDEX, TFL_ADD]) for (const m of src.matchAll(re)) if (!TFL_LOW.test(m[2])) full.add(m[1]);
+    for (const n of v.ofType(v.root, ['object_creation_expression'])) {
+      const type = v.field(n, 'type');
+      if (!type || !REMOTING_TYPES.test(v.text(type).replace(/<[\s\S]*$/, ''))) continue;
+      const args = this.argNodes(v.field(n, 'arguments'));
+      const hit = args.some(
+        (a) =>
+          (v.type(a) === 'identifier' && full.has(v.text(a))) ||
+          [...v.text(a).matchAll(TFL_INLINE)].some((m) => !TFL_LOW.test(m[1])),
+      );
+      if (hit) this.fact({ kind: 'syntax', line: v.line(n), name: REMOTING_PROPERTIES_FULL, detail: v.text(type) });
+    }
   }
 
   /** `Ns.Name` for a type declared inside `namespace Ns { … }` (or a file-scoped namespace). */

@@ -43,6 +43,7 @@ const FUNCTION_TYPES = ['method_declaration', 'constructor_declaration', 'lambda
 const TYPE_DECLS = ['class_declaration', 'interface_declaration', 'enum_declaration', 'record_declaration'];
 const BINDER_TYPES = [
   'import_declaration',
+  'assignment_expression',
   'local_variable_declaration',
   'field_declaration',
   'catch_formal_parameter',
@@ -106,6 +107,8 @@ const WELL_KNOWN: Readonly<Record<string, string>> = {
   ValueStack: 'com.opensymphony.xwork2.util',
   DefaultExecutor: 'org.apache.commons.exec',
   NoopHostnameVerifier: 'org.apache.http.conn.ssl',
+  ObjectMapper: 'com.fasterxml.jackson.databind',
+  JsonMapper: 'com.fasterxml.jackson.databind.json',
 };
 
 /**
@@ -125,6 +128,43 @@ const UNDECLARED_OGNL: ReadonlyArray<{ receiver: RegExp; methods: ReadonlySet<st
     type: 'com.opensymphony.xwork2.util.ValueStack',
   },
 ];
+
+/**
+ * Jackson mappers of a snippet that turns on polymorphic typing by class name: default typing
+ * (`enableDefaultTyping`, `activateDefaultTyping`, `setDefaultTyping`) on any mapper, or a
+ * `@JsonTypeInfo(use = Id.CLASS | Id.MINIMAL_CLASS)` on any of its types. Their reads are named
+ * `…ObjectMapper(polymorphic)#readValue`: the payload names the classes it creates. Any mapper of
+ * the snippet counts (a mapper field configured in another method, a second mapper: fail closed).
+ */
+const POLYMORPHIC = '(polymorphic)#';
+const JACKSON_MAPPER = /^com\.fasterxml\.jackson\.databind\.(?:json\.JsonMapper|ObjectMapper)#/;
+const DEFAULT_TYPING = new Set([
+  'enableDefaultTyping',
+  'enableDefaultTypingAsProperty',
+  'activateDefaultTyping',
+  'activateDefaultTypingAsProperty',
+  'setDefaultTyping',
+]);
+const TYPE_INFO_NAME = /^@\s*(?:[\w$]+\s*\.\s*)*JsonTypeInfo\s*\(/;
+const CLASS_ID = /\buse\s*=\s*(?:[\w$]+\s*\.\s*)*Id\s*\.\s*(?:MINIMAL_)?CLASS\b/;
+
+/** Syntax facts of this analyzer (not identifiers: no snippet text can spell them). */
+export const JAXRS_ANY_MEDIA = 'jaxrs:entity-any-media-type';
+export const RMI_OBJECT_PARAMETER = 'rmi:remote-object-parameter';
+/** JAX-RS request-method annotations (written without arguments; Retrofit's `@POST("x")` has one). */
+const JAXRS_METHODS = /^@\s*(?:(?:javax|jakarta)\s*\.\s*ws\s*\.\s*rs\s*\.\s*)?(?:POST|PUT|PATCH|DELETE)$/;
+/** Parameter annotations that bind a parameter from something other than the request entity. */
+const JAXRS_NOT_ENTITY =
+  /^@\s*(?:[\w$]+\s*\.\s*)*(?:PathParam|QueryParam|FormParam|HeaderParam|CookieParam|MatrixParam|BeanParam|Context|Suspended)\b/;
+const CONSUMES = /^@\s*(?:[\w$]+\s*\.\s*)*Consumes\s*\(/;
+/** Pieces of a `@Consumes(…)` value: a string literal or a (qualified) name. */
+const MEDIA_TOKEN = /"(?:[^"\\\n]|\\.)*"|[A-Za-z_$][\w$]*(?:\s*\.\s*[A-Za-z_$][\w$]*)*/g;
+/** Parameter types an RMI server reads without building an object the caller chooses. */
+const RMI_PLAIN_TYPES = new Set(
+  'boolean byte char short int long float double String Boolean Byte Character Short Integer Long Float Double'.split(
+    ' ',
+  ),
+);
 
 const PRIMITIVES = new Set(['var', 'int', 'long', 'short', 'byte', 'char', 'boolean', 'float', 'double', 'void']);
 const IMPORT = /import\s+(static\s+)?([\w.\s]+?)(\s*\.\s*\*)?\s*;/y;
@@ -187,6 +227,10 @@ class JavaAnalysis extends AnalysisBase implements ExprOps {
         t === 'enhanced_for_statement'
       ) {
         this.pendScope(this.scopeOf(n), n);
+      } else if (t === 'assignment_expression') {
+        // `p = new ProcessBuilder(…)` re-binds a declared local (`Process p;`): both values are kept.
+        const left = v.field(n, 'left');
+        if (left && v.type(left) === 'identifier') this.pendName(v.text(left), n);
       } else {
         const name = declaredName(src, n.startIndex);
         if (name) this.pendName(name, n);
@@ -194,9 +238,112 @@ class JavaAnalysis extends AnalysisBase implements ExprOps {
     });
     const words = patternWords(wanted.callPatterns);
     const shared = sharedStarts(calls);
+    this.polymorphic = this.polymorphicJackson();
     for (const c of calls) if (this.relevant(c, words)) this.callFact(c, shared.has(c.startIndex));
     this.syntaxFacts(wanted);
+    if (wanted.syntax.has(JAXRS_ANY_MEDIA)) this.jaxrsFacts();
+    if (wanted.syntax.has(RMI_OBJECT_PARAMETER)) this.rmiFacts();
     return this.facts;
+  }
+
+  /** The snippet turns on Jackson polymorphic typing by class name (POLYMORPHIC), read from the tree (not comments). */
+  private polymorphic = false;
+  private polymorphicJackson(): boolean {
+    const v = this.view;
+    const src = v.source;
+    if (src.includes('DefaultTyping')) {
+      for (const c of v.ofType(v.root, ['method_invocation'])) {
+        const name = v.field(c, 'name');
+        if (name && DEFAULT_TYPING.has(v.text(name))) return true;
+      }
+    }
+    if (src.includes('JsonTypeInfo')) {
+      for (const a of v.ofType(v.root, ['annotation'])) {
+        const text = v.text(a).slice(0, 600);
+        if (TYPE_INFO_NAME.test(text) && CLASS_ID.test(text)) return true;
+      }
+    }
+    return false;
+  }
+
+  /** The annotations of a declaration (its `modifiers` child). */
+  private annotationsOf(decl: Node): Node[] {
+    const v = this.view;
+    const mods = v.named(decl).find((c) => v.type(c) === 'modifiers');
+    return mods ? v.named(mods).filter((c) => v.type(c) === 'annotation' || v.type(c) === 'marker_annotation') : [];
+  }
+
+  /**
+   * A JAX-RS resource method that takes a request entity (a parameter no `@…Param`/`@Context`
+   * binds) under any media type: no `@Consumes` on the method or its class, or one that admits a
+   * wildcard, Java serialization, or a name the snippet does not show. RESTEasy picks the
+   * entity's reader by the Content-Type the caller sends, and its providers include Java
+   * serialization (`application/x-java-serialized-object`): the caller's bytes are deserialized.
+   * Reported on the `@Consumes` line, or on the request-method annotation when there is none.
+   */
+  private jaxrsFacts(): void {
+    const v = this.view;
+    const src = v.source;
+    if (!/@\s*(?:[\w$]+\s*\.\s*)*(?:POST|PUT|PATCH|DELETE)\b/.test(src)) return;
+    const imported = /\b(?:javax|jakarta)\s*\.\s*ws\s*\.\s*rs\b/.test(src);
+    for (const m of v.ofType(v.root, ['method_declaration'])) {
+      const notes = this.annotationsOf(m);
+      const verb = notes.find(
+        (a) => v.type(a) === 'marker_annotation' && JAXRS_METHODS.test(v.text(a).replace(/\s+/g, '')),
+      );
+      if (!verb) continue;
+      const cls = v.ancestor(m, new Set(['class_declaration', 'interface_declaration']), 4);
+      const classNotes = cls ? this.annotationsOf(cls) : [];
+      const pathed = [...notes, ...classNotes].some((a) => /^@\s*(?:[\w$]+\s*\.\s*)*Path\b/.test(v.text(a)));
+      if (!imported && !pathed) continue;
+      const params = v.field(m, 'parameters');
+      const entity = (params ? v.named(params) : []).some(
+        (p) =>
+          (v.type(p) === 'formal_parameter' || v.type(p) === 'spread_parameter') &&
+          !this.annotationsOf(p).some((a) => JAXRS_NOT_ENTITY.test(v.text(a))),
+      );
+      if (!entity) continue;
+      const consumes = notes.find((a) => CONSUMES.test(v.text(a))) ?? classNotes.find((a) => CONSUMES.test(v.text(a)));
+      if (consumes && !acceptsAnyMedia(v.text(consumes))) continue;
+      this.fact({
+        kind: 'syntax',
+        line: v.line(consumes ?? verb),
+        name: JAXRS_ANY_MEDIA,
+        detail: consumes ? v.text(consumes).slice(0, 80) : `${v.text(verb)} without @Consumes`,
+      });
+    }
+  }
+
+  /**
+   * An RMI remote interface (`extends Remote`) whose method takes a parameter of an object type
+   * (not a primitive, its box or String, or arrays of them): the server deserializes whatever
+   * object the caller sends in its place (JEP 290 filters only what it is configured for).
+   * String is read as plain data since JDK 8u242; older JDKs read it as an object too.
+   */
+  private rmiFacts(): void {
+    const v = this.view;
+    if (!v.source.includes('Remote')) return;
+    for (const i of v.ofType(v.root, ['interface_declaration'])) {
+      const ext = v.named(i).find((c) => v.type(c) === 'extends_interfaces');
+      if (!ext || !/(?:^|[^\w$])Remote\b/.test(v.text(ext).replace(/^extends/, ' '))) continue;
+      const body = v.field(i, 'body');
+      if (!body) continue;
+      for (const m of v.named(body).filter((c) => v.type(c) === 'method_declaration')) {
+        const params = v.field(m, 'parameters');
+        for (const p of params ? v.named(params) : []) {
+          const type = v.field(p, 'type') ?? v.named(p).find((c) => /type/.test(v.type(c)));
+          if (!type) continue;
+          const base = v
+            .text(type)
+            .replace(/\s+/g, '')
+            .replace(/(?:\[\])+$/, '')
+            .replace(/^java\.lang\./, '');
+          if (RMI_PLAIN_TYPES.has(base)) continue;
+          this.fact({ kind: 'syntax', line: v.line(p), name: RMI_OBJECT_PARAMETER, detail: v.text(p).slice(0, 80) });
+          break;
+        }
+      }
+    }
   }
 
   private readImport(n: Node): void {
@@ -409,6 +556,12 @@ class JavaAnalysis extends AnalysisBase implements ExprOps {
         }
         return;
       }
+      case 'assignment_expression': {
+        const left = v.field(n, 'left');
+        const right = v.field(n, 'right');
+        if (left && right && v.type(left) === 'identifier') this.bind(scope, v.text(left), right);
+        return;
+      }
       case 'catch_formal_parameter':
       case 'resource':
       case 'enhanced_for_statement': {
@@ -566,6 +719,8 @@ class JavaAnalysis extends AnalysisBase implements ExprOps {
         if (o.receiver.test(receiver) && o.methods.has(method)) names = [...names, `${o.type}#${method}`];
     }
     if (names.length === 0) return;
+    if (this.polymorphic)
+      names = [...names, ...names.filter((n) => JACKSON_MAPPER.test(n)).map((n) => n.replace('#', POLYMORPHIC))];
     const argsNode = v.field(node, 'arguments');
     // A chained call is reported on the line of its method name (`new ProcessBuilder()\n .command(cmd)`).
     const at = v.type(node) === 'method_invocation' ? (v.field(node, 'name') ?? node) : node;
@@ -584,6 +739,29 @@ class JavaAnalysis extends AnalysisBase implements ExprOps {
       if (node && /identifier$/.test(v.type(node))) this.fact({ kind: 'syntax', line: v.line(node), name });
     }
   }
+}
+
+/**
+ * A `@Consumes(…)` that admits a media type the caller can pick a Java-serialization reader with:
+ * a wildcard, `application/x-java-serialized-object`, or a name other than a MediaType constant
+ * (its value is not shown: fail closed).
+ */
+function acceptsAnyMedia(annotation: string): boolean {
+  const open = annotation.indexOf('(');
+  const args = annotation.slice(open + 1, annotation.lastIndexOf(')'));
+  let any = false;
+  for (const m of args.matchAll(MEDIA_TOKEN)) {
+    const t = m[0].replace(/\s+/g, '');
+    if (t === 'value') continue;
+    any = true;
+    if (t.startsWith('"')) {
+      if (t.includes('*') || /x-java-serialized-object/i.test(t)) return true;
+      continue;
+    }
+    const constant = /^(?:(?:javax|jakarta)\.ws\.rs\.core\.)?MediaType\.([A-Z0-9_]+)$/.exec(t);
+    if (!constant || constant[1].includes('WILDCARD')) return true;
+  }
+  return !any;
 }
 
 function skipSpace(src: string, i: number): number {

@@ -21,6 +21,7 @@ import {
   type WantedNames,
 } from './base.js';
 import { PythonPathConstants } from './python-paths.js';
+import { PythonLiteralGuard } from './python-literal-guard.js';
 
 const BUILTINS = new Set(
   'abs aiter all anext any ascii bin bool breakpoint bytearray bytes callable chr classmethod compile complex delattr dict dir divmod enumerate eval exec execfile filter float format frozenset getattr globals hasattr hash help hex id input int isinstance issubclass iter len list locals map max memoryview min next object oct open ord pow print property range repr reversed round set setattr slice sorted staticmethod str sum super tuple type vars zip __import__ reload'.split(
@@ -926,6 +927,12 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
     if (c !== null || this.view.type(node) !== 'identifier') return c;
     const all = this.paths.constantsAt(node);
     return all?.length === 1 ? all[0] : null;
+  }
+
+  /** A name a guard checked to hold one plain string literal's text (python-literal-guard.ts). */
+  private readonly literalGuard = new PythonLiteralGuard(this.view, (n) => this.stringLiteral(n));
+  inertLiteral(node: Node): boolean {
+    return this.literalGuard.checked(node);
   }
 
   /** Every constant a name may hold on the paths to it (python-paths.ts), or null. */
