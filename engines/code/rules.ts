@@ -2520,6 +2520,15 @@ export const RULES: readonly RuleRow[] = [
     ]),
   ),
   row('rb.backticks', RB, 'critical', 'shell_execution', 'Shell execution (backticks / %x)', syntax('subshell')),
+  // Session 15: Rails cookies read back with Marshal (analyzers/ruby.ts marshalCookies).
+  row(
+    'rb.cookies-marshal',
+    RB,
+    'critical',
+    'unsafe_deserialization',
+    'Rails cookies deserialized with Marshal (cookies_serializer not :json)',
+    syntax('marshal_cookies'),
+  ),
   row(
     'rb.open-pipe',
     RB,
@@ -2810,17 +2819,14 @@ export const RULES: readonly RuleRow[] = [
     RB,
     'critical',
     'dynamic_code_execution',
-    'Ruby VM instruction sequence compiled or loaded (runs arbitrary code)',
-    call(['RubyVM.InstructionSequence.*']),
-  ),
-  // Session 15: the sequence's own eval, where the code runs (the compile above names the source).
-  row(
-    'rb.iseq-eval',
-    RB,
-    'critical',
-    'dynamic_code_execution',
-    'Ruby VM instruction sequence run',
-    call(['RubyVM.InstructionSequence.*().eval', 'RubyVM.InstructionSequence.*().eval_with_binding']),
+    'Ruby VM instruction sequence compiled, loaded or run (runs arbitrary code)',
+    // Session 15: the sequence's own eval too, where the code runs (one row: a chained
+    // `compile(src).eval` is one finding on its line).
+    call([
+      'RubyVM.InstructionSequence.*',
+      'RubyVM.InstructionSequence.*().eval',
+      'RubyVM.InstructionSequence.*().eval_with_binding',
+    ]),
   ),
   row(
     'rb.posix-spawn',

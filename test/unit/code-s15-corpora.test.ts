@@ -2,7 +2,8 @@
 // missing outside Java and C# — an AWS Lambda handler's event read by index (`event['x']`) as
 // request input; computed text written to a started command's standard input (Go
 // `cmd.StdinPipe()`, including the two-result `w, err := cmd.StdinPipe()` binding); WordPress's
-// maybe_unserialize; a Ruby VM instruction sequence's own `eval`; and a Python source line
+// maybe_unserialize; a Ruby VM instruction sequence's own `eval`; Rails cookies read with Marshal
+// (`cookies_serializer = :marshal` / `:hybrid`); and a Python source line
 // reported with its sink when the code string is a triple-quoted string formatted with input
 // (the label on the source line). Each row has its evasion variants and the safe shapes beside
 // it. Written on our own snippets, never a suite's text.
@@ -98,6 +99,34 @@ describe('issue 24, session 15: families the new corpora showed missing', () => 
       1,
       'dynamic_code_execution',
     ],
+    [
+      'rb-cookies-marshal',
+      'ruby',
+      'Rails.application.config.action_dispatch.cookies_serializer = :marshal',
+      1,
+      'unsafe_deserialization',
+    ],
+    [
+      'EVADE rb-cookies-hybrid-in-block',
+      'ruby',
+      'Rails.application.configure do\n  config.action_dispatch.cookies_serializer = :hybrid\nend',
+      2,
+      'unsafe_deserialization',
+    ],
+    [
+      'EVADE rb-cookies-string',
+      'ruby',
+      "config.action_dispatch.cookies_serializer = 'marshal'",
+      1,
+      'unsafe_deserialization',
+    ],
+    [
+      'EVADE rb-cookies-computed',
+      'ruby',
+      'mode = ENV["SER"]\nconfig.action_dispatch.cookies_serializer = mode',
+      2,
+      'unsafe_deserialization',
+    ],
   ])('%s (%s) is critical at its line', async (_name, language, code, line, type) => {
     const found = await critical(code, language);
     expect(
@@ -155,6 +184,9 @@ describe('issue 24, session 15: families the new corpora showed missing', () => 
     ],
     ['php-serialize-side', 'php', '<?php\n$s = maybe_serialize($data);'],
     ['rb-other-eval-method', 'ruby', 'calc = Calculator.new\ncalc.eval'],
+    ['rb-cookies-json', 'ruby', 'Rails.application.config.action_dispatch.cookies_serializer = :json'],
+    ['rb-cookies-message-pack', 'ruby', 'config.action_dispatch.cookies_serializer = :message_pack'],
+    ['rb-other-serializer-setting', 'ruby', 'config.active_job.serializer = :marshal'],
     [
       'py-triple-quoted-constant',
       'python',
