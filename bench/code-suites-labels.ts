@@ -63,7 +63,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { dlintSamples, psalmSamples, rubocopSamples, type Sample } from './code-suites-samples.js';
+import { dlintSamples, eslintSamples, psalmSamples, rubocopSamples, type Sample } from './code-suites-samples.js';
 import {
   CASE_FAMILIES,
   caseEntry,
@@ -101,6 +101,8 @@ export const SUITES = {
     repo: 'semgrep/semgrep-rules',
     licence: 'LGPL-2.1 with the Commons Clause (labels only; the code is read at bench time)',
   },
+  bandit: { repo: 'PyCQA/bandit', licence: 'Apache-2.0' },
+  'eslint-plugin-security': { repo: 'eslint-community/eslint-plugin-security', licence: 'Apache-2.0' },
 } as const;
 type Suite = keyof typeof SUITES;
 
@@ -695,6 +697,126 @@ const RUNS_PROCESS_UNIT: Record<string, RegExp> = {
       extract: 'file',
       labels,
       ...(safeLines.length ? { safeLines } : {}),
+    });
+  }
+}
+
+// --- bandit (session 15) ----------------------------------------------------------------------
+// examples/*.py, each checked by one test of tests/functional/test_functional.py
+// (`check_example("<file>", expect)`): the test's name is bandit's plugin family. A file whose
+// test is one of the three families and expects at least one issue labels the whole file (bandit's
+// expectations are counts per severity, no lines); a file of any other test (crypto, SQL, XSS,
+// requests, …) is a safe case, or a safe case that runs a process (reported apart). As dlint's,
+// an eval/exec file whose every call takes one string literal is not a label. Not counted:
+// `huggingface_unsafe_download` (a model download, not one of the three kinds), the nosec / skip
+// files (bandit's own suppressions), the import-blacklist files (an `import pickle` is no call).
+{
+  const s: Suite = 'bandit';
+  const c = (commits[s] = head(s));
+  const TESTS: Record<string, Category> = {
+    eval: 'dynamic_code_execution',
+    exec: 'dynamic_code_execution',
+    pickle: 'unsafe_deserialization',
+    dill: 'unsafe_deserialization',
+    shelve: 'unsafe_deserialization',
+    jsonpickle: 'unsafe_deserialization',
+    pandas_read_pickle: 'unsafe_deserialization',
+    yaml: 'unsafe_deserialization',
+    pytorch_load: 'unsafe_deserialization',
+    os_exec: 'process_execution',
+    os_popen: 'process_execution',
+    os_spawn: 'process_execution',
+    os_system: 'process_execution',
+    os_startfile: 'process_execution',
+    popen_wrappers: 'process_execution',
+    subprocess_shell: 'process_execution',
+    paramiko_injection: 'process_execution',
+    wildcard_injection: 'process_execution',
+    partial_path: 'process_execution',
+  };
+  const NOT_COUNTED =
+    /^(?:huggingface_unsafe_download|nosec|skip|ignore_skip|imports\w*|nonsense|metric_gathering|baseline_filter)$/;
+  const seen = new Set<string>();
+  const tests = show(s, c, 'tests/functional/test_functional.py');
+  for (const m of tests.matchAll(/\n {4}def test_(\w+)\(self\):([\s\S]*?)(?=\n {4}def |$)/g)) {
+    const [, test, body] = m;
+    if (NOT_COUNTED.test(test)) continue;
+    const issues = [...body.matchAll(/"SEVERITY":\s*\{([^}]*)\}/g)].some((x) => /:\s*[1-9]/.test(x[1]));
+    for (const f of body.matchAll(/check_example\(\s*"([^"]+\.py)"/g)) {
+      const path = `examples/${f[1]}`;
+      if (seen.has(path)) continue;
+      seen.add(path);
+      const category = TESTS[test];
+      if (category && !issues) continue;
+      // As for dlint: eval/exec of a string literal runs the snippet's own code, not a label.
+      const text = show(s, c, path);
+      if (category === 'dynamic_code_execution' && !/\b(?:eval|exec)\(\s*(?!(?:'[^'\n]*'|"[^"\n]*")\s*\))/.test(text))
+        continue;
+      const runs = !category && RUNS_PROCESS.python.every((re) => re.test(text));
+      files.push({
+        suite: s,
+        path,
+        language: 'python',
+        extract: 'file',
+        labels: category ? [{ line: 0, category, source: `test_${test}` }] : [],
+        ...(category ? {} : runs ? { safe: true, runsProcess: true } : { safe: true }),
+      });
+    }
+  }
+}
+
+// --- eslint-plugin-security (session 15) ------------------------------------------------------
+// test/rules/<rule>.js RuleTester cases (eslintSamples): an invalid case of detect-child-process
+// whose error says the call's first argument is not a literal labels the error's line
+// (process_execution; its `Found require("child_process")` cases flag an import, no call, and are
+// not counted), an invalid case of detect-eval-with-expression labels its line
+// (dynamic_code_execution). Every other case (the valid ones, and every case of the other rules:
+// object injection, regexes, buffers, timing, fs paths, …) is a safe case, or, when it runs a
+// process, a process unit (reported apart, expected BLOCKED). A case that runs a process is one
+// with a child_process call and no regex literal (detect-child-process's own valid cases use
+// `/hello/.exec(str)` to show a RegExp's exec is not a process). detect-non-literal-require's
+// invalid cases (a computed module load, reported as dynamic_import) are not counted.
+{
+  const s: Suite = 'eslint-plugin-security';
+  const c = (commits[s] = head(s));
+  const RULES: Record<string, { category: Category; message: RegExp }> = {
+    'detect-child-process': { category: 'process_execution', message: /non Literal/ },
+    'detect-eval-with-expression': { category: 'dynamic_code_execution', message: /./ },
+  };
+  const PROCESS = /(?:^|[^\w.])(?:exec|spawn|execSync|execFile|fork)\s*\(|\.(?:exec|spawn|execSync|execFile|fork)\s*\(/;
+  const REGEX_LITERAL = /(?:=\s*|^|[\s(])\/[^/\n*]+\/[gimsuy]*(?:\.exec|;)/m;
+  for (const path of ls(s, c, 'test/rules')) {
+    if (!path.endsWith('.js')) continue;
+    const rule = path.replace(/^.*\//, '').replace(/\.js$/, '');
+    const own = RULES[rule];
+    const text = show(s, c, path);
+    const labels: Label[] = [];
+    const safeUnits: number[] = [];
+    const processUnits: number[] = [];
+    for (const u of eslintSamples(text)) {
+      if (u.skip) continue;
+      if (!u.noFinding && rule === 'detect-non-literal-require') continue;
+      if (!u.noFinding && own) {
+        const hits = u.expected.filter((e) => own.message.test(e.rule));
+        for (const e of hits)
+          if (!labels.some((x) => x.line === e.line))
+            labels.push({ line: e.line, category: own.category, source: rule });
+        if (hits.length) continue;
+        if (u.expected.length) continue; // an import-only case
+      }
+      const runs = /child_process/.test(u.code) && PROCESS.test(u.code) && !REGEX_LITERAL.test(u.code);
+      if (runs || (rule === 'detect-child-process' && PROCESS.test(u.code) && !REGEX_LITERAL.test(u.code)))
+        processUnits.push(u.firstLine);
+      else if (!safeUnits.includes(u.firstLine)) safeUnits.push(u.firstLine);
+    }
+    files.push({
+      suite: s,
+      path,
+      language: 'javascript',
+      extract: 'eslint-samples',
+      ...(safeUnits.length ? { safeUnits } : {}),
+      ...(processUnits.length ? { processUnits } : {}),
+      labels: labels.sort((a, b) => a.line - b.line),
     });
   }
 }

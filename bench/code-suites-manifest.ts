@@ -25,7 +25,8 @@ export interface FileEntry {
   suite: string;
   path: string;
   language: string;
-  extract: 'file' | 'go-backquoted-samples' | 'rubocop-spec-samples' | 'dlint-samples' | 'psalm-samples';
+  extract:
+    'file' | 'go-backquoted-samples' | 'rubocop-spec-samples' | 'dlint-samples' | 'psalm-samples' | 'eslint-samples';
   /** Sample suites: first lines of the units the suite's own test expects no finding on (safe cases). */
   safeUnits?: number[];
   /** Sample suites: first lines of no-finding units that still run a process (reported apart, expected BLOCKED). */

@@ -155,3 +155,59 @@ export function psalmSamples(text: string): Sample[] {
   }
   return out;
 }
+
+/**
+ * eslint-plugin-security's rule tests (test/rules/<rule>.js): `tester.run(name, rule, { valid:
+ * [...], invalid: [...] })`. A valid entry (a string, or `{ code: … }`) is a unit the rule must
+ * accept; an invalid entry `{ code: …, errors: [{ message, line? }] }` expects each error at its
+ * `line` (1 when none is given) of the code. String, single-quoted and template literals
+ * (a template with `${…}` is skipped: its code is only known when the test runs).
+ */
+export function eslintSamples(text: string): Sample[] {
+  const out: Sample[] = [];
+  for (const section of ['valid', 'invalid'] as const) {
+    const open = new RegExp(`\\b${section}\\s*:\\s*\\[`).exec(text);
+    if (!open) continue;
+    let i = open.index + open[0].length;
+    let depth = 1;
+    let current: Sample | null = null;
+    while (i < text.length && depth > 0) {
+      const ch = text[i];
+      if (ch === '[' || ch === '{' || ch === '(') depth++;
+      else if (ch === ']' || ch === '}' || ch === ')') depth--;
+      if (ch !== '"' && ch !== "'" && ch !== '`') {
+        i++;
+        continue;
+      }
+      let j = i + 1;
+      let raw = '';
+      while (j < text.length && text[j] !== ch) {
+        if (text[j] === '\\') {
+          const n = text[j + 1];
+          raw += n === 'n' ? '\n' : n === 't' ? '\t' : n;
+          j += 2;
+        } else raw += text[j++];
+      }
+      const before = text.slice(Math.max(0, i - 40), i);
+      const isCode = /\bcode\s*:\s*$/.test(before) || (section === 'valid' && depth === 1);
+      if (isCode) {
+        const firstLine = lineOf(text, i + 1);
+        current = {
+          code: raw,
+          firstLine,
+          lastLine: firstLine + raw.split('\n').length - 1,
+          expected: [],
+          noFinding: section === 'valid',
+          ...(ch === '`' && raw.includes('${') ? { skip: 'test-time template' } : {}),
+        };
+        out.push(current);
+      } else if (current && section === 'invalid' && /\bmessage\s*:\s*$/.test(before)) {
+        const rest = text.slice(j + 1, j + 80);
+        const line = /^\s*,\s*line\s*:\s*(\d+)/.exec(rest)?.[1];
+        current.expected.push({ line: current.firstLine + (line ? Number(line) : 1) - 1, rule: raw });
+      }
+      i = j + 1;
+    }
+  }
+  return out;
+}

@@ -28,7 +28,7 @@ import {
   type Label,
   type TestCase,
 } from './code-suites-manifest.js';
-import { dlintSamples, psalmSamples, rubocopSamples } from './code-suites-samples.js';
+import { dlintSamples, eslintSamples, psalmSamples, rubocopSamples } from './code-suites-samples.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const MIRROR = suitesMirror(ROOT);
@@ -145,7 +145,9 @@ function unitsOf(entry: FileEntry, text: string): Unit[] {
       ? dlintSamples(text)
       : entry.extract === 'psalm-samples'
         ? psalmSamples(text)
-        : rubocopSamples(text, '');
+        : entry.extract === 'eslint-samples'
+          ? eslintSamples(text)
+          : rubocopSamples(text, '');
   return samples.filter((u) => !u.skip).map(({ code, firstLine, lastLine }) => ({ code, firstLine, lastLine }));
 }
 

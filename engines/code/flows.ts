@@ -12,7 +12,7 @@ import type { Family } from './languages.js';
 /** Request or program input, per language family (fixed alternations, no nested quantifiers). */
 export const INPUT_SOURCES: Readonly<Record<Family, RegExp>> = {
   javascript:
-    /\breq\s*(?:\.\s*[A-Za-z_$]|\[)|\brequest\s*\.\s*(?:query|body|params|cookies|signedCookies|headers|url|originalUrl|path|files?|param|get)\b|\bprocess\.argv\b|\blocation\.(?:hash|search|href)\b|\bdocument\.(?:URL|cookie|location|referrer)\b|\bctx\.(?:query|request|params)\b|\bevent\.(?:body|queryStringParameters|pathParameters)\b/,
+    /\breq\s*(?:\.\s*[A-Za-z_$]|\[)|\brequest\s*\.\s*(?:query|body|params|cookies|signedCookies|headers|url|originalUrl|path|files?|param|get)\b|\bprocess\.argv\b|\blocation\.(?:hash|search|href)\b|\bdocument\.(?:URL|cookie|location|referrer)\b|\bctx\.(?:query|request|params)\b|\bevent\s*(?:\.\s*(?:body|queryStringParameters|multiValueQueryStringParameters|pathParameters|headers|rawQueryString|rawPath|cookies)\b|\[\s*['"`])/,
   python:
     /\brequest\.(?:GET|POST|REQUEST|args|form|values|json|data|cookies|files|headers|get_json|query_params|body|stream|get_data|view_args)\b|\bsys\.argv\b|\binput\s*\(|\bos\.environ\b|\bos\.getenv\s*\(|\.parse_(?:known_)?args\s*\(/,
   php: /\$_(?:GET|POST|REQUEST|COOKIE|FILES|SERVER|ENV)\b|php:\/\/input|\$HTTP_[A-Z]+_VARS\b|\$argv\b|\bfilter_input(?:_array)?\s*\(|\$request\s*->\s*(?:input|get|query|post|all|only|file|cookie|header|json|getContent|request|cookies|files|headers|attributes)\b|\bInput::(?:get|all)\s*\(|\brequest\(\)\s*->/,
@@ -61,17 +61,24 @@ function windowStart(lines: readonly string[], sinkLine: number): number {
 function statementText(lines: readonly string[], line: number): string {
   let depth = 0;
   let template = false;
+  /** Session 15: inside a `"""` / `'''` string (Python, Java text blocks) running on: its delimiter. */
+  let triple = '';
   let text = '';
   for (let i = line; i < lines.length && i < line + MAX_STATEMENT_LINES; i++) {
     const l = lines[i];
     text += `${l}\n`;
-    for (const ch of l) {
-      if (ch === '`')
+    for (let k = 0; k < l.length; k++) {
+      const ch = l[k];
+      if ((ch === '"' || ch === "'") && l.startsWith(ch.repeat(3), k) && (triple === '' || triple === ch)) {
+        triple = triple === '' ? ch : '';
+        k += 2;
+      } else if (triple !== '') continue;
+      else if (ch === '`')
         template = !template; // a template literal or raw string running on
       else if (ch === '(' || ch === '[' || ch === '{') depth++;
       else if (ch === ')' || ch === ']' || ch === '}') depth--;
     }
-    if (depth <= 0 && !template) break;
+    if (depth <= 0 && !template && triple === '') break;
   }
   return text;
 }

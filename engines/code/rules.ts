@@ -139,6 +139,9 @@ const row = (
   match: Matcher,
 ): RuleRow => ({ id, languages, severity, type, description, match });
 
+/** A Go `[]byte(…)` conversion (or bare text) of string literals only, joined by `+`. */
+const GO_CONSTANT_BYTES = /^(?:\[\]byte\()?\s*"(?:[^"\\\n]|\\.)*"(?:\s*\+\s*"(?:[^"\\\n]|\\.)*")*\s*\)?$/;
+
 export const RULES: readonly RuleRow[] = [
   // ── Python ──────────────────────────────────────────────────────────────────────────────
   row(
@@ -1592,6 +1595,27 @@ export const RULES: readonly RuleRow[] = [
       'golang.org/x/sys/unix.Exec',
     ]),
   ),
+  // Session 15: computed text written to a started command's standard input (a shell reads it
+  // as its script: `exec.Command("bash")` + `StdinPipe().Write(…)`); the Command itself has its row.
+  row(
+    'go.exec-stdin',
+    GO,
+    'critical',
+    'shell_execution',
+    "Computed input written to a process's standard input",
+    call(
+      [
+        'os/exec.Command().StdinPipe().Write',
+        'os/exec.Command().StdinPipe().WriteString',
+        'os/exec.CommandContext().StdinPipe().Write',
+        'os/exec.CommandContext().StdinPipe().WriteString',
+        '*.Cmd#StdinPipe().Write',
+        '*.Cmd#StdinPipe().WriteString',
+      ],
+      // `[]byte("exit\n")`, `[]byte("a" + "b")`: a constant script, read as text.
+      all(nonConstantArg(0), not(argTextMatches(0, GO_CONSTANT_BYTES))),
+    ),
+  ),
   row(
     'go.execabs',
     GO,
@@ -2526,6 +2550,15 @@ export const RULES: readonly RuleRow[] = [
     ]),
   ),
   row('rb.backticks', RB, 'critical', 'shell_execution', 'Shell execution (backticks / %x)', syntax('subshell')),
+  // Session 15: Rails cookies read back with Marshal (analyzers/ruby.ts marshalCookies).
+  row(
+    'rb.cookies-marshal',
+    RB,
+    'critical',
+    'unsafe_deserialization',
+    'Rails cookies deserialized with Marshal (cookies_serializer not :json)',
+    syntax('marshal_cookies'),
+  ),
   row(
     'rb.open-pipe',
     RB,
@@ -2816,8 +2849,14 @@ export const RULES: readonly RuleRow[] = [
     RB,
     'critical',
     'dynamic_code_execution',
-    'Ruby VM instruction sequence compiled or loaded (runs arbitrary code)',
-    call(['RubyVM.InstructionSequence.*']),
+    'Ruby VM instruction sequence compiled, loaded or run (runs arbitrary code)',
+    // Session 15: the sequence's own eval too, where the code runs (one row: a chained
+    // `compile(src).eval` is one finding on its line).
+    call([
+      'RubyVM.InstructionSequence.*',
+      'RubyVM.InstructionSequence.*().eval',
+      'RubyVM.InstructionSequence.*().eval_with_binding',
+    ]),
   ),
   row(
     'rb.posix-spawn',
@@ -3069,6 +3108,16 @@ export const RULES: readonly RuleRow[] = [
     'unsafe_deserialization',
     'Unsafe deserialization (unserialize)',
     call(['unserialize'], not(argTextMatches(1, /['"]allowed_classes['"]\s*=>\s*false/i))),
+  ),
+  // Session 15: WordPress's maybe_unserialize unserializes whatever looks serialized, and takes no
+  // options (a second argument is ignored).
+  row(
+    'php.maybe-unserialize',
+    PHP,
+    'critical',
+    'unsafe_deserialization',
+    'Unsafe deserialization (WordPress maybe_unserialize)',
+    call(['maybe_unserialize']),
   ),
   // Session 13: PECL yaml unserializes `!php/object` nodes unless yaml.decode_php is off (an ini
   // setting a snippet cannot show; the manual warns against untrusted input): input-fed, fail closed.

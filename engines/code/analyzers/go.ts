@@ -205,9 +205,13 @@ class GoAnalysis extends AnalysisBase implements ExprOps {
   }
 
   private bindLists(names: readonly Node[], values: readonly Node[], scope: Scope): void {
+    // `w, err := cmd.StdinPipe()`: one call giving several results; the first name is its first
+    // result, named after the call (session 15); the others (errors, flags) stay unknown.
+    const multi = names.length > 1 && values.length === 1 && this.view.type(values[0]) === 'call_expression';
     names.forEach((name, i) => {
       if (this.view.type(name) !== 'identifier') return;
-      this.bind(scope, this.view.text(name), names.length === values.length ? values[i] : null);
+      const value = names.length === values.length ? values[i] : multi && i === 0 ? values[0] : null;
+      this.bind(scope, this.view.text(name), value);
     });
   }
 

@@ -137,6 +137,7 @@ class RubyAnalysis extends AnalysisBase implements ExprOps {
         const left = shovelTarget(v, n);
         if (left) this.pendName(left, n);
       } else if (t === 'assignment' || t === 'operator_assignment') {
+        if (t === 'assignment' && wanted.syntax.has('marshal_cookies')) this.marshalCookies(n);
         TARGET.lastIndex = n.startIndex;
         const m = TARGET.exec(src);
         if (m) this.pendName(m[1], n);
@@ -435,6 +436,21 @@ class RubyAnalysis extends AnalysisBase implements ExprOps {
     if (recv.some((r) => r.startsWith('&'))) return null;
     if (recv.some((r) => this.ownSingletons.has(`${r}.${method}`))) return null;
     return membersOf(recv, [method]);
+  }
+
+  /**
+   * Session 15: `….cookies_serializer = :marshal` (or `:hybrid`, which still reads old Marshal
+   * cookies) in a Rails configuration: a cookie is then unmarshalled, so whoever holds or guesses
+   * the secret key base runs code. A value that is not a literal fails closed too.
+   */
+  private marshalCookies(n: Node): void {
+    const v = this.view;
+    const left = v.field(n, 'left');
+    const right = v.field(n, 'right');
+    if (!left || !right || !/(?:^|\.)cookies_serializer$/.test(v.text(left).replace(/\s+/g, ''))) return;
+    const value = v.text(right).trim();
+    if (/^(?::|['"])?(?:json|message_pack)['"]?$/.test(value)) return;
+    this.fact({ kind: 'syntax', line: v.line(n), name: 'marshal_cookies', detail: value.slice(0, 40) });
   }
 
   private callFact(node: Node, sharedStart: boolean): void {
