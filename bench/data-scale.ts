@@ -729,6 +729,7 @@ async function seedJobs(
       job_id: jobId,
       claimed_at: createdAt,
       finished_at: completedAt,
+      units: job.units, // as the service's completion writes it (session 15: the eviction reads no job)
     });
   }
 }

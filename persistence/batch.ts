@@ -204,6 +204,13 @@ export interface BatchSlotDoc {
    * on slots written before.
    */
   evicting?: string[];
+  /**
+   * How many result documents `job_id` has, written when the slot is marked finished (session
+   * 15): the eviction then deletes the job without reading its document first (3 commands, not
+   * 4). Cleared by the admission that takes the slot; absent on slots written before (the
+   * deletion reads the job, as it did).
+   */
+  units?: number | null;
 }
 
 export interface BatchSlotClaimDoc {
@@ -387,6 +394,8 @@ export class BatchJobStore {
   private readonly won = new Set<string>();
   /** Cursor moves in flight (nudge): the highest value asked for meanwhile, written when the current move is done. */
   private readonly nudges = new Map<SlotCursor, { next: number | null }>();
+  /** Result-document counts of the jobs this process evicted, read from their slots (`units`): their deletion skips the job read. */
+  private readonly evictedUnits = new Map<string, number>();
 
   constructor(
     private readonly store: Store,
@@ -1093,13 +1102,27 @@ export class BatchJobStore {
             ...[...orphans, ...(cand.evicting ?? [])].filter((n) => n !== cand.job_id && !this.gone.has(n)),
           ]),
         ].slice(0, EVICTING_MAX);
+        // The evicted job's result-document count as its slot carries it (session 15): its deletion reads no job document.
+        if (cand.state === 'finished' && cand.job_id && typeof cand.units === 'number') {
+          this.evictedUnits.set(cand.job_id, cand.units);
+          if (this.evictedUnits.size > GONE_MEMO)
+            this.evictedUnits.delete(this.evictedUnits.keys().next().value as string);
+        }
         // Key: `batch_slots._id`; only the claim's winner writes it. From here on the evicted job
         // reads as 404 (holdsSlot). Not awaited here (session 15): admit sends it beside the job's
         // insert and answers only once both are acknowledged.
         const written = this.slots.updateOne(
           { _id: cand._id },
           {
-            $set: { gen, state: 'active', job_id: jobId, claimed_at: new Date(), finished_at: null, evicting: drop },
+            $set: {
+              gen,
+              state: 'active',
+              job_id: jobId,
+              claimed_at: new Date(),
+              finished_at: null,
+              evicting: drop,
+              units: null,
+            },
           },
         );
         void written.catch(() => undefined); // awaited by admit
@@ -1120,7 +1143,9 @@ export class BatchJobStore {
     let deleted = 0;
     for (const name of names) {
       if (this.gone.has(name)) continue;
-      if (await this.deleteJob(name)) deleted++;
+      const units = this.evictedUnits.get(name);
+      this.evictedUnits.delete(name);
+      if (await this.deleteJob(name, units)) deleted++;
       this.gone.add(name);
       if (this.gone.size > GONE_MEMO) this.gone.delete(this.gone.values().next().value as string);
     }
@@ -1155,11 +1180,16 @@ export class BatchJobStore {
    * Deletes a job with its result documents and request, all by computed ids (`<job>#0…` point
    * deletes in one bulk write, then the request, then the job, which names the rest). Idempotent;
    * false when the job document was already gone (so were the rest: it is deleted last).
+   * `known`: the job's result-document count as its finished slot carried it (session 15): no
+   * read of the job first (3 commands instead of 4; a job already gone costs the three deletes).
    */
-  async deleteJob(jobId: string): Promise<boolean> {
-    const doc = await this.jobs.findOne({ _id: jobId }, { projection: { units: 1 } });
-    if (!doc) return false;
-    const units = doc.units ?? 0;
+  async deleteJob(jobId: string, known?: number): Promise<boolean> {
+    let units: number;
+    if (known === undefined) {
+      const doc = await this.jobs.findOne({ _id: jobId }, { projection: { units: 1 } });
+      if (!doc) return false;
+      units = doc.units ?? 0;
+    } else units = known;
     for (let u = 0; u < units; u++) this.finalUnits.delete(resultId(jobId, u));
     const ops: AnyBulkWriteOperation<StoredResultDoc>[] = Array.from({ length: units }, (_, u) => ({
       deleteOne: { filter: { _id: resultId(jobId, u) } },
@@ -1169,8 +1199,8 @@ export class BatchJobStore {
       units > 0 ? this.results.bulkWrite(ops, { ordered: false }) : null,
       this.requests.deleteOne({ _id: jobId }),
     ]);
-    await this.jobs.deleteOne({ _id: jobId });
-    return true;
+    const { deletedCount } = await this.jobs.deleteOne({ _id: jobId });
+    return known === undefined || deletedCount > 0;
   }
 
   /** Undoes an admission whose workflow could not be started (by the admitting process: it owns the slot). */
@@ -1267,11 +1297,16 @@ export class BatchJobStore {
     slot: number,
     jobId: string,
     at: Date,
+    /** The job's result-document count, kept on the slot for its eviction (undefined: a job stored before result documents). */
+    units: number | undefined,
     pre?: { cur: BatchSlotDoc | null; tail: number | null },
   ): Promise<void> {
     const cur = pre ? pre.cur : await this.slots.findOne({ _id: slot });
     if (!cur || cur.job_id !== jobId || cur.state !== 'active') return;
-    await this.slots.updateOne({ _id: slot }, { $set: { state: 'finished', finished_at: at } });
+    await this.slots.updateOne(
+      { _id: slot },
+      { $set: { state: 'finished', finished_at: at, units: typeof units === 'number' ? units : null } },
+    );
     await this.release(slot, cur.gen, 'finished', at, pre ? pre.tail : undefined);
   }
 
@@ -1302,7 +1337,7 @@ export class BatchJobStore {
       await this.jobs.updateOne({ _id: jobId }, { $set: set });
       out = { ...doc, ...set };
     }
-    await this.finishSlot(doc.slot, jobId, at);
+    await this.finishSlot(doc.slot, jobId, at, doc.units);
     return out;
   }
 
@@ -1335,7 +1370,7 @@ export class BatchJobStore {
     const doc = await (read ?? this.find(jobId));
     if (!doc) return null;
     if (doc.status !== 'running') {
-      await this.finishSlot(doc.slot, jobId, doc.completed_at ?? completedAt);
+      await this.finishSlot(doc.slot, jobId, doc.completed_at ?? completedAt, doc.units ?? units);
       return {
         completed_at: doc.completed_at ?? completedAt,
         completed_items: doc.completed_items,
@@ -1358,7 +1393,7 @@ export class BatchJobStore {
       this.slots.findOne({ _id: doc.slot }),
       this.cursor('tail'),
     ]);
-    await this.finishSlot(doc.slot, jobId, completedAt, { cur, tail });
+    await this.finishSlot(doc.slot, jobId, completedAt, units, { cur, tail });
     return final;
   }
 
@@ -1383,7 +1418,7 @@ export class BatchJobStore {
         },
       );
     }
-    await this.finishSlot(doc.slot, jobId, completedAt);
+    await this.finishSlot(doc.slot, jobId, completedAt, doc.units);
     return true;
   }
 }

@@ -7,7 +7,9 @@
 // the slot write and the job's insert side by side (before: the hints, the window, its slots, the
 // claim, the slot write, the job, six round trips one after the other). Every guarantee stays:
 // each POST answers its own job, the evicted job answers 404 at once, the new jobs complete with
-// their items, and afterwards the store holds the live jobs' documents and nothing else.
+// their items, and afterwards the store holds the live jobs' documents and nothing else. An
+// evicted job's deferred deletion reads no job document (its finished slot carries the count of
+// its result documents): three deletes by id per job.
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -141,5 +143,12 @@ describe('admission at the job limit from the window in hand (an API of its own 
     expect(await coll('batch_results').countDocuments({ _id: { $in: old.map((id) => `${id}#0`) } })).toBe(0);
     const slots = await coll('batch_slots').find({}).toArray();
     expect(slots.map((s) => s.job_id).sort()).toEqual([...fresh].sort());
+    // Each finished slot carries its job's result-document count (one unit of two math items), so
+    // an evicted job's deletion is its three deletes by id, with no read of the job first.
+    for (const s of slots) expect(s).toMatchObject({ state: 'finished', units: 1 });
+    await sleep(600); // the capture is flushed every 250 ms
+    const jobCmds = apiCommands(windows[0]![0], Date.now()).filter((c) => c.coll === 'batch_jobs');
+    expect(jobCmds.filter((c) => c.cmd === 'delete')).toHaveLength(LIMIT);
+    expect(jobCmds.filter((c) => c.cmd === 'find' && (c.projection ?? []).includes('units'))).toEqual([]);
   }, 480_000);
 });

@@ -230,6 +230,48 @@ describe('persistence/batch.ts: the job store', () => {
     expect(m.coll('batch_jobs').docs.size).toBe(2);
   });
 
+  it("session 15: an evicted job's deletion reads no job document (its finished slot carries its result-document count): 3 deletes by id, not a read and 3 deletes; a slot without the count still reads the job", async () => {
+    await jobs.admit(newJob('bj_d1'), ITEMS, 2);
+    await jobs.admit(newJob('bj_d2'), ITEMS, 2);
+    await runToCompletion(jobs, 'bj_d1', new Date('2026-01-01T00:01:00Z'));
+    await runToCompletion(jobs, 'bj_d2', new Date('2026-01-01T00:02:00Z'));
+    // The completion wrote the job's result-document count onto its slot.
+    const slotOf = (job: string) => [...m.coll('batch_slots').docs.values()].find((d: any) => d.job_id === job) as any;
+    expect(slotOf('bj_d1')).toMatchObject({ state: 'finished', units: 2 });
+    const e1 = await jobs.admit(newJob('bj_e1'), ITEMS, 2);
+    expect(e1.drop).toEqual(['bj_d1']);
+    // The admission that took the slot cleared the count (it belongs to the evicted job).
+    expect(m.coll('batch_slots').docs.get(String(e1.slot))).toMatchObject({ job_id: 'bj_e1', units: null });
+    const from = m.log.length;
+    expect(await jobs.dropEvicted(e1.drop)).toBe(1);
+    const sent = m.log.slice(from).map((r) => `${r.coll}.${r.op} ${JSON.stringify(r.filter)}`);
+    // The results and the request side by side, then the job (it names the rest: deleted last).
+    expect(sent.slice(0, 3).sort()).toEqual([
+      'batch_requests.deleteOne {"_id":"bj_d1"}',
+      'batch_results.deleteOne {"_id":"bj_d1#0"}',
+      'batch_results.deleteOne {"_id":"bj_d1#1"}',
+    ]);
+    expect(sent.slice(3)).toEqual(['batch_jobs.deleteOne {"_id":"bj_d1"}']);
+    expect(await jobs.find('bj_d1')).toBeNull();
+    expect(await jobs.request('bj_d1')).toBeNull();
+    expect(m.coll('batch_results').docs.has(JSON.stringify(resultId('bj_d1', 0)))).toBe(false);
+    expect([...m.coll('batch_results').docs.keys()].filter((k) => k.includes('bj_d1'))).toEqual([]);
+    // A slot finished before the count existed (no `units`): the deletion reads the job first, as before.
+    const legacy = slotOf('bj_d2');
+    delete legacy.units;
+    const other = new BatchJobStore(m.store); // a process that reads the slot as it is now
+    const e2 = await other.admit(newJob('bj_e2'), ITEMS, 2);
+    expect(e2.drop).toEqual(['bj_d2']);
+    const from2 = m.log.length;
+    expect(await other.dropEvicted(e2.drop)).toBe(1);
+    const ops = m.log.slice(from2).map((r) => `${r.coll}.${r.op}`);
+    expect(ops[0]).toBe('batch_jobs.findOne');
+    expect(ops.filter((o) => o.endsWith('deleteOne'))).toHaveLength(4);
+    expect([...m.coll('batch_results').docs.keys()].filter((k) => k.includes('bj_d2'))).toEqual([]);
+    // A process that did not see the count (a fresh store object, the sweep's path) deletes what is left the old way: gone is false.
+    expect(await new BatchJobStore(m.store).dropEvicted(['bj_d1'])).toBe(0);
+  });
+
   it('ten admissions submitted together take ten different slots without re-reading the slot table round after round', async () => {
     const admitted = await Promise.all(Array.from({ length: 10 }, (_, i) => jobs.admit(newJob(`bj_c${i}`), ITEMS, 50)));
     expect(new Set(admitted.map((a) => a.slot)).size).toBe(10);
