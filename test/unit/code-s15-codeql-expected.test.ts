@@ -80,3 +80,90 @@ describe('issue 24, session 15: the families of the .expected suites stay blocke
     expect(found.map((f) => f.line_number)).toContain(line);
   });
 });
+
+// The family the .expected suites revealed: a sink in library code whose argument is a value
+// built from the function's own parameters (CodeQL's "library input"): the finding names the
+// line that builds it, so the flow is shown with both lines. Annotation only: never admits.
+const finding = async (code: string, language: string, line: number): Promise<Issue> => {
+  const found = (await critical(code, language)).find((f) => f.line_number === line);
+  expect(found, code).toBeDefined();
+  return found!;
+};
+describe('issue 24, session 15: a sink fed by a value built from the function parameters names that line', () => {
+  it.each([
+    [
+      'ruby splat of a list built from a parameter',
+      'ruby',
+      'class G\n  def go(remote)\n    list = ["clone", remote]\n    Open3.capture3("git", *list)\n  end\nend',
+      4,
+      3,
+    ],
+    [
+      'ruby: through a helper called with the built list',
+      'ruby',
+      'class G\n  def go(remote)\n    list = ["clone", remote]\n    run_it(list)\n  end\nend\ndef run_it(list)\n  Open3.capture3("git", *list)\nend',
+      8,
+      3,
+    ],
+    [
+      'EVADE ruby: helper called without parentheses',
+      'ruby',
+      'class G\n  def go(remote)\n    list = ["clone", remote]\n    run_it list\n  end\nend\ndef run_it(list)\n  system("git", *list)\nend',
+      8,
+      3,
+    ],
+    [
+      'python: command string built from a parameter',
+      'python',
+      'import subprocess\ndef fetch(url):\n    cmd = "curl " + url\n    subprocess.call(cmd, shell=True)\n',
+      4,
+      3,
+    ],
+    [
+      'javascript: code built from a parameter',
+      'javascript',
+      'function calc(expr) {\n  const src = "return " + expr;\n  return eval(src);\n}',
+      3,
+      2,
+    ],
+  ])('%s', async (_name, language, code, sink, built) => {
+    const f = await finding(code, language, sink);
+    expect(f.description).toMatch(
+      new RegExp(`argument built from parameters on lines? (?:\\d+, )*${built}(?:, \\d+)*$`),
+    );
+  });
+
+  it.each([
+    [
+      'the value is a constant',
+      'ruby',
+      'class G\n  def go(remote)\n    list = ["clone", "x"]\n    Open3.capture3("git", *list)\n  end\nend',
+      4,
+    ],
+    [
+      "another function's parameter of the same name",
+      'ruby',
+      'def a(remote)\n  puts remote\nend\ndef b\n  list = ["clone", remote]\n  system("git", *list)\nend',
+      6,
+    ],
+    [
+      'a helper called with a constant',
+      'ruby',
+      'def go(remote)\n  run_it(["x"])\nend\ndef run_it(list)\n  system("git", *list)\nend',
+      5,
+    ],
+  ])('no "built from parameters" line when %s (the finding stays)', async (_name, language, code, sink) => {
+    const f = await finding(code, language, sink);
+    expect(f.description).not.toMatch(/built from parameters/);
+  });
+
+  it('request input still wins: the input line is named, not the parameter line', async () => {
+    const f = await finding(
+      'def go(remote)\n  x = params[:r]\n  list = ["clone", x, remote]\n  system("git", *list)\nend',
+      'ruby',
+      4,
+    );
+    expect(f.description).toMatch(/input from lines? .*\b2\b/);
+    expect(f.description).not.toMatch(/built from parameters/);
+  });
+});
