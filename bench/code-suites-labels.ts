@@ -25,6 +25,14 @@
 //                    code-injection files are safe lines (the OK lines of the command files, and
 //                    an OK line that runs a process, still run processes, which the contract
 //                    always blocks).
+//   codeql-expected  CodeQL's query tests whose expectations live in a `.expected` file (session 15):
+//                    each `#select` row's alert location (`File.ext:line:col:endLine:endCol`, the
+//                    row's first column) labels that line of that test file, with the category of
+//                    its CWE folder; several `.expected` files of one test file are merged. A row
+//                    whose location does not fit the test file as stored (line or columns out of
+//                    range, or a bare identifier that is not the text at those columns) stops the
+//                    build: the `.expected` and the test file are of different versions. Files
+//                    already in the codeql suite (inline expectations) are skipped.
 //   rubocop-security the Security cops' specs (spec/rubocop/cop/security): each
 //                    `expect_offense` heredoc is a unit labelled at the lines its `^^^` marks
 //                    point at (the marks are blanked); `expect_no_offenses` units are safe
@@ -67,6 +75,7 @@ import { dlintSamples, eslintSamples, psalmSamples, rubocopSamples, type Sample 
 import {
   CASE_FAMILIES,
   caseEntry,
+  expectedAlertLines,
   suiteGitDir,
   suitesMirror,
   type CaseSuite,
@@ -88,6 +97,7 @@ export const SUITES = {
   gosec: { repo: 'securego/gosec', licence: 'Apache-2.0' },
   'phpcs-security-audit': { repo: 'FloeDesignTechnologies/phpcs-security-audit', licence: 'GPL-3.0' },
   codeql: { repo: 'github/codeql', licence: 'MIT' },
+  'codeql-expected': { repo: 'github/codeql', licence: 'MIT' },
   'owasp-benchmark-python': { repo: 'OWASP-Benchmark/BenchmarkPython', licence: 'GPL-3.0' },
   'owasp-benchmark-java': { repo: 'OWASP-Benchmark/BenchmarkJava', licence: 'GPL-2.0' },
   'rubocop-security': { repo: 'rubocop/rubocop', licence: 'MIT' },
@@ -698,6 +708,108 @@ const RUNS_PROCESS_UNIT: Record<string, RegExp> = {
       labels,
       ...(safeLines.length ? { safeLines } : {}),
     });
+  }
+}
+
+// --- codeql-expected (session 15) ------------------------------------------------------------
+// Test files and their `.expected` files, each at its own stored commit (both written to
+// <mirror>/github+codeql/files/<commit>/<path>, as the codeql suite's files).
+const CODEQL_EXPECTED: Array<{
+  test: [commit: string, path: string];
+  expected: Array<[commit: string, path: string]>;
+  language: string;
+}> = [
+  {
+    test: ['0ac3e5c3ad60c4f0604120ad2f64fd8544938e15', 'java/ql/test/query-tests/security/CWE-078/Test.java'],
+    expected: [
+      ['2226f5126be4c5674e4ceeed5618bca36984b89f', 'java/ql/test/query-tests/security/CWE-078/ExecTainted.expected'],
+      ['0ac3e5c3ad60c4f0604120ad2f64fd8544938e15', 'java/ql/test/query-tests/security/CWE-078/ExecUnescaped.expected'],
+    ],
+    language: 'java',
+  },
+  {
+    test: ['20ffdf43973dcd3a185cc84311992c1c3e0b4843', 'python/ql/test/query-tests/Security/CWE-502/test.py'],
+    expected: [
+      [
+        '05b69a1c0faa794609e86160587c79ced0e941b9',
+        'python/ql/test/query-tests/Security/CWE-502/UnsafeDeserialization.expected',
+      ],
+    ],
+    language: 'python',
+  },
+  {
+    test: ['9d164d0f0652d4170f961f3d1e5e4b818dabdc95', 'go/ql/test/query-tests/Security/CWE-078/StoredCommand.go'],
+    expected: [
+      ['0121263e03de7363bbeb2431dfa8f4472bd97e64', 'go/ql/test/query-tests/Security/CWE-078/StoredCommand.expected'],
+    ],
+    language: 'go',
+  },
+  {
+    test: [
+      '44afa34e37983602c49f39c14ec1f38e6eb18753',
+      'ruby/ql/test/query-tests/security/cwe-502/oj-global-options/OjGlobalOptions.rb',
+    ],
+    expected: [
+      [
+        '118daaba5c7326ddd6672e9dae895c9fb12be121',
+        'ruby/ql/test/query-tests/security/cwe-502/oj-global-options/UnsafeDeserialization.expected',
+      ],
+    ],
+    language: 'ruby',
+  },
+  {
+    test: [
+      '118daaba5c7326ddd6672e9dae895c9fb12be121',
+      'ruby/ql/test/query-tests/security/cwe-078/KernelOpen/KernelOpen.rb',
+    ],
+    expected: [
+      [
+        '11c89adbe3b238e3a142256175f0003e19d7972b',
+        'ruby/ql/test/query-tests/security/cwe-078/KernelOpen/KernelOpen.expected',
+      ],
+    ],
+    language: 'ruby',
+  },
+  {
+    test: [
+      '7b274ca83efd40a483b818e257d8923341ac21ef',
+      'ruby/ql/test/query-tests/security/cwe-078/SecondOrderCommandInjection/impl/second-order.rb',
+    ],
+    expected: [
+      [
+        '6f296e57251861f424028cf2afa45badc41539d0',
+        'ruby/ql/test/query-tests/security/cwe-078/SecondOrderCommandInjection/SecondOrderCommandInjection.expected',
+      ],
+    ],
+    language: 'ruby',
+  },
+];
+
+{
+  const s: Suite = 'codeql-expected';
+  commits[s] = 'per file';
+  const inline = new Set(files.filter((f) => f.suite === 'codeql').map((f) => f.path));
+  const read = (commit: string, path: string) => {
+    const file = join(MIRROR, 'github+codeql', 'files', commit, path);
+    if (!existsSync(file)) throw new Error(`codeql-expected: ${file} is missing (see the header)`);
+    return readFileSync(file, 'utf8');
+  };
+  for (const { test, expected, language } of CODEQL_EXPECTED) {
+    const [commit, path] = test;
+    if (inline.has(path)) continue;
+    const category: Category = /cwe-502/i.test(path)
+      ? 'unsafe_deserialization'
+      : /cwe-09[45]/i.test(path)
+        ? 'dynamic_code_execution'
+        : 'process_execution';
+    const text = read(commit, path);
+    const labels: Label[] = [];
+    for (const [ec, ep] of expected)
+      for (const line of expectedAlertLines(read(ec, ep), path, text))
+        if (!labels.some((x) => x.line === line))
+          labels.push({ line, category, source: `${ep.slice(ep.lastIndexOf('/') + 1)}@${ec.slice(0, 12)}` });
+    labels.sort((a, b) => a.line - b.line);
+    files.push({ suite: s, path, commit, language, extract: 'file', labels });
   }
 }
 

@@ -91,3 +91,30 @@ export const caseEntry = ([suite, name, category, flag]: TestCase, suites: Recor
       flag === 'v' ? [{ line: 0, category: CASE_FAMILIES[category], source: `${category} (expectedresults)` }] : [],
   };
 };
+
+/**
+ * The lines a `.expected` file's `#select` rows alert on in `testPath` (named relative to its folder), each
+ * checked against the test file's text; throws when a row does not fit (versions differ).
+ */
+export function expectedAlertLines(expected: string, testPath: string, testText: string): number[] {
+  const lines = testText.split('\n');
+  const rows = expected.split('\n');
+  // Files of one-column-set queries (`@kind problem`) have no section headers: every row is a result.
+  const start = rows.indexOf('#select');
+  const out = new Set<number>();
+  for (const row of start >= 0 ? rows.slice(start + 1) : rows) {
+    const cells = row.split(' | ');
+    const loc = /^\|\s*([^:|]+):(\d+):(\d+):(\d+):(\d+)$/.exec(cells[0]?.trim() ?? '');
+    // The location is relative to the test's folder (`impl/second-order.rb`).
+    if (!loc || !`/${testPath}`.endsWith(`/${loc[1]}`)) continue;
+    const [line, col, endLine, endCol] = loc.slice(2).map(Number);
+    const text = lines[line - 1];
+    if (text === undefined || col < 1 || col > text.length || (endLine === line && endCol > text.length))
+      throw new Error(`codeql-expected: ${cells[0]} does not fit ${testPath} (another version?)`);
+    const element = cells[1]?.trim() ?? '';
+    if (endLine === line && /^[A-Za-z_]\w*$/.test(element) && text.slice(col - 1, endCol) !== element)
+      throw new Error(`codeql-expected: ${cells[0]} is not \`${element}\` in ${testPath} (another version?)`);
+    out.add(line);
+  }
+  return [...out].sort((a, b) => a - b);
+}

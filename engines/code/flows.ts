@@ -1019,3 +1019,71 @@ export function fromInput(source: string, family: Family, line: number, argText:
   const fields = [...argText.matchAll(FIELD_READ)].map((m) => m[1]);
   return names.length > 0 && inputSources(source, family, line, names, fields).length > 0;
 }
+
+/** Lines above a sink read for the assignment that builds one of its arguments. */
+const PARAM_LOOKBACK = 40;
+
+/** The nearest assignment above `sinkLine` (1-based, not above `stop`) to one of `names` built from one of `params`. */
+function builtFromParams(
+  lines: readonly string[],
+  sinkLine: number,
+  stop: number,
+  names: string[],
+  params: Set<string>,
+): number[] {
+  const out: number[] = [];
+  for (const name of names) {
+    if (params.has(name)) continue;
+    for (let i = sinkLine - 2; i > stop && i >= sinkLine - 1 - PARAM_LOOKBACK; i--) {
+      const m = assignmentOf(lines[i], name);
+      if (!m) continue;
+      const rhs = lines[i].slice((m.index ?? 0) + m[0].length);
+      if (identifiers(rhs).some((n) => params.has(n))) out.push(i + 1);
+      break;
+    }
+  }
+  return out;
+}
+
+/**
+ * Library input (session 15, CodeQL's second-order and unsafe-construction queries): a sink in a
+ * function whose argument is a local value built from the function's own parameters
+ * (`list = ["clone", remote]` … `Open3.capture3("git", *list)`), or a parameter filled at a call of
+ * the function in the same file with such a value. Returns the lines that build it. An annotation
+ * only, for a finding already reported; asked only when no request or program input was found.
+ */
+export function parameterSources(source: string, family: Family, sinkLine: number): number[] {
+  const lines = source.split('\n');
+  const header = enclosingHeader(lines, family, sinkLine, windowStart(lines, sinkLine));
+  if (!header || header.params.length === 0) return [];
+  const params = new Set(header.params.filter((p) => p !== ''));
+  const used = identifiers(statementText(lines, sinkLine - 1));
+  const out = builtFromParams(lines, sinkLine, header.line, used, params);
+  // The sink uses a parameter itself: the calls of its function (one hop) that pass a value
+  // their own function built from its parameters.
+  const name = header.name;
+  const filled = header.params.map((p, k) => (p !== '' && used.includes(p) ? k : -1)).filter((k) => k >= 0);
+  if (out.length > 0 || !name || filled.length === 0) return out;
+  let calls = 0;
+  for (let i = 0; i < lines.length && calls < MAX_CALLERS; i++) {
+    if (i === header.line) continue;
+    const l = lines[i];
+    for (let at = l.indexOf(name); at >= 0; at = l.indexOf(name, at + 1)) {
+      if (/[\w$.]/.test(l[at - 1] ?? '') || /[\w$?!]/.test(l[at + name.length] ?? '')) continue;
+      const rest = l.slice(at + name.length);
+      const args = rest.startsWith('(')
+        ? callArgs(l, at + name.length)
+        : /^[ \t]/.test(rest)
+          ? splitParams(rest.trim())
+          : null;
+      if (!args) continue;
+      calls++;
+      const caller = enclosingHeader(lines, family, i + 1, windowStart(lines, i + 1));
+      if (!caller) continue;
+      const callerParams = new Set(caller.params.filter((p) => p !== ''));
+      const names = filled.flatMap((k) => (args[k] === undefined ? [] : identifiers(args[k])));
+      out.push(...builtFromParams(lines, i + 1, caller.line, names, callerParams));
+    }
+  }
+  return [...new Set(out)].sort((a, b) => a - b);
+}

@@ -9,7 +9,7 @@ import { parseHealth, type ParseHealth } from './parse-health.js';
 import type { MatchContext } from './predicates.js';
 import type { LoadedLanguage } from './runtime.js';
 import { SyntaxView } from './syntax.js';
-import { fromInput, nearestInputSources } from './flows.js';
+import { fromInput, nearestInputSources, parameterSources } from './flows.js';
 
 /** Constant code handed to eval-like sinks is scanned too, this many levels deep. */
 export const MAX_NESTED_DEPTH = 3;
@@ -214,7 +214,15 @@ function withInputSources(findings: Finding[], source: string, family: ReturnTyp
   return findings.map((f) => {
     if (f.severity !== 'critical' || !FLOW_TYPES.has(f.type) || budget-- <= 0) return f;
     const from = nearestInputSources(source, family, f.line_number, 3);
-    if (from.length === 0) return f;
+    if (from.length === 0) {
+      // No request input: a value built from the function's own parameters (library input).
+      const built = parameterSources(source, family, f.line_number).filter((l) => l !== f.line_number);
+      if (built.length === 0) return f;
+      return {
+        ...f,
+        description: `${f.description}; argument built from parameters on line${built.length > 1 ? 's' : ''} ${built.join(', ')}`,
+      };
+    }
     return { ...f, description: `${f.description}; input from line${from.length > 1 ? 's' : ''} ${from.join(', ')}` };
   });
 }
