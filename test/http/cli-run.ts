@@ -9,7 +9,8 @@
 // npm packages left external so node loads them exactly as `npx svc` does. SVC_BIN (the real
 // shim) is still run by the rows that spawn it directly (cli-ux's terminal row, mcp).
 import { spawn } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
+import { threadId } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { apiUrl } from './helpers.js';
@@ -17,7 +18,7 @@ import { apiUrl } from './helpers.js';
 export const SVC_BIN = fileURLToPath(new URL('../../bin/svc.mjs', import.meta.url));
 const ENTRY = fileURLToPath(new URL('../../client/cli/svc.ts', import.meta.url));
 // Under the checkout so that the external packages resolve from its node_modules; one file per
-// test process, so parallel files never overwrite each other's.
+// test process and thread, so parallel files never overwrite each other's; removed at exit.
 const BUILT_DIR = fileURLToPath(new URL('../../.data/test-cli/', import.meta.url));
 
 let built: Promise<string> | undefined;
@@ -25,7 +26,8 @@ let built: Promise<string> | undefined;
 function cliModule(): Promise<string> {
   built ??= (async () => {
     mkdirSync(BUILT_DIR, { recursive: true });
-    const outfile = `${BUILT_DIR}svc-${process.pid}.mjs`;
+    const outfile = `${BUILT_DIR}svc-${process.pid}-${threadId}.mjs`;
+    process.once('exit', () => rmSync(outfile, { force: true }));
     await build({
       entryPoints: [ENTRY],
       bundle: true,
