@@ -509,11 +509,11 @@ describe('batch over MCP (extra API: SVC_BATCH_WAIT_SECONDS=0, SVC_BATCH_ITEM_TI
       new RegExp(`^batch ${job.job_id}: running \\(\\d/3 items, \\d failed\\); read it later with batch_status$`),
     );
     let s: any;
-    for (let i = 0; i < 60; i++) {
+    for (let i = 0; i < 240; i++) {
       const st = (await client.callTool({ name: 'batch_status', arguments: { job_id: job.job_id } })) as CallToolResult;
       s = st.structuredContent;
       if (s.status !== 'running') break;
-      await new Promise((res) => setTimeout(res, 1000));
+      await new Promise((res) => setTimeout(res, 250)); // polls for up to 60 s
     }
     expect(s).toMatchObject({
       job_id: job.job_id,
@@ -567,11 +567,11 @@ describe('batch over MCP (extra API: SVC_BATCH_WAIT_SECONDS=0, SVC_BATCH_ITEM_TI
     expect(jobId).toMatch(/^bj_/);
     const { client } = await connect({ 'X-API-Key': t.key }, api.url);
     let s: any;
-    for (let i = 0; i < 60; i++) {
+    for (let i = 0; i < 240; i++) {
       s = ((await client.callTool({ name: 'batch_status', arguments: { job_id: jobId } })) as CallToolResult)
         .structuredContent;
       if (s.status !== 'running') break;
-      await new Promise((res) => setTimeout(res, 1000));
+      await new Promise((res) => setTimeout(res, 250)); // polls for up to 60 s
     }
     expect(s).toMatchObject({ job_id: jobId, status: 'completed', completed_items: 2, failed_items: 1 });
     await client.close();

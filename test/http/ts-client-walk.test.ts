@@ -3,16 +3,15 @@
 // against the test stack with only its required arguments (the client's defaults for the rest)
 // and its outcome asserted; the CLI's every command and verify kind likewise (test at the end).
 // The same walk of the reference's Python client: test/http/reference-client.test.ts.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SvcClient, SvcApiError } from '../../client/index.js';
 import { VERIFY_KINDS } from '../../client/cli/main.js';
 import { apiUrl, newTenant, randomIp, stackEnv, PASSWORD, uniqueEmail, type Member } from './helpers.js';
+import { svc as runSvc } from './cli-run.js';
 
 const SHA = /^sha256:[0-9a-f]{64}$/;
 const CSV = 'name,price\napple,10\npear,15\nplum,12.5\n';
@@ -366,25 +365,8 @@ describe('typed client (SvcClient): every public method, defaults only', () => {
 });
 
 // ---- the CLI ----
-const BIN = fileURLToPath(new URL('../../bin/svc.mjs', import.meta.url));
-function svc(
-  args: string[],
-  env: Record<string, string> = {},
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SVC_BASE_URL: apiUrl(), ...env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end('');
-  });
-}
+/** The CLI as its own process (test/http/cli-run.ts), with only the environment given. */
+const svc = (args: string[], env: Record<string, string> = {}) => runSvc(args, { env });
 
 describe('CLI: every command and verify kind, defaults only', () => {
   let dir = '';
