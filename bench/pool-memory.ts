@@ -302,6 +302,33 @@ const STACK_CONFIGS: Record<string, StackConfig> = {
     warmPglite: false,
     idleReleaseMs: 20_000,
   },
+  // V8 flags of the API and worker processes (session 15, infra/stack.ts SVC_API_V8_FLAGS and
+  // SVC_WORKER_V8_FLAGS; command line only, node refuses them in NODE_OPTIONS). The defaults give
+  // the worker --optimize-for-size (code and heaps sized for memory over speed); this gives the API it too,
+  optsize: {
+    name: 'after, --optimize-for-size in the API too (idle release shortened to 20 s)',
+    env: { SVC_SQL_PG_IDLE_RELEASE_MS: '20000', SVC_API_V8_FLAGS: '--optimize-for-size' },
+    warmPglite: false,
+    idleReleaseMs: 20_000,
+  },
+  // this the worker without it (V8's defaults, as until session 15),
+  v8defaults: {
+    name: 'after, V8 defaults in the worker too (idle release shortened to 20 s)',
+    env: { SVC_SQL_PG_IDLE_RELEASE_MS: '20000', SVC_WORKER_V8_FLAGS: '' },
+    warmPglite: false,
+    idleReleaseMs: 20_000,
+  },
+  // and this both with the old generation grown by 20 % per step instead of V8's dynamic factor.
+  grow20: {
+    name: 'after, --heap-growing-percent=20 in both (idle release shortened to 20 s)',
+    env: {
+      SVC_SQL_PG_IDLE_RELEASE_MS: '20000',
+      SVC_API_V8_FLAGS: '--heap-growing-percent=20',
+      SVC_WORKER_V8_FLAGS: '--heap-growing-percent=20',
+    },
+    warmPglite: false,
+    idleReleaseMs: 20_000,
+  },
   // The main threads' semi-spaces at 8 MB (V8's default 16): a milder cap than the 2 MB one
   // below, which cost ~20 % CPU per request (the CPU per request column says what this one costs).
   semi8: {

@@ -41,6 +41,14 @@ export interface StackPorts {
 }
 
 export const DEV_PORTS: StackPorts = { temporal: 7233, temporalUi: 8233, ferret: 27017, api: 8000 };
+/**
+ * V8 flags of the standalone worker and the API processes (docs/performance.md, Memory, session 15).
+ * The worker runs with code and heaps sized for memory (~75 MB less resident idle and under load);
+ * the API, whose main thread serves every /verify/math, keeps V8's defaults: the same flag cost it
+ * ~14 % CPU per request there. The price in the worker: its code engine ~34 % more CPU per scan, logic ~5-8 %.
+ */
+export const WORKER_V8_FLAGS = '--optimize-for-size';
+export const API_V8_FLAGS = '';
 export const TEST_PORTS: StackPorts = { temporal: 17233, temporalUi: 18233, ferret: 37017, api: 18000 };
 
 /** Dev ports shifted by SVC_DEV_PORT_OFFSET, so a benchmark can run a second dev stack beside the first. */
@@ -434,6 +442,14 @@ export class Stack {
     const node = process.execPath;
     // The service's processes run its compiled twin (infra/service-build.ts), built here once.
     const service = (entry: string) => serviceArgs(entry, this.env);
+    // V8 flags of the API and worker processes (command line only: node refuses most V8 flags in
+    // NODE_OPTIONS). SVC_API_V8_FLAGS / SVC_WORKER_V8_FLAGS replace the defaults (bench/pool-memory.ts).
+    const flags = (value: string) => value.split(/\s+/).filter(Boolean);
+    const apiService = (entry: string) => [...flags(this.env.SVC_API_V8_FLAGS ?? API_V8_FLAGS), ...service(entry)];
+    const workerService = (entry: string) => [
+      ...flags(this.env.SVC_WORKER_V8_FLAGS ?? WORKER_V8_FLAGS),
+      ...service(entry),
+    ];
     this.temporal = new ManagedProcess(
       {
         name: 'temporal',
@@ -537,7 +553,7 @@ export class Stack {
           {
             name: i === 0 ? 'worker' : `worker-${i + 1}`,
             command: node,
-            args: [...service('workers/verification-worker.ts')],
+            args: workerService('workers/verification-worker.ts'),
             // SVC_WORKER_METRICS=1: each worker serves the SDK's Prometheus metrics on its own port.
             env:
               this.env.SVC_WORKER_METRICS === '1'
@@ -562,7 +578,7 @@ export class Stack {
             // Several API processes sharing the port (infra/api-cluster.ts supervises them).
             name: 'api',
             command: node,
-            args: [...service('infra/api-cluster.ts')],
+            args: apiService('infra/api-cluster.ts'),
             env: { ...this.env, SVC_API_PROCESSES: String(this.apiProcesses) },
             ready: async (p) => p.logContains('SVC_API_CLUSTER_READY') && (await apiHealthy()),
             readyTimeoutMs: 180_000,
@@ -571,7 +587,7 @@ export class Stack {
             name: 'api',
             command: node,
             // The API process with its in-process worker for eager starts (SVC_API_WORKER=off: the plain API).
-            args: [...service('workers/api-process.ts')],
+            args: apiService('workers/api-process.ts'),
             env: this.env,
             ready: apiHealthy,
             readyTimeoutMs: 120_000,
