@@ -8,7 +8,9 @@
 // attempt without one (the previous rule, kept for a single verification), and a failed append
 // leaves a valid chain.
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { MockActivityEnvironment } from '@temporalio/testing';
 import type { Store } from '../../core/store.js';
+import { AUDIT_RESERVE_MS, batchAuditNotAfter } from '../../activities/verify-batch.js';
 import { verifyChain, type AuditEntry, type AuditEntryFields } from '../../core/audit-chain.js';
 import { AuditAppendConflictError, AuditLog, type AuditLogDoc } from '../../persistence/audit.js';
 
@@ -177,5 +179,18 @@ describe('audit append budget of a batch unit (session 15)', () => {
     const { out } = await queuedBehindSlowCommit((t0) => ({ notAfter: t0 + 120_000, budgetMs: 1_000 }));
     expect(out.ok).toBe(true);
     if (out.ok) expect(out.r.attempts).toBe(2);
+  });
+});
+
+describe('the batch activity deadline its appends get (batchAuditNotAfter)', () => {
+  it("inside an activity: its attempt's scheduled time + start-to-close - the reserve; outside one: none", async () => {
+    const scheduled = Date.UTC(2026, 10, 27, 9, 0, 0);
+    const env = new MockActivityEnvironment({
+      startToCloseTimeoutMs: 25 * 60_000 + 2_000,
+      currentAttemptScheduledTimestampMs: scheduled,
+      isLocal: true,
+    });
+    expect(await env.run(async () => batchAuditNotAfter())).toBe(scheduled + 25 * 60_000 + 2_000 - AUDIT_RESERVE_MS);
+    expect(batchAuditNotAfter()).toBeUndefined();
   });
 });
