@@ -24,6 +24,13 @@ export interface AppendAuditInput {
   audit: AuditContext | null;
   /** Entry id; default derived from the workflow id (one entry per workflow). */
   log_id?: string;
+  /**
+   * The caller's own deadline (epoch ms), e.g. a batch unit's activity deadline: the append then
+   * keeps trying until `budget_ms` after its first attempt, never past it. Absent: 8 s from queueing.
+   */
+  not_after_ms?: number;
+  /** The append's budget with `not_after_ms` (default: up to not_after_ms). */
+  budget_ms?: number;
 }
 
 export interface AppendAuditOutput {
@@ -138,6 +145,11 @@ export async function appendVerificationAudit(deps: AuditDeps, req: AppendAuditI
     const res = await auditLogFor(deps.store).append(auditFields(req, new Date()), {
       logId: req.log_id ?? auditLogId(req.org_id, req.workflow_id),
       secret: deps.auditSecret,
+      ...(req.not_after_ms !== undefined
+        ? { notAfter: req.not_after_ms, budgetMs: req.budget_ms ?? Math.max(0, req.not_after_ms - Date.now()) }
+        : req.budget_ms !== undefined
+          ? { budgetMs: req.budget_ms }
+          : {}),
     });
     if (res.attempts > 1)
       log.debug('audit append retried', { org_id: req.org_id, attempts: res.attempts, existing: res.existing });

@@ -13,7 +13,16 @@ import { newTenant, type Member } from './helpers.js';
 import { captureEnv } from '../store-commands/env.js';
 import { classify, label, readCapture, violations, type Classified } from '../store-commands/classify.js';
 
-const FAMILY = new Set(['audit_logs', 'audit_seq', 'audit_heads', 'audit_head_moves', 'proofs', 'attestations']);
+const FAMILY = new Set([
+  'audit_logs',
+  'audit_seq',
+  'audit_heads',
+  'audit_head_moves',
+  // Each group commit's claim (insert-once by `_id` org#seq; read and deleted by `_id` only).
+  'audit_claims',
+  'proofs',
+  'attestations',
+]);
 
 describe('audit, proof, attestation and report paths send only key lookups and inserts', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'svc-audit-capture-'));
@@ -91,6 +100,9 @@ describe('audit, proof, attestation and report paths send only key lookups and i
     // The positions move the head (session 14: no third insert per group commit) and its document
     // is written by `_id`: no scan of the heads (the old CAS `{_id, seq}`), no move written.
     expect(ops.filter((o) => o.coll === 'audit_seq' && o.cls === 'insert').length).toBeGreaterThan(0);
+    // The claims are captured and checked too (session 15): inserted beside the entries, never scanned.
+    expect(ops.filter((o) => o.coll === 'audit_claims' && o.cls === 'insert').length).toBeGreaterThan(0);
+    expect(where(ops.filter((o) => o.coll === 'audit_claims' && o.scansOnSqlite))).toEqual([]);
     expect(where(ops.filter((o) => o.coll === 'audit_head_moves'))).toEqual([]);
     expect(
       where(ops.filter((o) => (o.coll === 'audit_heads' || o.coll === 'audit_head_moves') && o.scansOnSqlite)),
