@@ -684,14 +684,14 @@ export class AuditLog {
    * Heals a stalled position by point lookups: the claim of the commit that starts there
    * (audit_claims by `_id`), then its entries (audit_logs by `_id`), each checked to be this
    * organization's entry at the seq the claim gives it; the run that checks out is indexed.
-   * False when there is no claim or its first entry is not at `seq` (then the scan, later).
+   * The claim may start before `seq` (claimCovering: a positions insert that stopped part-way).
+   * False when no claim covers `seq` or its entry there is not at `seq` (then the scan, later).
    */
   async healByClaim(orgId: string, seq: number): Promise<boolean> {
-    // audit_claims by `_id` (org#seq).
-    const claim = await this.claims.findOne({ _id: seqKey(orgId, seq) });
-    if (!claim || !Array.isArray(claim.log_ids)) return false;
-    // audit_logs by `_id`, LOOKUP_PARALLELISM in flight (at most MAX_BATCH: one commit).
-    const found = await mapLimit(claim.log_ids.slice(0, MAX_BATCH), LOOKUP_PARALLELISM, (id) =>
+    const covering = await this.claimCovering(orgId, seq);
+    if (!covering) return false;
+    // audit_logs by `_id`, LOOKUP_PARALLELISM in flight (at most MAX_BATCH: one commit), from `seq` on.
+    const found = await mapLimit(covering.log_ids.slice(seq - covering.first, MAX_BATCH), LOOKUP_PARALLELISM, (id) =>
       this.logs.findOne({ _id: id }),
     );
     const run: AuditLogDoc[] = [];
@@ -707,6 +707,32 @@ export class AuditLog {
       entries: run.length,
     });
     return true;
+  }
+
+  /**
+   * The claim of the commit that holds position `seq`: the one starting there, else (a writer
+   * whose positions insert stopped part-way: its first positions are indexed, the rest not) the
+   * nearest claim before it whose entries reach `seq`. audit_claims by `_id` (org#seq), then
+   * org#(seq-1) … org#(seq-MAX_BATCH+1) LOOKUP_PARALLELISM at a time, nearest first: bounded by
+   * MAX_BATCH (a commit's size), and only on a stall.
+   */
+  private async claimCovering(orgId: string, seq: number): Promise<{ first: number; log_ids: string[] } | null> {
+    const at = async (first: number) => {
+      const claim = await this.claims.findOne({ _id: seqKey(orgId, first) });
+      return claim && Array.isArray(claim.log_ids) ? { first, log_ids: claim.log_ids } : null;
+    };
+    const own = await at(seq);
+    if (own) return own;
+    for (let hi = seq - 1; hi >= Math.max(1, seq - MAX_BATCH + 1); hi -= LOOKUP_PARALLELISM) {
+      const firsts = Array.from({ length: LOOKUP_PARALLELISM }, (_, i) => hi - i).filter(
+        (f) => f >= Math.max(1, seq - MAX_BATCH + 1),
+      );
+      const claims = await Promise.all(firsts.map(at));
+      // The nearest claim before `seq` is its commit's (commits do not overlap): it covers `seq` or nothing does.
+      const nearest = claims.find((c) => c !== null);
+      if (nearest) return nearest.first + nearest.log_ids.length > seq ? nearest : null;
+    }
+    return null;
   }
 
   /**

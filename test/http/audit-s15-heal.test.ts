@@ -98,6 +98,35 @@ describe('audit chain heal by claim (session 15)', () => {
     console.log(`[audit-s15] stalled commit of 3 healed by claim; append answered in ${ms} ms`);
   }, 60_000);
 
+  it('a writer whose positions insert stopped part-way (3 entries and their claim at 2, only position 2 indexed): the next writer finds the claim that covers position 3 and indexes 3 and 4 by point lookups, never the scan', async () => {
+    const t = await newTenant();
+    const first = otherProcess();
+    const a = await first.append(fields(t.orgId, 1), { logId: `log_p_${t.orgId}_1`, secret: secret() });
+    const orphans = await orphanCommit(t.orgId, 2, a.doc.entry_hash, 3);
+    const o2 = orphans[0] as AuditLogDoc;
+    await (
+      await db()
+    )
+      .collection('audit_seq')
+      .insertOne({
+        _id: `${t.orgId}#2`,
+        log_id: o2._id,
+        entry_hash: o2.entry_hash,
+        verified: true,
+        blocked: false,
+      } as never);
+    const next = otherProcess();
+    const scan = vi.spyOn(next, 'healStalledPosition');
+    const r = await next.append(fields(t.orgId, 5), { logId: `log_p_${t.orgId}_5`, secret: secret(), budgetMs: 8_000 });
+    expect(r.doc.seq).toBe(5);
+    expect(r.doc.previous_hash).toBe(orphans[2]?.entry_hash);
+    expect(scan).not.toHaveBeenCalled();
+    for (const o of orphans) expect(await positionOf(t.orgId, o.seq)).toMatchObject({ log_id: o._id });
+    const entries = await chain(t.orgId);
+    expect(entries.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5]);
+    expect(verifyChain(entries as never, secret()).valid).toBe(true);
+  }, 60_000);
+
   it('a claim naming entries that are not at its position (a loser of the race) heals nothing: the waiting writer fails closed within its budget', async () => {
     const t = await newTenant();
     const w = otherProcess();
