@@ -6,17 +6,8 @@
 // evicted job answers 404 at once, the new jobs complete with their items, and the evicted jobs'
 // documents are deleted only once the burst's admissions are done (before, each deletion's writes
 // queued on SQLite's one writer beside the admissions still in flight), and then all of them.
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { randomBytes, randomUUID } from 'node:crypto';
-import { MongoClient, type Db } from 'mongodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ManagedProcess } from '../../infra/stack.js';
-import { stackEnv } from './helpers.js';
-import { keyOnExtraApi, startExtraApi, type ExtraApi } from './extra-api.js';
-import { startExtraWorker } from './extra-worker.js';
-import { captureEnv } from '../store-commands/env.js';
+import { describe, expect, it } from 'vitest';
+import { batchApiAtLimit } from './batch-limit-api.js';
 import { readCapture, type Captured } from '../store-commands/classify.js';
 import { IDENTITY, BARE, call, sleep, waitCompleted } from './batch-fixtures.js';
 
@@ -24,51 +15,22 @@ const NOT_FOUND_BODY = { detail: 'Batch job not found', code: expect.any(String)
 const LIMIT = 4;
 
 describe('a burst of submissions at the job limit (an API of its own on a database of its own, SVC_BATCH_MAX_JOBS=4)', () => {
-  const dbName = `svc_burst_${randomBytes(4).toString('hex')}`;
-  const uri = (() => {
-    const u = new URL(stackEnv().MONGODB_URI as string);
-    u.pathname = `/${dbName}`;
-    return u.toString();
-  })();
-  const queue = `svc-burst-${randomUUID()}`;
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-batch-burst-'));
-  const env = { MONGODB_URI: uri, SVC_TASK_QUEUE: queue, ...captureEnv(dir) };
-  let api: ExtraApi;
-  let worker: ManagedProcess | undefined;
-  let mongo: MongoClient;
-  let db: Db;
-  let key: string;
-  beforeAll(async () => {
-    [api, worker] = await Promise.all([
-      startExtraApi('api-burst', { ...env, SVC_BATCH_MAX_JOBS: String(LIMIT), SVC_BATCH_WAIT_SECONDS: '0' }),
-      startExtraWorker('worker-burst', env),
-    ]);
-    mongo = new MongoClient(uri);
-    await mongo.connect();
-    db = mongo.db(dbName);
-    key = await keyOnExtraApi(api.url, 'burst');
-  }, 240_000);
-  afterAll(async () => {
-    await Promise.allSettled([worker?.stop(), api?.proc.stop()]);
-    await db?.dropDatabase().catch(() => undefined);
-    await mongo?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const at = batchApiAtLimit('burst', LIMIT);
 
   const ITEMS = [
     { query: IDENTITY, type: 'math' },
     { query: BARE, type: 'math' },
   ];
-  const submit = () => call(api.url, 'POST', '/verify/batch', key, { items: ITEMS });
-  const coll = (name: string) => db.collection<{ _id: string | number; [k: string]: any }>(name);
+  const submit = () => call(at.url, 'POST', '/verify/batch', at.key, { items: ITEMS });
+  const coll = (name: string) => at.db.collection<{ _id: string | number; [k: string]: any }>(name);
   /** The API's commands (the worker records into the same folder, as `verification-worker-<pid>`). */
-  const apiCommands = (): Captured[] => readCapture(dir).filter((c) => !(c.role ?? '').includes('worker'));
+  const apiCommands = (): Captured[] => readCapture(at.dir).filter((c) => !(c.role ?? '').includes('worker'));
 
   it('four submissions at once each evict one finished job: all answered, the evicted ones 404 at once, their documents deleted only after the last admission, then all of them', async () => {
     const first = await Promise.all(Array.from({ length: LIMIT }, () => submit()));
     expect(first.map((r) => r.status)).toEqual(Array(LIMIT).fill(202));
     const old = first.map((r) => r.body.job_id as string);
-    await Promise.all(old.map((id) => waitCompleted(api.url, key, id, 120_000)));
+    await Promise.all(old.map((id) => waitCompleted(at.url, at.key, id, 120_000)));
     await sleep(1_000); // the completions' slot releases are written
 
     const sentAt = Date.now();
@@ -81,13 +43,13 @@ describe('a burst of submissions at the job limit (an API of its own on a databa
       expect(r.body).toMatchObject({ job_id: r.body.job_id, status: 'running', total_items: 2, items: [] });
     // Every finished job was evicted (the store holds 4): each answers 404 from its slot write on.
     for (const id of old) {
-      const gone = await call(api.url, 'GET', `/verify/batch/${id}`, key);
+      const gone = await call(at.url, 'GET', `/verify/batch/${id}`, at.key);
       expect(gone.status).toBe(404);
       expect(gone.body).toEqual(NOT_FOUND_BODY);
     }
     // The new jobs complete with their items.
     for (const id of fresh) {
-      const done = await waitCompleted(api.url, key, id, 120_000);
+      const done = await waitCompleted(at.url, at.key, id, 120_000);
       expect(done).toMatchObject({ job_id: id, status: 'completed', completed_items: 2, failed_items: 0 });
       expect(done.items.map((i: { id: string }) => i.id)).toEqual([`${id}-0`, `${id}-1`]);
     }

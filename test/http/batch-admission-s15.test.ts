@@ -10,17 +10,8 @@
 // their items, and afterwards the store holds the live jobs' documents and nothing else. An
 // evicted job's deferred deletion reads no job document (its finished slot carries the count of
 // its result documents): three deletes by id per job.
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { randomBytes, randomUUID } from 'node:crypto';
-import { MongoClient, type Db } from 'mongodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ManagedProcess } from '../../infra/stack.js';
-import { stackEnv } from './helpers.js';
-import { keyOnExtraApi, startExtraApi, type ExtraApi } from './extra-api.js';
-import { startExtraWorker } from './extra-worker.js';
-import { captureEnv } from '../store-commands/env.js';
+import { describe, expect, it } from 'vitest';
+import { batchApiAtLimit } from './batch-limit-api.js';
 import { readCapture, type Captured } from '../store-commands/classify.js';
 import { IDENTITY, BARE, call, sleep, waitCompleted } from './batch-fixtures.js';
 
@@ -30,52 +21,23 @@ const LIMIT = 4;
 const DIRECTORY = ['batch_slot_cursors', 'batch_slot_queue', 'batch_slots'];
 
 describe('admission at the job limit from the window in hand (an API of its own on a database of its own, SVC_BATCH_MAX_JOBS=4)', () => {
-  const dbName = `svc_adm15_${randomBytes(4).toString('hex')}`;
-  const uri = (() => {
-    const u = new URL(stackEnv().MONGODB_URI as string);
-    u.pathname = `/${dbName}`;
-    return u.toString();
-  })();
-  const queue = `svc-adm15-${randomUUID()}`;
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-batch-adm15-'));
-  const env = { MONGODB_URI: uri, SVC_TASK_QUEUE: queue, ...captureEnv(dir) };
-  let api: ExtraApi;
-  let worker: ManagedProcess | undefined;
-  let mongo: MongoClient;
-  let db: Db;
-  let key: string;
-  beforeAll(async () => {
-    [api, worker] = await Promise.all([
-      startExtraApi('api-adm15', { ...env, SVC_BATCH_MAX_JOBS: String(LIMIT), SVC_BATCH_WAIT_SECONDS: '0' }),
-      startExtraWorker('worker-adm15', env),
-    ]);
-    mongo = new MongoClient(uri);
-    await mongo.connect();
-    db = mongo.db(dbName);
-    key = await keyOnExtraApi(api.url, 'adm15');
-  }, 240_000);
-  afterAll(async () => {
-    await Promise.allSettled([worker?.stop(), api?.proc.stop()]);
-    await db?.dropDatabase().catch(() => undefined);
-    await mongo?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const at = batchApiAtLimit('adm15', LIMIT);
 
   const ITEMS = [
     { query: IDENTITY, type: 'math' },
     { query: BARE, type: 'math' },
   ];
-  const submit = () => call(api.url, 'POST', '/verify/batch', key, { items: ITEMS });
-  const coll = (name: string) => db.collection<{ _id: string | number; [k: string]: any }>(name);
+  const submit = () => call(at.url, 'POST', '/verify/batch', at.key, { items: ITEMS });
+  const coll = (name: string) => at.db.collection<{ _id: string | number; [k: string]: any }>(name);
   /** The API's commands between two instants (the worker records into the same folder, as `verification-worker-<pid>`). */
   const apiCommands = (from: number, to: number): Captured[] =>
-    readCapture(dir).filter((c) => !(c.role ?? '').includes('worker') && c.t >= from && c.t <= to);
+    readCapture(at.dir).filter((c) => !(c.role ?? '').includes('worker') && c.t >= from && c.t <= to);
 
   it('at the limit, the first admission reads the window; the next ones send no read before their claim, then the slot write beside the job insert; evicted jobs 404 at once, new ones complete, nothing else stays', async () => {
     const first = await Promise.all(Array.from({ length: LIMIT }, () => submit()));
     expect(first.map((r) => r.status)).toEqual(Array(LIMIT).fill(202));
     const old = first.map((r) => r.body.job_id as string);
-    await Promise.all(old.map((id) => waitCompleted(api.url, key, id, 120_000)));
+    await Promise.all(old.map((id) => waitCompleted(at.url, at.key, id, 120_000)));
     await sleep(1_000); // the completions' slot releases are written
 
     // One submission at a time, each waited for: the only batch commands of the API in a POST's time are its admission's.
@@ -90,13 +52,13 @@ describe('admission at the job limit from the window in hand (an API of its own 
       windows.push([sentAt, answeredAt]);
       fresh.push(r.body.job_id as string);
       // The job it evicted (the one of the four that finished first among those left) answers 404 from the answer on: one more each time.
-      const gets = await Promise.all(old.map((id) => call(api.url, 'GET', `/verify/batch/${id}`, key)));
+      const gets = await Promise.all(old.map((id) => call(at.url, 'GET', `/verify/batch/${id}`, at.key)));
       const gone = gets.filter((g) => g.status === 404);
       expect(gone, `after submission ${i + 1}`).toHaveLength(i + 1);
       for (const g of gone) expect(g.body).toEqual(NOT_FOUND_BODY);
       for (const g of gets.filter((x) => x.status !== 404))
         expect(g).toMatchObject({ status: 200, body: { status: 'completed' } });
-      const done = await waitCompleted(api.url, key, r.body.job_id, 120_000);
+      const done = await waitCompleted(at.url, at.key, r.body.job_id, 120_000);
       expect(done).toMatchObject({ job_id: r.body.job_id, status: 'completed', completed_items: 2, failed_items: 0 });
       expect(done.items.map((it: { id: string }) => it.id)).toEqual([`${r.body.job_id}-0`, `${r.body.job_id}-1`]);
       await sleep(1_000); // its completion's slot release and the deferred deletion are written before the next POST
