@@ -135,6 +135,18 @@ describe('batch: a one-step job starts eagerly in the API process (session 14)',
         if (!job) await new Promise((r) => setTimeout(r, 25));
       }
       expect(job).not.toBeNull();
+      // Killed once its workflow exists (session 15: the job document is inserted beside the slot
+      // write, before the workflow starts; a kill in between leaves a job whose POST never
+      // answered, i.e. never accepted, which is not what this row is about).
+      let workflowStarted = false;
+      for (let i = 0; i < 400 && !workflowStarted; i++) {
+        workflowStarted = await startedOn(job!.workflow_id).then(
+          () => true,
+          () => false,
+        );
+        if (!workflowStarted) await new Promise((r) => setTimeout(r, 25));
+      }
+      expect(workflowStarted).toBe(true);
       await api.proc.kill9();
       await pending;
       // Read through the stack's API (the store, and the workflow's progress while it runs).
