@@ -104,17 +104,13 @@ describe('audit chain heal by claim (session 15)', () => {
     const a = await first.append(fields(t.orgId, 1), { logId: `log_p_${t.orgId}_1`, secret: secret() });
     const orphans = await orphanCommit(t.orgId, 2, a.doc.entry_hash, 3);
     const o2 = orphans[0] as AuditLogDoc;
-    await (
-      await db()
-    )
-      .collection('audit_seq')
-      .insertOne({
-        _id: `${t.orgId}#2`,
-        log_id: o2._id,
-        entry_hash: o2.entry_hash,
-        verified: true,
-        blocked: false,
-      } as never);
+    await (await db()).collection('audit_seq').insertOne({
+      _id: `${t.orgId}#2`,
+      log_id: o2._id,
+      entry_hash: o2.entry_hash,
+      verified: true,
+      blocked: false,
+    } as never);
     const next = otherProcess();
     const scan = vi.spyOn(next, 'healStalledPosition');
     const r = await next.append(fields(t.orgId, 5), { logId: `log_p_${t.orgId}_5`, secret: secret(), budgetMs: 8_000 });
