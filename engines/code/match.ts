@@ -5,6 +5,7 @@ import type { Family } from './languages.js';
 import type { MatchContext } from './predicates.js';
 import { RULES, type RuleRow } from './rules.js';
 import { findSecrets } from './secrets.js';
+import { absentMember } from './analyzers/closed-modules.js';
 import type { WantedNames } from './analyzers/base.js';
 
 type CallRow = RuleRow & { match: Extract<RuleRow['match'], { on: 'call' }> };
@@ -112,14 +113,20 @@ export class RuleIndex {
     for (const row of this.hinted) if (row.match.hint && !row.match.hint.test(source)) inactive.add(row.id);
     const out: Finding[] = [];
     for (const fact of facts) {
-      if (fact.kind === 'call') this.matchCall(fact, inactive, ctx, out);
+      if (fact.kind === 'call') this.matchCall(fact, inactive, ctx, out, source);
       else if (fact.kind === 'reference') this.matchReference(fact, out);
       else this.matchName(fact, out);
     }
     return out;
   }
 
-  private matchCall(fact: CallFact, inactive: ReadonlySet<string>, ctx: MatchContext, out: Finding[]): void {
+  private matchCall(
+    fact: CallFact,
+    inactive: ReadonlySet<string>,
+    ctx: MatchContext,
+    out: Finding[],
+    source: string,
+  ): void {
     const done = new Set<string>();
     const before = out.length;
     const fallbacks: Array<{ row: CallRow; name: string }> = [];
@@ -134,6 +141,8 @@ export class RuleIndex {
           if (done.has(row.id) || inactive.has(row.id) || !test.test(name)) continue;
           if (row.match.fallback) {
             if (row.match.except?.some((e) => globToRegExp(e).test(name))) continue;
+            // A member a closed module does not have raises before anything runs (session 16).
+            if (row.match.closed && absentMember(name, source)) continue;
             fallbacks.push({ row, name });
             continue;
           }

@@ -150,6 +150,32 @@ export const constantArgMatches = (i: number, re: RegExp): Predicate =>
   });
 
 /**
+ * Session 16: the argument is a constant payload (every constant the paths to the call may give
+ * it) that `inert` proves runs nothing when deserialized, and the source does not match
+ * `configured` (a snippet that changes how the deserializer reads is not judged). `name` names
+ * the check in the rule table's hash (analyzers/payload-*.ts).
+ */
+export const inertConstantPayload = (
+  i: number,
+  name: string,
+  inert: (payload: string) => boolean,
+  configured?: RegExp,
+): Predicate =>
+  pred(`inertConstantPayload(${i},${name},${configured?.source ?? ''})`, (site, ctx) => {
+    const a = argAt(site, i);
+    if (!a || (configured && (ctx.source === undefined || configured.test(ctx.source)))) return false;
+    const payloads = a.constant() !== null ? [a.constant()!] : (a.constants?.() ?? null);
+    return payloads !== null && payloads.length > 0 && payloads.every(inert);
+  });
+
+/** Session 16: the argument's source text is a literal payload that `inert` proves runs nothing when deserialized (analyzers/payload-*.ts). */
+export const inertLiteralPayload = (i: number, name: string, inert: (argText: string) => boolean): Predicate =>
+  pred(`inertLiteralPayload(${i},${name})`, (site) => {
+    const a = argAt(site, i);
+    return a !== undefined && inert(a.text);
+  });
+
+/**
  * A SQL statement built at run time: one of the arguments at `indices` (all when omitted) is a
  * dynamically built string; with `keyword`, its text must also read as SQL.
  */

@@ -42,8 +42,14 @@ import {
   any,
   hasArg,
   rubyLocalHashMode,
+  inertConstantPayload,
+  inertLiteralPayload,
   type Predicate,
 } from './predicates.js';
+import { inertJsonpickleText, JSONPICKLE_CONFIGURED } from './analyzers/payload-jsonpickle.js';
+import { CLOSED_MODULES } from './analyzers/closed-modules.js';
+import { inertPickleLiteral } from './analyzers/payload-pickle.js';
+import { inertPhpSerializedLiteral } from './analyzers/payload-php-serialize.js';
 import { SECRET_CHECKS, type SecretCheck } from './secrets.js';
 
 export const RULES_VERSION = '1.0.0';
@@ -57,6 +63,8 @@ export type Matcher =
       /** Matches only a call no other critical row matched, and none of `except` (a family's known-safe members). */
       fallback?: boolean;
       except?: readonly string[];
+      /** Session 16: a call of a member a closed module lacks is not matched (analyzers/closed-modules.ts). */
+      closed?: boolean;
     }
   | { on: 'attribute' | 'identifier' | 'property_write' | 'syntax'; names: readonly string[] }
   | { on: 'text'; secret: SecretCheck };
@@ -87,11 +95,12 @@ const call = (names: readonly string[], where?: Predicate, hint?: RegExp): Match
  * deserializers, which no other row classifies and which is not one of the family's known-safe
  * members, fails closed (the scanner cannot tell it apart from the dangerous ones).
  */
-const unclassified = (names: readonly string[], except: readonly string[]): Matcher => ({
+const unclassified = (names: readonly string[], except: readonly string[], closed?: boolean): Matcher => ({
   on: 'call',
   names,
   fallback: true,
   except,
+  ...(closed ? { closed } : {}),
 });
 /** Script objects whose code was judged where they were compiled. */
 const COMPILED_SCRIPTS = ['vm.Script#', 'vm2.VMScript#'];
@@ -343,27 +352,46 @@ export const RULES: readonly RuleRow[] = [
     'Unsafe deserialization (arbitrary code on load)',
     call([
       'pickle.load',
-      'pickle.loads',
       'pickle.Unpickler',
       'cPickle.load',
-      'cPickle.loads',
       'cPickle.Unpickler',
       '_pickle.load',
-      '_pickle.loads',
       '_pickle.Unpickler',
       'dill.load',
-      'dill.loads',
       'cloudpickle.load',
-      'cloudpickle.loads',
-      'jsonpickle.decode',
       'pandas.read_pickle',
       'joblib.load',
       'sklearn.externals.joblib.load',
       'dill.Unpickler',
       'cloudpickle.Unpickler',
-      'jsonpickle.unpickler.decode',
       'jsonpickle.unpickler.Unpickler',
     ]),
+  ),
+  // Session 16: a bytes literal whose opcodes import, call and ask nothing builds plain data
+  // (analyzers/payload-pickle.ts); any other argument is judged as before.
+  row(
+    'py.pickle-loads',
+    PY,
+    'critical',
+    'unsafe_deserialization',
+    'Unsafe deserialization (arbitrary code on load)',
+    call(
+      ['pickle.loads', 'cPickle.loads', '_pickle.loads', 'dill.loads', 'cloudpickle.loads'],
+      not(inertLiteralPayload(0, 'pickle', inertPickleLiteral)),
+    ),
+  ),
+  // Session 16: a constant text in which no jsonpickle tag can appear decodes to plain data
+  // (analyzers/payload-jsonpickle.ts); anything else is judged as pickle is.
+  row(
+    'py.jsonpickle',
+    PY,
+    'critical',
+    'unsafe_deserialization',
+    'Unsafe deserialization (arbitrary code on load)',
+    call(
+      ['jsonpickle.decode', 'jsonpickle.unpickler.decode'],
+      not(inertConstantPayload(0, 'jsonpickle', inertJsonpickleText, JSONPICKLE_CONFIGURED)),
+    ),
   ),
   // A class whose __reduce__ returns a code-running callable is a pickle gadget (a payload).
   row(
@@ -603,6 +631,7 @@ export const RULES: readonly RuleRow[] = [
         'joblib.parallel_backend',
         'joblib.parallel_config',
       ],
+      true,
     ),
   ),
   // allow_pickle=True unpickles object arrays: arbitrary code on load, like pickle.load.
@@ -3107,7 +3136,14 @@ export const RULES: readonly RuleRow[] = [
     'critical',
     'unsafe_deserialization',
     'Unsafe deserialization (unserialize)',
-    call(['unserialize'], not(argTextMatches(1, /['"]allowed_classes['"]\s*=>\s*false/i))),
+    call(
+      ['unserialize'],
+      all(
+        not(argTextMatches(1, /['"]allowed_classes['"]\s*=>\s*false/i)),
+        // Session 16: a literal with no object or reference entry (analyzers/payload-php-serialize.ts).
+        not(inertLiteralPayload(0, 'php-serialized', inertPhpSerializedLiteral)),
+      ),
+    ),
   ),
   // Session 15: WordPress's maybe_unserialize unserializes whatever looks serialized, and takes no
   // options (a second argument is ignored).
@@ -3757,6 +3793,7 @@ function describeMatcher(m: Matcher): Record<string, unknown> {
       where: m.where?.spec ?? null,
       hint: m.hint?.source ?? null,
       ...(m.fallback ? { fallback: true, except: [...(m.except ?? [])] } : {}),
+      ...(m.closed ? { closed: CLOSED_MODULES } : {}),
     };
   }
   return { on: m.on, names: [...m.names] };

@@ -175,7 +175,11 @@ export class PythonPathConstants {
         for (const c of clauses) {
           if (c.cond && (path.has(c.cond.id) || c.cond.id === use.id)) return this.expressionTo(c.cond, env, path, use);
           const truth = c.cond ? truthy(this.expr(c.cond, env)) : true;
-          if (c.body && path.has(c.body.id)) return truth === false ? undefined : this.walkTo(c.body, env, path, use);
+          if (c.body && path.has(c.body.id)) {
+            if (truth === false) return undefined;
+            if (c.cond) this.narrow(c.cond, env);
+            return this.walkTo(c.body, env, path, use);
+          }
           if (truth === true) return undefined; // the use is in a later clause this one always pre-empts
         }
         return undefined;
@@ -208,6 +212,73 @@ export class PythonPathConstants {
     for (const c of v.ofType(s, ['call'])) if (v.end(c) <= use.startIndex) return undefined;
     const value = env.get(v.text(use));
     return value && isScalar(value) ? value : undefined;
+  }
+
+  /**
+   * Session 16: the arm of an `if` / `elif` whose condition is `x == 'a'`, `'a' == x`,
+   * `x in ('a', 'b')` (a tuple, list or set of constant strings), or an `or` of such tests of
+   * one name runs only when that name holds one of those strings. Each test is str equality: a
+   * snippet defining `__eq__` / `__contains__` is not tracked at all (UNTRACKABLE), and the name
+   * is read just before the arm runs. Anything else narrows nothing.
+   */
+  private narrow(cond: Node, env: Env): void {
+    let name: string | null = null;
+    const values: string[] = [];
+    for (const d of this.disjuncts(cond)) {
+      const test = this.equalityTest(d, env);
+      if (!test || (name !== null && test.name !== name)) return;
+      name = test.name;
+      for (const s of test.values) if (!values.includes(s)) values.push(s);
+    }
+    if (name === null || values.length === 0 || values.length > MAX_CHOICES || this.declared.has(name)) return;
+    env.set(name, values.length === 1 ? { k: 'str', v: values[0] } : { k: 'strs', vs: values });
+  }
+
+  /** The operands of an `or` chain (parentheses dropped). */
+  private disjuncts(n: Node): Node[] {
+    const v = this.view;
+    const t = v.type(n);
+    if (t === 'parenthesized_expression') {
+      const inner = v.named(n);
+      return inner.length === 1 ? this.disjuncts(inner[0]) : [n];
+    }
+    if (t === 'boolean_operator' && v.text(v.field(n, 'operator') ?? n) === 'or') {
+      const l = v.field(n, 'left');
+      const r = v.field(n, 'right');
+      return l && r ? [...this.disjuncts(l), ...this.disjuncts(r)] : [n];
+    }
+    return [n];
+  }
+
+  /** `x == 'a'` / `'a' == x` / `x in ('a', 'b')`: the name and its constant strings, or null. */
+  private equalityTest(d: Node, env: Env): { name: string; values: string[] } | null {
+    const v = this.view;
+    if (v.type(d) !== 'comparison_operator') return null;
+    const parts = v.named(d);
+    if (parts.length !== 2) return null;
+    const [a, b] = parts;
+    const op = v.source.slice(v.end(a), b.startIndex).trim();
+    if (op === '==') {
+      const [id, lit] = v.type(a) === 'identifier' ? [a, b] : [b, a];
+      const c = v.type(id) === 'identifier' ? this.literalString(lit, env) : null;
+      return c === null ? null : { name: v.text(id), values: [c] };
+    }
+    if (op !== 'in' || v.type(a) !== 'identifier' || !['tuple', 'list', 'set'].includes(v.type(b))) return null;
+    const values: string[] = [];
+    for (const e of v.named(b)) {
+      const c = this.literalString(e, env);
+      if (c === null) return null;
+      values.push(c);
+    }
+    return values.length > 0 ? { name: v.text(a), values } : null;
+  }
+
+  /** A string literal's value (not a name, not bytes or an f-string: expr folds only plain literals). */
+  private literalString(n: Node, env: Env): string | null {
+    const t = this.view.type(n);
+    if (t !== 'string' && t !== 'concatenated_string') return null;
+    const c = this.expr(n, env);
+    return c?.k === 'str' ? c.v : null;
   }
 
   /** Runs one statement; 'stop' when it never completes normally (return, raise). */
