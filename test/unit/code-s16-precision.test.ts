@@ -37,7 +37,10 @@ describe('issue 24, session 16: exact computations instead of fail-closed choice
       'elif arm',
       'from flask import request\n\ndef view():\n    foo = 1\n    name = request.args.get("n")\n    if name == "":\n        return\n    elif name == "foo":\n        print(eval(name))\n',
     ],
-    ['jsonpickle constant without tags', 'import jsonpickle\n\ndef ok():\n    return jsonpickle.decode(\'{"a": [1, "x"]}\')\n'],
+    [
+      'jsonpickle constant without tags',
+      'import jsonpickle\n\ndef ok():\n    return jsonpickle.decode(\'{"a": [1, "x"]}\')\n',
+    ],
     ['jsonpickle constant that is no JSON', "import jsonpickle\nobj = jsonpickle.decode('foobar')\n"],
     [
       'pickle protocol 4 dict',
@@ -45,7 +48,7 @@ describe('issue 24, session 16: exact computations instead of fail-closed choice
     ],
     ['pickle protocol 0 list', 'import pickle\nd = pickle.loads(b"(lp0\\nI1\\naI2\\na.")\n'],
     ['marshal member that does not exist', "import marshal\nfor line in open('x'):\n    marshal.someokfunc(line)\n"],
-    ['php array payload', "<?php\n$a = unserialize('a:2:{i:0;s:1:\"x\";i:1;b:1;}');\n"],
+    ['php array payload', '<?php\n$a = unserialize(\'a:2:{i:0;s:1:"x";i:1;b:1;}\');\n'],
   ])('%s is admitted', async (_name, code) => {
     const language = code.startsWith('<?php') ? 'php' : 'python';
     expect(await critical(code, language)).toEqual([]);
@@ -53,7 +56,11 @@ describe('issue 24, session 16: exact computations instead of fail-closed choice
 
   it.each([
     // Python narrowing: only the exact shapes narrow.
-    ['EVADE constant code that runs a command', PY_VIEW('if name == "foo" or name == "__import__(\'os\').system(\'id\')":', 'eval(name)'), 8],
+    [
+      'EVADE constant code that runs a command',
+      PY_VIEW('if name == "foo" or name == "__import__(\'os\').system(\'id\')":', 'eval(name)'),
+      8,
+    ],
     ['EVADE two different names', PY_VIEW('if name == "foo" or foo == "bar":', 'eval(name)'), 8],
     ['EVADE and instead of or', PY_VIEW('if name == "foo" and foo:', 'eval(name)'), 8],
     ['EVADE not-equal', PY_VIEW('if name != "foo":', 'eval(name)'), 8],
@@ -75,9 +82,17 @@ describe('issue 24, session 16: exact computations instead of fail-closed choice
     // jsonpickle: any text that could spell a tag.
     ['EVADE jsonpickle py/object', 'import jsonpickle\no = jsonpickle.decode(\'{"py/object": "os.system"}\')\n', 2],
     ['EVADE jsonpickle escaped tag', 'import jsonpickle\no = jsonpickle.decode(\'{"\\\\u0070y/object": "x"}\')\n', 2],
-    ['EVADE jsonpickle yaml tag', "import jsonpickle\no = jsonpickle.decode('!!python/object/apply:os.system [id]')\n", 2],
+    [
+      'EVADE jsonpickle yaml tag',
+      "import jsonpickle\no = jsonpickle.decode('!!python/object/apply:os.system [id]')\n",
+      2,
+    ],
     ['EVADE jsonpickle json:// key', 'import jsonpickle\no = jsonpickle.decode(\'{"json://1": 2}\', keys=True)\n', 2],
-    ['EVADE jsonpickle utf-16 bytes', 'import jsonpickle\no = jsonpickle.decode(b\'{\\x00"\\x00p\\x00y\\x00/\\x00\')\n', 2],
+    [
+      'EVADE jsonpickle utf-16 bytes',
+      "import jsonpickle\no = jsonpickle.decode(b'{\\x00\"\\x00p\\x00y\\x00/\\x00')\n",
+      2,
+    ],
     [
       'EVADE jsonpickle with a configured backend',
       "import jsonpickle\njsonpickle.load_backend('yaml')\no = jsonpickle.decode('a: 1')\n",
@@ -107,18 +122,25 @@ describe('issue 24, session 16: exact computations instead of fail-closed choice
       'import marshal, pickle\nmarshal.someokfunc = pickle.loads\nmarshal.someokfunc(blob)\n',
       3,
     ],
-    ['EVADE marshal member added by setattr', "import marshal, pickle\nsetattr(marshal, 'x', pickle.loads)\nmarshal.x(blob)\n", 3],
+    [
+      'EVADE marshal member added by setattr',
+      "import marshal, pickle\nsetattr(marshal, 'x', pickle.loads)\nmarshal.x(blob)\n",
+      3,
+    ],
     // PHP: object, custom, enum and reference entries; literals not read exactly.
-    ['EVADE php object entry', "<?php\n$o = unserialize('O:1:\"a\":0:{}');\n", 2],
-    ['EVADE php Serializable entry', "<?php\n$o = unserialize('C:3:\"Foo\":0:{}');\n", 2],
-    ['EVADE php enum entry', "<?php\n$o = unserialize('E:7:\"Foo:Bar\";');\n", 2],
+    ['EVADE php object entry', '<?php\n$o = unserialize(\'O:1:"a":0:{}\');\n', 2],
+    ['EVADE php Serializable entry', '<?php\n$o = unserialize(\'C:3:"Foo":0:{}\');\n', 2],
+    ['EVADE php enum entry', '<?php\n$o = unserialize(\'E:7:"Foo:Bar";\');\n', 2],
     ['EVADE php reference entry', "<?php\n$o = unserialize('a:2:{i:0;a:0:{}i:1;R:2;}');\n", 2],
     ['EVADE php double-quoted literal', '<?php\n$o = unserialize("\\x4f:1:\\"a\\":0:{}");\n', 2],
     ['EVADE php input', "<?php\n$o = unserialize($_GET['x']);\n", 2],
   ])('%s stays blocked', async (_name, code, line) => {
     const language = code.startsWith('<?php') ? 'php' : 'python';
     const found = await critical(code, language);
-    expect(found.map((f) => f.line_number), code).toContain(line);
+    expect(
+      found.map((f) => f.line_number),
+      code,
+    ).toContain(line);
   });
 
   it('reads Python bytes literals exactly', () => {
@@ -142,7 +164,7 @@ describe('issue 24, session 16: exact computations instead of fail-closed choice
     expect(inertJsonpickleText('{"py/tuple": [1]}')).toBe(false);
     expect(inertJsonpickleText('{"a": "é"}')).toBe(false);
     expect(inertPhpSerializedLiteral("'i:1;'")).toBe(true);
-    expect(inertPhpSerializedLiteral("'s:3:\"o:x\";'")).toBe(false); // stricter inside strings
+    expect(inertPhpSerializedLiteral('\'s:3:"o:x";\'')).toBe(false); // stricter inside strings
     expect(inertPhpSerializedLiteral("'a:0:{}' . $x")).toBe(false);
     expect(absentMember('marshal.someokfunc', 'marshal.someokfunc(x)')).toBe(true);
     expect(absentMember('marshal.loads', 'marshal.loads(x)')).toBe(false);

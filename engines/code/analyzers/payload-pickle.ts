@@ -78,7 +78,18 @@ export function inertPickle(bytes: Uint8Array): boolean {
   return false;
 }
 
-const SIMPLE: Record<string, number> = { '\\': 0x5c, "'": 0x27, '"': 0x22, a: 7, b: 8, f: 12, n: 10, r: 13, t: 9, v: 11 };
+const SIMPLE: Record<string, number> = {
+  '\\': 0x5c,
+  "'": 0x27,
+  '"': 0x22,
+  a: 7,
+  b: 8,
+  f: 12,
+  n: 10,
+  r: 13,
+  t: 9,
+  v: 11,
+};
 
 /** The bytes of one Python `b'…'` / `rb'…'` literal's source text, or null (not one such literal, or not ASCII source). */
 export function pythonBytesLiteral(text: string): Uint8Array | null {
