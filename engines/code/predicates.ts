@@ -160,10 +160,13 @@ export const inertConstantPayload = (
   name: string,
   inert: (payload: string) => boolean,
   configured?: RegExp,
+  /** The payload must be the last positional argument, and none of these keywords may be given. */
+  only?: readonly string[],
 ): Predicate =>
-  pred(`inertConstantPayload(${i},${name},${configured?.source ?? ''})`, (site, ctx) => {
+  pred(`inertConstantPayload(${i},${name},${configured?.source ?? ''},${only?.join('|') ?? ''})`, (site, ctx) => {
     const a = argAt(site, i);
     if (!a || (configured && (ctx.source === undefined || configured.test(ctx.source)))) return false;
+    if (only && (site.args.length !== i + 1 || only.some((k) => site.kwarg(k) !== undefined))) return false;
     const payloads = a.constant() !== null ? [a.constant()!] : (a.constants?.() ?? null);
     return payloads !== null && payloads.length > 0 && payloads.every(inert);
   });

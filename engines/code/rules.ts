@@ -390,7 +390,7 @@ export const RULES: readonly RuleRow[] = [
     'Unsafe deserialization (arbitrary code on load)',
     call(
       ['jsonpickle.decode', 'jsonpickle.unpickler.decode'],
-      not(inertConstantPayload(0, 'jsonpickle', inertJsonpickleText, JSONPICKLE_CONFIGURED)),
+      not(inertConstantPayload(0, 'jsonpickle', inertJsonpickleText, JSONPICKLE_CONFIGURED, ['backend', 'context'])),
     ),
   ),
   // A class whose __reduce__ returns a code-running callable is a pickle gadget (a payload).

@@ -98,6 +98,8 @@ describe('issue 24, session 16: exact computations instead of fail-closed choice
       "import jsonpickle\njsonpickle.load_backend('yaml')\no = jsonpickle.decode('a: 1')\n",
       3,
     ],
+    ['EVADE jsonpickle with its own backend', "import jsonpickle\no = jsonpickle.decode('a: 1', backend=b)\n", 2],
+    ['EVADE jsonpickle with a positional backend', "import jsonpickle\no = jsonpickle.decode('a: 1', b)\n", 2],
     ['EVADE jsonpickle of input', 'import jsonpickle\ndef f(p):\n    return jsonpickle.decode(p)\n', 3],
     // pickle: any code-running opcode, a stream that never stops, a literal not read exactly.
     ['EVADE pickle GLOBAL/REDUCE', 'import pickle\npickle.loads(b"cos\\nsystem\\n(S\'id\'\\ntR.")\n', 2],

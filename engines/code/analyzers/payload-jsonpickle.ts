@@ -11,7 +11,8 @@
 // closed on anything that could spell a tag after parsing: a backslash (a JSON `\u0070y/`), a
 // non-ASCII or control character (bytes given to json.loads may be UTF-16 or UTF-32, where the
 // tag hides between NULs), a `!` (a YAML tag such as `!!python/object`), `py/` or `json://`.
-// A snippet that configures jsonpickle's backends or handlers is not judged at all.
+// A snippet that configures jsonpickle's backends or handlers is not judged at all, nor a call
+// given its own `backend` or `context` (an Unpickler that may be a subclass), by keyword or position.
 
 const PLAIN = /^[\x20-\x7e\t\n\r]*$/;
 const TAG_LIKE = /\\|!|py\/|json:\/\//;
