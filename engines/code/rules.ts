@@ -42,11 +42,9 @@ import {
   any,
   hasArg,
   rubyLocalHashMode,
-  propertyLine,
-  sandboxFromParameter,
-  unseenFunctionName,
   type Predicate,
 } from './predicates.js';
+import { propertyLine, sandboxFromParameter, unseenFunctionName } from './predicates-recall.js';
 import { SECRET_CHECKS, type SecretCheck } from './secrets.js';
 
 export const RULES_VERSION = '1.0.0';
