@@ -78,6 +78,8 @@ describe('issue 24, session 16: recall misses', () => {
     ['EVADE py-annotations-whole-dict', 'python', "def f(v):\n    Model.__annotations__ = {'x': v}", 2],
     ['EVADE py-annotation-constant-code', 'python', "Model.__annotations__['x'] = \"__import__('os').getcwd()\"", 1],
     ['EVADE py-annotation-fstring', 'python', "def f(v):\n    Model.__annotations__['x'] = f'List[{v}]'", 2],
+    ['EVADE py-annotations-update', 'python', "def f(v):\n    Model.__annotations__.update({'x': v})", 2],
+    ['EVADE py-annotations-setdefault', 'python', "def f(v):\n    Model.__annotations__.setdefault('x', v)", 2],
     [
       'js-to-fast-properties',
       'javascript',
@@ -155,6 +157,7 @@ describe('issue 24, session 16: recall misses', () => {
     ['py-annotation-builtin', 'python', "def f(v):\n    Model.__annotations__['x'] = int"],
     ['py-annotation-typing', 'python', "from typing import Optional\nModel.__annotations__['x'] = Optional[str]"],
     ['py-annotation-name-string', 'python', "Model.__annotations__['x'] = 'List[int]'"],
+    ['py-annotations-update-builtin', 'python', "Model.__annotations__.update({'x': int}, y=str)"],
     ['py-annotation-read', 'python', "def f(v):\n    t = Model.__annotations__['x']\n    return t"],
     ['js-to-fast-properties-constant', 'javascript', "util.toFastProperties('fixed text');"],
     [

@@ -443,6 +443,7 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
    * value that may be a string the snippet does not show is code evaluated later. Not flagged: a
    * name, attribute or subscript of names that resolve to definitions (`int`, `typing.List[int]`),
    * or a constant string of names, dots, brackets and commas (no call can be written in it).
+   * `.update(...)` and `.setdefault(k, v)` on the dict are judged by their argument values.
    */
   private annotationWrites(): void {
     const v = this.view;
@@ -450,6 +451,20 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
       const id = v.namedAt(index, index + '__annotations__'.length);
       const attr = id?.parent;
       if (!id || !attr || v.type(attr) !== 'attribute' || v.field(attr, 'attribute')?.id !== id.id) continue;
+      // `X.__annotations__.update(...)` / `.setdefault(k, v)`: every argument value must be inert.
+      const method = attr.parent && v.type(attr.parent) === 'attribute' ? attr.parent : null;
+      const call = method?.parent && v.type(method.parent) === 'call' ? method.parent : null;
+      const name = method ? v.text(v.field(method, 'attribute') ?? method) : '';
+      if (call && v.field(call, 'function')?.id === method!.id && (name === 'update' || name === 'setdefault')) {
+        const args = v
+          .named(v.field(call, 'arguments') ?? call)
+          .map((a) => (v.type(a) === 'keyword_argument' ? (v.field(a, 'value') ?? a) : a));
+        const scope = this.scopeOf(call);
+        const values = name === 'setdefault' ? args.slice(1) : args;
+        if (values.every((a) => this.inertAnnotation(a, scope, 0))) continue;
+        this.fact({ kind: 'syntax', line: v.line(call), name: 'annotation_computed', detail: v.text(method!) });
+        continue;
+      }
       const sub = attr.parent && v.type(attr.parent) === 'subscript' ? attr.parent : null;
       const target = sub && v.field(sub, 'value')?.id === attr.id ? sub : attr;
       const assign = target.parent;
