@@ -60,7 +60,8 @@ export const unseenFunctionName = (i: number): Predicate =>
     const text = a.text.trim();
     if (FUNCTION_TEXT.test(text)) return false;
     const values = a.values();
-    if (values.length > 0 && values.every((v) => isRef(v) && !v.endsWith(')'))) return false;
+    // `?.fn`: a member of an unknown value (a parameter's method) has a name the caller chooses.
+    if (values.length > 0 && values.every((v) => isRef(v) && !v.startsWith('?') && !v.endsWith(')'))) return false;
     // A name declared once in the snippet as a function (and not a parameter where it is used).
     if (/^[A-Za-z_$][\w$]*$/.test(text) && ctx.source !== undefined && !ctx.fromParameters?.(site.line, text)) {
       // RE2 (linear time): the source is user input.

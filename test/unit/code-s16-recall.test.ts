@@ -106,6 +106,12 @@ describe('issue 24, session 16: recall misses', () => {
       4,
     ],
     [
+      'EVADE js-thenify-parameter-member',
+      'javascript',
+      "const thenify = require('thenify');\nconst wrap = (api) => thenify(api.call);",
+      2,
+    ],
+    [
       'EVADE js-thenify-declaration-reassigned',
       'javascript',
       "const thenify = require('thenify');\nfunction f(cb) {}\nf = pick();\nthenify(f);",
