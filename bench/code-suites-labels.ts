@@ -783,6 +783,24 @@ const CODEQL_EXPECTED: Array<{
     ],
     language: 'ruby',
   },
+  // Session 16: the Go command-injection tests whose rows share one 29 kB `.expected`
+  // (GitSubcommands.go is left out: no stored version fits that file's line numbers).
+  ...(
+    [
+      ['079451142ef26322b4bd263efe05443b6e9954e7', 'ArgumentInjection.go'],
+      ['08c0d8ec60eed37c410cb3dc6dee429bfa504187', 'CommandInjection2.go'],
+      ['02bba2e4d7e1d684296a397ec074db640f9c5343', 'SanitizingDoubleDash.go'],
+    ] as const
+  ).map(([commit, name]) => ({
+    test: [commit, `go/ql/test/query-tests/Security/CWE-078/${name}`] as [string, string],
+    expected: [
+      [
+        '08c0d8ec60eed37c410cb3dc6dee429bfa504187',
+        'go/ql/test/query-tests/Security/CWE-078/CommandInjection.expected',
+      ] as [string, string],
+    ],
+    language: 'go',
+  })),
 ];
 
 {

@@ -25,6 +25,8 @@ export interface ArgView {
   number(): number | null;
   /** A false-y literal: false, False, 0, nil, null. */
   isFalse(): boolean;
+  /** The 1-based line the expression starts on. */
+  readonly line?: number;
 }
 
 export interface CallSite {
@@ -95,6 +97,10 @@ export class NodeArg implements ArgView {
 
   get text(): string {
     return this.ops.view.text(this.node);
+  }
+
+  get line(): number {
+    return this.ops.view.line(this.node);
   }
 
   constant(): string | null {

@@ -1046,6 +1046,37 @@ function builtFromParams(
 }
 
 /**
+ * Session 16: the parameter of the function around `line` that the argument text names, directly
+ * or through local assignments above it in that function (whole statements, followed three deep);
+ * null when none. A value the function's caller chooses (vm2's sandbox given a parameter).
+ */
+export function fromParameters(source: string, family: Family, line: number, argText: string): string | null {
+  const lines = source.split('\n');
+  const header = enclosingHeader(lines, family, line, windowStart(lines, line));
+  const params = new Set(header?.params.filter((p) => p !== '') ?? []);
+  if (!header || params.size === 0) return null;
+  let names = identifiers(argText);
+  const seen = new Set<string>();
+  for (let depth = 0; depth < 4 && names.length > 0; depth++) {
+    const hit = names.find((n) => params.has(n));
+    if (hit !== undefined) return hit;
+    const next: string[] = [];
+    for (const name of names) {
+      if (seen.has(name)) continue;
+      seen.add(name);
+      for (let i = line - 2; i > header.line && i >= line - 1 - PARAM_LOOKBACK; i--) {
+        const m = assignmentOf(lines[i], name);
+        if (!m) continue;
+        next.push(...identifiers(statementText(lines, i).slice((m.index ?? 0) + m[0].length)));
+        break;
+      }
+    }
+    names = next;
+  }
+  return null;
+}
+
+/**
  * Library input (session 15, CodeQL's second-order and unsafe-construction queries): a sink in a
  * function whose argument is a local value built from the function's own parameters
  * (`list = ["clone", remote]` … `Open3.capture3("git", *list)`), or a parameter filled at a call of

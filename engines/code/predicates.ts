@@ -10,6 +10,8 @@ export interface MatchContext {
   nested(code: string): readonly Finding[];
   /** Argument text read from request or program input, directly or through assignments above `line` (flows.ts). */
   fromInput?(line: number, argText: string): boolean;
+  /** The enclosing function's parameter the argument text names, directly or through assignments above `line` (flows.ts). */
+  fromParameters?(line: number, argText: string): string | null;
   /** The scanned source (as parsed: snippet wrappers keep line numbers). */
   source?: string;
 }

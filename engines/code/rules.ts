@@ -50,6 +50,7 @@ import { inertJsonpickleText, JSONPICKLE_CONFIGURED } from './analyzers/payload-
 import { CLOSED_MODULES } from './analyzers/closed-modules.js';
 import { inertPickleLiteral } from './analyzers/payload-pickle.js';
 import { inertPhpSerializedLiteral } from './analyzers/payload-php-serialize.js';
+import { propertyLine, sandboxFromParameter, unseenFunctionName } from './predicates-recall.js';
 import { SECRET_CHECKS, type SecretCheck } from './secrets.js';
 
 export const RULES_VERSION = '1.0.0';
@@ -401,6 +402,15 @@ export const RULES: readonly RuleRow[] = [
     'unsafe_deserialization',
     'Pickle gadget: __reduce__ returns a callable that runs code or a process on unpickling',
     syntax('pickle_gadget'),
+  ),
+  // Session 16 (semgrep's dangerous-annotations-usage): typing.get_type_hints evaluates string annotations.
+  row(
+    'py.annotation-computed',
+    PY,
+    'critical',
+    'dynamic_code_execution',
+    'Annotation written from a value that may be a string (typing.get_type_hints evaluates string annotations as code)',
+    syntax('annotation_computed'),
   ),
   // The `sh` package: every attribute is a program (`sh.ls()`, `sh.bash('-c', c)`).
   row('py.sh-package', PY, 'critical', 'shell_execution', 'Process execution through the sh package', call(['sh.*'])),
@@ -927,7 +937,7 @@ export const RULES: readonly RuleRow[] = [
     'critical',
     'shell_execution',
     'Process execution (Bun / Deno)',
-    call(['Bun.spawn', 'Bun.spawnSync', 'Bun.$', 'Deno.run', 'Deno.Command']),
+    call(['Bun.spawn', 'Bun.spawnSync', 'Bun.$', 'Deno.run', 'Deno.Command'], propertyLine(0, 'cmd')),
   ),
   // `new Worker(code, { eval: true })` runs its first argument as code.
   row(
@@ -1048,6 +1058,28 @@ export const RULES: readonly RuleRow[] = [
     'dynamic_code_execution',
     'Function constructor reached through .constructor.constructor given code built at run time',
     call(['*.constructor.constructor'], evaluatesUnsafeCode(0)),
+  ),
+  // Session 16 (semgrep's tofastproperties-code-execution): bluebird's util.toFastProperties (and
+  // the copies of it in other promise libraries) holds `eval(obj)` of its argument. In bluebird's
+  // releases that eval follows a `return`; the receiver here is not resolved to a known release,
+  // so computed code is judged as eval's argument would be (constant text is not flagged).
+  row(
+    'js.to-fast-properties',
+    JS,
+    'critical',
+    'dynamic_code_execution',
+    'toFastProperties given a value built at run time (its body evaluates its argument with eval; fail closed)',
+    call(['toFastProperties', ...methods('toFastProperties')], evaluatesUnsafeCode(0)),
+  ),
+  // Session 16: thenify before 3.3.1 builds its wrapper with eval from the function's name (the
+  // multiArgs option enters that code only as JSON.stringify's output, data, so it is not a sink).
+  row(
+    'js.thenify-function-name',
+    JS,
+    'critical',
+    'dynamic_code_execution',
+    'thenify given a function whose name is evaluated as code',
+    call(['thenify', 'thenify.withCallback'], unseenFunctionName(0)),
   ),
   row(
     'js.jquery-global-eval',
@@ -1251,6 +1283,18 @@ export const RULES: readonly RuleRow[] = [
       all(evaluatesUnsafeCode(0), not(argTextMatches(0, /^(?:async\s+)?function\b|^[\w$]+\s*=>|^\([^)]*\)\s*=>/))),
     ),
   ),
+  // Session 16: the orderBy filter's second argument, when a string, is an Angular expression ($parse).
+  row(
+    'js.angular-orderby-expression',
+    JS,
+    'critical',
+    'dynamic_code_execution',
+    'AngularJS orderBy filter given an expression built at run time (parsed by $parse)',
+    call(
+      ['$filter(orderby)', 'orderByFilter'],
+      all(evaluatesUnsafeCode(1), not(argTextMatches(1, /^(?:async\s+)?function\b|^[\w$]+\s*=>|^\([^)]*\)\s*=>/))),
+    ),
+  ),
   // WebAssembly modules compiled from bytes the snippet does not hold are code it cannot see.
   row(
     'js.webassembly',
@@ -1398,6 +1442,16 @@ export const RULES: readonly RuleRow[] = [
     'dynamic_code_execution',
     'vm context or vm2 sandbox given request or program input',
     call(['vm2.VM', 'vm2.NodeVM', 'vm.createContext'], inputArg(0)),
+  ),
+  // Session 16 (semgrep's vm2-context-injection): a sandbox holding a value the function's caller
+  // chooses; host objects in a vm2 sandbox are a known escape route, and the caller is not shown.
+  row(
+    'js.vm2-sandbox-parameter',
+    JS,
+    'critical',
+    'dynamic_code_execution',
+    'vm2 sandbox given a parameter of the enclosing function (the caller chooses what sandboxed code reaches)',
+    call(['vm2.VM', 'vm2.NodeVM'], sandboxFromParameter(0)),
   ),
   // Session 13: isolated-vm runs code in its own V8 isolate; computed code is still code run at
   // run time (an escape needs only a Reference or an ExternalCopy the host put in the context), so
@@ -2855,7 +2909,25 @@ export const RULES: readonly RuleRow[] = [
       'Psych.parse_file().to_ruby',
       'YAML.parse_documents().to_ruby',
       'Psych.parse_documents().to_ruby',
+      // Session 16: `transform` is Psych::Nodes::Node's alias of to_ruby.
+      'YAML.parse().transform',
+      'Psych.parse().transform',
+      'YAML.parse_stream().transform',
+      'Psych.parse_stream().transform',
+      'YAML.parse_file().transform',
+      'Psych.parse_file().transform',
     ]),
+  ),
+  // Session 16 (brakeman's `YAML.parse_stream` RCE warning): a stream's documents reach to_ruby
+  // through a block parameter or the stream's children, which the scanner does not follow; a
+  // stream parsed from text built at run time fails closed.
+  row(
+    'rb.yaml-parse-stream',
+    RB,
+    'critical',
+    'unsafe_deserialization',
+    'YAML stream parsed from computed text (its document nodes build objects on to_ruby, not followed here: fail closed)',
+    call(['YAML.parse_stream', 'Psych.parse_stream'], nonConstantArg(0)),
   ),
   row(
     'rb.terrapin',

@@ -9,7 +9,7 @@ import { parseHealth, type ParseHealth } from './parse-health.js';
 import type { MatchContext } from './predicates.js';
 import type { LoadedLanguage } from './runtime.js';
 import { SyntaxView } from './syntax.js';
-import { fromInput, nearestInputSources, parameterSources } from './flows.js';
+import { fromInput, fromParameters, nearestInputSources, parameterSources } from './flows.js';
 
 /** Constant code handed to eval-like sinks is scanned too, this many levels deep. */
 export const MAX_NESTED_DEPTH = 3;
@@ -260,6 +260,7 @@ export function scanSource(loaded: LoadedLanguage, code: string, options: ScanOp
     const index = ruleIndex(family);
     const ctx: MatchContext = {
       fromInput: (line, argText) => fromInput(prepared.source, family, line, argText),
+      fromParameters: (line, argText) => fromParameters(prepared.source, family, line, argText),
       source: prepared.source,
       nested(inner: string): readonly Finding[] {
         if (depth + 1 >= MAX_NESTED_DEPTH) {

@@ -93,7 +93,9 @@ describe('POST /verify/code: breadth families and unclassified calls (issue 24, 
     ['ruby', 'a Kernel#open path whose first character is constant', 'def f\n  open "uploads/#{params[:f]}"\nend\n'],
     ['ruby', 'a Marshal deep copy', 'def f(x)\n  Marshal.load(Marshal.dump(x))\nend\n'],
     ['ruby', 'eval of a string interpolating a number', 'eval "something#{2}"\n'],
-    ['ruby', 'a YAML node tree', 'def f\n  YAML.parse_stream(params[:y])\nend\n'],
+    // Session 16: a stream parsed from computed text fails closed (its documents reach to_ruby through
+    // a block or its children); a single parsed tree is still admitted.
+    ['ruby', 'a YAML node tree', 'def f\n  YAML.parse(params[:y])\nend\n'],
     ['php', 'a callback given as a parameter', '<?php\nfunction f($cb, $arr) {\n  return array_map($cb, $arr);\n}\n'],
     ['bash', 'an interpreter given constant code', '#!/bin/bash\nbash -c \'echo hi\'\nsh -e ./run.sh "$1"\n'],
   ])('%s: %s is admitted', async (language, _name, code) => {

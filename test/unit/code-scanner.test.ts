@@ -1211,6 +1211,8 @@ describe('families found on CodeQL query tests (issue 24)', () => {
       'ruby',
       'tree = Psych.parse_stream(y)\nobj = tree.to_ruby\no2 = YAML.parse(y).to_ruby\nsafe = Psych.parse(y)\n',
       [
+        // Session 16: a stream parsed from computed text fails closed where it is parsed.
+        [1, 'unsafe_deserialization'],
         [2, 'unsafe_deserialization'],
         [3, 'unsafe_deserialization'],
       ],

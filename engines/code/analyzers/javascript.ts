@@ -109,6 +109,12 @@ export function moduleName(spec: string): string {
  * so a call to a `$compile` / `$parse` / `$interpolate` the snippet receives is the service.
  */
 const ANGULAR_SERVICES = new Set(['$compile', '$parse', '$interpolate']);
+/**
+ * Session 16: a parameter named for an injected AngularJS service holds that service, so an alias
+ * (`var compile = $compile; compile(x)`) and a filter looked up by name (`$filter('orderBy')`,
+ * whose expression argument is parsed by `$parse`) resolve to it.
+ */
+const ANGULAR_INJECTED = new Set([...ANGULAR_SERVICES, '$filter', 'orderByFilter']);
 /** React Native WebView props whose string is run as JavaScript in the page. */
 const WEBVIEW_SCRIPT_PROPS = new Set([
   'injectedJavaScript',
@@ -401,6 +407,7 @@ class JavaScriptAnalysis extends AnalysisBase implements ExprOps {
       case 'identifier':
       case 'shorthand_property_identifier_pattern':
         if (value) this.bind(scope, v.text(p), value, OPAQUE, path.length > 0 ? path : undefined);
+        else if (path.length === 0 && ANGULAR_INJECTED.has(v.text(p))) this.bind(scope, v.text(p), null, v.text(p));
         else this.bind(scope, v.text(p), null);
         return;
       case 'object_pattern':

@@ -35,6 +35,8 @@ const STATEMENTS = new Set(['expression_statement', 'return_statement', 'assert_
  * Builtins that execute code: a call of one of these names is taken as the builtin unless a
  * binding of the name certainly happened before the call (flow order, fail closed).
  */
+/** Builtins that run code, recognised when imported by name from another module (session 16). */
+const REEXPORTED_BUILTINS = new Set(['eval', 'exec', 'execfile']);
 const FLOW_BUILTINS = new Set(['eval', 'exec', 'compile', 'execfile', '__import__']);
 
 /** Statement and expression kinds under which a binding may not have run. */
@@ -431,7 +433,75 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
       }
     }
     this.nameFacts(wanted);
+    if (wanted.syntax.has('annotation_computed')) this.annotationWrites();
     return this.facts;
+  }
+
+  /**
+   * Session 16: `X.__annotations__[k] = v` / `X.__annotations__ = v`. typing.get_type_hints (and
+   * inspect.get_annotations(eval_str=True), pydantic, …) evaluate string annotations as code, so a
+   * value that may be a string the snippet does not show is code evaluated later. Not flagged: a
+   * name, attribute or subscript of names that resolve to definitions (`int`, `typing.List[int]`),
+   * or a constant string of names, dots, brackets and commas (no call can be written in it).
+   * `.update(...)` and `.setdefault(k, v)` on the dict are judged by their argument values.
+   */
+  private annotationWrites(): void {
+    const v = this.view;
+    for (const { index } of occurrences(v.source, new Set(['__annotations__']))) {
+      const id = v.namedAt(index, index + '__annotations__'.length);
+      const attr = id?.parent;
+      if (!id || !attr || v.type(attr) !== 'attribute' || v.field(attr, 'attribute')?.id !== id.id) continue;
+      // `X.__annotations__.update(...)` / `.setdefault(k, v)`: every argument value must be inert.
+      const method = attr.parent && v.type(attr.parent) === 'attribute' ? attr.parent : null;
+      const call = method?.parent && v.type(method.parent) === 'call' ? method.parent : null;
+      const name = method ? v.text(v.field(method, 'attribute') ?? method) : '';
+      if (call && v.field(call, 'function')?.id === method!.id && (name === 'update' || name === 'setdefault')) {
+        const args = v
+          .named(v.field(call, 'arguments') ?? call)
+          .map((a) => (v.type(a) === 'keyword_argument' ? (v.field(a, 'value') ?? a) : a));
+        const scope = this.scopeOf(call);
+        const values = name === 'setdefault' ? args.slice(1) : args;
+        if (values.every((a) => this.inertAnnotation(a, scope, 0))) continue;
+        this.fact({ kind: 'syntax', line: v.line(call), name: 'annotation_computed', detail: v.text(method!) });
+        continue;
+      }
+      const sub = attr.parent && v.type(attr.parent) === 'subscript' ? attr.parent : null;
+      const target = sub && v.field(sub, 'value')?.id === attr.id ? sub : attr;
+      const assign = target.parent;
+      if (!assign || v.type(assign) !== 'assignment' || v.field(assign, 'left')?.id !== target.id) continue;
+      const right = v.field(assign, 'right');
+      if (!right || this.inertAnnotation(right, this.scopeOf(right), 0)) continue;
+      this.fact({ kind: 'syntax', line: v.line(assign), name: 'annotation_computed', detail: v.text(target) });
+    }
+  }
+
+  private inertAnnotation(n: Node, scope: Scope, depth: number): boolean {
+    const v = this.view;
+    if (depth > 8) return false;
+    const c = this.constant(n, scope);
+    if (c !== null) return /^[\w. [\],|]*$/.test(c);
+    switch (v.type(n)) {
+      case 'none':
+        return true;
+      case 'identifier':
+      case 'attribute': {
+        const values = this.evaluate(n, scope);
+        return values.length > 0 && values.every((x) => isRef(x) && !x.endsWith('()'));
+      }
+      case 'subscript':
+      case 'binary_operator':
+      case 'tuple':
+      case 'list':
+        return v.named(n).every((c) => this.inertAnnotation(c, scope, depth + 1));
+      case 'dictionary':
+        return v
+          .named(n)
+          .every((pair) =>
+            v.type(pair) === 'pair' ? this.inertAnnotation(v.field(pair, 'value') ?? pair, scope, depth + 1) : false,
+          );
+      default:
+        return false;
+    }
   }
 
   /**
@@ -604,14 +674,16 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
           }
         }
         for (const item of v.fields(n, 'name')) {
-          if (v.type(item) === 'aliased_import') {
-            const alias = v.field(item, 'alias');
-            const name = v.field(item, 'name');
-            if (alias && name) this.bind(scope, v.text(alias), null, `${mod}.${dotted(v.text(name))}`, site(n));
-          } else {
-            const name = dotted(v.text(item));
-            this.bind(scope, name, null, `${mod}.${name}`, site(n));
-          }
+          const aliased = v.type(item) === 'aliased_import';
+          const nameNode = aliased ? v.field(item, 'name') : item;
+          const local = aliased ? v.field(item, 'alias') : item;
+          if (!nameNode || !local) continue;
+          const name = dotted(v.text(nameNode));
+          this.bind(scope, v.text(local), null, `${mod}.${name}`, site(n));
+          // Session 16: `eval` / `exec` / `execfile` imported by name from a module no rule knows
+          // (a re-export such as `six.moves.builtins`, `past.builtins`) is taken as the builtin too.
+          if (REEXPORTED_BUILTINS.has(name) && mod !== 'builtins')
+            this.bind(scope, v.text(local), null, `builtins.${name}`, site(n));
         }
         return;
       }
