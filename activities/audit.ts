@@ -9,6 +9,7 @@ import type { Store } from '../core/store.js';
 import { AuditChainError, type AuditEntryFields } from '../core/audit-chain.js';
 import { AuditLog } from '../persistence/audit.js';
 import type { AuditContext } from '../core/engines.js';
+import type { AttestationInEntry } from '../core/audit-log.js';
 import { logger } from '../core/logger.js';
 
 const log = logger('audit');
@@ -31,11 +32,21 @@ export interface AppendAuditInput {
   not_after_ms?: number;
   /** The append's budget with `not_after_ms` (default: up to not_after_ms). */
   budget_ms?: number;
+  /**
+   * The verification's attestation record, stored in its entry (one insert fewer: no separate
+   * `attestations` record). Its jti must be the result's attestation id, and `log_id` its
+   * attestationEntryId (persistence/proofs.ts), or GET /attestation/{id} cannot find it.
+   */
+  attestation?: AttestationInEntry;
 }
 
 export interface AppendAuditOutput {
   log_id: string;
   seq: number;
+  /** True when the entry already existed (written by an earlier attempt of the same activity). */
+  existing?: boolean;
+  /** The attestation record the stored entry carries (an existing entry's may be absent: it was written without one). */
+  attestation?: AttestationInEntry | null;
 }
 
 /** Longest query text kept in an entry; request_digest covers the full request. */
@@ -145,6 +156,7 @@ export async function appendVerificationAudit(deps: AuditDeps, req: AppendAuditI
     const res = await auditLogFor(deps.store).append(auditFields(req, new Date()), {
       logId: req.log_id ?? auditLogId(req.org_id, req.workflow_id),
       secret: deps.auditSecret,
+      ...(req.attestation ? { attestation: req.attestation } : {}),
       ...(req.not_after_ms !== undefined
         ? { notAfter: req.not_after_ms, budgetMs: req.budget_ms ?? Math.max(0, req.not_after_ms - Date.now()) }
         : req.budget_ms !== undefined
@@ -153,7 +165,11 @@ export async function appendVerificationAudit(deps: AuditDeps, req: AppendAuditI
     });
     if (res.attempts > 1)
       log.debug('audit append retried', { org_id: req.org_id, attempts: res.attempts, existing: res.existing });
-    return { log_id: res.doc._id, seq: res.doc.seq };
+    return {
+      log_id: res.doc._id,
+      seq: res.doc.seq,
+      ...(req.attestation ? { existing: res.existing, attestation: res.doc.attestation ?? null } : {}),
+    };
   } catch (err) {
     if (err instanceof AuditChainError) throw ApplicationFailure.nonRetryable(err.message, 'AuditChainError');
     throw err;

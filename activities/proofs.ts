@@ -124,6 +124,26 @@ export function attestationIdFor(orgId: string | null, workflowId: string): stri
   return `att_${digest.slice(0, 32)}`;
 }
 
+/**
+ * Records an issued attestation in `attestations` (insert-once by jti) and returns the one to
+ * answer: this one, or, when an earlier attempt of the same verification stored its record
+ * (`derived`: the jti is attestationIdFor's), that record, never a second token. Throws on a
+ * store failure (the activity retries) and when the stored record is another proof's.
+ */
+export async function recordIssuedAttestation(
+  ctx: ProofContext,
+  attestation: IssuedAttestation,
+  meta: { orgId: string | null; engine: string; proofRef: string; derived: boolean },
+): Promise<IssuedAttestation> {
+  const inserted = await recordAttestation(ctx.store, attestation, meta);
+  if (inserted || !meta.derived) return attestation;
+  // attestations by `_id` (or the audit entry that carries it: findAttestation).
+  const stored = await findAttestation(ctx.store, attestation.jti);
+  if (!stored || stored.org_id !== meta.orgId || stored.proof_ref !== meta.proofRef)
+    throw new Error(`attestation ${attestation.jti} is stored for another proof`);
+  return { token: stored.token, jti: stored._id, claims: stored.claims, status: stored.status };
+}
+
 export type SealedProof =
   { ok: true; proofRef: string; attestation: IssuedAttestation } | { ok: false; attestationError: string };
 
@@ -139,6 +159,12 @@ export async function sealProof(
     admission?: ReturnType<typeof admissionOf>;
     /** A derived attestation id (attestationIdFor): a later attempt answers the record the first one stored. */
     attestationId?: string;
+    /**
+     * The caller stores the attestation record in the verification's audit entry, which it writes
+     * before returning the verdict (the math activity; persistence/proofs.ts): not recorded here.
+     * The proof is still retained first.
+     */
+    recordInAuditEntry?: boolean;
   },
 ): Promise<SealedProof> {
   const proofRef = await retainProof(ctx.store, opts.engine, opts.orgId, proof);
@@ -155,23 +181,15 @@ export async function sealProof(
       },
       { jti: opts.attestationId },
     );
+    if (opts.recordInAuditEntry) return { ok: true, proofRef, attestation };
     // A store failure is not an AttestationError: the catch below rethrows it (the activity retries).
-    const inserted = await recordAttestation(ctx.store, attestation, {
+    const recorded = await recordIssuedAttestation(ctx, attestation, {
       orgId: opts.orgId,
       engine: opts.engine,
       proofRef,
+      derived: opts.attestationId !== undefined,
     });
-    if (inserted || opts.attestationId === undefined) return { ok: true, proofRef, attestation };
-    // An earlier attempt of this verification stored its attestation (and maybe its audit entry,
-    // which names it): answer that record (attestations by `_id`), never a second token.
-    const stored = await findAttestation(ctx.store, attestation.jti);
-    if (!stored || stored.org_id !== opts.orgId || stored.proof_ref !== proofRef)
-      throw new Error(`attestation ${attestation.jti} is stored for another proof`);
-    return {
-      ok: true,
-      proofRef,
-      attestation: { token: stored.token, jti: stored._id, claims: stored.claims, status: stored.status },
-    };
+    return { ok: true, proofRef, attestation: recorded };
   } catch (err) {
     if (!(err instanceof AttestationError)) throw err;
     return { ok: false, attestationError: err.code };

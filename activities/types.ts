@@ -11,5 +11,12 @@ export interface VerifyActivityInput<T> {
    * local activity and one activation fewer per verification (docs/performance.md). Absent: the
    * workflow appends the entry (appendAuditActivity), or there is no organization to audit.
    */
-  audit_entry?: { audit: AuditContext | null };
+  audit_entry?: {
+    audit: AuditContext | null;
+    /**
+     * The attestation record goes in the audit entry (session 16: one insert fewer); the entry's id
+     * is then derived from the attestation id (attestationEntryId). Absent: `attestations` as before.
+     */
+    attestation_in_entry?: boolean;
+  };
 }

@@ -8,8 +8,16 @@ import type { MathRequest } from '../engines/math.js';
 import type { MathActivityResult } from '../core/verification-io.js';
 import { engineBudgetMs, runIsolated } from './isolation/run.js';
 import type { EnginePool } from './isolation/engine-pool.js';
-import { attestationIdFor, sealProof, SIGNING_ERROR_CONSTRAINT, type ProofContext } from './proofs.js';
+import {
+  attestationIdFor,
+  recordIssuedAttestation,
+  sealProof,
+  SIGNING_ERROR_CONSTRAINT,
+  type ProofContext,
+} from './proofs.js';
 import { appendVerificationAudit, requireAuditSecret } from './audit.js';
+import { attestationEntryId } from '../persistence/proofs.js';
+import type { IssuedAttestation } from '../core/attestation.js';
 import type { VerifyActivityInput } from './types.js';
 
 export const MATH_TIMEOUT_DETAIL = 'Math verification timed out.';
@@ -18,7 +26,11 @@ const DEFAULT_MATH_TIMEOUT_MS = 5_000;
 export function makeVerifyMathActivity(
   ctx: ProofContext & { mathTimeoutMs?: number; enginePool: EnginePool; auditSecret: string | undefined },
 ) {
-  async function verdict(req: VerifyActivityInput<MathRequest>): Promise<MathActivityResult> {
+  /** The verdict; `issued` is its attestation when it is to be recorded in the audit entry (not recorded yet). */
+  async function verdict(
+    req: VerifyActivityInput<MathRequest>,
+    recordInAuditEntry = false,
+  ): Promise<{ result: MathActivityResult; issued?: IssuedAttestation }> {
     // The engine runs in the engine pool under the math deadline (docs/isolation.md).
     const { proof, ...engineResult } = await runIsolated('math', req.input, {
       orgId: req.org_id,
@@ -27,8 +39,9 @@ export function makeVerifyMathActivity(
       pool: ctx.enginePool,
     });
     if (engineResult.status === 'BLOCKED')
-      return { ...engineResult, status: 'BLOCKED', proof_ref: null, is_authoritative: false };
-    if (!proof) return { ...engineResult, status: 'UNVERIFIABLE', proof_ref: null, is_authoritative: false };
+      return { result: { ...engineResult, status: 'BLOCKED', proof_ref: null, is_authoritative: false } };
+    if (!proof)
+      return { result: { ...engineResult, status: 'UNVERIFIABLE', proof_ref: null, is_authoritative: false } };
     const evaluated = typeof proof.expression === 'string' ? proof.expression : req.input.expression;
     const sealed = await sealProof(ctx, proof, {
       engine: 'math',
@@ -36,44 +49,72 @@ export function makeVerifyMathActivity(
       evaluatedExpression: evaluated,
       // Audited here: every attempt issues the same attestation id, the one its entry names.
       ...(req.audit_entry ? { attestationId: attestationIdFor(req.org_id, req.workflow_id) } : {}),
+      recordInAuditEntry,
     });
     if (!sealed.ok) {
       return {
-        ...engineResult,
-        status: 'UNVERIFIABLE',
-        proof_ref: null,
-        is_authoritative: false,
-        constraint_id: SIGNING_ERROR_CONSTRAINT,
-        attestation_error: sealed.attestationError,
+        result: {
+          ...engineResult,
+          status: 'UNVERIFIABLE',
+          proof_ref: null,
+          is_authoritative: false,
+          constraint_id: SIGNING_ERROR_CONSTRAINT,
+          attestation_error: sealed.attestationError,
+        },
       };
     }
     const att = sealed.attestation;
     return {
-      ...engineResult,
-      status: 'VERIFIED',
-      proof_ref: sealed.proofRef,
-      is_authoritative: true,
-      attestation: { id: att.jti, token: att.token, status: att.status },
+      result: {
+        ...engineResult,
+        status: 'VERIFIED',
+        proof_ref: sealed.proofRef,
+        is_authoritative: true,
+        attestation: { id: att.jti, token: att.token, status: att.status },
+      },
+      ...(recordInAuditEntry ? { issued: att } : {}),
     };
   }
 
   return async function verifyMathActivity(req: VerifyActivityInput<MathRequest>): Promise<MathActivityResult> {
     const entry = req.audit_entry;
-    if (!entry || req.org_id === null) return verdict(req);
+    if (!entry || req.org_id === null) return (await verdict(req)).result;
     // Without the audit secret no verdict can be returned: fail before any work (not retried).
     requireAuditSecret(ctx);
-    const result = await verdict(req);
+    const inEntry = entry.attestation_in_entry === true;
+    const { result, issued } = await verdict(req, inEntry);
     // No verdict without its audit entry: a failed append fails the activity (retried, then the
     // run fails with a 503). The entry's id is derived from the workflow id (insert-once), so a
-    // retry after an append that did land finds it instead of writing a second one.
-    await appendVerificationAudit(ctx, {
+    // retry after an append that did land finds it instead of writing a second one. With
+    // `attestation_in_entry` the id is derived from the attestation id (itself derived from the
+    // workflow id, so the same for every attempt, whatever its verdict), and the entry carries
+    // the attestation record: the record is stored by the same insert, before the verdict leaves.
+    const appended = await appendVerificationAudit(ctx, {
       org_id: req.org_id,
       workflow_id: req.workflow_id,
       engine: 'math',
       input: req.input,
       result,
       audit: entry.audit,
+      ...(inEntry ? { log_id: attestationEntryId(attestationIdFor(req.org_id, req.workflow_id)) as string } : {}),
+      ...(issued ? { attestation: { token: issued.token, claims: issued.claims, status: issued.status } } : {}),
     });
-    return result;
+    if (!issued || !appended.existing || result.status !== 'VERIFIED') return result;
+    // An earlier attempt wrote this entry: answer the attestation it stored, never a second token.
+    // An entry without one (that attempt's verdict was not VERIFIED, e.g. it timed out) gets the
+    // record in `attestations`, as a run without the flag does (insert-once by the same jti).
+    const inStoredEntry = appended.attestation;
+    if (inStoredEntry && inStoredEntry.claims?.svc?.proof_hash !== result.proof_ref)
+      throw new Error(`attestation ${issued.jti} is stored for another proof`);
+    const stored: IssuedAttestation =
+      inStoredEntry && inStoredEntry.claims?.jti === issued.jti
+        ? { ...inStoredEntry, jti: issued.jti }
+        : await recordIssuedAttestation(ctx, issued, {
+            orgId: req.org_id,
+            engine: 'math',
+            proofRef: result.proof_ref as string,
+            derived: true,
+          });
+    return { ...result, attestation: { id: stored.jti, token: stored.token, status: stored.status } };
   };
 }

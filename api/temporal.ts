@@ -244,6 +244,8 @@ export class TemporalGateway {
       } satisfies AuditContext,
       // The engines that can append their own audit entry do (workflows/verify.ts): one local activity fewer.
       audit_in_engine_activity: true,
+      // ...and stores the attestation record in that entry: one insert fewer (persistence/proofs.ts).
+      attestation_in_audit_entry: true,
       // verifyWorkflow runs in local mode have their input checked by their activities (workflows/input-auth.ts).
       input_auth_in_engine_activity: true,
     };

@@ -3,11 +3,26 @@
 // persistence/audit.ts; the chain itself (hashes, signatures, verification) in core/audit-chain.ts.
 import type { AuditEntry } from './audit-chain.js';
 import type { AuditRollup } from './audit-rollup.js';
+import type { AttestationClaims } from './attestation.js';
+
+/**
+ * The attestation record of the verification an entry audits, stored in the entry (session 16,
+ * issue 22: one insert fewer per `/verify/math`). Not part of the hashed payload: the entry's
+ * `result.attestation_id` (hashed) names it, and its token is signed on its own. Its jti is that
+ * id; organization, engine, proof_ref and time are the entry's (persistence/proofs.ts).
+ */
+export interface AttestationInEntry {
+  token: string;
+  claims: AttestationClaims;
+  status: 'ISSUED';
+}
 
 export interface AuditLogDoc extends AuditEntry {
   _id: string;
   /** Position in the organization's chain, 1-based and gap-free. */
   seq: number;
+  /** Present on entries that carry their verification's attestation record (attestationEntryId). */
+  attestation?: AttestationInEntry;
 }
 
 /**

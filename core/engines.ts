@@ -191,6 +191,13 @@ export interface VerifyWorkflowInput<E extends EngineName = EngineName> {
    */
   audit_in_engine_activity?: boolean;
   /**
+   * Set by the API with audit_in_engine_activity: that activity stores the attestation record in
+   * the audit entry it writes, under an entry id derived from the attestation id (one insert fewer
+   * per verification; persistence/proofs.ts). In the input: runs started without it (an older API,
+   * a replayed history) keep their entry id and the separate record.
+   */
+  attestation_in_audit_entry?: boolean;
+  /**
    * Set by the API: a run whose activities are all local has its input checked by those
    * activities (the workers' activity interceptor) instead of by a separate local activity
    * first (workflows/input-auth.ts): one local activity and one activation fewer. The same

@@ -7,7 +7,7 @@
 // was retained here. /resolve reports `issued_here` from this record: any edit changes the
 // commitment, so an edited document is never issued here.
 import type { Store } from './store.js';
-import { attestationRecords } from '../persistence/proofs.js';
+import { findAttestation } from '../persistence/proofs.js';
 import { isContextIssued, recordIssuedContext } from '../persistence/contexts.js';
 
 export type { IssuedContextRecord } from '../persistence/contexts.js';
@@ -50,7 +50,8 @@ const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typ
  * the caller's organization; otherwise says why not (the document itself is unchanged).
  */
 export async function recordIssuance(store: Store, r: IssuanceRequest): Promise<IssuanceOutcome> {
-  const att = await attestationRecords(store).findOne({ _id: r.attestationId });
+  // attestations by `_id`, or the audit entry that carries it (math since session 16): findAttestation.
+  const att = await findAttestation(store, r.attestationId);
   if (!att) return { issued: false, reason: 'attestation_not_recorded_here' };
   if (att.org_id !== r.orgId || att.proof_ref !== r.proofRef)
     return { issued: false, reason: 'attestation_not_issued_to_caller' };

@@ -52,6 +52,7 @@ import {
   seqKey,
   type AuditHeadDoc,
   type AuditRollupDoc,
+  type AttestationInEntry,
   type AuditLogDoc,
   type AuditPage,
   type AuditSeqDoc,
@@ -255,6 +256,8 @@ export function rollupOfDoc(doc: AuditRollupDoc): AuditRollup | null {
 interface Pending {
   fields: AuditEntryFields;
   logId: string;
+  /** The verification's attestation record, stored in its entry (outside the hashed payload). */
+  attestation: AttestationInEntry | undefined;
   secret: string | undefined;
   /** How long the append may keep trying, counted from its first attempt (not from queueing). */
   budgetMs: number;
@@ -289,6 +292,11 @@ export async function openChain(store: Store, orgId: string): Promise<void> {
       if (!isDuplicateKey(err)) throw err;
     }
   }
+}
+
+/** An entry by its id, any organization (audit_logs by `_id`): the caller checks what it needs (persistence/proofs.ts). */
+export function findEntryById(store: Store, logId: string): Promise<AuditLogDoc | null> {
+  return store.collection<AuditLogDoc>('audit_logs').findOne({ _id: logId });
 }
 
 export class AuditLog {
@@ -349,7 +357,14 @@ export class AuditLog {
    */
   append(
     fields: AuditEntryFields,
-    opts: { logId: string; secret: string | undefined; budgetMs?: number; notAfter?: number },
+    opts: {
+      logId: string;
+      secret: string | undefined;
+      budgetMs?: number;
+      notAfter?: number;
+      /** Stored in the entry beside the hashed fields (AttestationInEntry); an existing entry keeps what it has. */
+      attestation?: AttestationInEntry;
+    },
   ): Promise<AppendResult> {
     const orgId = fields.organization_id;
     const budgetMs = opts.budgetMs ?? DEFAULT_APPEND_BUDGET_MS;
@@ -358,6 +373,7 @@ export class AuditLog {
       queue.push({
         fields,
         logId: opts.logId,
+        attestation: opts.attestation,
         secret: opts.secret,
         budgetMs,
         // Without a caller deadline the budget ends budgetMs after queueing, as before (a single
@@ -527,7 +543,12 @@ export class AuditLog {
           item.reject(err); // AuditChainError: not retryable, and must not hold up the others
           continue;
         }
-        docs.push({ _id: item.logId, seq: head.seq + docs.length + 1, ...entry });
+        docs.push({
+          _id: item.logId,
+          seq: head.seq + docs.length + 1,
+          ...entry,
+          ...(item.attestation ? { attestation: item.attestation } : {}),
+        });
         built.push(item);
         previous = entry.entry_hash;
       }

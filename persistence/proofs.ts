@@ -8,9 +8,17 @@
 // retained (the id is its hash); on an attestation, the same jti written by an earlier attempt.
 // Each caller awaits its own acknowledgement: the proof is stored before the attestation is
 // signed and VERIFIED leaves the activity; the attestation record before the verdict is returned.
+//
+// Session 16 (issue 22, round trips per verification): a `/verify/math` run whose workflow asks
+// for it stores its attestation record in its audit entry instead (`audit_logs`, `_id`
+// attestationEntryId(jti), field `attestation`): the entry is written anyway, before the verdict
+// is returned, so the record costs no insert of its own. Reading an attestation by id is then two
+// point lookups by `_id` at once: the record in `attestations` or the entry that carries it.
 import type { Collection } from 'mongodb';
 import type { ProofRecord, Store } from '../core/store.js';
 import type { AttestationClaims, IssuedAttestation } from '../core/attestation.js';
+import type { AuditLogDoc } from '../core/audit-log.js';
+import { findEntryById } from './audit.js';
 import { insertCoalescerFor } from './insert-coalescer.js';
 
 export type { ProofRecord };
@@ -123,9 +131,47 @@ export function recordAttestations(
   );
 }
 
-/** An attestation record by jti (`_id` point lookup), any organization: the public badge. */
-export function findAttestation(store: Store, id: string): Promise<AttestationRecord | null> {
-  return attestationRecords(store).findOne({ _id: id });
+const ATTESTATION_ID = /^att_([0-9a-f]{32})$/;
+
+/**
+ * The `_id` of the audit entry that carries the attestation record `jti` (an `att_<32 hex>` id,
+ * attestationIdFor): `log_<the same hex>`. Derived both ways, so a reader that has only the
+ * attestation id finds the entry by `_id`. Null for an id of another shape (never in an entry).
+ */
+export function attestationEntryId(jti: string): string | null {
+  const m = ATTESTATION_ID.exec(jti);
+  return m ? `log_${m[1]}` : null;
+}
+
+/** The attestation record an audit entry carries, when it carries the one named `id`. */
+export function attestationOfEntry(entry: AuditLogDoc | null, id: string): AttestationRecord | null {
+  const att = entry?.attestation;
+  const result = (entry?.result ?? {}) as Record<string, unknown>;
+  if (!entry || !att || result.attestation_id !== id || att.claims?.jti !== id) return null;
+  return {
+    _id: id,
+    org_id: entry.organization_id,
+    token: att.token,
+    claims: att.claims,
+    status: att.status,
+    engine: entry.domain,
+    proof_ref: typeof result.proof_ref === 'string' ? result.proof_ref : null,
+    created_at: entry.timestamp instanceof Date ? entry.timestamp : new Date(entry.timestamp),
+  };
+}
+
+/**
+ * An attestation record by jti, any organization (the public badge): `attestations` by `_id`
+ * and, at the same time, the audit entry that may carry it (`audit_logs` by `_id`,
+ * attestationEntryId): two point lookups.
+ */
+export async function findAttestation(store: Store, id: string): Promise<AttestationRecord | null> {
+  const entryId = attestationEntryId(id);
+  const [rec, entry] = await Promise.all([
+    attestationRecords(store).findOne({ _id: id }),
+    entryId ? findEntryById(store, entryId) : null,
+  ]);
+  return rec ?? attestationOfEntry(entry, id);
 }
 
 /** An attestation record of `orgId` (`_id` point lookup, organization checked here): another organization's is null. */

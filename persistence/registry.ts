@@ -120,7 +120,7 @@ export const COLLECTIONS: Record<string, CollectionEntry> = {
   // audit, proofs, attestations (persistence/audit.ts, persistence/proofs.ts)
   audit_logs: {
     growth: 'growing',
-    by: 'one entry per verdict (verification, batch item, agent action)',
+    by: 'one entry per verdict (verification, batch item, agent action); a /verify/math entry carries its attestation record (session 16)',
     module: 'audit',
   },
   audit_seq: {
@@ -149,7 +149,11 @@ export const COLLECTIONS: Record<string, CollectionEntry> = {
     module: 'audit',
   },
   proofs: { growth: 'growing', by: 'one per distinct proved artifact', module: 'proofs' },
-  attestations: { growth: 'growing', by: 'one per VERIFIED verdict with an attestation', module: 'proofs' },
+  attestations: {
+    growth: 'growing',
+    by: 'one per VERIFIED verdict with an attestation, except /verify/math (in its audit entry since session 16)',
+    module: 'proofs',
+  },
 };
 
 /**

@@ -46,7 +46,14 @@ export async function verifyWorkflow<E extends VerifyWorkflowEngine>(
     input: req.input as EngineInput<E>,
     org_id: req.org_id,
     workflow_id: workflowId,
-    ...(auditInActivity ? { audit_entry: { audit: req.audit ?? null } } : {}),
+    ...(auditInActivity
+      ? {
+          audit_entry: {
+            audit: req.audit ?? null,
+            ...(req.attestation_in_audit_entry === true ? { attestation_in_entry: true } : {}),
+          },
+        }
+      : {}),
   });
   // Every organization's verification is audited before its result is returned; if the
   // append fails, the workflow fails (503), so no verdict exists without its audit record.

@@ -9,6 +9,8 @@ import { startExtraApi, startExtraApis } from './extra-api.js';
 import { windowStart } from './windows.js';
 import { loadSigningKey, ATTESTATION_TYP, queryHash } from '../../core/attestation.js';
 import { SERVICE_VERSION } from '../../core/version.js';
+import { attestationEntryId, attestationOfEntry } from '../../persistence/proofs.js';
+import type { AuditLogDoc } from '../../core/audit-log.js';
 import type { ManagedProcess } from '../../infra/stack.js';
 
 const IDENTITY = '(h+2)^2 = h^2 + 4*h + 4';
@@ -38,7 +40,13 @@ describe('issued attestations are stored with their organization', () => {
       token: expect.any(String),
       status: 'ISSUED',
     });
-    const rec = await (await db()).collection('attestations').findOne({ _id: att.id });
+    // A math verification's record is stored in its audit entry (session 16; persistence/proofs.ts).
+    const entry = await (
+      await db()
+    )
+      .collection<AuditLogDoc>('audit_logs')
+      .findOne({ _id: attestationEntryId(att.id) as string });
+    const rec = attestationOfEntry(entry, att.id);
     expect(rec).toMatchObject({
       _id: att.id,
       org_id: t.orgId,

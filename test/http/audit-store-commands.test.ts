@@ -107,6 +107,10 @@ describe('audit, proof, attestation and report paths send only key lookups and i
     expect(
       where(ops.filter((o) => (o.coll === 'audit_heads' || o.coll === 'audit_head_moves') && o.scansOnSqlite)),
     ).toEqual([]);
+    // Session 16: a math verification's attestation record is stored in its audit entry (one insert
+    // fewer per verification): no `attestations` insert at all here; GET /attestation and the badge
+    // read both places by `_id` (checked by violations() above).
+    expect(where(ops.filter((o) => o.coll === 'attestations' && o.cls === 'insert'))).toEqual([]);
     // Insert-once: no upsert (a read before the insert on FerretDB) of a proof or an attestation record.
     expect(
       where(ops.filter((o) => (o.coll === 'proofs' || o.coll === 'attestations') && (o.upsert || o.cmd === 'update'))),

@@ -3,6 +3,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { db, get, newTenant, post, stackEnv, type Member } from './helpers.js';
 import { AttestationSigner, loadSigningKey } from '../../core/attestation.js';
+import { attestationEntryId, attestationOfEntry } from '../../persistence/proofs.js';
+import type { AuditLogDoc } from '../../core/audit-log.js';
 
 const NOT_FOUND_ATT = 'att_00000000000000000000000000000000';
 
@@ -202,7 +204,12 @@ describe('GET /badge/attestation/{id}', () => {
 
   it('is "expired" or "invalid" when the stored token no longer verifies', async () => {
     const col = (await db()).collection('attestations');
-    const rec = await col.findOne({ _id: attId as any });
+    // The math verification's record is in its audit entry (session 16): copied from there.
+    const rec = attestationOfEntry(
+      await (await db()).collection<AuditLogDoc>('audit_logs').findOne({ _id: attestationEntryId(attId) as string }),
+      attId,
+    );
+    expect(rec).not.toBeNull();
     const pem = stackEnv().SVC_ATTESTATION_SIGNING_KEY_PEM as string;
     const expired = await new AttestationSigner(
       await loadSigningKey(pem),

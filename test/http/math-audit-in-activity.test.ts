@@ -14,6 +14,7 @@ import { Store } from '../../core/store.js';
 import { AttestationSigner, loadSigningKey } from '../../core/attestation.js';
 import { auditLogId } from '../../activities/audit.js';
 import { attestationIdFor } from '../../activities/proofs.js';
+import { attestationEntryId } from '../../persistence/proofs.js';
 import { makeVerifyMathActivity } from '../../activities/verify-math.js';
 import { EnginePool } from '../../activities/isolation/engine-pool.js';
 import { db, newTenant, post, stackEnv, type Member } from './helpers.js';
@@ -32,6 +33,10 @@ afterAll(async () => {
   await pool?.shutdown();
   for (const s of stores) await s.close().catch(() => undefined);
 });
+
+/** The id of the entry of a run the API started (attestation_in_audit_entry: derived from its attestation id, session 16). */
+const entryIdOf = (orgId: string, workflowId: string) =>
+  attestationEntryId(attestationIdFor(orgId, workflowId)) as string;
 
 /** The activity types of a run's local-activity markers, in history order. */
 async function localActivities(workflowId: string): Promise<string[]> {
@@ -61,7 +66,7 @@ describe('/verify/math: the audit entry written by the engine activity', () => {
       await db()
     )
       .collection<{ _id: string; result?: unknown }>('audit_logs')
-      .findOne({ _id: auditLogId(t.orgId, workflowId) });
+      .findOne({ _id: entryIdOf(t.orgId, workflowId) });
     expect(entry).toMatchObject({
       organization_id: t.orgId,
       domain: 'math',
@@ -74,12 +79,10 @@ describe('/verify/math: the audit entry written by the engine activity', () => {
         key_id: expect.any(String),
       },
     });
-    const att = await (
-      await db()
-    )
-      .collection<{ _id: string }>('attestations')
-      .findOne({ _id: res.body.attestation.id });
-    expect(att).toMatchObject({ org_id: t.orgId, token: res.body.attestation.token, proof_ref: res.body.proof_ref });
+    // The attestation record is the entry's (session 16: test/http/math-attestation-in-entry-s16.test.ts).
+    expect(entry).toMatchObject({
+      attestation: { token: res.body.attestation.token, status: 'ISSUED', claims: { jti: res.body.attestation.id } },
+    });
     // Still one workflow per verification, with its history: the math activity that checked the
     // input (workflows/input-auth.ts, input_auth_in_engine_activity), sealed the proof and
     // appended the entry; no separate input check, no appendAuditActivity.
@@ -95,7 +98,7 @@ describe('/verify/math: the audit entry written by the engine activity', () => {
       await db()
     )
       .collection<{ _id: string; result?: unknown }>('audit_logs')
-      .findOne({ _id: auditLogId(t.orgId, workflowId) });
+      .findOne({ _id: entryIdOf(t.orgId, workflowId) });
     expect(entry).toMatchObject({
       verified: false,
       result: { status: 'UNVERIFIABLE', proof_ref: null, attestation_id: null, workflow_id: workflowId },

@@ -62,6 +62,17 @@ describe('verifyWorkflow (workflow tier)', () => {
     },
   );
 
+  it('math with attestation_in_audit_entry (session 16): the activity is asked to store the attestation record in the entry', async () => {
+    const { id, result } = start(input('math', { activity_mode: 'local', attestation_in_audit_entry: true }));
+    expect(await result).toMatchObject({ status: 'VERIFIED', engine: 'math' });
+    expect(acts.log.of(id, 'verifyMathActivity')[0]!.input).toEqual({
+      input: { query: 'math claim' },
+      org_id: 'org_wf',
+      workflow_id: id,
+      audit_entry: { audit: AUDIT, attestation_in_entry: true },
+    });
+  });
+
   it('math started without audit_in_engine_activity (an older API, a history written before): the separate append', async () => {
     const { id, result } = start(input('math', { activity_mode: 'local', audit_in_engine_activity: undefined }));
     const out = await result;
