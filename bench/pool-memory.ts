@@ -348,7 +348,7 @@ const STACK_CONFIGS: Record<string, StackConfig> = {
   // PGlite's process with V8's defaults (until session 16; the defaults give it
   // --liftoff-only --optimize-for-size, engines/sql/pg-check.ts PG_PROCESS_V8_FLAGS),
   pgv8defaults: {
-    name: "after, PGlite's process with V8 defaults (as until session 16; idle release shortened to 20 s)",
+    name: "after, PGlite's process with V8 defaults (as until session 16, its malloc thresholds aside; idle release shortened to 20 s)",
     env: { SVC_SQL_PG_IDLE_RELEASE_MS: '20000', SVC_SQL_PG_V8_FLAGS: '' },
     warmPglite: false,
     idleReleaseMs: 20_000,

@@ -271,6 +271,19 @@ const PG_SETTINGS = ['shared_buffers=8MB', 'temp_buffers=1MB', 'work_mem=1MB', '
  */
 export const PG_PROCESS_V8_FLAGS: readonly string[] = ['--liftoff-only', '--optimize-for-size'];
 
+/**
+ * glibc's malloc thresholds in PGlite's process (session 16): PGlite keeps PostgreSQL's files in
+ * memory (MEMFS: the 39 MB data directory, its WAL segment, the share/ bundle) as many typed
+ * arrays, and the dump's untar at start frees tens of MB of them; with glibc's dynamic thresholds
+ * the main arena kept that memory (up to 64 MB per arena). Fixed at 128 KiB, large blocks are
+ * mapped and returned at once: −15 MB once ready, −15 to −20 MB at the start's peak, the same CPU
+ * (docs/performance.md "Memory", session 16). Set on the child only, whatever the worker's own.
+ */
+export const PG_PROCESS_MALLOC_ENV: Readonly<Record<string, string>> = {
+  MALLOC_MMAP_THRESHOLD_: '131072',
+  MALLOC_TRIM_THRESHOLD_: '131072',
+};
+
 interface Pending {
   resolve: (r: PgCheckResult) => void;
   timer: NodeJS.Timeout;
@@ -292,6 +305,7 @@ class PgProcess {
       // hundred MB that otherwise stayed resident until some later collection).
       // v8Flags: PG_PROCESS_V8_FLAGS unless configured otherwise.
       execArgv: ['--expose-gc', ...v8Flags],
+      env: { ...process.env, ...PG_PROCESS_MALLOC_ENV },
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });

@@ -1,13 +1,22 @@
 // PGlite's process runs with V8 flags of its own (session 16, issue 22's memory under the mixed
 // load): `--liftoff-only` keeps PostgreSQL's WebAssembly in V8's baseline code (TurboFan's code
 // and buffers held ~60–100 MB of the process), `--optimize-for-size` keeps its heaps small.
-// SVC_SQL_PG_V8_FLAGS replaces them (empty: V8's defaults). The verdicts do not depend on them.
+// SVC_SQL_PG_V8_FLAGS replaces them (empty: V8's defaults). glibc's malloc thresholds are fixed
+// at 128 KiB in that process (freed MEMFS buffers go back to the system). The verdicts do not
+// depend on either.
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadSqlEngineConfig } from '../../core/config.js';
-import { DEFAULT_PG_CHECK_LIMITS, PG_PROCESS_V8_FLAGS, PgCheck } from '../../engines/sql/pg-check.js';
+import {
+  DEFAULT_PG_CHECK_LIMITS,
+  PG_PROCESS_MALLOC_ENV,
+  PG_PROCESS_V8_FLAGS,
+  PgCheck,
+} from '../../engines/sql/pg-check.js';
 
 const DDL = 'CREATE TABLE warehouse (w_warehouse_sk integer, w_state text);';
+const environOf = (pid: number | null) =>
+  pid === null ? [] : readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
 const argvOf = (pid: number | null) => (pid === null ? [] : readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0'));
 
 /** One accepted query, one unknown column, one syntax error: what the check decides. */
@@ -51,6 +60,11 @@ describe("PGlite's process: V8 flags", () => {
     expect(argv).toContain('--liftoff-only');
     expect(argv).toContain('--optimize-for-size');
     expect(argv).toContain('--expose-gc');
+    // glibc's malloc thresholds fixed at 128 KiB in PGlite's process only.
+    expect(PG_PROCESS_MALLOC_ENV).toEqual({ MALLOC_MMAP_THRESHOLD_: '131072', MALLOC_TRIM_THRESHOLD_: '131072' });
+    const environ = environOf(byDefault.processId());
+    expect(environ).toContain('MALLOC_MMAP_THRESHOLD_=131072');
+    expect(environ).toContain('MALLOC_TRIM_THRESHOLD_=131072');
   }, 300_000);
 
   it('v8Flags [] (SVC_SQL_PG_V8_FLAGS empty): V8 defaults, the same verdicts', async () => {
