@@ -65,6 +65,8 @@ const CONFIGS: Record<string, string[]> = {
   'Z3 pool (1 thread)': ['logic:1'],
   "Z3 pool (size 2, one warm: the worker's default since session 11)": ['logic:2:1'],
   'PGlite (its child process, one check)': ['pglite'],
+  'PGlite (its child process, 300 checks over 24 schemas)': ['pglite-300'],
+  'PGlite with V8 defaults (until session 16), 300 checks over 24 schemas': ['pglite-300-v8defaults'],
   'PGlite started, then released (idle)': ['pglite-released'],
   "the worker's pools until session 11, PGlite released (engine 2 with the guards, Z3 2 of which 1 warm)": [
     'engine:2',
@@ -119,11 +121,25 @@ for (const p of pools) {
     const pool = new GuardPool({ size: 2 });
     await pool.run(scan, { orgId: null, timeoutMs: 60000 });
     closers.push(() => pool.shutdown());
-  } else if (name === 'pglite' || name === 'pglite-released') {
+  } else if (name.startsWith('pglite')) {
     const { PgCheck, DEFAULT_PG_CHECK_LIMITS } = await import(url('engines/sql/index.js'));
-    const pg = new PgCheck({ ...DEFAULT_PG_CHECK_LIMITS, bootWaitMs: 300000 });
-    const r = await pg.check('SELECT a FROM t WHERE b > $1', 'CREATE TABLE t (a int, b text);', { budgetMs: 300000 });
-    if (!r.ran) throw new Error('PGlite did not run: ' + r.reason);
+    // pglite-300[-v8defaults]: 300 checks over 24 schemas (the LRU keeps 16: creations and drops
+    // too), as a mixed load leaves it; -v8defaults: without PG_PROCESS_V8_FLAGS (session 16).
+    const pg = new PgCheck({
+      ...DEFAULT_PG_CHECK_LIMITS,
+      bootWaitMs: 300000,
+      timeoutMs: 60000,
+      ...(name.endsWith('-v8defaults') ? { v8Flags: [] } : {}),
+    });
+    const n = name.startsWith('pglite-300') ? 300 : 1;
+    for (let i = 0; i < n; i++) {
+      const s = i % 24;
+      const cols = Array.from({ length: 8 + s }, (_, c) => 'c' + c + (c % 3 ? ' text' : ' int')).join(', ');
+      const ddl = 'CREATE TABLE t (' + cols + '); CREATE TABLE u (a int, b text, p numeric(7,2));';
+      const q = i % 2 ? 'SELECT c1, count(*) FROM t WHERE c0 > ' + i + ' GROUP BY c1' : 'SELECT b FROM u JOIN t ON c0 = a WHERE p > $1';
+      const r = await pg.check(q, ddl, { budgetMs: 300000 });
+      if (!r.ran || !r.ok) throw new Error('PGlite did not accept check ' + i + ': ' + JSON.stringify(r));
+    }
     if (name === 'pglite-released') await pg.shutdown();
     else closers.push(() => pg.shutdown());
   }
@@ -192,6 +208,24 @@ function groupRss(pgid: number | undefined): number {
       if (Number(fields[2]) !== pgid) continue; // field 5 of stat: the process group
       const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${d}/status`, 'utf8'));
       total += Number(m?.[1] ?? 0) * 1024;
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return total;
+}
+
+/** RSS in bytes of PGlite's process (engines/sql/pg-worker.mjs) in the process group `pgid`: 0 when it is not running. */
+function pgliteRss(pgid: number | undefined): number {
+  if (!pgid) return 0;
+  let total = 0;
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) !== pgid) continue;
+      if (!readFileSync(`/proc/${d}/cmdline`, 'utf8').includes('pg-worker.mjs')) continue;
+      total += Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${d}/status`, 'utf8'))?.[1] ?? 0) * 1024;
     } catch {
       // the process ended meanwhile
     }
@@ -311,6 +345,14 @@ const STACK_CONFIGS: Record<string, StackConfig> = {
     warmPglite: false,
     idleReleaseMs: 20_000,
   },
+  // PGlite's process with V8's defaults (until session 16; the defaults give it
+  // --liftoff-only --optimize-for-size, engines/sql/pg-check.ts PG_PROCESS_V8_FLAGS),
+  pgv8defaults: {
+    name: "after, PGlite's process with V8 defaults (as until session 16, its malloc thresholds aside; idle release shortened to 20 s)",
+    env: { SVC_SQL_PG_IDLE_RELEASE_MS: '20000', SVC_SQL_PG_V8_FLAGS: '' },
+    warmPglite: false,
+    idleReleaseMs: 20_000,
+  },
   // this the worker without it (V8's defaults, as until session 15),
   v8defaults: {
     name: 'after, V8 defaults in the worker too (idle release shortened to 20 s)',
@@ -363,7 +405,7 @@ async function runStack(cfg: StackConfig, seconds: number): Promise<Record<strin
   const sample = () => {
     const a = groupRss(api.pid);
     const w = groupRss(worker.pid);
-    return { api: a, worker: w, total: a + w };
+    return { api: a, worker: w, total: a + w, pglite: pgliteRss(worker.pid) };
   };
   const post = async (p: string, body: unknown, headers: Record<string, string> = { 'x-api-key': key }) => {
     const res = await fetch(`${base}${p}`, {
@@ -413,8 +455,11 @@ async function runStack(cfg: StackConfig, seconds: number): Promise<Record<strin
     rows.push(sample());
     const peak = (k: 'api' | 'worker' | 'total') => Math.max(...rows.map((r) => r[k]));
     const mean = (k: 'api' | 'worker' | 'total') => rows.reduce((s, r) => s + r[k], 0) / rows.length;
+    // PGlite's process (part of the worker's figure): in the sample of the total's peak, and its own peak.
+    const atPeak = rows.reduce((a, r) => (r.total > a.total ? r : a), rows[0]!);
     return {
       value,
+      pglite: { atPeak: atPeak.pglite, peak: Math.max(...rows.map((r) => r.pglite)) },
       peak: { api: peak('api'), worker: peak('worker'), total: peak('total') },
       mean: mean('total'),
       classesAtPeak,
@@ -482,7 +527,7 @@ async function runStack(cfg: StackConfig, seconds: number): Promise<Record<strin
     const why = Object.entries(mixed.value.failures)
       .map(([k, c]) => `${k} × ${c}`)
       .join(', ');
-    out.mixed = `${mixed.value.rps.toFixed(1)} req/s (${mixed.value.bad} non-2xx${why ? `: kind ${why}` : ''}); peak ${fmt(mixed.peak)}; mean total ${mb(mixed.mean)}`;
+    out.mixed = `${mixed.value.rps.toFixed(1)} req/s (${mixed.value.bad} non-2xx${why ? `: kind ${why}` : ''}); peak ${fmt(mixed.peak)}; mean total ${mb(mixed.mean)}; PGlite's process (in the worker's figure) ${mb(mixed.pglite.atPeak)} at the peak, ${mb(mixed.pglite.peak)} at its own`;
     out.afterLoad = fmt(sample());
     if (cfg.idleReleaseMs > 0) {
       await new Promise((r) => setTimeout(r, cfg.idleReleaseMs + 8_000));

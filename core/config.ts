@@ -173,13 +173,22 @@ export function positiveIntEnv(name: string, env: NodeJS.ProcessEnv = process.en
 
 /** The /verify/sql engine's PostgreSQL (PGlite) check: its switch and deadlines (engines/sql/pg-check.ts takes them as parameters). */
 export interface SqlEngineConfig {
-  pgCheck: { enabled: boolean; bootWaitMs: number; timeoutMs: number; idleReleaseMs: number; dataDirCache?: string };
+  pgCheck: {
+    enabled: boolean;
+    bootWaitMs: number;
+    timeoutMs: number;
+    idleReleaseMs: number;
+    dataDirCache?: string;
+    v8Flags?: string[];
+  };
 }
 
 /**
  * SVC_SQL_PG_CHECK (`0`/`false`: off), SVC_SQL_PG_BOOT_WAIT_MS (7000, never past the request's
  * budget), SVC_SQL_PG_CHECK_TIMEOUT_MS (4000), SVC_SQL_PG_IDLE_RELEASE_MS (300000; `0`: PGlite is
- * never released), SVC_SQL_PG_DATADIR_CACHE (`.data/pglite`; `0`: none): docs/configuration.md.
+ * never released), SVC_SQL_PG_DATADIR_CACHE (`.data/pglite`; `0`: none), SVC_SQL_PG_V8_FLAGS
+ * (PGlite's process's V8 flags, space-separated; unset: pg-check.ts's PG_PROCESS_V8_FLAGS, empty:
+ * V8's defaults): docs/configuration.md.
  */
 export function loadSqlEngineConfig(env: NodeJS.ProcessEnv = process.env): SqlEngineConfig {
   const ms = (name: string, fallback: number): number => {
@@ -194,6 +203,12 @@ export function loadSqlEngineConfig(env: NodeJS.ProcessEnv = process.env): SqlEn
   };
   const flag = env.SVC_SQL_PG_CHECK;
   const cacheDir = env.SVC_SQL_PG_DATADIR_CACHE?.trim();
+  const v8Flags = env.SVC_SQL_PG_V8_FLAGS?.trim().split(/\s+/).filter(Boolean);
+  const badFlag = v8Flags?.find((f) => !/^--[a-z0-9][a-z0-9_-]*(=[A-Za-z0-9_.,:-]+)?$/.test(f));
+  if (badFlag !== undefined)
+    throw new ConfigError(
+      `invalid configuration: SVC_SQL_PG_V8_FLAGS must be V8 flags such as --liftoff-only, got ${JSON.stringify(badFlag)}`,
+    );
   return {
     pgCheck: {
       enabled: flag !== '0' && flag !== 'false',
@@ -204,6 +219,8 @@ export function loadSqlEngineConfig(env: NodeJS.ProcessEnv = process.env): SqlEn
       // Where a first start leaves PostgreSQL's fresh data directory, so later processes skip
       // initdb (its ~700 MB peak; engines/sql/pg-check.ts). Relative to the working directory.
       ...(cacheDir === '0' ? {} : { dataDirCache: path.resolve(cacheDir || '.data/pglite') }),
+      // Unset: the engine's own flags (PG_PROCESS_V8_FLAGS); set, even empty, replaces them.
+      ...(v8Flags === undefined ? {} : { v8Flags }),
     },
   };
 }

@@ -258,6 +258,32 @@ const WORKER_URL = new URL('./pg-worker.mjs', import.meta.url);
  */
 const PG_SETTINGS = ['shared_buffers=8MB', 'temp_buffers=1MB', 'work_mem=1MB', 'maintenance_work_mem=1MB'];
 
+/**
+ * V8 flags of PGlite's process (session 16; SVC_SQL_PG_V8_FLAGS overrides them, empty: V8's
+ * defaults). `--liftoff-only`: PostgreSQL's 9 MB of WebAssembly stays in V8's baseline code;
+ * by default V8 also recompiles its hot functions with TurboFan, whose code and compile buffers
+ * held ~60–100 MB of the process (four anonymous mappings of 24–40 MB that the flag removes).
+ * `--optimize-for-size`: smaller V8 heaps (−15 MB). Measured on PGlite alone (docs/performance.md
+ * "Memory", session 16): after 300 checks over 24 schemas 294–320 → 198–204 MB, and −27 to −31 %
+ * CPU (TurboFan's compiles cost more than they save over a few hundred checks; after ~1,500 in one
+ * instance they have paid off, and each further check costs ~15 % more without them). The SQL
+ * suites give the same verdicts.
+ */
+export const PG_PROCESS_V8_FLAGS: readonly string[] = ['--liftoff-only', '--optimize-for-size'];
+
+/**
+ * glibc's malloc thresholds in PGlite's process (session 16): PGlite keeps PostgreSQL's files in
+ * memory (MEMFS: the 39 MB data directory, its WAL segment, the share/ bundle) as many typed
+ * arrays, and the dump's untar at start frees tens of MB of them; with glibc's dynamic thresholds
+ * the main arena kept that memory (up to 64 MB per arena). Fixed at 128 KiB, large blocks are
+ * mapped and returned at once: −15 MB once ready, −15 to −20 MB at the start's peak, the same CPU
+ * (docs/performance.md "Memory", session 16). Set on the child only, whatever the worker's own.
+ */
+export const PG_PROCESS_MALLOC_ENV: Readonly<Record<string, string>> = {
+  MALLOC_MMAP_THRESHOLD_: '131072',
+  MALLOC_TRIM_THRESHOLD_: '131072',
+};
+
 interface Pending {
   resolve: (r: PgCheckResult) => void;
   timer: NodeJS.Timeout;
@@ -272,12 +298,14 @@ class PgProcess {
   private readonly child: ChildProcess;
   private readonly exited: Promise<void>;
 
-  constructor(init: Record<string, unknown>) {
+  constructor(init: Record<string, unknown>, v8Flags: readonly string[]) {
     this.child = fork(fileURLToPath(WORKER_URL), [], {
       // Plain JavaScript: none of the parent's loaders or preloads (tsx, the store capture).
       // --expose-gc: the child collects what initdb and the dump left once it is ready (a few
       // hundred MB that otherwise stayed resident until some later collection).
-      execArgv: ['--expose-gc'],
+      // v8Flags: PG_PROCESS_V8_FLAGS unless configured otherwise.
+      execArgv: ['--expose-gc', ...v8Flags],
+      env: { ...process.env, ...PG_PROCESS_MALLOC_ENV },
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });
@@ -294,6 +322,10 @@ class PgProcess {
 
   postMessage(msg: unknown): void {
     this.child.send(msg as object);
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
   }
 
   /** Keeps the worker process alive while a check waits (ref), or not (unref). */
@@ -340,6 +372,8 @@ export interface PgCheckLimits {
    * against ~330 MB for a load (docs/performance.md, memory). Absent: kept in memory only.
    */
   dataDirCache?: string;
+  /** V8 flags of PGlite's process (SVC_SQL_PG_V8_FLAGS); absent: PG_PROCESS_V8_FLAGS, empty: V8's defaults. */
+  v8Flags?: readonly string[];
 }
 
 export const DEFAULT_PG_CHECK_LIMITS: Readonly<PgCheckLimits> = {
@@ -459,6 +493,11 @@ export class PgCheck {
 
   stats() {
     return { state: this.state(), ...this.counts };
+  }
+
+  /** The process id of PGlite's process while it runs or starts (benches and tests read its memory and flags). */
+  processId(): number | null {
+    return this.current?.worker.pid ?? null;
   }
 
   /** Starts PGlite unless it runs or is starting; resolves true once it is ready, false if it failed or is off. */
@@ -583,11 +622,10 @@ export class PgCheck {
     const cache = this.limits.dataDirCache;
     if (this.dataDir === null && cache) this.dataDir = readCachedDataDir(cache);
     const loaded = this.dataDir;
-    const worker = new PgProcess({
-      schemaCacheSize: SCHEMA_CACHE_SIZE,
-      settings: PG_SETTINGS,
-      dataDir: loaded ?? undefined,
-    });
+    const worker = new PgProcess(
+      { schemaCacheSize: SCHEMA_CACHE_SIZE, settings: PG_SETTINGS, dataDir: loaded ?? undefined },
+      this.limits.v8Flags ?? PG_PROCESS_V8_FLAGS,
+    );
     worker.unref();
     const pending = new Map<number, Pending>();
     let markReady: (ok: boolean) => void = () => undefined;
