@@ -82,6 +82,38 @@ function smapsV8(pid: number): string {
   return `RSS ${Math.round(rss / 1024)} MB, V8 pages ${Math.round(v8 / 1024)} MB`;
 }
 
+/**
+ * With `--flags --trace-gc`: each isolate's collections during the load (V8 prints one line per
+ * collection, `[pid:isolate] ... Scavenge|Mark-Compact used (committed) -> used (committed) MB`),
+ * so the process's V8 pages can be told apart by isolate: the main thread, the engine threads and
+ * the SDK's workflow thread.
+ */
+function traceGcSummary(logFile: string, from: number): void {
+  const text = readFileSync(logFile).subarray(from).toString('utf8');
+  const per = new Map<
+    string,
+    { scav: number; mc: number; maxCommitted: number; maxUsed: number; minAfterMc: number }
+  >();
+  const re =
+    /\[\d+:(0x[0-9a-f]+)\]\s+\d+ ms: (Scavenge|Mark-Compact|Mark-sweep)[^\d]*([\d.]+) \(([\d.]+)\) -> ([\d.]+) \(([\d.]+)\) MB/g;
+  for (const m of text.matchAll(re)) {
+    const e = per.get(m[1]!) ?? { scav: 0, mc: 0, maxCommitted: 0, maxUsed: 0, minAfterMc: Infinity };
+    if (m[2] === 'Scavenge') e.scav++;
+    else {
+      e.mc++;
+      e.minAfterMc = Math.min(e.minAfterMc, Number(m[5]));
+    }
+    e.maxUsed = Math.max(e.maxUsed, Number(m[3]));
+    e.maxCommitted = Math.max(e.maxCommitted, Number(m[4]), Number(m[6]));
+    per.set(m[1]!, e);
+  }
+  console.log('collections during the load, per isolate (V8 --trace-gc; MB):');
+  for (const [iso, e] of [...per].sort((a, b) => b[1].maxCommitted - a[1].maxCommitted))
+    console.log(
+      `  ${iso}: ${e.scav} scavenges, ${e.mc} mark-compacts; max used ${e.maxUsed}, max committed ${e.maxCommitted}, least live after a mark-compact ${e.minAfterMc === Infinity ? '-' : e.minAfterMc}`,
+    );
+}
+
 async function snapshot(dir: string, pid: number): Promise<string> {
   const before = new Set(readdirSync(dir));
   process.kill(pid, 'SIGUSR2');
@@ -118,6 +150,7 @@ try {
   console.log(`idle (after 20 requests): ${smapsV8(pid)}`);
   const idleFile = await snapshot(dir, pid);
   console.log(`idle, after its snapshot (a full GC): ${smapsV8(pid)}`);
+  const loadStartedAt = readFileSync(stack.api.logFile).length;
   const until = performance.now() + seconds * 1000;
   let ok = 0;
   let peak = '';
@@ -135,6 +168,7 @@ try {
   clearInterval(timer);
   console.log(`/verify/math ${clients} clients ${seconds} s: ${(ok / seconds).toFixed(1)} req/s; peak ${peak}`);
   console.log(`after the load: ${smapsV8(pid)}`);
+  if (extraFlags.includes('--trace-gc')) traceGcSummary(stack.api.logFile, loadStartedAt);
   const loadFile = await snapshot(dir, pid);
   console.log(`after its snapshot (a full GC): ${smapsV8(pid)}`);
   const a = summarize(idleFile);

@@ -93,3 +93,14 @@ describe("the worker's main thread", () => {
     expect(sharpLoaded(loaded)).toBe(true);
   }, 150_000);
 });
+
+describe("the API's main thread", () => {
+  // Session 16: the MCP SDK (ES modules, so not in require's cache) loads on the first POST /mcp;
+  // ajv, which only the SDK loads (CommonJS), is what the probe sees of it.
+  it('loads no MCP SDK at start (its ajv is absent until the first POST /mcp)', () => {
+    const loaded = packagesLoadedBy([path.join(ROOT, 'api/app.ts'), path.join(ROOT, 'api/server.ts')]);
+    expect(loaded).toContain('koa');
+    expect(loaded).not.toContain('ajv');
+    expect(packagesLoadedBy([path.join(ROOT, 'api/mcp/server.ts')])).toContain('ajv');
+  }, 150_000);
+});
