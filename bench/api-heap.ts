@@ -27,11 +27,14 @@ function summarize(file: string): {
   total: number;
   count: number;
   by: Map<string, { size: number; n: number }>;
-  strings: Array<{ size: number; head: string }>;
+  strings: Array<{ size: number; head: string; retainers: string }>;
 } {
   const snap = JSON.parse(readFileSync(file, 'utf8')) as {
-    snapshot: { meta: { node_fields: string[]; node_types: [string[]] } };
+    snapshot: {
+      meta: { node_fields: string[]; node_types: [string[]]; edge_fields: string[]; edge_types: [string[]] };
+    };
     nodes: number[];
+    edges: number[];
     strings: string[];
   };
   const fields = snap.snapshot.meta.node_fields;
@@ -43,7 +46,7 @@ function summarize(file: string): {
   const by = new Map<string, { size: number; n: number }>();
   let total = 0;
   let count = 0;
-  const strings: Array<{ size: number; head: string }> = [];
+  const strings: Array<{ size: number; head: string; retainers: string; node: number }> = [];
   for (let i = 0; i < snap.nodes.length; i += stride) {
     const type = types[snap.nodes[i + iType]!]!;
     const size = snap.nodes[i + iSize]!;
@@ -58,10 +61,33 @@ function summarize(file: string): {
     total += size;
     count++;
     if (type === 'string' && size > 200_000)
-      strings.push({ size, head: snap.strings[snap.nodes[i + iName]!]!.slice(0, 80) });
+      strings.push({ size, head: snap.strings[snap.nodes[i + iName]!]!.slice(0, 80), retainers: '', node: i / stride });
   }
   strings.sort((x, y) => y.size - x.size);
-  return { total, count, by, strings: strings.slice(0, 8) };
+  const top = strings.slice(0, 8);
+  // Who holds the large strings: the nodes with an edge to them (edges are listed per node, in
+  // node order, edge_count of them each), named by type and constructor, with the edge's name.
+  const ef = snap.snapshot.meta.edge_fields;
+  const es = ef.length;
+  const eTo = ef.indexOf('to_node');
+  const eName = ef.indexOf('name_or_index');
+  const eType = ef.indexOf('type');
+  const edgeTypes = snap.snapshot.meta.edge_types[0];
+  const iEdges = fields.indexOf('edge_count');
+  const wanted = new Map(top.map((t) => [t.node * stride, t]));
+  let e = 0;
+  for (let i = 0; i < snap.nodes.length; i += stride) {
+    const n = snap.nodes[i + iEdges]!;
+    for (let k = 0; k < n; k++, e += es) {
+      const t = wanted.get(snap.edges[e + eTo]!);
+      if (!t || t.retainers.length > 300) continue;
+      const et = edgeTypes[snap.edges[e + eType]!]!;
+      const en =
+        et === 'element' || et === 'hidden' ? String(snap.edges[e + eName]) : snap.strings[snap.edges[e + eName]!]!;
+      t.retainers += `${types[snap.nodes[i + iType]!]}:${snap.strings[snap.nodes[i + iName]!]!.slice(0, 40)}.${en.slice(0, 30)}; `;
+    }
+  }
+  return { total, count, by, strings: top };
 }
 
 function smapsV8(pid: number): string {
@@ -169,6 +195,10 @@ try {
   console.log(`/verify/math ${clients} clients ${seconds} s: ${(ok / seconds).toFixed(1)} req/s; peak ${peak}`);
   console.log(`after the load: ${smapsV8(pid)}`);
   if (extraFlags.includes('--trace-gc')) traceGcSummary(stack.api.logFile, loadStartedAt);
+  // A restarted in-process worker compiles the workflow bundle in the main isolate again (the SDK's
+  // parseWorkflowCode): count the restarts the API logged.
+  const restarts = readFileSync(stack.api.logFile, 'utf8').split('in-process worker unavailable').length - 1;
+  console.log(`the API's log: ${restarts} × "in-process worker unavailable"`);
   const loadFile = await snapshot(dir, pid);
   console.log(`after its snapshot (a full GC): ${smapsV8(pid)}`);
   const a = summarize(idleFile);
@@ -189,9 +219,14 @@ try {
   console.log('what the idle main isolate retains, largest first (self sizes by type and constructor):');
   for (const [k, v] of [...a.by].sort((x, y) => y[1].size - x[1].size).slice(0, 20))
     console.log(`  ${(v.size / 1e6).toFixed(1)} MB  ${v.n}  ${k}`);
-  console.log(
-    `the largest strings: ${a.strings.map((s) => `${(s.size / 1e3).toFixed(0)} kB ${JSON.stringify(s.head)}`).join('; ')}`,
-  );
+  for (const [when, x] of [
+    ['idle', a],
+    ['after the load', b],
+  ] as const) {
+    console.log(`the largest strings, ${when}:`);
+    for (const t of x.strings)
+      console.log(`  ${(t.size / 1e3).toFixed(0)} kB ${JSON.stringify(t.head.slice(0, 50))} held by ${t.retainers}`);
+  }
 } finally {
   await stack.down();
   rmSync(dir, { recursive: true, force: true });

@@ -154,14 +154,19 @@ let dockerode: Promise<typeof Docker> | undefined;
 /**
  * One client per DOCKER_HOST value (read on every call, so a changed environment takes effect).
  * The first call loads dockerode, and it stays loaded: a process that never runs the sandbox
- * (math, logic, SQL, code, ...) never pays for it. The first call also reaps the leftovers of a
- * crash in the background (reapOnce), instead of the worker's start-up doing it.
+ * (math, logic, SQL, code, ...) never pays for it. A dockerode that cannot be loaded is the
+ * sandbox being unavailable (503), as a Docker that does not answer is.
  */
 async function dockerClient(): Promise<Docker> {
   const host = processEnv().DOCKER_HOST?.trim() ?? '';
   let client = clients.get(host);
   if (!client) {
-    const Docker = await (dockerode ??= import('dockerode').then((m) => m.default));
+    let Docker: typeof import('dockerode');
+    try {
+      Docker = await (dockerode ??= import('dockerode').then((m) => m.default));
+    } catch (err) {
+      throw new SandboxUnavailableError(`dockerode not loaded: ${errorText(err)}`, { cause: err });
+    }
     if (clients.has(host)) return clients.get(host)!;
     try {
       // Unset: the standard socket. Set: docker-modem parses DOCKER_HOST (unix://, tcp://, TLS vars).
