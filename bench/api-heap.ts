@@ -6,7 +6,7 @@
 // is not retained (garbage V8 has not collected yet, or pages it keeps committed) tells itself
 // apart. Prints the totals and the constructors that grew most.
 //
-//   SVC_BENCH_PORT_OFFSET=350 npx tsx bench/api-heap.ts [--seconds 20] [--clients 8] [--flags '<V8 flags>']
+//   SVC_BENCH_PORT_OFFSET=350 npx tsx bench/api-heap.ts [--seconds 20] [--clients 8] [--flags '<V8 flags>'] [--keep]
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -229,5 +229,7 @@ try {
   }
 } finally {
   await stack.down();
-  rmSync(dir, { recursive: true, force: true });
+  // --keep: the snapshots stay (open them in a browser's memory tools to follow retainers).
+  if (argv.includes('--keep')) console.log(`snapshots kept in ${dir}`);
+  else rmSync(dir, { recursive: true, force: true });
 }
