@@ -3,7 +3,7 @@
 // preview only. docs/secret-scanning.md.
 import { createHash } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
-import nodemailer from 'nodemailer';
+import type nodemailer from 'nodemailer';
 import type { Store } from '../core/store.js';
 import { Accounts, type ApiKeyDoc, type UserDoc } from '../persistence/accounts.js';
 import { findLeakNotice, recordLeakNotice } from '../persistence/accounts.js';
@@ -285,7 +285,9 @@ async function sendMail(smtp: NonNullable<LeakConfig['smtp']>, msg: nodemailer.S
   const user = u.username ? decodeURIComponent(u.username) : smtp.user;
   const pass = u.password ? decodeURIComponent(u.password) : smtp.password;
   const secure = u.protocol === 'smtps:';
-  const transport = nodemailer.createTransport({
+  // Loaded on the first notice, not at the worker's start (35 modules; issue 22, memory).
+  const { createTransport } = (await import('nodemailer')).default;
+  const transport = createTransport({
     host: u.hostname,
     port: u.port ? Number(u.port) : secure ? 465 : 587,
     secure,

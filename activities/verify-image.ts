@@ -6,7 +6,7 @@
 // A vision model, when the request's provider is one, describes content claims; its reading is
 // reported and never decides (engines/image/decide.ts).
 import { performance } from 'node:perf_hooks';
-import sharp from 'sharp';
+import type Sharp from 'sharp';
 import { IMAGE_MAX_PIXELS, pixelLimitDetail } from '../contract/image.js';
 import { IMAGE_MIME, sniffImageFormat, UNSUPPORTED_IMAGE_DETAIL, type ImageFormat } from '../core/image-format.js';
 import type { Store } from '../core/store.js';
@@ -16,7 +16,20 @@ import type { VerifyActivityInput } from './types.js';
 import type { ImageActivityInput, ImageActivityResult } from '../core/verification-io.js';
 export type { ImageActivityInput, ImageActivityResult };
 
-sharp.cache(false);
+type SharpFn = typeof Sharp;
+let sharpModule: Promise<SharpFn> | undefined;
+
+/**
+ * sharp (libvips, ~20 MB resident) is loaded on the first image, never at the worker's start
+ * (issue 22, memory): a worker that verifies no images never pays for it; one that has, keeps it.
+ */
+export function loadSharp(): Promise<SharpFn> {
+  return (sharpModule ??= import('sharp').then((m) => {
+    const sharp = m.default;
+    sharp.cache(false);
+    return sharp;
+  }));
+}
 
 export type ImageDescriber = (
   provider: string,
@@ -43,7 +56,8 @@ const short = (err: unknown) =>
     .slice(0, 200);
 
 export async function measureImage(buf: Buffer, format: ImageFormat) {
-  let meta: Awaited<ReturnType<ReturnType<typeof sharp>['metadata']>>;
+  const sharp = await loadSharp();
+  let meta: Awaited<ReturnType<ReturnType<SharpFn>['metadata']>>;
   try {
     meta = await sharp(buf, { animated: true, limitInputPixels: false }).metadata();
   } catch (err) {
@@ -128,6 +142,7 @@ export function makeVerifyImageActivity(deps: ImageActivityDeps) {
       else {
         try {
           // The model gets a bounded PNG copy (first frame), never the original upload.
+          const sharp = await loadSharp();
           const copy = await sharp(buf, { limitInputPixels: IMAGE_MAX_PIXELS })
             .resize(VISION_MAX_SIDE, VISION_MAX_SIDE, { fit: 'inside', withoutEnlargement: true })
             .png()

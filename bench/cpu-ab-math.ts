@@ -8,7 +8,10 @@
 // side's own Temporal, in the same run), and each side's ratio to it.
 //   npx tsx bench/cpu-ab-math.ts --a <tree> --b <tree> [--slices 8] [--slice 6] [--clients 8]
 //   (ports: SVC_DEV_PORT_OFFSET for A, +50 for B; a tree is a checkout with node_modules)
-import { readFileSync } from 'node:fs';
+//   [--a-api-flags '<V8 flags>'] [--b-api-flags '<V8 flags>']: the API process's V8 flags of a side
+//   (SVC_API_V8_FLAGS; session 16), e.g. one tree against itself with a flag; each side's API
+//   resident memory is sampled at the end of every slice (its peak and last are printed).
+import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -42,13 +45,34 @@ interface Side {
   cpu: Record<string, number>;
   n: number;
   failed: number;
+  /** The API's RSS at the end of each of this side's slices (MB). */
+  apiRss: number[];
+}
+
+/** The API's resident memory (its process group), MB. */
+function apiRssMb(pid: number): number {
+  let kb = 0;
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) !== pid) continue;
+      kb += Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${d}/status`, 'utf8'))?.[1] ?? 0);
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return Math.round(kb / 1024);
 }
 
 async function startSide(name: 'A' | 'B', tree: string, offset: number): Promise<Side> {
   // Each tree's own supervisor and compiled service (dynamic import: the tree's ROOT is its own).
   const bench = (await import(path.join(tree, 'bench', 'bench-stack.ts'))) as typeof import('./bench-stack.js');
   const infra = (await import(path.join(tree, 'infra', 'stack.ts'))) as typeof import('../infra/stack.js');
-  const b = await bench.startBenchStack(`bench-ab-${name}-${offset}`, 0, {}, { ports: infra.devPorts(offset) });
+  const apiFlags: Record<string, string> = args.includes(`--${name.toLowerCase()}-api-flags`)
+    ? { SVC_API_V8_FLAGS: arg(`${name.toLowerCase()}-api-flags`, '') }
+    : {};
+  const b = await bench.startBenchStack(`bench-ab-${name}-${offset}`, 0, apiFlags, { ports: infra.devPorts(offset) });
   const read = (n: string) => Number(readFileSync(path.join(b.stack.dataDir, 'pids', `${n}.pid`), 'utf8'));
   const pids = { api: read('api'), worker: read('worker'), temporal: read('temporal'), store: read('ferretdb') };
   // The floor as issue 22 defines it (bench/eager-floor.ts): the empty workflow started with eager
@@ -68,6 +92,7 @@ async function startSide(name: 'A' | 'B', tree: string, offset: number): Promise
     cpu: Object.fromEntries(Object.keys(pids).map((k) => [k, 0])),
     n: 0,
     failed: 0,
+    apiRss: [],
   };
 }
 
@@ -121,6 +146,7 @@ async function main() {
         }
         s.n += r.n;
         s.failed += r.failed;
+        s.apiRss.push(apiRssMb(s.pids.api as number));
         perSlice.push({ side: s.name, n: r.n, total: +(total / Math.max(1, r.n + r.failed)).toFixed(1) });
       }
       // The empty workflow, every other round, on each side (its CPU charged to that side's floor).
@@ -148,7 +174,17 @@ async function main() {
           Object.entries(s.cpu).map(([k, v]) => [k, +(v / Math.max(1, s.n + s.failed)).toFixed(1)]),
         );
         const total = Object.values(s.cpu).reduce((a, b) => a + b, 0) / Math.max(1, s.n + s.failed);
-        return [s.name, { n: s.n, failed: s.failed, ...per, total: +total.toFixed(1) }];
+        return [
+          s.name,
+          {
+            n: s.n,
+            failed: s.failed,
+            ...per,
+            total: +total.toFixed(1),
+            'API RSS peak MB': Math.max(...s.apiRss),
+            'API RSS last': s.apiRss.at(-1),
+          },
+        ];
       }),
     );
     console.log('CPU ms per verification by process, all slices:');

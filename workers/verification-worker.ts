@@ -13,7 +13,6 @@ import { workflowInputKey } from '../core/workflow-input-auth.js';
 import { createActivities } from '../activities/index.js';
 import { activityGrantInterceptor } from '../activities/input-auth.js';
 import { LogicPool, logicPoolOptions } from '../engines/logic/index.js';
-import { reapSandboxContainers } from '../activities/sandbox/runner.js';
 import { EnginePool } from '../activities/isolation/engine-pool.js';
 import type { EngineModuleName } from '../activities/isolation/engine-tasks.js';
 import { PgCheck } from '../engines/sql/pg-check.js';
@@ -75,13 +74,10 @@ async function main(): Promise<void> {
     .catch((err: Error) =>
       log.warn('Z3 pool warm-up failed; solves will start workers on demand', { error: err.message }),
     );
-  // Sandbox containers left by a crashed worker: removed in the background (Docker may be absent:
-  // the sandboxed engines then fail closed, the others are unaffected).
-  reapSandboxContainers()
-    .then((n) => n > 0 && log.info('removed leftover sandbox containers', { count: n }))
-    .catch((err: Error) =>
-      log.warn('sandbox reaping skipped: Docker unavailable', { error: String(err?.message ?? err) }),
-    );
+  // Sandbox containers left by a crashed worker are removed by this process's first sandbox run
+  // (activities/sandbox/runner.ts reapOnce), not here: the start loads neither dockerode nor sharp
+  // (issue 22, memory; docs/performance.md "Memory", session 16). Docker may be absent: the
+  // sandboxed engines then fail closed, the others are unaffected.
   const signer = await createSigner(cfg);
   // SVC_WORKER_METRICS_ADDRESS (host:port): the SDK's own Prometheus metrics (task latencies,
   // slots, sticky cache) on /metrics; docs/deployment.md. Must be installed before any connection.

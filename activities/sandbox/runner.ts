@@ -12,9 +12,14 @@ import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { Writable } from 'node:stream';
 import type { Duplex, Readable } from 'node:stream';
-import Docker from 'dockerode';
+// Types only: dockerode (with its BuildKit session: gRPC, protobufjs, ssh2; ~16 MB of resident memory)
+// is loaded on the sandbox's first use (dockerClient), never at the worker's start (issue 22, memory).
+import type Docker from 'dockerode';
 import { sandboxSlots, type SlotPool } from './slots.js';
 import { processEnv } from '../../core/config.js';
+import { logger } from '../../core/logger.js';
+
+const log = logger('sandbox');
 
 export { SandboxCapacityError, SANDBOX_CAPACITY_MESSAGE } from './slots.js';
 
@@ -144,12 +149,25 @@ function bootstrap(): string {
 // Docker client
 
 const clients = new Map<string, Docker>();
+let dockerode: Promise<typeof Docker> | undefined;
 
-/** One client per DOCKER_HOST value (read on every call, so a changed environment takes effect). */
-function dockerClient(): Docker {
+/**
+ * One client per DOCKER_HOST value (read on every call, so a changed environment takes effect).
+ * The first call loads dockerode, and it stays loaded: a process that never runs the sandbox
+ * (math, logic, SQL, code, ...) never pays for it. A dockerode that cannot be loaded is the
+ * sandbox being unavailable (503), as a Docker that does not answer is.
+ */
+async function dockerClient(): Promise<Docker> {
   const host = processEnv().DOCKER_HOST?.trim() ?? '';
   let client = clients.get(host);
   if (!client) {
+    let Docker: typeof import('dockerode');
+    try {
+      Docker = await (dockerode ??= import('dockerode').then((m) => m.default));
+    } catch (err) {
+      throw new SandboxUnavailableError(`dockerode not loaded: ${errorText(err)}`, { cause: err });
+    }
+    if (clients.has(host)) return clients.get(host)!;
     try {
       // Unset: the standard socket. Set: docker-modem parses DOCKER_HOST (unix://, tcp://, TLS vars).
       client = host === '' ? new Docker({ socketPath: DEFAULT_DOCKER_SOCKET }) : new Docker();
@@ -181,7 +199,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
 /** True when the daemon answers and the sandbox image is present. Never throws. */
 export async function sandboxAvailable(timeoutMs = 3000): Promise<boolean> {
   try {
-    const docker = dockerClient();
+    const docker = await dockerClient();
     await withTimeout(docker.ping(), timeoutMs, 'docker ping');
     await withTimeout(docker.getImage(sandboxImage()).inspect(), timeoutMs, 'image inspect');
     return true;
@@ -366,7 +384,8 @@ export function runPython(
 }
 
 async function runContainer(opts: SandboxRunOptions, input: Buffer): Promise<SandboxResult> {
-  const docker = dockerClient();
+  const docker = await dockerClient();
+  reapOnce();
   const image = opts.image ?? sandboxImage();
   const memoryBytes = opts.memoryBytes ?? SANDBOX_DEFAULTS.memoryBytes;
   const filesBytes = (opts.files ?? []).reduce((n, f) => n + f.content.length, 0);
@@ -557,13 +576,30 @@ async function removeContainer(container: Docker.Container): Promise<void> {
   }
 }
 
+let reaped = false;
+
+/**
+ * The reap of a process: once, in the background, on its first sandbox run (not at start-up, which
+ * would load dockerode in every worker). A leftover is a container created and never started: it
+ * runs nothing and holds no memory, so it can wait for the next process that uses the daemon.
+ */
+function reapOnce(): void {
+  if (reaped) return;
+  reaped = true;
+  reapSandboxContainers()
+    .then((n) => n > 0 && log.info('removed leftover sandbox containers', { count: n }))
+    .catch((err: Error) =>
+      log.warn('sandbox reaping skipped: Docker unavailable', { error: String(err?.message ?? err) }),
+    );
+}
+
 /**
  * Removes sandbox containers (of any process) whose deadline label lies in the past: leftovers
  * of a crash between create and start, which AutoRemove never sees. Returns how many it removed.
- * Call it at start-up; it is also safe to call at any time.
+ * Run once per process by its first sandbox run (reapOnce); it is also safe to call at any time.
  */
 export async function reapSandboxContainers(now = Date.now()): Promise<number> {
-  const docker = dockerClient();
+  const docker = await dockerClient();
   const list = await docker.listContainers({ all: true, filters: { label: [`${SANDBOX_LABEL}=1`] } });
   let removed = 0;
   for (const info of list) {
@@ -580,7 +616,7 @@ export async function reapSandboxContainers(now = Date.now()): Promise<number> {
  * 'all' those of every process using the daemon (for tests and health checks).
  */
 export async function listSandboxContainers(scope: 'process' | 'all' = 'process'): Promise<string[]> {
-  const docker = dockerClient();
+  const docker = await dockerClient();
   const label = [`${SANDBOX_LABEL}=1`];
   if (scope === 'process') label.push(`${OWNER_LABEL}=${owner}`);
   const list = await docker.listContainers({ all: true, filters: { label } });

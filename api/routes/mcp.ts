@@ -8,15 +8,30 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { RequestListener } from 'node:http';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { requireApiKey } from '../middleware/auth.js';
 import { HttpError } from '../errors.js';
 import { logger } from '../../core/logger.js';
 import type { AppDeps } from '../deps.js';
 import { Loopback } from '../mcp/loopback.js';
-import { mcpServer } from '../mcp/server.js';
 
 const log = logger('mcp');
+
+/**
+ * The MCP SDK (with ajv and its formats) and the tool table load on the first POST /mcp, not at
+ * the API's start: ~10 MB of the API's resident memory that a deployment without MCP clients
+ * never needs (issue 22, memory; docs/performance.md "Memory", session 16). Once loaded they stay.
+ */
+let mcpModules:
+  | Promise<{
+      Transport: typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js').StreamableHTTPServerTransport;
+      mcpServer: typeof import('../mcp/server.js').mcpServer;
+    }>
+  | undefined;
+const loadMcp = () =>
+  (mcpModules ??= Promise.all([
+    import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+    import('../mcp/server.js'),
+  ]).then(([t, s]) => ({ Transport: t.StreamableHTTPServerTransport, mcpServer: s.mcpServer })));
 
 export const MCP_BODY_REQUIRED_DETAIL = 'Request body is required (a JSON-RPC message or batch).';
 
@@ -39,8 +54,9 @@ export function registerMcpRoutes(router: Router, deps: AppDeps, appHandler: () 
     const body = (ctx.request as { body?: unknown }).body;
     if (body === undefined) throw new HttpError(400, MCP_BODY_REQUIRED_DETAIL);
     const apiKey = ctx.get('X-API-Key');
+    const { Transport, mcpServer } = await loadMcp();
     const server = mcpServer(loopback, apiKey);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    const transport = new Transport({ sessionIdGenerator: undefined });
     await server.connect(transport);
     // The transport answers on the raw response (JSON or an SSE stream); Koa stays out of it.
     ctx.respond = false;
