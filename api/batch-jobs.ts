@@ -37,8 +37,20 @@ import { workflows } from './workflows.js';
 
 const log = logger('batch');
 
-/** A slot claimed this long ago whose job never got going is checked against Temporal when the store is full. */
-const ORPHAN_AFTER_MS = 60_000;
+/**
+ * A job whose slot was claimed SVC_BATCH_ORPHAN_SECONDS ago (default 60) is checked against
+ * Temporal: by the background sweep (session 16, every half of it) and, when the store is full,
+ * by the admission that found no slot. A submission that has not started its workflow by half of
+ * it gives up (submit), so a workflow never starts after the sweep may have deleted its job.
+ */
+const orphanAfterMs = (cfg: Pick<ServiceConfig, 'SVC_BATCH_ORPHAN_SECONDS'>) =>
+  (cfg.SVC_BATCH_ORPHAN_SECONDS ?? 60) * 1000;
+/** How long the background sweep trusts that a job it saw running was started (it re-checks after this: terminated meanwhile). */
+const SEEN_RUNNING_MS = 600_000;
+/** Jobs the sweep remembers as running (bounded). */
+const SEEN_RUNNING_MAX = 4096;
+/** Stale slots checked against Temporal per sweep or reclaim (each a describe). */
+const RECLAIM_BATCH = 20;
 const QUERY_DEADLINE_MS = 3000;
 /**
  * A GET's progress query: math units run as local activities inside one workflow task, and a
@@ -99,6 +111,11 @@ export class BatchJobs {
   private readonly admissions = new QuietQueue(DROP_QUIET_MS, DROP_DEFER_MAX_MS);
   /** Submissions of this process between admission and the workflow's start (submit). */
   private submitting = 0;
+  /** Jobs whose workflow the background sweep saw running, and when (SEEN_RUNNING_MS): not described again meanwhile. */
+  private readonly seenRunning = new Map<string, number>();
+  private readonly orphanMs: number;
+  /** The background sweep in flight (sweepNeverStarted). */
+  private sweeping: Promise<number> | null = null;
 
   constructor(
     private readonly cfg: ServiceConfig,
@@ -107,6 +124,7 @@ export class BatchJobs {
   ) {
     // Audited result documents are cached: a polled running job reads each unit once (persistence/batch.ts).
     this.store = new BatchJobStore(store, { unitCache: true });
+    this.orphanMs = orphanAfterMs(cfg);
     // Background sweeps of old slot claims and of the slot directory's dead queue entries
     // (persistence/batch.ts sweepClaims, sweepQueue), off the submit path.
     setInterval(() => {
@@ -115,6 +133,23 @@ export class BatchJobs {
       this.sweepEvicted();
     }, CLAIM_SWEEP_MS).unref();
     setTimeout(() => this.sweepEvicted(), EVICTION_SWEEP_FIRST_MS).unref();
+    // Session 16: jobs never started (their API process died between admission and start) are
+    // deleted and their slots freed, whether or not the store ever fills (reclaimOrphans).
+    setInterval(() => void this.sweepNeverStarted(), this.orphanMs / 2).unref();
+  }
+
+  /** The background sweep of slots held by jobs that never started (or closed without storing their job). */
+  sweepNeverStarted(): Promise<number> {
+    // One at a time per process: a sweep slowed by Temporal is not overtaken by the next one.
+    this.sweeping ??= this.reclaimOrphans({ background: true })
+      .catch((err: Error) => {
+        log.warn('batch orphan sweep failed', { error: err.message });
+        return 0;
+      })
+      .finally(() => {
+        this.sweeping = null;
+      });
+    return this.sweeping;
   }
 
   /** Finishes evictions another (dead) process left named on their slots. Background. */
@@ -233,6 +268,10 @@ export class BatchJobs {
     const notice = eager && this.cfg.SVC_BATCH_WAIT_SECONDS > 0 ? awaitCompletion(jobId) : null;
     let handle;
     try {
+      // Session 16: a submission this late (a stalled process) does not start its workflow: the
+      // sweep may already have found the job without one and deleted it (reclaimOrphans). The
+      // start's own deadline (3 s) keeps a start from landing later than this plus 3 s.
+      if (Date.now() - createdAt.getTime() > this.orphanMs / 2) throw new HttpError(503, BACKEND_UNAVAILABLE);
       // Any failure from here until the workflow runs releases the slot (the workflow would).
       handle = await this.temporal.startWorkflow(
         workflows.batchWorkflow,
@@ -401,7 +440,8 @@ export class BatchJobs {
       // Gone after it was started (history past retention): it can never complete. A job older
       // than a start can take was started (its POST answered after the start; one that died before
       // is deleted by the orphan repair). `started`: documents written before session 13.
-      if (err instanceof WorkflowNotFoundError && (doc.started || startedByAge(doc))) closed = 'NOT_FOUND';
+      if (err instanceof WorkflowNotFoundError && (doc.started || startedByAge(doc, this.orphanMs)))
+        closed = 'NOT_FOUND';
       // Otherwise no worker to answer the query, or Temporal down: the stored job.
     }
     if (closed) {
@@ -422,11 +462,23 @@ export class BatchJobs {
    * Frees slots held by submissions that died between claiming a slot and starting their
    * workflow (no job document, or no workflow), and makes slots of workflows that closed
    * without storing their job (terminated by an operator) evictable. Returns how many slots
-   * became usable.
+   * became usable. Run by an admission that found the store full, and (`background`, session
+   * 16) by the sweep every half of SVC_BATCH_ORPHAN_SECONDS, which skips the jobs it saw
+   * running within SEEN_RUNNING_MS (their workflow exists: started), so a store of long-running
+   * jobs costs one bounded read of the slots per sweep, not a describe per job.
+   *
+   * A job without a workflow past the deadline is deleted, not marked failed: its POST never
+   * answered (it answers only after the start), so no client was given its id; the contract's
+   * GET then answers 404 as for any job that does not exist (docs/batch.md, "Session 16").
    */
-  async reclaimOrphans(): Promise<number> {
-    const stale = await this.store.staleActiveSlots(new Date(Date.now() - ORPHAN_AFTER_MS), 20);
+  async reclaimOrphans(opts: { background?: boolean } = {}): Promise<number> {
+    const now = Date.now();
+    for (const [id, at] of this.seenRunning) if (now - at > SEEN_RUNNING_MS) this.seenRunning.delete(id);
+    const stale = (await this.store.staleActiveSlots(new Date(now - this.orphanMs), Number.MAX_SAFE_INTEGER))
+      .filter((s) => !opts.background || !s.job_id || !this.seenRunning.has(s.job_id))
+      .slice(0, RECLAIM_BATCH);
     let freed = 0;
+    let neverStarted = 0;
     for (const slot of stale) {
       const jobId = slot.job_id;
       if (!jobId) continue;
@@ -450,13 +502,21 @@ export class BatchJobs {
           if (desc.status.name !== 'COMPLETED')
             await this.store.failUnfinished(doc._id, unfinishedDetail(desc.status.name), new Date());
           if (await this.store.repairSlot(slot, 'finished')) freed++;
+        } else {
+          this.seenRunning.set(jobId, Date.now());
+          if (this.seenRunning.size > SEEN_RUNNING_MAX)
+            this.seenRunning.delete(this.seenRunning.keys().next().value as string);
         }
       } catch (err) {
         // Never started: free the slot (the job is deleted). Temporal unreachable: cannot tell, keep it.
-        if (err instanceof WorkflowNotFoundError && (await this.store.repairSlot(slot, 'free'))) freed++;
+        if (err instanceof WorkflowNotFoundError && (await this.store.repairSlot(slot, 'free'))) {
+          freed++;
+          neverStarted++;
+          log.warn('batch job never started: deleted, its slot freed', { job_id: jobId, slot: slot._id });
+        }
       }
     }
-    if (freed > 0) log.warn('batch slots reclaimed', { freed });
+    if (freed > 0) log.warn('batch slots reclaimed', { freed, never_started: neverStarted });
     return freed;
   }
 }
@@ -476,8 +536,8 @@ export function progressQueryUseful(doc: Pick<BatchJobDoc, 'units'>): boolean {
 }
 
 /** A job older than the orphan repair's bound: its admission either started its workflow or was repaired. */
-function startedByAge(doc: BatchJobDoc): boolean {
-  return Date.now() - new Date(doc.created_at).getTime() > ORPHAN_AFTER_MS;
+function startedByAge(doc: BatchJobDoc, orphanMs: number): boolean {
+  return Date.now() - new Date(doc.created_at).getTime() > orphanMs;
 }
 
 /**

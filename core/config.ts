@@ -45,6 +45,15 @@ const envSchema = z.object({
   SVC_MATH_TIMEOUT: seconds(5),
   SVC_BATCH_ITEM_TIMEOUT: seconds(60),
   SVC_BATCH_MAX_JOBS: positiveInt(1000),
+  /**
+   * A job whose workflow does not exist this long after its slot was claimed was never started
+   * (its API process died between the admission and the start; its POST never answered): the
+   * background sweep deletes it and frees its slot (docs/batch.md, "Session 16").
+   */
+  SVC_BATCH_ORPHAN_SECONDS: z.coerce
+    .number()
+    .refine((n) => Number.isFinite(n) && n >= 10 && n <= 3600, 'must be a number of seconds from 10 to 3600')
+    .default(60),
   /** How long POST /verify/batch waits for the job before answering 202 with a snapshot (0: answer at once). */
   SVC_BATCH_WAIT_SECONDS: z.coerce
     .number()

@@ -59,6 +59,23 @@ describe('insertReportingDuplicates (the audit chain as insert commands)', () =>
     expect([...stored].sort()).toEqual(['a', 'b']);
   });
 
+  it('ordered, more than 100 documents (session 16: FerretDB 1.x keeps the order only within 100): 100 at a time, the rest not sent after a failure', async () => {
+    const ids = Array.from({ length: 101 }, (_, i) => `e${i}`);
+    const clean = fakeStore(new Set());
+    expect(await insertReportingDuplicates(clean.store, 'audit_logs', docs(...ids), true)).toEqual([]);
+    expect(clean.commands.map((c) => [c.documents.length, c.ordered])).toEqual([
+      [100, true],
+      [1, true],
+    ]);
+    const stored = new Set(['e0']);
+    const lost = fakeStore(stored);
+    expect(await insertReportingDuplicates(lost.store, 'audit_logs', docs(...ids), true)).toEqual([0]);
+    expect(lost.commands).toHaveLength(1); // the 101st never sent
+    expect([...stored]).toEqual(['e0']);
+    const late = fakeStore(new Set(['e100']));
+    expect(await insertReportingDuplicates(late.store, 'audit_logs', docs(...ids), true)).toEqual([100]);
+  });
+
   it('unordered: every duplicate is reported and the others are written', async () => {
     const stored = new Set(['a', 'c']);
     const f = fakeStore(stored);

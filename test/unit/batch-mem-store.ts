@@ -1,0 +1,113 @@
+// An in-memory store for persistence/batch.ts's unit tests (test/unit/batch-persistence.test.ts,
+// batch-never-started-s16.test.ts): unique `_id`, the filters the module uses and nothing else
+// (an unknown filter throws), and a record of every filter sent.
+import { MongoServerError } from 'mongodb';
+import type { Store } from '../../core/store.js';
+
+export type Doc = Record<string, any> & { _id: unknown };
+export interface Recorded {
+  coll: string;
+  op: string;
+  filter: Record<string, unknown>;
+}
+
+/** A collection in memory: unique `_id`, the filters the module uses, and nothing else (an unknown filter throws). */
+export class MemCollection {
+  readonly docs = new Map<string, Doc>();
+  constructor(
+    readonly name: string,
+    private readonly log: Recorded[],
+  ) {}
+  private key(id: unknown) {
+    return JSON.stringify(id);
+  }
+  private match(filter: Record<string, any>): Doc[] {
+    const keys = Object.keys(filter);
+    if (keys.length === 0) return [...this.docs.values()];
+    if (keys.length === 1 && keys[0] === '_id' && (typeof filter._id !== 'object' || filter._id === null)) {
+      const d = this.docs.get(this.key(filter._id));
+      return d ? [d] : [];
+    }
+    if (keys.length === 1 && keys[0] === 'created_at' && filter.created_at.$lt instanceof Date)
+      return [...this.docs.values()].filter((d) => d.created_at < filter.created_at.$lt);
+    throw new Error(`unsupported filter on ${this.name}: ${JSON.stringify(filter)}`);
+  }
+  private record(op: string, filter: Record<string, unknown>) {
+    this.log.push({ coll: this.name, op, filter });
+  }
+  private dup() {
+    return new MongoServerError({ message: 'E11000 duplicate key error', code: 11000 } as any);
+  }
+  async findOne(filter: Record<string, any>) {
+    this.record('findOne', filter);
+    const d = this.match(filter)[0];
+    return d ? structuredClone(d) : null;
+  }
+  find(filter: Record<string, any>) {
+    this.record('find', filter);
+    const docs = this.match(filter).map((d) => structuredClone(d));
+    return { toArray: async () => docs };
+  }
+  async insertOne(doc: Doc) {
+    this.record('insertOne', {});
+    if (this.docs.has(this.key(doc._id))) throw this.dup();
+    this.docs.set(this.key(doc._id), structuredClone(doc));
+    return { acknowledged: true };
+  }
+  async insertMany(docs: Doc[], opts: { ordered?: boolean } = {}) {
+    this.record('insertMany', {});
+    let dups = 0;
+    for (const d of docs) {
+      if (this.docs.has(this.key(d._id))) {
+        dups++;
+        if (opts.ordered) break;
+      } else this.docs.set(this.key(d._id), structuredClone(d));
+    }
+    if (dups) throw this.dup();
+    return { acknowledged: true };
+  }
+  async updateOne(
+    filter: Record<string, any>,
+    update: { $set?: Record<string, unknown>; $max?: Record<string, number> },
+    opts: { upsert?: boolean } = {},
+  ) {
+    this.record('updateOne', filter);
+    let d = this.match(filter)[0];
+    if (!d && opts.upsert) {
+      d = { _id: filter._id };
+      this.docs.set(this.key(filter._id), d);
+    }
+    if (d && update.$set) Object.assign(d, structuredClone(update.$set));
+    if (d && update.$max)
+      for (const [k, v] of Object.entries(update.$max)) d[k] = d[k] === undefined ? v : Math.max(d[k], v);
+    return { matchedCount: d ? 1 : 0 };
+  }
+  async deleteOne(filter: Record<string, any>) {
+    this.record('deleteOne', filter);
+    const d = this.match(filter)[0];
+    if (d) this.docs.delete(this.key(d._id));
+    return { deletedCount: d ? 1 : 0 };
+  }
+  async deleteMany(filter: Record<string, any>) {
+    this.record('deleteMany', filter);
+    const ds = this.match(filter);
+    for (const d of ds) this.docs.delete(this.key(d._id));
+    return { deletedCount: ds.length };
+  }
+  async bulkWrite(ops: Array<{ deleteOne: { filter: Record<string, any> } }>) {
+    for (const o of ops) await this.deleteOne(o.deleteOne.filter);
+    return { acknowledged: true };
+  }
+}
+
+export function memStore() {
+  const log: Recorded[] = [];
+  const colls = new Map<string, MemCollection>();
+  const store = {
+    collection: (name: string) => {
+      if (!colls.has(name)) colls.set(name, new MemCollection(name, log));
+      return colls.get(name)!;
+    },
+  } as unknown as Store;
+  return { store, log, coll: (name: string) => (store as any).collection(name) as MemCollection };
+}
