@@ -499,6 +499,14 @@ export class AuditLog {
   private async publishHead(orgId: string, head: Head): Promise<void> {
     this.publishedHeads.set(orgId, { seq: head.seq, at: Date.now() });
     let cur = head;
+    // Session 16: another process's document past this head (it moved on, and writes its
+    // document every 8 entries): start from there. Every document names a real position and its
+    // hash, so this is the walk below with its first steps skipped: before, a process that paused
+    // while another appended walked every position in between (data-scale: 100-400 audit_seq
+    // reads per job or burst, in whichever process had paused). audit_heads by `_id` (bounded).
+    const doc = await this.heads.findOne({ _id: orgId });
+    if (doc && doc.seq > cur.seq && typeof doc.head_hash === 'string')
+      cur = { seq: doc.seq, hash: doc.head_hash, rollup: null, exists: true };
     for (;;) {
       await this.writeHeadDoc(orgId, cur);
       // This process appended past it meanwhile: that group commit's own pause write follows.

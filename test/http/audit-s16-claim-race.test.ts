@@ -130,4 +130,41 @@ describe('audit claim race (session 16)', () => {
     for (const o of docs) expect(await positionOf(t.orgId, o.seq)).toMatchObject({ log_id: o._id });
     expect(verifyChain((await chain(t.orgId)) as never, secret()).valid).toBe(true);
   }, 60_000);
+
+  it("a process's pause write of the head starts from another process's head document past it: 1 position read, not one per position in between", async () => {
+    const t = await newTenant();
+    const storeA = Store.lazy(stackEnv().MONGODB_URI as string);
+    stores.push(storeA);
+    const a = new AuditLog(storeA);
+    const b = otherProcess();
+    await a.append(fields(t.orgId, 1), { logId: `log_p_${t.orgId}_1`, secret: secret() });
+    await a.append(fields(t.orgId, 2), { logId: `log_p_${t.orgId}_2`, secret: secret() });
+    // A's pause timer is taken over by the test (its write is called below, once B is done).
+    const pending = (a as unknown as { unpublished: Map<string, { timer: NodeJS.Timeout }> }).unpublished;
+    clearTimeout(pending.get(t.orgId)?.timer);
+    pending.delete(t.orgId);
+    // B appends 40 entries (3..42) in one commit and writes the head document (its first write).
+    const forty = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        b.append(fields(t.orgId, 3 + i), { logId: `log_p_${t.orgId}_${3 + i}`, secret: secret() }),
+      ),
+    );
+    expect(forty.map((r) => r.doc.seq)).toEqual(Array.from({ length: 40 }, (_, i) => 3 + i));
+    const heads = (await db()).collection<{ _id: string; seq: number; head_hash: string | null }>('audit_heads');
+    // B's document write follows its verdicts (not awaited by the appends).
+    await vi.waitFor(async () => expect((await heads.findOne({ _id: t.orgId }))?.seq).toBe(42), { timeout: 10_000 });
+    const reads = vi.spyOn(storeA.collection('audit_seq'), 'findOne');
+    const own = (a as unknown as { knownHeads: Map<string, { seq: number; hash: string }> }).knownHeads.get(t.orgId);
+    expect(own?.seq).toBe(2);
+    await (a as unknown as { publishHead: (org: string, h: unknown) => Promise<void> }).publishHead(t.orgId, {
+      ...own,
+      rollup: null,
+      exists: true,
+    });
+    // Before session 16: positions 3..42 read one by one (41 reads and more).
+    expect(reads.mock.calls.length).toBeLessThanOrEqual(2);
+    const doc = await heads.findOne({ _id: t.orgId });
+    expect(doc?.seq).toBe(42);
+    expect(doc?.head_hash).toBe(forty[39]?.doc.entry_hash);
+  }, 60_000);
 });
