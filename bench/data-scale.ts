@@ -807,6 +807,11 @@ async function seed(stack: Stack, orgId: string, userId: string, keyId: string):
         (a, b) => (a.finished_at?.getTime() ?? 0) - (b.finished_at?.getTime() ?? 0),
       ),
     );
+    // Session 16: the audit log writes each organization's head document once its appends pause
+    // (600 ms, a timer); closing the store before that left the last organizations' documents a
+    // few positions behind ("audit head document not written"), a seeded-only difference the
+    // service itself never leaves. Wait for those writes.
+    await sleep(1500);
     const head = await ctx.auditLog.heads.findOne({ _id: orgId });
     return {
       organizations: orgs.length,

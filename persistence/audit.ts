@@ -499,15 +499,16 @@ export class AuditLog {
   private async publishHead(orgId: string, head: Head): Promise<void> {
     this.publishedHeads.set(orgId, { seq: head.seq, at: Date.now() });
     let cur = head;
-    // Session 16: another process's document past this head (it moved on, and writes its
-    // document every 8 entries): start from there. Every document names a real position and its
-    // hash, so this is the walk below with its first steps skipped: before, a process that paused
-    // while another appended walked every position in between (data-scale: 100-400 audit_seq
-    // reads per job or burst, in whichever process had paused). audit_heads by `_id` (bounded).
-    const doc = await this.heads.findOne({ _id: orgId });
-    if (doc && doc.seq > cur.seq && typeof doc.head_hash === 'string')
-      cur = { seq: doc.seq, hash: doc.head_hash, rollup: null, exists: true };
     for (;;) {
+      // Session 16: the document past this head means another process appended after it, and
+      // that process's own pause write (which follows every position past it) comes, or came,
+      // after: writing here would only set the document back, and following would chase that
+      // process's appends for as long as they go on (data-scale: a paused process walked every
+      // position of the other's commits, 100-1,300 audit_seq reads per burst). All of this
+      // process's earlier writes have landed (maybePublishHead awaits its write before it arms
+      // this timer). audit_heads by `_id` (bounded: one per organization).
+      const doc = await this.heads.findOne({ _id: orgId });
+      if (doc && doc.seq > cur.seq) return;
       await this.writeHeadDoc(orgId, cur);
       // This process appended past it meanwhile: that group commit's own pause write follows.
       const own = this.knownHeads.get(orgId);
