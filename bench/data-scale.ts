@@ -68,6 +68,19 @@ import { groupSample, type ProcSample } from './proc-sample.js';
 import { MATH_ITEM_MIX } from './math-items.js';
 
 const args = process.argv.slice(2);
+if (args.includes('--help') || args.includes('-h')) {
+  // Session 16: `--help` used to start the full run (100,000 verifications) on the default ports.
+  console.log(
+    [
+      'npx tsx bench/data-scale.ts [--verifications 100000] [--jobs 1000] [--orgs 20] [--job-items 100]',
+      '     [--runs 5] [--concurrent-jobs 10] [--rounds 5] [--poll-ms 100] [--seconds 12] [--clients 8]',
+      '     [--list-calls 6] [--warm-seconds 4] [--batch-only] [--no-count-probes] [--capture <dir>] [--profile bench-scale]',
+      'A small run for development: --verifications 3000 --jobs 30 --batch-only (ports: SVC_BENCH_PORT_OFFSET, default 23000).',
+      '--capture <dir>: store commands per single job and per burst, empty beside seeded.',
+    ].join('\n'),
+  );
+  process.exit(0);
+}
 const arg = (name: string, def: string) => {
   const i = args.indexOf(`--${name}`);
   return i >= 0 && args[i + 1] ? (args[i + 1] as string) : def;
