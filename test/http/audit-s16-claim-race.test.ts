@@ -172,4 +172,29 @@ describe('audit claim race (session 16)', () => {
     expect(doc?.seq).toBe(42);
     expect(doc?.head_hash).toBe(forty[39]?.doc.entry_hash);
   }, 60_000);
+
+  it("the pause write's walk ends once its own process has appended past it (before: it walked every position of its own new commits)", async () => {
+    const t = await newTenant();
+    const storeA = Store.lazy(stackEnv().MONGODB_URI as string);
+    stores.push(storeA);
+    const a = new AuditLog(storeA);
+    const forty = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        a.append(fields(t.orgId, 1 + i), { logId: `log_w_${t.orgId}_${1 + i}`, secret: secret() }),
+      ),
+    );
+    expect(forty.at(-1)?.doc.seq).toBe(40);
+    const reads = vi.spyOn(storeA.collection('audit_seq'), 'findOne');
+    const follow = (
+      a as unknown as { followPositions: (o: string, h: unknown, u?: () => boolean) => Promise<{ seq: number }> }
+    ).followPositions.bind(a);
+    const start = { seq: 1, hash: forty[0]?.doc.entry_hash, rollup: null, exists: true };
+    // Told that its process has appended past it: one probe, then it stops at a valid head.
+    const stopped = await follow(t.orgId, start, () => true);
+    expect(reads.mock.calls.length).toBe(1);
+    expect(stopped.seq).toBe(2);
+    // Without the stop it follows every position (the readers' walk is unchanged).
+    const all = await follow(t.orgId, start);
+    expect(all.seq).toBe(40);
+  }, 60_000);
 });
