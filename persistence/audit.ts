@@ -441,8 +441,10 @@ export class AuditLog {
    * last of them). One point lookup when `head` is current; else the next HEAD_PROBE positions at
    * once, as often as they are all there. A position written before session 14 has no
    * `entry_hash`: its entry is read for it (only for the last position passed).
+   * `until` (the pause write's): checked before each further probe; true ends the walk where it is
+   * (a valid head, not necessarily the last).
    */
-  private async followPositions(orgId: string, head: Head): Promise<Head> {
+  private async followPositions(orgId: string, head: Head, until?: () => boolean): Promise<Head> {
     let cur = head;
     let width = 1;
     for (;;) {
@@ -461,7 +463,7 @@ export class AuditLog {
         if (!hash) return cur;
         cur = { seq: last.seq, hash, rollup: null, exists: true };
       }
-      if (!last || last.seq < (seqs[seqs.length - 1] as number)) return cur;
+      if (!last || last.seq < (seqs[seqs.length - 1] as number) || until?.()) return cur;
       width = HEAD_PROBE;
     }
   }
@@ -529,11 +531,25 @@ export class AuditLog {
     this.publishedHeads.set(orgId, { seq: head.seq, at: Date.now() });
     let cur = head;
     for (;;) {
+      // Session 16: the document past this head means another process appended after it, and
+      // that process's own pause write (which follows every position past it) comes, or came,
+      // after: writing here would only set the document back, and following would chase that
+      // process's appends for as long as they go on (data-scale: a paused process walked every
+      // position of the other's commits, 100-1,300 audit_seq reads per burst). All of this
+      // process's earlier writes have landed (maybePublishHead awaits its write before it arms
+      // this timer). audit_heads by `_id` (bounded: one per organization).
+      const doc = await this.heads.findOne({ _id: orgId });
+      if (doc && doc.seq > cur.seq) return;
       await this.writeHeadDoc(orgId, cur);
       // This process appended past it meanwhile: that group commit's own pause write follows.
       const own = this.knownHeads.get(orgId);
       if (own && own.seq > cur.seq) return;
-      const next = await this.followPositions(orgId, cur);
+      // Session 16: the walk ends once this process appends past `cur` (that commit's own pause
+      // write follows): before, a pause write whose process resumed appending walked every position
+      // of its own new commits, 8 at a time, for as long as they went on (data-scale: ~2,000
+      // audit_seq reads in one burst).
+      const from = cur.seq;
+      const next = await this.followPositions(orgId, cur, () => (this.knownHeads.get(orgId)?.seq ?? 0) > from);
       if (next.seq === cur.seq) return;
       cur = next;
     }
@@ -576,13 +592,19 @@ export class AuditLog {
         this.insertClaim(orgId, first.seq, docs),
       ]);
       if (duplicates.length > 0) inserted = duplicates[0] as number;
-      // Lost the position but won its claim: the claim names entries that are not there; it goes
-      // (a healer checks every entry it names anyway, and falls back to the scan).
-      if (inserted === 0 && claimed) this.dropClaim(orgId, first.seq);
+      // Lost the position but won its claim: the claim names entries that are not there. It is
+      // left for the position's winner to overwrite (session 16: a delete from here could land
+      // after that overwrite and leave the winner's entries without a claim); a healer checks
+      // every entry a claim names, so a loser's claim heals nothing.
       if (inserted > 0) {
         const mine = docs.slice(0, inserted);
+        // Won the entries but not the claim (a loser's claim landed first, or the store refused
+        // it): the claim is overwritten with ours, beside the positions (no extra wait). Before
+        // session 16 such a commit had no claim, so a stall of its positions was healed only by
+        // the scan of audit_logs after STALL_HEAL_MS (12.5 s of store time on a 10,000-entry
+        // data-scale seed, against milliseconds on an empty store).
         // The positions move the head over the entries (their owner is this writer, by the entries' unique index).
-        await this.indexPositions(mine);
+        await Promise.all([this.indexPositions(mine), claimed ? undefined : this.replaceClaim(orgId, first.seq, mine)]);
         const from = head;
         const last = mine[mine.length - 1] as AuditLogDoc;
         head = { seq: last.seq, hash: last.entry_hash, rollup: null, exists: true };
@@ -703,15 +725,16 @@ export class AuditLog {
   }
 
   /**
-   * Deletes this writer's claim of a position it lost (audit_claims by `_id` alone: a filter on
-   * more is a scan on FerretDB/SQLite). The claim there is this writer's: it won the insert, and
-   * no other claim of that `_id` can be written until this one is gone.
+   * The claim of a commit whose entries this writer won while its claim insert did not land (a
+   * loser's claim of the same first seq got there first): replaced by `_id` (audit_claims, upsert
+   * by `_id` alone: a filter on more is a scan on FerretDB/SQLite). Only the owner of the
+   * entries writes this; losers never delete or write a claim after their insert, so the last
+   * write is the owner's. A failure is logged: a claim only spares a heal its scan.
    */
-  private dropClaim(orgId: string, seq: number): void {
-    // Not awaited: the conflict path goes on; a claim left behind is checked by its healer.
-    this.claims
-      .deleteOne({ _id: seqKey(orgId, seq) })
-      .catch((err: Error) => log.debug('audit claim not dropped', { org_id: orgId, seq, error: err.message }));
+  private async replaceClaim(orgId: string, seq: number, docs: AuditLogDoc[]): Promise<void> {
+    await this.claims
+      .replaceOne({ _id: seqKey(orgId, seq) }, { log_ids: docs.map((d) => d._id) }, { upsert: true })
+      .catch((err: Error) => log.debug('audit claim not replaced', { org_id: orgId, seq, error: err.message }));
   }
 
   /**
@@ -755,16 +778,26 @@ export class AuditLog {
       const claim = await this.claims.findOne({ _id: seqKey(orgId, first) });
       return claim && Array.isArray(claim.log_ids) ? { first, log_ids: claim.log_ids } : null;
     };
+    // Session 16: a loser's claim stays where it landed (appendBatch), so a claim counts only when
+    // its first entry is this organization's entry at the claim's seq (audit_logs by `_id`; one
+    // lookup per claim found, on a stall only); a loser's is passed over, as if absent.
+    const owners = async (c: { first: number; log_ids: string[] } | null) => {
+      const id = c?.log_ids[0];
+      if (!c || typeof id !== 'string') return false;
+      const d = await this.logs.findOne({ _id: id });
+      return d !== null && d.organization_id === orgId && d.seq === c.first;
+    };
     const own = await at(seq);
-    if (own) return own;
+    if (own && (await owners(own))) return own;
     for (let hi = seq - 1; hi >= Math.max(1, seq - MAX_BATCH + 1); hi -= LOOKUP_PARALLELISM) {
       const firsts = Array.from({ length: LOOKUP_PARALLELISM }, (_, i) => hi - i).filter(
         (f) => f >= Math.max(1, seq - MAX_BATCH + 1),
       );
       const claims = await Promise.all(firsts.map(at));
-      // The nearest claim before `seq` is its commit's (commits do not overlap): it covers `seq` or nothing does.
-      const nearest = claims.find((c) => c !== null);
-      if (nearest) return nearest.first + nearest.log_ids.length > seq ? nearest : null;
+      // The nearest owner's claim before `seq` is its commit's (commits do not overlap): it covers `seq` or nothing does.
+      for (const c of claims) {
+        if (c && (await owners(c))) return c.first + c.log_ids.length > seq ? c : null;
+      }
     }
     return null;
   }
