@@ -84,6 +84,40 @@ const OPAQUE_STATEMENTS = new Set([
   'exec_statement',
 ]);
 
+/**
+ * Standard-library modules whose import runs no code of the program's and touches no caller's
+ * frame (session 16, second wave): importing one does not forget what is known. A local file of
+ * the same name would shadow it, as it would every standard name the scanner resolves.
+ */
+const QUIET_MODULES = new Set([
+  'base64',
+  'binascii',
+  'pickle',
+  'json',
+  'configparser',
+  'urllib',
+  'html',
+  'string',
+  're',
+  'os',
+  'sys',
+  'codecs',
+  'copy',
+  'collections',
+  'functools',
+  'itertools',
+  'math',
+  'random',
+  'hashlib',
+  'hmac',
+  'secrets',
+  'datetime',
+  'time',
+  'io',
+  'shlex',
+  'subprocess',
+]);
+
 /** Expressions that may run code able to change anything: walking past one forgets everything. */
 const KILLERS = new Set(['call', 'await', 'yield', 'decorator', 'exec_statement', 'print_statement']);
 
@@ -356,7 +390,11 @@ export class PythonPathConstants {
 
   private importStatement(s: Node, env: Env): void {
     const v = this.view;
-    this.killAll(env); // importing runs a module's code, a call with unknown effects
+    // Importing runs a module's code, a call with unknown effects, unless each module is one whose
+    // import runs no code of the program's (session 16, second wave): a standard-library module,
+    // or one the file's own top-level statements already imported (Python then returns the cached
+    // module object without running anything).
+    if (!v.named(s).every((c) => this.quietImport(c))) this.killAll(env);
     for (const c of v.named(s)) {
       const aliased = v.type(c) === 'aliased_import';
       const dotted = aliased ? v.field(c, 'name') : c;
@@ -369,6 +407,43 @@ export class PythonPathConstants {
         path === 'configparser' && this.trackable(name, 'mod') ? { k: 'mod', name: 'configparser' } : undefined,
       );
     }
+  }
+
+  /**
+   * Module paths the file's top-level import statements (outside any block) bring in, with their
+   * parents: where each statement ends. Top-level statements run in text order, so code written
+   * after one runs after it.
+   */
+  private topImports: Map<string, number> | undefined;
+
+  private quietImport(c: Node): boolean {
+    const v = this.view;
+    const dotted = v.type(c) === 'aliased_import' ? v.field(c, 'name') : c;
+    if (!dotted || v.type(dotted) !== 'dotted_name') return false;
+    const path = v.text(dotted).replace(/\s/g, '');
+    if (QUIET_MODULES.has(path.split('.')[0])) return true;
+    if (!this.topImports) {
+      this.topImports = new Map();
+      for (const st of v.named(v.root)) {
+        const t = v.type(st);
+        const paths =
+          t === 'import_statement'
+            ? v.named(st).map((n) => (v.type(n) === 'aliased_import' ? v.field(n, 'name') : n))
+            : t === 'import_from_statement'
+              ? [v.field(st, 'module_name')]
+              : [];
+        for (const n of paths) {
+          if (!n || v.type(n) !== 'dotted_name') continue;
+          const parts = v.text(n).replace(/\s/g, '').split('.');
+          for (let k = 1; k <= parts.length; k++) {
+            const p = parts.slice(0, k).join('.');
+            if (!this.topImports.has(p)) this.topImports.set(p, v.end(st));
+          }
+        }
+      }
+    }
+    const done = this.topImports.get(path);
+    return done !== undefined && done <= c.startIndex;
   }
 
   private assign(a: Node, env: Env): void {
