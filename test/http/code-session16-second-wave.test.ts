@@ -27,6 +27,11 @@ describe('POST /verify/code: decoded constants, SpelView, binding lines (issue 2
       VIEW('gAN9cQBYAQAAAGFxAV1xAihLAVgBAAAAeHEDZXMu', 'base64.urlsafe_b64decode(bar)'),
     ],
     ['python', 'a base64 decoding that raises', VIEW('a_Value', 'base64.urlsafe_b64decode(bar)')],
+    [
+      'python',
+      'a match on a constant subject choosing a decoding that raises',
+      'from flask import request\nimport pickle, base64\n\ndef view():\n    param = request.args.get("p")\n    guess = "ABC"[1]\n    match guess:\n        case "A":\n            bar = param\n        case "B":\n            bar = "bob"\n        case _:\n            bar = param\n    return pickle.loads(base64.urlsafe_b64decode(bar))\n',
+    ],
     ['java', 'an ordinary Spring view', SPEL('"error", att')],
     ['java', 'a SpelView without placeholders', SPEL('new SpelView("<p>static</p>")')],
   ])('%s: %s is admitted', async (language, _name, code) => {
@@ -49,6 +54,14 @@ describe('POST /verify/code: decoded constants, SpelView, binding lines (issue 2
       13,
       'unsafe_deserialization',
       /pickle\.loads; input from line 4/,
+    ],
+    [
+      'python',
+      'a match arm holding request data',
+      'from flask import request\nimport pickle, base64\n\ndef view():\n    param = request.args.get("p")\n    guess = "ABC"[0]\n    match guess:\n        case "A":\n            bar = param\n        case _:\n            bar = "bob"\n    return pickle.loads(base64.urlsafe_b64decode(bar))\n',
+      12,
+      'unsafe_deserialization',
+      /pickle\.loads/,
     ],
     ['java', 'a SpelView with placeholders', SPEL('new SpelView(T)'), 8, 'dynamic_code_execution', /SpelView/],
     [

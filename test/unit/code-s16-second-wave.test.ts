@@ -47,6 +47,13 @@ describe('issue 24, session 16, second wave: pickle of an exact decoding of a co
     ['hex of a plain-data pickle', VIEW(`    bar = '${DATA_HEX}'`, 'binascii.unhexlify(bar)')],
     ['b16decode of lower-case hex raises', VIEW(`    bar = '${DATA_HEX}'`, 'base64.b16decode(bar)')],
     [
+      'a match statement on a constant subject',
+      VIEW(
+        "    guess = 'ABC'[1]\n    match guess:\n        case 'A':\n            bar = param\n        case 'B':\n            bar = 'bob'\n        case 'C' | 'D':\n            bar = param\n        case _:\n            bar = param",
+        'base64.urlsafe_b64decode(bar)',
+      ),
+    ],
+    [
       'the decoder imported by name',
       `from base64 import standard_b64decode as d\nimport pickle\nx = pickle.loads(d('${DATA_B64}'))\n`,
     ],
@@ -77,6 +84,23 @@ describe('issue 24, session 16, second wave: pickle of an exact decoding of a co
       'base64 rebound',
       VIEW(`    bar = '${DATA_B64}'\n    base64 = helpers.utils`, 'base64.b64decode(bar)', 'import pickle'),
     ],
+    ...(
+      [
+        ['the matching arm is request data', "'ABC'[0]", "case 'A':", "case 'B':"],
+        ['an or-pattern arm is request data', "'ABD'[2]", "case 'C' | 'D':", "case 'B':"],
+        ['the wildcard arm is request data', "'xyz'", "case 'A':", "case 'B':"],
+        ['a guard', "'ABC'[1]", "case 'A':", "case 'B' if param:"],
+        ['a capture pattern first', "'ABC'[1]", 'case other:', "case 'B':"],
+        ['a subject from the request', 'param', "case 'A':", "case 'B':"],
+        ['a sequence pattern', "'ABC'[1]", "case 'A':", "case 'B', 'C':"],
+      ] as const
+    ).map(([name, subject, first, second]) => [
+      `match: ${name}`,
+      VIEW(
+        `    guess = ${subject}\n    match guess:\n        ${first}\n            bar = param\n        ${second}\n            bar = 'bob'\n        case _:\n            bar = param`,
+        'base64.urlsafe_b64decode(bar)',
+      ),
+    ]),
     [
       'a decoder the snippet defines',
       `import pickle\ndef b64decode(s):\n    return s\nx = pickle.loads(b64decode('${DATA_B64}'))\n`,

@@ -345,6 +345,8 @@ export class PythonPathConstants {
       }
       case 'if_statement':
         return this.ifStatement(s, env);
+      case 'match_statement':
+        return this.matchStatement(s, env);
       case 'import_statement':
         return this.importStatement(s, env);
       case 'block':
@@ -386,6 +388,44 @@ export class PythonPathConstants {
     }
     if (outs.length === 0) return 'stop';
     join(env, outs);
+  }
+
+  /**
+   * Session 16, second wave: `match` on a subject that folds to one str, whose cases are string
+   * literals, `|` of string literals or `_`, without guards: the first case equal to the subject
+   * (str equality) runs, and only it. Anything else is walked past as opaque, as before.
+   */
+  private matchStatement(s: Node, env: Env): 'stop' | void {
+    const v = this.view;
+    const subject = v.field(s, 'subject');
+    const body = v.field(s, 'body');
+    const clauses = body ? v.named(body).filter((c) => v.type(c) !== 'comment') : [];
+    const arms: { values: string[] | null; consequence: Node | null }[] = [];
+    for (const c of clauses) {
+      const patterns = v.type(c) === 'case_clause' ? v.named(c).filter((n) => v.type(n) === 'case_pattern') : [];
+      if (patterns.length !== 1 || v.field(c, 'guard')) return this.opaque(s, env);
+      const p = patterns[0];
+      const inner = v.named(p);
+      let values: string[] | null;
+      if (inner.length === 0 && v.text(p).trim() === '_') values = null;
+      else {
+        const parts = inner.length === 1 && v.type(inner[0]) === 'union_pattern' ? v.named(inner[0]) : inner;
+        values = [];
+        for (const part of parts) {
+          const lit = v.type(part) === 'string' ? this.expr(part, new Map()) : undefined;
+          if (lit?.k !== 'str') return this.opaque(s, env);
+          values.push(lit.v);
+        }
+        if (values.length === 0) return this.opaque(s, env);
+      }
+      arms.push({ values, consequence: v.field(c, 'consequence') });
+    }
+    const value = subject && !v.ofType(subject, ['named_expression']).length ? this.expr(subject, env) : undefined;
+    if (value?.k !== 'str') return this.opaque(s, env);
+    for (const arm of arms) {
+      if (arm.values !== null && !arm.values.includes(value.v)) continue;
+      return arm.consequence ? this.statement(arm.consequence, env) : undefined;
+    }
   }
 
   private importStatement(s: Node, env: Env): void {
