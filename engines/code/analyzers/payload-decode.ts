@@ -3,8 +3,10 @@
 // with `bar` a constant then hands pickle known bytes (judged by payload-pickle.ts), or never
 // reaches pickle at all: the argument raises before the call.
 //
-// Only inputs whose result is the same in every Python 3 version (and Python 2) are judged;
-// anything else is null (not judged: the caller fails closed).
+// Only inputs whose result does not depend on the Python version are judged (canonical text,
+// which binascii's decoder has always read the same way; checked against CPython 3.11 on 150
+// decoder/input pairs, docs/code-scanner.md); anything else is null (not judged: the caller
+// fails closed).
 //   base64.b64decode / standard_b64decode (one argument, no keywords; validate=False): text made
 //     only of the alphabet A–Z a–z 0–9 + / decodes when its length is a multiple of 4 and raises
 //     binascii.Error otherwise (bits left over: "Incorrect padding"); one or two `=` at the very
