@@ -17,6 +17,8 @@ export interface ArgView {
   dynamicString(): boolean;
   /** Certainly the source text of one plain string literal (a guard checked it; python-literal-guard.ts): evaluating it runs nothing. */
   inertLiteral?(): boolean;
+  /** Session 16: every result of an exact standard decoder applied to a constant (payload-decode.ts): bytes, or `raises`; null when not one. */
+  decoded?(): readonly (Uint8Array | 'raises')[] | null;
   /** Candidate values (see scopes.ts Value): references, constants, dynamic-string markers. */
   values(): string[];
   /** Identifier names used in the expression. */
@@ -74,6 +76,7 @@ export interface ExprOps {
   constant(node: Node, scope: Scope): string | null;
   constants?(node: Node, scope: Scope): readonly string[] | null;
   inertLiteral?(node: Node, scope: Scope): boolean;
+  decoded?(node: Node, scope: Scope): readonly (Uint8Array | 'raises')[] | null;
   dynamicString(node: Node, scope: Scope): boolean;
   values(node: Node, scope: Scope): string[];
   number(node: Node): number | null;
@@ -116,6 +119,10 @@ export class NodeArg implements ArgView {
 
   inertLiteral(): boolean {
     return this.ops.inertLiteral?.(this.node, this.scope) ?? false;
+  }
+
+  decoded(): readonly (Uint8Array | 'raises')[] | null {
+    return this.ops.decoded?.(this.node, this.scope) ?? null;
   }
 
   dynamicString(): boolean {

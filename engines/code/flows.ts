@@ -1118,3 +1118,58 @@ export function parameterSources(source: string, family: Family, sinkLine: numbe
   }
   return [...new Set(out)].sort((a, b) => a - b);
 }
+
+/** `name(` or `name.member(…`: the head identifier of a call or method call (one pass; each chain link starts with `.`). */
+const CALL_HEAD = /(?<![\w$.])([A-Za-z_$][\w$]*)\s*((?:\.\s*[A-Za-z_$][\w$]*\s*)*)\(/g;
+/** What may stand before an assigned name on its line: nothing, or declaration words and types (`final Conn c =`). */
+const DECLARATION_PREFIX = /^[\w$.<>,[\]\s]*$/;
+const RECEIVER_FAMILIES: ReadonlySet<Family> = new Set(['python', 'javascript', 'java', 'go', 'ruby', 'csharp']);
+
+/**
+ * Session 16 (second wave): the lines that bind the callee or receiver of a sink's call when it is
+ * a local name (`dynamic_system = getattr(dynamic_os, "system")` … `dynamic_system(x)`,
+ * `connection = Client(…)` … `connection.recv()`), followed through the names those bindings
+ * use, DEPTH deep, inside the sink's function window. Text-level, an annotation only (the finding
+ * is already reported): the kind ('callee' / 'receiver') and the lines, or null.
+ */
+export function receiverBindings(
+  source: string,
+  family: Family,
+  sinkLine: number,
+): { kind: 'callee' | 'receiver'; lines: number[] } | null {
+  if (!RECEIVER_FAMILIES.has(family)) return null;
+  const lines = source.split('\n');
+  const floor = windowStart(lines, sinkLine);
+  let kind: 'callee' | 'receiver' = 'callee';
+  const first: string[] = [];
+  for (const m of statementText(lines, sinkLine - 1).matchAll(CALL_HEAD)) {
+    if (first.length >= MAX_NAMES) break;
+    if (first.includes(m[1])) continue;
+    first.push(m[1]);
+  }
+  const out = new Set<number>();
+  const seen = new Set<string>();
+  let names = first;
+  for (let depth = 0; depth < DEPTH && names.length > 0; depth++) {
+    const next: string[] = [];
+    for (const name of names) {
+      if (seen.has(name)) continue;
+      seen.add(name);
+      for (let i = sinkLine - 2; i >= floor; i--) {
+        const m = assignmentOf(lines[i], name);
+        if (!m || !DECLARATION_PREFIX.test(lines[i].slice(0, m.index ?? 0))) continue;
+        if (depth === 0 && out.size === 0) {
+          const head = statementText(lines, sinkLine - 1);
+          kind = [...head.matchAll(CALL_HEAD)].some((h) => h[1] === name && h[2] !== '') ? 'receiver' : 'callee';
+        }
+        out.add(i + 1);
+        // The names the binding reads (not words inside its string literals).
+        const rhs = statementText(lines, i).slice((m.index ?? 0) + m[0].length);
+        next.push(...identifiers(rhs.replace(/'[^'\n]*'|"[^"\n]*"/g, "''")));
+        break;
+      }
+    }
+    names = next.slice(0, MAX_NAMES);
+  }
+  return out.size === 0 ? null : { kind, lines: [...out].sort((a, b) => a - b) };
+}

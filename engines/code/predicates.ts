@@ -180,6 +180,21 @@ export const inertLiteralPayload = (i: number, name: string, inert: (argText: st
     return a !== undefined && inert(a.text);
   });
 
+/** Session 16 (second wave): the scanned source has no match of `re` (a fixed pattern; an unknown source counts as lacking it: the row fires). */
+export const sourceLacks = (re: RegExp): Predicate =>
+  pred(`sourceLacks(${re.source})`, (_site, ctx) => ctx.source === undefined || !re.test(ctx.source));
+
+/**
+ * Session 16 (second wave): the argument is an exact standard decoding of a constant
+ * (`base64.urlsafe_b64decode(bar)`, analyzers/payload-decode.ts) whose every result either raises
+ * before the deserializer is called or is bytes that `inert` proves run nothing.
+ */
+export const inertDecodedPayload = (i: number, name: string, inert: (bytes: Uint8Array) => boolean): Predicate =>
+  pred(`inertDecodedPayload(${i},${name})`, (site) => {
+    const d = argAt(site, i)?.decoded?.();
+    return d != null && d.length > 0 && d.every((x) => x === 'raises' || inert(x));
+  });
+
 /**
  * A SQL statement built at run time: one of the arguments at `indices` (all when omitted) is a
  * dynamically built string; with `keyword`, its text must also read as SQL.

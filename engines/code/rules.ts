@@ -43,12 +43,14 @@ import {
   hasArg,
   rubyLocalHashMode,
   inertConstantPayload,
+  inertDecodedPayload,
+  sourceLacks,
   inertLiteralPayload,
   type Predicate,
 } from './predicates.js';
 import { inertJsonpickleText, JSONPICKLE_CONFIGURED } from './analyzers/payload-jsonpickle.js';
 import { CLOSED_MODULES } from './analyzers/closed-modules.js';
-import { inertPickleLiteral } from './analyzers/payload-pickle.js';
+import { inertPickle, inertPickleLiteral } from './analyzers/payload-pickle.js';
 import { inertPhpSerializedLiteral } from './analyzers/payload-php-serialize.js';
 import { propertyLine, sandboxFromParameter, unseenFunctionName } from './predicates-recall.js';
 import { SECRET_CHECKS, type SecretCheck } from './secrets.js';
@@ -378,7 +380,11 @@ export const RULES: readonly RuleRow[] = [
     'Unsafe deserialization (arbitrary code on load)',
     call(
       ['pickle.loads', 'cPickle.loads', '_pickle.loads', 'dill.loads', 'cloudpickle.loads'],
-      not(inertLiteralPayload(0, 'pickle', inertPickleLiteral)),
+      all(
+        not(inertLiteralPayload(0, 'pickle', inertPickleLiteral)),
+        // Second wave: a base64 / hex decoding of a constant, decoded exactly (payload-decode.ts).
+        not(inertDecodedPayload(0, 'pickle', inertPickle)),
+      ),
     ),
   ),
   // Session 16: a constant text in which no jsonpickle tag can appear decodes to plain data
@@ -2317,6 +2323,27 @@ export const RULES: readonly RuleRow[] = [
         ['getValue', 'getValueType', 'getValueTypeDescriptor', 'setValue'].map((m) => `${e}.${m}`),
       ),
       not(argValueStartsWith(0, ['org.springframework.expression.spel.support.SimpleEvaluationContext'])),
+    ),
+  ),
+  // Session 16, second wave: `SpelView` is the view class of Spring Boot 1.x's whitelabel error
+  // page (ErrorMvcAutoConfiguration) and of Spring Security OAuth's whitelabel endpoints; it
+  // evaluates each `${…}` placeholder of its template as SpEL, and the recursive versions (Boot
+  // 1.1–1.3, OAuth before 2.0.10: CVE-2016-4977) evaluate the model values put into them too, so
+  // request or error text in the model is code. Its body is not in the snippet (a class of the
+  // framework or a same-package copy): a template with placeholders, or one built at run time,
+  // fails closed. A snippet that defines SpelView itself is judged by that body instead.
+  row(
+    'java.spel-view-template',
+    JAVA,
+    'critical',
+    'dynamic_code_execution',
+    'SpelView template: its ${…} placeholders, and the model values put into them, are evaluated as SpEL (class body not shown; fail closed)',
+    call(
+      ['SpelView', '*.SpelView'],
+      all(
+        any(nonConstantArg(0), constantArgMatches(0, /\$\{/)),
+        sourceLacks(/\b(?:class|interface|record|enum)\s+SpelView\b/),
+      ),
     ),
   ),
   // MVEL compiled expressions, scripts and templates run arbitrary Java. Where the source was

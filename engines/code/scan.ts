@@ -9,7 +9,7 @@ import { parseHealth, type ParseHealth } from './parse-health.js';
 import type { MatchContext } from './predicates.js';
 import type { LoadedLanguage } from './runtime.js';
 import { SyntaxView } from './syntax.js';
-import { fromInput, fromParameters, nearestInputSources, parameterSources } from './flows.js';
+import { fromInput, fromParameters, nearestInputSources, parameterSources, receiverBindings } from './flows.js';
 
 /** Constant code handed to eval-like sinks is scanned too, this many levels deep. */
 export const MAX_NESTED_DEPTH = 3;
@@ -211,8 +211,16 @@ const MAX_FLOW_FINDINGS = 64;
  */
 function withInputSources(findings: Finding[], source: string, family: ReturnType<typeof familyOf>): Finding[] {
   let budget = MAX_FLOW_FINDINGS;
-  return findings.map((f) => {
-    if (f.severity !== 'critical' || !FLOW_TYPES.has(f.type) || budget-- <= 0) return f;
+  return findings.map((g) => {
+    if (g.severity !== 'critical' || !FLOW_TYPES.has(g.type) || budget-- <= 0) return g;
+    // Session 16 (second wave): a callee or receiver bound to a local name names its binding lines.
+    const bound = receiverBindings(source, family, g.line_number);
+    const f = bound
+      ? {
+          ...g,
+          description: `${g.description}; ${bound.kind} bound on line${bound.lines.length > 1 ? 's' : ''} ${bound.lines.join(', ')}`,
+        }
+      : g;
     const from = nearestInputSources(source, family, f.line_number, 3);
     if (from.length === 0) {
       // No request input: a value built from the function's own parameters (library input).

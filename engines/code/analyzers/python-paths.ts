@@ -84,6 +84,40 @@ const OPAQUE_STATEMENTS = new Set([
   'exec_statement',
 ]);
 
+/**
+ * Standard-library modules whose import runs no code of the program's and touches no caller's
+ * frame (session 16, second wave): importing one does not forget what is known. A local file of
+ * the same name would shadow it, as it would every standard name the scanner resolves.
+ */
+const QUIET_MODULES = new Set([
+  'base64',
+  'binascii',
+  'pickle',
+  'json',
+  'configparser',
+  'urllib',
+  'html',
+  'string',
+  're',
+  'os',
+  'sys',
+  'codecs',
+  'copy',
+  'collections',
+  'functools',
+  'itertools',
+  'math',
+  'random',
+  'hashlib',
+  'hmac',
+  'secrets',
+  'datetime',
+  'time',
+  'io',
+  'shlex',
+  'subprocess',
+]);
+
 /** Expressions that may run code able to change anything: walking past one forgets everything. */
 const KILLERS = new Set(['call', 'await', 'yield', 'decorator', 'exec_statement', 'print_statement']);
 
@@ -311,6 +345,8 @@ export class PythonPathConstants {
       }
       case 'if_statement':
         return this.ifStatement(s, env);
+      case 'match_statement':
+        return this.matchStatement(s, env);
       case 'import_statement':
         return this.importStatement(s, env);
       case 'block':
@@ -354,9 +390,51 @@ export class PythonPathConstants {
     join(env, outs);
   }
 
+  /**
+   * Session 16, second wave: `match` on a subject that folds to one str, whose cases are string
+   * literals, `|` of string literals or `_`, without guards: the first case equal to the subject
+   * (str equality) runs, and only it. Anything else is walked past as opaque, as before.
+   */
+  private matchStatement(s: Node, env: Env): 'stop' | void {
+    const v = this.view;
+    const subject = v.field(s, 'subject');
+    const body = v.field(s, 'body');
+    const clauses = body ? v.named(body).filter((c) => v.type(c) !== 'comment') : [];
+    const arms: { values: string[] | null; consequence: Node | null }[] = [];
+    for (const c of clauses) {
+      const patterns = v.type(c) === 'case_clause' ? v.named(c).filter((n) => v.type(n) === 'case_pattern') : [];
+      if (patterns.length !== 1 || v.field(c, 'guard')) return this.opaque(s, env);
+      const p = patterns[0];
+      const inner = v.named(p);
+      let values: string[] | null;
+      if (inner.length === 0 && v.text(p).trim() === '_') values = null;
+      else {
+        const parts = inner.length === 1 && v.type(inner[0]) === 'union_pattern' ? v.named(inner[0]) : inner;
+        values = [];
+        for (const part of parts) {
+          const lit = v.type(part) === 'string' ? this.expr(part, new Map()) : undefined;
+          if (lit?.k !== 'str') return this.opaque(s, env);
+          values.push(lit.v);
+        }
+        if (values.length === 0) return this.opaque(s, env);
+      }
+      arms.push({ values, consequence: v.field(c, 'consequence') });
+    }
+    const value = subject && !v.ofType(subject, ['named_expression']).length ? this.expr(subject, env) : undefined;
+    if (value?.k !== 'str') return this.opaque(s, env);
+    for (const arm of arms) {
+      if (arm.values !== null && !arm.values.includes(value.v)) continue;
+      return arm.consequence ? this.statement(arm.consequence, env) : undefined;
+    }
+  }
+
   private importStatement(s: Node, env: Env): void {
     const v = this.view;
-    this.killAll(env); // importing runs a module's code, a call with unknown effects
+    // Importing runs a module's code, a call with unknown effects, unless each module is one whose
+    // import runs no code of the program's (session 16, second wave): a standard-library module,
+    // or one the file's own top-level statements already imported (Python then returns the cached
+    // module object without running anything).
+    if (!v.named(s).every((c) => this.quietImport(c))) this.killAll(env);
     for (const c of v.named(s)) {
       const aliased = v.type(c) === 'aliased_import';
       const dotted = aliased ? v.field(c, 'name') : c;
@@ -369,6 +447,43 @@ export class PythonPathConstants {
         path === 'configparser' && this.trackable(name, 'mod') ? { k: 'mod', name: 'configparser' } : undefined,
       );
     }
+  }
+
+  /**
+   * Module paths the file's top-level import statements (outside any block) bring in, with their
+   * parents: where each statement ends. Top-level statements run in text order, so code written
+   * after one runs after it.
+   */
+  private topImports: Map<string, number> | undefined;
+
+  private quietImport(c: Node): boolean {
+    const v = this.view;
+    const dotted = v.type(c) === 'aliased_import' ? v.field(c, 'name') : c;
+    if (!dotted || v.type(dotted) !== 'dotted_name') return false;
+    const path = v.text(dotted).replace(/\s/g, '');
+    if (QUIET_MODULES.has(path.split('.')[0])) return true;
+    if (!this.topImports) {
+      this.topImports = new Map();
+      for (const st of v.named(v.root)) {
+        const t = v.type(st);
+        const paths =
+          t === 'import_statement'
+            ? v.named(st).map((n) => (v.type(n) === 'aliased_import' ? v.field(n, 'name') : n))
+            : t === 'import_from_statement'
+              ? [v.field(st, 'module_name')]
+              : [];
+        for (const n of paths) {
+          if (!n || v.type(n) !== 'dotted_name') continue;
+          const parts = v.text(n).replace(/\s/g, '').split('.');
+          for (let k = 1; k <= parts.length; k++) {
+            const p = parts.slice(0, k).join('.');
+            if (!this.topImports.has(p)) this.topImports.set(p, v.end(st));
+          }
+        }
+      }
+    }
+    const done = this.topImports.get(path);
+    return done !== undefined && done <= c.startIndex;
   }
 
   private assign(a: Node, env: Env): void {

@@ -22,6 +22,7 @@ import {
 } from './base.js';
 import { PythonPathConstants } from './python-paths.js';
 import { PythonLiteralGuard } from './python-literal-guard.js';
+import { decodeExact, EXACT_DECODERS, type Decoded } from './payload-decode.js';
 
 const BUILTINS = new Set(
   'abs aiter all anext any ascii bin bool breakpoint bytearray bytes callable chr classmethod compile complex delattr dict dir divmod enumerate eval exec execfile filter float format frozenset getattr globals hasattr hash help hex id input int isinstance issubclass iter len list locals map max memoryview min next object oct open ord pow print property range repr reversed round set setattr slice sorted staticmethod str sum super tuple type vars zip __import__ reload'.split(
@@ -1005,6 +1006,32 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
   private readonly literalGuard = new PythonLiteralGuard(this.view, (n) => this.stringLiteral(n));
   inertLiteral(node: Node): boolean {
     return this.literalGuard.checked(node);
+  }
+
+  /**
+   * Session 16: `base64.urlsafe_b64decode(bar)` (payload-decode.ts) with one positional argument
+   * whose every constant on the paths to it is known: each decoding's bytes, or `raises`; else null.
+   */
+  decoded(node: Node, scope: Scope): readonly Decoded[] | null {
+    const v = this.view;
+    if (v.type(node) !== 'call') return null;
+    const fn = v.field(node, 'function');
+    const argsNode = v.field(node, 'arguments');
+    if (!fn || !argsNode || v.type(argsNode) !== 'argument_list') return null;
+    const args = v.args(argsNode);
+    if (args.length !== 1 || this.positional(argsNode).length !== 1) return null;
+    const callee = this.evaluate(fn, scope);
+    const name = callee[0];
+    if (!isRef(name) || !EXACT_DECODERS.has(name) || callee.some((c) => c !== name)) return null;
+    const texts = this.constants(args[0], scope);
+    if (texts === null || texts.length === 0) return null;
+    const out: Decoded[] = [];
+    for (const t of texts) {
+      const d = decodeExact(name, t);
+      if (d === null) return null;
+      out.push(d);
+    }
+    return out;
   }
 
   /** Every constant a name may hold on the paths to it (python-paths.ts), or null. */
