@@ -187,6 +187,9 @@ class BashAnalysis {
     if (plain !== null) return [basename(plain.replace(/^\\/, ''))];
     const ref = /^"?\$\{?([A-Za-z_]\w*)\}?"?$/.exec(text);
     if (ref && !this.vars.has(ref[1]) && SHELL_VARIABLES[ref[1]]) return [SHELL_VARIABLES[ref[1]]];
+    // `${SHELL:-/bin/sh}`: the user's shell or a default shell.
+    const withDefault = /^"?\$\{(SHELL|BASH):?[-=][^}$`]*\}"?$/.exec(text);
+    if (withDefault && !this.vars.has(withDefault[1])) return [SHELL_VARIABLES[withDefault[1]]];
     if (ref) return [...(this.vars.get(ref[1]) ?? [])].map(basename);
     return [];
   }
