@@ -1604,6 +1604,8 @@ export const REDTEAM: RedTeamVariant[] = [
   v('sh-source-heredoc', 'bash', CODE, '#!/bin/bash', 'source /dev/stdin <<EOF <<<', '$1', 'EOF'),
   v('sh-exec-shell-c', 'bash', SH, '#!/bin/bash', 'exec "$SHELL" -c "$1" <<<'),
   // ── round 4 ───────────────────────────────────────────────────────────────────────────
+  v('sh-printf-v', 'bash', SH, '#!/bin/bash', 'printf -v cmd "%s" "$1"', '$cmd <<<'),
+  v('sh-safe-printf-v', 'bash', 'safe', '#!/bin/bash', "printf -v stamp '%(%F)T' -1", 'echo "$stamp"'),
   v('sh-shell-default', 'bash', SH, '#!/bin/bash', '${SHELL:-/bin/sh} -c "$1" <<<'),
   v('php-preg-callback-request', 'php', CODE, '<?php', "preg_replace_callback('/x/', $_GET['cb'], 'xx'); <<<"),
   v('php-ob-start-request', 'php', CODE, '<?php', "ob_start($_GET['cb']); <<<"),

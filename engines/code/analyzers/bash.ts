@@ -61,6 +61,7 @@ const INTERESTING = new Set([
   'nawk',
   'find',
   'trap',
+  'printf',
 ]);
 const AWK = new Set(['awk', 'gawk', 'mawk', 'nawk']);
 const FIND_EXEC = new Set(['-exec', '-execdir', '-ok', '-okdir']);
@@ -380,6 +381,10 @@ class BashAnalysis {
           cmd,
           `${name} of the script's input`,
         );
+    }
+    // `printf -v cmd '%s' "$1"` assigns the formatted arguments to `cmd`, as `cmd=$1` would.
+    if (name === 'printf' && flags[0] === '-v' && /^[A-Za-z_]\w*$/.test(flags[1] ?? '')) {
+      if (eff.args.slice(2).some((a) => this.carriesCaller(a))) this.fromInput.add(flags[1]);
     }
     if (name === 'read') for (const t of argTexts) if (/^[A-Za-z_]\w*$/.test(t)) this.fromInput.add(t);
 
