@@ -50,6 +50,7 @@ import {
 } from './predicates.js';
 import { inertJsonpickleText, JSONPICKLE_CONFIGURED } from './analyzers/payload-jsonpickle.js';
 import { CLOSED_MODULES } from './analyzers/closed-modules.js';
+import { PHP_DECODED_NAME } from './analyzers/php-decoded-names.js';
 import { inertPickle, inertPickleLiteral } from './analyzers/payload-pickle.js';
 import { inertPhpSerializedLiteral } from './analyzers/payload-php-serialize.js';
 import { propertyLine, sandboxFromParameter, unseenFunctionName } from './predicates-recall.js';
@@ -117,6 +118,12 @@ const OJ_SAFE_MODES = ['strict', 'null', 'compat', 'json', 'rails', 'custom', 'w
  */
 const RB_CONSTANT_FIRST_CHAR =
   /^(?:"[^|#\\\s"][^"\\]*(?:\\.[^"\\]*)*"|(?:"[^|#\\\s"][^"\\#]*"|'[^|\\\s'][^'\\]*')\s*\+\s*[\w.@:[\]]+)$/;
+/** Session 16 (red team): class and method names of the three families, as reflection names them. */
+const JAVA_REFLECTED_FAMILY_CLASS =
+  /^(?:java\.lang\.(?:Runtime|ProcessBuilder|ProcessImpl|UNIXProcess)|java\.io\.ObjectInputStream|java\.beans\.XMLDecoder|javax\.script\.ScriptEngineManager|groovy\.lang\.GroovyShell|com\.thoughtworks\.xstream\.XStream)$/;
+const JAVA_REFLECTED_FAMILY_METHOD = /^(?:exec|readObject|readUnshared|loadLibrary|fromXML|getRuntime)$/;
+const CS_REFLECTED_FAMILY_TYPE =
+  /^(?:System\.Diagnostics\.Process|System\.Runtime\.Serialization\.Formatters\.(?:Binary\.BinaryFormatter|Soap\.SoapFormatter)|System\.Web\.UI\.(?:LosFormatter|ObjectStateFormatter)|System\.Runtime\.Serialization\.NetDataContractSerializer)(?:,.*)?$/;
 const FAMILY_NOTE =
   'Call into a process, code-execution or deserialization family that the scanner cannot classify as safe (fail closed)';
 
@@ -336,6 +343,60 @@ export const RULES: readonly RuleRow[] = [
     'dynamic_code_execution',
     'Runs a file or module chosen at run time (runpy)',
     call(['runpy.run_path', 'runpy.run_module'], nonConstantArg(0)),
+  ),
+  // Session 16 (red team): the debugger and profilers compile and run their statement string
+  // (`pdb.run(c)`, `cProfile.run(c)`), as timeit does.
+  row(
+    'py.profiler-code',
+    PY,
+    'critical',
+    'dynamic_code_execution',
+    'Debugger or profiler given code built at run time (it compiles and runs the statement)',
+    call(
+      [
+        ...['pdb', 'profile', 'cProfile'].flatMap((m) => [`${m}.run`, `${m}.runctx`]),
+        'pdb.runeval',
+        ...['pdb.Pdb', 'bdb.Bdb', 'profile.Profile', 'cProfile.Profile', 'trace.Trace'].flatMap((c) =>
+          ['run', 'runctx', 'runeval'].flatMap((m) => [`${c}().${m}`, `${c}#${m}`]),
+        ),
+      ],
+      evaluatesUnsafeCode(0),
+    ),
+  ),
+  // `operator.methodcaller('system', c)(os)`: a method of one of the families called by name on an
+  // object the call does not show (fail closed).
+  row(
+    'py.methodcaller-family',
+    PY,
+    'critical',
+    'shell_execution',
+    'Process, code-execution or deserialization method called by name (operator.methodcaller; fail closed)',
+    call(
+      ['operator.methodcaller'],
+      constantArgMatches(
+        0,
+        /^(?:system|popen|eval|exec|exec[lv]p?e?|spawn[lv]p?e?|check_output|check_call|getoutput|getstatusoutput|Popen|loads|unsafe_load)$/,
+      ),
+    ),
+  ),
+  // A module loaded from a source or bytecode file named at run time runs that file's code.
+  row(
+    'py.module-from-path',
+    PY,
+    'critical',
+    'dynamic_code_execution',
+    'Module loaded from a file chosen at run time (its code runs)',
+    call(
+      [
+        'importlib.machinery.SourceFileLoader',
+        'importlib.machinery.SourcelessFileLoader',
+        'importlib.util.spec_from_file_location',
+        'imp.load_source',
+        'imp.load_compiled',
+        'imp.load_package',
+      ],
+      nonConstantArg(1),
+    ),
   ),
   row(
     'py.code-family-unclassified',
@@ -1982,6 +2043,37 @@ export const RULES: readonly RuleRow[] = [
     'Class chosen by request input (unsafe reflection: its initialiser and constructors run)',
     call(['java.lang.Class.forName', 'java.lang.ClassLoader#loadClass', '*.loadClass', '*#loadClass'], inputArg(0)),
   ),
+  // Session 16 (red team): a process, code-execution or deserialization class or method reached by
+  // reflection with a constant name (`Class.forName("java.lang." + "Runtime")`,
+  // `k.getMethod("exec", String.class)`, `lookup.findVirtual(Runtime.class, "exec", t)`): the
+  // reflective call runs what the direct call would, so it fails closed as the family does.
+  row(
+    'java.reflective-family',
+    JAVA,
+    'critical',
+    'dynamic_code_execution',
+    'Process, code-execution or deserialization class or method reached by reflection (fail closed)',
+    call(
+      ['java.lang.Class.forName', 'java.lang.ClassLoader#loadClass', '*.loadClass', '*#loadClass'],
+      constantArgMatches(0, JAVA_REFLECTED_FAMILY_CLASS),
+    ),
+  ),
+  row(
+    'java.reflective-family-method',
+    JAVA,
+    'critical',
+    'dynamic_code_execution',
+    'Process, code-execution or deserialization class or method reached by reflection (fail closed)',
+    call(['*getMethod', '*getDeclaredMethod'], constantArgMatches(0, JAVA_REFLECTED_FAMILY_METHOD)),
+  ),
+  row(
+    'java.reflective-family-handle',
+    JAVA,
+    'critical',
+    'dynamic_code_execution',
+    'Process, code-execution or deserialization class or method reached by reflection (fail closed)',
+    call(['*findVirtual', '*findStatic'], constantArgMatches(1, JAVA_REFLECTED_FAMILY_METHOD)),
+  ),
   // Subclasses of ObjectInputStream (commons-io ClassLoaderObjectInputStream, custom streams) read objects the same way.
   row(
     'java.deserialize-subclass',
@@ -3321,6 +3413,61 @@ export const RULES: readonly RuleRow[] = [
       inputArg(0),
     ),
   ),
+  // Session 16 (red team): a function whose name is decoded at run time from constants
+  // (`strrev('metsys')`, `base64_decode('c3lzdGVt')`): the name is hidden on purpose (fail closed).
+  row(
+    'php.callee-decoded',
+    PHP,
+    'critical',
+    'dynamic_code_execution',
+    'Function called through a name decoded at run time (the name is hidden; fail closed)',
+    call(['$callee()'], argValueMatches(0, PHP_DECODED_NAME)),
+  ),
+  // `include 'data://text/plain;base64,' . $x`: the stream's text runs as PHP code.
+  row(
+    'php.include-code-stream',
+    PHP,
+    'critical',
+    'dynamic_code_execution',
+    'include/require of a data: or php://input stream built at run time (its text runs as code)',
+    syntax('include_code_stream'),
+  ),
+  // A phar:// path built at run time given to a file function unserializes the archive's
+  // metadata (phar deserialization), whatever the function does with the file.
+  row(
+    'php.phar-path',
+    PHP,
+    'critical',
+    'unsafe_deserialization',
+    'phar:// path built at run time given to a file function (the archive metadata is unserialized)',
+    call(
+      [
+        'file_exists',
+        'is_file',
+        'is_dir',
+        'fopen',
+        'file_get_contents',
+        'file',
+        'filesize',
+        'filemtime',
+        'stat',
+        'is_readable',
+        'is_writable',
+        'copy',
+        'unlink',
+        'getimagesize',
+        'md5_file',
+        'sha1_file',
+        'hash_file',
+        'parse_ini_file',
+        'exif_read_data',
+        'fileowner',
+        'touch',
+        'readfile',
+      ],
+      all(argTextMatches(0, /^["']phar:\/\//i), nonConstantArg(0)),
+    ),
+  ),
   row(
     'php.callback-from-input',
     PHP,
@@ -3336,6 +3483,12 @@ export const RULES: readonly RuleRow[] = [
         'array_map',
         'register_shutdown_function',
         'register_tick_function',
+        // Session 16 (red team).
+        'ob_start',
+        'set_error_handler',
+        'set_exception_handler',
+        'spl_autoload_register',
+        'header_register_callback',
       ],
       inputArg(0),
     ),
@@ -3356,6 +3509,8 @@ export const RULES: readonly RuleRow[] = [
         'uasort',
         'uksort',
         'iterator_apply',
+        'preg_replace_callback',
+        'mb_ereg_replace_callback',
       ],
       inputArg(1),
     ),
@@ -3524,6 +3679,49 @@ export const RULES: readonly RuleRow[] = [
       'Microsoft.VisualBasic.Interaction.Shell',
       'CliWrap.Cli.Wrap',
     ]),
+  ),
+  // Session 16 (red team): a process or formatter type looked up by a constant name
+  // (`Type.GetType("System.Diagnostics.Process").GetMethod("Start").Invoke(…)`) fails closed.
+  row(
+    'cs.reflective-family',
+    CS,
+    'critical',
+    'dynamic_code_execution',
+    'Process or deserializer type reached by reflection (fail closed)',
+    call(
+      ['System.Type.GetType', 'System.Reflection.Assembly#GetType', '*.GetType', '*#GetType'],
+      constantArgMatches(0, CS_REFLECTED_FAMILY_TYPE),
+    ),
+  ),
+  // `typeof(Process).GetMethod("Start")`: the process type's methods reached by reflection.
+  row(
+    'cs.reflective-family-method',
+    CS,
+    'critical',
+    'dynamic_code_execution',
+    'Process or deserializer type reached by reflection (fail closed)',
+    call(
+      ['*GetMethod', '*GetMethods', '*InvokeMember'],
+      undefined,
+      /typeof\s*\(\s*(?:System\.Diagnostics\.)?Process\s*\)|typeof\s*\(\s*(?:[\w.]+\.)?(?:BinaryFormatter|LosFormatter|ObjectStateFormatter|SoapFormatter|NetDataContractSerializer)\s*\)/,
+    ),
+  ),
+  // XAML readers build any object the markup names (ObjectDataProvider runs a method).
+  row(
+    'cs.xaml-load',
+    CS,
+    'critical',
+    'unsafe_deserialization',
+    'XAML parsed from a value the snippet does not show (the markup chooses the objects it creates)',
+    call(
+      [
+        'System.Windows.Markup.XamlReader.Parse',
+        'System.Windows.Markup.XamlReader.Load',
+        'System.Xaml.XamlServices.Parse',
+        'System.Xaml.XamlServices.Load',
+      ],
+      nonConstantArg(0),
+    ),
   ),
   row(
     'cs.process-start-info',

@@ -28,6 +28,9 @@ const WRAPPERS = new Set([
   'stdbuf',
   'chroot',
   'su',
+  // Session 16 (red team): `runuser -u u -- cmd`, `flock lockfile cmd` / `flock lockfile -c code`.
+  'runuser',
+  'flock',
 ]);
 /** Options whose value is the code to run, per interpreter (a shell's `-e` is errexit, not code). */
 function codeOption(interpreter: string, flag: string): boolean {
@@ -57,6 +60,8 @@ const INTERESTING = new Set([
   'mawk',
   'nawk',
   'find',
+  'trap',
+  'printf',
 ]);
 const AWK = new Set(['awk', 'gawk', 'mawk', 'nawk']);
 const FIND_EXEC = new Set(['-exec', '-execdir', '-ok', '-okdir']);
@@ -70,8 +75,16 @@ const WRAPPER_VALUE_OPTS: Readonly<Record<string, RegExp>> = {
   timeout: /^-[sk]$/,
   xargs: /^-[IdEeLlnPs]$/,
   stdbuf: /^-[ioe]$/,
-  su: /^-[cs]$/,
+  su: /^-[s]$/,
+  runuser: /^-[ugs]$/,
+  flock: /^-[wE]$/,
 };
+/** Wrappers whose `-c` / `--command` option is a command line run by a shell (`su -c "$1" user`). */
+const SHELL_COMMAND_OPTION = new Set(['su', 'runuser', 'flock']);
+/** Environment variables that name the user's shell (`"$SHELL" -c …`). */
+const SHELL_VARIABLES: Readonly<Record<string, string>> = { SHELL: 'sh', BASH: 'bash' };
+/** Files that are the standard input (`. /dev/stdin <<< "$1"` sources the here-string). */
+const STDIN_FILES = new Set(['/dev/stdin', '/dev/fd/0', '/proc/self/fd/0']);
 
 interface Effective {
   name: string;
@@ -146,7 +159,8 @@ class BashAnalysis {
     m.lastIndex = start;
     const first = m.exec(src)?.[0] ?? '';
     if (/^[A-Za-z_]\w*=/.test(first)) return true;
-    if (/^[$"'\\`]/.test(first)) return true;
+    // Session 16: quoting anywhere in the word can spell a command (`"ev"al`, `e\\val`, `$'\\x65val'`).
+    if (/[$"'\\`]/.test(first)) return true;
     return (
       INTERESTING.has(first.slice(first.lastIndexOf('/') + 1)) ||
       INTERPRETER.test(first.slice(first.lastIndexOf('/') + 1))
@@ -173,6 +187,10 @@ class BashAnalysis {
     const plain = unquote(text);
     if (plain !== null) return [basename(plain.replace(/^\\/, ''))];
     const ref = /^"?\$\{?([A-Za-z_]\w*)\}?"?$/.exec(text);
+    if (ref && !this.vars.has(ref[1]) && SHELL_VARIABLES[ref[1]]) return [SHELL_VARIABLES[ref[1]]];
+    // `${SHELL:-/bin/sh}`: the user's shell or a default shell.
+    const withDefault = /^"?\$\{(SHELL|BASH):?[-=][^}$`]*\}"?$/.exec(text);
+    if (withDefault && !this.vars.has(withDefault[1])) return [SHELL_VARIABLES[withDefault[1]]];
     if (ref) return [...(this.vars.get(ref[1]) ?? [])].map(basename);
     return [];
   }
@@ -191,6 +209,7 @@ class BashAnalysis {
     let i = 0;
     let xargs: string | true | undefined;
     let wrappedWord: string | undefined;
+    let lockFile = false;
     for (let guard = 0; WRAPPERS.has(name) && guard < 8; guard++) {
       const valueOpt = WRAPPER_VALUE_OPTS[name];
       const wrapper = name;
@@ -200,6 +219,13 @@ class BashAnalysis {
         const t = unquote(texts[i]) ?? texts[i];
         i++;
         if (t === '--') continue;
+        // `su -c CODE`, `flock f -c CODE`: read as `sh -c CODE` (the option's value is a command line).
+        if (SHELL_COMMAND_OPTION.has(wrapper) && (t === '-c' || t === '--command'))
+          return { name: 'sh', args: args.slice(i - 1), argTexts: ['-c', ...texts.slice(i)], xargs, wrappedWord };
+        if (wrapper === 'flock' && !lockFile && !t.startsWith('-')) {
+          lockFile = true;
+          continue;
+        }
         if (wrapper === 'env' && /^[A-Za-z_]\w*=/.test(t)) continue;
         if (wrapper === 'xargs' && /^-I.|^--replace=./.test(t)) {
           xargs = t.replace(/^-I|^--replace=/, '');
@@ -212,7 +238,8 @@ class BashAnalysis {
         }
         if (wrapper === 'timeout' && /^\d/.test(t)) continue;
         if (wrapper === 'nice' && /^-?\d+$/.test(t)) continue;
-        next = basename(t);
+        // Session 16: a wrapped word is resolved as a command word is (`exec "$SHELL" -c …`).
+        next = unquote(texts[i - 1]) === null ? (this.wordValues(args[i - 1])[0] ?? basename(t)) : basename(t);
         wrappedWord = texts[i - 1];
         break;
       }
@@ -235,6 +262,8 @@ class BashAnalysis {
   /** See `inFunction`. */
   private fromCaller(text: string, at: Node): boolean {
     if (POSITIONAL.test(text)) return !this.inFunction(at);
+    // Session 16: a positional parameter inside a larger expansion (`"${CMD:-$1}"`, `$(echo "$1")`).
+    if (/\$\{?[1-9]/.test(text) && /^["$]/.test(text) && !this.inFunction(at)) return true;
     const m = ONE_VAR.exec(text);
     return m !== null && this.fromInput.has(m[1]);
   }
@@ -332,6 +361,31 @@ class BashAnalysis {
     // whatever it holds.
     if ((name === 'source' || name === '.') && argTexts.length > 0 && this.fromCaller(argTexts[0], cmd))
       this.emit('source_computed', cmd, `${name} of a file named at run time`);
+    // Session 16 (red team): `trap CODE SIGNAL` runs CODE as `eval` does.
+    if (name === 'trap' && argTexts.length > 1 && !argTexts[0].startsWith('-') && unquote(argTexts[0]) === null)
+      this.emit('interpreter_code', cmd, 'trap of computed code');
+    // `source <(echo "$1")`, `bash <(…)`: the caller's text handed over as the file to run; and
+    // `. /dev/stdin <<< "$1"`: the here-string sourced through standard input.
+    if (INTERPRETER.test(name)) {
+      const first = eff.args.find((a) => !v.text(a).startsWith('-'));
+      const viaSub = first !== undefined && v.type(first) === 'process_substitution' && this.carriesCaller(first);
+      const parent = cmd.parent;
+      const here = [
+        ...v.fields(cmd, 'redirect'),
+        ...(parent && v.type(parent) === 'redirected_statement' ? v.fields(parent, 'redirect') : []),
+      ].some((r) => (v.type(r) === 'herestring_redirect' || v.type(r) === 'heredoc_redirect') && this.carriesCaller(r));
+      const viaStdin = first !== undefined && STDIN_FILES.has(unquote(v.text(first)) ?? '') && here;
+      if (viaSub || viaStdin)
+        this.emit(
+          name === 'source' || name === '.' ? 'source_computed' : 'interpreter_code',
+          cmd,
+          `${name} of the script's input`,
+        );
+    }
+    // `printf -v cmd '%s' "$1"` assigns the formatted arguments to `cmd`, as `cmd=$1` would.
+    if (name === 'printf' && flags[0] === '-v' && /^[A-Za-z_]\w*$/.test(flags[1] ?? '')) {
+      if (eff.args.slice(2).some((a) => this.carriesCaller(a))) this.fromInput.add(flags[1]);
+    }
     if (name === 'read') for (const t of argTexts) if (/^[A-Za-z_]\w*$/.test(t)) this.fromInput.add(t);
 
     if (name === 'eval' || INTERPRETER.test(name)) {
@@ -382,13 +436,95 @@ class BashAnalysis {
   }
 }
 
-/** Text of a word or quoted string without expansions, unquoted; null when it contains expansions. */
+/**
+ * Text of a word without expansions, with its quoting removed as the shell does; null when it
+ * contains expansions. Session 16: pieces are concatenated (`"ev"al`), a backslash escapes the next
+ * character (`e\\val`), and `$'…'` is decoded (`$'\\x65val'`). One pass, linear.
+ */
 function unquote(text: string): string | null {
   const t = text.trim();
-  if (/^'[^']*'$/.test(t)) return t.slice(1, -1);
-  if (/^"[^"$`\\]*"$/.test(t)) return t.slice(1, -1);
-  if (/^[^\s$`'"(){}<>|;&]+$/.test(t)) return t;
-  return null;
+  let out = '';
+  let i = 0;
+  while (i < t.length) {
+    const c = t[i];
+    if (c === "'") {
+      const j = t.indexOf("'", i + 1);
+      if (j < 0) return null;
+      out += t.slice(i + 1, j);
+      i = j + 1;
+    } else if (c === '$' && t[i + 1] === "'") {
+      const r = ansiC(t, i + 2);
+      if (r === null) return null;
+      out += r.text;
+      i = r.end + 1;
+    } else if (c === '"') {
+      i++;
+      while (i < t.length && t[i] !== '"') {
+        if (t[i] === '$' || t[i] === '`') return null;
+        if (t[i] === '\\' && i + 1 < t.length && '$`"\\'.includes(t[i + 1])) i++;
+        out += t[i];
+        i++;
+      }
+      if (i >= t.length) return null;
+      i++;
+    } else if (c === '\\') {
+      if (i + 1 >= t.length) return null;
+      out += t[i + 1];
+      i += 2;
+    } else if (/[\s$`(){}<>|;&]/.test(c)) return null;
+    else {
+      out += c;
+      i++;
+    }
+  }
+  return out;
+}
+
+const ANSI_C_ESCAPES: Readonly<Record<string, string>> = {
+  n: '\n',
+  t: '\t',
+  r: '\r',
+  a: '\x07',
+  b: '\b',
+  e: '\x1b',
+  E: '\x1b',
+  f: '\f',
+  v: '\v',
+  '\\': '\\',
+  "'": "'",
+  '"': '"',
+  '?': '?',
+};
+/** Decodes a `$'…'` string from `start` (after the quote) to its closing quote; null on an escape it does not know. */
+function ansiC(t: string, start: number): { text: string; end: number } | null {
+  let out = '';
+  let i = start;
+  while (i < t.length && t[i] !== "'") {
+    if (t[i] !== '\\') {
+      out += t[i++];
+      continue;
+    }
+    const e = t[i + 1] ?? '';
+    const hex = /^x([0-9A-Fa-f]{1,2})/.exec(t.slice(i + 1, i + 4));
+    const oct = /^[0-7]{1,3}/.exec(t.slice(i + 1, i + 4));
+    const uni = /^[uU]([0-9A-Fa-f]{1,8})/.exec(t.slice(i + 1, i + 11));
+    if (hex) {
+      out += String.fromCharCode(parseInt(hex[1], 16));
+      i += 1 + hex[0].length;
+    } else if (oct) {
+      out += String.fromCharCode(parseInt(oct[0], 8) & 0xff);
+      i += 1 + oct[0].length;
+    } else if (uni) {
+      const cp = parseInt(uni[1], 16);
+      if (cp > 0x10ffff) return null;
+      out += String.fromCodePoint(cp);
+      i += 1 + uni[0].length;
+    } else if (e in ANSI_C_ESCAPES) {
+      out += ANSI_C_ESCAPES[e];
+      i += 2;
+    } else return null;
+  }
+  return i < t.length ? { text: out, end: i } : null;
 }
 
 function basename(s: string): string {

@@ -470,7 +470,8 @@ class CSharpAnalysis extends AnalysisBase implements ExprOps {
           return [CONSTANT_DATA];
         // A serializer of a type chosen by request input deserializes that type.
         const typed = refs.find((r) => TYPED_SERIALIZERS.has(r));
-        if (typed && this.carriesInput(args, scope)) return [`${typed}(input)#`];
+        if (typed && (this.carriesInput(args, scope) || args.some((a) => this.typeByComputedName(a, scope))))
+          return [`${typed}(input)#`];
         return refs.map((t) => `${t}#`);
       }
       case 'parenthesized_expression': {
@@ -529,6 +530,19 @@ class CSharpAnalysis extends AnalysisBase implements ExprOps {
   }
 
   /** Some expression among `nodes` may hold request input (an action parameter, or a value computed from one). */
+  /**
+   * Session 16 (red team): `Type.GetType(t)` with a name the snippet does not show (a parameter,
+   * a field): a serializer built for it deserializes whatever type the name says (fail closed).
+   */
+  private typeByComputedName(n: Node, scope: Scope): boolean {
+    const v = this.view;
+    if (v.type(n) === 'argument') return v.args(n).some((c) => this.typeByComputedName(c, scope));
+    if (v.type(n) !== 'invocation_expression') return false;
+    if (!this.methodNames(n, scope).some((m) => m === 'System.Type.GetType' || m.endsWith('#GetType'))) return false;
+    const first = this.argNodes(v.field(n, 'arguments'))[0];
+    return first !== undefined && this.constant(first, scope) === null;
+  }
+
   private carriesInput(nodes: readonly Node[], scope: Scope): boolean {
     return nodes.some((n) => this.evaluate(n, scope).includes(REQUEST_INPUT));
   }

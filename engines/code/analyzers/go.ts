@@ -119,8 +119,48 @@ class GoAnalysis extends AnalysisBase implements ExprOps {
     const shared = sharedStarts(calls);
     for (const c of calls) if (this.relevant(c, words, roots)) this.callFact(c, shared.has(c.startIndex));
     for (const l of literals) this.literalFact(l);
+    nodes.forEach((n, i) => {
+      if (types[i] === 'var_spec') this.zeroValueFact(n);
+    });
+    this.referenceFacts();
     this.syntaxFacts(wanted);
     return this.facts;
+  }
+
+  /** Session 16 (red team): `var cmd exec.Cmd` (no value) is a zero `exec.Cmd`, as `exec.Cmd{}` is. */
+  private zeroValueFact(node: Node): void {
+    const v = this.view;
+    const type = v.field(node, 'type');
+    if (!type || v.field(node, 'value')) return;
+    const parts = dottedParts(v.text(type));
+    if (!parts || parts.length < 2) return;
+    const scope = this.scopeOf(node);
+    const names = membersOf(this.lookupName(parts[0], scope), parts.slice(1)).filter(isRef);
+    if (names.length > 0)
+      this.facts.push({
+        kind: 'call',
+        line: v.line(node),
+        names,
+        site: lazySite(() => makeCallSite({ node, scope, ops: this, args: [] })),
+      });
+  }
+
+  /**
+   * Session 16 (red team): a package function handed over as a value, passed as an argument
+   * (`reflect.ValueOf(exec.Command)`) or stored in a literal (`map[string]…{"run": exec.Command}`):
+   * whoever holds it may call it with anything, so it is a reference fact.
+   */
+  private referenceFacts(): void {
+    const v = this.view;
+    for (const n of v.ofType(v.root, ['selector_expression'])) {
+      const parent = n.parent;
+      const pt = parent ? v.type(parent) : '';
+      if (pt !== 'argument_list' && pt !== 'literal_element' && pt !== 'keyed_element' && pt !== 'element') continue;
+      const parts = dottedParts(v.text(n));
+      if (!parts || parts.length !== 2) continue;
+      const names = membersOf(this.lookupName(parts[0], this.scopeOf(n)), parts.slice(1)).filter(isRef);
+      if (names.length > 0) this.facts.push({ kind: 'reference', line: v.line(n), names });
+    }
   }
 
   private relevant(call: Node, words: PatternWords, roots: ReadonlySet<string>): boolean {

@@ -4,7 +4,7 @@
 // Snippets without imports still resolve the well-known classes they use.
 import type { Node } from 'web-tree-sitter';
 import { type ExprOps, type Fact, lazySite, makeCallSite } from '../facts.js';
-import { constValue, membersOf, OPAQUE, type Scope, type ScopeRange, type Value } from '../scopes.js';
+import { constValue, isRef, membersOf, OPAQUE, type Scope, type ScopeRange, type Value } from '../scopes.js';
 import { dottedParts, unescapeLiteral, type SyntaxView } from '../syntax.js';
 import {
   AnalysisBase,
@@ -201,6 +201,8 @@ class JavaAnalysis extends AnalysisBase implements ExprOps {
   private readonly staticImports = new Map<string, string>();
   private readonly starPackages: string[] = [];
   private readonly localTypes = new Set<string>();
+  /** Session 16: a local class's superclass (`class Loose extends ObjectInputStream`): its instances are that type too. */
+  private readonly localSupers = new Map<string, string>();
 
   run(wanted: WantedNames): Fact[] {
     const v = this.view;
@@ -220,6 +222,8 @@ class JavaAnalysis extends AnalysisBase implements ExprOps {
       else if (TYPE_DECLS.includes(t)) {
         const m = TYPE_NAME.exec(src.slice(n.startIndex, n.startIndex + 400));
         if (m) this.localTypes.add(m[1]);
+        const sup = t === 'class_declaration' ? v.field(n, 'superclass') : null;
+        if (m && sup) this.localSupers.set(m[1], v.text(sup).replace(/^extends\s+/, ''));
       } else if (
         FUNCTION_TYPES.includes(t) ||
         t === 'catch_formal_parameter' ||
@@ -243,7 +247,30 @@ class JavaAnalysis extends AnalysisBase implements ExprOps {
     this.syntaxFacts(wanted);
     if (wanted.syntax.has(JAXRS_ANY_MEDIA)) this.jaxrsFacts();
     if (wanted.syntax.has(RMI_OBJECT_PARAMETER)) this.rmiFacts();
+    if (src.includes('::')) this.methodReferences();
     return this.facts;
+  }
+
+  /**
+   * Session 16 (red team): a method reference (`Runtime.getRuntime()::exec`,
+   * `ObjectInputStream::readObject`) is the method handed over as a value; whoever holds it may
+   * call it with anything, so it is a reference fact (the critical call rows without their
+   * argument conditions), as a lambda's body would be a call.
+   */
+  private methodReferences(): void {
+    const v = this.view;
+    for (const r of v.ofType(v.root, ['method_reference'])) {
+      const parts = v.named(r);
+      const recv = parts[0];
+      const method = parts.at(-1);
+      if (!recv || !method || parts.length < 2 || v.type(method) !== 'identifier') continue;
+      const name = v.text(method);
+      const base = this.evaluate(recv, this.scopeOf(r));
+      const names = [...membersOf(base, [name]), ...base.filter(isRef).map((b) => `${b}#${name}`)].filter(
+        (x) => !x.startsWith('?'),
+      );
+      if (names.length > 0) this.facts.push({ kind: 'reference', line: v.line(r), names });
+    }
   }
 
   /** The snippet turns on Jackson polymorphic typing by class name (POLYMORPHIC), read from the tree (not comments). */
@@ -376,7 +403,7 @@ class JavaAnalysis extends AnalysisBase implements ExprOps {
   }
 
   /** Fully-qualified candidates of a simple or qualified type name. */
-  typeRefs(name: string): string[] {
+  typeRefs(name: string, depth = 0): string[] {
     const base = name
       .replace(/<[\s\S]*>/g, '')
       .replace(/\[\s*\]/g, '')
@@ -387,7 +414,10 @@ class JavaAnalysis extends AnalysisBase implements ExprOps {
     }
     const imported = this.imports.get(base);
     if (imported) return [imported];
-    if (this.localTypes.has(base)) return [base];
+    if (this.localTypes.has(base)) {
+      const sup = depth < 4 ? this.localSupers.get(base) : undefined;
+      return sup ? [base, ...this.typeRefs(sup, depth + 1)] : [base];
+    }
     if (JAVA_LANG.has(base)) return [`java.lang.${base}`];
     const out = this.starPackages.map((p) => `${p}.${base}`);
     const known = WELL_KNOWN[base];

@@ -58,7 +58,16 @@ const SPECIAL_WORDS = new Set([
   'this',
   'Reflect',
 ]);
-const REQUIRE_LIKE = new Set(['require', 'module.require', 'process.mainModule.require', 'module.createRequire()']);
+const REQUIRE_LIKE = new Set([
+  'require',
+  'module.require',
+  'process.mainModule.require',
+  'module.createRequire()',
+  // Session 16 (red team): Module._load is what require calls (`process.mainModule.constructor._load('child_process')`).
+  'module.constructor._load',
+  'process.mainModule.constructor._load',
+  'module.Module._load',
+]);
 // Promisifiers hand back their argument's function (or an object with its methods), so calling
 // the result is calling the original (session 14: CodeQL's promisification tests).
 const TRANSPARENT_WRAPPERS = new Set([
@@ -503,6 +512,14 @@ class JavaScriptAnalysis extends AnalysisBase implements ExprOps {
     return n;
   }
 
+  /** Session 16 (red team): `const { eval: e } = globalThis` binds `globalThis.eval`, which is `eval`. */
+  override lookupName(name: string, scope: Scope): Value[] {
+    return super.lookupName(name, scope).map((x) => {
+      const dot = x.indexOf('.');
+      return dot > 0 && GLOBAL_PREFIXES.has(x.slice(0, dot)) && !x.includes('.', dot + 1) ? x.slice(dot + 1) : x;
+    });
+  }
+
   evaluate(node: Node, scope: Scope): Value[] {
     const v = this.view;
     const n = this.unwrap(node);
@@ -519,8 +536,15 @@ class JavaScriptAnalysis extends AnalysisBase implements ExprOps {
         const key = index ? this.constant(index, scope) : null;
         if (!obj) return [OPAQUE];
         // `window[name]` with a computed name: any global function, eval and Function included.
-        if (key === null)
-          return this.evaluate(obj, scope).some((b) => GLOBAL_PREFIXES.has(b)) ? [COMPUTED_GLOBAL] : [OPAQUE];
+        if (key === null) {
+          const bases = this.evaluate(obj, scope);
+          if (bases.some((b) => GLOBAL_PREFIXES.has(b))) return [COMPUTED_GLOBAL];
+          // Session 16 (red team): a computed member of a module (`cp[m](c)` with `cp =
+          // require('child_process')`) is any of its members: `child_process.?` (a family's
+          // `child_process.*` row matches it; fail closed).
+          const modules = bases.filter((b) => isRef(b) && b !== 'this' && !b.includes('#') && !b.includes('('));
+          return modules.length > 0 ? modules.map((b) => member(b, '?')) : [OPAQUE];
+        }
         return membersOf(this.evaluate(obj, scope), [key], (b, k) => this.memberOf(b, k));
       }
       case 'call_expression':
@@ -589,7 +613,28 @@ class JavaScriptAnalysis extends AnalysisBase implements ExprOps {
     const obj = v.field(n, 'object');
     const prop = v.field(n, 'property');
     if (!obj || !prop) return [OPAQUE];
+    // Session 16 (red team): `(() => {}).constructor` and `Object.getPrototypeOf(async function () {}).constructor`
+    // are the Function constructor (or its async / generator kin, which compile code the same way).
+    if (v.text(prop) === 'constructor' && this.functionValue(obj)) return ['Function'];
     return membersOf(this.evaluate(obj, scope), [v.text(prop).replace(/^#/, '')], (b, p) => this.memberOf(b, p));
+  }
+
+  /** A function written in place, or `Object.getPrototypeOf` / `Reflect.getPrototypeOf` of one. */
+  private functionValue(node: Node): boolean {
+    const v = this.view;
+    const n = this.unwrap(node);
+    const t = v.type(n);
+    if (t === 'arrow_function' || t === 'function_expression' || t === 'function' || t === 'generator_function')
+      return true;
+    if (t !== 'call_expression') return false;
+    const fn = v.field(n, 'function');
+    const args = this.argNodes(v.field(n, 'arguments'));
+    return (
+      !!fn &&
+      /^(?:Object|Reflect)\s*\.\s*getPrototypeOf$/.test(v.text(fn)) &&
+      args.length === 1 &&
+      this.functionValue(args[0])
+    );
   }
 
   private argNodes(argsNode: Node | null): Node[] {
@@ -647,6 +692,12 @@ class JavaScriptAnalysis extends AnalysisBase implements ExprOps {
       } else if (TRANSPARENT_WRAPPERS.has(callee)) {
         const a = first();
         if (a) out.push(...this.evaluate(a, scope));
+      } else if (callee === 'Reflect.get') {
+        // Session 16 (red team): `Reflect.get(globalThis, 'eval')` is `globalThis.eval`.
+        const [o, k] = (args ??= this.argNodes(v.field(n, 'arguments')));
+        const key = k ? this.constant(k, scope) : null;
+        if (o && key !== null) out.push(...membersOf(this.evaluate(o, scope), [key], (b, p) => this.memberOf(b, p)));
+        else out.push(OPAQUE);
       } else if (callee === 'module.createRequire') {
         out.push('module.createRequire()');
       } else {

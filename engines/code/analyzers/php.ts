@@ -16,6 +16,7 @@ import {
   type Value,
 } from '../scopes.js';
 import { unescapeLiteral, type SyntaxView } from '../syntax.js';
+import { PHP_DECODED_NAME } from './php-decoded-names.js';
 import {
   AnalysisBase,
   type StringArms,
@@ -48,6 +49,11 @@ const BINDER_TYPES = ['assignment_expression', 'namespace_use_declaration'];
 const STATEMENTS = new Set(['expression_statement', 'return_statement', 'echo_statement']);
 const SUPERGLOBALS = new Set(['$_GET', '$_POST', '$_REQUEST', '$_COOKIE', '$_SERVER', '$_FILES', '$_ENV']);
 const CLOSURE: Value = 'closure#';
+/** An include argument that starts with a stream whose text is the code (`data:`, `php://input`). */
+const CODE_STREAM = /^\(?\s*['"](?:data:|php:\/\/(?:input|stdin)|expect:)/i;
+const DECODED = new Set(PHP_DECODED_NAME);
+/** Prefix of the string values of an array literal, read back only through a subscript. */
+const ARRAY_ELEMENT = '[]';
 /** Functions that call a callback given by name, and the argument holding it. */
 const CALLBACK_ARG: Readonly<Record<string, number>> = {
   call_user_func: 0,
@@ -65,6 +71,16 @@ const CALLBACK_ARG: Readonly<Record<string, number>> = {
   uasort: 1,
   uksort: 1,
   iterator_apply: 1,
+  // Session 16 (red team): more functions that call a callback given by name, and reflection
+  // over a function named by a string (`(new ReflectionFunction('system'))->invoke($c)`).
+  ob_start: 0,
+  set_error_handler: 0,
+  set_exception_handler: 0,
+  spl_autoload_register: 0,
+  header_register_callback: 0,
+  preg_replace_callback: 1,
+  mb_ereg_replace_callback: 1,
+  ReflectionFunction: 0,
 };
 const SPECIAL_WORDS = new Set(Object.keys(CALLBACK_ARG));
 /**
@@ -151,6 +167,10 @@ class PhpAnalysis extends AnalysisBase implements ExprOps {
             detail: t.replace(/_expression$/, ''),
           });
         }
+        // Session 16 (red team): `include 'data://text/plain;base64,' . $x` (or php://input) runs
+        // the stream's text as PHP code: code execution, not only a file inclusion.
+        if (arg && CODE_STREAM.test(v.text(arg)) && this.constant(arg, this.scopeOf(n)) === null)
+          this.fact({ kind: 'syntax', line: v.line(n), name: 'include_code_stream', detail: v.text(arg).slice(0, 40) });
       } else if (t === 'namespace_use_declaration') {
         USE_FUNCTION.lastIndex = n.startIndex;
         const m = USE_FUNCTION.exec(src);
@@ -286,7 +306,28 @@ class PhpAnalysis extends AnalysisBase implements ExprOps {
         return [CLOSURE];
       case 'subscript_expression': {
         const base = v.args(n)[0];
-        return base && SUPERGLOBALS.has(v.text(base)) ? [DYNAMIC_STRING] : [OPAQUE];
+        if (base && SUPERGLOBALS.has(v.text(base))) return [DYNAMIC_STRING];
+        // Session 16 (red team): an element of an array literal of strings (`$ops['run']($c)` with
+        // `$ops = ['run' => 'shell_exec']`): any of its string values (the key is not followed).
+        const elements = base
+          ? this.evaluate(base, scope)
+              .filter((x) => x.startsWith(ARRAY_ELEMENT))
+              .map((x) => x.slice(ARRAY_ELEMENT.length))
+          : [];
+        return elements.length > 0 ? elements : [OPAQUE];
+      }
+      case 'array_creation_expression': {
+        // Marked so that only a subscript reads the strings (the array itself is no function name).
+        const out: Value[] = [];
+        for (const el of v
+          .named(n)
+          .filter((c) => v.type(c) === 'array_element_initializer')
+          .slice(0, 64)) {
+          const value = v.named(el).at(-1);
+          const c = value ? this.constant(value, scope) : null;
+          if (c !== null) out.push(`${ARRAY_ELEMENT}${constValue(c)}`);
+        }
+        return out.length > 0 ? out : [OPAQUE];
       }
       case 'object_creation_expression': {
         const cls = v.args(n)[0];
@@ -352,7 +393,10 @@ class PhpAnalysis extends AnalysisBase implements ExprOps {
           return { names: [this.functionAliases.get(short) ?? short], dynamic: false };
         }
         const values = this.evaluate(fn, scope);
-        return { names: this.callableNames(values), dynamic: values.some(isDynamicMarker) };
+        return {
+          names: this.callableNames(values),
+          dynamic: values.some(isDynamicMarker) || values.some((x) => DECODED.has(x)),
+        };
       }
       case 'member_call_expression':
       case 'nullsafe_member_call_expression': {

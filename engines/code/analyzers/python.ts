@@ -367,7 +367,7 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
         DEF_NAME.lastIndex = n.startIndex;
         const m = DEF_NAME.exec(src);
         if (m)
-          this.bind(this.scopes.outer(this.scopeOf(n)), m[1], null, OPAQUE, {
+          this.bind(this.scopes.outer(this.scopeOf(n)), m[1], this.unpicklerBase(n), OPAQUE, {
             at: n.startIndex,
             node: n,
             conditional: false,
@@ -406,6 +406,12 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
       }
     };
     for (const a of assignments) target(a.name, a.offset, a.rhsStart);
+    // A class bound to its Unpickler base (unpicklerBase) is relevant as the base is.
+    for (const n of keywordNodes) {
+      const base = this.unpicklerBase(n);
+      const name = base ? v.field(n, 'name') : null;
+      if (base && name) assigned.push({ name: v.text(name), words: rhsWords(v.text(base)) });
+    }
 
     const words = patternWords(wanted.callPatterns, 'builtins');
     if (this.hasStars) {
@@ -638,6 +644,22 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
     }
     if (expr) this.scopes.bindExpr(target, name, expr);
     else this.scopes.bindValue(target, name, value);
+  }
+
+  /**
+   * Session 16 (red team): `class P(pickle.Unpickler): pass` is an Unpickler (`P(f).load()`
+   * unpickles), unless it defines `find_class` (the documented way to restrict what loads).
+   * Its name is then bound to the base class expression; other classes stay opaque.
+   */
+  private unpicklerBase(n: Node): Node | null {
+    const v = this.view;
+    if (v.type(n) !== 'class_definition') return null;
+    const sup = v.field(n, 'superclasses');
+    const bases = sup ? v.args(sup) : [];
+    if (bases.length !== 1 || !/(?:^|\.)Unpickler$/.test(v.text(bases[0]))) return null;
+    const body = v.field(n, 'body');
+    if (!body || /\bfind_class\b/.test(v.text(body))) return null;
+    return bases[0];
   }
 
   protected bindNode(n: Node): void {
@@ -961,6 +983,14 @@ class PythonAnalysis extends AnalysisBase implements ExprOps {
         }
         case 'functools.partial':
           if (args[0]) out.push(...this.evaluate(args[0], scope));
+          break;
+        // Session 16 (red team): `vars(os)` is `os.__dict__` (`vars(os)['popen'](c)`).
+        case 'builtins.vars':
+          if (args[0]) {
+            for (const base of this.evaluate(args[0], scope).filter(isRef)) out.push(`${base}.__dict__`);
+            break;
+          }
+          out.push(resultName(callee, () => null));
           break;
         default: {
           out.push(resultName(callee, () => (args[0] ? this.constant(args[0], scope) : null)));

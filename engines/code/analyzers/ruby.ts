@@ -46,6 +46,10 @@ const DYNAMIC_SEND = 'Kernel.send(dynamic)';
 export const RUBY_BLOCK_METHOD = 'Kernel.public_send(block)';
 const TO_PROC = new Set(['to_sym', 'intern', 'to_proc']);
 const METHOD_OBJECT_CALLS = new Set(['call', '()', '[]', '===', 'yield']);
+/** Calls on a method object that return the same method in another form (session 16). */
+const METHOD_OBJECT_WRAPPERS = new Set(['to_proc', 'curry', 'unbind', 'bind', 'bind_call']);
+/** Calls that make a method object from a symbol (`method(:system)`, `Kernel.instance_method(:system)`). */
+const METHOD_OBJECT_MAKERS = new Set(['method', 'instance_method', 'public_method', 'public_instance_method']);
 /** Private Kernel methods that `obj.send(:name)` reaches on any object. */
 const KERNEL_PRIVATE = new Set([
   'system',
@@ -147,6 +151,7 @@ class RubyAnalysis extends AnalysisBase implements ExprOps {
     const words = patternWords(wanted.callPatterns, 'Kernel');
     const shared = sharedStarts(calls);
     for (const c of calls) if (this.relevant(c, words)) this.callFact(c, shared.has(c.startIndex));
+    if (src.includes('method')) this.methodObjectReferences(calls);
     this.syntaxFacts(wanted);
     return this.facts;
   }
@@ -288,7 +293,25 @@ class RubyAnalysis extends AnalysisBase implements ExprOps {
         const { names } = this.callTargets(node, scope);
         const method = v.field(node, 'method');
         const args = this.argNodes(node);
-        if (method && v.text(method) === 'method' && args[0]) {
+        // Session 16 (red team): `m.to_proc` / `m.curry` of a method object is that method still.
+        const recvNode = v.field(node, 'receiver');
+        if (method && recvNode && METHOD_OBJECT_WRAPPERS.has(v.text(method))) {
+          const objs = this.evaluate(recvNode, scope).filter((x) => x.startsWith('&'));
+          if (objs.length > 0) return objs;
+        }
+        // `Object.const_get('Kernel')`: the constant of that name.
+        if (method && v.text(method) === 'const_get' && args[0]) {
+          const name = this.constant(args[0], scope);
+          if (
+            name !== null &&
+            /^[A-Z]\w*(?:::[A-Z]\w*)*$/.test(name) &&
+            (!recvNode || /^(?:Object|Module|Kernel)$/.test(v.text(recvNode)))
+          ) {
+            const [head, ...rest] = name.split('::');
+            return membersOf(this.lookup(head, this.scopes.root), rest);
+          }
+        }
+        if (method && METHOD_OBJECT_MAKERS.has(v.text(method)) && args[0]) {
           // method(:system) / obj.method(:x): a method object.
           const sym = this.constant(args[0], scope);
           if (sym === null) return [OPAQUE];
@@ -466,6 +489,26 @@ class RubyAnalysis extends AnalysisBase implements ExprOps {
       names,
       site: lazySite(() => makeCallSite({ node, scope, ops: this, args: this.argNodes(node).slice(offset) })),
     });
+  }
+
+  /**
+   * Session 16 (red team): a method object stored in a hash or array, or passed on
+   * (`{ run: Kernel.method(:spawn) }`, `[method(:system)]`): whoever holds it may call it with
+   * anything, so it is a reference fact (the critical call rows without their argument conditions).
+   */
+  private methodObjectReferences(calls: readonly Node[]): void {
+    const v = this.view;
+    for (const c of calls) {
+      const method = v.field(c, 'method');
+      if (!method || v.text(method) !== 'method') continue;
+      const parent = c.parent;
+      const pt = parent ? v.type(parent) : '';
+      if (pt !== 'pair' && pt !== 'array' && pt !== 'argument_list') continue;
+      const names = this.evaluate(c, this.scopeOf(c))
+        .filter((x) => x.startsWith('&'))
+        .map((x) => x.slice(1));
+      if (names.length > 0) this.facts.push({ kind: 'reference', line: v.line(c), names });
+    }
   }
 
   /** `&x.to_sym` / `&x.intern` / `&x.to_proc` / `&:"#{x}"` / `&local` with a computed `x`: a method chosen at run time. */
