@@ -20,6 +20,7 @@ import { MongoClient, type Db } from 'mongodb';
 import Database from 'better-sqlite3';
 import { indexFerretIdLookups } from '../infra/ferret-id-index.js';
 import { ROOT } from '../infra/stack.js';
+import { ferretPragmas } from '../infra/ferret-sqlite.js';
 
 const args = process.argv.slice(2);
 const arg = (name: string, def: string) => {
@@ -42,13 +43,14 @@ const PPROF_SECONDS = Number(arg('pprof-seconds', '15'));
 
 /** SQLite settings compared (each a list of `_pragma` values added to FerretDB's own). */
 const SETS: Record<string, string[]> = {
-  normal: ['synchronous(normal)'],
+  normal: ['synchronous(normal)'], // the stack before session 16
   ckpt10k: ['synchronous(normal)', 'wal_autocheckpoint(10000)'],
   mmap: ['synchronous(normal)', 'mmap_size(1073741824)'],
   nockpt: ['synchronous(normal)', 'wal_autocheckpoint(0)'],
-  // No checkpoint in FerretDB's committing connections; this process checkpoints the file every second
-  // (PASSIVE, better-sqlite3) and its CPU for that is added to the store's.
-  bgckpt: ['synchronous(normal)', 'wal_autocheckpoint(0)'],
+  // The stack since session 16 (infra/ferret-sqlite.ts: a backstop wal_autocheckpoint); this process
+  // checkpoints the file every second from its own connection (as infra/ferret-checkpointer.ts) and
+  // its CPU for that is added to the store's.
+  bgckpt: ferretPragmas('normal'),
   full: [],
 };
 const SET_NAMES = arg('sets', 'normal,ckpt10k').split(',');
