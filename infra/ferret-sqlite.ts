@@ -15,13 +15,21 @@
 // back: the same choice the stack's Temporal server runs with (infra/stack.ts), and what a
 // standalone MongoDB acknowledges with its default write concern (journal flushed every 100 ms).
 // SVC_STORE_SYNC=full keeps FerretDB's default for an operator who wants every commit on disk.
+//
+// `wal_autocheckpoint` (session 16): the stack checkpoints the files from a thread of its own, once a
+// second (infra/ferret-checkpointer.ts), instead of inside the commit that took the WAL past 1,000
+// pages, which under continuous load was nearly every commit. The threshold stays as a backstop
+// (100,000 pages, ~400 MiB) for a FerretDB whose supervisor's checkpointer is not running.
 import { pathToFileURL } from 'node:url';
 
 export type StoreSync = 'normal' | 'full';
 
+/** WAL pages past which FerretDB's own connections checkpoint (a backstop; see above). */
+export const WAL_AUTOCHECKPOINT_BACKSTOP = 100_000;
+
 /** The pragmas the stack adds to FerretDB's own (each runs on every connection FerretDB opens). */
 export function ferretPragmas(sync: StoreSync): string[] {
-  return [`synchronous(${sync})`];
+  return [`synchronous(${sync})`, `wal_autocheckpoint(${WAL_AUTOCHECKPOINT_BACKSTOP})`];
 }
 
 /** The durability setting from the supervisor's environment: `full` or (default) `normal`; anything else is refused. */

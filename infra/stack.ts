@@ -26,6 +26,7 @@ import { workflowBundlePath } from '../workers/workflow-bundle.js';
 import { PROJECT_ROOT } from '../core/project-paths.js';
 import { serviceArgs } from './service-build.js';
 import { FerretIdIndexKeeper } from './ferret-id-index.js';
+import { FerretCheckpointer } from './ferret-checkpointer.js';
 import { ferretSqliteUrl, storeSync } from './ferret-sqlite.js';
 
 export const ROOT = PROJECT_ROOT;
@@ -378,6 +379,8 @@ export class Stack {
   readonly ferret: ManagedProcess | null;
   /** Indexes FerretDB's `_id` lookups while the embedded store runs (infra/ferret-id-index.ts). */
   readonly ferretIdIndex: FerretIdIndexKeeper | null;
+  /** Checkpoints FerretDB's WAL files from a thread, off the commits (infra/ferret-checkpointer.ts). */
+  readonly ferretCheckpointer: FerretCheckpointer | null;
   /** The first worker (tests crash and restart it by this name). */
   readonly worker: ManagedProcess;
   /** Every worker process: `worker`, `worker-2`, … (SVC_WORKER_PROCESSES). */
@@ -534,6 +537,7 @@ export class Stack {
     this.ferretIdIndex = this.ferret
       ? new FerretIdIndexKeeper(path.join(this.dataDir, 'ferretdb'), 5_000, (msg) => console.log(`[store] ${msg}`))
       : null;
+    this.ferretCheckpointer = this.ferret ? new FerretCheckpointer(path.join(this.dataDir, 'ferretdb')) : null;
     mkdirSync(path.join(this.dataDir, 'ferretdb-state'), { recursive: true });
     const workerCount = processCount(
       opts.workerProcesses,
@@ -696,6 +700,7 @@ export class Stack {
         this.smtp?.start(),
         workflowBundlePath(),
       ]);
+      this.ferretCheckpointer?.start();
       await Promise.all([...this.workers.map((w) => w.start()), this.api.start(), this.codec.start()]);
       // The services have created their collections by now; later ones are picked up by the next sweep.
       this.ferretIdIndex?.start();
@@ -710,6 +715,7 @@ export class Stack {
 
   async down(): Promise<void> {
     this.ferretIdIndex?.stop();
+    await this.ferretCheckpointer?.stop();
     for (const p of [...this.processes].reverse()) await p.stop();
   }
 }
