@@ -1,8 +1,9 @@
 // Helpers shared by the audit black-box files (audit.test.ts, audit.serial.test.ts and the chain-mechanics files).
-import { expect } from 'vitest';
+import { afterAll, expect } from 'vitest';
 import type { Db } from 'mongodb';
-import type { Store } from '../../core/store.js';
-import { db, post, type Member } from './helpers.js';
+import { Store } from '../../core/store.js';
+import { AuditLog } from '../../persistence/audit.js';
+import { db, post, stackEnv, type Member } from './helpers.js';
 import type { AuditEntry, AuditEntryFields } from '../../core/audit-chain.js';
 
 export const key = (k: string) => ({ 'x-api-key': k });
@@ -124,4 +125,21 @@ export function storeWithCommandHook(real: Store, before: (cmd: Record<string, u
       return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
     },
   });
+}
+
+/**
+ * AuditLogs on store clients of their own, each another "process" writing the stack's chain
+ * (the chain-mechanics files: audit-s15-heal, audit-s15-contention, audit-s16-claim-race); the
+ * clients are closed after the file. Call once at the top of a file.
+ */
+export function auditProcesses(): () => AuditLog {
+  const stores: Store[] = [];
+  afterAll(async () => {
+    for (const s of stores) await s.close().catch(() => undefined);
+  });
+  return () => {
+    const store = Store.lazy(stackEnv().MONGODB_URI as string);
+    stores.push(store);
+    return new AuditLog(store);
+  };
 }

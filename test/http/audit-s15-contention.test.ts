@@ -4,25 +4,16 @@
 // organization at once, in arrivals spread like concurrent verifications. Printed: attempts per
 // append and the slowest append; asserted: every append lands once, in one valid chain, and none
 // waits anywhere near the 10 s workflow deadline.
-import { afterAll, describe, expect, it } from 'vitest';
-import { Store } from '../../core/store.js';
+import { describe, expect, it } from 'vitest';
 import { verifyChain, type AuditEntryFields } from '../../core/audit-chain.js';
 import { AuditLog, type AuditLogDoc } from '../../persistence/audit.js';
 import { db, newTenant, stackEnv } from './helpers.js';
-import { verifiedClaimFields } from './audit-fixtures.js';
-
-const stores: Store[] = [];
-afterAll(async () => {
-  for (const s of stores) await s.close().catch(() => undefined);
-});
+import { auditProcesses, verifiedClaimFields } from './audit-fixtures.js';
 
 const secret = () => stackEnv().SVC_AUDIT_SECRET_KEY as string;
 
-function otherProcess(): AuditLog {
-  const store = Store.lazy(stackEnv().MONGODB_URI as string);
-  stores.push(store);
-  return new AuditLog(store);
-}
+/** An AuditLog on a store client of its own (another "process"). */
+const otherProcess = auditProcesses();
 
 const fields = (orgId: string, i: number): AuditEntryFields => verifiedClaimFields(orgId, i, 'contention');
 

@@ -5,26 +5,16 @@
 // read of `audit_logs` by (organization_id, seq) (a scan on FerretDB/SQLite, ~16 s of store CPU
 // on 100,000 verifications) is left for a position without a claim, after STALL_HEAL_MS (15 s).
 // Over HTTP: a tenant whose writer died between its inserts is answered 200, not 503 for 15 s.
-import { afterAll, describe, expect, it, vi } from 'vitest';
-import { Store } from '../../core/store.js';
+import { describe, expect, it, vi } from 'vitest';
 import { buildEntry, verifyChain, type AuditEntryFields } from '../../core/audit-chain.js';
-import { AuditLog, CLAIM_HEAL_MS, STALL_HEAL_MS, type AuditLogDoc } from '../../persistence/audit.js';
+import { CLAIM_HEAL_MS, STALL_HEAL_MS, type AuditLogDoc } from '../../persistence/audit.js';
 import { db, get, newTenant, post, stackEnv } from './helpers.js';
-import { verifiedClaimFields } from './audit-fixtures.js';
-
-const stores: Store[] = [];
-afterAll(async () => {
-  for (const s of stores) await s.close().catch(() => undefined);
-});
+import { auditProcesses, verifiedClaimFields } from './audit-fixtures.js';
 
 const secret = () => stackEnv().SVC_AUDIT_SECRET_KEY as string;
 
-/** An AuditLog on a store client of its own (another "process"), with the stack's stall thresholds. */
-function otherProcess(): AuditLog {
-  const store = Store.lazy(stackEnv().MONGODB_URI as string);
-  stores.push(store);
-  return new AuditLog(store);
-}
+/** An AuditLog on a store client of its own (another "process"). */
+const otherProcess = auditProcesses();
 
 const fields = (orgId: string, i: number): AuditEntryFields =>
   verifiedClaimFields(orgId, i, 'claim-heal', new Date('2026-01-02T00:00:00.000Z'));
