@@ -54,7 +54,6 @@ import {
   type BatchResultDoc,
   packResultDoc,
   type StoredResultDoc,
-  type BatchSlotDoc,
   type BatchSlotClaimDoc,
 } from '../persistence/batch.js';
 import { mathBatchOutcome } from '../engines/math.js';
@@ -765,7 +764,8 @@ async function seedJobs(
     await ctx.store
       .collection<BatchSlotClaimDoc>('batch_slot_claims')
       .insertOne({ _id: `${slot}:1`, slot, gen: 1, job_id: jobId, created_at: createdAt });
-    await ctx.store.collection<BatchSlotDoc>('batch_slots').insertOne({
+    // Through the store's own slot collection (stored under the number's string: persistence/number-keyed.ts).
+    await new BatchJobStore(ctx.store).slots.insert({
       _id: slot,
       gen: 1,
       state: 'finished',
@@ -793,10 +793,8 @@ async function seed(stack: Stack, orgId: string, userId: string, keyId: string):
   };
   try {
     // Slots the benchmark's own jobs took (bounded: at most SVC_BATCH_MAX_JOBS documents).
-    const usedSlots = (await store.collection<BatchSlotDoc>('batch_slots').find({}).toArray()).reduce(
-      (m, s) => Math.max(m, s._id + 1),
-      0,
-    );
+    const directory = new BatchJobStore(store);
+    const usedSlots = (await directory.slots.all()).reduce((m, s) => Math.max(m, s._id + 1), 0);
     const orgs = [orgId, ...Array.from({ length: ORGS - 1 }, (_, i) => `org_seed${i}_${Date.now().toString(36)}`)];
     let slot = usedSlots;
     for (let o = 0; o < orgs.length; o++) {
@@ -813,12 +811,11 @@ async function seed(stack: Stack, orgId: string, userId: string, keyId: string):
     }
     // The slot directory as the service keeps it (persistence/batch.ts): `next` past the seeded
     // slots, and their releases queued in the order they finished.
-    const directory = new BatchJobStore(store);
     await directory.moveCursor('next', slot);
     await directory.releaseMany(
-      (await store.collection<BatchSlotDoc>('batch_slots').find({ state: 'finished' }).toArray()).sort(
-        (a, b) => (a.finished_at?.getTime() ?? 0) - (b.finished_at?.getTime() ?? 0),
-      ),
+      (await directory.slots.all())
+        .filter((s) => s.state === 'finished')
+        .sort((a, b) => (a.finished_at?.getTime() ?? 0) - (b.finished_at?.getTime() ?? 0)),
     );
     // Session 16: the audit log writes each organization's head document once its appends pause
     // (600 ms, a timer); closing the store before that left the last organizations' documents a

@@ -110,7 +110,7 @@ async function main() {
     // A batch unit as the service stores it: a finished job's first unit (the jobs named by the slots, point lookups).
     const results = db.collection<StoredResultDoc>('batch_results');
     const slots = await db
-      .collection<{ _id: number; job_id: string | null }>('batch_slots')
+      .collection<{ _id: string | number; job_id: string | null }>('batch_slots')
       .find({})
       .limit(50)
       .toArray();

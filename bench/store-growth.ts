@@ -121,7 +121,9 @@ async function buildTemplate(name: string, docs: number): Promise<string> {
   const db = mc.db();
   await db
     .collection('batch_slots')
-    .insertMany(Array.from({ length: BOUNDED_SLOTS }, (_, i) => ({ _id: i, gen: 1, state: 'free' })) as never[]);
+    .insertMany(
+      Array.from({ length: BOUNDED_SLOTS }, (_, i) => ({ _id: String(i), gen: 1, state: 'free' })) as never[],
+    );
   await db
     .collection('batch_results')
     .insertMany(Array.from({ length: BOUNDED_SLOTS }, (_, i) => ({ _id: `r${i}`, items: [] })) as never[]);
@@ -184,7 +186,7 @@ let seq = 1_000_000;
 /** One batch item's commands, as a batch unit sends them (sizes as the service's). */
 async function item(db: Db): Promise<void> {
   const k = seq++;
-  await db.collection('batch_slots').findOne({ _id: k % BOUNDED_SLOTS } as never);
+  await db.collection('batch_slots').findOne({ _id: String(k % BOUNDED_SLOTS) } as never); // as the service stores it (session 17)
   for (const coll of GROWING)
     if (BULK === 1) await db.collection(coll).insertOne(growingDoc(coll, k) as never);
     else

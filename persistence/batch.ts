@@ -7,10 +7,10 @@
 //                                                its items packed into one string (packResultDoc)
 //   batch_requests     {_id: job_id}            growing (≤ SVC_BATCH_MAX_JOBS): the submitted queries and types,
 //                                                written once at admission, read only to answer a failed job
-//   batch_slots        {_id: n < max}           BOUNDED by SVC_BATCH_MAX_JOBS: read by `_id` on admission; read whole
+//   batch_slots        {_id: "<n>", n < max}    BOUNDED by SVC_BATCH_MAX_JOBS: read by `_id` on admission; read whole
 //                                                only by the fallback (below) and the repair when every slot is active
 //   batch_slot_claims  {_id: `<slot>:<gen>`}    growing (one per job start), swept in the background after an hour
-//   batch_slot_queue   {_id: position}          growing (one per slot release), swept below the head in the background:
+//   batch_slot_queue   {_id: "<position>"}     growing (one per slot release), swept below the head in the background:
 //                                                the slot directory's release queue (finished or freed slots, in order)
 //   batch_slot_cursors {_id: next|head|tail|swept} BOUNDED (4 documents): hints for the directory, moved with $max
 //
@@ -28,9 +28,10 @@
 //   before, and re-queues the usable slots it saw; that read, the repair of orphans and a 503
 //   happen only when the store is full of active jobs.
 //
-// On FerretDB 1.x/SQLite only a filter that is exactly `{_id: <scalar>}` is answered by key
-// (docs/store-access.md §1): every read, update and delete of a growing collection here is
-// exactly that. Conditions ("only if running", "only if this job still holds the slot") are read
+// On FerretDB 1.x/SQLite only a filter that is exactly `{_id: <string or ObjectId>}` is answered
+// by key (docs/store-access.md §1; a number reads the whole table, so slot numbers and queue
+// positions are stored as their decimal strings: persistence/number-keyed.ts, session 17): every
+// read, update and delete of a growing collection here is exactly that. Conditions ("only if running", "only if this job still holds the slot") are read
 // by `_id` and checked in code; the races they guarded are ordered by the unique-insert claims
 // (below) or cannot happen (only a job's own workflow completes it; a repair acts only on a
 // workflow Temporal reports closed).
@@ -52,6 +53,8 @@
 // evicted ones still being deleted are named by their slots.
 import { MongoServerError, type AnyBulkWriteOperation, type Collection } from 'mongodb';
 import { Store } from '../core/store.js';
+import { migrateNumberKeys } from './migrations.js';
+import { NumberKeyed, type StoredNumberKeyed } from './number-keyed.js';
 import {
   batchCounters,
   itemViews,
@@ -318,6 +321,10 @@ const GONE_MEMO = 4096;
 /** Claims a process remembers winning (a shared window read before them must not offer their slots again). */
 const WON_MEMO = 4096;
 const claimId = (slot: number, gen: number) => `${slot}:${gen}`;
+/** Documents per ordered insert: FerretDB 1.x stops an ordered insert at its first duplicate only within 100 (persistence/audit.ts). */
+const ORDERED_INSERT_MAX = 100;
+/** The numeric-key rewrite, once per process and store (keysReady). */
+const keyMigrations = new WeakMap<Store, Promise<void>>();
 
 /** The items of result documents, in index order, as the API answers them. */
 export function itemsOf(results: ReadonlyArray<BatchResultDoc | null>): BatchItemView[] {
@@ -420,17 +427,37 @@ export class BatchJobStore {
     return this.store.collection<BatchRequestDoc>('batch_requests');
   }
 
-  get slots(): Collection<BatchSlotDoc> {
-    return this.store.collection<BatchSlotDoc>('batch_slots');
+  /** Stored under the slot number's decimal string (persistence/number-keyed.ts: a numeric `_id` is a whole-table read on FerretDB/SQLite). */
+  get slots(): NumberKeyed<BatchSlotDoc> {
+    return new NumberKeyed(this.store.collection<StoredNumberKeyed<BatchSlotDoc>>('batch_slots'), this.keysReady);
   }
 
   get claims(): Collection<BatchSlotClaimDoc> {
     return this.store.collection<BatchSlotClaimDoc>('batch_slot_claims');
   }
 
-  get queue(): Collection<SlotQueueEntryDoc> {
-    return this.store.collection<SlotQueueEntryDoc>('batch_slot_queue');
+  /** Stored under the position's decimal string (as `slots`). */
+  get queue(): NumberKeyed<SlotQueueEntryDoc> {
+    return new NumberKeyed(
+      this.store.collection<StoredNumberKeyed<SlotQueueEntryDoc>>('batch_slot_queue'),
+      this.keysReady,
+    );
   }
+
+  /**
+   * The start-up rewrite of numeric keys (persistence/migrations.ts migrateNumberKeys), once per
+   * process and store, before the slot directory's first operation; tried again after a failure
+   * (the operation that asked fails with it: a store that is down fails closed as before).
+   */
+  private readonly keysReady = (): Promise<void> => {
+    let p = keyMigrations.get(this.store);
+    if (!p) {
+      p = migrateNumberKeys(this.store).then(() => undefined);
+      keyMigrations.set(this.store, p);
+      p.catch(() => keyMigrations.delete(this.store));
+    }
+    return p;
+  };
 
   get cursors(): Collection<SlotCursorDoc> {
     return this.store.collection<SlotCursorDoc>('batch_slot_cursors');
@@ -561,7 +588,7 @@ export class BatchJobStore {
         if (!isDuplicateKey(err)) throw err;
         const [existing, current] = await Promise.all([
           this.claims.findOne({ _id: `${slot}:${g}` }),
-          this.slots.findOne({ _id: slot }),
+          this.slots.get(slot),
         ]);
         const orphaned =
           existing && current && current.gen < g && Date.now() - existing.created_at.getTime() > CLAIM_STALE_MS;
@@ -574,7 +601,7 @@ export class BatchJobStore {
 
   /** Every slot. BOUNDED scan: `batch_slots` holds ≤ SVC_BATCH_MAX_JOBS small documents (slots above a lowered max included). */
   allSlots(): Promise<BatchSlotDoc[]> {
-    return this.slots.find({}).toArray();
+    return this.slots.all();
   }
 
   // ----- the slot directory (cursors and release queue) ------------------------------------------
@@ -620,15 +647,11 @@ export class BatchJobStore {
    */
   private queueWindow(h: number): Promise<QueueWindow> {
     return this.shared(this.windowReads, h, async () => {
-      const window = await Promise.all(
-        Array.from({ length: QUEUE_WINDOW }, (_, i) => this.queue.findOne({ _id: h + i })),
-      );
+      const window = await Promise.all(Array.from({ length: QUEUE_WINDOW }, (_, i) => this.queue.get(h + i)));
       const end = window.indexOf(null);
       const present = (end === -1 ? window : window.slice(0, end)) as SlotQueueEntryDoc[];
       const slotDocs = new Map<number, BatchSlotDoc>();
-      for (const s of await Promise.all(
-        [...new Set(present.map((e) => e.slot))].map((id) => this.slots.findOne({ _id: id })),
-      ))
+      for (const s of await Promise.all([...new Set(present.map((e) => e.slot))].map((id) => this.slots.get(id))))
         if (s) slotDocs.set(s._id, s);
       const win = { present, slotDocs };
       this.windowsHeld.set(h, { at: Date.now(), win });
@@ -721,7 +744,7 @@ export class BatchJobStore {
     let p = (tailHint !== undefined ? tailHint : await this.cursor('tail')) ?? 0;
     for (let tries = 1; tries <= 1000; tries++, p++) {
       try {
-        await this.queue.insertOne({ _id: p, slot, gen, state, finished_at: finishedAt, created_at: new Date() });
+        await this.queue.insert({ _id: p, slot, gen, state, finished_at: finishedAt, created_at: new Date() });
         this.nudge('tail', p + 1);
         return;
       } catch (err) {
@@ -737,24 +760,31 @@ export class BatchJobStore {
     if (slots.length === 0) return;
     const tail = (await this.cursor('tail')) ?? 0;
     const now = new Date();
-    try {
-      await this.queue.insertMany(
-        slots.map((s, i) => ({
-          _id: tail + i,
-          slot: s._id,
-          gen: s.gen,
-          state: s.state === 'free' ? ('free' as const) : ('finished' as const),
-          finished_at: s.finished_at,
-          created_at: now,
-        })),
-        { ordered: true },
-      );
-      await this.moveCursor('tail', tail + slots.length);
-    } catch (err) {
-      if (!isDuplicateKey(err)) throw err;
-      // A racing appender took a position: the rest one by one (a duplicate entry is dead once its slot is taken).
-      for (const s of slots) await this.release(s._id, s.gen, s.state === 'free' ? 'free' : 'finished', s.finished_at);
+    // 100 positions per ordered insert (session 17): FerretDB 1.24/SQLite does not stop an ordered
+    // insert of more than 100 documents at its first duplicate (persistence/audit.ts, session 16).
+    for (let from = 0; from < slots.length; from += ORDERED_INSERT_MAX) {
+      const chunk = slots.slice(from, from + ORDERED_INSERT_MAX);
+      try {
+        await this.queue.insertMany(
+          chunk.map((s, i) => ({
+            _id: tail + from + i,
+            slot: s._id,
+            gen: s.gen,
+            state: s.state === 'free' ? ('free' as const) : ('finished' as const),
+            finished_at: s.finished_at,
+            created_at: now,
+          })),
+          true,
+        );
+      } catch (err) {
+        if (!isDuplicateKey(err)) throw err;
+        // A racing appender took a position: the rest one by one (a duplicate entry is dead once its slot is taken).
+        for (const s of slots.slice(from))
+          await this.release(s._id, s.gen, s.state === 'free' ? 'free' : 'finished', s.finished_at);
+        return;
+      }
     }
+    await this.moveCursor('tail', tail + slots.length);
   }
 
   /**
@@ -767,13 +797,7 @@ export class BatchJobStore {
     const from = swept ?? 0;
     const to = Math.min((head ?? 0) - QUEUE_SWEEP_MARGIN, from + 10_000);
     for (let p = from; p < to; p += 1000) {
-      const ops: AnyBulkWriteOperation<SlotQueueEntryDoc>[] = Array.from(
-        { length: Math.min(1000, to - p) },
-        (_, i) => ({
-          deleteOne: { filter: { _id: p + i } },
-        }),
-      );
-      await this.queue.bulkWrite(ops, { ordered: false });
+      await this.queue.deleteMany(Array.from({ length: Math.min(1000, to - p) }, (_, i) => p + i));
     }
     if (to > from) await this.moveCursor('swept', to);
     return Math.max(0, to - from);
@@ -877,13 +901,13 @@ export class BatchJobStore {
       let base = next;
       for (let w = 0; w < NEW_SLOT_WINDOWS && base < max; w++) {
         const numbers = Array.from({ length: Math.min(QUEUE_WINDOW, max - base) }, (_, i) => base + i);
-        const docs = await Promise.all(numbers.map((n) => this.slots.findOne({ _id: n }, { projection: { _id: 1 } })));
+        const docs = await Promise.all(numbers.map((n) => this.slots.get(n, { _id: 1 })));
         const absent = numbers.filter((_, i) => !docs[i]);
         const [lowest, ...others] = absent;
         const taken = new Set<number>();
         for (const n of lowest === undefined ? [] : [lowest, ...shuffled(others)]) {
           try {
-            await this.slots.insertOne(newSlotDoc(n, jobId));
+            await this.slots.insert(newSlotDoc(n, jobId));
             taken.add(n);
             // `next` never passes a number this admission saw absent and did not see taken.
             const open = absent.filter((x) => !taken.has(x));
@@ -980,7 +1004,7 @@ export class BatchJobStore {
   /** A never-used slot number `n` for `jobId` (unique `batch_slots._id`): false when another admission took it; `next` moves past it. */
   private async insertNewSlot(n: number, jobId: string): Promise<boolean> {
     try {
-      await this.slots.insertOne(newSlotDoc(n, jobId));
+      await this.slots.insert(newSlotDoc(n, jobId));
     } catch (err) {
       if (!isDuplicateKey(err)) throw err;
       return false;
@@ -1012,7 +1036,7 @@ export class BatchJobStore {
         for (const number of shuffled(unusedNumbers(slots, max, 8))) {
           try {
             // Unique `batch_slots._id`: one admission wins the number; a loser tries the next.
-            await this.slots.insertOne({
+            await this.slots.insert({
               _id: number,
               gen: 1,
               state: 'active',
@@ -1111,20 +1135,17 @@ export class BatchJobStore {
         // Key: `batch_slots._id`; only the claim's winner writes it. From here on the evicted job
         // reads as 404 (holdsSlot). Not awaited here (session 15): admit sends it beside the job's
         // insert and answers only once both are acknowledged.
-        const written = this.slots.updateOne(
-          { _id: cand._id },
-          {
-            $set: {
-              gen,
-              state: 'active',
-              job_id: jobId,
-              claimed_at: new Date(),
-              finished_at: null,
-              evicting: drop,
-              units: null,
-            },
+        const written = this.slots.update(cand._id, {
+          $set: {
+            gen,
+            state: 'active',
+            job_id: jobId,
+            claimed_at: new Date(),
+            finished_at: null,
+            evicting: drop,
+            units: null,
           },
-        );
+        });
         void written.catch(() => undefined); // awaited by admit
         return { slot: cand._id, evicted: cand.state === 'finished' ? cand.job_id : null, drop, written };
       } finally {
@@ -1172,7 +1193,7 @@ export class BatchJobStore {
    * answers true. Key: `batch_slots._id` (bounded).
    */
   async holdsSlot(doc: Pick<BatchJobDoc, '_id' | 'slot'>): Promise<boolean> {
-    const slot = await this.slots.findOne({ _id: doc.slot }, { projection: { job_id: 1 } });
+    const slot = await this.slots.get(doc.slot, { job_id: 1 });
     return !slot || slot.job_id === doc._id;
   }
 
@@ -1229,14 +1250,13 @@ export class BatchJobStore {
         const doc = await this.find(slot.job_id);
         if (doc && doc.status === 'running') await this.deleteJob(slot.job_id);
       }
-      await this.slots.updateOne(
-        { _id: slot._id },
-        { $set: { gen, state: 'free', job_id: null, claimed_at: null, finished_at: null } },
-      );
+      await this.slots.update(slot._id, {
+        $set: { gen, state: 'free', job_id: null, claimed_at: null, finished_at: null },
+      });
       await this.release(slot._id, gen, 'free', null);
     } else {
       const at = new Date();
-      await this.slots.updateOne({ _id: slot._id }, { $set: { gen, state: 'finished', finished_at: at } });
+      await this.slots.update(slot._id, { $set: { gen, state: 'finished', finished_at: at } });
       await this.release(slot._id, gen, 'finished', at);
     }
     return true;
@@ -1283,9 +1303,9 @@ export class BatchJobStore {
     state: SlotState,
     set: Partial<BatchSlotDoc>,
   ): Promise<BatchSlotDoc | null> {
-    const cur = await this.slots.findOne({ _id: slot });
+    const cur = await this.slots.get(slot);
     if (!cur || cur.job_id !== jobId || cur.state !== state) return null;
-    await this.slots.updateOne({ _id: slot }, { $set: set });
+    await this.slots.update(slot, { $set: set });
     return { ...cur, ...set };
   }
 
@@ -1301,12 +1321,11 @@ export class BatchJobStore {
     units: number | undefined,
     pre?: { cur: BatchSlotDoc | null; tail: number | null },
   ): Promise<void> {
-    const cur = pre ? pre.cur : await this.slots.findOne({ _id: slot });
+    const cur = pre ? pre.cur : await this.slots.get(slot);
     if (!cur || cur.job_id !== jobId || cur.state !== 'active') return;
-    await this.slots.updateOne(
-      { _id: slot },
-      { $set: { state: 'finished', finished_at: at, units: typeof units === 'number' ? units : null } },
-    );
+    await this.slots.update(slot, {
+      $set: { state: 'finished', finished_at: at, units: typeof units === 'number' ? units : null },
+    });
     await this.release(slot, cur.gen, 'finished', at, pre ? pre.tail : undefined);
   }
 
@@ -1390,7 +1409,7 @@ export class BatchJobStore {
     // queue's tail are read beside the job's write (reads: the order that matters is of the writes).
     const [, cur, tail] = await Promise.all([
       this.jobs.updateOne({ _id: jobId }, { $set: { status: 'completed', units, ...final } }),
-      this.slots.findOne({ _id: doc.slot }),
+      this.slots.get(doc.slot),
       this.cursor('tail'),
     ]);
     await this.finishSlot(doc.slot, jobId, completedAt, units, { cur, tail });

@@ -154,3 +154,37 @@ export async function backfillPointers(store: Store): Promise<Record<string, num
   }
   return counts;
 }
+
+export const NUMBER_KEYS_MIGRATION = 'number-keys-v1';
+/** Collections whose numeric keys are stored as decimal strings since session 17 (persistence/number-keyed.ts). */
+export const NUMBER_KEYED_COLLECTIONS = ['batch_slots', 'batch_slot_queue'] as const;
+
+/**
+ * Rewrites the documents of NUMBER_KEYED_COLLECTIONS stored under a numeric `_id` (a store written
+ * before session 17) under the number's decimal string: the string copy inserted if absent (a
+ * copy already there is newer), then the number deleted. Once per store (`migrations` marker);
+ * two processes running it together are harmless (inserts by `_id`, idempotent deletes). Unlike
+ * the pointer backfill it is awaited before the slot directory's first operation in every process
+ * (persistence/batch.ts): a slot read by its string while its number still held it would look
+ * absent, and a second document for the same slot could be inserted. Returns how many it rewrote
+ * (null: already done). Both collections are small (slots ≤ SVC_BATCH_MAX_JOBS; the queue is
+ * swept below its head), and this read runs once per store.
+ */
+export async function migrateNumberKeys(store: Store): Promise<number | null> {
+  const marks = store.collection<MigrationDoc>('migrations');
+  if (await marks.findOne({ _id: NUMBER_KEYS_MIGRATION })) return null;
+  const counts: Record<string, number> = {};
+  for (const name of NUMBER_KEYED_COLLECTIONS) {
+    const col = store.collection<{ _id: string | number }>(name);
+    const numeric = (await col.find({}).toArray()).filter((d) => typeof d._id === 'number');
+    for (const d of numeric) {
+      await insertIfAbsent(col as Collection<{ _id: string }>, { ...d, _id: String(d._id) });
+      await col.deleteOne({ _id: d._id });
+    }
+    counts[name] = numeric.length;
+  }
+  await insertIfAbsent(marks, { _id: NUMBER_KEYS_MIGRATION, done_at: new Date(), counts });
+  const total = Object.values(counts).reduce((a, b) => a + b, 0);
+  if (total > 0) log.info('numeric keys rewritten as strings', counts);
+  return total;
+}

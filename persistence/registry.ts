@@ -103,12 +103,12 @@ export const COLLECTIONS: Record<string, CollectionEntry> = {
   },
   batch_slots: {
     growth: 'bounded',
-    by: 'SVC_BATCH_MAX_JOBS (the job slots; admission reads them by _id, whole only in the fallback when the directory has no slot)',
+    by: 'SVC_BATCH_MAX_JOBS (the job slots, _id the number as a string; admission reads them by _id, whole only in the fallback when the directory has no slot)',
     module: 'batch',
   },
   batch_slot_queue: {
     growth: 'growing',
-    by: 'one entry per slot release (finished or freed job), read by _id from the head cursor; swept below it in the background',
+    by: 'one entry per slot release (finished or freed job), _id the position as a string, read by _id from the head cursor; swept below it in the background',
     module: 'batch',
   },
   batch_slot_cursors: { growth: 'bounded', by: 'four cursor documents (next, head, tail, swept)', module: 'batch' },

@@ -97,7 +97,10 @@ describe('eviction after the answer (an API of its own on a database of its own,
     expect(gone.status).toBe(404);
     expect(gone.body).toEqual(NOT_FOUND_BODY);
     // The slot names the new job and, until a later admission, the job it evicted.
-    expect(await coll('batch_slots').findOne({ _id: slot })).toMatchObject({ job_id: third, evicting: [oldest] });
+    expect(await coll('batch_slots').findOne({ _id: String(slot) })).toMatchObject({
+      job_id: third,
+      evicting: [oldest],
+    });
     // Its documents are deleted after the answer (the API deletes them right after the workflow start).
     expect(await goneWithin(oldest, 30_000)).toEqual(NOTHING);
     // The other finished job is whole, and answers with its items.
@@ -117,7 +120,7 @@ describe('eviction after the answer (an API of its own on a database of its own,
     // 1. What an admission leaves when its process dies between the slot write and the deletion:
     // the claim of the next generation, and the slot naming its new job and the evicted one.
     const slot = await slotOf(victim);
-    const cur = (await coll('batch_slots').findOne({ _id: slot }))!;
+    const cur = (await coll('batch_slots').findOne({ _id: String(slot) }))!;
     expect(cur).toMatchObject({ state: 'finished', job_id: victim });
     const dead = `bj_${randomBytes(12).toString('hex')}`;
     await coll('batch_slot_claims').insertOne({
@@ -128,7 +131,7 @@ describe('eviction after the answer (an API of its own on a database of its own,
       created_at: new Date(),
     });
     await coll('batch_slots').updateOne(
-      { _id: slot },
+      { _id: String(slot) },
       {
         $set: {
           gen: cur.gen + 1,

@@ -59,8 +59,8 @@ describe('batch: a job that is one math unit runs as one local activity (session
     const slot = await (
       await db()
     )
-      .collection<{ _id: number; job_id: string; state: string }>('batch_slots')
-      .findOne({ _id: job!.slot });
+      .collection<{ _id: string; job_id: string; state: string }>('batch_slots')
+      .findOne({ _id: String(job!.slot) }); // stored under the number's string (persistence/number-keyed.ts)
     expect(slot).toMatchObject({ job_id: posted.job_id, state: 'finished' });
     // Session 14: the POST answers once the job is stored completed (above), maybe before its
     // workflow task is recorded: the history is read once the workflow has closed.

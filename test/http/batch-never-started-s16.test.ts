@@ -52,7 +52,7 @@ async function relay(target: string) {
   };
 }
 
-type SlotDoc = { _id: number; gen: number; state: string; job_id: string | null };
+type SlotDoc = { _id: string; gen: number; state: string; job_id: string | null };
 
 let conn: Connection;
 let relayed: Awaited<ReturnType<typeof relay>>;
@@ -94,7 +94,7 @@ describe('batch: a job never started (its API died between admission and start) 
     expect(await pending).toBeNull(); // the POST never answered
     // What the kill left: the job running, its slot active naming it, and no workflow.
     expect(await jobs.findOne({ _id: job!._id })).toMatchObject({ status: 'running' });
-    const held = await slots.findOne({ _id: job!.slot });
+    const held = await slots.findOne({ _id: String(job!.slot) });
     expect(held).toMatchObject({ state: 'active', job_id: job!._id });
     const wf = new Client({ connection: conn }).workflow.getHandle(job!.workflow_id);
     await expect(wf.describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
@@ -111,7 +111,7 @@ describe('batch: a job never started (its API died between admission and start) 
     expect(sweeper.proc.logContains('batch job never started: deleted, its slot freed')).toBe(true);
     expect(await (await db()).collection<{ _id: string }>('batch_requests').findOne({ _id: job!._id })).toBeNull();
     // Freed at the next generation, and queued for the next admission that needs it.
-    const freed = await slots.findOne({ _id: job!.slot });
+    const freed = await slots.findOne({ _id: String(job!.slot) });
     expect(freed).toMatchObject({ state: 'free', job_id: null, gen: held!.gen + 1 });
     const queued = await (
       await db()

@@ -9,7 +9,10 @@
 // docs/store-access.md "What the store can answer by key"): only a filter that is exactly
 // `{_id: <scalar>}` is pushed down to SQLite; `_id` together with any other field, `_id: {$in}`,
 // `_id` ranges, every other filter, every sort, and both count commands read the whole table
-// and decode every document in Go. On MongoDB (and FerretDB's PostgreSQL backend) `id_point_plus`
+// and decode every document in Go. The pushed-down `_id` must be a string or an ObjectId
+// (session 17): `{_id: <number>}` reads the whole table too (`id_number`), whatever the
+// collection's bound, so it counts as a violation everywhere (a numeric key is never needed:
+// persistence/number-keyed.ts stores it as its decimal string). On MongoDB (and FerretDB's PostgreSQL backend) `id_point_plus`
 // and `id_range` are index lookups; on FerretDB/SQLite they are scans.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -34,7 +37,7 @@ export interface Captured {
   role?: string;
 }
 
-export type FilterClass = 'id_point' | 'id_point_plus' | 'id_in' | 'id_range' | 'field_filter' | 'all';
+export type FilterClass = 'id_point' | 'id_number' | 'id_point_plus' | 'id_in' | 'id_range' | 'field_filter' | 'all';
 export type CommandClass = FilterClass | 'insert' | 'count' | 'aggregate' | 'getMore' | 'admin';
 
 /**
@@ -46,8 +49,14 @@ import { COLLECTIONS, OFF_PATH_SITES } from '../../persistence/registry.js';
 
 const RANGE_OPS = new Set(['$gt', '$gte', '$lt', '$lte']);
 
+/** A shape FerretDB/SQLite answers `{_id: x}` for by key: a string or an ObjectId (collection.go). */
+function isKeyShape(v: unknown): boolean {
+  return v === 'string' || v === 'objectid';
+}
+
+/** Any other scalar leaf: a number, a date, a boolean, … (FerretDB/SQLite reads the whole table for it). */
 function isScalarShape(v: unknown): boolean {
-  return typeof v === 'string' && !['null', 'undefined', 'binary'].includes(v);
+  return typeof v === 'string' && !['null', 'undefined', 'binary'].includes(v) && !v.startsWith('…');
 }
 
 /** What the store must do to answer `filter` (a shape from capture.mjs). */
@@ -57,16 +66,12 @@ export function classifyFilter(filter: unknown): FilterClass {
   const keys = Object.keys(f);
   if (!('_id' in f)) return 'field_filter';
   const id = f._id;
-  if (
-    isScalarShape(id) ||
-    (id &&
-      typeof id === 'object' &&
-      Object.keys(id).length === 1 &&
-      '$eq' in id &&
-      isScalarShape((id as Record<string, unknown>).$eq))
-  ) {
-    return keys.length === 1 ? 'id_point' : 'id_point_plus';
-  }
+  const eq =
+    id && typeof id === 'object' && Object.keys(id).length === 1 && '$eq' in id
+      ? (id as Record<string, unknown>).$eq
+      : id;
+  if (isKeyShape(eq)) return keys.length === 1 ? 'id_point' : 'id_point_plus';
+  if (isScalarShape(eq)) return keys.length === 1 ? 'id_number' : 'id_point_plus';
   if (id && typeof id === 'object' && !Array.isArray(id)) {
     const ops = Object.keys(id);
     if (ops.length === 1 && ops[0] === '$in') return 'id_in';
@@ -95,9 +100,18 @@ export function classify(c: Captured): Classified[] {
   const mk = (cls: CommandClass, extra: Partial<Classified> = {}): Classified => {
     const sorted = extra.sorted ?? false;
     const scansOnSqlite =
-      (['id_point_plus', 'id_in', 'id_range', 'field_filter', 'all', 'count', 'aggregate'] as CommandClass[]).includes(
-        cls,
-      ) || sorted;
+      (
+        [
+          'id_number',
+          'id_point_plus',
+          'id_in',
+          'id_range',
+          'field_filter',
+          'all',
+          'count',
+          'aggregate',
+        ] as CommandClass[]
+      ).includes(cls) || sorted;
     return { ...base, cls, sorted, upsert: false, multi: false, scansOnSqlite, ...extra };
   };
   switch (c.cmd) {
@@ -162,7 +176,11 @@ export function isOffPath(o: Classified): boolean {
  */
 export function violations(ops: Classified[]): Classified[] {
   return ops.filter(
-    (o) => o.scansOnSqlite && COLLECTIONS[o.coll]?.growth !== 'bounded' && o.cls !== 'admin' && !isOffPath(o),
+    (o) =>
+      o.scansOnSqlite &&
+      (o.cls === 'id_number' || COLLECTIONS[o.coll]?.growth !== 'bounded') &&
+      o.cls !== 'admin' &&
+      !isOffPath(o),
   );
 }
 
@@ -188,6 +206,7 @@ export function summarize(ops: Classified[]): Summary {
   const colls = [...new Set(ops.map((o) => o.coll))].sort();
   const kinds: Array<[string, (o: Classified) => boolean]> = [
     ['id_point', (o) => o.cls === 'id_point' && !o.upsert],
+    ['id_number', (o) => o.cls === 'id_number' && !o.upsert],
     ['id_point_plus', (o) => o.cls === 'id_point_plus' && !o.upsert],
     ['id_range/in', (o) => o.cls === 'id_range' || o.cls === 'id_in'],
     ['scan', (o) => (o.cls === 'field_filter' || o.cls === 'all') && !o.sorted],

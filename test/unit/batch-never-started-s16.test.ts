@@ -88,7 +88,7 @@ describe('batch: the sweep of never-started jobs (session 16)', () => {
 
   /** Moves a slot's claim time `ms` into the past (as if claimed that long ago). */
   const age = (slot: number, ms: number) => {
-    const doc = m.coll('batch_slots').docs.get(JSON.stringify(slot)) as unknown as { claimed_at: Date };
+    const doc = m.coll('batch_slots').docs.get(JSON.stringify(String(slot))) as unknown as { claimed_at: Date };
     doc.claimed_at = new Date(doc.claimed_at.getTime() - ms);
   };
 
@@ -105,7 +105,7 @@ describe('batch: the sweep of never-started jobs (session 16)', () => {
     expect(await jobs.sweepNeverStarted()).toBe(1);
     expect(await jobs.store.find('bj_dead')).toBeNull();
     expect(await jobs.store.request('bj_dead')).toBeNull();
-    const slot = m.coll('batch_slots').docs.get(JSON.stringify(dead.slot));
+    const slot = m.coll('batch_slots').docs.get(JSON.stringify(String(dead.slot)));
     expect(slot).toMatchObject({ state: 'free', job_id: null, gen: 2 });
     expect([...m.coll('batch_slot_queue').docs.values()]).toEqual([
       expect.objectContaining({ slot: dead.slot, gen: 2, state: 'free' }),
@@ -136,7 +136,7 @@ describe('batch: the sweep of never-started jobs (session 16)', () => {
     });
     expect(await jobs.sweepNeverStarted()).toBe(0);
     expect(await jobs.store.find('bj_unknown')).toMatchObject({ status: 'running' });
-    expect(m.coll('batch_slots').docs.get(JSON.stringify(a.slot))).toMatchObject({ state: 'active' });
+    expect(m.coll('batch_slots').docs.get(JSON.stringify(String(a.slot)))).toMatchObject({ state: 'active' });
   });
 
   it('a submission that reaches its start later than half the deadline (a stalled process) answers 503 and starts nothing; its job and slot are undone', async () => {

@@ -17,6 +17,7 @@ import {
 } from '../../persistence/batch.js';
 import { batchUnits, itemViews, type BatchItemOutcome } from '../../core/batch.js';
 import { memStore } from './batch-mem-store.js';
+import type { Store } from '../../core/store.js';
 
 const ITEMS = [
   { query: '(x+1)^2 = x^2 + 2*x + 1', type: 'math' as const },
@@ -132,7 +133,10 @@ describe('persistence/batch.ts: the job store', () => {
     const e1 = await jobs.admit(newJob('bj_e1'), ITEMS, 2);
     expect(e1.drop).toEqual(['bj_d1']);
     // The admission that took the slot cleared the count (it belongs to the evicted job).
-    expect(m.coll('batch_slots').docs.get(String(e1.slot))).toMatchObject({ job_id: 'bj_e1', units: null });
+    expect(m.coll('batch_slots').docs.get(JSON.stringify(String(e1.slot)))).toMatchObject({
+      job_id: 'bj_e1',
+      units: null,
+    });
     const from = m.log.length;
     expect(await jobs.dropEvicted(e1.drop)).toBe(1);
     const sent = m.log.slice(from).map((r) => `${r.coll}.${r.op} ${JSON.stringify(r.filter)}`);
@@ -187,7 +191,7 @@ describe('persistence/batch.ts: the job store', () => {
     const all = [(await jobs.find('bj_first'))!.slot, ...admitted.map((a) => a.slot)];
     expect(Math.max(...all)).toBeLessThan(24);
     for (let i = 0; i < 5; i++) await jobs.admit(newJob(`bj_fill${i}`), ITEMS, 50);
-    const held = new Set([...m.coll('batch_slots').docs.values()].map((d) => d._id as number));
+    const held = new Set([...m.coll('batch_slots').docs.values()].map((d) => Number(d._id)));
     for (let n = 0; n < 16; n++) expect(held.has(n), `slot ${n}`).toBe(true);
     expect(wholeSlotReads()).toBe(before);
     for (const r of m.log.filter((x) => ['batch_slots', 'batch_slot_queue', 'batch_slot_cursors'].includes(x.coll)))
@@ -416,7 +420,10 @@ describe('persistence/batch.ts: the job store', () => {
     const view = await jobs.view(doc);
     expect(view.items.map((i) => i.id)).toEqual(['bj_done-0', 'bj_done-1', 'bj_done-2']);
     expect(view.items.map((i) => i.query)).toEqual(ITEMS.map((i) => i.query));
-    expect(m.coll('batch_slots').docs.get(String(slot))).toMatchObject({ state: 'finished', job_id: 'bj_done' });
+    expect(m.coll('batch_slots').docs.get(JSON.stringify(String(slot)))).toMatchObject({
+      state: 'finished',
+      job_id: 'bj_done',
+    });
     expect(await jobs.complete('bj_missing', { completed_items: 0, failed_items: 0 }, 0, new Date())).toBeNull();
   });
 
@@ -453,7 +460,7 @@ describe('persistence/batch.ts: the job store', () => {
     await jobs.abandon('bj_gone', slot);
     expect(await jobs.find('bj_gone')).toBeNull();
     expect(await jobs.request('bj_gone')).toBeNull();
-    expect(m.coll('batch_slots').docs.get(String(slot))).toMatchObject({ state: 'free', job_id: null });
+    expect(m.coll('batch_slots').docs.get(JSON.stringify(String(slot)))).toMatchObject({ state: 'free', job_id: null });
     expect(await jobs.admit(newJob('bj_next'), ITEMS, 1)).toEqual({ slot, evicted: null, drop: [] });
   });
 
@@ -484,7 +491,7 @@ describe('persistence/batch.ts: the job store', () => {
     expect(
       path.filter((r) => ['batch_jobs', 'batch_results', 'batch_requests'].includes(r.coll) && r.op === 'updateOne'),
     ).toEqual([]);
-    expect(m.coll('batch_slots').docs.get(String(slot))).toMatchObject({
+    expect(m.coll('batch_slots').docs.get(JSON.stringify(String(slot)))).toMatchObject({
       job_id: 'bj_young',
       state: 'active',
       evicting: ['bj_old'],
@@ -634,7 +641,10 @@ describe('persistence/batch.ts: the job store', () => {
       expect(slotWrite.start).toBeGreaterThan(claim.end);
       expect(jobWrite.start).toBeGreaterThan(claim.end);
       expect(jobWrite.start).toBeLessThan(slotWrite.end); // side by side
-      expect(m.coll('batch_slots').docs.get(String(r.a.slot))).toMatchObject({ job_id: `bj_e${i}`, state: 'active' });
+      expect(m.coll('batch_slots').docs.get(JSON.stringify(String(r.a.slot)))).toMatchObject({
+        job_id: `bj_e${i}`,
+        state: 'active',
+      });
       expect(await jobs.holdsSlot((await jobs.find(`bj_w${i}`))!)).toBe(false); // 404 from the answer on
       await tick();
     }
@@ -675,7 +685,7 @@ describe('persistence/batch.ts: the job store', () => {
         const a = await next.admit(newJob('bj_d1'), ITEMS, 1);
         expect(a.evicted).toBe(old);
         expect([...a.drop].sort()).toEqual([old, `${old}_orphan`].sort());
-        expect(m.coll('batch_slots').docs.get(String(a.slot))).toMatchObject({ job_id: 'bj_d1' });
+        expect(m.coll('batch_slots').docs.get(JSON.stringify(String(a.slot)))).toMatchObject({ job_id: 'bj_d1' });
         expect(await next.dropEvicted(a.drop)).toBe(2);
       } else {
         expect(await jobs.sweepClaims(Date.now() + CLAIM_RETENTION_MS + 1000)).toBe(1); // the dead admission's claim
@@ -709,5 +719,101 @@ describe('persistence/batch.ts: the job store', () => {
     const slotOps = m.log.filter((r) => r.coll === 'batch_slots' && !r.op.startsWith('insert'));
     for (const r of slotOps)
       expect(r.op === 'find' ? Object.keys(r.filter) : ['_id']).toEqual(r.op === 'find' ? [] : Object.keys(r.filter));
+  });
+});
+
+// Session 17: FerretDB 1.24/SQLite answers `{_id: <number>}` by reading the whole table, so slot
+// numbers and queue positions are stored under their decimal strings (persistence/number-keyed.ts);
+// a store written before is rewritten once, before the slot directory's first operation.
+describe('persistence/batch.ts: slot numbers and queue positions stored as strings (session 17)', () => {
+  /** Moves every slot and queue document back under its number, as session 16 stored them, and forgets the rewrite. */
+  function asSession16(m: ReturnType<typeof memStore>) {
+    for (const name of ['batch_slots', 'batch_slot_queue']) {
+      const c = m.coll(name);
+      for (const [k, d] of [...c.docs]) {
+        c.docs.delete(k);
+        c.docs.set(JSON.stringify(Number(d._id)), { ...d, _id: Number(d._id) });
+      }
+    }
+    m.coll('migrations').docs.clear();
+  }
+  const reopened = (m: ReturnType<typeof memStore>) => ({ collection: (n: string) => m.coll(n) }) as unknown as Store;
+  const keysOf = (m: ReturnType<typeof memStore>, name: string) => [...m.coll(name).docs.values()].map((d) => d._id);
+
+  it('sends only string keys: every slot and queue operation by `_id` names a string', async () => {
+    const m = memStore();
+    const jobs = new BatchJobStore(m.store);
+    const a = await jobs.admit(newJob('bj_a'), ITEMS, 2);
+    await jobs.admit(newJob('bj_b'), ITEMS, 2);
+    await jobs.complete('bj_a', { completed_items: 3, failed_items: 0 }, 1, new Date('2026-01-01T00:01:00Z'));
+    const c = await jobs.admit(newJob('bj_c'), ITEMS, 2); // evicts bj_a through the release queue
+    expect(c).toMatchObject({ slot: a.slot, evicted: 'bj_a' });
+    await jobs.sweepQueue();
+    const byId = m.log.filter((r) => ['batch_slots', 'batch_slot_queue'].includes(r.coll) && '_id' in r.filter);
+    expect(byId.length).toBeGreaterThan(4);
+    expect(byId.filter((r) => typeof r.filter._id !== 'string')).toEqual([]);
+    expect(keysOf(m, 'batch_slots').sort()).toEqual(['0', '1']);
+    expect(keysOf(m, 'batch_slot_queue')).toEqual(['0']);
+  });
+
+  it('a store written before is rewritten once, before the first slot operation: its jobs keep their slots, its queue still evicts', async () => {
+    const m = memStore();
+    const old = new BatchJobStore(m.store);
+    const a = await old.admit(newJob('bj_a'), ITEMS, 2);
+    const b = await old.admit(newJob('bj_b'), ITEMS, 2);
+    await old.complete('bj_a', { completed_items: 3, failed_items: 0 }, 1, new Date('2026-01-01T00:01:00Z'));
+    asSession16(m);
+    expect(keysOf(m, 'batch_slots').sort()).toEqual([0, 1]);
+    expect(keysOf(m, 'batch_slot_queue')).toEqual([0]);
+
+    // A new process: its own store handle over the same data (the rewrite is once per process and store).
+    const jobs = new BatchJobStore(reopened(m));
+    // The first read of a slot waits for the rewrite, then finds the running job's slot by its string.
+    expect(await jobs.holdsSlot({ _id: 'bj_b', slot: b.slot })).toBe(true);
+    expect(keysOf(m, 'batch_slots').sort()).toEqual(['0', '1']);
+    expect(keysOf(m, 'batch_slot_queue')).toEqual(['0']);
+    expect(m.coll('migrations').docs.get(JSON.stringify('number-keys-v1'))).toMatchObject({
+      counts: { batch_slots: 2, batch_slot_queue: 1 },
+    });
+    // The queue entry written before still evicts the job that finished, from the same slot.
+    const c = await jobs.admit(newJob('bj_c'), ITEMS, 2);
+    expect(c).toMatchObject({ slot: a.slot, evicted: 'bj_a' });
+    expect(m.coll('batch_slots').docs.get(JSON.stringify(String(a.slot)))).toMatchObject({
+      job_id: 'bj_c',
+      state: 'active',
+    });
+    expect(m.coll('batch_slots').docs.size).toBe(2);
+    // Another process (another instance on the same store) reads the marker and scans nothing.
+    const from = m.log.length;
+    expect(await new BatchJobStore(reopened(m)).holdsSlot({ _id: 'bj_b', slot: b.slot })).toBe(true);
+    expect(m.log.slice(from).filter((r) => r.op === 'find')).toEqual([]);
+  });
+
+  it('a copy already under the string is newer: kept, and the number deleted', async () => {
+    const m = memStore();
+    m.coll('batch_slots').docs.set(JSON.stringify(0), { _id: 0, gen: 1, state: 'active', job_id: 'bj_old' });
+    m.coll('batch_slots').docs.set(JSON.stringify('0'), { _id: '0', gen: 2, state: 'finished', job_id: 'bj_new' });
+    const jobs = new BatchJobStore(m.store);
+    expect(await jobs.holdsSlot({ _id: 'bj_new', slot: 0 })).toBe(true);
+    expect([...m.coll('batch_slots').docs.values()]).toEqual([
+      { _id: '0', gen: 2, state: 'finished', job_id: 'bj_new' },
+    ]);
+  });
+
+  it('a store that fails during the rewrite fails the operation (closed), and the next operation tries again', async () => {
+    const m = memStore();
+    m.coll('batch_slots').docs.set(JSON.stringify(0), { _id: 0, gen: 1, state: 'active', job_id: 'bj_a' });
+    const marks = m.coll('migrations');
+    const findOne = marks.findOne.bind(marks);
+    let down = true;
+    marks.findOne = async (f: Record<string, unknown>) => {
+      if (down) throw new Error('store unavailable');
+      return findOne(f);
+    };
+    const jobs = new BatchJobStore(m.store);
+    await expect(jobs.holdsSlot({ _id: 'bj_a', slot: 0 })).rejects.toThrow('store unavailable');
+    down = false;
+    expect(await jobs.holdsSlot({ _id: 'bj_a', slot: 0 })).toBe(true);
+    expect(keysOf(m, 'batch_slots')).toEqual(['0']);
   });
 });

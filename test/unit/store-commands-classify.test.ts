@@ -55,6 +55,26 @@ describe('classify', () => {
     ];
     expect(violations(ops).map((o) => o.coll)).toEqual(['attestations']);
   });
+
+  // Session 17: FerretDB 1.24/SQLite pushes `_id` equality down only for a string or an ObjectId.
+  it('counts {_id: <number>} as a whole-table read, a violation even on a bounded collection', () => {
+    expect(classifyFilter({ _id: 'objectid' })).toBe('id_point');
+    expect(classifyFilter({ _id: 'number' })).toBe('id_number');
+    expect(classifyFilter({ _id: { $eq: 'number' } })).toBe('id_number');
+    expect(classifyFilter({ _id: 'int32' })).toBe('id_number');
+    expect(classifyFilter({ _id: 'number', state: 'string' })).toBe('id_point_plus');
+    const ops = [
+      ...classify(cmd({ coll: 'batch_slots', filter: { _id: 'number' } })),
+      ...classify(cmd({ coll: 'batch_slots', filter: { _id: 'string' } })),
+      ...classify(cmd({ cmd: 'update', coll: 'batch_slot_queue', ops: [{ filter: { _id: 'number' } }] })),
+    ];
+    expect(ops.map((o) => [o.cls, o.scansOnSqlite])).toEqual([
+      ['id_number', true],
+      ['id_point', false],
+      ['id_number', true],
+    ]);
+    expect(violations(ops).map((o) => o.coll)).toEqual(['batch_slots', 'batch_slot_queue']);
+  });
 });
 
 describe('capture shapes', () => {
