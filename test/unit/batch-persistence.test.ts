@@ -817,3 +817,30 @@ describe('persistence/batch.ts: slot numbers and queue positions stored as strin
     expect(keysOf(m, 'batch_slots')).toEqual(['0']);
   });
 });
+
+// Session 17: releaseMany's ordered insert goes out 100 positions at a time (FerretDB 1.24/SQLite
+// does not stop an ordered insert of more than 100 documents at its first duplicate).
+describe('persistence/batch.ts: releaseMany in ordered chunks of 100 (session 17)', () => {
+  const slot = (n: number) => ({ _id: n, gen: 1, state: 'finished' as const, finished_at: new Date(1_000 + n) });
+  it('250 releases: three inserts of at most 100, positions in order, the tail past them', async () => {
+    const m = memStore();
+    const jobs = new BatchJobStore(m.store);
+    await jobs.releaseMany(Array.from({ length: 250 }, (_, n) => slot(n)));
+    expect(m.log.filter((r) => r.coll === 'batch_slot_queue' && r.op === 'insertMany')).toHaveLength(3);
+    const q = m.coll('batch_slot_queue');
+    expect(q.docs.size).toBe(250);
+    for (const p of [0, 99, 100, 249]) expect(q.docs.get(JSON.stringify(String(p)))).toMatchObject({ slot: p });
+    expect(await jobs.cursor('tail')).toBe(250);
+  });
+  it('a position taken in the second chunk: the first stays, the rest go one by one past it, none lost', async () => {
+    const m = memStore();
+    const q = m.coll('batch_slot_queue');
+    q.docs.set(JSON.stringify('150'), { _id: '150', slot: 999, gen: 1, state: 'free' });
+    const jobs = new BatchJobStore(m.store);
+    await jobs.releaseMany(Array.from({ length: 250 }, (_, n) => slot(n)));
+    const slots = [...q.docs.values()].filter((d) => d.slot !== 999).map((d) => d.slot as number);
+    // Every release is queued at least once (a second entry of a slot is dead once it is taken).
+    expect(new Set(slots).size).toBe(250);
+    expect(q.docs.get(JSON.stringify('150'))).toMatchObject({ slot: 999 });
+  });
+});
