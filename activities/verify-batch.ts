@@ -719,7 +719,8 @@ export function makeMathBatchActivities(
     /**
      * A math chunk that stores its own results (issue 22): each item's engine run under its own
      * time-out, then the unit's store writes grouped (runMathUnitGrouped: one insertMany of
-     * proofs, then the attestations signed and recorded in one insertMany), then one audit entry
+     * proofs, then the attestations signed and recorded in one insertMany, or, with
+     * `attestation_in_entry` (session 17), carried by the items' entries), then one audit entry
      * per completed item (one group commit), then the unit's result document `<job>#<unit>`,
      * written once and final (session 11: no later update of a document that carries 25 results).
      * A retry that finds the document uses it: one set of verdicts per item, whatever the
