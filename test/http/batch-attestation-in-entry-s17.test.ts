@@ -168,6 +168,44 @@ describe('POST /verify/batch: attestation records in the items’ audit entries'
   }, 120_000);
 });
 
+describe('verification-context issuance from a batch item (the record found in its entry)', () => {
+  it('a VERIFIED batch item’s document is issued here; another organization’s key sees the same document issued', async () => {
+    const expression = '(k+3)^2 = k^2 + 6*k + 9';
+    const res = await call(apiUrl(), 'POST', '/verify/batch', t.key, { items: [{ query: expression, type: 'math' }] });
+    expect([200, 202]).toContain(res.status);
+    const job = res.status === 200 ? res.body : await waitCompleted(apiUrl(), t.key, res.body.job_id);
+    const r = (job.items as ItemView[])[0]!.result!;
+    expect(r.status).toBe('VERIFIED');
+    expect(await (await attestationDocs()).countDocuments({ _id: r.attestation!.id })).toBe(0);
+    const doc = await post(
+      '/verification-context/from-diagnostic',
+      {
+        query: expression,
+        verifier: 'math',
+        diagnostic: {
+          status: 'VERIFIED',
+          agent_message: 'Identity proven.',
+          developer_fields: { evaluated_expression: expression, is_valid: true },
+          proof_ref: r.proof_ref,
+          is_authoritative: true,
+        },
+        attestation_token: r.attestation!.token,
+      },
+      { 'x-api-key': t.key },
+    );
+    expect(doc.status).toBe(200);
+    expect(doc.headers.get('x-issued-here')).toBe('true');
+    expect(doc.headers.get('x-issued-here-reason')).toBe('issued_by_this_service');
+    const resolved = await post('/verification-context/resolve', doc.body, { 'x-api-key': other.key });
+    expect(resolved.status).toBe(200);
+    expect(resolved.body).toMatchObject({
+      resolved: true,
+      issued_here: true,
+      issued_here_reason: 'issued_by_this_service',
+    });
+  }, 120_000);
+});
+
 describe('batch math unit with attestation_in_entry: re-runs and earlier entries', () => {
   it('a re-run that finds no result document writes nothing twice and answers the tokens the first run stored', async () => {
     const { acts } = await activities();
