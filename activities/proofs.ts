@@ -202,10 +202,15 @@ export async function sealProof(
  * attestation is recorded (they are signed meanwhile, in memory); the signed attestations are
  * recorded (one insertMany) before any verdict is returned. `attestationId` per outcome (attestationIdFor) makes a retried chunk
  * answer the attestations its first attempt stored. A store failure rejects (the caller retries).
+ *
+ * `recordInAuditEntry` (session 17, a batch math unit whose workflow asks for it): the signed
+ * attestations are not recorded here; the caller stores each in its item's audit entry, which it
+ * writes before any verdict is released (activities/verify-batch.ts). Proofs are still retained first.
  */
 export async function finalizeOutcomes(
   ctx: ProofContext,
   items: Array<{ outcome: EngineOutcome; opts: FinalizeOptions & { attestationId?: string } }>,
+  mode: { recordInAuditEntry?: boolean } = {},
 ): Promise<FinalizedDiagnostic[]> {
   const proven = items.flatMap(({ outcome, opts }, i) =>
     outcome.kind === 'proven' ? [{ i, proof: outcome.proof, opts, proofRef: sha256Ref(outcome.proof) }] : [],
@@ -253,12 +258,15 @@ export async function finalizeOutcomes(
     const a = signed[k]!;
     return 'error' in a ? [] : [{ k, issued: a, orgId: p.opts.orgId, engine: p.opts.engine, proofRef: p.proofRef }];
   });
-  const inserted = await recordAttestations(ctx.store, toRecord);
   const sealed = new Map<number, SealedProof>();
   proven.forEach((p, k) => {
     const a = signed[k]!;
     if ('error' in a) sealed.set(p.i, { ok: false, attestationError: a.error });
+    else if (mode.recordInAuditEntry) sealed.set(p.i, { ok: true, proofRef: p.proofRef, attestation: a });
   });
+  if (mode.recordInAuditEntry)
+    return items.map(({ outcome, opts }, i) => finalizedOf(outcome, sealed.get(i), opts.withAdmission ?? false));
+  const inserted = await recordAttestations(ctx.store, toRecord);
   await Promise.all(
     toRecord.map(async (r, j) => {
       const p = proven[r.k]!;

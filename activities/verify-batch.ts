@@ -9,7 +9,13 @@ import type { EngineOutcome } from '../core/diagnostic.js';
 import { engineBudgetMs, runIsolated } from './isolation/run.js';
 import type { EnginePool } from './isolation/engine-pool.js';
 import { MATH_TIMEOUT_DETAIL } from './verify-math.js';
-import { attestationIdFor, finalizeOutcome, finalizeOutcomes, type ProofContext } from './proofs.js';
+import {
+  attestationIdFor,
+  finalizeOutcome,
+  finalizeOutcomes,
+  recordIssuedAttestation,
+  type ProofContext,
+} from './proofs.js';
 import type { DiagnosticActivityResult } from './verify-code.js';
 import type { LogicActivityResult, LogicRequest } from './verify-logic.js';
 import type { AppendAuditInput, AppendAuditOutput } from './audit.js';
@@ -34,6 +40,9 @@ import {
   type FinishBatchJobResult,
 } from '../core/batch.js';
 import { auditLogId } from './audit.js';
+import { attestationEntryId } from '../persistence/proofs.js';
+import type { AttestationInEntry } from '../core/audit-log.js';
+import type { IssuedAttestation } from '../core/attestation.js';
 import type { AuditContext } from '../core/engines.js';
 import { logger } from '../core/logger.js';
 import { announceCompletion, jobEnded } from '../core/completion-notices.js';
@@ -160,6 +169,23 @@ export interface CompleteBatchJobInput {
 /** The audit entry id of item `index` of a batch workflow: stable across retries of the completion. */
 export function batchItemAuditLogId(orgId: string, workflowId: string, index: number): string {
   return auditLogId(orgId, `${workflowId}#item-${index}`);
+}
+
+/**
+ * The audit entry id of item `index` of a batch run whose math units store the attestation
+ * records in the items' entries (session 17, `attestation_in_entry`): derived from the item's
+ * attestation id (attestationEntryId), so GET /attestation/{id} finds the entry by `_id`. The
+ * same for every attempt, whatever the item's verdict. Without the flag: batchItemAuditLogId.
+ */
+export function batchItemEntryId(
+  orgId: string,
+  workflowId: string,
+  index: number,
+  attestationInEntry: boolean,
+): string {
+  return attestationInEntry
+    ? (attestationEntryId(attestationIdFor(orgId, `${workflowId}#item-${index}`)) as string)
+    : batchItemAuditLogId(orgId, workflowId, index);
 }
 
 /** An item that produced no result for good: the same words the workflow gives a failed item activity. */
@@ -315,8 +341,12 @@ export function makeMathBatchActivities(
    * insertMany: finalizeOutcomes). The attestation ids derive from the workflow and the item
    * index, so a retried unit answers the tokens its first attempt recorded (and its audit
    * entries name). An item's final failure is its outcome; anything retryable fails the unit.
+   * With `attestation_in_entry` (session 17) the attestations are signed but not recorded: each
+   * goes back in `issued` (by item index) for the item's audit entry to carry.
    */
-  const runMathUnitGrouped = async (req: BatchMathUnitInput): Promise<BatchItemOutcome[]> => {
+  const runMathUnitGrouped = async (
+    req: BatchMathUnitInput,
+  ): Promise<{ outcomes: BatchItemOutcome[]; issued: Map<number, IssuedAttestation> }> => {
     const ran = new Array<{ outcome: EngineOutcome; latency_ms: number } | BatchItemOutcome>(req.items.length);
     // The unit's items in engine tasks of MATH_CHUNK_MAX first (one thread hop per task, not one
     // per item), each bounded by one item's engine budget (and its item time-out). A task that
@@ -378,11 +408,14 @@ export function makeMathBatchActivities(
           attestationId: attestationIdFor(req.org_id, `${req.workflow_id}#item-${req.items[i]!.index}`),
         },
       })),
+      { recordInAuditEntry: req.attestation_in_entry === true },
     );
     const sealMs = performance.now() - sealStarted;
     const out = ran.map((r) => ('outcome' in r ? null : r));
+    const issued = new Map<number, IssuedAttestation>();
     ranEngine.forEach(({ i, r }, k) => {
       const f = finalized[k]!;
+      if (f.attestation && req.attestation_in_entry === true) issued.set(req.items[i]!.index, f.attestation);
       const result: DiagnosticActivityResult = f.attestation
         ? {
             ...f.diagnostic,
@@ -398,7 +431,7 @@ export function makeMathBatchActivities(
         latency_ms: Math.round(latency * 100) / 100,
       };
     });
-    return out as BatchItemOutcome[];
+    return { outcomes: out as BatchItemOutcome[], issued };
   };
 
   /** Runs a chunk's items, a few at a time; an item's final failure is its outcome, anything retryable fails the chunk. */
@@ -433,16 +466,24 @@ export function makeMathBatchActivities(
 
   /**
    * Appends one audit entry per completed item (ids from the workflow and the index: a retry
-   * finds them). Returns false when an entry cannot be written for a reason retrying cannot fix
-   * (the caller then withholds the results); a store outage throws (retried).
+   * finds them; `log_id` overrides, `attestation` is the item's record carried in its entry).
+   * Returns the appends' outputs, or null when an entry cannot be written for a reason retrying
+   * cannot fix (the caller then withholds the results); a store outage throws (retried).
    */
   const auditItems = async (
     req: { org_id: string; workflow_id: string; job_id: string; audit: FinishBatchJobInput['audit'] },
-    items: Array<{ index: number; type: string; query: string; result: unknown }>,
-  ): Promise<boolean> => {
+    items: Array<{
+      index: number;
+      type: string;
+      query: string;
+      result: unknown;
+      log_id?: string;
+      attestation?: AttestationInEntry;
+    }>,
+  ): Promise<AppendAuditOutput[] | null> => {
     const notAfter = batchAuditNotAfter();
     try {
-      await beating(
+      return await beating(
         Promise.all(
           items.map((it) =>
             engines.appendAuditActivity({
@@ -452,19 +493,59 @@ export function makeMathBatchActivities(
               input: { query: it.query },
               result: it.result,
               audit: req.audit,
-              log_id: batchItemAuditLogId(req.org_id, req.workflow_id, it.index),
+              log_id: it.log_id ?? batchItemAuditLogId(req.org_id, req.workflow_id, it.index),
+              ...(it.attestation ? { attestation: it.attestation } : {}),
               ...(notAfter !== undefined ? { not_after_ms: notAfter } : {}),
             }),
           ),
         ),
       );
-      return true;
     } catch (err) {
       if (!(err instanceof ApplicationFailure && err.nonRetryable)) throw err; // store down: retried
       log.error('batch audit entry not written: results withheld', { job_id: req.job_id, error: err.message });
-      return false;
+      return null;
     }
   };
+
+  /**
+   * Session 17: the items whose entry an earlier attempt of the unit already wrote (a re-run
+   * after a crash before the result document) answer the attestation that entry carries, never
+   * a second token; an entry written without one (that attempt's verdict was not VERIFIED) gets
+   * the record in `attestations`, as a run without the flag does (insert-once by the same jti).
+   */
+  const settleEarlierEntries = async (
+    req: BatchMathUnitInput,
+    items: StoredBatchItem[],
+    appended: Map<number, AppendAuditOutput>,
+    issued: Map<number, IssuedAttestation>,
+  ): Promise<StoredBatchItem[]> =>
+    Promise.all(
+      items.map(async (s) => {
+        const iss = issued.get(s.index);
+        const out = appended.get(s.index);
+        if (!iss || !out?.existing) return s;
+        const result = s.view.result as DiagnosticActivityResult;
+        const inEntry = out.attestation;
+        if (inEntry && inEntry.claims?.svc?.proof_hash !== result.proof_ref)
+          throw new Error(`attestation ${iss.jti} is stored for another proof`);
+        const answer: IssuedAttestation =
+          inEntry && inEntry.claims?.jti === iss.jti
+            ? { ...inEntry, jti: iss.jti }
+            : await recordIssuedAttestation(ctx, iss, {
+                orgId: req.org_id,
+                engine: 'math',
+                proofRef: result.proof_ref as string,
+                derived: true,
+              });
+        return {
+          index: s.index,
+          view: {
+            ...s.view,
+            result: { ...result, attestation: { id: answer.jti, token: answer.token, status: answer.status } },
+          },
+        };
+      }),
+    );
 
   /**
    * The job's own audit entry (`batch <job>: <n> items`, id derived from the workflow id, so a
@@ -533,7 +614,7 @@ export function makeMathBatchActivities(
           .filter((s) => s.view.status === 'completed')
           .map((s) => ({ index: s.index, type: 'math', query: s.view.query, result: s.view.result })),
       );
-      const items = itemsAudited && jobAudited ? earlier.items : earlier.items.map(withheld);
+      const items = itemsAudited !== null && jobAudited ? earlier.items : earlier.items.map(withheld);
       await jobs.replaceUnitItems(req.job_id, req.unit, items);
       return items.map(summary);
     }
@@ -541,21 +622,39 @@ export function makeMathBatchActivities(
     // result document, written once and final (audited): no update of it afterwards. A retry
     // finds the same proofs, attestation records (derived ids) and audit entries (derived ids).
     const t0 = performance.now();
-    const outcomes = await runMathUnitGrouped(req);
+    const { outcomes, issued } = await runMathUnitGrouped(req);
     const t1 = performance.now();
     let items = storedItems(req.job_id, itemRequests(req), outcomes);
+    // Session 17 (`attestation_in_entry`): each VERIFIED item's attestation record rides in its
+    // entry (id derived from the attestation id): no `attestations` insert for the unit.
+    const inEntry = req.attestation_in_entry === true;
+    const completed = items
+      .filter((s) => s.view.status === 'completed')
+      .map((s) => {
+        const iss = issued.get(s.index);
+        return {
+          index: s.index,
+          type: 'math',
+          query: s.view.query,
+          result: s.view.result,
+          ...(inEntry ? { log_id: batchItemEntryId(req.org_id, req.workflow_id, s.index, true) } : {}),
+          ...(iss ? { attestation: { token: iss.token, claims: iss.claims, status: iss.status } } : {}),
+        };
+      });
     // The items' entries and, for a job that is this one unit, the job's own entry after them: one group commit.
-    const itemEntries = auditItems(
-      req,
-      items
-        .filter((s) => s.view.status === 'completed')
-        .map((s) => ({ index: s.index, type: 'math', query: s.view.query, result: s.view.result })),
-    );
+    const itemEntries = auditItems(req, completed);
     const jobEntry = req.job_entry ? appendJobEntry(req, req.job_entry.total_items) : Promise.resolve(true);
     void jobEntry.catch(() => undefined); // awaited below; handled if the items' entries fail first
-    const [itemsAudited, jobAudited] = await Promise.all([itemEntries, jobEntry]);
-    const audited = itemsAudited && jobAudited;
+    const [appended, jobAudited] = await Promise.all([itemEntries, jobEntry]);
+    const audited = appended !== null && jobAudited;
     if (!audited) items = items.map(withheld);
+    else if (issued.size > 0)
+      items = await settleEarlierEntries(
+        req,
+        items,
+        new Map(appended.map((out, k) => [completed[k]!.index, out] as const)),
+        issued,
+      );
     const t2 = performance.now();
     const doc = await jobs.storeUnit({
       _id: resultId(req.job_id, req.unit),
@@ -620,7 +719,8 @@ export function makeMathBatchActivities(
     /**
      * A math chunk that stores its own results (issue 22): each item's engine run under its own
      * time-out, then the unit's store writes grouped (runMathUnitGrouped: one insertMany of
-     * proofs, then the attestations signed and recorded in one insertMany), then one audit entry
+     * proofs, then the attestations signed and recorded in one insertMany, or, with
+     * `attestation_in_entry` (session 17), carried by the items' entries), then one audit entry
      * per completed item (one group commit), then the unit's result document `<job>#<unit>`,
      * written once and final (session 11: no later update of a document that carries 25 results).
      * A retry that finds the document uses it: one set of verdicts per item, whatever the
@@ -682,7 +782,7 @@ export function makeMathBatchActivities(
       const jobEntry = req.job_audited === true ? Promise.resolve(true) : appendJobEntry(req, req.total_items);
       const [jobAudited, itemsAudited] = await Promise.all([
         jobEntry,
-        held.length > 0 ? auditItems(req, held) : Promise.resolve(true),
+        held.length > 0 ? auditItems(req, held).then((out) => out !== null) : Promise.resolve(true),
       ]);
       const audited = jobAudited && itemsAudited;
       const docs: BatchResultDoc[] = req.held.map((u) => {

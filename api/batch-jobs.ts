@@ -242,6 +242,8 @@ export class BatchJobs {
       unit_mode: this.cfg.SVC_ACTIVITY_MODE === 'normal' ? 'normal' : 'local',
       // A job that is one local math unit runs as that one activity (session 13, docs/batch.md).
       one_step_job: true,
+      // Math units store the attestation records in the items' audit entries (session 17, docs/attestations.md).
+      attestation_in_audit_entry: true,
       audit: {
         user_id: opts.principal.userId,
         key_id: opts.principal.keyId,

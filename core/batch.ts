@@ -63,6 +63,14 @@ export interface BatchWorkflowInput {
    * finish step. In the input, not a patch marker: runs started without it replay as before.
    */
   one_step_job?: boolean;
+  /**
+   * Session 17 (issue 22, one write fewer per batch chunk): math units store each VERIFIED item's
+   * attestation record in the item's audit entry (written anyway, before the result document)
+   * instead of a separate `attestations` insert; the entry's id is then derived from the
+   * attestation id (activities/verify-batch.ts). In the input: runs started without it keep the
+   * old layout on replay and retry.
+   */
+  attestation_in_audit_entry?: boolean;
 }
 
 export type BatchItemStatus = 'completed' | 'failed';
@@ -206,6 +214,8 @@ export interface BatchMathUnitInput extends BatchMathChunkInput {
    * its items' entries; the finish step then skips it (`job_audited`). Absent: the finish writes it.
    */
   job_entry?: { total_items: number };
+  /** The workflow's `attestation_in_audit_entry` (session 17): the records ride in the items' audit entries. */
+  attestation_in_entry?: boolean;
 }
 
 /** Session 13: a job that is one math unit, run and completed by one activity (`one_step_job`). */

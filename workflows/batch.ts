@@ -283,6 +283,8 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchWor
         workflow_id: workflowId,
         timeout_ms: input.item_timeout_ms,
         audit: input.audit,
+        // Session 17: from the input, so a replayed or retried run keeps the layout it started with.
+        ...(input.attestation_in_audit_entry === true ? { attestation_in_entry: true } : {}),
       };
       let done: BatchItemSummary[];
       if (oneStep) {

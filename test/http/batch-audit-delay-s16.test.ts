@@ -23,7 +23,7 @@ import { PROJECT_ROOT } from '../../core/project-paths.js';
 import { startExtraApi, type ExtraApi } from './extra-api.js';
 import { startExtraWorker } from './extra-worker.js';
 import { auditEntriesOf, call, sleep, waitCompleted } from './batch-fixtures.js';
-import { batchItemAuditLogId } from '../../activities/verify-batch.js';
+import { batchItemEntryId } from '../../activities/verify-batch.js';
 import { auditLogId } from '../../activities/audit.js';
 import { apiUrl, db, newTenant, stackEnv } from './helpers.js';
 
@@ -110,7 +110,8 @@ describe('batch: several 100-item jobs of one organization while audit inserts a
       const wf = job.workflow_id as string;
       expect(new Set(entries.map((e) => e._id))).toEqual(
         new Set([
-          ...Array.from({ length: 100 }, (_, i) => batchItemAuditLogId(t.orgId, wf, i)),
+          // Session 17: the items' entries carry their attestation records, under ids derived from them.
+          ...Array.from({ length: 100 }, (_, i) => batchItemEntryId(t.orgId, wf, i, true)),
           auditLogId(t.orgId, wf),
         ]),
       );

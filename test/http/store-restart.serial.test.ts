@@ -58,6 +58,8 @@ describe('store restart: nothing stored is lost', () => {
   let attestationId: string;
   let agent: { id: number; agent_token: string };
   let jobId: string;
+  /** A batch item's attestation: its record rides in the item's audit entry (session 17). */
+  let batchAttestationId: string;
 
   beforeAll(async () => {
     t = await newTenant();
@@ -81,6 +83,9 @@ describe('store restart: nothing stored is lost', () => {
     jobId = batch.body.job_id;
     for (let i = 0; i < 120 && (await get(`/verify/batch/${jobId}`, key(t.key))).body.status !== 'completed'; i++)
       await sleep(500);
+    const done = await get(`/verify/batch/${jobId}`, key(t.key));
+    expect(done.body.items[0].result.status).toBe('VERIFIED');
+    batchAttestationId = done.body.items[0].result.attestation.id;
   });
 
   afterAll(async () => {
@@ -99,11 +104,13 @@ describe('store restart: nothing stored is lost', () => {
     const logs = await get('/audit/logs?limit=50', bearer(t.token));
     const activity = await get(`/agents/${agent.id}/activity`, { 'x-agent-token': agent.agent_token });
     const job = await get(`/verify/batch/${jobId}`, key(t.key));
-    for (const r of [keys, signin, att, logs, activity, job]) expect(r.status).toBe(200);
+    const batchAtt = await get(`/attestation/${batchAttestationId}`, key(t.key));
+    for (const r of [keys, signin, att, logs, activity, job, batchAtt]) expect(r.status).toBe(200);
     return {
       keys: keys.body,
       user: signin.body.user,
       attestation: att.body,
+      batchAttestation: batchAtt.body,
       logs: logs.body.logs,
       activity: activity.body.items,
       job: { status: job.body.status, results: job.body.results ?? job.body.items },

@@ -51,6 +51,8 @@ const completions: Array<{ job_id: string; outcomes: BatchItemOutcome[]; finish:
 /** Math units the scripted unit activity "stored" (job/unit → its indices), and its attempts. */
 const storedUnits = new Map<string, number[]>();
 const unitAttempts = new Map<string, number>();
+/** The input each unit's last attempt received (job/unit → input). */
+const unitInputs = new Map<string, BatchMathUnitInput>();
 
 /** The per-item activity (logic items; math items go in chunks, proven black-box in test/http/batch*.test.ts), scripted by the query: ok-*, slow-* (3 s), timeout-*, flaky-* (fails once), broken-*. */
 async function verifyLogicBatchItemActivity(req: BatchItemActivityInput) {
@@ -78,6 +80,7 @@ async function verifyLogicBatchItemActivity(req: BatchItemActivityInput) {
 async function mathBatchUnitActivity(req: BatchMathUnitInput): Promise<BatchItemSummary[]> {
   const key = `${req.job_id}#${req.unit}`;
   unitAttempts.set(key, (unitAttempts.get(key) ?? 0) + 1);
+  unitInputs.set(key, req);
   await sleep(20);
   if (req.items.some((it) => it.query.startsWith('math-broken-'))) throw new Error('store unavailable');
   if (req.items.some((it) => it.query.startsWith('math-flaky-')) && Context.current().info.attempt === 1)
@@ -562,5 +565,37 @@ describe('a job that is one local math unit runs as one activity (session 13, on
       expect(jobRuns.has(jobId)).toBe(false);
       expect(completions.find((x) => x.job_id === jobId)).toBeUndefined();
     }
+  });
+});
+
+describe('attestation records in the items’ audit entries (session 17, attestation_in_audit_entry)', () => {
+  const start = (args: BatchWorkflowInput) =>
+    client.workflow.start(batchWorkflow, {
+      args: [args],
+      taskQueue: TASK_QUEUE,
+      workflowId: `batch-wf-${args.job_id}`,
+    });
+  const withFlag = (jobId: string, queries: string[], over: Partial<BatchWorkflowInput> = {}): BatchWorkflowInput => ({
+    ...input(jobId, queries, 4),
+    attestation_in_audit_entry: true,
+    ...over,
+  });
+
+  it('the flag in the input reaches every math unit and the one-step job; a run without it passes none', async () => {
+    const queries = Array.from({ length: 30 }, (_, i) => `math-ok-${i}`);
+    expect(await (await start(withFlag('bj_s17_units', queries))).result()).toMatchObject({ completed_items: 30 });
+    const units = [...unitInputs.entries()].filter(([k]) => k.startsWith('bj_s17_units#'));
+    expect(units).toHaveLength(2);
+    for (const [, req] of units) expect(req.attestation_in_entry).toBe(true);
+
+    const oneStep = withFlag('bj_s17_onestep', queries, { unit_mode: 'local', math_unit_max: 100, one_step_job: true });
+    expect(await (await start(oneStep)).result()).toMatchObject({ completed_items: 30 });
+    expect(jobRuns.get('bj_s17_onestep')!.map((r) => r.attestation_in_entry)).toEqual([true]);
+
+    // Without the flag (a run started before session 17, or replayed from its history): the old layout.
+    expect(await (await start(input('bj_s17_none', queries, 4))).result()).toMatchObject({ completed_items: 30 });
+    const none = [...unitInputs.entries()].filter(([k]) => k.startsWith('bj_s17_none#'));
+    expect(none).toHaveLength(2);
+    for (const [, req] of none) expect(req).not.toHaveProperty('attestation_in_entry');
   });
 });
