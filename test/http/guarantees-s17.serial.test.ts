@@ -26,7 +26,7 @@ import { startExtraApi, type ExtraApi } from './extra-api.js';
 import { auditEntriesOf, call, SLOW_LOGIC, sleep } from './batch-fixtures.js';
 import { control, db, get, mintKey, newTenant, post, stackEnv, type Member } from './helpers.js';
 
-const MATH_INCOMPLETE = 'Verification could not complete — retry shortly.';
+const INCOMPLETE = 'Verification could not complete — retry shortly.';
 const STORE_UNAVAILABLE = 'Store unavailable — retry shortly.';
 /** The guarantee's bound (issue 22: "a stopped or hung store fails closed within 10 s"). */
 const FAIL_CLOSED_MS = 10_000;
@@ -85,10 +85,11 @@ async function until200(f: () => Promise<{ status: number }>, ms = 90_000): Prom
 }
 
 describe('(a) a stopped or hung store fails closed within 10 s', () => {
-  // The API as the stack runs it (with its in-process worker, so math runs in it), on a task queue
-  // of its own, with the key cache at its longest (60 s): a key it resolved before the fault is
-  // still cached during it, so /verify/math reaches its workflow, whose activity then meets the
-  // store; a key it has not seen needs the store to authenticate.
+  // The API as the stack runs it (with its in-process worker, so math runs in it; logic goes to the
+  // stack's worker), with the key cache at its longest (60 s): a key it resolved before the fault
+  // is still cached during it, so /verify/math and /verify/logic reach their workflows, whose
+  // activities then meet the store (math's in the API, logic's audit append in the worker); a key
+  // it has not seen needs the store to authenticate.
   let api: ExtraApi;
   let cached: Member;
   let unseen: { key: string };
@@ -96,7 +97,7 @@ describe('(a) a stopped or hung store fails closed within 10 s', () => {
     [api, cached] = await Promise.all([
       startExtraApi(
         'api-guarantees-store',
-        { SVC_TASK_QUEUE: `svc-guarantees-${randomUUID()}`, SVC_API_KEY_CACHE_TTL: '60', SVC_ENGINE_POOL_SIZE: '1' },
+        { SVC_API_KEY_CACHE_TTL: '60', SVC_ENGINE_POOL_SIZE: '1' },
         true,
         'api-process',
       ),
@@ -120,36 +121,48 @@ describe('(a) a stopped or hung store fails closed within 10 s', () => {
   };
 
   for (const kind of ['stopped', 'hung'] as const) {
-    it(`${kind}: math with a cached key 503 "${MATH_INCOMPLETE}", batch and an unseen key 503 "${STORE_UNAVAILABLE}", each within 10 s`, async () => {
+    it(`${kind}: math and logic with a cached key 503 "${INCOMPLETE}", batch and an unseen key 503 "${STORE_UNAVAILABLE}", each within 10 s`, async () => {
       // The key is resolved (and cached) by a verification just before the fault.
       const warm = await call(api.url, 'POST', '/verify/math', cached.key, { expression: identity() });
       expect(warm.status).toBe(200);
       expect(warm.body.status).toBe('VERIFIED');
+      const warmLogic = await call(api.url, 'POST', '/verify/logic', cached.key, { query: '(AND (GT x 1) (LT x 3))' });
+      expect(warmLogic.status).toBe(200);
       await fault[kind].on();
-      let math, batch, auth;
+      let math, batch, auth, logic;
       try {
         // All three sent at once, right after the fault: each is the first to meet it.
-        [math, batch, auth] = await Promise.all([
+        [math, batch, auth, logic] = await Promise.all([
           timed(() => call(api.url, 'POST', '/verify/math', cached.key, { expression: identity() })),
           timed(() =>
             call(api.url, 'POST', '/verify/batch', cached.key, { items: [{ query: identity(), type: 'math' }] }),
           ),
           timed(() => call(api.url, 'POST', '/verify/math', unseen.key, { expression: identity() })),
+          timed(() =>
+            call(api.url, 'POST', '/verify/logic', cached.key, { query: `(AND (GT x ${++n}) (LT x ${n + 2}))` }),
+          ),
         ]);
       } finally {
         await fault[kind].off();
       }
-      console.log(`guarantees-s17 ${kind} store: math ${math.ms} ms, batch ${batch.ms} ms, unseen key ${auth.ms} ms`);
+      console.log(
+        `guarantees-s17 ${kind} store: math ${math.ms} ms, batch ${batch.ms} ms, unseen key ${auth.ms} ms, logic ${logic.ms} ms`,
+      );
       // The workflow path: the run failed on the store, no verdict.
       expect(math.status).toBe(503);
       expect(math.body).toEqual({
-        detail: MATH_INCOMPLETE,
+        detail: INCOMPLETE,
         code: 'service_unavailable',
         request_id: expect.any(String),
       });
       const workflowId = math.headers.get('x-workflow-id') as string;
       expect(workflowId).toMatch(new RegExp(`^verify-math-${cached.orgId}-`));
       expect(math.ms).toBeLessThan(FAIL_CLOSED_MS);
+      // Logic's engine needs no store; its audit append (a separate local activity in the worker) does.
+      expect(logic.status).toBe(503);
+      expect(logic.body).toEqual({ detail: INCOMPLETE, code: 'service_unavailable', request_id: expect.any(String) });
+      expect(logic.headers.get('x-workflow-id')).toMatch(new RegExp(`^verify-logic-${cached.orgId}-`));
+      expect(logic.ms).toBeLessThan(FAIL_CLOSED_MS);
       for (const r of [batch, auth]) {
         expect(r.status).toBe(503);
         expect(r.body).toEqual({
@@ -245,7 +258,7 @@ describe('(e) no verdict without its audit entry; no VERIFIED without its retain
     }
     expect(api.proc.logContains('store-fail: audit_logs refused')).toBe(true);
     expect(res.status).toBe(503);
-    expect(res.body).toEqual({ detail: MATH_INCOMPLETE, code: 'service_unavailable', request_id: expect.any(String) });
+    expect(res.body).toEqual({ detail: INCOMPLETE, code: 'service_unavailable', request_id: expect.any(String) });
     expect(JSON.stringify(res.body)).not.toContain('VERIFIED');
     expect(await traces(res.headers.get('x-workflow-id') as string)).toEqual({ entry: null, attestation: 404 });
   }, 120_000);
@@ -262,7 +275,7 @@ describe('(e) no verdict without its audit entry; no VERIFIED without its retain
     expect(api.proc.logContains('store-fail: proofs refused')).toBe(true);
     expect(proven.status).toBe(503);
     expect(proven.body).toEqual({
-      detail: MATH_INCOMPLETE,
+      detail: INCOMPLETE,
       code: 'service_unavailable',
       request_id: expect.any(String),
     });
