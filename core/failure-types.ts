@@ -20,6 +20,14 @@ export const SEAL_FAILURE = 'SealError';
 export const GUARD_UNAVAILABLE_FAILURE = 'GuardUnavailableError';
 /** SVC_AUDIT_SECRET_KEY is not set: every audited workflow fails closed. */
 export const AUDIT_CONFIG_FAILURE = 'AuditConfigError';
+/**
+ * The store could not be reached for the driver's whole server selection time-out (core/store.ts,
+ * 3 s): the driver's own error class, whose name Temporal gives the failure. Never retried inside
+ * a verification (workflows/policies.ts): another attempt would wait the same 3 s, and a stopped
+ * or hung store must fail closed within 10 s (issue 22; before, the third attempt ran into math's
+ * 10 s deadline). Batch items keep waiting an outage out (RETRY.batchItem).
+ */
+export const STORE_UNREACHABLE_FAILURE = 'MongoServerSelectionError';
 /** The organization's audit chain is broken or its head moved concurrently past the retry budget. */
 export const AUDIT_CHAIN_FAILURE = 'AuditChainError';
 /** Leaked-key delivery: no SMTP server configured. */

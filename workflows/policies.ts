@@ -16,6 +16,7 @@ import {
   MAIL_NOT_CONFIGURED_FAILURE,
   NO_RECIPIENT_FAILURE,
   SEAL_FAILURE,
+  STORE_UNREACHABLE_FAILURE,
   VALIDATION_FAILURE,
 } from '../core/failure-types.js';
 
@@ -29,6 +30,8 @@ const VERDICT_WRITE_FAILURES = [
   ENGINE_TIMEOUT_FAILURE,
   AUDIT_CONFIG_FAILURE,
   AUDIT_CHAIN_FAILURE,
+  // The store unreachable for the driver's whole selection time-out: fail closed now (issue 22's 10 s).
+  STORE_UNREACHABLE_FAILURE,
 ];
 
 export const RETRY = {

@@ -168,7 +168,9 @@ describe('verifyWorkflow (workflow tier)', () => {
     expect(acts.attempts(id, 'appendAuditActivity')).toBe(0);
   });
 
-  it.each(['EngineTimeout', 'DeterministicEngineError', 'ValidationError'])(
+  // MongoServerSelectionError (session 17): the store unreachable for the driver's whole selection
+  // time-out; another attempt would wait as long, past the 10 s fail-closed bound (issue 22).
+  it.each(['EngineTimeout', 'DeterministicEngineError', 'ValidationError', 'MongoServerSelectionError'])(
     'a %s failure is final: one attempt',
     async (type) => {
       const id = `verify-wf-final-${type}`;
@@ -207,6 +209,14 @@ describe('verifyWorkflow (workflow tier)', () => {
       type: 'AuditChainError',
       message: 'appendAuditActivity failed (AuditChainError)',
     });
+    expect(acts.attempts(id, 'appendAuditActivity')).toBe(1);
+  });
+
+  it('an unreachable store during the audit append is final: one attempt (session 17)', async () => {
+    const id = 'verify-wf-audit-unreachable';
+    acts.script(id, 'appendAuditActivity', { failType: 'MongoServerSelectionError' });
+    const { result } = start(input('rag'), id);
+    expect(await failureOf(result)).toMatchObject({ type: 'MongoServerSelectionError' });
     expect(acts.attempts(id, 'appendAuditActivity')).toBe(1);
   });
 
