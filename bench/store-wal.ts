@@ -9,6 +9,7 @@
 // point insert sent every --probe-ms: overall, and for B those that overlapped a TRUNCATE
 // checkpoint (which holds the writer lock while it runs).
 //   npx tsx bench/store-wal.ts [--seconds 60] [--lanes 8] [--limit 16] [--seed 0] [--probe-ms 20] [--port 38760]
+//        [--busy-ms 10] [--a passive|bounded] [--a-tries 1] [--a-limit MiB] [--b-tries 1] [--b-passive]   (--help)
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -28,7 +29,7 @@ const arg = (name: string, def: string) => {
 };
 if (args.includes('--help')) {
   console.log(
-    'npx tsx bench/store-wal.ts [--seconds 60] [--lanes 8] [--limit 16 (MiB)] [--seed 0 (documents per growing collection)] [--probe-ms 20] [--quiet 4 (s)] [--port 38760]',
+    'npx tsx bench/store-wal.ts [--seconds 60] [--lanes 8] [--limit 16 (MiB)] [--seed 0 (documents per growing collection)] [--probe-ms 20] [--quiet 4 (s)] [--busy-ms 10] [--a passive|bounded] [--a-tries 1] [--a-limit MiB] [--b-tries 1] [--b-passive] [--port 38760]',
   );
   process.exit(0);
 }
@@ -39,6 +40,14 @@ const SEED = Number(arg('seed', '0'));
 const PROBE_MS = Number(arg('probe-ms', '20'));
 const QUIET_S = Number(arg('quiet', '4'));
 const PORT = Number(arg('port', '38760'));
+/** --b-passive: B keeps the new pragmas (journal_size_limit) but only PASSIVE checkpoints (what SQLite's own restarts bound). */
+const B_PASSIVE = args.includes('--b-passive');
+/** --a bounded: A runs the bounded checkpointer too (with --a-tries), to compare two settings of it. */
+const A_BOUNDED = arg('a', 'passive') === 'bounded';
+const A_TRIES = Number(arg('a-tries', '1'));
+/** --a-limit MiB: A's WAL limit when it is bounded (default --limit). */
+const A_LIMIT = Number(arg('a-limit', '0')) * 2 ** 20 || LIMIT;
+const B_TRIES = Number(arg('b-tries', '1'));
 const BUSY = args.includes('--busy-ms') ? Number(arg('busy-ms', '10')) : undefined;
 const WORK = path.join(os.tmpdir(), `svc-store-wal-${process.pid}`);
 const GROWING = ['proofs', 'attestation_records', 'audit_logs', 'audit_seq'];
@@ -64,7 +73,7 @@ interface Store {
   writes: Array<[number, number]>;
 }
 
-async function start(name: string, port: number, bound: boolean): Promise<Store> {
+async function start(name: string, port: number, bound: boolean, tries: number): Promise<Store> {
   const dir = path.join(WORK, name);
   mkdirSync(`${dir}/db`, { recursive: true });
   mkdirSync(`${dir}/st`, { recursive: true });
@@ -115,7 +124,12 @@ async function start(name: string, port: number, bound: boolean): Promise<Store>
   const seeded = new Database(`${dir}/db/svc.sqlite`, { timeout: 5000 });
   seeded.pragma('wal_checkpoint(TRUNCATE)');
   seeded.close();
-  const ckpt = new FerretCheckpointer(`${dir}/db`, { walLimitBytes: LIMIT, bound, truncateBusyMs: BUSY });
+  const ckpt = new FerretCheckpointer(`${dir}/db`, {
+    walLimitBytes: name.startsWith('A') ? A_LIMIT : LIMIT,
+    bound: bound && !(B_PASSIVE && name.startsWith('B')),
+    truncateBusyMs: BUSY,
+    truncateTries: tries,
+  });
   return { name, dir, proc, mc, db, ckpt, items: 0, wal: [], reads: [], writes: [] };
 }
 
@@ -148,7 +162,10 @@ const mib = (b: number) => (b / 2 ** 20).toFixed(1);
 
 void (async () => {
   rmSync(WORK, { recursive: true, force: true });
-  const stores = [await start('A-passive', PORT, false), await start('B-bounded', PORT + 1, true)];
+  const stores = [
+    await start(A_BOUNDED ? `A-bounded-${A_TRIES}-tries-${mib(A_LIMIT)}MiB` : 'A-passive', PORT, A_BOUNDED, A_TRIES),
+    await start(`B-bounded-${B_TRIES}-tries-${mib(LIMIT)}MiB`, PORT + 1, true, B_TRIES),
+  ];
   for (const s of stores) s.ckpt.start();
   const cpu0 = stores.map((s) => procCpuMs(s.proc.pid!));
   const ck0 = stores.map((s) => s.ckpt.cpuMs);
@@ -191,7 +208,7 @@ void (async () => {
   console.log(
     `\n# store-wal: ${SECONDS} s of continuous load, ${LANES} lanes per store, both at once; limit ${mib(LIMIT)} MiB; seed ${SEED}/collection; load avg ${os.loadavg()[0]!.toFixed(1)}`,
   );
-  console.log('\nWAL MiB over time (max in each 5 s window): t | A-passive | B-bounded');
+  console.log(`\nWAL MiB over time (max in each 5 s window): t | ${stores.map((s) => s.name).join(' | ')}`);
   const per = 20; // samples per 5 s
   for (let i = 0; i * per < stores[0]!.wal.length; i++)
     console.log(
@@ -205,8 +222,6 @@ void (async () => {
       `${s.name} | ${s.items} | ${((s.items * 1000) / loadMs).toFixed(0)} | ${((cpu[i]! + ck[i]!) / s.items).toFixed(3)} | ${(ck[i]! / s.items).toFixed(3)} | ${mib(Math.max(...s.wal))} | ${mib(walAtEnd[i]!)} | ${mib(walQuiet[i]!)} | ${s.ckpt.truncations}`,
     ),
   );
-  const spans = stores[1]!.ckpt.reports.flatMap((r) => r.spans);
-  const overlaps = ([at, ms]: [number, number]) => spans.some(([s0, d]) => at <= s0 + d && at + ms >= s0);
   const line = (name: string, xs: Array<[number, number]>) => {
     const v = xs.map((x) => x[1]);
     return `${name} | ${v.length} | ${pct(v, 50).toFixed(2)} | ${pct(v, 95).toFixed(2)} | ${pct(v, 99).toFixed(2)} | ${Math.max(...v).toFixed(1)}`;
@@ -216,13 +231,18 @@ void (async () => {
     console.log(line(`${s.name} point read`, s.reads));
     console.log(line(`${s.name} point insert`, s.writes));
   }
-  const b = stores[1]!;
-  console.log(line('B during a TRUNCATE: point read', b.reads.filter(overlaps)));
-  console.log(line('B during a TRUNCATE: point insert', b.writes.filter(overlaps)));
-  const d = spans.map((x) => x[1]);
-  console.log(
-    `B TRUNCATE checkpoints tried: ${d.length}, ms each p50 ${pct(d, 50).toFixed(1)} p95 ${pct(d, 95).toFixed(1)} max ${d.length ? Math.max(...d).toFixed(1) : '-'}`,
-  );
+  for (const s of stores) {
+    const spans = s.ckpt.reports.flatMap((r) => r.spans);
+    if (!spans.length) continue;
+    const overlaps = ([at, ms]: [number, number]) => spans.some(([s0, d]) => at <= s0 + d && at + ms >= s0);
+    console.log(line(`${s.name} during a TRUNCATE: point read`, s.reads.filter(overlaps)));
+    console.log(line(`${s.name} during a TRUNCATE: point insert`, s.writes.filter(overlaps)));
+    const d = spans.map((x) => x[1]);
+    const sum = (f: (r: (typeof s.ckpt.reports)[number]) => number) => s.ckpt.reports.reduce((a, r) => a + f(r), 0);
+    console.log(
+      `${s.name}: TRUNCATE tries ${d.length}, done ${s.ckpt.truncations}; changed nothing: ${sum((r) => r.busyCopy)} with frames left uncopied, ${sum((r) => r.busyReaders)} with a reader still on the WAL; ms each p50 ${pct(d, 50).toFixed(1)} p95 ${pct(d, 95).toFixed(1)} max ${Math.max(...d).toFixed(1)}; ms per minute ${((d.reduce((a, x) => a + x, 0) * 60_000) / loadMs).toFixed(0)}`,
+    );
+  }
   for (const s of stores) {
     await s.ckpt.stop();
     await s.mc.close();
