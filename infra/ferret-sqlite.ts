@@ -20,6 +20,12 @@
 // second (infra/ferret-checkpointer.ts), instead of inside the commit that took the WAL past 1,000
 // pages, which under continuous load was nearly every commit. The threshold stays as a backstop
 // (100,000 pages, ~400 MiB) for a FerretDB whose supervisor's checkpointer is not running.
+//
+// `journal_size_limit` (session 17): when a writer starts the WAL again from its beginning (SQLite
+// does once every frame is in the store file and no reader still uses the WAL), its commit
+// truncates the WAL file to this size; without it the file keeps the largest size it ever had.
+// The checkpointer empties the WAL past the same size (infra/ferret-checkpointer.ts); this covers
+// the restarts SQLite does on its own, at the price of one truncate per restart.
 import { pathToFileURL } from 'node:url';
 
 export type StoreSync = 'normal' | 'full';
@@ -27,9 +33,16 @@ export type StoreSync = 'normal' | 'full';
 /** WAL pages past which FerretDB's own connections checkpoint (a backstop; see above). */
 export const WAL_AUTOCHECKPOINT_BACKSTOP = 100_000;
 
+/** The WAL file size (bytes) a restarted WAL is truncated to (see above; the checkpointer's limit). */
+export const WAL_JOURNAL_SIZE_LIMIT = 16 * 2 ** 20;
+
 /** The pragmas the stack adds to FerretDB's own (each runs on every connection FerretDB opens). */
 export function ferretPragmas(sync: StoreSync): string[] {
-  return [`synchronous(${sync})`, `wal_autocheckpoint(${WAL_AUTOCHECKPOINT_BACKSTOP})`];
+  return [
+    `synchronous(${sync})`,
+    `wal_autocheckpoint(${WAL_AUTOCHECKPOINT_BACKSTOP})`,
+    `journal_size_limit(${WAL_JOURNAL_SIZE_LIMIT})`,
+  ];
 }
 
 /** The durability setting from the supervisor's environment: `full` or (default) `normal`; anything else is refused. */
