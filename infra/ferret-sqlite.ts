@@ -34,7 +34,7 @@ export type StoreSync = 'normal' | 'full';
 export const WAL_AUTOCHECKPOINT_BACKSTOP = 100_000;
 
 /** The WAL file size (bytes) a restarted WAL is truncated to (see above; the checkpointer's limit). */
-export const WAL_JOURNAL_SIZE_LIMIT = 16 * 2 ** 20;
+export const WAL_JOURNAL_SIZE_LIMIT = 64 * 2 ** 20;
 
 /** The pragmas the stack adds to FerretDB's own (each runs on every connection FerretDB opens). */
 export function ferretPragmas(sync: StoreSync): string[] {

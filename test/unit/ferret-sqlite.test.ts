@@ -7,10 +7,10 @@ import { ferretPragmas, ferretSqliteUrl, storeSync } from '../../infra/ferret-sq
 describe('infra/ferret-sqlite.ts: how the embedded store opens its SQLite files', () => {
   it('the URL is the folder with a trailing slash and one _pragma per pragma', () => {
     expect(ferretSqliteUrl('/data/svc/ferretdb', 'normal')).toBe(
-      'file:/data/svc/ferretdb/?_pragma=synchronous(normal)&_pragma=wal_autocheckpoint(100000)&_pragma=journal_size_limit(16777216)',
+      'file:/data/svc/ferretdb/?_pragma=synchronous(normal)&_pragma=wal_autocheckpoint(100000)&_pragma=journal_size_limit(67108864)',
     );
     expect(ferretSqliteUrl('/data/svc/ferretdb/', 'full')).toBe(
-      'file:/data/svc/ferretdb/?_pragma=synchronous(full)&_pragma=wal_autocheckpoint(100000)&_pragma=journal_size_limit(16777216)',
+      'file:/data/svc/ferretdb/?_pragma=synchronous(full)&_pragma=wal_autocheckpoint(100000)&_pragma=journal_size_limit(67108864)',
     );
     const u = new URL(ferretSqliteUrl('/data/svc/ferretdb', 'normal'));
     expect(u.protocol).toBe('file:');
@@ -24,7 +24,7 @@ describe('infra/ferret-sqlite.ts: how the embedded store opens its SQLite files'
     expect(u.searchParams.getAll('_pragma')).toEqual([
       'synchronous(normal)',
       'wal_autocheckpoint(100000)',
-      'journal_size_limit(16777216)',
+      'journal_size_limit(67108864)',
     ]);
   });
 
