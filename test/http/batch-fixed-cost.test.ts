@@ -106,6 +106,8 @@ describe('batch: a job that is one math unit runs as one local activity (session
       timeout_ms: 60_000,
       audit: { user_id: A.userId, key_id: null, request_digest: `sha256:${'4'.repeat(64)}` },
       job_entry: { total_items: 3 },
+      // As the workflow passes it for a job the API started (session 17: attestation records in the items' entries).
+      attestation_in_entry: true,
     });
     expect(rerun.summaries).toEqual(small.map((_, index) => ({ index, status: 'completed' })));
     expect(rerun.finished).toEqual({
