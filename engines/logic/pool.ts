@@ -62,6 +62,8 @@ export interface LogicPoolOptions {
    * instantiation, Z3's pthreads and the warm-up solves) comes out of that solve's deadline.
    */
   warmIdleReleaseMs?: number;
+  /** Told when an idle worker is stopped (the worker's composition root logs it). */
+  onIdleRelease?: (detail: { idleMs: number; workersLeft: number }) => void;
 }
 
 export interface LogicSolveRequest {
@@ -163,6 +165,7 @@ export class LogicPool {
   readonly warmWorkers: number;
   private readonly idleReleaseMs: number;
   private readonly warmIdleReleaseMs: number;
+  private readonly onIdleRelease: NonNullable<LogicPoolOptions['onIdleRelease']>;
   private readonly opts: Required<
     Omit<
       LogicPoolOptions,
@@ -174,6 +177,7 @@ export class LogicPool {
       | 'warmWorkers'
       | 'idleReleaseMs'
       | 'warmIdleReleaseMs'
+      | 'onIdleRelease'
     >
   > &
     Pick<LogicPoolOptions, 'graceMs' | 'solverTimeoutMs'>;
@@ -201,6 +205,7 @@ export class LogicPool {
       throw new RangeError(`warmWorkers must be a positive integer, got ${options.warmWorkers}`);
     this.idleReleaseMs = options.idleReleaseMs ?? 0;
     this.warmIdleReleaseMs = options.warmIdleReleaseMs ?? 0;
+    this.onIdleRelease = options.onIdleRelease ?? (() => undefined);
     this.opts = {
       graceMs: options.graceMs,
       solverTimeoutMs: options.solverTimeoutMs,
@@ -376,8 +381,11 @@ export class LogicPool {
         if (slot.state !== 'idle') return;
         // Another worker may have stopped meanwhile, making this one warm (a longer period, or never).
         const limit = this.releaseAfterMs();
-        if (limit > 0 && Date.now() - slot.idleSince >= limit) this.retire(slot);
-        else this.scheduleRelease(slot);
+        const idleMs = Date.now() - slot.idleSince;
+        if (limit > 0 && idleMs >= limit) {
+          this.retire(slot);
+          this.onIdleRelease({ idleMs, workersLeft: this.slots.length });
+        } else this.scheduleRelease(slot);
       },
       Math.max(0, slot.idleSince + after - Date.now()),
     );

@@ -9,6 +9,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let pool: LogicPool;
 let kept: LogicPool;
+const releases: Array<{ idleMs: number; workersLeft: number }> = [];
 
 beforeAll(async () => {
   // As the worker's pool (size 2, one warm), with the quiet periods shortened.
@@ -19,6 +20,7 @@ beforeAll(async () => {
     warmWorkers: 1,
     idleReleaseMs: 1_000,
     warmIdleReleaseMs: 2_000,
+    onIdleRelease: (detail) => releases.push(detail),
   });
   // Without warmIdleReleaseMs: the warm worker stays (the setting `0`, and the pool's default).
   kept = new LogicPool({ size: 1, defaultTimeoutMs: 30_000, warmWorkers: 1, idleReleaseMs: 1_000 });
@@ -55,6 +57,9 @@ describe('Z3 pool: the warm worker released after a quiet period (session 17)', 
     await sleep(3_000);
     expect(pool.stats().workers).toHaveLength(0);
     expect(pool.stats().totals.spawned).toBe(spawned);
+    expect(releases).toHaveLength(1);
+    expect(releases[0]!.workersLeft).toBe(0);
+    expect(releases[0]!.idleMs).toBeGreaterThanOrEqual(2_000);
     expect(kept.stats().workers).toHaveLength(1);
   }, 60_000);
 
