@@ -5,11 +5,13 @@
 //   npx tsx bench/pool-memory.ts --pools             # per pool only
 //   npx tsx bench/pool-memory.ts --stack [--seconds 30] [--configs before,after] [--no-pools]
 //   ... [--baseline-tree dist/service/<hash of a session 9 build>]  # session 9's guard pool rows too
+//   ... [--rows <text>] [--plain]   # only the per-pool rows naming <text>; children without the stack's flags
 //
-// 1. Per pool (printed by --stack too): one child process per configuration under plain node,
-//    loading the compiled service tree (as the stack runs it), warming only the named pool(s),
-//    then reporting its RSS once the heap has settled; one row per configuration with the
-//    difference to the bare process.
+// 1. Per pool (printed by --stack too): one child process per configuration, loading the compiled
+//    service tree (as the stack runs it) under node with the V8 flags and environment the stack
+//    gives the pool's process (session 17; --plain: none, as sessions 9-16 measured), warming
+//    only the named pool(s), then reporting its RSS once the heap has settled; one row per
+//    configuration with the difference to the bare process.
 // 2. The stack (private, on SVC_BENCH_PORT_OFFSET, default 200), once per sizing configuration:
 //    the RSS of the API process and of the worker process (each with its process group) idle
 //    after start, then /verify/math and /verify/logic at 8 clients (req/s, so a sizing that
@@ -20,6 +22,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { API_V8_FLAGS, WORKER_V8_FLAGS } from '../infra/stack.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const argv = process.argv.slice(2);
@@ -28,6 +31,8 @@ const arg = (name: string, fallback: string) => {
   return i >= 0 && argv[i + 1] ? argv[i + 1]! : fallback;
 };
 const mb = (b: number) => Math.round(b / 1e6);
+/** --plain: the per-pool children under node without the stack's flags and environment (sessions 9-16). */
+const PLAIN = argv.includes('--plain');
 
 function newestServiceTree(): string {
   const base = path.join(ROOT, 'dist/service');
@@ -64,6 +69,11 @@ const CONFIGS: Record<string, string[]> = {
   'Z3 pool (2 threads)': ['logic:2'],
   'Z3 pool (1 thread)': ['logic:1'],
   "Z3 pool (size 2, one warm: the worker's default since session 11)": ['logic:2:1'],
+  'Z3 pool (size 2, one warm), after 40 solves of one organization': ['logicwork:2:1:40'],
+  'Z3 pool (size 2), after 40 solves of two organizations at once (both workers up)': ['logicwork:2:1:40:2'],
+  'Z3 pool (size 2, one warm), its warm worker released after a quiet period (the worker since session 17)': [
+    'logic-released:2:1',
+  ],
   'PGlite (its child process, one check)': ['pglite'],
   'PGlite (its child process, 300 checks over 24 schemas)': ['pglite-300'],
   'PGlite with V8 defaults (until session 16), 300 checks over 24 schemas': ['pglite-300-v8defaults'],
@@ -76,6 +86,8 @@ const CONFIGS: Record<string, string[]> = {
     'engine:2:math',
     'logic:2:1',
   ],
+  "the worker's pools after a quiet period since session 17: PGlite and the warm Z3 worker released (engine 2, math preloaded)":
+    ['engine:2:math', 'logic-released:2:1'],
 };
 /** Session 9's rows, run on a tree built from 828cbda (--baseline-tree): its guard pool beside its engine pool. */
 const BASELINE_CONFIGS: Record<string, string[]> = {
@@ -94,7 +106,16 @@ const BASELINE_CONFIGS: Record<string, string[]> = {
 const CHILD = String.raw`
 const [tree, ...pools] = process.argv.slice(2);
 const url = (p) => new URL(p, 'file://' + tree + '/').href;
+// As the worker's and the API's composition roots: every thread started later gets the capped
+// young generation (workers/thread-young-generation.ts; absent in trees before session 14).
+if (process.env.POOL_MEMORY_AS_RUN === '1') {
+  const { existsSync } = await import('node:fs');
+  const yg = new URL(url('workers/thread-young-generation.js'));
+  if (existsSync(yg)) await import(yg.href);
+}
 const closers = [];
+const after = [];
+const notes = [];
 const scan = { op: 'verify', query: 'what is 2+2?', allowed_domains: [] };
 for (const p of pools) {
   const [name, n, preload] = p.split(':');
@@ -111,10 +132,55 @@ for (const p of pools) {
       await scanWithGuards(pool, scan, { orgId: null, timeoutMs: 60000 });
     }
     closers.push(() => pool.shutdown());
-  } else if (name === 'logic') {
+  } else if (name === 'logic' || name === 'logicwork' || name === 'logic-released') {
+    // logic:<size>[:<warm>]; logicwork:<size>:<warm>:<solves>[:<organizations at once>]: that many
+    // solves (small LIA problems with a model, as /verify/logic's); logic-released:<size>:<warm>:
+    // one solve, then idle until the warm worker is released (warmIdleReleaseMs, session 17).
     const { LogicPool } = await import(url('engines/logic/pool.js'));
-    const pool = new LogicPool({ size: Number(n), warmWorkers: Number(preload ?? n) });
+    const [, , , solves, orgs] = p.split(':');
+    const released = name === 'logic-released';
+    const pool = new LogicPool({
+      size: Number(n),
+      warmWorkers: Number(preload ?? n),
+      idleReleaseMs: released ? 500 : 0,
+      ...(released ? { warmIdleReleaseMs: 1000 } : {}),
+    });
     await pool.warmUp();
+    const count = name === 'logicwork' ? Number(solves) : released ? 1 : 0;
+    const at = Number(orgs ?? 1);
+    for (let i = 0; i < count; i += at) {
+      const vars = Array.from({ length: 3 + (i % 5) }, (_, j) => 'x' + j);
+      const smtlib =
+        vars.map((v) => '(declare-const ' + v + ' Int)').join('') +
+        vars.map((v, j) => '(assert (> (+ ' + v + ' ' + j + ') (* 2 ' + vars[(j + 1) % vars.length] + ')))').join('') +
+        '(assert (= (mod (+ ' + vars.join(' ') + ') 7) ' + (i % 7) + '))';
+      const outs = await Promise.all(
+        Array.from({ length: at }, (_, o) =>
+          pool.solve({ smtlib, variables: vars.map((v) => ({ symbol: v, sort: 'Int' })) }, { timeoutMs: 60000, orgId: 'org-' + o }),
+        ),
+      );
+      for (const o of outs) if (o.kind !== 'result') throw new Error('Z3 solve failed: ' + JSON.stringify(o));
+    }
+    if (released) {
+      const t0 = Date.now();
+      while (pool.stats().workers.length > 0 && Date.now() - t0 < 30000) await new Promise((r) => setTimeout(r, 200));
+      if (pool.stats().workers.length > 0) throw new Error('the warm Z3 worker was not released');
+      // The price, after the RSS is taken: the next solve's wall time and the process's CPU, cold
+      // (a worker started on demand) and then warm.
+      after.push(async () => {
+        const one = async () => {
+          const c = process.cpuUsage();
+          const t = performance.now();
+          const o = await pool.solve({ smtlib: '(declare-const x Int)(assert (> x 5))(assert (< x 7))', variables: [{ symbol: 'x', sort: 'Int' }] }, { timeoutMs: 60000 });
+          if (o.kind !== 'result' || o.status !== 'sat') throw new Error('Z3 solve failed: ' + JSON.stringify(o));
+          const u = process.cpuUsage(c);
+          return Math.round(performance.now() - t) + ' ms (CPU ' + Math.round((u.user + u.system) / 1000) + ' ms)';
+        };
+        const cold = await one();
+        const warm = await one();
+        notes.push('Z3 after its warm worker was released: the next solve ' + cold + ', the one after it ' + warm);
+      });
+    }
     closers.push(() => pool.shutdown());
   } else if (name === 'guardpool') {
     const { GuardPool } = await import(url('activities/agent-guard-pool.js'));
@@ -158,7 +224,9 @@ for (const d of readdirSync('/proc')) {
     children += Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync('/proc/' + d + '/status', 'utf8'))?.[1] ?? 0) * 1024;
   } catch {}
 }
-process.stdout.write(JSON.stringify({ rss: process.memoryUsage().rss + children }) + '\n');
+const rss = process.memoryUsage().rss + children;
+for (const a of after) await a();
+process.stdout.write(JSON.stringify({ rss, notes }) + '\n');
 for (const c of closers) await c();
 process.exit(0);
 `;
@@ -166,25 +234,36 @@ process.exit(0);
 function perPoolRows(tree: string, configs: Record<string, string[]>, title: string): void {
   let bare = 0;
   console.log(
-    `\n## Per pool, ${title} (service tree ${path.relative(ROOT, tree)}; plain node, as the stack runs it)\n`,
+    `\n## Per pool, ${title} (service tree ${path.relative(ROOT, tree)}; ${PLAIN ? 'plain node, no flags (--plain)' : "under node as the stack runs the pool's process: its V8 flags, MALLOC_ARENA_MAX=2, the threads' young-generation cap"})\n`,
   );
   console.log('| configuration | RSS (MB) | over the bare process (MB) |\n|-|-|-|');
   // --rows <text>: only the rows whose label contains it (and the bare process).
   const only = arg('rows', '');
+  const notes: string[] = [];
   // A file, not `-e`: threads inherit execArgv, and `--input-type` in a thread's would fail it.
   const script = path.join(mkdtempSync(path.join(tmpdir(), 'pool-memory-')), 'child.mjs');
   writeFileSync(script, CHILD);
   for (const [label, pools] of Object.entries(configs)) {
     if (only && label !== 'bare' && !label.includes(only)) continue;
-    const out = execFileSync(process.execPath, ['--expose-gc', script, path.resolve(tree), ...pools], {
+    // Session 17: by default each child runs as the stack runs the process that holds the pool
+    // (its V8 flags, MALLOC_ARENA_MAX=2, the threads' young-generation cap): the plain-node rows
+    // of earlier sessions counted each Z3 thread's isolates with 16 MB semi-spaces and a malloc
+    // arena per thread (--plain: as before, to compare with them).
+    const api = label.includes('API process');
+    const v8Flags = PLAIN ? [] : (api ? API_V8_FLAGS : WORKER_V8_FLAGS).split(/\s+/).filter(Boolean);
+    const out = execFileSync(process.execPath, ['--expose-gc', ...v8Flags, script, path.resolve(tree), ...pools], {
       encoding: 'utf8',
       cwd: tree,
       timeout: 300_000,
+      env: PLAIN ? process.env : { ...process.env, MALLOC_ARENA_MAX: '2', POOL_MEMORY_AS_RUN: '1' },
     });
-    const rss = JSON.parse(out.trim().split('\n').pop()!).rss as number;
+    const row = JSON.parse(out.trim().split('\n').pop()!) as { rss: number; notes?: string[] };
+    const rss = row.rss;
     if (label === 'bare') bare = rss;
     console.log(`| ${label} | ${mb(rss)} | ${label === 'bare' ? '—' : mb(rss - bare)} |`);
+    notes.push(...(row.notes ?? []));
   }
+  for (const n of new Set(notes)) console.log(`\n- ${n}`);
 }
 
 function perPool(): void {
@@ -297,9 +376,17 @@ const STACK_CONFIGS: Record<string, StackConfig> = {
     idleReleaseMs: 0,
   },
   // The defaults now; the idle release shortened from 300 s to 20 s so the bench can show it.
+  // Session 17: the warm Z3 worker's release (300 s by default) is shortened the same way.
   after: {
-    name: 'after (defaults; PGlite on demand, idle release shortened to 20 s for the bench)',
-    env: { SVC_SQL_PG_IDLE_RELEASE_MS: '20000' },
+    name: "after (defaults; PGlite on demand, its idle release and the warm Z3 worker's shortened to 20 s for the bench)",
+    env: { SVC_SQL_PG_IDLE_RELEASE_MS: '20000', SVC_Z3_WARM_IDLE_RELEASE_MS: '20000' },
+    warmPglite: false,
+    idleReleaseMs: 20_000,
+  },
+  // Session 17's A/B: the defaults with the warm Z3 worker kept for the worker's life (as before).
+  z3kept: {
+    name: 'after, the warm Z3 worker kept (SVC_Z3_WARM_IDLE_RELEASE_MS=0, as before session 17; PGlite released at 20 s)',
+    env: { SVC_SQL_PG_IDLE_RELEASE_MS: '20000', SVC_Z3_WARM_IDLE_RELEASE_MS: '0' },
     warmPglite: false,
     idleReleaseMs: 20_000,
   },

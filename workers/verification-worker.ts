@@ -52,13 +52,18 @@ async function main(): Promise<void> {
   //   - engine: the engine threads, which also run the agent guards (ENGINE_TASKS.guard: no pool
   //     of their own). They load the math engine at start (WORKER_PRELOADED_ENGINES) and every
   //     other engine inside the thread on its first task;
-  //   - logic: the Z3 threads;
+  //   - logic: the Z3 threads: one warm at start, a second on demand; each stopped after five
+  //     idle minutes (the warm one too since session 17: SVC_Z3_WARM_IDLE_RELEASE_MS);
   //   - pg: PostgreSQL's check of /verify/sql (PGlite): not started here. It starts on the first
   //     postgresql request, which waits for it within its budget, and is released after
   //     SVC_SQL_PG_IDLE_RELEASE_MS without one (docs/sql-engine.md, docs/performance.md).
   const pools = {
     engine: new EnginePool({ preload: WORKER_PRELOADED_ENGINES }),
-    logic: new LogicPool(logicPoolOptions(env)),
+    logic: new LogicPool({
+      ...logicPoolOptions(env),
+      // Session 17: the warm one too, after SVC_Z3_WARM_IDLE_RELEASE_MS (engines/logic/config.ts).
+      onIdleRelease: (detail) => log.info('Z3 worker released after its idle period', detail),
+    }),
     pg: new PgCheck(loadSqlEngineConfig(env).pgCheck, (event, detail) =>
       event === 'failed'
         ? log.warn('PGlite did not start; postgresql SQL checks are not run (UNVERIFIABLE)', detail)

@@ -57,6 +57,26 @@ export function defaultOrgConcurrency(poolSize: number): number {
 export const Z3_WARM_WORKERS = 1;
 export const Z3_IDLE_RELEASE_MS = 300_000;
 
+/**
+ * Session 17: the warm worker too stops after five minutes without a solve (as PGlite's process),
+ * returning its ~65-75 MB (its thread, Z3's three pthreads with an isolate each, the WASM memory
+ * it touched); the next solve starts one, paying its cold start out of its own deadline
+ * (docs/performance.md "Session 17: the worker and its pools"). SVC_Z3_WARM_IDLE_RELEASE_MS
+ * (milliseconds; `0`: the warm worker is kept for the worker's life, as before).
+ */
+export const Z3_WARM_IDLE_RELEASE_MS = 300_000;
+
+/** SVC_Z3_WARM_IDLE_RELEASE_MS: milliseconds, `0` keeps the warm worker; default Z3_WARM_IDLE_RELEASE_MS. */
+export function readWarmIdleReleaseMs(env: NodeJS.ProcessEnv): number {
+  const raw = env.SVC_Z3_WARM_IDLE_RELEASE_MS;
+  if (raw === undefined) return Z3_WARM_IDLE_RELEASE_MS;
+  if (raw.trim() === '0') return 0;
+  const v = positiveNumber('SVC_Z3_WARM_IDLE_RELEASE_MS', raw);
+  if (!Number.isInteger(v))
+    throw new Error(`SVC_Z3_WARM_IDLE_RELEASE_MS must be a whole number of milliseconds, got ${JSON.stringify(raw)}`);
+  return v;
+}
+
 /** The Z3 pool's limits from `env` (the worker's composition root). */
 export function logicPoolOptions(env: NodeJS.ProcessEnv): {
   size: number;
@@ -64,6 +84,7 @@ export function logicPoolOptions(env: NodeJS.ProcessEnv): {
   perOrgCap: number;
   warmWorkers: number;
   idleReleaseMs: number;
+  warmIdleReleaseMs: number;
 } {
   const size = readPoolSize(env);
   return {
@@ -72,5 +93,6 @@ export function logicPoolOptions(env: NodeJS.ProcessEnv): {
     perOrgCap: readOrgConcurrency(size, env),
     warmWorkers: Math.min(size, Z3_WARM_WORKERS),
     idleReleaseMs: Z3_IDLE_RELEASE_MS,
+    warmIdleReleaseMs: readWarmIdleReleaseMs(env),
   };
 }

@@ -56,6 +56,14 @@ export interface LogicPoolOptions {
   warmWorkers?: number;
   /** A worker beyond `warmWorkers` is stopped after this long idle (0 = never). Default 0. */
   idleReleaseMs?: number;
+  /**
+   * The warm workers too are stopped after this long without a solve (0 = kept; default 0). A
+   * later solve starts one on demand, as beyond the warm ones: its cold start (the WASM module's
+   * instantiation, Z3's pthreads and the warm-up solves) comes out of that solve's deadline.
+   */
+  warmIdleReleaseMs?: number;
+  /** Told when an idle worker is stopped (the worker's composition root logs it). */
+  onIdleRelease?: (detail: { idleMs: number; workersLeft: number }) => void;
 }
 
 export interface LogicSolveRequest {
@@ -111,8 +119,10 @@ interface Slot {
   job: Job | null;
   memory: WorkerMemory | null;
   startTimer: NodeJS.Timeout | null;
-  /** Set while a worker beyond the warm ones is idle: stops it at idleReleaseMs. */
+  /** Set while an idle worker may be released: stops it at idleReleaseMs (warmIdleReleaseMs for a warm one). */
   idleTimer: NodeJS.Timeout | null;
+  /** When the worker last became idle (Date.now()). */
+  idleSince: number;
   ready: Promise<void>;
   onReady: () => void;
   onStartFailed: (e: Error) => void;
@@ -154,10 +164,20 @@ export class LogicPool {
   /** Workers kept while idle (LogicPoolOptions.warmWorkers). */
   readonly warmWorkers: number;
   private readonly idleReleaseMs: number;
+  private readonly warmIdleReleaseMs: number;
+  private readonly onIdleRelease: NonNullable<LogicPoolOptions['onIdleRelease']>;
   private readonly opts: Required<
     Omit<
       LogicPoolOptions,
-      'size' | 'defaultTimeoutMs' | 'graceMs' | 'solverTimeoutMs' | 'perOrgCap' | 'warmWorkers' | 'idleReleaseMs'
+      | 'size'
+      | 'defaultTimeoutMs'
+      | 'graceMs'
+      | 'solverTimeoutMs'
+      | 'perOrgCap'
+      | 'warmWorkers'
+      | 'idleReleaseMs'
+      | 'warmIdleReleaseMs'
+      | 'onIdleRelease'
     >
   > &
     Pick<LogicPoolOptions, 'graceMs' | 'solverTimeoutMs'>;
@@ -184,6 +204,8 @@ export class LogicPool {
     if (!Number.isInteger(this.warmWorkers) || this.warmWorkers < 1)
       throw new RangeError(`warmWorkers must be a positive integer, got ${options.warmWorkers}`);
     this.idleReleaseMs = options.idleReleaseMs ?? 0;
+    this.warmIdleReleaseMs = options.warmIdleReleaseMs ?? 0;
+    this.onIdleRelease = options.onIdleRelease ?? (() => undefined);
     this.opts = {
       graceMs: options.graceMs,
       solverTimeoutMs: options.solverTimeoutMs,
@@ -284,6 +306,7 @@ export class LogicPool {
       memory: null,
       startTimer: null,
       idleTimer: null,
+      idleSince: 0,
       ready,
       onReady,
       onStartFailed,
@@ -333,15 +356,39 @@ export class LogicPool {
     return n;
   }
 
-  /** An idle worker beyond the warm ones is stopped after idleReleaseMs unless a solve takes it. */
+  /**
+   * An idle worker beyond the warm ones is stopped after idleReleaseMs unless a solve takes it; a
+   * warm one after warmIdleReleaseMs (when set).
+   */
   private markIdle(slot: Slot): void {
     slot.state = 'idle';
     slot.worker.unref(); // idle workers must not keep the process alive; ref'd while solving
-    if (this.idleReleaseMs <= 0 || this.slots.length <= this.warmWorkers || slot.idleTimer) return;
-    slot.idleTimer = setTimeout(() => {
-      slot.idleTimer = null;
-      if (slot.state === 'idle' && this.slots.length > this.warmWorkers) this.retire(slot);
-    }, this.idleReleaseMs);
+    slot.idleSince = Date.now();
+    this.scheduleRelease(slot);
+  }
+
+  /** The idle period after which `slot` may be stopped now (0: never): beyond the warm ones or not. */
+  private releaseAfterMs(): number {
+    return this.slots.length > this.warmWorkers ? this.idleReleaseMs : this.warmIdleReleaseMs;
+  }
+
+  private scheduleRelease(slot: Slot): void {
+    const after = this.releaseAfterMs();
+    if (after <= 0 || slot.idleTimer || slot.state !== 'idle') return;
+    slot.idleTimer = setTimeout(
+      () => {
+        slot.idleTimer = null;
+        if (slot.state !== 'idle') return;
+        // Another worker may have stopped meanwhile, making this one warm (a longer period, or never).
+        const limit = this.releaseAfterMs();
+        const idleMs = Date.now() - slot.idleSince;
+        if (limit > 0 && idleMs >= limit) {
+          this.retire(slot);
+          this.onIdleRelease({ idleMs, workersLeft: this.slots.length });
+        } else this.scheduleRelease(slot);
+      },
+      Math.max(0, slot.idleSince + after - Date.now()),
+    );
     slot.idleTimer.unref();
   }
 
