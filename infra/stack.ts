@@ -49,7 +49,7 @@ export const DEV_PORTS: StackPorts = { temporal: 7233, temporalUi: 8233, ferret:
  * same flag cost it ~14 % CPU per request there. The price in the worker: its code engine ~34 % more CPU per scan, logic ~5-8 %.
  * Session 17: the API's old generation grows by 20 % of the live heap between full collections
  * instead of V8's dynamic factor (up to 4× on this machine): API −34 to −71 MB at the math peak for
- * ~+3 % of its CPU (docs/performance.md "Session 17: the API process under load").
+ * +2 to +8 % of its CPU in four loaded A/B runs (docs/performance.md "Session 17: the API process under load").
  */
 export const WORKER_V8_FLAGS = '--optimize-for-size';
 export const API_V8_FLAGS = '--heap-growing-percent=20';
