@@ -7,10 +7,12 @@
 // apart. Prints the totals and the constructors that grew most.
 //
 //   SVC_BENCH_PORT_OFFSET=350 npx tsx bench/api-heap.ts [--seconds 20] [--clients 8] [--flags '<V8 flags>'] [--keep]
+// (the API runs with infra/stack.ts API_V8_FLAGS, then --flags: a later V8 flag wins, e.g. `--heap-growing-percent=0`)
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startBenchStack } from './bench-stack.js';
+import { API_V8_FLAGS } from '../infra/stack.js';
 
 const argv = process.argv.slice(2);
 const arg = (name: string, fallback: string) => {
@@ -158,7 +160,8 @@ async function snapshot(dir: string, pid: number): Promise<string> {
 
 const dir = mkdtempSync(path.join(tmpdir(), 'api-heap-'));
 const { stack, base, key } = await startBenchStack('bench-api-heap', 350, {
-  SVC_API_V8_FLAGS: `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${dir} ${extraFlags}`.trim(),
+  // The stack's own API flags first (session 17: --heap-growing-percent=20), then the snapshot's and --flags.
+  SVC_API_V8_FLAGS: `${API_V8_FLAGS} --heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${dir} ${extraFlags}`.trim(),
 });
 try {
   const pid = stack.api.pid!;

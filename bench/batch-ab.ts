@@ -9,7 +9,7 @@
 // /proc utime+stime) and the store commands per item by process and collection (capture), which
 // a loaded machine does not distort. Wall-clock figures compare only within this run.
 //   npx tsx bench/batch-ab.ts --root A=/tmp/bisect-a --root B=/work/wt-a [--rounds 3] [--singles 3]
-//        [--jobs 10] [--offset 150] [--commands]
+//        [--jobs 10] [--offset 150] [--commands] [--api-flags A='<V8 flags>']
 import os from 'node:os';
 import path from 'node:path';
 import { mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -28,6 +28,10 @@ const SINGLES = Number(arg('singles', '3'));
 const JOBS = Number(arg('jobs', '10'));
 const OFFSET = Number(arg('offset', '150'));
 const COMMANDS = args.includes('--commands');
+// --api-flags NAME='<V8 flags>': that root's API process V8 flags (SVC_API_V8_FLAGS; session 17), e.g. one tree against itself.
+const API_FLAGS: Record<string, string> = Object.fromEntries(
+  args.flatMap((a, i) => (a === '--api-flags' && args[i + 1] ? [(args[i + 1] as string).split(/=(.*)/s, 2)] : [])),
+);
 /** --debug: the API logs at debug level; the POST's own split (admission, workflow start) is printed per target. */
 const DEBUG = args.includes('--debug');
 
@@ -199,6 +203,7 @@ async function main() {
       console.error(`[${name}] starting a stack from ${root} on offset ${process.env.SVC_BENCH_PORT_OFFSET}`);
       const { stack, base, key } = await bs.startBenchStack(`bench-ab-${name}`, 0, {
         SVC_BATCH_WAIT_SECONDS: '0',
+        ...(name in API_FLAGS ? { SVC_API_V8_FLAGS: API_FLAGS[name] ?? '' } : {}),
         ...(DEBUG ? { SVC_LOG_LEVEL: 'debug' } : {}),
         ...(COMMANDS ? ce.captureEnv(capture) : {}),
       });

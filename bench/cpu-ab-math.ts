@@ -47,6 +47,30 @@ interface Side {
   failed: number;
   /** The API's RSS at the end of each of this side's slices (MB). */
   apiRss: number[];
+  /** The API's RSS sampled every 250 ms while its slices ran: the highest, with its V8 pages then (MB; session 17). */
+  apiPeak: { rss: number; v8: number };
+}
+
+/** Resident MB of a process's V8 heap pages (anonymous mappings in multiples of 256 KiB; bench/pool-memory.ts memoryClasses). */
+function v8PagesMb(pid: number): number {
+  let kb = 0;
+  let size = 0;
+  let named = false;
+  try {
+    for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+      const m = /^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+      if (m) {
+        size = (parseInt(m[2]!, 16) - parseInt(m[1]!, 16)) / 1024;
+        named = (m[3] ?? '') !== '';
+        continue;
+      }
+      const r = /^Rss:\s+(\d+) kB/.exec(line);
+      if (r && !named && size % 256 === 0) kb += Number(r[1]);
+    }
+  } catch {
+    // ended meanwhile
+  }
+  return Math.round(kb / 1024);
 }
 
 /** The API's resident memory (its process group), MB. */
@@ -93,6 +117,7 @@ async function startSide(name: 'A' | 'B', tree: string, offset: number): Promise
     n: 0,
     failed: 0,
     apiRss: [],
+    apiPeak: { rss: 0, v8: 0 },
   };
 }
 
@@ -100,6 +125,12 @@ async function drive(side: Side, seconds: number, floor = false): Promise<{ n: n
   let n = 0;
   let failed = 0;
   const end = performance.now() + seconds * 1000;
+  const sampler = floor
+    ? null
+    : setInterval(() => {
+        const rss = apiRssMb(side.pids.api as number);
+        if (rss > side.apiPeak.rss) side.apiPeak = { rss, v8: v8PagesMb(side.pids.api as number) };
+      }, 250);
   await Promise.all(
     Array.from({ length: CLIENTS }, async () => {
       while (performance.now() < end) {
@@ -119,6 +150,7 @@ async function drive(side: Side, seconds: number, floor = false): Promise<{ n: n
       }
     }),
   );
+  if (sampler) clearInterval(sampler);
   return { n, failed };
 }
 
@@ -178,11 +210,14 @@ async function main() {
           s.name,
           {
             n: s.n,
+            'req/s': +(s.n / (SLICES * SLICE_S)).toFixed(1),
             failed: s.failed,
             ...per,
             total: +total.toFixed(1),
             'API RSS peak MB': Math.max(...s.apiRss),
             'API RSS last': s.apiRss.at(-1),
+            'API RSS peak (250 ms samples)': s.apiPeak.rss,
+            'its V8 pages': s.apiPeak.v8,
           },
         ];
       }),

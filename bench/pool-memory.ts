@@ -440,6 +440,14 @@ const STACK_CONFIGS: Record<string, StackConfig> = {
     warmPglite: false,
     idleReleaseMs: 20_000,
   },
+  // the API with V8's own old-generation growth (as until session 17; the defaults give it
+  // --heap-growing-percent=20, infra/stack.ts API_V8_FLAGS),
+  apiv8defaults: {
+    name: "after, the API with V8's default heap growth (as until session 17; idle release shortened to 20 s)",
+    env: { SVC_SQL_PG_IDLE_RELEASE_MS: '20000', SVC_API_V8_FLAGS: '' },
+    warmPglite: false,
+    idleReleaseMs: 20_000,
+  },
   // this the worker without it (V8's defaults, as until session 15),
   v8defaults: {
     name: 'after, V8 defaults in the worker too (idle release shortened to 20 s)',

@@ -12,11 +12,12 @@ const log = (msg: string, extra: Record<string, unknown> = {}) =>
   process.stdout.write(`${JSON.stringify({ t: new Date().toISOString(), component: 'api-cluster', msg, ...extra })}\n`);
 
 // The API processes run in the form this primary runs in: compiled JavaScript (the stack's
-// start, infra/service-build.ts) or TypeScript through tsx.
+// start, infra/service-build.ts) or TypeScript through tsx, and with the V8 flags it was started
+// with (infra/stack.ts API_V8_FLAGS; until session 17 they stopped at the primary).
 const compiled = !import.meta.url.endsWith('.ts');
 cluster.setupPrimary({
   exec: fileURLToPath(projectModuleUrl('../workers/api-process.ts', import.meta.url)),
-  execArgv: compiled ? [] : ['--import', 'tsx'],
+  execArgv: compiled ? process.execArgv : ['--import', 'tsx'],
 });
 
 let stopping = false;

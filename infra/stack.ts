@@ -45,11 +45,14 @@ export const DEV_PORTS: StackPorts = { temporal: 7233, temporalUi: 8233, ferret:
 /**
  * V8 flags of the standalone worker and the API processes (docs/performance.md, Memory, session 15).
  * The worker runs with code and heaps sized for memory (~75 MB less resident idle and under load);
- * the API, whose main thread serves every /verify/math, keeps V8's defaults: the same flag cost it
- * ~14 % CPU per request there. The price in the worker: its code engine ~34 % more CPU per scan, logic ~5-8 %.
+ * the API, whose main thread serves every /verify/math, keeps V8's code and young generation: the
+ * same flag cost it ~14 % CPU per request there. The price in the worker: its code engine ~34 % more CPU per scan, logic ~5-8 %.
+ * Session 17: the API's old generation grows by 20 % of the live heap between full collections
+ * instead of V8's dynamic factor (up to 4× on this machine): API −34 to −71 MB at the math peak for
+ * +2 to +8 % of its CPU in four loaded A/B runs (docs/performance.md "Session 17: the API process under load").
  */
 export const WORKER_V8_FLAGS = '--optimize-for-size';
-export const API_V8_FLAGS = '';
+export const API_V8_FLAGS = '--heap-growing-percent=20';
 export const TEST_PORTS: StackPorts = { temporal: 17233, temporalUi: 18233, ferret: 37017, api: 18000 };
 
 /** Dev ports shifted by SVC_DEV_PORT_OFFSET, so a benchmark can run a second dev stack beside the first. */
