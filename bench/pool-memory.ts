@@ -17,9 +17,21 @@
 //    after start, then /verify/math and /verify/logic at 8 clients (req/s, so a sizing that
 //    saves memory cannot silently lose throughput), then a mixed load (math, logic, SQL in the
 //    postgresql and sqlite dialects, code, agent verification) sampled every 250 ms (peak and
-//    mean), then again once PGlite has been released after its idle period.
+//    mean), then again once PGlite has been released after its idle period. Beside each summed
+//    RSS (session 17): the distinct physical pages of both groups (a page the API, the worker and
+//    PGlite's process all map, such as the node binary's text, counted once), from pagemap's
+//    frame numbers when the bench runs privileged.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { API_V8_FLAGS, WORKER_V8_FLAGS } from '../infra/stack.js';
@@ -295,6 +307,62 @@ function groupRss(pgid: number | undefined): number {
 }
 
 /** RSS in bytes of PGlite's process (engines/sql/pg-worker.mjs) in the process group `pgid`: 0 when it is not running. */
+/** The pids of the process group `pgid`. */
+function groupPids(pgid: number | undefined): number[] {
+  if (!pgid) return [];
+  const out: number[] = [];
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) === pgid) out.push(Number(d));
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return out;
+}
+
+/**
+ * Bytes of distinct physical pages resident in `pids` (session 17): summed RSS counts a page
+ * every process maps once per process (the node binary's ~40 MB of text in the API, the worker
+ * and PGlite's process, shared libraries), this counts it once — what the processes together
+ * hold of the machine's memory. From /proc/<pid>/pagemap's page frame numbers, which only a
+ * privileged reader sees (null otherwise). Mappings over 16 GiB (V8's reservations) are skipped:
+ * a reservation is never resident in full, and its resident part lies in smaller mappings.
+ */
+function distinctResident(pids: number[]): number | null {
+  const frames = new Set<number>();
+  for (const pid of pids) {
+    let fd: number | null = null;
+    try {
+      fd = openSync(`/proc/${pid}/pagemap`, 'r');
+      for (const line of readFileSync(`/proc/${pid}/maps`, 'utf8').split('\n')) {
+        const m = /^([0-9a-f]+)-([0-9a-f]+)/.exec(line);
+        if (!m) continue;
+        const from = Number.parseInt(m[1]!, 16) / 4096;
+        const pages = Number.parseInt(m[2]!, 16) / 4096 - from;
+        if (pages <= 0 || pages > 2 ** 22) continue;
+        const buf = Buffer.alloc(pages * 8);
+        readSync(fd, buf, 0, buf.length, from * 8);
+        for (let i = 0; i < pages; i++) {
+          const hi = buf.readUInt32LE(i * 8 + 4);
+          if (!(hi & 0x80000000)) continue; // bit 63: present
+          const pfn = (hi & 0x7fffff) * 2 ** 32 + buf.readUInt32LE(i * 8); // bits 0-54
+          if (pfn === 0) return null; // frame numbers hidden: not privileged
+          frames.add(pfn);
+        }
+      }
+    } catch {
+      // the process ended meanwhile, or pagemap is not readable
+      if (fd === null) return null;
+    } finally {
+      if (fd !== null) closeSync(fd);
+    }
+  }
+  return frames.size * 4096;
+}
+
 function pgliteRss(pgid: number | undefined): number {
   if (!pgid) return 0;
   let total = 0;
@@ -539,10 +607,19 @@ async function runStack(cfg: StackConfig, seconds: number): Promise<Record<strin
   const sampled = async <T>(fn: () => Promise<T>) => {
     const rows: Array<ReturnType<typeof sample>> = [];
     let classesAtPeak = { api: '', worker: '' };
+    /** Distinct physical pages of both groups at the latest new peak of the summed RSS (at most once a second: it takes ~0.1-0.3 s). */
+    let distinctAtPeak: { at: number; bytes: number | null; rss: number } | null = null;
     const timer = setInterval(() => {
       const s = sample();
-      if (rows.every((r) => r.total < s.total))
+      if (rows.every((r) => r.total < s.total)) {
         classesAtPeak = { api: memoryClasses(api.pid), worker: memoryClasses(worker.pid) };
+        if (!distinctAtPeak || Date.now() - distinctAtPeak.at >= 1000)
+          distinctAtPeak = {
+            at: Date.now(),
+            bytes: distinctResident([...groupPids(api.pid), ...groupPids(worker.pid)]),
+            rss: s.total,
+          };
+      }
       rows.push(s);
     }, 250);
     const value = await fn();
@@ -558,10 +635,16 @@ async function runStack(cfg: StackConfig, seconds: number): Promise<Record<strin
       peak: { api: peak('api'), worker: peak('worker'), total: peak('total') },
       mean: mean('total'),
       classesAtPeak,
+      distinctAtPeak,
     };
   };
   const fmt = (s: { api: number; worker: number; total: number }) =>
     `API ${mb(s.api)} + worker ${mb(s.worker)} = **${mb(s.total)}**`;
+  /** The summed RSS beside the distinct physical pages of both groups (shared pages once), when readable. */
+  const distinct = (d: { bytes: number | null; rss: number } | null) =>
+    d?.bytes ? `; distinct physical pages ${mb(d.bytes)} MB where the summed RSS was ${mb(d.rss)}` : '';
+  const withDistinct = (s: ReturnType<typeof sample>) =>
+    `${fmt(s)}${distinct({ bytes: distinctResident([...groupPids(api.pid), ...groupPids(worker.pid)]), rss: s.total })}`;
   const out: Record<string, string> = {};
   try {
     const reg = (await (
@@ -581,7 +664,7 @@ async function runStack(cfg: StackConfig, seconds: number): Promise<Record<strin
     if (cfg.warmPglite)
       await post('/verify/sql', { query: 'SELECT w_state FROM warehouse', schema_ddl: SQL_DDL, dialect: 'postgresql' });
     await new Promise((r) => setTimeout(r, 5000));
-    out.idle = fmt(sample());
+    out.idle = withDistinct(sample());
     out.idleClasses = `API: ${memoryClasses(api.pid)}; worker: ${memoryClasses(worker.pid)}`;
     // Warm both paths once, then the throughput rows.
     await post('/verify/math', MATH);
@@ -598,7 +681,7 @@ async function runStack(cfg: StackConfig, seconds: number): Promise<Record<strin
     const m = await sampled(() => perRequest(() => drive(8, seconds, () => post('/verify/math', MATH))));
     const l = await sampled(() => perRequest(() => drive(8, seconds, () => post('/verify/logic', LOGIC))));
     const line = (x: typeof m) =>
-      `${x.value.rps.toFixed(1)} req/s (${x.value.bad} non-2xx), API + worker CPU ${x.value.cpuMs.toFixed(1)} ms per request; peak ${fmt(x.peak)}`;
+      `${x.value.rps.toFixed(1)} req/s (${x.value.bad} non-2xx), API + worker CPU ${x.value.cpuMs.toFixed(1)} ms per request; peak ${fmt(x.peak)}${distinct(x.distinctAtPeak)}`;
     out.math = line(m);
     out.logic = line(l);
     out.mathClasses = `API: ${m.classesAtPeak.api}; worker: ${m.classesAtPeak.worker}`;
@@ -622,8 +705,8 @@ async function runStack(cfg: StackConfig, seconds: number): Promise<Record<strin
     const why = Object.entries(mixed.value.failures)
       .map(([k, c]) => `${k} × ${c}`)
       .join(', ');
-    out.mixed = `${mixed.value.rps.toFixed(1)} req/s (${mixed.value.bad} non-2xx${why ? `: kind ${why}` : ''}); peak ${fmt(mixed.peak)}; mean total ${mb(mixed.mean)}; PGlite's process (in the worker's figure) ${mb(mixed.pglite.atPeak)} at the peak, ${mb(mixed.pglite.peak)} at its own`;
-    out.afterLoad = fmt(sample());
+    out.mixed = `${mixed.value.rps.toFixed(1)} req/s (${mixed.value.bad} non-2xx${why ? `: kind ${why}` : ''}); peak ${fmt(mixed.peak)}; mean total ${mb(mixed.mean)}; PGlite's process (in the worker's figure) ${mb(mixed.pglite.atPeak)} at the peak, ${mb(mixed.pglite.peak)} at its own${distinct(mixed.distinctAtPeak)}`;
+    out.afterLoad = withDistinct(sample());
     if (cfg.idleReleaseMs > 0) {
       await new Promise((r) => setTimeout(r, cfg.idleReleaseMs + 8_000));
       out.released = `${fmt(sample())} (worker log: ${worker.logContains('PGlite released') ? 'PGlite released' : 'no release logged'})`;
