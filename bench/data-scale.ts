@@ -19,6 +19,8 @@
 //   npx tsx bench/data-scale.ts [--verifications 100000] [--jobs 1000] [--orgs 20] [--job-items 100]
 //        [--runs 5] [--concurrent-jobs 10] [--rounds 5] [--poll-ms 100] [--seconds 12] [--clients 8] [--list-calls 6]
 //        [--warm-seconds 4] [--batch-only] [--no-count-probes] [--capture <dir>] [--profile bench-scale]
+//        [--max-jobs N]   (session 17: SVC_BATCH_MAX_JOBS of the stack; by default just above the seed,
+//                          so the seeded phase runs at the limit and each admission evicts a finished job)
 // Both phases get the same warm-up before they are measured, and it is excluded from every
 // figure (session 12): a short /verify/math load, one job, and one burst of --concurrent-jobs
 // submissions (the first burst of a process opens driver connections and takes new slots; it
@@ -76,6 +78,7 @@ if (args.includes('--help') || args.includes('-h')) {
       '     [--list-calls 6] [--warm-seconds 4] [--batch-only] [--no-count-probes] [--capture <dir>] [--profile bench-scale]',
       'A small run for development: --verifications 3000 --jobs 30 --batch-only (ports: SVC_BENCH_PORT_OFFSET, default 23000).',
       '--capture <dir>: store commands per single job and per burst, empty beside seeded.',
+      "--max-jobs N: the stack's SVC_BATCH_MAX_JOBS (default: just above the seed, so the seeded phase evicts a job per admission).",
     ].join('\n'),
   );
   process.exit(0);
@@ -901,7 +904,9 @@ async function measure(
 }
 
 async function main() {
-  const maxJobs = Math.max(1000, JOBS + 2 * (RUNS + CONCURRENT_JOBS + 2) + 10);
+  // By default the seeded phase runs at the limit (a full job store: each admission evicts the job
+  // that finished first); --max-jobs above the seed and both phases' jobs runs it without evictions.
+  const maxJobs = Number(arg('max-jobs', String(Math.max(1000, JOBS + 2 * (RUNS + CONCURRENT_JOBS + 2) + 10))));
   const { stack, base, key, token, orgId } = await startBenchStack(
     PROFILE,
     Number(process.env.SVC_BENCH_PORT_OFFSET ?? 23_000),

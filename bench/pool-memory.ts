@@ -607,13 +607,13 @@ async function runStack(cfg: StackConfig, seconds: number): Promise<Record<strin
   const sampled = async <T>(fn: () => Promise<T>) => {
     const rows: Array<ReturnType<typeof sample>> = [];
     let classesAtPeak = { api: '', worker: '' };
-    /** Distinct physical pages of both groups at the latest new peak of the summed RSS (at most once a second: it takes ~0.1-0.3 s). */
+    /** Distinct physical pages of both groups at the latest new peak of the summed RSS (it takes ~0.1-0.3 s: once a second, or sooner when the peak rose by 10 MB). */
     let distinctAtPeak: { at: number; bytes: number | null; rss: number } | null = null;
     const timer = setInterval(() => {
       const s = sample();
       if (rows.every((r) => r.total < s.total)) {
         classesAtPeak = { api: memoryClasses(api.pid), worker: memoryClasses(worker.pid) };
-        if (!distinctAtPeak || Date.now() - distinctAtPeak.at >= 1000)
+        if (!distinctAtPeak || Date.now() - distinctAtPeak.at >= 1000 || s.total - distinctAtPeak.rss > 10 * 2 ** 20)
           distinctAtPeak = {
             at: Date.now(),
             bytes: distinctResident([...groupPids(api.pid), ...groupPids(worker.pid)]),
