@@ -325,9 +325,16 @@ async function burst(stack: Stack, base: string, key: string) {
     cpu[k] = ((after[k] as ProcSample).cpuMs - (before[k] as ProcSample).cpuMs) / (CONCURRENT_JOBS * 100);
   cpu.total = Object.values(cpu).reduce((a, b) => a + b, 0);
   const posts = many.map((m) => m.postMs).sort((a, b) => a - b);
+  // Session 17: the store's TRUNCATE checkpoints (infra/ferret-checkpointer.ts) that began during
+  // the POSTs (the first 400 ms): each holds SQLite's writer lock while it runs. [ms after the first POST, length ms].
+  const truncates = (stack.ferretCheckpointer?.reports ?? [])
+    .flatMap((r) => r.spans)
+    .filter(([at]) => at >= from - 100 && at <= from + 400)
+    .map(([at, ms]) => [at - from, Math.round(ms)] as const);
   return {
     wall,
     posts,
+    truncates,
     itemsPerS: (CONCURRENT_JOBS * 100) / (wall / 1000),
     storedWall,
     storedItemsPerS: (CONCURRENT_JOBS * 100) / (storedWall / 1000),
@@ -359,7 +366,7 @@ async function batchFigures(stack: Stack, base: string, key: string, phase: stri
     const b = await burst(stack, base, key);
     bursts.push(b);
     console.error(
-      `[${phase}] ${CONCURRENT_JOBS} jobs at once (round ${r + 1}/${ROUNDS}): ${Math.round(b.wall)} ms (last stored completed at ${Math.round(b.storedWall)} ms); POST ms ${b.posts.map(Math.round).join(', ')}`,
+      `[${phase}] ${CONCURRENT_JOBS} jobs at once (round ${r + 1}/${ROUNDS}): ${Math.round(b.wall)} ms (last stored completed at ${Math.round(b.storedWall)} ms); POST ms ${b.posts.map(Math.round).join(', ')}; store TRUNCATE checkpoints begun meanwhile [at ms, length ms]: ${JSON.stringify(b.truncates)}`,
     );
   }
   const spreads = {
