@@ -5,45 +5,26 @@
 // documents are deleted after the POST answered, and an eviction whose process died before the
 // deletion (a hand-written dead admission, and a SIGKILL right after the 202) is finished by the
 // restarted API's sweep: no unit, request or job of an evicted job is left.
-import { randomBytes, randomUUID } from 'node:crypto';
-import { MongoClient, type Db } from 'mongodb';
+import { randomBytes } from 'node:crypto';
+import type { Db } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ManagedProcess } from '../../infra/stack.js';
-import { stackEnv } from './helpers.js';
-import { keyOnExtraApi, startExtraApi, type ExtraApi } from './extra-api.js';
-import { startExtraWorker } from './extra-worker.js';
+import type { ExtraApi } from './extra-api.js';
+import { startOwnDbStack, type OwnDbStack } from './own-db-stack.js';
 import { IDENTITY, BARE, call, sleep, waitCompleted } from './batch-fixtures.js';
 
 const NOT_FOUND_BODY = { detail: 'Batch job not found', code: expect.any(String), request_id: expect.any(String) };
 
 describe('eviction after the answer (an API of its own on a database of its own, SVC_BATCH_MAX_JOBS=2)', () => {
-  const dbName = `svc_evict_${randomBytes(4).toString('hex')}`;
-  const uri = (() => {
-    const u = new URL(stackEnv().MONGODB_URI as string);
-    u.pathname = `/${dbName}`;
-    return u.toString();
-  })();
-  const queue = `svc-evict-${randomUUID()}`;
-  const env = { MONGODB_URI: uri, SVC_TASK_QUEUE: queue };
+  let own: OwnDbStack;
   let api: ExtraApi;
-  let worker: ManagedProcess | undefined;
-  let mongo: MongoClient;
   let db: Db;
   let key: string;
   beforeAll(async () => {
-    [api, worker] = await Promise.all([
-      startExtraApi('api-evict', { ...env, SVC_BATCH_MAX_JOBS: '2', SVC_BATCH_WAIT_SECONDS: '0' }),
-      startExtraWorker('worker-evict', env),
-    ]);
-    mongo = new MongoClient(uri);
-    await mongo.connect();
-    db = mongo.db(dbName);
-    key = await keyOnExtraApi(api.url, 'evict');
+    own = await startOwnDbStack('evict', { SVC_BATCH_MAX_JOBS: '2', SVC_BATCH_WAIT_SECONDS: '0' });
+    ({ api, db, key } = own);
   }, 240_000);
   afterAll(async () => {
-    await Promise.allSettled([worker?.stop(), api?.proc.stop()]);
-    await db?.dropDatabase().catch(() => undefined);
-    await mongo?.close();
+    await own?.close();
   });
 
   const ITEMS = [

@@ -5,42 +5,23 @@
 // touches the slot directory, before it reads a slot: its finished job is still served, and the
 // queue entry it left still evicts that job. An API and a worker of their own on a database of
 // their own (SVC_BATCH_MAX_JOBS=1: the second job must evict the first).
-import { randomBytes, randomUUID } from 'node:crypto';
-import { MongoClient, type Db } from 'mongodb';
+import type { Db } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ManagedProcess } from '../../infra/stack.js';
-import { stackEnv } from './helpers.js';
-import { keyOnExtraApi, startExtraApi, type ExtraApi } from './extra-api.js';
-import { startExtraWorker } from './extra-worker.js';
+import type { ExtraApi } from './extra-api.js';
+import { startOwnDbStack, type OwnDbStack } from './own-db-stack.js';
 import { IDENTITY, BARE, call, waitCompleted } from './batch-fixtures.js';
 
 describe('batch slot directory keys: strings on the store, a store written with numbers rewritten once (session 17)', () => {
-  const dbName = `svc_keys_${randomBytes(4).toString('hex')}`;
-  const uri = (() => {
-    const u = new URL(stackEnv().MONGODB_URI as string);
-    u.pathname = `/${dbName}`;
-    return u.toString();
-  })();
-  const env = { MONGODB_URI: uri, SVC_TASK_QUEUE: `svc-keys-${randomUUID()}` };
+  let own: OwnDbStack;
   let api: ExtraApi;
-  let worker: ManagedProcess | undefined;
-  let mongo: MongoClient;
   let db: Db;
   let key: string;
   beforeAll(async () => {
-    [api, worker] = await Promise.all([
-      startExtraApi('api-keys', { ...env, SVC_BATCH_MAX_JOBS: '1', SVC_BATCH_WAIT_SECONDS: '0' }),
-      startExtraWorker('worker-keys', env),
-    ]);
-    mongo = new MongoClient(uri);
-    await mongo.connect();
-    db = mongo.db(dbName);
-    key = await keyOnExtraApi(api.url, 'keys');
+    own = await startOwnDbStack('keys', { SVC_BATCH_MAX_JOBS: '1', SVC_BATCH_WAIT_SECONDS: '0' });
+    ({ api, db, key } = own);
   }, 240_000);
   afterAll(async () => {
-    await Promise.allSettled([worker?.stop(), api?.proc.stop()]);
-    await db?.dropDatabase().catch(() => undefined);
-    await mongo?.close();
+    await own?.close();
   });
 
   const ITEMS = [
