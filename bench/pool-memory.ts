@@ -289,24 +289,18 @@ function perPool(): void {
 
 /** RSS in bytes of every process in the process group `pgid` (a stack process and its children). */
 function groupRss(pgid: number | undefined): number {
-  if (!pgid) return 0;
-  let total = 0;
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[2]) !== pgid) continue; // field 5 of stat: the process group
-      const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${d}/status`, 'utf8'));
-      total += Number(m?.[1] ?? 0) * 1024;
-    } catch {
-      // the process ended meanwhile
-    }
-  }
-  return total;
+  return groupPids(pgid).reduce((total, pid) => total + rssOf(pid), 0);
 }
 
-/** RSS in bytes of PGlite's process (engines/sql/pg-worker.mjs) in the process group `pgid`: 0 when it is not running. */
+/** VmRSS of `pid` in bytes (0 once it ended). */
+function rssOf(pid: number): number {
+  try {
+    return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+  } catch {
+    return 0; // the process ended meanwhile
+  }
+}
+
 /** The pids of the process group `pgid`. */
 function groupPids(pgid: number | undefined): number[] {
   if (!pgid) return [];
@@ -363,21 +357,18 @@ function distinctResident(pids: number[]): number | null {
   return frames.size * 4096;
 }
 
+/** RSS in bytes of PGlite's process (engines/sql/pg-worker.mjs) in the process group `pgid`: 0 when it is not running. */
 function pgliteRss(pgid: number | undefined): number {
-  if (!pgid) return 0;
-  let total = 0;
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
+  const isPglite = (pid: number) => {
     try {
-      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) !== pgid) continue;
-      if (!readFileSync(`/proc/${d}/cmdline`, 'utf8').includes('pg-worker.mjs')) continue;
-      total += Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${d}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('pg-worker.mjs');
     } catch {
-      // the process ended meanwhile
+      return false; // the process ended meanwhile
     }
-  }
-  return total;
+  };
+  return groupPids(pgid)
+    .filter(isPglite)
+    .reduce((total, pid) => total + rssOf(pid), 0);
 }
 
 /**
