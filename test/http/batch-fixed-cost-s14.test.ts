@@ -51,9 +51,13 @@ describe('batch: a one-step job starts eagerly in the API process (session 14)',
         { query: '(AND (GT x 5) (LT x 7))', type: 'logic' },
       ],
     });
-    expect(mixed.status).toBe(200);
-    expect(mixed.body).toMatchObject({ status: 'completed', completed_items: 2, failed_items: 0 });
-    expect(await startedOn(mixed.body.workflow_id)).toBe(queue);
+    // 200 with the finished job, or 202 when the logic item's solve outlasts the POST's wait (a
+    // cold Z3 worker, released after five idle minutes, takes seconds: CI saw it once).
+    expect([200, 202]).toContain(mixed.status);
+    const job =
+      mixed.status === 200 ? mixed.body : await waitCompleted(apiUrl(), t.key, mixed.body.job_id as string, 60_000);
+    expect(job).toMatchObject({ status: 'completed', completed_items: 2, failed_items: 0 });
+    expect(await startedOn(job.workflow_id)).toBe(queue);
   }, 120_000);
 
   describe('an API process of its own, on a task queue of its own', () => {

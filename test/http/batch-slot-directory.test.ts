@@ -125,6 +125,7 @@ describe('slot directory (an API of its own on a database of its own, SVC_BATCH_
     const ms = (id: string) => Date.parse(byFinish.find((d) => d.job_id === id).completed_at);
     for (let i = 1; i < evicted.length; i++) expect(ms(evicted[i]!)).toBeGreaterThanOrEqual(ms(evicted[i - 1]!));
     // What the admissions asked the store: the slots by _id only, the directory by _id only.
+    await new Promise((r) => setTimeout(r, 600)); // the capture is flushed every 250 ms (CI once read it before any flush: 0 reads)
     const ops = readCapture(dir)
       .filter((c) => c.t >= since)
       .flatMap(classify)

@@ -11,6 +11,7 @@ import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { WAL_LIMIT_BYTES } from '../../infra/ferret-checkpointer.js';
+import { WAL_AUTOCHECKPOINT_BACKSTOP } from '../../infra/ferret-sqlite.js';
 import { ROOT } from '../../infra/stack.js';
 import { apiUrl, control, get, newTenant, type Member } from './helpers.js';
 import { call, sleep, waitCompleted } from './batch-fixtures.js';
@@ -74,9 +75,15 @@ describe('the store WAL under continuous load (session 17)', () => {
     const info = JSON.stringify({ jobs: done.length, peakMiB: peak / 2 ** 20, emptiedUnderLoad, now: walSize() });
     expect(done.length, info).toBeGreaterThanOrEqual(3);
     expect(peak, info).toBeGreaterThan(0);
+    console.log(`store-wal-bound: ${info}`);
     expect(walSize(), info).toBe(0);
-    // The limit plus what a few seconds of this load write before a pass empties the WAL.
-    expect(peak, info).toBeLessThanOrEqual(2 * WAL_LIMIT_BYTES);
+    // Under the load alone the peak depends on the machine's write rate (session 18): the lead's
+    // machine ran 134 jobs in the 12 s, peak 92 MiB, emptied under load; CI's ran 159 and reached
+    // 168 MiB with no TRUNCATE getting its moment (readers still on old frames),
+    // and bench/store-wal.ts at 24 lanes plateaus at SQLite's own backstop (~400 MiB). Waiting
+    // longer for the lock was measured and rejected (docs/performance.md "Session 18: the WAL at
+    // saturating write rates"). What holds at any rate: never past the backstop, empty once quiet.
+    expect(peak, info).toBeLessThanOrEqual(WAL_AUTOCHECKPOINT_BACKSTOP * 4096 + WAL_LIMIT_BYTES);
     for (const d of done) {
       expect(d.body.status).toBe('completed');
       expect(d.body.completed_items).toBe(100);
