@@ -19,11 +19,16 @@ export interface ProofRecord {
  * out after `connectTimeoutMS` and clears the pool; the retried read then fails server selection
  * after `serverSelectionTimeoutMS`. `socketTimeoutMS` is only a backstop for a single stuck
  * connection the monitor does not see; it is far above any legitimate query here.
+ * Session 18: the heartbeat every 1 s, not 2 (FerretDB's hello has no `topologyVersion`, so the
+ * monitor polls; one hello a second per client). A loaded CI run answered a hung store's logic
+ * request at 9.89 s of the 10 s bound: its audit append waited 6.8 s for the monitor's time-out
+ * (timers slip on a busy worker) and then 3 s of selection. A second less of heartbeat is the
+ * part of that wait that costs nothing on the request path.
  */
 export const STORE_CLIENT_OPTIONS = {
   serverSelectionTimeoutMS: 3000,
   connectTimeoutMS: 2000,
-  heartbeatFrequencyMS: 2000,
+  heartbeatFrequencyMS: 1000,
   socketTimeoutMS: 30_000,
   maxPoolSize: 20,
 } as const;
