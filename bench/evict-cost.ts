@@ -9,6 +9,7 @@
 // interleaved rounds:
 //   - delete-per-job: N evicted jobs deleted one after the other, 3 commands each (session 17);
 //   - delete-batched: the same N jobs' documents in 3 commands (session 18, persistence/batch.ts dropEvicted);
+//   - read-per-job: the same three documents per job read by `_id` (for scale: what reading them costs);
 //   - admit-at-limit: N times what an admission at the limit sends beyond the job and request
 //     inserts (claim insert, slot update, 2 slot reads, 1 queue read; the capture's averages rounded);
 //   - admit-new-slot: N times what an admission below the limit sends instead (slot insert, 1 slot read).
@@ -118,6 +119,15 @@ async function main() {
         (jobs as unknown as { evictedUnits: Map<string, number> }).evictedUnits = new Map(ids.map((id) => [id, 1]));
         await jobs.dropEvicted(ids);
       },
+      // For scale: reading the same three documents by `_id` (FerretDB decodes what it reads; a delete reads first).
+      'read-per-job': async (ids) => {
+        for (const id of ids)
+          await Promise.all([
+            db.collection<Doc>('batch_results').findOne({ _id: `${id}#0` }),
+            db.collection<Doc>('batch_requests').findOne({ _id: id }),
+            db.collection<Doc>('batch_jobs').findOne({ _id: id }),
+          ]);
+      },
       'admit-at-limit': async () => {
         for (let i = 0; i < JOBS; i++) {
           const n = String(slotNo++);
@@ -177,7 +187,7 @@ async function main() {
     for (let r = 0; r < ROUNDS; r++) {
       const order = Object.keys(variants).sort(() => Math.random() - 0.5);
       for (const name of order) {
-        const ids = name.startsWith('delete') ? await clone() : [];
+        const ids = name.startsWith('delete') || name.startsWith('read') ? await clone() : [];
         await sleep(300); // the clone's commits and the checkpointer settle
         extra = NaN;
         const c0 = cpuMs(ferret.pid as number);
