@@ -75,10 +75,18 @@ const EVICTION_SWEEP_FIRST_MS = 3_000;
 /**
  * An evicted job's deletion waits until this process has admitted nothing for this long, and at
  * most the second figure (session 14, core/batch-quiet-queue.ts): run at once, its store commands
- * queued on SQLite's one writer beside the rest of a burst's admissions.
+ * queued on SQLite's one writer beside the rest of a burst's admissions. Session 18: it also
+ * waits for the jobs this process started to finish (RUN_HOLD_*), so at most 15 s (was 5).
  */
 const DROP_QUIET_MS = 300;
-const DROP_DEFER_MAX_MS = 5_000;
+const DROP_DEFER_MAX_MS = 15_000;
+/**
+ * How long a job this process started holds the deletions back when the process does not see it
+ * finish (no GET, no wait in its POST): a guess from its size, which only moves the deletions
+ * (session 18: 10 100-item jobs ran 0.9 s on a quiet machine, 3-4 s on a loaded one).
+ */
+const RUN_HOLD_BASE_MS = 2_000;
+const RUN_HOLD_PER_ITEM_MS = 25;
 
 /** The index of an item view (`<job_id>-<index>`). */
 const viewIndex = (v: BatchItemView) => Number(v.id.slice(v.id.lastIndexOf('-') + 1));
@@ -107,8 +115,17 @@ export interface SubmitOptions {
 
 export class BatchJobs {
   readonly store: BatchJobStore;
-  /** The admissions of this process, and the deletions of evicted jobs it queued behind them (dropEvicted), one after the other. */
-  private readonly admissions = new QuietQueue(DROP_QUIET_MS, DROP_DEFER_MAX_MS);
+  /**
+   * Jobs this process started and has not seen finish, with the time after which they no longer
+   * hold the deletions back (session 18, RUN_HOLD_*): the jobs whose writes the deletions would queue beside.
+   */
+  private readonly running = new Map<string, number>();
+  /** The admissions of this process, and the deletions of evicted jobs it queued behind them and behind its running jobs (dropEvicted). */
+  private readonly admissions = new QuietQueue(DROP_QUIET_MS, DROP_DEFER_MAX_MS, Date.now, () => this.anyRunning());
+  /** Evicted jobs waiting for the next deletion (dropEvicted): deleted together, in one batch. */
+  private readonly pendingDrops = new Set<string>();
+  /** A deletion of the pending names is queued and has not started yet. */
+  private dropQueued = false;
   /** Submissions of this process between admission and the workflow's start (submit). */
   private submitting = 0;
   /** Jobs whose workflow the background sweep saw running, and when (SEEN_RUNNING_MS): not described again meanwhile. */
@@ -155,7 +172,7 @@ export class BatchJobs {
   /** Finishes evictions another (dead) process left named on their slots. Background. */
   private sweepEvicted(): void {
     this.store
-      .sweepEvicted()
+      .sweepEvicted(this.pendingDrops)
       .then((n) => {
         if (n > 0) log.warn('batch evictions finished by the sweep', { jobs: n });
       })
@@ -165,17 +182,38 @@ export class BatchJobs {
   /**
    * Deletes the jobs an admission evicted, after it answered (their slot already names the new
    * job: they read as 404). One deletion at a time per process, and only once its admissions
-   * are quiet (session 14): a burst of admissions at the limit queues its deletions behind each
-   * other and behind the burst, instead of adding their writes to the ones the burst's own
-   * admissions wait on.
+   * are quiet (session 14) and the jobs it started are done (session 18): a burst of admissions
+   * at the limit queues its deletions behind the burst and behind the jobs it started, instead
+   * of adding their writes to the ones those jobs and admissions wait on. The names queued
+   * meanwhile go out together (persistence/batch.ts dropEvicted: three commands per batch).
    */
   private dropEvicted(names: string[]): void {
     if (names.length === 0) return;
+    for (const n of names) this.pendingDrops.add(n);
+    if (this.dropQueued) return;
+    this.dropQueued = true;
     // Not awaited: the POST does not wait on the deletion; a failure leaves the names on the slot for the sweep.
     void this.admissions.defer(
-      () => this.store.dropEvicted(names),
+      () => {
+        this.dropQueued = false;
+        const batch = [...this.pendingDrops];
+        this.pendingDrops.clear();
+        return this.store.dropEvicted(batch);
+      },
       (err) => log.warn('batch eviction deletion failed; left to the sweep', { error: err.message }),
     );
+  }
+
+  /** Whether a job this process started may still be running (its hold not expired). */
+  private anyRunning(now = Date.now()): boolean {
+    for (const [id, until] of this.running) if (until <= now) this.running.delete(id);
+    return this.running.size > 0;
+  }
+
+  /** The process saw the job final (a GET, the POST's wait): it no longer holds the deletions back. */
+  private seenFinal(view: BatchJobView): BatchJobView {
+    if (view.status !== 'running') this.running.delete(view.job_id);
+    return view;
   }
 
   async submit(opts: SubmitOptions): Promise<BatchJobView> {
@@ -300,6 +338,11 @@ export class BatchJobs {
       throw err;
     }
     startDone();
+    this.anyRunning(); // drops the expired holds (bounded without evictions too)
+    this.running.set(
+      jobId,
+      Date.now() + Math.min(DROP_DEFER_MAX_MS, RUN_HOLD_BASE_MS + RUN_HOLD_PER_ITEM_MS * opts.items.length),
+    );
     // After the start (its store writes, if any, go first): the evicted job's documents.
     this.dropEvicted(admission.drop);
     // Nothing writes the job document from here on but its workflow (and a repair once that closed):
@@ -370,13 +413,13 @@ export class BatchJobs {
       waited_ms: t1 - t0,
       read_ms: Date.now() - t1,
     });
-    return view;
+    return this.seenFinal(view);
   }
 
   /** The stored job once final (completed or failed); while it runs, the workflow's live snapshot. */
   async view(doc: BatchJobDoc): Promise<BatchJobView> {
-    if (doc.status !== 'running') return this.store.view(doc);
-    return this.liveView(doc);
+    if (doc.status !== 'running') return this.seenFinal(await this.store.view(doc));
+    return this.seenFinal(await this.liveView(doc));
   }
 
   /**

@@ -9,6 +9,10 @@
 // longer than `maxDeferMs` after it was queued (a steady stream of submissions must not hold the
 // deletions back for good; the slot already answers 404 for the evicted job either way). Tasks run
 // one after another, in the order queued; a failed task does not stop the ones after it.
+//
+// Session 18: a quiet moment of the admissions is not a quiet store. The jobs just admitted run
+// right after it, and their chunks and 101-entry audit commits queue on the same writer as the
+// deletions. `held` (the process's own jobs still running) holds the tasks too, within the same bound.
 
 export class QuietQueue {
   private active = 0;
@@ -19,6 +23,8 @@ export class QuietQueue {
     private readonly quietMs: number,
     private readonly maxDeferMs: number,
     private readonly now: () => number = Date.now,
+    /** Also holds the tasks while true (within maxDeferMs), polled every quietMs. */
+    private readonly held: () => boolean = () => false,
   ) {}
 
   /** Runs `fn` as foreground work: queued tasks wait while it runs and for `quietMs` after. */
@@ -46,12 +52,12 @@ export class QuietQueue {
     return this.chain;
   }
 
-  /** Resolves once nothing ran for `quietMs`, or at `latest`. */
+  /** Resolves once nothing ran for `quietMs` and nothing holds the tasks, or at `latest`. */
   private async quiet(latest: number): Promise<void> {
     for (;;) {
       const now = this.now();
       if (now >= latest) return;
-      const quietFor = this.active > 0 ? 0 : now - this.lastEnd;
+      const quietFor = this.active > 0 || this.held() ? 0 : now - this.lastEnd;
       if (quietFor >= this.quietMs) return;
       await new Promise((r) => setTimeout(r, Math.max(1, Math.min(this.quietMs - quietFor, latest - now))));
     }

@@ -318,6 +318,11 @@ export interface Admission {
 const EVICTING_MAX = 8;
 /** Names of evicted jobs a process remembers as deleted, so that neither a carry nor a sweep reads them again. */
 const GONE_MEMO = 4096;
+/**
+ * Evicted jobs deleted together (dropEvicted, session 18): each of the three `delete` commands then
+ * carries up to this many jobs' statements (a burst of 10 admissions at the limit: 3 commands, not 30).
+ */
+const DROP_BATCH_MAX = 32;
 /** Claims a process remembers winning (a shared window read before them must not offer their slots again). */
 const WON_MEMO = 4096;
 const claimId = (slot: number, gen: number) => `${slot}:${gen}`;
@@ -1156,19 +1161,24 @@ export class BatchJobStore {
   }
 
   /**
-   * Deletes evicted jobs (an admission's `drop`, or a sweep's leftovers) by id, one after the
-   * other, off the POST's path. Idempotent: a job already gone costs one point read. Returns how
-   * many job documents it deleted.
+   * Deletes evicted jobs (an admission's `drop`, or a sweep's leftovers) by id, off the POST's
+   * path, DROP_BATCH_MAX jobs at a time in three commands (session 18): one `delete` of all their
+   * result documents beside one of their requests, then one of their jobs (which name the rest:
+   * deleted last). Session 17 sent three commands per job, one job after the other. Idempotent:
+   * a job already gone costs one point read (or, its count known, its share of the deletes).
+   * Returns how many job documents it deleted.
    */
   async dropEvicted(names: readonly string[]): Promise<number> {
+    const todo = [...new Set(names)].filter((n) => !this.gone.has(n));
     let deleted = 0;
-    for (const name of names) {
-      if (this.gone.has(name)) continue;
-      const units = this.evictedUnits.get(name);
-      this.evictedUnits.delete(name);
-      if (await this.deleteJob(name, units)) deleted++;
-      this.gone.add(name);
-      if (this.gone.size > GONE_MEMO) this.gone.delete(this.gone.values().next().value as string);
+    for (let i = 0; i < todo.length; i += DROP_BATCH_MAX) {
+      const batch = todo.slice(i, i + DROP_BATCH_MAX);
+      deleted += await this.deleteJobs(batch.map((name) => ({ name, units: this.evictedUnits.get(name) })));
+      for (const name of batch) {
+        this.evictedUnits.delete(name);
+        this.gone.add(name);
+        if (this.gone.size > GONE_MEMO) this.gone.delete(this.gone.values().next().value as string);
+      }
     }
     return deleted;
   }
@@ -1180,8 +1190,9 @@ export class BatchJobStore {
    * (≤ SVC_BATCH_MAX_JOBS documents), then point reads and deletes by id. Returns how many job
    * documents it deleted.
    */
-  async sweepEvicted(): Promise<number> {
-    const names = (await this.allSlots()).flatMap((s) => s.evicting ?? []);
+  async sweepEvicted(queued: ReadonlySet<string> = new Set()): Promise<number> {
+    // `queued`: names this process's own deletion is waiting with (api/batch-jobs.ts, session 18): not a dead process's leftovers.
+    const names = (await this.allSlots()).flatMap((s) => s.evicting ?? []).filter((n) => !queued.has(n));
     return this.dropEvicted([...new Set(names)]);
   }
 
@@ -1205,23 +1216,39 @@ export class BatchJobStore {
    * read of the job first (3 commands instead of 4; a job already gone costs the three deletes).
    */
   async deleteJob(jobId: string, known?: number): Promise<boolean> {
-    let units: number;
-    if (known === undefined) {
-      const doc = await this.jobs.findOne({ _id: jobId }, { projection: { units: 1 } });
-      if (!doc) return false;
-      units = doc.units ?? 0;
-    } else units = known;
-    for (let u = 0; u < units; u++) this.finalUnits.delete(resultId(jobId, u));
-    const ops: AnyBulkWriteOperation<StoredResultDoc>[] = Array.from({ length: units }, (_, u) => ({
-      deleteOne: { filter: { _id: resultId(jobId, u) } },
-    }));
-    // The results and the request side by side, then the job (which names them: a crash in between leaves it to repeat).
+    return (await this.deleteJobs([{ name: jobId, units: known }])) > 0;
+  }
+
+  /**
+   * deleteJob for several jobs in the same three commands (session 18: dropEvicted's batches).
+   * Jobs without a known count are read first (by id, side by side); a job found absent is
+   * skipped. Returns how many job documents it deleted.
+   */
+  private async deleteJobs(jobs: ReadonlyArray<{ name: string; units: number | undefined }>): Promise<number> {
+    const found = await Promise.all(
+      jobs.map(async ({ name, units }) => {
+        if (units !== undefined) return { name, units };
+        const doc = await this.jobs.findOne({ _id: name }, { projection: { units: 1 } });
+        return doc ? { name, units: doc.units ?? 0 } : null;
+      }),
+    );
+    const present = found.filter((j): j is { name: string; units: number } => j !== null);
+    if (present.length === 0) return 0;
+    const ops: AnyBulkWriteOperation<StoredResultDoc>[] = [];
+    for (const { name, units } of present)
+      for (let u = 0; u < units; u++) {
+        this.finalUnits.delete(resultId(name, u));
+        ops.push({ deleteOne: { filter: { _id: resultId(name, u) } } });
+      }
+    const byId = <T extends { _id: string }>() =>
+      present.map(({ name }) => ({ deleteOne: { filter: { _id: name } } }) as AnyBulkWriteOperation<T>);
+    // The results and the requests side by side, then the jobs (which name them: a crash in between leaves them to repeat).
     await Promise.all([
-      units > 0 ? this.results.bulkWrite(ops, { ordered: false }) : null,
-      this.requests.deleteOne({ _id: jobId }),
+      ops.length > 0 ? this.results.bulkWrite(ops, { ordered: false }) : null,
+      this.requests.bulkWrite(byId<BatchRequestDoc>(), { ordered: false }),
     ]);
-    const { deletedCount } = await this.jobs.deleteOne({ _id: jobId });
-    return known === undefined || deletedCount > 0;
+    const { deletedCount } = await this.jobs.bulkWrite(byId<BatchJobDoc>(), { ordered: false });
+    return deletedCount ?? present.length;
   }
 
   /** Undoes an admission whose workflow could not be started (by the admitting process: it owns the slot). */

@@ -509,6 +509,36 @@ describe('persistence/batch.ts: the job store', () => {
     expect(await jobs.holdsSlot({ _id: 'bj_young', slot: 99 })).toBe(true);
   });
 
+  it("session 18: a sweep passes over the names this process's own deletion is waiting with; several evicted jobs are deleted in one pass", async () => {
+    await jobs.admit(newJob('bj_q1'), ITEMS, 2);
+    await jobs.admit(newJob('bj_q2'), ITEMS, 2);
+    await runToCompletion(jobs, 'bj_q1', new Date('2026-01-01T00:01:00Z'));
+    await runToCompletion(jobs, 'bj_q2', new Date('2026-01-01T00:02:00Z'));
+    await tick();
+    const e1 = await jobs.admit(newJob('bj_q3'), ITEMS, 2);
+    const e2 = await jobs.admit(newJob('bj_q4'), ITEMS, 2);
+    expect([...e1.drop, ...e2.drop].sort()).toEqual(['bj_q1', 'bj_q2']);
+    // Both names are queued in this process (api/batch-jobs.ts pendingDrops): its sweep leaves them.
+    expect(await jobs.sweepEvicted(new Set(['bj_q1', 'bj_q2']))).toBe(0);
+    expect(await jobs.find('bj_q1')).not.toBeNull();
+    expect(await jobs.find('bj_q2')).not.toBeNull();
+    // The queued deletion takes both at once; each document by id.
+    const from = m.log.length;
+    expect(await jobs.dropEvicted([...e1.drop, ...e2.drop])).toBe(2);
+    const sent = m.log.slice(from);
+    expect(sent.filter((r) => r.op === 'find')).toEqual([]); // both counts known from their slots
+    expect(sent.filter((r) => r.coll === 'batch_jobs').map((r) => r.filter)).toEqual([
+      { _id: 'bj_q1' },
+      { _id: 'bj_q2' },
+    ]);
+    for (const id of ['bj_q1', 'bj_q2']) {
+      expect(await jobs.find(id)).toBeNull();
+      expect(await jobs.request(id)).toBeNull();
+      expect(await jobs.unitResults(id, [0, 1])).toEqual([null, null]);
+    }
+    expect(await jobs.sweepEvicted()).toBe(0); // nothing left to sweep
+  });
+
   it('a process that dies between the slot write and the deletion: the name stays on the slot, the next admission of it carries it, a sweep finishes it', async () => {
     await jobs.admit(newJob('bj_a1'), ITEMS, 1);
     await runToCompletion(jobs, 'bj_a1', new Date('2026-01-01T00:01:00Z'));

@@ -100,4 +100,30 @@ describe('QuietQueue: background work after the admissions', () => {
     await q.defer(async () => undefined);
     expect(Date.now() - t0).toBeLessThan(1_000);
   });
+
+  it('session 18: a task also waits while `held` says the jobs just admitted still run, and runs once they are done (no admission meanwhile), or at the bound', async () => {
+    let jobsRunning = true;
+    const q = new QuietQueue(40, 5_000, Date.now, () => jobsRunning);
+    let ran = 0;
+    const t0 = Date.now();
+    const done = q.defer(async () => {
+      ran = Date.now();
+    });
+    await sleep(300);
+    expect(ran).toBe(0); // no admission at all, but the jobs run
+    const releasedAt = Date.now();
+    jobsRunning = false;
+    await done;
+    expect(ran).toBeGreaterThanOrEqual(releasedAt);
+    expect(ran - t0).toBeGreaterThanOrEqual(300);
+    // Held for good: the bound still runs it.
+    const bounded = new QuietQueue(40, 200, Date.now, () => true);
+    const t1 = Date.now();
+    let ran2 = 0;
+    await bounded.defer(async () => {
+      ran2 = Date.now();
+    });
+    expect(ran2 - t1).toBeGreaterThanOrEqual(190);
+    expect(ran2 - t1).toBeLessThan(2_000);
+  });
 });

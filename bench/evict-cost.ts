@@ -1,0 +1,237 @@
+// What does an eviction at the job limit cost the store? (issue 22, session 18, helper B.)
+// bench/data-scale.ts's seeded phase runs at SVC_BATCH_MAX_JOBS, so every admission evicts a
+// finished job; its capture counts per admission, beside an admission below the limit: a claim
+// insert and a slot update instead of a slot insert, and ~3 more point reads of the slot directory;
+// and per evicted job three deletes (its ~120 KB result document, its ~15 KB request, its job).
+// This script prices each part in FerretDB's own CPU (/proc/<pid>/stat: a count the machine's
+// load does not inflate), on a copy of a store data-scale left behind (real documents: the
+// template is one of its finished 100-item jobs, cloned under new ids before each round), in
+// interleaved rounds:
+//   - delete-per-job: N evicted jobs deleted one after the other, 3 commands each (session 17);
+//   - delete-batched: the same N jobs' documents in 3 commands (session 18, persistence/batch.ts dropEvicted);
+//   - read-per-job: the same three documents per job read by `_id` (for scale: what reading them costs);
+//   - admit-at-limit: N times what an admission at the limit sends beyond the job and request
+//     inserts (claim insert, slot update, 2 slot reads, 1 queue read; the capture's averages rounded);
+//   - admit-new-slot: N times what an admission below the limit sends instead (slot insert, 1 slot read).
+//   npx tsx bench/evict-cost.ts [--from .data/bench-scale/ferretdb/svc.sqlite] [--jobs 10] [--rounds 6] [--port 38760]
+// Run bench/data-scale.ts first (any size) for the store file; nothing of it is changed.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
+import { MongoClient } from 'mongodb';
+import { ROOT } from '../infra/stack.js';
+import { ferretPragmas } from '../infra/ferret-sqlite.js';
+import { Store } from '../core/store.js';
+import { BatchJobStore } from '../persistence/batch.js';
+
+const args = process.argv.slice(2);
+const arg = (name: string, def: string) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 && args[i + 1] ? (args[i + 1] as string) : def;
+};
+const FROM = path.resolve(arg('from', path.join(ROOT, '.data', 'bench-scale', 'ferretdb', 'svc.sqlite')));
+const JOBS = Number(arg('jobs', '10'));
+const ROUNDS = Number(arg('rounds', '6'));
+const PORT = Number(arg('port', '38760'));
+const WORK = path.join(os.tmpdir(), `svc-evict-cost-${process.pid}`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** FerretDB's CPU so far (user + system, ms). */
+function cpuMs(pid: number): number {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(f[11]) + Number(f[12])) * 10;
+}
+
+function startFerret(dir: string, port: number): ChildProcess {
+  const q = ferretPragmas('normal')
+    .map((p) => `_pragma=${p}`)
+    .join('&');
+  return spawn(
+    path.join(ROOT, '.tools', 'bin', 'ferretdb'),
+    [
+      '--handler=sqlite',
+      `--sqlite-url=file:${dir}/db/?${q}`,
+      `--listen-addr=127.0.0.1:${port}`,
+      '--debug-addr=-',
+      '--telemetry=disable',
+      `--state-dir=${dir}/st`,
+      '--log-level=error',
+    ],
+    { stdio: 'ignore' },
+  );
+}
+
+type Doc = Record<string, unknown> & { _id: string };
+
+async function main() {
+  mkdirSync(path.join(WORK, 'db'), { recursive: true });
+  mkdirSync(path.join(WORK, 'st'), { recursive: true });
+  copyFileSync(FROM, path.join(WORK, 'db', 'svc.sqlite'));
+  const ferret = startFerret(WORK, PORT);
+  const uri = `mongodb://127.0.0.1:${PORT}/svc`;
+  let mc: MongoClient | null = null;
+  let store: Store | null = null;
+  try {
+    for (let i = 0; ; i++) {
+      try {
+        mc = new MongoClient(uri, { serverSelectionTimeoutMS: 2000 });
+        await mc.connect();
+        break;
+      } catch (err) {
+        if (i > 40) throw err;
+        await sleep(500);
+      }
+    }
+    store = Store.lazy(uri);
+    const db = mc.db();
+    // The template: a finished job of the service's own shape (one result document of 100 items).
+    const template = (await db
+      .collection<Doc>('batch_jobs')
+      .findOne({ units: 1, status: 'completed', total_items: 100 })) as Doc | null;
+    if (!template) throw new Error(`no finished 100-item one-unit job in ${FROM}: run bench/data-scale.ts first`);
+    const tid = template._id as string;
+    const request = (await db.collection<Doc>('batch_requests').findOne({ _id: tid })) as Doc;
+    const result = (await db.collection<Doc>('batch_results').findOne({ _id: `${tid}#0` })) as Doc;
+    const slot = (await db.collection<Doc>('batch_slots').findOne({})) as Doc;
+    const sizes = [template, request, result].map((d) => JSON.stringify(d).length);
+    console.error(`template ${tid}: job ${sizes[0]} B, request ${sizes[1]} B, result document ${sizes[2]} B (JSON)`);
+
+    const clone = async (): Promise<string[]> => {
+      const ids = Array.from({ length: JOBS }, () => `bj_${randomBytes(12).toString('hex')}`);
+      await db.collection<Doc>('batch_jobs').insertMany(ids.map((id) => ({ ...template, _id: id })));
+      await db.collection<Doc>('batch_requests').insertMany(ids.map((id) => ({ ...request, _id: id })));
+      await db
+        .collection<Doc>('batch_results')
+        .insertMany(ids.map((id) => ({ ...result, _id: `${id}#0`, job_id: id })));
+      return ids;
+    };
+    let slotNo = 100_000;
+    const variants: Record<string, (ids: string[]) => Promise<void>> = {
+      'delete-per-job': async (ids) => {
+        const jobs = new BatchJobStore(store as Store);
+        for (const id of ids) await jobs.deleteJob(id, 1);
+      },
+      'delete-batched': async (ids) => {
+        const jobs = new BatchJobStore(store as Store);
+        // The count each finished slot carries (session 15), as the admission leaves it for the deletion.
+        (jobs as unknown as { evictedUnits: Map<string, number> }).evictedUnits = new Map(ids.map((id) => [id, 1]));
+        await jobs.dropEvicted(ids);
+      },
+      // For scale: reading the same three documents by `_id` (FerretDB decodes what it reads; a delete reads first).
+      'read-per-job': async (ids) => {
+        for (const id of ids)
+          await Promise.all([
+            db.collection<Doc>('batch_results').findOne({ _id: `${id}#0` }),
+            db.collection<Doc>('batch_requests').findOne({ _id: id }),
+            db.collection<Doc>('batch_jobs').findOne({ _id: id }),
+          ]);
+      },
+      'admit-at-limit': async () => {
+        for (let i = 0; i < JOBS; i++) {
+          const n = String(slotNo++);
+          await db.collection<Doc>('batch_slots').insertOne({ ...slot, _id: n }); // the finished slot (not counted below)
+        }
+        const c0 = cpuMs(ferret.pid as number);
+        for (let i = 0; i < JOBS; i++) {
+          const n = String(slotNo - JOBS + i);
+          await Promise.all([
+            db.collection<Doc>('batch_slots').findOne({ _id: n }),
+            db.collection<Doc>('batch_slots').findOne({ _id: String(Number(n) + 1) }),
+            db.collection<Doc>('batch_slot_queue').findOne({ _id: n }),
+          ]);
+          await db.collection<Doc>('batch_slot_claims').insertOne({
+            _id: `${n}:2`,
+            slot: Number(n),
+            gen: 2,
+            job_id: `bj_${randomBytes(12).toString('hex')}`,
+            created_at: new Date(),
+          });
+          await db.collection<Doc>('batch_slots').updateOne(
+            { _id: n },
+            {
+              $set: {
+                gen: 2,
+                state: 'active',
+                job_id: `bj_${randomBytes(12).toString('hex')}`,
+                claimed_at: new Date(),
+                finished_at: null,
+                evicting: [`bj_${randomBytes(12).toString('hex')}`],
+                units: null,
+              },
+            },
+          );
+        }
+        extra = cpuMs(ferret.pid as number) - c0;
+      },
+      'admit-new-slot': async () => {
+        const c0 = cpuMs(ferret.pid as number);
+        for (let i = 0; i < JOBS; i++) {
+          const n = String(slotNo++);
+          await db.collection<Doc>('batch_slots').findOne({ _id: String(Number(n) - 1) });
+          await db.collection<Doc>('batch_slots').insertOne({
+            _id: n,
+            gen: 1,
+            state: 'active',
+            job_id: `bj_${randomBytes(12).toString('hex')}`,
+            claimed_at: new Date(),
+            finished_at: null,
+          });
+        }
+        extra = cpuMs(ferret.pid as number) - c0;
+      },
+    };
+    let extra = NaN;
+    const totals: Record<string, number[]> = Object.fromEntries(Object.keys(variants).map((k) => [k, []]));
+    for (let r = 0; r < ROUNDS; r++) {
+      const order = Object.keys(variants).sort(() => Math.random() - 0.5);
+      for (const name of order) {
+        const ids = name.startsWith('delete') || name.startsWith('read') ? await clone() : [];
+        await sleep(300); // the clone's commits and the checkpointer settle
+        extra = NaN;
+        const c0 = cpuMs(ferret.pid as number);
+        await (variants[name] as (ids: string[]) => Promise<void>)(ids);
+        const spent = Number.isNaN(extra) ? cpuMs(ferret.pid as number) - c0 : extra;
+        (totals[name] as number[]).push(spent / JOBS);
+        if (name.startsWith('delete')) {
+          const left = await db
+            .collection<Doc>('batch_results')
+            .countDocuments({ _id: { $in: ids.map((i) => `${i}#0`) } });
+          if (left !== 0) throw new Error(`${name} left ${left} result documents`);
+        }
+      }
+      console.error(
+        `round ${r + 1}/${ROUNDS}: ${Object.entries(totals)
+          .map(([k, v]) => `${k} ${(v.at(-1) as number).toFixed(1)}`)
+          .join(', ')} ms store CPU per job`,
+      );
+    }
+    const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)] as number;
+    console.log(
+      `load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}; ${JOBS} jobs per round, ${ROUNDS} rounds interleaved; FerretDB CPU (user + system) per job, ms`,
+    );
+    console.table(
+      Object.entries(totals).map(([k, v]) => ({
+        part: k,
+        median: Math.round(median(v) * 10) / 10,
+        min: Math.round(Math.min(...v) * 10) / 10,
+        max: Math.round(Math.max(...v) * 10) / 10,
+      })),
+    );
+  } finally {
+    await store?.close().catch(() => undefined);
+    await mc?.close().catch(() => undefined);
+    ferret.kill('SIGTERM');
+    await new Promise((r) => ferret.once('exit', r));
+    rmSync(WORK, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
