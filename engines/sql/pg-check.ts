@@ -351,6 +351,8 @@ interface PgWorker {
   worker: PgProcess;
   ready: Promise<boolean>;
   pending: Map<number, Pending>;
+  /** Its copy of the data directory (on-disk mode), removed when the process exits. */
+  removed?: Promise<void>;
 }
 
 /**
@@ -689,6 +691,8 @@ export class PgCheck {
     let markReady: (ok: boolean) => void = () => undefined;
     const ready = new Promise<boolean>((r) => (markReady = r));
     const w: PgWorker = { worker, ready, pending };
+    let markRemoved: () => void = () => undefined;
+    if (disk) w.removed = new Promise((r) => (markRemoved = r));
     const down = (reason: string) => {
       markReady(false);
       for (const [, p] of pending) {
@@ -751,7 +755,10 @@ export class PgCheck {
     worker.on('error', (err) => down(`the PostgreSQL worker failed: ${err.message}`));
     worker.on('exit', (code) => {
       // Its copy of the data directory goes with it (off the event loop: ~1,000 files).
-      if (disk) void rm(disk.live, { recursive: true, force: true }).catch(() => undefined);
+      if (disk)
+        void rm(disk.live, { recursive: true, force: true })
+          .catch(() => undefined)
+          .then(markRemoved);
       down(
         this.bootFailure
           ? `PGlite could not start: ${this.bootFailure}`
@@ -804,7 +811,11 @@ export class PgCheck {
     const w = this.current;
     this.current = null;
     this.ready = false;
-    if (w) await w.worker.terminate();
+    if (w) {
+      await w.worker.terminate();
+      // A stopping worker process leaves no copy behind (a killed one's is swept by the next start).
+      await w.removed;
+    }
   }
 }
 
