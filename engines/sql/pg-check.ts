@@ -672,6 +672,7 @@ export class PgCheck {
     const spawnedAt = performance.now();
     const cache = this.limits.dataDirCache;
     const disk = cache && this.limits.dataDirOnDisk ? this.diskDirs(cache) : null;
+    if (cache && this.limits.dataDirOnDisk && disk === null) this.onEvent('cache_failed', { reason: this.diskFailure });
     // This process's own dump first; else the one a first start of any process left on disk.
     // On disk with a template there, no dump is read or sent.
     const copies = disk !== null && existsSync(disk.template);
@@ -769,14 +770,22 @@ export class PgCheck {
   }
 
   /** The template and this start's own copy (on-disk mode); copies of dead owners are swept first. */
-  private diskDirs(cache: string): { template: string; live: string } {
-    sweepLiveDataDirs(cache);
-    mkdirSync(liveDataDirs(cache), { recursive: true });
+  private diskDirs(cache: string): { template: string; live: string } | null {
+    try {
+      sweepLiveDataDirs(cache);
+      mkdirSync(liveDataDirs(cache), { recursive: true });
+    } catch (err) {
+      // A folder that cannot be written: this start keeps the files in memory, as before.
+      this.diskFailure = (err as Error).message;
+      return null;
+    }
     return {
       template: dataDirTemplate(cache),
       live: path.join(liveDataDirs(cache), `${process.pid}-${randomBytes(4).toString('hex')}`),
     };
   }
+
+  private diskFailure = '';
 
   private resultOf(msg: { type: string; [k: string]: unknown }): PgCheckResult {
     if (msg.type === 'unavailable') return { ran: false, reason: String(msg.reason) };

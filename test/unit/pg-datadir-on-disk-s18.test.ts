@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadSqlEngineConfig } from '../../core/config.js';
 import { DEFAULT_PG_CHECK_LIMITS, PgCheck, verifySqlChecked } from '../../engines/sql/index.js';
-import { dataDirTemplate, liveDataDirs, readCachedDataDir } from '../../engines/sql/pg-check.js';
+import { dataDirTemplate, liveDataDirs, readCachedDataDir, writeCachedDataDir } from '../../engines/sql/pg-check.js';
 
 const DDL = 'CREATE TABLE warehouse (w_warehouse_sk integer, w_state text);';
 const REQ = {
@@ -115,6 +115,30 @@ describe("PGlite's data directory on disk (session 18)", () => {
     expect(existsSync(halfBuilt)).toBe(false);
     expect(existsSync(alive)).toBe(true);
     rmSync(alive, { recursive: true, force: true });
+  }, 300_000);
+
+  it('a folder where no copy can be made: that start keeps the files in memory (the dump loaded), says so, and gives the verdicts', async () => {
+    const other = mkdtempSync(path.join(tmpdir(), 'svc-pg-ondisk-ro-'));
+    try {
+      writeCachedDataDir(other, readCachedDataDir(dir)!);
+      writeFileSync(liveDataDirs(other), 'a file where the copies would go');
+      const events: string[] = [];
+      const starts: string[] = [];
+      const pg = new PgCheck(
+        { ...DEFAULT_PG_CHECK_LIMITS, bootWaitMs: 120_000, idleReleaseMs: 0, dataDirCache: other, dataDirOnDisk: true },
+        (e, d) => {
+          events.push(e);
+          if (e === 'started') starts.push(d.dataDir ?? '?');
+        },
+      );
+      checks.push(pg);
+      expect(await verdict(pg, REQ)).toMatchObject({ constraint_id: 'sql_verifier.sql_valid', is_valid: true });
+      expect(events).toContain('cache_failed');
+      expect(starts).toEqual(['loaded']);
+      await pg.shutdown();
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
   }, 300_000);
 
   it('a template PostgreSQL cannot start from fails closed once, is dropped, and the next start rebuilds it from the dump', async () => {
