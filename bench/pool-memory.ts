@@ -90,6 +90,11 @@ const CONFIGS: Record<string, string[]> = {
   'PGlite (its child process, 300 checks over 24 schemas)': ['pglite-300'],
   'PGlite with V8 defaults (until session 16), 300 checks over 24 schemas': ['pglite-300-v8defaults'],
   'PGlite started, then released (idle)': ['pglite-released'],
+  // Session 18: as the stack starts it, from the worktree's .data/pglite (its dump, or its unpacked template).
+  'PGlite, the cached dump unpacked into its memory (the stack until session 18), one check': ['pglite-cached'],
+  'PGlite, its data directory a copy on disk (the stack since session 18), one check': ['pglite-disk'],
+  'PGlite, the cached dump unpacked into its memory, 300 checks over 24 schemas': ['pglite-cached-300'],
+  'PGlite, its data directory a copy on disk, 300 checks over 24 schemas': ['pglite-disk-300'],
   "the worker's pools until session 11, PGlite released (engine 2 with the guards, Z3 2 of which 1 warm)": [
     'engine:2',
     'logic:2:1',
@@ -202,14 +207,17 @@ for (const p of pools) {
   } else if (name.startsWith('pglite')) {
     const { PgCheck, DEFAULT_PG_CHECK_LIMITS } = await import(url('engines/sql/index.js'));
     // pglite-300[-v8defaults]: 300 checks over 24 schemas (the LRU keeps 16: creations and drops
-    // too), as a mixed load leaves it; -v8defaults: without PG_PROCESS_V8_FLAGS (session 16).
+    // too), as a mixed load leaves it; -v8defaults: without PG_PROCESS_V8_FLAGS (session 16);
+    // pglite-cached / pglite-disk[-300]: with the stack's data directory cache, in memory or on disk (session 18).
+    const cached = name.startsWith('pglite-cached') || name.startsWith('pglite-disk');
     const pg = new PgCheck({
       ...DEFAULT_PG_CHECK_LIMITS,
       bootWaitMs: 300000,
       timeoutMs: 60000,
       ...(name.endsWith('-v8defaults') ? { v8Flags: [] } : {}),
+      ...(cached ? { dataDirCache: process.env.POOL_MEMORY_PG_CACHE, dataDirOnDisk: name.startsWith('pglite-disk') } : {}),
     });
-    const n = name.startsWith('pglite-300') ? 300 : 1;
+    const n = name.includes('-300') ? 300 : 1;
     for (let i = 0; i < n; i++) {
       const s = i % 24;
       const cols = Array.from({ length: 8 + s }, (_, c) => 'c' + c + (c % 3 ? ' text' : ' int')).join(', ');
@@ -267,7 +275,10 @@ function perPoolRows(tree: string, configs: Record<string, string[]>, title: str
       encoding: 'utf8',
       cwd: tree,
       timeout: 300_000,
-      env: PLAIN ? process.env : { ...process.env, MALLOC_ARENA_MAX: '2', POOL_MEMORY_AS_RUN: '1' },
+      env: {
+        ...(PLAIN ? process.env : { ...process.env, MALLOC_ARENA_MAX: '2', POOL_MEMORY_AS_RUN: '1' }),
+        POOL_MEMORY_PG_CACHE: path.join(ROOT, '.data/pglite'),
+      },
     });
     const row = JSON.parse(out.trim().split('\n').pop()!) as { rss: number; notes?: string[] };
     const rss = row.rss;
@@ -439,6 +450,14 @@ const STACK_CONFIGS: Record<string, StackConfig> = {
   after: {
     name: "after (defaults; PGlite on demand, its idle release and the warm Z3 worker's shortened to 20 s for the bench)",
     env: { SVC_SQL_PG_IDLE_RELEASE_MS: '20000', SVC_Z3_WARM_IDLE_RELEASE_MS: '20000' },
+    warmPglite: false,
+    idleReleaseMs: 20_000,
+  },
+  // Session 18's A/B: the defaults with PostgreSQL's files in PGlite's memory, the cached dump
+  // unpacked at every start (SVC_SQL_PG_DATADIR_ON_DISK=0, as until session 18).
+  pgmem: {
+    name: "after, PGlite's data directory in its memory (SVC_SQL_PG_DATADIR_ON_DISK=0, as until session 18; idle releases shortened to 20 s)",
+    env: { SVC_SQL_PG_IDLE_RELEASE_MS: '20000', SVC_Z3_WARM_IDLE_RELEASE_MS: '20000', SVC_SQL_PG_DATADIR_ON_DISK: '0' },
     warmPglite: false,
     idleReleaseMs: 20_000,
   },
@@ -697,6 +716,7 @@ async function runStack(cfg: StackConfig, seconds: number): Promise<Record<strin
       .map(([k, c]) => `${k} × ${c}`)
       .join(', ');
     out.mixed = `${mixed.value.rps.toFixed(1)} req/s (${mixed.value.bad} non-2xx${why ? `: kind ${why}` : ''}); peak ${fmt(mixed.peak)}; mean total ${mb(mixed.mean)}; PGlite's process (in the worker's figure) ${mb(mixed.pglite.atPeak)} at the peak, ${mb(mixed.pglite.peak)} at its own${distinct(mixed.distinctAtPeak)}`;
+    out.mixedClasses = `API: ${mixed.classesAtPeak.api}; worker: ${mixed.classesAtPeak.worker}`;
     out.afterLoad = withDistinct(sample());
     if (cfg.idleReleaseMs > 0) {
       await new Promise((r) => setTimeout(r, cfg.idleReleaseMs + 8_000));
@@ -732,6 +752,7 @@ async function runStack(cfg: StackConfig, seconds: number): Promise<Record<strin
       console.log(`- idle: ${r.idleClasses}`);
       console.log(`- /verify/math peak: ${r.mathClasses}`);
       console.log(`- /verify/logic peak: ${r.logicClasses}`);
+      console.log(`- mixed load peak: ${r.mixedClasses}`);
     }
   }
 }

@@ -188,6 +188,7 @@ export interface SqlEngineConfig {
     timeoutMs: number;
     idleReleaseMs: number;
     dataDirCache?: string;
+    dataDirOnDisk?: boolean;
     v8Flags?: string[];
   };
 }
@@ -195,7 +196,8 @@ export interface SqlEngineConfig {
 /**
  * SVC_SQL_PG_CHECK (`0`/`false`: off), SVC_SQL_PG_BOOT_WAIT_MS (7000, never past the request's
  * budget), SVC_SQL_PG_CHECK_TIMEOUT_MS (4000), SVC_SQL_PG_IDLE_RELEASE_MS (300000; `0`: PGlite is
- * never released), SVC_SQL_PG_DATADIR_CACHE (`.data/pglite`; `0`: none), SVC_SQL_PG_V8_FLAGS
+ * never released), SVC_SQL_PG_DATADIR_CACHE (`.data/pglite`; `0`: none), SVC_SQL_PG_DATADIR_ON_DISK
+ * (on; `0`/`false`: PostgreSQL's files in PGlite's memory, as until session 18), SVC_SQL_PG_V8_FLAGS
  * (PGlite's process's V8 flags, space-separated; unset: pg-check.ts's PG_PROCESS_V8_FLAGS, empty:
  * V8's defaults): docs/configuration.md.
  */
@@ -212,6 +214,7 @@ export function loadSqlEngineConfig(env: NodeJS.ProcessEnv = process.env): SqlEn
   };
   const flag = env.SVC_SQL_PG_CHECK;
   const cacheDir = env.SVC_SQL_PG_DATADIR_CACHE?.trim();
+  const onDisk = env.SVC_SQL_PG_DATADIR_ON_DISK?.trim();
   const v8Flags = env.SVC_SQL_PG_V8_FLAGS?.trim().split(/\s+/).filter(Boolean);
   const badFlag = v8Flags?.find((f) => !/^--[a-z0-9][a-z0-9_-]*(=[A-Za-z0-9_.,:-]+)?$/.test(f));
   if (badFlag !== undefined)
@@ -227,7 +230,13 @@ export function loadSqlEngineConfig(env: NodeJS.ProcessEnv = process.env): SqlEn
       idleReleaseMs: env.SVC_SQL_PG_IDLE_RELEASE_MS?.trim() === '0' ? 0 : ms('SVC_SQL_PG_IDLE_RELEASE_MS', 300_000),
       // Where a first start leaves PostgreSQL's fresh data directory, so later processes skip
       // initdb (its ~700 MB peak; engines/sql/pg-check.ts). Relative to the working directory.
-      ...(cacheDir === '0' ? {} : { dataDirCache: path.resolve(cacheDir || '.data/pglite') }),
+      // Session 18: and PostgreSQL's files on disk there (a copy per start), not in PGlite's memory.
+      ...(cacheDir === '0'
+        ? {}
+        : {
+            dataDirCache: path.resolve(cacheDir || '.data/pglite'),
+            dataDirOnDisk: onDisk !== '0' && onDisk !== 'false',
+          }),
       // Unset: the engine's own flags (PG_PROCESS_V8_FLAGS); set, even empty, replaces them.
       ...(v8Flags === undefined ? {} : { v8Flags }),
     },

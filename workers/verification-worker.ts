@@ -68,7 +68,10 @@ async function main(): Promise<void> {
       event === 'failed'
         ? log.warn('PGlite did not start; postgresql SQL checks are not run (UNVERIFIABLE)', detail)
         : event === 'cache_failed'
-          ? log.warn("PGlite's data directory was not cached; the next process's first start runs initdb", detail)
+          ? log.warn(
+              "PGlite's data directory cache could not be used (not written, or no copy on disk: this start keeps it in memory); the check runs on",
+              detail,
+            )
           : log.info(event === 'started' ? 'PGlite started' : 'PGlite released after its idle period', detail),
     ),
   };

@@ -473,7 +473,7 @@ export class LogicPool {
       recycle = true;
       this.settle(job, { kind: 'failure', reason: 'solver_failure', detail: msg.message });
     } else {
-      slot.memory = { z3AllocBytes: msg.z3AllocBytes, heapUsedBytes: msg.heapUsedBytes };
+      slot.memory = { z3AllocBytes: msg.z3AllocBytes, heapUsedBytes: msg.heapUsedBytes, pthreads: msg.pthreads };
       recycle =
         msg.recycle ||
         (this.opts.maxSolvesPerWorker > 0 && slot.solves >= this.opts.maxSolvesPerWorker) ||

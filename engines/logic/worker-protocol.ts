@@ -28,6 +28,8 @@ export interface WorkerMemory {
   z3AllocBytes: number;
   /** V8 heap used by this worker's isolate. */
   heapUsedBytes: number;
+  /** Z3's pthreads this worker holds (each a nested worker: its own isolate and WASM instance). */
+  pthreads: number;
 }
 
 export type WorkerMessage =

@@ -17,10 +17,27 @@ const { Z3, em } = await init();
 Z3.global_param_set('memory_max_size', String(workerData.z3MemoryMaxMb));
 const z3Version = Z3.get_full_version();
 
+/**
+ * Z3's check, run synchronously on this thread (session 18). z3-solver's `solver_check` is an
+ * async call that starts a pthread of its own for every check (a nested worker, its own V8
+ * isolate instantiating the WASM module) and resolves when it ends; this thread only waits
+ * meanwhile. Calling the C export here runs the same check with one pthread fewer per Z3 worker
+ * (the pthread Z3 itself starts for its `timeout` parameter stays, so a check still ends as
+ * unknown/timeout at its budget, and the pool still terminates this thread at the deadline).
+ * An API error is left in the context, as every other call here reads it.
+ */
+function check(ctx, solver) {
+  const r = em._Z3_solver_check(ctx, solver);
+  const err = Z3.get_error_code(ctx);
+  if (err !== 0) throw new Error(`Z3 check failed: ${Z3.get_error_msg(ctx, err)}`);
+  return r;
+}
+
 function memory() {
   return {
     z3AllocBytes: Number(Z3.get_estimated_alloc_size()),
     heapUsedBytes: process.memoryUsage().heapUsed,
+    pthreads: (em?.PThread?.runningWorkers?.length ?? 0) + (em?.PThread?.unusedWorkers?.length ?? 0),
   };
 }
 
@@ -108,7 +125,7 @@ async function unsatCore(ctx, text, expected, budgetMs) {
   }
   Z3.ast_vector_dec_ref(ctx, asserts);
   Z3.solver_dec_ref(ctx, scratch);
-  const r = await Z3.solver_check(ctx, tracker);
+  const r = check(ctx, tracker);
   if (r !== Z3_L_FALSE) return { core: null, unknown: r !== Z3_L_TRUE };
   const core = Z3.solver_get_unsat_core(ctx, tracker);
   Z3.ast_vector_inc_ref(ctx, core);
@@ -145,7 +162,7 @@ async function solve(msg) {
     const err = Z3.get_error_code(ctx);
     if (err !== 0) throw new Error(`Z3 rejected the SMT-LIB text: ${Z3.get_error_msg(ctx, err)}`);
     const t0 = performance.now();
-    const r = await Z3.solver_check(ctx, solver);
+    const r = check(ctx, solver);
     const solveMs = performance.now() - t0;
     let status = 'unknown';
     let reasonUnknown = null;
@@ -233,7 +250,9 @@ const WARM_UP = [
   '(assert (and (> a 5) (< b 10) (= (+ a b) 12) (= (* 3.0 r) 1.0) (or p (> (* a a) 30)) (= (mod a 3) (div b 2))))',
   '(assert (forall ((n Int)) (=> (> n 0) (> (+ n a) 5))))',
 ].join('\n');
-await prestartPthreadsAsync(3);
+// Two: Z3's own (its timeout's timer, and one more it starts on a first check); the check itself
+// needs none since session 18 (check() above; z3-solver's async check took a third).
+await prestartPthreadsAsync(2);
 for (let i = 0; i < 4; i++) {
   const w = await solve({
     smtlib: WARM_UP,

@@ -19,7 +19,8 @@
 // and checks run one at a time.
 import { createHash, randomBytes } from 'node:crypto';
 import { fork, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -350,6 +351,8 @@ interface PgWorker {
   worker: PgProcess;
   ready: Promise<boolean>;
   pending: Map<number, Pending>;
+  /** Its copy of the data directory (on-disk mode), removed when the process exits. */
+  removed?: Promise<void>;
 }
 
 /**
@@ -372,6 +375,13 @@ export interface PgCheckLimits {
    * against ~330 MB for a load (docs/performance.md, memory). Absent: kept in memory only.
    */
   dataDirCache?: string;
+  /**
+   * Session 18 (SVC_SQL_PG_DATADIR_ON_DISK, on by default where dataDirCache is set): PostgreSQL's
+   * files on disk under dataDirCache, a fresh copy of the unpacked template per start, instead of
+   * PGlite's in-memory file system and the dump unpacked at every start (−65 MB of PGlite's
+   * process once ready, −125 MB at its start's peak; docs/performance.md, session 18).
+   */
+  dataDirOnDisk?: boolean;
   /** V8 flags of PGlite's process (SVC_SQL_PG_V8_FLAGS); absent: PG_PROCESS_V8_FLAGS, empty: V8's defaults. */
   v8Flags?: readonly string[];
 }
@@ -449,8 +459,50 @@ function dropCachedDataDir(dir: string): void {
   rmSync(dataDirCacheFile(dir), { force: true });
 }
 
+/** The unpacked fresh data directory (on-disk mode): never opened itself, only copied. */
+export function dataDirTemplate(dir: string): string {
+  return path.join(dir, `pglite-${PGLITE_VERSION}-datadir`);
+}
+
+/** Where the running PGlite processes' copies live: `<pid of their owner>-<random>` (on-disk mode). */
+export function liveDataDirs(dir: string): string {
+  return path.join(dir, 'live');
+}
+
+/**
+ * Removes the copies (and half-built templates) whose owner process is gone: a worker killed
+ * with its PGlite leaves its copy (~39 MB of files) behind; the next start of any process that
+ * shares the directory removes it. Owners alive (this one included) keep theirs.
+ */
+export function sweepLiveDataDirs(dir: string): void {
+  const root = liveDataDirs(dir);
+  let names: string[];
+  try {
+    names = readdirSync(root);
+  } catch {
+    return; // nothing there yet
+  }
+  for (const name of names) {
+    const owner = Number(/^(\d+)-/.exec(name)?.[1]);
+    if (!Number.isInteger(owner) || owner === process.pid || processAlive(owner)) continue;
+    rmSync(path.join(root, name), { recursive: true, force: true });
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM'; // alive, another user's
+  }
+}
+
 /** `cache_failed`: the fresh data directory could not be written to dataDirCache (the check runs on; the next process runs initdb). */
 export type PgCheckEvent = 'started' | 'released' | 'failed' | 'cache_failed';
+
+/** How a start got its data directory: initdb, the cached dump loaded, or (on disk) a copy of the template. */
+export type PgDataDirSource = 'initdb' | 'loaded' | 'copied';
 
 /**
  * The PostgreSQL check of one process: owns the PGlite thread, which is started on the first
@@ -474,7 +526,7 @@ export class PgCheck {
     readonly limits: Readonly<PgCheckLimits> = DEFAULT_PG_CHECK_LIMITS,
     private readonly onEvent: (
       event: PgCheckEvent,
-      detail: { ms?: number; reason?: string; dataDir?: 'loaded' | 'initdb' },
+      detail: { ms?: number; reason?: string; dataDir?: PgDataDirSource },
     ) => void = () => undefined,
   ) {}
 
@@ -618,12 +670,21 @@ export class PgCheck {
     this.counts.starts++;
     this.ready = false;
     const spawnedAt = performance.now();
-    // This process's own dump first; else the one a first start of any process left on disk.
     const cache = this.limits.dataDirCache;
-    if (this.dataDir === null && cache) this.dataDir = readCachedDataDir(cache);
-    const loaded = this.dataDir;
+    const disk = cache && this.limits.dataDirOnDisk ? this.diskDirs(cache) : null;
+    if (cache && this.limits.dataDirOnDisk && disk === null) this.onEvent('cache_failed', { reason: this.diskFailure });
+    // This process's own dump first; else the one a first start of any process left on disk.
+    // On disk with a template there, no dump is read or sent.
+    const copies = disk !== null && existsSync(disk.template);
+    if (this.dataDir === null && cache && !copies) this.dataDir = readCachedDataDir(cache);
+    const loaded = copies ? null : this.dataDir;
     const worker = new PgProcess(
-      { schemaCacheSize: SCHEMA_CACHE_SIZE, settings: PG_SETTINGS, dataDir: loaded ?? undefined },
+      {
+        schemaCacheSize: SCHEMA_CACHE_SIZE,
+        settings: PG_SETTINGS,
+        dataDir: loaded ?? undefined,
+        ...(disk ? { disk } : {}),
+      },
       this.limits.v8Flags ?? PG_PROCESS_V8_FLAGS,
     );
     worker.unref();
@@ -631,6 +692,8 @@ export class PgCheck {
     let markReady: (ok: boolean) => void = () => undefined;
     const ready = new Promise<boolean>((r) => (markReady = r));
     const w: PgWorker = { worker, ready, pending };
+    let markRemoved: () => void = () => undefined;
+    if (disk) w.removed = new Promise((r) => (markRemoved = r));
     const down = (reason: string) => {
       markReady(false);
       for (const [, p] of pending) {
@@ -651,7 +714,7 @@ export class PgCheck {
         markReady(true);
         this.onEvent('started', {
           ms: Math.round(performance.now() - spawnedAt),
-          dataDir: loaded ? 'loaded' : 'initdb',
+          dataDir: (msg.dataDir as PgDataDirSource | undefined) ?? (loaded ? 'loaded' : 'initdb'),
         });
         // Started by start() alone (no check waiting): released if no check ever comes.
         if (pending.size === 0 && this.idleTimer === null) this.releaseLater();
@@ -659,7 +722,8 @@ export class PgCheck {
       }
       if (msg.type === 'data_dir') {
         if (msg.dump instanceof Uint8Array) {
-          this.dataDir = msg.dump;
+          // On disk the template serves later starts: the dump is only written for other processes.
+          if (!disk) this.dataDir = msg.dump;
           if (cache) {
             try {
               writeCachedDataDir(cache, msg.dump);
@@ -676,6 +740,8 @@ export class PgCheck {
           this.dataDir = null;
           if (cache) dropCachedDataDir(cache);
         }
+        // A template PostgreSQL does not start from is built again by the next start.
+        if (disk) rmSync(disk.template, { recursive: true, force: true });
         this.bootFailure = String(msg.message);
         this.onEvent('failed', { reason: this.bootFailure });
         return;
@@ -688,15 +754,38 @@ export class PgCheck {
       p.resolve(this.resultOf(msg));
     });
     worker.on('error', (err) => down(`the PostgreSQL worker failed: ${err.message}`));
-    worker.on('exit', (code) =>
+    worker.on('exit', (code) => {
+      // Its copy of the data directory goes with it (off the event loop: ~1,000 files).
+      if (disk)
+        void rm(disk.live, { recursive: true, force: true })
+          .catch(() => undefined)
+          .then(markRemoved);
       down(
         this.bootFailure
           ? `PGlite could not start: ${this.bootFailure}`
           : `the PostgreSQL worker exited (code ${code})`,
-      ),
-    );
+      );
+    });
     return w;
   }
+
+  /** The template and this start's own copy (on-disk mode); copies of dead owners are swept first. */
+  private diskDirs(cache: string): { template: string; live: string } | null {
+    try {
+      sweepLiveDataDirs(cache);
+      mkdirSync(liveDataDirs(cache), { recursive: true });
+    } catch (err) {
+      // A folder that cannot be written: this start keeps the files in memory, as before.
+      this.diskFailure = (err as Error).message;
+      return null;
+    }
+    return {
+      template: dataDirTemplate(cache),
+      live: path.join(liveDataDirs(cache), `${process.pid}-${randomBytes(4).toString('hex')}`),
+    };
+  }
+
+  private diskFailure = '';
 
   private resultOf(msg: { type: string; [k: string]: unknown }): PgCheckResult {
     if (msg.type === 'unavailable') return { ran: false, reason: String(msg.reason) };
@@ -731,7 +820,11 @@ export class PgCheck {
     const w = this.current;
     this.current = null;
     this.ready = false;
-    if (w) await w.worker.terminate();
+    if (w) {
+      await w.worker.terminate();
+      // A stopping worker process leaves no copy behind (a killed one's is swept by the next start).
+      await w.removed;
+    }
   }
 }
 

@@ -4,11 +4,15 @@
 // JavaScript so it runs unchanged under node, tsx and vitest. PGlite's start-up (WASM compile
 // + initdb) and every check run here, never on the caller's event loop.
 //
-// Messages in:  { type: 'init', schemaCacheSize, settings, dataDir? } (first, as a child process;
-//               a thread gets the same as workerData; dataDir: the gzip dump of a fresh data
-//               directory a first start sent back: a restart loads it instead of running initdb)
+// Messages in:  { type: 'init', schemaCacheSize, settings, dataDir?, disk? } (first, as a child
+//               process; a thread gets the same as workerData; dataDir: the gzip dump of a fresh
+//               data directory a first start sent back: a restart loads it instead of running
+//               initdb; disk: { template, live } (session 18): PostgreSQL's files on disk instead
+//               of PGlite's in-memory file system: `live` is made a copy of the unpacked fresh
+//               data directory `template` (built here first when it is missing) and opened)
 //               | { type: 'check', id, query, createSql, schemaName, cacheable }
-// Messages out: { type: 'ready', version } | { type: 'boot_failed', message }
+// Messages out: { type: 'ready', version, dataDir? } | { type: 'boot_failed', message }
+//                 (dataDir, disk only: 'copied' | 'loaded' | 'initdb', how the template came to be)
 //               | { type: 'data_dir', dump } (after a start that ran initdb: the fresh data directory)
 //               | { type: 'result', id, ok, columns?, tree?, sqlstate?, message?, ms, schemaCached }
 //                 (tree: PostgreSQL's analysed parse tree text and the names of the relations,
@@ -16,6 +20,7 @@
 //               | { type: 'unavailable', id, reason }
 // The query is only parsed and described (extended protocol Parse + Describe): never executed.
 import { Blob } from 'node:buffer';
+import { cpSync, existsSync, renameSync, rmSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 
 /** The parent: the thread's port, or the child process's IPC channel (ends with the parent). */
@@ -43,11 +48,41 @@ try {
   // A restart (after an idle release) loads the data directory the first start made: about a
   // third of the start time, initdb being most of it.
   const dataDir = init?.dataDir instanceof Uint8Array ? new Blob([init.dataDir]) : undefined;
-  db = await PGlite.create({ startParams, ...(dataDir ? { loadDataDir: dataDir } : {}) });
-  if (!dataDir) {
-    // Before any check: the dump holds only what initdb made (no schema of a request).
-    const dump = new Uint8Array(await (await db.dumpDataDir('gzip')).arrayBuffer());
+  /** Before any check: the dump holds only what initdb made (no schema of a request). */
+  const sendDump = async (pg) => {
+    const dump = new Uint8Array(await (await pg.dumpDataDir('gzip')).arrayBuffer());
     port.postMessage({ type: 'data_dir', dump });
+  };
+  let made;
+  if (init?.disk) {
+    // Session 18: the data directory as files (NODEFS) instead of MEMFS. Memory mode holds the
+    // 39 MB directory in this process and unpacks the dump at every start (gunzip + untar: the
+    // start's ~60 MB transient); here the files live in the page cache and each start copies
+    // the unpacked template (~1,000 files) instead: docs/performance.md, session 18.
+    const { template, live } = init.disk;
+    made = 'copied';
+    if (!existsSync(template)) {
+      // Built beside the live directory (the parent sweeps both if this process dies), shut
+      // down cleanly, then renamed: a template that exists is whole. Another process's rename
+      // may win the race: its template is as good.
+      const tmp = `${live}-template`;
+      rmSync(tmp, { recursive: true, force: true });
+      const maker = await PGlite.create({ dataDir: tmp, startParams, ...(dataDir ? { loadDataDir: dataDir } : {}) });
+      if (!dataDir) await sendDump(maker);
+      await maker.close();
+      try {
+        renameSync(tmp, template);
+      } catch {
+        rmSync(tmp, { recursive: true, force: true });
+      }
+      made = dataDir ? 'loaded' : 'initdb';
+    }
+    rmSync(live, { recursive: true, force: true });
+    cpSync(template, live, { recursive: true });
+    db = await PGlite.create({ dataDir: live, startParams });
+  } else {
+    db = await PGlite.create({ startParams, ...(dataDir ? { loadDataDir: dataDir } : {}) });
+    if (!dataDir) await sendDump(db);
   }
   const v = await db.query('SHOW server_version');
   // What initdb and the dump left (WASM memories, the tar): collected now, not at some later
@@ -57,7 +92,7 @@ try {
     await new Promise((r) => setTimeout(r, 50));
     globalThis.gc();
   }
-  port.postMessage({ type: 'ready', version: v.rows[0]?.server_version ?? null });
+  port.postMessage({ type: 'ready', version: v.rows[0]?.server_version ?? null, ...(made ? { dataDir: made } : {}) });
 } catch (err) {
   port.postMessage({ type: 'boot_failed', message: messageOf(err) });
   process.exit(1);
