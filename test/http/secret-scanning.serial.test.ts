@@ -17,7 +17,6 @@ import {
   revokedAt,
   sha256,
   signed,
-  sleep,
   startFixture,
   stopFixture,
   temporal,
@@ -48,13 +47,23 @@ describe('POST /webhooks/secret-scanning with a component down', () => {
       expect(res.status).toBe(200);
       const seen = await revokedAt(t.keyId);
       expect(seen - res.at).toBeLessThan(REVOKED_WITHIN_MS);
-      await sleep(3000); // a few failed attempts
+      // Until the e-mail activity has failed on the stopped sink and is retrying (session 18: a
+      // poll of the run's pending activity instead of a 3 s sleep; its next attempt is then 2 s
+      // away, not 4).
+      const handle = temporal().workflow.getHandle(`leak-revocation-${sha256(body)}`);
+      const retrying = await waitFor(
+        'a failed e-mail attempt',
+        async () =>
+          (await handle.describe()).raw.pendingActivities?.find(
+            (a) => a.activityType?.name === 'notifyLeakRevocationActivity' && (a.attempt ?? 0) >= 2,
+          ),
+        30_000,
+        100,
+      );
+      expect(retrying.lastFailure?.message).toBeTruthy();
       expect(mailsFor(t.keyId)).toHaveLength(0);
       expect((await keyDoc(t.keyId))?.active).toBe(false); // never rolled back
-      const wf = await temporal()
-        .workflow.getHandle(`leak-revocation-${sha256(body)}`)
-        .describe();
-      expect(wf.status.name).toBe('RUNNING');
+      expect((await handle.describe()).status.name).toBe('RUNNING');
       await control('start', 'smtp');
       restarted = true;
       const mails = await waitFor(
