@@ -1,5 +1,5 @@
 // Black-box tests of the agent endpoints through the real stack (docs/agents.md). The store
-// outage row stops the store: it is in store-outage.serial.test.ts.
+// outage row stops the store: it is in store-restart.serial.test.ts (session 18: it shares that file's stop).
 import { beforeAll, describe, expect, it } from 'vitest';
 import { addMember, db, get, http, mintKey, newTenant, post, type Member } from './helpers.js';
 import { generateApiKey, generateAgentToken, inspectApiKey } from '../../core/api-keys.js';

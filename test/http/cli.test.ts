@@ -1,40 +1,14 @@
-// Black-box: the `svc` CLI as a subprocess (bin/svc.mjs, as `npx svc` runs it) against the real
-// stack. Exit codes are the contract of docs/cli.md.
+// Black-box: the `svc` CLI as a subprocess (the CLI as `npx svc` runs it, built once by
+// cli-run.ts) against the real stack. Exit codes are the contract of docs/cli.md.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { apiUrl, newTenant, type Member } from './helpers.js';
-
-const BIN = fileURLToPath(new URL('../../bin/svc.mjs', import.meta.url));
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function svc(args: string[], opts: { env?: Record<string, string>; stdin?: string } = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    // Only what the CLI needs: no inherited SVC_* from the test runner.
-    const env: Record<string, string> = {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      SVC_BASE_URL: apiUrl(),
-      ...opts.env,
-    };
-    const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(opts.stdin ?? '');
-  });
-}
+import { newTenant, type Member } from './helpers.js';
+// The CLI as its own process per run, built once per file (cli-run.ts; session 18: this file still
+// ran every call through bin/svc.mjs's tsx loader, ~0.4 s more CPU per run; the shim itself is run
+// by cli-ux's terminal row and mcp's stdio rows).
+import { svc } from './cli-run.js';
 
 let t: Member;
 const keyEnv = () => ({ SVC_API_KEY: t.key });

@@ -1,5 +1,5 @@
 // Per-IP limits on anonymous /auth/* and plan limits. The store-outage row stops the store:
-// it is in store-outage.serial.test.ts.
+// it is in store-restart.serial.test.ts (session 18: it shares that file's stop of the store).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { db, newTenant, post, randomIp, uniqueEmail, type Member } from './helpers.js';
 import { startExtraApi } from './extra-api.js';

@@ -4,13 +4,30 @@
 // stopped and started again, then killed (SIGKILL) and started again; after each, every
 // document that existed in a growing collection before is still there and unchanged, and the
 // API serves the same answers. It stops the shared stack's store, so it runs alone (*.serial).
+//
+// Rows that need the store down or killed share these two faults (session 18; each was a stop or
+// a SIGKILL of its own before): while the store is stopped, agent tokens are refused before any
+// store lookup, the plan limiter fails closed and an API started meanwhile limits in memory
+// (store-outage.serial before); across the SIGKILL, the audit chain verifies with every entry and
+// the next append links onto it (guarantees-s17.serial (c) before).
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { control, db, get, mintKey, newTenant, PASSWORD, post, randomIp, type Member } from './helpers.js';
+import { startExtraApi, type ExtraApi } from './extra-api.js';
 import { COLLECTIONS } from '../../persistence/registry.js';
 
 const key = (k: string) => ({ 'x-api-key': k });
 const bearer = (t: string) => ({ authorization: `Bearer ${t}` });
+const tok = (t: string) => ({ 'x-agent-token': t });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const MATH = { expression: '1 + 1' };
+
+/** The SOC 2 report's audit-chain check of an organization (every entry's hash, signature and link). */
+async function chainOf(t: Member) {
+  const res = await get(`/admin/compliance/report/soc2/${t.orgId}`, key(t.key));
+  expect(res.status).toBe(200);
+  return res.body.controls.audit_logging as { entries_total: number; chain_integrity: Record<string, unknown> };
+}
 
 /** Every document of every growing collection, by collection and `_id` (JSON, dates as ISO strings). */
 async function snapshot(): Promise<Map<string, Map<string, string>>> {
@@ -60,9 +77,17 @@ describe('store restart: nothing stored is lost', () => {
   let jobId: string;
   /** A batch item's attestation: its record rides in the item's audit entry (session 17). */
   let batchAttestationId: string;
+  /** The rows riding on the stop: a free-plan tenant (its limiter), and what was seen while the store was down. */
+  let free: Member;
+  let outage: {
+    badToken: number;
+    goodToken: number;
+    limited: { status: number; detail: string };
+    apiStartedThen: ExtraApi;
+  } | null = null;
 
   beforeAll(async () => {
-    t = await newTenant();
+    [t, free] = await Promise.all([newTenant(), newTenant('free')]);
     await mintKey(t.token, 'second');
     const proven = await post('/verify/math', { expression: '(x+1)^2 = x^2 + 2*x + 1' }, key(t.key));
     expect(proven.status).toBe(200);
@@ -90,7 +115,25 @@ describe('store restart: nothing stored is lost', () => {
 
   afterAll(async () => {
     await control('start', 'ferretdb').catch(() => undefined);
+    await outage?.apiStartedThen.proc.stop();
   });
+
+  /** The checks that need the store down, all during the one stop. */
+  async function whileStopped() {
+    const flipped = agent.agent_token.slice(0, -1) + (agent.agent_token.endsWith('A') ? 'B' : 'A');
+    const [bad, good, limited, apiStartedThen] = await Promise.all([
+      get(`/agents/${agent.id}/budget`, tok(flipped)),
+      get(`/agents/${agent.id}/budget`, tok(agent.agent_token)),
+      post('/verify/math', MATH, key(free.key)),
+      startExtraApi('api-no-store', {}),
+    ]);
+    outage = {
+      badToken: bad.status,
+      goodToken: good.status,
+      limited: { status: limited.status, detail: limited.body?.detail },
+      apiStartedThen,
+    };
+  }
 
   /** What the API answers about the tenant's data (store reads each). */
   async function answers() {
@@ -117,16 +160,21 @@ describe('store restart: nothing stored is lost', () => {
     };
   }
 
-  for (const how of ['stop', 'kill9'] as const) {
-    it(`keeps every document and answer across a ${how === 'stop' ? 'stop' : 'SIGKILL'} and start of the store`, async () => {
+  const restartRow = (how: 'stop' | 'kill9') =>
+    it(`keeps every document and answer across a ${how === 'stop' ? 'stop' : 'SIGKILL'} and start of the store${how === 'kill9' ? '; the audit chain verifies and the next append links onto it' : ''}`, async () => {
       const before = await snapshot();
       const seen = await answers();
       expect(seen.keys.length).toBe(2);
       expect(seen.activity.length).toBeGreaterThan(0);
+      const chain = how === 'kill9' ? await chainOf(t) : null;
       await control(how, 'ferretdb');
       // Fail closed while it is down.
-      expect((await get('/auth/api-keys', bearer(t.token))).status).toBe(503);
-      await control('start', 'ferretdb');
+      try {
+        expect((await get('/auth/api-keys', bearer(t.token))).status).toBe(503);
+        if (how === 'stop') await whileStopped();
+      } finally {
+        await control('start', 'ferretdb');
+      }
       await untilStoreServes(t);
       // Heads and counters move with later writes of other code; their documents must still exist.
       expect(
@@ -137,6 +185,40 @@ describe('store restart: nothing stored is lost', () => {
         ),
       ).toEqual([]);
       expect(await answers()).toEqual(seen);
+      if (chain) {
+        // The audit chain across the SIGKILL: the same check, every entry valid, and the next
+        // append links onto it.
+        expect(chain.chain_integrity).toMatchObject({ invalid: 0, head_matches_last_entry: true, valid: true });
+        expect(await chainOf(t)).toEqual(chain);
+        expect((await post('/verify/math', { expression: '(x+2)^2 = x^2 + 4*x + 4' }, key(t.key))).status).toBe(200);
+        const total = chain.entries_total + 1;
+        expect(await chainOf(t)).toMatchObject({
+          entries_total: total,
+          chain_integrity: { checked: total, invalid: 0, head_seq: total, head_matches_last_entry: true, valid: true },
+        });
+      }
+    }, 120_000);
+
+  restartRow('stop');
+
+  // The two rows below assert what whileStopped() saw during the stop row's outage.
+  it('agents: refuses a bad-checksum token with 401 without a store lookup while the store is down (a good one 503)', () => {
+    expect(outage).toMatchObject({ badToken: 401, goodToken: 503 });
+  });
+
+  it('plan limits: fail closed while the store is down, and an API started then limits in memory', async () => {
+    expect(outage!.limited.status).toBe(503);
+    expect(outage!.limited.detail).toMatch(/unavailable — retry shortly\.$/);
+    const { proc, url } = outage!.apiStartedThen;
+    expect(readFileSync(proc.logFile, 'utf8')).toContain('using an in-memory rate limiter until restart');
+    const later = await fetch(`${url}/verify/math`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': free.key },
+      body: JSON.stringify(MATH),
     });
-  }
+    expect(later.status).toBe(200);
+    expect(later.headers.get('x-ratelimit-remaining')).toBe('59');
+  });
+
+  restartRow('kill9');
 });
