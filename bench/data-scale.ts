@@ -21,6 +21,7 @@
 //        [--warm-seconds 4] [--batch-only] [--no-count-probes] [--capture <dir>] [--profile bench-scale]
 //        [--max-jobs N]   (session 17: SVC_BATCH_MAX_JOBS of the stack; by default just above the seed,
 //                          so the seeded phase runs at the limit and each admission evicts a finished job)
+//        [--post-trace]   (session 18: each burst's POSTs broken down; with --capture, their store commands)
 // Both phases get the same warm-up before they are measured, and it is excluded from every
 // figure (session 12): a short /verify/math load, one job, and one burst of --concurrent-jobs
 // submissions (the first burst of a process opens driver connections and takes new slots; it
@@ -80,6 +81,7 @@ if (args.includes('--help') || args.includes('-h')) {
       'A small run for development: --verifications 3000 --jobs 30 --batch-only (ports: SVC_BENCH_PORT_OFFSET, default 23000).',
       '--capture <dir>: store commands per single job and per burst, empty beside seeded.',
       "--max-jobs N: the stack's SVC_BATCH_MAX_JOBS (default: just above the seed, so the seeded phase evicts a job per admission).",
+      '--post-trace: every burst POST broken down (before the handler, admission, start, answer, event-loop lag; with --capture its store commands).',
     ].join('\n'),
   );
   process.exit(0);
