@@ -6,8 +6,6 @@ import { jsonBody } from './middleware/body.js';
 import { lingeringClose } from './middleware/lingering-close.js';
 import { JSON_BODY_LIMIT, type AppDeps } from './deps.js';
 import { bindEndpoints } from './bind-endpoints.js';
-import { batchArrival } from './batch-jobs.js';
-import { routeKey } from './middleware/body.js';
 import { healthHandlers } from './routes/health.js';
 import { authHandlers } from './routes/auth.js';
 import { adminKeyHandlers } from './routes/admin-keys.js';
@@ -87,17 +85,6 @@ export function createApp(deps: AppDeps): Koa {
     await next();
   });
   app.use(versionPrefix());
-  // POST /verify/batch counted from its arrival, before its body is read (api/batch-jobs.ts batchArrival).
-  app.use(async (ctx, next) => {
-    if (ctx.method !== 'POST' || routeKey(ctx.path) !== '/verify/batch') return next();
-    const release = batchArrival();
-    ctx.state.batchArrival = release;
-    try {
-      await next();
-    } finally {
-      release();
-    }
-  });
   app.use(jsonBody({ limitBytes: JSON_BODY_LIMIT, timeoutMs: deps.cfg.SVC_BODY_READ_TIMEOUT * 1000 }));
   app.use(methodNotAllowedBody());
   app.use(router.routes());

@@ -98,33 +98,12 @@ export function unfinishedDetail(workflowStatus: string): string {
 }
 
 export const batchWorkflowId = (orgId: string, jobId: string) => `batch-${orgId}-${jobId}`;
-
-/**
- * POST /verify/batch requests of this process from their arrival (api/app.ts, before the body is
- * read and the key checked) until their start is done or they end (session 18). The eager choice
- * reads it: the first POST of a burst reached its start while the others were still reading their
- * bodies, so `submitting` alone let it run eagerly in this process beside the rest of the burst (3
- * of 12 bursts in data-scale; those bursts' slowest POST was about twice the others').
- */
-let arrivals = 0;
-/** Counts a POST /verify/batch from its arrival; the returned release (idempotent) ends it. */
-export function batchArrival(): () => void {
-  arrivals++;
-  let open = true;
-  return () => {
-    if (!open) return;
-    open = false;
-    arrivals--;
-  };
-}
 export const newJobId = () => `bj_${randomBytes(12).toString('hex')}`;
 
 export interface SubmitOptions {
   orgId: string;
   principal: { userId: string | null; keyId: string | null };
   items: BatchItemRequest[];
-  /** This request's arrival count (batchArrival), released once its start is done. */
-  arrival?: () => void;
 }
 
 export class BatchJobs {
@@ -243,7 +222,6 @@ export class BatchJobs {
     const startDone = () => {
       if (!submitted) this.submitting--;
       submitted = true;
-      opts.arrival?.();
     };
     let admission;
     try {
@@ -299,8 +277,6 @@ export class BatchJobs {
       input.unit_mode === 'local' &&
       opts.items.every((i) => i.type === 'math') &&
       this.submitting === 1 &&
-      // No other POST of this process on its way to `submit` (session 18: a burst is never eager).
-      arrivals - (opts.arrival ? 1 : 0) === 0 &&
       eagerJobFree()
         ? this.temporal.eagerRoute()
         : null;

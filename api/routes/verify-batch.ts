@@ -35,8 +35,7 @@ export function batchHandlers(deps: AppDeps) {
       if (!provider.ok) throw new HttpError(400, `Invalid field 'items.${i}.params.provider': ${provider.detail}`);
       item.params = { ...item.params, provider: provider.provider };
     });
-    const arrival = ctx.state.batchArrival as (() => void) | undefined;
-    const job = await batches.submit({ orgId: principal.orgId, principal, items, ...(arrival ? { arrival } : {}) });
+    const job = await batches.submit({ orgId: principal.orgId, principal, items });
     ctx.set('X-Workflow-Id', job.workflow_id);
     if (job.status !== 'running') {
       // Final (completed, or failed: its workflow ended without completing it).
