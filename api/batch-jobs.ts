@@ -33,6 +33,7 @@ import { logger } from '../core/logger.js';
 import { awaitCompletion, eagerJobFree, eagerJobStarted, jobEnded } from '../core/completion-notices.js';
 import { HttpError } from './errors.js';
 import { BACKEND_UNAVAILABLE, requestDigest, type TemporalGateway } from './temporal.js';
+import { BatchPostTrace, type PostSpans } from './batch-post-trace.js';
 import { workflows } from './workflows.js';
 
 const log = logger('batch');
@@ -133,6 +134,8 @@ export class BatchJobs {
   private readonly orphanMs: number;
   /** The background sweep in flight (sweepNeverStarted). */
   private sweeping: Promise<number> | null = null;
+  /** Per-POST spans (debug, off by default: SVC_BATCH_POST_TRACE; session 18). */
+  private readonly trace: BatchPostTrace;
 
   constructor(
     private readonly cfg: ServiceConfig,
@@ -142,6 +145,7 @@ export class BatchJobs {
     // Audited result documents are cached: a polled running job reads each unit once (persistence/batch.ts).
     this.store = new BatchJobStore(store, { unitCache: true });
     this.orphanMs = orphanAfterMs(cfg);
+    this.trace = new BatchPostTrace(cfg.SVC_BATCH_POST_TRACE === 'on');
     // Background sweeps of old slot claims and of the slot directory's dead queue entries
     // (persistence/batch.ts sweepClaims, sweepQueue), off the submit path.
     setInterval(() => {
@@ -218,6 +222,17 @@ export class BatchJobs {
 
   async submit(opts: SubmitOptions): Promise<BatchJobView> {
     const jobId = newJobId();
+    const trace = this.trace.begin(jobId);
+    try {
+      return await trace.run(() => this.submitJob(opts, jobId, trace));
+    } catch (err) {
+      trace.done({ failed: (err as Error).message });
+      throw err;
+    }
+  }
+
+  private async submitJob(opts: SubmitOptions, jobId: string, trace: PostSpans): Promise<BatchJobView> {
+    const submittingAtEntry = this.submitting;
     const workflowId = batchWorkflowId(opts.orgId, jobId);
     const createdAt = new Date();
     // Everything that can fail on the request itself runs before a slot is taken.
@@ -263,6 +278,7 @@ export class BatchJobs {
     }
     if (admission.evicted) log.info('batch job evicted', { job_id: admission.evicted, slot: admission.slot });
     const admittedAt = Date.now();
+    trace.mark('admitted_ms');
 
     const input: BatchWorkflowInput = {
       job_id: jobId,
@@ -338,6 +354,7 @@ export class BatchJobs {
       throw err;
     }
     startDone();
+    trace.mark('started_ms');
     this.anyRunning(); // drops the expired holds (bounded without evictions too)
     this.running.set(
       jobId,
@@ -413,6 +430,7 @@ export class BatchJobs {
       waited_ms: t1 - t0,
       read_ms: Date.now() - t1,
     });
+    trace.done({ eager: !!eager, evicted: !!admission.evicted, slot: admission.slot, submitting: submittingAtEntry });
     return this.seenFinal(view);
   }
 

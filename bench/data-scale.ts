@@ -21,6 +21,7 @@
 //        [--warm-seconds 4] [--batch-only] [--no-count-probes] [--capture <dir>] [--profile bench-scale]
 //        [--max-jobs N]   (session 17: SVC_BATCH_MAX_JOBS of the stack; by default just above the seed,
 //                          so the seeded phase runs at the limit and each admission evicts a finished job)
+//        [--post-trace]   (session 18: each burst's POSTs broken down; with --capture, their store commands)
 // Both phases get the same warm-up before they are measured, and it is excluded from every
 // figure (session 12): a short /verify/math load, one job, and one burst of --concurrent-jobs
 // submissions (the first burst of a process opens driver connections and takes new slots; it
@@ -36,6 +37,7 @@
 // The full run (the defaults) is for a quiet machine: it seeds 200,000 audit entries and signs
 // as many attestations. Validate with small numbers (--verifications 3000 --jobs 30).
 // Ports: a private stack on the test ports shifted by SVC_BENCH_PORT_OFFSET (default 23000).
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -79,6 +81,7 @@ if (args.includes('--help') || args.includes('-h')) {
       'A small run for development: --verifications 3000 --jobs 30 --batch-only (ports: SVC_BENCH_PORT_OFFSET, default 23000).',
       '--capture <dir>: store commands per single job and per burst, empty beside seeded.',
       "--max-jobs N: the stack's SVC_BATCH_MAX_JOBS (default: just above the seed, so the seeded phase evicts a job per admission).",
+      '--post-trace: every burst POST broken down (before the handler, admission, start, answer, event-loop lag; with --capture its store commands).',
     ].join('\n'),
   );
   process.exit(0);
@@ -105,6 +108,12 @@ const CLIENTS = Number(arg('clients', '8'));
 const LIST_CALLS = Math.max(2, Number(arg('list-calls', '6')));
 /** --capture <dir>: the API and worker record their store commands (test/store-commands/capture.mjs); the single-job runs are classified at the end. */
 const CAPTURE = arg('capture', '');
+/**
+ * --post-trace (session 18): the API traces every POST /verify/batch (api/batch-post-trace.ts, debug
+ * level) and each burst's POSTs are broken down: before the handler, admission, workflow start,
+ * answer, the API's event-loop lag, and (with --capture) the store commands each POST issued.
+ */
+const POST_TRACE = args.includes('--post-trace');
 /** --profile <name>: the stack's data folder (.data/<name>), so that two runs can go side by side (session 14: SVC_STORE_SYNC=normal against full). */
 const PROFILE = arg('profile', 'bench-scale');
 /** --batch-only: the batch figures only (no /verify/math load, lists, reports or store probes): the batch path's own run. */
@@ -221,6 +230,8 @@ interface JobRun {
   doneMs: number;
   failed: number;
   jobId: string;
+  /** Epoch ms just before the POST was sent. */
+  sentAt: number;
   /** 503 answers before the submission was accepted. */
   refused: number;
   /** When the stack stored the job completed (its completed_at, epoch ms; same machine's clock). */
@@ -269,6 +280,7 @@ async function runJob(base: string, key: string, pollMs: number): Promise<JobRun
     doneMs: performance.now() - t0,
     failed: body.failed_items,
     jobId: body.job_id,
+    sentAt,
     refused,
     completedAt: Date.parse(body.completed_at ?? ''),
     storedMs: Date.parse(body.completed_at ?? '') - sentAt,
@@ -343,6 +355,7 @@ async function burst(stack: Stack, base: string, key: string) {
     refused: many.reduce((a, m) => a + m.refused, 0),
     cpu,
     window: [from, Date.now()] as [number, number],
+    runs: many,
   };
 }
 
@@ -369,6 +382,7 @@ async function batchFigures(stack: Stack, base: string, key: string, phase: stri
       `[${phase}] ${CONCURRENT_JOBS} jobs at once (round ${r + 1}/${ROUNDS}): ${Math.round(b.wall)} ms (last stored completed at ${Math.round(b.storedWall)} ms); POST ms ${b.posts.map(Math.round).join(', ')}; store TRUNCATE checkpoints begun meanwhile [at ms, length ms]: ${JSON.stringify(b.truncates)}`,
     );
   }
+  if (POST_TRACE) postBreakdown(stack, phase, bursts);
   const spreads = {
     single_ms: spread(singles.map((s) => s.doneMs)),
     single_stored_ms: spread(singles.map((s) => s.storedMs)),
@@ -402,6 +416,111 @@ async function batchFigures(stack: Stack, base: string, key: string, phase: stri
     singleWindows,
     burstWindows: bursts.map((b) => b.window),
   };
+}
+
+interface PostTraceLine {
+  job_id: string;
+  at: number;
+  total_ms: number;
+  admitted_ms?: number;
+  started_ms?: number;
+  lag_max_ms: number;
+  eager?: boolean;
+  evicted?: boolean;
+  submitting?: number;
+}
+
+/**
+ * Session 18: each measured burst's POSTs, broken down (--post-trace). Per POST: ms before the
+ * handler (connection, auth, body), admission, workflow start, answer (view and the rest of
+ * submit), after the handler (response), the API's longest event-loop lag meanwhile, and (with
+ * --capture) the store commands the POST issued, each with its start (ms after the handler) and
+ * duration, and how many write commands other processes had in flight meanwhile.
+ */
+function postBreakdown(stack: Stack, phase: string, bursts: Array<{ runs: JobRun[] }>) {
+  const traces = new Map<string, PostTraceLine>();
+  for (const line of readFileSync(stack.api.logFile, 'utf8').split('\n')) {
+    if (!line.includes('"batch post trace"')) continue;
+    try {
+      const t = JSON.parse(line) as PostTraceLine;
+      traces.set(t.job_id, t);
+    } catch {
+      /* a partial line */
+    }
+  }
+  const all = CAPTURE ? readCapture(path.resolve(CAPTURE)) : [];
+  const tagged = new Map<string, typeof all>();
+  for (const c of all) if (c.tag) tagged.set(c.tag, [...(tagged.get(c.tag) ?? []), c]);
+  // Writes no POST issued (the running jobs' chunks, audit commits and completions; any process).
+  const writes = all.filter((c) => !c.tag && ['insert', 'update', 'delete'].includes(c.cmd));
+  const rows: Array<Record<string, string | number>> = [];
+  const sums = { fast: new Map<string, number[]>(), slow: new Map<string, number[]>() };
+  bursts.forEach((b, r) => {
+    for (const run of b.runs) {
+      const t = traces.get(run.jobId);
+      if (!t) continue;
+      const pre = t.at - run.sentAt;
+      const admit = t.admitted_ms ?? NaN;
+      const start = (t.started_ms ?? NaN) - admit;
+      const answer = t.total_ms - (t.started_ms ?? NaN);
+      const post = run.postMs - pre - t.total_ms;
+      const cmds = (tagged.get(run.jobId) ?? []).filter((c) => c.t <= t.at + t.total_ms + 1);
+      const store = cmds
+        .map((c) => `${c.coll ?? c.cmd}.${c.cmd}@${Math.round(c.t - t.at)}+${Math.round(c.ms ?? 0)}`)
+        .join(' ');
+      const busy = writes.filter((w) => w.t <= t.at + t.total_ms && w.t + (w.ms ?? 0) >= t.at);
+      const busyAudit = busy.filter((w) => w.coll === 'audit_logs' && w.cmd === 'insert');
+      const jobWrites = busy
+        .map(
+          (w) =>
+            `${w.role === 'api-process' ? 'api:' : ''}${w.coll}.${w.cmd}(${w.n ?? 1})@${Math.round(w.t - t.at)}+${Math.round(w.ms ?? 0)}`,
+        )
+        .join(' ');
+      const row = {
+        round: r + 1,
+        client_ms: Math.round(run.postMs),
+        pre_ms: round(pre),
+        admit_ms: round(admit),
+        start_ms: round(start),
+        answer_ms: round(answer),
+        post_ms: round(post),
+        lag_max_ms: t.lag_max_ms,
+        eager: t.eager ? 'yes' : '',
+        evicted: t.evicted ? 'yes' : '',
+        other_writes: busy.length,
+        audit_inserts_max_ms: Math.round(Math.max(0, ...busyAudit.map((w) => w.ms ?? 0))),
+        store_max_ms: Math.round(Math.max(0, ...cmds.map((c) => c.ms ?? 0))),
+        store: store.slice(0, 200),
+        job_writes: jobWrites.slice(0, 200),
+      };
+      rows.push(row);
+      const k = run.postMs > 100 ? 'slow' : 'fast';
+      for (const f of [
+        'client_ms',
+        'pre_ms',
+        'admit_ms',
+        'start_ms',
+        'answer_ms',
+        'post_ms',
+        'lag_max_ms',
+        'store_max_ms',
+        'other_writes',
+      ] as const) {
+        const xs = sums[k].get(f) ?? [];
+        xs.push(Number(row[f]));
+        sums[k].set(f, xs);
+      }
+    }
+  });
+  console.error(
+    `[${phase}] POST /verify/batch breakdown (${rows.length} POSTs traced; ms; store: collection.cmd@start+duration):`,
+  );
+  console.table(rows.sort((a, b) => Number(b.client_ms) - Number(a.client_ms)));
+  const summary = (['slow', 'fast'] as const).map((k) => ({
+    posts: `${k} (${k === 'slow' ? '> 100' : '<= 100'} ms): ${sums[k].get('client_ms')?.length ?? 0}`,
+    ...Object.fromEntries([...sums[k]].map(([f, xs]) => [`${f} median`, round(median(xs))])),
+  }));
+  console.table(summary);
 }
 
 /**
@@ -922,6 +1041,7 @@ async function main() {
       SVC_BATCH_MAX_JOBS: String(maxJobs),
       // SVC_BENCH_LOG_LEVEL=debug: the API logs each POST /verify/batch's admit / start / read times.
       ...(process.env.SVC_BENCH_LOG_LEVEL ? { SVC_LOG_LEVEL: process.env.SVC_BENCH_LOG_LEVEL } : {}),
+      ...(POST_TRACE ? { SVC_BATCH_POST_TRACE: 'on', SVC_LOG_LEVEL: 'debug' } : {}),
       ...(CAPTURE ? captureEnv(path.resolve(CAPTURE)) : {}),
     },
   );

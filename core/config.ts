@@ -54,6 +54,8 @@ const envSchema = z.object({
     .number()
     .refine((n) => Number.isFinite(n) && n >= 10 && n <= 3600, 'must be a number of seconds from 10 to 3600')
     .default(60),
+  /** Session 18: per-POST debug spans of POST /verify/batch (api/batch-post-trace.ts; with SVC_LOG_LEVEL=debug). */
+  SVC_BATCH_POST_TRACE: z.enum(['on', 'off']).default('off'),
   /** How long POST /verify/batch waits for the job before answering 202 with a snapshot (0: answer at once). */
   SVC_BATCH_WAIT_SECONDS: z.coerce
     .number()

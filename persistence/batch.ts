@@ -55,6 +55,7 @@ import { MongoServerError, type AnyBulkWriteOperation, type Collection } from 'm
 import { Store } from '../core/store.js';
 import { migrateNumberKeys } from './migrations.js';
 import { NumberKeyed, type StoredNumberKeyed } from './number-keyed.js';
+import { insertCoalescerFor } from './insert-coalescer.js';
 import {
   batchCounters,
   itemViews,
@@ -827,7 +828,7 @@ export class BatchJobStore {
     // write round trip fewer before POST /verify/batch answers; under a burst of submissions each
     // write waits behind the running jobs' commits). It is read only through its job, so it is
     // deleted again when no slot is won; a process dying in between leaves it unread.
-    const requestWritten = this.requests.insertOne({ _id: job._id, items: request });
+    const requestWritten = this.admissionInsert('batch_requests', { _id: job._id, items: request });
     void requestWritten.catch(() => undefined); // awaited below; handled if it fails before that
     let taken: Taken;
     try {
@@ -849,7 +850,7 @@ export class BatchJobStore {
     const settled = await Promise.allSettled([
       requestWritten,
       written,
-      this.jobs.insertOne({ ...job, slot: admission.slot }),
+      this.admissionInsert('batch_jobs', { ...job, slot: admission.slot }),
     ]);
     const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) {
@@ -860,6 +861,19 @@ export class BatchJobStore {
       throw failed.reason;
     }
     return admission;
+  }
+
+  /**
+   * An admission's request or job document: a unique `_id` insert, sent with the other admissions
+   * of this process that arrive while one is in flight as one `insert` command (session 18,
+   * persistence/insert-coalescer.ts; docs/performance.md "Session 18: the POST stall"). A burst of
+   * ten POSTs sent ten of each, every one a commit racing the others and the running jobs' commits
+   * for SQLite's one writer (a loser sleeps in SQLite's busy handler: 1, 2, 5, 10, … ms). A job id
+   * is new (96 random bits), so an `_id` already stored is an error here, not a record that exists.
+   */
+  private async admissionInsert(name: 'batch_requests' | 'batch_jobs', doc: BatchRequestDoc | BatchJobDoc) {
+    if (await insertCoalescerFor(this.store, name).insert(doc)) return;
+    throw new MongoServerError({ message: `E11000 duplicate key error: ${name} ${doc._id}`, code: 11000 });
   }
 
   /**

@@ -123,8 +123,14 @@ export class InsertCoalescer<T extends Document & { _id: string }> {
 type Keyed = Document & { _id: string };
 const coalescers = new WeakMap<Store, Map<string, InsertCoalescer<Keyed>>>();
 
-/** The process's insert-once coalescer of a collection of `store` (proof and attestation records). */
-export function insertCoalescerFor(store: Store, name: 'proofs' | 'attestations'): InsertCoalescer<Keyed> {
+/**
+ * The process's insert-once coalescer of a collection of `store`: proof and attestation records,
+ * and (session 18) the requests and jobs of POST /verify/batch's admissions (persistence/batch.ts admit).
+ */
+export function insertCoalescerFor(
+  store: Store,
+  name: 'proofs' | 'attestations' | 'batch_requests' | 'batch_jobs',
+): InsertCoalescer<Keyed> {
   let byName = coalescers.get(store);
   if (!byName) coalescers.set(store, (byName = new Map()));
   let c = byName.get(name);

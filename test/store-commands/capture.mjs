@@ -218,6 +218,9 @@ export function installCapture(dir = DIR, requireFrom = import.meta.url) {
           site: als.getStore() ?? 'unknown',
           ...describeCommand(ev.commandName, ev.command),
         };
+        // Session 18: the POST /verify/batch that issued it (api/batch-post-trace.ts, when switched on).
+        const tag = globalThis.__svcStoreTag?.();
+        if (tag) entry.tag = tag;
         pending.set(ev.requestId, entry);
       });
       const done = (ok) => (ev) => {

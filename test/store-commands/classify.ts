@@ -33,6 +33,8 @@ export interface Captured {
   update?: unknown;
   upsert?: boolean;
   pipeline?: unknown[];
+  /** Session 18: the POST /verify/batch (its job id) that issued it, when its API traces POSTs (api/batch-post-trace.ts). */
+  tag?: string;
   /** Set by readCapture: the file's process role (api-process, verification-worker, …). */
   role?: string;
 }

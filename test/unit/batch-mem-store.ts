@@ -103,10 +103,29 @@ export class MemCollection {
 export function memStore() {
   const log: Recorded[] = [];
   const colls = new Map<string, MemCollection>();
+  const collection = (name: string) => {
+    if (!colls.has(name)) colls.set(name, new MemCollection(name, log));
+    return colls.get(name)!;
+  };
   const store = {
-    collection: (name: string) => {
-      if (!colls.has(name)) colls.set(name, new MemCollection(name, log));
-      return colls.get(name)!;
+    collection,
+    // The store's `insert` command (persistence/insert-coalescer.ts; session 18: the admissions'
+    // requests and jobs): each document through its collection's insertOne (recorded as such),
+    // a duplicate named by index in `writeErrors`, as the store answers.
+    db: {
+      command: async (cmd: { insert?: string; documents?: Doc[] }) => {
+        if (!cmd.insert || !cmd.documents) throw new Error(`unsupported command: ${Object.keys(cmd)[0]}`);
+        const writeErrors: Array<{ index: number; code: number; errmsg: string }> = [];
+        for (const [index, doc] of cmd.documents.entries()) {
+          try {
+            await collection(cmd.insert).insertOne(doc);
+          } catch (err) {
+            if ((err as { code?: number }).code !== 11000) throw err;
+            writeErrors.push({ index, code: 11000, errmsg: (err as Error).message });
+          }
+        }
+        return { n: cmd.documents.length - writeErrors.length, ...(writeErrors.length ? { writeErrors } : {}) };
+      },
     },
   } as unknown as Store;
   return { store, log, coll: (name: string) => (store as any).collection(name) as MemCollection };

@@ -767,7 +767,8 @@ describe('persistence/batch.ts: slot numbers and queue positions stored as strin
     }
     m.coll('migrations').docs.clear();
   }
-  const reopened = (m: ReturnType<typeof memStore>) => ({ collection: (n: string) => m.coll(n) }) as unknown as Store;
+  const reopened = (m: ReturnType<typeof memStore>) =>
+    ({ collection: (n: string) => m.coll(n), db: (m.store as unknown as { db: unknown }).db }) as unknown as Store;
   const keysOf = (m: ReturnType<typeof memStore>, name: string) => [...m.coll(name).docs.values()].map((d) => d._id);
 
   it('sends only string keys: every slot and queue operation by `_id` names a string', async () => {
