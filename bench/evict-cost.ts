@@ -15,13 +15,13 @@
 //   - admit-new-slot: N times what an admission below the limit sends instead (slot insert, 1 slot read).
 //   npx tsx bench/evict-cost.ts [--from .data/bench-scale/ferretdb/svc.sqlite] [--jobs 10] [--rounds 6] [--port 38760]
 // Run bench/data-scale.ts first (any size) for the store file; nothing of it is changed.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
 import { ROOT } from '../infra/stack.js';
+import { procCpuMs, spawnStandaloneFerret } from './standalone-ferret.js';
 import { ferretPragmas } from '../infra/ferret-sqlite.js';
 import { Store } from '../core/store.js';
 import { BatchJobStore } from '../persistence/batch.js';
@@ -38,38 +38,13 @@ const PORT = Number(arg('port', '38760'));
 const WORK = path.join(os.tmpdir(), `svc-evict-cost-${process.pid}`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** FerretDB's CPU so far (user + system, ms). */
-function cpuMs(pid: number): number {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(f[11]) + Number(f[12])) * 10;
-}
-
-function startFerret(dir: string, port: number): ChildProcess {
-  const q = ferretPragmas('normal')
-    .map((p) => `_pragma=${p}`)
-    .join('&');
-  return spawn(
-    path.join(ROOT, '.tools', 'bin', 'ferretdb'),
-    [
-      '--handler=sqlite',
-      `--sqlite-url=file:${dir}/db/?${q}`,
-      `--listen-addr=127.0.0.1:${port}`,
-      '--debug-addr=-',
-      '--telemetry=disable',
-      `--state-dir=${dir}/st`,
-      '--log-level=error',
-    ],
-    { stdio: 'ignore' },
-  );
-}
-
 type Doc = Record<string, unknown> & { _id: string };
 
 async function main() {
   mkdirSync(path.join(WORK, 'db'), { recursive: true });
   mkdirSync(path.join(WORK, 'st'), { recursive: true });
   copyFileSync(FROM, path.join(WORK, 'db', 'svc.sqlite'));
-  const ferret = startFerret(WORK, PORT);
+  const ferret = spawnStandaloneFerret(WORK, PORT, ferretPragmas('normal'));
   const uri = `mongodb://127.0.0.1:${PORT}/svc`;
   let mc: MongoClient | null = null;
   let store: Store | null = null;
@@ -133,7 +108,7 @@ async function main() {
           const n = String(slotNo++);
           await db.collection<Doc>('batch_slots').insertOne({ ...slot, _id: n }); // the finished slot (not counted below)
         }
-        const c0 = cpuMs(ferret.pid as number);
+        const c0 = procCpuMs(ferret.pid as number);
         for (let i = 0; i < JOBS; i++) {
           const n = String(slotNo - JOBS + i);
           await Promise.all([
@@ -163,10 +138,10 @@ async function main() {
             },
           );
         }
-        extra = cpuMs(ferret.pid as number) - c0;
+        extra = procCpuMs(ferret.pid as number) - c0;
       },
       'admit-new-slot': async () => {
-        const c0 = cpuMs(ferret.pid as number);
+        const c0 = procCpuMs(ferret.pid as number);
         for (let i = 0; i < JOBS; i++) {
           const n = String(slotNo++);
           await db.collection<Doc>('batch_slots').findOne({ _id: String(Number(n) - 1) });
@@ -179,7 +154,7 @@ async function main() {
             finished_at: null,
           });
         }
-        extra = cpuMs(ferret.pid as number) - c0;
+        extra = procCpuMs(ferret.pid as number) - c0;
       },
     };
     let extra = NaN;
@@ -190,9 +165,9 @@ async function main() {
         const ids = name.startsWith('delete') || name.startsWith('read') ? await clone() : [];
         await sleep(300); // the clone's commits and the checkpointer settle
         extra = NaN;
-        const c0 = cpuMs(ferret.pid as number);
+        const c0 = procCpuMs(ferret.pid as number);
         await (variants[name] as (ids: string[]) => Promise<void>)(ids);
-        const spent = Number.isNaN(extra) ? cpuMs(ferret.pid as number) - c0 : extra;
+        const spent = Number.isNaN(extra) ? procCpuMs(ferret.pid as number) - c0 : extra;
         (totals[name] as number[]).push(spent / JOBS);
         if (name.startsWith('delete')) {
           const left = await db

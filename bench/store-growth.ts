@@ -19,7 +19,7 @@ import path from 'node:path';
 import { MongoClient, type Db } from 'mongodb';
 import Database from 'better-sqlite3';
 import { indexFerretIdLookups } from '../infra/ferret-id-index.js';
-import { ROOT } from '../infra/stack.js';
+import { spawnStandaloneFerret } from './standalone-ferret.js';
 import { ferretPragmas } from '../infra/ferret-sqlite.js';
 
 const args = process.argv.slice(2);
@@ -66,23 +66,6 @@ function cpu(pid: number): { user: number; sys: number } {
   return { user: Number(f[11]) * tick, sys: Number(f[12]) * tick };
 }
 
-function startFerret(dir: string, pragmas: string[], port: number, debugPort: number | null): ChildProcess {
-  const q = pragmas.map((p) => `_pragma=${p}`).join('&');
-  return spawn(
-    path.join(ROOT, '.tools', 'bin', 'ferretdb'),
-    [
-      '--handler=sqlite',
-      `--sqlite-url=file:${dir}/db/${q ? `?${q}` : ''}`,
-      `--listen-addr=127.0.0.1:${port}`,
-      `--debug-addr=${debugPort ? `127.0.0.1:${debugPort}` : '-'}`,
-      '--telemetry=disable',
-      `--state-dir=${dir}/st`,
-      '--log-level=error',
-    ],
-    { stdio: 'ignore' },
-  );
-}
-
 async function connect(port: number): Promise<MongoClient> {
   for (let i = 0; ; i++) {
     try {
@@ -116,7 +99,7 @@ async function buildTemplate(name: string, docs: number): Promise<string> {
   const dir = path.join(WORK, `template-${name}`);
   mkdirSync(`${dir}/db`, { recursive: true });
   mkdirSync(`${dir}/st`, { recursive: true });
-  const p = startFerret(dir, SETS.normal!, PORT + 99, null);
+  const p = spawnStandaloneFerret(dir, PORT + 99, SETS.normal!);
   const mc = await connect(PORT + 99);
   const db = mc.db();
   await db
@@ -248,7 +231,7 @@ async function keyProbe(): Promise<void> {
   mkdirSync(`${dir}/db`, { recursive: true });
   mkdirSync(`${dir}/st`, { recursive: true });
   const port = PORT + 98;
-  const p = startFerret(dir, SETS.normal!, port, null);
+  const p = spawnStandaloneFerret(dir, port, SETS.normal!);
   const mc = await connect(port);
   const db = mc.db();
   const slot = (id: number | string) => ({
@@ -324,7 +307,7 @@ async function main() {
       mkdirSync(`${dir}/st`, { recursive: true });
       for (const f of readdirSync(`${tdir}/db`)) copyFileSync(`${tdir}/db/${f}`, `${dir}/db/${f}`);
       const debugPort = PPROF ? port + 50 : null;
-      const proc = startFerret(dir, pragmas, port, debugPort);
+      const proc = spawnStandaloneFerret(dir, port, pragmas, debugPort);
       const mc = await connect(port);
       targets.push({
         name: `${set}/${base}`,

@@ -5,13 +5,12 @@
 // (/proc/<pid>/stat, which a loaded machine does not inflate) and wall time: point reads by `_id`
 // from 8 lanes, inserts from 8 lanes, and 200 inserts sent at once. Settings alternate, twice.
 //   npx tsx bench/store-pragmas.ts [--docs 60000] [--port 37181]
-import { spawn } from 'node:child_process';
-import { mkdirSync, rmSync, readFileSync } from 'node:fs';
+import { rmSync, readFileSync } from 'node:fs';
 import { MongoClient } from 'mongodb';
 import os from 'node:os';
 import path from 'node:path';
 import { indexFerretIdLookups } from '../infra/ferret-id-index.js';
-import { ROOT } from '../infra/stack.js';
+import { spawnStandaloneFerret } from './standalone-ferret.js';
 const args = process.argv.slice(2);
 const arg = (name: string, def: string) => {
   const i = args.indexOf(`--${name}`);
@@ -27,23 +26,7 @@ const cpu = (pid: number) => {
 async function run(name: string, pragmas: string[], port: number) {
   const dir = path.join(os.tmpdir(), `svc-store-pragmas-${process.pid}-${port}`);
   rmSync(dir, { recursive: true, force: true });
-  mkdirSync(`${dir}/db`, { recursive: true });
-  mkdirSync(`${dir}/st`, { recursive: true });
-  const q = pragmas.map((p) => `_pragma=${p}`).join('&');
-  const url = `file:${dir}/db/${q ? `?${q}` : ''}`;
-  const p = spawn(
-    path.join(ROOT, '.tools', 'bin', 'ferretdb'),
-    [
-      '--handler=sqlite',
-      `--sqlite-url=${url}`,
-      `--listen-addr=127.0.0.1:${port}`,
-      '--debug-addr=-',
-      '--telemetry=disable',
-      `--state-dir=${dir}/st`,
-      '--log-level=error',
-    ],
-    { stdio: 'ignore' },
-  );
+  const p = spawnStandaloneFerret(dir, port, pragmas);
   await sleep(1500);
   const mc = new MongoClient(`mongodb://127.0.0.1:${port}/svc`);
   await mc.connect();

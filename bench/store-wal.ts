@@ -10,9 +10,9 @@
 // checkpoint (which holds the writer lock while it runs).
 //   npx tsx bench/store-wal.ts [--seconds 60] [--lanes 8] [--limit 16] [--seed 0] [--probe-ms 20] [--port 38760]
 //        [--busy-ms 10] [--a passive|bounded] [--a-tries 1] [--a-limit MiB] [--b-tries 1] [--b-passive]   (--help)
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -20,7 +20,7 @@ import { MongoClient, type Db } from 'mongodb';
 import { FerretCheckpointer } from '../infra/ferret-checkpointer.js';
 import { indexFerretIdLookups } from '../infra/ferret-id-index.js';
 import { ferretPragmas } from '../infra/ferret-sqlite.js';
-import { ROOT } from '../infra/stack.js';
+import { procCpuMs, spawnStandaloneFerret } from './standalone-ferret.js';
 
 const args = process.argv.slice(2);
 const arg = (name: string, def: string) => {
@@ -55,11 +55,6 @@ const BOUNDED = 100;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const hex = (n: number) => randomBytes(n).toString('hex');
 
-function procCpuMs(pid: number): number {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(f[11]) + Number(f[12])) * 10;
-}
-
 interface Store {
   name: string;
   dir: string;
@@ -75,24 +70,11 @@ interface Store {
 
 async function start(name: string, port: number, bound: boolean, tries: number): Promise<Store> {
   const dir = path.join(WORK, name);
-  mkdirSync(`${dir}/db`, { recursive: true });
-  mkdirSync(`${dir}/st`, { recursive: true });
   // A: session 16's pragmas; B: the stack's now (journal_size_limit added).
-  const q = (bound ? ferretPragmas('normal') : ['synchronous(normal)', 'wal_autocheckpoint(100000)'])
-    .map((p) => `_pragma=${p}`)
-    .join('&');
-  const proc = spawn(
-    path.join(ROOT, '.tools', 'bin', 'ferretdb'),
-    [
-      '--handler=sqlite',
-      `--sqlite-url=file:${dir}/db/?${q}`,
-      `--listen-addr=127.0.0.1:${port}`,
-      '--debug-addr=-',
-      '--telemetry=disable',
-      `--state-dir=${dir}/st`,
-      '--log-level=error',
-    ],
-    { stdio: 'ignore' },
+  const proc = spawnStandaloneFerret(
+    dir,
+    port,
+    bound ? ferretPragmas('normal') : ['synchronous(normal)', 'wal_autocheckpoint(100000)'],
   );
   let mc: MongoClient | null = null;
   for (let i = 0; !mc; i++) {
