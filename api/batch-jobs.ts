@@ -24,6 +24,7 @@ import {
   BatchCapacityError,
   BatchJobStore,
   itemsOf,
+  newBatchJob,
   type BatchJobDoc,
   type BatchResultDoc,
 } from '../core/batch-store.js';
@@ -238,22 +239,15 @@ export class BatchJobs {
     // Everything that can fail on the request itself runs before a slot is taken.
     const digest = requestDigest({ items: opts.items });
     const units = batchUnits(opts.items, BATCH_CONCURRENCY, MATH_UNIT_MAX).length;
-    const job = {
-      _id: jobId,
-      org_id: opts.orgId,
-      status: 'running' as const,
-      workflow_id: workflowId,
-      total_items: opts.items.length,
-      completed_items: 0,
-      failed_items: 0,
-      progress_percent: 0,
-      // The workflow runs the same units (core/batch.ts): their result documents are found by id.
+    const job = newBatchJob({
+      jobId,
+      orgId: opts.orgId,
+      workflowId,
+      totalItems: opts.items.length,
       units,
-      created_at: createdAt,
-      completed_at: null,
-      started: false,
-      submitted_by: { user_id: opts.principal.userId, key_id: opts.principal.keyId },
-    };
+      createdAt,
+      submittedBy: { user_id: opts.principal.userId, key_id: opts.principal.keyId },
+    });
     // Counted until its start is done: the eager choice below reads it (a burst is never eager).
     this.submitting++;
     let submitted = false;

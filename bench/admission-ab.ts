@@ -18,7 +18,7 @@ import { startBenchStack } from './bench-stack.js';
 import { groupSample } from './proc-sample.js';
 import { Store } from '../core/store.js';
 import { batchUnits } from '../core/batch.js';
-import { BatchJobStore, type NewBatchJob } from '../persistence/batch.js';
+import { BatchJobStore, newBatchJob, type NewBatchJob } from '../persistence/batch.js';
 
 const args = process.argv.slice(2);
 const arg = (name: string, def: string) => {
@@ -38,21 +38,15 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const r1 = (n: number) => Math.round(n * 10) / 10;
 
 function newJob(id: string): NewBatchJob {
-  return {
-    _id: id,
-    org_id: 'org_ab',
-    status: 'running',
-    workflow_id: `batch-org_ab-${id}`,
-    total_items: ITEMS.length,
-    completed_items: 0,
-    failed_items: 0,
-    progress_percent: 0,
+  return newBatchJob({
+    jobId: id,
+    orgId: 'org_ab',
+    workflowId: `batch-org_ab-${id}`,
+    totalItems: ITEMS.length,
     units: batchUnits(ITEMS, 8).length,
-    created_at: new Date(),
-    completed_at: null,
-    started: false,
-    submitted_by: { user_id: null, key_id: 'k_ab' },
-  };
+    createdAt: new Date(),
+    submittedBy: { user_id: null, key_id: 'k_ab' },
+  });
 }
 
 async function main() {

@@ -304,6 +304,35 @@ const backoff = (attempt: number) =>
 
 export type NewBatchJob = Omit<BatchJobDoc, 'slot'>;
 
+/** A job's document as admission stores it: running, nothing done, not yet started by its workflow. */
+export function newBatchJob(o: {
+  jobId: string;
+  orgId: string;
+  workflowId: string;
+  totalItems: number;
+  /** The workflow's unit count (core/batch.ts batchUnits): their result documents are found by id. */
+  units: number;
+  createdAt: Date;
+  submittedBy: { user_id: string | null; key_id: string | null };
+  started?: boolean;
+}): NewBatchJob {
+  return {
+    _id: o.jobId,
+    org_id: o.orgId,
+    status: 'running',
+    workflow_id: o.workflowId,
+    total_items: o.totalItems,
+    completed_items: 0,
+    failed_items: 0,
+    progress_percent: 0,
+    units: o.units,
+    created_at: o.createdAt,
+    completed_at: null,
+    started: o.started ?? false,
+    submitted_by: o.submittedBy,
+  };
+}
+
 export interface Admission {
   slot: number;
   /** The finished job evicted to make room, if any. */

@@ -14,7 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { CommandStartedEvent } from 'mongodb';
 import { Store } from '../../core/store.js';
 import { batchUnits } from '../../core/batch.js';
-import { BatchJobStore, type NewBatchJob } from '../../persistence/batch.js';
+import { BatchJobStore, newBatchJob, type NewBatchJob } from '../../persistence/batch.js';
 import { stackEnv } from './helpers.js';
 import { batchApiAtLimit } from './batch-limit-api.js';
 import { readCapture } from '../store-commands/classify.js';
@@ -42,21 +42,16 @@ describe('admissions of one process: requests and jobs as grouped inserts (sessi
     await store.db.dropDatabase().catch(() => undefined);
     await store.close().catch(() => undefined);
   });
-  const newJob = (id: string): NewBatchJob => ({
-    _id: id,
-    org_id: 'org_post18',
-    status: 'running',
-    workflow_id: `batch-org_post18-${id}`,
-    total_items: ITEMS.length,
-    completed_items: 0,
-    failed_items: 0,
-    progress_percent: 0,
-    units: batchUnits(ITEMS, 8).length,
-    created_at: new Date(),
-    completed_at: null,
-    started: false,
-    submitted_by: { user_id: null, key_id: 'k1' },
-  });
+  const newJob = (id: string): NewBatchJob =>
+    newBatchJob({
+      jobId: id,
+      orgId: 'org_post18',
+      workflowId: `batch-org_post18-${id}`,
+      totalItems: ITEMS.length,
+      units: batchUnits(ITEMS, 8).length,
+      createdAt: new Date(),
+      submittedBy: { user_id: null, key_id: 'k1' },
+    });
 
   it('ten admissions at once: the requests go out as 2 insert commands (1 + 9), not 10; every admission has its own slot, job and request', async () => {
     const jobs = new BatchJobStore(store);

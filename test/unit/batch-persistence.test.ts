@@ -10,6 +10,7 @@ import {
   BatchCapacityError,
   BatchJobStore,
   CLAIM_RETENTION_MS,
+  newBatchJob,
   resultId,
   type BatchJobDoc,
   type BatchResultDoc,
@@ -26,21 +27,16 @@ const ITEMS = [
 ];
 
 function newJob(id: string, created = new Date('2026-01-01T00:00:00Z')): NewBatchJob {
-  return {
-    _id: id,
-    org_id: 'org_a',
-    status: 'running',
-    workflow_id: `batch-org_a-${id}`,
-    total_items: ITEMS.length,
-    completed_items: 0,
-    failed_items: 0,
-    progress_percent: 0,
+  return newBatchJob({
+    jobId: id,
+    orgId: 'org_a',
+    workflowId: `batch-org_a-${id}`,
+    totalItems: ITEMS.length,
     units: batchUnits(ITEMS, 8).length,
-    created_at: created,
-    completed_at: null,
+    createdAt: created,
+    submittedBy: { user_id: null, key_id: 'k1' },
     started: true,
-    submitted_by: { user_id: null, key_id: 'k1' },
-  };
+  });
 }
 
 /** Unit 0: the two math items; unit 1: the logic item. */
