@@ -1212,10 +1212,10 @@ export class BatchJobStore {
    * Returns how many job documents it deleted.
    */
   async dropEvicted(names: readonly string[]): Promise<number> {
-    const todo = [...new Set(names)].filter((n) => !this.gone.has(n));
+    const undeleted = [...new Set(names)].filter((n) => !this.gone.has(n));
     let deleted = 0;
-    for (let i = 0; i < todo.length; i += DROP_BATCH_MAX) {
-      const batch = todo.slice(i, i + DROP_BATCH_MAX);
+    for (let i = 0; i < undeleted.length; i += DROP_BATCH_MAX) {
+      const batch = undeleted.slice(i, i + DROP_BATCH_MAX);
       deleted += await this.deleteJobs(batch.map((name) => ({ name, units: this.evictedUnits.get(name) })));
       for (const name of batch) {
         this.evictedUnits.delete(name);
@@ -1236,7 +1236,7 @@ export class BatchJobStore {
   async sweepEvicted(queued: ReadonlySet<string> = new Set()): Promise<number> {
     // `queued`: names this process's own deletion is waiting with (api/batch-jobs.ts, session 18): not a dead process's leftovers.
     const names = (await this.allSlots()).flatMap((s) => s.evicting ?? []).filter((n) => !queued.has(n));
-    return this.dropEvicted([...new Set(names)]);
+    return this.dropEvicted(names); // deduplicated there
   }
 
   /**
@@ -1297,7 +1297,7 @@ export class BatchJobStore {
   /** Undoes an admission whose workflow could not be started (by the admitting process: it owns the slot). */
   async abandon(jobId: string, slot: number): Promise<void> {
     const doc = await this.find(jobId);
-    if (doc && doc.status === 'running') await this.deleteJob(jobId);
+    if (doc && doc.status === 'running') await this.deleteJob(jobId, doc.units); // its count in hand: no second read
     const written = await this.setSlotIf(slot, jobId, 'active', {
       state: 'free',
       job_id: null,
@@ -1318,7 +1318,7 @@ export class BatchJobStore {
     if (to === 'free') {
       if (slot.job_id) {
         const doc = await this.find(slot.job_id);
-        if (doc && doc.status === 'running') await this.deleteJob(slot.job_id);
+        if (doc && doc.status === 'running') await this.deleteJob(slot.job_id, doc.units);
       }
       await this.slots.update(slot._id, {
         $set: { gen, state: 'free', job_id: null, claimed_at: null, finished_at: null },
