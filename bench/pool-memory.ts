@@ -480,6 +480,53 @@ const STACK_CONFIGS: Record<string, StackConfig> = {
     warmPglite: false,
     idleReleaseMs: 20_000,
   },
+  // Session 19: the workflow bundle's source map with the sources' text in it, as until session 19
+  // (SVC_WORKFLOW_BUNDLE_SOURCES=on; the defaults drop `sourcesContent`, workers/workflow-bundle.ts).
+  bundlesources: {
+    name: "after, the workflow bundle's source map with the sources' text (SVC_WORKFLOW_BUNDLE_SOURCES=on, as until session 19; idle releases shortened to 20 s)",
+    env: {
+      SVC_SQL_PG_IDLE_RELEASE_MS: '20000',
+      SVC_Z3_WARM_IDLE_RELEASE_MS: '20000',
+      SVC_WORKFLOW_BUNDLE_SOURCES: 'on',
+    },
+    warmPglite: false,
+    idleReleaseMs: 20_000,
+  },
+  // Session 19: a workflow thread per SDK Worker in the standalone worker (two), as until session 19
+  // (the defaults share one between its two Workers, workers/shared-workflow-thread.ts).
+  twothreads: {
+    name: 'after, a workflow thread per Worker in the worker (SVC_WORKER_SHARED_WORKFLOW_THREAD=0, as until session 19; idle releases shortened to 20 s)',
+    env: {
+      SVC_SQL_PG_IDLE_RELEASE_MS: '20000',
+      SVC_Z3_WARM_IDLE_RELEASE_MS: '20000',
+      SVC_WORKER_SHARED_WORKFLOW_THREAD: '0',
+    },
+    warmPglite: false,
+    idleReleaseMs: 20_000,
+  },
+  // Session 19: the worker as until session 19 (both switches above back), beside the defaults.
+  s18: {
+    name: 'session 18 (the bundle with its sources and a workflow thread per Worker; idle releases shortened to 20 s)',
+    env: {
+      SVC_SQL_PG_IDLE_RELEASE_MS: '20000',
+      SVC_Z3_WARM_IDLE_RELEASE_MS: '20000',
+      SVC_WORKFLOW_BUNDLE_SOURCES: 'on',
+      SVC_WORKER_SHARED_WORKFLOW_THREAD: '0',
+    },
+    warmPglite: false,
+    idleReleaseMs: 20_000,
+  },
+  // Session 19: the engine threads' young generation at 4 MB (SVC_ENGINE_YOUNG_GENERATION_MB; 8 until session 19).
+  young4: {
+    name: "after, the engine threads' young generation at 4 MB (SVC_ENGINE_YOUNG_GENERATION_MB=4; idle releases shortened to 20 s)",
+    env: {
+      SVC_SQL_PG_IDLE_RELEASE_MS: '20000',
+      SVC_Z3_WARM_IDLE_RELEASE_MS: '20000',
+      SVC_ENGINE_YOUNG_GENERATION_MB: '4',
+    },
+    warmPglite: false,
+    idleReleaseMs: 20_000,
+  },
   // The defaults with glibc's malloc arenas capped at 2 per process (each thread otherwise gets
   // an arena of its own, up to 8 per core): a setting of the supervisor, measured here only.
   arenas: {
@@ -583,6 +630,9 @@ const SQL_DDL =
 async function runStack(cfg: StackConfig, seconds: number): Promise<Record<string, string>> {
   const { startBenchStack } = await import('./bench-stack.js');
   const offset = Number(process.env.SVC_BENCH_PORT_OFFSET ?? 200);
+  // The stack builds the workflow bundle in this process before its services start: in the form this
+  // configuration's services load (SVC_WORKFLOW_BUNDLE_SOURCES), so no service process bundles on its own start.
+  process.env.SVC_WORKFLOW_BUNDLE_SOURCES = cfg.env.SVC_WORKFLOW_BUNDLE_SOURCES ?? '';
   const { stack, base, key } = await startBenchStack(`bench-pool-memory`, offset, cfg.env);
   const json = { 'content-type': 'application/json' };
   const api = stack.api;

@@ -2,7 +2,8 @@
 // First: the threads this process starts get a capped young generation (before any is started).
 import './thread-young-generation.js';
 import { workflowBundle } from './workflow-bundle.js';
-import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { NativeConnection, Runtime, Worker as SdkWorker } from '@temporalio/worker';
+import { WorkerSharingWorkflowThread } from './shared-workflow-thread.js';
 import { eagerTaskQueue, loadConfig, loadSqlEngineConfig, processEnv } from '../core/config.js';
 import { loadA2aConfig } from '../core/a2a-config.js';
 import { Store } from '../core/store.js';
@@ -122,6 +123,10 @@ async function main(): Promise<void> {
     interceptors: { activity: [activityGrantInterceptor(inputKey)] },
     shutdownGraceTime: '5 s' as const,
   };
+  // Both Workers below parse the bundle once and run their workflows in one workflow thread
+  // (session 19: one isolate and one copy of the bundle fewer; workers/shared-workflow-thread.ts).
+  // SVC_WORKER_SHARED_WORKFLOW_THREAD=0: a workflow thread per Worker, as until session 19.
+  const Worker = env.SVC_WORKER_SHARED_WORKFLOW_THREAD === '0' ? SdkWorker : WorkerSharingWorkflowThread();
   const worker = await Worker.create({ ...common, taskQueue: cfg.SVC_TASK_QUEUE });
   // The eager-start queue (workers/api-process.ts): served here too, so those verifications run
   // when an API process's own worker is busy or down, or the API runs without one.

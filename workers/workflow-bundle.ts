@@ -26,7 +26,7 @@ export function workflowSourceHash(): string {
     if (/\.(ts|js|mjs|cjs|json)$/.test(f)) h.update(`${f}\0`).update(readFileSync(path.join(ROOT, f)));
   h.update(readFileSync(path.join(ROOT, 'node_modules', '@temporalio', 'workflow', 'package.json')));
   // The form the bundle is written in (session 17: ASCII only): a bundle written before is rebuilt.
-  h.update(`\0${BUNDLE_FORM}`);
+  h.update(`\0${bundleForm()}`);
   return h.digest('hex').slice(0, 16);
 }
 
@@ -42,12 +42,45 @@ export async function workflowBundlePath(): Promise<string> {
   });
   mkdirSync(DIST, { recursive: true });
   const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, asciiOnly(bundle.code));
+  const ascii = asciiOnly(bundle.code);
+  writeFileSync(tmp, keepSourcesContent() ? ascii : withoutSourcesContent(ascii));
   renameSync(tmp, file);
   return file;
 }
 
 const BUNDLE_FORM = 'ascii-escaped';
+
+/**
+ * SVC_WORKFLOW_BUNDLE_SOURCES=on keeps the original sources in the bundle's source map (as until
+ * session 19; bench/pool-memory.ts `bundlesources`). The bundle's name changes with its form.
+ */
+function keepSourcesContent(): boolean {
+  return /^(on|1|true)$/i.test(process.env.SVC_WORKFLOW_BUNDLE_SOURCES ?? '');
+}
+
+function bundleForm(): string {
+  return keepSourcesContent() ? BUNDLE_FORM : `${BUNDLE_FORM};no-sources-content`;
+}
+
+/**
+ * The bundle with its inline source map's `sourcesContent` dropped (session 19, docs/performance.md
+ * "Session 19: memory at the mixed peak"). The map embedded the text of all 111 bundled sources:
+ * 1.0 M of the bundle's 2.8 M characters once base64-encoded with the rest of the map. The SDK
+ * holds the bundle as a string in every isolate that loads it and the parsed map beside it (per
+ * `Worker`: two in the worker, one in the API, and in each workflow thread); it reads
+ * `sourcesContent` only for `showStackTraceSources`, which this project leaves off. The mappings,
+ * source names and names stay, so workflow stack traces still name the TypeScript file and line.
+ */
+export function withoutSourcesContent(code: string): string {
+  const at = code.lastIndexOf('//# sourceMappingURL=data:');
+  const b64 = at >= 0 ? code.indexOf('base64,', at) : -1;
+  if (b64 < 0) return code;
+  const map = JSON.parse(Buffer.from(code.slice(b64 + 'base64,'.length).trimEnd(), 'base64').toString('utf8')) as {
+    sourcesContent?: unknown;
+  };
+  delete map.sourcesContent;
+  return `${code.slice(0, b64 + 'base64,'.length)}${Buffer.from(JSON.stringify(map)).toString('base64')}`;
+}
 
 /**
  * The bundle with every non-ASCII character of its code written as a `\uXXXX` escape (session 17,

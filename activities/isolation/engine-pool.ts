@@ -103,7 +103,8 @@ export class EnginePool {
       maxQueue: this.size * 4,
       resourceLimits: {
         maxOldGenerationSizeMb: options.maxOldGenerationMb ?? 512,
-        maxYoungGenerationSizeMb: options.maxYoungGenerationMb ?? ENGINE_THREAD_YOUNG_GENERATION_MB,
+        maxYoungGenerationSizeMb:
+          options.maxYoungGenerationMb ?? envInt('SVC_ENGINE_YOUNG_GENERATION_MB') ?? ENGINE_THREAD_YOUNG_GENERATION_MB,
       },
       workerData: { preload: options.preload },
     });

@@ -2,15 +2,33 @@
 // between dialects (a column name is a string in MySQL, `{expr: {value}}` in PostgreSQL; a
 // subquery is a bare select node or a `{ast}` wrapper), so every read goes through here.
 import { createRequire } from 'node:module';
-import nodeSqlParser from 'node-sql-parser';
+import type { Parser } from 'node-sql-parser';
 import { PARSER_DATABASE, type SqlDialect } from './dialects.js';
 
 const require = createRequire(import.meta.url);
 export const PARSER_NAME = 'node-sql-parser';
 export const PARSER_VERSION: string = (require('node-sql-parser/package.json') as { version: string }).version;
 
-// One parser instance: it is stateless between calls.
-const parser = new nodeSqlParser.Parser();
+/**
+ * One parser per dialect, loaded on its first use from node-sql-parser's build of that dialect
+ * alone (session 19, issue 22's memory at the mixed peak): the package's main module carries the
+ * generated parsers of all its dialects (2.5 MB of code), ~10 MB more resident in every engine
+ * thread that parses SQL than the two builds a postgresql and a sqlite request load. A build is the
+ * same generated parser and the same AST-to-SQL code as the main module's, for its one dialect. A
+ * parser is stateless between calls.
+ */
+const parsers = new Map<string, Parser>();
+
+function parserFor(dialect: SqlDialect): Parser {
+  const database = PARSER_DATABASE[dialect];
+  let parser = parsers.get(database);
+  if (!parser) {
+    const build = require(`node-sql-parser/build/${database}`) as { Parser: new () => Parser };
+    parser = new build.Parser();
+    parsers.set(database, parser);
+  }
+  return parser;
+}
 
 /** A node of the parser's AST, read defensively (the AST is untyped JSON). */
 export type Node = Record<string, unknown>;
@@ -19,7 +37,7 @@ export type ParseOutcome = { ok: true; statements: Node[] } | { ok: false; error
 
 export function parseSql(text: string, dialect: SqlDialect): ParseOutcome {
   try {
-    const ast = parser.astify(text, { database: PARSER_DATABASE[dialect] }) as unknown;
+    const ast = parserFor(dialect).astify(text, { database: PARSER_DATABASE[dialect] }) as unknown;
     const list = (Array.isArray(ast) ? ast : [ast]).filter((s): s is Node => isNode(s));
     return { ok: true, statements: list };
   } catch (err) {
@@ -121,7 +139,7 @@ export function functionName(node: Node): string | null {
 /** SQL text of an expression node, for messages (falls back to a compact JSON form). */
 export function renderExpr(node: Node, dialect: SqlDialect): string {
   try {
-    const text = parser.exprToSQL(node, { database: PARSER_DATABASE[dialect] });
+    const text = parserFor(dialect).exprToSQL(node, { database: PARSER_DATABASE[dialect] });
     if (typeof text === 'string' && text.length > 0) return text.length > 200 ? `${text.slice(0, 200)}…` : text;
   } catch {
     // exprToSQL does not cover every node; fall through.
