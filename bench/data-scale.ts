@@ -163,11 +163,15 @@ interface Load {
   /** CPU ms per successful verification, by process. */
   cpu: Record<string, number>;
   rssMb: Record<string, number>;
+  /** Session 19: when the load ran (epoch ms, for the capture) and how many verifications answered 200. */
+  window?: [number, number];
+  ok?: number;
 }
 
 async function load(stack: Stack, base: string, key: string, seconds = SECONDS): Promise<Load> {
   const lat: number[] = [];
   let errors = 0;
+  const w0 = Date.now();
   const before = stackSample(stack);
   const end = performance.now() + seconds * 1000;
   const t0 = performance.now();
@@ -202,6 +206,8 @@ async function load(stack: Stack, base: string, key: string, seconds = SECONDS):
   }
   cpu.total = round(Object.values(cpu).reduce((a, b) => a + b, 0));
   return {
+    window: [w0, Date.now()],
+    ok: lat.length,
     rps: round((lat.length / wall) * 1000),
     p50: round(percentile(lat, 50)),
     p95: round(percentile(lat, 95)),
@@ -1262,6 +1268,20 @@ async function main() {
           `store operations per ${what} by process, collection and kind (${e.length} empty, ${f.length} seeded; largest differences first):`,
         );
         console.table(rows.slice(0, 25));
+      }
+      // Session 19: store operations per /verify/math verification during each phase's load (all
+      // processes: a batch job's deletion held past the bursts lands here too), empty beside seeded.
+      if (empty.load.window && full.load.window) {
+        const r3 = (n: number) => Math.round(n * 1000) / 1000;
+        const perVerification = commandsPerWindow(all, [empty.load.window], [full.load.window]).map((r) => {
+          const a = r3(r.empty / Math.max(1, empty.load.ok ?? 0));
+          const b = r3(r.seeded / Math.max(1, full.load.ok ?? 0));
+          return { op: r.op, empty: a, seeded: b, diff: r3(b - a), per_load: `${r.empty} / ${r.seeded}` };
+        });
+        console.log(
+          `store operations per /verify/math verification by process, collection and kind (${empty.load.ok} empty, ${full.load.ok} seeded verifications; per_load: the whole load's count; largest differences first):`,
+        );
+        console.table(perVerification.sort((x, y) => Math.abs(y.diff) - Math.abs(x.diff)).slice(0, 25));
       }
     }
   } finally {
