@@ -151,6 +151,26 @@ function stackSample(stack: Stack): Record<string, ProcSample> {
   };
 }
 
+/**
+ * Session 19: waits until the store is quiet (FerretDB under 5 % of a core over 500 ms, at most
+ * 20 s) before the /verify/math load, so that what the batch figures left behind (an evicted
+ * job's deletion held past the last burst, the bursts' WAL checkpoint) is not counted per
+ * verification. Returns how long it waited, the store CPU spent meanwhile, and the window.
+ */
+async function settleStore(stack: Stack): Promise<{ ms: number; storeCpuMs: number; window: [number, number] }> {
+  const w0 = Date.now();
+  const first = stackSample(stack).store as ProcSample;
+  let last = first;
+  while (Date.now() - w0 < 20_000) {
+    await sleep(500);
+    const now = stackSample(stack).store as ProcSample;
+    const quiet = now.cpuMs - last.cpuMs < 25;
+    last = now;
+    if (quiet) break;
+  }
+  return { ms: Date.now() - w0, storeCpuMs: last.cpuMs - first.cpuMs, window: [w0, Date.now()] };
+}
+
 // ---------------------------------------------------------------------------------------------
 // /verify/math under load
 // ---------------------------------------------------------------------------------------------
@@ -166,6 +186,8 @@ interface Load {
   /** Session 19: when the load ran (epoch ms, for the capture) and how many verifications answered 200. */
   window?: [number, number];
   ok?: number;
+  /** Session 19: the wait for a quiet store before the load (settleStore). */
+  settle?: { ms: number; storeCpuMs: number; window: [number, number] };
 }
 
 async function load(stack: Stack, base: string, key: string, seconds = SECONDS): Promise<Load> {
@@ -1027,7 +1049,12 @@ async function measure(
       lists: { ms: {}, spreads: {}, cpu: {} },
       probes: {},
     };
+  const settled = await settleStore(stack);
+  console.error(
+    `[${phase}] store quiet ${settled.ms} ms after the batch figures (store CPU meanwhile ${settled.storeCpuMs} ms)`,
+  );
   const l = await load(stack, base, key);
+  l.settle = settled;
   console.error(`[${phase}] /verify/math ${JSON.stringify(l)}`);
   const ls = await lists(stack, base, key, token, orgId, batch.lastJobId, phase);
   const probes = await storeProbes(stack.mongodbUri, orgId);
@@ -1176,6 +1203,12 @@ async function main() {
     }
     for (const k of Object.keys(empty.load.cpu))
       row(`CPU ms per verification: ${k}`, empty.load.cpu[k] as number, full.load.cpu[k] as number);
+    if (empty.load.settle && full.load.settle)
+      row(
+        'store CPU left by the batch figures, before the load (ms; session 19: not counted per verification)',
+        empty.load.settle.storeCpuMs,
+        full.load.settle.storeCpuMs,
+      );
     for (const k of Object.keys(empty.load.rssMb))
       row(`resident MB after load: ${k}`, empty.load.rssMb[k] as number, full.load.rssMb[k] as number);
     for (const k of Object.keys(empty.lists.ms)) {
@@ -1282,6 +1315,13 @@ async function main() {
           `store operations per /verify/math verification by process, collection and kind (${empty.load.ok} empty, ${full.load.ok} seeded verifications; per_load: the whole load's count; largest differences first):`,
         );
         console.table(perVerification.sort((x, y) => Math.abs(y.diff) - Math.abs(x.diff)).slice(0, 25));
+      }
+      // ... and what the store was still doing for the batch figures when the load would have started (settleStore's wait).
+      if (empty.load.settle && full.load.settle) {
+        console.log(
+          `store operations while waiting for a quiet store before the load (empty ${empty.load.settle.ms} ms, store CPU ${empty.load.settle.storeCpuMs} ms; seeded ${full.load.settle.ms} ms, store CPU ${full.load.settle.storeCpuMs} ms):`,
+        );
+        console.table(commandsPerWindow(all, [empty.load.settle.window], [full.load.settle.window]).slice(0, 15));
       }
     }
   } finally {
