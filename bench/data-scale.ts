@@ -1203,12 +1203,6 @@ async function main() {
     }
     for (const k of Object.keys(empty.load.cpu))
       row(`CPU ms per verification: ${k}`, empty.load.cpu[k] as number, full.load.cpu[k] as number);
-    if (empty.load.settle && full.load.settle)
-      row(
-        'store CPU left by the batch figures, before the load (ms; session 19: not counted per verification)',
-        empty.load.settle.storeCpuMs,
-        full.load.settle.storeCpuMs,
-      );
     for (const k of Object.keys(empty.load.rssMb))
       row(`resident MB after load: ${k}`, empty.load.rssMb[k] as number, full.load.rssMb[k] as number);
     for (const k of Object.keys(empty.lists.ms)) {
@@ -1236,6 +1230,11 @@ async function main() {
     console.log(
       `errors: /verify/math ${empty.load.errors} / ${full.load.errors}; failed items (single jobs) ${empty.batch.single_failed} / ${full.batch.single_failed}`,
     );
+    // Session 19: what the batch figures left for the store (e.g. held deletions of evicted jobs), waited out before the load.
+    if (empty.load.settle && full.load.settle)
+      console.log(
+        `store CPU left by the batch figures, waited out before the /verify/math load (not counted per verification): empty ${empty.load.settle.storeCpuMs} ms in ${empty.load.settle.ms} ms, seeded ${full.load.settle.storeCpuMs} ms in ${full.load.settle.ms} ms`,
+      );
     if (CAPTURE) {
       // What the store was asked during the single 100-item jobs, empty against seeded: the slowest sites first.
       const all = readCapture(path.resolve(CAPTURE));
