@@ -2,7 +2,8 @@
 // bench/data-scale.ts's seeded phase runs at SVC_BATCH_MAX_JOBS, so every admission evicts a
 // finished job; its capture counts per admission, beside an admission below the limit: a claim
 // insert and a slot update instead of a slot insert, and ~3 more point reads of the slot directory;
-// and per evicted job three deletes (its ~120 KB result document, its ~15 KB request, its job).
+// and per evicted job three deletes (its result document: ~115 KB packed until session 18, ~15 KB
+// in version 2 since session 19; its ~6 KB request; its job).
 // This script prices each part in FerretDB's own CPU (/proc/<pid>/stat: a count the machine's
 // load does not inflate), on a copy of a store data-scale left behind (real documents: the
 // template is one of its finished 100-item jobs, cloned under new ids before each round), in
