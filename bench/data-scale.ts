@@ -151,6 +151,26 @@ function stackSample(stack: Stack): Record<string, ProcSample> {
   };
 }
 
+/**
+ * Session 19: waits until the store is quiet (FerretDB under 5 % of a core over 500 ms, at most
+ * 20 s) before the /verify/math load, so that what the batch figures left behind (an evicted
+ * job's deletion held past the last burst, the bursts' WAL checkpoint) is not counted per
+ * verification. Returns how long it waited, the store CPU spent meanwhile, and the window.
+ */
+async function settleStore(stack: Stack): Promise<{ ms: number; storeCpuMs: number; window: [number, number] }> {
+  const w0 = Date.now();
+  const first = stackSample(stack).store as ProcSample;
+  let last = first;
+  while (Date.now() - w0 < 20_000) {
+    await sleep(500);
+    const now = stackSample(stack).store as ProcSample;
+    const quiet = now.cpuMs - last.cpuMs < 25;
+    last = now;
+    if (quiet) break;
+  }
+  return { ms: Date.now() - w0, storeCpuMs: last.cpuMs - first.cpuMs, window: [w0, Date.now()] };
+}
+
 // ---------------------------------------------------------------------------------------------
 // /verify/math under load
 // ---------------------------------------------------------------------------------------------
@@ -163,11 +183,17 @@ interface Load {
   /** CPU ms per successful verification, by process. */
   cpu: Record<string, number>;
   rssMb: Record<string, number>;
+  /** Session 19: when the load ran (epoch ms, for the capture) and how many verifications answered 200. */
+  window?: [number, number];
+  ok?: number;
+  /** Session 19: the wait for a quiet store before the load (settleStore). */
+  settle?: { ms: number; storeCpuMs: number; window: [number, number] };
 }
 
 async function load(stack: Stack, base: string, key: string, seconds = SECONDS): Promise<Load> {
   const lat: number[] = [];
   let errors = 0;
+  const w0 = Date.now();
   const before = stackSample(stack);
   const end = performance.now() + seconds * 1000;
   const t0 = performance.now();
@@ -202,6 +228,8 @@ async function load(stack: Stack, base: string, key: string, seconds = SECONDS):
   }
   cpu.total = round(Object.values(cpu).reduce((a, b) => a + b, 0));
   return {
+    window: [w0, Date.now()],
+    ok: lat.length,
     rps: round((lat.length / wall) * 1000),
     p50: round(percentile(lat, 50)),
     p95: round(percentile(lat, 95)),
@@ -1021,7 +1049,12 @@ async function measure(
       lists: { ms: {}, spreads: {}, cpu: {} },
       probes: {},
     };
+  const settled = await settleStore(stack);
+  console.error(
+    `[${phase}] store quiet ${settled.ms} ms after the batch figures (store CPU meanwhile ${settled.storeCpuMs} ms)`,
+  );
   const l = await load(stack, base, key);
+  l.settle = settled;
   console.error(`[${phase}] /verify/math ${JSON.stringify(l)}`);
   const ls = await lists(stack, base, key, token, orgId, batch.lastJobId, phase);
   const probes = await storeProbes(stack.mongodbUri, orgId);
@@ -1197,6 +1230,11 @@ async function main() {
     console.log(
       `errors: /verify/math ${empty.load.errors} / ${full.load.errors}; failed items (single jobs) ${empty.batch.single_failed} / ${full.batch.single_failed}`,
     );
+    // Session 19: what the batch figures left for the store (e.g. held deletions of evicted jobs), waited out before the load.
+    if (empty.load.settle && full.load.settle)
+      console.log(
+        `store CPU left by the batch figures, waited out before the /verify/math load (not counted per verification): empty ${empty.load.settle.storeCpuMs} ms in ${empty.load.settle.ms} ms, seeded ${full.load.settle.storeCpuMs} ms in ${full.load.settle.ms} ms`,
+      );
     if (CAPTURE) {
       // What the store was asked during the single 100-item jobs, empty against seeded: the slowest sites first.
       const all = readCapture(path.resolve(CAPTURE));
@@ -1262,6 +1300,27 @@ async function main() {
           `store operations per ${what} by process, collection and kind (${e.length} empty, ${f.length} seeded; largest differences first):`,
         );
         console.table(rows.slice(0, 25));
+      }
+      // Session 19: store operations per /verify/math verification during each phase's load (all
+      // processes: a batch job's deletion held past the bursts lands here too), empty beside seeded.
+      if (empty.load.window && full.load.window) {
+        const r3 = (n: number) => Math.round(n * 1000) / 1000;
+        const perVerification = commandsPerWindow(all, [empty.load.window], [full.load.window]).map((r) => {
+          const a = r3(r.empty / Math.max(1, empty.load.ok ?? 0));
+          const b = r3(r.seeded / Math.max(1, full.load.ok ?? 0));
+          return { op: r.op, empty: a, seeded: b, diff: r3(b - a), per_load: `${r.empty} / ${r.seeded}` };
+        });
+        console.log(
+          `store operations per /verify/math verification by process, collection and kind (${empty.load.ok} empty, ${full.load.ok} seeded verifications; per_load: the whole load's count; largest differences first):`,
+        );
+        console.table(perVerification.sort((x, y) => Math.abs(y.diff) - Math.abs(x.diff)).slice(0, 25));
+      }
+      // ... and what the store was still doing for the batch figures when the load would have started (settleStore's wait).
+      if (empty.load.settle && full.load.settle) {
+        console.log(
+          `store operations while waiting for a quiet store before the load (empty ${empty.load.settle.ms} ms, store CPU ${empty.load.settle.storeCpuMs} ms; seeded ${full.load.settle.ms} ms, store CPU ${full.load.settle.storeCpuMs} ms):`,
+        );
+        console.table(commandsPerWindow(all, [empty.load.settle.window], [full.load.settle.window]).slice(0, 15));
       }
     }
   } finally {

@@ -2,13 +2,16 @@
 // bench/data-scale.ts's seeded phase runs at SVC_BATCH_MAX_JOBS, so every admission evicts a
 // finished job; its capture counts per admission, beside an admission below the limit: a claim
 // insert and a slot update instead of a slot insert, and ~3 more point reads of the slot directory;
-// and per evicted job three deletes (its ~120 KB result document, its ~15 KB request, its job).
+// and per evicted job three deletes (its result document: ~115 KB packed until session 18, ~15 KB
+// in version 2 since session 19; its ~6 KB request; its job).
 // This script prices each part in FerretDB's own CPU (/proc/<pid>/stat: a count the machine's
 // load does not inflate), on a copy of a store data-scale left behind (real documents: the
 // template is one of its finished 100-item jobs, cloned under new ids before each round), in
 // interleaved rounds:
 //   - delete-per-job: N evicted jobs deleted one after the other, 3 commands each (session 17);
 //   - delete-batched: the same N jobs' documents in 3 commands (session 18, persistence/batch.ts dropEvicted);
+//   - delete-batched-v1: the same with the result documents in the packed form of sessions 12-18
+//     (session 19: the others' are version 2, as written now; persistence/batch-result-doc.ts);
 //   - read-per-job: the same three documents per job read by `_id` (for scale: what reading them costs);
 //   - admit-at-limit: N times what an admission at the limit sends beyond the job and request
 //     inserts (claim insert, slot update, 2 slot reads, 1 queue read; the capture's averages rounded);
@@ -19,12 +22,18 @@ import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
-import { MongoClient } from 'mongodb';
+import { BSON, MongoClient } from 'mongodb';
 import { ROOT } from '../infra/stack.js';
 import { procCpuMs, spawnStandaloneFerret } from './standalone-ferret.js';
 import { ferretPragmas } from '../infra/ferret-sqlite.js';
 import { Store } from '../core/store.js';
-import { BatchJobStore } from '../persistence/batch.js';
+import {
+  BatchJobStore,
+  packResultDoc,
+  packResultDocV1,
+  resultOfDoc,
+  type StoredResultDoc,
+} from '../persistence/batch.js';
 
 const args = process.argv.slice(2);
 const arg = (name: string, def: string) => {
@@ -68,18 +77,23 @@ async function main() {
     if (!template) throw new Error(`no finished 100-item one-unit job in ${FROM}: run bench/data-scale.ts first`);
     const tid = template._id as string;
     const request = (await db.collection<Doc>('batch_requests').findOne({ _id: tid })) as Doc;
-    const result = (await db.collection<Doc>('batch_results').findOne({ _id: `${tid}#0` })) as Doc;
+    const stored = (await db.collection<Doc>('batch_results').findOne({ _id: `${tid}#0` })) as Doc;
+    // Session 19: the clones' result document in the form written now (version 2), or in the packed form of sessions 12-18.
+    const unit = resultOfDoc(stored as unknown as StoredResultDoc);
+    const forms = { v2: packResultDoc(unit) as unknown as Doc, v1: packResultDocV1(unit) as unknown as Doc };
     const slot = (await db.collection<Doc>('batch_slots').findOne({})) as Doc;
-    const sizes = [template, request, result].map((d) => JSON.stringify(d).length);
-    console.error(`template ${tid}: job ${sizes[0]} B, request ${sizes[1]} B, result document ${sizes[2]} B (JSON)`);
+    const sizes = [template, request, forms.v2, forms.v1].map((d) => BSON.calculateObjectSize(d));
+    console.error(
+      `template ${tid}: job ${sizes[0]} B, request ${sizes[1]} B, result document ${sizes[2]} B (version 2; packed form ${sizes[3]} B) (BSON)`,
+    );
 
-    const clone = async (): Promise<string[]> => {
+    const clone = async (form: keyof typeof forms = 'v2'): Promise<string[]> => {
       const ids = Array.from({ length: JOBS }, () => `bj_${randomBytes(12).toString('hex')}`);
       await db.collection<Doc>('batch_jobs').insertMany(ids.map((id) => ({ ...template, _id: id })));
       await db.collection<Doc>('batch_requests').insertMany(ids.map((id) => ({ ...request, _id: id })));
       await db
         .collection<Doc>('batch_results')
-        .insertMany(ids.map((id) => ({ ...result, _id: `${id}#0`, job_id: id })));
+        .insertMany(ids.map((id) => ({ ...forms[form], _id: `${id}#0`, job_id: id })));
       return ids;
     };
     let slotNo = 100_000;
@@ -91,6 +105,12 @@ async function main() {
       'delete-batched': async (ids) => {
         const jobs = new BatchJobStore(store as Store);
         // The count each finished slot carries (session 15), as the admission leaves it for the deletion.
+        (jobs as unknown as { evictedUnits: Map<string, number> }).evictedUnits = new Map(ids.map((id) => [id, 1]));
+        await jobs.dropEvicted(ids);
+      },
+      // Session 19: the same, the clones' result documents in the packed form of sessions 12-18.
+      'delete-batched-v1': async (ids) => {
+        const jobs = new BatchJobStore(store as Store);
         (jobs as unknown as { evictedUnits: Map<string, number> }).evictedUnits = new Map(ids.map((id) => [id, 1]));
         await jobs.dropEvicted(ids);
       },
@@ -162,7 +182,8 @@ async function main() {
     for (let r = 0; r < ROUNDS; r++) {
       const order = Object.keys(variants).sort(() => Math.random() - 0.5);
       for (const name of order) {
-        const ids = name.startsWith('delete') || name.startsWith('read') ? await clone() : [];
+        const ids =
+          name.startsWith('delete') || name.startsWith('read') ? await clone(name.endsWith('-v1') ? 'v1' : 'v2') : [];
         await sleep(300); // the clone's commits and the checkpointer settle
         extra = NaN;
         const c0 = procCpuMs(ferret.pid as number);

@@ -6,7 +6,7 @@
 // (persistence/audit.ts rollupDoc), with a full week of hours and with two, for a proof insert
 // into the store's own `proofs` table against a new one, and (session 12) for a batch unit's
 // result document (a stored unit of the copy, the fullest found by id) inserted and read with its
-// items as nested objects (the form before session 12) and packed (persistence/batch.ts packResultDoc).
+// items as nested objects (the form before session 12) and packed (persistence/batch-result-doc.ts packResultDocV1, the form of sessions 12-18).
 //   npx tsx bench/store-doc-shape.ts [--store .data/bench-scale/ferretdb] [--ops 100] [--port 37399]
 // The copy goes to a temporary folder and is removed after; the source is only read.
 import { spawn } from 'node:child_process';
@@ -16,7 +16,7 @@ import path from 'node:path';
 import { MongoClient } from 'mongodb';
 import { addEntries, emptyRollup, ROLLUP_HOURS, type AuditRollup } from '../core/audit-rollup.js';
 import { rollupDoc } from '../persistence/audit.js';
-import { packResultDoc, resultId, resultOfDoc, type StoredResultDoc } from '../persistence/batch.js';
+import { packResultDocV1, resultId, resultOfDoc, type StoredResultDoc } from '../persistence/batch.js';
 
 const args = process.argv.slice(2);
 const arg = (name: string, def: string) => {
@@ -121,18 +121,19 @@ async function main() {
     const unit = units.sort((a, b) => b.items.length - a.items.length)[0];
     if (unit) {
       const nested = { ...unit, _id: 'shape_unit_nested' };
-      const packed = packResultDoc({ ...unit, _id: 'shape_unit_packed' });
+      // The session-12 form (version 2, compressed, is priced by bench/result-doc-cost.ts).
+      const packed = packResultDocV1({ ...unit, _id: 'shape_unit_packed' });
       const n = unit.items.length;
       await time(`batch unit insert, ${n} items, nested objects`, (i) =>
         results.insertOne({ ...nested, _id: `${nested._id}_${i}` }),
       );
-      await time(`batch unit insert, ${n} items, packed (packResultDoc)`, (i) =>
+      await time(`batch unit insert, ${n} items, packed (packResultDocV1)`, (i) =>
         results.insertOne({ ...packed, _id: `${packed._id}_${i}` }),
       );
       await time(`batch unit findOne, ${n} items, nested objects`, (i) =>
         results.findOne({ _id: `${nested._id}_${i}` }),
       );
-      await time(`batch unit findOne, ${n} items, packed (packResultDoc)`, (i) =>
+      await time(`batch unit findOne, ${n} items, packed (packResultDocV1)`, (i) =>
         results.findOne({ _id: `${packed._id}_${i}` }),
       );
       console.log(

@@ -4,7 +4,7 @@
 //                                                (status, counters, slot, timestamps); never holds item results
 //   batch_results      {_id: `<job>#<unit>`}    growing (≤ 100 per kept job): the items of one unit of a job (a
 //                                                chunk of math items, or one item of another type), written once,
-//                                                its items packed into one string (packResultDoc)
+//                                                its items compressed into one Binary (batch-result-doc.ts, v2)
 //   batch_requests     {_id: job_id}            growing (≤ SVC_BATCH_MAX_JOBS): the submitted queries and types,
 //                                                written once at admission, read only to answer a failed job
 //   batch_slots        {_id: "<n>", n < max}    BOUNDED by SVC_BATCH_MAX_JOBS: read by `_id` on admission; read whole
@@ -57,6 +57,15 @@ import { migrateNumberKeys } from './migrations.js';
 import { NumberKeyed, type StoredNumberKeyed } from './number-keyed.js';
 import { insertCoalescerFor } from './insert-coalescer.js';
 import {
+  packItems,
+  packResultDoc,
+  resultOfDoc,
+  RESULT_DOC_VERSION,
+  type BatchResultDoc,
+  type StoredBatchItem,
+  type StoredResultDoc,
+} from './batch-result-doc.js';
+import {
   batchCounters,
   itemViews,
   type BatchItemOutcome,
@@ -94,97 +103,17 @@ export interface BatchJobDoc {
   request_items?: Array<{ query: string; type: BatchItemType }>;
 }
 
-/** One item of a unit as stored: its index and its view exactly as the API answers it. */
-export interface StoredBatchItem {
-  index: number;
-  view: BatchItemView;
-}
-
-export interface BatchResultDoc {
-  _id: string; // `<job>#<unit>`
-  job_id: string;
-  org_id: string;
-  unit: number;
-  items: StoredBatchItem[];
-  /**
-   * Set once the unit's items have their audit entries (or were withheld): only then may a
-   * running job's progress show them (api/batch-jobs.ts). Absent on documents written before
-   * the mark existed (read only once their job is final).
-   */
-  audited?: boolean;
-}
-
-/**
- * A result document as stored (session 12): its items packed into one JSON string (`packed`),
- * the way the audit roll-up is (persistence/audit.ts rollupDoc). As nested objects a 25-item
- * unit is ~60 KB as FerretDB stores it (a type schema per nested object), decoded and encoded
- * field by field in Go: 5.2 ms of store CPU per insert and 7.0 ms per read, against ~1.6 / 1.6 ms
- * packed (docs/store-access.md §8 and §9). Documents written before hold `items` (still read).
- */
-export interface StoredResultDoc {
-  _id: string;
-  job_id: string;
-  org_id: string;
-  unit: number;
-  /** JSON of `[index, view][]`, in the unit's order. */
-  packed?: string;
-  /** The older form (before session 12): read, replaced at the next write of its items. */
-  items?: StoredBatchItem[];
-  audited?: boolean;
-}
-
-/** The stored form of a result document (items packed into one string). */
-export function packResultDoc(doc: BatchResultDoc): StoredResultDoc {
-  const stored: StoredResultDoc = {
-    _id: doc._id,
-    job_id: doc.job_id,
-    org_id: doc.org_id,
-    unit: doc.unit,
-    packed: packItems(doc.items),
-  };
-  if (doc.audited !== undefined) stored.audited = doc.audited;
-  return stored;
-}
-
-const packItems = (items: StoredBatchItem[]) => JSON.stringify(items.map((s) => [s.index, s.view]));
-
-const isPackedItem = (x: unknown): x is [number, BatchItemView] =>
-  Array.isArray(x) &&
-  x.length === 2 &&
-  Number.isInteger(x[0]) &&
-  typeof x[1] === 'object' &&
-  x[1] !== null &&
-  typeof (x[1] as { status?: unknown }).status === 'string';
-
-/** A stored result document as the service reads it (packed, or nested as before session 12); throws when unreadable. */
-export function resultOfDoc(stored: StoredResultDoc): BatchResultDoc {
-  let items: StoredBatchItem[];
-  if (typeof stored.packed === 'string') {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(stored.packed);
-    } catch {
-      parsed = null;
-    }
-    // Never answered as an empty or partial unit: a verdict list that cannot be read is an error (fail closed).
-    if (!Array.isArray(parsed) || !parsed.every(isPackedItem))
-      throw new Error(`batch result document ${stored._id} is unreadable`);
-    items = parsed.map(([index, view]) => ({ index, view }));
-  } else if (Array.isArray(stored.items)) {
-    items = stored.items;
-  } else {
-    throw new Error(`batch result document ${stored._id} is unreadable`);
-  }
-  const doc: BatchResultDoc = {
-    _id: stored._id,
-    job_id: stored.job_id,
-    org_id: stored.org_id,
-    unit: stored.unit,
-    items,
-  };
-  if (stored.audited !== undefined) doc.audited = stored.audited;
-  return doc;
-}
+// The result documents' stored form (version 2 since session 19: the items compressed) and its readers.
+export {
+  packItems,
+  packResultDoc,
+  packResultDocV1,
+  resultOfDoc,
+  RESULT_DOC_VERSION,
+  type BatchResultDoc,
+  type StoredBatchItem,
+  type StoredResultDoc,
+} from './batch-result-doc.js';
 
 export interface BatchRequestDoc {
   _id: string; // job_id
@@ -585,7 +514,7 @@ export class BatchJobStore {
   async replaceUnitItems(jobId: string, unit: number, items: StoredBatchItem[]): Promise<void> {
     await this.results.updateOne(
       { _id: resultId(jobId, unit) },
-      { $set: { packed: packItems(items), audited: true }, $unset: { items: '' } },
+      { $set: { v: RESULT_DOC_VERSION, zpacked: packItems(items), audited: true }, $unset: { packed: '', items: '' } },
     );
   }
 

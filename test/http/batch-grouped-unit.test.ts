@@ -60,10 +60,11 @@ type View = {
   result?: { status: string; proof_ref: string | null; attestation?: { id: string; token: string } };
 };
 type ResultDoc = { _id: string; audited: boolean; items: Array<{ index: number; view: View }> };
-/** A unit's document as the service reads it (packed since session 12: its items are one string as stored). */
+/** A unit's document as the service reads it (packed since session 12; since session 19 compressed into one Binary, version 2). */
 async function storedUnit(jobId: string): Promise<ResultDoc> {
   const raw = (await (await db()).collection<StoredResultDoc>('batch_results').findOne({ _id: resultId(jobId, 0) }))!;
-  expect(typeof raw.packed).toBe('string');
+  expect(raw.v).toBe(2);
+  expect(raw.packed).toBeUndefined();
   expect(raw.items).toBeUndefined();
   return resultOfDoc(raw) as unknown as ResultDoc;
 }

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { Store } from '../../core/store.js';
 import { itemViews } from '../../core/batch.js';
 import { BatchJobStore, resultId, type BatchResultDoc } from '../../persistence/batch.js';
+import { clone } from './batch-mem-store.js';
 import {
   EAGER_JOBS_MAX,
   announceCompletion,
@@ -28,13 +29,13 @@ function countingStore() {
     const docs = colls.get(name)!;
     return {
       async insertOne(doc: Record<string, unknown>) {
-        docs.set(String(doc._id), structuredClone(doc));
+        docs.set(String(doc._id), clone(doc));
         return { acknowledged: true };
       },
       async findOne(filter: { _id: unknown }) {
         reads[name] = (reads[name] ?? 0) + 1;
         const d = docs.get(String(filter._id));
-        return d ? structuredClone(d) : null;
+        return d ? clone(d) : null;
       },
     };
   };

@@ -1,8 +1,17 @@
 // An in-memory store for persistence/batch.ts's unit tests (test/unit/batch-persistence.test.ts,
 // batch-never-started-s16.test.ts): unique `_id`, the filters the module uses and nothing else
 // (an unknown filter throws), and a record of every filter sent.
-import { MongoServerError } from 'mongodb';
+import { Binary, MongoServerError } from 'mongodb';
 import type { Store } from '../../core/store.js';
+
+/** A copy as the store keeps it: structuredClone, except that a Binary stays a Binary (result documents since session 19). */
+export function clone<T>(x: T): T {
+  if (x instanceof Binary) return new Binary(Buffer.from(x.buffer.subarray(0, x.position)), x.sub_type) as T;
+  if (Array.isArray(x)) return x.map(clone) as T;
+  if (x !== null && typeof x === 'object' && Object.getPrototypeOf(x) === Object.prototype)
+    return Object.fromEntries(Object.entries(x).map(([k, v]) => [k, clone(v)])) as T;
+  return x !== null && typeof x === 'object' ? structuredClone(x) : x;
+}
 
 export type Doc = Record<string, any> & { _id: unknown };
 export interface Recorded {
@@ -41,17 +50,17 @@ export class MemCollection {
   async findOne(filter: Record<string, any>) {
     this.record('findOne', filter);
     const d = this.match(filter)[0];
-    return d ? structuredClone(d) : null;
+    return d ? clone(d) : null;
   }
   find(filter: Record<string, any>) {
     this.record('find', filter);
-    const docs = this.match(filter).map((d) => structuredClone(d));
+    const docs = this.match(filter).map((d) => clone(d));
     return { toArray: async () => docs };
   }
   async insertOne(doc: Doc) {
     this.record('insertOne', {});
     if (this.docs.has(this.key(doc._id))) throw this.dup();
-    this.docs.set(this.key(doc._id), structuredClone(doc));
+    this.docs.set(this.key(doc._id), clone(doc));
     return { acknowledged: true };
   }
   async insertMany(docs: Doc[], opts: { ordered?: boolean } = {}) {
@@ -61,7 +70,7 @@ export class MemCollection {
       if (this.docs.has(this.key(d._id))) {
         dups++;
         if (opts.ordered) break;
-      } else this.docs.set(this.key(d._id), structuredClone(d));
+      } else this.docs.set(this.key(d._id), clone(d));
     }
     if (dups) throw this.dup();
     return { acknowledged: true };
@@ -77,7 +86,7 @@ export class MemCollection {
       d = { _id: filter._id };
       this.docs.set(this.key(filter._id), d);
     }
-    if (d && update.$set) Object.assign(d, structuredClone(update.$set));
+    if (d && update.$set) Object.assign(d, clone(update.$set));
     if (d && update.$max)
       for (const [k, v] of Object.entries(update.$max)) d[k] = d[k] === undefined ? v : Math.max(d[k], v);
     return { matchedCount: d ? 1 : 0 };
