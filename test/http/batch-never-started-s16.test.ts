@@ -85,7 +85,7 @@ describe('batch: a job never started (its API died between admission and start) 
       () => null,
     );
     let job: JobDoc | null = null;
-    for (let i = 0; i < 400 && !job; i++) {
+    for (let i = 0; i < 2000 && !job; i++) {
       job = await jobs.findOne({ org_id: t.orgId });
       if (!job) await sleep(10);
     }
