@@ -108,7 +108,8 @@ export class SharedProcesses {
     return { url, name: proc.spec.name };
   }
 
-  private async start(req: SharedRequest): Promise<{ proc: ManagedProcess; url: string | null }> {
+  /** Starts the process of a request (a test may replace it). */
+  protected async start(req: SharedRequest): Promise<{ proc: ManagedProcess; url: string | null }> {
     const name = `shared-${req.name}`;
     if (req.kind === 'worker') {
       const proc = workerProcess(name, req.env, this.at());
