@@ -1,5 +1,5 @@
 // Black-box tests of the agent-to-agent gateway, POST /a2a/intercept (docs/a2a-gateway.md).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { connect } from 'node:net';
 import { createPublicKey } from 'node:crypto';
 import { jwtVerify, decodeProtectedHeader } from 'jose';
@@ -315,7 +315,8 @@ describe('fail closed', () => {
 
   it('without the signing key no verdict is verified', async () => {
     // A worker without SVC_A2A_SIGNING_KEY_PEM (shared with the other no-signing-key rows).
-    const { url } = await noSigningKeyApi();
+    const { url, release } = await noSigningKeyApi();
+    onTestFinished(release);
     const res = await fetch(`${url}/a2a/intercept`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...key() },

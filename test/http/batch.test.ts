@@ -2,7 +2,7 @@
 // item type, the batch math rows, item time-outs, 202-then-poll, tenant isolation, signing
 // failures and searchable workflow metadata. The bounded job store and durability through a
 // worker crash and an API restart are in batch.serial.test.ts (they stop stack components).
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resultOfDoc, type StoredResultDoc } from '../../persistence/batch.js';
 import { Client, Connection } from '@temporalio/client';
 import { db, get, newTenant, post, stackEnv, type Member } from './helpers.js';
@@ -405,10 +405,11 @@ describe('batch items of every type', () => {
 
 describe('202 then poll, and item time-outs (shared extra API: SVC_BATCH_WAIT_SECONDS=0, SVC_BATCH_ITEM_TIMEOUT=3)', () => {
   let t: Member;
-  let api: { url: string };
+  let api: { url: string; release: () => Promise<void> };
   beforeAll(async () => {
     [t, api] = await Promise.all([newTenant('enterprise'), noWaitBatchApi()]);
   }, 180_000);
+  afterAll(() => api?.release());
 
   it('answers 202 with the running snapshot and a Location to poll; GET then returns the completed job', async () => {
     // The slow logic item keeps the job running past the POST (math items alone can finish
@@ -468,10 +469,11 @@ describe('202 then poll, and item time-outs (shared extra API: SVC_BATCH_WAIT_SE
 
 describe('attestation signing failure (shared extra worker without a signing key)', () => {
   let t: Member;
-  let api: { url: string };
+  let api: { url: string; release: () => Promise<void> };
   beforeAll(async () => {
     [t, api] = await Promise.all([newTenant('enterprise'), noSigningKeyApi()]);
   }, 180_000);
+  afterAll(() => api?.release());
 
   it('a proven math item is UNVERIFIABLE with constraint_id api.attestation.signing_error, never VERIFIED', async () => {
     const res = await call(api.url, 'POST', '/verify/batch', t.key, {

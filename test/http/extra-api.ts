@@ -31,27 +31,45 @@ export async function startExtraApi(
   return { proc, url: `http://127.0.0.1:${port}` };
 }
 
-/** Asks the global setup's control server for a shared process (test/http/extra-process.ts). */
-export async function sharedProcess(req: SharedRequest): Promise<{ url: string | null; name: string }> {
-  const res = await fetch(`${inject('controlUrl')}/shared`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    // undefined (a deleted variable) travels as null
-    body: JSON.stringify({ ...req, env: Object.fromEntries(Object.entries(req.env).map(([k, v]) => [k, v ?? null])) }),
-    signal: AbortSignal.timeout(240_000),
-  });
+/** Asks the global setup's control server for a shared process (test/http/extra-process.ts); `release` hands it back. */
+export async function sharedProcess(
+  req: SharedRequest,
+): Promise<{ url: string | null; name: string; release: () => Promise<void> }> {
+  const send = (path: string) =>
+    fetch(`${inject('controlUrl')}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      // undefined (a deleted variable) travels as null
+      body: JSON.stringify({
+        ...req,
+        env: Object.fromEntries(Object.entries(req.env).map(([k, v]) => [k, v ?? null])),
+      }),
+      signal: AbortSignal.timeout(240_000),
+    });
+  const res = await send('/shared');
   if (res.status !== 200) throw new Error(`shared ${req.kind} ${req.name}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as { url: string | null; name: string };
+  const got = (await res.json()) as { url: string | null; name: string };
+  let released = false;
+  const release = async () => {
+    if (released) return;
+    released = true;
+    await send('/shared/release').catch(() => undefined); // at worst it lingers until the serial phase
+  };
+  return { ...got, release };
 }
 
 /**
  * A plain extra API shared by every file that asks for the same `env` (session 19): for rows
  * that need an API configured otherwise than the stack's, not a process of their own. Never
- * stop it, and assert only on your own tenants' data. `name` names its log (the first asker's).
+ * stop it (call `release` in afterAll), and assert only on your own tenants' data. `name` names
+ * its log (the first asker's).
  */
-export async function sharedExtraApi(name: string, env: Record<string, string | undefined>): Promise<{ url: string }> {
-  const { url } = await sharedProcess({ kind: 'api', name, env });
-  return { url: url as string };
+export async function sharedExtraApi(
+  name: string,
+  env: Record<string, string | undefined>,
+): Promise<{ url: string; release: () => Promise<void> }> {
+  const { url, release } = await sharedProcess({ kind: 'api', name, env });
+  return { url: url as string, release };
 }
 
 /** Starts several extra APIs side by side; if one fails to start, stops the others and throws its error. */

@@ -80,36 +80,80 @@ export function sharedKey(kind: SharedKind, env: Env): string {
 }
 
 /**
+ * How long a shared process outlives its last user: a file that asks for the same environment
+ * within it (the next file of a worker, or one running beside) gets the same process; after it
+ * the process is stopped (idle, it would cost ~0.4 % of a core for the rest of the phase).
+ */
+export const SHARED_LINGER_MS = 30_000;
+
+type Started = { proc: ManagedProcess; url: string | null };
+interface Entry {
+  started: Promise<Started>;
+  /** Files holding it (acquired, not yet released). */
+  users: number;
+  linger: NodeJS.Timeout | null;
+}
+
+/**
  * The shared extra processes, run by the global setup: the first file that asks for an
- * environment starts its process, every later one gets the same process. They run until the
- * serial phase begins (test/http/serial-setup.ts stops them: nothing of group 0 runs then, and the
- * serial files time things) or the suite ends. A file must not stop, kill or restart one, nor
- * assert on anything of it but its own tenants' data.
+ * environment starts its process, every later one gets the same process while one holds it (and
+ * SHARED_LINGER_MS after the last released it). Whatever is left is stopped when the serial phase
+ * begins (test/http/serial-setup.ts: the serial files fault and time the stack) and at the end.
+ * A file must not stop, kill or restart one, nor assert on anything of it but its own tenants' data.
  */
 export class SharedProcesses {
-  private readonly started = new Map<string, Promise<{ proc: ManagedProcess; url: string | null }>>();
+  private readonly entries = new Map<string, Entry>();
   /** Process starts and requests served, for the suite's figures (docs/testing.md). */
   readonly counts = { starts: 0, requests: 0 };
 
-  constructor(private readonly at: () => StackBase) {}
+  constructor(
+    private readonly at: () => StackBase,
+    private readonly lingerMs = SHARED_LINGER_MS,
+  ) {}
 
   async acquire(req: SharedRequest): Promise<{ url: string | null; name: string }> {
     this.counts.requests++;
     const key = sharedKey(req.kind, req.env);
-    let entry = this.started.get(key);
+    let entry = this.entries.get(key);
     if (!entry) {
       this.counts.starts++;
-      entry = this.start(req);
-      this.started.set(key, entry);
+      const created: Entry = { started: this.start(req), users: 0, linger: null };
+      this.entries.set(key, created);
       // A failed start is not kept: the next asker tries again (and gets its own error).
-      entry.catch(() => this.started.delete(key));
+      created.started.catch(() => {
+        if (this.entries.get(key) === created) this.entries.delete(key);
+      });
+      entry = created;
     }
-    const { proc, url } = await entry;
-    return { url, name: proc.spec.name };
+    entry.users++;
+    if (entry.linger) clearTimeout(entry.linger);
+    entry.linger = null;
+    try {
+      const { proc, url } = await entry.started;
+      return { url, name: proc.spec.name };
+    } catch (err) {
+      entry.users--;
+      throw err;
+    }
+  }
+
+  /** A file is done with the process of `req`: stopped SHARED_LINGER_MS after its last user, unless asked for again. */
+  release(req: SharedRequest): void {
+    const key = sharedKey(req.kind, req.env);
+    const entry = this.entries.get(key);
+    if (!entry || entry.users === 0) return;
+    entry.users--;
+    if (entry.users > 0) return;
+    entry.linger = setTimeout(() => {
+      if (this.entries.get(key) !== entry || entry.users > 0) return;
+      this.entries.delete(key);
+      void entry.started.then((s) => s.proc.stop()).catch(() => undefined);
+    }, this.lingerMs);
+    entry.linger.unref();
   }
 
   /** Starts the process of a request (a test may replace it). */
-  protected async start(req: SharedRequest): Promise<{ proc: ManagedProcess; url: string | null }> {
+  protected async start(req: SharedRequest): Promise<Started> {
     const name = `shared-${req.name}`;
     if (req.kind === 'worker') {
       const proc = workerProcess(name, req.env, this.at());
@@ -124,8 +168,9 @@ export class SharedProcesses {
 
   /** Stops every shared process (idempotent); later requests start them again. */
   async stopAll(): Promise<void> {
-    const all = [...this.started.values()];
-    this.started.clear();
-    await Promise.allSettled(all.map(async (p) => (await p).proc.stop()));
+    const all = [...this.entries.values()];
+    this.entries.clear();
+    for (const e of all) if (e.linger) clearTimeout(e.linger);
+    await Promise.allSettled(all.map(async (e) => (await e.started).proc.stop()));
   }
 }

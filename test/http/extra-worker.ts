@@ -21,11 +21,16 @@ export function extraWorker(
 
 /**
  * A lean extra worker shared by every file that asks for the same `env` (session 19), which
- * names a task queue of its own (a fixed name: the key is the environment). Never stop it.
+ * names a task queue of its own (a fixed name: the key is the environment). Never stop it (call
+ * `release` in afterAll).
  */
-export async function sharedExtraWorker(name: string, env: Record<string, string | undefined>): Promise<void> {
+export async function sharedExtraWorker(
+  name: string,
+  env: Record<string, string | undefined>,
+): Promise<{ release: () => Promise<void> }> {
   if (!env.SVC_TASK_QUEUE) throw new Error('a shared worker needs a task queue of its own (SVC_TASK_QUEUE)');
-  await sharedProcess({ kind: 'worker', name, env });
+  const { release } = await sharedProcess({ kind: 'worker', name, env });
+  return { release };
 }
 
 export async function startExtraWorker(

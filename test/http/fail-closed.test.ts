@@ -4,7 +4,7 @@
 // fail-closed.serial.test.ts.
 import { randomUUID } from 'node:crypto';
 import { noWorkerApi } from './shared-apis.js';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { startExtraApi } from './extra-api.js';
 import { call, sleep } from './batch-fixtures.js';
 import { newTenant, type Member } from './helpers.js';
@@ -18,6 +18,7 @@ describe('fail closed when no worker takes the workflow', () => {
   it('answers 503 when no worker picks the workflow up before its deadline', async () => {
     // A plain API (no in-process worker) on a task queue no worker polls (shared with no-worker-fail-fast).
     const plain = await noWorkerApi();
+    onTestFinished(plain.release);
     const res = await call(plain.url, 'POST', '/verify/math', t.key, { expression: '(a+b)^2 = a^2 + 2*a*b + b^2' });
     expect(res.status).toBe(503);
     expect(res.body.detail).toMatch(/timed out|retry shortly/);

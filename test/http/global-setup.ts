@@ -62,15 +62,19 @@ function controlServer(stack: Stack, shared: SharedProcesses): Server {
   };
   return createServer((req, res) => {
     // Shared extra processes (test/http/extra-process.ts): one per kind and environment.
-    if (req.method === 'POST' && (req.url === '/shared' || req.url === '/shared/stop-all')) {
+    if (req.method === 'POST' && ['/shared', '/shared/release', '/shared/stop-all'].includes(req.url ?? '')) {
+      const asked = () =>
+        jsonBody(req).then((body) => {
+          const r = body as SharedRequest;
+          const env = Object.fromEntries(Object.entries(r.env).map(([k, v]) => [k, v ?? undefined]));
+          return { kind: r.kind, name: r.name, env };
+        });
       const done =
         req.url === '/shared'
-          ? jsonBody(req).then((body) => {
-              const r = body as SharedRequest;
-              const env = Object.fromEntries(Object.entries(r.env).map(([k, v]) => [k, v ?? undefined]));
-              return shared.acquire({ kind: r.kind, name: r.name, env });
-            })
-          : shared.stopAll().then(() => ({ ok: true }));
+          ? asked().then((r) => shared.acquire(r))
+          : req.url === '/shared/release'
+            ? asked().then((r) => (shared.release(r), { ok: true }))
+            : shared.stopAll().then(() => ({ ok: true }));
       done.then(
         (out) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(out)),
         (err: Error) => res.writeHead(500).end(JSON.stringify({ ok: false, error: err.message })),

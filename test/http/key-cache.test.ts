@@ -1,7 +1,7 @@
 // The API-key lookup cache (core/key-cache.ts, docs/performance.md): a key revoked through one
 // API process is refused by that process at once, and by another process that has the key
 // cached within the staleness bound (SVC_API_KEY_CACHE_TTL, 5 s by default).
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { db, http, newTenant, post, stackEnv } from './helpers.js';
 import { secondApi } from './shared-apis.js';
 
@@ -12,7 +12,8 @@ describe('API-key cache across processes', () => {
   it('refuses a revoked key at once in the revoking process, and within the bound in another', async () => {
     const bound = Number(stackEnv().SVC_API_KEY_CACHE_TTL ?? 5) * 1000;
     expect(bound).toBeGreaterThan(0);
-    const { url } = await secondApi();
+    const { url, release } = await secondApi();
+    onTestFinished(release);
     const t = await newTenant();
     const other = (path: string) =>
       fetch(`${url}${path}`, {

@@ -476,7 +476,7 @@ describe('POST /mcp authentication, scopes and plan limits', () => {
 
 describe('batch over MCP (extra API: SVC_BATCH_WAIT_SECONDS=0, SVC_BATCH_ITEM_TIMEOUT=3)', () => {
   let t: Member;
-  let api: { url: string };
+  let api: { url: string; release: () => Promise<void> };
   const items = [
     { query: IDENTITY, type: 'math' },
     { query: BARE, type: 'math' },
@@ -486,6 +486,7 @@ describe('batch over MCP (extra API: SVC_BATCH_WAIT_SECONDS=0, SVC_BATCH_ITEM_TI
     t = await newTenant();
     api = await noWaitBatchApi();
   }, 180_000);
+  afterAll(() => api?.release());
 
   it('without a progress token: the job handle at once; batch_status reads it to the end', async () => {
     const { client } = await connect({ 'X-API-Key': t.key }, api.url);

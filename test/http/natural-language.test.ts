@@ -1,7 +1,7 @@
 // Black-box tests of POST /verify/natural_language and the natural-language path of
 // /verify/logic, through the real stack (Temporal, store, worker, API) and the scripted
 // provider server (test/http/provider-server.ts) for the openai and anthropic providers.
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import { get, newTenant, post, stackEnv, type Member } from './helpers.js';
@@ -546,7 +546,7 @@ describe('batch items of type natural_language', () => {
 });
 
 describe('a deployment without a signing key and without anthropic (shared extra worker and API)', () => {
-  let api: { url: string };
+  let api: { url: string; release: () => Promise<void> };
   const call = async (body: unknown) => {
     const res = await fetch(`${api.url}/verify/natural_language`, {
       method: 'POST',
@@ -558,6 +558,7 @@ describe('a deployment without a signing key and without anthropic (shared extra
   beforeAll(async () => {
     api = await noSigningKeyApi();
   }, 180_000);
+  afterAll(() => api?.release());
 
   it('signing failure: BLOCKED with trust_boundary.attestation_error and no token', async () => {
     const res = await call({ query: 'What is 15% of 200?' });

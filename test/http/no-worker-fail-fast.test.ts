@@ -11,7 +11,7 @@ import { newTenant, stackEnv, type Member } from './helpers.js';
 
 describe('no worker for the task queue: 503 within 10 s', () => {
   let t: Member;
-  let api: { url: string };
+  let api: { url: string; release: () => Promise<void> };
   let temporal: Client;
   beforeAll(async () => {
     temporal = new Client({
@@ -21,6 +21,7 @@ describe('no worker for the task queue: 503 within 10 s', () => {
     api = await noWorkerApi(); // shared with fail-closed's no-worker row
   }, 120_000);
   afterAll(async () => {
+    await api?.release();
     await temporal?.connection.close();
   });
 

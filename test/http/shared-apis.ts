@@ -1,5 +1,7 @@
 // The extra processes that several files share (session 19; test/http/extra-process.ts): one
-// start each per suite instead of one per file. Each names what makes it differ from the stack.
+// start for the files that use it at the same time (or within SHARED_LINGER_MS of each other)
+// instead of one per file. Each names what makes it differ from the stack; a file calls the
+// `release` it got in its afterAll.
 import { sharedExtraApi } from './extra-api.js';
 import { sharedExtraWorker } from './extra-worker.js';
 
@@ -20,9 +22,9 @@ export const noWorkerApi = () =>
  * both run. Each file's rows need one of the three missing; none of them uses the others (checked
  * by giving the worker back each key in turn: the rows of that key fail, the others pass).
  */
-export async function noSigningKeyApi(): Promise<{ url: string }> {
+export async function noSigningKeyApi(): Promise<{ url: string; release: () => Promise<void> }> {
   const queue = 'svc-shared-nosign';
-  const [, api] = await Promise.all([
+  const [worker, api] = await Promise.all([
     sharedExtraWorker('worker-nosign', {
       SVC_TASK_QUEUE: queue,
       SVC_ATTESTATION_SIGNING_KEY_PEM: undefined,
@@ -34,5 +36,5 @@ export async function noSigningKeyApi(): Promise<{ url: string }> {
       SVC_ANTHROPIC_API_KEY: undefined,
     }),
   ]);
-  return api;
+  return { url: api.url, release: async () => void (await Promise.all([api.release(), worker.release()])) };
 }

@@ -1,7 +1,8 @@
 // The shared extra processes of the HTTP suite (session 19, test/http/extra-process.ts): one
 // process per kind and environment, whatever the order of its keys, however many files ask at
-// once; a failed start is not kept; stopAll stops each once and a later request starts anew.
-import { describe, expect, it } from 'vitest';
+// once; a failed start is not kept; a process outlives its last user by the linger only;
+// stopAll stops each once and a later request starts anew.
+import { describe, expect, it, vi } from 'vitest';
 import type { ManagedProcess } from '../../infra/stack.js';
 import { SharedProcesses, sharedKey, type SharedRequest } from '../http/extra-process.js';
 
@@ -9,12 +10,15 @@ class Scripted extends SharedProcesses {
   readonly asked: SharedRequest[] = [];
   stops = 0;
   failNext = false;
-  constructor() {
-    super(() => ({ stackEnv: {}, dataDir: '/nonexistent' }));
+  constructor(
+    lingerMs = 60_000,
+    private readonly startMs = 20,
+  ) {
+    super(() => ({ stackEnv: {}, dataDir: '/nonexistent' }), lingerMs);
   }
   protected override async start(req: SharedRequest) {
     const n = this.asked.push(req);
-    await new Promise((r) => setTimeout(r, 20));
+    if (this.startMs > 0) await new Promise((r) => setTimeout(r, this.startMs));
     if (this.failNext) {
       this.failNext = false;
       throw new Error('did not start');
@@ -80,5 +84,33 @@ describe('SharedProcesses', () => {
     expect(shared.stops).toBe(1);
     await shared.acquire({ kind: 'api', name: 'a', env: {} });
     expect(shared.asked).toHaveLength(2);
+  });
+
+  it('stopped a linger after its last user released it; asked for again within the linger, it is the same process', async () => {
+    vi.useFakeTimers();
+    try {
+      const shared = new Scripted(30_000, 0);
+      const req: SharedRequest = { kind: 'api', name: 'a', env: { X: '1' } };
+      await shared.acquire(req);
+      await shared.acquire(req);
+      shared.release(req);
+      await vi.advanceTimersByTimeAsync(60_000);
+      expect(shared.stops).toBe(0); // one user left
+      shared.release(req);
+      await vi.advanceTimersByTimeAsync(29_000);
+      await shared.acquire(req); // within the linger: kept
+      expect(shared.asked).toHaveLength(1);
+      shared.release(req);
+      shared.release(req); // a second release of the same user changes nothing
+      await vi.advanceTimersByTimeAsync(29_000);
+      expect(shared.stops).toBe(0);
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect(shared.stops).toBe(1);
+      await shared.acquire(req); // after it: a new process
+      expect(shared.asked).toHaveLength(2);
+      shared.release({ kind: 'worker', name: 'none', env: {} }); // never asked for: nothing to release
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
