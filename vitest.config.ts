@@ -81,6 +81,8 @@ export default defineConfig({
           name: 'http-serial',
           include: [SERIAL_HTTP],
           ...http,
+          // Stops the parallel phase's shared extra processes first (test/http/extra-process.ts).
+          setupFiles: ['test/http/serial-setup.ts'],
           maxWorkers: 1,
           sequence: { groupOrder: 1 },
         },

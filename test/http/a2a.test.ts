@@ -1,11 +1,11 @@
 // Black-box tests of the agent-to-agent gateway, POST /a2a/intercept (docs/a2a-gateway.md).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { connect } from 'node:net';
 import { createPublicKey } from 'node:crypto';
 import { jwtVerify, decodeProtectedHeader } from 'jose';
 import { apiUrl, db, get, post, stackEnv } from './helpers.js';
 import { startExtraApi } from './extra-api.js';
-import { startExtraWorker } from './extra-worker.js';
+import { noSigningKeyApi } from './shared-apis.js';
 import type { ManagedProcess } from '../../infra/stack.js';
 
 let KEY: string;
@@ -314,12 +314,9 @@ describe('fail closed', () => {
   }, 180_000);
 
   it('without the signing key no verdict is verified', async () => {
-    const queue = 'svc-a2a-nokey';
-    procs.push(
-      await startExtraWorker('worker-a2a-nokey', { SVC_TASK_QUEUE: queue, SVC_A2A_SIGNING_KEY_PEM: undefined }),
-    );
-    const { proc, url } = await startExtraApi('api-a2a-nokey', { SVC_TASK_QUEUE: queue });
-    procs.push(proc);
+    // A worker without SVC_A2A_SIGNING_KEY_PEM (shared with the other no-signing-key rows).
+    const { url, release } = await noSigningKeyApi();
+    onTestFinished(release);
     const res = await fetch(`${url}/a2a/intercept`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...key() },

@@ -128,7 +128,7 @@ describe('audit roll-ups on the store', () => {
     // have overwritten with an older, still exact one); a reader gets the chain's roll-up, rebuilding
     // in the background when it is too far behind.
     let rollup = (await b.rollup(t.orgId)).rollup;
-    for (let i = 0; i < 50 && rollup?.seq !== 30; i++) {
+    for (let i = 0; i < 200 && rollup?.seq !== 30; i++) {
       await new Promise((r) => setTimeout(r, 100));
       rollup = (await b.rollup(t.orgId)).rollup;
     }
@@ -152,7 +152,7 @@ describe('audit roll-ups on the store', () => {
     // A chain as written before roll-ups existed.
     await dropRollup(t.orgId);
     let res = await get(`/metrics/${t.orgId}`, key(t.key));
-    for (let i = 0; i < 50 && res.body.verifications?.total !== 6; i++) {
+    for (let i = 0; i < 200 && res.body.verifications?.total !== 6; i++) {
       await new Promise((r) => setTimeout(r, 100));
       res = await get(`/metrics/${t.orgId}`, key(t.key));
     }

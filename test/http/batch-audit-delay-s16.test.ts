@@ -144,8 +144,10 @@ describe('batch: several 100-item jobs of one organization while audit inserts a
     );
     expect(positions.map((p) => p?.log_id)).toEqual(chain.map((e) => e._id));
     expect(verifyChain(chain, stackEnv().SVC_AUDIT_SECRET_KEY as string).valid).toBe(true);
-    // The delays happened (the preload counts what it delayed), in the process(es) that appended.
-    expect(worker.logContains('store-delay:') || api.proc.logContains('store-delay:')).toBe(true);
+    // The delays happened (the preload counts what it delayed, printed every 2 s), in the process(es) that appended.
+    const delayed = () => worker.logContains('store-delay:') || api.proc.logContains('store-delay:');
+    for (let i = 0; i < 50 && !delayed(); i++) await sleep(100);
+    expect(delayed()).toBe(true);
     expect(jobEntryEarly).toEqual([]);
     const appenders = [worker.logContains('store-delay:'), api.proc.logContains('store-delay:')];
     const healed = [worker, api.proc].map((p) => p.logContains('audit position healed'));

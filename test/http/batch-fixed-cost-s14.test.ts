@@ -134,7 +134,7 @@ describe('batch: a one-step job starts eagerly in the API process (session 14)',
       const pending = call(api.url, 'POST', '/verify/batch', key, { items }).catch(() => null);
       const jobs = (await db()).collection<{ _id: string; org_id: string; workflow_id: string }>('batch_jobs');
       let job: { _id: string; workflow_id: string } | null = null;
-      for (let i = 0; i < 200 && !job; i++) {
+      for (let i = 0; i < 800 && !job; i++) {
         job = await jobs.findOne({ org_id: orgId });
         if (!job) await new Promise((r) => setTimeout(r, 25));
       }
@@ -143,7 +143,7 @@ describe('batch: a one-step job starts eagerly in the API process (session 14)',
       // write, before the workflow starts; a kill in between leaves a job whose POST never
       // answered, i.e. never accepted, which is not what this row is about).
       let workflowStarted = false;
-      for (let i = 0; i < 400 && !workflowStarted; i++) {
+      for (let i = 0; i < 800 && !workflowStarted; i++) {
         workflowStarted = await startedOn(job!.workflow_id).then(
           () => true,
           () => false,

@@ -1,5 +1,6 @@
 // Queries and HTTP helpers shared by the batch black-box files (batch.test.ts runs beside
 // other files; batch.serial.test.ts stops and kills stack components and runs alone).
+import type { Db } from 'mongodb';
 import { db } from './helpers.js';
 export const IDENTITY = '(x+1)^2 = x^2 + 2*x + 1';
 export const DIFFER = '(x+1)^2 = x^2 + 1';
@@ -54,6 +55,38 @@ export async function waitCompleted(base: string, key: string, jobId: string, ti
     await sleep(300);
   }
   throw new Error(`job ${jobId} not completed in ${timeoutMs} ms; last: ${JSON.stringify(last?.body)?.slice(0, 500)}`);
+}
+
+/**
+ * Waits (up to `ms`) until each job's slot is marked finished and released (its queue entry at the
+ * slot's generation): a job's completion writes the job, then its slot, then the release
+ * (persistence/batch.ts complete), so a GET can answer `completed` before the other two are
+ * written. For rows that read the slot and its release after a completion; not before an
+ * admission (batch-slot-directory measures the admissions' reads of a directory read at once:
+ * waiting there changed which reads they made). Test-only reads of a small collection;
+ * `database` is the store the jobs' API writes.
+ */
+export async function untilSlotsReleased(database: Db, jobIds: string[], ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const slots = await database
+      .collection<{ _id: string; job_id: string | null; state: string; gen: number }>('batch_slots')
+      .find({ job_id: { $in: jobIds } })
+      .toArray();
+    const queue = await database
+      .collection<{ slot: number | string; gen: number; state: string }>('batch_slot_queue')
+      .find({})
+      .toArray();
+    const released = (id: string) =>
+      slots.some(
+        (s) =>
+          s.job_id === id &&
+          s.state === 'finished' &&
+          queue.some((q) => Number(q.slot) === Number(s._id) && q.gen === s.gen && q.state === 'finished'),
+      );
+    if (jobIds.every(released) || Date.now() > deadline) return;
+    await sleep(100);
+  }
 }
 
 /** A batch's audit entries, in chain order (found by its workflow id: a test-only read). */

@@ -9,7 +9,7 @@ import type { Db } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExtraApi } from './extra-api.js';
 import { startOwnDbStack, type OwnDbStack } from './own-db-stack.js';
-import { IDENTITY, BARE, call, waitCompleted } from './batch-fixtures.js';
+import { IDENTITY, BARE, call, untilSlotsReleased, waitCompleted } from './batch-fixtures.js';
 
 describe('batch slot directory keys: strings on the store, a store written with numbers rewritten once (session 17)', () => {
   let own: OwnDbStack;
@@ -35,6 +35,7 @@ describe('batch slot directory keys: strings on the store, a store written with 
     const posted = await call(api.url, 'POST', '/verify/batch', key, { items: ITEMS });
     expect(posted.status).toBe(202);
     await waitCompleted(api.url, key, posted.body.job_id, 120_000);
+    await untilSlotsReleased(db, [posted.body.job_id]);
     expect(await ids('batch_slots')).toEqual(['0']);
     expect(await ids('batch_slot_queue')).toEqual(['0']);
     expect(await coll('batch_slots').findOne({ _id: '0' })).toMatchObject({
@@ -80,6 +81,7 @@ describe('batch slot directory keys: strings on the store, a store written with 
     expect(gone.body).toEqual({ detail: 'Batch job not found', code: 'not_found', request_id: expect.any(String) });
     const done = await waitCompleted(api.url, key, next.body.job_id, 120_000);
     expect(done).toMatchObject({ status: 'completed', completed_items: 2, failed_items: 0 });
+    await untilSlotsReleased(db, [next.body.job_id]);
     expect(await ids('batch_slots')).toEqual(['0']);
     expect(await coll('batch_slots').findOne({ _id: '0' })).toMatchObject({
       state: 'finished',

@@ -6,9 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resultOfDoc, type StoredResultDoc } from '../../persistence/batch.js';
 import { Client, Connection } from '@temporalio/client';
 import { db, get, newTenant, post, stackEnv, type Member } from './helpers.js';
-import { startExtraApi } from './extra-api.js';
-import { startExtraWorker } from './extra-worker.js';
-import type { ManagedProcess } from '../../infra/stack.js';
+import { noSigningKeyApi, noWaitBatchApi } from './shared-apis.js';
 import { sha256Ref } from '../../core/canonical-json.js';
 import { mathBatchOutcome } from '../../engines/math.js';
 import { temporalDataConverter } from '../../core/payload-codec.js';
@@ -405,16 +403,13 @@ describe('batch items of every type', () => {
   });
 });
 
-describe('202 then poll, and item time-outs (extra API: SVC_BATCH_WAIT_SECONDS=0, SVC_BATCH_ITEM_TIMEOUT=3)', () => {
+describe('202 then poll, and item time-outs (shared extra API: SVC_BATCH_WAIT_SECONDS=0, SVC_BATCH_ITEM_TIMEOUT=3)', () => {
   let t: Member;
-  let api: Awaited<ReturnType<typeof startExtraApi>>;
+  let api: { url: string; release: () => Promise<void> };
   beforeAll(async () => {
-    t = await newTenant('enterprise');
-    api = await startExtraApi('api-batch-short', { SVC_BATCH_WAIT_SECONDS: '0', SVC_BATCH_ITEM_TIMEOUT: '3' });
-  });
-  afterAll(async () => {
-    await api?.proc.stop();
-  });
+    [t, api] = await Promise.all([newTenant('enterprise'), noWaitBatchApi()]);
+  }, 180_000);
+  afterAll(() => api?.release());
 
   it('answers 202 with the running snapshot and a Location to poll; GET then returns the completed job', async () => {
     // The slow logic item keeps the job running past the POST (math items alone can finish
@@ -472,23 +467,13 @@ describe('202 then poll, and item time-outs (extra API: SVC_BATCH_WAIT_SECONDS=0
   }, 90_000);
 });
 
-describe('attestation signing failure (extra worker without a signing key)', () => {
+describe('attestation signing failure (shared extra worker without a signing key)', () => {
   let t: Member;
-  let worker: ManagedProcess;
-  let api: Awaited<ReturnType<typeof startExtraApi>>;
-  const queue = 'svc-batch-nosign';
+  let api: { url: string; release: () => Promise<void> };
   beforeAll(async () => {
-    t = await newTenant('enterprise');
-    worker = await startExtraWorker('worker-batch-nosign', {
-      SVC_TASK_QUEUE: queue,
-      SVC_ATTESTATION_SIGNING_KEY_PEM: undefined,
-    });
-    api = await startExtraApi('api-batch-nosign', { SVC_TASK_QUEUE: queue });
+    [t, api] = await Promise.all([newTenant('enterprise'), noSigningKeyApi()]);
   }, 180_000);
-  afterAll(async () => {
-    await api?.proc.stop();
-    await worker?.stop();
-  });
+  afterAll(() => api?.release());
 
   it('a proven math item is UNVERIFIABLE with constraint_id api.attestation.signing_error, never VERIFIED', async () => {
     const res = await call(api.url, 'POST', '/verify/batch', t.key, {

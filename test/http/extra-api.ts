@@ -2,9 +2,9 @@
 // environment (a second process sharing limits, a different per-IP setting, bad secrets...).
 // Each gets a free loopback port of its own, so files running side by side never collide.
 import { inject } from 'vitest';
-import { freePort, ManagedProcess } from '../../infra/stack.js';
-import { serviceArgs } from '../../infra/service-build.js';
+import { freePort, type ManagedProcess } from '../../infra/stack.js';
 import { PASSWORD, randomIp, uniqueEmail } from './helpers.js';
+import { apiProcess, type SharedRequest } from './extra-process.js';
 
 export type ExtraApi = { proc: ManagedProcess; url: string };
 
@@ -19,27 +19,57 @@ export async function startExtraApi(
   entry: 'api' | 'api-process' = 'api',
 ): Promise<ExtraApi> {
   const port = await freePort();
-  const fullEnv: NodeJS.ProcessEnv = {
-    ...process.env,
-    ...inject('stackEnv'),
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    ...env,
-  };
-  for (const [k, v] of Object.entries(env)) if (v === undefined) delete fullEnv[k];
-  const proc = new ManagedProcess(
-    {
-      name,
-      command: process.execPath,
-      args: serviceArgs(entry === 'api' ? 'api/server.ts' : 'workers/api-process.ts', fullEnv),
-      env: fullEnv,
-      ready: async () => (await fetch(`http://127.0.0.1:${port}/health`).catch(() => null))?.status === 200,
-      readyTimeoutMs: expectReady ? 90_000 : 60_000,
-    },
-    inject('dataDir'),
+  const proc = apiProcess(
+    name,
+    env,
+    port,
+    { stackEnv: inject('stackEnv'), dataDir: inject('dataDir') },
+    expectReady,
+    entry,
   );
   await proc.start();
   return { proc, url: `http://127.0.0.1:${port}` };
+}
+
+/** Asks the global setup's control server for a shared process (test/http/extra-process.ts); `release` hands it back. */
+export async function sharedProcess(
+  req: SharedRequest,
+): Promise<{ url: string | null; name: string; release: () => Promise<void> }> {
+  const send = (path: string) =>
+    fetch(`${inject('controlUrl')}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      // undefined (a deleted variable) travels as null
+      body: JSON.stringify({
+        ...req,
+        env: Object.fromEntries(Object.entries(req.env).map(([k, v]) => [k, v ?? null])),
+      }),
+      signal: AbortSignal.timeout(240_000),
+    });
+  const res = await send('/shared');
+  if (res.status !== 200) throw new Error(`shared ${req.kind} ${req.name}: ${res.status} ${await res.text()}`);
+  const got = (await res.json()) as { url: string | null; name: string };
+  let released = false;
+  const release = async () => {
+    if (released) return;
+    released = true;
+    await send('/shared/release').catch(() => undefined); // at worst it lingers until the serial phase
+  };
+  return { ...got, release };
+}
+
+/**
+ * A plain extra API shared by every file that asks for the same `env` (session 19): for rows
+ * that need an API configured otherwise than the stack's, not a process of their own. Never
+ * stop it (call `release` in afterAll), and assert only on your own tenants' data. `name` names
+ * its log (the first asker's).
+ */
+export async function sharedExtraApi(
+  name: string,
+  env: Record<string, string | undefined>,
+): Promise<{ url: string; release: () => Promise<void> }> {
+  const { url, release } = await sharedProcess({ kind: 'api', name, env });
+  return { url: url as string, release };
 }
 
 /** Starts several extra APIs side by side; if one fails to start, stops the others and throws its error. */

@@ -3,7 +3,8 @@
 // on a task queue of its own where it needs no worker; the row that stops Temporal is in
 // fail-closed.serial.test.ts.
 import { randomUUID } from 'node:crypto';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { noWorkerApi } from './shared-apis.js';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { startExtraApi } from './extra-api.js';
 import { call, sleep } from './batch-fixtures.js';
 import { newTenant, type Member } from './helpers.js';
@@ -15,19 +16,13 @@ describe('fail closed when no worker takes the workflow', () => {
   });
 
   it('answers 503 when no worker picks the workflow up before its deadline', async () => {
-    // A plain API (no in-process worker) on a task queue no worker polls.
-    const plain = await startExtraApi('api-no-worker', {
-      SVC_API_WORKER: 'off',
-      SVC_TASK_QUEUE: `svc-no-worker-${randomUUID()}`,
-    });
-    try {
-      const res = await call(plain.url, 'POST', '/verify/math', t.key, { expression: '(a+b)^2 = a^2 + 2*a*b + b^2' });
-      expect(res.status).toBe(503);
-      expect(res.body.detail).toMatch(/timed out|retry shortly/);
-      expect(res.headers.get('x-workflow-id')).toMatch(/^verify-math-/);
-    } finally {
-      await plain.proc.stop();
-    }
+    // A plain API (no in-process worker) on a task queue no worker polls (shared with no-worker-fail-fast).
+    const plain = await noWorkerApi();
+    onTestFinished(plain.release);
+    const res = await call(plain.url, 'POST', '/verify/math', t.key, { expression: '(a+b)^2 = a^2 + 2*a*b + b^2' });
+    expect(res.status).toBe(503);
+    expect(res.body.detail).toMatch(/timed out|retry shortly/);
+    expect(res.headers.get('x-workflow-id')).toMatch(/^verify-math-/);
   }, 180_000);
 
   it('an API process with its in-process worker verifies math alone; an engine it does not run still fails closed', async () => {

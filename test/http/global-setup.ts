@@ -2,7 +2,7 @@
 // after. Tests run in other processes, so the stack is also controlled over a small loopback
 // HTTP endpoint (stop/start/kill a component) for the fail-closed and durability tests.
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { TestProject } from 'vitest/node';
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -14,6 +14,7 @@ import { providerEnv, startProviderServer, TEST_PROVIDER_KEY } from './provider-
 import { captureEnv } from '../store-commands/env.js';
 import { contractReport } from '../store-commands/contract.js';
 import { ROOT } from '../../infra/stack.js';
+import { SharedProcesses, type SharedRequest } from './extra-process.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -44,7 +45,14 @@ const STORE_CAPTURE_DIR =
 /** Served by test/http/secret-scanning.test.ts: the signing-key document (/keys) and the feedback sink (/feedback). */
 export const LEAK_FIXTURE_PORT = 18990 + OFFSET;
 
-function controlServer(stack: Stack): Server {
+/** Reads a request's JSON body. */
+async function jsonBody(req: IncomingMessage): Promise<unknown> {
+  let text = '';
+  for await (const chunk of req) text += String(chunk);
+  return JSON.parse(text);
+}
+
+function controlServer(stack: Stack, shared: SharedProcesses): Server {
   const byName: Record<string, ManagedProcess | null> = {
     temporal: stack.temporal,
     ferretdb: stack.ferret,
@@ -53,6 +61,26 @@ function controlServer(stack: Stack): Server {
     smtp: stack.smtp,
   };
   return createServer((req, res) => {
+    // Shared extra processes (test/http/extra-process.ts): one per kind and environment.
+    if (req.method === 'POST' && ['/shared', '/shared/release', '/shared/stop-all'].includes(req.url ?? '')) {
+      const asked = () =>
+        jsonBody(req).then((body) => {
+          const r = body as SharedRequest;
+          const env = Object.fromEntries(Object.entries(r.env).map(([k, v]) => [k, v ?? undefined]));
+          return { kind: r.kind, name: r.name, env };
+        });
+      const done =
+        req.url === '/shared'
+          ? asked().then((r) => shared.acquire(r))
+          : req.url === '/shared/release'
+            ? asked().then((r) => (shared.release(r), { ok: true }))
+            : shared.stopAll().then(() => ({ ok: true }));
+      done.then(
+        (out) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(out)),
+        (err: Error) => res.writeHead(500).end(JSON.stringify({ ok: false, error: err.message })),
+      );
+      return;
+    }
     const m = /^\/(stop|start|kill9)\/(temporal|ferretdb|worker|api|smtp)$/.exec(req.url ?? '');
     const proc = m ? byName[m[2] as string] : null;
     if (!m || !proc || req.method !== 'POST') {
@@ -137,7 +165,15 @@ async function startStack(): Promise<SharedStack> {
   // A worker bundles its workflows and warms its engines before it is ready: on a loaded
   // 2-core machine (CI beside other jobs) that can take longer than the dev stack's 3 minutes.
   stack.worker.spec.readyTimeoutMs = Math.max(stack.worker.spec.readyTimeoutMs, 600_000);
-  const server = controlServer(stack);
+  // What a test process sees of the stack's environment (inject('stackEnv')), read once it is up.
+  const stackEnv = () =>
+    Object.fromEntries(
+      Object.entries(stack.env).filter(
+        ([k]) => k.startsWith('SVC_') || k === 'MONGODB_URI' || k === 'TEMPORAL_ADDRESS',
+      ),
+    ) as Record<string, string>;
+  const sharedProcs = new SharedProcesses(() => ({ stackEnv: stackEnv(), dataDir: stack.dataDir }));
+  const server = controlServer(stack, sharedProcs);
   try {
     await stack.up();
   } catch (err) {
@@ -148,14 +184,14 @@ async function startStack(): Promise<SharedStack> {
   await new Promise<void>((r) => server.listen(CONTROL_PORT, '127.0.0.1', r));
   return {
     apiUrl: stack.apiUrl,
-    stackEnv: Object.fromEntries(
-      Object.entries(stack.env).filter(
-        ([k]) => k.startsWith('SVC_') || k === 'MONGODB_URI' || k === 'TEMPORAL_ADDRESS',
-      ),
-    ) as Record<string, string>,
+    stackEnv: stackEnv(),
     dataDir: stack.dataDir,
     teardown: async () => {
       server.close();
+      await sharedProcs.stopAll();
+      console.log(
+        `shared extra processes: ${sharedProcs.counts.starts} started for ${sharedProcs.counts.requests} requests`,
+      );
       let leaks: string[] = [];
       try {
         leaks = await scanForLeaks(stack);

@@ -1,25 +1,19 @@
 // The API-key lookup cache (core/key-cache.ts, docs/performance.md): a key revoked through one
 // API process is refused by that process at once, and by another process that has the key
 // cached within the staleness bound (SVC_API_KEY_CACHE_TTL, 5 s by default).
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { db, http, newTenant, post, stackEnv } from './helpers.js';
-import { startExtraApi } from './extra-api.js';
-import type { ManagedProcess } from '../../infra/stack.js';
+import { secondApi } from './shared-apis.js';
 
 const MATH = { expression: '2 + 2' };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('API-key cache across processes', () => {
-  const procs: ManagedProcess[] = [];
-  afterAll(async () => {
-    for (const p of procs) await p.stop();
-  });
-
   it('refuses a revoked key at once in the revoking process, and within the bound in another', async () => {
     const bound = Number(stackEnv().SVC_API_KEY_CACHE_TTL ?? 5) * 1000;
     expect(bound).toBeGreaterThan(0);
-    const { proc, url } = await startExtraApi('api-key-cache', {});
-    procs.push(proc);
+    const { url, release } = await secondApi();
+    onTestFinished(release);
     const t = await newTenant();
     const other = (path: string) =>
       fetch(`${url}${path}`, {

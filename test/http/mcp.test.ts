@@ -11,7 +11,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ErrorCode, LATEST_PROTOCOL_VERSION, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { apiUrl, get, mintKey, newTenant, post, type Member } from './helpers.js';
 import { postStats } from './uploads.js';
-import { startExtraApi, type ExtraApi } from './extra-api.js';
+import { noWaitBatchApi } from './shared-apis.js';
 import { svc, SVC_BIN } from './cli-run.js';
 import { BARE, HARD_LOGIC, IDENTITY } from './batch-fixtures.js';
 import { NL_QUERIES } from './provider-server.js';
@@ -476,7 +476,7 @@ describe('POST /mcp authentication, scopes and plan limits', () => {
 
 describe('batch over MCP (extra API: SVC_BATCH_WAIT_SECONDS=0, SVC_BATCH_ITEM_TIMEOUT=3)', () => {
   let t: Member;
-  let api: ExtraApi;
+  let api: { url: string; release: () => Promise<void> };
   const items = [
     { query: IDENTITY, type: 'math' },
     { query: BARE, type: 'math' },
@@ -484,11 +484,9 @@ describe('batch over MCP (extra API: SVC_BATCH_WAIT_SECONDS=0, SVC_BATCH_ITEM_TI
   ];
   beforeAll(async () => {
     t = await newTenant();
-    api = await startExtraApi('api-mcp-batch', { SVC_BATCH_WAIT_SECONDS: '0', SVC_BATCH_ITEM_TIMEOUT: '3' });
-  });
-  afterAll(async () => {
-    await api?.proc.stop();
-  });
+    api = await noWaitBatchApi();
+  }, 180_000);
+  afterAll(() => api?.release());
 
   it('without a progress token: the job handle at once; batch_status reads it to the end', async () => {
     const { client } = await connect({ 'X-API-Key': t.key }, api.url);

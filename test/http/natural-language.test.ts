@@ -5,10 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import { get, newTenant, post, stackEnv, type Member } from './helpers.js';
-import { startExtraApi } from './extra-api.js';
-import { startExtraWorker } from './extra-worker.js';
+import { noSigningKeyApi } from './shared-apis.js';
 import { LOGIC_QUERIES, NL_QUERIES, TEST_PROVIDER_TIMEOUT_SECONDS, providerCalls } from './provider-server.js';
-import type { ManagedProcess } from '../../infra/stack.js';
 
 const sha = (s: string) => `sha256:${createHash('sha256').update(s, 'utf8').digest('hex')}`;
 
@@ -547,10 +545,8 @@ describe('batch items of type natural_language', () => {
   });
 });
 
-describe('a deployment without a signing key and without anthropic (extra worker and API)', () => {
-  let worker: ManagedProcess;
-  let api: Awaited<ReturnType<typeof startExtraApi>>;
-  const queue = 'svc-nl-nosign';
+describe('a deployment without a signing key and without anthropic (shared extra worker and API)', () => {
+  let api: { url: string; release: () => Promise<void> };
   const call = async (body: unknown) => {
     const res = await fetch(`${api.url}/verify/natural_language`, {
       method: 'POST',
@@ -560,20 +556,9 @@ describe('a deployment without a signing key and without anthropic (extra worker
     return { status: res.status, body: (await res.json()) as any };
   };
   beforeAll(async () => {
-    worker = await startExtraWorker('worker-nl-nosign', {
-      SVC_TASK_QUEUE: queue,
-      SVC_ATTESTATION_SIGNING_KEY_PEM: undefined,
-    });
-    api = await startExtraApi('api-nl-noanthropic', {
-      SVC_TASK_QUEUE: queue,
-      SVC_ANTHROPIC_BASE_URL: undefined,
-      SVC_ANTHROPIC_API_KEY: undefined,
-    });
+    api = await noSigningKeyApi();
   }, 180_000);
-  afterAll(async () => {
-    await api?.proc.stop();
-    await worker?.stop();
-  });
+  afterAll(() => api?.release());
 
   it('signing failure: BLOCKED with trust_boundary.attestation_error and no token', async () => {
     const res = await call({ query: 'What is 15% of 200?' });

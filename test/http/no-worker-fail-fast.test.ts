@@ -3,29 +3,25 @@
 // its engine's time-out 503 once its first workflow task has waited NO_WORKER_AFTER_MS for a
 // worker (api/temporal.ts), not at its whole deadline (logic: 18 s + 5 s grace, 23 s before).
 // The API runs on a task queue of its own, so the shared stack's worker is left alone.
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
-import { startExtraApi } from './extra-api.js';
+import { noWorkerApi } from './shared-apis.js';
 import { call } from './batch-fixtures.js';
 import { newTenant, stackEnv, type Member } from './helpers.js';
 
 describe('no worker for the task queue: 503 within 10 s', () => {
   let t: Member;
-  let api: Awaited<ReturnType<typeof startExtraApi>>;
+  let api: { url: string; release: () => Promise<void> };
   let temporal: Client;
   beforeAll(async () => {
     temporal = new Client({
       connection: await Connection.connect({ address: stackEnv().TEMPORAL_ADDRESS as string }),
     });
     t = await newTenant();
-    api = await startExtraApi('api-no-worker-fast', {
-      SVC_API_WORKER: 'off',
-      SVC_TASK_QUEUE: `svc-no-worker-fast-${randomUUID()}`,
-    });
+    api = await noWorkerApi(); // shared with fail-closed's no-worker row
   }, 120_000);
   afterAll(async () => {
-    await api?.proc.stop();
+    await api?.release();
     await temporal?.connection.close();
   });
 

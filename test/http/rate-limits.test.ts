@@ -1,8 +1,9 @@
 // Per-IP limits on anonymous /auth/* and plan limits. The store-outage row stops the store:
 // it is in store-restart.serial.test.ts (session 18: it shares that file's stop of the store).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { db, newTenant, post, randomIp, uniqueEmail, type Member } from './helpers.js';
 import { startExtraApi } from './extra-api.js';
+import { secondApi } from './shared-apis.js';
 import type { ManagedProcess } from '../../infra/stack.js';
 
 const MATH = { expression: '1 + 1' };
@@ -61,17 +62,13 @@ describe('per-IP limit on anonymous /auth/*', () => {
 
 describe('plan limits', () => {
   let free: Member;
-  const procs: ManagedProcess[] = [];
   beforeAll(async () => {
     free = await newTenant('free');
   });
-  afterAll(async () => {
-    for (const p of procs) await p.stop();
-  });
 
   it('shares per-organization counters across two API processes', async () => {
-    const { proc, url } = await startExtraApi('api-second', {});
-    procs.push(proc);
+    const { url, release } = await secondApi();
+    onTestFinished(release);
     const first = await post('/verify/math', MATH, { 'x-api-key': free.key });
     expect(first.status).toBe(200);
     expect(first.headers.get('x-ratelimit-limit')).toBe('60');
