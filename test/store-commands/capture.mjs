@@ -102,12 +102,17 @@ export function describeCommand(name, cmd) {
 const als = new AsyncLocalStorage();
 const cursorSites = new WeakMap();
 
-/** The first stack frame outside the driver and this file: the code that issued the operation. */
+/**
+ * The first stack frame outside the driver and this file: the code that issued the operation;
+ * after a NUL, the next three such frames (its callers: which path of several sharing one
+ * helper issued it, e.g. a background sweep or an admission reading all of `batch_slots`).
+ */
 function callSite() {
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 40;
   const stack = new Error().stack ?? '';
   Error.stackTraceLimit = limit;
+  const frames = [];
   for (const line of stack.split('\n').slice(1)) {
     if (line.includes('node_modules') || line.includes('store-commands/capture') || line.includes('node:')) continue;
     const m = /\(?((?:file:\/\/)?\/[^()]+?):(\d+):\d+\)?\s*$/.exec(line);
@@ -117,9 +122,11 @@ function callSite() {
     file = file.replace(/.*\/dist\/service\/[0-9a-f]+\//, '').replace(/\.js$/, '.ts');
     const root = process.env.SVC_STORE_CAPTURE_ROOT;
     if (root && file.startsWith(root)) file = path.relative(root, file);
-    return `${file}:${m[2]}`;
+    frames.push(`${file}:${m[2]}`);
+    if (frames.length === 4) break;
   }
-  return 'unknown';
+  if (!frames.length) return 'unknown';
+  return frames.length > 1 ? `${frames[0]}\u0000${frames.slice(1).join(' < ')}` : frames[0];
 }
 
 const COLLECTION_OPS = [
@@ -213,9 +220,11 @@ export function installCapture(dir = DIR, requireFrom = import.meta.url) {
           ev.commandName === 'saslContinue'
         )
           return;
+        const [site, callers] = (als.getStore() ?? 'unknown').split('\u0000');
         const entry = {
           t: Date.now(),
-          site: als.getStore() ?? 'unknown',
+          site,
+          ...(callers ? { callers } : {}),
           ...describeCommand(ev.commandName, ev.command),
         };
         // Session 18: the POST /verify/batch that issued it (api/batch-post-trace.ts, when switched on).

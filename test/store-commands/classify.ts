@@ -20,6 +20,8 @@ import path from 'node:path';
 export interface Captured {
   t: number;
   site: string;
+  /** The site's next callers (`file:line < file:line …`), when the stack had them. */
+  callers?: string;
   cmd: string;
   coll: string | null;
   ms?: number;
