@@ -248,6 +248,8 @@ export class TemporalGateway {
       attestation_in_audit_entry: true,
       // verifyWorkflow runs in local mode have their input checked by their activities (workflows/input-auth.ts).
       input_auth_in_engine_activity: true,
+      // ...and every run it starts is checked: no patch marker to tell it from an older run (workflows/input-auth.ts).
+      input_auth_no_patch_marker: true,
     };
     const graceMs = this.cfg.SVC_WORKFLOW_GRACE * 1000;
     // Eager start only for verifyWorkflow runs whose activities are all local: the in-process

@@ -11,6 +11,7 @@
 //   [--a-api-flags '<V8 flags>'] [--b-api-flags '<V8 flags>']: the API process's V8 flags of a side
 //   (SVC_API_V8_FLAGS; session 16), e.g. one tree against itself with a flag; each side's API
 //   resident memory is sampled at the end of every slice (its peak and last are printed).
+//   [--a-env K=V,...] [--b-env K=V,...]: more environment of a side's stack (session 19).
 import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import path from 'node:path';
@@ -96,6 +97,11 @@ async function startSide(name: 'A' | 'B', tree: string, offset: number): Promise
   const apiFlags: Record<string, string> = args.includes(`--${name.toLowerCase()}-api-flags`)
     ? { SVC_API_V8_FLAGS: arg(`${name.toLowerCase()}-api-flags`, '') }
     : {};
+  // `--a-env K=V,K2=V2`: environment of a side's stack (session 19), e.g. one tree against itself with a knob.
+  for (const kv of arg(`${name.toLowerCase()}-env`, '').split(',').filter(Boolean)) {
+    const i = kv.indexOf('=');
+    if (i > 0) apiFlags[kv.slice(0, i)] = kv.slice(i + 1);
+  }
   const b = await bench.startBenchStack(`bench-ab-${name}-${offset}`, 0, apiFlags, { ports: infra.devPorts(offset) });
   const read = (n: string) => Number(readFileSync(path.join(b.stack.dataDir, 'pids', `${n}.pid`), 'utf8'));
   const pids = { api: read('api'), worker: read('worker'), temporal: read('temporal'), store: read('ferretdb') };

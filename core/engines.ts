@@ -204,6 +204,13 @@ export interface VerifyWorkflowInput<E extends EngineName = EngineName> {
    * check, the same refusal; runs started without it keep the separate check.
    */
   input_auth_in_engine_activity?: boolean;
+  /**
+   * Set by the API (session 19): the run's input check needs no patch marker (workflows/input-auth.ts):
+   * every run this API starts is checked, so `patched('svc-input-auth')` and its TemporalChangeVersion
+   * upsert (two history events and a visibility update per run) are skipped. Runs started without
+   * it (an older API, a replayed history) keep the marker.
+   */
+  input_auth_no_patch_marker?: boolean;
 }
 
 export interface AuditContext {

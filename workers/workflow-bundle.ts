@@ -16,6 +16,25 @@ const DIST = path.join(ROOT, 'dist');
 const WORKFLOWS = path.join(ROOT, 'workflows', 'index.ts');
 /** Bundled with every workflow: the input check before anything runs (core/workflow-input-auth.ts). */
 export const WORKFLOW_INTERCEPTORS = [path.join(ROOT, 'workflows', 'input-auth.ts')];
+/**
+ * Evaluated once per workflow thread and shared by every run (the SDK's `preloadModules`, session
+ * 19), not again for each run: with the reusable V8 context every module a run's `importWorkflows()`
+ * reaches is evaluated afresh for that run, and the agent guards' text helpers (imported by the
+ * agent workflow's tool policy) bring re2js (~0.7 MB of tables) and eight RE2 compilations with
+ * them, into every verification's run (docs/performance.md, "CPU per /verify/math against the
+ * eager floor: session 19"). Only pure modules with no per-run state belong here: the SDK freezes
+ * their exports, and their module-level values are shared by every run of the thread.
+ */
+export const WORKFLOW_PRELOAD_MODULES = [
+  'engines/agent-guards/text.ts',
+  // The other pure helpers the workflows import (tables, no per-run state): ~20 % fewer collections again.
+  'contract/tool-names.ts',
+  'engines/agents/tool-policy.ts',
+  'engines/agents/tool-judge.ts',
+  'engines/agents/decide.ts',
+  'core/engine-failures.ts',
+  'core/batch.ts',
+];
 /** Every folder a workflow module imports from (types included; over-inclusive only costs a rebuild). */
 const SOURCE_DIRS = ['workflows', 'core', 'contract', 'persistence', 'engines', 'activities'];
 
@@ -27,6 +46,8 @@ export function workflowSourceHash(): string {
   h.update(readFileSync(path.join(ROOT, 'node_modules', '@temporalio', 'workflow', 'package.json')));
   // The form the bundle is written in (session 17: ASCII only): a bundle written before is rebuilt.
   h.update(`\0${bundleForm()}`);
+  // The preloaded modules (session 19): a bundle built without them is rebuilt.
+  h.update(`\0preload:${WORKFLOW_PRELOAD_MODULES.join(',')}`);
   return h.digest('hex').slice(0, 16);
 }
 
@@ -37,6 +58,7 @@ export async function workflowBundlePath(): Promise<string> {
   const bundle = await bundleWorkflowCode({
     workflowsPath: WORKFLOWS,
     workflowInterceptorModules: WORKFLOW_INTERCEPTORS,
+    preloadModules: WORKFLOW_PRELOAD_MODULES.map((m) => path.join(ROOT, m)),
     failureConverterPath: FAILURE_CONVERTER_PATH,
     logger: quietLogger,
   });
