@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { processEnv } from '../core/config.js';
 import { FAILURE_CONVERTER_PATH } from '../core/payload-codec.js';
 import { PROJECT_ROOT, projectFiles } from '../core/project-paths.js';
 
@@ -77,7 +78,7 @@ const BUNDLE_FORM = 'ascii-escaped';
  * session 19; bench/pool-memory.ts `bundlesources`). The bundle's name changes with its form.
  */
 function keepSourcesContent(): boolean {
-  return /^(on|1|true)$/i.test(process.env.SVC_WORKFLOW_BUNDLE_SOURCES ?? '');
+  return /^(on|1|true)$/i.test(processEnv().SVC_WORKFLOW_BUNDLE_SOURCES ?? '');
 }
 
 function bundleForm(): string {
