@@ -24,7 +24,14 @@ export function WorkerSharingWorkflowThread(): typeof Worker {
   let users = 0;
   return class SharedWorkflowThreadWorker extends Worker {
     protected static override getOrCreateBundle(...args: Parameters<GetOrCreateBundle>): ReturnType<GetOrCreateBundle> {
-      bundle ??= super.getOrCreateBundle(...args);
+      if (!bundle) {
+        const parsing = super.getOrCreateBundle(...args);
+        bundle = parsing;
+        // A failed parse is not kept: the next Worker tries again instead of getting its error.
+        parsing.catch(() => {
+          if (bundle === parsing) bundle = undefined;
+        });
+      }
       return bundle;
     }
 
@@ -32,7 +39,14 @@ export function WorkerSharingWorkflowThread(): typeof Worker {
       ...args: Parameters<CreateWorkflowCreator>
     ): Promise<WorkflowCreator> {
       const mine = (shared ??= super.createWorkflowCreator(...args));
-      const creator = await mine;
+      let creator: WorkflowCreator;
+      try {
+        creator = await mine;
+      } catch (err) {
+        // A thread that failed to start is not kept: the next Worker starts one again.
+        if (shared === mine) shared = undefined;
+        throw err;
+      }
       users++;
       let destroyed = false;
       return {

@@ -159,7 +159,12 @@ export const interceptors: WorkflowInterceptorsFactory = () => {
           // (`input_auth_no_patch_marker`, session 19) records no patch marker either: two history
           // events and a visibility update fewer per verification (docs/performance.md). Read
           // before the check, so a forged input can set it: it then skips the marker, never the check.
-          if (oneStepBatch || withoutPatchMarker(input.args) || patched('svc-input-auth')) {
+          // On replay such a run still calls patched(): a worker from before session 19 ignores the
+          // flag and recorded the marker (an API upgraded before its workers), which replay must
+          // consume again (nondeterminism otherwise); absent, patched() returns false and sends nothing.
+          const flagged = withoutPatchMarker(input.args);
+          const replaying = workflowInfo().unsafe.isReplaying;
+          if (oneStepBatch || (flagged && !replaying) || patched('svc-input-auth') || flagged) {
             const info = workflowInfo();
             const req: AuthenticateInputRequest = {
               workflow_type: info.workflowType,

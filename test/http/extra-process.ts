@@ -92,6 +92,8 @@ interface Entry {
   /** Files holding it (acquired, not yet released). */
   users: number;
   linger: NodeJS.Timeout | null;
+  /** The process once started (to tell a crashed one at the next request). */
+  proc: ManagedProcess | null;
 }
 
 /**
@@ -115,14 +117,27 @@ export class SharedProcesses {
     this.counts.requests++;
     const key = sharedKey(req.kind, req.env);
     let entry = this.entries.get(key);
+    // One that has exited was not stopped here (a stop removes it first): it crashed, or a file
+    // stopped it. Started again for this file and later ones, not handed out dead; the files that
+    // held it still release by the key, so their holds carry over.
+    let holds = 0;
+    if (entry?.proc && !entry.proc.running) {
+      if (entry.linger) clearTimeout(entry.linger);
+      this.entries.delete(key);
+      holds = entry.users;
+      entry = undefined;
+    }
     if (!entry) {
       this.counts.starts++;
-      const created: Entry = { started: this.start(req), users: 0, linger: null };
+      const created: Entry = { started: this.start(req), users: holds, linger: null, proc: null };
       this.entries.set(key, created);
       // A failed start is not kept: the next asker tries again (and gets its own error).
-      created.started.catch(() => {
-        if (this.entries.get(key) === created) this.entries.delete(key);
-      });
+      created.started.then(
+        (s) => void (created.proc = s.proc),
+        () => {
+          if (this.entries.get(key) === created) this.entries.delete(key);
+        },
+      );
       entry = created;
     }
     entry.users++;

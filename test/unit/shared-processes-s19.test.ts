@@ -10,6 +10,8 @@ class Scripted extends SharedProcesses {
   readonly asked: SharedRequest[] = [];
   stops = 0;
   failNext = false;
+  /** The processes started, in order: a row can make one exit (as a crash would). */
+  readonly procs: Array<{ running: boolean }> = [];
   constructor(
     lingerMs = 60_000,
     private readonly startMs = 20,
@@ -23,10 +25,16 @@ class Scripted extends SharedProcesses {
       this.failNext = false;
       throw new Error('did not start');
     }
+    const state = { running: true };
+    this.procs.push(state);
     const proc = {
       spec: { name: `shared-${req.name}` },
+      get running() {
+        return state.running;
+      },
       stop: async () => {
         this.stops++;
+        state.running = false;
         return 'exited' as const;
       },
     } as unknown as ManagedProcess;
@@ -109,6 +117,32 @@ describe('SharedProcesses', () => {
       await shared.acquire(req); // after it: a new process
       expect(shared.asked).toHaveLength(2);
       shared.release({ kind: 'worker', name: 'none', env: {} }); // never asked for: nothing to release
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('one that crashed is started again for the next asker, not handed out dead; the holds of the files that had it carry over', async () => {
+    vi.useFakeTimers();
+    try {
+      const shared = new Scripted(30_000, 0);
+      const req: SharedRequest = { kind: 'api', name: 'a', env: { X: '1' } };
+      const first = await shared.acquire(req); // file 1 holds it
+      shared.procs[0]!.running = false; // it crashes
+      const second = await shared.acquire(req); // file 2
+      expect(shared.asked).toHaveLength(2);
+      expect(second.url).not.toBe(first.url);
+      expect(shared.counts).toEqual({ starts: 2, requests: 2 });
+      expect(await shared.acquire(req)).toEqual(second); // file 3: alive, shared as before
+      shared.release(req); // file 3
+      shared.release(req); // file 1's release counts against the new one: still held by file 2
+      await vi.advanceTimersByTimeAsync(60_000);
+      expect(shared.stops).toBe(0);
+      expect(shared.procs[1]!.running).toBe(true);
+      shared.release(req);
+      await vi.advanceTimersByTimeAsync(30_000);
+      expect(shared.stops).toBe(1);
+      expect(shared.procs[1]!.running).toBe(false);
     } finally {
       vi.useRealTimers();
     }

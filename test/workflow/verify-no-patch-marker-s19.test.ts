@@ -141,4 +141,20 @@ describe('verifyWorkflow: no patch marker for runs of an API that always checks 
       await expect(Worker.runReplayHistory({ workflowBundle: bundle }, await history(id), id)).resolves.toBeUndefined();
     }
   });
+
+  it.each(['local', 'normal'] as const)(
+    'a run started with the flag whose history a worker from before session 19 wrote (marker and upsert recorded) replays (%s mode)',
+    async (mode) => {
+      // Such a worker ignores the flag: its history is that of a run without it, with the flag in
+      // the input (an API upgraded before its workers). Rewriting the started event's input makes it.
+      const id = await run(input({ activity_mode: mode, input_auth_no_patch_marker: undefined }));
+      const h = await history(id);
+      expect(await shape(id)).toContain('EVENT_TYPE_MARKER_RECORDED:core_patch');
+      const payload = h.events![0]!.workflowExecutionStartedEventAttributes!.input!.payloads![0]!;
+      const args = JSON.parse(Buffer.from(payload.data!).toString('utf8')) as Record<string, unknown>;
+      expect(args.input_auth_no_patch_marker).toBeUndefined();
+      payload.data = Buffer.from(JSON.stringify({ ...args, input_auth_no_patch_marker: true }));
+      await expect(Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, h, id)).resolves.toBeUndefined();
+    },
+  );
 });
