@@ -527,6 +527,18 @@ const STACK_CONFIGS: Record<string, StackConfig> = {
     warmPglite: false,
     idleReleaseMs: 20_000,
   },
+  // Session 19 (helper E): every engine thread loads its engines at start, the worker's spare too
+  // (SVC_ENGINE_SPARE_LAZY=0, as until session 19; the defaults load the spare's only when it serves).
+  sparewarm: {
+    name: "after, the worker's spare engine thread loads mathjs at start (SVC_ENGINE_SPARE_LAZY=0, as until session 19; idle releases shortened to 20 s)",
+    env: {
+      SVC_SQL_PG_IDLE_RELEASE_MS: '20000',
+      SVC_Z3_WARM_IDLE_RELEASE_MS: '20000',
+      SVC_ENGINE_SPARE_LAZY: '0',
+    },
+    warmPglite: false,
+    idleReleaseMs: 20_000,
+  },
   // The defaults with glibc's malloc arenas capped at 2 per process (each thread otherwise gets
   // an arena of its own, up to 8 per core): a setting of the supervisor, measured here only.
   arenas: {

@@ -9,7 +9,7 @@ import type { VerifySqlEngines } from '../../engines/sql/index.js';
 import type { EngineOutcome } from '../../core/diagnostic.js';
 import type { GuardReport, GuardTask } from '../../engines/agent-guards/index.js';
 import type { Scored } from '../consensus/agreement.js';
-import { threadId } from 'node:worker_threads';
+import { parentPort, threadId, workerData } from 'node:worker_threads';
 
 // Each engine module is imported on first use and kept (the module cache): a thread loads only
 // the engines its process runs. The pool preloads its list at thread start (engine-worker.mjs),
@@ -33,6 +33,30 @@ export const ALL_ENGINE_MODULES = Object.keys(ENGINE_MODULES) as EngineModuleNam
 /** Loads the named engine modules (all by default). */
 export async function preloadEngines(names: readonly EngineModuleName[] = ALL_ENGINE_MODULES): Promise<void> {
   await Promise.all(names.map((n) => ENGINE_MODULES[n]()));
+}
+
+/** The message a thread posts to the pool once it has loaded its engines (engine-pool.ts). */
+export const ENGINES_LOADED_MESSAGE = 'svcEngineThreadLoaded';
+
+/**
+ * Loads the engines the pool names for its threads (workerData.preload; all when absent) and tells
+ * the pool this thread has them, so it gives tasks to loaded threads first (engine-pool.ts).
+ */
+export async function loadEngines(): Promise<number> {
+  loaded ??= preloadEngines((workerData as { preload?: EngineModuleName[] } | null)?.preload ?? undefined).then(
+    () => void parentPort?.postMessage({ [ENGINES_LOADED_MESSAGE]: threadId }),
+  );
+  await loaded;
+  enginesLoaded = true;
+  return threadId;
+}
+let loaded: Promise<void> | undefined;
+let enginesLoaded = false;
+
+/** A thread's answer to the warm-up task. */
+export interface WarmAnswer {
+  id: number;
+  loaded: boolean;
 }
 
 type ValidationFailure = { error: 'validation_error'; detail: string };
@@ -96,10 +120,18 @@ export const ENGINE_TASKS = {
   /** /verify/natural_language: the translated expression through the math engine (engines/nl/evaluate-translation.ts). */
   nl_evaluate: async (input: { expression: string; claimedAnswer: number | null }) =>
     (await ENGINE_MODULES.nl()).evaluateTranslation(input.expression, input.claimedAnswer),
-  /** Warm-up: holds its thread 50 ms (so concurrent warm-ups spread over threads) and names it. */
-  warm: (_input?: undefined) => {
+  /**
+   * The pool's own task (session 19): a thread that started without its engines (the spare) loads
+   * them now, because a loaded thread was lost and this one serves in its place. Names the thread.
+   */
+  load: (_input?: undefined) => loadEngines(),
+  /**
+   * Warm-up: holds its thread 50 ms (so concurrent warm-ups spread over threads), names it and
+   * says whether it has loaded its engines (a spare has not: engine-worker.mjs). Loads nothing.
+   */
+  warm: (_input?: undefined): WarmAnswer => {
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
-    return threadId;
+    return { id: threadId, loaded: enginesLoaded };
   },
   /** Tests only: spins until terminated (proves the hard kill). */
   spin: (_input?: undefined): never => {
