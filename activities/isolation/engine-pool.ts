@@ -25,7 +25,7 @@ import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { Piscina } from 'piscina';
 import { FairSlots, defaultPerOrgCap } from '../../core/fair-slots.js';
-import { positiveIntEnv as envInt } from '../../core/config.js';
+import { positiveIntEnv as envInt, processEnv } from '../../core/config.js';
 import { ENGINES_LOADED_MESSAGE, type EngineModuleName, type EngineTask, type WarmAnswer } from './engine-tasks.js';
 
 export interface EnginePoolOptions {
@@ -125,7 +125,7 @@ export class EnginePool {
     const perOrgCap = options.perOrgCap ?? envInt('SVC_ENGINE_ORG_CONCURRENCY') ?? defaultPerOrgCap(this.size);
     this.slots = new FairSlots({ capacity: this.size, perOrgCap });
     this.spare = options.spare ?? 1;
-    const lazySpare = options.lazySpare ?? process.env.SVC_ENGINE_SPARE_LAZY !== '0';
+    const lazySpare = options.lazySpare ?? processEnv().SVC_ENGINE_SPARE_LAZY !== '0';
     Atomics.store(this.loadAtStart, 0, lazySpare ? this.size : this.size + this.spare);
     // One thread per admitted run and the spares: a thread terminated at a deadline is replaced
     // while a spare serves, and beyond the spares its run's slot waits for the replacement
