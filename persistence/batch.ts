@@ -104,16 +104,7 @@ export interface BatchJobDoc {
 }
 
 // The result documents' stored form (version 2 since session 19: the items compressed) and its readers.
-export {
-  packItems,
-  packResultDoc,
-  packResultDocV1,
-  resultOfDoc,
-  RESULT_DOC_VERSION,
-  type BatchResultDoc,
-  type StoredBatchItem,
-  type StoredResultDoc,
-} from './batch-result-doc.js';
+export * from './batch-result-doc.js';
 
 export interface BatchRequestDoc {
   _id: string; // job_id

@@ -162,9 +162,9 @@ export const interceptors: WorkflowInterceptorsFactory = () => {
           // On replay such a run still calls patched(): a worker from before session 19 ignores the
           // flag and recorded the marker (an API upgraded before its workers), which replay must
           // consume again (nondeterminism otherwise); absent, patched() returns false and sends nothing.
-          const flagged = withoutPatchMarker(input.args);
-          const replaying = workflowInfo().unsafe.isReplaying;
-          if (oneStepBatch || (flagged && !replaying) || patched('svc-input-auth') || flagged) {
+          const flagged = !oneStepBatch && withoutPatchMarker(input.args);
+          if (flagged && workflowInfo().unsafe.isReplaying) patched('svc-input-auth');
+          if (oneStepBatch || flagged || patched('svc-input-auth')) {
             const info = workflowInfo();
             const req: AuthenticateInputRequest = {
               workflow_type: info.workflowType,
