@@ -6,6 +6,7 @@
 //   npx tsx bench/pool-memory.ts --stack [--seconds 30] [--configs before,after] [--no-pools]
 //   ... [--baseline-tree dist/service/<hash of a session 9 build>]  # session 9's guard pool rows too
 //   ... [--rows <text>] [--plain]   # only the per-pool rows naming <text>; children without the stack's flags
+//   ... [--isolates]   # the stack's rows also print each process's V8 isolates (node's diagnostic report), idle and in the mixed load
 //
 // 1. Per pool (printed by --stack too): one child process per configuration, loading the compiled
 //    service tree (as the stack runs it) under node with the V8 flags and environment the stack
@@ -421,6 +422,51 @@ function memoryClasses(pid: number | undefined): string {
   return `V8 pages ${m('v8')}, main arena ${m('brk')}, other anonymous ${m('anon')}, files ${m('files')}`;
 }
 
+/**
+ * --isolates (session 20): the V8 heap of every isolate of a process (its main thread and each
+ * worker thread, nested ones indented: the engine threads, the Temporal SDK's workflow thread, the
+ * Z3 worker and Z3's pthreads), from node's diagnostic report, which the process writes on
+ * SIGWINCH when started with the report flags below. Committed MB per isolate, with its new
+ * (young) and old space: what the "V8 pages" class is made of.
+ */
+const ISOLATES = argv.includes('--isolates');
+const REPORT_DIR = ISOLATES ? mkdtempSync(path.join(tmpdir(), 'pool-memory-reports-')) : '';
+const REPORT_FLAGS = `--report-on-signal --report-signal=SIGWINCH --report-directory=${REPORT_DIR}`;
+
+interface IsolateReport {
+  header: { threadId: number };
+  javascriptHeap: { totalMemory: number; heapSpaces: Record<string, { memorySize: number }> };
+  workers?: IsolateReport[];
+}
+
+/** Asks `pid` for a diagnostic report and summarises its isolates ('' without --isolates or when none came within 10 s). */
+async function isolates(pid: number | undefined): Promise<string> {
+  if (!ISOLATES || !pid) return '';
+  const before = new Set(readdirSync(REPORT_DIR));
+  process.kill(pid, 'SIGWINCH');
+  for (let i = 0; i < 100; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    const f = readdirSync(REPORT_DIR).find((n) => !before.has(n) && n.includes(`.${pid}.`));
+    if (!f) continue;
+    let r: IsolateReport;
+    try {
+      r = JSON.parse(readFileSync(path.join(REPORT_DIR, f), 'utf8')) as IsolateReport;
+    } catch {
+      continue; // still being written
+    }
+    const one = (x: IsolateReport): string => {
+      const sp = (k: string) => mb(x.javascriptHeap.heapSpaces[k]?.memorySize ?? 0);
+      const own = `${mb(x.javascriptHeap.totalMemory)} (new ${sp('new_space')}, old ${sp('old_space')})`;
+      const kids = (x.workers ?? []).map(one);
+      return kids.length ? `${own} [${kids.join(', ')}]` : own;
+    };
+    const total = (x: IsolateReport): number =>
+      x.javascriptHeap.totalMemory + (x.workers ?? []).reduce((t, w) => t + total(w), 0);
+    return `${mb(total(r))} MB in all: main ${one(r)}`;
+  }
+  return 'no report within 10 s';
+}
+
 const loadAverage = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 
 interface StackConfig {
@@ -615,6 +661,30 @@ const STACK_CONFIGS: Record<string, StackConfig> = {
     warmPglite: false,
     idleReleaseMs: 20_000,
   },
+  // Session 20: the API's main thread with V8's default semi-spaces (16 MB each), as until session 20
+  // (the defaults cap them at 4 MB: infra/stack.ts API_V8_FLAGS), and with a cap of 8 MB between.
+  // node's diagnostic report (--isolates) showed the API's main isolate committing 34 MB of new
+  // space, idle and at the mixed peak, the largest single part of its V8 pages.
+  apisemi16: {
+    name: "after, the API's main thread with V8's default 16 MB semi-spaces (SVC_API_V8_FLAGS='--heap-growing-percent=20', as until session 20; idle releases shortened to 20 s)",
+    env: {
+      SVC_SQL_PG_IDLE_RELEASE_MS: '20000',
+      SVC_Z3_WARM_IDLE_RELEASE_MS: '20000',
+      SVC_API_V8_FLAGS: '--heap-growing-percent=20',
+    },
+    warmPglite: false,
+    idleReleaseMs: 20_000,
+  },
+  apisemi8: {
+    name: "after, the API's main thread at --max-semi-space-size=8 (SVC_API_V8_FLAGS='--heap-growing-percent=20 --max-semi-space-size=8'; idle releases shortened to 20 s)",
+    env: {
+      SVC_SQL_PG_IDLE_RELEASE_MS: '20000',
+      SVC_Z3_WARM_IDLE_RELEASE_MS: '20000',
+      SVC_API_V8_FLAGS: '--heap-growing-percent=20 --max-semi-space-size=8',
+    },
+    warmPglite: false,
+    idleReleaseMs: 20_000,
+  },
   // The main threads' semi-spaces at 8 MB (V8's default 16): a milder cap than the 2 MB one
   // below, which cost ~20 % CPU per request (the CPU per request column says what this one costs).
   semi8: {
@@ -645,7 +715,15 @@ async function runStack(cfg: StackConfig, seconds: number): Promise<Record<strin
   // The stack builds the workflow bundle in this process before its services start: in the form this
   // configuration's services load (SVC_WORKFLOW_BUNDLE_SOURCES), so no service process bundles on its own start.
   process.env.SVC_WORKFLOW_BUNDLE_SOURCES = cfg.env.SVC_WORKFLOW_BUNDLE_SOURCES ?? '';
-  const { stack, base, key } = await startBenchStack(`bench-pool-memory`, offset, cfg.env);
+  // --isolates: the API and the worker write a diagnostic report on SIGWINCH (their flags otherwise as configured).
+  const env = ISOLATES
+    ? {
+        ...cfg.env,
+        SVC_API_V8_FLAGS: `${cfg.env.SVC_API_V8_FLAGS ?? API_V8_FLAGS} ${REPORT_FLAGS}`,
+        SVC_WORKER_V8_FLAGS: `${cfg.env.SVC_WORKER_V8_FLAGS ?? WORKER_V8_FLAGS} ${REPORT_FLAGS}`,
+      }
+    : cfg.env;
+  const { stack, base, key } = await startBenchStack(`bench-pool-memory`, offset, env);
   const json = { 'content-type': 'application/json' };
   const api = stack.api;
   const worker = stack.worker;
@@ -750,6 +828,7 @@ async function runStack(cfg: StackConfig, seconds: number): Promise<Record<strin
     await new Promise((r) => setTimeout(r, 5000));
     out.idle = withDistinct(sample());
     out.idleClasses = `API: ${memoryClasses(api.pid)}; worker: ${memoryClasses(worker.pid)}`;
+    out.idleIsolates = `API: ${await isolates(api.pid)}; worker: ${await isolates(worker.pid)}`;
     // Warm both paths once, then the throughput rows.
     await post('/verify/math', MATH);
     await post('/verify/logic', LOGIC);
@@ -785,7 +864,15 @@ async function runStack(cfg: StackConfig, seconds: number): Promise<Record<strin
       () => post(`/agents/${reg.id}/verify`, { query: '(x+1)^2 = x^2 + 2*x + 1', context: ctx }, agentH),
       () => post('/verify/math', { expression: 'sin(x)**2 + cos(x)**2 = 1' }),
     ];
+    // --isolates: the reports two thirds into the mixed load (the peak's sample is known only after it).
+    const mixedIsolates = new Promise<string>((resolve) =>
+      setTimeout(
+        () => void (async () => resolve(`API: ${await isolates(api.pid)}; worker: ${await isolates(worker.pid)}`))(),
+        ISOLATES ? (seconds * 2000 * 2) / 3 : 0,
+      ),
+    );
     const mixed = await sampled(() => drive(8, seconds * 2, (i) => kinds[i % kinds.length]!()));
+    out.mixedIsolates = await mixedIsolates;
     const why = Object.entries(mixed.value.failures)
       .map(([k, c]) => `${k} × ${c}`)
       .join(', ');
@@ -827,6 +914,11 @@ async function runStack(cfg: StackConfig, seconds: number): Promise<Record<strin
       console.log(`- /verify/math peak: ${r.mathClasses}`);
       console.log(`- /verify/logic peak: ${r.logicClasses}`);
       console.log(`- mixed load peak: ${r.mixedClasses}`);
+      if (ISOLATES) {
+        console.log(`\nV8 isolates (MB committed; node's diagnostic report):`);
+        console.log(`- idle: ${r.idleIsolates}`);
+        console.log(`- two thirds into the mixed load: ${r.mixedIsolates}`);
+      }
     }
   }
 }
