@@ -30,6 +30,7 @@ import {
   readdirSync,
   readFileSync,
   readSync,
+  rmSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
@@ -920,5 +921,7 @@ async function runStack(cfg: StackConfig, seconds: number): Promise<Record<strin
         console.log(`- two thirds into the mixed load: ${r.mixedIsolates}`);
       }
     }
+    // The reports' folder goes with the run.
+    if (ISOLATES) rmSync(REPORT_DIR, { recursive: true, force: true });
   }
 }
