@@ -8,7 +8,7 @@
 // CPU left out), per page cache size: in WAL mode a read transaction that finds the WAL changed
 // by another connection drops its whole page cache, so every lookup then reads its whole path
 // from the OS, and a deeper tree costs one more read per B-tree.
-//   npx tsx bench/store-cache-reset.ts [--small 1000] [--large 100000] [--lookups 5000] [--caches 2000,65536 (KiB)]
+//   npx tsx bench/store-cache-reset.ts [--small 1000] [--large 100000] [--lookups 5000] [--caches 2000,65536 (KiB)] [--page-size 4096]
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -22,26 +22,31 @@ const arg = (name: string, def: string) => {
 };
 if (args.includes('--help')) {
   console.log(
-    'npx tsx bench/store-cache-reset.ts [--small 1000] [--large 100000] [--lookups 5000] [--caches 2000,65536 (KiB)]',
+    'npx tsx bench/store-cache-reset.ts [--small 1000] [--large 100000] [--lookups 5000] [--caches 2000,65536 (KiB)] [--page-size 4096]',
   );
   process.exit(0);
 }
 const SIZES = [Number(arg('small', '1000')), Number(arg('large', '100000'))];
 const LOOKUPS = Number(arg('lookups', '5000'));
 const CACHES = arg('caches', '2000,65536').split(',').map(Number);
+/** --page-size: the store file's page size (SQLite's default 4096; set before the table is created). */
+const PAGE_SIZE = Number(arg('page-size', '4096'));
 const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-store-cache-reset-'));
 const readSyscalls = () => Number(/syscr: (\d+)/.exec(readFileSync('/proc/self/io', 'utf8'))![1]);
 const cpuUs = (u: NodeJS.CpuUsage) => u.user + u.system;
 const newKey = () => `prf_${randomBytes(16).toString('hex')}`;
 
 try {
-  console.log(`SQLite page reads per lookup by _id (WAL); load ${os.loadavg()[0]!.toFixed(1)}`);
+  console.log(
+    `SQLite page reads per lookup by _id (WAL, ${PAGE_SIZE}-byte pages); load ${os.loadavg()[0]!.toFixed(1)}`,
+  );
   console.log(
     'rows | cache KiB | another connection commits between lookups | page reads per lookup | reader cpu us per lookup',
   );
   for (const rows of SIZES) {
     const file = path.join(dir, `t${rows}.sqlite`);
     const w = new Database(file);
+    w.pragma(`page_size = ${PAGE_SIZE}`);
     w.pragma('journal_mode = wal');
     w.pragma('synchronous = normal');
     w.exec(`CREATE TABLE t (_ferretdb_sjson TEXT NOT NULL) STRICT`);
