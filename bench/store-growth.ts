@@ -19,7 +19,7 @@ import path from 'node:path';
 import { MongoClient, type Db } from 'mongodb';
 import Database from 'better-sqlite3';
 import { indexFerretIdLookups } from '../infra/ferret-id-index.js';
-import { spawnStandaloneFerret } from './standalone-ferret.js';
+import { spawnStandaloneFerret, swapToOneIdIndex } from './standalone-ferret.js';
 import { ferretPragmas } from '../infra/ferret-sqlite.js';
 
 const args = process.argv.slice(2);
@@ -51,6 +51,13 @@ const SETS: Record<string, string[]> = {
   // checkpoints the file every second from its own connection (as infra/ferret-checkpointer.ts) and
   // its CPU for that is added to the store's.
   bgckpt: ferretPragmas('normal'),
+  // Session 20 (docs/store-access.md "Session 20"): the same again (an A/A control for the noise
+  // between two stores), and the stack's settings with a larger page cache or a memory map.
+  bgsame: ferretPragmas('normal'),
+  bgcache64m: [...ferretPragmas('normal'), 'cache_size(-65536)'],
+  bgmmap256m: [...ferretPragmas('normal'), 'mmap_size(268435456)'],
+  // Not a pragma: the stack's settings with one `_id` index per table (bench/standalone-ferret.ts swapToOneIdIndex).
+  bgoneidx: ferretPragmas('normal'),
   full: [],
 };
 const SET_NAMES = arg('sets', 'normal,ckpt10k').split(',');
@@ -306,6 +313,7 @@ async function main() {
       mkdirSync(`${dir}/db`, { recursive: true });
       mkdirSync(`${dir}/st`, { recursive: true });
       for (const f of readdirSync(`${tdir}/db`)) copyFileSync(`${tdir}/db/${f}`, `${dir}/db/${f}`);
+      if (set === 'bgoneidx') swapToOneIdIndex(`${dir}/db/svc.sqlite`);
       const debugPort = PPROF ? port + 50 : null;
       const proc = spawnStandaloneFerret(dir, port, pragmas, debugPort);
       const mc = await connect(port);
@@ -319,7 +327,7 @@ async function main() {
         cpu: [],
         wal: [],
         sys: [],
-        ...(set === 'bgckpt' ? { ckpt: startCheckpointer(`${dir}/db/svc.sqlite`) } : {}),
+        ...(set.startsWith('bg') ? { ckpt: startCheckpointer(`${dir}/db/svc.sqlite`) } : {}),
       });
       port++;
     }
