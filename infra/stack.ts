@@ -87,6 +87,49 @@ export function temporalUiUpstreamPort(ports: StackPorts): number {
   return ports.temporalUi + 2;
 }
 
+/**
+ * The Temporal dev server's command line (after the binary). `extra`: further flags, split on
+ * white space (SVC_TEMPORAL_EXTRA_ARGS; benches only, e.g. bench/temporal-growth.ts tries a
+ * `--sqlite-pragma` or a `--dynamic-config-value` with it).
+ */
+export function temporalServerArgs(ports: StackPorts, dbFile: string, extra = ''): string[] {
+  return [
+    'server',
+    'start-dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(ports.temporal),
+    // The UI listens inside; its public port is the read-only gate's (infra/temporal-ui-gate.ts).
+    '--ui-port',
+    String(temporalUiUpstreamPort(ports)),
+    '--db-filename',
+    dbFile,
+    '--namespace',
+    'default',
+    '--log-level',
+    'warn',
+    // WAL with synchronous=NORMAL: crash-safe for process crashes, far fewer fsyncs per workflow step.
+    '--sqlite-pragma',
+    'journal_mode=wal',
+    '--sqlite-pragma',
+    'synchronous=normal',
+    // Searchable batch metadata (docs/operations.md shows the UI filters).
+    '--search-attribute',
+    'SvcOrgId=Keyword',
+    '--search-attribute',
+    'SvcEngine=Keyword',
+    '--search-attribute',
+    'SvcItemCount=Int',
+    '--search-attribute',
+    'SvcBatchStatus=Keyword',
+    // The UI decodes payloads through the codec server (operators only; others see ciphertext).
+    '--ui-codec-endpoint',
+    `http://127.0.0.1:${codecServerPort(ports)}`,
+    ...extra.split(/\s+/).filter(Boolean),
+  ];
+}
+
 /** The codec server's port: next to the Temporal UI's (dev 8234, tests 18234 + offset). */
 export function codecServerPort(ports: StackPorts): number {
   return ports.temporalUi + 1;
@@ -464,40 +507,7 @@ export class Stack {
       {
         name: 'temporal',
         command: path.join(TOOLS_BIN, 'temporal'),
-        args: [
-          'server',
-          'start-dev',
-          '--ip',
-          '127.0.0.1',
-          '--port',
-          String(ports.temporal),
-          // The UI listens inside; its public port is the read-only gate's (below).
-          '--ui-port',
-          String(temporalUiUpstreamPort(ports)),
-          '--db-filename',
-          path.join(this.dataDir, 'temporal.sqlite'),
-          '--namespace',
-          'default',
-          '--log-level',
-          'warn',
-          // WAL with synchronous=NORMAL: crash-safe for process crashes, far fewer fsyncs per workflow step.
-          '--sqlite-pragma',
-          'journal_mode=wal',
-          '--sqlite-pragma',
-          'synchronous=normal',
-          // Searchable batch metadata (docs/operations.md shows the UI filters).
-          '--search-attribute',
-          'SvcOrgId=Keyword',
-          '--search-attribute',
-          'SvcEngine=Keyword',
-          '--search-attribute',
-          'SvcItemCount=Int',
-          '--search-attribute',
-          'SvcBatchStatus=Keyword',
-          // The UI decodes payloads through the codec server (operators only; others see ciphertext).
-          '--ui-codec-endpoint',
-          `http://127.0.0.1:${codecServerPort(ports)}`,
-        ],
+        args: temporalServerArgs(ports, path.join(this.dataDir, 'temporal.sqlite'), this.env.SVC_TEMPORAL_EXTRA_ARGS),
         env: process.env,
         ready: async () => (await portOpen(ports.temporal)) && (await temporalServes(ports.temporal)),
         readyTimeoutMs: 60_000,
