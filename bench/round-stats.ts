@@ -77,3 +77,26 @@ export function compareFigures(
 export function abba<T>(i: number, a: T, b: T): [T, T] {
   return i % 2 === 0 ? [a, b] : [b, a];
 }
+
+/**
+ * An interleaved measure's pairs (run one after the other under the same load): the median of the
+ * per-pair ratios b[i] / a[i], with their range. Within 10 % is judged on it: a load that moves
+ * between pairs moves both sides of a pair alike.
+ */
+export function pairedRatio(
+  a: readonly number[],
+  b: readonly number[],
+): Spread & { within: (higherIsBetter?: boolean) => boolean } {
+  const ratios: number[] = [];
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    const x = a[i] as number;
+    const y = b[i] as number;
+    if (x > 0 && Number.isFinite(y)) ratios.push(y / x);
+  }
+  const s = spreadOf(ratios, (n) => Math.round(n * 100) / 100);
+  return {
+    ...s,
+    within: (higherIsBetter = false) =>
+      ratios.length > 0 && (higherIsBetter ? medianOf(ratios) >= 0.9 : medianOf(ratios) <= 1.1),
+  };
+}

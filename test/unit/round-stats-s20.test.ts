@@ -4,7 +4,15 @@
 // These rows pin what the bench now prints: the median of more bursts with its range, the pooled
 // p95, the comparison of the two phases, and the interleaved order.
 import { describe, expect, it } from 'vitest';
-import { abba, compareFigures, medianOf, percentileOf, postFigures, spreadOf } from '../../bench/round-stats.js';
+import {
+  abba,
+  compareFigures,
+  medianOf,
+  pairedRatio,
+  percentileOf,
+  postFigures,
+  spreadOf,
+} from '../../bench/round-stats.js';
 
 /** A burst of 10 POSTs around `base` ms (a fixed spread, no randomness). */
 const burstOf = (base: number) => Array.from({ length: 10 }, (_, i) => base + i * 3);
@@ -65,6 +73,20 @@ describe('round statistics of bench/data-scale.ts (session 20)', () => {
     const r2 = (n: number) => Math.round(n * 100) / 100;
     expect(spreadOf([0.404, 0.4149, 0.45], r2)).toEqual({ median: 0.41, min: 0.4, max: 0.45, n: 3 });
     expect(medianOf([])).toBeNaN();
+  });
+
+  it('interleaved pairs are judged by the median of their ratios: a load that moves between pairs moves both sides alike', () => {
+    // The load triples in pairs 2 and 3: the sides' medians would read 300 against 309 here, and
+    // 100 against 400 if the empty side's slices had all fallen in quiet moments.
+    const p = pairedRatio([100, 300, 300, 100, 100], [104, 309, 318, 440, 103]);
+    expect(p).toMatchObject({ median: 1.04, min: 1.03, max: 4.4, n: 5 });
+    expect(p.within()).toBe(true);
+    expect(pairedRatio([100, 100, 100], [112, 115, 111]).within()).toBe(false);
+    // Higher is better (items/s): 10 % lower is the limit.
+    expect(pairedRatio([1000, 1000, 1000], [850, 880, 950]).within(true)).toBe(false);
+    expect(pairedRatio([1000, 500, 1000], [950, 480, 920]).within(true)).toBe(true);
+    // A pair with no figure on the empty side is left out, not counted as a ratio.
+    expect(pairedRatio([0, 100], [50, 105])).toMatchObject({ median: 1.05, n: 1 });
   });
 
   it('interleaves in ABBA order', () => {
