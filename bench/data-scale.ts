@@ -17,17 +17,25 @@
 // audit log's own group-committed append, with position index and head); every job has its
 // slot, claim, job audit entry and the completed job document with all its item views.
 //   npx tsx bench/data-scale.ts [--verifications 100000] [--jobs 1000] [--orgs 20] [--job-items 100]
-//        [--runs 5] [--concurrent-jobs 10] [--rounds 5] [--poll-ms 100] [--seconds 12] [--clients 8] [--list-calls 6]
+//        [--runs 9] [--concurrent-jobs 10] [--rounds 12] [--poll-ms 100] [--seconds 12] [--clients 8] [--list-calls 6]
 //        [--warm-seconds 4] [--batch-only] [--no-count-probes] [--capture <dir>] [--profile bench-scale]
-//        [--max-jobs N]   (session 17: SVC_BATCH_MAX_JOBS of the stack; by default just above the seed,
+//        [--max-jobs N]   (session 17: SVC_BATCH_MAX_JOBS of the stack; by default the empty phase's jobs + the seed + one burst,
 //                          so the seeded phase runs at the limit and each admission evicts a finished job)
 //        [--post-trace]   (session 18: each burst's POSTs broken down; with --capture, their store commands)
+//        [--interleave 8] [--slice-seconds 5]   (session 20: an empty stack beside the seeded one, measured
+//                          in alternation; 0 = off)
 // Both phases get the same warm-up before they are measured, and it is excluded from every
 // figure (session 12): a short /verify/math load, one job, and one burst of --concurrent-jobs
 // submissions (the first burst of a process opens driver connections and takes new slots; it
 // made the empty phase's POST p95 look 300 ms). The batch figures are medians of --runs single
 // jobs and of --rounds bursts, printed with their spread (min-max); the figures outside 10 % are
 // listed at the end, with whether the two phases' ranges overlap (noise) or not.
+// Session 20: the two phases run minutes apart, and on a machine shared with other work the
+// load moves between them (one run here: the same code's POSTs 200-900 ms in the empty phase,
+// 30-200 ms in the seeded one, the load falling from 15 to 7). More repeats (--runs 9, --rounds
+// 12), the p95 of every POST pooled beside the median of the bursts' p95s, and --interleave: an
+// empty stack started beside the seeded one after the seeded phase, the two measured in
+// alternation (bursts and /verify/math slices), so that the load weighs on both alike.
 // Session 16: the batch figures' headline is submit → completed as the stack stored it (the
 // job's completed_at from the epoch ms the POST was sent; one machine, one clock): the client's
 // poll (--poll-ms for single jobs, 500 ms in bursts) rounded the seen time up to the next poll,
@@ -42,7 +50,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { startBenchStack, percentile } from './bench-stack.js';
-import type { Stack } from '../infra/stack.js';
+import { testPorts, type Stack } from '../infra/stack.js';
 import { Store } from '../core/store.js';
 import { AuditLog, type AuditHeadDoc } from '../persistence/audit.js';
 import { sha256Ref } from '../core/canonical-json.js';
@@ -69,6 +77,7 @@ import { captureEnv } from '../test/store-commands/env.js';
 import { classify, label, readCapture, summarize } from '../test/store-commands/classify.js';
 import { groupSample, type ProcSample } from './proc-sample.js';
 import { MATH_ITEM_MIX } from './math-items.js';
+import { abba, compareFigures, pairedRatio, postFigures } from './round-stats.js';
 
 const args = process.argv.slice(2);
 if (args.includes('--help') || args.includes('-h')) {
@@ -76,12 +85,14 @@ if (args.includes('--help') || args.includes('-h')) {
   console.log(
     [
       'npx tsx bench/data-scale.ts [--verifications 100000] [--jobs 1000] [--orgs 20] [--job-items 100]',
-      '     [--runs 5] [--concurrent-jobs 10] [--rounds 5] [--poll-ms 100] [--seconds 12] [--clients 8]',
+      '     [--runs 9] [--concurrent-jobs 10] [--rounds 12] [--poll-ms 100] [--seconds 12] [--clients 8]',
       '     [--list-calls 6] [--warm-seconds 4] [--batch-only] [--no-count-probes] [--capture <dir>] [--profile bench-scale]',
       'A small run for development: --verifications 3000 --jobs 30 --batch-only (ports: SVC_BENCH_PORT_OFFSET, default 23000).',
       '--capture <dir>: store commands per single job and per burst, empty beside seeded.',
-      "--max-jobs N: the stack's SVC_BATCH_MAX_JOBS (default: just above the seed, so the seeded phase evicts a job per admission).",
+      "--max-jobs N: the stack's SVC_BATCH_MAX_JOBS (default: the empty phase's jobs + the seed + one burst, so the seeded phase evicts a job per admission).",
       '--post-trace: every burst POST broken down (before the handler, admission, start, answer, event-loop lag; with --capture its store commands).',
+      '--interleave N (default 8; 0 = off): after the seeded phase, an empty stack beside the seeded one (ports +25), N pairs of bursts and',
+      '     --slice-seconds (5) /verify/math slices in alternation (ABBA), both stores quiet before each: the figures the load weighs on alike.',
     ].join('\n'),
   );
   process.exit(0);
@@ -94,10 +105,15 @@ const VERIFICATIONS = Number(arg('verifications', '100000'));
 const JOBS = Number(arg('jobs', '1000'));
 const ORGS = Math.max(1, Number(arg('orgs', '20')));
 const JOB_ITEMS = Number(arg('job-items', '100'));
-const RUNS = Number(arg('runs', '5'));
+/** Single jobs per phase (session 20: 9, was 5; each costs ~0.1-0.5 s). */
+const RUNS = Number(arg('runs', '9'));
 const CONCURRENT_JOBS = Number(arg('concurrent-jobs', '10'));
-/** Bursts of CONCURRENT_JOBS submissions per phase (each one's POST p95 and items/s; the median is printed with the range). */
-const ROUNDS = Math.max(1, Number(arg('rounds', '5')));
+/**
+ * Bursts of CONCURRENT_JOBS submissions per phase (each one's POST p95 and items/s; the median is
+ * printed with the range). Session 20: 12, was 5. A burst's p95 of 10 POSTs is its slowest POST,
+ * so one slow POST sets a round's figure; with 5 rounds, three such rounds set the median.
+ */
+const ROUNDS = Math.max(1, Number(arg('rounds', '12')));
 /** The single jobs' poll interval (ms): the client-seen figure is rounded up to it; the stored figure is not. */
 const POLL_MS = Math.max(5, Number(arg('poll-ms', '100')));
 /** Seconds of /verify/math load in each phase's warm-up (excluded from the figures). */
@@ -116,6 +132,17 @@ const CAPTURE = arg('capture', '');
 const POST_TRACE = args.includes('--post-trace');
 /** --profile <name>: the stack's data folder (.data/<name>), so that two runs can go side by side (session 14: SVC_STORE_SYNC=normal against full). */
 const PROFILE = arg('profile', 'bench-scale');
+/**
+ * --interleave <pairs> (session 20; 0 = off): after the seeded phase, a second stack with an empty
+ * store starts beside the seeded one (ports shifted by INTERLEAVE_PORT_SHIFT more) and the two are
+ * measured in alternation, in an ABBA order: per pair, one burst of CONCURRENT_JOBS on each, then
+ * (unless --batch-only) --slice-seconds of the /verify/math load on each, each after a wait for
+ * both stores to be quiet. The machine's load (other work on it) then weighs on both alike, which
+ * the two phases, minutes apart, cannot promise.
+ */
+const INTERLEAVE = Math.max(0, Number(arg('interleave', '8')));
+const SLICE_SECONDS = Number(arg('slice-seconds', '5'));
+const INTERLEAVE_PORT_SHIFT = 25;
 /** --batch-only: the batch figures only (no /verify/math load, lists, reports or store probes): the batch path's own run. */
 const BATCH_ONLY = args.includes('--batch-only');
 /** --no-count-probes: skip the whole-collection counts among the store probes (on the full seed each reads 100,000+ documents, up to the driver's time-out). */
@@ -337,6 +364,9 @@ interface BatchFigures {
   concurrent_items_per_s: number;
   concurrent_failed: number;
   post_p95_ms: number;
+  /** Session 20: the p95 of every measured POST of the phase pooled (ROUNDS x CONCURRENT_JOBS of them), and how many. */
+  post_p95_pooled_ms: number;
+  post_n: number;
   post_max_ms: number;
   post_503: number;
   lastJobId: string;
@@ -437,6 +467,8 @@ async function batchFigures(stack: Stack, base: string, key: string, phase: stri
     concurrent_items_per_s: spreads.concurrent_items_per_s.median,
     concurrent_failed: bursts.reduce((a, b) => a + b.failed, 0),
     post_p95_ms: spreads.post_p95_ms.median,
+    post_p95_pooled_ms: postFigures(bursts.map((b) => b.posts)).pooled,
+    post_n: postFigures(bursts.map((b) => b.posts)).posts,
     post_max_ms: round(Math.max(...bursts.flatMap((b) => b.posts))),
     post_503: bursts.reduce((a, b) => a + b.refused, 0),
     lastJobId: (singles[0] as JobRun).jobId,
@@ -1062,22 +1094,180 @@ async function measure(
   return { batch, load: l, lists: ls, probes };
 }
 
+const BENCH_OFFSET = Number(process.env.SVC_BENCH_PORT_OFFSET ?? 23_000);
+
+/** The stack's environment (both stacks of --interleave; the store-command capture only on the first). */
+function stackEnv(maxJobs: number): Record<string, string> {
+  return {
+    SVC_BATCH_WAIT_SECONDS: '0',
+    SVC_BATCH_MAX_JOBS: String(maxJobs),
+    // SVC_BENCH_LOG_LEVEL=debug: the API logs each POST /verify/batch's admit / start / read times.
+    ...(process.env.SVC_BENCH_LOG_LEVEL ? { SVC_LOG_LEVEL: process.env.SVC_BENCH_LOG_LEVEL } : {}),
+    ...(POST_TRACE ? { SVC_BATCH_POST_TRACE: 'on', SVC_LOG_LEVEL: 'debug' } : {}),
+  };
+}
+
+/** One side of the interleaved measure: its stack and every slice's figures. */
+interface Side {
+  name: 'empty' | 'seeded';
+  stack: Stack;
+  base: string;
+  key: string;
+  /** Per burst: its POST p95 (its slowest of CONCURRENT_JOBS), items/s to the last stored completion, CPU ms per item by process. */
+  p95: number[];
+  posts: number[];
+  itemsPerS: number[];
+  cpuItem: Record<string, number[]>;
+  /** Per /verify/math slice: req/s and CPU ms per verification by process. */
+  rps: number[];
+  cpuVer: Record<string, number[]>;
+  /** Store CPU waited out before each slice (held deletions and the like), ms. */
+  settleCpu: number[];
+}
+
+const push = (m: Record<string, number[]>, k: string, v: number) => (m[k] ??= []).push(v);
+
+/**
+ * Session 20 (--interleave): an empty stack beside the seeded one, measured in alternation (ABBA:
+ * pair i runs empty then seeded when i is even, seeded then empty when odd). Before every burst
+ * and every slice both stores are waited quiet (settleStore), so that neither side's held
+ * deletions or checkpoints land in the other's measurement.
+ */
+async function interleaved(seeded: { stack: Stack; base: string; key: string }, maxJobs: number): Promise<Side[]> {
+  const offset = BENCH_OFFSET + INTERLEAVE_PORT_SHIFT;
+  const t0 = performance.now();
+  const e = await startBenchStack(`${PROFILE}-empty`, offset, stackEnv(maxJobs), { ports: testPorts(offset) });
+  try {
+    const side = (name: Side['name'], x: { stack: Stack; base: string; key: string }): Side => ({
+      name,
+      ...x,
+      p95: [],
+      posts: [],
+      itemsPerS: [],
+      cpuItem: {},
+      rps: [],
+      cpuVer: {},
+      settleCpu: [],
+    });
+    const E = side('empty', e);
+    const S = side('seeded', seeded);
+    if (!BATCH_ONLY) await load(E.stack, E.base, E.key).catch(() => undefined); // the first load's warm-up, as the main phases
+    await warmUp(E.stack, E.base, E.key, 'interleaved, empty stack');
+    await warmUp(S.stack, S.base, S.key, 'interleaved, seeded stack');
+    const quiet = () => Promise.all([settleStore(E.stack), settleStore(S.stack)]);
+    for (let i = 0; i < INTERLEAVE; i++) {
+      const order = abba(i, E, S);
+      for (const x of order) {
+        await quiet();
+        const b = await burst(x.stack, x.base, x.key);
+        x.p95.push(b.p95);
+        x.posts.push(...b.posts);
+        x.itemsPerS.push(b.storedItemsPerS);
+        for (const [k, v] of Object.entries(b.cpu)) push(x.cpuItem, k, v);
+      }
+      if (!BATCH_ONLY)
+        for (const x of order) {
+          const [se, ss] = await quiet();
+          x.settleCpu.push((x === E ? se : ss).storeCpuMs);
+          const l = await load(x.stack, x.base, x.key, SLICE_SECONDS);
+          x.rps.push(l.rps);
+          for (const [k, v] of Object.entries(l.cpu)) push(x.cpuVer, k, v);
+        }
+      console.error(
+        `[interleaved ${i + 1}/${INTERLEAVE}] ${order.map((x) => `${x.name}: POST p95 ${Math.round(x.p95.at(-1) as number)} ms, ${Math.round(x.itemsPerS.at(-1) as number)} items/s${BATCH_ONLY ? '' : `, ${x.cpuVer.total?.at(-1)} ms CPU per verification`}`).join('; ')}`,
+      );
+    }
+    console.error(`interleaved measure: ${round((performance.now() - t0) / 1000)} s with the empty stack's start`);
+    return [E, S];
+  } finally {
+    await e.stack.down();
+  }
+}
+
+/** The interleaved measure's table: per figure, the median of its slices on each side with their range, and how many. */
+function printInterleaved([E, S]: Side[], label: string) {
+  const rows: Array<Record<string, string | number>> = [];
+  const outside: string[] = [];
+  // Within 10 % is judged on the median of the per-pair ratios (each pair ran under the same load);
+  // the ratio of the two sides' medians is printed beside it.
+  const row = (figure: string, a: number[], b: number[], higherIsBetter = false, r: (n: number) => number = round) => {
+    if (a.length === 0 || b.length === 0) return;
+    const c = compareFigures(a, b, higherIsBetter, r);
+    const p = pairedRatio(a, b);
+    const within = p.within(higherIsBetter);
+    rows.push({
+      figure,
+      n: `${c.empty.n} / ${c.seeded.n}`,
+      empty: c.empty.median,
+      [label]: c.seeded.median,
+      'seeded/empty': Number.isNaN(c.ratio) ? '-' : round2(c.ratio),
+      'paired ratio (range)': `${p.median} (${p.min}-${p.max})`,
+      'within 10 %': within ? 'yes' : 'NO',
+      'range empty': `${c.empty.min}-${c.empty.max}`,
+      'range seeded': `${c.seeded.min}-${c.seeded.max}`,
+    });
+    if (!within)
+      outside.push(
+        `${figure}: ${c.empty.median} -> ${c.seeded.median}, paired ratio ${p.median} (${p.min}-${p.max}), ranges ${c.overlap ? 'overlap' : 'apart'}`,
+      );
+  };
+  const e = E as Side;
+  const s = S as Side;
+  row(`POST /verify/batch p95 while ${CONCURRENT_JOBS} submitted (ms, median of the bursts)`, e.p95, s.p95);
+  const [pe, ps] = [postFigures([e.posts]).pooled, postFigures([s.posts]).pooled];
+  rows.push({
+    figure: 'POST /verify/batch p95 of every POST pooled (ms)',
+    n: `${e.posts.length} / ${s.posts.length}`,
+    empty: pe,
+    [label]: ps,
+    'seeded/empty': round2(ps / pe),
+    'within 10 %': ps / pe <= 1.1 ? 'yes' : 'NO',
+  });
+  // The POSTs of one burst come back together (a slow burst is slow throughout): one slow burst of 8-10 can set the pooled p95.
+  if (ps / pe > 1.1) outside.push(`POST /verify/batch p95 of every POST pooled: ${pe} -> ${ps} (${round2(ps / pe)})`);
+  row(`${CONCURRENT_JOBS} jobs at once: items/s to the last stored completion`, e.itemsPerS, s.itemsPerS, true);
+  for (const k of Object.keys(e.cpuItem))
+    row(
+      `${CONCURRENT_JOBS} jobs at once: CPU ms per item, ${k}`,
+      e.cpuItem[k] ?? [],
+      s.cpuItem[k] ?? [],
+      false,
+      round2,
+    );
+  row(`/verify/math req/s at ${CLIENTS} clients (${SLICE_SECONDS} s slices)`, e.rps, s.rps, true);
+  for (const k of Object.keys(e.cpuVer))
+    row(`CPU ms per verification: ${k}`, e.cpuVer[k] ?? [], s.cpuVer[k] ?? [], false, round2);
+  console.log(
+    `\ninterleaved (session 20): an empty stack and the seeded one measured in alternation, ${INTERLEAVE} pairs (ABBA), both stores waited quiet before each burst and slice; load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
+  console.table(rows);
+  console.log(
+    outside.length
+      ? `interleaved, outside 10 % (${outside.length}):\n  ${outside.join('\n  ')}`
+      : 'interleaved: every figure within 10 %',
+  );
+  if (!BATCH_ONLY)
+    console.log(
+      `interleaved: store CPU waited out before the slices (median ms): empty ${median(e.settleCpu)}, seeded ${median(s.settleCpu)}`,
+    );
+}
+
 async function main() {
   // By default the seeded phase runs at the limit (a full job store: each admission evicts the job
   // that finished first); --max-jobs above the seed and both phases' jobs runs it without evictions.
-  const maxJobs = Number(arg('max-jobs', String(Math.max(1000, JOBS + 2 * (RUNS + CONCURRENT_JOBS + 2) + 10))));
-  const { stack, base, key, token, orgId } = await startBenchStack(
-    PROFILE,
-    Number(process.env.SVC_BENCH_PORT_OFFSET ?? 23_000),
-    {
-      SVC_BATCH_WAIT_SECONDS: '0',
-      SVC_BATCH_MAX_JOBS: String(maxJobs),
-      // SVC_BENCH_LOG_LEVEL=debug: the API logs each POST /verify/batch's admit / start / read times.
-      ...(process.env.SVC_BENCH_LOG_LEVEL ? { SVC_LOG_LEVEL: process.env.SVC_BENCH_LOG_LEVEL } : {}),
-      ...(POST_TRACE ? { SVC_BATCH_POST_TRACE: 'on', SVC_LOG_LEVEL: 'debug' } : {}),
-      ...(CAPTURE ? captureEnv(path.resolve(CAPTURE)) : {}),
-    },
-  );
+  // Session 20: exactly the empty phase's jobs (warm-up, singles, bursts) + the seed + one burst, so
+  // that every seeded slot is below the limit (a slot above it is never taken again: with a seed
+  // past the limit, as small runs had under Math.max(1000, ...) or more rounds, the release queue
+  // held such slots) and the seeded phase's warm-up fills the rest: each measured admission evicts.
+  const emptyJobs = 1 + CONCURRENT_JOBS + RUNS + ROUNDS * CONCURRENT_JOBS;
+  const maxJobs = Number(arg('max-jobs', String(emptyJobs + JOBS + CONCURRENT_JOBS)));
+  const { stack, base, key, token, orgId } = await startBenchStack(PROFILE, BENCH_OFFSET, {
+    ...stackEnv(maxJobs),
+    ...(CAPTURE ? captureEnv(path.resolve(CAPTURE)) : {}),
+  });
   try {
     const me = (await (await fetch(`${base}/auth/me`, { headers: { authorization: `Bearer ${token}` } })).json()) as {
       id?: string;
@@ -1099,6 +1289,14 @@ async function main() {
     console.error(`seeded in ${round(seedS)} s: ${JSON.stringify(seeded)}`);
     await warmUp(stack, base, key, 'seeded'); // the same warm-up as before the empty phase
     const full = await measure(stack, base, key, token, orgId, 'seeded');
+    // Session 20: the same figures again, an empty stack and this one in alternation (--interleave).
+    const inter =
+      INTERLEAVE > 0
+        ? await interleaved({ stack, base, key }, maxJobs).catch((err: Error) => {
+            console.error(`interleaved measure failed: ${err.stack ?? err.message}`);
+            return null;
+          })
+        : null;
 
     const label = `${VERIFICATIONS.toLocaleString('en')} verif. + ${JOBS.toLocaleString('en')} jobs x ${JOB_ITEMS}`;
     console.log(
@@ -1195,6 +1393,11 @@ async function main() {
       false,
       sp('post_p95_ms'),
     );
+    row(
+      `POST /verify/batch p95 of every POST pooled (ms; ${empty.batch.post_n} / ${full.batch.post_n} POSTs)`,
+      empty.batch.post_p95_pooled_ms,
+      full.batch.post_p95_pooled_ms,
+    );
     row(`POST /verify/batch max (ms)`, empty.batch.post_max_ms, full.batch.post_max_ms);
     row(`POST /verify/batch 503 answers while ${CONCURRENT_JOBS} submitted`, empty.batch.post_503, full.batch.post_503);
     if (!BATCH_ONLY) {
@@ -1230,6 +1433,7 @@ async function main() {
     console.log(
       `errors: /verify/math ${empty.load.errors} / ${full.load.errors}; failed items (single jobs) ${empty.batch.single_failed} / ${full.batch.single_failed}`,
     );
+    if (inter) printInterleaved(inter, label);
     // Session 19: what the batch figures left for the store (e.g. held deletions of evicted jobs), waited out before the load.
     if (empty.load.settle && full.load.settle)
       console.log(

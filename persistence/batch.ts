@@ -744,7 +744,8 @@ export class BatchJobStore {
 
   /**
    * Deletes queue entries more than QUEUE_SWEEP_MARGIN positions below `head` (all dead: `head`
-   * only passes entries whose slot moved on). Background only (api/batch-jobs.ts), by computed
+   * only passes entries whose slot moved on, or, since session 20, of a slot at or above the
+   * limit, which the fallback re-queues if the limit rises). Background only (api/batch-jobs.ts), by computed
    * ids (`swept` … head − margin, point deletes in bulks). Returns how many positions it covered.
    */
   async sweepQueue(): Promise<number> {
@@ -921,12 +922,16 @@ export class BatchJobStore {
         const s = slotDocs.get(e.slot);
         return !!s && s.gen === e.gen && s.state !== 'active' && !this.won.has(claimId(e.slot, e.gen + 1));
       };
-      const live = present.filter(isLive);
+      // Session 20: an entry of a slot at or above `max` (the limit lowered since it was queued) is
+      // never taken, so it is not live here: it held `head` for good, and every admission walked
+      // the windows after it and then read all of batch_slots (docs/performance.md "Session 20: the
+      // POST's slow rounds"). The slot itself stays; the fallback re-queues it if the limit rises.
+      const usable = (e: SlotQueueEntryDoc) => e.slot < max && isLive(e);
+      const live = present.filter(usable);
       if (live.length > 0) sawLive = true;
       // Oldest first (free before finished, then by finish time), one entry per slot.
       const seen = new Set<number>();
       const mine = live
-        .filter((e) => e.slot < max)
         .sort(
           (a, b) =>
             (a.state === 'free' ? 0 : 1) - (b.state === 'free' ? 0 : 1) ||
@@ -944,7 +949,7 @@ export class BatchJobStore {
         .map((e) => slotDocs.get(e.slot) as BatchSlotDoc);
       const admission = first ? await this.takeOne(held ? [first] : [first, ...shuffled(rest)], jobId) : null;
       // `head` passes the entries now dead (their slot moved on, or this admission took it).
-      const stillLive = present.filter((e) => isLive(e) && e.slot !== admission?.slot);
+      const stillLive = present.filter((e) => usable(e) && e.slot !== admission?.slot);
       const newHead = stillLive.length > 0 ? Math.min(...stillLive.map((e) => e._id)) : h + present.length;
       if (newHead > h) this.nudge('head', newHead);
       if (admission) {

@@ -1,0 +1,102 @@
+// The statistics of bench/data-scale.ts's repeated figures (issue 22, session 20): pure, so that a
+// unit row pins them (test/unit/round-stats-s20.test.ts).
+//
+// A burst submits 10 POSTs; its p95 is its slowest POST (the nearest-rank p95 of 10 is the 10th).
+// One slow POST sets its round's figure, so the phase's figure is the median of the rounds' p95s
+// (printed with its range) beside the p95 of every POST of the phase pooled. The empty and the
+// seeded figures are compared within 10 %, and whether their ranges overlap says whether the
+// difference is within the run's own spread.
+
+/** Nearest-rank percentile of an ascending list (bench/bench-stack.ts's definition). */
+export function percentileOf(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
+}
+
+export function medianOf(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? (s[Math.floor(s.length / 2)] as number) : NaN;
+}
+
+export interface Spread {
+  median: number;
+  min: number;
+  max: number;
+  n: number;
+}
+
+export function spreadOf(xs: readonly number[], r: (n: number) => number = (n) => Math.round(n * 10) / 10): Spread {
+  return { median: r(medianOf(xs)), min: r(Math.min(...xs)), max: r(Math.max(...xs)), n: xs.length };
+}
+
+/** The POST figures of a phase's bursts: the median of the bursts' p95s with its range, and the p95 of every POST pooled. */
+export interface PostFigures {
+  perBurst: Spread;
+  pooled: number;
+  posts: number;
+}
+
+export function postFigures(bursts: ReadonlyArray<readonly number[]>): PostFigures {
+  const p95s = bursts.map((b) =>
+    percentileOf(
+      [...b].sort((x, y) => x - y),
+      95,
+    ),
+  );
+  const all = bursts.flat().sort((x, y) => x - y);
+  return { perBurst: spreadOf(p95s), pooled: Math.round(percentileOf(all, 95) * 10) / 10, posts: all.length };
+}
+
+/** An empty figure against a seeded one: the ratio of the medians, within 10 %, and whether the ranges overlap. */
+export interface Comparison {
+  empty: Spread;
+  seeded: Spread;
+  ratio: number;
+  within: boolean;
+  overlap: boolean;
+}
+
+export function compareFigures(
+  empty: readonly number[],
+  seeded: readonly number[],
+  higherIsBetter = false,
+  r?: (n: number) => number,
+): Comparison {
+  const e = spreadOf(empty, r);
+  const s = spreadOf(seeded, r);
+  const ratio = e.median > 0 ? s.median / e.median : NaN;
+  return {
+    empty: e,
+    seeded: s,
+    ratio,
+    within: Number.isNaN(ratio) ? false : higherIsBetter ? ratio >= 0.9 : ratio <= 1.1,
+    overlap: e.max >= s.min && s.max >= e.min,
+  };
+}
+
+/** Pair i of an interleaved measure runs A then B when i is even, B then A when odd (ABBA: a drift in the load weighs on both alike). */
+export function abba<T>(i: number, a: T, b: T): [T, T] {
+  return i % 2 === 0 ? [a, b] : [b, a];
+}
+
+/**
+ * An interleaved measure's pairs (run one after the other under the same load): the median of the
+ * per-pair ratios b[i] / a[i], with their range. Within 10 % is judged on it: a load that moves
+ * between pairs moves both sides of a pair alike.
+ */
+export function pairedRatio(
+  a: readonly number[],
+  b: readonly number[],
+): Spread & { within: (higherIsBetter?: boolean) => boolean } {
+  const ratios: number[] = [];
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    const x = a[i] as number;
+    const y = b[i] as number;
+    if (x > 0 && Number.isFinite(y)) ratios.push(y / x);
+  }
+  const s = spreadOf(ratios, (n) => Math.round(n * 100) / 100);
+  return {
+    ...s,
+    within: (higherIsBetter = false) =>
+      ratios.length > 0 && (higherIsBetter ? medianOf(ratios) >= 0.9 : medianOf(ratios) <= 1.1),
+  };
+}
