@@ -52,7 +52,11 @@ local_daemon_wanted() {
 dockerd_pid() {
   local pid
   pid="$(cat /var/run/docker.pid 2>/dev/null || true)"
-  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then echo "$pid"; fi
+  # A pid file left by a dockerd that died names a pid the system may have given to another
+  # process since: only a live process whose name is dockerd counts.
+  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = dockerd ]; then
+    echo "$pid"
+  fi
 }
 
 ensure_docker() {
