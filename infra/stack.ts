@@ -742,6 +742,8 @@ export class Stack {
       }
     };
     let result: PgTemplateResult;
+    // SVC_SQL_PG_TEMPLATE_AT_START=0: not here (the worker's first postgresql check builds it, as until session 20).
+    if (this.env.SVC_SQL_PG_TEMPLATE_AT_START === '0') return { outcome: 'skipped', ms: 0 };
     try {
       // The worker resolves a relative cache folder against its working directory, ROOT.
       const raw = this.env.SVC_SQL_PG_DATADIR_CACHE?.trim();

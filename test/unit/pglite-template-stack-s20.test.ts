@@ -3,10 +3,10 @@
 // stack whose cache folder (SVC_SQL_PG_DATADIR_CACHE) starts empty: after up() the template is
 // there, and the worker's first postgresql check over HTTP copies it (never initdb in the
 // worker's process group, inside whatever load runs). On the base the worker ran initdb itself.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Stack, testPorts } from '../../infra/stack.js';
 import { dataDirTemplate, liveDataDirs } from '../../engines/sql/pg-check.js';
 import { pgTemplateLock } from '../../engines/sql/pg-template.js';
@@ -106,4 +106,35 @@ describe("the stack builds PGlite's template at its start (session 20)", () => {
     // Its copy lives under the shared cache folder, named by the worker's process.
     expect(existsSync(liveDataDirs(cache))).toBe(true);
   }, 300_000);
+
+  it('a template that cannot be built is logged and the start goes on (the worker builds on demand); SVC_SQL_PG_TEMPLATE_AT_START=0 skips it', async () => {
+    const file = path.join(cache, 'a-file');
+    writeFileSync(file, 'not a folder');
+    const other = (env: Record<string, string>) =>
+      new Stack({ profile: `test-pglite-template-${OFFSET}-b`, ports: testPorts(OFFSET + 1), fresh: true, env });
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      const s = other({ SVC_SQL_PG_DATADIR_CACHE: path.join(file, 'cache') });
+      const r = await s.preparePgTemplate();
+      expect(r.outcome).toBe('failed');
+      expect(r.reason).toMatch(/ENOTDIR/);
+      expect(warn).toHaveBeenCalledWith(
+        expect.stringMatching(
+          /^\[stack\] PGlite's template was not built \(.*ENOTDIR.*\); the worker builds it on its first postgresql check$/,
+        ),
+      );
+      expect(readFileSync(path.join(s.dataDir, 'logs', 'pglite-template.log'), 'utf8')).toContain('"outcome":"failed"');
+      const empty = mkdtempSync(path.join(tmpdir(), 'svc-pg-template-off-'));
+      try {
+        const off = other({ SVC_SQL_PG_DATADIR_CACHE: empty, SVC_SQL_PG_TEMPLATE_AT_START: '0' });
+        expect((await off.preparePgTemplate()).outcome).toBe('skipped');
+        expect(existsSync(dataDirTemplate(empty))).toBe(false);
+      } finally {
+        rmSync(empty, { recursive: true, force: true });
+      }
+      rmSync(s.dataDir, { recursive: true, force: true });
+    } finally {
+      warn.mockRestore();
+    }
+  });
 });
