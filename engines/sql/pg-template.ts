@@ -127,6 +127,9 @@ export async function ensurePgTemplate(
     try {
       // Built by the lock's previous holder between our look and our lock.
       if (present(limits, cacheDir)) return { outcome: waited ? 'waited' : 'present', ms: ms() };
+      // A template folder without PG_VERSION never came from a rename (those are whole): the
+      // worker would copy it and fail to start, so it goes before the build.
+      if (limits.dataDirOnDisk !== false) rmSync(dataDirTemplate(cacheDir), { recursive: true, force: true });
       return await build(limits, deadline, opts, ms);
     } finally {
       rmSync(lock, { force: true });

@@ -112,6 +112,16 @@ console.log(JSON.stringify(r));`,
     expect(leftovers(dir)).toEqual([]);
   }, 300_000);
 
+  it('a template folder that is not a data directory (no PG_VERSION) is built again, not copied', async () => {
+    const dir = scratch();
+    mkdirSync(path.join(dataDirTemplate(dir), 'base'), { recursive: true });
+    writeFileSync(path.join(dataDirTemplate(dir), 'stray'), 'not PostgreSQL');
+    const r = await ensurePgTemplate(limits(dir));
+    expect(r).toMatchObject({ outcome: 'built', source: 'initdb' });
+    expect(whole(dir)).toBe(true);
+    expect(existsSync(path.join(dataDirTemplate(dir), 'stray'))).toBe(false);
+  }, 300_000);
+
   it('nothing to build when the check is off or keeps no cache; a folder that cannot be written fails without throwing', async () => {
     const dir = scratch();
     expect((await ensurePgTemplate({ ...limits(dir), enabled: false })).outcome).toBe('skipped');
