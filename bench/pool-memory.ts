@@ -479,6 +479,9 @@ interface StackConfig {
   idleReleaseMs: number;
 }
 
+/** SVC_SQL_PG_DATADIR_CACHE's stand-in for a new, empty scratch folder per run (session 20). */
+const SCRATCH = '<scratch>';
+
 const STACK_CONFIGS: Record<string, StackConfig> = {
   // Session 8's sizing: engine pool min(4, max(2, cores)) = 2 (+1 spare) in both processes, Z3 2,
   // PGlite started with the worker and kept.
@@ -697,6 +700,31 @@ const STACK_CONFIGS: Record<string, StackConfig> = {
   // The defaults with V8's semi-spaces capped at 2 MB in every isolate without limits of its own
   // (the main threads, the Temporal SDK's workflow threads; the engine threads set theirs): V8
   // otherwise lets each young generation grow to tens of MB under load.
+  // Session 20: a fresh clone's first run: PGlite's cache folder empty (a new scratch folder per
+  // run, removed after it). `fresh`: the stack builds the template at its start (the default);
+  // `fresh-nostart`: it does not (SVC_SQL_PG_TEMPLATE_AT_START=0, as until session 20), so the
+  // mixed load's first postgresql check runs initdb in the worker's process group.
+  fresh: {
+    name: "after, PGlite's cache folder empty at the stack's start (the stack builds the template; idle release 20 s)",
+    env: {
+      SVC_SQL_PG_IDLE_RELEASE_MS: '20000',
+      SVC_Z3_WARM_IDLE_RELEASE_MS: '20000',
+      SVC_SQL_PG_DATADIR_CACHE: SCRATCH,
+    },
+    warmPglite: false,
+    idleReleaseMs: 20_000,
+  },
+  'fresh-nostart': {
+    name: "after, PGlite's cache folder empty, no template at the stack's start (SVC_SQL_PG_TEMPLATE_AT_START=0, as until session 20; idle release 20 s)",
+    env: {
+      SVC_SQL_PG_IDLE_RELEASE_MS: '20000',
+      SVC_Z3_WARM_IDLE_RELEASE_MS: '20000',
+      SVC_SQL_PG_DATADIR_CACHE: SCRATCH,
+      SVC_SQL_PG_TEMPLATE_AT_START: '0',
+    },
+    warmPglite: false,
+    idleReleaseMs: 20_000,
+  },
   semispace: {
     name: 'after, --max-semi-space-size=2 (idle release shortened to 20 s)',
     env: { SVC_SQL_PG_IDLE_RELEASE_MS: '20000', NODE_OPTIONS: '--max-semi-space-size=2' },
@@ -717,14 +745,26 @@ async function runStack(cfg: StackConfig, seconds: number): Promise<Record<strin
   // configuration's services load (SVC_WORKFLOW_BUNDLE_SOURCES), so no service process bundles on its own start.
   process.env.SVC_WORKFLOW_BUNDLE_SOURCES = cfg.env.SVC_WORKFLOW_BUNDLE_SOURCES ?? '';
   // --isolates: the API and the worker write a diagnostic report on SIGWINCH (their flags otherwise as configured).
+  const scratch =
+    cfg.env.SVC_SQL_PG_DATADIR_CACHE === SCRATCH ? mkdtempSync(path.join(tmpdir(), 'pool-memory-pglite-')) : null;
+  const cfgEnv = scratch ? { ...cfg.env, SVC_SQL_PG_DATADIR_CACHE: scratch } : cfg.env;
   const env = ISOLATES
     ? {
-        ...cfg.env,
+        ...cfgEnv,
         SVC_API_V8_FLAGS: `${cfg.env.SVC_API_V8_FLAGS ?? API_V8_FLAGS} ${REPORT_FLAGS}`,
         SVC_WORKER_V8_FLAGS: `${cfg.env.SVC_WORKER_V8_FLAGS ?? WORKER_V8_FLAGS} ${REPORT_FLAGS}`,
       }
-    : cfg.env;
+    : cfgEnv;
+  const upAt = performance.now();
   const { stack, base, key } = await startBenchStack(`bench-pool-memory`, offset, env);
+  // Session 20: how long the start took, and what it did about PGlite's template.
+  const upSeconds = ((performance.now() - upAt) / 1000).toFixed(1);
+  let template = '';
+  try {
+    template = readFileSync(path.join(stack.dataDir, 'logs', 'pglite-template.log'), 'utf8').trim();
+  } catch {
+    template = 'none';
+  }
   const json = { 'content-type': 'application/json' };
   const api = stack.api;
   const worker = stack.worker;
@@ -808,7 +848,7 @@ async function runStack(cfg: StackConfig, seconds: number): Promise<Record<strin
     d?.bytes ? `; distinct physical pages ${mb(d.bytes)} MB where the summed RSS was ${mb(d.rss)}` : '';
   const withDistinct = (s: ReturnType<typeof sample>) =>
     `${fmt(s)}${distinct({ bytes: distinctResident([...groupPids(api.pid), ...groupPids(worker.pid)]), rss: s.total })}`;
-  const out: Record<string, string> = {};
+  const out: Record<string, string> = { start: `${upSeconds} s; PGlite's template: ${template}` };
   try {
     const reg = (await (
       await fetch(`${base}/agents/register`, {
@@ -887,6 +927,7 @@ async function runStack(cfg: StackConfig, seconds: number): Promise<Record<strin
     out.load = loadAverage();
   } finally {
     await stack.down();
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
   }
   return out;
 }
@@ -903,6 +944,7 @@ async function runStack(cfg: StackConfig, seconds: number): Promise<Record<strin
       console.log(`\n## Stack: ${cfg.name} (load average at start ${loadAverage()})\n`);
       const r = await runStack(cfg, seconds);
       console.log('| phase | resident memory (MB) / throughput |\n|-|-|');
+      console.log(`| the stack's start (up() and a tenant) | ${r.start} |`);
       console.log(`| idle after start | ${r.idle} |`);
       console.log(`| /verify/math, 8 clients, ${seconds} s | ${r.math} |`);
       console.log(`| /verify/logic, 8 clients, ${seconds} s | ${r.logic} |`);

@@ -28,6 +28,8 @@ import { serviceArgs } from './service-build.js';
 import { FerretIdIndexKeeper } from './ferret-id-index.js';
 import { FerretCheckpointer } from './ferret-checkpointer.js';
 import { ferretSqliteUrl, storeSync } from './ferret-sqlite.js';
+import { loadSqlEngineConfig } from '../core/config.js';
+import type { PgTemplateResult } from '../engines/sql/pg-template.js';
 
 export const ROOT = PROJECT_ROOT;
 const TOOLS_BIN = path.join(ROOT, '.tools', 'bin');
@@ -716,6 +718,7 @@ export class Stack {
         this.ferret?.start(),
         this.smtp?.start(),
         workflowBundlePath(),
+        this.preparePgTemplate(),
       ]);
       this.ferretCheckpointer?.start();
       await Promise.all([...this.workers.map((w) => w.start()), this.api.start(), this.codec.start()]);
@@ -728,6 +731,50 @@ export class Stack {
     if (this.opts.supervise) {
       for (const p of this.processes) p.supervise((msg) => console.log(`[supervisor] ${msg}`));
     }
+  }
+
+  /**
+   * Session 20: PGlite's template (engines/sql/pg-template.ts) built before the worker and the API
+   * start, in a child of this process (outside their process groups), when the worker's cache
+   * folder has none: a fresh clone's first postgresql check otherwise ran initdb inside whatever
+   * load was running (PGlite's process 661 MB; docs/performance.md, "Session 20: memory margin").
+   * Shared with every stack of the checkout; present, it costs one `existsSync`. Never fails the
+   * start: a failure is logged and the worker builds on demand, as before.
+   */
+  async preparePgTemplate(): Promise<PgTemplateResult> {
+    const logFile = path.join(this.dataDir, 'logs', 'pglite-template.log');
+    const note = (line: string) => {
+      try {
+        mkdirSync(path.dirname(logFile), { recursive: true });
+        writeFileSync(logFile, `${new Date().toISOString()} ${line}\n`, { flag: 'a' });
+      } catch {
+        // the log folder is the stack's own: nothing else to tell
+      }
+    };
+    let result: PgTemplateResult;
+    // SVC_SQL_PG_TEMPLATE_AT_START=0: not here (the worker's first postgresql check builds it, as until session 20).
+    if (this.env.SVC_SQL_PG_TEMPLATE_AT_START === '0') return { outcome: 'skipped', ms: 0 };
+    try {
+      // The worker resolves a relative cache folder against its working directory, ROOT.
+      const raw = this.env.SVC_SQL_PG_DATADIR_CACHE?.trim();
+      const env =
+        raw === '0' ? this.env : { ...this.env, SVC_SQL_PG_DATADIR_CACHE: path.resolve(ROOT, raw || '.data/pglite') };
+      // Loaded here, inside up() beside the other starts (28-57 ms of tsx's transform on a cold cache).
+      const { ensurePgTemplate } = await import('../engines/sql/pg-template.js');
+      result = await ensurePgTemplate(loadSqlEngineConfig(env).pgCheck);
+    } catch (err) {
+      result = { outcome: 'failed', ms: 0, reason: (err as Error).message };
+    }
+    note(JSON.stringify(result));
+    if (result.outcome === 'failed')
+      console.warn(
+        `[stack] PGlite's template was not built (${result.reason}); the worker builds it on its first postgresql check`,
+      );
+    else if (result.outcome === 'built' || result.outcome === 'waited')
+      console.log(
+        `[stack] PGlite's template ${result.outcome === 'built' ? `built (${result.source})` : 'built by another stack'} in ${result.ms} ms`,
+      );
+    return result;
   }
 
   async down(): Promise<void> {

@@ -423,7 +423,8 @@ const PGLITE_VERSION: string = (() => {
 /** First line of a cached dump; the second is the SHA-256 of the gzip bytes that follow. */
 const DUMP_MAGIC = 'svc-pglite-datadir-1';
 
-function dataDirCacheFile(dir: string): string {
+/** The cached dump's file (memory mode loads it; on disk it rebuilds a lost template). */
+export function dataDirCacheFile(dir: string): string {
   return path.join(dir, `pglite-${PGLITE_VERSION}-datadir.svcdump`);
 }
 
