@@ -9,6 +9,15 @@
 // both. Prints, per variant, the median and range over rounds of each burst's slowest admission
 // (its p95 for 10) and median admission, and the insert commands per burst.
 //   npx tsx bench/admission-ab.ts [--rounds 20] [--burst 10] [--noise-docs 100] [--noise-ms 50]
+// --at-limit <L> (session 20, the admission at the job limit; docs/performance.md "Session 20: the
+// evicting admission"): three variants interleaved, each on a database of its own in the same
+// FerretDB, A and B filled with L finished jobs so that every admission evicts one:
+//   A: at the limit, each claim and each slot write a command of its own (478adfa);
+//   B: at the limit, the process's claims and slot writes grouped while one is in flight (session 20);
+//   N: below the limit, new slot numbers (the cost the evicting admission is held to).
+// After each burst, outside the timing, its jobs are completed and the evicted ones deleted (as
+// the service does after the POSTs answered), so the next burst evicts again. Prints the same
+// figures plus the claim, slot and job commands per burst.
 // Ports: a private stack on the test ports shifted by SVC_BENCH_PORT_OFFSET (default 23000).
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
@@ -18,7 +27,7 @@ import { startBenchStack } from './bench-stack.js';
 import { groupSample } from './proc-sample.js';
 import { Store } from '../core/store.js';
 import { batchUnits } from '../core/batch.js';
-import { BatchJobStore, newBatchJob, type NewBatchJob } from '../persistence/batch.js';
+import { BatchJobStore, isDuplicateKey, newBatchJob, type NewBatchJob } from '../persistence/batch.js';
 
 const args = process.argv.slice(2);
 const arg = (name: string, def: string) => {
@@ -29,6 +38,7 @@ const ROUNDS = Number(arg('rounds', '20'));
 const BURST = Number(arg('burst', '10'));
 const NOISE_DOCS = Number(arg('noise-docs', '100'));
 const NOISE_MS = Number(arg('noise-ms', '50'));
+const AT_LIMIT = Number(arg('at-limit', '0'));
 const ITEMS = Array.from({ length: 100 }, (_, i) => ({
   query: `(x+${i})^2 = x^2 + ${2 * i}*x + ${i * i}`,
   type: 'math' as const,
@@ -50,6 +60,7 @@ function newJob(id: string): NewBatchJob {
 }
 
 async function main() {
+  if (AT_LIMIT > 0) return atLimit();
   const { stack } = await startBenchStack('bench-admission-ab', Number(process.env.SVC_BENCH_PORT_OFFSET ?? 23_000));
   const u = new URL(stack.mongodbUri);
   u.pathname = `/svc_ab_${randomBytes(4).toString('hex')}`;
@@ -139,6 +150,184 @@ async function main() {
     'store CPU ms per burst (noise included), median': r1(median(results[k].storeCpu)),
   });
   console.table([row('A'), row('B')]);
+}
+
+/** --at-limit: A (evicting, one command per claim and slot write), B (evicting, grouped), N (new numbers), interleaved. */
+async function atLimit() {
+  const { stack } = await startBenchStack('bench-admission-ab', Number(process.env.SVC_BENCH_PORT_OFFSET ?? 23_000));
+  type V = 'A' | 'B' | 'C' | 'N';
+  const variants: V[] = ['A', 'B', 'C', 'N'];
+  const sent: Record<V, Array<{ key: string; n: number }>> = { A: [], B: [], C: [], N: [] };
+  const stores = {} as Record<V, Store>;
+  const jobsOf = {} as Record<V, BatchJobStore>;
+  for (const v of variants) {
+    const u = new URL(stack.mongodbUri);
+    u.pathname = `/svc_ab20_${v}_${randomBytes(4).toString('hex')}`;
+    const store = Store.lazy(u.toString());
+    (store.client as unknown as { monitorCommands: boolean }).monitorCommands = true;
+    store.client.on('commandStarted', (ev: CommandStartedEvent) => {
+      const coll = ev.command[ev.commandName];
+      const n = ((ev.command.documents ?? ev.command.updates ?? ev.command.deletes ?? [null]) as unknown[]).length;
+      if (['insert', 'update', 'find'].includes(ev.commandName)) sent[v].push({ key: `${coll}.${ev.commandName}`, n });
+    });
+    stores[v] = store;
+    const jobs = new BatchJobStore(store);
+    if (v === 'A' || v === 'C') {
+      // 478adfa's path: each claim its own insertOne, each slot write its own updateOne (C: the slot writes grouped).
+      const claims = store.collection<{ _id: string }>('batch_slot_claims');
+      const slots = store.collection<{ _id: string }>('batch_slots');
+      Object.assign(jobs as unknown as Record<string, unknown>, {
+        claimInserts: {
+          insert: async (doc: { _id: string }) => {
+            try {
+              await claims.insertOne(doc);
+              return true;
+            } catch (err) {
+              if (isDuplicateKey(err)) return false;
+              throw err;
+            }
+          },
+        },
+      });
+      if (v === 'A')
+        Object.assign(jobs as unknown as Record<string, unknown>, {
+          slotWrites: {
+            update: async (id: string, u: Record<string, unknown>) => {
+              await slots.updateOne({ _id: id }, u);
+            },
+          },
+        });
+    }
+    await jobs.moveCursor('next', 0);
+    jobsOf[v] = jobs;
+  }
+  const limitOf = (v: V) => (v === 'N' ? 1_000_000 : AT_LIMIT);
+  const finishAll = async (v: V, ids: string[]) => {
+    for (const id of ids)
+      await jobsOf[v].complete(
+        id,
+        { completed_items: ITEMS.length, failed_items: 0 },
+        batchUnits(ITEMS, 8).length,
+        new Date(),
+      );
+  };
+  let noise = true;
+  const pad = 'x'.repeat(1000);
+  // One file per database on FerretDB/SQLite: the running jobs' commits go to each variant's own.
+  const noiseLoop = (async () => {
+    while (noise) {
+      await Promise.all(
+        variants.map((v) =>
+          stores[v]
+            .collection('ab_noise')
+            .insertMany(
+              Array.from({ length: NOISE_DOCS }, () => ({ _id: randomBytes(12).toString('hex'), pad })) as never,
+            )
+            .catch(() => undefined),
+        ),
+      );
+      await new Promise((r) => setTimeout(r, NOISE_MS));
+    }
+  })();
+  const results = Object.fromEntries(
+    variants.map((v) => [
+      v,
+      {
+        slowest: [] as number[],
+        median: [] as number[],
+        storeCpu: [] as number[],
+        cmds: [] as Array<Record<string, number>>,
+      },
+    ]),
+  ) as Record<V, { slowest: number[]; median: number[]; storeCpu: number[]; cmds: Array<Record<string, number>> }>;
+  const storeCpu = () => groupSample(stack.ferret?.pid).cpuMs;
+  const burst = async (v: V) => {
+    const ids = Array.from({ length: BURST }, () => `bj_ab20_${randomBytes(6).toString('hex')}`);
+    const t0 = performance.now();
+    const out = await Promise.all(
+      ids.map(async (id) => {
+        const a = await jobsOf[v].admit(newJob(id), ITEMS, limitOf(v));
+        return { ms: performance.now() - t0, a };
+      }),
+    );
+    return { ids, ms: out.map((o) => o.ms), drop: out.flatMap((o) => o.a.drop) };
+  };
+  try {
+    // Fill A and B to the limit with finished jobs; warm N.
+    for (const v of ['A', 'B', 'C'] as const)
+      for (let k = 0; k < AT_LIMIT; k += BURST) {
+        const r = await burst(v);
+        await finishAll(v, r.ids);
+      }
+    await burst('N');
+    for (let r = 0; r < ROUNDS; r++) {
+      // A, B, N in a rotating order: the load falls on each alike.
+      for (const v of variants.map((_, i) => variants[(r + i) % variants.length]) as V[]) {
+        const from = sent[v].length;
+        const cpu0 = storeCpu();
+        const b = await burst(v);
+        results[v].storeCpu.push(storeCpu() - cpu0);
+        results[v].slowest.push(Math.max(...b.ms));
+        results[v].median.push(median(b.ms));
+        const cmds: Record<string, number> = {};
+        for (const c of sent[v].slice(from)) cmds[c.key] = (cmds[c.key] ?? 0) + 1;
+        results[v].cmds.push(cmds);
+        // Outside the timing: what the service does after the POSTs answered and when the jobs finish.
+        if (v !== 'N') await jobsOf[v].dropEvicted(b.drop);
+        await finishAll(v, b.ids);
+        await new Promise((res) => setTimeout(res, 200));
+      }
+    }
+  } finally {
+    noise = false;
+    await noiseLoop;
+    for (const v of variants) {
+      await stores[v].db.dropDatabase().catch(() => undefined);
+      await stores[v].close().catch(() => undefined);
+    }
+    await stack.down();
+  }
+  console.log(
+    `load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(
+        ' ',
+      )} on ${os.cpus().length} CPUs; ${ROUNDS} rounds per variant, interleaved; bursts of ${BURST}; limit ${AT_LIMIT}; noise ${NOISE_DOCS} docs every ${NOISE_MS} ms`,
+  );
+  const medCmd = (v: V, key: string) => median(results[v].cmds.map((c) => c[key] ?? 0));
+  const names: Record<V, string> = {
+    A: 'A: at the limit, one command per claim and slot write (478adfa)',
+    B: 'B: at the limit, claims and slot writes grouped (session 20)',
+    C: 'C: at the limit, claims one by one, slot writes grouped',
+    N: 'N: below the limit, new slot numbers',
+  };
+  console.table(
+    variants.map((v) => ({
+      variant: names[v],
+      'slowest admission of a burst, median ms': r1(median(results[v].slowest)),
+      'slowest, range': `${r1(Math.min(...results[v].slowest))}-${r1(Math.max(...results[v].slowest))}`,
+      'median admission, median ms': r1(median(results[v].median)),
+      'claim inserts': medCmd(v, 'batch_slot_claims.insert'),
+      'slot updates': medCmd(v, 'batch_slots.update'),
+      'slot inserts': medCmd(v, 'batch_slots.insert'),
+      'job inserts': medCmd(v, 'batch_jobs.insert'),
+      'point reads (slots, queue, cursors, claims)': median(
+        results[v].cmds.map((c) =>
+          Object.entries(c)
+            .filter(([k]) => k.endsWith('.find') && k.startsWith('batch_slot'))
+            .reduce((a, [, n]) => a + n, 0),
+        ),
+      ),
+      'store CPU ms per burst (noise included), median': r1(median(results[v].storeCpu)),
+    })),
+  );
+  // Paired: per round (each round ran every variant under the same load).
+  const ratio = (x: V, y: V) => results[x].slowest.map((s, i) => s / (results[y].slowest[i] as number));
+  const pr = (xs: number[]) => `${median(xs).toFixed(2)} (${Math.min(...xs).toFixed(2)}-${Math.max(...xs).toFixed(2)})`;
+  console.log(
+    `slowest admission, paired per round: B/A ${pr(ratio('B', 'A'))}, C/A ${pr(ratio('C', 'A'))}; A/N ${pr(ratio('A', 'N'))}, B/N ${pr(ratio('B', 'N'))}, C/N ${pr(ratio('C', 'N'))}`,
+  );
 }
 
 main().catch((e) => {

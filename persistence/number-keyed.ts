@@ -10,6 +10,7 @@
 // class alone knows the stored form, and every method is a point operation by `_id` except
 // `all()` (the callers' bounded reads).
 import type { AnyBulkWriteOperation, Collection, Document, UpdateFilter } from 'mongodb';
+import type { UpdateCoalescer } from './update-coalescer.js';
 
 /** The stored `_id` of number `n`. Plain decimal: nothing reads these keys as a range or in order. */
 export const numberKey = (n: number): string => String(n);
@@ -68,6 +69,15 @@ export class NumberKeyed<T extends { _id: number } & Document> {
   async update(n: number, update: UpdateFilter<T>): Promise<void> {
     await this.ready();
     await this.stored.updateOne({ _id: numberKey(n) } as never, update as never);
+  }
+
+  /**
+   * The same update sent through `via` (session 20): grouped with the other point updates of this
+   * process that arrive while one is in flight, one `update` command for them all. Key: `_id`.
+   */
+  async updateGrouped(n: number, update: UpdateFilter<T>, via: UpdateCoalescer): Promise<void> {
+    await this.ready();
+    await via.update(numberKey(n), update as Document);
   }
 
   /** Deletes the documents with keys `ns`: point deletes in one unordered bulk write. */

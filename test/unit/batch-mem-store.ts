@@ -122,7 +122,19 @@ export function memStore() {
     // requests and jobs): each document through its collection's insertOne (recorded as such),
     // a duplicate named by index in `writeErrors`, as the store answers.
     db: {
-      command: async (cmd: { insert?: string; documents?: Doc[] }) => {
+      command: async (cmd: {
+        insert?: string;
+        documents?: Doc[];
+        update?: string;
+        updates?: Array<{ q: Record<string, any>; u: { $set?: Record<string, unknown> } }>;
+      }) => {
+        // Session 20: the `update` command (persistence/update-coalescer.ts, the claim winners' slot
+        // writes): each statement through its collection's updateOne (recorded as such), in order.
+        if (cmd.update && cmd.updates) {
+          let n = 0;
+          for (const st of cmd.updates) n += (await collection(cmd.update).updateOne(st.q, st.u)).matchedCount;
+          return { n, nModified: n };
+        }
         if (!cmd.insert || !cmd.documents) throw new Error(`unsupported command: ${Object.keys(cmd)[0]}`);
         const writeErrors: Array<{ index: number; code: number; errmsg: string }> = [];
         for (const [index, doc] of cmd.documents.entries()) {
