@@ -74,6 +74,16 @@ function processAlive(pid: number): boolean {
   }
 }
 
+/** The pid a lock names (null: absent or unreadable). */
+function lockOwner(lock: string): number | null {
+  try {
+    const pid = Number(readFileSync(lock, 'utf8').trim());
+    return Number.isInteger(pid) && pid > 0 ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Takes the lock (true), or says who holds it (the pid; null: a lock whose owner cannot be read). */
 function tryLock(lock: string): true | number | null {
   let fd: number;
@@ -161,7 +171,8 @@ export async function ensurePgTemplate(
       return await build(limits, deadline, opts, ms);
     } finally {
       clearInterval(beat);
-      rmSync(lock, { force: true });
+      // Only its own: a waiter that took the lock over for stale holds it now (its build goes on).
+      if (lockOwner(lock) === process.pid) rmSync(lock, { force: true });
     }
   } catch (err) {
     return { outcome: 'failed', ms: ms(), reason: (err as Error).message };

@@ -4,7 +4,16 @@
 // never a half-built template, and a failure reported, never thrown (the worker then builds on
 // demand). Real PGlite in every row.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -123,6 +132,17 @@ console.log(JSON.stringify(r));`,
     expect(r).toMatchObject({ outcome: 'built', source: 'initdb' });
     expect(whole(dir)).toBe(true);
     expect(leftovers(dir)).toEqual([]);
+  }, 300_000);
+
+  it("a builder whose lock was taken over meanwhile leaves the new owner's lock in place", async () => {
+    const dir = scratch();
+    const other = String(process.ppid);
+    // While this process builds, a waiter takes the lock over (it took it for stale).
+    const r = await ensurePgTemplate(limits(dir), { onBuilder: () => writeFileSync(pgTemplateLock(dir), other) });
+    expect(r.outcome).toBe('built');
+    expect(whole(dir)).toBe(true);
+    // Before session 20's review the builder removed it: a third process could start a third build.
+    expect(readFileSync(pgTemplateLock(dir), 'utf8')).toBe(other);
   }, 300_000);
 
   it('a template folder that is not a data directory (no PG_VERSION) is built again, not copied', async () => {
