@@ -92,7 +92,7 @@ export function temporalUiUpstreamPort(ports: StackPorts): number {
 /**
  * The Temporal dev server's command line (after the binary). `extra`: further flags, split on
  * white space (SVC_TEMPORAL_EXTRA_ARGS; benches only, e.g. bench/temporal-growth.ts tries a
- * `--sqlite-pragma` or a `--dynamic-config-value` with it).
+ * `--sqlite-pragma` or a `--dynamic-config-value` with it; nothing else: temporalExtraArgs).
  */
 export function temporalServerArgs(ports: StackPorts, dbFile: string, extra = ''): string[] {
   return [
@@ -128,8 +128,33 @@ export function temporalServerArgs(ports: StackPorts, dbFile: string, extra = ''
     // The UI decodes payloads through the codec server (operators only; others see ciphertext).
     '--ui-codec-endpoint',
     `http://127.0.0.1:${codecServerPort(ports)}`,
-    ...extra.split(/\s+/).filter(Boolean),
+    ...temporalExtraArgs(extra),
   ];
+}
+
+/**
+ * SVC_TEMPORAL_EXTRA_ARGS checked (session 20 review): only `--sqlite-pragma <key=value>` and
+ * `--dynamic-config-value <key=value>` pairs, and no pragma the stack sets for its guarantees
+ * (journal_mode, synchronous: crash safety). Anything else (a second `--db-filename`, `--ip
+ * 0.0.0.0`, `--ui-codec-endpoint`, ...) would have overridden the flags above: it stops the stack
+ * at start, as a bad SVC_STORE_SYNC does.
+ */
+function temporalExtraArgs(extra: string): string[] {
+  const words = extra.split(/\s+/).filter(Boolean);
+  for (let i = 0; i < words.length; i += 2) {
+    const [flag, value] = [words[i], words[i + 1]];
+    const key = value?.split('=')[0]?.trim().toLowerCase() ?? '';
+    const ok =
+      value !== undefined &&
+      /^[\w.-]+=\S*$/.test(value) &&
+      (flag === '--dynamic-config-value' ||
+        (flag === '--sqlite-pragma' && key !== 'journal_mode' && key !== 'synchronous'));
+    if (!ok)
+      throw new Error(
+        `SVC_TEMPORAL_EXTRA_ARGS takes only "--sqlite-pragma key=value" (not journal_mode or synchronous) and "--dynamic-config-value key=value" pairs, got ${JSON.stringify(extra)}`,
+      );
+  }
+  return words;
 }
 
 /** The codec server's port: next to the Temporal UI's (dev 8234, tests 18234 + offset). */

@@ -12,7 +12,17 @@
 // renames it into place after a clean shutdown, so a template that exists is whole whoever
 // built it, and a builder that loses the rename keeps the winner's. A failure is reported, never
 // thrown: the worker then builds on demand (the check fails closed while it cannot run).
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeSync,
+} from 'node:fs';
 import path from 'node:path';
 import { dataDirCacheFile, dataDirTemplate, PgCheck, type PgCheckLimits, type PgDataDirSource } from './pg-check.js';
 
@@ -35,6 +45,15 @@ export interface PgTemplateOptions {
   onBuilder?: (pid: number) => void;
 }
 
+/**
+ * A lock not touched for this long is stale whatever its process id says: its builder touches it
+ * every PG_TEMPLATE_LOCK_BEAT_MS, and a builder killed with SIGKILL leaves a pid that another
+ * process may hold later (pid reuse): without this, every stack start of the checkout waited the
+ * whole timeout (300 s) for a build nobody was running.
+ */
+export const PG_TEMPLATE_LOCK_STALE_MS = 60_000;
+const PG_TEMPLATE_LOCK_BEAT_MS = 5_000;
+
 /** The lock file of a build: `<template>.building`, holding the builder's process id. */
 export function pgTemplateLock(cacheDir: string): string {
   return `${dataDirTemplate(cacheDir)}.building`;
@@ -52,6 +71,16 @@ function processAlive(pid: number): boolean {
     return true;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The pid a lock names (null: absent or unreadable). */
+function lockOwner(lock: string): number | null {
+  try {
+    const pid = Number(readFileSync(lock, 'utf8').trim());
+    return Number.isInteger(pid) && pid > 0 ? pid : null;
+  } catch {
+    return null;
   }
 }
 
@@ -101,29 +130,38 @@ export async function ensurePgTemplate(
     for (;;) {
       const held = tryLock(lock);
       if (held === true) break;
-      if (held !== null && !processAlive(held)) {
-        // Its builder died (its half-built folder is swept by the next PGlite start). Two waiters
-        // may both remove it and both build: each into its own folder, one rename wins.
+      const age = (() => {
+        try {
+          return Date.now() - statSync(lock).mtimeMs;
+        } catch {
+          return 0;
+        }
+      })();
+      if ((held !== null && !processAlive(held)) || age > PG_TEMPLATE_LOCK_STALE_MS) {
+        // Its builder died (its half-built folder is swept by the next PGlite start), or stopped
+        // touching it (its pid reused by another process). Two waiters may both remove it and both
+        // build: each into its own folder, one rename wins.
         rmSync(lock, { force: true });
         continue;
       }
-      if (held === null) {
-        // Unreadable for longer than a write takes: a lock left by a crash between create and write.
-        const age = (() => {
-          try {
-            return Date.now() - statSync(lock).mtimeMs;
-          } catch {
-            return 0;
-          }
-        })();
-        if (age > 10_000) rmSync(lock, { force: true });
-      }
+      // Unreadable for longer than a write takes: a lock left by a crash between create and write.
+      if (held === null && age > 10_000) rmSync(lock, { force: true });
       waited = true;
       if (present(limits, cacheDir)) return { outcome: 'waited', ms: ms() };
       if (Date.now() > deadline)
         return { outcome: 'failed', ms: ms(), reason: `another process (${held}) is still building it` };
       await sleep(200);
     }
+    // Touched while this process builds, so that waiters tell it from a lock left by a killed builder.
+    const beat = setInterval(() => {
+      try {
+        const now = new Date();
+        utimesSync(lock, now, now);
+      } catch {
+        // removed by a waiter that took it for stale: the build goes on, one rename wins
+      }
+    }, PG_TEMPLATE_LOCK_BEAT_MS);
+    beat.unref();
     try {
       // Built by the lock's previous holder between our look and our lock.
       if (present(limits, cacheDir)) return { outcome: waited ? 'waited' : 'present', ms: ms() };
@@ -132,7 +170,9 @@ export async function ensurePgTemplate(
       if (limits.dataDirOnDisk !== false) rmSync(dataDirTemplate(cacheDir), { recursive: true, force: true });
       return await build(limits, deadline, opts, ms);
     } finally {
-      rmSync(lock, { force: true });
+      clearInterval(beat);
+      // Only its own: a waiter that took the lock over for stale holds it now (its build goes on).
+      if (lockOwner(lock) === process.pid) rmSync(lock, { force: true });
     }
   } catch (err) {
     return { outcome: 'failed', ms: ms(), reason: (err as Error).message };

@@ -120,7 +120,15 @@ describe('a lowered job limit (an API of its own, SVC_BATCH_MAX_JOBS=2, on a sto
     // Below the limit only, each admission evicting the job that finished first.
     for (const s of slotsUsed) expect([0, 1]).toContain(s);
     expect(await cursor('head')).toBeGreaterThanOrEqual(OLD_SLOTS - 2);
-    await new Promise((r) => setTimeout(r, 600)); // the capture is flushed every 250 ms
+    // The capture is flushed every 250 ms (test/store-commands/capture.mjs): wait until it holds the
+    // four admissions' job inserts, at most 15 s (a fixed 600 ms once read an unflushed capture on CI:
+    // batch-slot-directory.test.ts), then one more flush.
+    const jobInserts = () =>
+      readCapture(dir)
+        .filter((c) => c.t >= since && c.cmd === 'insert' && c.coll === 'batch_jobs')
+        .reduce((n, c) => n + (c.n ?? 1), 0);
+    for (let i = 0; i < 150 && jobInserts() < 4; i++) await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 300));
     const ops = readCapture(dir)
       .filter((c) => c.t >= since && !(c.callers ?? '').startsWith(SWEEP_SITE))
       .flatMap(classify)

@@ -4,13 +4,22 @@
 // never a half-built template, and a failure reported, never thrown (the worker then builds on
 // demand). Real PGlite in every row.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_PG_CHECK_LIMITS, PgCheck, verifySqlChecked } from '../../engines/sql/index.js';
 import { dataDirTemplate, liveDataDirs, readCachedDataDir } from '../../engines/sql/pg-check.js';
-import { ensurePgTemplate, pgTemplateLock } from '../../engines/sql/pg-template.js';
+import { ensurePgTemplate, PG_TEMPLATE_LOCK_STALE_MS, pgTemplateLock } from '../../engines/sql/pg-template.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const REQ = {
@@ -110,6 +119,30 @@ console.log(JSON.stringify(r));`,
     expect(r.outcome).toBe('built');
     expect(whole(dir)).toBe(true);
     expect(leftovers(dir)).toEqual([]);
+  }, 300_000);
+
+  it("a lock nobody touched for longer than the stale time is taken over though its pid is alive (a killed builder's pid reused)", async () => {
+    const dir = scratch();
+    // A live pid that builds nothing (this test's parent), in a lock last touched 10 minutes ago.
+    writeFileSync(pgTemplateLock(dir), String(process.ppid));
+    const old = new Date(Date.now() - Math.max(600_000, 2 * PG_TEMPLATE_LOCK_STALE_MS));
+    utimesSync(pgTemplateLock(dir), old, old);
+    // Before session 20's review: waited for the live pid until the time-out, then failed.
+    const r = await ensurePgTemplate(limits(dir), { timeoutMs: 240_000 });
+    expect(r).toMatchObject({ outcome: 'built', source: 'initdb' });
+    expect(whole(dir)).toBe(true);
+    expect(leftovers(dir)).toEqual([]);
+  }, 300_000);
+
+  it("a builder whose lock was taken over meanwhile leaves the new owner's lock in place", async () => {
+    const dir = scratch();
+    const other = String(process.ppid);
+    // While this process builds, a waiter takes the lock over (it took it for stale).
+    const r = await ensurePgTemplate(limits(dir), { onBuilder: () => writeFileSync(pgTemplateLock(dir), other) });
+    expect(r.outcome).toBe('built');
+    expect(whole(dir)).toBe(true);
+    // Before session 20's review the builder removed it: a third process could start a third build.
+    expect(readFileSync(pgTemplateLock(dir), 'utf8')).toBe(other);
   }, 300_000);
 
   it('a template folder that is not a data directory (no PG_VERSION) is built again, not copied', async () => {

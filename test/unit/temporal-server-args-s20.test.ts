@@ -47,4 +47,21 @@ describe('temporalServerArgs', () => {
     expect(temporalServerArgs(ports, '/d/t.sqlite', '')).toEqual(base);
     expect(temporalServerArgs(ports, '/d/t.sqlite', '  \t ')).toEqual(base);
   });
+
+  it('refuses any other flag, a pragma the stack sets for crash safety, or a flag without its value (session 20 review)', () => {
+    for (const extra of [
+      '--ip 0.0.0.0',
+      '--db-filename /tmp/other.sqlite',
+      '--ui-codec-endpoint http://elsewhere',
+      '--sqlite-pragma synchronous=off',
+      '--sqlite-pragma JOURNAL_MODE=memory',
+      '--sqlite-pragma',
+      '--dynamic-config-value',
+      '--sqlite-pragma cache_size=-65536 --headless',
+      'cache_size=-65536',
+    ])
+      expect(() => temporalServerArgs(ports, '/d/t.sqlite', extra), extra).toThrow(
+        /^SVC_TEMPORAL_EXTRA_ARGS takes only /,
+      );
+  });
 });
