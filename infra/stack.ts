@@ -52,13 +52,15 @@ export const DEV_PORTS: StackPorts = { temporal: 7233, temporalUi: 8233, ferret:
  * Session 17: the API's old generation grows by 20 % of the live heap between full collections
  * instead of V8's dynamic factor (up to 4× on this machine): API −34 to −71 MB at the math peak for
  * +2 to +8 % of its CPU in four loaded A/B runs (docs/performance.md "Session 17: the API process under load").
- * Session 20: the API's main thread's semi-spaces at 4 MB instead of V8's 16 (its young generation
- * committed 34 MB idle and under load, the largest single part of the API's V8 pages): API −22 to
- * −34 MB at the peaks for +0.4 to +0.8 ms of the API's CPU per /verify/math (docs/performance.md
- * "Session 20: memory margin"). SVC_API_V8_FLAGS='--heap-growing-percent=20' reverts it.
+ * Session 20: the API's main thread's semi-spaces at 8 MB instead of V8's 16 (its young generation
+ * committed 34 MB idle and under load, the largest single part of the API's V8 pages): API −17 MB
+ * at the math peak for no CPU cost measured (quiet cpu-ab, same tree: API 10.9 → 10.5 ms per
+ * /verify/math). 4 MB saved −21 MB more but cost +1.0 ms of the API's CPU per verification in the
+ * same quiet runs, and so was not kept (docs/performance.md "Session 20 on a quiet machine").
+ * SVC_API_V8_FLAGS='--heap-growing-percent=20' reverts it.
  */
 export const WORKER_V8_FLAGS = '--optimize-for-size';
-export const API_V8_FLAGS = '--heap-growing-percent=20 --max-semi-space-size=4';
+export const API_V8_FLAGS = '--heap-growing-percent=20 --max-semi-space-size=8';
 export const TEST_PORTS: StackPorts = { temporal: 17233, temporalUi: 18233, ferret: 37017, api: 18000 };
 
 /** Dev ports shifted by SVC_DEV_PORT_OFFSET, so a benchmark can run a second dev stack beside the first. */
