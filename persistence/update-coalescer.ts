@@ -8,7 +8,8 @@
 // Why: at SVC_BATCH_MAX_JOBS every admission evicts, and each sent its slot's write as a command
 // of its own, a commit racing the burst's other commits for SQLite's one writer (docs/performance.md
 // "Session 20: the POST's slow rounds": ~24 ms more per evicting POST than for a new slot number).
-import { MongoServerError, type Db, type Document } from 'mongodb';
+import type { Db, Document } from 'mongodb';
+import { insertReplyError as replyError } from './insert-coalescer.js';
 
 /** Most statements sent in one update command. */
 const MAX_BATCH = 100;
@@ -91,15 +92,14 @@ export class UpdateCoalescer {
     }
     // Not known to be durable: every caller fails.
     if (reply.writeConcernError) {
-      const e = reply.writeConcernError;
-      const err = new MongoServerError({ message: e.errmsg ?? 'write concern error', code: e.code });
+      const err = replyError(reply.writeConcernError, 'write concern error');
       for (const p of batch) p.reject(err);
       return;
     }
     const failed = new Map((reply.writeErrors ?? []).map((e) => [e.index, e] as const));
     batch.forEach((p, i) => {
       const e = failed.get(i);
-      if (e) p.reject(new MongoServerError({ message: e.errmsg ?? 'update failed', code: e.code }));
+      if (e) p.reject(replyError(e, 'update failed'));
       else p.resolve();
     });
   }
