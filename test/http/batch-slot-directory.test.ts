@@ -139,11 +139,18 @@ describe('slot directory (an API of its own on a database of its own, SVC_BATCH_
     const ms = (id: string) => Date.parse(byFinish.find((d) => d.job_id === id).completed_at);
     for (let i = 1; i < evicted.length; i++) expect(ms(evicted[i]!)).toBeGreaterThanOrEqual(ms(evicted[i - 1]!));
     // What the admissions asked the store: the slots by _id only, the directory by _id only.
-    await new Promise((r) => setTimeout(r, 600)); // the capture is flushed every 250 ms (CI once read it before any flush: 0 reads)
-    const ops = readCapture(dir)
-      .filter((c) => c.t >= since && !(c.callers ?? '').startsWith(SWEEP_SITE))
-      .flatMap(classify)
-      .filter((o) => ['batch_slots', 'batch_slot_queue', 'batch_slot_cursors'].includes(o.coll) && o.cls !== 'admin');
+    // The capture is flushed every 250 ms (test/store-commands/capture.mjs; CI once read it before any
+    // flush: 0 reads): wait until it holds the three admissions' reads, at most 15 s, then one more flush.
+    const slotOps = () =>
+      readCapture(dir)
+        .filter((c) => c.t >= since && !(c.callers ?? '').startsWith(SWEEP_SITE))
+        .flatMap(classify)
+        .filter((o) => ['batch_slots', 'batch_slot_queue', 'batch_slot_cursors'].includes(o.coll) && o.cls !== 'admin');
+    const finds = (coll: string) => slotOps().filter((o) => o.coll === coll && o.cmd === 'find').length;
+    for (let i = 0; i < 150 && (finds('batch_slot_queue') < 3 || finds('batch_slots') < 3); i++)
+      await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 300));
+    const ops = slotOps();
     const scans = ops.filter((o) => o.scansOnSqlite).map((o) => `${o.coll} ${o.cmd} ${label(o)} at ${o.site}`);
     expect(scans).toEqual([]);
     expect(ops.filter((o) => o.coll === 'batch_slot_queue' && o.cmd === 'find').length).toBeGreaterThanOrEqual(3);
