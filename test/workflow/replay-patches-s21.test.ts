@@ -71,6 +71,16 @@ describe('patches decided after the input check replay in every task layout (ses
     await expect(replay(history, 'race-approval-s21')).resolves.toBeUndefined();
   });
 
+  it('a job as the API starts it (`one_step_job`; logic items, so the separate check), the same race: split, and it replays (it decides no patch after the check)', async () => {
+    const input = { ...batchInput('bj_api_race'), one_step_job: true };
+    const { result, history } = await raceRun(tier, 'batchWorkflow', 'race-api-batch-s21', input, 'progress');
+    expect(result).toMatchObject({ job_id: 'bj_api_race', status: 'completed', completed_items: 2 });
+    const tasks = commandsByTask(history);
+    expect(tasks[0]).toEqual(['patch:svc-input-auth', SA, CHECK]);
+    expect(tasks[1]).toEqual(['ACTIVITY_TASK_SCHEDULED', 'ACTIVITY_TASK_SCHEDULED']);
+    await expect(replay(history, 'race-api-batch-s21')).resolves.toBeUndefined();
+  });
+
   it('without the race: the markers are in the first task, before the check; a one-step job records none', async () => {
     const batch = commandsByTask(await plainRun(tier, 'batchWorkflow', 'plain-batch-s21', batchInput('bj_plain')));
     expect(batch[0]!.slice(0, 5)).toEqual(['patch:svc-input-auth', SA, 'patch:batch-result-docs', SA, CHECK]);
