@@ -104,6 +104,17 @@ describe('patches decided after the input check replay in every task layout (ses
     ],
     ['s20-batch-one-step', [['patch:svc-input-auth', SA, CHECK]]],
     ['s20-approval', [['patch:svc-input-auth', SA, CHECK, 'patch:approval-signal-before-first-wait', SA]]],
+    // The legacy path's layout (jobs started before result documents, after the input check
+    // existed): 0a0720a's code with that path forced (docs/workflows.md, "Fixtures"). Its own
+    // marker tells a split one apart from a split new-path one.
+    ['legacy-batch', [['patch:svc-input-auth', SA, CHECK, 'patch:batch-math-chunks', SA]]],
+    [
+      'legacy-batch-split',
+      [
+        ['patch:svc-input-auth', SA, CHECK],
+        ['patch:batch-math-chunks', SA],
+      ],
+    ],
     // Written by this code.
     ['s21-batch', [['patch:svc-input-auth', SA, 'patch:batch-result-docs', SA, CHECK]]],
     ['s21-batch-split', [['patch:svc-input-auth', SA, 'patch:batch-result-docs', SA, CHECK]]],

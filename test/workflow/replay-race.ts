@@ -90,6 +90,10 @@ const scripted = {
       failed_items: req.failed_items,
     };
   },
+  /** The legacy path's last step (jobs started before result documents; fixture `legacy-*`). */
+  async completeBatchJobActivity() {
+    return { stored: true, audited: true, completed_at: '2026-01-01T00:00:00.000Z' };
+  },
   async settleApprovalActivity(): Promise<FinalizedApproval> {
     return {
       state: 'expired',
@@ -112,7 +116,8 @@ const scripted = {
   },
 };
 
-export async function startRaceTier(): Promise<RaceTier> {
+/** `bundle`: another workflow bundle than this checkout's (recording histories of older code). */
+export async function startRaceTier(bundle?: { codePath: string }): Promise<RaceTier> {
   const env = await TestWorkflowEnvironment.createLocal({
     server: {
       executable: { type: 'existing-path', path: path.join(ROOT, '.tools', 'bin', 'temporal') },
@@ -133,7 +138,7 @@ export async function startRaceTier(): Promise<RaceTier> {
       const worker = await Worker.create({
         connection: env.nativeConnection,
         taskQueue,
-        workflowBundle: await workflowBundle(),
+        workflowBundle: bundle ?? (await workflowBundle()),
         dataConverter: { payloadCodecs: [holdingCodec] },
         activities: {
           ...scripted,
