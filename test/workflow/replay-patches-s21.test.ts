@@ -115,6 +115,10 @@ describe('patches decided after the input check replay in every task layout (ses
         ['patch:batch-math-chunks', SA],
       ],
     ],
+    // An approval from before its patch (session 18's 18aa897), in both layouts: the old branch,
+    // which is why a split s20 approval cannot be waited for (the known limit below).
+    ['legacy-approval', [['patch:svc-input-auth', SA, CHECK, 'TIMER_STARTED']]],
+    ['legacy-approval-split', [['patch:svc-input-auth', SA, CHECK], ['TIMER_STARTED']]],
     // Written by this code.
     ['s21-batch', [['patch:svc-input-auth', SA, 'patch:batch-result-docs', SA, CHECK]]],
     ['s21-batch-split', [['patch:svc-input-auth', SA, 'patch:batch-result-docs', SA, CHECK]]],
