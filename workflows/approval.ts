@@ -24,6 +24,7 @@ import {
   type DecisionSignal,
   type FinalizedApproval,
 } from '../core/approval-workflow.js';
+import { APPROVAL_SIGNAL_BEFORE_FIRST_WAIT } from './early-patches.js';
 
 export const approvalDecisionSignal = defineSignal<[DecisionSignal]>(DECISION_SIGNAL);
 
@@ -64,7 +65,7 @@ export async function approvalWorkflow(input: ApprovalWorkflowInput): Promise<Ap
   // A decision signal delivered with the run's first task (the decider was faster than the
   // worker's first poll) reaches the handler before this loop: counted from 0, it wakes the first
   // wait at once. Runs started before this change wait as they did (their histories replay).
-  let seen = patched('approval-signal-before-first-wait') ? 0 : wakeUps;
+  let seen = patched(APPROVAL_SIGNAL_BEFORE_FIRST_WAIT) ? 0 : wakeUps;
   while (!settled) {
     const remaining = deadline - Date.now();
     const woken = remaining > 0 ? await condition(() => wakeUps > seen, remaining) : false;

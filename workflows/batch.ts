@@ -42,6 +42,7 @@ import {
 } from '../core/batch.js';
 import { ENGINE_TIMEOUT_FAILURE } from '../core/engine-failures.js';
 import { batchItemActivities, batchItemActivityOf } from './engine-activities.js';
+import { BATCH_MATH_CHUNKS, BATCH_RESULT_DOCS } from './early-patches.js';
 
 export const progressQuery = defineQuery<BatchProgress>('progress');
 
@@ -196,7 +197,7 @@ function itemRunner(input: BatchWorkflowInput, workflowId: string): (index: numb
 export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchWorkflowResult> {
   // A one-step job (`one_step_job`, session 13) was started long after the legacy path: no patch
   // marker (and its search attribute upsert) to record, none on replay either.
-  if (input.one_step_job !== true && !patched('batch-result-docs')) return legacyBatchWorkflow(input);
+  if (input.one_step_job !== true && !patched(BATCH_RESULT_DOCS)) return legacyBatchWorkflow(input);
   const { workflowId } = workflowInfo();
   const total = input.items.length;
   const units = batchUnits(input.items, input.concurrency, input.math_unit_max);
@@ -391,7 +392,7 @@ async function legacyBatchWorkflow(input: BatchWorkflowInput): Promise<BatchWork
   type Unit = { kind: 'item'; index: number } | { kind: 'math'; indices: number[] };
   const lanes = Math.max(1, Math.min(input.concurrency, total));
   const units: Unit[] = [];
-  if (patched('batch-math-chunks')) {
+  if (patched(BATCH_MATH_CHUNKS)) {
     const math = input.items.flatMap((it, i) => (it.type === 'math' ? [i] : []));
     for (const indices of mathChunks(math, lanes)) units.push({ kind: 'math', indices });
     input.items.forEach((it, i) => {

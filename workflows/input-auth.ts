@@ -33,6 +33,7 @@ import {
   type AuthenticateInputResult,
   type InputAuthHeader,
 } from '../core/workflow-input-auth-types.js';
+import { earlyPatches } from './early-patches.js';
 
 const check = proxyLocalActivities<
   Record<typeof AUTHENTICATE_INPUT_ACTIVITY, (req: AuthenticateInputRequest) => Promise<AuthenticateInputResult>>
@@ -182,6 +183,10 @@ export const interceptors: WorkflowInterceptorsFactory = () => {
                 throw refusedInActivity(err) ?? err;
               }
             }
+            // The patches the workflow decides right after the check, decided before it (session
+            // 21, workflows/early-patches.ts): their markers go in the run's first task.
+            const early = earlyPatches(info.workflowType, input.args);
+            early.decide();
             const result = await check[AUTHENTICATE_INPUT_ACTIVITY](req);
             if (!result.ok)
               throw ApplicationFailure.nonRetryable(
@@ -189,6 +194,7 @@ export const interceptors: WorkflowInterceptorsFactory = () => {
                 WORKFLOW_INPUT_REFUSED,
               );
             grant = result.grant;
+            await early.settle();
           }
           return next(input);
         },
