@@ -2,6 +2,7 @@
 // store-wal, evict-cost): the project's FerretDB 1.24 binary on a scratch folder, loopback only.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { FERRET_ID_EXPRESSION, keepOneFerretIdIndex, LEGACY_LOOKUP_SUFFIX } from '../infra/ferret-id-index.js';
@@ -30,6 +31,18 @@ export function spawnStandaloneFerret(
     ],
     { stdio: 'ignore' },
   );
+}
+
+/** A port nobody listens on now: a fixed port can be taken by another process's outgoing connection on a busy machine. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
 }
 
 /** A process's CPU so far (user + system, ms; Linux /proc, 100 ticks a second). */

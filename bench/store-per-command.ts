@@ -30,7 +30,7 @@ import { MongoClient, type Collection } from 'mongodb';
 import { FerretCheckpointer } from '../infra/ferret-checkpointer.js';
 import { keepOneFerretIdIndex } from '../infra/ferret-id-index.js';
 import { ferretPragmas } from '../infra/ferret-sqlite.js';
-import { addLegacyLookupIndex, spawnStandaloneFerret } from './standalone-ferret.js';
+import { addLegacyLookupIndex, freePort, spawnStandaloneFerret } from './standalone-ferret.js';
 
 const args = process.argv.slice(2);
 const arg = (name: string, def: string) => {
@@ -200,7 +200,6 @@ async function main() {
     large: await buildTemplate('large', LARGE, PORT + 91),
   };
   const targets: Target[] = [];
-  let port = PORT;
   try {
     for (const set of SET_NAMES)
       for (const size of ['small', 'large'] as const) {
@@ -209,8 +208,10 @@ async function main() {
         for (const f of readdirSync(`${templates[size].dir}/db`))
           copyFileSync(`${templates[size].dir}/db/${f}`, `${dir}/db/${f}`);
         if (set !== 'twoidx') keepOneFerretIdIndex(`${dir}/db/svc.sqlite`);
-        const proc = spawnStandaloneFerret(dir, port++, SETS[set]!);
-        const mc = await connect(port - 1, POOL[set]);
+        // A free port per store (session 21: a fixed one was twice taken by another process's connection).
+        const storePort = await freePort();
+        const proc = spawnStandaloneFerret(dir, storePort, SETS[set]!);
+        const mc = await connect(storePort, POOL[set]);
         const ckpt = new FerretCheckpointer(`${dir}/db`);
         ckpt.start();
         const per = Object.fromEntries(

@@ -7,7 +7,6 @@
 // FerretDB runs), a renamed collection.
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -15,7 +14,7 @@ import { MongoClient, MongoServerError, type Db } from 'mongodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FERRET_ID_EXPRESSION, FerretIdIndexKeeper, LEGACY_LOOKUP_SUFFIX } from '../../infra/ferret-id-index.js';
 import { ferretPragmas } from '../../infra/ferret-sqlite.js';
-import { spawnStandaloneFerret } from '../../bench/standalone-ferret.js';
+import { freePort, spawnStandaloneFerret } from '../../bench/standalone-ferret.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'ferret-one-id-'));
 const file = path.join(dir, 'db', 'svc.sqlite');
@@ -27,17 +26,6 @@ afterAll(async () => {
   await stop();
   rmSync(dir, { recursive: true, force: true });
 });
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function start(): Promise<Db> {
   const port = await freePort();
