@@ -2,7 +2,7 @@
 // docs/store-access.md "Session 20: the seeded store's cost per command"). Builds two templates of
 // one store file with FerretDB 1.24 (the project's binary): a `proofs`-like collection of --small
 // and of --large documents (~1 KB, random string keys as the service's growing collections have,
-// the stack's `_id` lookup index). Then starts one FerretDB per (setting, template) on a copy, all at
+// the `_id` index layout of the stack, infra/ferret-id-index.ts). Then starts one FerretDB per (setting, template) on a copy, all at
 // once, each with the stack's checkpointer thread, and sends each the same commands in alternating
 // rounds (interleaved A/B: the machine's load hits every store alike): insertOne of a new key,
 // findOne / updateOne `$set` / deleteOne by an existing random `_id`, from --lanes lanes.
@@ -10,9 +10,16 @@
 // inflate; the checkpointer thread's CPU added), its read syscalls (/proc/<pid>/io `syscr`: the
 // wire protocol's socket reads, ~2-3 per command, plus SQLite's page reads from the OS) and the
 // ratio large / small; then each FerretDB's resident memory. `same` repeats `current` (an A/A
-// control for the noise between two stores); `oneidx` is not a pragma (see swapToOneIdIndex).
+// control for the noise between two stores). Not pragmas: `twoidx` is the `_id` index layout of
+// sessions 9-20 (FerretDB's unused unique index plus the keeper's lookup index; `current` and
+// `oneidx` have one, session 21), and `pool1` / `pool2` send the lanes' commands through 1 / 2
+// wire connections (the others 16), so that FerretDB runs at most that many at once and Go's
+// connection pool, which hands out its most recently used idle connection, keeps reusing the same
+// one or two SQLite connections (session 21: what fewer SQLite connections per file would save;
+// FerretDB 1.24 itself allows 100 per file, unconfigurable). Per command and setting it also prints
+// the commands per second and the p95 latency of each round (wall time: compare within one run).
 //   npx tsx bench/store-per-command.ts [--small 1000] [--large 100000] [--ops 1500] [--rounds 4]
-//        [--lanes 8] [--sets current,same,cache64m,mmap256m,oneidx] [--port 37300] [--keep]   (--help)
+//        [--lanes 8] [--sets current,twoidx,same,pool1,cache64m,mmap256m] [--port 37300] [--keep]   (--help)
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -21,9 +28,9 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { MongoClient, type Collection } from 'mongodb';
 import { FerretCheckpointer } from '../infra/ferret-checkpointer.js';
-import { indexFerretIdLookups } from '../infra/ferret-id-index.js';
+import { keepOneFerretIdIndex } from '../infra/ferret-id-index.js';
 import { ferretPragmas } from '../infra/ferret-sqlite.js';
-import { spawnStandaloneFerret, swapToOneIdIndex } from './standalone-ferret.js';
+import { addLegacyLookupIndex, freePort, spawnStandaloneFerret } from './standalone-ferret.js';
 
 const args = process.argv.slice(2);
 const arg = (name: string, def: string) => {
@@ -32,7 +39,7 @@ const arg = (name: string, def: string) => {
 };
 if (args.includes('--help')) {
   console.log(
-    'npx tsx bench/store-per-command.ts [--small 1000] [--large 100000] [--ops 1500 (per command per round)] [--rounds 4] [--lanes 8] [--sets current,cache64m,mmap256m] [--port 37300] [--keep]',
+    'npx tsx bench/store-per-command.ts [--small 1000] [--large 100000] [--ops 1500 (per command per round)] [--rounds 4] [--lanes 8] [--sets current,twoidx,pool1] [--port 37300] [--keep]',
   );
   console.log(`sets: ${Object.keys(SETS_ALL()).join(', ')}`);
   process.exit(0);
@@ -57,12 +64,15 @@ function SETS_ALL(): Record<string, string[]> {
     cache64m: [...current, 'cache_size(-65536)'],
     mmap256m: [...current, 'mmap_size(268435456)'],
     mmap1g: [...current, 'mmap_size(1073741824)'],
-    // Not a pragma: the stack's settings with ONE `_id` index per table (see swapToOneIdIndex).
+    // Not pragmas (see the head of this file).
     oneidx: current,
+    twoidx: current,
+    pool1: current,
+    pool2: current,
   };
 }
 const SETS = SETS_ALL();
-const SET_NAMES = arg('sets', 'current,cache64m,mmap256m').split(',');
+const SET_NAMES = arg('sets', 'current,twoidx,pool1').split(',');
 for (const s of SET_NAMES) if (!SETS[s]) throw new Error(`unknown set ${s} (${Object.keys(SETS).join(', ')})`);
 
 const COMMANDS = ['insertOne', 'findOne', 'updateOne', 'deleteOne'] as const;
@@ -90,11 +100,11 @@ function rssMb(pid: number): number {
   return m ? Number(m[1]) / 1024 : NaN;
 }
 
-async function connect(port: number): Promise<MongoClient> {
+async function connect(port: number, maxPoolSize = 16): Promise<MongoClient> {
   for (let i = 0; ; i++) {
     try {
       const mc = new MongoClient(`mongodb://127.0.0.1:${port}/svc`, {
-        maxPoolSize: 16,
+        maxPoolSize,
         serverSelectionTimeoutMS: 2000,
       });
       await mc.connect();
@@ -123,7 +133,7 @@ async function buildTemplate(name: string, n: number, port: number): Promise<{ d
   p.kill('SIGTERM');
   await new Promise((r) => p.once('exit', r));
   const file = `${dir}/db/svc.sqlite`;
-  indexFerretIdLookups(file);
+  addLegacyLookupIndex(file); // `twoidx`; every other set is converted as the stack does (below)
   const s = new Database(file);
   s.pragma('wal_checkpoint(TRUNCATE)');
   s.close();
@@ -144,8 +154,16 @@ interface Target {
   c: Collection;
   /** Existing keys not yet deleted (findOne / updateOne / deleteOne pick from here). */
   keys: string[];
-  per: Record<Command, { cpu: number[]; user: number[]; sys: number[]; syscr: number[] }>;
+  per: Record<
+    Command,
+    { cpu: number[]; user: number[]; sys: number[]; syscr: number[]; rate: number[]; p95: number[] }
+  >;
 }
+
+const POOL: Record<string, number> = { pool1: 1, pool2: 2 };
+
+/** Wall-clock latency of every command of the current round (ms). */
+let latencies: number[] = [];
 
 async function runCommand(t: Target, cmd: Command, n: number): Promise<void> {
   let i = 0;
@@ -154,6 +172,7 @@ async function runCommand(t: Target, cmd: Command, n: number): Promise<void> {
     Array.from({ length: LANES }, async () => {
       while (i < n) {
         i++;
+        const t0 = performance.now();
         if (cmd === 'insertOne') {
           const id = key();
           await t.c.insertOne(doc(id) as never);
@@ -167,6 +186,7 @@ async function runCommand(t: Target, cmd: Command, n: number): Promise<void> {
           t.keys.pop();
           await t.c.deleteOne({ _id: id } as never);
         }
+        latencies.push(performance.now() - t0);
       }
     }),
   );
@@ -180,7 +200,6 @@ async function main() {
     large: await buildTemplate('large', LARGE, PORT + 91),
   };
   const targets: Target[] = [];
-  let port = PORT;
   try {
     for (const set of SET_NAMES)
       for (const size of ['small', 'large'] as const) {
@@ -188,13 +207,15 @@ async function main() {
         mkdirSync(`${dir}/db`, { recursive: true });
         for (const f of readdirSync(`${templates[size].dir}/db`))
           copyFileSync(`${templates[size].dir}/db/${f}`, `${dir}/db/${f}`);
-        if (set === 'oneidx') swapToOneIdIndex(`${dir}/db/svc.sqlite`);
-        const proc = spawnStandaloneFerret(dir, port++, SETS[set]!);
-        const mc = await connect(port - 1);
+        if (set !== 'twoidx') keepOneFerretIdIndex(`${dir}/db/svc.sqlite`);
+        // A free port per store (session 21: a fixed one was twice taken by another process's connection).
+        const storePort = await freePort();
+        const proc = spawnStandaloneFerret(dir, storePort, SETS[set]!);
+        const mc = await connect(storePort, POOL[set]);
         const ckpt = new FerretCheckpointer(`${dir}/db`);
         ckpt.start();
         const per = Object.fromEntries(
-          COMMANDS.map((c) => [c, { cpu: [], user: [], sys: [], syscr: [] }]),
+          COMMANDS.map((c) => [c, { cpu: [], user: [], sys: [], syscr: [], rate: [], p95: [] }]),
         ) as unknown as Target['per'];
         targets.push({
           name: `${set}/${size}`,
@@ -208,8 +229,8 @@ async function main() {
           per,
         });
       }
-    // The `oneidx` probe keeps `_id` unique: a duplicate insert must fail with 11000.
-    for (const t of targets.filter((x) => x.set === 'oneidx')) {
+    // Every layout keeps `_id` unique: a duplicate insert must fail with 11000.
+    for (const t of targets) {
       const code = await t.c.insertOne({ _id: t.keys[0] } as never).then(
         () => 'accepted',
         (e: { code?: number }) => String(e.code),
@@ -227,7 +248,10 @@ async function main() {
           const c0 = cpu(pid);
           const k0 = t.ckpt.cpuMs;
           const s0 = readSyscalls(pid);
+          latencies = [];
+          const w0 = performance.now();
           await runCommand(t, cmd, OPS);
+          const wall = performance.now() - w0;
           await sleep(1100); // the checkpointer's pass after the commands (it reports its CPU once a pass)
           const c1 = cpu(pid);
           c1.sys += t.ckpt.cpuMs - k0;
@@ -237,6 +261,9 @@ async function main() {
           p.sys.push((c1.sys - c0.sys) / OPS);
           p.cpu.push((c1.user - c0.user + c1.sys - c0.sys) / OPS);
           p.syscr.push((s1 - s0) / OPS);
+          p.rate.push((OPS * 1000) / wall);
+          const sorted = latencies.sort((a, b) => a - b);
+          p.p95.push(sorted[Math.floor(sorted.length * 0.95)] ?? NaN);
         }
       console.error(`round ${r + 1}/${ROUNDS} done; load ${os.loadavg()[0]!.toFixed(1)}`);
     }
@@ -261,6 +288,14 @@ async function main() {
         console.log(
           `${set} | ${cmd} | ${cell(s)} | ${cell(l)} | ${(med(l.per[cmd].cpu) / med(s.per[cmd].cpu)).toFixed(2)}`,
         );
+      }
+    console.log('setting | command | small: commands/s, p95 ms | large: commands/s, p95 ms (medians of the rounds)');
+    for (const set of SET_NAMES)
+      for (const cmd of COMMANDS) {
+        const cell = (t: Target) => `${med(t.per[cmd].rate).toFixed(0)}/s, ${med(t.per[cmd].p95).toFixed(1)}`;
+        const s = targets.find((t) => t.set === set && t.size === 'small')!;
+        const l = targets.find((t) => t.set === set && t.size === 'large')!;
+        console.log(`${set} | ${cmd} | ${cell(s)} | ${cell(l)}`);
       }
     console.log('FerretDB resident memory (MB) at the end:');
     for (const t of targets) console.log(`  ${t.name}: ${rssMb(t.proc.pid!).toFixed(0)}`);

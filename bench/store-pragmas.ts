@@ -9,7 +9,7 @@ import { rmSync, readFileSync } from 'node:fs';
 import { MongoClient } from 'mongodb';
 import os from 'node:os';
 import path from 'node:path';
-import { indexFerretIdLookups } from '../infra/ferret-id-index.js';
+import { keepOneFerretIdIndex } from '../infra/ferret-id-index.js';
 import { spawnStandaloneFerret } from './standalone-ferret.js';
 const args = process.argv.slice(2);
 const arg = (name: string, def: string) => {
@@ -35,7 +35,7 @@ async function run(name: string, pragmas: string[], port: number) {
   const pad = 'x'.repeat(1500);
   for (let i = 0; i < N; i += 1000)
     await c.insertMany(Array.from({ length: 1000 }, (_, k) => ({ _id: `p${i + k}`, body: pad, n: i + k })) as any[]);
-  indexFerretIdLookups(`${dir}/db/svc.sqlite`);
+  keepOneFerretIdIndex(`${dir}/db/svc.sqlite`);
   const out: string[] = [];
   for (let round = 0; round < 2; round++) {
     let c0 = cpu(p.pid!);

@@ -18,7 +18,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { MongoClient, type Db } from 'mongodb';
 import { FerretCheckpointer } from '../infra/ferret-checkpointer.js';
-import { indexFerretIdLookups } from '../infra/ferret-id-index.js';
+import { keepOneFerretIdIndex } from '../infra/ferret-id-index.js';
 import { ferretPragmas } from '../infra/ferret-sqlite.js';
 import { procCpuMs, spawnStandaloneFerret } from './standalone-ferret.js';
 
@@ -102,7 +102,7 @@ async function start(name: string, port: number, bound: boolean, tries: number):
         .insertMany(Array.from({ length: Math.min(1000, SEED - i) }, (_, k) => doc(coll, i + k)) as never[]);
   }
   // As the stack does: FerretDB's `_id` lookups indexed; the seed's WAL copied and emptied first.
-  indexFerretIdLookups(`${dir}/db/svc.sqlite`);
+  keepOneFerretIdIndex(`${dir}/db/svc.sqlite`);
   const seeded = new Database(`${dir}/db/svc.sqlite`, { timeout: 5000 });
   seeded.pragma('wal_checkpoint(TRUNCATE)');
   seeded.close();

@@ -737,6 +737,8 @@ export class Stack {
     // Infrastructure first, in parallel; then the worker and the API. On any failure, stop
     // whatever did start, so a failed start leaves nothing behind.
     try {
+      // An existing store's `_id` indexes are converted before FerretDB opens it (no writer waits; infra/ferret-id-index.ts).
+      this.ferretIdIndex?.sweep();
       // The workflow bundle is built (or found in dist/) beside the infrastructure's start, so no
       // worker process runs webpack on its own start (workers/workflow-bundle.ts).
       await Promise.all([

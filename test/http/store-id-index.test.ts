@@ -1,4 +1,5 @@
-// The embedded store answers `_id` lookups from an index (infra/ferret-id-index.ts, issue 22):
+// The embedded store answers `_id` lookups from an index (infra/ferret-id-index.ts, issue 22;
+// since session 21 FerretDB's own unique `_id` index, re-created on its lookup expression):
 // on the real FerretDB file of the running stack, FerretDB's own lookup expression for a proof
 // is an index search once a verification has written one, not a scan of the table.
 import Database from 'better-sqlite3';
@@ -37,5 +38,5 @@ it('a proof lookup by _id on the embedded store is an index search', async () =>
     }
     if (!/USING INDEX/.test(detail)) await new Promise((res) => setTimeout(res, 250));
   }
-  expect(detail).toMatch(/^SEARCH proofs_[0-9a-f]+ USING INDEX proofs_[0-9a-f]+__svc_id_lookup \(<expr>=\?\)$/);
+  expect(detail).toMatch(/^SEARCH proofs_[0-9a-f]+ USING INDEX proofs_[0-9a-f]+__id_ \(<expr>=\?\)$/);
 });
