@@ -12,12 +12,14 @@
 //     answer) and CPU ms per item by process;
 //   - each process group's resident memory after the round (its peak over the rounds is printed).
 // Before the rounds, every stack's idle CPU (ms per s) over `--idle` seconds: the Go runtimes'
-// cost per second with nothing to do.
+// cost per second with nothing to do. Run it with GODEBUG=gctrace=1 in its environment (the Go
+// processes inherit it and print a line per collection to their logs) and it also prints the
+// collections and their CPU (the line's `ms cpu` sum) per verification / batch item of each.
 //   npx tsx bench/go-runtime-ab.ts --configs 'base=;t1=SVC_TEMPORAL_GOMAXPROCS=1;s1=SVC_STORE_GOMAXPROCS=1'
 //        [--rounds 8] [--slice 8] [--clients 8] [--jobs 10] [--items 100] [--idle 10] [--warm 3]
 // A configuration is `name=K=V,K2=V2` (the stack's environment; empty: the defaults).
 // Ports: SVC_BENCH_PORT_OFFSET (default 650) for the first configuration, +10 for each next one.
-import { readdirSync, readFileSync } from 'node:fs';
+import { openSync, readSync, closeSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { startBenchStack, type BenchStack } from './bench-stack.js';
@@ -117,6 +119,34 @@ function threads(pid: number | undefined): number {
   }
 }
 
+/** The Go collections a log gained since `offset` (GODEBUG=gctrace=1 lines): their count and CPU ms. */
+function gcSince(file: string, offset: number): { offset: number; cycles: number; cpuMs: number } {
+  let size = 0;
+  try {
+    size = statSync(file).size;
+  } catch {
+    return { offset, cycles: 0, cpuMs: 0 };
+  }
+  if (size <= offset) return { offset: size, cycles: 0, cpuMs: 0 };
+  const buf = Buffer.alloc(size - offset);
+  const fd = openSync(file, 'r');
+  readSync(fd, buf, 0, buf.length, offset);
+  closeSync(fd);
+  let cycles = 0;
+  let cpuMs = 0;
+  for (const m of buf
+    .toString('utf8')
+    .matchAll(/^gc \d+ .*?([\d.]+)\+([\d.]+)\/([\d.]+)\/([\d.]+)\+([\d.]+) ms cpu/gm)) {
+    cycles++;
+    for (let i = 1; i <= 5; i++) cpuMs += Number(m[i]);
+  }
+  return { offset: size, cycles, cpuMs };
+}
+
+const GO_PROCS = ['temporal', 'store'] as const;
+const logOf = (side: Side, p: (typeof GO_PROCS)[number]) =>
+  (p === 'temporal' ? side.b.stack.temporal : side.b.stack.ferret)?.logFile ?? '';
+
 async function mathSlice(side: Side, seconds: number): Promise<{ ok: number; failed: number; ms: number[] }> {
   const end = performance.now() + seconds * 1000;
   const ms: number[] = [];
@@ -161,6 +191,7 @@ async function burst(side: Side): Promise<{ wallMs: number; items: number; faile
 
 async function measureRound(side: Side): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
+  const gc0 = GO_PROCS.map((p) => gcSince(logOf(side, p), Number.MAX_SAFE_INTEGER).offset);
   const c0 = cpuOf(side);
   const x0 = { temporal: ctxSwitches(side.pids.temporal), store: ctxSwitches(side.pids.store) };
   const m = await mathSlice(side, SLICE_S);
@@ -173,6 +204,7 @@ async function measureRound(side: Side): Promise<Record<string, number>> {
     total += out[`math ${p}`] as number;
   }
   out['math total'] = total;
+  out['math n'] = m.ok;
   out['math req/s'] = m.ok / SLICE_S;
   out['math failed'] = m.failed;
   const sorted = [...m.ms].sort((a, b) => a - b);
@@ -181,6 +213,11 @@ async function measureRound(side: Side): Promise<Record<string, number>> {
   out['math temporal cs'] = (x1.temporal - x0.temporal) / n;
   out['math store cs'] = (x1.store - x0.store) / n;
   side.latencies.push(...m.ms);
+  const gc1 = GO_PROCS.map((p, i) => gcSince(logOf(side, p), gc0[i] as number));
+  GO_PROCS.forEach((p, i) => {
+    out[`math ${p} gc cycles/1000`] = ((gc1[i]?.cycles ?? 0) * 1000) / n;
+    out[`math ${p} gc cpu`] = (gc1[i]?.cpuMs ?? 0) / n;
+  });
   const b = await burst(side);
   const c2 = cpuOf(side);
   const items = Math.max(1, b.items);
@@ -191,6 +228,11 @@ async function measureRound(side: Side): Promise<Record<string, number>> {
   }
   out['batch total'] = total;
   out['batch items/s'] = b.items / (b.wallMs / 1000);
+  GO_PROCS.forEach((p, i) => {
+    const g = gcSince(logOf(side, p), gc1[i]?.offset as number);
+    out[`batch ${p} gc cycles/1000`] = (g.cycles * 1000) / items;
+    out[`batch ${p} gc cpu`] = g.cpuMs / items;
+  });
   out['batch failed'] = b.failed;
   for (const p of PROCS) side.rssPeak[p] = Math.max(side.rssPeak[p], groupSample(side.pids[p]).rssMb);
   return out;

@@ -28,6 +28,8 @@ function stackWith(env: Record<string, string>, mongodbUri?: string): Stack {
 
 const GO = ['GOMAXPROCS', 'GOGC', 'GOMEMLIMIT'] as const;
 const goVars = (env: NodeJS.ProcessEnv) => Object.fromEntries(GO.filter((k) => k in env).map((k) => [k, env[k]]));
+/** What this process's own environment has (the Go processes inherit it under the knobs). */
+const inherited = goVars(process.env);
 
 describe('goRuntimeEnv', () => {
   it('sets each knob on its own process only, over the inherited environment, without changing it', () => {
@@ -91,11 +93,23 @@ describe('goRuntimeEnv', () => {
 describe("the stack's Go processes (session 21)", () => {
   it("the process specs carry the knobs; the service's secrets still stay out of them", () => {
     const stack = stackWith({ SVC_TEMPORAL_GOMAXPROCS: '1', SVC_STORE_GOGC: '300', SVC_STORE_GOMEMLIMIT: '1GiB' });
-    expect(goVars(stack.temporal.spec.env)).toEqual({ ...GO_RUNTIME_DEFAULTS.temporal, GOMAXPROCS: '1' });
-    expect(goVars(stack.ferret!.spec.env)).toEqual({ ...GO_RUNTIME_DEFAULTS.store, GOGC: '300', GOMEMLIMIT: '1GiB' });
+    expect(goVars(stack.temporal.spec.env)).toEqual({ ...inherited, ...GO_RUNTIME_DEFAULTS.temporal, GOMAXPROCS: '1' });
+    expect(goVars(stack.ferret!.spec.env)).toEqual({
+      ...inherited,
+      ...GO_RUNTIME_DEFAULTS.store,
+      GOGC: '300',
+      GOMEMLIMIT: '1GiB',
+    });
     expect(stack.env.SVC_API_KEY_LOOKUP_SECRET).toBeTruthy();
     expect(stack.temporal.spec.env.SVC_API_KEY_LOOKUP_SECRET).toBeUndefined();
     expect(stack.ferret!.spec.env.SVC_API_KEY_LOOKUP_SECRET).toBeUndefined();
+  });
+
+  it("the adopted defaults: FerretDB with GOGC=400 under a 256 MiB ceiling; Temporal on Go's own", () => {
+    expect(GO_RUNTIME_DEFAULTS).toEqual({ temporal: {}, store: { GOGC: '400', GOMEMLIMIT: '256MiB' } });
+    const stack = stackWith({});
+    expect(goVars(stack.ferret!.spec.env)).toEqual({ ...inherited, GOGC: '400', GOMEMLIMIT: '256MiB' });
+    expect(goVars(stack.temporal.spec.env)).toEqual(inherited);
   });
 
   it('the defaults reach both processes when no knob is set', () => {
@@ -123,8 +137,8 @@ describe("the stack's Go processes (session 21)", () => {
       SVC_STORE_GOMEMLIMIT: '768MiB',
     });
     for (const [proc, want] of [
-      [stack.temporal, { ...GO_RUNTIME_DEFAULTS.temporal, GOMAXPROCS: '1', GOGC: '250' }],
-      [stack.ferret!, { ...GO_RUNTIME_DEFAULTS.store, GOMAXPROCS: '1', GOMEMLIMIT: '768MiB' }],
+      [stack.temporal, { ...inherited, ...GO_RUNTIME_DEFAULTS.temporal, GOMAXPROCS: '1', GOGC: '250' }],
+      [stack.ferret!, { ...inherited, ...GO_RUNTIME_DEFAULTS.store, GOMAXPROCS: '1', GOMEMLIMIT: '768MiB' }],
     ] as const) {
       let seen: Record<string, string> | null = null;
       // The stack's own spec (binary, arguments, environment); ready once its environment is read.
