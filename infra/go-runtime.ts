@@ -22,8 +22,8 @@ const PREFIX: Record<GoProcess, string> = { temporal: 'SVC_TEMPORAL_', store: 'S
  * FerretDB: a collection per 4x heap growth (GOGC=400; its live heap is 2-5 MiB, so Go's default
  * collected every few MiB allocated: 86 collections per 1,000 verifications, 11 with 400), under a
  * soft 256 MiB ceiling that only matters past a 51 MiB live heap and never collects more often than
- * Go's default below 128 MiB: its CPU per verification -11 %, per batch item -23 %, no throughput
- * or p95 change beyond noise, +22-26 MB of its RSS. Not GOMAXPROCS=1: it halves FerretDB's context
+ * Go's default below 128 MiB: its CPU per verification -11 to -14 %, per batch item -23 to -25 %,
+ * no throughput or p95 change beyond noise, +16-26 MB of its RSS. Not GOMAXPROCS=1: it halves FerretDB's context
  * switches but serialises its commands (point reads beside a long scan: 0.33x the rate, p50 x7).
  * Temporal: Go's defaults (GOGC=200 cost ~95 MB of its RSS for a CPU gain not seen beyond noise;
  * GOMAXPROCS=1 caps it at one core). docs/performance.md "Session 21: the Go runtimes".
