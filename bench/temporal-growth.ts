@@ -9,7 +9,10 @@
 // resident memory, its SQLite file (+ WAL) size and rows of its main tables.
 // With several --configs, the stacks run side by side and their rounds interleave (A1 B1 A2 B2 ...),
 // so the machine's drift falls on all alike; a configuration is extra dev-server flags
-// (SVC_TEMPORAL_EXTRA_ARGS of infra/stack.ts), e.g. a dynamic-config value.
+// (SVC_TEMPORAL_EXTRA_ARGS of infra/stack.ts), e.g. a dynamic-config value, or (session 21) `env:`
+// and the stack's environment as K=V pairs split by commas, e.g. `lim=env:SVC_TEMPORAL_GOMEMLIMIT=200MiB`
+// (the Go runtime knobs, infra/go-runtime.ts). At the end, each Temporal's resident memory split
+// into its binary's file pages and its anonymous memory (/proc/<pid>/smaps).
 //   npx tsx bench/temporal-growth.ts [--rounds 6] [--per-round 2000] [--clients 8] [--tail 12] [--warm 200] [--rates 8,24] [--fill 0]
 //        [--configs 'base=;cache4k=--dynamic-config-value history.cacheMaxSize=4096']
 // Ports: SVC_BENCH_PORT_OFFSET (default 23000) for the first configuration, +20 for each next one.
@@ -29,7 +32,7 @@ const arg = (name: string, def: string) => {
 };
 if (args.includes('--help') || args.includes('-h')) {
   console.log(
-    "npx tsx bench/temporal-growth.ts [--rounds 6] [--per-round 2000] [--clients 8] [--tail 12] [--warm 200] [--rates 8,24] [--fill 0] [--configs 'name=<temporal flags>;name2=...']",
+    "npx tsx bench/temporal-growth.ts [--rounds 6] [--per-round 2000] [--clients 8] [--tail 12] [--warm 200] [--rates 8,24] [--fill 0] [--configs 'name=<temporal flags>;name2=env:K=V,K2=V2;...']",
   );
   process.exit(0);
 }
@@ -61,6 +64,27 @@ const BODY = JSON.stringify({ expression: '(x+1)**2 = x**2 + 2*x + 1' });
 const TABLES = ['executions', 'current_executions', 'history_node', 'executions_visibility', 'timer_tasks'];
 
 const round1 = (n: number) => Math.round(n * 10) / 10;
+
+/** `K=V,K2=V2` as an environment (a configuration's `env:` form). */
+function envPairs(text: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const kv of text.split(',').filter(Boolean)) {
+    const i = kv.indexOf('=');
+    if (i > 0) env[kv.slice(0, i).trim()] = kv.slice(i + 1).trim();
+  }
+  return env;
+}
+
+/** A process's resident memory (MB): file-backed pages (its binary) and anonymous memory (/proc/<pid>/smaps_rollup). */
+function rssSplit(pid: number | undefined): { file: number; anon: number } {
+  try {
+    const t = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+    const kb = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(t)?.[1] ?? 0);
+    return { file: round1((kb('Rss') - kb('Anonymous')) / 1024), anon: round1(kb('Anonymous') / 1024) };
+  } catch {
+    return { file: 0, anon: 0 };
+  }
+}
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Side {
@@ -155,7 +179,7 @@ async function main() {
       const b = await startBenchStack(
         `temporal-growth-${c.name}`,
         OFFSET,
-        { SVC_TEMPORAL_EXTRA_ARGS: c.flags },
+        c.flags.startsWith('env:') ? envPairs(c.flags.slice(4)) : { SVC_TEMPORAL_EXTRA_ARGS: c.flags },
         {
           ports: testPorts(OFFSET + 20 * i),
         },
@@ -237,6 +261,12 @@ async function main() {
           const f = await drive(s.b, FILL);
           s.done += f.ok;
         }
+    }
+    for (const s of sides) {
+      const m = rssSplit(s.b.stack.temporal.pid);
+      console.log(
+        `${s.name}: Temporal resident memory at the end: ${m.file} MB file-backed (its binary), ${m.anon} MB anonymous`,
+      );
     }
   } finally {
     for (const s of sides) await s.b.stack.down().catch(() => undefined);

@@ -28,6 +28,7 @@ import { serviceArgs } from './service-build.js';
 import { FerretIdIndexKeeper } from './ferret-id-index.js';
 import { FerretCheckpointer } from './ferret-checkpointer.js';
 import { ferretSqliteUrl, storeSync } from './ferret-sqlite.js';
+import { goRuntimeEnv } from './go-runtime.js';
 import { loadSqlEngineConfig } from '../core/config.js';
 import type { PgTemplateResult } from '../engines/sql/pg-template.js';
 
@@ -537,7 +538,8 @@ export class Stack {
         name: 'temporal',
         command: path.join(TOOLS_BIN, 'temporal'),
         args: temporalServerArgs(ports, path.join(this.dataDir, 'temporal.sqlite'), this.env.SVC_TEMPORAL_EXTRA_ARGS),
-        env: process.env,
+        // GOMAXPROCS, GOGC, GOMEMLIMIT from SVC_TEMPORAL_GO* (infra/go-runtime.ts, session 21).
+        env: goRuntimeEnv('temporal', this.env, process.env),
         ready: async () => (await portOpen(ports.temporal)) && (await temporalServes(ports.temporal)),
         readyTimeoutMs: 60_000,
       },
@@ -560,7 +562,8 @@ export class Stack {
                 `--state-dir=${path.join(this.dataDir, 'ferretdb-state')}`,
                 '--log-level=warn',
               ],
-              env: process.env,
+              // GOMAXPROCS, GOGC, GOMEMLIMIT from SVC_STORE_GO* (infra/go-runtime.ts, session 21).
+              env: goRuntimeEnv('store', this.env, process.env),
               ready: () => portOpen(ports.ferret),
               readyTimeoutMs: 30_000,
             },

@@ -1,0 +1,66 @@
+// The Go runtime settings of the two Go processes the stack starts: the Temporal dev server and
+// FerretDB (session 21, issue 22; docs/performance.md "Session 21: the Go runtimes",
+// docs/configuration.md). Each is a named knob read by the stack's supervisor:
+//   SVC_TEMPORAL_GOMAXPROCS / SVC_STORE_GOMAXPROCS  an integer 1-256, or `auto` (Go's own default:
+//                                                  the CPUs the process may use)
+//   SVC_TEMPORAL_GOGC       / SVC_STORE_GOGC        an integer 1-100000 (Go's default 100), or `off`
+//   SVC_TEMPORAL_GOMEMLIMIT / SVC_STORE_GOMEMLIMIT  a size such as 512MiB, or `off` (Go's default)
+// Unset or empty: the stack's default (GO_RUNTIME_DEFAULTS); a default of `undefined` leaves the
+// variable as the supervisor's own environment has it. Any other value stops the stack at start,
+// as a bad SVC_STORE_SYNC does. An external MONGODB_URI starts no FerretDB: its knobs do nothing.
+
+export type GoProcess = 'temporal' | 'store';
+
+type GoVar = 'GOMAXPROCS' | 'GOGC' | 'GOMEMLIMIT';
+const GO_VARS: readonly GoVar[] = ['GOMAXPROCS', 'GOGC', 'GOMEMLIMIT'];
+
+/** The knob's prefix per process: SVC_TEMPORAL_GOGC, SVC_STORE_GOMAXPROCS, ... */
+const PREFIX: Record<GoProcess, string> = { temporal: 'SVC_TEMPORAL_', store: 'SVC_STORE_' };
+
+/**
+ * What the stack sets when a knob is unset (undefined: the inherited environment decides).
+ * FerretDB: a collection per 4x heap growth (GOGC=400; its live heap is 2-5 MiB, so Go's default
+ * collected every few MiB allocated: 86 collections per 1,000 verifications, 11 with 400), under a
+ * soft 256 MiB ceiling that only matters past a 51 MiB live heap and never collects more often than
+ * Go's default below 128 MiB: its CPU per verification -11 to -14 %, per batch item -23 to -25 %,
+ * no throughput or p95 change beyond noise, +16-26 MB of its RSS. Not GOMAXPROCS=1: it halves FerretDB's context
+ * switches but serialises its commands (point reads beside a long scan: 0.33x the rate, p50 x7).
+ * Temporal: Go's defaults (GOGC=200 cost ~95 MB of its RSS for a CPU gain not seen beyond noise;
+ * GOMAXPROCS=1 caps it at one core). docs/performance.md "Session 21: the Go runtimes".
+ */
+export const GO_RUNTIME_DEFAULTS: Readonly<Record<GoProcess, Readonly<Partial<Record<GoVar, string>>>>> = {
+  temporal: {},
+  store: { GOGC: '400', GOMEMLIMIT: '256MiB' },
+};
+
+const VALID: Record<GoVar, (v: string) => boolean> = {
+  GOMAXPROCS: (v) => v === 'auto' || (/^\d{1,3}$/.test(v) && Number(v) >= 1 && Number(v) <= 256),
+  GOGC: (v) => v === 'off' || (/^\d{1,6}$/.test(v) && Number(v) >= 1 && Number(v) <= 100_000),
+  GOMEMLIMIT: (v) => v === 'off' || /^[1-9]\d{0,12}(B|KiB|MiB|GiB|TiB)?$/.test(v),
+};
+
+/** The knob's name for one process and variable (SVC_TEMPORAL_GOMAXPROCS, ...). */
+export const goRuntimeKnob = (proc: GoProcess, v: GoVar): string => `${PREFIX[proc]}${v}`;
+
+/**
+ * The environment a Go process of the stack starts with: `base` (the supervisor's own
+ * environment: Temporal and FerretDB never get the service's secrets) with GOMAXPROCS, GOGC and
+ * GOMEMLIMIT set from the knobs in `knobs` (the stack's environment), else from the defaults.
+ * GOMAXPROCS=auto removes the variable, so that Go picks the CPU count.
+ */
+export function goRuntimeEnv(proc: GoProcess, knobs: NodeJS.ProcessEnv, base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const env = { ...base };
+  for (const v of GO_VARS) {
+    const knob = goRuntimeKnob(proc, v);
+    const raw = knobs[knob]?.trim();
+    const value = raw ? raw : GO_RUNTIME_DEFAULTS[proc][v];
+    if (value === undefined) continue;
+    if (!VALID[v](value))
+      throw new Error(
+        `${knob} must be ${v === 'GOMAXPROCS' ? 'an integer 1-256 or auto' : v === 'GOGC' ? 'an integer 1-100000 or off' : 'a size such as 512MiB (B, KiB, MiB, GiB, TiB) or off'}, got ${JSON.stringify(raw)}`,
+      );
+    if (v === 'GOMAXPROCS' && value === 'auto') delete env.GOMAXPROCS;
+    else env[v] = value;
+  }
+  return env;
+}
