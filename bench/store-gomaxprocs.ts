@@ -17,7 +17,7 @@ import { performance } from 'node:perf_hooks';
 import { MongoClient } from 'mongodb';
 import { procCpuMs, spawnStandaloneFerret } from './standalone-ferret.js';
 import { medianOf, percentileOf } from './round-stats.js';
-import { indexFerretIdLookups } from '../infra/ferret-id-index.js';
+import { keepOneFerretIdIndex } from '../infra/ferret-id-index.js';
 import { ferretPragmas } from '../infra/ferret-sqlite.js';
 import { portOpen } from '../infra/stack.js';
 
@@ -74,7 +74,7 @@ async function startStore(name: 'A' | 'B', port: number, env: Record<string, str
         s: `${pad}${i + j}`,
       })) as never[],
     );
-  indexFerretIdLookups(path.join(dir, 'db', 'probe.sqlite'));
+  keepOneFerretIdIndex(path.join(dir, 'db', 'probe.sqlite'));
   return {
     name,
     pid: child.pid as number,
