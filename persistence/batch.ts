@@ -189,10 +189,16 @@ const QUEUE_SWEEP_MARGIN = 1000;
  * How long a process answers admissions at the limit from the release-queue windows and the
  * `head` hint it read (session 15), without reading them again. A snapshot only proposes a slot:
  * the claim's unique insert decides, so a slot another process took meanwhile costs a lost
- * claim, never a second job; and the claims a snapshot could miss are kept CLAIM_RETENTION_MS
- * (an hour), far longer than this.
+ * claim (then the window is read again), never a second job; and the claims a snapshot could
+ * miss are kept CLAIM_RETENTION_MS (an hour), far longer than this. A slot at generation g in a
+ * snapshot changes only through the claim of g+1, so a claim won from a snapshot of any age
+ * saw the slot as it is. Session 21: 60 s (was 10 s): bursts more than 10 s apart (data-scale's
+ * interleaved pairs, sporadic POSTs at the limit) read the `head` hint, then the window's queue
+ * positions, then their slots, three round trips on every admission's path before its claim.
  */
-const HELD_MS = 10_000;
+const HELD_MS = 60_000;
+/** A window read ahead this recently is not read again (session 15: HELD_MS / 2 when that was 10 s). */
+const AHEAD_FRESH_MS = 5_000;
 /** Windows kept in hand (the one in use and the one read ahead, with room for a second process's pace). */
 const HELD_WINDOWS = 4;
 /** Windows read ahead of the one in use: 16 positions, more than a burst of 10 admissions to one process takes. */
@@ -650,7 +656,7 @@ export class BatchJobStore {
     for (let i = 1; i <= READ_AHEAD; i++) {
       const x = h + i * QUEUE_WINDOW;
       const kept = this.windowsHeld.get(x);
-      if (kept && Date.now() - kept.at < HELD_MS / 2) continue;
+      if (kept && Date.now() - kept.at < AHEAD_FRESH_MS) continue;
       if (this.windowReads.has(x)) continue;
       void this.queueWindow(x).catch(() => undefined); // a failed read-ahead is read again on the path
     }

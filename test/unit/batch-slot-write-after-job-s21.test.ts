@@ -10,7 +10,7 @@
 //      and queues it once the write lands (on 0a0720a the slot stays `active` for good);
 //   3. a job whose slot moved on (evicted) is left alone at once: one claim read, no wait;
 //   4. a job insert that fails after the claim: the slot is written and then freed, as before.
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { MongoServerError } from 'mongodb';
 import { BatchJobStore, newBatchJob, resultId, type NewBatchJob } from '../../persistence/batch.js';
 import { batchUnits, itemViews } from '../../core/batch.js';
@@ -209,5 +209,53 @@ describe("an evicting admission's slot write after the job (session 21, in-memor
     expect(await jobs.request('bj_fail')).toBeNull();
     const q = [...m.coll('batch_slot_queue').docs.values()].filter((e) => e.slot === claim.slot && e.gen === 2);
     expect(q).toMatchObject([{ state: 'free' }]);
+  });
+});
+
+describe('the release-queue window held 60 s (session 21, in-memory store)', () => {
+  it('an admission 20 s after the last burst at the limit claims from the window in hand, with no read before its claim; 70 s after, it reads the hint and the window again', async () => {
+    const m = memStore();
+    const jobs = new BatchJobStore(m.store);
+    const realNow = Date.now.bind(Date);
+    let skew = 0;
+    const clock = vi.spyOn(Date, 'now').mockImplementation(() => realNow() + skew);
+    try {
+      await jobs.moveCursor('next', 0);
+      const old = Array.from({ length: MAX }, (_, i) => `bj_q${i}`);
+      for (const id of old) await jobs.admit(newJob(id), ITEMS, MAX);
+      for (const [i, id] of old.entries()) await finish(jobs, id, new Date(Date.UTC(2026, 0, 1, 0, i)));
+      await tick();
+      // A burst at the limit: its first admission reads the hint and the window, and the next windows are read ahead.
+      const first = await Promise.all(['bj_r0', 'bj_r1', 'bj_r2'].map((id) => jobs.admit(newJob(id), ITEMS, MAX)));
+      expect(first.map((a) => a.evicted).sort()).toEqual(['bj_q0', 'bj_q1', 'bj_q2']);
+      await tick();
+      /** The reads an admission sent before its claim's insert. */
+      const readsBeforeClaim = async (id: string) => {
+        const from = m.log.length;
+        const a = await jobs.admit(newJob(id), ITEMS, MAX, undefined, { slotWriteAfterJob: true });
+        await a.slotWritten;
+        const log = m.log.slice(from);
+        const claim = log.findIndex((r) => r.coll === 'batch_slot_claims' && r.op === 'insertOne');
+        expect(claim).toBeGreaterThanOrEqual(0);
+        return {
+          a,
+          reads: log
+            .slice(0, claim)
+            .filter((r) => r.op === 'findOne')
+            .map((r) => r.coll),
+        };
+      };
+      skew = 20_000; // 0a0720a held the window and the hint 10 s: this admission read both again before its claim
+      const later = await readsBeforeClaim('bj_r3');
+      expect(later.a.evicted).toBe('bj_q3');
+      expect(later.reads).toEqual([]);
+      skew = 20_000 + 70_000; // past the bound: the hint and the window are read again
+      const stale = await readsBeforeClaim('bj_r4');
+      expect(stale.a.evicted).toBe('bj_q4');
+      expect(stale.reads).toContain('batch_slot_cursors');
+      expect(stale.reads).toContain('batch_slot_queue');
+    } finally {
+      clock.mockRestore();
+    }
   });
 });
