@@ -15,9 +15,15 @@
 //   A: at the limit, each claim and each slot write a command of its own (478adfa);
 //   B: at the limit, the process's claims and slot writes grouped while one is in flight (session 20);
 //   N: below the limit, new slot numbers (the cost the evicting admission is held to).
+//   L: at the limit, B with the slot write after the job's insert (session 21: admit's
+//      `slotWriteAfterJob`, what the API asks for; the slot write goes beside the workflow's start).
 // After each burst, outside the timing, its jobs are completed and the evicted ones deleted (as
 // the service does after the POSTs answered), so the next burst evicts again. Prints the same
-// figures plus the claim, slot and job commands per burst.
+// figures plus the claim, slot and job commands per burst. Session 21: an admission's time is when
+// the workflow's start can begin (admit answered); `--start-ms S` (default 25, session 20's median
+// start) adds a start of S ms and prints when the POST could answer: admit + S, and for L the later
+// of that and its slot write (the POST waits for both); the sleep does not load the machine as
+// Temporal's start does.
 // Ports: a private stack on the test ports shifted by SVC_BENCH_PORT_OFFSET (default 23000).
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
@@ -39,6 +45,7 @@ const BURST = Number(arg('burst', '10'));
 const NOISE_DOCS = Number(arg('noise-docs', '100'));
 const NOISE_MS = Number(arg('noise-ms', '50'));
 const AT_LIMIT = Number(arg('at-limit', '0'));
+const START_MS = Number(arg('start-ms', '25'));
 const ITEMS = Array.from({ length: 100 }, (_, i) => ({
   query: `(x+${i})^2 = x^2 + ${2 * i}*x + ${i * i}`,
   type: 'math' as const,
@@ -155,9 +162,12 @@ async function main() {
 /** --at-limit: A (evicting, one command per claim and slot write), B (evicting, grouped), N (new numbers), interleaved. */
 async function atLimit() {
   const { stack } = await startBenchStack('bench-admission-ab', Number(process.env.SVC_BENCH_PORT_OFFSET ?? 23_000));
-  type V = 'A' | 'B' | 'C' | 'N';
-  const variants: V[] = ['A', 'B', 'C', 'N'];
-  const sent: Record<V, Array<{ key: string; n: number }>> = { A: [], B: [], C: [], N: [] };
+  type V = 'A' | 'B' | 'C' | 'L' | 'N';
+  // --variants B,L,N (session 21): a subset, so that more rounds fit in the same time (B and L need N for their ratios).
+  const variants = arg('variants', 'A,B,C,L,N')
+    .split(',')
+    .filter((v): v is V => ['A', 'B', 'C', 'L', 'N'].includes(v));
+  const sent: Record<V, Array<{ key: string; n: number }>> = { A: [], B: [], C: [], L: [], N: [] };
   const stores = {} as Record<V, Store>;
   const jobsOf = {} as Record<V, BatchJobStore>;
   for (const v of variants) {
@@ -235,31 +245,38 @@ async function atLimit() {
       {
         slowest: [] as number[],
         median: [] as number[],
+        post: [] as number[],
         storeCpu: [] as number[],
         cmds: [] as Array<Record<string, number>>,
       },
     ]),
-  ) as Record<V, { slowest: number[]; median: number[]; storeCpu: number[]; cmds: Array<Record<string, number>> }>;
+  ) as Record<
+    V,
+    { slowest: number[]; median: number[]; post: number[]; storeCpu: number[]; cmds: Array<Record<string, number>> }
+  >;
   const storeCpu = () => groupSample(stack.ferret?.pid).cpuMs;
   const burst = async (v: V) => {
     const ids = Array.from({ length: BURST }, () => `bj_ab20_${randomBytes(6).toString('hex')}`);
     const t0 = performance.now();
     const out = await Promise.all(
       ids.map(async (id) => {
-        const a = await jobsOf[v].admit(newJob(id), ITEMS, limitOf(v));
-        return { ms: performance.now() - t0, a };
+        const a = await jobsOf[v].admit(newJob(id), ITEMS, limitOf(v), undefined, { slotWriteAfterJob: v === 'L' });
+        const ms = performance.now() - t0;
+        // The POST answers once the start (S ms from here) and, for L, the slot write are done.
+        await Promise.all([new Promise((r) => setTimeout(r, START_MS)), a.slotWritten]);
+        return { ms, post: performance.now() - t0, a };
       }),
     );
-    return { ids, ms: out.map((o) => o.ms), drop: out.flatMap((o) => o.a.drop) };
+    return { ids, ms: out.map((o) => o.ms), post: out.map((o) => o.post), drop: out.flatMap((o) => o.a.drop) };
   };
   try {
     // Fill A and B to the limit with finished jobs; warm N.
-    for (const v of ['A', 'B', 'C'] as const)
+    for (const v of variants.filter((x) => x !== 'N'))
       for (let k = 0; k < AT_LIMIT; k += BURST) {
         const r = await burst(v);
         await finishAll(v, r.ids);
       }
-    await burst('N');
+    if (variants.includes('N')) await burst('N');
     for (let r = 0; r < ROUNDS; r++) {
       // A, B, N in a rotating order: the load falls on each alike.
       for (const v of variants.map((_, i) => variants[(r + i) % variants.length]) as V[]) {
@@ -269,6 +286,7 @@ async function atLimit() {
         results[v].storeCpu.push(storeCpu() - cpu0);
         results[v].slowest.push(Math.max(...b.ms));
         results[v].median.push(median(b.ms));
+        results[v].post.push(Math.max(...b.post));
         const cmds: Record<string, number> = {};
         for (const c of sent[v].slice(from)) cmds[c.key] = (cmds[c.key] ?? 0) + 1;
         results[v].cmds.push(cmds);
@@ -300,6 +318,7 @@ async function atLimit() {
     A: 'A: at the limit, one command per claim and slot write (478adfa)',
     B: 'B: at the limit, claims and slot writes grouped (session 20)',
     C: 'C: at the limit, claims one by one, slot writes grouped',
+    L: 'L: B with the slot write after the job, beside the start (session 21)',
     N: 'N: below the limit, new slot numbers',
   };
   console.table(
@@ -308,6 +327,7 @@ async function atLimit() {
       'slowest admission of a burst, median ms': r1(median(results[v].slowest)),
       'slowest, range': `${r1(Math.min(...results[v].slowest))}-${r1(Math.max(...results[v].slowest))}`,
       'median admission, median ms': r1(median(results[v].median)),
+      [`slowest POST with a ${START_MS} ms start, median ms`]: r1(median(results[v].post)),
       'claim inserts': medCmd(v, 'batch_slot_claims.insert'),
       'slot updates': medCmd(v, 'batch_slots.update'),
       'slot inserts': medCmd(v, 'batch_slots.insert'),
@@ -323,10 +343,19 @@ async function atLimit() {
     })),
   );
   // Paired: per round (each round ran every variant under the same load).
-  const ratio = (x: V, y: V) => results[x].slowest.map((s, i) => s / (results[y].slowest[i] as number));
-  const pr = (xs: number[]) => `${median(xs).toFixed(2)} (${Math.min(...xs).toFixed(2)}-${Math.max(...xs).toFixed(2)})`;
+  const ratio = (x: V, y: V) =>
+    results[x] && results[y] ? results[x].slowest.map((s, i) => s / (results[y].slowest[i] as number)) : [];
+  const pr = (xs: number[]) =>
+    xs.length === 0 || xs.some((x) => !Number.isFinite(x))
+      ? '-'
+      : `${median(xs).toFixed(2)} (${Math.min(...xs).toFixed(2)}-${Math.max(...xs).toFixed(2)})`;
   console.log(
-    `slowest admission, paired per round: B/A ${pr(ratio('B', 'A'))}, C/A ${pr(ratio('C', 'A'))}; A/N ${pr(ratio('A', 'N'))}, B/N ${pr(ratio('B', 'N'))}, C/N ${pr(ratio('C', 'N'))}`,
+    `slowest admission, paired per round: B/A ${pr(ratio('B', 'A'))}, C/A ${pr(ratio('C', 'A'))}, L/B ${pr(ratio('L', 'B'))}; A/N ${pr(ratio('A', 'N'))}, B/N ${pr(ratio('B', 'N'))}, C/N ${pr(ratio('C', 'N'))}, L/N ${pr(ratio('L', 'N'))}`,
+  );
+  const postRatio = (x: V, y: V) =>
+    results[x] && results[y] ? results[x].post.map((s, i) => s / (results[y].post[i] as number)) : [];
+  console.log(
+    `slowest POST with a ${START_MS} ms start, paired per round: L/B ${pr(postRatio('L', 'B'))}; B/N ${pr(postRatio('B', 'N'))}, L/N ${pr(postRatio('L', 'N'))}`,
   );
 }
 
