@@ -263,8 +263,6 @@ export class BatchJobs {
           opts.items.map((i) => ({ query: i.query, type: i.type })),
           this.cfg.SVC_BATCH_MAX_JOBS,
           () => this.reclaimOrphans(),
-          // Session 21: an evicting admission's slot write goes out beside the workflow's start (below).
-          { slotWriteAfterJob: true },
         ),
       );
     } catch (err) {
@@ -273,12 +271,6 @@ export class BatchJobs {
       throw err;
     }
     if (admission.evicted) log.info('batch job evicted', { job_id: admission.evicted, slot: admission.slot });
-    // The evicting admission's slot write, in flight beside the start (persistence/batch.ts admit,
-    // session 21): settled before the POST answers, deletes the evicted jobs or undoes the admission.
-    const slotWrite = (admission.slotWritten ?? Promise.resolve()).then(
-      () => null,
-      (err: unknown) => err as Error,
-    );
     const admittedAt = Date.now();
     trace.mark('admitted_ms');
 
@@ -351,23 +343,11 @@ export class BatchJobs {
       startDone();
       notice?.cancel();
       jobEnded(jobId);
-      // The evicted jobs only once their slot names this one (else they are still its slot's, readable).
-      if ((await slotWrite) === null) this.dropEvicted(admission.drop);
+      this.dropEvicted(admission.drop);
       await this.store.abandon(jobId, admission.slot).catch(() => undefined);
       throw err;
     }
     startDone();
-    const slotFailed = await slotWrite;
-    if (slotFailed) {
-      // The slot write failed after the start: undone like an admission whose slot write failed
-      // before (its job and request deleted; the claim is superseded once stale), and the
-      // workflow, which would find no job, terminated (best effort).
-      notice?.cancel();
-      jobEnded(jobId);
-      void handle.terminate('batch admission undone: its slot write failed').catch(() => undefined);
-      await this.store.abandon(jobId, admission.slot).catch(() => undefined);
-      throw slotFailed;
-    }
     trace.mark('started_ms');
     this.anyRunning(); // drops the expired holds (bounded without evictions too)
     this.running.set(

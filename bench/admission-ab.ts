@@ -15,15 +15,13 @@
 //   A: at the limit, each claim and each slot write a command of its own (478adfa);
 //   B: at the limit, the process's claims and slot writes grouped while one is in flight (session 20);
 //   N: below the limit, new slot numbers (the cost the evicting admission is held to).
-//   L: at the limit, B with the slot write after the job's insert (session 21: admit's
-//      `slotWriteAfterJob`, what the API asks for; the slot write goes beside the workflow's start).
 // After each burst, outside the timing, its jobs are completed and the evicted ones deleted (as
 // the service does after the POSTs answered), so the next burst evicts again. Prints the same
 // figures plus the claim, slot and job commands per burst. Session 21: an admission's time is when
 // the workflow's start can begin (admit answered); `--start-ms S` (default 25, session 20's median
-// start) adds a start of S ms and prints when the POST could answer: admit + S, and for L the later
-// of that and its slot write (the POST waits for both); the sleep does not load the machine as
-// Temporal's start does.
+// start) adds a start of S ms and prints when the POST could answer: admit + S; the sleep does not
+// load the machine as Temporal's start does. (Session 21 measured a variant L, the slot write beside
+// the start, here and in data-scale: no gain beyond noise; not adopted, docs/batch.md.)
 // Ports: a private stack on the test ports shifted by SVC_BENCH_PORT_OFFSET (default 23000).
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
@@ -162,12 +160,12 @@ async function main() {
 /** --at-limit: A (evicting, one command per claim and slot write), B (evicting, grouped), N (new numbers), interleaved. */
 async function atLimit() {
   const { stack } = await startBenchStack('bench-admission-ab', Number(process.env.SVC_BENCH_PORT_OFFSET ?? 23_000));
-  type V = 'A' | 'B' | 'C' | 'L' | 'N';
-  // --variants B,L,N (session 21): a subset, so that more rounds fit in the same time (B and L need N for their ratios).
-  const variants = arg('variants', 'A,B,C,L,N')
+  type V = 'A' | 'B' | 'C' | 'N';
+  // --variants B,N (session 21): a subset, so that more rounds fit in the same time (B needs N for its ratios).
+  const variants = arg('variants', 'A,B,C,N')
     .split(',')
-    .filter((v): v is V => ['A', 'B', 'C', 'L', 'N'].includes(v));
-  const sent: Record<V, Array<{ key: string; n: number }>> = { A: [], B: [], C: [], L: [], N: [] };
+    .filter((v): v is V => ['A', 'B', 'C', 'N'].includes(v));
+  const sent: Record<V, Array<{ key: string; n: number }>> = { A: [], B: [], C: [], N: [] };
   const stores = {} as Record<V, Store>;
   const jobsOf = {} as Record<V, BatchJobStore>;
   for (const v of variants) {
@@ -260,10 +258,10 @@ async function atLimit() {
     const t0 = performance.now();
     const out = await Promise.all(
       ids.map(async (id) => {
-        const a = await jobsOf[v].admit(newJob(id), ITEMS, limitOf(v), undefined, { slotWriteAfterJob: v === 'L' });
+        const a = await jobsOf[v].admit(newJob(id), ITEMS, limitOf(v));
         const ms = performance.now() - t0;
-        // The POST answers once the start (S ms from here) and, for L, the slot write are done.
-        await Promise.all([new Promise((r) => setTimeout(r, START_MS)), a.slotWritten]);
+        // The POST answers once the start (S ms from here) is done.
+        await new Promise((r) => setTimeout(r, START_MS));
         return { ms, post: performance.now() - t0, a };
       }),
     );
@@ -318,7 +316,6 @@ async function atLimit() {
     A: 'A: at the limit, one command per claim and slot write (478adfa)',
     B: 'B: at the limit, claims and slot writes grouped (session 20)',
     C: 'C: at the limit, claims one by one, slot writes grouped',
-    L: 'L: B with the slot write after the job, beside the start (session 21)',
     N: 'N: below the limit, new slot numbers',
   };
   console.table(
@@ -350,13 +347,11 @@ async function atLimit() {
       ? '-'
       : `${median(xs).toFixed(2)} (${Math.min(...xs).toFixed(2)}-${Math.max(...xs).toFixed(2)})`;
   console.log(
-    `slowest admission, paired per round: B/A ${pr(ratio('B', 'A'))}, C/A ${pr(ratio('C', 'A'))}, L/B ${pr(ratio('L', 'B'))}; A/N ${pr(ratio('A', 'N'))}, B/N ${pr(ratio('B', 'N'))}, C/N ${pr(ratio('C', 'N'))}, L/N ${pr(ratio('L', 'N'))}`,
+    `slowest admission, paired per round: B/A ${pr(ratio('B', 'A'))}, C/A ${pr(ratio('C', 'A'))}, A/N ${pr(ratio('A', 'N'))}, B/N ${pr(ratio('B', 'N'))}, C/N ${pr(ratio('C', 'N'))}`,
   );
   const postRatio = (x: V, y: V) =>
     results[x] && results[y] ? results[x].post.map((s, i) => s / (results[y].post[i] as number)) : [];
-  console.log(
-    `slowest POST with a ${START_MS} ms start, paired per round: L/B ${pr(postRatio('L', 'B'))}; B/N ${pr(postRatio('B', 'N'))}, L/N ${pr(postRatio('L', 'N'))}`,
-  );
+  console.log(`slowest POST with a ${START_MS} ms start, paired per round: B/N ${pr(postRatio('B', 'N'))}`);
 }
 
 main().catch((e) => {

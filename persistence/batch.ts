@@ -205,11 +205,8 @@ const HELD_WINDOWS = 4;
 const READ_AHEAD = 2;
 
 type QueueWindow = { present: SlotQueueEntryDoc[]; slotDocs: Map<number, BatchSlotDoc> };
-/**
- * A slot taken from the release queue: the claim is won; `write` sends the winner's slot write
- * (admit: beside the job's insert, or, with `slotWriteAfterJob`, once the job is stored).
- */
-type Taken = Admission & { write?: () => Promise<unknown> };
+/** A slot taken from the release queue: the claim is won; its slot write is in flight beside the job's insert (admit). */
+type Taken = Admission & { written?: Promise<unknown> };
 
 export class BatchCapacityError extends Error {
   constructor() {
@@ -272,19 +269,8 @@ export interface Admission {
    * answered: the evicted job and any earlier name its slot still carried.
    */
   drop: string[];
-  /**
-   * Session 21 (admit with `slotWriteAfterJob`): the slot write of an evicting admission, sent
-   * once the job is stored and settled here; the caller awaits it before it answers, deletes the
-   * evicted jobs or undoes the admission. Absent when admit wrote the slot before it returned.
-   */
-  slotWritten?: Promise<void>;
 }
 
-/**
- * Waits between reads of a slot whose admission's write is in flight (finishSlot, session 21):
- * ~3.3 s in all, far longer than a slot write takes; a write that never lands is left to the repair.
- */
-const SLOT_WRITE_WAITS = [2, 5, 10, 20, 40, 80, 160, 320, 640, 1000, 1000];
 /** Names carried on a slot's `evicting` (a bound: each is one point read for the next sweep). */
 const EVICTING_MAX = 8;
 /** Names of evicted jobs a process remembers as deleted, so that neither a carry nor a sweep reads them again. */
@@ -808,14 +794,6 @@ export class BatchJobStore {
     request: BatchRequestDoc['items'],
     max: number,
     reclaim?: () => Promise<number>,
-    /**
-     * Session 21 (docs/batch.md "Session 21: the evicting admission's slot write after the job"):
-     * an evicting admission returns once its claim is won and its job and request are stored; its
-     * slot write is sent then and settles in `slotWritten`, so that the caller starts the workflow
-     * beside it instead of after it (the POST's path: claim, job, start, as a new slot number's:
-     * slot insert, job, start). The job's finish step waits for that write (finishSlot).
-     */
-    opts: { slotWriteAfterJob?: boolean } = {},
   ): Promise<Admission> {
     // The request does not depend on the slot: it goes out beside the admission (session 12: one
     // write round trip fewer before POST /verify/batch answers; under a burst of submissions each
@@ -834,15 +812,12 @@ export class BatchJobStore {
       );
       throw err;
     }
-    const { write, ...admission } = taken;
-    const later = opts.slotWriteAfterJob === true && write !== undefined;
+    const { written, ...admission } = taken;
     // The job (unique `_id` insert) once its slot is known, beside the slot write of a slot taken
     // from the queue (session 15: one round trip where the two were one after the other) and the
-    // request's acknowledgement; with `slotWriteAfterJob` (session 21) the slot write goes after
-    // them. The claim already decided the slot; a process that dies between the job's insert and
-    // the slot write leaves a job its slot does not name: the claim names it, and the admission
-    // that supersedes the claim, or the claim sweep, deletes it.
-    const written = later ? undefined : write?.();
+    // request's acknowledgement. The claim already decided the slot; a process that dies between
+    // the job's insert and the slot write leaves a job its slot does not name, never started: the
+    // claim names it, and the admission that supersedes the claim, or the claim sweep, deletes it.
     const settled = await Promise.allSettled([
       requestWritten,
       written,
@@ -850,18 +825,13 @@ export class BatchJobStore {
     ]);
     const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) {
-      // Undone by the admitting process (it owns the claim): the slot written first when it was
-      // held back (so that it is freed, not left to the claim's staleness), then the job and request
-      // if written, the slot freed if it names this job; an evicted name stays on the slot for the sweep.
-      if (later) await write().catch(() => undefined);
+      // Undone by the admitting process (it owns the claim): the job and request if written, the
+      // slot freed if it names this job; an evicted name stays on the slot for the sweep.
       await this.abandon(job._id, admission.slot).catch(() => undefined);
       await this.requests.deleteOne({ _id: job._id }).catch(() => undefined);
       throw failed.reason;
     }
-    if (!later) return admission;
-    const slotWritten = write().then(() => undefined);
-    void slotWritten.catch(() => undefined); // the caller awaits it
-    return { ...admission, slotWritten };
+    return admission;
   }
 
   /**
@@ -1157,29 +1127,28 @@ export class BatchJobStore {
             this.evictedUnits.delete(this.evictedUnits.keys().next().value as string);
         }
         // Key: `batch_slots._id`; only the claim's winner writes it. From here on the evicted job
-        // reads as 404 (holdsSlot). Not sent here (session 15): admit sends it beside the job's
-        // insert, or after it (session 21, `slotWriteAfterJob`), and its caller answers only once
-        // both are acknowledged.
+        // reads as 404 (holdsSlot). Not awaited here (session 15): admit sends it beside the job's
+        // insert and answers only once both are acknowledged.
         // Grouped (session 20): the slot writes of a burst's claim winners that arrive while one
         // is in flight go out as one `update` command, each its own statement by `_id` (ten
         // commits per burst at the limit were ~24 ms more per POST than a new slot number).
-        const write = () =>
-          this.slots.updateGrouped(
-            cand._id,
-            {
-              $set: {
-                gen,
-                state: 'active',
-                job_id: jobId,
-                claimed_at: new Date(),
-                finished_at: null,
-                evicting: drop,
-                units: null,
-              },
+        const written = this.slots.updateGrouped(
+          cand._id,
+          {
+            $set: {
+              gen,
+              state: 'active',
+              job_id: jobId,
+              claimed_at: new Date(),
+              finished_at: null,
+              evicting: drop,
+              units: null,
             },
-            this.slotWrites,
-          );
-        return { slot: cand._id, evicted: cand.state === 'finished' ? cand.job_id : null, drop, write };
+          },
+          this.slotWrites,
+        );
+        void written.catch(() => undefined); // awaited by admit
+        return { slot: cand._id, evicted: cand.state === 'finished' ? cand.job_id : null, drop, written };
       } finally {
         this.claiming.delete(cand._id);
       }
@@ -1375,36 +1344,12 @@ export class BatchJobStore {
     units: number | undefined,
     pre?: { cur: BatchSlotDoc | null; tail: number | null },
   ): Promise<void> {
-    let cur = pre ? pre.cur : await this.slots.get(slot);
-    if (cur && cur.job_id !== jobId) cur = await this.slotOnceWritten(slot, jobId, cur);
+    const cur = pre ? pre.cur : await this.slots.get(slot);
     if (!cur || cur.job_id !== jobId || cur.state !== 'active') return;
     await this.slots.update(slot, {
       $set: { state: 'finished', finished_at: at, units: typeof units === 'number' ? units : null },
     });
     await this.release(slot, cur.gen, 'finished', at, pre ? pre.tail : undefined);
-  }
-
-  /**
-   * Session 21: an evicting admission's slot write may still be in flight when its job finishes
-   * (admit's `slotWriteAfterJob`: the workflow starts beside that write). The slot `cur`, read by
-   * `_id`, does not name `jobId`: if the claim of its next generation does, the admission's write
-   * has not landed yet, and the slot is read again until it has (a few seconds at most). Until
-   * then no one else writes that slot (its next generation is claimed), so finishing it first
-   * would be overwritten by the admission's `active`. Otherwise (the job was evicted, or the
-   * write never lands: the admission failed, or its process died) the slot is returned as read
-   * and left alone; a completed job whose slot stayed active is repaired by reclaimOrphans.
-   * Keys: `batch_slot_claims._id`, `batch_slots._id`; only when the slot does not name the job.
-   */
-  private async slotOnceWritten(slot: number, jobId: string, cur: BatchSlotDoc): Promise<BatchSlotDoc | null> {
-    const next = await this.claims.findOne({ _id: claimId(slot, cur.gen + 1) }, { projection: { job_id: 1 } });
-    if (next?.job_id !== jobId) return cur;
-    let latest: BatchSlotDoc | null = cur;
-    for (const ms of SLOT_WRITE_WAITS) {
-      await new Promise((r) => setTimeout(r, ms));
-      latest = await this.slots.get(slot);
-      if (!latest || latest.gen > cur.gen) return latest;
-    }
-    return latest;
   }
 
   // ----- completion ----------------------------------------------------------------------------
