@@ -7,6 +7,7 @@
 //   ... [--baseline-tree dist/service/<hash of a session 9 build>]  # session 9's guard pool rows too
 //   ... [--rows <text>] [--plain]   # only the per-pool rows naming <text>; children without the stack's flags
 //   ... [--isolates]   # the stack's rows also print each process's V8 isolates (node's diagnostic report), idle and in the mixed load
+//   ... [--mixed-requests N]  # the mixed load ends after N requests, not after 2 × --seconds (session 21)
 //   ... [--base-tree <checkout>]  # a configuration named `<name>@base` runs that checkout's stack (its own compiled
 //                                 # service) with <name>'s settings, e.g. --configs after@base,after,after@base,after (session 21)
 //
@@ -433,6 +434,8 @@ function memoryClasses(pid: number | undefined): string {
  * (young) and old space: what the "V8 pages" class is made of.
  */
 const ISOLATES = argv.includes('--isolates');
+/** --mixed-requests N: the mixed load's length in requests (8 clients), not in time (session 21). */
+const MIXED_REQUESTS = Number(arg('mixed-requests', '0'));
 const REPORT_DIR = ISOLATES ? mkdtempSync(path.join(tmpdir(), 'pool-memory-reports-')) : '';
 const REPORT_FLAGS = `--report-on-signal --report-signal=SIGWINCH --report-directory=${REPORT_DIR}`;
 
@@ -792,8 +795,15 @@ async function runStack(
     return res.status;
   };
   /** `clients` loops for `secs` seconds; returns requests per second and the non-2xx count. */
-  const drive = async (clients: number, secs: number, next: (i: number) => Promise<number>, kinds = 1) => {
-    const until = performance.now() + secs * 1000;
+  const drive = async (
+    clients: number,
+    secs: number,
+    next: (i: number) => Promise<number>,
+    kinds = 1,
+    maxRequests = Infinity,
+  ) => {
+    const startedAt = performance.now();
+    const until = startedAt + secs * 1000;
     let ok = 0;
     let bad = 0;
     let n = 0;
@@ -803,7 +813,7 @@ async function runStack(
     const ms: number[][] = Array.from({ length: kinds }, () => []);
     await Promise.all(
       Array.from({ length: clients }, async () => {
-        while (performance.now() < until) {
+        while (performance.now() < until && n < maxRequests) {
           const i = n++;
           const t0 = performance.now();
           const s = await next(i).catch(() => 0);
@@ -821,7 +831,7 @@ async function runStack(
       const sorted = [...l].sort((a, b) => a - b);
       return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.95))]! : NaN;
     });
-    return { rps: ok / secs, bad, failures, p95 };
+    return { rps: ok / ((performance.now() - startedAt) / 1000), bad, failures, p95, requests: n };
   };
   /** Samples RSS every 250 ms while `fn` runs: peak and mean of the API, the worker and their sum. */
   const sampled = async <T>(fn: () => Promise<T>) => {
@@ -929,12 +939,18 @@ async function runStack(
         ISOLATES ? (seconds * 2000 * 2) / 3 : 0,
       ),
     );
-    const mixed = await sampled(() => drive(8, seconds * 2, (i) => kinds[i % kinds.length]!(), kinds.length));
+    // --mixed-requests N (session 21): the mixed load ends after N requests instead of after its time
+    // (at most 20 minutes), so a loaded machine changes its rate, not how much work it did.
+    const mixed = await sampled(() =>
+      MIXED_REQUESTS
+        ? drive(8, 1200, (i) => kinds[i % kinds.length]!(), kinds.length, MIXED_REQUESTS)
+        : drive(8, seconds * 2, (i) => kinds[i % kinds.length]!(), kinds.length),
+    );
     out.mixedIsolates = await mixedIsolates;
     const why = Object.entries(mixed.value.failures)
       .map(([k, c]) => `${k} × ${c}`)
       .join(', ');
-    out.mixed = `${mixed.value.rps.toFixed(1)} req/s (${mixed.value.bad} non-2xx${why ? `: kind ${why}` : ''}); peak ${fmt(mixed.peak)}; mean total ${mb(mixed.mean)}; PGlite's process (in the worker's figure) ${mb(mixed.pglite.atPeak)} at the peak, ${mb(mixed.pglite.peak)} at its own${distinct(mixed.distinctAtPeak)}`;
+    out.mixed = `${mixed.value.requests} requests, ${mixed.value.rps.toFixed(1)} req/s (${mixed.value.bad} non-2xx${why ? `: kind ${why}` : ''}); peak ${fmt(mixed.peak)}; mean total ${mb(mixed.mean)}; PGlite's process (in the worker's figure) ${mb(mixed.pglite.atPeak)} at the peak, ${mb(mixed.pglite.peak)} at its own${distinct(mixed.distinctAtPeak)}`;
     out.mixedClasses = `API: ${mixed.classesAtPeak.api}; worker: ${mixed.classesAtPeak.worker}`;
     const KIND_NAMES = ['math', 'logic', 'sql postgresql', 'sql sqlite', 'code', 'agent', 'math (trig)'];
     out.mixedP95 = mixed.value.p95.map((v, i) => `${KIND_NAMES[i]} ${v.toFixed(0)}`).join(', ');
@@ -974,7 +990,9 @@ async function runStack(
       console.log(`| idle after start | ${r.idle} |`);
       console.log(`| /verify/math, 8 clients, ${seconds} s | ${r.math} |`);
       console.log(`| /verify/logic, 8 clients, ${seconds} s | ${r.logic} |`);
-      console.log(`| mixed load, 8 clients, ${seconds * 2} s | ${r.mixed} |`);
+      console.log(
+        `| mixed load, 8 clients, ${MIXED_REQUESTS ? `${MIXED_REQUESTS} requests` : `${seconds * 2} s`} | ${r.mixed} |`,
+      );
       console.log(`| mixed load, p95 ms per kind | ${r.mixedP95} |`);
       console.log(`| right after the load | ${r.afterLoad} |`);
       console.log(`| after PGlite's idle release | ${r.released} |`);
