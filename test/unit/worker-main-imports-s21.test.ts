@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
 /** Every module file (ESM and CommonJS) a fresh process has loaded after importing `modules`. */
-function filesLoadedBy(modules: string[]): string[] {
+function filesLoadedBy(modules: string[], then = ''): string[] {
   const hooks = `
     const seen = [];
     export async function initialize({ port }) { port.on('message', () => port.postMessage(seen)); port.unref(); }
@@ -25,6 +25,7 @@ function filesLoadedBy(modules: string[]): string[] {
       transferList: [port2],
     });
     for (const m of ${JSON.stringify(modules)}) await import(m);
+    ${then}
     const esm = await new Promise((resolve) => { port1.once('message', resolve); port1.postMessage('list'); });
     port1.close();
     const cjs = Object.keys(createRequire(import.meta.url).cache);
@@ -64,5 +65,29 @@ describe("the worker's main thread (session 21)", () => {
     expect(has(imported, '/node_modules/openai/')).toBe(true);
     expect(has(imported, '/node_modules/@anthropic-ai/sdk/')).toBe(true);
     expect(has(imported, '/node_modules/web-tree-sitter/')).toBe(true);
+  }, 150_000);
+
+  it('once ready, the worker loads the SDK of each configured provider only (preloadConfiguredSdks)', () => {
+    const clients = JSON.stringify(path.join(ROOT, 'activities/providers/clients.ts'));
+    const check = (env: Record<string, string>, expected: string[]) => `{
+      const got = await (await import(${clients})).preloadConfiguredSdks(${JSON.stringify(env)});
+      if (JSON.stringify(got) !== ${JSON.stringify(JSON.stringify(expected))}) throw new Error('preloaded ' + JSON.stringify(got));
+    }`;
+    // None configured: nothing loaded.
+    const none = filesLoadedBy([], check({}, []));
+    expect(has(none, '/activities/providers/clients.ts')).toBe(true);
+    expect(has(none, '/node_modules/openai/')).toBe(false);
+    expect(has(none, '/node_modules/@anthropic-ai/sdk/')).toBe(false);
+    // An OpenAI-compatible server configured: its SDK only.
+    const openai = filesLoadedBy([], check({ SVC_OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }, ['openai']));
+    expect(has(openai, '/node_modules/openai/')).toBe(true);
+    expect(has(openai, '/node_modules/@anthropic-ai/sdk/')).toBe(false);
+    // Both.
+    const both = filesLoadedBy(
+      [],
+      check({ SVC_OPENAI_API_KEY: 'sk-test', SVC_ANTHROPIC_API_KEY: 'sk-ant-test' }, ['openai', 'anthropic']),
+    );
+    expect(has(both, '/node_modules/openai/')).toBe(true);
+    expect(has(both, '/node_modules/@anthropic-ai/sdk/')).toBe(true);
   }, 150_000);
 });
