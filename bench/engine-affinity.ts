@@ -1,5 +1,6 @@
 // The worker's engine pool under the mixed load's engine runs, two compiled trees side by side
-// (session 21: module affinity, activities/isolation/engine-pool.ts). Each run is a fresh node
+// (session 21: engine-module affinity, measured with it and reverted: docs/performance.md "Session
+// 21: memory margin"). Each run is a fresh node
 // process (the worker's V8 flags and malloc arenas) that builds the worker's pool (size 2, its
 // spare, math preloaded), then sends a fixed number of rounds of the runs a mixed load gives the
 // worker's threads (SQL in both dialects, a code scan, an agent guard scan, a math run), from

@@ -21,26 +21,12 @@
 //     unloaded thread is sent the `load` task at once, so it has its engines before it serves
 //     in its place (else the replacement loads them at its start); an unloaded thread that gets a
 //     task loads them first. SVC_ENGINE_SPARE_LAZY=0 loads every thread at start.
-//   - Module affinity (session 21): an engine module a thread does not preload (the worker's
-//     threads preload math only) is imported by the first task that needs it and stays. A run
-//     of such a module goes to an idle thread that has it; a module no thread has goes to the
-//     idle thread with the fewest such modules. When every thread with the module is busy, the
-//     run waits for one (at most `affinityWaitMs`, without holding an admission slot, so a run of
-//     another engine is never held up by it), then takes any idle thread. Each thread otherwise
-//     ended up with every engine of a mixed load (22 -> 28-37 MB each; docs/performance.md).
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { Piscina } from 'piscina';
 import { FairSlots, defaultPerOrgCap } from '../../core/fair-slots.js';
 import { positiveIntEnv as envInt, processEnv } from '../../core/config.js';
-import {
-  ALL_ENGINE_MODULES,
-  ENGINES_LOADED_MESSAGE,
-  TASK_MODULE,
-  type EngineModuleName,
-  type EngineTask,
-  type WarmAnswer,
-} from './engine-tasks.js';
+import { ENGINES_LOADED_MESSAGE, type EngineModuleName, type EngineTask, type WarmAnswer } from './engine-tasks.js';
 
 export interface EnginePoolOptions {
   /** Worker threads. Default: SVC_ENGINE_POOL_SIZE, else min(4, max(2, cores)). */
@@ -72,17 +58,7 @@ export interface EnginePoolOptions {
    * or on its first task. Off: every thread loads them at start (until session 19).
    */
   lazySpare?: boolean;
-  /**
-   * How long a run of a module not preloaded waits for a busy thread that has the module before it
-   * takes another idle thread, which then imports it too (module affinity, above), in ms. Default:
-   * SVC_ENGINE_AFFINITY_WAIT_MS, else DEFAULT_AFFINITY_WAIT_MS; 0: no wait (an idle thread with
-   * the module is still preferred).
-   */
-  affinityWaitMs?: number;
 }
-
-/** EnginePoolOptions.affinityWaitMs's default. */
-export const DEFAULT_AFFINITY_WAIT_MS = 100;
 
 export type EngineRunOutcome<T> =
   | { kind: 'ok'; value: T; queueMs: number; runMs: number }
@@ -114,23 +90,6 @@ interface LoadTaskMark {
   /** Set by the balancer: the thread it gave the task to. */
   thread: number | null;
 }
-/** Marks a run's task for the balancer: its module (null: a preloaded one) and, once placed, its thread. */
-const RUN_TASK_MARK = 'svcEngineRun';
-interface RunTaskMark {
-  mark: typeof RUN_TASK_MARK;
-  module: EngineModuleName | null;
-  thread: number | null;
-}
-
-/** A wait in ms from the environment: unset or blank is undefined; anything but a non-negative integer is refused at start. */
-function envNonNegative(name: string): number | undefined {
-  const raw = processEnv()[name];
-  if (raw === undefined || raw.trim() === '') return undefined;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0)
-    throw new RangeError(`${name} must be a non-negative integer, got ${JSON.stringify(raw)}`);
-  return n;
-}
 
 export function defaultEnginePoolSize(): number {
   return Math.min(4, Math.max(2, availableParallelism()));
@@ -160,16 +119,6 @@ export class EnginePool {
   /** Threads sent the `load` task that have not answered yet. */
   private readonly loading = new Set<number>();
   private readonly loadTotals = { spareLoads: 0 };
-  /** The modules every thread loads with its engines (EnginePoolOptions.preload). */
-  private readonly preloaded: ReadonlySet<EngineModuleName>;
-  /** Modules beyond the preloaded ones that each thread has been given a run of, by thread id (so has imported). */
-  private readonly threadModules = new Map<number, Set<EngineModuleName>>();
-  /** Runs in progress per thread, by thread id (this pool's runs; its own load and warm-up tasks aside). */
-  private readonly running = new Map<number, number>();
-  private readonly affinityWaitMs: number;
-  /** Runs waiting for a thread that has their module (waitForModuleThread). */
-  private readonly affinityWaiters: Array<{ module: EngineModuleName; wake: () => void }> = [];
-  private readonly affinityTotals = { affinityWaits: 0, affinitySpills: 0 };
 
   constructor(options: EnginePoolOptions = {}) {
     this.size = options.size ?? envInt('SVC_ENGINE_POOL_SIZE') ?? defaultEnginePoolSize();
@@ -177,9 +126,6 @@ export class EnginePool {
     this.slots = new FairSlots({ capacity: this.size, perOrgCap });
     this.spare = options.spare ?? 1;
     const lazySpare = options.lazySpare ?? processEnv().SVC_ENGINE_SPARE_LAZY !== '0';
-    this.preloaded = new Set(options.preload ?? ALL_ENGINE_MODULES);
-    this.affinityWaitMs =
-      options.affinityWaitMs ?? envNonNegative('SVC_ENGINE_AFFINITY_WAIT_MS') ?? DEFAULT_AFFINITY_WAIT_MS;
     Atomics.store(this.loadAtStart, 0, lazySpare ? this.size : this.size + this.spare);
     // One thread per admitted run and the spares: a thread terminated at a deadline is replaced
     // while a spare serves, and beyond the spares its run's slot waits for the replacement
@@ -213,8 +159,6 @@ export class EnginePool {
       this.unclaimedDestroyed++;
       // A loaded thread is lost: its start-up load goes back to the counter now (before the
       // replacement's thread reads it), and is taken back if an idle spare takes the load task.
-      this.threadModules.delete(worker.id);
-      this.running.delete(worker.id);
       const wasLoading = this.loading.delete(worker.id);
       if (this.loaded.delete(worker.id) || wasLoading) {
         Atomics.add(this.loadAtStart, 0, 1);
@@ -228,88 +172,19 @@ export class EnginePool {
     });
   }
 
-  /**
-   * The balancer: an idle loaded thread, else an idle unloaded one (the pool's load task: an
-   * unloaded one only). A run of a module not preloaded takes an idle thread that has it if there
-   * is one; any other run takes the idle thread with the fewest such modules (module affinity).
-   */
+  /** The balancer: an idle loaded thread, else an idle unloaded one (the pool's load task: an unloaded one only). */
   private pickThread(task: PiscinaTask, workers: PiscinaWorker[]): PiscinaWorker | null {
-    const mark = (task as unknown as Record<symbol, LoadTaskMark | RunTaskMark | null>)[Piscina.queueOptionsSymbol];
+    const load = (task as unknown as Record<symbol, LoadTaskMark | null>)[Piscina.queueOptionsSymbol];
     let loadedIdle: PiscinaWorker | null = null;
     let unloadedIdle: PiscinaWorker | null = null;
-    let withModule: PiscinaWorker | null = null;
-    const module = mark?.mark === RUN_TASK_MARK ? mark.module : null;
-    const extra = (w: PiscinaWorker) => this.threadModules.get(w.id)?.size ?? 0;
     for (const w of workers) {
       if (w.currentUsage !== 0 || w.terminating || w.destroyed) continue;
-      if (module && this.threadModules.get(w.id)?.has(module)) withModule ??= w;
-      if (this.loaded.has(w.id)) {
-        if (!loadedIdle || extra(w) < extra(loadedIdle)) loadedIdle = w;
-      } else unloadedIdle ??= w;
+      if (this.loaded.has(w.id)) loadedIdle ??= w;
+      else unloadedIdle ??= w;
     }
-    if (mark?.mark === LOAD_TASK_MARK) {
-      if (unloadedIdle) mark.thread = unloadedIdle.id;
-      return unloadedIdle;
-    }
-    const chosen = withModule ?? loadedIdle ?? unloadedIdle;
-    if (chosen && mark?.mark === RUN_TASK_MARK) {
-      mark.thread = chosen.id;
-      this.running.set(chosen.id, (this.running.get(chosen.id) ?? 0) + 1);
-      if (module && !withModule) {
-        if (this.threadsWith(module).length > 0) this.affinityTotals.affinitySpills++;
-        let set = this.threadModules.get(chosen.id);
-        if (!set) this.threadModules.set(chosen.id, (set = new Set()));
-        set.add(module);
-      }
-    }
-    return chosen;
-  }
-
-  /** The live threads that have imported `module` (a module not preloaded). */
-  private threadsWith(module: EngineModuleName): number[] {
-    return [...this.threadModules].filter(([, mods]) => mods.has(module)).map(([id]) => id);
-  }
-
-  /** Whether a run of `module` can go now: no thread has it yet (its first run imports it where the balancer puts it), or one that has it is idle. */
-  private moduleThreadFree(module: EngineModuleName): boolean {
-    const threads = this.threadsWith(module);
-    return threads.length === 0 || threads.some((id) => (this.running.get(id) ?? 0) === 0);
-  }
-
-  /**
-   * Module affinity: waits until a thread that has `module` is free or `untilMs`
-   * (performance.now()) passes. The caller holds no admission slot meanwhile.
-   */
-  private async waitForModuleThread(module: EngineModuleName, untilMs: number): Promise<void> {
-    if (this.moduleThreadFree(module) || untilMs <= performance.now()) return;
-    this.affinityTotals.affinityWaits++;
-    await new Promise<void>((resolve) => {
-      const waiter = {
-        module,
-        wake: () => {
-          clearTimeout(timer);
-          const i = this.affinityWaiters.indexOf(waiter);
-          if (i >= 0) this.affinityWaiters.splice(i, 1);
-          resolve();
-        },
-      };
-      const timer = setTimeout(waiter.wake, untilMs - performance.now());
-      this.affinityWaiters.push(waiter);
-    });
-  }
-
-  /** A run ended on `thread`: it is free for one waiter of a module it has (the oldest). */
-  private threadFreed(thread: number | null): void {
-    if (thread === null) return;
-    const left = (this.running.get(thread) ?? 1) - 1;
-    if (left > 0) this.running.set(thread, left);
-    else this.running.delete(thread);
-    // Any idle thread wakes the oldest waiter of each module it has; a thread gone wakes nothing
-    // (its waiters' timers end their wait).
-    const mods = this.threadModules.get(thread);
-    if (!mods || left > 0) return;
-    const waiter = this.affinityWaiters.find((w) => mods.has(w.module));
-    waiter?.wake();
+    if (load?.mark !== LOAD_TASK_MARK) return loadedIdle ?? unloadedIdle;
+    if (unloadedIdle) load.thread = unloadedIdle.id;
+    return unloadedIdle;
   }
 
   /**
@@ -370,37 +245,20 @@ export class EnginePool {
     if (this.closed) return { kind: 'failed', detail: 'the engine pool is shut down' };
     const started = performance.now();
     const deadline = started + opts.timeoutMs;
-    // Module affinity: a run of a module not preloaded whose threads are all busy gives its slot
-    // back and waits (briefly, within its deadline) for one of them rather than having another
-    // thread import the module. The check and the dispatch below run in one synchronous stretch,
-    // so two runs never both take the same idle thread for theirs.
-    const taskModule = TASK_MODULE[task.engine];
-    const module = taskModule && !this.preloaded.has(taskModule) ? taskModule : null;
-    const waitUntil = Math.min(deadline, started + this.affinityWaitMs);
-    let slot: Awaited<ReturnType<FairSlots['acquire']>>;
-    for (;;) {
-      slot = await this.slots.acquire(opts.orgId, Math.max(0, Math.floor(deadline - performance.now())));
-      if (!slot.ok) {
-        this.totals.timeouts++;
-        return slot.reason === 'deadline'
-          ? { kind: 'timeout', phase: 'queue' }
-          : { kind: 'failed', detail: `engine queue refused the run (${slot.reason})` };
-      }
-      if (!module || performance.now() >= waitUntil || this.moduleThreadFree(module)) break;
-      slot.release();
-      await this.waitForModuleThread(module, waitUntil);
+    const slot = await this.slots.acquire(opts.orgId, Math.floor(opts.timeoutMs));
+    if (!slot.ok) {
+      this.totals.timeouts++;
+      return slot.reason === 'deadline'
+        ? { kind: 'timeout', phase: 'queue' }
+        : { kind: 'failed', detail: `engine queue refused the run (${slot.reason})` };
     }
     const remaining = deadline - performance.now();
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new Error('engine deadline')), Math.max(0, remaining));
     const dispatched = performance.now();
     this.totals.runs++;
-    const mark: RunTaskMark = { mark: RUN_TASK_MARK, module, thread: null };
     try {
-      const value = (await this.piscina.run(
-        { ...task, [Piscina.queueOptionsSymbol]: mark },
-        { signal: controller.signal },
-      )) as T;
+      const value = (await this.piscina.run(task, { signal: controller.signal })) as T;
       const now = performance.now();
       slot.release();
       return { kind: 'ok', value, queueMs: dispatched - started, runMs: now - dispatched };
@@ -426,7 +284,6 @@ export class EnginePool {
       };
     } finally {
       clearTimeout(timer);
-      this.threadFreed(mark.thread);
     }
   }
 
@@ -455,15 +312,12 @@ export class EnginePool {
       heldForReplacement: this.heldForReplacement.length,
       /** Live threads that have loaded their engines (the others are spares that have not served). */
       loadedThreads: this.piscina.threads.filter((t) => this.loaded.has(t.threadId)).length,
-      /** Live threads by the modules beyond the preloaded ones that each has imported (module affinity). */
-      threadModules: this.piscina.threads.map((t) => [...(this.threadModules.get(t.threadId) ?? [])].sort()),
-      totals: { ...this.totals, ...this.loadTotals, ...this.affinityTotals },
+      totals: { ...this.totals, ...this.loadTotals },
     };
   }
 
   async shutdown(): Promise<void> {
     this.closed = true;
-    for (const w of [...this.affinityWaiters]) w.wake();
     for (const release of [...this.heldForReplacement]) release();
     await this.piscina.destroy();
   }

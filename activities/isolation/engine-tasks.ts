@@ -14,7 +14,7 @@ import { parentPort, threadId, workerData } from 'node:worker_threads';
 // Each engine module is imported on first use and kept (the module cache): a thread loads only
 // the engines its process runs. The pool preloads its list at thread start (engine-worker.mjs),
 // so no task pays for an import inside its deadline (docs/performance.md, memory).
-const IMPORTS = {
+export const ENGINE_MODULES = {
   math: () => import('../../engines/math.js'),
   process: () => import('../../engines/process.js'),
   rag: () => import('../../engines/rag.js'),
@@ -27,18 +27,8 @@ const IMPORTS = {
   consensus: () => import('../consensus/pure-math.js'),
   nl: () => import('../../engines/nl/evaluate-translation.js'),
 };
-export type EngineModuleName = keyof typeof IMPORTS;
-export const ALL_ENGINE_MODULES = Object.keys(IMPORTS) as EngineModuleName[];
-
-/** The engine modules this thread has imported (the warm-up's answer names them: engine-pool.ts affinity). */
-const importedModules = new Set<EngineModuleName>();
-function importing<K extends EngineModuleName>(name: K): (typeof IMPORTS)[K] {
-  return (() => {
-    importedModules.add(name);
-    return IMPORTS[name]();
-  }) as (typeof IMPORTS)[K];
-}
-export const ENGINE_MODULES = Object.fromEntries(ALL_ENGINE_MODULES.map((n) => [n, importing(n)])) as typeof IMPORTS;
+export type EngineModuleName = keyof typeof ENGINE_MODULES;
+export const ALL_ENGINE_MODULES = Object.keys(ENGINE_MODULES) as EngineModuleName[];
 
 /** Loads the named engine modules (all by default). */
 export async function preloadEngines(names: readonly EngineModuleName[] = ALL_ENGINE_MODULES): Promise<void> {
@@ -67,8 +57,6 @@ let enginesLoaded = false;
 export interface WarmAnswer {
   id: number;
   loaded: boolean;
-  /** The engine modules the thread has imported so far. */
-  modules: EngineModuleName[];
 }
 
 type ValidationFailure = { error: 'validation_error'; detail: string };
@@ -143,13 +131,7 @@ export const ENGINE_TASKS = {
    */
   warm: (_input?: undefined): WarmAnswer => {
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
-    return { id: threadId, loaded: enginesLoaded, modules: [...importedModules].sort() };
-  },
-  /** Tests only: a run of the stats query parser's module that holds its thread `ms` (a slow run of a lazily loaded engine). */
-  hold: async (input: { ms: number }): Promise<number> => {
-    await ENGINE_MODULES.stats();
-    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, input.ms);
-    return threadId;
+    return { id: threadId, loaded: enginesLoaded };
   },
   /** Tests only: spins until terminated (proves the hard kill). */
   spin: (_input?: undefined): never => {
@@ -160,27 +142,6 @@ export const ENGINE_TASKS = {
 };
 
 export type EngineTaskName = keyof typeof ENGINE_TASKS;
-
-/** The engine module each task runs (null: the pool's own tasks), for the pool's module affinity (engine-pool.ts). */
-export const TASK_MODULE: Record<EngineTaskName, EngineModuleName | null> = {
-  math: 'math',
-  math_batch: 'math',
-  math_batch_group: 'math',
-  process: 'process',
-  rag: 'rag',
-  sql: 'sql',
-  code: 'code',
-  stats_query: 'stats',
-  guard: 'guards',
-  consensus_translate: 'consensus',
-  consensus_math: 'consensus',
-  consensus_agree: 'consensus',
-  nl_evaluate: 'nl',
-  load: null,
-  warm: null,
-  hold: 'stats',
-  spin: null,
-};
 export type EngineTaskInput<K extends EngineTaskName> = Parameters<(typeof ENGINE_TASKS)[K]>[0];
 export type EngineTaskResult<K extends EngineTaskName> = Awaited<ReturnType<(typeof ENGINE_TASKS)[K]>>;
 /** The message a thread receives: a key of the table and its input. */
