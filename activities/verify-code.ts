@@ -1,8 +1,9 @@
 // /verify/code as an activity: the scan runs in the engine pool, then finalizeOutcome retains
 // the proof and signs the attestation; only that path can yield VERIFIED.
 import { ApplicationFailure } from '@temporalio/common';
-import { CONSTRAINT } from '../engines/code/index.js';
-import { blockedOutcome } from '../engines/code/verdict.js';
+// The verdict's helpers only: the code engine's barrel (its rules, re2js, tree-sitter) loads in the
+// engine threads, never on the worker's main thread (session 21: ~6 MB of its resident memory).
+import { blockedOutcome, CONSTRAINT } from '../engines/code/verdict.js';
 import type { EngineOutcome } from '../core/diagnostic.js';
 import { DETERMINISTIC_ENGINE_FAILURE } from '../core/failure-types.js';
 import type { DiagnosticActivityResult } from '../core/verification-io.js';

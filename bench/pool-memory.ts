@@ -7,6 +7,9 @@
 //   ... [--baseline-tree dist/service/<hash of a session 9 build>]  # session 9's guard pool rows too
 //   ... [--rows <text>] [--plain]   # only the per-pool rows naming <text>; children without the stack's flags
 //   ... [--isolates]   # the stack's rows also print each process's V8 isolates (node's diagnostic report), idle and in the mixed load
+//   ... [--mixed-requests N]  # the mixed load ends after N requests, not after 2 × --seconds (session 21)
+//   ... [--base-tree <checkout>]  # a configuration named `<name>@base` runs that checkout's stack (its own compiled
+//                                 # service) with <name>'s settings, e.g. --configs after@base,after,after@base,after (session 21)
 //
 // 1. Per pool (printed by --stack too): one child process per configuration, loading the compiled
 //    service tree (as the stack runs it) under node with the V8 flags and environment the stack
@@ -431,6 +434,8 @@ function memoryClasses(pid: number | undefined): string {
  * (young) and old space: what the "V8 pages" class is made of.
  */
 const ISOLATES = argv.includes('--isolates');
+/** --mixed-requests N: the mixed load's length in requests (8 clients), not in time (session 21). */
+const MIXED_REQUESTS = Number(arg('mixed-requests', '0'));
 const REPORT_DIR = ISOLATES ? mkdtempSync(path.join(tmpdir(), 'pool-memory-reports-')) : '';
 const REPORT_FLAGS = `--report-on-signal --report-signal=SIGWINCH --report-directory=${REPORT_DIR}`;
 
@@ -738,8 +743,15 @@ const LOGIC = { query: '(AND (GT x 5) (LT x 10))' };
 const SQL_DDL =
   'CREATE TABLE warehouse (w_warehouse_sk integer, w_state text, w_city text); CREATE TABLE item (i_item_sk integer, i_item_id text, i_price numeric(7,2));';
 
-async function runStack(cfg: StackConfig, seconds: number): Promise<Record<string, string>> {
-  const { startBenchStack } = await import('./bench-stack.js');
+async function runStack(
+  cfg: StackConfig,
+  seconds: number,
+  tree: string | null = null,
+): Promise<Record<string, string>> {
+  // `<name>@base` (session 21): another checkout's supervisor and compiled service, for an A/B of two trees.
+  const { startBenchStack } = (
+    tree ? await import(path.join(tree, 'bench', 'bench-stack.ts')) : await import('./bench-stack.js')
+  ) as typeof import('./bench-stack.js');
   const offset = Number(process.env.SVC_BENCH_PORT_OFFSET ?? 200);
   // The stack builds the workflow bundle in this process before its services start: in the form this
   // configuration's services load (SVC_WORKFLOW_BUNDLE_SOURCES), so no service process bundles on its own start.
@@ -783,18 +795,29 @@ async function runStack(cfg: StackConfig, seconds: number): Promise<Record<strin
     return res.status;
   };
   /** `clients` loops for `secs` seconds; returns requests per second and the non-2xx count. */
-  const drive = async (clients: number, secs: number, next: (i: number) => Promise<number>) => {
-    const until = performance.now() + secs * 1000;
+  const drive = async (
+    clients: number,
+    secs: number,
+    next: (i: number) => Promise<number>,
+    kinds = 1,
+    maxRequests = Infinity,
+  ) => {
+    const startedAt = performance.now();
+    const until = startedAt + secs * 1000;
     let ok = 0;
     let bad = 0;
     let n = 0;
     // Which request of the rotation got which non-2xx status (a memory setting must not cost answers).
     const failures: Record<string, number> = {};
+    /** Latency of each request by its kind in the rotation (i % kinds), ms (session 21: p95 per engine). */
+    const ms: number[][] = Array.from({ length: kinds }, () => []);
     await Promise.all(
       Array.from({ length: clients }, async () => {
-        while (performance.now() < until) {
+        while (performance.now() < until && n < maxRequests) {
           const i = n++;
+          const t0 = performance.now();
           const s = await next(i).catch(() => 0);
+          ms[i % kinds]!.push(performance.now() - t0);
           if (s >= 200 && s < 300) ok++;
           else {
             bad++;
@@ -804,7 +827,11 @@ async function runStack(cfg: StackConfig, seconds: number): Promise<Record<strin
         }
       }),
     );
-    return { rps: ok / secs, bad, failures };
+    const p95 = ms.map((l) => {
+      const sorted = [...l].sort((a, b) => a - b);
+      return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.95))]! : NaN;
+    });
+    return { rps: ok / ((performance.now() - startedAt) / 1000), bad, failures, p95, requests: n };
   };
   /** Samples RSS every 250 ms while `fn` runs: peak and mean of the API, the worker and their sum. */
   const sampled = async <T>(fn: () => Promise<T>) => {
@@ -912,13 +939,21 @@ async function runStack(cfg: StackConfig, seconds: number): Promise<Record<strin
         ISOLATES ? (seconds * 2000 * 2) / 3 : 0,
       ),
     );
-    const mixed = await sampled(() => drive(8, seconds * 2, (i) => kinds[i % kinds.length]!()));
+    // --mixed-requests N (session 21): the mixed load ends after N requests instead of after its time
+    // (at most 20 minutes), so a loaded machine changes its rate, not how much work it did.
+    const mixed = await sampled(() =>
+      MIXED_REQUESTS
+        ? drive(8, 1200, (i) => kinds[i % kinds.length]!(), kinds.length, MIXED_REQUESTS)
+        : drive(8, seconds * 2, (i) => kinds[i % kinds.length]!(), kinds.length),
+    );
     out.mixedIsolates = await mixedIsolates;
     const why = Object.entries(mixed.value.failures)
       .map(([k, c]) => `${k} × ${c}`)
       .join(', ');
-    out.mixed = `${mixed.value.rps.toFixed(1)} req/s (${mixed.value.bad} non-2xx${why ? `: kind ${why}` : ''}); peak ${fmt(mixed.peak)}; mean total ${mb(mixed.mean)}; PGlite's process (in the worker's figure) ${mb(mixed.pglite.atPeak)} at the peak, ${mb(mixed.pglite.peak)} at its own${distinct(mixed.distinctAtPeak)}`;
+    out.mixed = `${mixed.value.requests} requests, ${mixed.value.rps.toFixed(1)} req/s (${mixed.value.bad} non-2xx${why ? `: kind ${why}` : ''}); peak ${fmt(mixed.peak)}; mean total ${mb(mixed.mean)}; PGlite's process (in the worker's figure) ${mb(mixed.pglite.atPeak)} at the peak, ${mb(mixed.pglite.peak)} at its own${distinct(mixed.distinctAtPeak)}`;
     out.mixedClasses = `API: ${mixed.classesAtPeak.api}; worker: ${mixed.classesAtPeak.worker}`;
+    const KIND_NAMES = ['math', 'logic', 'sql postgresql', 'sql sqlite', 'code', 'agent', 'math (trig)'];
+    out.mixedP95 = mixed.value.p95.map((v, i) => `${KIND_NAMES[i]} ${v.toFixed(0)}`).join(', ');
     out.afterLoad = withDistinct(sample());
     if (cfg.idleReleaseMs > 0) {
       await new Promise((r) => setTimeout(r, cfg.idleReleaseMs + 8_000));
@@ -938,17 +973,27 @@ async function runStack(cfg: StackConfig, seconds: number): Promise<Record<strin
   if (!argv.includes('--no-pools')) perPool();
   if (!onlyPools) {
     const seconds = Number(arg('seconds', '30'));
+    const baseTree = arg('base-tree', '');
     for (const c of arg('configs', 'before,after').split(',')) {
-      const cfg = STACK_CONFIGS[c];
+      const [name, at] = c.split('@');
+      const cfg = STACK_CONFIGS[name!];
       if (!cfg) throw new Error(`unknown configuration ${c}`);
-      console.log(`\n## Stack: ${cfg.name} (load average at start ${loadAverage()})\n`);
-      const r = await runStack(cfg, seconds);
+      if (at !== undefined && (at !== 'base' || !baseTree))
+        throw new Error(`${c}: use <name>@base with --base-tree <checkout>`);
+      const tree = at === 'base' ? path.resolve(baseTree) : null;
+      console.log(
+        `\n## Stack: ${cfg.name}${tree ? `, the tree at ${tree}` : ''} (load average at start ${loadAverage()})\n`,
+      );
+      const r = await runStack(cfg, seconds, tree);
       console.log('| phase | resident memory (MB) / throughput |\n|-|-|');
       console.log(`| the stack's start (up() and a tenant) | ${r.start} |`);
       console.log(`| idle after start | ${r.idle} |`);
       console.log(`| /verify/math, 8 clients, ${seconds} s | ${r.math} |`);
       console.log(`| /verify/logic, 8 clients, ${seconds} s | ${r.logic} |`);
-      console.log(`| mixed load, 8 clients, ${seconds * 2} s | ${r.mixed} |`);
+      console.log(
+        `| mixed load, 8 clients, ${MIXED_REQUESTS ? `${MIXED_REQUESTS} requests` : `${seconds * 2} s`} | ${r.mixed} |`,
+      );
+      console.log(`| mixed load, p95 ms per kind | ${r.mixedP95} |`);
       console.log(`| right after the load | ${r.afterLoad} |`);
       console.log(`| after PGlite's idle release | ${r.released} |`);
       console.log(`(load average at the end: ${r.load})`);

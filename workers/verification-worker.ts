@@ -17,6 +17,7 @@ import { LogicPool, logicPoolOptions } from '../engines/logic/index.js';
 import { EnginePool } from '../activities/isolation/engine-pool.js';
 import type { EngineModuleName } from '../activities/isolation/engine-tasks.js';
 import { PgCheck } from '../engines/sql/pg-check.js';
+import { preloadConfiguredSdks } from '../activities/providers/clients.js';
 
 const log = logger('worker');
 
@@ -148,6 +149,11 @@ async function main(): Promise<void> {
   process.stdout.write(
     `${JSON.stringify({ t: new Date().toISOString(), component: 'worker', msg: 'worker ready', task_queue: cfg.SVC_TASK_QUEUE, ready: 'SVC_WORKER_READY' })}\n`,
   );
+  // The configured remote providers' SDKs, now that the worker is ready (session 21: not at the
+  // start's imports, so a deployment without them never loads them; docs/performance.md).
+  void preloadConfiguredSdks(env).then((sdks) => {
+    if (sdks.length) log.info('provider SDKs loaded', { providers: sdks });
+  });
   await Promise.all([worker.run(), eagerWorker.run()]);
   await pools.logic.shutdown();
   await pools.engine.shutdown();

@@ -4,8 +4,11 @@
 // signal (the Temporal activity's cancellation, so a provider step past SVC_PROVIDER_TIMEOUT
 // stops its HTTP request). Answers are JSON (OpenAI JSON mode) or a forced tool call
 // (Anthropic), parsed with zod; every failure is a typed ProviderError.
-import OpenAI from 'openai';
-import Anthropic from '@anthropic-ai/sdk';
+// Each SDK is imported on its first use (session 21): this module is part of the worker's start,
+// and the two SDKs cost its main thread ~14 MB of resident memory, in a deployment that may
+// never configure a remote provider (docs/performance.md, "Session 21: memory margin").
+import type OpenAI from 'openai';
+import type Anthropic from '@anthropic-ai/sdk';
 import { z } from 'zod';
 import {
   PROVIDER_HTTP_TIMEOUT_MS,
@@ -33,17 +36,49 @@ const NO_KEY = 'svc-no-key';
 
 const clients = new Map<string, OpenAI | Anthropic>();
 
+const SDKS = {
+  openai: () => import('openai'),
+  anthropic: () => import('@anthropic-ai/sdk'),
+} satisfies Record<RemoteProvider, () => Promise<unknown>>;
+
+/**
+ * Imports the SDK of each configured remote provider, off every request's path (the worker calls
+ * it once it is ready): a deployment that configures a provider keeps its SDK loaded as before,
+ * and its first call does not pay the import (0.2-0.9 s each on the loaded 2-core machine); one
+ * that configures none never loads them. Resolves with the providers whose SDK is loaded; never
+ * rejects (a call imports it again, and fails as it would have).
+ */
+export async function preloadConfiguredSdks(env: NodeJS.ProcessEnv = processEnv()): Promise<RemoteProvider[]> {
+  let configured: RemoteProvider[];
+  try {
+    const s = providerSettings(env);
+    configured = (['openai', 'anthropic'] as const).filter((p) => s[p]);
+  } catch {
+    return [];
+  }
+  const loaded = await Promise.all(
+    configured.map((p) =>
+      SDKS[p]().then(
+        () => p,
+        () => null,
+      ),
+    ),
+  );
+  return loaded.filter((p): p is RemoteProvider => p !== null);
+}
+
 function settingsOf(provider: RemoteProvider): RemoteProviderSettings {
   const s = providerSettings(processEnv())[provider];
   if (!s) throw new ProviderCapabilityError(provider, `Provider '${provider}' is not configured on this worker.`);
   return s;
 }
 
-function openaiClient(s: RemoteProviderSettings): OpenAI {
+async function openaiClient(s: RemoteProviderSettings): Promise<OpenAI> {
   const id = `openai|${s.baseURL ?? ''}`;
   let c = clients.get(id) as OpenAI | undefined;
   if (!c) {
-    c = new OpenAI({
+    const { default: OpenAISdk } = await SDKS.openai();
+    c = new OpenAISdk({
       apiKey: s.apiKey ?? NO_KEY,
       baseURL: s.baseURL,
       timeout: PROVIDER_HTTP_TIMEOUT_MS,
@@ -54,11 +89,12 @@ function openaiClient(s: RemoteProviderSettings): OpenAI {
   return c;
 }
 
-function anthropicClient(s: RemoteProviderSettings): Anthropic {
+async function anthropicClient(s: RemoteProviderSettings): Promise<Anthropic> {
   const id = `anthropic|${s.baseURL ?? ''}`;
   let c = clients.get(id) as Anthropic | undefined;
   if (!c) {
-    c = new Anthropic({
+    const { default: AnthropicSdk } = await SDKS.anthropic();
+    c = new AnthropicSdk({
       apiKey: s.apiKey ?? NO_KEY,
       baseURL: s.baseURL,
       timeout: PROVIDER_HTTP_TIMEOUT_MS,
@@ -133,7 +169,7 @@ function jsonShapeHint(schema: z.ZodType<unknown>): string {
 
 async function askOpenAI<T>(req: JsonRequest<T>): Promise<T> {
   const s = settingsOf('openai');
-  const client = openaiClient(s);
+  const client = await openaiClient(s);
   const userContent: OpenAI.Chat.Completions.ChatCompletionContentPart[] | string = req.image
     ? [
         { type: 'text', text: req.user },
@@ -183,7 +219,7 @@ async function askOpenAI<T>(req: JsonRequest<T>): Promise<T> {
 
 async function askAnthropic<T>(req: JsonRequest<T>): Promise<T> {
   const s = settingsOf('anthropic');
-  const client = anthropicClient(s);
+  const client = await anthropicClient(s);
   const content: Anthropic.Messages.ContentBlockParam[] = [];
   if (req.image) {
     content.push({
