@@ -36,8 +36,17 @@ export const GO_RUNTIME_DEFAULTS: Readonly<Record<GoProcess, Readonly<Partial<Re
 const VALID: Record<GoVar, (v: string) => boolean> = {
   GOMAXPROCS: (v) => v === 'auto' || (/^\d{1,3}$/.test(v) && Number(v) >= 1 && Number(v) <= 256),
   GOGC: (v) => v === 'off' || (/^\d{1,6}$/.test(v) && Number(v) >= 1 && Number(v) <= 100_000),
-  GOMEMLIMIT: (v) => v === 'off' || /^[1-9]\d{0,12}(B|KiB|MiB|GiB|TiB)?$/.test(v),
+  GOMEMLIMIT: (v) => v === 'off' || (/^[1-9]\d{0,12}(B|KiB|MiB|GiB|TiB)?$/.test(v) && memLimitBytes(v) <= MAX_INT64),
 };
+
+const MAX_INT64 = 2n ** 63n - 1n;
+const UNIT_POWER: Record<string, bigint> = { B: 0n, KiB: 1n, MiB: 2n, GiB: 3n, TiB: 4n };
+
+/** A GOMEMLIMIT size in bytes: Go refuses one past 2^63-1 by aborting the process at start ("malformed GOMEMLIMIT"). */
+function memLimitBytes(v: string): bigint {
+  const [, digits, unit] = /^(\d+)([A-Za-z]*)$/.exec(v)!;
+  return BigInt(digits) * 1024n ** UNIT_POWER[unit || 'B']!;
+}
 
 /** The knob's name for one process and variable (SVC_TEMPORAL_GOMAXPROCS, ...). */
 export const goRuntimeKnob = (proc: GoProcess, v: GoVar): string => `${PREFIX[proc]}${v}`;

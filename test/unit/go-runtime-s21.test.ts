@@ -2,7 +2,10 @@
 // SVC_TEMPORAL_GOMAXPROCS / _GOGC / _GOMEMLIMIT reach the Temporal dev server, SVC_STORE_* reach
 // FerretDB, each process gets only its own, bad values stop the stack at start, and the real
 // binaries, spawned by the stack's own process specs, run with them (/proc/<pid>/environ).
+import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { GO_RUNTIME_DEFAULTS, goRuntimeEnv } from '../../infra/go-runtime.js';
 import { ManagedProcess, Stack, testPorts } from '../../infra/stack.js';
@@ -69,6 +72,26 @@ describe('goRuntimeEnv', () => {
     }
   });
 
+  it('takes every size Go takes, up to 2^63-1 bytes (session 21 review)', () => {
+    for (const v of ['8388607TiB', '8589934591GiB', '8796093022207MiB', '9999999999999B', '1B'])
+      expect(goRuntimeEnv('store', { SVC_STORE_GOMEMLIMIT: v }, {}).GOMEMLIMIT, v).toBe(v);
+  });
+
+  it('the sizes at the edge are the ones the real Go binary takes or aborts on (session 21 review)', () => {
+    const ferretdb = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../.tools/bin/ferretdb');
+    for (const v of ['8388607TiB', '8388608TiB', '8589934592GiB', '8796093022207MiB', '8796093022208MiB']) {
+      const run = spawnSync(ferretdb, ['--version'], { env: { GOMEMLIMIT: v }, encoding: 'utf8', timeout: 30_000 });
+      const goTakes = !/malformed GOMEMLIMIT/.test(run.stderr);
+      let weTake = true;
+      try {
+        goRuntimeEnv('store', { SVC_STORE_GOMEMLIMIT: v }, {});
+      } catch {
+        weTake = false;
+      }
+      expect(weTake, v).toBe(goTakes);
+    }
+  });
+
   it('refuses a value Go would misread or ignore, naming the knob', () => {
     for (const [knob, value] of [
       ['SVC_TEMPORAL_GOMAXPROCS', '0'],
@@ -81,6 +104,10 @@ describe('goRuntimeEnv', () => {
       ['SVC_TEMPORAL_GOMEMLIMIT', '512mb'],
       ['SVC_STORE_GOMEMLIMIT', '512 MiB'],
       ['SVC_STORE_GOMEMLIMIT', '0'],
+      // Past 2^63-1 bytes Go aborts the process at start ("malformed GOMEMLIMIT"; session 21 review).
+      ['SVC_STORE_GOMEMLIMIT', '8388608TiB'],
+      ['SVC_TEMPORAL_GOMEMLIMIT', '9999999999999TiB'],
+      ['SVC_STORE_GOMEMLIMIT', '8589934592GiB'],
     ] as const) {
       const proc = knob.startsWith('SVC_TEMPORAL_') ? 'temporal' : 'store';
       expect(() => goRuntimeEnv(proc, { [knob]: value }, {}), `${knob}=${value}`).toThrow(
