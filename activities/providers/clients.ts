@@ -67,6 +67,23 @@ export async function preloadConfiguredSdks(env: NodeJS.ProcessEnv = processEnv(
   return loaded.filter((p): p is RemoteProvider => p !== null);
 }
 
+/**
+ * The provider's SDK module, imported on first use. An import that fails (a deployment without the
+ * package, a broken install) is the provider's failure like any other: a ProviderError, never the
+ * loader's own error (its code, e.g. ERR_MODULE_NOT_FOUND, would reach results as provider_error).
+ */
+async function loadSdk<P extends RemoteProvider>(provider: P): Promise<Awaited<ReturnType<(typeof SDKS)[P]>>> {
+  try {
+    return (await SDKS[provider]()) as Awaited<ReturnType<(typeof SDKS)[P]>>;
+  } catch {
+    throw new ProviderError(
+      'provider_unavailable',
+      provider,
+      `The ${provider} SDK could not be loaded on this worker.`,
+    );
+  }
+}
+
 function settingsOf(provider: RemoteProvider): RemoteProviderSettings {
   const s = providerSettings(processEnv())[provider];
   if (!s) throw new ProviderCapabilityError(provider, `Provider '${provider}' is not configured on this worker.`);
@@ -77,7 +94,7 @@ async function openaiClient(s: RemoteProviderSettings): Promise<OpenAI> {
   const id = `openai|${s.baseURL ?? ''}`;
   let c = clients.get(id) as OpenAI | undefined;
   if (!c) {
-    const { default: OpenAISdk } = await SDKS.openai();
+    const { default: OpenAISdk } = await loadSdk('openai');
     c = new OpenAISdk({
       apiKey: s.apiKey ?? NO_KEY,
       baseURL: s.baseURL,
@@ -93,7 +110,7 @@ async function anthropicClient(s: RemoteProviderSettings): Promise<Anthropic> {
   const id = `anthropic|${s.baseURL ?? ''}`;
   let c = clients.get(id) as Anthropic | undefined;
   if (!c) {
-    const { default: AnthropicSdk } = await SDKS.anthropic();
+    const { default: AnthropicSdk } = await loadSdk('anthropic');
     c = new AnthropicSdk({
       apiKey: s.apiKey ?? NO_KEY,
       baseURL: s.baseURL,
