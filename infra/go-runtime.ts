@@ -59,6 +59,10 @@ export const goRuntimeKnob = (proc: GoProcess, v: GoVar): string => `${PREFIX[pr
  */
 export function goRuntimeEnv(proc: GoProcess, knobs: NodeJS.ProcessEnv, base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const env = { ...base };
+  // The supervisor's own environment may hold the service's settings and secrets (`npm run dev`
+  // takes every SVC_* of its shell, e.g. SVC_OPENAI_API_KEY; a MONGODB_URI may carry a password):
+  // neither Go process reads them (session 21 review).
+  for (const k of Object.keys(env)) if (k.startsWith('SVC_') || k === 'MONGODB_URI') delete env[k];
   for (const v of GO_VARS) {
     const knob = goRuntimeKnob(proc, v);
     const raw = knobs[knob]?.trim();

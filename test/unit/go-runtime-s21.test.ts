@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { GO_RUNTIME_DEFAULTS, goRuntimeEnv } from '../../infra/go-runtime.js';
 import { ManagedProcess, Stack, testPorts } from '../../infra/stack.js';
 
@@ -130,6 +130,25 @@ describe("the stack's Go processes (session 21)", () => {
     expect(stack.env.SVC_API_KEY_LOOKUP_SECRET).toBeTruthy();
     expect(stack.temporal.spec.env.SVC_API_KEY_LOOKUP_SECRET).toBeUndefined();
     expect(stack.ferret!.spec.env.SVC_API_KEY_LOOKUP_SECRET).toBeUndefined();
+  });
+
+  it("secrets in the supervisor's own environment (npm run dev takes its shell's SVC_*) stay out of them (session 21 review)", () => {
+    const base = { PATH: '/usr/bin', SVC_OPENAI_API_KEY: 'sk-shell-secret', MONGODB_URI: 'mongodb://u:pw@db/svc' };
+    for (const proc of ['temporal', 'store'] as const) {
+      const env = goRuntimeEnv(proc, {}, base);
+      expect(env.PATH).toBe('/usr/bin');
+      expect(Object.keys(env).filter((k) => k.startsWith('SVC_') || k === 'MONGODB_URI')).toEqual([]);
+      expect(JSON.stringify(env)).not.toMatch(/sk-shell-secret|pw@/);
+    }
+    expect(base.SVC_OPENAI_API_KEY).toBe('sk-shell-secret'); // the supervisor's own is untouched
+    vi.stubEnv('SVC_ANTHROPIC_API_KEY', 'sk-ant-shell-secret');
+    try {
+      const stack = stackWith({});
+      expect(stack.temporal.spec.env.SVC_ANTHROPIC_API_KEY).toBeUndefined();
+      expect(stack.ferret!.spec.env.SVC_ANTHROPIC_API_KEY).toBeUndefined();
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 
   it("the adopted defaults: FerretDB with GOGC=400 under a 256 MiB ceiling; Temporal on Go's own", () => {
