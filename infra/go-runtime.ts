@@ -21,16 +21,19 @@ const PREFIX: Record<GoProcess, string> = { temporal: 'SVC_TEMPORAL_', store: 'S
  * What the stack sets when a knob is unset (undefined: the inherited environment decides).
  * FerretDB: a collection per 4x heap growth (GOGC=400; its live heap is 2-5 MiB, so Go's default
  * collected every few MiB allocated: 86 collections per 1,000 verifications, 11 with 400), under a
- * soft 256 MiB ceiling that only matters past a 51 MiB live heap and never collects more often than
- * Go's default below 128 MiB: its CPU per verification -11 to -14 %, per batch item -23 to -25 %,
- * no throughput or p95 change beyond noise, +16-26 MB of its RSS. Not GOMAXPROCS=1: it halves FerretDB's context
+ * soft 2 GiB ceiling: its CPU per verification -11 to -14 %, per batch item -23 to -25 %, no
+ * throughput or p95 change beyond noise, +16-26 MB of its RSS. Not 256 MiB (session 21's first
+ * choice): a command FerretDB answers in Go over a whole table (countDocuments on 236,000 audit
+ * entries) holds ~1 GB live, and under a 256 MiB ceiling the collector ran without pause: 60.6 s
+ * and 113 s of CPU against Go's defaults' 20.0 s and 31 s; under 2 GiB 17.4 s and 24 s, peak RSS
+ * 1.99 against 1.93 GB. Past a 2 GiB live heap it collects more often than Go's default would. Not GOMAXPROCS=1: it halves FerretDB's context
  * switches but serialises its commands (point reads beside a long scan: 0.33x the rate, p50 x7).
  * Temporal: Go's defaults (GOGC=200 cost ~95 MB of its RSS for a CPU gain not seen beyond noise;
  * GOMAXPROCS=1 caps it at one core). docs/performance.md "Session 21: the Go runtimes".
  */
 export const GO_RUNTIME_DEFAULTS: Readonly<Record<GoProcess, Readonly<Partial<Record<GoVar, string>>>>> = {
   temporal: {},
-  store: { GOGC: '400', GOMEMLIMIT: '256MiB' },
+  store: { GOGC: '400', GOMEMLIMIT: '2GiB' },
 };
 
 const VALID: Record<GoVar, (v: string) => boolean> = {

@@ -151,10 +151,10 @@ describe("the stack's Go processes (session 21)", () => {
     }
   });
 
-  it("the adopted defaults: FerretDB with GOGC=400 under a 256 MiB ceiling; Temporal on Go's own", () => {
-    expect(GO_RUNTIME_DEFAULTS).toEqual({ temporal: {}, store: { GOGC: '400', GOMEMLIMIT: '256MiB' } });
+  it("the adopted defaults: FerretDB with GOGC=400 under a 2 GiB ceiling; Temporal on Go's own", () => {
+    expect(GO_RUNTIME_DEFAULTS).toEqual({ temporal: {}, store: { GOGC: '400', GOMEMLIMIT: '2GiB' } });
     const stack = stackWith({});
-    expect(goVars(stack.ferret!.spec.env)).toEqual({ ...inherited, GOGC: '400', GOMEMLIMIT: '256MiB' });
+    expect(goVars(stack.ferret!.spec.env)).toEqual({ ...inherited, GOGC: '400', GOMEMLIMIT: '2GiB' });
     expect(goVars(stack.temporal.spec.env)).toEqual(inherited);
   });
 
