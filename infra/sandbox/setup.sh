@@ -11,6 +11,7 @@
 #   SVC_SANDBOX_MIRROR   Debian mirror for debootstrap (default: the one apt is configured with)
 #   SVC_DOCKERD_WAIT     seconds to wait for a dockerd started here to answer (default 60)
 #   DOCKER_HOST          a remote/other daemon to use; then no local dockerd is started
+#   SVC_DOCKERD_PIDFILE  where a running dockerd's pid is found (default /var/run/docker.pid; tests)
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -19,6 +20,7 @@ DATA_DIR="$REPO/.data"
 TOOLS_DIR="$REPO/.tools/sandbox"
 DEFAULT_SOCKET=/var/run/docker.sock
 DOCKERD_WAIT="${SVC_DOCKERD_WAIT:-60}"
+DOCKERD_PIDFILE="${SVC_DOCKERD_PIDFILE:-/var/run/docker.pid}"
 
 log() { echo "sandbox setup: $*" >&2; }
 die() { echo "sandbox setup: ERROR: $*" >&2; exit 1; }
@@ -51,12 +53,21 @@ local_daemon_wanted() {
 
 dockerd_pid() {
   local pid
-  pid="$(cat /var/run/docker.pid 2>/dev/null || true)"
+  pid="$(cat "$DOCKERD_PIDFILE" 2>/dev/null || true)"
   # A pid file left by a dockerd that died names a pid the system may have given to another
   # process since: only a live process whose name is dockerd counts.
   if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = dockerd ]; then
     echo "$pid"
   fi
+}
+
+# Starts dockerd in the background and prints its pid.
+start_dockerd() {
+  [ "$(id -u)" -eq 0 ] || die "dockerd is not running and only root can start it"
+  log "starting dockerd (log: $DATA_DIR/dockerd.log)"
+  # Own session, no terminal, detached from this script's pipes: it outlives the caller.
+  setsid dockerd >>"$DATA_DIR/dockerd.log" 2>&1 </dev/null 9>&- &
+  echo $!
 }
 
 ensure_docker() {
@@ -66,20 +77,25 @@ ensure_docker() {
   if ! command -v dockerd >/dev/null; then apt_install docker.io; fi
   command -v dockerd >/dev/null || die "dockerd not found after installing docker.io"
 
-  local pid
+  local pid ours=0 waited=0
   pid="$(dockerd_pid)"
   if [ -z "$pid" ]; then
-    [ "$(id -u)" -eq 0 ] || die "dockerd is not running and only root can start it"
-    log "starting dockerd (log: $DATA_DIR/dockerd.log)"
-    # Own session, no terminal, detached from this script's pipes: it outlives the caller.
-    setsid dockerd >>"$DATA_DIR/dockerd.log" 2>&1 </dev/null 9>&- &
-    pid=$!
+    pid="$(start_dockerd)"
+    ours=1
   else
     log "dockerd (pid $pid) is running; waiting for it to answer"
   fi
-  local waited=0
   until daemon_answers; do
     if ! kill -0 "$pid" 2>/dev/null && [ -z "$(dockerd_pid)" ]; then
+      # A dockerd started by someone else (a service manager, an earlier setup) that exits while
+      # we wait (clean clone 66) is replaced by one of our own, once; our own exiting is the end.
+      if [ "$ours" -eq 0 ]; then
+        log "the dockerd it waited on (pid $pid) exited before answering; starting its own"
+        pid="$(start_dockerd)"
+        ours=1
+        waited=0
+        continue
+      fi
       tail -n 20 "$DATA_DIR/dockerd.log" >&2 || true
       die "dockerd exited during start-up (see $DATA_DIR/dockerd.log)"
     fi
