@@ -22,7 +22,7 @@
 // start) adds a start of S ms and prints when the POST could answer: admit + S; the sleep does not
 // load the machine as Temporal's start does. (Session 21 measured a variant L, the slot write beside
 // the start, here and in data-scale: no gain beyond noise; not adopted, docs/batch.md.)
-// Ports: a private stack on the test ports shifted by SVC_BENCH_PORT_OFFSET (default 23000).
+// Ports: a private stack on the test ports shifted by SVC_BENCH_PORT_OFFSET (default 930).
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -66,7 +66,7 @@ function newJob(id: string): NewBatchJob {
 
 async function main() {
   if (AT_LIMIT > 0) return atLimit();
-  const { stack } = await startBenchStack('bench-admission-ab', Number(process.env.SVC_BENCH_PORT_OFFSET ?? 23_000));
+  const { stack } = await startBenchStack('bench-admission-ab', Number(process.env.SVC_BENCH_PORT_OFFSET ?? 930));
   const u = new URL(stack.mongodbUri);
   u.pathname = `/svc_ab_${randomBytes(4).toString('hex')}`;
   const store = Store.lazy(u.toString());
@@ -159,7 +159,7 @@ async function main() {
 
 /** --at-limit: A (evicting, one command per claim and slot write), B (evicting, grouped), N (new numbers), interleaved. */
 async function atLimit() {
-  const { stack } = await startBenchStack('bench-admission-ab', Number(process.env.SVC_BENCH_PORT_OFFSET ?? 23_000));
+  const { stack } = await startBenchStack('bench-admission-ab', Number(process.env.SVC_BENCH_PORT_OFFSET ?? 930));
   type V = 'A' | 'B' | 'C' | 'N';
   // --variants B,N (session 21): a subset, so that more rounds fit in the same time (B needs N for its ratios).
   const variants = arg('variants', 'A,B,C,N')

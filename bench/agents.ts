@@ -16,7 +16,7 @@ const arg = (name: string, def: number) => {
 const N = arg('--requests', 40);
 const C = arg('--concurrency', 1);
 
-const { stack, base, key } = await startBenchStack('bench-agents', 27_000);
+const { stack, base, key } = await startBenchStack('bench-agents', 970);
 try {
   const json = { 'content-type': 'application/json' };
   const reg = await (

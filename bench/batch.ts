@@ -287,7 +287,7 @@ async function profile(
 }
 
 async function main() {
-  const { stack, base, key } = await startBenchStack('bench-batch', 21_000, {
+  const { stack, base, key } = await startBenchStack('bench-batch', 900, {
     SVC_BATCH_WAIT_SECONDS: '60',
     SVC_ACTIVITY_MODE: MODE,
     ...(PROFILE ? { SVC_LOG_LEVEL: 'debug' } : {}),

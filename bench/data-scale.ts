@@ -44,7 +44,7 @@
 // and per burst are counted by process, collection and kind, empty beside seeded.
 // The full run (the defaults) is for a quiet machine: it seeds 200,000 audit entries and signs
 // as many attestations. Validate with small numbers (--verifications 3000 --jobs 30).
-// Ports: a private stack on the test ports shifted by SVC_BENCH_PORT_OFFSET (default 23000).
+// Ports: a private stack on the test ports shifted by SVC_BENCH_PORT_OFFSET (default 930).
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -87,7 +87,7 @@ if (args.includes('--help') || args.includes('-h')) {
       'npx tsx bench/data-scale.ts [--verifications 100000] [--jobs 1000] [--orgs 20] [--job-items 100]',
       '     [--runs 9] [--concurrent-jobs 10] [--rounds 12] [--poll-ms 100] [--seconds 12] [--clients 8]',
       '     [--list-calls 6] [--warm-seconds 4] [--batch-only] [--no-count-probes] [--capture <dir>] [--profile bench-scale]',
-      'A small run for development: --verifications 3000 --jobs 30 --batch-only (ports: SVC_BENCH_PORT_OFFSET, default 23000).',
+      'A small run for development: --verifications 3000 --jobs 30 --batch-only (ports: SVC_BENCH_PORT_OFFSET, default 930).',
       '--capture <dir>: store commands per single job and per burst, empty beside seeded.',
       "--max-jobs N: the stack's SVC_BATCH_MAX_JOBS (default: the empty phase's jobs + the seed + one burst, so the seeded phase evicts a job per admission).",
       '--post-trace: every burst POST broken down (before the handler, admission, start, answer, event-loop lag; with --capture its store commands).',
@@ -1094,7 +1094,7 @@ async function measure(
   return { batch, load: l, lists: ls, probes };
 }
 
-const BENCH_OFFSET = Number(process.env.SVC_BENCH_PORT_OFFSET ?? 23_000);
+const BENCH_OFFSET = Number(process.env.SVC_BENCH_PORT_OFFSET ?? 930);
 
 /** The stack's environment (both stacks of --interleave; the store-command capture only on the first). */
 function stackEnv(maxJobs: number): Record<string, string> {

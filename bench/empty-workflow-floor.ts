@@ -29,7 +29,7 @@ const arg = (name: string, def: string) => {
 };
 const MODE = arg('mode', 'eager');
 const SECONDS = Number(arg('seconds', '10'));
-const PORT = Number(arg('port', '7433'));
+const PORT = Number(arg('port', '26233'));
 const dir = path.join(ROOT, '.data', `bench-floor-${PORT}`);
 rmSync(dir, { recursive: true, force: true });
 mkdirSync(dir, { recursive: true });

@@ -89,7 +89,7 @@ const stats = (lat: number[]) => {
 };
 
 async function main() {
-  const { stack, base, key } = await startBenchStack('bench-engines', 23_000);
+  const { stack, base, key } = await startBenchStack('bench-engines', 930);
   try {
     const rows = [];
     for (const c of CASES) {

@@ -43,7 +43,7 @@ const arg = (name: string, def: string) => {
 const FROM = path.resolve(arg('from', path.join(ROOT, '.data', 'bench-scale', 'ferretdb', 'svc.sqlite')));
 const JOBS = Number(arg('jobs', '10'));
 const ROUNDS = Number(arg('rounds', '6'));
-const PORT = Number(arg('port', '38760'));
+const PORT = Number(arg('port', '30761'));
 const WORK = path.join(os.tmpdir(), `svc-evict-cost-${process.pid}`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -36,7 +36,7 @@ async function main() {
   await new Promise<void>((r) => keyServer.listen(0, '127.0.0.1', r));
   const keysUrl = `http://127.0.0.1:${(keyServer.address() as AddressInfo).port}/keys`;
 
-  const { stack, base } = await startBenchStack('bench-leak', 24_000, { SVC_SECRET_SCANNING_KEYS_URL: keysUrl });
+  const { stack, base } = await startBenchStack('bench-leak', 940, { SVC_SECRET_SCANNING_KEYS_URL: keysUrl });
   const mc = new MongoClient(stack.mongodbUri);
   try {
     await mc.connect();

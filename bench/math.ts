@@ -61,7 +61,7 @@ async function runConcurrent(n: number, concurrency: number, fn: (i: number) => 
 }
 
 async function main() {
-  const { stack, base, key } = await startBenchStack(`bench-math-${MODE}`, 25_000, { SVC_ACTIVITY_MODE: MODE });
+  const { stack, base, key } = await startBenchStack(`bench-math-${MODE}`, 950, { SVC_ACTIVITY_MODE: MODE });
   try {
     const rows = [];
     // In-process engine.

@@ -68,7 +68,7 @@ async function main() {
     }
     rows.push(summary('screen + local translation in-process', lat, performance.now() - t0));
   }
-  const { stack, base, key } = await startBenchStack('bench-nl', 27_000);
+  const { stack, base, key } = await startBenchStack('bench-nl', 970);
   try {
     const failures: string[] = [];
     const statuses = new Map<string, number>();

@@ -38,7 +38,7 @@ const arg = (name: string, def: string) => {
 const FROM = path.resolve(arg('from', path.join(ROOT, '.data', 'bench-scale', 'ferretdb', 'svc.sqlite')));
 const JOBS = Number(arg('jobs', '20'));
 const ROUNDS = Number(arg('rounds', '6'));
-const PORT = Number(arg('port', String(38770 + Number(process.env.SVC_BENCH_PORT_OFFSET ?? 0))));
+const PORT = Number(arg('port', String(30770 + Number(process.env.SVC_BENCH_PORT_OFFSET ?? 0))));
 const WORK = path.join(os.tmpdir(), `svc-result-doc-cost-${process.pid}`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const round1 = (x: number) => Math.round(x * 10) / 10;

@@ -80,7 +80,7 @@ async function startOnce(
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
-const { stack } = await startBenchStack('bench-startup', 23_000);
+const { stack } = await startBenchStack('bench-startup', 930);
 try {
   const rows: string[] = [];
   for (const v of VARIANTS) {

@@ -25,7 +25,7 @@ const arg = (name: string, def: string) => {
 };
 const SOURCE = path.resolve(arg('store', '.data/bench-scale/ferretdb'));
 const OPS = Number(arg('ops', '100'));
-const PORT = Number(arg('port', '37399'));
+const PORT = Number(arg('port', '30399'));
 const FERRETDB = path.resolve('.tools/bin/ferretdb');
 
 const cpuMs = (pid: number) => {

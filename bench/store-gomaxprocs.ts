@@ -9,7 +9,7 @@
 // Per store and phase: point commands per second, their p50 / p95 / p99, scans per second, and the
 // store's CPU per point command and its resident memory after the phase (/proc); then the median of the per-round ratios B/A.
 //   npx tsx bench/store-gomaxprocs.ts [--docs 20000] [--rounds 6] [--slice 6] [--clients 8] [--b-env GOMAXPROCS=1,GOGC=400,GOMEMLIMIT=128MiB]
-// Ports: 37017 + SVC_BENCH_PORT_OFFSET (default 650) + 40 and + 41.
+// Ports: the test layout's FerretDB port at SVC_BENCH_PORT_OFFSET (default 650) + 40 and + 41.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -19,7 +19,7 @@ import { procCpuMs, spawnStandaloneFerret } from './standalone-ferret.js';
 import { medianOf, percentileOf } from './round-stats.js';
 import { keepOneFerretIdIndex } from '../infra/ferret-id-index.js';
 import { ferretPragmas } from '../infra/ferret-sqlite.js';
-import { portOpen } from '../infra/stack.js';
+import { portOpen, testPorts } from '../infra/stack.js';
 
 const args = process.argv.slice(2);
 const arg = (name: string, def: string) => {
@@ -131,8 +131,8 @@ async function main() {
   const load0 = loadavg();
   const stores: Store[] = [];
   try {
-    stores.push(await startStore('A', 37017 + OFFSET + 40, {}));
-    stores.push(await startStore('B', 37017 + OFFSET + 41, B_ENV));
+    stores.push(await startStore('A', testPorts(OFFSET + 40).ferret, {}));
+    stores.push(await startStore('B', testPorts(OFFSET + 41).ferret, B_ENV));
     for (const s of stores) await phase(s, true); // warm-up
     const loads: number[] = [];
     for (let r = 0; r < ROUNDS; r++) {

@@ -49,7 +49,7 @@ const LARGE = Number(arg('large', '100000'));
 const OPS = Number(arg('ops', '1500'));
 const ROUNDS = Number(arg('rounds', '4'));
 const LANES = Number(arg('lanes', '8'));
-const PORT = Number(arg('port', '37300'));
+const PORT = Number(arg('port', '30300'));
 const KEEP = args.includes('--keep');
 const WORK = path.join(os.tmpdir(), `svc-store-per-command-${process.pid}`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -17,7 +17,7 @@ const arg = (name: string, def: string) => {
   return i >= 0 && args[i + 1] ? (args[i + 1] as string) : def;
 };
 const DOCS = Number(arg('docs', '60000'));
-const PORT = Number(arg('port', '37181'));
+const PORT = Number(arg('port', '30181'));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const cpu = (pid: number) => {
   const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');

@@ -39,7 +39,7 @@ const LIMIT = Number(arg('limit', '16')) * 2 ** 20;
 const SEED = Number(arg('seed', '0'));
 const PROBE_MS = Number(arg('probe-ms', '20'));
 const QUIET_S = Number(arg('quiet', '4'));
-const PORT = Number(arg('port', '38760'));
+const PORT = Number(arg('port', '30760'));
 /** --b-passive: B keeps the new pragmas (journal_size_limit) but only PASSIVE checkpoints (what SQLite's own restarts bound). */
 const B_PASSIVE = args.includes('--b-passive');
 /** --a bounded: A runs the bounded checkpointer too (with --a-tries), to compare two settings of it. */

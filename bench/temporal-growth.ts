@@ -15,7 +15,7 @@
 // into its binary's file pages and its anonymous memory (/proc/<pid>/smaps).
 //   npx tsx bench/temporal-growth.ts [--rounds 6] [--per-round 2000] [--clients 8] [--tail 12] [--warm 200] [--rates 8,24] [--fill 0]
 //        [--configs 'base=;cache4k=--dynamic-config-value history.cacheMaxSize=4096']
-// Ports: SVC_BENCH_PORT_OFFSET (default 23000) for the first configuration, +20 for each next one.
+// Ports: SVC_BENCH_PORT_OFFSET (default 930) for the first configuration, +20 for each next one.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -58,7 +58,7 @@ const CONFIGS = arg('configs', 'base=')
     const i = c.indexOf('=');
     return { name: i < 0 ? c : c.slice(0, i), flags: i < 0 ? '' : c.slice(i + 1).trim() };
   });
-const OFFSET = Number(process.env.SVC_BENCH_PORT_OFFSET ?? 23000);
+const OFFSET = Number(process.env.SVC_BENCH_PORT_OFFSET ?? 930);
 const BODY = JSON.stringify({ expression: '(x+1)**2 = x**2 + 2*x + 1' });
 /** Temporal's SQLite tables whose rows are counted after each round. */
 const TABLES = ['executions', 'current_executions', 'history_node', 'executions_visibility', 'timer_tasks'];

@@ -29,22 +29,15 @@ import { FerretIdIndexKeeper } from './ferret-id-index.js';
 import { FerretCheckpointer } from './ferret-checkpointer.js';
 import { ferretSqliteUrl, storeSync } from './ferret-sqlite.js';
 import { goRuntimeEnv } from './go-runtime.js';
+import { devPorts, workerMetricsPort, type StackPorts } from './ports.js';
 import { loadSqlEngineConfig } from '../core/config.js';
 import type { PgTemplateResult } from '../engines/sql/pg-template.js';
 
 export const ROOT = PROJECT_ROOT;
+// The port layout lives in infra/ports.ts (session 22: every fixed port below Linux's ephemeral range).
+export { DEV_PORTS, TEST_PORTS, devPorts, testPorts, type StackPorts } from './ports.js';
 const TOOLS_BIN = path.join(ROOT, '.tools', 'bin');
 
-export interface StackPorts {
-  temporal: number;
-  temporalUi: number;
-  ferret: number;
-  api: number;
-  /** Local SMTP sink (infra/smtp-sink.ts); default: the API port + 957 (8957 for dev; clear of the test suites' other ports at any offset). */
-  smtp?: number;
-}
-
-export const DEV_PORTS: StackPorts = { temporal: 7233, temporalUi: 8233, ferret: 27017, api: 8000 };
 /**
  * V8 flags of the standalone worker and the API processes (docs/performance.md, Memory, session 15).
  * The worker runs with code and heaps sized for memory (~75 MB less resident idle and under load);
@@ -62,34 +55,13 @@ export const DEV_PORTS: StackPorts = { temporal: 7233, temporalUi: 8233, ferret:
  */
 export const WORKER_V8_FLAGS = '--optimize-for-size';
 export const API_V8_FLAGS = '--heap-growing-percent=20 --max-semi-space-size=8';
-export const TEST_PORTS: StackPorts = { temporal: 17233, temporalUi: 18233, ferret: 37017, api: 18000 };
-
-/** Dev ports shifted by SVC_DEV_PORT_OFFSET, so a benchmark can run a second dev stack beside the first. */
-export function devPorts(offset = Number(process.env.SVC_DEV_PORT_OFFSET ?? 0)): StackPorts {
-  return {
-    temporal: DEV_PORTS.temporal + offset,
-    temporalUi: DEV_PORTS.temporalUi + offset,
-    ferret: DEV_PORTS.ferret + offset,
-    api: DEV_PORTS.api + offset,
-  };
-}
-
-/** Test ports shifted by SVC_TEST_PORT_OFFSET, so two suites can run side by side on one machine. */
-export function testPorts(offset = Number(process.env.SVC_TEST_PORT_OFFSET ?? 0)): StackPorts {
-  return {
-    temporal: TEST_PORTS.temporal + offset,
-    temporalUi: TEST_PORTS.temporalUi + offset,
-    ferret: TEST_PORTS.ferret + offset,
-    api: TEST_PORTS.api + offset,
-  };
-}
 
 /**
  * The embedded Temporal UI's own port (loopback, internal): the read-only gate
  * (infra/temporal-ui-gate.ts) serves the UI's public port in front of it.
  */
 export function temporalUiUpstreamPort(ports: StackPorts): number {
-  return ports.temporalUi + 2;
+  return ports.temporalUiUpstream;
 }
 
 /**
@@ -160,9 +132,9 @@ function temporalExtraArgs(extra: string): string[] {
   return words;
 }
 
-/** The codec server's port: next to the Temporal UI's (dev 8234, tests 18234 + offset). */
+/** The codec server's port (dev 8234, tests 14000 + offset; infra/ports.ts). */
 export function codecServerPort(ports: StackPorts): number {
-  return ports.temporalUi + 1;
+  return ports.codec;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -517,7 +489,7 @@ export class Stack {
     // Only the stack itself needs the password (to seed and print it); no service process gets it.
     delete this.env.SVC_DEV_OPERATOR_PASSWORD;
     // E-mail (leaked-key notices): the local sink unless the environment names a real server.
-    const smtpPort = ports.smtp ?? ports.api + 957;
+    const smtpPort = ports.smtp;
     this.mailDir = path.join(this.dataDir, 'mail');
     const externalSmtp = Boolean(this.env.SVC_SMTP_URL);
     if (!externalSmtp) this.env.SVC_SMTP_URL = `smtp://127.0.0.1:${smtpPort}`;
@@ -610,7 +582,7 @@ export class Stack {
             // SVC_WORKER_METRICS=1: each worker serves the SDK's Prometheus metrics on its own port.
             env:
               this.env.SVC_WORKER_METRICS === '1'
-                ? { ...this.env, SVC_WORKER_METRICS_ADDRESS: `127.0.0.1:${9460 + (ports.api - DEV_PORTS.api) + i + 1}` }
+                ? { ...this.env, SVC_WORKER_METRICS_ADDRESS: `127.0.0.1:${workerMetricsPort(ports, i + 1)}` }
                 : this.env,
             ready: async (p) => p.logContains('SVC_WORKER_READY'),
             // Bundling the workflows and warming the engine threads took over 3 minutes on the
@@ -730,7 +702,9 @@ export class Stack {
                 ? ports.api
                 : p === this.codec
                   ? codecServerPort(ports)
-                  : null;
+                  : p === this.smtp
+                    ? ports.smtp
+                    : null;
       if (port !== null && (await portOpen(port))) {
         throw new Error(
           `port ${port} needed by ${p.spec.name} is already in use (is another stack running? try: npm run stack -- down)`,

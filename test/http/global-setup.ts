@@ -14,6 +14,7 @@ import { providerEnv, startProviderServer, TEST_PROVIDER_KEY } from './provider-
 import { captureEnv } from '../store-commands/env.js';
 import { contractReport } from '../store-commands/contract.js';
 import { ROOT } from '../../infra/stack.js';
+import { testHarnessPorts } from '../../infra/ports.js';
 import { SharedProcesses, type SharedRequest } from './extra-process.js';
 
 declare module 'vitest' {
@@ -34,7 +35,7 @@ declare module 'vitest' {
 const CODEC_OPERATOR_ID = `usr_uiop${randomBytes(8).toString('hex')}`;
 
 const OFFSET = Number(process.env.SVC_TEST_PORT_OFFSET ?? 0);
-const CONTROL_PORT = 18999 + OFFSET;
+const CONTROL_PORT = testHarnessPorts(OFFSET).control;
 /**
  * The store contract (issue 22): the stack's service processes record every store command
  * (test/store-commands/capture.mjs); test/http/store-contract.test.ts and the last teardown
@@ -43,7 +44,7 @@ const CONTROL_PORT = 18999 + OFFSET;
 const STORE_CAPTURE_DIR =
   process.env.SVC_TEST_STORE_CAPTURE === '0' ? '' : path.join(ROOT, '.data', `store-capture-${OFFSET}`);
 /** Served by test/http/secret-scanning.test.ts: the signing-key document (/keys) and the feedback sink (/feedback). */
-export const LEAK_FIXTURE_PORT = 18990 + OFFSET;
+export const LEAK_FIXTURE_PORT = testHarnessPorts(OFFSET).leakFixture;
 
 /** Reads a request's JSON body. */
 async function jsonBody(req: IncomingMessage): Promise<unknown> {

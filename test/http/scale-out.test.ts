@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { newTenant, type Member } from './helpers.js';
 import { ManagedProcess } from '../../infra/stack.js';
 import { serviceArgs } from '../../infra/service-build.js';
+import { testHarnessPorts } from '../../infra/ports.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -33,7 +34,7 @@ describe('two API processes behind one port', () => {
   let t: Member;
 
   beforeAll(async () => {
-    const port = 18160 + Number(process.env.SVC_TEST_PORT_OFFSET ?? 0);
+    const port = testHarnessPorts().scaleOutApi;
     base = `http://127.0.0.1:${port}`;
     api = new ManagedProcess(
       {

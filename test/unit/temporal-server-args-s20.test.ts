@@ -14,7 +14,7 @@ describe('temporalServerArgs', () => {
     const args = temporalServerArgs(ports, '/data/temporal.sqlite');
     expect(args.slice(0, 2)).toEqual(['server', 'start-dev']);
     expect(values(args, '--port')).toEqual([String(ports.temporal)]);
-    expect(values(args, '--ui-port')).toEqual([String(ports.temporalUi + 2)]);
+    expect(values(args, '--ui-port')).toEqual([String(ports.temporalUiUpstream)]);
     expect(values(args, '--db-filename')).toEqual(['/data/temporal.sqlite']);
     expect(values(args, '--sqlite-pragma')).toEqual(['journal_mode=wal', 'synchronous=normal']);
     expect(values(args, '--search-attribute')).toEqual([
@@ -23,7 +23,7 @@ describe('temporalServerArgs', () => {
       'SvcItemCount=Int',
       'SvcBatchStatus=Keyword',
     ]);
-    expect(args.at(-1)).toBe(`http://127.0.0.1:${ports.temporalUi + 1}`);
+    expect(args.at(-1)).toBe(`http://127.0.0.1:${ports.codec}`);
   });
 
   it('appends the extra flags in order, split on white space', () => {
