@@ -9,6 +9,8 @@
 // variable as the supervisor's own environment has it. Any other value stops the stack at start,
 // as a bad SVC_STORE_SYNC does. An external MONGODB_URI starts no FerretDB: its knobs do nothing.
 
+import { auxiliaryEnv } from './child-env.js';
+
 export type GoProcess = 'temporal' | 'store';
 
 type GoVar = 'GOMAXPROCS' | 'GOGC' | 'GOMEMLIMIT';
@@ -61,11 +63,9 @@ export const goRuntimeKnob = (proc: GoProcess, v: GoVar): string => `${PREFIX[pr
  * GOMAXPROCS=auto removes the variable, so that Go picks the CPU count.
  */
 export function goRuntimeEnv(proc: GoProcess, knobs: NodeJS.ProcessEnv, base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const env = { ...base };
-  // The supervisor's own environment may hold the service's settings and secrets (`npm run dev`
-  // takes every SVC_* of its shell, e.g. SVC_OPENAI_API_KEY; a MONGODB_URI may carry a password):
-  // neither Go process reads them (session 21 review).
-  for (const k of Object.keys(env)) if (k.startsWith('SVC_') || k === 'MONGODB_URI') delete env[k];
+  // Neither Go process reads the service's settings and secrets (session 21 review; the one
+  // builder of every auxiliary process's environment since session 22: infra/child-env.ts).
+  const env = auxiliaryEnv(base);
   for (const v of GO_VARS) {
     const knob = goRuntimeKnob(proc, v);
     const raw = knobs[knob]?.trim();

@@ -29,6 +29,7 @@ import { FerretIdIndexKeeper } from './ferret-id-index.js';
 import { FerretCheckpointer } from './ferret-checkpointer.js';
 import { ferretSqliteUrl, storeSync } from './ferret-sqlite.js';
 import { goRuntimeEnv } from './go-runtime.js';
+import { auxiliaryEnv } from './child-env.js';
 import { devPorts, workerMetricsPort, type StackPorts } from './ports.js';
 import { loadSqlEngineConfig } from '../core/config.js';
 import type { PgTemplateResult } from '../engines/sql/pg-template.js';
@@ -548,7 +549,8 @@ export class Stack {
             name: 'smtp-sink',
             command: node,
             args: [...service('infra/smtp-sink.ts'), '--port', String(smtpPort), '--dir', this.mailDir],
-            env: process.env,
+            // Not the service: none of its settings or secrets (infra/child-env.ts, session 22).
+            env: auxiliaryEnv(process.env),
             ready: async (p) => p.logContains('SVC_SMTP_SINK_READY') && (await portOpen(smtpPort)),
             readyTimeoutMs: 60_000,
           },
@@ -624,11 +626,10 @@ export class Stack {
         name: 'temporal-ui-gate',
         command: node,
         args: [...service('infra/temporal-ui-gate.ts')],
-        env: {
-          ...process.env,
+        env: auxiliaryEnv(process.env, {
           SVC_TEMPORAL_UI_GATE_PORT: String(ports.temporalUi),
           SVC_TEMPORAL_UI_UPSTREAM_PORT: String(temporalUiUpstreamPort(ports)),
-        },
+        }),
         ready: () => portOpen(ports.temporalUi),
         readyTimeoutMs: 60_000,
       },
