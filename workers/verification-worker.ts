@@ -151,6 +151,7 @@ async function main(): Promise<void> {
   );
   // The configured remote providers' SDKs, now that the worker is ready (session 21: not at the
   // start's imports, so a deployment without them never loads them; docs/performance.md).
+  // A failed preload is logged (provider and error class only; session 22), and the worker runs on.
   void preloadConfiguredSdks(env).then((sdks) => {
     if (sdks.length) log.info('provider SDKs loaded', { providers: sdks });
   });

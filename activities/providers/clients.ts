@@ -17,6 +17,7 @@ import {
 } from '../../core/providers-config.js';
 import { ProviderCapabilityError, ProviderError } from './errors.js';
 import { processEnv } from '../../core/config.js';
+import { logger } from '../../core/logger.js';
 
 export type RemoteProvider = 'openai' | 'anthropic';
 
@@ -46,9 +47,14 @@ const SDKS = {
  * it once it is ready): a deployment that configures a provider keeps its SDK loaded as before,
  * and its first call does not pay the import (0.2-0.9 s each on the loaded 2-core machine); one
  * that configures none never loads them. Resolves with the providers whose SDK is loaded; never
- * rejects (a call imports it again, and fails as it would have).
+ * rejects (a call imports it again, and fails as it would have). A failed import is reported to
+ * `onFailure` (default: a warning in the log, session 22) by provider and error class only: the
+ * error's message may carry a path or whatever the failing module printed, never logged.
  */
-export async function preloadConfiguredSdks(env: NodeJS.ProcessEnv = processEnv()): Promise<RemoteProvider[]> {
+export async function preloadConfiguredSdks(
+  env: NodeJS.ProcessEnv = processEnv(),
+  onFailure: (failure: SdkPreloadFailure) => void = logSdkPreloadFailure,
+): Promise<RemoteProvider[]> {
   let configured: RemoteProvider[];
   try {
     const s = providerSettings(env);
@@ -60,11 +66,39 @@ export async function preloadConfiguredSdks(env: NodeJS.ProcessEnv = processEnv(
     configured.map((p) =>
       SDKS[p]().then(
         () => p,
-        () => null,
+        (err: unknown) => {
+          onFailure(sdkPreloadFailure(p, err));
+          return null;
+        },
       ),
     ),
   );
   return loaded.filter((p): p is RemoteProvider => p !== null);
+}
+
+/** What a failed SDK preload may say: the provider, the error's class and a Node error code (ERR_MODULE_NOT_FOUND), nothing of its message. */
+export interface SdkPreloadFailure {
+  provider: RemoteProvider;
+  error_class: string;
+  code?: string;
+}
+
+function sdkPreloadFailure(provider: RemoteProvider, err: unknown): SdkPreloadFailure {
+  const cls = err instanceof Error ? err.constructor.name || 'Error' : typeof err;
+  const code = (err as { code?: unknown } | null)?.code;
+  return {
+    provider,
+    error_class: /^\w{1,64}$/.test(cls) ? cls : 'Error',
+    ...(typeof code === 'string' && /^[A-Z][A-Z0-9_]{1,63}$/.test(code) ? { code } : {}),
+  };
+}
+
+const log = logger('providers');
+
+function logSdkPreloadFailure(failure: SdkPreloadFailure): void {
+  log.warn('provider SDK could not be preloaded; calls to this provider import it again and fail closed', {
+    ...failure,
+  });
 }
 
 /**
