@@ -45,6 +45,14 @@ const VALID: Record<GoVar, (v: string) => boolean> = {
 };
 
 const MAX_INT64 = 2n ** 63n - 1n;
+/**
+ * The smallest GOMEMLIMIT taken (session 22): below a process's live heap a soft ceiling makes Go's
+ * collector run without pause (session 21: FerretDB under 256 MiB ran a whole-table count 3x as
+ * long), and both processes' live heaps exceed a few MiB at rest (FerretDB 2-5 MiB idle, ~1 GB in a
+ * whole-table scan; Temporal hundreds of MiB), so a value such as `64` (bytes) or `1MiB` is a
+ * mistake, not a tuning: it stops the stack at start with the knob's own message.
+ */
+export const MIN_GOMEMLIMIT_BYTES = 64n * 1024n ** 2n;
 const UNIT_POWER: Record<string, bigint> = { B: 0n, KiB: 1n, MiB: 2n, GiB: 3n, TiB: 4n };
 
 /** A GOMEMLIMIT size in bytes: Go refuses one past 2^63-1 by aborting the process at start ("malformed GOMEMLIMIT"). */
@@ -74,6 +82,10 @@ export function goRuntimeEnv(proc: GoProcess, knobs: NodeJS.ProcessEnv, base: No
     if (!VALID[v](value))
       throw new Error(
         `${knob} must be ${v === 'GOMAXPROCS' ? 'an integer 1-256 or auto' : v === 'GOGC' ? 'an integer 1-100000 or off' : 'a size such as 512MiB (B, KiB, MiB, GiB, TiB) or off'}, got ${JSON.stringify(raw)}`,
+      );
+    if (v === 'GOMEMLIMIT' && value !== 'off' && memLimitBytes(value) < MIN_GOMEMLIMIT_BYTES)
+      throw new Error(
+        `${knob} must be at least 64MiB (a ceiling below the process's live heap keeps Go's collector running without pause), or off; got ${JSON.stringify(raw)}`,
       );
     if (v === 'GOMAXPROCS' && value === 'auto') delete env.GOMAXPROCS;
     else env[v] = value;

@@ -73,7 +73,8 @@ describe('goRuntimeEnv', () => {
   });
 
   it('takes every size Go takes, up to 2^63-1 bytes (session 21 review)', () => {
-    for (const v of ['8388607TiB', '8589934591GiB', '8796093022207MiB', '9999999999999B', '1B'])
+    // Session 22: not below 64 MiB (test/unit/go-memlimit-floor-s22.test.ts).
+    for (const v of ['8388607TiB', '8589934591GiB', '8796093022207MiB', '9999999999999B', '67108864B'])
       expect(goRuntimeEnv('store', { SVC_STORE_GOMEMLIMIT: v }, {}).GOMEMLIMIT, v).toBe(v);
   });
 
