@@ -37,10 +37,23 @@ export const LEGACY_LOOKUP_SUFFIX = '__svc_id_lookup';
 export const ferretIdIndexName = (table: string): string => `${table}__id_`;
 
 /**
- * Makes FerretDB's unique `_id` index of every collection table of one SQLite file serve its lookups
- * (see above); returns the tables it converted.
+ * Tables of more documents than this are announced before their conversion (session 22): the
+ * rebuild reads and sorts the whole table inside one write transaction (~seconds per 100,000
+ * documents on the shared machine), and a store's first start on session 21's layout converts
+ * every table, so a slow start says why instead of being silent.
  */
-export function keepOneFerretIdIndex(file: string): string[] {
+export const LARGE_TABLE_DOCUMENTS = 10_000;
+
+/**
+ * Makes FerretDB's unique `_id` index of every collection table of one SQLite file serve its lookups
+ * (see above); returns the tables it converted. `onLargeTable` hears of each table of more than
+ * `largeTable` documents before it is converted (its count read only when a conversion is due).
+ */
+export function keepOneFerretIdIndex(
+  file: string,
+  onLargeTable: (table: string, documents: number) => void = () => {},
+  largeTable = LARGE_TABLE_DOCUMENTS,
+): string[] {
   // A short busy wait: the sweep runs on the supervisor's event loop; a busy store is tried again next sweep.
   // Never creates the file: a database FerretDB dropped after the folder was listed would come
   // back as an empty file without FerretDB's metadata table, and FerretDB refuses to start on it
@@ -70,7 +83,12 @@ export function keepOneFerretIdIndex(file: string): string[] {
         }))
         .filter((t) => t.id !== undefined && (!t.id.includes(FERRET_ID_EXPRESSION) || t.legacy));
     };
-    if (pending().length === 0) return [];
+    const due = pending();
+    if (due.length === 0) return [];
+    for (const t of due) {
+      const { n } = db.prepare(`SELECT count(*) AS n FROM ${quoteIdent(t.name)}`).get() as { n: number };
+      if (n > largeTable) onLargeTable(t.name, n);
+    }
     const converted: string[] = [];
     // IMMEDIATE: the write lock first, then the list again (FerretDB may have changed it meanwhile).
     db.transaction(() => {
@@ -112,7 +130,11 @@ export class FerretIdIndexKeeper {
     for (const f of readdirSync(this.dir)) {
       if (!f.endsWith('.sqlite')) continue;
       try {
-        const tables = keepOneFerretIdIndex(path.join(this.dir, f));
+        const tables = keepOneFerretIdIndex(path.join(this.dir, f), (table, documents) =>
+          this.log(
+            `converting ${table} in ${f} (${documents.toLocaleString('en-US')} documents) to one _id index: a one-time rebuild that reads the whole table`,
+          ),
+        );
         added += tables.length;
         if (tables.length) this.log(`one _id index for lookups and uniqueness on ${tables.length} table(s) in ${f}`);
       } catch (err) {
