@@ -93,7 +93,7 @@ if (args.includes('--help') || args.includes('-h')) {
       '--post-trace: every burst POST broken down (before the handler, admission, start, answer, event-loop lag; with --capture its store commands).',
       '--interleave N (default 8; 0 = off): after the seeded phase, an empty stack beside the seeded one (ports +25), N pairs of bursts and',
       '     --slice-seconds (5) /verify/math slices in alternation (ABBA), both stores quiet before each: the figures the load weighs on alike.',
-      '--store-pprof <dir> [--pprof-burst-seconds 4]: FerretDB CPU profiles of every interleaved burst and slice, and of each phase\'s',
+      "--store-pprof <dir> [--pprof-burst-seconds 4]: FerretDB CPU profiles of every interleaved burst and slice, and of each phase's",
       '     /verify/math load, per side (<dir>/<side>-<burst|slice|load>-<i>.pprof; merge with go tool pprof -top <files>).',
     ].join('\n'),
   );

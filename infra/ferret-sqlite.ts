@@ -26,6 +26,19 @@
 // truncates the WAL file to this size; without it the file keeps the largest size it ever had.
 // The checkpointer empties the WAL past the same size (infra/ferret-checkpointer.ts); this covers
 // the restarts SQLite does on its own, at the price of one truncate per restart.
+//
+// `temp_store(memory)` (session 22, docs/store-access.md §15): FerretDB writes inside explicit
+// transactions, so every INSERT, UPDATE and DELETE keeps a statement journal: the original of each
+// existing page it changes, so that the statement alone can be undone. SQLite keeps that journal in
+// memory up to 64 KiB and then spills it to a temporary file: a `pwrite` per page. A group insert
+// of random `_id`s into a large collection changes one existing index leaf per document (and a
+// reused free page per overflow page of a large document), so on a seeded store nearly every group
+// commit spilled, where on an empty one the same statements write mostly new pages, which need no
+// journal. In memory the journal is a copy, not a system call: −43 % of the bytes FerretDB writes
+// and −15 % of its CPU per batch item on both sizes (bench/store-growth.ts). The price is memory
+// while a statement runs (its changed pages' originals, freed at the statement's end); the service
+// changes at most a bounded group of documents per statement, and FerretDB sorts in Go, not in
+// SQLite's temporary files.
 import { pathToFileURL } from 'node:url';
 
 export type StoreSync = 'normal' | 'full';
@@ -42,6 +55,7 @@ export function ferretPragmas(sync: StoreSync): string[] {
     `synchronous(${sync})`,
     `wal_autocheckpoint(${WAL_AUTOCHECKPOINT_BACKSTOP})`,
     `journal_size_limit(${WAL_JOURNAL_SIZE_LIMIT})`,
+    'temp_store(memory)',
   ];
 }
 

@@ -140,12 +140,7 @@ export function temporalServerArgs(ports: StackPorts, dbFile: string, extra = ''
  * benchmark asks for it with `debugPort` (session 22: bench/data-scale.ts --store-pprof); it is
  * loopback-only and never on in a dev or test stack.
  */
-export function ferretServerArgs(
-  ports: StackPorts,
-  dataDir: string,
-  sync: StoreSync,
-  debugPort?: number,
-): string[] {
+export function ferretServerArgs(ports: StackPorts, dataDir: string, sync: StoreSync, debugPort?: number): string[] {
   if (debugPort !== undefined && !(Number.isSafeInteger(debugPort) && debugPort > 0 && debugPort < 65536))
     throw new Error(`the store's debug port must be an integer port number (got ${debugPort})`);
   return [

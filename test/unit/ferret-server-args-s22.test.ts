@@ -24,7 +24,7 @@ describe('ferretServerArgs', () => {
     );
   });
 
-  it("opens pprof on the loopback port a benchmark asks for, and changes nothing else", () => {
+  it('opens pprof on the loopback port a benchmark asks for, and changes nothing else', () => {
     const off = ferretServerArgs(ports, '/data/p', 'normal');
     const on = ferretServerArgs(ports, '/data/p', 'normal', 31234);
     expect(on).toContain('--debug-addr=127.0.0.1:31234');
