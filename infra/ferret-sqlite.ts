@@ -27,18 +27,18 @@
 // The checkpointer empties the WAL past the same size (infra/ferret-checkpointer.ts); this covers
 // the restarts SQLite does on its own, at the price of one truncate per restart.
 //
-// `temp_store(memory)` (session 22, docs/store-access.md §15): FerretDB writes inside explicit
-// transactions, so every INSERT, UPDATE and DELETE keeps a statement journal: the original of each
-// existing page it changes, so that the statement alone can be undone. SQLite keeps that journal in
-// memory up to 64 KiB and then spills it to a temporary file: a `pwrite` per page. A group insert
-// of random `_id`s into a large collection changes one existing index leaf per document (and a
-// reused free page per overflow page of a large document), so on a seeded store nearly every group
-// commit spilled, where on an empty one the same statements write mostly new pages, which need no
-// journal. In memory the journal is a copy, not a system call: −43 % of the bytes FerretDB writes
-// and −15 % of its CPU per batch item on both sizes (bench/store-growth.ts). The price is memory
-// while a statement runs (its changed pages' originals, freed at the statement's end); the service
-// changes at most a bounded group of documents per statement, and FerretDB sorts in Go, not in
-// SQLite's temporary files.
+// `temp_store(memory)` (session 22, docs/store-access.md §15): FerretDB writes a command's documents
+// in one transaction, one statement each, and SQLite keeps a statement journal for them (the
+// original of each existing page a statement changes, so that it alone can be undone). The
+// journal lives in memory up to 64 KiB and is then spilled to a temporary file: a `pwrite` per
+// page. A group insert of random `_id`s into a large collection changes an existing index leaf per
+// document, so on a seeded store a group's journal spilled (measured: 0.8x the WAL's bytes written
+// again), where an empty store's tables take mostly new pages, which need no journal. In memory the
+// journal is a copy, not a system call: -44 % of the bytes FerretDB writes and -13 to -22 % of its
+// CPU per group-inserted item on both sizes (bench/store-growth.ts). The price is memory while a
+// transaction runs (its changed pages' originals); the service writes bounded groups, FerretDB's
+// deletes run outside a transaction, and its SQLite backend sorts in Go (no ORDER BY but a capped
+// collection's record id), so no other temporary file is built.
 import { pathToFileURL } from 'node:url';
 
 export type StoreSync = 'normal' | 'full';
