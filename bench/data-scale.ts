@@ -411,7 +411,19 @@ interface BatchFigures {
 }
 
 /** One burst: CONCURRENT_JOBS jobs submitted at once, each polled until completed. */
+/** Bytes the store process passed to write syscalls (session 22: its WAL frames, temporary files and answers; a count the load does not change). */
+function storeWritten(stack: Stack): number {
+  const pid = stack.ferret?.pid;
+  if (pid === undefined) return NaN;
+  try {
+    return Number(/wchar:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1] ?? NaN);
+  } catch {
+    return NaN;
+  }
+}
+
 async function burst(stack: Stack, base: string, key: string) {
+  const written0 = storeWritten(stack);
   const before = stackSample(stack);
   const t0 = performance.now();
   const from = Date.now();
@@ -421,6 +433,7 @@ async function burst(stack: Stack, base: string, key: string) {
   // the burst's work without the clients' poll interval (500 ms), which rounds the wall up.
   const storedWall = Math.max(...many.map((m) => m.completedAt)) - from;
   const after = stackSample(stack);
+  const writtenKiB = (storeWritten(stack) - written0) / 1024 / (CONCURRENT_JOBS * 100);
   // CPU ms per batch item by process (load does not inflate it; the clients' polls are included).
   const cpu: Record<string, number> = {};
   for (const k of Object.keys(after))
@@ -444,6 +457,7 @@ async function burst(stack: Stack, base: string, key: string) {
     failed: many.reduce((a, m) => a + m.failed, 0),
     refused: many.reduce((a, m) => a + m.refused, 0),
     cpu,
+    writtenKiB,
     window: [from, Date.now()] as [number, number],
     runs: many,
   };
@@ -1150,6 +1164,8 @@ interface Side {
   posts: number[];
   itemsPerS: number[];
   cpuItem: Record<string, number[]>;
+  /** Per burst (session 22): KiB the store wrote per item (WAL frames, temporary files). */
+  writtenKiB: number[];
   /** Per /verify/math slice: req/s and CPU ms per verification by process. */
   rps: number[];
   cpuVer: Record<string, number[]>;
@@ -1177,6 +1193,7 @@ async function interleaved(seeded: { stack: Stack; base: string; key: string }, 
       posts: [],
       itemsPerS: [],
       cpuItem: {},
+      writtenKiB: [],
       rps: [],
       cpuVer: {},
       settleCpu: [],
@@ -1199,6 +1216,7 @@ async function interleaved(seeded: { stack: Stack; base: string; key: string }, 
         x.posts.push(...b.posts);
         x.itemsPerS.push(b.storedItemsPerS);
         for (const [k, v] of Object.entries(b.cpu)) push(x.cpuItem, k, v);
+        x.writtenKiB.push(b.writtenKiB);
       }
       if (!BATCH_ONLY)
         for (const x of order) {
@@ -1272,6 +1290,7 @@ function printInterleaved([E, S]: Side[], label: string) {
       false,
       round2,
     );
+  row(`${CONCURRENT_JOBS} jobs at once: KiB the store wrote per item`, e.writtenKiB, s.writtenKiB);
   row(`/verify/math req/s at ${CLIENTS} clients (${SLICE_SECONDS} s slices)`, e.rps, s.rps, true);
   for (const k of Object.keys(e.cpuVer))
     row(`CPU ms per verification: ${k}`, e.cpuVer[k] ?? [], s.cpuVer[k] ?? [], false, round2);
