@@ -16,12 +16,13 @@ export async function startBenchStack(
   profile: string,
   defaultOffset: number,
   env: Record<string, string> = {},
-  opts: { ports?: StackPorts } = {},
+  opts: { ports?: StackPorts; storeDebugPort?: number } = {},
 ): Promise<BenchStack> {
   const stack = new Stack({
     profile,
     ports: opts.ports ?? testPorts(Number(process.env.SVC_BENCH_PORT_OFFSET ?? defaultOffset)),
     fresh: true,
+    ...(opts.storeDebugPort ? { storeDebugPort: opts.storeDebugPort } : {}),
     env: { SVC_LOG_LEVEL: 'warn', SVC_AUTH_TRUSTED_PROXIES: '127.0.0.1', ...env },
   });
   // A loaded machine (other sessions' work) can take minutes to start the worker: benches wait.

@@ -45,12 +45,12 @@
 // The full run (the defaults) is for a quiet machine: it seeds 200,000 audit entries and signs
 // as many attestations. Validate with small numbers (--verifications 3000 --jobs 30).
 // Ports: a private stack on the test ports shifted by SVC_BENCH_PORT_OFFSET (default 930).
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { startBenchStack, percentile } from './bench-stack.js';
-import { testPorts, type Stack } from '../infra/stack.js';
+import { freePort, testPorts, type Stack } from '../infra/stack.js';
 import { Store } from '../core/store.js';
 import { AuditLog, type AuditHeadDoc } from '../persistence/audit.js';
 import { sha256Ref } from '../core/canonical-json.js';
@@ -93,6 +93,8 @@ if (args.includes('--help') || args.includes('-h')) {
       '--post-trace: every burst POST broken down (before the handler, admission, start, answer, event-loop lag; with --capture its store commands).',
       '--interleave N (default 8; 0 = off): after the seeded phase, an empty stack beside the seeded one (ports +25), N pairs of bursts and',
       '     --slice-seconds (5) /verify/math slices in alternation (ABBA), both stores quiet before each: the figures the load weighs on alike.',
+      "--store-pprof <dir> [--pprof-burst-seconds 4]: FerretDB CPU profiles of every interleaved burst and slice, and of each phase's",
+      '     /verify/math load, per side (<dir>/<side>-<burst|slice|load>-<i>.pprof; merge with go tool pprof -top <files>).',
     ].join('\n'),
   );
   process.exit(0);
@@ -145,6 +147,36 @@ const SLICE_SECONDS = Number(arg('slice-seconds', '5'));
 const INTERLEAVE_PORT_SHIFT = 25;
 /** --batch-only: the batch figures only (no /verify/math load, lists, reports or store probes): the batch path's own run. */
 const BATCH_ONLY = args.includes('--batch-only');
+/**
+ * --store-pprof <dir> (session 22, docs/store-access.md §15): each stack's FerretDB gets a debug
+ * port, and a CPU profile of it is taken over every interleaved burst (--pprof-burst-seconds from
+ * its first POST) and slice, and over each phase's /verify/math load: what the seeded store's
+ * FerretDB does that the empty one does not, the same work on both sides.
+ */
+const STORE_PPROF = arg('store-pprof', '');
+const PPROF_BURST_SECONDS = Math.max(1, Number(arg('pprof-burst-seconds', '4')));
+const storeDebugPorts = new WeakMap<Stack, number>();
+/** A CPU profile of the stack's FerretDB over the next `seconds` (nothing without --store-pprof). */
+async function storeProfile(stack: Stack, name: string, seconds: number): Promise<void> {
+  const port = storeDebugPorts.get(stack);
+  if (!STORE_PPROF || port === undefined) return;
+  const res = await fetch(`http://127.0.0.1:${port}/debug/pprof/profile?seconds=${Math.ceil(seconds)}`).catch(
+    (err: Error) => {
+      console.error(`[store-pprof] ${name}: ${err.message}`);
+      return null;
+    },
+  );
+  if (!res?.ok) return;
+  mkdirSync(STORE_PPROF, { recursive: true });
+  writeFileSync(path.join(STORE_PPROF, `${name}.pprof`), Buffer.from(await res.arrayBuffer()));
+}
+/** Starts a bench stack, with FerretDB's debug port under --store-pprof. */
+async function benchStack(profile: string, offset: number, env: Record<string, string>, ports = testPorts(offset)) {
+  const storeDebugPort = STORE_PPROF ? await freePort() : undefined;
+  const b = await startBenchStack(profile, offset, env, { ports, ...(storeDebugPort ? { storeDebugPort } : {}) });
+  if (storeDebugPort) storeDebugPorts.set(b.stack, storeDebugPort);
+  return b;
+}
 /** --no-count-probes: skip the whole-collection counts among the store probes (on the full seed each reads 100,000+ documents, up to the driver's time-out). */
 const COUNT_PROBES = !args.includes('--no-count-probes');
 /** Verifications prepared and written per step (one insertMany per collection, appends group-committed). */
@@ -379,7 +411,19 @@ interface BatchFigures {
 }
 
 /** One burst: CONCURRENT_JOBS jobs submitted at once, each polled until completed. */
+/** Bytes the store process passed to write syscalls (session 22: its WAL frames, temporary files and answers; a count the load does not change). */
+function storeWritten(stack: Stack): number {
+  const pid = stack.ferret?.pid;
+  if (pid === undefined) return NaN;
+  try {
+    return Number(/wchar:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1] ?? NaN);
+  } catch {
+    return NaN;
+  }
+}
+
 async function burst(stack: Stack, base: string, key: string) {
+  const written0 = storeWritten(stack);
   const before = stackSample(stack);
   const t0 = performance.now();
   const from = Date.now();
@@ -389,6 +433,7 @@ async function burst(stack: Stack, base: string, key: string) {
   // the burst's work without the clients' poll interval (500 ms), which rounds the wall up.
   const storedWall = Math.max(...many.map((m) => m.completedAt)) - from;
   const after = stackSample(stack);
+  const writtenKiB = (storeWritten(stack) - written0) / 1024 / (CONCURRENT_JOBS * 100);
   // CPU ms per batch item by process (load does not inflate it; the clients' polls are included).
   const cpu: Record<string, number> = {};
   for (const k of Object.keys(after))
@@ -412,6 +457,7 @@ async function burst(stack: Stack, base: string, key: string) {
     failed: many.reduce((a, m) => a + m.failed, 0),
     refused: many.reduce((a, m) => a + m.refused, 0),
     cpu,
+    writtenKiB,
     window: [from, Date.now()] as [number, number],
     runs: many,
   };
@@ -1085,7 +1131,7 @@ async function measure(
   console.error(
     `[${phase}] store quiet ${settled.ms} ms after the batch figures (store CPU meanwhile ${settled.storeCpuMs} ms)`,
   );
-  const l = await load(stack, base, key);
+  const [l] = await Promise.all([load(stack, base, key), storeProfile(stack, `${phase}-load`, SECONDS)]);
   l.settle = settled;
   console.error(`[${phase}] /verify/math ${JSON.stringify(l)}`);
   const ls = await lists(stack, base, key, token, orgId, batch.lastJobId, phase);
@@ -1118,6 +1164,8 @@ interface Side {
   posts: number[];
   itemsPerS: number[];
   cpuItem: Record<string, number[]>;
+  /** Per burst (session 22): KiB the store wrote per item (WAL frames, temporary files). */
+  writtenKiB: number[];
   /** Per /verify/math slice: req/s and CPU ms per verification by process. */
   rps: number[];
   cpuVer: Record<string, number[]>;
@@ -1136,7 +1184,7 @@ const push = (m: Record<string, number[]>, k: string, v: number) => (m[k] ??= []
 async function interleaved(seeded: { stack: Stack; base: string; key: string }, maxJobs: number): Promise<Side[]> {
   const offset = BENCH_OFFSET + INTERLEAVE_PORT_SHIFT;
   const t0 = performance.now();
-  const e = await startBenchStack(`${PROFILE}-empty`, offset, stackEnv(maxJobs), { ports: testPorts(offset) });
+  const e = await benchStack(`${PROFILE}-empty`, offset, stackEnv(maxJobs));
   try {
     const side = (name: Side['name'], x: { stack: Stack; base: string; key: string }): Side => ({
       name,
@@ -1145,6 +1193,7 @@ async function interleaved(seeded: { stack: Stack; base: string; key: string }, 
       posts: [],
       itemsPerS: [],
       cpuItem: {},
+      writtenKiB: [],
       rps: [],
       cpuVer: {},
       settleCpu: [],
@@ -1159,17 +1208,24 @@ async function interleaved(seeded: { stack: Stack; base: string; key: string }, 
       const order = abba(i, E, S);
       for (const x of order) {
         await quiet();
-        const b = await burst(x.stack, x.base, x.key);
+        const [b] = await Promise.all([
+          burst(x.stack, x.base, x.key),
+          storeProfile(x.stack, `${x.name}-burst-${i}`, PPROF_BURST_SECONDS),
+        ]);
         x.p95.push(b.p95);
         x.posts.push(...b.posts);
         x.itemsPerS.push(b.storedItemsPerS);
         for (const [k, v] of Object.entries(b.cpu)) push(x.cpuItem, k, v);
+        x.writtenKiB.push(b.writtenKiB);
       }
       if (!BATCH_ONLY)
         for (const x of order) {
           const [se, ss] = await quiet();
           x.settleCpu.push((x === E ? se : ss).storeCpuMs);
-          const l = await load(x.stack, x.base, x.key, SLICE_SECONDS);
+          const [l] = await Promise.all([
+            load(x.stack, x.base, x.key, SLICE_SECONDS),
+            storeProfile(x.stack, `${x.name}-slice-${i}`, SLICE_SECONDS),
+          ]);
           x.rps.push(l.rps);
           for (const [k, v] of Object.entries(l.cpu)) push(x.cpuVer, k, v);
         }
@@ -1234,6 +1290,7 @@ function printInterleaved([E, S]: Side[], label: string) {
       false,
       round2,
     );
+  row(`${CONCURRENT_JOBS} jobs at once: KiB the store wrote per item`, e.writtenKiB, s.writtenKiB);
   row(`/verify/math req/s at ${CLIENTS} clients (${SLICE_SECONDS} s slices)`, e.rps, s.rps, true);
   for (const k of Object.keys(e.cpuVer))
     row(`CPU ms per verification: ${k}`, e.cpuVer[k] ?? [], s.cpuVer[k] ?? [], false, round2);
@@ -1264,7 +1321,7 @@ async function main() {
   // held such slots) and the seeded phase's warm-up fills the rest: each measured admission evicts.
   const emptyJobs = 1 + CONCURRENT_JOBS + RUNS + ROUNDS * CONCURRENT_JOBS;
   const maxJobs = Number(arg('max-jobs', String(emptyJobs + JOBS + CONCURRENT_JOBS)));
-  const { stack, base, key, token, orgId } = await startBenchStack(PROFILE, BENCH_OFFSET, {
+  const { stack, base, key, token, orgId } = await benchStack(PROFILE, BENCH_OFFSET, {
     ...stackEnv(maxJobs),
     ...(CAPTURE ? captureEnv(path.resolve(CAPTURE)) : {}),
   });

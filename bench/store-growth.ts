@@ -58,6 +58,16 @@ const SETS: Record<string, string[]> = {
   bgmmap256m: [...ferretPragmas('normal'), 'mmap_size(268435456)'],
   // Not a pragma: one `_id` index per table, the stack since session 21 (infra/ferret-id-index.ts).
   bgoneidx: ferretPragmas('normal'),
+  // Session 22 (docs/store-access.md §15): the stack's layout, but each new document's key sorts
+  // after every key already stored (a time-ordered prefix), so a group of inserts lands on the
+  // right edge of the `_id` index instead of one random leaf per document.
+  bgordered: ferretPragmas('normal'),
+  // Session 22: the stack's layout again (an A/A control).
+  bgaa: ferretPragmas('normal'),
+  // `temp_store(memory)` is the stack's since session 22 (infra/ferret-sqlite.ts): `bgtempfile` is
+  // the stack's layout and pragmas without it (session 21's), `bgtempmem` the stack's.
+  bgtempfile: ferretPragmas('normal').filter((p) => !p.startsWith('temp_store')),
+  bgtempmem: ferretPragmas('normal'),
   full: [],
 };
 const SET_NAMES = arg('sets', 'normal,ckpt10k').split(',');
@@ -66,6 +76,11 @@ const GROWING = ['proofs', 'attestation_records', 'audit_logs', 'audit_seq'];
 const BOUNDED_SLOTS = 100;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const WORK = path.join(os.tmpdir(), `svc-store-growth-${process.pid}`);
+
+/** Bytes the process passed to write syscalls (/proc/<pid>/io wchar: the WAL's frames, and the answers on its sockets). */
+function writtenBytes(pid: number): number {
+  return Number(/wchar:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1] ?? NaN);
+}
 
 function cpu(pid: number): { user: number; sys: number } {
   const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
@@ -95,10 +110,11 @@ const body = (n: number) =>
     .toString('hex')
     .slice(0, n);
 
-/** A document like the service's growing collections hold (~1 KB, a random key). */
-function growingDoc(coll: string, k: number): Record<string, unknown> {
+/** A document like the service's growing collections hold (~1 KB, a random key; `ordered`: a key after every stored one). */
+function growingDoc(coll: string, k: number, ordered = false): Record<string, unknown> {
   if (coll === 'audit_seq') return { _id: `org_${k % 20}:${k}`, log_id: hex(16), at: new Date() };
-  return { _id: `${coll.slice(0, 3)}_${hex(16)}`, org_id: `org_${k % 20}`, created_at: new Date(), body: body(900) };
+  const key = ordered ? `~${Date.now().toString(36)}${String(k).padStart(10, '0')}${hex(4)}` : hex(16);
+  return { _id: `${coll.slice(0, 3)}_${key}`, org_id: `org_${k % 20}`, created_at: new Date(), body: body(900) };
 }
 
 /** Builds the two templates once: the same collections, one empty (only the bounded ones filled), one seeded. */
@@ -147,7 +163,7 @@ interface Target {
   mc: MongoClient;
   db: Db;
   debugPort: number | null;
-  cpu: { user: number; sys: number; wall: number; items: number }[];
+  cpu: { user: number; sys: number; wall: number; items: number; written: number }[];
   wal: number[];
   sys: Record<string, number>[];
   /** bgckpt: the checkpointing connection and the CPU ms it has spent. */
@@ -175,15 +191,15 @@ function startCheckpointer(file: string): NonNullable<Target['ckpt']> {
 
 let seq = 1_000_000;
 /** One batch item's commands, as a batch unit sends them (sizes as the service's). */
-async function item(db: Db): Promise<void> {
+async function item(db: Db, ordered = false): Promise<void> {
   const k = seq++;
   await db.collection('batch_slots').findOne({ _id: String(k % BOUNDED_SLOTS) } as never); // as the service stores it (session 17)
   for (const coll of GROWING)
-    if (BULK === 1) await db.collection(coll).insertOne(growingDoc(coll, k) as never);
+    if (BULK === 1) await db.collection(coll).insertOne(growingDoc(coll, k, ordered) as never);
     else
       await db
         .collection(coll)
-        .insertMany(Array.from({ length: BULK }, (_, i) => growingDoc(coll, k * BULK + i)) as never[]);
+        .insertMany(Array.from({ length: BULK }, (_, i) => growingDoc(coll, k * BULK + i, ordered)) as never[]);
   await db
     .collection('batch_results')
     .replaceOne({ _id: `r${k % BOUNDED_SLOTS}` } as never, { items: [{ index: k, view: body(300) }] });
@@ -195,7 +211,7 @@ async function workload(t: Target, items: number): Promise<void> {
     Array.from({ length: LANES }, async () => {
       while (n < items) {
         n++;
-        await item(t.db);
+        await item(t.db, t.name.startsWith('bgordered/'));
       }
     }),
   );
@@ -314,7 +330,8 @@ async function main() {
       mkdirSync(`${dir}/db`, { recursive: true });
       mkdirSync(`${dir}/st`, { recursive: true });
       for (const f of readdirSync(`${tdir}/db`)) copyFileSync(`${tdir}/db/${f}`, `${dir}/db/${f}`);
-      if (set === 'bgoneidx') swapToOneIdIndex(`${dir}/db/svc.sqlite`);
+      if (['bgoneidx', 'bgordered', 'bgaa', 'bgtempfile', 'bgtempmem'].includes(set))
+        swapToOneIdIndex(`${dir}/db/svc.sqlite`);
       const debugPort = PPROF ? port + 50 : null;
       const proc = spawnStandaloneFerret(dir, port, pragmas, debugPort);
       const mc = await connect(port);
@@ -341,11 +358,19 @@ async function main() {
         const pid = t.proc.pid!;
         const k0 = t.ckpt?.cpu ?? 0;
         const c0 = cpu(pid);
+        const b0 = writtenBytes(pid);
         const w0 = performance.now();
         await workload(t, ITEMS);
         const c1 = cpu(pid);
+        const written = writtenBytes(pid) - b0;
         c1.sys += (t.ckpt?.cpu ?? 0) - k0; // the background checkpoint's CPU, counted as the store's
-        t.cpu.push({ user: c1.user - c0.user, sys: c1.sys - c0.sys, wall: performance.now() - w0, items: ITEMS });
+        t.cpu.push({
+          user: c1.user - c0.user,
+          sys: c1.sys - c0.sys,
+          wall: performance.now() - w0,
+          items: ITEMS,
+          written,
+        });
         t.wal.push(walBytes(t.dir));
         console.error(
           `[round ${r + 1}] ${t.name}: cpu/item ${((c1.user - c0.user + c1.sys - c0.sys) / ITEMS).toFixed(3)} ms (user ${((c1.user - c0.user) / ITEMS).toFixed(3)}, sys ${((c1.sys - c0.sys) / ITEMS).toFixed(3)}), wall/item ${((performance.now() - w0) / ITEMS).toFixed(2)} ms, WAL ${(walBytes(t.dir) / 2 ** 20).toFixed(1)} MiB`,
@@ -385,7 +410,9 @@ async function main() {
         .map((x) => x.toFixed(1))
         .join(' ')}`,
     );
-    console.log('store | cpu ms/item (median; min-max) | user | sys | wall ms/item | WAL MiB at end | file MiB');
+    console.log(
+      'store | cpu ms/item (median; min-max) | user | sys | wall ms/item | KiB written/item | WAL MiB at end | file MiB',
+    );
     for (const t of targets) {
       const per = t.cpu.map((c) => (c.user + c.sys) / c.items);
       console.log(
@@ -395,6 +422,7 @@ async function main() {
           med(t.cpu.map((c) => c.user / c.items)).toFixed(3),
           med(t.cpu.map((c) => c.sys / c.items)).toFixed(3),
           med(t.cpu.map((c) => c.wall / c.items)).toFixed(2),
+          med(t.cpu.map((c) => c.written / c.items / 1024)).toFixed(1),
           (t.wal[t.wal.length - 1]! / 2 ** 20).toFixed(1),
           (statSync(`${t.dir}/db/svc.sqlite`).size / 2 ** 20).toFixed(1),
         ].join(' | '),

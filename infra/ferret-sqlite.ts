@@ -26,6 +26,19 @@
 // truncates the WAL file to this size; without it the file keeps the largest size it ever had.
 // The checkpointer empties the WAL past the same size (infra/ferret-checkpointer.ts); this covers
 // the restarts SQLite does on its own, at the price of one truncate per restart.
+//
+// `temp_store(memory)` (session 22, docs/store-access.md §15): FerretDB writes a command's documents
+// in one transaction, one statement each, and SQLite keeps a statement journal for them (the
+// original of each existing page a statement changes, so that it alone can be undone). The
+// journal lives in memory up to 64 KiB and is then spilled to a temporary file: a `pwrite` per
+// page. A group insert of random `_id`s into a large collection changes an existing index leaf per
+// document, so on a seeded store a group's journal spilled (measured: 0.8x the WAL's bytes written
+// again), where an empty store's tables take mostly new pages, which need no journal. In memory the
+// journal is a copy, not a system call: -44 % of the bytes FerretDB writes and -13 to -22 % of its
+// CPU per group-inserted item on both sizes (bench/store-growth.ts). The price is memory while a
+// transaction runs (its changed pages' originals); the service writes bounded groups, FerretDB's
+// deletes run outside a transaction, and its SQLite backend sorts in Go (no ORDER BY but a capped
+// collection's record id), so no other temporary file is built.
 import { pathToFileURL } from 'node:url';
 
 export type StoreSync = 'normal' | 'full';
@@ -42,6 +55,7 @@ export function ferretPragmas(sync: StoreSync): string[] {
     `synchronous(${sync})`,
     `wal_autocheckpoint(${WAL_AUTOCHECKPOINT_BACKSTOP})`,
     `journal_size_limit(${WAL_JOURNAL_SIZE_LIMIT})`,
+    'temp_store(memory)',
   ];
 }
 

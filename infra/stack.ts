@@ -27,7 +27,7 @@ import { PROJECT_ROOT } from '../core/project-paths.js';
 import { serviceArgs } from './service-build.js';
 import { FerretIdIndexKeeper } from './ferret-id-index.js';
 import { FerretCheckpointer } from './ferret-checkpointer.js';
-import { ferretSqliteUrl, storeSync } from './ferret-sqlite.js';
+import { ferretSqliteUrl, storeSync, type StoreSync } from './ferret-sqlite.js';
 import { goRuntimeEnv } from './go-runtime.js';
 import { auxiliaryEnv } from './child-env.js';
 import { devPorts, workerMetricsPort, type StackPorts } from './ports.js';
@@ -105,6 +105,25 @@ export function temporalServerArgs(ports: StackPorts, dbFile: string, extra = ''
     '--ui-codec-endpoint',
     `http://127.0.0.1:${codecServerPort(ports)}`,
     ...temporalExtraArgs(extra),
+  ];
+}
+
+/**
+ * FerretDB's command line (after the binary). Its debug listener (pprof, metrics) is off unless a
+ * benchmark asks for it with `debugPort` (session 22: bench/data-scale.ts --store-pprof); it is
+ * loopback-only and never on in a dev or test stack.
+ */
+export function ferretServerArgs(ports: StackPorts, dataDir: string, sync: StoreSync, debugPort?: number): string[] {
+  if (debugPort !== undefined && !(Number.isSafeInteger(debugPort) && debugPort > 0 && debugPort < 65536))
+    throw new Error(`the store's debug port must be an integer port number (got ${debugPort})`);
+  return [
+    '--handler=sqlite',
+    `--sqlite-url=${ferretSqliteUrl(path.join(dataDir, 'ferretdb'), sync)}`,
+    `--listen-addr=127.0.0.1:${ports.ferret}`,
+    debugPort === undefined ? '--debug-addr=-' : `--debug-addr=127.0.0.1:${debugPort}`,
+    '--telemetry=disable',
+    `--state-dir=${path.join(dataDir, 'ferretdb-state')}`,
+    '--log-level=warn',
   ];
 }
 
@@ -416,6 +435,8 @@ export interface StackOptions {
   apiProcesses?: number;
   /** Operator user ids for the codec server only (the test stack's browser row), added to SVC_METRICS_OPERATOR_USER_IDS there. */
   codecOperatorIds?: readonly string[];
+  /** Benchmarks only (session 22): FerretDB's debug listener (pprof) on this loopback port; off by default. */
+  storeDebugPort?: number;
 }
 
 function processCount(explicit: number | undefined, raw: string | undefined, name: string): number {
@@ -525,16 +546,13 @@ export class Stack {
             {
               name: 'ferretdb',
               command: path.join(TOOLS_BIN, 'ferretdb'),
-              args: [
-                '--handler=sqlite',
+              args: ferretServerArgs(
+                ports,
+                this.dataDir,
                 // synchronous(normal) unless SVC_STORE_SYNC=full (infra/ferret-sqlite.ts, docs/store-access.md §10).
-                `--sqlite-url=${ferretSqliteUrl(path.join(this.dataDir, 'ferretdb'), storeSync(opts.env?.SVC_STORE_SYNC ?? process.env.SVC_STORE_SYNC))}`,
-                `--listen-addr=127.0.0.1:${ports.ferret}`,
-                '--debug-addr=-',
-                '--telemetry=disable',
-                `--state-dir=${path.join(this.dataDir, 'ferretdb-state')}`,
-                '--log-level=warn',
-              ],
+                storeSync(opts.env?.SVC_STORE_SYNC ?? process.env.SVC_STORE_SYNC),
+                opts.storeDebugPort,
+              ),
               // GOMAXPROCS, GOGC, GOMEMLIMIT from SVC_STORE_GO* (infra/go-runtime.ts, session 21).
               env: goRuntimeEnv('store', this.env, process.env),
               ready: () => portOpen(ports.ferret),

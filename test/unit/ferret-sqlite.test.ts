@@ -7,10 +7,10 @@ import { ferretPragmas, ferretSqliteUrl, storeSync } from '../../infra/ferret-sq
 describe('infra/ferret-sqlite.ts: how the embedded store opens its SQLite files', () => {
   it('the URL is the folder with a trailing slash and one _pragma per pragma', () => {
     expect(ferretSqliteUrl('/data/svc/ferretdb', 'normal')).toBe(
-      'file:/data/svc/ferretdb/?_pragma=synchronous(normal)&_pragma=wal_autocheckpoint(100000)&_pragma=journal_size_limit(67108864)',
+      'file:/data/svc/ferretdb/?_pragma=synchronous(normal)&_pragma=wal_autocheckpoint(100000)&_pragma=journal_size_limit(67108864)&_pragma=temp_store(memory)',
     );
     expect(ferretSqliteUrl('/data/svc/ferretdb/', 'full')).toBe(
-      'file:/data/svc/ferretdb/?_pragma=synchronous(full)&_pragma=wal_autocheckpoint(100000)&_pragma=journal_size_limit(67108864)',
+      'file:/data/svc/ferretdb/?_pragma=synchronous(full)&_pragma=wal_autocheckpoint(100000)&_pragma=journal_size_limit(67108864)&_pragma=temp_store(memory)',
     );
     const u = new URL(ferretSqliteUrl('/data/svc/ferretdb', 'normal'));
     expect(u.protocol).toBe('file:');
@@ -25,6 +25,7 @@ describe('infra/ferret-sqlite.ts: how the embedded store opens its SQLite files'
       'synchronous(normal)',
       'wal_autocheckpoint(100000)',
       'journal_size_limit(67108864)',
+      'temp_store(memory)',
     ]);
   });
 
