@@ -74,7 +74,7 @@ import { batchItemAuditLogId } from '../activities/verify-batch.js';
 import { batchWorkflowId, newJobId } from '../api/batch-jobs.js';
 import { requestDigest } from '../api/temporal.js';
 import { captureEnv } from '../test/store-commands/env.js';
-import { classify, label, readCapture, summarize } from '../test/store-commands/classify.js';
+import { classify, label, readCapture, summarize, type Captured } from '../test/store-commands/classify.js';
 import { groupSample, type ProcSample } from './proc-sample.js';
 import { MATH_ITEM_MIX } from './math-items.js';
 import { abba, compareFigures, pairedRatio, postFigures } from './round-stats.js';
@@ -553,6 +553,8 @@ interface PostSpan {
   gc_n: number;
   heap_mb: number;
   evicted: number;
+  /** With --capture: the store commands the POST issued (collection.command, ms after the handler began, driver ms). */
+  cmds: Array<{ k: string; at: number; ms: number }>;
 }
 const SPAN_KEYS = [
   'client_ms',
@@ -568,9 +570,16 @@ const SPAN_KEYS = [
   'evicted',
 ] as const;
 
-function postSpans(run: JobRun, traces: Map<string, PostTraceLine>): PostSpan[] {
+function postSpans(
+  run: JobRun,
+  traces: Map<string, PostTraceLine>,
+  tagged = new Map<string, Captured[]>(),
+): PostSpan[] {
   const t = traces.get(run.jobId);
   if (!t) return [];
+  const cmds = (tagged.get(run.jobId) ?? [])
+    .filter((c) => c.t <= t.at + t.total_ms + 1)
+    .map((c) => ({ k: `${c.coll ?? '-'}.${c.cmd}`, at: round(c.t - t.at), ms: round(c.ms ?? 0) }));
   const pre = t.at - run.sentAt;
   return [
     {
@@ -585,6 +594,7 @@ function postSpans(run: JobRun, traces: Map<string, PostTraceLine>): PostSpan[] 
       gc_n: t.gc_n ?? NaN,
       heap_mb: t.heap_mb ?? NaN,
       evicted: t.evicted ? 1 : 0,
+      cmds,
     },
   ];
 }
@@ -622,6 +632,36 @@ function printSpans([E, S]: Side[]) {
     `\ninterleaved POST /verify/batch spans (session 22; ${e.spans.flat().length} / ${s.spans.flat().length} POSTs traced, ${e.spans.length} / ${s.spans.length} bursts; medians, ms):`,
   );
   console.table(rows);
+  // With --capture: each store command kind the POSTs issued, per POST, its start and its driver-seen time.
+  const kinds = [...new Set([...e.spans.flat(), ...s.spans.flat()].flatMap((x) => x.cmds.map((c) => c.k)))].sort();
+  if (kinds.length === 0) return;
+  const per = (x: Side, k: string) => {
+    const posts = x.spans.flat();
+    const cs = posts.flatMap((p) => p.cmds.filter((c) => c.k === k));
+    return {
+      n: round(cs.length / Math.max(1, posts.length)),
+      at: med(cs.map((c) => c.at)),
+      ms: med(cs.map((c) => c.ms)),
+    };
+  };
+  console.log(
+    "interleaved POSTs' store commands (capture; per POST, median start ms after the handler began, median driver ms):",
+  );
+  console.table(
+    kinds.map((k) => {
+      const a = per(e, k);
+      const b = per(s, k);
+      return {
+        command: k,
+        'empty n/POST': a.n,
+        'seeded n/POST': b.n,
+        'empty at': a.at,
+        'seeded at': b.at,
+        'empty ms': a.ms,
+        'seeded ms': b.ms,
+      };
+    }),
+  );
 }
 
 /**
@@ -1265,14 +1305,13 @@ const push = (m: Record<string, number[]>, k: string, v: number) => (m[k] ??= []
 async function interleaved(seeded: { stack: Stack; base: string; key: string }, maxJobs: number): Promise<Side[]> {
   const offset = BENCH_OFFSET + INTERLEAVE_PORT_SHIFT;
   const t0 = performance.now();
-  const e = await startBenchStack(
-    `${PROFILE}-empty`,
-    offset,
-    stackEnv(EMPTY_MAX_JOBS ? Number(EMPTY_MAX_JOBS) : maxJobs),
-    {
-      ports: testPorts(offset),
-    },
-  );
+  // Session 22: with --capture and --post-trace the empty stack records its store commands too (the
+  // same folder: a POST's commands are found by its job id; the phases' windows end before it starts).
+  const env = {
+    ...stackEnv(EMPTY_MAX_JOBS ? Number(EMPTY_MAX_JOBS) : maxJobs),
+    ...(CAPTURE && POST_TRACE ? captureEnv(path.resolve(CAPTURE)) : {}),
+  };
+  const e = await startBenchStack(`${PROFILE}-empty`, offset, env, { ports: testPorts(offset) });
   try {
     const side = (name: Side['name'], x: { stack: Stack; base: string; key: string }): Side => ({
       name,
@@ -1326,11 +1365,15 @@ async function interleaved(seeded: { stack: Stack; base: string; key: string }, 
       );
     }
     console.error(`interleaved measure: ${round((performance.now() - t0) / 1000)} s with the empty stack's start`);
-    if (POST_TRACE)
+    if (POST_TRACE) {
+      const tagged = new Map<string, Captured[]>();
+      for (const c of CAPTURE ? readCapture(path.resolve(CAPTURE)) : [])
+        if (c.tag) tagged.set(c.tag, [...(tagged.get(c.tag) ?? []), c]);
       for (const x of [E, S]) {
         const traces = postTraces(x.stack);
-        x.spans = x.runs.map((runs) => runs.flatMap((run) => postSpans(run, traces)));
+        x.spans = x.runs.map((runs) => runs.flatMap((run) => postSpans(run, traces, tagged)));
       }
+    }
     return [E, S];
   } finally {
     await e.stack.down();
