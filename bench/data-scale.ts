@@ -94,7 +94,7 @@ if (args.includes('--help') || args.includes('-h')) {
       '--interleave N (default 8; 0 = off): after the seeded phase, an empty stack beside the seeded one (ports +25), N pairs of bursts and',
       '     --slice-seconds (5) /verify/math slices in alternation (ABBA), both stores quiet before each: the figures the load weighs on alike.',
       '     With --post-trace the interleaved bursts are broken down too, span by span, empty beside seeded (paired per burst).',
-      "--restart-seeded-api: restart the seeded stack's API before the interleave; --empty-max-jobs N: the empty stack's job limit there.",
+      "--restart-seeded-api: restart the seeded stack's API halfway through the interleave (pairs before and after printed apart); --empty-max-jobs N: the empty stack's job limit there.",
     ].join('\n'),
   );
   process.exit(0);
@@ -147,9 +147,9 @@ const SLICE_SECONDS = Number(arg('slice-seconds', '5'));
 const INTERLEAVE_PORT_SHIFT = 25;
 /**
  * Session 22 (the POST at the limit; docs/performance.md "Session 22: the POST at the limit"):
- * --restart-seeded-api restarts the seeded stack's API process (with its in-process worker) before
- * the interleaved pairs, so that both sides' APIs are equally fresh (the seeded one otherwise served
- * both phases); --empty-max-jobs N gives the interleave's empty stack its own job limit (a small one
+ * --restart-seeded-api restarts the seeded stack's API process (with its in-process worker) halfway
+ * through the interleaved pairs and warms it up again: the pairs before (the seeded API served both
+ * phases) and after (as fresh as the empty stack's) are printed apart; --empty-max-jobs N gives the interleave's empty stack its own job limit (a small one
  * puts it at the limit too, so that both sides evict on every admission).
  */
 const RESTART_SEEDED_API = args.includes('--restart-seeded-api');
