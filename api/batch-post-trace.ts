@@ -7,8 +7,11 @@
 // the POST issues runs under its job id (an AsyncLocalStorage read through `globalThis.__svcStoreTag`),
 // so the store-command capture (test/store-commands/capture.mjs) tags it: the bench lays the
 // claim, slot, request and job writes beside the spans (bench/data-scale.ts --post-trace).
+// Session 22: also the garbage collections of this process that overlapped the POST (their count,
+// summed and longest pause, from perf_hooks' `gc` entries) and its heap in use when it answered:
+// is a long-lived API's slower POST its collector? (docs/performance.md "Session 22: the POST at the limit").
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { performance } from 'node:perf_hooks';
+import { PerformanceObserver, performance } from 'node:perf_hooks';
 import { logger } from '../core/logger.js';
 
 const log = logger('batch');
@@ -51,6 +54,47 @@ class LagSampler {
   }
 }
 
+/** The last GC_SAMPLES collections of this process: [start, end] in epoch ms (perf_hooks `gc` entries). */
+const GC_SAMPLES = 4096;
+
+class GcSampler {
+  private readonly from = new Float64Array(GC_SAMPLES);
+  private readonly to = new Float64Array(GC_SAMPLES);
+  private n = 0;
+
+  constructor() {
+    const obs = new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) {
+        const i = this.n++ % GC_SAMPLES;
+        this.from[i] = performance.timeOrigin + e.startTime;
+        this.to[i] = performance.timeOrigin + e.startTime + e.duration;
+      }
+    });
+    obs.observe({ entryTypes: ['gc'] });
+  }
+
+  /** Collections that overlapped [from, to]: how many, their pauses summed and the longest (ms, the part inside the window). */
+  between(from: number, to: number): { gc_n: number; gc_ms: number; gc_max_ms: number } {
+    let n = 0;
+    let sum = 0;
+    let max = 0;
+    const count = Math.min(this.n, GC_SAMPLES);
+    for (let k = 0; k < count; k++) {
+      const i = (this.n - 1 - k) % GC_SAMPLES;
+      const a = this.from[i] as number;
+      const b = this.to[i] as number;
+      if (b < from) break;
+      if (a > to) continue;
+      const ms = Math.min(b, to) - Math.max(a, from);
+      n++;
+      sum += ms;
+      max = Math.max(max, ms);
+    }
+    const r = (x: number) => Math.round(x * 10) / 10;
+    return { gc_n: n, gc_ms: r(sum), gc_max_ms: r(max) };
+  }
+}
+
 export interface PostSpans {
   /** Marks: ms after the submission entered the handler. */
   mark(name: string): void;
@@ -66,9 +110,11 @@ const NONE: PostSpans = { mark: () => undefined, run: (fn) => fn(), done: () => 
 export class BatchPostTrace {
   private readonly tags = new AsyncLocalStorage<string>();
   private readonly lag: LagSampler | null;
+  private readonly gc: GcSampler | null;
 
   constructor(readonly enabled: boolean) {
     this.lag = enabled ? new LagSampler() : null;
+    this.gc = enabled ? new GcSampler() : null;
     if (enabled) {
       // Read by the capture preload, when present (never by the service itself).
       (globalThis as { __svcStoreTag?: () => string | undefined }).__svcStoreTag = () => this.tags.getStore();
@@ -95,6 +141,8 @@ export class BatchPostTrace {
           total_ms: Math.round((t1 - t0) * 10) / 10,
           ...marks,
           lag_max_ms: this.lag?.maxBetween(t0, t1) ?? 0,
+          ...(this.gc?.between(t0, t1) ?? {}),
+          heap_mb: Math.round(process.memoryUsage().heapUsed / 1048576),
           ...fields,
         });
       },

@@ -74,7 +74,7 @@ import { batchItemAuditLogId } from '../activities/verify-batch.js';
 import { batchWorkflowId, newJobId } from '../api/batch-jobs.js';
 import { requestDigest } from '../api/temporal.js';
 import { captureEnv } from '../test/store-commands/env.js';
-import { classify, label, readCapture, summarize } from '../test/store-commands/classify.js';
+import { classify, label, readCapture, summarize, type Captured } from '../test/store-commands/classify.js';
 import { groupSample, type ProcSample } from './proc-sample.js';
 import { MATH_ITEM_MIX } from './math-items.js';
 import { abba, compareFigures, pairedRatio, postFigures } from './round-stats.js';
@@ -95,6 +95,8 @@ if (args.includes('--help') || args.includes('-h')) {
       '     --slice-seconds (5) /verify/math slices in alternation (ABBA), both stores quiet before each: the figures the load weighs on alike.',
       "--store-pprof <dir> [--pprof-burst-seconds 4]: FerretDB CPU profiles of every interleaved burst and slice, and of each phase's",
       '     /verify/math load, per side (<dir>/<side>-<burst|slice|load>-<i>.pprof; merge with go tool pprof -top <files>).',
+      '     With --post-trace the interleaved bursts are broken down too, span by span, empty beside seeded (paired per burst).',
+      "--restart-seeded-api: restart the seeded stack's API halfway through the interleave (pairs before and after printed apart); --empty-max-jobs N: the empty stack's job limit there.",
     ].join('\n'),
   );
   process.exit(0);
@@ -145,6 +147,35 @@ const PROFILE = arg('profile', 'bench-scale');
 const INTERLEAVE = Math.max(0, Number(arg('interleave', '8')));
 const SLICE_SECONDS = Number(arg('slice-seconds', '5'));
 const INTERLEAVE_PORT_SHIFT = 25;
+/**
+ * Session 22 (the POST at the limit; docs/performance.md "Session 22: the POST at the limit"):
+ * --restart-seeded-api restarts the seeded stack's API process (with its in-process worker) halfway
+ * through the interleaved pairs and warms it up again: the pairs before (the seeded API served both
+ * phases) and after (as fresh as the empty stack's) are printed apart; --empty-max-jobs N gives the interleave's empty stack its own job limit (a small one
+ * puts it at the limit too, so that both sides evict on every admission).
+ */
+const RESTART_SEEDED_API = args.includes('--restart-seeded-api');
+/** The pair before which --restart-seeded-api restarts the seeded API (an even pair: ABBA stays balanced on both halves). */
+const restartAt = (pairs: number) => 2 * Math.floor(pairs / 4);
+
+/** Session 22: one side's interleaved figures of pairs [from, to) only. */
+function sliceSide(x: Side, from: number, to: number): Side {
+  const per = (m: Record<string, number[]>) =>
+    Object.fromEntries(Object.entries(m).map(([k, v]) => [k, v.slice(from, to)]));
+  return {
+    ...x,
+    p95: x.p95.slice(from, to),
+    posts: x.posts.slice(from * CONCURRENT_JOBS, to * CONCURRENT_JOBS),
+    itemsPerS: x.itemsPerS.slice(from, to),
+    cpuItem: per(x.cpuItem),
+    rps: x.rps.slice(from, to),
+    cpuVer: per(x.cpuVer),
+    settleCpu: x.settleCpu.slice(from, to),
+    runs: x.runs.slice(from, to),
+    spans: x.spans.slice(from, to),
+  };
+}
+const EMPTY_MAX_JOBS = arg('empty-max-jobs', '');
 /** --batch-only: the batch figures only (no /verify/math load, lists, reports or store probes): the batch path's own run. */
 const BATCH_ONLY = args.includes('--batch-only');
 /**
@@ -534,16 +565,14 @@ interface PostTraceLine {
   eager?: boolean;
   evicted?: boolean;
   submitting?: number;
+  /** Session 22: the API's collections during the POST, and its heap when it answered. */
+  gc_n?: number;
+  gc_ms?: number;
+  heap_mb?: number;
 }
 
-/**
- * Session 18: each measured burst's POSTs, broken down (--post-trace). Per POST: ms before the
- * handler (connection, auth, body), admission, workflow start, answer (view and the rest of
- * submit), after the handler (response), the API's longest event-loop lag meanwhile, and (with
- * --capture) the store commands the POST issued, each with its start (ms after the handler) and
- * duration, and how many write commands other processes had in flight meanwhile.
- */
-function postBreakdown(stack: Stack, phase: string, bursts: Array<{ runs: JobRun[] }>) {
+/** Session 22: the API's `batch post trace` lines by job id (api/batch-post-trace.ts). */
+function postTraces(stack: Stack): Map<string, PostTraceLine> {
   const traces = new Map<string, PostTraceLine>();
   for (const line of readFileSync(stack.api.logFile, 'utf8').split('\n')) {
     if (!line.includes('"batch post trace"')) continue;
@@ -554,6 +583,142 @@ function postBreakdown(stack: Stack, phase: string, bursts: Array<{ runs: JobRun
       /* a partial line */
     }
   }
+  return traces;
+}
+
+/** Session 22: one POST's parts (ms): the client's total, before the handler, admission, start, answer, after the handler; lag and GC. */
+interface PostSpan {
+  client_ms: number;
+  pre_ms: number;
+  admit_ms: number;
+  start_ms: number;
+  answer_ms: number;
+  post_ms: number;
+  lag_max_ms: number;
+  gc_ms: number;
+  gc_n: number;
+  heap_mb: number;
+  evicted: number;
+  /** With --capture: the store commands the POST issued (collection.command, ms after the handler began, driver ms). */
+  cmds: Array<{ k: string; at: number; ms: number }>;
+}
+const SPAN_KEYS = [
+  'client_ms',
+  'pre_ms',
+  'admit_ms',
+  'start_ms',
+  'answer_ms',
+  'post_ms',
+  'lag_max_ms',
+  'gc_ms',
+  'gc_n',
+  'heap_mb',
+  'evicted',
+] as const;
+
+function postSpans(
+  run: JobRun,
+  traces: Map<string, PostTraceLine>,
+  tagged = new Map<string, Captured[]>(),
+): PostSpan[] {
+  const t = traces.get(run.jobId);
+  if (!t) return [];
+  const cmds = (tagged.get(run.jobId) ?? [])
+    .filter((c) => c.t <= t.at + t.total_ms + 1)
+    .map((c) => ({ k: `${c.coll ?? '-'}.${c.cmd}`, at: round(c.t - t.at), ms: round(c.ms ?? 0) }));
+  const pre = t.at - run.sentAt;
+  return [
+    {
+      client_ms: round(run.postMs),
+      pre_ms: round(pre),
+      admit_ms: round(t.admitted_ms ?? NaN),
+      start_ms: round((t.started_ms ?? NaN) - (t.admitted_ms ?? NaN)),
+      answer_ms: round(t.total_ms - (t.started_ms ?? NaN)),
+      post_ms: round(run.postMs - pre - t.total_ms),
+      lag_max_ms: t.lag_max_ms,
+      gc_ms: t.gc_ms ?? NaN,
+      gc_n: t.gc_n ?? NaN,
+      heap_mb: t.heap_mb ?? NaN,
+      evicted: t.evicted ? 1 : 0,
+      cmds,
+    },
+  ];
+}
+
+/**
+ * Session 22: the interleaved bursts' POSTs, span by span, empty beside seeded. Per span: the
+ * median over every traced POST of each side, the median of the bursts' slowest POSTs (the burst's
+ * p95 is its slowest POST) with that POST's spans, and the median of the per-pair ratios of the
+ * bursts' medians (each pair ran under the same load).
+ */
+function printSpans([E, S]: Side[]) {
+  const e = E as Side;
+  const s = S as Side;
+  const slowest = (b: PostSpan[]) =>
+    b.reduce<PostSpan | null>((m, x) => (!m || x.client_ms > m.client_ms ? x : m), null);
+  const med = (xs: number[]) => round(median(xs.filter(Number.isFinite)));
+  const rows = SPAN_KEYS.map((k) => {
+    const pe = e.spans.map((b) => med(b.map((x) => x[k])));
+    const ps = s.spans.map((b) => med(b.map((x) => x[k])));
+    const p = pairedRatio(pe, ps);
+    const se = e.spans.map((b) => slowest(b)?.[k] ?? NaN);
+    const ss = s.spans.map((b) => slowest(b)?.[k] ?? NaN);
+    const ps2 = pairedRatio(se, ss);
+    return {
+      span: k,
+      'empty, every POST': med(e.spans.flat().map((x) => x[k])),
+      'seeded, every POST': med(s.spans.flat().map((x) => x[k])),
+      'paired ratio of burst medians': `${p.median} (${p.min}-${p.max})`,
+      'empty, slowest POST of a burst': med(se),
+      'seeded, slowest POST of a burst': med(ss),
+      'paired ratio of slowest POSTs': `${ps2.median} (${ps2.min}-${ps2.max})`,
+    };
+  });
+  console.log(
+    `\ninterleaved POST /verify/batch spans (session 22; ${e.spans.flat().length} / ${s.spans.flat().length} POSTs traced, ${e.spans.length} / ${s.spans.length} bursts; medians, ms):`,
+  );
+  console.table(rows);
+  // With --capture: each store command kind the POSTs issued, per POST, its start and its driver-seen time.
+  const kinds = [...new Set([...e.spans.flat(), ...s.spans.flat()].flatMap((x) => x.cmds.map((c) => c.k)))].sort();
+  if (kinds.length === 0) return;
+  const per = (x: Side, k: string) => {
+    const posts = x.spans.flat();
+    const cs = posts.flatMap((p) => p.cmds.filter((c) => c.k === k));
+    return {
+      n: round(cs.length / Math.max(1, posts.length)),
+      at: med(cs.map((c) => c.at)),
+      ms: med(cs.map((c) => c.ms)),
+    };
+  };
+  console.log(
+    "interleaved POSTs' store commands (capture; per POST, median start ms after the handler began, median driver ms):",
+  );
+  console.table(
+    kinds.map((k) => {
+      const a = per(e, k);
+      const b = per(s, k);
+      return {
+        command: k,
+        'empty n/POST': a.n,
+        'seeded n/POST': b.n,
+        'empty at': a.at,
+        'seeded at': b.at,
+        'empty ms': a.ms,
+        'seeded ms': b.ms,
+      };
+    }),
+  );
+}
+
+/**
+ * Session 18: each measured burst's POSTs, broken down (--post-trace). Per POST: ms before the
+ * handler (connection, auth, body), admission, workflow start, answer (view and the rest of
+ * submit), after the handler (response), the API's longest event-loop lag meanwhile, and (with
+ * --capture) the store commands the POST issued, each with its start (ms after the handler) and
+ * duration, and how many write commands other processes had in flight meanwhile.
+ */
+function postBreakdown(stack: Stack, phase: string, bursts: Array<{ runs: JobRun[] }>) {
+  const traces = postTraces(stack);
   const all = CAPTURE ? readCapture(path.resolve(CAPTURE)) : [];
   const tagged = new Map<string, typeof all>();
   for (const c of all) if (c.tag) tagged.set(c.tag, [...(tagged.get(c.tag) ?? []), c]);
@@ -1171,6 +1336,10 @@ interface Side {
   cpuVer: Record<string, number[]>;
   /** Store CPU waited out before each slice (held deletions and the like), ms. */
   settleCpu: number[];
+  /** Session 22: each burst's jobs (the POST trace's spans are matched to them by job id). */
+  runs: JobRun[][];
+  /** Session 22 (--post-trace): each burst's POSTs broken down (postSpans), read before the empty stack stops. */
+  spans: PostSpan[][];
 }
 
 const push = (m: Record<string, number[]>, k: string, v: number) => (m[k] ??= []).push(v);
@@ -1184,7 +1353,13 @@ const push = (m: Record<string, number[]>, k: string, v: number) => (m[k] ??= []
 async function interleaved(seeded: { stack: Stack; base: string; key: string }, maxJobs: number): Promise<Side[]> {
   const offset = BENCH_OFFSET + INTERLEAVE_PORT_SHIFT;
   const t0 = performance.now();
-  const e = await benchStack(`${PROFILE}-empty`, offset, stackEnv(maxJobs));
+  // Session 22: with --capture and --post-trace the empty stack records its store commands too (the
+  // same folder: a POST's commands are found by its job id; the phases' windows end before it starts).
+  const env = {
+    ...stackEnv(EMPTY_MAX_JOBS ? Number(EMPTY_MAX_JOBS) : maxJobs),
+    ...(CAPTURE && POST_TRACE ? captureEnv(path.resolve(CAPTURE)) : {}),
+  };
+  const e = await benchStack(`${PROFILE}-empty`, offset, env);
   try {
     const side = (name: Side['name'], x: { stack: Stack; base: string; key: string }): Side => ({
       name,
@@ -1197,6 +1372,8 @@ async function interleaved(seeded: { stack: Stack; base: string; key: string }, 
       rps: [],
       cpuVer: {},
       settleCpu: [],
+      runs: [],
+      spans: [],
     });
     const E = side('empty', e);
     const S = side('seeded', seeded);
@@ -1205,6 +1382,15 @@ async function interleaved(seeded: { stack: Stack; base: string; key: string }, 
     await warmUp(S.stack, S.base, S.key, 'interleaved, seeded stack');
     const quiet = () => Promise.all([settleStore(E.stack), settleStore(S.stack)]);
     for (let i = 0; i < INTERLEAVE; i++) {
+      if (RESTART_SEEDED_API && i === restartAt(INTERLEAVE)) {
+        // Session 22: the seeded API (and its in-process worker) restarted halfway, as fresh as the
+        // empty stack's, then warmed up as before: the pairs before and after are printed apart.
+        const r0 = performance.now();
+        await S.stack.api.stop();
+        await S.stack.api.start();
+        console.error(`[interleaved] seeded API restarted after pair ${i} in ${Math.round(performance.now() - r0)} ms`);
+        await warmUp(S.stack, S.base, S.key, 'interleaved, seeded stack, restarted API');
+      }
       const order = abba(i, E, S);
       for (const x of order) {
         await quiet();
@@ -1215,6 +1401,7 @@ async function interleaved(seeded: { stack: Stack; base: string; key: string }, 
         x.p95.push(b.p95);
         x.posts.push(...b.posts);
         x.itemsPerS.push(b.storedItemsPerS);
+        x.runs.push(b.runs);
         for (const [k, v] of Object.entries(b.cpu)) push(x.cpuItem, k, v);
         x.writtenKiB.push(b.writtenKiB);
       }
@@ -1234,6 +1421,15 @@ async function interleaved(seeded: { stack: Stack; base: string; key: string }, 
       );
     }
     console.error(`interleaved measure: ${round((performance.now() - t0) / 1000)} s with the empty stack's start`);
+    if (POST_TRACE) {
+      const tagged = new Map<string, Captured[]>();
+      for (const c of CAPTURE ? readCapture(path.resolve(CAPTURE)) : [])
+        if (c.tag) tagged.set(c.tag, [...(tagged.get(c.tag) ?? []), c]);
+      for (const x of [E, S]) {
+        const traces = postTraces(x.stack);
+        x.spans = x.runs.map((runs) => runs.flatMap((run) => postSpans(run, traces, tagged)));
+      }
+    }
     return [E, S];
   } finally {
     await e.stack.down();
@@ -1491,6 +1687,20 @@ async function main() {
       `errors: /verify/math ${empty.load.errors} / ${full.load.errors}; failed items (single jobs) ${empty.batch.single_failed} / ${full.batch.single_failed}`,
     );
     if (inter) printInterleaved(inter, label);
+    if (inter && POST_TRACE) printSpans(inter);
+    if (inter && RESTART_SEEDED_API) {
+      // Session 22: the pairs before the seeded API's restart and after it, apart.
+      const k = restartAt(INTERLEAVE);
+      for (const [what, a, b] of [
+        ['before the seeded API restart', 0, k],
+        ['after the seeded API restart', k, INTERLEAVE],
+      ] as const) {
+        console.log(`\n=== interleaved pairs ${a + 1}-${b}, ${what} ===`);
+        const half = inter.map((x) => sliceSide(x, a, b));
+        printInterleaved(half, label);
+        if (POST_TRACE) printSpans(half);
+      }
+    }
     // Session 19: what the batch figures left for the store (e.g. held deletions of evicted jobs), waited out before the load.
     if (empty.load.settle && full.load.settle)
       console.log(
