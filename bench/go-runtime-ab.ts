@@ -18,6 +18,11 @@
 //   npx tsx bench/go-runtime-ab.ts --configs 'base=;t1=SVC_TEMPORAL_GOMAXPROCS=1;s1=SVC_STORE_GOMAXPROCS=1'
 //        [--rounds 8] [--slice 8] [--clients 8] [--jobs 10] [--items 100] [--idle 10] [--warm 3]
 // A configuration is `name=K=V,K2=V2` (the stack's environment; empty: the defaults).
+// Session 22: at the end, each Temporal's mutable-state cache (bench/temporal-metrics.ts): its
+// entries and size, and its misses (each a read of an execution from SQLite) per execution the
+// rounds started (verifications + jobs), counted from the first round to 12 s after the last (so
+// that the runs' time-out timers have fired), e.g.
+//   --configs 'd8k=SVC_TEMPORAL_HISTORY_CACHE_ENTRIES=8096;c2k=SVC_TEMPORAL_HISTORY_CACHE_ENTRIES=2048'
 // Ports: SVC_BENCH_PORT_OFFSET (default 650) for the first configuration, +10 for each next one.
 import { openSync, readSync, closeSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -26,6 +31,7 @@ import { startBenchStack, type BenchStack } from './bench-stack.js';
 import { groupSample } from './proc-sample.js';
 import { MATH_ITEM_MIX } from './math-items.js';
 import { medianOf, percentileOf } from './round-stats.js';
+import { temporalMemory, type TemporalMemory } from './temporal-metrics.js';
 import { testPorts } from '../infra/stack.js';
 
 const args = process.argv.slice(2);
@@ -281,6 +287,7 @@ async function main() {
       const now = cpuOf(s);
       for (const p of PROCS) s.idleMsPerS[p] = r1((now[p] - (i0[i] as Record<Proc, number>)[p]) / IDLE_S);
     });
+    const mem0 = await Promise.all(sides.map((s) => temporalMemory(s.b.stack.temporal.logFile)));
     const loads: number[] = [];
     for (let r = 0; r < ROUNDS; r++) {
       const order = sides.map((_, i) => sides[(i + r) % sides.length] as Side);
@@ -290,6 +297,8 @@ async function main() {
       console.error(`round ${r + 1}/${ROUNDS} done, load ${loads.at(-1)?.toFixed(1)}`);
     }
     const load1 = loadavg();
+    await sleep(12_000); // the last round's time-out timers
+    const mem1 = await Promise.all(sides.map((s) => temporalMemory(s.b.stack.temporal.logFile)));
     console.log(
       `go-runtime-ab: ${ROUNDS} rounds; math ${SLICE_S} s at ${CLIENTS} clients, then ${JOBS} jobs x ${ITEMS} items at once; per configuration, interleaved (order rotates)`,
     );
@@ -331,6 +340,32 @@ async function main() {
               'threads store': threads(s.pids.store),
               ...Object.fromEntries(PROCS.map((p) => [`idle ${p}`, s.idleMsPerS[p]])),
             },
+          ];
+        }),
+      ),
+    );
+    console.log(
+      'Temporal mutable-state cache after the rounds: entries/size, misses and lookups per execution (verifications + jobs), history heap in use and live MB:',
+    );
+    console.table(
+      Object.fromEntries(
+        sides.map((s, i) => {
+          const [a, z] = [mem0[i], mem1[i]] as [TemporalMemory | undefined, TemporalMemory | undefined];
+          const runs = Math.max(
+            1,
+            s.rounds.reduce((n, x) => n + (x['math n'] ?? 0) + (x['math failed'] ?? 0), 0) + ROUNDS * JOBS,
+          );
+          return [
+            s.name,
+            a && z
+              ? {
+                  cache: `${z.cacheEntries}/${z.cacheSize}`,
+                  'misses/execution': r2((z.cacheMisses - a.cacheMisses) / runs),
+                  'lookups/execution': r2((z.cacheRequests - a.cacheRequests) / runs),
+                  'heap in use MB': z.heapInUseMb,
+                  'live MB': z.liveHeapMb,
+                }
+              : { cache: '-' },
           ];
         }),
       ),

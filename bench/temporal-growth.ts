@@ -13,8 +13,13 @@
 // and the stack's environment as K=V pairs split by commas, e.g. `lim=env:SVC_TEMPORAL_GOMEMLIMIT=200MiB`
 // (the Go runtime knobs, infra/go-runtime.ts). At the end, each Temporal's resident memory split
 // into its binary's file pages and its anonymous memory (/proc/<pid>/smaps).
+// Session 22: per round also what holds Temporal's heap (bench/temporal-metrics.ts, its /metrics):
+// the host-level mutable-state cache's entries and capacity, its misses per verification (each a
+// read of the execution from SQLite), the history service's Go heap in use and, with
+// GODEBUG=gctrace=1 in the bench's environment, the live heap after the last collection. E.g.
+//   --configs 'base=;c1k=--dynamic-config-value history.hostLevelCacheMaxSize=1024'
 //   npx tsx bench/temporal-growth.ts [--rounds 6] [--per-round 2000] [--clients 8] [--tail 12] [--warm 200] [--rates 8,24] [--fill 0]
-//        [--configs 'base=;cache4k=--dynamic-config-value history.cacheMaxSize=4096']
+//        [--configs 'base=;c1k=--dynamic-config-value history.hostLevelCacheMaxSize=1024']
 // Ports: SVC_BENCH_PORT_OFFSET (default 930) for the first configuration, +20 for each next one.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
@@ -23,6 +28,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { startBenchStack, type BenchStack } from './bench-stack.js';
 import { groupSample } from './proc-sample.js';
+import { temporalMemory } from './temporal-metrics.js';
 import { testPorts } from '../infra/stack.js';
 
 const args = process.argv.slice(2);
@@ -49,7 +55,7 @@ const WARM = Number(arg('warm', '200'));
  * verification): a fixed rate compares rounds at the same rate. Empty: closed loop.
  */
 const RATES = arg('rates', '').split(',').filter(Boolean).map(Number);
-/** --fill N: N more verifications (closed loop, not measured) after each round: the store fills faster. */
+/** --fill N: N more verifications (closed loop, not measured) between rounds: the store fills faster. */
 const FILL = Number(arg('fill', '0'));
 const CONFIGS = arg('configs', 'base=')
   .split(';')
@@ -197,23 +203,25 @@ async function main() {
     await sleep(5000);
     const idle = sides.map((s, i) => round1((sample(s.b).temporal - (idle0[i] as number)) / 5));
     console.log(
-      `temporal-growth: ${ROUNDS} rounds of ${PER_ROUND} /verify/math at ${CLIENTS} clients${RATES.length ? ` at ${RATES.join(' and ')} req/s` : ''}, tail ${TAIL_S} s; warm-up ${WARM}; ${FILL} more (not measured) after each round`,
+      `temporal-growth: ${ROUNDS} rounds of ${PER_ROUND} /verify/math at ${CLIENTS} clients${RATES.length ? ` at ${RATES.join(' and ')} req/s` : ''}, tail ${TAIL_S} s; warm-up ${WARM}; ${FILL} more (not measured) between rounds`,
     );
     console.log(`configs: ${CONFIGS.map((c) => `${c.name} [${c.flags || 'defaults'}]`).join('; ')}`);
     console.log(`Temporal idle CPU (ms per s): ${sides.map((s, i) => `${s.name} ${idle[i]}`).join(', ')}`);
     console.log(
       'config round executions_before req/s | CPU ms per verification: api worker store temporal(load) temporal(tail) temporal(sum) total | temporal RSS MB | temporal read syscalls, KiB read, write syscalls per verification | sqlite MB (+wal) | rows ' +
         TABLES.join(' ') +
-        ' | load',
+        ' | mutable-state cache entries/size, misses per verification | heap in use, live MB | load',
     );
     for (let r = 1; r <= ROUNDS; r++) {
       for (const s of sides)
         for (const rate of RATES.length ? RATES : [0]) {
           const before = sample(s.b);
+          const mem0 = await temporalMemory(s.b.stack.temporal.logFile);
           const res = await drive(s.b, PER_ROUND, rate);
           const mid = sample(s.b);
           await sleep(TAIL_S * 1000);
           const after = sample(s.b);
+          const mem = await temporalMemory(s.b.stack.temporal.logFile);
           const n = Math.max(1, res.ok);
           const per = (k: 'api' | 'worker' | 'store' | 'temporal', a: typeof before, z: typeof before) =>
             round1((z[k] - a[k]) / n);
@@ -250,13 +258,19 @@ async function main() {
               '|',
               TABLES.map((t) => rows[t] ?? '-').join(' '),
               '|',
+              mem && mem0
+                ? `${mem.cacheEntries}/${mem.cacheSize} ${round1((mem.cacheMisses - mem0.cacheMisses) / n)}`
+                : '- -',
+              '|',
+              mem ? `${mem.heapInUseMb} ${mem.liveHeapMb}` : '- -',
+              '|',
               loadavg()[0]?.toFixed(1),
               res.errors ? `errors ${res.errors}` : '',
             ].join(' '),
           );
           s.done += res.ok;
         }
-      if (FILL > 0)
+      if (FILL > 0 && r < ROUNDS)
         for (const s of sides) {
           const f = await drive(s.b, FILL);
           s.done += f.ok;
@@ -264,8 +278,9 @@ async function main() {
     }
     for (const s of sides) {
       const m = rssSplit(s.b.stack.temporal.pid);
+      const mem = await temporalMemory(s.b.stack.temporal.logFile);
       console.log(
-        `${s.name}: Temporal resident memory at the end: ${m.file} MB file-backed (its binary), ${m.anon} MB anonymous`,
+        `${s.name}: Temporal resident memory at the end: ${m.file} MB file-backed (its binary), ${m.anon} MB anonymous; ${s.done} executions; mutable-state cache ${mem ? `${mem.cacheEntries}/${mem.cacheSize}, ${round1(mem.cacheMisses / Math.max(1, s.done))} misses per execution, heap in use ${mem.heapInUseMb} MB, live ${mem.liveHeapMb} MB` : '-'}`,
       );
     }
   } finally {

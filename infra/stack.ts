@@ -66,11 +66,37 @@ export function temporalUiUpstreamPort(ports: StackPorts): number {
 }
 
 /**
+ * Entries of the dev server's host-level mutable-state cache (`history.hostLevelCacheMaxSize`;
+ * the dev server sets 8096). It keeps two entries per execution (the run and its "current"
+ * pointer), finished ones too, for up to an hour: 8096 entries held the last ~4,000 executions,
+ * ~110 MB of Temporal's live heap (docs/performance.md "Session 22: Temporal's memory"). A run's
+ * state is read while it runs and once more when its execution time-out timer fires (engine budget
+ * plus grace, ~10 s after a math run's start); an operator opening a history reads it from SQLite.
+ * SVC_TEMPORAL_HISTORY_CACHE_ENTRIES overrides it (temporalHistoryCacheEntries).
+ */
+export const TEMPORAL_HISTORY_CACHE_ENTRIES = 2048;
+
+/** SVC_TEMPORAL_HISTORY_CACHE_ENTRIES checked: unset or empty is the default; else an integer 256-1000000, or the stack stops at start. */
+export function temporalHistoryCacheEntries(raw: string | undefined): number {
+  const v = raw?.trim();
+  if (!v) return TEMPORAL_HISTORY_CACHE_ENTRIES;
+  if (!/^\d{3,7}$/.test(v) || Number(v) < 256 || Number(v) > 1_000_000)
+    throw new Error(`SVC_TEMPORAL_HISTORY_CACHE_ENTRIES must be an integer 256-1000000, got ${JSON.stringify(raw)}`);
+  return Number(v);
+}
+
+/**
  * The Temporal dev server's command line (after the binary). `extra`: further flags, split on
  * white space (SVC_TEMPORAL_EXTRA_ARGS; benches only, e.g. bench/temporal-growth.ts tries a
- * `--sqlite-pragma` or a `--dynamic-config-value` with it; nothing else: temporalExtraArgs).
+ * `--sqlite-pragma` or a `--dynamic-config-value` with it; nothing else: temporalExtraArgs); a
+ * dynamic-config value there overrides the stack's own (the dev server keeps the last).
  */
-export function temporalServerArgs(ports: StackPorts, dbFile: string, extra = ''): string[] {
+export function temporalServerArgs(
+  ports: StackPorts,
+  dbFile: string,
+  extra = '',
+  historyCacheEntries = TEMPORAL_HISTORY_CACHE_ENTRIES,
+): string[] {
   return [
     'server',
     'start-dev',
@@ -101,6 +127,9 @@ export function temporalServerArgs(ports: StackPorts, dbFile: string, extra = ''
     'SvcItemCount=Int',
     '--search-attribute',
     'SvcBatchStatus=Keyword',
+    // Finished executions' state is not kept in memory by the thousand (TEMPORAL_HISTORY_CACHE_ENTRIES).
+    '--dynamic-config-value',
+    `history.hostLevelCacheMaxSize=${historyCacheEntries}`,
     // The UI decodes payloads through the codec server (operators only; others see ciphertext).
     '--ui-codec-endpoint',
     `http://127.0.0.1:${codecServerPort(ports)}`,
@@ -531,7 +560,12 @@ export class Stack {
       {
         name: 'temporal',
         command: path.join(TOOLS_BIN, 'temporal'),
-        args: temporalServerArgs(ports, path.join(this.dataDir, 'temporal.sqlite'), this.env.SVC_TEMPORAL_EXTRA_ARGS),
+        args: temporalServerArgs(
+          ports,
+          path.join(this.dataDir, 'temporal.sqlite'),
+          this.env.SVC_TEMPORAL_EXTRA_ARGS,
+          temporalHistoryCacheEntries(this.env.SVC_TEMPORAL_HISTORY_CACHE_ENTRIES),
+        ),
         // GOMAXPROCS, GOGC, GOMEMLIMIT from SVC_TEMPORAL_GO* (infra/go-runtime.ts, session 21).
         env: goRuntimeEnv('temporal', this.env, process.env),
         ready: async () => (await portOpen(ports.temporal)) && (await temporalServes(ports.temporal)),
