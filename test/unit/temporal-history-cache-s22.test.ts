@@ -92,9 +92,14 @@ describe('the Temporal launch bounds the mutable-state cache', () => {
           const text = await fetch(`http://127.0.0.1:${port}/metrics`)
             .then((r) => r.text())
             .catch(() => '');
-          const line = text.split('\n').find((l) => l.startsWith('cache_size{cache_type="mutablestate"'));
-          if (!line) return false;
-          cacheSize = Number(line.slice(line.lastIndexOf(' ') + 1));
+          // The gauge can be scraped as 0 (or on more than one series) before the history service
+          // has sized its cache (seen on a loaded machine): ready once a series reports a size.
+          const sizes = text
+            .split('\n')
+            .filter((l) => l.startsWith('cache_size{cache_type="mutablestate"'))
+            .map((l) => Number(l.slice(l.lastIndexOf(' ') + 1)));
+          if (!sizes.some((v) => v > 0)) return false;
+          cacheSize = Math.max(...sizes);
           return true;
         },
       },
