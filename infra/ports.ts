@@ -115,6 +115,11 @@ function shifted(base: StackPorts, offset: number): StackPorts {
   };
 }
 
+/** SVC_BENCH_PORT_OFFSET for a bench that shifts a port of its own by it (not a stack): refused outside 0..999 like a stack's offset. */
+export function benchPortOffset(raw = process.env.SVC_BENCH_PORT_OFFSET, fallback = 0): number {
+  return checkedOffset(raw === undefined ? fallback : Number(raw), PORT_OFFSETS, 'SVC_BENCH_PORT_OFFSET');
+}
+
 /** Dev ports shifted by SVC_DEV_PORT_OFFSET, so a benchmark can run a second dev stack beside the first. */
 export function devPorts(offset = Number(process.env.SVC_DEV_PORT_OFFSET ?? 0)): StackPorts {
   return shifted(DEV_PORTS, checkedOffset(offset, DEV_PORT_OFFSETS, 'SVC_DEV_PORT_OFFSET'));
