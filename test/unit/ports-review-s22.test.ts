@@ -55,6 +55,21 @@ describe("the benches' own ports", () => {
   }, 150_000);
 });
 
+describe("the suite's offsets", () => {
+  it("CONTRIBUTING's largest SVC_TEST_PORT_OFFSET plus the suite's largest sub-offset is a valid offset", () => {
+    const top = Number(/n from 0 to (\d+)/.exec(readFileSync(path.join(ROOT, 'CONTRIBUTING.md'), 'utf8'))?.[1]);
+    const subs = sources(path.join('test', 'unit')).flatMap(([, text]) =>
+      [
+        ...text.matchAll(/SVC_TEST_PORT_OFFSET \?\? 0\) \+ (\d+)/g),
+        // child-env-s22: `stackUnder(env, sub)` builds its stacks at the offset + sub.
+        ...text.matchAll(/stackUnder\([^\n]*, (\d+)\);/g),
+      ].map((m) => Number(m[1])),
+    );
+    expect(subs.length).toBeGreaterThanOrEqual(5);
+    expect(top + Math.max(...subs)).toBeLessThan(PORT_OFFSETS);
+  });
+});
+
 describe("the HTTP tests' extra processes", () => {
   it('no HTTP test starts a process on a fixed port inside the test layout bands or the ephemeral range', () => {
     const low = Math.min(...Object.values(TEST_PORTS).filter((p) => p > 10_000));
