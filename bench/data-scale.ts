@@ -441,7 +441,6 @@ interface BatchFigures {
   burstWindows: Array<[number, number]>;
 }
 
-/** One burst: CONCURRENT_JOBS jobs submitted at once, each polled until completed. */
 /** Bytes the store process passed to write syscalls (session 22: its WAL frames, temporary files and answers; a count the load does not change). */
 function storeWritten(stack: Stack): number {
   const pid = stack.ferret?.pid;
@@ -453,6 +452,7 @@ function storeWritten(stack: Stack): number {
   }
 }
 
+/** One burst: CONCURRENT_JOBS jobs submitted at once, each polled until completed. */
 async function burst(stack: Stack, base: string, key: string) {
   const written0 = storeWritten(stack);
   const before = stackSample(stack);

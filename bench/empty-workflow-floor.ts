@@ -3,7 +3,7 @@
 // reach the server (grpc-js Connection, the worker's NativeConnection, eager start over the
 // shared NativeConnection) and the dev server's settings, with Temporal's CPU per workflow.
 // The default, eager, is the floor issue 22 defines; it prints how many runs started eagerly.
-//   npx tsx bench/empty-workflow-floor.ts [--mode grpcjs|native|eager] [--seconds 10] [--port 7433] -- [server flags]
+//   npx tsx bench/empty-workflow-floor.ts [--mode grpcjs|native|eager] [--seconds 10] [--port 26233] -- [server flags]
 // e.g. -- --sqlite-pragma journal_mode=wal --sqlite-pragma synchronous=normal
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';

@@ -16,7 +16,7 @@
 //   - admit-at-limit: N times what an admission at the limit sends beyond the job and request
 //     inserts (claim insert, slot update, 2 slot reads, 1 queue read; the capture's averages rounded);
 //   - admit-new-slot: N times what an admission below the limit sends instead (slot insert, 1 slot read).
-//   npx tsx bench/evict-cost.ts [--from .data/bench-scale/ferretdb/svc.sqlite] [--jobs 10] [--rounds 6] [--port 38760]
+//   npx tsx bench/evict-cost.ts [--from .data/bench-scale/ferretdb/svc.sqlite] [--jobs 10] [--rounds 6] [--port 30761]
 // Run bench/data-scale.ts first (any size) for the store file; nothing of it is changed.
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';

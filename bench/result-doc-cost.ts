@@ -11,7 +11,7 @@
 //      version 2 (session 19: tokens split, items brotli-compressed; persistence/batch-result-doc.ts);
 //   3. prices them in the service's own CPU: packing (the worker, per write) and the driver's BSON
 //      encode; BSON decode and unpacking (the API, per read of the store).
-//   npx tsx bench/result-doc-cost.ts [--from .data/bench-scale/ferretdb/svc.sqlite] [--jobs 20] [--rounds 6] [--port 38770]
+//   npx tsx bench/result-doc-cost.ts [--from .data/bench-scale/ferretdb/svc.sqlite] [--jobs 20] [--rounds 6] [--port 30770 + SVC_BENCH_PORT_OFFSET]
 // Run bench/data-scale.ts first (any size) for the store file; nothing of it is changed.
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
@@ -20,6 +20,7 @@ import { brotliCompressSync, constants as zlibConstants } from 'node:zlib';
 import path from 'node:path';
 import { BSON, MongoClient } from 'mongodb';
 import { ROOT } from '../infra/stack.js';
+import { benchPortOffset } from '../infra/ports.js';
 import { procCpuMs, spawnStandaloneFerret } from './standalone-ferret.js';
 import { ferretPragmas } from '../infra/ferret-sqlite.js';
 import {
@@ -38,7 +39,8 @@ const arg = (name: string, def: string) => {
 const FROM = path.resolve(arg('from', path.join(ROOT, '.data', 'bench-scale', 'ferretdb', 'svc.sqlite')));
 const JOBS = Number(arg('jobs', '20'));
 const ROUNDS = Number(arg('rounds', '6'));
-const PORT = Number(arg('port', String(30770 + Number(process.env.SVC_BENCH_PORT_OFFSET ?? 0))));
+// The offset is checked (0..999, infra/ports.ts): a larger one put this FerretDB in Linux's ephemeral range.
+const PORT = Number(arg('port', String(30770 + benchPortOffset())));
 const WORK = path.join(os.tmpdir(), `svc-result-doc-cost-${process.pid}`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const round1 = (x: number) => Math.round(x * 10) / 10;

@@ -7,7 +7,7 @@
 // into the store's own `proofs` table against a new one, and (session 12) for a batch unit's
 // result document (a stored unit of the copy, the fullest found by id) inserted and read with its
 // items as nested objects (the form before session 12) and packed (persistence/batch-result-doc.ts packResultDocV1, the form of sessions 12-18).
-//   npx tsx bench/store-doc-shape.ts [--store .data/bench-scale/ferretdb] [--ops 100] [--port 37399]
+//   npx tsx bench/store-doc-shape.ts [--store .data/bench-scale/ferretdb] [--ops 100] [--port 30399]
 // The copy goes to a temporary folder and is removed after; the source is only read.
 import { spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';

@@ -9,7 +9,7 @@
 // --syscalls, the fsync / pwrite / pread counts per item (perf's syscall tracepoints; counts
 // only, a separate pass so the tracing does not touch the CPU figures).
 //   npx tsx bench/store-growth.ts [--docs 40000] [--items 600] [--rounds 3] [--lanes 8]
-//        [--bulk 1] [--sets normal,ckpt10k,...] [--syscalls] [--pprof <dir> [--pprof-seconds 15]] [--keep] [--port 38660]
+//        [--bulk 1] [--sets normal,ckpt10k,...] [--syscalls] [--pprof <dir> [--pprof-seconds 15]] [--keep] [--port 30660]
 // --docs per growing collection (4 of them; ~1 KB each: --docs 40000 makes a ~250 MB file).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';

@@ -19,7 +19,7 @@
 // FerretDB 1.24 itself allows 100 per file, unconfigurable). Per command and setting it also prints
 // the commands per second and the p95 latency of each round (wall time: compare within one run).
 //   npx tsx bench/store-per-command.ts [--small 1000] [--large 100000] [--ops 1500] [--rounds 4]
-//        [--lanes 8] [--sets current,twoidx,same,pool1,cache64m,mmap256m] [--port 37300] [--keep]   (--help)
+//        [--lanes 8] [--sets current,twoidx,same,pool1,cache64m,mmap256m] [--port 30300] [--keep]   (--help)
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -39,7 +39,7 @@ const arg = (name: string, def: string) => {
 };
 if (args.includes('--help')) {
   console.log(
-    'npx tsx bench/store-per-command.ts [--small 1000] [--large 100000] [--ops 1500 (per command per round)] [--rounds 4] [--lanes 8] [--sets current,twoidx,pool1] [--port 37300] [--keep]',
+    'npx tsx bench/store-per-command.ts [--small 1000] [--large 100000] [--ops 1500 (per command per round)] [--rounds 4] [--lanes 8] [--sets current,twoidx,pool1] [--port 30300] [--keep]',
   );
   console.log(`sets: ${Object.keys(SETS_ALL()).join(', ')}`);
   process.exit(0);

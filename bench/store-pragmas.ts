@@ -4,7 +4,7 @@
 // lookups as the stack does (infra/ferret-id-index.ts), then measures, by FerretDB's own CPU
 // (/proc/<pid>/stat, which a loaded machine does not inflate) and wall time: point reads by `_id`
 // from 8 lanes, inserts from 8 lanes, and 200 inserts sent at once. Settings alternate, twice.
-//   npx tsx bench/store-pragmas.ts [--docs 60000] [--port 37181]
+//   npx tsx bench/store-pragmas.ts [--docs 60000] [--port 30181]
 import { rmSync, readFileSync } from 'node:fs';
 import { MongoClient } from 'mongodb';
 import os from 'node:os';

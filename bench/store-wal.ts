@@ -8,7 +8,7 @@
 // (/proc counts, which the load does not inflate), items/s, and the latency of a point read and a
 // point insert sent every --probe-ms: overall, and for B those that overlapped a TRUNCATE
 // checkpoint (which holds the writer lock while it runs).
-//   npx tsx bench/store-wal.ts [--seconds 60] [--lanes 8] [--limit 16] [--seed 0] [--probe-ms 20] [--port 38760]
+//   npx tsx bench/store-wal.ts [--seconds 60] [--lanes 8] [--limit 16] [--seed 0] [--probe-ms 20] [--port 30760]
 //        [--busy-ms 10] [--a passive|bounded] [--a-tries 1] [--a-limit MiB] [--b-tries 1] [--b-passive]   (--help)
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -29,7 +29,7 @@ const arg = (name: string, def: string) => {
 };
 if (args.includes('--help')) {
   console.log(
-    'npx tsx bench/store-wal.ts [--seconds 60] [--lanes 8] [--limit 16 (MiB)] [--seed 0 (documents per growing collection)] [--probe-ms 20] [--quiet 4 (s)] [--busy-ms 10] [--a passive|bounded] [--a-tries 1] [--a-limit MiB] [--b-tries 1] [--b-passive] [--port 38760]',
+    'npx tsx bench/store-wal.ts [--seconds 60] [--lanes 8] [--limit 16 (MiB)] [--seed 0 (documents per growing collection)] [--probe-ms 20] [--quiet 4 (s)] [--busy-ms 10] [--a passive|bounded] [--a-tries 1] [--a-limit MiB] [--b-tries 1] [--b-passive] [--port 30760]',
   );
   process.exit(0);
 }

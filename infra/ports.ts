@@ -18,7 +18,7 @@
 
 /** Offsets of the test and bench layout: 0 to PORT_OFFSETS - 1 (SVC_TEST_PORT_OFFSET, SVC_BENCH_PORT_OFFSET and the sub-offsets on top). */
 export const PORT_OFFSETS = 1000;
-/** Dev offsets (SVC_DEV_PORT_OFFSET): 0 to DEV_PORT_OFFSETS - 1 keeps FerretDB's 27017 + offset below the test bands' end and the range. */
+/** Dev offsets (SVC_DEV_PORT_OFFSET): 0 to DEV_PORT_OFFSETS - 1 keeps FerretDB's 27017 + offset (up to 28016) above the test bands (11000-24999) and below the range. Dev stacks whose offsets differ by 1, 2, 233-235, 504, 505, 722-724, 767 or 957 share a port (with two workers; the UI's neighbours, the API + 233, the SMTP sink, the workers' metrics): test/unit/ports-s22.test.ts checks the dev offsets in use. */
 export const DEV_PORT_OFFSETS = 1000;
 /** The first port of Linux's default ephemeral range: every fixed port stays below it. */
 export const EPHEMERAL_PORTS_START = 32768;
@@ -113,6 +113,11 @@ function shifted(base: StackPorts, offset: number): StackPorts {
     workerMetrics: base.workerMetrics + offset,
     workerMetricsStride: base.workerMetricsStride,
   };
+}
+
+/** SVC_BENCH_PORT_OFFSET for a bench that shifts a port of its own by it (not a stack): refused outside 0..999 like a stack's offset. */
+export function benchPortOffset(raw = process.env.SVC_BENCH_PORT_OFFSET, fallback = 0): number {
+  return checkedOffset(raw === undefined ? fallback : Number(raw), PORT_OFFSETS, 'SVC_BENCH_PORT_OFFSET');
 }
 
 /** Dev ports shifted by SVC_DEV_PORT_OFFSET, so a benchmark can run a second dev stack beside the first. */

@@ -744,25 +744,30 @@ export class Stack {
     for (const p of this.processes) p.reapStale();
     for (const p of this.processes) {
       const { ports } = this.opts;
-      const port =
+      // Every fixed port the process listens on (infra/ports.ts); session 22 review: Temporal's
+      // internal UI port and the workers' metrics ports too (their own bands since session 22).
+      const worker = this.workers.indexOf(p);
+      const needed =
         p === this.temporal
-          ? ports.temporal
+          ? [ports.temporal, temporalUiUpstreamPort(ports)]
           : p === this.uiGate
-            ? ports.temporalUi
+            ? [ports.temporalUi]
             : p === this.ferret
-              ? ports.ferret
+              ? [ports.ferret]
               : p === this.api
-                ? ports.api
+                ? [ports.api]
                 : p === this.codec
-                  ? codecServerPort(ports)
+                  ? [codecServerPort(ports)]
                   : p === this.smtp
-                    ? ports.smtp
-                    : null;
-      if (port !== null && (await portOpen(port))) {
-        throw new Error(
-          `port ${port} needed by ${p.spec.name} is already in use (is another stack running? try: npm run stack -- down)`,
-        );
-      }
+                    ? [ports.smtp]
+                    : worker >= 0 && this.env.SVC_WORKER_METRICS === '1'
+                      ? [workerMetricsPort(ports, worker + 1)]
+                      : [];
+      for (const port of needed)
+        if (await portOpen(port))
+          throw new Error(
+            `port ${port} needed by ${p.spec.name} is already in use (is another stack running? try: npm run stack -- down)`,
+          );
     }
     // Infrastructure first, in parallel; then the worker and the API. On any failure, stop
     // whatever did start, so a failed start leaves nothing behind.

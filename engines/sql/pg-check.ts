@@ -285,6 +285,18 @@ export const PG_PROCESS_MALLOC_ENV: Readonly<Record<string, string>> = {
   MALLOC_TRIM_THRESHOLD_: '131072',
 };
 
+/**
+ * PGlite's process environment: the worker's without the service's settings and secrets (every
+ * `SVC_*`, `MONGODB_URI`: payload keys, provider keys, the store's password), which that process,
+ * running callers' SQL, never reads (its settings come in the init message); plus the malloc
+ * thresholds. Session 22 review: the stack's auxiliary processes got the same (infra/child-env.ts).
+ */
+export function pgProcessEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(env)) if (!k.startsWith('SVC_') && k !== 'MONGODB_URI') out[k] = v;
+  return { ...out, ...PG_PROCESS_MALLOC_ENV };
+}
+
 interface Pending {
   resolve: (r: PgCheckResult) => void;
   timer: NodeJS.Timeout;
@@ -306,7 +318,7 @@ class PgProcess {
       // hundred MB that otherwise stayed resident until some later collection).
       // v8Flags: PG_PROCESS_V8_FLAGS unless configured otherwise.
       execArgv: ['--expose-gc', ...v8Flags],
-      env: { ...process.env, ...PG_PROCESS_MALLOC_ENV },
+      env: pgProcessEnv(process.env),
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });

@@ -61,13 +61,16 @@ dockerd_pid() {
   fi
 }
 
-# Starts dockerd in the background and prints its pid.
+# Starts dockerd in the background and sets STARTED_PID. Called directly, never in `$(...)`: the
+# dockerd stays this shell's child, so this shell reaps it if it exits and `kill -0` fails at once
+# (an orphan's zombie, under a container init that does not reap, kept its pid and name and the
+# wait below ran to its end; session 22 review).
 start_dockerd() {
   [ "$(id -u)" -eq 0 ] || die "dockerd is not running and only root can start it"
   log "starting dockerd (log: $DATA_DIR/dockerd.log)"
   # Own session, no terminal, detached from this script's pipes: it outlives the caller.
   setsid dockerd >>"$DATA_DIR/dockerd.log" 2>&1 </dev/null 9>&- &
-  echo $!
+  STARTED_PID=$!
 }
 
 ensure_docker() {
@@ -80,7 +83,8 @@ ensure_docker() {
   local pid ours=0 waited=0
   pid="$(dockerd_pid)"
   if [ -z "$pid" ]; then
-    pid="$(start_dockerd)"
+    start_dockerd
+    pid=$STARTED_PID
     ours=1
   else
     log "dockerd (pid $pid) is running; waiting for it to answer"
@@ -91,7 +95,8 @@ ensure_docker() {
       # we wait (clean clone 66) is replaced by one of our own, once; our own exiting is the end.
       if [ "$ours" -eq 0 ]; then
         log "the dockerd it waited on (pid $pid) exited before answering; starting its own"
-        pid="$(start_dockerd)"
+        start_dockerd
+        pid=$STARTED_PID
         ours=1
         waited=0
         continue

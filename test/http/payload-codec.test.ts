@@ -9,11 +9,10 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { newTenant, post, stackEnv, type Member } from './helpers.js';
 import { serviceArgs } from '../../infra/service-build.js';
-import { codecServerPort, LEAN_WORKER_ENV, ManagedProcess, ROOT } from '../../infra/stack.js';
+import { codecServerPort, freePort, LEAN_WORKER_ENV, ManagedProcess, ROOT } from '../../infra/stack.js';
 
 const run = promisify(execFile);
 const TEMPORAL = path.join(ROOT, '.tools', 'bin', 'temporal');
-const OFFSET = Number(process.env.SVC_TEST_PORT_OFFSET ?? 0);
 const INSUFFICIENT = 'Insufficient permissions for this operation';
 const MISSING_TOKEN = "Missing access token: send a platform operator's access token as Authorization: Bearer.";
 const INVALID_TOKEN = 'Invalid or expired access token.';
@@ -54,13 +53,15 @@ async function at(url: string, method: string, headers: Record<string, string> =
   return { status: res.status, headers: res.headers, text, body: json };
 }
 
-async function startCodecServer(name: string, basePort: number, env: Record<string, string | undefined>) {
-  return startEntry(name, path.join('api', 'codec-server.ts'), basePort, env);
+async function startCodecServer(name: string, env: Record<string, string | undefined>) {
+  return startEntry(name, path.join('api', 'codec-server.ts'), env);
 }
 
 /** Starts an entry point (codec server or API) against the test stack, with its own port and environment. */
-async function startEntry(name: string, script: string, basePort: number, env: Record<string, string | undefined>) {
-  const port = basePort + OFFSET;
+async function startEntry(name: string, script: string, env: Record<string, string | undefined>) {
+  // A port the kernel picks (session 22 review): the fixed 18176-18179 + offset were inside the test
+  // layout's API band (infra/ports.ts), the API of the stack at offset + 176..179. The worker listens on none.
+  const port = script.includes('worker') ? 0 : await freePort();
   const lean = script.includes('worker') ? LEAN_WORKER_ENV : {};
   const fullEnv: NodeJS.ProcessEnv = {
     ...process.env,
@@ -230,16 +231,16 @@ describe('Temporal payload encryption', () => {
     };
     // The codec server for operators, and the rotation row's worker and API, start side by side.
     const [c, worker, api] = await Promise.all([
-      startCodecServer('codec-operator', 18177, {
+      startCodecServer('codec-operator', {
         ...rotatedEnv,
         SVC_METRICS_OPERATOR_USER_IDS: `usr_nobody,${operator.userId}`,
         SVC_CODEC_SERVER_CORS_ORIGINS: 'http://ui.example.test',
       }),
-      startEntry('worker-codec-rotation', path.join('workers', 'verification-worker.ts'), 0, {
+      startEntry('worker-codec-rotation', path.join('workers', 'verification-worker.ts'), {
         ...rotatedEnv,
         SVC_TASK_QUEUE: ROTATION_QUEUE,
       }),
-      startEntry('api-codec-rotation', path.join('api', 'server.ts'), 18176, {
+      startEntry('api-codec-rotation', path.join('api', 'server.ts'), {
         ...rotatedEnv,
         SVC_TASK_QUEUE: ROTATION_QUEUE,
       }),
@@ -572,15 +573,15 @@ describe('Temporal payload encryption', () => {
     const refusal =
       /SVC_TEMPORAL_PAYLOAD_KEYS is not set: Temporal clients and workers refuse to start without a payload encryption key/;
     await Promise.all([
-      expect(startEntry('api-codec-nokey', path.join('api', 'server.ts'), 18178, noKey)).rejects.toThrow(refusal),
+      expect(startEntry('api-codec-nokey', path.join('api', 'server.ts'), noKey)).rejects.toThrow(refusal),
       expect(
-        startEntry('worker-codec-nokey', path.join('workers', 'verification-worker.ts'), 0, {
+        startEntry('worker-codec-nokey', path.join('workers', 'verification-worker.ts'), {
           ...noKey,
           SVC_TASK_QUEUE: 'svc-codec-nokey',
         }),
       ).rejects.toThrow(refusal),
       expect(
-        startCodecServer('codec-nokey', 18179, {
+        startCodecServer('codec-nokey', {
           SVC_TEMPORAL_PAYLOAD_KEYS: JSON.stringify({ short: randomBytes(16).toString('base64') }),
         }),
       ).rejects.toThrow(/SVC_TEMPORAL_PAYLOAD_KEYS: key 'short' is 16 bytes; AES-256 needs exactly 32/),
