@@ -16,8 +16,8 @@ import {
   testPorts,
 } from '../../infra/stack.js';
 
-// Ports of this file's own stack (only its Temporal is started): the suite's offset + 39.
-const ports = testPorts(Number(process.env.SVC_TEST_PORT_OFFSET ?? 0) + 39);
+// Ports of this file's own stack (only its Temporal is started): the suite's offset + 28.
+const ports = testPorts(Number(process.env.SVC_TEST_PORT_OFFSET ?? 0) + 28);
 const dataDirs: string[] = [];
 afterAll(() => {
   for (const d of dataDirs) rmSync(d, { recursive: true, force: true });
