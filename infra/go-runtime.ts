@@ -9,7 +9,7 @@
 // variable as the supervisor's own environment has it. Any other value stops the stack at start,
 // as a bad SVC_STORE_SYNC does. An external MONGODB_URI starts no FerretDB: its knobs do nothing.
 
-import { auxiliaryEnv } from './child-env.js';
+import { auxiliaryEnv } from '../core/child-env.js';
 
 export type GoProcess = 'temporal' | 'store';
 
@@ -72,7 +72,7 @@ export const goRuntimeKnob = (proc: GoProcess, v: GoVar): string => `${PREFIX[pr
  */
 export function goRuntimeEnv(proc: GoProcess, knobs: NodeJS.ProcessEnv, base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   // Neither Go process reads the service's settings and secrets (session 21 review; the one
-  // builder of every auxiliary process's environment since session 22: infra/child-env.ts).
+  // builder of every auxiliary process's environment since session 22: core/child-env.ts).
   const env = auxiliaryEnv(base);
   for (const v of GO_VARS) {
     const knob = goRuntimeKnob(proc, v);

@@ -29,7 +29,7 @@ import { FerretIdIndexKeeper } from './ferret-id-index.js';
 import { FerretCheckpointer } from './ferret-checkpointer.js';
 import { ferretSqliteUrl, storeSync, type StoreSync } from './ferret-sqlite.js';
 import { goRuntimeEnv } from './go-runtime.js';
-import { auxiliaryEnv } from './child-env.js';
+import { auxiliaryEnv } from '../core/child-env.js';
 import { devPorts, workerMetricsPort, type StackPorts } from './ports.js';
 import { loadSqlEngineConfig } from '../core/config.js';
 import type { PgTemplateResult } from '../engines/sql/pg-template.js';
@@ -601,7 +601,7 @@ export class Stack {
             name: 'smtp-sink',
             command: node,
             args: [...service('infra/smtp-sink.ts'), '--port', String(smtpPort), '--dir', this.mailDir],
-            // Not the service: none of its settings or secrets (infra/child-env.ts, session 22).
+            // Not the service: none of its settings or secrets (core/child-env.ts, session 22).
             env: auxiliaryEnv(process.env),
             ready: async (p) => p.logContains('SVC_SMTP_SINK_READY') && (await portOpen(smtpPort)),
             readyTimeoutMs: 60_000,

@@ -25,6 +25,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LEX_PROFILES } from './dialects.js';
+import { auxiliaryEnv } from '../../core/child-env.js';
 import {
   identName,
   isWord,
@@ -289,12 +290,10 @@ export const PG_PROCESS_MALLOC_ENV: Readonly<Record<string, string>> = {
  * PGlite's process environment: the worker's without the service's settings and secrets (every
  * `SVC_*`, `MONGODB_URI`: payload keys, provider keys, the store's password), which that process,
  * running callers' SQL, never reads (its settings come in the init message); plus the malloc
- * thresholds. Session 22 review: the stack's auxiliary processes got the same (infra/child-env.ts).
+ * thresholds. Session 22 review: the one builder the stack's auxiliary processes use (core/child-env.ts).
  */
 export function pgProcessEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const out: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(env)) if (!k.startsWith('SVC_') && k !== 'MONGODB_URI') out[k] = v;
-  return { ...out, ...PG_PROCESS_MALLOC_ENV };
+  return auxiliaryEnv(env, PG_PROCESS_MALLOC_ENV);
 }
 
 interface Pending {

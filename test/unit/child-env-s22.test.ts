@@ -1,10 +1,10 @@
-// Session 22 (issue 22, set-up hygiene): one environment builder (infra/child-env.ts) for every
+// Session 22 (issue 22, set-up hygiene): one environment builder (core/child-env.ts) for every
 // process the stack starts that is not the service itself. Temporal, FerretDB, the SMTP sink and
 // the Temporal UI gate get the supervisor's environment without SVC_* and MONGODB_URI (plus their
 // own variables); the service's processes (API, worker, codec server) still get their settings.
 import { readFileSync, rmSync } from 'node:fs';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { auxiliaryEnv, isServiceSetting } from '../../infra/child-env.js';
+import { auxiliaryEnv, isServiceSetting } from '../../core/child-env.js';
 import { Stack, testPorts } from '../../infra/stack.js';
 
 const SECRET = 'sk-session22-must-not-reach-aux';

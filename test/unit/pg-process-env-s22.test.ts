@@ -1,6 +1,6 @@
 // Session 22 review: PGlite's process (a child of the worker that runs callers' SQL) starts without
 // the service's settings and secrets, as the stack's auxiliary processes do since session 22
-// (infra/child-env.ts): no SVC_* (payload keys, provider keys) and no MONGODB_URI (the store's
+// (core/child-env.ts): no SVC_* (payload keys, provider keys) and no MONGODB_URI (the store's
 // password) in its environment; the rest of the worker's environment and the malloc thresholds stay.
 // Read from the real process (/proc/<pid>/environ).
 import { readFileSync } from 'node:fs';
