@@ -24,9 +24,13 @@ async function relay(target: string) {
   const clients = new Set<net.Socket>();
   const server = net.createServer((client) => {
     clients.add(client);
-    if (held) client.pause();
     const upstream = net.connect(port, host);
-    client.pipe(upstream).pipe(client);
+    // A connection opened while held (a gRPC channel reconnecting) forwards nothing either: pipe()
+    // resumes a paused stream, so it is not piped at all (clean clone 70: a POST reached Temporal
+    // through a connection opened after hold() and answered 202).
+    if (held) client.pause();
+    else client.pipe(upstream);
+    upstream.pipe(client);
     const end = () => {
       clients.delete(client);
       client.destroy();
