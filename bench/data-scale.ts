@@ -24,6 +24,7 @@
 //        [--post-trace]   (session 18: each burst's POSTs broken down; with --capture, their store commands)
 //        [--interleave 8] [--slice-seconds 5]   (session 20: an empty stack beside the seeded one, measured
 //                          in alternation; 0 = off)
+//        [--burst-wait both|poll|wait] [--aa]   (session 23: the bursts' polls apart; the A/A noise floor)
 // Both phases get the same warm-up before they are measured, and it is excluded from every
 // figure (session 12): a short /verify/math load, one job, and one burst of --concurrent-jobs
 // submissions (the first burst of a process opens driver connections and takes new slots; it
@@ -42,6 +43,14 @@
 // a whole interval's difference between two phases for one poll's phase shift. The client-seen
 // figures are printed beside them. With --capture, each phase's store commands per single job
 // and per burst are counted by process, collection and kind, empty beside seeded.
+// Session 23 (docs/performance.md "Session 23: what the figures measure"): a polled burst's "CPU
+// per item" includes its clients' GETs every 500 ms, so a side whose bursts run longer is charged
+// more reads. --burst-wait both (the default) runs each interleaved side's bursts twice per pair:
+// polled (today's rows, unchanged) and waited (each client waits for its workflow through
+// Temporal's long poll, which sends the store nothing, then reads its job once), and prints the
+// GETs per burst, a finished job's GET priced alone (100 GETs on a quiet stack per side and pair)
+// and the polled figure with its extra polls priced out. --aa: two stacks of the same state
+// measured by the same interleave (the noise floor of its paired ratios).
 // The full run (the defaults) is for a quiet machine: it seeds 200,000 audit entries and signs
 // as many attestations. Validate with small numbers (--verifications 3000 --jobs 30).
 // Ports: a private stack on the test ports shifted by SVC_BENCH_PORT_OFFSET (default 930).
@@ -50,6 +59,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { startBenchStack, percentile } from './bench-stack.js';
+import { Client, Connection } from '@temporalio/client';
 import { freePort, testPorts, type Stack } from '../infra/stack.js';
 import { Store } from '../core/store.js';
 import { AuditLog, type AuditHeadDoc } from '../persistence/audit.js';
@@ -77,7 +87,15 @@ import { captureEnv } from '../test/store-commands/env.js';
 import { classify, label, readCapture, summarize, type Captured } from '../test/store-commands/classify.js';
 import { groupSample, type ProcSample } from './proc-sample.js';
 import { MATH_ITEM_MIX } from './math-items.js';
-import { abba, compareFigures, pairedRatio, postFigures } from './round-stats.js';
+import {
+  abba,
+  burstKinds,
+  compareFigures,
+  pairedRatio,
+  pollsPricedOut,
+  postFigures,
+  type BurstKind,
+} from './round-stats.js';
 
 const args = process.argv.slice(2);
 if (args.includes('--help') || args.includes('-h')) {
@@ -97,6 +115,11 @@ if (args.includes('--help') || args.includes('-h')) {
       '     /verify/math load, per side (<dir>/<side>-<burst|slice|load>-<i>.pprof; merge with go tool pprof -top <files>).',
       '     With --post-trace the interleaved bursts are broken down too, span by span, empty beside seeded (paired per burst).',
       "--restart-seeded-api: restart the seeded stack's API halfway through the interleave (pairs before and after printed apart); --empty-max-jobs N: the empty stack's job limit there.",
+      '--burst-wait both|poll|wait (default both): the interleaved bursts poll each job every 500 ms (poll, the figures before session 23),',
+      '     or wait for its workflow through Temporal and read it once (wait: no poll in the CPU per item), or one of each per pair',
+      '     (both: the waited rows, the GETs per burst and the price of one poll printed beside the polled rows).',
+      '--aa: the noise floor: two stacks of the same state (both seeded by --verifications/--jobs, 0 0 = both empty; --max-jobs',
+      '     default 100000: neither evicts) measured by the same interleave, no phases; its paired ratios B/A are chance alone.',
     ].join('\n'),
   );
   process.exit(0);
@@ -173,9 +196,42 @@ function sliceSide(x: Side, from: number, to: number): Side {
     settleCpu: x.settleCpu.slice(from, to),
     runs: x.runs.slice(from, to),
     spans: x.spans.slice(from, to),
+    polls: x.polls.slice(from, to),
+    getCpu: per(x.getCpu),
+    waited: {
+      p95: x.waited.p95.slice(from, to),
+      itemsPerS: x.waited.itemsPerS.slice(from, to),
+      cpuItem: per(x.waited.cpuItem),
+      writtenKiB: x.waited.writtenKiB.slice(from, to),
+      polls: x.waited.polls.slice(from, to),
+    },
   };
 }
 const EMPTY_MAX_JOBS = arg('empty-max-jobs', '');
+/**
+ * --burst-wait both|poll|wait (session 23; default both): how the interleaved bursts' clients learn
+ * that their jobs completed. `poll` is sessions 15-22's burst: a GET of each job every 500 ms, so
+ * its "CPU per item" includes the polls, and a burst that runs longer (the seeded side's) is
+ * charged more of them (docs/store-access.md §15 "One more confound"). `wait`: each client waits
+ * for its job's workflow to close through Temporal, then reads the job once (one GET per job
+ * however long the burst runs). `both`: each side runs one of each per pair, in an order that
+ * reverses every pair; the polled figures keep their rows (runs compare), the waited ones are
+ * printed beside them with the GETs per burst and what one poll cost.
+ */
+const BURST_WAIT = arg('burst-wait', 'both');
+if (!['both', 'poll', 'wait'].includes(BURST_WAIT)) {
+  console.error(`--burst-wait must be both, poll or wait, got ${JSON.stringify(BURST_WAIT)}`);
+  process.exit(2);
+}
+const BURST_KINDS: BurstKind[] = BURST_WAIT === 'both' ? ['poll', 'wait'] : [BURST_WAIT as BurstKind];
+/**
+ * --aa (session 23): the noise floor of the interleaved ratios. Instead of the phases and an empty
+ * stack beside the seeded one, two stacks of the same state (both seeded alike by --verifications
+ * and --jobs, 0 and 0 for two empty ones; the same job limit, --max-jobs, by default one no burst
+ * reaches) are measured in alternation exactly as the interleave measures empty against seeded.
+ * Their paired ratios (B/A) are what chance alone moves a ratio by on this machine at this load.
+ */
+const AA = args.includes('--aa');
 /** --batch-only: the batch figures only (no /verify/math load, lists, reports or store probes): the batch path's own run. */
 const BATCH_ONLY = args.includes('--batch-only');
 /**
@@ -360,11 +416,40 @@ interface JobRun {
    * which rounds doneMs up to the next poll (a job stored completed at 130 ms was seen at ~220 ms).
    */
   storedMs: number;
+  /** Session 23: the GETs of the job the client sent (the polls while it ran and the one that read it completed). */
+  polls: number;
 }
 
 let jobSalt = 1;
 
-async function runJob(base: string, key: string, pollMs: number): Promise<JobRun> {
+/**
+ * Session 23: waits for a workflow to close through Temporal's long poll of its history (the
+ * client's `result()`): one call per job however long it runs, and no store command (Temporal's
+ * history is its own SQLite file). The service offers no wait on GET /verify/batch/{id} (the
+ * contract names none; the POST's SVC_BATCH_WAIT_SECONDS is the stack's, and the bench sets it to 0
+ * to measure the POST itself), so the benchmark asks Temporal. A workflow that fails is closed too.
+ */
+type Waiter = (workflowId: string) => Promise<void>;
+const temporalClients = new WeakMap<Stack, { client: Client; close: () => Promise<void> }>();
+async function temporalWaiter(stack: Stack): Promise<Waiter> {
+  let c = temporalClients.get(stack);
+  if (!c) {
+    const connection = await Connection.connect({ address: stack.urls.temporal_grpc as string });
+    c = { client: new Client({ connection, namespace: 'default' }), close: () => connection.close() };
+    temporalClients.set(stack, c);
+  }
+  const client = c.client;
+  return (workflowId) =>
+    client.workflow
+      .getHandle(workflowId)
+      .result()
+      .then(
+        () => undefined,
+        () => undefined,
+      );
+}
+
+async function runJob(base: string, key: string, pollMs: number, wait?: Waiter): Promise<JobRun> {
   const headers = { 'content-type': 'application/json', 'x-api-key': key };
   const items = JSON.stringify({ items: batchItems(jobSalt++) });
   const sentAt = Date.now();
@@ -381,14 +466,20 @@ async function runJob(base: string, key: string, pollMs: number): Promise<JobRun
   }
   let body = (await res.json()) as {
     job_id: string;
+    workflow_id?: string;
     status: string;
     failed_items: number;
     completed_at: string | null;
   };
   if (res.status !== 202 && res.status !== 200)
     throw new Error(`POST /verify/batch: ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
+  let polls = 0;
+  // Session 23: with a waiter, the workflow's close first, then the GETs (one, unless the store
+  // has not shown the completion yet: the job is stored completed before its workflow closes).
+  if (wait && body.status !== 'completed') await wait(body.workflow_id ?? res.headers.get('x-workflow-id') ?? '');
   while (body.status !== 'completed') {
-    await sleep(pollMs);
+    if (!wait || polls > 0) await sleep(pollMs);
+    polls++;
     const r = await fetch(`${base}/verify/batch/${body.job_id}`, { headers });
     if (r.status !== 200) throw new Error(`GET /verify/batch: ${r.status} ${(await r.text()).slice(0, 200)}`);
     body = (await r.json()) as typeof body;
@@ -402,6 +493,7 @@ async function runJob(base: string, key: string, pollMs: number): Promise<JobRun
     refused,
     completedAt: Date.parse(body.completed_at ?? ''),
     storedMs: Date.parse(body.completed_at ?? '') - sentAt,
+    polls,
   };
 }
 
@@ -417,6 +509,7 @@ const spread = (xs: number[], r: (n: number) => number = round): Spread => ({
   max: r(Math.max(...xs)),
 });
 const round2 = (n: number) => Math.round(n * 100) / 100;
+const round3 = (n: number) => Math.round(n * 1000) / 1000;
 
 interface BatchFigures {
   /** Spreads of the figures measured more than once (single jobs: --runs; bursts: --rounds). */
@@ -452,13 +545,17 @@ function storeWritten(stack: Stack): number {
   }
 }
 
-/** One burst: CONCURRENT_JOBS jobs submitted at once, each polled until completed. */
-async function burst(stack: Stack, base: string, key: string) {
+/**
+ * One burst: CONCURRENT_JOBS jobs submitted at once, each polled until completed (`poll`, every
+ * 500 ms), or (session 23, `wait`) each waited for through Temporal and then read once.
+ */
+async function burst(stack: Stack, base: string, key: string, kind: BurstKind = 'poll') {
+  const wait = kind === 'wait' ? await temporalWaiter(stack) : undefined;
   const written0 = storeWritten(stack);
   const before = stackSample(stack);
   const t0 = performance.now();
   const from = Date.now();
-  const many = await Promise.all(Array.from({ length: CONCURRENT_JOBS }, () => runJob(base, key, 500)));
+  const many = await Promise.all(Array.from({ length: CONCURRENT_JOBS }, () => runJob(base, key, 500, wait)));
   const wall = performance.now() - t0;
   // Session 15: the last job stored completed, from the first POST (the stack's own completed_at):
   // the burst's work without the clients' poll interval (500 ms), which rounds the wall up.
@@ -487,6 +584,7 @@ async function burst(stack: Stack, base: string, key: string) {
     p95: percentile(posts, 95),
     failed: many.reduce((a, m) => a + m.failed, 0),
     refused: many.reduce((a, m) => a + m.refused, 0),
+    polls: many.reduce((a, m) => a + m.polls, 0),
     cpu,
     writtenKiB,
     window: [from, Date.now()] as [number, number],
@@ -1318,9 +1416,21 @@ function stackEnv(maxJobs: number): Record<string, string> {
   };
 }
 
+/** The figures of one kind of interleaved burst (session 23: polled, today's; or waited through Temporal). */
+interface BurstSeries {
+  p95: number[];
+  itemsPerS: number[];
+  cpuItem: Record<string, number[]>;
+  writtenKiB: number[];
+  /** Per burst: the GETs of the jobs its clients sent (polls and the final read). */
+  polls: number[];
+}
+const burstSeries = (): BurstSeries => ({ p95: [], itemsPerS: [], cpuItem: {}, writtenKiB: [], polls: [] });
+
 /** One side of the interleaved measure: its stack and every slice's figures. */
 interface Side {
-  name: 'empty' | 'seeded';
+  /** 'empty' and 'seeded'; session 23's --aa: 'A' and 'B' (two stacks of the same state). */
+  name: string;
   stack: Stack;
   base: string;
   key: string;
@@ -1340,6 +1450,11 @@ interface Side {
   runs: JobRun[][];
   /** Session 22 (--post-trace): each burst's POSTs broken down (postSpans), read before the empty stack stops. */
   spans: PostSpan[][];
+  /** Session 23: the polled bursts' GETs per burst, and the waited bursts' figures (--burst-wait). */
+  polls: number[];
+  waited: BurstSeries;
+  /** Session 23: per pair, CPU ms per GET of a finished job by process (getProbe, on a quiet stack). */
+  getCpu: Record<string, number[]>;
 }
 
 const push = (m: Record<string, number[]>, k: string, v: number) => (m[k] ??= []).push(v);
@@ -1361,83 +1476,144 @@ async function interleaved(seeded: { stack: Stack; base: string; key: string }, 
   };
   const e = await benchStack(`${PROFILE}-empty`, offset, env);
   try {
-    const side = (name: Side['name'], x: { stack: Stack; base: string; key: string }): Side => ({
-      name,
-      ...x,
-      p95: [],
-      posts: [],
-      itemsPerS: [],
-      cpuItem: {},
-      writtenKiB: [],
-      rps: [],
-      cpuVer: {},
-      settleCpu: [],
-      runs: [],
-      spans: [],
-    });
     const E = side('empty', e);
     const S = side('seeded', seeded);
     if (!BATCH_ONLY) await load(E.stack, E.base, E.key).catch(() => undefined); // the first load's warm-up, as the main phases
-    await warmUp(E.stack, E.base, E.key, 'interleaved, empty stack');
-    await warmUp(S.stack, S.base, S.key, 'interleaved, seeded stack');
-    const quiet = () => Promise.all([settleStore(E.stack), settleStore(S.stack)]);
-    for (let i = 0; i < INTERLEAVE; i++) {
-      if (RESTART_SEEDED_API && i === restartAt(INTERLEAVE)) {
-        // Session 22: the seeded API (and its in-process worker) restarted halfway, as fresh as the
-        // empty stack's, then warmed up as before: the pairs before and after are printed apart.
-        const r0 = performance.now();
-        await S.stack.api.stop();
-        await S.stack.api.start();
-        console.error(`[interleaved] seeded API restarted after pair ${i} in ${Math.round(performance.now() - r0)} ms`);
-        await warmUp(S.stack, S.base, S.key, 'interleaved, seeded stack, restarted API');
-      }
-      const order = abba(i, E, S);
-      for (const x of order) {
+    return await interleavePairs(E, S, t0);
+  } finally {
+    await closeTemporal(e.stack);
+    await e.stack.down();
+  }
+}
+
+const side = (name: Side['name'], x: { stack: Stack; base: string; key: string }): Side => ({
+  name,
+  ...x,
+  p95: [],
+  posts: [],
+  itemsPerS: [],
+  cpuItem: {},
+  writtenKiB: [],
+  rps: [],
+  cpuVer: {},
+  settleCpu: [],
+  runs: [],
+  spans: [],
+  polls: [],
+  waited: burstSeries(),
+  getCpu: {},
+});
+
+/** GETs per probe (getProbe): the last burst's jobs in turn (/proc counts CPU in 10 ms ticks: 100 calls price one to 0.1 ms). */
+const GET_PROBE_CALLS = 100;
+/**
+ * Session 23: what one GET /verify/batch/{id} of a finished job costs each process: GET_PROBE_CALLS
+ * sequential GETs of the last burst's jobs on a quiet stack, CPU ms per GET from /proc. A poll of a
+ * running job costs more (the workflow described and queried through Temporal, the stored units
+ * read); this prices the store's part of a poll from below, apart from any burst.
+ */
+async function getProbe(x: Side, jobIds: string[]): Promise<Record<string, number>> {
+  const headers = { 'x-api-key': x.key };
+  const before = stackSample(x.stack);
+  for (let i = 0; i < GET_PROBE_CALLS; i++) {
+    const r = await fetch(`${x.base}/verify/batch/${jobIds[i % jobIds.length]}`, { headers });
+    await r.arrayBuffer();
+  }
+  const after = stackSample(x.stack);
+  const cpu: Record<string, number> = {};
+  for (const k of Object.keys(after))
+    cpu[k] = ((after[k] as ProcSample).cpuMs - (before[k] as ProcSample).cpuMs) / GET_PROBE_CALLS;
+  cpu.total = Object.values(cpu).reduce((a, b) => a + b, 0);
+  return cpu;
+}
+
+/** Closes the benchmark's Temporal connection to a stack (session 23's waited bursts), if it opened one. */
+async function closeTemporal(stack: Stack): Promise<void> {
+  const c = temporalClients.get(stack);
+  temporalClients.delete(stack);
+  await c?.close().catch(() => undefined);
+}
+
+/** The interleaved pairs on two running stacks (both warmed up here first): session 20's loop. */
+async function interleavePairs(E: Side, S: Side, t0: number): Promise<Side[]> {
+  await warmUp(E.stack, E.base, E.key, `interleaved, ${E.name} stack`);
+  await warmUp(S.stack, S.base, S.key, `interleaved, ${S.name} stack`);
+  const quiet = () => Promise.all([settleStore(E.stack), settleStore(S.stack)]);
+  for (let i = 0; i < INTERLEAVE; i++) {
+    if (RESTART_SEEDED_API && i === restartAt(INTERLEAVE)) {
+      // Session 22: the seeded API (and its in-process worker) restarted halfway, as fresh as the
+      // empty stack's, then warmed up as before: the pairs before and after are printed apart.
+      const r0 = performance.now();
+      await S.stack.api.stop();
+      await S.stack.api.start();
+      console.error(`[interleaved] seeded API restarted after pair ${i} in ${Math.round(performance.now() - r0)} ms`);
+      await warmUp(S.stack, S.base, S.key, 'interleaved, seeded stack, restarted API');
+    }
+    const order = abba(i, E, S);
+    for (const x of order)
+      for (const kind of burstKinds(i, BURST_KINDS)) {
         await quiet();
         const [b] = await Promise.all([
-          burst(x.stack, x.base, x.key),
-          storeProfile(x.stack, `${x.name}-burst-${i}`, PPROF_BURST_SECONDS),
+          burst(x.stack, x.base, x.key, kind),
+          kind === 'poll' ? storeProfile(x.stack, `${x.name}-burst-${i}`, PPROF_BURST_SECONDS) : Promise.resolve(),
         ]);
+        if (kind === 'wait') {
+          // Session 23: the waited burst's figures apart (its POSTs are not among the POST figures).
+          x.waited.p95.push(b.p95);
+          x.waited.itemsPerS.push(b.storedItemsPerS);
+          for (const [k, v] of Object.entries(b.cpu)) push(x.waited.cpuItem, k, v);
+          x.waited.writtenKiB.push(b.writtenKiB);
+          x.waited.polls.push(b.polls);
+          continue;
+        }
         x.p95.push(b.p95);
         x.posts.push(...b.posts);
         x.itemsPerS.push(b.storedItemsPerS);
         x.runs.push(b.runs);
         for (const [k, v] of Object.entries(b.cpu)) push(x.cpuItem, k, v);
         x.writtenKiB.push(b.writtenKiB);
+        x.polls.push(b.polls);
       }
-      if (!BATCH_ONLY)
-        for (const x of order) {
-          const [se, ss] = await quiet();
-          x.settleCpu.push((x === E ? se : ss).storeCpuMs);
-          const [l] = await Promise.all([
-            load(x.stack, x.base, x.key, SLICE_SECONDS),
-            storeProfile(x.stack, `${x.name}-slice-${i}`, SLICE_SECONDS),
-          ]);
-          x.rps.push(l.rps);
-          for (const [k, v] of Object.entries(l.cpu)) push(x.cpuVer, k, v);
-        }
-      console.error(
-        `[interleaved ${i + 1}/${INTERLEAVE}] ${order.map((x) => `${x.name}: POST p95 ${Math.round(x.p95.at(-1) as number)} ms, ${Math.round(x.itemsPerS.at(-1) as number)} items/s${BATCH_ONLY ? '' : `, ${x.cpuVer.total?.at(-1)} ms CPU per verification`}`).join('; ')}`,
-      );
-    }
-    console.error(`interleaved measure: ${round((performance.now() - t0) / 1000)} s with the empty stack's start`);
-    if (POST_TRACE) {
-      const tagged = new Map<string, Captured[]>();
-      for (const c of CAPTURE ? readCapture(path.resolve(CAPTURE)) : [])
-        if (c.tag) tagged.set(c.tag, [...(tagged.get(c.tag) ?? []), c]);
-      for (const x of [E, S]) {
-        const traces = postTraces(x.stack);
-        x.spans = x.runs.map((runs) => runs.flatMap((run) => postSpans(run, traces, tagged)));
+    // Session 23: one GET probe per side and pair, both stores quiet, after the pair's bursts.
+    if (BURST_KINDS.includes('poll'))
+      for (const x of order) {
+        await quiet();
+        const jobs = (x.runs.at(-1) ?? []).map((r) => r.jobId);
+        if (jobs.length === 0) continue;
+        for (const [k, v] of Object.entries(await getProbe(x, jobs))) push(x.getCpu, k, v);
       }
-    }
-    return [E, S];
-  } finally {
-    await e.stack.down();
+    if (!BATCH_ONLY)
+      for (const x of order) {
+        const [se, ss] = await quiet();
+        x.settleCpu.push((x === E ? se : ss).storeCpuMs);
+        const [l] = await Promise.all([
+          load(x.stack, x.base, x.key, SLICE_SECONDS),
+          storeProfile(x.stack, `${x.name}-slice-${i}`, SLICE_SECONDS),
+        ]);
+        x.rps.push(l.rps);
+        for (const [k, v] of Object.entries(l.cpu)) push(x.cpuVer, k, v);
+      }
+    console.error(
+      `[interleaved ${i + 1}/${INTERLEAVE}] ${order.map((x) => `${x.name}: POST p95 ${Math.round(x.p95.at(-1) as number)} ms, ${Math.round(x.itemsPerS.at(-1) as number)} items/s, ${x.polls.at(-1)} GETs, store ${x.cpuItem.store?.at(-1)?.toFixed(3)} ms/item${x.waited.polls.length ? `; waited: ${x.waited.polls.at(-1)} GETs, store ${x.waited.cpuItem.store?.at(-1)?.toFixed(3)} ms/item` : ''}${BATCH_ONLY ? '' : `, ${x.cpuVer.total?.at(-1)} ms CPU per verification`}`).join('; ')}`,
+    );
   }
+  console.error(`interleaved measure: ${round((performance.now() - t0) / 1000)} s with the empty stack's start`);
+  if (POST_TRACE) {
+    const tagged = new Map<string, Captured[]>();
+    for (const c of CAPTURE ? readCapture(path.resolve(CAPTURE)) : [])
+      if (c.tag) tagged.set(c.tag, [...(tagged.get(c.tag) ?? []), c]);
+    for (const x of [E, S]) {
+      const traces = postTraces(x.stack);
+      x.spans = x.runs.map((runs) => runs.flatMap((run) => postSpans(run, traces, tagged)));
+    }
+  }
+  return [E, S];
 }
 
 /** The interleaved measure's table: per figure, the median of its slices on each side with their range, and how many. */
 function printInterleaved([E, S]: Side[], label: string) {
+  // Session 23 (--aa): two stacks of the same state, A and B, in the columns of empty and seeded.
+  const [colA, colRatio] = AA ? ['A', 'B/A'] : ['empty', 'seeded/empty'];
   const rows: Array<Record<string, string | number>> = [];
   const outside: string[] = [];
   // Within 10 % is judged on the median of the per-pair ratios (each pair ran under the same load);
@@ -1450,13 +1626,13 @@ function printInterleaved([E, S]: Side[], label: string) {
     rows.push({
       figure,
       n: `${c.empty.n} / ${c.seeded.n}`,
-      empty: c.empty.median,
+      [colA]: c.empty.median,
       [label]: c.seeded.median,
-      'seeded/empty': Number.isNaN(c.ratio) ? '-' : round2(c.ratio),
+      [colRatio]: Number.isNaN(c.ratio) ? '-' : round2(c.ratio),
       'paired ratio (range)': `${p.median} (${p.min}-${p.max})`,
       'within 10 %': within ? 'yes' : 'NO',
-      'range empty': `${c.empty.min}-${c.empty.max}`,
-      'range seeded': `${c.seeded.min}-${c.seeded.max}`,
+      [`range ${colA}`]: `${c.empty.min}-${c.empty.max}`,
+      [`range ${AA ? 'B' : 'seeded'}`]: `${c.seeded.min}-${c.seeded.max}`,
     });
     if (!within)
       outside.push(
@@ -1470,9 +1646,9 @@ function printInterleaved([E, S]: Side[], label: string) {
   rows.push({
     figure: 'POST /verify/batch p95 of every POST pooled (ms)',
     n: `${e.posts.length} / ${s.posts.length}`,
-    empty: pe,
+    [colA]: pe,
     [label]: ps,
-    'seeded/empty': round2(ps / pe),
+    [colRatio]: round2(ps / pe),
     'within 10 %': ps / pe <= 1.1 ? 'yes' : 'NO',
   });
   // The POSTs of one burst come back together (a slow burst is slow throughout): one slow burst of 8-10 can set the pooled p95.
@@ -1487,11 +1663,42 @@ function printInterleaved([E, S]: Side[], label: string) {
       round2,
     );
   row(`${CONCURRENT_JOBS} jobs at once: KiB the store wrote per item`, e.writtenKiB, s.writtenKiB);
+  // Session 23: the clients' GETs per polled burst (every 500 ms while a job runs, and the read that
+  // saw it completed): a side whose bursts run longer is charged more of them in the rows above.
+  row(`${CONCURRENT_JOBS} jobs at once: GETs of the jobs per burst (polled every 500 ms)`, e.polls, s.polls);
+  // Session 23: a finished job's GET alone (getProbe), and the polled rows with the polls priced at it.
+  for (const k of Object.keys(e.getCpu))
+    row(
+      `GET /verify/batch/{id} of a finished job: CPU ms per call, ${k}`,
+      e.getCpu[k] ?? [],
+      s.getCpu[k] ?? [],
+      false,
+      round3,
+    );
+  const pollsApart = (x: Side, k: string) =>
+    pollsPricedOut(x.cpuItem[k] ?? [], x.polls, x.getCpu[k] ?? [], CONCURRENT_JOBS, CONCURRENT_JOBS * 100);
+  for (const k of Object.keys(e.getCpu))
+    row(
+      `${CONCURRENT_JOBS} jobs at once: CPU ms per item, ${k}, polls beyond one per job priced at a finished GET and taken out`,
+      pollsApart(e, k),
+      pollsApart(s, k),
+      false,
+      round3,
+    );
+  // Session 23: the same bursts with each client waiting for its job through Temporal and reading
+  // it once (--burst-wait): CPU per item without the polls (a fixed CONCURRENT_JOBS GETs per burst).
+  const w = (what: string) => `${CONCURRENT_JOBS} jobs at once, waited (1 GET per job): ${what}`;
+  row(w('items/s to the last stored completion'), e.waited.itemsPerS, s.waited.itemsPerS, true);
+  for (const k of Object.keys(e.waited.cpuItem))
+    row(w(`CPU ms per item, ${k}`), e.waited.cpuItem[k] ?? [], s.waited.cpuItem[k] ?? [], false, round2);
+  row(w('KiB the store wrote per item'), e.waited.writtenKiB, s.waited.writtenKiB);
+  row(w('POST /verify/batch p95 (ms)'), e.waited.p95, s.waited.p95);
+  row(w('GETs of the jobs per burst'), e.waited.polls, s.waited.polls);
   row(`/verify/math req/s at ${CLIENTS} clients (${SLICE_SECONDS} s slices)`, e.rps, s.rps, true);
   for (const k of Object.keys(e.cpuVer))
     row(`CPU ms per verification: ${k}`, e.cpuVer[k] ?? [], s.cpuVer[k] ?? [], false, round2);
   console.log(
-    `\ninterleaved (session 20): an empty stack and the seeded one measured in alternation, ${INTERLEAVE} pairs (ABBA), both stores waited quiet before each burst and slice; load average ${os
+    `\ninterleaved (session 20): ${AA ? 'A/A (session 23, --aa): two stacks of the same state' : 'an empty stack and the seeded one'} measured in alternation, ${INTERLEAVE} pairs (ABBA; bursts: ${BURST_WAIT}), both stores waited quiet before each burst and slice; load average ${os
       .loadavg()
       .map((l) => l.toFixed(1))
       .join(' ')}`,
@@ -1504,11 +1711,72 @@ function printInterleaved([E, S]: Side[], label: string) {
   );
   if (!BATCH_ONLY)
     console.log(
-      `interleaved: store CPU waited out before the slices (median ms): empty ${median(e.settleCpu)}, seeded ${median(s.settleCpu)}`,
+      `interleaved: store CPU waited out before the slices (median ms): ${e.name} ${median(e.settleCpu)}, ${s.name} ${median(s.settleCpu)}`,
     );
 }
 
+/** The bench tenant's user and API key ids (the seed's audit entries name them). */
+async function tenantIds(base: string, token: string): Promise<{ userId: string; keyId: string }> {
+  const me = (await (await fetch(`${base}/auth/me`, { headers: { authorization: `Bearer ${token}` } })).json()) as {
+    id?: string;
+    user?: { id: string };
+  };
+  const keys = (await (
+    await fetch(`${base}/auth/api-keys`, { headers: { authorization: `Bearer ${token}` } })
+  ).json()) as { keys?: Array<{ id: string }> } | Array<{ id: string }>;
+  return {
+    userId: me.user?.id ?? me.id ?? 'usr_bench',
+    keyId: (Array.isArray(keys) ? keys[0]?.id : keys.keys?.[0]?.id) ?? 'key_bench',
+  };
+}
+
+/**
+ * Session 23 (--aa): the interleave's noise floor. Two stacks of the same state side by side (each
+ * seeded alike when --verifications or --jobs is above 0; the same job limit), no phases, then the
+ * interleaved pairs exactly as the empty-against-seeded run measures them; B/A in the columns.
+ */
+async function mainAA() {
+  // By default a limit no burst reaches (neither side evicts); --max-jobs puts both at one limit.
+  const maxJobs = Number(arg('max-jobs', '100000'));
+  const stacks: Array<Awaited<ReturnType<typeof benchStack>>> = [];
+  try {
+    stacks.push(await benchStack(`${PROFILE}-aa-a`, BENCH_OFFSET, stackEnv(maxJobs)));
+    stacks.push(await benchStack(`${PROFILE}-aa-b`, BENCH_OFFSET + INTERLEAVE_PORT_SHIFT, stackEnv(maxJobs)));
+    const seeded: Array<Record<string, number>> = [];
+    if (VERIFICATIONS > 0 || JOBS > 0)
+      for (const x of stacks) {
+        const { userId, keyId } = await tenantIds(x.base, x.token);
+        const t0 = performance.now();
+        seeded.push(await seed(x.stack, x.orgId, userId, keyId));
+        console.error(`[aa] seeded in ${round((performance.now() - t0) / 1000)} s`);
+      }
+    const [a, b] = stacks as [(typeof stacks)[0], (typeof stacks)[0]];
+    const A = side('A', a);
+    const B = side('B', b);
+    const t0 = performance.now();
+    if (!BATCH_ONLY) for (const x of [A, B]) await load(x.stack, x.base, x.key).catch(() => undefined); // the first load's warm-up
+    const inter = await interleavePairs(A, B, t0);
+    const label = `B (both ${VERIFICATIONS.toLocaleString('en')} verif. + ${JOBS.toLocaleString('en')} jobs)`;
+    console.log(
+      `load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(
+          ' ',
+        )} on ${os.cpus().length} CPUs; A/A, each stack seeded: ${JSON.stringify(seeded[0] ?? {})}; job limit ${maxJobs}`,
+    );
+    printInterleaved(inter, label);
+    if (POST_TRACE) printSpans(inter);
+  } finally {
+    for (const x of stacks) {
+      await closeTemporal(x.stack);
+      await x.stack.down();
+    }
+  }
+}
+
 async function main() {
+  if (AA) return mainAA();
   // By default the seeded phase runs at the limit (a full job store: each admission evicts the job
   // that finished first); --max-jobs above the seed and both phases' jobs runs it without evictions.
   // Session 20: exactly the empty phase's jobs (warm-up, singles, bursts) + the seed + one burst, so
@@ -1522,15 +1790,7 @@ async function main() {
     ...(CAPTURE ? captureEnv(path.resolve(CAPTURE)) : {}),
   });
   try {
-    const me = (await (await fetch(`${base}/auth/me`, { headers: { authorization: `Bearer ${token}` } })).json()) as {
-      id?: string;
-      user?: { id: string };
-    };
-    const userId = me.user?.id ?? me.id ?? 'usr_bench';
-    const keys = (await (
-      await fetch(`${base}/auth/api-keys`, { headers: { authorization: `Bearer ${token}` } })
-    ).json()) as { keys?: Array<{ id: string }> } | Array<{ id: string }>;
-    const keyId = (Array.isArray(keys) ? keys[0]?.id : keys.keys?.[0]?.id) ?? 'key_bench';
+    const { userId, keyId } = await tenantIds(base, token);
     // Warm-up (workflow bundle, JIT, connections): the first one longer, then the same one before each phase.
     if (!BATCH_ONLY) await load(stack, base, key).catch(() => undefined);
     await warmUp(stack, base, key, 'empty');
@@ -1795,6 +2055,7 @@ async function main() {
       }
     }
   } finally {
+    await closeTemporal(stack);
     await stack.down();
   }
 }

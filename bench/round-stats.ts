@@ -100,3 +100,33 @@ export function pairedRatio(
       ratios.length > 0 && (higherIsBetter ? medianOf(ratios) >= 0.9 : medianOf(ratios) <= 1.1),
   };
 }
+
+/**
+ * Session 23 (data-scale's burst figures with the clients' polls apart; docs/performance.md
+ * "Session 23: what the figures measure"). A burst is run two ways: `poll` (today's: each client
+ * GETs its job every 500 ms until it reads completed, so a burst that runs longer is charged more
+ * reads) and `wait` (each client waits for its job's workflow to close through Temporal's long
+ * poll, which sends the store nothing, then GETs the job once). Within one interleaved pair a side
+ * runs both, in an order that reverses every pair, so that neither kind always follows the other.
+ */
+export type BurstKind = 'poll' | 'wait';
+export function burstKinds(i: number, kinds: readonly BurstKind[]): BurstKind[] {
+  return i % 2 === 0 ? [...kinds] : [...kinds].reverse();
+}
+
+/**
+ * A polled burst's CPU per item with its polls beyond one per job taken out, each priced at what a
+ * GET of a finished job cost on the same side in the same pair (data-scale's probe: sequential GETs
+ * on a quiet stack). Per pair: cpuPerItem - (polls - jobs) x getCpu / items. A poll of a running
+ * job costs at least that much, so what remains is an upper bound of the burst's CPU without its
+ * extra polls.
+ */
+export function pollsPricedOut(
+  cpuPerItem: readonly number[],
+  polls: readonly number[],
+  getCpu: readonly number[],
+  jobs: number,
+  items: number,
+): number[] {
+  return cpuPerItem.map((v, i) => v - (((polls[i] ?? NaN) - jobs) * (getCpu[i] ?? NaN)) / items);
+}

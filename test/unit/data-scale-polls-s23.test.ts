@@ -1,0 +1,56 @@
+// Session 23 (issue 22; docs/performance.md "Session 23: what the figures measure"): data-scale's
+// burst "CPU per item" included the clients' polls of GET /verify/batch/{id} every 500 ms, so a
+// burst that ran longer was charged more reads (docs/store-access.md §15 "One more confound"). The
+// interleave now runs each side's bursts both ways (polled, and waited through Temporal with one
+// GET per job), in an order that reverses every pair, and prices the polls at a finished job's GET
+// measured apart in the same pair. These rows pin the order and the pricing.
+import { describe, expect, it } from 'vitest';
+import { abba, burstKinds, pairedRatio, pollsPricedOut } from '../../bench/round-stats.js';
+
+describe("data-scale's polled and waited bursts (session 23)", () => {
+  it('a side runs both kinds in every pair, in an order that reverses every pair', () => {
+    expect(burstKinds(0, ['poll', 'wait'])).toEqual(['poll', 'wait']);
+    expect(burstKinds(1, ['poll', 'wait'])).toEqual(['wait', 'poll']);
+    expect(burstKinds(2, ['poll', 'wait'])).toEqual(['poll', 'wait']);
+    // One kind only (--burst-wait poll or wait): that kind, once per side and pair.
+    expect(burstKinds(1, ['poll'])).toEqual(['poll']);
+    expect(burstKinds(3, ['wait'])).toEqual(['wait']);
+  });
+
+  it('over two pairs every burst slot (side x kind) is first once and last once', () => {
+    const seen: string[][] = [];
+    for (let i = 0; i < 2; i++)
+      seen.push(abba(i, 'E', 'S').flatMap((side) => burstKinds(i, ['poll', 'wait']).map((k) => `${side}-${k}`)));
+    expect(seen).toEqual([
+      ['E-poll', 'E-wait', 'S-poll', 'S-wait'],
+      ['S-wait', 'S-poll', 'E-wait', 'E-poll'],
+    ]);
+    // Position sums equal: no burst slot always runs earlier in its pair than another.
+    const pos = (slot: string) => seen.reduce((a, order) => a + order.indexOf(slot), 0);
+    expect(new Set(['E-poll', 'E-wait', 'S-poll', 'S-wait'].map(pos)).size).toBe(1);
+  });
+
+  it("takes the polls beyond one per job out of a polled burst, each at the same pair's finished GET", () => {
+    // 10 jobs, 1,000 items. Pair 1: 30 GETs (20 extra) at 2 ms a GET = 40 ms = 0.04 ms per item;
+    // pair 2: 10 GETs (the jobs finished before the first poll): nothing to take out.
+    const out = pollsPricedOut([0.3, 0.28], [30, 10], [2, 3], 10, 1000);
+    expect(out.map((x) => Math.round(x * 1000) / 1000)).toEqual([0.26, 0.28]);
+  });
+
+  it('a side whose bursts run longer reads the same work per item once its extra polls are out', () => {
+    // Same work per burst (0.25 ms per item) and 1.5 ms a GET; the seeded side's bursts ran longer
+    // (50 GETs against 20): the polled figure reads 1.17 seeded/empty for the same work: the confound.
+    const polled = (gets: number) => 0.25 + (gets - 10) * 0.0015;
+    const e = pollsPricedOut([polled(20)], [20], [1.5], 10, 1000);
+    const s = pollsPricedOut([polled(50)], [50], [1.5], 10, 1000);
+    expect(Math.round((polled(50) / polled(20)) * 100) / 100).toBe(1.17);
+    expect(Math.round(((s[0] as number) / (e[0] as number)) * 100) / 100).toBe(1);
+  });
+
+  it('a pair without its probe prices nothing (NaN), and is left out of a paired ratio', () => {
+    const out = pollsPricedOut([0.3, 0.3], [20, 20], [1], 10, 1000);
+    expect(out[0]).toBeCloseTo(0.29, 10);
+    expect(out[1]).toBeNaN();
+    expect(pairedRatio([0.29, 0.29], out).n).toBe(1);
+  });
+});
