@@ -1630,6 +1630,8 @@ function printInterleaved([E, S]: Side[], label: string) {
       [label]: c.seeded.median,
       [colRatio]: Number.isNaN(c.ratio) ? '-' : round2(c.ratio),
       'paired ratio (range)': `${p.median} (${p.min}-${p.max})`,
+      // Session 23: where the median of the pairs' ratios could lie by chance (sign-test interval, >= 90 %).
+      'median 90 % interval': p.interval ? `${round2(p.interval.lo)}-${round2(p.interval.hi)}` : '-',
       'within 10 %': within ? 'yes' : 'NO',
       [`range ${colA}`]: `${c.empty.min}-${c.empty.max}`,
       [`range ${AA ? 'B' : 'seeded'}`]: `${c.seeded.min}-${c.seeded.max}`,

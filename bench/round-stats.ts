@@ -86,7 +86,7 @@ export function abba<T>(i: number, a: T, b: T): [T, T] {
 export function pairedRatio(
   a: readonly number[],
   b: readonly number[],
-): Spread & { within: (higherIsBetter?: boolean) => boolean } {
+): Spread & { within: (higherIsBetter?: boolean) => boolean; interval: MedianInterval | null } {
   const ratios: number[] = [];
   for (let i = 0; i < Math.min(a.length, b.length); i++) {
     const x = a[i] as number;
@@ -96,6 +96,7 @@ export function pairedRatio(
   const s = spreadOf(ratios, (n) => Math.round(n * 100) / 100);
   return {
     ...s,
+    interval: medianInterval(ratios),
     within: (higherIsBetter = false) =>
       ratios.length > 0 && (higherIsBetter ? medianOf(ratios) >= 0.9 : medianOf(ratios) <= 1.1),
   };
@@ -129,4 +130,37 @@ export function pollsPricedOut(
   items: number,
 ): number[] {
   return cpuPerItem.map((v, i) => v - (((polls[i] ?? NaN) - jobs) * (getCpu[i] ?? NaN)) / items);
+}
+
+/** A distribution-free confidence interval of a median: [lo, hi] with the coverage it has. */
+export interface MedianInterval {
+  lo: number;
+  hi: number;
+  /** The probability that the interval holds the true median (binomial, exact). */
+  coverage: number;
+}
+
+/**
+ * Session 23 (the noise floor of data-scale's interleave): how far the median of n per-pair ratios
+ * can sit from the true one by chance. The k-th smallest and the k-th largest of n values hold the
+ * median with probability 1 - 2 P(Bin(n, 1/2) <= k - 1), whatever the values' distribution (the
+ * sign test's interval); the narrowest such interval with at least `level` coverage, or null when n
+ * is too small for it (at 90 %: fewer than 5 pairs). With 8 pairs it is [2nd, 7th] (93 %), with 12
+ * [3rd, 10th] (96 %). A median of ratios of 1.08 whose interval reaches below 1.0 is not told apart
+ * from no difference by this run.
+ */
+export function medianInterval(xs: readonly number[], level = 0.9): MedianInterval | null {
+  const s = xs.filter(Number.isFinite).sort((x, y) => x - y);
+  const n = s.length;
+  let best: MedianInterval | null = null;
+  let cdf = 0; // P(Bin(n, 1/2) <= k - 1)
+  let choose = 1; // C(n, k - 1)
+  for (let k = 1; k <= Math.floor(n / 2); k++) {
+    cdf += choose / 2 ** n;
+    choose = (choose * (n - k + 1)) / k;
+    const coverage = 1 - 2 * cdf;
+    if (coverage < level) break;
+    best = { lo: s[k - 1] as number, hi: s[n - k] as number, coverage };
+  }
+  return best;
 }

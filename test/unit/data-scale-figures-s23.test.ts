@@ -5,7 +5,7 @@
 // GET per job), in an order that reverses every pair, and prices the polls at a finished job's GET
 // measured apart in the same pair. These rows pin the order and the pricing.
 import { describe, expect, it } from 'vitest';
-import { abba, burstKinds, pairedRatio, pollsPricedOut } from '../../bench/round-stats.js';
+import { abba, burstKinds, medianInterval, pairedRatio, pollsPricedOut } from '../../bench/round-stats.js';
 
 describe("data-scale's polled and waited bursts (session 23)", () => {
   it('a side runs both kinds in every pair, in an order that reverses every pair', () => {
@@ -52,5 +52,34 @@ describe("data-scale's polled and waited bursts (session 23)", () => {
     expect(out[0]).toBeCloseTo(0.29, 10);
     expect(out[1]).toBeNaN();
     expect(pairedRatio([0.29, 0.29], out).n).toBe(1);
+  });
+});
+
+describe("the median of an interleave's per-pair ratios: its interval by chance (session 23)", () => {
+  it('8 pairs: the 2nd and the 7th smallest ratio, 93 % (sign test, exact)', () => {
+    const r = medianInterval([1.3, 0.9, 1.0, 1.1, 0.85, 1.05, 1.2, 0.95]);
+    expect(r?.lo).toBe(0.9);
+    expect(r?.hi).toBe(1.2);
+    expect(r?.coverage).toBeCloseTo(1 - (2 * 9) / 256, 12);
+  });
+
+  it('12 pairs: the 3rd and the 10th, 96 %; 5 pairs: the extremes, 94 %', () => {
+    const twelve = Array.from({ length: 12 }, (_, i) => 1 + i / 100);
+    expect(medianInterval(twelve)).toMatchObject({ lo: 1.02, hi: 1.09 });
+    expect(medianInterval(twelve)?.coverage).toBeCloseTo(1 - (2 * 79) / 4096, 12);
+    expect(medianInterval([5, 1, 4, 2, 3])).toMatchObject({ lo: 1, hi: 5, coverage: 1 - 2 / 32 });
+  });
+
+  it('fewer than 5 pairs hold no 90 % interval; a NaN ratio is not a pair', () => {
+    expect(medianInterval([1, 1.1, 1.2, 1.3])).toBeNull();
+    expect(medianInterval([1, 1.1, 1.2, 1.3, NaN])).toBeNull();
+    expect(medianInterval([1, 1.1, 1.2, 1.3], 0.85)).toMatchObject({ lo: 1, hi: 1.3 });
+  });
+
+  it('pairedRatio carries it: a median of 1.08 whose interval reaches 0.97 is not told apart from 1', () => {
+    const a = [1, 1, 1, 1, 1, 1, 1, 1];
+    const p = pairedRatio(a, [0.95, 0.97, 1.05, 1.08, 1.08, 1.1, 1.16, 1.3]);
+    expect(p.median).toBe(1.08);
+    expect(p.interval).toMatchObject({ lo: 0.97, hi: 1.16 });
   });
 });
