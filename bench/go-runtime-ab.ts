@@ -30,7 +30,7 @@ import { performance } from 'node:perf_hooks';
 import { startBenchStack, type BenchStack } from './bench-stack.js';
 import { groupSample } from './proc-sample.js';
 import { MATH_ITEM_MIX } from './math-items.js';
-import { medianOf, percentileOf } from './round-stats.js';
+import { medianInterval, medianOf, percentileOf } from './round-stats.js';
 import { temporalMemory, type TemporalMemory } from './temporal-metrics.js';
 import { testPorts } from '../infra/stack.js';
 
@@ -385,7 +385,7 @@ async function main() {
       'batch items/s',
     ];
     console.log(
-      `Paired against ${base.name}: the median of the per-round ratios [min-max] (${ROUNDS} rounds, each configuration's slice beside ${base.name}'s in the same round):`,
+      `Paired against ${base.name}: the median of the per-round ratios [min-max] {its 90 % interval by chance} (${ROUNDS} rounds, each configuration's slice beside ${base.name}'s in the same round):`,
     );
     console.table(
       Object.fromEntries(
@@ -394,7 +394,12 @@ async function main() {
           Object.fromEntries(
             PAIRED.map((k) => {
               const ratios = s.rounds.map((x, i) => (x[k] as number) / (base.rounds[i]?.[k] as number));
-              return [k, `${r2(medianOf(ratios))} [${r2(Math.min(...ratios))}-${r2(Math.max(...ratios))}]`];
+              // Session 23: {lo-hi}, where the median could lie by chance (round-stats medianInterval, >= 90 %).
+              const iv = medianInterval(ratios);
+              return [
+                k,
+                `${r2(medianOf(ratios))} [${r2(Math.min(...ratios))}-${r2(Math.max(...ratios))}]${iv ? ` {${r2(iv.lo)}-${r2(iv.hi)}}` : ''}`,
+              ];
             }),
           ),
         ]),

@@ -3,7 +3,8 @@
 // burst that ran longer was charged more reads (docs/store-access.md §15 "One more confound"). The
 // interleave now runs each side's bursts both ways (polled, and waited through Temporal with one
 // GET per job), in an order that reverses every pair, and prices the polls at a finished job's GET
-// measured apart in the same pair. These rows pin the order and the pricing.
+// measured apart in the same pair. These rows pin the order and the pricing, and the interval by
+// chance of the median of the pairs' ratios that each interleaved row now prints (the A/A floor).
 import { describe, expect, it } from 'vitest';
 import { abba, burstKinds, medianInterval, pairedRatio, pollsPricedOut } from '../../bench/round-stats.js';
 
