@@ -624,6 +624,8 @@ async function batchFigures(stack: Stack, base: string, key: string, phase: stri
     concurrent_wall_ms: spread(bursts.map((b) => b.wall)),
     concurrent_stored_wall_ms: spread(bursts.map((b) => b.storedWall)),
     post_p95_ms: spread(bursts.map((b) => b.p95)),
+    // Session 23: the clients' GETs per burst (polled every 500 ms; counted in its CPU per item).
+    concurrent_gets: spread(bursts.map((b) => b.polls)),
     ...Object.fromEntries(
       Object.keys(bursts[0]?.cpu ?? {}).map((k) => [
         `cpu_per_item_${k}`,
@@ -1900,6 +1902,13 @@ async function main() {
         false,
         full.batch.spreads[k] ? sp(k) : undefined,
       );
+    row(
+      `${CONCURRENT_JOBS} jobs at once: GETs of the jobs per burst (polled every 500 ms; in the CPU per item above)`,
+      med(empty, 'concurrent_gets'),
+      med(full, 'concurrent_gets'),
+      false,
+      sp('concurrent_gets'),
+    );
     row(`${CONCURRENT_JOBS} jobs at once: failed items`, empty.batch.concurrent_failed, full.batch.concurrent_failed);
     row(
       `POST /verify/batch p95 while ${CONCURRENT_JOBS} submitted (ms, median of ${ROUNDS})`,
