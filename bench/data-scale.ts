@@ -1511,8 +1511,9 @@ const GET_PROBE_CALLS = 100;
 /**
  * Session 23: what one GET /verify/batch/{id} of a finished job costs each process: GET_PROBE_CALLS
  * sequential GETs of the last burst's jobs on a quiet stack, CPU ms per GET from /proc. A poll of a
- * running job costs more (the workflow described and queried through Temporal, the stored units
- * read); this prices the store's part of a poll from below, apart from any burst.
+ * running job reads about as much from the store (the job, then the units stored so far instead
+ * of the slot and the cached final units) and also describes and queries its workflow through
+ * Temporal and the worker, so across all processes this prices a poll from below.
  */
 async function getProbe(x: Side, jobIds: string[]): Promise<Record<string, number>> {
   const headers = { 'x-api-key': x.key };

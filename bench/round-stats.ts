@@ -118,9 +118,9 @@ export function burstKinds(i: number, kinds: readonly BurstKind[]): BurstKind[] 
 /**
  * A polled burst's CPU per item with its polls beyond one per job taken out, each priced at what a
  * GET of a finished job cost on the same side in the same pair (data-scale's probe: sequential GETs
- * on a quiet stack). Per pair: cpuPerItem - (polls - jobs) x getCpu / items. A poll of a running
- * job costs at least that much, so what remains is an upper bound of the burst's CPU without its
- * extra polls.
+ * on a quiet stack). Per pair: cpuPerItem - (polls - jobs) x getCpu / items. Across all processes
+ * a poll of a running job costs more (its workflow is also described and queried), so what
+ * remains is then an upper bound of the burst's CPU without its extra polls.
  */
 export function pollsPricedOut(
   cpuPerItem: readonly number[],
