@@ -117,7 +117,7 @@ if (args.includes('--help') || args.includes('-h')) {
       "--restart-seeded-api: restart the seeded stack's API halfway through the interleave (pairs before and after printed apart); --empty-max-jobs N: the empty stack's job limit there.",
       '--burst-wait both|poll|wait (default both): the interleaved bursts poll each job every 500 ms (poll, the figures before session 23),',
       '     or wait for its workflow through Temporal and read it once (wait: no poll in the CPU per item), or one of each per pair',
-      '     (both: the waited rows, the GETs per burst and the price of one poll printed beside the polled rows).',
+      "     (both: the waited rows, the GETs per burst, a finished job's GET priced alone and the polled rows with their extra GETs priced out).",
       '--aa: the noise floor: two stacks of the same state (both seeded by --verifications/--jobs, 0 0 = both empty; --max-jobs',
       '     default 100000: neither evicts) measured by the same interleave, no phases; its paired ratios B/A are chance alone.',
     ].join('\n'),
@@ -216,7 +216,7 @@ const EMPTY_MAX_JOBS = arg('empty-max-jobs', '');
  * for its job's workflow to close through Temporal, then reads the job once (one GET per job
  * however long the burst runs). `both`: each side runs one of each per pair, in an order that
  * reverses every pair; the polled figures keep their rows (runs compare), the waited ones are
- * printed beside them with the GETs per burst and what one poll cost.
+ * printed beside them with the GETs per burst and a finished job's GET priced alone (getProbe).
  */
 const BURST_WAIT = arg('burst-wait', 'both');
 if (!['both', 'poll', 'wait'].includes(BURST_WAIT)) {
