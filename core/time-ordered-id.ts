@@ -23,7 +23,8 @@ const MAX_ID_TIME_MS = 16 ** ID_TIME_DIGITS;
  * depend on a value that a retry could compute differently.
  */
 export function derivedIdHex(digestHex: string, timeMs?: number): string {
-  if (!/^[0-9a-f]{64}$/.test(digestHex)) throw new TypeError('derivedIdHex: expects a SHA-256 digest in lower-case hex');
+  if (!/^[0-9a-f]{64}$/.test(digestHex))
+    throw new TypeError('derivedIdHex: expects a SHA-256 digest in lower-case hex');
   if (timeMs === undefined) return digestHex.slice(0, ID_HEX_DIGITS);
   if (!Number.isSafeInteger(timeMs) || timeMs < 0 || timeMs >= MAX_ID_TIME_MS)
     throw new RangeError(`derivedIdHex: time ${String(timeMs)} is not whole milliseconds in [0, 16^12)`);
