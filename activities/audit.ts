@@ -11,6 +11,7 @@ import { AuditLog } from '../persistence/audit.js';
 import type { AuditContext } from '../core/engines.js';
 import type { AttestationInEntry } from '../core/audit-log.js';
 import { logger } from '../core/logger.js';
+import { derivedIdHex } from '../core/time-ordered-id.js';
 
 const log = logger('audit');
 
@@ -25,6 +26,8 @@ export interface AppendAuditInput {
   audit: AuditContext | null;
   /** Entry id; default derived from the workflow id (one entry per workflow). */
   log_id?: string;
+  /** The workflow's start time (epoch ms) when its run asked for time-ordered ids: the default entry id starts with it (auditLogId). */
+  id_time_ms?: number;
   /**
    * The caller's own deadline (epoch ms), e.g. a batch unit's activity deadline: the append then
    * keeps trying until `budget_ms` after its first attempt, never past it. Absent: 8 s from queueing.
@@ -67,9 +70,13 @@ export function redactLiveKeys(text: string): string {
   return out;
 }
 
-/** The entry id of a workflow's audit record: stable across activity retries. */
-export function auditLogId(orgId: string, workflowId: string): string {
-  return `log_${createHash('sha256').update(`${orgId}\u0000${workflowId}`, 'utf8').digest('hex').slice(0, 32)}`;
+/**
+ * The entry id of a workflow's audit record: stable across activity retries. With `idTimeMs` (the
+ * workflow's start time, when its run asked for time-ordered ids: session 23) the id starts with
+ * that time, so new entries sort after the stored ones (core/time-ordered-id.ts).
+ */
+export function auditLogId(orgId: string, workflowId: string, idTimeMs?: number): string {
+  return `log_${derivedIdHex(createHash('sha256').update(`${orgId}\u0000${workflowId}`, 'utf8').digest('hex'), idTimeMs)}`;
 }
 
 /** What was evaluated: the engine's evaluated expression if it reports one, else the request's claim text. */
@@ -154,7 +161,7 @@ export async function appendVerificationAudit(deps: AuditDeps, req: AppendAuditI
   requireAuditSecret(deps);
   try {
     const res = await auditLogFor(deps.store).append(auditFields(req, new Date()), {
-      logId: req.log_id ?? auditLogId(req.org_id, req.workflow_id),
+      logId: req.log_id ?? auditLogId(req.org_id, req.workflow_id, req.id_time_ms),
       secret: deps.auditSecret,
       ...(req.attestation ? { attestation: req.attestation } : {}),
       ...(req.not_after_ms !== undefined

@@ -4,6 +4,7 @@
 // VERIFIED (fail closed).
 import { createHash } from 'node:crypto';
 import { sha256Ref } from '../core/canonical-json.js';
+import { derivedIdHex } from '../core/time-ordered-id.js';
 import { admissionOf, buildDiagnostic, type DiagnosticResult, type EngineOutcome } from '../core/diagnostic.js';
 import { AttestationError, type AttestationSigner, type IssuedAttestation } from '../core/attestation.js';
 import type { Store } from '../core/store.js';
@@ -115,13 +116,15 @@ function finalizedOf(
 /**
  * The attestation id of the verification run by workflow `workflowId` for `orgId`: derived, so
  * that every attempt of its activity (a retry, a re-run after a worker crash) issues the same id,
- * and the audit entry written by the first attempt names the attestation the caller gets.
+ * and the audit entry written by the first attempt names the attestation the caller gets. With
+ * `idTimeMs` (the workflow's start time, session 23) it starts with that time, and so does the
+ * id of the entry that carries it (attestationEntryId keeps the hex): core/time-ordered-id.ts.
  */
-export function attestationIdFor(orgId: string | null, workflowId: string): string {
+export function attestationIdFor(orgId: string | null, workflowId: string, idTimeMs?: number): string {
   const digest = createHash('sha256')
     .update(`attestation\u0000${orgId ?? ''}\u0000${workflowId}`, 'utf8')
     .digest('hex');
-  return `att_${digest.slice(0, 32)}`;
+  return `att_${derivedIdHex(digest, idTimeMs)}`;
 }
 
 /**

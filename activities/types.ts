@@ -18,5 +18,10 @@ export interface VerifyActivityInput<T> {
      * is then derived from the attestation id (attestationEntryId). Absent: `attestations` as before.
      */
     attestation_in_entry?: boolean;
+    /**
+     * The workflow's start time (epoch ms) when its run asked for time-ordered ids (session 23,
+     * `time_ordered_ids`): the attestation and entry ids start with it (core/time-ordered-id.ts).
+     */
+    id_time_ms?: number;
   };
 }

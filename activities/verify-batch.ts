@@ -167,8 +167,8 @@ export interface CompleteBatchJobInput {
 }
 
 /** The audit entry id of item `index` of a batch workflow: stable across retries of the completion. */
-export function batchItemAuditLogId(orgId: string, workflowId: string, index: number): string {
-  return auditLogId(orgId, `${workflowId}#item-${index}`);
+export function batchItemAuditLogId(orgId: string, workflowId: string, index: number, idTimeMs?: number): string {
+  return auditLogId(orgId, `${workflowId}#item-${index}`, idTimeMs);
 }
 
 /**
@@ -176,16 +176,18 @@ export function batchItemAuditLogId(orgId: string, workflowId: string, index: nu
  * records in the items' entries (session 17, `attestation_in_entry`): derived from the item's
  * attestation id (attestationEntryId), so GET /attestation/{id} finds the entry by `_id`. The
  * same for every attempt, whatever the item's verdict. Without the flag: batchItemAuditLogId.
+ * `idTimeMs`: the workflow's start time when its run asked for time-ordered ids (session 23).
  */
 export function batchItemEntryId(
   orgId: string,
   workflowId: string,
   index: number,
   attestationInEntry: boolean,
+  idTimeMs?: number,
 ): string {
   return attestationInEntry
-    ? (attestationEntryId(attestationIdFor(orgId, `${workflowId}#item-${index}`)) as string)
-    : batchItemAuditLogId(orgId, workflowId, index);
+    ? (attestationEntryId(attestationIdFor(orgId, `${workflowId}#item-${index}`, idTimeMs)) as string)
+    : batchItemAuditLogId(orgId, workflowId, index, idTimeMs);
 }
 
 /** An item that produced no result for good: the same words the workflow gives a failed item activity. */
@@ -405,7 +407,7 @@ export function makeMathBatchActivities(
           engine: 'math',
           orgId: req.org_id,
           evaluatedExpression: evaluatedOf(r.outcome, req.items[i]!.query),
-          attestationId: attestationIdFor(req.org_id, `${req.workflow_id}#item-${req.items[i]!.index}`),
+          attestationId: attestationIdFor(req.org_id, `${req.workflow_id}#item-${req.items[i]!.index}`, req.id_time_ms),
         },
       })),
       { recordInAuditEntry: req.attestation_in_entry === true },
@@ -471,7 +473,13 @@ export function makeMathBatchActivities(
    * cannot fix (the caller then withholds the results); a store outage throws (retried).
    */
   const auditItems = async (
-    req: { org_id: string; workflow_id: string; job_id: string; audit: FinishBatchJobInput['audit'] },
+    req: {
+      org_id: string;
+      workflow_id: string;
+      job_id: string;
+      audit: FinishBatchJobInput['audit'];
+      id_time_ms?: number;
+    },
     items: Array<{
       index: number;
       type: string;
@@ -493,7 +501,7 @@ export function makeMathBatchActivities(
               input: { query: it.query },
               result: it.result,
               audit: req.audit,
-              log_id: it.log_id ?? batchItemAuditLogId(req.org_id, req.workflow_id, it.index),
+              log_id: it.log_id ?? batchItemAuditLogId(req.org_id, req.workflow_id, it.index, req.id_time_ms),
               ...(it.attestation ? { attestation: it.attestation } : {}),
               ...(notAfter !== undefined ? { not_after_ms: notAfter } : {}),
             }),
@@ -552,7 +560,7 @@ export function makeMathBatchActivities(
    * retry finds it): true once written, false when it cannot be written for good; a store outage throws.
    */
   const appendJobEntry = (
-    req: { org_id: string; workflow_id: string; job_id: string; audit: AuditContext | null },
+    req: { org_id: string; workflow_id: string; job_id: string; audit: AuditContext | null; id_time_ms?: number },
     totalItems: number,
   ) => {
     const notAfter = batchAuditNotAfter();
@@ -564,6 +572,7 @@ export function makeMathBatchActivities(
         input: { query: `batch ${req.job_id}: ${totalItems} items` },
         result: { status: 'completed' },
         audit: req.audit,
+        ...(req.id_time_ms !== undefined ? { id_time_ms: req.id_time_ms } : {}),
         ...(notAfter !== undefined ? { not_after_ms: notAfter } : {}),
       })
       .then(
@@ -637,7 +646,7 @@ export function makeMathBatchActivities(
           type: 'math',
           query: s.view.query,
           result: s.view.result,
-          ...(inEntry ? { log_id: batchItemEntryId(req.org_id, req.workflow_id, s.index, true) } : {}),
+          ...(inEntry ? { log_id: batchItemEntryId(req.org_id, req.workflow_id, s.index, true, req.id_time_ms) } : {}),
           ...(iss ? { attestation: { token: iss.token, claims: iss.claims, status: iss.status } } : {}),
         };
       });

@@ -48,7 +48,9 @@ export function makeVerifyMathActivity(
       orgId: req.org_id,
       evaluatedExpression: evaluated,
       // Audited here: every attempt issues the same attestation id, the one its entry names.
-      ...(req.audit_entry ? { attestationId: attestationIdFor(req.org_id, req.workflow_id) } : {}),
+      ...(req.audit_entry
+        ? { attestationId: attestationIdFor(req.org_id, req.workflow_id, req.audit_entry.id_time_ms) }
+        : {}),
       recordInAuditEntry,
     });
     if (!sealed.ok) {
@@ -96,7 +98,11 @@ export function makeVerifyMathActivity(
       input: req.input,
       result,
       audit: entry.audit,
-      ...(inEntry ? { log_id: attestationEntryId(attestationIdFor(req.org_id, req.workflow_id)) as string } : {}),
+      ...(inEntry
+        ? { log_id: attestationEntryId(attestationIdFor(req.org_id, req.workflow_id, entry.id_time_ms)) as string }
+        : entry.id_time_ms !== undefined
+          ? { id_time_ms: entry.id_time_ms }
+          : {}),
       ...(issued ? { attestation: { token: issued.token, claims: issued.claims, status: issued.status } } : {}),
     });
     if (!issued || !appended.existing || result.status !== 'VERIFIED') return result;

@@ -292,6 +292,8 @@ export class BatchJobs {
       one_step_job: true,
       // Math units store the attestation records in the items' audit entries (session 17, docs/attestations.md).
       attestation_in_audit_entry: true,
+      // Audit entry and attestation ids start with the run's start time (session 23, core/time-ordered-id.ts).
+      time_ordered_ids: true,
       audit: {
         user_id: opts.principal.userId,
         key_id: opts.principal.keyId,

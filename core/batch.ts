@@ -71,6 +71,13 @@ export interface BatchWorkflowInput {
    * old layout on replay and retry.
    */
   attestation_in_audit_entry?: boolean;
+  /**
+   * Session 23 (set by the API): the items' and the job's audit entry ids (and the items'
+   * attestation ids) start with the workflow's start time (workflowInfo().startTime, from its
+   * history), so new entries sort after the stored ones (core/time-ordered-id.ts). In the input:
+   * runs started without it keep the hash-only ids on replay and retry.
+   */
+  time_ordered_ids?: boolean;
 }
 
 export type BatchItemStatus = 'completed' | 'failed';
@@ -216,6 +223,8 @@ export interface BatchMathUnitInput extends BatchMathChunkInput {
   job_entry?: { total_items: number };
   /** The workflow's `attestation_in_audit_entry` (session 17): the records ride in the items' audit entries. */
   attestation_in_entry?: boolean;
+  /** The workflow's start time (epoch ms) when its input has `time_ordered_ids` (session 23): the ids start with it. */
+  id_time_ms?: number;
 }
 
 /** Session 13: a job that is one math unit, run and completed by one activity (`one_step_job`). */
@@ -249,6 +258,8 @@ export interface FinishBatchJobInput {
   audit: AuditContext | null;
   /** The job's own audit entry was written by its math unit (`job_entry`): the finish step does not append it again. */
   job_audited?: boolean;
+  /** The workflow's start time (epoch ms) when its input has `time_ordered_ids` (session 23): the entry ids start with it. */
+  id_time_ms?: number;
 }
 
 export interface FinishBatchJobResult {

@@ -211,6 +211,13 @@ export interface VerifyWorkflowInput<E extends EngineName = EngineName> {
    * it (an older API, a replayed history) keep the marker.
    */
   input_auth_no_patch_marker?: boolean;
+  /**
+   * Set by the API (session 23): the run's audit entry and attestation ids start with the
+   * workflow's start time (workflowInfo().startTime, from its history, so every attempt and replay
+   * derives the same ids), so new entries sort after the stored ones (core/time-ordered-id.ts,
+   * docs/store-access.md §17). In the input: runs started without it keep the hash-only ids.
+   */
+  time_ordered_ids?: boolean;
 }
 
 export interface AuditContext {

@@ -198,7 +198,9 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchWor
   // A one-step job (`one_step_job`, session 13) was started long after the legacy path: no patch
   // marker (and its search attribute upsert) to record, none on replay either.
   if (input.one_step_job !== true && !patched(BATCH_RESULT_DOCS)) return legacyBatchWorkflow(input);
-  const { workflowId } = workflowInfo();
+  const { workflowId, startTime } = workflowInfo();
+  // Session 23: entry ids that start with the run's start time (in its history: the same on every replay).
+  const idTime = input.time_ordered_ids === true ? { id_time_ms: startTime.getTime() } : {};
   const total = input.items.length;
   const units = batchUnits(input.items, input.concurrency, input.math_unit_max);
   const summaries: BatchItemSummary[] = [];
@@ -286,6 +288,7 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchWor
         audit: input.audit,
         // Session 17: from the input, so a replayed or retried run keeps the layout it started with.
         ...(input.attestation_in_audit_entry === true ? { attestation_in_entry: true } : {}),
+        ...idTime,
       };
       let done: BatchItemSummary[];
       if (oneStep) {
@@ -341,6 +344,7 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchWor
       held,
       audit: input.audit,
       ...(jobAudited ? { job_audited: true } : {}),
+      ...idTime,
     });
   };
   const done = finishedByUnit ?? (await finish());

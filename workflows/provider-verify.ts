@@ -210,6 +210,8 @@ export async function providerVerifyWorkflow<E extends ProviderStepEngine>(
       input: req.input,
       result,
       audit: req.audit ?? null,
+      // Session 23: the entry id starts with the run's start time (workflows/verify.ts).
+      ...(req.time_ordered_ids === true ? { id_time_ms: workflowInfo().startTime.getTime() } : {}),
     });
   }
   return result;

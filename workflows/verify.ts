@@ -41,7 +41,9 @@ export async function verifyWorkflow<E extends VerifyWorkflowEngine>(
       ? proxyLocalActivities<VerificationActivities>(engineLocalActivityOptions(timeoutMs))
       : proxyActivities<VerificationActivities>(engineActivityOptions(timeoutMs)),
   );
-  const workflowId = workflowInfo().workflowId;
+  const { workflowId, startTime } = workflowInfo();
+  // Session 23: ids that start with the run's start time (in its history: the same on every replay).
+  const idTime = req.time_ordered_ids === true ? { id_time_ms: startTime.getTime() } : {};
   const result = await runEngineActivity(engines, req.engine, {
     input: req.input as EngineInput<E>,
     org_id: req.org_id,
@@ -51,6 +53,7 @@ export async function verifyWorkflow<E extends VerifyWorkflowEngine>(
           audit_entry: {
             audit: req.audit ?? null,
             ...(req.attestation_in_audit_entry === true ? { attestation_in_entry: true } : {}),
+            ...idTime,
           },
         }
       : {}),
@@ -65,6 +68,7 @@ export async function verifyWorkflow<E extends VerifyWorkflowEngine>(
       input: req.input,
       result,
       audit: req.audit ?? null,
+      ...idTime,
     });
   }
   return result;

@@ -20,6 +20,7 @@ import { attestationEntryId } from '../../persistence/proofs.js';
 import { batchActivitiesOn } from './batch-activities.js';
 import { call, waitCompleted } from './batch-fixtures.js';
 import { apiUrl, db, get, newTenant, post, stackEnv, type Member } from './helpers.js';
+import { workflowStartMs } from './workflow-start.js';
 
 let t: Member;
 let other: Member;
@@ -97,6 +98,8 @@ describe('POST /verify/batch: attestation records in the items’ audit entries'
     const job = res.status === 200 ? res.body : await waitCompleted(apiUrl(), t.key, res.body.job_id);
     expect(job).toMatchObject({ status: 'completed', total_items: 4, completed_items: 4, failed_items: 0 });
     const workflowId = job.workflow_id as string;
+    // Session 23: the ids start with the job run's start time.
+    const start = await workflowStartMs(workflowId);
     const views = job.items as ItemView[];
     expect(views.map((v) => v.result?.status)).toEqual(['VERIFIED', 'UNVERIFIABLE', 'VERIFIED', 'UNVERIFIABLE']);
 
@@ -104,12 +107,13 @@ describe('POST /verify/batch: attestation records in the items’ audit entries'
     // The items' entries and the job's: nothing else, nothing under the old per-item ids.
     expect(await logs.countDocuments({ 'result.workflow_id': workflowId })).toBe(5);
     for (let i = 0; i < items.length; i++)
-      expect(await logs.countDocuments({ _id: batchItemAuditLogId(t.orgId, workflowId, i) })).toBe(0);
+      for (const time of [undefined, start])
+        expect(await logs.countDocuments({ _id: batchItemAuditLogId(t.orgId, workflowId, i, time) })).toBe(0);
 
     for (const [i, v] of views.entries()) {
-      const id = attestationIdFor(t.orgId, `${workflowId}#item-${i}`);
+      const id = attestationIdFor(t.orgId, `${workflowId}#item-${i}`, start);
       const entry = await logs.findOne({ _id: attestationEntryId(id) as string });
-      expect(entry?._id).toBe(batchItemEntryId(t.orgId, workflowId, i, true));
+      expect(entry?._id).toBe(batchItemEntryId(t.orgId, workflowId, i, true, start));
       expect(await (await attestationDocs()).countDocuments({ _id: id })).toBe(0);
       if (v.result!.status !== 'VERIFIED') {
         expect(entry).toMatchObject({ domain: 'math', result: { status: 'UNVERIFIABLE', attestation_id: null } });

@@ -26,6 +26,7 @@ import { auditEntriesOf, call, sleep, waitCompleted } from './batch-fixtures.js'
 import { batchItemEntryId } from '../../activities/verify-batch.js';
 import { auditLogId } from '../../activities/audit.js';
 import { apiUrl, db, newTenant, stackEnv } from './helpers.js';
+import { workflowStartMs } from './workflow-start.js';
 
 const queue = `svc-batch-audit-delay-${randomUUID()}`;
 const delayEnv = () => ({
@@ -108,11 +109,13 @@ describe('batch: several 100-item jobs of one organization while audit inserts a
       expect(entries).toHaveLength(101);
       expect(new Set(entries.map((e) => e._id)).size).toBe(101);
       const wf = job.workflow_id as string;
+      // Session 23: every id starts with the job run's start time.
+      const start = await workflowStartMs(wf);
       expect(new Set(entries.map((e) => e._id))).toEqual(
         new Set([
           // Session 17: the items' entries carry their attestation records, under ids derived from them.
-          ...Array.from({ length: 100 }, (_, i) => batchItemEntryId(t.orgId, wf, i, true)),
-          auditLogId(t.orgId, wf),
+          ...Array.from({ length: 100 }, (_, i) => batchItemEntryId(t.orgId, wf, i, true, start)),
+          auditLogId(t.orgId, wf, start),
         ]),
       );
       expect(entries.filter((e) => e.domain === 'math')).toHaveLength(100);

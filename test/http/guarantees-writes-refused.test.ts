@@ -13,6 +13,7 @@ import { attestationEntryId } from '../../persistence/proofs.js';
 import { startExtraApi, type ExtraApi } from './extra-api.js';
 import { call, sleep } from './batch-fixtures.js';
 import { db, get, newTenant, stackEnv, type Member } from './helpers.js';
+import { workflowStartMs } from './workflow-start.js';
 
 const INCOMPLETE = 'Verification could not complete — retry shortly.';
 const key = (k: string) => ({ 'x-api-key': k });
@@ -57,7 +58,8 @@ describe('(e) no verdict without its audit entry; no VERIFIED without its retain
 
   /** What the store and the API hold for a run's verdict: its audit entry, and its attestation. */
   async function traces(workflowId: string) {
-    const attestationId = attestationIdFor(t.orgId, workflowId);
+    // Session 23: the run's ids start with its start time (Temporal's history has it).
+    const attestationId = attestationIdFor(t.orgId, workflowId, await workflowStartMs(workflowId));
     const entry = await (
       await db()
     )

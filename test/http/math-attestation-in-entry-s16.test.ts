@@ -16,6 +16,7 @@ import { makeVerifyMathActivity } from '../../activities/verify-math.js';
 import { EnginePool } from '../../activities/isolation/engine-pool.js';
 import { attestationEntryId, findAttestation } from '../../persistence/proofs.js';
 import { db, get, newTenant, post, stackEnv, type Member } from './helpers.js';
+import { workflowStartMs } from './workflow-start.js';
 
 let t: Member;
 let other: Member;
@@ -30,8 +31,8 @@ afterAll(async () => {
   for (const s of stores) await s.close().catch(() => undefined);
 });
 
-const entryIdOf = (orgId: string, workflowId: string) =>
-  attestationEntryId(attestationIdFor(orgId, workflowId)) as string;
+const entryIdOf = (orgId: string, workflowId: string, idTimeMs?: number) =>
+  attestationEntryId(attestationIdFor(orgId, workflowId, idTimeMs)) as string;
 const entries = async () => (await db()).collection<AuditLogDoc>('audit_logs');
 const attestationDocs = async () => (await db()).collection<{ _id: string }>('attestations');
 
@@ -62,9 +63,11 @@ describe('/verify/math: the attestation record stored in the audit entry', () =>
     expect(res.status).toBe(200);
     expect(res.body.status).toBe('VERIFIED');
     const workflowId = res.headers.get('x-workflow-id') as string;
+    // Session 23: the ids start with the run's start time.
+    const start = await workflowStartMs(workflowId);
     const id = res.body.attestation.id as string;
-    expect(id).toBe(attestationIdFor(t.orgId, workflowId));
-    const entry = await (await entries()).findOne({ _id: entryIdOf(t.orgId, workflowId) });
+    expect(id).toBe(attestationIdFor(t.orgId, workflowId, start));
+    const entry = await (await entries()).findOne({ _id: entryIdOf(t.orgId, workflowId, start) });
     expect(entry).toMatchObject({
       organization_id: t.orgId,
       domain: 'math',
@@ -104,13 +107,16 @@ describe('/verify/math: the attestation record stored in the audit entry', () =>
     expect(res.status).toBe(200);
     expect(res.body.status).toBe('UNVERIFIABLE');
     const workflowId = res.headers.get('x-workflow-id') as string;
-    const entry = await (await entries()).findOne({ _id: entryIdOf(t.orgId, workflowId) });
+    const start = await workflowStartMs(workflowId);
+    const entry = await (await entries()).findOne({ _id: entryIdOf(t.orgId, workflowId, start) });
     expect(entry).toMatchObject({ result: { status: 'UNVERIFIABLE', attestation_id: null } });
     expect(entry).not.toHaveProperty('attestation');
-    expect(await (await attestationDocs()).countDocuments({ _id: attestationIdFor(t.orgId, workflowId) })).toBe(0);
-    expect((await get(`/attestation/${attestationIdFor(t.orgId, workflowId)}`, { 'x-api-key': t.key })).status).toBe(
-      404,
+    expect(await (await attestationDocs()).countDocuments({ _id: attestationIdFor(t.orgId, workflowId, start) })).toBe(
+      0,
     );
+    expect(
+      (await get(`/attestation/${attestationIdFor(t.orgId, workflowId, start)}`, { 'x-api-key': t.key })).status,
+    ).toBe(404);
   });
 
   it('a second attempt of the activity writes nothing twice and answers the token the first one stored', async () => {

@@ -18,6 +18,7 @@ import { attestationEntryId } from '../../persistence/proofs.js';
 import { makeVerifyMathActivity } from '../../activities/verify-math.js';
 import { EnginePool } from '../../activities/isolation/engine-pool.js';
 import { db, newTenant, post, stackEnv, type Member } from './helpers.js';
+import { workflowStartMs } from './workflow-start.js';
 
 let t: Member;
 let conn: Connection;
@@ -34,9 +35,12 @@ afterAll(async () => {
   for (const s of stores) await s.close().catch(() => undefined);
 });
 
-/** The id of the entry of a run the API started (attestation_in_audit_entry: derived from its attestation id, session 16). */
-const entryIdOf = (orgId: string, workflowId: string) =>
-  attestationEntryId(attestationIdFor(orgId, workflowId)) as string;
+/**
+ * The id of the entry of a run the API started (attestation_in_audit_entry: derived from its
+ * attestation id, session 16, which starts with the run's start time, session 23).
+ */
+const entryIdOf = async (orgId: string, workflowId: string) =>
+  attestationEntryId(attestationIdFor(orgId, workflowId, await workflowStartMs(workflowId))) as string;
 
 /** The activity types of a run's local-activity markers, in history order. */
 async function localActivities(workflowId: string): Promise<string[]> {
@@ -60,13 +64,14 @@ describe('/verify/math: the audit entry written by the engine activity', () => {
     expect(res.body.status).toBe('VERIFIED');
     const workflowId = res.headers.get('x-workflow-id') as string;
     expect(workflowId).toMatch(new RegExp(`^verify-math-${t.orgId}-`));
-    // The attestation id is derived from the workflow id (every attempt issues the same one).
-    expect(res.body.attestation.id).toBe(attestationIdFor(t.orgId, workflowId));
+    // The attestation id is derived from the workflow id and its start time (every attempt issues the same one).
+    const start = await workflowStartMs(workflowId);
+    expect(res.body.attestation.id).toBe(attestationIdFor(t.orgId, workflowId, start));
     const entry = await (
       await db()
     )
       .collection<{ _id: string; result?: unknown }>('audit_logs')
-      .findOne({ _id: entryIdOf(t.orgId, workflowId) });
+      .findOne({ _id: await entryIdOf(t.orgId, workflowId) });
     expect(entry).toMatchObject({
       organization_id: t.orgId,
       domain: 'math',
@@ -98,7 +103,7 @@ describe('/verify/math: the audit entry written by the engine activity', () => {
       await db()
     )
       .collection<{ _id: string; result?: unknown }>('audit_logs')
-      .findOne({ _id: entryIdOf(t.orgId, workflowId) });
+      .findOne({ _id: await entryIdOf(t.orgId, workflowId) });
     expect(entry).toMatchObject({
       verified: false,
       result: { status: 'UNVERIFIABLE', proof_ref: null, attestation_id: null, workflow_id: workflowId },

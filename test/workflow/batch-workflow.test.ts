@@ -610,3 +610,62 @@ describe('attestation records in the items’ audit entries (session 17, attesta
     for (const [, req] of none) expect(req).not.toHaveProperty('attestation_in_entry');
   });
 });
+
+describe('time-ordered audit ids (session 23, time_ordered_ids)', () => {
+  const run23 = async (args: BatchWorkflowInput) => {
+    const id = `batch-wf-${args.job_id}`;
+    await client.workflow.execute(batchWorkflow, { args: [args], taskQueue: TASK_QUEUE, workflowId: id });
+    return id;
+  };
+  /** The run's start time as its history records it (what workflowInfo().startTime reads). */
+  const startMs = async (id: string) => {
+    const t = (await client.workflow.getHandle(id).fetchHistory()).events![0]!.eventTime!;
+    return Number(t.seconds) * 1000 + Math.floor((t.nanos ?? 0) / 1e6);
+  };
+  const replays = async (id: string) => {
+    const history = await client.workflow.getHandle(id).fetchHistory();
+    await expect(
+      Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, history, id),
+    ).resolves.toBeUndefined();
+  };
+  const flagged = (jobId: string, queries: string[], over: Partial<BatchWorkflowInput> = {}): BatchWorkflowInput => ({
+    ...input(jobId, queries, 4),
+    attestation_in_audit_entry: true,
+    time_ordered_ids: true,
+    ...over,
+  });
+  const math = (n: number) => Array.from({ length: n }, (_, i) => `math-ok-${i}`);
+
+  it('math units (a retried one too) and the finish step get id_time_ms = the run’s start time; the history replays', async () => {
+    const id = await run23(
+      flagged('bj_s23_units', [...math(59), 'math-flaky-59', ...math(60), 'ok-0'], { math_unit_max: 60 }),
+    );
+    const start = await startMs(id);
+    const units = [...unitInputs.entries()].filter(([k]) => k.startsWith('bj_s23_units#'));
+    expect(units).toHaveLength(2);
+    // One unit ran twice (its first attempt failed): its last attempt got the same time as the other unit.
+    expect(units.reduce((sum, [k]) => sum + (unitAttempts.get(k) ?? 0), 0)).toBe(3);
+    for (const [, req] of units) expect(req.id_time_ms).toBe(start);
+    const finish = completions.filter((c) => c.job_id === 'bj_s23_units');
+    expect(finish).toHaveLength(1);
+    expect(finish[0]!.finish.id_time_ms).toBe(start);
+    await replays(id);
+  });
+
+  it('a one-step job’s activity gets it too', async () => {
+    const id = await run23(
+      flagged('bj_s23_one', math(30), { unit_mode: 'local', math_unit_max: 100, one_step_job: true }),
+    );
+    expect(jobRuns.get('bj_s23_one')!.map((r) => r.id_time_ms)).toEqual([await startMs(id)]);
+    await replays(id);
+  });
+
+  it('without the flag (an older API, a history written before): no input carries a time', async () => {
+    const id = await run23(flagged('bj_s23_none', [...math(30), 'ok-1'], { time_ordered_ids: undefined }));
+    const units = [...unitInputs.entries()].filter(([k]) => k.startsWith('bj_s23_none#'));
+    expect(units.length).toBeGreaterThanOrEqual(1);
+    for (const [, req] of units) expect(req).not.toHaveProperty('id_time_ms');
+    expect(completions.find((c) => c.job_id === 'bj_s23_none')!.finish).not.toHaveProperty('id_time_ms');
+    await replays(id);
+  });
+});
