@@ -66,6 +66,7 @@ import {
   type StoredBatchItem,
   type StoredResultDoc,
 } from './batch-result-doc.js';
+import { packRequestDoc, requestOfDoc, type BatchRequestDoc, type StoredRequestDoc } from './batch-request-doc.js';
 import {
   batchCounters,
   itemViews,
@@ -107,10 +108,8 @@ export interface BatchJobDoc {
 // The result documents' stored form (version 2 since session 19: the items compressed) and its readers.
 export * from './batch-result-doc.js';
 
-export interface BatchRequestDoc {
-  _id: string; // job_id
-  items: Array<{ query: string; type: BatchItemType }>;
-}
+// The requests' stored form (version 1 since session 23: the pairs compressed) and its readers.
+export * from './batch-request-doc.js';
 
 export type SlotState = 'free' | 'active' | 'finished';
 
@@ -394,8 +393,9 @@ export class BatchJobStore {
     return this.store.collection<StoredResultDoc>('batch_results');
   }
 
-  get requests(): Collection<BatchRequestDoc> {
-    return this.store.collection<BatchRequestDoc>('batch_requests');
+  /** The stored form: write through packRequestDoc, read through requestOfDoc (session 23). */
+  get requests(): Collection<StoredRequestDoc> {
+    return this.store.collection<StoredRequestDoc>('batch_requests');
   }
 
   /** Stored under the slot number's decimal string (persistence/number-keyed.ts: a numeric `_id` is a whole-table read on FerretDB/SQLite). */
@@ -473,9 +473,10 @@ export class BatchJobStore {
     return stored && resultOfDoc(stored);
   }
 
-  /** The submitted queries and types. Key: `batch_requests._id`. */
-  request(jobId: string): Promise<BatchRequestDoc | null> {
-    return this.requests.findOne({ _id: jobId });
+  /** The submitted queries and types (either stored form; throws when unreadable). Key: `batch_requests._id`. */
+  async request(jobId: string): Promise<BatchRequestDoc | null> {
+    const stored = await this.requests.findOne({ _id: jobId });
+    return stored && requestOfDoc(stored);
   }
 
   /** A final job's items: its result documents (completed), its request (failed: every item failed), or the legacy items. */
@@ -799,7 +800,8 @@ export class BatchJobStore {
     // write round trip fewer before POST /verify/batch answers; under a burst of submissions each
     // write waits behind the running jobs' commits). It is read only through its job, so it is
     // deleted again when no slot is won; a process dying in between leaves it unread.
-    const requestWritten = this.admissionInsert('batch_requests', { _id: job._id, items: request });
+    // Session 23: packed (one Binary, not a nested document per item: FerretDB decodes it here and again at the eviction's delete).
+    const requestWritten = this.admissionInsert('batch_requests', packRequestDoc({ _id: job._id, items: request }));
     void requestWritten.catch(() => undefined); // awaited below; handled if it fails before that
     let taken: Taken;
     try {
@@ -842,7 +844,7 @@ export class BatchJobStore {
    * for SQLite's one writer (a loser sleeps in SQLite's busy handler: 1, 2, 5, 10, … ms). A job id
    * is new (96 random bits), so an `_id` already stored is an error here, not a record that exists.
    */
-  private async admissionInsert(name: 'batch_requests' | 'batch_jobs', doc: BatchRequestDoc | BatchJobDoc) {
+  private async admissionInsert(name: 'batch_requests' | 'batch_jobs', doc: StoredRequestDoc | BatchJobDoc) {
     if (await insertCoalescerFor(this.store, name).insert(doc)) return;
     throw new MongoServerError({ message: `E11000 duplicate key error: ${name} ${doc._id}`, code: 11000 });
   }
@@ -1241,7 +1243,7 @@ export class BatchJobStore {
     // The results and the requests side by side, then the jobs (which name them: a crash in between leaves them to repeat).
     await Promise.all([
       ops.length > 0 ? this.results.bulkWrite(ops, { ordered: false }) : null,
-      this.requests.bulkWrite(byId<BatchRequestDoc>(), { ordered: false }),
+      this.requests.bulkWrite(byId<StoredRequestDoc>(), { ordered: false }),
     ]);
     const { deletedCount } = await this.jobs.bulkWrite(byId<BatchJobDoc>(), { ordered: false });
     return deletedCount ?? present.length;
