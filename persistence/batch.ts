@@ -576,6 +576,11 @@ export class BatchJobStore {
     return null;
   }
 
+  /** The given slots that exist. Key: `batch_slots._id` (point lookups in parallel; session 23: the crash repair's known active slots). */
+  async slotsById(ids: readonly number[]): Promise<BatchSlotDoc[]> {
+    return (await Promise.all(ids.map((id) => this.slots.get(id)))).filter((s): s is BatchSlotDoc => s !== null);
+  }
+
   /** Every slot. BOUNDED scan: `batch_slots` holds ≤ SVC_BATCH_MAX_JOBS small documents (slots above a lowered max included). */
   allSlots(): Promise<BatchSlotDoc[]> {
     return this.slots.all();
