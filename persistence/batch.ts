@@ -6,7 +6,8 @@
 //                                                chunk of math items, or one item of another type), written once,
 //                                                its items compressed into one Binary (batch-result-doc.ts, v2)
 //   batch_requests     {_id: job_id}            growing (≤ SVC_BATCH_MAX_JOBS): the submitted queries and types,
-//                                                written once at admission, read only to answer a failed job
+//                                                written once at admission, read only to answer a failed job;
+//                                                since session 23 packed into one Binary (batch-request-doc.ts)
 //   batch_slots        {_id: "<n>", n < max}    BOUNDED by SVC_BATCH_MAX_JOBS: read by `_id` on admission; read whole
 //                                                only by the fallback (below) and the repair when every slot is active
 //   batch_slot_claims  {_id: `<slot>:<gen>`}    growing (one per job start), swept in the background after an hour
@@ -202,6 +203,11 @@ const AHEAD_FRESH_MS = 5_000;
 const HELD_WINDOWS = 4;
 /** Windows read ahead of the one in use: 16 positions, more than a burst of 10 admissions to one process takes. */
 const READ_AHEAD = 2;
+/**
+ * Session 23: while the next window is in hand, the windows ahead are refilled only once this
+ * process's admissions have paused this long (off the burst), not beside the burst's admissions.
+ */
+const AHEAD_QUIET_MS = 300;
 
 type QueueWindow = { present: SlotQueueEntryDoc[]; slotDocs: Map<number, BatchSlotDoc> };
 /** A slot taken from the release queue: the claim is won; its slot write is in flight beside the job's insert (admit). */
@@ -373,6 +379,12 @@ export class BatchJobStore {
     insertCommand<BatchSlotClaimDoc>(() => this.store.db, 'batch_slot_claims'),
   );
   private readonly slotWrites = new UpdateCoalescer(updateCommand(() => this.store.db, 'batch_slots'));
+  /** Admissions of this process in flight, and when the last one ended (session 23: the deferred read-ahead waits for a pause). */
+  private admitting = 0;
+  private lastAdmitAt = Number.NEGATIVE_INFINITY;
+  /** The window after which the deferred read-ahead reads (readAhead), and its timer. */
+  private aheadFrom: number | null = null;
+  private aheadTimer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(
     private readonly store: Store,
@@ -643,6 +655,41 @@ export class BatchJobStore {
     });
   }
 
+  /**
+   * After an admission took a slot from the full window `h` (session 23): when the next window is
+   * in hand (read within HELD_MS), the windows ahead are refilled once this process's admissions
+   * pause (AHEAD_QUIET_MS), so a burst at the limit sends no window read beside its admissions'
+   * claims, slot writes and inserts (data-scale's capture, session 23: 2.5 queue and 2.4 slot point
+   * reads per POST of a burst at the limit, against none below it); when it is not (the first burst,
+   * a burst longer than the windows in hand), at once, as before.
+   */
+  private readAhead(h: number): void {
+    const next = this.windowsHeld.get(h + QUEUE_WINDOW);
+    if (!next || Date.now() - next.at >= HELD_MS) {
+      this.holdAhead(h);
+      return;
+    }
+    this.aheadFrom = Math.max(this.aheadFrom ?? h, h);
+    this.aheadWhenQuiet(AHEAD_QUIET_MS);
+  }
+
+  /** The deferred refill (readAhead): waits until no admission of this process ran for AHEAD_QUIET_MS. */
+  private aheadWhenQuiet(ms: number): void {
+    if (this.aheadTimer) return;
+    this.aheadTimer = setTimeout(() => {
+      this.aheadTimer = null;
+      const quietFor = this.admitting > 0 ? 0 : Date.now() - this.lastAdmitAt;
+      if (quietFor < AHEAD_QUIET_MS) {
+        this.aheadWhenQuiet(Math.max(1, AHEAD_QUIET_MS - quietFor));
+        return;
+      }
+      const h = this.aheadFrom;
+      this.aheadFrom = null;
+      if (h !== null) this.holdAhead(h);
+    }, ms);
+    this.aheadTimer.unref?.();
+  }
+
   /** Reads the READ_AHEAD windows after `h` that this process does not hold fresh (nor is reading), off any admission's path. */
   private holdAhead(h: number): void {
     for (let i = 1; i <= READ_AHEAD; i++) {
@@ -796,6 +843,21 @@ export class BatchJobStore {
    * returns how many it freed). Throws BatchCapacityError when none is usable.
    */
   async admit(
+    job: NewBatchJob,
+    request: BatchRequestDoc['items'],
+    max: number,
+    reclaim?: () => Promise<number>,
+  ): Promise<Admission> {
+    this.admitting++;
+    try {
+      return await this.admitJob(job, request, max, reclaim);
+    } finally {
+      this.admitting--;
+      this.lastAdmitAt = Date.now();
+    }
+  }
+
+  private async admitJob(
     job: NewBatchJob,
     request: BatchRequestDoc['items'],
     max: number,
@@ -986,7 +1048,8 @@ export class BatchJobStore {
         // this one ran low, was not enough: a burst of 10 admissions to one process used up the 8
         // positions of a window, and its last 6 waited on the next window's read (data-scale's
         // seeded POSTs: 24-51 ms for the first 4, 108-143 ms for the rest).
-        if (present.length === QUEUE_WINDOW) this.holdAhead(h);
+        // Session 23: beside the burst only when the next window is not in hand (readAhead).
+        if (present.length === QUEUE_WINDOW) this.readAhead(h);
         return { admission, refill: false };
       }
       // A held window whose proposal was lost (another process took it), or that ended short (new
