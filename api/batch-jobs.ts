@@ -159,7 +159,8 @@ export class BatchJobs {
     private readonly temporal: TemporalGateway,
   ) {
     // Audited result documents are cached: a polled running job reads each unit once (persistence/batch.ts).
-    this.store = new BatchJobStore(store, { unitCache: true });
+    // Session 23: the release queue's read-ahead waits for the submissions' starts too (persistence/batch.ts readAhead).
+    this.store = new BatchJobStore(store, { unitCache: true, busy: () => this.submitting > 0 });
     this.orphanMs = orphanAfterMs(cfg);
     this.trace = new BatchPostTrace(cfg.SVC_BATCH_POST_TRACE === 'on');
     // Background sweeps of old slot claims and of the slot directory's dead queue entries

@@ -386,10 +386,14 @@ export class BatchJobStore {
   private aheadFrom: number | null = null;
   private aheadTimer: ReturnType<typeof setTimeout> | null = null;
 
+  /** Session 23: also holds the deferred read-ahead while true (the API: submissions whose workflow start is not done). */
+  private readonly busy: () => boolean;
+
   constructor(
     private readonly store: Store,
-    opts: { unitCache?: number | true } = {},
+    opts: { unitCache?: number | true; busy?: () => boolean } = {},
   ) {
+    this.busy = opts.busy ?? (() => false);
     this.unitCache = opts.unitCache === true ? UNIT_CACHE_DEFAULT : (opts.unitCache ?? 0);
     let shared = this.unitCache > 0 ? unitCaches.get(store) : undefined;
     if (this.unitCache > 0 && !shared) unitCaches.set(store, (shared = new Map()));
@@ -673,12 +677,16 @@ export class BatchJobStore {
     this.aheadWhenQuiet(AHEAD_QUIET_MS);
   }
 
-  /** The deferred refill (readAhead): waits until no admission of this process ran for AHEAD_QUIET_MS. */
+  /**
+   * The deferred refill (readAhead): waits until no admission of this process ran for
+   * AHEAD_QUIET_MS and nothing holds it (`busy`: the API's submissions still starting their
+   * workflows, whose POSTs have not answered yet).
+   */
   private aheadWhenQuiet(ms: number): void {
     if (this.aheadTimer) return;
     this.aheadTimer = setTimeout(() => {
       this.aheadTimer = null;
-      const quietFor = this.admitting > 0 ? 0 : Date.now() - this.lastAdmitAt;
+      const quietFor = this.admitting > 0 || this.busy() ? 0 : Date.now() - this.lastAdmitAt;
       if (quietFor < AHEAD_QUIET_MS) {
         this.aheadWhenQuiet(Math.max(1, AHEAD_QUIET_MS - quietFor));
         return;

@@ -79,4 +79,24 @@ describe('the read-ahead after the burst (session 23, in-memory store)', () => {
       clock.mockRestore();
     }
   });
+
+  it('the refill also waits while the process says it is busy (the API: submissions whose workflow start is not done)', async () => {
+    const m = memStore();
+    let busy = true;
+    const jobs = new BatchJobStore(m.store, { busy: () => busy });
+    const queueReads = (from: number) =>
+      m.log.slice(from).filter((r) => r.op === 'findOne' && r.coll === 'batch_slot_queue').length;
+    await jobs.moveCursor('next', 0);
+    const old = Array.from({ length: MAX }, (_, i) => `bj_q${String(i).padStart(2, '0')}`);
+    for (const id of old) await jobs.admit(newJob(id), ITEMS, MAX);
+    for (const [i, id] of old.entries()) await finish(jobs, id, new Date(Date.UTC(2026, 0, 1, 0, i)));
+    // A burst that runs into its second window: the refill after it is deferred.
+    await Promise.all(Array.from({ length: 10 }, (_, i) => jobs.admit(newJob(`bj_r${i}`), ITEMS, MAX)));
+    const from = m.log.length;
+    await sleep(800);
+    expect(queueReads(from)).toBe(0); // busy: held
+    busy = false;
+    await sleep(800);
+    expect(queueReads(from)).toBeGreaterThan(0);
+  });
 });
