@@ -537,10 +537,11 @@ export class BatchJobs {
    * filled store, every 30 s per API process before) for the at-capacity repair, for the sweep's
    * first run, and for a sweep at least WHOLE_READ_SHARE of the deadline after the last whole read
    * (so every other run: the sweep runs every half of it). Between, only the slots that whole
-   * read saw active, by `_id`. The bound is kept: a slot claimed at C after a whole read is active
-   * at the next one (less than the deadline later) unless it was released; that read sees it
-   * before the deadline has passed since C (or after, and repairs it then), and from then on a run
-   * every half deadline reads it by `_id`: repaired, as before, within 1.5 deadlines of its claim.
+   * read saw active, by `_id`. The bound is kept: whole reads are at most 1.25 deadlines apart
+   * (¾ of it, then the next run), so a slot claimed at C after a whole read is active at the next
+   * one, less than 1.25 deadlines after C, unless it was released; that read repairs it if the
+   * deadline has passed since C, and otherwise a run every half deadline reads it by `_id` from
+   * then on: repaired, as before, within 1.5 deadlines of its claim.
    */
   private async activeSlots(now: number, background: boolean): Promise<BatchSlotDoc[]> {
     const whole =
