@@ -199,8 +199,8 @@ const QUEUE_SWEEP_MARGIN = 1000;
 const HELD_MS = 60_000;
 /** A window read ahead this recently is not read again (session 15: HELD_MS / 2 when that was 10 s). */
 const AHEAD_FRESH_MS = 5_000;
-/** Windows kept in hand (the one in use and the one read ahead, with room for a second process's pace). */
-const HELD_WINDOWS = 4;
+/** Windows kept in hand (the one in use and those read ahead: three after a pause since session 23, with room for a second process's pace). */
+const HELD_WINDOWS = 5;
 /** Windows read ahead of the one in use: 16 positions, more than a burst of 10 admissions to one process takes. */
 const READ_AHEAD = 2;
 /**
@@ -208,6 +208,13 @@ const READ_AHEAD = 2;
  * process's admissions have paused this long (off the burst), not beside the burst's admissions.
  */
 const AHEAD_QUIET_MS = 300;
+/**
+ * Windows the deferred refill reads ahead of the last one used: one more than READ_AHEAD, so that
+ * a burst of up to ~17 admissions that starts late in its first window still has the window after
+ * the one it ends in (data-scale, session 23: with two, the bursts that reached a third window
+ * read two more beside their admissions, ~12 queue reads per burst).
+ */
+const QUIET_READ_AHEAD = READ_AHEAD + 1;
 
 type QueueWindow = { present: SlotQueueEntryDoc[]; slotDocs: Map<number, BatchSlotDoc> };
 /** A slot taken from the release queue: the claim is won; its slot write is in flight beside the job's insert (admit). */
@@ -693,14 +700,14 @@ export class BatchJobStore {
       }
       const h = this.aheadFrom;
       this.aheadFrom = null;
-      if (h !== null) this.holdAhead(h);
+      if (h !== null) this.holdAhead(h, QUIET_READ_AHEAD);
     }, ms);
     this.aheadTimer.unref?.();
   }
 
   /** Reads the READ_AHEAD windows after `h` that this process does not hold fresh (nor is reading), off any admission's path. */
-  private holdAhead(h: number): void {
-    for (let i = 1; i <= READ_AHEAD; i++) {
+  private holdAhead(h: number, windows = READ_AHEAD): void {
+    for (let i = 1; i <= windows; i++) {
       const x = h + i * QUEUE_WINDOW;
       const kept = this.windowsHeld.get(x);
       if (kept && Date.now() - kept.at < AHEAD_FRESH_MS) continue;

@@ -1,5 +1,5 @@
-// Session 23 (issue 22, the evicting admission; docs/batch.md "Session 23: the read-ahead after the
-// burst"): at SVC_BATCH_MAX_JOBS a process proposes slots from the release-queue windows it holds,
+// Session 23 (issue 22, the evicting admission; docs/batch.md "Session 23", "The read-ahead after
+// the burst"): at SVC_BATCH_MAX_JOBS a process proposes slots from the release-queue windows it holds,
 // and read the windows ahead beside the burst's admissions (data-scale's capture: 2.5 queue and 2.4
 // slot point reads per POST at the limit, none below it). While the next window is in hand, the
 // windows ahead are now refilled once the admissions pause: a burst at the limit that finds its
@@ -10,7 +10,7 @@ import { batchUnits, itemViews } from '../../core/batch.js';
 import { memStore } from './batch-mem-store.js';
 
 const ITEMS = [{ query: '(x+1)^2 = x^2 + 2*x + 1', type: 'math' as const }];
-const MAX = 40;
+const MAX = 48;
 const newJob = (id: string): NewBatchJob =>
   newBatchJob({
     jobId: id,
@@ -62,8 +62,9 @@ describe('the read-ahead after the burst (session 23, in-memory store)', () => {
       await sleep(600); // the admissions paused: the windows ahead are read now
       skew = 10_000; // the next burst 10 s later (within HELD_MS; past AHEAD_FRESH_MS, so 48254a7 read its windows again beside it)
       const from = m.log.length;
-      const second = await burst(Array.from({ length: 10 }, (_, i) => `bj_s${i}`));
-      expect(second.map((a) => a.evicted).sort()).toEqual(old.slice(10, 20));
+      // 15 admissions, queue positions 10-24: into a third window (with two windows read after the pause, the one after it was read beside them).
+      const second = await burst(Array.from({ length: 15 }, (_, i) => `bj_s${String(i).padStart(2, '0')}`));
+      expect(second.map((a) => a.evicted).sort()).toEqual(old.slice(10, 25));
       // 48254a7: the windows ahead read beside the burst's admissions (8 queue positions and their slots per window).
       expect(windowReads(from)).toBe(0);
       const after = m.log.length;
@@ -73,7 +74,7 @@ describe('the read-ahead after the burst (session 23, in-memory store)', () => {
       skew = 20_000;
       const from3 = m.log.length;
       const third = await burst(Array.from({ length: 10 }, (_, i) => `bj_t${i}`));
-      expect(third.map((a) => a.evicted).sort()).toEqual(old.slice(20, 30));
+      expect(third.map((a) => a.evicted).sort()).toEqual(old.slice(25, 35));
       expect(windowReads(from3)).toBe(0);
     } finally {
       clock.mockRestore();
