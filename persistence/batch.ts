@@ -700,14 +700,16 @@ export class BatchJobStore {
       }
       const h = this.aheadFrom;
       this.aheadFrom = null;
-      if (h !== null) this.holdAhead(h, QUIET_READ_AHEAD);
+      // From the window in use itself (i = 0): a burst that stays inside one window schedules no
+      // refill of it, and after HELD_MS its first admission read it again on its path.
+      if (h !== null) this.holdAhead(h, QUIET_READ_AHEAD, 0);
     }, ms);
     this.aheadTimer.unref?.();
   }
 
   /** Reads the READ_AHEAD windows after `h` that this process does not hold fresh (nor is reading), off any admission's path. */
-  private holdAhead(h: number, windows = READ_AHEAD): void {
-    for (let i = 1; i <= windows; i++) {
+  private holdAhead(h: number, windows = READ_AHEAD, from = 1): void {
+    for (let i = from; i <= windows; i++) {
       const x = h + i * QUEUE_WINDOW;
       const kept = this.windowsHeld.get(x);
       if (kept && Date.now() - kept.at < AHEAD_FRESH_MS) continue;

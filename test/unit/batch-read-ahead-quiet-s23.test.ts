@@ -76,6 +76,20 @@ describe('the read-ahead after the burst (session 23, in-memory store)', () => {
       const third = await burst(Array.from({ length: 10 }, (_, i) => `bj_t${i}`));
       expect(third.map((a) => a.evicted).sort()).toEqual(old.slice(25, 35));
       expect(windowReads(from3)).toBe(0);
+      // Bursts that stay inside one window, 50 s apart: the window in use is refreshed after each
+      // pause too, so the next burst, more than HELD_MS after that window was first read, still
+      // reads nothing beside its admissions (the first version read it again on the path).
+      for (const [k, names] of [
+        ['u', 2],
+        ['v', 2],
+        ['w', 2],
+      ] as const) {
+        await sleep(600);
+        skew += 50_000;
+        const fromK = m.log.length;
+        await burst(Array.from({ length: names }, (_, i) => `bj_${k}${i}`));
+        expect(windowReads(fromK), `burst ${k}`).toBe(0);
+      }
     } finally {
       clock.mockRestore();
     }
