@@ -135,6 +135,22 @@ describe('batch: the crash repair reads the slots whole every other run (session
     });
   });
 
+  it("a whole read by the at-capacity repair moves the sweep's whole reads later, within 1.25 deadlines, and the bound holds", async () => {
+    at(0);
+    expect(await sweep()).toMatchObject({ whole: 1 });
+    at(50);
+    expect(await jobs.reclaimOrphans()).toBe(0); // an admission found every slot active: a whole read
+    at(51);
+    await jobs.store.admit(job('bj_late'), ITEMS, 20); // its process dies before the start
+    at(60);
+    expect(await sweep()).toEqual({ freed: 0, whole: 0, byId: 0 });
+    at(90);
+    expect(await sweep()).toEqual({ freed: 0, whole: 0, byId: 0 }); // 40 s after the whole read at 50
+    at(120);
+    expect(await sweep()).toMatchObject({ freed: 1, whole: 1 }); // 70 s after it; the job was claimed 69 s ago
+    expect(await jobs.store.find('bj_late')).toBeNull();
+  });
+
   it('the repair asked by an admission that found every slot active reads the slots whole, whatever the sweep read last', async () => {
     at(0);
     await sweep();
