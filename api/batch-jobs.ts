@@ -27,6 +27,7 @@ import {
   newBatchJob,
   type BatchJobDoc,
   type BatchResultDoc,
+  type BatchSlotDoc,
 } from '../core/batch-store.js';
 import type { AuditContext } from '../core/engines.js';
 import { QuietQueue } from '../core/batch-quiet-queue.js';
@@ -53,6 +54,13 @@ const SEEN_RUNNING_MS = 600_000;
 const SEEN_RUNNING_MAX = 4096;
 /** Stale slots checked against Temporal per sweep or reclaim (each a describe). */
 const RECLAIM_BATCH = 20;
+/**
+ * Session 23: the background sweep reads the slots whole at most every other run (a read at least
+ * this share of the deadline after the last one); between, it reads by `_id` only the slots the
+ * last whole read saw active, up to KNOWN_ACTIVE_MAX of them (more: a whole read).
+ */
+const WHOLE_READ_SHARE = 0.75;
+const KNOWN_ACTIVE_MAX = 64;
 const QUERY_DEADLINE_MS = 3000;
 /**
  * A GET's progress query: math units run as local activities inside one workflow task, and a
@@ -135,6 +143,13 @@ export class BatchJobs {
   private readonly orphanMs: number;
   /** The background sweep in flight (sweepNeverStarted). */
   private sweeping: Promise<number> | null = null;
+  /**
+   * Session 23: when this process last read the slots whole for the crash repair (reclaimOrphans),
+   * and the slots that read (or a later read by `_id`) saw active: the only ones that can have been
+   * claimed before the deadline without a whole read since having seen them (see reclaimOrphans).
+   */
+  private wholeReadAt = Number.NEGATIVE_INFINITY;
+  private knownActive = new Set<number>();
   /** Per-POST spans (debug, off by default: SVC_BATCH_POST_TRACE; session 18). */
   private readonly trace: BatchPostTrace;
 
@@ -144,7 +159,8 @@ export class BatchJobs {
     private readonly temporal: TemporalGateway,
   ) {
     // Audited result documents are cached: a polled running job reads each unit once (persistence/batch.ts).
-    this.store = new BatchJobStore(store, { unitCache: true });
+    // Session 23: the release queue's read-ahead waits for the submissions' starts too (persistence/batch.ts readAhead).
+    this.store = new BatchJobStore(store, { unitCache: true, busy: () => this.submitting > 0 });
     this.orphanMs = orphanAfterMs(cfg);
     this.trace = new BatchPostTrace(cfg.SVC_BATCH_POST_TRACE === 'on');
     // Background sweeps of old slot claims and of the slot directory's dead queue entries
@@ -518,6 +534,32 @@ export class BatchJobs {
   }
 
   /**
+   * The active slots the crash repair looks at (session 23). A whole read of `batch_slots` (the
+   * bounded scan: ≤ SVC_BATCH_MAX_JOBS documents, ~60 ms of FerretDB's CPU for 1,150 slots of a
+   * filled store, every 30 s per API process before) for the at-capacity repair, for the sweep's
+   * first run, and for a sweep at least WHOLE_READ_SHARE of the deadline after the last whole read
+   * (so every other run: the sweep runs every half of it). Between, only the slots that whole
+   * read saw active, by `_id`. The bound is kept: whole reads are at most 1.25 deadlines apart
+   * (¾ of it, then the next run), so a slot claimed at C after a whole read is active at the next
+   * one, less than 1.25 deadlines after C, unless it was released; that read repairs it if the
+   * deadline has passed since C, and otherwise a run every half deadline reads it by `_id` from
+   * then on: repaired, as before, within 1.5 deadlines of its claim.
+   */
+  private async activeSlots(now: number, background: boolean): Promise<BatchSlotDoc[]> {
+    const whole =
+      !background ||
+      now - this.wholeReadAt >= this.orphanMs * WHOLE_READ_SHARE ||
+      this.knownActive.size > KNOWN_ACTIVE_MAX;
+    const slots = whole ? await this.store.allSlots() : await this.store.slotsById([...this.knownActive]);
+    const active = slots.filter((s) => s.state === 'active');
+    if (whole) {
+      this.wholeReadAt = now;
+      this.knownActive = new Set(active.map((s) => s._id));
+    } else for (const s of slots) if (s.state !== 'active') this.knownActive.delete(s._id);
+    return active;
+  }
+
+  /**
    * Frees slots held by submissions that died between claiming a slot and starting their
    * workflow (no job document, or no workflow), and makes slots of workflows that closed
    * without storing their job (terminated by an operator) evictable. Returns how many slots
@@ -533,7 +575,9 @@ export class BatchJobs {
   async reclaimOrphans(opts: { background?: boolean } = {}): Promise<number> {
     const now = Date.now();
     for (const [id, at] of this.seenRunning) if (now - at > SEEN_RUNNING_MS) this.seenRunning.delete(id);
-    const stale = (await this.store.staleActiveSlots(new Date(now - this.orphanMs), Number.MAX_SAFE_INTEGER))
+    const stale = (await this.activeSlots(now, !!opts.background))
+      .filter((s) => s.claimed_at !== null && s.claimed_at.getTime() < now - this.orphanMs)
+      .sort((a, b) => (a.claimed_at?.getTime() ?? 0) - (b.claimed_at?.getTime() ?? 0))
       .filter((s) => !opts.background || !s.job_id || !this.seenRunning.has(s.job_id))
       .slice(0, RECLAIM_BATCH);
     let freed = 0;

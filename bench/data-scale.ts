@@ -72,9 +72,10 @@ import {
   BatchJobStore,
   resultId,
   type BatchJobDoc,
-  type BatchRequestDoc,
   type BatchResultDoc,
+  packRequestDoc,
   packResultDoc,
+  type StoredRequestDoc,
   type StoredResultDoc,
   type BatchSlotClaimDoc,
 } from '../persistence/batch.js';
@@ -1259,7 +1260,10 @@ async function seedJobs(
       submitted_by: { user_id: audit.user_id, key_id: audit.key_id },
     };
     await ctx.store.collection<StoredResultDoc>('batch_results').insertMany(results.map(packResultDoc));
-    await ctx.store.collection<BatchRequestDoc>('batch_requests').insertOne({ _id: jobId, items: requestItems });
+    // In the form the service writes (session 23: packed).
+    await ctx.store
+      .collection<StoredRequestDoc>('batch_requests')
+      .insertOne(packRequestDoc({ _id: jobId, items: requestItems }));
     await ctx.store.collection<BatchJobDoc>('batch_jobs').insertOne(job);
     await ctx.store
       .collection<BatchSlotClaimDoc>('batch_slot_claims')

@@ -16,11 +16,20 @@
 //   - admit-at-limit: N times what an admission at the limit sends beyond the job and request
 //     inserts (claim insert, slot update, 2 slot reads, 1 queue read; the capture's averages rounded);
 //   - admit-new-slot: N times what an admission below the limit sends instead (slot insert, 1 slot read).
+// Session 23 (docs/batch.md "Session 23: the request packed"): the clones' request in the form
+// written now (version 1, packed: persistence/batch-request-doc.ts) or nested as before:
+//   - delete-batched-req-nested: delete-batched with the requests nested (session 22's form);
+//   - insert-requests / insert-requests-nested: the N requests inserted in one command (a burst's
+//     admissions, persistence/insert-coalescer.ts), packed or nested;
+// and a reader beside every part: a point read of a job by `_id` (a GET's first read) every 2 ms,
+// its latency printed per part (median, p95, max), so a part that holds reads back shows it.
+// Template: any finished 100-item job (all its result documents are cloned).
 //   npx tsx bench/evict-cost.ts [--from .data/bench-scale/ferretdb/svc.sqlite] [--jobs 10] [--rounds 6] [--port 30761]
 // Run bench/data-scale.ts first (any size) for the store file; nothing of it is changed.
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
+import { performance } from 'node:perf_hooks';
 import path from 'node:path';
 import { BSON, MongoClient } from 'mongodb';
 import { ROOT } from '../infra/stack.js';
@@ -31,7 +40,10 @@ import {
   BatchJobStore,
   packResultDoc,
   packResultDocV1,
+  packRequestDoc,
+  requestOfDoc,
   resultOfDoc,
+  type StoredRequestDoc,
   type StoredResultDoc,
 } from '../persistence/batch.js';
 
@@ -57,6 +69,7 @@ async function main() {
   const uri = `mongodb://127.0.0.1:${PORT}/svc`;
   let mc: MongoClient | null = null;
   let store: Store | null = null;
+  let probeClient: MongoClient | null = null;
   try {
     for (let i = 0; ; i++) {
       try {
@@ -73,52 +86,93 @@ async function main() {
     // The template: a finished job of the service's own shape (one result document of 100 items).
     const template = (await db
       .collection<Doc>('batch_jobs')
-      .findOne({ units: 1, status: 'completed', total_items: 100 })) as Doc | null;
-    if (!template) throw new Error(`no finished 100-item one-unit job in ${FROM}: run bench/data-scale.ts first`);
+      .findOne({ status: 'completed', total_items: 100 })) as Doc | null;
+    if (!template) throw new Error(`no finished 100-item job in ${FROM}: run bench/data-scale.ts first`);
     const tid = template._id as string;
-    const request = (await db.collection<Doc>('batch_requests').findOne({ _id: tid })) as Doc;
-    const stored = (await db.collection<Doc>('batch_results').findOne({ _id: `${tid}#0` })) as Doc;
-    // Session 19: the clones' result document in the form written now (version 2), or in the packed form of sessions 12-18.
-    const unit = resultOfDoc(stored as unknown as StoredResultDoc);
-    const forms = { v2: packResultDoc(unit) as unknown as Doc, v1: packResultDocV1(unit) as unknown as Doc };
+    const UNITS = Number(template.units ?? 1);
+    // Session 23: the request in the form written now (packed) and nested as before, whichever the store holds.
+    const request = requestOfDoc(
+      (await db.collection<Doc>('batch_requests').findOne({ _id: tid })) as unknown as StoredRequestDoc,
+    );
+    const reqForms = {
+      packed: packRequestDoc(request) as unknown as Doc,
+      nested: { _id: tid, items: request.items } as unknown as Doc,
+    };
+    const units = await Promise.all(
+      Array.from({ length: UNITS }, async (_, u) =>
+        resultOfDoc(
+          (await db.collection<Doc>('batch_results').findOne({ _id: `${tid}#${u}` })) as unknown as StoredResultDoc,
+        ),
+      ),
+    );
+    // Session 19: the clones' result documents in the form written now (version 2), or in the packed form of sessions 12-18.
+    const forms = {
+      v2: units.map((u) => packResultDoc(u) as unknown as Doc),
+      v1: units.map((u) => packResultDocV1(u) as unknown as Doc),
+    };
     const slot = (await db.collection<Doc>('batch_slots').findOne({})) as Doc;
-    const sizes = [template, request, forms.v2, forms.v1].map((d) => BSON.calculateObjectSize(d));
+    const size = (ds: Doc[]) => ds.reduce((n, d) => n + BSON.calculateObjectSize(d), 0);
     console.error(
-      `template ${tid}: job ${sizes[0]} B, request ${sizes[1]} B, result document ${sizes[2]} B (version 2; packed form ${sizes[3]} B) (BSON)`,
+      `template ${tid}: job ${size([template])} B, request ${size([reqForms.packed])} B packed (${size([reqForms.nested])} B nested), ${UNITS} result documents ${size(forms.v2)} B (version 2; packed form ${size(forms.v1)} B) (BSON)`,
     );
 
-    const clone = async (form: keyof typeof forms = 'v2'): Promise<string[]> => {
+    const clone = async (
+      form: keyof typeof forms = 'v2',
+      reqForm: keyof typeof reqForms = 'packed',
+    ): Promise<string[]> => {
       const ids = Array.from({ length: JOBS }, () => `bj_${randomBytes(12).toString('hex')}`);
       await db.collection<Doc>('batch_jobs').insertMany(ids.map((id) => ({ ...template, _id: id })));
-      await db.collection<Doc>('batch_requests').insertMany(ids.map((id) => ({ ...request, _id: id })));
+      await db.collection<Doc>('batch_requests').insertMany(ids.map((id) => ({ ...reqForms[reqForm], _id: id })));
       await db
         .collection<Doc>('batch_results')
-        .insertMany(ids.map((id) => ({ ...forms[form], _id: `${id}#0`, job_id: id })));
+        .insertMany(ids.flatMap((id) => forms[form].map((d, u) => ({ ...d, _id: `${id}#${u}`, job_id: id }))));
       return ids;
+    };
+    // Inserted by the insert-requests parts, deleted outside their timing.
+    const insertRequests = async (reqForm: keyof typeof reqForms) => {
+      const ids = Array.from({ length: JOBS }, () => `bj_${randomBytes(12).toString('hex')}`);
+      const c0 = procCpuMs(ferret.pid as number);
+      await db.collection<Doc>('batch_requests').insertMany(
+        ids.map((id) => ({ ...reqForms[reqForm], _id: id })),
+        { ordered: false },
+      );
+      extra = procCpuMs(ferret.pid as number) - c0;
+      await db.collection<Doc>('batch_requests').bulkWrite(
+        ids.map((id) => ({ deleteOne: { filter: { _id: id } } })),
+        { ordered: false },
+      );
     };
     let slotNo = 100_000;
     const variants: Record<string, (ids: string[]) => Promise<void>> = {
       'delete-per-job': async (ids) => {
         const jobs = new BatchJobStore(store as Store);
-        for (const id of ids) await jobs.deleteJob(id, 1);
+        for (const id of ids) await jobs.deleteJob(id, UNITS);
       },
       'delete-batched': async (ids) => {
         const jobs = new BatchJobStore(store as Store);
         // The count each finished slot carries (session 15), as the admission leaves it for the deletion.
-        (jobs as unknown as { evictedUnits: Map<string, number> }).evictedUnits = new Map(ids.map((id) => [id, 1]));
+        (jobs as unknown as { evictedUnits: Map<string, number> }).evictedUnits = new Map(ids.map((id) => [id, UNITS]));
         await jobs.dropEvicted(ids);
       },
+      // Session 23: the same, the clones' requests nested (as stored before session 23).
+      'delete-batched-req-nested': async (ids) => {
+        const jobs = new BatchJobStore(store as Store);
+        (jobs as unknown as { evictedUnits: Map<string, number> }).evictedUnits = new Map(ids.map((id) => [id, UNITS]));
+        await jobs.dropEvicted(ids);
+      },
+      'insert-requests': () => insertRequests('packed'),
+      'insert-requests-nested': () => insertRequests('nested'),
       // Session 19: the same, the clones' result documents in the packed form of sessions 12-18.
       'delete-batched-v1': async (ids) => {
         const jobs = new BatchJobStore(store as Store);
-        (jobs as unknown as { evictedUnits: Map<string, number> }).evictedUnits = new Map(ids.map((id) => [id, 1]));
+        (jobs as unknown as { evictedUnits: Map<string, number> }).evictedUnits = new Map(ids.map((id) => [id, UNITS]));
         await jobs.dropEvicted(ids);
       },
       // For scale: reading the same three documents by `_id` (FerretDB decodes what it reads; a delete reads first).
       'read-per-job': async (ids) => {
         for (const id of ids)
           await Promise.all([
-            db.collection<Doc>('batch_results').findOne({ _id: `${id}#0` }),
+            ...forms.v2.map((_, u) => db.collection<Doc>('batch_results').findOne({ _id: `${id}#${u}` })),
             db.collection<Doc>('batch_requests').findOne({ _id: id }),
             db.collection<Doc>('batch_jobs').findOne({ _id: id }),
           ]);
@@ -179,21 +233,42 @@ async function main() {
     };
     let extra = NaN;
     const totals: Record<string, number[]> = Object.fromEntries(Object.keys(variants).map((k) => [k, []]));
+    const reads: Record<string, number[]> = Object.fromEntries(Object.keys(variants).map((k) => [k, []]));
+    probeClient = new MongoClient(uri, { serverSelectionTimeoutMS: 2000 });
+    await probeClient.connect();
+    const probeDb = probeClient.db();
     for (let r = 0; r < ROUNDS; r++) {
       const order = Object.keys(variants).sort(() => Math.random() - 0.5);
       for (const name of order) {
         const ids =
-          name.startsWith('delete') || name.startsWith('read') ? await clone(name.endsWith('-v1') ? 'v1' : 'v2') : [];
+          name.startsWith('delete') || name.startsWith('read')
+            ? await clone(
+                name.endsWith('-v1') ? 'v1' : 'v2',
+                name.endsWith('-v1') || name.endsWith('-req-nested') ? 'nested' : 'packed',
+              )
+            : [];
         await sleep(300); // the clone's commits and the checkpointer settle
         extra = NaN;
+        // Session 23: a GET's first read (a job by `_id`) every 2 ms beside the part, on its own connection.
+        let probing = true;
+        const probe = (async () => {
+          while (probing) {
+            const t = performance.now();
+            await (probeDb as ReturnType<MongoClient['db']>).collection<Doc>('batch_jobs').findOne({ _id: tid });
+            (reads[name] as number[]).push(performance.now() - t);
+            await sleep(2);
+          }
+        })();
         const c0 = procCpuMs(ferret.pid as number);
         await (variants[name] as (ids: string[]) => Promise<void>)(ids);
         const spent = Number.isNaN(extra) ? procCpuMs(ferret.pid as number) - c0 : extra;
+        probing = false;
+        await probe;
         (totals[name] as number[]).push(spent / JOBS);
         if (name.startsWith('delete')) {
           const left = await db
             .collection<Doc>('batch_results')
-            .countDocuments({ _id: { $in: ids.map((i) => `${i}#0`) } });
+            .countDocuments({ _id: { $in: ids.flatMap((i) => forms.v2.map((_, u) => `${i}#${u}`)) } });
           if (left !== 0) throw new Error(`${name} left ${left} result documents`);
         }
       }
@@ -218,7 +293,21 @@ async function main() {
         max: Math.round(Math.max(...v) * 10) / 10,
       })),
     );
+    // Session 23: how long a point read of a job waited beside each part (all rounds; the machine's load is in it too).
+    const q = (v: number[], p: number) =>
+      [...v].sort((a, b) => a - b)[Math.min(v.length - 1, Math.floor(v.length * p))] ?? NaN;
+    console.log('a point read of a job by _id beside each part (every 2 ms), ms');
+    console.table(
+      Object.entries(reads).map(([k, v]) => ({
+        part: k,
+        reads: v.length,
+        median: Math.round(q(v, 0.5) * 10) / 10,
+        p95: Math.round(q(v, 0.95) * 10) / 10,
+        max: Math.round(Math.max(...v) * 10) / 10,
+      })),
+    );
   } finally {
+    await probeClient?.close().catch(() => undefined);
     await store?.close().catch(() => undefined);
     await mc?.close().catch(() => undefined);
     ferret.kill('SIGTERM');

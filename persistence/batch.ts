@@ -6,7 +6,8 @@
 //                                                chunk of math items, or one item of another type), written once,
 //                                                its items compressed into one Binary (batch-result-doc.ts, v2)
 //   batch_requests     {_id: job_id}            growing (≤ SVC_BATCH_MAX_JOBS): the submitted queries and types,
-//                                                written once at admission, read only to answer a failed job
+//                                                written once at admission, read only to answer a failed job;
+//                                                since session 23 packed into one Binary (batch-request-doc.ts)
 //   batch_slots        {_id: "<n>", n < max}    BOUNDED by SVC_BATCH_MAX_JOBS: read by `_id` on admission; read whole
 //                                                only by the fallback (below) and the repair when every slot is active
 //   batch_slot_claims  {_id: `<slot>:<gen>`}    growing (one per job start), swept in the background after an hour
@@ -66,6 +67,7 @@ import {
   type StoredBatchItem,
   type StoredResultDoc,
 } from './batch-result-doc.js';
+import { packRequestDoc, requestOfDoc, type BatchRequestDoc, type StoredRequestDoc } from './batch-request-doc.js';
 import {
   batchCounters,
   itemViews,
@@ -107,10 +109,8 @@ export interface BatchJobDoc {
 // The result documents' stored form (version 2 since session 19: the items compressed) and its readers.
 export * from './batch-result-doc.js';
 
-export interface BatchRequestDoc {
-  _id: string; // job_id
-  items: Array<{ query: string; type: BatchItemType }>;
-}
+// The requests' stored form (version 1 since session 23: the pairs compressed) and its readers.
+export * from './batch-request-doc.js';
 
 export type SlotState = 'free' | 'active' | 'finished';
 
@@ -199,10 +199,22 @@ const QUEUE_SWEEP_MARGIN = 1000;
 const HELD_MS = 60_000;
 /** A window read ahead this recently is not read again (session 15: HELD_MS / 2 when that was 10 s). */
 const AHEAD_FRESH_MS = 5_000;
-/** Windows kept in hand (the one in use and the one read ahead, with room for a second process's pace). */
-const HELD_WINDOWS = 4;
+/** Windows kept in hand (the one in use and those read ahead: three after a pause since session 23, with room for a second process's pace). */
+const HELD_WINDOWS = 5;
 /** Windows read ahead of the one in use: 16 positions, more than a burst of 10 admissions to one process takes. */
 const READ_AHEAD = 2;
+/**
+ * Session 23: while the next window is in hand, the windows ahead are refilled only once this
+ * process's admissions have paused this long (off the burst), not beside the burst's admissions.
+ */
+const AHEAD_QUIET_MS = 300;
+/**
+ * Windows the deferred refill reads ahead of the last one used: one more than READ_AHEAD, so that
+ * a burst of up to ~17 admissions that starts late in its first window still has the window after
+ * the one it ends in (data-scale, session 23: with two, the bursts that reached a third window
+ * read two more beside their admissions, ~12 queue reads per burst).
+ */
+const QUIET_READ_AHEAD = READ_AHEAD + 1;
 
 type QueueWindow = { present: SlotQueueEntryDoc[]; slotDocs: Map<number, BatchSlotDoc> };
 /** A slot taken from the release queue: the claim is won; its slot write is in flight beside the job's insert (admit). */
@@ -374,11 +386,21 @@ export class BatchJobStore {
     insertCommand<BatchSlotClaimDoc>(() => this.store.db, 'batch_slot_claims'),
   );
   private readonly slotWrites = new UpdateCoalescer(updateCommand(() => this.store.db, 'batch_slots'));
+  /** Admissions of this process in flight, and when the last one ended (session 23: the deferred read-ahead waits for a pause). */
+  private admitting = 0;
+  private lastAdmitAt = Number.NEGATIVE_INFINITY;
+  /** The window after which the deferred read-ahead reads (readAhead), and its timer. */
+  private aheadFrom: number | null = null;
+  private aheadTimer: ReturnType<typeof setTimeout> | null = null;
+
+  /** Session 23: also holds the deferred read-ahead while true (the API: submissions whose workflow start is not done). */
+  private readonly busy: () => boolean;
 
   constructor(
     private readonly store: Store,
-    opts: { unitCache?: number | true } = {},
+    opts: { unitCache?: number | true; busy?: () => boolean } = {},
   ) {
+    this.busy = opts.busy ?? (() => false);
     this.unitCache = opts.unitCache === true ? UNIT_CACHE_DEFAULT : (opts.unitCache ?? 0);
     let shared = this.unitCache > 0 ? unitCaches.get(store) : undefined;
     if (this.unitCache > 0 && !shared) unitCaches.set(store, (shared = new Map()));
@@ -394,8 +416,9 @@ export class BatchJobStore {
     return this.store.collection<StoredResultDoc>('batch_results');
   }
 
-  get requests(): Collection<BatchRequestDoc> {
-    return this.store.collection<BatchRequestDoc>('batch_requests');
+  /** The stored form: write through packRequestDoc, read through requestOfDoc (session 23). */
+  get requests(): Collection<StoredRequestDoc> {
+    return this.store.collection<StoredRequestDoc>('batch_requests');
   }
 
   /** Stored under the slot number's decimal string (persistence/number-keyed.ts: a numeric `_id` is a whole-table read on FerretDB/SQLite). */
@@ -473,9 +496,10 @@ export class BatchJobStore {
     return stored && resultOfDoc(stored);
   }
 
-  /** The submitted queries and types. Key: `batch_requests._id`. */
-  request(jobId: string): Promise<BatchRequestDoc | null> {
-    return this.requests.findOne({ _id: jobId });
+  /** The submitted queries and types (either stored form; throws when unreadable). Key: `batch_requests._id`. */
+  async request(jobId: string): Promise<BatchRequestDoc | null> {
+    const stored = await this.requests.findOne({ _id: jobId });
+    return stored && requestOfDoc(stored);
   }
 
   /** A final job's items: its result documents (completed), its request (failed: every item failed), or the legacy items. */
@@ -575,6 +599,11 @@ export class BatchJobStore {
     return null;
   }
 
+  /** The given slots that exist. Key: `batch_slots._id` (point lookups in parallel; session 23: the crash repair's known active slots). */
+  async slotsById(ids: readonly number[]): Promise<BatchSlotDoc[]> {
+    return (await Promise.all(ids.map((id) => this.slots.get(id)))).filter((s): s is BatchSlotDoc => s !== null);
+  }
+
   /** Every slot. BOUNDED scan: `batch_slots` holds ≤ SVC_BATCH_MAX_JOBS small documents (slots above a lowered max included). */
   allSlots(): Promise<BatchSlotDoc[]> {
     return this.slots.all();
@@ -637,9 +666,50 @@ export class BatchJobStore {
     });
   }
 
+  /**
+   * After an admission took a slot from the full window `h` (session 23): when the next window is
+   * in hand (read within HELD_MS), the windows ahead are refilled once this process's admissions
+   * pause (AHEAD_QUIET_MS), so a burst at the limit sends no window read beside its admissions'
+   * claims, slot writes and inserts (data-scale's capture, session 23: 2.5 queue and 2.4 slot point
+   * reads per POST of a burst at the limit, against none below it); when it is not (the first burst,
+   * a burst longer than the windows in hand), at once, as before.
+   */
+  private readAhead(h: number): void {
+    const next = this.windowsHeld.get(h + QUEUE_WINDOW);
+    if (!next || Date.now() - next.at >= HELD_MS) {
+      this.holdAhead(h);
+      return;
+    }
+    this.aheadFrom = Math.max(this.aheadFrom ?? h, h);
+    this.aheadWhenQuiet(AHEAD_QUIET_MS);
+  }
+
+  /**
+   * The deferred refill (readAhead): waits until no admission of this process ran for
+   * AHEAD_QUIET_MS and nothing holds it (`busy`: the API's submissions still starting their
+   * workflows, whose POSTs have not answered yet).
+   */
+  private aheadWhenQuiet(ms: number): void {
+    if (this.aheadTimer) return;
+    this.aheadTimer = setTimeout(() => {
+      this.aheadTimer = null;
+      const quietFor = this.admitting > 0 || this.busy() ? 0 : Date.now() - this.lastAdmitAt;
+      if (quietFor < AHEAD_QUIET_MS) {
+        this.aheadWhenQuiet(Math.max(1, AHEAD_QUIET_MS - quietFor));
+        return;
+      }
+      const h = this.aheadFrom;
+      this.aheadFrom = null;
+      // From the window in use itself (i = 0): a burst that stays inside one window schedules no
+      // refill of it, and after HELD_MS its first admission read it again on its path.
+      if (h !== null) this.holdAhead(h, QUIET_READ_AHEAD, 0);
+    }, ms);
+    this.aheadTimer.unref?.();
+  }
+
   /** Reads the READ_AHEAD windows after `h` that this process does not hold fresh (nor is reading), off any admission's path. */
-  private holdAhead(h: number): void {
-    for (let i = 1; i <= READ_AHEAD; i++) {
+  private holdAhead(h: number, windows = READ_AHEAD, from = 1): void {
+    for (let i = from; i <= windows; i++) {
       const x = h + i * QUEUE_WINDOW;
       const kept = this.windowsHeld.get(x);
       if (kept && Date.now() - kept.at < AHEAD_FRESH_MS) continue;
@@ -795,11 +865,27 @@ export class BatchJobStore {
     max: number,
     reclaim?: () => Promise<number>,
   ): Promise<Admission> {
+    this.admitting++;
+    try {
+      return await this.admitJob(job, request, max, reclaim);
+    } finally {
+      this.admitting--;
+      this.lastAdmitAt = Date.now();
+    }
+  }
+
+  private async admitJob(
+    job: NewBatchJob,
+    request: BatchRequestDoc['items'],
+    max: number,
+    reclaim?: () => Promise<number>,
+  ): Promise<Admission> {
     // The request does not depend on the slot: it goes out beside the admission (session 12: one
     // write round trip fewer before POST /verify/batch answers; under a burst of submissions each
     // write waits behind the running jobs' commits). It is read only through its job, so it is
     // deleted again when no slot is won; a process dying in between leaves it unread.
-    const requestWritten = this.admissionInsert('batch_requests', { _id: job._id, items: request });
+    // Session 23: packed (one Binary, not a nested document per item: FerretDB decodes it here and again at the eviction's delete).
+    const requestWritten = this.admissionInsert('batch_requests', packRequestDoc({ _id: job._id, items: request }));
     void requestWritten.catch(() => undefined); // awaited below; handled if it fails before that
     let taken: Taken;
     try {
@@ -842,7 +928,7 @@ export class BatchJobStore {
    * for SQLite's one writer (a loser sleeps in SQLite's busy handler: 1, 2, 5, 10, … ms). A job id
    * is new (96 random bits), so an `_id` already stored is an error here, not a record that exists.
    */
-  private async admissionInsert(name: 'batch_requests' | 'batch_jobs', doc: BatchRequestDoc | BatchJobDoc) {
+  private async admissionInsert(name: 'batch_requests' | 'batch_jobs', doc: StoredRequestDoc | BatchJobDoc) {
     if (await insertCoalescerFor(this.store, name).insert(doc)) return;
     throw new MongoServerError({ message: `E11000 duplicate key error: ${name} ${doc._id}`, code: 11000 });
   }
@@ -979,7 +1065,8 @@ export class BatchJobStore {
         // this one ran low, was not enough: a burst of 10 admissions to one process used up the 8
         // positions of a window, and its last 6 waited on the next window's read (data-scale's
         // seeded POSTs: 24-51 ms for the first 4, 108-143 ms for the rest).
-        if (present.length === QUEUE_WINDOW) this.holdAhead(h);
+        // Session 23: beside the burst only when the next window is not in hand (readAhead).
+        if (present.length === QUEUE_WINDOW) this.readAhead(h);
         return { admission, refill: false };
       }
       // A held window whose proposal was lost (another process took it), or that ended short (new
@@ -1241,7 +1328,7 @@ export class BatchJobStore {
     // The results and the requests side by side, then the jobs (which name them: a crash in between leaves them to repeat).
     await Promise.all([
       ops.length > 0 ? this.results.bulkWrite(ops, { ordered: false }) : null,
-      this.requests.bulkWrite(byId<BatchRequestDoc>(), { ordered: false }),
+      this.requests.bulkWrite(byId<StoredRequestDoc>(), { ordered: false }),
     ]);
     const { deletedCount } = await this.jobs.bulkWrite(byId<BatchJobDoc>(), { ordered: false });
     return deletedCount ?? present.length;
