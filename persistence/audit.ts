@@ -961,7 +961,14 @@ export class AuditLog {
     const base = recentDoc?.base;
     const recent = recentDoc && typeof base === 'number' ? rollupOfDoc(recentDoc) : null;
     let doc = complete;
-    if (complete && recent && typeof base === 'number' && complete.seq <= recent.seq && recent.seq <= seq) {
+    if (complete && recent && typeof base === 'number' && complete.seq <= recent.seq && recent.seq > seq) {
+      // Another process stored past `seq` (it appended meanwhile): the complete roll-up when a few
+      // entries behind, else nothing and no rebuild, as for a roll-up stored past `seq` before
+      // session 23 (the complete one may be hours behind; a rebuild reads the whole chain).
+      if (complete.seq <= seq && seq - complete.seq <= ROLLUP_CATCH_UP) return this.computeRollup(orgId, complete, seq);
+      return complete.seq === seq ? complete : null;
+    }
+    if (complete && recent && typeof base === 'number' && complete.seq <= recent.seq) {
       const at =
         complete.seq >= base
           ? complete

@@ -143,6 +143,25 @@ describe('the roll-up split (session 23)', () => {
     expect((await process_().rollup(t.orgId)).rollup).toEqual(addEntries(emptyRollup(), entries));
   }, 180_000);
 
+  it('a recent roll-up stored past the position asked for (another process appended meanwhile) starts no rebuild of the chain', async () => {
+    const t = await newTenant();
+    const log = process_();
+    const now = Date.now();
+    // A complete roll-up more than 200 entries (ROLLUP_CATCH_UP) behind the head, and a recent one past it.
+    await appendEach(log, t.orgId, 0, 10, (i) => new Date(now - (10 - i) * H));
+    await appendEach(log, t.orgId, 10, 230, () => new Date());
+    const col = await rollups();
+    const complete = (await col.findOne({ _id: t.orgId }))!;
+    expect(complete.seq).toBeLessThan(20);
+    const recent = (await col.findOne({ _id: recentRollupId(t.orgId) }))!;
+    await col.replaceOne({ _id: recentRollupId(t.orgId) }, { ...recent, seq: 240 });
+    // The head is at 230: the stored roll-up cannot serve it, and is not rebuilt from the chain
+    // (before this, the complete one was caught up or rebuilt in the background: 230 positions read).
+    expect((await process_().rollup(t.orgId)).rollup).toBeNull();
+    await new Promise((r) => setTimeout(r, 1500));
+    expect((await col.findOne({ _id: t.orgId }))!.seq).toBe(complete.seq);
+  }, 180_000);
+
   it('two processes appending over many hours: every count once, the stored roll-up equals the chain', async () => {
     const t = await newTenant();
     const [a, b] = [process_(), process_()];
