@@ -194,6 +194,7 @@ function sliceSide(x: Side, from: number, to: number): Side {
     cpuItem: per(x.cpuItem),
     rps: x.rps.slice(from, to),
     cpuVer: per(x.cpuVer),
+    ioVer: per(x.ioVer),
     settleCpu: x.settleCpu.slice(from, to),
     runs: x.runs.slice(from, to),
     spans: x.spans.slice(from, to),
@@ -335,6 +336,8 @@ interface Load {
   ok?: number;
   /** Session 19: the wait for a quiet store before the load (settleStore). */
   settle?: { ms: number; storeCpuMs: number; window: [number, number] };
+  /** Session 23: the store's read syscalls, KiB read and KiB written per verification (/proc/<pid>/io; counts the load does not change). */
+  storeIo?: { reads: number; kibRead: number; kibWritten: number };
 }
 
 async function load(stack: Stack, base: string, key: string, seconds = SECONDS): Promise<Load> {
@@ -342,6 +345,7 @@ async function load(stack: Stack, base: string, key: string, seconds = SECONDS):
   let errors = 0;
   const w0 = Date.now();
   const before = stackSample(stack);
+  const io0 = storeIo(stack);
   const end = performance.now() + seconds * 1000;
   const t0 = performance.now();
   await Promise.all(
@@ -365,6 +369,7 @@ async function load(stack: Stack, base: string, key: string, seconds = SECONDS):
   );
   const wall = performance.now() - t0;
   const after = stackSample(stack);
+  const io1 = storeIo(stack);
   lat.sort((a, b) => a - b);
   const n = Math.max(1, lat.length);
   const cpu: Record<string, number> = {};
@@ -383,7 +388,24 @@ async function load(stack: Stack, base: string, key: string, seconds = SECONDS):
     errors,
     cpu,
     rssMb,
+    storeIo: {
+      reads: round((io1.syscr - io0.syscr) / n),
+      kibRead: round2((io1.rchar - io0.rchar) / 1024 / n),
+      kibWritten: round2((io1.wchar - io0.wchar) / 1024 / n),
+    },
   };
+}
+
+/** Session 23: the store process's read syscalls (its socket reads and SQLite's page reads from the OS) and bytes read and written so far. */
+function storeIo(stack: Stack): { syscr: number; rchar: number; wchar: number } {
+  const pid = stack.ferret?.pid;
+  try {
+    const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+    const get = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(io)?.[1] ?? NaN);
+    return { syscr: get('syscr'), rchar: get('rchar'), wchar: get('wchar') };
+  } catch {
+    return { syscr: NaN, rchar: NaN, wchar: NaN };
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1450,6 +1472,8 @@ interface Side {
   /** Per /verify/math slice: req/s and CPU ms per verification by process. */
   rps: number[];
   cpuVer: Record<string, number[]>;
+  /** Per slice (session 23): the store's read syscalls, KiB read and KiB written per verification. */
+  ioVer: Record<string, number[]>;
   /** Store CPU waited out before each slice (held deletions and the like), ms. */
   settleCpu: number[];
   /** Session 22: each burst's jobs (the POST trace's spans are matched to them by job id). */
@@ -1502,6 +1526,7 @@ const side = (name: Side['name'], x: { stack: Stack; base: string; key: string }
   writtenKiB: [],
   rps: [],
   cpuVer: {},
+  ioVer: {},
   settleCpu: [],
   runs: [],
   spans: [],
@@ -1599,6 +1624,7 @@ async function interleavePairs(E: Side, S: Side, t0: number): Promise<Side[]> {
         ]);
         x.rps.push(l.rps);
         for (const [k, v] of Object.entries(l.cpu)) push(x.cpuVer, k, v);
+        for (const [k, v] of Object.entries(l.storeIo ?? {})) push(x.ioVer, k, v);
       }
     console.error(
       `[interleaved ${i + 1}/${INTERLEAVE}] ${order.map((x) => `${x.name}: POST p95 ${Math.round(x.p95.at(-1) as number)} ms, ${Math.round(x.itemsPerS.at(-1) as number)} items/s, ${x.polls.at(-1)} GETs, store ${x.cpuItem.store?.at(-1)?.toFixed(3)} ms/item${x.waited.polls.length ? `; waited: ${x.waited.polls.at(-1)} GETs, store ${x.waited.cpuItem.store?.at(-1)?.toFixed(3)} ms/item` : ''}${BATCH_ONLY ? '' : `, ${x.cpuVer.total?.at(-1)} ms CPU per verification`}`).join('; ')}`,
@@ -1706,6 +1732,13 @@ function printInterleaved([E, S]: Side[], label: string) {
   row(`/verify/math req/s at ${CLIENTS} clients (${SLICE_SECONDS} s slices)`, e.rps, s.rps, true);
   for (const k of Object.keys(e.cpuVer))
     row(`CPU ms per verification: ${k}`, e.cpuVer[k] ?? [], s.cpuVer[k] ?? [], false, round2);
+  // Session 23: counted, not timed (store CPU per verification moves in 0.1 ms steps).
+  const ioLabel: Record<string, string> = {
+    reads: 'store read syscalls per verification',
+    kibRead: 'KiB the store read per verification',
+    kibWritten: 'KiB the store wrote per verification',
+  };
+  for (const k of Object.keys(e.ioVer)) row(ioLabel[k] ?? k, e.ioVer[k] ?? [], s.ioVer[k] ?? [], false, round2);
   console.log(
     `\ninterleaved (session 20): ${AA ? 'A/A (session 23, --aa): two stacks of the same state' : 'an empty stack and the seeded one'} measured in alternation, ${INTERLEAVE} pairs (ABBA; bursts: ${BURST_WAIT}), both stores waited quiet before each burst and slice; load average ${os
       .loadavg()

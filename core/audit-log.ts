@@ -71,7 +71,7 @@ export interface AuditHeadDoc {
  * head's compare-and-swap (a scan of the heads on FerretDB/SQLite) stays small.
  */
 export interface AuditRollupDoc {
-  _id: string; // organization id
+  _id: string; // organization id (the recent roll-up: organization id + '#recent')
   /** The last position counted. */
   seq: number;
   /**
@@ -80,6 +80,12 @@ export interface AuditRollupDoc {
    * 169 nested hour objects cost it ~17 ms of CPU per write and ~12 ms per read (issue 22).
    */
   counts?: string;
+  /**
+   * Session 23: set only on the organization's recent roll-up (`{_id: org#recent}`,
+   * persistence/audit.ts `recentRollupDoc`): its `counts` hold `all` and only the hours the
+   * entries after position `base` fell in; the rest is the complete roll-up `{_id: org}`.
+   */
+  base?: number;
   /** The counts as nested objects: documents written before session 11 (read, never written). */
   all?: AuditRollup['all'];
   hours?: AuditRollup['hours'];

@@ -94,6 +94,42 @@ export function addEntries(
   return { seq, all, hours: kept.map(([h, rows]) => ({ h, rows })) };
 }
 
+/**
+ * Session 23 (docs/store-access.md §16): the hours of `rollup` whose counts differ from `base`'s,
+ * `base` being a roll-up of an earlier prefix of the same chain (entries 1..base.seq). Counts
+ * only grow along a chain, so these are exactly the hours the entries base.seq+1..rollup.seq
+ * fell in (an hour both hold with equal rows got no entry in between). Oldest first.
+ */
+export function hoursSince(rollup: AuditRollup, base: AuditRollup): RollupHour[] {
+  const before = new Map(base.hours.map((x) => [x.h, x.rows] as const));
+  return rollup.hours.filter((x) => !sameRows(x.rows, before.get(x.h)));
+}
+
+function sameRows(a: readonly RollupRow[], b: readonly RollupRow[] | undefined): boolean {
+  if (!b || a.length !== b.length) return false;
+  return a.every((r) =>
+    b.some((q) => q.e === r.e && q.s === r.s && q.a === r.a && q.v === r.v && q.n === r.n && q.t === r.t),
+  );
+}
+
+/**
+ * The roll-up of entries 1..recent.seq from a complete roll-up `cold` (entries 1..cold.seq) and the
+ * recent part of a later one: its `all` and `hours`, the hours the entries after `base` fell in,
+ * with their counts of 1..recent.seq. Exact when base <= cold.seq <= recent.seq: an hour the
+ * recent part does not hold got no entry after `base`, so cold's count of it is its count at
+ * recent.seq. Null otherwise (the caller falls back to `cold`, caught up by position). The hours
+ * are kept as addEntries keeps them (ROLLUP_HOURS from the newest).
+ */
+export function overlayRollup(cold: AuditRollup, recent: AuditRollup, base: number): AuditRollup | null {
+  if (!(base <= cold.seq && cold.seq <= recent.seq)) return null;
+  const hours = new Map(cold.hours.map((x) => [x.h, x.rows] as const));
+  for (const x of recent.hours) hours.set(x.h, x.rows);
+  const sorted = [...hours.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const newest = sorted.length ? hourMs((sorted[sorted.length - 1] as [string, RollupRow[]])[0]) : 0;
+  const kept = sorted.filter(([h]) => hourMs(h) > newest - ROLLUP_HOURS * 3600_000);
+  return { seq: recent.seq, all: recent.all, hours: kept.map(([h, rows]) => ({ h, rows })) };
+}
+
 /** Rows of the hours that overlap [since, ∞): the window is widened to whole hours (≤ 1 h more). */
 export function rowsSince(rollup: AuditRollup, sinceMs: number): RollupRow[] {
   let rows: RollupRow[] = [];

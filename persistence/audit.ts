@@ -59,7 +59,16 @@ import {
   type AuditStatusFilter,
   type ChainIntegrity,
 } from '../core/audit-log.js';
-import { addEntries, emptyRollup, type AuditRollup, type RollupRow } from '../core/audit-rollup.js';
+import {
+  addEntries,
+  emptyRollup,
+  hoursSince,
+  overlayRollup,
+  type AuditRollup,
+  type RollupHour,
+  type RollupRow,
+} from '../core/audit-rollup.js';
+import { upsertById } from './limits.js';
 import { logger } from '../core/logger.js';
 import { insertCommand, insertReplyError } from './insert-coalescer.js';
 
@@ -93,6 +102,18 @@ const ROLLUP_CATCH_UP = 200;
  */
 const ROLLUP_STORE_EVERY = 8;
 const ROLLUP_STORE_MS = 1000;
+/**
+ * Session 23 (docs/store-access.md §16): the roll-up is stored in two documents. The complete one,
+ * `{_id: org}`, holds a week of hour buckets (~10 KB for a tenant busy every hour with one
+ * engine, three pages of which two overflow) and is written only when the hours changed since it
+ * are more than RECENT_HOURS (about once per RECENT_HOURS hours for a steady tenant); every other
+ * store at the cadence above writes the recent one, `{_id: org#recent}`: `all` and those hours only
+ * (a few hundred bytes). Before, every store rewrote the whole week: the seeded store's extra page
+ * reads and `MsgUpdate` time per /verify/math (§15, the lead's follow-up).
+ */
+const RECENT_HOURS = 2;
+/** The recent roll-up's `_id` (audit_rollups; bounded: one per organization beside the complete one). */
+export const recentRollupId = (orgId: string) => `${orgId}#recent`;
 /**
  * A head moved but not yet written to its document is written this long after appends pause, and
  * the positions past it are looked at (publishHead). Longer than the gap between one client's
@@ -249,6 +270,15 @@ export function rollupDoc(orgId: string, rollup: AuditRollup): AuditRollupDoc {
   return { _id: orgId, seq: rollup.seq, counts, updated_at: new Date() };
 }
 
+/**
+ * The recent roll-up document (session 23): `rollup`'s `all` and `hours` (the hours the entries
+ * after position `base` fell in, with their counts of 1..rollup.seq); the complete roll-up
+ * `{_id: org}` at a seq in [base, rollup.seq] holds the other hours (core/audit-rollup.ts overlayRollup).
+ */
+export function recentRollupDoc(orgId: string, rollup: AuditRollup, base: number, hours: RollupHour[]): AuditRollupDoc {
+  return { ...rollupDoc(orgId, { ...rollup, hours }), _id: recentRollupId(orgId), base };
+}
+
 /** The roll-up a stored document holds (packed, or as nested objects when written before session 11); null when unreadable. */
 export function rollupOfDoc(doc: AuditRollupDoc): AuditRollup | null {
   if (typeof doc.counts !== 'string')
@@ -347,6 +377,8 @@ export class AuditLog {
   private readonly flushing = new Set<string>();
   /** The roll-up this process stored last, per organization. */
   private readonly storedRollups = new Map<string, { seq: number; at: number }>();
+  /** The complete roll-up document `{_id: org}` as this process last wrote or read it (session 23). */
+  private readonly knownComplete = new Map<string, AuditRollup>();
   /** Roll-up rebuilds running in the background (one per organization and process). */
   private readonly rebuilding = new Set<string>();
   /** The head this process last wrote to the organization's head document. */
@@ -866,8 +898,26 @@ export class AuditLog {
       const stored = this.storedRollups.get(orgId);
       const now = Date.now();
       if (stored && rollup.seq - stored.seq < ROLLUP_STORE_EVERY && now - stored.at < ROLLUP_STORE_MS) return rollup;
-      // audit_rollups by `_id` (bounded: one per organization).
-      await this.rollups.replaceOne({ _id: orgId }, rollupDoc(orgId, rollup), { upsert: true });
+      const complete = this.knownComplete.get(orgId);
+      // Another process stored a complete roll-up past this one: writing would set it back.
+      if (complete && complete.seq > rollup.seq) return rollup;
+      const recent = complete ? hoursSince(rollup, complete) : null;
+      if (complete && recent && recent.length <= RECENT_HOURS) {
+        // audit_rollups by `_id` (bounded: the recent roll-up, one per organization); created by
+        // this upsert, so a racing first one is retried as the replacement it then is.
+        await upsertById(() =>
+          this.rollups.replaceOne(
+            { _id: recentRollupId(orgId) },
+            recentRollupDoc(orgId, rollup, complete.seq, recent),
+            { upsert: true },
+          ),
+        );
+      } else {
+        // audit_rollups by `_id` (bounded: one per organization): the complete roll-up. The recent
+        // one stays as it is: its seq is below this one's now, so readers take this (rollupFromDocs).
+        await this.rollups.replaceOne({ _id: orgId }, rollupDoc(orgId, rollup), { upsert: true });
+        this.knownComplete.set(orgId, rollup);
+      }
       this.storedRollups.set(orgId, { seq: rollup.seq, at: now });
       return rollup;
     } catch (err) {
@@ -884,9 +934,51 @@ export class AuditLog {
    */
   private async rollupAt(orgId: string, seq: number): Promise<AuditRollup | null> {
     if (seq === 0) return emptyRollup();
-    // audit_rollups by `_id`.
-    const found = await this.rollups.findOne({ _id: orgId });
-    const doc = found && rollupOfDoc(found);
+    // audit_rollups by `_id`, the complete roll-up and the recent one at once (session 23).
+    const [complete, recent] = await Promise.all([
+      this.rollups.findOne({ _id: orgId }),
+      this.rollups.findOne({ _id: recentRollupId(orgId) }),
+    ]);
+    return this.rollupFromDocs(orgId, seq, complete, recent);
+  }
+
+  /**
+   * The roll-up of 1..seq from the two stored documents (session 23): the recent one over the
+   * complete one when it extends it (overlayRollup: its base at or below the complete one's seq),
+   * else the complete one alone; either caught up by position when a few entries behind. A
+   * complete roll-up below the recent one's base (an older fold of another process landed last)
+   * is first caught up to that base by position. A recent document alone counts nothing (its
+   * hours are partial). Null, with a rebuild in the background, when neither gets there.
+   */
+  private async rollupFromDocs(
+    orgId: string,
+    seq: number,
+    completeDoc: AuditRollupDoc | null,
+    recentDoc: AuditRollupDoc | null,
+  ): Promise<AuditRollup | null> {
+    const complete = completeDoc && rollupOfDoc(completeDoc);
+    if (complete) this.knownComplete.set(orgId, complete);
+    const base = recentDoc?.base;
+    const recent = recentDoc && typeof base === 'number' ? rollupOfDoc(recentDoc) : null;
+    let doc = complete;
+    if (complete && recent && typeof base === 'number' && complete.seq <= recent.seq && recent.seq > seq) {
+      // Another process stored past `seq` (it appended meanwhile): the complete roll-up when a few
+      // entries behind, else nothing and no rebuild, as for a roll-up stored past `seq` before
+      // session 23 (the complete one may be hours behind; a rebuild reads the whole chain).
+      if (complete.seq <= seq && seq - complete.seq <= ROLLUP_CATCH_UP) return this.computeRollup(orgId, complete, seq);
+      return complete.seq === seq ? complete : null;
+    }
+    // Strictly past it: at an equal seq both are exact when right, and the complete one is what a
+    // rebuild (rebuildRollup) has just mended, so a wrong recent one must not be laid over it.
+    if (complete && recent && typeof base === 'number' && complete.seq < recent.seq) {
+      const at =
+        complete.seq >= base
+          ? complete
+          : base - complete.seq <= ROLLUP_CATCH_UP
+            ? await this.computeRollup(orgId, complete, base)
+            : null;
+      doc = (at && overlayRollup(at, recent, base)) ?? complete;
+    }
     if (doc && doc.seq === seq) return doc;
     if (doc && doc.seq < seq && seq - doc.seq <= ROLLUP_CATCH_UP) return this.computeRollup(orgId, doc, seq);
     if (!doc || doc.seq < seq) this.rebuildInBackground(orgId);
@@ -1134,9 +1226,9 @@ export class AuditLog {
    * organization); a roll-up a few entries behind its head is caught up by position.
    */
   async allRollups(): Promise<Array<{ orgId: string; seq: number; rollup: AuditRollup | null }>> {
-    // audit_heads and audit_rollups, all documents: bounded (one per organization each).
+    // audit_heads and audit_rollups, all documents: bounded (one per organization, two roll-ups).
     const [docs, rollups] = await Promise.all([this.heads.find({}).toArray(), this.rollups.find({}).toArray()]);
-    const byOrg = new Map(rollups.map((r) => [r._id, rollupOfDoc(r)] as const));
+    const byId = new Map(rollups.map((r) => [r._id, r] as const));
     return mapLimit(docs, LOOKUP_PARALLELISM, async (doc) => {
       const moved = await this.followPositions(doc._id, {
         seq: doc.seq,
@@ -1144,13 +1236,12 @@ export class AuditLog {
         rollup: null,
         exists: true,
       });
-      const h = { _id: doc._id, seq: moved.seq };
-      const stored = byOrg.get(h._id) ?? (h.seq === 0 ? emptyRollup() : null);
-      if (stored?.seq === h.seq) return { orgId: h._id, seq: h.seq, rollup: stored };
-      if (stored && stored.seq < h.seq && h.seq - stored.seq <= ROLLUP_CATCH_UP)
-        return { orgId: h._id, seq: h.seq, rollup: await this.computeRollup(h._id, stored, h.seq) };
-      if (!stored || stored.seq < h.seq) this.rebuildInBackground(h._id);
-      return { orgId: h._id, seq: h.seq, rollup: null };
+      const complete = byId.get(doc._id) ?? null;
+      const rollup =
+        moved.seq === 0 && !complete
+          ? emptyRollup()
+          : await this.rollupFromDocs(doc._id, moved.seq, complete, byId.get(recentRollupId(doc._id)) ?? null);
+      return { orgId: doc._id, seq: moved.seq, rollup };
     });
   }
 
@@ -1192,6 +1283,10 @@ export class AuditLog {
     if (now.seq > rollup.seq) rollup = await this.computeRollup(orgId, rollup, now.seq);
     // audit_rollups by `_id` (a plain replacement: a roll-up is exact for its seq whoever writes it last).
     await this.rollups.replaceOne({ _id: orgId }, rollupDoc(orgId, rollup), { upsert: true });
+    // audit_rollups by `_id`: the recent roll-up goes with the mended complete one (it may carry the
+    // wrong counts the rebuild is for); the next cadence store writes a fresh one.
+    await this.rollups.deleteOne({ _id: recentRollupId(orgId) });
+    this.knownComplete.set(orgId, rollup);
     return rollup;
   }
 }

@@ -145,7 +145,7 @@ export const COLLECTIONS: Record<string, CollectionEntry> = {
   },
   audit_rollups: {
     growth: 'bounded',
-    by: 'one per organization (all-time counts + the last 169 hourly buckets, packed into one string: rollupDoc)',
+    by: 'two per organization: the complete roll-up (all-time counts + the last 169 hourly buckets, packed into one string: rollupDoc) and the recent one (org#recent: the counts and the hours changed since, recentRollupDoc)',
     module: 'audit',
   },
   proofs: { growth: 'growing', by: 'one per distinct proved artifact', module: 'proofs' },

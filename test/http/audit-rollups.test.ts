@@ -5,10 +5,11 @@
 // the request path while /metrics/{org_id} answers from what it has.
 import { afterAll, describe, expect, it } from 'vitest';
 import { Store } from '../../core/store.js';
-import { addEntries, emptyRollup, summarize } from '../../core/audit-rollup.js';
+import { addEntries, emptyRollup, overlayRollup, summarize } from '../../core/audit-rollup.js';
 import type { AuditEntryFields } from '../../core/audit-chain.js';
 import {
   AuditLog,
+  recentRollupId,
   rollupOfDoc,
   type AuditHeadDoc,
   type AuditLogDoc,
@@ -58,9 +59,13 @@ async function head(orgId: string): Promise<AuditHeadDoc> {
   return (await process_().currentHead(orgId)) as AuditHeadDoc;
 }
 
+/** The stored roll-up: the complete document, with the recent one laid over it when it extends it (session 23). */
 async function storedRollup(orgId: string): Promise<AuditRollup | null> {
-  const doc = await (await db()).collection<AuditRollupDoc>('audit_rollups').findOne({ _id: orgId });
-  return doc ? rollupOfDoc(doc) : null;
+  const col = (await db()).collection<AuditRollupDoc>('audit_rollups');
+  const [doc, recent] = await Promise.all([col.findOne({ _id: orgId }), col.findOne({ _id: recentRollupId(orgId) })]);
+  const complete = doc ? rollupOfDoc(doc) : null;
+  const part = recent && typeof recent.base === 'number' ? rollupOfDoc(recent) : null;
+  return complete && part ? (overlayRollup(complete, part, recent!.base as number) ?? complete) : complete;
 }
 
 const dropRollup = async (orgId: string) =>
