@@ -95,6 +95,7 @@ import {
   pairedRatio,
   pollsPricedOut,
   postFigures,
+  probePerCall,
   type BurstKind,
 } from './round-stats.js';
 
@@ -1522,16 +1523,17 @@ const GET_PROBE_CALLS = 100;
 async function getProbe(x: Side, jobIds: string[]): Promise<Record<string, number>> {
   const headers = { 'x-api-key': x.key };
   const before = stackSample(x.stack);
+  let non200 = 0;
   for (let i = 0; i < GET_PROBE_CALLS; i++) {
     const r = await fetch(`${x.base}/verify/batch/${jobIds[i % jobIds.length]}`, { headers });
     await r.arrayBuffer();
+    if (r.status !== 200) non200++;
   }
   const after = stackSample(x.stack);
-  const cpu: Record<string, number> = {};
-  for (const k of Object.keys(after))
-    cpu[k] = ((after[k] as ProcSample).cpuMs - (before[k] as ProcSample).cpuMs) / GET_PROBE_CALLS;
-  cpu.total = Object.values(cpu).reduce((a, b) => a + b, 0);
-  return cpu;
+  // A 404 (the probed job evicted at the limit) or a 429 is not a finished job's GET: the probe is dropped (NaN).
+  if (non200 > 0) console.log(`${x.name}: GET probe dropped: ${non200} of ${GET_PROBE_CALLS} answers not 200`);
+  const cpuOf = (m: Record<string, ProcSample>) => Object.fromEntries(Object.entries(m).map(([k, v]) => [k, v.cpuMs]));
+  return probePerCall(cpuOf(before), cpuOf(after), GET_PROBE_CALLS, non200);
 }
 
 /** Closes the benchmark's Temporal connection to a stack (session 23's waited bursts), if it opened one. */
