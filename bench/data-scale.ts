@@ -1538,9 +1538,12 @@ async function getProbe(x: Side, jobIds: string[]): Promise<Record<string, numbe
   const after = stackSample(x.stack);
   // A 404 (the probed job evicted at the limit) or a 429 is not a finished job's GET: the probe is dropped (NaN).
   if (non200 > 0) console.log(`${x.name}: GET probe dropped: ${non200} of ${GET_PROBE_CALLS} answers not 200`);
-  const cpuOf = (m: Record<string, ProcSample>) => Object.fromEntries(Object.entries(m).map(([k, v]) => [k, v.cpuMs]));
-  return probePerCall(cpuOf(before), cpuOf(after), GET_PROBE_CALLS, non200);
+  return probePerCall(procCpuMs(before), procCpuMs(after), GET_PROBE_CALLS, non200);
 }
+
+/** Each process's CPU ms of a sample (the keys of a GET probe). */
+const procCpuMs = (m: Record<string, ProcSample>) =>
+  Object.fromEntries(Object.entries(m).map(([k, v]) => [k, v.cpuMs]));
 
 /** Closes the benchmark's Temporal connection to a stack (session 23's waited bursts), if it opened one. */
 async function closeTemporal(stack: Stack): Promise<void> {
@@ -1594,8 +1597,10 @@ async function interleavePairs(E: Side, S: Side, t0: number): Promise<Side[]> {
       for (const x of order) {
         await quiet();
         const jobs = (x.runs.at(-1) ?? []).map((r) => r.jobId);
-        if (jobs.length === 0) continue;
-        for (const [k, v] of Object.entries(await getProbe(x, jobs))) push(x.getCpu, k, v);
+        // No job to probe: the pair's probe dropped (NaN), so the later pairs keep their places.
+        const probe =
+          jobs.length === 0 ? probePerCall({}, procCpuMs(stackSample(x.stack)), 1, 1) : await getProbe(x, jobs);
+        for (const [k, v] of Object.entries(probe)) push(x.getCpu, k, v);
       }
     if (!BATCH_ONLY)
       for (const x of order) {
