@@ -308,8 +308,9 @@ export class BatchJobs {
       one_step_job: true,
       // Math units store the attestation records in the items' audit entries (session 17, docs/attestations.md).
       attestation_in_audit_entry: true,
-      // Audit entry and attestation ids start with the run's start time (session 23, core/time-ordered-id.ts).
-      time_ordered_ids: true,
+      // Audit entry and attestation ids start with the run's start time (session 23, core/time-ordered-id.ts);
+      // SVC_AUDIT_TIME_ORDERED_IDS=0 leaves them out during a rolling deploy (docs/store-access.md §17).
+      ...(this.cfg.SVC_AUDIT_TIME_ORDERED_IDS ? { time_ordered_ids: true } : {}),
       audit: {
         user_id: opts.principal.userId,
         key_id: opts.principal.keyId,

@@ -250,8 +250,9 @@ export class TemporalGateway {
       input_auth_in_engine_activity: true,
       // ...and every run it starts is checked: no patch marker to tell it from an older run (workflows/input-auth.ts).
       input_auth_no_patch_marker: true,
-      // Audit entry and attestation ids start with the run's start time (session 23, core/time-ordered-id.ts).
-      time_ordered_ids: true,
+      // Audit entry and attestation ids start with the run's start time (session 23, core/time-ordered-id.ts);
+      // SVC_AUDIT_TIME_ORDERED_IDS=0 leaves them out during a rolling deploy (docs/store-access.md §17).
+      ...(this.cfg.SVC_AUDIT_TIME_ORDERED_IDS ? { time_ordered_ids: true } : {}),
     };
     const graceMs = this.cfg.SVC_WORKFLOW_GRACE * 1000;
     // Eager start only for verifyWorkflow runs whose activities are all local: the in-process

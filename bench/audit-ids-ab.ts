@@ -14,6 +14,7 @@ import { loadavg } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { MongoClient } from 'mongodb';
+import { benchPortOffset, PORT_OFFSETS } from '../infra/ports.js';
 import { groupCpuMs } from './proc-sample.js';
 
 const args = process.argv.slice(2);
@@ -34,7 +35,13 @@ const ROUNDS = Number(arg('rounds', '4'));
 const SLICE_S = Number(arg('slice', '6'));
 const CLIENTS = Number(arg('clients', '8'));
 const JOBS = Number(arg('jobs', '4'));
-const OFFSET = Number(process.env.SVC_BENCH_PORT_OFFSET ?? 550);
+const OFFSET = benchPortOffset(undefined, 550);
+/** B's stack runs this far above A's; both must stay in the test/bench layout (infra/ports.ts PORT_OFFSETS). */
+const B_SHIFT = 25;
+if (OFFSET + B_SHIFT >= PORT_OFFSETS)
+  throw new Error(
+    `SVC_BENCH_PORT_OFFSET must be at most ${PORT_OFFSETS - 1 - B_SHIFT} here: B runs at +${B_SHIFT} (got ${OFFSET})`,
+  );
 
 interface Tally {
   n: number;
@@ -216,7 +223,7 @@ async function main() {
   const sides: Side[] = [];
   try {
     sides.push(await startSide('A', TREES.A, OFFSET));
-    sides.push(await startSide('B', TREES.B, OFFSET + 25));
+    sides.push(await startSide('B', TREES.B, OFFSET + B_SHIFT));
     // Warm-up (not counted): each side's engine threads, caches and coalescers.
     for (const s of sides) {
       await mathSlice(s);

@@ -12,8 +12,9 @@ export function percentileOf(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
 }
 
+/** NaN (a figure dropped, e.g. a GET probe with a non-200 answer) is left out, as in pairedRatio. */
 export function medianOf(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
+  const s = xs.filter((x) => !Number.isNaN(x)).sort((a, b) => a - b);
   return s.length ? (s[Math.floor(s.length / 2)] as number) : NaN;
 }
 
@@ -25,7 +26,8 @@ export interface Spread {
 }
 
 export function spreadOf(xs: readonly number[], r: (n: number) => number = (n) => Math.round(n * 10) / 10): Spread {
-  return { median: r(medianOf(xs)), min: r(Math.min(...xs)), max: r(Math.max(...xs)), n: xs.length };
+  const kept = xs.filter((x) => !Number.isNaN(x)); // a dropped figure (NaN) is not a round
+  return { median: r(medianOf(kept)), min: r(Math.min(...kept)), max: r(Math.max(...kept)), n: kept.length };
 }
 
 /** The POST figures of a phase's bursts: the median of the bursts' p95s with its range, and the p95 of every POST pooled. */
@@ -130,6 +132,23 @@ export function pollsPricedOut(
   items: number,
 ): number[] {
   return cpuPerItem.map((v, i) => v - (((polls[i] ?? NaN) - jobs) * (getCpu[i] ?? NaN)) / items);
+}
+
+/**
+ * Session 23 (review D2): a GET probe's CPU per call by process (and `total`) from two samples'
+ * CPU ms. Any answer other than 200 (a 404: the job evicted at the limit; a 429) did not do a
+ * finished job's work, so the probe is dropped: every figure NaN, left out of the rows and pairs.
+ */
+export function probePerCall(
+  before: Record<string, number>,
+  after: Record<string, number>,
+  calls: number,
+  non200: number,
+): Record<string, number> {
+  const cpu: Record<string, number> = {};
+  for (const k of Object.keys(after)) cpu[k] = non200 > 0 ? NaN : ((after[k] ?? NaN) - (before[k] ?? NaN)) / calls;
+  cpu.total = non200 > 0 ? NaN : Object.values(cpu).reduce((a, b) => a + b, 0);
+  return cpu;
 }
 
 /** A distribution-free confidence interval of a median: [lo, hi] with the coverage it has. */

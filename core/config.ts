@@ -56,6 +56,19 @@ const envSchema = z.object({
     .default(60),
   /** Session 18: per-POST debug spans of POST /verify/batch (api/batch-post-trace.ts; with SVC_LOG_LEVEL=debug). */
   SVC_BATCH_POST_TRACE: z.enum(['on', 'off']).default('off'),
+  /**
+   * Session 23: audit entry and attestation ids start with the run's start time (`time_ordered_ids`,
+   * core/time-ordered-id.ts). On by default; `0`/`false` lets a rolling deploy start the API with
+   * it off until every worker runs session 23's code (docs/store-access.md §17).
+   */
+  SVC_AUDIT_TIME_ORDERED_IDS: z
+    .string()
+    .default('1')
+    .refine((v) => ['1', 'true', '0', 'false'].includes(v.trim().toLowerCase()), {
+      message:
+        'must be 1/true (on, the default) or 0/false (off, during a rolling deploy before every worker runs session 23)',
+    })
+    .transform((v) => ['1', 'true'].includes(v.trim().toLowerCase())),
   /** How long POST /verify/batch waits for the job before answering 202 with a snapshot (0: answer at once). */
   SVC_BATCH_WAIT_SECONDS: z.coerce
     .number()

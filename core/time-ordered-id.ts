@@ -6,8 +6,10 @@
 // time-ordered form keeps the length and the alphabet but puts a time first: 12 hex digits of a
 // time in epoch milliseconds, then the first 20 hex digits of the same digest. New ids then sort
 // after the stored ones and a group of inserts lands on the index's right edge. The time must be
-// deterministic (the workflow's start time, from its history: workflows/verify.ts, batch.ts), or
-// a retry would compute another id. Ids of the old form stay valid: every read is by `_id`.
+// deterministic (the workflow's `workflowInfo().startTime`, the execution chain's start, from its
+// history; identical to the run's start here: no continue-as-new, no workflow retry;
+// workflows/verify.ts, batch.ts), or a retry would compute another id. The id thus tells its
+// run's start time to the millisecond (docs/attestations.md). Ids of the old form stay valid: every read is by `_id`.
 
 /** Hex digits of the time prefix: 48 bits of milliseconds, enough until the year 10889. */
 export const ID_TIME_DIGITS = 12;

@@ -1372,14 +1372,6 @@ export class BatchJobStore {
     return true;
   }
 
-  /** Active slots claimed before `before`, oldest first. BOUNDED: a scan of `batch_slots` (≤ SVC_BATCH_MAX_JOBS). */
-  async staleActiveSlots(before: Date, limit: number): Promise<BatchSlotDoc[]> {
-    return (await this.allSlots())
-      .filter((s) => s.state === 'active' && s.claimed_at !== null && s.claimed_at < before)
-      .sort((a, b) => (a.claimed_at?.getTime() ?? 0) - (b.claimed_at?.getTime() ?? 0))
-      .slice(0, limit);
-  }
-
   /**
    * Deletes claims older than CLAIM_RETENTION_MS. Background only (api/batch-jobs.ts, every few
    * minutes), never on a request: a filter on `created_at` (a scan on FerretDB/SQLite of a

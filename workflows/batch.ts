@@ -199,7 +199,8 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchWor
   // marker (and its search attribute upsert) to record, none on replay either.
   if (input.one_step_job !== true && !patched(BATCH_RESULT_DOCS)) return legacyBatchWorkflow(input);
   const { workflowId, startTime } = workflowInfo();
-  // Session 23: entry ids that start with the run's start time (in its history: the same on every replay).
+  // Session 23: entry ids that start with the run's start time (`startTime`: the execution chain's start, in its history, the same on every replay;
+  // identical to the run's own `runStartTime` here: no continue-as-new, no workflow retry).
   const idTime = input.time_ordered_ids === true ? { id_time_ms: startTime.getTime() } : {};
   const total = input.items.length;
   const units = batchUnits(input.items, input.concurrency, input.math_unit_max);

@@ -42,7 +42,8 @@ export async function verifyWorkflow<E extends VerifyWorkflowEngine>(
       : proxyActivities<VerificationActivities>(engineActivityOptions(timeoutMs)),
   );
   const { workflowId, startTime } = workflowInfo();
-  // Session 23: ids that start with the run's start time (in its history: the same on every replay).
+  // Session 23: ids that start with the run's start time (`startTime`: the execution chain's start, in its history, the same on every replay;
+  // identical to the run's own `runStartTime` here: no continue-as-new, no workflow retry).
   const idTime = req.time_ordered_ids === true ? { id_time_ms: startTime.getTime() } : {};
   const result = await runEngineActivity(engines, req.engine, {
     input: req.input as EngineInput<E>,

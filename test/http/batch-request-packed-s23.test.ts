@@ -5,14 +5,21 @@
 // answers exactly its items from a packed request and from a request stored nested by session
 // 22's code.
 import { randomBytes } from 'node:crypto';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packRequestDoc, requestOfDoc, type BatchJobDoc, type StoredRequestDoc } from '../../persistence/batch.js';
-import { call } from './batch-fixtures.js';
+import { call, waitCompleted } from './batch-fixtures.js';
+import { sharedExtraApi } from './extra-api.js';
 import { apiUrl, db, newTenant, type Member } from './helpers.js';
 
 let t: Member;
+// The POST's status fixed: an API that answers at once (SVC_BATCH_WAIT_SECONDS=0: 202, then polled), shared.
+let waitless: Awaited<ReturnType<typeof sharedExtraApi>>;
 beforeAll(async () => {
   t = await newTenant();
+  waitless = await sharedExtraApi('api-batch-wait-0', { SVC_BATCH_WAIT_SECONDS: '0' });
+}, 120_000);
+afterAll(async () => {
+  await waitless?.release();
 });
 
 const ITEMS = [
@@ -71,8 +78,8 @@ const failedAnswer = (jobId: string) => ({
 
 describe('batch requests stored packed (session 23)', () => {
   it('POST /verify/batch stores its request as version 1: one Binary, no nested item; it reads back exactly', async () => {
-    const res = await call(apiUrl(), 'POST', '/verify/batch', t.key, { items: ITEMS });
-    expect([200, 202]).toContain(res.status);
+    const res = await call(waitless.url, 'POST', '/verify/batch', t.key, { items: ITEMS });
+    expect(res.status).toBe(202);
     const stored = await (
       await db()
     )
@@ -83,6 +90,8 @@ describe('batch requests stored packed (session 23)', () => {
     expect(stored!.v).toBe(1);
     expect(stored!.zpacked?._bsontype).toBe('Binary');
     expect(requestOfDoc(stored!)).toEqual({ _id: res.body.job_id, items: ITEMS });
+    // ...and the job runs to its end (polled: the POST answered at once).
+    expect((await waitCompleted(waitless.url, t.key, res.body.job_id as string)).status).toBe('completed');
   });
 
   it('a failed job answers its items from a packed request', async () => {

@@ -733,7 +733,9 @@ describe('persistence/batch.ts: the job store', () => {
     await jobs.holdsSlot((await jobs.find('bj_1'))!);
     await jobs.dropEvicted(third.drop);
     await new BatchJobStore(m.store).sweepEvicted(); // another process's sweep: the names by id
-    await jobs.staleActiveSlots(new Date(), 5);
+    // The crash repair's reads (api/batch-jobs.ts activeSlots): the slots whole, then its known active ones by `_id`.
+    await jobs.allSlots();
+    await jobs.slotsById([0, 1]);
     const growing = ['batch_jobs', 'batch_results', 'batch_requests', 'batch_slot_claims'];
     const ops = m.log.filter((r) => growing.includes(r.coll) && !r.op.startsWith('insert'));
     expect(ops.length).toBeGreaterThan(10);

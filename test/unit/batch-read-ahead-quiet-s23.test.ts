@@ -39,6 +39,25 @@ async function finish(jobs: BatchJobStore, jobId: string, at: Date) {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** The store's deferred refill, as far as a test needs to see it: pending (timer armed) or reading. */
+interface RefillState {
+  aheadTimer: unknown;
+  windowReads: Map<number, unknown>;
+}
+
+/**
+ * Polls (every 20 ms, at most 5 s) until the deferred refill has fired (after AHEAD_QUIET_MS, in
+ * timer steps) and its window reads are done (no timer armed, no window read in flight), then
+ * returns `count()`. A poll, not a fixed sleep: a slow or loaded machine waits as long as it needs.
+ */
+async function afterRefill(jobs: BatchJobStore, count: () => number): Promise<number> {
+  const state = jobs as unknown as RefillState;
+  const deadline = performance.now() + 5_000; // not Date.now(): the first row moves it
+  while (performance.now() < deadline && (count() === 0 || state.aheadTimer !== null || state.windowReads.size > 0))
+    await sleep(20);
+  return count();
+}
+
 describe('the read-ahead after the burst (session 23, in-memory store)', () => {
   it('a burst at the limit whose windows are in hand sends no window read while it is admitted; the windows ahead are read once it paused', async () => {
     const m = memStore();
@@ -59,7 +78,9 @@ describe('the read-ahead after the burst (session 23, in-memory store)', () => {
       // The first burst at the limit reads the hint and its windows (none in hand yet).
       const first = await burst(Array.from({ length: 10 }, (_, i) => `bj_r${i}`));
       expect(first.map((a) => a.evicted).sort()).toEqual(old.slice(0, 10));
-      await sleep(600); // the admissions paused: the windows ahead are read now
+      const from0 = m.log.length;
+      // The admissions paused: the windows ahead are read now (polled until those reads are done).
+      expect(await afterRefill(jobs, () => windowReads(from0))).toBeGreaterThan(0);
       skew = 10_000; // the next burst 10 s later (within HELD_MS; past AHEAD_FRESH_MS, so 48254a7 read its windows again beside it)
       const from = m.log.length;
       // 15 admissions, queue positions 10-24: into a third window (with two windows read after the pause, the one after it was read beside them).
@@ -68,14 +89,14 @@ describe('the read-ahead after the burst (session 23, in-memory store)', () => {
       // 48254a7: the windows ahead read beside the burst's admissions (8 queue positions and their slots per window).
       expect(windowReads(from)).toBe(0);
       const after = m.log.length;
-      await sleep(600);
-      expect(windowReads(after)).toBeGreaterThan(0); // refilled once the burst paused
+      expect(await afterRefill(jobs, () => windowReads(after))).toBeGreaterThan(0); // refilled once the burst paused
       // The next burst again finds its windows in hand.
       skew = 20_000;
       const from3 = m.log.length;
       const third = await burst(Array.from({ length: 10 }, (_, i) => `bj_t${i}`));
       expect(third.map((a) => a.evicted).sort()).toEqual(old.slice(25, 35));
       expect(windowReads(from3)).toBe(0);
+      let fromPause = m.log.length;
       // Bursts that stay inside one window, 50 s apart: the window in use is refreshed after each
       // pause too, so the next burst, more than HELD_MS after that window was first read, still
       // reads nothing beside its admissions (the first version read it again on the path).
@@ -84,11 +105,12 @@ describe('the read-ahead after the burst (session 23, in-memory store)', () => {
         ['v', 2],
         ['w', 2],
       ] as const) {
-        await sleep(600);
+        expect(await afterRefill(jobs, () => windowReads(fromPause)), `refill before burst ${k}`).toBeGreaterThan(0);
         skew += 50_000;
         const fromK = m.log.length;
         await burst(Array.from({ length: names }, (_, i) => `bj_${k}${i}`));
         expect(windowReads(fromK), `burst ${k}`).toBe(0);
+        fromPause = m.log.length;
       }
     } finally {
       clock.mockRestore();
@@ -111,7 +133,6 @@ describe('the read-ahead after the burst (session 23, in-memory store)', () => {
     await sleep(800);
     expect(queueReads(from)).toBe(0); // busy: held
     busy = false;
-    await sleep(800);
-    expect(queueReads(from)).toBeGreaterThan(0);
+    expect(await afterRefill(jobs, () => queueReads(from))).toBeGreaterThan(0);
   });
 });

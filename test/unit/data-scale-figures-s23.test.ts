@@ -6,7 +6,15 @@
 // measured apart in the same pair. These rows pin the order and the pricing, and the interval by
 // chance of the median of the pairs' ratios that each interleaved row now prints (the A/A floor).
 import { describe, expect, it } from 'vitest';
-import { abba, burstKinds, medianInterval, pairedRatio, pollsPricedOut } from '../../bench/round-stats.js';
+import {
+  abba,
+  burstKinds,
+  compareFigures,
+  medianInterval,
+  pairedRatio,
+  pollsPricedOut,
+  probePerCall,
+} from '../../bench/round-stats.js';
 
 describe("data-scale's polled and waited bursts (session 23)", () => {
   it('a side runs both kinds in every pair, in an order that reverses every pair', () => {
@@ -53,6 +61,21 @@ describe("data-scale's polled and waited bursts (session 23)", () => {
     expect(out[0]).toBeCloseTo(0.29, 10);
     expect(out[1]).toBeNaN();
     expect(pairedRatio([0.29, 0.29], out).n).toBe(1);
+  });
+
+  it('a GET probe with any answer other than 200 is dropped (NaN), and a dropped probe is no round of its row (review D2)', () => {
+    const before = { api: 100, store: 50 };
+    const after = { api: 300, store: 150 };
+    expect(probePerCall(before, after, 100, 0)).toEqual({ api: 2, store: 1, total: 3 });
+    const dropped = probePerCall(before, after, 100, 1); // one 404 (evicted) or 429 among 100
+    expect(Object.keys(dropped).sort()).toEqual(['api', 'store', 'total']);
+    for (const v of Object.values(dropped)) expect(v).toBeNaN();
+    // The row's medians and ranges leave it out; the pairs too.
+    const c = compareFigures([2, 2.2, NaN], [2.1, NaN, 2.3]);
+    expect([c.empty.n, c.empty.min, c.empty.max, c.seeded.n, c.seeded.min, c.seeded.max]).toEqual([
+      2, 2, 2.2, 2, 2.1, 2.3,
+    ]);
+    expect(pairedRatio([2, 2.2, NaN], [2.1, NaN, 2.3]).n).toBe(1);
   });
 });
 

@@ -240,3 +240,25 @@ describe('providerVerifyWorkflow: logic (workflow tier)', () => {
     expect(acts.log.of(id)).toEqual([]);
   });
 });
+
+describe('providerVerifyWorkflow: time-ordered ids (session 23, review C5)', () => {
+  /** The run's start time as its history records it (what workflowInfo().startTime reads). */
+  async function startMs(id: string): Promise<number> {
+    const t = (await tier.client.workflow.getHandle(id).fetchHistory()).events![0]!.eventTime!;
+    return Number(t.seconds) * 1000 + Math.floor((t.nanos ?? 0) / 1e6);
+  }
+
+  it('with `time_ordered_ids` the append carries the start event’s time as `id_time_ms`; without it, none', async () => {
+    const flagged = 'provider-wf-time-ordered';
+    await run(flagged, logic({ time_ordered_ids: true }));
+    const withFlag = acts.log.of(flagged, 'appendAuditActivity');
+    expect(withFlag).toHaveLength(1);
+    expect((withFlag[0]!.input as { id_time_ms?: number }).id_time_ms).toBe(await startMs(flagged));
+
+    const plain = 'provider-wf-time-ordered-off';
+    await run(plain, logic());
+    const without = acts.log.of(plain, 'appendAuditActivity');
+    expect(without).toHaveLength(1);
+    expect(without[0]!.input).not.toHaveProperty('id_time_ms');
+  });
+});
