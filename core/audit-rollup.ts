@@ -105,11 +105,14 @@ export function hoursSince(rollup: AuditRollup, base: AuditRollup): RollupHour[]
   return rollup.hours.filter((x) => !sameRows(x.rows, before.get(x.h)));
 }
 
+// Linear in an hour's rows (a set of their keys): it runs every ROLLUP_STORE_EVERY entries in the
+// organization's commit loop, and a busy hour holds dozens of rows (review A4: 3.3 ms at 72 rows quadratic).
+const rowKey = (r: RollupRow) => JSON.stringify([r.e, r.s, r.a, r.v, r.n, r.t]);
+
 function sameRows(a: readonly RollupRow[], b: readonly RollupRow[] | undefined): boolean {
   if (!b || a.length !== b.length) return false;
-  return a.every((r) =>
-    b.some((q) => q.e === r.e && q.s === r.s && q.a === r.a && q.v === r.v && q.n === r.n && q.t === r.t),
-  );
+  const keys = new Set(b.map(rowKey));
+  return a.every((r) => keys.has(rowKey(r)));
 }
 
 /**
