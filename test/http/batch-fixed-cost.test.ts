@@ -16,6 +16,7 @@ import { BatchJobStore } from '../../persistence/batch.js';
 import { batchActivitiesOn } from './batch-activities.js';
 import { auditEntriesOf as entriesOf, hundredMathItems } from './batch-fixtures.js';
 import { db, get, newTenant, post, stackEnv, type Member } from './helpers.js';
+import { workflowStartMs } from './workflow-start.js';
 
 let A: Member;
 let B: Member;
@@ -108,6 +109,8 @@ describe('batch: a job that is one math unit runs as one local activity (session
       job_entry: { total_items: 3 },
       // As the workflow passes it for a job the API started (session 17: attestation records in the items' entries).
       attestation_in_entry: true,
+      // Session 23: and the run's start time, which its time-ordered entry ids begin with.
+      id_time_ms: await workflowStartMs(job.workflow_id),
     });
     expect(rerun.summaries).toEqual(small.map((_, index) => ({ index, status: 'completed' })));
     expect(rerun.finished).toEqual({
