@@ -566,13 +566,7 @@ interface BatchFigures {
 
 /** Bytes the store process passed to write syscalls (session 22: its WAL frames, temporary files and answers; a count the load does not change). */
 function storeWritten(stack: Stack): number {
-  const pid = stack.ferret?.pid;
-  if (pid === undefined) return NaN;
-  try {
-    return Number(/wchar:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1] ?? NaN);
-  } catch {
-    return NaN;
-  }
+  return storeIo(stack).wchar;
 }
 
 /**

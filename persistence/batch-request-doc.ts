@@ -12,9 +12,9 @@
 //     stored before session 23); an unknown version or a value that does not decode is
 //     unreadable (the read throws: a failed job is never answered with made-up items);
 //   - the items read back are exactly the items written (the same queries, types and order).
-import { brotliCompressSync, brotliDecompressSync, constants as zlibConstants } from 'node:zlib';
-import { Binary } from 'mongodb';
+import type { Binary } from 'mongodb';
 import { BATCH_ITEM_TYPES, type BatchItemType } from '../contract/batch-limits.js';
+import { packJsonBinary, unpackJsonBinary } from './batch-result-doc.js';
 
 export interface BatchRequestItem {
   query: string;
@@ -40,30 +40,20 @@ export interface StoredRequestDoc {
   items?: BatchRequestItem[];
 }
 
-/** Brotli's fastest quality (as the result documents): a 100-item math request in well under a millisecond. */
-const BROTLI_FAST = { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 1 } };
-/** A request is at most the POST's body (far below this): a larger one decompressed is unreadable. */
-const MAX_UNPACKED_BYTES = 64 * 1024 * 1024;
 const TYPES: ReadonlySet<string> = new Set(BATCH_ITEM_TYPES);
 
 /** The stored form of a request (version 1: the pairs compressed into one Binary). */
 export function packRequestDoc(doc: BatchRequestDoc): StoredRequestDoc {
   const json = JSON.stringify(doc.items.map((i) => [i.query, i.type]));
-  return { _id: doc._id, v: REQUEST_DOC_VERSION, zpacked: new Binary(brotliCompressSync(json, BROTLI_FAST)) };
-}
-
-function bytesOf(x: unknown): Uint8Array | null {
-  if (x instanceof Binary) return x.buffer.subarray(0, x.position);
-  if (x instanceof Uint8Array) return x;
-  return null;
+  return { _id: doc._id, v: REQUEST_DOC_VERSION, zpacked: packJsonBinary(json) };
 }
 
 function itemsOfZpacked(z: unknown): BatchRequestItem[] | null {
-  const bytes = bytesOf(z);
-  if (!bytes) return null;
+  const json = unpackJsonBinary(z);
+  if (json === null) return null;
   let parsed: unknown;
   try {
-    parsed = JSON.parse(brotliDecompressSync(bytes, { maxOutputLength: MAX_UNPACKED_BYTES }).toString('utf8'));
+    parsed = JSON.parse(json);
   } catch {
     return null;
   }

@@ -65,7 +65,7 @@ export interface StoredResultDoc {
 
 /** Brotli's fastest quality: a 100-item unit in ~0.1–0.3 ms of the writer's CPU, ~7× smaller (bench/result-doc-size.ts). */
 const BROTLI_FAST = { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 1 } };
-/** The decompressed items of one unit are never near this (a 100-item unit is ~110 KB): a larger one is unreadable. */
+/** The decompressed items of one unit (~110 KB for 100 items) or a request (at most the POST's body) are never near this: a larger one is unreadable. */
 const MAX_UNPACKED_BYTES = 64 * 1024 * 1024;
 
 /** The stored form of a result document (version 2: items compressed into one Binary). */
@@ -84,8 +84,23 @@ export function packResultDoc(doc: BatchResultDoc): StoredResultDoc {
 
 /** The items as version 2 stores them (`zpacked`). */
 export function packItems(items: readonly StoredBatchItem[]): Binary {
-  const json = JSON.stringify(items.map(packedEntry));
+  return packJsonBinary(JSON.stringify(items.map(packedEntry)));
+}
+
+/** JSON compressed into one BSON Binary (brotli, fastest quality): the result units' and, since session 23, the requests' stored form. */
+export function packJsonBinary(json: string): Binary {
   return new Binary(brotliCompressSync(json, BROTLI_FAST));
+}
+
+/** The JSON a Binary of packJsonBinary holds; null when it is not one or does not decompress within the bound. */
+export function unpackJsonBinary(z: unknown): string | null {
+  const bytes = binaryBytes(z);
+  if (!bytes) return null;
+  try {
+    return brotliDecompressSync(bytes, { maxOutputLength: MAX_UNPACKED_BYTES }).toString('utf8');
+  } catch {
+    return null;
+  }
 }
 
 type TokenParts = [header: string, payload: string, signature: string];
@@ -171,15 +186,8 @@ function binaryBytes(x: unknown): Uint8Array | null {
 }
 
 function itemsOfZpacked(z: unknown): StoredBatchItem[] | null {
-  const bytes = binaryBytes(z);
-  if (!bytes) return null;
-  let json: string;
-  try {
-    json = brotliDecompressSync(bytes, { maxOutputLength: MAX_UNPACKED_BYTES }).toString('utf8');
-  } catch {
-    return null;
-  }
-  return itemsOfJson(json, true);
+  const json = unpackJsonBinary(z);
+  return json === null ? null : itemsOfJson(json, true);
 }
 
 /** A stored result document as the service reads it (any stored form); throws when unreadable. */
