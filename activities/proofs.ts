@@ -136,8 +136,19 @@ export function attestationIdFor(orgId: string | null, workflowId: string, idTim
 export async function recordIssuedAttestation(
   ctx: ProofContext,
   attestation: IssuedAttestation,
-  meta: { orgId: string | null; engine: string; proofRef: string; derived: boolean },
+  meta: {
+    orgId: string | null;
+    engine: string;
+    proofRef: string;
+    derived: boolean;
+    /**
+     * The artifact, when it was to ride in an audit entry that turned out to carry no record
+     * (session 24): where the record goes, the proof goes, so it is retained in `proofs` first.
+     */
+    artifact?: Record<string, unknown>;
+  },
 ): Promise<IssuedAttestation> {
+  if (meta.artifact) await retainProof(ctx.store, meta.engine, meta.orgId, meta.artifact);
   const inserted = await recordAttestation(ctx.store, attestation, meta);
   if (inserted || !meta.derived) return attestation;
   // attestations by `_id` (or the audit entry that carries it: findAttestation).
@@ -165,12 +176,15 @@ export async function sealProof(
     /**
      * The caller stores the attestation record in the verification's audit entry, which it writes
      * before returning the verdict (the math activity; persistence/proofs.ts): not recorded here.
-     * The proof is still retained first.
+     * Since session 24 the proof rides in the same entry (AttestationInEntry.artifact): not
+     * retained here either; the entry's insert retains both before the verdict leaves.
      */
     recordInAuditEntry?: boolean;
   },
 ): Promise<SealedProof> {
-  const proofRef = await retainProof(ctx.store, opts.engine, opts.orgId, proof);
+  const proofRef = opts.recordInAuditEntry
+    ? sha256Ref(proof)
+    : await retainProof(ctx.store, opts.engine, opts.orgId, proof);
   try {
     const attestation = await ctx.signer.sign(
       {
@@ -208,7 +222,8 @@ export async function sealProof(
  *
  * `recordInAuditEntry` (session 17, a batch math unit whose workflow asks for it): the signed
  * attestations are not recorded here; the caller stores each in its item's audit entry, which it
- * writes before any verdict is released (activities/verify-batch.ts). Proofs are still retained first.
+ * writes before any verdict is released (activities/verify-batch.ts). Since session 24 the proofs
+ * ride in the same entries (AttestationInEntry.artifact, the outcome's proof): no `proofs` insert.
  */
 export async function finalizeOutcomes(
   ctx: ProofContext,
@@ -219,8 +234,10 @@ export async function finalizeOutcomes(
     outcome.kind === 'proven' ? [{ i, proof: outcome.proof, opts, proofRef: sha256Ref(outcome.proof) }] : [],
   );
   const createdAt = new Date();
+  // Session 24: with `recordInAuditEntry` each proof rides in its item's entry beside the
+  // attestation record (the caller's insert retains both before any verdict is released).
   const retained =
-    proven.length > 0
+    proven.length > 0 && !mode.recordInAuditEntry
       ? insertProofs(
           ctx.store,
           proven.map((p) => ({

@@ -43,6 +43,9 @@ import { auditLogId } from './audit.js';
 import { attestationEntryId } from '../persistence/proofs.js';
 import type { AttestationInEntry } from '../core/audit-log.js';
 import type { IssuedAttestation } from '../core/attestation.js';
+
+/** A VERIFIED item's attestation and the proof it attests, both to ride in the item's audit entry (session 24). */
+type IssuedInEntry = IssuedAttestation & { artifact: Record<string, unknown> };
 import type { AuditContext } from '../core/engines.js';
 import { logger } from '../core/logger.js';
 import { announceCompletion, jobEnded } from '../core/completion-notices.js';
@@ -344,11 +347,12 @@ export function makeMathBatchActivities(
    * index, so a retried unit answers the tokens its first attempt recorded (and its audit
    * entries name). An item's final failure is its outcome; anything retryable fails the unit.
    * With `attestation_in_entry` (session 17) the attestations are signed but not recorded: each
-   * goes back in `issued` (by item index) for the item's audit entry to carry.
+   * goes back in `issued` (by item index) for the item's audit entry to carry, and since session 24
+   * with the proof it attests (not retained by finalizeOutcomes: the entry's insert retains it).
    */
   const runMathUnitGrouped = async (
     req: BatchMathUnitInput,
-  ): Promise<{ outcomes: BatchItemOutcome[]; issued: Map<number, IssuedAttestation> }> => {
+  ): Promise<{ outcomes: BatchItemOutcome[]; issued: Map<number, IssuedInEntry> }> => {
     const ran = new Array<{ outcome: EngineOutcome; latency_ms: number } | BatchItemOutcome>(req.items.length);
     // The unit's items in engine tasks of MATH_CHUNK_MAX first (one thread hop per task, not one
     // per item), each bounded by one item's engine budget (and its item time-out). A task that
@@ -414,10 +418,11 @@ export function makeMathBatchActivities(
     );
     const sealMs = performance.now() - sealStarted;
     const out = ran.map((r) => ('outcome' in r ? null : r));
-    const issued = new Map<number, IssuedAttestation>();
+    const issued = new Map<number, IssuedInEntry>();
     ranEngine.forEach(({ i, r }, k) => {
       const f = finalized[k]!;
-      if (f.attestation && req.attestation_in_entry === true) issued.set(req.items[i]!.index, f.attestation);
+      if (f.attestation && req.attestation_in_entry === true && r.outcome.kind === 'proven')
+        issued.set(req.items[i]!.index, { ...f.attestation, artifact: r.outcome.proof });
       const result: DiagnosticActivityResult = f.attestation
         ? {
             ...f.diagnostic,
@@ -519,13 +524,14 @@ export function makeMathBatchActivities(
    * Session 17: the items whose entry an earlier attempt of the unit already wrote (a re-run
    * after a crash before the result document) answer the attestation that entry carries, never
    * a second token; an entry written without one (that attempt's verdict was not VERIFIED) gets
-   * the record in `attestations`, as a run without the flag does (insert-once by the same jti).
+   * the record in `attestations`, as a run without the flag does (insert-once by the same jti),
+   * and the proof in `proofs` before it (session 24).
    */
   const settleEarlierEntries = async (
     req: BatchMathUnitInput,
     items: StoredBatchItem[],
     appended: Map<number, AppendAuditOutput>,
-    issued: Map<number, IssuedAttestation>,
+    issued: Map<number, IssuedInEntry>,
   ): Promise<StoredBatchItem[]> =>
     Promise.all(
       items.map(async (s) => {
@@ -544,6 +550,7 @@ export function makeMathBatchActivities(
                 engine: 'math',
                 proofRef: result.proof_ref as string,
                 derived: true,
+                artifact: iss.artifact, // retained in `proofs` first: the entry does not carry it
               });
         return {
           index: s.index,
@@ -635,7 +642,8 @@ export function makeMathBatchActivities(
     const t1 = performance.now();
     let items = storedItems(req.job_id, itemRequests(req), outcomes);
     // Session 17 (`attestation_in_entry`): each VERIFIED item's attestation record rides in its
-    // entry (id derived from the attestation id): no `attestations` insert for the unit.
+    // entry (id derived from the attestation id): no `attestations` insert for the unit; since
+    // session 24 with the proof it attests: no `proofs` insert either (docs/store-access.md §18).
     const inEntry = req.attestation_in_entry === true;
     const completed = items
       .filter((s) => s.view.status === 'completed')
@@ -647,7 +655,9 @@ export function makeMathBatchActivities(
           query: s.view.query,
           result: s.view.result,
           ...(inEntry ? { log_id: batchItemEntryId(req.org_id, req.workflow_id, s.index, true, req.id_time_ms) } : {}),
-          ...(iss ? { attestation: { token: iss.token, claims: iss.claims, status: iss.status } } : {}),
+          ...(iss
+            ? { attestation: { token: iss.token, claims: iss.claims, status: iss.status, artifact: iss.artifact } }
+            : {}),
         };
       });
     // The items' entries and, for a job that is this one unit, the job's own entry after them: one group commit.

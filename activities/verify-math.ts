@@ -30,7 +30,7 @@ export function makeVerifyMathActivity(
   async function verdict(
     req: VerifyActivityInput<MathRequest>,
     recordInAuditEntry = false,
-  ): Promise<{ result: MathActivityResult; issued?: IssuedAttestation }> {
+  ): Promise<{ result: MathActivityResult; issued?: IssuedAttestation; artifact?: Record<string, unknown> }> {
     // The engine runs in the engine pool under the math deadline (docs/isolation.md).
     const { proof, ...engineResult } = await runIsolated('math', req.input, {
       orgId: req.org_id,
@@ -74,7 +74,8 @@ export function makeVerifyMathActivity(
         is_authoritative: true,
         attestation: { id: att.jti, token: att.token, status: att.status },
       },
-      ...(recordInAuditEntry ? { issued: att } : {}),
+      // The proof rides in the entry with the record (session 24): retained by the entry's insert.
+      ...(recordInAuditEntry ? { issued: att, artifact: proof } : {}),
     };
   }
 
@@ -84,7 +85,7 @@ export function makeVerifyMathActivity(
     // Without the audit secret no verdict can be returned: fail before any work (not retried).
     requireAuditSecret(ctx);
     const inEntry = entry.attestation_in_entry === true;
-    const { result, issued } = await verdict(req, inEntry);
+    const { result, issued, artifact } = await verdict(req, inEntry);
     // No verdict without its audit entry: a failed append fails the activity (retried, then the
     // run fails with a 503). The entry's id is derived from the workflow id (insert-once), so a
     // retry after an append that did land finds it instead of writing a second one. With
@@ -103,12 +104,15 @@ export function makeVerifyMathActivity(
         : entry.id_time_ms !== undefined
           ? { id_time_ms: entry.id_time_ms }
           : {}),
-      ...(issued ? { attestation: { token: issued.token, claims: issued.claims, status: issued.status } } : {}),
+      ...(issued
+        ? { attestation: { token: issued.token, claims: issued.claims, status: issued.status, artifact } }
+        : {}),
     });
     if (!issued || !appended.existing || result.status !== 'VERIFIED') return result;
     // An earlier attempt wrote this entry: answer the attestation it stored, never a second token.
     // An entry without one (that attempt's verdict was not VERIFIED, e.g. it timed out) gets the
-    // record in `attestations`, as a run without the flag does (insert-once by the same jti).
+    // record in `attestations`, as a run without the flag does (insert-once by the same jti), and
+    // the proof in `proofs` before it (session 24: the entry that was to carry it does not).
     const inStoredEntry = appended.attestation;
     if (inStoredEntry && inStoredEntry.claims?.svc?.proof_hash !== result.proof_ref)
       throw new Error(`attestation ${issued.jti} is stored for another proof`);
@@ -120,6 +124,7 @@ export function makeVerifyMathActivity(
             engine: 'math',
             proofRef: result.proof_ref as string,
             derived: true,
+            ...(artifact ? { artifact } : {}),
           });
     return { ...result, attestation: { id: stored.jti, token: stored.token, status: stored.status } };
   };

@@ -15,6 +15,14 @@ export interface AttestationInEntry {
   token: string;
   claims: AttestationClaims;
   status: 'ISSUED';
+  /**
+   * The proof artifact the attestation attests (session 24, docs/store-access.md §18): retained
+   * here, by the entry's own insert, instead of in `proofs` under its hash, so the verification
+   * sends no random-key insert. Its proof_ref (sha256 of its RFC 8785 form) is the entry's
+   * `result.proof_ref` and the claims' proof hash. Absent on entries written before, whose proof
+   * is in `proofs` (persistence/proofs.ts findAttestationWithProof).
+   */
+  artifact?: Record<string, unknown>;
 }
 
 export interface AuditLogDoc extends AuditEntry {

@@ -7,7 +7,7 @@
 // was retained here. /resolve reports `issued_here` from this record: any edit changes the
 // commitment, so an edited document is never issued here.
 import type { Store } from './store.js';
-import { findAttestation } from '../persistence/proofs.js';
+import { findAttestationWithProof } from '../persistence/proofs.js';
 import { isContextIssued, recordIssuedContext } from '../persistence/contexts.js';
 
 export type { IssuedContextRecord } from '../persistence/contexts.js';
@@ -50,12 +50,14 @@ const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typ
  * the caller's organization; otherwise says why not (the document itself is unchanged).
  */
 export async function recordIssuance(store: Store, r: IssuanceRequest): Promise<IssuanceOutcome> {
-  // attestations by `_id`, or the audit entry that carries it (math since session 16): findAttestation.
-  const att = await findAttestation(store, r.attestationId);
-  if (!att) return { issued: false, reason: 'attestation_not_recorded_here' };
+  // attestations by `_id`, or the audit entry that carries it (math since session 16), with the
+  // proof it attests: carried by that entry (math since session 24), else `proofs` by `_id`.
+  const found = await findAttestationWithProof(store, r.attestationId);
+  if (!found) return { issued: false, reason: 'attestation_not_recorded_here' };
+  const att = found.attestation;
   if (att.org_id !== r.orgId || att.proof_ref !== r.proofRef)
     return { issued: false, reason: 'attestation_not_issued_to_caller' };
-  const proof = await store.proofs.findOne({ _id: r.proofRef });
+  const proof = found.proof;
   if (!proof) return { issued: false, reason: 'proof_not_retained_here' };
   // Code and SQL proofs record whether the subject is valid (unsafe code, a malicious query are
   // VERIFIED with is_valid false); a document admitting such a subject is not what we issued.

@@ -9,6 +9,11 @@
 // Each caller awaits its own acknowledgement: the proof is stored before the attestation is
 // signed and VERIFIED leaves the activity; the attestation record before the verdict is returned.
 //
+// Session 24 (issue 22, the last random-key insert): where the attestation record rides in the
+// entry, so does the proof artifact it attests (AttestationInEntry.artifact): the entry's insert
+// retains it, and `proofs` gets no insert (a content-hash `_id`, a random leaf of a growing table).
+// A proof is found from its attestation (findAttestationWithProof): in the entry, else by `_id`.
+//
 // Session 16 (issue 22, round trips per verification): a `/verify/math` run whose workflow asks
 // for it stores its attestation record in its audit entry instead (`audit_logs`, `_id`
 // attestationEntryId(jti), field `attestation`): the entry is written anyway, before the verdict
@@ -161,17 +166,58 @@ export function attestationOfEntry(entry: AuditLogDoc | null, id: string): Attes
 }
 
 /**
- * An attestation record by jti, any organization (the public badge): `attestations` by `_id`
- * and, at the same time, the audit entry that may carry it (`audit_logs` by `_id`,
- * attestationEntryId): two point lookups.
+ * The proof an audit entry carries beside its attestation record (session 24), as a proofs
+ * record: only when the entry carries the attestation named `id` and the artifact it attests,
+ * whose proof_ref is the entry's (hashed) `result.proof_ref` and the claims' proof hash.
  */
-export async function findAttestation(store: Store, id: string): Promise<AttestationRecord | null> {
+export function proofOfEntry(entry: AuditLogDoc | null, id: string): ProofRecord | null {
+  const record = attestationOfEntry(entry, id);
+  const artifact = entry?.attestation?.artifact;
+  if (!record || !record.proof_ref || !artifact || entry?.attestation?.claims?.svc?.proof_hash !== record.proof_ref)
+    return null;
+  return { _id: record.proof_ref, artifact, engine: record.engine, org_id: record.org_id, created_at: record.created_at };
+}
+
+/** Both point lookups of findAttestation: the record in `attestations` and the entry that may carry it. */
+async function attestationSources(
+  store: Store,
+  id: string,
+): Promise<{ rec: AttestationRecord | null; entry: AuditLogDoc | null }> {
   const entryId = attestationEntryId(id);
   const [rec, entry] = await Promise.all([
     attestationRecords(store).findOne({ _id: id }),
     entryId ? findEntryById(store, entryId) : null,
   ]);
+  return { rec, entry };
+}
+
+/**
+ * An attestation record by jti, any organization (the public badge): `attestations` by `_id`
+ * and, at the same time, the audit entry that may carry it (`audit_logs` by `_id`,
+ * attestationEntryId): two point lookups.
+ */
+export async function findAttestation(store: Store, id: string): Promise<AttestationRecord | null> {
+  const { rec, entry } = await attestationSources(store, id);
   return rec ?? attestationOfEntry(entry, id);
+}
+
+/**
+ * An attestation record by jti with the proof it attests (session 24, docs/store-access.md §18):
+ * findAttestation's two point lookups; the proof is the one the entry carries beside the record
+ * (a math verification or batch item since session 24), else `proofs` by `_id` = the record's
+ * proof_ref (other engines, entries written before, a record in `attestations`): a third point
+ * lookup, only then. `proof` is null when the attestation names no proof or it is not retained.
+ */
+export async function findAttestationWithProof(
+  store: Store,
+  id: string,
+): Promise<{ attestation: AttestationRecord; proof: ProofRecord | null } | null> {
+  const { rec, entry } = await attestationSources(store, id);
+  const attestation = rec ?? attestationOfEntry(entry, id);
+  if (!attestation) return null;
+  if (!attestation.proof_ref) return { attestation, proof: null };
+  const carried = rec ? null : proofOfEntry(entry, id);
+  return { attestation, proof: carried ?? (await findProof(store, attestation.proof_ref)) };
 }
 
 /** An attestation record of `orgId` (`_id` point lookup, organization checked here): another organization's is null. */

@@ -57,11 +57,12 @@ const items = (tag: string) =>
   }));
 
 describe('finalizeOutcomes with recordInAuditEntry (session 17)', () => {
-  it('retains the proofs, signs the attestations, sends no `attestations` insert', async () => {
+  it('signs the attestations, sends no `attestations` insert (nor, since session 24, a `proofs` one)', async () => {
     const { store, commands } = fakeStore();
     const tag = `a${Date.now()}`;
     const out = await finalizeOutcomes({ store, signer: await signer() }, items(tag), { recordInAuditEntry: true });
-    expect(commands.map((c) => [c.insert, c.documents.length])).toEqual([['proofs', 2]]);
+    // Session 24: the proofs ride in the items' entries with the records (test/unit/proof-in-entry-s24.test.ts).
+    expect(commands.map((c) => [c.insert, c.documents.length])).toEqual([]);
     expect(out.map((f) => f.diagnostic.status)).toEqual(['VERIFIED', 'UNVERIFIABLE', 'VERIFIED']);
     for (const i of [0, 2]) {
       const f = out[i]!;
