@@ -15,7 +15,7 @@ import type { ManagedProcess } from '../../infra/stack.js';
 import { startExtraApi, type ExtraApi } from './extra-api.js';
 import { startExtraWorker } from './extra-worker.js';
 import { auditEntriesOf, call, hundredMathItems, waitCompleted } from './batch-fixtures.js';
-import { apiUrl, db, newTenant, stackEnv, type Member } from './helpers.js';
+import { apiUrl, db, newTenant, stackEnv, retainedProof, type Member } from './helpers.js';
 
 let conn: Connection;
 let t: Member;
@@ -96,8 +96,7 @@ describe('batch: a one-step job starts eagerly in the API process (session 14)',
         (i) => i.result.status === 'VERIFIED',
       );
       expect(verified).toHaveLength(25);
-      const proofs = (await db()).collection<{ _id: string }>('proofs');
-      for (const it of verified) expect(await proofs.findOne({ _id: it.result.proof_ref })).not.toBeNull();
+      for (const it of verified) expect(await retainedProof(it.result.proof_ref)).not.toBeNull();
     }, 120_000);
 
     it('three jobs at once: eager runs here one at a time, the others on the normal queue (a standalone worker), all complete', async () => {

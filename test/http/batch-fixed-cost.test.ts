@@ -15,7 +15,7 @@ import { EnginePool } from '../../activities/isolation/engine-pool.js';
 import { BatchJobStore } from '../../persistence/batch.js';
 import { batchActivitiesOn } from './batch-activities.js';
 import { auditEntriesOf as entriesOf, hundredMathItems } from './batch-fixtures.js';
-import { db, get, newTenant, post, stackEnv, type Member } from './helpers.js';
+import { db, get, newTenant, post, stackEnv, retainedProof, type Member } from './helpers.js';
 import { workflowStartMs } from './workflow-start.js';
 
 let A: Member;
@@ -85,7 +85,7 @@ describe('batch: a job that is one math unit runs as one local activity (session
     const verified = items.filter((i) => i.result.status === 'VERIFIED');
     expect(verified).toHaveLength(25);
     for (const it of verified)
-      expect(await (await db()).collection('proofs').countDocuments({ _id: it.result.proof_ref! } as never)).toBe(1);
+      expect((await retainedProof(it.result.proof_ref!))?.count).toBe(1);
   }, 180_000);
 
   it('a re-run of the job activity (a crash before its marker): same summaries, the first completion kept, no entry twice', async () => {

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resultOfDoc, type StoredResultDoc } from '../../persistence/batch.js';
 import { Client, Connection } from '@temporalio/client';
-import { db, get, newTenant, post, stackEnv, type Member } from './helpers.js';
+import { db, get, newTenant, post, stackEnv, retainedProof, type Member } from './helpers.js';
 import { noSigningKeyApi, noWaitBatchApi } from './shared-apis.js';
 import { sha256Ref } from '../../core/canonical-json.js';
 import { mathBatchOutcome } from '../../engines/math.js';
@@ -232,7 +232,7 @@ describe('batch items of every type', () => {
       attestation: { id: expect.any(String), token: expect.any(String), status: 'ISSUED' },
     });
     expect(Object.keys(item.result.developer_fields).length).toBe(8);
-    expect(await (await db()).collection('proofs').countDocuments({ _id: item.result.proof_ref })).toBe(1);
+    expect(await retainedProof(item.result.proof_ref)).toMatchObject({ artifact: proven.proof, count: 1 });
   });
 
   it('math sides differ: UNVERIFIABLE with a non-zero developer_fields.diff', () => {

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { PROJECT_ROOT } from '../../core/project-paths.js';
 import { attestationIdFor } from '../../activities/proofs.js';
+import { sha256Ref } from '../../core/canonical-json.js';
 import { attestationEntryId } from '../../persistence/proofs.js';
 import { startExtraApi, type ExtraApi } from './extra-api.js';
 import { call, sleep } from './batch-fixtures.js';
@@ -88,7 +89,10 @@ describe('(e) no verdict without its audit entry; no VERIFIED without its retain
     expect(await traces(res.headers.get('x-workflow-id') as string)).toEqual({ entry: null, attestation: 404 });
   }, 120_000);
 
-  it('proofs refused: a proven identity answers 503 (no entry, no attestation); a claim that needs no proof is still answered', async () => {
+  it('proofs refused: a proven identity is still VERIFIED, its proof retained by its audit entry (session 24); a claim that needs no proof is answered', async () => {
+    // Session 24 (docs/store-access.md §18): a math verification's proof rides in its entry beside
+    // the attestation record, so `proofs` is not written at all; "no VERIFIED without its retained
+    // proof" is then the row above (entries refused: 503, no entry, no attestation).
     failWrites(['proofs']);
     let proven, bare;
     try {
@@ -97,15 +101,15 @@ describe('(e) no verdict without its audit entry; no VERIFIED without its retain
     } finally {
       failWrites([]);
     }
-    expect(api.proc.logContains('store-fail: proofs refused')).toBe(true);
-    expect(proven.status).toBe(503);
-    expect(proven.body).toEqual({
-      detail: INCOMPLETE,
-      code: 'service_unavailable',
-      request_id: expect.any(String),
-    });
-    expect(await traces(proven.headers.get('x-workflow-id') as string)).toEqual({ entry: null, attestation: 404 });
-    // Evaluation alone is never VERIFIED and needs no proof: answered and audited while proofs fail.
+    expect(api.proc.logContains('store-fail: proofs refused')).toBe(false);
+    expect(proven.status).toBe(200);
+    expect(proven.body).toMatchObject({ status: 'VERIFIED', is_authoritative: true });
+    const provenTraces = await traces(proven.headers.get('x-workflow-id') as string);
+    expect(provenTraces.attestation).toBe(200);
+    const entry = provenTraces.entry as unknown as { result: { proof_ref: string }; attestation: { artifact: object } };
+    expect(entry.result.proof_ref).toBe(proven.body.proof_ref);
+    expect(sha256Ref(entry.attestation.artifact)).toBe(proven.body.proof_ref);
+    // Evaluation alone is never VERIFIED and needs no proof: answered and audited.
     expect(bare.status).toBe(200);
     expect(bare.body).toMatchObject({ status: 'UNVERIFIABLE', proof_ref: null });
     const bareEntry = await traces(bare.headers.get('x-workflow-id') as string);

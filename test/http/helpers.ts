@@ -145,3 +145,26 @@ export async function untilPostgresReady(key: string): Promise<void> {
     await new Promise((r) => setTimeout(r, 2000));
   }
 }
+
+/**
+ * A retained proof as a test sees it (session 24, docs/store-access.md §18): `proofs` by `_id`
+ * = proof_ref, or else the audit entries that carry it beside their attestation record (a math
+ * verification's or batch math item's since session 24), found here by a filter (the test's own
+ * client; the service finds it from the attestation, by `_id`). `count` is how many places hold it.
+ */
+export async function retainedProof(
+  proofRef: string,
+): Promise<{ artifact: Record<string, unknown>; where: 'proofs' | 'entry'; count: number } | null> {
+  const d = await db();
+  const inProofs = await d
+    .collection<{ _id: string; artifact: Record<string, unknown> }>('proofs')
+    .findOne({ _id: proofRef });
+  const entries = await d
+    .collection<{ _id: string; attestation?: { artifact?: Record<string, unknown> } }>('audit_logs')
+    .find({ 'result.proof_ref': proofRef, 'attestation.artifact': { $exists: true } })
+    .toArray();
+  const count = (inProofs ? 1 : 0) + entries.length;
+  if (inProofs) return { artifact: inProofs.artifact, where: 'proofs', count };
+  const carried = entries[0]?.attestation?.artifact;
+  return carried ? { artifact: carried, where: 'entry', count } : null;
+}

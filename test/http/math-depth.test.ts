@@ -2,13 +2,13 @@
 // exp/log/root rules under context assumptions, and the gamma/factorial/binomial family.
 // VERIFIED only with a retained proof (proof_ref) whose record names the assumptions used.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { db, newTenant, post, type Member } from './helpers.js';
+import { newTenant, post, retainedProof, type Member } from './helpers.js';
 
 describe('POST /verify/math: depth rules', () => {
   let t: Member;
   const verify = (body: unknown) => post('/verify/math', body, { 'x-api-key': t.key });
   const storedProof = async (ref: string) =>
-    (await (await db()).collection('proofs').findOne({ _id: ref as never }))?.artifact as Record<string, unknown>;
+    (await retainedProof(ref))?.artifact as Record<string, unknown>;
   beforeAll(async () => {
     t = await newTenant();
   });

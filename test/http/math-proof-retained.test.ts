@@ -3,8 +3,10 @@
 // test/unit/proof-retained-cache.test.ts). Over HTTP every guarantee stays: each answer is
 // VERIFIED with the same proof_ref, the proof is retained, each answer has its own attestation
 // record and its own audit entry naming both; the same identity from another organization too.
+// Since session 24 a math verification's proof rides in its entry (docs/store-access.md §18), so
+// each of the three entries retains it and `proofs` holds none; the cache serves the other engines.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { db, get, newTenant, post, type Member } from './helpers.js';
+import { db, get, newTenant, post, retainedProof, type Member } from './helpers.js';
 
 const IDENTITY = '(q+7)^2 = q^2 + 14*q + 49';
 
@@ -26,7 +28,10 @@ describe('POST /verify/math of an identity whose proof is already retained', () 
     expect(refs.size).toBe(1);
     const [proofRef] = [...refs];
     const d = await db();
-    expect(await d.collection('proofs').countDocuments({ _id: proofRef as never })).toBe(1);
+    // Session 24: each verification's entry retains the proof beside its attestation record
+    // (docs/store-access.md §18): three places, all under the same proof_ref, none in `proofs`.
+    expect(await retainedProof(proofRef as string)).toMatchObject({ where: 'entry', count: 3 });
+    expect(await d.collection('proofs').countDocuments({ _id: proofRef as never })).toBe(0);
     const ids = answers.map((r) => r.body.attestation.id as string);
     expect(new Set(ids).size).toBe(3);
     for (const [i, r] of answers.entries()) {

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { createHash } from 'node:crypto';
-import { db, newTenant, post, type Member } from './helpers.js';
+import { newTenant, post, retainedProof, type Member } from './helpers.js';
 
 describe('POST /verify/math through the workflow', () => {
   let t: Member;
@@ -22,7 +22,7 @@ describe('POST /verify/math through the workflow', () => {
       proof_ref: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
     });
     expect(res.body.proof).toBeUndefined();
-    const stored = await (await db()).collection('proofs').findOne({ _id: res.body.proof_ref });
+    const stored = await retainedProof(res.body.proof_ref);
     expect(stored?.artifact).toMatchObject({ method: 'canonical_form', expression: '(x+1)^2 = x^2 + 2*x + 1' });
     const token = res.body.attestation.token as string;
     expect(decodeProtectedHeader(token)).toMatchObject({ alg: 'ES256', typ: 'svc-attestation+jwt' });

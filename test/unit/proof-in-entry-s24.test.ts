@@ -12,12 +12,7 @@ import { sha256Ref } from '../../core/canonical-json.js';
 import type { Store } from '../../core/store.js';
 import type { EngineOutcome } from '../../core/diagnostic.js';
 import type { AuditLogDoc } from '../../core/audit-log.js';
-import {
-  attestationIdFor,
-  finalizeOutcomes,
-  recordIssuedAttestation,
-  sealProof,
-} from '../../activities/proofs.js';
+import { attestationIdFor, finalizeOutcomes, recordIssuedAttestation, sealProof } from '../../activities/proofs.js';
 import { attestationEntryId, findAttestationWithProof } from '../../persistence/proofs.js';
 import { recordIssuance } from '../../core/verification-context-issuance.js';
 
@@ -78,7 +73,11 @@ async function signer() {
 }
 
 const ORG = 'org_s24';
-const artifactOf = (n: number) => ({ method: 'canonical_form', expression: `(x+${n})^2 = x^2 + ${2 * n}*x + ${n * n}`, n });
+const artifactOf = (n: number) => ({
+  method: 'canonical_form',
+  expression: `(x+${n})^2 = x^2 + ${2 * n}*x + ${n * n}`,
+  n,
+});
 const proven = (n: number): EngineOutcome => ({
   kind: 'proven',
   agentMessage: 'proven',
@@ -102,7 +101,12 @@ function entryCarrying(issued: IssuedAttestation, proofRef: string, artifact?: R
     previous_hash: null,
     entry_hash: 'h',
     signature: 's',
-    attestation: { token: issued.token, claims: issued.claims, status: issued.status, ...(artifact ? { artifact } : {}) },
+    attestation: {
+      token: issued.token,
+      claims: issued.claims,
+      status: issued.status,
+      ...(artifact ? { artifact } : {}),
+    },
   } as unknown as AuditLogDoc;
 }
 
@@ -134,7 +138,12 @@ describe('writes: the proof rides where the attestation record rides', () => {
       { store, signer: await signer() },
       [proven(1), proven(2)].map((outcome, i) => ({
         outcome,
-        opts: { engine: 'math', orgId: ORG, evaluatedExpression: `e${i}`, attestationId: attestationIdFor(ORG, `b#item-${i}`) },
+        opts: {
+          engine: 'math',
+          orgId: ORG,
+          evaluatedExpression: `e${i}`,
+          attestationId: attestationIdFor(ORG, `b#item-${i}`),
+        },
       })),
       { recordInAuditEntry: true },
     );
@@ -209,7 +218,11 @@ describe('reads: from-diagnostic finds the proof in the entry, else in `proofs`,
     table('proofs').set(i.proofRef, { _id: i.proofRef, artifact: i.artifact, engine: 'math', org_id: ORG });
     ops.length = 0;
     expect(await recordIssuance(store, issuance(i))).toEqual({ issued: true, reason: 'issued_by_this_service' });
-    expect(ops.filter((o) => o.startsWith('find')).sort()).toEqual(['find attestations', 'find audit_logs', 'find proofs']);
+    expect(ops.filter((o) => o.startsWith('find')).sort()).toEqual([
+      'find attestations',
+      'find audit_logs',
+      'find proofs',
+    ]);
   });
 
   it('a record in `attestations` (other engines, a fallback): the proof from `proofs`, never from an entry', async () => {
