@@ -17,7 +17,7 @@ describe('POST /verify/math of an identity whose proof is already retained', () 
     [a, b] = await Promise.all([newTenant(), newTenant()]);
   });
 
-  it('three verifications (two organizations): one proof, three attestations, three audit entries', async () => {
+  it('three verifications (two organizations): one proof_ref retained by each entry, three attestations, three audit entries', async () => {
     const verify = (t: Member) => post('/verify/math', { expression: IDENTITY }, { 'x-api-key': t.key });
     const answers = [await verify(a), await verify(a), await verify(b)];
     for (const r of answers) {
