@@ -71,7 +71,7 @@ describe('batch: one math unit per job, the job entry in its group commit', () =
     expect(entries.filter((e) => e.verified)).toHaveLength(25);
     // Every VERIFIED item's proof is retained (since session 24 in its entry: retainedProof).
     for (const it of items.filter((i) => i.result.status === 'VERIFIED'))
-      expect((await retainedProof(it.result.proof_ref!))?.count).toBe(1);
+      expect(await retainedProof(it.result.proof_ref!)).not.toBeNull();
   }, 180_000);
 
   it('a job with another item type keeps the finish step writing the job entry: still exactly one', async () => {

@@ -7,8 +7,7 @@ import { newTenant, post, retainedProof, type Member } from './helpers.js';
 describe('POST /verify/math: depth rules', () => {
   let t: Member;
   const verify = (body: unknown) => post('/verify/math', body, { 'x-api-key': t.key });
-  const storedProof = async (ref: string) =>
-    (await retainedProof(ref))?.artifact as Record<string, unknown>;
+  const storedProof = async (ref: string) => (await retainedProof(ref))?.artifact as Record<string, unknown>;
   beforeAll(async () => {
     t = await newTenant();
   });

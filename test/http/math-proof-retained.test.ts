@@ -6,6 +6,7 @@
 // Since session 24 a math verification's proof rides in its entry (docs/store-access.md §18), so
 // each of the three entries retains it and `proofs` holds none; the cache serves the other engines.
 import { beforeAll, describe, expect, it } from 'vitest';
+import { sha256Ref } from '../../core/canonical-json.js';
 import { db, get, newTenant, post, retainedProof, type Member } from './helpers.js';
 
 const IDENTITY = '(q+7)^2 = q^2 + 14*q + 49';
@@ -29,8 +30,8 @@ describe('POST /verify/math of an identity whose proof is already retained', () 
     const [proofRef] = [...refs];
     const d = await db();
     // Session 24: each verification's entry retains the proof beside its attestation record
-    // (docs/store-access.md §18): three places, all under the same proof_ref, none in `proofs`.
-    expect(await retainedProof(proofRef as string)).toMatchObject({ where: 'entry', count: 3 });
+    // (docs/store-access.md §18, checked on the three entries below); `proofs` holds none.
+    expect(await retainedProof(proofRef as string)).toMatchObject({ where: 'entry' });
     expect(await d.collection('proofs').countDocuments({ _id: proofRef as never })).toBe(0);
     const ids = answers.map((r) => r.body.attestation.id as string);
     expect(new Set(ids).size).toBe(3);
@@ -41,10 +42,19 @@ describe('POST /verify/math of an identity whose proof is already retained', () 
       expect(att.body).toMatchObject({ id: r.body.attestation.id, proof_ref: proofRef, engine: 'math' });
     }
     const entries = await d
-      .collection<{ organization_id: string; result: { proof_ref: string; attestation_id: string } }>('audit_logs')
+      .collection<{
+        organization_id: string;
+        result: { proof_ref: string; attestation_id: string };
+        attestation?: { artifact?: Record<string, unknown> };
+      }>('audit_logs')
       .find({ 'result.attestation_id': { $in: ids } })
       .toArray();
     expect(entries.map((e) => e.result.proof_ref)).toEqual([proofRef, proofRef, proofRef]);
+    expect(entries.map((e) => e.attestation?.artifact && sha256Ref(e.attestation.artifact))).toEqual([
+      proofRef,
+      proofRef,
+      proofRef,
+    ]);
     expect(entries.map((e) => e.organization_id).sort()).toEqual([a.orgId, a.orgId, b.orgId].sort());
   }, 60_000);
 });
