@@ -148,7 +148,11 @@ export const COLLECTIONS: Record<string, CollectionEntry> = {
     by: 'two per organization: the complete roll-up (all-time counts + the last 169 hourly buckets, packed into one string: rollupDoc) and the recent one (org#recent: the counts and the hours changed since, recentRollupDoc)',
     module: 'audit',
   },
-  proofs: { growth: 'growing', by: 'one per distinct proved artifact', module: 'proofs' },
+  proofs: {
+    growth: 'growing',
+    by: 'one per distinct proved artifact, except /verify/math and batch math items (in their audit entry since session 24)',
+    module: 'proofs',
+  },
   attestations: {
     growth: 'growing',
     by: 'one per VERIFIED verdict with an attestation, except /verify/math (in its audit entry since session 16)',
