@@ -34,6 +34,8 @@ export type ActivityDeps = ProofContext & {
   codeTimeoutMs: number;
   /** SVC_MATH_TIMEOUT in milliseconds: the math engine's deadline in the engine pool (default 5 s). */
   mathTimeoutMs?: number;
+  /** SVC_PROOF_IN_AUDIT_ENTRY (session 24): the math activities' proofs ride in their audit entries (ProofContext). */
+  proofInAuditEntry?: boolean;
   /** SVC_API_KEY_LOOKUP_SECRET: opens the sealed inputs of the agent endpoints (core/sealed.ts). */
   lookupSecret?: string;
   /** The A2A gateway's verdict signing key and deployment id (core/a2a-config.ts). */
@@ -61,6 +63,7 @@ export function createActivities(deps: ActivityDeps) {
   const engines = {
     verifyMathActivity: makeVerifyMathActivity({
       ...engineCtx,
+      ...(deps.proofInAuditEntry !== undefined ? { proofInAuditEntry: deps.proofInAuditEntry } : {}),
       mathTimeoutMs: deps.mathTimeoutMs,
       auditSecret: deps.auditSecret,
     }),

@@ -21,6 +21,20 @@ export const SIGNING_ERROR_CONSTRAINT = 'api.attestation.signing_error';
 export interface ProofContext {
   store: Store;
   signer: AttestationSigner;
+  /**
+   * SVC_PROOF_IN_AUDIT_ENTRY (session 24; default true): where the attestation record rides in
+   * the audit entry, the proof does too. False keeps the proof in `proofs` (a rolling deploy
+   * while API processes of session 23, which read only `proofs`, still answer).
+   */
+  proofInAuditEntry?: boolean;
+}
+
+/** Whether a proof whose attestation record rides in its audit entry rides there too (ProofContext.proofInAuditEntry). */
+export function proofRidesInEntry(
+  ctx: Pick<ProofContext, 'proofInAuditEntry'>,
+  recordInAuditEntry: boolean | undefined,
+) {
+  return recordInAuditEntry === true && ctx.proofInAuditEntry !== false;
 }
 
 /** Stores the artifact (idempotently: same artifact, same id) and returns its proof_ref. */
@@ -182,7 +196,7 @@ export async function sealProof(
     recordInAuditEntry?: boolean;
   },
 ): Promise<SealedProof> {
-  const proofRef = opts.recordInAuditEntry
+  const proofRef = proofRidesInEntry(ctx, opts.recordInAuditEntry)
     ? sha256Ref(proof)
     : await retainProof(ctx.store, opts.engine, opts.orgId, proof);
   try {
@@ -237,7 +251,7 @@ export async function finalizeOutcomes(
   // Session 24: with `recordInAuditEntry` each proof rides in its item's entry beside the
   // attestation record (the caller's insert retains both before any verdict is released).
   const retained =
-    proven.length > 0 && !mode.recordInAuditEntry
+    proven.length > 0 && !proofRidesInEntry(ctx, mode.recordInAuditEntry)
       ? insertProofs(
           ctx.store,
           proven.map((p) => ({

@@ -13,6 +13,7 @@ import {
   attestationIdFor,
   finalizeOutcome,
   finalizeOutcomes,
+  proofRidesInEntry,
   recordIssuedAttestation,
   type ProofContext,
 } from './proofs.js';
@@ -45,7 +46,7 @@ import type { AttestationInEntry } from '../core/audit-log.js';
 import type { IssuedAttestation } from '../core/attestation.js';
 
 /** A VERIFIED item's attestation and the proof it attests, both to ride in the item's audit entry (session 24). */
-type IssuedInEntry = IssuedAttestation & { artifact: Record<string, unknown> };
+type IssuedInEntry = IssuedAttestation & { artifact?: Record<string, unknown> };
 import type { AuditContext } from '../core/engines.js';
 import { logger } from '../core/logger.js';
 import { announceCompletion, jobEnded } from '../core/completion-notices.js';
@@ -422,7 +423,11 @@ export function makeMathBatchActivities(
     ranEngine.forEach(({ i, r }, k) => {
       const f = finalized[k]!;
       if (f.attestation && req.attestation_in_entry === true && r.outcome.kind === 'proven')
-        issued.set(req.items[i]!.index, { ...f.attestation, artifact: r.outcome.proof });
+        issued.set(req.items[i]!.index, {
+          ...f.attestation,
+          // Unless SVC_PROOF_IN_AUDIT_ENTRY is off: then finalizeOutcomes retained it in `proofs`.
+          ...(proofRidesInEntry(ctx, true) ? { artifact: r.outcome.proof } : {}),
+        });
       const result: DiagnosticActivityResult = f.attestation
         ? {
             ...f.diagnostic,
@@ -550,7 +555,7 @@ export function makeMathBatchActivities(
                 engine: 'math',
                 proofRef: result.proof_ref as string,
                 derived: true,
-                artifact: iss.artifact, // retained in `proofs` first: the entry does not carry it
+                ...(iss.artifact ? { artifact: iss.artifact } : {}), // to `proofs` first: the entry does not carry it
               });
         return {
           index: s.index,
@@ -656,7 +661,14 @@ export function makeMathBatchActivities(
           result: s.view.result,
           ...(inEntry ? { log_id: batchItemEntryId(req.org_id, req.workflow_id, s.index, true, req.id_time_ms) } : {}),
           ...(iss
-            ? { attestation: { token: iss.token, claims: iss.claims, status: iss.status, artifact: iss.artifact } }
+            ? {
+                attestation: {
+                  token: iss.token,
+                  claims: iss.claims,
+                  status: iss.status,
+                  ...(iss.artifact ? { artifact: iss.artifact } : {}),
+                },
+              }
             : {}),
         };
       });

@@ -10,6 +10,7 @@ import { engineBudgetMs, runIsolated } from './isolation/run.js';
 import type { EnginePool } from './isolation/engine-pool.js';
 import {
   attestationIdFor,
+  proofRidesInEntry,
   recordIssuedAttestation,
   sealProof,
   SIGNING_ERROR_CONSTRAINT,
@@ -75,7 +76,7 @@ export function makeVerifyMathActivity(
         attestation: { id: att.jti, token: att.token, status: att.status },
       },
       // The proof rides in the entry with the record (session 24): retained by the entry's insert.
-      ...(recordInAuditEntry ? { issued: att, artifact: proof } : {}),
+      ...(recordInAuditEntry ? { issued: att, ...(proofRidesInEntry(ctx, true) ? { artifact: proof } : {}) } : {}),
     };
   }
 
@@ -105,7 +106,14 @@ export function makeVerifyMathActivity(
           ? { id_time_ms: entry.id_time_ms }
           : {}),
       ...(issued
-        ? { attestation: { token: issued.token, claims: issued.claims, status: issued.status, artifact } }
+        ? {
+            attestation: {
+              token: issued.token,
+              claims: issued.claims,
+              status: issued.status,
+              ...(artifact ? { artifact } : {}),
+            },
+          }
         : {}),
     });
     if (!issued || !appended.existing || result.status !== 'VERIFIED') return result;

@@ -69,6 +69,20 @@ const envSchema = z.object({
         'must be 1/true (on, the default) or 0/false (off, during a rolling deploy before every worker runs session 23)',
     })
     .transform((v) => ['1', 'true'].includes(v.trim().toLowerCase())),
+  /**
+   * Session 24: a math verification's and a batch math item's proof rides in its audit entry
+   * beside the attestation record (docs/store-access.md §18). On by default; `0`/`false` keeps
+   * them in `proofs`, so that API processes of session 23, which read only `proofs`, still find
+   * them during a rolling deploy. Read by every process that runs the math activities.
+   */
+  SVC_PROOF_IN_AUDIT_ENTRY: z
+    .string()
+    .default('1')
+    .refine((v) => ['1', 'true', '0', 'false'].includes(v.trim().toLowerCase()), {
+      message:
+        'must be 1/true (on, the default) or 0/false (off, during a rolling deploy before every API process runs session 24)',
+    })
+    .transform((v) => ['1', 'true'].includes(v.trim().toLowerCase())),
   /** How long POST /verify/batch waits for the job before answering 202 with a snapshot (0: answer at once). */
   SVC_BATCH_WAIT_SECONDS: z.coerce
     .number()

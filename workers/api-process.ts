@@ -47,7 +47,14 @@ export async function eagerActivities(cfg: ServiceConfig, store: Store, enginePo
   const appendAuditActivity = makeAppendAuditActivity({ store, auditSecret: cfg.SVC_AUDIT_SECRET_KEY });
   // The units it stores go into this process's result cache: the POST waiting on the job answers from it.
   const batch = makeMathBatchActivities(
-    { store, signer, enginePool, mathTimeoutMs: cfg.SVC_MATH_TIMEOUT * 1000, unitCache: true },
+    {
+      store,
+      signer,
+      enginePool,
+      mathTimeoutMs: cfg.SVC_MATH_TIMEOUT * 1000,
+      unitCache: true,
+      proofInAuditEntry: cfg.SVC_PROOF_IN_AUDIT_ENTRY,
+    },
     { appendAuditActivity },
   );
   return {
@@ -60,6 +67,7 @@ export async function eagerActivities(cfg: ServiceConfig, store: Store, enginePo
       signer,
       mathTimeoutMs: cfg.SVC_MATH_TIMEOUT * 1000,
       enginePool,
+      proofInAuditEntry: cfg.SVC_PROOF_IN_AUDIT_ENTRY,
       // The math activity appends its verification's audit entry itself (workflows/verify.ts).
       auditSecret: cfg.SVC_AUDIT_SECRET_KEY,
     }),

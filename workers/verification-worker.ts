@@ -108,6 +108,7 @@ async function main(): Promise<void> {
     z3TimeoutMs: cfg.SVC_Z3_TIMEOUT * 1000,
     codeTimeoutMs: Math.max(500, cfg.SVC_CODE_VERIFY_TIMEOUT * 1000 - 500),
     mathTimeoutMs: cfg.SVC_MATH_TIMEOUT * 1000,
+    proofInAuditEntry: cfg.SVC_PROOF_IN_AUDIT_ENTRY,
     lookupSecret: cfg.SVC_API_KEY_LOOKUP_SECRET,
     a2a: { signingKeyPem: a2aCfg.signingKeyPem, deploymentId: a2aCfg.deploymentId },
     workflowInputKey: inputKey,
