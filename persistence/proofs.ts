@@ -175,7 +175,13 @@ export function proofOfEntry(entry: AuditLogDoc | null, id: string): ProofRecord
   const artifact = entry?.attestation?.artifact;
   if (!record || !record.proof_ref || !artifact || entry?.attestation?.claims?.svc?.proof_hash !== record.proof_ref)
     return null;
-  return { _id: record.proof_ref, artifact, engine: record.engine, org_id: record.org_id, created_at: record.created_at };
+  return {
+    _id: record.proof_ref,
+    artifact,
+    engine: record.engine,
+    org_id: record.org_id,
+    created_at: record.created_at,
+  };
 }
 
 /** Both point lookups of findAttestation: the record in `attestations` and the entry that may carry it. */
