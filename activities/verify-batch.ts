@@ -44,12 +44,12 @@ import { auditLogId } from './audit.js';
 import { attestationEntryId } from '../persistence/proofs.js';
 import type { AttestationInEntry } from '../core/audit-log.js';
 import type { IssuedAttestation } from '../core/attestation.js';
-
-/** A VERIFIED item's attestation and the proof it attests, both to ride in the item's audit entry (session 24). */
-type IssuedInEntry = IssuedAttestation & { artifact?: Record<string, unknown> };
 import type { AuditContext } from '../core/engines.js';
 import { logger } from '../core/logger.js';
 import { announceCompletion, jobEnded } from '../core/completion-notices.js';
+
+/** A VERIFIED item's attestation and the proof it attests, both to ride in the item's audit entry (session 24). */
+type IssuedInEntry = IssuedAttestation & { artifact?: Record<string, unknown> };
 
 const log = logger('batch');
 
