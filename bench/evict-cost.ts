@@ -356,7 +356,7 @@ async function main() {
         max: Math.round(Math.max(...v) * 10) / 10,
       })),
     );
-    console.log('a ~1 KB insert beside each part (every 5 ms), ms; and the part\'s wall time per round, ms');
+    console.log("a ~1 KB insert beside each part (every 5 ms), ms; and the part's wall time per round, ms");
     console.table(
       Object.entries(writes).map(([k, v]) => ({
         part: k,

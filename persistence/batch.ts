@@ -1423,7 +1423,10 @@ export class BatchJobStore {
     } else {
       // Session 24: paced, one command at a time (stepUnits result documents each); the jobs still last.
       for (let i = 0; i < ops.length; i += pace.stepUnits)
-        await timed(() => this.results.bulkWrite(ops.slice(i, i + pace.stepUnits), { ordered: false }), pace.pauseMaxMs);
+        await timed(
+          () => this.results.bulkWrite(ops.slice(i, i + pace.stepUnits), { ordered: false }),
+          pace.pauseMaxMs,
+        );
       await timed(() => this.requests.bulkWrite(byId<StoredRequestDoc>(), { ordered: false }), pace.pauseMaxMs);
     }
     const { deletedCount } = await this.jobs.bulkWrite(byId<BatchJobDoc>(), { ordered: false });

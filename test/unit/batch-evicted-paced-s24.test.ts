@@ -49,7 +49,13 @@ function resultDocs(jobId: string): BatchResultDoc[] {
   }));
   const views = itemViews(jobId, ITEMS, outcomes);
   return [
-    { _id: resultId(jobId, 0), job_id: jobId, org_id: 'org_s24', unit: 0, items: [0, 1].map((i) => ({ index: i, view: views[i]! })) },
+    {
+      _id: resultId(jobId, 0),
+      job_id: jobId,
+      org_id: 'org_s24',
+      unit: 0,
+      items: [0, 1].map((i) => ({ index: i, view: views[i]! })),
+    },
     { _id: resultId(jobId, 1), job_id: jobId, org_id: 'org_s24', unit: 1, items: [{ index: 2, view: views[2]! }] },
   ];
 }
@@ -157,7 +163,8 @@ describe('session 24: a dead process found through batch_evictors', () => {
   beforeEach(() => {
     m = memStore();
   });
-  const slotReads = (from: number) => m.log.slice(from).filter((r) => r.coll === 'batch_slots' && r.op.startsWith('find'));
+  const slotReads = (from: number) =>
+    m.log.slice(from).filter((r) => r.coll === 'batch_slots' && r.op.startsWith('find'));
 
   it('the periodic sweep reads the slots only once a process is stale; it finishes its evictions and deletes its document', async () => {
     const p = new BatchJobStore(m.store);
@@ -218,7 +225,7 @@ describe('session 24: a dead process found through batch_evictors', () => {
     expect(await q.find('bj_o1')).toBeNull();
   });
 
-  it("a stale document whose process beats again before the sweep deletes it is kept (the delete matches the `seen` read)", async () => {
+  it('a stale document whose process beats again before the sweep deletes it is kept (the delete matches the `seen` read)', async () => {
     const p = new BatchJobStore(m.store);
     const q = new BatchJobStore(m.store);
     await p.beat('api_p', new Date(T0));
