@@ -180,6 +180,26 @@ async function main() {
           },
         ]),
       ),
+      // Session 24: the sweep of a dead process's evictions, per run (N runs a round): session 23's
+      // periodic run read all the slots (every 5 min); session 24's, while no process is dead, is a
+      // beat and a read of batch_evictors (every 60 s).
+      'sweep-slots': async () => {
+        const jobs = new BatchJobStore(store as Store);
+        await jobs.allSlots(); // the key rewrite's check, once, outside the count
+        const c0 = procCpuMs(ferret.pid as number);
+        for (let i = 0; i < JOBS; i++) await jobs.allSlots();
+        extra = procCpuMs(ferret.pid as number) - c0;
+      },
+      'sweep-evictors': async () => {
+        const jobs = new BatchJobStore(store as Store);
+        await jobs.beat('bench_other', new Date()); // another live process
+        const c0 = procCpuMs(ferret.pid as number);
+        for (let i = 0; i < JOBS; i++) {
+          await jobs.beat('bench_self', new Date());
+          await jobs.sweepDeadEvictors('bench_self', new Set());
+        }
+        extra = procCpuMs(ferret.pid as number) - c0;
+      },
       // For scale: FerretDB's own CPU over half a second of nothing (what a longer part pays however idle).
       'idle-500ms': async () => {
         await sleep(500);
