@@ -147,6 +147,8 @@ export class BatchJobs {
   readonly evictorId = `api_${randomBytes(8).toString('hex')}`;
   private beatAt = Number.NEGATIVE_INFINITY;
   private beating: Promise<void> | null = null;
+  /** Session 24: the sweep of evictions in flight (one at a time: a paced sweep may outlast the beat's interval). */
+  private evictSweep: Promise<void> | null = null;
   /** Submissions of this process between admission and the workflow's start (submit). */
   private submitting = 0;
   /** Jobs whose workflow the background sweep saw running, and when (SEEN_RUNNING_MS): not described again meanwhile. */
@@ -246,12 +248,15 @@ export class BatchJobs {
       this.failedDrops.clear();
       this.dropEvicted(again);
     }
-    this.store
+    this.evictSweep ??= this.store
       .sweepDeadEvictors(this.evictorId, this.pendingDrops, { whole, paced: true })
       .then((n) => {
         if (n > 0) log.warn('batch evictions finished by the sweep', { jobs: n });
       })
-      .catch((err: Error) => log.warn('batch eviction sweep failed', { error: err.message }));
+      .catch((err: Error) => log.warn('batch eviction sweep failed', { error: err.message }))
+      .finally(() => {
+        this.evictSweep = null;
+      });
   }
 
   /**

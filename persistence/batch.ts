@@ -1319,7 +1319,8 @@ export class BatchJobStore {
   /**
    * The sweep of evictions a process did not finish (it died between the slot write and the
    * deletion): every name the slots carry that this process has not seen deleted. Background
-   * only (api/batch-jobs.ts: at start and every few minutes). BOUNDED: one read of `batch_slots`
+   * only (api/batch-jobs.ts: at start, and since session 24 when sweepDeadEvictors finds a dead
+   * process, no longer every 5 minutes). BOUNDED: one read of `batch_slots`
    * (≤ SVC_BATCH_MAX_JOBS documents), then point reads and deletes by id. Returns how many job
    * documents it deleted.
    */
