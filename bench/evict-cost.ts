@@ -158,6 +158,12 @@ async function main() {
         (jobs as unknown as { evictedUnits: Map<string, number> }).evictedUnits = new Map(ids.map((id) => [id, UNITS]));
         await jobs.dropEvicted(ids);
       },
+      // Session 24: the same again, under another name (an A/A control of the probes' figures).
+      'delete-batched-aa': async (ids) => {
+        const jobs = new BatchJobStore(store as Store);
+        (jobs as unknown as { evictedUnits: Map<string, number> }).evictedUnits = new Map(ids.map((id) => [id, UNITS]));
+        await jobs.dropEvicted(ids);
+      },
       // Session 24: the API's deletion as now (persistence/batch.ts dropEvicted, paced): 8 result documents a
       // command, one command at a time; -pauses: a pause after each command as long as it took (≤ 50 ms;
       // not adopted); -u4, -u16: 4 and 16 result documents a command.
