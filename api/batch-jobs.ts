@@ -23,6 +23,8 @@ import {
 import {
   BatchCapacityError,
   BatchJobStore,
+  EVICTOR_BEAT_MS,
+  EVICTOR_STALE_MS,
   itemsOf,
   newBatchJob,
   type BatchJobDoc,
@@ -136,6 +138,17 @@ export class BatchJobs {
   private readonly pendingDrops = new Set<string>();
   /** A deletion of the pending names is queued and has not started yet. */
   private dropQueued = false;
+  /**
+   * Session 24: names whose deletion failed (a store error): this process deletes them again at its
+   * next beat. The periodic sweep no longer reads every slot, so they are not left to it.
+   */
+  private readonly failedDrops = new Set<string>();
+  /** Session 24: this process in `batch_evictors` (persistence/batch.ts BatchEvictorDoc), and its last `seen` acknowledged. */
+  readonly evictorId = `api_${randomBytes(8).toString('hex')}`;
+  private beatAt = Number.NEGATIVE_INFINITY;
+  private beating: Promise<void> | null = null;
+  /** Session 24: the sweep of evictions in flight (one at a time: a paced sweep may outlast the beat's interval). */
+  private evictSweep: Promise<void> | null = null;
   /** Submissions of this process between admission and the workflow's start (submit). */
   private submitting = 0;
   /** Jobs whose workflow the background sweep saw running, and when (SEEN_RUNNING_MS): not described again meanwhile. */
@@ -168,9 +181,15 @@ export class BatchJobs {
     setInterval(() => {
       this.store.sweepClaims().catch((err: Error) => log.warn('batch claim sweep failed', { error: err.message }));
       this.store.sweepQueue().catch((err: Error) => log.warn('batch queue sweep failed', { error: err.message }));
-      this.sweepEvicted();
     }, CLAIM_SWEEP_MS).unref();
-    setTimeout(() => this.sweepEvicted(), EVICTION_SWEEP_FIRST_MS).unref();
+    // Session 24: this process's beat, and the sweep of a dead process's evictions (a read of the
+    // slots only when one is dead; the first sweep reads them anyway: processes from before).
+    void this.beat().catch(() => undefined); // the first admission waits for it (evictorFresh)
+    setInterval(() => {
+      void this.beat().catch((err: Error) => log.warn('batch evictor beat failed', { error: err.message }));
+      this.sweepEvicted(false);
+    }, EVICTOR_BEAT_MS).unref();
+    setTimeout(() => this.sweepEvicted(true), EVICTION_SWEEP_FIRST_MS).unref();
     // Session 16: jobs never started (their API process died between admission and start) are
     // deleted and their slots freed, whether or not the store ever fills (reclaimOrphans).
     setInterval(() => void this.sweepNeverStarted(), this.orphanMs / 2).unref();
@@ -190,14 +209,54 @@ export class BatchJobs {
     return this.sweeping;
   }
 
-  /** Finishes evictions another (dead) process left named on their slots. Background. */
-  private sweepEvicted(): void {
-    this.store
-      .sweepEvicted(this.pendingDrops)
+  /**
+   * Session 24: writes this process's `seen` (persistence/batch.ts beat); one write in flight at a
+   * time. Resolves once acknowledged.
+   */
+  private beat(): Promise<void> {
+    this.beating ??= (async () => {
+      const at = Date.now();
+      await this.store.beat(this.evictorId, new Date(at));
+      this.beatAt = Math.max(this.beatAt, at);
+    })().finally(() => {
+      this.beating = null;
+    });
+    return this.beating;
+  }
+
+  /**
+   * Session 24: an admission (which may evict, naming the evicted jobs on their slot) waits until
+   * this process's `seen` is younger than half of EVICTOR_STALE_MS. So a slot write of this process
+   * lands well before any other process takes it for dead (EVICTOR_STALE_MS after that `seen`) and
+   * reads the slots for its leftovers. Nothing to wait for but at the first admission (the beat
+   * at start) or when the beats fell behind (a store error, a stalled process).
+   */
+  private async evictorFresh(): Promise<void> {
+    if (Date.now() - this.beatAt < EVICTOR_STALE_MS / 2) return;
+    await this.beat();
+  }
+
+  /**
+   * Finishes evictions another (dead) process left named on their slots, and this process's own
+   * failed ones. Background. Session 24: the slots are read only when a process is dead (its
+   * `batch_evictors` document stale), or `whole` (the first sweep: processes from before session 24
+   * have no document), not every 5 minutes in every process; its deletion is paced.
+   */
+  private sweepEvicted(whole: boolean): void {
+    if (this.failedDrops.size > 0) {
+      const again = [...this.failedDrops];
+      this.failedDrops.clear();
+      this.dropEvicted(again);
+    }
+    this.evictSweep ??= this.store
+      .sweepDeadEvictors(this.evictorId, this.pendingDrops, { whole, paced: true })
       .then((n) => {
         if (n > 0) log.warn('batch evictions finished by the sweep', { jobs: n });
       })
-      .catch((err: Error) => log.warn('batch eviction sweep failed', { error: err.message }));
+      .catch((err: Error) => log.warn('batch eviction sweep failed', { error: err.message }))
+      .finally(() => {
+        this.evictSweep = null;
+      });
   }
 
   /**
@@ -219,9 +278,13 @@ export class BatchJobs {
         this.dropQueued = false;
         const batch = [...this.pendingDrops];
         this.pendingDrops.clear();
-        return this.store.dropEvicted(batch);
+        // Session 24: paced (persistence/batch.ts dropEvicted): a GET beside it waits behind one small command at most.
+        return this.store.dropEvicted(batch, { paced: true }).catch((err: Error) => {
+          for (const n of batch) this.failedDrops.add(n); // deleted again at the next beat (those deleted are remembered)
+          throw err;
+        });
       },
-      (err) => log.warn('batch eviction deletion failed; left to the sweep', { error: err.message }),
+      (err) => log.warn('batch eviction deletion failed; retried at the next beat', { error: err.message }),
     );
   }
 
@@ -273,6 +336,7 @@ export class BatchJobs {
     };
     let admission;
     try {
+      await this.evictorFresh(); // session 24: a no-op but at the first admission (see there)
       admission = await this.admissions.busy(() =>
         this.store.admit(
           job,

@@ -24,7 +24,11 @@
 // and a reader beside every part: a point read of a job by `_id` (a GET's first read) every 2 ms,
 // its latency printed per part (median, p95, max), so a part that holds reads back shows it.
 // Template: any finished 100-item job (all its result documents are cloned).
-//   npx tsx bench/evict-cost.ts [--from .data/bench-scale/ferretdb/svc.sqlite] [--jobs 10] [--rounds 6] [--port 30761]
+// Session 24 (docs/batch.md "Session 24: the deletion of evicted jobs"): delete-paced (the
+// deletion now: 8 result documents a command, one command at a time) and its variants, idle-500ms,
+// a ~1 KB insert every 5 ms beside every part (a verification's write), its latency printed too;
+// --parts keeps only the parts named, --no-probe runs no probe (store CPU of the part alone).
+//   npx tsx bench/evict-cost.ts [--from .data/bench-scale/ferretdb/svc.sqlite] [--jobs 10] [--rounds 6] [--port 30761] [--parts a,b]
 // Run bench/data-scale.ts first (any size) for the store file; nothing of it is changed.
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
@@ -154,6 +158,58 @@ async function main() {
         (jobs as unknown as { evictedUnits: Map<string, number> }).evictedUnits = new Map(ids.map((id) => [id, UNITS]));
         await jobs.dropEvicted(ids);
       },
+      // Session 24: the same again, under another name (an A/A control of the probes' figures).
+      'delete-batched-aa': async (ids) => {
+        const jobs = new BatchJobStore(store as Store);
+        (jobs as unknown as { evictedUnits: Map<string, number> }).evictedUnits = new Map(ids.map((id) => [id, UNITS]));
+        await jobs.dropEvicted(ids);
+      },
+      // Session 24: the API's deletion as now (persistence/batch.ts dropEvicted, paced): 8 result documents a
+      // command, one command at a time; -pauses: a pause after each command as long as it took (≤ 50 ms;
+      // not adopted); -u4, -u16: 4 and 16 result documents a command.
+      ...Object.fromEntries(
+        (
+          [
+            ['delete-paced', {}],
+            ['delete-paced-pauses', { pauseMaxMs: 50 }],
+            ['delete-paced-u4', { stepUnits: 4 }],
+            ['delete-paced-u16', { stepUnits: 16 }],
+          ] as const
+        ).map(([name, o]) => [
+          name,
+          async (ids: string[]) => {
+            const jobs = new BatchJobStore(store as Store);
+            (jobs as unknown as { evictedUnits: Map<string, number> }).evictedUnits = new Map(
+              ids.map((id) => [id, UNITS]),
+            );
+            await jobs.dropEvicted(ids, { paced: true, ...o });
+          },
+        ]),
+      ),
+      // Session 24: the sweep of a dead process's evictions, per run (N runs a round): session 23's
+      // periodic run read all the slots (every 5 min); session 24's, while no process is dead, is a
+      // beat and a read of batch_evictors (every 60 s).
+      'sweep-slots': async () => {
+        const jobs = new BatchJobStore(store as Store);
+        await jobs.allSlots(); // the key rewrite's check, once, outside the count
+        const c0 = procCpuMs(ferret.pid as number);
+        for (let i = 0; i < JOBS; i++) await jobs.allSlots();
+        extra = procCpuMs(ferret.pid as number) - c0;
+      },
+      'sweep-evictors': async () => {
+        const jobs = new BatchJobStore(store as Store);
+        await jobs.beat('bench_other', new Date()); // another live process
+        const c0 = procCpuMs(ferret.pid as number);
+        for (let i = 0; i < JOBS; i++) {
+          await jobs.beat('bench_self', new Date());
+          await jobs.sweepDeadEvictors('bench_self', new Set());
+        }
+        extra = procCpuMs(ferret.pid as number) - c0;
+      },
+      // For scale: FerretDB's own CPU over half a second of nothing (what a longer part pays however idle).
+      'idle-500ms': async () => {
+        await sleep(500);
+      },
       // Session 23: the same, the clones' requests nested (as stored before session 23).
       'delete-batched-req-nested': async (ids) => {
         const jobs = new BatchJobStore(store as Store);
@@ -232,7 +288,12 @@ async function main() {
       },
     };
     let extra = NaN;
+    // Session 24: --parts a,b keeps only those parts (e.g. delete-batched,delete-paced).
+    const only = arg('parts', '');
+    if (only) for (const k of Object.keys(variants)) if (!only.split(',').includes(k)) delete variants[k];
     const totals: Record<string, number[]> = Object.fromEntries(Object.keys(variants).map((k) => [k, []]));
+    const writes: Record<string, number[]> = Object.fromEntries(Object.keys(variants).map((k) => [k, []]));
+    const walls: Record<string, number[]> = Object.fromEntries(Object.keys(variants).map((k) => [k, []]));
     const reads: Record<string, number[]> = Object.fromEntries(Object.keys(variants).map((k) => [k, []]));
     probeClient = new MongoClient(uri, { serverSelectionTimeoutMS: 2000 });
     await probeClient.connect();
@@ -250,7 +311,8 @@ async function main() {
         await sleep(300); // the clone's commits and the checkpointer settle
         extra = NaN;
         // Session 23: a GET's first read (a job by `_id`) every 2 ms beside the part, on its own connection.
-        let probing = true;
+        // Session 24: --no-probe leaves both probes out (the store CPU then is the part's alone).
+        let probing = !args.includes('--no-probe');
         const probe = (async () => {
           while (probing) {
             const t = performance.now();
@@ -259,11 +321,25 @@ async function main() {
             await sleep(2);
           }
         })();
+        // Session 24: a verification's write beside it too (a ~1 KB insert, as an audit entry), every 5 ms on its own connection.
+        const writer = (async () => {
+          while (probing) {
+            const t = performance.now();
+            await (probeDb as ReturnType<MongoClient['db']>)
+              .collection<Doc>('bench_probe_writes')
+              .insertOne({ _id: `w_${randomBytes(12).toString('hex')}`, pad: 'x'.repeat(1000) });
+            (writes[name] as number[]).push(performance.now() - t);
+            await sleep(5);
+          }
+        })();
         const c0 = procCpuMs(ferret.pid as number);
+        const w0 = performance.now();
         await (variants[name] as (ids: string[]) => Promise<void>)(ids);
+        (walls[name] as number[]).push(performance.now() - w0);
         const spent = Number.isNaN(extra) ? procCpuMs(ferret.pid as number) - c0 : extra;
         probing = false;
         await probe;
+        await writer;
         (totals[name] as number[]).push(spent / JOBS);
         if (name.startsWith('delete')) {
           const left = await db
@@ -304,6 +380,17 @@ async function main() {
         median: Math.round(q(v, 0.5) * 10) / 10,
         p95: Math.round(q(v, 0.95) * 10) / 10,
         max: Math.round(Math.max(...v) * 10) / 10,
+      })),
+    );
+    console.log("a ~1 KB insert beside each part (every 5 ms), ms; and the part's wall time per round, ms");
+    console.table(
+      Object.entries(writes).map(([k, v]) => ({
+        part: k,
+        writes: v.length,
+        median: Math.round(q(v, 0.5) * 10) / 10,
+        p95: Math.round(q(v, 0.95) * 10) / 10,
+        max: Math.round(Math.max(...v) * 10) / 10,
+        wall_median: Math.round(q(walls[k] as number[], 0.5)),
       })),
     );
   } finally {

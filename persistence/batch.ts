@@ -146,12 +146,36 @@ export interface BatchSlotClaimDoc {
   created_at: Date;
 }
 
+/**
+ * Session 24 (docs/batch.md "Session 24: the deletion of evicted jobs"): an API process that
+ * admits jobs, in `batch_evictors` (BOUNDED: one document per API process alive, plus the dead
+ * ones until a sweep finished their evictions). Written when the process starts and every
+ * EVICTOR_BEAT_MS; a document older than EVICTOR_STALE_MS is a dead process's, whose evictions
+ * another process's sweep then finishes (one read of the slots), instead of every process reading
+ * all of `batch_slots` every 5 minutes whether or not any process died.
+ */
+export interface BatchEvictorDoc {
+  _id: string;
+  /** When the process last wrote it (its own clock). */
+  seen: Date;
+}
+export const EVICTOR_BEAT_MS = 60_000;
+export const EVICTOR_STALE_MS = 180_000;
+
 /** A claim not followed by its slot write within this time belongs to a dead process. */
 export const CLAIM_STALE_MS = 60_000;
 /** Claims are kept this long (a racing admission reads a slot and claims within milliseconds). */
 export const CLAIM_RETENTION_MS = 3_600_000;
 
 export const resultId = (jobId: string, unit: number) => `${jobId}#${unit}`;
+
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Runs a paced deletion's command, then pauses as long as it took, at most `pauseMaxMs` (0: none; session 24). */
+async function timed(command: () => Promise<unknown>, pauseMaxMs: number): Promise<void> {
+  const t0 = performance.now();
+  await command();
+  if (pauseMaxMs > 0) await pause(Math.min(pauseMaxMs, Math.ceil(performance.now() - t0)));
+}
 
 /** A completed job's final fields, as stored. */
 export interface CompletedJob {
@@ -292,6 +316,16 @@ const GONE_MEMO = 4096;
  * carries up to this many jobs' statements (a burst of 10 admissions at the limit: 3 commands, not 30).
  */
 const DROP_BATCH_MAX = 32;
+/**
+ * Session 24 (docs/batch.md "Session 24: the deletion of evicted jobs"): the paced deletion sends
+ * a batch's result documents DROP_STEP_UNITS to a `delete` command (a 100-item job has 4), then
+ * its requests, then its jobs (one command each, as before), one command at a time: a read or a
+ * verification arriving meanwhile waits behind one small command at most, not behind DROP_BATCH_MAX
+ * jobs' result documents. Measured (bench/evict-cost.ts): the same store CPU per job as the three
+ * commands of session 18; a pause after each command (as long as it took) cost ~40 % more store
+ * CPU per job, so none by default (`pauseMaxMs`, for the bench).
+ */
+export const DROP_STEP_UNITS = 8;
 /** Claims a process remembers winning (a shared window read before them must not offer their slots again). */
 const WON_MEMO = 4096;
 const claimId = (slot: number, gen: number) => `${slot}:${gen}`;
@@ -452,6 +486,11 @@ export class BatchJobStore {
     }
     return p;
   };
+
+  /** Session 24: the API processes that admit jobs (BOUNDED, see BatchEvictorDoc). */
+  get evictors(): Collection<BatchEvictorDoc> {
+    return this.store.collection<BatchEvictorDoc>('batch_evictors');
+  }
 
   get cursors(): Collection<SlotCursorDoc> {
     return this.store.collection<SlotCursorDoc>('batch_slot_cursors');
@@ -1251,12 +1290,23 @@ export class BatchJobStore {
    * a job already gone costs one point read (or, its count known, its share of the deletes).
    * Returns how many job documents it deleted.
    */
-  async dropEvicted(names: readonly string[]): Promise<number> {
+  async dropEvicted(
+    names: readonly string[],
+    opts: { paced?: boolean; stepUnits?: number; pauseMaxMs?: number } = {},
+  ): Promise<number> {
     const undeleted = [...new Set(names)].filter((n) => !this.gone.has(n));
+    // Session 24: paced (the API's deferred deletion and the sweep): small commands, a pause after each.
+    const pace = opts.paced
+      ? { stepUnits: opts.stepUnits ?? DROP_STEP_UNITS, pauseMaxMs: opts.pauseMaxMs ?? 0 }
+      : undefined;
     let deleted = 0;
     for (let i = 0; i < undeleted.length; i += DROP_BATCH_MAX) {
       const batch = undeleted.slice(i, i + DROP_BATCH_MAX);
-      deleted += await this.deleteJobs(batch.map((name) => ({ name, units: this.evictedUnits.get(name) })));
+      if (pace && i > 0 && pace.pauseMaxMs > 0) await pause(pace.pauseMaxMs);
+      deleted += await this.deleteJobs(
+        batch.map((name) => ({ name, units: this.evictedUnits.get(name) })),
+        pace,
+      );
       for (const name of batch) {
         this.evictedUnits.delete(name);
         this.gone.add(name);
@@ -1269,14 +1319,51 @@ export class BatchJobStore {
   /**
    * The sweep of evictions a process did not finish (it died between the slot write and the
    * deletion): every name the slots carry that this process has not seen deleted. Background
-   * only (api/batch-jobs.ts: at start and every few minutes). BOUNDED: one read of `batch_slots`
+   * only (api/batch-jobs.ts: at start, and since session 24 when sweepDeadEvictors finds a dead
+   * process, no longer every 5 minutes). BOUNDED: one read of `batch_slots`
    * (≤ SVC_BATCH_MAX_JOBS documents), then point reads and deletes by id. Returns how many job
    * documents it deleted.
    */
-  async sweepEvicted(queued: ReadonlySet<string> = new Set()): Promise<number> {
+  async sweepEvicted(queued: ReadonlySet<string> = new Set(), opts: { paced?: boolean } = {}): Promise<number> {
     // `queued`: names this process's own deletion is waiting with (api/batch-jobs.ts, session 18): not a dead process's leftovers.
     const names = (await this.allSlots()).flatMap((s) => s.evicting ?? []).filter((n) => !queued.has(n));
-    return this.dropEvicted(names); // deduplicated there
+    return this.dropEvicted(names, opts); // deduplicated there
+  }
+
+  /**
+   * Session 24: this API process is alive (`seen` = `at`). Key: `batch_evictors._id` (an upsert:
+   * a document a sweep deleted while the process was slow comes back).
+   */
+  async beat(id: string, at: Date): Promise<void> {
+    try {
+      await this.evictors.updateOne({ _id: id }, { $set: { seen: at } }, { upsert: true });
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+      await this.evictors.updateOne({ _id: id }, { $set: { seen: at } });
+    }
+  }
+
+  /**
+   * Session 24: the periodic sweep of evictions left unfinished. Reads `batch_evictors` (BOUNDED:
+   * the API processes) and, only when one of them is dead (not written for EVICTOR_STALE_MS; or
+   * `whole`: the process's first sweep, which also covers processes from before session 24),
+   * sweepEvicted (one read of the slots), then deletes the dead ones' documents, each only if no
+   * beat came meanwhile (`seen` unchanged). Returns how many job documents it deleted.
+   */
+  async sweepDeadEvictors(
+    own: string,
+    queued: ReadonlySet<string>,
+    opts: { now?: number; whole?: boolean; paced?: boolean } = {},
+  ): Promise<number> {
+    const now = opts.now ?? Date.now();
+    const dead = (await this.evictors.find({}).toArray()).filter(
+      (d) => d._id !== own && d.seen.getTime() < now - EVICTOR_STALE_MS,
+    );
+    if (dead.length === 0 && !opts.whole) return 0;
+    const deleted = await this.sweepEvicted(queued, { paced: opts.paced });
+    // Bounded collection: the filter on `seen` beside `_id` reads at most its few documents.
+    for (const d of dead) await this.evictors.deleteOne({ _id: d._id, seen: d.seen });
+    return deleted;
   }
 
   /**
@@ -1307,7 +1394,10 @@ export class BatchJobStore {
    * Jobs without a known count are read first (by id, side by side); a job found absent is
    * skipped. Returns how many job documents it deleted.
    */
-  private async deleteJobs(jobs: ReadonlyArray<{ name: string; units: number | undefined }>): Promise<number> {
+  private async deleteJobs(
+    jobs: ReadonlyArray<{ name: string; units: number | undefined }>,
+    pace?: { stepUnits: number; pauseMaxMs: number },
+  ): Promise<number> {
     const found = await Promise.all(
       jobs.map(async ({ name, units }) => {
         if (units !== undefined) return { name, units };
@@ -1326,10 +1416,20 @@ export class BatchJobStore {
     const byId = <T extends { _id: string }>() =>
       present.map(({ name }) => ({ deleteOne: { filter: { _id: name } } }) as AnyBulkWriteOperation<T>);
     // The results and the requests side by side, then the jobs (which name them: a crash in between leaves them to repeat).
-    await Promise.all([
-      ops.length > 0 ? this.results.bulkWrite(ops, { ordered: false }) : null,
-      this.requests.bulkWrite(byId<StoredRequestDoc>(), { ordered: false }),
-    ]);
+    if (!pace) {
+      await Promise.all([
+        ops.length > 0 ? this.results.bulkWrite(ops, { ordered: false }) : null,
+        this.requests.bulkWrite(byId<StoredRequestDoc>(), { ordered: false }),
+      ]);
+    } else {
+      // Session 24: paced, one command at a time (stepUnits result documents each); the jobs still last.
+      for (let i = 0; i < ops.length; i += pace.stepUnits)
+        await timed(
+          () => this.results.bulkWrite(ops.slice(i, i + pace.stepUnits), { ordered: false }),
+          pace.pauseMaxMs,
+        );
+      await timed(() => this.requests.bulkWrite(byId<StoredRequestDoc>(), { ordered: false }), pace.pauseMaxMs);
+    }
     const { deletedCount } = await this.jobs.bulkWrite(byId<BatchJobDoc>(), { ordered: false });
     return deletedCount ?? present.length;
   }

@@ -112,6 +112,11 @@ export const COLLECTIONS: Record<string, CollectionEntry> = {
     module: 'batch',
   },
   batch_slot_cursors: { growth: 'bounded', by: 'four cursor documents (next, head, tail, swept)', module: 'batch' },
+  batch_evictors: {
+    growth: 'bounded',
+    by: 'one per API process alive, plus dead ones until a sweep finished their evictions (session 24)',
+    module: 'batch',
+  },
   batch_slot_claims: {
     growth: 'bounded',
     by: 'SVC_BATCH_MAX_JOBS slots × live claim generations (old claims swept)',

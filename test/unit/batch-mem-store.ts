@@ -37,6 +37,11 @@ export class MemCollection {
       const d = this.docs.get(this.key(filter._id));
       return d ? [d] : [];
     }
+    // Session 24: batch_evictors' conditional delete (`_id` and the `seen` read).
+    if (keys.length === 2 && keys[0] === '_id' && keys[1] === 'seen' && filter.seen instanceof Date) {
+      const d = this.docs.get(this.key(filter._id));
+      return d && d.seen instanceof Date && d.seen.getTime() === filter.seen.getTime() ? [d] : [];
+    }
     if (keys.length === 1 && keys[0] === 'created_at' && filter.created_at.$lt instanceof Date)
       return [...this.docs.values()].filter((d) => d.created_at < filter.created_at.$lt);
     throw new Error(`unsupported filter on ${this.name}: ${JSON.stringify(filter)}`);

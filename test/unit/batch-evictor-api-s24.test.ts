@@ -1,0 +1,158 @@
+// Session 24 (issue 22; docs/batch.md "Session 24: the deletion of evicted jobs"): the API
+// process's side of `batch_evictors` (api/batch-jobs.ts). It writes its document at start and at
+// every beat; its periodic sweep reads `batch_evictors` and reads the slots only when a process is
+// stale (session 23: all of `batch_slots` every 5 minutes in every process), its first sweep reads
+// them anyway; an admission waits for a beat only when the last one is older than half the
+// staleness; a deletion that failed is retried by the process itself at its next beat.
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { ServiceConfig } from '../../core/config.js';
+import type { TemporalGateway } from '../../api/temporal.js';
+import { BatchJobs, batchWorkflowId } from '../../api/batch-jobs.js';
+import { BatchJobStore, EVICTOR_STALE_MS, type NewBatchJob } from '../../persistence/batch.js';
+import { memStore } from './batch-mem-store.js';
+
+const ITEMS = [{ query: '1 + 1', type: 'math' as const }];
+const ORG = 'org_s24';
+const T0 = new Date('2026-11-28T10:00:00Z').getTime();
+
+function job(id: string): NewBatchJob {
+  return {
+    _id: id,
+    org_id: ORG,
+    status: 'running',
+    workflow_id: batchWorkflowId(ORG, id),
+    total_items: 1,
+    completed_items: 0,
+    failed_items: 0,
+    progress_percent: 0,
+    units: 1,
+    created_at: new Date(),
+    completed_at: null,
+    started: false,
+    submitted_by: { user_id: null, key_id: 'k1' },
+  };
+}
+
+const temporal = {
+  client: { workflow: { getHandle: () => ({ describe: async () => ({ status: { name: 'RUNNING' } }) }) } },
+  connection: { withDeadline: <R>(_d: unknown, fn: () => Promise<R>) => fn() },
+  eagerRoute: () => null,
+} as unknown as TemporalGateway;
+
+const cfg = {
+  SVC_BATCH_MAX_JOBS: 20,
+  SVC_BATCH_ORPHAN_SECONDS: 60,
+  SVC_BATCH_WAIT_SECONDS: 0,
+  SVC_BATCH_ITEM_TIMEOUT: 60,
+  SVC_PROVIDER_TIMEOUT: 30,
+  SVC_ACTIVITY_MODE: 'auto',
+} as unknown as ServiceConfig;
+
+/** The private parts of BatchJobs these rows drive as its timers and its POST do. */
+type Internals = {
+  beat(): Promise<void>;
+  evictorFresh(): Promise<void>;
+  sweepEvicted(whole: boolean): void;
+  evictSweep: Promise<void> | null;
+  dropEvicted(names: string[]): void;
+  failedDrops: Set<string>;
+};
+
+describe('session 24: an API process in batch_evictors (api/batch-jobs.ts)', () => {
+  let m: ReturnType<typeof memStore>;
+  let jobs: BatchJobs;
+  let api: Internals;
+  beforeEach(async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(T0);
+    m = memStore();
+    jobs = new BatchJobs(cfg, m.store, temporal);
+    api = jobs as unknown as Internals;
+    await api.beat(); // the one sent at construction, or this one
+    await jobs.store.slotsById([0]); // the one-time numeric-key rewrite out of the way
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  const at = (s: number) => vi.setSystemTime(T0 + s * 1000);
+  /** The sweep as its timer runs it; returns the reads of batch_slots it sent. */
+  const sweep = async (whole: boolean) => {
+    const from = m.log.length;
+    api.sweepEvicted(whole);
+    await api.evictSweep;
+    return m.log.slice(from).filter((r) => r.coll === 'batch_slots' && r.op.startsWith('find')).length;
+  };
+  const seen = (id: string) => m.coll('batch_evictors').docs.get(JSON.stringify(id))?.seen as Date | undefined;
+
+  it('its document from the start; the periodic sweep reads no slot while no process is dead; the first one reads them', async () => {
+    expect(jobs.evictorId).toMatch(/^api_[0-9a-f]{16}$/);
+    expect(seen(jobs.evictorId)).toEqual(new Date(T0));
+    // Session 23: the sweep read all of batch_slots on every run.
+    for (const s of [60, 120, 180, 240]) {
+      at(s);
+      await api.beat();
+      expect(await sweep(false)).toBe(0);
+    }
+    expect(await sweep(true)).toBe(1);
+  });
+
+  it("a dead process's eviction: left alone while its document is fresh, finished by the first sweep after it went stale, its document deleted", async () => {
+    const dead = new BatchJobStore(m.store);
+    await dead.beat('api_dead', new Date(T0));
+    await dead.admit(job('bj_d1'), ITEMS, 1);
+    await dead.complete('bj_d1', { completed_items: 1, failed_items: 0 }, 1, new Date(T0 + 1000));
+    await new Promise((r) => setTimeout(r, 5));
+    expect((await dead.admit(job('bj_d2'), ITEMS, 1)).drop).toEqual(['bj_d1']); // and it dies
+    for (const s of [60, 120, 180]) {
+      at(s);
+      await api.beat();
+      expect(await sweep(false)).toBe(0);
+    }
+    expect(await jobs.store.find('bj_d1')).not.toBeNull();
+    at(181);
+    await api.beat();
+    expect(await sweep(false)).toBe(1);
+    expect(await jobs.store.find('bj_d1')).toBeNull();
+    expect(seen('api_dead')).toBeUndefined();
+    expect(seen(jobs.evictorId)).toEqual(new Date(T0 + 181_000));
+    at(241);
+    expect(await sweep(false)).toBe(0);
+  });
+
+  it('an admission waits for a beat only when the last one is older than half the staleness', async () => {
+    const writes = () => m.log.filter((r) => r.coll === 'batch_evictors' && r.op === 'updateOne').length;
+    const before = writes();
+    at(EVICTOR_STALE_MS / 2000 - 1);
+    await api.evictorFresh();
+    expect(writes()).toBe(before);
+    at(EVICTOR_STALE_MS / 2000 + 1);
+    await api.evictorFresh();
+    expect(writes()).toBe(before + 1);
+    expect(seen(jobs.evictorId)).toEqual(new Date(T0 + EVICTOR_STALE_MS / 2 + 1000));
+  });
+
+  it('a deletion that failed is retried by the process at its next beat (no longer left to a read of every slot)', async () => {
+    await jobs.store.admit(job('bj_f1'), ITEMS, 1);
+    await jobs.store.complete('bj_f1', { completed_items: 1, failed_items: 0 }, 1, new Date(T0 + 1000));
+    await new Promise((r) => setTimeout(r, 5));
+    const { drop } = await jobs.store.admit(job('bj_f2'), ITEMS, 1);
+    expect(drop).toEqual(['bj_f1']);
+    const real = jobs.store.dropEvicted.bind(jobs.store);
+    let failures = 1;
+    jobs.store.dropEvicted = async (names, opts) => {
+      if (failures-- > 0) throw new Error('store unavailable');
+      return real(names, opts);
+    };
+    api.dropEvicted(drop);
+    for (let i = 0; i < 100 && api.failedDrops.size === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect([...api.failedDrops]).toEqual(['bj_f1']);
+    expect(await jobs.store.find('bj_f1')).not.toBeNull();
+    at(60);
+    expect(await sweep(false)).toBe(0); // the retry is this process's own: no read of the slots
+    for (let i = 0; i < 100 && (await jobs.store.find('bj_f1')) !== null; i++)
+      await new Promise((r) => setTimeout(r, 10));
+    expect(await jobs.store.find('bj_f1')).toBeNull();
+    expect(api.failedDrops.size).toBe(0);
+  });
+});
