@@ -31,6 +31,7 @@ import {
 } from '../core/batch-store.js';
 import type { AuditContext } from '../core/engines.js';
 import { QuietQueue } from '../core/batch-quiet-queue.js';
+import { backgroundTimer } from '../core/background-timer.js';
 import { logger } from '../core/logger.js';
 import { awaitCompletion, eagerJobFree, eagerJobStarted, jobEnded } from '../core/completion-notices.js';
 import { HttpError } from './errors.js';
@@ -75,8 +76,17 @@ const PROGRESS_QUERY_DEADLINE_MS = 250;
  * POST answers the stored job without asking (the job has only just started).
  */
 const SUBMIT_QUERY_DEADLINE_MS = 300;
-/** How often an API process deletes claims older than their retention (never on a request: it filters on a date). */
+/** How often an API process deletes claims older than their retention, and sweeps the release queue and left evictions (background). */
 const CLAIM_SWEEP_MS = 300_000;
+/**
+ * Session 24 (core/background-timer.ts): each 5-minute task has its own phase in the period (they
+ * all ran in one tick, beside the rate windows' sweep of the same period), and every run is moved
+ * by up to ±10 % of it. The claims' first sweep (its one whole read: sweepClaims) comes early,
+ * while a starting process has no traffic yet.
+ */
+const CLAIM_SWEEP_FIRST_MS = 20_000;
+const QUEUE_SWEEP_FIRST_MS = 95_000;
+const EVICTION_SWEEP_PHASE_MS = 170_000;
 /**
  * The first sweep of evictions left unfinished (a process that died between an admission and
  * its deletion) runs this long after the process starts, off its start-up (persistence/batch.ts sweepEvicted).
@@ -164,12 +174,24 @@ export class BatchJobs {
     this.orphanMs = orphanAfterMs(cfg);
     this.trace = new BatchPostTrace(cfg.SVC_BATCH_POST_TRACE === 'on');
     // Background sweeps of old slot claims and of the slot directory's dead queue entries
-    // (persistence/batch.ts sweepClaims, sweepQueue), off the submit path.
-    setInterval(() => {
-      this.store.sweepClaims().catch((err: Error) => log.warn('batch claim sweep failed', { error: err.message }));
-      this.store.sweepQueue().catch((err: Error) => log.warn('batch queue sweep failed', { error: err.message }));
-      this.sweepEvicted();
-    }, CLAIM_SWEEP_MS).unref();
+    // (persistence/batch.ts sweepClaims, sweepQueue), off the submit path; session 24: each in its own phase.
+    backgroundTimer(
+      () =>
+        void this.store
+          .sweepClaims()
+          .catch((err: Error) => log.warn('batch claim sweep failed', { error: err.message })),
+      CLAIM_SWEEP_MS,
+      { firstMs: CLAIM_SWEEP_FIRST_MS },
+    );
+    backgroundTimer(
+      () =>
+        void this.store
+          .sweepQueue()
+          .catch((err: Error) => log.warn('batch queue sweep failed', { error: err.message })),
+      CLAIM_SWEEP_MS,
+      { firstMs: QUEUE_SWEEP_FIRST_MS },
+    );
+    backgroundTimer(() => this.sweepEvicted(), CLAIM_SWEEP_MS, { firstMs: EVICTION_SWEEP_PHASE_MS });
     setTimeout(() => this.sweepEvicted(), EVICTION_SWEEP_FIRST_MS).unref();
     // Session 16: jobs never started (their API process died between admission and start) are
     // deleted and their slots freed, whether or not the store ever fills (reclaimOrphans).
