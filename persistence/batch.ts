@@ -1411,10 +1411,20 @@ export class BatchJobStore {
    * the claims of processes that died and of older code. Returns how many claims it deleted.
    */
   async sweepClaims(now = Date.now()): Promise<number> {
+    try {
+      return await this.sweepExpiredClaims(now);
+    } catch (err) {
+      this.claimLedgerLost = true; // claims taken from the ledger may be left: the next sweep reads them whole
+      throw err;
+    }
+  }
+
+  private async sweepExpiredClaims(now: number): Promise<number> {
     const cutoff = now - CLAIM_RETENTION_MS;
     let n = 0;
     while (n < this.claimLedger.length && (this.claimLedger[n] as BatchSlotClaimDoc).created_at.getTime() < cutoff) n++;
-    let expiring: Array<Pick<BatchSlotClaimDoc, 'slot' | 'gen' | 'job_id'>> = this.claimLedger.splice(0, n);
+    let expiring: Array<Pick<BatchSlotClaimDoc, 'slot' | 'gen' | 'job_id'> & { _id?: string }> =
+      this.claimLedger.splice(0, n);
     if (this.claimLedgerLost || now - this.claimScanAt >= CLAIM_SCAN_MS) {
       this.claimScanAt = now;
       this.claimLedgerLost = false;
@@ -1439,12 +1449,12 @@ export class BatchJobStore {
     // By `_id` (the same claims the filter found, or the ledger's), CLAIM_DELETE_BATCH per command.
     let deleted = 0;
     for (let i = 0; i < expiring.length; i += CLAIM_DELETE_BATCH) {
-      const ops = expiring
-        .slice(i, i + CLAIM_DELETE_BATCH)
-        .map(
-          (c) =>
-            ({ deleteOne: { filter: { _id: claimId(c.slot, c.gen) } } }) as AnyBulkWriteOperation<BatchSlotClaimDoc>,
-        );
+      const ops = expiring.slice(i, i + CLAIM_DELETE_BATCH).map(
+        (c) =>
+          ({
+            deleteOne: { filter: { _id: c._id ?? claimId(c.slot, c.gen) } },
+          }) as AnyBulkWriteOperation<BatchSlotClaimDoc>,
+      );
       deleted += (await this.claims.bulkWrite(ops, { ordered: false })).deletedCount ?? 0;
     }
     return deleted;

@@ -134,4 +134,20 @@ describe('batch: the slot claims are swept by `_id` (session 24)', () => {
     expect(await jobs.find('bj_half')).toBeNull();
     expect(await jobs.find('bj_first')).not.toBeNull(); // its slot's job
   });
+
+  it('a sweep that fails after taking claims from the ledger leaves them to the next sweep, which reads the claims whole', async () => {
+    await sweep(1_000);
+    at(2 * MIN);
+    await tenJobs();
+    const c = claims() as unknown as { bulkWrite: (...a: unknown[]) => Promise<unknown> };
+    const real = c.bulkWrite.bind(c);
+    c.bulkWrite = async () => {
+      c.bulkWrite = real;
+      throw new Error('store unavailable');
+    };
+    await expect(jobs.sweepClaims(T0 + 2 * MIN + CLAIM_RETENTION_MS + MIN)).rejects.toThrow('store unavailable');
+    expect(claims().docs.size).toBe(6);
+    expect(await sweep(2 * MIN + CLAIM_RETENTION_MS + 6 * MIN)).toMatchObject({ deleted: 6, claimsWhole: 1 });
+    expect(claims().docs.size).toBe(0);
+  });
 });
