@@ -33,6 +33,7 @@ import {
 } from '../core/batch-store.js';
 import type { AuditContext } from '../core/engines.js';
 import { QuietQueue } from '../core/batch-quiet-queue.js';
+import { backgroundTimer } from '../core/background-timer.js';
 import { logger } from '../core/logger.js';
 import { awaitCompletion, eagerJobFree, eagerJobStarted, jobEnded } from '../core/completion-notices.js';
 import { HttpError } from './errors.js';
@@ -77,8 +78,17 @@ const PROGRESS_QUERY_DEADLINE_MS = 250;
  * POST answers the stored job without asking (the job has only just started).
  */
 const SUBMIT_QUERY_DEADLINE_MS = 300;
-/** How often an API process deletes claims older than their retention (never on a request: it filters on a date). */
+/** How often an API process deletes claims older than their retention, and sweeps the release queue and left evictions (background). */
 const CLAIM_SWEEP_MS = 300_000;
+/**
+ * Session 24 (core/background-timer.ts): each 5-minute task has its own phase in the period (they
+ * all ran in one tick, beside the rate windows' sweep of the same period), and every run is moved
+ * by up to ±10 % of it. The claims' first sweep (its one whole read: sweepClaims) comes early,
+ * while a starting process has no traffic yet. The evictions' sweep runs on this process's beat
+ * (EVICTOR_BEAT_MS, below), not on this period.
+ */
+const CLAIM_SWEEP_FIRST_MS = 20_000;
+const QUEUE_SWEEP_FIRST_MS = 95_000;
 /**
  * The first sweep of evictions left unfinished (a process that died between an admission and
  * its deletion) runs this long after the process starts, off its start-up (persistence/batch.ts sweepEvicted).
@@ -177,11 +187,23 @@ export class BatchJobs {
     this.orphanMs = orphanAfterMs(cfg);
     this.trace = new BatchPostTrace(cfg.SVC_BATCH_POST_TRACE === 'on');
     // Background sweeps of old slot claims and of the slot directory's dead queue entries
-    // (persistence/batch.ts sweepClaims, sweepQueue), off the submit path.
-    setInterval(() => {
-      this.store.sweepClaims().catch((err: Error) => log.warn('batch claim sweep failed', { error: err.message }));
-      this.store.sweepQueue().catch((err: Error) => log.warn('batch queue sweep failed', { error: err.message }));
-    }, CLAIM_SWEEP_MS).unref();
+    // (persistence/batch.ts sweepClaims, sweepQueue), off the submit path; session 24: each in its own phase.
+    backgroundTimer(
+      () =>
+        void this.store
+          .sweepClaims()
+          .catch((err: Error) => log.warn('batch claim sweep failed', { error: err.message })),
+      CLAIM_SWEEP_MS,
+      { firstMs: CLAIM_SWEEP_FIRST_MS },
+    );
+    backgroundTimer(
+      () =>
+        void this.store
+          .sweepQueue()
+          .catch((err: Error) => log.warn('batch queue sweep failed', { error: err.message })),
+      CLAIM_SWEEP_MS,
+      { firstMs: QUEUE_SWEEP_FIRST_MS },
+    );
     // Session 24: this process's beat, and the sweep of a dead process's evictions (a read of the
     // slots only when one is dead; the first sweep reads them anyway: processes from before).
     void this.beat().catch(() => undefined); // the first admission waits for it (evictorFresh)

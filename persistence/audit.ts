@@ -141,6 +141,21 @@ export const STALL_HEAL_MS = 15_000;
  */
 export const CLAIM_HEAL_MS = 2_000;
 
+/**
+ * Session 24 (docs/store-access.md §19): a claim serves only a heal of its commit's positions, so
+ * once its writer has indexed them no heal can need it (claimCovering passes over a commit that is
+ * not the stalled one's). Its writer deletes it by `_id` at least this long after (far past
+ * CLAIM_HEAL_MS, and past any loser's claim insert still in flight for the same `_id`), in one
+ * background delete command per CLAIM_RETIRE_EVERY_MS, so `audit_claims` holds only the last
+ * minutes' commits instead of every commit ever made.
+ */
+export const CLAIM_RETIRE_AFTER_MS = 30_000;
+const CLAIM_RETIRE_EVERY_MS = 60_000;
+/** Claims a writer remembers to delete (more: the oldest are left in the store, as before session 24). */
+const CLAIM_RETIRE_MAX = 100_000;
+/** Deletes by `_id` per command of the retirement. */
+const CLAIM_RETIRE_BATCH = 1000;
+
 /** A group commit's claim: the `_id` of its first position (`org#seq`), naming its entries in order. */
 export interface AuditClaimDoc {
   _id: string;
@@ -387,6 +402,9 @@ export class AuditLog {
   private readonly unpublished = new Map<string, { head: Head; timer: NodeJS.Timeout }>();
   /** A position found taken but not indexed, per organization, since when: healed after STALL_HEAL_MS. */
   private readonly stalls = new Map<string, { seq: number; since: number; claimTried: boolean }>();
+  /** Session 24: claims of commits this writer indexed, oldest first, and when; deleted by retireClaims. */
+  private readonly indexedClaims: Array<{ id: string; at: number }> = [];
+  private retireTimer: NodeJS.Timeout | null = null;
 
   /**
    * Appends an entry to its organization's chain under the id `logId`. Rejects with
@@ -671,6 +689,8 @@ export class AuditLog {
         // data-scale seed, against milliseconds on an empty store).
         // The positions move the head over the entries (their owner is this writer, by the entries' unique index).
         await Promise.all([this.indexPositions(mine), claimed ? undefined : this.replaceClaim(orgId, first.seq, mine)]);
+        // Its positions are indexed: no heal needs the claim any more (session 24: deleted later, in the background).
+        this.claimIndexed(seqKey(orgId, first.seq));
         const from = head;
         const last = mine[mine.length - 1] as AuditLogDoc;
         head = { seq: last.seq, hash: last.entry_hash, rollup: null, exists: true };
@@ -803,6 +823,48 @@ export class AuditLog {
     await this.claims
       .replaceOne({ _id: seqKey(orgId, seq) }, { log_ids: docs.map((d) => d._id) }, { upsert: true })
       .catch((err: Error) => log.debug('audit claim not replaced', { org_id: orgId, seq, error: err.message }));
+  }
+
+  /** Session 24: the claim `id`'s commit is indexed; its deletion is queued (retireClaims), the timer armed. */
+  private claimIndexed(id: string, now = Date.now()): void {
+    if (this.indexedClaims.length >= CLAIM_RETIRE_MAX) return; // left in the store, as every claim was before
+    this.indexedClaims.push({ id, at: now });
+    this.armRetire();
+  }
+
+  /**
+   * Deletes the claims of commits this writer indexed at least CLAIM_RETIRE_AFTER_MS ago: by
+   * `_id` (audit_claims, point deletes, CLAIM_RETIRE_BATCH per command). Background (its timer,
+   * re-armed while claims wait). A failure leaves them to the next run. Returns how many it sent.
+   */
+  async retireClaims(now = Date.now()): Promise<number> {
+    let n = 0;
+    while (n < this.indexedClaims.length && (this.indexedClaims[n] as { at: number }).at <= now - CLAIM_RETIRE_AFTER_MS)
+      n++;
+    const due = this.indexedClaims.slice(0, n);
+    let sent = 0;
+    try {
+      for (let i = 0; i < due.length; i += CLAIM_RETIRE_BATCH) {
+        const ops = due.slice(i, i + CLAIM_RETIRE_BATCH).map(({ id }) => ({ deleteOne: { filter: { _id: id } } }));
+        await this.claims.bulkWrite(ops, { ordered: false });
+        sent += ops.length;
+      }
+    } catch (err) {
+      log.debug('audit claims not retired (next run)', { error: (err as Error).message });
+    }
+    this.indexedClaims.splice(0, sent);
+    if (this.indexedClaims.length > 0) this.armRetire();
+    return sent;
+  }
+
+  /** The retirement's timer, unless one is armed (one per writer; never keeps the process alive). */
+  private armRetire(): void {
+    if (this.retireTimer) return;
+    this.retireTimer = setTimeout(() => {
+      this.retireTimer = null;
+      void this.retireClaims();
+    }, CLAIM_RETIRE_EVERY_MS);
+    this.retireTimer.unref();
   }
 
   /**

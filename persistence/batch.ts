@@ -11,6 +11,7 @@
 //   batch_slots        {_id: "<n>", n < max}    BOUNDED by SVC_BATCH_MAX_JOBS: read by `_id` on admission; read whole
 //                                                only by the fallback (below) and the repair when every slot is active
 //   batch_slot_claims  {_id: `<slot>:<gen>`}    growing (one per job start), swept in the background after an hour
+//                                                (session 24: by `_id`, each process its own; read whole rarely: sweepClaims)
 //   batch_slot_queue   {_id: "<position>"}     growing (one per slot release), swept below the head in the background:
 //                                                the slot directory's release queue (finished or freed slots, in order)
 //   batch_slot_cursors {_id: next|head|tail|swept} BOUNDED (4 documents): hints for the directory, moved with $max
@@ -166,6 +167,19 @@ export const EVICTOR_STALE_MS = 180_000;
 export const CLAIM_STALE_MS = 60_000;
 /** Claims are kept this long (a racing admission reads a slot and claims within milliseconds). */
 export const CLAIM_RETENTION_MS = 3_600_000;
+/**
+ * Session 24 (docs/batch.md "Session 24: the background sweeps"): a process deletes the claims it
+ * won itself by `_id` once they are CLAIM_RETENTION_MS old (its ledger, sweepClaims), and reads the
+ * claims whole (the filter on `created_at`) only on its first sweep and then this rarely: that read
+ * finds the claims of processes that died before their retention ran out, and of older code.
+ */
+export const CLAIM_SCAN_MS = 6 * 3_600_000;
+/** Own claims a process remembers for its sweep (more: its next sweep reads the claims whole). */
+const CLAIM_LEDGER_MAX = 50_000;
+/** Expiring claims' slots read by `_id` for the orphan check; more distinct slots: one bounded read of them all. */
+const CLAIM_SLOT_READS_MAX = 64;
+/** Claims per delete command of the sweep (each statement a delete by `_id`). */
+const CLAIM_DELETE_BATCH = 1000;
 
 export const resultId = (jobId: string, unit: number) => `${jobId}#${unit}`;
 
@@ -407,6 +421,14 @@ export class BatchJobStore {
   private headSeen: { n: number; at: number } | null = null;
   /** Claims this process won lately (`<slot>:<gen>`, bounded by WON_MEMO): a shared window's snapshot of those slots is stale. */
   private readonly won = new Set<string>();
+  /**
+   * Session 24: the claims this process inserted, oldest first (their `created_at` only grows), for
+   * its sweep to delete by `_id` once they expire (sweepClaims); bounded by CLAIM_LEDGER_MAX.
+   */
+  private readonly claimLedger: Array<Pick<BatchSlotClaimDoc, 'slot' | 'gen' | 'job_id' | 'created_at'>> = [];
+  /** When this process last read the claims whole (sweepClaims), and whether its ledger dropped claims since. */
+  private claimScanAt = Number.NEGATIVE_INFINITY;
+  private claimLedgerLost = false;
   /** Cursor moves in flight (nudge): the highest value asked for meanwhile, written when the current move is done. */
   private readonly nudges = new Map<SlotCursor, { next: number | null }>();
   /** Result-document counts of the jobs this process evicted, read from their slots (`units`): their deletion skips the job read. */
@@ -618,14 +640,12 @@ export class BatchJobStore {
       // Grouped (session 20): the claims of this process that arrive while one is in flight go out
       // as one unordered `insert` command; each is still its own unique insert, and a duplicate
       // (another admission holds `<slot>:<g>`) comes back as false for this claim alone.
-      const won = await this.claimInserts.insert({
-        _id: claimId(slot, g),
-        slot,
-        gen: g,
-        job_id: jobId,
-        created_at: new Date(),
-      });
-      if (won) return g;
+      const created_at = new Date();
+      const won = await this.claimInserts.insert({ _id: claimId(slot, g), slot, gen: g, job_id: jobId, created_at });
+      if (won) {
+        this.rememberClaim({ slot, gen: g, job_id: jobId, created_at });
+        return g;
+      }
       const [existing, current] = await Promise.all([
         this.claims.findOne({ _id: claimId(slot, g) }),
         this.slots.get(slot),
@@ -1472,27 +1492,72 @@ export class BatchJobStore {
     return true;
   }
 
+  /** Session 24: a claim this process won, for its own sweep (sweepClaims). */
+  private rememberClaim(c: Pick<BatchSlotClaimDoc, 'slot' | 'gen' | 'job_id' | 'created_at'>): void {
+    this.claimLedger.push(c);
+    if (this.claimLedger.length > CLAIM_LEDGER_MAX) {
+      this.claimLedger.splice(0, this.claimLedger.length - CLAIM_LEDGER_MAX);
+      this.claimLedgerLost = true; // the next sweep reads the claims whole, as before session 24
+    }
+  }
+
   /**
    * Deletes claims older than CLAIM_RETENTION_MS. Background only (api/batch-jobs.ts, every few
-   * minutes), never on a request: a filter on `created_at` (a scan on FerretDB/SQLite of a
-   * collection bounded by the job starts of the last hour plus one sweep interval).
+   * minutes), never on a request. Session 24: the claims this process won are taken from its
+   * ledger and deleted by `_id`, so a sweep reads nothing whole and its cost follows the claims
+   * that expire, not what the store holds. The claims are read whole (a filter on `created_at`: a
+   * scan on FerretDB/SQLite of a collection the sweeps keep to about an hour of job starts) only on
+   * a process's first sweep, every CLAIM_SCAN_MS after, and when the ledger overflowed: that finds
+   * the claims of processes that died and of older code. Returns how many claims it deleted.
    */
   async sweepClaims(now = Date.now()): Promise<number> {
-    const old = { created_at: { $lt: new Date(now - CLAIM_RETENTION_MS) } };
+    try {
+      return await this.sweepExpiredClaims(now);
+    } catch (err) {
+      this.claimLedgerLost = true; // claims taken from the ledger may be left: the next sweep reads them whole
+      throw err;
+    }
+  }
+
+  private async sweepExpiredClaims(now: number): Promise<number> {
+    const cutoff = now - CLAIM_RETENTION_MS;
+    let n = 0;
+    while (n < this.claimLedger.length && (this.claimLedger[n] as BatchSlotClaimDoc).created_at.getTime() < cutoff) n++;
+    let expiring: Array<Pick<BatchSlotClaimDoc, 'slot' | 'gen' | 'job_id'> & { _id?: string }> =
+      this.claimLedger.splice(0, n);
+    if (this.claimLedgerLost || now - this.claimScanAt >= CLAIM_SCAN_MS) {
+      this.claimScanAt = now;
+      this.claimLedgerLost = false;
+      const old = { created_at: { $lt: new Date(cutoff) } };
+      expiring = await this.claims.find(old, { projection: { slot: 1, gen: 1, job_id: 1 } }).toArray();
+    }
+    if (expiring.length === 0) return 0;
     // Session 15: a claim whose slot never got its write (its admission died between the claim
     // and the slot write) names a job that was never started and that its slot does not name:
-    // deleted by id before the claim goes (one bounded read of the slots, only when there is such a claim).
-    const expiring = await this.claims.find(old, { projection: { slot: 1, gen: 1, job_id: 1 } }).toArray();
-    if (expiring.length > 0) {
-      const slots = new Map((await this.allSlots()).map((s) => [s._id, s]));
+    // deleted by id before the claim goes. Session 24: its slots are read by `_id` (one bounded
+    // read of them all only when more than CLAIM_SLOT_READS_MAX distinct slots are in question).
+    const named = [...new Set(expiring.filter((c) => c.job_id !== null).map((c) => c.slot))];
+    if (named.length > 0) {
+      const read = named.length <= CLAIM_SLOT_READS_MAX ? await this.slotsById(named) : await this.allSlots();
+      const slots = new Map(read.map((s) => [s._id, s]));
       const orphans = expiring.filter((c) => {
         const s = slots.get(c.slot);
         return c.job_id !== null && !!s && s.gen < c.gen && s.job_id !== c.job_id;
       });
       if (orphans.length > 0) await this.dropEvicted(orphans.map((c) => c.job_id as string));
     }
-    const r = await this.claims.deleteMany(old);
-    return r.deletedCount;
+    // By `_id` (the same claims the filter found, or the ledger's), CLAIM_DELETE_BATCH per command.
+    let deleted = 0;
+    for (let i = 0; i < expiring.length; i += CLAIM_DELETE_BATCH) {
+      const ops = expiring.slice(i, i + CLAIM_DELETE_BATCH).map(
+        (c) =>
+          ({
+            deleteOne: { filter: { _id: c._id ?? claimId(c.slot, c.gen) } },
+          }) as AnyBulkWriteOperation<BatchSlotClaimDoc>,
+      );
+      deleted += (await this.claims.bulkWrite(ops, { ordered: false })).deletedCount ?? 0;
+    }
+    return deleted;
   }
 
   /**

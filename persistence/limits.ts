@@ -147,6 +147,7 @@ const counters = (store: Store) => store.collection<RateCounterDoc>('rate_counte
  * retried as an update; concurrent hits of one window summed into one `$inc`, CounterGate).
  */
 export async function hitWindow(store: Store, id: string, expiresAt: Date): Promise<number> {
+  windowLedger(store).remember(id, expiresAt.getTime());
   return gateOf(store).add(id, async (n) => {
     const doc = await upsertById(() =>
       counters(store).findOneAndUpdate(
@@ -160,7 +161,62 @@ export async function hitWindow(store: Store, id: string, expiresAt: Date): Prom
   });
 }
 
-/** Sweep of `expires_at < now` (bounded: live windows only), for stores without TTL indexes (FerretDB). */
-export async function sweepExpiredWindows(store: Store, now = new Date()): Promise<void> {
-  await counters(store).deleteMany({ expires_at: { $lt: now } });
+/**
+ * Session 24 (docs/store-access.md §19): the windows this process counted, with their expiry, so
+ * that its sweep deletes them by `_id` instead of filtering the whole collection on a date. The
+ * whole read stays for a process's first sweep, every WINDOW_SCAN_MS after, and after the ledger
+ * overflowed: windows of processes that died, of older code, or counted elsewhere.
+ */
+export const WINDOW_SCAN_MS = 6 * 3_600_000;
+const WINDOW_LEDGER_MAX = 100_000;
+const WINDOW_DELETE_BATCH = 1000;
+
+class WindowLedger {
+  readonly expires = new Map<string, number>();
+  scanAt = Number.NEGATIVE_INFINITY;
+  lost = false;
+  remember(id: string, expiresAt: number): void {
+    if (this.expires.has(id)) return;
+    if (this.expires.size >= WINDOW_LEDGER_MAX) {
+      this.lost = true; // the next sweep reads the collection whole, as before session 24
+      return;
+    }
+    this.expires.set(id, expiresAt);
+  }
+}
+const windowLedgers = new WeakMap<Store, WindowLedger>();
+function windowLedger(store: Store): WindowLedger {
+  let l = windowLedgers.get(store);
+  if (!l) windowLedgers.set(store, (l = new WindowLedger()));
+  return l;
+}
+
+/**
+ * Sweep of expired windows, for stores without TTL indexes (FerretDB). Session 24: the windows this
+ * process counted go by `_id` (point deletes, WINDOW_DELETE_BATCH per command); the filter
+ * `expires_at < now` (a whole read on FerretDB/SQLite, bounded by live windows) runs only on the
+ * first sweep, every WINDOW_SCAN_MS, and after the ledger overflowed. Returns how many it deleted.
+ */
+export async function sweepExpiredWindows(store: Store, now = new Date()): Promise<number> {
+  const ledger = windowLedger(store);
+  const t = now.getTime();
+  const expired = [...ledger.expires].filter(([, at]) => at < t).map(([id]) => id);
+  if (ledger.lost || t - ledger.scanAt >= WINDOW_SCAN_MS) {
+    ledger.scanAt = t;
+    ledger.lost = false;
+    const r = await counters(store).deleteMany({ expires_at: { $lt: now } });
+    for (const id of expired) ledger.expires.delete(id);
+    return r.deletedCount;
+  }
+  let deleted = 0;
+  for (let i = 0; i < expired.length; i += WINDOW_DELETE_BATCH) {
+    const batch = expired.slice(i, i + WINDOW_DELETE_BATCH);
+    const r = await counters(store).bulkWrite(
+      batch.map((_id) => ({ deleteOne: { filter: { _id } } })),
+      { ordered: false },
+    );
+    deleted += r.deletedCount ?? 0;
+    for (const id of batch) ledger.expires.delete(id);
+  }
+  return deleted;
 }

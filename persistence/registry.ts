@@ -119,7 +119,7 @@ export const COLLECTIONS: Record<string, CollectionEntry> = {
   },
   batch_slot_claims: {
     growth: 'bounded',
-    by: 'SVC_BATCH_MAX_JOBS slots × live claim generations (old claims swept)',
+    by: 'SVC_BATCH_MAX_JOBS slots × live claim generations (old claims swept: by _id from each process ledger; read whole on a process first sweep and every 6 h, session 24)',
     module: 'batch',
   },
   // audit, proofs, attestations (persistence/audit.ts, persistence/proofs.ts)

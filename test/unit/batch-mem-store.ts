@@ -109,8 +109,9 @@ export class MemCollection {
     return { deletedCount: ds.length };
   }
   async bulkWrite(ops: Array<{ deleteOne: { filter: Record<string, any> } }>) {
-    for (const o of ops) await this.deleteOne(o.deleteOne.filter);
-    return { acknowledged: true };
+    let deletedCount = 0;
+    for (const o of ops) deletedCount += (await this.deleteOne(o.deleteOne.filter)).deletedCount;
+    return { acknowledged: true, deletedCount };
   }
 }
 

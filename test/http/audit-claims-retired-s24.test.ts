@@ -1,0 +1,97 @@
+// Session 24 (issue 22; docs/store-access.md §19): `audit_claims` kept every group commit's claim
+// for good (one per commit; 2,058 documents in 819 pages on data-scale's seed), though a claim is
+// read only to heal its own commit's positions, seconds after it was written. Its writer now
+// deletes it by `_id` once it has indexed the commit's positions and CLAIM_RETIRE_AFTER_MS have
+// passed (persistence/audit.ts retireClaims, a background delete command per minute). A commit whose
+// positions were not indexed keeps its claim, and the next writer heals it by that claim, as before.
+// Against the real store (the stack's FerretDB), each AuditLog on a client of its own (a "process").
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { Store } from '../../core/store.js';
+import { verifyChain, type AuditEntryFields } from '../../core/audit-chain.js';
+import { AuditLog, CLAIM_HEAL_MS, CLAIM_RETIRE_AFTER_MS, type AuditLogDoc } from '../../persistence/audit.js';
+import { db, newTenant, stackEnv } from './helpers.js';
+import { verifiedClaimFields } from './audit-fixtures.js';
+
+const stores: Store[] = [];
+afterAll(async () => {
+  for (const s of stores) await s.close().catch(() => undefined);
+});
+
+const secret = () => stackEnv().SVC_AUDIT_SECRET_KEY as string;
+
+function otherProcess(): AuditLog {
+  const store = Store.lazy(stackEnv().MONGODB_URI as string);
+  stores.push(store);
+  return new AuditLog(store);
+}
+
+const fields = (orgId: string, i: number): AuditEntryFields =>
+  verifiedClaimFields(orgId, i, 'claims-retired', new Date('2026-11-28T00:00:00.000Z'));
+
+/** The organization's claims, by first position (audit_claims by `_id`: org#1 … org#n). */
+async function claimsOf(orgId: string, upTo: number): Promise<number[]> {
+  const c = (await db()).collection<{ _id: string }>('audit_claims');
+  const found = await Promise.all(
+    Array.from({ length: upTo }, (_, i) => c.findOne({ _id: `${orgId}#${i + 1}` }).then((d) => (d ? i + 1 : 0))),
+  );
+  return found.filter((s) => s > 0);
+}
+
+async function chain(orgId: string): Promise<AuditLogDoc[]> {
+  return (await (await db()).collection<AuditLogDoc>('audit_logs').find({ organization_id: orgId }).toArray()).sort(
+    (a, b) => a.seq - b.seq,
+  );
+}
+
+describe('audit claims are retired once their commit is indexed (session 24)', () => {
+  it('three commits: their claims stay until CLAIM_RETIRE_AFTER_MS, then go by `_id`; the chain is whole', async () => {
+    expect(CLAIM_RETIRE_AFTER_MS).toBeGreaterThan(10 * CLAIM_HEAL_MS);
+    const t = await newTenant();
+    const w = otherProcess();
+    for (const i of [1, 2, 3])
+      await w.append(fields(t.orgId, i), { logId: `log_ret_${t.orgId}_${i}`, secret: secret() });
+    // Base ee02593: the claims stay for good (and there is no retirement).
+    expect(await claimsOf(t.orgId, 3)).toEqual([1, 2, 3]);
+    expect(await w.retireClaims(Date.now())).toBe(0); // within the window: nothing sent
+    expect(await claimsOf(t.orgId, 3)).toEqual([1, 2, 3]);
+    expect(await w.retireClaims(Date.now() + CLAIM_RETIRE_AFTER_MS)).toBe(3);
+    expect(await claimsOf(t.orgId, 3)).toEqual([]);
+    expect(await w.retireClaims(Date.now() + CLAIM_RETIRE_AFTER_MS)).toBe(0); // each sent once
+    const entries = await chain(t.orgId);
+    expect(entries.map((e) => e.seq)).toEqual([1, 2, 3]);
+    expect(verifyChain(entries as never, secret()).valid).toBe(true);
+  }, 60_000);
+
+  it("a commit whose positions were not indexed keeps its claim: the next writer heals it by that claim, never the scan, then only the healer's own claim is retired", async () => {
+    const t = await newTenant();
+    const dying = otherProcess();
+    await dying.append(fields(t.orgId, 1), { logId: `log_rh_${t.orgId}_1`, secret: secret() });
+    // Its next commit (2..3): entries and claim written, positions refused (then the process died).
+    const positions = vi
+      .spyOn(dying as unknown as { indexPositions: (d: AuditLogDoc[]) => Promise<void> }, 'indexPositions')
+      .mockRejectedValueOnce(new Error('positions insert refused'));
+    const lost = await Promise.allSettled(
+      [2, 3].map((i) => dying.append(fields(t.orgId, i), { logId: `log_rh_${t.orgId}_${i}`, secret: secret() })),
+    );
+    positions.mockRestore();
+    expect(lost.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    // Its retirement runs: only the indexed commit's claim (1) goes.
+    expect(await dying.retireClaims(Date.now() + CLAIM_RETIRE_AFTER_MS)).toBe(1);
+    expect(await claimsOf(t.orgId, 4)).toEqual([2]);
+    const next = otherProcess();
+    const scan = vi.spyOn(next, 'healStalledPosition');
+    const r = await next.append(fields(t.orgId, 4), {
+      logId: `log_rh_${t.orgId}_4`,
+      secret: secret(),
+      budgetMs: 8_000,
+    });
+    expect(r.doc.seq).toBe(4);
+    expect(scan).not.toHaveBeenCalled();
+    expect(await claimsOf(t.orgId, 4)).toEqual([2, 4]);
+    expect(await next.retireClaims(Date.now() + CLAIM_RETIRE_AFTER_MS)).toBe(1);
+    expect(await claimsOf(t.orgId, 4)).toEqual([2]); // the healed commit's claim: its writer is gone (left, as every claim was before)
+    const entries = await chain(t.orgId);
+    expect(entries.map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+    expect(verifyChain(entries as never, secret()).valid).toBe(true);
+  }, 60_000);
+});
