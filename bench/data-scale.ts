@@ -1922,7 +1922,7 @@ function printInterleaved([E, S]: Side[], label: string): GoalFigure[] {
     const q = pooledP95Ratio(a, b);
     const g: GoalFigure = {
       figure: goal,
-      how: `pooled ${a.flat().length} / ${b.flat().length} POSTs, pair bootstrap ${q ? Math.round(q.level * 100) : 90} %`,
+      how: `interleaved, pooled ${a.flat().length} / ${b.flat().length} POSTs, pair bootstrap 95 %${q ? '' : ' (none below 8 pairs)'}`,
       empty: pe,
       seeded: ps,
       ratio: ps / pe,
@@ -2115,7 +2115,7 @@ function phaseGoals(e: Phase, s: Phase): GoalFigure[] {
     const q = phaseMedianRatio(fa, fb);
     goals.push({
       figure: `phases: ${figure}`,
-      how: `phases minutes apart, medians of ${fa.length} / ${fb.length}, unpaired bootstrap 90 %`,
+      how: `phases minutes apart, medians of ${fa.length} / ${fb.length}, unpaired bootstrap 95 %`,
       empty: r(medianOf(fa)),
       seeded: r(medianOf(fb)),
       ratio: medianOf(fb) / medianOf(fa),
@@ -2133,11 +2133,11 @@ function phaseGoals(e: Phase, s: Phase): GoalFigure[] {
     add(`10 jobs at once: items/s, ${w}`, ke.itemsPerS, ks.itemsPerS, true);
     add(`CPU per batch item, store, ${w}`, ke.cpuItem.store ?? [], ks.cpuItem.store ?? [], false, round3);
     add(`POST p95 at the limit, ${w}: median of the bursts`, ke.p95, ks.p95);
-    const q = bootstrapRatio(ke.posts, ks.posts, p95Of, false);
+    const q = bootstrapRatio(ke.posts, ks.posts, p95Of, false, { level: 0.95, minGroups: 8 });
     const [pe, ps] = [p95Of(ke.posts.flat()), p95Of(ks.posts.flat())];
     goals.push({
       figure: `phases: POST p95 at the limit, ${w}: every POST pooled`,
-      how: `phases, pooled ${ke.posts.flat().length} / ${ks.posts.flat().length} POSTs, burst bootstrap 90 %`,
+      how: `phases, pooled ${ke.posts.flat().length} / ${ks.posts.flat().length} POSTs, burst bootstrap 95 %`,
       empty: round(pe),
       seeded: round(ps),
       ratio: ps / pe,
@@ -2190,7 +2190,7 @@ function printClosing(goals: GoalFigure[], stages: Array<[string, number]>) {
       .map((l) => l.toFixed(1))
       .join(' ')}`,
   );
-  console.table(closingRows(goals, floor));
+  console.table(closingRows(goals, floor, AA ? ['A', 'B'] : ['empty', 'seeded']));
   const count = (v: string) => closingRows(goals).filter((r) => String(r['within 10 %']).startsWith(v)).length;
   console.log(`within 10 %: ${count('yes')} yes, ${count('no')} no, ${count('undecided')} undecided`);
   const total = stages.reduce((a, [, t]) => a + t, 0);

@@ -33,7 +33,7 @@ describe('the pooled POST p95 and its pair bootstrap (session 24)', () => {
 
   it('two sides alike read 1 with the interval 1-1; a side 20 % slower in every POST reads 1.2 with 1.2-1.2', () => {
     const a = Array.from({ length: 8 }, (_, i) => burstOf(50 + 7 * i));
-    expect(pooledP95Ratio(a, a)).toEqual({ ratio: 1, lo: 1, hi: 1, level: 0.9, n: 8 });
+    expect(pooledP95Ratio(a, a)).toEqual({ ratio: 1, lo: 1, hi: 1, level: 0.95, n: 8 });
     const q = pooledP95Ratio(
       a,
       a.map((b) => b.map((x) => x * 1.2)),
@@ -50,7 +50,8 @@ describe('the pooled POST p95 and its pair bootstrap (session 24)', () => {
     expect(p95Of(a.flat())).toBe(84);
     expect(p95Of(b.flat())).toBe(195);
     const q = pooledP95Ratio(a, b);
-    expect(q).toMatchObject({ lo: 1, hi: 2.75, n: 12 });
+    expect(q).toMatchObject({ lo: 1, n: 12, level: 0.95 });
+    expect(q?.hi).toBeCloseTo(2.783132530120482, 12);
     expect(q?.ratio).toBeCloseTo(195 / 84, 12);
     expect(verdictText({ lo: q?.lo ?? null, hi: q?.hi ?? null, higherIsBetter: false })).toBe(
       'undecided (interval spans 1.10)',
@@ -74,11 +75,13 @@ describe('the pooled POST p95 and its pair bootstrap (session 24)', () => {
     expect(unpaired?.hi).toBeCloseTo(1.4516129032258065, 12);
   });
 
-  it('fewer than 3 groups on a side, or a side whose figure is not positive, give no interval; NaN POSTs are left out', () => {
-    expect(pooledP95Ratio([burstOf(50), burstOf(60)], [burstOf(50), burstOf(60)])).toBeNull();
+  it('fewer than 8 pairs give the pooled p95 no interval (a 5-pair A/A read 1.58 {1.45-1.65}); a side whose figure is not positive none either; NaN POSTs are left out', () => {
+    const seven = Array.from({ length: 7 }, (_, i) => burstOf(50 + i));
+    expect(pooledP95Ratio(seven, seven)).toBeNull();
     expect(bootstrapRatio([[0], [0], [0]], [[1], [1], [1]], p95Of, true)).toBeNull();
-    const withNaN = [burstOf(50), [...burstOf(50), NaN], burstOf(50)];
-    expect(pooledP95Ratio(withNaN, withNaN)).toEqual({ ratio: 1, lo: 1, hi: 1, level: 0.9, n: 3 });
+    expect(bootstrapRatio([[1], [1]], [[1], [1]], p95Of, true)).toBeNull(); // the default minimum: 3 groups
+    const withNaN = [...seven, [...burstOf(50), NaN]];
+    expect(pooledP95Ratio(withNaN, withNaN)).toEqual({ ratio: 1, lo: 1, hi: 1, level: 0.95, n: 8 });
   });
 });
 
@@ -87,15 +90,20 @@ describe("the phases' repeated figures: a ratio of medians with an unpaired boot
     const empty = [1.0, 1.1, 1.0, 1.05, 1.1, 0.95, 1.02];
     const q = phaseMedianRatio(empty, [1.0, 1.1, 1.0, 1.05, 1.1, 0.95, 2.5]);
     expect(q?.ratio).toBeCloseTo(1.05 / 1.02, 12);
-    expect(q?.lo).toBeCloseTo(0.9523809523809523, 12);
+    expect(q?.lo).toBeCloseTo(1 / 1.1, 12);
     expect(q?.hi).toBeCloseTo(1.1, 12);
+    expect(q?.level).toBe(0.95);
     expect(goalVerdict(q)).toBe('yes');
+    // Every slice 10 % dearer seeded: 1.10, with an interval that spans the line.
+    const dearer = phaseMedianRatio(empty, [1.1, 1.2, 1.1, 1.15, 1.2, 1.05, 1.12]);
+    expect(dearer).toMatchObject({ lo: 1, hi: 1.2 });
+    expect(goalVerdict(dearer)).toBe('undecided');
   });
 
   it('6 slices (an even count, the upper median): the same slice reaches the interval, so the default is 7', () => {
     const q = phaseMedianRatio([1.0, 1.1, 1.0, 1.05, 1.1, 0.95], [1.0, 1.1, 1.0, 1.05, 1.1, 2.5]);
     expect(q?.ratio).toBeCloseTo(1.1 / 1.05, 12);
-    expect(q?.hi).toBeCloseTo(2.5 / 1.1, 12);
+    expect(q?.hi).toBeCloseTo(2.5 / 1.05, 12);
     expect(goalVerdict(q)).toBe('undecided');
   });
 
@@ -181,5 +189,16 @@ describe("the closing table's verdict (session 24)", () => {
       interval: '-',
       'within 10 %': 'undecided (no interval)',
     });
+  });
+});
+
+describe('the closing table of an A/A run (session 24)', () => {
+  it('names its sides A and B', () => {
+    const row = closingRows(
+      [{ figure: 'f', how: 'h', empty: 1, seeded: 1.05, ratio: 1.05, lo: 0.9, hi: 1.2, higherIsBetter: false }],
+      [],
+      ['A', 'B'],
+    )[0];
+    expect(Object.keys(row ?? {})).toEqual(['figure', 'how', 'A', 'B', 'B/A', 'interval', 'within 10 %']);
   });
 });
