@@ -1929,6 +1929,7 @@ function printInterleaved([E, S]: Side[], label: string): GoalFigure[] {
       lo: q?.lo ?? null,
       hi: q?.hi ?? null,
       higherIsBetter: false,
+      decisive: false,
     };
     goals.push(g);
     rows.push({
@@ -2144,6 +2145,7 @@ function phaseGoals(e: Phase, s: Phase): GoalFigure[] {
       lo: q?.lo ?? null,
       hi: q?.hi ?? null,
       higherIsBetter: false,
+      decisive: false,
     });
   }
   const per = (p: Phase, k: string) => p.slices.map((l) => perVerification(l)[k] ?? NaN);
@@ -2192,7 +2194,9 @@ function printClosing(goals: GoalFigure[], stages: Array<[string, number]>) {
   );
   console.table(closingRows(goals, floor, AA ? ['A', 'B'] : ['empty', 'seeded']));
   const count = (v: string) => closingRows(goals).filter((r) => String(r['within 10 %']).startsWith(v)).length;
-  console.log(`within 10 %: ${count('yes')} yes, ${count('no')} no, ${count('undecided')} undecided`);
+  console.log(
+    `within 10 %: ${count('yes')} yes, ${count('no')} no, ${count('undecided')} undecided, ${count('not judged')} not judged`,
+  );
   const total = stages.reduce((a, [, t]) => a + t, 0);
   console.log(
     `stage times (s): ${stages.map(([n, t]) => `${n} ${t}`).join('; ')}; total ${round(total)} s (${round(total / 60)} min)`,

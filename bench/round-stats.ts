@@ -337,10 +337,18 @@ export interface GoalFigure {
   lo: number | null;
   hi: number | null;
   higherIsBetter: boolean;
+  /**
+   * false: printed with its interval, but no verdict is drawn from it. The pooled POST p95: in an
+   * A/A at the limit (two stacks of the same state, 12 pairs, load 15) its pair bootstrap read
+   * 0.26 {0.20-0.75} polled and 2.02 {1.04-2.46} waited, both excluding 1: one slow burst in 12
+   * holds the 6 POSTs over a pooled p95 of 120, and the bootstrap cannot tell that from a shift.
+   */
+  decisive?: boolean;
 }
 
 /** The verdict's words: `undecided` says why (the interval spans the line, or there is none). */
-export function verdictText(g: Pick<GoalFigure, 'lo' | 'hi' | 'higherIsBetter'>): string {
+export function verdictText(g: Pick<GoalFigure, 'lo' | 'hi' | 'higherIsBetter' | 'decisive'>): string {
+  if (g.decisive === false) return 'not judged (one slow burst sets it; read the median of the bursts)';
   const interval = g.lo === null || g.hi === null ? null : { lo: g.lo, hi: g.hi };
   const v = goalVerdict(interval, g.higherIsBetter);
   if (v !== 'undecided') return v;

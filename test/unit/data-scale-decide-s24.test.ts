@@ -202,3 +202,15 @@ describe('the closing table of an A/A run (session 24)', () => {
     expect(Object.keys(row ?? {})).toEqual(['figure', 'how', 'A', 'B', 'B/A', 'interval', 'within 10 %']);
   });
 });
+
+describe('the pooled POST p95 is printed, not judged (session 24)', () => {
+  it('a figure marked not decisive gets no verdict, whatever its interval', () => {
+    // The A/A at the limit (12 pairs, load 15): the pooled p95 read 0.26 {0.20-0.75}, an interval
+    // that would have said "yes" (and 2.02 {1.04-2.46} waited) between two stacks of the same state.
+    const g = { lo: 0.2, hi: 0.75, higherIsBetter: false };
+    expect(verdictText(g)).toBe('yes');
+    expect(verdictText({ ...g, decisive: false })).toBe(
+      'not judged (one slow burst sets it; read the median of the bursts)',
+    );
+  });
+});
