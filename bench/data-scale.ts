@@ -51,6 +51,13 @@
 // GETs per burst, a finished job's GET priced alone (100 GETs on a quiet stack per side and pair)
 // and the polled figure with its extra polls priced out. --aa: two stacks of the same state
 // measured by the same interleave (the noise floor of its paired ratios).
+// Session 24 (docs/performance.md "Session 24: deciding the goal figures"): the pooled POST p95
+// with a pair bootstrap interval (printed, not judged: one slow burst sets it), the phases' bursts
+// by --burst-wait and their /verify/math load in --phase-slices (7) slices spread between the
+// bursts, unrounded CPU per verification in the interleave, --aa --at-limit (both stacks evict on
+// every measured admission; each side's slots printed), and a closing table: every goal figure
+// with its interval, the A/A's beside it (--aa-floor <an --aa run's --figures-json>), within 10 %
+// yes / no / undecided, and the stage times.
 // The full run (the defaults) is for a quiet machine: it seeds 200,000 audit entries and signs
 // as many attestations. Validate with small numbers (--verifications 3000 --jobs 30).
 // Ports: a private stack on the test ports shifted by SVC_BENCH_PORT_OFFSET (default 930).
