@@ -2200,7 +2200,12 @@ function printClosing(goals: GoalFigure[], stages: Array<[string, number]>) {
       .join(' ')}`,
   );
   console.table(closingRows(goals, floor, AA ? ['A', 'B'] : ['empty', 'seeded']));
-  const count = (v: string) => closingRows(goals).filter((r) => String(r['within 10 %']).startsWith(v)).length;
+  // A verdict is its word alone or its word and a reason in brackets ('no' is not 'not judged').
+  const count = (v: string) =>
+    closingRows(goals).filter((r) => {
+      const t = String(r['within 10 %']);
+      return t === v || t.startsWith(`${v} (`);
+    }).length;
   console.log(
     `within 10 %: ${count('yes')} yes, ${count('no')} no, ${count('undecided')} undecided, ${count('not judged')} not judged`,
   );
