@@ -51,6 +51,13 @@
 // GETs per burst, a finished job's GET priced alone (100 GETs on a quiet stack per side and pair)
 // and the polled figure with its extra polls priced out. --aa: two stacks of the same state
 // measured by the same interleave (the noise floor of its paired ratios).
+// Session 24 (docs/performance.md "Session 24: deciding the goal figures"): the pooled POST p95
+// with a pair bootstrap interval (printed, not judged: one slow burst sets it), the phases' bursts
+// by --burst-wait and their /verify/math load in --phase-slices (7) slices spread between the
+// bursts, unrounded CPU per verification in the interleave, --aa --at-limit (both stacks evict on
+// every measured admission; each side's slots printed), and a closing table: every goal figure
+// with its interval, the A/A's beside it (--aa-floor <an --aa run's --figures-json>), within 10 %
+// yes / no / undecided, and the stage times.
 // The full run (the defaults) is for a quiet machine: it seeds 200,000 audit entries and signs
 // as many attestations. Validate with small numbers (--verifications 3000 --jobs 30).
 // Ports: a private stack on the test ports shifted by SVC_BENCH_PORT_OFFSET (default 930).
@@ -90,13 +97,22 @@ import { groupSample, type ProcSample } from './proc-sample.js';
 import { MATH_ITEM_MIX } from './math-items.js';
 import {
   abba,
+  bootstrapRatio,
   burstKinds,
+  closingRows,
   compareFigures,
+  medianOf,
   pairedRatio,
+  phaseMedianRatio,
   pollsPricedOut,
+  pooledP95Ratio,
   postFigures,
   probePerCall,
+  p95Of,
+  pooledPerVerification,
+  sliceAfterRound,
   type BurstKind,
+  type GoalFigure,
 } from './round-stats.js';
 
 const args = process.argv.slice(2);
@@ -117,13 +133,17 @@ if (args.includes('--help') || args.includes('-h')) {
       '     /verify/math load, per side (<dir>/<side>-<burst|slice|load>-<i>.pprof; merge with go tool pprof -top <files>).',
       '     With --post-trace the interleaved bursts are broken down too, span by span, empty beside seeded (paired per burst).',
       "--restart-seeded-api: restart the seeded stack's API halfway through the interleave (pairs before and after printed apart); --empty-max-jobs N: the empty stack's job limit there.",
-      '--burst-wait both|poll|wait (default both): the interleaved bursts poll each job every 500 ms (poll, the figures before session 23),',
+      '--phase-slices K (default 6; 0 = one load of --seconds after the bursts, as before session 24) --phase-slice-seconds S (default --slice-seconds):',
+      "     each phase's /verify/math load in K slices spread between its bursts, pooled for the phase's rows, their median in the closing table.",
+      "--figures-json <file>: the closing table written as JSON; --aa-floor <file>: an --aa run's JSON, its ratios printed beside as the noise floor.",
+      "--burst-wait both|poll|wait (default both): the bursts (session 24: the phases' too) poll each job every 500 ms (poll, the figures before session 23),",
       '     or wait for its workflow through Temporal and read it once (wait: no poll in the CPU per item), or one of each per pair',
       "     (both: the waited rows, the GETs per burst, a finished job's GET priced alone and the polled rows with their extra GETs priced out).",
       "     For a figure compared with session 22's, run --burst-wait poll: both runs two bursts per side and pair (twice the jobs and evictions).",
       '--aa: the noise floor: two stacks of the same state (both seeded by --verifications/--jobs, 0 0 = both empty; --max-jobs',
       '     default 100000: neither evicts) measured by the same interleave, no phases; its paired ratios B/A are chance alone.',
-      '     For the POST p95 floor at the limit (the seeded side of a goal run evicts), add --max-jobs <the seeded limit>.',
+      '     For the POST p95 floor at the limit (the seeded side of a goal run evicts), add --at-limit (session 24: --max-jobs',
+      "     = the seed's jobs + the warm-up's, so both stacks evict on every measured admission; the run prints each side's slots).",
     ].join('\n'),
   );
   process.exit(0);
@@ -173,6 +193,16 @@ const PROFILE = arg('profile', 'bench-scale');
  */
 const INTERLEAVE = Math.max(0, Number(arg('interleave', '8')));
 const SLICE_SECONDS = Number(arg('slice-seconds', '5'));
+/**
+ * Session 24 (docs/performance.md "Session 24: deciding the goal figures"): each phase's
+ * /verify/math load as --phase-slices slices of --phase-slice-seconds, spread between the phase's
+ * bursts (sliceAfterRound), each after a wait for a quiet store. Today's figures are the slices
+ * pooled; the closing table takes the median of the slices with a bootstrap interval, which one
+ * slice that a background task landed in does not move. 0: one load of --seconds after the
+ * bursts, as before.
+ */
+const PHASE_SLICES = Math.max(0, Number(arg('phase-slices', '7')));
+const PHASE_SLICE_SECONDS = Number(arg('phase-slice-seconds', String(SLICE_SECONDS)));
 const INTERLEAVE_PORT_SHIFT = 25;
 /**
  * Session 22 (the POST at the limit; docs/performance.md "Session 22: the POST at the limit"):
@@ -209,6 +239,7 @@ function sliceSide(x: Side, from: number, to: number): Side {
       cpuItem: per(x.waited.cpuItem),
       writtenKiB: x.waited.writtenKiB.slice(from, to),
       polls: x.waited.polls.slice(from, to),
+      posts: x.waited.posts.slice(from, to),
     },
   };
 }
@@ -345,6 +376,15 @@ interface Load {
   settle?: { ms: number; storeCpuMs: number; window: [number, number] };
   /** Session 23: the store's read syscalls, KiB read and KiB written per verification (/proc/<pid>/io; counts the load does not change). */
   storeIo?: { reads: number; kibRead: number; kibWritten: number };
+  /** Session 24: the load's raw sums (a phase's slices are pooled from them): CPU ms by process, wall ms, latencies, store I/O deltas. */
+  raw?: {
+    cpuMs: Record<string, number>;
+    wallMs: number;
+    lat: number[];
+    io: { syscr: number; rchar: number; wchar: number };
+  };
+  /** Session 24: when each slice of a phase's load ran (the capture's windows). */
+  windows?: Array<[number, number]>;
 }
 
 async function load(stack: Stack, base: string, key: string, seconds = SECONDS): Promise<Load> {
@@ -386,7 +426,15 @@ async function load(stack: Stack, base: string, key: string, seconds = SECONDS):
     rssMb[k] = (after[k] as ProcSample).rssMb;
   }
   cpu.total = round(Object.values(cpu).reduce((a, b) => a + b, 0));
+  const cpuMs: Record<string, number> = {};
+  for (const k of Object.keys(after)) cpuMs[k] = (after[k] as ProcSample).cpuMs - (before[k] as ProcSample).cpuMs;
   return {
+    raw: {
+      cpuMs,
+      wallMs: wall,
+      lat,
+      io: { syscr: io1.syscr - io0.syscr, rchar: io1.rchar - io0.rchar, wchar: io1.wchar - io0.wchar },
+    },
     window: [w0, Date.now()],
     ok: lat.length,
     rps: round((lat.length / wall) * 1000),
@@ -399,6 +447,64 @@ async function load(stack: Stack, base: string, key: string, seconds = SECONDS):
       reads: round((io1.syscr - io0.syscr) / n),
       kibRead: round2((io1.rchar - io0.rchar) / 1024 / n),
       kibWritten: round2((io1.wchar - io0.wchar) / 1024 / n),
+    },
+  };
+}
+
+/**
+ * Session 24: CPU ms per verification by process (and `total`), unrounded, from a load's raw sums:
+ * /proc counts in 10 ms ticks, so a 5 s slice of ~400 verifications resolves ~0.03 ms, where the
+ * printed figure is rounded to 0.1 ms (about 9 % of the store's ~1.1 ms).
+ */
+function perVerification(l: Load): Record<string, number> {
+  if (!l.raw) return l.cpu;
+  const n = Math.max(1, l.ok ?? 0);
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(l.raw.cpuMs)) out[k] = v / n;
+  out.total = Object.values(out).reduce((a, b) => a + b, 0);
+  return out;
+}
+
+/**
+ * Session 24: a phase's /verify/math load taken in slices spread over the phase (--phase-slices;
+ * 7 by default: an odd count, so that the median is a slice and one slice a background task
+ * landed in moves neither it nor its bootstrap interval; test/unit/data-scale-decide-s24),
+ * pooled into the figure the single load printed before: CPU per verification over every slice's
+ * verifications, req/s over their wall time, the latencies of all of them. Memory is the last
+ * slice's.
+ */
+function pooledLoad(slices: Load[]): Load {
+  const ok = slices.reduce((a, l) => a + (l.ok ?? 0), 0);
+  const n = Math.max(1, ok);
+  const wall = slices.reduce((a, l) => a + (l.raw?.wallMs ?? 0), 0);
+  const lat = slices.flatMap((l) => l.raw?.lat ?? []).sort((a, b) => a - b);
+  const pooled = pooledPerVerification(slices.map((l) => ({ ok: l.ok ?? 0, cpuMs: l.raw?.cpuMs ?? {} })));
+  const cpu = Object.fromEntries(Object.entries(pooled).map(([k, v]) => [k, round(v)]));
+  const io = (k: 'syscr' | 'rchar' | 'wchar') => slices.reduce((a, l) => a + (l.raw?.io[k] ?? 0), 0);
+  const settles = slices.flatMap((l) => (l.settle ? [l.settle] : []));
+  return {
+    windows: slices.flatMap((l) => (l.window ? [l.window] : [])),
+    window: [slices[0]?.window?.[0] ?? 0, slices.at(-1)?.window?.[1] ?? 0],
+    ok,
+    rps: round((ok / Math.max(1, wall)) * 1000),
+    p50: round(percentile(lat, 50)),
+    p95: round(percentile(lat, 95)),
+    errors: slices.reduce((a, l) => a + l.errors, 0),
+    cpu,
+    rssMb: slices.at(-1)?.rssMb ?? {},
+    ...(settles.length
+      ? {
+          settle: {
+            ms: settles.reduce((a, x) => a + x.ms, 0),
+            storeCpuMs: settles.reduce((a, x) => a + x.storeCpuMs, 0),
+            window: (settles[0] as { window: [number, number] }).window,
+          },
+        }
+      : {}),
+    storeIo: {
+      reads: round(io('syscr') / n),
+      kibRead: round2(io('rchar') / 1024 / n),
+      kibWritten: round2(io('wchar') / 1024 / n),
     },
   };
 }
@@ -562,6 +668,21 @@ interface BatchFigures {
   singleWindows: Array<[number, number]>;
   /** When each measured burst started and ended (to cut the command capture per burst). */
   burstWindows: Array<[number, number]>;
+  /**
+   * Session 24: the phase's repeated figures themselves (the closing table bootstraps their
+   * medians): each single job's stored ms, and per burst kind (polled as before; waited with
+   * --burst-wait both or wait) each burst's POSTs, items/s to the last stored completion and CPU
+   * ms per item by process.
+   */
+  raw: { singleStored: number[]; kinds: Partial<Record<BurstKind, PhaseBursts>> };
+}
+
+/** Session 24: one burst kind's figures in a phase, burst by burst. */
+interface PhaseBursts {
+  posts: number[][];
+  p95: number[];
+  itemsPerS: number[];
+  cpuItem: Record<string, number[]>;
 }
 
 /** Bytes the store process passed to write syscalls (session 22: its WAL frames, temporary files and answers; a count the load does not change). */
@@ -616,7 +737,13 @@ async function burst(stack: Stack, base: string, key: string, kind: BurstKind = 
   };
 }
 
-async function batchFigures(stack: Stack, base: string, key: string, phase: string): Promise<BatchFigures> {
+async function batchFigures(
+  stack: Stack,
+  base: string,
+  key: string,
+  phase: string,
+  afterRound?: (round: number) => Promise<void>,
+): Promise<BatchFigures> {
   const singles: JobRun[] = [];
   const from = Date.now();
   // Polled every POLL_MS (100): each poll is a GET of the job (a point read since session 15);
@@ -631,14 +758,28 @@ async function batchFigures(stack: Stack, base: string, key: string, phase: stri
   console.error(
     `[${phase}] one 100-item job: stored completed at ${singles.map((s) => Math.round(s.storedMs)).join(', ')} ms; seen completed at ${singles.map((s) => Math.round(s.doneMs)).join(', ')} ms (poll ${POLL_MS} ms)`,
   );
-  const bursts: Array<Awaited<ReturnType<typeof burst>>> = [];
+  // Session 24: the phase's bursts follow --burst-wait as the interleave's do (both: each round
+  // runs one of each kind, in an order that reverses every round). Today's rows are the polled
+  // bursts' (the waited ones' when --burst-wait wait); the waited ones get rows of their own.
+  const byKind: Record<BurstKind, Array<Awaited<ReturnType<typeof burst>>>> = { poll: [], wait: [] };
   for (let r = 0; r < ROUNDS; r++) {
-    const b = await burst(stack, base, key);
-    bursts.push(b);
-    console.error(
-      `[${phase}] ${CONCURRENT_JOBS} jobs at once (round ${r + 1}/${ROUNDS}): ${Math.round(b.wall)} ms (last stored completed at ${Math.round(b.storedWall)} ms); POST ms ${b.posts.map(Math.round).join(', ')}; store TRUNCATE checkpoints begun meanwhile [at ms, length ms]: ${JSON.stringify(b.truncates)}`,
-    );
+    for (const kind of burstKinds(r, BURST_KINDS)) {
+      const b = await burst(stack, base, key, kind);
+      byKind[kind].push(b);
+      console.error(
+        `[${phase}] ${CONCURRENT_JOBS} jobs at once (round ${r + 1}/${ROUNDS}, ${kind === 'poll' ? 'polled' : 'waited'}): ${Math.round(b.wall)} ms (last stored completed at ${Math.round(b.storedWall)} ms); ${b.polls} GETs; POST ms ${b.posts.map(Math.round).join(', ')}; store TRUNCATE checkpoints begun meanwhile [at ms, length ms]: ${JSON.stringify(b.truncates)}`,
+      );
+    }
+    await afterRound?.(r);
   }
+  const bursts = byKind.poll.length ? byKind.poll : byKind.wait;
+  const kindFigures = (bs: typeof bursts): PhaseBursts => ({
+    posts: bs.map((b) => b.posts),
+    p95: bs.map((b) => b.p95),
+    itemsPerS: bs.map((b) => b.storedItemsPerS),
+    cpuItem: Object.fromEntries(Object.keys(bs[0]?.cpu ?? {}).map((k) => [k, bs.map((b) => b.cpu[k] ?? NaN)])),
+  });
+  const waited = BURST_KINDS.length > 1 ? byKind.wait : [];
   if (POST_TRACE) postBreakdown(stack, phase, bursts);
   const spreads = {
     single_ms: spread(singles.map((s) => s.doneMs)),
@@ -650,6 +791,23 @@ async function batchFigures(stack: Stack, base: string, key: string, phase: stri
     post_p95_ms: spread(bursts.map((b) => b.p95)),
     // Session 23: the clients' GETs per burst (polled every 500 ms; counted in its CPU per item).
     concurrent_gets: spread(bursts.map((b) => b.polls)),
+    // Session 24: the waited bursts of the phase (--burst-wait both), apart.
+    ...(waited.length
+      ? {
+          waited_concurrent_stored_items_per_s: spread(waited.map((b) => b.storedItemsPerS)),
+          waited_post_p95_ms: spread(waited.map((b) => b.p95)),
+          waited_concurrent_gets: spread(waited.map((b) => b.polls)),
+          ...Object.fromEntries(
+            Object.keys(waited[0]?.cpu ?? {}).map((k) => [
+              `waited_cpu_per_item_${k}`,
+              spread(
+                waited.map((b) => b.cpu[k] ?? 0),
+                round2,
+              ),
+            ]),
+          ),
+        }
+      : {}),
     ...Object.fromEntries(
       Object.keys(bursts[0]?.cpu ?? {}).map((k) => [
         `cpu_per_item_${k}`,
@@ -671,11 +829,17 @@ async function batchFigures(stack: Stack, base: string, key: string, phase: stri
     post_p95_pooled_ms: postFigures(bursts.map((b) => b.posts)).pooled,
     post_n: postFigures(bursts.map((b) => b.posts)).posts,
     post_max_ms: round(Math.max(...bursts.flatMap((b) => b.posts))),
-    post_503: bursts.reduce((a, b) => a + b.refused, 0),
+    post_503: [...byKind.poll, ...byKind.wait].reduce((a, b) => a + b.refused, 0),
     lastJobId: (singles[0] as JobRun).jobId,
     window,
     singleWindows,
     burstWindows: bursts.map((b) => b.window),
+    raw: {
+      singleStored: singles.map((s) => s.storedMs),
+      kinds: Object.fromEntries(
+        (['poll', 'wait'] as const).filter((k) => byKind[k].length).map((k) => [k, kindFigures(byKind[k])]),
+      ),
+    },
   };
 }
 
@@ -1398,7 +1562,10 @@ function commandsPerWindow(
 
 interface Phase {
   batch: BatchFigures;
+  /** The phase's /verify/math load: session 24, its slices pooled (the figure the single load printed). */
   load: Load;
+  /** Session 24: each slice of the load on its own (--phase-slices; empty with 0: one load as before). */
+  slices: Load[];
   lists: ListFigures;
   probes: Record<string, number>;
 }
@@ -1411,25 +1578,44 @@ async function measure(
   orgId: string,
   phase: string,
 ): Promise<Phase> {
-  const batch = await batchFigures(stack, base, key, phase);
+  const slices: Load[] = [];
+  // Session 24: one slice of the phase's load (after a wait for a quiet store, as the interleave's).
+  const slice = async (seconds: number) => {
+    const settled = await settleStore(stack);
+    const j = slices.length;
+    const [l] = await Promise.all([
+      load(stack, base, key, seconds),
+      storeProfile(stack, `${phase}-load${PHASE_SLICES ? `-${j}` : ''}`, seconds),
+    ]);
+    l.settle = settled;
+    slices.push(l);
+    const { raw: _raw, ...shown } = l;
+    console.error(
+      `[${phase}] /verify/math${PHASE_SLICES ? ` slice ${j + 1}/${PHASE_SLICES}` : ''} (store quiet ${settled.ms} ms before, store CPU meanwhile ${settled.storeCpuMs} ms) ${JSON.stringify(shown)}`,
+    );
+  };
+  const afterRound =
+    BATCH_ONLY || PHASE_SLICES === 0
+      ? undefined
+      : async (r: number) => {
+          while (slices.length < PHASE_SLICES && sliceAfterRound(slices.length, PHASE_SLICES, ROUNDS) === r)
+            await slice(PHASE_SLICE_SECONDS);
+        };
+  const batch = await batchFigures(stack, base, key, phase, afterRound);
   if (BATCH_ONLY)
     return {
       batch,
       load: { rps: 0, p50: 0, p95: 0, errors: 0, cpu: {}, rssMb: {} },
+      slices: [],
       lists: { ms: {}, spreads: {}, cpu: {} },
       probes: {},
     };
-  const settled = await settleStore(stack);
-  console.error(
-    `[${phase}] store quiet ${settled.ms} ms after the batch figures (store CPU meanwhile ${settled.storeCpuMs} ms)`,
-  );
-  const [l] = await Promise.all([load(stack, base, key), storeProfile(stack, `${phase}-load`, SECONDS)]);
-  l.settle = settled;
-  console.error(`[${phase}] /verify/math ${JSON.stringify(l)}`);
+  if (PHASE_SLICES === 0) await slice(SECONDS); // the load as before session 24: once, after the bursts
+  const l = PHASE_SLICES === 0 ? (slices[0] as Load) : pooledLoad(slices);
   const ls = await lists(stack, base, key, token, orgId, batch.lastJobId, phase);
   const probes = await storeProbes(stack.mongodbUri, orgId);
   console.error(`[${phase}] store probes ${JSON.stringify(probes)}`);
-  return { batch, load: l, lists: ls, probes };
+  return { batch, load: l, slices: PHASE_SLICES === 0 ? [] : slices, lists: ls, probes };
 }
 
 const BENCH_OFFSET = Number(process.env.SVC_BENCH_PORT_OFFSET ?? 930);
@@ -1453,8 +1639,17 @@ interface BurstSeries {
   writtenKiB: number[];
   /** Per burst: the GETs of the jobs its clients sent (polls and the final read). */
   polls: number[];
+  /** Session 24: per burst, its POSTs (ms): the pooled p95 and its pair bootstrap. */
+  posts: number[][];
 }
-const burstSeries = (): BurstSeries => ({ p95: [], itemsPerS: [], cpuItem: {}, writtenKiB: [], polls: [] });
+const burstSeries = (): BurstSeries => ({
+  p95: [],
+  itemsPerS: [],
+  cpuItem: {},
+  writtenKiB: [],
+  polls: [],
+  posts: [],
+});
 
 /** One side of the interleaved measure: its stack and every slice's figures. */
 interface Side {
@@ -1601,6 +1796,7 @@ async function interleavePairs(E: Side, S: Side, t0: number): Promise<Side[]> {
           for (const [k, v] of Object.entries(b.cpu)) push(x.waited.cpuItem, k, v);
           x.waited.writtenKiB.push(b.writtenKiB);
           x.waited.polls.push(b.polls);
+          x.waited.posts.push(b.posts);
           continue;
         }
         x.p95.push(b.p95);
@@ -1630,14 +1826,18 @@ async function interleavePairs(E: Side, S: Side, t0: number): Promise<Side[]> {
           storeProfile(x.stack, `${x.name}-slice-${i}`, SLICE_SECONDS),
         ]);
         x.rps.push(l.rps);
-        for (const [k, v] of Object.entries(l.cpu)) push(x.cpuVer, k, v);
+        // Session 24: unrounded (the slice's CPU ticks over its verifications): rounded to 0.1 ms,
+        // a store figure of ~1.1 ms moved its per-pair ratios in steps of ~9 % (0.91, 1.00, 1.09).
+        for (const [k, v] of Object.entries(perVerification(l))) push(x.cpuVer, k, v);
         for (const [k, v] of Object.entries(l.storeIo ?? {})) push(x.ioVer, k, v);
       }
     console.error(
-      `[interleaved ${i + 1}/${INTERLEAVE}] ${order.map((x) => `${x.name}: POST p95 ${Math.round(x.p95.at(-1) as number)} ms, ${Math.round(x.itemsPerS.at(-1) as number)} items/s, ${x.polls.at(-1)} GETs, store ${x.cpuItem.store?.at(-1)?.toFixed(3)} ms/item${x.waited.polls.length ? `; waited: ${x.waited.polls.at(-1)} GETs, store ${x.waited.cpuItem.store?.at(-1)?.toFixed(3)} ms/item` : ''}${BATCH_ONLY ? '' : `, ${x.cpuVer.total?.at(-1)} ms CPU per verification`}`).join('; ')}`,
+      `[interleaved ${i + 1}/${INTERLEAVE}] ${order.map((x) => `${x.name}: POST p95 ${Math.round(x.p95.at(-1) as number)} ms, ${Math.round(x.itemsPerS.at(-1) as number)} items/s, ${x.polls.at(-1)} GETs, store ${x.cpuItem.store?.at(-1)?.toFixed(3)} ms/item${x.waited.polls.length ? `; waited: ${x.waited.polls.at(-1)} GETs, store ${x.waited.cpuItem.store?.at(-1)?.toFixed(3)} ms/item` : ''}${BATCH_ONLY ? '' : `, ${x.cpuVer.total?.at(-1)?.toFixed(1)} ms CPU per verification (store ${x.cpuVer.store?.at(-1)?.toFixed(2)})`}`).join('; ')}`,
     );
   }
   console.error(`interleaved measure: ${round((performance.now() - t0) / 1000)} s with the empty stack's start`);
+  // Session 24: whether each side was at its job limit (an --aa at the limit: both).
+  for (const x of [E, S]) console.log(`interleaved, ${await limitReport(x)}`);
   if (POST_TRACE) {
     const tagged = new Map<string, Captured[]>();
     for (const c of CAPTURE ? readCapture(path.resolve(CAPTURE)) : [])
@@ -1650,19 +1850,43 @@ async function interleavePairs(E: Side, S: Side, t0: number): Promise<Side[]> {
   return [E, S];
 }
 
-/** The interleaved measure's table: per figure, the median of its slices on each side with their range, and how many. */
-function printInterleaved([E, S]: Side[], label: string) {
+/**
+ * The interleaved measure's table: per figure, the median of its slices on each side with their
+ * range, and how many. Session 24: returns the goal figures among its rows, each with its ratio
+ * and interval, for the closing table.
+ */
+function printInterleaved([E, S]: Side[], label: string): GoalFigure[] {
+  const goals: GoalFigure[] = [];
   // Session 23 (--aa): two stacks of the same state, A and B, in the columns of empty and seeded.
   const [colA, colRatio] = AA ? ['A', 'B/A'] : ['empty', 'seeded/empty'];
   const rows: Array<Record<string, string | number>> = [];
   const outside: string[] = [];
   // Within 10 % is judged on the median of the per-pair ratios (each pair ran under the same load);
   // the ratio of the two sides' medians is printed beside it.
-  const row = (figure: string, a: number[], b: number[], higherIsBetter = false, r: (n: number) => number = round) => {
+  const row = (
+    figure: string,
+    a: number[],
+    b: number[],
+    higherIsBetter = false,
+    r: (n: number) => number = round,
+    goal = '',
+  ) => {
     if (a.length === 0 || b.length === 0) return;
     const c = compareFigures(a, b, higherIsBetter, r);
     const p = pairedRatio(a, b);
     const within = p.within(higherIsBetter);
+    // Session 24: a goal figure (`goal` names it in the closing table) with its sign-test interval.
+    if (goal)
+      goals.push({
+        figure: goal,
+        how: `interleaved, median of ${p.n} pair ratios, sign test${p.interval ? ` ${Math.round(p.interval.coverage * 100)} %` : ''}`,
+        empty: c.empty.median,
+        seeded: c.seeded.median,
+        ratio: p.n ? p.median : NaN,
+        lo: p.interval?.lo ?? null,
+        hi: p.interval?.hi ?? null,
+        higherIsBetter,
+      });
     rows.push({
       figure,
       n: `${c.empty.n} / ${c.seeded.n}`,
@@ -1686,19 +1910,62 @@ function printInterleaved([E, S]: Side[], label: string) {
   };
   const e = E as Side;
   const s = S as Side;
-  row(`POST /verify/batch p95 while ${CONCURRENT_JOBS} submitted (ms, median of the bursts)`, e.p95, s.p95);
-  const [pe, ps] = [postFigures([e.posts]).pooled, postFigures([s.posts]).pooled];
-  rows.push({
-    figure: 'POST /verify/batch p95 of every POST pooled (ms)',
-    n: `${e.posts.length} / ${s.posts.length}`,
-    [colA]: pe,
-    [label]: ps,
-    [colRatio]: round2(ps / pe),
-    'within 10 %': ps / pe <= 1.1 ? 'yes' : 'NO',
-  });
-  // The POSTs of one burst come back together (a slow burst is slow throughout): one slow burst of 8-10 can set the pooled p95.
-  if (ps / pe > 1.1) outside.push(`POST /verify/batch p95 of every POST pooled: ${pe} -> ${ps} (${round2(ps / pe)})`);
-  row(`${CONCURRENT_JOBS} jobs at once: items/s to the last stored completion`, e.itemsPerS, s.itemsPerS, true);
+  row(
+    `POST /verify/batch p95 while ${CONCURRENT_JOBS} submitted (ms, median of the bursts)`,
+    e.p95,
+    s.p95,
+    false,
+    round,
+    'POST p95 at the limit, polled: median of the bursts',
+  );
+  // Session 24: every POST of a side's bursts in one sample, its p95 ratio with an interval that
+  // resamples whole pairs of bursts (a burst's POSTs come back together: a slow burst is slow
+  // throughout, so one slow burst of 8-12 can set the pooled p95; resampling POSTs alone would
+  // hide that). Printed for the polled and the waited bursts alike.
+  const pooledRow = (what: string, goal: string, a: number[][], b: number[][]) => {
+    if (a.length === 0 || b.length === 0) return;
+    const pe = round(p95Of(a.flat()));
+    const ps = round(p95Of(b.flat()));
+    const q = pooledP95Ratio(a, b);
+    const g: GoalFigure = {
+      figure: goal,
+      how: `interleaved, pooled ${a.flat().length} / ${b.flat().length} POSTs, pair bootstrap 95 %${q ? '' : ' (none below 8 pairs)'}`,
+      empty: pe,
+      seeded: ps,
+      ratio: ps / pe,
+      lo: q?.lo ?? null,
+      hi: q?.hi ?? null,
+      higherIsBetter: false,
+      decisive: false,
+    };
+    goals.push(g);
+    rows.push({
+      figure: what,
+      n: `${a.flat().length} / ${b.flat().length}`,
+      [colA]: pe,
+      [label]: ps,
+      [colRatio]: round2(ps / pe),
+      'median interval (coverage >= 90 %)': q
+        ? `${round2(q.lo)}-${round2(q.hi)} (bootstrap ${Math.round(q.level * 100)} %)`
+        : '-',
+      'within 10 %': ps / pe <= 1.1 ? 'yes' : 'NO',
+    });
+    if (ps / pe > 1.1) outside.push(`${what}: ${pe} -> ${ps} (${round2(ps / pe)})`);
+  };
+  pooledRow(
+    'POST /verify/batch p95 of every POST pooled (ms)',
+    'POST p95 at the limit, polled: every POST pooled',
+    e.runs.map((rs) => rs.map((r) => r.postMs)),
+    s.runs.map((rs) => rs.map((r) => r.postMs)),
+  );
+  row(
+    `${CONCURRENT_JOBS} jobs at once: items/s to the last stored completion`,
+    e.itemsPerS,
+    s.itemsPerS,
+    true,
+    round,
+    '10 jobs at once: items/s, polled',
+  );
   for (const k of Object.keys(e.cpuItem))
     row(
       `${CONCURRENT_JOBS} jobs at once: CPU ms per item, ${k}`,
@@ -1706,6 +1973,7 @@ function printInterleaved([E, S]: Side[], label: string) {
       s.cpuItem[k] ?? [],
       false,
       round2,
+      k === 'store' || k === 'total' ? `CPU per batch item, ${k === 'total' ? 'all processes' : k}, polled` : '',
     );
   row(`${CONCURRENT_JOBS} jobs at once: KiB the store wrote per item`, e.writtenKiB, s.writtenKiB);
   // Session 23: the clients' GETs per polled burst (every 500 ms while a job runs, and the read that
@@ -1733,7 +2001,14 @@ function printInterleaved([E, S]: Side[], label: string) {
   // Session 23: the same bursts with each client waiting for its job through Temporal and reading
   // it once (--burst-wait): CPU per item without the polls (a fixed CONCURRENT_JOBS GETs per burst).
   const w = (what: string) => `${CONCURRENT_JOBS} jobs at once, waited (1 GET per job): ${what}`;
-  row(w('items/s to the last stored completion'), e.waited.itemsPerS, s.waited.itemsPerS, true);
+  row(
+    w('items/s to the last stored completion'),
+    e.waited.itemsPerS,
+    s.waited.itemsPerS,
+    true,
+    round,
+    '10 jobs at once: items/s, waited',
+  );
   // Review D3: the wait is the benchmark's own result() long poll of each job's workflow (one per
   // job and burst), served by Temporal: its CPU is in the Temporal and all-process rows.
   const ownPolls = ` (includes the benchmark's own result() long polls, ${CONCURRENT_JOBS} per burst)`;
@@ -1744,13 +2019,41 @@ function printInterleaved([E, S]: Side[], label: string) {
       s.waited.cpuItem[k] ?? [],
       false,
       round2,
+      k === 'store' ? 'CPU per batch item, store, waited' : '',
     );
   row(w('KiB the store wrote per item'), e.waited.writtenKiB, s.waited.writtenKiB);
-  row(w('POST /verify/batch p95 (ms)'), e.waited.p95, s.waited.p95);
+  row(
+    w('POST /verify/batch p95 (ms)'),
+    e.waited.p95,
+    s.waited.p95,
+    false,
+    round,
+    'POST p95 at the limit, waited: median of the bursts',
+  );
+  pooledRow(
+    w('POST /verify/batch p95 of every POST pooled (ms)'),
+    'POST p95 at the limit, waited: every POST pooled',
+    e.waited.posts,
+    s.waited.posts,
+  );
   row(w('GETs of the jobs per burst'), e.waited.polls, s.waited.polls);
-  row(`/verify/math req/s at ${CLIENTS} clients (${SLICE_SECONDS} s slices)`, e.rps, s.rps, true);
+  row(
+    `/verify/math req/s at ${CLIENTS} clients (${SLICE_SECONDS} s slices)`,
+    e.rps,
+    s.rps,
+    true,
+    round,
+    '/verify/math req/s',
+  );
   for (const k of Object.keys(e.cpuVer))
-    row(`CPU ms per verification: ${k}`, e.cpuVer[k] ?? [], s.cpuVer[k] ?? [], false, round2);
+    row(
+      `CPU ms per verification: ${k}`,
+      e.cpuVer[k] ?? [],
+      s.cpuVer[k] ?? [],
+      false,
+      round2,
+      k === 'store' || k === 'total' ? `CPU per verification, ${k === 'total' ? 'all processes' : k}` : '',
+    );
   // Session 23: counted, not timed (store CPU per verification moves in 0.1 ms steps).
   const ioLabel: Record<string, string> = {
     reads: 'store read syscalls per verification',
@@ -1774,6 +2077,7 @@ function printInterleaved([E, S]: Side[], label: string) {
     console.log(
       `interleaved: store CPU waited out before the slices (median ms): ${e.name} ${median(e.settleCpu)}, ${s.name} ${median(s.settleCpu)}`,
     );
+  return goals;
 }
 
 /** The bench tenant's user and API key ids (the seed's audit entries name them). */
@@ -1792,17 +2096,170 @@ async function tenantIds(base: string, token: string): Promise<{ userId: string;
 }
 
 /**
+ * Session 24: the stack's job limit and the slots its jobs hold at the end of the measure (a
+ * bounded collection: at most the limit). Slots = limit: the stack was at its limit, and every
+ * admission of its last bursts evicted a finished job; fewer: it never reached it.
+ */
+async function limitReport(x: { name: string; stack: Stack }): Promise<string> {
+  const limit = Number(x.stack.env.SVC_BATCH_MAX_JOBS ?? NaN);
+  const store = await Store.connect(x.stack.mongodbUri);
+  try {
+    const slots = (await new BatchJobStore(store).slots.all()).length;
+    return `${x.name}: ${slots} slots taken of a job limit of ${limit} (${slots >= limit ? 'at the limit: each admission evicts' : 'below the limit: no eviction'})`;
+  } catch (err) {
+    return `${x.name}: slots not read (${(err as Error).message})`;
+  } finally {
+    await store.close();
+  }
+}
+
+/** Session 24: the goal figures of the phases (empty phase, then seeded), each a ratio of two medians with an unpaired bootstrap interval. */
+function phaseGoals(e: Phase, s: Phase): GoalFigure[] {
+  const goals: GoalFigure[] = [];
+  const add = (figure: string, a: number[], b: number[], higherIsBetter = false, r: (n: number) => number = round) => {
+    const fa = a.filter(Number.isFinite);
+    const fb = b.filter(Number.isFinite);
+    if (!fa.length || !fb.length) return;
+    const q = phaseMedianRatio(fa, fb);
+    goals.push({
+      figure: `phases: ${figure}`,
+      how: `phases minutes apart, medians of ${fa.length} / ${fb.length}, unpaired bootstrap 95 %`,
+      empty: r(medianOf(fa)),
+      seeded: r(medianOf(fb)),
+      ratio: medianOf(fb) / medianOf(fa),
+      lo: q?.lo ?? null,
+      hi: q?.hi ?? null,
+      higherIsBetter,
+    });
+  };
+  add('one 100-item job, stored completed (ms)', e.batch.raw.singleStored, s.batch.raw.singleStored);
+  for (const kind of ['poll', 'wait'] as const) {
+    const ke = e.batch.raw.kinds[kind];
+    const ks = s.batch.raw.kinds[kind];
+    if (!ke || !ks) continue;
+    const w = kind === 'poll' ? 'polled' : 'waited';
+    add(`10 jobs at once: items/s, ${w}`, ke.itemsPerS, ks.itemsPerS, true);
+    add(`CPU per batch item, store, ${w}`, ke.cpuItem.store ?? [], ks.cpuItem.store ?? [], false, round3);
+    add(`POST p95 at the limit, ${w}: median of the bursts`, ke.p95, ks.p95);
+    const q = bootstrapRatio(ke.posts, ks.posts, p95Of, false, { level: 0.95, minGroups: 8 });
+    const [pe, ps] = [p95Of(ke.posts.flat()), p95Of(ks.posts.flat())];
+    goals.push({
+      figure: `phases: POST p95 at the limit, ${w}: every POST pooled`,
+      how: `phases, pooled ${ke.posts.flat().length} / ${ks.posts.flat().length} POSTs, burst bootstrap 95 %`,
+      empty: round(pe),
+      seeded: round(ps),
+      ratio: ps / pe,
+      lo: q?.lo ?? null,
+      hi: q?.hi ?? null,
+      higherIsBetter: false,
+      decisive: false,
+    });
+  }
+  const per = (p: Phase, k: string) => p.slices.map((l) => perVerification(l)[k] ?? NaN);
+  if (e.slices.length && s.slices.length) {
+    add('CPU per verification, store (ms; median of the slices)', per(e, 'store'), per(s, 'store'), false, round3);
+    add(
+      'CPU per verification, all processes (ms; median of the slices)',
+      per(e, 'total'),
+      per(s, 'total'),
+      false,
+      round2,
+    );
+    add(
+      '/verify/math req/s (median of the slices)',
+      e.slices.map((l) => l.rps),
+      s.slices.map((l) => l.rps),
+      true,
+    );
+  }
+  return goals;
+}
+
+/** Session 24: --figures-json <file> writes the closing table's figures; --aa-floor <file> reads an --aa run's, printed beside. */
+const FIGURES_JSON = arg('figures-json', '');
+const AA_FLOOR = arg('aa-floor', '');
+
+/**
+ * Session 24: the closing table. Every goal figure with its two sides, its ratio and interval, the
+ * A/A run's ratio and interval of the same figure when --aa-floor names one, and the verdict:
+ * within 10 % yes (the whole interval inside the line), no (wholly outside), or undecided (the
+ * interval spans the line, or there is none).
+ */
+function printClosing(goals: GoalFigure[], stages: Array<[string, number]>) {
+  let floor: GoalFigure[] = [];
+  if (AA_FLOOR)
+    try {
+      floor = (JSON.parse(readFileSync(AA_FLOOR, 'utf8')) as { figures: GoalFigure[] }).figures;
+    } catch (err) {
+      console.error(`--aa-floor ${AA_FLOOR}: not read (${(err as Error).message})`);
+    }
+  console.log(
+    `\nclosing table (session 24): every goal figure, ${AA ? 'B/A (an A/A run: two stacks of the same state)' : 'seeded/empty'}, its interval and whether it is within 10 %${floor.length ? `; A/A from ${AA_FLOOR}` : ''}; load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
+  console.table(closingRows(goals, floor, AA ? ['A', 'B'] : ['empty', 'seeded']));
+  // A verdict is its word alone or its word and a reason in brackets ('no' is not 'not judged').
+  const count = (v: string) =>
+    closingRows(goals).filter((r) => {
+      const t = String(r['within 10 %']);
+      return t === v || t.startsWith(`${v} (`);
+    }).length;
+  console.log(
+    `within 10 %: ${count('yes')} yes, ${count('no')} no, ${count('undecided')} undecided, ${count('not judged')} not judged`,
+  );
+  const total = stages.reduce((a, [, t]) => a + t, 0);
+  console.log(
+    `stage times (s): ${stages.map(([n, t]) => `${n} ${t}`).join('; ')}; total ${round(total)} s (${round(total / 60)} min)`,
+  );
+  if (FIGURES_JSON)
+    writeFileSync(
+      FIGURES_JSON,
+      JSON.stringify(
+        { run: AA ? 'aa' : 'goal', at: new Date().toISOString(), loadavg: os.loadavg(), args, stages, figures: goals },
+        null,
+        2,
+      ),
+    );
+}
+
+/** Session 24: the stage clock of a run (each stage's seconds since the one before). */
+function stageClock() {
+  const stages: Array<[string, number]> = [];
+  let t = performance.now();
+  return {
+    stages,
+    mark(name: string) {
+      const now = performance.now();
+      stages.push([name, round((now - t) / 1000)]);
+      t = now;
+    },
+  };
+}
+
+/**
  * Session 23 (--aa): the interleave's noise floor. Two stacks of the same state side by side (each
  * seeded alike when --verifications or --jobs is above 0; the same job limit), no phases, then the
  * interleaved pairs exactly as the empty-against-seeded run measures them; B/A in the columns.
  */
 async function mainAA() {
   // By default a limit no burst reaches (neither side evicts); --max-jobs puts both at one limit.
-  const maxJobs = Number(arg('max-jobs', '100000'));
+  // Session 24: --at-limit sets it to the seed's jobs and the warm-up's (one job and one burst),
+  // so that the warm-up fills both stacks and every measured admission evicts, as the goal run's
+  // seeded side does.
+  const atLimit = JOBS + 1 + CONCURRENT_JOBS;
+  const maxJobs = Number(arg('max-jobs', args.includes('--at-limit') ? String(atLimit) : '100000'));
+  if (maxJobs < JOBS)
+    console.error(
+      `--max-jobs ${maxJobs} is below the seed's ${JOBS} jobs: seeded slots past the limit are never taken again; use --at-limit (${atLimit})`,
+    );
+  const clock = stageClock();
   const stacks: Array<Awaited<ReturnType<typeof benchStack>>> = [];
   try {
     stacks.push(await benchStack(`${PROFILE}-aa-a`, BENCH_OFFSET, stackEnv(maxJobs)));
     stacks.push(await benchStack(`${PROFILE}-aa-b`, BENCH_OFFSET + INTERLEAVE_PORT_SHIFT, stackEnv(maxJobs)));
+    clock.mark('two stacks up');
     const seeded: Array<Record<string, number>> = [];
     if (VERIFICATIONS > 0 || JOBS > 0)
       for (const x of stacks) {
@@ -1811,12 +2268,14 @@ async function mainAA() {
         seeded.push(await seed(x.stack, x.orgId, userId, keyId));
         console.error(`[aa] seeded in ${round((performance.now() - t0) / 1000)} s`);
       }
+    clock.mark('seed of both');
     const [a, b] = stacks as [(typeof stacks)[0], (typeof stacks)[0]];
     const A = side('A', a);
     const B = side('B', b);
     const t0 = performance.now();
     if (!BATCH_ONLY) for (const x of [A, B]) await load(x.stack, x.base, x.key).catch(() => undefined); // the first load's warm-up
     const inter = await interleavePairs(A, B, t0);
+    clock.mark(`interleave (${INTERLEAVE} pairs, warm-ups)`);
     const label = `B (both ${VERIFICATIONS.toLocaleString('en')} verif. + ${JOBS.toLocaleString('en')} jobs)`;
     console.log(
       `load average ${os
@@ -1826,8 +2285,9 @@ async function mainAA() {
           ' ',
         )} on ${os.cpus().length} CPUs; A/A, each stack seeded: ${JSON.stringify(seeded[0] ?? {})}; job limit ${maxJobs}`,
     );
-    printInterleaved(inter, label);
+    const goals = printInterleaved(inter, label);
     if (POST_TRACE) printSpans(inter);
+    printClosing(goals, clock.stages);
   } finally {
     for (const x of stacks) {
       await closeTemporal(x.stack);
@@ -1844,25 +2304,32 @@ async function main() {
   // that every seeded slot is below the limit (a slot above it is never taken again: with a seed
   // past the limit, as small runs had under Math.max(1000, ...) or more rounds, the release queue
   // held such slots) and the seeded phase's warm-up fills the rest: each measured admission evicts.
-  const emptyJobs = 1 + CONCURRENT_JOBS + RUNS + ROUNDS * CONCURRENT_JOBS;
+  // Session 24: the phases' bursts follow --burst-wait (both: two bursts per round).
+  const emptyJobs = 1 + CONCURRENT_JOBS + RUNS + ROUNDS * CONCURRENT_JOBS * BURST_KINDS.length;
   const maxJobs = Number(arg('max-jobs', String(emptyJobs + JOBS + CONCURRENT_JOBS)));
+  const clock = stageClock();
   const { stack, base, key, token, orgId } = await benchStack(PROFILE, BENCH_OFFSET, {
     ...stackEnv(maxJobs),
     ...(CAPTURE ? captureEnv(path.resolve(CAPTURE)) : {}),
   });
+  clock.mark('stack up');
   try {
     const { userId, keyId } = await tenantIds(base, token);
     // Warm-up (workflow bundle, JIT, connections): the first one longer, then the same one before each phase.
     if (!BATCH_ONLY) await load(stack, base, key).catch(() => undefined);
     await warmUp(stack, base, key, 'empty');
     const empty = await measure(stack, base, key, token, orgId, 'empty');
+    clock.mark('empty phase (warm-ups included)');
 
     const t0 = performance.now();
     const seeded = await seed(stack, orgId, userId, keyId);
     const seedS = (performance.now() - t0) / 1000;
     console.error(`seeded in ${round(seedS)} s: ${JSON.stringify(seeded)}`);
+    clock.mark('seed');
     await warmUp(stack, base, key, 'seeded'); // the same warm-up as before the empty phase
     const full = await measure(stack, base, key, token, orgId, 'seeded');
+    clock.mark('seeded phase (warm-up included)');
+    console.log(await limitReport({ name: 'seeded stack after its phase', stack }));
     // Session 20: the same figures again, an empty stack and this one in alternation (--interleave).
     const inter =
       INTERLEAVE > 0
@@ -1871,6 +2338,7 @@ async function main() {
             return null;
           })
         : null;
+    if (inter) clock.mark(`interleave (empty stack's start, warm-ups, ${INTERLEAVE} pairs)`);
 
     const label = `${VERIFICATIONS.toLocaleString('en')} verif. + ${JOBS.toLocaleString('en')} jobs x ${JOB_ITEMS}`;
     console.log(
@@ -1966,6 +2434,15 @@ async function main() {
       false,
       sp('concurrent_gets'),
     );
+    // Session 24: the phases' waited bursts (--burst-wait both), apart from today's polled rows.
+    for (const k of Object.keys(empty.batch.spreads).filter((x) => x.startsWith('waited_')))
+      row(
+        `${CONCURRENT_JOBS} jobs at once, waited (1 GET per job): ${k.slice('waited_'.length).replace(/_/g, ' ')} (median of ${ROUNDS})`,
+        (empty.batch.spreads[k] as Spread).median,
+        (full.batch.spreads[k] as Spread | undefined)?.median ?? NaN,
+        k.includes('items_per_s'),
+        full.batch.spreads[k] ? sp(k) : undefined,
+      );
     row(`${CONCURRENT_JOBS} jobs at once: failed items`, empty.batch.concurrent_failed, full.batch.concurrent_failed);
     row(
       `POST /verify/batch p95 while ${CONCURRENT_JOBS} submitted (ms, median of ${ROUNDS})`,
@@ -2014,7 +2491,7 @@ async function main() {
     console.log(
       `errors: /verify/math ${empty.load.errors} / ${full.load.errors}; failed items (single jobs) ${empty.batch.single_failed} / ${full.batch.single_failed}`,
     );
-    if (inter) printInterleaved(inter, label);
+    const goals = [...phaseGoals(empty, full), ...(inter ? printInterleaved(inter, label) : [])];
     if (inter && POST_TRACE) printSpans(inter);
     if (inter && RESTART_SEEDED_API) {
       // Session 22: the pairs before the seeded API's restart and after it, apart.
@@ -2104,7 +2581,11 @@ async function main() {
       // processes: a batch job's deletion held past the bursts lands here too), empty beside seeded.
       if (empty.load.window && full.load.window) {
         const r3 = (n: number) => Math.round(n * 1000) / 1000;
-        const perVerification = commandsPerWindow(all, [empty.load.window], [full.load.window]).map((r) => {
+        const perVerification = commandsPerWindow(
+          all,
+          empty.load.windows ?? [empty.load.window],
+          full.load.windows ?? [full.load.window],
+        ).map((r) => {
           const a = r3(r.empty / Math.max(1, empty.load.ok ?? 0));
           const b = r3(r.seeded / Math.max(1, full.load.ok ?? 0));
           return { op: r.op, empty: a, seeded: b, diff: r3(b - a), per_load: `${r.empty} / ${r.seeded}` };
@@ -2122,6 +2603,7 @@ async function main() {
         console.table(commandsPerWindow(all, [empty.load.settle.window], [full.load.settle.window]).slice(0, 15));
       }
     }
+    printClosing(goals, clock.stages);
   } finally {
     await closeTemporal(stack);
     await stack.down();
