@@ -133,7 +133,7 @@ if (args.includes('--help') || args.includes('-h')) {
       '     /verify/math load, per side (<dir>/<side>-<burst|slice|load>-<i>.pprof; merge with go tool pprof -top <files>).',
       '     With --post-trace the interleaved bursts are broken down too, span by span, empty beside seeded (paired per burst).',
       "--restart-seeded-api: restart the seeded stack's API halfway through the interleave (pairs before and after printed apart); --empty-max-jobs N: the empty stack's job limit there.",
-      '--phase-slices K (default 6; 0 = one load of --seconds after the bursts, as before session 24) --phase-slice-seconds S (default --slice-seconds):',
+      '--phase-slices K (default 7; 0 = one load of --seconds after the bursts, as before session 24) --phase-slice-seconds S (default --slice-seconds):',
       "     each phase's /verify/math load in K slices spread between its bursts, pooled for the phase's rows, their median in the closing table.",
       "--figures-json <file>: the closing table written as JSON; --aa-floor <file>: an --aa run's JSON, its ratios printed beside as the noise floor.",
       "--burst-wait both|poll|wait (default both): the bursts (session 24: the phases' too) poll each job every 500 ms (poll, the figures before session 23),",
@@ -2130,6 +2130,11 @@ function phaseGoals(e: Phase, s: Phase): GoalFigure[] {
       lo: q?.lo ?? null,
       hi: q?.hi ?? null,
       higherIsBetter,
+      // Review D1: the two phases run minutes apart on one stack (before and after the seed): a
+      // change of load between them moves every slice of one side and is not in the interval.
+      decisive: false,
+      notJudgedWhy:
+        'unpaired: the phases run minutes apart, load drift between them is not in the interval; read the interleave',
     });
   };
   add('one 100-item job, stored completed (ms)', e.batch.raw.singleStored, s.batch.raw.singleStored);

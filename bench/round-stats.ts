@@ -265,7 +265,11 @@ export function bootstrapRatio(
   return { ratio: sb / sa, lo: at((1 - level) / 2), hi: at((1 + level) / 2), level, n: Math.min(A.length, B.length) };
 }
 
-/** The nearest-rank p95 of a list (in any order): the statistic of the pooled POST figure. */
+/**
+ * The p95 of a list (in any order) at index ⌊0.95 n⌋ of the sorted list (percentileOf, as session
+ * 23's pooled figure): one rank above nearest-rank when 0.95 n is whole (n = 20 gives the maximum).
+ * The statistic of the pooled POST figure.
+ */
 export const p95Of = (xs: readonly number[]): number =>
   xs.length
     ? percentileOf(
@@ -344,11 +348,14 @@ export interface GoalFigure {
    * holds the 6 POSTs over a pooled p95 of 120, and the bootstrap cannot tell that from a shift.
    */
   decisive?: boolean;
+  /** Why a figure with `decisive: false` is not judged (default: the pooled POST's reason). */
+  notJudgedWhy?: string;
 }
 
 /** The verdict's words: `undecided` says why (the interval spans the line, or there is none). */
-export function verdictText(g: Pick<GoalFigure, 'lo' | 'hi' | 'higherIsBetter' | 'decisive'>): string {
-  if (g.decisive === false) return 'not judged (one slow burst sets it; read the median of the bursts)';
+export function verdictText(g: Pick<GoalFigure, 'lo' | 'hi' | 'higherIsBetter' | 'decisive' | 'notJudgedWhy'>): string {
+  if (g.decisive === false)
+    return `not judged (${g.notJudgedWhy ?? 'one slow burst sets it; read the median of the bursts'})`;
   const interval = g.lo === null || g.hi === null ? null : { lo: g.lo, hi: g.hi };
   const v = goalVerdict(interval, g.higherIsBetter);
   if (v !== 'undecided') return v;

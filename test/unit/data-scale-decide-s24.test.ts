@@ -214,3 +214,13 @@ describe('the pooled POST p95 is printed, not judged (session 24)', () => {
     );
   });
 });
+
+describe('the phases are printed, not judged (session 24, review D1)', () => {
+  it('a uniform load shift between the phases would decide a verdict; the phase rows say why they draw none', () => {
+    // Session 23's run 3: the seeded phase read 1.27 while the interleave read 1.00. Seven slices
+    // all shifted by the load give a narrow interval far from 1: the interval alone would say "no".
+    const g = { lo: 1.25, hi: 1.3, higherIsBetter: false };
+    expect(verdictText(g)).toBe('no');
+    expect(verdictText({ ...g, decisive: false, notJudgedWhy: 'unpaired' })).toBe('not judged (unpaired)');
+  });
+});
