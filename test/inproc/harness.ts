@@ -38,9 +38,24 @@ export interface InProcessApp {
   close(): Promise<void>;
 }
 
-/** A store that is not there: every collection method rejects (the routes under test never need one). */
+/**
+ * A store that is not there: every collection method rejects (the routes under test never need one).
+ * A call answers a rejected promise that also rejects on any chained call (`find().toArray()`), so
+ * a background task's read fails where it is awaited: session 24's eviction sweep (3 s after start)
+ * called `toArray` on the bare promise, and that promise's rejection went unhandled (clean clone 74).
+ */
 function absentStore(): Store {
-  const reject = () => Promise.reject(new Error('no store in the in-process tier'));
+  const reject = (): Promise<never> => {
+    const p = Promise.reject(new Error('no store in the in-process tier'));
+    p.catch(() => undefined); // handled here; an await of it still throws
+    return new Proxy(p, {
+      get: (t, prop) => {
+        if (!(prop in t)) return reject;
+        const v = Reflect.get(t, prop, t) as unknown;
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(t) : v;
+      },
+    });
+  };
   const collection = () => new Proxy({}, { get: () => reject });
   // ping() answers false, as for a store down at start-up: the rate limiter counts in memory.
   return new Proxy(
