@@ -1315,7 +1315,8 @@ export class BatchJobStore {
     opts: { paced?: boolean; stepUnits?: number; pauseMaxMs?: number } = {},
   ): Promise<number> {
     const undeleted = [...new Set(names)].filter((n) => !this.gone.has(n));
-    // Session 24: paced (the API's deferred deletion and the sweep): small commands, a pause after each.
+    // Session 24: paced (the API's deferred deletion and the sweep): small commands, one at a time
+    // (a pause after each only with `pauseMaxMs`, the bench's: pauses cost store CPU, DROP_STEP_UNITS).
     const pace = opts.paced
       ? { stepUnits: opts.stepUnits ?? DROP_STEP_UNITS, pauseMaxMs: opts.pauseMaxMs ?? 0 }
       : undefined;
