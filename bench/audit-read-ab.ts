@@ -5,7 +5,7 @@
 // `--entries` proven `/verify/math` verifications (distinct identities, `--terms` long), then, in
 // interleaved ABBA rounds, reads its whole chain by pages of `/audit/logs?limit=100` and once by
 // `/audit/export`. Per read each side is charged what its FerretDB read (/proc/<pid>/io rchar:
-// SQLite's page reads (pread; no mmap on this stack) and the requests) and wrote (wchar: the
+// SQLite's page reads (pread; the stack sets no mmap_size) and the requests) and wrote (wchar: the
 // answers, i.e. the documents sent to the API), and its store CPU (/proc, process group). The
 // entries' BSON size is read from the store once per side.
 //   npx tsx bench/audit-read-ab.ts --a <tree> --b <tree> [--entries 1000] [--terms 1] [--rounds 4]
