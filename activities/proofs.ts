@@ -3,7 +3,7 @@
 // RFC 8785 form), and an ES256 attestation is signed; if either fails, the result is not
 // VERIFIED (fail closed).
 import { createHash } from 'node:crypto';
-import { sha256Ref } from '../core/canonical-json.js';
+import { canonicalJson, sha256Ref } from '../core/canonical-json.js';
 import { derivedIdHex } from '../core/time-ordered-id.js';
 import { admissionOf, buildDiagnostic, type DiagnosticResult, type EngineOutcome } from '../core/diagnostic.js';
 import { AttestationError, type AttestationSigner, type IssuedAttestation } from '../core/attestation.js';
@@ -29,12 +29,27 @@ export interface ProofContext {
   proofInAuditEntry?: boolean;
 }
 
-/** Whether a proof whose attestation record rides in its audit entry rides there too (ProofContext.proofInAuditEntry). */
+/**
+ * Review A2 (session 24, docs/store-access.md §18 "What the audit reads pay"): an artifact whose
+ * canonical JSON is larger than this stays in `proofs` (as before session 24) even where its
+ * record rides in the entry. Every page of `/audit/logs`, every export and report reads whole
+ * entries, so the artifact's bytes are paid at every read; this bounds what one entry grows by
+ * (a math proof's artifact is ~0.4–0.6 KB for an identity of a few terms, several KB near the
+ * 2,000-character expression limit).
+ */
+export const PROOF_IN_ENTRY_MAX_BYTES = 1024;
+
+/**
+ * Whether a proof whose attestation record rides in its audit entry rides there too
+ * (ProofContext.proofInAuditEntry; and, given the artifact, only up to PROOF_IN_ENTRY_MAX_BYTES).
+ */
 export function proofRidesInEntry(
   ctx: Pick<ProofContext, 'proofInAuditEntry'>,
   recordInAuditEntry: boolean | undefined,
+  artifact?: Record<string, unknown>,
 ) {
-  return recordInAuditEntry === true && ctx.proofInAuditEntry !== false;
+  if (recordInAuditEntry !== true || ctx.proofInAuditEntry === false) return false;
+  return artifact === undefined || Buffer.byteLength(canonicalJson(artifact)) <= PROOF_IN_ENTRY_MAX_BYTES;
 }
 
 /** Stores the artifact (idempotently: same artifact, same id) and returns its proof_ref. */
@@ -196,7 +211,7 @@ export async function sealProof(
     recordInAuditEntry?: boolean;
   },
 ): Promise<SealedProof> {
-  const proofRef = proofRidesInEntry(ctx, opts.recordInAuditEntry)
+  const proofRef = proofRidesInEntry(ctx, opts.recordInAuditEntry, proof)
     ? sha256Ref(proof)
     : await retainProof(ctx.store, opts.engine, opts.orgId, proof);
   try {
@@ -250,11 +265,13 @@ export async function finalizeOutcomes(
   const createdAt = new Date();
   // Session 24: with `recordInAuditEntry` each proof rides in its item's entry beside the
   // attestation record (the caller's insert retains both before any verdict is released).
+  // Review A2: an artifact over PROOF_IN_ENTRY_MAX_BYTES goes to `proofs` all the same.
+  const toProofs = proven.filter((p) => !proofRidesInEntry(ctx, mode.recordInAuditEntry, p.proof));
   const retained =
-    proven.length > 0 && !proofRidesInEntry(ctx, mode.recordInAuditEntry)
+    toProofs.length > 0
       ? insertProofs(
           ctx.store,
-          proven.map((p) => ({
+          toProofs.map((p) => ({
             proofRef: p.proofRef,
             record: { artifact: p.proof, engine: p.opts.engine, org_id: p.opts.orgId, created_at: createdAt },
           })),

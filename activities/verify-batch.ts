@@ -425,8 +425,8 @@ export function makeMathBatchActivities(
       if (f.attestation && req.attestation_in_entry === true && r.outcome.kind === 'proven')
         issued.set(req.items[i]!.index, {
           ...f.attestation,
-          // Unless SVC_PROOF_IN_AUDIT_ENTRY is off: then finalizeOutcomes retained it in `proofs`.
-          ...(proofRidesInEntry(ctx, true) ? { artifact: r.outcome.proof } : {}),
+          // Unless SVC_PROOF_IN_AUDIT_ENTRY is off or the artifact is large: then finalizeOutcomes retained it in `proofs`.
+          ...(proofRidesInEntry(ctx, true, r.outcome.proof) ? { artifact: r.outcome.proof } : {}),
         });
       const result: DiagnosticActivityResult = f.attestation
         ? {

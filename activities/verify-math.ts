@@ -76,7 +76,9 @@ export function makeVerifyMathActivity(
         attestation: { id: att.jti, token: att.token, status: att.status },
       },
       // The proof rides in the entry with the record (session 24): retained by the entry's insert.
-      ...(recordInAuditEntry ? { issued: att, ...(proofRidesInEntry(ctx, true) ? { artifact: proof } : {}) } : {}),
+      ...(recordInAuditEntry
+        ? { issued: att, ...(proofRidesInEntry(ctx, true, proof) ? { artifact: proof } : {}) }
+        : {}),
     };
   }
 

@@ -95,6 +95,14 @@ const QUEUE_SWEEP_FIRST_MS = 95_000;
  */
 const EVICTION_SWEEP_FIRST_MS = 3_000;
 /**
+ * Review C2 (session 24): the eviction sweep also reads the slots whole this often, whether or
+ * not a `batch_evictors` document went stale: the backstop for processes that never write one
+ * (session 23's, stopped after the new ones started in a rolling deploy), whose leftovers
+ * would otherwise wait for their slots' next admission. One bounded read of `batch_slots` per
+ * process every 6 h (base: every 5 min), as the claims' whole read (CLAIM_SCAN_MS).
+ */
+export const EVICTION_WHOLE_SWEEP_MS = 6 * 3_600_000;
+/**
  * An evicted job's deletion waits until this process has admitted nothing for this long, and at
  * most the second figure (session 14, core/batch-quiet-queue.ts): run at once, its store commands
  * queued on SQLite's one writer beside the rest of a burst's admissions. Session 18: it also
@@ -159,6 +167,8 @@ export class BatchJobs {
   private beating: Promise<void> | null = null;
   /** Session 24: the sweep of evictions in flight (one at a time: a paced sweep may outlast the beat's interval). */
   private evictSweep: Promise<void> | null = null;
+  /** Session 24 (review C2): when this process's eviction sweep last read the slots whole (EVICTION_WHOLE_SWEEP_MS). */
+  private wholeSweepAt = Date.now();
   /** Submissions of this process between admission and the workflow's start (submit). */
   private submitting = 0;
   /** Jobs whose workflow the background sweep saw running, and when (SEEN_RUNNING_MS): not described again meanwhile. */
@@ -261,8 +271,9 @@ export class BatchJobs {
   /**
    * Finishes evictions another (dead) process left named on their slots, and this process's own
    * failed ones. Background. Session 24: the slots are read only when a process is dead (its
-   * `batch_evictors` document stale), or `whole` (the first sweep: processes from before session 24
-   * have no document), not every 5 minutes in every process; its deletion is paced.
+   * `batch_evictors` document stale), or `whole` (the first sweep, and every EVICTION_WHOLE_SWEEP_MS:
+   * processes from before session 24 have no document), not every 5 minutes in every process; its
+   * deletion is paced.
    */
   private sweepEvicted(whole: boolean): void {
     if (this.failedDrops.size > 0) {
@@ -270,7 +281,11 @@ export class BatchJobs {
       this.failedDrops.clear();
       this.dropEvicted(again);
     }
-    this.evictSweep ??= this.store
+    if (this.evictSweep) return;
+    // The slow backstop (review C2): a process that never writes `batch_evictors` is never stale.
+    whole ||= Date.now() - this.wholeSweepAt >= EVICTION_WHOLE_SWEEP_MS;
+    if (whole) this.wholeSweepAt = Date.now();
+    this.evictSweep = this.store
       .sweepDeadEvictors(this.evictorId, this.pendingDrops, { whole, paced: true })
       .then((n) => {
         if (n > 0) log.warn('batch evictions finished by the sweep', { jobs: n });

@@ -404,6 +404,8 @@ export class BatchJobStore {
   private readonly claiming = new Set<number>();
   /** Evicted jobs this process deleted (or found deleted), oldest first; bounded by GONE_MEMO. */
   private readonly gone = new Set<string>();
+  /** sweepDeadEvictors: each `batch_evictors` document's `seen` as last read, and since when (this process's clock). */
+  private evictorsObserved = new Map<string, { seen: number; at: number }>();
   /** Reads in flight shared by this process's admissions (shared): the hints, and the release queue's windows by first position. */
   private readonly cursorReads = new Map<SlotCursor, Promise<number | null>>();
   private readonly windowReads = new Map<number, Promise<QueueWindow>>();
@@ -1315,7 +1317,8 @@ export class BatchJobStore {
     opts: { paced?: boolean; stepUnits?: number; pauseMaxMs?: number } = {},
   ): Promise<number> {
     const undeleted = [...new Set(names)].filter((n) => !this.gone.has(n));
-    // Session 24: paced (the API's deferred deletion and the sweep): small commands, a pause after each.
+    // Session 24: paced (the API's deferred deletion and the sweep): small commands, one at a time
+    // (a pause after each only with `pauseMaxMs`, the bench's: pauses cost store CPU, DROP_STEP_UNITS).
     const pace = opts.paced
       ? { stepUnits: opts.stepUnits ?? DROP_STEP_UNITS, pauseMaxMs: opts.pauseMaxMs ?? 0 }
       : undefined;
@@ -1365,10 +1368,11 @@ export class BatchJobStore {
 
   /**
    * Session 24: the periodic sweep of evictions left unfinished. Reads `batch_evictors` (BOUNDED:
-   * the API processes) and, only when one of them is dead (not written for EVICTOR_STALE_MS; or
-   * `whole`: the process's first sweep, which also covers processes from before session 24),
-   * sweepEvicted (one read of the slots), then deletes the dead ones' documents, each only if no
-   * beat came meanwhile (`seen` unchanged). Returns how many job documents it deleted.
+   * the API processes) and, only when one of them is dead (its `seen` unchanged for
+   * EVICTOR_STALE_MS of this process's clock; or `whole`: the process's first sweep, and its slow
+   * backstop, which also cover processes from before session 24), sweepEvicted (one read of the
+   * slots), then deletes the dead ones' documents, each only if no beat came meanwhile (`seen`
+   * unchanged). Returns how many job documents it deleted.
    */
   async sweepDeadEvictors(
     own: string,
@@ -1376,8 +1380,21 @@ export class BatchJobStore {
     opts: { now?: number; whole?: boolean; paced?: boolean } = {},
   ): Promise<number> {
     const now = opts.now ?? Date.now();
-    const dead = (await this.evictors.find({}).toArray()).filter(
-      (d) => d._id !== own && d.seen.getTime() < now - EVICTOR_STALE_MS,
+    const docs = await this.evictors.find({}).toArray();
+    // Review C3: `seen` is the beating process's clock; comparing it with this one's would move the
+    // bound by their skew (or take a live process for dead). So each `seen` value is timed by this
+    // process's clock from the sweep that first read it: dead once it has not changed for
+    // EVICTOR_STALE_MS here (a beat read up to a sweep later than written: the bound grows by one
+    // sweep interval, never shrinks).
+    const observed = new Map<string, { seen: number; at: number }>();
+    for (const d of docs) {
+      const before = this.evictorsObserved.get(d._id);
+      const seen = d.seen.getTime();
+      observed.set(d._id, before && before.seen === seen ? before : { seen, at: now });
+    }
+    this.evictorsObserved = observed;
+    const dead = docs.filter(
+      (d) => d._id !== own && now - (observed.get(d._id) as { at: number }).at >= EVICTOR_STALE_MS,
     );
     if (dead.length === 0 && !opts.whole) return 0;
     const deleted = await this.sweepEvicted(queued, { paced: opts.paced });

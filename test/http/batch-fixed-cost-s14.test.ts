@@ -15,7 +15,7 @@ import type { ManagedProcess } from '../../infra/stack.js';
 import { startExtraApi, type ExtraApi } from './extra-api.js';
 import { startExtraWorker } from './extra-worker.js';
 import { auditEntriesOf, call, hundredMathItems, waitCompleted } from './batch-fixtures.js';
-import { apiUrl, db, newTenant, stackEnv, retainedProof, type Member } from './helpers.js';
+import { apiUrl, db, newTenant, stackEnv, proofPlaces, type Member } from './helpers.js';
 
 let conn: Connection;
 let t: Member;
@@ -92,11 +92,13 @@ describe('batch: a one-step job starts eagerly in the API process (session 14)',
       // Every item's entry, then the job's; VERIFIED items with their proof.
       const entries = await auditEntriesOf(res.body.workflow_id);
       expect(entries.map((e) => e.domain)).toEqual([...items.map(() => 'math'), 'batch']);
-      const verified = (res.body.items as Array<{ result: { status: string; proof_ref: string } }>).filter(
-        (i) => i.result.status === 'VERIFIED',
-      );
+      const verified = (
+        res.body.items as Array<{ result: { status: string; proof_ref: string; attestation?: { id: string } } }>
+      ).filter((i) => i.result.status === 'VERIFIED');
       expect(verified).toHaveLength(25);
-      for (const it of verified) expect(await retainedProof(it.result.proof_ref)).not.toBeNull();
+      // Exactly one copy each, in the item's own entry (review A3: point reads, no scan).
+      for (const it of verified)
+        expect(await proofPlaces(it.result, t.orgId)).toEqual({ inEntry: true, inProofs: false });
     }, 120_000);
 
     it('three jobs at once: eager runs here one at a time, the others on the normal queue (a standalone worker), all complete', async () => {

@@ -15,7 +15,7 @@ import { EnginePool } from '../../activities/isolation/engine-pool.js';
 import { BatchJobStore } from '../../persistence/batch.js';
 import { batchActivitiesOn } from './batch-activities.js';
 import { auditEntriesOf as entriesOf, hundredMathItems } from './batch-fixtures.js';
-import { db, get, newTenant, post, stackEnv, retainedProof, type Member } from './helpers.js';
+import { db, get, newTenant, post, stackEnv, proofPlaces, type Member } from './helpers.js';
 import { workflowStartMs } from './workflow-start.js';
 
 let A: Member;
@@ -81,10 +81,14 @@ describe('batch: a job that is one math unit runs as one local activity (session
     // Every item's entry, then the job's: one chain, in order; every VERIFIED item's proof retained.
     const entries = await entriesOf(posted.workflow_id);
     expect(entries.map((e) => e.domain)).toEqual([...HUNDRED.map(() => 'math'), 'batch']);
-    const items = res.body.items as Array<{ result: { status: string; proof_ref: string | null } }>;
+    const items = res.body.items as Array<{
+      result: { status: string; proof_ref: string | null; attestation?: { id: string } };
+    }>;
     const verified = items.filter((i) => i.result.status === 'VERIFIED');
     expect(verified).toHaveLength(25);
-    for (const it of verified) expect(await retainedProof(it.result.proof_ref!)).not.toBeNull();
+    // Exactly one copy each (review A3): in the item's own entry, none in `proofs` (a point read each).
+    for (const it of verified)
+      expect(await proofPlaces(it.result, A.orgId)).toEqual({ inEntry: true, inProofs: false });
   }, 180_000);
 
   it('a re-run of the job activity (a crash before its marker): same summaries, the first completion kept, no entry twice', async () => {

@@ -10,7 +10,7 @@ import { EnginePool } from '../../activities/isolation/engine-pool.js';
 import { BatchJobStore } from '../../persistence/batch.js';
 import { batchActivitiesOn } from './batch-activities.js';
 import { auditEntriesOf as entriesOf, hundredMathItems } from './batch-fixtures.js';
-import { db, newTenant, post, stackEnv, retainedProof, type Member } from './helpers.js';
+import { db, newTenant, post, stackEnv, proofPlaces, type Member } from './helpers.js';
 
 let t: Member;
 const stores: Store[] = [];
@@ -42,7 +42,10 @@ describe('batch: one math unit per job, the job entry in its group commit', () =
     const res = await post('/verify/batch', { items: HUNDRED }, { 'x-api-key': t.key });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ status: 'completed', total_items: 100, completed_items: 100, failed_items: 0 });
-    const items = res.body.items as Array<{ id: string; result: { status: string; proof_ref: string | null } }>;
+    const items = res.body.items as Array<{
+      id: string;
+      result: { status: string; proof_ref: string | null; attestation?: { id: string } };
+    }>;
     expect(items.map((i) => i.id)).toEqual(HUNDRED.map((_, i) => `${res.body.job_id}-${i}`));
     expect(items.filter((i) => i.result.status === 'VERIFIED')).toHaveLength(25);
     const jobs = new BatchJobStore(store());
@@ -69,9 +72,9 @@ describe('batch: one math unit per job, the job entry in its group commit', () =
       new Map(entries.map((e) => [e._id, (e as typeof e & { entry_hash: string }).entry_hash])),
     );
     expect(entries.filter((e) => e.verified)).toHaveLength(25);
-    // Every VERIFIED item's proof is retained (since session 24 in its entry: retainedProof).
+    // Every VERIFIED item's proof is retained exactly once (since session 24 in its own entry; review A3).
     for (const it of items.filter((i) => i.result.status === 'VERIFIED'))
-      expect(await retainedProof(it.result.proof_ref!)).not.toBeNull();
+      expect(await proofPlaces(it.result, t.orgId)).toEqual({ inEntry: true, inProofs: false });
   }, 180_000);
 
   it('a job with another item type keeps the finish step writing the job entry: still exactly one', async () => {

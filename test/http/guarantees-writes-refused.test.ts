@@ -11,7 +11,9 @@ import { PROJECT_ROOT } from '../../core/project-paths.js';
 import { attestationIdFor } from '../../activities/proofs.js';
 import { sha256Ref } from '../../core/canonical-json.js';
 import { attestationEntryId } from '../../persistence/proofs.js';
+import type { ManagedProcess } from '../../infra/stack.js';
 import { startExtraApi, type ExtraApi } from './extra-api.js';
+import { extraWorker } from './extra-worker.js';
 import { call, sleep } from './batch-fixtures.js';
 import { db, get, newTenant, stackEnv, type Member } from './helpers.js';
 import { workflowStartMs } from './workflow-start.js';
@@ -31,29 +33,30 @@ describe('(e) no verdict without its audit entry; no VERIFIED without its retain
   let failFile = '';
   const failWrites = (collections: string[]) => writeFileSync(failFile, JSON.stringify(collections));
   let api: ExtraApi;
+  // Review A5: a standalone worker on the API's queue with the same refusals, for the engines
+  // whose activities are not the API's own (SQL here: it still retains its proof in `proofs`).
+  let worker: ManagedProcess | undefined;
   let t: Member;
   beforeAll(async () => {
     failFile = path.join(inject('dataDir'), `store-fail-${randomUUID()}.json`);
     failWrites([]);
+    const env = {
+      SVC_TASK_QUEUE: `svc-guarantees-fail-${randomUUID()}`,
+      SVC_ENGINE_POOL_SIZE: '1',
+      NODE_OPTIONS: `${stackEnv().NODE_OPTIONS ?? ''} --import ${path.join(PROJECT_ROOT, 'test', 'http', 'store-fail.mjs')}`,
+      SVC_TEST_STORE_FAIL_FILE: failFile,
+    };
+    worker = extraWorker('worker-guarantees-fail', env, 240_000);
     [api, t] = await Promise.all([
-      startExtraApi(
-        'api-guarantees-fail',
-        {
-          SVC_TASK_QUEUE: `svc-guarantees-fail-${randomUUID()}`,
-          SVC_ENGINE_POOL_SIZE: '1',
-          NODE_OPTIONS: `${stackEnv().NODE_OPTIONS ?? ''} --import ${path.join(PROJECT_ROOT, 'test', 'http', 'store-fail.mjs')}`,
-          SVC_TEST_STORE_FAIL_FILE: failFile,
-        },
-        true,
-        'api-process',
-      ),
+      startExtraApi('api-guarantees-fail', env, true, 'api-process'),
       newTenant('enterprise'),
+      worker.start(),
     ]);
     for (let i = 0; i < 240 && !api.proc.logContains('eager start on'); i++) await sleep(500);
     expect(api.proc.logContains('eager start on')).toBe(true);
-  }, 240_000);
+  }, 300_000);
   afterAll(async () => {
-    await api?.proc.stop();
+    await Promise.all([api?.proc.stop(), worker?.stop()]);
     rmSync(failFile, { force: true });
   });
 
@@ -114,5 +117,64 @@ describe('(e) no verdict without its audit entry; no VERIFIED without its retain
     expect(bare.body).toMatchObject({ status: 'UNVERIFIABLE', proof_ref: null });
     const bareEntry = await traces(bare.headers.get('x-workflow-id') as string);
     expect(bareEntry.entry).toMatchObject({ verified: false, result: { status: 'UNVERIFIABLE' } });
+  }, 120_000);
+
+  it('proofs refused: an engine that still retains its proof in `proofs` (SQL) answers 503, with no entry and no attestation (review A5)', async () => {
+    const sql = (n: number) => ({
+      query: `SELECT id AS c${n} FROM t`,
+      schema_ddl: 'CREATE TABLE t (id INT);',
+      dialect: 'sqlite',
+    });
+    const s = await db();
+    const sqlTraces = async () => ({
+      entries: await s.collection('audit_logs').countDocuments({ organization_id: t.orgId, domain: 'sql' }),
+      attestations: await s.collection('attestations').countDocuments({ org_id: t.orgId, engine: 'sql' }),
+    });
+    // Control: the same kind of claim, writes allowed, is VERIFIED with its proof in `proofs`.
+    const ok = await call(api.url, 'POST', '/verify/sql', t.key, sql(1));
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ status: 'VERIFIED', proof_ref: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) });
+    expect(await s.collection<{ _id: string }>('proofs').countDocuments({ _id: ok.body.proof_ref })).toBe(1);
+    const before = await sqlTraces();
+    expect(before).toEqual({ entries: 1, attestations: 1 });
+    failWrites(['proofs']);
+    let res;
+    try {
+      res = await call(api.url, 'POST', '/verify/sql', t.key, sql(2));
+    } finally {
+      failWrites([]);
+    }
+    expect(worker?.logContains('store-fail: proofs refused')).toBe(true); // SQL runs in the worker
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({ detail: INCOMPLETE, code: 'service_unavailable', request_id: expect.any(String) });
+    expect(JSON.stringify(res.body)).not.toContain('VERIFIED');
+    expect(await sqlTraces()).toEqual(before);
+  }, 120_000);
+
+  it('proofs refused: a math proof over PROOF_IN_ENTRY_MAX_BYTES (kept in `proofs`, review A2) answers 503, with no entry and no attestation', async () => {
+    // 32 squared binomials: the artifact's canonical JSON is ~1.2 KB (> 1,024 bytes).
+    const long = (k: number) => {
+      const terms = Array.from({ length: 32 }, (_, i) => 100 * k + i + 7);
+      const sum = terms.reduce((a, c) => a + c, 0);
+      const squares = terms.reduce((a, c) => a + c * c, 0);
+      return `${terms.map((c) => `(w+${c})^2`).join(' + ')} = 32*w^2 + ${2 * sum}*w + ${squares}`;
+    };
+    const ok = await call(api.url, 'POST', '/verify/math', t.key, { expression: long(1) });
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ status: 'VERIFIED' });
+    const okTraces = await traces(ok.headers.get('x-workflow-id') as string);
+    expect(okTraces.attestation).toBe(200);
+    expect((okTraces.entry as { attestation?: { artifact?: unknown } } | null)?.attestation?.artifact).toBeUndefined();
+    expect(await (await db()).collection<{ _id: string }>('proofs').countDocuments({ _id: ok.body.proof_ref })).toBe(1);
+    failWrites(['proofs']);
+    let res;
+    try {
+      res = await call(api.url, 'POST', '/verify/math', t.key, { expression: long(2) });
+    } finally {
+      failWrites([]);
+    }
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({ detail: INCOMPLETE, code: 'service_unavailable', request_id: expect.any(String) });
+    expect(await traces(res.headers.get('x-workflow-id') as string)).toEqual({ entry: null, attestation: 404 });
   }, 120_000);
 });

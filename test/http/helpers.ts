@@ -57,6 +57,8 @@ import { MongoClient } from 'mongodb';
 import { hashPassword } from '../../core/passwords.js';
 import { Store } from '../../core/store.js';
 import { Accounts } from '../../persistence/accounts.js';
+import { attestationEntryId } from '../../persistence/proofs.js';
+import { sha256Ref } from '../../core/canonical-json.js';
 
 import { PASSWORD_FOR_LEAK_SCAN } from './leak-markers.js';
 export const PASSWORD = PASSWORD_FOR_LEAK_SCAN;
@@ -144,6 +146,34 @@ export async function untilPostgresReady(key: string): Promise<void> {
       throw new Error(`PGlite never became ready: ${JSON.stringify(res.body?.developer_fields)}`);
     await new Promise((r) => setTimeout(r, 2000));
   }
+}
+
+/**
+ * Review A3 (session 24): where one verdict's proof is retained, found as the service finds it,
+ * by point reads only: its audit entry by `_id` from its attestation id (attestationEntryId),
+ * and `proofs` by `_id` = proof_ref. `inEntry`: the entry carries an artifact whose sha256 is
+ * proof_ref; `inProofs`: a `proofs` document written for this organization (proofs are shared by
+ * content across tenants: another file's copy of the same identity names its own organization).
+ */
+export async function proofPlaces(
+  result: { proof_ref: string | null; attestation?: { id: string } | null },
+  orgId: string,
+): Promise<{ inEntry: boolean; inProofs: boolean }> {
+  const d = await db();
+  const entryId = result.attestation ? attestationEntryId(result.attestation.id) : null;
+  const [entry, inProofs] = await Promise.all([
+    entryId
+      ? d
+          .collection<{ _id: string; attestation?: { artifact?: Record<string, unknown> } }>('audit_logs')
+          .findOne({ _id: entryId })
+      : null,
+    d.collection<{ _id: string; org_id?: string | null }>('proofs').findOne({ _id: result.proof_ref as string }),
+  ]);
+  const carried = entry?.attestation?.artifact;
+  return {
+    inEntry: carried !== undefined && sha256Ref(carried) === result.proof_ref,
+    inProofs: inProofs !== null && inProofs.org_id === orgId,
+  };
 }
 
 /**

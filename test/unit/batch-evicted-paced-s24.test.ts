@@ -179,8 +179,9 @@ describe('session 24: a dead process found through batch_evictors', () => {
     await p.slotsById([0]); // Q's one-time key rewrite out of the way
     await q.slotsById([0]);
 
-    // Q's sweeps while P's beat is younger than EVICTOR_STALE_MS: one read of batch_evictors, no slot read, nothing deleted.
-    for (const s of [60, 120, 179]) {
+    // Q's sweeps while P's `seen` has changed within EVICTOR_STALE_MS of Q's clock (Q first read it
+    // at 60 s): one read of batch_evictors, no slot read, nothing deleted.
+    for (const s of [60, 120, 179, 239]) {
       await q.beat('api_q', new Date(T0 + s * 1000));
       const from = m.log.length;
       expect(await q.sweepDeadEvictors('api_q', new Set(), { now: T0 + s * 1000 })).toBe(0);
@@ -188,8 +189,8 @@ describe('session 24: a dead process found through batch_evictors', () => {
     }
     expect(await q.find('bj_a1')).not.toBeNull();
 
-    // Past EVICTOR_STALE_MS: one read of the slots, bj_a1 deleted by id, P's document gone, Q's kept.
-    const now = T0 + EVICTOR_STALE_MS + 1000;
+    // EVICTOR_STALE_MS after Q first read P's last `seen`: one read of the slots, bj_a1 deleted by id, P's document gone, Q's kept.
+    const now = T0 + 60_000 + EVICTOR_STALE_MS;
     await q.beat('api_q', new Date(now));
     const from = m.log.length;
     expect(await q.sweepDeadEvictors('api_q', new Set(), { now, paced: true })).toBe(1);
@@ -229,6 +230,7 @@ describe('session 24: a dead process found through batch_evictors', () => {
     const p = new BatchJobStore(m.store);
     const q = new BatchJobStore(m.store);
     await p.beat('api_p', new Date(T0));
+    expect(await q.sweepDeadEvictors('api_q', new Set(), { now: T0 })).toBe(0); // Q reads P's `seen`
     const now = T0 + EVICTOR_STALE_MS + 1000;
     // P was slow, not dead: it beats while Q's sweep reads the slots.
     const sweep = q.sweepEvicted.bind(q);
@@ -238,6 +240,36 @@ describe('session 24: a dead process found through batch_evictors', () => {
     };
     expect(await q.sweepDeadEvictors('api_q', new Set(), { now })).toBe(0);
     expect(m.coll('batch_evictors').docs.get(JSON.stringify('api_p'))?.seen).toEqual(new Date(now));
+  });
+
+  it("review C3: staleness is timed by the sweeper's clock: a live process whose clock is 10 min behind is never dead, a dead one whose clock is 10 min ahead is dead EVICTOR_STALE_MS after its last `seen` was read", async () => {
+    const p = new BatchJobStore(m.store);
+    const q = new BatchJobStore(m.store);
+    const SKEW = 600_000;
+    await q.slotsById([0]);
+    // P lives and beats every 60 s by its own clock, 10 min behind Q's: Q never reads the slots for it.
+    for (let s = 0; s <= 600; s += 60) {
+      await p.beat('api_p', new Date(T0 - SKEW + s * 1000));
+      const from = m.log.length;
+      expect(await q.sweepDeadEvictors('api_q', new Set(), { now: T0 + s * 1000 })).toBe(0);
+      expect(slotReads(from)).toEqual([]); // session 24 before the fix: a read of the slots every sweep
+    }
+    expect([...m.coll('batch_evictors').docs.keys()]).toEqual([JSON.stringify('api_p')]);
+
+    // R's clock is 10 min ahead; it beats once (read by Q at 660 s) and dies.
+    await p.beat('api_p', new Date(T0 - SKEW + 660_000));
+    await new BatchJobStore(m.store).beat('api_r', new Date(T0 + SKEW + 660_000));
+    for (const s of [660, 720, 780, 839]) {
+      await p.beat('api_p', new Date(T0 - SKEW + s * 1000));
+      const from = m.log.length;
+      await q.sweepDeadEvictors('api_q', new Set(), { now: T0 + s * 1000 });
+      expect(slotReads(from)).toEqual([]);
+    }
+    await p.beat('api_p', new Date(T0 - SKEW + 840_000));
+    const from = m.log.length;
+    await q.sweepDeadEvictors('api_q', new Set(), { now: T0 + 660_000 + EVICTOR_STALE_MS });
+    expect(slotReads(from)).toHaveLength(1); // before the fix: only 10 min later
+    expect([...m.coll('batch_evictors').docs.keys()]).toEqual([JSON.stringify('api_p')]);
   });
 
   it('a beat recreates a document a sweep deleted (upsert), and only moves `seen`', async () => {

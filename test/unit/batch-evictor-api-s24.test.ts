@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ServiceConfig } from '../../core/config.js';
 import type { TemporalGateway } from '../../api/temporal.js';
-import { BatchJobs, batchWorkflowId } from '../../api/batch-jobs.js';
+import { BatchJobs, batchWorkflowId, EVICTION_WHOLE_SWEEP_MS } from '../../api/batch-jobs.js';
 import { BatchJobStore, EVICTOR_STALE_MS, type NewBatchJob } from '../../persistence/batch.js';
 import { memStore } from './batch-mem-store.js';
 
@@ -104,19 +104,39 @@ describe('session 24: an API process in batch_evictors (api/batch-jobs.ts)', () 
     await dead.complete('bj_d1', { completed_items: 1, failed_items: 0 }, 1, new Date(T0 + 1000));
     await new Promise((r) => setTimeout(r, 5));
     expect((await dead.admit(job('bj_d2'), ITEMS, 1)).drop).toEqual(['bj_d1']); // and it dies
-    for (const s of [60, 120, 180]) {
+    // The sweeper times the dead process's `seen` by its own clock from its first read (60 s).
+    for (const s of [60, 120, 180, 239]) {
       at(s);
       await api.beat();
       expect(await sweep(false)).toBe(0);
     }
     expect(await jobs.store.find('bj_d1')).not.toBeNull();
-    at(181);
+    at(240);
     await api.beat();
     expect(await sweep(false)).toBe(1);
     expect(await jobs.store.find('bj_d1')).toBeNull();
     expect(seen('api_dead')).toBeUndefined();
-    expect(seen(jobs.evictorId)).toEqual(new Date(T0 + 181_000));
-    at(241);
+    expect(seen(jobs.evictorId)).toEqual(new Date(T0 + 240_000));
+    at(300);
+    expect(await sweep(false)).toBe(0);
+  });
+
+  it("review C2: a process from before session 24 (no document) that dies after this one's first sweep: its eviction is finished by the slow backstop, every EVICTION_WHOLE_SWEEP_MS", async () => {
+    expect(await sweep(true)).toBe(1); // the first sweep, at start
+    const old = new BatchJobStore(m.store); // session 23: no beat
+    await old.admit(job('bj_o1'), ITEMS, 1);
+    await old.complete('bj_o1', { completed_items: 1, failed_items: 0 }, 1, new Date(T0 + 1000));
+    await new Promise((r) => setTimeout(r, 5));
+    expect((await old.admit(job('bj_o2'), ITEMS, 1)).drop).toEqual(['bj_o1']); // and it stops
+    for (const s of [60, 3600, EVICTION_WHOLE_SWEEP_MS / 1000 - 1]) {
+      at(s);
+      expect(await sweep(false)).toBe(0);
+    }
+    expect(await jobs.store.find('bj_o1')).not.toBeNull();
+    at(EVICTION_WHOLE_SWEEP_MS / 1000 + 1);
+    expect(await sweep(false)).toBe(1); // before the fix: never (until the slot's next admission)
+    expect(await jobs.store.find('bj_o1')).toBeNull();
+    at(EVICTION_WHOLE_SWEEP_MS / 1000 + 61);
     expect(await sweep(false)).toBe(0);
   });
 

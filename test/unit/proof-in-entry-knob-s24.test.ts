@@ -9,7 +9,14 @@ import { ConfigError, loadConfig } from '../../core/config.js';
 import { AttestationSigner, loadSigningKey } from '../../core/attestation.js';
 import { sha256Ref } from '../../core/canonical-json.js';
 import type { Store } from '../../core/store.js';
-import { attestationIdFor, finalizeOutcomes, proofRidesInEntry, sealProof } from '../../activities/proofs.js';
+import {
+  attestationIdFor,
+  finalizeOutcomes,
+  PROOF_IN_ENTRY_MAX_BYTES,
+  proofRidesInEntry,
+  sealProof,
+} from '../../activities/proofs.js';
+import { canonicalJson } from '../../core/canonical-json.js';
 
 const env = { SVC_WORKFLOW_INPUT_KEY: 'k'.repeat(64), SVC_TEMPORAL_PAYLOAD_ENCRYPTION: 'off' };
 
@@ -90,5 +97,61 @@ describe('SVC_PROOF_IN_AUDIT_ENTRY', () => {
       { recordInAuditEntry: true },
     );
     expect(unit.commands).toEqual(['proofs ×2']);
+  });
+});
+
+// Review A2 (docs/store-access.md §18 "What the audit reads pay"): every audit page reads whole
+// entries, so an artifact larger than PROOF_IN_ENTRY_MAX_BYTES stays in `proofs` as before.
+describe('a large artifact stays in `proofs` (PROOF_IN_ENTRY_MAX_BYTES)', () => {
+  /** An artifact whose canonical JSON is exactly `bytes` long. */
+  const sized = (bytes: number) => {
+    const a = { method: 'canonical_form', expression: '' };
+    a.expression = 'x'.repeat(bytes - Buffer.byteLength(canonicalJson(a)));
+    expect(Buffer.byteLength(canonicalJson(a))).toBe(bytes);
+    return a;
+  };
+
+  it('proofRidesInEntry: up to the size in the entry, above it not', () => {
+    expect(PROOF_IN_ENTRY_MAX_BYTES).toBe(1024);
+    expect(proofRidesInEntry({}, true, sized(PROOF_IN_ENTRY_MAX_BYTES))).toBe(true);
+    expect(proofRidesInEntry({}, true, sized(PROOF_IN_ENTRY_MAX_BYTES + 1))).toBe(false);
+    expect(proofRidesInEntry({ proofInAuditEntry: false }, true, sized(100))).toBe(false);
+    expect(proofRidesInEntry({}, false, sized(100))).toBe(false);
+  });
+
+  it('sealProof and finalizeOutcomes (knob on, records in entries): only the large artifacts are inserted into `proofs`', async () => {
+    const s = await signer();
+    const small = fakeStore();
+    const opts = (id: string) => ({
+      engine: 'math',
+      orgId: 'org_k',
+      evaluatedExpression: 'e',
+      attestationId: attestationIdFor('org_k', id),
+      recordInAuditEntry: true,
+    });
+    await sealProof({ store: small.store, signer: s }, sized(600), opts('verify-math-s1'));
+    expect(small.commands).toEqual([]);
+    const large = fakeStore();
+    const big = sized(PROOF_IN_ENTRY_MAX_BYTES + 1);
+    expect(await sealProof({ store: large.store, signer: s }, big, opts('verify-math-s2'))).toMatchObject({
+      ok: true,
+      proofRef: sha256Ref(big),
+    });
+    expect(large.commands).toEqual(['proofs ×1']); // without the size rule: []
+    const unit = fakeStore();
+    await finalizeOutcomes(
+      { store: unit.store, signer: s },
+      [sized(600), sized(4000), sized(PROOF_IN_ENTRY_MAX_BYTES)].map((proof, i) => ({
+        outcome: { kind: 'proven' as const, agentMessage: 'p', developerFields: {}, proof },
+        opts: {
+          engine: 'math',
+          orgId: 'org_k',
+          evaluatedExpression: `e${i}`,
+          attestationId: attestationIdFor('org_k', `b2#item-${i}`),
+        },
+      })),
+      { recordInAuditEntry: true },
+    );
+    expect(unit.commands).toEqual(['proofs ×1']); // without the size rule: []
   });
 });
