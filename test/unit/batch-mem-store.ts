@@ -42,6 +42,11 @@ export class MemCollection {
       const d = this.docs.get(this.key(filter._id));
       return d && d.seen instanceof Date && d.seen.getTime() === filter.seen.getTime() ? [d] : [];
     }
+    // Review s24 B1: the claim sweep's delete of a claim its slot never reached (`_id` and the age).
+    if (keys.length === 2 && keys[0] === '_id' && keys[1] === 'created_at' && filter.created_at.$lt instanceof Date) {
+      const d = this.docs.get(this.key(filter._id));
+      return d && d.created_at < filter.created_at.$lt ? [d] : [];
+    }
     if (keys.length === 1 && keys[0] === 'created_at' && filter.created_at.$lt instanceof Date)
       return [...this.docs.values()].filter((d) => d.created_at < filter.created_at.$lt);
     throw new Error(`unsupported filter on ${this.name}: ${JSON.stringify(filter)}`);
