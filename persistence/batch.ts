@@ -1523,56 +1523,51 @@ export class BatchJobStore {
     const cutoff = now - CLAIM_RETENTION_MS;
     let n = 0;
     while (n < this.claimLedger.length && (this.claimLedger[n] as BatchSlotClaimDoc).created_at.getTime() < cutoff) n++;
-    const taken = this.claimLedger.splice(0, n);
-    let expiring: BatchSlotClaimDoc[];
+    let named: Array<Pick<BatchSlotClaimDoc, 'slot' | 'gen'>> = this.claimLedger.splice(0, n);
     if (this.claimLedgerLost || now - this.claimScanAt >= CLAIM_SCAN_MS) {
       this.claimScanAt = now;
       this.claimLedgerLost = false;
       const old = { created_at: { $lt: new Date(cutoff) } };
-      expiring = await this.claims.find(old, { projection: { slot: 1, gen: 1, job_id: 1, created_at: 1 } }).toArray();
-    } else {
-      // Review s24 B1: the ledger names claims as this process won them. Another process's whole
-      // read may have deleted one since (an orphan's) and an admission won its `_id` afresh: the
-      // claims are read by `_id` and only those still older than the retention go.
-      expiring = [];
-      for (let i = 0; i < taken.length; i += CLAIM_SLOT_READS_MAX) {
-        const ids = taken.slice(i, i + CLAIM_SLOT_READS_MAX).map((c) => claimId(c.slot, c.gen));
-        for (const d of await Promise.all(ids.map((_id) => this.claims.findOne({ _id }))))
-          if (d && d.created_at.getTime() < cutoff) expiring.push(d);
-      }
+      named = await this.claims.find(old, { projection: { slot: 1, gen: 1 } }).toArray();
     }
-    if (expiring.length === 0) return 0;
+    if (named.length === 0) return 0;
     // Session 15: a claim whose slot never got its write (its admission died between the claim
     // and the slot write) names a job that was never started and that its slot does not name:
     // deleted by id before the claim goes. Session 24: its slots are read by `_id` (one bounded
-    // read of them all only when more than CLAIM_SLOT_READS_MAX distinct slots are in question);
-    // every expiring claim's slot, since review s24 B1 (the delete below depends on it).
-    const ids = [...new Set(expiring.map((c) => c.slot))];
-    const read = ids.length <= CLAIM_SLOT_READS_MAX ? await this.slotsById(ids) : await this.allSlots();
+    // read of them all only when more than CLAIM_SLOT_READS_MAX distinct slots are in question).
+    const slotIds = [...new Set(named.map((c) => c.slot))];
+    const read = slotIds.length <= CLAIM_SLOT_READS_MAX ? await this.slotsById(slotIds) : await this.allSlots();
     const slots = new Map(read.map((s) => [s._id, s]));
+    // Review s24 B1: the ledger (or the whole read) names claims as they were. Another process's
+    // sweep may have deleted one since (an orphan's) and an admission won its `_id` afresh: the
+    // claims are read again by `_id`, after their slots, and only those still past the hour go.
+    const expiring: BatchSlotClaimDoc[] = [];
+    for (let i = 0; i < named.length; i += CLAIM_SLOT_READS_MAX) {
+      const ids = named.slice(i, i + CLAIM_SLOT_READS_MAX).map((c) => claimId(c.slot, c.gen));
+      for (const d of await Promise.all(ids.map((_id) => this.claims.findOne({ _id }))))
+        if (d && d.created_at.getTime() < cutoff) expiring.push(d);
+    }
     const orphans = expiring.filter((c) => {
       const s = slots.get(c.slot);
       return c.job_id !== null && !!s && s.gen < c.gen && s.job_id !== c.job_id;
     });
     if (orphans.length > 0) await this.dropEvicted(orphans.map((c) => c.job_id as string));
-    // By `_id` (the same claims the filter found, or the ledger's), CLAIM_DELETE_BATCH per command.
-    // Review s24 B1: each claim was read (by `_id`, or by the whole read) older than the retention.
-    // One whose generation its slot has reached is claimed again only by an admission holding a
-    // read of the slot from before that (HELD_MS, seconds; the claim is an hour old): deleted by
-    // `_id`. One its slot never reached (an orphan, or no slot) is claimed afresh by the next
-    // admission of its slot once deleted (another process's sweep may do that between this read
-    // and this delete): its delete keeps the age in the filter, as base's `deleteMany` did, so a
-    // fresh claim (kept an hour: HELD_MS's snapshots, racing admissions) is never the one
-    // deleted. That filter is not a key on FerretDB 1.x (a read of this bounded collection per
-    // such claim): orphans are rare (an admission that died between its claim and slot write).
+    // By `_id`, CLAIM_DELETE_BATCH per command. Review s24 B1: a claim whose generation its slot
+    // had reached when read (before the claim was) is taken again only by an admission holding a
+    // read of the slot older than that (HELD_MS; the claim is an hour old): deleted by `_id`. A
+    // claim its slot had not reached (an orphan, or no slot) is taken afresh by the next admission
+    // of its slot once deleted, which another process's sweep may do between this read and this
+    // delete: its delete keeps the age in the filter, as base's `deleteMany` did, so a fresh claim
+    // (kept an hour: HELD_MS's snapshots, racing admissions) is never the one deleted. That filter
+    // is not a key on FerretDB 1.x (a read of this bounded collection per such claim): orphans
+    // are rare (an admission that died between its claim and its slot write).
     const old = { $lt: new Date(cutoff) };
     let deleted = 0;
     for (let i = 0; i < expiring.length; i += CLAIM_DELETE_BATCH) {
       const ops = expiring.slice(i, i + CLAIM_DELETE_BATCH).map((c) => {
-        const _id = c._id;
         const reached = (slots.get(c.slot)?.gen ?? -1) >= c.gen;
         return {
-          deleteOne: { filter: reached ? { _id } : { _id, created_at: old } },
+          deleteOne: { filter: reached ? { _id: c._id } : { _id: c._id, created_at: old } },
         } as AnyBulkWriteOperation<BatchSlotClaimDoc>;
       });
       deleted += (await this.claims.bulkWrite(ops, { ordered: false })).deletedCount ?? 0;

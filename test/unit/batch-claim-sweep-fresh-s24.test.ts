@@ -87,4 +87,30 @@ describe("batch: a claim taken again under an expired claim's `_id` is not delet
     expect(m.coll('batch_slot_claims').docs.size).toBe(0);
     expect(await p.find('bj_half')).toBeNull(); // the orphan's job, deleted with its claim
   });
+  it('a claim deleted and taken again between the sweep’s read of it and its delete is kept', async () => {
+    const m = memStore();
+    const p = new BatchJobStore(m.store);
+    const q = new BatchJobStore(m.store);
+    const at = (ms: number) => vi.setSystemTime(T0 + ms);
+    await p.sweepClaims(Date.now());
+    at(MIN);
+    const { slot } = await p.admit(newJob('bj_a'), ITEMS, 1);
+    await p.complete('bj_a', { completed_items: 1, failed_items: 0 }, 1, new Date());
+    await m.coll('batch_jobs').insertOne({ ...newJob('bj_half'), slot });
+    expect(await p.claim(slot, 2, 'bj_half')).toBe(2); // P's orphan 0:2
+    at(2 * MIN + CLAIM_RETENTION_MS);
+    // P's sweep reads 0:2 (an hour old); right after that read, Q's first sweep deletes it and Q
+    // admits at the limit: 0:2 again (fresh), its slot written at generation 2.
+    const claims = m.coll('batch_slot_claims') as unknown as { findOne: (f: unknown) => Promise<unknown> };
+    const real = claims.findOne.bind(claims);
+    claims.findOne = async (f: unknown) => {
+      const d = await real(f);
+      claims.findOne = real;
+      await q.sweepClaims(Date.now());
+      expect((await q.admit(newJob('bj_b'), ITEMS, 1)).slot).toBe(slot);
+      return d;
+    };
+    await p.sweepClaims(Date.now());
+    expect([...m.coll('batch_slot_claims').docs.values()].map((c) => [c._id, c.job_id])).toEqual([['0:2', 'bj_b']]);
+  });
 });
