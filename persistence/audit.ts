@@ -405,6 +405,8 @@ export class AuditLog {
   /** Session 24: claims of commits this writer indexed, oldest first, and when; deleted by retireClaims. */
   private readonly indexedClaims: Array<{ id: string; at: number }> = [];
   private retireTimer: NodeJS.Timeout | null = null;
+  /** A retirement run is in flight (review s24 B3: two runs took the same prefix and each dropped its count). */
+  private retiring = false;
 
   /**
    * Appends an entry to its organization's chain under the id `logId`. Rejects with
@@ -836,8 +838,19 @@ export class AuditLog {
    * Deletes the claims of commits this writer indexed at least CLAIM_RETIRE_AFTER_MS ago: by
    * `_id` (audit_claims, point deletes, CLAIM_RETIRE_BATCH per command). Background (its timer,
    * re-armed while claims wait). A failure leaves them to the next run. Returns how many it sent.
+   * One run at a time: a run while one is in flight sends nothing (that one re-arms the timer).
    */
   async retireClaims(now = Date.now()): Promise<number> {
+    if (this.retiring) return 0;
+    this.retiring = true;
+    try {
+      return await this.retireDueClaims(now);
+    } finally {
+      this.retiring = false;
+    }
+  }
+
+  private async retireDueClaims(now: number): Promise<number> {
     let n = 0;
     while (n < this.indexedClaims.length && (this.indexedClaims[n] as { at: number }).at <= now - CLAIM_RETIRE_AFTER_MS)
       n++;
