@@ -11,7 +11,8 @@
 //   batch_slots        {_id: "<n>", n < max}    BOUNDED by SVC_BATCH_MAX_JOBS: read by `_id` on admission; read whole
 //                                                only by the fallback (below) and the repair when every slot is active
 //   batch_slot_claims  {_id: `<slot>:<gen>`}    growing (one per job start), swept in the background after an hour
-//                                                (session 24: by `_id`, each process its own; read whole rarely: sweepClaims)
+//                                                (session 24: by `_id`, each process its own; read whole rarely: sweepClaims;
+//                                                a dead process's claims wait for a live one's whole read: up to ~7 h)
 //   batch_slot_queue   {_id: "<position>"}     growing (one per slot release), swept below the head in the background:
 //                                                the slot directory's release queue (finished or freed slots, in order)
 //   batch_slot_cursors {_id: next|head|tail|swept} BOUNDED (4 documents): hints for the directory, moved with $max
