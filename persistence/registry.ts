@@ -135,7 +135,12 @@ export const COLLECTIONS: Record<string, CollectionEntry> = {
   },
   audit_claims: {
     growth: 'growing',
-    by: 'one claim {org#seq} per group commit of the chain, naming its entries (session 15: a stalled position is healed by point lookups)',
+    by: 'one claim {org#seq} per group commit of the chain, naming its entries (session 15: a stalled position is healed by point lookups); session 24: retired by its writer, the rest by a paced pass of computed ids below head - 128',
+    module: 'audit',
+  },
+  audit_claim_cursors: {
+    growth: 'bounded',
+    by: 'one per organization: how far the audit claims pass has visited its positions (review s24 B2)',
     module: 'audit',
   },
   audit_head_moves: {
