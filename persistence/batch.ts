@@ -12,7 +12,7 @@
 //                                                only by the fallback (below) and the repair when every slot is active
 //   batch_slot_claims  {_id: `<slot>:<gen>`}    growing (one per job start), swept in the background after an hour
 //                                                (session 24: by `_id`, each process its own; read whole rarely: sweepClaims;
-//                                                a dead process's claims wait for a live one's whole read: up to ~7 h)
+//                                                a dead process's claims: an hour after it is found dead, else up to ~7 h)
 //   batch_slot_queue   {_id: "<position>"}     growing (one per slot release), swept below the head in the background:
 //                                                the slot directory's release queue (finished or freed slots, in order)
 //   batch_slot_cursors {_id: next|head|tail|swept} BOUNDED (4 documents): hints for the directory, moved with $max
@@ -430,6 +430,8 @@ export class BatchJobStore {
   /** When this process last read the claims whole (sweepClaims), and whether its ledger dropped claims since. */
   private claimScanAt = Number.NEGATIVE_INFINITY;
   private claimLedgerLost = false;
+  /** Review s24 B4: when the claims are next read whole because a process was found dead (its claims then all expired). */
+  private claimScanDueAt = Number.POSITIVE_INFINITY;
   /** Cursor moves in flight (nudge): the highest value asked for meanwhile, written when the current move is done. */
   private readonly nudges = new Map<SlotCursor, { next: number | null }>();
   /** Result-document counts of the jobs this process evicted, read from their slots (`units`): their deletion skips the job read. */
@@ -1381,6 +1383,9 @@ export class BatchJobStore {
       (d) => d._id !== own && d.seen.getTime() < now - EVICTOR_STALE_MS,
     );
     if (dead.length === 0 && !opts.whole) return 0;
+    // Review s24 B4: a dead process's slot claims are in no live ledger; they are all older than
+    // now, so the claims' whole read an hour on finds them all (not the 6-hourly one: up to ~7 h).
+    if (dead.length > 0) this.claimScanDueAt = Math.min(this.claimScanDueAt, now + CLAIM_RETENTION_MS);
     const deleted = await this.sweepEvicted(queued, { paced: opts.paced });
     // Bounded collection: the filter on `seen` beside `_id` reads at most its few documents.
     for (const d of dead) await this.evictors.deleteOne({ _id: d._id, seen: d.seen });
@@ -1525,9 +1530,10 @@ export class BatchJobStore {
     let n = 0;
     while (n < this.claimLedger.length && (this.claimLedger[n] as BatchSlotClaimDoc).created_at.getTime() < cutoff) n++;
     let named: Array<Pick<BatchSlotClaimDoc, 'slot' | 'gen'>> = this.claimLedger.splice(0, n);
-    if (this.claimLedgerLost || now - this.claimScanAt >= CLAIM_SCAN_MS) {
+    if (this.claimLedgerLost || now - this.claimScanAt >= CLAIM_SCAN_MS || now >= this.claimScanDueAt) {
       this.claimScanAt = now;
       this.claimLedgerLost = false;
+      this.claimScanDueAt = Number.POSITIVE_INFINITY;
       const old = { created_at: { $lt: new Date(cutoff) } };
       named = await this.claims.find(old, { projection: { slot: 1, gen: 1 } }).toArray();
     }

@@ -119,7 +119,7 @@ export const COLLECTIONS: Record<string, CollectionEntry> = {
   },
   batch_slot_claims: {
     growth: 'bounded',
-    by: 'SVC_BATCH_MAX_JOBS slots × live claim generations (claims older than an hour swept: a live process its own by _id every 5 min; a dead process or older code its claims at a live process first sweep or whole read every 6 h, so up to ~7 h; session 24)',
+    by: 'SVC_BATCH_MAX_JOBS slots × live claim generations (claims older than an hour swept: a live process its own by _id every 5 min; a dead process its claims an hour after a live one finds it dead (batch_evictors), older code at a live process first sweep or whole read every 6 h, so up to ~7 h; session 24)',
     module: 'batch',
   },
   // audit, proofs, attestations (persistence/audit.ts, persistence/proofs.ts)

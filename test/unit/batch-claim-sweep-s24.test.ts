@@ -153,4 +153,24 @@ describe('batch: the slot claims are swept by `_id` (session 24)', () => {
     expect(await sweep(2 * MIN + CLAIM_RETENTION_MS + 6 * MIN)).toMatchObject({ deleted: 6, claimsWhole: 1 });
     expect(claims().docs.size).toBe(0);
   });
+  it('review s24 B4: a process found dead through batch_evictors has its claims read whole an hour on, not 6 h later', async () => {
+    expect(await sweep(1_000)).toMatchObject({ claimsWhole: 1 });
+    // A process that admitted jobs, then died (its beat stopped at 2 min): its claims are in no live ledger.
+    const dead = new BatchJobStore(m.store);
+    at(2 * MIN);
+    for (let i = 0; i < 10; i++) {
+      await dead.admit(newJob(`bj_d${i}`), ITEMS, 4);
+      await dead.complete(`bj_d${i}`, { completed_items: 1, failed_items: 0 }, 1, new Date());
+    }
+    expect(claims().docs.size).toBe(6);
+    await m.coll('batch_evictors').insertOne({ _id: 'api_dead', seen: new Date(T0 + 2 * MIN) });
+    // This process finds it dead at 10 min (its evictions swept): the claims' whole read is due an hour on.
+    at(10 * MIN);
+    await jobs.sweepDeadEvictors('api_live', new Set(), { now: Date.now() });
+    expect(await sweep(10 * MIN + CLAIM_RETENTION_MS - MIN)).toMatchObject({ deleted: 0, claimsWhole: 0 });
+    // Base of this branch: nothing until the whole read CLAIM_SCAN_MS after the first (6 h).
+    expect(await sweep(10 * MIN + CLAIM_RETENTION_MS + MIN)).toMatchObject({ deleted: 6, claimsWhole: 1 });
+    expect(claims().docs.size).toBe(0);
+    expect(await sweep(10 * MIN + CLAIM_RETENTION_MS + 6 * MIN)).toMatchObject({ deleted: 0, claimsWhole: 0 });
+  });
 });
