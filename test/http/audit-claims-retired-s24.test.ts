@@ -5,31 +5,22 @@
 // passed (persistence/audit.ts retireClaims, a background delete command per minute). A commit whose
 // positions were not indexed keeps its claim, and the next writer heals it by that claim, as before.
 // Against the real store (the stack's FerretDB), each AuditLog on a client of its own (a "process").
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Store } from '../../core/store.js';
 import { verifyChain, type AuditEntryFields } from '../../core/audit-chain.js';
 import {
-  AuditLog,
   CLAIM_HEAL_MS,
   CLAIM_RETIRE_AFTER_MS,
   sweepOldAuditClaims,
   type AuditLogDoc,
 } from '../../persistence/audit.js';
 import { db, newTenant, stackEnv } from './helpers.js';
-import { verifiedClaimFields } from './audit-fixtures.js';
-
-const stores: Store[] = [];
-afterAll(async () => {
-  for (const s of stores) await s.close().catch(() => undefined);
-});
+import { auditProcesses, verifiedClaimFields } from './audit-fixtures.js';
 
 const secret = () => stackEnv().SVC_AUDIT_SECRET_KEY as string;
 
-function otherProcess(): AuditLog {
-  const store = Store.lazy(stackEnv().MONGODB_URI as string);
-  stores.push(store);
-  return new AuditLog(store);
-}
+/** An AuditLog on a store client of its own (another "process"; closed after the file). */
+const otherProcess = auditProcesses();
 
 const fields = (orgId: string, i: number): AuditEntryFields =>
   verifiedClaimFields(orgId, i, 'claims-retired', new Date('2026-11-28T00:00:00.000Z'));
@@ -123,7 +114,12 @@ describe('audit claims are retired once their commit is indexed (session 24)', (
       interval: 100,
     });
     expect(await claimsOf(t.orgId, 132)).toEqual([...Array.from({ length: 130 }, (_, i) => i + 1), 131]);
-    await sweepOldAuditClaims(stores[0] as Store, { pauseMaxMs: 0, maxPositions: 1_000_000 });
+    const api = Store.lazy(stackEnv().MONGODB_URI as string); // the API process that runs the pass
+    try {
+      await sweepOldAuditClaims(api, { pauseMaxMs: 0, maxPositions: 1_000_000 });
+    } finally {
+      await api.close().catch(() => undefined);
+    }
     // Head 130: positions 1 … 2 are more than 128 below it; 3 … 130 and the stalled commit's 131 stay.
     expect(await claimsOf(t.orgId, 132)).toEqual([...Array.from({ length: 128 }, (_, i) => i + 3), 131]);
     const next = otherProcess();

@@ -3,6 +3,7 @@
 // (an unknown filter throws), and a record of every filter sent.
 import { Binary, MongoServerError } from 'mongodb';
 import type { Store } from '../../core/store.js';
+import type { ServiceConfig } from '../../core/config.js';
 
 /** A copy as the store keeps it: structuredClone, except that a Binary stays a Binary (result documents since session 19). */
 export function clone<T>(x: T): T {
@@ -161,4 +162,19 @@ export function memStore() {
     },
   } as unknown as Store;
   return { store, log, coll: (name: string) => (store as any).collection(name) as MemCollection };
+}
+
+/**
+ * The configuration a BatchJobs under test takes (the sweeps' files: batch-never-started-s16,
+ * batch-orphan-sweep-s23, background-timers-s24), with a job limit of `maxJobs`.
+ */
+export function batchJobsCfg(maxJobs: number): ServiceConfig {
+  return {
+    SVC_BATCH_MAX_JOBS: maxJobs,
+    SVC_BATCH_ORPHAN_SECONDS: 60,
+    SVC_BATCH_WAIT_SECONDS: 0,
+    SVC_BATCH_ITEM_TIMEOUT: 60,
+    SVC_PROVIDER_TIMEOUT: 30,
+    SVC_ACTIVITY_MODE: 'auto',
+  } as unknown as ServiceConfig;
 }
