@@ -1510,11 +1510,13 @@ export class BatchJobStore {
   /**
    * Deletes claims older than CLAIM_RETENTION_MS. Background only (api/batch-jobs.ts, every few
    * minutes), never on a request. Session 24: the claims this process won are taken from its
-   * ledger and deleted by `_id`, so a sweep reads nothing whole and its cost follows the claims
-   * that expire, not what the store holds. The claims are read whole (a filter on `created_at`: a
+   * ledger, read again and deleted by `_id` (review B1: an orphan's with its age in the filter),
+   * so a sweep reads nothing whole (but for an orphan) and its cost follows the claims that
+   * expire, not what the store holds. The claims are read whole (a filter on `created_at`: a
    * scan on FerretDB/SQLite of a collection the sweeps keep to about an hour of job starts) only on
-   * a process's first sweep, every CLAIM_SCAN_MS after, and when the ledger overflowed: that finds
-   * the claims of processes that died and of older code. Returns how many claims it deleted.
+   * a process's first sweep, every CLAIM_SCAN_MS after, when the ledger overflowed, and an hour
+   * after it found a process dead (review B4): that finds the claims of processes that died and of
+   * older code. Returns how many claims it deleted.
    */
   async sweepClaims(now = Date.now()): Promise<number> {
     try {
