@@ -12,6 +12,8 @@ import { createApp } from './app.js';
 import { TemporalGateway } from './temporal.js';
 import { IpLimiter, WindowCounter } from './middleware/rate-limit.js';
 import { payloadCodecFor } from '../core/payload-codec.js';
+import { backgroundTimer } from '../core/background-timer.js';
+import { AUDIT_CLAIM_SWEEP_MS, sweepOldAuditClaims } from '../core/audit-store.js';
 
 const log = logger('api');
 
@@ -35,6 +37,16 @@ export async function main(hooks: ApiHooks = {}): Promise<void> {
   const store = Store.lazy(cfg.MONGODB_URI);
   const counter = new WindowCounter(store);
   await counter.init();
+  // Review s24 B2: audit claims no writer retires, by computed ids (persistence/audit.ts), its own
+  // phase (the batch sweeps run at 20, 95 s, the rate windows' at 245 s into their 5 minutes).
+  backgroundTimer(
+    () =>
+      void sweepOldAuditClaims(store).catch((err: Error) =>
+        log.warn('audit claims pass failed (next run)', { error: err.message }),
+      ),
+    AUDIT_CLAIM_SWEEP_MS,
+    { firstMs: 135_000 },
+  );
   store
     .ensureIndexes()
     .catch((err) => log.warn('index creation deferred: store unavailable', { error: String(err?.message ?? err) }));

@@ -156,6 +156,71 @@ const CLAIM_RETIRE_MAX = 100_000;
 /** Deletes by `_id` per command of the retirement. */
 const CLAIM_RETIRE_BATCH = 1000;
 
+/**
+ * Review s24 B2 (docs/store-access.md §19): the claims no writer retires (written before session
+ * 24, by a writer that exited or died within its retirement window, a commit another writer
+ * healed, a loser's, those past CLAIM_RETIRE_MAX) are deleted by a background pass over computed
+ * ids: per organization, `org#s` for every s ≤ its head document's seq − MAX_BATCH not yet visited
+ * (`audit_claim_cursors {_id: org, swept}`), by `_id`. A heal needs a claim only at or within
+ * MAX_BATCH − 1 below a position past the contiguous head (claimCovering looks no further), and the
+ * head document never leads the positions, so no claim a heal may need is touched. Paced: at most
+ * AUDIT_CLAIM_SWEEP_MAX positions per run, CLAIM_RETIRE_BATCH per command, a pause after each.
+ */
+export const AUDIT_CLAIM_SWEEP_MS = 30 * 60_000;
+/** Positions visited per run of the pass (each a delete by `_id`; the first runs on a filled store catch up over hours). */
+export const AUDIT_CLAIM_SWEEP_MAX = 20_000;
+
+/** How far the claims' pass has visited an organization's positions (BOUNDED: one per organization). */
+export interface AuditClaimCursorDoc {
+  _id: string;
+  swept: number;
+}
+
+/**
+ * One run of the claims' pass (AUDIT_CLAIM_SWEEP_MS, API process; background only). Reads
+ * audit_heads and audit_claim_cursors whole (both bounded: one document per organization), deletes
+ * audit_claims by `_id`, moves each cursor with `$max` by `_id` after each command. Idempotent:
+ * processes that run it at once delete the same ids twice at worst. Returns how many it deleted.
+ */
+export async function sweepOldAuditClaims(
+  store: Store,
+  opts: { maxPositions?: number; pauseMaxMs?: number } = {},
+): Promise<number> {
+  let budget = opts.maxPositions ?? AUDIT_CLAIM_SWEEP_MAX;
+  const pauseMaxMs = opts.pauseMaxMs ?? 1_000;
+  const claims = store.collection<AuditClaimDoc>('audit_claims');
+  const cursors = store.collection<AuditClaimCursorDoc>('audit_claim_cursors');
+  // audit_heads and audit_claim_cursors, all documents: bounded (one per organization).
+  const [heads, swept] = await Promise.all([
+    store
+      .collection<AuditHeadDoc>('audit_heads')
+      .find({}, { projection: { seq: 1 } })
+      .toArray(),
+    cursors.find({}).toArray(),
+  ]);
+  const from = new Map(swept.map((c) => [c._id, c.swept] as const));
+  let deleted = 0;
+  for (const head of heads) {
+    const to = head.seq - MAX_BATCH;
+    let s = (from.get(head._id) ?? 0) + 1;
+    while (s <= to && budget > 0) {
+      const end = Math.min(to, s + CLAIM_RETIRE_BATCH - 1, s + budget - 1);
+      const ops = Array.from({ length: end - s + 1 }, (_, i) => ({
+        deleteOne: { filter: { _id: seqKey(head._id, s + i) } },
+      }));
+      const t0 = performance.now();
+      deleted += (await claims.bulkWrite(ops, { ordered: false })).deletedCount ?? 0;
+      // audit_claim_cursors by `_id` (bounded).
+      await cursors.updateOne({ _id: head._id }, { $max: { swept: end } }, { upsert: true });
+      budget -= ops.length;
+      s = end + 1;
+      if (pauseMaxMs > 0) await sleep(Math.min(pauseMaxMs, Math.ceil(performance.now() - t0)));
+    }
+    if (budget <= 0) break;
+  }
+  return deleted;
+}
+
 /** A group commit's claim: the `_id` of its first position (`org#seq`), naming its entries in order. */
 export interface AuditClaimDoc {
   _id: string;
@@ -405,6 +470,8 @@ export class AuditLog {
   /** Session 24: claims of commits this writer indexed, oldest first, and when; deleted by retireClaims. */
   private readonly indexedClaims: Array<{ id: string; at: number }> = [];
   private retireTimer: NodeJS.Timeout | null = null;
+  /** A retirement run is in flight (review s24 B3: two runs took the same prefix and each dropped its count). */
+  private retiring = false;
 
   /**
    * Appends an entry to its organization's chain under the id `logId`. Rejects with
@@ -836,8 +903,19 @@ export class AuditLog {
    * Deletes the claims of commits this writer indexed at least CLAIM_RETIRE_AFTER_MS ago: by
    * `_id` (audit_claims, point deletes, CLAIM_RETIRE_BATCH per command). Background (its timer,
    * re-armed while claims wait). A failure leaves them to the next run. Returns how many it sent.
+   * One run at a time: a run while one is in flight sends nothing (that one re-arms the timer).
    */
   async retireClaims(now = Date.now()): Promise<number> {
+    if (this.retiring) return 0;
+    this.retiring = true;
+    try {
+      return await this.retireDueClaims(now);
+    } finally {
+      this.retiring = false;
+    }
+  }
+
+  private async retireDueClaims(now: number): Promise<number> {
     let n = 0;
     while (n < this.indexedClaims.length && (this.indexedClaims[n] as { at: number }).at <= now - CLAIM_RETIRE_AFTER_MS)
       n++;

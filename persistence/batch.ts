@@ -11,7 +11,8 @@
 //   batch_slots        {_id: "<n>", n < max}    BOUNDED by SVC_BATCH_MAX_JOBS: read by `_id` on admission; read whole
 //                                                only by the fallback (below) and the repair when every slot is active
 //   batch_slot_claims  {_id: `<slot>:<gen>`}    growing (one per job start), swept in the background after an hour
-//                                                (session 24: by `_id`, each process its own; read whole rarely: sweepClaims)
+//                                                (session 24: by `_id`, each process its own; read whole rarely: sweepClaims;
+//                                                a dead process's claims: an hour after it is found dead, else up to ~7 h)
 //   batch_slot_queue   {_id: "<position>"}     growing (one per slot release), swept below the head in the background:
 //                                                the slot directory's release queue (finished or freed slots, in order)
 //   batch_slot_cursors {_id: next|head|tail|swept} BOUNDED (4 documents): hints for the directory, moved with $max
@@ -431,6 +432,8 @@ export class BatchJobStore {
   /** When this process last read the claims whole (sweepClaims), and whether its ledger dropped claims since. */
   private claimScanAt = Number.NEGATIVE_INFINITY;
   private claimLedgerLost = false;
+  /** Review s24 B4: when the claims are next read whole because a process was found dead (its claims then all expired). */
+  private claimScanDueAt = Number.POSITIVE_INFINITY;
   /** Cursor moves in flight (nudge): the highest value asked for meanwhile, written when the current move is done. */
   private readonly nudges = new Map<SlotCursor, { next: number | null }>();
   /** Result-document counts of the jobs this process evicted, read from their slots (`units`): their deletion skips the job read. */
@@ -1397,6 +1400,9 @@ export class BatchJobStore {
       (d) => d._id !== own && now - (observed.get(d._id) as { at: number }).at >= EVICTOR_STALE_MS,
     );
     if (dead.length === 0 && !opts.whole) return 0;
+    // Review s24 B4: a dead process's slot claims are in no live ledger; they are all older than
+    // now, so the claims' whole read an hour on finds them all (not the 6-hourly one: up to ~7 h).
+    if (dead.length > 0) this.claimScanDueAt = Math.min(this.claimScanDueAt, now + CLAIM_RETENTION_MS);
     const deleted = await this.sweepEvicted(queued, { paced: opts.paced });
     // Bounded collection: the filter on `seen` beside `_id` reads at most its few documents.
     for (const d of dead) await this.evictors.deleteOne({ _id: d._id, seen: d.seen });
@@ -1521,11 +1527,13 @@ export class BatchJobStore {
   /**
    * Deletes claims older than CLAIM_RETENTION_MS. Background only (api/batch-jobs.ts, every few
    * minutes), never on a request. Session 24: the claims this process won are taken from its
-   * ledger and deleted by `_id`, so a sweep reads nothing whole and its cost follows the claims
-   * that expire, not what the store holds. The claims are read whole (a filter on `created_at`: a
+   * ledger, read again and deleted by `_id` (review B1: an orphan's with its age in the filter),
+   * so a sweep reads nothing whole (but for an orphan) and its cost follows the claims that
+   * expire, not what the store holds. The claims are read whole (a filter on `created_at`: a
    * scan on FerretDB/SQLite of a collection the sweeps keep to about an hour of job starts) only on
-   * a process's first sweep, every CLAIM_SCAN_MS after, and when the ledger overflowed: that finds
-   * the claims of processes that died and of older code. Returns how many claims it deleted.
+   * a process's first sweep, every CLAIM_SCAN_MS after, when the ledger overflowed, and an hour
+   * after it found a process dead (review B4): that finds the claims of processes that died and of
+   * older code. Returns how many claims it deleted.
    */
   async sweepClaims(now = Date.now()): Promise<number> {
     try {
@@ -1540,38 +1548,54 @@ export class BatchJobStore {
     const cutoff = now - CLAIM_RETENTION_MS;
     let n = 0;
     while (n < this.claimLedger.length && (this.claimLedger[n] as BatchSlotClaimDoc).created_at.getTime() < cutoff) n++;
-    let expiring: Array<Pick<BatchSlotClaimDoc, 'slot' | 'gen' | 'job_id'> & { _id?: string }> =
-      this.claimLedger.splice(0, n);
-    if (this.claimLedgerLost || now - this.claimScanAt >= CLAIM_SCAN_MS) {
+    let named: Array<Pick<BatchSlotClaimDoc, 'slot' | 'gen'>> = this.claimLedger.splice(0, n);
+    if (this.claimLedgerLost || now - this.claimScanAt >= CLAIM_SCAN_MS || now >= this.claimScanDueAt) {
       this.claimScanAt = now;
       this.claimLedgerLost = false;
+      this.claimScanDueAt = Number.POSITIVE_INFINITY;
       const old = { created_at: { $lt: new Date(cutoff) } };
-      expiring = await this.claims.find(old, { projection: { slot: 1, gen: 1, job_id: 1 } }).toArray();
+      named = await this.claims.find(old, { projection: { slot: 1, gen: 1 } }).toArray();
     }
-    if (expiring.length === 0) return 0;
+    if (named.length === 0) return 0;
     // Session 15: a claim whose slot never got its write (its admission died between the claim
     // and the slot write) names a job that was never started and that its slot does not name:
     // deleted by id before the claim goes. Session 24: its slots are read by `_id` (one bounded
     // read of them all only when more than CLAIM_SLOT_READS_MAX distinct slots are in question).
-    const named = [...new Set(expiring.filter((c) => c.job_id !== null).map((c) => c.slot))];
-    if (named.length > 0) {
-      const read = named.length <= CLAIM_SLOT_READS_MAX ? await this.slotsById(named) : await this.allSlots();
-      const slots = new Map(read.map((s) => [s._id, s]));
-      const orphans = expiring.filter((c) => {
-        const s = slots.get(c.slot);
-        return c.job_id !== null && !!s && s.gen < c.gen && s.job_id !== c.job_id;
-      });
-      if (orphans.length > 0) await this.dropEvicted(orphans.map((c) => c.job_id as string));
+    const slotIds = [...new Set(named.map((c) => c.slot))];
+    const read = slotIds.length <= CLAIM_SLOT_READS_MAX ? await this.slotsById(slotIds) : await this.allSlots();
+    const slots = new Map(read.map((s) => [s._id, s]));
+    // Review s24 B1: the ledger (or the whole read) names claims as they were. Another process's
+    // sweep may have deleted one since (an orphan's) and an admission won its `_id` afresh: the
+    // claims are read again by `_id`, after their slots, and only those still past the hour go.
+    const expiring: BatchSlotClaimDoc[] = [];
+    for (let i = 0; i < named.length; i += CLAIM_SLOT_READS_MAX) {
+      const ids = named.slice(i, i + CLAIM_SLOT_READS_MAX).map((c) => claimId(c.slot, c.gen));
+      for (const d of await Promise.all(ids.map((_id) => this.claims.findOne({ _id }))))
+        if (d && d.created_at.getTime() < cutoff) expiring.push(d);
     }
-    // By `_id` (the same claims the filter found, or the ledger's), CLAIM_DELETE_BATCH per command.
+    const orphans = expiring.filter((c) => {
+      const s = slots.get(c.slot);
+      return c.job_id !== null && !!s && s.gen < c.gen && s.job_id !== c.job_id;
+    });
+    if (orphans.length > 0) await this.dropEvicted(orphans.map((c) => c.job_id as string));
+    // By `_id`, CLAIM_DELETE_BATCH per command. Review s24 B1: a claim whose generation its slot
+    // had reached when read (before the claim was) is taken again only by an admission holding a
+    // read of the slot older than that (HELD_MS; the claim is an hour old): deleted by `_id`. A
+    // claim its slot had not reached (an orphan, or no slot) is taken afresh by the next admission
+    // of its slot once deleted, which another process's sweep may do between this read and this
+    // delete: its delete keeps the age in the filter, as base's `deleteMany` did, so a fresh claim
+    // (kept an hour: HELD_MS's snapshots, racing admissions) is never the one deleted. That filter
+    // is not a key on FerretDB 1.x (a read of this bounded collection per such claim): orphans
+    // are rare (an admission that died between its claim and its slot write).
+    const old = { $lt: new Date(cutoff) };
     let deleted = 0;
     for (let i = 0; i < expiring.length; i += CLAIM_DELETE_BATCH) {
-      const ops = expiring.slice(i, i + CLAIM_DELETE_BATCH).map(
-        (c) =>
-          ({
-            deleteOne: { filter: { _id: c._id ?? claimId(c.slot, c.gen) } },
-          }) as AnyBulkWriteOperation<BatchSlotClaimDoc>,
-      );
+      const ops = expiring.slice(i, i + CLAIM_DELETE_BATCH).map((c) => {
+        const reached = (slots.get(c.slot)?.gen ?? -1) >= c.gen;
+        return {
+          deleteOne: { filter: reached ? { _id: c._id } : { _id: c._id, created_at: old } },
+        } as AnyBulkWriteOperation<BatchSlotClaimDoc>;
+      });
       deleted += (await this.claims.bulkWrite(ops, { ordered: false })).deletedCount ?? 0;
     }
     return deleted;

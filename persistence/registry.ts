@@ -119,7 +119,7 @@ export const COLLECTIONS: Record<string, CollectionEntry> = {
   },
   batch_slot_claims: {
     growth: 'bounded',
-    by: 'SVC_BATCH_MAX_JOBS slots × live claim generations (old claims swept: by _id from each process ledger; read whole on a process first sweep and every 6 h, session 24)',
+    by: 'SVC_BATCH_MAX_JOBS slots × live claim generations (claims older than an hour swept: a live process its own by _id every 5 min; a dead process its claims an hour after a live one finds it dead (batch_evictors), older code at a live process first sweep or whole read every 6 h, so up to ~7 h; session 24)',
     module: 'batch',
   },
   // audit, proofs, attestations (persistence/audit.ts, persistence/proofs.ts)
@@ -135,7 +135,12 @@ export const COLLECTIONS: Record<string, CollectionEntry> = {
   },
   audit_claims: {
     growth: 'growing',
-    by: 'one claim {org#seq} per group commit of the chain, naming its entries (session 15: a stalled position is healed by point lookups)',
+    by: 'one claim {org#seq} per group commit of the chain, naming its entries (session 15: a stalled position is healed by point lookups); session 24: retired by its writer, the rest by a paced pass of computed ids below head - 128',
+    module: 'audit',
+  },
+  audit_claim_cursors: {
+    growth: 'bounded',
+    by: 'one per organization: how far the audit claims pass has visited its positions (review s24 B2)',
     module: 'audit',
   },
   audit_head_moves: {

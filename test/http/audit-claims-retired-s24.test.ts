@@ -5,25 +5,22 @@
 // passed (persistence/audit.ts retireClaims, a background delete command per minute). A commit whose
 // positions were not indexed keeps its claim, and the next writer heals it by that claim, as before.
 // Against the real store (the stack's FerretDB), each AuditLog on a client of its own (a "process").
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Store } from '../../core/store.js';
 import { verifyChain, type AuditEntryFields } from '../../core/audit-chain.js';
-import { AuditLog, CLAIM_HEAL_MS, CLAIM_RETIRE_AFTER_MS, type AuditLogDoc } from '../../persistence/audit.js';
+import {
+  CLAIM_HEAL_MS,
+  CLAIM_RETIRE_AFTER_MS,
+  sweepOldAuditClaims,
+  type AuditLogDoc,
+} from '../../persistence/audit.js';
 import { db, newTenant, stackEnv } from './helpers.js';
-import { verifiedClaimFields } from './audit-fixtures.js';
-
-const stores: Store[] = [];
-afterAll(async () => {
-  for (const s of stores) await s.close().catch(() => undefined);
-});
+import { auditProcesses, verifiedClaimFields } from './audit-fixtures.js';
 
 const secret = () => stackEnv().SVC_AUDIT_SECRET_KEY as string;
 
-function otherProcess(): AuditLog {
-  const store = Store.lazy(stackEnv().MONGODB_URI as string);
-  stores.push(store);
-  return new AuditLog(store);
-}
+/** An AuditLog on a store client of its own (another "process"; closed after the file). */
+const otherProcess = auditProcesses();
 
 const fields = (orgId: string, i: number): AuditEntryFields =>
   verifiedClaimFields(orgId, i, 'claims-retired', new Date('2026-11-28T00:00:00.000Z'));
@@ -94,4 +91,48 @@ describe('audit claims are retired once their commit is indexed (session 24)', (
     expect(entries.map((e) => e.seq)).toEqual([1, 2, 3, 4]);
     expect(verifyChain(entries as never, secret()).valid).toBe(true);
   }, 60_000);
+  it('review s24 B2: the pass by computed ids deletes the claims no writer retired at or below head − 128, never the stalled commit’s; the heal still goes by its claim', async () => {
+    const t = await newTenant();
+    const w = otherProcess();
+    vi.spyOn(w, 'retireClaims').mockResolvedValue(0); // its retirement never runs (a writer that exited, or session 23's)
+    for (let i = 1; i <= 130; i++)
+      await w.append(fields(t.orgId, i), { logId: `log_pass_${t.orgId}_${i}`, secret: secret() });
+    // The next writer's commit 131..132: entries and claim written, positions refused (then it died).
+    const dying = otherProcess();
+    const positions = vi
+      .spyOn(dying as unknown as { indexPositions: (d: AuditLogDoc[]) => Promise<void> }, 'indexPositions')
+      .mockRejectedValueOnce(new Error('positions insert refused'));
+    const lost = await Promise.allSettled(
+      [131, 132].map((i) => dying.append(fields(t.orgId, i), { logId: `log_pass_${t.orgId}_${i}`, secret: secret() })),
+    );
+    positions.mockRestore();
+    expect(lost.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    // The head document: written every 8 entries, and once appends pause (the sweep reads only it).
+    const heads = (await db()).collection<{ _id: string; seq: number }>('audit_heads');
+    await vi.waitFor(async () => expect((await heads.findOne({ _id: t.orgId }))?.seq).toBe(130), {
+      timeout: 20_000,
+      interval: 100,
+    });
+    expect(await claimsOf(t.orgId, 132)).toEqual([...Array.from({ length: 130 }, (_, i) => i + 1), 131]);
+    const api = Store.lazy(stackEnv().MONGODB_URI as string); // the API process that runs the pass
+    try {
+      await sweepOldAuditClaims(api, { pauseMaxMs: 0, maxPositions: 1_000_000 });
+    } finally {
+      await api.close().catch(() => undefined);
+    }
+    // Head 130: positions 1 … 2 are more than 128 below it; 3 … 130 and the stalled commit's 131 stay.
+    expect(await claimsOf(t.orgId, 132)).toEqual([...Array.from({ length: 128 }, (_, i) => i + 3), 131]);
+    const next = otherProcess();
+    const scan = vi.spyOn(next, 'healStalledPosition');
+    const r = await next.append(fields(t.orgId, 133), {
+      logId: `log_pass_${t.orgId}_133`,
+      secret: secret(),
+      budgetMs: 8_000,
+    });
+    expect(r.doc.seq).toBe(133);
+    expect(scan).not.toHaveBeenCalled();
+    const entries = await chain(t.orgId);
+    expect(entries.map((e) => e.seq)).toEqual(Array.from({ length: 133 }, (_, i) => i + 1));
+    expect(verifyChain(entries as never, secret()).valid).toBe(true);
+  }, 120_000);
 });

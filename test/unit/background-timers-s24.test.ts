@@ -3,11 +3,10 @@
 // on a timer of the same period started with it), so they all landed in the same second. Each
 // now has its own phase in the period (core/background-timer.ts), every run moved by up to ±10 %.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { ServiceConfig } from '../../core/config.js';
 import type { TemporalGateway } from '../../api/temporal.js';
 import { BatchJobs } from '../../api/batch-jobs.js';
 import { backgroundTimer, nextDelay } from '../../core/background-timer.js';
-import { memStore } from './batch-mem-store.js';
+import { batchJobsCfg, memStore } from './batch-mem-store.js';
 
 describe('core/background-timer.ts', () => {
   beforeEach(() => {
@@ -52,14 +51,7 @@ describe('api/batch-jobs.ts: the 5-minute sweeps each have their own phase (sess
   it("the claim and queue sweeps run at 20 and 95 s of each period, the evictions' sweep on the 60 s beat: never in one tick", async () => {
     vi.useFakeTimers();
     vi.spyOn(Math, 'random').mockReturnValue(0.5); // no jitter: the phases themselves
-    const cfg = {
-      SVC_BATCH_MAX_JOBS: 20,
-      SVC_BATCH_ORPHAN_SECONDS: 60,
-      SVC_BATCH_WAIT_SECONDS: 0,
-      SVC_BATCH_ITEM_TIMEOUT: 60,
-      SVC_PROVIDER_TIMEOUT: 30,
-      SVC_ACTIVITY_MODE: 'auto',
-    } as unknown as ServiceConfig;
+    const cfg = batchJobsCfg(20);
     const m = memStore();
     const t0 = Date.now();
     const calls: Array<[string, number]> = [];

@@ -3,6 +3,7 @@
 // (an unknown filter throws), and a record of every filter sent.
 import { Binary, MongoServerError } from 'mongodb';
 import type { Store } from '../../core/store.js';
+import type { ServiceConfig } from '../../core/config.js';
 
 /** A copy as the store keeps it: structuredClone, except that a Binary stays a Binary (result documents since session 19). */
 export function clone<T>(x: T): T {
@@ -41,6 +42,11 @@ export class MemCollection {
     if (keys.length === 2 && keys[0] === '_id' && keys[1] === 'seen' && filter.seen instanceof Date) {
       const d = this.docs.get(this.key(filter._id));
       return d && d.seen instanceof Date && d.seen.getTime() === filter.seen.getTime() ? [d] : [];
+    }
+    // Review s24 B1: the claim sweep's delete of a claim its slot never reached (`_id` and the age).
+    if (keys.length === 2 && keys[0] === '_id' && keys[1] === 'created_at' && filter.created_at.$lt instanceof Date) {
+      const d = this.docs.get(this.key(filter._id));
+      return d && d.created_at < filter.created_at.$lt ? [d] : [];
     }
     if (keys.length === 1 && keys[0] === 'created_at' && filter.created_at.$lt instanceof Date)
       return [...this.docs.values()].filter((d) => d.created_at < filter.created_at.$lt);
@@ -156,4 +162,19 @@ export function memStore() {
     },
   } as unknown as Store;
   return { store, log, coll: (name: string) => (store as any).collection(name) as MemCollection };
+}
+
+/**
+ * The configuration a BatchJobs under test takes (the sweeps' files: batch-never-started-s16,
+ * batch-orphan-sweep-s23, background-timers-s24), with a job limit of `maxJobs`.
+ */
+export function batchJobsCfg(maxJobs: number): ServiceConfig {
+  return {
+    SVC_BATCH_MAX_JOBS: maxJobs,
+    SVC_BATCH_ORPHAN_SECONDS: 60,
+    SVC_BATCH_WAIT_SECONDS: 0,
+    SVC_BATCH_ITEM_TIMEOUT: 60,
+    SVC_PROVIDER_TIMEOUT: 30,
+    SVC_ACTIVITY_MODE: 'auto',
+  } as unknown as ServiceConfig;
 }

@@ -9,12 +9,11 @@
 // stalled process) gives up with 503 instead of starting a workflow the sweep may have orphaned.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import type { ServiceConfig } from '../../core/config.js';
 import type { TemporalGateway } from '../../api/temporal.js';
 import { BatchJobs, batchWorkflowId } from '../../api/batch-jobs.js';
 import { HttpError } from '../../api/errors.js';
 import type { NewBatchJob } from '../../persistence/batch.js';
-import { memStore } from './batch-mem-store.js';
+import { batchJobsCfg, memStore } from './batch-mem-store.js';
 
 const ITEMS = [{ query: '1 + 1', type: 'math' as const }];
 const ORG = 'org_s16';
@@ -64,14 +63,7 @@ function fakeTemporal() {
   return { temporal, running, described, started };
 }
 
-const cfg = {
-  SVC_BATCH_MAX_JOBS: 3,
-  SVC_BATCH_ORPHAN_SECONDS: 60,
-  SVC_BATCH_WAIT_SECONDS: 0,
-  SVC_BATCH_ITEM_TIMEOUT: 60,
-  SVC_PROVIDER_TIMEOUT: 30,
-  SVC_ACTIVITY_MODE: 'auto',
-} as unknown as ServiceConfig;
+const cfg = batchJobsCfg(3);
 
 describe('batch: the sweep of never-started jobs (session 16)', () => {
   let m: ReturnType<typeof memStore>;

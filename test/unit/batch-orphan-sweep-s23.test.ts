@@ -7,11 +7,10 @@
 // whole read is still repaired within 1.5 deadlines of its claim, as before.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import type { ServiceConfig } from '../../core/config.js';
 import type { TemporalGateway } from '../../api/temporal.js';
 import { BatchJobs, batchWorkflowId } from '../../api/batch-jobs.js';
 import type { NewBatchJob } from '../../persistence/batch.js';
-import { memStore } from './batch-mem-store.js';
+import { batchJobsCfg, memStore } from './batch-mem-store.js';
 
 const ITEMS = [{ query: '1 + 1', type: 'math' as const }];
 const ORG = 'org_s23';
@@ -55,14 +54,7 @@ function fakeTemporal() {
   return { temporal, running };
 }
 
-const cfg = {
-  SVC_BATCH_MAX_JOBS: 20,
-  SVC_BATCH_ORPHAN_SECONDS: 60,
-  SVC_BATCH_WAIT_SECONDS: 0,
-  SVC_BATCH_ITEM_TIMEOUT: 60,
-  SVC_PROVIDER_TIMEOUT: 30,
-  SVC_ACTIVITY_MODE: 'auto',
-} as unknown as ServiceConfig;
+const cfg = batchJobsCfg(20);
 
 describe('batch: the crash repair reads the slots whole every other run (session 23)', () => {
   let m: ReturnType<typeof memStore>;
