@@ -164,11 +164,19 @@ const CLAIM_RETIRE_BATCH = 1000;
  * (`audit_claim_cursors {_id: org, swept}`), by `_id`. A heal needs a claim only at or within
  * MAX_BATCH − 1 below a position past the contiguous head (claimCovering looks no further), and the
  * head document never leads the positions, so no claim a heal may need is touched. Paced: at most
- * AUDIT_CLAIM_SWEEP_MAX positions per run, CLAIM_RETIRE_BATCH per command, a pause after each.
+ * AUDIT_CLAIM_SWEEP_MAX positions per run, AUDIT_CLAIM_PASS_BATCH per command, a pause after each.
  */
 export const AUDIT_CLAIM_SWEEP_MS = 30 * 60_000;
 /** Positions visited per run of the pass (each a delete by `_id`; the first runs on a filled store catch up over hours). */
 export const AUDIT_CLAIM_SWEEP_MAX = 20_000;
+/**
+ * Positions per command of the pass. At the merge (session 24): helper G measured 3.3 ms of store
+ * CPU per claim actually deleted (load 15-17; FerretDB decodes each document it deletes), so a
+ * command of CLAIM_RETIRE_BATCH (1,000) positions that all hold claims held SQLite's one writer
+ * for seconds on a store upgraded from session 23. 100 bounds one command at ~0.1-0.3 s; absent
+ * positions cost ~9 µs each, so a pass over a retired range is still cheap.
+ */
+const AUDIT_CLAIM_PASS_BATCH = 100;
 
 /** How far the claims' pass has visited an organization's positions (BOUNDED: one per organization). */
 export interface AuditClaimCursorDoc {
@@ -204,7 +212,7 @@ export async function sweepOldAuditClaims(
     const to = head.seq - MAX_BATCH;
     let s = (from.get(head._id) ?? 0) + 1;
     while (s <= to && budget > 0) {
-      const end = Math.min(to, s + CLAIM_RETIRE_BATCH - 1, s + budget - 1);
+      const end = Math.min(to, s + AUDIT_CLAIM_PASS_BATCH - 1, s + budget - 1);
       const ops = Array.from({ length: end - s + 1 }, (_, i) => ({
         deleteOne: { filter: { _id: seqKey(head._id, s + i) } },
       }));
