@@ -66,13 +66,19 @@ describe('store contract: a representative workload reads growing collections by
     // Every verification route.
     // An identity no other file proves: the API skips the insert of a proof it already retained
     // (persistence/proofs.ts), so a shared one left `proofs` out of the capture when another file
-    // proved it first in the same process (session 18's clean clone). Since session 24 a math proof
-    // rides in its audit entry, so `proofs` is written by the logic claim below: unique too (the
-    // clean clone 74 missed `proofs` when another file had proved the shared claim first).
+    // proved it first in the same process (session 18's clean clone). Since session 24 a short math
+    // proof rides in its audit entry; one over PROOF_IN_ENTRY_MAX_BYTES (1 KiB) is still retained in
+    // `proofs`: the long identity below, unique too (clean clones 74 and 75 missed `proofs` when
+    // other files had proved the route calls' shared claims first).
     const n = 1000 + Math.floor(Math.random() * 1_000_000);
     const proven = await post('/verify/math', { expression: `(x+${n})^2 = x^2 + ${2 * n}*x + ${n * n}` }, key(t.key));
     expect(proven.status).toBe(200);
     expect(proven.body.status).toBe('VERIFIED');
+    const terms = Array.from({ length: 32 }, (_, i) => n + i);
+    const longIdentity = `${terms.map((c) => `(w+${c})^2`).join(' + ')} = 32*w^2 + ${2 * terms.reduce((a, c) => a + c, 0)}*w + ${terms.reduce((a, c) => a + c * c, 0)}`;
+    const provenLong = await post('/verify/math', { expression: longIdentity }, key(t.key));
+    expect(provenLong.status).toBe(200);
+    expect(provenLong.body.status).toBe('VERIFIED');
     const calls = [
       post('/verify/logic', { query: `(AND (GT x ${n}) (LT x ${n + 5}))` }, key(t.key)),
       post('/verify/code', { code: 'def add(a, b):\n    return a + b\n', language: 'python' }, key(t.key)),

@@ -37,6 +37,8 @@ import {
 
 /** The guarantee's bound (issue 22: no worker alive for an engine fails closed within 10 s). */
 const FAIL_CLOSED_MS = 10_000;
+/** Finishes closer than this may append their releases in either order (the eviction row). */
+const RELEASE_RACE_MS = 1_000;
 const key = (k: string) => ({ 'x-api-key': k });
 const LOGIC = { query: '(AND (GT x 1) (LT x 3))' };
 
@@ -146,7 +148,11 @@ describe('the stack worker stopped: every row that needs it down, during one sto
     expect([200, 202]).toContain(c.status);
     const gone = await call(capped.url, 'GET', `/verify/batch/${older.job_id}`, batchTenant.key);
     const kept = await call(capped.url, 'GET', `/verify/batch/${newer.job_id}`, batchTenant.key);
-    if (doneA.completed_at !== doneB.completed_at) {
+    // Eviction is oldest first by the release queue's order (docs/batch.md): two jobs that finish
+    // within moments of each other can append their releases in the other order, and an admission
+    // proposing from a window read between the two appends takes the one it saw (clean clone 75:
+    // the newer evicted). Then exactly one of the two is gone, either one.
+    if (Math.abs(Date.parse(doneA.completed_at) - Date.parse(doneB.completed_at)) > RELEASE_RACE_MS) {
       expect(gone.status).toBe(404);
       expect(kept.status).toBe(200);
     } else {
