@@ -5,11 +5,10 @@
 // them anyway; an admission waits for a beat only when the last one is older than half the
 // staleness; a deletion that failed is retried by the process itself at its next beat.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { ServiceConfig } from '../../core/config.js';
 import type { TemporalGateway } from '../../api/temporal.js';
 import { BatchJobs, batchWorkflowId, EVICTION_WHOLE_SWEEP_MS } from '../../api/batch-jobs.js';
 import { BatchJobStore, EVICTOR_STALE_MS, type NewBatchJob } from '../../persistence/batch.js';
-import { memStore } from './batch-mem-store.js';
+import { batchJobsCfg, memStore } from './batch-mem-store.js';
 
 const ITEMS = [{ query: '1 + 1', type: 'math' as const }];
 const ORG = 'org_s24';
@@ -39,14 +38,7 @@ const temporal = {
   eagerRoute: () => null,
 } as unknown as TemporalGateway;
 
-const cfg = {
-  SVC_BATCH_MAX_JOBS: 20,
-  SVC_BATCH_ORPHAN_SECONDS: 60,
-  SVC_BATCH_WAIT_SECONDS: 0,
-  SVC_BATCH_ITEM_TIMEOUT: 60,
-  SVC_PROVIDER_TIMEOUT: 30,
-  SVC_ACTIVITY_MODE: 'auto',
-} as unknown as ServiceConfig;
+const cfg = batchJobsCfg(20);
 
 /** The private parts of BatchJobs these rows drive as its timers and its POST do. */
 type Internals = {
