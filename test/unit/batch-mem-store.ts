@@ -4,6 +4,8 @@
 import { Binary, MongoServerError } from 'mongodb';
 import type { Store } from '../../core/store.js';
 import type { ServiceConfig } from '../../core/config.js';
+import type { NewBatchJob } from '../../persistence/batch.js';
+import { batchWorkflowId } from '../../api/batch-jobs.js';
 
 /** A copy as the store keeps it: structuredClone, except that a Binary stays a Binary (result documents since session 19). */
 export function clone<T>(x: T): T {
@@ -177,4 +179,23 @@ export function batchJobsCfg(maxJobs: number): ServiceConfig {
     SVC_PROVIDER_TIMEOUT: 30,
     SVC_ACTIVITY_MODE: 'auto',
   } as unknown as ServiceConfig;
+}
+
+/** A one-item running job of `orgId`, not yet started: the fixture of the sweep and evictor rows (sessions 16, 23, 24). */
+export function runningJob(orgId: string, id: string): NewBatchJob {
+  return {
+    _id: id,
+    org_id: orgId,
+    status: 'running',
+    workflow_id: batchWorkflowId(orgId, id),
+    total_items: 1,
+    completed_items: 0,
+    failed_items: 0,
+    progress_percent: 0,
+    units: 1,
+    created_at: new Date(),
+    completed_at: null,
+    started: false,
+    submitted_by: { user_id: null, key_id: 'k1' },
+  };
 }

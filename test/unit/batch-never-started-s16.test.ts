@@ -12,29 +12,13 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import type { TemporalGateway } from '../../api/temporal.js';
 import { BatchJobs, batchWorkflowId } from '../../api/batch-jobs.js';
 import { HttpError } from '../../api/errors.js';
-import type { NewBatchJob } from '../../persistence/batch.js';
-import { batchJobsCfg, memStore } from './batch-mem-store.js';
+import { batchJobsCfg, memStore, runningJob } from './batch-mem-store.js';
 
 const ITEMS = [{ query: '1 + 1', type: 'math' as const }];
 const ORG = 'org_s16';
 
-function job(id: string): NewBatchJob {
-  return {
-    _id: id,
-    org_id: ORG,
-    status: 'running',
-    workflow_id: batchWorkflowId(ORG, id),
-    total_items: 1,
-    completed_items: 0,
-    failed_items: 0,
-    progress_percent: 0,
-    units: 1,
-    created_at: new Date(),
-    completed_at: null,
-    started: false,
-    submitted_by: { user_id: null, key_id: 'k1' },
-  };
-}
+/** A one-item running job of ORG, not yet started (batch-mem-store.ts runningJob). */
+const job = (id: string) => runningJob(ORG, id);
 
 /** Temporal as the sweep sees it: the workflows in `running` exist and run; every other one does not exist. */
 function fakeTemporal() {
